@@ -1,0 +1,331 @@
+/* The trace model's storage: growable arrays, an interning string pool, find-or-add lookups,
+ * and the final sort + API→GPU correlation link shared by every reader. */
+#include "model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- string pool: open-addressing hash over an arena of NUL-terminated strings ---- */
+
+struct ps_strpool {
+    char **strs;          /* id -> string (points into chunks) */
+    size_t n, cap;
+    uint32_t *slots;      /* hash slot -> id + 1 (0 = empty) */
+    size_t nslots;
+    char *chunk;          /* current arena chunk */
+    size_t chunk_used, chunk_size;
+    char **chunks;        /* all chunks, for freeing */
+    size_t nchunks;
+};
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;          /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static void strpool_free(struct ps_strpool *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nchunks; i++)
+        free(p->chunks[i]);
+    free(p->chunks);
+    free(p->strs);
+    free(p->slots);
+    free(p);
+}
+
+static int strpool_rehash(struct ps_strpool *p, size_t nslots)
+{
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return -ENOMEM;
+    for (size_t id = 0; id < p->n; id++) {
+        size_t i = hash_bytes(p->strs[id], strlen(p->strs[id])) & (nslots - 1);
+        while (slots[i])
+            i = (i + 1) & (nslots - 1);
+        slots[i] = (uint32_t)id + 1;
+    }
+    free(p->slots);
+    p->slots = slots;
+    p->nslots = nslots;
+    return 0;
+}
+
+static char *strpool_store(struct ps_strpool *p, const char *s, size_t len)
+{
+    if (p->chunk_used + len + 1 > p->chunk_size) {
+        size_t size = len + 1 > 65536 ? len + 1 : 65536;
+        char **chunks = realloc(p->chunks, (p->nchunks + 1) * sizeof *chunks);
+        if (!chunks)
+            return NULL;
+        p->chunks = chunks;
+        char *chunk = malloc(size);
+        if (!chunk)
+            return NULL;
+        p->chunks[p->nchunks++] = chunk;
+        p->chunk = chunk;
+        p->chunk_size = size;
+        p->chunk_used = 0;
+    }
+    char *dst = p->chunk + p->chunk_used;
+    memcpy(dst, s, len);
+    dst[len] = '\0';
+    p->chunk_used += len + 1;
+    return dst;
+}
+
+uint32_t ps_model_intern(struct ps_model *m, const char *s, size_t len)
+{
+    struct ps_strpool *p = m->strings;
+    if ((p->n + 1) * 2 > p->nslots && strpool_rehash(p, p->nslots ? p->nslots * 2 : 1024) < 0)
+        return PS_NONE;
+    size_t i = hash_bytes(s, len) & (p->nslots - 1);
+    while (p->slots[i]) {
+        const char *cand = p->strs[p->slots[i] - 1];
+        if (strncmp(cand, s, len) == 0 && cand[len] == '\0')
+            return p->slots[i] - 1;
+        i = (i + 1) & (p->nslots - 1);
+    }
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 1024;
+        char **strs = realloc(p->strs, cap * sizeof *strs);
+        if (!strs)
+            return PS_NONE;
+        p->strs = strs;
+        p->cap = cap;
+    }
+    char *copy = strpool_store(p, s, len);
+    if (!copy || p->n >= PS_NONE - 1)
+        return PS_NONE;
+    p->strs[p->n] = copy;
+    p->slots[i] = (uint32_t)p->n + 1;
+    return (uint32_t)p->n++;
+}
+
+uint32_t ps_model_intern_cstr(struct ps_model *m, const char *s)
+{
+    return ps_model_intern(m, s, strlen(s));
+}
+
+const char *ps_model_str(const struct ps_model *m, uint32_t id)
+{
+    if (id == PS_NONE || id >= m->strings->n)
+        return "";
+    return m->strings->strs[id];
+}
+
+size_t ps_model_nstrings(const struct ps_model *m)
+{
+    return m->strings->n;
+}
+
+/* ---- arrays ---- */
+
+static int vec_grow(void **v, size_t *cap, size_t n, size_t item)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 256;
+    void *nv = realloc(*v, ncap * item);
+    if (!nv)
+        return -ENOMEM;
+    *v = nv;
+    *cap = ncap;
+    return 0;
+}
+
+#define VEC_PUSH(vec, item)                                                                  \
+    (vec_grow((void **)&(vec).v, &(vec).cap, (vec).n, sizeof *(vec).v) < 0                    \
+         ? -ENOMEM                                                                           \
+         : ((vec).v[(vec).n++] = (item), 0))
+
+struct ps_model *ps_model_new(const char *path, enum ps_format format)
+{
+    struct ps_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->format = format;
+    m->rank = m->local_rank = m->world_size = -1;
+    m->dropped_records = -1;
+    m->strings = calloc(1, sizeof *m->strings);
+    m->path = strdup(path ? path : "");
+    if (!m->strings || !m->path) {
+        ps_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void ps_model_free(struct ps_model *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->meta.n; i++) {
+        free(m->meta.v[i].key);
+        free(m->meta.v[i].value);
+    }
+    free(m->meta.v);
+    free(m->gpu.v);
+    free(m->api.v);
+    free(m->ranges.v);
+    free(m->procs.v);
+    free(m->threads.v);
+    free(m->streams.v);
+    free(m->devices.v);
+    strpool_free(m->strings);
+    free(m->path);
+    free(m);
+}
+
+/* Processes, threads, streams and devices are few (tens to thousands): a linear scan from the
+ * most recently added entry is fast enough and keeps the model simple. */
+uint32_t ps_model_process(struct ps_model *m, uint32_t pid)
+{
+    for (size_t i = m->procs.n; i-- > 0;)
+        if (m->procs.v[i].pid == pid)
+            return (uint32_t)i;
+    struct ps_process p = { .pid = pid, .name = PS_NONE };
+    return VEC_PUSH(m->procs, p) < 0 ? PS_NONE : (uint32_t)(m->procs.n - 1);
+}
+
+uint32_t ps_model_thread(struct ps_model *m, uint32_t pid, uint32_t tid)
+{
+    for (size_t i = m->threads.n; i-- > 0;)
+        if (m->threads.v[i].pid == pid && m->threads.v[i].tid == tid)
+            return (uint32_t)i;
+    struct ps_thread t = { .pid = pid, .tid = tid, .name = PS_NONE };
+    return VEC_PUSH(m->threads, t) < 0 ? PS_NONE : (uint32_t)(m->threads.n - 1);
+}
+
+uint32_t ps_model_stream(struct ps_model *m, uint32_t pid, int32_t device, int64_t stream)
+{
+    for (size_t i = m->streams.n; i-- > 0;) {
+        const struct ps_stream *s = &m->streams.v[i];
+        if (s->pid == pid && s->device == device && s->stream == stream)
+            return (uint32_t)i;
+    }
+    struct ps_stream s = { .pid = pid, .device = device, .stream = stream };
+    return VEC_PUSH(m->streams, s) < 0 ? PS_NONE : (uint32_t)(m->streams.n - 1);
+}
+
+uint32_t ps_model_device(struct ps_model *m, int32_t id)
+{
+    for (size_t i = 0; i < m->devices.n; i++)
+        if (m->devices.v[i].id == id)
+            return (uint32_t)i;
+    struct ps_device d = { .id = id, .name = PS_NONE, .cc_major = -1, .cc_minor = -1, .sm_count = -1,
+                           .total_mem_bytes = -1 };
+    return VEC_PUSH(m->devices, d) < 0 ? PS_NONE : (uint32_t)(m->devices.n - 1);
+}
+
+int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op)
+{
+    struct ps_gpu_op copy = *op;
+    copy.launch = PS_NONE;
+    return VEC_PUSH(m->gpu, copy);
+}
+
+int ps_model_add_api(struct ps_model *m, const struct ps_api_call *call)
+{
+    return VEC_PUSH(m->api, *call);
+}
+
+int ps_model_add_range(struct ps_model *m, const struct ps_range *r)
+{
+    return VEC_PUSH(m->ranges, *r);
+}
+
+int ps_model_add_meta(struct ps_model *m, const char *key, const char *value)
+{
+    struct ps_meta_kv kv = { strdup(key), strdup(value ? value : "") };
+    if (!kv.key || !kv.value || VEC_PUSH(m->meta, kv) < 0) {
+        free(kv.key);
+        free(kv.value);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- finish: sort by time, link API calls to the GPU work they launched ---- */
+
+#define CMP_START_END(a, b)                                                                   \
+    ((a)->start_ns != (b)->start_ns ? ((a)->start_ns < (b)->start_ns ? -1 : 1)                \
+                                    : ((a)->end_ns != (b)->end_ns ? ((a)->end_ns < (b)->end_ns ? -1 : 1) : 0))
+
+static int cmp_gpu(const void *a, const void *b)
+{
+    return CMP_START_END((const struct ps_gpu_op *)a, (const struct ps_gpu_op *)b);
+}
+
+static int cmp_api(const void *a, const void *b)
+{
+    return CMP_START_END((const struct ps_api_call *)a, (const struct ps_api_call *)b);
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+    return CMP_START_END((const struct ps_range *)a, (const struct ps_range *)b);
+}
+
+struct corr_key {
+    uint64_t correlation;
+    uint32_t pid;
+    uint32_t api;         /* index into model.api */
+};
+
+static int cmp_corr(const void *a, const void *b)
+{
+    const struct corr_key *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->correlation != y->correlation)
+        return x->correlation < y->correlation ? -1 : 1;
+    return x->api < y->api ? -1 : x->api > y->api;
+}
+
+int ps_model_finish(struct ps_model *m)
+{
+    /* qsort is not stable; ties in (start, end) are rare and carry no meaning for any analysis. */
+    qsort(m->gpu.v, m->gpu.n, sizeof *m->gpu.v, cmp_gpu);
+    qsort(m->api.v, m->api.n, sizeof *m->api.v, cmp_api);
+    qsort(m->ranges.v, m->ranges.n, sizeof *m->ranges.v, cmp_range);
+
+    if (m->api.n == 0 || m->gpu.n == 0)
+        return 0;
+    struct corr_key *keys = malloc(m->api.n * sizeof *keys);
+    if (!keys)
+        return -ENOMEM;
+    size_t nkeys = 0;
+    for (size_t i = 0; i < m->api.n; i++) {
+        const struct ps_api_call *c = &m->api.v[i];
+        if (c->correlation == 0)
+            continue;
+        uint32_t pid = m->correlation_global ? 0 : m->threads.v[c->thread].pid;
+        keys[nkeys++] = (struct corr_key){ c->correlation, pid, (uint32_t)i };
+    }
+    qsort(keys, nkeys, sizeof *keys, cmp_corr);
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        struct ps_gpu_op *op = &m->gpu.v[i];
+        op->launch = PS_NONE;
+        if (op->correlation == 0)
+            continue;
+        struct corr_key want = { op->correlation, m->correlation_global ? 0 : m->streams.v[op->stream].pid, 0 };
+        size_t lo = 0, hi = nkeys;
+        while (lo < hi) {       /* first key >= want */
+            size_t mid = (lo + hi) / 2;
+            if (cmp_corr(&keys[mid], &want) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < nkeys && keys[lo].pid == want.pid && keys[lo].correlation == want.correlation)
+            op->launch = keys[lo].api;
+    }
+    free(keys);
+    return 0;
+}

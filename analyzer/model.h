@@ -1,0 +1,150 @@
+/* The one in-memory trace model: every reader (perfscope / Nsight Systems SQLite, PyTorch profiler JSON)
+ * fills it, every analysis (step breakdown, HTA, TraceLens, summaries, verdict) reads it.
+ * All times are integer nanoseconds on the trace's own time base; strings are interned ids. */
+#ifndef PS_MODEL_H
+#define PS_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PS_NONE UINT32_MAX   /* "no index / no string" */
+
+enum ps_format { PS_FORMAT_PERFSCOPE, PS_FORMAT_NSYS, PS_FORMAT_KINETO };
+
+enum ps_gpu_kind { PS_GPU_KERNEL = 0, PS_GPU_MEMCPY = 1, PS_GPU_MEMSET = 2, PS_GPU_SYNC = 3 };
+
+/* Memory kinds use Nsight Systems' ENUM_CUDA_MEM_KIND numbering (not CUPTI's). */
+enum ps_mem_kind {
+    PS_MEM_PAGEABLE = 0, PS_MEM_PINNED = 1, PS_MEM_DEVICE = 2, PS_MEM_ARRAY = 3, PS_MEM_MANAGED = 4,
+    PS_MEM_DEVICE_STATIC = 5, PS_MEM_MANAGED_STATIC = 6, PS_MEM_UNKNOWN = 7
+};
+
+/* Copy kinds use ENUM_CUDA_MEMCPY_OPER numbering (same as CUPTI's CUpti_ActivityMemcpyKind). */
+enum ps_copy_kind {
+    PS_COPY_UNKNOWN = 0, PS_COPY_HTOD = 1, PS_COPY_DTOH = 2, PS_COPY_HTOA = 3, PS_COPY_ATOH = 4,
+    PS_COPY_ATOA = 5, PS_COPY_ATOD = 6, PS_COPY_DTOA = 7, PS_COPY_DTOD = 8, PS_COPY_HTOH = 9, PS_COPY_PTOP = 10
+};
+
+/* One GPU activity: kernel, memcpy, memset or synchronisation record. */
+struct ps_gpu_op {
+    int64_t start_ns, end_ns;
+    uint64_t correlation;   /* CUPTI correlation id (unique within a process only) */
+    uint64_t bytes;         /* memcpy / memset bytes, else 0 */
+    uint32_t name;          /* string id: kernel name (demangled where known); copies e.g. "Memcpy HtoD (Pageable -> Device)" */
+    uint32_t stream;        /* index into model.streams */
+    uint32_t launch;        /* index into model.api of the call that launched it; set by ps_model_finish; PS_NONE */
+    uint8_t kind;           /* enum ps_gpu_kind */
+    uint8_t copy_kind;      /* memcpy: enum ps_copy_kind; sync: ENUM_CUPTI_SYNC_TYPE (1 event, 2 stream wait, 3 stream, 4 context) */
+    uint8_t src_kind;       /* memcpy source: enum ps_mem_kind */
+    uint8_t dst_kind;       /* memcpy destination / memset memory: enum ps_mem_kind */
+};
+
+/* One CUDA runtime or driver API call on a host thread. */
+struct ps_api_call {
+    int64_t start_ns, end_ns;
+    uint64_t correlation;
+    uint64_t ext_id;        /* Kineto "External id" (links to a cpu_op / user_annotation), 0 if none */
+    uint32_t name;          /* as the source spells it: "cudaLaunchKernel_v7000" (nsys, perfscope) or "cudaLaunchKernel" (Kineto) */
+    uint32_t thread;        /* index into model.threads */
+    uint8_t driver;         /* 1: driver API (cu*), 0: runtime API (cuda*) */
+};
+
+enum ps_range_kind {
+    PS_RANGE_NVTX_PUSHPOP = 0,   /* NVTX push/pop range (nsys eventType 59) */
+    PS_RANGE_NVTX_STARTEND = 1,  /* NVTX start/end range (60); may end on another thread */
+    PS_RANGE_NVTX_MARK = 2,      /* NVTX mark (34): end_ns == start_ns */
+    PS_RANGE_USER_ANNOTATION = 3,/* Kineto user_annotation (e.g. ProfilerStep#N in modern traces) */
+    PS_RANGE_CPU_OP = 4,         /* Kineto cpu_op / pre-2.0 Operator */
+    PS_RANGE_PYTHON = 5,         /* Kineto python_function */
+    PS_RANGE_GPU_ANNOTATION = 6  /* Kineto gpu_user_annotation: device side, never a step */
+};
+
+/* One named host range (or mark). */
+struct ps_range {
+    int64_t start_ns, end_ns;
+    uint64_t ext_id;        /* Kineto "External id", 0 if none */
+    uint32_t name;          /* string id of the message / op name */
+    uint32_t thread;        /* index into model.threads (start/end ranges: the thread that started it) */
+    uint32_t domain;        /* string id of the NVTX domain, PS_NONE for the default domain */
+    uint8_t kind;           /* enum ps_range_kind */
+};
+
+struct ps_process {
+    uint32_t pid;
+    uint32_t name;          /* string id, PS_NONE if unknown */
+};
+
+struct ps_thread {
+    uint32_t pid, tid;
+    uint32_t name;          /* string id, PS_NONE if unknown */
+};
+
+struct ps_stream {
+    uint32_t pid;           /* owning process (Kineto: 0, correlation ids are file-global) */
+    int32_t device;
+    int64_t stream;
+};
+
+struct ps_device {
+    int32_t id;
+    uint32_t name;          /* string id, PS_NONE if unknown */
+    int32_t cc_major, cc_minor, sm_count;   /* -1 if unknown */
+    int64_t total_mem_bytes;                /* -1 if unknown */
+};
+
+struct ps_meta_kv {
+    char *key, *value;
+};
+
+/* Growable array of fixed-size items. */
+#define PS_VEC(type) struct { type *v; size_t n, cap; }
+
+struct ps_strpool;
+
+struct ps_model {
+    char *path;                     /* the file read (owned) */
+    enum ps_format format;
+    PS_VEC(struct ps_gpu_op) gpu;
+    PS_VEC(struct ps_api_call) api;
+    PS_VEC(struct ps_range) ranges;
+    PS_VEC(struct ps_process) procs;
+    PS_VEC(struct ps_thread) threads;
+    PS_VEC(struct ps_stream) streams;
+    PS_VEC(struct ps_device) devices;
+    PS_VEC(struct ps_meta_kv) meta; /* source metadata worth showing (perfscope: PERFSCOPE_META rows) */
+    int32_t rank, local_rank, world_size;   /* -1 when unknown */
+    int64_t dropped_records;        /* records lost while recording (probe rings + CUPTI), -1 unknown */
+    int64_t unplaced_events;        /* events the reader read but could not place in the model (reported) */
+    int correlation_global;         /* 1: correlation ids are unique file-wide (Kineto); 0: per process */
+    struct ps_strpool *strings;
+};
+
+/* Allocate an empty model for `path` (copied). Returns NULL on out-of-memory. Free with ps_model_free. */
+struct ps_model *ps_model_new(const char *path, enum ps_format format);
+void ps_model_free(struct ps_model *m);   /* NULL is a no-op */
+
+/* Intern a string of `len` bytes (need not be NUL-terminated). Returns its id, PS_NONE on out-of-memory.
+ * Equal strings get equal ids, so names compare by id. */
+uint32_t ps_model_intern(struct ps_model *m, const char *s, size_t len);
+uint32_t ps_model_intern_cstr(struct ps_model *m, const char *s);
+/* The string for an id; "" for PS_NONE. Valid until ps_model_free. */
+const char *ps_model_str(const struct ps_model *m, uint32_t id);
+size_t ps_model_nstrings(const struct ps_model *m);
+
+/* Find-or-add lookups; each returns an index, PS_NONE on out-of-memory. */
+uint32_t ps_model_process(struct ps_model *m, uint32_t pid);
+uint32_t ps_model_thread(struct ps_model *m, uint32_t pid, uint32_t tid);
+uint32_t ps_model_stream(struct ps_model *m, uint32_t pid, int32_t device, int64_t stream);
+uint32_t ps_model_device(struct ps_model *m, int32_t id);   /* fields other than id start unknown (-1) */
+
+/* Append one item (copied). Return 0, or -ENOMEM. gpu.launch is ignored: ps_model_finish sets it. */
+int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op);
+int ps_model_add_api(struct ps_model *m, const struct ps_api_call *call);
+int ps_model_add_range(struct ps_model *m, const struct ps_range *r);
+int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
+
+/* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call
+ * with the same correlation id in the same process (any process if correlation_global). Return 0 or -ENOMEM. */
+int ps_model_finish(struct ps_model *m);
+
+#endif

@@ -1,0 +1,11 @@
+/* perfscope subcommands: each is `int cmd_x(int argc, char **argv)` in its own file,
+ * called by cli/perfscope.c with argv[0] = the subcommand name.
+ * Return value: the process exit status (0 success; 1 bad input/error; 2 usage;
+ * record returns the child's status). */
+#ifndef PS_CLI_COMMANDS_H
+#define PS_CLI_COMMANDS_H
+
+int cmd_record(int argc, char **argv);   /* collector/cmd_record.c */
+int cmd_report(int argc, char **argv);   /* analyzer/cmd_report.c */
+
+#endif

@@ -1,0 +1,82 @@
+/* perfscope: one binary, subcommands in a table (like Linux perf's perf.c).
+ * `perfscope help x` == `perfscope x --help`; run_cmd() checks that stdout flushed. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+
+struct ps_cmd {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct ps_cmd commands[] = {
+    { "record", cmd_record, "run a program and record NVTX, CUDA and host activity into a SQLite trace" },
+    { "report", cmd_report, "classify where each training step's time goes (perfscope, nsys, PyTorch traces)" },
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: perfscope [--version] [help] COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nSee 'perfscope help COMMAND' for a command's options.\n");
+}
+
+static const struct ps_cmd *find_cmd(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+/* Shared setup/teardown: a report cut short by a full disk or a closed pipe is an error. */
+static int run_cmd(const struct ps_cmd *cmd, int argc, char **argv)
+{
+    int status = cmd->fn(argc, argv);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "perfscope %s: writing the output failed: %s\n", cmd->name, strerror(errno));
+        return status ? status : 1;
+    }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+        printf("perfscope %s\n", PS_VERSION);
+        return 0;
+    }
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(name, "help")) {
+        if (argc < 3) {
+            usage(stdout);
+            return 0;
+        }
+        const struct ps_cmd *cmd = find_cmd(argv[2]);
+        if (!cmd) {
+            fprintf(stderr, "perfscope: unknown command '%s'\n", argv[2]);
+            return 2;
+        }
+        char *help_argv[] = { argv[2], "--help", NULL };
+        return run_cmd(cmd, 2, help_argv);
+    }
+    const struct ps_cmd *cmd = find_cmd(name);
+    if (!cmd) {
+        fprintf(stderr, "perfscope: unknown command '%s' (see 'perfscope --help')\n", name);
+        return 2;
+    }
+    return run_cmd(cmd, argc - 1, argv + 1);
+}

@@ -1,0 +1,36 @@
+/* The per-process shared-memory ring between the probe (writers: any thread of the target, lock-free,
+ * never waiting; a full ring drops the record and counts it) and the collector (one reader per ring).
+ * The ring lives in a file in the recording-session directory, so records written before a crash or
+ * SIGKILL of the target are still drained. Record format: common/ps_wire.h. */
+#ifndef PS_RING_H
+#define PS_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ps_wire.h"
+
+#define PS_RING_DEFAULT_BYTES (64u << 20)   /* per process; option: `record --ring-size`, env PERFSCOPE_RING_BYTES */
+
+/* ---- reader side (collector) ---- */
+
+struct ps_ring_reader;
+
+/* Open an existing ring file for draining. Returns 0 and *out, or -errno (-EPROTO: not a ring / wrong version). */
+int ps_ring_reader_open(const char *path, struct ps_ring_reader **out);
+void ps_ring_reader_close(struct ps_ring_reader *r);            /* NULL is a no-op */
+
+/* Call `fn(ctx, rec)` for every record committed since the last drain, in per-thread order; `rec` is valid
+ * only during the call. Stops early if fn returns non-zero (that value is returned); else returns the number
+ * of records drained (>= 0). Records are never torn: a writer killed mid-record leaves it invisible. */
+long ps_ring_reader_drain(struct ps_ring_reader *r,
+                          int (*fn)(void *ctx, const struct ps_wire_hdr *rec), void *ctx);
+
+/* Records the writers dropped because the ring was full (exact count). */
+uint64_t ps_ring_reader_dropped(const struct ps_ring_reader *r);
+/* The pid of the process that owns the ring. */
+uint32_t ps_ring_reader_pid(const struct ps_ring_reader *r);
+/* Convert a raw probe timestamp (`*_tsc` fields) to CLOCK_MONOTONIC ns. */
+int64_t ps_ring_reader_to_ns(const struct ps_ring_reader *r, uint64_t tsc);
+
+#endif

@@ -1,0 +1,98 @@
+/* The records the probe writes into its per-process ring and the collector reads (DESIGN §2).
+ * Every record starts with struct ps_wire_hdr; sizes are multiples of 8; strings follow the fixed part,
+ * UTF-8, NUL-terminated, counted in `size`. Timestamps (`*_tsc`) are raw probe clock ticks, converted to
+ * CLOCK_MONOTONIC ns by the ring reader (ps_ring_reader_to_ns); times already in ns say so (`_ns`). */
+#ifndef PS_WIRE_H
+#define PS_WIRE_H
+
+#include <stdint.h>
+
+#define PS_WIRE_VERSION 1
+
+enum ps_wire_type {
+    PS_WIRE_PROCESS = 1,        /* struct ps_wire_process + exe path + NUL-separated argv (argv_len bytes) */
+    PS_WIRE_THREAD_NAME = 2,    /* struct ps_wire_thread_name + name */
+    PS_WIRE_NVTX_RANGE = 3,     /* struct ps_wire_nvtx + message: a push/pop range, written at its pop */
+    PS_WIRE_NVTX_STARTEND = 4,  /* struct ps_wire_nvtx + message: a start/end range, written at its end */
+    PS_WIRE_NVTX_MARK = 5,      /* struct ps_wire_nvtx + message; end_tsc == start_tsc */
+    PS_WIRE_NVTX_DOMAIN = 6,    /* struct ps_wire_nvtx_name (id = domain id) + domain name */
+    PS_WIRE_NVTX_STRING = 7,    /* struct ps_wire_nvtx_name (id = registered string id) + the string */
+    PS_WIRE_NVTX_CATEGORY = 8,  /* struct ps_wire_nvtx_name (id = category id) + category name */
+    PS_WIRE_NVTX_UNBALANCED = 9,/* struct ps_wire_nvtx (no message): a pop on an empty stack, or an end of an unknown id */
+    PS_WIRE_CUDA_STATUS = 10,   /* struct ps_wire_cuda_status + message: InitializeInjection ran / CUPTI state */
+    /* 100..199: GPU records converted from CUPTI activity records (probe/cupti_*.c, collector GPU tables). */
+    PS_WIRE_GPU_FIRST = 100,
+    PS_WIRE_GPU_LAST = 199,
+};
+
+struct ps_wire_hdr {
+    uint32_t size;              /* whole record, header included, multiple of 8 */
+    uint16_t type;              /* enum ps_wire_type */
+    uint16_t flags;             /* type-specific */
+};
+
+struct ps_wire_process {
+    struct ps_wire_hdr h;
+    uint32_t pid, ppid;
+    int64_t start_ns;           /* CLOCK_MONOTONIC when the probe attached */
+    int64_t utc_ns;             /* CLOCK_REALTIME at the same moment */
+    uint32_t exe_len;           /* bytes of exe path incl. NUL */
+    uint32_t argv_len;          /* bytes of NUL-separated argv after it */
+    int32_t rank, local_rank, world_size;   /* from RANK / LOCAL_RANK / WORLD_SIZE (or OMPI_/SLURM_), -1 */
+    uint32_t pad;
+};
+
+struct ps_wire_thread_name {
+    struct ps_wire_hdr h;
+    uint32_t tid;
+    uint32_t pad;
+};
+
+/* ps_wire_nvtx.h.flags */
+#define PS_WIRE_MSG_NONE        0x0   /* no message */
+#define PS_WIRE_MSG_TEXT        0x1   /* message bytes follow (ASCII or converted from wide/UTF-32) */
+#define PS_WIRE_MSG_REGISTERED  0x2   /* message is the registered string `string_id` */
+#define PS_WIRE_HAS_COLOR       0x4
+#define PS_WIRE_HAS_CATEGORY    0x8
+
+/* NVTX payload types (nvtxPayloadType_t): 0 none, 1 u64, 2 i64, 3 double, 4 u32, 5 i32, 6 float. */
+struct ps_wire_nvtx {
+    struct ps_wire_hdr h;
+    uint64_t start_tsc, end_tsc;
+    uint64_t range_id;          /* start/end ranges: the id nvtxRangeStart returned; else 0 */
+    uint32_t tid;               /* thread that pushed / started / marked */
+    uint32_t end_tid;           /* thread that popped / ended */
+    uint32_t domain_id;         /* 0 = default domain */
+    uint32_t string_id;         /* registered string id when flags & PS_WIRE_MSG_REGISTERED */
+    uint32_t category;
+    uint32_t color;             /* ARGB */
+    int32_t payload_type;
+    uint32_t msg_len;           /* bytes of message incl. NUL, 0 if none */
+    uint64_t payload;           /* raw 8 bytes of the payload union */
+};
+
+struct ps_wire_nvtx_name {
+    struct ps_wire_hdr h;
+    uint64_t tsc;
+    uint32_t domain_id;         /* domain it belongs to (0 default); for PS_WIRE_NVTX_DOMAIN, == id */
+    uint32_t id;
+    uint32_t tid;
+    uint32_t name_len;          /* bytes incl. NUL */
+};
+
+/* ps_wire_cuda_status.state */
+enum ps_cuda_state {
+    PS_CUDA_INJECTED = 1,       /* the driver called InitializeInjection */
+    PS_CUDA_CUPTI_ACTIVE = 2,   /* CUPTI activity collection enabled */
+    PS_CUDA_CUPTI_UNAVAILABLE = 3, /* libcupti missing / failed: message says why; NVTX goes on */
+    PS_CUDA_CUPTI_BUSY = 4,     /* another CUPTI subscriber (nsys, ncu, Kineto...): message names it */
+};
+
+struct ps_wire_cuda_status {
+    struct ps_wire_hdr h;
+    int64_t time_ns;            /* CLOCK_MONOTONIC */
+    uint32_t state;             /* enum ps_cuda_state */
+    uint32_t msg_len;
+};
+
+#endif
