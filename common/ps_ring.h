@@ -23,8 +23,9 @@ void ps_ring_reader_close(struct ps_ring_reader *r);            /* NULL is a no-
 /* Call `fn(ctx, rec)` for every record committed since the last drain, in per-thread order; `rec` is valid
  * only during the call. Stops early if fn returns non-zero (that value is returned); else returns the number
  * of records drained (>= 0). Records are never torn: a writer killed mid-record leaves it invisible. */
+/* `lane` identifies the writing thread's lane (for PS_WIRE_LANE_STRING ids). */
 long ps_ring_reader_drain(struct ps_ring_reader *r,
-                          int (*fn)(void *ctx, const struct ps_wire_hdr *rec), void *ctx);
+                          int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx);
 
 /* Records the writers dropped because the ring was full (exact count). */
 uint64_t ps_ring_reader_dropped(const struct ps_ring_reader *r);

@@ -1,7 +1,8 @@
 /* The records the probe writes into its per-process ring and the collector reads (DESIGN §2).
  * Every record starts with struct ps_wire_hdr; sizes are multiples of 8; strings follow the fixed part,
  * UTF-8, NUL-terminated, counted in `size`. Timestamps (`*_tsc`) are raw probe clock ticks, converted to
- * CLOCK_MONOTONIC ns by the ring reader (ps_ring_reader_to_ns); times already in ns say so (`_ns`). */
+ * CLOCK_MONOTONIC ns by the ring reader (ps_ring_reader_to_ns); times already in ns say so (`_ns`).
+ * A "lane" is one writing thread's part of the ring: records of one lane are read in the order written. */
 #ifndef PS_WIRE_H
 #define PS_WIRE_H
 
@@ -12,14 +13,16 @@
 enum ps_wire_type {
     PS_WIRE_PROCESS = 1,        /* struct ps_wire_process + exe path + NUL-separated argv (argv_len bytes) */
     PS_WIRE_THREAD_NAME = 2,    /* struct ps_wire_thread_name + name */
-    PS_WIRE_NVTX_RANGE = 3,     /* struct ps_wire_nvtx + message: a push/pop range, written at its pop */
-    PS_WIRE_NVTX_STARTEND = 4,  /* struct ps_wire_nvtx + message: a start/end range, written at its end */
-    PS_WIRE_NVTX_MARK = 5,      /* struct ps_wire_nvtx + message; end_tsc == start_tsc */
+    PS_WIRE_NVTX_RANGE = 3,     /* struct ps_wire_nvtx [+ attr] [+ inline message]: a push/pop range, written at its pop */
+    PS_WIRE_NVTX_STARTEND = 4,  /* struct ps_wire_nvtx [+ attr] + struct ps_wire_nvtx_ext [+ message]: written at its end */
+    PS_WIRE_NVTX_MARK = 5,      /* struct ps_wire_nvtx [+ attr] [+ message]; end_tsc == start_tsc */
     PS_WIRE_NVTX_DOMAIN = 6,    /* struct ps_wire_nvtx_name (id = domain id) + domain name */
-    PS_WIRE_NVTX_STRING = 7,    /* struct ps_wire_nvtx_name (id = registered string id) + the string */
+    PS_WIRE_NVTX_REGISTERED = 7,/* struct ps_wire_nvtx_name (id = registered string id, process-wide) + the string */
     PS_WIRE_NVTX_CATEGORY = 8,  /* struct ps_wire_nvtx_name (id = category id) + category name */
     PS_WIRE_NVTX_UNBALANCED = 9,/* struct ps_wire_nvtx (no message): a pop on an empty stack, or an end of an unknown id */
     PS_WIRE_CUDA_STATUS = 10,   /* struct ps_wire_cuda_status + message: InitializeInjection ran / CUPTI state */
+    PS_WIRE_LANE_STRING = 11,   /* struct ps_wire_lane_string + text: defines a string id local to the writing
+                                   thread's lane, written before the first record that uses it */
     /* 100..199: GPU records converted from CUPTI activity records (probe/cupti_*.c, collector GPU tables). */
     PS_WIRE_GPU_FIRST = 100,
     PS_WIRE_GPU_LAST = 199,
@@ -45,30 +48,47 @@ struct ps_wire_process {
 struct ps_wire_thread_name {
     struct ps_wire_hdr h;
     uint32_t tid;
-    uint32_t pad;
+    uint32_t name_len;          /* bytes incl. NUL */
 };
 
-/* ps_wire_nvtx.h.flags */
+/* ps_wire_nvtx.h.flags: where the message is, and what follows the fixed part (in this order:
+ * attr, ext, inline message). */
 #define PS_WIRE_MSG_NONE        0x0   /* no message */
-#define PS_WIRE_MSG_TEXT        0x1   /* message bytes follow (ASCII or converted from wide/UTF-32) */
-#define PS_WIRE_MSG_REGISTERED  0x2   /* message is the registered string `string_id` */
-#define PS_WIRE_HAS_COLOR       0x4
-#define PS_WIRE_HAS_CATEGORY    0x8
+#define PS_WIRE_MSG_LANE        0x1   /* msg_id is a PS_WIRE_LANE_STRING id of the writing thread's lane */
+#define PS_WIRE_MSG_REGISTERED  0x2   /* msg_id is a PS_WIRE_NVTX_REGISTERED id (nvtxDomainRegisterString) */
+#define PS_WIRE_MSG_INLINE      0x3   /* msg_len bytes of UTF-8 (incl. NUL) follow */
+#define PS_WIRE_MSG_MASK        0x3
+#define PS_WIRE_HAS_ATTR        0x4   /* a struct ps_wire_nvtx_attr follows the fixed part */
 
-/* NVTX payload types (nvtxPayloadType_t): 0 none, 1 u64, 2 i64, 3 double, 4 u32, 5 i32, 6 float. */
+/* The hot record: 40 bytes for a plain push/pop range. */
 struct ps_wire_nvtx {
     struct ps_wire_hdr h;
     uint64_t start_tsc, end_tsc;
-    uint64_t range_id;          /* start/end ranges: the id nvtxRangeStart returned; else 0 */
-    uint32_t tid;               /* thread that pushed / started / marked */
-    uint32_t end_tid;           /* thread that popped / ended */
+    uint32_t tid;               /* thread that pushed / started / marked (gettid) */
     uint32_t domain_id;         /* 0 = default domain */
-    uint32_t string_id;         /* registered string id when flags & PS_WIRE_MSG_REGISTERED */
+    uint32_t msg_id;
+    uint32_t msg_len;           /* PS_WIRE_MSG_INLINE: bytes incl. NUL; else 0 */
+};
+
+/* ps_wire_nvtx_attr.flags */
+#define PS_WIRE_ATTR_COLOR      0x1   /* color is valid (ARGB) */
+#define PS_WIRE_ATTR_CATEGORY   0x2   /* category is valid */
+
+/* NVTX event attributes beyond the message. payload_type is nvtxPayloadType_t:
+ * 0 none, 1 u64, 2 i64, 3 double, 4 u32, 5 i32, 6 float; payload holds the raw 8 bytes of the union. */
+struct ps_wire_nvtx_attr {
+    uint32_t flags;
     uint32_t category;
-    uint32_t color;             /* ARGB */
+    uint32_t color;
     int32_t payload_type;
-    uint32_t msg_len;           /* bytes of message incl. NUL, 0 if none */
-    uint64_t payload;           /* raw 8 bytes of the payload union */
+    uint64_t payload;
+};
+
+/* Start/end ranges: the id nvtxRangeStart returned and the thread that ended the range. */
+struct ps_wire_nvtx_ext {
+    uint64_t range_id;
+    uint32_t end_tid;
+    uint32_t pad;
 };
 
 struct ps_wire_nvtx_name {
@@ -78,6 +98,12 @@ struct ps_wire_nvtx_name {
     uint32_t id;
     uint32_t tid;
     uint32_t name_len;          /* bytes incl. NUL */
+};
+
+struct ps_wire_lane_string {
+    struct ps_wire_hdr h;
+    uint32_t id;                /* > 0, unique within the lane */
+    uint32_t len;               /* bytes incl. NUL */
 };
 
 /* ps_wire_cuda_status.state */
