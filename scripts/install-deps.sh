@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Install the Debian packages perfscope needs to build and test (only what is missing).
+set -euo pipefail
+pkgs=(cmake ninja-build gcc g++ make pkg-config libsqlite3-dev zlib1g-dev libyajl-dev libdeflate-dev
+      libncurses-dev sqlite3 python3 clang libclang-rt-14-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "perfscope: installing ${missing[*]}"
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
