@@ -760,8 +760,11 @@ static void nvtx_records_64_threads_x_100k_ranges_without_loss(void)
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
     uint64_t dropped = ps_ring_reader_dropped(rd);
     ps_ring_reader_close(rd);
-    fprintf(stderr, "%llu ranges in %d drains, %llu dropped\n", (unsigned long long)s.ranges, drains,
-            (unsigned long long)dropped);
+    struct stat sb;
+    CHECK(stat(paths[0], &sb) == 0, "stat %s", paths[0]);
+    fprintf(stderr, "%llu ranges in %d drains, %llu dropped; ring file %lld MiB virtual, %lld MiB allocated\n",
+            (unsigned long long)s.ranges, drains, (unsigned long long)dropped, (long long)sb.st_size >> 20,
+            (long long)sb.st_blocks * 512 >> 20);
     CHECK(dropped == 0, "%llu records dropped with the default ring", (unsigned long long)dropped);
     CHECK(s.ntid == STORM_THREADS, "%d threads", s.ntid);
     for (int i = 0; i < s.ntid; i++)
