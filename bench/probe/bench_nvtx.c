@@ -178,5 +178,6 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "bench_nvtx: could not remove %s\n", dir);
+    free(per);
     return 0;
 }
