@@ -22,6 +22,7 @@ struct truth *T;
 char dir[] = "/tmp/ps-nvtx-test-XXXXXX";
 int argc_g;
 char **argv_g;
+const char *session_override;
 
 static void cleanup_dir(void)
 {
@@ -43,7 +44,9 @@ int run_child(void (*fn)(void), const char *ring_bytes, int with_session, int st
     CHECK(pid >= 0, "fork");
     if (pid == 0) {
         setenv(PS_ENV_NVTX_INJECTION, PS_PROBE_PATH, 1);
-        if (with_session)
+        if (session_override)
+            setenv(PS_ENV_SESSION_DIR, session_override, 1);
+        else if (with_session)
             setenv(PS_ENV_SESSION_DIR, dir, 1);
         else
             unsetenv(PS_ENV_SESSION_DIR);

@@ -39,6 +39,7 @@ extern struct truth *T;             /* shared with the child (MAP_SHARED) */
 extern char dir[];                  /* the session directory */
 extern int argc_g;
 extern char **argv_g;
+extern const char *session_override; /* run_child sets PERFSCOPE_SESSION_DIR to this when non-NULL */
 
 /* Time `call` as call number i (CLOCK_MONOTONIC before and after). */
 #define AROUND(i, call)                                                         \

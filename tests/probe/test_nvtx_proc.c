@@ -322,6 +322,19 @@ static void nvtx_without_session_dir_is_silent(void)
     char paths[1][4096];
     CHECK(dump_find_rings(dir, paths, 1) == 0, "a ring appeared without a session directory");
     CHECK(T->level[0] < 0, "push returned level %d with nothing attached", T->level[0]);
+    /* A session directory that cannot hold a ring, or a ring size too small to be a ring: the program
+     * still runs normally and nothing is written to its stderr. */
+    session_override = "/nonexistent/perfscope-session";
+    st = run_child(child_no_session, NULL, 1, fd);
+    session_override = NULL;
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d with a missing session directory", st);
+    st = run_child(child_no_session, "12", 1, fd);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d with a 12-byte ring", st);
+    st = run_child(child_no_session, "lots", 1, fd);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d with a bad ring size", st);
+    CHECK(stat(log, &sb) == 0 && sb.st_size == 0, "the probe wrote %lld bytes to stderr unasked",
+          (long long)sb.st_size);
+    CHECK(dump_find_rings(dir, paths, 1) == 1, "a bad PERFSCOPE_RING_BYTES should fall back to the default");
     /* Asked to log to stderr, it says why it records nothing. */
     setenv(PS_ENV_LOG, "stderr", 1);
     st = run_child(child_no_session, NULL, 0, fd);
