@@ -10,7 +10,9 @@
 
 #include "ps_wire.h"
 
-#define PS_RING_DEFAULT_BYTES (64u << 20)   /* per process; option: `record --ring-size`, env PERFSCOPE_RING_BYTES */
+#define PS_RING_DEFAULT_BYTES (512u << 20)  /* per process, virtual: a sparse file whose pages are allocated as
+                                               chunks are first used (memory = most bytes ever in flight, see
+                                               docs/probe.md); option `record --ring-size`, env PERFSCOPE_RING_BYTES */
 
 /* ---- reader side (collector) ---- */
 
@@ -21,8 +23,10 @@ int ps_ring_reader_open(const char *path, struct ps_ring_reader **out);
 void ps_ring_reader_close(struct ps_ring_reader *r);            /* NULL is a no-op */
 
 /* Call `fn(ctx, rec)` for every record committed since the last drain, in per-thread order; `rec` is valid
- * only during the call. Stops early if fn returns non-zero (that value is returned); else returns the number
- * of records drained (>= 0). Records are never torn: a writer killed mid-record leaves it invisible. */
+ * only during the call. Stops early if fn returns non-zero (that value is returned, and that record is
+ * delivered again by the next drain); else returns the number of records drained (>= 0), or -ENOMEM.
+ * Records are never torn: a writer killed mid-record leaves it invisible. One reader per ring: drained
+ * chunks go back to the writers, so a second reader would miss them. Implemented in ps_ring_reader.c. */
 /* `lane` identifies the writing thread's lane (for PS_WIRE_LANE_STRING ids). */
 long ps_ring_reader_drain(struct ps_ring_reader *r,
                           int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx);
