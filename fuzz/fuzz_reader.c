@@ -1,7 +1,8 @@
 /* libFuzzer targets for the trace readers: the input bytes become a file (an anonymous memfd, opened
  * through /proc/self/fd) and go through ps_read_trace, the same path `perfscope report` takes.
  * Built twice: fuzz_kineto (PS_FUZZ_SQLITE=0: inputs that are not SQLite; seeds are slices of Kineto
- * JSON, plain and gzip) and fuzz_sqlite (PS_FUZZ_SQLITE=1: SQLite files only; seeds are tiny traces).
+ * JSON, plain and gzip) and fuzz_sqlite (PS_FUZZ_SQLITE=1: the first 16 bytes are always the SQLite
+ * magic, so every mutation reaches the SQLite reader; seeds are tiny traces).
  * Any crash, leak, hang or silent failure is a bug. */
 #include <stddef.h>
 #include <stdint.h>
@@ -16,13 +17,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int is_sqlite = size >= 16 && memcmp(data, "SQLite format 3", 16) == 0;
-    if (is_sqlite != PS_FUZZ_SQLITE)
-        return 0;                          /* the other target's input */
+    static const char magic[16] = "SQLite format 3";
+    if (PS_FUZZ_SQLITE && size < 16)
+        return 0;
+    if (!PS_FUZZ_SQLITE && size >= 16 && memcmp(data, magic, 16) == 0)
+        return 0;                          /* the SQLite target's input */
     int fd = memfd_create("ps-fuzz", MFD_CLOEXEC);
     if (fd < 0)
         return 0;
     size_t off = 0;
+    if (PS_FUZZ_SQLITE) {                  /* every input is a SQLite file: mutations go to the pages */
+        if (write(fd, magic, 16) != 16)
+            goto out;
+        off = 16;
+    }
     while (off < size) {
         ssize_t n = write(fd, data + off, size - off);
         if (n <= 0)
@@ -48,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (err[0] == '\0') {
         __builtin_trap();                  /* a failure must always say why */
     }
+out:
     close(fd);
     return 0;
 }
