@@ -28,20 +28,22 @@ struct key_name {
     enum role role;
     enum key key;
     const char *text;
+    size_t len;
 };
+#define KN(role, key, text) { role, key, text, sizeof text - 1 }
 
 static const struct key_name key_names[] = {
-    { R_TOP, K_TRACE_EVENTS, "traceEvents" }, { R_TOP, K_DEVPROPS, "deviceProperties" },
-    { R_TOP, K_DIST, "distributedInfo" },     { R_TOP, K_BASE_TIME, "baseTimeNanoseconds" },
-    { R_EVENT, K_PH, "ph" },   { R_EVENT, K_CAT, "cat" }, { R_EVENT, K_NAME, "name" },
-    { R_EVENT, K_PID, "pid" }, { R_EVENT, K_TID, "tid" }, { R_EVENT, K_TS, "ts" },
-    { R_EVENT, K_DUR, "dur" }, { R_EVENT, K_ARGS, "args" },
-    { R_ARGS, K_CORR, "correlation" }, { R_ARGS, K_EXT, "External id" }, { R_ARGS, K_EXT, "external id" },
-    { R_ARGS, K_STREAM, "stream" },    { R_ARGS, K_DEVICE, "device" },   { R_ARGS, K_BYTES, "bytes" },
-    { R_ARGS, K_SYNC_KIND, "cuda_sync_kind" }, { R_ARGS, K_NAME, "name" },
-    { R_DEV, K_ID, "id" }, { R_DEV, K_NAME, "name" }, { R_DEV, K_TOTAL_MEM, "totalGlobalMem" },
-    { R_DEV, K_CC_MAJOR, "computeMajor" }, { R_DEV, K_CC_MINOR, "computeMinor" }, { R_DEV, K_NUM_SMS, "numSms" },
-    { R_DIST, K_RANK, "rank" }, { R_DIST, K_WORLD_SIZE, "world_size" },
+    KN(R_TOP, K_TRACE_EVENTS, "traceEvents"), KN(R_TOP, K_DEVPROPS, "deviceProperties"),
+    KN(R_TOP, K_DIST, "distributedInfo"),     KN(R_TOP, K_BASE_TIME, "baseTimeNanoseconds"),
+    KN(R_EVENT, K_PH, "ph"),   KN(R_EVENT, K_CAT, "cat"), KN(R_EVENT, K_NAME, "name"),
+    KN(R_EVENT, K_PID, "pid"), KN(R_EVENT, K_TID, "tid"), KN(R_EVENT, K_TS, "ts"),
+    KN(R_EVENT, K_DUR, "dur"), KN(R_EVENT, K_ARGS, "args"),
+    KN(R_ARGS, K_CORR, "correlation"), KN(R_ARGS, K_EXT, "External id"), KN(R_ARGS, K_EXT, "external id"),
+    KN(R_ARGS, K_STREAM, "stream"),    KN(R_ARGS, K_DEVICE, "device"),   KN(R_ARGS, K_BYTES, "bytes"),
+    KN(R_ARGS, K_SYNC_KIND, "cuda_sync_kind"), KN(R_ARGS, K_NAME, "name"),
+    KN(R_DEV, K_ID, "id"), KN(R_DEV, K_NAME, "name"), KN(R_DEV, K_TOTAL_MEM, "totalGlobalMem"),
+    KN(R_DEV, K_CC_MAJOR, "computeMajor"), KN(R_DEV, K_CC_MINOR, "computeMinor"), KN(R_DEV, K_NUM_SMS, "numSms"),
+    KN(R_DIST, K_RANK, "rank"), KN(R_DIST, K_WORLD_SIZE, "world_size"),
 };
 
 /* Event categories, modern and pre-2.0 (notes/peer-definitions-hta-tb-kineto.md §3). */
@@ -664,7 +666,7 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
         return 1;
     enum key k = K_OTHER;
     for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
-        if (key_names[i].role == role && strlen(key_names[i].text) == len && memcmp(key_names[i].text, s, len) == 0) {
+        if (key_names[i].len == len && key_names[i].role == role && memcmp(key_names[i].text, s, len) == 0) {
             k = key_names[i].key;
             break;
         }
