@@ -133,8 +133,10 @@ static int fail(struct kctx *c, const char *fmt, const char *what)
     return 0;                        /* 0 cancels the yajl parse */
 }
 
+/* Copy a decoded JSON string; a "\u0000" escape ends it (names are C strings in the model). */
 static int buf_set(struct buf *b, const unsigned char *s, size_t len)
 {
+    len = strnlen((const char *)s, len);
     if (len + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < len + 1)

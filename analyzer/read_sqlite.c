@@ -105,6 +105,13 @@ static void idmap_free(struct idmap *h)
     free(h->vals);
 }
 
+/* Column text, "" for NULL (also when SQLite runs out of memory converting it). */
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? s : "";
+}
+
 static int oom(struct sctx *c)
 {
     return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
@@ -478,24 +485,16 @@ fail:
 /* nsys ENUM_NSYS_EVENT_TYPE: 34 mark, 59 push/pop range, 60 start/end range, 75 domain create;
  * 35/37 (separate push / start records) and 70/71 (imported NVTXT ranges) are ranges this reader does
  * not place: counted as unplaced. Other types (categories, thread names, domain destroy) are not events. */
-static int read_nvtx(struct sctx *c)
+/* One pass over NVTX_EVENTS: pass 0 reads the domain names (eventType 75) so pass 1 can name the
+ * domains of the ranges, wherever the rows sit in the table (two queries: no sort of a huge table). */
+static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
 {
     static const char table[] = "NVTX_EVENTS";
-    char sql[512] = "SELECT ";
+    char sql[600];
     sqlite3_stmt *st = NULL;
-    int rc = table_exists(c, table), failed = 0;
-    if (rc <= 0)
-        return rc;
-    if (load_cols(c, table) < 0 || add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, "end", "NULL") < 0 ||
-        add_col(c, sql, sizeof sql, table, "eventType", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, "text", "NULL") < 0 ||
-        add_col(c, sql, sizeof sql, table, "textId", "NULL") < 0 ||
-        add_col(c, sql, sizeof sql, table, "globalTid", "NULL") < 0 ||
-        add_col(c, sql, sizeof sql, table, "domainId", "NULL") < 0)
-        return -1;
-    snprintf(sql + strlen(sql), sizeof sql - strlen(sql),
-             " FROM NVTX_EVENTS WHERE eventType IN (75, 34, 59, 60, 35, 37, 70, 71) ORDER BY eventType = 75 DESC");
+    int rc, failed = 0;
+    snprintf(sql, sizeof sql, "%s FROM NVTX_EVENTS WHERE eventType %s", select,
+             pass == 0 ? "= 75" : "IN (34, 59, 60, 35, 37, 70, 71)");
     if (prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -508,7 +507,7 @@ static int read_nvtx(struct sctx *c)
         int64_t domain_id = sqlite3_column_int64(st, 6);
         uint32_t text;
         if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-            text = ps_model_intern(c->m, (const char *)sqlite3_column_text(st, 3), (size_t)sqlite3_column_bytes(st, 3));
+            text = ps_model_intern_cstr(c->m, col_text(st, 3));
         else if (sqlite3_column_type(st, 4) != SQLITE_NULL)
             text = string_of(c, sqlite3_column_int64(st, 4), table, "textId", &failed);
         else
@@ -568,6 +567,24 @@ fail:
     return -1;
 }
 
+static int read_nvtx(struct sctx *c)
+{
+    static const char table[] = "NVTX_EVENTS";
+    char select[400] = "SELECT ";
+    int rc = table_exists(c, table);
+    if (rc <= 0)
+        return rc;
+    if (load_cols(c, table) < 0 || add_col(c, select, sizeof select, table, "start", NULL) < 0 ||
+        add_col(c, select, sizeof select, table, "end", "NULL") < 0 ||
+        add_col(c, select, sizeof select, table, "eventType", NULL) < 0 ||
+        add_col(c, select, sizeof select, table, "text", "NULL") < 0 ||
+        add_col(c, select, sizeof select, table, "textId", "NULL") < 0 ||
+        add_col(c, select, sizeof select, table, "globalTid", "NULL") < 0 ||
+        add_col(c, select, sizeof select, table, "domainId", "NULL") < 0)
+        return -1;
+    return read_nvtx_pass(c, select, 0) < 0 ? -1 : read_nvtx_pass(c, select, 1);
+}
+
 /* ---- processes, threads, devices, metadata ---- */
 
 /* Run `sql` over an optional table, calling row(c, st) for each row. */
@@ -610,7 +627,7 @@ static int process_row(struct sctx *c, sqlite3_stmt *st)
     if (i == PS_NONE)
         return oom(c);
     if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
-        (c->m->procs.v[i].name = ps_model_intern_cstr(c->m, (const char *)sqlite3_column_text(st, 1))) == PS_NONE)
+        (c->m->procs.v[i].name = ps_model_intern_cstr(c->m, col_text(st, 1))) == PS_NONE)
         return oom(c);
     return 0;
 }
@@ -640,7 +657,7 @@ static int gpu_row(struct sctx *c, sqlite3_stmt *st)
         return oom(c);
     struct ps_device *d = &c->m->devices.v[i];
     if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
-        (d->name = ps_model_intern_cstr(c->m, (const char *)sqlite3_column_text(st, 1))) == PS_NONE)
+        (d->name = ps_model_intern_cstr(c->m, col_text(st, 1))) == PS_NONE)
         return oom(c);
     if (sqlite3_column_type(st, 2) != SQLITE_NULL)
         d->total_mem_bytes = sqlite3_column_int64(st, 2);
