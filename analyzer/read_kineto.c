@@ -568,7 +568,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
             return type_error(c, k, "a number");
         break;
     case R_DEV:
-        if (k == K_NAME && (c->dev.name = ps_model_intern(c->m, (const char *)s, len)) == PS_NONE)
+        if (k == K_NAME && (c->dev.name = ps_model_intern(c->m, (const char *)s, strnlen((const char *)s, len))) == PS_NONE)
             rc = -ENOMEM;
         break;
     default:
