@@ -339,8 +339,10 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     switch (kind) {
     case PS_GPU_KERNEL:
         /* nsys names kernels by demangledName (cuda_gpu_kern_sum's default); older schemas may lack it. */
-        name_col = has_col(c, "demangledName") ? "demangledName" : has_col(c, "shortName") ? "shortName"
-                                                                                          : "mangledName";
+        name_col = has_col(c, "demangledName") ? "demangledName"
+                   : has_col(c, "shortName")   ? "shortName"
+                   : has_col(c, "mangledName") ? "mangledName"
+                                               : "demangledName";   /* absent: the error names it */
         rc = add_col(c, sql, sizeof sql, table, name_col, NULL);
         break;
     case PS_GPU_MEMCPY:

@@ -229,6 +229,24 @@ int main(void)
     m = tiny_read(tiny_write_gz("compressed_but_named.json", modern));
     check_modern(m);
     ps_model_free(m);
+    /* two concatenated gzip members (as `cat a.gz b.gz` makes) are one stream, as for gzip(1) */
+    {
+        size_t half = strlen(modern) / 2;
+        char *first = strndup(modern, half);
+        const char *a = tiny_write_gz("part1.gz", first), *b = tiny_write_gz("part2.gz", modern + half);
+        char both[16384];
+        size_t n = 0;
+        for (int i = 0; i < 2; i++) {
+            FILE *f = fopen(i ? b : a, "rb");
+            n += f ? fread(both + n, 1, sizeof both - n, f) : 0;
+            if (f)
+                fclose(f);
+        }
+        free(first);
+        m = tiny_read(tiny_write("two_members.gz", both, n));
+        check_modern(m);
+        ps_model_free(m);
+    }
     m = tiny_read(tiny_write("old.trace", old_style, strlen(old_style)));
     check_old_style(m);
     ps_model_free(m);
