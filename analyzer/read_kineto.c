@@ -11,7 +11,6 @@
 
 #define JSON_CHUNK (256 * 1024)
 #define MAX_FRAMES 64          /* deeper nesting is tracked by a counter only (skipped content) */
-#define MAX_UNPLACED_KINDS 32
 
 /* What a JSON container is, from where it sits. */
 enum role { R_TOP, R_EVENTS, R_EVENT, R_ARGS, R_DEVPROPS, R_DEV, R_DIST, R_SKIP };
@@ -81,11 +80,6 @@ struct event {
     int sync_kind;
 };
 
-struct unplaced_kind {
-    char what[80];
-    long long count;
-};
-
 struct named {
     uint32_t pid, tid, name;
 };
@@ -109,8 +103,7 @@ struct kctx {
     int has_base;
     int64_t base_ns;
 
-    struct unplaced_kind unplaced[MAX_UNPLACED_KINDS];
-    int nunplaced;
+    struct ps_unplaced unplaced;
     struct named *proc_names, *thread_names;
     size_t nproc_names, nthread_names, cap_proc_names, cap_thread_names;
     uint32_t last_thread_pid, last_thread_tid, last_thread;   /* one-entry lookup cache */
@@ -177,17 +170,7 @@ static const char *key_text(enum key k)
 
 static void count_unplaced(struct kctx *c, const char *what)
 {
-    c->m->unplaced_events++;
-    for (int i = 0; i < c->nunplaced; i++)
-        if (strcmp(c->unplaced[i].what, what) == 0) {
-            c->unplaced[i].count++;
-            return;
-        }
-    int i = c->nunplaced < MAX_UNPLACED_KINDS ? c->nunplaced++ : MAX_UNPLACED_KINDS - 1;
-    if (i == MAX_UNPLACED_KINDS - 1 && c->unplaced[i].count)
-        what = "other";              /* the table is full: lump the rest together */
-    snprintf(c->unplaced[i].what, sizeof c->unplaced[i].what, "%s", what);
-    c->unplaced[i].count++;
+    ps_unplaced_count(&c->unplaced, c->m, what);
 }
 
 static void unplaced_cat(struct kctx *c, const char *why)
@@ -718,15 +701,8 @@ static int finish_model(struct kctx *c)
         for (size_t t = 0; t < m->threads.n; t++)
             if (m->threads.v[t].pid == c->thread_names[i].pid && m->threads.v[t].tid == c->thread_names[i].tid)
                 m->threads.v[t].name = c->thread_names[i].name;
-    if (c->nunplaced) {
-        char summary[2048];
-        size_t off = 0;
-        for (int i = 0; i < c->nunplaced && off < sizeof summary; i++)
-            off += (size_t)snprintf(summary + off, sizeof summary - off, "%s%s: %lld", i ? "; " : "",
-                                    c->unplaced[i].what, c->unplaced[i].count);
-        if (ps_model_add_meta(m, "unplaced_events", summary) < 0)
-            goto oom;
-    }
+    if (ps_unplaced_summary(&c->unplaced, m) < 0)
+        goto oom;
     return 0;
 oom:
     return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);

@@ -11,19 +11,6 @@
 #include "reader_impl.h"
 
 #define MAX_COLS 256
-#define MAX_UNPLACED_KINDS 16
-
-/* Open-addressing map from a 64-bit key to a 32-bit value (string ids, threads, streams, domains). */
-struct idmap {
-    uint64_t *keys;
-    uint32_t *vals;          /* PS_NONE = empty slot */
-    size_t n, cap;
-};
-
-struct unplaced_kind {
-    char what[80];
-    long long count;
-};
 
 struct sctx {
     sqlite3 *db;
@@ -33,77 +20,12 @@ struct sctx {
     size_t errlen;
     sqlite3_stmt *string_stmt;        /* SELECT value FROM StringIds WHERE id = ? */
     int have_string_ids;
-    struct idmap strings, threads, streams, copy_names, domains;
-    struct unplaced_kind unplaced[MAX_UNPLACED_KINDS];
-    int nunplaced;
+    struct ps_idmap strings, threads, streams, copy_names, domains;
+    struct ps_unplaced unplaced;
     /* the columns of the table being read */
     char *cols[MAX_COLS];
     int ncols;
 };
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;                     /* murmur3 fmix64 */
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
-
-static uint32_t idmap_get(const struct idmap *h, uint64_t key)
-{
-    if (!h->cap)
-        return PS_NONE;
-    for (size_t i = mix64(key) & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
-        if (h->vals[i] == PS_NONE)
-            return PS_NONE;
-        if (h->keys[i] == key)
-            return h->vals[i];
-    }
-}
-
-static int idmap_put(struct idmap *h, uint64_t key, uint32_t val)
-{
-    if ((h->n + 1) * 2 > h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 256;
-        uint64_t *keys = malloc(cap * sizeof *keys);
-        uint32_t *vals = malloc(cap * sizeof *vals);
-        if (!keys || !vals) {
-            free(keys);
-            free(vals);
-            return -ENOMEM;
-        }
-        memset(vals, 0xff, cap * sizeof *vals);
-        for (size_t j = 0; j < h->cap; j++) {
-            if (h->vals[j] == PS_NONE)
-                continue;
-            size_t i = mix64(h->keys[j]) & (cap - 1);
-            while (vals[i] != PS_NONE)
-                i = (i + 1) & (cap - 1);
-            keys[i] = h->keys[j];
-            vals[i] = h->vals[j];
-        }
-        free(h->keys);
-        free(h->vals);
-        h->keys = keys;
-        h->vals = vals;
-        h->cap = cap;
-    }
-    size_t i = mix64(key) & (h->cap - 1);
-    while (h->vals[i] != PS_NONE && h->keys[i] != key)
-        i = (i + 1) & (h->cap - 1);
-    if (h->vals[i] == PS_NONE)
-        h->n++;
-    h->keys[i] = key;
-    h->vals[i] = val;
-    return 0;
-}
-
-static void idmap_free(struct idmap *h)
-{
-    free(h->keys);
-    free(h->vals);
-}
 
 /* Column text, "" for NULL (also when SQLite runs out of memory converting it). */
 static const char *col_text(sqlite3_stmt *st, int i)
@@ -121,17 +43,7 @@ static void count_unplaced(struct sctx *c, const char *table, const char *why)
 {
     char what[80];
     snprintf(what, sizeof what, "%s %s", table, why);
-    c->m->unplaced_events++;
-    for (int i = 0; i < c->nunplaced; i++)
-        if (strcmp(c->unplaced[i].what, what) == 0) {
-            c->unplaced[i].count++;
-            return;
-        }
-    int i = c->nunplaced < MAX_UNPLACED_KINDS ? c->nunplaced++ : MAX_UNPLACED_KINDS - 1;
-    if (i == MAX_UNPLACED_KINDS - 1 && c->unplaced[i].count)
-        snprintf(what, sizeof what, "other");
-    memcpy(c->unplaced[i].what, what, sizeof what);
-    c->unplaced[i].count++;
+    ps_unplaced_count(&c->unplaced, c->m, what);
 }
 
 /* ---- schema checks ---- */
@@ -226,7 +138,7 @@ static int step_error(struct sctx *c, const char *table, long long row)
 /* StringIds id -> model string id, each id queried once. */
 static uint32_t string_of(struct sctx *c, int64_t sid, const char *table, const char *col, int *failed)
 {
-    uint32_t v = idmap_get(&c->strings, (uint64_t)sid);
+    uint32_t v = ps_idmap_get(&c->strings, (uint64_t)sid);
     if (v != PS_NONE)
         return v;
     if (!c->have_string_ids) {
@@ -249,7 +161,7 @@ static uint32_t string_of(struct sctx *c, int64_t sid, const char *table, const 
                                sqlite3_errmsg(c->db));
         return PS_NONE;
     }
-    if (v == PS_NONE || idmap_put(&c->strings, (uint64_t)sid, v) < 0) {
+    if (v == PS_NONE || ps_idmap_put(&c->strings, (uint64_t)sid, v) < 0) {
         *failed = oom(c);
         return PS_NONE;
     }
@@ -258,11 +170,11 @@ static uint32_t string_of(struct sctx *c, int64_t sid, const char *table, const 
 
 static uint32_t thread_of(struct sctx *c, int64_t global_tid)
 {
-    uint32_t v = idmap_get(&c->threads, (uint64_t)global_tid);
+    uint32_t v = ps_idmap_get(&c->threads, (uint64_t)global_tid);
     if (v != PS_NONE)
         return v;
     v = ps_model_thread(c->m, ps_global_to_pid(global_tid), ps_global_to_tid(global_tid));
-    if (v != PS_NONE && idmap_put(&c->threads, (uint64_t)global_tid, v) < 0)
+    if (v != PS_NONE && ps_idmap_put(&c->threads, (uint64_t)global_tid, v) < 0)
         return PS_NONE;
     return v;
 }
@@ -270,7 +182,7 @@ static uint32_t thread_of(struct sctx *c, int64_t global_tid)
 static uint32_t stream_of(struct sctx *c, uint32_t pid, int32_t device, int64_t stream)
 {
     uint64_t key = ((uint64_t)pid << 40) ^ ((uint64_t)(uint32_t)device << 32) ^ (uint64_t)stream;
-    uint32_t v = idmap_get(&c->streams, key);
+    uint32_t v = ps_idmap_get(&c->streams, key);
     if (v != PS_NONE) {
         const struct ps_stream *s = &c->m->streams.v[v];
         if (s->pid == pid && s->device == device && s->stream == stream)
@@ -279,7 +191,7 @@ static uint32_t stream_of(struct sctx *c, uint32_t pid, int32_t device, int64_t 
     if (ps_model_device(c->m, device) == PS_NONE)
         return PS_NONE;
     v = ps_model_stream(c->m, pid, device, stream);
-    if (v != PS_NONE && idmap_put(&c->streams, key, v) < 0)
+    if (v != PS_NONE && ps_idmap_put(&c->streams, key, v) < 0)
         return PS_NONE;
     return v;
 }
@@ -302,7 +214,7 @@ static uint32_t copy_name(struct sctx *c, const struct ps_gpu_op *op)
 {
     uint64_t key = ((uint64_t)op->kind << 24) | ((uint64_t)op->copy_kind << 16) | ((uint64_t)op->src_kind << 8) |
                    op->dst_kind;
-    uint32_t v = idmap_get(&c->copy_names, key);
+    uint32_t v = ps_idmap_get(&c->copy_names, key);
     if (v != PS_NONE)
         return v;
     char name[96];
@@ -313,7 +225,7 @@ static uint32_t copy_name(struct sctx *c, const struct ps_gpu_op *op)
     else
         snprintf(name, sizeof name, "Memset (%s)", mem_kind_names[op->dst_kind]);
     v = ps_model_intern_cstr(c->m, name);
-    if (v != PS_NONE && idmap_put(&c->copy_names, key, v) < 0)
+    if (v != PS_NONE && ps_idmap_put(&c->copy_names, key, v) < 0)
         return PS_NONE;
     return v;
 }
@@ -519,7 +431,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
         if (text == PS_NONE)
             goto oom;
         if (type == 75) {             /* domain ids are per process (nsys joins on globalTid >> 24) */
-            if (idmap_put(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id, text) < 0)
+            if (ps_idmap_put(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id, text) < 0)
                 goto oom;
             continue;
         }
@@ -544,7 +456,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
             continue;
         }
         if (domain_id != 0) {
-            r.domain = idmap_get(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id);
+            r.domain = ps_idmap_get(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id);
             if (r.domain == PS_NONE) {
                 char name[48];
                 snprintf(name, sizeof name, "domain %lld", (long long)domain_id);
@@ -637,7 +549,7 @@ static int process_row(struct sctx *c, sqlite3_stmt *st)
 static int thread_name_row(struct sctx *c, sqlite3_stmt *st)
 {
     int64_t gtid = sqlite3_column_int64(st, 1);
-    uint32_t t = idmap_get(&c->threads, (uint64_t)gtid), name;
+    uint32_t t = ps_idmap_get(&c->threads, (uint64_t)gtid), name;
     int failed = 0;
     if (t == PS_NONE && c->m->format != PS_FORMAT_PERFSCOPE)
         return 0;                              /* nsys: name only the threads that have events */
@@ -736,18 +648,6 @@ static int read_meta(struct sctx *c)
     return for_rows(c, "PERFSCOPE_META", sql, meta_row);
 }
 
-static int add_unplaced_summary(struct sctx *c)
-{
-    if (!c->nunplaced)
-        return 0;
-    char summary[2048];
-    size_t off = 0;
-    for (int i = 0; i < c->nunplaced && off < sizeof summary; i++)
-        off += (size_t)snprintf(summary + off, sizeof summary - off, "%s%s: %lld", i ? "; " : "",
-                                c->unplaced[i].what, c->unplaced[i].count);
-    return ps_model_add_meta(c->m, "unplaced_events", summary) < 0 ? oom(c) : 0;
-}
-
 static const char *const trace_tables[] = {
     "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
@@ -808,17 +708,17 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
         read_optional(&c, "ThreadNames", tname_cols, 2, thread_name_row) < 0 ||
         read_optional(&c, "TARGET_INFO_GPU", gpu_cols, 6, gpu_row) < 0 ||
         read_optional(&c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, cuda_device_row) < 0 ||
-        add_unplaced_summary(&c) < 0)
+        (ps_unplaced_summary(&c.unplaced, m) < 0 && oom(&c)))
         goto out;
     rc = 0;
 out:
     free_cols(&c);
     sqlite3_finalize(c.string_stmt);
-    idmap_free(&c.strings);
-    idmap_free(&c.threads);
-    idmap_free(&c.streams);
-    idmap_free(&c.copy_names);
-    idmap_free(&c.domains);
+    ps_idmap_free(&c.strings);
+    ps_idmap_free(&c.threads);
+    ps_idmap_free(&c.streams);
+    ps_idmap_free(&c.copy_names);
+    ps_idmap_free(&c.domains);
     sqlite3_close(c.db);
     return rc;
 }

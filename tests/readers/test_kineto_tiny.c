@@ -260,6 +260,22 @@ int main(void)
         CHECK_EQ(m->gpu.v[0].end_ns, 3750);
     }
     ps_model_free(m);
+    /* 30 distinct unknown categories: 23 reasons listed by name, the 7 others lumped as "other" */
+    {
+        char many[8192];
+        size_t off = (size_t)snprintf(many, sizeof many, "{\"traceEvents\": [");
+        for (int i = 0; i < 30; i++)
+            off += (size_t)snprintf(many + off, sizeof many - off,
+                                    "{\"ph\": \"X\", \"cat\": \"odd%02d\", \"ts\": 1, \"dur\": 1},", i);
+        snprintf(many + off, sizeof many - off, "%s", "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+                 " \"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 1}]}");
+        m = tiny_read(tiny_write("many_unplaced.json", many, strlen(many)));
+        if (m) {
+            CHECK_EQ(m->unplaced_events, 30);
+            CHECK_CONTAINS(meta_value(m, "unplaced_events"), "odd22 (category not modelled): 1; other: 7");
+        }
+        ps_model_free(m);
+    }
     malformed();
     tiny_cleanup();
     return check_failures ? 1 : 0;
