@@ -48,19 +48,20 @@ static void count_unplaced(struct sctx *c, const char *table, const char *why)
 
 /* ---- schema checks ---- */
 
+/* 1 if `table` exists, 0 if not, -1 (message set) if the database cannot be read. */
 static int table_exists(struct sctx *c, const char *table)
 {
     sqlite3_stmt *st = NULL;
-    int found = 0;
+    int found = -1;
     if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1,
-                           &st, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        found = 1;
-    else if (rc != SQLITE_DONE)
-        found = -1;
+                           &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        found = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+    }
+    if (found < 0)
+        ps_read_fail(c->err, c->errlen, "%s: not a readable SQLite database (looking for table %s): %s", c->path,
+                     table, sqlite3_errmsg(c->db));
     sqlite3_finalize(st);
     return found;
 }
@@ -669,10 +670,8 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
     sqlite3_busy_timeout(c.db, 2000);   /* a recorder may hold a write lock for a moment */
     for (size_t i = 0; i < sizeof trace_tables / sizeof trace_tables[0]; i++) {
         int e = table_exists(&c, trace_tables[i]);
-        if (e < 0) {
-            rc = ps_read_fail(err, errlen, "%s: not a readable SQLite database: %s", path, sqlite3_errmsg(c.db));
+        if (e < 0)
             goto out;
-        }
         found += e;
     }
     if (!found) {
@@ -681,13 +680,15 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
         goto out;
     }
     int is_perfscope = table_exists(&c, "PERFSCOPE_META");
-    m->format = is_perfscope > 0 ? PS_FORMAT_PERFSCOPE : PS_FORMAT_NSYS;
+    c.have_string_ids = table_exists(&c, "StringIds");
+    if (is_perfscope < 0 || c.have_string_ids < 0)
+        goto out;
+    m->format = is_perfscope ? PS_FORMAT_PERFSCOPE : PS_FORMAT_NSYS;
     m->correlation_global = 0;
-    c.have_string_ids = table_exists(&c, "StringIds") > 0;
     if (c.have_string_ids &&
         prepare(&c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c.string_stmt) < 0)
         goto out;
-    if ((is_perfscope > 0 && read_meta(&c) < 0) ||
+    if ((is_perfscope && read_meta(&c) < 0) ||
         read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL) < 0 ||
         read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMCPY", PS_GPU_MEMCPY) < 0 ||
         read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMSET", PS_GPU_MEMSET) < 0 ||

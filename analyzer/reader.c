@@ -81,6 +81,8 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
     int rc = -1;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     *out = NULL;
+    if (err && errlen)
+        err[0] = '\0';
     if (fd < 0) {
         rc = ps_read_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         goto out;
