@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yajl/yajl_parse.h>
 
 #include "reader_impl.h"
 
-#define JSON_CHUNK (256 * 1024)
+#define JSON_CHUNK (256 * 1024)   /* parser input per call; small files get a buffer their size */
+#define GZ_CHUNK (128 * 1024)
 #define MAX_FRAMES 64          /* deeper nesting is tracked by a counter only (skipped content) */
 
 /* What a JSON container is, from where it sits. */
@@ -711,8 +713,12 @@ oom:
 int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char *err, size_t errlen)
 {
     struct kctx c = { .m = m, .path = path, .err = err, .errlen = errlen, .last_thread = PS_NONE };
-    struct ps_gz_input *in = ps_gz_open(fd, gzip);
-    char *chunk = malloc(JSON_CHUNK);
+    struct stat st;
+    size_t file_size = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : JSON_CHUNK;
+    /* gzip of JSON inflates ~10-40x: a small compressed file still gets the full parser chunk */
+    size_t chunk_size = gzip ? JSON_CHUNK : (file_size + 1 < JSON_CHUNK ? file_size + 1 : JSON_CHUNK);
+    struct ps_gz_input *in = ps_gz_open(fd, gzip, file_size < GZ_CHUNK ? file_size + 1 : GZ_CHUNK);
+    char *chunk = malloc(chunk_size);
     yajl_handle h = yajl_alloc(&callbacks, NULL, &c);
     long long offset = 0;
     int rc = -1, saw_top = 0;
@@ -723,7 +729,7 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
         goto out;
     }
     for (;;) {
-        long n = ps_gz_read(in, chunk, JSON_CHUNK, path, err, errlen);
+        long n = ps_gz_read(in, chunk, chunk_size, path, err, errlen);
         if (n < 0)
             goto out;
         yajl_status st = n ? yajl_parse(h, (unsigned char *)chunk, (size_t)n) : yajl_complete_parse(h);

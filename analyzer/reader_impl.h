@@ -47,7 +47,8 @@ void ps_idmap_free(struct ps_idmap *h);
  * ps_gz_read returns bytes placed in buf (0 at a clean end), or -1 with a message in err naming
  * the compressed byte offset (truncated or corrupt gzip, read error). */
 struct ps_gz_input;
-struct ps_gz_input *ps_gz_open(int fd, int gzip);   /* NULL on out-of-memory; does not own fd */
+/* chunk: bytes of compressed input read at a time. NULL on out-of-memory; does not own fd. */
+struct ps_gz_input *ps_gz_open(int fd, int gzip, size_t chunk);
 long ps_gz_read(struct ps_gz_input *in, char *buf, size_t len, const char *path, char *err, size_t errlen);
 void ps_gz_close(struct ps_gz_input *in);             /* NULL is a no-op */
 
