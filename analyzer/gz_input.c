@@ -88,6 +88,13 @@ long ps_gz_read(struct ps_gz_input *in, char *buf, size_t len, const char *path,
                                 "%s: truncated gzip: the compressed data ends at byte %lld before the gzip stream "
                                 "does (was the file cut short while copying?)", path, in->in_off);
         }
+        if (in->stream_end && zs->avail_in > 0 && zs->next_in[0] != 0x1f) {
+            /* Bytes after a complete member that do not start another one (padding, a tool's trailer):
+             * ignored, as gzip(1) does ("trailing garbage ignored"). */
+            zs->avail_in = 0;
+            in->eof = 1;
+            continue;
+        }
         unsigned before = zs->avail_in;
         in->stream_end = 0;
         int zrc = inflate(zs, Z_NO_FLUSH);

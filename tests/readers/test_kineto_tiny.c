@@ -234,7 +234,7 @@ int main(void)
         size_t half = strlen(modern) / 2;
         char *first = strndup(modern, half);
         const char *a = tiny_write_gz("part1.gz", first), *b = tiny_write_gz("part2.gz", modern + half);
-        char both[16384];
+        char both[16384 + 512];
         size_t n = 0;
         for (int i = 0; i < 2; i++) {
             FILE *f = fopen(i ? b : a, "rb");
@@ -244,6 +244,11 @@ int main(void)
         }
         free(first);
         m = tiny_read(tiny_write("two_members.gz", both, n));
+        check_modern(m);
+        ps_model_free(m);
+        /* zero padding after the last member is ignored, as gzip(1) does */
+        memset(both + n, 0, 512);
+        m = tiny_read(tiny_write("padded.gz", both, n + 512));
         check_modern(m);
         ps_model_free(m);
     }
