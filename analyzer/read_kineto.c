@@ -720,7 +720,7 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
     char *chunk = malloc(chunk_size);
     yajl_handle h = yajl_alloc(&callbacks, NULL, &c);
     long long offset = 0;
-    int rc = -1, saw_top = 0;
+    int rc = -1;
     m->format = PS_FORMAT_KINETO;
     m->correlation_global = 1;
     if (!in || !chunk || !h) {
@@ -731,8 +731,8 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
         long n = ps_gz_read(in, chunk, chunk_size, path, err, errlen);
         if (n < 0)
             goto out;
-        yajl_status st = n ? yajl_parse(h, (unsigned char *)chunk, (size_t)n) : yajl_complete_parse(h);
-        if (st != yajl_status_ok) {
+        yajl_status ys = n ? yajl_parse(h, (unsigned char *)chunk, (size_t)n) : yajl_complete_parse(h);
+        if (ys != yajl_status_ok) {
             if (c.failed)
                 goto out;
             unsigned char *msg = yajl_get_error(h, 0, (unsigned char *)chunk, n ? (size_t)n : 0);
@@ -748,17 +748,16 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
                              "value (event %lld)", path, offset, c.index);
             if (msg)
                 yajl_free_error(h, msg);
-            char *nl = strchr(err, '\n');
+            char *nl = err ? strchr(err, '\n') : NULL;
             if (nl)
                 *nl = '\0';
             goto out;
         }
-        saw_top |= c.depth > 0 || offset + n > 0;
         offset += n;
         if (n == 0)
             break;
     }
-    if (!saw_top || m->gpu.n + m->api.n + m->ranges.n == 0) {
+    if (m->gpu.n + m->api.n + m->ranges.n == 0) {
         rc = ps_read_fail(err, errlen, "%s: JSON without trace events (no \"traceEvents\" with any CPU or GPU "
                           "event): not a PyTorch profiler trace?", path);
         goto out;
