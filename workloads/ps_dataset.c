@@ -288,7 +288,7 @@ out:
     return rc;
 }
 
-/* mkdir -p with mode 0700 for directories it creates. */
+/* mkdir -p with mode 0700 for directories it creates; the last one must be ours. */
 static int make_dirs(const char *dir)
 {
     char tmp[4096];
@@ -304,9 +304,13 @@ static int make_dirs(const char *dir)
     }
     if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
         return -errno;
+    /* The data dir may sit in a shared /tmp: refuse one another user could have planted (a
+     * symbolic link, or a directory they own), since this run would read their files. */
     struct stat st;
-    if (stat(tmp, &st) != 0)
+    if (lstat(tmp, &st) != 0)
         return -errno;
+    if (S_ISLNK(st.st_mode) || st.st_uid != geteuid())
+        return -EPERM;
     return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
@@ -323,16 +327,19 @@ int ps_dataset_ensure(const char *data_dir, const struct ps_dataset_spec *spec, 
     n = snprintf(path, cap, "%s/psimg-v1-%dx%d-n%d-c%d-%s-s%u", data_dir, spec->width,
                  spec->height, spec->count, spec->classes, codec_name(spec->codec),
                  (unsigned)spec->seed);
-    if (n < 0 || (size_t)n >= cap || (size_t)n + 16 >= sizeof tmp)
+    if (n < 0 || (size_t)n >= cap || (size_t)n + 16 >= sizeof tmp) {
+        fprintf(stderr, "train: data dir path too long: %s (use a shorter --data-dir)\n", data_dir);
         return -ENAMETOOLONG;
-    if (verify(path, spec))
-        return 0;
+    }
     rc = make_dirs(data_dir);
     if (rc != 0) {
-        fprintf(stderr, "train: cannot create data dir %s: %s (use --data-dir to choose another)\n",
-                data_dir, strerror(-rc));
+        fprintf(stderr, "train: cannot use data dir %s: %s (%suse --data-dir to choose another)\n",
+                data_dir, strerror(-rc),
+                rc == -EPERM ? "it is a symbolic link or another user's directory; " : "");
         return rc;
     }
+    if (verify(path, spec))
+        return 0;
     snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path);
     if (!mkdtemp(tmp)) {
         rc = -errno;

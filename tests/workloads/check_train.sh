@@ -3,7 +3,8 @@
 # range count (6 per step: step, data, h2d, forward, backward, optimizer; no others), the loss going
 # down, and which phase dominates the step for each scenario (the analyzer's rule for traces
 # without GPU rows, DESIGN §4: compute is kernel-bound at >= 80 %, else the largest cause wins).
-# Usage: check_train.sh TRAIN DATA_DIR scenario NAME STEPS EXPECT   (EXPECT: data|h2d|compute|any)
+# Usage: check_train.sh TRAIN DATA_DIR scenario NAME STEPS EXPECT [TRAIN ARGS...]
+#        (EXPECT: data|h2d|compute|any)
 #        check_train.sh TRAIN DATA_DIR cuda-without-gpu
 #        check_train.sh TRAIN DATA_DIR bad-options
 set -u
@@ -15,7 +16,8 @@ fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$out"; echo "--- stderr"; cat 
 case $mode in
 scenario)
     name=$4 steps=$5 expect=$6
-    "$train" --backend cpu --scenario "$name" --steps "$steps" --data-dir "$data" >"$out" 2>"$err" ||
+    shift 6
+    "$train" --backend cpu --scenario "$name" --steps "$steps" --data-dir "$data" "$@" >"$out" 2>"$err" ||
         fail "train --scenario $name exited with $?"
     grep -q '^backend=cpu' "$out" || fail "no backend=cpu line"
     grep -qx "steps=$steps" "$out" || fail "steps line is not steps=$steps"
