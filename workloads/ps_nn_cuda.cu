@@ -16,7 +16,7 @@ extern "C" {
 #define THREADS 256 /* element-wise kernels */
 
 struct cuda_state {
-    cudaStream_t compute; /* every kernel and the D2H copies */
+    cudaStream_t compute; /* every kernel and the pinned D2H copies */
     cudaStream_t copy;    /* pinned H2D copies, ordered before later kernels by an event */
     cudaEvent_t copied;
 };
@@ -317,8 +317,12 @@ extern "C" int ps_nn_open_cuda(struct ps_nn *nn, enum ps_nn_copy_mode mode, char
     err = cudaSetDevice(0);
     if (err == cudaSuccess)
         err = cudaGetDeviceProperties(&prop, 0);
+    /* The compute stream is a blocking stream: it synchronises with the legacy default stream,
+     * on which the pageable cudaMemcpy runs, so kernels never start before a pageable H2D's DMA
+     * has finished (cudaMemcpy from pageable memory may return before it has: CUDA Runtime API,
+     * "API synchronization behavior"). */
     if (err == cudaSuccess)
-        err = cudaStreamCreateWithFlags(&s->compute, cudaStreamNonBlocking);
+        err = cudaStreamCreateWithFlags(&s->compute, cudaStreamDefault);
     if (err == cudaSuccess)
         err = cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking);
     if (err == cudaSuccess)

@@ -48,7 +48,7 @@ static const struct scenario cpu_scenarios[] = {
      .workers = 1, .prefetch = 2, SMALL_IMAGES, .noise = 0.05f},
     /* micro-batches of 8 rows: many small kernels, each followed by a device synchronise (a no-op
      * on the C backend, whose kernels are synchronous) */
-    {.name = "sync-bound", .steps = 100, .batch = 64, .micro_batch = 8, .hidden = 64,
+    {.name = "sync-bound", .steps = 500, .batch = 64, .micro_batch = 8, .hidden = 64,
      .workers = 1, .prefetch = 4, SMALL_IMAGES, .sync_every_kernel = 1},
     /* overhead measurements: many short, steady steps */
     {.name = "balanced", .steps = 600, .batch = 32, .micro_batch = 32, .hidden = 128,
@@ -286,7 +286,12 @@ int main(int argc, char **argv)
     int on_cuda = strcmp(nn.ops->name, "cuda") == 0;
     struct scenario sc = *find_scenario(on_cuda ? cuda_scenarios : cpu_scenarios, o.scenario);
     if (o.steps > 0) sc.steps = o.steps;
-    if (o.batch > 0) sc.batch = sc.micro_batch = o.batch;
+    if (o.batch > 0) {
+        /* micro-batches follow the batch unless the scenario splits it and the split still fits */
+        if (sc.micro_batch == sc.batch || o.batch % sc.micro_batch != 0)
+            sc.micro_batch = o.batch;
+        sc.batch = o.batch;
+    }
     if (o.micro_batch > 0) sc.micro_batch = o.micro_batch;
     if (o.hidden > 0) sc.hidden = o.hidden;
     if (o.workers > 0) sc.workers = o.workers;
