@@ -5,6 +5,7 @@
 #include "ps_loader.h"
 #include "ps_mlp.h"
 #include "ps_nn.h"
+#include "ps_time.h"
 
 #include <nvtx3/nvToolsExt.h>
 
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* A scenario's defaults. Figures measured on the 2-core development machine are in docs/workloads.md. */
@@ -202,13 +202,6 @@ static void default_data_dir(char *buf, size_t cap)
         snprintf(buf, cap, "/tmp/perfscope-workloads-%u", (unsigned)getuid());
 }
 
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 enum phase { PH_DATA, PH_H2D, PH_FORWARD, PH_BACKWARD, PH_OPTIMIZER, PH_COUNT };
 static const char *const phase_names[PH_COUNT] = {"data", "h2d", "forward", "backward",
                                                   "optimizer"};
@@ -236,7 +229,7 @@ static int train_loop(struct ps_loader *ld, struct ps_mlp *mlp, int steps, float
         float loss = 0.0f;
         int64_t t[PH_COUNT + 1];
         range_push("step");
-        t[0] = now_ns();
+        t[0] = ps_monotonic_ns();
         for (int p = 0; p < PH_COUNT && rc == 0; p++) {
             range_push(phase_names[p]);
             switch (p) {
@@ -247,11 +240,11 @@ static int train_loop(struct ps_loader *ld, struct ps_mlp *mlp, int steps, float
             case PH_OPTIMIZER: rc = ps_mlp_optimize(mlp, &loss); break;
             }
             nvtxRangePop();
-            t[p + 1] = now_ns();
+            t[p + 1] = ps_monotonic_ns();
             phase_ns[p] += t[p + 1] - t[p];
         }
         nvtxRangePop();
-        *step_ns += now_ns() - t[0];
+        *step_ns += ps_monotonic_ns() - t[0];
         /* Hand the batch back after the step (its copies completed in the optimizer's synchronise):
          * waking a loader worker can cost hundreds of us on a busy VM, which is not step time. */
         if (b)
@@ -309,13 +302,13 @@ int main(int argc, char **argv)
     else
         default_data_dir(data_dir, sizeof data_dir);
     struct ps_dataset_spec spec = {sc.img, sc.img, sc.count, CLASSES, sc.codec, 1};
-    int64_t t0 = now_ns();
+    int64_t t0 = ps_monotonic_ns();
     rc = ps_dataset_ensure(data_dir, &spec, set_dir, sizeof set_dir, &generated);
     if (rc != 0)
         goto out;
     printf("dataset dir=%s images=%d size=%dx%d codec=%s generated=%s ms=%.1f\n", set_dir,
            sc.count, sc.img, sc.img, sc.codec == PS_IMG_ZLIB ? "zlib" : "raw",
-           generated ? "yes" : "no", (double)(now_ns() - t0) / 1e6);
+           generated ? "yes" : "no", (double)(ps_monotonic_ns() - t0) / 1e6);
 
     struct ps_mlp_config mc = {sc.batch, sc.micro_batch, sc.dev_h ? sc.dev_h : sc.crop,
                                sc.dev_w ? sc.dev_w : sc.crop, sc.crop, sc.crop, sc.hidden,
