@@ -25,8 +25,7 @@ struct ps_loader {
     struct ps_loader_config cfg;
     pthread_mutex_t mu;
     pthread_cond_t ready_cv; /* a batch became ready, or a worker failed */
-    pthread_cond_t free_cv;  /* slots were released, or stop */
-    int freed;               /* slots released since the workers were last woken */
+    pthread_cond_t free_cv;  /* a slot was released, or stop */
     struct slot *slots;
     float **cache;      /* [count] decoded images as floats in [0,1], when cfg.cache */
     pthread_t *threads;
@@ -172,7 +171,14 @@ static int fill(struct ps_loader *ld, struct worker_buf *wb, struct ps_batch *b,
     size_t per = (size_t)c->out_w * c->out_h;
     for (int i = 0; i < c->batch; i++) {
         uint64_t rng = ps_rng_seed(c->seed, (uint64_t)index * (uint64_t)c->batch + (uint64_t)i);
-        int sample = (int)(ps_rng_next(&rng) % (uint64_t)c->count);
+        int sample = (int)(ps_rng_next(&rng) % (uint64_t)c->count), label;
+        if (c->zero_copy) {
+            b->images[i] = cached_image(ld, wb, sample, &label);
+            if (!b->images[i])
+                return -EIO;
+            b->labels[i] = label;
+            continue;
+        }
         int rc = load_one(ld, wb, sample, &rng, b->x + per * i, &b->labels[i]);
         if (rc != 0)
             return rc;
@@ -239,6 +245,9 @@ int ps_loader_new(const struct ps_loader_config *cfg, struct ps_loader **out)
     if (cfg->count < 1 || cfg->batch < 1 || cfg->workers < 1 || cfg->prefetch < 1 ||
         cfg->out_w < 1 || cfg->out_h < 1 || cfg->out_w > cfg->img_w || cfg->out_h > cfg->img_h)
         return -EINVAL;
+    if (cfg->zero_copy && (!cfg->cache || cfg->out_w != cfg->img_w || cfg->out_h != cfg->img_h ||
+                           cfg->flip || cfg->noise > 0.0f || cfg->blur_passes > 0))
+        return -EINVAL;
     struct ps_loader *ld = calloc(1, sizeof *ld);
     if (!ld)
         return -ENOMEM;
@@ -262,13 +271,27 @@ int ps_loader_new(const struct ps_loader_config *cfg, struct ps_loader **out)
     for (int i = 0; i < cfg->prefetch; i++) {
         struct slot *s = &ld->slots[i];
         s->next = i;
-        s->batch.x = ld->cfg.alloc(ld->cfg.alloc_ctx, xbytes);
         s->batch.labels = ld->cfg.alloc(ld->cfg.alloc_ctx, (size_t)cfg->batch * sizeof(int32_t));
-        if (!s->batch.x || !s->batch.labels) {
+        if (cfg->zero_copy)
+            s->batch.images = calloc((size_t)cfg->batch, sizeof *s->batch.images);
+        else
+            s->batch.x = ld->cfg.alloc(ld->cfg.alloc_ctx, xbytes);
+        if (!s->batch.labels || (!s->batch.x && !s->batch.images)) {
             rc = -ENOMEM;
             goto out;
         }
-        memset(s->batch.x, 0, xbytes); /* fault the pages in now, not inside the first steps */
+        if (s->batch.x) /* fault the pages in now, not inside the first steps */
+            memset(s->batch.x, 0, xbytes);
+    }
+    if (cfg->cache) { /* an in-memory data set: decode it all before the first step */
+        struct worker_buf wb = {.pixels = malloc((size_t)cfg->img_w * cfg->img_h)};
+        int label;
+        for (int i = 0; i < cfg->count && rc == 0; i++)
+            if (!wb.pixels || !cached_image(ld, &wb, i, &label))
+                rc = wb.pixels ? -EIO : -ENOMEM;
+        free(wb.pixels);
+        if (rc != 0)
+            goto out;
     }
     for (int i = 0; i < cfg->workers; i++) {
         rc = -pthread_create(&ld->threads[i], NULL, worker_main, ld);
@@ -291,13 +314,8 @@ int ps_loader_next(struct ps_loader *ld, struct ps_batch **out)
     int rc = 0;
     pthread_mutex_lock(&ld->mu);
     struct slot *s = &ld->slots[ld->next_give % ld->cfg.prefetch];
-    while (!ld->failed && !(s->state == SLOT_READY && s->batch.index == ld->next_give)) {
-        if (ld->freed > 0) { /* the workers may be asleep on slots released without a wake-up */
-            ld->freed = 0;
-            pthread_cond_broadcast(&ld->free_cv);
-        }
+    while (!ld->failed && !(s->state == SLOT_READY && s->batch.index == ld->next_give))
         pthread_cond_wait(&ld->ready_cv, &ld->mu);
-    }
     if (ld->failed) {
         rc = -EIO;
     } else {
@@ -314,13 +332,7 @@ void ps_loader_release(struct ps_loader *ld, struct ps_batch *b)
     struct slot *s = &ld->slots[b->index % ld->cfg.prefetch];
     s->state = SLOT_FREE;
     s->next = b->index + ld->cfg.prefetch;
-    /* Waking a sleeping worker costs a futex wake (tens to hundreds of us on a busy VM): wake them
-     * once half the queue is free, not after every batch; ps_loader_next wakes them before it would
-     * wait. */
-    if (++ld->freed >= (ld->cfg.prefetch + 1) / 2) {
-        ld->freed = 0;
-        pthread_cond_broadcast(&ld->free_cv);
-    }
+    pthread_cond_broadcast(&ld->free_cv);
     pthread_mutex_unlock(&ld->mu);
 }
 
@@ -336,8 +348,11 @@ void ps_loader_free(struct ps_loader *ld)
         pthread_join(ld->threads[i], NULL);
     if (ld->slots)
         for (int i = 0; i < ld->cfg.prefetch; i++) {
-            ld->cfg.release(ld->cfg.alloc_ctx, ld->slots[i].batch.x);
-            ld->cfg.release(ld->cfg.alloc_ctx, ld->slots[i].batch.labels);
+            if (ld->slots[i].batch.x)
+                ld->cfg.release(ld->cfg.alloc_ctx, ld->slots[i].batch.x);
+            if (ld->slots[i].batch.labels)
+                ld->cfg.release(ld->cfg.alloc_ctx, ld->slots[i].batch.labels);
+            free(ld->slots[i].batch.images);
         }
     if (ld->cache)
         for (int i = 0; i < ld->cfg.count; i++)

@@ -19,7 +19,10 @@ struct ps_loader_config {
     int flip;                /* random horizontal flips */
     float noise;             /* std of additive Gaussian noise, in [0,1] pixel units; 0 = none */
     int blur_passes;         /* 3x3 box-blur passes after decoding (costly augmentation) */
-    int cache;               /* keep decoded images in memory: each file is read and decoded once */
+    int cache;               /* an in-memory data set: every file is read and decoded once, by
+                              * ps_loader_new */
+    int zero_copy;           /* with cache and no augmentation (no crop, flip, noise, blur): hand
+                              * out pointers to the cached images instead of collating a copy */
     /* Allocator for batch buffers (page-locked memory on CUDA with pinned copies); ctx is passed back. */
     void *(*alloc)(void *ctx, size_t bytes);
     void (*release)(void *ctx, void *ptr);
@@ -28,14 +31,18 @@ struct ps_loader_config {
 
 struct ps_batch {
     int64_t index;   /* 0, 1, 2, ... in delivery order */
-    float *x;        /* [batch, out_h * out_w], pixel values in [0,1] plus noise */
+    float *x;        /* [batch, out_h * out_w], pixel values in [0,1] plus noise; NULL with
+                      * zero_copy */
+    const float **images; /* zero_copy: [batch] pointers to out_h * out_w floats; else NULL */
     int32_t *labels; /* [batch] */
 };
 
 struct ps_loader;
 
-/* Start the workers. Returns 0 and *out, or -EINVAL (bad config), -ENOMEM, -errno from
- * pthread_create; nothing is left running on failure. */
+/* Decode the whole set when cfg->cache, then start the workers. Returns 0 and *out, or -EINVAL
+ * (bad config, or zero_copy without cache or with augmentation), -EIO (a file could not be read or
+ * decoded: a message names it), -ENOMEM, -errno from pthread_create; nothing is left running on
+ * failure. */
 int ps_loader_new(const struct ps_loader_config *cfg, struct ps_loader **out);
 
 /* Wait for the next batch in order (blocks while the workers are behind). Returns 0 and *out, or

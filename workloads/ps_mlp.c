@@ -92,6 +92,19 @@ int ps_mlp_upload(struct ps_mlp *m, const float *x, const int32_t *labels)
     return rc;
 }
 
+int ps_mlp_upload_images(struct ps_mlp *m, const float *const *images, const int32_t *labels)
+{
+    const struct ps_mlp_config *c = &m->cfg;
+    size_t elems = ps_mlp_image_elems(c);
+    float *dst = m->x_full ? m->x_full : m->x;
+    int rc = 0;
+    for (int i = 0; i < c->batch && rc == 0; i++)
+        rc = ps_nn_h2d(m->nn, dst + elems * i, images[i], elems * sizeof *dst);
+    if (rc == 0)
+        rc = ps_nn_h2d(m->nn, m->labels, labels, (size_t)c->batch * sizeof *labels);
+    return rc;
+}
+
 int ps_mlp_forward(struct ps_mlp *m)
 {
     const struct ps_mlp_config *c = &m->cfg;

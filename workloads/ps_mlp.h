@@ -42,6 +42,10 @@ size_t ps_mlp_image_elems(const struct ps_mlp_config *cfg);
 /* Phase h2d: copy one batch (x [batch, image elems], labels [batch]) to the device: 2 H2D copies. */
 int ps_mlp_upload(struct ps_mlp *m, const float *x, const int32_t *labels);
 
+/* Phase h2d, zero-copy loader: one H2D copy per image (images[batch], each image elems floats,
+ * e.g. straight from the loader's cache), then the labels: batch + 1 H2D copies. */
+int ps_mlp_upload_images(struct ps_mlp *m, const float *const *images, const int32_t *labels);
+
 /* Phase forward: (device crop,) both layers and the loss per micro-batch; queues the D2H copy of the
  * per-row losses. */
 int ps_mlp_forward(struct ps_mlp *m);
