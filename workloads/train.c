@@ -65,7 +65,7 @@ static const struct scenario cuda_scenarios[] = {
      * API's overhead, not the copies, the largest cost) */
     {.name = "memcpy-bound", .steps = 60, .batch = 256, .micro_batch = 256, .hidden = 64,
      .workers = 4, .prefetch = 8, .img = 128, .crop = 128, .dev_h = 128, .dev_w = 4,
-     .codec = PS_IMG_RAW, .count = 64, .cache = 1, .copy = PS_NN_PAGEABLE},
+     .codec = PS_IMG_RAW, .count = 512, .cache = 1, .copy = PS_NN_PAGEABLE},
     {.name = "kernel-bound", .steps = 30, .batch = 512, .micro_batch = 512, .hidden = 16384,
      .workers = 4, .prefetch = 4, SMALL_IMAGES, .noise = 0.05f},
     {.name = "sync-bound", .steps = 60, .batch = 256, .micro_batch = 8, .hidden = 256,
