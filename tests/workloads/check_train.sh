@@ -6,6 +6,7 @@
 # Usage: check_train.sh TRAIN DATA_DIR scenario NAME STEPS EXPECT [TRAIN ARGS...]
 #        (EXPECT: data|h2d|compute|any)
 #        check_train.sh TRAIN DATA_DIR cuda-without-gpu
+#        check_train.sh TRAIN DATA_DIR regenerate
 #        check_train.sh TRAIN DATA_DIR bad-options
 set -u
 train=$1 data=$2 mode=$3
@@ -53,6 +54,24 @@ cuda-without-gpu)
     grep -q 'train: --backend cuda: no CUDA' "$err" || fail "--backend cuda gave no clear message"
     grep -q 'steps=' "$out" && fail "--backend cuda trained anyway"
     cat "$err"
+    ;;
+regenerate)
+    # a fresh data dir: generated; again: reused; one file corrupted: regenerated and trained
+    dir="$data/regenerate-$$"
+    rm -rf "$dir"
+    for want in yes no; do
+        "$train" --backend cpu --scenario memcpy-bound --steps 2 --data-dir "$dir" >"$out" 2>"$err" ||
+            fail "train exited with $?"
+        grep -q "generated=$want" "$out" || fail "expected generated=$want"
+    done
+    img=$(ls "$dir"/psimg-*/img-000007.psi) || fail "no image file in $dir"
+    printf 'XXXX' | dd of="$img" bs=1 seek=100 conv=notrunc 2>/dev/null
+    "$train" --backend cpu --scenario memcpy-bound --steps 2 --data-dir "$dir" >"$out" 2>"$err" ||
+        fail "train exited with $? on a corrupt data set"
+    grep -q 'generated=yes' "$out" || fail "a corrupt file did not make train regenerate the set"
+    grep -qx 'steps=2' "$out" || fail "train did not train after regenerating"
+    ls -d "$dir"/*.tmp-* 2>/dev/null && fail "temporary directories left behind"
+    rm -rf "$dir"
     ;;
 bad-options)
     for args in "--scenario nope" "--steps 0" "--steps x" "--backend tpu" "--batch 6 --micro-batch 4" "extra"; do
