@@ -299,14 +299,17 @@ int main(int argc, char **argv)
     if (sc.micro_batch > sc.batch || sc.batch % sc.micro_batch != 0) {
         fprintf(stderr, "train: --micro-batch %d must divide --batch %d\n", sc.micro_batch,
                 sc.batch);
-        rc = -EINVAL;
-        goto out;
+        ps_nn_close(&nn);
+        return 2;
     }
     nn.sync_every_kernel = sc.sync_every_kernel;
 
-    if (o.data_dir)
-        snprintf(data_dir, sizeof data_dir, "%s", o.data_dir);
-    else
+    if (o.data_dir && snprintf(data_dir, sizeof data_dir, "%s", o.data_dir) >= (int)sizeof data_dir) {
+        fprintf(stderr, "train: --data-dir is longer than %zu bytes\n", sizeof data_dir - 1);
+        ps_nn_close(&nn);
+        return 2;
+    }
+    if (!o.data_dir)
         default_data_dir(data_dir, sizeof data_dir);
     struct ps_dataset_spec spec = {sc.img, sc.img, sc.count, CLASSES, sc.codec, 1};
     int64_t t0 = ps_monotonic_ns();
@@ -330,8 +333,8 @@ int main(int argc, char **argv)
         .set_dir = set_dir, .count = sc.count, .img_w = sc.img, .img_h = sc.img,
         .out_w = sc.crop, .out_h = sc.crop, .batch = sc.batch, .workers = sc.workers,
         .prefetch = sc.prefetch, .seed = o.seed, .flip = sc.flip, .noise = sc.noise,
-        .blur_passes = sc.blur_passes, .cache = sc.cache, .zero_copy = sc.zero_copy, .alloc = loader_alloc, .release = loader_release,
-        .alloc_ctx = &nn};
+        .blur_passes = sc.blur_passes, .cache = sc.cache, .zero_copy = sc.zero_copy,
+        .alloc = loader_alloc, .release = loader_release, .alloc_ctx = &nn};
     rc = ps_loader_new(&lc, &ld);
     if (rc != 0) {
         fprintf(stderr, "train: cannot start the loader: %s\n", strerror(-rc));
