@@ -1,0 +1,118 @@
+/* ps_report_build: runs the analyses over one model in dependency order (steps -> breakdown -> HTA ->
+ * TraceLens -> summaries -> verdict) and owns the results the renderers print. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+void ps_report_opts_default(struct ps_report_opts *o)
+{
+    *o = (struct ps_report_opts){ .top_n = 10, .kernel_threshold = 0.8, .gap_ns = 1000000, .tiny_kernel_ns = 10000 };
+}
+
+const char *ps_format_name(enum ps_format f)
+{
+    return f == PS_FORMAT_NSYS ? "nsys" : f == PS_FORMAT_KINETO ? "kineto" : "perfscope";
+}
+
+const char *ps_copy_kind_name(const struct ps_copy_stat *c)
+{
+    /* ENUM_CUDA_MEMCPY_OPER order */
+    static const char *const names[] = { "unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                         "AtoD", "DtoA", "DtoD", "HtoH", "PtoP" };
+    if (c->kind == PS_GPU_MEMSET)
+        return "Memset";
+    return c->copy_kind < sizeof names / sizeof names[0] ? names[c->copy_kind] : "unknown";
+}
+
+const char *ps_mem_kind_name(uint8_t kind)
+{
+    /* ENUM_CUDA_MEM_KIND order (Nsight Systems' numbering) */
+    static const char *const names[] = { "pageable", "pinned", "device", "array", "managed",
+                                         "device_static", "managed_static", "unknown" };
+    return kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+}
+
+struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)
+{
+    for (size_t i = 0; i < r->ndevs; i++)
+        if (r->devs[i].device == device)
+            return &r->devs[i];
+    struct ps_device_stat *v = realloc(r->devs, (r->ndevs + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    r->devs = v;
+    size_t pos = r->ndevs++;
+    while (pos > 0 && r->devs[pos - 1].device > device) {   /* keep devices in id order */
+        r->devs[pos] = r->devs[pos - 1];
+        pos--;
+    }
+    r->devs[pos] = (struct ps_device_stat){ .device = device, .gpu_util = NAN };
+    return &r->devs[pos];
+}
+
+static void run_span(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    int64_t a = INT64_MAX, b = INT64_MIN;
+#define SPAN(vec)                                                                                                   \
+    for (size_t i = 0; i < m->vec.n; i++) {                                                                         \
+        if (m->vec.v[i].start_ns < a)                                                                               \
+            a = m->vec.v[i].start_ns;                                                                               \
+        if (m->vec.v[i].end_ns > b)                                                                                 \
+            b = m->vec.v[i].end_ns;                                                                                 \
+    }
+    SPAN(gpu)
+    SPAN(api)
+    SPAN(ranges)
+#undef SPAN
+    if (a > b)
+        a = b = 0;
+    r->run_start_ns = a;
+    r->run_end_ns = b;
+    r->nevents = m->gpu.n + m->api.n + m->ranges.n;
+}
+
+int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
+                    char *err, size_t errlen)
+{
+    struct ps_names *names = NULL;
+    memset(r, 0, sizeof *r);
+    r->m = m;
+    r->opts = *o;
+    r->gpu_util = r->comm_comp_overlap = NAN;
+    int rc = ps_names_new(&names, m, o, err, errlen);
+    if (rc < 0)
+        goto out;
+    for (size_t i = 0; i < m->gpu.n && !r->has_gpu; i++)
+        r->has_gpu = m->gpu.v[i].kind != PS_GPU_SYNC;
+    run_span(r);
+    if ((rc = ps_steps_find(r, names)) == 0 && (rc = ps_breakdown_compute(r, names)) == 0 &&
+        (rc = ps_hta_compute(r, names)) == 0 && (rc = ps_tracelens_compute(r, names)) == 0 &&
+        (rc = ps_summary_compute(r)) == 0)
+        rc = ps_verdict_compute(r, names);
+out:
+    if (rc == -ENOMEM)
+        snprintf(err, errlen, "out of memory while analysing %s", m->path);
+    ps_names_free(names);
+    if (rc < 0)
+        ps_report_fini(r);
+    return rc;
+}
+
+void ps_report_fini(struct ps_report *r)
+{
+    free(r->steps);
+    free(r->devs);
+    free(r->idle);
+    free(r->kernels);
+    free(r->copies);
+    r->steps = NULL;
+    r->devs = NULL;
+    r->idle = NULL;
+    r->kernels = NULL;
+    r->copies = NULL;
+    r->nsteps = r->ndevs = r->nidle = r->nkernels = r->ncopies = 0;
+}

@@ -1,0 +1,362 @@
+/* The verdict (DESIGN §4): per step and for the run, what the GPU waits on most — `kernel` when the Kernel
+ * share reaches the threshold, else the largest cause among data-loading, memcpy, communication, sync and
+ * host — with the evidence behind it, concrete fixes, and the expert findings (pageable async copies,
+ * synchronous copies, synchronising calls, GPU gaps, low-utilisation steps, many tiny kernels). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "intervals.h"
+
+const char *const ps_bottleneck_name[] = { "kernel", "data-loading", "memcpy", "communication", "sync", "host", "unknown" };
+
+static enum ps_bottleneck classify(const int64_t *cat, int64_t sync_ns, int64_t dur, double threshold, double *share)
+{
+    *share = 0;
+    if (dur <= 0)
+        return PS_BN_UNKNOWN;
+    if ((double)cat[PS_CAT_KERNEL] >= threshold * (double)dur) {
+        *share = (double)cat[PS_CAT_KERNEL] / (double)dur;
+        return PS_BN_KERNEL;
+    }
+    int64_t cause[PS_BN_UNKNOWN] = { 0 };
+    cause[PS_BN_DATA] = cat[PS_CAT_DATALOADER];
+    cause[PS_BN_MEMCPY] = cat[PS_CAT_MEMCPY] + cat[PS_CAT_MEMSET];
+    cause[PS_BN_COMM] = cat[PS_CAT_COMM];
+    cause[PS_BN_SYNC] = sync_ns;
+    cause[PS_BN_HOST] = cat[PS_CAT_RUNTIME] + cat[PS_CAT_CPU_EXEC] + cat[PS_CAT_OTHER] - sync_ns;
+    enum ps_bottleneck best = PS_BN_DATA;
+    for (int b = PS_BN_DATA; b < PS_BN_UNKNOWN; b++)
+        if (cause[b] > cause[best])
+            best = (enum ps_bottleneck)b;
+    *share = (double)cause[best] / (double)dur;
+    return best;
+}
+
+/* ---- evidence: the top names behind the bottleneck, inside the analysed steps ---- */
+
+struct named {
+    uint32_t name;
+    int64_t dur;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+    const struct named *x = a, *y = b;
+    return (x->name > y->name) - (x->name < y->name);
+}
+
+/* Aggregate (name, dur) pairs by name and append the `k` largest totals to the evidence. */
+static void add_top(struct ps_report *r, struct named *v, size_t n, const char *kind, size_t k)
+{
+    qsort(v, n, sizeof *v, cmp_named);
+    struct ps_evidence best[PS_MAX_EVIDENCE];
+    size_t nbest = 0;
+    for (size_t i = 0; i < n;) {
+        struct ps_evidence e = { .kind = kind, .name = v[i].name };
+        for (; i < n && v[i].name == e.name; i++) {
+            e.count++;
+            e.total_ns += v[i].dur;
+        }
+        size_t pos = nbest;
+        while (pos > 0 && best[pos - 1].total_ns < e.total_ns)
+            pos--;
+        if (pos >= k)
+            continue;
+        if (nbest < k)
+            nbest++;
+        for (size_t j = nbest - 1; j > pos; j--)
+            best[j] = best[j - 1];
+        best[pos] = e;
+    }
+    for (size_t i = 0; i < nbest && r->nevidence < PS_MAX_EVIDENCE; i++)
+        if (best[i].total_ns > 0)
+            r->evidence[r->nevidence++] = best[i];
+}
+
+static int evidence(struct ps_report *r, struct ps_names *names)
+{
+    const struct ps_model *m = r->m;
+    int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
+    size_t cap = m->gpu.n + m->api.n + m->ranges.n + 1, n = 0;
+    struct named *v = malloc(cap * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+#define IN_WINDOW(x) ((x)->start_ns >= a && (x)->end_ns <= b)
+    switch (r->bottleneck) {
+    case PS_BN_DATA:
+    case PS_BN_HOST:
+        for (size_t i = 0; i < m->ranges.n; i++) {
+            const struct ps_range *g = &m->ranges.v[i];
+            unsigned f = ps_names_flags(names, g->name);
+            int want = r->bottleneck == PS_BN_DATA ? (f & PS_NAME_DATA) != 0 : !(f & (PS_NAME_DATA | PS_NAME_STEP));
+            if (want && g->kind != PS_RANGE_NVTX_MARK && g->kind != PS_RANGE_GPU_ANNOTATION &&
+                ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
+                v[n++] = (struct named){ g->name, g->end_ns - g->start_ns };
+        }
+        add_top(r, v, n, "range", 3);
+        if (r->bottleneck == PS_BN_DATA)
+            break;
+        /* host overhead also shows in the API calls */
+        __attribute__((fallthrough));
+    case PS_BN_SYNC:
+        n = 0;
+        for (size_t i = 0; i < m->api.n; i++) {
+            const struct ps_api_call *c = &m->api.v[i];
+            int sync = (ps_names_flags(names, c->name) & PS_NAME_SYNC_API) != 0;
+            if ((r->bottleneck != PS_BN_SYNC || sync) && ps_report_thread_in_scope(r, c->thread) && IN_WINDOW(c))
+                v[n++] = (struct named){ c->name, c->end_ns - c->start_ns };
+        }
+        add_top(r, v, n, "api", 3);
+        break;
+    case PS_BN_MEMCPY:
+    case PS_BN_KERNEL:
+    case PS_BN_COMM:
+        for (size_t i = 0; i < m->gpu.n; i++) {
+            const struct ps_gpu_op *op = &m->gpu.v[i];
+            int nccl = (ps_names_flags(names, op->name) & PS_NAME_NCCL) != 0;
+            int want = r->bottleneck == PS_BN_MEMCPY ? (op->kind == PS_GPU_MEMCPY || op->kind == PS_GPU_MEMSET)
+                                                     : op->kind == PS_GPU_KERNEL && nccl == (r->bottleneck == PS_BN_COMM);
+            if (want && ps_report_gpu_in_scope(r, op) && IN_WINDOW(op))
+                v[n++] = (struct named){ op->name, op->end_ns - op->start_ns };
+        }
+        add_top(r, v, n, r->bottleneck == PS_BN_MEMCPY ? "copy" : "kernel", 3);
+        if (r->bottleneck == PS_BN_MEMCPY && !r->has_gpu) {   /* host-side copy phases */
+            n = 0;
+            for (size_t i = 0; i < m->ranges.n; i++) {
+                const struct ps_range *g = &m->ranges.v[i];
+                if ((ps_names_flags(names, g->name) & PS_NAME_COPY) && ps_report_thread_in_scope(r, g->thread) &&
+                    IN_WINDOW(g))
+                    v[n++] = (struct named){ g->name, g->end_ns - g->start_ns };
+            }
+            add_top(r, v, n, "range", 3);
+        }
+        break;
+    case PS_BN_UNKNOWN:
+        break;
+    }
+#undef IN_WINDOW
+    free(v);
+    return 0;
+}
+
+static void recommend(struct ps_report *r)
+{
+    static const char *const fix[] = {
+        [PS_BN_KERNEL] = "The GPU is busy computing: speed up the top kernels below; use mixed precision (AMP, bf16) "
+                         "so matrix math runs on Tensor Cores; fuse small element-wise kernels (torch.compile).",
+        [PS_BN_DATA] = "The GPU waits for input data: use more DataLoader workers (num_workers) and prefetching "
+                       "(prefetch_factor), pin_memory=True, and move decoding / augmentation off the training thread "
+                       "or onto the GPU; cache preprocessed samples.",
+        [PS_BN_MEMCPY] = "Host<->device copies stall the GPU: copy from pinned (page-locked) memory with "
+                         "non_blocking=True so transfers overlap compute, batch small copies, keep tensors on the GPU "
+                         "between steps.",
+        [PS_BN_COMM] = "Collective communication is exposed: overlap it with backward (DDP bucket size), accumulate "
+                       "gradients over several micro-batches (no_sync), use larger batches or gradient compression.",
+        [PS_BN_SYNC] = "The host synchronises with the GPU and then leaves it idle: remove .item(), .cpu(), "
+                       "printing GPU tensors and explicit synchronize calls from the step; use non_blocking copies "
+                       "and CUDA events.",
+        [PS_BN_HOST] = "The GPU waits for the host to launch work: capture the step in CUDA graphs (torch.compile "
+                       "mode=\"reduce-overhead\"), fuse operators into fewer, larger kernels, use larger batches, and "
+                       "profile the Python side of the step.",
+    };
+    if (r->bottleneck != PS_BN_UNKNOWN)
+        r->recs[r->nrecs++] = fix[r->bottleneck];
+    if (r->bottleneck != PS_BN_KERNEL && !isnan(r->gpu_util) && r->gpu_util < 0.5)
+        r->recs[r->nrecs++] = "GPU utilisation is below 50 %: once the bottleneck above is fixed, a larger batch "
+                              "size keeps the GPU busier (tb's low-utilisation rule).";
+}
+
+/* ---- findings ---- */
+
+static struct ps_finding *finding(struct ps_report *r, const char *rule, const char *severity)
+{
+    if (r->nfindings == PS_MAX_FINDINGS)
+        return NULL;
+    struct ps_finding *f = &r->findings[r->nfindings++];
+    *f = (struct ps_finding){ .rule = rule, .severity = severity };
+    return f;
+}
+
+/* Keep the PS_FINDING_ROWS longest rows. */
+static void keep_row(struct ps_finding *f, struct ps_row row)
+{
+    size_t pos = f->nrows;
+    while (pos > 0 && f->rows[pos - 1].dur_ns < row.dur_ns)
+        pos--;
+    if (pos >= PS_FINDING_ROWS)
+        return;
+    if (f->nrows < PS_FINDING_ROWS)
+        f->nrows++;
+    for (size_t j = f->nrows - 1; j > pos; j--)
+        f->rows[j] = f->rows[j - 1];
+    f->rows[pos] = row;
+}
+
+static void copy_findings(struct ps_report *r, struct ps_names *names)
+{
+    const struct ps_model *m = r->m;
+    struct ps_finding pageable = { 0 }, sync = { 0 };
+    int64_t np = 0, bp = 0, tp = 0, ns = 0, ts = 0;
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op *op = &m->gpu.v[i];
+        if ((op->kind != PS_GPU_MEMCPY && op->kind != PS_GPU_MEMSET) || op->launch == PS_NONE)
+            continue;
+        unsigned f = ps_names_flags(names, m->api.v[op->launch].name);
+        struct ps_row row = { op->name, op->start_ns, op->end_ns - op->start_ns, (int64_t)op->bytes, 0 };
+        if (op->kind == PS_GPU_MEMCPY && (f & PS_NAME_ASYNC_API) &&
+            (op->src_kind == PS_MEM_PAGEABLE || op->dst_kind == PS_MEM_PAGEABLE)) {
+            np++, bp += (int64_t)op->bytes, tp += row.dur_ns;
+            keep_row(&pageable, row);
+        }
+        if (f & PS_NAME_SYNC_API) {
+            ns++, ts += row.dur_ns;
+            keep_row(&sync, row);
+        }
+    }
+    struct ps_finding *f;
+    if (np && (f = finding(r, "pageable_memcpy", "warning"))) {
+        *f = (struct ps_finding){ .rule = f->rule, .severity = f->severity, .nrows = pageable.nrows };
+        memcpy(f->rows, pageable.rows, sizeof f->rows);
+        snprintf(f->summary, sizeof f->summary,
+                 "%lld asynchronous copies use pageable host memory (%.1f MB, %.3f ms on the GPU): the driver stages "
+                 "them and the host waits; allocate the host buffers pinned (pin_memory=True / cudaHostAlloc)",
+                 (long long)np, (double)bp / 1e6, (double)tp / 1e6);
+    }
+    if (ns && (f = finding(r, "sync_memcpy", "warning"))) {
+        *f = (struct ps_finding){ .rule = f->rule, .severity = f->severity, .nrows = sync.nrows };
+        memcpy(f->rows, sync.rows, sizeof f->rows);
+        snprintf(f->summary, sizeof f->summary,
+                 "%lld copies or memsets were issued by synchronous calls (cudaMemcpy / cudaMemset, %.3f ms on the "
+                 "GPU): the host blocks until each finishes; use the Async forms on a stream",
+                 (long long)ns, (double)ts / 1e6);
+    }
+}
+
+static void sync_api_finding(struct ps_report *r, struct ps_names *names)
+{
+    const struct ps_model *m = r->m;
+    struct ps_finding acc = { 0 };
+    int64_t n = 0, t = 0;
+    for (size_t i = 0; i < m->api.n; i++) {
+        const struct ps_api_call *c = &m->api.v[i];
+        const char *s = ps_model_str(m, c->name);
+        if (!(ps_names_flags(names, c->name) & PS_NAME_SYNC_API) || !strstr(s, "Synchronize"))
+            continue;
+        n++, t += c->end_ns - c->start_ns;
+        keep_row(&acc, (struct ps_row){ c->name, c->start_ns, c->end_ns - c->start_ns, -1, 0 });
+    }
+    struct ps_finding *f;
+    if (n && (f = finding(r, "sync_api", "info"))) {
+        *f = (struct ps_finding){ .rule = f->rule, .severity = f->severity, .nrows = acc.nrows };
+        memcpy(f->rows, acc.rows, sizeof f->rows);
+        snprintf(f->summary, sizeof f->summary,
+                 "%lld synchronising API calls (device / stream / event synchronize) held the host for %.3f ms",
+                 (long long)n, (double)t / 1e6);
+    }
+}
+
+static int gap_finding(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    struct ps_finding acc = { 0 };
+    int64_t n = 0, t = 0;
+    struct ps_ivls busy = { 0 };
+    int rc = 0;
+    for (size_t d = 0; d < r->ndevs && rc == 0; d++) {
+        ps_ivls_clear(&busy);
+        for (size_t i = 0; i < m->gpu.n && rc == 0; i++)
+            if (m->streams.v[m->gpu.v[i].stream].device == r->devs[d].device)
+                rc = ps_ivls_push(&busy, m->gpu.v[i].start_ns, m->gpu.v[i].end_ns);
+        ps_ivls_normalize(&busy);
+        for (size_t i = 1; i < busy.n; i++) {
+            int64_t gap = busy.v[i].s - busy.v[i - 1].e;
+            if (gap < r->opts.gap_ns)
+                continue;
+            n++, t += gap;
+            keep_row(&acc, (struct ps_row){ PS_NONE, busy.v[i - 1].e, gap, -1, 0 });
+        }
+    }
+    ps_ivls_fini(&busy);
+    struct ps_finding *f;
+    if (rc == 0 && n && (f = finding(r, "gpu_gap", "warning"))) {
+        *f = (struct ps_finding){ .rule = f->rule, .severity = f->severity, .nrows = acc.nrows };
+        memcpy(f->rows, acc.rows, sizeof f->rows);
+        snprintf(f->summary, sizeof f->summary, "%lld GPU idle gaps of %.3f ms or more, %.3f ms in all",
+                 (long long)n, (double)r->opts.gap_ns / 1e6, (double)t / 1e6);
+    }
+    return rc;
+}
+
+static void low_util_finding(struct ps_report *r)
+{
+    struct ps_finding acc = { 0 };
+    int64_t n = 0;
+    for (size_t i = 0; i < r->nsteps && r->has_gpu; i++) {
+        const struct ps_step *s = &r->steps[i];
+        int64_t dur = s->end_ns - s->start_ns;
+        if (dur <= 0 || 2 * s->cat_ns[PS_CAT_KERNEL] >= dur)
+            continue;
+        n++;
+        keep_row(&acc, (struct ps_row){ s->name, s->start_ns, dur, -1, 0 });
+    }
+    struct ps_finding *f;
+    if (n && (f = finding(r, "low_gpu_utilization", "warning"))) {
+        *f = (struct ps_finding){ .rule = f->rule, .severity = f->severity, .nrows = acc.nrows };
+        memcpy(f->rows, acc.rows, sizeof f->rows);
+        snprintf(f->summary, sizeof f->summary, "%lld of %zu steps kept the GPU computing less than half the time",
+                 (long long)n, r->nsteps);
+    }
+}
+
+/* Launch-bound: at least 1000 kernels, half of them or more shorter than tiny_kernel_ns. */
+static void tiny_kernel_finding(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    int64_t n = 0, tiny = 0;
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        if (m->gpu.v[i].kind != PS_GPU_KERNEL)
+            continue;
+        n++;
+        tiny += m->gpu.v[i].end_ns - m->gpu.v[i].start_ns < r->opts.tiny_kernel_ns;
+    }
+    struct ps_finding *f;
+    if (n < 1000 || 2 * tiny < n || !(f = finding(r, "tiny_kernels", "info")))
+        return;
+    for (size_t k = 0; k < r->nkernels; k++)   /* the most frequent short kernels */
+        if (r->kernels[k].median_ns < r->opts.tiny_kernel_ns)
+            keep_row(f, (struct ps_row){ r->kernels[k].name, -1, r->kernels[k].count, -1, r->kernels[k].count });
+    for (size_t k = 0; k < f->nrows; k++) {   /* rows were ranked by count: report the total time instead */
+        for (size_t j = 0; j < r->nkernels; j++)
+            if (r->kernels[j].name == f->rows[k].name)
+                f->rows[k].dur_ns = r->kernels[j].total_ns;
+    }
+    snprintf(f->summary, sizeof f->summary,
+             "%lld of %lld kernels run shorter than %.0f us: launch overhead dominates; fuse them or use CUDA graphs",
+             (long long)tiny, (long long)n, (double)r->opts.tiny_kernel_ns / 1e3);
+}
+
+int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
+{
+    double th = r->opts.kernel_threshold;
+    for (size_t i = 0; i < r->nsteps; i++) {
+        struct ps_step *s = &r->steps[i];
+        s->bottleneck = classify(s->cat_ns, s->sync_ns, s->end_ns - s->start_ns, th, &s->share);
+    }
+    r->bottleneck = classify(r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns, th, &r->share);
+    r->avg.bottleneck = r->bottleneck;
+    r->avg.share = r->share;
+    int rc = evidence(r, names);
+    if (rc < 0)
+        return rc;
+    recommend(r);
+    copy_findings(r, names);
+    sync_api_finding(r, names);
+    rc = gap_finding(r);
+    low_util_finding(r);
+    tiny_kernel_finding(r);
+    return rc;
+}
