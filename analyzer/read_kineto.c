@@ -1,0 +1,793 @@
+/* PyTorch profiler (Kineto / Chrome trace) JSON reader: streams the file (plain or gzip) through
+ * libyajl's event parser, one event object at a time, into the trace model. Handles the modern and
+ * the pre-2.0 categories, µs timestamps as integers or floats (exact ns), and baseTimeNanoseconds. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#include "reader_impl.h"
+
+#define JSON_CHUNK (256 * 1024)
+#define MAX_FRAMES 64          /* deeper nesting is tracked by a counter only (skipped content) */
+#define MAX_UNPLACED_KINDS 32
+
+/* What a JSON container is, from where it sits. */
+enum role { R_TOP, R_EVENTS, R_EVENT, R_ARGS, R_DEVPROPS, R_DEV, R_DIST, R_SKIP };
+
+enum key {
+    K_OTHER, K_TRACE_EVENTS, K_DEVPROPS, K_DIST, K_BASE_TIME,        /* top level */
+    K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,          /* event */
+    K_CORR, K_EXT, K_STREAM, K_DEVICE, K_BYTES, K_SYNC_KIND,        /* event args (K_NAME too) */
+    K_ID, K_TOTAL_MEM, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS,           /* deviceProperties (K_NAME too) */
+    K_RANK, K_WORLD_SIZE                                            /* distributedInfo */
+};
+
+struct key_name {
+    enum role role;
+    enum key key;
+    const char *text;
+};
+
+static const struct key_name key_names[] = {
+    { R_TOP, K_TRACE_EVENTS, "traceEvents" }, { R_TOP, K_DEVPROPS, "deviceProperties" },
+    { R_TOP, K_DIST, "distributedInfo" },     { R_TOP, K_BASE_TIME, "baseTimeNanoseconds" },
+    { R_EVENT, K_PH, "ph" },   { R_EVENT, K_CAT, "cat" }, { R_EVENT, K_NAME, "name" },
+    { R_EVENT, K_PID, "pid" }, { R_EVENT, K_TID, "tid" }, { R_EVENT, K_TS, "ts" },
+    { R_EVENT, K_DUR, "dur" }, { R_EVENT, K_ARGS, "args" },
+    { R_ARGS, K_CORR, "correlation" }, { R_ARGS, K_EXT, "External id" }, { R_ARGS, K_EXT, "external id" },
+    { R_ARGS, K_STREAM, "stream" },    { R_ARGS, K_DEVICE, "device" },   { R_ARGS, K_BYTES, "bytes" },
+    { R_ARGS, K_SYNC_KIND, "cuda_sync_kind" }, { R_ARGS, K_NAME, "name" },
+    { R_DEV, K_ID, "id" }, { R_DEV, K_NAME, "name" }, { R_DEV, K_TOTAL_MEM, "totalGlobalMem" },
+    { R_DEV, K_CC_MAJOR, "computeMajor" }, { R_DEV, K_CC_MINOR, "computeMinor" }, { R_DEV, K_NUM_SMS, "numSms" },
+    { R_DIST, K_RANK, "rank" }, { R_DIST, K_WORLD_SIZE, "world_size" },
+};
+
+/* Event categories, modern and pre-2.0 (notes/peer-definitions-hta-tb-kineto.md §3). */
+enum cat {
+    C_UNKNOWN, C_KERNEL, C_MEMCPY, C_MEMSET, C_SYNC, C_RUNTIME, C_DRIVER,
+    C_CPU_OP, C_USER_ANN, C_GPU_ANN, C_PYTHON, C_TRACE
+};
+
+static const struct { const char *text; enum cat cat; } cat_names[] = {
+    { "kernel", C_KERNEL },           { "Kernel", C_KERNEL },       { "gpu_memcpy", C_MEMCPY },
+    { "Memcpy", C_MEMCPY },           { "gpu_memset", C_MEMSET },   { "Memset", C_MEMSET },
+    { "cuda_sync", C_SYNC },          { "cuda_runtime", C_RUNTIME }, { "Runtime", C_RUNTIME },
+    { "cuda_driver", C_DRIVER },      { "cpu_op", C_CPU_OP },        { "Operator", C_CPU_OP },
+    { "user_annotation", C_USER_ANN }, { "gpu_user_annotation", C_GPU_ANN },
+    { "python_function", C_PYTHON },  { "Trace", C_TRACE },
+};
+
+struct buf {
+    char *s;
+    size_t n, cap;
+};
+
+/* An id field (pid / tid): a number, or a string that may hold one ("25738", "stream 7"). */
+struct idval {
+    int set, numeric;
+    int64_t v;
+};
+
+struct event {
+    char ph;
+    struct buf cat, name, arg_name;
+    int has_cat, has_name, has_arg_name, has_ts, has_dur, has_corr, has_ext, has_stream, has_device, has_bytes;
+    struct idval pid, tid;
+    int64_t ts_ns, dur_ns, corr, ext, stream, device, bytes;
+    int sync_kind;
+};
+
+struct unplaced_kind {
+    char what[80];
+    long long count;
+};
+
+struct named {
+    uint32_t pid, tid, name;
+};
+
+struct kctx {
+    struct ps_model *m;
+    const char *path;
+    char *err;
+    size_t errlen;
+    int failed;
+
+    enum role roles[MAX_FRAMES];
+    enum key keys[MAX_FRAMES];       /* the key whose value comes next, per map frame */
+    char top_key[64];                /* top-level key text, for metadata */
+    int depth;                       /* number of open containers */
+    int overflow;                    /* containers open beyond MAX_FRAMES */
+
+    long long index;                 /* event index in traceEvents */
+    struct event ev;
+    struct ps_device dev;
+    int has_base;
+    int64_t base_ns;
+
+    struct unplaced_kind unplaced[MAX_UNPLACED_KINDS];
+    int nunplaced;
+    struct named *proc_names, *thread_names;
+    size_t nproc_names, nthread_names, cap_proc_names, cap_thread_names;
+    uint32_t last_thread_pid, last_thread_tid, last_thread;   /* one-entry lookup cache */
+};
+
+static int fail(struct kctx *c, const char *fmt, const char *what)
+{
+    if (!c->failed) {
+        char msg[256];
+        snprintf(msg, sizeof msg, fmt, what);
+        int in_events = 0;
+        for (int i = 0; i < c->depth && i < MAX_FRAMES; i++)
+            in_events |= c->roles[i] == R_EVENTS;
+        if (in_events)
+            ps_read_fail(c->err, c->errlen, "%s: event %lld: %s", c->path, c->index, msg);
+        else
+            ps_read_fail(c->err, c->errlen, "%s: %s", c->path, msg);
+    }
+    c->failed = 1;
+    return 0;                        /* 0 cancels the yajl parse */
+}
+
+static int buf_set(struct buf *b, const unsigned char *s, size_t len)
+{
+    if (len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < len + 1)
+            cap *= 2;
+        char *n = realloc(b->s, cap);
+        if (!n)
+            return -ENOMEM;
+        b->s = n;
+        b->cap = cap;
+    }
+    memcpy(b->s, s, len);
+    b->s[len] = '\0';
+    b->n = len;
+    return 0;
+}
+
+static enum role cur_role(const struct kctx *c)
+{
+    if (c->overflow || c->depth == 0)
+        return R_SKIP;
+    return c->roles[c->depth - 1];
+}
+
+static enum key cur_key(const struct kctx *c)
+{
+    return c->keys[c->depth - 1];
+}
+
+static const char *key_text(enum key k)
+{
+    for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
+        if (key_names[i].key == k)
+            return key_names[i].text;
+    return "?";
+}
+
+/* ---- the event -> model step ---- */
+
+static void count_unplaced(struct kctx *c, const char *what)
+{
+    c->m->unplaced_events++;
+    for (int i = 0; i < c->nunplaced; i++)
+        if (strcmp(c->unplaced[i].what, what) == 0) {
+            c->unplaced[i].count++;
+            return;
+        }
+    int i = c->nunplaced < MAX_UNPLACED_KINDS ? c->nunplaced++ : MAX_UNPLACED_KINDS - 1;
+    if (i == MAX_UNPLACED_KINDS - 1 && c->unplaced[i].count)
+        what = "other";              /* the table is full: lump the rest together */
+    snprintf(c->unplaced[i].what, sizeof c->unplaced[i].what, "%s", what);
+    c->unplaced[i].count++;
+}
+
+static void unplaced_cat(struct kctx *c, const char *why)
+{
+    char what[80];
+    snprintf(what, sizeof what, "%.24s %.40s", c->ev.has_cat ? c->ev.cat.s : "(no cat)", why);
+    count_unplaced(c, what);
+}
+
+static enum cat lookup_cat(const struct event *e)
+{
+    if (!e->has_cat)
+        return C_UNKNOWN;
+    for (size_t i = 0; i < sizeof cat_names / sizeof cat_names[0]; i++)
+        if (strcmp(e->cat.s, cat_names[i].text) == 0)
+            return cat_names[i].cat;
+    return C_UNKNOWN;
+}
+
+/* "HtoD" -> PS_COPY_HTOD, ... (libkineto memcpyKindString, CUPTI's CUpti_ActivityMemcpyKind order). */
+static uint8_t copy_kind_from(const char *s, size_t len)
+{
+    static const char *const names[] = { "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                         "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP" };
+    for (size_t i = 1; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && memcmp(s, names[i], len) == 0)
+            return (uint8_t)i;
+    return PS_COPY_UNKNOWN;
+}
+
+/* "Pageable" -> PS_MEM_PAGEABLE, ... (libkineto memoryKindString names; nsys ENUM_CUDA_MEM_KIND numbers). */
+static uint8_t mem_kind_from(const char *s, size_t len)
+{
+    static const struct { const char *text; uint8_t kind; } names[] = {
+        { "Pageable", PS_MEM_PAGEABLE }, { "Pinned", PS_MEM_PINNED },   { "Device", PS_MEM_DEVICE },
+        { "Array", PS_MEM_ARRAY },       { "Managed", PS_MEM_MANAGED }, { "Device Static", PS_MEM_DEVICE_STATIC },
+        { "Managed Static", PS_MEM_MANAGED_STATIC },
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i].text) == len && memcmp(s, names[i].text, len) == 0)
+            return names[i].kind;
+    return PS_MEM_UNKNOWN;
+}
+
+/* "Memcpy HtoD (Pageable -> Device)" / "Memset (Device)": kinds from the name Kineto builds. */
+static void parse_copy_name(const char *name, struct ps_gpu_op *op)
+{
+    const char *sp = strchr(name, ' ');
+    const char *open = strchr(name, '(');
+    const char *close = open ? strchr(open, ')') : NULL;
+    op->src_kind = op->dst_kind = PS_MEM_UNKNOWN;
+    if (op->kind == PS_GPU_MEMCPY && sp) {
+        const char *k = sp + 1, *kend = strchr(k, ' ');
+        op->copy_kind = copy_kind_from(k, kend ? (size_t)(kend - k) : strlen(k));
+    }
+    if (!open || !close)
+        return;
+    const char *arrow = strstr(open, " -> ");
+    if (op->kind == PS_GPU_MEMCPY && arrow && arrow < close) {
+        op->src_kind = mem_kind_from(open + 1, (size_t)(arrow - open - 1));
+        op->dst_kind = mem_kind_from(arrow + 4, (size_t)(close - arrow - 4));
+    } else if (op->kind == PS_GPU_MEMSET) {
+        op->dst_kind = mem_kind_from(open + 1, (size_t)(close - open - 1));
+    }
+}
+
+/* libkineto's cuda_sync_kind strings -> ENUM_CUPTI_SYNC_TYPE (1 event, 2 stream wait, 3 stream, 4 context). */
+static int sync_kind_from(const unsigned char *s, size_t len)
+{
+    static const char *const names[] = { "Unknown", "Event Sync", "Stream Wait Event", "Stream Sync",
+                                         "Context Sync" };
+    for (int i = 1; i < 5; i++)
+        if (strlen(names[i]) == len && memcmp(s, names[i], len) == 0)
+            return i;
+    return 0;
+}
+
+static uint32_t thread_of(struct kctx *c, uint32_t pid, uint32_t tid)
+{
+    if (c->last_thread != PS_NONE && c->last_thread_pid == pid && c->last_thread_tid == tid)
+        return c->last_thread;
+    c->last_thread = ps_model_thread(c->m, pid, tid);
+    c->last_thread_pid = pid;
+    c->last_thread_tid = tid;
+    return c->last_thread;
+}
+
+static int add_named(struct named **v, size_t *n, size_t *cap, struct named item)
+{
+    if (*n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 32;
+        struct named *nv = realloc(*v, ncap * sizeof *nv);
+        if (!nv)
+            return -ENOMEM;
+        *v = nv;
+        *cap = ncap;
+    }
+    (*v)[(*n)++] = item;
+    return 0;
+}
+
+/* `M` metadata: process and thread names, applied at the end to the CPU processes/threads that exist
+ * (GPU "processes" are device indices and get no process entry). */
+static int finish_meta_event(struct kctx *c)
+{
+    struct event *e = &c->ev;
+    if (!e->has_name || !e->has_arg_name || !e->pid.numeric)
+        return 0;
+    int is_proc = strcmp(e->name.s, "process_name") == 0, is_thread = strcmp(e->name.s, "thread_name") == 0;
+    if (!is_proc && !is_thread)
+        return 0;
+    if (is_thread && !e->tid.numeric)
+        return 0;
+    uint32_t name = ps_model_intern(c->m, e->arg_name.s, e->arg_name.n);
+    if (name == PS_NONE)
+        return -ENOMEM;
+    struct named item = { (uint32_t)e->pid.v, is_thread ? (uint32_t)e->tid.v : 0, name };
+    if (is_proc)
+        return add_named(&c->proc_names, &c->nproc_names, &c->cap_proc_names, item);
+    return add_named(&c->thread_names, &c->nthread_names, &c->cap_thread_names, item);
+}
+
+static int finish_gpu_event(struct kctx *c, enum cat cat, int64_t start, int64_t end)
+{
+    struct event *e = &c->ev;
+    int64_t device = e->has_device ? e->device : e->pid.v;
+    int64_t stream = e->has_stream ? e->stream : e->tid.v;
+    if ((!e->has_device && !e->pid.numeric) || (!e->has_stream && !e->tid.numeric)) {
+        unplaced_cat(c, "without device/stream");
+        return 0;
+    }
+    struct ps_gpu_op op = { .start_ns = start, .end_ns = end, .correlation = e->has_corr ? (uint64_t)e->corr : 0,
+                            .bytes = e->has_bytes && e->bytes > 0 ? (uint64_t)e->bytes : 0 };
+    op.kind = cat == C_KERNEL ? PS_GPU_KERNEL : cat == C_MEMCPY ? PS_GPU_MEMCPY
+              : cat == C_MEMSET ? PS_GPU_MEMSET : PS_GPU_SYNC;
+    if (cat == C_MEMCPY || cat == C_MEMSET)
+        parse_copy_name(e->name.s, &op);
+    if (cat == C_SYNC)
+        op.copy_kind = (uint8_t)e->sync_kind;
+    op.name = ps_model_intern(c->m, e->name.s, e->name.n);
+    /* Correlation ids are file-global in Kineto traces: streams all belong to "process" 0. */
+    op.stream = ps_model_stream(c->m, 0, (int32_t)device, stream);
+    if (op.name == PS_NONE || op.stream == PS_NONE || ps_model_device(c->m, (int32_t)device) == PS_NONE)
+        return -ENOMEM;
+    return ps_model_add_gpu(c->m, &op);
+}
+
+static int finish_x_event(struct kctx *c)
+{
+    struct event *e = &c->ev;
+    enum cat cat = lookup_cat(e);
+    if (cat == C_TRACE)
+        return 0;                    /* the profiler's own "PyTorch Profiler (0)" span */
+    if (cat == C_UNKNOWN) {
+        unplaced_cat(c, "(category not modelled)");
+        return 0;
+    }
+    if (!e->has_ts || !e->has_dur) {
+        unplaced_cat(c, e->has_ts ? "without dur" : "without ts");
+        return 0;
+    }
+    if (e->dur_ns < 0 || e->ts_ns > INT64_MAX - e->dur_ns) {
+        unplaced_cat(c, "with negative dur");
+        return 0;
+    }
+    if (!e->has_name)
+        buf_set(&e->name, (const unsigned char *)"", 0);
+    if (!e->name.s)
+        return -ENOMEM;
+    int64_t start = e->ts_ns, end = e->ts_ns + e->dur_ns;
+    if (cat == C_KERNEL || cat == C_MEMCPY || cat == C_MEMSET || cat == C_SYNC)
+        return finish_gpu_event(c, cat, start, end);
+    if (cat == C_GPU_ANN) {
+        /* Device-side copy of a host annotation: no host thread (thread = PS_NONE); never a step. */
+        struct ps_range r = { .start_ns = start, .end_ns = end, .ext_id = e->has_ext ? (uint64_t)e->ext : 0,
+                              .name = ps_model_intern(c->m, e->name.s, e->name.n), .thread = PS_NONE,
+                              .domain = PS_NONE, .kind = PS_RANGE_GPU_ANNOTATION };
+        return r.name == PS_NONE ? -ENOMEM : ps_model_add_range(c->m, &r);
+    }
+    if (!e->pid.numeric || !e->tid.numeric) {
+        unplaced_cat(c, "without numeric pid/tid");
+        return 0;
+    }
+    uint32_t thread = thread_of(c, (uint32_t)e->pid.v, (uint32_t)e->tid.v);
+    uint32_t name = ps_model_intern(c->m, e->name.s, e->name.n);
+    if (thread == PS_NONE || name == PS_NONE)
+        return -ENOMEM;
+    if (cat == C_RUNTIME || cat == C_DRIVER) {
+        struct ps_api_call call = { .start_ns = start, .end_ns = end,
+                                    .correlation = e->has_corr ? (uint64_t)e->corr : 0,
+                                    .ext_id = e->has_ext ? (uint64_t)e->ext : 0, .name = name, .thread = thread,
+                                    .driver = cat == C_DRIVER };
+        return ps_model_add_api(c->m, &call);
+    }
+    struct ps_range r = { .start_ns = start, .end_ns = end, .ext_id = e->has_ext ? (uint64_t)e->ext : 0,
+                          .name = name, .thread = thread, .domain = PS_NONE };
+    r.kind = cat == C_CPU_OP ? PS_RANGE_CPU_OP : cat == C_USER_ANN ? PS_RANGE_USER_ANNOTATION : PS_RANGE_PYTHON;
+    return ps_model_add_range(c->m, &r);
+}
+
+static int finish_event(struct kctx *c)
+{
+    int rc = 0;
+    switch (c->ev.ph) {
+    case 'X':
+        rc = finish_x_event(c);
+        break;
+    case 'M':
+        rc = finish_meta_event(c);
+        break;
+    case 'i': case 'I': case 's': case 't': case 'f': case 'C':
+        break;                       /* instants, counters, flows: correlation args already link API -> GPU */
+    case 0:
+        count_unplaced(c, "event without ph");
+        break;
+    default: {
+        char what[48];
+        snprintf(what, sizeof what, "ph '%c' events", c->ev.ph);
+        count_unplaced(c, what);
+    }
+    }
+    if (rc < 0)
+        return fail(c, "%s", "out of memory");
+    c->index++;
+    return 1;
+}
+
+static void event_reset(struct event *e)
+{
+    struct buf cat = e->cat, name = e->name, arg_name = e->arg_name;
+    memset(e, 0, sizeof *e);
+    e->cat = cat, e->name = name, e->arg_name = arg_name;
+    e->cat.n = e->name.n = e->arg_name.n = 0;
+}
+
+/* ---- yajl callbacks ---- */
+
+static int type_error(struct kctx *c, enum key k, const char *want)
+{
+    char what[96];
+    snprintf(what, sizeof what, "\"%s\" is not %s", key_text(k), want);
+    return fail(c, "%s", what);
+}
+
+static int number_field(struct kctx *c, enum key k, const char *s, size_t len, int64_t *out)
+{
+    if (ps_parse_int(s, len, out) < 0) {
+        char what[96];
+        snprintf(what, sizeof what, "\"%s\" is not an integer in range (%.*s)", key_text(k), len > 24 ? 24 : (int)len, s);
+        return fail(c, "%s", what);
+    }
+    return 1;
+}
+
+static int top_meta(struct kctx *c, const char *s, size_t len)
+{
+    char key[80], *value = strndup(s, len);
+    snprintf(key, sizeof key, "kineto.%s", c->top_key);
+    int rc = value ? ps_model_add_meta(c->m, key, value) : -ENOMEM;
+    free(value);
+    return rc < 0 ? fail(c, "%s", "out of memory") : 1;
+}
+
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+    struct kctx *c = ctx;
+    struct event *e = &c->ev;
+    enum role role = cur_role(c);
+    if (role == R_SKIP)
+        return 1;
+    if (role == R_EVENTS)
+        return fail(c, "%s", "the event is not an object");
+    enum key k = cur_key(c);
+    int64_t v;
+    switch (role) {
+    case R_TOP:
+        if (k == K_BASE_TIME) {
+            c->has_base = 1;
+            return number_field(c, k, s, len, &c->base_ns);
+        }
+        return top_meta(c, s, len);
+    case R_EVENT:
+        if (k == K_TS || k == K_DUR) {
+            if (ps_parse_us_to_ns(s, len, k == K_TS ? &e->ts_ns : &e->dur_ns) < 0)
+                return type_error(c, k, "a number of µs in range");
+            *(k == K_TS ? &e->has_ts : &e->has_dur) = 1;
+        } else if (k == K_PID || k == K_TID) {
+            struct idval *id = k == K_PID ? &e->pid : &e->tid;
+            if (!number_field(c, k, s, len, &id->v))
+                return 0;
+            /* OS ids are stored as uint32; some traces print 32-bit thread ids as negative int32 values. */
+            id->set = id->numeric = id->v >= INT32_MIN && id->v <= UINT32_MAX;
+            id->v = (int64_t)(uint32_t)id->v;
+        } else if (k == K_PH || k == K_CAT || k == K_NAME) {
+            return type_error(c, k, "a string");
+        }
+        return 1;
+    case R_ARGS:
+        switch (k) {
+        case K_CORR: e->has_corr = 1; return number_field(c, k, s, len, &e->corr);
+        case K_EXT: e->has_ext = 1; return number_field(c, k, s, len, &e->ext);
+        case K_STREAM: e->has_stream = 1; return number_field(c, k, s, len, &e->stream);
+        case K_DEVICE: e->has_device = 1; return number_field(c, k, s, len, &e->device);
+        case K_BYTES: e->has_bytes = 1; return number_field(c, k, s, len, &e->bytes);
+        default: return 1;
+        }
+    case R_DEV:
+        if (k == K_ID || k == K_TOTAL_MEM || k == K_CC_MAJOR || k == K_CC_MINOR || k == K_NUM_SMS) {
+            if (!number_field(c, k, s, len, &v))
+                return 0;
+            if (k == K_ID) c->dev.id = (int32_t)v;
+            if (k == K_TOTAL_MEM) c->dev.total_mem_bytes = v;
+            if (k == K_CC_MAJOR) c->dev.cc_major = (int32_t)v;
+            if (k == K_CC_MINOR) c->dev.cc_minor = (int32_t)v;
+            if (k == K_NUM_SMS) c->dev.sm_count = (int32_t)v;
+        }
+        return 1;
+    case R_DIST:
+        if (k == K_RANK || k == K_WORLD_SIZE) {
+            if (!number_field(c, k, s, len, &v))
+                return 0;
+            *(k == K_RANK ? &c->m->rank : &c->m->world_size) = (int32_t)v;
+        }
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+/* pid/tid strings: "25738" (pre-2.0 traces), "stream 7" (pre-2.0 GPU tids), or a label ("Spans"). */
+static void id_from_string(struct idval *id, const unsigned char *s, size_t len)
+{
+    id->set = 1;
+    id->numeric = 0;
+    if (len > 7 && memcmp(s, "stream ", 7) == 0)
+        s += 7, len -= 7;
+    uint64_t v = 0;
+    size_t i = 0;
+    for (; i < len && i < 10 && s[i] >= '0' && s[i] <= '9'; i++)
+        v = v * 10 + (s[i] - '0');
+    if (i == len && len > 0 && v <= UINT32_MAX) {
+        id->numeric = 1;
+        id->v = (int64_t)v;
+    }
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+    struct kctx *c = ctx;
+    struct event *e = &c->ev;
+    enum role role = cur_role(c);
+    if (role == R_SKIP)
+        return 1;
+    if (role == R_EVENTS)
+        return fail(c, "%s", "the event is not an object");
+    enum key k = cur_key(c);
+    int rc = 0;
+    switch (role) {
+    case R_TOP:
+        return top_meta(c, (const char *)s, len);
+    case R_EVENT:
+        switch (k) {
+        case K_PH: e->ph = len ? (char)s[0] : 0; break;
+        case K_CAT: e->has_cat = 1; rc = buf_set(&e->cat, s, len); break;
+        case K_NAME: e->has_name = 1; rc = buf_set(&e->name, s, len); break;
+        case K_PID: id_from_string(&e->pid, s, len); break;
+        case K_TID: id_from_string(&e->tid, s, len); break;
+        case K_TS: case K_DUR: return type_error(c, k, "a number");
+        default: break;
+        }
+        break;
+    case R_ARGS:
+        if (k == K_SYNC_KIND)
+            e->sync_kind = sync_kind_from(s, len);
+        else if (k == K_NAME)
+            e->has_arg_name = 1, rc = buf_set(&e->arg_name, s, len);
+        else if (k != K_OTHER)
+            return type_error(c, k, "a number");
+        break;
+    case R_DEV:
+        if (k == K_NAME && (c->dev.name = ps_model_intern(c->m, (const char *)s, len)) == PS_NONE)
+            rc = -ENOMEM;
+        break;
+    default:
+        break;
+    }
+    return rc < 0 ? fail(c, "%s", "out of memory") : 1;
+}
+
+static int cb_bool(void *ctx, int v)
+{
+    struct kctx *c = ctx;
+    (void)v;
+    enum role role = cur_role(c);
+    if (role == R_EVENTS)
+        return fail(c, "%s", "the event is not an object");
+    if ((role == R_EVENT || role == R_ARGS) && cur_key(c) != K_OTHER)
+        return type_error(c, cur_key(c), "a number or string (got a boolean)");
+    return 1;
+}
+
+static int cb_null(void *ctx)
+{
+    struct kctx *c = ctx;
+    if (cur_role(c) == R_EVENTS)
+        return fail(c, "%s", "the event is not an object");
+    return 1;                        /* null = absent */
+}
+
+static int open_container(struct kctx *c, int is_map)
+{
+    enum role parent = c->depth ? cur_role(c) : R_TOP, role = R_SKIP;
+    if (c->overflow || c->depth == MAX_FRAMES) {
+        c->overflow++;
+        return 1;
+    }
+    if (c->depth == 0) {
+        role = is_map ? R_TOP : R_EVENTS;     /* a bare array is the Chrome trace "JSON array format" */
+    } else if (parent == R_TOP) {
+        enum key k = cur_key(c);
+        if (k == K_TRACE_EVENTS && !is_map)
+            role = R_EVENTS;
+        else if (k == K_DEVPROPS && !is_map)
+            role = R_DEVPROPS;
+        else if (k == K_DIST && is_map)
+            role = R_DIST;
+    } else if (parent == R_EVENTS) {
+        if (!is_map)
+            return fail(c, "%s", "the event is not an object");
+        role = R_EVENT;
+        event_reset(&c->ev);
+    } else if (parent == R_EVENT) {
+        enum key k = cur_key(c);
+        if (k == K_ARGS && is_map)
+            role = R_ARGS;
+        else if (k == K_TS || k == K_DUR)
+            return type_error(c, k, "a number");
+        else if (k != K_OTHER && k != K_ARGS)
+            return type_error(c, k, "a number or string");
+    } else if (parent == R_DEVPROPS && is_map) {
+        role = R_DEV;
+        c->dev = (struct ps_device){ .id = -1, .name = PS_NONE, .cc_major = -1, .cc_minor = -1, .sm_count = -1,
+                                     .total_mem_bytes = -1 };
+    }
+    c->roles[c->depth] = role;
+    c->keys[c->depth] = K_OTHER;
+    c->depth++;
+    return 1;
+}
+
+static int close_container(struct kctx *c)
+{
+    if (c->overflow) {
+        c->overflow--;
+        return 1;
+    }
+    enum role role = c->roles[--c->depth];
+    if (role == R_EVENT)
+        return finish_event(c);
+    if (role == R_DEV && c->dev.id >= 0) {
+        uint32_t i = ps_model_device(c->m, c->dev.id);
+        if (i == PS_NONE)
+            return fail(c, "%s", "out of memory");
+        c->m->devices.v[i] = c->dev;
+    }
+    return 1;
+}
+
+static int cb_start_map(void *ctx) { return open_container(ctx, 1); }
+static int cb_start_array(void *ctx) { return open_container(ctx, 0); }
+static int cb_end(void *ctx) { return close_container(ctx); }
+
+static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
+{
+    struct kctx *c = ctx;
+    enum role role = cur_role(c);
+    if (role == R_SKIP)
+        return 1;
+    enum key k = K_OTHER;
+    for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
+        if (key_names[i].role == role && strlen(key_names[i].text) == len && memcmp(key_names[i].text, s, len) == 0) {
+            k = key_names[i].key;
+            break;
+        }
+    c->keys[c->depth - 1] = k;
+    if (role == R_TOP)
+        snprintf(c->top_key, sizeof c->top_key, "%.*s", len > 60 ? 60 : (int)len, (const char *)s);
+    return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    .yajl_null = cb_null, .yajl_boolean = cb_bool, .yajl_number = cb_number, .yajl_string = cb_string,
+    .yajl_start_map = cb_start_map, .yajl_map_key = cb_map_key, .yajl_end_map = cb_end,
+    .yajl_start_array = cb_start_array, .yajl_end_array = cb_end,
+};
+
+/* ---- after the parse ---- */
+
+static int shift_times(struct ps_model *m, int64_t base)
+{
+#define SHIFT(vec)                                                                          \
+    for (size_t i = 0; i < (vec).n; i++) {                                                  \
+        if (__builtin_add_overflow((vec).v[i].start_ns, base, &(vec).v[i].start_ns) ||      \
+            __builtin_add_overflow((vec).v[i].end_ns, base, &(vec).v[i].end_ns))            \
+            return -ERANGE;                                                                 \
+    }
+    SHIFT(m->gpu)
+    SHIFT(m->api)
+    SHIFT(m->ranges)
+#undef SHIFT
+    return 0;
+}
+
+static int finish_model(struct kctx *c)
+{
+    struct ps_model *m = c->m;
+    if (c->has_base && shift_times(m, c->base_ns) < 0)
+        return ps_read_fail(c->err, c->errlen, "%s: baseTimeNanoseconds %lld + event times overflow int64 ns",
+                            c->path, (long long)c->base_ns);
+    for (size_t i = 0; i < m->threads.n; i++)
+        if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE)
+            goto oom;
+    for (size_t i = 0; i < c->nproc_names; i++)
+        for (size_t p = 0; p < m->procs.n; p++)
+            if (m->procs.v[p].pid == c->proc_names[i].pid)
+                m->procs.v[p].name = c->proc_names[i].name;
+    for (size_t i = 0; i < c->nthread_names; i++)
+        for (size_t t = 0; t < m->threads.n; t++)
+            if (m->threads.v[t].pid == c->thread_names[i].pid && m->threads.v[t].tid == c->thread_names[i].tid)
+                m->threads.v[t].name = c->thread_names[i].name;
+    if (c->nunplaced) {
+        char summary[2048];
+        size_t off = 0;
+        for (int i = 0; i < c->nunplaced && off < sizeof summary; i++)
+            off += (size_t)snprintf(summary + off, sizeof summary - off, "%s%s: %lld", i ? "; " : "",
+                                    c->unplaced[i].what, c->unplaced[i].count);
+        if (ps_model_add_meta(m, "unplaced_events", summary) < 0)
+            goto oom;
+    }
+    return 0;
+oom:
+    return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
+}
+
+int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char *err, size_t errlen)
+{
+    struct kctx c = { .m = m, .path = path, .err = err, .errlen = errlen, .last_thread = PS_NONE };
+    struct ps_gz_input *in = ps_gz_open(fd, gzip);
+    char *chunk = malloc(JSON_CHUNK);
+    yajl_handle h = yajl_alloc(&callbacks, NULL, &c);
+    long long offset = 0;
+    int rc = -1, saw_top = 0;
+    m->format = PS_FORMAT_KINETO;
+    m->correlation_global = 1;
+    if (!in || !chunk || !h) {
+        rc = ps_read_fail(err, errlen, "%s: out of memory", path);
+        goto out;
+    }
+    for (;;) {
+        long n = ps_gz_read(in, chunk, JSON_CHUNK, path, err, errlen);
+        if (n < 0)
+            goto out;
+        yajl_status st = n ? yajl_parse(h, (unsigned char *)chunk, (size_t)n) : yajl_complete_parse(h);
+        if (st != yajl_status_ok) {
+            if (c.failed)
+                goto out;
+            unsigned char *msg = yajl_get_error(h, 0, (unsigned char *)chunk, n ? (size_t)n : 0);
+            const char *text = msg ? (const char *)msg : "parse error";
+            long long at = offset + (long long)(n ? yajl_get_bytes_consumed(h) : 0);
+            while (*text == ' ' || *text == '\n')
+                text++;
+            if (n)
+                ps_read_fail(err, errlen, "%s: byte %lld of the JSON (event %lld): invalid JSON: %.120s", path, at,
+                             c.index, text);
+            else
+                ps_read_fail(err, errlen, "%s: truncated JSON: the text ends at byte %lld inside an unfinished "
+                             "value (event %lld)", path, offset, c.index);
+            if (msg)
+                yajl_free_error(h, msg);
+            char *nl = strchr(err, '\n');
+            if (nl)
+                *nl = '\0';
+            goto out;
+        }
+        saw_top |= c.depth > 0 || offset + n > 0;
+        offset += n;
+        if (n == 0)
+            break;
+    }
+    if (!saw_top || m->gpu.n + m->api.n + m->ranges.n == 0) {
+        rc = ps_read_fail(err, errlen, "%s: JSON without trace events (no \"traceEvents\" with any CPU or GPU "
+                          "event): not a PyTorch profiler trace?", path);
+        goto out;
+    }
+    rc = finish_model(&c);
+out:
+    free(c.ev.cat.s);
+    free(c.ev.name.s);
+    free(c.ev.arg_name.s);
+    free(c.proc_names);
+    free(c.thread_names);
+    if (h)
+        yajl_free(h);
+    free(chunk);
+    ps_gz_close(in);
+    return rc;
+}

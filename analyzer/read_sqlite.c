@@ -1,0 +1,805 @@
+/* SQLite trace reader: perfscope traces and Nsight Systems SQLite exports share the same tables
+ * (DESIGN §3), so one reader serves both. Opens read-only (works on a trace still being written in WAL
+ * mode), never requires optional tables, and checks that every column it reads exists. */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_globalid.h"
+#include "reader_impl.h"
+
+#define MAX_COLS 256
+#define MAX_UNPLACED_KINDS 16
+
+/* Open-addressing map from a 64-bit key to a 32-bit value (string ids, threads, streams, domains). */
+struct idmap {
+    uint64_t *keys;
+    uint32_t *vals;          /* PS_NONE = empty slot */
+    size_t n, cap;
+};
+
+struct unplaced_kind {
+    char what[80];
+    long long count;
+};
+
+struct sctx {
+    sqlite3 *db;
+    struct ps_model *m;
+    const char *path;
+    char *err;
+    size_t errlen;
+    sqlite3_stmt *string_stmt;        /* SELECT value FROM StringIds WHERE id = ? */
+    int have_string_ids;
+    struct idmap strings, threads, streams, copy_names, domains;
+    struct unplaced_kind unplaced[MAX_UNPLACED_KINDS];
+    int nunplaced;
+    /* the columns of the table being read */
+    char *cols[MAX_COLS];
+    int ncols;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;                     /* murmur3 fmix64 */
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+static uint32_t idmap_get(const struct idmap *h, uint64_t key)
+{
+    if (!h->cap)
+        return PS_NONE;
+    for (size_t i = mix64(key) & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
+        if (h->vals[i] == PS_NONE)
+            return PS_NONE;
+        if (h->keys[i] == key)
+            return h->vals[i];
+    }
+}
+
+static int idmap_put(struct idmap *h, uint64_t key, uint32_t val)
+{
+    if ((h->n + 1) * 2 > h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 256;
+        uint64_t *keys = malloc(cap * sizeof *keys);
+        uint32_t *vals = malloc(cap * sizeof *vals);
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            return -ENOMEM;
+        }
+        memset(vals, 0xff, cap * sizeof *vals);
+        for (size_t j = 0; j < h->cap; j++) {
+            if (h->vals[j] == PS_NONE)
+                continue;
+            size_t i = mix64(h->keys[j]) & (cap - 1);
+            while (vals[i] != PS_NONE)
+                i = (i + 1) & (cap - 1);
+            keys[i] = h->keys[j];
+            vals[i] = h->vals[j];
+        }
+        free(h->keys);
+        free(h->vals);
+        h->keys = keys;
+        h->vals = vals;
+        h->cap = cap;
+    }
+    size_t i = mix64(key) & (h->cap - 1);
+    while (h->vals[i] != PS_NONE && h->keys[i] != key)
+        i = (i + 1) & (h->cap - 1);
+    if (h->vals[i] == PS_NONE)
+        h->n++;
+    h->keys[i] = key;
+    h->vals[i] = val;
+    return 0;
+}
+
+static void idmap_free(struct idmap *h)
+{
+    free(h->keys);
+    free(h->vals);
+}
+
+static int oom(struct sctx *c)
+{
+    return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
+}
+
+static void count_unplaced(struct sctx *c, const char *table, const char *why)
+{
+    char what[80];
+    snprintf(what, sizeof what, "%s %s", table, why);
+    c->m->unplaced_events++;
+    for (int i = 0; i < c->nunplaced; i++)
+        if (strcmp(c->unplaced[i].what, what) == 0) {
+            c->unplaced[i].count++;
+            return;
+        }
+    int i = c->nunplaced < MAX_UNPLACED_KINDS ? c->nunplaced++ : MAX_UNPLACED_KINDS - 1;
+    if (i == MAX_UNPLACED_KINDS - 1 && c->unplaced[i].count)
+        snprintf(what, sizeof what, "other");
+    memcpy(c->unplaced[i].what, what, sizeof what);
+    c->unplaced[i].count++;
+}
+
+/* ---- schema checks ---- */
+
+static int table_exists(struct sctx *c, const char *table)
+{
+    sqlite3_stmt *st = NULL;
+    int found = 0;
+    if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1,
+                           &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        found = 1;
+    else if (rc != SQLITE_DONE)
+        found = -1;
+    sqlite3_finalize(st);
+    return found;
+}
+
+static void free_cols(struct sctx *c)
+{
+    for (int i = 0; i < c->ncols; i++)
+        free(c->cols[i]);
+    c->ncols = 0;
+}
+
+/* Load the column names of `table` into c->cols. */
+static int load_cols(struct sctx *c, const char *table)
+{
+    sqlite3_stmt *st = NULL;
+    free_cols(c);
+    if (sqlite3_prepare_v2(c->db, "SELECT name FROM pragma_table_info(?)", -1, &st, NULL) != SQLITE_OK)
+        return ps_read_fail(c->err, c->errlen, "%s: table %s: cannot read its columns: %s", c->path, table,
+                            sqlite3_errmsg(c->db));
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->ncols < MAX_COLS) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (name && !(c->cols[c->ncols++] = strdup(name))) {
+            sqlite3_finalize(st);
+            return oom(c);
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return ps_read_fail(c->err, c->errlen, "%s: table %s: cannot read its columns: %s", c->path, table,
+                            sqlite3_errmsg(c->db));
+    return 0;
+}
+
+static int has_col(const struct sctx *c, const char *col)
+{
+    for (int i = 0; i < c->ncols; i++)
+        if (strcmp(c->cols[i], col) == 0)
+            return 1;
+    return 0;
+}
+
+/* Append `"col"` (or `fallback` if the column is absent, or an error if fallback is NULL) to the SELECT list. */
+static int add_col(struct sctx *c, char *sql, size_t cap, const char *table, const char *col, const char *fallback)
+{
+    size_t len = strlen(sql);
+    const char *sep = sql[len - 1] == ' ' ? "" : ", ";
+    if (has_col(c, col))
+        snprintf(sql + len, cap - len, "%s\"%s\"", sep, col);
+    else if (fallback)
+        snprintf(sql + len, cap - len, "%s%s", sep, fallback);
+    else
+        return ps_read_fail(c->err, c->errlen, "%s: table %s has no column \"%s\" (unsupported schema version?)",
+                            c->path, table, col);
+    return 0;
+}
+
+static int prepare(struct sctx *c, const char *table, const char *sql, sqlite3_stmt **st)
+{
+    if (sqlite3_prepare_v3(c->db, sql, -1, 0, st, NULL) != SQLITE_OK)
+        return ps_read_fail(c->err, c->errlen, "%s: table %s: cannot query: %s", c->path, table,
+                            sqlite3_errmsg(c->db));
+    return 0;
+}
+
+static int step_error(struct sctx *c, const char *table, long long row)
+{
+    return ps_read_fail(c->err, c->errlen, "%s: table %s, row %lld: %s", c->path, table, row,
+                        sqlite3_errmsg(c->db));
+}
+
+/* ---- lookups ---- */
+
+/* StringIds id -> model string id, each id queried once. */
+static uint32_t string_of(struct sctx *c, int64_t sid, const char *table, const char *col, int *failed)
+{
+    uint32_t v = idmap_get(&c->strings, (uint64_t)sid);
+    if (v != PS_NONE)
+        return v;
+    if (!c->have_string_ids) {
+        *failed = ps_read_fail(c->err, c->errlen, "%s: table StringIds is missing (needed by %s.%s)", c->path,
+                               table, col);
+        return PS_NONE;
+    }
+    sqlite3_reset(c->string_stmt);
+    sqlite3_bind_int64(c->string_stmt, 1, sid);
+    int rc = sqlite3_step(c->string_stmt);
+    if (rc == SQLITE_ROW) {
+        const char *s = (const char *)sqlite3_column_text(c->string_stmt, 0);
+        v = ps_model_intern(c->m, s ? s : "", s ? (size_t)sqlite3_column_bytes(c->string_stmt, 0) : 0);
+    } else if (rc == SQLITE_DONE) {
+        char missing[64];
+        snprintf(missing, sizeof missing, "(StringIds %lld missing)", (long long)sid);
+        v = ps_model_intern_cstr(c->m, missing);
+    } else {
+        *failed = ps_read_fail(c->err, c->errlen, "%s: table StringIds, id %lld: %s", c->path, (long long)sid,
+                               sqlite3_errmsg(c->db));
+        return PS_NONE;
+    }
+    if (v == PS_NONE || idmap_put(&c->strings, (uint64_t)sid, v) < 0) {
+        *failed = oom(c);
+        return PS_NONE;
+    }
+    return v;
+}
+
+static uint32_t thread_of(struct sctx *c, int64_t global_tid)
+{
+    uint32_t v = idmap_get(&c->threads, (uint64_t)global_tid);
+    if (v != PS_NONE)
+        return v;
+    v = ps_model_thread(c->m, ps_global_to_pid(global_tid), ps_global_to_tid(global_tid));
+    if (v != PS_NONE && idmap_put(&c->threads, (uint64_t)global_tid, v) < 0)
+        return PS_NONE;
+    return v;
+}
+
+static uint32_t stream_of(struct sctx *c, uint32_t pid, int32_t device, int64_t stream)
+{
+    uint64_t key = ((uint64_t)pid << 40) ^ ((uint64_t)(uint32_t)device << 32) ^ (uint64_t)stream;
+    uint32_t v = idmap_get(&c->streams, key);
+    if (v != PS_NONE) {
+        const struct ps_stream *s = &c->m->streams.v[v];
+        if (s->pid == pid && s->device == device && s->stream == stream)
+            return v;
+    }
+    if (ps_model_device(c->m, device) == PS_NONE)
+        return PS_NONE;
+    v = ps_model_stream(c->m, pid, device, stream);
+    if (v != PS_NONE && idmap_put(&c->streams, key, v) < 0)
+        return PS_NONE;
+    return v;
+}
+
+/* ---- GPU activity tables ---- */
+
+static const char *const mem_kind_names[] = { "Pageable", "Pinned", "Device", "Array", "Managed",
+                                              "Device Static", "Managed Static", "Unknown" };
+static const char *const copy_kind_names[] = { "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                               "AtoD", "DtoA", "DtoD", "HtoH", "PtoP" };
+
+static uint8_t clamp_kind(int64_t v, int max, int unknown)
+{
+    return (uint8_t)(v < 0 || v > max ? unknown : v);
+}
+
+/* Copies and memsets get the names Kineto gives them ("Memcpy HtoD (Pageable -> Device)", "Memset (Device)"),
+ * so summaries read the same for every format. */
+static uint32_t copy_name(struct sctx *c, const struct ps_gpu_op *op)
+{
+    uint64_t key = ((uint64_t)op->kind << 24) | ((uint64_t)op->copy_kind << 16) | ((uint64_t)op->src_kind << 8) |
+                   op->dst_kind;
+    uint32_t v = idmap_get(&c->copy_names, key);
+    if (v != PS_NONE)
+        return v;
+    char name[96];
+    if (op->kind == PS_GPU_MEMCPY)
+        snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
+                 op->copy_kind <= PS_COPY_PTOP ? copy_kind_names[op->copy_kind] : "Unknown",
+                 mem_kind_names[op->src_kind], mem_kind_names[op->dst_kind]);
+    else
+        snprintf(name, sizeof name, "Memset (%s)", mem_kind_names[op->dst_kind]);
+    v = ps_model_intern_cstr(c->m, name);
+    if (v != PS_NONE && idmap_put(&c->copy_names, key, v) < 0)
+        return PS_NONE;
+    return v;
+}
+
+static const char *const sync_names[] = { "Unknown sync", "Event sync", "Stream wait event", "Stream sync",
+                                          "Context sync" };
+
+static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind kind)
+{
+    char sql[1024] = "SELECT ";
+    sqlite3_stmt *st = NULL;
+    const char *name_col = NULL;
+    int rc = table_exists(c, table);
+    if (rc <= 0)
+        return rc;
+    if (load_cols(c, table) < 0 || add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
+        add_col(c, sql, sizeof sql, table, "end", NULL) < 0 ||
+        add_col(c, sql, sizeof sql, table, "deviceId", NULL) < 0 ||
+        add_col(c, sql, sizeof sql, table, "streamId", NULL) < 0 ||
+        add_col(c, sql, sizeof sql, table, "correlationId", "NULL") < 0 ||
+        add_col(c, sql, sizeof sql, table, "globalPid", "NULL") < 0)
+        return -1;
+    switch (kind) {
+    case PS_GPU_KERNEL:
+        /* nsys names kernels by demangledName (cuda_gpu_kern_sum's default); older schemas may lack it. */
+        name_col = has_col(c, "demangledName") ? "demangledName" : has_col(c, "shortName") ? "shortName"
+                                                                                          : "mangledName";
+        rc = add_col(c, sql, sizeof sql, table, name_col, NULL);
+        break;
+    case PS_GPU_MEMCPY:
+        rc = add_col(c, sql, sizeof sql, table, "bytes", NULL) < 0 ||
+             add_col(c, sql, sizeof sql, table, "copyKind", NULL) < 0 ||
+             add_col(c, sql, sizeof sql, table, "srcKind", "7") < 0 ||
+             add_col(c, sql, sizeof sql, table, "dstKind", "7") < 0 ? -1 : 0;
+        break;
+    case PS_GPU_MEMSET:
+        rc = add_col(c, sql, sizeof sql, table, "bytes", NULL) < 0 ||
+             add_col(c, sql, sizeof sql, table, "memKind", "7") < 0 ? -1 : 0;
+        break;
+    case PS_GPU_SYNC:
+        rc = add_col(c, sql, sizeof sql, table, "syncType", "0");
+        break;
+    }
+    if (rc < 0)
+        return -1;
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), " FROM \"%s\"", table);
+    if (prepare(c, table, sql, &st) < 0)
+        return -1;
+    long long row = 0;
+    int failed = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row++;
+        if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL) {
+            count_unplaced(c, table, "rows without start/end");
+            continue;
+        }
+        struct ps_gpu_op op = { .start_ns = sqlite3_column_int64(st, 0), .end_ns = sqlite3_column_int64(st, 1),
+                                .correlation = (uint64_t)sqlite3_column_int64(st, 4), .kind = (uint8_t)kind };
+        if ((op.start_ns == 0 && op.end_ns == 0) || op.end_ns < op.start_ns) {
+            /* CUPTI hygiene (DESIGN §2): start = end = 0 records are incomplete; end < start is corrupt. */
+            count_unplaced(c, table, op.end_ns < op.start_ns ? "rows with end < start" : "rows with start = end = 0");
+            continue;
+        }
+        uint32_t pid = ps_global_to_pid(sqlite3_column_int64(st, 5));
+        op.stream = stream_of(c, pid, (int32_t)sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
+        if (op.stream == PS_NONE)
+            goto oom;
+        switch (kind) {
+        case PS_GPU_KERNEL:
+            op.name = string_of(c, sqlite3_column_int64(st, 6), table, name_col, &failed);
+            break;
+        case PS_GPU_MEMCPY:
+            op.bytes = (uint64_t)sqlite3_column_int64(st, 6);
+            op.copy_kind = clamp_kind(sqlite3_column_int64(st, 7), PS_COPY_PTOP, PS_COPY_UNKNOWN);
+            op.src_kind = clamp_kind(sqlite3_column_int64(st, 8), PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
+            op.dst_kind = clamp_kind(sqlite3_column_int64(st, 9), PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
+            op.name = copy_name(c, &op);
+            break;
+        case PS_GPU_MEMSET:
+            op.bytes = (uint64_t)sqlite3_column_int64(st, 6);
+            op.src_kind = PS_MEM_UNKNOWN;
+            op.dst_kind = clamp_kind(sqlite3_column_int64(st, 7), PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
+            op.name = copy_name(c, &op);
+            break;
+        case PS_GPU_SYNC:
+            op.copy_kind = clamp_kind(sqlite3_column_int64(st, 6), 4, 0);
+            op.name = ps_model_intern_cstr(c->m, sync_names[op.copy_kind]);
+            break;
+        }
+        if (failed)
+            goto fail;
+        if (op.name == PS_NONE || ps_model_add_gpu(c->m, &op) < 0)
+            goto oom;
+    }
+    if (rc != SQLITE_DONE) {
+        step_error(c, table, row + 1);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    return 0;
+oom:
+    oom(c);
+fail:
+    sqlite3_finalize(st);
+    return -1;
+}
+
+/* ---- CUDA runtime and driver API calls ---- */
+
+static int read_api(struct sctx *c)
+{
+    static const char table[] = "CUPTI_ACTIVITY_KIND_RUNTIME";
+    char sql[512] = "SELECT ";
+    sqlite3_stmt *st = NULL;
+    int rc = table_exists(c, table), failed = 0;
+    if (rc <= 0)
+        return rc;
+    if (load_cols(c, table) < 0 || add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
+        add_col(c, sql, sizeof sql, table, "end", NULL) < 0 ||
+        add_col(c, sql, sizeof sql, table, "eventClass", "0") < 0 ||
+        add_col(c, sql, sizeof sql, table, "globalTid", NULL) < 0 ||
+        add_col(c, sql, sizeof sql, table, "correlationId", "NULL") < 0 ||
+        add_col(c, sql, sizeof sql, table, "nameId", NULL) < 0)
+        return -1;
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), " FROM \"%s\"", table);
+    if (prepare(c, table, sql, &st) < 0)
+        return -1;
+    long long row = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row++;
+        int64_t cls = sqlite3_column_int64(st, 2);
+        if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL ||
+            sqlite3_column_type(st, 3) == SQLITE_NULL) {
+            count_unplaced(c, table, "rows without start/end/globalTid");
+            continue;
+        }
+        if (cls != 0 && cls != 1) {     /* ENUM_NSYS_EVENT_CLASS: 0 CUDA runtime, 1 CUDA driver */
+            count_unplaced(c, table, "rows of other event classes");
+            continue;
+        }
+        struct ps_api_call call = { .start_ns = sqlite3_column_int64(st, 0), .end_ns = sqlite3_column_int64(st, 1),
+                                    .correlation = (uint64_t)sqlite3_column_int64(st, 4), .driver = (uint8_t)cls };
+        if (call.end_ns < call.start_ns) {
+            count_unplaced(c, table, "rows with end < start");
+            continue;
+        }
+        call.thread = thread_of(c, sqlite3_column_int64(st, 3));
+        call.name = string_of(c, sqlite3_column_int64(st, 5), table, "nameId", &failed);
+        if (failed)
+            goto fail;
+        if (call.thread == PS_NONE || call.name == PS_NONE || ps_model_add_api(c->m, &call) < 0) {
+            oom(c);
+            goto fail;
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        step_error(c, table, row + 1);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    return 0;
+fail:
+    sqlite3_finalize(st);
+    return -1;
+}
+
+/* ---- NVTX ---- */
+
+/* nsys ENUM_NSYS_EVENT_TYPE: 34 mark, 59 push/pop range, 60 start/end range, 75 domain create;
+ * 35/37 (separate push / start records) and 70/71 (imported NVTXT ranges) are ranges this reader does
+ * not place: counted as unplaced. Other types (categories, thread names, domain destroy) are not events. */
+static int read_nvtx(struct sctx *c)
+{
+    static const char table[] = "NVTX_EVENTS";
+    char sql[512] = "SELECT ";
+    sqlite3_stmt *st = NULL;
+    int rc = table_exists(c, table), failed = 0;
+    if (rc <= 0)
+        return rc;
+    if (load_cols(c, table) < 0 || add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
+        add_col(c, sql, sizeof sql, table, "end", "NULL") < 0 ||
+        add_col(c, sql, sizeof sql, table, "eventType", NULL) < 0 ||
+        add_col(c, sql, sizeof sql, table, "text", "NULL") < 0 ||
+        add_col(c, sql, sizeof sql, table, "textId", "NULL") < 0 ||
+        add_col(c, sql, sizeof sql, table, "globalTid", "NULL") < 0 ||
+        add_col(c, sql, sizeof sql, table, "domainId", "NULL") < 0)
+        return -1;
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql),
+             " FROM NVTX_EVENTS WHERE eventType IN (75, 34, 59, 60, 35, 37, 70, 71) ORDER BY eventType = 75 DESC");
+    if (prepare(c, table, sql, &st) < 0)
+        return -1;
+    long long row = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row++;
+        int type = sqlite3_column_int(st, 2);
+        int has_tid = sqlite3_column_type(st, 5) != SQLITE_NULL;
+        int64_t gtid = sqlite3_column_int64(st, 5);
+        uint32_t pid = ps_global_to_pid(gtid);
+        int64_t domain_id = sqlite3_column_int64(st, 6);
+        uint32_t text;
+        if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+            text = ps_model_intern(c->m, (const char *)sqlite3_column_text(st, 3), (size_t)sqlite3_column_bytes(st, 3));
+        else if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+            text = string_of(c, sqlite3_column_int64(st, 4), table, "textId", &failed);
+        else
+            text = ps_model_intern_cstr(c->m, "");
+        if (failed)
+            goto fail;
+        if (text == PS_NONE)
+            goto oom;
+        if (type == 75) {             /* domain ids are per process (nsys joins on globalTid >> 24) */
+            if (idmap_put(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id, text) < 0)
+                goto oom;
+            continue;
+        }
+        if (type != 34 && type != 59 && type != 60) {
+            count_unplaced(c, table, "rows of unsupported range types (35/37/70/71)");
+            continue;
+        }
+        struct ps_range r = { .start_ns = sqlite3_column_int64(st, 0), .name = text, .domain = PS_NONE,
+                              .kind = type == 34 ? PS_RANGE_NVTX_MARK
+                                      : type == 59 ? PS_RANGE_NVTX_PUSHPOP : PS_RANGE_NVTX_STARTEND };
+        r.end_ns = type == 34 ? r.start_ns : sqlite3_column_int64(st, 1);
+        if (!has_tid) {
+            count_unplaced(c, table, "rows without globalTid");
+            continue;
+        }
+        if (type != 34 && sqlite3_column_type(st, 1) == SQLITE_NULL) {
+            count_unplaced(c, table, "ranges never ended");
+            continue;
+        }
+        if (r.end_ns < r.start_ns) {
+            count_unplaced(c, table, "rows with end < start");
+            continue;
+        }
+        if (domain_id != 0) {
+            r.domain = idmap_get(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id);
+            if (r.domain == PS_NONE) {
+                char name[48];
+                snprintf(name, sizeof name, "domain %lld", (long long)domain_id);
+                if ((r.domain = ps_model_intern_cstr(c->m, name)) == PS_NONE)
+                    goto oom;
+            }
+        }
+        r.thread = thread_of(c, gtid);
+        if (r.thread == PS_NONE || ps_model_add_range(c->m, &r) < 0)
+            goto oom;
+    }
+    if (rc != SQLITE_DONE) {
+        step_error(c, table, row + 1);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    return 0;
+oom:
+    oom(c);
+fail:
+    sqlite3_finalize(st);
+    return -1;
+}
+
+/* ---- processes, threads, devices, metadata ---- */
+
+/* Run `sql` over an optional table, calling row(c, st) for each row. */
+static int for_rows(struct sctx *c, const char *table, const char *sql, int (*row)(struct sctx *, sqlite3_stmt *))
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+    if (prepare(c, table, sql, &st) < 0)
+        return -1;
+    long long n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        n++;
+        if (row(c, st) < 0) {
+            sqlite3_finalize(st);
+            return -1;
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        step_error(c, table, n + 1);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int process_row(struct sctx *c, sqlite3_stmt *st)
+{
+    uint32_t pid = (uint32_t)sqlite3_column_int64(st, 0);
+    uint32_t i = PS_NONE;
+    if (c->m->format == PS_FORMAT_PERFSCOPE) {
+        i = ps_model_process(c->m, pid);      /* perfscope: every recorded process */
+    } else {
+        for (size_t p = 0; p < c->m->procs.n; p++)   /* nsys: PROCESSES lists the whole system; name ours */
+            if (c->m->procs.v[p].pid == pid)
+                i = (uint32_t)p;
+        if (i == PS_NONE)
+            return 0;
+    }
+    if (i == PS_NONE)
+        return oom(c);
+    if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
+        (c->m->procs.v[i].name = ps_model_intern_cstr(c->m, (const char *)sqlite3_column_text(st, 1))) == PS_NONE)
+        return oom(c);
+    return 0;
+}
+
+static int thread_name_row(struct sctx *c, sqlite3_stmt *st)
+{
+    int64_t gtid = sqlite3_column_int64(st, 1);
+    uint32_t t = idmap_get(&c->threads, (uint64_t)gtid), name;
+    int failed = 0;
+    if (t == PS_NONE && c->m->format != PS_FORMAT_PERFSCOPE)
+        return 0;                              /* nsys: name only the threads that have events */
+    if (t == PS_NONE && (t = thread_of(c, gtid)) == PS_NONE)
+        return oom(c);
+    name = string_of(c, sqlite3_column_int64(st, 0), "ThreadNames", "nameId", &failed);
+    if (failed)
+        return -1;
+    if (name == PS_NONE)
+        return oom(c);
+    c->m->threads.v[t].name = name;
+    return 0;
+}
+
+static int gpu_row(struct sctx *c, sqlite3_stmt *st)
+{
+    uint32_t i = ps_model_device(c->m, (int32_t)sqlite3_column_int64(st, 0));
+    if (i == PS_NONE)
+        return oom(c);
+    struct ps_device *d = &c->m->devices.v[i];
+    if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
+        (d->name = ps_model_intern_cstr(c->m, (const char *)sqlite3_column_text(st, 1))) == PS_NONE)
+        return oom(c);
+    if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+        d->total_mem_bytes = sqlite3_column_int64(st, 2);
+    if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+        d->sm_count = sqlite3_column_int(st, 3);
+    if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+        d->cc_major = sqlite3_column_int(st, 4);
+    if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+        d->cc_minor = sqlite3_column_int(st, 5);
+    return 0;
+}
+
+static int cuda_device_row(struct sctx *c, sqlite3_stmt *st)
+{
+    uint32_t i = ps_model_device(c->m, (int32_t)sqlite3_column_int64(st, 0));
+    if (i == PS_NONE)
+        return oom(c);
+    if (c->m->devices.v[i].sm_count < 0 && sqlite3_column_type(st, 1) != SQLITE_NULL)
+        c->m->devices.v[i].sm_count = sqlite3_column_int(st, 1);
+    return 0;
+}
+
+/* PERFSCOPE_META (key, value) rows: all kept in model.meta; rank, local_rank, world_size and the
+ * dropped-record counts (keys starting with "dropped") also go into the model's fields. */
+static int meta_row(struct sctx *c, sqlite3_stmt *st)
+{
+    const char *key = (const char *)sqlite3_column_text(st, 0);
+    const char *value = (const char *)sqlite3_column_text(st, 1);
+    if (!key)
+        return 0;
+    if (ps_model_add_meta(c->m, key, value ? value : "") < 0)
+        return oom(c);
+    if (!value || sqlite3_column_type(st, 1) == SQLITE_NULL)
+        return 0;
+    long long v = sqlite3_column_int64(st, 1);
+    if (strcmp(key, "rank") == 0)
+        c->m->rank = (int32_t)v;
+    else if (strcmp(key, "local_rank") == 0)
+        c->m->local_rank = (int32_t)v;
+    else if (strcmp(key, "world_size") == 0)
+        c->m->world_size = (int32_t)v;
+    else if (strncmp(key, "dropped", 7) == 0)
+        c->m->dropped_records = (c->m->dropped_records < 0 ? 0 : c->m->dropped_records) + v;
+    return 0;
+}
+
+/* Read optional table `table` with the listed columns (NULL where absent; the first one required). */
+static int read_optional(struct sctx *c, const char *table, const char *const *cols, int ncols,
+                         int (*row)(struct sctx *, sqlite3_stmt *))
+{
+    char sql[512] = "SELECT ";
+    int rc = table_exists(c, table);
+    if (rc <= 0)
+        return rc;
+    if (load_cols(c, table) < 0)
+        return -1;
+    for (int i = 0; i < ncols; i++)
+        if (add_col(c, sql, sizeof sql, table, cols[i], i == 0 ? NULL : "NULL") < 0)
+            return -1;
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), " FROM \"%s\"", table);
+    return for_rows(c, table, sql, row);
+}
+
+static int read_meta(struct sctx *c)
+{
+    /* The first two columns, whatever their names: (key, value). */
+    if (load_cols(c, "PERFSCOPE_META") < 0)
+        return -1;
+    if (c->ncols < 2)
+        return ps_read_fail(c->err, c->errlen, "%s: table PERFSCOPE_META has %d column(s), expected (key, value)",
+                            c->path, c->ncols);
+    char sql[300];
+    snprintf(sql, sizeof sql, "SELECT \"%s\", \"%s\" FROM PERFSCOPE_META", c->cols[0], c->cols[1]);
+    return for_rows(c, "PERFSCOPE_META", sql, meta_row);
+}
+
+static int add_unplaced_summary(struct sctx *c)
+{
+    if (!c->nunplaced)
+        return 0;
+    char summary[2048];
+    size_t off = 0;
+    for (int i = 0; i < c->nunplaced && off < sizeof summary; i++)
+        off += (size_t)snprintf(summary + off, sizeof summary - off, "%s%s: %lld", i ? "; " : "",
+                                c->unplaced[i].what, c->unplaced[i].count);
+    return ps_model_add_meta(c->m, "unplaced_events", summary) < 0 ? oom(c) : 0;
+}
+
+static const char *const trace_tables[] = {
+    "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
+};
+
+int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen)
+{
+    struct sctx c = { .m = m, .path = path, .err = err, .errlen = errlen };
+    int rc = -1, found = 0;
+    static const char *const proc_cols[] = { "pid", "name" };
+    static const char *const tname_cols[] = { "nameId", "globalTid" };
+    static const char *const gpu_cols[] = { "id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor" };
+    static const char *const cdev_cols[] = { "cudaId", "numMultiprocessors" };
+
+    if (sqlite3_open_v2(path, &c.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        rc = ps_read_fail(err, errlen, "%s: cannot open as SQLite: %s", path, c.db ? sqlite3_errmsg(c.db) : "out of memory");
+        goto out;
+    }
+    sqlite3_busy_timeout(c.db, 2000);   /* a recorder may hold a write lock for a moment */
+    for (size_t i = 0; i < sizeof trace_tables / sizeof trace_tables[0]; i++) {
+        int e = table_exists(&c, trace_tables[i]);
+        if (e < 0) {
+            rc = ps_read_fail(err, errlen, "%s: not a readable SQLite database: %s", path, sqlite3_errmsg(c.db));
+            goto out;
+        }
+        found += e;
+    }
+    if (!found) {
+        rc = ps_read_fail(err, errlen, "%s: SQLite file without trace tables (no NVTX_EVENTS nor "
+                          "CUPTI_ACTIVITY_KIND_* table): not a perfscope or Nsight Systems trace", path);
+        goto out;
+    }
+    int is_perfscope = table_exists(&c, "PERFSCOPE_META");
+    m->format = is_perfscope > 0 ? PS_FORMAT_PERFSCOPE : PS_FORMAT_NSYS;
+    m->correlation_global = 0;
+    c.have_string_ids = table_exists(&c, "StringIds") > 0;
+    if (c.have_string_ids &&
+        prepare(&c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c.string_stmt) < 0)
+        goto out;
+    if ((is_perfscope > 0 && read_meta(&c) < 0) ||
+        read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL) < 0 ||
+        read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMCPY", PS_GPU_MEMCPY) < 0 ||
+        read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMSET", PS_GPU_MEMSET) < 0 ||
+        read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", PS_GPU_SYNC) < 0 ||
+        read_api(&c) < 0 || read_nvtx(&c) < 0)
+        goto out;
+    for (size_t i = 0; i < m->threads.n; i++)
+        if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE) {
+            rc = oom(&c);
+            goto out;
+        }
+    for (size_t i = 0; i < m->streams.n; i++)
+        if (m->streams.v[i].pid && ps_model_process(m, m->streams.v[i].pid) == PS_NONE) {
+            rc = oom(&c);
+            goto out;
+        }
+    if (read_optional(&c, "PROCESSES", proc_cols, 2, process_row) < 0 ||
+        read_optional(&c, "ThreadNames", tname_cols, 2, thread_name_row) < 0 ||
+        read_optional(&c, "TARGET_INFO_GPU", gpu_cols, 6, gpu_row) < 0 ||
+        read_optional(&c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, cuda_device_row) < 0 ||
+        add_unplaced_summary(&c) < 0)
+        goto out;
+    rc = 0;
+out:
+    free_cols(&c);
+    sqlite3_finalize(c.string_stmt);
+    idmap_free(&c.strings);
+    idmap_free(&c.threads);
+    idmap_free(&c.streams);
+    idmap_free(&c.copy_names);
+    idmap_free(&c.domains);
+    sqlite3_close(c.db);
+    return rc;
+}
