@@ -75,10 +75,70 @@ static void run_span(struct ps_report *r)
     r->nevents = m->gpu.n + m->api.n + m->ranges.n;
 }
 
+/* ---- --compat tb on Kineto traces: tb's float64 µs arithmetic ----
+ * tb_plugin keeps `ts` and `dur` as Python floats in µs (as written in the JSON, i.e. relative to
+ * baseTimeNanoseconds when the trace has one) and computes end = ts + dur in float64. On absolute
+ * ns-resolution timestamps (~1.7e15 µs) a float64 holds only multiples of 0.25 µs, which moves tb's
+ * step breakdown by several µs. Every float64 in that range is a whole number of ns, so redoing tb's
+ * rounding on the times gives tb's numbers exactly with integer arithmetic afterwards. */
+static int64_t us_double_to_ns(double us)
+{
+    double q = floor(us);
+    return (int64_t)q * 1000 + llround((us - q) * 1000.0);   /* us - q is exact */
+}
+
+static double ns_to_us_double(int64_t ns)
+{
+    /* correctly rounded double of ns / 1000 (q is exact below 2^53; r / 1000.0 only breaks true ties) */
+    int64_t q = ns / 1000, rem = ns % 1000;
+    if (rem < 0)
+        q -= 1, rem += 1000;
+    return (double)q + (double)rem / 1000.0;
+}
+
+static void tb_round(int64_t base, int64_t *start, int64_t *end)
+{
+    double ts = ns_to_us_double(*start - base), dur = (double)(*end - *start) / 1000.0;
+    *start = base + us_double_to_ns(ts);
+    *end = base + us_double_to_ns(ts + dur);
+}
+
+/* A shallow copy of `m` whose GPU ops, API calls and ranges carry tb's rounded times (same order and indices). */
+static int tb_model(const struct ps_model *m, struct ps_model *tb)
+{
+    int64_t base = 0;
+    for (size_t i = 0; i < m->meta.n; i++)
+        if (!strcmp(m->meta.v[i].key, "kineto.baseTimeNanoseconds"))
+            base = strtoll(m->meta.v[i].value, NULL, 10);
+    *tb = *m;
+    tb->gpu.v = malloc((m->gpu.n + 1) * sizeof *tb->gpu.v);
+    tb->api.v = malloc((m->api.n + 1) * sizeof *tb->api.v);
+    tb->ranges.v = malloc((m->ranges.n + 1) * sizeof *tb->ranges.v);
+    if (!tb->gpu.v || !tb->api.v || !tb->ranges.v)
+        return -ENOMEM;
+#define ROUND_ALL(vec)                                                                                              \
+    memcpy(tb->vec.v, m->vec.v, m->vec.n * sizeof *m->vec.v);                                                       \
+    for (size_t i = 0; i < m->vec.n; i++)                                                                           \
+        tb_round(base, &tb->vec.v[i].start_ns, &tb->vec.v[i].end_ns);
+    ROUND_ALL(gpu)
+    ROUND_ALL(api)
+    ROUND_ALL(ranges)
+#undef ROUND_ALL
+    return 0;
+}
+
+static void tb_model_free(struct ps_model *tb)
+{
+    free(tb->gpu.v);
+    free(tb->api.v);
+    free(tb->ranges.v);
+}
+
 int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
                     char *err, size_t errlen)
 {
     struct ps_names *names = NULL;
+    struct ps_model tb = { 0 };
     memset(r, 0, sizeof *r);
     r->m = m;
     r->opts = *o;
@@ -89,14 +149,21 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
     for (size_t i = 0; i < m->gpu.n && !r->has_gpu; i++)
         r->has_gpu = m->gpu.v[i].kind != PS_GPU_SYNC;
     run_span(r);
-    if ((rc = ps_steps_find(r, names)) == 0 && (rc = ps_breakdown_compute(r, names)) == 0 &&
-        (rc = ps_hta_compute(r, names)) == 0 && (rc = ps_tracelens_compute(r, names)) == 0 &&
+    int tb_times = o->compat_tb && m->format == PS_FORMAT_KINETO;
+    if (tb_times && (rc = tb_model(m, &tb)) < 0)
+        goto out;
+    r->m = tb_times ? &tb : m;   /* steps and the step breakdown as tb computes them */
+    if ((rc = ps_steps_find(r, names)) == 0)
+        rc = ps_breakdown_compute(r, names);
+    r->m = m;
+    if (rc == 0 && (rc = ps_hta_compute(r, names)) == 0 && (rc = ps_tracelens_compute(r, names)) == 0 &&
         (rc = ps_summary_compute(r)) == 0)
         rc = ps_verdict_compute(r, names);
 out:
     if (rc == -ENOMEM)
         snprintf(err, errlen, "out of memory while analysing %s", m->path);
     ps_names_free(names);
+    tb_model_free(&tb);
     if (rc < 0)
         ps_report_fini(r);
     return rc;

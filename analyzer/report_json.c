@@ -81,7 +81,6 @@ static void source(FILE *f, const struct ps_report *r)
 static void verdict(FILE *f, const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    int64_t window = r->steps[r->nsteps - 1].end_ns - r->steps[0].start_ns;
     fprintf(f, "  \"verdict\": {\"bottleneck\": \"%s\", \"share\": ", ps_bottleneck_name[r->bottleneck]);
     jnum(f, r->share);
     fputs(", \"gpu_utilization\": ", f);
@@ -91,10 +90,7 @@ static void verdict(FILE *f, const struct ps_report *r)
         const struct ps_evidence *e = &r->evidence[i];
         fprintf(f, "%s\n      {\"kind\": \"%s\", \"name\": ", i ? "," : "", e->kind);
         jname(f, m, e->name);
-        fprintf(f, ", \"count\": %lld, \"total_ns\": %lld, \"share_of_steps\": ", (long long)e->count,
-                (long long)e->total_ns);
-        jnum(f, window > 0 ? (double)e->total_ns / (double)window : NAN);
-        fputs("}", f);
+        fprintf(f, ", \"count\": %lld, \"total_ns\": %lld}", (long long)e->count, (long long)e->total_ns);
     }
     fputs("],\n    \"recommendations\": [", f);
     for (size_t i = 0; i < r->nrecs; i++) {

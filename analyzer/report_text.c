@@ -90,7 +90,6 @@ static void steps_table(FILE *f, const struct ps_report *r)
 static void verdict(FILE *f, const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    int64_t window = r->steps[r->nsteps - 1].end_ns - r->steps[0].start_ns;
     fprintf(f, "\nVerdict: %s", ps_bottleneck_name[r->bottleneck]);
     if (r->bottleneck != PS_BN_UNKNOWN)
         fprintf(f, " (%.1f %% of the average step)", 100.0 * r->share);
@@ -98,13 +97,12 @@ static void verdict(FILE *f, const struct ps_report *r)
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
     fputc('\n', f);
     if (r->nevidence)
-        fprintf(f, "Evidence (inside the analysed steps):\n");
+        fprintf(f, "Evidence (rows inside the analysed steps; time summed over rows, overlaps counted twice):\n");
     for (size_t i = 0; i < r->nevidence; i++) {
         const struct ps_evidence *e = &r->evidence[i];
         fprintf(f, "  %-6s ", e->kind);
         name_col(f, ps_model_str(m, e->name), 60);
-        fprintf(f, " %7lld x  %10.3f ms  (%.1f %% of step time)\n", (long long)e->count, MS(e->total_ns),
-                pct(e->total_ns, window));
+        fprintf(f, " %7lld x  %10.3f ms\n", (long long)e->count, MS(e->total_ns));
     }
     if (r->nrecs)
         fprintf(f, "What to do:\n");
