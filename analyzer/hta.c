@@ -24,6 +24,7 @@ static int hta_keep(const struct ps_report *r, const struct ps_gpu_op *op)
 
 struct dev_sets {
     int32_t id;
+    int64_t first, last;   /* first start, last end, zero-length events included (HTA merges [ts, ts+dur]) */
     struct ps_ivls all, compute;
 };
 
@@ -44,8 +45,12 @@ static int temporal(struct ps_report *r, struct ps_names *names)
         if (k == nd) {
             if (nd == MAX_DEVS)
                 continue;
-            d[nd++].id = dev;
+            d[nd].id = dev;
+            d[nd].first = op->start_ns;
+            d[nd++].last = op->end_ns;
         }
+        if (op->end_ns > d[k].last)
+            d[k].last = op->end_ns;
         /* every event with a stream counts, cuda_sync included (HTA: stream != -1) */
         rc = ps_ivls_push(&d[k].all, op->start_ns, op->end_ns);
         if (rc == 0 && op->kind == PS_GPU_KERNEL && (ps_names_flags(names, op->name) & PS_NAME_HTA_COMPUTE))
@@ -59,9 +64,7 @@ static int temporal(struct ps_report *r, struct ps_names *names)
             rc = -ENOMEM;
             break;
         }
-        if (d[k].all.n == 0)
-            continue;
-        ds->hta_span_ns = d[k].all.v[d[k].all.n - 1].e - d[k].all.v[0].s;
+        ds->hta_span_ns = d[k].last - d[k].first;
         ds->hta_idle_ns = ds->hta_span_ns - ps_ivls_total(&d[k].all);
         ds->hta_compute_ns = ps_ivls_total(&d[k].compute);
         ds->hta_non_compute_ns = ds->hta_span_ns - ds->hta_compute_ns - ds->hta_idle_ns;

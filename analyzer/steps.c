@@ -182,6 +182,10 @@ int ps_steps_find(struct ps_report *r, struct ps_names *names)
         if (m->threads.v[g->thread].pid != r->pid || g->end_ns <= kept_end)
             continue;   /* another process, or nested inside the previous step (e.g. NVTX "step" in ProfilerStep#N) */
         struct ps_step *s = &r->steps[r->nsteps++];
+        if (r->nsteps > 1 && s[-1].host_start_ns == g->start_ns) {
+            s--;        /* same start, longer: the earlier one (sorted by end) is nested in this one */
+            r->nsteps--;
+        }
         s->name = g->name;
         s->range = (uint32_t)idx[i];
         s->host_start_ns = s->start_ns = g->start_ns;

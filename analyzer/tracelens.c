@@ -10,6 +10,7 @@
 
 struct dev_sets {
     int32_t id;
+    int64_t first, last;   /* first start, last end, zero-length events included (as TraceLens' min/max) */
     struct ps_ivls all, comp, comm, copy;
 };
 
@@ -29,7 +30,7 @@ static int fill(struct ps_device_stat *ds, struct dev_sets *d)
     ps_ivls_normalize(&d->comp);
     ps_ivls_normalize(&d->comm);
     ps_ivls_normalize(&d->copy);
-    ds->tl_total_ns = d->all.v[d->all.n - 1].e - d->all.v[0].s;
+    ds->tl_total_ns = d->last - d->first;
     ds->tl_computation_ns = ps_ivls_total(&d->comp);
     if ((rc = ps_ivls_subtract(&t1, &d->comm, &d->comp)) < 0)
         goto out;
@@ -61,8 +62,12 @@ int ps_tracelens_compute(struct ps_report *r, struct ps_names *names)
         if (k == nd) {
             if (nd == MAX_DEVS)
                 continue;
-            d[nd++].id = dev;
+            d[nd].id = dev;
+            d[nd].first = op->start_ns;
+            d[nd++].last = op->end_ns;
         }
+        if (op->end_ns > d[k].last)
+            d[k].last = op->end_ns;
         struct ps_ivls *set = &d[k].comp;
         if (op->kind == PS_GPU_MEMCPY)
             set = &d[k].copy;
@@ -76,7 +81,7 @@ int ps_tracelens_compute(struct ps_report *r, struct ps_names *names)
         struct ps_device_stat *ds = ps_report_device(r, d[k].id);
         if (!ds)
             rc = -ENOMEM;
-        else if (d[k].all.n)
+        else
             rc = fill(ds, &d[k]);
     }
     for (size_t k = 0; k < nd; k++)
