@@ -204,13 +204,16 @@ static int host_breakdown(struct ps_report *r, struct ps_names *names, struct li
 {
     const struct ps_model *m = r->m;
     int rc = 0;
+    uint8_t *step_thread = calloc(m->threads.n + 1, 1);
+    if (!step_thread)
+        return -ENOMEM;
+    for (size_t k = 0; k < r->nsteps && !r->whole_run; k++)
+        step_thread[m->ranges.v[r->steps[k].range].thread] = 1;
     for (size_t i = 0; i < m->ranges.n && rc == 0; i++) {
         const struct ps_range *g = &m->ranges.v[i];
         if (!host_range(g->kind) || !ps_report_thread_in_scope(r, g->thread))
             continue;
-        int on_step_thread = r->whole_run;
-        for (size_t k = 0; k < r->nsteps && !on_step_thread; k++)
-            on_step_thread = m->ranges.v[r->steps[k].range].thread == g->thread;
+        int on_step_thread = r->whole_run || step_thread[g->thread];
         unsigned f = ps_names_flags(names, g->name);
         if (!on_step_thread || (f & PS_NAME_STEP))
             continue;
@@ -219,6 +222,7 @@ static int host_breakdown(struct ps_report *r, struct ps_names *names, struct li
         else if (f & PS_NAME_DATA)
             rc = ps_ivls_push(&l->cat[PS_CAT_DATALOADER], g->start_ns, g->end_ns);
     }
+    free(step_thread);
     if (rc < 0)
         return rc;
     ps_ivls_normalize(&l->cat[PS_CAT_MEMCPY]);

@@ -15,24 +15,34 @@ static int host_range_kind(uint8_t kind)
            kind == PS_RANGE_CPU_OP;
 }
 
-/* The process owning most step ranges (first seen wins a tie). */
-static uint32_t busiest_process(const struct ps_model *m, const uint32_t *idx, size_t n)
+static int cmp_u32(const void *a, const void *b)
 {
-    uint32_t best = m->threads.v[m->ranges.v[idx[0]].thread].pid;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The process owning most step ranges (the lowest pid wins a tie). Returns 0 or -ENOMEM. */
+static int busiest_process(const struct ps_model *m, const uint32_t *idx, size_t n, uint32_t *pid)
+{
+    uint32_t *pids = malloc(n * sizeof *pids);
+    if (!pids)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        pids[i] = m->threads.v[m->ranges.v[idx[i]].thread].pid;
+    qsort(pids, n, sizeof *pids, cmp_u32);
     size_t best_n = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t pid = m->threads.v[m->ranges.v[idx[i]].thread].pid;
-        size_t c = 0;
-        for (size_t j = 0; j < n; j++)   /* steps are few (hundreds at most): quadratic is fine here */
-            c += m->threads.v[m->ranges.v[idx[j]].thread].pid == pid;
-        if (c > best_n) {
-            best_n = c;
-            best = pid;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && pids[j] == pids[i])
+            j++;
+        if (j - i > best_n) {
+            best_n = j - i;
+            *pid = pids[i];
         }
-        if (best_n * 2 > n)
-            break;
+        i = j;
     }
-    return best;
+    free(pids);
+    return 0;
 }
 
 /* tb's step-to-device mapping. Fills device_ops per step and returns the initial prev_step_end in *prev
@@ -171,7 +181,8 @@ int ps_steps_find(struct ps_report *r, struct ps_names *names)
     }
     if (n > 0) {
         r->scoped = 1;
-        r->pid = busiest_process(m, idx, n);
+        if (busiest_process(m, idx, n, &r->pid) < 0)
+            goto out;
     }
     r->steps = calloc(n + 1, sizeof *r->steps);
     if (!r->steps)
