@@ -582,7 +582,7 @@ static int cb_bool(void *ctx, int v)
     if (role == R_EVENTS)
         return fail(c, "%s", "the event is not an object");
     if ((role == R_EVENT || role == R_ARGS) && cur_key(c) != K_OTHER)
-        return type_error(c, cur_key(c), "a number or string (got a boolean)");
+        return type_error(c, cur_key(c), "a number or a string (it is a boolean)");
     return 1;
 }
 
