@@ -291,9 +291,13 @@ static int cmp_corr(const void *a, const void *b)
 int ps_model_finish(struct ps_model *m)
 {
     /* qsort is not stable; ties in (start, end) are rare and carry no meaning for any analysis. */
-    qsort(m->gpu.v, m->gpu.n, sizeof *m->gpu.v, cmp_gpu);
-    qsort(m->api.v, m->api.n, sizeof *m->api.v, cmp_api);
-    qsort(m->ranges.v, m->ranges.n, sizeof *m->ranges.v, cmp_range);
+    /* an empty array is a NULL pointer, which qsort must not get */
+    if (m->gpu.n)
+        qsort(m->gpu.v, m->gpu.n, sizeof *m->gpu.v, cmp_gpu);
+    if (m->api.n)
+        qsort(m->api.v, m->api.n, sizeof *m->api.v, cmp_api);
+    if (m->ranges.n)
+        qsort(m->ranges.v, m->ranges.n, sizeof *m->ranges.v, cmp_range);
 
     if (m->api.n == 0 || m->gpu.n == 0)
         return 0;
