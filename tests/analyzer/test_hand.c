@@ -334,6 +334,7 @@ static void sync_carved_from_host_time(void)
  *   (the runtime calls inside it lose to Communication); Runtime 0; CPU Exec 0; Other 30. */
 static void communication_rules(void)
 {
+    ps_model_free(m);   /* this case builds a Kineto-like model per rule */
     for (int tb = 0; tb < 2; tb++) {
         m = ps_model_new("hand", PS_FORMAT_KINETO);
         m->correlation_global = 1;
