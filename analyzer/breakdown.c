@@ -69,6 +69,9 @@ static int gpu_roles(const struct ps_report *r, struct ps_names *names, struct l
     int rc = 0;
     if (r->opts.compat_tb && (rc = tb_comm_ext_ids(r, names, &comm_ext, &ncomm)) < 0)
         return rc;
+    /* one allocation per role: kernels and copies can number in the millions */
+    for (int c = 0; c < PS_CAT_OTHER && rc == 0; c++)
+        rc = ps_ivls_reserve(&l->cat[c], c <= PS_CAT_COMM ? m->gpu.n : c == PS_CAT_RUNTIME ? m->api.n : m->ranges.n);
     for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {
         const struct ps_gpu_op *op = &m->gpu.v[i];
         if (!ps_report_gpu_in_scope(r, op))

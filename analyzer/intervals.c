@@ -17,18 +17,24 @@ void ps_ivls_clear(struct ps_ivls *a)
     a->n = 0;
 }
 
+int ps_ivls_reserve(struct ps_ivls *a, size_t n)
+{
+    if (n <= a->cap)
+        return 0;
+    struct ps_ivl *v = realloc(a->v, n * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    a->v = v;
+    a->cap = n;
+    return 0;
+}
+
 int ps_ivls_push(struct ps_ivls *a, int64_t s, int64_t e)
 {
     if (e <= s)
         return 0;
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 64;
-        struct ps_ivl *v = realloc(a->v, cap * sizeof *v);
-        if (!v)
-            return -ENOMEM;
-        a->v = v;
-        a->cap = cap;
-    }
+    if (a->n == a->cap && ps_ivls_reserve(a, a->cap ? a->cap * 2 : 64) < 0)
+        return -ENOMEM;
     a->v[a->n++] = (struct ps_ivl){ s, e };
     return 0;
 }
@@ -77,6 +83,8 @@ static int append(struct ps_ivls *out, int64_t s, int64_t e)
 
 int ps_ivls_union(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b)
 {
+    if (ps_ivls_reserve(out, a->n + b->n + 1) < 0)
+        return -ENOMEM;
     size_t i = 0, j = 0;
     out->n = 0;
     while (i < a->n || j < b->n) {
@@ -89,6 +97,8 @@ int ps_ivls_union(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_
 
 int ps_ivls_intersect(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b)
 {
+    if (ps_ivls_reserve(out, a->n + b->n + 1) < 0)
+        return -ENOMEM;
     size_t i = 0, j = 0;
     out->n = 0;
     while (i < a->n && j < b->n) {
@@ -106,6 +116,8 @@ int ps_ivls_intersect(struct ps_ivls *out, const struct ps_ivls *a, const struct
 
 int ps_ivls_subtract(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b)
 {
+    if (ps_ivls_reserve(out, a->n + b->n + 1) < 0)
+        return -ENOMEM;
     size_t j = 0;
     out->n = 0;
     for (size_t i = 0; i < a->n; i++) {

@@ -21,6 +21,8 @@ void ps_ivls_fini(struct ps_ivls *a);
 void ps_ivls_clear(struct ps_ivls *a);
 /* Append [s, e); empty or reversed intervals are ignored. Returns 0 or -ENOMEM. */
 int ps_ivls_push(struct ps_ivls *a, int64_t s, int64_t e);
+/* Make room for n intervals in all (one allocation instead of repeated growth). Returns 0 or -ENOMEM. */
+int ps_ivls_reserve(struct ps_ivls *a, size_t n);
 /* Sort and merge in place (touching intervals merge): the set becomes normal. */
 void ps_ivls_normalize(struct ps_ivls *a);
 /* out = a ∪ b, a ∩ b, a − b (a, b normal; out must be a distinct, caller-initialised set whose old

@@ -6,15 +6,17 @@
 
 #include "analysis.h"
 
-static const struct ps_model *sort_model;   /* qsort has no context argument; one analysis runs at a time */
+struct named_dur {
+    uint32_t name;
+    int64_t dur;
+};
 
-static int cmp_kernel(const void *a, const void *b)
+static int cmp_named_dur(const void *a, const void *b)
 {
-    const struct ps_gpu_op *x = &sort_model->gpu.v[*(const uint32_t *)a], *y = &sort_model->gpu.v[*(const uint32_t *)b];
+    const struct named_dur *x = a, *y = b;
     if (x->name != y->name)
         return x->name < y->name ? -1 : 1;
-    int64_t dx = x->end_ns - x->start_ns, dy = y->end_ns - y->start_ns;
-    return (dx > dy) - (dx < dy);
+    return (x->dur > y->dur) - (x->dur < y->dur);
 }
 
 static int cmp_total(const void *a, const void *b)
@@ -28,39 +30,36 @@ static int cmp_total(const void *a, const void *b)
 static int kernels(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    uint32_t *idx = malloc((m->gpu.n + 1) * sizeof *idx);
-    if (!idx)
+    struct named_dur *k = malloc((m->gpu.n + 1) * sizeof *k);   /* compact copy: sorting it stays in cache */
+    if (!k)
         return -ENOMEM;
     size_t n = 0, names = 0;
     for (size_t i = 0; i < m->gpu.n; i++)
         if (m->gpu.v[i].kind == PS_GPU_KERNEL)
-            idx[n++] = (uint32_t)i;
-    sort_model = m;
-    qsort(idx, n, sizeof *idx, cmp_kernel);
+            k[n++] = (struct named_dur){ m->gpu.v[i].name, m->gpu.v[i].end_ns - m->gpu.v[i].start_ns };
+    qsort(k, n, sizeof *k, cmp_named_dur);
     for (size_t i = 0; i < n; i++)
-        names += i == 0 || m->gpu.v[idx[i]].name != m->gpu.v[idx[i - 1]].name;
+        names += i == 0 || k[i].name != k[i - 1].name;
     r->kernels = calloc(names + 1, sizeof *r->kernels);
     if (!r->kernels) {
-        free(idx);
+        free(k);
         return -ENOMEM;
     }
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        struct ps_kernel_stat *k = &r->kernels[r->nkernels++];
-        k->name = m->gpu.v[idx[i]].name;
-        for (; j < n && m->gpu.v[idx[j]].name == k->name; j++)
-            k->total_ns += m->gpu.v[idx[j]].end_ns - m->gpu.v[idx[j]].start_ns;
-        k->count = (int64_t)(j - i);
-#define DUR(q) (m->gpu.v[idx[q]].end_ns - m->gpu.v[idx[q]].start_ns)
-        k->min_ns = DUR(i);
-        k->max_ns = DUR(j - 1);
+        struct ps_kernel_stat *s = &r->kernels[r->nkernels++];
+        s->name = k[i].name;
+        for (; j < n && k[j].name == s->name; j++)
+            s->total_ns += k[j].dur;
+        s->count = (int64_t)(j - i);
+        s->min_ns = k[i].dur;
+        s->max_ns = k[j - 1].dur;
         /* the median of an even count is the mean of the two middle durations (pandas), floored to the ns */
         size_t mid = i + (j - i) / 2;
-        k->median_ns = (j - i) % 2 ? DUR(mid) : (DUR(mid - 1) + DUR(mid)) / 2;
-#undef DUR
+        s->median_ns = (j - i) % 2 ? k[mid].dur : (k[mid - 1].dur + k[mid].dur) / 2;
         i = j;
     }
-    free(idx);
+    free(k);
     qsort(r->kernels, r->nkernels, sizeof *r->kernels, cmp_total);
     return 0;
 }
