@@ -64,7 +64,8 @@ static void steps_table(FILE *f, const struct ps_report *r)
         fprintf(f, "Steps: %zu analysed of %zu step ranges found in process %u (windows as the PyTorch profiler's "
                    "TensorBoard plugin extends them to the GPU work they launched)\n",
                 r->nsteps, r->nsteps_host, r->pid);
-    fprintf(f, "\nStep-time breakdown (ms; each instant goes to the highest-priority category active)\n");
+    fprintf(f, "\nStep-time breakdown (ms; each instant goes to the highest-priority category active%s)\n",
+            r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
     fprintf(f, "%-18s %10s", "step", "duration");
     for (int c = 0; c < PS_CAT_N; c++)
         fprintf(f, " %10s", c == PS_CAT_COMM ? "Comm" : ps_cat_label[c]);
