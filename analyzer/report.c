@@ -117,7 +117,8 @@ static int tb_model(const struct ps_model *m, struct ps_model *tb)
     if (!tb->gpu.v || !tb->api.v || !tb->ranges.v)
         return -ENOMEM;
 #define ROUND_ALL(vec)                                                                                              \
-    memcpy(tb->vec.v, m->vec.v, m->vec.n * sizeof *m->vec.v);                                                       \
+    if (m->vec.n)                                                                                                   \
+        memcpy(tb->vec.v, m->vec.v, m->vec.n * sizeof *m->vec.v);                                                   \
     for (size_t i = 0; i < m->vec.n; i++)                                                                           \
         tb_round(base, &tb->vec.v[i].start_ns, &tb->vec.v[i].end_ns);
     ROUND_ALL(gpu)

@@ -172,12 +172,16 @@ static void recommend(struct ps_report *r)
 
 /* ---- findings ---- */
 
-static struct ps_finding *finding(struct ps_report *r, const char *rule, const char *severity)
+/* Append a finding whose rows were gathered in `acc`; NULL when PS_MAX_FINDINGS are already there. */
+static struct ps_finding *add_finding(struct ps_report *r, const struct ps_finding *acc, const char *rule,
+                                      const char *severity)
 {
     if (r->nfindings == PS_MAX_FINDINGS)
         return NULL;
     struct ps_finding *f = &r->findings[r->nfindings++];
-    *f = (struct ps_finding){ .rule = rule, .severity = severity };
+    *f = *acc;
+    f->rule = rule;
+    f->severity = severity;
     return f;
 }
 
@@ -218,17 +222,13 @@ static void copy_findings(struct ps_report *r, struct ps_names *names)
         }
     }
     struct ps_finding *f;
-    if (np && (f = finding(r, "pageable_memcpy", "warning"))) {
-        *f = (struct ps_finding){ .rule = f->rule, .severity = f->severity, .nrows = pageable.nrows };
-        memcpy(f->rows, pageable.rows, sizeof f->rows);
+    if (np && (f = add_finding(r, &pageable, "pageable_memcpy", "warning"))) {
         snprintf(f->summary, sizeof f->summary,
                  "%lld asynchronous copies use pageable host memory (%.1f MB, %.3f ms on the GPU): the driver stages "
                  "them and the host waits; allocate the host buffers pinned (pin_memory=True / cudaHostAlloc)",
                  (long long)np, (double)bp / 1e6, (double)tp / 1e6);
     }
-    if (ns && (f = finding(r, "sync_memcpy", "warning"))) {
-        *f = (struct ps_finding){ .rule = f->rule, .severity = f->severity, .nrows = sync.nrows };
-        memcpy(f->rows, sync.rows, sizeof f->rows);
+    if (ns && (f = add_finding(r, &sync, "sync_memcpy", "warning"))) {
         snprintf(f->summary, sizeof f->summary,
                  "%lld copies or memsets were issued by synchronous calls (cudaMemcpy / cudaMemset, %.3f ms on the "
                  "GPU): the host blocks until each finishes; use the Async forms on a stream",
@@ -250,9 +250,7 @@ static void sync_api_finding(struct ps_report *r, struct ps_names *names)
         keep_row(&acc, (struct ps_row){ c->name, c->start_ns, c->end_ns - c->start_ns, -1, 0 });
     }
     struct ps_finding *f;
-    if (n && (f = finding(r, "sync_api", "info"))) {
-        *f = (struct ps_finding){ .rule = f->rule, .severity = f->severity, .nrows = acc.nrows };
-        memcpy(f->rows, acc.rows, sizeof f->rows);
+    if (n && (f = add_finding(r, &acc, "sync_api", "info"))) {
         snprintf(f->summary, sizeof f->summary,
                  "%lld synchronising API calls (device / stream / event synchronize) held the host for %.3f ms",
                  (long long)n, (double)t / 1e6);
@@ -282,9 +280,7 @@ static int gap_finding(struct ps_report *r)
     }
     ps_ivls_fini(&busy);
     struct ps_finding *f;
-    if (rc == 0 && n && (f = finding(r, "gpu_gap", "warning"))) {
-        *f = (struct ps_finding){ .rule = f->rule, .severity = f->severity, .nrows = acc.nrows };
-        memcpy(f->rows, acc.rows, sizeof f->rows);
+    if (rc == 0 && n && (f = add_finding(r, &acc, "gpu_gap", "warning"))) {
         snprintf(f->summary, sizeof f->summary, "%lld GPU idle gaps of %.3f ms or more, %.3f ms in all",
                  (long long)n, (double)r->opts.gap_ns / 1e6, (double)t / 1e6);
     }
@@ -304,9 +300,7 @@ static void low_util_finding(struct ps_report *r)
         keep_row(&acc, (struct ps_row){ s->name, s->start_ns, dur, -1, 0 });
     }
     struct ps_finding *f;
-    if (n && (f = finding(r, "low_gpu_utilization", "warning"))) {
-        *f = (struct ps_finding){ .rule = f->rule, .severity = f->severity, .nrows = acc.nrows };
-        memcpy(f->rows, acc.rows, sizeof f->rows);
+    if (n && (f = add_finding(r, &acc, "low_gpu_utilization", "warning"))) {
         snprintf(f->summary, sizeof f->summary, "%lld of %zu steps kept the GPU computing less than half the time",
                  (long long)n, r->nsteps);
     }
@@ -323,17 +317,19 @@ static void tiny_kernel_finding(struct ps_report *r)
         n++;
         tiny += m->gpu.v[i].end_ns - m->gpu.v[i].start_ns < r->opts.tiny_kernel_ns;
     }
-    struct ps_finding *f;
-    if (n < 1000 || 2 * tiny < n || !(f = finding(r, "tiny_kernels", "info")))
+    struct ps_finding acc = { 0 }, *f;
+    if (n < 1000 || 2 * tiny < n)
         return;
-    for (size_t k = 0; k < r->nkernels; k++)   /* the most frequent short kernels */
+    for (size_t k = 0; k < r->nkernels; k++)   /* the most frequent short kernels: rank by count ... */
         if (r->kernels[k].median_ns < r->opts.tiny_kernel_ns)
-            keep_row(f, (struct ps_row){ r->kernels[k].name, -1, r->kernels[k].count, -1, r->kernels[k].count });
-    for (size_t k = 0; k < f->nrows; k++) {   /* rows were ranked by count: report the total time instead */
+            keep_row(&acc, (struct ps_row){ r->kernels[k].name, -1, r->kernels[k].count, -1, r->kernels[k].count });
+    for (size_t k = 0; k < acc.nrows; k++) {  /* ... then report their total time */
         for (size_t j = 0; j < r->nkernels; j++)
-            if (r->kernels[j].name == f->rows[k].name)
-                f->rows[k].dur_ns = r->kernels[j].total_ns;
+            if (r->kernels[j].name == acc.rows[k].name)
+                acc.rows[k].dur_ns = r->kernels[j].total_ns;
     }
+    if (!(f = add_finding(r, &acc, "tiny_kernels", "info")))
+        return;
     snprintf(f->summary, sizeof f->summary,
              "%lld of %lld kernels run shorter than %.0f us: launch overhead dominates; fuse them or use CUDA graphs",
              (long long)tiny, (long long)n, (double)r->opts.tiny_kernel_ns / 1e3);

@@ -383,6 +383,37 @@ static void hta_idle_categories(void)
     CHECK_EQ("whole run", rep.whole_run, 1);
 }
 
+/* Findings. cudaMemcpyAsync [5,6) -> HtoD pageable->device [10,20), 1000 B: pageable_memcpy. cudaMemcpy [25,41)
+ * -> DtoH device->pageable [30,40): synchronous, so sync_memcpy (not pageable_memcpy: that rule is about Async calls
+ * the driver silently serialises). cudaStreamSynchronize [41,45): sync_api. Kernel [2000,2010) after the copy ended
+ * at 40: one GPU gap of 1960 µs >= 1 ms: gpu_gap. No step range: the run [5,2010) is one window with 10 µs of
+ * kernels: low_gpu_utilization. */
+static void findings(void)
+{
+    uint32_t t = ps_model_thread(m, 1, 1), s7 = ps_model_stream(m, 1, 0, 7);
+    api(t, "cudaMemcpyAsync_v3020", 5, 6, 1, 0);
+    api(t, "cudaMemcpy_v3020", 25, 41, 2, 0);
+    api(t, "cudaStreamSynchronize_v3020", 41, 45, 3, 0);
+    api(t, "cudaLaunchKernel_v7000", 46, 47, 4, 0);
+    gpu(s7, PS_GPU_MEMCPY, "Memcpy HtoD (Pageable -> Device)", 10, 20, 1, 1000, PS_COPY_HTOD, PS_MEM_PAGEABLE,
+        PS_MEM_DEVICE);
+    gpu(s7, PS_GPU_MEMCPY, "Memcpy DtoH (Device -> Pageable)", 30, 40, 2, 1000, PS_COPY_DTOH, PS_MEM_DEVICE,
+        PS_MEM_PAGEABLE);
+    kernel(s7, "k", 2000, 2010, 4);
+    build_default();
+    static const char *const want[] = { "pageable_memcpy", "sync_memcpy", "sync_api", "gpu_gap", "low_gpu_utilization" };
+    CHECK_EQ("findings", rep.nfindings, 5);
+    for (size_t i = 0; i < 5 && i < rep.nfindings; i++)
+        CHECK_STR("rule", rep.findings[i].rule, want[i]);
+    if (rep.nfindings < 5)
+        return;
+    CHECK_EQ("pageable rows", rep.findings[0].nrows, 1);
+    CHECK_EQ("pageable row start", rep.findings[0].rows[0].start_ns, US(10));
+    CHECK_EQ("pageable row bytes", rep.findings[0].rows[0].bytes, 1000);
+    CHECK_EQ("gap row start", rep.findings[3].rows[0].start_ns, US(40));
+    CHECK_EQ("gap row length", rep.findings[3].rows[0].dur_ns, US(1960));
+}
+
 /* A bad --data-range pattern is refused with a message naming the option. */
 static void bad_pattern_rejected(void)
 {
@@ -410,6 +441,7 @@ static const struct {
     { "sync_carved_from_host_time", sync_carved_from_host_time },
     { "communication_rules", communication_rules },
     { "hta_idle_categories", hta_idle_categories },
+    { "findings", findings },
     { "bad_pattern_rejected", bad_pattern_rejected },
 };
 
