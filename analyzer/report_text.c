@@ -179,7 +179,8 @@ static void summaries(FILE *f, const struct ps_report *r)
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
             fputs("      ", f);
-            name_col(f, w->name == PS_NONE ? "(GPU idle)" : ps_model_str(m, w->name), 50);
+            name_col(f, w->name != PS_NONE ? ps_model_str(m, w->name) : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)" : "(time slice)",
+                     50);
             if (w->start_ns >= 0)
                 fprintf(f, "  at %.3f ms", MS(w->start_ns - r->run_start_ns));
             else

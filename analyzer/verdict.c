@@ -287,23 +287,36 @@ static int gap_finding(struct ps_report *r)
     return rc;
 }
 
-static void low_util_finding(struct ps_report *r)
+/* Time slices in which kernels ran less than half the time: the steps, or without steps PS_SLICES equal slices
+ * of the run (DESIGN §4: "fixed time slices for timelines"). */
+#define PS_SLICES 20
+static int low_util_finding(struct ps_report *r)
 {
-    struct ps_finding acc = { 0 };
-    int64_t n = 0;
-    for (size_t i = 0; i < r->nsteps && r->has_gpu; i++) {
-        const struct ps_step *s = &r->steps[i];
-        int64_t dur = s->end_ns - s->start_ns;
-        if (dur <= 0 || 2 * s->cat_ns[PS_CAT_KERNEL] >= dur)
+    const struct ps_model *m = r->m;
+    struct ps_finding acc = { 0 }, *f;
+    struct ps_ivls k = { 0 };
+    int64_t n = 0, slices = r->whole_run ? PS_SLICES : (int64_t)r->nsteps;
+    int rc = 0;
+    if (!r->has_gpu)
+        return 0;
+    for (size_t i = 0; i < m->gpu.n && rc == 0; i++)
+        if (m->gpu.v[i].kind == PS_GPU_KERNEL && ps_report_gpu_in_scope(r, &m->gpu.v[i]))
+            rc = ps_ivls_push(&k, m->gpu.v[i].start_ns, m->gpu.v[i].end_ns);
+    ps_ivls_normalize(&k);
+    int64_t a = r->steps[0].start_ns, span = r->steps[r->nsteps - 1].end_ns - a;
+    for (int64_t i = 0; i < slices && rc == 0; i++) {
+        int64_t s = r->whole_run ? a + span * i / slices : r->steps[i].start_ns;
+        int64_t e = r->whole_run ? a + span * (i + 1) / slices : r->steps[i].end_ns;
+        if (e <= s || 2 * ps_ivls_within(&k, s, e) >= e - s)
             continue;
         n++;
-        keep_row(&acc, (struct ps_row){ s->name, s->start_ns, dur, -1, 0 });
+        keep_row(&acc, (struct ps_row){ r->whole_run ? PS_NONE : r->steps[i].name, s, e - s, -1, 0 });
     }
-    struct ps_finding *f;
-    if (n && (f = add_finding(r, &acc, "low_gpu_utilization", "warning"))) {
-        snprintf(f->summary, sizeof f->summary, "%lld of %zu steps kept the GPU computing less than half the time",
-                 (long long)n, r->nsteps);
-    }
+    ps_ivls_fini(&k);
+    if (rc == 0 && n && (f = add_finding(r, &acc, "low_gpu_utilization", "warning")))
+        snprintf(f->summary, sizeof f->summary, "in %lld of %lld %s the GPU ran kernels less than half the time",
+                 (long long)n, (long long)slices, r->whole_run ? "equal time slices of the run" : "steps");
+    return rc;
 }
 
 /* Launch-bound: at least 1000 kernels, half of them or more shorter than tiny_kernel_ns. */
@@ -352,7 +365,8 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
     copy_findings(r, names);
     sync_api_finding(r, names);
     rc = gap_finding(r);
-    low_util_finding(r);
+    if (rc == 0)
+        rc = low_util_finding(r);
     tiny_kernel_finding(r);
     return rc;
 }
