@@ -253,24 +253,93 @@ int ps_model_add_meta(struct ps_model *m, const char *key, const char *value)
 
 /* ---- finish: sort by time, link API calls to the GPU work they launched ---- */
 
-#define CMP_START_END(a, b)                                                                   \
-    ((a)->start_ns != (b)->start_ns ? ((a)->start_ns < (b)->start_ns ? -1 : 1)                \
-                                    : ((a)->end_ns != (b)->end_ns ? ((a)->end_ns < (b)->end_ns ? -1 : 1) : 0))
+/* In-place introsort, generated per element type: no temporary buffer (glibc's qsort allocates a copy
+ * of the whole array, which doubles peak memory on a 10-million-kernel trace), and a linear pass first
+ * because readers usually deliver rows already in time order. Not stable: ties in the sort key carry no
+ * meaning for any analysis. */
+#define DEFINE_SORT(fn, type, LESS)                                                           \
+    static void fn##_insertion(type *v, size_t n)                                             \
+    {                                                                                         \
+        for (size_t i = 1; i < n; i++) {                                                      \
+            type x = v[i];                                                                    \
+            size_t j = i;                                                                     \
+            for (; j > 0 && LESS(&x, &v[j - 1]); j--)                                         \
+                v[j] = v[j - 1];                                                              \
+            v[j] = x;                                                                         \
+        }                                                                                     \
+    }                                                                                         \
+    static void fn##_sift(type *v, size_t root, size_t n)                                     \
+    {                                                                                         \
+        for (size_t child; (child = 2 * root + 1) < n; root = child) {                        \
+            if (child + 1 < n && LESS(&v[child], &v[child + 1]))                              \
+                child++;                                                                      \
+            if (!LESS(&v[root], &v[child]))                                                   \
+                return;                                                                       \
+            type t = v[root];                                                                 \
+            v[root] = v[child];                                                               \
+            v[child] = t;                                                                     \
+        }                                                                                     \
+    }                                                                                         \
+    static void fn##_heap(type *v, size_t n)                                                  \
+    {                                                                                         \
+        for (size_t i = n / 2; i-- > 0;)                                                      \
+            fn##_sift(v, i, n);                                                               \
+        for (size_t i = n; i-- > 1;) {                                                        \
+            type t = v[0];                                                                    \
+            v[0] = v[i];                                                                      \
+            v[i] = t;                                                                         \
+            fn##_sift(v, 0, i);                                                               \
+        }                                                                                     \
+    }                                                                                         \
+    static void fn##_intro(type *v, size_t n, int depth)                                      \
+    {                                                                                         \
+        while (n > 16) {                                                                      \
+            if (depth-- == 0) {                                                               \
+                fn##_heap(v, n);                                                              \
+                return;                                                                       \
+            }                                                                                 \
+            size_t mid = n / 2;                                                               \
+            type t;                                                                           \
+            if (LESS(&v[mid], &v[0])) { t = v[mid]; v[mid] = v[0]; v[0] = t; }                \
+            if (LESS(&v[n - 1], &v[0])) { t = v[n - 1]; v[n - 1] = v[0]; v[0] = t; }          \
+            if (LESS(&v[n - 1], &v[mid])) { t = v[n - 1]; v[n - 1] = v[mid]; v[mid] = t; }    \
+            type pivot = v[mid];                                                              \
+            size_t i = 0, j = n - 1;                                                          \
+            for (;;) {                                                                        \
+                while (LESS(&v[i], &pivot))                                                   \
+                    i++;                                                                      \
+                while (LESS(&pivot, &v[j]))                                                   \
+                    j--;                                                                      \
+                if (i >= j)                                                                   \
+                    break;                                                                    \
+                t = v[i]; v[i] = v[j]; v[j] = t;                                              \
+                i++;                                                                          \
+                j--;                                                                          \
+            }                                                                                 \
+            fn##_intro(v + j + 1, n - j - 1, depth);   /* recurse right, loop on the left */  \
+            n = j + 1;                                                                        \
+        }                                                                                     \
+        fn##_insertion(v, n);                                                                 \
+    }                                                                                         \
+    static void fn(type *v, size_t n)                                                         \
+    {                                                                                         \
+        size_t i = 1;                                                                         \
+        while (i < n && !LESS(&v[i], &v[i - 1]))                                              \
+            i++;                                                                              \
+        if (i >= n)                                                                           \
+            return;                                                                           \
+        int depth = 0;                                                                        \
+        for (size_t k = n; k; k >>= 1)                                                        \
+            depth += 2;                                                                       \
+        fn##_intro(v, n, depth);                                                              \
+    }
 
-static int cmp_gpu(const void *a, const void *b)
-{
-    return CMP_START_END((const struct ps_gpu_op *)a, (const struct ps_gpu_op *)b);
-}
+#define LESS_START_END(a, b) \
+    ((a)->start_ns < (b)->start_ns || ((a)->start_ns == (b)->start_ns && (a)->end_ns < (b)->end_ns))
 
-static int cmp_api(const void *a, const void *b)
-{
-    return CMP_START_END((const struct ps_api_call *)a, (const struct ps_api_call *)b);
-}
-
-static int cmp_range(const void *a, const void *b)
-{
-    return CMP_START_END((const struct ps_range *)a, (const struct ps_range *)b);
-}
+DEFINE_SORT(sort_gpu, struct ps_gpu_op, LESS_START_END)
+DEFINE_SORT(sort_api, struct ps_api_call, LESS_START_END)
+DEFINE_SORT(sort_range, struct ps_range, LESS_START_END)
 
 struct corr_key {
     uint64_t correlation;
@@ -278,9 +347,8 @@ struct corr_key {
     uint32_t api;         /* index into model.api */
 };
 
-static int cmp_corr(const void *a, const void *b)
+static int cmp_corr(const struct corr_key *x, const struct corr_key *y)
 {
-    const struct corr_key *x = a, *y = b;
     if (x->pid != y->pid)
         return x->pid < y->pid ? -1 : 1;
     if (x->correlation != y->correlation)
@@ -288,16 +356,14 @@ static int cmp_corr(const void *a, const void *b)
     return x->api < y->api ? -1 : x->api > y->api;
 }
 
+#define LESS_CORR(a, b) (cmp_corr((a), (b)) < 0)
+DEFINE_SORT(sort_corr, struct corr_key, LESS_CORR)
+
 int ps_model_finish(struct ps_model *m)
 {
-    /* qsort is not stable; ties in (start, end) are rare and carry no meaning for any analysis. */
-    /* an empty array is a NULL pointer, which qsort must not get */
-    if (m->gpu.n)
-        qsort(m->gpu.v, m->gpu.n, sizeof *m->gpu.v, cmp_gpu);
-    if (m->api.n)
-        qsort(m->api.v, m->api.n, sizeof *m->api.v, cmp_api);
-    if (m->ranges.n)
-        qsort(m->ranges.v, m->ranges.n, sizeof *m->ranges.v, cmp_range);
+    sort_gpu(m->gpu.v, m->gpu.n);
+    sort_api(m->api.v, m->api.n);
+    sort_range(m->ranges.v, m->ranges.n);
 
     if (m->api.n == 0 || m->gpu.n == 0)
         return 0;
@@ -312,7 +378,7 @@ int ps_model_finish(struct ps_model *m)
         uint32_t pid = m->correlation_global ? 0 : m->threads.v[c->thread].pid;
         keys[nkeys++] = (struct corr_key){ c->correlation, pid, (uint32_t)i };
     }
-    qsort(keys, nkeys, sizeof *keys, cmp_corr);
+    sort_corr(keys, nkeys);
     for (size_t i = 0; i < m->gpu.n; i++) {
         struct ps_gpu_op *op = &m->gpu.v[i];
         op->launch = PS_NONE;

@@ -743,7 +743,7 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
     static const char *const gpu_cols[] = { "id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor" };
     static const char *const cdev_cols[] = { "cudaId", "numMultiprocessors" };
 
-    if (sqlite3_open_v2(path, &c.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &c.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         rc = ps_read_fail(err, errlen, "%s: cannot open as SQLite: %s", path, c.db ? sqlite3_errmsg(c.db) : "out of memory");
         goto out;
     }

@@ -1,0 +1,67 @@
+/* ps_model_finish on arrays large enough to leave the insertion-sort path: random, reversed and
+ * all-equal keys end up sorted by (start, end) with nothing lost, and every GPU op links to the API call
+ * with its correlation id in its own process (ground truth: the generator below pairs them). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "model.h"
+
+#define N 200000
+
+static uint64_t lcg(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
+int main(void)
+{
+    struct ps_model *m = ps_model_new("synthetic", PS_FORMAT_PERFSCOPE);
+    uint64_t seed = 42, sum_in = 0, sum_out = 0;
+    uint32_t t1 = ps_model_thread(m, 100, 100), t2 = ps_model_thread(m, 200, 200);
+    uint32_t s1 = ps_model_stream(m, 100, 0, 7), s2 = ps_model_stream(m, 200, 0, 7);
+    uint32_t name = ps_model_intern_cstr(m, "k");
+    for (int i = 0; i < N; i++) {
+        /* GPU op i: random start (many duplicates: 1000 distinct values), process 100 or 200,
+         * correlation i / 2 + 1 (so both processes use every correlation id) */
+        int64_t start = (int64_t)(lcg(&seed) % 1000);
+        struct ps_gpu_op op = { .start_ns = start, .end_ns = start + (int64_t)(lcg(&seed) % 50),
+                                .correlation = (uint64_t)(i / 2 + 1), .name = name, .stream = i % 2 ? s2 : s1 };
+        sum_in += (uint64_t)op.start_ns * 31 + (uint64_t)op.end_ns * 7 + op.correlation;
+        CHECK_EQ(ps_model_add_gpu(m, &op), 0);
+        /* API calls in reverse time order; start encodes (process, correlation) for the link check */
+        struct ps_api_call call = { .start_ns = (int64_t)(N - i) * 10, .correlation = (uint64_t)(i / 2 + 1),
+                                    .thread = i % 2 ? t2 : t1, .name = name };
+        call.end_ns = call.start_ns + 5;
+        CHECK_EQ(ps_model_add_api(m, &call), 0);
+        /* ranges with all-equal keys */
+        struct ps_range r = { .start_ns = 5, .end_ns = 9, .name = name, .thread = t1, .domain = PS_NONE };
+        CHECK_EQ(ps_model_add_range(m, &r), 0);
+    }
+    CHECK_EQ(ps_model_finish(m), 0);
+    CHECK_EQ(m->gpu.n, N);
+    CHECK_EQ(m->api.n, N);
+    CHECK_EQ(m->ranges.n, N);
+    long bad_order = 0, bad_link = 0;
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op *op = &m->gpu.v[i];
+        sum_out += (uint64_t)op->start_ns * 31 + (uint64_t)op->end_ns * 7 + op->correlation;
+        if (i && (op->start_ns < op[-1].start_ns || (op->start_ns == op[-1].start_ns && op->end_ns < op[-1].end_ns)))
+            bad_order++;
+        const struct ps_api_call *c = op->launch < m->api.n ? &m->api.v[op->launch] : NULL;
+        if (!c || c->correlation != op->correlation ||
+            m->threads.v[c->thread].pid != m->streams.v[op->stream].pid)
+            bad_link++;
+    }
+    CHECK_EQ(bad_order, 0);
+    CHECK_EQ(bad_link, 0);
+    CHECK_EQ(sum_out, sum_in);
+    for (size_t i = 1; i < m->api.n; i++)
+        if (m->api.v[i].start_ns < m->api.v[i - 1].start_ns)
+            bad_order++;
+    CHECK_EQ(bad_order, 0);
+    CHECK_EQ(m->api.v[0].start_ns, 10);
+    ps_model_free(m);
+    return check_failures ? 1 : 0;
+}
