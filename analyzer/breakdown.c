@@ -123,6 +123,12 @@ static int gpu_roles(const struct ps_report *r, struct ps_names *names, struct l
 static int sync_ranges(const struct ps_report *r, struct ps_names *names, struct lists *l)
 {
     const struct ps_model *m = r->m;
+    size_t nsync = 0;
+    for (size_t i = 0; i < m->api.n; i++)
+        nsync += ps_report_thread_in_scope(r, m->api.v[i].thread) &&
+                 (ps_names_flags(names, m->api.v[i].name) & PS_NAME_SYNC_API);
+    if (nsync == 0)
+        return 0;
     int64_t *starts = malloc((m->gpu.n + 1) * sizeof *starts);
     if (!starts)
         return -ENOMEM;

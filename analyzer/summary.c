@@ -6,17 +6,34 @@
 
 #include "analysis.h"
 
-struct named_dur {
-    uint32_t name;
-    int64_t dur;
-};
-
-static int cmp_named_dur(const void *a, const void *b)
+/* Put the k-th smallest of v[0..n) at v[k], smaller ones before it (Hoare's selection, median-of-three pivot):
+ * O(n) on average, in place. */
+static void select_kth(int64_t *v, size_t n, size_t k)
 {
-    const struct named_dur *x = a, *y = b;
-    if (x->name != y->name)
-        return x->name < y->name ? -1 : 1;
-    return (x->dur > y->dur) - (x->dur < y->dur);
+    long lo = 0, hi = (long)n - 1, kk = (long)k;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        int64_t a = v[lo], b = v[mid], c = v[hi];
+        int64_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        long i = lo, j = hi;
+        while (i <= j) {   /* v[lo..j] <= pivot <= v[i..hi] afterwards */
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                int64_t x = v[i];
+                v[i++] = v[j];
+                v[j--] = x;
+            }
+        }
+        if (kk <= j)
+            hi = j;
+        else if (kk >= i)
+            lo = i;
+        else
+            return;   /* between the two parts: v[kk] == pivot */
+    }
 }
 
 static int cmp_total(const void *a, const void *b)
@@ -27,41 +44,58 @@ static int cmp_total(const void *a, const void *b)
     return (x->name > y->name) - (x->name < y->name);
 }
 
+/* Per kernel name: a counting sort of the durations by name id, then one scan and one selection per name. */
 static int kernels(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    struct named_dur *k = malloc((m->gpu.n + 1) * sizeof *k);   /* compact copy: sorting it stays in cache */
-    if (!k)
-        return -ENOMEM;
-    size_t n = 0, names = 0;
+    size_t nstr = ps_model_nstrings(m), n = 0, names = 0;
+    size_t *off = calloc(nstr + 2, sizeof *off), *pos = malloc((nstr + 1) * sizeof *pos);
+    int64_t *dur = malloc((m->gpu.n + 1) * sizeof *dur);
+    int rc = -ENOMEM;
+    if (!off || !pos || !dur)
+        goto out;
     for (size_t i = 0; i < m->gpu.n; i++)
-        if (m->gpu.v[i].kind == PS_GPU_KERNEL)
-            k[n++] = (struct named_dur){ m->gpu.v[i].name, m->gpu.v[i].end_ns - m->gpu.v[i].start_ns };
-    qsort(k, n, sizeof *k, cmp_named_dur);
-    for (size_t i = 0; i < n; i++)
-        names += i == 0 || k[i].name != k[i - 1].name;
-    r->kernels = calloc(names + 1, sizeof *r->kernels);
-    if (!r->kernels) {
-        free(k);
-        return -ENOMEM;
+        if (m->gpu.v[i].kind == PS_GPU_KERNEL && m->gpu.v[i].name < nstr)
+            off[m->gpu.v[i].name + 1]++;
+    for (size_t id = 0; id < nstr; id++) {
+        names += off[id + 1] > 0;
+        off[id + 1] += off[id];
+        pos[id] = off[id];
     }
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        struct ps_kernel_stat *s = &r->kernels[r->nkernels++];
-        s->name = k[i].name;
-        for (; j < n && k[j].name == s->name; j++)
-            s->total_ns += k[j].dur;
-        s->count = (int64_t)(j - i);
-        s->min_ns = k[i].dur;
-        s->max_ns = k[j - 1].dur;
+    for (size_t i = 0; i < m->gpu.n; i++)
+        if (m->gpu.v[i].kind == PS_GPU_KERNEL && m->gpu.v[i].name < nstr)
+            dur[pos[m->gpu.v[i].name]++] = m->gpu.v[i].end_ns - m->gpu.v[i].start_ns;
+    if (!(r->kernels = calloc(names + 1, sizeof *r->kernels)))
+        goto out;
+    for (size_t id = 0; id < nstr; id++) {
+        int64_t *d = dur + off[id];
+        n = off[id + 1] - off[id];
+        if (n == 0)
+            continue;
+        struct ps_kernel_stat *k = &r->kernels[r->nkernels++];
+        *k = (struct ps_kernel_stat){ .name = (uint32_t)id, .count = (int64_t)n, .min_ns = d[0], .max_ns = d[0] };
+        for (size_t j = 0; j < n; j++) {
+            k->total_ns += d[j];
+            k->min_ns = d[j] < k->min_ns ? d[j] : k->min_ns;
+            k->max_ns = d[j] > k->max_ns ? d[j] : k->max_ns;
+        }
         /* the median of an even count is the mean of the two middle durations (pandas), floored to the ns */
-        size_t mid = i + (j - i) / 2;
-        s->median_ns = (j - i) % 2 ? k[mid].dur : (k[mid - 1].dur + k[mid].dur) / 2;
-        i = j;
+        select_kth(d, n, n / 2);
+        k->median_ns = d[n / 2];
+        if (n % 2 == 0) {
+            int64_t lower = d[0];
+            for (size_t j = 1; j < n / 2; j++)
+                lower = d[j] > lower ? d[j] : lower;
+            k->median_ns = (lower + d[n / 2]) / 2;
+        }
     }
-    free(k);
     qsort(r->kernels, r->nkernels, sizeof *r->kernels, cmp_total);
-    return 0;
+    rc = 0;
+out:
+    free(off);
+    free(pos);
+    free(dur);
+    return rc;
 }
 
 static int copies(struct ps_report *r)

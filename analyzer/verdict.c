@@ -38,29 +38,31 @@ static enum ps_bottleneck classify(const int64_t *cat, int64_t sync_ns, int64_t 
 
 /* ---- evidence: the top names behind the bottleneck, inside the analysed steps ---- */
 
-struct named {
-    uint32_t name;
-    int64_t dur;
+/* Per-name totals over string ids, touched ids remembered: O(rows + names), no sort. */
+struct tally {
+    struct { int64_t count, total; } *agg;   /* indexed by string id */
+    uint32_t *touched;
+    size_t nt, nstrings;
 };
 
-static int cmp_named(const void *a, const void *b)
+static void tally_add(struct tally *t, uint32_t name, int64_t dur)
 {
-    const struct named *x = a, *y = b;
-    return (x->name > y->name) - (x->name < y->name);
+    if (name >= t->nstrings)
+        return;
+    if (t->agg[name].count++ == 0)
+        t->touched[t->nt++] = name;
+    t->agg[name].total += dur;
 }
 
-/* Aggregate (name, dur) pairs by name and append the `k` largest totals to the evidence. */
-static void add_top(struct ps_report *r, struct named *v, size_t n, const char *kind, size_t k)
+/* Append the `k` largest totals to the evidence, then empty the tally. */
+static void tally_top(struct ps_report *r, struct tally *t, const char *kind, size_t k)
 {
-    qsort(v, n, sizeof *v, cmp_named);
     struct ps_evidence best[PS_MAX_EVIDENCE];
     size_t nbest = 0;
-    for (size_t i = 0; i < n;) {
-        struct ps_evidence e = { .kind = kind, .name = v[i].name };
-        for (; i < n && v[i].name == e.name; i++) {
-            e.count++;
-            e.total_ns += v[i].dur;
-        }
+    for (size_t i = 0; i < t->nt; i++) {
+        uint32_t id = t->touched[i];
+        struct ps_evidence e = { .kind = kind, .name = id, .count = t->agg[id].count, .total_ns = t->agg[id].total };
+        t->agg[id].count = t->agg[id].total = 0;
         size_t pos = nbest;
         while (pos > 0 && best[pos - 1].total_ns < e.total_ns)
             pos--;
@@ -72,6 +74,7 @@ static void add_top(struct ps_report *r, struct named *v, size_t n, const char *
             best[j] = best[j - 1];
         best[pos] = e;
     }
+    t->nt = 0;
     for (size_t i = 0; i < nbest && r->nevidence < PS_MAX_EVIDENCE; i++)
         if (best[i].total_ns > 0)
             r->evidence[r->nevidence++] = best[i];
@@ -81,10 +84,14 @@ static int evidence(struct ps_report *r, struct ps_names *names)
 {
     const struct ps_model *m = r->m;
     int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
-    size_t cap = m->gpu.n + m->api.n + m->ranges.n + 1, n = 0;
-    struct named *v = malloc(cap * sizeof *v);
-    if (!v)
+    struct tally t = { .nstrings = ps_model_nstrings(m) };
+    t.agg = calloc(t.nstrings + 1, sizeof *t.agg);
+    t.touched = malloc((t.nstrings + 1) * sizeof *t.touched);
+    if (!t.agg || !t.touched) {
+        free(t.agg);
+        free(t.touched);
         return -ENOMEM;
+    }
 #define IN_WINDOW(x) ((x)->start_ns >= a && (x)->end_ns <= b)
     switch (r->bottleneck) {
     case PS_BN_DATA:
@@ -95,22 +102,21 @@ static int evidence(struct ps_report *r, struct ps_names *names)
             int want = r->bottleneck == PS_BN_DATA ? (f & PS_NAME_DATA) != 0 : !(f & (PS_NAME_DATA | PS_NAME_STEP));
             if (want && g->kind != PS_RANGE_NVTX_MARK && g->kind != PS_RANGE_GPU_ANNOTATION &&
                 ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
-                v[n++] = (struct named){ g->name, g->end_ns - g->start_ns };
+                tally_add(&t, g->name, g->end_ns - g->start_ns);
         }
-        add_top(r, v, n, "range", 3);
+        tally_top(r, &t, "range", 3);
         if (r->bottleneck == PS_BN_DATA)
             break;
         /* host overhead also shows in the API calls */
         __attribute__((fallthrough));
     case PS_BN_SYNC:
-        n = 0;
         for (size_t i = 0; i < m->api.n; i++) {
             const struct ps_api_call *c = &m->api.v[i];
             int sync = (ps_names_flags(names, c->name) & PS_NAME_SYNC_API) != 0;
             if ((r->bottleneck != PS_BN_SYNC || sync) && ps_report_thread_in_scope(r, c->thread) && IN_WINDOW(c))
-                v[n++] = (struct named){ c->name, c->end_ns - c->start_ns };
+                tally_add(&t, c->name, c->end_ns - c->start_ns);
         }
-        add_top(r, v, n, "api", 3);
+        tally_top(r, &t, "api", 3);
         break;
     case PS_BN_MEMCPY:
     case PS_BN_KERNEL:
@@ -121,25 +127,25 @@ static int evidence(struct ps_report *r, struct ps_names *names)
             int want = r->bottleneck == PS_BN_MEMCPY ? (op->kind == PS_GPU_MEMCPY || op->kind == PS_GPU_MEMSET)
                                                      : op->kind == PS_GPU_KERNEL && nccl == (r->bottleneck == PS_BN_COMM);
             if (want && ps_report_gpu_in_scope(r, op) && IN_WINDOW(op))
-                v[n++] = (struct named){ op->name, op->end_ns - op->start_ns };
+                tally_add(&t, op->name, op->end_ns - op->start_ns);
         }
-        add_top(r, v, n, r->bottleneck == PS_BN_MEMCPY ? "copy" : "kernel", 3);
+        tally_top(r, &t, r->bottleneck == PS_BN_MEMCPY ? "copy" : "kernel", 3);
         if (r->bottleneck == PS_BN_MEMCPY && !r->has_gpu) {   /* host-side copy phases */
-            n = 0;
-            for (size_t i = 0; i < m->ranges.n; i++) {
+                for (size_t i = 0; i < m->ranges.n; i++) {
                 const struct ps_range *g = &m->ranges.v[i];
                 if ((ps_names_flags(names, g->name) & PS_NAME_COPY) && ps_report_thread_in_scope(r, g->thread) &&
                     IN_WINDOW(g))
-                    v[n++] = (struct named){ g->name, g->end_ns - g->start_ns };
+                    tally_add(&t, g->name, g->end_ns - g->start_ns);
             }
-            add_top(r, v, n, "range", 3);
+            tally_top(r, &t, "range", 3);
         }
         break;
     case PS_BN_UNKNOWN:
         break;
     }
 #undef IN_WINDOW
-    free(v);
+    free(t.agg);
+    free(t.touched);
     return 0;
 }
 

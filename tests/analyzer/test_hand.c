@@ -414,6 +414,50 @@ static void findings(void)
     CHECK_EQ("gap row length", rep.findings[3].rows[0].dur_ns, US(1960));
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Kernel summary medians. "a": 5 1 9 3 7 µs -> median 5; "b": 4 4 1 10 -> (4 + 4) / 2 = 4; "c": 8 2 6 4 ->
+ * (4 + 6) / 2 = 5. "r": 1000 pseudo-random durations with many repeats, checked against a plain sort done here
+ * (even count: mean of elements 499 and 500 of the sorted list). */
+static void kernel_summary_median(void)
+{
+    uint32_t s7 = ps_model_stream(m, 1, 0, 7);
+    int64_t t = 0;
+    static const int64_t a[] = { 5, 1, 9, 3, 7 }, b[] = { 4, 4, 1, 10 }, c[] = { 8, 2, 6, 4 };
+    for (size_t i = 0; i < 5; i++, t += 20)
+        kernel(s7, "a", t, t + a[i], 0);
+    for (size_t i = 0; i < 4; i++, t += 20)
+        kernel(s7, "b", t, t + b[i], 0);
+    for (size_t i = 0; i < 4; i++, t += 20)
+        kernel(s7, "c", t, t + c[i], 0);
+    int64_t rnd[1000];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < 1000; i++, t += 100) {
+        x = x * 1103515245u + 12345u;
+        rnd[i] = (x >> 16) % 50;
+        kernel(s7, "r", t, t + rnd[i], 0);
+    }
+    qsort(rnd, 1000, sizeof *rnd, cmp_i64);
+    build_default();
+    CHECK_EQ("names", rep.nkernels, 4);
+    for (size_t i = 0; i < rep.nkernels; i++) {
+        const struct ps_kernel_stat *k = &rep.kernels[i];
+        const char *name = ps_model_str(m, k->name);
+        int64_t want = !strcmp(name, "a") ? US(5) : !strcmp(name, "b") ? US(4) : !strcmp(name, "c") ? US(5)
+                                                                                         : US(rnd[499] + rnd[500]) / 2;
+        CHECK_EQ(name, k->median_ns, want);
+        if (!strcmp(name, "r")) {
+            CHECK_EQ("r min", k->min_ns, US(rnd[0]));
+            CHECK_EQ("r max", k->max_ns, US(rnd[999]));
+            CHECK_EQ("r count", k->count, 1000);
+        }
+    }
+}
+
 /* A bad --data-range pattern is refused with a message naming the option. */
 static void bad_pattern_rejected(void)
 {
@@ -442,6 +486,7 @@ static const struct {
     { "communication_rules", communication_rules },
     { "hta_idle_categories", hta_idle_categories },
     { "findings", findings },
+    { "kernel_summary_median", kernel_summary_median },
     { "bad_pattern_rejected", bad_pattern_rejected },
 };
 
