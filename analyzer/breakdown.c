@@ -164,16 +164,20 @@ static int exclusive_parts(struct lists *l, int cats)
     int rc = 0;
     for (int c = 0; c < cats && rc == 0; c++) {
         ps_ivls_normalize(&l->cat[c]);
-        rc = ps_ivls_subtract(&l->tmp, &l->cat[c], &covered);
-        if (rc == 0)
-            rc = ps_ivls_unite(&covered, &l->cat[c], &l->tmp2);
-        struct ps_ivls swap = l->cat[c];
-        l->cat[c] = l->tmp;
-        l->tmp = swap;
+        if (l->cat[c].n && covered.n) {   /* (empty roles, the first role: nothing to take away or add) */
+            rc = ps_ivls_subtract(&l->tmp, &l->cat[c], &covered);
+            if (rc == 0)
+                rc = ps_ivls_unite(&covered, &l->cat[c], &l->tmp2);
+            struct ps_ivls swap = l->cat[c];
+            l->cat[c] = l->tmp;
+            l->tmp = swap;
+        } else if (l->cat[c].n) {
+            rc = ps_ivls_unite(&covered, &l->cat[c], &l->tmp2);   /* covered was empty: a copy */
+        }
         if (rc == 0 && c == PS_CAT_COMM) {   /* GPU activity known: carve sync_ns out of what remains */
             ps_ivls_normalize(&l->sync);
             rc = ps_ivls_subtract(&l->tmp2, &l->sync, &covered);
-            swap = l->sync;
+            struct ps_ivls swap = l->sync;
             l->sync = l->tmp2;
             l->tmp2 = swap;
         }

@@ -29,6 +29,18 @@ int ps_ivls_reserve(struct ps_ivls *a, size_t n)
     return 0;
 }
 
+/* Room for n intervals in a set whose contents are about to be replaced: no copy of the old ones. */
+static int reserve_empty(struct ps_ivls *a, size_t n)
+{
+    a->n = 0;
+    if (n <= a->cap)
+        return 0;
+    free(a->v);
+    a->v = malloc(n * sizeof *a->v);
+    a->cap = a->v ? n : 0;
+    return a->v ? 0 : -ENOMEM;
+}
+
 static int cmp_ivl(const void *x, const void *y)
 {
     const struct ps_ivl *a = x, *b = y;
@@ -73,7 +85,7 @@ static int append(struct ps_ivls *out, int64_t s, int64_t e)
 
 int ps_ivls_union(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b)
 {
-    if (ps_ivls_reserve(out, a->n + b->n + 1) < 0)
+    if (reserve_empty(out, a->n + b->n + 1) < 0)
         return -ENOMEM;
     size_t i = 0, j = 0;
     out->n = 0;
@@ -87,7 +99,7 @@ int ps_ivls_union(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_
 
 int ps_ivls_intersect(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b)
 {
-    if (ps_ivls_reserve(out, a->n + b->n + 1) < 0)
+    if (reserve_empty(out, a->n + b->n + 1) < 0)
         return -ENOMEM;
     size_t i = 0, j = 0;
     out->n = 0;
@@ -106,7 +118,7 @@ int ps_ivls_intersect(struct ps_ivls *out, const struct ps_ivls *a, const struct
 
 int ps_ivls_subtract(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b)
 {
-    if (ps_ivls_reserve(out, a->n + b->n + 1) < 0)
+    if (reserve_empty(out, a->n + b->n + 1) < 0)
         return -ENOMEM;
     size_t j = 0;
     out->n = 0;
