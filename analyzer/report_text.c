@@ -61,28 +61,30 @@ static void steps_table(FILE *f, const struct ps_report *r)
     if (r->whole_run)
         fprintf(f, "Steps: no range matches --step-range; the whole run is one window.\n");
     else
-        fprintf(f, "Steps: %zu analysed of %zu step ranges found in process %u (windows as the PyTorch profiler's "
-                   "TensorBoard plugin extends them to the GPU work they launched)\n",
-                r->nsteps, r->nsteps_host, r->pid);
+        fprintf(f, "Steps: %zu analysed of %zu step ranges found in process %u (%s)\n", r->nsteps, r->nsteps_host,
+                r->pid, r->has_gpu ? "windows as the PyTorch profiler's TensorBoard plugin extends them to the GPU work "
+                                     "they launched"
+                                   : "windows are the host ranges");
     fprintf(f, "\nStep-time breakdown (ms; each instant goes to the highest-priority category active%s)\n",
             r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
-    fprintf(f, "%-18s %10s", "step", "duration");
-    for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10s", c == PS_CAT_COMM ? "Comm" : ps_cat_label[c]);
+    fprintf(f, "%4s %-18s %10s", "#", "step", "duration");
+    for (int c = 0; c < PS_CAT_N; c++)   /* without GPU rows, Kernel is the host's compute */
+        fprintf(f, " %10s", c == PS_CAT_COMM ? "Comm" : c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c]);
     fprintf(f, " %10s  %s\n", "sync", "verdict");
     for (size_t i = 0; i < r->nsteps; i++) {
         const struct ps_step *s = &r->steps[i];
+        fprintf(f, "%4zu ", i + 1);
         name_col(f, s->name == PS_NONE ? "(whole run)" : ps_model_str(m, s->name), 18);
         fprintf(f, " %10.3f", MS(s->end_ns - s->start_ns));
         for (int c = 0; c < PS_CAT_N; c++)
             fprintf(f, " %10.3f", MS(s->cat_ns[c]));
         fprintf(f, " %10.3f  %s\n", MS(s->sync_ns), ps_bottleneck_name[s->bottleneck]);
     }
-    fprintf(f, "%-18s %10.3f", "average", MS(r->avg_dur_ns));
+    fprintf(f, "%4s %-18s %10.3f", "", "average", MS(r->avg_dur_ns));
     for (int c = 0; c < PS_CAT_N; c++)
         fprintf(f, " %10.3f", MS(r->avg.cat_ns[c]));
     fprintf(f, " %10.3f  %s\n", MS(r->avg.sync_ns), ps_bottleneck_name[r->bottleneck]);
-    fprintf(f, "%-18s %10s", "share", "");
+    fprintf(f, "%4s %-18s %10s", "", "share", "");
     for (int c = 0; c < PS_CAT_N; c++)
         fprintf(f, " %9.2f%%", pct(r->avg.cat_ns[c], r->avg_dur_ns));
     fprintf(f, " %9.2f%%\n", pct(r->avg.sync_ns, r->avg_dur_ns));

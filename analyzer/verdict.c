@@ -152,12 +152,12 @@ static int evidence(struct ps_report *r, struct ps_names *names)
 static void recommend(struct ps_report *r)
 {
     static const char *const fix[] = {
-        [PS_BN_KERNEL] = "The GPU is busy computing: speed up the top kernels below; use mixed precision (AMP, bf16) "
+        [PS_BN_KERNEL] = "The device is busy computing: speed up the top kernels below; use mixed precision (AMP, bf16) "
                          "so matrix math runs on Tensor Cores; fuse small element-wise kernels (torch.compile).",
-        [PS_BN_DATA] = "The GPU waits for input data: use more DataLoader workers (num_workers) and prefetching "
+        [PS_BN_DATA] = "The step waits for input data: use more DataLoader workers (num_workers) and prefetching "
                        "(prefetch_factor), pin_memory=True, and move decoding / augmentation off the training thread "
                        "or onto the GPU; cache preprocessed samples.",
-        [PS_BN_MEMCPY] = "Host<->device copies stall the GPU: copy from pinned (page-locked) memory with "
+        [PS_BN_MEMCPY] = "Host<->device copies stall the step: copy from pinned (page-locked) memory with "
                          "non_blocking=True so transfers overlap compute, batch small copies, keep tensors on the GPU "
                          "between steps.",
         [PS_BN_COMM] = "Collective communication is exposed: overlap it with backward (DDP bucket size), accumulate "
