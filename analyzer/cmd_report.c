@@ -15,7 +15,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: perfscope report FILE [--format text|json] [-o OUT] [--step-range RE] [--data-range RE]\n"
             "                        [--copy-range RE] [--compat tb] [--top N] [--kernel-threshold X]\n"
-            "                        [--gap-threshold-ms MS]\n\n"
+            "                        [--gap-threshold-ms MS] [--tiny-kernel-us US]\n\n"
             "Where each training step's time goes, and what to change. FILE is a perfscope trace, an Nsight\n"
             "Systems SQLite export or a PyTorch profiler (Kineto) JSON trace, plain or gzip.\n\n"
             "  --format text|json     output format (default text; json is documented in docs/report.md)\n"
@@ -30,7 +30,8 @@ static void usage(FILE *out)
             "                         to nccl:/gloo: host ops) instead of by NCCL/RCCL kernel names\n"
             "  --top N                kernels listed (default 10)\n"
             "  --kernel-threshold X   Kernel share from which a step is kernel-bound (default 0.8)\n"
-            "  --gap-threshold-ms MS  GPU idle gaps reported as findings from this length (default 1)\n",
+            "  --gap-threshold-ms MS  GPU idle gaps reported as findings from this length (default 1)\n"
+            "  --tiny-kernel-us US    kernels shorter than this count as tiny (launch-bound finding; default 10)\n",
             PS_STEP_RE_DEFAULT, PS_DATA_RE_DEFAULT, PS_COPY_RE_DEFAULT);
 }
 
@@ -45,13 +46,14 @@ static int parse_double(const char *s, double *out)
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_FORMAT = 256, OPT_STEP, OPT_DATA, OPT_COPY, OPT_COMPAT, OPT_TOP, OPT_KTH, OPT_GAP };
+    enum { OPT_FORMAT = 256, OPT_STEP, OPT_DATA, OPT_COPY, OPT_COMPAT, OPT_TOP, OPT_KTH, OPT_GAP, OPT_TINY };
     static const struct option longopts[] = {
         { "format", required_argument, NULL, OPT_FORMAT },  { "output", required_argument, NULL, 'o' },
         { "step-range", required_argument, NULL, OPT_STEP }, { "data-range", required_argument, NULL, OPT_DATA },
         { "copy-range", required_argument, NULL, OPT_COPY }, { "compat", required_argument, NULL, OPT_COMPAT },
         { "top", required_argument, NULL, OPT_TOP },         { "kernel-threshold", required_argument, NULL, OPT_KTH },
-        { "gap-threshold-ms", required_argument, NULL, OPT_GAP }, { "help", no_argument, NULL, 'h' },
+        { "gap-threshold-ms", required_argument, NULL, OPT_GAP }, { "tiny-kernel-us", required_argument, NULL, OPT_TINY },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct ps_report_opts o;
@@ -112,6 +114,13 @@ int cmd_report(int argc, char **argv)
                 return 2;
             }
             o.gap_ns = (int64_t)(x * 1e6);
+            break;
+        case OPT_TINY:
+            if (parse_double(optarg, &x) < 0 || x < 0 || x > 1e9) {
+                fprintf(stderr, "perfscope report: --tiny-kernel-us needs a length in µs, not '%s'\n", optarg);
+                return 2;
+            }
+            o.tiny_kernel_ns = (int64_t)(x * 1e3);
             break;
         case ':':
             fprintf(stderr, "perfscope report: option '%s' needs a value (see 'perfscope report --help')\n",
