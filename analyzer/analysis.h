@@ -118,6 +118,21 @@ struct ps_evidence {               /* "the GPU waits on this": aggregated over t
     int64_t count, total_ns;
 };
 
+struct ps_rank_stat {              /* one process's steps, when several processes hold step ranges */
+    uint32_t pid;
+    size_t nsteps;
+    int64_t avg_dur_ns, cat_ns[PS_CAT_N], sync_ns;   /* the step average */
+    enum ps_bottleneck bottleneck;
+    double share;
+};
+
+struct ps_straggler {
+    uint32_t pid;
+    size_t rank;                   /* index into ps_report.ranks */
+    double slower_by;              /* average step / median of the ranks' average steps - 1 */
+    int category;                  /* enum ps_cat that exceeds the ranks' median by the most */
+};
+
 #define PS_MAX_EVIDENCE 8
 #define PS_MAX_RECS 6
 #define PS_MAX_FINDINGS 8
@@ -128,6 +143,7 @@ struct ps_report {
     int has_gpu;                   /* the model holds GPU rows */
     int scoped;                    /* 1: steps, API calls and ranges come from process `pid` only */
     uint32_t pid;
+    int force_pid;                 /* set before ps_steps_find: analyse process `pid`, not the busiest */
     int64_t run_start_ns, run_end_ns;
     size_t nevents;
     struct ps_step *steps;
@@ -154,6 +170,10 @@ struct ps_report {
     size_t nrecs;
     struct ps_finding findings[PS_MAX_FINDINGS];
     size_t nfindings;
+    struct ps_rank_stat *ranks;    /* NULL unless two or more processes hold step ranges (ordered by pid) */
+    size_t nranks;
+    struct ps_straggler *stragglers;
+    size_t nstragglers;
 };
 
 /* Run every analysis over `m` (finished). Returns 0 and fills *r (release with ps_report_fini), or
@@ -195,6 +215,12 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
 const char *ps_format_name(enum ps_format f);
 const char *ps_copy_kind_name(const struct ps_copy_stat *c);
 const char *ps_mem_kind_name(uint8_t kind);
+
+/* verdict.c: the verdict rule on one breakdown (DESIGN §4); *share gets the bottleneck's share of dur_ns. */
+enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, int64_t dur_ns, double threshold,
+                                       double *share);
+/* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
+int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
 
 /* Find the device stat for `device`, adding it if new (report.c). NULL on out-of-memory. */
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device);

@@ -1,5 +1,5 @@
 /* ps_report_build: runs the analyses over one model in dependency order (steps -> breakdown -> HTA ->
- * TraceLens -> summaries -> verdict) and owns the results the renderers print. */
+ * TraceLens -> summaries -> verdict -> ranks) and owns the results the renderers print. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -158,8 +158,8 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
         rc = ps_breakdown_compute(r, names);
     r->m = m;
     if (rc == 0 && (rc = ps_hta_compute(r, names)) == 0 && (rc = ps_tracelens_compute(r, names)) == 0 &&
-        (rc = ps_summary_compute(r)) == 0)
-        rc = ps_verdict_compute(r, names);
+        (rc = ps_summary_compute(r)) == 0 && (rc = ps_verdict_compute(r, names)) == 0)
+        rc = ps_ranks_compute(r, names);
 out:
     if (rc == -ENOMEM)
         snprintf(err, errlen, "out of memory while analysing %s", m->path);
@@ -177,6 +177,11 @@ void ps_report_fini(struct ps_report *r)
     free(r->idle);
     free(r->kernels);
     free(r->copies);
+    free(r->ranks);
+    free(r->stragglers);
+    r->ranks = NULL;
+    r->stragglers = NULL;
+    r->nranks = r->nstragglers = 0;
     r->steps = NULL;
     r->devs = NULL;
     r->idle = NULL;

@@ -215,6 +215,36 @@ static void summaries(FILE *f, const struct ps_report *r)
     fputs("],\n", f);
 }
 
+/* Several processes with steps: each one's step average, and the stragglers; else null (docs/report.md). */
+static void ranks(FILE *f, const struct ps_report *r)
+{
+    if (r->nranks < 2) {
+        fputs("  \"ranks\": null,\n  \"stragglers\": null,\n", f);
+        return;
+    }
+    fputs("  \"ranks\": [", f);
+    for (size_t i = 0; i < r->nranks; i++) {
+        const struct ps_rank_stat *k = &r->ranks[i];
+        fprintf(f, "%s\n    {\"rank\": %zu, \"pid\": %u, \"source\": ", i ? "," : "", i, k->pid);
+        jstr(f, r->m->path);
+        fprintf(f, ", \"steps\": %zu, \"step_average\": {\"dur_ns\": %lld, \"breakdown_ns\": ", k->nsteps,
+                (long long)k->avg_dur_ns);
+        breakdown(f, k->cat_ns);
+        fprintf(f, ", \"sync_ns\": %lld}, \"bottleneck\": \"%s\", \"share\": ", (long long)k->sync_ns,
+                ps_bottleneck_name[k->bottleneck]);
+        jnum(f, k->share);
+        fputs("}", f);
+    }
+    fputs("],\n  \"stragglers\": [", f);
+    for (size_t i = 0; i < r->nstragglers; i++) {
+        const struct ps_straggler *g = &r->stragglers[i];
+        fprintf(f, "%s\n    {\"rank\": %zu, \"pid\": %u, \"slower_by\": ", i ? "," : "", g->rank, g->pid);
+        jnum(f, g->slower_by);
+        fprintf(f, ", \"category\": \"%s\"}", ps_cat_key[g->category]);
+    }
+    fputs("],\n", f);
+}
+
 int ps_report_write_json(const struct ps_report *r, FILE *f)
 {
     fputs("{\n  \"perfscope_report_version\": 1,\n", f);
@@ -223,8 +253,8 @@ int ps_report_write_json(const struct ps_report *r, FILE *f)
     steps(f, r);
     gpu(f, r);
     summaries(f, r);
-    /* one trace is one rank: the multi-rank keys are null (docs/report.md) */
-    fputs("  \"ranks\": null,\n  \"stragglers\": null,\n  \"comm_comp_overlap\": ", f);
+    ranks(f, r);
+    fputs("  \"comm_comp_overlap\": ", f);
     jnum(f, r->comm_comp_overlap);
     fputs("\n}\n", f);
     return ferror(f) ? -EIO : 0;

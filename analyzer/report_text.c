@@ -195,11 +195,35 @@ static void summaries(FILE *f, const struct ps_report *r)
     }
 }
 
+static void ranks(FILE *f, const struct ps_report *r)
+{
+    if (r->nranks < 2)
+        return;
+    fprintf(f, "\nRanks: %zu processes hold steps (rank = order of pid; step averages in ms)\n", r->nranks);
+    fprintf(f, "%4s %8s %6s %10s", "rank", "pid", "steps", "duration");
+    for (int c = 0; c < PS_CAT_N; c++)
+        fprintf(f, " %10s", c == PS_CAT_COMM ? "Comm" : ps_cat_label[c]);
+    fprintf(f, "  %s\n", "verdict");
+    for (size_t i = 0; i < r->nranks; i++) {
+        const struct ps_rank_stat *k = &r->ranks[i];
+        fprintf(f, "%4zu %8u %6zu %10.3f", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
+        for (int c = 0; c < PS_CAT_N; c++)
+            fprintf(f, " %10.3f", MS(k->cat_ns[c]));
+        fprintf(f, "  %s\n", ps_bottleneck_name[k->bottleneck]);
+    }
+    for (size_t i = 0; i < r->nstragglers; i++) {
+        const struct ps_straggler *g = &r->stragglers[i];
+        fprintf(f, "Straggler: rank %zu (pid %u) is %.1f %% slower than the median rank, most of it in %s\n", g->rank,
+                g->pid, 100.0 * g->slower_by, ps_cat_label[g->category]);
+    }
+}
+
 int ps_report_write_text(const struct ps_report *r, FILE *f)
 {
     run_summary(f, r);
     steps_table(f, r);
     verdict(f, r);
+    ranks(f, r);
     gpu(f, r);
     summaries(f, r);
     return ferror(f) ? -EIO : 0;

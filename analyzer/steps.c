@@ -181,7 +181,7 @@ int ps_steps_find(struct ps_report *r, struct ps_names *names)
     }
     if (n > 0) {
         r->scoped = 1;
-        if (busiest_process(m, idx, n, &r->pid) < 0)
+        if (!r->force_pid && busiest_process(m, idx, n, &r->pid) < 0)
             goto out;
     }
     r->steps = calloc(n + 1, sizeof *r->steps);

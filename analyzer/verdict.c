@@ -13,7 +13,8 @@
 
 const char *const ps_bottleneck_name[] = { "kernel", "data-loading", "memcpy", "communication", "sync", "host", "unknown" };
 
-static enum ps_bottleneck classify(const int64_t *cat, int64_t sync_ns, int64_t dur, double threshold, double *share)
+enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int64_t dur, double threshold,
+                                       double *share)
 {
     *share = 0;
     if (dur <= 0)
@@ -359,9 +360,9 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
     double th = r->opts.kernel_threshold;
     for (size_t i = 0; i < r->nsteps; i++) {
         struct ps_step *s = &r->steps[i];
-        s->bottleneck = classify(s->cat_ns, s->sync_ns, s->end_ns - s->start_ns, th, &s->share);
+        s->bottleneck = ps_verdict_classify(s->cat_ns, s->sync_ns, s->end_ns - s->start_ns, th, &s->share);
     }
-    r->bottleneck = classify(r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns, th, &r->share);
+    r->bottleneck = ps_verdict_classify(r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns, th, &r->share);
     r->avg.bottleneck = r->bottleneck;
     r->avg.share = r->share;
     int rc = evidence(r, names);

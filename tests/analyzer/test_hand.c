@@ -458,6 +458,39 @@ static void kernel_summary_median(void)
     }
 }
 
+/* Several ranks in one trace (no GPU rows). Each process: two steps with a "data" range at the start.
+ *   pid 10: steps of 100 µs, data 20 -> Kernel 80 % -> kernel.   pid 20: 100 µs, data 30 -> data-loading (0.3).
+ *   pid 30: steps of 150 µs, data 70 -> data-loading (70/150).
+ * Median average step 100 µs: pid 30 is 50 % slower; its excess over the median per category: Kernel 80 - 80 = 0,
+ * DataLoader 70 - 30 = 40 -> dataloader. The main breakdown takes pid 10 (all hold 2 steps: the lowest pid). */
+static void ranks_and_stragglers(void)
+{
+    static const int64_t pid[3] = { 10, 20, 30 }, step[3] = { 100, 100, 150 }, data[3] = { 20, 30, 70 };
+    for (int p = 0; p < 3; p++) {
+        uint32_t t = ps_model_thread(m, (uint32_t)pid[p], (uint32_t)pid[p]);
+        for (int k = 0; k < 2; k++) {
+            range(t, PS_RANGE_NVTX_PUSHPOP, "step", k * step[p], (k + 1) * step[p], 0);
+            range(t, PS_RANGE_NVTX_PUSHPOP, "data", k * step[p], k * step[p] + data[p], 0);
+        }
+    }
+    build_default();
+    CHECK_EQ("main process", rep.pid, 10);
+    CHECK_EQ("ranks", rep.nranks, 3);
+    if (rep.nranks != 3)
+        return;
+    CHECK_EQ("rank 2 pid", rep.ranks[2].pid, 30);
+    CHECK_EQ("rank 2 average step", rep.ranks[2].avg_dur_ns, US(150));
+    CHECK_EQ("rank 2 dataloader", rep.ranks[2].cat_ns[PS_CAT_DATALOADER], US(70));
+    CHECK_STR("rank 0 verdict", ps_bottleneck_name[rep.ranks[0].bottleneck], "kernel");
+    CHECK_STR("rank 1 verdict", ps_bottleneck_name[rep.ranks[1].bottleneck], "data-loading");
+    CHECK_EQ("stragglers", rep.nstragglers, 1);
+    if (rep.nstragglers != 1)
+        return;
+    CHECK_EQ("straggler pid", rep.stragglers[0].pid, 30);
+    CHECK_NEAR("slower_by", rep.stragglers[0].slower_by, 0.5, 1e-12);
+    CHECK_STR("category", ps_cat_key[rep.stragglers[0].category], "dataloader");
+}
+
 /* A bad --data-range pattern is refused with a message naming the option. */
 static void bad_pattern_rejected(void)
 {
@@ -487,6 +520,7 @@ static const struct {
     { "hta_idle_categories", hta_idle_categories },
     { "findings", findings },
     { "kernel_summary_median", kernel_summary_median },
+    { "ranks_and_stragglers", ranks_and_stragglers },
     { "bad_pattern_rejected", bad_pattern_rejected },
 };
 
