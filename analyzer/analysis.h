@@ -191,7 +191,7 @@ int ps_report_write_text(const struct ps_report *r, FILE *out);
 /* Which process the step analysis looks at: model-global correlation ids (Kineto) or one process. */
 static inline int ps_report_thread_in_scope(const struct ps_report *r, uint32_t thread)
 {
-    return !r->scoped || r->m->threads.v[thread].pid == r->pid;
+    return !r->scoped || (thread != PS_NONE && r->m->threads.v[thread].pid == r->pid);   /* PS_NONE: device side */
 }
 static inline int ps_report_gpu_in_scope(const struct ps_report *r, const struct ps_gpu_op *op)
 {

@@ -8,7 +8,6 @@
 
 #include "reader_impl.h"
 
-#define IN_CHUNK (128 * 1024)
 
 struct ps_gz_input {
     int fd;
@@ -18,14 +17,18 @@ struct ps_gz_input {
     long long in_off;      /* compressed bytes consumed from the file so far */
     z_stream zs;
     int zs_ready;
-    unsigned char in[IN_CHUNK];
+    size_t in_size;
+    unsigned char in[];    /* compressed input buffer, in_size bytes */
 };
 
-struct ps_gz_input *ps_gz_open(int fd, int gzip)
+struct ps_gz_input *ps_gz_open(int fd, int gzip, size_t chunk)
 {
-    struct ps_gz_input *in = calloc(1, sizeof *in);
+    size_t in_size = gzip ? chunk : 0;
+    struct ps_gz_input *in = malloc(sizeof *in + in_size);
     if (!in)
         return NULL;
+    memset(in, 0, sizeof *in);
+    in->in_size = in_size;
     in->fd = fd;
     in->gzip = gzip;
     if (gzip) {
@@ -70,7 +73,7 @@ long ps_gz_read(struct ps_gz_input *in, char *buf, size_t len, const char *path,
     zs->avail_out = (unsigned)len;
     while (zs->avail_out == len) {
         if (zs->avail_in == 0 && !in->eof) {
-            ssize_t n = read_some(in->fd, in->in, sizeof in->in);
+            ssize_t n = read_some(in->fd, in->in, in->in_size);
             if (n < 0)
                 return ps_read_fail(err, errlen, "%s: read error at compressed byte %lld: %s", path, in->in_off,
                                     strerror(errno));
@@ -84,6 +87,13 @@ long ps_gz_read(struct ps_gz_input *in, char *buf, size_t len, const char *path,
             return ps_read_fail(err, errlen,
                                 "%s: truncated gzip: the compressed data ends at byte %lld before the gzip stream "
                                 "does (was the file cut short while copying?)", path, in->in_off);
+        }
+        if (in->stream_end && zs->avail_in > 0 && zs->next_in[0] != 0x1f) {
+            /* Bytes after a complete member that do not start another one (padding, a tool's trailer):
+             * ignored, as gzip(1) does ("trailing garbage ignored"). */
+            zs->avail_in = 0;
+            in->eof = 1;
+            continue;
         }
         unsigned before = zs->avail_in;
         in->stream_end = 0;

@@ -64,7 +64,8 @@ struct ps_range {
     int64_t start_ns, end_ns;
     uint64_t ext_id;        /* Kineto "External id", 0 if none */
     uint32_t name;          /* string id of the message / op name */
-    uint32_t thread;        /* index into model.threads (start/end ranges: the thread that started it) */
+    uint32_t thread;        /* index into model.threads (start/end ranges: the thread that started it);
+                             * PS_NONE for PS_RANGE_GPU_ANNOTATION (device side: no host thread) */
     uint32_t domain;        /* string id of the NVTX domain, PS_NONE for the default domain */
     uint8_t kind;           /* enum ps_range_kind */
 };

@@ -5,13 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yajl/yajl_parse.h>
 
 #include "reader_impl.h"
 
-#define JSON_CHUNK (256 * 1024)
+#define JSON_CHUNK (256 * 1024)   /* parser input per call; small files get a buffer their size */
+#define GZ_CHUNK (128 * 1024)
 #define MAX_FRAMES 64          /* deeper nesting is tracked by a counter only (skipped content) */
-#define MAX_UNPLACED_KINDS 32
 
 /* What a JSON container is, from where it sits. */
 enum role { R_TOP, R_EVENTS, R_EVENT, R_ARGS, R_DEVPROPS, R_DEV, R_DIST, R_SKIP };
@@ -28,20 +29,22 @@ struct key_name {
     enum role role;
     enum key key;
     const char *text;
+    size_t len;
 };
+#define KN(role, key, text) { role, key, text, sizeof text - 1 }
 
 static const struct key_name key_names[] = {
-    { R_TOP, K_TRACE_EVENTS, "traceEvents" }, { R_TOP, K_DEVPROPS, "deviceProperties" },
-    { R_TOP, K_DIST, "distributedInfo" },     { R_TOP, K_BASE_TIME, "baseTimeNanoseconds" },
-    { R_EVENT, K_PH, "ph" },   { R_EVENT, K_CAT, "cat" }, { R_EVENT, K_NAME, "name" },
-    { R_EVENT, K_PID, "pid" }, { R_EVENT, K_TID, "tid" }, { R_EVENT, K_TS, "ts" },
-    { R_EVENT, K_DUR, "dur" }, { R_EVENT, K_ARGS, "args" },
-    { R_ARGS, K_CORR, "correlation" }, { R_ARGS, K_EXT, "External id" }, { R_ARGS, K_EXT, "external id" },
-    { R_ARGS, K_STREAM, "stream" },    { R_ARGS, K_DEVICE, "device" },   { R_ARGS, K_BYTES, "bytes" },
-    { R_ARGS, K_SYNC_KIND, "cuda_sync_kind" }, { R_ARGS, K_NAME, "name" },
-    { R_DEV, K_ID, "id" }, { R_DEV, K_NAME, "name" }, { R_DEV, K_TOTAL_MEM, "totalGlobalMem" },
-    { R_DEV, K_CC_MAJOR, "computeMajor" }, { R_DEV, K_CC_MINOR, "computeMinor" }, { R_DEV, K_NUM_SMS, "numSms" },
-    { R_DIST, K_RANK, "rank" }, { R_DIST, K_WORLD_SIZE, "world_size" },
+    KN(R_TOP, K_TRACE_EVENTS, "traceEvents"), KN(R_TOP, K_DEVPROPS, "deviceProperties"),
+    KN(R_TOP, K_DIST, "distributedInfo"),     KN(R_TOP, K_BASE_TIME, "baseTimeNanoseconds"),
+    KN(R_EVENT, K_PH, "ph"),   KN(R_EVENT, K_CAT, "cat"), KN(R_EVENT, K_NAME, "name"),
+    KN(R_EVENT, K_PID, "pid"), KN(R_EVENT, K_TID, "tid"), KN(R_EVENT, K_TS, "ts"),
+    KN(R_EVENT, K_DUR, "dur"), KN(R_EVENT, K_ARGS, "args"),
+    KN(R_ARGS, K_CORR, "correlation"), KN(R_ARGS, K_EXT, "External id"), KN(R_ARGS, K_EXT, "external id"),
+    KN(R_ARGS, K_STREAM, "stream"),    KN(R_ARGS, K_DEVICE, "device"),   KN(R_ARGS, K_BYTES, "bytes"),
+    KN(R_ARGS, K_SYNC_KIND, "cuda_sync_kind"), KN(R_ARGS, K_NAME, "name"),
+    KN(R_DEV, K_ID, "id"), KN(R_DEV, K_NAME, "name"), KN(R_DEV, K_TOTAL_MEM, "totalGlobalMem"),
+    KN(R_DEV, K_CC_MAJOR, "computeMajor"), KN(R_DEV, K_CC_MINOR, "computeMinor"), KN(R_DEV, K_NUM_SMS, "numSms"),
+    KN(R_DIST, K_RANK, "rank"), KN(R_DIST, K_WORLD_SIZE, "world_size"),
 };
 
 /* Event categories, modern and pre-2.0 (notes/peer-definitions-hta-tb-kineto.md §3). */
@@ -79,11 +82,6 @@ struct event {
     int sync_kind;
 };
 
-struct unplaced_kind {
-    char what[80];
-    long long count;
-};
-
 struct named {
     uint32_t pid, tid, name;
 };
@@ -107,8 +105,7 @@ struct kctx {
     int has_base;
     int64_t base_ns;
 
-    struct unplaced_kind unplaced[MAX_UNPLACED_KINDS];
-    int nunplaced;
+    struct ps_unplaced unplaced;
     struct named *proc_names, *thread_names;
     size_t nproc_names, nthread_names, cap_proc_names, cap_thread_names;
     uint32_t last_thread_pid, last_thread_tid, last_thread;   /* one-entry lookup cache */
@@ -131,8 +128,10 @@ static int fail(struct kctx *c, const char *fmt, const char *what)
     return 0;                        /* 0 cancels the yajl parse */
 }
 
+/* Copy a decoded JSON string; a "\u0000" escape ends it (names are C strings in the model). */
 static int buf_set(struct buf *b, const unsigned char *s, size_t len)
 {
+    len = strnlen((const char *)s, len);
     if (len + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < len + 1)
@@ -173,17 +172,7 @@ static const char *key_text(enum key k)
 
 static void count_unplaced(struct kctx *c, const char *what)
 {
-    c->m->unplaced_events++;
-    for (int i = 0; i < c->nunplaced; i++)
-        if (strcmp(c->unplaced[i].what, what) == 0) {
-            c->unplaced[i].count++;
-            return;
-        }
-    int i = c->nunplaced < MAX_UNPLACED_KINDS ? c->nunplaced++ : MAX_UNPLACED_KINDS - 1;
-    if (i == MAX_UNPLACED_KINDS - 1 && c->unplaced[i].count)
-        what = "other";              /* the table is full: lump the rest together */
-    snprintf(c->unplaced[i].what, sizeof c->unplaced[i].what, "%s", what);
-    c->unplaced[i].count++;
+    ps_unplaced_count(&c->unplaced, c->m, what);
 }
 
 static void unplaced_cat(struct kctx *c, const char *why)
@@ -565,7 +554,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
             return type_error(c, k, "a number");
         break;
     case R_DEV:
-        if (k == K_NAME && (c->dev.name = ps_model_intern(c->m, (const char *)s, len)) == PS_NONE)
+        if (k == K_NAME && (c->dev.name = ps_model_intern(c->m, (const char *)s, strnlen((const char *)s, len))) == PS_NONE)
             rc = -ENOMEM;
         break;
     default:
@@ -665,7 +654,7 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
         return 1;
     enum key k = K_OTHER;
     for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
-        if (key_names[i].role == role && strlen(key_names[i].text) == len && memcmp(key_names[i].text, s, len) == 0) {
+        if (key_names[i].len == len && key_names[i].role == role && memcmp(key_names[i].text, s, len) == 0) {
             k = key_names[i].key;
             break;
         }
@@ -715,15 +704,8 @@ static int finish_model(struct kctx *c)
         for (size_t t = 0; t < m->threads.n; t++)
             if (m->threads.v[t].pid == c->thread_names[i].pid && m->threads.v[t].tid == c->thread_names[i].tid)
                 m->threads.v[t].name = c->thread_names[i].name;
-    if (c->nunplaced) {
-        char summary[2048];
-        size_t off = 0;
-        for (int i = 0; i < c->nunplaced && off < sizeof summary; i++)
-            off += (size_t)snprintf(summary + off, sizeof summary - off, "%s%s: %lld", i ? "; " : "",
-                                    c->unplaced[i].what, c->unplaced[i].count);
-        if (ps_model_add_meta(m, "unplaced_events", summary) < 0)
-            goto oom;
-    }
+    if (ps_unplaced_summary(&c->unplaced, m) < 0)
+        goto oom;
     return 0;
 oom:
     return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
@@ -732,8 +714,12 @@ oom:
 int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char *err, size_t errlen)
 {
     struct kctx c = { .m = m, .path = path, .err = err, .errlen = errlen, .last_thread = PS_NONE };
-    struct ps_gz_input *in = ps_gz_open(fd, gzip);
-    char *chunk = malloc(JSON_CHUNK);
+    struct stat st;
+    size_t file_size = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : JSON_CHUNK;
+    /* gzip of JSON inflates ~10-40x: a small compressed file still gets the full parser chunk */
+    size_t chunk_size = gzip ? JSON_CHUNK : (file_size + 1 < JSON_CHUNK ? file_size + 1 : JSON_CHUNK);
+    struct ps_gz_input *in = ps_gz_open(fd, gzip, file_size < GZ_CHUNK ? file_size + 1 : GZ_CHUNK);
+    char *chunk = malloc(chunk_size);
     yajl_handle h = yajl_alloc(&callbacks, NULL, &c);
     long long offset = 0;
     int rc = -1, saw_top = 0;
@@ -744,7 +730,7 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
         goto out;
     }
     for (;;) {
-        long n = ps_gz_read(in, chunk, JSON_CHUNK, path, err, errlen);
+        long n = ps_gz_read(in, chunk, chunk_size, path, err, errlen);
         if (n < 0)
             goto out;
         yajl_status st = n ? yajl_parse(h, (unsigned char *)chunk, (size_t)n) : yajl_complete_parse(h);

@@ -11,19 +11,6 @@
 #include "reader_impl.h"
 
 #define MAX_COLS 256
-#define MAX_UNPLACED_KINDS 16
-
-/* Open-addressing map from a 64-bit key to a 32-bit value (string ids, threads, streams, domains). */
-struct idmap {
-    uint64_t *keys;
-    uint32_t *vals;          /* PS_NONE = empty slot */
-    size_t n, cap;
-};
-
-struct unplaced_kind {
-    char what[80];
-    long long count;
-};
 
 struct sctx {
     sqlite3 *db;
@@ -33,76 +20,18 @@ struct sctx {
     size_t errlen;
     sqlite3_stmt *string_stmt;        /* SELECT value FROM StringIds WHERE id = ? */
     int have_string_ids;
-    struct idmap strings, threads, streams, copy_names, domains;
-    struct unplaced_kind unplaced[MAX_UNPLACED_KINDS];
-    int nunplaced;
+    struct ps_idmap strings, threads, streams, copy_names, domains;
+    struct ps_unplaced unplaced;
     /* the columns of the table being read */
     char *cols[MAX_COLS];
     int ncols;
 };
 
-static uint64_t mix64(uint64_t x)
+/* Column text, "" for NULL (also when SQLite runs out of memory converting it). */
+static const char *col_text(sqlite3_stmt *st, int i)
 {
-    x ^= x >> 33;                     /* murmur3 fmix64 */
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
-
-static uint32_t idmap_get(const struct idmap *h, uint64_t key)
-{
-    if (!h->cap)
-        return PS_NONE;
-    for (size_t i = mix64(key) & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
-        if (h->vals[i] == PS_NONE)
-            return PS_NONE;
-        if (h->keys[i] == key)
-            return h->vals[i];
-    }
-}
-
-static int idmap_put(struct idmap *h, uint64_t key, uint32_t val)
-{
-    if ((h->n + 1) * 2 > h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 256;
-        uint64_t *keys = malloc(cap * sizeof *keys);
-        uint32_t *vals = malloc(cap * sizeof *vals);
-        if (!keys || !vals) {
-            free(keys);
-            free(vals);
-            return -ENOMEM;
-        }
-        memset(vals, 0xff, cap * sizeof *vals);
-        for (size_t j = 0; j < h->cap; j++) {
-            if (h->vals[j] == PS_NONE)
-                continue;
-            size_t i = mix64(h->keys[j]) & (cap - 1);
-            while (vals[i] != PS_NONE)
-                i = (i + 1) & (cap - 1);
-            keys[i] = h->keys[j];
-            vals[i] = h->vals[j];
-        }
-        free(h->keys);
-        free(h->vals);
-        h->keys = keys;
-        h->vals = vals;
-        h->cap = cap;
-    }
-    size_t i = mix64(key) & (h->cap - 1);
-    while (h->vals[i] != PS_NONE && h->keys[i] != key)
-        i = (i + 1) & (h->cap - 1);
-    if (h->vals[i] == PS_NONE)
-        h->n++;
-    h->keys[i] = key;
-    h->vals[i] = val;
-    return 0;
-}
-
-static void idmap_free(struct idmap *h)
-{
-    free(h->keys);
-    free(h->vals);
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? s : "";
 }
 
 static int oom(struct sctx *c)
@@ -114,34 +43,25 @@ static void count_unplaced(struct sctx *c, const char *table, const char *why)
 {
     char what[80];
     snprintf(what, sizeof what, "%s %s", table, why);
-    c->m->unplaced_events++;
-    for (int i = 0; i < c->nunplaced; i++)
-        if (strcmp(c->unplaced[i].what, what) == 0) {
-            c->unplaced[i].count++;
-            return;
-        }
-    int i = c->nunplaced < MAX_UNPLACED_KINDS ? c->nunplaced++ : MAX_UNPLACED_KINDS - 1;
-    if (i == MAX_UNPLACED_KINDS - 1 && c->unplaced[i].count)
-        snprintf(what, sizeof what, "other");
-    memcpy(c->unplaced[i].what, what, sizeof what);
-    c->unplaced[i].count++;
+    ps_unplaced_count(&c->unplaced, c->m, what);
 }
 
 /* ---- schema checks ---- */
 
+/* 1 if `table` exists, 0 if not, -1 (message set) if the database cannot be read. */
 static int table_exists(struct sctx *c, const char *table)
 {
     sqlite3_stmt *st = NULL;
-    int found = 0;
+    int found = -1;
     if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1,
-                           &st, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        found = 1;
-    else if (rc != SQLITE_DONE)
-        found = -1;
+                           &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        found = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+    }
+    if (found < 0)
+        ps_read_fail(c->err, c->errlen, "%s: not a readable SQLite database (looking for table %s): %s", c->path,
+                     table, sqlite3_errmsg(c->db));
     sqlite3_finalize(st);
     return found;
 }
@@ -219,7 +139,7 @@ static int step_error(struct sctx *c, const char *table, long long row)
 /* StringIds id -> model string id, each id queried once. */
 static uint32_t string_of(struct sctx *c, int64_t sid, const char *table, const char *col, int *failed)
 {
-    uint32_t v = idmap_get(&c->strings, (uint64_t)sid);
+    uint32_t v = ps_idmap_get(&c->strings, (uint64_t)sid);
     if (v != PS_NONE)
         return v;
     if (!c->have_string_ids) {
@@ -242,7 +162,7 @@ static uint32_t string_of(struct sctx *c, int64_t sid, const char *table, const 
                                sqlite3_errmsg(c->db));
         return PS_NONE;
     }
-    if (v == PS_NONE || idmap_put(&c->strings, (uint64_t)sid, v) < 0) {
+    if (v == PS_NONE || ps_idmap_put(&c->strings, (uint64_t)sid, v) < 0) {
         *failed = oom(c);
         return PS_NONE;
     }
@@ -251,11 +171,11 @@ static uint32_t string_of(struct sctx *c, int64_t sid, const char *table, const 
 
 static uint32_t thread_of(struct sctx *c, int64_t global_tid)
 {
-    uint32_t v = idmap_get(&c->threads, (uint64_t)global_tid);
+    uint32_t v = ps_idmap_get(&c->threads, (uint64_t)global_tid);
     if (v != PS_NONE)
         return v;
     v = ps_model_thread(c->m, ps_global_to_pid(global_tid), ps_global_to_tid(global_tid));
-    if (v != PS_NONE && idmap_put(&c->threads, (uint64_t)global_tid, v) < 0)
+    if (v != PS_NONE && ps_idmap_put(&c->threads, (uint64_t)global_tid, v) < 0)
         return PS_NONE;
     return v;
 }
@@ -263,7 +183,7 @@ static uint32_t thread_of(struct sctx *c, int64_t global_tid)
 static uint32_t stream_of(struct sctx *c, uint32_t pid, int32_t device, int64_t stream)
 {
     uint64_t key = ((uint64_t)pid << 40) ^ ((uint64_t)(uint32_t)device << 32) ^ (uint64_t)stream;
-    uint32_t v = idmap_get(&c->streams, key);
+    uint32_t v = ps_idmap_get(&c->streams, key);
     if (v != PS_NONE) {
         const struct ps_stream *s = &c->m->streams.v[v];
         if (s->pid == pid && s->device == device && s->stream == stream)
@@ -272,7 +192,7 @@ static uint32_t stream_of(struct sctx *c, uint32_t pid, int32_t device, int64_t 
     if (ps_model_device(c->m, device) == PS_NONE)
         return PS_NONE;
     v = ps_model_stream(c->m, pid, device, stream);
-    if (v != PS_NONE && idmap_put(&c->streams, key, v) < 0)
+    if (v != PS_NONE && ps_idmap_put(&c->streams, key, v) < 0)
         return PS_NONE;
     return v;
 }
@@ -295,7 +215,7 @@ static uint32_t copy_name(struct sctx *c, const struct ps_gpu_op *op)
 {
     uint64_t key = ((uint64_t)op->kind << 24) | ((uint64_t)op->copy_kind << 16) | ((uint64_t)op->src_kind << 8) |
                    op->dst_kind;
-    uint32_t v = idmap_get(&c->copy_names, key);
+    uint32_t v = ps_idmap_get(&c->copy_names, key);
     if (v != PS_NONE)
         return v;
     char name[96];
@@ -306,7 +226,7 @@ static uint32_t copy_name(struct sctx *c, const struct ps_gpu_op *op)
     else
         snprintf(name, sizeof name, "Memset (%s)", mem_kind_names[op->dst_kind]);
     v = ps_model_intern_cstr(c->m, name);
-    if (v != PS_NONE && idmap_put(&c->copy_names, key, v) < 0)
+    if (v != PS_NONE && ps_idmap_put(&c->copy_names, key, v) < 0)
         return PS_NONE;
     return v;
 }
@@ -332,8 +252,10 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     switch (kind) {
     case PS_GPU_KERNEL:
         /* nsys names kernels by demangledName (cuda_gpu_kern_sum's default); older schemas may lack it. */
-        name_col = has_col(c, "demangledName") ? "demangledName" : has_col(c, "shortName") ? "shortName"
-                                                                                          : "mangledName";
+        name_col = has_col(c, "demangledName") ? "demangledName"
+                   : has_col(c, "shortName")   ? "shortName"
+                   : has_col(c, "mangledName") ? "mangledName"
+                                               : "demangledName";   /* absent: the error names it */
         rc = add_col(c, sql, sizeof sql, table, name_col, NULL);
         break;
     case PS_GPU_MEMCPY:
@@ -478,24 +400,16 @@ fail:
 /* nsys ENUM_NSYS_EVENT_TYPE: 34 mark, 59 push/pop range, 60 start/end range, 75 domain create;
  * 35/37 (separate push / start records) and 70/71 (imported NVTXT ranges) are ranges this reader does
  * not place: counted as unplaced. Other types (categories, thread names, domain destroy) are not events. */
-static int read_nvtx(struct sctx *c)
+/* One pass over NVTX_EVENTS: pass 0 reads the domain names (eventType 75) so pass 1 can name the
+ * domains of the ranges, wherever the rows sit in the table (two queries: no sort of a huge table). */
+static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
 {
     static const char table[] = "NVTX_EVENTS";
-    char sql[512] = "SELECT ";
+    char sql[600];
     sqlite3_stmt *st = NULL;
-    int rc = table_exists(c, table), failed = 0;
-    if (rc <= 0)
-        return rc;
-    if (load_cols(c, table) < 0 || add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, "end", "NULL") < 0 ||
-        add_col(c, sql, sizeof sql, table, "eventType", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, "text", "NULL") < 0 ||
-        add_col(c, sql, sizeof sql, table, "textId", "NULL") < 0 ||
-        add_col(c, sql, sizeof sql, table, "globalTid", "NULL") < 0 ||
-        add_col(c, sql, sizeof sql, table, "domainId", "NULL") < 0)
-        return -1;
-    snprintf(sql + strlen(sql), sizeof sql - strlen(sql),
-             " FROM NVTX_EVENTS WHERE eventType IN (75, 34, 59, 60, 35, 37, 70, 71) ORDER BY eventType = 75 DESC");
+    int rc, failed = 0;
+    snprintf(sql, sizeof sql, "%s FROM NVTX_EVENTS WHERE eventType %s", select,
+             pass == 0 ? "= 75" : "IN (34, 59, 60, 35, 37, 70, 71)");
     if (prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -508,7 +422,7 @@ static int read_nvtx(struct sctx *c)
         int64_t domain_id = sqlite3_column_int64(st, 6);
         uint32_t text;
         if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-            text = ps_model_intern(c->m, (const char *)sqlite3_column_text(st, 3), (size_t)sqlite3_column_bytes(st, 3));
+            text = ps_model_intern_cstr(c->m, col_text(st, 3));
         else if (sqlite3_column_type(st, 4) != SQLITE_NULL)
             text = string_of(c, sqlite3_column_int64(st, 4), table, "textId", &failed);
         else
@@ -518,7 +432,7 @@ static int read_nvtx(struct sctx *c)
         if (text == PS_NONE)
             goto oom;
         if (type == 75) {             /* domain ids are per process (nsys joins on globalTid >> 24) */
-            if (idmap_put(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id, text) < 0)
+            if (ps_idmap_put(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id, text) < 0)
                 goto oom;
             continue;
         }
@@ -543,7 +457,7 @@ static int read_nvtx(struct sctx *c)
             continue;
         }
         if (domain_id != 0) {
-            r.domain = idmap_get(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id);
+            r.domain = ps_idmap_get(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id);
             if (r.domain == PS_NONE) {
                 char name[48];
                 snprintf(name, sizeof name, "domain %lld", (long long)domain_id);
@@ -566,6 +480,24 @@ oom:
 fail:
     sqlite3_finalize(st);
     return -1;
+}
+
+static int read_nvtx(struct sctx *c)
+{
+    static const char table[] = "NVTX_EVENTS";
+    char select[400] = "SELECT ";
+    int rc = table_exists(c, table);
+    if (rc <= 0)
+        return rc;
+    if (load_cols(c, table) < 0 || add_col(c, select, sizeof select, table, "start", NULL) < 0 ||
+        add_col(c, select, sizeof select, table, "end", "NULL") < 0 ||
+        add_col(c, select, sizeof select, table, "eventType", NULL) < 0 ||
+        add_col(c, select, sizeof select, table, "text", "NULL") < 0 ||
+        add_col(c, select, sizeof select, table, "textId", "NULL") < 0 ||
+        add_col(c, select, sizeof select, table, "globalTid", "NULL") < 0 ||
+        add_col(c, select, sizeof select, table, "domainId", "NULL") < 0)
+        return -1;
+    return read_nvtx_pass(c, select, 0) < 0 ? -1 : read_nvtx_pass(c, select, 1);
 }
 
 /* ---- processes, threads, devices, metadata ---- */
@@ -610,7 +542,7 @@ static int process_row(struct sctx *c, sqlite3_stmt *st)
     if (i == PS_NONE)
         return oom(c);
     if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
-        (c->m->procs.v[i].name = ps_model_intern_cstr(c->m, (const char *)sqlite3_column_text(st, 1))) == PS_NONE)
+        (c->m->procs.v[i].name = ps_model_intern_cstr(c->m, col_text(st, 1))) == PS_NONE)
         return oom(c);
     return 0;
 }
@@ -618,7 +550,7 @@ static int process_row(struct sctx *c, sqlite3_stmt *st)
 static int thread_name_row(struct sctx *c, sqlite3_stmt *st)
 {
     int64_t gtid = sqlite3_column_int64(st, 1);
-    uint32_t t = idmap_get(&c->threads, (uint64_t)gtid), name;
+    uint32_t t = ps_idmap_get(&c->threads, (uint64_t)gtid), name;
     int failed = 0;
     if (t == PS_NONE && c->m->format != PS_FORMAT_PERFSCOPE)
         return 0;                              /* nsys: name only the threads that have events */
@@ -640,7 +572,7 @@ static int gpu_row(struct sctx *c, sqlite3_stmt *st)
         return oom(c);
     struct ps_device *d = &c->m->devices.v[i];
     if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
-        (d->name = ps_model_intern_cstr(c->m, (const char *)sqlite3_column_text(st, 1))) == PS_NONE)
+        (d->name = ps_model_intern_cstr(c->m, col_text(st, 1))) == PS_NONE)
         return oom(c);
     if (sqlite3_column_type(st, 2) != SQLITE_NULL)
         d->total_mem_bytes = sqlite3_column_int64(st, 2);
@@ -717,18 +649,6 @@ static int read_meta(struct sctx *c)
     return for_rows(c, "PERFSCOPE_META", sql, meta_row);
 }
 
-static int add_unplaced_summary(struct sctx *c)
-{
-    if (!c->nunplaced)
-        return 0;
-    char summary[2048];
-    size_t off = 0;
-    for (int i = 0; i < c->nunplaced && off < sizeof summary; i++)
-        off += (size_t)snprintf(summary + off, sizeof summary - off, "%s%s: %lld", i ? "; " : "",
-                                c->unplaced[i].what, c->unplaced[i].count);
-    return ps_model_add_meta(c->m, "unplaced_events", summary) < 0 ? oom(c) : 0;
-}
-
 static const char *const trace_tables[] = {
     "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
@@ -750,10 +670,8 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
     sqlite3_busy_timeout(c.db, 2000);   /* a recorder may hold a write lock for a moment */
     for (size_t i = 0; i < sizeof trace_tables / sizeof trace_tables[0]; i++) {
         int e = table_exists(&c, trace_tables[i]);
-        if (e < 0) {
-            rc = ps_read_fail(err, errlen, "%s: not a readable SQLite database: %s", path, sqlite3_errmsg(c.db));
+        if (e < 0)
             goto out;
-        }
         found += e;
     }
     if (!found) {
@@ -762,13 +680,15 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
         goto out;
     }
     int is_perfscope = table_exists(&c, "PERFSCOPE_META");
-    m->format = is_perfscope > 0 ? PS_FORMAT_PERFSCOPE : PS_FORMAT_NSYS;
+    c.have_string_ids = table_exists(&c, "StringIds");
+    if (is_perfscope < 0 || c.have_string_ids < 0)
+        goto out;
+    m->format = is_perfscope ? PS_FORMAT_PERFSCOPE : PS_FORMAT_NSYS;
     m->correlation_global = 0;
-    c.have_string_ids = table_exists(&c, "StringIds") > 0;
     if (c.have_string_ids &&
         prepare(&c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c.string_stmt) < 0)
         goto out;
-    if ((is_perfscope > 0 && read_meta(&c) < 0) ||
+    if ((is_perfscope && read_meta(&c) < 0) ||
         read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL) < 0 ||
         read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMCPY", PS_GPU_MEMCPY) < 0 ||
         read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMSET", PS_GPU_MEMSET) < 0 ||
@@ -789,17 +709,17 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
         read_optional(&c, "ThreadNames", tname_cols, 2, thread_name_row) < 0 ||
         read_optional(&c, "TARGET_INFO_GPU", gpu_cols, 6, gpu_row) < 0 ||
         read_optional(&c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, cuda_device_row) < 0 ||
-        add_unplaced_summary(&c) < 0)
+        (ps_unplaced_summary(&c.unplaced, m) < 0 && oom(&c)))
         goto out;
     rc = 0;
 out:
     free_cols(&c);
     sqlite3_finalize(c.string_stmt);
-    idmap_free(&c.strings);
-    idmap_free(&c.threads);
-    idmap_free(&c.streams);
-    idmap_free(&c.copy_names);
-    idmap_free(&c.domains);
+    ps_idmap_free(&c.strings);
+    ps_idmap_free(&c.threads);
+    ps_idmap_free(&c.streams);
+    ps_idmap_free(&c.copy_names);
+    ps_idmap_free(&c.domains);
     sqlite3_close(c.db);
     return rc;
 }

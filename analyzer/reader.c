@@ -23,6 +23,35 @@ int ps_read_fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+void ps_unplaced_count(struct ps_unplaced *u, struct ps_model *m, const char *what)
+{
+    m->unplaced_events++;
+    for (int i = 0; i < u->n; i++)
+        if (strcmp(u->kinds[i].what, what) == 0) {
+            u->kinds[i].count++;
+            return;
+        }
+    int i = u->n < PS_UNPLACED_KINDS - 1 ? u->n++ : PS_UNPLACED_KINDS - 1;   /* the last slot is "other" */
+    if (i == PS_UNPLACED_KINDS - 1) {
+        u->n = PS_UNPLACED_KINDS;
+        what = "other";
+    }
+    snprintf(u->kinds[i].what, sizeof u->kinds[i].what, "%s", what);
+    u->kinds[i].count++;
+}
+
+int ps_unplaced_summary(const struct ps_unplaced *u, struct ps_model *m)
+{
+    char summary[PS_UNPLACED_KINDS * 100];
+    size_t off = 0;
+    if (u->n == 0)
+        return 0;
+    for (int i = 0; i < u->n && off < sizeof summary; i++)
+        off += (size_t)snprintf(summary + off, sizeof summary - off, "%s%s: %lld", i ? "; " : "", u->kinds[i].what,
+                                u->kinds[i].count);
+    return ps_model_add_meta(m, "unplaced_events", summary);
+}
+
 /* The format by content: SQLite's 16-byte header string, gzip's magic 1f 8b, or a JSON object/array
  * after optional whitespace (and a UTF-8 byte-order mark). */
 enum sniffed { SNIFF_SQLITE, SNIFF_GZIP, SNIFF_JSON, SNIFF_UNKNOWN, SNIFF_EMPTY };
@@ -52,6 +81,8 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
     int rc = -1;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     *out = NULL;
+    if (err && errlen)
+        err[0] = '\0';
     if (fd < 0) {
         rc = ps_read_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         goto out;

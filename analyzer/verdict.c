@@ -134,8 +134,8 @@ static int evidence(struct ps_report *r, struct ps_names *names)
         if (r->bottleneck == PS_BN_MEMCPY && !r->has_gpu) {   /* host-side copy phases */
                 for (size_t i = 0; i < m->ranges.n; i++) {
                 const struct ps_range *g = &m->ranges.v[i];
-                if ((ps_names_flags(names, g->name) & PS_NAME_COPY) && ps_report_thread_in_scope(r, g->thread) &&
-                    IN_WINDOW(g))
+                if (g->kind != PS_RANGE_GPU_ANNOTATION && (ps_names_flags(names, g->name) & PS_NAME_COPY) &&
+                    ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
                     tally_add(&t, g->name, g->end_ns - g->start_ns);
             }
             tally_top(r, &t, "range", 3);

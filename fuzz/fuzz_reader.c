@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         off += (size_t)n;
     }
-    char path[64], err[512];
+    char path[64], err[512] = "";
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     struct ps_model *m = NULL;
     if (ps_read_trace(path, &m, err, sizeof err) == 0) {

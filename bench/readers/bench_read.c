@@ -35,13 +35,18 @@ int main(int argc, char **argv)
             continue;
         }
         size_t kinds[4] = { 0 };
-        for (size_t k = 0; k < m->gpu.n; k++)
+        long long kernel_ns = 0;
+        for (size_t k = 0; k < m->gpu.n; k++) {
             kinds[m->gpu.v[k].kind]++;
+            if (m->gpu.v[k].kind == PS_GPU_KERNEL)
+                kernel_ns += m->gpu.v[k].end_ns - m->gpu.v[k].start_ns;
+        }
         printf("%s: read %.3f s, peak RSS %.1f MB; gpu %zu (kernel %zu memcpy %zu memset %zu sync %zu), api %zu, "
-               "ranges %zu, threads %zu, procs %zu, streams %zu, devices %zu, strings %zu, unplaced %lld\n",
+               "ranges %zu, threads %zu, procs %zu, streams %zu, devices %zu, strings %zu, unplaced %lld; "
+               "total kernel time %lld ns\n",
                argv[i], dt, (double)ru.ru_maxrss / 1024.0, m->gpu.n, kinds[0], kinds[1], kinds[2], kinds[3],
                m->api.n, m->ranges.n, m->threads.n, m->procs.n, m->streams.n, m->devices.n,
-               ps_model_nstrings(m), (long long)m->unplaced_events);
+               ps_model_nstrings(m), (long long)m->unplaced_events, kernel_ns);
         for (size_t k = 0; k < m->meta.n; k++)
             if (strcmp(m->meta.v[k].key, "unplaced_events") == 0)
                 printf("  unplaced: %s\n", m->meta.v[k].value);

@@ -125,13 +125,21 @@ struct kineto_expect {
     int rank, world_size, devices;
 };
 
-/* python3 /tmp/kgold.py *.gz, where kgold.py is:
- *   d = json.load(gzip.open(f), parse_float=Decimal); base = d.get("baseTimeNanoseconds", 0)
- *   ns = lambda v: int((Decimal(v) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
- *   X = [e for e in d["traceEvents"] if e.get("ph") == "X"]; Counter(e["cat"] for e in X)
- *   k = kernels: sum(ns(e["dur"])), min(base + ns(e["ts"])); memcpy: sum(e["args"]["bytes"])
- * rank / world_size: d["distributedInfo"]; devices: len(d["deviceProperties"]). "overhead" (2 events in
- * the OWLv2 trace) is the one X category the model does not hold: unplaced. */
+/* Expected values: in ../shared/traces/kineto, this command (run once; its output is copied below):
+ *   python3 -c '
+ *   import json,gzip,sys,collections as C;from decimal import Decimal as D,ROUND_HALF_EVEN as H
+ *   for f in sys.argv[1:]:
+ *    d=json.load(gzip.open(f),parse_float=D);b=d.get("baseTimeNanoseconds",0);ns=lambda v:int((D(v)*1000).quantize(D(1),rounding=H));X=[e for e in d["traceEvents"] if e.get("ph")=="X"];k=[e for e in X if e["cat"] in("kernel","Kernel")];print(f,dict(C.Counter(e["cat"] for e in X)),sum(ns(e["dur"]) for e in k),min(b+ns(e["ts"]) for e in k),sum(e["args"]["bytes"] for e in X if e["cat"] in("gpu_memcpy","Memcpy")),len(d.get("deviceProperties",[])),d.get("distributedInfo",{}).get("rank"),d.get("distributedInfo",{}).get("world_size"))
+ *   ' *.gz
+ * printing per file: X events by cat; kernel time (ns, exact via Decimal); first kernel start (ns, absolute);
+ * memcpy bytes; number of deviceProperties; rank; world size. For example:
+ *   resnet50_workers0.pt.trace.json.gz {'Operator': 23646, 'Memcpy': 12, 'Runtime': 11923, 'Kernel': 8772,
+ *     'Memset': 312, 'Trace': 1} 591532000 1623142623531625000 115607040 4 None None
+ *   h100_owlv2_inference.pt.trace.json.gz {'user_annotation': 7, 'cpu_op': 24378, 'python_function': 65313,
+ *     'cuda_runtime': 8567, 'gpu_memset': 750, 'kernel': 4330, 'overhead': 2, 'cuda_driver': 725, 'gpu_memcpy': 85,
+ *     'gpu_user_annotation': 1, 'Trace': 1} 551451628 1752829952234460955 177315930 1 None None
+ * "overhead" (2 events in the OWLv2 trace) is the one X category the model does not hold: unplaced; "Trace" is
+ * the profiler's own span, ignored. API calls = cuda_runtime + cuda_driver (pre-2.0: Runtime). */
 static const struct kineto_expect kineto[] = {
     { "kineto/resnet50_workers0.pt.trace.json.gz", 8772, 12, 312, 11923, 0, 23646, 0, 0, 0, 0,
       591532000, 115607040, 1623142623531625000LL, -1, -1, 4 },

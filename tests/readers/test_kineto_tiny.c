@@ -229,6 +229,29 @@ int main(void)
     m = tiny_read(tiny_write_gz("compressed_but_named.json", modern));
     check_modern(m);
     ps_model_free(m);
+    /* two concatenated gzip members (as `cat a.gz b.gz` makes) are one stream, as for gzip(1) */
+    {
+        size_t half = strlen(modern) / 2;
+        char *first = strndup(modern, half);
+        const char *a = tiny_write_gz("part1.gz", first), *b = tiny_write_gz("part2.gz", modern + half);
+        char both[16384 + 512];
+        size_t n = 0;
+        for (int i = 0; i < 2; i++) {
+            FILE *f = fopen(i ? b : a, "rb");
+            n += f ? fread(both + n, 1, sizeof both - n, f) : 0;
+            if (f)
+                fclose(f);
+        }
+        free(first);
+        m = tiny_read(tiny_write("two_members.gz", both, n));
+        check_modern(m);
+        ps_model_free(m);
+        /* zero padding after the last member is ignored, as gzip(1) does */
+        memset(both + n, 0, 512);
+        m = tiny_read(tiny_write("padded.gz", both, n + 512));
+        check_modern(m);
+        ps_model_free(m);
+    }
     m = tiny_read(tiny_write("old.trace", old_style, strlen(old_style)));
     check_old_style(m);
     ps_model_free(m);
@@ -242,6 +265,22 @@ int main(void)
         CHECK_EQ(m->gpu.v[0].end_ns, 3750);
     }
     ps_model_free(m);
+    /* 30 distinct unknown categories: 23 reasons listed by name, the 7 others lumped as "other" */
+    {
+        char many[8192];
+        size_t off = (size_t)snprintf(many, sizeof many, "{\"traceEvents\": [");
+        for (int i = 0; i < 30; i++)
+            off += (size_t)snprintf(many + off, sizeof many - off,
+                                    "{\"ph\": \"X\", \"cat\": \"odd%02d\", \"ts\": 1, \"dur\": 1},", i);
+        snprintf(many + off, sizeof many - off, "%s", "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+                 " \"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 1}]}");
+        m = tiny_read(tiny_write("many_unplaced.json", many, strlen(many)));
+        if (m) {
+            CHECK_EQ(m->unplaced_events, 30);
+            CHECK_CONTAINS(meta_value(m, "unplaced_events"), "odd22 (category not modelled): 1; other: 7");
+        }
+        ps_model_free(m);
+    }
     malformed();
     tiny_cleanup();
     return check_failures ? 1 : 0;
