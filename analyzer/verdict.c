@@ -264,33 +264,42 @@ static void sync_api_finding(struct ps_report *r, struct ps_names *names)
     }
 }
 
+#define MAX_DEVS 64
 static int gap_finding(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    struct ps_finding acc = { 0 };
+    struct ps_finding acc = { 0 }, *f;
     int64_t n = 0, t = 0;
-    struct ps_ivls busy = { 0 };
+    int32_t ids[MAX_DEVS];
+    struct ps_ivls busy[MAX_DEVS] = { 0 };
+    size_t nd = 0;
     int rc = 0;
-    for (size_t d = 0; d < r->ndevs && rc == 0; d++) {
-        ps_ivls_clear(&busy);
-        for (size_t i = 0; i < m->gpu.n && rc == 0; i++)
-            if (m->streams.v[m->gpu.v[i].stream].device == r->devs[d].device)
-                rc = ps_ivls_push(&busy, m->gpu.v[i].start_ns, m->gpu.v[i].end_ns);
-        ps_ivls_normalize(&busy);
-        for (size_t i = 1; i < busy.n; i++) {
-            int64_t gap = busy.v[i].s - busy.v[i - 1].e;
+    for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {   /* one pass, one busy set per device */
+        int32_t dev = m->streams.v[m->gpu.v[i].stream].device;
+        size_t d = 0;
+        while (d < nd && ids[d] != dev)
+            d++;
+        if (d == nd) {
+            if (nd == MAX_DEVS)
+                continue;
+            ids[nd++] = dev;
+        }
+        rc = ps_ivls_push(&busy[d], m->gpu.v[i].start_ns, m->gpu.v[i].end_ns);
+    }
+    for (size_t d = 0; d < nd; d++) {
+        ps_ivls_normalize(&busy[d]);
+        for (size_t i = 1; i < busy[d].n; i++) {
+            int64_t gap = busy[d].v[i].s - busy[d].v[i - 1].e;
             if (gap < r->opts.gap_ns)
                 continue;
             n++, t += gap;
-            keep_row(&acc, (struct ps_row){ PS_NONE, busy.v[i - 1].e, gap, -1, 0 });
+            keep_row(&acc, (struct ps_row){ PS_NONE, busy[d].v[i - 1].e, gap, -1, 0 });
         }
+        ps_ivls_fini(&busy[d]);
     }
-    ps_ivls_fini(&busy);
-    struct ps_finding *f;
-    if (rc == 0 && n && (f = add_finding(r, &acc, "gpu_gap", "warning"))) {
+    if (rc == 0 && n && (f = add_finding(r, &acc, "gpu_gap", "warning")))
         snprintf(f->summary, sizeof f->summary, "%lld GPU idle gaps of %.3f ms or more, %.3f ms in all",
                  (long long)n, (double)r->opts.gap_ns / 1e6, (double)t / 1e6);
-    }
     return rc;
 }
 
