@@ -53,9 +53,13 @@ void ps_ivls_normalize(struct ps_ivls *a)
 {
     if (a->n < 2)
         return;
-    int sorted = 1;
-    for (size_t i = 1; i < a->n && sorted; i++)
+    int sorted = 1, disjoint = 1;   /* sets pushed in start order are usually normal already */
+    for (size_t i = 1; i < a->n && sorted; i++) {
         sorted = a->v[i - 1].s <= a->v[i].s;
+        disjoint = disjoint && a->v[i - 1].e < a->v[i].s;
+    }
+    if (sorted && disjoint)
+        return;
     if (!sorted)
         qsort(a->v, a->n, sizeof *a->v, cmp_ivl);
     size_t w = 0;
