@@ -111,11 +111,10 @@ struct kctx {
     uint32_t last_thread_pid, last_thread_tid, last_thread;   /* one-entry lookup cache */
 };
 
-static int fail(struct kctx *c, const char *fmt, const char *what)
+/* Record the first error (naming the event when inside traceEvents); returns 0 to cancel the parse. */
+static int fail(struct kctx *c, const char *msg)
 {
     if (!c->failed) {
-        char msg[256];
-        snprintf(msg, sizeof msg, fmt, what);
         int in_events = 0;
         for (int i = 0; i < c->depth && i < MAX_FRAMES; i++)
             in_events |= c->roles[i] == R_EVENTS;
@@ -125,7 +124,7 @@ static int fail(struct kctx *c, const char *fmt, const char *what)
             ps_read_fail(c->err, c->errlen, "%s: %s", c->path, msg);
     }
     c->failed = 1;
-    return 0;                        /* 0 cancels the yajl parse */
+    return 0;
 }
 
 /* Copy a decoded JSON string; a "\u0000" escape ends it (names are C strings in the model). */
@@ -395,7 +394,7 @@ static int finish_event(struct kctx *c)
     }
     }
     if (rc < 0)
-        return fail(c, "%s", "out of memory");
+        return fail(c, "out of memory");
     c->index++;
     return 1;
 }
@@ -414,7 +413,7 @@ static int type_error(struct kctx *c, enum key k, const char *want)
 {
     char what[96];
     snprintf(what, sizeof what, "\"%s\" is not %s", key_text(k), want);
-    return fail(c, "%s", what);
+    return fail(c, what);
 }
 
 static int number_field(struct kctx *c, enum key k, const char *s, size_t len, int64_t *out)
@@ -422,7 +421,7 @@ static int number_field(struct kctx *c, enum key k, const char *s, size_t len, i
     if (ps_parse_int(s, len, out) < 0) {
         char what[96];
         snprintf(what, sizeof what, "\"%s\" is not an integer in range (%.*s)", key_text(k), len > 24 ? 24 : (int)len, s);
-        return fail(c, "%s", what);
+        return fail(c, what);
     }
     return 1;
 }
@@ -433,7 +432,7 @@ static int top_meta(struct kctx *c, const char *s, size_t len)
     snprintf(key, sizeof key, "kineto.%s", c->top_key);
     int rc = value ? ps_model_add_meta(c->m, key, value) : -ENOMEM;
     free(value);
-    return rc < 0 ? fail(c, "%s", "out of memory") : 1;
+    return rc < 0 ? fail(c, "out of memory") : 1;
 }
 
 static int cb_number(void *ctx, const char *s, size_t len)
@@ -444,7 +443,7 @@ static int cb_number(void *ctx, const char *s, size_t len)
     if (role == R_SKIP)
         return 1;
     if (role == R_EVENTS)
-        return fail(c, "%s", "the event is not an object");
+        return fail(c, "the event is not an object");
     enum key k = cur_key(c);
     int64_t v;
     switch (role) {
@@ -528,7 +527,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
     if (role == R_SKIP)
         return 1;
     if (role == R_EVENTS)
-        return fail(c, "%s", "the event is not an object");
+        return fail(c, "the event is not an object");
     enum key k = cur_key(c);
     int rc = 0;
     switch (role) {
@@ -560,7 +559,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
     default:
         break;
     }
-    return rc < 0 ? fail(c, "%s", "out of memory") : 1;
+    return rc < 0 ? fail(c, "out of memory") : 1;
 }
 
 static int cb_bool(void *ctx, int v)
@@ -569,7 +568,7 @@ static int cb_bool(void *ctx, int v)
     (void)v;
     enum role role = cur_role(c);
     if (role == R_EVENTS)
-        return fail(c, "%s", "the event is not an object");
+        return fail(c, "the event is not an object");
     if ((role == R_EVENT || role == R_ARGS) && cur_key(c) != K_OTHER)
         return type_error(c, cur_key(c), "a number or a string (it is a boolean)");
     return 1;
@@ -579,7 +578,7 @@ static int cb_null(void *ctx)
 {
     struct kctx *c = ctx;
     if (cur_role(c) == R_EVENTS)
-        return fail(c, "%s", "the event is not an object");
+        return fail(c, "the event is not an object");
     return 1;                        /* null = absent */
 }
 
@@ -602,7 +601,7 @@ static int open_container(struct kctx *c, int is_map)
             role = R_DIST;
     } else if (parent == R_EVENTS) {
         if (!is_map)
-            return fail(c, "%s", "the event is not an object");
+            return fail(c, "the event is not an object");
         role = R_EVENT;
         event_reset(&c->ev);
     } else if (parent == R_EVENT) {
@@ -636,7 +635,7 @@ static int close_container(struct kctx *c)
     if (role == R_DEV && c->dev.id >= 0) {
         uint32_t i = ps_model_device(c->m, c->dev.id);
         if (i == PS_NONE)
-            return fail(c, "%s", "out of memory");
+            return fail(c, "out of memory");
         c->m->devices.v[i] = c->dev;
     }
     return 1;
@@ -722,7 +721,7 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
     char *chunk = malloc(chunk_size);
     yajl_handle h = yajl_alloc(&callbacks, NULL, &c);
     long long offset = 0;
-    int rc = -1, saw_top = 0;
+    int rc = -1;
     m->format = PS_FORMAT_KINETO;
     m->correlation_global = 1;
     if (!in || !chunk || !h) {
@@ -733,8 +732,8 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
         long n = ps_gz_read(in, chunk, chunk_size, path, err, errlen);
         if (n < 0)
             goto out;
-        yajl_status st = n ? yajl_parse(h, (unsigned char *)chunk, (size_t)n) : yajl_complete_parse(h);
-        if (st != yajl_status_ok) {
+        yajl_status ys = n ? yajl_parse(h, (unsigned char *)chunk, (size_t)n) : yajl_complete_parse(h);
+        if (ys != yajl_status_ok) {
             if (c.failed)
                 goto out;
             unsigned char *msg = yajl_get_error(h, 0, (unsigned char *)chunk, n ? (size_t)n : 0);
@@ -750,17 +749,16 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
                              "value (event %lld)", path, offset, c.index);
             if (msg)
                 yajl_free_error(h, msg);
-            char *nl = strchr(err, '\n');
+            char *nl = err ? strchr(err, '\n') : NULL;
             if (nl)
                 *nl = '\0';
             goto out;
         }
-        saw_top |= c.depth > 0 || offset + n > 0;
         offset += n;
         if (n == 0)
             break;
     }
-    if (!saw_top || m->gpu.n + m->api.n + m->ranges.n == 0) {
+    if (m->gpu.n + m->api.n + m->ranges.n == 0) {
         rc = ps_read_fail(err, errlen, "%s: JSON without trace events (no \"traceEvents\" with any CPU or GPU "
                           "event): not a PyTorch profiler trace?", path);
         goto out;

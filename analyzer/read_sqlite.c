@@ -152,7 +152,8 @@ static uint32_t string_of(struct sctx *c, int64_t sid, const char *table, const 
     int rc = sqlite3_step(c->string_stmt);
     if (rc == SQLITE_ROW) {
         const char *s = (const char *)sqlite3_column_text(c->string_stmt, 0);
-        v = ps_model_intern(c->m, s ? s : "", s ? (size_t)sqlite3_column_bytes(c->string_stmt, 0) : 0);
+        size_t len = s ? strnlen(s, (size_t)sqlite3_column_bytes(c->string_stmt, 0)) : 0;   /* C string */
+        v = ps_model_intern(c->m, s ? s : "", len);
     } else if (rc == SQLITE_DONE) {
         char missing[64];
         snprintf(missing, sizeof missing, "(StringIds %lld missing)", (long long)sid);

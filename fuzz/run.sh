@@ -3,11 +3,18 @@
 # Builds nothing: configure and build first with
 #   cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DPS_FUZZ=ON
 #   ninja -C build-fuzz fuzz_kineto fuzz_sqlite
-# Usage: fuzz/run.sh [SECONDS] [BUILD_DIR]. Exit status non-zero if a target crashed (its reproducer is
+# Usage: fuzz/run.sh [SECONDS] [BUILD_DIR] (either order). Exit status non-zero if a target crashed (its reproducer is
 # kept in the scratch folder printed below: copy it to tests/readers/regress/ as a regression test).
 set -u
-secs=${1:-60}
-build=${2:-build-fuzz}
+# Arguments in either order: a number is the seconds, anything else the build folder.
+secs=60
+build=build-fuzz
+for a in "$@"; do
+    case "$a" in
+        ''|*[!0-9]*) build=$a ;;
+        *) secs=$a ;;
+    esac
+done
 here=$(cd "$(dirname "$0")" && pwd)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/ps-fuzz.XXXXXX")
 status=0
