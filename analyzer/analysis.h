@@ -176,8 +176,9 @@ struct ps_report {
     size_t nstragglers;
 };
 
-/* Run every analysis over `m` (finished). Returns 0 and fills *r (release with ps_report_fini), or
- * -EINVAL (bad pattern; message in err) / -ENOMEM. `m` must outlive *r. */
+/* Run every analysis over `m` (finished). Returns 0 and fills *r (release with ps_report_fini), or -EINVAL
+ * (bad pattern, or events spanning more than ~13 days: corrupt timestamps; message in err) / -ENOMEM.
+ * `m` must outlive *r. */
 int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
                     char *err, size_t errlen);
 void ps_report_fini(struct ps_report *r);

@@ -7,6 +7,10 @@
 
 #include "analysis.h"
 
+/* Longest run analysed: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span
+ * keeps every sum of durations far from int64 overflow. */
+#define PS_MAX_SPAN_NS (1ll << 50)
+
 void ps_report_opts_default(struct ps_report_opts *o)
 {
     *o = (struct ps_report_opts){ .top_n = 10, .kernel_threshold = 0.8, .gap_ns = 1000000, .tiny_kernel_ns = 10000 };
@@ -150,6 +154,14 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
     for (size_t i = 0; i < m->gpu.n && !r->has_gpu; i++)
         r->has_gpu = m->gpu.v[i].kind != PS_GPU_SYNC;
     run_span(r);
+    int64_t span;
+    if (__builtin_sub_overflow(r->run_end_ns, r->run_start_ns, &span) || span > PS_MAX_SPAN_NS) {
+        snprintf(err, errlen, "%s: the events span more than %d days (first start %lld ns, last end %lld ns): "
+                              "its timestamps look corrupt", m->path, (int)(PS_MAX_SPAN_NS / 86400000000000ll),
+                 (long long)r->run_start_ns, (long long)r->run_end_ns);
+        rc = -EINVAL;
+        goto out;
+    }
     int tb_times = o->compat_tb && m->format == PS_FORMAT_KINETO;
     if (tb_times && (rc = tb_model(m, &tb)) < 0)
         goto out;

@@ -323,7 +323,8 @@ static int low_util_finding(struct ps_report *r)
     for (int64_t i = 0; i < slices && rc == 0; i++) {
         int64_t s = r->whole_run ? a + span * i / slices : r->steps[i].start_ns;
         int64_t e = r->whole_run ? a + span * (i + 1) / slices : r->steps[i].end_ns;
-        if (e <= s || 2 * ps_ivls_within(&k, s, e) >= e - s)
+        int64_t busy = ps_ivls_within(&k, s, e);
+        if (e <= s || busy >= (e - s) - busy)
             continue;
         n++;
         keep_row(&acc, (struct ps_row){ r->whole_run ? PS_NONE : r->steps[i].name, s, e - s, -1, 0 });

@@ -491,6 +491,23 @@ static void ranks_and_stragglers(void)
     CHECK_STR("category", ps_cat_key[rep.stragglers[0].category], "dataloader");
 }
 
+/* Timestamps 2^51 ns (26 days) apart: refused as corrupt rather than summed into overflowing totals. */
+static void corrupt_span_rejected(void)
+{
+    uint32_t s7 = ps_model_stream(m, 1, 0, 7);
+    kernel(s7, "k", 0, 10, 0);
+    struct ps_gpu_op op = { .start_ns = 1ll << 51, .end_ns = (1ll << 51) + 1000, .name = ps_model_intern_cstr(m, "k"),
+                            .stream = s7, .kind = PS_GPU_KERNEL };
+    ps_model_add_gpu(m, &op);
+    struct ps_report_opts o;
+    ps_report_opts_default(&o);
+    char err[256] = "";
+    ps_model_finish(m);
+    CHECK_EQ("rc", ps_report_build(&rep, m, &o, err, sizeof err) < 0, 1);
+    CHECK_EQ("message says corrupt", strstr(err, "corrupt") != NULL, 1);
+    memset(&rep, 0, sizeof rep);
+}
+
 /* A bad --data-range pattern is refused with a message naming the option. */
 static void bad_pattern_rejected(void)
 {
@@ -521,6 +538,7 @@ static const struct {
     { "findings", findings },
     { "kernel_summary_median", kernel_summary_median },
     { "ranks_and_stragglers", ranks_and_stragglers },
+    { "corrupt_span_rejected", corrupt_span_rejected },
     { "bad_pattern_rejected", bad_pattern_rejected },
 };
 
