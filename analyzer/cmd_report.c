@@ -73,7 +73,7 @@ int cmd_report(int argc, char **argv)
             break;
         case OPT_FORMAT:
             format = optarg;
-            if (strcmp(format, "text") && strcmp(format, "json")) {
+            if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
                 fprintf(stderr, "perfscope report: unknown --format '%s' (use text or json)\n", format);
                 return 2;
             }
@@ -88,7 +88,7 @@ int cmd_report(int argc, char **argv)
             o.copy_re = optarg;
             break;
         case OPT_COMPAT:
-            if (strcmp(optarg, "tb")) {
+            if (strcmp(optarg, "tb") != 0) {
                 fprintf(stderr, "perfscope report: unknown --compat '%s' (the only one is tb)\n", optarg);
                 return 2;
             }
@@ -143,7 +143,7 @@ int cmd_report(int argc, char **argv)
     struct ps_model *m = NULL;
     struct ps_report rep;
     int built = 0;
-    FILE *out = stdout;
+    FILE *dest = stdout;
 
     /* Check the patterns before reading a possibly large trace. */
     struct ps_model *empty = ps_model_new(path, PS_FORMAT_PERFSCOPE);
@@ -164,15 +164,13 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     built = 1;
-    if (output && !(out = fopen(output, "w"))) {
+    if (output && !(dest = fopen(output, "w"))) {
         fprintf(stderr, "perfscope report: cannot write %s: %s (use -o to write elsewhere)\n", output, strerror(errno));
-        out = stdout;
         goto out;
     }
-    rc = strcmp(format, "json") == 0 ? ps_report_write_json(&rep, out) : ps_report_write_text(&rep, out);
-    if (output && fclose(out) != 0)
+    rc = strcmp(format, "json") == 0 ? ps_report_write_json(&rep, dest) : ps_report_write_text(&rep, dest);
+    if (output && fclose(dest) != 0)
         rc = -EIO;
-    out = stdout;
     if (rc < 0) {
         fprintf(stderr, "perfscope report: writing %s failed: %s\n", output ? output : "the report", strerror(errno));
         goto out;

@@ -57,15 +57,17 @@ static int find_device_steps(struct ps_report *r, int64_t *dev_min, int64_t *dev
     uint8_t *matched = calloc(m->api.n + 1, 1);
     if (!api_min || !api_max || !api_n || !matched)
         goto out;
+    for (size_t i = 0; i < m->api.n; i++) {
+        api_min[i] = INT64_MAX;
+        api_max[i] = INT64_MIN;
+    }
     for (size_t i = 0; i < m->gpu.n; i++) {
         const struct ps_gpu_op *op = &m->gpu.v[i];
         if (op->kind == PS_GPU_SYNC || op->launch == PS_NONE)
             continue;
         uint32_t a = op->launch;
-        if (api_n[a] == 0 || op->start_ns < api_min[a])
-            api_min[a] = op->start_ns;
-        if (api_n[a] == 0 || op->end_ns > api_max[a])
-            api_max[a] = op->end_ns;
+        api_min[a] = op->start_ns < api_min[a] ? op->start_ns : api_min[a];
+        api_max[a] = op->end_ns > api_max[a] ? op->end_ns : api_max[a];
         api_n[a]++;
     }
     size_t is = 0, ia = 0, any = 0;
