@@ -165,7 +165,7 @@ int cmd_report(int argc, char **argv)
     }
     built = 1;
     if (output && !(dest = fopen(output, "w"))) {
-        fprintf(stderr, "perfscope report: cannot write %s: %s (use -o to write elsewhere)\n", output, strerror(errno));
+        fprintf(stderr, "perfscope report: cannot write %s: %s (check that its folder exists and is writable)\n", output, strerror(errno));
         goto out;
     }
     rc = strcmp(format, "json") == 0 ? ps_report_write_json(&rep, dest) : ps_report_write_text(&rep, dest);
