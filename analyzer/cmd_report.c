@@ -1,12 +1,184 @@
-/* `perfscope report FILE`: placeholder until the readers and analyses land. */
+/* `perfscope report FILE`: read a perfscope / Nsight Systems SQLite or PyTorch profiler trace, run the
+ * analyses and print the bottleneck report as text or JSON. Exit 0 ok, 1 bad input, 2 usage. */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../cli/commands.h"
+#include "analysis.h"
+#include "reader.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: perfscope report FILE [--format text|json] [-o OUT] [--step-range RE] [--data-range RE]\n"
+            "                        [--copy-range RE] [--compat tb] [--top N] [--kernel-threshold X]\n"
+            "                        [--gap-threshold-ms MS] [--tiny-kernel-us US]\n\n"
+            "Where each training step's time goes, and what to change. FILE is a perfscope trace, an Nsight\n"
+            "Systems SQLite export or a PyTorch profiler (Kineto) JSON trace, plain or gzip.\n\n"
+            "  --format text|json     output format (default text; json is documented in docs/report.md)\n"
+            "  -o, --output OUT       write the report to OUT instead of stdout\n"
+            "  --step-range RE        step ranges (whole name, case-insensitive extended regex); default\n"
+            "                         %s\n"
+            "  --data-range RE        data-loading ranges; default\n"
+            "                         %s\n"
+            "  --copy-range RE        host-side copy phases (traces without GPU rows); default\n"
+            "                         %s\n"
+            "  --compat tb            find communication as the PyTorch TensorBoard plugin does (kernels linked\n"
+            "                         to nccl:/gloo: host ops) instead of by NCCL/RCCL kernel names\n"
+            "  --top N                kernels listed (default 10)\n"
+            "  --kernel-threshold X   Kernel share from which a step is kernel-bound (default 0.8)\n"
+            "  --gap-threshold-ms MS  GPU idle gaps reported as findings from this length (default 1)\n"
+            "  --tiny-kernel-us US    kernels shorter than this count as tiny (launch-bound finding; default 10)\n",
+            PS_STEP_RE_DEFAULT, PS_DATA_RE_DEFAULT, PS_COPY_RE_DEFAULT);
+}
+
+/* Parse a number with nothing after it. Returns 0 or -EINVAL. */
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return (errno || end == s || *end) ? -EINVAL : 0;
+}
 
 int cmd_report(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "perfscope report: not built yet\n");
-    return 1;
+    enum { OPT_FORMAT = 256, OPT_STEP, OPT_DATA, OPT_COPY, OPT_COMPAT, OPT_TOP, OPT_KTH, OPT_GAP, OPT_TINY };
+    static const struct option longopts[] = {
+        { "format", required_argument, NULL, OPT_FORMAT },  { "output", required_argument, NULL, 'o' },
+        { "step-range", required_argument, NULL, OPT_STEP }, { "data-range", required_argument, NULL, OPT_DATA },
+        { "copy-range", required_argument, NULL, OPT_COPY }, { "compat", required_argument, NULL, OPT_COMPAT },
+        { "top", required_argument, NULL, OPT_TOP },         { "kernel-threshold", required_argument, NULL, OPT_KTH },
+        { "gap-threshold-ms", required_argument, NULL, OPT_GAP }, { "tiny-kernel-us", required_argument, NULL, OPT_TINY },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct ps_report_opts o;
+    ps_report_opts_default(&o);
+    const char *format = "text", *output = NULL;
+    double x;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'o':
+            output = optarg;
+            break;
+        case OPT_FORMAT:
+            format = optarg;
+            if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
+                fprintf(stderr, "perfscope report: unknown --format '%s' (use text or json)\n", format);
+                return 2;
+            }
+            break;
+        case OPT_STEP:
+            o.step_re = optarg;
+            break;
+        case OPT_DATA:
+            o.data_re = optarg;
+            break;
+        case OPT_COPY:
+            o.copy_re = optarg;
+            break;
+        case OPT_COMPAT:
+            if (strcmp(optarg, "tb") != 0) {
+                fprintf(stderr, "perfscope report: unknown --compat '%s' (the only one is tb)\n", optarg);
+                return 2;
+            }
+            o.compat_tb = 1;
+            break;
+        case OPT_TOP:
+            if (parse_double(optarg, &x) < 0 || x < 0 || x > 1e6 || x != (int)x) {
+                fprintf(stderr, "perfscope report: --top needs a whole number from 0, not '%s'\n", optarg);
+                return 2;
+            }
+            o.top_n = (int)x;
+            break;
+        case OPT_KTH:
+            if (parse_double(optarg, &x) < 0 || x < 0 || x > 1) {
+                fprintf(stderr, "perfscope report: --kernel-threshold needs a share from 0 to 1, not '%s'\n", optarg);
+                return 2;
+            }
+            o.kernel_threshold = x;
+            break;
+        case OPT_GAP:
+            if (parse_double(optarg, &x) < 0 || x < 0 || x > 1e9) {
+                fprintf(stderr, "perfscope report: --gap-threshold-ms needs a length in ms, not '%s'\n", optarg);
+                return 2;
+            }
+            o.gap_ns = (int64_t)(x * 1e6);
+            break;
+        case OPT_TINY:
+            if (parse_double(optarg, &x) < 0 || x < 0 || x > 1e9) {
+                fprintf(stderr, "perfscope report: --tiny-kernel-us needs a length in µs, not '%s'\n", optarg);
+                return 2;
+            }
+            o.tiny_kernel_ns = (int64_t)(x * 1e3);
+            break;
+        case ':':
+            fprintf(stderr, "perfscope report: option '%s' needs a value (see 'perfscope report --help')\n",
+                    argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "perfscope report: unknown option '%s' (see 'perfscope report --help')\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "perfscope report: %s (see 'perfscope report --help')\n",
+                optind >= argc ? "which trace? give one FILE" : "give exactly one trace FILE");
+        return 2;
+    }
+    const char *path = argv[optind];
+    char err[512] = "";
+    int status = 1;
+    struct ps_model *m = NULL;
+    struct ps_report rep;
+    int built = 0;
+    FILE *dest = stdout;
+
+    /* Check the patterns before reading a possibly large trace. */
+    struct ps_model *empty = ps_model_new(path, PS_FORMAT_PERFSCOPE);
+    struct ps_names *names = NULL;
+    int rc = empty ? ps_names_new(&names, empty, &o, err, sizeof err) : -ENOMEM;
+    ps_names_free(names);
+    ps_model_free(empty);
+    if (rc < 0) {
+        fprintf(stderr, "perfscope report: %s\n", rc == -ENOMEM ? "out of memory" : err);
+        goto out;
+    }
+    if (ps_read_trace(path, &m, err, sizeof err) < 0) {
+        fprintf(stderr, "perfscope report: %s\n", err);
+        goto out;
+    }
+    if (ps_report_build(&rep, m, &o, err, sizeof err) < 0) {
+        fprintf(stderr, "perfscope report: %s\n", err);
+        goto out;
+    }
+    built = 1;
+    if (output && !(dest = fopen(output, "w"))) {
+        fprintf(stderr, "perfscope report: cannot write %s: %s (check that its folder exists and is writable)\n", output, strerror(errno));
+        goto out;
+    }
+    rc = strcmp(format, "json") == 0 ? ps_report_write_json(&rep, dest) : ps_report_write_text(&rep, dest);
+    if (output && fclose(dest) != 0)
+        rc = -EIO;
+    if (rc < 0) {
+        fprintf(stderr, "perfscope report: writing %s failed: %s\n", output ? output : "the report", strerror(errno));
+        goto out;
+    }
+    status = 0;
+out:
+    if (built)
+        ps_report_fini(&rep);
+    ps_model_free(m);
+    return status;
 }

@@ -450,7 +450,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
     case R_TOP:
         if (k == K_BASE_TIME) {
             c->has_base = 1;
-            return number_field(c, k, s, len, &c->base_ns);
+            int rc = number_field(c, k, s, len, &c->base_ns);
+            return rc == 1 ? top_meta(c, s, len) : rc;   /* kept: --compat tb redoes tb's float µs arithmetic */
         }
         return top_meta(c, s, len);
     case R_EVENT:

@@ -1,0 +1,151 @@
+/* Name classes: whole-name, case-insensitive POSIX patterns for steps / data loading / copy phases
+ * (DESIGN §4), the peers' kernel-type rules (HTA, tb) and synchronising CUDA API names. Each string id is
+ * classified once and cached, so analyses can ask per event. */
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+#define FLAG_KNOWN 0x8000
+
+struct ps_names {
+    const struct ps_model *m;
+    regex_t user[3];               /* step, data, copy */
+    int nuser;                     /* how many of user[] are compiled */
+    regex_t hta_comm, hta_not_compute, sync_api;
+    int nfixed;
+    uint16_t *flags;               /* per string id */
+    size_t nflags;
+};
+
+/* HTA `get_kernel_type` (hta/common/types.py, hta/utils/utils.py): Python re.match, so each alternative is
+ * anchored at the start only; ".*X" means "contains X". Case-sensitive. */
+static const char hta_comm_re[] = "^(nccl|hip|hccl)|ncclKernel";
+static const char hta_not_compute_re[] =
+    "^nccl|Memcpy|Memset|dma|Sync|^Stream Wait Event|^cuda.*LaunchKernel|^runFunction|^hip|^job_exe|"
+    "^packet|^pe_exe|^cpum_exe_subgraph|^hccl|^collective_subgraph_execution";
+/* Calls that return only when the device has caught up: explicit synchronisation and the synchronous
+ * copy / memset forms (CUDA Runtime and Driver API names; CUPTI adds _vNNNN / _ptsz / _ptds suffixes). */
+static const char sync_api_re[] =
+    "^(cuda(Device|Stream|Event|Thread)Synchronize|cu(Ctx|Stream|Event)Synchronize|"
+    "cudaMemcpy(2D|3D|ToSymbol|FromSymbol|Peer|ToArray|FromArray)?|cudaMemset(2D|3D)?|"
+    "cuMemcpy(HtoD|DtoH|DtoD|HtoA|AtoH|2D|3D|Peer)?|cuMemsetD(8|16|32|2D8|2D16|2D32))"
+    "(_v[0-9]+)?(_pt(sz|ds))?(_v[0-9]+)?$";
+
+/* tb_plugin trace.py NcclOpNameSet / GlooOpNameSet. */
+static const char *const tb_comm_ops[] = {
+    "nccl:broadcast", "nccl:reduce", "nccl:all_reduce", "nccl:all_gather", "nccl:reduce_scatter",
+    "gloo:broadcast", "gloo:reduce", "gloo:all_reduce", "gloo:all_gather", "gloo:reduce_scatter",
+};
+
+void ps_names_free(struct ps_names *n)
+{
+    if (!n)
+        return;
+    for (int i = 0; i < n->nuser; i++)
+        regfree(&n->user[i]);
+    if (n->nfixed > 0)
+        regfree(&n->hta_comm);
+    if (n->nfixed > 1)
+        regfree(&n->hta_not_compute);
+    if (n->nfixed > 2)
+        regfree(&n->sync_api);
+    free(n->flags);
+    free(n);
+}
+
+static int compile_user(regex_t *re, const char *pattern, const char *option, char *err, size_t errlen)
+{
+    size_t len = strlen(pattern) + 8;
+    char *anchored = malloc(len);
+    if (!anchored)
+        return -ENOMEM;
+    snprintf(anchored, len, "^(%s)$", pattern);
+    int rc = regcomp(re, anchored, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+    free(anchored);
+    if (rc != 0) {
+        char why[128];
+        regerror(rc, re, why, sizeof why);
+        snprintf(err, errlen, "%s '%s' is not a valid extended regular expression: %s", option, pattern, why);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int ps_names_new(struct ps_names **out, const struct ps_model *m, const struct ps_report_opts *o,
+                 char *err, size_t errlen)
+{
+    const char *pat[3] = { o->step_re ? o->step_re : PS_STEP_RE_DEFAULT, o->data_re ? o->data_re : PS_DATA_RE_DEFAULT,
+                           o->copy_re ? o->copy_re : PS_COPY_RE_DEFAULT };
+    static const char *const opt[3] = { "--step-range", "--data-range", "--copy-range" };
+    int rc = -ENOMEM;
+    struct ps_names *n = calloc(1, sizeof *n);
+    if (!n)
+        goto out;
+    n->m = m;
+    for (int i = 0; i < 3; i++) {
+        rc = compile_user(&n->user[i], pat[i], opt[i], err, errlen);
+        if (rc < 0)
+            goto out;
+        n->nuser++;
+    }
+    rc = -ENOMEM;   /* the fixed patterns are known to compile; a failure can only be memory */
+    if (regcomp(&n->hta_comm, hta_comm_re, REG_EXTENDED | REG_NOSUB) != 0)
+        goto out;
+    n->nfixed++;
+    if (regcomp(&n->hta_not_compute, hta_not_compute_re, REG_EXTENDED | REG_NOSUB) != 0)
+        goto out;
+    n->nfixed++;
+    if (regcomp(&n->sync_api, sync_api_re, REG_EXTENDED | REG_NOSUB) != 0)
+        goto out;
+    n->nfixed++;
+    n->nflags = ps_model_nstrings(m);
+    n->flags = calloc(n->nflags ? n->nflags : 1, sizeof *n->flags);
+    if (!n->flags)
+        goto out;
+    *out = n;
+    return 0;
+out:
+    if (rc == -ENOMEM)
+        snprintf(err, errlen, "out of memory while compiling name patterns");
+    ps_names_free(n);
+    return rc;
+}
+
+static unsigned classify(struct ps_names *n, const char *s)
+{
+    unsigned f = 0;
+    if (regexec(&n->user[0], s, 0, NULL, 0) == 0)
+        f |= PS_NAME_STEP;
+    if (regexec(&n->user[1], s, 0, NULL, 0) == 0)
+        f |= PS_NAME_DATA;
+    if (regexec(&n->user[2], s, 0, NULL, 0) == 0)
+        f |= PS_NAME_COPY;
+    if (strcasestr(s, "nccl") || strcasestr(s, "rccl"))
+        f |= PS_NAME_NCCL;
+    int hta_comm = regexec(&n->hta_comm, s, 0, NULL, 0) == 0;
+    if (hta_comm)
+        f |= PS_NAME_HTA_COMM;
+    else if (regexec(&n->hta_not_compute, s, 0, NULL, 0) != 0)
+        f |= PS_NAME_HTA_COMPUTE;
+    for (size_t i = 0; i < sizeof tb_comm_ops / sizeof tb_comm_ops[0]; i++)
+        if (strcmp(s, tb_comm_ops[i]) == 0)
+            f |= PS_NAME_TB_COMM_OP;
+    if (regexec(&n->sync_api, s, 0, NULL, 0) == 0)
+        f |= PS_NAME_SYNC_API;
+    if (strstr(s, "Async"))
+        f |= PS_NAME_ASYNC_API;
+    return f;
+}
+
+unsigned ps_names_flags(struct ps_names *n, uint32_t id)
+{
+    if (id == PS_NONE || id >= n->nflags)
+        return id == PS_NONE ? 0 : classify(n, ps_model_str(n->m, id));
+    if (!(n->flags[id] & FLAG_KNOWN))
+        n->flags[id] = (uint16_t)(FLAG_KNOWN | classify(n, ps_model_str(n->m, id)));
+    return n->flags[id] & ~FLAG_KNOWN;
+}

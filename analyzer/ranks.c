@@ -1,0 +1,118 @@
+/* Several ranks in one trace (e.g. `perfscope record -- torchrun ...`: every rank a process): the step
+ * breakdown of each process that holds step ranges, and the stragglers — processes whose average step is more
+ * than 5 % slower than the median process, with the category that exceeds the median the most. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "analysis.h"
+
+#define STRAGGLER_MARGIN 0.05   /* slower than the median by more than this: a straggler */
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorts v); even n: mean of the two middle values, floored. */
+static int64_t median(int64_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_i64);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The processes holding step ranges, sorted, without repeats. */
+static int step_processes(const struct ps_report *r, struct ps_names *names, uint32_t **out, size_t *n)
+{
+    const struct ps_model *m = r->m;
+    uint32_t *pids = malloc((m->ranges.n + 1) * sizeof *pids);
+    if (!pids)
+        return -ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < m->ranges.n; i++) {
+        const struct ps_range *g = &m->ranges.v[i];
+        if (g->kind != PS_RANGE_NVTX_MARK && g->kind != PS_RANGE_PYTHON && g->kind != PS_RANGE_GPU_ANNOTATION &&
+            (ps_names_flags(names, g->name) & PS_NAME_STEP))
+            pids[k++] = m->threads.v[g->thread].pid;
+    }
+    qsort(pids, k, sizeof *pids, cmp_u32);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (u == 0 || pids[u - 1] != pids[i])
+            pids[u++] = pids[i];
+    *out = pids;
+    *n = u;
+    return 0;
+}
+
+static int stragglers(struct ps_report *r)
+{
+    int64_t *v = malloc(r->nranks * sizeof *v), med[PS_CAT_N], med_dur;
+    r->stragglers = calloc(r->nranks, sizeof *r->stragglers);
+    if (!v || !r->stragglers) {
+        free(v);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < r->nranks; i++)
+        v[i] = r->ranks[i].avg_dur_ns;
+    med_dur = median(v, r->nranks);
+    for (int c = 0; c < PS_CAT_N; c++) {
+        for (size_t i = 0; i < r->nranks; i++)
+            v[i] = r->ranks[i].cat_ns[c];
+        med[c] = median(v, r->nranks);
+    }
+    free(v);
+    for (size_t i = 0; i < r->nranks && med_dur > 0; i++) {
+        const struct ps_rank_stat *k = &r->ranks[i];
+        double slower = (double)k->avg_dur_ns / (double)med_dur - 1.0;
+        if (slower <= STRAGGLER_MARGIN)
+            continue;
+        int worst = 0;
+        for (int c = 1; c < PS_CAT_N; c++)
+            if (k->cat_ns[c] - med[c] > k->cat_ns[worst] - med[worst])
+                worst = c;
+        r->stragglers[r->nstragglers++] = (struct ps_straggler){ k->pid, i, slower, worst };
+    }
+    return 0;
+}
+
+int ps_ranks_compute(struct ps_report *r, struct ps_names *names)
+{
+    uint32_t *pids = NULL;
+    size_t n = 0;
+    int rc = step_processes(r, names, &pids, &n);
+    if (rc < 0 || n < 2)
+        goto out;
+    rc = -ENOMEM;
+    if (!(r->ranks = calloc(n, sizeof *r->ranks)))
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        struct ps_report sub = { .m = r->m, .opts = r->opts, .has_gpu = r->has_gpu, .run_start_ns = r->run_start_ns,
+                                 .run_end_ns = r->run_end_ns, .pid = pids[i], .force_pid = 1 };
+        rc = ps_steps_find(&sub, names);
+        if (rc == 0)
+            rc = ps_breakdown_compute(&sub, names);
+        if (rc == 0) {
+            struct ps_rank_stat *k = &r->ranks[r->nranks++];
+            *k = (struct ps_rank_stat){ .pid = pids[i], .nsteps = sub.nsteps, .avg_dur_ns = sub.avg_dur_ns,
+                                        .sync_ns = sub.avg.sync_ns };
+            for (int c = 0; c < PS_CAT_N; c++)
+                k->cat_ns[c] = sub.avg.cat_ns[c];
+            k->bottleneck = ps_verdict_classify(k->cat_ns, k->sync_ns, k->avg_dur_ns, r->opts.kernel_threshold,
+                                                &k->share);
+        }
+        ps_report_fini(&sub);
+        if (rc < 0)
+            goto out;
+    }
+    rc = stragglers(r);
+out:
+    free(pids);
+    return rc;
+}

@@ -1,0 +1,389 @@
+/* The verdict (DESIGN §4): per step and for the run, what the GPU waits on most — `kernel` when the Kernel
+ * share reaches the threshold, else the largest cause among data-loading, memcpy, communication, sync and
+ * host — with the evidence behind it, concrete fixes, and the expert findings (pageable async copies,
+ * synchronous copies, synchronising calls, GPU gaps, low-utilisation steps, many tiny kernels). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "intervals.h"
+
+const char *const ps_bottleneck_name[] = { "kernel", "data-loading", "memcpy", "communication", "sync", "host", "unknown" };
+
+enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int64_t dur, double threshold,
+                                       double *share)
+{
+    *share = 0;
+    if (dur <= 0)
+        return PS_BN_UNKNOWN;
+    if ((double)cat[PS_CAT_KERNEL] >= threshold * (double)dur) {
+        *share = (double)cat[PS_CAT_KERNEL] / (double)dur;
+        return PS_BN_KERNEL;
+    }
+    int64_t cause[PS_BN_UNKNOWN] = { 0 };
+    cause[PS_BN_DATA] = cat[PS_CAT_DATALOADER];
+    cause[PS_BN_MEMCPY] = cat[PS_CAT_MEMCPY] + cat[PS_CAT_MEMSET];
+    cause[PS_BN_COMM] = cat[PS_CAT_COMM];
+    cause[PS_BN_SYNC] = sync_ns;
+    cause[PS_BN_HOST] = cat[PS_CAT_RUNTIME] + cat[PS_CAT_CPU_EXEC] + cat[PS_CAT_OTHER] - sync_ns;
+    enum ps_bottleneck best = PS_BN_DATA;
+    for (int b = PS_BN_DATA; b < PS_BN_UNKNOWN; b++)
+        if (cause[b] > cause[best])
+            best = (enum ps_bottleneck)b;
+    *share = (double)cause[best] / (double)dur;
+    return best;
+}
+
+/* ---- evidence: the top names behind the bottleneck, inside the analysed steps ---- */
+
+/* Per-name totals over string ids, touched ids remembered: O(rows + names), no sort. */
+struct tally {
+    struct { int64_t count, total; } *agg;   /* indexed by string id */
+    uint32_t *touched;
+    size_t nt, nstrings;
+};
+
+static void tally_add(struct tally *t, uint32_t name, int64_t dur)
+{
+    if (name >= t->nstrings)
+        return;
+    if (t->agg[name].count++ == 0)
+        t->touched[t->nt++] = name;
+    t->agg[name].total += dur;
+}
+
+/* Append the `k` largest totals to the evidence, then empty the tally. */
+static void tally_top(struct ps_report *r, struct tally *t, const char *kind, size_t k)
+{
+    struct ps_evidence best[PS_MAX_EVIDENCE];
+    size_t nbest = 0;
+    for (size_t i = 0; i < t->nt; i++) {
+        uint32_t id = t->touched[i];
+        struct ps_evidence e = { .kind = kind, .name = id, .count = t->agg[id].count, .total_ns = t->agg[id].total };
+        t->agg[id].count = t->agg[id].total = 0;
+        size_t pos = nbest;
+        while (pos > 0 && best[pos - 1].total_ns < e.total_ns)
+            pos--;
+        if (pos >= k)
+            continue;
+        if (nbest < k)
+            nbest++;
+        for (size_t j = nbest - 1; j > pos; j--)
+            best[j] = best[j - 1];
+        best[pos] = e;
+    }
+    t->nt = 0;
+    for (size_t i = 0; i < nbest && r->nevidence < PS_MAX_EVIDENCE; i++)
+        if (best[i].total_ns > 0)
+            r->evidence[r->nevidence++] = best[i];
+}
+
+static int evidence(struct ps_report *r, struct ps_names *names)
+{
+    const struct ps_model *m = r->m;
+    int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
+    struct tally t = { .nstrings = ps_model_nstrings(m) };
+    t.agg = calloc(t.nstrings + 1, sizeof *t.agg);
+    t.touched = malloc((t.nstrings + 1) * sizeof *t.touched);
+    if (!t.agg || !t.touched) {
+        free(t.agg);
+        free(t.touched);
+        return -ENOMEM;
+    }
+#define IN_WINDOW(x) ((x)->start_ns >= a && (x)->end_ns <= b)
+    switch (r->bottleneck) {
+    case PS_BN_DATA:
+    case PS_BN_HOST:
+        for (size_t i = 0; i < m->ranges.n; i++) {
+            const struct ps_range *g = &m->ranges.v[i];
+            unsigned f = ps_names_flags(names, g->name);
+            int want = r->bottleneck == PS_BN_DATA ? (f & PS_NAME_DATA) != 0 : !(f & (PS_NAME_DATA | PS_NAME_STEP));
+            if (want && g->kind != PS_RANGE_NVTX_MARK && g->kind != PS_RANGE_GPU_ANNOTATION &&
+                ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
+                tally_add(&t, g->name, g->end_ns - g->start_ns);
+        }
+        tally_top(r, &t, "range", 3);
+        if (r->bottleneck == PS_BN_DATA)
+            break;
+        /* host overhead also shows in the API calls */
+        __attribute__((fallthrough));
+    case PS_BN_SYNC:
+        for (size_t i = 0; i < m->api.n; i++) {
+            const struct ps_api_call *c = &m->api.v[i];
+            int sync = (ps_names_flags(names, c->name) & PS_NAME_SYNC_API) != 0;
+            if ((r->bottleneck != PS_BN_SYNC || sync) && ps_report_thread_in_scope(r, c->thread) && IN_WINDOW(c))
+                tally_add(&t, c->name, c->end_ns - c->start_ns);
+        }
+        tally_top(r, &t, "api", 3);
+        break;
+    case PS_BN_MEMCPY:
+    case PS_BN_KERNEL:
+    case PS_BN_COMM:
+        for (size_t i = 0; i < m->gpu.n; i++) {
+            const struct ps_gpu_op *op = &m->gpu.v[i];
+            int nccl = (ps_names_flags(names, op->name) & PS_NAME_NCCL) != 0;
+            int want = r->bottleneck == PS_BN_MEMCPY ? (op->kind == PS_GPU_MEMCPY || op->kind == PS_GPU_MEMSET)
+                                                     : op->kind == PS_GPU_KERNEL && nccl == (r->bottleneck == PS_BN_COMM);
+            if (want && ps_report_gpu_in_scope(r, op) && IN_WINDOW(op))
+                tally_add(&t, op->name, op->end_ns - op->start_ns);
+        }
+        tally_top(r, &t, r->bottleneck == PS_BN_MEMCPY ? "copy" : "kernel", 3);
+        if (r->bottleneck == PS_BN_MEMCPY && !r->has_gpu) {   /* host-side copy phases */
+                for (size_t i = 0; i < m->ranges.n; i++) {
+                const struct ps_range *g = &m->ranges.v[i];
+                if (g->kind != PS_RANGE_GPU_ANNOTATION && (ps_names_flags(names, g->name) & PS_NAME_COPY) &&
+                    ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
+                    tally_add(&t, g->name, g->end_ns - g->start_ns);
+            }
+            tally_top(r, &t, "range", 3);
+        }
+        break;
+    case PS_BN_UNKNOWN:
+        break;
+    }
+#undef IN_WINDOW
+    free(t.agg);
+    free(t.touched);
+    return 0;
+}
+
+static void recommend(struct ps_report *r)
+{
+    static const char *const fix[] = {
+        [PS_BN_KERNEL] = "The device is busy computing: speed up the top kernels below; use mixed precision (AMP, bf16) "
+                         "so matrix math runs on Tensor Cores; fuse small element-wise kernels (torch.compile).",
+        [PS_BN_DATA] = "The step waits for input data: use more DataLoader workers (num_workers) and prefetching "
+                       "(prefetch_factor), pin_memory=True, and move decoding / augmentation off the training thread "
+                       "or onto the GPU; cache preprocessed samples.",
+        [PS_BN_MEMCPY] = "Host<->device copies stall the step: copy from pinned (page-locked) memory with "
+                         "non_blocking=True so transfers overlap compute, batch small copies, keep tensors on the GPU "
+                         "between steps.",
+        [PS_BN_COMM] = "Collective communication is exposed: overlap it with backward (DDP bucket size), accumulate "
+                       "gradients over several micro-batches (no_sync), use larger batches or gradient compression.",
+        [PS_BN_SYNC] = "The host synchronises with the GPU and then leaves it idle: remove .item(), .cpu(), "
+                       "printing GPU tensors and explicit synchronize calls from the step; use non_blocking copies "
+                       "and CUDA events.",
+        [PS_BN_HOST] = "The GPU waits for the host to launch work: capture the step in CUDA graphs (torch.compile "
+                       "mode=\"reduce-overhead\"), fuse operators into fewer, larger kernels, use larger batches, and "
+                       "profile the Python side of the step.",
+    };
+    if (r->bottleneck != PS_BN_UNKNOWN)
+        r->recs[r->nrecs++] = fix[r->bottleneck];
+    if (r->bottleneck != PS_BN_KERNEL && !isnan(r->gpu_util) && r->gpu_util < 0.5)
+        r->recs[r->nrecs++] = "GPU utilisation is below 50 %: once the bottleneck above is fixed, a larger batch "
+                              "size keeps the GPU busier (tb's low-utilisation rule).";
+}
+
+/* ---- findings ---- */
+
+/* Append a finding whose rows were gathered in `acc`; NULL when PS_MAX_FINDINGS are already there. */
+static struct ps_finding *add_finding(struct ps_report *r, const struct ps_finding *acc, const char *rule,
+                                      const char *severity)
+{
+    if (r->nfindings == PS_MAX_FINDINGS)
+        return NULL;
+    struct ps_finding *f = &r->findings[r->nfindings++];
+    *f = *acc;
+    f->rule = rule;
+    f->severity = severity;
+    return f;
+}
+
+/* Keep the PS_FINDING_ROWS longest rows. */
+static void keep_row(struct ps_finding *f, struct ps_row row)
+{
+    size_t pos = f->nrows;
+    while (pos > 0 && f->rows[pos - 1].dur_ns < row.dur_ns)
+        pos--;
+    if (pos >= PS_FINDING_ROWS)
+        return;
+    if (f->nrows < PS_FINDING_ROWS)
+        f->nrows++;
+    for (size_t j = f->nrows - 1; j > pos; j--)
+        f->rows[j] = f->rows[j - 1];
+    f->rows[pos] = row;
+}
+
+static void copy_findings(struct ps_report *r, struct ps_names *names)
+{
+    const struct ps_model *m = r->m;
+    struct ps_finding pageable = { 0 }, sync = { 0 };
+    int64_t np = 0, bp = 0, tp = 0, ns = 0, ts = 0;
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op *op = &m->gpu.v[i];
+        if ((op->kind != PS_GPU_MEMCPY && op->kind != PS_GPU_MEMSET) || op->launch == PS_NONE)
+            continue;
+        unsigned f = ps_names_flags(names, m->api.v[op->launch].name);
+        struct ps_row row = { op->name, op->start_ns, op->end_ns - op->start_ns, (int64_t)op->bytes, 0 };
+        if (op->kind == PS_GPU_MEMCPY && (f & PS_NAME_ASYNC_API) &&
+            (op->src_kind == PS_MEM_PAGEABLE || op->dst_kind == PS_MEM_PAGEABLE)) {
+            np++, bp += (int64_t)op->bytes, tp += row.dur_ns;
+            keep_row(&pageable, row);
+        }
+        if (f & PS_NAME_SYNC_API) {
+            ns++, ts += row.dur_ns;
+            keep_row(&sync, row);
+        }
+    }
+    struct ps_finding *f;
+    if (np && (f = add_finding(r, &pageable, "pageable_memcpy", "warning"))) {
+        snprintf(f->summary, sizeof f->summary,
+                 "%lld asynchronous copies use pageable host memory (%.1f MB, %.3f ms on the GPU): the driver stages "
+                 "them and the host waits; allocate the host buffers pinned (pin_memory=True / cudaHostAlloc)",
+                 (long long)np, (double)bp / 1e6, (double)tp / 1e6);
+    }
+    if (ns && (f = add_finding(r, &sync, "sync_memcpy", "warning"))) {
+        snprintf(f->summary, sizeof f->summary,
+                 "%lld copies or memsets were issued by synchronous calls (cudaMemcpy / cudaMemset, %.3f ms on the "
+                 "GPU): the host blocks until each finishes; use the Async forms on a stream",
+                 (long long)ns, (double)ts / 1e6);
+    }
+}
+
+static void sync_api_finding(struct ps_report *r, struct ps_names *names)
+{
+    const struct ps_model *m = r->m;
+    struct ps_finding acc = { 0 };
+    int64_t n = 0, t = 0;
+    for (size_t i = 0; i < m->api.n; i++) {
+        const struct ps_api_call *c = &m->api.v[i];
+        const char *s = ps_model_str(m, c->name);
+        if (!(ps_names_flags(names, c->name) & PS_NAME_SYNC_API) || !strstr(s, "Synchronize"))
+            continue;
+        n++, t += c->end_ns - c->start_ns;
+        keep_row(&acc, (struct ps_row){ c->name, c->start_ns, c->end_ns - c->start_ns, -1, 0 });
+    }
+    struct ps_finding *f;
+    if (n && (f = add_finding(r, &acc, "sync_api", "info"))) {
+        snprintf(f->summary, sizeof f->summary,
+                 "%lld synchronising API calls (device / stream / event synchronize) held the host for %.3f ms",
+                 (long long)n, (double)t / 1e6);
+    }
+}
+
+#define MAX_DEVS 64
+static int gap_finding(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    struct ps_finding acc = { 0 }, *f;
+    int64_t n = 0, t = 0;
+    int32_t ids[MAX_DEVS];
+    struct ps_ivls busy[MAX_DEVS] = { 0 };
+    size_t nd = 0;
+    int rc = 0;
+    for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {   /* one pass, one busy set per device */
+        int32_t dev = m->streams.v[m->gpu.v[i].stream].device;
+        size_t d = 0;
+        while (d < nd && ids[d] != dev)
+            d++;
+        if (d == nd) {
+            if (nd == MAX_DEVS)
+                continue;
+            ids[nd++] = dev;
+        }
+        rc = ps_ivls_push(&busy[d], m->gpu.v[i].start_ns, m->gpu.v[i].end_ns);
+    }
+    for (size_t d = 0; d < nd; d++) {
+        ps_ivls_normalize(&busy[d]);
+        for (size_t i = 1; i < busy[d].n; i++) {
+            int64_t gap = busy[d].v[i].s - busy[d].v[i - 1].e;
+            if (gap < r->opts.gap_ns)
+                continue;
+            n++, t += gap;
+            keep_row(&acc, (struct ps_row){ PS_NONE, busy[d].v[i - 1].e, gap, -1, 0 });
+        }
+        ps_ivls_fini(&busy[d]);
+    }
+    if (rc == 0 && n && (f = add_finding(r, &acc, "gpu_gap", "warning")))
+        snprintf(f->summary, sizeof f->summary, "%lld GPU idle gaps of %.3f ms or more, %.3f ms in all",
+                 (long long)n, (double)r->opts.gap_ns / 1e6, (double)t / 1e6);
+    return rc;
+}
+
+/* Time slices in which kernels ran less than half the time: the steps, or without steps PS_SLICES equal slices
+ * of the run (DESIGN §4: "fixed time slices for timelines"). */
+#define PS_SLICES 20
+static int low_util_finding(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    struct ps_finding acc = { 0 }, *f;
+    struct ps_ivls k = { 0 };
+    int64_t n = 0, slices = r->whole_run ? PS_SLICES : (int64_t)r->nsteps;
+    int rc = 0;
+    if (!r->has_gpu)
+        return 0;
+    for (size_t i = 0; i < m->gpu.n && rc == 0; i++)
+        if (m->gpu.v[i].kind == PS_GPU_KERNEL && ps_report_gpu_in_scope(r, &m->gpu.v[i]))
+            rc = ps_ivls_push(&k, m->gpu.v[i].start_ns, m->gpu.v[i].end_ns);
+    ps_ivls_normalize(&k);
+    int64_t a = r->steps[0].start_ns, span = r->steps[r->nsteps - 1].end_ns - a;
+    for (int64_t i = 0; i < slices && rc == 0; i++) {
+        int64_t s = r->whole_run ? a + span * i / slices : r->steps[i].start_ns;
+        int64_t e = r->whole_run ? a + span * (i + 1) / slices : r->steps[i].end_ns;
+        int64_t busy = ps_ivls_within(&k, s, e);
+        if (e <= s || busy >= (e - s) - busy)
+            continue;
+        n++;
+        keep_row(&acc, (struct ps_row){ r->whole_run ? PS_NONE : r->steps[i].name, s, e - s, -1, 0 });
+    }
+    ps_ivls_fini(&k);
+    if (rc == 0 && n && (f = add_finding(r, &acc, "low_gpu_utilization", "warning")))
+        snprintf(f->summary, sizeof f->summary, "in %lld of %lld %s the GPU ran kernels less than half the time",
+                 (long long)n, (long long)slices, r->whole_run ? "equal time slices of the run" : "steps");
+    return rc;
+}
+
+/* Launch-bound: at least 1000 kernels, half of them or more shorter than tiny_kernel_ns. */
+static void tiny_kernel_finding(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    int64_t n = 0, tiny = 0;
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        if (m->gpu.v[i].kind != PS_GPU_KERNEL)
+            continue;
+        n++;
+        tiny += m->gpu.v[i].end_ns - m->gpu.v[i].start_ns < r->opts.tiny_kernel_ns;
+    }
+    struct ps_finding acc = { 0 }, *f;
+    if (n < 1000 || 2 * tiny < n)
+        return;
+    for (size_t k = 0; k < r->nkernels; k++)   /* the most frequent short kernels: rank by count ... */
+        if (r->kernels[k].median_ns < r->opts.tiny_kernel_ns)
+            keep_row(&acc, (struct ps_row){ r->kernels[k].name, -1, r->kernels[k].count, -1, r->kernels[k].count });
+    for (size_t k = 0; k < acc.nrows; k++) {  /* ... then report their total time */
+        for (size_t j = 0; j < r->nkernels; j++)
+            if (r->kernels[j].name == acc.rows[k].name)
+                acc.rows[k].dur_ns = r->kernels[j].total_ns;
+    }
+    if (!(f = add_finding(r, &acc, "tiny_kernels", "info")))
+        return;
+    snprintf(f->summary, sizeof f->summary,
+             "%lld of %lld kernels run shorter than %.0f us: launch overhead dominates; fuse them or use CUDA graphs",
+             (long long)tiny, (long long)n, (double)r->opts.tiny_kernel_ns / 1e3);
+}
+
+int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
+{
+    double th = r->opts.kernel_threshold;
+    for (size_t i = 0; i < r->nsteps; i++) {
+        struct ps_step *s = &r->steps[i];
+        s->bottleneck = ps_verdict_classify(s->cat_ns, s->sync_ns, s->end_ns - s->start_ns, th, &s->share);
+    }
+    r->bottleneck = ps_verdict_classify(r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns, th, &r->share);
+    r->avg.bottleneck = r->bottleneck;
+    r->avg.share = r->share;
+    int rc = evidence(r, names);
+    if (rc < 0)
+        return rc;
+    recommend(r);
+    copy_findings(r, names);
+    sync_api_finding(r, names);
+    rc = gap_finding(r);
+    if (rc == 0)
+        rc = low_util_finding(r);
+    tiny_kernel_finding(r);
+    return rc;
+}
