@@ -21,8 +21,10 @@ int ps_ring_reader_open(const char *path, struct ps_ring_reader **out);
 void ps_ring_reader_close(struct ps_ring_reader *r);            /* NULL is a no-op */
 
 /* Call `fn(ctx, rec)` for every record committed since the last drain, in per-thread order; `rec` is valid
- * only during the call. Stops early if fn returns non-zero (that value is returned); else returns the number
- * of records drained (>= 0). Records are never torn: a writer killed mid-record leaves it invisible. */
+ * only during the call. Stops early if fn returns non-zero (that value is returned, and that record is
+ * delivered again by the next drain); else returns the number of records drained (>= 0), or -ENOMEM.
+ * Records are never torn: a writer killed mid-record leaves it invisible. One reader per ring: drained
+ * chunks go back to the writers, so a second reader would miss them. Implemented in ps_ring_reader.c. */
 /* `lane` identifies the writing thread's lane (for PS_WIRE_LANE_STRING ids). */
 long ps_ring_reader_drain(struct ps_ring_reader *r,
                           int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx);

@@ -1,0 +1,277 @@
+/* Writer half of the per-process ring (layout: ps_ring_layout.h, API: ps_ring_writer.h): file creation,
+ * clock calibration, lanes, and the lock-free chunk allocator. Runs inside the probed program, so it
+ * never blocks, never prints, and reports failures as -errno / dropped-record counts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+#include "ps_env.h"
+#include "ps_ring_layout.h"
+#include "ps_ring_writer.h"
+#include "ps_wire.h"
+
+struct ps_ring {
+    char *base;
+    size_t bytes;
+    int fd;
+    int tsc;
+    struct ps_ring_hdr *hdr;
+    struct ps_ring_lane *lanes;
+};
+
+/* CPUID 0x80000007 EDX bit 8: the TSC runs at a constant rate in all P/C-states (Intel SDM vol. 3
+ * §18.17.1, AMD APM vol. 3 "Invariant TSC"), so ticks map linearly to CLOCK_MONOTONIC. */
+static int tsc_is_invariant(void)
+{
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+        return 0;
+    __cpuid(0x80000007u, a, b, c, d);
+    return (d >> 8) & 1;
+#else
+    return 0;
+#endif
+}
+
+static uint64_t tsc_now(void)
+{
+    return ps_ring_clock_now(1);
+}
+
+static uint32_t pick_chunk_bytes(uint64_t bytes)
+{
+    uint32_t c = PS_RING_CHUNK_MAX;
+    while (c > PS_RING_CHUNK_MIN && (uint64_t)c * 1024 > bytes)
+        c /= 2;
+    return c;
+}
+
+int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ring **out,
+                   char *path, size_t path_size)
+{
+    char name[4096];
+    struct ps_ring *r = NULL;
+    int err = 0;
+    uint32_t pid = (uint32_t)getpid();
+    uint32_t chunk = pick_chunk_bytes(bytes);
+    uint64_t meta = PS_RING_HDR_BYTES + (uint64_t)PS_RING_LANES * sizeof(struct ps_ring_lane);
+    if (bytes < meta + (uint64_t)PS_RING_MIN_CHUNKS * chunk || bytes > (1ull << 40))
+        return -EINVAL;
+    uint64_t nchunks = (bytes - meta) / chunk;
+    if (nchunks > UINT32_MAX - 1)
+        return -EINVAL;
+
+    r = calloc(1, sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    r->fd = -1;
+    for (unsigned n = 0;; n++) {
+        int len = snprintf(name, sizeof name, "%s/" PS_RING_FILE_FMT, dir, pid, n);
+        if (len < 0 || (size_t)len >= sizeof name) {
+            err = -ENAMETOOLONG;
+            goto out;
+        }
+        r->fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (r->fd >= 0)
+            break;
+        if (errno != EEXIST || n > 100000) {
+            err = -errno;
+            goto out;
+        }
+    }
+    r->bytes = meta + nchunks * chunk;
+    if (ftruncate(r->fd, (off_t)r->bytes) != 0) {
+        err = -errno;
+        goto out_unlink;
+    }
+    /* Back the header and lane table now, so a full file system shows here and not as SIGBUS later. */
+    if (fallocate(r->fd, 0, 0, (off_t)meta) != 0 && errno != EOPNOTSUPP) {
+        err = -errno;
+        goto out_unlink;
+    }
+    r->base = mmap(NULL, r->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+    if (r->base == MAP_FAILED) {
+        r->base = NULL;
+        err = -errno;
+        goto out_unlink;
+    }
+    r->hdr = (struct ps_ring_hdr *)(void *)r->base;
+    r->lanes = (struct ps_ring_lane *)(void *)(r->base + PS_RING_HDR_BYTES);
+    r->tsc = !(flags & PS_RING_FORCE_MONO) && tsc_is_invariant();
+
+    struct ps_ring_hdr *h = r->hdr;
+    h->layout = PS_RING_LAYOUT;
+    h->wire_version = PS_WIRE_VERSION;
+    h->pid = pid;
+    h->clock = r->tsc ? PS_RING_CLOCK_TSC : PS_RING_CLOCK_MONO;
+    h->file_bytes = r->bytes;
+    h->chunk_bytes = chunk;
+    h->nchunks = (uint32_t)nchunks;
+    h->nlanes = PS_RING_LANES;
+    h->lanes_off = PS_RING_HDR_BYTES;
+    h->chunks_off = meta;
+    if (r->tsc)
+        ps_ring_take_pair(tsc_now, &h->cal_tsc, &h->cal_ns);
+    /* The magic goes last: a reader that sees it sees a complete header. */
+    atomic_store_explicit((_Atomic uint64_t *)&h->magic, PS_RING_MAGIC, memory_order_release);
+    if (path && snprintf(path, path_size, "%s", name) >= (int)path_size) {
+        err = -ENAMETOOLONG;
+        goto out_unlink;
+    }
+    *out = r;
+    return 0;
+
+out_unlink:
+    unlink(name);
+out:
+    ps_ring_free(r);
+    return err;
+}
+
+void ps_ring_free(struct ps_ring *r)
+{
+    if (!r)
+        return;
+    if (r->base)
+        munmap(r->base, r->bytes);
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r);
+}
+
+int ps_ring_uses_tsc(const struct ps_ring *r)
+{
+    return r->tsc;
+}
+
+static struct ps_ring_chunk *chunk_at(struct ps_ring *r, uint32_t idx)
+{
+    return (struct ps_ring_chunk *)(void *)(r->base + r->hdr->chunks_off + (uint64_t)idx * r->hdr->chunk_bytes);
+}
+
+static void wlane_attach(struct ps_ring_wlane *w, uint32_t idx1)
+{
+    struct ps_ring_chunk *c = chunk_at(w->ring, idx1 - 1);
+    w->data = (char *)c;
+    w->pos = atomic_load_explicit(&c->committed, memory_order_relaxed);
+    w->limit = w->ring->hdr->chunk_bytes;
+}
+
+int ps_ring_lane_claim(struct ps_ring *r, uint32_t tid, struct ps_ring_wlane *w)
+{
+    struct ps_ring_hdr *h = r->hdr;
+    for (uint32_t i = 0; i < PS_RING_LANES; i++) {
+        struct ps_ring_lane *l = &r->lanes[i];
+        uint32_t expect = 0;
+        if (atomic_load_explicit(&l->owned, memory_order_relaxed) ||
+            !atomic_compare_exchange_strong_explicit(&l->owned, &expect, 1, memory_order_acquire,
+                                                     memory_order_relaxed))
+            continue;
+        uint32_t used = atomic_load_explicit(&h->lanes_used, memory_order_relaxed);
+        while (used < i + 1 &&
+               !atomic_compare_exchange_weak_explicit(&h->lanes_used, &used, i + 1, memory_order_release,
+                                                      memory_order_relaxed))
+            ;
+        memset(w, 0, sizeof *w);
+        w->ring = r;
+        w->lane = l;
+        w->index = i;
+        l->tid = tid;
+        uint32_t cur = atomic_load_explicit(&l->cur_chunk, memory_order_relaxed);
+        if (cur)
+            wlane_attach(w, cur);
+        return 0;
+    }
+    return -EBUSY;
+}
+
+void ps_ring_lane_release(struct ps_ring_wlane *w)
+{
+    if (w->lane)
+        atomic_store_explicit(&w->lane->owned, 0, memory_order_release);
+    memset(w, 0, sizeof *w);
+}
+
+uint32_t ps_ring_lane_string_id(struct ps_ring_wlane *w)
+{
+    if (w->lane->next_string_id == UINT32_MAX)
+        return 0;
+    return ++w->lane->next_string_id;
+}
+
+void ps_ring_drop_nolane(struct ps_ring *r, uint64_t n)
+{
+    atomic_fetch_add_explicit(&r->hdr->dropped_nolane, n, memory_order_relaxed);
+}
+
+void ps_ring_lane_drop(struct ps_ring_wlane *w, uint64_t n)
+{
+    atomic_fetch_add_explicit(&w->lane->dropped, n, memory_order_relaxed);
+}
+
+/* Pop the free list (chunks the reader drained; LIFO keeps the resident set small), else take a chunk
+ * never used before and back it with memory. Returns index + 1, or 0 when none is left. */
+static uint32_t chunk_get(struct ps_ring *r)
+{
+    struct ps_ring_hdr *h = r->hdr;
+    uint64_t head = atomic_load_explicit(&h->free_head, memory_order_acquire);
+    while ((uint32_t)head) {
+        uint32_t idx1 = (uint32_t)head;
+        uint32_t next = atomic_load_explicit(&chunk_at(r, idx1 - 1)->free_next, memory_order_relaxed);
+        uint64_t tagged = (((head >> 32) + 1) << 32) | next;
+        if (atomic_compare_exchange_weak_explicit(&h->free_head, &head, tagged, memory_order_acquire,
+                                                  memory_order_acquire))
+            return idx1;
+    }
+    uint32_t fresh = atomic_load_explicit(&h->fresh_next, memory_order_relaxed);
+    while (fresh < h->nchunks) {
+        if (!atomic_compare_exchange_weak_explicit(&h->fresh_next, &fresh, fresh + 1, memory_order_relaxed,
+                                                   memory_order_relaxed))
+            continue;
+        /* A page of a sparse file that cannot be allocated would raise SIGBUS in the program:
+         * allocate the chunk now and give it up if the file system is full. */
+        off_t off = (off_t)(h->chunks_off + (uint64_t)fresh * h->chunk_bytes);
+        if (fallocate(r->fd, 0, off, h->chunk_bytes) != 0 && errno != EOPNOTSUPP)
+            return 0;
+        return fresh + 1;
+    }
+    return 0;
+}
+
+void *ps_ring_reserve_slow(struct ps_ring_wlane *w, uint32_t bytes)
+{
+    struct ps_ring *r = w->ring;
+    if (!r || bytes > r->hdr->chunk_bytes - sizeof(struct ps_ring_chunk))
+        goto drop;
+    uint32_t idx1 = chunk_get(r);
+    if (!idx1)
+        goto drop;
+    struct ps_ring_chunk *c = chunk_at(r, idx1 - 1);
+    atomic_store_explicit(&c->committed, (uint32_t)sizeof *c, memory_order_relaxed);
+    atomic_store_explicit(&c->next, 0, memory_order_relaxed);
+    c->lane = w->index;
+    atomic_store_explicit(&w->lane->cur_chunk, idx1, memory_order_relaxed);
+    /* Link it: the reader follows first_chunk, then each chunk's next, and frees a chunk only once its
+     * next is set, i.e. once its owner has left it for good. */
+    if (w->data)
+        atomic_store_explicit(&((struct ps_ring_chunk *)(void *)w->data)->next, idx1, memory_order_release);
+    else
+        atomic_store_explicit(&w->lane->first_chunk, idx1, memory_order_release);
+    w->data = (char *)c;
+    w->pos = sizeof *c;
+    w->limit = r->hdr->chunk_bytes;
+    return w->data + w->pos;
+drop:
+    if (w->lane)
+        ps_ring_lane_drop(w, 1);
+    return NULL;
+}

@@ -1,0 +1,96 @@
+/* Writer side of the per-process ring (common/ps_ring.h is the reader side): used by the probe.
+ * Each writing thread claims a lane, then reserves and commits records in its lane's current chunk;
+ * a full chunk is swapped for a free one without locks. Nothing here waits or allocates on the hot path. */
+#ifndef PS_RING_WRITER_H
+#define PS_RING_WRITER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+struct ps_ring;                     /* the process's ring, writer side */
+struct ps_ring_lane;
+
+/* A thread's claim on a lane. Owned by that thread; zero-initialise before ps_ring_lane_claim. */
+struct ps_ring_wlane {
+    char *data;                     /* current chunk (its header first); NULL before the first chunk */
+    uint32_t pos;                   /* bytes committed in the current chunk, header included */
+    uint32_t limit;                 /* chunk size */
+    uint32_t index;                 /* lane index (the reader's `lane`) */
+    struct ps_ring *ring;
+    struct ps_ring_lane *lane;
+};
+
+#define PS_RING_FORCE_MONO 0x1      /* ps_ring_create flag: timestamp with CLOCK_MONOTONIC even if a TSC exists */
+
+/* Create the ring file `dir`/ring-<pid>-<n>.ps (PS_RING_FILE_FMT, the first n free, O_EXCL), size `bytes`
+ * (sparse: chunks are allocated as first used), map it shared and calibrate the clock.
+ * `bytes` is rounded down to whole chunks; at least 64 KiB. On success returns 0, *out, and the path in
+ * `path` (if non-NULL, `path_size` bytes). Errors: -errno of open/ftruncate/mmap, -EINVAL for a bad size.
+ * Free with ps_ring_free (which keeps the file: the reader owns and deletes it). */
+int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ring **out,
+                   char *path, size_t path_size);
+
+/* Unmap and close. NULL is a no-op. Lanes still claimed must not be used afterwards. */
+void ps_ring_free(struct ps_ring *r);
+
+/* 1 if the ring's timestamps are TSC ticks (read them with ps_ring_clock_now(1)), 0 if CLOCK_MONOTONIC ns. */
+int ps_ring_uses_tsc(const struct ps_ring *r);
+
+/* Claim a free lane for the calling thread `tid`; resumes a released lane's chunk and string ids, so
+ * per-lane order and ids hold across owners. 0, or -EBUSY when all PS_RING_LANES lanes are held (the
+ * caller then counts its records with ps_ring_drop_nolane). */
+int ps_ring_lane_claim(struct ps_ring *r, uint32_t tid, struct ps_ring_wlane *w);
+
+/* Give the lane back (thread exit). `w` is zeroed. */
+void ps_ring_lane_release(struct ps_ring_wlane *w);
+
+/* A new PS_WIRE_LANE_STRING id for this lane (> 0, never reused in the lane), 0 when exhausted. */
+uint32_t ps_ring_lane_string_id(struct ps_ring_wlane *w);
+
+/* Count `n` records dropped by a thread that holds no lane. */
+void ps_ring_drop_nolane(struct ps_ring *r, uint64_t n);
+
+/* Count `n` records dropped on this lane for a reason of the caller's (e.g. a record that depends on one
+ * that was dropped). */
+void ps_ring_lane_drop(struct ps_ring_wlane *w, uint64_t n);
+
+/* Slow path of ps_ring_reserve: link a fresh or freed chunk. NULL (the record is counted as dropped)
+ * when no chunk is free or `bytes` exceeds a chunk. */
+void *ps_ring_reserve_slow(struct ps_ring_wlane *w, uint32_t bytes);
+
+/* Room for one record of `bytes` (a multiple of 8) in the lane, or NULL: then the record is already
+ * counted as dropped. Fill it, then ps_ring_commit with the same size; nothing is visible before. */
+static inline void *ps_ring_reserve(struct ps_ring_wlane *w, uint32_t bytes)
+{
+    if (w->data && bytes <= w->limit - w->pos)
+        return w->data + w->pos;
+    return ps_ring_reserve_slow(w, bytes);
+}
+
+/* Publish the record reserved last (release order: the reader sees all of it or nothing). */
+static inline void ps_ring_commit(struct ps_ring_wlane *w, uint32_t bytes)
+{
+    w->pos += bytes;
+    atomic_store_explicit((_Atomic uint32_t *)(void *)w->data, w->pos, memory_order_release);
+}
+
+/* The ring's clock: invariant-TSC ticks when `tsc`, else CLOCK_MONOTONIC ns. */
+static inline uint64_t ps_ring_clock_now(int tsc)
+{
+#if defined(__x86_64__)
+    if (tsc)
+        return __rdtsc();
+#else
+    (void)tsc;
+#endif
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#endif

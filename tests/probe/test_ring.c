@@ -1,0 +1,408 @@
+/* Tests of the per-process ring (common/ps_ring*.c) through its writer and reader APIs: wrap-around,
+ * exact drop counts, concurrent writers, SIGKILL of a writer, clock conversion, lane reuse.
+ * Usage: test_ring CASE (one ctest per case). Expected values come from what each test wrote. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ps_ring.h"
+#include "ps_ring_writer.h"
+#include "ps_time.h"
+#include "ps_wire.h"
+
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                       \
+            fputc('\n', stderr);                                                \
+            exit(1);                                                            \
+        }                                                                       \
+    } while (0)
+
+/* A test record: header, writer thread number, sequence number within that writer, filler whose bytes
+ * are a function of (thread, seq) so a torn or overwritten record shows. */
+struct trec {
+    struct ps_wire_hdr h;
+    uint32_t thread;
+    uint32_t pad;
+    uint64_t seq;
+};
+
+static uint8_t fill_byte(uint32_t thread, uint64_t seq, uint32_t i)
+{
+    return (uint8_t)(thread * 31 + seq * 7 + i);
+}
+
+/* Size 24..(24 + 8*k) bytes, varying with seq so records straddle chunk ends in every way. */
+static uint32_t rec_size(uint64_t seq, uint32_t spread)
+{
+    return (uint32_t)(sizeof(struct trec) + 8 * (seq % spread));
+}
+
+/* Write one record; 1 if it went in, 0 if dropped. */
+static int put(struct ps_ring_wlane *w, uint32_t thread, uint64_t seq, uint32_t size)
+{
+    struct trec *t = ps_ring_reserve(w, size);
+    if (!t)
+        return 0;
+    t->h.size = size;
+    t->h.type = 200;
+    t->h.flags = 0;
+    t->thread = thread;
+    t->pad = 0;
+    t->seq = seq;
+    for (uint32_t i = sizeof *t; i < size; i++)
+        ((uint8_t *)t)[i] = fill_byte(thread, seq, i);
+    ps_ring_commit(w, size);
+    return 1;
+}
+
+static char dir[] = "/tmp/ps-ring-test-XXXXXX";
+
+static void cleanup_dir(void)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+static struct ps_ring *make_ring(uint64_t bytes, uint32_t flags, char *path)
+{
+    struct ps_ring *r = NULL;
+    int err = ps_ring_create(dir, bytes, flags, &r, path, 4096);
+    CHECK(err == 0, "ps_ring_create(%s, %llu): %s", dir, (unsigned long long)bytes, strerror(-err));
+    return r;
+}
+
+/* Reader-side expectations: per writer thread, the next sequence number. */
+struct expect {
+    uint64_t next[64];
+    uint64_t records;
+    uint32_t spread;
+    uint32_t fixed;         /* every record has this size, if non-zero */
+    uint32_t lane_of[64];
+    int lane_known[64];
+};
+
+static int check_rec(void *ctx, uint32_t lane, const struct ps_wire_hdr *h)
+{
+    struct expect *e = ctx;
+    const struct trec *t = (const void *)h;
+    CHECK(h->type == 200 && h->size >= sizeof *t, "unexpected record type %u size %u", h->type, h->size);
+    CHECK(t->thread < 64, "thread %u", t->thread);
+    CHECK(t->seq == e->next[t->thread], "thread %u: seq %llu, expected %llu (lost or reordered)", t->thread,
+          (unsigned long long)t->seq, (unsigned long long)e->next[t->thread]);
+    CHECK(h->size == (e->fixed ? e->fixed : rec_size(t->seq, e->spread)), "size %u for seq %llu", h->size, (unsigned long long)t->seq);
+    for (uint32_t i = sizeof *t; i < h->size; i++)
+        CHECK(((const uint8_t *)t)[i] == fill_byte(t->thread, t->seq, i), "torn record seq %llu byte %u",
+              (unsigned long long)t->seq, i);
+    if (!e->lane_known[t->thread]) {
+        e->lane_known[t->thread] = 1;
+        e->lane_of[t->thread] = lane;
+    }
+    CHECK(e->lane_of[t->thread] == lane, "thread %u moved from lane %u to %u", t->thread, e->lane_of[t->thread], lane);
+    e->next[t->thread]++;
+    e->records++;
+    return 0;
+}
+
+/* 300k records of 24..88 bytes (~17 MB) through a 512 KiB ring, drained every 1000 records: the chunks
+ * are reused about 30 times over; every record arrives once, in order, intact. */
+static void ring_wraps_around_in_order(void)
+{
+    char path[4096];
+    struct ps_ring *r = make_ring(512 << 10, 0, path);
+    struct ps_ring_reader *rd = NULL;
+    struct ps_ring_wlane w = {0};
+    struct expect e = {.spread = 9};
+    CHECK(ps_ring_reader_open(path, &rd) == 0, "open %s", path);
+    CHECK(ps_ring_lane_claim(r, 1, &w) == 0, "claim");
+    uint64_t bytes = 0;
+    for (uint64_t s = 0; s < 300000; s++) {
+        CHECK(put(&w, 0, s, rec_size(s, e.spread)), "dropped seq %llu", (unsigned long long)s);
+        bytes += rec_size(s, e.spread);
+        if (s % 1000 == 999)
+            CHECK(ps_ring_reader_drain(rd, check_rec, &e) >= 0, "drain");
+    }
+    CHECK(ps_ring_reader_drain(rd, check_rec, &e) >= 0, "drain");
+    CHECK(e.records == 300000, "got %llu records", (unsigned long long)e.records);
+    CHECK(bytes > 20 * (512 << 10), "wrote only %llu bytes", (unsigned long long)bytes);
+    CHECK(ps_ring_reader_dropped(rd) == 0, "dropped %llu", (unsigned long long)ps_ring_reader_dropped(rd));
+    CHECK(ps_ring_reader_pid(rd) == (uint32_t)getpid(), "pid");
+    ps_ring_reader_close(rd);
+    ps_ring_free(r);
+}
+
+static int count_rec(void *ctx, uint32_t lane, const struct ps_wire_hdr *h)
+{
+    (void)lane;
+    return check_rec(ctx, 0, h);
+}
+
+/* No reader: a 256 KiB ring has (262144 - 4096 header - 1024*64 lane table) / 4096 = 47 chunks of 4 KiB
+ * (the chunk size for rings under 64 MiB is bytes/1024 rounded down to a power of two, at least 4 KiB).
+ * Each chunk holds (4096 - 16) / 40 = 102 records of 40 bytes, so 47 * 102 = 4794 go in and the rest of
+ * 10000 are dropped, counted exactly. After a drain the chunks are free again and writing resumes. */
+static void ring_counts_drops_exactly_when_full(void)
+{
+    char path[4096];
+    struct ps_ring *r = make_ring(256 << 10, 0, path);
+    struct ps_ring_reader *rd = NULL;
+    struct ps_ring_wlane w = {0};
+    struct expect e = {.fixed = 40};
+    CHECK(ps_ring_reader_open(path, &rd) == 0, "open");
+    CHECK(ps_ring_lane_claim(r, 1, &w) == 0, "claim");
+    uint64_t in = 0;
+    for (uint64_t s = 0; s < 10000; s++)
+        in += (uint64_t)put(&w, 0, in, 40);
+    CHECK(in == 4794, "%llu records went in, expected 47 chunks x 102 = 4794", (unsigned long long)in);
+    CHECK(ps_ring_reader_dropped(rd) == 10000 - 4794, "dropped %llu, expected 5206",
+          (unsigned long long)ps_ring_reader_dropped(rd));
+    CHECK(ps_ring_reader_drain(rd, count_rec, &e) == 4794, "drained %llu", (unsigned long long)e.records);
+    /* 46 chunks went back to the free list (the writer still holds the last one, which is full). */
+    uint64_t more = 0;
+    for (uint64_t s = 0; s < 1000; s++)
+        more += (uint64_t)put(&w, 0, in + more, 40);
+    CHECK(more == 1000, "after the drain only %llu of 1000 went in", (unsigned long long)more);
+    CHECK(ps_ring_reader_drain(rd, count_rec, &e) == 1000, "second drain");
+    CHECK(ps_ring_reader_dropped(rd) == 5206, "dropped changed to %llu", (unsigned long long)ps_ring_reader_dropped(rd));
+    ps_ring_reader_close(rd);
+    ps_ring_free(r);
+}
+
+static atomic_int writers_done;
+
+struct writer_arg {
+    struct ps_ring *ring;
+    uint32_t thread;
+    uint64_t n;
+    uint32_t spread;
+};
+
+static void *writer_main(void *p)
+{
+    struct writer_arg *a = p;
+    struct ps_ring_wlane w = {0};
+    CHECK(ps_ring_lane_claim(a->ring, a->thread + 100, &w) == 0, "claim");
+    for (uint64_t s = 0; s < a->n; s++)
+        CHECK(put(&w, a->thread, s, rec_size(s, a->spread)), "thread %u dropped seq %llu", a->thread,
+              (unsigned long long)s);
+    ps_ring_lane_release(&w);
+    atomic_fetch_add(&writers_done, 1);
+    return NULL;
+}
+
+/* 16 threads x 100k records of 24..56 bytes through the default ring while this thread drains: all
+ * 1.6M arrive, each thread's records in order and in one lane, none torn, none dropped. */
+static void ring_keeps_each_writers_order_under_concurrency(void)
+{
+    char path[4096];
+    enum { T = 16, N = 100000 };
+    struct ps_ring *r = make_ring(PS_RING_DEFAULT_BYTES, 0, path);
+    struct ps_ring_reader *rd = NULL;
+    pthread_t th[T];
+    struct writer_arg a[T];
+    struct expect e = {.spread = 5};
+    CHECK(ps_ring_reader_open(path, &rd) == 0, "open");
+    for (int i = 0; i < T; i++) {
+        a[i] = (struct writer_arg){r, (uint32_t)i, N, e.spread};
+        CHECK(pthread_create(&th[i], NULL, writer_main, &a[i]) == 0, "pthread_create");
+    }
+    while (atomic_load(&writers_done) < T) {
+        CHECK(ps_ring_reader_drain(rd, check_rec, &e) >= 0, "drain");
+        usleep(2000);
+    }
+    for (int i = 0; i < T; i++)
+        pthread_join(th[i], NULL);
+    CHECK(ps_ring_reader_drain(rd, check_rec, &e) >= 0, "drain");
+    CHECK(e.records == (uint64_t)T * N, "got %llu of %d records", (unsigned long long)e.records, T * N);
+    for (int i = 0; i < T; i++)
+        CHECK(e.next[i] == N, "thread %d: %llu records", i, (unsigned long long)e.next[i]);
+    CHECK(ps_ring_reader_dropped(rd) == 0, "dropped %llu", (unsigned long long)ps_ring_reader_dropped(rd));
+    ps_ring_reader_close(rd);
+    ps_ring_free(r);
+}
+
+/* A child process writes numbered records and, after each commit, stores how many it has committed in
+ * a shared page; the parent SIGKILLs it mid-run. The reader must then hold exactly records 0..k-1 with
+ * k the last published count or one more (killed between commit and count), none torn. */
+static void ring_keeps_committed_records_after_sigkill(void)
+{
+    char path[4096];
+    struct ps_ring *r = make_ring(PS_RING_DEFAULT_BYTES, 0, path);
+    _Atomic uint64_t *count = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(count != MAP_FAILED, "mmap");
+    atomic_store(count, 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork");
+    if (pid == 0) {
+        struct ps_ring_wlane w = {0};
+        if (ps_ring_lane_claim(r, 1, &w) != 0)
+            _exit(3);
+        for (uint64_t s = 0;; s++) {
+            if (!put(&w, 0, s, rec_size(s, 7)))
+                _exit(4);                       /* ring full: the parent waited too long */
+            atomic_store(count, s + 1);
+            if (s == 200000)
+                usleep(100000);                 /* let the parent kill us in the middle of nowhere */
+        }
+    }
+    while (atomic_load(count) < 100000)
+        usleep(1000);
+    kill(pid, SIGKILL);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st), "child exited with status %d instead of dying", st);
+    uint64_t k = atomic_load(count);
+    struct ps_ring_reader *rd = NULL;
+    struct expect e = {.spread = 7};
+    CHECK(ps_ring_reader_open(path, &rd) == 0, "open");
+    CHECK(ps_ring_reader_drain(rd, check_rec, &e) >= 0, "drain");
+    CHECK(e.records == k || e.records == k + 1, "reader got %llu records, the writer had committed %llu",
+          (unsigned long long)e.records, (unsigned long long)k);
+    ps_ring_reader_close(rd);
+    ps_ring_free(r);
+}
+
+struct stamped {
+    struct ps_wire_hdr h;
+    uint32_t pad[2];
+    uint64_t tsc;
+    int64_t before_ns, after_ns;
+};
+
+static int check_stamp(void *ctx, uint32_t lane, const struct ps_wire_hdr *h)
+{
+    const struct ps_ring_reader *rd = ctx;
+    const struct stamped *s = (const void *)h;
+    (void)lane;
+    int64_t ns = ps_ring_reader_to_ns(rd, s->tsc);
+    /* Allow 2 us either side: pair uncertainty (tens of ns) times a short calibration span. */
+    CHECK(ns >= s->before_ns - 2000 && ns <= s->after_ns + 2000,
+          "timestamp converts to %lld, taken between %lld and %lld", (long long)ns, (long long)s->before_ns,
+          (long long)s->after_ns);
+    return 0;
+}
+
+/* Stamps taken in the ring's clock (TSC where invariant, else CLOCK_MONOTONIC; both forced in turn)
+ * convert to CLOCK_MONOTONIC ns that fall between clock_gettime reads taken around them. */
+static void ring_converts_timestamps_to_monotonic_ns(void)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        char path[4096];
+        struct ps_ring *r = make_ring(1 << 20, pass ? PS_RING_FORCE_MONO : 0, path);
+        struct ps_ring_wlane w = {0};
+        struct ps_ring_reader *rd = NULL;
+        int tsc = ps_ring_uses_tsc(r);
+        CHECK(!pass || !tsc, "PS_RING_FORCE_MONO ignored");
+        CHECK(ps_ring_lane_claim(r, 1, &w) == 0, "claim");
+        for (int i = 0; i < 50; i++) {
+            struct stamped *s = ps_ring_reserve(&w, sizeof *s);
+            CHECK(s, "reserve");
+            s->h = (struct ps_wire_hdr){sizeof *s, 201, 0};
+            s->before_ns = ps_monotonic_ns();
+            s->tsc = ps_ring_clock_now(tsc);
+            s->after_ns = ps_monotonic_ns();
+            ps_ring_commit(&w, sizeof *s);
+            usleep(1000);
+        }
+        CHECK(ps_ring_reader_open(path, &rd) == 0, "open");
+        CHECK(ps_ring_reader_drain(rd, check_stamp, rd) == 50, "drain");
+        ps_ring_reader_close(rd);
+        ps_ring_free(r);
+    }
+}
+
+struct lane_strings {
+    uint32_t lane;
+    uint32_t max_id;
+    uint64_t records;
+};
+
+/* A thread that exits gives its lane back; the next thread resumes it: string ids keep growing (ids
+ * are per lane, so a reused id would rename the earlier thread's strings) and records stay in order. */
+static void ring_reuses_lanes_without_reusing_string_ids(void)
+{
+    char path[4096];
+    struct ps_ring *r = make_ring(1 << 20, 0, path);
+    struct ps_ring_wlane w = {0};
+    struct ps_ring_reader *rd = NULL;
+    struct expect e = {.spread = 3};
+    CHECK(ps_ring_lane_claim(r, 1, &w) == 0, "claim");
+    uint32_t lane = w.index;
+    CHECK(ps_ring_lane_string_id(&w) == 1 && ps_ring_lane_string_id(&w) == 2, "first ids are 1, 2");
+    for (uint64_t s = 0; s < 10; s++)
+        CHECK(put(&w, 0, s, rec_size(s, 3)), "put");
+    ps_ring_lane_release(&w);
+    CHECK(ps_ring_lane_claim(r, 2, &w) == 0, "claim again");
+    CHECK(w.index == lane, "lane %u instead of the released %u", w.index, lane);
+    CHECK(ps_ring_lane_string_id(&w) == 3, "string id restarted");
+    for (uint64_t s = 10; s < 20; s++)
+        CHECK(put(&w, 0, s, rec_size(s, 3)), "put");
+    struct ps_ring_wlane w2 = {0};
+    CHECK(ps_ring_lane_claim(r, 3, &w2) == 0 && w2.index != lane, "a second thread shares the lane");
+    CHECK(ps_ring_reader_open(path, &rd) == 0, "open");
+    CHECK(ps_ring_reader_drain(rd, check_rec, &e) == 20, "drain");
+    ps_ring_reader_close(rd);
+    ps_ring_free(r);
+}
+
+/* A file that is not a ring (or is cut short) is refused with -EPROTO, never mapped blindly. */
+static void ring_reader_rejects_foreign_files(void)
+{
+    char path[4096];
+    struct ps_ring_reader *rd = NULL;
+    snprintf(path, sizeof path, "%s/not-a-ring.ps", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f, "fopen");
+    for (int i = 0; i < 8192; i++)
+        fputc('x', f);
+    fclose(f);
+    CHECK(ps_ring_reader_open(path, &rd) == -EPROTO, "foreign file accepted");
+    struct ps_ring *r = make_ring(1 << 20, 0, path);
+    CHECK(truncate(path, 100000) == 0, "truncate");
+    CHECK(ps_ring_reader_open(path, &rd) == -EPROTO, "truncated ring accepted");
+    snprintf(path, sizeof path, "%s/missing.ps", dir);
+    CHECK(ps_ring_reader_open(path, &rd) == -ENOENT, "missing file");
+    ps_ring_free(r);
+}
+
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} cases[] = {
+    {"ring_wraps_around_in_order", ring_wraps_around_in_order},
+    {"ring_counts_drops_exactly_when_full", ring_counts_drops_exactly_when_full},
+    {"ring_keeps_each_writers_order_under_concurrency", ring_keeps_each_writers_order_under_concurrency},
+    {"ring_keeps_committed_records_after_sigkill", ring_keeps_committed_records_after_sigkill},
+    {"ring_converts_timestamps_to_monotonic_ns", ring_converts_timestamps_to_monotonic_ns},
+    {"ring_reuses_lanes_without_reusing_string_ids", ring_reuses_lanes_without_reusing_string_ids},
+    {"ring_reader_rejects_foreign_files", ring_reader_rejects_foreign_files},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s CASE\n", argv[0]);
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (strcmp(argv[1], cases[i].name) != 0)
+            continue;
+        CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+        atexit(cleanup_dir);
+        cases[i].fn();
+        return 0;
+    }
+    fprintf(stderr, "%s: no test case %s\n", argv[0], argv[1]);
+    return 2;
+}
