@@ -636,5 +636,6 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
     }
     t->unresolved_strings += r->unresolved_strings;
     t->nvtx_rows = r->nvtx_rows;
-    return 0;
+    uint64_t gpu_dropped = 0;
+    return ps_gpu_rows_finish(r->gpu, &gpu_dropped);
 }
