@@ -216,7 +216,7 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
     r = g.api.get_version(&version);
     /* CUDA 13 numbers the API xxyyzz (cupti_version.h); the record structs used here are 13.0's. */
     if (r != CUPTI_SUCCESS || version < 130000 || version >= 140000) {
-        snprintf(msg, sizeof msg, "perfscope: CUPTI API version %u is not 13.x (perfscope reads CUDA 13 activity "
+        snprintf(msg, sizeof msg, "CUPTI API version %u is not 13.x (perfscope reads CUDA 13 activity "
                  "records): no GPU rows; set PERFSCOPE_CUPTI_PATH to a CUDA 13 libcupti.so.13", version);
         ps_cupti_status(sink, PS_CUDA_CUPTI_UNAVAILABLE, msg);
         return -ENOTSUP;
@@ -232,7 +232,7 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
     };
     r = g.api.subscribe_v2(&sub, api_callback, NULL, &params);
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-        snprintf(msg, sizeof msg, "perfscope: CUPTI is already in use by %s (only one CUPTI subscriber per "
+        snprintf(msg, sizeof msg, "CUPTI is already in use by %s (only one CUPTI subscriber per "
                  "process): no GPU rows, NVTX ranges are still recorded; run without that tool (nsys, ncu, "
                  "compute-sanitizer, an active torch.profiler) to get GPU activity",
                  old[0] ? old : "another tool (it did not give its name)");
@@ -240,7 +240,7 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
         return -EBUSY;
     }
     if (r != CUPTI_SUCCESS) {
-        snprintf(msg, sizeof msg, "perfscope: cuptiSubscribe_v2 failed: %s (%d): no GPU rows, NVTX goes on",
+        snprintf(msg, sizeof msg, "cuptiSubscribe_v2 failed: %s (%d): no GPU rows, NVTX goes on",
                  result_string(r), (int)r);
         ps_cupti_status(sink, PS_CUDA_CUPTI_UNAVAILABLE, msg);
         return -EIO;
@@ -258,13 +258,13 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
     g.api.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 
     if (ps_cupti_conv_new(sink->emit, sink->emit_ctx, g.api.get_callback_name, offset, &g.conv) < 0) {
-        ps_cupti_status(sink, PS_CUDA_CUPTI_UNAVAILABLE, "perfscope: out of memory starting CUPTI: no GPU rows");
+        ps_cupti_status(sink, PS_CUDA_CUPTI_UNAVAILABLE, "out of memory starting CUPTI: no GPU rows");
         return -ENOMEM;
     }
     pthread_atfork(NULL, NULL, atfork_child);
     r = g.api.register_callbacks(buffer_requested, buffer_completed);
     if (r != CUPTI_SUCCESS) {
-        snprintf(msg, sizeof msg, "perfscope: cuptiActivityRegisterCallbacks failed: %s (%d): no GPU rows",
+        snprintf(msg, sizeof msg, "cuptiActivityRegisterCallbacks failed: %s (%d): no GPU rows",
                  result_string(r), (int)r);
         ps_cupti_status(sink, PS_CUDA_CUPTI_UNAVAILABLE, msg);
         return -EIO;
@@ -280,14 +280,14 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
                      result_string(r));
     }
     if (!enabled) {
-        snprintf(msg, sizeof msg, "perfscope: CUPTI enabled no activity kind (kind:error%s): no GPU rows", failed);
+        snprintf(msg, sizeof msg, "CUPTI enabled no activity kind (kind:error%s): no GPU rows", failed);
         ps_cupti_status(sink, PS_CUDA_CUPTI_UNAVAILABLE, msg);
         return -EIO;
     }
     g.api.enable_callback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
     g.api.flush_period(PS_CUPTI_FLUSH_PERIOD_MS);
     atomic_store(&g.active, 1);
-    snprintf(msg, sizeof msg, "perfscope: CUPTI %u active, %zu of %zu activity kinds%s%s%s", version, enabled,
+    snprintf(msg, sizeof msg, "CUPTI %u active, %zu of %zu activity kinds%s%s%s", version, enabled,
              sizeof kinds / sizeof kinds[0], failed[0] ? " (failed:" : "", failed, failed[0] ? ")" : "");
     ps_cupti_status(sink, PS_CUDA_CUPTI_ACTIVE, msg);
     return 0;
