@@ -16,8 +16,6 @@ struct ps_gpu_src {
     uint32_t pid;
     int64_t global_pid;         /* ps_global_pid(pid) */
     int64_t origin_ns;          /* stored time = CLOCK_MONOTONIC ns - origin_ns */
-    ps_rows_clock_fn clock;     /* raw probe timestamp -> CLOCK_MONOTONIC ns */
-    const void *clock_ctx;
 };
 
 /* State kept across records (prepared statements, caches); tables are created on first use.
@@ -28,5 +26,10 @@ void ps_gpu_rows_free(struct ps_gpu_rows *g);   /* NULL is a no-op */
 /* Write the rows of one GPU record. Returns 0 when written, 1 when the record type is not understood
  * (the caller counts it in PERFSCOPE_PROCESS_INFO.unknownRecords), -EIO / -ENOMEM when writing failed. */
 int ps_gpu_rows_write(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const struct ps_wire_hdr *rec);
+
+/* Called by the drain thread on the in-memory copy of each GPU record, while the ring's clock calibration
+ * is current: turn any raw probe timestamps (`*_tsc` fields) into CLOCK_MONOTONIC ns in place with
+ * `clock(ctx, tsc)`. Fields already in ns stay as they are. */
+void ps_gpu_rows_to_ns(struct ps_wire_hdr *rec, ps_rows_clock_fn clock, const void *ctx);
 
 #endif
