@@ -1,20 +1,35 @@
 /* A synthetic probe for the collector benchmark and tests: writes NVTX push/pop records straight into a
  * ring in $PERFSCOPE_SESSION_DIR as fast as it can, bypassing NVTX, so what is measured is `record`'s
- * drain and SQLite writer alone. Usage: ring_storm THREADS RANGES_PER_THREAD; prints the ranges written. */
+ * drain and SQLite writer alone. Usage: ring_storm THREADS RANGES_PER_THREAD [RANGES_PER_SECOND]: with a
+ * rate, the threads together pace themselves to it (a sustained load); prints the ranges written. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ps_env.h"
 #include "ps_ring.h"
 #include "ps_ring_writer.h"
+#include "ps_time.h"
 #include "ps_wire.h"
 
 static struct ps_ring *ring;
 static long per_thread;
+static double thread_rate;      /* ranges per second per thread, 0: as fast as possible */
+
+/* Sleep until `done` ranges are due at thread_rate since t0_ns. */
+static void pace(int64_t t0_ns, long done)
+{
+    int64_t due = t0_ns + (int64_t)(done / thread_rate * 1e9);
+    int64_t now = ps_monotonic_ns();
+    if (due > now) {
+        struct timespec ts = { (due - now) / 1000000000, (due - now) % 1000000000 };
+        nanosleep(&ts, NULL);
+    }
+}
 
 static void *storm(void *arg)
 {
@@ -33,12 +48,15 @@ static void *storm(void *arg)
         ps_ring_commit(&w, sbytes);
     }
     int tsc = ps_ring_uses_tsc(ring);
+    int64_t t0 = ps_monotonic_ns();
     for (long i = 0; i < per_thread; i++) {
-        uint64_t t0 = ps_ring_clock_now(tsc);
+        if (thread_rate > 0 && i % 1000 == 0)
+            pace(t0, i);
+        uint64_t start = ps_ring_clock_now(tsc);
         struct ps_wire_nvtx *n = ps_ring_reserve(&w, sizeof *n);
         if (!n)
             continue;
-        *n = (struct ps_wire_nvtx){ { sizeof *n, PS_WIRE_NVTX_RANGE, PS_WIRE_MSG_LANE }, t0, ps_ring_clock_now(tsc),
+        *n = (struct ps_wire_nvtx){ { sizeof *n, PS_WIRE_NVTX_RANGE, PS_WIRE_MSG_LANE }, start, ps_ring_clock_now(tsc),
                                     tid, 0, sid, 0 };
         ps_ring_commit(&w, sizeof *n);
     }
@@ -48,12 +66,15 @@ static void *storm(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: ring_storm THREADS RANGES_PER_THREAD\n");
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: ring_storm THREADS RANGES_PER_THREAD [RANGES_PER_SECOND]\n");
         return 2;
     }
     int threads = atoi(argv[1]);
     per_thread = atol(argv[2]);
+    if (threads < 1 || threads > 256)
+        return 2;
+    thread_rate = argc == 4 ? atof(argv[3]) / threads : 0;
     const char *dir = getenv(PS_ENV_SESSION_DIR);
     const char *bytes = getenv(PS_ENV_RING_BYTES);
     if (!dir) {
@@ -66,8 +87,6 @@ int main(int argc, char **argv)
         return 1;
     }
     pthread_t th[256];
-    if (threads < 1 || threads > 256)
-        return 2;
     for (int i = 0; i < threads; i++)
         pthread_create(&th[i], NULL, storm, NULL);
     for (int i = 0; i < threads; i++)
