@@ -271,10 +271,10 @@ static void rows_process_rows_count_drops_and_unknown_records(void)
     CHECK(q_text_is("SELECT value FROM PERFSCOPE_META WHERE name = 'dropped_records.pid.4242'", "16"));
     CHECK(q_text_is("SELECT value FROM PERFSCOPE_META WHERE name = 'cuda_state.pid.4242'", "cupti_busy"));
     CHECK(q_text_is("SELECT s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId"
-                    " WHERE t.globalTid = 281475047600015", "loader"));   /* (1<<48)|(4242<<24)|4343 */
-    CHECK(q_int("SELECT priority FROM ThreadNames WHERE globalTid = 281475047600015") == 1);
+                    " WHERE t.globalTid = 281546145665271", "loader"));   /* 2^48 + 4242 * 2^24 + 4343 */
+    CHECK(q_int("SELECT priority FROM ThreadNames WHERE globalTid = 281546145665271") == 1);
     CHECK(q_text_is("SELECT s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId"
-                    " WHERE t.globalTid = 281475047600016", "worker"));
+                    " WHERE t.globalTid = 281546145665272", "worker"));
     CHECK(q_int("SELECT timestamp FROM PERFSCOPE_THREAD_SAMPLES") == 2000);
     CHECK(q_int("SELECT cpuSystemNs FROM PERFSCOPE_THREAD_SAMPLES") == -999);   /* unavailable -> NULL */
     unlink(path);
