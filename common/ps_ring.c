@@ -58,7 +58,7 @@ static uint32_t pick_chunk_bytes(uint64_t bytes)
 int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ring **out,
                    char *path, size_t path_size)
 {
-    char name[4096];
+    char name[4096], tmp[4096];
     struct ps_ring *r = NULL;
     int err = 0;
     uint32_t pid = (uint32_t)getpid();
@@ -74,19 +74,17 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
     if (!r)
         return -ENOMEM;
     r->fd = -1;
-    for (unsigned n = 0;; n++) {
-        int len = snprintf(name, sizeof name, "%s/" PS_RING_FILE_FMT, dir, pid, n);
-        if (len < 0 || (size_t)len >= sizeof name) {
-            err = -ENAMETOOLONG;
-            goto out;
-        }
-        r->fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (r->fd >= 0)
-            break;
-        if (errno != EEXIST || n > 100000) {
-            err = -errno;
-            goto out;
-        }
+    /* Build the ring under a hidden name, then give it its final name in one step, so a reader
+     * scanning the directory never opens a half-made ring. */
+    int len = snprintf(tmp, sizeof tmp, "%s/.ring-%u-%d.tmp", dir, pid, (int)gettid());
+    if (len < 0 || (size_t)len >= sizeof tmp) {
+        err = -ENAMETOOLONG;
+        goto out;
+    }
+    r->fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (r->fd < 0) {
+        err = -errno;
+        goto out;
     }
     r->bytes = meta + nchunks * chunk;
     if (ftruncate(r->fd, (off_t)r->bytes) != 0) {
@@ -121,17 +119,35 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
     h->chunks_off = meta;
     if (r->tsc)
         ps_ring_take_pair(tsc_now, &h->cal_tsc, &h->cal_ns);
-    /* The magic goes last: a reader that sees it sees a complete header. */
     atomic_store_explicit((_Atomic uint64_t *)&h->magic, PS_RING_MAGIC, memory_order_release);
+    /* ring-<pid>-<n>.ps with the first free n: an exec'd program keeps its pid and makes another ring. */
+    for (unsigned n = 0;; n++) {
+        len = snprintf(name, sizeof name, "%s/" PS_RING_FILE_FMT, dir, pid, n);
+        if (len < 0 || (size_t)len >= sizeof name) {
+            err = -ENAMETOOLONG;
+            goto out_unlink;
+        }
+        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) == 0)
+            break;
+        if (errno == EINVAL && link(tmp, name) == 0) {     /* file system without RENAME_NOREPLACE */
+            unlink(tmp);
+            break;
+        }
+        if (errno != EEXIST || n > 100000) {
+            err = -errno;
+            goto out_unlink;
+        }
+    }
     if (path && snprintf(path, path_size, "%s", name) >= (int)path_size) {
         err = -ENAMETOOLONG;
-        goto out_unlink;
+        unlink(name);
+        goto out;
     }
     *out = r;
     return 0;
 
 out_unlink:
-    unlink(name);
+    unlink(tmp);
 out:
     ps_ring_free(r);
     return err;
@@ -146,6 +162,11 @@ void ps_ring_free(struct ps_ring *r)
     if (r->fd >= 0)
         close(r->fd);
     free(r);
+}
+
+uint32_t ps_ring_max_record(const struct ps_ring *r)
+{
+    return r->hdr->chunk_bytes - (uint32_t)sizeof(struct ps_ring_chunk);
 }
 
 int ps_ring_uses_tsc(const struct ps_ring *r)

@@ -10,7 +10,9 @@
 
 #include "ps_wire.h"
 
-#define PS_RING_DEFAULT_BYTES (64u << 20)   /* per process; option: `record --ring-size`, env PERFSCOPE_RING_BYTES */
+#define PS_RING_DEFAULT_BYTES (512u << 20)  /* per process, virtual: a sparse file whose pages are allocated as
+                                               chunks are first used (memory = most bytes ever in flight, see
+                                               docs/probe.md); option `record --ring-size`, env PERFSCOPE_RING_BYTES */
 
 /* ---- reader side (collector) ---- */
 

@@ -38,6 +38,9 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
 /* Unmap and close. NULL is a no-op. Lanes still claimed must not be used afterwards. */
 void ps_ring_free(struct ps_ring *r);
 
+/* The largest record a lane takes (a chunk less its header), bytes. */
+uint32_t ps_ring_max_record(const struct ps_ring *r);
+
 /* 1 if the ring's timestamps are TSC ticks (read them with ps_ring_clock_now(1)), 0 if CLOCK_MONOTONIC ns. */
 int ps_ring_uses_tsc(const struct ps_ring *r);
 

@@ -19,7 +19,8 @@ enum ps_wire_type {
     PS_WIRE_NVTX_DOMAIN = 6,    /* struct ps_wire_nvtx_name (id = domain id) + domain name */
     PS_WIRE_NVTX_REGISTERED = 7,/* struct ps_wire_nvtx_name (id = registered string id, process-wide) + the string */
     PS_WIRE_NVTX_CATEGORY = 8,  /* struct ps_wire_nvtx_name (id = category id) + category name */
-    PS_WIRE_NVTX_UNBALANCED = 9,/* struct ps_wire_nvtx (no message): a pop on an empty stack, or an end of an unknown id */
+    PS_WIRE_NVTX_UNBALANCED = 9,/* struct ps_wire_nvtx (no message): a pop on an empty stack, or an end of an unknown id
+                                   (h.flags PS_WIRE_UNBALANCED_END) */
     PS_WIRE_CUDA_STATUS = 10,   /* struct ps_wire_cuda_status + message: InitializeInjection ran / CUPTI state */
     PS_WIRE_LANE_STRING = 11,   /* struct ps_wire_lane_string + text: defines a string id local to the writing
                                    thread's lane, written before the first record that uses it */
@@ -59,6 +60,7 @@ struct ps_wire_thread_name {
 #define PS_WIRE_MSG_INLINE      0x3   /* msg_len bytes of UTF-8 (incl. NUL) follow */
 #define PS_WIRE_MSG_MASK        0x3
 #define PS_WIRE_HAS_ATTR        0x4   /* a struct ps_wire_nvtx_attr follows the fixed part */
+#define PS_WIRE_UNBALANCED_END  0x8   /* PS_WIRE_NVTX_UNBALANCED: an end of an unknown or ended range id (else a pop) */
 
 /* The hot record: 40 bytes for a plain push/pop range. */
 struct ps_wire_nvtx {

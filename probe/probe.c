@@ -1,0 +1,339 @@
+/* Process and thread life of libperfscope_probe.so: starts the ring from the environment perfscope record
+ * set, writes the PROCESS and THREAD_NAME records, gives a forked child its own ring, releases lanes at
+ * thread exit, and keeps the process-wide NVTX registries (domains, registered strings, category names). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "probe_registry.h"
+#include "ps_env.h"
+#include "ps_ring.h"
+#include "ps_time.h"
+
+struct probe_global probe_g;
+__thread struct probe_thread *probe_tls __attribute__((tls_model("initial-exec")));
+
+static int log_fd = -1;
+static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+static int start_err = -EAGAIN;
+static pthread_key_t thread_key;
+static char session_dir[PATH_MAX];
+static uint64_t ring_bytes;
+
+void probe_log(const char *fmt, ...)
+{
+    char buf[1024];
+    if (log_fd < 0)
+        return;
+    int n = snprintf(buf, sizeof buf, "perfscope probe[%d]: ", (int)getpid());
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (m < 0)
+        return;
+    n += m < (int)(sizeof buf - (size_t)n - 1) ? m : (int)(sizeof buf - (size_t)n - 2);
+    buf[n++] = '\n';
+    ssize_t w = write(log_fd, buf, (size_t)n);
+    (void)w;
+}
+
+static void open_log(void)
+{
+    const char *p = getenv(PS_ENV_LOG);
+    if (!p || !*p)
+        return;
+    if (strcmp(p, "stderr") == 0)
+        log_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    else
+        log_fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+}
+
+/* Read a small /proc file into buf (NUL-terminated); returns bytes read, or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t n = 0;
+    while (n + 1 < cap) {
+        ssize_t k = read(fd, buf + n, cap - 1 - n);
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+    }
+    close(fd);
+    buf[n] = '\0';
+    return (ssize_t)n;
+}
+
+static int32_t env_int(const char *const *names)
+{
+    for (; *names; names++) {
+        const char *v = getenv(*names);
+        char *end;
+        if (!v || !*v)
+            continue;
+        errno = 0;
+        long x = strtol(v, &end, 10);
+        if (!errno && !*end && x >= 0 && x <= INT32_MAX)
+            return (int32_t)x;
+    }
+    return -1;
+}
+
+/* The ring's first record: who this process is. argv is cut to fit one record. */
+static void emit_process(struct probe_thread *t)
+{
+    static const char *const rank[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", NULL};
+    static const char *const local[] = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                        "SLURM_LOCALID", NULL};
+    static const char *const world[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
+    char exe[PATH_MAX];
+    char *argv = malloc(32 << 10);
+    if (!argv) {
+        probe_drop(t);
+        return;
+    }
+    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[el > 0 ? el : 0] = '\0';
+    ssize_t al = read_small("/proc/self/cmdline", argv, 32 << 10);
+    uint32_t exe_len = (uint32_t)strlen(exe) + 1;
+    uint32_t argv_len = al > 0 ? (uint32_t)al : 0;
+    uint32_t room = ps_ring_max_record(probe_g.ring) - (uint32_t)sizeof(struct ps_wire_process) - exe_len - 8;
+    if (argv_len > room) {
+        argv_len = room;
+        while (argv_len > 0 && argv[argv_len - 1] != '\0')
+            argv_len--;             /* keep whole arguments */
+    }
+    uint32_t size = (uint32_t)sizeof(struct ps_wire_process) + probe_pad8(exe_len + argv_len);
+    struct ps_wire_process *p = probe_reserve(t, size);
+    if (p) {
+        *p = (struct ps_wire_process){
+            .h = {size, PS_WIRE_PROCESS, 0},
+            .pid = (uint32_t)getpid(),
+            .ppid = (uint32_t)getppid(),
+            .start_ns = ps_monotonic_ns(),
+            .utc_ns = ps_realtime_ns(),
+            .exe_len = exe_len,
+            .argv_len = argv_len,
+            .rank = env_int(rank),
+            .local_rank = env_int(local),
+            .world_size = env_int(world),
+        };
+        char *d = (char *)(p + 1);
+        memcpy(d, exe, exe_len);
+        memcpy(d + exe_len, argv, argv_len);
+        memset(d + exe_len + argv_len, 0, size - sizeof *p - exe_len - argv_len);
+        ps_ring_commit(&t->w, size);
+    }
+    free(argv);
+}
+
+void probe_emit_thread_name(struct probe_thread *t, uint32_t tid, const char *name)
+{
+    uint32_t len = (uint32_t)strnlen(name, 1024);
+    uint32_t size = (uint32_t)sizeof(struct ps_wire_thread_name) + probe_pad8(len + 1);
+    struct ps_wire_thread_name *r = probe_reserve(t, size);
+    if (!r)
+        return;
+    r->h = (struct ps_wire_hdr){size, PS_WIRE_THREAD_NAME, 0};
+    r->tid = tid;
+    r->name_len = len + 1;
+    memcpy(r + 1, name, len);
+    memset((char *)(r + 1) + len, 0, size - sizeof *r - len);
+    ps_ring_commit(&t->w, size);
+}
+
+void probe_emit_name(struct probe_thread *t, uint16_t type, uint32_t domain, uint32_t id, const char *name)
+{
+    uint32_t len = (uint32_t)strnlen(name, PROBE_MSG_MAX - 1);
+    uint32_t size = (uint32_t)sizeof(struct ps_wire_nvtx_name) + probe_pad8(len + 1);
+    struct ps_wire_nvtx_name *r = probe_reserve(t, size);
+    if (!r)
+        return;
+    *r = (struct ps_wire_nvtx_name){{size, type, 0}, probe_now(), domain, id, t->tid, len + 1};
+    memcpy(r + 1, name, len);
+    memset((char *)(r + 1) + len, 0, size - sizeof *r - len);
+    ps_ring_commit(&t->w, size);
+}
+
+/* Claim a lane in the current ring; the ring's creator writes PROCESS first; then the thread's name. */
+static void attach(struct probe_thread *t, int creator)
+{
+    char path[64], comm[64];
+    if (ps_ring_lane_claim(probe_g.ring, t->tid, &t->w) != 0) {
+        t->w.ring = NULL;
+        probe_log("all %u ring lanes are held: thread %u's records are counted as dropped", 1024u, t->tid);
+    }
+    if (creator)
+        emit_process(t);
+    snprintf(path, sizeof path, "/proc/self/task/%u/comm", t->tid);
+    ssize_t n = read_small(path, comm, sizeof comm);
+    if (n > 0 && comm[n - 1] == '\n')
+        comm[n - 1] = '\0';
+    if (n > 0)
+        probe_emit_thread_name(t, t->tid, comm);
+}
+
+static void stack_clear(struct probe_stack *s, int free_frames)
+{
+    for (uint32_t i = 0; i < s->depth && i < s->cap; i++)
+        if ((s->f[i].msg.flags & PS_WIRE_MSG_MASK) == PS_WIRE_MSG_INLINE)
+            free((char *)s->f[i].msg.text);
+    s->depth = 0;
+    if (free_frames) {
+        free(s->f);
+        s->f = NULL;
+        s->cap = 0;
+    }
+}
+
+static void thread_fini(void *p)
+{
+    struct probe_thread *t = p;
+    if (probe_tls == t)
+        probe_tls = NULL;
+    if (t->w.ring)
+        ps_ring_lane_release(&t->w);
+    stack_clear(&t->dflt, 1);
+    for (uint32_t i = 0; i < t->ndom; i++)
+        stack_clear(&t->dom[i], 1);
+    free(t->dom);
+    probe_strings_reset(t);
+    free(t);
+}
+
+static struct probe_thread *thread_new(int creator)
+{
+    struct probe_thread *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->tid = (uint32_t)gettid();
+    probe_tls = t;
+    pthread_setspecific(thread_key, t);
+    attach(t, creator);
+    return t;
+}
+
+struct probe_thread *probe_thread_slow(void)
+{
+    if (!__atomic_load_n(&probe_g.on, __ATOMIC_ACQUIRE))
+        return NULL;
+    return thread_new(0);
+}
+
+static uint64_t env_ring_bytes(void)
+{
+    const char *v = getenv(PS_ENV_RING_BYTES);
+    char *end;
+    if (!v || !*v)
+        return PS_RING_DEFAULT_BYTES;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end || x == 0) {
+        probe_log("%s=%s is not a byte count: using %u", PS_ENV_RING_BYTES, v, PS_RING_DEFAULT_BYTES);
+        return PS_RING_DEFAULT_BYTES;
+    }
+    return x;
+}
+
+static int make_ring(void)
+{
+    char path[PATH_MAX];
+    int err = ps_ring_create(session_dir, ring_bytes, 0, &probe_g.ring, path, sizeof path);
+    if (err) {
+        probe_log("cannot create a ring of %llu bytes in %s: %s; recording nothing in this process",
+                  (unsigned long long)ring_bytes, session_dir, strerror(-err));
+        return err;
+    }
+    probe_g.tsc = ps_ring_uses_tsc(probe_g.ring);
+    probe_log("recording into %s (%llu bytes, %s clock)", path, (unsigned long long)ring_bytes,
+              probe_g.tsc ? "TSC" : "CLOCK_MONOTONIC");
+    return 0;
+}
+
+static void fork_prepare(void)
+{
+    probe_registry_lock();
+}
+
+static void fork_parent(void)
+{
+    probe_registry_unlock();
+}
+
+/* The child is single-threaded now: drop the parent's mapping, make its own ring, move the forking
+ * thread onto it (its open push/pop ranges belong to the parent), and re-declare the registries. */
+static void fork_child(void)
+{
+    probe_registry_unlock();
+    if (!probe_g.on)
+        return;
+    struct probe_thread *t = probe_tls;
+    probe_g.on = 0;
+    ps_ring_free(probe_g.ring);
+    probe_g.ring = NULL;
+    if (t) {
+        t->w.ring = NULL;
+        stack_clear(&t->dflt, 0);
+        for (uint32_t i = 0; i < t->ndom; i++)
+            stack_clear(&t->dom[i], 0);
+        probe_strings_reset(t);
+        t->tid = (uint32_t)gettid();
+    }
+    if (make_ring() != 0) {
+        probe_tls = NULL;
+        return;
+    }
+    if (t)
+        attach(t, 1);
+    else if (!(t = thread_new(1)))
+        return;
+    probe_registry_replay(t);
+    __atomic_store_n(&probe_g.on, 1, __ATOMIC_RELEASE);
+}
+
+static void start(void)
+{
+    const char *dir = getenv(PS_ENV_SESSION_DIR);
+    open_log();
+    if (!dir || !*dir || strlen(dir) >= sizeof session_dir) {
+        probe_log("%s is not set: NVTX calls are not recorded (run the program under perfscope record)",
+                  PS_ENV_SESSION_DIR);
+        start_err = -ENOENT;
+        return;
+    }
+    strcpy(session_dir, dir);
+    ring_bytes = env_ring_bytes();
+    if ((start_err = pthread_key_create(&thread_key, thread_fini)) != 0) {
+        start_err = -start_err;
+        return;
+    }
+    if ((start_err = make_ring()) != 0)
+        return;
+    if ((start_err = pthread_atfork(fork_prepare, fork_parent, fork_child)) != 0) {
+        start_err = -start_err;
+        return;
+    }
+    if (!thread_new(1)) {
+        start_err = -ENOMEM;
+        return;
+    }
+    __atomic_store_n(&probe_g.on, 1, __ATOMIC_RELEASE);
+}
+
+int probe_start(void)
+{
+    pthread_once(&start_once, start);
+    if (start_err == 0 && !probe_g.on)
+        return -EIO;                /* a forked child could not make its ring */
+    return start_err;
+}
