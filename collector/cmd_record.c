@@ -217,6 +217,7 @@ static char *join_args(char **argv)
     return s;
 }
 
+/* ISO 8601 with milliseconds: UTC ("...Z") or local time with its offset. */
 static void format_time(int64_t utc_ns, int local, char *buf, size_t len)
 {
     time_t sec = (time_t)(utc_ns / 1000000000);
@@ -225,12 +226,10 @@ static void format_time(int64_t utc_ns, int local, char *buf, size_t len)
         localtime_r(&sec, &tm);
     else
         gmtime_r(&sec, &tm);
-    char base[64], zone[16];
+    char base[32], zone[8];
     strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
     strftime(zone, sizeof zone, local ? "%z" : "Z", &tm);
-    snprintf(buf, len, "%s.%03dZ", base, (int)(utc_ns / 1000000 % 1000));
-    if (local)
-        snprintf(buf, len, "%s.%03d%s", base, (int)(utc_ns / 1000000 % 1000), zone);
+    snprintf(buf, len, "%.20s.%03d%.6s", base, (int)(utc_ns / 1000000 % 1000), zone);
 }
 
 struct run {
@@ -407,28 +406,33 @@ int cmd_record(int argc, char **argv)
     for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
         sigaddset(&waitset, fwd[i]);
     pthread_sigmask(SIG_BLOCK, &waitset, &orig);
+    /* The drain runs before the child starts: a short burst at its start must not fill a ring unseen. */
     r.origin_ns = ps_monotonic_ns();
     r.utc_ns = ps_realtime_ns();
-    if (start_child(&r, &orig)) {
-        status = 127;
-        unlink_trace(r.output);
-        goto out_mask;
-    }
     char err[1024];
     struct ps_tw *w = NULL;
     struct ps_collect *c = NULL;
     if (ps_tw_open(r.output, &w, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
-    } else if (ps_collect_start(r.session, r.origin_ns, w, &c)) {
-        ps_tw_free(w);
-        w = NULL;
+        unlink_trace(r.output);
+        goto out_mask;
     }
-    if (!w)
-        fprintf(stderr, "perfscope record: not recording; waiting for '%s' to finish\n", o.cmd[0]);
+    if (ps_collect_start(r.session, r.origin_ns, w, &c)) {
+        ps_tw_free(w);
+        unlink_trace(r.output);
+        goto out_mask;
+    }
+    if (start_child(&r, &orig)) {
+        /* Nothing ran: no trace is left behind (docs/record.md). */
+        struct ps_rows_totals none;
+        ps_collect_stop(c, &none);
+        ps_tw_free(w);
+        unlink_trace(r.output);
+        status = 127;
+        goto out_mask;
+    }
     supervise(&r, &waitset, c);
     status = WIFEXITED(r.wstatus) ? WEXITSTATUS(r.wstatus) : WIFSIGNALED(r.wstatus) ? 128 + WTERMSIG(r.wstatus) : 1;
-    if (!w)
-        goto out_failed;
     struct ps_rows_totals t;
     int rc = ps_collect_stop(c, &t);
     if (!rc && !(rc = ps_tw_begin(w)) && !(rc = write_run_rows(w, &r, &t)) && !(rc = ps_tw_commit(w)))

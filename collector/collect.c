@@ -6,19 +6,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "gpu_rows.h"
 #include "ps_env.h"
 #include "ps_ring.h"
 #include "ps_time.h"
 
 #define CHUNK_BYTES (4u << 20)
 #define QUEUE_MAX_BYTES ((size_t)1 << 30)   /* beyond this the drain waits for the writer (rings then fill) */
-#define DRAIN_IDLE_NS 5000000               /* poll the rings every 5 ms when they were empty */
-#define SCAN_EVERY_NS 50000000              /* look for new ring files every 50 ms */
+#define DRAIN_IDLE_NS 2000000               /* poll the rings every 2 ms when they were empty */
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
 
 enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_PSAMPLE, ENT_TSAMPLE };
@@ -57,6 +58,8 @@ struct ps_collect {
     pthread_cond_t cond;        /* queue changed or stop requested */
     struct chunk *head, *tail;
     size_t queued_bytes;
+    struct chunk *spare;        /* written chunks kept for reuse: fresh memory costs page faults */
+    size_t n_spare;
     int stop_drain;             /* ask the drain thread for its final pass */
     int drain_done;             /* the drain thread pushed its last chunk */
     int write_error;            /* -errno of the first failed write; rows are then discarded */
@@ -66,8 +69,24 @@ struct ps_collect {
     struct chunk *cur;
 };
 
-static struct chunk *chunk_new(size_t min_bytes)
+#define MAX_SPARE 32
+
+static struct chunk *chunk_new(struct ps_collect *c, size_t min_bytes)
 {
+    if (min_bytes <= CHUNK_BYTES) {
+        pthread_mutex_lock(&c->lock);
+        struct chunk *k = c->spare;
+        if (k) {
+            c->spare = k->next;
+            c->n_spare--;
+        }
+        pthread_mutex_unlock(&c->lock);
+        if (k) {
+            k->next = NULL;
+            k->len = 0;
+            return k;
+        }
+    }
     size_t cap = min_bytes > CHUNK_BYTES ? min_bytes : CHUNK_BYTES;
     struct chunk *k = malloc(sizeof *k + cap);
     if (k) {
@@ -92,8 +111,9 @@ static void queue_push(struct ps_collect *c, struct chunk *k)
     pthread_mutex_unlock(&c->lock);
 }
 
-/* Append one entry to chunk *kp (replacing it by a fresh one when full: the full one goes to the queue). */
-static int put_ent(struct ps_collect *c, struct chunk **kp, uint16_t kind, uint32_t ring, uint32_t lane,
+/* Append one entry to chunk *kp (replacing it by a fresh one when full: the full one goes to the queue).
+ * Returns the copy of the payload, or NULL when out of memory. */
+static void *put_ent(struct ps_collect *c, struct chunk **kp, uint16_t kind, uint32_t ring, uint32_t lane,
                    const void *payload, size_t len)
 {
     size_t need = (sizeof(struct ent) + len + 7) & ~(size_t)7;
@@ -101,8 +121,8 @@ static int put_ent(struct ps_collect *c, struct chunk **kp, uint16_t kind, uint3
         queue_push(c, *kp);
         *kp = NULL;
     }
-    if (!*kp && !(*kp = chunk_new(need)))
-        return -ENOMEM;
+    if (!*kp && !(*kp = chunk_new(c, need)))
+        return NULL;
     struct chunk *k = *kp;
     struct ent *e = (struct ent *)(k->data + k->len);
     e->size = (uint32_t)need;
@@ -112,7 +132,7 @@ static int put_ent(struct ps_collect *c, struct chunk **kp, uint16_t kind, uint3
     e->lane = lane;
     memcpy(e + 1, payload, len);
     k->len += need;
-    return 0;
+    return e + 1;
 }
 
 /* ---- drain thread ---- */
@@ -122,10 +142,50 @@ struct drain_ctx {
     uint32_t ring;
 };
 
+static int64_t reader_clock(const void *ctx, uint64_t tsc)
+{
+    return ps_ring_reader_to_ns(ctx, tsc);
+}
+
+/* The reader's calibration moves with each drain, so raw probe timestamps are turned into CLOCK_MONOTONIC
+ * ns here, in the copy, while the drain that delivered them is current. */
+static void convert_times(struct ps_wire_hdr *rec, const struct ps_ring_reader *r)
+{
+    switch (rec->type) {
+    case PS_WIRE_NVTX_RANGE:
+    case PS_WIRE_NVTX_STARTEND:
+    case PS_WIRE_NVTX_MARK:
+    case PS_WIRE_NVTX_UNBALANCED:
+        if (rec->size >= sizeof(struct ps_wire_nvtx)) {
+            struct ps_wire_nvtx *n = (void *)rec;
+            n->start_tsc = (uint64_t)ps_ring_reader_to_ns(r, n->start_tsc);
+            n->end_tsc = (uint64_t)ps_ring_reader_to_ns(r, n->end_tsc);
+        }
+        break;
+    case PS_WIRE_NVTX_DOMAIN:
+    case PS_WIRE_NVTX_REGISTERED:
+    case PS_WIRE_NVTX_CATEGORY:
+        if (rec->size >= sizeof(struct ps_wire_nvtx_name)) {
+            struct ps_wire_nvtx_name *n = (void *)rec;
+            n->tsc = (uint64_t)ps_ring_reader_to_ns(r, n->tsc);
+        }
+        break;
+    default:
+        if (rec->type >= PS_WIRE_GPU_FIRST && rec->type <= PS_WIRE_GPU_LAST)
+            ps_gpu_rows_to_ns(rec, reader_clock, r);
+        break;
+    }
+}
+
 static int drain_one(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec)
 {
     struct drain_ctx *d = ctx;
-    return put_ent(d->c, &d->c->cur, ENT_WIRE, d->ring, lane, rec, rec->size) ? -ENOMEM : 0;
+    struct ps_collect *c = d->c;
+    struct ps_wire_hdr *copy = put_ent(c, &c->cur, ENT_WIRE, d->ring, lane, rec, rec->size);
+    if (!copy)
+        return -ENOMEM;
+    convert_times(copy, c->rings[d->ring].reader);
+    return 0;
 }
 
 static int ring_known(const struct ps_collect *c, const char *name)
@@ -171,7 +231,7 @@ static void scan_dir(struct ps_collect *c, int final)
         }
         char *name = strdup(de->d_name);
         struct ring_open ro = { r, ps_ring_reader_pid(r), 0 };
-        if (!name || put_ent(c, &c->cur, ENT_RING_OPEN, (uint32_t)c->n_rings, 0, &ro, sizeof ro)) {
+        if (!name || !put_ent(c, &c->cur, ENT_RING_OPEN, (uint32_t)c->n_rings, 0, &ro, sizeof ro)) {
             free(name);
             ps_ring_reader_close(r);
             break;
@@ -211,7 +271,11 @@ static void sleep_ns(int64_t ns)
 static void *drain_main(void *arg)
 {
     struct ps_collect *c = arg;
-    int64_t last_scan = 0;
+    /* A target with more busy threads than cores would starve a normal-priority drain (CFS shares the CPU
+     * per thread) and fill its rings: run the drain as a real-time thread where allowed (root, or
+     * RLIMIT_RTPRIO). It only copies and sleeps, so it cannot monopolise a core for long. */
+    struct sched_param sp = { .sched_priority = 1 };
+    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
     for (;;) {
         pthread_mutex_lock(&c->lock);
         int stop = c->stop_drain;
@@ -222,11 +286,7 @@ static void *drain_main(void *arg)
         pthread_mutex_unlock(&c->lock);
         if (stop)
             break;
-        int64_t now = ps_monotonic_ns();
-        if (now - last_scan >= SCAN_EVERY_NS) {
-            scan_dir(c, 0);
-            last_scan = now;
-        }
+        scan_dir(c, 0);     /* a readdir of a few entries: cheap enough to find new rings at once */
         long n = drain_all(c);
         flush_cur(c);
         if (n == 0)
@@ -250,9 +310,11 @@ static void *drain_main(void *arg)
 
 /* ---- writer thread ---- */
 
-static int64_t ring_clock(const void *ctx, uint64_t tsc)
+/* Times were converted by the drain thread (convert_times). */
+static int64_t ns_clock(const void *ctx, uint64_t ns)
 {
-    return ps_ring_reader_to_ns(ctx, tsc);
+    (void)ctx;
+    return (int64_t)ns;
 }
 
 static int write_chunk(struct ps_collect *c, const struct chunk *k)
@@ -267,7 +329,7 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
             break;
         case ENT_RING_OPEN: {
             const struct ring_open *ro = p;
-            rc = ps_rows_ring_open(c->rows, e->ring, ro->pid, ring_clock, ro->reader);
+            rc = ps_rows_ring_open(c->rows, e->ring, ro->pid, ns_clock, NULL);
             break;
         }
         case ENT_RING_DROPPED: {
@@ -319,6 +381,12 @@ static void *writer_main(void *arg)
                 rc = write_chunk(c, k);
             pthread_mutex_lock(&c->lock);
             c->queued_bytes -= k->cap;
+            if (k->cap == CHUNK_BYTES && c->n_spare < MAX_SPARE) {
+                k->next = c->spare;
+                c->spare = k;
+                c->n_spare++;
+                k = NULL;
+            }
             pthread_cond_broadcast(&c->cond);
             pthread_mutex_unlock(&c->lock);
             free(k);
@@ -348,6 +416,10 @@ static void collect_free(struct ps_collect *c)
         free(c->rings[i].name);
     }
     for (struct chunk *k = c->head, *next; k; k = next) {
+        next = k->next;
+        free(k);
+    }
+    for (struct chunk *k = c->spare, *next; k; k = next) {
         next = k->next;
         free(k);
     }
@@ -391,7 +463,7 @@ fail:
 int ps_collect_post_samples(struct ps_collect *c, const struct ps_proc_sample *ps, size_t np,
                             const struct ps_thread_sample *ts, size_t nt)
 {
-    struct chunk *k = chunk_new((np * (sizeof *ps + sizeof(struct ent))) + nt * (sizeof *ts + sizeof(struct ent)));
+    struct chunk *k = chunk_new(c, (np * (sizeof *ps + sizeof(struct ent))) + nt * (sizeof *ts + sizeof(struct ent)));
     if (!k)
         return -ENOMEM;
     for (size_t i = 0; i < np; i++)

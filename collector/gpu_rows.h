@@ -17,8 +17,6 @@ struct ps_gpu_src {
     uint32_t pid;
     int64_t global_pid;         /* ps_global_pid(pid) */
     int64_t origin_ns;          /* stored time = CLOCK_MONOTONIC ns - origin_ns */
-    ps_rows_clock_fn clock;     /* raw probe timestamp -> CLOCK_MONOTONIC ns */
-    const void *clock_ctx;
 };
 
 /* State kept across records (prepared statements, caches); tables are created on first use.
@@ -46,5 +44,10 @@ int ps_gpu_nsys_mem_kind(unsigned cupti_kind);
  * template arguments and parameters ("void ns::gemm<float>(float*)" -> "gemm"). Writes at most out_len
  * bytes including the NUL; returns 0. */
 int ps_gpu_short_name(const char *demangled, char *out, size_t out_len);
+
+/* Called by the drain thread on the in-memory copy of each GPU record, while the ring's clock calibration
+ * is current: turn any raw probe timestamps (`*_tsc` fields) into CLOCK_MONOTONIC ns in place with
+ * `clock(ctx, tsc)`. Fields already in ns stay as they are. */
+void ps_gpu_rows_to_ns(struct ps_wire_hdr *rec, ps_rows_clock_fn clock, const void *ctx);
 
 #endif

@@ -142,7 +142,7 @@ static int add_pid(struct ps_sampler *s, uint32_t pid)
 /* Children of every thread of pid (a child's parent is the thread that forked it). */
 static int children_of(struct ps_sampler *s, uint32_t pid)
 {
-    char path[64], buf[4096];
+    char path[320], buf[4096];
     snprintf(path, sizeof path, "/proc/%u/task", pid);
     DIR *d = opendir(path);
     if (!d)
@@ -179,7 +179,7 @@ static int tree_by_scan(struct ps_sampler *s)
         while ((de = readdir(d))) {
             if (!isdigit((unsigned char)de->d_name[0]))
                 continue;
-            char path[64], buf[1024];
+            char path[320], buf[1024];
             struct ps_stat st;
             snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
             if (read_file(path, buf, sizeof buf) <= 0 || ps_sampler_parse_stat(buf, &st))
@@ -201,7 +201,7 @@ static int tree_by_scan(struct ps_sampler *s)
 
 static void read_io(uint32_t pid, struct ps_proc_sample *p)
 {
-    char path[64], buf[1024];
+    char path[320], buf[1024];
     p->read_bytes = p->write_bytes = p->rchar_bytes = p->wchar_bytes = -1;
     snprintf(path, sizeof path, "/proc/%u/io", pid);
     if (read_file(path, buf, sizeof buf) <= 0)
@@ -221,7 +221,7 @@ static void read_io(uint32_t pid, struct ps_proc_sample *p)
 
 static int sample_threads(struct ps_sampler *s, uint32_t pid, int64_t now)
 {
-    char path[64], buf[1024];
+    char path[320], buf[1024];
     snprintf(path, sizeof path, "/proc/%u/task", pid);
     DIR *d = opendir(path);
     if (!d)
@@ -266,7 +266,7 @@ int ps_sampler_tick(struct ps_sampler *s, const struct ps_proc_sample **ps, size
         rc = tree_by_scan(s);
     }
     for (size_t i = 0; i < s->n_pids && !rc; i++) {
-        char path[64], buf[1024];
+        char path[320], buf[1024];
         struct ps_stat st;
         uint32_t pid = s->pids[i];
         snprintf(path, sizeof path, "/proc/%u/stat", pid);
