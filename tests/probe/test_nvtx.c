@@ -830,10 +830,42 @@ static void nvtx_without_session_dir_is_silent(void)
     CHECK(strstr(line, PS_ENV_SESSION_DIR), "log line does not name %s: %s", PS_ENV_SESSION_DIR, line);
 }
 
+/* ---- exec: same pid, a second ring ---- */
+
+static void child_execs(void)
+{
+    nvtxRangePushA("pre-exec");
+    nvtxRangePop();
+    execl("/proc/self/exe", argv_g[0], "--exec-child", (char *)NULL);
+    _exit(99);
+}
+
+static void nvtx_gives_an_execd_program_a_second_ring(void)
+{
+    char paths[4][4096];
+    struct dump a, b;
+    run_ok(child_execs);
+    int n = dump_find_rings(dir, paths, 4);
+    CHECK(n == 2, "%d ring files, expected 2 (before and after exec)", n);
+    dump_load(paths[0], &a);
+    dump_load(paths[1], &b);
+    CHECK(a.pid == T->pid[0] && b.pid == T->pid[0], "ring pids %u %u, expected both %u", a.pid, b.pid, T->pid[0]);
+    struct dump *pre = has_range(&a, "pre-exec") ? &a : &b, *post = pre == &a ? &b : &a;
+    CHECK(has_range(pre, "pre-exec") && !has_range(pre, "post-exec"), "first program's ring");
+    CHECK(has_range(post, "post-exec") && !has_range(post, "pre-exec"), "exec'd program's ring");
+    CHECK(strstr(post->argv + strlen(post->argv) + 1, "--exec-child") != NULL, "exec'd argv not in its PROCESS");
+    char want[4096];
+    snprintf(want, sizeof want, "%s/" PS_RING_FILE_FMT, dir, T->pid[0], 1u);
+    CHECK(strcmp(paths[0], want) == 0 || strcmp(paths[1], want) == 0, "no %s", want);
+    dump_free(&a);
+    dump_free(&b);
+}
+
 static const struct {
     const char *name;
     void (*fn)(void);
 } cases[] = {
+    {"nvtx_gives_an_execd_program_a_second_ring", nvtx_gives_an_execd_program_a_second_ring},
     {"nvtx_decodes_ascii_wide_and_registered_messages", nvtx_decodes_ascii_wide_and_registered_messages},
     {"nvtx_keeps_colors_categories_and_payloads", nvtx_keeps_colors_categories_and_payloads},
     {"nvtx_nests_push_pop_per_domain_with_times", nvtx_nests_push_pop_per_domain_with_times},
@@ -852,6 +884,11 @@ int main(int argc, char **argv)
 {
     argc_g = argc;
     argv_g = argv;
+    if (argc == 2 && strcmp(argv[1], "--exec-child") == 0) {
+        nvtxRangePushA("post-exec");    /* the exec'd program of nvtx_gives_an_execd_program_a_second_ring */
+        nvtxRangePop();
+        return 0;
+    }
     if (argc != 2) {
         fprintf(stderr, "usage: %s CASE\n", argv[0]);
         return 2;
