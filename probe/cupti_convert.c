@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Longest kernel name kept; longer (template-heavy) names are cut at a UTF-8-neutral byte boundary. */
+/* Longest kernel name kept; longer (template-heavy) names are cut there (mangled names are ASCII). */
 #define PS_GPU_NAME_MAX 16384
 
 /* Open-addressing map uint64 -> uint32 with linear probing; `used` marks occupied slots. */

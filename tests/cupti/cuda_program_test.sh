@@ -4,9 +4,14 @@
 #           NVTX ranges are in the trace, and the trace says CUDA injection never happened (no driver).
 #   inject: a stand-in for the driver calls InitializeInjection: with the real libcupti and no driver the
 #           probe says why there are no GPU rows (CUPTI unavailable), the program exits 0, NVTX goes on.
-# Usage: cuda_program_test.sh CASE PERFSCOPE PROGRAM
+#   fakecupti: the same with a stand-in libcupti (tests/cupti/fake_libcupti.c) that hands over one buffer at the
+#           forced flush: the real probe path (InitializeInjection, load, start, atexit flush, ring, collector).
+#   fakebusy: that libcupti says another subscriber holds CUPTI: one clear message naming it, NVTX goes on.
+# Usage: cuda_program_test.sh CASE PERFSCOPE PROGRAM [FAKE_LIBCUPTI]
 set -u
 case_=$1 ps=$2 prog=$3
+[ $# -ge 4 ] && export PERFSCOPE_CUPTI_PATH=$4
+[ "$case_" = fakebusy ] && export FAKE_CUPTI_BUSY=1
 dir=$(mktemp -d /tmp/perfscope-cuda-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -39,6 +44,32 @@ inject)
     [ "$(q "SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO")" = 3 ] || fail "cuptiState should be 3 (CUPTI unavailable)"
     msg=$(q "SELECT cuptiMessage FROM PERFSCOPE_PROCESS_INFO")
     echo "$msg" | grep -q "no GPU rows" || fail "cuptiMessage should say there are no GPU rows: '$msg'"
+    [ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'after_injection'")" = 1 ] || fail "NVTX must go on"
+    ;;
+fakecupti)
+    [ $rc -eq 0 ] || fail "record exited $rc: $(cat "$dir/err") $(cat "$dir/out")"
+    [ "$(q "SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO")" = 2 ] || fail "cuptiState should be 2 (CUPTI active)"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")" = 1 ] || fail "expected the fake kernel row"
+    [ "$(q "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName")" = gemm_tiled ] ||
+        fail "kernel short name should be gemm_tiled"
+    [ "$(q "SELECT \"end\" - start FROM CUPTI_ACTIVITY_KIND_KERNEL")" = 500000 ] || fail "kernel should last 500000 ns"
+    [ "$(q "SELECT start > 0 FROM CUPTI_ACTIVITY_KIND_KERNEL")" = 1 ] || fail "kernel should start after the session start"
+    [ "$(q "SELECT bytes || ' ' || srcKind || ' ' || dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY")" = "4096 1 2" ] ||
+        fail "H2D copy: 4096 bytes, pinned (nsys 1) -> device (nsys 2)"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r
+            ON r.correlationId = k.correlationId AND (r.globalTid & ~16777215) = k.globalPid
+            JOIN StringIds s ON s.id = r.nameId WHERE s.value = 'cudaLaunchKernel_v7000'")" = 1 ] ||
+        fail "the launch API row must join the kernel on correlation id and process"
+    [ "$(q "SELECT name FROM TARGET_INFO_GPU")" = "Fake GPU" ] || fail "TARGET_INFO_GPU row missing"
+    [ "$(q "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_dropped_records'")" = 0 ] || fail "no GPU records lost"
+    [ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'after_injection'")" = 1 ] || fail "NVTX row missing"
+    ;;
+fakebusy)
+    [ $rc -eq 0 ] || fail "record exited $rc: $(cat "$dir/err") $(cat "$dir/out")"
+    [ "$(q "SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO")" = 4 ] || fail "cuptiState should be 4 (CUPTI busy)"
+    msg=$(q "SELECT cuptiMessage FROM PERFSCOPE_PROCESS_INFO")
+    echo "$msg" | grep -q "CUPTI for Nsight Systems" || fail "the message should name the other subscriber: '$msg'"
+    [ "$(q "SELECT count(*) FROM sqlite_master WHERE name LIKE 'CUPTI_ACTIVITY%'")" = 0 ] || fail "no GPU tables expected"
     [ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'after_injection'")" = 1 ] || fail "NVTX must go on"
     ;;
 *) fail "unknown case $case_" ;;
