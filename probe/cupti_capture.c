@@ -319,13 +319,3 @@ void ps_cupti_flush_at_exit(void)
     emit_drops_if_changed(1);
     pthread_mutex_unlock(&g.lock);
 }
-
-void ps_cupti_drops(struct ps_wire_gpu_drops *out)
-{
-    memset(out, 0, sizeof *out);
-    pthread_mutex_lock(&g.lock);
-    if (g.conv)
-        ps_cupti_conv_drops(g.conv, out);
-    pthread_mutex_unlock(&g.lock);
-    out->buffers_refused = atomic_load(&g.buffers_refused);
-}

@@ -68,7 +68,4 @@ int ps_cupti_start(const struct ps_cupti_api *api, const struct ps_cupti_sink *s
  * atexit handler. A no-op when collection is not active or in a forked child. */
 void ps_cupti_flush_at_exit(void);
 
-/* Loss counters so far (tests, logs); zeros when collection never started. */
-void ps_cupti_drops(struct ps_wire_gpu_drops *out);
-
 #endif
