@@ -68,9 +68,19 @@ static void case_active(void)
     CHECK_EQ(d->cupti_dropped, 5);
     CHECK_EQ(d->zero_timestamp, 1);
 
+    /* cudaDeviceReset destroys unflushed records: a forced flush on its entry, nothing on its exit. */
+    CUpti_CallbackData cbd;
+    memset(&cbd, 0, sizeof cbd);
+    cbd.callbackSite = CUPTI_API_EXIT;
+    f.api_cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020, &cbd);
+    CHECK_EQ(f.forced_flushes, 0);
+    cbd.callbackSite = CUPTI_API_ENTER;
+    f.api_cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020, &cbd);
+    CHECK_EQ(f.forced_flushes, 1);
+
     /* The exit flush is forced and writes the final counters. */
     ps_cupti_flush_at_exit();
-    CHECK_EQ(f.forced_flushes, 1);
+    CHECK_EQ(f.forced_flushes, 2);
     d = sink_find(&s, PS_WIRE_GPU_DROPS, 1);
     CHECK(d);
     CHECK_EQ(d->cupti_dropped, 5);
