@@ -150,13 +150,19 @@ record_samples_cpu_time_of_a_burning_child)
     [ "$running" -ge 1 ] || fail "no running sample"
     ;;
 record_samples_sleeping_child_as_sleeping)
-    # 1 s asleep at 20 Hz: about 20 samples of the main thread, nearly all in state S (1).
+    # 1 s asleep at 20 Hz: about 20 samples of the main thread. Startup (exec, loading; slow under ASan)
+    # runs, and the end is busy too (LeakSanitizer stops the threads; the exited child is a zombie), so only
+    # the samples from 40 % to 75 % of the run are checked: all of them must say S (1).
     record -o "$trace" -- "$prog" sleep 1
     expect "status" "$rc" 0
-    n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE globalTid = (1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)")
-    s=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE state = 1 AND globalTid = (1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)")
+    main="(1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)"
+    n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE globalTid = $main")
     [ "$n" -ge 10 ] || fail "only $n samples in 1 s at 20 Hz"
-    [ $((s * 10)) -ge $((n * 8)) ] || fail "$s of $n samples sleeping"
+    late="globalTid = $main AND timestamp > $(meta duration_ns) * 0.4 AND timestamp < $(meta duration_ns) * 0.75"
+    n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $late")
+    s=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE state = 1 AND $late")
+    [ "$n" -ge 4 ] || fail "only $n samples from 40 % to 75 % of the run"
+    expect "sleeping samples from 40 % to 75 % of the run" "$s" "$n"
     expect "thread named by the OS" "$(q "SELECT s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId
         WHERE t.globalTid = (1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)")" nvtx_prog
     ;;
