@@ -71,9 +71,11 @@ struct ps_collect {
 
 #define MAX_SPARE 32
 
-static struct chunk *chunk_new(struct ps_collect *c, size_t min_bytes)
+/* A chunk for at least min_bytes: a spare one when it fits, else fresh memory; `exact` asks for a fresh
+ * chunk of exactly min_bytes (small one-off batches such as a sampler tick). */
+static struct chunk *chunk_new(struct ps_collect *c, size_t min_bytes, int exact)
 {
-    if (min_bytes <= CHUNK_BYTES) {
+    if (!exact && min_bytes <= CHUNK_BYTES) {
         pthread_mutex_lock(&c->lock);
         struct chunk *k = c->spare;
         if (k) {
@@ -87,7 +89,7 @@ static struct chunk *chunk_new(struct ps_collect *c, size_t min_bytes)
             return k;
         }
     }
-    size_t cap = min_bytes > CHUNK_BYTES ? min_bytes : CHUNK_BYTES;
+    size_t cap = exact || min_bytes > CHUNK_BYTES ? min_bytes : CHUNK_BYTES;
     struct chunk *k = malloc(sizeof *k + cap);
     if (k) {
         k->next = NULL;
@@ -121,7 +123,7 @@ static void *put_ent(struct ps_collect *c, struct chunk **kp, uint16_t kind, uin
         queue_push(c, *kp);
         *kp = NULL;
     }
-    if (!*kp && !(*kp = chunk_new(c, need)))
+    if (!*kp && !(*kp = chunk_new(c, need, 0)))
         return NULL;
     struct chunk *k = *kp;
     struct ent *e = (struct ent *)(k->data + k->len);
@@ -463,7 +465,11 @@ fail:
 int ps_collect_post_samples(struct ps_collect *c, const struct ps_proc_sample *ps, size_t np,
                             const struct ps_thread_sample *ts, size_t nt)
 {
-    struct chunk *k = chunk_new(c, (np * (sizeof *ps + sizeof(struct ent))) + nt * (sizeof *ts + sizeof(struct ent)));
+    if (!np && !nt)
+        return 0;
+    size_t bytes = np * ((sizeof(struct ent) + sizeof *ps + 7) & ~(size_t)7) +
+                   nt * ((sizeof(struct ent) + sizeof *ts + 7) & ~(size_t)7);
+    struct chunk *k = chunk_new(c, bytes, 1);
     if (!k)
         return -ENOMEM;
     for (size_t i = 0; i < np; i++)

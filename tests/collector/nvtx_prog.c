@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nvtx3/nvToolsExt.h>
@@ -126,6 +127,39 @@ static int unbalanced_exit(void)
     _exit(3);
 }
 
+static void ranges(const char *name, long n)
+{
+    for (long i = 0; i < n; i++) {
+        nvtxRangePushA(name);
+        nvtxRangePop();
+    }
+}
+
+/* tree N: like a DataLoader and a launcher: 2 forked children each close N ranges "forked", 1 child that
+ * execs this program (`nvtx_prog ranges exec N`) closes N ranges "exec", and the parent, after its first
+ * NVTX call, closes N ranges "parent". 4 probed processes, N rows of each name, each name from one pid. */
+static int tree(const char *self, long n)
+{
+    nvtxRangePushA("parent");
+    nvtxRangePop();
+    for (int i = 0; i < 2; i++)
+        if (fork() == 0) {
+            ranges("forked", n);
+            _exit(0);
+        }
+    char count[32];
+    snprintf(count, sizeof count, "%ld", n);
+    if (fork() == 0) {
+        execl(self, self, "ranges", "exec", count, (char *)NULL);
+        _exit(127);
+    }
+    ranges("parent", n - 1);
+    int st, bad = 0;
+    while (wait(&st) > 0)
+        bad |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    return bad;
+}
+
 /* burn SECONDS: spin until this process has used SECONDS of CPU time; sleep SECONDS: sleep. */
 static int burn(double s)
 {
@@ -145,6 +179,12 @@ int main(int argc, char **argv)
         return closed_then_sigkill(atol(argv[2]), argv[3]);
     if (!strcmp(mode, "threads") && argc == 4)
         return threads(atoi(argv[2]), atol(argv[3]));
+    if (!strcmp(mode, "tree") && argc == 3)
+        return tree(argv[0], atol(argv[2]));
+    if (!strcmp(mode, "ranges") && argc == 4) {
+        ranges(argv[2], atol(argv[3]));
+        return 0;
+    }
     if (!strcmp(mode, "unbalanced_exit"))
         return unbalanced_exit();
     if (!strcmp(mode, "burn") && argc == 3)
@@ -161,6 +201,6 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(stderr, "usage: nvtx_prog known | closed_then_sigkill N FILE | threads T N | unbalanced_exit |"
-                    " burn S | sleep S | exit CODE | signal N\n");
+                    " tree N | ranges NAME N | burn S | sleep S | exit CODE | signal N\n");
     return 2;
 }

@@ -104,6 +104,22 @@ record_writes_known_nvtx_ranges)
     expect "event types" "$(q "SELECT group_concat(id) FROM (SELECT id FROM ENUM_NSYS_EVENT_TYPE ORDER BY id)")" "33,34,59,60,75"
     expect "session start" "$(q "SELECT count(*) FROM TARGET_INFO_SESSION_START_TIME WHERE utcEpochNs > 1600000000000000000")" 1
     ;;
+record_follows_forked_and_execed_children)
+    record -o "$trace" -- "$prog" tree 1000
+    expect "status" "$rc" 0
+    for name in parent forked exec; do
+        want=1000
+        [ $name = forked ] && want=2000
+        expect "$name rows" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = '$name'")" $want
+    done
+    expect "forked children are 2 processes" "$(q "SELECT count(DISTINCT globalTid >> 24) FROM NVTX_EVENTS WHERE text = 'forked'")" 2
+    expect "4 processes with NVTX rows" "$(q "SELECT count(DISTINCT globalTid >> 24) FROM NVTX_EVENTS")" 4
+    expect "parent is the child pid" "$(q "SELECT DISTINCT (globalTid >> 24) & 16777215 FROM NVTX_EVENTS WHERE text = 'parent'")" "$(meta child_pid)"
+    expect "probed processes" "$(meta probed_processes)" 4
+    expect "their parent" "$(q "SELECT count(*) FROM PERFSCOPE_PROCESS_INFO WHERE ppid = $(meta child_pid) AND rings > 0")" 3
+    expect "exec'd command line" "$(q "SELECT count(*) FROM PERFSCOPE_PROCESS_INFO WHERE commandLine LIKE '%nvtx_prog ranges exec 1000'")" 1
+    expect "dropped" "$(meta dropped_records)" 0
+    ;;
 record_keeps_ranges_closed_before_sigkill)
     record -o "$trace" -- "$prog" closed_then_sigkill 200000 "$dir/closed"
     expect "status" "$rc" 137
