@@ -468,6 +468,10 @@ out_failed:
     if (status == 0)
         status = 1;
 out_mask:
+    /* Signals that arrived while the trace was finalised were meant for the child: drop them rather than
+     * let them kill us (and change the exit status) when they are unblocked. */
+    while (sigtimedwait(&waitset, NULL, &(struct timespec){ 0, 0 }) > 0)
+        ;
     pthread_sigmask(SIG_SETMASK, &orig, NULL);
 out_session:
     ps_session_dir_remove(r.session);
