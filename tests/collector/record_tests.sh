@@ -186,6 +186,8 @@ record_samples_sleeping_child_as_sleeping)
     expect "sleeping samples from 40 % to 75 % of the run" "$s" "$n"
     expect "thread named by the OS" "$(q "SELECT s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId
         WHERE t.globalTid = (1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)")" nvtx_prog
+    # Not probed (no NVTX call): named from /proc, after its exec (the first sample may precede it).
+    expect "process named by the OS" "$(q "SELECT name FROM PROCESSES WHERE pid = $(meta child_pid)")" nvtx_prog
     ;;
 *)
     fail "unknown case"
