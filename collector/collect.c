@@ -116,7 +116,7 @@ static void queue_push(struct ps_collect *c, struct chunk *k)
 /* Append one entry to chunk *kp (replacing it by a fresh one when full: the full one goes to the queue).
  * Returns the copy of the payload, or NULL when out of memory. */
 static void *put_ent(struct ps_collect *c, struct chunk **kp, uint16_t kind, uint32_t ring, uint32_t lane,
-                   const void *payload, size_t len)
+                     const void *payload, size_t len)
 {
     size_t need = (sizeof(struct ent) + len + 7) & ~(size_t)7;
     if (*kp && (*kp)->len + need > (*kp)->cap) {
@@ -208,8 +208,9 @@ static void scan_dir(struct ps_collect *c, int final)
     struct dirent *de;
     while ((de = readdir(d))) {
         unsigned pid, n;
-        char tail;
-        if (sscanf(de->d_name, "ring-%u-%u.p%c", &pid, &n, &tail) != 3 || ring_known(c, de->d_name))
+        int end = 0;
+        if (sscanf(de->d_name, PS_RING_FILE_FMT "%n", &pid, &n, &end) != 2 || !end || de->d_name[end] ||
+            ring_known(c, de->d_name))
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", c->dir, de->d_name);
