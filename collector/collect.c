@@ -21,6 +21,7 @@
 #define QUEUE_MAX_BYTES ((size_t)1 << 30)   /* beyond this the drain waits for the writer (rings then fill) */
 #define DRAIN_IDLE_NS 2000000               /* poll the rings every 2 ms when they were empty */
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
+#define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
 enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_PSAMPLE, ENT_TSAMPLE };
 
@@ -295,9 +296,11 @@ static void *drain_main(void *arg)
         if (n == 0)
             sleep_ns(DRAIN_IDLE_NS);
     }
-    /* Final pass: the target has exited; take everything, then the exact dropped counts. */
+    /* Final pass: the target has exited; take everything, then the exact dropped counts. A descendant that
+     * outlives the target may go on writing: stop after FINAL_DRAIN_NS regardless. */
     scan_dir(c, 1);
-    while (drain_all(c) > 0)
+    int64_t until = ps_monotonic_ns() + FINAL_DRAIN_NS;
+    while (drain_all(c) > 0 && ps_monotonic_ns() < until)
         ;
     for (size_t i = 0; i < c->n_rings; i++) {
         uint64_t dropped = ps_ring_reader_dropped(c->rings[i].reader);
