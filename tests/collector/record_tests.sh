@@ -77,6 +77,22 @@ record_forwards_sigterm_and_finalises_the_trace)
     expect "child_signal" "$(meta child_signal)" 15
     [ ! -e "$trace-wal" ] || [ ! -s "$trace-wal" ] || fail "WAL not checkpointed"
     ;;
+record_trace_is_readable_while_recording)
+    # WAL: another connection reads committed rows while record writes (what `perfscope top` relies on).
+    "$perfscope" record -o "$trace" -- "$prog" sleep 3 2>"$dir/err" &
+    rec=$!
+    sleep 1.5
+    n=$(sqlite3 "$trace" "SELECT count(*) FROM PERFSCOPE_PROCESS_SAMPLES" 2>&1)
+    wait $rec
+    expect "status" "$?" 0
+    [ "$n" -ge 5 ] 2>/dev/null || fail "a reader 1.5 s into the recording saw '$n' samples, want >= 5 (20 Hz)"
+    ;;
+record_warns_when_another_injection_is_set)
+    NVTX_INJECTION64_PATH=/opt/other/libtool.so "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err" ||
+        fail "status $?"
+    grep -q "NVTX_INJECTION64_PATH was set to /opt/other/libtool.so" "$dir/err" || fail "no warning: $(cat "$dir/err")"
+    expect "recorded anyway" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'outer'")" 10
+    ;;
 record_writes_known_nvtx_ranges)
     record -o "$trace" -- "$prog" known
     expect "status" "$rc" 0
