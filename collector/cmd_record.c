@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -232,6 +233,16 @@ static void format_time(int64_t utc_ns, int local, char *buf, size_t len)
     snprintf(buf, len, "%.20s.%03d%.6s", base, (int)(utc_ns / 1000000 % 1000), zone);
 }
 
+/* CPU time perfscope record itself used so far (all its threads: drain, writer, sampler), ns. */
+static int64_t recorder_cpu_ns(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return -1;
+    return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+           ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
 struct run {
     const struct opts *o;
     char output[PATH_MAX];
@@ -296,7 +307,8 @@ static int write_run_rows(struct ps_tw *w, const struct run *r, const struct ps_
         (rc = ps_tw_meta_i64(w, "unbalanced_nvtx", (int64_t)t->unbalanced)) ||
         (rc = ps_tw_meta_i64(w, "unknown_records", (int64_t)t->unknown)) ||
         (rc = ps_tw_meta_i64(w, "unresolved_strings", (int64_t)t->unresolved_strings)) ||
-        (rc = ps_tw_meta_i64(w, "cuda_injected_processes", (int64_t)t->cuda_injected_processes)))
+        (rc = ps_tw_meta_i64(w, "cuda_injected_processes", (int64_t)t->cuda_injected_processes)) ||
+        (rc = ps_tw_meta_i64(w, "recorder_cpu_ns", recorder_cpu_ns())))
         goto out;
     /* Rank: what the probe saw in the ranks' environment, else the recorder's own. */
     if (t->rank >= 0) {
@@ -456,6 +468,10 @@ out_failed:
     if (status == 0)
         status = 1;
 out_mask:
+    /* Signals that arrived while the trace was finalised were meant for the child: drop them rather than
+     * let them kill us (and change the exit status) when they are unblocked. */
+    while (sigtimedwait(&waitset, NULL, &(struct timespec){ 0, 0 }) > 0)
+        ;
     pthread_sigmask(SIG_SETMASK, &orig, NULL);
 out_session:
     ps_session_dir_remove(r.session);

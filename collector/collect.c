@@ -21,6 +21,7 @@
 #define QUEUE_MAX_BYTES ((size_t)1 << 30)   /* beyond this the drain waits for the writer (rings then fill) */
 #define DRAIN_IDLE_NS 2000000               /* poll the rings every 2 ms when they were empty */
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
+#define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
 enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_PSAMPLE, ENT_TSAMPLE };
 
@@ -71,9 +72,11 @@ struct ps_collect {
 
 #define MAX_SPARE 32
 
-static struct chunk *chunk_new(struct ps_collect *c, size_t min_bytes)
+/* A chunk for at least min_bytes: a spare one when it fits, else fresh memory; `exact` asks for a fresh
+ * chunk of exactly min_bytes (small one-off batches such as a sampler tick). */
+static struct chunk *chunk_new(struct ps_collect *c, size_t min_bytes, int exact)
 {
-    if (min_bytes <= CHUNK_BYTES) {
+    if (!exact && min_bytes <= CHUNK_BYTES) {
         pthread_mutex_lock(&c->lock);
         struct chunk *k = c->spare;
         if (k) {
@@ -87,7 +90,7 @@ static struct chunk *chunk_new(struct ps_collect *c, size_t min_bytes)
             return k;
         }
     }
-    size_t cap = min_bytes > CHUNK_BYTES ? min_bytes : CHUNK_BYTES;
+    size_t cap = exact || min_bytes > CHUNK_BYTES ? min_bytes : CHUNK_BYTES;
     struct chunk *k = malloc(sizeof *k + cap);
     if (k) {
         k->next = NULL;
@@ -114,14 +117,14 @@ static void queue_push(struct ps_collect *c, struct chunk *k)
 /* Append one entry to chunk *kp (replacing it by a fresh one when full: the full one goes to the queue).
  * Returns the copy of the payload, or NULL when out of memory. */
 static void *put_ent(struct ps_collect *c, struct chunk **kp, uint16_t kind, uint32_t ring, uint32_t lane,
-                   const void *payload, size_t len)
+                     const void *payload, size_t len)
 {
     size_t need = (sizeof(struct ent) + len + 7) & ~(size_t)7;
     if (*kp && (*kp)->len + need > (*kp)->cap) {
         queue_push(c, *kp);
         *kp = NULL;
     }
-    if (!*kp && !(*kp = chunk_new(c, need)))
+    if (!*kp && !(*kp = chunk_new(c, need, 0)))
         return NULL;
     struct chunk *k = *kp;
     struct ent *e = (struct ent *)(k->data + k->len);
@@ -206,8 +209,9 @@ static void scan_dir(struct ps_collect *c, int final)
     struct dirent *de;
     while ((de = readdir(d))) {
         unsigned pid, n;
-        char tail;
-        if (sscanf(de->d_name, "ring-%u-%u.p%c", &pid, &n, &tail) != 3 || ring_known(c, de->d_name))
+        int end = 0;
+        if (sscanf(de->d_name, PS_RING_FILE_FMT "%n", &pid, &n, &end) != 2 || !end || de->d_name[end] ||
+            ring_known(c, de->d_name))
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", c->dir, de->d_name);
@@ -292,9 +296,11 @@ static void *drain_main(void *arg)
         if (n == 0)
             sleep_ns(DRAIN_IDLE_NS);
     }
-    /* Final pass: the target has exited; take everything, then the exact dropped counts. */
+    /* Final pass: the target has exited; take everything, then the exact dropped counts. A descendant that
+     * outlives the target may go on writing: stop after FINAL_DRAIN_NS regardless. */
     scan_dir(c, 1);
-    while (drain_all(c) > 0)
+    int64_t until = ps_monotonic_ns() + FINAL_DRAIN_NS;
+    while (drain_all(c) > 0 && ps_monotonic_ns() < until)
         ;
     for (size_t i = 0; i < c->n_rings; i++) {
         uint64_t dropped = ps_ring_reader_dropped(c->rings[i].reader);
@@ -463,7 +469,11 @@ fail:
 int ps_collect_post_samples(struct ps_collect *c, const struct ps_proc_sample *ps, size_t np,
                             const struct ps_thread_sample *ts, size_t nt)
 {
-    struct chunk *k = chunk_new(c, (np * (sizeof *ps + sizeof(struct ent))) + nt * (sizeof *ts + sizeof(struct ent)));
+    if (!np && !nt)
+        return 0;
+    size_t bytes = np * ((sizeof(struct ent) + sizeof *ps + 7) & ~(size_t)7) +
+                   nt * ((sizeof(struct ent) + sizeof *ts + 7) & ~(size_t)7);
+    struct chunk *k = chunk_new(c, bytes, 1);
     if (!k)
         return -ENOMEM;
     for (size_t i = 0; i < np; i++)

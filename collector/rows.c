@@ -491,8 +491,12 @@ int ps_rows_proc_sample(struct ps_rows *r, const struct ps_proc_sample *s)
     if (pi < 0)
         return (int)pi;
     struct proc *p = &r->procs[pi];
-    if (!p->comm && !(p->comm = strdup(s->comm)))
-        return -ENOMEM;
+    /* The latest name wins: the first samples may precede the child's exec. */
+    if (!p->comm || strcmp(p->comm, s->comm) != 0) {
+        free(p->comm);
+        if (!(p->comm = strdup(s->comm)))
+            return -ENOMEM;
+    }
     if (!p->probed)
         p->ppid = s->ppid;
     sqlite3_stmt *st = r->st_psample;
@@ -514,7 +518,7 @@ int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s)
     struct thread *t = thread_get(r, s->pid, s->tid);
     if (!t)
         return -ENOMEM;
-    if (!t->os_name && !(t->os_name = ps_tw_intern(r->w, s->comm, strlen(s->comm))))
+    if (!(t->os_name = ps_tw_intern(r->w, s->comm, strlen(s->comm))))   /* latest name wins (renames) */
         return -ENOMEM;
     sqlite3_stmt *st = r->st_tsample;
     sqlite3_bind_int64(st, 1, s->time_ns - r->origin_ns);

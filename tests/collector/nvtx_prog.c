@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nvtx3/nvToolsExt.h>
@@ -111,6 +112,52 @@ static int threads(int t, long n)
     return 0;
 }
 
+static nvtxDomainHandle_t storm_dom;
+static nvtxStringHandle_t storm_str;
+static pthread_barrier_t storm_barrier;
+
+static void *reg_storm(void *arg)
+{
+    (void)arg;
+    nvtxEventAttributes_t a = { 0 };
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    a.message.registered = storm_str;
+    nvtxDomainRangePushEx(storm_dom, &a);   /* attaches the thread: its thread-name record goes now */
+    pthread_barrier_wait(&storm_barrier);
+    pthread_barrier_wait(&storm_barrier);
+    nvtxDomainRangePop(storm_dom);
+    for (long i = 1; i < per_thread; i++) {
+        nvtxDomainRangePushEx(storm_dom, &a);
+        nvtxDomainRangePop(storm_dom);
+    }
+    return NULL;
+}
+
+/* registered_storm T N: T threads each close N push/pop ranges whose message is the registered string "s"
+ * of domain "storm". Every thread attaches (and the registration is written) before the storm, and the
+ * main thread waits 200 ms for `record` to drain those records, so during the storm the ring holds range
+ * records only: with a tiny ring, each lost range is exactly one dropped record. */
+static int registered_storm(int t, long n)
+{
+    pthread_t th[256];
+    per_thread = n;
+    if (t < 1 || t > 256 || n < 1)
+        return 2;
+    storm_dom = nvtxDomainCreateA("storm");
+    storm_str = nvtxDomainRegisterStringA(storm_dom, "s");
+    pthread_barrier_init(&storm_barrier, NULL, (unsigned)t + 1);
+    for (int i = 0; i < t; i++)
+        pthread_create(&th[i], NULL, reg_storm, NULL);
+    pthread_barrier_wait(&storm_barrier);
+    usleep(200000);
+    pthread_barrier_wait(&storm_barrier);
+    for (int i = 0; i < t; i++)
+        pthread_join(th[i], NULL);
+    return 0;
+}
+
 /* unbalanced_exit: 5 ranges "ok" closed; 3 pops on an empty stack; an end of a never-started id; a range
  * left open; then _exit(3) without any exit handler. */
 static int unbalanced_exit(void)
@@ -124,6 +171,39 @@ static int unbalanced_exit(void)
     nvtxRangeEnd((nvtxRangeId_t)123456789);
     nvtxRangePushA("left-open");
     _exit(3);
+}
+
+static void ranges(const char *name, long n)
+{
+    for (long i = 0; i < n; i++) {
+        nvtxRangePushA(name);
+        nvtxRangePop();
+    }
+}
+
+/* tree N: like a DataLoader and a launcher: 2 forked children each close N ranges "forked", 1 child that
+ * execs this program (`nvtx_prog ranges exec N`) closes N ranges "exec", and the parent, after its first
+ * NVTX call, closes N ranges "parent". 4 probed processes, N rows of each name, each name from one pid. */
+static int tree(const char *self, long n)
+{
+    nvtxRangePushA("parent");
+    nvtxRangePop();
+    for (int i = 0; i < 2; i++)
+        if (fork() == 0) {
+            ranges("forked", n);
+            _exit(0);
+        }
+    char count[32];
+    snprintf(count, sizeof count, "%ld", n);
+    if (fork() == 0) {
+        execl(self, self, "ranges", "exec", count, (char *)NULL);
+        _exit(127);
+    }
+    ranges("parent", n - 1);
+    int st, bad = 0;
+    while (wait(&st) > 0)
+        bad |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    return bad;
 }
 
 /* burn SECONDS: spin until this process has used SECONDS of CPU time; sleep SECONDS: sleep. */
@@ -145,6 +225,14 @@ int main(int argc, char **argv)
         return closed_then_sigkill(atol(argv[2]), argv[3]);
     if (!strcmp(mode, "threads") && argc == 4)
         return threads(atoi(argv[2]), atol(argv[3]));
+    if (!strcmp(mode, "registered_storm") && argc == 4)
+        return registered_storm(atoi(argv[2]), atol(argv[3]));
+    if (!strcmp(mode, "tree") && argc == 3)
+        return tree(argv[0], atol(argv[2]));
+    if (!strcmp(mode, "ranges") && argc == 4) {
+        ranges(argv[2], atol(argv[3]));
+        return 0;
+    }
     if (!strcmp(mode, "unbalanced_exit"))
         return unbalanced_exit();
     if (!strcmp(mode, "burn") && argc == 3)
@@ -161,6 +249,6 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(stderr, "usage: nvtx_prog known | closed_then_sigkill N FILE | threads T N | unbalanced_exit |"
-                    " burn S | sleep S | exit CODE | signal N\n");
+                    " registered_storm T N | tree N | ranges NAME N | burn S | sleep S | exit CODE | signal N\n");
     return 2;
 }

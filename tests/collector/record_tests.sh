@@ -77,6 +77,22 @@ record_forwards_sigterm_and_finalises_the_trace)
     expect "child_signal" "$(meta child_signal)" 15
     [ ! -e "$trace-wal" ] || [ ! -s "$trace-wal" ] || fail "WAL not checkpointed"
     ;;
+record_trace_is_readable_while_recording)
+    # WAL: another connection reads committed rows while record writes (what `perfscope top` relies on).
+    "$perfscope" record -o "$trace" -- "$prog" sleep 3 2>"$dir/err" &
+    rec=$!
+    sleep 1.5
+    n=$(sqlite3 "$trace" "SELECT count(*) FROM PERFSCOPE_PROCESS_SAMPLES" 2>&1)
+    wait $rec
+    expect "status" "$?" 0
+    [ "$n" -ge 5 ] 2>/dev/null || fail "a reader 1.5 s into the recording saw '$n' samples, want >= 5 (20 Hz)"
+    ;;
+record_warns_when_another_injection_is_set)
+    NVTX_INJECTION64_PATH=/opt/other/libtool.so "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err" ||
+        fail "status $?"
+    grep -q "NVTX_INJECTION64_PATH was set to /opt/other/libtool.so" "$dir/err" || fail "no warning: $(cat "$dir/err")"
+    expect "recorded anyway" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'outer'")" 10
+    ;;
 record_writes_known_nvtx_ranges)
     record -o "$trace" -- "$prog" known
     expect "status" "$rc" 0
@@ -104,6 +120,22 @@ record_writes_known_nvtx_ranges)
     expect "event types" "$(q "SELECT group_concat(id) FROM (SELECT id FROM ENUM_NSYS_EVENT_TYPE ORDER BY id)")" "33,34,59,60,75"
     expect "session start" "$(q "SELECT count(*) FROM TARGET_INFO_SESSION_START_TIME WHERE utcEpochNs > 1600000000000000000")" 1
     ;;
+record_follows_forked_and_execed_children)
+    record -o "$trace" -- "$prog" tree 1000
+    expect "status" "$rc" 0
+    for name in parent forked exec; do
+        want=1000
+        [ $name = forked ] && want=2000
+        expect "$name rows" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = '$name'")" $want
+    done
+    expect "forked children are 2 processes" "$(q "SELECT count(DISTINCT globalTid >> 24) FROM NVTX_EVENTS WHERE text = 'forked'")" 2
+    expect "4 processes with NVTX rows" "$(q "SELECT count(DISTINCT globalTid >> 24) FROM NVTX_EVENTS")" 4
+    expect "parent is the child pid" "$(q "SELECT DISTINCT (globalTid >> 24) & 16777215 FROM NVTX_EVENTS WHERE text = 'parent'")" "$(meta child_pid)"
+    expect "probed processes" "$(meta probed_processes)" 4
+    expect "their parent" "$(q "SELECT count(*) FROM PERFSCOPE_PROCESS_INFO WHERE ppid = $(meta child_pid) AND rings > 0")" 3
+    expect "exec'd command line" "$(q "SELECT count(*) FROM PERFSCOPE_PROCESS_INFO WHERE commandLine LIKE '%nvtx_prog ranges exec 1000'")" 1
+    expect "dropped" "$(meta dropped_records)" 0
+    ;;
 record_keeps_ranges_closed_before_sigkill)
     record -o "$trace" -- "$prog" closed_then_sigkill 200000 "$dir/closed"
     expect "status" "$rc" 137
@@ -119,14 +151,19 @@ record_64_threads_x_100k_ranges_drop_nothing)
     expect "dropped" "$(meta dropped_records)" 0
     ;;
 record_tiny_ring_counts_drops_exactly)
-    record --ring-size 1M -o "$trace" -- "$prog" threads 8 100000
+    # 8 threads x 100000 ranges with a registered message through a 192 KiB ring (about 1500 records of
+    # room): most are dropped. nvtx_prog's storm writes range records only (see registered_storm), so
+    # rows + dropped records = ranges opened, exactly.
+    record --ring-size 192K -o "$trace" -- "$prog" registered_storm 8 100000
     expect "status" "$rc" 0
-    rows=$(q "SELECT count(*) FROM NVTX_EVENTS")
+    rows=$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59")
     dropped=$(meta dropped_records)
-    [ "$dropped" -gt 0 ] || fail "a 1 MiB ring dropped nothing ($rows rows): not tiny enough"
+    [ "$dropped" -gt 0 ] || fail "a 192 KiB ring dropped nothing ($rows rows): not tiny enough"
     expect "rows + dropped" $((rows + dropped)) 800000
-    expect "corrupt rows" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType != 59 OR text IS NOT 's'
-        OR \"end\" < start OR globalTid >> 24 != (1 << 24) | $(meta child_pid)")" 0
+    expect "corrupt rows" "$(q "SELECT count(*) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
+        WHERE n.eventType = 59 AND (s.value IS NOT 's' OR n.text IS NOT NULL OR n.\"end\" < n.start
+        OR n.domainId != (SELECT domainId FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'storm')
+        OR n.globalTid >> 24 != (1 << 24) | $(meta child_pid))")" 0
     grep -q "records were dropped because a ring was full" "$dir/err" || fail "no warning about drops"
     ;;
 record_survives_unbalanced_pops_and_early_exit)
@@ -150,15 +187,23 @@ record_samples_cpu_time_of_a_burning_child)
     [ "$running" -ge 1 ] || fail "no running sample"
     ;;
 record_samples_sleeping_child_as_sleeping)
-    # 1 s asleep at 20 Hz: about 20 samples of the main thread, nearly all in state S (1).
+    # 1 s asleep at 20 Hz: about 20 samples of the main thread. Startup (exec, loading; slow under ASan)
+    # runs, and the end is busy too (LeakSanitizer stops the threads; the exited child is a zombie), so only
+    # the samples from 40 % to 75 % of the run are checked: all of them must say S (1).
     record -o "$trace" -- "$prog" sleep 1
     expect "status" "$rc" 0
-    n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE globalTid = (1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)")
-    s=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE state = 1 AND globalTid = (1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)")
+    main="(1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)"
+    n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE globalTid = $main")
     [ "$n" -ge 10 ] || fail "only $n samples in 1 s at 20 Hz"
-    [ $((s * 10)) -ge $((n * 8)) ] || fail "$s of $n samples sleeping"
+    late="globalTid = $main AND timestamp > $(meta duration_ns) * 0.4 AND timestamp < $(meta duration_ns) * 0.75"
+    n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $late")
+    s=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE state = 1 AND $late")
+    [ "$n" -ge 4 ] || fail "only $n samples from 40 % to 75 % of the run"
+    expect "sleeping samples from 40 % to 75 % of the run" "$s" "$n"
     expect "thread named by the OS" "$(q "SELECT s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId
         WHERE t.globalTid = (1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)")" nvtx_prog
+    # Not probed (no NVTX call): named from /proc, after its exec (the first sample may precede it).
+    expect "process named by the OS" "$(q "SELECT name FROM PROCESSES WHERE pid = $(meta child_pid)")" nvtx_prog
     ;;
 *)
     fail "unknown case"
