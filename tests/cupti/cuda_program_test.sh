@@ -7,6 +7,7 @@
 #   fakecupti: the same with a stand-in libcupti (tests/cupti/fake_libcupti.c) that hands over one buffer at the
 #           forced flush: the real probe path (InitializeInjection, load, start, atexit flush, ring, collector).
 #   fakebusy: that libcupti says another subscriber holds CUPTI: one clear message naming it, NVTX goes on.
+#   gpu:    (GPU machines; exit 77 = skip elsewhere) cuda_kernels.cu's known work is in the trace row by row.
 # Usage: cuda_program_test.sh CASE PERFSCOPE PROGRAM [FAKE_LIBCUPTI]
 set -u
 case_=$1 ps=$2 prog=$3
@@ -71,6 +72,32 @@ fakebusy)
     echo "$msg" | grep -q "CUPTI for Nsight Systems" || fail "the message should name the other subscriber: '$msg'"
     [ "$(q "SELECT count(*) FROM sqlite_master WHERE name LIKE 'CUPTI_ACTIVITY%'")" = 0 ] || fail "no GPU tables expected"
     [ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'after_injection'")" = 1 ] || fail "NVTX must go on"
+    ;;
+gpu)
+    [ $rc -eq 77 ] && { echo "skip: no CUDA device"; exit 77; }
+    [ $rc -eq 0 ] || fail "record exited $rc: $(cat "$dir/err") $(cat "$dir/out")"
+    [ "$(q "SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO WHERE cudaInjected = 1")" = 2 ] ||
+        fail "CUPTI not active: $(q "SELECT cuptiMessage FROM PERFSCOPE_PROCESS_INFO WHERE cudaInjected = 1")"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName
+            WHERE s.value = 'scale'")" = 10 ] || fail "expected 10 kernel rows named scale"
+    [ "$(q "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName LIMIT 1")" = \
+      "scale(float*, float, int)" ] || fail "demangled name should be scale(float*, float, int)"
+    [ "$(q "SELECT bytes || ' ' || srcKind || ' ' || dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1")" = \
+      "1048576 0 2" ] || fail "H2D: 1048576 bytes pageable (0) -> device (2)"
+    [ "$(q "SELECT bytes || ' ' || srcKind || ' ' || dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 2")" = \
+      "1048576 2 1" ] || fail "D2H: 1048576 bytes device (2) -> pinned (1)"
+    [ "$(q "SELECT bytes || ' ' || memKind FROM CUPTI_ACTIVITY_KIND_MEMSET")" = "1048576 2" ] || fail "memset of 1 MiB device"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE syncType = 4")" -ge 1 ] ||
+        fail "cudaDeviceSynchronize should give a context sync row"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r
+            ON r.correlationId = k.correlationId AND (r.globalTid & ~16777215) = k.globalPid
+            JOIN StringIds s ON s.id = r.nameId WHERE s.value LIKE 'cudaLaunchKernel%'")" = 10 ] ||
+        fail "every kernel joins its cudaLaunchKernel row"
+    # One time base: the kernels run inside the NVTX range that launched them (skew allowance 1 ms).
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k, NVTX_EVENTS n WHERE n.text = 'gpu_work'
+            AND k.start >= n.start - 1000000 AND k.\"end\" <= n.\"end\" + 1000000")" = 10 ] ||
+        fail "kernels should lie inside the gpu_work NVTX range"
+    [ "$(q "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_dropped_records'")" = 0 ] || fail "GPU records lost"
     ;;
 *) fail "unknown case $case_" ;;
 esac

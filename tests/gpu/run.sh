@@ -86,6 +86,18 @@ else
 fi
 export PERFSCOPE_LOG=$OUT/probe.log
 
+# --- 3b. a small CUDA program with known work (tests/cupti/cuda_kernels.cu): every row checked ---
+if [ -x "$BUILD/tests/cupti/cuda_kernels" ] && [ -x "$PS" ]; then
+    res=$(timeout 60 sh tests/cupti/cuda_program_test.sh gpu "$PS" "$BUILD/tests/cupti/cuda_kernels" 2>&1)
+    case $? in
+    0) pass "cupti_known_work_rows" "10 kernels, H2D/D2H/memset 1 MiB, sync, API joins, inside the NVTX range" ;;
+    77) fail "cupti_known_work_rows" "the test program found no CUDA device" ;;
+    *) fail "cupti_known_work_rows" "$(echo "$res" | tail -2 | tr '\n' ' ')" ;;
+    esac
+else
+    fail "cupti_known_work_rows" "$BUILD/tests/cupti/cuda_kernels missing (built with nvcc by the cupti tests)"
+fi
+
 # --- 4. overhead of record on balanced (first, so the time budget never skips it): median of 5 runs each, interleaved ---
 kv() { grep -o "$2=[0-9]*" "$1" | head -1 | cut -d= -f2; }     # kv FILE KEY -> number train printed
 bare=(); rec=(); kern=""
