@@ -16,7 +16,14 @@ case_=$1 ps=$2 prog=$3
 dir=$(mktemp -d /tmp/perfscope-cuda-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-q() { sqlite3 -readonly "$dir/t.sqlite" "$1"; }
+# The first column of the first row: the sqlite3 CLI, or python3 where it is missing (GPU hosts).
+if command -v sqlite3 >/dev/null 2>&1; then
+    q() { sqlite3 -readonly "$dir/t.sqlite" "$1" | head -1; }
+else
+    q() { python3 -c 'import sqlite3, sys
+r = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True).execute(sys.argv[2]).fetchone()
+print("" if r is None or r[0] is None else r[0])' "$dir/t.sqlite" "$1"; }
+fi
 "$ps" record -o "$dir/t.sqlite" -- "$prog" >"$dir/out" 2>"$dir/err"
 rc=$?
 pid=$(q "SELECT pid FROM PERFSCOPE_PROCESS_INFO LIMIT 1")
