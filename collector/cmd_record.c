@@ -1,12 +1,479 @@
-/* `perfscope record`: placeholder until the collector lands. */
+/* `perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--] CMD ARGS...`: run CMD with the
+ * probe injected, drain its rings and sample its process tree while it runs, and write the trace
+ * (DESIGN §1-3, docs/record.md). Returns CMD's exit status (128+N when a signal N killed it). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../cli/commands.h"
+#include "collect.h"
+#include "ps_env.h"
+#include "ps_ring.h"
+#include "ps_schema.h"
+#include "ps_time.h"
+#include "ps_version.h"
+#include "sampler.h"
+#include "session.h"
+#include "trace_writer.h"
+
+extern char **environ;
+
+#define DEFAULT_OUTPUT "run.sqlite"
+
+struct opts {
+    const char *output;
+    int force;
+    double sample_hz;
+    unsigned long long ring_bytes;  /* 0: the probe's default */
+    char **cmd;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--] CMD [ARGS...]\n"
+            "\n"
+            "Run CMD with perfscope's probe injected (NVTX, CUDA) and sample its process tree from /proc;\n"
+            "write everything to a SQLite trace in Nsight Systems' table format (see docs/trace-format.md).\n"
+            "Exits with CMD's exit status (128+N if signal N killed it).\n"
+            "\n"
+            "  -o, --output FILE      trace to write (default " DEFAULT_OUTPUT "); %%p = the recorder's pid,\n"
+            "                         %%h = host name, %%r = rank (RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID; else 0)\n"
+            "  -f, --force            overwrite FILE if it exists\n"
+            "      --sample-hz N      host samples per second (default 20; 0 = none)\n"
+            "      --ring-size BYTES  ring per probed process (default %u MiB; suffixes K, M, G)\n"
+            "  -h, --help             this help\n"
+            "\n"
+            "Environment: PERFSCOPE_PROBE names libperfscope_probe.so; PERFSCOPE_LOG=FILE|stderr logs the probe.\n",
+            PS_RING_DEFAULT_BYTES >> 20);
+}
+
+static int parse_size(const char *s, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-')
+        return -EINVAL;
+    switch (*end) {
+    case 'K': case 'k': v <<= 10; end++; break;
+    case 'M': case 'm': v <<= 20; end++; break;
+    case 'G': case 'g': v <<= 30; end++; break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+/* 0: run; 1: --help printed; 2: usage error (message printed). */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "force", no_argument, NULL, 'f' },
+        { "sample-hz", required_argument, NULL, 'S' },
+        { "ring-size", required_argument, NULL, 'R' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    *o = (struct opts){ .output = DEFAULT_OUTPUT, .sample_hz = 20 };
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+o:fh", longopts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'f':
+            o->force = 1;
+            break;
+        case 'S':
+            o->sample_hz = strtod(optarg, &end);
+            if (*end || end == optarg || !(o->sample_hz >= 0 && o->sample_hz <= 1000)) {
+                fprintf(stderr, "perfscope record: --sample-hz %s: give a number from 0 to 1000\n", optarg);
+                return 2;
+            }
+            break;
+        case 'R':
+            if (parse_size(optarg, &o->ring_bytes) || o->ring_bytes < 4096 || o->ring_bytes > (1ull << 40)) {
+                fprintf(stderr, "perfscope record: --ring-size %s: give a size in bytes from 4096 to 1T "
+                                "(suffixes K, M, G)\n", optarg);
+                return 2;
+            }
+            break;
+        case 'h':
+            usage(stdout);
+            return 1;
+        default:
+            fprintf(stderr, "perfscope record: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "perfscope record: no command given (perfscope record [options] -- CMD ARGS...)\n");
+        return 2;
+    }
+    o->cmd = argv + optind;
+    return 0;
+}
+
+/* Claim the output file: refuse an existing one without -f, create it empty (O_EXCL). */
+static int claim_output(const char *path, int force)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        if (!force) {
+            fprintf(stderr, "perfscope record: %s already exists (use -f to overwrite it, or -o to write "
+                            "elsewhere)\n", path);
+            return -EEXIST;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "perfscope record: %s is a directory (use -o FILE)\n", path);
+            return -EISDIR;
+        }
+        unlink(path);
+    }
+    static const char *const side[] = { "-wal", "-shm", "-journal" };
+    for (size_t i = 0; i < 3; i++) {
+        char p[PATH_MAX + 16];
+        snprintf(p, sizeof p, "%s%s", path, side[i]);
+        unlink(p);
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int rc = -errno;
+        fprintf(stderr, "perfscope record: cannot create %s: %s (use -o to write elsewhere)\n", path,
+                strerror(-rc));
+        return rc;
+    }
+    close(fd);
+    return 0;
+}
+
+static void unlink_trace(const char *path)
+{
+    static const char *const side[] = { "", "-wal", "-shm", "-journal" };
+    for (size_t i = 0; i < 4; i++) {
+        char p[PATH_MAX + 16];
+        snprintf(p, sizeof p, "%s%s", path, side[i]);
+        unlink(p);
+    }
+}
+
+/* Point the probe's variables at the session; warn when another tool had set the injection paths. */
+static int set_env(const char *session, const char *probe, const struct opts *o)
+{
+    static const char *const inj[] = { PS_ENV_NVTX_INJECTION, PS_ENV_CUDA_INJECTION };
+    for (size_t i = 0; probe && i < 2; i++) {
+        const char *old = getenv(inj[i]);
+        if (old && *old && strcmp(old, probe) != 0)
+            fprintf(stderr, "perfscope record: warning: %s was set to %s (another profiler, such as nsys?); "
+                            "perfscope replaces it for CMD, so that tool sees no NVTX/CUDA from it\n", inj[i], old);
+        if (setenv(inj[i], probe, 1))
+            return -errno;
+    }
+    if (setenv(PS_ENV_SESSION_DIR, session, 1))
+        return -errno;
+    if (o->ring_bytes) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%llu", o->ring_bytes);
+        if (setenv(PS_ENV_RING_BYTES, buf, 1))
+            return -errno;
+    }
+    return 0;
+}
+
+static char *join_args(char **argv)
+{
+    size_t len = 1;
+    for (char **a = argv; *a; a++)
+        len += strlen(*a) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (char **a = argv; *a; a++) {
+        if (a != argv)
+            strcat(s, " ");
+        strcat(s, *a);
+    }
+    return s;
+}
+
+/* ISO 8601 with milliseconds: UTC ("...Z") or local time with its offset. */
+static void format_time(int64_t utc_ns, int local, char *buf, size_t len)
+{
+    time_t sec = (time_t)(utc_ns / 1000000000);
+    struct tm tm;
+    if (local)
+        localtime_r(&sec, &tm);
+    else
+        gmtime_r(&sec, &tm);
+    char base[32], zone[8];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    strftime(zone, sizeof zone, local ? "%z" : "Z", &tm);
+    snprintf(buf, len, "%.20s.%03d%.6s", base, (int)(utc_ns / 1000000 % 1000), zone);
+}
+
+/* CPU time perfscope record itself used so far (all its threads: drain, writer, sampler), ns. */
+static int64_t recorder_cpu_ns(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return -1;
+    return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+           ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+struct run {
+    const struct opts *o;
+    char output[PATH_MAX];
+    char session[PATH_MAX];
+    char probe[PATH_MAX];
+    int have_probe;
+    int64_t origin_ns, utc_ns, end_ns;
+    pid_t child;
+    int wstatus;
+};
+
+/* The trace-wide rows written at the end. */
+static int write_run_rows(struct ps_tw *w, const struct run *r, const struct ps_rows_totals *t)
+{
+    char host[256] = "", buf[512];
+    gethostname(host, sizeof host - 1);
+    char *cmdline = join_args(r->o->cmd);
+    int rc = -ENOMEM;
+    if (!cmdline)
+        goto out;
+    sqlite3_stmt *st = ps_tw_prepare(w, "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES(?, ?, ?, ?)");
+    sqlite3_stmt *ad = ps_tw_prepare(w, "INSERT INTO ANALYSIS_DETAILS VALUES(?, ?, 0, ?)");
+    rc = -EIO;
+    if (!st || !ad)
+        goto out;
+    char utc[64], local[64];
+    format_time(r->utc_ns, 0, utc, sizeof utc);
+    format_time(r->utc_ns, 1, local, sizeof local);
+    sqlite3_bind_int64(st, 1, r->utc_ns);
+    sqlite3_bind_text(st, 2, utc, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, local, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, r->origin_ns);
+    int64_t dur = r->end_ns - r->origin_ns;
+    sqlite3_bind_int64(ad, 1, (int64_t)1 << 48);
+    sqlite3_bind_int64(ad, 2, dur);
+    sqlite3_bind_int64(ad, 3, dur);
+    if ((rc = ps_tw_exec(w, st)) || (rc = ps_tw_exec(w, ad)))
+        goto out;
+    snprintf(buf, sizeof buf, "%.6g", r->o->sample_hz);
+    int exit_code = WIFEXITED(r->wstatus) ? WEXITSTATUS(r->wstatus) : -1;
+    int sig = WIFSIGNALED(r->wstatus) ? WTERMSIG(r->wstatus) : 0;
+    const char *rank_env = getenv("RANK") ? getenv("RANK") : getenv("OMPI_COMM_WORLD_RANK") ? getenv("OMPI_COMM_WORLD_RANK") : getenv("SLURM_PROCID");
+    if ((rc = ps_tw_meta(w, "schema_version", PS_SCHEMA_VERSION)) ||
+        (rc = ps_tw_meta(w, "perfscope_version", ps_version())) ||
+        (rc = ps_tw_meta(w, "command_line", cmdline)) ||
+        (rc = ps_tw_meta(w, "host", host)) ||
+        (rc = ps_tw_meta(w, "start_time_utc", utc)) ||
+        (rc = ps_tw_meta_i64(w, "start_utc_epoch_ns", r->utc_ns)) ||
+        (rc = ps_tw_meta_i64(w, "duration_ns", dur)) ||
+        (rc = ps_tw_meta(w, "sample_hz", buf)) ||
+        (rc = ps_tw_meta_i64(w, "ring_bytes", r->o->ring_bytes ? (int64_t)r->o->ring_bytes : PS_RING_DEFAULT_BYTES)) ||
+        (rc = ps_tw_meta(w, "probe_path", r->have_probe ? r->probe : "")) ||
+        (rc = ps_tw_meta_i64(w, "recorder_pid", getpid())) ||
+        (rc = ps_tw_meta_i64(w, "child_pid", r->child)) ||
+        (rc = ps_tw_meta_i64(w, "child_exit_code", exit_code)) ||
+        (rc = ps_tw_meta_i64(w, "child_signal", sig)) ||
+        (rc = ps_tw_meta_i64(w, "processes", (int64_t)t->processes)) ||
+        (rc = ps_tw_meta_i64(w, "probed_processes", (int64_t)t->probed_processes)) ||
+        (rc = ps_tw_meta_i64(w, "rings", (int64_t)t->rings)) ||
+        (rc = ps_tw_meta_i64(w, "nvtx_events", (int64_t)t->nvtx_rows)) ||
+        (rc = ps_tw_meta_i64(w, "dropped_records", (int64_t)t->dropped)) ||
+        (rc = ps_tw_meta_i64(w, "unbalanced_nvtx", (int64_t)t->unbalanced)) ||
+        (rc = ps_tw_meta_i64(w, "unknown_records", (int64_t)t->unknown)) ||
+        (rc = ps_tw_meta_i64(w, "unresolved_strings", (int64_t)t->unresolved_strings)) ||
+        (rc = ps_tw_meta_i64(w, "cuda_injected_processes", (int64_t)t->cuda_injected_processes)) ||
+        (rc = ps_tw_meta_i64(w, "recorder_cpu_ns", recorder_cpu_ns())))
+        goto out;
+    /* Rank: what the probe saw in the ranks' environment, else the recorder's own. */
+    if (t->rank >= 0) {
+        if ((rc = ps_tw_meta_i64(w, "rank", t->rank)) ||
+            (t->local_rank >= 0 && (rc = ps_tw_meta_i64(w, "local_rank", t->local_rank))) ||
+            (t->world_size >= 0 && (rc = ps_tw_meta_i64(w, "world_size", t->world_size))))
+            goto out;
+    } else if (rank_env && *rank_env && (rc = ps_tw_meta(w, "rank", rank_env))) {
+        goto out;
+    }
+    rc = 0;
+out:
+    free(cmdline);
+    return rc;
+}
+
+/* Wait for the child while sampling and forwarding signals. Fills r->wstatus. */
+static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect *c)
+{
+    struct ps_sampler *sampler = NULL;
+    if (r->o->sample_hz > 0 && ps_sampler_new((uint32_t)r->child, &sampler))
+        fprintf(stderr, "perfscope record: warning: out of memory: no host samples\n");
+    int64_t period = sampler ? (int64_t)(1e9 / r->o->sample_hz) : 200000000;
+    int64_t next = ps_monotonic_ns();
+    int sampler_failed = 0;
+    for (;;) {
+        siginfo_t si = { 0 };
+        /* WNOWAIT: the child stays a zombie so the last sample still sees its final CPU times. */
+        int exited = waitid(P_PID, (id_t)r->child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == r->child;
+        int64_t now = ps_monotonic_ns();
+        if (sampler && (exited || now >= next)) {
+            const struct ps_proc_sample *ps;
+            const struct ps_thread_sample *ts;
+            size_t np, nt;
+            if ((ps_sampler_tick(sampler, &ps, &np, &ts, &nt) || ps_collect_post_samples(c, ps, np, ts, nt)) &&
+                !sampler_failed++)
+                fprintf(stderr, "perfscope record: warning: out of memory while sampling\n");
+            next += period;
+            if (next < now)
+                next = now + period;
+        }
+        if (exited)
+            break;
+        int64_t wait = (sampler ? next : now + period) - ps_monotonic_ns();
+        if (wait < 0)
+            wait = 0;
+        struct timespec ts = { wait / 1000000000, wait % 1000000000 };
+        int sig = sigtimedwait(waitset, &si, &ts);
+        if (sig <= 0 || sig == SIGCHLD)
+            continue;
+        /* A terminal's Ctrl-C already reached the child (same process group): forward only what was sent to
+         * us alone (kill, timeout, a batch scheduler), or anything when the child left our group. */
+        if (si.si_code <= 0 || getpgid(r->child) != getpgrp())
+            kill(r->child, sig);
+    }
+    while (waitpid(r->child, &r->wstatus, 0) < 0 && errno == EINTR)
+        ;
+    r->end_ns = ps_monotonic_ns();
+    ps_sampler_free(sampler);
+}
+
+static int start_child(struct run *r, const sigset_t *orig_mask)
+{
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigmask(&attr, orig_mask);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    int rc = posix_spawnp(&r->child, r->o->cmd[0], NULL, &attr, r->o->cmd, environ);
+    posix_spawnattr_destroy(&attr);
+    if (rc) {
+        fprintf(stderr, "perfscope record: cannot run '%s': %s%s\n", r->o->cmd[0], strerror(rc),
+                rc == ENOENT ? " (check the name, or give a path such as ./prog)" : "");
+        return -rc;
+    }
+    return 0;
+}
 
 int cmd_record(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "perfscope record: not built yet\n");
-    return 1;
+    struct opts o;
+    int prc = parse_opts(argc, argv, &o);
+    if (prc)
+        return prc == 1 ? 0 : 2;
+    struct run r = { .o = &o };
+    if (ps_session_expand_output(o.output, r.output, sizeof r.output))
+        return 2;
+    char tried[4096];
+    r.have_probe = ps_session_find_probe(r.probe, sizeof r.probe, tried, sizeof tried) == 0;
+    if (!r.have_probe)
+        fprintf(stderr, "perfscope record: warning: libperfscope_probe.so not found (tried %s; set "
+                        "PERFSCOPE_PROBE): recording host samples only, no NVTX or CUDA\n", tried);
+    if (claim_output(r.output, o.force))
+        return 1;
+    int status = 1;
+    if (ps_session_dir_create(r.session, sizeof r.session)) {
+        unlink_trace(r.output);
+        return 1;
+    }
+    if (set_env(r.session, r.have_probe ? r.probe : NULL, &o)) {
+        fprintf(stderr, "perfscope record: cannot set the environment: %s\n", strerror(errno));
+        goto out_session;
+    }
+    /* Signals are taken synchronously by the main thread; the threads started below inherit the mask. */
+    sigset_t waitset, orig;
+    sigemptyset(&waitset);
+    int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD };
+    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
+        sigaddset(&waitset, fwd[i]);
+    pthread_sigmask(SIG_BLOCK, &waitset, &orig);
+    /* The drain runs before the child starts: a short burst at its start must not fill a ring unseen. */
+    r.origin_ns = ps_monotonic_ns();
+    r.utc_ns = ps_realtime_ns();
+    char err[1024];
+    struct ps_tw *w = NULL;
+    struct ps_collect *c = NULL;
+    if (ps_tw_open(r.output, &w, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        unlink_trace(r.output);
+        goto out_mask;
+    }
+    if (ps_collect_start(r.session, r.origin_ns, w, &c)) {
+        ps_tw_free(w);
+        unlink_trace(r.output);
+        goto out_mask;
+    }
+    if (start_child(&r, &orig)) {
+        /* Nothing ran: no trace is left behind (docs/record.md). */
+        struct ps_rows_totals none;
+        ps_collect_stop(c, &none);
+        ps_tw_free(w);
+        unlink_trace(r.output);
+        status = 127;
+        goto out_mask;
+    }
+    supervise(&r, &waitset, c);
+    status = WIFEXITED(r.wstatus) ? WEXITSTATUS(r.wstatus) : WIFSIGNALED(r.wstatus) ? 128 + WTERMSIG(r.wstatus) : 1;
+    struct ps_rows_totals t;
+    int rc = ps_collect_stop(c, &t);
+    if (!rc && !(rc = ps_tw_begin(w)) && !(rc = write_run_rows(w, &r, &t)) && !(rc = ps_tw_commit(w)))
+        rc = ps_tw_finish(w);
+    if (rc) {
+        if (rc == -EIO)
+            fprintf(stderr, "%s\n", ps_tw_errmsg(w));
+        ps_tw_free(w);
+        goto out_failed;
+    }
+    ps_tw_free(w);
+    fprintf(stderr, "perfscope record: wrote %s: %" PRIu64 " NVTX events, %" PRIu64 " processes (%" PRIu64
+                    " probed), %" PRIu64 " records dropped\n", r.output, t.nvtx_rows, t.processes,
+            t.probed_processes, t.dropped);
+    if (t.dropped)
+        fprintf(stderr, "perfscope record: warning: %" PRIu64 " records were dropped because a ring was full "
+                        "(use a larger --ring-size)\n", t.dropped);
+    goto out_mask;
+out_failed:
+    fprintf(stderr, "perfscope record: the trace %s is incomplete or missing\n", r.output);
+    if (status == 0)
+        status = 1;
+out_mask:
+    /* Signals that arrived while the trace was finalised were meant for the child: drop them rather than
+     * let them kill us (and change the exit status) when they are unblocked. */
+    while (sigtimedwait(&waitset, NULL, &(struct timespec){ 0, 0 }) > 0)
+        ;
+    pthread_sigmask(SIG_SETMASK, &orig, NULL);
+out_session:
+    ps_session_dir_remove(r.session);
+    return status;
 }

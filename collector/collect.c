@@ -1,0 +1,508 @@
+/* The recording pipeline (see collect.h). The drain thread only copies: ring records go into 4 MiB chunks
+ * behind a 16-byte entry header, chunks go onto a queue, and the writer thread turns them into rows in one
+ * transaction per batch of chunks, so SQLite never slows the draining of the rings. */
+#include "collect.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu_rows.h"
+#include "ps_env.h"
+#include "ps_ring.h"
+#include "ps_time.h"
+
+#define CHUNK_BYTES (4u << 20)
+#define QUEUE_MAX_BYTES ((size_t)1 << 30)   /* beyond this the drain waits for the writer (rings then fill) */
+#define DRAIN_IDLE_NS 2000000               /* poll the rings every 2 ms when they were empty */
+#define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
+#define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
+
+enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_PSAMPLE, ENT_TSAMPLE };
+
+struct ent {
+    uint32_t size;              /* header + payload, multiple of 8 */
+    uint16_t kind;              /* enum ent_kind */
+    uint16_t pad;
+    uint32_t ring, lane;
+};
+
+struct ring_open {
+    struct ps_ring_reader *reader;
+    uint32_t pid, pad;
+};
+
+struct chunk {
+    struct chunk *next;
+    size_t len, cap;
+    _Alignas(8) char data[];
+};
+
+struct ring_file {
+    char *name;
+    struct ps_ring_reader *reader;
+};
+
+struct ps_collect {
+    char *dir;
+    int64_t origin_ns;
+    struct ps_tw *w;
+    struct ps_rows *rows;
+    pthread_t drain_thread, writer_thread;
+    int drain_started, writer_started;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;        /* queue changed or stop requested */
+    struct chunk *head, *tail;
+    size_t queued_bytes;
+    struct chunk *spare;        /* written chunks kept for reuse: fresh memory costs page faults */
+    size_t n_spare;
+    int stop_drain;             /* ask the drain thread for its final pass */
+    int drain_done;             /* the drain thread pushed its last chunk */
+    int write_error;            /* -errno of the first failed write; rows are then discarded */
+    /* drain thread only */
+    struct ring_file *rings;
+    size_t n_rings, cap_rings;
+    struct chunk *cur;
+};
+
+#define MAX_SPARE 32
+
+/* A chunk for at least min_bytes: a spare one when it fits, else fresh memory; `exact` asks for a fresh
+ * chunk of exactly min_bytes (small one-off batches such as a sampler tick). */
+static struct chunk *chunk_new(struct ps_collect *c, size_t min_bytes, int exact)
+{
+    if (!exact && min_bytes <= CHUNK_BYTES) {
+        pthread_mutex_lock(&c->lock);
+        struct chunk *k = c->spare;
+        if (k) {
+            c->spare = k->next;
+            c->n_spare--;
+        }
+        pthread_mutex_unlock(&c->lock);
+        if (k) {
+            k->next = NULL;
+            k->len = 0;
+            return k;
+        }
+    }
+    size_t cap = exact || min_bytes > CHUNK_BYTES ? min_bytes : CHUNK_BYTES;
+    struct chunk *k = malloc(sizeof *k + cap);
+    if (k) {
+        k->next = NULL;
+        k->len = 0;
+        k->cap = cap;
+    }
+    return k;
+}
+
+static void queue_push(struct ps_collect *c, struct chunk *k)
+{
+    pthread_mutex_lock(&c->lock);
+    k->next = NULL;
+    if (c->tail)
+        c->tail->next = k;
+    else
+        c->head = k;
+    c->tail = k;
+    c->queued_bytes += k->cap;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Append one entry to chunk *kp (replacing it by a fresh one when full: the full one goes to the queue).
+ * Returns the copy of the payload, or NULL when out of memory. */
+static void *put_ent(struct ps_collect *c, struct chunk **kp, uint16_t kind, uint32_t ring, uint32_t lane,
+                     const void *payload, size_t len)
+{
+    size_t need = (sizeof(struct ent) + len + 7) & ~(size_t)7;
+    if (*kp && (*kp)->len + need > (*kp)->cap) {
+        queue_push(c, *kp);
+        *kp = NULL;
+    }
+    if (!*kp && !(*kp = chunk_new(c, need, 0)))
+        return NULL;
+    struct chunk *k = *kp;
+    struct ent *e = (struct ent *)(k->data + k->len);
+    e->size = (uint32_t)need;
+    e->kind = kind;
+    e->pad = 0;
+    e->ring = ring;
+    e->lane = lane;
+    memcpy(e + 1, payload, len);
+    k->len += need;
+    return e + 1;
+}
+
+/* ---- drain thread ---- */
+
+struct drain_ctx {
+    struct ps_collect *c;
+    uint32_t ring;
+};
+
+static int64_t reader_clock(const void *ctx, uint64_t tsc)
+{
+    return ps_ring_reader_to_ns(ctx, tsc);
+}
+
+/* The reader's calibration moves with each drain, so raw probe timestamps are turned into CLOCK_MONOTONIC
+ * ns here, in the copy, while the drain that delivered them is current. */
+static void convert_times(struct ps_wire_hdr *rec, const struct ps_ring_reader *r)
+{
+    switch (rec->type) {
+    case PS_WIRE_NVTX_RANGE:
+    case PS_WIRE_NVTX_STARTEND:
+    case PS_WIRE_NVTX_MARK:
+    case PS_WIRE_NVTX_UNBALANCED:
+        if (rec->size >= sizeof(struct ps_wire_nvtx)) {
+            struct ps_wire_nvtx *n = (void *)rec;
+            n->start_tsc = (uint64_t)ps_ring_reader_to_ns(r, n->start_tsc);
+            n->end_tsc = (uint64_t)ps_ring_reader_to_ns(r, n->end_tsc);
+        }
+        break;
+    case PS_WIRE_NVTX_DOMAIN:
+    case PS_WIRE_NVTX_REGISTERED:
+    case PS_WIRE_NVTX_CATEGORY:
+        if (rec->size >= sizeof(struct ps_wire_nvtx_name)) {
+            struct ps_wire_nvtx_name *n = (void *)rec;
+            n->tsc = (uint64_t)ps_ring_reader_to_ns(r, n->tsc);
+        }
+        break;
+    default:
+        if (rec->type >= PS_WIRE_GPU_FIRST && rec->type <= PS_WIRE_GPU_LAST)
+            ps_gpu_rows_to_ns(rec, reader_clock, r);
+        break;
+    }
+}
+
+static int drain_one(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec)
+{
+    struct drain_ctx *d = ctx;
+    struct ps_collect *c = d->c;
+    struct ps_wire_hdr *copy = put_ent(c, &c->cur, ENT_WIRE, d->ring, lane, rec, rec->size);
+    if (!copy)
+        return -ENOMEM;
+    convert_times(copy, c->rings[d->ring].reader);
+    return 0;
+}
+
+static int ring_known(const struct ps_collect *c, const char *name)
+{
+    for (size_t i = 0; i < c->n_rings; i++)
+        if (strcmp(c->rings[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Open ring files not seen before. A file the probe has not finished initialising fails to open and is
+ * tried again at the next scan; `final` reports the ones that never opened. */
+static void scan_dir(struct ps_collect *c, int final)
+{
+    DIR *d = opendir(c->dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        unsigned pid, n;
+        int end = 0;
+        if (sscanf(de->d_name, PS_RING_FILE_FMT "%n", &pid, &n, &end) != 2 || !end || de->d_name[end] ||
+            ring_known(c, de->d_name))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", c->dir, de->d_name);
+        struct ps_ring_reader *r = NULL;
+        int rc = ps_ring_reader_open(path, &r);
+        if (rc) {
+            if (final)
+                fprintf(stderr, "perfscope record: warning: cannot read ring %s: %s (its records are lost)\n",
+                        path, strerror(-rc));
+            continue;
+        }
+        if (c->n_rings == c->cap_rings) {
+            size_t cap = c->cap_rings ? c->cap_rings * 2 : 16;
+            struct ring_file *nr = realloc(c->rings, cap * sizeof *nr);
+            if (!nr) {
+                ps_ring_reader_close(r);
+                break;
+            }
+            c->rings = nr;
+            c->cap_rings = cap;
+        }
+        char *name = strdup(de->d_name);
+        struct ring_open ro = { r, ps_ring_reader_pid(r), 0 };
+        if (!name || !put_ent(c, &c->cur, ENT_RING_OPEN, (uint32_t)c->n_rings, 0, &ro, sizeof ro)) {
+            free(name);
+            ps_ring_reader_close(r);
+            break;
+        }
+        c->rings[c->n_rings++] = (struct ring_file){ name, r };
+    }
+    closedir(d);
+}
+
+/* Drain every known ring once; returns the number of records copied. */
+static long drain_all(struct ps_collect *c)
+{
+    long total = 0;
+    for (size_t i = 0; i < c->n_rings; i++) {
+        struct drain_ctx d = { c, (uint32_t)i };
+        long n = ps_ring_reader_drain(c->rings[i].reader, drain_one, &d);
+        if (n > 0)
+            total += n;
+    }
+    return total;
+}
+
+static void flush_cur(struct ps_collect *c)
+{
+    if (c->cur && c->cur->len) {
+        queue_push(c, c->cur);
+        c->cur = NULL;
+    }
+}
+
+static void sleep_ns(int64_t ns)
+{
+    struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+    nanosleep(&ts, NULL);
+}
+
+static void *drain_main(void *arg)
+{
+    struct ps_collect *c = arg;
+    /* A target with more busy threads than cores would starve a normal-priority drain (CFS shares the CPU
+     * per thread) and fill its rings: run the drain as a real-time thread where allowed (root, or
+     * RLIMIT_RTPRIO). It only copies and sleeps, so it cannot monopolise a core for long. */
+    struct sched_param sp = { .sched_priority = 1 };
+    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    for (;;) {
+        pthread_mutex_lock(&c->lock);
+        int stop = c->stop_drain;
+        while (!stop && c->queued_bytes > QUEUE_MAX_BYTES) {
+            pthread_cond_wait(&c->cond, &c->lock);
+            stop = c->stop_drain;
+        }
+        pthread_mutex_unlock(&c->lock);
+        if (stop)
+            break;
+        scan_dir(c, 0);     /* a readdir of a few entries: cheap enough to find new rings at once */
+        long n = drain_all(c);
+        flush_cur(c);
+        if (n == 0)
+            sleep_ns(DRAIN_IDLE_NS);
+    }
+    /* Final pass: the target has exited; take everything, then the exact dropped counts. A descendant that
+     * outlives the target may go on writing: stop after FINAL_DRAIN_NS regardless. */
+    scan_dir(c, 1);
+    int64_t until = ps_monotonic_ns() + FINAL_DRAIN_NS;
+    while (drain_all(c) > 0 && ps_monotonic_ns() < until)
+        ;
+    for (size_t i = 0; i < c->n_rings; i++) {
+        uint64_t dropped = ps_ring_reader_dropped(c->rings[i].reader);
+        put_ent(c, &c->cur, ENT_RING_DROPPED, (uint32_t)i, 0, &dropped, sizeof dropped);
+    }
+    flush_cur(c);
+    pthread_mutex_lock(&c->lock);
+    c->drain_done = 1;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+/* ---- writer thread ---- */
+
+/* Times were converted by the drain thread (convert_times). */
+static int64_t ns_clock(const void *ctx, uint64_t ns)
+{
+    (void)ctx;
+    return (int64_t)ns;
+}
+
+static int write_chunk(struct ps_collect *c, const struct chunk *k)
+{
+    for (size_t off = 0; off < k->len;) {
+        const struct ent *e = (const void *)(k->data + off);
+        const void *p = e + 1;
+        int rc = 0;
+        switch (e->kind) {
+        case ENT_WIRE:
+            rc = ps_rows_wire(c->rows, e->ring, e->lane, p);
+            break;
+        case ENT_RING_OPEN: {
+            const struct ring_open *ro = p;
+            rc = ps_rows_ring_open(c->rows, e->ring, ro->pid, ns_clock, NULL);
+            break;
+        }
+        case ENT_RING_DROPPED: {
+            uint64_t dropped;
+            memcpy(&dropped, p, sizeof dropped);
+            ps_rows_ring_dropped(c->rows, e->ring, dropped);
+            break;
+        }
+        case ENT_PSAMPLE:
+            rc = ps_rows_proc_sample(c->rows, p);
+            break;
+        case ENT_TSAMPLE:
+            rc = ps_rows_thread_sample(c->rows, p);
+            break;
+        }
+        if (rc)
+            return rc;
+        off += e->size;
+    }
+    return 0;
+}
+
+static void report_write_error(struct ps_collect *c, int rc)
+{
+    if (rc == -EIO)
+        fprintf(stderr, "%s\n", ps_tw_errmsg(c->w));
+    else
+        fprintf(stderr, "perfscope record: writing the trace failed: %s\n", strerror(-rc));
+}
+
+static void *writer_main(void *arg)
+{
+    struct ps_collect *c = arg;
+    int64_t last_commit = ps_monotonic_ns();
+    for (;;) {
+        pthread_mutex_lock(&c->lock);
+        while (!c->head && !c->drain_done)
+            pthread_cond_wait(&c->cond, &c->lock);
+        struct chunk *batch = c->head;
+        int done = c->drain_done && !batch;
+        c->head = c->tail = NULL;
+        pthread_mutex_unlock(&c->lock);
+        if (done)
+            break;
+        int rc = c->write_error ? c->write_error : ps_tw_begin(c->w);
+        for (struct chunk *k = batch, *next; k; k = next) {
+            next = k->next;
+            if (!rc)
+                rc = write_chunk(c, k);
+            pthread_mutex_lock(&c->lock);
+            c->queued_bytes -= k->cap;
+            if (k->cap == CHUNK_BYTES && c->n_spare < MAX_SPARE) {
+                k->next = c->spare;
+                c->spare = k;
+                c->n_spare++;
+                k = NULL;
+            }
+            pthread_cond_broadcast(&c->cond);
+            pthread_mutex_unlock(&c->lock);
+            free(k);
+        }
+        if (!c->write_error && (rc || (rc = ps_tw_commit(c->w)))) {
+            report_write_error(c, rc);
+            c->write_error = rc;
+        }
+        /* Let rows accumulate so transactions stay big, unless the drain is finishing. */
+        int64_t wait = COMMIT_EVERY_NS - (ps_monotonic_ns() - last_commit);
+        last_commit = ps_monotonic_ns();
+        pthread_mutex_lock(&c->lock);
+        int finishing = c->drain_done || c->stop_drain;
+        pthread_mutex_unlock(&c->lock);
+        if (wait > 0 && !finishing)
+            sleep_ns(wait);
+    }
+    return NULL;
+}
+
+/* ---- lifecycle ---- */
+
+static void collect_free(struct ps_collect *c)
+{
+    for (size_t i = 0; i < c->n_rings; i++) {
+        ps_ring_reader_close(c->rings[i].reader);
+        free(c->rings[i].name);
+    }
+    for (struct chunk *k = c->head, *next; k; k = next) {
+        next = k->next;
+        free(k);
+    }
+    for (struct chunk *k = c->spare, *next; k; k = next) {
+        next = k->next;
+        free(k);
+    }
+    free(c->cur);
+    free(c->rings);
+    ps_rows_free(c->rows);
+    pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->cond);
+    free(c->dir);
+    free(c);
+}
+
+int ps_collect_start(const char *session_dir, int64_t origin_ns, struct ps_tw *w, struct ps_collect **out)
+{
+    struct ps_collect *c = calloc(1, sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->cond, NULL);
+    c->w = w;
+    c->origin_ns = origin_ns;
+    int rc = -ENOMEM;
+    if (!(c->dir = strdup(session_dir)) || (rc = ps_rows_new(w, origin_ns, &c->rows)))
+        goto fail;
+    if ((rc = -pthread_create(&c->writer_thread, NULL, writer_main, c)))
+        goto fail;
+    c->writer_started = 1;
+    if ((rc = -pthread_create(&c->drain_thread, NULL, drain_main, c)))
+        goto fail;
+    c->drain_started = 1;
+    *out = c;
+    return 0;
+fail:
+    fprintf(stderr, "perfscope record: cannot start the recording threads: %s\n", strerror(-rc));
+    if (rc == -EIO)
+        fprintf(stderr, "%s\n", ps_tw_errmsg(w));
+    ps_collect_stop(c, &(struct ps_rows_totals){ 0 });
+    return rc;
+}
+
+int ps_collect_post_samples(struct ps_collect *c, const struct ps_proc_sample *ps, size_t np,
+                            const struct ps_thread_sample *ts, size_t nt)
+{
+    if (!np && !nt)
+        return 0;
+    size_t bytes = np * ((sizeof(struct ent) + sizeof *ps + 7) & ~(size_t)7) +
+                   nt * ((sizeof(struct ent) + sizeof *ts + 7) & ~(size_t)7);
+    struct chunk *k = chunk_new(c, bytes, 1);
+    if (!k)
+        return -ENOMEM;
+    for (size_t i = 0; i < np; i++)
+        put_ent(c, &k, ENT_PSAMPLE, 0, 0, &ps[i], sizeof ps[i]);
+    for (size_t i = 0; i < nt; i++)
+        put_ent(c, &k, ENT_TSAMPLE, 0, 0, &ts[i], sizeof ts[i]);
+    queue_push(c, k);
+    return 0;
+}
+
+int ps_collect_stop(struct ps_collect *c, struct ps_rows_totals *t)
+{
+    pthread_mutex_lock(&c->lock);
+    c->stop_drain = 1;
+    if (!c->drain_started)
+        c->drain_done = 1;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+    if (c->drain_started)
+        pthread_join(c->drain_thread, NULL);
+    if (c->writer_started)
+        pthread_join(c->writer_thread, NULL);
+    int rc = c->write_error;
+    if (!rc && c->rows) {
+        if (!(rc = ps_tw_begin(c->w)) && !(rc = ps_rows_finish(c->rows, t)))
+            rc = ps_tw_commit(c->w);
+        if (rc)
+            report_write_error(c, rc);
+    }
+    collect_free(c);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/* The recording pipeline of `perfscope record`: a drain thread that finds the probes' ring files in the
+ * recording-session directory and copies their records into memory, and a writer thread that turns them
+ * (and the host samples posted by the sampler) into trace rows in big transactions. */
+#ifndef PS_COLLECT_H
+#define PS_COLLECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rows.h"
+#include "trace_writer.h"
+
+struct ps_collect;
+
+/* Start both threads. `session_dir`: where rings appear (PS_RING_FILE_FMT); `origin_ns`: CLOCK_MONOTONIC ns
+ * of the session start. `w` is used only by the writer thread until ps_collect_stop returns.
+ * Returns 0 and *out, or -errno (message on stderr). */
+int ps_collect_start(const char *session_dir, int64_t origin_ns, struct ps_tw *w, struct ps_collect **out);
+
+/* Queue one sampler tick's rows for the writer (copied). 0 or -ENOMEM. Thread-safe with the two threads. */
+int ps_collect_post_samples(struct ps_collect *c, const struct ps_proc_sample *ps, size_t np,
+                            const struct ps_thread_sample *ts, size_t nt);
+
+/* Drain every ring one last time (including rings that appeared since the last scan), record their dropped
+ * counts, write the queued rows and the per-process rows (ps_rows_finish, *t filled), join the threads and
+ * free everything. Returns 0, or -errno when the trace could not be written completely (message on stderr). */
+int ps_collect_stop(struct ps_collect *c, struct ps_rows_totals *t);
+
+#endif

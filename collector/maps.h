@@ -1,0 +1,40 @@
+/* Small hash tables for the collector's writer thread: a u64 -> u64 map (lane strings, registered
+ * string ids, processes) and a string intern table that hands out stable pointers and StringIds ids.
+ * Not thread-safe: one owner thread each. */
+#ifndef PS_MAPS_H
+#define PS_MAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Open-addressing map from a 64-bit key to a 64-bit value. Zero-initialise (= empty) before use. */
+struct ps_u64map {
+    uint64_t *keys, *vals;
+    uint8_t *used;
+    size_t cap, len;
+};
+
+/* Pointer to the value of `key`, or NULL when absent. Valid until the next insert. */
+uint64_t *ps_u64map_get(const struct ps_u64map *m, uint64_t key);
+/* Insert or overwrite. Returns 0 or -ENOMEM. */
+int ps_u64map_put(struct ps_u64map *m, uint64_t key, uint64_t val);
+void ps_u64map_fini(struct ps_u64map *m);
+
+/* One interned string: `text` lives until ps_strtab_fini; `id` is its StringIds id (0 until one is
+ * given, see trace_writer.h). */
+struct ps_str {
+    const char *text;
+    int64_t id;
+};
+
+/* Zero-initialise before use. */
+struct ps_strtab {
+    struct ps_str **slots;
+    size_t cap, len;
+};
+
+/* The interned copy of `text` (`len` bytes, no NUL needed), created on first sight. NULL: out of memory. */
+struct ps_str *ps_strtab_intern(struct ps_strtab *t, const char *text, size_t len);
+void ps_strtab_fini(struct ps_strtab *t);
+
+#endif

@@ -1,0 +1,643 @@
+/* Probe records and host samples -> trace rows (see rows.h). NVTX encodings follow Nsight Systems'
+ * export (notes/nsys-sqlite-schema.md §1.2): plain messages in `text`, registered strings in `textId`,
+ * eventType 59 push/pop, 60 start/end (rangeId, endGlobalTid), 34 mark (end NULL), 75 domain, 33 category. */
+#include "rows.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_rows.h"
+#include "ps_globalid.h"
+#include "ps_schema.h"
+
+struct proc {
+    uint32_t pid, ppid;
+    int probed;                 /* a PS_WIRE_PROCESS record arrived */
+    char *exe, *cmdline, *comm;
+    int64_t attach_ns;          /* stored time */
+    int32_t rank, local_rank, world_size;
+    uint32_t rings;
+    uint64_t dropped, unbalanced, unknown;
+    int cuda_injected;
+    int cuda_state;             /* enum ps_cuda_state, 0 none */
+    char *cuda_msg;
+};
+
+struct ring {
+    uint32_t pid;
+    size_t proc;                /* index in ps_rows.procs */
+    ps_rows_clock_fn clock;
+    const void *clock_ctx;
+    struct ps_u64map lane_strings;  /* lane << 32 | id -> struct ps_str * */
+    struct ps_u64map registered;    /* registered id -> StringIds id << 1 | defined */
+    uint64_t dropped;
+};
+
+struct thread {
+    int64_t gtid;
+    struct ps_str *nvtx_name, *os_name;
+};
+
+struct ps_rows {
+    struct ps_tw *w;
+    struct ps_gpu_rows *gpu;
+    int64_t origin_ns;
+    struct ring *rings;
+    size_t n_rings, cap_rings;
+    struct proc *procs;
+    size_t n_procs, cap_procs;
+    struct ps_u64map proc_by_pid;   /* pid -> index in procs */
+    struct thread *threads;
+    size_t n_threads, cap_threads;
+    struct ps_u64map thread_by_gtid;
+    uint64_t nvtx_rows, unresolved_strings;
+    sqlite3_stmt *st_range, *st_mark;   /* the hot rows: no attributes, text or no message */
+    sqlite3_stmt *st_full, *st_psample, *st_tsample;
+};
+
+/* Grow a dynamic array to hold at least n+1 elements. */
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(*arr, ncap * elem);
+    if (!p)
+        return -ENOMEM;
+    memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+int ps_rows_new(struct ps_tw *w, int64_t origin_ns, struct ps_rows **out)
+{
+    struct ps_rows *r = calloc(1, sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    r->w = w;
+    r->origin_ns = origin_ns;
+    int rc = ps_gpu_rows_new(w, &r->gpu);
+    if (rc)
+        goto out;
+    rc = -EIO;
+    /* Constants in the SQL instead of bound values: fewer binds on the hottest path (+10 % rows/s). */
+    r->st_range = ps_tw_prepare(w, "INSERT INTO NVTX_EVENTS(start, \"end\", eventType, text, globalTid, domainId)"
+                                   " VALUES(?, ?, 59, ?, ?, ?)");
+    r->st_mark = ps_tw_prepare(w, "INSERT INTO NVTX_EVENTS(start, eventType, text, globalTid, domainId)"
+                                  " VALUES(?, 34, ?, ?, ?)");
+    r->st_full = ps_tw_prepare(w, "INSERT INTO NVTX_EVENTS(start, \"end\", eventType, rangeId, category, color,"
+                                  " text, globalTid, endGlobalTid, textId, domainId, uint64Value, int64Value,"
+                                  " doubleValue, uint32Value, int32Value, floatValue)"
+                                  " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    r->st_psample = ps_tw_prepare(w, "INSERT INTO PERFSCOPE_PROCESS_SAMPLES VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    r->st_tsample = ps_tw_prepare(w, "INSERT INTO PERFSCOPE_THREAD_SAMPLES VALUES(?, ?, ?, ?, ?)");
+    if (!r->st_range || !r->st_mark || !r->st_full || !r->st_psample || !r->st_tsample)
+        goto out;
+    *out = r;
+    return 0;
+out:
+    ps_rows_free(r);
+    return rc;
+}
+
+void ps_rows_free(struct ps_rows *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_rings; i++) {
+        ps_u64map_fini(&r->rings[i].lane_strings);
+        ps_u64map_fini(&r->rings[i].registered);
+    }
+    for (size_t i = 0; i < r->n_procs; i++) {
+        free(r->procs[i].exe);
+        free(r->procs[i].cmdline);
+        free(r->procs[i].comm);
+        free(r->procs[i].cuda_msg);
+    }
+    free(r->rings);
+    free(r->procs);
+    free(r->threads);
+    ps_u64map_fini(&r->proc_by_pid);
+    ps_u64map_fini(&r->thread_by_gtid);
+    ps_gpu_rows_free(r->gpu);
+    free(r);
+}
+
+/* The process entry of `pid`, created on first sight. -ENOMEM on failure, else its index. */
+static long proc_index(struct ps_rows *r, uint32_t pid)
+{
+    uint64_t *have = ps_u64map_get(&r->proc_by_pid, pid);
+    if (have)
+        return (long)*have;
+    if (grow((void **)&r->procs, &r->cap_procs, r->n_procs, sizeof *r->procs) ||
+        ps_u64map_put(&r->proc_by_pid, pid, r->n_procs))
+        return -ENOMEM;
+    struct proc *p = &r->procs[r->n_procs];
+    p->pid = pid;
+    p->rank = p->local_rank = p->world_size = -1;
+    return (long)r->n_procs++;
+}
+
+static struct thread *thread_get(struct ps_rows *r, uint32_t pid, uint32_t tid)
+{
+    int64_t gtid = ps_global_tid(pid, tid);
+    uint64_t *have = ps_u64map_get(&r->thread_by_gtid, (uint64_t)gtid);
+    if (have)
+        return &r->threads[*have];
+    if (grow((void **)&r->threads, &r->cap_threads, r->n_threads, sizeof *r->threads) ||
+        ps_u64map_put(&r->thread_by_gtid, (uint64_t)gtid, r->n_threads))
+        return NULL;
+    struct thread *t = &r->threads[r->n_threads++];
+    t->gtid = gtid;
+    return t;
+}
+
+int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_clock_fn clock,
+                      const void *clock_ctx)
+{
+    if (ring != r->n_rings)
+        return -EINVAL;
+    if (grow((void **)&r->rings, &r->cap_rings, r->n_rings, sizeof *r->rings))
+        return -ENOMEM;
+    long pi = proc_index(r, pid);
+    if (pi < 0)
+        return (int)pi;
+    struct ring *g = &r->rings[r->n_rings++];
+    g->pid = pid;
+    g->proc = (size_t)pi;
+    g->clock = clock;
+    g->clock_ctx = clock_ctx;
+    r->procs[pi].rings++;
+    return 0;
+}
+
+void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, uint64_t dropped)
+{
+    if (ring >= r->n_rings)
+        return;
+    struct ring *g = &r->rings[ring];
+    r->procs[g->proc].dropped += dropped - g->dropped;
+    g->dropped = dropped;
+}
+
+static int64_t stored_ns(const struct ps_rows *r, const struct ring *g, uint64_t tsc)
+{
+    return g->clock(g->clock_ctx, tsc) - r->origin_ns;
+}
+
+/* The StringIds id of registered string `id` of ring g, reserved on first reference. */
+static int64_t registered_sid(struct ps_rows *r, struct ring *g, uint32_t id)
+{
+    uint64_t *have = ps_u64map_get(&g->registered, id);
+    if (have)
+        return (int64_t)(*have >> 1);
+    int64_t sid = ps_tw_string_reserve(r->w);
+    if (ps_u64map_put(&g->registered, id, (uint64_t)sid << 1))
+        return -ENOMEM;
+    return sid;
+}
+
+/* Bounded string at `off` of a record: NULL unless `len` bytes (NUL included) fit in the record. */
+static const char *rec_str(const struct ps_wire_hdr *rec, size_t off, uint32_t len)
+{
+    if (len == 0 || off > rec->size || len > rec->size - off)
+        return NULL;
+    const char *s = (const char *)rec + off;
+    return memchr(s, '\0', len) ? s : NULL;
+}
+
+static int bind_payload(sqlite3_stmt *st, const struct ps_wire_nvtx_attr *a)
+{
+    double d;
+    float f;
+    int64_t i64;
+    switch (a->payload_type) {
+    case 1:     /* NVTX_PAYLOAD_TYPE_UNSIGNED_INT64: stored as the same 64 bits, signed */
+    case 2:
+        memcpy(&i64, &a->payload, sizeof i64);
+        return sqlite3_bind_int64(st, a->payload_type == 1 ? 12 : 13, i64);
+    case 3:
+        memcpy(&d, &a->payload, sizeof d);
+        return sqlite3_bind_double(st, 14, d);
+    case 4:
+        return sqlite3_bind_int64(st, 15, (uint32_t)a->payload);
+    case 5:
+        return sqlite3_bind_int64(st, 16, (int32_t)(uint32_t)a->payload);
+    case 6:
+        memcpy(&f, &a->payload, sizeof f);
+        return sqlite3_bind_double(st, 17, f);
+    default:
+        return SQLITE_OK;
+    }
+}
+
+/* NVTX range, start/end range, mark. */
+static int nvtx_event(struct ps_rows *r, struct ring *g, uint32_t lane, const struct ps_wire_hdr *rec)
+{
+    struct proc *p = &r->procs[g->proc];
+    const struct ps_wire_nvtx *n = (const void *)rec;
+    size_t off = sizeof *n;
+    const struct ps_wire_nvtx_attr *attr = NULL;
+    const struct ps_wire_nvtx_ext *ext = NULL;
+    if (rec->size < off)
+        goto bad;
+    if (rec->flags & PS_WIRE_HAS_ATTR) {
+        if (rec->size < off + sizeof *attr)
+            goto bad;
+        attr = (const void *)((const char *)rec + off);
+        off += sizeof *attr;
+    }
+    if (rec->type == PS_WIRE_NVTX_STARTEND) {
+        if (rec->size < off + sizeof *ext)
+            goto bad;
+        ext = (const void *)((const char *)rec + off);
+        off += sizeof *ext;
+    }
+    const char *text = NULL;
+    int64_t text_id = 0;
+    switch (rec->flags & PS_WIRE_MSG_MASK) {
+    case PS_WIRE_MSG_LANE: {
+        uint64_t *s = ps_u64map_get(&g->lane_strings, (uint64_t)lane << 32 | n->msg_id);
+        if (s)
+            text = ((const struct ps_str *)(uintptr_t)*s)->text;
+        else
+            r->unresolved_strings++;    /* its definition was dropped with a full ring */
+        break;
+    }
+    case PS_WIRE_MSG_REGISTERED:
+        if ((text_id = registered_sid(r, g, n->msg_id)) < 0)
+            return (int)text_id;
+        break;
+    case PS_WIRE_MSG_INLINE:
+        if (!(text = rec_str(rec, off, n->msg_len)))
+            goto bad;
+        break;
+    }
+    int type = rec->type == PS_WIRE_NVTX_RANGE ? PS_NSYS_NVTX_PUSHPOP
+             : rec->type == PS_WIRE_NVTX_STARTEND ? PS_NSYS_NVTX_STARTEND : PS_NSYS_NVTX_MARK;
+    int64_t start = stored_ns(r, g, n->start_tsc);
+    int64_t gtid = ps_global_tid(g->pid, n->tid);
+    sqlite3_stmt *st;
+    if (!attr && !ext && !text_id) {
+        int i = 1;
+        st = type == PS_NSYS_NVTX_MARK ? r->st_mark : r->st_range;
+        sqlite3_bind_int64(st, i++, start);
+        if (type != PS_NSYS_NVTX_MARK)
+            sqlite3_bind_int64(st, i++, stored_ns(r, g, n->end_tsc));
+        if (text)
+            sqlite3_bind_text(st, i++, text, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, i++);
+        sqlite3_bind_int64(st, i++, gtid);
+        sqlite3_bind_int64(st, i, n->domain_id);
+    } else {
+        st = r->st_full;
+        sqlite3_clear_bindings(st);
+        sqlite3_bind_int64(st, 1, start);
+        if (type != PS_NSYS_NVTX_MARK)
+            sqlite3_bind_int64(st, 2, stored_ns(r, g, n->end_tsc));
+        sqlite3_bind_int(st, 3, type);
+        if (ext) {
+            sqlite3_bind_int64(st, 4, (int64_t)ext->range_id);
+            sqlite3_bind_int64(st, 9, ps_global_tid(g->pid, ext->end_tid));
+        }
+        if (attr && (attr->flags & PS_WIRE_ATTR_CATEGORY))
+            sqlite3_bind_int64(st, 5, attr->category);
+        if (attr && (attr->flags & PS_WIRE_ATTR_COLOR))
+            sqlite3_bind_int64(st, 6, attr->color);
+        if (text)
+            sqlite3_bind_text(st, 7, text, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 8, gtid);
+        if (text_id)
+            sqlite3_bind_int64(st, 10, text_id);
+        sqlite3_bind_int64(st, 11, n->domain_id);
+        if (attr)
+            bind_payload(st, attr);
+    }
+    r->nvtx_rows++;
+    return ps_tw_exec(r->w, st);
+bad:
+    p->unknown++;
+    return 0;
+}
+
+/* Domain creation (75), category name (33), registered string (StringIds). */
+static int nvtx_name(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr *rec)
+{
+    const struct ps_wire_nvtx_name *n = (const void *)rec;
+    const char *name = rec->size >= sizeof *n ? rec_str(rec, sizeof *n, n->name_len) : NULL;
+    if (!name) {
+        r->procs[g->proc].unknown++;
+        return 0;
+    }
+    if (rec->type == PS_WIRE_NVTX_REGISTERED) {
+        int64_t sid = registered_sid(r, g, n->id);
+        if (sid < 0)
+            return (int)sid;
+        uint64_t *v = ps_u64map_get(&g->registered, n->id);
+        if (*v & 1)
+            return 0;               /* registered twice: NVTX returns the same handle, keep the first */
+        *v |= 1;
+        return ps_tw_string_define(r->w, sid, name);
+    }
+    sqlite3_stmt *st = r->st_full;
+    sqlite3_clear_bindings(st);
+    sqlite3_bind_int64(st, 1, stored_ns(r, g, n->tsc));
+    sqlite3_bind_int(st, 3, rec->type == PS_WIRE_NVTX_DOMAIN ? PS_NSYS_NVTX_DOMAIN_CREATE : PS_NSYS_NVTX_CATEGORY);
+    if (rec->type == PS_WIRE_NVTX_CATEGORY)
+        sqlite3_bind_int64(st, 5, n->id);
+    sqlite3_bind_text(st, 7, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 8, ps_global_tid(g->pid, n->tid));
+    sqlite3_bind_int64(st, 11, rec->type == PS_WIRE_NVTX_DOMAIN ? n->id : n->domain_id);
+    r->nvtx_rows++;
+    return ps_tw_exec(r->w, st);
+}
+
+static char *join_argv(const char *argv, uint32_t len)
+{
+    char *s = malloc(len + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, argv, len);
+    s[len] = '\0';
+    for (uint32_t i = 0; i + 1 < len; i++)
+        if (s[i] == '\0')
+            s[i] = ' ';
+    return s;
+}
+
+static int process_rec(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr *rec)
+{
+    struct proc *p = &r->procs[g->proc];
+    const struct ps_wire_process *w = (const void *)rec;
+    const char *exe = rec->size >= sizeof *w ? rec_str(rec, sizeof *w, w->exe_len) : NULL;
+    if (!exe || w->argv_len > rec->size - sizeof *w - w->exe_len) {
+        p->unknown++;
+        return 0;
+    }
+    free(p->exe);
+    free(p->cmdline);
+    p->exe = strdup(exe);
+    p->cmdline = w->argv_len ? join_argv(exe + w->exe_len, w->argv_len) : strdup("");
+    if (!p->exe || !p->cmdline)
+        return -ENOMEM;
+    p->probed = 1;
+    p->ppid = w->ppid;
+    p->attach_ns = w->start_ns - r->origin_ns;
+    p->rank = w->rank;
+    p->local_rank = w->local_rank;
+    p->world_size = w->world_size;
+    return 0;
+}
+
+static int thread_name_rec(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr *rec)
+{
+    const struct ps_wire_thread_name *n = (const void *)rec;
+    const char *name = rec->size >= sizeof *n ? rec_str(rec, sizeof *n, n->name_len) : NULL;
+    if (!name) {
+        r->procs[g->proc].unknown++;
+        return 0;
+    }
+    struct thread *t = thread_get(r, g->pid, n->tid);
+    if (!t || !(t->nvtx_name = ps_tw_intern(r->w, name, strlen(name))))
+        return -ENOMEM;
+    return 0;
+}
+
+static int cuda_status_rec(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr *rec)
+{
+    struct proc *p = &r->procs[g->proc];
+    const struct ps_wire_cuda_status *c = (const void *)rec;
+    if (rec->size < sizeof *c) {
+        p->unknown++;
+        return 0;
+    }
+    const char *msg = c->msg_len ? rec_str(rec, sizeof *c, c->msg_len) : NULL;
+    p->cuda_injected = 1;
+    p->cuda_state = (int)c->state;
+    if (msg && *msg) {
+        free(p->cuda_msg);
+        if (!(p->cuda_msg = strdup(msg)))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static int lane_string_rec(struct ps_rows *r, struct ring *g, uint32_t lane, const struct ps_wire_hdr *rec)
+{
+    const struct ps_wire_lane_string *s = (const void *)rec;
+    const char *text = rec->size >= sizeof *s ? rec_str(rec, sizeof *s, s->len) : NULL;
+    if (!text) {
+        r->procs[g->proc].unknown++;
+        return 0;
+    }
+    struct ps_str *in = ps_tw_intern(r->w, text, strlen(text));
+    if (!in || ps_u64map_put(&g->lane_strings, (uint64_t)lane << 32 | s->id, (uint64_t)(uintptr_t)in))
+        return -ENOMEM;
+    return 0;
+}
+
+int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
+{
+    if (ring >= r->n_rings)
+        return -EINVAL;
+    struct ring *g = &r->rings[ring];
+    switch (rec->type) {
+    case PS_WIRE_NVTX_RANGE:
+    case PS_WIRE_NVTX_STARTEND:
+    case PS_WIRE_NVTX_MARK:
+        return nvtx_event(r, g, lane, rec);
+    case PS_WIRE_LANE_STRING:
+        return lane_string_rec(r, g, lane, rec);
+    case PS_WIRE_NVTX_DOMAIN:
+    case PS_WIRE_NVTX_REGISTERED:
+    case PS_WIRE_NVTX_CATEGORY:
+        return nvtx_name(r, g, rec);
+    case PS_WIRE_NVTX_UNBALANCED:
+        r->procs[g->proc].unbalanced++;
+        return 0;
+    case PS_WIRE_PROCESS:
+        return process_rec(r, g, rec);
+    case PS_WIRE_THREAD_NAME:
+        return thread_name_rec(r, g, rec);
+    case PS_WIRE_CUDA_STATUS:
+        return cuda_status_rec(r, g, rec);
+    }
+    if (rec->type >= PS_WIRE_GPU_FIRST && rec->type <= PS_WIRE_GPU_LAST) {
+        struct ps_gpu_src src = { g->pid, ps_global_pid(g->pid), r->origin_ns };
+        int rc = ps_gpu_rows_write(r->gpu, &src, rec);
+        if (rc <= 0)
+            return rc;
+    }
+    r->procs[g->proc].unknown++;
+    return 0;
+}
+
+static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+    if (v < 0)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, v);
+}
+
+int ps_rows_proc_sample(struct ps_rows *r, const struct ps_proc_sample *s)
+{
+    long pi = proc_index(r, s->pid);
+    if (pi < 0)
+        return (int)pi;
+    struct proc *p = &r->procs[pi];
+    /* The latest name wins: the first samples may precede the child's exec. */
+    if (!p->comm || strcmp(p->comm, s->comm) != 0) {
+        free(p->comm);
+        if (!(p->comm = strdup(s->comm)))
+            return -ENOMEM;
+    }
+    if (!p->probed)
+        p->ppid = s->ppid;
+    sqlite3_stmt *st = r->st_psample;
+    sqlite3_bind_int64(st, 1, s->time_ns - r->origin_ns);
+    sqlite3_bind_int64(st, 2, ps_global_pid(s->pid));
+    bind_opt(st, 3, s->cpu_user_ns);
+    bind_opt(st, 4, s->cpu_system_ns);
+    bind_opt(st, 5, s->rss_bytes);
+    bind_opt(st, 6, s->num_threads);
+    bind_opt(st, 7, s->read_bytes);
+    bind_opt(st, 8, s->write_bytes);
+    bind_opt(st, 9, s->rchar_bytes);
+    bind_opt(st, 10, s->wchar_bytes);
+    return ps_tw_exec(r->w, st);
+}
+
+int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s)
+{
+    struct thread *t = thread_get(r, s->pid, s->tid);
+    if (!t)
+        return -ENOMEM;
+    if (!(t->os_name = ps_tw_intern(r->w, s->comm, strlen(s->comm))))   /* latest name wins (renames) */
+        return -ENOMEM;
+    sqlite3_stmt *st = r->st_tsample;
+    sqlite3_bind_int64(st, 1, s->time_ns - r->origin_ns);
+    sqlite3_bind_int64(st, 2, t->gtid);
+    sqlite3_bind_int(st, 3, s->state);
+    bind_opt(st, 4, s->cpu_user_ns);
+    bind_opt(st, 5, s->cpu_system_ns);
+    return ps_tw_exec(r->w, st);
+}
+
+static const char *basename_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int finish_process(struct ps_rows *r, const struct proc *p, sqlite3_stmt *st_proc, sqlite3_stmt *st_info)
+{
+    int64_t gpid = ps_global_pid(p->pid);
+    const char *name = p->exe ? basename_of(p->exe) : p->comm;
+    sqlite3_bind_int64(st_proc, 1, gpid);
+    sqlite3_bind_int64(st_proc, 2, p->pid);
+    sqlite3_bind_text(st_proc, 3, name, -1, SQLITE_STATIC);
+    int rc = ps_tw_exec(r->w, st_proc);
+    if (rc)
+        return rc;
+    sqlite3_clear_bindings(st_info);
+    sqlite3_bind_int64(st_info, 1, gpid);
+    sqlite3_bind_int64(st_info, 2, p->pid);
+    if (p->ppid)
+        sqlite3_bind_int64(st_info, 3, p->ppid);
+    sqlite3_bind_text(st_info, 4, p->exe, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st_info, 5, p->cmdline, -1, SQLITE_STATIC);
+    if (p->probed) {
+        sqlite3_bind_int64(st_info, 6, p->attach_ns);
+        bind_opt(st_info, 7, p->rank);
+        bind_opt(st_info, 8, p->local_rank);
+        bind_opt(st_info, 9, p->world_size);
+    }
+    sqlite3_bind_int64(st_info, 10, p->rings);
+    sqlite3_bind_int64(st_info, 11, (int64_t)p->dropped);
+    sqlite3_bind_int64(st_info, 12, (int64_t)p->unbalanced);
+    sqlite3_bind_int64(st_info, 13, (int64_t)p->unknown);
+    sqlite3_bind_int(st_info, 14, p->cuda_injected);
+    sqlite3_bind_int(st_info, 15, p->cuda_state);
+    sqlite3_bind_text(st_info, 16, p->cuda_msg, -1, SQLITE_STATIC);
+    if ((rc = ps_tw_exec(r->w, st_info)))
+        return rc;
+    char key[64];
+    if (p->rings) {
+        snprintf(key, sizeof key, "dropped_records.pid.%" PRIu32, p->pid);
+        if ((rc = ps_tw_meta_i64(r->w, key, (int64_t)p->dropped)))
+            return rc;
+        snprintf(key, sizeof key, "cuda_state.pid.%" PRIu32, p->pid);
+        static const char *const states[] = { "none", "injected", "cupti_active", "cupti_unavailable",
+                                              "cupti_busy" };
+        rc = ps_tw_meta(r->w, key, p->cuda_state >= 0 && p->cuda_state <= 4 ? states[p->cuda_state] : "unknown");
+    }
+    return rc;
+}
+
+int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
+{
+    memset(t, 0, sizeof *t);
+    t->rank = t->local_rank = t->world_size = -1;
+    sqlite3_stmt *st_proc = ps_tw_prepare(r->w, "INSERT INTO PROCESSES VALUES(?, ?, ?)");
+    sqlite3_stmt *st_info = ps_tw_prepare(r->w, "INSERT INTO PERFSCOPE_PROCESS_INFO"
+                                                " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    sqlite3_stmt *st_thread = ps_tw_prepare(r->w, "INSERT INTO ThreadNames VALUES(?, ?, ?)");
+    if (!st_proc || !st_info || !st_thread)
+        return -EIO;
+    int rc = 0;
+    for (size_t i = 0; i < r->n_procs; i++) {
+        const struct proc *p = &r->procs[i];
+        if ((rc = finish_process(r, p, st_proc, st_info)))
+            return rc;
+        t->processes++;
+        t->probed_processes += p->probed;
+        t->rings += p->rings;
+        t->dropped += p->dropped;
+        t->unbalanced += p->unbalanced;
+        t->unknown += p->unknown;
+        t->cuda_injected_processes += p->cuda_injected;
+        if (t->rank < 0 && p->rank >= 0) {
+            t->rank = p->rank;
+            t->local_rank = p->local_rank;
+            t->world_size = p->world_size;
+        }
+    }
+    /* One ThreadNames row per thread: the NVTX name (priority 1) wins over the OS name (priority 0). */
+    for (size_t i = 0; i < r->n_threads; i++) {
+        const struct thread *th = &r->threads[i];
+        const struct ps_str *name = th->nvtx_name ? th->nvtx_name : th->os_name;
+        if (!name)
+            continue;
+        int64_t id = ps_tw_string_id(r->w, name->text, strlen(name->text));
+        if (id < 0)
+            return (int)id;
+        sqlite3_bind_int64(st_thread, 1, id);
+        sqlite3_bind_int(st_thread, 2, th->nvtx_name ? 1 : 0);
+        sqlite3_bind_int64(st_thread, 3, th->gtid);
+        if ((rc = ps_tw_exec(r->w, st_thread)))
+            return rc;
+    }
+    /* Registered strings referenced but never defined (their record was dropped): keep textId valid. */
+    for (size_t i = 0; i < r->n_rings; i++) {
+        const struct ps_u64map *m = &r->rings[i].registered;
+        for (size_t k = 0; k < m->cap; k++) {
+            if (!m->used[k] || (m->vals[k] & 1))
+                continue;
+            char text[64];
+            snprintf(text, sizeof text, "<registered string %" PRIu64 " lost>", m->keys[k]);
+            if ((rc = ps_tw_string_define(r->w, (int64_t)(m->vals[k] >> 1), text)))
+                return rc;
+            t->unresolved_strings++;
+        }
+    }
+    t->unresolved_strings += r->unresolved_strings;
+    t->nvtx_rows = r->nvtx_rows;
+    uint64_t gpu_dropped = 0;
+    return ps_gpu_rows_finish(r->gpu, &gpu_dropped);
+}

@@ -1,0 +1,71 @@
+/* From probe records to trace rows: the writer thread's translation of ring records (common/ps_wire.h)
+ * and host samples into NVTX_EVENTS, StringIds, ThreadNames, PROCESSES, PERFSCOPE_PROCESS_INFO,
+ * PERFSCOPE_*_SAMPLES and the per-process PERFSCOPE_META rows. Keeps per-ring state (lane strings,
+ * registered strings) and per-process state (drops, CUDA state). Not thread-safe: the writer thread owns it. */
+#ifndef PS_ROWS_H
+#define PS_ROWS_H
+
+#include <stdint.h>
+
+#include "ps_wire.h"
+#include "trace_writer.h"
+
+struct ps_rows;
+
+/* Converts a raw probe timestamp of one ring to CLOCK_MONOTONIC ns (ps_ring_reader_to_ns, or a test clock). */
+typedef int64_t (*ps_rows_clock_fn)(const void *ctx, uint64_t tsc);
+
+/* `origin_ns`: CLOCK_MONOTONIC ns of the recording session's start; stored times are ns since it.
+ * Returns 0 and *out (free with ps_rows_free), or -ENOMEM. */
+int ps_rows_new(struct ps_tw *w, int64_t origin_ns, struct ps_rows **out);
+void ps_rows_free(struct ps_rows *r);          /* NULL is a no-op */
+
+/* Announce ring number `ring` (dense: 0, 1, 2, ... in the order found) of process `pid`, before its records.
+ * `clock`/`clock_ctx` must stay valid until ps_rows_free. 0, -EINVAL (ring out of order) or -ENOMEM. */
+int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_clock_fn clock,
+                      const void *clock_ctx);
+
+/* One record of ring `ring`, lane `lane`, in the lane's order. Malformed or unknown records are counted
+ * (PERFSCOPE_PROCESS_INFO.unknownRecords), never fatal. Returns 0, or -EIO / -ENOMEM when writing fails
+ * (message: ps_tw_errmsg). Call inside a transaction. */
+int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
+
+/* The ring's final count of records dropped because it was full. */
+void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, uint64_t dropped);
+
+/* One sample of a process of the recorded tree (times: CLOCK_MONOTONIC ns; counters: -1 = unavailable). */
+struct ps_proc_sample {
+    int64_t time_ns;
+    uint32_t pid, ppid;
+    int64_t cpu_user_ns, cpu_system_ns, rss_bytes, num_threads;
+    int64_t read_bytes, write_bytes, rchar_bytes, wchar_bytes;
+    char comm[16];              /* /proc/PID/comm, for PROCESSES when the probe never reported the process */
+};
+
+struct ps_thread_sample {
+    int64_t time_ns;
+    uint32_t pid, tid;
+    int state;                  /* enum ps_thread_state */
+    int64_t cpu_user_ns, cpu_system_ns;
+    char comm[16];              /* OS thread name, for ThreadNames when NVTX did not name the thread */
+};
+
+/* Write one sample row. 0 or -EIO / -ENOMEM. Call inside a transaction. */
+int ps_rows_proc_sample(struct ps_rows *r, const struct ps_proc_sample *s);
+int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s);
+
+/* Totals over every process, for the run-level PERFSCOPE_META rows. */
+struct ps_rows_totals {
+    uint64_t processes, probed_processes, rings;
+    uint64_t dropped, unbalanced, unknown, unresolved_strings;
+    uint64_t nvtx_rows;
+    uint64_t cuda_injected_processes;
+    int32_t rank, local_rank, world_size;   /* of the first probed process reporting one; -1 unknown */
+};
+
+/* Write what is only complete at the end: PROCESSES, ThreadNames, PERFSCOPE_PROCESS_INFO, the per-process
+ * PERFSCOPE_META rows, StringIds rows of registered strings never defined. Fills *t. Call inside a
+ * transaction, once. 0 or -EIO / -ENOMEM. */
+int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t);
+
+#endif

@@ -1,0 +1,164 @@
+/* The recording session (see session.h): directory, probe path, output-name expansion. */
+#include "session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* mkdir that accepts an existing directory only if it is ours, private and not a link. */
+static int private_dir(const char *path)
+{
+    if (mkdir(path, 0700) == 0)
+        return 0;
+    if (errno != EEXIST)
+        return -errno;
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return -errno;
+    if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
+        return -EPERM;
+    return 0;
+}
+
+void ps_session_dir_remove(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+                continue;
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+int ps_session_dir_create(char *buf, size_t len)
+{
+    char base[PATH_MAX];
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    struct stat st;
+    if (xdg && *xdg == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) && access(xdg, W_OK) == 0)
+        snprintf(base, sizeof base, "%s/perfscope", xdg);
+    else
+        snprintf(base, sizeof base, "/tmp/perfscope-%u", (unsigned)getuid());
+    int rc = private_dir(base);
+    if (rc) {
+        fprintf(stderr, "perfscope record: cannot use the session directory %s: %s (it must be a directory "
+                        "of yours with mode 0700; remove it or set XDG_RUNTIME_DIR)\n", base, strerror(-rc));
+        return rc;
+    }
+    if ((size_t)snprintf(buf, len, "%s/%d", base, (int)getpid()) >= len)
+        return -ENAMETOOLONG;
+    if (mkdir(buf, 0700) != 0 && errno == EEXIST) {
+        ps_session_dir_remove(buf);     /* left by a dead recorder that had our pid */
+        if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+            goto fail;
+    }
+    if ((rc = private_dir(buf)) == 0)
+        return 0;
+    errno = -rc;
+fail:
+    rc = -errno;
+    fprintf(stderr, "perfscope record: cannot create the session directory %s: %s\n", buf, strerror(-rc));
+    return rc;
+}
+
+int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len)
+{
+    static const char *const rel[] = { "", "/../probe", "/../lib/perfscope", "/../lib" };
+    char cand[PATH_MAX + 64], bindir[PATH_MAX];
+    size_t used = 0;
+    tried[0] = '\0';
+    const char *env = getenv("PERFSCOPE_PROBE");
+    const char *list[8];
+    char store[6][sizeof cand];
+    int n = 0;
+    if (env && *env)
+        list[n++] = env;
+    ssize_t bl = readlink("/proc/self/exe", bindir, sizeof bindir - 1);
+    if (bl > 0) {
+        bindir[bl] = '\0';
+        char *slash = strrchr(bindir, '/');
+        if (slash)
+            *slash = '\0';
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            snprintf(store[i], sizeof store[i], "%s%s/libperfscope_probe.so", bindir, rel[i]);
+            list[n++] = store[i];
+        }
+    }
+#ifdef PS_PROBE_BUILD_PATH
+    list[n++] = PS_PROBE_BUILD_PATH;
+#endif
+    for (int i = 0; i < n; i++) {
+        if (access(list[i], R_OK) == 0 && realpath(list[i], cand) && strlen(cand) < len) {
+            strcpy(buf, cand);
+            return 0;
+        }
+        int w = snprintf(tried + used, tried_len - used, "%s%s", used ? ", " : "", list[i]);
+        if (w > 0 && (size_t)w < tried_len - used)
+            used += (size_t)w;
+    }
+    return -ENOENT;
+}
+
+static const char *rank_string(void)
+{
+    static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID" };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return v;
+    }
+    return "0";
+}
+
+int ps_session_expand_output(const char *pattern, char *buf, size_t len)
+{
+    size_t o = 0;
+    for (const char *p = pattern; *p; p++) {
+        char tmp[256];
+        const char *add = tmp;
+        if (*p != '%') {
+            tmp[0] = *p;
+            tmp[1] = '\0';
+        } else {
+            switch (*++p) {
+            case 'p':
+                snprintf(tmp, sizeof tmp, "%d", (int)getpid());
+                break;
+            case 'h':
+                if (gethostname(tmp, sizeof tmp) != 0)
+                    strcpy(tmp, "localhost");
+                tmp[sizeof tmp - 1] = '\0';
+                break;
+            case 'r':
+                add = rank_string();
+                break;
+            case '%':
+                strcpy(tmp, "%");
+                break;
+            default:
+                fprintf(stderr, "perfscope record: -o %s: unknown '%%%s' (use %%p pid, %%h host, %%r rank, "
+                                "%%%% a percent sign)\n", pattern, *p ? (char[]){ *p, 0 } : "");
+                return -EINVAL;
+            }
+        }
+        size_t al = strlen(add);
+        if (o + al >= len)
+            return -ENAMETOOLONG;
+        memcpy(buf + o, add, al);
+        o += al;
+    }
+    buf[o] = '\0';
+    return 0;
+}

@@ -1,0 +1,26 @@
+/* The recording session of `perfscope record`: its private directory (DESIGN §2), the probe's path, the
+ * injection environment, and the expansion of the -o name. */
+#ifndef PS_SESSION_H
+#define PS_SESSION_H
+
+#include <stddef.h>
+
+/* Create the private session directory $XDG_RUNTIME_DIR/perfscope/<pid> (else /tmp/perfscope-<uid>/<pid>),
+ * mode 0700, replacing a stale one left by a dead recorder of the same pid. Writes its absolute path to
+ * buf. Returns 0 or -errno with a message on stderr. */
+int ps_session_dir_create(char *buf, size_t len);
+
+/* Remove the session directory and the ring files in it. */
+void ps_session_dir_remove(const char *dir);
+
+/* Absolute path of libperfscope_probe.so: $PERFSCOPE_PROBE, else next to the perfscope binary
+ * (<bin>/, <bin>/../probe/, <bin>/../lib/perfscope/, <bin>/../lib/), else the build tree's path
+ * (PS_PROBE_BUILD_PATH). Returns 0, or -ENOENT with the places tried written to `tried`. */
+int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len);
+
+/* Expand %p (the recorder's pid), %h (host name), %r (rank: RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID,
+ * else 0) and %% in `pattern`. Returns 0, -EINVAL (unknown % sequence; message on stderr) or
+ * -ENAMETOOLONG. */
+int ps_session_expand_output(const char *pattern, char *buf, size_t len);
+
+#endif

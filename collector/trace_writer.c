@@ -1,0 +1,205 @@
+/* The trace writer (see trace_writer.h): pragmas, schema, prepared statements and StringIds.
+ * Bulk-load recipe from SQLite's test/speedtest1.c: big transactions, statements prepared once,
+ * bind/step/reset, indexes after the load. */
+#include "trace_writer.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_schema.h"
+
+#define TW_MAX_STMTS 64
+
+struct ps_tw {
+    sqlite3 *db;
+    char *path;
+    sqlite3_stmt *stmts[TW_MAX_STMTS];
+    int n_stmts;
+    sqlite3_stmt *st_string, *st_meta;
+    struct ps_strtab strings;
+    int64_t next_string_id;
+    uint64_t rows;
+    char errmsg[512];
+};
+
+static int tw_fail(struct ps_tw *w, const char *what)
+{
+    snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: %s: %s", w->path, what, sqlite3_errmsg(w->db));
+    return -EIO;
+}
+
+static int tw_exec_sql(struct ps_tw *w, const char *sql, const char *what)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(w->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: %s: %s", w->path, what, msg ? msg : "?");
+        sqlite3_free(msg);
+        return -EIO;
+    }
+    return 0;
+}
+
+/* Pragmas, chosen for a bulk append (docs/trace-format.md "Durability"; measured in bench/collector):
+ * - page_size 65536: fewer, fuller pages (+25 % rows/s over 4 KiB); must precede the first table and WAL.
+ * - journal_mode WAL + synchronous NORMAL: readers (report, top) can read while we write; a power cut may
+ *   lose the last commits but never corrupts the file; a crash of perfscope loses nothing committed.
+ * - the default page cache: an append only touches the right edge of the B-tree, and a big cache costs
+ *   page faults (measured slower). */
+static const char tw_pragmas[] =
+    "PRAGMA page_size=65536;"
+    "PRAGMA journal_mode=WAL;"
+    "PRAGMA synchronous=NORMAL;"
+    "PRAGMA temp_store=MEMORY;";
+
+int ps_tw_open(const char *path, struct ps_tw **out, char *err, size_t errlen)
+{
+    int rc = -ENOMEM;
+    struct ps_tw *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path))) {
+        snprintf(err, errlen, "perfscope: %s: out of memory", path);
+        goto out;
+    }
+    w->next_string_id = 1;
+    /* Without per-allocation statistics SQLite takes no global mutex per malloc (+15 % rows/s). Only
+     * possible before SQLite initialises; harmless (ignored) after. */
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK) {
+        rc = tw_fail(w, "cannot create the trace (use -o to write elsewhere)");
+        goto out_msg;
+    }
+    if ((rc = tw_exec_sql(w, tw_pragmas, "setting pragmas")) ||
+        (rc = tw_exec_sql(w, "BEGIN", "creating the schema")) ||
+        (rc = tw_exec_sql(w, ps_schema_sql, "creating the schema")) ||
+        (rc = tw_exec_sql(w, ps_schema_enum_sql, "filling the ENUM tables")) ||
+        (rc = tw_exec_sql(w, "COMMIT", "creating the schema")))
+        goto out_msg;
+    w->st_string = ps_tw_prepare(w, "INSERT INTO StringIds(id, value) VALUES(?, ?)");
+    w->st_meta = ps_tw_prepare(w, "INSERT OR REPLACE INTO PERFSCOPE_META(name, value) VALUES(?, ?)");
+    if (!w->st_string || !w->st_meta) {
+        rc = -EIO;
+        goto out_msg;
+    }
+    *out = w;
+    return 0;
+out_msg:
+    snprintf(err, errlen, "%s", w->errmsg);
+out:
+    ps_tw_free(w);
+    return rc;
+}
+
+void ps_tw_free(struct ps_tw *w)
+{
+    if (!w)
+        return;
+    for (int i = 0; i < w->n_stmts; i++)
+        sqlite3_finalize(w->stmts[i]);
+    sqlite3_close(w->db);
+    ps_strtab_fini(&w->strings);
+    free(w->path);
+    free(w);
+}
+
+int ps_tw_begin(struct ps_tw *w)
+{
+    return tw_exec_sql(w, "BEGIN", "starting a transaction");
+}
+
+int ps_tw_commit(struct ps_tw *w)
+{
+    return tw_exec_sql(w, "COMMIT", "committing rows (is the disk full?)");
+}
+
+sqlite3_stmt *ps_tw_prepare(struct ps_tw *w, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (w->n_stmts == TW_MAX_STMTS) {
+        snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: more than %d prepared statements", w->path,
+                 TW_MAX_STMTS);
+        return NULL;
+    }
+    if (sqlite3_prepare_v3(w->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+        tw_fail(w, "preparing a statement");
+        return NULL;
+    }
+    w->stmts[w->n_stmts++] = st;
+    return st;
+}
+
+int ps_tw_exec(struct ps_tw *w, sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return tw_fail(w, "writing a row (is the disk full?)");
+    w->rows++;
+    return 0;
+}
+
+struct ps_str *ps_tw_intern(struct ps_tw *w, const char *text, size_t len)
+{
+    return ps_strtab_intern(&w->strings, text, len);
+}
+
+int ps_tw_string_define(struct ps_tw *w, int64_t id, const char *text)
+{
+    sqlite3_bind_int64(w->st_string, 1, id);
+    sqlite3_bind_text(w->st_string, 2, text, -1, SQLITE_STATIC);
+    return ps_tw_exec(w, w->st_string);
+}
+
+int64_t ps_tw_string_reserve(struct ps_tw *w)
+{
+    return w->next_string_id++;
+}
+
+int64_t ps_tw_string_id(struct ps_tw *w, const char *text, size_t len)
+{
+    struct ps_str *s = ps_tw_intern(w, text, len);
+    if (!s)
+        return -ENOMEM;
+    if (!s->id) {
+        int64_t id = ps_tw_string_reserve(w);
+        int rc = ps_tw_string_define(w, id, s->text);
+        if (rc)
+            return rc;
+        s->id = id;
+    }
+    return s->id;
+}
+
+int ps_tw_meta(struct ps_tw *w, const char *name, const char *value)
+{
+    sqlite3_bind_text(w->st_meta, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(w->st_meta, 2, value, -1, SQLITE_STATIC);
+    return ps_tw_exec(w, w->st_meta);
+}
+
+int ps_tw_meta_i64(struct ps_tw *w, const char *name, int64_t value)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%" PRId64, value);
+    return ps_tw_meta(w, name, buf);
+}
+
+int ps_tw_finish(struct ps_tw *w)
+{
+    int rc = tw_exec_sql(w, ps_schema_index_sql, "creating indexes");
+    if (!rc)
+        rc = tw_exec_sql(w, "PRAGMA wal_checkpoint(TRUNCATE)", "checkpointing the WAL");
+    return rc;
+}
+
+const char *ps_tw_errmsg(const struct ps_tw *w)
+{
+    return w->errmsg;
+}
+
+uint64_t ps_tw_rows(const struct ps_tw *w)
+{
+    return w->rows;
+}

@@ -1,0 +1,62 @@
+/* The trace writer: the one SQLite connection that writes a perfscope trace (DESIGN §3), with the
+ * pragmas, the schema, statements prepared once, batched transactions and the StringIds table.
+ * Used by the collector's writer thread (and by collector/gpu_rows.c for the CUPTI tables). Not thread-safe. */
+#ifndef PS_TRACE_WRITER_H
+#define PS_TRACE_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "maps.h"
+
+struct ps_tw;
+
+/* Create the trace at `path` (the file must not exist or be empty; the caller decides about -f), set the
+ * pragmas (page_size 64 KiB, WAL, synchronous=NORMAL), create the schema and fill the ENUM tables.
+ * Returns 0 and *out (free with ps_tw_free), or -errno / -EIO with a message naming the file in err. */
+int ps_tw_open(const char *path, struct ps_tw **out, char *err, size_t errlen);
+
+/* Close the connection (committing nothing that is open) and free everything. NULL is a no-op. */
+void ps_tw_free(struct ps_tw *w);
+
+/* Transactions. Rows are only ever written inside one: ps_tw_begin before, ps_tw_commit after.
+ * Both return 0 or -EIO (message in ps_tw_errmsg). */
+int ps_tw_begin(struct ps_tw *w);
+int ps_tw_commit(struct ps_tw *w);
+
+/* A statement prepared once (SQLITE_PREPARE_PERSISTENT) and finalised by ps_tw_free; NULL on an SQL error
+ * (message in ps_tw_errmsg). For writers of other tables (gpu_rows.c). */
+sqlite3_stmt *ps_tw_prepare(struct ps_tw *w, const char *sql);
+
+/* sqlite3_step + sqlite3_reset of an INSERT; 0 or -EIO (message in ps_tw_errmsg). Bindings are kept. */
+int ps_tw_exec(struct ps_tw *w, sqlite3_stmt *st);
+
+/* Intern `text` (`len` bytes, need not be NUL-terminated) without writing it: the returned string lives as
+ * long as the writer. NULL: out of memory. */
+struct ps_str *ps_tw_intern(struct ps_tw *w, const char *text, size_t len);
+
+/* The StringIds id of `text`, writing its StringIds row the first time. Returns the id (> 0) or -errno. */
+int64_t ps_tw_string_id(struct ps_tw *w, const char *text, size_t len);
+
+/* A fresh StringIds id whose row is written later with ps_tw_string_define (for strings referenced before
+ * they are defined, such as NVTX registered strings read from another thread's lane). */
+int64_t ps_tw_string_reserve(struct ps_tw *w);
+int ps_tw_string_define(struct ps_tw *w, int64_t id, const char *text);
+
+/* PERFSCOPE_META row (insert or replace). 0 or -EIO. */
+int ps_tw_meta(struct ps_tw *w, const char *name, const char *value);
+int ps_tw_meta_i64(struct ps_tw *w, const char *name, int64_t value);
+
+/* After the last commit: create the secondary indexes and checkpoint the WAL into the main file, so the
+ * trace is one self-contained file. 0 or -EIO. */
+int ps_tw_finish(struct ps_tw *w);
+
+/* The last error, "perfscope: <path>: <what>", valid until the next call. */
+const char *ps_tw_errmsg(const struct ps_tw *w);
+
+/* Rows written since ps_tw_open (every ps_tw_exec counts one). */
+uint64_t ps_tw_rows(const struct ps_tw *w);
+
+#endif

@@ -1,0 +1,62 @@
+/* The SQL of the perfscope trace (see ps_schema.h and docs/trace-format.md). Column names, order and
+ * types of the Nsight Systems tables follow its export schema 3.25 (notes/nsys-sqlite-schema.md §1.2);
+ * nsys quotes nothing, we quote "end" so the SQL also runs where END is reserved. */
+#include "ps_schema.h"
+
+const char ps_schema_sql[] =
+    "CREATE TABLE StringIds(id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);\n"
+    "CREATE TABLE ThreadNames(nameId INTEGER NOT NULL REFERENCES StringIds(id), priority INTEGER,"
+    " globalTid INTEGER);\n"
+    "CREATE TABLE PROCESSES(globalPid INTEGER, pid INTEGER, name TEXT);\n"
+    "CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INTEGER, utcTime TEXT, localTime TEXT,"
+    " systemClockNs INTEGER);\n"
+    "CREATE TABLE ANALYSIS_DETAILS(globalVid INTEGER NOT NULL, duration INTEGER NOT NULL,"
+    " startTime INTEGER NOT NULL, stopTime INTEGER NOT NULL);\n"
+    "CREATE TABLE ENUM_NSYS_EVENT_TYPE(id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
+    "CREATE TABLE NVTX_EVENTS(start INTEGER NOT NULL, \"end\" INTEGER, eventType INTEGER NOT NULL,"
+    " rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER,"
+    " endGlobalTid INTEGER, textId INTEGER REFERENCES StringIds(id), domainId INTEGER,"
+    " uint64Value INTEGER, int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, int32Value INTEGER,"
+    " floatValue REAL, jsonTextId INTEGER, jsonText TEXT, binaryData TEXT);\n"
+    "CREATE TABLE PERFSCOPE_META(name TEXT NOT NULL PRIMARY KEY, value TEXT);\n"
+    "CREATE TABLE PERFSCOPE_ENUM_CUDA_STATE(id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
+    "CREATE TABLE PERFSCOPE_PROCESS_INFO(globalPid INTEGER NOT NULL, pid INTEGER NOT NULL, ppid INTEGER,"
+    " exe TEXT, commandLine TEXT, attachTime INTEGER, rank INTEGER, localRank INTEGER, worldSize INTEGER,"
+    " rings INTEGER NOT NULL, droppedRecords INTEGER NOT NULL, unbalancedNvtx INTEGER NOT NULL,"
+    " unknownRecords INTEGER NOT NULL, cudaInjected INTEGER NOT NULL,"
+    " cuptiState INTEGER REFERENCES PERFSCOPE_ENUM_CUDA_STATE(id), cuptiMessage TEXT);\n"
+    "CREATE TABLE PERFSCOPE_ENUM_THREAD_STATE(id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
+    "CREATE TABLE PERFSCOPE_PROCESS_SAMPLES(timestamp INTEGER NOT NULL, globalPid INTEGER NOT NULL,"
+    " cpuUserNs INTEGER, cpuSystemNs INTEGER, rssBytes INTEGER, numThreads INTEGER, readBytes INTEGER,"
+    " writeBytes INTEGER, readCharBytes INTEGER, writeCharBytes INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_THREAD_SAMPLES(timestamp INTEGER NOT NULL, globalTid INTEGER NOT NULL,"
+    " state INTEGER NOT NULL REFERENCES PERFSCOPE_ENUM_THREAD_STATE(id), cpuUserNs INTEGER,"
+    " cpuSystemNs INTEGER);\n";
+
+const char ps_schema_enum_sql[] =
+    "INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES"
+    " (33,'NvtxCategory','NVTX Category'),"
+    " (34,'NvtxMark','NVTX Mark'),"
+    " (59,'NvtxPushPopRange','NVTX PushPop Range'),"
+    " (60,'NvtxStartEndRange','NVTX StartEnd Range'),"
+    " (75,'NvtxDomainCreate','NVTX Domain Create');\n"
+    "INSERT INTO PERFSCOPE_ENUM_THREAD_STATE VALUES"
+    " (0,'RUNNING','Running (R)'),"
+    " (1,'SLEEPING','Sleeping (S)'),"
+    " (2,'BLOCKED_IO','Blocked on I/O (D)'),"
+    " (3,'STOPPED','Stopped (T, t)'),"
+    " (4,'ZOMBIE','Zombie or dead (Z, X)'),"
+    " (5,'IDLE','Idle kernel thread (I)'),"
+    " (6,'OTHER','Other');\n"
+    "INSERT INTO PERFSCOPE_ENUM_CUDA_STATE VALUES"
+    " (0,'NONE','CUDA never initialised the probe (no CUDA driver, or no CUDA use)'),"
+    " (1,'INJECTED','The CUDA driver called InitializeInjection'),"
+    " (2,'CUPTI_ACTIVE','CUPTI activity collection enabled'),"
+    " (3,'CUPTI_UNAVAILABLE','libcupti missing or failed'),"
+    " (4,'CUPTI_BUSY','Another CUPTI subscriber holds CUPTI');\n";
+
+/* No index on NVTX_EVENTS: Nsight Systems' exports have none, readers scan it whole, and building one
+ * would add ~0.5 s per million rows to the end of every recording (measured: bench/collector). */
+const char ps_schema_index_sql[] =
+    "CREATE INDEX PERFSCOPE_THREAD_SAMPLES_TID ON PERFSCOPE_THREAD_SAMPLES(globalTid, timestamp);\n"
+    "CREATE INDEX PERFSCOPE_PROCESS_SAMPLES_PID ON PERFSCOPE_PROCESS_SAMPLES(globalPid, timestamp);\n";

@@ -1,0 +1,41 @@
+/* The perfscope trace schema (DESIGN §3, docs/trace-format.md): the SQL that creates the tables
+ * `perfscope record` writes, shared by the collector and by tests that build traces by hand.
+ * Tables named like Nsight Systems' export use its column names, order, types and encodings. */
+#ifndef PS_SCHEMA_H
+#define PS_SCHEMA_H
+
+/* Version of the perfscope-specific part of the schema (PERFSCOPE_META 'schema_version'). */
+#define PS_SCHEMA_VERSION "1"
+
+/* Nsight Systems' ENUM_NSYS_EVENT_TYPE ids used by perfscope (notes/nsys-sqlite-schema.md, verified on a
+ * 2026.2 export). */
+enum ps_nsys_event_type {
+    PS_NSYS_NVTX_CATEGORY = 33,
+    PS_NSYS_NVTX_MARK = 34,
+    PS_NSYS_NVTX_PUSHPOP = 59,
+    PS_NSYS_NVTX_STARTEND = 60,
+    PS_NSYS_NVTX_DOMAIN_CREATE = 75,
+};
+
+/* PERFSCOPE_THREAD_SAMPLES.state, from the state letter of /proc/PID/task/TID/stat (proc(5)). */
+enum ps_thread_state {
+    PS_THREAD_RUNNING = 0,      /* R */
+    PS_THREAD_SLEEPING = 1,     /* S: interruptible sleep (waiting on a lock, a queue, a timer, a socket) */
+    PS_THREAD_BLOCKED_IO = 2,   /* D: uninterruptible sleep, usually disk I/O */
+    PS_THREAD_STOPPED = 3,      /* T, t */
+    PS_THREAD_ZOMBIE = 4,       /* Z, X */
+    PS_THREAD_IDLE = 5,         /* I */
+    PS_THREAD_OTHER = 6,        /* any other letter */
+};
+
+/* One statement per table, each ending in ';': run them in order with sqlite3_exec.
+ * No indexes here (they are created after the bulk load: ps_schema_index_sql). */
+extern const char ps_schema_sql[];
+
+/* INSERT statements filling the ENUM_NSYS_EVENT_TYPE rows perfscope uses and PERFSCOPE_ENUM_THREAD_STATE. */
+extern const char ps_schema_enum_sql[];
+
+/* Secondary indexes, created once the bulk load is over. */
+extern const char ps_schema_index_sql[];
+
+#endif

@@ -1,0 +1,254 @@
+/* The program `perfscope record` records in the collector's end-to-end tests (record_tests.sh): each mode
+ * makes known NVTX calls (nvtx3 headers) or host activity; the script checks the trace against what this
+ * file says it did. Usage: nvtx_prog MODE [ARGS]. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nvtx3/nvToolsExt.h>
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static nvtxRangeId_t started;
+
+static void *end_range(void *arg)
+{
+    (void)arg;
+    nvtxRangeEnd(started);     /* ended on another thread than the one that started it */
+    return NULL;
+}
+
+/* known: what the trace must hold (record_tests.sh checks each line):
+ * - 10 x push "outer" { push "inner" {} pop } pop on the main thread: 20 rows of type 59, each inner inside
+ *   its outer;
+ * - a start/end range "async" started on main, ended on a second thread: 1 row of type 60 whose
+ *   endGlobalTid is that thread;
+ * - 3 marks "tick" (type 34, end NULL);
+ * - domain "mydom" (a type 75 row) with a registered string "regstr" pushed/popped 2 times in it
+ *   (textId, domainId of mydom);
+ * - 1 wide-string range L"wide-ü" (text 'wide-ü').
+ * Total rows of types 59/60/34: 20 + 1 + 3 + 2 + 1 = 27. */
+static int known(void)
+{
+    for (int i = 0; i < 10; i++) {
+        nvtxRangePushA("outer");
+        nvtxRangePushA("inner");
+        nvtxRangePop();
+        nvtxRangePop();
+    }
+    started = nvtxRangeStartA("async");
+    pthread_t t;
+    pthread_create(&t, NULL, end_range, NULL);
+    pthread_join(t, NULL);
+    for (int i = 0; i < 3; i++)
+        nvtxMarkA("tick");
+    nvtxDomainHandle_t dom = nvtxDomainCreateA("mydom");
+    nvtxStringHandle_t reg = nvtxDomainRegisterStringA(dom, "regstr");
+    nvtxEventAttributes_t a = { 0 };
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    a.message.registered = reg;
+    for (int i = 0; i < 2; i++) {
+        nvtxDomainRangePushEx(dom, &a);
+        nvtxDomainRangePop(dom);
+    }
+    nvtxRangePushW(L"wide-\u00fc");
+    nvtxRangePop();
+    return 0;
+}
+
+/* closed_then_sigkill N FILE: close N push/pop ranges named "r", write N to FILE, then SIGKILL ourselves
+ * with one range still open. */
+static int closed_then_sigkill(long n, const char *file)
+{
+    for (long i = 0; i < n; i++) {
+        nvtxRangePushA("r");
+        nvtxRangePop();
+    }
+    FILE *f = fopen(file, "w");
+    if (!f)
+        return 1;
+    fprintf(f, "%ld\n", n);
+    fclose(f);
+    nvtxRangePushA("open-at-kill");
+    raise(SIGKILL);
+    return 1;
+}
+
+static long per_thread;
+
+static void *storm(void *arg)
+{
+    (void)arg;
+    for (long i = 0; i < per_thread; i++) {
+        nvtxRangePushA("s");
+        nvtxRangePop();
+    }
+    return NULL;
+}
+
+/* threads T N: T threads each close N push/pop ranges "s". */
+static int threads(int t, long n)
+{
+    pthread_t th[256];
+    per_thread = n;
+    if (t < 1 || t > 256)
+        return 2;
+    for (int i = 0; i < t; i++)
+        pthread_create(&th[i], NULL, storm, NULL);
+    for (int i = 0; i < t; i++)
+        pthread_join(th[i], NULL);
+    return 0;
+}
+
+static nvtxDomainHandle_t storm_dom;
+static nvtxStringHandle_t storm_str;
+static pthread_barrier_t storm_barrier;
+
+static void *reg_storm(void *arg)
+{
+    (void)arg;
+    nvtxEventAttributes_t a = { 0 };
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    a.message.registered = storm_str;
+    nvtxDomainRangePushEx(storm_dom, &a);   /* attaches the thread: its thread-name record goes now */
+    pthread_barrier_wait(&storm_barrier);
+    pthread_barrier_wait(&storm_barrier);
+    nvtxDomainRangePop(storm_dom);
+    for (long i = 1; i < per_thread; i++) {
+        nvtxDomainRangePushEx(storm_dom, &a);
+        nvtxDomainRangePop(storm_dom);
+    }
+    return NULL;
+}
+
+/* registered_storm T N: T threads each close N push/pop ranges whose message is the registered string "s"
+ * of domain "storm". Every thread attaches (and the registration is written) before the storm, and the
+ * main thread waits 200 ms for `record` to drain those records, so during the storm the ring holds range
+ * records only: with a tiny ring, each lost range is exactly one dropped record. */
+static int registered_storm(int t, long n)
+{
+    pthread_t th[256];
+    per_thread = n;
+    if (t < 1 || t > 256 || n < 1)
+        return 2;
+    storm_dom = nvtxDomainCreateA("storm");
+    storm_str = nvtxDomainRegisterStringA(storm_dom, "s");
+    pthread_barrier_init(&storm_barrier, NULL, (unsigned)t + 1);
+    for (int i = 0; i < t; i++)
+        pthread_create(&th[i], NULL, reg_storm, NULL);
+    pthread_barrier_wait(&storm_barrier);
+    usleep(200000);
+    pthread_barrier_wait(&storm_barrier);
+    for (int i = 0; i < t; i++)
+        pthread_join(th[i], NULL);
+    return 0;
+}
+
+/* unbalanced_exit: 5 ranges "ok" closed; 3 pops on an empty stack; an end of a never-started id; a range
+ * left open; then _exit(3) without any exit handler. */
+static int unbalanced_exit(void)
+{
+    for (int i = 0; i < 5; i++) {
+        nvtxRangePushA("ok");
+        nvtxRangePop();
+    }
+    for (int i = 0; i < 3; i++)
+        nvtxRangePop();
+    nvtxRangeEnd((nvtxRangeId_t)123456789);
+    nvtxRangePushA("left-open");
+    _exit(3);
+}
+
+static void ranges(const char *name, long n)
+{
+    for (long i = 0; i < n; i++) {
+        nvtxRangePushA(name);
+        nvtxRangePop();
+    }
+}
+
+/* tree N: like a DataLoader and a launcher: 2 forked children each close N ranges "forked", 1 child that
+ * execs this program (`nvtx_prog ranges exec N`) closes N ranges "exec", and the parent, after its first
+ * NVTX call, closes N ranges "parent". 4 probed processes, N rows of each name, each name from one pid. */
+static int tree(const char *self, long n)
+{
+    nvtxRangePushA("parent");
+    nvtxRangePop();
+    for (int i = 0; i < 2; i++)
+        if (fork() == 0) {
+            ranges("forked", n);
+            _exit(0);
+        }
+    char count[32];
+    snprintf(count, sizeof count, "%ld", n);
+    if (fork() == 0) {
+        execl(self, self, "ranges", "exec", count, (char *)NULL);
+        _exit(127);
+    }
+    ranges("parent", n - 1);
+    int st, bad = 0;
+    while (wait(&st) > 0)
+        bad |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    return bad;
+}
+
+/* burn SECONDS: spin until this process has used SECONDS of CPU time; sleep SECONDS: sleep. */
+static int burn(double s)
+{
+    volatile unsigned long x = 0;
+    while (cpu_s() < s)
+        for (int i = 0; i < 10000; i++)
+            x += (unsigned long)i;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (!strcmp(mode, "known"))
+        return known();
+    if (!strcmp(mode, "closed_then_sigkill") && argc == 4)
+        return closed_then_sigkill(atol(argv[2]), argv[3]);
+    if (!strcmp(mode, "threads") && argc == 4)
+        return threads(atoi(argv[2]), atol(argv[3]));
+    if (!strcmp(mode, "registered_storm") && argc == 4)
+        return registered_storm(atoi(argv[2]), atol(argv[3]));
+    if (!strcmp(mode, "tree") && argc == 3)
+        return tree(argv[0], atol(argv[2]));
+    if (!strcmp(mode, "ranges") && argc == 4) {
+        ranges(argv[2], atol(argv[3]));
+        return 0;
+    }
+    if (!strcmp(mode, "unbalanced_exit"))
+        return unbalanced_exit();
+    if (!strcmp(mode, "burn") && argc == 3)
+        return burn(atof(argv[2]));
+    if (!strcmp(mode, "sleep") && argc == 3) {
+        usleep((useconds_t)(atof(argv[2]) * 1e6));
+        return 0;
+    }
+    if (!strcmp(mode, "exit") && argc == 3)
+        return atoi(argv[2]);
+    if (!strcmp(mode, "signal") && argc == 3) {
+        signal(atoi(argv[2]), SIG_DFL);
+        raise(atoi(argv[2]));
+        return 1;
+    }
+    fprintf(stderr, "usage: nvtx_prog known | closed_then_sigkill N FILE | threads T N | unbalanced_exit |"
+                    " registered_storm T N | tree N | ranges NAME N | burn S | sleep S | exit CODE | signal N\n");
+    return 2;
+}

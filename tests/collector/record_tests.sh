@@ -1,0 +1,213 @@
+#!/bin/sh
+# End-to-end tests of `perfscope record` through the real binary and the real probe. Each case runs
+# nvtx_prog (tests/collector/nvtx_prog.c), whose comments say what it did, and checks the trace with the
+# sqlite3 CLI. Usage: record_tests.sh PERFSCOPE NVTX_PROG WORKDIR CASE
+set -u
+perfscope=$1 prog=$2 work=$3 case=$4
+dir=$work/record_tests.$case
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+trace=$dir/t.sqlite
+
+fail() { echo "FAIL $case: $*" >&2; exit 1; }
+# q SQL: one value from the trace
+q() { sqlite3 "$trace" "$1" || fail "query failed: $1"; }
+expect() { # expect WHAT GOT WANT
+    [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+record() { # record ARGS...: run perfscope record, keep its status in $rc and its stderr in $dir/err
+    "$perfscope" record "$@" >"$dir/out" 2>"$dir/err"
+    rc=$?
+}
+meta() { q "SELECT value FROM PERFSCOPE_META WHERE name = '$1'"; }
+
+case $case in
+record_help_prints_usage)
+    "$perfscope" record --help >"$dir/out" || fail "--help exit status $?"
+    grep -q "usage: perfscope record" "$dir/out" || fail "no usage line"
+    ;;
+record_missing_program_fails_cleanly)
+    record -o "$trace" -- "$dir/no-such-program"
+    expect "exit status" "$rc" 127
+    grep -q "cannot run '$dir/no-such-program': No such file or directory" "$dir/err" || fail "message: $(cat "$dir/err")"
+    [ ! -e "$trace" ] || fail "a trace was left behind"
+    [ ! -e "$trace-wal" ] || fail "a WAL was left behind"
+    ;;
+record_refuses_existing_output_without_force)
+    echo keep >"$trace"
+    record -o "$trace" -- "$prog" exit 0
+    [ "$rc" -ne 0 ] || fail "overwrote without -f"
+    grep -q "already exists (use -f" "$dir/err" || fail "message: $(cat "$dir/err")"
+    expect "file content" "$(cat "$trace")" keep
+    record -f -o "$trace" -- "$prog" exit 0
+    expect "exit status with -f" "$rc" 0
+    expect "child_exit_code" "$(meta child_exit_code)" 0
+    ;;
+record_returns_child_exit_status_and_128_plus_signal)
+    record -o "$trace" -- "$prog" exit 7
+    expect "exit 7" "$rc" 7
+    record -f -o "$trace" -- "$prog" signal 9
+    expect "SIGKILL" "$rc" 137
+    expect "child_signal" "$(meta child_signal)" 9
+    record -f -o "$trace" -- "$prog" signal 15
+    expect "SIGTERM" "$rc" 143
+    ;;
+record_expands_pid_host_rank_in_output)
+    RANK=5 "$perfscope" record -o "$dir/run.%r.%h.%p.%%.sqlite" -- "$prog" exit 0 2>"$dir/err" || fail "status $?"
+    set -- "$dir"/run.5."$(hostname)".*.%.sqlite
+    [ -e "$1" ] || fail "no run.5.$(hostname).PID.%.sqlite in $dir: $(ls "$dir")"
+    pid=${1#"$dir/run.5.$(hostname)."}
+    pid=${pid%.%.sqlite}
+    trace=$1
+    expect "%p is the recorder's pid" "$pid" "$(meta recorder_pid)"
+    expect "rank in META (from the recorder's RANK)" "$(meta rank)" 5
+    env -u RANK -u OMPI_COMM_WORLD_RANK SLURM_PROCID=2 "$perfscope" record -o "$dir/s.%r.sqlite" -- "$prog" exit 0 2>/dev/null
+    [ -e "$dir/s.2.sqlite" ] || fail "%r from SLURM_PROCID"
+    env -u RANK -u OMPI_COMM_WORLD_RANK -u SLURM_PROCID "$perfscope" record -o "$dir/u.%r.sqlite" -- "$prog" exit 0 2>/dev/null
+    [ -e "$dir/u.0.sqlite" ] || fail "%r without a rank is 0"
+    record -o "$dir/bad.%x.sqlite" -- "$prog" exit 0
+    expect "unknown %x" "$rc" 2
+    ;;
+record_forwards_sigterm_and_finalises_the_trace)
+    "$perfscope" record -o "$trace" -- "$prog" sleep 30 2>"$dir/err" &
+    rec=$!
+    sleep 1
+    kill -TERM $rec
+    wait $rec
+    expect "status after SIGTERM" "$?" 143
+    expect "child_signal" "$(meta child_signal)" 15
+    [ ! -e "$trace-wal" ] || [ ! -s "$trace-wal" ] || fail "WAL not checkpointed"
+    ;;
+record_trace_is_readable_while_recording)
+    # WAL: another connection reads committed rows while record writes (what `perfscope top` relies on).
+    "$perfscope" record -o "$trace" -- "$prog" sleep 3 2>"$dir/err" &
+    rec=$!
+    sleep 1.5
+    n=$(sqlite3 "$trace" "SELECT count(*) FROM PERFSCOPE_PROCESS_SAMPLES" 2>&1)
+    wait $rec
+    expect "status" "$?" 0
+    [ "$n" -ge 5 ] 2>/dev/null || fail "a reader 1.5 s into the recording saw '$n' samples, want >= 5 (20 Hz)"
+    ;;
+record_warns_when_another_injection_is_set)
+    NVTX_INJECTION64_PATH=/opt/other/libtool.so "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err" ||
+        fail "status $?"
+    grep -q "NVTX_INJECTION64_PATH was set to /opt/other/libtool.so" "$dir/err" || fail "no warning: $(cat "$dir/err")"
+    expect "recorded anyway" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'outer'")" 10
+    ;;
+record_writes_known_nvtx_ranges)
+    record -o "$trace" -- "$prog" known
+    expect "status" "$rc" 0
+    expect "rows of 59/60/34" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 34)")" 27
+    expect "outer" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND text = 'outer'")" 10
+    expect "inner" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND text = 'inner'")" 10
+    expect "each inner inside one outer" "$(q "SELECT count(*) FROM NVTX_EVENTS i JOIN NVTX_EVENTS o
+        ON o.text = 'outer' AND i.start >= o.start AND i.\"end\" <= o.\"end\" AND i.globalTid = o.globalTid
+        WHERE i.text = 'inner'")" 10
+    expect "main thread" "$(q "SELECT count(DISTINCT globalTid) FROM NVTX_EVENTS WHERE text IN ('outer', 'inner')")" 1
+    expect "globalTid = (1<<48)|(pid<<24)|tid, main tid = pid" \
+        "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'outer' AND globalTid = (1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)")" 10
+    expect "start/end" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 60 AND text = 'async' AND rangeId IS NOT NULL
+        AND endGlobalTid IS NOT NULL AND endGlobalTid != globalTid AND endGlobalTid >> 24 = globalTid >> 24")" 1
+    expect "marks" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 34 AND text = 'tick' AND \"end\" IS NULL")" 3
+    expect "domain" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'mydom' AND domainId > 0")" 1
+    expect "registered string in its domain" "$(q "SELECT count(*) FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId
+        JOIN NVTX_EVENTS d ON d.eventType = 75 AND d.text = 'mydom' AND d.domainId = n.domainId
+        WHERE n.eventType = 59 AND s.value = 'regstr' AND n.text IS NULL")" 2
+    expect "wide string" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND text = 'wide-ü'")" 1
+    expect "times ordered" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE \"end\" < start OR start < 0")" 0
+    expect "process row" "$(q "SELECT count(*) FROM PROCESSES WHERE pid = $(meta child_pid) AND name = 'nvtx_prog'")" 1
+    expect "probed" "$(meta probed_processes)" 1
+    expect "dropped" "$(meta dropped_records)" 0
+    expect "event types" "$(q "SELECT group_concat(id) FROM (SELECT id FROM ENUM_NSYS_EVENT_TYPE ORDER BY id)")" "33,34,59,60,75"
+    expect "session start" "$(q "SELECT count(*) FROM TARGET_INFO_SESSION_START_TIME WHERE utcEpochNs > 1600000000000000000")" 1
+    ;;
+record_follows_forked_and_execed_children)
+    record -o "$trace" -- "$prog" tree 1000
+    expect "status" "$rc" 0
+    for name in parent forked exec; do
+        want=1000
+        [ $name = forked ] && want=2000
+        expect "$name rows" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = '$name'")" $want
+    done
+    expect "forked children are 2 processes" "$(q "SELECT count(DISTINCT globalTid >> 24) FROM NVTX_EVENTS WHERE text = 'forked'")" 2
+    expect "4 processes with NVTX rows" "$(q "SELECT count(DISTINCT globalTid >> 24) FROM NVTX_EVENTS")" 4
+    expect "parent is the child pid" "$(q "SELECT DISTINCT (globalTid >> 24) & 16777215 FROM NVTX_EVENTS WHERE text = 'parent'")" "$(meta child_pid)"
+    expect "probed processes" "$(meta probed_processes)" 4
+    expect "their parent" "$(q "SELECT count(*) FROM PERFSCOPE_PROCESS_INFO WHERE ppid = $(meta child_pid) AND rings > 0")" 3
+    expect "exec'd command line" "$(q "SELECT count(*) FROM PERFSCOPE_PROCESS_INFO WHERE commandLine LIKE '%nvtx_prog ranges exec 1000'")" 1
+    expect "dropped" "$(meta dropped_records)" 0
+    ;;
+record_keeps_ranges_closed_before_sigkill)
+    record -o "$trace" -- "$prog" closed_then_sigkill 200000 "$dir/closed"
+    expect "status" "$rc" 137
+    expect "ranges closed before the kill" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'r'")" "$(cat "$dir/closed")"
+    expect "the open range is not a row" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'open-at-kill'")" 0
+    expect "integrity" "$(q "PRAGMA integrity_check")" ok
+    ;;
+record_64_threads_x_100k_ranges_drop_nothing)
+    record -o "$trace" -- "$prog" threads 64 100000
+    expect "status" "$rc" 0
+    expect "rows" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND text = 's'")" 6400000
+    expect "threads" "$(q "SELECT count(DISTINCT globalTid) FROM NVTX_EVENTS")" 64
+    expect "dropped" "$(meta dropped_records)" 0
+    ;;
+record_tiny_ring_counts_drops_exactly)
+    # 8 threads x 100000 ranges with a registered message through a 192 KiB ring (about 1500 records of
+    # room): most are dropped. nvtx_prog's storm writes range records only (see registered_storm), so
+    # rows + dropped records = ranges opened, exactly.
+    record --ring-size 192K -o "$trace" -- "$prog" registered_storm 8 100000
+    expect "status" "$rc" 0
+    rows=$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59")
+    dropped=$(meta dropped_records)
+    [ "$dropped" -gt 0 ] || fail "a 192 KiB ring dropped nothing ($rows rows): not tiny enough"
+    expect "rows + dropped" $((rows + dropped)) 800000
+    expect "corrupt rows" "$(q "SELECT count(*) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
+        WHERE n.eventType = 59 AND (s.value IS NOT 's' OR n.text IS NOT NULL OR n.\"end\" < n.start
+        OR n.domainId != (SELECT domainId FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'storm')
+        OR n.globalTid >> 24 != (1 << 24) | $(meta child_pid))")" 0
+    grep -q "records were dropped because a ring was full" "$dir/err" || fail "no warning about drops"
+    ;;
+record_survives_unbalanced_pops_and_early_exit)
+    record -o "$trace" -- "$prog" unbalanced_exit
+    expect "status" "$rc" 3
+    expect "closed ranges" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'ok'")" 5
+    expect "open range" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'left-open'")" 0
+    expect "unbalanced pops and ends" "$(meta unbalanced_nvtx)" 4
+    expect "dropped" "$(meta dropped_records)" 0
+    ;;
+record_samples_cpu_time_of_a_burning_child)
+    # nvtx_prog spins until it has used 0.5 s of CPU (CLOCK_PROCESS_CPUTIME_ID); /proc counts in 10 ms
+    # ticks and the last sample is taken at the child's exit, so the sampled total is 0.5 s +- 0.05 s.
+    record -o "$trace" -- "$prog" burn 0.5
+    expect "status" "$rc" 0
+    cpu=$(q "SELECT max(cpuUserNs + cpuSystemNs) FROM PERFSCOPE_PROCESS_SAMPLES WHERE globalPid = (1 << 48) | ($(meta child_pid) << 24)")
+    [ "$cpu" -ge 450000000 ] && [ "$cpu" -le 550000000 ] || fail "CPU time $cpu ns, want 0.5 s +- 0.05 s"
+    # A live process has resident pages (the last sample, of the exited child, a zombie, has none).
+    [ "$(q "SELECT max(rssBytes) FROM PERFSCOPE_PROCESS_SAMPLES")" -gt 0 ] || fail "no RSS"
+    running=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE state = 0")
+    [ "$running" -ge 1 ] || fail "no running sample"
+    ;;
+record_samples_sleeping_child_as_sleeping)
+    # 1 s asleep at 20 Hz: about 20 samples of the main thread. Startup (exec, loading; slow under ASan)
+    # runs, and the end is busy too (LeakSanitizer stops the threads; the exited child is a zombie), so only
+    # the samples from 40 % to 75 % of the run are checked: all of them must say S (1).
+    record -o "$trace" -- "$prog" sleep 1
+    expect "status" "$rc" 0
+    main="(1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)"
+    n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE globalTid = $main")
+    [ "$n" -ge 10 ] || fail "only $n samples in 1 s at 20 Hz"
+    late="globalTid = $main AND timestamp > $(meta duration_ns) * 0.4 AND timestamp < $(meta duration_ns) * 0.75"
+    n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $late")
+    s=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE state = 1 AND $late")
+    [ "$n" -ge 4 ] || fail "only $n samples from 40 % to 75 % of the run"
+    expect "sleeping samples from 40 % to 75 % of the run" "$s" "$n"
+    expect "thread named by the OS" "$(q "SELECT s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId
+        WHERE t.globalTid = (1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)")" nvtx_prog
+    # Not probed (no NVTX call): named from /proc, after its exec (the first sample may precede it).
+    expect "process named by the OS" "$(q "SELECT name FROM PROCESSES WHERE pid = $(meta child_pid)")" nvtx_prog
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+rm -rf "$dir"
+echo "PASS $case"

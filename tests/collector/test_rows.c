@@ -1,0 +1,315 @@
+/* Unit tests of the collector's translation of probe records (common/ps_wire.h) into trace rows
+ * (collector/rows.c), fed with hand-built records; expected rows are written out beside each case from
+ * Nsight Systems' encodings (notes/nsys-sqlite-schema.md §1.2). Usage: test_rows CASE. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ps_globalid.h"
+#include "ps_wire.h"
+#include "rows.h"
+#include "sampler.h"
+#include "trace_writer.h"
+
+#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+                                        exit(1); } } while (0)
+
+static char path[256];
+static struct ps_tw *tw;
+static struct ps_rows *rows;
+
+/* The test clock: a raw timestamp t is CLOCK_MONOTONIC ns 1000 + 2 t; the session starts at 1000, so the
+ * stored time of t is 2 t. */
+static int64_t test_clock(const void *ctx, uint64_t t)
+{
+    (void)ctx;
+    return 1000 + 2 * (int64_t)t;
+}
+
+static void open_trace(void)
+{
+    char err[512];
+    snprintf(path, sizeof path, "/tmp/ps_test_rows_%d.sqlite", (int)getpid());
+    unlink(path);
+    CHECK(ps_tw_open(path, &tw, err, sizeof err) == 0);
+    CHECK(ps_rows_new(tw, 1000, &rows) == 0);
+    CHECK(ps_tw_begin(tw) == 0);
+}
+
+static void close_trace(struct ps_rows_totals *t)
+{
+    CHECK(ps_rows_finish(rows, t) == 0);
+    CHECK(ps_tw_commit(tw) == 0);
+    CHECK(ps_tw_finish(tw) == 0);
+    ps_rows_free(rows);
+    ps_tw_free(tw);
+}
+
+/* One integer from a query on the finished trace (sqlite3 opened read-only). */
+static int64_t q_int(const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "bad SQL %s: %s\n", sql, sqlite3_errmsg(db));
+        exit(1);
+    }
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    int64_t v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -999 : sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+static int q_text_is(const char *sql, const char *want)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    const char *got = (const char *)sqlite3_column_text(st, 0);
+    int ok = got && strcmp(got, want) == 0;
+    if (!ok)
+        fprintf(stderr, "%s: got '%s', want '%s'\n", sql, got ? got : "(null)", want);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return ok;
+}
+
+/* ---- record builders ---- */
+static _Alignas(8) char buf[1024];
+
+static const struct ps_wire_hdr *lane_string(uint32_t id, const char *text)
+{
+    struct ps_wire_lane_string *s = (void *)buf;
+    uint32_t len = (uint32_t)strlen(text) + 1;
+    *s = (struct ps_wire_lane_string){ { (uint32_t)((sizeof *s + len + 7) & ~7u), PS_WIRE_LANE_STRING, 0 }, id, len };
+    memcpy(s + 1, text, len);
+    return &s->h;
+}
+
+/* An NVTX record; attr/ext/inline message appended in wire order when given. */
+static const struct ps_wire_hdr *nvtx(uint16_t type, uint16_t msg, uint64_t start, uint64_t end, uint32_t tid,
+                                      uint32_t domain, uint32_t msg_id, const struct ps_wire_nvtx_attr *attr,
+                                      const struct ps_wire_nvtx_ext *ext, const char *inline_msg)
+{
+    memset(buf, 0, sizeof buf);
+    struct ps_wire_nvtx *n = (void *)buf;
+    size_t off = sizeof *n;
+    uint16_t flags = msg | (attr ? PS_WIRE_HAS_ATTR : 0);
+    if (attr) {
+        memcpy(buf + off, attr, sizeof *attr);
+        off += sizeof *attr;
+    }
+    if (ext) {
+        memcpy(buf + off, ext, sizeof *ext);
+        off += sizeof *ext;
+    }
+    uint32_t mlen = inline_msg ? (uint32_t)strlen(inline_msg) + 1 : 0;
+    if (inline_msg) {
+        memcpy(buf + off, inline_msg, mlen);
+        off += mlen;
+    }
+    *n = (struct ps_wire_nvtx){ { (uint32_t)((off + 7) & ~(size_t)7), type, flags }, start, end, tid, domain, msg_id, mlen };
+    return &n->h;
+}
+
+static const struct ps_wire_hdr *name_rec(uint16_t type, uint64_t t, uint32_t domain, uint32_t id, uint32_t tid,
+                                          const char *name)
+{
+    struct ps_wire_nvtx_name *n = (void *)buf;
+    uint32_t len = (uint32_t)strlen(name) + 1;
+    *n = (struct ps_wire_nvtx_name){ { (uint32_t)((sizeof *n + len + 7) & ~7u), type, 0 }, t, domain, id, tid, len };
+    memcpy(n + 1, name, len);
+    return &n->h;
+}
+
+#define PID 4242u
+#define GTID(tid) ps_global_tid(PID, tid)
+
+/* Nested push/pop on one thread, written at the pops (inner first): 59 rows, text from the lane strings,
+ * times through the clock: stored = 2 * raw. */
+static void rows_push_pop_ranges_become_eventtype_59_with_text(void)
+{
+    open_trace();
+    CHECK(ps_rows_ring_open(rows, 0, PID, test_clock, NULL) == 0);
+    CHECK(ps_rows_wire(rows, 0, 3, lane_string(1, "step")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 3, lane_string(2, "forward")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 3, nvtx(PS_WIRE_NVTX_RANGE, PS_WIRE_MSG_LANE, 20, 30, 77, 0, 2, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 3, nvtx(PS_WIRE_NVTX_RANGE, PS_WIRE_MSG_LANE, 10, 50, 77, 0, 1, NULL, NULL, NULL)) == 0);
+    /* Lane 4 reuses id 1 for another string: ids are per lane. */
+    CHECK(ps_rows_wire(rows, 0, 4, lane_string(1, "data")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 4, nvtx(PS_WIRE_NVTX_RANGE, PS_WIRE_MSG_LANE, 60, 61, 78, 0, 1, NULL, NULL, NULL)) == 0);
+    /* An inline (non-ASCII) message. */
+    CHECK(ps_rows_wire(rows, 0, 4, nvtx(PS_WIRE_NVTX_RANGE, PS_WIRE_MSG_INLINE, 70, 71, 78, 0, 0, NULL, NULL, "Größe")) == 0);
+    struct ps_rows_totals t;
+    close_trace(&t);
+    CHECK(t.nvtx_rows == 4);
+    CHECK(q_int("SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59") == 4);
+    CHECK(q_int("SELECT start FROM NVTX_EVENTS WHERE text = 'step'") == 20);
+    CHECK(q_int("SELECT \"end\" FROM NVTX_EVENTS WHERE text = 'step'") == 100);
+    CHECK(q_int("SELECT start FROM NVTX_EVENTS WHERE text = 'forward'") == 40);
+    CHECK(q_int("SELECT globalTid FROM NVTX_EVENTS WHERE text = 'forward'") == GTID(77));
+    CHECK(q_int("SELECT globalTid FROM NVTX_EVENTS WHERE text = 'data'") == GTID(78));
+    CHECK(q_int("SELECT count(*) FROM NVTX_EVENTS WHERE text = 'Größe' AND textId IS NULL AND domainId = 0") == 1);
+    /* Nesting: forward lies inside step. */
+    CHECK(q_int("SELECT count(*) FROM NVTX_EVENTS a, NVTX_EVENTS b WHERE a.text = 'forward' AND b.text = 'step'"
+                " AND a.start >= b.start AND a.\"end\" <= b.\"end\"") == 1);
+    unlink(path);
+}
+
+/* A registered string used on lane 1 before lane 2's registration record is read: textId still resolves;
+ * a registered string never defined gets a placeholder so the join never fails. */
+static void rows_registered_strings_resolve_across_lanes(void)
+{
+    open_trace();
+    CHECK(ps_rows_ring_open(rows, 0, PID, test_clock, NULL) == 0);
+    CHECK(ps_rows_wire(rows, 0, 1, nvtx(PS_WIRE_NVTX_MARK, PS_WIRE_MSG_REGISTERED, 5, 5, 90, 1, 7, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 2, name_rec(PS_WIRE_NVTX_REGISTERED, 1, 1, 7, 91, "ncclAllReduce")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 1, nvtx(PS_WIRE_NVTX_RANGE, PS_WIRE_MSG_REGISTERED, 6, 9, 90, 1, 7, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 1, nvtx(PS_WIRE_NVTX_RANGE, PS_WIRE_MSG_REGISTERED, 6, 9, 90, 1, 8, NULL, NULL, NULL)) == 0);
+    struct ps_rows_totals t;
+    close_trace(&t);
+    CHECK(q_int("SELECT count(*) FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId"
+                " WHERE s.value = 'ncclAllReduce' AND n.text IS NULL AND n.domainId = 1") == 2);
+    CHECK(q_int("SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 34 AND \"end\" IS NULL AND start = 10") == 1);
+    CHECK(q_int("SELECT count(*) FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId") == 3);
+    CHECK(t.unresolved_strings == 1);
+    unlink(path);
+}
+
+/* Start/end across threads (60, rangeId, endGlobalTid), domain (75) and category (33) rows, attributes. */
+static void rows_startend_domain_category_and_attributes(void)
+{
+    open_trace();
+    CHECK(ps_rows_ring_open(rows, 0, PID, test_clock, NULL) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, name_rec(PS_WIRE_NVTX_DOMAIN, 2, 5, 5, 100, "mydomain")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, name_rec(PS_WIRE_NVTX_CATEGORY, 3, 5, 12, 100, "io")) == 0);
+    struct ps_wire_nvtx_ext ext = { 99, 101, 0 };
+    struct ps_wire_nvtx_attr color = { PS_WIRE_ATTR_COLOR | PS_WIRE_ATTR_CATEGORY, 12, 0xFF00FF00u, 3, 0 };
+    double d = 2.5;
+    memcpy(&color.payload, &d, sizeof d);
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_STARTEND, PS_WIRE_MSG_INLINE, 10, 40, 100, 5, 0, &color, &ext, "load")) == 0);
+    struct ps_wire_nvtx_attr i32 = { 0, 0, 0, 5, (uint32_t)-7 };
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_MARK, PS_WIRE_MSG_INLINE, 11, 11, 100, 0, 0, &i32, NULL, "m")) == 0);
+    struct ps_wire_nvtx_attr u64 = { 0, 0, 0, 1, 1ull << 40 };
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_RANGE, PS_WIRE_MSG_NONE, 12, 13, 100, 0, 0, &u64, NULL, NULL)) == 0);
+    struct ps_rows_totals t;
+    close_trace(&t);
+    CHECK(q_int("SELECT domainId FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'mydomain'") == 5);
+    CHECK(q_int("SELECT category FROM NVTX_EVENTS WHERE eventType = 33 AND text = 'io' AND domainId = 5") == 12);
+    CHECK(q_int("SELECT rangeId FROM NVTX_EVENTS WHERE eventType = 60") == 99);
+    CHECK(q_int("SELECT endGlobalTid FROM NVTX_EVENTS WHERE eventType = 60") == GTID(101));
+    CHECK(q_int("SELECT globalTid FROM NVTX_EVENTS WHERE eventType = 60") == GTID(100));
+    CHECK(q_int("SELECT color FROM NVTX_EVENTS WHERE eventType = 60") == 0xFF00FF00);
+    CHECK(q_int("SELECT category FROM NVTX_EVENTS WHERE eventType = 60") == 12);
+    CHECK(q_int("SELECT doubleValue * 10 FROM NVTX_EVENTS WHERE eventType = 60") == 25);
+    CHECK(q_int("SELECT \"end\" - start FROM NVTX_EVENTS WHERE eventType = 60") == 60);
+    CHECK(q_int("SELECT int32Value FROM NVTX_EVENTS WHERE eventType = 34") == -7);
+    CHECK(q_int("SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 34 AND \"end\" IS NULL AND color IS NULL") == 1);
+    CHECK(q_int("SELECT uint64Value FROM NVTX_EVENTS WHERE eventType = 59 AND text IS NULL") == 1ll << 40);
+    CHECK(q_int("SELECT count(*) FROM ENUM_NSYS_EVENT_TYPE WHERE id IN (33, 34, 59, 60, 75)") == 5);
+    unlink(path);
+}
+
+/* Process, thread name, CUDA status, unbalanced pops, drops over two rings of one pid (an exec), a
+ * malformed record and a GPU record nobody understands yet. */
+static void rows_process_rows_count_drops_and_unknown_records(void)
+{
+    open_trace();
+    CHECK(ps_rows_ring_open(rows, 0, PID, test_clock, NULL) == 0);
+    CHECK(ps_rows_ring_open(rows, 1, PID, test_clock, NULL) == 0);
+    CHECK(ps_rows_ring_open(rows, 2, PID + 1, test_clock, NULL) == 0);
+    /* PS_WIRE_PROCESS: exe "/usr/bin/python3", argv "python3\0train.py\0", rank 3 of 8 */
+    struct ps_wire_process *p = (void *)buf;
+    const char exe[] = "/usr/bin/python3", argv[] = "python3\0train.py";
+    *p = (struct ps_wire_process){ { (uint32_t)((sizeof *p + sizeof exe + sizeof argv + 7) & ~7u), PS_WIRE_PROCESS, 0 },
+                                   PID, 1, 5000, 0, sizeof exe, sizeof argv, 3, 1, 8, 0 };
+    memcpy(p + 1, exe, sizeof exe);
+    memcpy((char *)(p + 1) + sizeof exe, argv, sizeof argv);
+    CHECK(ps_rows_wire(rows, 1, 0, &p->h) == 0);
+    struct ps_wire_thread_name *tn = (void *)buf;
+    *tn = (struct ps_wire_thread_name){ { sizeof *tn + 8, PS_WIRE_THREAD_NAME, 0 }, 4343, 7 };
+    memcpy(tn + 1, "loader", 7);
+    CHECK(ps_rows_wire(rows, 1, 0, &tn->h) == 0);
+    struct ps_wire_cuda_status *cs = (void *)buf;
+    *cs = (struct ps_wire_cuda_status){ { sizeof *cs + 16, PS_WIRE_CUDA_STATUS, 0 }, 1, PS_CUDA_CUPTI_BUSY, 11 };
+    memcpy(cs + 1, "nsys holds", 11);
+    CHECK(ps_rows_wire(rows, 1, 0, &cs->h) == 0);
+    CHECK(ps_rows_wire(rows, 1, 0, nvtx(PS_WIRE_NVTX_UNBALANCED, 0, 1, 1, PID, 0, 0, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 1, 0, nvtx(PS_WIRE_NVTX_UNBALANCED, 0, 1, 1, PID, 0, 0, NULL, NULL, NULL)) == 0);
+    /* Malformed: an inline message longer than the record. */
+    struct ps_wire_nvtx *bad = (void *)buf;
+    *bad = (struct ps_wire_nvtx){ { sizeof *bad, PS_WIRE_NVTX_RANGE, PS_WIRE_MSG_INLINE }, 1, 2, PID, 0, 0, 100 };
+    CHECK(ps_rows_wire(rows, 0, 0, &bad->h) == 0);
+    struct ps_wire_hdr gpu = { 8, PS_WIRE_GPU_FIRST + 1, 0 };
+    CHECK(ps_rows_wire(rows, 2, 0, &gpu) == 0);
+    ps_rows_ring_dropped(rows, 0, 10);
+    ps_rows_ring_dropped(rows, 1, 5);
+    ps_rows_ring_dropped(rows, 1, 6);   /* a later, final count replaces the earlier one */
+    ps_rows_ring_dropped(rows, 2, 1);
+    struct ps_thread_sample ts = { .time_ns = 3000, .pid = PID, .tid = 4344, .state = 2, .cpu_user_ns = 10,
+                                   .cpu_system_ns = -1, .comm = "worker" };
+    CHECK(ps_rows_thread_sample(rows, &ts) == 0);
+    struct ps_rows_totals t;
+    close_trace(&t);
+    CHECK(t.dropped == 17 && t.unbalanced == 2 && t.unknown == 2 && t.processes == 2 && t.probed_processes == 1);
+    CHECK(t.rank == 3 && t.local_rank == 1 && t.world_size == 8 && t.cuda_injected_processes == 1);
+    CHECK(q_int("SELECT droppedRecords FROM PERFSCOPE_PROCESS_INFO WHERE pid = 4242") == 16);
+    CHECK(q_int("SELECT rings FROM PERFSCOPE_PROCESS_INFO WHERE pid = 4242") == 2);
+    CHECK(q_int("SELECT unbalancedNvtx FROM PERFSCOPE_PROCESS_INFO WHERE pid = 4242") == 2);
+    CHECK(q_int("SELECT unknownRecords FROM PERFSCOPE_PROCESS_INFO WHERE pid = 4243") == 1);
+    CHECK(q_int("SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO WHERE pid = 4242") == PS_CUDA_CUPTI_BUSY);
+    CHECK(q_int("SELECT attachTime FROM PERFSCOPE_PROCESS_INFO WHERE pid = 4242") == 4000);
+    CHECK(q_text_is("SELECT commandLine FROM PERFSCOPE_PROCESS_INFO WHERE pid = 4242", "python3 train.py"));
+    CHECK(q_text_is("SELECT cuptiMessage FROM PERFSCOPE_PROCESS_INFO WHERE pid = 4242", "nsys holds"));
+    CHECK(q_text_is("SELECT name FROM PROCESSES WHERE pid = 4242", "python3"));
+    CHECK(q_int("SELECT globalPid FROM PROCESSES WHERE pid = 4242") == ps_global_pid(PID));
+    CHECK(q_text_is("SELECT value FROM PERFSCOPE_META WHERE name = 'dropped_records.pid.4242'", "16"));
+    CHECK(q_text_is("SELECT value FROM PERFSCOPE_META WHERE name = 'cuda_state.pid.4242'", "cupti_busy"));
+    CHECK(q_text_is("SELECT s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId"
+                    " WHERE t.globalTid = 281546145665271", "loader"));   /* 2^48 + 4242 * 2^24 + 4343 */
+    CHECK(q_int("SELECT priority FROM ThreadNames WHERE globalTid = 281546145665271") == 1);
+    CHECK(q_text_is("SELECT s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId"
+                    " WHERE t.globalTid = 281546145665272", "worker"));
+    CHECK(q_int("SELECT timestamp FROM PERFSCOPE_THREAD_SAMPLES") == 2000);
+    CHECK(q_int("SELECT cpuSystemNs FROM PERFSCOPE_THREAD_SAMPLES") == -999);   /* unavailable -> NULL */
+    unlink(path);
+}
+
+/* /proc/PID/stat with a ')' and spaces inside comm (proc(5): comm is the text between the first '(' and
+ * the last ')'). Fields: 3 state, 4 ppid, 14 utime, 15 stime, 20 num_threads, 24 rss. */
+static void sampler_parses_stat_with_parens_in_comm(void)
+{
+    const char *line = "123 (a) b (c)) S 7 123 123 0 -1 4194560 100 0 0 0 250 30 0 0 20 0 5 0 1000 4096 77 "
+                       "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+    struct ps_stat st;
+    CHECK(ps_sampler_parse_stat(line, &st) == 0);
+    CHECK(strcmp(st.comm, "a) b (c)") == 0);
+    CHECK(st.state == 'S' && st.ppid == 7 && st.utime_ticks == 250 && st.stime_ticks == 30);
+    CHECK(st.num_threads == 5 && st.rss_pages == 77);
+    CHECK(ps_sampler_state('D') == 2 && ps_sampler_state('R') == 0 && ps_sampler_state('S') == 1);
+    CHECK(ps_sampler_parse_stat("garbage", &st) != 0);
+    CHECK(ps_sampler_parse_stat("1 (x) S 2 3", &st) != 0);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct { const char *name; void (*fn)(void); } cases[] = {
+        { "rows_push_pop_ranges_become_eventtype_59_with_text", rows_push_pop_ranges_become_eventtype_59_with_text },
+        { "rows_registered_strings_resolve_across_lanes", rows_registered_strings_resolve_across_lanes },
+        { "rows_startend_domain_category_and_attributes", rows_startend_domain_category_and_attributes },
+        { "rows_process_rows_count_drops_and_unknown_records", rows_process_rows_count_drops_and_unknown_records },
+        { "sampler_parses_stat_with_parens_in_comm", sampler_parses_stat_with_parens_in_comm },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (argc == 2 && strcmp(argv[1], cases[i].name) == 0) {
+            cases[i].fn();
+            return 0;
+        }
+    fprintf(stderr, "usage: test_rows CASE\n");
+    return 2;
+}

@@ -1,0 +1,111 @@
+#!/bin/sh
+# `perfscope record` of CUDA programs on a machine without a GPU or driver (ctest -L cupti):
+#   nogpu:  a program built with nvcc (static cudart) runs to completion with its own exit status (3), its
+#           NVTX ranges are in the trace, and the trace says CUDA injection never happened (no driver).
+#   inject: a stand-in for the driver calls InitializeInjection: with the real libcupti and no driver the
+#           probe says why there are no GPU rows (CUPTI unavailable), the program exits 0, NVTX goes on.
+#   fakecupti: the same with a stand-in libcupti (tests/cupti/fake_libcupti.c) that hands over one buffer at the
+#           forced flush: the real probe path (InitializeInjection, load, start, atexit flush, ring, collector).
+#   fakebusy: that libcupti says another subscriber holds CUPTI: one clear message naming it, NVTX goes on.
+#   gpu:    (GPU machines; exit 77 = skip elsewhere) cuda_kernels.cu's known work is in the trace row by row.
+# Usage: cuda_program_test.sh CASE PERFSCOPE PROGRAM [FAKE_LIBCUPTI]
+set -u
+case_=$1 ps=$2 prog=$3
+[ $# -ge 4 ] && export PERFSCOPE_CUPTI_PATH=$4
+[ "$case_" = fakebusy ] && export FAKE_CUPTI_BUSY=1
+dir=$(mktemp -d /tmp/perfscope-cuda-test.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# The first column of the first row: the sqlite3 CLI, or python3 where it is missing (GPU hosts).
+if command -v sqlite3 >/dev/null 2>&1; then
+    q() { sqlite3 -readonly "$dir/t.sqlite" "$1" | head -1; }
+else
+    q() { python3 -c 'import sqlite3, sys
+r = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True).execute(sys.argv[2]).fetchone()
+print("" if r is None or r[0] is None else r[0])' "$dir/t.sqlite" "$1"; }
+fi
+"$ps" record -o "$dir/t.sqlite" -- "$prog" >"$dir/out" 2>"$dir/err"
+rc=$?
+pid=$(q "SELECT pid FROM PERFSCOPE_PROCESS_INFO LIMIT 1")
+case $case_ in
+nogpu)
+    [ $rc -eq 3 ] || fail "record exited $rc, the program's status is 3: $(cat "$dir/err")"
+    grep -q "devices=" "$dir/out" || fail "the program did not run to its end: $(cat "$dir/out")"
+    [ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59")" = 2 ] || fail "expected 2 NVTX push/pop rows"
+    [ "$(q "SELECT cudaInjected FROM PERFSCOPE_PROCESS_INFO")" = 0 ] || fail "cudaInjected should be 0 (no driver)"
+    [ "$(q "SELECT value FROM PERFSCOPE_META WHERE name = 'cuda_state.pid.$pid'")" = none ] ||
+        fail "PERFSCOPE_META cuda_state.pid.$pid should be 'none'"
+    [ "$(q "SELECT count(*) FROM sqlite_master WHERE name LIKE 'CUPTI_ACTIVITY%'")" = 0 ] || fail "no GPU tables expected"
+    # The report (analyzer) reads the trace; where it is not built yet, say so and skip that part.
+    "$ps" report "$dir/t.sqlite" >"$dir/report" 2>&1
+    rrc=$?
+    if grep -q "not built yet" "$dir/report"; then
+        echo "note: perfscope report is not built yet; report part skipped"
+    else
+        [ $rrc -eq 0 ] || fail "perfscope report exited $rrc: $(head -5 "$dir/report")"
+    fi
+    ;;
+inject)
+    [ $rc -eq 0 ] || fail "record exited $rc: $(cat "$dir/err") $(cat "$dir/out")"
+    grep -q "init=1 again=1" "$dir/out" || fail "InitializeInjection must return 1 (twice): $(cat "$dir/out")"
+    [ "$(q "SELECT cudaInjected FROM PERFSCOPE_PROCESS_INFO")" = 1 ] || fail "cudaInjected should be 1"
+    [ "$(q "SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO")" = 3 ] || fail "cuptiState should be 3 (CUPTI unavailable)"
+    msg=$(q "SELECT cuptiMessage FROM PERFSCOPE_PROCESS_INFO")
+    echo "$msg" | grep -q "no GPU rows" || fail "cuptiMessage should say there are no GPU rows: '$msg'"
+    [ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'after_injection'")" = 1 ] || fail "NVTX must go on"
+    ;;
+fakecupti)
+    [ $rc -eq 0 ] || fail "record exited $rc: $(cat "$dir/err") $(cat "$dir/out")"
+    [ "$(q "SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO")" = 2 ] || fail "cuptiState should be 2 (CUPTI active)"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")" = 1 ] || fail "expected the fake kernel row"
+    [ "$(q "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName")" = gemm_tiled ] ||
+        fail "kernel short name should be gemm_tiled"
+    [ "$(q "SELECT \"end\" - start FROM CUPTI_ACTIVITY_KIND_KERNEL")" = 500000 ] || fail "kernel should last 500000 ns"
+    [ "$(q "SELECT start > 0 FROM CUPTI_ACTIVITY_KIND_KERNEL")" = 1 ] || fail "kernel should start after the session start"
+    [ "$(q "SELECT bytes || ' ' || srcKind || ' ' || dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY")" = "4096 1 2" ] ||
+        fail "H2D copy: 4096 bytes, pinned (nsys 1) -> device (nsys 2)"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r
+            ON r.correlationId = k.correlationId AND (r.globalTid & ~16777215) = k.globalPid
+            JOIN StringIds s ON s.id = r.nameId WHERE s.value = 'cudaLaunchKernel_v7000'")" = 1 ] ||
+        fail "the launch API row must join the kernel on correlation id and process"
+    [ "$(q "SELECT name FROM TARGET_INFO_GPU")" = "Fake GPU" ] || fail "TARGET_INFO_GPU row missing"
+    [ "$(q "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_dropped_records'")" = 0 ] || fail "no GPU records lost"
+    [ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'after_injection'")" = 1 ] || fail "NVTX row missing"
+    ;;
+fakebusy)
+    [ $rc -eq 0 ] || fail "record exited $rc: $(cat "$dir/err") $(cat "$dir/out")"
+    [ "$(q "SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO")" = 4 ] || fail "cuptiState should be 4 (CUPTI busy)"
+    msg=$(q "SELECT cuptiMessage FROM PERFSCOPE_PROCESS_INFO")
+    echo "$msg" | grep -q "CUPTI for Nsight Systems" || fail "the message should name the other subscriber: '$msg'"
+    [ "$(q "SELECT count(*) FROM sqlite_master WHERE name LIKE 'CUPTI_ACTIVITY%'")" = 0 ] || fail "no GPU tables expected"
+    [ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'after_injection'")" = 1 ] || fail "NVTX must go on"
+    ;;
+gpu)
+    [ $rc -eq 77 ] && { echo "skip: no CUDA device"; exit 77; }
+    [ $rc -eq 0 ] || fail "record exited $rc: $(cat "$dir/err") $(cat "$dir/out")"
+    [ "$(q "SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO WHERE cudaInjected = 1")" = 2 ] ||
+        fail "CUPTI not active: $(q "SELECT cuptiMessage FROM PERFSCOPE_PROCESS_INFO WHERE cudaInjected = 1")"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName
+            WHERE s.value = 'scale'")" = 10 ] || fail "expected 10 kernel rows named scale"
+    [ "$(q "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName LIMIT 1")" = \
+      "scale(float*, float, int)" ] || fail "demangled name should be scale(float*, float, int)"
+    [ "$(q "SELECT bytes || ' ' || srcKind || ' ' || dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1")" = \
+      "1048576 0 2" ] || fail "H2D: 1048576 bytes pageable (0) -> device (2)"
+    [ "$(q "SELECT bytes || ' ' || srcKind || ' ' || dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 2")" = \
+      "1048576 2 1" ] || fail "D2H: 1048576 bytes device (2) -> pinned (1)"
+    [ "$(q "SELECT bytes || ' ' || memKind FROM CUPTI_ACTIVITY_KIND_MEMSET")" = "1048576 2" ] || fail "memset of 1 MiB device"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE syncType = 4")" -ge 1 ] ||
+        fail "cudaDeviceSynchronize should give a context sync row"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r
+            ON r.correlationId = k.correlationId AND (r.globalTid & ~16777215) = k.globalPid
+            JOIN StringIds s ON s.id = r.nameId WHERE s.value LIKE 'cudaLaunchKernel%'")" = 10 ] ||
+        fail "every kernel joins its cudaLaunchKernel row"
+    # One time base: the kernels run inside the NVTX range that launched them (skew allowance 1 ms).
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k, NVTX_EVENTS n WHERE n.text = 'gpu_work'
+            AND k.start >= n.start - 1000000 AND k.\"end\" <= n.\"end\" + 1000000")" = 10 ] ||
+        fail "kernels should lie inside the gpu_work NVTX range"
+    [ "$(q "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_dropped_records'")" = 0 ] || fail "GPU records lost"
+    ;;
+*) fail "unknown case $case_" ;;
+esac
+echo "ok"

@@ -1,0 +1,24 @@
+/* Plays the CUDA driver's part on a machine without one: loads $CUDA_INJECTION64_PATH and calls its
+ * InitializeInjection twice (as cuInit would, once), then records one NVTX range, so the test can check
+ * what the probe does with the real libcupti and no driver. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <nvtx3/nvToolsExt.h>
+
+int main(void)
+{
+    const char *path = getenv("CUDA_INJECTION64_PATH");
+    void *h = path ? dlopen(path, RTLD_NOW) : NULL;
+    int (*init)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
+    if (!init) {
+        fprintf(stderr, "fake_driver: no InitializeInjection in %s\n", path ? path : "(CUDA_INJECTION64_PATH unset)");
+        return 1;
+    }
+    int a = init(), b = init();
+    nvtxRangePushA("after_injection");
+    nvtxRangePop();
+    printf("init=%d again=%d\n", a, b);
+    return a == 1 && b == 1 ? 0 : 1;
+}

@@ -1,0 +1,134 @@
+/* A stand-in libcupti for whole-process tests without a GPU: exports the CUPTI functions the probe dlsyms
+ * (PERFSCOPE_CUPTI_PATH points here). On the forced flush it hands the probe one buffer of real CUDA 13.0
+ * records (device, context, a kernel, an H2D copy, a runtime API call) timed just before the flush.
+ * FAKE_CUPTI_BUSY=1: cuptiSubscribe_v2 answers CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (39). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+static CUpti_BuffersCallbackRequestFunc requested;
+static CUpti_BuffersCallbackCompleteFunc completed;
+static CUpti_TimestampCallbackFunc clock_cb;
+
+static size_t rec_size(CUpti_ActivityKind k)
+{
+    switch (k) {
+    case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
+    case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_RUNTIME: return sizeof(CUpti_ActivityAPI);
+    default: return 0;
+    }
+}
+
+static size_t append(uint8_t *buf, size_t valid, const void *rec)
+{
+    size_t n = rec_size(((const CUpti_Activity *)rec)->kind);
+    memcpy(buf + valid, rec, n);
+    return valid + ((n + 7) & ~(size_t)7);
+}
+
+EXPORT CUptiResult cuptiGetVersion(uint32_t *v) { *v = 130001; return CUPTI_SUCCESS; }
+
+EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc cb, void *u,
+                                     CUpti_SubscriberParams *p)
+{
+    (void)cb, (void)u;
+    if (getenv("FAKE_CUPTI_BUSY")) {
+        if (p && p->oldSubscriberName && p->oldSubscriberSize > 24)
+            strcpy(p->oldSubscriberName, "CUPTI for Nsight Systems");
+        return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+    }
+    *sub = (CUpti_SubscriberHandle)&requested;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiEnableCallback(uint32_t e, CUpti_SubscriberHandle s, CUpti_CallbackDomain d, CUpti_CallbackId c)
+{
+    (void)e, (void)s, (void)d, (void)c;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc f) { clock_cb = f; return CUPTI_SUCCESS; }
+EXPORT CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType t) { (void)t; return CUPTI_SUCCESS; }
+EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind k) { (void)k; return CUPTI_SUCCESS; }
+EXPORT CUptiResult cuptiActivityFlushPeriod(uint32_t ms) { (void)ms; return CUPTI_SUCCESS; }
+EXPORT CUptiResult cuptiGetResultString(CUptiResult r, const char **s) { (void)r; *s = "fake"; return CUPTI_SUCCESS; }
+EXPORT CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext c, uint32_t s, size_t *d)
+{
+    (void)c, (void)s;
+    *d = 0;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiGetTimestamp(uint64_t *ns)
+{
+    *ns = clock_cb();
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc r, CUpti_BuffersCallbackCompleteFunc c)
+{
+    requested = r, completed = c;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, const char **name)
+{
+    if (d != CUPTI_CB_DOMAIN_RUNTIME_API || cbid != CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    *name = "cudaLaunchKernel_v7000";
+    return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buf, size_t valid, CUpti_Activity **rec)
+{
+    size_t off = *rec ? (size_t)((uint8_t *)*rec - buf) + ((rec_size((*rec)->kind) + 7) & ~(size_t)7) : 0;
+    if (off >= valid)
+        return CUPTI_ERROR_MAX_LIMIT_REACHED;
+    *rec = (CUpti_Activity *)(buf + off);
+    return CUPTI_SUCCESS;
+}
+
+/* The forced flush at exit: one buffer, timed by the probe's own clock callback (as CUPTI would). */
+EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
+{
+    uint8_t *buf = NULL;
+    size_t size = 0, max = 0, valid = 0;
+    if (!(flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) || !requested || !clock_cb)
+        return CUPTI_SUCCESS;
+    requested(&buf, &size, &max);
+    if (!buf)
+        return CUPTI_SUCCESS;
+    uint64_t now = clock_cb();
+    CUpti_ActivityDevice5 dev = { .kind = CUPTI_ACTIVITY_KIND_DEVICE, .id = 0, .name = "Fake GPU",
+                                  .numMultiprocessors = 132, .computeCapabilityMajor = 9 };
+    valid = append(buf, valid, &dev);
+    CUpti_ActivityContext3 ctx = { .kind = CUPTI_ACTIVITY_KIND_CONTEXT, .contextId = 1, .deviceId = 0 };
+    valid = append(buf, valid, &ctx);
+    CUpti_ActivityAPI api = { .kind = CUPTI_ACTIVITY_KIND_RUNTIME,
+                              .cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, .start = now - 1000000,
+                              .end = now - 990000, .processId = (uint32_t)getpid(),
+                              .threadId = (uint32_t)getpid(), .correlationId = 7 };
+    valid = append(buf, valid, &api);
+    CUpti_ActivityKernel10 k;
+    memset(&k, 0, sizeof k);
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k.start = now - 900000, k.end = now - 400000, k.contextId = 1, k.streamId = 7, k.correlationId = 7;
+    k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
+    k.name = "_Z10gemm_tiledPKfS0_Pfiii";
+    valid = append(buf, valid, &k);
+    CUpti_ActivityMemcpy6 m = { .kind = CUPTI_ACTIVITY_KIND_MEMCPY, .copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+                                .srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
+                                .dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, .bytes = 4096,
+                                .start = now - 300000, .end = now - 200000, .contextId = 1, .streamId = 7,
+                                .correlationId = 8, .copyCount = 1 };
+    valid = append(buf, valid, &m);
+    completed(NULL, 0, buf, size, valid);
+    return CUPTI_SUCCESS;
+}

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# The GPU check (DESIGN §6): run on a GPU host (H200, Ubuntu, CUDA 13 driver, PyTorch; maybe no package
+# manager) with a build made on a development machine and copied along. Prints one line per check:
+#   PASS name figure   |   FAIL name why        (and a few "INFO" lines that teach something when it fails)
+# Usage: tests/gpu/run.sh [BUILD_DIR]   (default: build; run from the repository root; DRY_RUN=1 runs every
+# check even when train falls back to the C backend, to try the script on a machine without a GPU). Exit status: the
+# number of failed checks (capped at 100). A missing piece fails its checks with the reason; the rest goes on.
+# Finishes in under 4 minutes: every command has a timeout and the overhead runs stop at a time budget.
+set -u
+BUILD=${1:-build}
+OUT=${OUT:-$(mktemp -d /tmp/perfscope-gpu-check.XXXXXX)}
+mkdir -p "$OUT"
+PS=$BUILD/cli/perfscope
+PROBE=$BUILD/probe/libperfscope_probe.so
+TRAIN=$BUILD/workloads/train
+T0=$(date +%s)
+BUDGET_S=${BUDGET_S:-100}       # stop starting new overhead runs after this many seconds
+FAILS=0
+
+pass() { echo "PASS $1 $2"; }
+fail() { echo "FAIL $1 $2"; FAILS=$((FAILS + 1)); }
+info() { echo "INFO $*"; }
+elapsed() { echo $(( $(date +%s) - T0 )); }
+now_ns() { date +%s%N; }
+
+# --- 1. what the copied binaries cannot find on this host (first, so one failed try still teaches) ---
+for b in "$PS" "$PROBE" "$TRAIN"; do
+    if [ ! -e "$b" ]; then
+        fail "binary_present" "$b missing (build with: cmake -S . -B $BUILD -G Ninja && ninja -C $BUILD)"
+        continue
+    fi
+    missing=$(ldd "$b" 2>&1 | grep -E "not found|No such" || true)
+    if [ -n "$missing" ]; then
+        fail "ldd_$(basename "$b")" "unresolved: $(echo "$missing" | tr -s ' \t\n' ' ')"
+    else
+        pass "ldd_$(basename "$b")" "all shared libraries resolved"
+    fi
+done
+info "host: $(uname -r) $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+if command -v nvidia-smi >/dev/null 2>&1; then
+    info "gpu: $(timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -2 | tr '\n' ';')"
+else
+    info "nvidia-smi not found"
+fi
+
+# --- 2. a SQL/JSON helper: python3 (PyTorch hosts have it), else the sqlite3 CLI ---
+PY=$(command -v python3 || true)
+q() {   # q TRACE SQL -> first column of the first row ("" when none / error)
+    if [ -n "$PY" ]; then
+        "$PY" - "$1" "$2" <<'EOF' 2>/dev/null
+import sqlite3, sys
+try:
+    r = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True).execute(sys.argv[2]).fetchone()
+    print("" if r is None or r[0] is None else r[0])
+except Exception as e:
+    print("")
+EOF
+    elif command -v sqlite3 >/dev/null 2>&1; then
+        sqlite3 -readonly "$1" "$2" 2>/dev/null | head -1
+    fi
+}
+if [ -z "$PY" ] && ! command -v sqlite3 >/dev/null 2>&1; then
+    fail "sql_reader" "neither python3 nor sqlite3 found: trace checks below cannot read the traces"
+fi
+
+# --- 3. libcupti: the probe dlopens libcupti.so.13 (PERFSCOPE_CUPTI_PATH first) ---
+if [ -z "${PERFSCOPE_CUPTI_PATH:-}" ]; then
+    cand=$(ldconfig -p 2>/dev/null | awk '/libcupti\.so\.13 /{print $NF; exit}')
+    for d in /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/lib64 /usr/local/cuda-13*/extras/CUPTI/lib64 \
+             /usr/local/cuda-13*/lib64 /usr/lib/x86_64-linux-gnu; do
+        [ -z "$cand" ] && [ -e "$d/libcupti.so.13" ] && cand="$d/libcupti.so.13"
+    done
+    if [ -z "$cand" ] && [ -n "$PY" ]; then
+        for sp in $("$PY" -c 'import site,sys; print(" ".join(site.getsitepackages()+[site.getusersitepackages()]))' 2>/dev/null); do
+            [ -z "$cand" ] && cand=$(find "$sp/nvidia" -maxdepth 4 -name 'libcupti.so.13*' 2>/dev/null | head -1)
+        done
+    fi
+    if [ -n "$cand" ]; then
+        export PERFSCOPE_CUPTI_PATH=$cand
+        pass "libcupti_found" "$cand"
+    else
+        fail "libcupti_found" "no libcupti.so.13 in ldconfig, /usr/local/cuda*, or python site-packages/nvidia (set PERFSCOPE_CUPTI_PATH)"
+    fi
+else
+    pass "libcupti_found" "$PERFSCOPE_CUPTI_PATH (from the environment)"
+fi
+export PERFSCOPE_LOG=$OUT/probe.log
+
+# --- 3b. a small CUDA program with known work (tests/cupti/cuda_kernels.cu): every row checked ---
+if [ -x "$BUILD/tests/cupti/cuda_kernels" ] && [ -x "$PS" ]; then
+    res=$(timeout 60 sh tests/cupti/cuda_program_test.sh gpu "$PS" "$BUILD/tests/cupti/cuda_kernels" 2>&1)
+    case $? in
+    0) pass "cupti_known_work_rows" "10 kernels, H2D/D2H/memset 1 MiB, sync, API joins, inside the NVTX range" ;;
+    77) fail "cupti_known_work_rows" "the test program found no CUDA device" ;;
+    *) fail "cupti_known_work_rows" "$(echo "$res" | tail -2 | tr '\n' ' ')" ;;
+    esac
+else
+    fail "cupti_known_work_rows" "$BUILD/tests/cupti/cuda_kernels missing (built with nvcc by the cupti tests)"
+fi
+
+# --- 4. overhead of record on balanced (first, so the time budget never skips it): median of 5 runs each, interleaved ---
+kv() { grep -o "$2=[0-9]*" "$1" | head -1 | cut -d= -f2; }     # kv FILE KEY -> number train printed
+bare=(); rec=(); kern=""
+# Untimed warm-up: the first run generates the data set and fills the page cache.
+[ -x "$TRAIN" ] && timeout 60 "$TRAIN" --scenario balanced --steps 2 >"$OUT/warmup.out" 2>&1
+for i in 1 2 3 4 5; do
+    [ "$(elapsed)" -ge "$BUDGET_S" ] && break
+    t1=$(now_ns); timeout 60 "$TRAIN" --scenario balanced >"$OUT/bare.$i.out" 2>&1 || break; t2=$(now_ns)
+    bare+=($(( t2 - t1 )))
+    t1=$(now_ns); timeout 90 "$PS" record -f -o "$OUT/ovh.$i.sqlite" -- "$TRAIN" --scenario balanced >"$OUT/ovh.$i.out" 2>&1 || break; t2=$(now_ns)
+    rec+=($(( t2 - t1 )))
+    kern=$(kv "$OUT/ovh.$i.out" kernels_launched)
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+if [ ${#bare[@]} -ge 3 ] && [ ${#rec[@]} -ge 3 ]; then
+    mb=$(median "${bare[@]}"); mr=$(median "${rec[@]}")
+    ratio=$(awk -v r="$mr" -v b="$mb" 'BEGIN{printf "%.4f", r / b}')
+    fig="ratio=$ratio bare_median_ms=$((mb / 1000000)) record_median_ms=$((mr / 1000000)) runs=${#bare[@]}"
+    if awk -v x="$ratio" 'BEGIN{exit !(x <= 1.03)}'; then pass "record_overhead_balanced" "$fig"
+    else fail "record_overhead_balanced" "$fig (goal <= 1.03)"; fi
+    if [ -n "$kern" ] && [ "$kern" -gt 0 ]; then
+        per=$(( (mr - mb) / kern ))
+        [ "$per" -lt 0 ] && per="0 (record not slower than bare within noise)"
+        pass "probe_cost_per_kernel_launch" "${per}ns (record-bare median wall / $kern kernels, includes all probe work)"
+    else
+        fail "probe_cost_per_kernel_launch" "train printed no kernels_launched"
+    fi
+    api=$(q "$OUT/ovh.1.sqlite" "SELECT avg(\"end\" - start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId WHERE s.value LIKE 'cudaLaunchKernel%'")
+    info "mean cudaLaunchKernel duration under record: ${api} ns"
+else
+    fail "record_overhead_balanced" "only ${#bare[@]} bare / ${#rec[@]} recorded runs completed in the time budget (${BUDGET_S}s)"
+fi
+
+# --- 5. each scenario under record: counts in the trace = what train printed; the verdict ---
+declare -A WANT=([data-bound]=data-loading [memcpy-bound]=memcpy [kernel-bound]=kernel [sync-bound]=sync [balanced]=)
+LONGEST=""; LONGEST_S=0
+for sc in data-bound memcpy-bound kernel-bound sync-bound balanced; do
+    tr=$OUT/$sc.sqlite; log=$OUT/$sc.out
+    [ -x "$PS" ] && [ -x "$TRAIN" ] || { fail "record_$sc" "perfscope or train missing"; continue; }
+    [ "$(elapsed)" -lt 225 ] || { fail "record_$sc" "skipped: $(elapsed)s used of the 4-minute limit"; continue; }
+    t1=$(now_ns)
+    timeout 90 "$PS" record -f -o "$tr" -- "$TRAIN" --scenario "$sc" >"$log" 2>&1
+    rc=$?; t2=$(now_ns); dur_s=$(( (t2 - t1) / 1000000000 ))
+    if [ $rc -ne 0 ]; then
+        fail "record_$sc" "exit $rc after ${dur_s}s: $(tail -3 "$log" | tr '\n' ' ')"
+        continue
+    fi
+    if ! grep -q "^backend=cuda" "$log"; then
+        fail "record_$sc" "train did not use the GPU: $(grep '^backend=' "$log")"
+        [ -n "${DRY_RUN:-}" ] || continue    # DRY_RUN=1: go on with the C backend to test this script
+    fi
+    pass "record_$sc" "${dur_s}s"
+    [ "$dur_s" -ge "$LONGEST_S" ] && { LONGEST=$sc; LONGEST_S=$dur_s; }
+    state=$(q "$tr" "SELECT group_concat(DISTINCT cuptiState) FROM PERFSCOPE_PROCESS_INFO WHERE cudaInjected = 1")
+    msg=$(q "$tr" "SELECT cuptiMessage FROM PERFSCOPE_PROCESS_INFO WHERE cudaInjected = 1 LIMIT 1")
+    if [ "$state" = "2" ]; then pass "cupti_active_$sc" "$msg"; else fail "cupti_active_$sc" "cuptiState=$state: $msg"; fi
+
+    want_k=$(kv "$log" kernels_launched); got_k=$(q "$tr" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    if [ -n "$want_k" ] && [ "$want_k" = "$got_k" ]; then pass "kernels_$sc" "$got_k"
+    else fail "kernels_$sc" "trace has '${got_k}' kernel rows, train printed kernels_launched=${want_k}"; fi
+    for dir in h2d:1 d2h:2; do
+        name=${dir%%:*}; kind=${dir##*:}
+        want_b=$(kv "$log" ${name}_bytes)
+        got_b=$(q "$tr" "SELECT coalesce(sum(bytes),0) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = $kind")
+        if [ -n "$want_b" ] && [ "$want_b" = "$got_b" ]; then pass "${name}_bytes_$sc" "$got_b"
+        else fail "${name}_bytes_$sc" "trace has '${got_b}' bytes, train printed ${name}_bytes=${want_b}"; fi
+    done
+    # GPU and host events share CLOCK_MONOTONIC: kernels fall inside the recorded session.
+    bad=$(q "$tr" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start < 0 OR \"end\" < start OR start > (SELECT max(\"end\") FROM NVTX_EVENTS) + 1000000000")
+    if [ "$bad" = "0" ]; then pass "gpu_times_$sc" "kernels within the session"
+    elif [ -z "$bad" ]; then fail "gpu_times_$sc" "no CUPTI_ACTIVITY_KIND_KERNEL table in the trace"
+    else fail "gpu_times_$sc" "$bad kernels outside the session's time range"; fi
+    want=${WANT[$sc]}
+    if [ -n "$want" ]; then
+        json=$OUT/$sc.report.json
+        timeout 60 "$PS" report --format json "$tr" >"$json" 2>"$OUT/$sc.report.err"
+        got=$([ -n "$PY" ] && "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"]["bottleneck"])' "$json" 2>/dev/null)
+        if [ "$got" = "$want" ]; then pass "verdict_$sc" "$got"
+        else fail "verdict_$sc" "report says '${got}', expected $want ($(head -c 200 "$OUT/$sc.report.err"))"; fi
+    fi
+done
+
+# --- 6. dropped records on the longest run (goal 0) ---
+if [ -n "$LONGEST" ]; then
+    tr=$OUT/$LONGEST.sqlite
+    gd=$(q "$tr" "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_dropped_records'")
+    rd=$(q "$tr" "SELECT coalesce(sum(droppedRecords), 0) FROM PERFSCOPE_PROCESS_INFO")
+    nt=$(q "$tr" "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_records_without_timestamps'")
+    fig="gpu=${gd:-none} ring=${rd:-none} without_timestamps=${nt:-none} (run: $LONGEST, ${LONGEST_S}s)"
+    if [ "${gd:-x}" = "0" ] && [ "${rd:-x}" = "0" ]; then pass "dropped_records_longest_run" "$fig"
+    else fail "dropped_records_longest_run" "$fig"; fi
+else
+    fail "dropped_records_longest_run" "no scenario was recorded"
+fi
+info "traces and logs in $OUT; probe log: $( { wc -l < "$PERFSCOPE_LOG"; } 2>/dev/null || echo 0) lines; total $(elapsed)s"
+exit $(( FAILS > 100 ? 100 : FAILS ))
