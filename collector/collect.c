@@ -19,7 +19,8 @@
 
 #define CHUNK_BYTES (4u << 20)
 #define QUEUE_MAX_BYTES ((size_t)1 << 30)   /* beyond this the drain waits for the writer (rings then fill) */
-#define DRAIN_IDLE_NS 2000000               /* poll the rings every 2 ms when they were empty */
+#define DRAIN_IDLE_NS 3000000               /* poll the rings every 3 ms when they were empty */
+#define SCAN_EVERY_NS 20000000              /* look for new ring files every 20 ms */
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
 #define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
@@ -280,6 +281,7 @@ static void *drain_main(void *arg)
      * RLIMIT_RTPRIO). It only copies and sleeps, so it cannot monopolise a core for long. */
     struct sched_param sp = { .sched_priority = 1 };
     pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    int64_t last_scan = 0;
     for (;;) {
         pthread_mutex_lock(&c->lock);
         int stop = c->stop_drain;
@@ -290,7 +292,12 @@ static void *drain_main(void *arg)
         pthread_mutex_unlock(&c->lock);
         if (stop)
             break;
-        scan_dir(c, 0);     /* a readdir of a few entries: cheap enough to find new rings at once */
+        /* A new ring's records wait in the ring until found; 20 ms of them fit in any sane ring. */
+        int64_t now = ps_monotonic_ns();
+        if (now - last_scan >= SCAN_EVERY_NS) {
+            scan_dir(c, 0);
+            last_scan = now;
+        }
         long n = drain_all(c);
         flush_cur(c);
         if (n == 0)
