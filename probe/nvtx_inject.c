@@ -328,8 +328,10 @@ static nvtxRangeId_t start_ex(uint64_t now, uint32_t domain, const nvtxEventAttr
     if (has_message(a)) {
         if (a->messageType == NVTX_MESSAGE_TYPE_ASCII)
             text = a->message.ascii;
-        else if (a->messageType == NVTX_MESSAGE_TYPE_UNICODE && a->message.unicode)
-            text = (probe_utf8_from_wide(a->message.unicode, t->utf8, sizeof t->utf8), t->utf8);
+        else if (a->messageType == NVTX_MESSAGE_TYPE_UNICODE && a->message.unicode) {
+            probe_utf8_from_wide(a->message.unicode, t->utf8, sizeof t->utf8);
+            text = t->utf8;
+        }
         else if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED && a->message.registered)
             regid = ((const struct probe_regstr *)(const void *)a->message.registered)->id;
     }

@@ -18,7 +18,7 @@
 #include "ps_time.h"
 
 struct probe_global probe_g;
-__thread struct probe_thread *probe_tls __attribute__((tls_model("initial-exec")));
+__thread struct probe_thread *probe_tls;
 
 static int log_fd = -1;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
@@ -107,7 +107,9 @@ static void emit_process(struct probe_thread *t)
     ssize_t al = read_small("/proc/self/cmdline", argv, 32 << 10);
     uint32_t exe_len = (uint32_t)strlen(exe) + 1;
     uint32_t argv_len = al > 0 ? (uint32_t)al : 0;
-    uint32_t room = ps_ring_max_record(probe_g.ring) - (uint32_t)sizeof(struct ps_wire_process) - exe_len - 8;
+    uint32_t fixed = (uint32_t)sizeof(struct ps_wire_process) + exe_len + 8;
+    uint32_t max = ps_ring_max_record(probe_g.ring);
+    uint32_t room = max > fixed ? max - fixed : 0;
     if (argv_len > room) {
         argv_len = room;
         while (argv_len > 0 && argv[argv_len - 1] != '\0')

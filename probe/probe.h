@@ -69,7 +69,7 @@ struct probe_global {
     struct ps_ring *ring;
 };
 extern struct probe_global probe_g;
-extern __thread struct probe_thread *probe_tls __attribute__((tls_model("initial-exec")));
+extern __thread struct probe_thread *probe_tls;
 
 /* Start the probe once per process (ring, fork handler, PROCESS record). 0, or -errno: stay off. */
 int probe_start(void);
