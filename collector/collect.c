@@ -19,7 +19,9 @@
 
 #define CHUNK_BYTES (4u << 20)
 #define QUEUE_MAX_BYTES ((size_t)1 << 30)   /* beyond this the drain waits for the writer (rings then fill) */
-#define DRAIN_IDLE_NS 2000000               /* poll the rings every 2 ms when they were empty */
+#define DRAIN_IDLE_MIN_NS 1000000           /* poll empty rings after 1 ms, backing off ... */
+#define DRAIN_IDLE_MAX_NS 20000000          /* ... to 20 ms while they stay empty (idle cost: ~50 wakeups/s) */
+#define SCAN_EVERY_NS 20000000              /* look for new ring files every 20 ms */
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
 #define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
@@ -280,6 +282,7 @@ static void *drain_main(void *arg)
      * RLIMIT_RTPRIO). It only copies and sleeps, so it cannot monopolise a core for long. */
     struct sched_param sp = { .sched_priority = 1 };
     pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    int64_t last_scan = 0, idle_ns = DRAIN_IDLE_MIN_NS;
     for (;;) {
         pthread_mutex_lock(&c->lock);
         int stop = c->stop_drain;
@@ -290,11 +293,20 @@ static void *drain_main(void *arg)
         pthread_mutex_unlock(&c->lock);
         if (stop)
             break;
-        scan_dir(c, 0);     /* a readdir of a few entries: cheap enough to find new rings at once */
+        /* A new ring's records wait in the ring until found; 20 ms of them fit in any sane ring. */
+        int64_t now = ps_monotonic_ns();
+        if (now - last_scan >= SCAN_EVERY_NS) {
+            scan_dir(c, 0);
+            last_scan = now;
+        }
         long n = drain_all(c);
         flush_cur(c);
-        if (n == 0)
-            sleep_ns(DRAIN_IDLE_NS);
+        if (n > 0) {
+            idle_ns = DRAIN_IDLE_MIN_NS;
+        } else {
+            sleep_ns(idle_ns);
+            idle_ns = idle_ns * 2 > DRAIN_IDLE_MAX_NS ? DRAIN_IDLE_MAX_NS : idle_ns * 2;
+        }
     }
     /* Final pass: the target has exited; take everything, then the exact dropped counts. A descendant that
      * outlives the target may go on writing: stop after FINAL_DRAIN_NS regardless. */

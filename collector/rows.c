@@ -379,6 +379,10 @@ static int process_rec(struct ps_rows *r, struct ring *g, const struct ps_wire_h
         p->unknown++;
         return 0;
     }
+    /* An exec gives the same pid a new ring: the latest image (the last to attach) describes the process,
+     * whatever order the rings are drained in. */
+    if (p->probed && w->start_ns - r->origin_ns < p->attach_ns)
+        return 0;
     free(p->exe);
     free(p->cmdline);
     p->exe = strdup(exe);

@@ -241,6 +241,20 @@ int main(int argc, char **argv)
         usleep((useconds_t)(atof(argv[2]) * 1e6));
         return 0;
     }
+    if (!strcmp(mode, "write") && argc == 4) {
+        /* write FILE MIB: write MIB MiB to FILE in 1 MiB write() calls, then stay alive 0.3 s to be sampled */
+        static char block[1 << 20];
+        FILE *f = fopen(argv[2], "w");
+        if (!f)
+            return 1;
+        setvbuf(f, NULL, _IONBF, 0);
+        for (int i = 0; i < atoi(argv[3]); i++)
+            if (fwrite(block, 1, sizeof block, f) != sizeof block)
+                return 1;
+        fclose(f);
+        usleep(300000);
+        return 0;
+    }
     if (!strcmp(mode, "exit") && argc == 3)
         return atoi(argv[2]);
     if (!strcmp(mode, "signal") && argc == 3) {

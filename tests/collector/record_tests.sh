@@ -186,6 +186,17 @@ record_samples_cpu_time_of_a_burning_child)
     running=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE state = 0")
     [ "$running" -ge 1 ] || fail "no running sample"
     ;;
+record_samples_io_bytes)
+    # nvtx_prog writes 8 MiB with write() (wchar counts every byte passed to write(), proc(5)), then
+    # lives 0.3 s more: several samples see the full count. It reads little: its rchar stays far below.
+    record -o "$trace" -- "$prog" write "$dir/data" 8
+    expect "status" "$rc" 0
+    pid="(1 << 48) | ($(meta child_pid) << 24)"
+    w=$(q "SELECT max(writeCharBytes) FROM PERFSCOPE_PROCESS_SAMPLES WHERE globalPid = $pid")
+    [ "$w" -ge 8388608 ] && [ "$w" -lt 9437184 ] || fail "writeCharBytes $w, want 8 MiB + a little"
+    r=$(q "SELECT max(readCharBytes) FROM PERFSCOPE_PROCESS_SAMPLES WHERE globalPid = $pid")
+    [ "$r" -lt 1048576 ] || fail "readCharBytes $r for a program that reads almost nothing"
+    ;;
 record_samples_sleeping_child_as_sleeping)
     # 1 s asleep at 20 Hz: about 20 samples of the main thread. Startup (exec, loading; slow under ASan)
     # runs, and the end is busy too (LeakSanitizer stops the threads; the exited child is a zombie), so only

@@ -215,8 +215,8 @@ static void rows_startend_domain_category_and_attributes(void)
     unlink(path);
 }
 
-/* Process, thread name, CUDA status, unbalanced pops, drops over two rings of one pid (an exec), a
- * malformed record and a GPU record nobody understands yet. */
+/* Process, thread name, CUDA status, unbalanced pops, drops over two rings of one pid (an exec: the later
+ * image describes the process), a malformed record and a GPU record nobody understands yet. */
 static void rows_process_rows_count_drops_and_unknown_records(void)
 {
     open_trace();
@@ -231,6 +231,13 @@ static void rows_process_rows_count_drops_and_unknown_records(void)
     memcpy(p + 1, exe, sizeof exe);
     memcpy((char *)(p + 1) + sizeof exe, argv, sizeof argv);
     CHECK(ps_rows_wire(rows, 1, 0, &p->h) == 0);
+    /* Ring 0 is the image before the exec (attached earlier, at 2000), drained after: it must not win. */
+    const char sh[] = "/bin/sh", shargv[] = "sh\0-c\0x";
+    *p = (struct ps_wire_process){ { (uint32_t)((sizeof *p + sizeof sh + sizeof shargv + 7) & ~7u), PS_WIRE_PROCESS, 0 },
+                                   PID, 1, 2000, 0, sizeof sh, sizeof shargv, -1, -1, -1, 0 };
+    memcpy(p + 1, sh, sizeof sh);
+    memcpy((char *)(p + 1) + sizeof sh, shargv, sizeof shargv);
+    CHECK(ps_rows_wire(rows, 0, 0, &p->h) == 0);
     struct ps_wire_thread_name *tn = (void *)buf;
     *tn = (struct ps_wire_thread_name){ { sizeof *tn + 8, PS_WIRE_THREAD_NAME, 0 }, 4343, 7 };
     memcpy(tn + 1, "loader", 7);
