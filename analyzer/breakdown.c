@@ -73,7 +73,7 @@ static int gpu_roles(const struct ps_report *r, struct ps_names *names, struct l
     for (int c = 0; c < PS_CAT_OTHER && rc == 0; c++)
         rc = ps_ivls_reserve(&l->cat[c], c <= PS_CAT_COMM ? m->gpu.n : c == PS_CAT_RUNTIME ? m->api.n : m->ranges.n);
     for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (!ps_report_gpu_in_scope(r, op))
             continue;
         int c;
@@ -133,9 +133,11 @@ static int sync_ranges(const struct ps_report *r, struct ps_names *names, struct
     if (!starts)
         return -ENOMEM;
     size_t n = 0;
-    for (size_t i = 0; i < m->gpu.n; i++)
-        if (m->gpu.v[i].kind != PS_GPU_SYNC && ps_report_gpu_in_scope(r, &m->gpu.v[i]))
-            starts[n++] = m->gpu.v[i].start_ns;   /* model.gpu is sorted by start */
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op op = ps_model_gpu(m, i);
+        if (op.kind != PS_GPU_SYNC && ps_report_gpu_in_scope(r, &op))
+            starts[n++] = op.start_ns;   /* model.gpu is sorted by start */
+    }
     int rc = 0;
     for (size_t i = 0; i < m->api.n && rc == 0; i++) {
         const struct ps_api_call *a = &m->api.v[i];
@@ -265,7 +267,7 @@ static int gpu_utilization(struct ps_report *r)
     size_t ndev = 0;
     int rc = 0;
     for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (op->kind != PS_GPU_KERNEL || !ps_report_gpu_in_scope(r, op))
             continue;
         int32_t dev = m->streams.v[op->stream].device;

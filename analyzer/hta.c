@@ -35,7 +35,7 @@ static int temporal(struct ps_report *r, struct ps_names *names)
     size_t nd = 0;
     int rc = 0;
     for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (!hta_keep(r, op))
             continue;
         int32_t dev = m->streams.v[op->stream].device;
@@ -93,7 +93,7 @@ static int idle(struct ps_report *r)
         return -ENOMEM;
     size_t nused = 0;
     for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (op->kind == PS_GPU_SYNC || !hta_keep(r, op))
             continue;
         struct stream_state *x = &s[op->stream];
@@ -134,7 +134,7 @@ static int overlap(struct ps_report *r, struct ps_names *names)
     struct ps_ivls comm = { 0 }, comp = { 0 }, both = { 0 };
     int rc = 0;
     for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (op->kind != PS_GPU_KERNEL || !hta_keep(r, op))
             continue;
         unsigned f = ps_names_flags(names, op->name);

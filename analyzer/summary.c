@@ -7,34 +7,37 @@
 #include "analysis.h"
 
 /* Put the k-th smallest of v[0..n) at v[k], smaller ones before it (Hoare's selection, median-of-three pivot):
- * O(n) on average, in place. */
-static void select_kth(int64_t *v, size_t n, size_t k)
-{
-    long lo = 0, hi = (long)n - 1, kk = (long)k;
-    while (lo < hi) {
-        long mid = lo + (hi - lo) / 2;
-        int64_t a = v[lo], b = v[mid], c = v[hi];
-        int64_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-        long i = lo, j = hi;
-        while (i <= j) {   /* v[lo..j] <= pivot <= v[i..hi] afterwards */
-            while (v[i] < pivot)
-                i++;
-            while (v[j] > pivot)
-                j--;
-            if (i <= j) {
-                int64_t x = v[i];
-                v[i++] = v[j];
-                v[j--] = x;
-            }
-        }
-        if (kk <= j)
-            hi = j;
-        else if (kk >= i)
-            lo = i;
-        else
-            return;   /* between the two parts: v[kk] == pivot */
+ * O(n) on average, in place. Generated for int64 durations and for the 32-bit ones of the stored rows. */
+#define DEFINE_SELECT(fn, type)                                                                                  \
+    static void fn(type *v, size_t n, size_t k)                                                                  \
+    {                                                                                                            \
+        long lo = 0, hi = (long)n - 1, kk = (long)k;                                                             \
+        while (lo < hi) {                                                                                        \
+            long mid = lo + (hi - lo) / 2;                                                                       \
+            type a = v[lo], b = v[mid], c = v[hi];                                                               \
+            type pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));                  \
+            long i = lo, j = hi;                                                                                 \
+            while (i <= j) {   /* v[lo..j] <= pivot <= v[i..hi] afterwards */                                    \
+                while (v[i] < pivot)                                                                             \
+                    i++;                                                                                         \
+                while (v[j] > pivot)                                                                             \
+                    j--;                                                                                         \
+                if (i <= j) {                                                                                    \
+                    type x = v[i];                                                                               \
+                    v[i++] = v[j];                                                                               \
+                    v[j--] = x;                                                                                  \
+                }                                                                                                \
+            }                                                                                                    \
+            if (kk <= j)                                                                                         \
+                hi = j;                                                                                          \
+            else if (kk >= i)                                                                                    \
+                lo = i;                                                                                          \
+            else                                                                                                 \
+                return;   /* between the two parts: v[kk] == pivot */                                            \
+        }                                                                                                        \
     }
-}
+DEFINE_SELECT(select_kth, int64_t)
+DEFINE_SELECT(select_kth_u32, uint32_t)
 
 static int cmp_total(const void *a, const void *b)
 {
@@ -44,56 +47,92 @@ static int cmp_total(const void *a, const void *b)
     return (x->name > y->name) - (x->name < y->name);
 }
 
-/* Per kernel name: a counting sort of the durations by name id, then one scan and one selection per name. */
+/* The median of d[0..n) (reordered): the mean of the two middle values for an even count (pandas), floored. */
+#define DEFINE_MEDIAN(fn, type, select)                                                                          \
+    static int64_t fn(type *d, size_t n)                                                                         \
+    {                                                                                                            \
+        select(d, n, n / 2);                                                                                     \
+        if (n % 2)                                                                                               \
+            return (int64_t)d[n / 2];                                                                            \
+        type lower = d[0];                                                                                       \
+        for (size_t j = 1; j < n / 2; j++)                                                                       \
+            lower = d[j] > lower ? d[j] : lower;                                                                 \
+        return ((int64_t)lower + (int64_t)d[n / 2]) / 2;                                                         \
+    }
+DEFINE_MEDIAN(median_i64, int64_t, select_kth)
+DEFINE_MEDIAN(median_u32, uint32_t, select_kth_u32)
+
+/* Per kernel name: count, total, min and max in one pass over the rows, then a counting sort of the 32-bit
+ * stored durations by name id (4 bytes per kernel) and one selection per name. A name with a duration that
+ * does not fit in 32 bits (model.h: PS_GPU_LONG) gets its exact durations gathered as int64 instead. */
 static int kernels(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    size_t nstr = ps_model_nstrings(m), n = 0, names = 0;
+    size_t nstr = ps_model_nstrings(m), names = 0;
     size_t *off = calloc(nstr + 2, sizeof *off), *pos = malloc((nstr + 1) * sizeof *pos);
-    int64_t *dur = malloc((m->gpu.n + 1) * sizeof *dur);
+    struct ps_kernel_stat *st = calloc(nstr + 1, sizeof *st);
+    uint8_t *has_long = calloc(nstr + 1, 1);
+    uint32_t *dur = NULL;
+    int64_t *wide = NULL;
     int rc = -ENOMEM;
-    if (!off || !pos || !dur)
+    if (!off || !pos || !st || !has_long)
         goto out;
-    for (size_t i = 0; i < m->gpu.n; i++)
-        if (m->gpu.v[i].kind == PS_GPU_KERNEL && m->gpu.v[i].name < nstr)
-            off[m->gpu.v[i].name + 1]++;
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+        if (a->kind != PS_GPU_KERNEL || a->name >= nstr)
+            continue;
+        int64_t d = ps_gpu_row_dur(m, &m->gpu.v[i]);
+        struct ps_kernel_stat *k = &st[a->name];
+        if (k->count++ == 0)
+            k->min_ns = k->max_ns = d;
+        k->total_ns += d;
+        k->min_ns = d < k->min_ns ? d : k->min_ns;
+        k->max_ns = d > k->max_ns ? d : k->max_ns;
+        has_long[a->name] |= m->gpu.v[i].dur_ns == PS_GPU_LONG;
+        off[a->name + 1]++;
+    }
     for (size_t id = 0; id < nstr; id++) {
         names += off[id + 1] > 0;
         off[id + 1] += off[id];
         pos[id] = off[id];
     }
-    for (size_t i = 0; i < m->gpu.n; i++)
-        if (m->gpu.v[i].kind == PS_GPU_KERNEL && m->gpu.v[i].name < nstr)
-            dur[pos[m->gpu.v[i].name]++] = m->gpu.v[i].end_ns - m->gpu.v[i].start_ns;
-    if (!(r->kernels = calloc(names + 1, sizeof *r->kernels)))
+    if (!(dur = malloc((off[nstr] + 1) * sizeof *dur)) || !(r->kernels = calloc(names + 1, sizeof *r->kernels)))
         goto out;
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+        if (a->kind == PS_GPU_KERNEL && a->name < nstr)
+            dur[pos[a->name]++] = m->gpu.v[i].dur_ns;
+    }
     for (size_t id = 0; id < nstr; id++) {
-        int64_t *d = dur + off[id];
-        n = off[id + 1] - off[id];
+        size_t n = off[id + 1] - off[id];
         if (n == 0)
             continue;
         struct ps_kernel_stat *k = &r->kernels[r->nkernels++];
-        *k = (struct ps_kernel_stat){ .name = (uint32_t)id, .count = (int64_t)n, .min_ns = d[0], .max_ns = d[0] };
-        for (size_t j = 0; j < n; j++) {
-            k->total_ns += d[j];
-            k->min_ns = d[j] < k->min_ns ? d[j] : k->min_ns;
-            k->max_ns = d[j] > k->max_ns ? d[j] : k->max_ns;
+        *k = st[id];
+        k->name = (uint32_t)id;
+        if (!has_long[id]) {
+            k->median_ns = median_u32(dur + off[id], n);
+            continue;
         }
-        /* the median of an even count is the mean of the two middle durations (pandas), floored to the ns */
-        select_kth(d, n, n / 2);
-        k->median_ns = d[n / 2];
-        if (n % 2 == 0) {
-            int64_t lower = d[0];
-            for (size_t j = 1; j < n / 2; j++)
-                lower = d[j] > lower ? d[j] : lower;
-            k->median_ns = (lower + d[n / 2]) / 2;
+        if (!(wide = malloc(n * sizeof *wide)))
+            goto out;
+        size_t w = 0;
+        for (size_t i = 0; i < m->gpu.n && w < n; i++) {
+            const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+            if (a->kind == PS_GPU_KERNEL && a->name == id)
+                wide[w++] = ps_gpu_row_dur(m, &m->gpu.v[i]);
         }
+        k->median_ns = median_i64(wide, n);
+        free(wide);
+        wide = NULL;
     }
     qsort(r->kernels, r->nkernels, sizeof *r->kernels, cmp_total);
     rc = 0;
 out:
     free(off);
     free(pos);
+    free(st);
+    free(has_long);
     free(dur);
     return rc;
 }
@@ -103,7 +142,7 @@ static int copies(struct ps_report *r)
     const struct ps_model *m = r->m;
     size_t cap = 0;
     for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (op->kind != PS_GPU_MEMCPY && op->kind != PS_GPU_MEMSET)
             continue;
         struct ps_copy_stat key = { .kind = op->kind, .dst_kind = op->dst_kind };
@@ -137,7 +176,7 @@ static int device_totals(struct ps_report *r)
     const struct ps_model *m = r->m;
     struct ps_device_stat *ds = NULL;
     for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         int32_t dev = m->streams.v[op->stream].device;
         if (!ds || ds->device != dev)
             ds = ps_report_device(r, dev);

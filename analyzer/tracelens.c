@@ -52,7 +52,7 @@ int ps_tracelens_compute(struct ps_report *r, struct ps_names *names)
     size_t nd = 0;
     int rc = 0;
     for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (op->kind == PS_GPU_SYNC)
             continue;   /* TraceLens reads kernel, gpu_memcpy and gpu_memset events only */
         int32_t dev = m->streams.v[op->stream].device;

@@ -123,7 +123,7 @@ static int evidence(struct ps_report *r, struct ps_names *names)
     case PS_BN_KERNEL:
     case PS_BN_COMM:
         for (size_t i = 0; i < m->gpu.n; i++) {
-            const struct ps_gpu_op *op = &m->gpu.v[i];
+            const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
             int nccl = (ps_names_flags(names, op->name) & PS_NAME_NCCL) != 0;
             int want = r->bottleneck == PS_BN_MEMCPY ? (op->kind == PS_GPU_MEMCPY || op->kind == PS_GPU_MEMSET)
                                                      : op->kind == PS_GPU_KERNEL && nccl == (r->bottleneck == PS_BN_COMM);
@@ -213,7 +213,7 @@ static void copy_findings(struct ps_report *r, struct ps_names *names)
     struct ps_finding pageable = { 0 }, sync = { 0 };
     int64_t np = 0, bp = 0, tp = 0, ns = 0, ts = 0;
     for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if ((op->kind != PS_GPU_MEMCPY && op->kind != PS_GPU_MEMSET) || op->launch == PS_NONE)
             continue;
         unsigned f = ps_names_flags(names, m->api.v[op->launch].name);
@@ -275,7 +275,8 @@ static int gap_finding(struct ps_report *r)
     size_t nd = 0;
     int rc = 0;
     for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {   /* one pass, one busy set per device */
-        int32_t dev = m->streams.v[m->gpu.v[i].stream].device;
+        const struct ps_gpu_op op = ps_model_gpu(m, i);
+        int32_t dev = m->streams.v[op.stream].device;
         size_t d = 0;
         while (d < nd && ids[d] != dev)
             d++;
@@ -284,7 +285,7 @@ static int gap_finding(struct ps_report *r)
                 continue;
             ids[nd++] = dev;
         }
-        rc = ps_ivls_push(&busy[d], m->gpu.v[i].start_ns, m->gpu.v[i].end_ns);
+        rc = ps_ivls_push(&busy[d], op.start_ns, op.end_ns);
     }
     for (size_t d = 0; d < nd; d++) {
         ps_ivls_normalize(&busy[d]);
@@ -315,9 +316,11 @@ static int low_util_finding(struct ps_report *r)
     int rc = 0;
     if (!r->has_gpu)
         return 0;
-    for (size_t i = 0; i < m->gpu.n && rc == 0; i++)
-        if (m->gpu.v[i].kind == PS_GPU_KERNEL && ps_report_gpu_in_scope(r, &m->gpu.v[i]))
-            rc = ps_ivls_push(&k, m->gpu.v[i].start_ns, m->gpu.v[i].end_ns);
+    for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {
+        const struct ps_gpu_op op = ps_model_gpu(m, i);
+        if (op.kind == PS_GPU_KERNEL && ps_report_gpu_in_scope(r, &op))
+            rc = ps_ivls_push(&k, op.start_ns, op.end_ns);
+    }
     ps_ivls_normalize(&k);
     int64_t a = r->steps[0].start_ns, span = r->steps[r->nsteps - 1].end_ns - a;
     for (int64_t i = 0; i < slices && rc == 0; i++) {
@@ -342,10 +345,10 @@ static void tiny_kernel_finding(struct ps_report *r)
     const struct ps_model *m = r->m;
     int64_t n = 0, tiny = 0;
     for (size_t i = 0; i < m->gpu.n; i++) {
-        if (m->gpu.v[i].kind != PS_GPU_KERNEL)
+        if (m->gpu_attrs.v[m->gpu.v[i].attr].kind != PS_GPU_KERNEL)
             continue;
         n++;
-        tiny += m->gpu.v[i].end_ns - m->gpu.v[i].start_ns < r->opts.tiny_kernel_ns;
+        tiny += ps_gpu_row_dur(m, &m->gpu.v[i]) < r->opts.tiny_kernel_ns;
     }
     struct ps_finding acc = { 0 }, *f;
     if (n < 1000 || 2 * tiny < n)
