@@ -3,6 +3,7 @@
  * (no step filter), so they equal plain SQL over the trace's tables. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis.h"
 
@@ -62,20 +63,98 @@ static int cmp_total(const void *a, const void *b)
 DEFINE_MEDIAN(median_i64, int64_t, select_kth)
 DEFINE_MEDIAN(median_u32, uint32_t, select_kth_u32)
 
-/* Per kernel name: count, total, min and max in one pass over the rows, then a counting sort of the 32-bit
- * stored durations by name id (4 bytes per kernel) and one selection per name. A name with a duration that
- * does not fit in 32 bits (model.h: PS_GPU_LONG) gets its exact durations gathered as int64 instead. */
+#define GATHER_MAX (1u << 21)   /* durations gathered per pass over the rows: 8 MB */
+enum { HOW_GATHER, HOW_RADIX, HOW_WIDE };
+
+/* The k-th smallest (0-based) stored 32-bit duration of the kernels named `name` (none of them PS_GPU_LONG):
+ * two 16-bit radix passes over the rows, for a name too common to gather; hist holds 65536 counters. */
+static int64_t kth_radix(const struct ps_model *m, uint32_t name, size_t k, size_t *hist)
+{
+    uint32_t hi = 0, lo = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        memset(hist, 0, 65536 * sizeof *hist);
+        for (size_t i = 0; i < m->gpu.n; i++) {
+            const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+            uint32_t d = m->gpu.v[i].dur_ns;
+            if (a->kind == PS_GPU_KERNEL && a->name == name && (pass == 0 || d >> 16 == hi))
+                hist[pass == 0 ? d >> 16 : d & 0xffff]++;
+        }
+        uint32_t b = 0;
+        while (k >= hist[b])   /* the k-th lies in bucket b */
+            k -= hist[b++];
+        if (pass == 0)
+            hi = b;
+        else
+            lo = b;
+    }
+    return (int64_t)(hi << 16 | lo);
+}
+
+/* Medians of the names with how[id] == HOW_GATHER, in batches of at most GATHER_MAX durations: one pass over
+ * the rows per batch gathers the batch's durations by name (a counting sort), then one selection per name. */
+static int gather_medians(const struct ps_model *m, struct ps_kernel_stat *st, const uint8_t *how, size_t nstr)
+{
+    size_t *off = malloc((nstr + 1) * sizeof *off);
+    uint32_t *buf = malloc(GATHER_MAX * sizeof *buf);
+    if (!off || !buf) {
+        free(off);
+        free(buf);
+        return -ENOMEM;
+    }
+    for (size_t first = 0, id = 0; id < nstr; first = id) {
+        size_t used = 0;
+        for (; id < nstr; id++) {
+            size_t n = (size_t)st[id].count;
+            if (n == 0 || how[id] != HOW_GATHER)
+                continue;
+            if (used + n > GATHER_MAX)
+                break;
+            off[id] = used;
+            used += n;
+        }
+        for (size_t i = 0; i < m->gpu.n && used; i++) {
+            const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+            if (a->kind == PS_GPU_KERNEL && a->name >= first && a->name < id && how[a->name] == HOW_GATHER)
+                buf[off[a->name]++] = m->gpu.v[i].dur_ns;   /* off[] ends at the name's end */
+        }
+        for (size_t k = first; k < id; k++) {
+            size_t n = (size_t)st[k].count;
+            if (n && how[k] == HOW_GATHER)
+                st[k].median_ns = median_u32(buf + off[k] - n, n);
+        }
+    }
+    free(off);
+    free(buf);
+    return 0;
+}
+
+/* Median of a name with a PS_GPU_LONG duration: its exact int64 durations, gathered (rare: ops >= 4.29 s). */
+static int wide_median(const struct ps_model *m, struct ps_kernel_stat *k, uint32_t name)
+{
+    size_t n = (size_t)k->count, w = 0;
+    int64_t *wide = malloc(n * sizeof *wide);
+    if (!wide)
+        return -ENOMEM;
+    for (size_t i = 0; i < m->gpu.n && w < n; i++) {
+        const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+        if (a->kind == PS_GPU_KERNEL && a->name == name)
+            wide[w++] = ps_gpu_row_dur(m, &m->gpu.v[i]);
+    }
+    k->median_ns = median_i64(wide, n);
+    free(wide);
+    return 0;
+}
+
+/* Per kernel name: count, total, min and max in one pass over the rows; medians exact, in bounded memory
+ * (gather_medians, kth_radix, wide_median). */
 static int kernels(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    size_t nstr = ps_model_nstrings(m), names = 0;
-    size_t *off = calloc(nstr + 2, sizeof *off), *pos = malloc((nstr + 1) * sizeof *pos);
+    size_t nstr = ps_model_nstrings(m), names = 0, *hist = NULL;
     struct ps_kernel_stat *st = calloc(nstr + 1, sizeof *st);
-    uint8_t *has_long = calloc(nstr + 1, 1);
-    uint32_t *dur = NULL;
-    int64_t *wide = NULL;
+    uint8_t *how = calloc(nstr + 1, 1);
     int rc = -ENOMEM;
-    if (!off || !pos || !st || !has_long)
+    if (!st || !how)
         goto out;
     for (size_t i = 0; i < m->gpu.n; i++) {
         const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
@@ -88,52 +167,41 @@ static int kernels(struct ps_report *r)
         k->total_ns += d;
         k->min_ns = d < k->min_ns ? d : k->min_ns;
         k->max_ns = d > k->max_ns ? d : k->max_ns;
-        has_long[a->name] |= m->gpu.v[i].dur_ns == PS_GPU_LONG;
-        off[a->name + 1]++;
+        if (m->gpu.v[i].dur_ns == PS_GPU_LONG)
+            how[a->name] = HOW_WIDE;
     }
     for (size_t id = 0; id < nstr; id++) {
-        names += off[id + 1] > 0;
-        off[id + 1] += off[id];
-        pos[id] = off[id];
+        names += st[id].count > 0;
+        if (how[id] == HOW_GATHER && (size_t)st[id].count > GATHER_MAX)
+            how[id] = HOW_RADIX;
     }
-    if (!(dur = malloc((off[nstr] + 1) * sizeof *dur)) || !(r->kernels = calloc(names + 1, sizeof *r->kernels)))
+    if ((rc = gather_medians(m, st, how, nstr)) < 0)
         goto out;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
-        if (a->kind == PS_GPU_KERNEL && a->name < nstr)
-            dur[pos[a->name]++] = m->gpu.v[i].dur_ns;
-    }
+    rc = -ENOMEM;
+    if (!(r->kernels = calloc(names + 1, sizeof *r->kernels)))
+        goto out;
     for (size_t id = 0; id < nstr; id++) {
-        size_t n = off[id + 1] - off[id];
+        struct ps_kernel_stat *k = &st[id];
+        size_t n = (size_t)k->count;
         if (n == 0)
             continue;
-        struct ps_kernel_stat *k = &r->kernels[r->nkernels++];
-        *k = st[id];
         k->name = (uint32_t)id;
-        if (!has_long[id]) {
-            k->median_ns = median_u32(dur + off[id], n);
-            continue;
-        }
-        if (!(wide = malloc(n * sizeof *wide)))
+        if (how[id] == HOW_WIDE && wide_median(m, k, (uint32_t)id) < 0)
             goto out;
-        size_t w = 0;
-        for (size_t i = 0; i < m->gpu.n && w < n; i++) {
-            const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
-            if (a->kind == PS_GPU_KERNEL && a->name == id)
-                wide[w++] = ps_gpu_row_dur(m, &m->gpu.v[i]);
+        if (how[id] == HOW_RADIX) {
+            if (!hist && !(hist = malloc(65536 * sizeof *hist)))
+                goto out;
+            int64_t upper = kth_radix(m, (uint32_t)id, n / 2, hist);
+            k->median_ns = n % 2 ? upper : (kth_radix(m, (uint32_t)id, n / 2 - 1, hist) + upper) / 2;
         }
-        k->median_ns = median_i64(wide, n);
-        free(wide);
-        wide = NULL;
+        r->kernels[r->nkernels++] = *k;
     }
     qsort(r->kernels, r->nkernels, sizeof *r->kernels, cmp_total);
     rc = 0;
 out:
-    free(off);
-    free(pos);
     free(st);
-    free(has_long);
-    free(dur);
+    free(how);
+    free(hist);
     return rc;
 }
 
