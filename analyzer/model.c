@@ -257,7 +257,7 @@ static uint64_t attr_hash(const struct ps_gpu_attr *a)
 
 static int attr_equal(const struct ps_gpu_attr *a, const struct ps_gpu_attr *b)
 {
-    return a->bytes == b->bytes && a->long_dur_ns == b->long_dur_ns && a->name == b->name &&
+    return a->bytes == b->bytes && !a->is_long && !b->is_long && a->name == b->name &&
            a->stream == b->stream && a->kind == b->kind && a->copy_kind == b->copy_kind &&
            a->src_kind == b->src_kind && a->dst_kind == b->dst_kind;
 }
@@ -280,7 +280,7 @@ static int attr_index(struct ps_model *m)
     }
     for (; b->nattrs < m->gpu_attrs.n; b->nattrs++) {
         const struct ps_gpu_attr *a = &m->gpu_attrs.v[b->nattrs];
-        if (a->long_dur_ns)
+        if (a->is_long)
             continue;
         size_t i = attr_hash(a) & (b->nslots - 1);
         while (b->slots[i])
@@ -294,7 +294,7 @@ static int attr_index(struct ps_model *m)
 static uint32_t attr_get(struct ps_model *m, const struct ps_gpu_attr *a)
 {
     struct ps_gpu_build *b = m->gpu_build;
-    if (!a->long_dur_ns) {
+    if (!a->is_long) {
         if (attr_index(m) < 0)
             return PS_NONE;
         size_t i = attr_hash(a) & (b->nslots - 1);
@@ -307,17 +307,15 @@ static uint32_t attr_get(struct ps_model *m, const struct ps_gpu_attr *a)
     return (uint32_t)(m->gpu_attrs.n - 1);
 }
 
-/* Row for [start, end) with the attributes `a` (a->long_dur_ns is set here when the duration needs it). */
+/* Row for [start, end) with the attributes `a` (made an own long row here when the duration needs it). */
 static int make_row(struct ps_model *m, int64_t start, int64_t end, struct ps_gpu_attr *a, struct ps_gpu_row *row)
 {
     int64_t dur;
-    a->long_dur_ns = 0;
-    if (__builtin_sub_overflow(end, start, &dur))
-        dur = end < start ? INT64_MIN : INT64_MAX;   /* corrupt times: still kept, and far out of any range */
+    int fits = !__builtin_sub_overflow(end, start, &dur) && dur >= 0 && dur < PS_GPU_LONG;
+    a->is_long = !fits;
+    a->long_end_ns = fits ? 0 : end;
     row->start_ns = start;
-    row->dur_ns = dur >= 0 && dur < PS_GPU_LONG ? (uint32_t)dur : PS_GPU_LONG;
-    if (row->dur_ns == PS_GPU_LONG)
-        a->long_dur_ns = dur;   /* never 0: a zero duration fits */
+    row->dur_ns = fits ? (uint32_t)dur : PS_GPU_LONG;
     row->attr = attr_get(m, a);
     return row->attr == PS_NONE ? -ENOMEM : 0;
 }
@@ -353,15 +351,14 @@ int ps_model_gpu_retime(struct ps_model *m, size_t i, int64_t start_ns, int64_t 
     struct ps_gpu_row *g = &m->gpu.v[i];
     struct ps_gpu_attr a = m->gpu_attrs.v[g->attr];
     int64_t dur;
-    if (__builtin_sub_overflow(end_ns, start_ns, &dur))
-        dur = end_ns < start_ns ? INT64_MIN : INT64_MAX;
-    int fits = dur >= 0 && dur < PS_GPU_LONG;
+    int fits = !__builtin_sub_overflow(end_ns, start_ns, &dur) && dur >= 0 && dur < PS_GPU_LONG;
     g->start_ns = start_ns;
     g->dur_ns = fits ? (uint32_t)dur : PS_GPU_LONG;
-    if (fits && !a.long_dur_ns)
+    if (fits && !a.is_long)
         return 0;
     /* a new attribute row (no index needed: a duplicate row only costs its 32 bytes) */
-    a.long_dur_ns = fits ? 0 : dur;
+    a.is_long = !fits;
+    a.long_end_ns = fits ? 0 : end_ns;
     if (m->gpu_attrs.n >= PS_NONE - 1 || VEC_PUSH(m->gpu_attrs, a) < 0)
         return -ENOMEM;
     g->attr = (uint32_t)(m->gpu_attrs.n - 1);
@@ -488,9 +485,9 @@ static int row_less(const struct gpu_sort *g, const struct ps_gpu_row *a, const 
         return a->start_ns < b->start_ns;
     if (a->dur_ns != PS_GPU_LONG && b->dur_ns != PS_GPU_LONG)
         return a->dur_ns < b->dur_ns;
-    int64_t da = a->dur_ns != PS_GPU_LONG ? a->dur_ns : g->attrs[a->attr].long_dur_ns;
-    int64_t db = b->dur_ns != PS_GPU_LONG ? b->dur_ns : g->attrs[b->attr].long_dur_ns;
-    return da < db;
+    int64_t ea = a->dur_ns != PS_GPU_LONG ? a->start_ns + a->dur_ns : g->attrs[a->attr].long_end_ns;
+    int64_t eb = b->dur_ns != PS_GPU_LONG ? b->start_ns + b->dur_ns : g->attrs[b->attr].long_end_ns;
+    return ea < eb;
 }
 
 static void row_swap(const struct gpu_sort *g, size_t i, size_t j)

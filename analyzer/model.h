@@ -43,20 +43,21 @@ struct ps_gpu_op {
 
 /* Stored form of a GPU op: 16 bytes, so a 10-million-kernel trace fits in 160 MB. Everything but the times
  * lives in a shared attribute row (struct ps_gpu_attr): ops of one kernel name on one stream share one row,
- * copies share one per (name, stream, kinds, bytes). A duration that does not fit in 32 bits (>= 4.29 s, or
- * a reversed op with end < start) is stored exactly in its own attribute row (dur_ns == PS_GPU_LONG). */
+ * copies share one per (name, stream, kinds, bytes). An op whose duration does not fit in 32 bits (>= 4.29 s,
+ * or a reversed op with end < start) keeps its exact end in its own attribute row (dur_ns == PS_GPU_LONG). */
 #define PS_GPU_LONG UINT32_MAX
 struct ps_gpu_row {
     int64_t start_ns;
-    uint32_t dur_ns;        /* end - start, or PS_GPU_LONG: the duration is attr.long_dur_ns */
+    uint32_t dur_ns;        /* end - start, or PS_GPU_LONG: the end is attr.long_end_ns */
     uint32_t attr;          /* index into model.gpu_attrs */
 };
 
 struct ps_gpu_attr {
     uint64_t bytes;
-    int64_t long_dur_ns;    /* the duration of a PS_GPU_LONG op, else 0 */
+    int64_t long_end_ns;    /* the end of the PS_GPU_LONG op that owns this row, else 0 */
     uint32_t name, stream;
     uint8_t kind, copy_kind, src_kind, dst_kind;
+    uint8_t is_long;        /* 1: a PS_GPU_LONG op's own row (never shared) */
 };
 
 /* One CUDA runtime or driver API call on a host thread. */
@@ -163,21 +164,30 @@ uint32_t ps_model_thread(struct ps_model *m, uint32_t pid, uint32_t tid);
 uint32_t ps_model_stream(struct ps_model *m, uint32_t pid, int32_t device, int64_t stream);
 uint32_t ps_model_device(struct ps_model *m, int32_t id);   /* fields other than id start unknown (-1) */
 
-/* Append one item (copied). Return 0, or -ENOMEM. gpu.launch is ignored: ps_model_finish sets it. */
+/* Append one item (copied). Return 0, or -ENOMEM. A GPU op is stored as a row + shared attribute row (its
+ * correlation id kept until ps_model_finish); op->launch is ignored: ps_model_finish sets it. */
 int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op);
 int ps_model_add_api(struct ps_model *m, const struct ps_api_call *call);
 int ps_model_add_range(struct ps_model *m, const struct ps_range *r);
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
 
 /* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call
- * with the same correlation id in the same process (any process if correlation_global). Return 0 or -ENOMEM. */
+ * with the same correlation id in the same process (any process if correlation_global) in gpu_launch, then
+ * frees the correlation ids and the attribute index. Return 0 or -ENOMEM. */
 int ps_model_finish(struct ps_model *m);
 
 /* ---- reading GPU ops ---- */
 
+/* End of a row (exact: the end the reader gave), and its duration (end - start; as the reader gave them,
+ * so it overflows only for times a report rejects first as corrupt). */
+static inline int64_t ps_gpu_row_end(const struct ps_model *m, const struct ps_gpu_row *g)
+{
+    return g->dur_ns != PS_GPU_LONG ? g->start_ns + (int64_t)g->dur_ns : m->gpu_attrs.v[g->attr].long_end_ns;
+}
+
 static inline int64_t ps_gpu_row_dur(const struct ps_model *m, const struct ps_gpu_row *g)
 {
-    return g->dur_ns != PS_GPU_LONG ? (int64_t)g->dur_ns : m->gpu_attrs.v[g->attr].long_dur_ns;
+    return g->dur_ns != PS_GPU_LONG ? (int64_t)g->dur_ns : m->gpu_attrs.v[g->attr].long_end_ns - g->start_ns;
 }
 
 /* The decoded GPU op i (i < m->gpu.n), all fields of struct ps_gpu_op filled. */
@@ -185,7 +195,7 @@ static inline struct ps_gpu_op ps_model_gpu(const struct ps_model *m, size_t i)
 {
     const struct ps_gpu_row *g = &m->gpu.v[i];
     const struct ps_gpu_attr *a = &m->gpu_attrs.v[g->attr];
-    struct ps_gpu_op op = { .start_ns = g->start_ns, .end_ns = g->start_ns + ps_gpu_row_dur(m, g),
+    struct ps_gpu_op op = { .start_ns = g->start_ns, .end_ns = ps_gpu_row_end(m, g),
                             .bytes = a->bytes, .name = a->name, .stream = a->stream,
                             .launch = m->gpu_launch ? m->gpu_launch[i] : PS_NONE, .kind = a->kind,
                             .copy_kind = a->copy_kind, .src_kind = a->src_kind, .dst_kind = a->dst_kind };

@@ -685,6 +685,8 @@ static int shift_times(struct ps_model *m, int64_t base)
         if (__builtin_add_overflow(op.start_ns, base, &start) || __builtin_add_overflow(op.end_ns, base, &end))
             return -ERANGE;
         m->gpu.v[i].start_ns = start;
+        if (m->gpu.v[i].dur_ns == PS_GPU_LONG)   /* a long op's own attribute row holds its end */
+            m->gpu_attrs.v[m->gpu.v[i].attr].long_end_ns = end;
     }
     SHIFT(m->api)
     SHIFT(m->ranges)

@@ -69,7 +69,7 @@ static void run_span(struct ps_report *r)
             b = m->vec.v[i].end_ns;                                                                                 \
     }
     for (size_t i = 0; i < m->gpu.n; i++) {
-        int64_t end = m->gpu.v[i].start_ns + ps_gpu_row_dur(m, &m->gpu.v[i]);
+        int64_t end = ps_gpu_row_end(m, &m->gpu.v[i]);
         a = m->gpu.v[i].start_ns < a ? m->gpu.v[i].start_ns : a;
         b = end > b ? end : b;
     }

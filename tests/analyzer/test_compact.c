@@ -42,7 +42,8 @@ static const struct ps_kernel_stat *kernel_stat(const struct ps_report *r, const
 /* Durations 2^32 - 2 (fits), 2^32 - 1 and 2^32 + 5 (do not fit: PS_GPU_LONG), 10 s, and 0, added out of order.
  * Sorted by (start, end): starts 0, 0, 100, 200, 300 with the 0-start ones ordered by duration. Kernel "long":
  * 10 s, 2^32 + 5, 2^32 - 1 -> median 2^32 + 5, total 10e9 + 2^33 + 4. Retiming op 0 to [7, 7 + 3e9 + 2^32)
- * makes it long, then back to [7, 9) makes it short again. */
+ * makes it long, then back to [7, 9) makes it short again. Times a report rejects later as corrupt are still
+ * kept exactly: a reversed op [400, 350) and [-2^62, 2^62) (its duration overflows int64) sort first by start. */
 static void model_keeps_long_gpu_durations_exact(void)
 {
     struct ps_model *m = ps_model_new("long", PS_FORMAT_PERFSCOPE);
@@ -80,6 +81,18 @@ static void model_keeps_long_gpu_durations_exact(void)
     CHECK_EQ("retime short", ps_model_gpu_retime(m, 0, 7, 9), 0);
     CHECK_EQ("short end", ps_model_gpu(m, 0).end_ns, 9);
     CHECK_EQ("short row", m->gpu.v[0].dur_ns, 2);
+    ps_model_free(m);
+
+    m = ps_model_new("corrupt", PS_FORMAT_PERFSCOPE);
+    s = ps_model_stream(m, 1, 0, 7);
+    lng = ps_model_intern_cstr(m, "long");
+    add_kernel(m, s, lng, 400, 350);
+    add_kernel(m, s, lng, -(1ll << 62), 1ll << 62);
+    CHECK_EQ("finish", ps_model_finish(m), 0);
+    CHECK_EQ("first start", ps_model_gpu(m, 0).start_ns, -(1ll << 62));
+    CHECK_EQ("first end", ps_model_gpu(m, 0).end_ns, 1ll << 62);
+    CHECK_EQ("reversed start", ps_model_gpu(m, 1).start_ns, 400);
+    CHECK_EQ("reversed end", ps_model_gpu(m, 1).end_ns, 350);
     ps_model_free(m);
 }
 
