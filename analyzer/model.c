@@ -233,7 +233,8 @@ uint32_t ps_model_device(struct ps_model *m, int32_t id)
 struct ps_gpu_build {
     uint32_t *slots;      /* attribute hash: slot -> index into gpu_attrs + 1 (0 = empty); long rows not indexed */
     size_t nslots, nattrs; /* nattrs: attributes indexed so far */
-    uint64_t *corr;       /* correlation id per op (parallel to gpu, capacity gpu.cap); NULL while all are 0 */
+    uint64_t *corr;       /* correlation id per op (parallel to gpu); NULL while all are 0 */
+    size_t corr_cap;
 };
 
 static void gpu_build_free(struct ps_model *m)
@@ -328,18 +329,23 @@ int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op)
     struct ps_gpu_attr a = { .bytes = op->bytes, .name = op->name, .stream = op->stream, .kind = op->kind,
                              .copy_kind = op->copy_kind, .src_kind = op->src_kind, .dst_kind = op->dst_kind };
     struct ps_gpu_row row;
-    size_t cap = m->gpu.cap;
     if (make_row(m, op->start_ns, op->end_ns, &a, &row) < 0 || VEC_PUSH(m->gpu, row) < 0)
         return -ENOMEM;
-    if (b->corr && m->gpu.cap != cap) {
+    if (b->corr && b->corr_cap < m->gpu.cap) {
         uint64_t *corr = realloc(b->corr, m->gpu.cap * sizeof *corr);
-        if (!corr)
+        if (!corr) {
+            m->gpu.n--;   /* not added: the arrays stay parallel */
             return -ENOMEM;
+        }
         b->corr = corr;
+        b->corr_cap = m->gpu.cap;
     }
-    if (op->correlation && !b->corr) {   /* the first linked op: earlier ones had none */
-        if (!(b->corr = calloc(m->gpu.cap, sizeof *b->corr)))
+    if (op->correlation && !b->corr) {   /* the first op with a correlation id: earlier ones had none (zeros) */
+        if (!(b->corr = calloc(m->gpu.cap, sizeof *b->corr))) {
+            m->gpu.n--;
             return -ENOMEM;
+        }
+        b->corr_cap = m->gpu.cap;
     }
     if (b->corr)
         b->corr[m->gpu.n - 1] = op->correlation;
