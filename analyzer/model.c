@@ -562,7 +562,7 @@ static void sort_gpu(struct ps_model *m)
 {
     struct gpu_sort g = { m->gpu.v, m->gpu_build ? m->gpu_build->corr : NULL, m->gpu_attrs.v };
     size_t n = m->gpu.n, i = 1;
-    while (i < n && !row_less(&g, &g.v[i], &g.v[i - 1]))
+    while (i < n && (g.v[i].start_ns > g.v[i - 1].start_ns || !row_less(&g, &g.v[i], &g.v[i - 1])))
         i++;
     if (i >= n)
         return;   /* already in order (the usual case for one table read in time order) */

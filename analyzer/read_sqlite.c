@@ -248,9 +248,9 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
         add_col(c, sql, sizeof sql, table, "end", NULL) < 0 ||
         add_col(c, sql, sizeof sql, table, "deviceId", NULL) < 0 ||
         add_col(c, sql, sizeof sql, table, "streamId", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, "correlationId", "NULL") < 0 ||
+        add_col(c, sql, sizeof sql, table, c->have_api ? "correlationId" : "", "NULL") < 0 ||
         add_col(c, sql, sizeof sql, table, "globalPid", "NULL") < 0)
-        return -1;
+            return -1;   /* no API rows: ("" is no column, so) NULL: correlation ids would link nothing */
     switch (kind) {
     case PS_GPU_KERNEL:
         /* nsys names kernels by demangledName (cuda_gpu_kern_sum's default); older schemas may lack it. */
@@ -288,8 +288,7 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
             continue;
         }
         struct ps_gpu_op op = { .start_ns = sqlite3_column_int64(st, 0), .end_ns = sqlite3_column_int64(st, 1),
-                                .correlation = c->have_api ? (uint64_t)sqlite3_column_int64(st, 4) : 0,
-                                .kind = (uint8_t)kind };
+                                .correlation = (uint64_t)sqlite3_column_int64(st, 4), .kind = (uint8_t)kind };
         if ((op.start_ns == 0 && op.end_ns == 0) || op.end_ns < op.start_ns) {
             /* CUPTI hygiene (DESIGN §2): start = end = 0 records are incomplete; end < start is corrupt. */
             count_unplaced(c, table, op.end_ns < op.start_ns ? "rows with end < start" : "rows with start = end = 0");
