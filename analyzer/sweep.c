@@ -10,28 +10,38 @@ void ps_sweep_init(struct ps_sweep *w, int ncat, void (*piece)(void *, int64_t, 
     w->t = INT64_MIN;
     for (int c = 0; c < PS_SWEEP_MAX; c++)
         w->end[c] = INT64_MIN;
+    w->active = 0;
+    w->next = INT64_MAX;
     w->piece = piece;
     w->ctx = ctx;
+}
+
+/* Recompute the active set and its earliest end from the ends (after some category ended at w->t). */
+static void recount(struct ps_sweep *w)
+{
+    w->active = 0;
+    w->next = INT64_MAX;
+    for (int c = 0; c < w->ncat; c++) {
+        if (w->end[c] > w->t) {
+            w->active |= 1u << c;
+            w->next = w->end[c] < w->next ? w->end[c] : w->next;
+        }
+    }
 }
 
 /* Hand out the pieces in [w->t, to): between two event starts the active set only shrinks, at the ends. */
 static void advance(struct ps_sweep *w, int64_t to)
 {
     while (w->t < to) {
-        unsigned active = 0;
-        int64_t next = to;
-        for (int c = 0; c < w->ncat; c++) {
-            if (w->end[c] > w->t) {
-                active |= 1u << c;
-                next = w->end[c] < next ? w->end[c] : next;
-            }
-        }
-        if (!active) {
+        if (!w->active) {
             w->t = to;
             return;
         }
-        w->piece(w->ctx, w->t, next, active);
-        w->t = next;
+        int64_t b = w->next < to ? w->next : to;
+        w->piece(w->ctx, w->t, b, w->active);
+        w->t = b;
+        if (b == w->next)
+            recount(w);
     }
 }
 
@@ -40,8 +50,20 @@ void ps_sweep_add(struct ps_sweep *w, int cat, int64_t s, int64_t e)
     if (e <= s || cat < 0 || cat >= w->ncat)
         return;   /* empty intervals cover no time (ps_ivls_push ignores them too) */
     advance(w, s);
-    if (e > w->end[cat])
-        w->end[cat] = e;
+    int64_t old = w->end[cat];
+    if (e <= old)
+        return;
+    unsigned bit = 1u << cat;
+    w->end[cat] = e;   /* e > s >= w->t: the category is active now */
+    if (!(w->active & bit)) {
+        w->active |= bit;
+        w->next = e < w->next ? e : w->next;
+    } else if (old == w->next) {   /* its end was the earliest: find the new earliest */
+        if (w->active == bit)
+            w->next = e;
+        else
+            recount(w);
+    }
 }
 
 void ps_sweep_finish(struct ps_sweep *w)

@@ -58,6 +58,8 @@ struct ps_sweep {
     int ncat;
     int64_t t;                      /* time accounted so far */
     int64_t end[PS_SWEEP_MAX];      /* latest end of the category's events so far */
+    unsigned active;                /* categories with end > t */
+    int64_t next;                   /* earliest end among them, INT64_MAX if none */
     void (*piece)(void *ctx, int64_t s, int64_t e, unsigned active);
     void *ctx;
 };
