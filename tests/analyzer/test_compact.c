@@ -1,11 +1,13 @@
 /* The compact model and the streaming analyses against hand-computed values: GPU ops stored as 16-byte rows
- * keep durations of 4.29 s and more exactly; the sweep line and the window totals of sweep.h; exact kernel
+ * keep durations of 4.29 s and more exactly; the sweep line and the window totals of sweep.h (by hand, and
+ * against the interval-set algebra on random events); exact kernel
  * medians for names too common to gather at once (summary.c's radix selection and batched gathering). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "intervals.h"
 #include "sweep.h"
 
 static int failures;
@@ -153,6 +155,58 @@ static void sweep_and_windows_by_hand(void)
     ps_windows_free(win);
 }
 
+/* The sweep's priority split against the interval-set algebra (intervals.h, itself tested by hand): 2000 random
+ * events in 3 categories (start order, random lengths, many overlaps and gaps) and 50 random windows. Category c's
+ * exclusive time in a window = |c − (categories before c)| inside it, computed both ways. */
+struct prio_sums {
+    struct ps_windows *w[3];
+};
+
+static void prio_piece(void *ctx, int64_t s, int64_t e, unsigned active)
+{
+    struct prio_sums *p = ctx;
+    ps_windows_piece(p->w[__builtin_ctz(active)], s, e);
+}
+
+static void sweep_matches_interval_algebra(void)
+{
+    uint64_t x = 88172645463325252ull;
+#define RND(n) ((x ^= x << 13, x ^= x >> 7, x ^= x << 17), (int64_t)(x % (uint64_t)(n)))
+    struct ps_ivls set[3] = { { 0 } }, covered = { 0 }, part = { 0 }, tmp = { 0 };
+    int64_t ws[50], we[50];
+    for (int i = 0; i < 50; i++) {
+        ws[i] = RND(100000) - 1000;
+        we[i] = ws[i] + RND(20000);
+    }
+    struct prio_sums p;
+    for (int c = 0; c < 3; c++)
+        p.w[c] = ps_windows_new(ws, we, 50);
+    struct ps_sweep w;
+    ps_sweep_init(&w, 3, prio_piece, &p);
+    int64_t t = 0;
+    for (int i = 0; i < 2000; i++) {
+        t += RND(100);
+        int c = (int)RND(3);
+        int64_t e = t + RND(c == 2 ? 2000 : 150);
+        ps_sweep_add(&w, c, t, e);
+        ps_ivls_push(&set[c], t, e);
+    }
+    ps_sweep_finish(&w);
+    for (int c = 0; c < 3; c++) {
+        ps_ivls_normalize(&set[c]);
+        ps_ivls_subtract(&part, &set[c], &covered);   /* exclusive part of c */
+        for (int i = 0; i < 50 && p.w[c]; i++)
+            CHECK_EQ("exclusive time", ps_windows_get(p.w[c], (size_t)i), ps_ivls_within(&part, ws[i], we[i]));
+        ps_ivls_unite(&covered, &set[c], &tmp);
+        ps_windows_free(p.w[c]);
+        ps_ivls_fini(&set[c]);
+    }
+    ps_ivls_fini(&covered);
+    ps_ivls_fini(&part);
+    ps_ivls_fini(&tmp);
+#undef RND
+}
+
 /* Durations (i * 1000003) mod N for i < N are 0 .. N - 1 in a scrambled order, so the median of N values is
  * (N - 1) / 2 for odd N and ((N/2 - 1) + N/2) / 2 floored for even N. "a" (N = 2^21 + 1, odd) and "b"
  * (2^21 + 2, even) exceed what summary.c gathers at once (2^21): radix selection; "c" (1,000,001) and
@@ -195,6 +249,7 @@ static const struct {
 } cases[] = {
     { "model_keeps_long_gpu_durations_exact", model_keeps_long_gpu_durations_exact },
     { "sweep_and_windows_by_hand", sweep_and_windows_by_hand },
+    { "sweep_matches_interval_algebra", sweep_matches_interval_algebra },
     { "kernel_median_of_very_common_names", kernel_median_of_very_common_names },
 };
 
