@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "intervals.h"
+#include "sweep.h"
 
 const char *const ps_cat_key[PS_CAT_N] = { "kernel", "memcpy", "memset", "communication",
                                            "runtime", "dataloader", "cpu_exec", "other" };
@@ -45,171 +46,174 @@ static int tb_comm_ext_ids(const struct ps_report *r, struct ps_names *names, ui
     return 0;
 }
 
+/* ---- traces with GPU rows: one sweep over the model's events in start order ----
+ * Each event is a role range: GPU ops (Kernel, Memcpy, Memset, Communication), runtime calls, host ranges
+ * (DataLoader, CPU Exec, tb's communication ops), plus the sync range of each synchronising call (the host
+ * inside it, or waiting after it for the next GPU activity of the process). The sweep line hands out pieces
+ * of constant active set; each piece goes to the highest-priority active role, and to sync_ns when no GPU
+ * role and no exclusive DataLoader time covers it. Memory: O(steps), whatever the number of events. */
+
+#define CAT_SYNC PS_CAT_OTHER   /* the sweep's category for sync ranges (Other itself is never an event) */
+
+struct gpu_pass {
+    struct ps_windows *cat[PS_CAT_OTHER], *sync;
+};
+
+static void gpu_piece(void *ctx, int64_t s, int64_t e, unsigned active)
+{
+    struct gpu_pass *p = ctx;
+    unsigned roles = active & ((1u << PS_CAT_OTHER) - 1);
+    int top = roles ? __builtin_ctz(roles) : PS_CAT_OTHER;
+    if (top < PS_CAT_OTHER)
+        ps_windows_piece(p->cat[top], s, e);
+    if ((active & (1u << CAT_SYNC)) && top > PS_CAT_COMM && top != PS_CAT_DATALOADER)
+        ps_windows_piece(p->sync, s, e);
+}
+
+/* The role of a GPU op, -1 for none (synchronisation records, other processes). */
+static int gpu_role(const struct ps_report *r, struct ps_names *names, const struct ps_gpu_op *op,
+                    const uint64_t *comm_ext, size_t ncomm)
+{
+    const struct ps_model *m = r->m;
+    if (!ps_report_gpu_in_scope(r, op))
+        return -1;
+    if (op->kind == PS_GPU_MEMCPY)
+        return PS_CAT_MEMCPY;
+    if (op->kind == PS_GPU_MEMSET)
+        return PS_CAT_MEMSET;
+    if (op->kind != PS_GPU_KERNEL)
+        return -1;   /* synchronisation records: not a tb role */
+    int comm;
+    if (r->opts.compat_tb) {
+        uint64_t ext = op->launch != PS_NONE ? m->api.v[op->launch].ext_id : 0;
+        comm = ext && bsearch(&ext, comm_ext, ncomm, sizeof *comm_ext, cmp_u64);
+    } else {
+        comm = (ps_names_flags(names, op->name) & PS_NAME_NCCL) != 0;
+    }
+    return comm ? PS_CAT_COMM : PS_CAT_KERNEL;
+}
+
+/* The role of a host range, -1 for none. */
+static int range_role(const struct ps_report *r, struct ps_names *names, const struct ps_range *g)
+{
+    int tb_gpu_annotation = r->opts.compat_tb && g->kind == PS_RANGE_GPU_ANNOTATION;
+    if (!tb_gpu_annotation && (!host_range(g->kind) || !ps_report_thread_in_scope(r, g->thread)))
+        return -1;
+    unsigned f = ps_names_flags(names, g->name);
+    if (f & PS_NAME_STEP)
+        return -1;
+    if ((f & PS_NAME_DATA) && !tb_gpu_annotation)
+        return PS_CAT_DATALOADER;
+    if (r->opts.compat_tb && (f & PS_NAME_TB_COMM_OP))
+        return PS_CAT_COMM;
+    return PS_CAT_CPU_EXEC;
+}
+
+/* Start of the first in-scope GPU activity (not a sync record) starting at or after t; `end` if none. */
+static int64_t next_gpu_start(const struct ps_report *r, int64_t t, int64_t end)
+{
+    const struct ps_model *m = r->m;
+    size_t lo = 0, hi = m->gpu.n;
+    while (lo < hi) {   /* first op with start >= t (model.gpu is sorted by start) */
+        size_t mid = (lo + hi) / 2;
+        if (m->gpu.v[mid].start_ns < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < m->gpu.n; lo++) {
+        const struct ps_gpu_op op = ps_model_gpu(m, lo);
+        if (op.kind != PS_GPU_SYNC && ps_report_gpu_in_scope(r, &op))
+            return op.start_ns;
+    }
+    return end;
+}
+
+/* Feed every event to the sweep in start order (a merge of the three sorted arrays). */
+static void gpu_events(const struct ps_report *r, struct ps_names *names, struct ps_sweep *w,
+                       const uint64_t *comm_ext, size_t ncomm)
+{
+    const struct ps_model *m = r->m;
+    size_t gi = 0, ai = 0, ri = 0;
+    for (;;) {
+        int64_t gs = gi < m->gpu.n ? m->gpu.v[gi].start_ns : INT64_MAX;
+        int64_t as = ai < m->api.n ? m->api.v[ai].start_ns : INT64_MAX;
+        int64_t rs = ri < m->ranges.n ? m->ranges.v[ri].start_ns : INT64_MAX;
+        if (gi < m->gpu.n && gs <= as && gs <= rs) {
+            const struct ps_gpu_op op = ps_model_gpu(m, gi++);
+            ps_sweep_add(w, gpu_role(r, names, &op, comm_ext, ncomm), op.start_ns, op.end_ns);
+        } else if (ai < m->api.n && as <= rs) {
+            const struct ps_api_call *a = &m->api.v[ai++];
+            if (!ps_report_thread_in_scope(r, a->thread))
+                continue;
+            if (!a->driver)
+                ps_sweep_add(w, PS_CAT_RUNTIME, a->start_ns, a->end_ns);
+            if (ps_names_flags(names, a->name) & PS_NAME_SYNC_API) {
+                int64_t end = next_gpu_start(r, a->end_ns, a->end_ns);
+                ps_sweep_add(w, CAT_SYNC, a->start_ns, end > a->end_ns ? end : a->end_ns);
+            }
+        } else if (ri < m->ranges.n) {
+            const struct ps_range *g = &m->ranges.v[ri++];
+            ps_sweep_add(w, range_role(r, names, g), g->start_ns, g->end_ns);
+        } else {
+            break;
+        }
+    }
+}
+
+static int gpu_breakdown(struct ps_report *r, struct ps_names *names)
+{
+    struct gpu_pass p = { 0 };
+    uint64_t *comm_ext = NULL;
+    size_t ncomm = 0, n = r->nsteps;
+    int64_t *start = malloc((n + 1) * sizeof *start), *end = malloc((n + 1) * sizeof *end);
+    int rc = -ENOMEM;
+    if (!start || !end)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        start[i] = r->steps[i].start_ns;
+        end[i] = r->steps[i].end_ns;
+    }
+    for (int c = 0; c < PS_CAT_OTHER; c++)
+        if (!(p.cat[c] = ps_windows_new(start, end, n)))
+            goto out;
+    if (!(p.sync = ps_windows_new(start, end, n)))
+        goto out;
+    if (r->opts.compat_tb && (rc = tb_comm_ext_ids(r, names, &comm_ext, &ncomm)) < 0)
+        goto out;
+    struct ps_sweep w;
+    ps_sweep_init(&w, PS_CAT_OTHER + 1, gpu_piece, &p);
+    gpu_events(r, names, &w, comm_ext, ncomm);
+    ps_sweep_finish(&w);
+    for (size_t i = 0; i < n; i++) {
+        struct ps_step *s = &r->steps[i];
+        int64_t sum = 0;
+        for (int c = 0; c < PS_CAT_OTHER; c++)
+            sum += s->cat_ns[c] = ps_windows_get(p.cat[c], i);
+        s->cat_ns[PS_CAT_OTHER] = (s->end_ns - s->start_ns) - sum;
+        s->sync_ns = ps_windows_get(p.sync, i);
+    }
+    rc = 0;
+out:
+    for (int c = 0; c < PS_CAT_OTHER; c++)
+        ps_windows_free(p.cat[c]);
+    ps_windows_free(p.sync);
+    free(comm_ext);
+    free(start);
+    free(end);
+    return rc;
+}
+
 struct lists {
-    struct ps_ivls cat[PS_CAT_N];   /* raw role ranges, then the exclusive part of each */
-    struct ps_ivls sync;            /* host inside a sync call or waiting for the next GPU activity */
-    struct ps_ivls tmp, tmp2;
+    struct ps_ivls cat[PS_CAT_N];   /* raw role ranges */
+    struct ps_ivls tmp;
 };
 
 static void lists_fini(struct lists *l)
 {
     for (int c = 0; c < PS_CAT_N; c++)
         ps_ivls_fini(&l->cat[c]);
-    ps_ivls_fini(&l->sync);
     ps_ivls_fini(&l->tmp);
-    ps_ivls_fini(&l->tmp2);
-}
-
-/* Fill the raw role ranges for a trace with GPU rows. */
-static int gpu_roles(const struct ps_report *r, struct ps_names *names, struct lists *l)
-{
-    const struct ps_model *m = r->m;
-    uint64_t *comm_ext = NULL;
-    size_t ncomm = 0;
-    int rc = 0;
-    if (r->opts.compat_tb && (rc = tb_comm_ext_ids(r, names, &comm_ext, &ncomm)) < 0)
-        return rc;
-    /* one allocation per role: kernels and copies can number in the millions */
-    for (int c = 0; c < PS_CAT_OTHER && rc == 0; c++)
-        rc = ps_ivls_reserve(&l->cat[c], c <= PS_CAT_COMM ? m->gpu.n : c == PS_CAT_RUNTIME ? m->api.n : m->ranges.n);
-    for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
-        if (!ps_report_gpu_in_scope(r, op))
-            continue;
-        int c;
-        if (op->kind == PS_GPU_MEMCPY) {
-            c = PS_CAT_MEMCPY;
-        } else if (op->kind == PS_GPU_MEMSET) {
-            c = PS_CAT_MEMSET;
-        } else if (op->kind == PS_GPU_KERNEL) {
-            int comm;
-            if (r->opts.compat_tb) {
-                uint64_t ext = op->launch != PS_NONE ? m->api.v[op->launch].ext_id : 0;
-                comm = ext && bsearch(&ext, comm_ext, ncomm, sizeof *comm_ext, cmp_u64);
-            } else {
-                comm = (ps_names_flags(names, op->name) & PS_NAME_NCCL) != 0;
-            }
-            c = comm ? PS_CAT_COMM : PS_CAT_KERNEL;
-        } else {
-            continue;   /* synchronisation records: not a tb role */
-        }
-        rc = ps_ivls_push(&l->cat[c], op->start_ns, op->end_ns);
-    }
-    for (size_t i = 0; i < m->api.n && rc == 0; i++) {
-        const struct ps_api_call *a = &m->api.v[i];
-        if (!a->driver && ps_report_thread_in_scope(r, a->thread))
-            rc = ps_ivls_push(&l->cat[PS_CAT_RUNTIME], a->start_ns, a->end_ns);
-    }
-    for (size_t i = 0; i < m->ranges.n && rc == 0; i++) {
-        const struct ps_range *g = &m->ranges.v[i];
-        int tb_gpu_annotation = r->opts.compat_tb && g->kind == PS_RANGE_GPU_ANNOTATION;
-        if (!tb_gpu_annotation && (!host_range(g->kind) || !ps_report_thread_in_scope(r, g->thread)))
-            continue;
-        unsigned f = ps_names_flags(names, g->name);
-        if (f & PS_NAME_STEP)
-            continue;
-        int c = PS_CAT_CPU_EXEC;
-        if ((f & PS_NAME_DATA) && !tb_gpu_annotation)
-            c = PS_CAT_DATALOADER;
-        else if (r->opts.compat_tb && (f & PS_NAME_TB_COMM_OP))
-            c = PS_CAT_COMM;
-        rc = ps_ivls_push(&l->cat[c], g->start_ns, g->end_ns);
-    }
-    free(comm_ext);
-    return rc;
-}
-
-/* Host inside a synchronising call, or between its return and the next GPU activity of the process. */
-static int sync_ranges(const struct ps_report *r, struct ps_names *names, struct lists *l)
-{
-    const struct ps_model *m = r->m;
-    size_t nsync = 0;
-    for (size_t i = 0; i < m->api.n; i++)
-        nsync += ps_report_thread_in_scope(r, m->api.v[i].thread) &&
-                 (ps_names_flags(names, m->api.v[i].name) & PS_NAME_SYNC_API);
-    if (nsync == 0)
-        return 0;
-    int64_t *starts = malloc((m->gpu.n + 1) * sizeof *starts);
-    if (!starts)
-        return -ENOMEM;
-    size_t n = 0;
-    for (size_t i = 0; i < m->gpu.n; i++)
-        if (m->gpu.v[i].kind != PS_GPU_SYNC && ps_report_gpu_in_scope(r, &m->gpu.v[i]))
-            starts[n++] = m->gpu.v[i].start_ns;   /* model.gpu is sorted by start */
-    int rc = 0;
-    for (size_t i = 0; i < m->api.n && rc == 0; i++) {
-        const struct ps_api_call *a = &m->api.v[i];
-        if (!ps_report_thread_in_scope(r, a->thread) || !(ps_names_flags(names, a->name) & PS_NAME_SYNC_API))
-            continue;
-        size_t lo = 0, hi = n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (starts[mid] < a->end_ns)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        int64_t end = lo < n ? starts[lo] : a->end_ns;
-        rc = ps_ivls_push(&l->sync, a->start_ns, end > a->end_ns ? end : a->end_ns);
-    }
-    free(starts);
-    return rc;
-}
-
-/* Turn each raw role list into its exclusive part (minus every higher-priority role), and the sync list
- * into the part not covered by GPU activity or DataLoader. */
-static int exclusive_parts(struct lists *l, int cats)
-{
-    struct ps_ivls covered = { 0 };
-    int rc = 0;
-    for (int c = 0; c < cats && rc == 0; c++) {
-        ps_ivls_normalize(&l->cat[c]);
-        if (l->cat[c].n && covered.n) {   /* (empty roles, the first role: nothing to take away or add) */
-            rc = ps_ivls_subtract(&l->tmp, &l->cat[c], &covered);
-            if (rc == 0)
-                rc = ps_ivls_unite(&covered, &l->cat[c], &l->tmp2);
-            struct ps_ivls swap = l->cat[c];
-            l->cat[c] = l->tmp;
-            l->tmp = swap;
-        } else if (l->cat[c].n) {
-            rc = ps_ivls_unite(&covered, &l->cat[c], &l->tmp2);   /* covered was empty: a copy */
-        }
-        if (rc == 0 && c == PS_CAT_COMM) {   /* GPU activity known: carve sync_ns out of what remains */
-            ps_ivls_normalize(&l->sync);
-            rc = ps_ivls_subtract(&l->tmp2, &l->sync, &covered);
-            struct ps_ivls swap = l->sync;
-            l->sync = l->tmp2;
-            l->tmp2 = swap;
-        }
-    }
-    if (rc == 0) {   /* never out of DataLoader */
-        rc = ps_ivls_subtract(&l->tmp2, &l->sync, &l->cat[PS_CAT_DATALOADER]);
-        struct ps_ivls swap = l->sync;
-        l->sync = l->tmp2;
-        l->tmp2 = swap;
-    }
-    ps_ivls_fini(&covered);
-    return rc;
-}
-
-static int gpu_breakdown(struct ps_report *r, struct ps_names *names, struct lists *l)
-{
-    int rc = gpu_roles(r, names, l);
-    if (rc == 0)
-        rc = sync_ranges(r, names, l);
-    if (rc == 0)
-        rc = exclusive_parts(l, PS_CAT_OTHER);
-    if (rc < 0)
-        return rc;
-    for (size_t i = 0; i < r->nsteps; i++) {
-        struct ps_step *s = &r->steps[i];
-        int64_t sum = 0;
-        for (int c = 0; c < PS_CAT_OTHER; c++)
-            sum += s->cat_ns[c] = ps_ivls_within(&l->cat[c], s->start_ns, s->end_ns);
-        s->cat_ns[PS_CAT_OTHER] = (s->end_ns - s->start_ns) - sum;
-        s->sync_ns = ps_ivls_within(&l->sync, s->start_ns, s->end_ns);
-    }
-    return 0;
 }
 
 /* No GPU rows: the threads that own steps are the "device". Copy ranges > data ranges > compute. */
@@ -261,11 +265,12 @@ static int gpu_utilization(struct ps_report *r)
     if (!r->has_gpu || b <= a)
         return 0;
     int32_t ids[MAX_DEVS];
-    struct ps_ivls k[MAX_DEVS] = { 0 };
+    struct ps_run k[MAX_DEVS] = { 0 };   /* per device: the running union of its kernels (start order) */
+    int64_t busy[MAX_DEVS] = { 0 }, ps, pe;
     size_t ndev = 0;
     int rc = 0;
-    for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (op->kind != PS_GPU_KERNEL || !ps_report_gpu_in_scope(r, op))
             continue;
         int32_t dev = m->streams.v[op->stream].device;
@@ -277,21 +282,21 @@ static int gpu_utilization(struct ps_report *r)
                 continue;   /* more devices than any node has: the rest get no utilisation figure */
             ids[ndev++] = dev;
         }
-        rc = ps_ivls_push(&k[d], op->start_ns, op->end_ns);
+        if (ps_run_add(&k[d], op->start_ns, op->end_ns, &ps, &pe))
+            busy[d] += ps_overlap(ps, pe, a, b);
     }
     double sum = 0;
     for (size_t d = 0; d < ndev && rc == 0; d++) {
-        ps_ivls_normalize(&k[d]);
+        if (ps_run_flush(&k[d], &ps, &pe))
+            busy[d] += ps_overlap(ps, pe, a, b);
         struct ps_device_stat *ds = ps_report_device(r, ids[d]);
         if (!ds) {
             rc = -ENOMEM;
             break;
         }
-        ds->gpu_util = (double)ps_ivls_within(&k[d], a, b) / (double)(b - a);
+        ds->gpu_util = (double)busy[d] / (double)(b - a);
         sum += ds->gpu_util;
     }
-    for (size_t d = 0; d < ndev; d++)
-        ps_ivls_fini(&k[d]);
     if (ndev && rc == 0)
         r->gpu_util = sum / (double)ndev;
     return rc;
@@ -300,7 +305,7 @@ static int gpu_utilization(struct ps_report *r)
 int ps_breakdown_compute(struct ps_report *r, struct ps_names *names)
 {
     struct lists l = { 0 };
-    int rc = r->has_gpu ? gpu_breakdown(r, names, &l) : host_breakdown(r, names, &l);
+    int rc = r->has_gpu ? gpu_breakdown(r, names) : host_breakdown(r, names, &l);
     lists_fini(&l);
     if (rc < 0)
         return rc;

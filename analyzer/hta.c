@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "analysis.h"
-#include "intervals.h"
+#include "sweep.h"
 
 #define MAX_DEVS 64
 #define KERNEL_WAIT_NS 30000   /* HTA consecutive_kernel_delay = 30, in trace units (µs) */
@@ -25,17 +25,31 @@ static int hta_keep(const struct ps_report *r, const struct ps_gpu_op *op)
 struct dev_sets {
     int32_t id;
     int64_t first, last;   /* first start, last end, zero-length events included (HTA merges [ts, ts+dur]) */
-    struct ps_ivls all, compute;
+    struct ps_run all, compute;   /* running unions (ops come in start order) */
+    int64_t all_ns, compute_ns;   /* length of their finished pieces */
 };
+
+static void run_add(struct ps_run *u, int64_t s, int64_t e, int64_t *total)
+{
+    int64_t ps, pe;
+    if (ps_run_add(u, s, e, &ps, &pe))
+        *total += pe - ps;
+}
+
+static void run_flush(struct ps_run *u, int64_t *total)
+{
+    int64_t ps, pe;
+    if (ps_run_flush(u, &ps, &pe))
+        *total += pe - ps;
+}
 
 static int temporal(struct ps_report *r, struct ps_names *names)
 {
     const struct ps_model *m = r->m;
     struct dev_sets d[MAX_DEVS] = { 0 };
     size_t nd = 0;
-    int rc = 0;
-    for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (!hta_keep(r, op))
             continue;
         int32_t dev = m->streams.v[op->stream].device;
@@ -52,28 +66,22 @@ static int temporal(struct ps_report *r, struct ps_names *names)
         if (op->end_ns > d[k].last)
             d[k].last = op->end_ns;
         /* every event with a stream counts, cuda_sync included (HTA: stream != -1) */
-        rc = ps_ivls_push(&d[k].all, op->start_ns, op->end_ns);
-        if (rc == 0 && op->kind == PS_GPU_KERNEL && (ps_names_flags(names, op->name) & PS_NAME_HTA_COMPUTE))
-            rc = ps_ivls_push(&d[k].compute, op->start_ns, op->end_ns);
-    }
-    for (size_t k = 0; k < nd && rc == 0; k++) {
-        ps_ivls_normalize(&d[k].all);
-        ps_ivls_normalize(&d[k].compute);
-        struct ps_device_stat *ds = ps_report_device(r, d[k].id);
-        if (!ds) {
-            rc = -ENOMEM;
-            break;
-        }
-        ds->hta_span_ns = d[k].last - d[k].first;
-        ds->hta_idle_ns = ds->hta_span_ns - ps_ivls_total(&d[k].all);
-        ds->hta_compute_ns = ps_ivls_total(&d[k].compute);
-        ds->hta_non_compute_ns = ds->hta_span_ns - ds->hta_compute_ns - ds->hta_idle_ns;
+        run_add(&d[k].all, op->start_ns, op->end_ns, &d[k].all_ns);
+        if (op->kind == PS_GPU_KERNEL && (ps_names_flags(names, op->name) & PS_NAME_HTA_COMPUTE))
+            run_add(&d[k].compute, op->start_ns, op->end_ns, &d[k].compute_ns);
     }
     for (size_t k = 0; k < nd; k++) {
-        ps_ivls_fini(&d[k].all);
-        ps_ivls_fini(&d[k].compute);
+        run_flush(&d[k].all, &d[k].all_ns);
+        run_flush(&d[k].compute, &d[k].compute_ns);
+        struct ps_device_stat *ds = ps_report_device(r, d[k].id);
+        if (!ds)
+            return -ENOMEM;
+        ds->hta_span_ns = d[k].last - d[k].first;
+        ds->hta_idle_ns = ds->hta_span_ns - d[k].all_ns;
+        ds->hta_compute_ns = d[k].compute_ns;
+        ds->hta_non_compute_ns = ds->hta_span_ns - ds->hta_compute_ns - ds->hta_idle_ns;
     }
-    return rc;
+    return 0;
 }
 
 struct stream_state {
@@ -93,7 +101,7 @@ static int idle(struct ps_report *r)
         return -ENOMEM;
     size_t nused = 0;
     for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (op->kind == PS_GPU_SYNC || !hta_keep(r, op))
             continue;
         struct stream_state *x = &s[op->stream];
@@ -127,34 +135,41 @@ static int idle(struct ps_report *r)
     return 0;
 }
 
-/* get_comm_comp_overlap: |∪comm ∩ ∪comp| / |∪comm|, HTA's kernel types. */
+/* get_comm_comp_overlap: |∪comm ∩ ∪comp| / |∪comm|, HTA's kernel types: a two-category sweep. */
+enum { OV_COMM, OV_COMP };
+struct overlap_sums {
+    int64_t comm_ns, both_ns;
+};
+
+static void overlap_piece(void *ctx, int64_t s, int64_t e, unsigned active)
+{
+    struct overlap_sums *o = ctx;
+    if (active & (1u << OV_COMM)) {
+        o->comm_ns += e - s;
+        if (active & (1u << OV_COMP))
+            o->both_ns += e - s;
+    }
+}
+
 static int overlap(struct ps_report *r, struct ps_names *names)
 {
     const struct ps_model *m = r->m;
-    struct ps_ivls comm = { 0 }, comp = { 0 }, both = { 0 };
-    int rc = 0;
-    for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+    struct overlap_sums o = { 0 };
+    struct ps_sweep w;
+    ps_sweep_init(&w, 2, overlap_piece, &o);
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (op->kind != PS_GPU_KERNEL || !hta_keep(r, op))
             continue;
         unsigned f = ps_names_flags(names, op->name);
         if (f & PS_NAME_HTA_COMM)
-            rc = ps_ivls_push(&comm, op->start_ns, op->end_ns);
+            ps_sweep_add(&w, OV_COMM, op->start_ns, op->end_ns);
         else if (f & PS_NAME_HTA_COMPUTE)
-            rc = ps_ivls_push(&comp, op->start_ns, op->end_ns);
+            ps_sweep_add(&w, OV_COMP, op->start_ns, op->end_ns);
     }
-    r->comm_comp_overlap = NAN;
-    if (rc == 0) {
-        ps_ivls_normalize(&comm);
-        ps_ivls_normalize(&comp);
-        rc = ps_ivls_intersect(&both, &comm, &comp);
-    }
-    if (rc == 0 && ps_ivls_total(&comm) > 0)
-        r->comm_comp_overlap = (double)ps_ivls_total(&both) / (double)ps_ivls_total(&comm);
-    ps_ivls_fini(&comm);
-    ps_ivls_fini(&comp);
-    ps_ivls_fini(&both);
-    return rc;
+    ps_sweep_finish(&w);
+    r->comm_comp_overlap = o.comm_ns > 0 ? (double)o.both_ns / (double)o.comm_ns : NAN;
+    return 0;
 }
 
 int ps_hta_compute(struct ps_report *r, struct ps_names *names)

@@ -144,6 +144,8 @@ static int vec_grow(void **v, size_t *cap, size_t n, size_t item)
          ? -ENOMEM                                                                           \
          : ((vec).v[(vec).n++] = (item), 0))
 
+static void gpu_build_free(struct ps_model *m);
+
 struct ps_model *ps_model_new(const char *path, enum ps_format format)
 {
     struct ps_model *m = calloc(1, sizeof *m);
@@ -171,6 +173,9 @@ void ps_model_free(struct ps_model *m)
     }
     free(m->meta.v);
     free(m->gpu.v);
+    free(m->gpu_attrs.v);
+    free(m->gpu_launch);
+    gpu_build_free(m);
     free(m->api.v);
     free(m->ranges.v);
     free(m->procs.v);
@@ -223,11 +228,147 @@ uint32_t ps_model_device(struct ps_model *m, int32_t id)
     return VEC_PUSH(m->devices, d) < 0 ? PS_NONE : (uint32_t)(m->devices.n - 1);
 }
 
+/* ---- GPU ops: 16-byte rows + shared attribute rows (see model.h) ---- */
+
+struct ps_gpu_build {
+    uint32_t *slots;      /* attribute hash: slot -> index into gpu_attrs + 1 (0 = empty); long rows not indexed */
+    size_t nslots, nattrs; /* nattrs: attributes indexed so far */
+    uint64_t *corr;       /* correlation id per op (parallel to gpu); NULL while all are 0 */
+    size_t corr_cap;
+};
+
+static void gpu_build_free(struct ps_model *m)
+{
+    if (!m->gpu_build)
+        return;
+    free(m->gpu_build->slots);
+    free(m->gpu_build->corr);
+    free(m->gpu_build);
+    m->gpu_build = NULL;
+}
+
+static uint64_t attr_hash(const struct ps_gpu_attr *a)
+{
+    uint64_t h = a->bytes * 0x9e3779b97f4a7c15ull;
+    h ^= ((uint64_t)a->name << 32 | a->stream) * 0xc2b2ae3d27d4eb4full;
+    h ^= ((uint64_t)a->kind << 24 | (uint64_t)a->copy_kind << 16 | (uint64_t)a->src_kind << 8 | a->dst_kind) *
+         0x165667b19e3779f9ull;
+    return h ^ (h >> 29);
+}
+
+static int attr_equal(const struct ps_gpu_attr *a, const struct ps_gpu_attr *b)
+{
+    return a->bytes == b->bytes && !a->is_long && !b->is_long && a->name == b->name &&
+           a->stream == b->stream && a->kind == b->kind && a->copy_kind == b->copy_kind &&
+           a->src_kind == b->src_kind && a->dst_kind == b->dst_kind;
+}
+
+/* Index the attributes added since the last call (all of them after a finish freed the index). */
+static int attr_index(struct ps_model *m)
+{
+    struct ps_gpu_build *b = m->gpu_build;
+    if ((m->gpu_attrs.n + 1) * 2 > b->nslots) {
+        size_t nslots = b->nslots ? b->nslots : 1024;
+        while ((m->gpu_attrs.n + 1) * 2 > nslots)
+            nslots *= 2;
+        uint32_t *slots = calloc(nslots, sizeof *slots);
+        if (!slots)
+            return -ENOMEM;
+        free(b->slots);
+        b->slots = slots;
+        b->nslots = nslots;
+        b->nattrs = 0;
+    }
+    for (; b->nattrs < m->gpu_attrs.n; b->nattrs++) {
+        const struct ps_gpu_attr *a = &m->gpu_attrs.v[b->nattrs];
+        if (a->is_long)
+            continue;
+        size_t i = attr_hash(a) & (b->nslots - 1);
+        while (b->slots[i])
+            i = (i + 1) & (b->nslots - 1);
+        b->slots[i] = (uint32_t)b->nattrs + 1;
+    }
+    return 0;
+}
+
+/* Find-or-add the attribute row `a` (long rows are always added). Returns its index, PS_NONE on out-of-memory. */
+static uint32_t attr_get(struct ps_model *m, const struct ps_gpu_attr *a)
+{
+    struct ps_gpu_build *b = m->gpu_build;
+    if (!a->is_long) {
+        if (attr_index(m) < 0)
+            return PS_NONE;
+        size_t i = attr_hash(a) & (b->nslots - 1);
+        for (; b->slots[i]; i = (i + 1) & (b->nslots - 1))
+            if (attr_equal(&m->gpu_attrs.v[b->slots[i] - 1], a))
+                return b->slots[i] - 1;
+    }
+    if (m->gpu_attrs.n >= PS_NONE - 1 || VEC_PUSH(m->gpu_attrs, *a) < 0)
+        return PS_NONE;
+    return (uint32_t)(m->gpu_attrs.n - 1);
+}
+
+/* Row for [start, end) with the attributes `a` (made an own long row here when the duration needs it). */
+static int make_row(struct ps_model *m, int64_t start, int64_t end, struct ps_gpu_attr *a, struct ps_gpu_row *row)
+{
+    int64_t dur;
+    int fits = !__builtin_sub_overflow(end, start, &dur) && dur >= 0 && dur < PS_GPU_LONG;
+    a->is_long = !fits;
+    a->long_end_ns = fits ? 0 : end;
+    row->start_ns = start;
+    row->dur_ns = fits ? (uint32_t)dur : PS_GPU_LONG;
+    row->attr = attr_get(m, a);
+    return row->attr == PS_NONE ? -ENOMEM : 0;
+}
+
 int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op)
 {
-    struct ps_gpu_op copy = *op;
-    copy.launch = PS_NONE;
-    return VEC_PUSH(m->gpu, copy);
+    if (!m->gpu_build && !(m->gpu_build = calloc(1, sizeof *m->gpu_build)))
+        return -ENOMEM;
+    struct ps_gpu_build *b = m->gpu_build;
+    struct ps_gpu_attr a = { .bytes = op->bytes, .name = op->name, .stream = op->stream, .kind = op->kind,
+                             .copy_kind = op->copy_kind, .src_kind = op->src_kind, .dst_kind = op->dst_kind };
+    struct ps_gpu_row row;
+    if (make_row(m, op->start_ns, op->end_ns, &a, &row) < 0 || VEC_PUSH(m->gpu, row) < 0)
+        return -ENOMEM;
+    if (b->corr && b->corr_cap < m->gpu.cap) {
+        uint64_t *corr = realloc(b->corr, m->gpu.cap * sizeof *corr);
+        if (!corr) {
+            m->gpu.n--;   /* not added: the arrays stay parallel */
+            return -ENOMEM;
+        }
+        b->corr = corr;
+        b->corr_cap = m->gpu.cap;
+    }
+    if (op->correlation && !b->corr) {   /* the first op with a correlation id: earlier ones had none (zeros) */
+        if (!(b->corr = calloc(m->gpu.cap, sizeof *b->corr))) {
+            m->gpu.n--;
+            return -ENOMEM;
+        }
+        b->corr_cap = m->gpu.cap;
+    }
+    if (b->corr)
+        b->corr[m->gpu.n - 1] = op->correlation;
+    return 0;
+}
+
+int ps_model_gpu_retime(struct ps_model *m, size_t i, int64_t start_ns, int64_t end_ns)
+{
+    struct ps_gpu_row *g = &m->gpu.v[i];
+    struct ps_gpu_attr a = m->gpu_attrs.v[g->attr];
+    int64_t dur;
+    int fits = !__builtin_sub_overflow(end_ns, start_ns, &dur) && dur >= 0 && dur < PS_GPU_LONG;
+    g->start_ns = start_ns;
+    g->dur_ns = fits ? (uint32_t)dur : PS_GPU_LONG;
+    if (fits && !a.is_long)
+        return 0;
+    /* a new attribute row (no index needed: a duplicate row only costs its 32 bytes) */
+    a.is_long = !fits;
+    a.long_end_ns = fits ? 0 : end_ns;
+    if (m->gpu_attrs.n >= PS_NONE - 1 || VEC_PUSH(m->gpu_attrs, a) < 0)
+        return -ENOMEM;
+    g->attr = (uint32_t)(m->gpu_attrs.n - 1);
+    return 0;
 }
 
 int ps_model_add_api(struct ps_model *m, const struct ps_api_call *call)
@@ -337,7 +478,99 @@ int ps_model_add_meta(struct ps_model *m, const char *key, const char *value)
 #define LESS_START_END(a, b) \
     ((a)->start_ns < (b)->start_ns || ((a)->start_ns == (b)->start_ns && (a)->end_ns < (b)->end_ns))
 
-DEFINE_SORT(sort_gpu, struct ps_gpu_op, LESS_START_END)
+/* GPU rows sort with their correlation ids (a parallel array, NULL when none), so swaps move both. */
+struct gpu_sort {
+    struct ps_gpu_row *v;
+    uint64_t *corr;
+    const struct ps_gpu_attr *attrs;
+};
+
+static int row_less(const struct gpu_sort *g, const struct ps_gpu_row *a, const struct ps_gpu_row *b)
+{
+    if (a->start_ns != b->start_ns)
+        return a->start_ns < b->start_ns;
+    if (a->dur_ns != PS_GPU_LONG && b->dur_ns != PS_GPU_LONG)
+        return a->dur_ns < b->dur_ns;
+    int64_t ea = a->dur_ns != PS_GPU_LONG ? a->start_ns + a->dur_ns : g->attrs[a->attr].long_end_ns;
+    int64_t eb = b->dur_ns != PS_GPU_LONG ? b->start_ns + b->dur_ns : g->attrs[b->attr].long_end_ns;
+    return ea < eb;
+}
+
+static void row_swap(const struct gpu_sort *g, size_t i, size_t j)
+{
+    struct ps_gpu_row t = g->v[i];
+    g->v[i] = g->v[j];
+    g->v[j] = t;
+    if (g->corr) {
+        uint64_t c = g->corr[i];
+        g->corr[i] = g->corr[j];
+        g->corr[j] = c;
+    }
+}
+
+static void rows_sift(const struct gpu_sort *g, size_t lo, size_t root, size_t n)
+{
+    for (size_t child; (child = 2 * root + 1) < n; root = child) {
+        if (child + 1 < n && row_less(g, &g->v[lo + child], &g->v[lo + child + 1]))
+            child++;
+        if (!row_less(g, &g->v[lo + root], &g->v[lo + child]))
+            return;
+        row_swap(g, lo + root, lo + child);
+    }
+}
+
+/* Introsort of rows [lo, lo + n), as DEFINE_SORT below but through row_swap. */
+static void rows_intro(const struct gpu_sort *g, size_t lo, size_t n, int depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) {
+            for (size_t i = n / 2; i-- > 0;)
+                rows_sift(g, lo, i, n);
+            for (size_t i = n; i-- > 1;) {
+                row_swap(g, lo, lo + i);
+                rows_sift(g, lo, 0, i);
+            }
+            return;
+        }
+        size_t mid = lo + n / 2, last = lo + n - 1;
+        if (row_less(g, &g->v[mid], &g->v[lo]))
+            row_swap(g, mid, lo);
+        if (row_less(g, &g->v[last], &g->v[lo]))
+            row_swap(g, last, lo);
+        if (row_less(g, &g->v[last], &g->v[mid]))
+            row_swap(g, last, mid);
+        struct ps_gpu_row pivot = g->v[mid];
+        size_t i = lo, j = last;
+        for (;;) {
+            while (row_less(g, &g->v[i], &pivot))
+                i++;
+            while (row_less(g, &pivot, &g->v[j]))
+                j--;
+            if (i >= j)
+                break;
+            row_swap(g, i++, j--);
+        }
+        rows_intro(g, j + 1, lo + n - j - 1, depth);
+        n = j + 1 - lo;
+    }
+    for (size_t i = lo + 1; i < lo + n; i++)
+        for (size_t j = i; j > lo && row_less(g, &g->v[j], &g->v[j - 1]); j--)
+            row_swap(g, j, j - 1);
+}
+
+static void sort_gpu(struct ps_model *m)
+{
+    struct gpu_sort g = { m->gpu.v, m->gpu_build ? m->gpu_build->corr : NULL, m->gpu_attrs.v };
+    size_t n = m->gpu.n, i = 1;
+    while (i < n && (g.v[i].start_ns > g.v[i - 1].start_ns || !row_less(&g, &g.v[i], &g.v[i - 1])))
+        i++;
+    if (i >= n)
+        return;   /* already in order (the usual case for one table read in time order) */
+    int depth = 0;
+    for (size_t k = n; k; k >>= 1)
+        depth += 2;
+    rows_intro(&g, 0, n, depth);
+}
 DEFINE_SORT(sort_api, struct ps_api_call, LESS_START_END)
 DEFINE_SORT(sort_range, struct ps_range, LESS_START_END)
 
@@ -361,15 +594,21 @@ DEFINE_SORT(sort_corr, struct corr_key, LESS_CORR)
 
 int ps_model_finish(struct ps_model *m)
 {
-    sort_gpu(m->gpu.v, m->gpu.n);
+    sort_gpu(m);
     sort_api(m->api.v, m->api.n);
     sort_range(m->ranges.v, m->ranges.n);
 
-    if (m->api.n == 0 || m->gpu.n == 0)
-        return 0;
-    struct corr_key *keys = malloc(m->api.n * sizeof *keys);
-    if (!keys)
-        return -ENOMEM;
+    uint64_t *corr = m->gpu_build ? m->gpu_build->corr : NULL;
+    free(m->gpu_launch);
+    m->gpu_launch = NULL;
+    int rc = 0;
+    struct corr_key *keys = NULL;
+    if (m->api.n == 0 || m->gpu.n == 0 || !corr)
+        goto out;
+    rc = -ENOMEM;
+    keys = malloc(m->api.n * sizeof *keys);
+    if (!keys || !(m->gpu_launch = malloc(m->gpu.n * sizeof *m->gpu_launch)))
+        goto out;
     size_t nkeys = 0;
     for (size_t i = 0; i < m->api.n; i++) {
         const struct ps_api_call *c = &m->api.v[i];
@@ -379,12 +618,13 @@ int ps_model_finish(struct ps_model *m)
         keys[nkeys++] = (struct corr_key){ c->correlation, pid, (uint32_t)i };
     }
     sort_corr(keys, nkeys);
+    size_t linked = 0;
     for (size_t i = 0; i < m->gpu.n; i++) {
-        struct ps_gpu_op *op = &m->gpu.v[i];
-        op->launch = PS_NONE;
-        if (op->correlation == 0)
+        m->gpu_launch[i] = PS_NONE;
+        if (corr[i] == 0)
             continue;
-        struct corr_key want = { op->correlation, m->correlation_global ? 0 : m->streams.v[op->stream].pid, 0 };
+        uint32_t stream = m->gpu_attrs.v[m->gpu.v[i].attr].stream;
+        struct corr_key want = { corr[i], m->correlation_global ? 0 : m->streams.v[stream].pid, 0 };
         size_t lo = 0, hi = nkeys;
         while (lo < hi) {       /* first key >= want */
             size_t mid = (lo + hi) / 2;
@@ -393,9 +633,18 @@ int ps_model_finish(struct ps_model *m)
             else
                 hi = mid;
         }
-        if (lo < nkeys && keys[lo].pid == want.pid && keys[lo].correlation == want.correlation)
-            op->launch = keys[lo].api;
+        if (lo < nkeys && keys[lo].pid == want.pid && keys[lo].correlation == want.correlation) {
+            m->gpu_launch[i] = keys[lo].api;
+            linked++;
+        }
     }
+    if (!linked) {   /* nothing to keep: every op reads PS_NONE */
+        free(m->gpu_launch);
+        m->gpu_launch = NULL;
+    }
+    rc = 0;
+out:
     free(keys);
-    return 0;
+    gpu_build_free(m);   /* correlation ids are now in the links, the attribute index is rebuilt on demand */
+    return rc;
 }

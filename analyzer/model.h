@@ -25,10 +25,12 @@ enum ps_copy_kind {
     PS_COPY_ATOA = 5, PS_COPY_ATOD = 6, PS_COPY_DTOA = 7, PS_COPY_DTOD = 8, PS_COPY_HTOH = 9, PS_COPY_PTOP = 10
 };
 
-/* One GPU activity: kernel, memcpy, memset or synchronisation record. */
+/* One GPU activity (kernel, memcpy, memset or synchronisation record) as readers hand it in
+ * (ps_model_add_gpu) and analyses see it (ps_model_gpu): a decoded view, not the stored form. */
 struct ps_gpu_op {
     int64_t start_ns, end_ns;
-    uint64_t correlation;   /* CUPTI correlation id (unique within a process only) */
+    uint64_t correlation;   /* CUPTI correlation id (unique within a process only). In a view: the linked
+                             * launch's correlation id, 0 when unlinked (the model keeps no other copy) */
     uint64_t bytes;         /* memcpy / memset bytes, else 0 */
     uint32_t name;          /* string id: kernel name (demangled where known); copies e.g. "Memcpy HtoD (Pageable -> Device)" */
     uint32_t stream;        /* index into model.streams */
@@ -37,6 +39,25 @@ struct ps_gpu_op {
     uint8_t copy_kind;      /* memcpy: enum ps_copy_kind; sync: ENUM_CUPTI_SYNC_TYPE (1 event, 2 stream wait, 3 stream, 4 context) */
     uint8_t src_kind;       /* memcpy source: enum ps_mem_kind */
     uint8_t dst_kind;       /* memcpy destination / memset memory: enum ps_mem_kind */
+};
+
+/* Stored form of a GPU op: 16 bytes, so a 10-million-kernel trace fits in 160 MB. Everything but the times
+ * lives in a shared attribute row (struct ps_gpu_attr): ops of one kernel name on one stream share one row,
+ * copies share one per (name, stream, kinds, bytes). An op whose duration does not fit in 32 bits (>= 4.29 s,
+ * or a reversed op with end < start) keeps its exact end in its own attribute row (dur_ns == PS_GPU_LONG). */
+#define PS_GPU_LONG UINT32_MAX
+struct ps_gpu_row {
+    int64_t start_ns;
+    uint32_t dur_ns;        /* end - start, or PS_GPU_LONG: the end is attr.long_end_ns */
+    uint32_t attr;          /* index into model.gpu_attrs */
+};
+
+struct ps_gpu_attr {
+    uint64_t bytes;
+    int64_t long_end_ns;    /* the end of the PS_GPU_LONG op that owns this row, else 0 */
+    uint32_t name, stream;
+    uint8_t kind, copy_kind, src_kind, dst_kind;
+    uint8_t is_long;        /* 1: a PS_GPU_LONG op's own row (never shared) */
 };
 
 /* One CUDA runtime or driver API call on a host thread. */
@@ -101,11 +122,15 @@ struct ps_meta_kv {
 #define PS_VEC(type) struct { type *v; size_t n, cap; }
 
 struct ps_strpool;
+struct ps_gpu_build;
 
 struct ps_model {
     char *path;                     /* the file read (owned) */
     enum ps_format format;
-    PS_VEC(struct ps_gpu_op) gpu;
+    PS_VEC(struct ps_gpu_row) gpu;  /* sorted by (start, end) after ps_model_finish; read with ps_model_gpu */
+    PS_VEC(struct ps_gpu_attr) gpu_attrs;
+    uint32_t *gpu_launch;           /* per op (parallel to gpu): index into api or PS_NONE; NULL when no op
+                                     * has a launch (set by ps_model_finish) */
     PS_VEC(struct ps_api_call) api;
     PS_VEC(struct ps_range) ranges;
     PS_VEC(struct ps_process) procs;
@@ -118,6 +143,7 @@ struct ps_model {
     int64_t unplaced_events;        /* events the reader read but could not place in the model (reported) */
     int correlation_global;         /* 1: correlation ids are unique file-wide (Kineto); 0: per process */
     struct ps_strpool *strings;
+    struct ps_gpu_build *gpu_build; /* reader-time state (attribute index, correlation ids); freed by finish */
 };
 
 /* Allocate an empty model for `path` (copied). Returns NULL on out-of-memory. Free with ps_model_free. */
@@ -138,14 +164,46 @@ uint32_t ps_model_thread(struct ps_model *m, uint32_t pid, uint32_t tid);
 uint32_t ps_model_stream(struct ps_model *m, uint32_t pid, int32_t device, int64_t stream);
 uint32_t ps_model_device(struct ps_model *m, int32_t id);   /* fields other than id start unknown (-1) */
 
-/* Append one item (copied). Return 0, or -ENOMEM. gpu.launch is ignored: ps_model_finish sets it. */
+/* Append one item (copied). Return 0, or -ENOMEM. A GPU op is stored as a row + shared attribute row (its
+ * correlation id kept until ps_model_finish); op->launch is ignored: ps_model_finish sets it. */
 int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op);
 int ps_model_add_api(struct ps_model *m, const struct ps_api_call *call);
 int ps_model_add_range(struct ps_model *m, const struct ps_range *r);
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
 
 /* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call
- * with the same correlation id in the same process (any process if correlation_global). Return 0 or -ENOMEM. */
+ * with the same correlation id in the same process (any process if correlation_global) in gpu_launch, then
+ * frees the correlation ids and the attribute index. Return 0 or -ENOMEM. */
 int ps_model_finish(struct ps_model *m);
+
+/* ---- reading GPU ops ---- */
+
+/* End of a row (exact: the end the reader gave), and its duration (end - start; as the reader gave them,
+ * so it overflows only for times a report rejects first as corrupt). */
+static inline int64_t ps_gpu_row_end(const struct ps_model *m, const struct ps_gpu_row *g)
+{
+    return g->dur_ns != PS_GPU_LONG ? g->start_ns + (int64_t)g->dur_ns : m->gpu_attrs.v[g->attr].long_end_ns;
+}
+
+static inline int64_t ps_gpu_row_dur(const struct ps_model *m, const struct ps_gpu_row *g)
+{
+    return g->dur_ns != PS_GPU_LONG ? (int64_t)g->dur_ns : m->gpu_attrs.v[g->attr].long_end_ns - g->start_ns;
+}
+
+/* The decoded GPU op i (i < m->gpu.n), all fields of struct ps_gpu_op filled. */
+static inline struct ps_gpu_op ps_model_gpu(const struct ps_model *m, size_t i)
+{
+    const struct ps_gpu_row *g = &m->gpu.v[i];
+    const struct ps_gpu_attr *a = &m->gpu_attrs.v[g->attr];
+    struct ps_gpu_op op = { .start_ns = g->start_ns, .end_ns = ps_gpu_row_end(m, g),
+                            .bytes = a->bytes, .name = a->name, .stream = a->stream,
+                            .launch = m->gpu_launch ? m->gpu_launch[i] : PS_NONE, .kind = a->kind,
+                            .copy_kind = a->copy_kind, .src_kind = a->src_kind, .dst_kind = a->dst_kind };
+    op.correlation = op.launch != PS_NONE ? m->api.v[op.launch].correlation : 0;
+    return op;
+}
+
+/* Give GPU op i new times (the order is not restored: callers keep it). Returns 0 or -ENOMEM. */
+int ps_model_gpu_retime(struct ps_model *m, size_t i, int64_t start_ns, int64_t end_ns);
 
 #endif

@@ -679,7 +679,15 @@ static int shift_times(struct ps_model *m, int64_t base)
             __builtin_add_overflow((vec).v[i].end_ns, base, &(vec).v[i].end_ns))            \
             return -ERANGE;                                                                 \
     }
-    SHIFT(m->gpu)
+    for (size_t i = 0; i < m->gpu.n; i++) {   /* GPU rows store start + duration: the duration stays */
+        struct ps_gpu_op op = ps_model_gpu(m, i);
+        int64_t start, end;
+        if (__builtin_add_overflow(op.start_ns, base, &start) || __builtin_add_overflow(op.end_ns, base, &end))
+            return -ERANGE;
+        m->gpu.v[i].start_ns = start;
+        if (m->gpu.v[i].dur_ns == PS_GPU_LONG)   /* a long op's own attribute row holds its end */
+            m->gpu_attrs.v[m->gpu.v[i].attr].long_end_ns = end;
+    }
     SHIFT(m->api)
     SHIFT(m->ranges)
 #undef SHIFT

@@ -20,6 +20,7 @@ struct sctx {
     size_t errlen;
     sqlite3_stmt *string_stmt;        /* SELECT value FROM StringIds WHERE id = ? */
     int have_string_ids;
+    int have_api;                     /* the API table has rows: GPU rows keep their correlation ids for the link */
     struct ps_idmap strings, threads, streams, copy_names, domains;
     struct ps_unplaced unplaced;
     /* the columns of the table being read */
@@ -247,9 +248,9 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
         add_col(c, sql, sizeof sql, table, "end", NULL) < 0 ||
         add_col(c, sql, sizeof sql, table, "deviceId", NULL) < 0 ||
         add_col(c, sql, sizeof sql, table, "streamId", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, "correlationId", "NULL") < 0 ||
+        add_col(c, sql, sizeof sql, table, c->have_api ? "correlationId" : "", "NULL") < 0 ||
         add_col(c, sql, sizeof sql, table, "globalPid", "NULL") < 0)
-        return -1;
+            return -1;   /* no API rows: ("" is no column, so) NULL: correlation ids would link nothing */
     switch (kind) {
     case PS_GPU_KERNEL:
         /* nsys names kernels by demangledName (cuda_gpu_kern_sum's default); older schemas may lack it. */
@@ -338,6 +339,24 @@ fail:
 }
 
 /* ---- CUDA runtime and driver API calls ---- */
+
+/* 1 when the API table exists and has a row, 0 when not, -1 on error (reported). Without API calls no GPU
+ * op can be linked, so the model need not hold 8 bytes of correlation id per op while reading. */
+static int api_rows_exist(struct sctx *c)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = table_exists(c, "CUPTI_ACTIVITY_KIND_RUNTIME");
+    if (rc <= 0)
+        return rc;
+    if (prepare(c, "CUPTI_ACTIVITY_KIND_RUNTIME", "SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1", &st) < 0)
+        return -1;
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+        return rc == SQLITE_ROW;
+    step_error(c, "CUPTI_ACTIVITY_KIND_RUNTIME", 1);
+    return -1;
+}
 
 static int read_api(struct sctx *c)
 {
@@ -688,6 +707,8 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
     m->correlation_global = 0;
     if (c.have_string_ids &&
         prepare(&c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c.string_stmt) < 0)
+        goto out;
+    if ((c.have_api = api_rows_exist(&c)) < 0)
         goto out;
     if ((is_perfscope && read_meta(&c) < 0) ||
         read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL) < 0 ||

@@ -68,7 +68,11 @@ static void run_span(struct ps_report *r)
         if (m->vec.v[i].end_ns > b)                                                                                 \
             b = m->vec.v[i].end_ns;                                                                                 \
     }
-    SPAN(gpu)
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        int64_t end = ps_gpu_row_end(m, &m->gpu.v[i]);
+        a = m->gpu.v[i].start_ns < a ? m->gpu.v[i].start_ns : a;
+        b = end > b ? end : b;
+    }
     SPAN(api)
     SPAN(ranges)
 #undef SPAN
@@ -115,17 +119,30 @@ static int tb_model(const struct ps_model *m, struct ps_model *tb)
         if (!strcmp(m->meta.v[i].key, "kineto.baseTimeNanoseconds"))
             base = strtoll(m->meta.v[i].value, NULL, 10);
     *tb = *m;
+    tb->gpu_build = NULL;   /* tb's own attribute rows (a retimed op may need a long-duration row) */
+    tb->gpu_attrs.v = malloc((m->gpu_attrs.n + 1) * sizeof *tb->gpu_attrs.v);
+    tb->gpu_attrs.cap = m->gpu_attrs.n + 1;
     tb->gpu.v = malloc((m->gpu.n + 1) * sizeof *tb->gpu.v);
     tb->api.v = malloc((m->api.n + 1) * sizeof *tb->api.v);
     tb->ranges.v = malloc((m->ranges.n + 1) * sizeof *tb->ranges.v);
-    if (!tb->gpu.v || !tb->api.v || !tb->ranges.v)
+    if (!tb->gpu_attrs.v || !tb->gpu.v || !tb->api.v || !tb->ranges.v)
         return -ENOMEM;
+    if (m->gpu_attrs.n)
+        memcpy(tb->gpu_attrs.v, m->gpu_attrs.v, m->gpu_attrs.n * sizeof *m->gpu_attrs.v);
+    if (m->gpu.n)
+        memcpy(tb->gpu.v, m->gpu.v, m->gpu.n * sizeof *m->gpu.v);
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op op = ps_model_gpu(m, i);
+        int64_t start = op.start_ns, end = op.end_ns;
+        tb_round(base, &start, &end);
+        if (ps_model_gpu_retime(tb, i, start, end) < 0)
+            return -ENOMEM;
+    }
 #define ROUND_ALL(vec)                                                                                              \
     if (m->vec.n)                                                                                                   \
         memcpy(tb->vec.v, m->vec.v, m->vec.n * sizeof *m->vec.v);                                                   \
     for (size_t i = 0; i < m->vec.n; i++)                                                                           \
         tb_round(base, &tb->vec.v[i].start_ns, &tb->vec.v[i].end_ns);
-    ROUND_ALL(gpu)
     ROUND_ALL(api)
     ROUND_ALL(ranges)
 #undef ROUND_ALL
@@ -134,6 +151,7 @@ static int tb_model(const struct ps_model *m, struct ps_model *tb)
 
 static void tb_model_free(struct ps_model *tb)
 {
+    free(tb->gpu_attrs.v);
     free(tb->gpu.v);
     free(tb->api.v);
     free(tb->ranges.v);
@@ -152,7 +170,7 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
     if (rc < 0)
         goto out;
     for (size_t i = 0; i < m->gpu.n && !r->has_gpu; i++)
-        r->has_gpu = m->gpu.v[i].kind != PS_GPU_SYNC;
+        r->has_gpu = m->gpu_attrs.v[m->gpu.v[i].attr].kind != PS_GPU_SYNC;
     run_span(r);
     int64_t span;
     if (__builtin_sub_overflow(r->run_end_ns, r->run_start_ns, &span) || span > PS_MAX_SPAN_NS) {

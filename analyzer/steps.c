@@ -62,7 +62,7 @@ static int find_device_steps(struct ps_report *r, int64_t *dev_min, int64_t *dev
         api_max[i] = INT64_MIN;
     }
     for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (op->kind == PS_GPU_SYNC || op->launch == PS_NONE)
             continue;
         uint32_t a = op->launch;
@@ -113,7 +113,7 @@ static int find_device_steps(struct ps_report *r, int64_t *dev_min, int64_t *dev
         *prev = r->steps[0].host_start_ns;
         if (dev_min[0] != INT64_MAX) {
             for (size_t i = 0; i < m->gpu.n; i++) {
-                const struct ps_gpu_op *op = &m->gpu.v[i];
+                const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
                 if (op->kind == PS_GPU_SYNC || !ps_report_gpu_in_scope(r, op))
                     continue;
                 if ((op->launch == PS_NONE || !matched[op->launch]) && op->end_ns < dev_min[0] && op->end_ns > *prev)

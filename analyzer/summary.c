@@ -3,38 +3,42 @@
  * (no step filter), so they equal plain SQL over the trace's tables. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis.h"
 
 /* Put the k-th smallest of v[0..n) at v[k], smaller ones before it (Hoare's selection, median-of-three pivot):
- * O(n) on average, in place. */
-static void select_kth(int64_t *v, size_t n, size_t k)
-{
-    long lo = 0, hi = (long)n - 1, kk = (long)k;
-    while (lo < hi) {
-        long mid = lo + (hi - lo) / 2;
-        int64_t a = v[lo], b = v[mid], c = v[hi];
-        int64_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-        long i = lo, j = hi;
-        while (i <= j) {   /* v[lo..j] <= pivot <= v[i..hi] afterwards */
-            while (v[i] < pivot)
-                i++;
-            while (v[j] > pivot)
-                j--;
-            if (i <= j) {
-                int64_t x = v[i];
-                v[i++] = v[j];
-                v[j--] = x;
-            }
-        }
-        if (kk <= j)
-            hi = j;
-        else if (kk >= i)
-            lo = i;
-        else
-            return;   /* between the two parts: v[kk] == pivot */
+ * O(n) on average, in place. Generated for int64 durations and for the 32-bit ones of the stored rows. */
+#define DEFINE_SELECT(fn, type)                                                                                  \
+    static void fn(type *v, size_t n, size_t k)                                                                  \
+    {                                                                                                            \
+        long lo = 0, hi = (long)n - 1, kk = (long)k;                                                             \
+        while (lo < hi) {                                                                                        \
+            long mid = lo + (hi - lo) / 2;                                                                       \
+            type a = v[lo], b = v[mid], c = v[hi];                                                               \
+            type pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));                  \
+            long i = lo, j = hi;                                                                                 \
+            while (i <= j) {   /* v[lo..j] <= pivot <= v[i..hi] afterwards */                                    \
+                while (v[i] < pivot)                                                                             \
+                    i++;                                                                                         \
+                while (v[j] > pivot)                                                                             \
+                    j--;                                                                                         \
+                if (i <= j) {                                                                                    \
+                    type x = v[i];                                                                               \
+                    v[i++] = v[j];                                                                               \
+                    v[j--] = x;                                                                                  \
+                }                                                                                                \
+            }                                                                                                    \
+            if (kk <= j)                                                                                         \
+                hi = j;                                                                                          \
+            else if (kk >= i)                                                                                    \
+                lo = i;                                                                                          \
+            else                                                                                                 \
+                return;   /* between the two parts: v[kk] == pivot */                                            \
+        }                                                                                                        \
     }
-}
+DEFINE_SELECT(select_kth, int64_t)
+DEFINE_SELECT(select_kth_u32, uint32_t)
 
 static int cmp_total(const void *a, const void *b)
 {
@@ -44,57 +48,160 @@ static int cmp_total(const void *a, const void *b)
     return (x->name > y->name) - (x->name < y->name);
 }
 
-/* Per kernel name: a counting sort of the durations by name id, then one scan and one selection per name. */
+/* The median of d[0..n) (reordered): the mean of the two middle values for an even count (pandas), floored. */
+#define DEFINE_MEDIAN(fn, type, select)                                                                          \
+    static int64_t fn(type *d, size_t n)                                                                         \
+    {                                                                                                            \
+        select(d, n, n / 2);                                                                                     \
+        if (n % 2)                                                                                               \
+            return (int64_t)d[n / 2];                                                                            \
+        type lower = d[0];                                                                                       \
+        for (size_t j = 1; j < n / 2; j++)                                                                       \
+            lower = d[j] > lower ? d[j] : lower;                                                                 \
+        return ((int64_t)lower + (int64_t)d[n / 2]) / 2;                                                         \
+    }
+DEFINE_MEDIAN(median_i64, int64_t, select_kth)
+DEFINE_MEDIAN(median_u32, uint32_t, select_kth_u32)
+
+#define GATHER_MAX (1u << 21)   /* durations gathered per pass over the rows: 8 MB */
+enum { HOW_GATHER, HOW_RADIX, HOW_WIDE };
+
+/* The k-th smallest (0-based) stored 32-bit duration of the kernels named `name` (none of them PS_GPU_LONG):
+ * two 16-bit radix passes over the rows, for a name too common to gather; hist holds 65536 counters. */
+static int64_t kth_radix(const struct ps_model *m, uint32_t name, size_t k, size_t *hist)
+{
+    uint32_t hi = 0, lo = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        memset(hist, 0, 65536 * sizeof *hist);
+        for (size_t i = 0; i < m->gpu.n; i++) {
+            const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+            uint32_t d = m->gpu.v[i].dur_ns;
+            if (a->kind == PS_GPU_KERNEL && a->name == name && (pass == 0 || d >> 16 == hi))
+                hist[pass == 0 ? d >> 16 : d & 0xffff]++;
+        }
+        uint32_t b = 0;
+        while (k >= hist[b])   /* the k-th lies in bucket b */
+            k -= hist[b++];
+        if (pass == 0)
+            hi = b;
+        else
+            lo = b;
+    }
+    return (int64_t)(hi << 16 | lo);
+}
+
+/* Medians of the names with how[id] == HOW_GATHER, in batches of at most GATHER_MAX durations: one pass over
+ * the rows per batch gathers the batch's durations by name (a counting sort), then one selection per name. */
+static int gather_medians(const struct ps_model *m, struct ps_kernel_stat *st, const uint8_t *how, size_t nstr)
+{
+    size_t *off = malloc((nstr + 1) * sizeof *off);
+    uint32_t *buf = malloc(GATHER_MAX * sizeof *buf);
+    if (!off || !buf) {
+        free(off);
+        free(buf);
+        return -ENOMEM;
+    }
+    for (size_t first = 0, id = 0; id < nstr; first = id) {
+        size_t used = 0;
+        for (; id < nstr; id++) {
+            size_t n = (size_t)st[id].count;
+            if (n == 0 || how[id] != HOW_GATHER)
+                continue;
+            if (used + n > GATHER_MAX)
+                break;
+            off[id] = used;
+            used += n;
+        }
+        for (size_t i = 0; i < m->gpu.n && used; i++) {
+            const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+            if (a->kind == PS_GPU_KERNEL && a->name >= first && a->name < id && how[a->name] == HOW_GATHER)
+                buf[off[a->name]++] = m->gpu.v[i].dur_ns;   /* off[] ends at the name's end */
+        }
+        for (size_t k = first; k < id; k++) {
+            size_t n = (size_t)st[k].count;
+            if (n && how[k] == HOW_GATHER)
+                st[k].median_ns = median_u32(buf + off[k] - n, n);
+        }
+    }
+    free(off);
+    free(buf);
+    return 0;
+}
+
+/* Median of a name with a PS_GPU_LONG duration: its exact int64 durations, gathered (rare: ops >= 4.29 s). */
+static int wide_median(const struct ps_model *m, struct ps_kernel_stat *k, uint32_t name)
+{
+    size_t n = (size_t)k->count, w = 0;
+    int64_t *wide = malloc(n * sizeof *wide);
+    if (!wide)
+        return -ENOMEM;
+    for (size_t i = 0; i < m->gpu.n && w < n; i++) {
+        const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+        if (a->kind == PS_GPU_KERNEL && a->name == name)
+            wide[w++] = ps_gpu_row_dur(m, &m->gpu.v[i]);
+    }
+    k->median_ns = median_i64(wide, n);
+    free(wide);
+    return 0;
+}
+
+/* Per kernel name: count, total, min and max in one pass over the rows; medians exact, in bounded memory
+ * (gather_medians, kth_radix, wide_median). */
 static int kernels(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    size_t nstr = ps_model_nstrings(m), n = 0, names = 0;
-    size_t *off = calloc(nstr + 2, sizeof *off), *pos = malloc((nstr + 1) * sizeof *pos);
-    int64_t *dur = malloc((m->gpu.n + 1) * sizeof *dur);
+    size_t nstr = ps_model_nstrings(m), names = 0, *hist = NULL;
+    struct ps_kernel_stat *st = calloc(nstr + 1, sizeof *st);
+    uint8_t *how = calloc(nstr + 1, 1);
     int rc = -ENOMEM;
-    if (!off || !pos || !dur)
+    if (!st || !how)
         goto out;
-    for (size_t i = 0; i < m->gpu.n; i++)
-        if (m->gpu.v[i].kind == PS_GPU_KERNEL && m->gpu.v[i].name < nstr)
-            off[m->gpu.v[i].name + 1]++;
-    for (size_t id = 0; id < nstr; id++) {
-        names += off[id + 1] > 0;
-        off[id + 1] += off[id];
-        pos[id] = off[id];
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+        if (a->kind != PS_GPU_KERNEL || a->name >= nstr)
+            continue;
+        int64_t d = ps_gpu_row_dur(m, &m->gpu.v[i]);
+        struct ps_kernel_stat *k = &st[a->name];
+        if (k->count++ == 0)
+            k->min_ns = k->max_ns = d;
+        k->total_ns += d;
+        k->min_ns = d < k->min_ns ? d : k->min_ns;
+        k->max_ns = d > k->max_ns ? d : k->max_ns;
+        if (m->gpu.v[i].dur_ns == PS_GPU_LONG)
+            how[a->name] = HOW_WIDE;
     }
-    for (size_t i = 0; i < m->gpu.n; i++)
-        if (m->gpu.v[i].kind == PS_GPU_KERNEL && m->gpu.v[i].name < nstr)
-            dur[pos[m->gpu.v[i].name]++] = m->gpu.v[i].end_ns - m->gpu.v[i].start_ns;
+    for (size_t id = 0; id < nstr; id++) {
+        names += st[id].count > 0;
+        if (how[id] == HOW_GATHER && (size_t)st[id].count > GATHER_MAX)
+            how[id] = HOW_RADIX;
+    }
+    if ((rc = gather_medians(m, st, how, nstr)) < 0)
+        goto out;
+    rc = -ENOMEM;
     if (!(r->kernels = calloc(names + 1, sizeof *r->kernels)))
         goto out;
     for (size_t id = 0; id < nstr; id++) {
-        int64_t *d = dur + off[id];
-        n = off[id + 1] - off[id];
+        struct ps_kernel_stat *k = &st[id];
+        size_t n = (size_t)k->count;
         if (n == 0)
             continue;
-        struct ps_kernel_stat *k = &r->kernels[r->nkernels++];
-        *k = (struct ps_kernel_stat){ .name = (uint32_t)id, .count = (int64_t)n, .min_ns = d[0], .max_ns = d[0] };
-        for (size_t j = 0; j < n; j++) {
-            k->total_ns += d[j];
-            k->min_ns = d[j] < k->min_ns ? d[j] : k->min_ns;
-            k->max_ns = d[j] > k->max_ns ? d[j] : k->max_ns;
+        k->name = (uint32_t)id;
+        if (how[id] == HOW_WIDE && wide_median(m, k, (uint32_t)id) < 0)
+            goto out;
+        if (how[id] == HOW_RADIX) {
+            if (!hist && !(hist = malloc(65536 * sizeof *hist)))
+                goto out;
+            int64_t upper = kth_radix(m, (uint32_t)id, n / 2, hist);
+            k->median_ns = n % 2 ? upper : (kth_radix(m, (uint32_t)id, n / 2 - 1, hist) + upper) / 2;
         }
-        /* the median of an even count is the mean of the two middle durations (pandas), floored to the ns */
-        select_kth(d, n, n / 2);
-        k->median_ns = d[n / 2];
-        if (n % 2 == 0) {
-            int64_t lower = d[0];
-            for (size_t j = 1; j < n / 2; j++)
-                lower = d[j] > lower ? d[j] : lower;
-            k->median_ns = (lower + d[n / 2]) / 2;
-        }
+        r->kernels[r->nkernels++] = *k;
     }
     qsort(r->kernels, r->nkernels, sizeof *r->kernels, cmp_total);
     rc = 0;
 out:
-    free(off);
-    free(pos);
-    free(dur);
+    free(st);
+    free(how);
+    free(hist);
     return rc;
 }
 
@@ -103,7 +210,7 @@ static int copies(struct ps_report *r)
     const struct ps_model *m = r->m;
     size_t cap = 0;
     for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (op->kind != PS_GPU_MEMCPY && op->kind != PS_GPU_MEMSET)
             continue;
         struct ps_copy_stat key = { .kind = op->kind, .dst_kind = op->dst_kind };
@@ -137,7 +244,7 @@ static int device_totals(struct ps_report *r)
     const struct ps_model *m = r->m;
     struct ps_device_stat *ds = NULL;
     for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         int32_t dev = m->streams.v[op->stream].device;
         if (!ds || ds->device != dev)
             ds = ps_report_device(r, dev);

@@ -4,55 +4,38 @@
 #include <errno.h>
 
 #include "analysis.h"
-#include "intervals.h"
+#include "sweep.h"
 
 #define MAX_DEVS 64
+
+enum { TL_COMP, TL_COMM, TL_COPY };
 
 struct dev_sets {
     int32_t id;
     int64_t first, last;   /* first start, last end, zero-length events included (as TraceLens' min/max) */
-    struct ps_ivls all, comp, comm, copy;
+    struct ps_sweep w;     /* over this device's rows (start order): computation, communication, memcpy */
+    int64_t comp_ns, comm_ns, copy_ns, all_ns;   /* computation, exposed comm, exposed memcpy, any */
 };
 
-static void sets_fini(struct dev_sets *d)
+static void tl_piece(void *ctx, int64_t s, int64_t e, unsigned active)
 {
-    ps_ivls_fini(&d->all);
-    ps_ivls_fini(&d->comp);
-    ps_ivls_fini(&d->comm);
-    ps_ivls_fini(&d->copy);
-}
-
-static int fill(struct ps_device_stat *ds, struct dev_sets *d)
-{
-    struct ps_ivls t1 = { 0 }, t2 = { 0 };
-    int rc = 0;
-    ps_ivls_normalize(&d->all);
-    ps_ivls_normalize(&d->comp);
-    ps_ivls_normalize(&d->comm);
-    ps_ivls_normalize(&d->copy);
-    ds->tl_total_ns = d->last - d->first;
-    ds->tl_computation_ns = ps_ivls_total(&d->comp);
-    if ((rc = ps_ivls_subtract(&t1, &d->comm, &d->comp)) < 0)
-        goto out;
-    ds->tl_exposed_comm_ns = ps_ivls_total(&t1);
-    if ((rc = ps_ivls_subtract(&t1, &d->copy, &d->comp)) < 0 || (rc = ps_ivls_subtract(&t2, &t1, &d->comm)) < 0)
-        goto out;
-    ds->tl_exposed_memcpy_ns = ps_ivls_total(&t2);
-    ds->tl_idle_ns = ds->tl_total_ns - ps_ivls_total(&d->all);
-out:
-    ps_ivls_fini(&t1);
-    ps_ivls_fini(&t2);
-    return rc;
+    struct dev_sets *d = ctx;
+    d->all_ns += e - s;
+    if (active & (1u << TL_COMP))
+        d->comp_ns += e - s;
+    else if (active & (1u << TL_COMM))
+        d->comm_ns += e - s;   /* communication not hidden under computation */
+    else
+        d->copy_ns += e - s;   /* memcpy under neither */
 }
 
 int ps_tracelens_compute(struct ps_report *r, struct ps_names *names)
 {
     const struct ps_model *m = r->m;
-    struct dev_sets d[MAX_DEVS] = { 0 };
+    struct dev_sets d[MAX_DEVS];
     size_t nd = 0;
-    int rc = 0;
-    for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if (op->kind == PS_GPU_SYNC)
             continue;   /* TraceLens reads kernel, gpu_memcpy and gpu_memset events only */
         int32_t dev = m->streams.v[op->stream].device;
@@ -62,29 +45,29 @@ int ps_tracelens_compute(struct ps_report *r, struct ps_names *names)
         if (k == nd) {
             if (nd == MAX_DEVS)
                 continue;
-            d[nd].id = dev;
-            d[nd].first = op->start_ns;
-            d[nd++].last = op->end_ns;
+            d[nd] = (struct dev_sets){ .id = dev, .first = op->start_ns, .last = op->end_ns };
+            ps_sweep_init(&d[nd].w, 3, tl_piece, &d[nd]);
+            nd++;
         }
         if (op->end_ns > d[k].last)
             d[k].last = op->end_ns;
-        struct ps_ivls *set = &d[k].comp;
+        int cat = TL_COMP;
         if (op->kind == PS_GPU_MEMCPY)
-            set = &d[k].copy;
+            cat = TL_COPY;
         else if (op->kind == PS_GPU_KERNEL && (ps_names_flags(names, op->name) & PS_NAME_NCCL))
-            set = &d[k].comm;
-        rc = ps_ivls_push(set, op->start_ns, op->end_ns);
-        if (rc == 0)
-            rc = ps_ivls_push(&d[k].all, op->start_ns, op->end_ns);
+            cat = TL_COMM;
+        ps_sweep_add(&d[k].w, cat, op->start_ns, op->end_ns);
     }
-    for (size_t k = 0; k < nd && rc == 0; k++) {
+    for (size_t k = 0; k < nd; k++) {
+        ps_sweep_finish(&d[k].w);
         struct ps_device_stat *ds = ps_report_device(r, d[k].id);
         if (!ds)
-            rc = -ENOMEM;
-        else
-            rc = fill(ds, &d[k]);
+            return -ENOMEM;
+        ds->tl_total_ns = d[k].last - d[k].first;
+        ds->tl_computation_ns = d[k].comp_ns;
+        ds->tl_exposed_comm_ns = d[k].comm_ns;
+        ds->tl_exposed_memcpy_ns = d[k].copy_ns;
+        ds->tl_idle_ns = ds->tl_total_ns - d[k].all_ns;
     }
-    for (size_t k = 0; k < nd; k++)
-        sets_fini(&d[k]);
-    return rc;
+    return 0;
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "intervals.h"
+#include "sweep.h"
 
 const char *const ps_bottleneck_name[] = { "kernel", "data-loading", "memcpy", "communication", "sync", "host", "unknown" };
 
@@ -123,7 +123,7 @@ static int evidence(struct ps_report *r, struct ps_names *names)
     case PS_BN_KERNEL:
     case PS_BN_COMM:
         for (size_t i = 0; i < m->gpu.n; i++) {
-            const struct ps_gpu_op *op = &m->gpu.v[i];
+            const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
             int nccl = (ps_names_flags(names, op->name) & PS_NAME_NCCL) != 0;
             int want = r->bottleneck == PS_BN_MEMCPY ? (op->kind == PS_GPU_MEMCPY || op->kind == PS_GPU_MEMSET)
                                                      : op->kind == PS_GPU_KERNEL && nccl == (r->bottleneck == PS_BN_COMM);
@@ -213,7 +213,7 @@ static void copy_findings(struct ps_report *r, struct ps_names *names)
     struct ps_finding pageable = { 0 }, sync = { 0 };
     int64_t np = 0, bp = 0, tp = 0, ns = 0, ts = 0;
     for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         if ((op->kind != PS_GPU_MEMCPY && op->kind != PS_GPU_MEMSET) || op->launch == PS_NONE)
             continue;
         unsigned f = ps_names_flags(names, m->api.v[op->launch].name);
@@ -265,42 +265,52 @@ static void sync_api_finding(struct ps_report *r, struct ps_names *names)
 }
 
 #define MAX_DEVS 64
+/* Idle gaps between the merged busy pieces of each device (all GPU rows), one pass per device in the order
+ * devices first appear; the pieces come out of a running union since the rows are in start order. */
 static int gap_finding(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     struct ps_finding acc = { 0 }, *f;
     int64_t n = 0, t = 0;
     int32_t ids[MAX_DEVS];
-    struct ps_ivls busy[MAX_DEVS] = { 0 };
     size_t nd = 0;
-    int rc = 0;
-    for (size_t i = 0; i < m->gpu.n && rc == 0; i++) {   /* one pass, one busy set per device */
-        int32_t dev = m->streams.v[m->gpu.v[i].stream].device;
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        int32_t dev = m->streams.v[m->gpu_attrs.v[m->gpu.v[i].attr].stream].device;
         size_t d = 0;
         while (d < nd && ids[d] != dev)
             d++;
-        if (d == nd) {
-            if (nd == MAX_DEVS)
-                continue;
+        if (d == nd && nd < MAX_DEVS)
             ids[nd++] = dev;
-        }
-        rc = ps_ivls_push(&busy[d], m->gpu.v[i].start_ns, m->gpu.v[i].end_ns);
     }
     for (size_t d = 0; d < nd; d++) {
-        ps_ivls_normalize(&busy[d]);
-        for (size_t i = 1; i < busy[d].n; i++) {
-            int64_t gap = busy[d].v[i].s - busy[d].v[i - 1].e;
-            if (gap < r->opts.gap_ns)
+        struct ps_run busy = { 0 };
+        int64_t ps, pe, prev_end = 0;
+        int have_prev = 0;
+        for (size_t i = 0; i <= m->gpu.n; i++) {
+            int done;
+            if (i < m->gpu.n) {
+                const struct ps_gpu_op op = ps_model_gpu(m, i);
+                if (m->streams.v[op.stream].device != ids[d])
+                    continue;
+                done = ps_run_add(&busy, op.start_ns, op.end_ns, &ps, &pe);
+            } else {
+                done = ps_run_flush(&busy, &ps, &pe);
+            }
+            if (!done)
                 continue;
-            n++, t += gap;
-            keep_row(&acc, (struct ps_row){ PS_NONE, busy[d].v[i - 1].e, gap, -1, 0 });
+            int64_t gap = ps - prev_end;
+            if (have_prev && gap >= r->opts.gap_ns) {
+                n++, t += gap;
+                keep_row(&acc, (struct ps_row){ PS_NONE, prev_end, gap, -1, 0 });
+            }
+            have_prev = 1;
+            prev_end = pe;
         }
-        ps_ivls_fini(&busy[d]);
     }
-    if (rc == 0 && n && (f = add_finding(r, &acc, "gpu_gap", "warning")))
+    if (n && (f = add_finding(r, &acc, "gpu_gap", "warning")))
         snprintf(f->summary, sizeof f->summary, "%lld GPU idle gaps of %.3f ms or more, %.3f ms in all",
                  (long long)n, (double)r->opts.gap_ns / 1e6, (double)t / 1e6);
-    return rc;
+    return 0;
 }
 
 /* Time slices in which kernels ran less than half the time: the steps, or without steps PS_SLICES equal slices
@@ -310,29 +320,45 @@ static int low_util_finding(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     struct ps_finding acc = { 0 }, *f;
-    struct ps_ivls k = { 0 };
     int64_t n = 0, slices = r->whole_run ? PS_SLICES : (int64_t)r->nsteps;
-    int rc = 0;
     if (!r->has_gpu)
         return 0;
-    for (size_t i = 0; i < m->gpu.n && rc == 0; i++)
-        if (m->gpu.v[i].kind == PS_GPU_KERNEL && ps_report_gpu_in_scope(r, &m->gpu.v[i]))
-            rc = ps_ivls_push(&k, m->gpu.v[i].start_ns, m->gpu.v[i].end_ns);
-    ps_ivls_normalize(&k);
     int64_t a = r->steps[0].start_ns, span = r->steps[r->nsteps - 1].end_ns - a;
-    for (int64_t i = 0; i < slices && rc == 0; i++) {
-        int64_t s = r->whole_run ? a + span * i / slices : r->steps[i].start_ns;
-        int64_t e = r->whole_run ? a + span * (i + 1) / slices : r->steps[i].end_ns;
-        int64_t busy = ps_ivls_within(&k, s, e);
-        if (e <= s || busy >= (e - s) - busy)
+    int64_t *start = malloc((size_t)(slices + 1) * sizeof *start), *end = malloc((size_t)(slices + 1) * sizeof *end);
+    struct ps_windows *busy = NULL;
+    int rc = -ENOMEM;
+    if (!start || !end)
+        goto out;
+    for (int64_t i = 0; i < slices; i++) {
+        start[i] = r->whole_run ? a + span * i / slices : r->steps[i].start_ns;
+        end[i] = r->whole_run ? a + span * (i + 1) / slices : r->steps[i].end_ns;
+    }
+    if (!(busy = ps_windows_new(start, end, (size_t)slices)))
+        goto out;
+    struct ps_run k = { 0 };   /* running union of the kernels (start order) */
+    int64_t ps, pe;
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op op = ps_model_gpu(m, i);
+        if (op.kind == PS_GPU_KERNEL && ps_report_gpu_in_scope(r, &op) && ps_run_add(&k, op.start_ns, op.end_ns, &ps, &pe))
+            ps_windows_piece(busy, ps, pe);
+    }
+    if (ps_run_flush(&k, &ps, &pe))
+        ps_windows_piece(busy, ps, pe);
+    for (int64_t i = 0; i < slices; i++) {
+        int64_t s = start[i], e = end[i], b = ps_windows_get(busy, (size_t)i);
+        if (e <= s || b >= (e - s) - b)
             continue;
         n++;
         keep_row(&acc, (struct ps_row){ r->whole_run ? PS_NONE : r->steps[i].name, s, e - s, -1, 0 });
     }
-    ps_ivls_fini(&k);
-    if (rc == 0 && n && (f = add_finding(r, &acc, "low_gpu_utilization", "warning")))
+    if (n && (f = add_finding(r, &acc, "low_gpu_utilization", "warning")))
         snprintf(f->summary, sizeof f->summary, "in %lld of %lld %s the GPU ran kernels less than half the time",
                  (long long)n, (long long)slices, r->whole_run ? "equal time slices of the run" : "steps");
+    rc = 0;
+out:
+    ps_windows_free(busy);
+    free(start);
+    free(end);
     return rc;
 }
 
@@ -342,10 +368,10 @@ static void tiny_kernel_finding(struct ps_report *r)
     const struct ps_model *m = r->m;
     int64_t n = 0, tiny = 0;
     for (size_t i = 0; i < m->gpu.n; i++) {
-        if (m->gpu.v[i].kind != PS_GPU_KERNEL)
+        if (m->gpu_attrs.v[m->gpu.v[i].attr].kind != PS_GPU_KERNEL)
             continue;
         n++;
-        tiny += m->gpu.v[i].end_ns - m->gpu.v[i].start_ns < r->opts.tiny_kernel_ns;
+        tiny += ps_gpu_row_dur(m, &m->gpu.v[i]) < r->opts.tiny_kernel_ns;
     }
     struct ps_finding acc = { 0 }, *f;
     if (n < 1000 || 2 * tiny < n)

@@ -37,9 +37,10 @@ int main(int argc, char **argv)
         size_t kinds[4] = { 0 };
         long long kernel_ns = 0;
         for (size_t k = 0; k < m->gpu.n; k++) {
-            kinds[m->gpu.v[k].kind]++;
-            if (m->gpu.v[k].kind == PS_GPU_KERNEL)
-                kernel_ns += m->gpu.v[k].end_ns - m->gpu.v[k].start_ns;
+            const struct ps_gpu_op op = ps_model_gpu(m, k);
+            kinds[op.kind]++;
+            if (op.kind == PS_GPU_KERNEL)
+                kernel_ns += op.end_ns - op.start_ns;
         }
         printf("%s: read %.3f s, peak RSS %.1f MB; gpu %zu (kernel %zu memcpy %zu memset %zu sync %zu), api %zu, "
                "ranges %zu, threads %zu, procs %zu, streams %zu, devices %zu, strings %zu, unplaced %lld; "

@@ -141,8 +141,12 @@ static void hta_round(int64_t base, int64_t *s, int64_t *e)
 static void round_like_hta(void)
 {
     int64_t base = base_ns();
-    for (size_t i = 0; i < model->gpu.n; i++)
-        hta_round(base, &model->gpu.v[i].start_ns, &model->gpu.v[i].end_ns);
+    for (size_t i = 0; i < model->gpu.n; i++) {
+        struct ps_gpu_op op = ps_model_gpu(model, i);
+        hta_round(base, &op.start_ns, &op.end_ns);
+        if (ps_model_gpu_retime(model, i, op.start_ns, op.end_ns) < 0)
+            abort();
+    }
     for (size_t i = 0; i < model->api.n; i++)
         hta_round(base, &model->api.v[i].start_ns, &model->api.v[i].end_ns);
     for (size_t i = 0; i < model->ranges.n; i++)

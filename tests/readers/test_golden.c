@@ -21,7 +21,7 @@ static void sum_model(const struct ps_model *m, struct sums *s)
     memset(s, 0, sizeof *s);
     s->first_kernel_ns = INT64_MAX;
     for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         int dev = m->streams.v[op->stream].device;
         s->n[op->kind]++;
         if (op->kind == PS_GPU_KERNEL) {

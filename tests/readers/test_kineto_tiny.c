@@ -59,7 +59,9 @@ static void check_modern(struct ps_model *m)
     /* GPU ops sorted by start: k1 (20.001 µs, zero length), k2 (30.5), memcpy (41), memset (44), sync (46) */
     CHECK_EQ(m->gpu.n, 5);
     if (m->gpu.n == 5) {
-        const struct ps_gpu_op *g = m->gpu.v;
+        struct ps_gpu_op g[5];
+        for (size_t k = 0; k < 5; k++)
+            g[k] = ps_model_gpu(m, k);
         CHECK_STR(ps_model_str(m, g[0].name), "k1");
         CHECK_EQ(g[0].start_ns, B + 20001);
         CHECK_EQ(g[0].end_ns, B + 20001);
@@ -154,18 +156,19 @@ static void check_old_style(struct ps_model *m)
     CHECK_EQ(m->ranges.n, 1);
     if (m->gpu.n != 2 || m->api.n != 1)
         return;
+    const struct ps_gpu_op g0 = ps_model_gpu(m, 0), g1 = ps_model_gpu(m, 1);
     CHECK_EQ(m->ranges.v[0].kind, PS_RANGE_CPU_OP);
     CHECK_EQ(m->ranges.v[0].start_ns, 1623142623460111000LL);
     CHECK_EQ(m->api.v[0].ext_id, 2);
     CHECK_EQ(m->threads.v[m->api.v[0].thread].tid, 25738);
-    CHECK_EQ(m->gpu.v[0].copy_kind, PS_COPY_DTOH);
-    CHECK_EQ(m->gpu.v[0].src_kind, PS_MEM_DEVICE);
-    CHECK_EQ(m->gpu.v[0].dst_kind, PS_MEM_PINNED);
-    CHECK_EQ(m->gpu.v[0].launch, 0);
+    CHECK_EQ(g0.copy_kind, PS_COPY_DTOH);
+    CHECK_EQ(g0.src_kind, PS_MEM_DEVICE);
+    CHECK_EQ(g0.dst_kind, PS_MEM_PINNED);
+    CHECK_EQ(g0.launch, 0);
     /* no device/stream args: device from pid (1), stream from tid "stream 9" */
-    CHECK_EQ(m->streams.v[m->gpu.v[1].stream].device, 1);
-    CHECK_EQ(m->streams.v[m->gpu.v[1].stream].stream, 9);
-    CHECK_EQ(m->gpu.v[1].launch, PS_NONE);
+    CHECK_EQ(m->streams.v[g1.stream].device, 1);
+    CHECK_EQ(m->streams.v[g1.stream].stream, 9);
+    CHECK_EQ(g1.launch, PS_NONE);
 }
 
 static void check_error(const char *name, const char *content, size_t len, const char *want)
@@ -261,8 +264,8 @@ int main(void)
     m = tiny_read(tiny_write("array.json", array_form, strlen(array_form)));
     if (m) {
         CHECK_EQ(m->gpu.n, 1);
-        CHECK_EQ(m->gpu.v[0].start_ns, 1500);
-        CHECK_EQ(m->gpu.v[0].end_ns, 3750);
+        CHECK_EQ(ps_model_gpu(m, 0).start_ns, 1500);
+        CHECK_EQ(ps_model_gpu(m, 0).end_ns, 3750);
     }
     ps_model_free(m);
     /* 30 distinct unknown categories: 23 reasons listed by name, the 7 others lumped as "other" */

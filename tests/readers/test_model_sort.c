@@ -44,15 +44,17 @@ int main(void)
     CHECK_EQ(m->api.n, N);
     CHECK_EQ(m->ranges.n, N);
     long bad_order = 0, bad_link = 0;
+    struct ps_gpu_op prev = { 0 };
     for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op *op = &m->gpu.v[i];
+        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
         sum_out += (uint64_t)op->start_ns * 31 + (uint64_t)op->end_ns * 7 + op->correlation;
-        if (i && (op->start_ns < op[-1].start_ns || (op->start_ns == op[-1].start_ns && op->end_ns < op[-1].end_ns)))
+        if (i && (op->start_ns < prev.start_ns || (op->start_ns == prev.start_ns && op->end_ns < prev.end_ns)))
             bad_order++;
         const struct ps_api_call *c = op->launch < m->api.n ? &m->api.v[op->launch] : NULL;
         if (!c || c->correlation != op->correlation ||
             m->threads.v[c->thread].pid != m->streams.v[op->stream].pid)
             bad_link++;
+        prev = *op;
     }
     CHECK_EQ(bad_order, 0);
     CHECK_EQ(bad_link, 0);

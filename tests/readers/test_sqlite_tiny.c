@@ -108,7 +108,9 @@ static void check_common(const struct ps_model *m)
     /* GPU rows: 5 kernels - 2 invalid + memcpy + memset + sync = 6, sorted by start */
     CHECK_EQ(m->gpu.n, 6);
     if (m->gpu.n == 6) {
-        const struct ps_gpu_op *g = m->gpu.v;
+        struct ps_gpu_op g[6];
+        for (size_t k = 0; k < 6; k++)
+            g[k] = ps_model_gpu(m, k);
         CHECK_STR(ps_model_str(m, g[0].name), "kernelB");           /* 1000, pid 200, device 1 */
         CHECK_EQ(m->streams.v[g[0].stream].pid, 200);
         CHECK_EQ(m->streams.v[g[0].stream].device, 1);
