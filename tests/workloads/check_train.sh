@@ -30,14 +30,15 @@ scenario)
                           exit !(s > 0 && s < 10 && e > 0 && e < s) }' "$out" ||
         fail "the loss did not go down: $(grep '^loss_start' "$out")"
     # shares: data, h2d, compute sum to 1 (+-0.01: rounding of 3 decimals); dominance with margins
-    # of 15 points or more (the 2-core CI machine is noisy and a probe may be attached)
+    # of 15 points or more, kernel-bound at least 5 points above the 80 % verdict threshold (the 2-core
+    # CI machine is noisy: a descheduled loader thread shows up as data wait)
     awk -v want="$expect" '/^phase_share/ {
             for (i = 2; i <= 4; i++) { split($i, kv, "="); v[kv[1]] = kv[2] + 0 }
             d = v["data"]; h = v["h2d"]; c = v["compute"]; sum = d + h + c
             if (sum < 0.99 || sum > 1.01) exit 1
             if (want == "data")    exit !(c < 0.65 && d > h + 0.15)
             if (want == "h2d")     exit !(c < 0.65 && h > d + 0.15)
-            if (want == "compute") exit !(c >= 0.95)
+            if (want == "compute") exit !(c >= 0.85)
             exit 0 }' "$out" || fail "phase shares do not show the $expect bottleneck: $(grep '^phase_share' "$out")"
     grep '^phase_share\|^loss_start' "$out"
     ;;
