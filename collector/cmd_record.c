@@ -135,19 +135,37 @@ static int parse_opts(int argc, char **argv, struct opts *o)
     return 0;
 }
 
-/* Claim the output file: refuse an existing one without -f, create it empty (O_EXCL). */
+/* What an existing output is, for refusing to replace it: NULL for a regular file (or a link to one, or a
+ * dangling link), else a phrase naming the kind. */
+static const char *not_regular(const struct stat *st)
+{
+    if (S_ISREG(st->st_mode))
+        return NULL;
+    return S_ISDIR(st->st_mode) ? "a directory" : S_ISCHR(st->st_mode) ? "a character device" :
+           S_ISBLK(st->st_mode) ? "a block device" : S_ISFIFO(st->st_mode) ? "a FIFO" :
+           S_ISSOCK(st->st_mode) ? "a socket" : "not a regular file";
+}
+
+/* Claim the output file: refuse an existing one without -f, and anything but a regular file (or a link to
+ * one) even with -f, since replacing a device, FIFO or directory would destroy it; create it empty
+ * (O_EXCL). */
 static int claim_output(const char *path, int force)
 {
-    struct stat st;
+    struct stat st, target;
     if (lstat(path, &st) == 0) {
+        const char *kind = not_regular(&st);
+        int link = S_ISLNK(st.st_mode);
+        if (link)
+            kind = stat(path, &target) == 0 ? not_regular(&target) : NULL;
+        if (kind) {
+            fprintf(stderr, "perfscope record: %s %s %s; refusing to replace it (use -o with a file name)\n",
+                    path, link ? "is a symbolic link to" : "is", kind);
+            return -EEXIST;
+        }
         if (!force) {
             fprintf(stderr, "perfscope record: %s already exists (use -f to overwrite it, or -o to write "
                             "elsewhere)\n", path);
             return -EEXIST;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "perfscope record: %s is a directory (use -o FILE)\n", path);
-            return -EISDIR;
         }
         unlink(path);
     }
@@ -155,7 +173,8 @@ static int claim_output(const char *path, int force)
     for (size_t i = 0; i < 3; i++) {
         char p[PATH_MAX + 16];
         snprintf(p, sizeof p, "%s%s", path, side[i]);
-        unlink(p);
+        if (lstat(p, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+            unlink(p);
     }
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {

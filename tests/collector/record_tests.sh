@@ -42,6 +42,25 @@ record_refuses_existing_output_without_force)
     expect "exit status with -f" "$rc" 0
     expect "child_exit_code" "$(meta child_exit_code)" 0
     ;;
+record_force_refuses_to_replace_non_regular_files)
+    # findings-1 #1: -f replaced /dev/null and FIFOs with a regular file. A symbolic link stands in for
+    # /dev/null here, so a regression removes the link, not the device.
+    mkfifo "$dir/fifo" && mkdir "$dir/sub" && ln -s /dev/null "$dir/null" && ln -s fifo "$dir/tofifo" || fail setup
+    for out in fifo sub null tofifo; do
+        record -f -o "$dir/$out" -- "$prog" exit 0
+        expect "status for $out" "$rc" 1
+        grep -q "refusing to replace it" "$dir/err" || fail "$out: message: $(cat "$dir/err")"
+        [ $out != null ] || grep -q "null is a symbolic link to a character device" "$dir/err" ||
+            fail "kind: $(cat "$dir/err")"
+    done
+    [ -p "$dir/fifo" ] && [ -d "$dir/sub" ] && [ -L "$dir/null" ] && [ -L "$dir/tofifo" ] || fail "an output was replaced"
+    [ -c /dev/null ] || fail "/dev/null is no longer a device"
+    # A link to a regular file is still replaced with -f (the link itself, never its target).
+    echo keep >"$dir/target" && ln -s target "$dir/toreg"
+    record -f -o "$dir/toreg" -- "$prog" exit 0
+    expect "status for a link to a regular file" "$rc" 0
+    expect "the link's target is kept" "$(cat "$dir/target")" keep
+    ;;
 record_returns_child_exit_status_and_128_plus_signal)
     record -o "$trace" -- "$prog" exit 7
     expect "exit 7" "$rc" 7
