@@ -53,30 +53,38 @@ static void usage(FILE *out)
             "                         %%h = host name, %%r = rank (RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID; else 0)\n"
             "  -f, --force            overwrite FILE if it exists\n"
             "      --sample-hz N      host samples per second (default 20; 0 = none)\n"
-            "      --ring-size BYTES  ring per probed process (default %u MiB; suffixes K, M, G)\n"
+            "      --ring-size BYTES  ring per probed process (default %u MiB, at least 132K; suffixes K, M, G, T)\n"
             "  -h, --help             this help\n"
             "\n"
             "Environment: PERFSCOPE_PROBE names libperfscope_probe.so; PERFSCOPE_LOG=FILE|stderr logs the probe.\n",
             PS_RING_DEFAULT_BYTES >> 20);
 }
 
+/* Decimal digits only, then an optional K/M/G/T (powers of 1024) and an optional B. -EINVAL otherwise, or
+ * -ERANGE beyond 64 bits. */
 static int parse_size(const char *s, unsigned long long *out)
 {
     char *end;
+    if (*s < '0' || *s > '9')
+        return -EINVAL;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *s == '-')
-        return -EINVAL;
+    if (errno)
+        return -ERANGE;
+    unsigned shift = 0;
     switch (*end) {
-    case 'K': case 'k': v <<= 10; end++; break;
-    case 'M': case 'm': v <<= 20; end++; break;
-    case 'G': case 'g': v <<= 30; end++; break;
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    case 'T': case 't': shift = 40; end++; break;
     }
     if (*end == 'B' || *end == 'b')
         end++;
     if (*end)
         return -EINVAL;
-    *out = v;
+    if (shift && v > (ULLONG_MAX >> shift))
+        return -ERANGE;
+    *out = v << shift;
     return 0;
 }
 
@@ -112,9 +120,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             }
             break;
         case 'R':
-            if (parse_size(optarg, &o->ring_bytes) || o->ring_bytes < 4096 || o->ring_bytes > (1ull << 40)) {
-                fprintf(stderr, "perfscope record: --ring-size %s: give a size in bytes from 4096 to 1T "
-                                "(suffixes K, M, G)\n", optarg);
+            if (parse_size(optarg, &o->ring_bytes) || o->ring_bytes < PS_RING_MIN_BYTES ||
+                o->ring_bytes > PS_RING_MAX_BYTES) {
+                fprintf(stderr, "perfscope record: --ring-size %s: give a size from %llu bytes (%lluK) to %lluT, "
+                                "digits with an optional suffix K, M, G or T (powers of 1024)\n", optarg,
+                        PS_RING_MIN_BYTES, PS_RING_MIN_BYTES >> 10, PS_RING_MAX_BYTES >> 40);
                 return 2;
             }
             break;
@@ -271,6 +281,7 @@ struct run {
     int64_t origin_ns, utc_ns, end_ns;
     pid_t child;
     int wstatus;
+    unsigned probe_failures;        /* processes whose probe could not record */
 };
 
 /* The trace-wide rows written at the end. */
@@ -320,6 +331,7 @@ static int write_run_rows(struct ps_tw *w, const struct run *r, const struct ps_
         (rc = ps_tw_meta_i64(w, "child_signal", sig)) ||
         (rc = ps_tw_meta_i64(w, "processes", (int64_t)t->processes)) ||
         (rc = ps_tw_meta_i64(w, "probed_processes", (int64_t)t->probed_processes)) ||
+        (rc = ps_tw_meta_i64(w, "probe_failures", r->probe_failures)) ||
         (rc = ps_tw_meta_i64(w, "rings", (int64_t)t->rings)) ||
         (rc = ps_tw_meta_i64(w, "nvtx_events", (int64_t)t->nvtx_rows)) ||
         (rc = ps_tw_meta_i64(w, "dropped_records", (int64_t)t->dropped)) ||
@@ -466,6 +478,7 @@ int cmd_record(int argc, char **argv)
     status = WIFEXITED(r.wstatus) ? WEXITSTATUS(r.wstatus) : WIFSIGNALED(r.wstatus) ? 128 + WTERMSIG(r.wstatus) : 1;
     struct ps_rows_totals t;
     int rc = ps_collect_stop(c, &t);
+    r.probe_failures = ps_session_report_probe_failures(r.session);
     if (!rc && !(rc = ps_tw_begin(w)) && !(rc = write_run_rows(w, &r, &t)) && !(rc = ps_tw_commit(w)))
         rc = ps_tw_finish(w);
     if (rc) {
@@ -475,9 +488,9 @@ int cmd_record(int argc, char **argv)
         goto out_failed;
     }
     ps_tw_free(w);
-    fprintf(stderr, "perfscope record: wrote %s: %" PRIu64 " NVTX events, %" PRIu64 " processes (%" PRIu64
+    fprintf(stderr, "perfscope record: wrote %s: %" PRIu64 " NVTX events, %" PRIu64 " process%s (%" PRIu64
                     " probed), %" PRIu64 " records dropped\n", r.output, t.nvtx_rows, t.processes,
-            t.probed_processes, t.dropped);
+            t.processes == 1 ? "" : "es", t.probed_processes, t.dropped);
     if (t.dropped)
         fprintf(stderr, "perfscope record: warning: %" PRIu64 " records were dropped because a ring was full "
                         "(use a larger --ring-size)\n", t.dropped);

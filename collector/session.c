@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ps_env.h"
+
 /* mkdir that accepts an existing directory only if it is ours, private and not a link. */
 static int private_dir(const char *path)
 {
@@ -40,6 +42,38 @@ void ps_session_dir_remove(const char *dir)
         closedir(d);
     }
     rmdir(dir);
+}
+
+unsigned ps_session_report_probe_failures(const char *dir)
+{
+    unsigned count = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        unsigned pid;
+        int end = 0;
+        if (sscanf(de->d_name, PS_PROBE_FAILED_FMT "%n", &pid, &end) != 1 || !end || de->d_name[end])
+            continue;
+        char path[PATH_MAX], why[512] = "";
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        FILE *f = fopen(path, "re");
+        if (f) {
+            if (!fgets(why, sizeof why, f))
+                why[0] = '\0';
+            fclose(f);
+        }
+        why[strcspn(why, "\n")] = '\0';
+        for (char *p = why; *p; p++)      /* the probe wrote it, but keep the terminal safe anyway */
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
+        fprintf(stderr, "perfscope record: warning: process %u: the probe could not record (%s): its NVTX and "
+                        "CUDA activity is missing from the trace\n", pid, *why ? why : "no reason given");
+        count++;
+    }
+    closedir(d);
+    return count;
 }
 
 int ps_session_dir_create(char *buf, size_t len)

@@ -13,6 +13,10 @@ int ps_session_dir_create(char *buf, size_t len);
 /* Remove the session directory and the ring files in it. */
 void ps_session_dir_remove(const char *dir);
 
+/* Warn on stderr, once per process, about processes whose probe could not record (the PS_PROBE_FAILED_FMT
+ * files the probe leaves in `dir`): "process N: the probe could not record (reason)". Returns how many. */
+unsigned ps_session_report_probe_failures(const char *dir);
+
 /* Absolute path of libperfscope_probe.so: $PERFSCOPE_PROBE, else next to the perfscope binary
  * (<bin>/, <bin>/../probe/, <bin>/../lib/perfscope/, <bin>/../lib/), else the build tree's path
  * (PS_PROBE_BUILD_PATH). Returns 0, or -ENOENT with the places tried written to `tried`. */

@@ -7,6 +7,9 @@
  * creates its ring file there: "ring-<pid>-<n>.ps", n = 0, 1, ... chosen with O_EXCL (an exec keeps the pid). */
 #define PS_ENV_SESSION_DIR  "PERFSCOPE_SESSION_DIR"
 #define PS_RING_FILE_FMT    "ring-%u-%u.ps"
+/* A probe that cannot record (its ring could not be made) appends one line saying why to
+ * "probe-failed-<pid>.txt" in the session directory; `record` warns with it. */
+#define PS_PROBE_FAILED_FMT "probe-failed-%u.txt"
 /* Ring size in bytes per process (decimal; default PS_RING_DEFAULT_BYTES). */
 #define PS_ENV_RING_BYTES   "PERFSCOPE_RING_BYTES"
 /* When set (to a file path, or "stderr"), the probe logs what it does there; otherwise it is silent. */

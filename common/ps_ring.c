@@ -14,6 +14,7 @@
 #endif
 
 #include "ps_env.h"
+#include "ps_ring.h"
 #include "ps_ring_layout.h"
 #include "ps_ring_writer.h"
 #include "ps_wire.h"
@@ -47,6 +48,10 @@ static uint64_t tsc_now(void)
     return ps_ring_clock_now(1);
 }
 
+_Static_assert(PS_RING_MIN_BYTES == PS_RING_HDR_BYTES + PS_RING_LANES * sizeof(struct ps_ring_lane) +
+                                    PS_RING_MIN_CHUNKS * PS_RING_CHUNK_MIN,
+               "ps_ring.h's minimum matches the layout");
+
 static uint32_t pick_chunk_bytes(uint64_t bytes)
 {
     uint32_t c = PS_RING_CHUNK_MAX;
@@ -64,7 +69,7 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
     uint32_t pid = (uint32_t)getpid();
     uint32_t chunk = pick_chunk_bytes(bytes);
     uint64_t meta = PS_RING_HDR_BYTES + (uint64_t)PS_RING_LANES * sizeof(struct ps_ring_lane);
-    if (bytes < meta + (uint64_t)PS_RING_MIN_CHUNKS * chunk || bytes > (1ull << 40))
+    if (bytes < meta + (uint64_t)PS_RING_MIN_CHUNKS * chunk || bytes > PS_RING_MAX_BYTES)
         return -EINVAL;
     uint64_t nchunks = (bytes - meta) / chunk;
     if (nchunks > UINT32_MAX - 1)

@@ -13,6 +13,10 @@
 #define PS_RING_DEFAULT_BYTES (512u << 20)  /* per process, virtual: a sparse file whose pages are allocated as
                                                chunks are first used (memory = most bytes ever in flight, see
                                                docs/probe.md); option `record --ring-size`, env PERFSCOPE_RING_BYTES */
+/* The sizes ps_ring_create accepts, bytes: the smallest is the header page, the lane table (1024 x 64 bytes)
+ * and 16 chunks of 4 KiB (ps_ring_layout.h; 132 KiB); the largest is 1 TiB (address space of a sparse file). */
+#define PS_RING_MIN_BYTES 135168ull
+#define PS_RING_MAX_BYTES (1ull << 40)
 
 /* ---- reader side (collector) ---- */
 

@@ -29,7 +29,7 @@ struct ps_ring_wlane {
 
 /* Create the ring file `dir`/ring-<pid>-<n>.ps (PS_RING_FILE_FMT, the first n free, O_EXCL), size `bytes`
  * (sparse: chunks are allocated as first used), map it shared and calibrate the clock.
- * `bytes` is rounded down to whole chunks; at least 64 KiB. On success returns 0, *out, and the path in
+ * `bytes` is rounded down to whole chunks; from PS_RING_MIN_BYTES to PS_RING_MAX_BYTES (ps_ring.h). On success returns 0, *out, and the path in
  * `path` (if non-NULL, `path_size` bytes). Errors: -errno of open/ftruncate/mmap, -EINVAL for a bad size.
  * Free with ps_ring_free (which keeps the file: the reader owns and deletes it). */
 int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ring **out,

@@ -247,13 +247,33 @@ static uint64_t env_ring_bytes(void)
     return x;
 }
 
+/* Tell `record` why this process records nothing: one line in the session directory (PS_PROBE_FAILED_FMT).
+ * Best effort: a failure here leaves only the log. */
+static void report_failure(const char *why)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/" PS_PROBE_FAILED_FMT, session_dir, (unsigned)getpid());
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return;
+    ssize_t w = write(fd, why, strlen(why));
+    (void)w;
+    close(fd);
+}
+
 static int make_ring(void)
 {
-    char path[PATH_MAX];
+    char path[PATH_MAX], why[512];
     int err = ps_ring_create(session_dir, ring_bytes, 0, &probe_g.ring, path, sizeof path);
     if (err) {
-        probe_log("cannot create a ring of %llu bytes in %s: %s; recording nothing in this process",
-                  (unsigned long long)ring_bytes, session_dir, strerror(-err));
+        if (err == -EINVAL)
+            snprintf(why, sizeof why, "a ring of %llu bytes is out of range: from %llu to %llu bytes\n",
+                     (unsigned long long)ring_bytes, PS_RING_MIN_BYTES, PS_RING_MAX_BYTES);
+        else
+            snprintf(why, sizeof why, "cannot create a ring of %llu bytes: %s\n", (unsigned long long)ring_bytes,
+                     strerror(-err));
+        probe_log("%.*s in %s; recording nothing in this process", (int)strlen(why) - 1, why, session_dir);
+        report_failure(why);
         return err;
     }
     probe_g.tsc = ps_ring_uses_tsc(probe_g.ring);

@@ -61,6 +61,29 @@ record_force_refuses_to_replace_non_regular_files)
     expect "status for a link to a regular file" "$rc" 0
     expect "the link's target is kept" "$(cat "$dir/target")" keep
     ;;
+record_ring_size_bounds_are_the_probes)
+    # findings-1 #3: 64K was accepted and the probe then recorded nothing. The probe's smallest ring is the
+    # header page + 1024 lanes x 64 bytes + 16 chunks of 4 KiB = 4096 + 65536 + 65536 = 135168 bytes.
+    for bad in 64K 135167 2T 0x10 " 5" 1e3 -1 16E; do
+        record -f -o "$trace" --ring-size "$bad" -- "$prog" exit 0
+        expect "status for --ring-size '$bad'" "$rc" 2
+        grep -q "give a size from 135168 bytes (132K) to 1T" "$dir/err" || fail "'$bad': message: $(cat "$dir/err")"
+    done
+    record -f -o "$trace" --ring-size 132K -- "$prog" known
+    expect "status at the minimum" "$rc" 0
+    expect "rows recorded through the smallest ring" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 34)")" 27
+    expect "ring_bytes" "$(meta ring_bytes)" 135168
+    ;;
+record_warns_when_the_probe_could_not_record)
+    # A ring size the probe cannot use, inherited from the environment (record checks only --ring-size):
+    # the probe leaves a note in the session directory and record names the process and the reason.
+    PERFSCOPE_RING_BYTES=65536 "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err"
+    expect "status" "$?" 0
+    grep -q "warning: process $(meta child_pid): the probe could not record (a ring of 65536 bytes is out of range: from 135168" \
+        "$dir/err" || fail "no warning: $(cat "$dir/err")"
+    expect "probe_failures" "$(meta probe_failures)" 1
+    expect "probed" "$(meta probed_processes)" 0
+    ;;
 record_returns_child_exit_status_and_128_plus_signal)
     record -o "$trace" -- "$prog" exit 7
     expect "exit 7" "$rc" 7
