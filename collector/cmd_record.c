@@ -7,10 +7,10 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -27,8 +27,6 @@
 #include "sampler.h"
 #include "session.h"
 #include "trace_writer.h"
-
-extern char **environ;
 
 #define DEFAULT_OUTPUT "run.sqlite"
 
@@ -401,20 +399,61 @@ static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect 
     ps_sampler_free(sampler);
 }
 
-static int start_child(struct run *r, const sigset_t *orig_mask)
+/* In the child, between fork and exec (async-signal-safe calls only): die with the recorder (SIGTERM when
+ * the recorder's thread that forked, its main thread, ends: kill -9, crash), restore the signal state CMD
+ * would have had, exec; on failure send errno through the pipe. */
+static _Noreturn void exec_child(const struct run *r, pid_t recorder, const sigset_t *orig_mask,
+                                 const struct sigaction *orig_pipe, int err_fd)
 {
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setsigmask(&attr, orig_mask);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-    int rc = posix_spawnp(&r->child, r->o->cmd[0], NULL, &attr, r->o->cmd, environ);
-    posix_spawnattr_destroy(&attr);
-    if (rc) {
-        fprintf(stderr, "perfscope record: cannot run '%s': %s%s\n", r->o->cmd[0], strerror(rc),
-                rc == ENOENT ? " (check the name, or give a path such as ./prog)" : "");
-        return -rc;
+    int e;
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) {
+        e = errno;
+        goto fail;
     }
-    return 0;
+    if (getppid() != recorder)      /* the recorder died before prctl took effect */
+        _exit(128 + SIGTERM);
+    sigaction(SIGPIPE, orig_pipe, NULL);
+    sigprocmask(SIG_SETMASK, orig_mask, NULL);
+    execvp(r->o->cmd[0], r->o->cmd);
+    e = errno;
+fail:
+    while (write(err_fd, &e, sizeof e) < 0 && errno == EINTR)
+        ;
+    _exit(127);
+}
+
+/* Start CMD. Returns 0, or the exit status a shell gives when it cannot run a command: 127 not found,
+ * 126 found but not executable (POSIX "Command Search and Execution"); a message is on stderr. */
+static int start_child(struct run *r, const sigset_t *orig_mask, const struct sigaction *orig_pipe)
+{
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) != 0) {
+        fprintf(stderr, "perfscope record: cannot run '%s': pipe: %s\n", r->o->cmd[0], strerror(errno));
+        return 126;
+    }
+    pid_t recorder = getpid();
+    r->child = fork();
+    if (r->child == 0)
+        exec_child(r, recorder, orig_mask, orig_pipe, pfd[1]);
+    int e = r->child < 0 ? errno : 0;
+    close(pfd[1]);
+    if (r->child > 0) {
+        ssize_t n;
+        while ((n = read(pfd[0], &e, sizeof e)) < 0 && errno == EINTR)
+            ;
+        if (n != (ssize_t)sizeof e)
+            e = 0;                  /* the pipe closed on exec: CMD runs */
+        else
+            while (waitpid(r->child, NULL, 0) < 0 && errno == EINTR)
+                ;
+    }
+    close(pfd[0]);
+    if (!e)
+        return 0;
+    fprintf(stderr, "perfscope record: cannot run '%s': %s%s\n", r->o->cmd[0], strerror(e),
+            e == ENOENT ? " (check the name, or give a path such as ./prog)" :
+            e == EACCES ? " (is it executable? chmod +x)" : "");
+    return e == ENOENT ? 127 : 126;
 }
 
 int cmd_record(int argc, char **argv)
@@ -442,10 +481,15 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "perfscope record: cannot set the environment: %s\n", strerror(errno));
         goto out_session;
     }
+    /* record writes only to its own stderr and the trace: a closed stderr must not kill it (and with it the
+     * recording) with SIGPIPE; CMD gets the disposition record was started with. */
+    struct sigaction orig_pipe, ign = { .sa_handler = SIG_IGN };
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &orig_pipe);
     /* Signals are taken synchronously by the main thread; the threads started below inherit the mask. */
     sigset_t waitset, orig;
     sigemptyset(&waitset);
-    int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD };
+    int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD };
     for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
         sigaddset(&waitset, fwd[i]);
     pthread_sigmask(SIG_BLOCK, &waitset, &orig);
@@ -465,13 +509,14 @@ int cmd_record(int argc, char **argv)
         unlink_trace(r.output);
         goto out_mask;
     }
-    if (start_child(&r, &orig)) {
+    int start_rc = start_child(&r, &orig, &orig_pipe);
+    if (start_rc) {
         /* Nothing ran: no trace is left behind (docs/record.md). */
         struct ps_rows_totals none;
         ps_collect_stop(c, &none);
         ps_tw_free(w);
         unlink_trace(r.output);
-        status = 127;
+        status = start_rc;
         goto out_mask;
     }
     supervise(&r, &waitset, c);
@@ -505,6 +550,7 @@ out_mask:
     while (sigtimedwait(&waitset, NULL, &(struct timespec){ 0, 0 }) > 0)
         ;
     pthread_sigmask(SIG_SETMASK, &orig, NULL);
+    sigaction(SIGPIPE, &orig_pipe, NULL);
 out_session:
     ps_session_dir_remove(r.session);
     return status;

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,6 +78,33 @@ unsigned ps_session_report_probe_failures(const char *dir)
     return count;
 }
 
+/* Remove the session directories in `base` left by recorders that died without cleaning up (kill -9):
+ * only entries that look like ours (a decimal pid name, a directory of this user, mode 0700) whose pid no
+ * longer exists. A live recorder's directory, or anything else, is left alone. */
+static void remove_stale_sessions(const char *base)
+{
+    DIR *d = opendir(base);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char *end;
+        errno = 0;
+        long pid = strtol(de->d_name, &end, 10);
+        if (de->d_name[0] < '1' || de->d_name[0] > '9' || *end || errno || pid > INT32_MAX || pid == getpid())
+            continue;
+        char path[PATH_MAX + 256];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", base, de->d_name);
+        if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+            (st.st_mode & 07777) != 0700)
+            continue;
+        if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+            ps_session_dir_remove(path);
+    }
+    closedir(d);
+}
+
 int ps_session_dir_create(char *buf, size_t len)
 {
     char base[PATH_MAX];
@@ -91,6 +120,7 @@ int ps_session_dir_create(char *buf, size_t len)
                         "of yours with mode 0700; remove it or set XDG_RUNTIME_DIR)\n", base, strerror(-rc));
         return rc;
     }
+    remove_stale_sessions(base);
     if ((size_t)snprintf(buf, len, "%s/%d", base, (int)getpid()) >= len)
         return -ENAMETOOLONG;
     if (mkdir(buf, 0700) != 0 && errno == EEXIST) {

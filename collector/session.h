@@ -6,7 +6,8 @@
 #include <stddef.h>
 
 /* Create the private session directory $XDG_RUNTIME_DIR/perfscope/<pid> (else /tmp/perfscope-<uid>/<pid>),
- * mode 0700, replacing a stale one left by a dead recorder of the same pid. Writes its absolute path to
+ * mode 0700, replacing a stale one left by a dead recorder of the same pid, and first removing those of other
+ * recorders that are dead (pid-named directories of this user, mode 0700, whose pid does not exist). Writes its absolute path to
  * buf. Returns 0 or -errno with a message on stderr. */
 int ps_session_dir_create(char *buf, size_t len);
 
