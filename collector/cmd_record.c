@@ -337,7 +337,8 @@ static int write_run_rows(struct ps_tw *w, const struct run *r, const struct ps_
         (rc = ps_tw_meta_i64(w, "unknown_records", (int64_t)t->unknown)) ||
         (rc = ps_tw_meta_i64(w, "unresolved_strings", (int64_t)t->unresolved_strings)) ||
         (rc = ps_tw_meta_i64(w, "cuda_injected_processes", (int64_t)t->cuda_injected_processes)) ||
-        (rc = ps_tw_meta_i64(w, "recorder_cpu_ns", recorder_cpu_ns())))
+        (rc = ps_tw_meta_i64(w, "recorder_cpu_ns", recorder_cpu_ns())) ||
+        (rc = ps_tw_meta(w, "recording_complete", "1")))
         goto out;
     /* Rank: what the probe saw in the ranks' environment, else the recorder's own. */
     if (t->rank >= 0) {
@@ -501,6 +502,13 @@ int cmd_record(int argc, char **argv)
     struct ps_collect *c = NULL;
     if (ps_tw_open(r.output, &w, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
+        unlink_trace(r.output);
+        goto out_mask;
+    }
+    /* Until the end-of-run rows replace it, the trace says it is incomplete (a killed recorder leaves 0). */
+    if (ps_tw_begin(w) || ps_tw_meta(w, "recording_complete", "0") || ps_tw_commit(w)) {
+        fprintf(stderr, "%s\n", ps_tw_errmsg(w));
+        ps_tw_free(w);
         unlink_trace(r.output);
         goto out_mask;
     }

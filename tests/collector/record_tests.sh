@@ -86,6 +86,7 @@ record_warns_when_the_probe_could_not_record)
     ;;
 record_child_dies_with_the_recorder)
     # findings-1 #7: after kill -9 of record, CMD ran on unobserved. Now it gets SIGTERM (PR_SET_PDEATHSIG).
+    # findings-1 #9: the trace of a killed recorder says it is incomplete (recording_complete = 0).
     "$perfscope" record -o "$trace" -- "$prog" sleep 30 2>"$dir/err" &
     rec=$!
     child=
@@ -103,6 +104,8 @@ record_child_dies_with_the_recorder)
         sleep 0.1
     done
     [ -z "$state" ] || [ "$state" = Z ] || { kill -KILL $child; fail "the child still runs (state $state)"; }
+    expect "recording_complete of a killed recorder" "$(meta recording_complete)" 0
+    expect "no end-of-run rows" "$(meta child_pid)" ""
     ;;
 record_forwards_sigalrm_and_survives_sigpipe)
     # findings-1 #7: SIGALRM (e.g. a batch time limit) killed record, not CMD; SIGPIPE killed record.
@@ -163,6 +166,7 @@ record_returns_child_exit_status_and_128_plus_signal)
     record -f -o "$trace" -- "$prog" signal 9
     expect "SIGKILL" "$rc" 137
     expect "child_signal" "$(meta child_signal)" 9
+    expect "recording_complete after a killed child" "$(meta recording_complete)" 1
     record -f -o "$trace" -- "$prog" signal 15
     expect "SIGTERM" "$rc" 143
     ;;
