@@ -282,6 +282,46 @@ struct run {
     unsigned probe_failures;        /* processes whose probe could not record */
 };
 
+/* META_DATA_EXPORT: the rows of nsys's table (as in shared/traces/nsys/h100_2gpu_1s.sqlite) that say which
+ * tool and schema wrote the file: the product is perfscope (never NVIDIA's name); the schema version is the
+ * nsys export schema whose tables and columns this trace follows. Written when the trace is created. */
+static int write_export_rows(struct ps_tw *w, int64_t utc_ns)
+{
+    char host[256] = "", utc[32], local[64];
+    gethostname(host, sizeof host - 1);
+    time_t sec = (time_t)(utc_ns / 1000000000);
+    struct tm tm;
+    strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%S", gmtime_r(&sec, &tm));
+    strftime(local, sizeof local, "%Y-%m-%dT%H:%M:%S %z %Z", localtime_r(&sec, &tm));
+    const char *const rows[][2] = {
+        { "EXPORT_PRODUCT_NAME", "perfscope" },
+        { "EXPORT_PRODUCT_VERSION", ps_version() },
+        { "EXPORT_SCHEMA_VERSION", "3.25.0" },
+        { "EXPORT_SCHEMA_VERSION_MAJOR", "3" },
+        { "EXPORT_SCHEMA_VERSION_MINOR", "25" },
+        { "EXPORT_SCHEMA_VERSION_MICRO", "0" },
+#if defined(__x86_64__)
+        { "EXPORT_ARCH", "x64" },
+#elif defined(__aarch64__)
+        { "EXPORT_ARCH", "arm64" },
+#endif
+        { "EXPORT_TIME_UTC", utc },
+        { "EXPORT_TIME_LOCAL", local },
+        { "EXPORT_HOST", host },
+    };
+    sqlite3_stmt *st = ps_tw_prepare(w, "INSERT INTO META_DATA_EXPORT(name, value) VALUES(?, ?)");
+    if (!st)
+        return -EIO;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        sqlite3_bind_text(st, 1, rows[i][0], -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, rows[i][1], -1, SQLITE_STATIC);
+        int rc = ps_tw_exec(w, st);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 /* The trace-wide rows written at the end. */
 static int write_run_rows(struct ps_tw *w, const struct run *r, const struct ps_rows_totals *t)
 {
@@ -506,7 +546,8 @@ int cmd_record(int argc, char **argv)
         goto out_mask;
     }
     /* Until the end-of-run rows replace it, the trace says it is incomplete (a killed recorder leaves 0). */
-    if (ps_tw_begin(w) || ps_tw_meta(w, "recording_complete", "0") || ps_tw_commit(w)) {
+    if (ps_tw_begin(w) || ps_tw_meta(w, "recording_complete", "0") || write_export_rows(w, r.utc_ns) ||
+        ps_tw_commit(w)) {
         fprintf(stderr, "%s\n", ps_tw_errmsg(w));
         ps_tw_free(w);
         unlink_trace(r.output);

@@ -18,6 +18,7 @@ const char ps_schema_sql[] =
     " endGlobalTid INTEGER, textId INTEGER REFERENCES StringIds(id), domainId INTEGER,"
     " uint64Value INTEGER, int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, int32Value INTEGER,"
     " floatValue REAL, jsonTextId INTEGER, jsonText TEXT, binaryData TEXT);\n"
+    "CREATE TABLE META_DATA_EXPORT(name TEXT NOT NULL, value TEXT);\n"
     "CREATE TABLE PERFSCOPE_META(name TEXT NOT NULL PRIMARY KEY, value TEXT);\n"
     "CREATE TABLE PERFSCOPE_ENUM_CUDA_STATE(id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
     "CREATE TABLE PERFSCOPE_PROCESS_INFO(globalPid INTEGER NOT NULL, pid INTEGER NOT NULL, ppid INTEGER,"

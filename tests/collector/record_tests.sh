@@ -238,6 +238,16 @@ record_writes_known_nvtx_ranges)
     expect "dropped" "$(meta dropped_records)" 0
     expect "event types" "$(q "SELECT group_concat(id) FROM (SELECT id FROM ENUM_NSYS_EVENT_TYPE ORDER BY id)")" "33,34,59,60,75"
     expect "session start" "$(q "SELECT count(*) FROM TARGET_INFO_SESSION_START_TIME WHERE utcEpochNs > 1600000000000000000")" 1
+    # findings-1 #16: nsys's META_DATA_EXPORT, with the rows nsys 2026.2 writes (shared/traces/nsys/h100_2gpu_1s.sqlite)
+    # for the product and the export schema 3.25.0 whose tables perfscope follows; never NVIDIA's name.
+    x() { q "SELECT group_concat(value, '|') FROM META_DATA_EXPORT WHERE name = '$1'"; }
+    expect "EXPORT_PRODUCT_NAME" "$(x EXPORT_PRODUCT_NAME)" perfscope
+    expect "EXPORT_PRODUCT_VERSION" "$(x EXPORT_PRODUCT_VERSION)" "$(meta perfscope_version)"
+    expect "EXPORT_SCHEMA_VERSION" "$(x EXPORT_SCHEMA_VERSION)" 3.25.0
+    expect "EXPORT_SCHEMA_VERSION_MAJOR.MINOR.MICRO" "$(x EXPORT_SCHEMA_VERSION_MAJOR).$(x EXPORT_SCHEMA_VERSION_MINOR).$(x EXPORT_SCHEMA_VERSION_MICRO)" 3.25.0
+    expect "EXPORT_TIME_UTC is the session start, to the second" "$(x EXPORT_TIME_UTC)" "$(meta start_time_utc | cut -c1-19)"
+    expect "EXPORT_HOST" "$(x EXPORT_HOST)" "$(hostname)"
+    expect "no NVIDIA name" "$(q "SELECT count(*) FROM META_DATA_EXPORT WHERE value LIKE '%NVIDIA%'")" 0
     ;;
 record_follows_forked_and_execed_children)
     record -o "$trace" -- "$prog" tree 1000
