@@ -54,7 +54,8 @@ static void usage(FILE *out)
             "      --ring-size BYTES  ring per probed process (default %u MiB, at least 132K; suffixes K, M, G, T)\n"
             "  -h, --help             this help\n"
             "\n"
-            "Environment: PERFSCOPE_PROBE names libperfscope_probe.so; PERFSCOPE_LOG=FILE|stderr logs the probe.\n",
+            "Environment: PERFSCOPE_PROBE names libperfscope_probe.so (an error if it is not); PERFSCOPE_LOG=FILE|stderr\n"
+            "logs the probe.\n",
             PS_RING_DEFAULT_BYTES >> 20);
 }
 
@@ -86,6 +87,19 @@ static int parse_size(const char *s, unsigned long long *out)
     return 0;
 }
 
+/* --sample-hz: plain decimal (digits, an optional fraction), 0 to 1000; 0 or -EINVAL. */
+static int parse_hz(const char *s, double *out)
+{
+    size_t digits = strspn(s, "0123456789");
+    const char *p = s + digits;
+    if (*p == '.')
+        p += 1 + strspn(p + 1, "0123456789");
+    if (!digits || *p)
+        return -EINVAL;
+    *out = strtod(s, NULL);
+    return *out <= 1000 ? 0 : -EINVAL;
+}
+
 /* 0: run; 1: --help printed; 2: usage error (message printed). */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -101,19 +115,24 @@ static int parse_opts(int argc, char **argv, struct opts *o)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+o:fh", longopts, NULL)) != -1) {
-        char *end;
+    while ((c = getopt_long(argc, argv, "+:o:fh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
+            /* `record -o -- ./p` took "--" as the file name: a value starting with '-' is a missing one. */
+            if (optarg[0] == '-') {
+                fprintf(stderr, "perfscope record: -o needs a file name, got '%s' (for a name starting with '-', "
+                                "write ./%s; see 'perfscope record --help')\n", optarg, optarg);
+                return 2;
+            }
             o->output = optarg;
             break;
         case 'f':
             o->force = 1;
             break;
         case 'S':
-            o->sample_hz = strtod(optarg, &end);
-            if (*end || end == optarg || !(o->sample_hz >= 0 && o->sample_hz <= 1000)) {
-                fprintf(stderr, "perfscope record: --sample-hz %s: give a number from 0 to 1000\n", optarg);
+            if (parse_hz(optarg, &o->sample_hz)) {
+                fprintf(stderr, "perfscope record: --sample-hz %s: give a decimal number from 0 to 1000, such as 20 "
+                                "or 0.5 (see 'perfscope record --help')\n", optarg);
                 return 2;
             }
             break;
@@ -121,7 +140,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             if (parse_size(optarg, &o->ring_bytes) || o->ring_bytes < PS_RING_MIN_BYTES ||
                 o->ring_bytes > PS_RING_MAX_BYTES) {
                 fprintf(stderr, "perfscope record: --ring-size %s: give a size from %llu bytes (%lluK) to %lluT, "
-                                "digits with an optional suffix K, M, G or T (powers of 1024)\n", optarg,
+                                "digits with an optional suffix K, M, G or T (powers of 1024); see 'perfscope "
+                                "record --help'\n", optarg,
                         PS_RING_MIN_BYTES, PS_RING_MIN_BYTES >> 10, PS_RING_MAX_BYTES >> 40);
                 return 2;
             }
@@ -129,14 +149,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'h':
             usage(stdout);
             return 1;
+        case ':':
+            fprintf(stderr, "perfscope record: option '%s' needs a value (see 'perfscope record --help')\n",
+                    argv[optind - 1]);
+            return 2;
         default:
-            fprintf(stderr, "perfscope record: unknown or incomplete option '%s'\n", argv[optind - 1]);
-            usage(stderr);
+            fprintf(stderr, "perfscope record: unknown option '%s' (see 'perfscope record --help')\n",
+                    argv[optind - 1]);
             return 2;
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "perfscope record: no command given (perfscope record [options] -- CMD ARGS...)\n");
+        fprintf(stderr, "perfscope record: no command given: perfscope record [options] -- CMD ARGS... (see "
+                        "'perfscope record --help')\n");
         return 2;
     }
     o->cmd = argv + optind;
@@ -507,7 +532,15 @@ int cmd_record(int argc, char **argv)
     if (ps_session_expand_output(o.output, r.output, sizeof r.output))
         return 2;
     char tried[4096];
-    r.have_probe = ps_session_find_probe(r.probe, sizeof r.probe, tried, sizeof tried) == 0;
+    int frc = ps_session_find_probe(r.probe, sizeof r.probe, tried, sizeof tried);
+    const char *env_probe = getenv("PERFSCOPE_PROBE");
+    if (frc && env_probe && *env_probe) {
+        fprintf(stderr, "perfscope record: PERFSCOPE_PROBE=%s: %s (name libperfscope_probe.so, or unset it to use "
+                        "the one installed with perfscope)\n", tried,
+                frc == -ENOEXEC ? "not perfscope's probe library" : strerror(-frc));
+        return 1;
+    }
+    r.have_probe = frc == 0;
     if (!r.have_probe)
         fprintf(stderr, "perfscope record: warning: libperfscope_probe.so not found (tried %s; set "
                         "PERFSCOPE_PROBE): recording host samples only, no NVTX or CUDA\n", tried);

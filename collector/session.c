@@ -2,7 +2,9 @@
 #include "session.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +139,43 @@ fail:
     return rc;
 }
 
+/* 1 if `path` is a 64-bit ELF shared object that defines InitializeInjectionNvtx2, the NVTX injection entry
+ * point the probe exports (probe/probe.map), in its dynamic symbol table (System V gABI, "Symbol Table").
+ * Programs that use NVTX only hold that name as a string. Read, not loaded: loading runs library code. */
+static int looks_like_probe(const char *path)
+{
+    static const char want[] = "InitializeInjectionNvtx2";
+    int found = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh = NULL;
+    if (fd < 0)
+        return 0;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_DYN || eh.e_shentsize != sizeof *sh ||
+        eh.e_shnum == 0 || eh.e_shnum > 4096 || !(sh = calloc(eh.e_shnum, sizeof *sh)) ||
+        pread(fd, sh, eh.e_shnum * sizeof *sh, (off_t)eh.e_shoff) != (ssize_t)(eh.e_shnum * sizeof *sh))
+        goto out;
+    for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
+        if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh.e_shnum || sh[i].sh_entsize != sizeof(Elf64_Sym))
+            continue;
+        const Elf64_Shdr *str = &sh[sh[i].sh_link];
+        for (uint64_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym) && k < (1u << 20) && !found; k++) {
+            Elf64_Sym sym;
+            char name[sizeof want];
+            if (pread(fd, &sym, sizeof sym, (off_t)(sh[i].sh_offset + k * sizeof sym)) != (ssize_t)sizeof sym)
+                break;
+            if (sym.st_shndx == SHN_UNDEF || sym.st_name >= str->sh_size ||
+                pread(fd, name, sizeof name, (off_t)(str->sh_offset + sym.st_name)) != (ssize_t)sizeof name)
+                continue;
+            found = memcmp(name, want, sizeof want) == 0;
+        }
+    }
+out:
+    free(sh);
+    close(fd);
+    return found;
+}
+
 int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len)
 {
     static const char *const rel[] = { "", "/../probe", "/../lib/perfscope", "/../lib" };
@@ -147,8 +186,18 @@ int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len)
     const char *list[8];
     char store[6][sizeof cand];
     int n = 0;
-    if (env && *env)
-        list[n++] = env;
+    if (env && *env) {
+        /* Named explicitly: use it or stop, never fall back to another probe. */
+        snprintf(tried, tried_len, "%s", env);
+        if (access(env, R_OK) != 0 || !realpath(env, cand))
+            return -errno;
+        if (!looks_like_probe(cand))
+            return -ENOEXEC;
+        if (strlen(cand) >= len)
+            return -ENAMETOOLONG;
+        strcpy(buf, cand);
+        return 0;
+    }
     ssize_t bl = readlink("/proc/self/exe", bindir, sizeof bindir - 1);
     if (bl > 0) {
         bindir[bl] = '\0';

@@ -20,7 +20,9 @@ unsigned ps_session_report_probe_failures(const char *dir);
 
 /* Absolute path of libperfscope_probe.so: $PERFSCOPE_PROBE, else next to the perfscope binary
  * (<bin>/, <bin>/../probe/, <bin>/../lib/perfscope/, <bin>/../lib/), else the build tree's path
- * (PS_PROBE_BUILD_PATH). Returns 0, or -ENOENT with the places tried written to `tried`. */
+ * (PS_PROBE_BUILD_PATH). Returns 0, or -ENOENT with the places tried written to `tried`. A $PERFSCOPE_PROBE
+ * that cannot be read (-errno) or is not the probe (-ENOEXEC: not an ELF file naming the NVTX injection
+ * entry point) is an error, with no fallback; `tried` then holds it. */
 int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len);
 
 /* Expand %p (the recorder's pid), %h (host name), %r (rank: RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID,

@@ -160,6 +160,40 @@ record_disk_full_removes_the_session_dir)
     grep -q "is incomplete or missing" "$dir/err" || fail "message: $(cat "$dir/err")"
     expect "session dirs left" "$(ls -A "$dir/xdg/perfscope")" ""
     ;;
+record_rejects_a_probe_path_that_is_not_the_probe)
+    # findings-1 #15: a missing PERFSCOPE_PROBE silently used the build tree's probe; /etc/passwd recorded
+    # nothing without a word. Both now stop record (exit 1) before CMD runs.
+    PERFSCOPE_PROBE=$dir/nonexist.so "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err"
+    expect "status, missing" "$?" 1
+    grep -q "PERFSCOPE_PROBE=$dir/nonexist.so: No such file or directory" "$dir/err" || fail "message: $(cat "$dir/err")"
+    PERFSCOPE_PROBE=/etc/passwd "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err"
+    expect "status, not a library" "$?" 1
+    grep -q "PERFSCOPE_PROBE=/etc/passwd: not perfscope's probe library" "$dir/err" || fail "message: $(cat "$dir/err")"
+    # nvtx_prog and perfscope both hold the name InitializeInjectionNvtx2 as a string; neither defines it.
+    PERFSCOPE_PROBE=$prog "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err"
+    expect "status, an NVTX program" "$?" 1
+    PERFSCOPE_PROBE=$perfscope "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err"
+    expect "status, the perfscope binary" "$?" 1
+    [ ! -e "$trace" ] || fail "a trace was written"
+    ;;
+record_option_errors_are_one_line_usage_errors)
+    # findings-1 #15: strict numbers, `-o -- ./p` is a missing value, one line + a pointer to --help.
+    for bad in "--sample-hz 0x10" "--sample-hz 1e3" "--sample-hz nan" "--sample-hz 1001" "--sample-hz -1" \
+               "-o --" "--bogus" "--ring-size"; do
+        # shellcheck disable=SC2086
+        record $bad -- "$prog" exit 0
+        expect "status for '$bad'" "$rc" 2
+        expect "lines for '$bad'" "$(wc -l <"$dir/err")" 1
+        grep -q "see 'perfscope record --help'" "$dir/err" || fail "'$bad': message: $(cat "$dir/err")"
+    done
+    record --sample-hz " 5" -- "$prog" exit 0
+    expect "status for ' 5'" "$rc" 2
+    [ ! -e ./-- ] || fail "a file named -- was written"
+    record -o "$trace" --sample-hz 0.5 -- "$prog" exit 0
+    expect "status for 0.5" "$rc" 0
+    expect "sample_hz" "$(meta sample_hz)" 0.5
+    grep -q "1 process (" "$dir/err" || fail "grammar: $(cat "$dir/err")"
+    ;;
 record_returns_child_exit_status_and_128_plus_signal)
     record -o "$trace" -- "$prog" exit 7
     expect "exit 7" "$rc" 7
