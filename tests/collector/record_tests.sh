@@ -91,7 +91,11 @@ record_child_dies_with_the_recorder)
     rec=$!
     child=
     for i in $(seq 50); do
-        child=$(pgrep -P $rec) && break
+        # the child of $rec, from /proc (field 4 of /proc/PID/stat, after the ")" that ends the name)
+        child=$(for f in /proc/[0-9]*/stat; do
+                    [ "$(sed 's/.*) //' "$f" 2>/dev/null | cut -d' ' -f2)" = $rec ] && basename "${f%/stat}"
+                done | head -n1)
+        [ -n "$child" ] && break
         sleep 0.1
     done
     [ -n "$child" ] || fail "no child of the recorder"
