@@ -88,13 +88,12 @@ long ps_gz_read(struct ps_gz_input *in, char *buf, size_t len, const char *path,
                                 "%s: truncated gzip: the compressed data ends at byte %lld before the gzip stream "
                                 "does (was the file cut short while copying?)", path, in->in_off);
         }
-        if (in->stream_end && zs->avail_in > 0 && zs->next_in[0] != 0x1f) {
-            /* Bytes after a complete member that do not start another one (padding, a tool's trailer):
-             * ignored, as gzip(1) does ("trailing garbage ignored"). */
-            zs->avail_in = 0;
-            in->eof = 1;
-            continue;
-        }
+        if (in->stream_end && zs->avail_in > 0 && zs->next_in[0] != 0x1f)
+            /* Bytes after a complete member that do not start another one: gzip(1) only warns ("trailing
+             * garbage ignored"), but a trace with something appended is not what the profiler wrote. */
+            return ps_read_fail(err, errlen, "%s: trailing data after the gzip stream at compressed byte "
+                                "%lld (not another gzip member): the file was damaged or something was appended to "
+                                "it; `gzip -dc FILE > trace.json` keeps the valid part", path, in->in_off);
         unsigned before = zs->avail_in;
         in->stream_end = 0;
         int zrc = inflate(zs, Z_NO_FLUSH);
