@@ -311,6 +311,21 @@ static void json_bom_accepted(void)
     unlink(path);
 }
 
+/* #15: a SQLite file whose schema holds raw bytes (a table named \xff\xfe with a broken CREATE statement):
+ * the error message shows them escaped. */
+static void corrupt_sqlite_message_escaped(void)
+{
+    struct result a;
+    const char *path = make_trace("badschema", "CREATE TABLE \"\xff\xfe\"(x);"
+                                               "PRAGMA writable_schema = ON;"
+                                               "UPDATE sqlite_master SET sql = 'CREATE TABLE \xff\xfe(' "
+                                               " WHERE name = '\xff\xfe';");
+    CHECK(report(path, &a, NULL) < 0, "a corrupt schema was accepted");
+    CHECK(strchr(a.err, 0xff) == NULL && strchr(a.err, 0xfe) == NULL, "raw bytes in the message: %s", a.err);
+    CHECK(strstr(a.err, "\\xff\\xfe") != NULL, "the bytes are not shown escaped: %s", a.err);
+    done(&a);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -326,6 +341,7 @@ int main(int argc, char **argv)
         { "steps_table_is_bounded", steps_table_is_bounded },
         { "kernel_names_in_full_and_hta_note", kernel_names_in_full_and_hta_note },
         { "json_bom_accepted", json_bom_accepted },
+        { "corrupt_sqlite_message_escaped", corrupt_sqlite_message_escaped },
     };
     if (argc < 3) {
         fprintf(stderr, "usage: %s DIR CASE\n", argv[0]);
