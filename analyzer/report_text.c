@@ -204,9 +204,9 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
 static void steps_table(FILE *f, const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    fputc('\n', f);
     if (r->whole_run && m->ranges.n == 0 && !r->has_gpu)
         return;   /* run_summary said why there is nothing to break down */
+    fputc('\n', f);
     if (r->whole_run)
         fprintf(f, "Steps: no range matches --step-range; the whole run is one window.\n");
     else
@@ -260,6 +260,9 @@ static void verdict(FILE *f, const struct ps_report *r)
     fprintf(f, "\nVerdict: %s", ps_bottleneck_name[r->bottleneck]);
     if (r->bottleneck != PS_BN_UNKNOWN)
         fprintf(f, " (%.1f %% of the average step)", 100.0 * r->share);
+    else
+        fprintf(f, " (%s)", m->ranges.n == 0 && !r->has_gpu ? "nothing to break down: see above"
+                                                             : "zero-length steps: nothing to classify");
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
     fputc('\n', f);
