@@ -16,22 +16,9 @@ static double pct(int64_t part, int64_t whole)
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* Print a name escaped (ps_text_escape: a name can never forge a line or a terminal escape). width 0: in full;
- * else padded to `width` characters, a longer one cut in the middle ("head...tail") so the distinctive tail of
- * names sharing a long prefix stays visible. */
-static void put_name(FILE *f, const char *s, int width)
+/* Print escaped `buf` (more than `width` characters) as head...tail in `width` characters. */
+static void name_cut(FILE *f, const char *buf, int width)
 {
-    char buf[4096];
-    size_t nchars;
-    ps_text_escape(s, buf, sizeof buf, &nchars);
-    if (width <= 0) {
-        fputs(buf, f);
-        return;
-    }
-    if ((int)nchars <= width) {
-        fprintf(f, "%s%*s", buf, width - (int)nchars, "");
-        return;
-    }
     int tail = (width - 3) / 2, head = width - 3 - tail;
     const char *p = buf;
     for (int i = 0; i < head; i++)   /* whole UTF-8 sequences (escapes are ASCII) */
@@ -45,6 +32,30 @@ static void put_name(FILE *f, const char *s, int width)
         while (q > p && ((unsigned char)*q & 0xC0) == 0x80);
     }
     fputs(q, f);
+}
+
+/* Print a name escaped (ps_text_escape: a name can never forge a line or a terminal escape). width 0: in full;
+ * else padded to `width` characters, a longer one cut in the middle ("head...tail") so the distinctive tail of
+ * names sharing a long prefix stays visible. */
+static void put_name(FILE *f, const char *s, int width)
+{
+    char small[256];
+    size_t nchars, cap = 4 * strlen(s) + 1;   /* an escape is at most 4 bytes per input byte */
+    char *buf = cap <= sizeof small ? small : malloc(cap);
+    if (!buf) {                               /* out of memory: the escaped start of the name */
+        buf = small;
+        cap = sizeof small;
+    }
+    ps_text_escape(s, buf, cap, &nchars);
+    if (width <= 0) {
+        fputs(buf, f);
+    } else if ((int)nchars <= width) {
+        fprintf(f, "%s%*s", buf, width - (int)nchars, "");
+    } else {
+        name_cut(f, buf, width);
+    }
+    if (buf != small)
+        free(buf);
 }
 
 /* Column label of a step-time category. Without GPU rows the Kernel category is the host's compute: "Compute"
