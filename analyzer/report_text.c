@@ -160,9 +160,13 @@ static void run_summary(FILE *f, const struct ps_report *r)
     put_name(f, m->path, 0);
     fprintf(f, " (%s trace)\n\n", ps_format_name(m->format));
     warnings(f, r);
-    fprintf(f, "Run: %.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu ranges)\n",
-            MS(r->run_end_ns - r->run_start_ns), m->procs.n, m->procs.n == 1 ? "" : "es", m->threads.n,
-            m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n, m->api.n, m->ranges.n);
+    if (r->nevents == 0)   /* no span to measure: the duration is the program's (metadata, host samples) */
+        fprintf(f, "Run: no events, %zu process%s, %zu thread%s\n", m->procs.n, m->procs.n == 1 ? "" : "es",
+                m->threads.n, m->threads.n == 1 ? "" : "s");
+    else
+        fprintf(f, "Run: %.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu ranges)\n",
+                MS(r->run_end_ns - r->run_start_ns), m->procs.n, m->procs.n == 1 ? "" : "es", m->threads.n,
+                m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n, m->api.n, m->ranges.n);
     if (m->rank >= 0)
         fprintf(f, "Rank %d of %d\n", m->rank, m->world_size);
     int cuda = short_meta(f, r);

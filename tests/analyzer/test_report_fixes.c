@@ -209,6 +209,7 @@ static void no_nvtx_no_gpu_explained(void)
     CHECK(strstr(a.text, "Host samples: 4 over 1.000 s, CPU time 0.500 s (0.50 cores on average)") != NULL,
           "host samples not summarised");
     CHECK(strstr(a.text, "0.00%") == NULL, "a table of 0 %% shares is printed");
+    CHECK(strstr(a.text, "Run: no events") != NULL, "the run line shows a fake 0.000 ms duration");
     CHECK(strstr(a.json, "\"bottleneck\": \"unknown\", \"share\": null") != NULL, "JSON share is not null");
     CHECK(strstr(a.json, "\"host_samples\": {\"count\": 4, \"first_ns\": 0, \"last_ns\": 1000000000, "
                          "\"cpu_ns\": 500000000}") != NULL, "JSON host samples");
