@@ -45,8 +45,15 @@ output_is_input)   # -o naming the trace itself (directly, by a symlink, by a ha
     "$ps" report "$tmp/t.json" -o "$tmp/other.txt" || { echo "a different output is refused"; exit 1; } ;;
 write_failure_one_line)
     [ -w /dev/full ] || exit 77
-    printf '%s' "$tiny_json" >"$tmp/t.json"
-    expect 1 "No space left" -- sh -c "\"$ps\" report \"$tmp/t.json\" >/dev/full"
+    # 300 steps: a report far larger than stdio's buffer, so writes fail while rendering, not only at the flush
+    i=0; ev=''
+    while [ $i -lt 300 ]; do
+        ev="$ev{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#$i\", \"pid\": 1, \"tid\": 1, \"ts\": $((i * 10)), \"dur\": 10},"
+        i=$((i + 1))
+    done
+    printf '{"traceEvents": [%s{}]}' "$ev" >"$tmp/t.json"
+    "$ps" report --format json "$tmp/t.json" | [ "$(wc -c)" -gt 20000 ] || { echo "report not large"; exit 1; }
+    expect 1 "No space left" -- sh -c "\"$ps\" report --format json \"$tmp/t.json\" >/dev/full"
     [ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "not one error line:"; cat "$tmp/err"; exit 1; } ;;
 gzip_trailing_garbage)   # concatenated members are one stream; other bytes after the stream are an error
     command -v gzip >/dev/null || exit 77
