@@ -34,6 +34,7 @@ struct ps_report_opts {
     double kernel_threshold;   /* Kernel share at or above which a step is kernel-bound; default 0.8 */
     int64_t gap_ns;            /* GPU idle gaps reported as findings from this length; default 1 ms */
     int64_t tiny_kernel_ns;    /* kernels shorter than this count as tiny; default 10 µs */
+    int all_steps;             /* text: list every step (default: at most ~20 rows) */
 };
 void ps_report_opts_default(struct ps_report_opts *o);
 
@@ -148,7 +149,11 @@ struct ps_report {
     size_t nevents;
     struct ps_step *steps;
     size_t nsteps;
-    size_t nsteps_host;            /* host step ranges found, before tb's trailing-step rules */
+    size_t nsteps_host;            /* host steps of the analysed thread (nested ones merged), before tb's
+                                    * trailing-step rules */
+    size_t step_ranges_found;      /* host ranges matching --step-range, all processes and threads, before any rule */
+    uint32_t step_thread;          /* index into model.threads of the thread whose steps are analysed; PS_NONE */
+    size_t step_threads;           /* threads of the analysed process holding step ranges */
     int whole_run;                 /* no step range: one window over the run */
     struct ps_step avg;            /* mean over steps (start/end unused; end_ns - start_ns = mean duration) */
     int64_t avg_dur_ns;
@@ -222,6 +227,14 @@ enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, i
                                        double *share);
 /* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
 int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
+
+/* The value of metadata key `key` (perfscope: PERFSCOPE_META), NULL when absent (report.c). */
+const char *ps_report_meta(const struct ps_report *r, const char *key);
+/* PERFSCOPE_META recording_complete: 1 the recorder finished, 0 it did not (killed, or still recording),
+ * -1 unknown (absent: an older trace, or another format). */
+int ps_report_recording_complete(const struct ps_report *r);
+/* PERFSCOPE_META child_exit_code and child_signal into *code / *sig; returns 0 when both are absent. */
+int ps_report_child_status(const struct ps_report *r, long *code, long *sig);
 
 /* Find the device stat for `device`, adding it if new (report.c). NULL on out-of-memory. */
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device);

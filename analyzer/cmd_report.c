@@ -2,9 +2,12 @@
  * analyses and print the bottleneck report as text or JSON. Exit 0 ok, 1 bad input, 2 usage. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../cli/commands.h"
 #include "analysis.h"
@@ -15,11 +18,11 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: perfscope report FILE [--format text|json] [-o OUT] [--step-range RE] [--data-range RE]\n"
             "                        [--copy-range RE] [--compat tb] [--top N] [--kernel-threshold X]\n"
-            "                        [--gap-threshold-ms MS] [--tiny-kernel-us US]\n\n"
+            "                        [--gap-threshold-ms MS] [--tiny-kernel-us US] [--all-steps]\n\n"
             "Where each training step's time goes, and what to change. FILE is a perfscope trace, an Nsight\n"
             "Systems SQLite export or a PyTorch profiler (Kineto) JSON trace, plain or gzip.\n\n"
             "  --format text|json     output format (default text; json is documented in docs/report.md)\n"
-            "  -o, --output OUT       write the report to OUT instead of stdout\n"
+            "  -o, --output OUT       write the report to OUT instead of stdout (never the trace itself)\n"
             "  --step-range RE        step ranges (whole name, case-insensitive extended regex); default\n"
             "                         %s\n"
             "  --data-range RE        data-loading ranges; default\n"
@@ -28,32 +31,49 @@ static void usage(FILE *out)
             "                         %s\n"
             "  --compat tb            find communication as the PyTorch TensorBoard plugin does (kernels linked\n"
             "                         to nccl:/gloo: host ops) instead of by NCCL/RCCL kernel names\n"
-            "  --top N                kernels listed (default 10)\n"
+            "  --top N                kernels listed (default 10; 0 lists all)\n"
             "  --kernel-threshold X   Kernel share from which a step is kernel-bound (default 0.8)\n"
             "  --gap-threshold-ms MS  GPU idle gaps reported as findings from this length (default 1)\n"
-            "  --tiny-kernel-us US    kernels shorter than this count as tiny (launch-bound finding; default 10)\n",
+            "  --tiny-kernel-us US    kernels shorter than this count as tiny (launch-bound finding; default 10)\n"
+            "  --all-steps            text: list every step (default: at most 20 rows; JSON always has all)\n",
             PS_STEP_RE_DEFAULT, PS_DATA_RE_DEFAULT, PS_COPY_RE_DEFAULT);
 }
 
-/* Parse a number with nothing after it. Returns 0 or -EINVAL. */
+/* Parse a finite number with nothing after it (NaN and infinities are refused: every comparison with a NaN
+ * threshold is false). Returns 0 or -EINVAL. */
 static int parse_double(const char *s, double *out)
 {
     char *end;
     errno = 0;
     *out = strtod(s, &end);
-    return (errno || end == s || *end) ? -EINVAL : 0;
+    return (errno || end == s || *end || !isfinite(*out)) ? -EINVAL : 0;
+}
+
+/* Print a message that may quote bytes of the trace (SQLite errors quote corrupt schema text) escaped. */
+static void print_error(const char *msg)
+{
+    char buf[2048];
+    ps_text_escape(msg, buf, sizeof buf, NULL);
+    fprintf(stderr, "perfscope report: %s\n", buf);
+}
+
+/* 1 when `output` names the trace itself (same device and inode: also through a symlink or hard link). */
+static int same_file(const char *path, const char *output)
+{
+    struct stat a, b;
+    return stat(path, &a) == 0 && stat(output, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_FORMAT = 256, OPT_STEP, OPT_DATA, OPT_COPY, OPT_COMPAT, OPT_TOP, OPT_KTH, OPT_GAP, OPT_TINY };
+    enum { OPT_FORMAT = 256, OPT_STEP, OPT_DATA, OPT_COPY, OPT_COMPAT, OPT_TOP, OPT_KTH, OPT_GAP, OPT_TINY, OPT_ALL };
     static const struct option longopts[] = {
         { "format", required_argument, NULL, OPT_FORMAT },  { "output", required_argument, NULL, 'o' },
         { "step-range", required_argument, NULL, OPT_STEP }, { "data-range", required_argument, NULL, OPT_DATA },
         { "copy-range", required_argument, NULL, OPT_COPY }, { "compat", required_argument, NULL, OPT_COMPAT },
         { "top", required_argument, NULL, OPT_TOP },         { "kernel-threshold", required_argument, NULL, OPT_KTH },
         { "gap-threshold-ms", required_argument, NULL, OPT_GAP }, { "tiny-kernel-us", required_argument, NULL, OPT_TINY },
-        { "help", no_argument, NULL, 'h' },
+        { "all-steps", no_argument, NULL, OPT_ALL },  { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct ps_report_opts o;
@@ -122,6 +142,9 @@ int cmd_report(int argc, char **argv)
             }
             o.tiny_kernel_ns = (int64_t)(x * 1e3);
             break;
+        case OPT_ALL:
+            o.all_steps = 1;
+            break;
         case ':':
             fprintf(stderr, "perfscope report: option '%s' needs a value (see 'perfscope report --help')\n",
                     argv[optind - 1]);
@@ -138,6 +161,11 @@ int cmd_report(int argc, char **argv)
         return 2;
     }
     const char *path = argv[optind];
+    if (output && same_file(path, output)) {
+        fprintf(stderr, "perfscope report: -o %s is the trace being read (%s): refusing to overwrite it; "
+                        "choose another output file\n", output, path);
+        return 1;
+    }
     char err[512] = "";
     int status = 1;
     struct ps_model *m = NULL;
@@ -152,15 +180,15 @@ int cmd_report(int argc, char **argv)
     ps_names_free(names);
     ps_model_free(empty);
     if (rc < 0) {
-        fprintf(stderr, "perfscope report: %s\n", rc == -ENOMEM ? "out of memory" : err);
+        print_error(rc == -ENOMEM ? "out of memory" : err);
         goto out;
     }
     if (ps_read_trace(path, &m, err, sizeof err) < 0) {
-        fprintf(stderr, "perfscope report: %s\n", err);
+        print_error(err);
         goto out;
     }
     if (ps_report_build(&rep, m, &o, err, sizeof err) < 0) {
-        fprintf(stderr, "perfscope report: %s\n", err);
+        print_error(err);
         goto out;
     }
     built = 1;
@@ -169,10 +197,15 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     rc = strcmp(format, "json") == 0 ? ps_report_write_json(&rep, dest) : ps_report_write_text(&rep, dest);
-    if (output && fclose(dest) != 0)
-        rc = -EIO;
-    if (rc < 0) {
-        fprintf(stderr, "perfscope report: writing %s failed: %s\n", output ? output : "the report", strerror(errno));
+    int werr = errno;
+    if ((output ? fclose(dest) : fflush(dest)) != 0 || rc < 0) {
+        werr = rc < 0 ? werr : errno;
+        fprintf(stderr, "perfscope report: writing %s failed: %s\n", output ? output : "the report",
+                strerror(werr ? werr : EIO));
+        if (!output) {   /* reported once: drop what stdout still buffers so the caller's flush check is quiet */
+            __fpurge(stdout);
+            clearerr(stdout);
+        }
         goto out;
     }
     status = 0;

@@ -14,6 +14,7 @@ struct ps_gz_input {
     int gzip;
     int eof;               /* no more compressed bytes in the file */
     int stream_end;        /* the last gzip member ended cleanly and no input follows it */
+    int padding;           /* zero bytes followed the last member: only zeros may follow */
     long long in_off;      /* compressed bytes consumed from the file so far */
     z_stream zs;
     int zs_ready;
@@ -88,11 +89,19 @@ long ps_gz_read(struct ps_gz_input *in, char *buf, size_t len, const char *path,
                                 "%s: truncated gzip: the compressed data ends at byte %lld before the gzip stream "
                                 "does (was the file cut short while copying?)", path, in->in_off);
         }
-        if (in->stream_end && zs->avail_in > 0 && zs->next_in[0] != 0x1f) {
-            /* Bytes after a complete member that do not start another one (padding, a tool's trailer):
-             * ignored, as gzip(1) does ("trailing garbage ignored"). */
+        if (in->stream_end && zs->avail_in > 0 && (in->padding || zs->next_in[0] != 0x1f)) {
+            /* After a complete member: zero bytes to the end of the file are padding (ignored, as gzip(1)
+             * does); any other bytes that do not start another member are an error (gzip(1) only warns
+             * "trailing garbage ignored", but a trace with something appended is not what the profiler wrote). */
+            for (unsigned i = 0; i < zs->avail_in; i++)
+                if (zs->next_in[i] != 0)
+                    return ps_read_fail(err, errlen, "%s: trailing data after the gzip stream at compressed byte "
+                                        "%lld (not another gzip member): the file was damaged or something was "
+                                        "appended to it; `gzip -dc FILE > trace.json` keeps the valid part",
+                                        path, in->in_off + i);
+            in->padding = 1;
+            in->in_off += zs->avail_in;
             zs->avail_in = 0;
-            in->eof = 1;
             continue;
         }
         unsigned before = zs->avail_in;

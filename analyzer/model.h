@@ -141,6 +141,12 @@ struct ps_model {
     int32_t rank, local_rank, world_size;   /* -1 when unknown */
     int64_t dropped_records;        /* records lost while recording (probe rings + CUPTI), -1 unknown */
     int64_t unplaced_events;        /* events the reader read but could not place in the model (reported) */
+    struct {                        /* perfscope host samples (PERFSCOPE_PROCESS_SAMPLES); n 0: none */
+        int64_t n;                  /* sample rows */
+        int64_t first_ns, last_ns;  /* first and last sample timestamp */
+        int64_t cpu_ns;             /* CPU time (user + system) the sampled processes used, summed: each
+                                     * process's last cumulative value */
+    } samples;
     int correlation_global;         /* 1: correlation ids are unique file-wide (Kineto); 0: per process */
     struct ps_strpool *strings;
     struct ps_gpu_build *gpu_build; /* reader-time state (attribute index, correlation ids); freed by finish */
@@ -157,6 +163,11 @@ uint32_t ps_model_intern_cstr(struct ps_model *m, const char *s);
 /* The string for an id; "" for PS_NONE. Valid until ps_model_free. */
 const char *ps_model_str(const struct ps_model *m, uint32_t id);
 size_t ps_model_nstrings(const struct ps_model *m);
+/* Copy NUL-terminated `s` into out (cap bytes, always NUL-terminated when cap > 0) for printing on a terminal:
+ * \n \t \r as two characters, other control characters, DEL and invalid UTF-8 bytes as \xNN, C1 controls as
+ * \u00NN (text_escape.c). Stops before a piece that does not fit. Returns the bytes written; *chars (may be
+ * NULL) gets the characters written (a UTF-8 sequence counts one). */
+size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars);
 
 /* Find-or-add lookups; each returns an index, PS_NONE on out-of-memory. */
 uint32_t ps_model_process(struct ps_model *m, uint32_t pid);

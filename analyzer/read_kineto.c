@@ -740,13 +740,16 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
         long n = ps_gz_read(in, chunk, chunk_size, path, err, errlen);
         if (n < 0)
             goto out;
-        yajl_status ys = n ? yajl_parse(h, (unsigned char *)chunk, (size_t)n) : yajl_complete_parse(h);
+        size_t skip = 0;
+        if (offset == 0 && n >= 3 && !memcmp(chunk, "\xef\xbb\xbf", 3))
+            skip = 3;   /* a UTF-8 byte-order mark (RFC 8259 §8.1: a parser may ignore it) */
+        yajl_status ys = n ? yajl_parse(h, (unsigned char *)chunk + skip, (size_t)n - skip) : yajl_complete_parse(h);
         if (ys != yajl_status_ok) {
             if (c.failed)
                 goto out;
-            unsigned char *msg = yajl_get_error(h, 0, (unsigned char *)chunk, n ? (size_t)n : 0);
+            unsigned char *msg = yajl_get_error(h, 0, (unsigned char *)chunk + skip, n ? (size_t)n - skip : 0);
             const char *text = msg ? (const char *)msg : "parse error";
-            long long at = offset + (long long)(n ? yajl_get_bytes_consumed(h) : 0);
+            long long at = offset + (long long)(n ? skip + yajl_get_bytes_consumed(h) : 0);
             while (*text == ' ' || *text == '\n')
                 text++;
             if (n)

@@ -23,6 +23,7 @@ struct sctx {
     int have_api;                     /* the API table has rows: GPU rows keep their correlation ids for the link */
     struct ps_idmap strings, threads, streams, copy_names, domains;
     struct ps_unplaced unplaced;
+    long long dropped_parts;          /* sum of the other PERFSCOPE_META dropped* keys (-1: none) */
     /* the columns of the table being read */
     char *cols[MAX_COLS];
     int ncols;
@@ -133,6 +134,26 @@ static int step_error(struct sctx *c, const char *table, long long row)
 {
     return ps_read_fail(c->err, c->errlen, "%s: table %s, row %lld: %s", c->path, table, row,
                         sqlite3_errmsg(c->db));
+}
+
+/* Columns 0 (start) and 1 (end) of a trace-table row must be integers (ns) or NULL; the statement's last column
+ * is the rowid. Returns 0, or -1 with a message naming the table, column and rowid. */
+static int check_times(struct sctx *c, sqlite3_stmt *st, const char *table)
+{
+    for (int i = 0; i < 2; i++) {
+        int t = sqlite3_column_type(st, i);
+        if (t == SQLITE_INTEGER || t == SQLITE_NULL)
+            continue;
+        char value[64] = "";
+        if (t != SQLITE_BLOB)
+            ps_text_escape(col_text(st, i), value, sizeof value, NULL);
+        return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s, rowid %lld: %s value %s%s%s where an "
+                            "integer time in ns is required: the trace is corrupt", c->path, table,
+                            i ? "end" : "start", (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1),
+                            t == SQLITE_TEXT ? "text" : t == SQLITE_FLOAT ? "real" : "blob",
+                            t == SQLITE_BLOB ? "" : "'", value, t == SQLITE_BLOB ? "" : "'");
+    }
+    return 0;
 }
 
 /* ---- lookups ---- */
@@ -276,13 +297,15 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     }
     if (rc < 0)
         return -1;
-    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), " FROM \"%s\"", table);
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
     if (prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
     int failed = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         row++;
+        if (check_times(c, st, table) < 0)
+            goto fail;
         if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL) {
             count_unplaced(c, table, "rows without start/end");
             continue;
@@ -373,12 +396,14 @@ static int read_api(struct sctx *c)
         add_col(c, sql, sizeof sql, table, "correlationId", "NULL") < 0 ||
         add_col(c, sql, sizeof sql, table, "nameId", NULL) < 0)
         return -1;
-    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), " FROM \"%s\"", table);
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
     if (prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         row++;
+        if (check_times(c, st, table) < 0)
+            goto fail;
         int64_t cls = sqlite3_column_int64(st, 2);
         if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL ||
             sqlite3_column_type(st, 3) == SQLITE_NULL) {
@@ -428,13 +453,15 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
     char sql[600];
     sqlite3_stmt *st = NULL;
     int rc, failed = 0;
-    snprintf(sql, sizeof sql, "%s FROM NVTX_EVENTS WHERE eventType %s", select,
+    snprintf(sql, sizeof sql, "%s, rowid FROM NVTX_EVENTS WHERE eventType %s", select,
              pass == 0 ? "= 75" : "IN (34, 59, 60, 35, 37, 70, 71)");
     if (prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         row++;
+        if (check_times(c, st, table) < 0)
+            goto fail;
         int type = sqlite3_column_int(st, 2);
         int has_tid = sqlite3_column_type(st, 5) != SQLITE_NULL;
         int64_t gtid = sqlite3_column_int64(st, 5);
@@ -616,7 +643,9 @@ static int cuda_device_row(struct sctx *c, sqlite3_stmt *st)
 }
 
 /* PERFSCOPE_META (key, value) rows: all kept in model.meta; rank, local_rank, world_size and the
- * dropped-record counts (keys starting with "dropped") also go into the model's fields. */
+ * dropped-record count also go into the model's fields. `dropped_records` is the total over all processes
+ * (docs/trace-format.md); the other `dropped*` keys (per process: `dropped_records.pid.PID`) are summed only
+ * as a fallback for a trace without the total (read_meta), never added to it. */
 static int meta_row(struct sctx *c, sqlite3_stmt *st)
 {
     const char *key = (const char *)sqlite3_column_text(st, 0);
@@ -634,8 +663,10 @@ static int meta_row(struct sctx *c, sqlite3_stmt *st)
         c->m->local_rank = (int32_t)v;
     else if (strcmp(key, "world_size") == 0)
         c->m->world_size = (int32_t)v;
+    else if (strcmp(key, "dropped_records") == 0)
+        c->m->dropped_records = v;
     else if (strncmp(key, "dropped", 7) == 0)
-        c->m->dropped_records = (c->m->dropped_records < 0 ? 0 : c->m->dropped_records) + v;
+        c->dropped_parts = (c->dropped_parts < 0 ? 0 : c->dropped_parts) + v;
     return 0;
 }
 
@@ -666,7 +697,47 @@ static int read_meta(struct sctx *c)
                             c->path, c->ncols);
     char sql[300];
     snprintf(sql, sizeof sql, "SELECT \"%s\", \"%s\" FROM PERFSCOPE_META", c->cols[0], c->cols[1]);
-    return for_rows(c, "PERFSCOPE_META", sql, meta_row);
+    c->dropped_parts = -1;
+    if (for_rows(c, "PERFSCOPE_META", sql, meta_row) < 0)
+        return -1;
+    if (c->m->dropped_records < 0 && c->dropped_parts >= 0)
+        c->m->dropped_records = c->dropped_parts;
+    return 0;
+}
+
+/* Run a query returning one row of `n` integers into out[] (NULL columns: 0). Returns 0 or -1 with a message. */
+static int query_row(struct sctx *c, const char *table, const char *sql, int64_t *out, int n)
+{
+    sqlite3_stmt *st = NULL;
+    if (prepare(c, table, sql, &st) < 0)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        for (int i = 0; i < n; i++)
+            out[i] = sqlite3_column_int64(st, i);
+    else
+        step_error(c, table, 1);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* PERFSCOPE_PROCESS_SAMPLES (optional): how many samples, the first and last timestamp, and the CPU time the
+ * processes used (cpuUserNs + cpuSystemNs are cumulative per process: each one's largest value, summed). */
+static int read_samples(struct sctx *c)
+{
+    static const char *const t = "PERFSCOPE_PROCESS_SAMPLES";
+    int64_t v[3] = { 0 };
+    int rc = table_exists(c, t);
+    if (rc <= 0)
+        return rc;
+    if (query_row(c, t, "SELECT count(*), min(timestamp), max(timestamp) FROM PERFSCOPE_PROCESS_SAMPLES", v, 3) < 0 ||
+        query_row(c, t, "SELECT sum(c) FROM (SELECT max(coalesce(cpuUserNs, 0) + coalesce(cpuSystemNs, 0)) AS c"
+                        " FROM PERFSCOPE_PROCESS_SAMPLES GROUP BY globalPid)", &c->m->samples.cpu_ns, 1) < 0)
+        return -1;
+    c->m->samples.n = v[0];
+    c->m->samples.first_ns = v[1];
+    c->m->samples.last_ns = v[2];
+    return 0;
 }
 
 static const char *const trace_tables[] = {
@@ -731,6 +802,7 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
         read_optional(&c, "ThreadNames", tname_cols, 2, thread_name_row) < 0 ||
         read_optional(&c, "TARGET_INFO_GPU", gpu_cols, 6, gpu_row) < 0 ||
         read_optional(&c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, cuda_device_row) < 0 ||
+        (is_perfscope && read_samples(&c) < 0) ||
         (ps_unplaced_summary(&c.unplaced, m) < 0 && oom(&c)))
         goto out;
     rc = 0;

@@ -128,6 +128,11 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
     m = NULL;
     rc = 0;
 out:
+    if (rc < 0 && err && errlen) {   /* messages quote bytes of the file (SQLite quotes a corrupt schema): escape */
+        char raw[1024];
+        snprintf(raw, sizeof raw, "%s", err);
+        ps_text_escape(raw, err, errlen, NULL);
+    }
     ps_model_free(m);
     if (fd >= 0)
         close(fd);

@@ -39,6 +39,28 @@ const char *ps_mem_kind_name(uint8_t kind)
     return kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
 }
 
+const char *ps_report_meta(const struct ps_report *r, const char *key)
+{
+    for (size_t i = 0; i < r->m->meta.n; i++)
+        if (!strcmp(r->m->meta.v[i].key, key))
+            return r->m->meta.v[i].value;
+    return NULL;
+}
+
+int ps_report_recording_complete(const struct ps_report *r)
+{
+    const char *v = ps_report_meta(r, "recording_complete");
+    return !v ? -1 : !strcmp(v, "1") ? 1 : !strcmp(v, "0") ? 0 : -1;
+}
+
+int ps_report_child_status(const struct ps_report *r, long *code, long *sig)
+{
+    const char *c = ps_report_meta(r, "child_exit_code"), *s = ps_report_meta(r, "child_signal");
+    *code = c ? strtol(c, NULL, 10) : 0;
+    *sig = s ? strtol(s, NULL, 10) : 0;
+    return c || s;
+}
+
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)
 {
     for (size_t i = 0; i < r->ndevs; i++)

@@ -60,15 +60,31 @@ static void source(FILE *f, const struct ps_report *r)
     m->world_size >= 0 ? fprintf(f, "%d", m->world_size) : fputs("null", f);
     fputs(", \"dropped_records\": ", f);
     m->dropped_records >= 0 ? fprintf(f, "%lld", (long long)m->dropped_records) : fputs("null", f);
-    fprintf(f, ", \"unplaced_events\": %lld},\n", (long long)m->unplaced_events);
+    fprintf(f, ", \"unplaced_events\": %lld", (long long)m->unplaced_events);
+    int complete = ps_report_recording_complete(r);
+    fprintf(f, ", \"recording_complete\": %s", complete < 0 ? "null" : complete ? "true" : "false");
+    long code, sig;
+    if (ps_report_child_status(r, &code, &sig))
+        fprintf(f, ", \"child_exit_code\": %ld, \"child_signal\": %ld", code, sig);
+    else
+        fputs(", \"child_exit_code\": null, \"child_signal\": null", f);
+    if (m->samples.n > 0)
+        fprintf(f, ", \"host_samples\": {\"count\": %lld, \"first_ns\": %lld, \"last_ns\": %lld, \"cpu_ns\": %lld}",
+                (long long)m->samples.n, (long long)m->samples.first_ns, (long long)m->samples.last_ns,
+                (long long)m->samples.cpu_ns);
+    else
+        fputs(", \"host_samples\": null", f);
+    fputs("},\n", f);
 
     fprintf(f, "  \"run\": {\"start_ns\": %lld, \"duration_ns\": %lld, \"processes\": %zu, \"threads\": %zu, "
                "\"events\": %zu, \"gpu_rows\": %zu, \"step_process\": ",
             (long long)r->run_start_ns, (long long)(r->run_end_ns - r->run_start_ns), m->procs.n, m->threads.n,
             r->nevents, m->gpu.n);
     r->scoped ? fprintf(f, "%u", r->pid) : fputs("null", f);
-    fprintf(f, ", \"step_ranges_found\": %zu, \"whole_run\": %s, \"meta\": {", r->nsteps_host,
-            r->whole_run ? "true" : "false");
+    fputs(", \"step_thread\": ", f);
+    r->step_thread != PS_NONE ? fprintf(f, "%u", m->threads.v[r->step_thread].tid) : fputs("null", f);
+    fprintf(f, ", \"step_threads\": %zu, \"step_ranges_found\": %zu, \"whole_run\": %s, \"meta\": {",
+            r->step_threads, r->step_ranges_found, r->whole_run ? "true" : "false");
     for (size_t i = 0; i < m->meta.n; i++) {
         fputs(i ? ", " : "", f);
         jstr(f, m->meta.v[i].key);
@@ -82,7 +98,7 @@ static void verdict(FILE *f, const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     fprintf(f, "  \"verdict\": {\"bottleneck\": \"%s\", \"share\": ", ps_bottleneck_name[r->bottleneck]);
-    jnum(f, r->share);
+    jnum(f, r->bottleneck == PS_BN_UNKNOWN ? NAN : r->share);   /* nothing to share: null, never a fake 0 */
     fputs(", \"gpu_utilization\": ", f);
     jnum(f, r->gpu_util);
     fputs(",\n    \"evidence\": [", f);
@@ -112,7 +128,7 @@ static void steps(FILE *f, const struct ps_report *r)
                 (long long)s->start_ns, (long long)(s->end_ns - s->start_ns), (long long)s->host_start_ns,
                 (long long)(s->host_end_ns - s->host_start_ns), (long long)s->device_ops,
                 ps_bottleneck_name[s->bottleneck]);
-        jnum(f, s->share);
+        jnum(f, s->bottleneck == PS_BN_UNKNOWN ? NAN : s->share);
         fputs(",\n     \"breakdown_ns\": ", f);
         breakdown(f, s->cat_ns);
         fprintf(f, ", \"sync_ns\": %lld}", (long long)s->sync_ns);
@@ -232,7 +248,7 @@ static void ranks(FILE *f, const struct ps_report *r)
         breakdown(f, k->cat_ns);
         fprintf(f, ", \"sync_ns\": %lld}, \"bottleneck\": \"%s\", \"share\": ", (long long)k->sync_ns,
                 ps_bottleneck_name[k->bottleneck]);
-        jnum(f, k->share);
+        jnum(f, k->bottleneck == PS_BN_UNKNOWN ? NAN : k->share);
         fputs("}", f);
     }
     fputs("],\n  \"stragglers\": [", f);

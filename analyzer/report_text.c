@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
@@ -15,70 +16,246 @@ static double pct(int64_t part, int64_t whole)
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* Print at most `width` characters of a name, marking a cut with "...". */
-static void name_col(FILE *f, const char *s, int width)
+/* Print escaped `buf` (more than `width` characters) as head...tail in `width` characters. */
+static void name_cut(FILE *f, const char *buf, int width)
 {
-    int len = (int)strlen(s);
-    if (len <= width)
-        fprintf(f, "%-*s", width, s);
-    else
-        fprintf(f, "%.*s...", width - 3, s);
+    int tail = (width - 3) / 2, head = width - 3 - tail;
+    const char *p = buf;
+    for (int i = 0; i < head; i++)   /* whole UTF-8 sequences (escapes are ASCII) */
+        p += 1 + ((unsigned char)*p >= 0xC0 ? ((unsigned char)*p >= 0xF0 ? 3 : (unsigned char)*p >= 0xE0 ? 2 : 1) : 0);
+    fwrite(buf, 1, (size_t)(p - buf), f);
+    fputs("...", f);
+    const char *q = buf + strlen(buf);
+    for (int i = 0; i < tail; i++) {
+        do
+            q--;
+        while (q > p && ((unsigned char)*q & 0xC0) == 0x80);
+    }
+    fputs(q, f);
+}
+
+/* Print a name escaped (ps_text_escape: a name can never forge a line or a terminal escape). width 0: in full;
+ * else padded to `width` characters, a longer one cut in the middle ("head...tail") so the distinctive tail of
+ * names sharing a long prefix stays visible. */
+static void put_name(FILE *f, const char *s, int width)
+{
+    char small[256];
+    size_t nchars, cap = 4 * strlen(s) + 1;   /* an escape is at most 4 bytes per input byte */
+    char *buf = cap <= sizeof small ? small : malloc(cap);
+    if (!buf) {                               /* out of memory: the escaped start of the name */
+        buf = small;
+        cap = sizeof small;
+    }
+    ps_text_escape(s, buf, cap, &nchars);
+    if (width <= 0) {
+        fputs(buf, f);
+    } else if ((int)nchars <= width) {
+        fprintf(f, "%s%*s", buf, width - (int)nchars, "");
+    } else {
+        name_cut(f, buf, width);
+    }
+    if (buf != small)
+        free(buf);
+}
+
+/* Column label of a step-time category. Without GPU rows the Kernel category is the host's compute: "Compute"
+ * in every table (the JSON key stays "kernel"). */
+static const char *cat_label(const struct ps_report *r, int c)
+{
+    return c == PS_CAT_COMM ? "Comm" : c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c];
+}
+
+static const char *signal_name(long sig)
+{
+    static const char *const names[] = { [1] = "SIGHUP", [2] = "SIGINT", [3] = "SIGQUIT", [4] = "SIGILL",
+                                         [5] = "SIGTRAP", [6] = "SIGABRT", [7] = "SIGBUS", [8] = "SIGFPE",
+                                         [9] = "SIGKILL", [10] = "SIGUSR1", [11] = "SIGSEGV", [12] = "SIGUSR2",
+                                         [13] = "SIGPIPE", [14] = "SIGALRM", [15] = "SIGTERM", [24] = "SIGXCPU",
+                                         [25] = "SIGXFSZ" };
+    return sig > 0 && sig < (long)(sizeof names / sizeof names[0]) && names[sig] ? names[sig] : "signal";
+}
+
+/* Warnings a user must see first: an unfinished recording, a program that crashed or failed, lost records. */
+static void warnings(FILE *f, const struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    long code, sig;
+    if (ps_report_recording_complete(r) == 0)
+        fprintf(f, "WARNING: the recording did not finish (perfscope record was killed, ran out of disk, or is "
+                   "still recording): this trace is incomplete and its numbers cover only what was written.\n");
+    if (ps_report_child_status(r, &code, &sig) && sig != 0)
+        fprintf(f, "WARNING: the program was killed by signal %ld (%s); ranges open at that moment have no row.\n",
+                sig, signal_name(sig));
+    else if (code != 0)
+        fprintf(f, "WARNING: the program exited with code %ld.\n", code);
+    if (m->dropped_records > 0)
+        fprintf(f, "Warning: %lld records were dropped while recording; numbers may be low\n",
+                (long long)m->dropped_records);
+    if (m->unplaced_events > 0)
+        fprintf(f, "Warning: %lld events of the trace could not be placed in the model and are not counted "
+                   "(reasons: run.meta.unplaced_events in --format json)\n", (long long)m->unplaced_events);
+}
+
+/* The few metadata lines a user needs (all of it is in the JSON's run.meta). Returns 1 when a CUDA/CUPTI line
+ * was printed. */
+static int short_meta(FILE *f, const struct ps_report *r)
+{
+    static const char *const keys[][2] = { { "command_line", "Command" }, { "host", "Host" },
+                                           { "start_time_utc", "Started" } };
+    const struct ps_model *m = r->m;
+    const char *v;
+    int cuda = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if ((v = ps_report_meta(r, keys[i][0])) != NULL) {
+            fprintf(f, "%s: ", keys[i][1]);
+            put_name(f, v, 0);
+            fputc('\n', f);
+        }
+    if ((v = ps_report_meta(r, "duration_ns")) != NULL)
+        fprintf(f, "Program ran: %.3f s\n", (double)strtoll(v, NULL, 10) / 1e9);
+    long code, sig;
+    if (ps_report_child_status(r, &code, &sig))
+        fprintf(f, "Exit status: %s %ld\n", sig ? "killed by signal" : "exit code", sig ? sig : code);
+    /* CUDA/CUPTI state per process, counted by state */
+    const char *states[8];
+    int counts[8], nstates = 0;
+    for (size_t i = 0; i < m->meta.n; i++) {
+        if (strncmp(m->meta.v[i].key, "cuda_state.pid.", 15) != 0)
+            continue;
+        int k = 0;
+        while (k < nstates && strcmp(states[k], m->meta.v[i].value) != 0)
+            k++;
+        if (k == nstates && nstates < 8)
+            states[nstates] = m->meta.v[i].value, counts[nstates++] = 0;
+        if (k < nstates)
+            counts[k]++;
+    }
+    if (nstates) {
+        fprintf(f, "CUDA/CUPTI state:");
+        for (int k = 0; k < nstates; k++) {
+            fprintf(f, "%s ", k ? "," : "");
+            put_name(f, states[k], 0);
+            fprintf(f, " in %d process%s", counts[k], counts[k] == 1 ? "" : "es");
+        }
+        fputc('\n', f);
+        cuda = 1;
+    }
+    if (m->samples.n > 0) {
+        int64_t wall = m->samples.last_ns - m->samples.first_ns;
+        fprintf(f, "Host samples: %lld over %.3f s, CPU time %.3f s", (long long)m->samples.n, (double)wall / 1e9,
+                (double)m->samples.cpu_ns / 1e9);
+        if (wall > 0)
+            fprintf(f, " (%.2f cores on average)", (double)m->samples.cpu_ns / (double)wall);
+        fputc('\n', f);
+    }
+    if (m->meta.n)
+        fprintf(f, "(all %zu metadata entries: run.meta in --format json)\n", m->meta.n);
+    return cuda;
 }
 
 static void run_summary(FILE *f, const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    fprintf(f, "perfscope report: %s (%s trace)\n\n", m->path, ps_format_name(m->format));
-    fprintf(f, "Run: %.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu ranges)\n",
-            MS(r->run_end_ns - r->run_start_ns), m->procs.n, m->procs.n == 1 ? "" : "es", m->threads.n,
-            m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n, m->api.n, m->ranges.n);
+    fputs("perfscope report: ", f);
+    put_name(f, m->path, 0);
+    fprintf(f, " (%s trace)\n\n", ps_format_name(m->format));
+    warnings(f, r);
+    if (r->nevents == 0)   /* no span to measure: the duration is the program's (metadata, host samples) */
+        fprintf(f, "Run: no events, %zu process%s, %zu thread%s\n", m->procs.n, m->procs.n == 1 ? "" : "es",
+                m->threads.n, m->threads.n == 1 ? "" : "s");
+    else
+        fprintf(f, "Run: %.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu ranges)\n",
+                MS(r->run_end_ns - r->run_start_ns), m->procs.n, m->procs.n == 1 ? "" : "es", m->threads.n,
+                m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n, m->api.n, m->ranges.n);
     if (m->rank >= 0)
         fprintf(f, "Rank %d of %d\n", m->rank, m->world_size);
-    if (m->dropped_records > 0)
-        fprintf(f, "Warning: %lld records were dropped while recording; numbers may be low\n",
-                (long long)m->dropped_records);
-    if (m->unplaced_events > 0)
-        fprintf(f, "Warning: %lld events of the trace could not be placed in the model and are not counted\n",
-                (long long)m->unplaced_events);
-    if (m->meta.n) {
-        fprintf(f, "Recording metadata:\n");
-        for (size_t i = 0; i < m->meta.n; i++)
-            fprintf(f, "  %s = %s\n", m->meta.v[i].key, m->meta.v[i].value);
-    }
-    if (!r->has_gpu) {
+    int cuda = short_meta(f, r);
+    if (!r->has_gpu && m->ranges.n == 0) {
+        fprintf(f, "\nNothing to break down: no NVTX ranges and no GPU activity were recorded. The program did not use "
+                   "NVTX (e.g. PyTorch: torch.cuda.nvtx.range_push/range_pop or torch.autograd.profiler.emit_nvtx) "
+                   "and no CUDA work was captured%s. What to do: mark each training step with an NVTX range named "
+                   "\"step\" (or name yours with --step-range), and run the program's CUDA work under perfscope "
+                   "record; the host samples above are all this trace measured.\n",
+                cuda ? " (see the CUDA/CUPTI state above)" : "");
+    } else if (!r->has_gpu) {
         fprintf(f, "No GPU rows (kernels, copies, memsets) in this trace: the host is treated as the device — ranges "
                    "matching --data-range count as DataLoader, --copy-range as Memcpy, the rest of each step as "
-                   "compute (Kernel); GPU utilisation is not defined.\n");
+                   "Compute (host compute; the \"kernel\" key in JSON); GPU utilisation is not defined.\n");
         if (m->format == PS_FORMAT_PERFSCOPE)
-            fprintf(f, "Whether CUDA was injected and CUPTI ran is recorded in the metadata above.\n");
+            fprintf(f, "%s\n", cuda ? "Whether CUDA was injected and CUPTI ran: see the CUDA/CUPTI state above."
+                                    : "The trace does not say whether CUDA was injected (no CUDA/CUPTI state).");
     }
+}
+
+/* The 5 slowest step windows (indices into r->steps), slowest first; returns how many. */
+static size_t slowest_steps(const struct ps_report *r, size_t *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nsteps; i++) {
+        int64_t d = r->steps[i].end_ns - r->steps[i].start_ns;
+        size_t pos = n < 5 ? n++ : 5;
+        while (pos > 0 && r->steps[out[pos - 1]].end_ns - r->steps[out[pos - 1]].start_ns < d) {
+            if (pos < 5)
+                out[pos] = out[pos - 1];
+            pos--;
+        }
+        if (pos < 5)
+            out[pos] = i;
+    }
+    return n;
+}
+
+static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
+{
+    const struct ps_step *s = &r->steps[i];
+    fprintf(f, "%4zu ", i + 1);
+    put_name(f, s->name == PS_NONE ? "(whole run)" : ps_model_str(r->m, s->name), 18);
+    fprintf(f, " %10.3f", MS(s->end_ns - s->start_ns));
+    for (int c = 0; c < PS_CAT_N; c++)
+        fprintf(f, " %10.3f", MS(s->cat_ns[c]));
+    fprintf(f, " %10.3f  %s%s\n", MS(s->sync_ns), ps_bottleneck_name[s->bottleneck], slow ? "  (slowest)" : "");
 }
 
 static void steps_table(FILE *f, const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
+    if (r->whole_run && m->ranges.n == 0 && !r->has_gpu)
+        return;   /* run_summary said why there is nothing to break down */
     fputc('\n', f);
     if (r->whole_run)
         fprintf(f, "Steps: no range matches --step-range; the whole run is one window.\n");
     else
-        fprintf(f, "Steps: %zu analysed of %zu step ranges found in process %u (%s)\n", r->nsteps, r->nsteps_host,
+        fprintf(f, "Steps: %zu analysed of %zu step ranges found; process %u (%s)\n", r->nsteps, r->step_ranges_found,
                 r->pid, r->has_gpu ? "windows as the PyTorch profiler's TensorBoard plugin extends them to the GPU work "
                                      "they launched"
                                    : "windows are the host ranges");
+    if (!r->whole_run && r->step_threads > 1)
+        fprintf(f, "Step ranges are on %zu threads of process %u: thread %u, which holds the most, is analysed as the "
+                   "step sequence; the other threads' step ranges are not steps of it.\n",
+                r->step_threads, r->pid, m->threads.v[r->step_thread].tid);
     fprintf(f, "\nStep-time breakdown (ms; each instant goes to the highest-priority category active%s)\n",
             r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
     fprintf(f, "%4s %-18s %10s", "#", "step", "duration");
-    for (int c = 0; c < PS_CAT_N; c++)   /* without GPU rows, Kernel is the host's compute */
-        fprintf(f, " %10s", c == PS_CAT_COMM ? "Comm" : c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c]);
+    for (int c = 0; c < PS_CAT_N; c++)
+        fprintf(f, " %10s", cat_label(r, c));
     fprintf(f, " %10s  %s\n", "sync", "verdict");
+    size_t slow[5], nslow = slowest_steps(r, slow);
+    int all = r->opts.all_steps || r->nsteps <= 20;
+    size_t shown = 0;
+    int gap = 0;
     for (size_t i = 0; i < r->nsteps; i++) {
-        const struct ps_step *s = &r->steps[i];
-        fprintf(f, "%4zu ", i + 1);
-        name_col(f, s->name == PS_NONE ? "(whole run)" : ps_model_str(m, s->name), 18);
-        fprintf(f, " %10.3f", MS(s->end_ns - s->start_ns));
-        for (int c = 0; c < PS_CAT_N; c++)
-            fprintf(f, " %10.3f", MS(s->cat_ns[c]));
-        fprintf(f, " %10.3f  %s\n", MS(s->sync_ns), ps_bottleneck_name[s->bottleneck]);
+        int is_slow = 0;
+        for (size_t k = 0; k < nslow && r->nsteps > 1; k++)
+            is_slow |= slow[k] == i;
+        if (all || i < 10 || i + 5 >= r->nsteps || is_slow) {
+            if (gap)
+                fprintf(f, "%4s ...\n", "");
+            gap = 0;
+            step_row(f, r, i, is_slow && !all);
+            shown++;
+        } else {
+            gap = 1;
+        }
     }
     fprintf(f, "%4s %-18s %10.3f", "", "average", MS(r->avg_dur_ns));
     for (int c = 0; c < PS_CAT_N; c++)
@@ -88,6 +265,8 @@ static void steps_table(FILE *f, const struct ps_report *r)
     for (int c = 0; c < PS_CAT_N; c++)
         fprintf(f, " %9.2f%%", pct(r->avg.cat_ns[c], r->avg_dur_ns));
     fprintf(f, " %9.2f%%\n", pct(r->avg.sync_ns, r->avg_dur_ns));
+    if (shown < r->nsteps)
+        fprintf(f, "%zu more steps: all in --format json (or list them with --all-steps)\n", r->nsteps - shown);
 }
 
 static void verdict(FILE *f, const struct ps_report *r)
@@ -96,6 +275,9 @@ static void verdict(FILE *f, const struct ps_report *r)
     fprintf(f, "\nVerdict: %s", ps_bottleneck_name[r->bottleneck]);
     if (r->bottleneck != PS_BN_UNKNOWN)
         fprintf(f, " (%.1f %% of the average step)", 100.0 * r->share);
+    else
+        fprintf(f, " (%s)", m->ranges.n == 0 && !r->has_gpu ? "nothing to break down: see above"
+                                                             : "zero-length steps: nothing to classify");
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
     fputc('\n', f);
@@ -103,9 +285,9 @@ static void verdict(FILE *f, const struct ps_report *r)
         fprintf(f, "Evidence (rows inside the analysed steps; time summed over rows, overlaps counted twice):\n");
     for (size_t i = 0; i < r->nevidence; i++) {
         const struct ps_evidence *e = &r->evidence[i];
-        fprintf(f, "  %-6s ", e->kind);
-        name_col(f, ps_model_str(m, e->name), 60);
-        fprintf(f, " %7lld x  %10.3f ms\n", (long long)e->count, MS(e->total_ns));
+        fprintf(f, "  %-6s %7lld x  %10.3f ms  ", e->kind, (long long)e->count, MS(e->total_ns));
+        put_name(f, ps_model_str(m, e->name), 0);
+        fputc('\n', f);
     }
     if (r->nrecs)
         fprintf(f, "What to do:\n");
@@ -143,6 +325,12 @@ static void gpu(FILE *f, const struct ps_report *r)
     }
     if (!isnan(r->comm_comp_overlap))
         fprintf(f, "Communication overlapped by computation (HTA): %.2f %%\n", 100.0 * r->comm_comp_overlap);
+    int hta = !isnan(r->comm_comp_overlap) || r->nidle > 0;
+    for (size_t i = 0; i < r->ndevs; i++)
+        hta |= r->devs[i].hta_span_ns > 0;
+    if (hta)
+        fprintf(f, "Note: the HTA numbers are computed exactly in ns; HTA itself rounds times to whole µs, so its own "
+                   "output may differ slightly, most on traces with fractional-µs (float) timestamps (docs/report.md).\n");
 }
 
 static void summaries(FILE *f, const struct ps_report *r)
@@ -151,13 +339,14 @@ static void summaries(FILE *f, const struct ps_report *r)
     size_t top = r->opts.top_n > 0 && (size_t)r->opts.top_n < r->nkernels ? (size_t)r->opts.top_n : r->nkernels;
     if (top) {
         fprintf(f, "\nTop %zu of %zu kernels by total time (ms)\n", top, r->nkernels);
-        fprintf(f, "%-60s %8s %11s %9s %9s %9s %9s\n", "kernel", "count", "total", "avg", "median", "min", "max");
+        fprintf(f, "%8s %11s %9s %9s %9s %9s  %s\n", "count", "total", "avg", "median", "min", "max", "kernel");
     }
     for (size_t i = 0; i < top; i++) {
         const struct ps_kernel_stat *k = &r->kernels[i];
-        name_col(f, ps_model_str(m, k->name), 60);
-        fprintf(f, " %8lld %11.3f %9.3f %9.3f %9.3f %9.3f\n", (long long)k->count, MS(k->total_ns),
+        fprintf(f, "%8lld %11.3f %9.3f %9.3f %9.3f %9.3f  ", (long long)k->count, MS(k->total_ns),
                 MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
+        put_name(f, ps_model_str(m, k->name), 0);   /* in full: cut names of different kernels can look alike */
+        fputc('\n', f);
     }
     if (r->ncopies) {
         fprintf(f, "\nCopies and memsets\n%-8s %-10s %-10s %8s %12s %11s %8s\n", "kind", "from", "to", "count", "MB",
@@ -181,7 +370,7 @@ static void summaries(FILE *f, const struct ps_report *r)
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
             fputs("      ", f);
-            name_col(f, w->name != PS_NONE ? ps_model_str(m, w->name) : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)" : "(time slice)",
+            put_name(f, w->name != PS_NONE ? ps_model_str(m, w->name) : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)" : "(time slice)",
                      50);
             if (w->start_ns >= 0)
                 fprintf(f, "  at %.3f ms", MS(w->start_ns - r->run_start_ns));
@@ -202,7 +391,7 @@ static void ranks(FILE *f, const struct ps_report *r)
     fprintf(f, "\nRanks: %zu processes hold steps (rank = order of pid; step averages in ms)\n", r->nranks);
     fprintf(f, "%4s %8s %6s %10s", "rank", "pid", "steps", "duration");
     for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10s", c == PS_CAT_COMM ? "Comm" : ps_cat_label[c]);
+        fprintf(f, " %10s", cat_label(r, c));
     fprintf(f, "  %s\n", "verdict");
     for (size_t i = 0; i < r->nranks; i++) {
         const struct ps_rank_stat *k = &r->ranks[i];
@@ -214,7 +403,7 @@ static void ranks(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < r->nstragglers; i++) {
         const struct ps_straggler *g = &r->stragglers[i];
         fprintf(f, "Straggler: rank %zu (pid %u) is %.1f %% slower than the median rank, most of it in %s\n", g->rank,
-                g->pid, 100.0 * g->slower_by, ps_cat_label[g->category]);
+                g->pid, 100.0 * g->slower_by, cat_label(r, g->category));
     }
 }
 

@@ -21,27 +21,48 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The process owning most step ranges (the lowest pid wins a tie). Returns 0 or -ENOMEM. */
-static int busiest_process(const struct ps_model *m, const uint32_t *idx, size_t n, uint32_t *pid)
+/* The key (a pid or a thread index) that owns most of the n keys, the lowest winning a tie; *count gets how many
+ * it owns and *distinct how many different keys there are. `keys` is sorted in place. */
+static uint32_t most_common(uint32_t *keys, size_t n, size_t *count, size_t *distinct)
 {
-    uint32_t *pids = malloc(n * sizeof *pids);
-    if (!pids)
-        return -ENOMEM;
-    for (size_t i = 0; i < n; i++)
-        pids[i] = m->threads.v[m->ranges.v[idx[i]].thread].pid;
-    qsort(pids, n, sizeof *pids, cmp_u32);
-    size_t best_n = 0;
+    uint32_t best = PS_NONE;
+    qsort(keys, n, sizeof *keys, cmp_u32);
+    *count = *distinct = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < n && pids[j] == pids[i])
+        while (j < n && keys[j] == keys[i])
             j++;
-        if (j - i > best_n) {
-            best_n = j - i;
-            *pid = pids[i];
+        if (j - i > *count) {
+            *count = j - i;
+            best = keys[i];
         }
+        (*distinct)++;
         i = j;
     }
-    free(pids);
+    return best;
+}
+
+/* Pick the process (unless r->force_pid) and, in it, the thread whose step ranges are analysed: the process
+ * holding most step ranges, then its thread holding most (DESIGN §4 steps are one sequence, as in the tb plugin;
+ * step ranges of other threads run concurrently and are not nested in this sequence). Returns 0 or -ENOMEM. */
+static int pick_step_thread(struct ps_report *r, const uint32_t *idx, size_t n)
+{
+    const struct ps_model *m = r->m;
+    size_t count, distinct, k = 0;
+    uint32_t *keys = malloc(n * sizeof *keys);
+    if (!keys)
+        return -ENOMEM;
+    if (!r->force_pid) {
+        for (size_t i = 0; i < n; i++)
+            keys[i] = m->threads.v[m->ranges.v[idx[i]].thread].pid;
+        r->pid = most_common(keys, n, &count, &distinct);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (m->threads.v[m->ranges.v[idx[i]].thread].pid == r->pid)
+            keys[k++] = m->ranges.v[idx[i]].thread;
+    r->step_thread = k ? most_common(keys, k, &count, &distinct) : PS_NONE;
+    r->step_threads = k ? distinct : 0;
+    free(keys);
     return 0;
 }
 
@@ -181,9 +202,11 @@ int ps_steps_find(struct ps_report *r, struct ps_names *names)
         if (host_range_kind(g->kind) && (ps_names_flags(names, g->name) & PS_NAME_STEP))
             idx[n++] = (uint32_t)i;
     }
+    r->step_ranges_found = n;
+    r->step_thread = PS_NONE;
     if (n > 0) {
         r->scoped = 1;
-        if (!r->force_pid && busiest_process(m, idx, n, &r->pid) < 0)
+        if (pick_step_thread(r, idx, n) < 0)
             goto out;
     }
     r->steps = calloc(n + 1, sizeof *r->steps);
@@ -192,8 +215,8 @@ int ps_steps_find(struct ps_report *r, struct ps_names *names)
     int64_t kept_end = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         const struct ps_range *g = &m->ranges.v[idx[i]];
-        if (m->threads.v[g->thread].pid != r->pid || g->end_ns <= kept_end)
-            continue;   /* another process, or nested inside the previous step (e.g. NVTX "step" in ProfilerStep#N) */
+        if (g->thread != r->step_thread || g->end_ns <= kept_end)
+            continue;   /* another thread, or nested inside the previous step (e.g. NVTX "step" in ProfilerStep#N) */
         struct ps_step *s = &r->steps[r->nsteps++];
         if (r->nsteps > 1 && s[-1].host_start_ns == g->start_ns) {
             s--;        /* same start, longer: the earlier one (sorted by end) is nested in this one */

@@ -4,6 +4,7 @@
 ps=$1 case=$2 shared=$3
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+tiny_json='{"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 10}]}'
 expect() {   # expect STATUS PATTERN -- command...: the status and a stderr line matching PATTERN
     want=$1 pat=$2; shift 3
     "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
@@ -29,5 +30,38 @@ json_keys)
     grep -q '"bottleneck": "data-loading", "share": 0.33' "$tmp/r.json" || { echo "verdict not data-loading 0.33"; exit 1; }
     "$ps" report "$trace" >"$tmp/r.txt" || exit 1
     grep -q "^Verdict: data-loading (33.4 %" "$tmp/r.txt" || { echo "text verdict missing"; exit 1; } ;;
+nan_threshold)   # NaN and infinities are not thresholds (every comparison with NaN is false)
+    expect 2 "kernel-threshold" -- "$ps" report --kernel-threshold nan x
+    expect 2 "gap-threshold-ms" -- "$ps" report --gap-threshold-ms inf x
+    expect 2 "tiny-kernel-us" -- "$ps" report --tiny-kernel-us NAN x
+    expect 2 "top" -- "$ps" report --top nan x ;;
+output_is_input)   # -o naming the trace itself (directly, by a symlink, by a hard link) is refused, input intact
+    printf '%s' "$tiny_json" >"$tmp/t.json"; cp "$tmp/t.json" "$tmp/orig.json"
+    ln -s t.json "$tmp/sym.json"; ln "$tmp/t.json" "$tmp/hard.json"
+    for o in "$tmp/t.json" "$tmp/sym.json" "$tmp/hard.json"; do
+        expect 1 "refusing to overwrite" -- "$ps" report "$tmp/t.json" -o "$o"
+        cmp -s "$tmp/t.json" "$tmp/orig.json" || { echo "the trace was changed through $o"; exit 1; }
+    done
+    "$ps" report "$tmp/t.json" -o "$tmp/other.txt" || { echo "a different output is refused"; exit 1; } ;;
+write_failure_one_line)
+    [ -w /dev/full ] || exit 77
+    # 300 steps: a report far larger than stdio's buffer, so writes fail while rendering, not only at the flush
+    i=0; ev=''
+    while [ $i -lt 300 ]; do
+        ev="$ev{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#$i\", \"pid\": 1, \"tid\": 1, \"ts\": $((i * 10)), \"dur\": 10},"
+        i=$((i + 1))
+    done
+    printf '{"traceEvents": [%s{}]}' "$ev" >"$tmp/t.json"
+    "$ps" report --format json "$tmp/t.json" | [ "$(wc -c)" -gt 20000 ] || { echo "report not large"; exit 1; }
+    expect 1 "No space left" -- sh -c "\"$ps\" report --format json \"$tmp/t.json\" >/dev/full"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "not one error line:"; cat "$tmp/err"; exit 1; } ;;
+gzip_trailing_garbage)   # concatenated members are one stream; other bytes after the stream are an error
+    command -v gzip >/dev/null || exit 77
+    half=${#tiny_json}; half=$((half / 2))
+    printf '%s' "$tiny_json" | cut -c1-$half | tr -d '\n' | gzip >"$tmp/c.json.gz"
+    printf '%s' "$tiny_json" | cut -c$((half + 1))- | gzip >>"$tmp/c.json.gz"
+    "$ps" report "$tmp/c.json.gz" >/dev/null || { echo "concatenated gzip members rejected"; exit 1; }
+    printf '%s' "$tiny_json" | gzip >"$tmp/g.json.gz"; printf 'garbage' >>"$tmp/g.json.gz"
+    expect 1 "trailing data after the gzip stream" -- "$ps" report "$tmp/g.json.gz" ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac
