@@ -365,19 +365,20 @@ record_samples_io_bytes)
     [ "$r" -lt 1048576 ] || fail "readCharBytes $r for a program that reads almost nothing"
     ;;
 record_samples_sleeping_child_as_sleeping)
-    # 1 s asleep at 20 Hz: about 20 samples of the main thread. Startup (exec, loading; slow under ASan)
-    # runs, and the end is busy too (LeakSanitizer stops the threads; the exited child is a zombie), so only
-    # the samples from 40 % to 75 % of the run are checked: all of them must say S (1).
-    record -o "$trace" -- "$prog" sleep 1
+    # 2 s asleep at 20 Hz: about 40 samples of the main thread. Startup (exec, loading; slow under ASan or on a
+    # loaded machine) runs, and the end is busy too (LeakSanitizer stops the threads; the exited child is a
+    # zombie), so only the samples from 50 % to 85 % of the run are checked: all of them but at most one (a
+    # sample racing a scheduler tick on a loaded 2-core machine) must say S (1).
+    record -o "$trace" -- "$prog" sleep 2
     expect "status" "$rc" 0
     main="(1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)"
     n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE globalTid = $main")
-    [ "$n" -ge 10 ] || fail "only $n samples in 1 s at 20 Hz"
-    late="globalTid = $main AND timestamp > $(meta duration_ns) * 0.4 AND timestamp < $(meta duration_ns) * 0.75"
+    [ "$n" -ge 20 ] || fail "only $n samples in 2 s at 20 Hz"
+    late="globalTid = $main AND timestamp > $(meta duration_ns) * 0.5 AND timestamp < $(meta duration_ns) * 0.85"
     n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $late")
     s=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE state = 1 AND $late")
-    [ "$n" -ge 4 ] || fail "only $n samples from 40 % to 75 % of the run"
-    expect "sleeping samples from 40 % to 75 % of the run" "$s" "$n"
+    [ "$n" -ge 8 ] || fail "only $n samples from 50 % to 85 % of the run"
+    [ "$s" -ge $((n - 1)) ] || fail "only $s of $n samples from 50 % to 85 % of the run say sleeping"
     expect "thread named by the OS" "$(q "SELECT s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId
         WHERE t.globalTid = (1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)")" nvtx_prog
     # Not probed (no NVTX call): named from /proc, after its exec (the first sample may precede it).
