@@ -241,20 +241,6 @@ void ps_gpu_rows_free(struct ps_gpu_rows *g)
     free(g);
 }
 
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *p = realloc(*arr, ncap * elem);
-    if (!p)
-        return -ENOMEM;
-    memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
-
 /* Create the GPU tables and prepare the statements, once. */
 static int create_tables(struct ps_gpu_rows *g)
 {
@@ -301,7 +287,7 @@ static struct gproc *gproc_get(struct ps_gpu_rows *g, uint32_t pid)
     uint64_t *v = ps_u64map_get(&g->procs, pid);
     if (v)
         return &g->gprocs[*v - 1];
-    if (grow((void **)&g->gprocs, &g->cap_gprocs, g->n_gprocs, sizeof *g->gprocs) ||
+    if (ps_array_grow((void **)&g->gprocs, &g->cap_gprocs, g->n_gprocs, sizeof *g->gprocs) ||
         ps_u64map_put(&g->procs, pid, g->n_gprocs + 1))
         return NULL;
     struct gproc *p = &g->gprocs[g->n_gprocs++];
@@ -316,7 +302,7 @@ static struct gname *gname_get(struct ps_gpu_rows *g, uint32_t pid, uint32_t id)
     uint64_t *v = ps_u64map_get(&g->names, key);
     if (v)
         return &g->gnames[*v - 1];
-    if (grow((void **)&g->gnames, &g->cap_gnames, g->n_gnames, sizeof *g->gnames) ||
+    if (ps_array_grow((void **)&g->gnames, &g->cap_gnames, g->n_gnames, sizeof *g->gnames) ||
         ps_u64map_put(&g->names, key, g->n_gnames + 1))
         return NULL;
     struct gname *n = &g->gnames[g->n_gnames++];

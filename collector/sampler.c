@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "maps.h"
 #include "ps_schema.h"
 #include "ps_time.h"
 
@@ -26,19 +27,6 @@ struct ps_sampler {
     struct ps_thread_sample *ts;
     size_t n_ts, cap_ts;
 };
-
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    void *p = realloc(*arr, ncap * elem);
-    if (!p)
-        return -ENOMEM;
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
 
 /* Read a small /proc file into buf (NUL-terminated). Returns bytes read or -errno. */
 static ssize_t read_file(const char *path, char *buf, size_t len)
@@ -133,7 +121,7 @@ static int add_pid(struct ps_sampler *s, uint32_t pid)
     for (size_t i = 0; i < s->n_pids; i++)
         if (s->pids[i] == pid)
             return 0;
-    if (grow((void **)&s->pids, &s->cap_pids, s->n_pids, sizeof *s->pids))
+    if (ps_array_grow((void **)&s->pids, &s->cap_pids, s->n_pids, sizeof *s->pids))
         return -ENOMEM;
     s->pids[s->n_pids++] = pid;
     return 0;
@@ -235,7 +223,7 @@ static int sample_threads(struct ps_sampler *s, uint32_t pid, int64_t now)
         snprintf(path, sizeof path, "/proc/%u/task/%s/stat", pid, de->d_name);
         if (read_file(path, buf, sizeof buf) <= 0 || ps_sampler_parse_stat(buf, &st))
             continue;
-        if ((rc = grow((void **)&s->ts, &s->cap_ts, s->n_ts, sizeof *s->ts)))
+        if ((rc = ps_array_grow((void **)&s->ts, &s->cap_ts, s->n_ts, sizeof *s->ts)))
             break;
         struct ps_thread_sample *t = &s->ts[s->n_ts++];
         memset(t, 0, sizeof *t);
@@ -272,7 +260,7 @@ int ps_sampler_tick(struct ps_sampler *s, const struct ps_proc_sample **ps, size
         snprintf(path, sizeof path, "/proc/%u/stat", pid);
         if (read_file(path, buf, sizeof buf) <= 0 || ps_sampler_parse_stat(buf, &st))
             continue;
-        if ((rc = grow((void **)&s->ps, &s->cap_ps, s->n_ps, sizeof *s->ps)))
+        if ((rc = ps_array_grow((void **)&s->ps, &s->cap_ps, s->n_ps, sizeof *s->ps)))
             break;
         struct ps_proc_sample *p = &s->ps[s->n_ps++];
         memset(p, 0, sizeof *p);
