@@ -241,20 +241,6 @@ void ps_gpu_rows_free(struct ps_gpu_rows *g)
     free(g);
 }
 
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *p = realloc(*arr, ncap * elem);
-    if (!p)
-        return -ENOMEM;
-    memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
-
 /* Create the GPU tables and prepare the statements, once. */
 static int create_tables(struct ps_gpu_rows *g)
 {
@@ -301,7 +287,7 @@ static struct gproc *gproc_get(struct ps_gpu_rows *g, uint32_t pid)
     uint64_t *v = ps_u64map_get(&g->procs, pid);
     if (v)
         return &g->gprocs[*v - 1];
-    if (grow((void **)&g->gprocs, &g->cap_gprocs, g->n_gprocs, sizeof *g->gprocs) ||
+    if (ps_array_grow((void **)&g->gprocs, &g->cap_gprocs, g->n_gprocs, sizeof *g->gprocs) ||
         ps_u64map_put(&g->procs, pid, g->n_gprocs + 1))
         return NULL;
     struct gproc *p = &g->gprocs[g->n_gprocs++];
@@ -316,7 +302,7 @@ static struct gname *gname_get(struct ps_gpu_rows *g, uint32_t pid, uint32_t id)
     uint64_t *v = ps_u64map_get(&g->names, key);
     if (v)
         return &g->gnames[*v - 1];
-    if (grow((void **)&g->gnames, &g->cap_gnames, g->n_gnames, sizeof *g->gnames) ||
+    if (ps_array_grow((void **)&g->gnames, &g->cap_gnames, g->n_gnames, sizeof *g->gnames) ||
         ps_u64map_put(&g->names, key, g->n_gnames + 1))
         return NULL;
     struct gname *n = &g->gnames[g->n_gnames++];
@@ -381,21 +367,32 @@ static void bind_opt_u32(sqlite3_stmt *st, int i, uint32_t v)
         sqlite3_bind_int64(st, i, v);
 }
 
+/* Bind the eight columns CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY and _MEMSET open with: start, end (ns since the
+ * session origin), deviceId, contextId, greenContextId (0, as nsys writes for plain contexts), streamId,
+ * correlationId, globalPid. Returns the next parameter index. */
+static int bind_stream_activity(sqlite3_stmt *st, const struct ps_gpu_src *src, uint64_t start_ns, uint64_t end_ns,
+                                uint32_t device_id, uint32_t context_id, uint32_t stream_id, uint32_t correlation_id)
+{
+    int i = 1;
+    sqlite3_bind_int64(st, i++, t_ns(src, start_ns));
+    sqlite3_bind_int64(st, i++, t_ns(src, end_ns));
+    sqlite3_bind_int64(st, i++, device_id);
+    sqlite3_bind_int64(st, i++, context_id);
+    sqlite3_bind_int64(st, i++, 0);
+    sqlite3_bind_int64(st, i++, stream_id);
+    sqlite3_bind_int64(st, i++, correlation_id);
+    sqlite3_bind_int64(st, i++, src->global_pid);
+    return i;
+}
+
 static int kernel_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const struct ps_wire_gpu_kernel *k)
 {
     struct gname *n = gname_get(g, src->pid, k->name_id);
     if (!n)
         return -ENOMEM;
     sqlite3_stmt *st = g->st_kernel;
-    int i = 1;
-    sqlite3_bind_int64(st, i++, t_ns(src, k->start_ns));
-    sqlite3_bind_int64(st, i++, t_ns(src, k->end_ns));
-    sqlite3_bind_int64(st, i++, k->device_id);
-    sqlite3_bind_int64(st, i++, k->context_id);
-    sqlite3_bind_int64(st, i++, 0);                    /* greenContextId: 0 as nsys writes for plain contexts */
-    sqlite3_bind_int64(st, i++, k->stream_id);
-    sqlite3_bind_int64(st, i++, k->correlation_id);
-    sqlite3_bind_int64(st, i++, src->global_pid);
+    int i = bind_stream_activity(st, src, k->start_ns, k->end_ns, k->device_id, k->context_id, k->stream_id,
+                                 k->correlation_id);
     sqlite3_bind_int64(st, i++, n->demangled);
     sqlite3_bind_int64(st, i++, n->shortn);
     sqlite3_bind_int64(st, i++, n->mangled);
@@ -427,15 +424,8 @@ static int kernel_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const
 static int memcpy_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const struct ps_wire_gpu_memcpy *m)
 {
     sqlite3_stmt *st = g->st_memcpy;
-    int i = 1;
-    sqlite3_bind_int64(st, i++, t_ns(src, m->start_ns));
-    sqlite3_bind_int64(st, i++, t_ns(src, m->end_ns));
-    sqlite3_bind_int64(st, i++, m->device_id);
-    sqlite3_bind_int64(st, i++, m->context_id);
-    sqlite3_bind_int64(st, i++, 0);
-    sqlite3_bind_int64(st, i++, m->stream_id);
-    sqlite3_bind_int64(st, i++, m->correlation_id);
-    sqlite3_bind_int64(st, i++, src->global_pid);
+    int i = bind_stream_activity(st, src, m->start_ns, m->end_ns, m->device_id, m->context_id, m->stream_id,
+                                 m->correlation_id);
     sqlite3_bind_int64(st, i++, (int64_t)m->bytes);
     sqlite3_bind_int64(st, i++, m->copy_kind);         /* same numbering in CUPTI and nsys */
     sqlite3_bind_int64(st, i++, ps_gpu_nsys_mem_kind(m->src_kind));
@@ -452,15 +442,8 @@ static int memcpy_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const
 static int memset_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const struct ps_wire_gpu_memset *m)
 {
     sqlite3_stmt *st = g->st_memset;
-    int i = 1;
-    sqlite3_bind_int64(st, i++, t_ns(src, m->start_ns));
-    sqlite3_bind_int64(st, i++, t_ns(src, m->end_ns));
-    sqlite3_bind_int64(st, i++, m->device_id);
-    sqlite3_bind_int64(st, i++, m->context_id);
-    sqlite3_bind_int64(st, i++, 0);
-    sqlite3_bind_int64(st, i++, m->stream_id);
-    sqlite3_bind_int64(st, i++, m->correlation_id);
-    sqlite3_bind_int64(st, i++, src->global_pid);
+    int i = bind_stream_activity(st, src, m->start_ns, m->end_ns, m->device_id, m->context_id, m->stream_id,
+                                 m->correlation_id);
     sqlite3_bind_int64(st, i++, m->value);
     sqlite3_bind_int64(st, i++, (int64_t)m->bytes);
     sqlite3_bind_int64(st, i++, (int64_t)m->graph_node_id);

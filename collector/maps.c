@@ -1,5 +1,6 @@
 /* Hash tables for the collector (see maps.h): linear probing, power-of-two capacity, grown at 1/2 load.
- * Keys are mixed with a 64-bit finaliser (splitmix64) and strings hashed with FNV-1a. */
+ * Keys are mixed with a 64-bit finaliser (splitmix64) and strings hashed with FNV-1a. Also the growable
+ * array helper the row builders and the sampler share. */
 #include "maps.h"
 
 #include <errno.h>
@@ -131,4 +132,18 @@ void ps_strtab_fini(struct ps_strtab *t)
         free(t->slots[i]);
     free(t->slots);
     memset(t, 0, sizeof *t);
+}
+
+int ps_array_grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(*arr, ncap * elem);
+    if (!p)
+        return -ENOMEM;
+    memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
+    *arr = p;
+    *cap = ncap;
+    return 0;
 }

@@ -1,5 +1,5 @@
-/* Small hash tables for the collector's writer thread: a u64 -> u64 map (lane strings, registered
- * string ids, processes) and a string intern table that hands out stable pointers and StringIds ids.
+/* Small containers for the collector: a u64 -> u64 map (lane strings, registered string ids, processes),
+ * a string intern table that hands out stable pointers and StringIds ids, and a growable-array helper.
  * Not thread-safe: one owner thread each. */
 #ifndef PS_MAPS_H
 #define PS_MAPS_H
@@ -36,5 +36,10 @@ struct ps_strtab {
 /* The interned copy of `text` (`len` bytes, no NUL needed), created on first sight. NULL: out of memory. */
 struct ps_str *ps_strtab_intern(struct ps_strtab *t, const char *text, size_t len);
 void ps_strtab_fini(struct ps_strtab *t);
+
+/* Make room in the array *arr (*cap elements of `elem` bytes, n in use) for element n: when full, doubles
+ * *cap (16 at first) with realloc and zeroes the new elements. Returns 0, or -ENOMEM with *arr and *cap
+ * unchanged. The caller owns and frees *arr. */
+int ps_array_grow(void **arr, size_t *cap, size_t n, size_t elem);
 
 #endif

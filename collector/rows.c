@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpu_rows.h"
+#include "maps.h"
 #include "ps_globalid.h"
 #include "ps_schema.h"
 
@@ -57,21 +58,6 @@ struct ps_rows {
     sqlite3_stmt *st_range, *st_mark;   /* the hot rows: no attributes, text or no message */
     sqlite3_stmt *st_full, *st_psample, *st_tsample;
 };
-
-/* Grow a dynamic array to hold at least n+1 elements. */
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *p = realloc(*arr, ncap * elem);
-    if (!p)
-        return -ENOMEM;
-    memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
 
 int ps_rows_new(struct ps_tw *w, int64_t origin_ns, struct ps_rows **out)
 {
@@ -133,7 +119,7 @@ static long proc_index(struct ps_rows *r, uint32_t pid)
     uint64_t *have = ps_u64map_get(&r->proc_by_pid, pid);
     if (have)
         return (long)*have;
-    if (grow((void **)&r->procs, &r->cap_procs, r->n_procs, sizeof *r->procs) ||
+    if (ps_array_grow((void **)&r->procs, &r->cap_procs, r->n_procs, sizeof *r->procs) ||
         ps_u64map_put(&r->proc_by_pid, pid, r->n_procs))
         return -ENOMEM;
     struct proc *p = &r->procs[r->n_procs];
@@ -148,7 +134,7 @@ static struct thread *thread_get(struct ps_rows *r, uint32_t pid, uint32_t tid)
     uint64_t *have = ps_u64map_get(&r->thread_by_gtid, (uint64_t)gtid);
     if (have)
         return &r->threads[*have];
-    if (grow((void **)&r->threads, &r->cap_threads, r->n_threads, sizeof *r->threads) ||
+    if (ps_array_grow((void **)&r->threads, &r->cap_threads, r->n_threads, sizeof *r->threads) ||
         ps_u64map_put(&r->thread_by_gtid, (uint64_t)gtid, r->n_threads))
         return NULL;
     struct thread *t = &r->threads[r->n_threads++];
@@ -161,7 +147,7 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
 {
     if (ring != r->n_rings)
         return -EINVAL;
-    if (grow((void **)&r->rings, &r->cap_rings, r->n_rings, sizeof *r->rings))
+    if (ps_array_grow((void **)&r->rings, &r->cap_rings, r->n_rings, sizeof *r->rings))
         return -ENOMEM;
     long pi = proc_index(r, pid);
     if (pi < 0)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "maps.h"
 #include "ps_schema.h"
 #include "ps_time.h"
 
@@ -27,19 +28,6 @@ struct ps_sampler {
     size_t n_ts, cap_ts;
 };
 
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    void *p = realloc(*arr, ncap * elem);
-    if (!p)
-        return -ENOMEM;
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
-
 /* Read a small /proc file into buf (NUL-terminated). Returns bytes read or -errno. */
 static ssize_t read_file(const char *path, char *buf, size_t len)
 {
@@ -53,6 +41,28 @@ static ssize_t read_file(const char *path, char *buf, size_t len)
         return -err;
     buf[n] = '\0';
     return n;
+}
+
+/* Read and parse one /proc/PID/stat or /proc/PID/task/TID/stat. Returns 0, or -1 when the file is gone or
+ * does not parse (the task exited between listing and reading). */
+static int read_stat(const char *path, struct ps_stat *st)
+{
+    char buf[1024];
+    if (read_file(path, buf, sizeof buf) <= 0 || ps_sampler_parse_stat(buf, st))
+        return -1;
+    return 0;
+}
+
+/* Append a zeroed element to a sample array (*n in use; the arrays are reused from tick to tick).
+ * NULL: out of memory. */
+static void *append_sample(void **arr, size_t *cap, size_t *n, size_t elem)
+{
+    if (ps_array_grow(arr, cap, *n, elem))
+        return NULL;
+    void *slot = (char *)*arr + *n * elem;
+    (*n)++;
+    memset(slot, 0, elem);
+    return slot;
 }
 
 int ps_sampler_parse_stat(const char *text, struct ps_stat *out)
@@ -133,7 +143,7 @@ static int add_pid(struct ps_sampler *s, uint32_t pid)
     for (size_t i = 0; i < s->n_pids; i++)
         if (s->pids[i] == pid)
             return 0;
-    if (grow((void **)&s->pids, &s->cap_pids, s->n_pids, sizeof *s->pids))
+    if (ps_array_grow((void **)&s->pids, &s->cap_pids, s->n_pids, sizeof *s->pids))
         return -ENOMEM;
     s->pids[s->n_pids++] = pid;
     return 0;
@@ -179,10 +189,10 @@ static int tree_by_scan(struct ps_sampler *s)
         while ((de = readdir(d))) {
             if (!isdigit((unsigned char)de->d_name[0]))
                 continue;
-            char path[320], buf[1024];
+            char path[320];
             struct ps_stat st;
             snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
-            if (read_file(path, buf, sizeof buf) <= 0 || ps_sampler_parse_stat(buf, &st))
+            if (read_stat(path, &st))
                 continue;
             uint32_t pid = (uint32_t)strtoul(de->d_name, NULL, 10);
             size_t before = s->n_pids;
@@ -221,7 +231,7 @@ static void read_io(uint32_t pid, struct ps_proc_sample *p)
 
 static int sample_threads(struct ps_sampler *s, uint32_t pid, int64_t now)
 {
-    char path[320], buf[1024];
+    char path[320];
     snprintf(path, sizeof path, "/proc/%u/task", pid);
     DIR *d = opendir(path);
     if (!d)
@@ -233,12 +243,13 @@ static int sample_threads(struct ps_sampler *s, uint32_t pid, int64_t now)
             continue;
         struct ps_stat st;
         snprintf(path, sizeof path, "/proc/%u/task/%s/stat", pid, de->d_name);
-        if (read_file(path, buf, sizeof buf) <= 0 || ps_sampler_parse_stat(buf, &st))
+        if (read_stat(path, &st))
             continue;
-        if ((rc = grow((void **)&s->ts, &s->cap_ts, s->n_ts, sizeof *s->ts)))
+        struct ps_thread_sample *t = append_sample((void **)&s->ts, &s->cap_ts, &s->n_ts, sizeof *s->ts);
+        if (!t) {
+            rc = -ENOMEM;
             break;
-        struct ps_thread_sample *t = &s->ts[s->n_ts++];
-        memset(t, 0, sizeof *t);
+        }
         t->time_ns = now;
         t->pid = pid;
         t->tid = (uint32_t)strtoul(de->d_name, NULL, 10);
@@ -266,16 +277,17 @@ int ps_sampler_tick(struct ps_sampler *s, const struct ps_proc_sample **ps, size
         rc = tree_by_scan(s);
     }
     for (size_t i = 0; i < s->n_pids && !rc; i++) {
-        char path[320], buf[1024];
+        char path[320];
         struct ps_stat st;
         uint32_t pid = s->pids[i];
         snprintf(path, sizeof path, "/proc/%u/stat", pid);
-        if (read_file(path, buf, sizeof buf) <= 0 || ps_sampler_parse_stat(buf, &st))
+        if (read_stat(path, &st))
             continue;
-        if ((rc = grow((void **)&s->ps, &s->cap_ps, s->n_ps, sizeof *s->ps)))
+        struct ps_proc_sample *p = append_sample((void **)&s->ps, &s->cap_ps, &s->n_ps, sizeof *s->ps);
+        if (!p) {
+            rc = -ENOMEM;
             break;
-        struct ps_proc_sample *p = &s->ps[s->n_ps++];
-        memset(p, 0, sizeof *p);
+        }
         p->time_ns = now;
         p->pid = pid;
         p->ppid = st.ppid;

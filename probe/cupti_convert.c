@@ -269,6 +269,31 @@ static int timed(struct ps_cupti_conv *c, uint64_t start, uint64_t end)
 
 #define HDR(rec, t) do { (rec).h.size = sizeof(rec); (rec).h.type = (t); } while (0)
 
+/* start/end moved onto the host clock; every timed CUPTI record names them alike. */
+#define COPY_SPAN(c, w, r) do { \
+        (w).start_ns = (r)->start + (c)->clock_offset_ns; \
+        (w).end_ns = (r)->end + (c)->clock_offset_ns; \
+    } while (0)
+
+/* The ids that kernel, memcpy, peer memcpy and memset records carry under the same CUPTI names. */
+#define COPY_STREAM_IDS(w, r) do { \
+        (w).device_id = (r)->deviceId; \
+        (w).context_id = (r)->contextId; \
+        (w).stream_id = (r)->streamId; \
+        (w).correlation_id = (r)->correlationId; \
+    } while (0)
+
+/* The fields CUpti_ActivityMemcpy6 and CUpti_ActivityMemcpyPtoP4 share under the same names. */
+#define COPY_MEMCPY_FIELDS(w, m) do { \
+        (w).bytes = (m)->bytes; \
+        (w).copy_kind = (m)->copyKind; \
+        (w).src_kind = (m)->srcKind; \
+        (w).dst_kind = (m)->dstKind; \
+        (w).cupti_flags = (m)->flags; \
+        (w).graph_id = (m)->graphId; \
+        (w).graph_node_id = (m)->graphNodeId; \
+    } while (0)
+
 static int conv_kernel(struct ps_cupti_conv *c, const CUpti_ActivityKernel10 *k)
 {
     if (!timed(c, k->start, k->end))
@@ -278,12 +303,8 @@ static int conv_kernel(struct ps_cupti_conv *c, const CUpti_ActivityKernel10 *k)
     int rc = kernel_name_id(c, k->name, &w.name_id);
     if (rc < 0)
         return rc;
-    w.start_ns = k->start + c->clock_offset_ns;
-    w.end_ns = k->end + c->clock_offset_ns;
-    w.device_id = k->deviceId;
-    w.context_id = k->contextId;
-    w.stream_id = k->streamId;
-    w.correlation_id = k->correlationId;
+    COPY_SPAN(c, w, k);
+    COPY_STREAM_IDS(w, k);
     w.grid_x = k->gridX, w.grid_y = k->gridY, w.grid_z = k->gridZ;
     w.block_x = k->blockX, w.block_y = k->blockY, w.block_z = k->blockZ;
     w.static_smem_bytes = k->staticSharedMemory;
@@ -310,21 +331,11 @@ static int conv_memcpy(struct ps_cupti_conv *c, const CUpti_ActivityMemcpy6 *m)
         return 0;
     struct ps_wire_gpu_memcpy w = { 0 };
     HDR(w, PS_WIRE_GPU_MEMCPY);
-    w.start_ns = m->start + c->clock_offset_ns;
-    w.end_ns = m->end + c->clock_offset_ns;
-    w.bytes = m->bytes;
+    COPY_SPAN(c, w, m);
+    COPY_STREAM_IDS(w, m);
+    COPY_MEMCPY_FIELDS(w, m);
     w.copy_count = m->copyCount ? m->copyCount : 1;
-    w.device_id = m->deviceId;
-    w.context_id = m->contextId;
-    w.stream_id = m->streamId;
-    w.correlation_id = m->correlationId;
-    w.copy_kind = m->copyKind;
-    w.src_kind = m->srcKind;
-    w.dst_kind = m->dstKind;
-    w.cupti_flags = m->flags;
-    w.graph_id = m->graphId;
     w.src_device_id = w.src_context_id = w.dst_device_id = w.dst_context_id = PS_WIRE_GPU_NONE;
-    w.graph_node_id = m->graphNodeId;
     return emit(c, &w.h);
 }
 
@@ -335,24 +346,14 @@ static int conv_peer(struct ps_cupti_conv *c, const CUpti_ActivityMemcpyPtoP4 *m
     struct ps_wire_gpu_memcpy w = { 0 };
     HDR(w, PS_WIRE_GPU_MEMCPY);
     w.h.flags = PS_WIRE_GPU_MEMCPY_PEER;
-    w.start_ns = m->start + c->clock_offset_ns;
-    w.end_ns = m->end + c->clock_offset_ns;
-    w.bytes = m->bytes;
+    COPY_SPAN(c, w, m);
+    COPY_STREAM_IDS(w, m);
+    COPY_MEMCPY_FIELDS(w, m);
     w.copy_count = 1;
-    w.device_id = m->deviceId;
-    w.context_id = m->contextId;
-    w.stream_id = m->streamId;
-    w.correlation_id = m->correlationId;
-    w.copy_kind = m->copyKind;
-    w.src_kind = m->srcKind;
-    w.dst_kind = m->dstKind;
-    w.cupti_flags = m->flags;
-    w.graph_id = m->graphId;
     w.src_device_id = m->srcDeviceId;
     w.src_context_id = m->srcContextId;
     w.dst_device_id = m->dstDeviceId;
     w.dst_context_id = m->dstContextId;
-    w.graph_node_id = m->graphNodeId;
     return emit(c, &w.h);
 }
 
@@ -362,13 +363,9 @@ static int conv_memset(struct ps_cupti_conv *c, const CUpti_ActivityMemset4 *m)
         return 0;
     struct ps_wire_gpu_memset w = { 0 };
     HDR(w, PS_WIRE_GPU_MEMSET);
-    w.start_ns = m->start + c->clock_offset_ns;
-    w.end_ns = m->end + c->clock_offset_ns;
+    COPY_SPAN(c, w, m);
+    COPY_STREAM_IDS(w, m);
     w.bytes = m->bytes;
-    w.device_id = m->deviceId;
-    w.context_id = m->contextId;
-    w.stream_id = m->streamId;
-    w.correlation_id = m->correlationId;
     w.value = m->value;
     w.cupti_flags = m->flags;
     w.memory_kind = m->memoryKind;
@@ -383,8 +380,7 @@ static int conv_sync(struct ps_cupti_conv *c, const CUpti_ActivitySynchronizatio
         return 0;
     struct ps_wire_gpu_sync w = { 0 };
     HDR(w, PS_WIRE_GPU_SYNC);
-    w.start_ns = s->start + c->clock_offset_ns;
-    w.end_ns = s->end + c->clock_offset_ns;
+    COPY_SPAN(c, w, s);
     w.device_id = context_device(c, s->contextId);
     w.context_id = s->contextId;
     w.stream_id = s->streamId;
@@ -406,8 +402,7 @@ static int conv_api(struct ps_cupti_conv *c, const CUpti_ActivityAPI *a, int dri
     int rc = api_name_id(c, driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &w.name_id);
     if (rc < 0)
         return rc;
-    w.start_ns = a->start + c->clock_offset_ns;
-    w.end_ns = a->end + c->clock_offset_ns;
+    COPY_SPAN(c, w, a);
     w.pid = a->processId;
     w.tid = a->threadId;
     w.correlation_id = a->correlationId;
@@ -477,8 +472,7 @@ static int conv_overhead(struct ps_cupti_conv *c, const CUpti_ActivityOverhead3 
         return 0;
     struct ps_wire_gpu_overhead w = { 0 };
     HDR(w, PS_WIRE_GPU_OVERHEAD);
-    w.start_ns = o->start + c->clock_offset_ns;
-    w.end_ns = o->end + c->clock_offset_ns;
+    COPY_SPAN(c, w, o);
     w.overhead_kind = (uint32_t)o->overheadKind;
     w.object_kind = (uint32_t)o->objectKind;
     if (o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS || o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) {
