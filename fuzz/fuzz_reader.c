@@ -42,10 +42,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct ps_model *m = NULL;
     if (ps_read_trace(path, &m, err, sizeof err) == 0) {
         /* touch what analyses touch: every index must be in range */
-        for (size_t i = 0; i < m->gpu.n; i++)
-            if (m->gpu.v[i].stream >= m->streams.n ||
-                (m->gpu.v[i].launch != PS_NONE && m->gpu.v[i].launch >= m->api.n))
+        for (size_t i = 0; i < m->gpu.n; i++) {
+            struct ps_gpu_op op = ps_model_gpu(m, i);
+            if (op.stream >= m->streams.n || (op.launch != PS_NONE && op.launch >= m->api.n))
                 __builtin_trap();
+        }
         for (size_t i = 0; i < m->api.n; i++)
             if (m->api.v[i].thread >= m->threads.n)
                 __builtin_trap();
