@@ -20,6 +20,8 @@
 #define CHUNK_BYTES (4u << 20)
 #define QUEUE_MAX_BYTES ((size_t)1 << 30)   /* beyond this the drain waits for the writer (rings then fill) */
 #define DRAIN_IDLE_MIN_NS 1000000           /* poll empty rings after 1 ms, backing off ... */
+#define FLUSH_EVERY_NS 20000000             /* the drain hands its current chunk to the writer this often */
+#define DRAIN_BURST_RECORDS 4096            /* a drain this big loops again at once; smaller ones sleep first */
 #define DRAIN_IDLE_MAX_NS 20000000          /* ... to 20 ms while they stay empty (idle cost: ~50 wakeups/s) */
 #define SCAN_EVERY_NS 20000000              /* look for new ring files every 20 ms */
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
@@ -282,7 +284,7 @@ static void *drain_main(void *arg)
      * RLIMIT_RTPRIO). It only copies and sleeps, so it cannot monopolise a core for long. */
     struct sched_param sp = { .sched_priority = 1 };
     pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-    int64_t last_scan = 0, idle_ns = DRAIN_IDLE_MIN_NS;
+    int64_t last_scan = 0, last_flush = 0, idle_ns = DRAIN_IDLE_MIN_NS;
     for (;;) {
         pthread_mutex_lock(&c->lock);
         int stop = c->stop_drain;
@@ -300,9 +302,17 @@ static void *drain_main(void *arg)
             last_scan = now;
         }
         long n = drain_all(c);
-        flush_cur(c);
-        if (n > 0) {
-            idle_ns = DRAIN_IDLE_MIN_NS;
+        /* Hand the writer a chunk every FLUSH_EVERY_NS (it commits every COMMIT_EVERY_NS anyway), not after
+         * every pass: one chunk per millisecond of trickle would churn 4 MiB allocations and page faults. */
+        if (now - last_flush >= FLUSH_EVERY_NS) {
+            flush_cur(c);
+            last_flush = now;
+        }
+        if (n >= DRAIN_BURST_RECORDS) {
+            idle_ns = DRAIN_IDLE_MIN_NS;     /* a burst: go straight back for more */
+        } else if (n > 0) {
+            idle_ns = DRAIN_IDLE_MIN_NS;     /* a trickle: let it collect, one wake-up per millisecond */
+            sleep_ns(idle_ns);
         } else {
             sleep_ns(idle_ns);
             idle_ns = idle_ns * 2 > DRAIN_IDLE_MAX_NS ? DRAIN_IDLE_MAX_NS : idle_ns * 2;
