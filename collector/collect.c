@@ -19,10 +19,12 @@
 
 #define CHUNK_BYTES (4u << 20)
 #define QUEUE_MAX_BYTES ((size_t)1 << 30)   /* beyond this the drain waits for the writer (rings then fill) */
+#define DRAIN_BURST_RECORDS 4096            /* a drain pass this big loops again at once ... */
+#define DRAIN_TRICKLE_SLEEP_NS 5000000      /* ... a smaller one sleeps first: 5 ms of even 10 M ranges/s is 2 MB of
+                                               ring, and each wake-up costs the target a little */
 #define DRAIN_IDLE_MIN_NS 1000000           /* poll empty rings after 1 ms, backing off ... */
-#define FLUSH_EVERY_NS 20000000             /* the drain hands its current chunk to the writer this often */
-#define DRAIN_BURST_RECORDS 4096            /* a drain this big loops again at once; smaller ones sleep first */
 #define DRAIN_IDLE_MAX_NS 20000000          /* ... to 20 ms while they stay empty (idle cost: ~50 wakeups/s) */
+#define FLUSH_EVERY_NS 20000000             /* the drain hands its current chunk to the writer this often */
 #define SCAN_EVERY_NS 20000000              /* look for new ring files every 20 ms */
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
 #define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
@@ -311,8 +313,8 @@ static void *drain_main(void *arg)
         if (n >= DRAIN_BURST_RECORDS) {
             idle_ns = DRAIN_IDLE_MIN_NS;     /* a burst: go straight back for more */
         } else if (n > 0) {
-            idle_ns = DRAIN_IDLE_MIN_NS;     /* a trickle: let it collect, one wake-up per millisecond */
-            sleep_ns(idle_ns);
+            idle_ns = DRAIN_IDLE_MIN_NS;     /* a trickle: let it collect */
+            sleep_ns(DRAIN_TRICKLE_SLEEP_NS);
         } else {
             sleep_ns(idle_ns);
             idle_ns = idle_ns * 2 > DRAIN_IDLE_MAX_NS ? DRAIN_IDLE_MAX_NS : idle_ns * 2;
