@@ -1,6 +1,7 @@
 /* SQLite trace reader: perfscope traces and Nsight Systems SQLite exports share the same tables
  * (DESIGN §3), so one reader serves both. Opens read-only (works on a trace still being written in WAL
- * mode), never requires optional tables, and checks that every column it reads exists. */
+ * mode), never requires optional tables, and checks that every column it reads exists. This part reads the
+ * activity tables (GPU rows, API calls, NVTX); read_sqlite_meta.c the tables around them. */
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -8,35 +9,16 @@
 #include <string.h>
 
 #include "ps_globalid.h"
-#include "reader_impl.h"
-
-#define MAX_COLS 256
-
-struct sctx {
-    sqlite3 *db;
-    struct ps_model *m;
-    const char *path;
-    char *err;
-    size_t errlen;
-    sqlite3_stmt *string_stmt;        /* SELECT value FROM StringIds WHERE id = ? */
-    int have_string_ids;
-    int have_api;                     /* the API table has rows: GPU rows keep their correlation ids for the link */
-    struct ps_idmap strings, threads, streams, copy_names, domains;
-    struct ps_unplaced unplaced;
-    long long dropped_parts;          /* sum of the other PERFSCOPE_META dropped* keys (-1: none) */
-    /* the columns of the table being read */
-    char *cols[MAX_COLS];
-    int ncols;
-};
+#include "read_sqlite_impl.h"
 
 /* Column text, "" for NULL (also when SQLite runs out of memory converting it). */
-static const char *col_text(sqlite3_stmt *st, int i)
+const char *ps_sq_col_text(sqlite3_stmt *st, int i)
 {
     const char *s = (const char *)sqlite3_column_text(st, i);
     return s ? s : "";
 }
 
-static int oom(struct sctx *c)
+int ps_sq_oom(struct sctx *c)
 {
     return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
 }
@@ -51,7 +33,7 @@ static void count_unplaced(struct sctx *c, const char *table, const char *why)
 /* ---- schema checks ---- */
 
 /* 1 if `table` exists, 0 if not, -1 (message set) if the database cannot be read. */
-static int table_exists(struct sctx *c, const char *table)
+int ps_sq_table_exists(struct sctx *c, const char *table)
 {
     sqlite3_stmt *st = NULL;
     int found = -1;
@@ -76,7 +58,7 @@ static void free_cols(struct sctx *c)
 }
 
 /* Load the column names of `table` into c->cols. */
-static int load_cols(struct sctx *c, const char *table)
+int ps_sq_load_cols(struct sctx *c, const char *table)
 {
     sqlite3_stmt *st = NULL;
     free_cols(c);
@@ -89,7 +71,7 @@ static int load_cols(struct sctx *c, const char *table)
         const char *name = (const char *)sqlite3_column_text(st, 0);
         if (name && !(c->cols[c->ncols++] = strdup(name))) {
             sqlite3_finalize(st);
-            return oom(c);
+            return ps_sq_oom(c);
         }
     }
     sqlite3_finalize(st);
@@ -108,7 +90,7 @@ static int has_col(const struct sctx *c, const char *col)
 }
 
 /* Append `"col"` (or `fallback` if the column is absent, or an error if fallback is NULL) to the SELECT list. */
-static int add_col(struct sctx *c, char *sql, size_t cap, const char *table, const char *col, const char *fallback)
+int ps_sq_add_col(struct sctx *c, char *sql, size_t cap, const char *table, const char *col, const char *fallback)
 {
     size_t len = strlen(sql);
     const char *sep = sql[len - 1] == ' ' ? "" : ", ";
@@ -122,7 +104,7 @@ static int add_col(struct sctx *c, char *sql, size_t cap, const char *table, con
     return 0;
 }
 
-static int prepare(struct sctx *c, const char *table, const char *sql, sqlite3_stmt **st)
+int ps_sq_prepare(struct sctx *c, const char *table, const char *sql, sqlite3_stmt **st)
 {
     if (sqlite3_prepare_v3(c->db, sql, -1, 0, st, NULL) != SQLITE_OK)
         return ps_read_fail(c->err, c->errlen, "%s: table %s: cannot query: %s", c->path, table,
@@ -130,7 +112,7 @@ static int prepare(struct sctx *c, const char *table, const char *sql, sqlite3_s
     return 0;
 }
 
-static int step_error(struct sctx *c, const char *table, long long row)
+int ps_sq_step_error(struct sctx *c, const char *table, long long row)
 {
     return ps_read_fail(c->err, c->errlen, "%s: table %s, row %lld: %s", c->path, table, row,
                         sqlite3_errmsg(c->db));
@@ -146,7 +128,7 @@ static int check_times(struct sctx *c, sqlite3_stmt *st, const char *table)
             continue;
         char value[64] = "";
         if (t != SQLITE_BLOB)
-            ps_text_escape(col_text(st, i), value, sizeof value, NULL);
+            ps_text_escape(ps_sq_col_text(st, i), value, sizeof value, NULL);
         return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s, rowid %lld: %s value %s%s%s where an "
                             "integer time in ns is required: the trace is corrupt", c->path, table,
                             i ? "end" : "start", (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1),
@@ -159,7 +141,7 @@ static int check_times(struct sctx *c, sqlite3_stmt *st, const char *table)
 /* ---- lookups ---- */
 
 /* StringIds id -> model string id, each id queried once. */
-static uint32_t string_of(struct sctx *c, int64_t sid, const char *table, const char *col, int *failed)
+uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const char *col, int *failed)
 {
     uint32_t v = ps_idmap_get(&c->strings, (uint64_t)sid);
     if (v != PS_NONE)
@@ -186,13 +168,13 @@ static uint32_t string_of(struct sctx *c, int64_t sid, const char *table, const 
         return PS_NONE;
     }
     if (v == PS_NONE || ps_idmap_put(&c->strings, (uint64_t)sid, v) < 0) {
-        *failed = oom(c);
+        *failed = ps_sq_oom(c);
         return PS_NONE;
     }
     return v;
 }
 
-static uint32_t thread_of(struct sctx *c, int64_t global_tid)
+uint32_t ps_sq_thread_of(struct sctx *c, int64_t global_tid)
 {
     uint32_t v = ps_idmap_get(&c->threads, (uint64_t)global_tid);
     if (v != PS_NONE)
@@ -262,15 +244,15 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     char sql[1024] = "SELECT ";
     sqlite3_stmt *st = NULL;
     const char *name_col = NULL;
-    int rc = table_exists(c, table);
+    int rc = ps_sq_table_exists(c, table);
     if (rc <= 0)
         return rc;
-    if (load_cols(c, table) < 0 || add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, "end", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, "deviceId", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, "streamId", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, c->have_api ? "correlationId" : "", "NULL") < 0 ||
-        add_col(c, sql, sizeof sql, table, "globalPid", "NULL") < 0)
+    if (ps_sq_load_cols(c, table) < 0 || ps_sq_add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "end", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "deviceId", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "streamId", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, c->have_api ? "correlationId" : "", "NULL") < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "globalPid", "NULL") < 0)
             return -1;   /* no API rows: ("" is no column, so) NULL: correlation ids would link nothing */
     switch (kind) {
     case PS_GPU_KERNEL:
@@ -279,26 +261,26 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
                    : has_col(c, "shortName")   ? "shortName"
                    : has_col(c, "mangledName") ? "mangledName"
                                                : "demangledName";   /* absent: the error names it */
-        rc = add_col(c, sql, sizeof sql, table, name_col, NULL);
+        rc = ps_sq_add_col(c, sql, sizeof sql, table, name_col, NULL);
         break;
     case PS_GPU_MEMCPY:
-        rc = add_col(c, sql, sizeof sql, table, "bytes", NULL) < 0 ||
-             add_col(c, sql, sizeof sql, table, "copyKind", NULL) < 0 ||
-             add_col(c, sql, sizeof sql, table, "srcKind", "7") < 0 ||
-             add_col(c, sql, sizeof sql, table, "dstKind", "7") < 0 ? -1 : 0;
+        rc = ps_sq_add_col(c, sql, sizeof sql, table, "bytes", NULL) < 0 ||
+             ps_sq_add_col(c, sql, sizeof sql, table, "copyKind", NULL) < 0 ||
+             ps_sq_add_col(c, sql, sizeof sql, table, "srcKind", "7") < 0 ||
+             ps_sq_add_col(c, sql, sizeof sql, table, "dstKind", "7") < 0 ? -1 : 0;
         break;
     case PS_GPU_MEMSET:
-        rc = add_col(c, sql, sizeof sql, table, "bytes", NULL) < 0 ||
-             add_col(c, sql, sizeof sql, table, "memKind", "7") < 0 ? -1 : 0;
+        rc = ps_sq_add_col(c, sql, sizeof sql, table, "bytes", NULL) < 0 ||
+             ps_sq_add_col(c, sql, sizeof sql, table, "memKind", "7") < 0 ? -1 : 0;
         break;
     case PS_GPU_SYNC:
-        rc = add_col(c, sql, sizeof sql, table, "syncType", "0");
+        rc = ps_sq_add_col(c, sql, sizeof sql, table, "syncType", "0");
         break;
     }
     if (rc < 0)
         return -1;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
-    if (prepare(c, table, sql, &st) < 0)
+    if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
     int failed = 0;
@@ -323,7 +305,7 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
             goto oom;
         switch (kind) {
         case PS_GPU_KERNEL:
-            op.name = string_of(c, sqlite3_column_int64(st, 6), table, name_col, &failed);
+            op.name = ps_sq_string_of(c, sqlite3_column_int64(st, 6), table, name_col, &failed);
             break;
         case PS_GPU_MEMCPY:
             op.bytes = (uint64_t)sqlite3_column_int64(st, 6);
@@ -349,13 +331,13 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
             goto oom;
     }
     if (rc != SQLITE_DONE) {
-        step_error(c, table, row + 1);
+        ps_sq_step_error(c, table, row + 1);
         goto fail;
     }
     sqlite3_finalize(st);
     return 0;
 oom:
-    oom(c);
+    ps_sq_oom(c);
 fail:
     sqlite3_finalize(st);
     return -1;
@@ -368,16 +350,16 @@ fail:
 static int api_rows_exist(struct sctx *c)
 {
     sqlite3_stmt *st = NULL;
-    int rc = table_exists(c, "CUPTI_ACTIVITY_KIND_RUNTIME");
+    int rc = ps_sq_table_exists(c, "CUPTI_ACTIVITY_KIND_RUNTIME");
     if (rc <= 0)
         return rc;
-    if (prepare(c, "CUPTI_ACTIVITY_KIND_RUNTIME", "SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1", &st) < 0)
+    if (ps_sq_prepare(c, "CUPTI_ACTIVITY_KIND_RUNTIME", "SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1", &st) < 0)
         return -1;
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc == SQLITE_ROW || rc == SQLITE_DONE)
         return rc == SQLITE_ROW;
-    step_error(c, "CUPTI_ACTIVITY_KIND_RUNTIME", 1);
+    ps_sq_step_error(c, "CUPTI_ACTIVITY_KIND_RUNTIME", 1);
     return -1;
 }
 
@@ -386,18 +368,18 @@ static int read_api(struct sctx *c)
     static const char table[] = "CUPTI_ACTIVITY_KIND_RUNTIME";
     char sql[512] = "SELECT ";
     sqlite3_stmt *st = NULL;
-    int rc = table_exists(c, table), failed = 0;
+    int rc = ps_sq_table_exists(c, table), failed = 0;
     if (rc <= 0)
         return rc;
-    if (load_cols(c, table) < 0 || add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, "end", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, "eventClass", "0") < 0 ||
-        add_col(c, sql, sizeof sql, table, "globalTid", NULL) < 0 ||
-        add_col(c, sql, sizeof sql, table, "correlationId", "NULL") < 0 ||
-        add_col(c, sql, sizeof sql, table, "nameId", NULL) < 0)
+    if (ps_sq_load_cols(c, table) < 0 || ps_sq_add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "end", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "eventClass", "0") < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "globalTid", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "correlationId", "NULL") < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "nameId", NULL) < 0)
         return -1;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
-    if (prepare(c, table, sql, &st) < 0)
+    if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -420,17 +402,17 @@ static int read_api(struct sctx *c)
             count_unplaced(c, table, "rows with end < start");
             continue;
         }
-        call.thread = thread_of(c, sqlite3_column_int64(st, 3));
-        call.name = string_of(c, sqlite3_column_int64(st, 5), table, "nameId", &failed);
+        call.thread = ps_sq_thread_of(c, sqlite3_column_int64(st, 3));
+        call.name = ps_sq_string_of(c, sqlite3_column_int64(st, 5), table, "nameId", &failed);
         if (failed)
             goto fail;
         if (call.thread == PS_NONE || call.name == PS_NONE || ps_model_add_api(c->m, &call) < 0) {
-            oom(c);
+            ps_sq_oom(c);
             goto fail;
         }
     }
     if (rc != SQLITE_DONE) {
-        step_error(c, table, row + 1);
+        ps_sq_step_error(c, table, row + 1);
         goto fail;
     }
     sqlite3_finalize(st);
@@ -455,7 +437,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
     int rc, failed = 0;
     snprintf(sql, sizeof sql, "%s, rowid FROM NVTX_EVENTS WHERE eventType %s", select,
              pass == 0 ? "= 75" : "IN (34, 59, 60, 35, 37, 70, 71)");
-    if (prepare(c, table, sql, &st) < 0)
+    if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -469,9 +451,9 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
         int64_t domain_id = sqlite3_column_int64(st, 6);
         uint32_t text;
         if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-            text = ps_model_intern_cstr(c->m, col_text(st, 3));
+            text = ps_model_intern_cstr(c->m, ps_sq_col_text(st, 3));
         else if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-            text = string_of(c, sqlite3_column_int64(st, 4), table, "textId", &failed);
+            text = ps_sq_string_of(c, sqlite3_column_int64(st, 4), table, "textId", &failed);
         else
             text = ps_model_intern_cstr(c->m, "");
         if (failed)
@@ -512,18 +494,18 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
                     goto oom;
             }
         }
-        r.thread = thread_of(c, gtid);
+        r.thread = ps_sq_thread_of(c, gtid);
         if (r.thread == PS_NONE || ps_model_add_range(c->m, &r) < 0)
             goto oom;
     }
     if (rc != SQLITE_DONE) {
-        step_error(c, table, row + 1);
+        ps_sq_step_error(c, table, row + 1);
         goto fail;
     }
     sqlite3_finalize(st);
     return 0;
 oom:
-    oom(c);
+    ps_sq_oom(c);
 fail:
     sqlite3_finalize(st);
     return -1;
@@ -533,16 +515,16 @@ static int read_nvtx(struct sctx *c)
 {
     static const char table[] = "NVTX_EVENTS";
     char select[400] = "SELECT ";
-    int rc = table_exists(c, table);
+    int rc = ps_sq_table_exists(c, table);
     if (rc <= 0)
         return rc;
-    if (load_cols(c, table) < 0 || add_col(c, select, sizeof select, table, "start", NULL) < 0 ||
-        add_col(c, select, sizeof select, table, "end", "NULL") < 0 ||
-        add_col(c, select, sizeof select, table, "eventType", NULL) < 0 ||
-        add_col(c, select, sizeof select, table, "text", "NULL") < 0 ||
-        add_col(c, select, sizeof select, table, "textId", "NULL") < 0 ||
-        add_col(c, select, sizeof select, table, "globalTid", "NULL") < 0 ||
-        add_col(c, select, sizeof select, table, "domainId", "NULL") < 0)
+    if (ps_sq_load_cols(c, table) < 0 || ps_sq_add_col(c, select, sizeof select, table, "start", NULL) < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "end", "NULL") < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "eventType", NULL) < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "text", "NULL") < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "textId", "NULL") < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "globalTid", "NULL") < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "domainId", "NULL") < 0)
         return -1;
     return read_nvtx_pass(c, select, 0) < 0 ? -1 : read_nvtx_pass(c, select, 1);
 }
@@ -550,196 +532,6 @@ static int read_nvtx(struct sctx *c)
 /* ---- processes, threads, devices, metadata ---- */
 
 /* Run `sql` over an optional table, calling row(c, st) for each row. */
-static int for_rows(struct sctx *c, const char *table, const char *sql, int (*row)(struct sctx *, sqlite3_stmt *))
-{
-    sqlite3_stmt *st = NULL;
-    int rc;
-    if (prepare(c, table, sql, &st) < 0)
-        return -1;
-    long long n = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        n++;
-        if (row(c, st) < 0) {
-            sqlite3_finalize(st);
-            return -1;
-        }
-    }
-    if (rc != SQLITE_DONE) {
-        step_error(c, table, n + 1);
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
-static int process_row(struct sctx *c, sqlite3_stmt *st)
-{
-    uint32_t pid = (uint32_t)sqlite3_column_int64(st, 0);
-    uint32_t i = PS_NONE;
-    if (c->m->format == PS_FORMAT_PERFSCOPE) {
-        i = ps_model_process(c->m, pid);      /* perfscope: every recorded process */
-    } else {
-        for (size_t p = 0; p < c->m->procs.n; p++)   /* nsys: PROCESSES lists the whole system; name ours */
-            if (c->m->procs.v[p].pid == pid)
-                i = (uint32_t)p;
-        if (i == PS_NONE)
-            return 0;
-    }
-    if (i == PS_NONE)
-        return oom(c);
-    if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
-        (c->m->procs.v[i].name = ps_model_intern_cstr(c->m, col_text(st, 1))) == PS_NONE)
-        return oom(c);
-    return 0;
-}
-
-static int thread_name_row(struct sctx *c, sqlite3_stmt *st)
-{
-    int64_t gtid = sqlite3_column_int64(st, 1);
-    uint32_t t = ps_idmap_get(&c->threads, (uint64_t)gtid), name;
-    int failed = 0;
-    if (t == PS_NONE && c->m->format != PS_FORMAT_PERFSCOPE)
-        return 0;                              /* nsys: name only the threads that have events */
-    if (t == PS_NONE && (t = thread_of(c, gtid)) == PS_NONE)
-        return oom(c);
-    name = string_of(c, sqlite3_column_int64(st, 0), "ThreadNames", "nameId", &failed);
-    if (failed)
-        return -1;
-    if (name == PS_NONE)
-        return oom(c);
-    c->m->threads.v[t].name = name;
-    return 0;
-}
-
-static int gpu_row(struct sctx *c, sqlite3_stmt *st)
-{
-    uint32_t i = ps_model_device(c->m, (int32_t)sqlite3_column_int64(st, 0));
-    if (i == PS_NONE)
-        return oom(c);
-    struct ps_device *d = &c->m->devices.v[i];
-    if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
-        (d->name = ps_model_intern_cstr(c->m, col_text(st, 1))) == PS_NONE)
-        return oom(c);
-    if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-        d->total_mem_bytes = sqlite3_column_int64(st, 2);
-    if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-        d->sm_count = sqlite3_column_int(st, 3);
-    if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-        d->cc_major = sqlite3_column_int(st, 4);
-    if (sqlite3_column_type(st, 5) != SQLITE_NULL)
-        d->cc_minor = sqlite3_column_int(st, 5);
-    return 0;
-}
-
-static int cuda_device_row(struct sctx *c, sqlite3_stmt *st)
-{
-    uint32_t i = ps_model_device(c->m, (int32_t)sqlite3_column_int64(st, 0));
-    if (i == PS_NONE)
-        return oom(c);
-    if (c->m->devices.v[i].sm_count < 0 && sqlite3_column_type(st, 1) != SQLITE_NULL)
-        c->m->devices.v[i].sm_count = sqlite3_column_int(st, 1);
-    return 0;
-}
-
-/* PERFSCOPE_META (key, value) rows: all kept in model.meta; rank, local_rank, world_size and the
- * dropped-record count also go into the model's fields. `dropped_records` is the total over all processes
- * (docs/trace-format.md); the other `dropped*` keys (per process: `dropped_records.pid.PID`) are summed only
- * as a fallback for a trace without the total (read_meta), never added to it. */
-static int meta_row(struct sctx *c, sqlite3_stmt *st)
-{
-    const char *key = (const char *)sqlite3_column_text(st, 0);
-    const char *value = (const char *)sqlite3_column_text(st, 1);
-    if (!key)
-        return 0;
-    if (ps_model_add_meta(c->m, key, value ? value : "") < 0)
-        return oom(c);
-    if (!value || sqlite3_column_type(st, 1) == SQLITE_NULL)
-        return 0;
-    long long v = sqlite3_column_int64(st, 1);
-    if (strcmp(key, "rank") == 0)
-        c->m->rank = (int32_t)v;
-    else if (strcmp(key, "local_rank") == 0)
-        c->m->local_rank = (int32_t)v;
-    else if (strcmp(key, "world_size") == 0)
-        c->m->world_size = (int32_t)v;
-    else if (strcmp(key, "dropped_records") == 0)
-        c->m->dropped_records = v;
-    else if (strncmp(key, "dropped", 7) == 0)
-        c->dropped_parts = (c->dropped_parts < 0 ? 0 : c->dropped_parts) + v;
-    return 0;
-}
-
-/* Read optional table `table` with the listed columns (NULL where absent; the first one required). */
-static int read_optional(struct sctx *c, const char *table, const char *const *cols, int ncols,
-                         int (*row)(struct sctx *, sqlite3_stmt *))
-{
-    char sql[512] = "SELECT ";
-    int rc = table_exists(c, table);
-    if (rc <= 0)
-        return rc;
-    if (load_cols(c, table) < 0)
-        return -1;
-    for (int i = 0; i < ncols; i++)
-        if (add_col(c, sql, sizeof sql, table, cols[i], i == 0 ? NULL : "NULL") < 0)
-            return -1;
-    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), " FROM \"%s\"", table);
-    return for_rows(c, table, sql, row);
-}
-
-static int read_meta(struct sctx *c)
-{
-    /* The first two columns, whatever their names: (key, value). */
-    if (load_cols(c, "PERFSCOPE_META") < 0)
-        return -1;
-    if (c->ncols < 2)
-        return ps_read_fail(c->err, c->errlen, "%s: table PERFSCOPE_META has %d column(s), expected (key, value)",
-                            c->path, c->ncols);
-    char sql[300];
-    snprintf(sql, sizeof sql, "SELECT \"%s\", \"%s\" FROM PERFSCOPE_META", c->cols[0], c->cols[1]);
-    c->dropped_parts = -1;
-    if (for_rows(c, "PERFSCOPE_META", sql, meta_row) < 0)
-        return -1;
-    if (c->m->dropped_records < 0 && c->dropped_parts >= 0)
-        c->m->dropped_records = c->dropped_parts;
-    return 0;
-}
-
-/* Run a query returning one row of `n` integers into out[] (NULL columns: 0). Returns 0 or -1 with a message. */
-static int query_row(struct sctx *c, const char *table, const char *sql, int64_t *out, int n)
-{
-    sqlite3_stmt *st = NULL;
-    if (prepare(c, table, sql, &st) < 0)
-        return -1;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        for (int i = 0; i < n; i++)
-            out[i] = sqlite3_column_int64(st, i);
-    else
-        step_error(c, table, 1);
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 0 : -1;
-}
-
-/* PERFSCOPE_PROCESS_SAMPLES (optional): how many samples, the first and last timestamp, and the CPU time the
- * processes used (cpuUserNs + cpuSystemNs are cumulative per process: each one's largest value, summed). */
-static int read_samples(struct sctx *c)
-{
-    static const char *const t = "PERFSCOPE_PROCESS_SAMPLES";
-    int64_t v[3] = { 0 };
-    int rc = table_exists(c, t);
-    if (rc <= 0)
-        return rc;
-    if (query_row(c, t, "SELECT count(*), min(timestamp), max(timestamp) FROM PERFSCOPE_PROCESS_SAMPLES", v, 3) < 0 ||
-        query_row(c, t, "SELECT sum(c) FROM (SELECT max(coalesce(cpuUserNs, 0) + coalesce(cpuSystemNs, 0)) AS c"
-                        " FROM PERFSCOPE_PROCESS_SAMPLES GROUP BY globalPid)", &c->m->samples.cpu_ns, 1) < 0)
-        return -1;
-    c->m->samples.n = v[0];
-    c->m->samples.first_ns = v[1];
-    c->m->samples.last_ns = v[2];
-    return 0;
-}
-
 static const char *const trace_tables[] = {
     "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
@@ -749,10 +541,6 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
 {
     struct sctx c = { .m = m, .path = path, .err = err, .errlen = errlen };
     int rc = -1, found = 0;
-    static const char *const proc_cols[] = { "pid", "name" };
-    static const char *const tname_cols[] = { "nameId", "globalTid" };
-    static const char *const gpu_cols[] = { "id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor" };
-    static const char *const cdev_cols[] = { "cudaId", "numMultiprocessors" };
 
     if (sqlite3_open_v2(path, &c.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         rc = ps_read_fail(err, errlen, "%s: cannot open as SQLite: %s", path, c.db ? sqlite3_errmsg(c.db) : "out of memory");
@@ -760,7 +548,7 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
     }
     sqlite3_busy_timeout(c.db, 2000);   /* a recorder may hold a write lock for a moment */
     for (size_t i = 0; i < sizeof trace_tables / sizeof trace_tables[0]; i++) {
-        int e = table_exists(&c, trace_tables[i]);
+        int e = ps_sq_table_exists(&c, trace_tables[i]);
         if (e < 0)
             goto out;
         found += e;
@@ -770,18 +558,18 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
                           "CUPTI_ACTIVITY_KIND_* table): not a perfscope or Nsight Systems trace", path);
         goto out;
     }
-    int is_perfscope = table_exists(&c, "PERFSCOPE_META");
-    c.have_string_ids = table_exists(&c, "StringIds");
+    int is_perfscope = ps_sq_table_exists(&c, "PERFSCOPE_META");
+    c.have_string_ids = ps_sq_table_exists(&c, "StringIds");
     if (is_perfscope < 0 || c.have_string_ids < 0)
         goto out;
     m->format = is_perfscope ? PS_FORMAT_PERFSCOPE : PS_FORMAT_NSYS;
     m->correlation_global = 0;
     if (c.have_string_ids &&
-        prepare(&c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c.string_stmt) < 0)
+        ps_sq_prepare(&c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c.string_stmt) < 0)
         goto out;
     if ((c.have_api = api_rows_exist(&c)) < 0)
         goto out;
-    if ((is_perfscope && read_meta(&c) < 0) ||
+    if ((is_perfscope && ps_sq_read_meta(&c) < 0) ||
         read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL) < 0 ||
         read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMCPY", PS_GPU_MEMCPY) < 0 ||
         read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMSET", PS_GPU_MEMSET) < 0 ||
@@ -790,20 +578,16 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
         goto out;
     for (size_t i = 0; i < m->threads.n; i++)
         if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE) {
-            rc = oom(&c);
+            rc = ps_sq_oom(&c);
             goto out;
         }
     for (size_t i = 0; i < m->streams.n; i++)
         if (m->streams.v[i].pid && ps_model_process(m, m->streams.v[i].pid) == PS_NONE) {
-            rc = oom(&c);
+            rc = ps_sq_oom(&c);
             goto out;
         }
-    if (read_optional(&c, "PROCESSES", proc_cols, 2, process_row) < 0 ||
-        read_optional(&c, "ThreadNames", tname_cols, 2, thread_name_row) < 0 ||
-        read_optional(&c, "TARGET_INFO_GPU", gpu_cols, 6, gpu_row) < 0 ||
-        read_optional(&c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, cuda_device_row) < 0 ||
-        (is_perfscope && read_samples(&c) < 0) ||
-        (ps_unplaced_summary(&c.unplaced, m) < 0 && oom(&c)))
+    if (ps_sq_read_host_tables(&c, is_perfscope) < 0 ||
+        (ps_unplaced_summary(&c.unplaced, m) < 0 && ps_sq_oom(&c)))
         goto out;
     rc = 0;
 out:

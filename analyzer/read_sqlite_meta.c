@@ -1,0 +1,214 @@
+/* SQLite trace reader, part 2: the tables around the activity rows — PERFSCOPE_META, PROCESSES, ThreadNames,
+ * TARGET_INFO_GPU / TARGET_INFO_CUDA_DEVICE and perfscope's host samples. All optional but PERFSCOPE_META on
+ * perfscope traces; read_sqlite.c holds the activity tables and the shared helpers (read_sqlite_impl.h). */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "read_sqlite_impl.h"
+
+static int for_rows(struct sctx *c, const char *table, const char *sql, int (*row)(struct sctx *, sqlite3_stmt *))
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+    if (ps_sq_prepare(c, table, sql, &st) < 0)
+        return -1;
+    long long n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        n++;
+        if (row(c, st) < 0) {
+            sqlite3_finalize(st);
+            return -1;
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        ps_sq_step_error(c, table, n + 1);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int process_row(struct sctx *c, sqlite3_stmt *st)
+{
+    uint32_t pid = (uint32_t)sqlite3_column_int64(st, 0);
+    uint32_t i = PS_NONE;
+    if (c->m->format == PS_FORMAT_PERFSCOPE) {
+        i = ps_model_process(c->m, pid);      /* perfscope: every recorded process */
+    } else {
+        for (size_t p = 0; p < c->m->procs.n; p++)   /* nsys: PROCESSES lists the whole system; name ours */
+            if (c->m->procs.v[p].pid == pid)
+                i = (uint32_t)p;
+        if (i == PS_NONE)
+            return 0;
+    }
+    if (i == PS_NONE)
+        return ps_sq_oom(c);
+    if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
+        (c->m->procs.v[i].name = ps_model_intern_cstr(c->m, ps_sq_col_text(st, 1))) == PS_NONE)
+        return ps_sq_oom(c);
+    return 0;
+}
+
+static int thread_name_row(struct sctx *c, sqlite3_stmt *st)
+{
+    int64_t gtid = sqlite3_column_int64(st, 1);
+    uint32_t t = ps_idmap_get(&c->threads, (uint64_t)gtid), name;
+    int failed = 0;
+    if (t == PS_NONE && c->m->format != PS_FORMAT_PERFSCOPE)
+        return 0;                              /* nsys: name only the threads that have events */
+    if (t == PS_NONE && (t = ps_sq_thread_of(c, gtid)) == PS_NONE)
+        return ps_sq_oom(c);
+    name = ps_sq_string_of(c, sqlite3_column_int64(st, 0), "ThreadNames", "nameId", &failed);
+    if (failed)
+        return -1;
+    if (name == PS_NONE)
+        return ps_sq_oom(c);
+    c->m->threads.v[t].name = name;
+    return 0;
+}
+
+static int gpu_row(struct sctx *c, sqlite3_stmt *st)
+{
+    uint32_t i = ps_model_device(c->m, (int32_t)sqlite3_column_int64(st, 0));
+    if (i == PS_NONE)
+        return ps_sq_oom(c);
+    struct ps_device *d = &c->m->devices.v[i];
+    if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
+        (d->name = ps_model_intern_cstr(c->m, ps_sq_col_text(st, 1))) == PS_NONE)
+        return ps_sq_oom(c);
+    if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+        d->total_mem_bytes = sqlite3_column_int64(st, 2);
+    if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+        d->sm_count = sqlite3_column_int(st, 3);
+    if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+        d->cc_major = sqlite3_column_int(st, 4);
+    if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+        d->cc_minor = sqlite3_column_int(st, 5);
+    return 0;
+}
+
+static int cuda_device_row(struct sctx *c, sqlite3_stmt *st)
+{
+    uint32_t i = ps_model_device(c->m, (int32_t)sqlite3_column_int64(st, 0));
+    if (i == PS_NONE)
+        return ps_sq_oom(c);
+    if (c->m->devices.v[i].sm_count < 0 && sqlite3_column_type(st, 1) != SQLITE_NULL)
+        c->m->devices.v[i].sm_count = sqlite3_column_int(st, 1);
+    return 0;
+}
+
+/* PERFSCOPE_META (key, value) rows: all kept in model.meta; rank, local_rank, world_size and the
+ * dropped-record count also go into the model's fields. `dropped_records` is the total over all processes
+ * (docs/trace-format.md); the other `dropped*` keys (per process: `dropped_records.pid.PID`) are summed only
+ * as a fallback for a trace without the total (read_meta), never added to it. */
+static int meta_row(struct sctx *c, sqlite3_stmt *st)
+{
+    const char *key = (const char *)sqlite3_column_text(st, 0);
+    const char *value = (const char *)sqlite3_column_text(st, 1);
+    if (!key)
+        return 0;
+    if (ps_model_add_meta(c->m, key, value ? value : "") < 0)
+        return ps_sq_oom(c);
+    if (!value || sqlite3_column_type(st, 1) == SQLITE_NULL)
+        return 0;
+    long long v = sqlite3_column_int64(st, 1);
+    if (strcmp(key, "rank") == 0)
+        c->m->rank = (int32_t)v;
+    else if (strcmp(key, "local_rank") == 0)
+        c->m->local_rank = (int32_t)v;
+    else if (strcmp(key, "world_size") == 0)
+        c->m->world_size = (int32_t)v;
+    else if (strcmp(key, "dropped_records") == 0)
+        c->m->dropped_records = v;
+    else if (strncmp(key, "dropped", 7) == 0)
+        c->dropped_parts = (c->dropped_parts < 0 ? 0 : c->dropped_parts) + v;
+    return 0;
+}
+
+/* Read optional table `table` with the listed columns (NULL where absent; the first one required). */
+static int read_optional(struct sctx *c, const char *table, const char *const *cols, int ncols,
+                         int (*row)(struct sctx *, sqlite3_stmt *))
+{
+    char sql[512] = "SELECT ";
+    int rc = ps_sq_table_exists(c, table);
+    if (rc <= 0)
+        return rc;
+    if (ps_sq_load_cols(c, table) < 0)
+        return -1;
+    for (int i = 0; i < ncols; i++)
+        if (ps_sq_add_col(c, sql, sizeof sql, table, cols[i], i == 0 ? NULL : "NULL") < 0)
+            return -1;
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), " FROM \"%s\"", table);
+    return for_rows(c, table, sql, row);
+}
+
+int ps_sq_read_meta(struct sctx *c)
+{
+    /* The first two columns, whatever their names: (key, value). */
+    if (ps_sq_load_cols(c, "PERFSCOPE_META") < 0)
+        return -1;
+    if (c->ncols < 2)
+        return ps_read_fail(c->err, c->errlen, "%s: table PERFSCOPE_META has %d column(s), expected (key, value)",
+                            c->path, c->ncols);
+    char sql[300];
+    snprintf(sql, sizeof sql, "SELECT \"%s\", \"%s\" FROM PERFSCOPE_META", c->cols[0], c->cols[1]);
+    c->dropped_parts = -1;
+    if (for_rows(c, "PERFSCOPE_META", sql, meta_row) < 0)
+        return -1;
+    if (c->m->dropped_records < 0 && c->dropped_parts >= 0)
+        c->m->dropped_records = c->dropped_parts;
+    return 0;
+}
+
+/* Run a query returning one row of `n` integers into out[] (NULL columns: 0). Returns 0 or -1 with a message. */
+static int query_row(struct sctx *c, const char *table, const char *sql, int64_t *out, int n)
+{
+    sqlite3_stmt *st = NULL;
+    if (ps_sq_prepare(c, table, sql, &st) < 0)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        for (int i = 0; i < n; i++)
+            out[i] = sqlite3_column_int64(st, i);
+    else
+        ps_sq_step_error(c, table, 1);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* PERFSCOPE_PROCESS_SAMPLES (optional): how many samples, the first and last timestamp, and the CPU time the
+ * processes used (cpuUserNs + cpuSystemNs are cumulative per process: each one's largest value, summed). */
+static int read_samples(struct sctx *c)
+{
+    static const char *const t = "PERFSCOPE_PROCESS_SAMPLES";
+    int64_t v[3] = { 0 };
+    int rc = ps_sq_table_exists(c, t);
+    if (rc <= 0)
+        return rc;
+    if (query_row(c, t, "SELECT count(*), min(timestamp), max(timestamp) FROM PERFSCOPE_PROCESS_SAMPLES", v, 3) < 0 ||
+        query_row(c, t, "SELECT sum(c) FROM (SELECT max(coalesce(cpuUserNs, 0) + coalesce(cpuSystemNs, 0)) AS c"
+                        " FROM PERFSCOPE_PROCESS_SAMPLES GROUP BY globalPid)", &c->m->samples.cpu_ns, 1) < 0)
+        return -1;
+    c->m->samples.n = v[0];
+    c->m->samples.first_ns = v[1];
+    c->m->samples.last_ns = v[2];
+    return 0;
+}
+
+/* PROCESSES, ThreadNames, TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE (each optional) and, on perfscope traces,
+ * the host-sample summary. Returns 0 or -1 with the message set. */
+int ps_sq_read_host_tables(struct sctx *c, int is_perfscope)
+{
+    static const char *const proc_cols[] = { "pid", "name" };
+    static const char *const tname_cols[] = { "nameId", "globalTid" };
+    static const char *const gpu_cols[] = { "id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor" };
+    static const char *const cdev_cols[] = { "cudaId", "numMultiprocessors" };
+    if (read_optional(c, "PROCESSES", proc_cols, 2, process_row) < 0 ||
+        read_optional(c, "ThreadNames", tname_cols, 2, thread_name_row) < 0 ||
+        read_optional(c, "TARGET_INFO_GPU", gpu_cols, 6, gpu_row) < 0 ||
+        read_optional(c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, cuda_device_row) < 0)
+        return -1;
+    return is_perfscope ? read_samples(c) : 0;
+}
