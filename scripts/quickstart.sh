@@ -6,6 +6,11 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -G Ninja >/dev/null
 cmake --build build -j "$(nproc)"
+if [ ! -x build/workloads/train ]; then
+    echo "quickstart: build/workloads/train was not built (no NVTX headers: install the CUDA toolkit at /usr/local/cuda," >&2
+    echo "or pass -DPS_CUDA_ROOT=... to cmake); perfscope report is built: build/cli/perfscope report TRACE" >&2
+    exit 1
+fi
 scenario="${1:-data-bound}"
 out="build/quickstart-${scenario}.sqlite"
 build/cli/perfscope record -f -o "$out" -- build/workloads/train --scenario "$scenario"
