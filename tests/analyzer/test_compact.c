@@ -7,19 +7,9 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "check.h"
 #include "intervals.h"
 #include "sweep.h"
-
-static int failures;
-
-#define CHECK_EQ(what, got, want)                                                                            \
-    do {                                                                                                     \
-        long long g_ = (long long)(got), w_ = (long long)(want);                                             \
-        if (g_ != w_) {                                                                                      \
-            fprintf(stderr, "%s:%d: %s: got %lld, want %lld\n", __FILE__, __LINE__, what, g_, w_);           \
-            failures++;                                                                                      \
-        }                                                                                                    \
-    } while (0)
 
 static void add_kernel(struct ps_model *m, uint32_t stream, uint32_t name, int64_t start, int64_t end)
 {

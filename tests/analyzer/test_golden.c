@@ -8,28 +8,10 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "check.h"
 #include "reader.h"
 
 #define SKIP 77
-
-static int failures;
-
-#define CHECK_NEAR(what, got, want, tol)                                                                           \
-    do {                                                                                                           \
-        double g_ = (double)(got), w_ = (double)(want);                                                            \
-        if (!(fabs(g_ - w_) <= (tol))) {                                                                           \
-            fprintf(stderr, "%s:%d: %s = %.6f, expected %.6f (tolerance %g)\n", __FILE__, __LINE__, what, g_, w_,   \
-                    (double)(tol));                                                                                \
-            failures++;                                                                                            \
-        }                                                                                                          \
-    } while (0)
-#define CHECK_STR(what, got, want)                                                                                 \
-    do {                                                                                                           \
-        if (strcmp((got), (want))) {                                                                               \
-            fprintf(stderr, "%s:%d: %s = %s, expected %s\n", __FILE__, __LINE__, what, (got), (want));             \
-            failures++;                                                                                            \
-        }                                                                                                          \
-    } while (0)
 
 static struct ps_model *model;
 static struct ps_report rep;

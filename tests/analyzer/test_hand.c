@@ -7,34 +7,9 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "check.h"
 
 #define US(x) ((int64_t)(x) * 1000)
-
-static int failures;
-
-#define CHECK_EQ(what, got, want)                                                                                  \
-    do {                                                                                                           \
-        long long g_ = (long long)(got), w_ = (long long)(want);                                                   \
-        if (g_ != w_) {                                                                                            \
-            fprintf(stderr, "%s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, what, g_, w_);                \
-            failures++;                                                                                            \
-        }                                                                                                          \
-    } while (0)
-#define CHECK_NEAR(what, got, want, tol)                                                                           \
-    do {                                                                                                           \
-        double g_ = (got), w_ = (want);                                                                            \
-        if (!(fabs(g_ - w_) <= (tol))) {                                                                           \
-            fprintf(stderr, "%s:%d: %s = %.9g, expected %.9g\n", __FILE__, __LINE__, what, g_, w_);                \
-            failures++;                                                                                            \
-        }                                                                                                          \
-    } while (0)
-#define CHECK_STR(what, got, want)                                                                                 \
-    do {                                                                                                           \
-        if (strcmp((got), (want))) {                                                                               \
-            fprintf(stderr, "%s:%d: %s = %s, expected %s\n", __FILE__, __LINE__, what, (got), (want));             \
-            failures++;                                                                                            \
-        }                                                                                                          \
-    } while (0)
 
 /* ---- model builders ---- */
 

@@ -9,19 +9,8 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "check.h"
 #include "reader.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                                           \
-    do {                                                                                                           \
-        if (!(cond)) {                                                                                             \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                                          \
-            fputc('\n', stderr);                                                                                   \
-            failures++;                                                                                            \
-        }                                                                                                          \
-    } while (0)
 
 #define GTID(pid, tid) ((1ll << 48) | ((long long)(pid) << 24) | (long long)(tid))
 

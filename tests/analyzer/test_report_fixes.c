@@ -9,20 +9,10 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "check.h"
 #include "reader.h"
 
-static int failures;
 static char dir[256];
-
-#define CHECK(cond, ...)                                                                                           \
-    do {                                                                                                           \
-        if (!(cond)) {                                                                                             \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                                          \
-            fputc('\n', stderr);                                                                                   \
-            failures++;                                                                                            \
-        }                                                                                                          \
-    } while (0)
 
 /* globalTid = (1<<48) | (pid<<24) | tid (DESIGN §3) */
 #define GT(pid, tid) "((1<<48)|(" #pid "<<24)|" #tid ")"
