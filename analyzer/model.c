@@ -178,6 +178,7 @@ void ps_model_free(struct ps_model *m)
     gpu_build_free(m);
     free(m->api.v);
     free(m->ranges.v);
+    free(m->open_ranges.v);
     free(m->procs.v);
     free(m->threads.v);
     free(m->streams.v);
@@ -379,6 +380,11 @@ int ps_model_add_api(struct ps_model *m, const struct ps_api_call *call)
 int ps_model_add_range(struct ps_model *m, const struct ps_range *r)
 {
     return VEC_PUSH(m->ranges, *r);
+}
+
+int ps_model_add_open_range(struct ps_model *m, const struct ps_range *r)
+{
+    return VEC_PUSH(m->open_ranges, *r);
 }
 
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value)
@@ -592,11 +598,22 @@ static int cmp_corr(const struct corr_key *x, const struct corr_key *y)
 #define LESS_CORR(a, b) (cmp_corr((a), (b)) < 0)
 DEFINE_SORT(sort_corr, struct corr_key, LESS_CORR)
 
+/* Open ranges: by thread, then start (the order they were pushed in: outermost first). */
+static int cmp_open(const void *a, const void *b)
+{
+    const struct ps_range *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
 int ps_model_finish(struct ps_model *m)
 {
     sort_gpu(m);
     sort_api(m->api.v, m->api.n);
     sort_range(m->ranges.v, m->ranges.n);
+    if (m->open_ranges.n > 1)
+        qsort(m->open_ranges.v, m->open_ranges.n, sizeof *m->open_ranges.v, cmp_open);
 
     uint64_t *corr = m->gpu_build ? m->gpu_build->corr : NULL;
     free(m->gpu_launch);

@@ -133,6 +133,9 @@ struct ps_model {
                                      * has a launch (set by ps_model_finish) */
     PS_VEC(struct ps_api_call) api;
     PS_VEC(struct ps_range) ranges;
+    PS_VEC(struct ps_range) open_ranges; /* NVTX ranges never ended (end NULL in the trace: the program crashed,
+                                     * was killed or exited inside them); end_ns = -1; in no analysis, listed by
+                                     * the report; by (thread, start) after ps_model_finish */
     PS_VEC(struct ps_process) procs;
     PS_VEC(struct ps_thread) threads;
     PS_VEC(struct ps_stream) streams;
@@ -180,6 +183,7 @@ uint32_t ps_model_device(struct ps_model *m, int32_t id);   /* fields other than
 int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op);
 int ps_model_add_api(struct ps_model *m, const struct ps_api_call *call);
 int ps_model_add_range(struct ps_model *m, const struct ps_range *r);
+int ps_model_add_open_range(struct ps_model *m, const struct ps_range *r);   /* to open_ranges */
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
 
 /* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call

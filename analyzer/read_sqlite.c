@@ -477,11 +477,10 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
             count_unplaced(c, table, "rows without globalTid");
             continue;
         }
-        if (type != 34 && sqlite3_column_type(st, 1) == SQLITE_NULL) {
-            count_unplaced(c, table, "ranges never ended");
-            continue;
-        }
-        if (r.end_ns < r.start_ns) {
+        int never_ended = type != 34 && sqlite3_column_type(st, 1) == SQLITE_NULL;
+        if (never_ended)
+            r.end_ns = -1;
+        else if (r.end_ns < r.start_ns) {
             count_unplaced(c, table, "rows with end < start");
             continue;
         }
@@ -495,7 +494,8 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
             }
         }
         r.thread = ps_sq_thread_of(c, gtid);
-        if (r.thread == PS_NONE || ps_model_add_range(c->m, &r) < 0)
+        if (r.thread == PS_NONE ||
+            (never_ended ? ps_model_add_open_range(c->m, &r) : ps_model_add_range(c->m, &r)) < 0)
             goto oom;
     }
     if (rc != SQLITE_DONE) {

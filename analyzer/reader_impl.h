@@ -18,7 +18,7 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
 int ps_read_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Events a reader read but could not place in the model, counted by reason ("overhead (category not
- * modelled)", "NVTX_EVENTS ranges never ended"): each one increments model.unplaced_events; the reasons and
+ * modelled)", "NVTX_EVENTS rows without globalTid"): each one increments model.unplaced_events; the reasons and
  * their counts become the model metadata entry "unplaced_events" (ps_unplaced_summary). Reasons beyond
  * the table's size are counted under "other". */
 #define PS_UNPLACED_KINDS 24

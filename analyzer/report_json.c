@@ -61,6 +61,21 @@ static void source(FILE *f, const struct ps_report *r)
     fputs(", \"dropped_records\": ", f);
     m->dropped_records >= 0 ? fprintf(f, "%lld", (long long)m->dropped_records) : fputs("null", f);
     fprintf(f, ", \"unplaced_events\": %lld", (long long)m->unplaced_events);
+    fputs(", \"unterminated_ranges\": [", f);      /* never ended: by thread, outermost first */
+    for (size_t i = 0; i < m->open_ranges.n; i++) {
+        const struct ps_range *o = &m->open_ranges.v[i];
+        const struct ps_thread *t = o->thread < m->threads.n ? &m->threads.v[o->thread] : NULL;
+        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+        jname(f, m, o->name);
+        fputs(", \"domain\": ", f);
+        o->domain != PS_NONE ? jname(f, m, o->domain) : (void)fputs("null", f);
+        if (t)
+            fprintf(f, ", \"pid\": %u, \"tid\": %u", t->pid, t->tid);
+        else
+            fputs(", \"pid\": null, \"tid\": null", f);
+        fprintf(f, ", \"start_ns\": %lld}", (long long)o->start_ns);
+    }
+    fputs("]", f);
     int complete = ps_report_recording_complete(r);
     fprintf(f, ", \"recording_complete\": %s", complete < 0 ? "null" : complete ? "true" : "false");
     long code, sig;

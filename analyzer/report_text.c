@@ -75,6 +75,49 @@ static const char *signal_name(long sig)
     return sig > 0 && sig < (long)(sizeof names / sizeof names[0]) && names[sig] ? names[sig] : "signal";
 }
 
+#define OPEN_THREADS_SHOWN 8
+#define OPEN_NAMES_SHOWN 12
+
+/* NVTX ranges that never ended: where the program was when it crashed, was killed or exited. One line per
+ * thread (the first OPEN_THREADS_SHOWN), its ranges outermost first ("step > forward"), domain in brackets. */
+static void open_ranges(FILE *f, const struct ps_model *m)
+{
+    size_t n = m->open_ranges.n, threads = 0;
+    if (n == 0)
+        return;
+    fprintf(f, "WARNING: %zu NVTX range%s never ended (the program crashed, was killed or exited inside %s; not "
+               "in the breakdown):\n", n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+    for (size_t i = 0; i < n && threads < OPEN_THREADS_SHOWN; threads++) {
+        const struct ps_range *first = &m->open_ranges.v[i];
+        if (first->thread < m->threads.n)
+            fprintf(f, "  pid %u tid %u: ", m->threads.v[first->thread].pid, m->threads.v[first->thread].tid);
+        else
+            fputs("  (no thread): ", f);
+        size_t k = 0;
+        for (; i < n && m->open_ranges.v[i].thread == first->thread; i++, k++) {
+            const struct ps_range *o = &m->open_ranges.v[i];
+            if (k >= OPEN_NAMES_SHOWN)
+                continue;
+            fputs(k ? " > " : "", f);
+            put_name(f, ps_model_str(m, o->name), 0);
+            if (o->domain != PS_NONE) {
+                fputs(" [", f);
+                put_name(f, ps_model_str(m, o->domain), 0);
+                fputs("]", f);
+            }
+        }
+        if (k > OPEN_NAMES_SHOWN)
+            fprintf(f, " > ... (%zu more)", k - OPEN_NAMES_SHOWN);
+        fputs("\n", f);
+    }
+    size_t all_threads = 1;             /* sorted by thread: count the changes */
+    for (size_t i = 1; i < n; i++)
+        all_threads += m->open_ranges.v[i].thread != m->open_ranges.v[i - 1].thread;
+    if (all_threads > threads)
+        fprintf(f, "  ... and %zu more threads (all in --format json: source.unterminated_ranges)\n",
+                all_threads - threads);
+}
+
 /* Warnings a user must see first: an unfinished recording, a program that crashed or failed, lost records. */
 static void warnings(FILE *f, const struct ps_report *r)
 {
@@ -84,10 +127,10 @@ static void warnings(FILE *f, const struct ps_report *r)
         fprintf(f, "WARNING: the recording did not finish (perfscope record was killed, ran out of disk, or is "
                    "still recording): this trace is incomplete and its numbers cover only what was written.\n");
     if (ps_report_child_status(r, &code, &sig) && sig != 0)
-        fprintf(f, "WARNING: the program was killed by signal %ld (%s); ranges open at that moment have no row.\n",
-                sig, signal_name(sig));
+        fprintf(f, "WARNING: the program was killed by signal %ld (%s).\n", sig, signal_name(sig));
     else if (code != 0)
         fprintf(f, "WARNING: the program exited with code %ld.\n", code);
+    open_ranges(f, m);
     if (m->dropped_records > 0)
         fprintf(f, "Warning: %lld records were dropped while recording; numbers may be low\n",
                 (long long)m->dropped_records);

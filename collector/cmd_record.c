@@ -51,7 +51,7 @@ static void usage(FILE *out)
             "                         %%h = host name, %%r = rank (RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID; else 0)\n"
             "  -f, --force            overwrite FILE if it exists\n"
             "      --sample-hz N      host samples per second (default 20; 0 = none)\n"
-            "      --ring-size BYTES  ring per probed process (default %u MiB, at least 132K; suffixes K, M, G, T)\n"
+            "      --ring-size BYTES  ring per probed process (default %u MiB, at least 644K; suffixes K, M, G, T)\n"
             "  -h, --help             this help\n"
             "\n"
             "Environment: PERFSCOPE_PROBE names libperfscope_probe.so (an error if it is not); PERFSCOPE_LOG=FILE|stderr\n"
@@ -399,6 +399,7 @@ static int write_run_rows(struct ps_tw *w, const struct run *r, const struct ps_
         (rc = ps_tw_meta_i64(w, "nvtx_events", (int64_t)t->nvtx_rows)) ||
         (rc = ps_tw_meta_i64(w, "dropped_records", (int64_t)t->dropped)) ||
         (rc = ps_tw_meta_i64(w, "unbalanced_nvtx", (int64_t)t->unbalanced)) ||
+        (rc = ps_tw_meta_i64(w, "unterminated_nvtx", (int64_t)t->unterminated)) ||
         (rc = ps_tw_meta_i64(w, "unknown_records", (int64_t)t->unknown)) ||
         (rc = ps_tw_meta_i64(w, "unresolved_strings", (int64_t)t->unresolved_strings)) ||
         (rc = ps_tw_meta_i64(w, "cuda_injected_processes", (int64_t)t->cuda_injected_processes)) ||

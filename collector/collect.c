@@ -171,6 +171,10 @@ static void convert_times(struct ps_wire_hdr *rec, const struct ps_ring_reader *
             n->end_tsc = (uint64_t)ps_ring_reader_to_ns(r, n->end_tsc);
         }
         break;
+    case PS_WIRE_NVTX_OPEN:             /* made by the reader: full size, no end */
+        ((struct ps_wire_nvtx *)(void *)rec)->start_tsc =
+            (uint64_t)ps_ring_reader_to_ns(r, ((struct ps_wire_nvtx *)(void *)rec)->start_tsc);
+        break;
     case PS_WIRE_NVTX_DOMAIN:
     case PS_WIRE_NVTX_REGISTERED:
     case PS_WIRE_NVTX_CATEGORY:
@@ -326,6 +330,12 @@ static void *drain_main(void *arg)
     int64_t until = ps_monotonic_ns() + FINAL_DRAIN_NS;
     while (drain_all(c) > 0 && ps_monotonic_ns() < until)
         ;
+    /* Ranges pushed and never popped (the process crashed, was killed, or exited inside them): after the
+     * lane's records, so their strings are defined first. */
+    for (size_t i = 0; i < c->n_rings; i++) {
+        struct drain_ctx d = { c, (uint32_t)i };
+        ps_ring_reader_open_ranges(c->rings[i].reader, drain_one, &d);
+    }
     for (size_t i = 0; i < c->n_rings; i++) {
         uint64_t dropped = ps_ring_reader_dropped(c->rings[i].reader);
         put_ent(c, &c->cur, ENT_RING_DROPPED, (uint32_t)i, 0, &dropped, sizeof dropped);

@@ -22,6 +22,7 @@ struct proc {
     int32_t rank, local_rank, world_size;
     uint32_t rings;
     uint64_t dropped, unbalanced, unknown;
+    uint64_t unterminated;          /* push/pop ranges never popped (PS_WIRE_NVTX_OPEN rows) */
     int cuda_injected;
     int cuda_state;             /* enum ps_cuda_state, 0 none */
     char *cuda_msg;
@@ -263,7 +264,8 @@ static int nvtx_event(struct ps_rows *r, struct ring *g, uint32_t lane, const st
             goto bad;
         break;
     }
-    int type = rec->type == PS_WIRE_NVTX_RANGE ? PS_NSYS_NVTX_PUSHPOP
+    int open = rec->type == PS_WIRE_NVTX_OPEN;     /* never popped: end NULL, as nsys stores unterminated ranges */
+    int type = rec->type == PS_WIRE_NVTX_RANGE || open ? PS_NSYS_NVTX_PUSHPOP
              : rec->type == PS_WIRE_NVTX_STARTEND ? PS_NSYS_NVTX_STARTEND : PS_NSYS_NVTX_MARK;
     int64_t start = stored_ns(r, g, n->start_tsc);
     int64_t gtid = ps_global_tid(g->pid, n->tid);
@@ -272,7 +274,9 @@ static int nvtx_event(struct ps_rows *r, struct ring *g, uint32_t lane, const st
         int i = 1;
         st = type == PS_NSYS_NVTX_MARK ? r->st_mark : r->st_range;
         sqlite3_bind_int64(st, i++, start);
-        if (type != PS_NSYS_NVTX_MARK)
+        if (open)
+            sqlite3_bind_null(st, i++);
+        else if (type != PS_NSYS_NVTX_MARK)
             sqlite3_bind_int64(st, i++, stored_ns(r, g, n->end_tsc));
         if (text)
             sqlite3_bind_text(st, i++, text, -1, SQLITE_STATIC);
@@ -284,7 +288,7 @@ static int nvtx_event(struct ps_rows *r, struct ring *g, uint32_t lane, const st
         st = r->st_full;
         sqlite3_clear_bindings(st);
         sqlite3_bind_int64(st, 1, start);
-        if (type != PS_NSYS_NVTX_MARK)
+        if (type != PS_NSYS_NVTX_MARK && !open)
             sqlite3_bind_int64(st, 2, stored_ns(r, g, n->end_tsc));
         sqlite3_bind_int(st, 3, type);
         if (ext) {
@@ -305,6 +309,7 @@ static int nvtx_event(struct ps_rows *r, struct ring *g, uint32_t lane, const st
             bind_payload(st, attr);
     }
     r->nvtx_rows++;
+    p->unterminated += (uint64_t)open;
     return ps_tw_exec(r->w, st);
 bad:
     p->unknown++;
@@ -440,6 +445,7 @@ int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct p
     case PS_WIRE_NVTX_RANGE:
     case PS_WIRE_NVTX_STARTEND:
     case PS_WIRE_NVTX_MARK:
+    case PS_WIRE_NVTX_OPEN:
         return nvtx_event(r, g, lane, rec);
     case PS_WIRE_LANE_STRING:
         return lane_string_rec(r, g, lane, rec);
@@ -562,6 +568,9 @@ static int finish_process(struct ps_rows *r, const struct proc *p, sqlite3_stmt 
         snprintf(key, sizeof key, "dropped_records.pid.%" PRIu32, p->pid);
         if ((rc = ps_tw_meta_i64(r->w, key, (int64_t)p->dropped)))
             return rc;
+        snprintf(key, sizeof key, "unterminated_nvtx.pid.%" PRIu32, p->pid);
+        if ((rc = ps_tw_meta_i64(r->w, key, (int64_t)p->unterminated)))
+            return rc;
         snprintf(key, sizeof key, "cuda_state.pid.%" PRIu32, p->pid);
         static const char *const states[] = { "none", "injected", "cupti_active", "cupti_unavailable",
                                               "cupti_busy" };
@@ -590,6 +599,7 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
         t->rings += p->rings;
         t->dropped += p->dropped;
         t->unbalanced += p->unbalanced;
+        t->unterminated += p->unterminated;
         t->unknown += p->unknown;
         t->cuda_injected_processes += p->cuda_injected;
         if (t->rank < 0 && p->rank >= 0) {

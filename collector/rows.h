@@ -58,6 +58,7 @@ int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s);
 struct ps_rows_totals {
     uint64_t processes, probed_processes, rings;
     uint64_t dropped, unbalanced, unknown, unresolved_strings;
+    uint64_t unterminated;          /* push/pop ranges never popped: NVTX_EVENTS rows with end NULL */
     uint64_t nvtx_rows;
     uint64_t cuda_injected_processes;
     int32_t rank, local_rank, world_size;   /* of the first probed process reporting one; -1 unknown */

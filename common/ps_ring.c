@@ -48,8 +48,10 @@ static uint64_t tsc_now(void)
     return ps_ring_clock_now(1);
 }
 
+#define OPEN_TABLE_BYTES ((uint64_t)PS_RING_LANES * PS_RING_OPEN_SLOTS * sizeof(struct ps_ring_open))
+
 _Static_assert(PS_RING_MIN_BYTES == PS_RING_HDR_BYTES + PS_RING_LANES * sizeof(struct ps_ring_lane) +
-                                    PS_RING_MIN_CHUNKS * PS_RING_CHUNK_MIN,
+                                    OPEN_TABLE_BYTES + PS_RING_MIN_CHUNKS * PS_RING_CHUNK_MIN,
                "ps_ring.h's minimum matches the layout");
 
 static uint32_t pick_chunk_bytes(uint64_t bytes)
@@ -68,7 +70,8 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
     int err = 0;
     uint32_t pid = (uint32_t)getpid();
     uint32_t chunk = pick_chunk_bytes(bytes);
-    uint64_t meta = PS_RING_HDR_BYTES + (uint64_t)PS_RING_LANES * sizeof(struct ps_ring_lane);
+    uint64_t lanes_end = PS_RING_HDR_BYTES + (uint64_t)PS_RING_LANES * sizeof(struct ps_ring_lane);
+    uint64_t meta = lanes_end + OPEN_TABLE_BYTES;
     if (bytes < meta + (uint64_t)PS_RING_MIN_CHUNKS * chunk || bytes > PS_RING_MAX_BYTES)
         return -EINVAL;
     uint64_t nchunks = (bytes - meta) / chunk;
@@ -96,7 +99,7 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
         err = -errno;
         goto out_unlink;
     }
-    /* Back the header and lane table now, so a full file system shows here and not as SIGBUS later. */
+    /* Back the header, lane table and open-range table now, so a full file system shows here and not as SIGBUS later. */
     if (fallocate(r->fd, 0, 0, (off_t)meta) != 0 && errno != EOPNOTSUPP) {
         err = -errno;
         goto out_unlink;
@@ -121,6 +124,7 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
     h->nchunks = (uint32_t)nchunks;
     h->nlanes = PS_RING_LANES;
     h->lanes_off = PS_RING_HDR_BYTES;
+    h->open_off = lanes_end;
     h->chunks_off = meta;
     if (r->tsc)
         ps_ring_take_pair(tsc_now, &h->cal_tsc, &h->cal_ns);
@@ -212,6 +216,11 @@ int ps_ring_lane_claim(struct ps_ring *r, uint32_t tid, struct ps_ring_wlane *w)
         w->lane = l;
         w->index = i;
         l->tid = tid;
+        /* Slots a previous owner left live are ranges it never popped (it exited inside them): keep them. */
+        w->open = (struct ps_ring_open *)(void *)(r->base + h->open_off) + (uint64_t)i * PS_RING_OPEN_SLOTS;
+        for (uint32_t k = 0; k < PS_RING_OPEN_SLOTS; k++)
+            if (atomic_load_explicit(&w->open[k].state, memory_order_relaxed))
+                w->open_used |= 1u << k;
         uint32_t cur = atomic_load_explicit(&l->cur_chunk, memory_order_relaxed);
         if (cur)
             wlane_attach(w, cur);

@@ -13,9 +13,10 @@
 #define PS_RING_DEFAULT_BYTES (512u << 20)  /* per process, virtual: a sparse file whose pages are allocated as
                                                chunks are first used (memory = most bytes ever in flight, see
                                                docs/probe.md); option `record --ring-size`, env PERFSCOPE_RING_BYTES */
-/* The sizes ps_ring_create accepts, bytes: the smallest is the header page, the lane table (1024 x 64 bytes)
- * and 16 chunks of 4 KiB (ps_ring_layout.h; 132 KiB); the largest is 1 TiB (address space of a sparse file). */
-#define PS_RING_MIN_BYTES 135168ull
+/* The sizes ps_ring_create accepts, bytes: the smallest is the header page, the lane table (1024 x 64 bytes),
+ * the open-range table (1024 lanes x 16 slots x 32 bytes) and 16 chunks of 4 KiB (ps_ring_layout.h; 644 KiB);
+ * the largest is 1 TiB (address space of a sparse file). */
+#define PS_RING_MIN_BYTES 659456ull
 #define PS_RING_MAX_BYTES (1ull << 40)
 
 /* ---- reader side (collector) ---- */
@@ -34,6 +35,14 @@ void ps_ring_reader_close(struct ps_ring_reader *r);            /* NULL is a no-
 /* `lane` identifies the writing thread's lane (for PS_WIRE_LANE_STRING ids). */
 long ps_ring_reader_drain(struct ps_ring_reader *r,
                           int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx);
+
+/* Call `fn(ctx, lane, rec)` once for every push/pop range the ring's threads pushed and had not popped
+ * (ps_ring_layout.h, struct ps_ring_open): `rec` is a PS_WIRE_NVTX_OPEN record made for the call (start_tsc
+ * raw, end_tsc 0, h.flags the message kind PS_WIRE_MSG_LANE / _REGISTERED / _NONE), valid only during it.
+ * Meaningful once the writing process is gone (exited, crashed, killed): while it runs, ranges open and
+ * close under the reader. Returns the number of ranges, or fn's non-zero value (then it stops). */
+long ps_ring_reader_open_ranges(struct ps_ring_reader *r,
+                                int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx);
 
 /* Records the writers dropped because the ring was full (exact count). */
 uint64_t ps_ring_reader_dropped(const struct ps_ring_reader *r);

@@ -1,5 +1,6 @@
 /* The byte layout of a ring file, shared by the writer (probe) and the reader (collector) halves of
- * common/ps_ring.c. Private to those two: other code uses ps_ring.h (reader) or ps_ring_writer.h.
+ * common/ps_ring.c. Private to those two and to ps_ring_writer.h's inline helpers: other code uses ps_ring.h
+ * (reader) or ps_ring_writer.h.
  * docs/probe.md draws the same layout. */
 #ifndef PS_RING_LAYOUT_H
 #define PS_RING_LAYOUT_H
@@ -9,12 +10,13 @@
 #include <time.h>
 
 #define PS_RING_MAGIC        0x0131474e49525350ull   /* "PSRING1\1" little-endian */
-#define PS_RING_LAYOUT       1
+#define PS_RING_LAYOUT       2                       /* 2: the open-range table */
 #define PS_RING_HDR_BYTES    4096u
 #define PS_RING_LANES        1024u                   /* threads that can hold a lane at once */
 #define PS_RING_CHUNK_MAX    (64u << 10)
 #define PS_RING_CHUNK_MIN    (4u << 10)
 #define PS_RING_MIN_CHUNKS   16u
+#define PS_RING_OPEN_SLOTS   16u                     /* open push/pop ranges mirrored per lane */
 
 enum ps_ring_clock {
     PS_RING_CLOCK_MONO = 1,     /* *_tsc fields are CLOCK_MONOTONIC ns */
@@ -36,7 +38,8 @@ struct ps_ring_hdr {
     uint64_t lanes_off, chunks_off;
     uint64_t cal_tsc;           /* a (TSC, CLOCK_MONOTONIC ns) pair taken when the ring was made */
     int64_t cal_ns;
-    uint8_t pad1[48];
+    uint64_t open_off;          /* the open-range table: nlanes x PS_RING_OPEN_SLOTS struct ps_ring_open */
+    uint8_t pad1[40];
     /* --- shared mutable state, own cache line --- */
     _Atomic uint64_t free_head; /* (ABA tag << 32) | (chunk index + 1); 0 in the low half = empty */
     _Atomic uint32_t fresh_next;/* chunks [fresh_next, nchunks) have never been used */
@@ -54,6 +57,22 @@ struct ps_ring_lane {
     uint32_t tid;               /* last owner */
     uint8_t pad[36];
 };
+
+/* The open-range table mirrors, per lane, the push/pop ranges its thread has pushed and not yet popped
+ * (the first PS_RING_OPEN_SLOTS open at once; deeper ones are not mirrored). A range's record is written
+ * only at its pop, so without this a crash or SIGKILL would lose every range open at that moment; the
+ * collector reads the live slots once the process is gone and stores those ranges with end NULL.
+ * Written only by the lane's owner: fields first, then `state` (release); the pop clears `state`. */
+struct ps_ring_open {
+    _Atomic uint32_t state;     /* 0: free; else PS_RING_OPEN_LIVE | the message's PS_WIRE_MSG_* kind */
+    uint32_t tid;               /* thread that pushed */
+    uint64_t start_tsc;         /* ring clock */
+    uint32_t domain_id;         /* 0 = default domain */
+    uint32_t msg_id;            /* PS_WIRE_MSG_LANE / _REGISTERED id; 0 for _NONE (inline text is not kept) */
+    uint32_t level;             /* nesting level in its domain's stack (0 = outermost) */
+    uint32_t pad;
+};
+#define PS_RING_OPEN_LIVE 0x80000000u
 
 /* Each chunk starts with this; records follow, packed, each a multiple of 8 bytes. */
 struct ps_ring_chunk {
@@ -83,6 +102,7 @@ static inline void ps_ring_take_pair(uint64_t (*tsc_now)(void), uint64_t *tsc, i
 }
 
 _Static_assert(sizeof(struct ps_ring_lane) == 64, "lane is one cache line");
+_Static_assert(sizeof(struct ps_ring_open) == 32, "two open slots per cache line");
 _Static_assert(sizeof(struct ps_ring_chunk) == 16, "chunk header keeps records 8-aligned");
 _Static_assert(sizeof(struct ps_ring_hdr) <= PS_RING_HDR_BYTES, "header fits its page");
 

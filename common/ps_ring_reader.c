@@ -74,7 +74,8 @@ static int check_header(const struct ps_ring_hdr *h, size_t file_bytes)
     if (h->file_bytes != file_bytes || h->nlanes == 0 || h->nlanes > 65536 ||
         h->chunk_bytes < PS_RING_CHUNK_MIN || h->chunk_bytes > PS_RING_CHUNK_MAX || h->chunk_bytes % 8 ||
         h->lanes_off != PS_RING_HDR_BYTES ||
-        h->chunks_off < h->lanes_off + (uint64_t)h->nlanes * sizeof(struct ps_ring_lane) ||
+        h->open_off != h->lanes_off + (uint64_t)h->nlanes * sizeof(struct ps_ring_lane) ||
+        h->chunks_off < h->open_off + (uint64_t)h->nlanes * PS_RING_OPEN_SLOTS * sizeof(struct ps_ring_open) ||
         h->chunks_off + (uint64_t)h->nchunks * h->chunk_bytes > file_bytes ||
         (h->clock != PS_RING_CLOCK_TSC && h->clock != PS_RING_CLOCK_MONO))
         return -EPROTO;
@@ -222,6 +223,32 @@ long ps_ring_reader_drain(struct ps_ring_reader *r,
     for (uint32_t i = 0; i < used && !stop; i++)
         total += drain_lane(r, i, fn, ctx, &stop);
     return stop ? stop : total;
+}
+
+long ps_ring_reader_open_ranges(struct ps_ring_reader *r,
+                                int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx)
+{
+    const struct ps_ring_open *slots = (const struct ps_ring_open *)(const void *)(r->base + r->hdr->open_off);
+    uint32_t used = atomic_load_explicit(&r->hdr->lanes_used, memory_order_acquire);
+    long n = 0;
+    for (uint32_t i = 0; i < used && i < r->hdr->nlanes; i++) {
+        for (uint32_t k = 0; k < PS_RING_OPEN_SLOTS; k++) {
+            const struct ps_ring_open *o = &slots[(uint64_t)i * PS_RING_OPEN_SLOTS + k];
+            uint32_t state = atomic_load_explicit(&o->state, memory_order_acquire);
+            if (!(state & PS_RING_OPEN_LIVE))
+                continue;
+            uint32_t kind = state & PS_WIRE_MSG_MASK;
+            if (kind == PS_WIRE_MSG_INLINE)
+                kind = PS_WIRE_MSG_NONE;            /* a writer never stores it; a corrupt slot might */
+            struct ps_wire_nvtx rec = {{sizeof rec, PS_WIRE_NVTX_OPEN, (uint16_t)kind}, o->start_tsc, 0, o->tid,
+                                       o->domain_id, kind == PS_WIRE_MSG_NONE ? 0 : o->msg_id, 0};
+            int rc = fn(ctx, i, &rec.h);
+            if (rc)
+                return rc;
+            n++;
+        }
+    }
+    return n;
 }
 
 uint64_t ps_ring_reader_dropped(const struct ps_ring_reader *r)

@@ -12,8 +12,10 @@
 #include <x86intrin.h>
 #endif
 
+#include "ps_ring_layout.h"
+#include "ps_wire.h"
+
 struct ps_ring;                     /* the process's ring, writer side */
-struct ps_ring_lane;
 
 /* A thread's claim on a lane. Owned by that thread; zero-initialise before ps_ring_lane_claim. */
 struct ps_ring_wlane {
@@ -23,6 +25,8 @@ struct ps_ring_wlane {
     uint32_t index;                 /* lane index (the reader's `lane`) */
     struct ps_ring *ring;
     struct ps_ring_lane *lane;
+    struct ps_ring_open *open;      /* the lane's PS_RING_OPEN_SLOTS open-range slots */
+    uint32_t open_used;             /* bit i: slot i is live (set at claim from the slots a previous owner left) */
 };
 
 #define PS_RING_FORCE_MONO 0x1      /* ps_ring_create flag: timestamp with CLOCK_MONOTONIC even if a TSC exists */
@@ -48,6 +52,37 @@ int ps_ring_uses_tsc(const struct ps_ring *r);
  * per-lane order and ids hold across owners. 0, or -EBUSY when all PS_RING_LANES lanes are held (the
  * caller then counts its records with ps_ring_drop_nolane). */
 int ps_ring_lane_claim(struct ps_ring *r, uint32_t tid, struct ps_ring_wlane *w);
+
+/* Mirror a pushed range into a free open-range slot of the lane (ps_ring_layout.h) so that it survives a
+ * crash of the process: `start` in the ring clock, `msg_kind` PS_WIRE_MSG_LANE / _REGISTERED (with `msg_id`)
+ * or _NONE, `level` its nesting level. Returns the slot (pass it to ps_ring_open_end at the pop), or -1 when
+ * all PS_RING_OPEN_SLOTS are live (the range is then simply not mirrored). */
+static inline int ps_ring_open_begin(struct ps_ring_wlane *w, uint64_t start, uint32_t tid, uint32_t domain,
+                                     uint32_t level, uint32_t msg_kind, uint32_t msg_id)
+{
+    uint32_t free_bits = ~w->open_used & ((1u << PS_RING_OPEN_SLOTS) - 1);
+    if (!w->open || !free_bits)
+        return -1;
+    int i = __builtin_ctz(free_bits);
+    struct ps_ring_open *o = &w->open[i];
+    o->tid = tid;
+    o->start_tsc = start;
+    o->domain_id = domain;
+    o->msg_id = msg_id;
+    o->level = level;
+    atomic_store_explicit(&o->state, PS_RING_OPEN_LIVE | msg_kind, memory_order_release);
+    w->open_used |= 1u << i;
+    return i;
+}
+
+/* The range mirrored in `slot` (from ps_ring_open_begin; -1 is a no-op) was popped. */
+static inline void ps_ring_open_end(struct ps_ring_wlane *w, int slot)
+{
+    if (slot < 0 || !w->open)
+        return;
+    atomic_store_explicit(&w->open[slot].state, 0, memory_order_release);
+    w->open_used &= ~(1u << slot);
+}
 
 /* Give the lane back (thread exit). `w` is zeroed. */
 void ps_ring_lane_release(struct ps_ring_wlane *w);

@@ -24,6 +24,9 @@ enum ps_wire_type {
     PS_WIRE_CUDA_STATUS = 10,   /* struct ps_wire_cuda_status + message: InitializeInjection ran / CUPTI state */
     PS_WIRE_LANE_STRING = 11,   /* struct ps_wire_lane_string + text: defines a string id local to the writing
                                    thread's lane, written before the first record that uses it */
+    PS_WIRE_NVTX_OPEN = 12,     /* struct ps_wire_nvtx (no attr, no inline message; end_tsc 0): a push/pop range
+                                   still open when the process ended. Never in a ring: the reader makes it from
+                                   the open-range table (ps_ring_reader_open_ranges) */
     /* 100..199: GPU records converted from CUPTI activity records (probe/cupti_*.c, collector GPU tables). */
     PS_WIRE_GPU_FIRST = 100,
     PS_WIRE_GPU_LAST = 199,

@@ -158,6 +158,16 @@ static void frame_own_text(struct probe_frame *f)
     f->msg.text = c;
 }
 
+/* Mirror a pushed frame in the ring's open-range table, so a crash inside it still leaves a row (end NULL).
+ * Inline messages (a thread past its string-cache bound) and dropped frames are not mirrored. */
+static void frame_mirror(struct probe_thread *t, struct probe_frame *f, uint32_t domain, uint32_t level)
+{
+    uint32_t kind = f->msg.flags;
+    f->open_slot = -1;
+    if (kind == PS_WIRE_MSG_LANE || kind == PS_WIRE_MSG_REGISTERED || kind == PS_WIRE_MSG_NONE)
+        f->open_slot = ps_ring_open_begin(&t->w, f->start, t->tid, domain, level, kind, f->msg.id);
+}
+
 static int push_ex(uint64_t now, uint32_t domain, const nvtxEventAttributes_t *a)
 {
     struct probe_thread *t = probe_thread();
@@ -173,6 +183,7 @@ static int push_ex(uint64_t now, uint32_t domain, const nvtxEventAttributes_t *a
     if (msg_from(t, a, &f->msg) != 0)
         f->msg.flags = PROBE_FRAME_DROPPED;
     frame_own_text(f);
+    frame_mirror(t, f, domain, (uint32_t)level);
     return level;
 }
 
@@ -197,6 +208,9 @@ static int pop_common(struct probe_thread *t, struct probe_stack *s, uint32_t do
         return (int)level;
     }
     struct probe_frame *f = &s->f[level];
+    /* Unmirror first: a crash before the record is committed then loses this range (as before mirroring
+     * existed), never stores it twice. */
+    ps_ring_open_end(&t->w, f->open_slot);
     if (f->msg.flags == PS_WIRE_MSG_LANE && !f->attr.flags && !f->attr.payload_type) {
         /* The hot case: one 40-byte record. */
         struct ps_wire_nvtx *r = probe_reserve(t, sizeof *r);
@@ -234,6 +248,7 @@ static int NVTX_API push_a(const char *msg)
         f->msg.flags = PROBE_FRAME_DROPPED;
     else if (f->msg.flags != PS_WIRE_MSG_LANE)
         frame_own_text(f);
+    frame_mirror(t, f, 0, (uint32_t)level);
     return level;
 }
 

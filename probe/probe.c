@@ -172,7 +172,7 @@ static void attach(struct probe_thread *t, int creator)
 {
     char path[64], comm[64];
     if (ps_ring_lane_claim(probe_g.ring, t->tid, &t->w) != 0) {
-        t->w.ring = NULL;
+        memset(&t->w, 0, sizeof t->w);
         probe_log("all %u ring lanes are held: thread %u's records are counted as dropped", 1024u, t->tid);
     }
     if (creator)
@@ -304,7 +304,7 @@ static void fork_child(void)
     ps_ring_free(probe_g.ring);
     probe_g.ring = NULL;
     if (t) {
-        t->w.ring = NULL;
+        memset(&t->w, 0, sizeof t->w);     /* it pointed into the parent's ring, unmapped above */
         stack_clear(&t->dflt, 0);
         for (uint32_t i = 0; i < t->ndom; i++)
             stack_clear(&t->dom[i], 0);

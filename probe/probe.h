@@ -25,6 +25,7 @@ struct probe_frame {
     uint64_t start;                 /* ring clock */
     struct probe_msg msg;
     struct ps_wire_nvtx_attr attr;  /* attr.flags == 0 and payload_type == 0: no attr block */
+    int32_t open_slot;              /* the ring's open-range slot mirroring this frame, or -1 */
 };
 
 struct probe_stack {

@@ -86,6 +86,57 @@ static int closed_then_sigkill(long n, const char *file)
     return 1;
 }
 
+/* open_at_crash FILE: die by SIGSEGV inside ranges that were never popped. Writes to FILE, one per line,
+ * the (start-ordered) ranges it leaves open and the closed ones it made, so the test can compare:
+ * - main thread: push "step", push "forward" (default domain), push the registered string "regstr" in domain
+ *   "crashdom" -> 3 open ranges, nested in that order;
+ * - thread A: push "loader" and exit without popping -> 1 open range on A's thread;
+ * - thread B (started after A exited, so it takes over A's lane and its open-range slots): pushes and pops
+ *   20 ranges "closed" -> 20 closed rows, and "loader" must survive B's reuse of the lane;
+ * - the main thread then pops nothing and raises SIGSEGV. */
+static void *open_and_exit(void *arg)
+{
+    (void)arg;
+    nvtxRangePushA("loader");
+    return NULL;
+}
+
+static void *push_pop_20(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 20; i++) {
+        nvtxRangePushA("closed");
+        nvtxRangePop();
+    }
+    return NULL;
+}
+
+static int open_at_crash(const char *file)
+{
+    nvtxRangePushA("step");
+    nvtxRangePushA("forward");
+    nvtxDomainHandle_t dom = nvtxDomainCreateA("crashdom");
+    nvtxEventAttributes_t a = { 0 };
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    a.message.registered = nvtxDomainRegisterStringA(dom, "regstr");
+    nvtxDomainRangePushEx(dom, &a);
+    pthread_t t;
+    pthread_create(&t, NULL, open_and_exit, NULL);
+    pthread_join(t, NULL);
+    pthread_create(&t, NULL, push_pop_20, NULL);
+    pthread_join(t, NULL);
+    FILE *f = fopen(file, "w");
+    if (!f)
+        return 1;
+    fprintf(f, "open step forward regstr loader\nclosed 20\n");
+    fclose(f);
+    signal(SIGSEGV, SIG_DFL);
+    raise(SIGSEGV);
+    return 1;
+}
+
 static long per_thread;
 
 static void *storm(void *arg)
@@ -223,6 +274,8 @@ int main(int argc, char **argv)
         return known();
     if (!strcmp(mode, "closed_then_sigkill") && argc == 4)
         return closed_then_sigkill(atol(argv[2]), argv[3]);
+    if (!strcmp(mode, "open_at_crash") && argc == 3)
+        return open_at_crash(argv[2]);
     if (!strcmp(mode, "threads") && argc == 4)
         return threads(atoi(argv[2]), atol(argv[3]));
     if (!strcmp(mode, "registered_storm") && argc == 4)

@@ -63,23 +63,24 @@ record_force_refuses_to_replace_non_regular_files)
     ;;
 record_ring_size_bounds_are_the_probes)
     # findings-1 #3: 64K was accepted and the probe then recorded nothing. The probe's smallest ring is the
-    # header page + 1024 lanes x 64 bytes + 16 chunks of 4 KiB = 4096 + 65536 + 65536 = 135168 bytes.
-    for bad in 64K 135167 2T 0x10 " 5" 1e3 -1 16E; do
+    # header page + 1024 lanes x 64 bytes + the open-range table (1024 lanes x 16 slots x 32 bytes) + 16 chunks
+    # of 4 KiB = 4096 + 65536 + 524288 + 65536 = 659456 bytes.
+    for bad in 64K 659455 2T 0x10 " 5" 1e3 -1 16E; do
         record -f -o "$trace" --ring-size "$bad" -- "$prog" exit 0
         expect "status for --ring-size '$bad'" "$rc" 2
-        grep -q "give a size from 135168 bytes (132K) to 1T" "$dir/err" || fail "'$bad': message: $(cat "$dir/err")"
+        grep -q "give a size from 659456 bytes (644K) to 1T" "$dir/err" || fail "'$bad': message: $(cat "$dir/err")"
     done
-    record -f -o "$trace" --ring-size 132K -- "$prog" known
+    record -f -o "$trace" --ring-size 644K -- "$prog" known
     expect "status at the minimum" "$rc" 0
     expect "rows recorded through the smallest ring" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 34)")" 27
-    expect "ring_bytes" "$(meta ring_bytes)" 135168
+    expect "ring_bytes" "$(meta ring_bytes)" 659456
     ;;
 record_warns_when_the_probe_could_not_record)
     # A ring size the probe cannot use, inherited from the environment (record checks only --ring-size):
     # the probe leaves a note in the session directory and record names the process and the reason.
     PERFSCOPE_RING_BYTES=65536 "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err"
     expect "status" "$?" 0
-    grep -q "warning: process $(meta child_pid): the probe could not record (a ring of 65536 bytes is out of range: from 135168" \
+    grep -q "warning: process $(meta child_pid): the probe could not record (a ring of 65536 bytes is out of range: from 659456" \
         "$dir/err" || fail "no warning: $(cat "$dir/err")"
     expect "probe_failures" "$(meta probe_failures)" 1
     expect "probed" "$(meta probed_processes)" 0
@@ -307,8 +308,42 @@ record_keeps_ranges_closed_before_sigkill)
     record -o "$trace" -- "$prog" closed_then_sigkill 200000 "$dir/closed"
     expect "status" "$rc" 137
     expect "ranges closed before the kill" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'r'")" "$(cat "$dir/closed")"
-    expect "the open range is not a row" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'open-at-kill'")" 0
+    # The range open at the kill is kept from the ring's open-range table: one push/pop row with end NULL.
+    expect "the open range" "$(q "SELECT count(*) || ' ' || count(\"end\") FROM NVTX_EVENTS
+        WHERE text = 'open-at-kill' AND eventType = 59")" "1 0"
+    expect "open range starts after the last closed one" "$(q "SELECT (SELECT start FROM NVTX_EVENTS
+        WHERE text = 'open-at-kill') >= (SELECT max(\"end\") FROM NVTX_EVENTS WHERE text = 'r')")" 1
+    expect "unterminated_nvtx" "$(meta unterminated_nvtx)" 1
     expect "integrity" "$(q "PRAGMA integrity_check")" ok
+    ;;
+record_keeps_ranges_open_at_a_crash)
+    # nvtx_prog open_at_crash (see its comment): 4 ranges never popped on 2 threads, one of which exited and
+    # whose lane a third thread reused; then SIGSEGV.
+    record -o "$trace" -- "$prog" open_at_crash "$dir/did"
+    expect "status" "$rc" 139
+    expect "what the program did" "$(cat "$dir/did")" "open step forward regstr loader
+closed 20"
+    # Open ranges in start order, with their thread (main = the process's own tid) and domain.
+    expect "open rows" "$(q "SELECT group_concat(name, ' ') FROM (SELECT coalesce(n.text, s.value) AS name
+        FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
+        WHERE n.eventType = 59 AND n.\"end\" IS NULL ORDER BY n.start)")" "step forward regstr loader"
+    expect "main thread's open ranges" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE \"end\" IS NULL
+        AND eventType = 59 AND globalTid % 16777216 = $(meta child_pid)")" 3
+    expect "loader on its own thread" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'loader'
+        AND globalTid % 16777216 != $(meta child_pid)")" 1
+    expect "regstr in its domain" "$(q "SELECT count(*) FROM NVTX_EVENTS n JOIN NVTX_EVENTS d
+        ON d.eventType = 75 AND d.text = 'crashdom' AND n.domainId = d.domainId
+        WHERE n.eventType = 59 AND n.\"end\" IS NULL")" 1
+    expect "closed rows" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'closed' AND \"end\" >= start")" 20
+    expect "unterminated_nvtx" "$(meta unterminated_nvtx)" 4
+    expect "per process" "$(meta "unterminated_nvtx.pid.$(meta child_pid)")" 4
+    # The report says where the program was when it died, per thread, outermost first.
+    "$perfscope" report "$trace" >"$dir/report.txt" || fail "report exited $?"
+    grep -q "^WARNING: 4 NVTX ranges never ended" "$dir/report.txt" || fail "no warning: $(head "$dir/report.txt")"
+    pid=$(meta child_pid)
+    grep -qx "  pid $pid tid $pid: step > forward > regstr \[crashdom\]" "$dir/report.txt" ||
+        fail "main thread's line: $(grep "pid $pid" "$dir/report.txt")"
+    grep -Eqx "  pid $pid tid [0-9]+: loader" "$dir/report.txt" || fail "no loader line: $(head "$dir/report.txt")"
     ;;
 record_64_threads_x_100k_ranges_drop_nothing)
     record -o "$trace" -- "$prog" threads 64 100000
@@ -318,14 +353,14 @@ record_64_threads_x_100k_ranges_drop_nothing)
     expect "dropped" "$(meta dropped_records)" 0
     ;;
 record_tiny_ring_counts_drops_exactly)
-    # 8 threads x 100000 ranges with a registered message through a 192 KiB ring (about 1500 records of
+    # 8 threads x 100000 ranges with a registered message through a 704 KiB ring (124 KiB of chunks: about 1500 records of
     # room): most are dropped. nvtx_prog's storm writes range records only (see registered_storm), so
     # rows + dropped records = ranges opened, exactly.
-    record --ring-size 192K -o "$trace" -- "$prog" registered_storm 8 100000
+    record --ring-size 704K -o "$trace" -- "$prog" registered_storm 8 100000
     expect "status" "$rc" 0
     rows=$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59")
     dropped=$(meta dropped_records)
-    [ "$dropped" -gt 0 ] || fail "a 192 KiB ring dropped nothing ($rows rows): not tiny enough"
+    [ "$dropped" -gt 0 ] || fail "a 704 KiB ring dropped nothing ($rows rows): not tiny enough"
     expect "rows + dropped" $((rows + dropped)) 800000
     expect "corrupt rows" "$(q "SELECT count(*) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
         WHERE n.eventType = 59 AND (s.value IS NOT 's' OR n.text IS NOT NULL OR n.\"end\" < n.start
@@ -337,7 +372,9 @@ record_survives_unbalanced_pops_and_early_exit)
     record -o "$trace" -- "$prog" unbalanced_exit
     expect "status" "$rc" 3
     expect "closed ranges" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'ok'")" 5
-    expect "open range" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'left-open'")" 0
+    expect "open range: a row, end NULL" "$(q "SELECT count(*) || ' ' || count(\"end\") FROM NVTX_EVENTS
+        WHERE text = 'left-open'")" "1 0"
+    expect "unterminated" "$(meta unterminated_nvtx)" 1
     expect "unbalanced pops and ends" "$(meta unbalanced_nvtx)" 4
     expect "dropped" "$(meta dropped_records)" 0
     ;;

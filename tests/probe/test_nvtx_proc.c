@@ -282,12 +282,12 @@ static void child_tiny(void)
     }
 }
 
-/* 256 KiB holds 47 chunks of 4 KiB (see ring_counts_drops_exactly_when_full), about 4700 ranges of
+/* 768 KiB holds 47 chunks of 4 KiB (see ring_counts_drops_exactly_when_full), about 4700 ranges of
  * 40 bytes: the rest of the 20000 must be counted as dropped, each exactly once. */
 static void nvtx_counts_drops_exactly_with_a_tiny_ring(void)
 {
     struct dump d;
-    int st = run_child(child_tiny, "262144", 1, -1);
+    int st = run_child(child_tiny, "786432", 1, -1);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
     load_single(&d);
     long got = 0;

@@ -116,12 +116,13 @@ static int check_rec(void *ctx, uint32_t lane, const struct ps_wire_hdr *h)
     return 0;
 }
 
-/* 300k records of 24..88 bytes (~17 MB) through a 512 KiB ring, drained every 1000 records: the chunks
- * are reused about 30 times over; every record arrives once, in order, intact. */
+/* 300k records of 24..88 bytes (~17 MB) through a 1 MiB ring (1 MiB less 580 KiB of header, lane table and
+ * open-range table: 111 chunks of 4 KiB), drained every 1000 records: the chunks are reused about 30 times
+ * over; every record arrives once, in order, intact. */
 static void ring_wraps_around_in_order(void)
 {
     char path[4096];
-    struct ps_ring *r = make_ring(512 << 10, 0, path);
+    struct ps_ring *r = make_ring(1 << 20, 0, path);
     struct ps_ring_reader *rd = NULL;
     struct ps_ring_wlane w = {0};
     struct expect e = {.spread = 9};
@@ -136,7 +137,7 @@ static void ring_wraps_around_in_order(void)
     }
     CHECK(ps_ring_reader_drain(rd, check_rec, &e) >= 0, "drain");
     CHECK(e.records == 300000, "got %llu records", (unsigned long long)e.records);
-    CHECK(bytes > 20 * (512 << 10), "wrote only %llu bytes", (unsigned long long)bytes);
+    CHECK(bytes > 30 * (444 << 10), "wrote only %llu bytes", (unsigned long long)bytes);
     CHECK(ps_ring_reader_dropped(rd) == 0, "dropped %llu", (unsigned long long)ps_ring_reader_dropped(rd));
     CHECK(ps_ring_reader_pid(rd) == (uint32_t)getpid(), "pid");
     ps_ring_reader_close(rd);
@@ -149,14 +150,15 @@ static int count_rec(void *ctx, uint32_t lane, const struct ps_wire_hdr *h)
     return check_rec(ctx, 0, h);
 }
 
-/* No reader: a 256 KiB ring has (262144 - 4096 header - 1024*64 lane table) / 4096 = 47 chunks of 4 KiB
+/* No reader: a 768 KiB ring has (786432 - 4096 header - 1024*64 lane table - 1024*16*32 open-range table)
+ * / 4096 = 47 chunks of 4 KiB
  * (the chunk size for rings under 64 MiB is bytes/1024 rounded down to a power of two, at least 4 KiB).
  * Each chunk holds (4096 - 16) / 40 = 102 records of 40 bytes, so 47 * 102 = 4794 go in and the rest of
  * 10000 are dropped, counted exactly. After a drain the chunks are free again and writing resumes. */
 static void ring_counts_drops_exactly_when_full(void)
 {
     char path[4096];
-    struct ps_ring *r = make_ring(256 << 10, 0, path);
+    struct ps_ring *r = make_ring(768 << 10, 0, path);
     struct ps_ring_reader *rd = NULL;
     struct ps_ring_wlane w = {0};
     struct expect e = {.fixed = 40};
@@ -356,6 +358,61 @@ static void ring_reuses_lanes_without_reusing_string_ids(void)
     ps_ring_free(r);
 }
 
+struct open_seen {
+    int n;
+    struct ps_wire_nvtx rec[20];
+    uint32_t lane[20];
+};
+
+static int collect_open(void *ctx, uint32_t lane, const struct ps_wire_hdr *h)
+{
+    struct open_seen *o = ctx;
+    CHECK(h->type == PS_WIRE_NVTX_OPEN && h->size == sizeof(struct ps_wire_nvtx), "type %u size %u", h->type, h->size);
+    CHECK(o->n < 20, "more than 16 open ranges reported");
+    memcpy(&o->rec[o->n], h, sizeof o->rec[0]);
+    o->lane[o->n++] = lane;
+    return 0;
+}
+
+/* The open-range table: a lane's thread mirrors three pushes (A: lane string 5; B: registered string 9 in
+ * domain 3; C: no message) and pops B, then exits inside A and C. The next owner of the lane must keep A and
+ * C live and take B's freed slot (slot 1) for its push D; with 16 slots, 13 more pushes fill the table and the
+ * 14th is not mirrored. The reader reports, in slot order: A, D, C, then the 13. */
+static void ring_keeps_open_ranges_for_the_reader(void)
+{
+    char path[4096];
+    struct ps_ring *r = make_ring(1 << 20, 0, path);
+    struct ps_ring_wlane w = {0};
+    CHECK(ps_ring_lane_claim(r, 7, &w) == 0, "claim");
+    uint32_t lane = w.index;
+    CHECK(ps_ring_open_begin(&w, 100, 7, 0, 0, PS_WIRE_MSG_LANE, 5) == 0, "A in slot 0");
+    int b = ps_ring_open_begin(&w, 200, 7, 3, 1, PS_WIRE_MSG_REGISTERED, 9);
+    CHECK(b == 1, "B in slot %d", b);
+    CHECK(ps_ring_open_begin(&w, 300, 7, 0, 2, PS_WIRE_MSG_NONE, 0) == 2, "C in slot 2");
+    ps_ring_open_end(&w, b);
+    ps_ring_lane_release(&w);
+    CHECK(ps_ring_lane_claim(r, 8, &w) == 0 && w.index == lane, "the same lane again");
+    CHECK(ps_ring_open_begin(&w, 400, 8, 0, 0, PS_WIRE_MSG_LANE, 1) == 1, "D takes B's freed slot");
+    for (int i = 0; i < 13; i++)
+        CHECK(ps_ring_open_begin(&w, 500 + (uint64_t)i, 8, 0, 1 + (uint32_t)i, PS_WIRE_MSG_LANE, 2) == 3 + i,
+              "push %d", i);
+    CHECK(ps_ring_open_begin(&w, 600, 8, 0, 14, PS_WIRE_MSG_LANE, 2) == -1, "a 17th open range got a slot");
+    ps_ring_open_end(&w, -1);           /* an unmirrored pop: no-op */
+    struct ps_ring_reader *rd = NULL;
+    struct open_seen o = {0};
+    CHECK(ps_ring_reader_open(path, &rd) == 0, "open");
+    CHECK(ps_ring_reader_open_ranges(rd, collect_open, &o) == 16, "reported %d open ranges, want 16", o.n);
+    const struct ps_wire_nvtx *a = &o.rec[0], *d = &o.rec[1], *c = &o.rec[2];
+    CHECK(o.lane[0] == lane && a->start_tsc == 100 && a->end_tsc == 0 && a->tid == 7 && a->domain_id == 0 &&
+          (a->h.flags & PS_WIRE_MSG_MASK) == PS_WIRE_MSG_LANE && a->msg_id == 5, "A");
+    CHECK(d->start_tsc == 400 && d->tid == 8 && d->msg_id == 1, "D");
+    CHECK(c->start_tsc == 300 && c->tid == 7 && (c->h.flags & PS_WIRE_MSG_MASK) == PS_WIRE_MSG_NONE && c->msg_id == 0,
+          "C");
+    CHECK(o.rec[15].start_tsc == 512 && o.rec[15].tid == 8, "the last of the 13");
+    ps_ring_reader_close(rd);
+    ps_ring_free(r);
+}
+
 /* A file that is not a ring (or is cut short) is refused with -EPROTO, never mapped blindly. */
 static void ring_reader_rejects_foreign_files(void)
 {
@@ -387,6 +444,7 @@ static const struct {
     {"ring_converts_timestamps_to_monotonic_ns", ring_converts_timestamps_to_monotonic_ns},
     {"ring_reuses_lanes_without_reusing_string_ids", ring_reuses_lanes_without_reusing_string_ids},
     {"ring_reader_rejects_foreign_files", ring_reader_rejects_foreign_files},
+    {"ring_keeps_open_ranges_for_the_reader", ring_keeps_open_ranges_for_the_reader},
 };
 
 int main(int argc, char **argv)
