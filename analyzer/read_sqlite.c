@@ -118,24 +118,82 @@ int ps_sq_step_error(struct sctx *c, const char *table, long long row)
                         sqlite3_errmsg(c->db));
 }
 
-/* Columns 0 (start) and 1 (end) of a trace-table row must be integers (ns) or NULL; the statement's last column
- * is the rowid. Returns 0, or -1 with a message naming the table, column and rowid. */
-static int check_times(struct sctx *c, sqlite3_stmt *st, const char *table)
+/* Name of a SQLite value type, for messages. */
+static const char *type_name(int t)
 {
-    for (int i = 0; i < 2; i++) {
+    return t == SQLITE_TEXT ? "text" : t == SQLITE_FLOAT ? "real" : t == SQLITE_BLOB ? "blob" : "integer";
+}
+
+/* The message for column i of the current row holding a value of the wrong type (t) where `want` is
+ * required, naming the table, the column and the rowid (the statement's last column). Returns -1. */
+int ps_sq_type_error(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int t, const char *want)
+{
+    char value[64] = "";
+    if (t != SQLITE_BLOB)
+        ps_text_escape(ps_sq_col_text(st, i), value, sizeof value, NULL);
+    return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s, rowid %lld: %s value %s%s%s where %s is "
+                        "required: the trace is corrupt", c->path, table, sqlite3_column_name(st, i),
+                        (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1), type_name(t),
+                        t == SQLITE_BLOB ? "" : "'", value, t == SQLITE_BLOB ? "" : "'", want);
+}
+
+/* Every column of a trace-table row but `text_col` (-1: none) and the last (the rowid) must hold an integer
+ * or NULL: columns 0 and 1 are the start and end times in ns, the others ids, kinds and byte counts. A text,
+ * real or blob value is an error, never read as 0 (sqlite3_column_type costs nothing: the row is decoded).
+ * Returns 0, or -1 with a message naming the table, column and rowid. */
+static int check_ints(struct sctx *c, sqlite3_stmt *st, const char *table, int text_col)
+{
+    int n = sqlite3_column_count(st) - 1;
+    for (int i = 0; i < n; i++) {
         int t = sqlite3_column_type(st, i);
-        if (t == SQLITE_INTEGER || t == SQLITE_NULL)
-            continue;
-        char value[64] = "";
-        if (t != SQLITE_BLOB)
-            ps_text_escape(ps_sq_col_text(st, i), value, sizeof value, NULL);
-        return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s, rowid %lld: %s value %s%s%s where an "
-                            "integer time in ns is required: the trace is corrupt", c->path, table,
-                            i ? "end" : "start", (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1),
-                            t == SQLITE_TEXT ? "text" : t == SQLITE_FLOAT ? "real" : "blob",
-                            t == SQLITE_BLOB ? "" : "'", value, t == SQLITE_BLOB ? "" : "'");
+        if (t != SQLITE_INTEGER && t != SQLITE_NULL && i != text_col)
+            return ps_sq_type_error(c, st, table, i, t, i < 2 ? "an integer time in ns" : "an integer");
     }
     return 0;
+}
+
+/* A byte count (column i) must not be negative. Returns 0 or -1 with the message set. */
+static int check_bytes(struct sctx *c, sqlite3_stmt *st, const char *table, int i)
+{
+    if (sqlite3_column_int64(st, i) >= 0)
+        return 0;
+    return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s, rowid %lld: negative byte count %lld: the "
+                        "trace is corrupt", c->path, table, sqlite3_column_name(st, i),
+                        (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1),
+                        (long long)sqlite3_column_int64(st, i));
+}
+
+/* Intern a text value of `len` bytes. Names are C strings in the model: a NUL byte inside the text would cut
+ * it short (and "ProfilerStep#1<NUL>x" would read as a step), so each one becomes the four characters \x00,
+ * the escape the text report prints for the other control bytes. */
+uint32_t ps_sq_intern(struct sctx *c, const char *s, size_t len)
+{
+    if (!memchr(s, '\0', len))
+        return ps_model_intern(c->m, s, len);
+    size_t nul = 0;
+    for (size_t i = 0; i < len; i++)
+        nul += s[i] == '\0';
+    char *e = malloc(len + 3 * nul + 1), *o = e;
+    if (!e)
+        return PS_NONE;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != '\0') {
+            *o++ = s[i];
+            continue;
+        }
+        memcpy(o, "\\x00", 4);
+        o += 4;
+    }
+    uint32_t v = ps_model_intern(c->m, e, (size_t)(o - e));
+    free(e);
+    return v;
+}
+
+/* Intern column i of the current row (text; "" for NULL), keeping every byte (ps_sq_intern). */
+uint32_t ps_sq_intern_col(struct sctx *c, sqlite3_stmt *st, int i)
+{
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return ps_sq_intern(c, s ? s : "", s ? (size_t)sqlite3_column_bytes(st, i) : 0);
 }
 
 /* ---- lookups ---- */
@@ -155,9 +213,7 @@ uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const c
     sqlite3_bind_int64(c->string_stmt, 1, sid);
     int rc = sqlite3_step(c->string_stmt);
     if (rc == SQLITE_ROW) {
-        const char *s = (const char *)sqlite3_column_text(c->string_stmt, 0);
-        size_t len = s ? strnlen(s, (size_t)sqlite3_column_bytes(c->string_stmt, 0)) : 0;   /* C string */
-        v = ps_model_intern(c->m, s ? s : "", len);
+        v = ps_sq_intern_col(c, c->string_stmt, 0);
     } else if (rc == SQLITE_DONE) {
         char missing[64];
         snprintf(missing, sizeof missing, "(StringIds %lld missing)", (long long)sid);
@@ -286,10 +342,14 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     int failed = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         row++;
-        if (check_times(c, st, table) < 0)
+        if (check_ints(c, st, table, -1) < 0)
             goto fail;
         if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL) {
             count_unplaced(c, table, "rows without start/end");
+            continue;
+        }
+        if (sqlite3_column_type(st, 2) == SQLITE_NULL || sqlite3_column_type(st, 3) == SQLITE_NULL) {
+            count_unplaced(c, table, "rows without deviceId/streamId");   /* never "device 0, stream 0" */
             continue;
         }
         struct ps_gpu_op op = { .start_ns = sqlite3_column_int64(st, 0), .end_ns = sqlite3_column_int64(st, 1),
@@ -299,8 +359,18 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
             count_unplaced(c, table, op.end_ns < op.start_ns ? "rows with end < start" : "rows with start = end = 0");
             continue;
         }
+        int64_t device = sqlite3_column_int64(st, 2);
+        if (device < 0 || device > INT32_MAX) {
+            ps_read_fail(c->err, c->errlen, "%s: table %s, column deviceId, rowid %lld: device %lld out of range "
+                         "(0 to %d): the trace is corrupt", c->path, table,
+                         (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1), (long long)device,
+                         INT32_MAX);
+            goto fail;
+        }
+        if ((kind == PS_GPU_MEMCPY || kind == PS_GPU_MEMSET) && check_bytes(c, st, table, 6) < 0)
+            goto fail;
         uint32_t pid = ps_global_to_pid(sqlite3_column_int64(st, 5));
-        op.stream = stream_of(c, pid, (int32_t)sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
+        op.stream = stream_of(c, pid, (int32_t)device, sqlite3_column_int64(st, 3));
         if (op.stream == PS_NONE)
             goto oom;
         switch (kind) {
@@ -384,7 +454,7 @@ static int read_api(struct sctx *c)
     long long row = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         row++;
-        if (check_times(c, st, table) < 0)
+        if (check_ints(c, st, table, -1) < 0)
             goto fail;
         int64_t cls = sqlite3_column_int64(st, 2);
         if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL ||
@@ -442,7 +512,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
     long long row = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         row++;
-        if (check_times(c, st, table) < 0)
+        if (check_ints(c, st, table, 3) < 0)
             goto fail;
         int type = sqlite3_column_int(st, 2);
         int has_tid = sqlite3_column_type(st, 5) != SQLITE_NULL;
@@ -451,7 +521,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
         int64_t domain_id = sqlite3_column_int64(st, 6);
         uint32_t text;
         if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-            text = ps_model_intern_cstr(c->m, ps_sq_col_text(st, 3));
+            text = ps_sq_intern_col(c, st, 3);
         else if (sqlite3_column_type(st, 4) != SQLITE_NULL)
             text = ps_sq_string_of(c, sqlite3_column_int64(st, 4), table, "textId", &failed);
         else

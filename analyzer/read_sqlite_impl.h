@@ -41,6 +41,13 @@ int ps_sq_add_col(struct sctx *c, char *sql, size_t cap, const char *table, cons
 int ps_sq_prepare(struct sctx *c, const char *table, const char *sql, sqlite3_stmt **st);
 /* Message for a failed sqlite3_step on `row` of `table`; returns -1. */
 int ps_sq_step_error(struct sctx *c, const char *table, long long row);
+/* The "table T, column C, rowid R: text value 'x' where WANT is required" message for column i of the
+ * current row of st (whose last column is the rowid), t its sqlite3_column_type. Returns -1. */
+int ps_sq_type_error(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int t, const char *want);
+/* Intern text of len bytes into the model, each embedded NUL written as the four characters \x00 (model
+ * names are C strings). ps_sq_intern_col: column i of st ("" for NULL). PS_NONE when out of memory. */
+uint32_t ps_sq_intern(struct sctx *c, const char *s, size_t len);
+uint32_t ps_sq_intern_col(struct sctx *c, sqlite3_stmt *st, int i);
 /* The model string for StringIds id `sid` (*failed set when the file is inconsistent). */
 uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const char *col, int *failed);
 /* The model thread for an nsys globalTid. */

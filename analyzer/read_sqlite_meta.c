@@ -7,15 +7,28 @@
 
 #include "read_sqlite_impl.h"
 
-static int for_rows(struct sctx *c, const char *table, const char *sql, int (*row)(struct sctx *, sqlite3_stmt *))
+/* Run sql over `table`, calling row(c, st) for each row. Columns whose bit is set in text_cols hold text;
+ * every other column but the last (the rowid) must hold an integer or NULL: anything else is an error naming
+ * the table, column and rowid, never read as 0. */
+static int for_rows(struct sctx *c, const char *table, const char *sql, unsigned text_cols,
+                    int (*row)(struct sctx *, sqlite3_stmt *))
 {
     sqlite3_stmt *st = NULL;
     int rc;
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long n = 0;
+    int ncols = sqlite3_column_count(st) - 1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         n++;
+        for (int i = 0; i < ncols; i++) {
+            int t = sqlite3_column_type(st, i);
+            if (t != SQLITE_INTEGER && t != SQLITE_NULL && !(text_cols >> i & 1u)) {
+                ps_sq_type_error(c, st, table, i, t, "an integer");
+                sqlite3_finalize(st);
+                return -1;
+            }
+        }
         if (row(c, st) < 0) {
             sqlite3_finalize(st);
             return -1;
@@ -46,7 +59,7 @@ static int process_row(struct sctx *c, sqlite3_stmt *st)
     if (i == PS_NONE)
         return ps_sq_oom(c);
     if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
-        (c->m->procs.v[i].name = ps_model_intern_cstr(c->m, ps_sq_col_text(st, 1))) == PS_NONE)
+        (c->m->procs.v[i].name = ps_sq_intern_col(c, st, 1)) == PS_NONE)
         return ps_sq_oom(c);
     return 0;
 }
@@ -76,7 +89,7 @@ static int gpu_row(struct sctx *c, sqlite3_stmt *st)
         return ps_sq_oom(c);
     struct ps_device *d = &c->m->devices.v[i];
     if (sqlite3_column_type(st, 1) != SQLITE_NULL &&
-        (d->name = ps_model_intern_cstr(c->m, ps_sq_col_text(st, 1))) == PS_NONE)
+        (d->name = ps_sq_intern_col(c, st, 1)) == PS_NONE)
         return ps_sq_oom(c);
     if (sqlite3_column_type(st, 2) != SQLITE_NULL)
         d->total_mem_bytes = sqlite3_column_int64(st, 2);
@@ -127,8 +140,9 @@ static int meta_row(struct sctx *c, sqlite3_stmt *st)
     return 0;
 }
 
-/* Read optional table `table` with the listed columns (NULL where absent; the first one required). */
-static int read_optional(struct sctx *c, const char *table, const char *const *cols, int ncols,
+/* Read optional table `table` with the listed columns (NULL where absent; the first one required); bit i of
+ * text_cols: column i holds text. */
+static int read_optional(struct sctx *c, const char *table, const char *const *cols, int ncols, unsigned text_cols,
                          int (*row)(struct sctx *, sqlite3_stmt *))
 {
     char sql[512] = "SELECT ";
@@ -140,8 +154,8 @@ static int read_optional(struct sctx *c, const char *table, const char *const *c
     for (int i = 0; i < ncols; i++)
         if (ps_sq_add_col(c, sql, sizeof sql, table, cols[i], i == 0 ? NULL : "NULL") < 0)
             return -1;
-    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), " FROM \"%s\"", table);
-    return for_rows(c, table, sql, row);
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
+    return for_rows(c, table, sql, text_cols, row);
 }
 
 int ps_sq_read_meta(struct sctx *c)
@@ -153,9 +167,9 @@ int ps_sq_read_meta(struct sctx *c)
         return ps_read_fail(c->err, c->errlen, "%s: table PERFSCOPE_META has %d column(s), expected (key, value)",
                             c->path, c->ncols);
     char sql[300];
-    snprintf(sql, sizeof sql, "SELECT \"%s\", \"%s\" FROM PERFSCOPE_META", c->cols[0], c->cols[1]);
+    snprintf(sql, sizeof sql, "SELECT \"%s\", \"%s\", rowid FROM PERFSCOPE_META", c->cols[0], c->cols[1]);
     c->dropped_parts = -1;
-    if (for_rows(c, "PERFSCOPE_META", sql, meta_row) < 0)
+    if (for_rows(c, "PERFSCOPE_META", sql, 3u, meta_row) < 0)
         return -1;
     if (c->m->dropped_records < 0 && c->dropped_parts >= 0)
         c->m->dropped_records = c->dropped_parts;
@@ -205,10 +219,10 @@ int ps_sq_read_host_tables(struct sctx *c, int is_perfscope)
     static const char *const tname_cols[] = { "nameId", "globalTid" };
     static const char *const gpu_cols[] = { "id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor" };
     static const char *const cdev_cols[] = { "cudaId", "numMultiprocessors" };
-    if (read_optional(c, "PROCESSES", proc_cols, 2, process_row) < 0 ||
-        read_optional(c, "ThreadNames", tname_cols, 2, thread_name_row) < 0 ||
-        read_optional(c, "TARGET_INFO_GPU", gpu_cols, 6, gpu_row) < 0 ||
-        read_optional(c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, cuda_device_row) < 0)
+    if (read_optional(c, "PROCESSES", proc_cols, 2, 1u << 1, process_row) < 0 ||
+        read_optional(c, "ThreadNames", tname_cols, 2, 0, thread_name_row) < 0 ||
+        read_optional(c, "TARGET_INFO_GPU", gpu_cols, 6, 1u << 1, gpu_row) < 0 ||
+        read_optional(c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, 0, cuda_device_row) < 0)
         return -1;
     return is_perfscope ? read_samples(c) : 0;
 }

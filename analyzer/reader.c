@@ -75,11 +75,61 @@ static enum sniffed sniff(const unsigned char *b, size_t n)
     return i == n ? SNIFF_EMPTY : SNIFF_UNKNOWN;
 }
 
+/* Read on past what sniff() saw, for content that may still be empty: a gzip file (inflated) or a plain file
+ * whose first 4 KiB are whitespace. Reads until the first byte that is not whitespace (a real trace costs one
+ * chunk), so whitespace only, or nothing, gets the plain empty file's message; and a gzip file holding a SQLite
+ * file gets its own. Rewinds fd. Returns 0 (let the JSON reader judge), or -1 with the message set. */
+static int sniff_stream(const char *path, int fd, int gzip, char *err, size_t errlen)
+{
+    static const unsigned char sqlite_magic[16] = "SQLite format 3", bom[3] = { 0xef, 0xbb, 0xbf };
+    unsigned char head[16], buf[16384];
+    size_t nhead = 0;
+    long long total = 0;
+    int rc = -1, saw_data = 0;
+    struct ps_gz_input *in = ps_gz_open(fd, gzip, 65536);
+    if (!in)
+        return ps_read_fail(err, errlen, "%s: out of memory", path);
+    while (!saw_data || nhead < sizeof head) {
+        long n = ps_gz_read(in, (char *)buf, sizeof buf, path, err, errlen);
+        if (n < 0)
+            goto out;
+        if (n == 0)
+            break;
+        for (long i = 0; i < n && nhead < sizeof head; i++)
+            head[nhead++] = buf[i];
+        if (gzip && nhead == sizeof head && memcmp(head, sqlite_magic, sizeof head) == 0) {
+            rc = ps_read_fail(err, errlen, "%s: a compressed SQLite file: decompress it first (gunzip, or "
+                              "`zcat FILE > trace.sqlite`) and report on the .sqlite file", path);
+            goto out;
+        }
+        for (long i = 0; i < n && !saw_data; i++) {
+            unsigned char b = buf[i];
+            long long at = total + i;
+            int in_bom = at < 3 && nhead >= 3 && memcmp(head, bom, 3) == 0;   /* UTF-8 byte-order mark */
+            saw_data = !(b == ' ' || b == '\t' || b == '\n' || b == '\r' || in_bom);
+        }
+        total += n;
+    }
+    if (!saw_data) {
+        rc = ps_read_fail(err, errlen, "%s: empty file (%s%lld byte%s of whitespace only: no trace data; was the "
+                          "recording interrupted?)", path, gzip ? "it decompresses to " : "", total,
+                          total == 1 ? "" : "s");
+        goto out;
+    }
+    rc = 0;
+out:
+    ps_gz_close(in);
+    if (rc == 0 && lseek(fd, 0, SEEK_SET) != 0)
+        rc = ps_read_fail(err, errlen, "%s: cannot seek: %s", path, strerror(errno));
+    return rc;
+}
+
 int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t errlen)
 {
     struct ps_model *m = NULL;
     int rc = -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO without a writer would block forever; a regular file ignores the flag. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     *out = NULL;
     if (err && errlen)
         err[0] = '\0';
@@ -88,8 +138,22 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
         goto out;
     }
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (fstat(fd, &st) < 0) {
+        rc = ps_read_fail(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+        goto out;
+    }
+    if (S_ISDIR(st.st_mode)) {
         rc = ps_read_fail(err, errlen, "%s: is a directory, not a trace file", path);
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        /* The readers seek (SQLite pages, the sniffed head read again): a pipe, FIFO or device cannot be read
+         * that way, and a FIFO without a writer would hang. Refused before any read. */
+        rc = ps_read_fail(err, errlen, "%s: not a regular file (%s): report reads regular files; write the trace "
+                          "to a file first and give that file's name", path,
+                          S_ISFIFO(st.st_mode) ? "a pipe or FIFO" : S_ISCHR(st.st_mode) ? "a character device"
+                          : S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket"
+                          : "not a plain file");
         goto out;
     }
     unsigned char head[4096];
@@ -99,6 +163,12 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
         goto out;
     }
     enum sniffed kind = sniff(head, (size_t)n);
+    if (kind == SNIFF_GZIP || (kind == SNIFF_EMPTY && n == (ssize_t)sizeof head)) {
+        if ((rc = sniff_stream(path, fd, kind == SNIFF_GZIP, err, errlen)) < 0)
+            goto out;
+        if (kind == SNIFF_EMPTY)
+            kind = SNIFF_JSON;        /* whitespace, then something: the JSON reader names what it finds */
+    }
     if (kind == SNIFF_EMPTY) {
         rc = ps_read_fail(err, errlen, "%s: empty file (no trace data; was the recording interrupted?)", path);
         goto out;

@@ -46,6 +46,7 @@ static int tw_exec_sql(struct ps_tw *w, const char *sql, const char *what)
  * - page_size 65536: fewer, fuller pages (+25 % rows/s over 4 KiB); must precede the first table and WAL.
  * - journal_mode WAL + synchronous NORMAL: readers (report, top) can read while we write; a power cut may
  *   lose the last commits but never corrupts the file; a crash of perfscope loses nothing committed.
+ *   ps_tw_finish switches a finished trace to journal_mode DELETE (tw_leave_wal).
  * - the default page cache: an append only touches the right edge of the B-tree, and a big cache costs
  *   page faults (measured slower). */
 static const char tw_pragmas[] =
@@ -186,12 +187,43 @@ int ps_tw_meta_i64(struct ps_tw *w, const char *name, int64_t value)
     return ps_tw_meta(w, name, buf);
 }
 
+/* A finished trace goes back to the rollback journal (journal_mode=DELETE): a WAL-mode file needs its -shm
+ * file beside it even to be read, so it could not be read from a directory the reader cannot write, and
+ * every read-only reader would leave -wal/-shm files next to it (SQLite's wal.html, "Read-Only Databases").
+ * The switch needs the only connection: with a reader open on the trace it waits up to 5 s, then gives
+ * -EBUSY and the trace stays a valid WAL-mode file. SQLite reports a refused switch by returning the old mode,
+ * not an error, so the mode it returns is checked. */
+static int tw_leave_wal(struct ps_tw *w)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -EIO;
+    sqlite3_busy_timeout(w->db, 5000);
+    if (sqlite3_prepare_v2(w->db, "PRAGMA journal_mode=DELETE", -1, &st, NULL) != SQLITE_OK) {
+        tw_fail(w, "leaving WAL mode");
+        goto out;
+    }
+    int step = sqlite3_step(st);
+    const char *mode = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    if (mode && strcmp(mode, "delete") == 0) {
+        rc = 0;
+    } else if (step == SQLITE_BUSY || (mode && strcmp(mode, "wal") == 0)) {
+        snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: the trace stays in WAL mode: another program had it "
+                 "open (SQLite needs the only connection to switch); it reads where its directory is writable", w->path);
+        rc = -EBUSY;
+    } else {
+        tw_fail(w, "leaving WAL mode");
+    }
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int ps_tw_finish(struct ps_tw *w)
 {
     int rc = tw_exec_sql(w, ps_schema_index_sql, "creating indexes");
     if (!rc)
         rc = tw_exec_sql(w, "PRAGMA wal_checkpoint(TRUNCATE)", "checkpointing the WAL");
-    return rc;
+    return rc ? rc : tw_leave_wal(w);
 }
 
 const char *ps_tw_errmsg(const struct ps_tw *w)

@@ -49,8 +49,10 @@ int ps_tw_string_define(struct ps_tw *w, int64_t id, const char *text);
 int ps_tw_meta(struct ps_tw *w, const char *name, const char *value);
 int ps_tw_meta_i64(struct ps_tw *w, const char *name, int64_t value);
 
-/* After the last commit: create the secondary indexes and checkpoint the WAL into the main file, so the
- * trace is one self-contained file. 0 or -EIO. */
+/* After the last commit: create the secondary indexes, checkpoint the WAL into the main file and switch to
+ * journal_mode=DELETE, so the trace is one self-contained file that reads from a read-only directory.
+ * 0, -EIO, or -EBUSY when another connection kept the trace in WAL mode (complete and valid, but readers
+ * need a writable directory); the message is in ps_tw_errmsg. */
 int ps_tw_finish(struct ps_tw *w);
 
 /* The last error, "perfscope: <path>: <what>", valid until the next call. */
