@@ -1,0 +1,282 @@
+/* The SQLite reader's checks on values and on how it opens a file (findings-2 #1, #6, #18): integer columns
+ * holding text, real or blob values, negative byte counts, NUL bytes inside names, and WAL-mode traces (read
+ * without writing beside them, and a clear message where their folder is read-only). Each case builds a tiny
+ * file with plain SQL; the expected messages and values are written beside it. Usage: test_sqlite_checks CASE */
+#include <errno.h>
+#include <pwd.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "tinyfs.h"
+
+#define GP(pid) "((1<<48)|(" #pid "<<24))"
+#define GT(pid, tid) "((1<<48)|(" #pid "<<24)|" #tid ")"
+
+/* One row in every table the reader checks; rowid 1 everywhere. Valid as it stands (the cases break one
+ * value each). Columns are declared without a type, so a value keeps the type the case gives it. */
+static const char base[] =
+    "CREATE TABLE StringIds(id, value);"
+    "INSERT INTO StringIds VALUES (1, 'kernelA'), (2, 'cudaLaunchKernel_v7000'), (3, 'main');"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start, end, deviceId, streamId, correlationId, globalPid,"
+    " demangledName);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 0, 7, 5, " GP(100) ", 1);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start, end, deviceId, streamId, correlationId, globalPid, bytes,"
+    " copyKind, srcKind, dstKind);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (2000, 2500, 0, 7, 6, " GP(100) ", 4096, 1, 0, 2);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET(start, end, deviceId, streamId, correlationId, globalPid, bytes,"
+    " memKind);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (3000, 3100, 0, 7, 7, " GP(100) ", 256, 2);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(start, end, deviceId, streamId, correlationId, globalPid,"
+    " syncType);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (4000, 4100, 0, 7, 8, " GP(100) ", 3);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start, end, eventClass, globalTid, correlationId, nameId);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (500, 900, 0, " GT(100, 100) ", 5, 2);"
+    "CREATE TABLE NVTX_EVENTS(start, end, eventType, text, textId, globalTid, domainId);"
+    "INSERT INTO NVTX_EVENTS VALUES (100, 5000, 59, 'step', NULL, " GT(100, 100) ", 0);"
+    "CREATE TABLE PROCESSES(pid, name);"
+    "INSERT INTO PROCESSES VALUES (100, 'train');"
+    "CREATE TABLE ThreadNames(nameId, globalTid);"
+    "INSERT INTO ThreadNames VALUES (3, " GT(100, 100) ");"
+    "CREATE TABLE TARGET_INFO_GPU(id, name, totalMemory, smCount, computeMajor, computeMinor);"
+    "INSERT INTO TARGET_INFO_GPU VALUES (0, 'Tiny GPU', 1000, 132, 9, 0);";
+
+static const char *make_db(const char *name, const char *pragma, const char *sql1, const char *sql2)
+{
+    const char *path = tiny_path(name);
+    sqlite3 *db = NULL;
+    char *msg = NULL;
+    unlink(path);
+    if (sqlite3_open(path, &db) != SQLITE_OK || sqlite3_exec(db, pragma, NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(db, sql1, NULL, NULL, &msg) != SQLITE_OK ||
+        (sql2 && sqlite3_exec(db, sql2, NULL, NULL, &msg) != SQLITE_OK)) {
+        fprintf(stderr, "%s: building the test database: %s\n", path, msg ? msg : sqlite3_errmsg(db));
+        exit(1);
+    }
+    sqlite3_close(db);
+    return path;
+}
+
+/* Before the fix these values were read as 0 (a new "device 0", "stream 0", pid 0, 0 bytes) without a word. */
+static void wrong_types_in_integer_columns(void)
+{
+    static const struct {
+        const char *update, *message;
+    } cases[] = {
+        { "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 'gpu0'",
+          "table CUPTI_ACTIVITY_KIND_KERNEL, column deviceId, rowid 1: text value 'gpu0' where an integer is required" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET streamId = X'00ff'",
+          "table CUPTI_ACTIVITY_KIND_KERNEL, column streamId, rowid 1: blob value where an integer is required" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = 'x'",
+          "column correlationId, rowid 1: text value 'x' where an integer is required" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 1.5",
+          "column deviceId, rowid 1: real value '1.5' where an integer is required" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = 'pid'",
+          "table CUPTI_ACTIVITY_KIND_KERNEL, column globalPid, rowid 1: text value 'pid'" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = 'kernelA'",
+          "column demangledName, rowid 1: text value 'kernelA' where an integer is required" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = 'lots'",
+          "table CUPTI_ACTIVITY_KIND_MEMCPY, column bytes, rowid 1: text value 'lots' where an integer is required" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = 'HtoD'", "column copyKind, rowid 1: text value 'HtoD'" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET srcKind = 0.5", "column srcKind, rowid 1: real value '0.5'" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET dstKind = 'dev'", "column dstKind, rowid 1: text value 'dev'" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET memKind = 'dev'",
+          "table CUPTI_ACTIVITY_KIND_MEMSET, column memKind, rowid 1: text value 'dev'" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET syncType = 'stream'",
+          "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, column syncType, rowid 1: text value 'stream'" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET eventClass = 'rt'",
+          "table CUPTI_ACTIVITY_KIND_RUNTIME, column eventClass, rowid 1: text value 'rt'" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = 'main'",
+          "table CUPTI_ACTIVITY_KIND_RUNTIME, column globalTid, rowid 1: text value 'main'" },
+        { "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = 2.0",
+          "table CUPTI_ACTIVITY_KIND_RUNTIME, column nameId, rowid 1: real value '2.0'" },
+        { "UPDATE NVTX_EVENTS SET domainId = 'd'", "table NVTX_EVENTS, column domainId, rowid 1: text value 'd'" },
+        { "UPDATE NVTX_EVENTS SET globalTid = X'01'", "table NVTX_EVENTS, column globalTid, rowid 1: blob value" },
+        { "UPDATE NVTX_EVENTS SET end = '5000'", "table NVTX_EVENTS, column end, rowid 1: text value '5000' where an "
+          "integer time in ns is required" },
+        { "UPDATE PROCESSES SET pid = 'p100'", "table PROCESSES, column pid, rowid 1: text value 'p100'" },
+        { "UPDATE ThreadNames SET nameId = 'main'", "table ThreadNames, column nameId, rowid 1: text value 'main'" },
+        { "UPDATE TARGET_INFO_GPU SET smCount = 'many'", "table TARGET_INFO_GPU, column smCount, rowid 1: text value" },
+    };
+    /* the base file reads: one of each GPU row, the step range */
+    struct ps_model *m = tiny_read(make_db("base.sqlite", "PRAGMA synchronous=OFF", base, NULL));
+    if (m) {
+        CHECK_EQ(m->gpu.n, 4);
+        CHECK_EQ(m->ranges.n, 1);
+    }
+    ps_model_free(m);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "types%zu.sqlite", i);
+        const char *err = tiny_read_err(make_db(name, "PRAGMA synchronous=OFF", base, cases[i].update));
+        CHECK_CONTAINS(err, cases[i].message);
+        CHECK_CONTAINS(err, name);
+    }
+}
+
+static void negative_byte_counts(void)
+{
+    const char *err = tiny_read_err(make_db("neg.sqlite", "PRAGMA synchronous=OFF", base,
+                                            "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = -100"));
+    CHECK_CONTAINS(err, "table CUPTI_ACTIVITY_KIND_MEMCPY, column bytes, rowid 1: negative byte count -100");
+    err = tiny_read_err(make_db("negset.sqlite", "PRAGMA synchronous=OFF", base,
+                                "UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET bytes = -1"));
+    CHECK_CONTAINS(err, "table CUPTI_ACTIVITY_KIND_MEMSET, column bytes, rowid 1: negative byte count -1");
+    /* a device id that does not fit the model's int32 would wrap to another GPU */
+    err = tiny_read_err(make_db("bigdev.sqlite", "PRAGMA synchronous=OFF", base,
+                                "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 99999999999"));
+    CHECK_CONTAINS(err, "column deviceId, rowid 1: device 99999999999 out of range");
+    /* NULL device or stream: not "GPU 0, stream 0" but an unplaced row */
+    struct ps_model *m = tiny_read(make_db("nulldev.sqlite", "PRAGMA synchronous=OFF", base,
+                                           "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = NULL"));
+    if (m) {
+        CHECK_EQ(m->gpu.n, 3);
+        CHECK_EQ(m->unplaced_events, 1);
+    }
+    ps_model_free(m);
+}
+
+static const struct ps_range *range_starting(const struct ps_model *m, int64_t start_ns)
+{
+    for (size_t i = 0; i < m->ranges.n; i++)
+        if (m->ranges.v[i].start_ns == start_ns)
+            return &m->ranges.v[i];
+    return NULL;
+}
+
+/* "ProfilerStep#1" NUL "x" (15 + 1 + 1 bytes) must not become the step "ProfilerStep#1". */
+static void nul_bytes_in_names(void)
+{
+    struct ps_model *m = tiny_read(make_db(
+        "nul.sqlite", "PRAGMA synchronous=OFF", base,
+        "INSERT INTO NVTX_EVENTS VALUES (6000, 7000, 59, CAST(X'50726f66696c65725374657023310078' AS TEXT), NULL, "
+        GT(100, 100) ", 0);"
+        "INSERT INTO StringIds VALUES (4, CAST(X'6b00656e64' AS TEXT));"   /* "k" NUL "end" */
+        "INSERT INTO NVTX_EVENTS VALUES (8000, 9000, 59, NULL, 4, " GT(100, 100) ", 0);"
+        "UPDATE PROCESSES SET name = CAST(X'7472610069' AS TEXT);"));     /* "tra" NUL "i" */
+    if (m) {
+        const struct ps_range *r = range_starting(m, 6000), *t = range_starting(m, 8000);
+        CHECK(r && t);
+        if (r)
+            CHECK_STR(ps_model_str(m, r->name), "ProfilerStep#1\\x00x");
+        if (t)
+            CHECK_STR(ps_model_str(m, t->name), "k\\x00end");
+        CHECK_EQ(m->procs.n, 1);
+        if (m->procs.n == 1)
+            CHECK_STR(ps_model_str(m, m->procs.v[0].name), "tra\\x00i");
+    }
+    ps_model_free(m);
+}
+
+static const char meta_complete[] =
+    "CREATE TABLE PERFSCOPE_META(name, value);"
+    "INSERT INTO PERFSCOPE_META VALUES ('schema_version', '1'), ('recording_complete', '1');";
+
+static int exists(const char *path, const char *suffix)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s%s", path, suffix);
+    return access(p, F_OK) == 0;
+}
+
+/* A finished trace recorded before record left WAL mode: WAL in the header, no -wal file. Reading it must not
+ * create -wal/-shm files beside it (before: both appeared, left behind by the read-only connection). */
+static void complete_wal_trace_reads_without_writing_beside_it(void)
+{
+    const char *path = make_db("old.sqlite", "PRAGMA journal_mode=WAL", base, meta_complete);
+    CHECK(!exists(path, "-wal") && !exists(path, "-shm"));     /* the closing writer removed them */
+    struct ps_model *m = tiny_read(path);
+    if (m)
+        CHECK_EQ(m->gpu.n, 4);
+    ps_model_free(m);
+    CHECK(!exists(path, "-wal"));
+    CHECK(!exists(path, "-shm"));
+}
+
+/* Run fn in a child that cannot write to `dir` (mode 0555): as user nobody when we are root (root ignores
+ * the mode), as ourselves otherwise. Returns the child's exit status, 77 when there is no user nobody. */
+static int as_unprivileged(void (*fn)(void))
+{
+    struct passwd *pw = getuid() == 0 ? getpwnam("nobody") : NULL;
+    if (getuid() == 0 && !pw)
+        return 77;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (pw && (setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0))
+            _exit(2);
+        fn();
+        _exit(check_failures ? 1 : 0);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+        return 2;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}
+
+static const char *ro_complete, *ro_incomplete, *ro_delete;
+
+static void read_in_read_only_dir(void)
+{
+    /* a complete WAL-mode trace without its -wal file reads (immutable: nothing to create) */
+    struct ps_model *m = tiny_read(ro_complete);
+    if (m)
+        CHECK_EQ(m->gpu.n, 4);
+    ps_model_free(m);
+    /* what record writes now: journal_mode=DELETE, which reads anywhere */
+    m = tiny_read(ro_delete);
+    if (m)
+        CHECK_EQ(m->gpu.n, 4);
+    ps_model_free(m);
+    /* a recording that did not complete is not assumed whole: the message names the cause */
+    const char *err = tiny_read_err(ro_incomplete);
+    CHECK_CONTAINS(err, "inc.sqlite: cannot read it here: a WAL-mode trace needs a -shm file beside it");
+    CHECK_CONTAINS(err, "still being recorded, or a copy of a live or killed recording");
+    CHECK(!exists(ro_complete, "-shm") && !exists(ro_incomplete, "-shm") && !exists(ro_delete, "-journal"));
+}
+
+static char ro_dir[128];
+
+static int wal_trace_in_read_only_dir(void)
+{
+    char *dir = ro_dir;
+    snprintf(ro_dir, sizeof ro_dir, "%s/ro", tiny_dir);
+    if (chmod(tiny_dir, 0755) != 0 || mkdir(dir, 0755) != 0) {
+        perror(dir);
+        return 1;
+    }
+    ro_complete = make_db("ro/complete.sqlite", "PRAGMA journal_mode=WAL", base, meta_complete);
+    ro_incomplete = make_db("ro/inc.sqlite", "PRAGMA journal_mode=WAL", base,
+                            "CREATE TABLE PERFSCOPE_META(name, value);"
+                            "INSERT INTO PERFSCOPE_META VALUES ('recording_complete', '0');");
+    ro_delete = make_db("ro/delete.sqlite", "PRAGMA journal_mode=DELETE", base, meta_complete);
+    chmod(dir, 0555);
+    int rc = as_unprivileged(read_in_read_only_dir);
+    chmod(dir, 0755);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *c = argc > 1 ? argv[1] : "";
+    int rc = 0;
+    tiny_init();
+    if (strcmp(c, "sqlite_reader_rejects_wrong_types_in_integer_columns") == 0)
+        wrong_types_in_integer_columns();
+    else if (strcmp(c, "sqlite_reader_rejects_negative_bytes_and_out_of_range_devices") == 0)
+        negative_byte_counts();
+    else if (strcmp(c, "sqlite_reader_keeps_names_whole_across_nul_bytes") == 0)
+        nul_bytes_in_names();
+    else if (strcmp(c, "sqlite_reader_never_writes_beside_a_complete_wal_trace") == 0)
+        complete_wal_trace_reads_without_writing_beside_it();
+    else if (strcmp(c, "sqlite_reader_reads_or_explains_wal_traces_in_read_only_dirs") == 0)
+        rc = wal_trace_in_read_only_dir();
+    else {
+        fprintf(stderr, "unknown case '%s'\n", c);
+        rc = 2;
+    }
+    tiny_cleanup();
+    if (ro_dir[0] && rmdir(ro_dir) == 0)     /* tiny_cleanup removed its files but could not remove it */
+        rmdir(tiny_dir);
+    return rc ? rc : check_failures ? 1 : 0;
+}
