@@ -610,8 +610,7 @@ int cmd_record(int argc, char **argv)
     if (!rc && !(rc = ps_tw_begin(w)) && !(rc = write_run_rows(w, &r, &t)) && !(rc = ps_tw_commit(w)))
         rc = ps_tw_finish(w);
     if (rc == -EBUSY) {     /* complete, but left in WAL mode by a concurrent reader: a warning, not a failure */
-        fprintf(stderr, "%s\nperfscope record: warning: to read it from a read-only directory, run "
-                        "`sqlite3 FILE 'PRAGMA journal_mode=DELETE'` once nothing has it open\n", ps_tw_errmsg(w));
+        fprintf(stderr, "%s\n", ps_tw_errmsg(w));
         rc = 0;
     }
     if (rc) {

@@ -207,8 +207,9 @@ static int tw_leave_wal(struct ps_tw *w)
     if (mode && strcmp(mode, "delete") == 0) {
         rc = 0;
     } else if (step == SQLITE_BUSY || (mode && strcmp(mode, "wal") == 0)) {
-        snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: the trace stays in WAL mode: another program had it "
-                 "open (SQLite needs the only connection to switch); it reads where its directory is writable", w->path);
+        snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: warning: the trace stays in WAL mode: another program "
+                 "had it open (leaving WAL mode needs the only connection). It is complete, but reads only from a "
+                 "writable directory until `sqlite3 %s 'PRAGMA journal_mode=DELETE'` is run on it", w->path, w->path);
         rc = -EBUSY;
     } else {
         tw_fail(w, "leaving WAL mode");

@@ -421,6 +421,49 @@ record_samples_sleeping_child_as_sleeping)
     # Not probed (no NVTX call): named from /proc, after its exec (the first sample may precede it).
     expect "process named by the OS" "$(q "SELECT name FROM PROCESSES WHERE pid = $(meta child_pid)")" nvtx_prog
     ;;
+record_finished_trace_is_one_file_readable_from_a_read_only_dir)
+    # findings-2 #1: a finished trace stayed in WAL mode, so `report` failed in a read-only folder ("attempt to
+    # write a readonly database") and left -wal/-shm files beside the trace elsewhere. Root ignores a folder's
+    # mode, so as root the report runs as user nobody (runuser or setpriv; skipped without either).
+    record -o "$trace" -- "$prog" known
+    expect "status" "$rc" 0
+    [ ! -e "$trace-wal" ] && [ ! -e "$trace-shm" ] || fail "record left -wal/-shm files beside the trace"
+    expect "journal mode of the finished trace" "$(q "PRAGMA journal_mode")" delete
+    as=""
+    if [ "$(id -u)" = 0 ]; then
+        if command -v runuser >/dev/null && id nobody >/dev/null 2>&1; then as="runuser -u nobody --"
+        elif command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+            as="setpriv --reuid=$(id -u nobody) --regid=$(id -g nobody) --clear-groups --"
+        else echo "SKIP $case: running as root without runuser or setpriv"; rm -rf "$dir"; exit 77; fi
+    fi
+    mkdir "$dir/ro" && cp "$trace" "$dir/ro/t.sqlite" && chmod 444 "$dir/ro/t.sqlite" && chmod 555 "$dir/ro" &&
+        chmod 755 "$dir" || fail "setup"
+    $as "$perfscope" report "$dir/ro/t.sqlite" >"$dir/report.txt" 2>"$dir/report.err"
+    rrc=$?
+    chmod 755 "$dir/ro"
+    expect "report status in a read-only folder ($(cat "$dir/report.err"))" "$rrc" 0
+    grep -q "t.sqlite (perfscope trace)" "$dir/report.txt" || fail "report: $(head -3 "$dir/report.txt")"
+    expect "files in the read-only folder after report" "$(ls -A "$dir/ro")" t.sqlite
+    # In a writable folder too, report writes nothing beside the trace.
+    chmod 777 "$dir/ro"
+    $as "$perfscope" report "$dir/ro/t.sqlite" >/dev/null 2>"$dir/report.err" || fail "report: $(cat "$dir/report.err")"
+    expect "files in a writable folder after report" "$(ls -A "$dir/ro")" t.sqlite
+    ;;
+record_warns_when_a_reader_keeps_the_trace_in_wal_mode)
+    # Leaving WAL mode needs the only connection: a reader holding a read transaction when the recording ends
+    # keeps the trace in WAL mode. record waits 5 s, then warns and still succeeds (the trace is complete).
+    "$perfscope" record -o "$trace" -- "$prog" sleep 2 2>"$dir/err" &
+    rec=$!
+    sleep 0.7
+    (echo "BEGIN; SELECT count(*) FROM StringIds;"; sleep 9; echo "COMMIT;") | sqlite3 "$trace" >/dev/null 2>&1 &
+    reader=$!
+    wait $rec
+    expect "status" "$?" 0
+    wait $reader
+    grep -q "the trace stays in WAL mode: another program had it open" "$dir/err" || fail "no warning: $(cat "$dir/err")"
+    expect "recording_complete" "$(meta recording_complete)" 1
+    expect "journal mode" "$(q "PRAGMA journal_mode")" wal
+    ;;
 *)
     fail "unknown case"
     ;;
