@@ -140,30 +140,53 @@ int ps_sq_type_error(struct sctx *c, sqlite3_stmt *st, const char *table, int i,
                         t == SQLITE_BLOB ? "" : " '", value, t == SQLITE_BLOB ? "" : "'", want);
 }
 
-/* Every column of a trace-table row but `text_col` (-1: none) and the last (the rowid) must hold an integer
- * or NULL: columns 0 and 1 are the start and end times in ns, the others ids, kinds and byte counts. A text,
- * real or blob value is an error, never read as 0 (sqlite3_column_type costs nothing: the row is decoded).
- * Returns 0, or -1 with a message naming the table, column and rowid. */
-static int check_ints(struct sctx *c, sqlite3_stmt *st, const char *table, int text_col)
+/* The integer columns of a trace-table row, each fetched once: v[i] its value, t[i] its type (SQLITE_INTEGER or
+ * SQLITE_NULL; v[i] = 0 for NULL). Every column but `text_col` (-1: none) and the last (the rowid) must hold an
+ * integer or NULL: columns 0 and 1 are the start and end times in ns, the others ids, kinds and byte counts. A
+ * text, real or blob value is an error, never read as 0. One sqlite3_column_value per column, then the value
+ * accessors: half the calls of sqlite3_column_type + sqlite3_column_int64, which matters at 10 M rows. Using
+ * the (unprotected) column value so is sanctioned in multi-thread mode, which SQLITE_OPEN_NOMUTEX selects
+ * (SQLite's c3ref/value.html). Returns 0, or -1 with a message naming the table, column and rowid. */
+#define ROW_COLS 12
+struct row {
+    int64_t v[ROW_COLS];
+    int t[ROW_COLS];
+};
+
+static int fetch_ints(struct sctx *c, sqlite3_stmt *st, const char *table, int ncols, int text_col, struct row *r)
 {
-    int n = sqlite3_column_count(st) - 1;
-    for (int i = 0; i < n; i++) {
-        int t = sqlite3_column_type(st, i);
-        if (t != SQLITE_INTEGER && t != SQLITE_NULL && i != text_col)
+    for (int i = 0; i < ncols; i++) {
+        if (i == text_col) {
+            r->t[i] = sqlite3_column_type(st, i);
+            r->v[i] = 0;
+            continue;
+        }
+        sqlite3_value *x = sqlite3_column_value(st, i);
+        int t = r->t[i] = sqlite3_value_type(x);
+        if (t != SQLITE_INTEGER && t != SQLITE_NULL)
             return ps_sq_type_error(c, st, table, i, t, i < 2 ? "an integer time in ns" : "an integer");
+        r->v[i] = sqlite3_value_int64(x);
     }
     return 0;
 }
 
-/* A byte count (column i) must not be negative. Returns 0 or -1 with the message set. */
-static int check_bytes(struct sctx *c, sqlite3_stmt *st, const char *table, int i)
+/* Columns in a statement (without its rowid), checked against struct row. Returns ncols, or -1 (message set). */
+static int row_cols(struct sctx *c, sqlite3_stmt *st, const char *table)
 {
-    if (sqlite3_column_int64(st, i) >= 0)
+    int n = sqlite3_column_count(st) - 1;
+    if (n > ROW_COLS)
+        return ps_read_fail(c->err, c->errlen, "%s: table %s: internal error: %d columns selected", c->path, table, n);
+    return n;
+}
+
+/* A byte count (column i) must not be negative. Returns 0 or -1 with the message set. */
+static int check_bytes(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int64_t bytes)
+{
+    if (bytes >= 0)
         return 0;
     return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s, rowid %lld: negative byte count %lld: the "
                         "trace is corrupt", c->path, table, sqlite3_column_name(st, i),
-                        (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1),
-                        (long long)sqlite3_column_int64(st, i));
+                        (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1), (long long)bytes);
 }
 
 /* Intern a text value of `len` bytes. Names are C strings in the model: a NUL byte inside the text would cut
@@ -342,59 +365,59 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
-    int failed = 0;
+    int failed = 0, ncols = row_cols(c, st, table);
+    struct row r;
+    if (ncols < 0)
+        goto fail;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         row++;
-        if (check_ints(c, st, table, -1) < 0)
+        if (fetch_ints(c, st, table, ncols, -1, &r) < 0)
             goto fail;
-        if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL) {
+        if (r.t[0] == SQLITE_NULL || r.t[1] == SQLITE_NULL) {
             count_unplaced(c, table, "rows without start/end");
             continue;
         }
-        if (sqlite3_column_type(st, 2) == SQLITE_NULL || sqlite3_column_type(st, 3) == SQLITE_NULL) {
+        if (r.t[2] == SQLITE_NULL || r.t[3] == SQLITE_NULL) {
             count_unplaced(c, table, "rows without deviceId/streamId");   /* never "device 0, stream 0" */
             continue;
         }
-        struct ps_gpu_op op = { .start_ns = sqlite3_column_int64(st, 0), .end_ns = sqlite3_column_int64(st, 1),
-                                .correlation = (uint64_t)sqlite3_column_int64(st, 4), .kind = (uint8_t)kind };
+        struct ps_gpu_op op = { .start_ns = r.v[0], .end_ns = r.v[1], .correlation = (uint64_t)r.v[4],
+                                .kind = (uint8_t)kind };
         if ((op.start_ns == 0 && op.end_ns == 0) || op.end_ns < op.start_ns) {
             /* CUPTI hygiene (DESIGN §2): start = end = 0 records are incomplete; end < start is corrupt. */
             count_unplaced(c, table, op.end_ns < op.start_ns ? "rows with end < start" : "rows with start = end = 0");
             continue;
         }
-        int64_t device = sqlite3_column_int64(st, 2);
-        if (device < 0 || device > INT32_MAX) {
+        if (r.v[2] < 0 || r.v[2] > INT32_MAX) {
             ps_read_fail(c->err, c->errlen, "%s: table %s, column deviceId, rowid %lld: device %lld out of range "
                          "(0 to %d): the trace is corrupt", c->path, table,
-                         (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1), (long long)device,
-                         INT32_MAX);
+                         (long long)sqlite3_column_int64(st, ncols), (long long)r.v[2], INT32_MAX);
             goto fail;
         }
-        if ((kind == PS_GPU_MEMCPY || kind == PS_GPU_MEMSET) && check_bytes(c, st, table, 6) < 0)
+        if ((kind == PS_GPU_MEMCPY || kind == PS_GPU_MEMSET) && check_bytes(c, st, table, 6, r.v[6]) < 0)
             goto fail;
-        uint32_t pid = ps_global_to_pid(sqlite3_column_int64(st, 5));
-        op.stream = stream_of(c, pid, (int32_t)device, sqlite3_column_int64(st, 3));
+        op.stream = stream_of(c, ps_global_to_pid(r.v[5]), (int32_t)r.v[2], r.v[3]);
         if (op.stream == PS_NONE)
             goto oom;
         switch (kind) {
         case PS_GPU_KERNEL:
-            op.name = ps_sq_string_of(c, sqlite3_column_int64(st, 6), table, name_col, &failed);
+            op.name = ps_sq_string_of(c, r.v[6], table, name_col, &failed);
             break;
         case PS_GPU_MEMCPY:
-            op.bytes = (uint64_t)sqlite3_column_int64(st, 6);
-            op.copy_kind = clamp_kind(sqlite3_column_int64(st, 7), PS_COPY_PTOP, PS_COPY_UNKNOWN);
-            op.src_kind = clamp_kind(sqlite3_column_int64(st, 8), PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
-            op.dst_kind = clamp_kind(sqlite3_column_int64(st, 9), PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
+            op.bytes = (uint64_t)r.v[6];
+            op.copy_kind = clamp_kind(r.v[7], PS_COPY_PTOP, PS_COPY_UNKNOWN);
+            op.src_kind = clamp_kind(r.v[8], PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
+            op.dst_kind = clamp_kind(r.v[9], PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
             op.name = copy_name(c, &op);
             break;
         case PS_GPU_MEMSET:
-            op.bytes = (uint64_t)sqlite3_column_int64(st, 6);
+            op.bytes = (uint64_t)r.v[6];
             op.src_kind = PS_MEM_UNKNOWN;
-            op.dst_kind = clamp_kind(sqlite3_column_int64(st, 7), PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
+            op.dst_kind = clamp_kind(r.v[7], PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
             op.name = copy_name(c, &op);
             break;
         case PS_GPU_SYNC:
-            op.copy_kind = clamp_kind(sqlite3_column_int64(st, 6), 4, 0);
+            op.copy_kind = clamp_kind(r.v[6], 4, 0);
             op.name = ps_model_intern_cstr(c->m, sync_names[op.copy_kind]);
             break;
         }
@@ -455,13 +478,16 @@ static int read_api(struct sctx *c)
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
+    int ncols = row_cols(c, st, table);
+    struct row r;
+    if (ncols < 0)
+        goto fail;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         row++;
-        if (check_ints(c, st, table, -1) < 0)
+        if (fetch_ints(c, st, table, ncols, -1, &r) < 0)
             goto fail;
-        int64_t cls = sqlite3_column_int64(st, 2);
-        if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL ||
-            sqlite3_column_type(st, 3) == SQLITE_NULL) {
+        int64_t cls = r.v[2];
+        if (r.t[0] == SQLITE_NULL || r.t[1] == SQLITE_NULL || r.t[3] == SQLITE_NULL) {
             count_unplaced(c, table, "rows without start/end/globalTid");
             continue;
         }
@@ -469,14 +495,14 @@ static int read_api(struct sctx *c)
             count_unplaced(c, table, "rows of other event classes");
             continue;
         }
-        struct ps_api_call call = { .start_ns = sqlite3_column_int64(st, 0), .end_ns = sqlite3_column_int64(st, 1),
-                                    .correlation = (uint64_t)sqlite3_column_int64(st, 4), .driver = (uint8_t)cls };
+        struct ps_api_call call = { .start_ns = r.v[0], .end_ns = r.v[1], .correlation = (uint64_t)r.v[4],
+                                    .driver = (uint8_t)cls };
         if (call.end_ns < call.start_ns) {
             count_unplaced(c, table, "rows with end < start");
             continue;
         }
-        call.thread = ps_sq_thread_of(c, sqlite3_column_int64(st, 3));
-        call.name = ps_sq_string_of(c, sqlite3_column_int64(st, 5), table, "nameId", &failed);
+        call.thread = ps_sq_thread_of(c, r.v[3]);
+        call.name = ps_sq_string_of(c, r.v[5], table, "nameId", &failed);
         if (failed)
             goto fail;
         if (call.thread == PS_NONE || call.name == PS_NONE || ps_model_add_api(c->m, &call) < 0) {
@@ -513,20 +539,24 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
+    int ncols = row_cols(c, st, table);
+    struct row v;
+    if (ncols < 0)
+        goto fail;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         row++;
-        if (check_ints(c, st, table, 3) < 0)
+        if (fetch_ints(c, st, table, ncols, 3, &v) < 0)
             goto fail;
-        int type = sqlite3_column_int(st, 2);
-        int has_tid = sqlite3_column_type(st, 5) != SQLITE_NULL;
-        int64_t gtid = sqlite3_column_int64(st, 5);
+        int type = (int)v.v[2];
+        int has_tid = v.t[5] != SQLITE_NULL;
+        int64_t gtid = v.v[5];
         uint32_t pid = ps_global_to_pid(gtid);
-        int64_t domain_id = sqlite3_column_int64(st, 6);
+        int64_t domain_id = v.v[6];
         uint32_t text;
-        if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+        if (v.t[3] != SQLITE_NULL)
             text = ps_sq_intern_col(c, st, 3);
-        else if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-            text = ps_sq_string_of(c, sqlite3_column_int64(st, 4), table, "textId", &failed);
+        else if (v.t[4] != SQLITE_NULL)
+            text = ps_sq_string_of(c, v.v[4], table, "textId", &failed);
         else
             text = ps_model_intern_cstr(c->m, "");
         if (failed)
@@ -542,15 +572,15 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
             count_unplaced(c, table, "rows of unsupported range types (35/37/70/71)");
             continue;
         }
-        struct ps_range r = { .start_ns = sqlite3_column_int64(st, 0), .name = text, .domain = PS_NONE,
+        struct ps_range r = { .start_ns = v.v[0], .name = text, .domain = PS_NONE,
                               .kind = type == 34 ? PS_RANGE_NVTX_MARK
                                       : type == 59 ? PS_RANGE_NVTX_PUSHPOP : PS_RANGE_NVTX_STARTEND };
-        r.end_ns = type == 34 ? r.start_ns : sqlite3_column_int64(st, 1);
+        r.end_ns = type == 34 ? r.start_ns : v.v[1];
         if (!has_tid) {
             count_unplaced(c, table, "rows without globalTid");
             continue;
         }
-        int never_ended = type != 34 && sqlite3_column_type(st, 1) == SQLITE_NULL;
+        int never_ended = type != 34 && v.t[1] == SQLITE_NULL;
         if (never_ended)
             r.end_ns = -1;
         else if (r.end_ns < r.start_ns) {
