@@ -53,7 +53,9 @@ uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const c
 /* The model thread for an nsys globalTid. */
 uint32_t ps_sq_thread_of(struct sctx *c, int64_t global_tid);
 
-/* read_sqlite_meta.c: PERFSCOPE_META, and the optional process/thread/device/sample tables. */
+/* read_sqlite_meta.c: open c->path read-only into c->db (0, or -1 with the message set; the caller closes
+ * c->db either way); PERFSCOPE_META, and the optional process/thread/device/sample tables. */
+int ps_sq_open(struct sctx *c);
 int ps_sq_read_meta(struct sctx *c);
 int ps_sq_read_host_tables(struct sctx *c, int is_perfscope);
 

@@ -1,11 +1,108 @@
-/* SQLite trace reader, part 2: the tables around the activity rows — PERFSCOPE_META, PROCESSES, ThreadNames,
- * TARGET_INFO_GPU / TARGET_INFO_CUDA_DEVICE and perfscope's host samples. All optional but PERFSCOPE_META on
- * perfscope traces; read_sqlite.c holds the activity tables and the shared helpers (read_sqlite_impl.h). */
+/* SQLite trace reader, part 2: opening the file (WAL-mode traces without writing beside them), and the tables
+ * around the activity rows — PERFSCOPE_META, PROCESSES, ThreadNames, TARGET_INFO_GPU / TARGET_INFO_CUDA_DEVICE
+ * and perfscope's host samples. All optional but PERFSCOPE_META on perfscope traces; read_sqlite.c holds the
+ * activity tables and the shared helpers (read_sqlite_impl.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "read_sqlite_impl.h"
+
+/* 1 when the file's header says WAL mode (bytes 18 and 19, the file format write/read versions, are 2;
+ * SQLite's fileformat2.html §1.3), 0 when not or unreadable (the open then says what is wrong). */
+static int is_wal_file(const char *path)
+{
+    unsigned char h[20];
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), wal = 0;
+    if (fd >= 0 && pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h)
+        wal = h[18] == 2 || h[19] == 2;
+    if (fd >= 0)
+        close(fd);
+    return wal;
+}
+
+/* `file:` URI of path with every byte but unreserved ones and '/' percent-encoded (SQLite's uri.html:
+ * '?', '#' and '%' must be), and `?immutable=1`. NULL when out of memory; sqlite3_free it. */
+static char *immutable_uri(const char *path)
+{
+    size_t n = strlen(path);
+    char *u = sqlite3_malloc64(n * 3 + 32), *o = u;
+    if (!u)
+        return NULL;
+    o += sprintf(o, "file:%s", path[0] == '/' ? "//" : "");   /* absolute: an empty authority, file:///a/b */
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("/-._~", *p))
+            *o++ = (char)*p;
+        else
+            o += sprintf(o, "%%%02X", *p);
+    strcpy(o, "?immutable=1");
+    return u;
+}
+
+/* 1 when PERFSCOPE_META says recording_complete = 1, else 0 (also on any error: the caller falls back). */
+static int recording_complete(struct sctx *c)
+{
+    sqlite3_stmt *st = NULL;
+    char sql[300];
+    int done = 0;
+    if (ps_sq_table_exists(c, "PERFSCOPE_META") != 1 || ps_sq_load_cols(c, "PERFSCOPE_META") < 0 || c->ncols < 2)
+        return 0;
+    snprintf(sql, sizeof sql, "SELECT \"%s\" FROM PERFSCOPE_META WHERE \"%s\" = 'recording_complete'",
+             c->cols[1], c->cols[0]);
+    if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        done = strcmp(ps_sq_col_text(st, 0), "1") == 0;
+    sqlite3_finalize(st);
+    return done;
+}
+
+/* Open the trace read-only. A WAL-mode file (a trace being recorded, or one written before record left WAL
+ * mode at its end) needs its -shm file to be read, which SQLite creates beside it: impossible in a directory
+ * the reader cannot write, and elsewhere it leaves -wal/-shm files next to the trace. So a WAL-mode trace
+ * with no -wal file (no connection has it open, everything is in the main file) whose recording is complete
+ * is opened immutable: nothing is written or locked. Any other WAL-mode file is opened normally (a live
+ * recording is read while it grows); when that fails, the message names the cause. 0 or -1. */
+int ps_sq_open(struct sctx *c)
+{
+    char side[PATH_MAX + 8];
+    int wal = is_wal_file(c->path);
+    snprintf(side, sizeof side, "%s-wal", c->path);
+    if (wal && access(side, F_OK) != 0 && errno == ENOENT) {
+        char *uri = immutable_uri(c->path);
+        if (!uri)
+            return ps_sq_oom(c);
+        int ok = sqlite3_open_v2(uri, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                                 NULL) == SQLITE_OK && recording_complete(c);
+        sqlite3_free(uri);
+        if (ok)
+            return 0;
+        sqlite3_close(c->db);
+        c->db = NULL;
+    }
+    if (sqlite3_open_v2(c->path, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+        return ps_read_fail(c->err, c->errlen, "%s: cannot open as SQLite: %s", c->path,
+                            c->db ? sqlite3_errmsg(c->db) : "out of memory");
+    sqlite3_busy_timeout(c->db, 2000);   /* a recorder may hold a write lock for a moment */
+    if (!wal || sqlite3_exec(c->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) == SQLITE_OK)
+        return 0;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", c->path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir] = '\0';     /* "/t.sqlite" -> "/" */
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (access(dir, W_OK) == 0)
+        return ps_read_fail(c->err, c->errlen, "%s: cannot read this WAL-mode SQLite file: %s", c->path,
+                            sqlite3_errmsg(c->db));
+    return ps_read_fail(c->err, c->errlen, "%s: cannot read it here: a WAL-mode trace needs a -shm file beside "
+                        "it, and this user cannot create one in %s (%s). It is still being recorded, or a copy of a "
+                        "live or killed recording: let the recording finish, or copy it (with its -wal file, if "
+                        "any) to a writable directory", c->path, dir, sqlite3_errmsg(c->db));
+}
 
 /* Run sql over `table`, calling row(c, st) for each row. Columns whose bit is set in text_cols hold text;
  * every other column but the last (the rowid) must hold an integer or NULL: anything else is an error naming
