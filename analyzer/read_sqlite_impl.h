@@ -22,6 +22,7 @@ struct sctx {
     struct ps_idmap strings, threads, streams, copy_names, domains;
     struct ps_unplaced unplaced;
     long long dropped_parts;          /* sum of the other PERFSCOPE_META dropped* keys (-1: none) */
+    int dropped_parts_bad;            /* one of them was not a count: the sum is unknown */
     /* the columns of the table being read */
     char *cols[MAX_COLS];
     int ncols;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -209,30 +210,56 @@ static int cuda_device_row(struct sctx *c, sqlite3_stmt *st)
     return 0;
 }
 
+/* A PERFSCOPE_META count: the whole value a decimal integer from 0 to max (the writer stores them as text,
+ * ps_tw_meta_i64). 0 with *out set, or -1 for anything else ("abc", "-5", "1e3", 2^64): the caller then leaves
+ * the model's field unknown (-1) rather than a fake 0 or a clamped value. */
+static int parse_count(const char *s, long long max, long long *out)
+{
+    long long v = 0;
+    if (!*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (max - (*s - '0')) / 10)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    *out = v;
+    return 0;
+}
+
 /* PERFSCOPE_META (key, value) rows: all kept in model.meta; rank, local_rank, world_size and the
- * dropped-record count also go into the model's fields. `dropped_records` is the total over all processes
- * (docs/trace-format.md); the other `dropped*` keys (per process: `dropped_records.pid.PID`) are summed only
- * as a fallback for a trace without the total (read_meta), never added to it. */
+ * dropped-record count also go into the model's fields when they are counts (parse_count; else those stay
+ * -1, unknown). `dropped_records` is the total over all processes (docs/trace-format.md); the other
+ * `dropped*` keys (per process: `dropped_records.pid.PID`) are summed only as a fallback for a trace without
+ * the total (ps_sq_read_meta), never added to it. */
 static int meta_row(struct sctx *c, sqlite3_stmt *st)
 {
     const char *key = (const char *)sqlite3_column_text(st, 0);
     const char *value = (const char *)sqlite3_column_text(st, 1);
+    long long v;
     if (!key)
         return 0;
     if (ps_model_add_meta(c->m, key, value ? value : "") < 0)
         return ps_sq_oom(c);
     if (!value || sqlite3_column_type(st, 1) == SQLITE_NULL)
         return 0;
-    long long v = sqlite3_column_int64(st, 1);
+    int is_rank = strcmp(key, "rank") == 0 || strcmp(key, "local_rank") == 0 || strcmp(key, "world_size") == 0;
+    int is_part = !is_rank && strncmp(key, "dropped", 7) == 0 && strcmp(key, "dropped_records") != 0;
+    if (parse_count(value, is_rank ? INT32_MAX : INT64_MAX, &v) < 0 ||
+        (is_part && c->dropped_parts > INT64_MAX - v)) {
+        if (is_part)
+            c->dropped_parts_bad = 1;         /* one unknown part: the fallback sum is unknown */
+        return 0;
+    }
     if (strcmp(key, "rank") == 0)
         c->m->rank = (int32_t)v;
     else if (strcmp(key, "local_rank") == 0)
         c->m->local_rank = (int32_t)v;
     else if (strcmp(key, "world_size") == 0)
-        c->m->world_size = (int32_t)v;
+        c->m->world_size = v > 0 ? (int32_t)v : -1;
     else if (strcmp(key, "dropped_records") == 0)
         c->m->dropped_records = v;
-    else if (strncmp(key, "dropped", 7) == 0)
+    else if (is_part)
         c->dropped_parts = (c->dropped_parts < 0 ? 0 : c->dropped_parts) + v;
     return 0;
 }
@@ -268,7 +295,7 @@ int ps_sq_read_meta(struct sctx *c)
     c->dropped_parts = -1;
     if (for_rows(c, "PERFSCOPE_META", sql, 3u, meta_row) < 0)
         return -1;
-    if (c->m->dropped_records < 0 && c->dropped_parts >= 0)
+    if (c->m->dropped_records < 0 && c->dropped_parts >= 0 && !c->dropped_parts_bad)
         c->m->dropped_records = c->dropped_parts;
     return 0;
 }

@@ -1,7 +1,8 @@
 /* The SQLite reader's checks on values and on how it opens a file (findings-2 #1, #6, #18): integer columns
  * holding text, real or blob values, negative byte counts, NUL bytes inside names, and WAL-mode traces (read
  * without writing beside them, and a clear message where their folder is read-only). Each case builds a tiny
- * file with plain SQL; the expected messages and values are written beside it. Usage: test_sqlite_checks CASE */
+ * file with plain SQL; the expected messages and values are written beside it. Also PERFSCOPE_META values that
+ * are not counts (#8, the reader's part). Usage: test_sqlite_checks CASE */
 #include <errno.h>
 #include <pwd.h>
 #include <sqlite3.h>
@@ -168,6 +169,41 @@ static void nul_bytes_in_names(void)
     ps_model_free(m);
 }
 
+/* findings-2 #8 (reader part): PERFSCOPE_META values are text; a value that is not a count leaves the model's
+ * field unknown (-1), where it used to become 0 ('abc', '-5'), 1 ('1e3') or INT64_MAX (a 23-digit number). */
+static void meta_counts_that_are_not_integers(void)
+{
+    static const struct {
+        const char *rows;
+        long long dropped, rank, world;
+    } cases[] = {
+        { "('dropped_records', '12'), ('rank', '3'), ('world_size', '8')", 12, 3, 8 },   /* valid: kept */
+        { "('dropped_records', 'abc'), ('rank', '1e3'), ('world_size', '0')", -1, -1, -1 },
+        { "('dropped_records', '-5'), ('rank', '-1'), ('world_size', ' 8')", -1, -1, -1 },
+        { "('dropped_records', '99999999999999999999999'), ('rank', '2147483648')", -1, -1, -1 },
+        { "('dropped_records', NULL), ('rank', '')", -1, -1, -1 },
+        /* no total: the per-process parts are summed, unless one of them is not a count */
+        { "('dropped_records.pid.1', '2'), ('dropped_records.pid.2', '5')", 7, -1, -1 },
+        { "('dropped_records.pid.1', '2'), ('dropped_records.pid.2', 'x')", -1, -1, -1 },
+        { "('dropped_records.pid.1', '9223372036854775807'), ('dropped_records.pid.2', '1')", -1, -1, -1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[32], meta[400];
+        snprintf(name, sizeof name, "meta%zu.sqlite", i);
+        snprintf(meta, sizeof meta, "CREATE TABLE PERFSCOPE_META(name, value); INSERT INTO PERFSCOPE_META VALUES %s;",
+                 cases[i].rows);
+        struct ps_model *m = tiny_read(make_db(name, "PRAGMA synchronous=OFF", base, meta));
+        if (!m)
+            continue;
+        if (m->dropped_records != cases[i].dropped || m->rank != cases[i].rank || m->world_size != cases[i].world)
+            fprintf(stderr, "case %zu: %s\n", i, cases[i].rows);
+        CHECK_EQ(m->dropped_records, cases[i].dropped);
+        CHECK_EQ(m->rank, cases[i].rank);
+        CHECK_EQ(m->world_size, cases[i].world);
+        ps_model_free(m);
+    }
+}
+
 static const char meta_complete[] =
     "CREATE TABLE PERFSCOPE_META(name, value);"
     "INSERT INTO PERFSCOPE_META VALUES ('schema_version', '1'), ('recording_complete', '1');";
@@ -267,6 +303,8 @@ int main(int argc, char **argv)
         negative_byte_counts();
     else if (strcmp(c, "sqlite_reader_keeps_names_whole_across_nul_bytes") == 0)
         nul_bytes_in_names();
+    else if (strcmp(c, "sqlite_reader_leaves_meta_counts_unknown_when_not_integers") == 0)
+        meta_counts_that_are_not_integers();
     else if (strcmp(c, "sqlite_reader_never_writes_beside_a_complete_wal_trace") == 0)
         complete_wal_trace_reads_without_writing_beside_it();
     else if (strcmp(c, "sqlite_reader_reads_or_explains_wal_traces_in_read_only_dirs") == 0)
