@@ -362,33 +362,47 @@ out:
     return rc;
 }
 
-/* Launch-bound: at least 1000 kernels, half of them or more shorter than tiny_kernel_ns. */
-static void tiny_kernel_finding(struct ps_report *r)
+/* Launch-bound: at least 1000 kernels, half of them or more shorter than tiny_kernel_ns. Rows: the kernel names
+ * with the most short launches, each with the count and total time of its short launches only (a name's long
+ * launches are not launch-bound), so the rows never add up past the headline count. */
+static int tiny_kernel_finding(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     int64_t n = 0, tiny = 0;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        if (m->gpu_attrs.v[m->gpu.v[i].attr].kind != PS_GPU_KERNEL)
-            continue;
-        n++;
-        tiny += ps_gpu_row_dur(m, &m->gpu.v[i]) < r->opts.tiny_kernel_ns;
-    }
+    struct tally t = { .nstrings = ps_model_nstrings(m) };
     struct ps_finding acc = { 0 }, *f;
+    for (size_t i = 0; i < m->gpu.n; i++)
+        if (m->gpu_attrs.v[m->gpu.v[i].attr].kind == PS_GPU_KERNEL)
+            n++, tiny += ps_gpu_row_dur(m, &m->gpu.v[i]) < r->opts.tiny_kernel_ns;
     if (n < 1000 || 2 * tiny < n)
-        return;
-    for (size_t k = 0; k < r->nkernels; k++)   /* the most frequent short kernels: rank by count ... */
-        if (r->kernels[k].median_ns < r->opts.tiny_kernel_ns)
-            keep_row(&acc, (struct ps_row){ r->kernels[k].name, -1, r->kernels[k].count, -1, r->kernels[k].count });
-    for (size_t k = 0; k < acc.nrows; k++) {  /* ... then report their total time */
-        for (size_t j = 0; j < r->nkernels; j++)
-            if (r->kernels[j].name == acc.rows[k].name)
-                acc.rows[k].dur_ns = r->kernels[j].total_ns;
+        return 0;
+    t.agg = calloc(t.nstrings + 1, sizeof *t.agg);
+    t.touched = malloc((t.nstrings + 1) * sizeof *t.touched);
+    if (!t.agg || !t.touched) {
+        free(t.agg);
+        free(t.touched);
+        return -ENOMEM;
     }
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op op = ps_model_gpu(m, i);
+        if (op.kind == PS_GPU_KERNEL && op.end_ns - op.start_ns < r->opts.tiny_kernel_ns)
+            tally_add(&t, op.name, op.end_ns - op.start_ns);
+    }
+    for (size_t k = 0; k < t.nt; k++) {   /* rank by count (keep_row ranks by dur_ns: put the count there) ... */
+        uint32_t id = t.touched[k];
+        keep_row(&acc, (struct ps_row){ id, -1, t.agg[id].count, -1, t.agg[id].count });
+    }
+    for (size_t k = 0; k < acc.nrows; k++)   /* ... then report the short launches' total time */
+        acc.rows[k].dur_ns = t.agg[acc.rows[k].name].total;
+    free(t.agg);
+    free(t.touched);
     if (!(f = add_finding(r, &acc, "tiny_kernels", "info")))
-        return;
+        return 0;
     snprintf(f->summary, sizeof f->summary,
-             "%lld of %lld kernels run shorter than %.0f us: launch overhead dominates; fuse them or use CUDA graphs",
+             "%lld of %lld kernels run shorter than %.0f us: launch overhead dominates; fuse them or use CUDA graphs "
+             "(rows: each name's short launches only)",
              (long long)tiny, (long long)n, (double)r->opts.tiny_kernel_ns / 1e3);
+    return 0;
 }
 
 int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
@@ -410,6 +424,7 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
     rc = gap_finding(r);
     if (rc == 0)
         rc = low_util_finding(r);
-    tiny_kernel_finding(r);
+    if (rc == 0)
+        rc = tiny_kernel_finding(r);
     return rc;
 }
