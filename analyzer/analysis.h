@@ -55,8 +55,17 @@ struct ps_names;
 int ps_names_new(struct ps_names **out, const struct ps_model *m, const struct ps_report_opts *o,
                  char *err, size_t errlen);
 void ps_names_free(struct ps_names *n);    /* NULL is a no-op */
-/* The PS_NAME_* bits of string id `id` (computed once per id, then cached). */
+/* The PS_NAME_* bits of string id `id` (computed once per id, then cached). The step / data / copy patterns
+ * are matched against the name without a trailing emit_nvtx suffix (ps_names_base_len). */
 unsigned ps_names_flags(struct ps_names *n, uint32_t id);
+/* Length of `s` without a trailing PyTorch emit_nvtx suffix (", seq = N", ", op_id = N", ", sizes = [...]",
+ * ", input_op_ids = [...]", in PyTorch's order, each optional: torch/csrc/profiler/util.cpp getNvtxStr);
+ * strlen(s) when there is none. "aten::add, seq = 12, op_id = 5" -> 9. */
+size_t ps_names_base_len(const char *s);
+/* The group of string id `id`: the first id looked up whose name has the same base (ps_names_base_len), so
+ * "aten::add, op_id = 5" and "aten::add, op_id = 9" aggregate as one evidence row. O(1) amortised; when memory
+ * runs out each id is its own group. */
+uint32_t ps_names_group(struct ps_names *n, uint32_t id);
 
 /* ---- results ---- */
 struct ps_step {
@@ -115,7 +124,7 @@ struct ps_finding {
 
 struct ps_evidence {               /* "the GPU waits on this": aggregated over the analysed steps */
     const char *kind;              /* "range", "kernel", "copy", "api" */
-    uint32_t name;
+    uint32_t name;                 /* a range: one name of its group, shown without an emit_nvtx suffix */
     int64_t count, total_ns;
 };
 

@@ -58,6 +58,15 @@ static void put_name(FILE *f, const char *s, int width)
         free(buf);
 }
 
+/* A range name in evidence: grouped by its base, so shown without an emit_nvtx suffix (ps_names_base_len). */
+static void put_base_name(FILE *f, const char *s)
+{
+    size_t len = ps_names_base_len(s);
+    char *base = s[len] ? strndup(s, len) : NULL;
+    put_name(f, base ? base : s, 0);
+    free(base);
+}
+
 /* Column label of a step-time category. Without GPU rows the Kernel category is the host's compute: "Compute"
  * in every table (the JSON key stays "kernel"). */
 static const char *cat_label(const struct ps_report *r, int c)
@@ -252,7 +261,11 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
 {
     const struct ps_step *s = &r->steps[i];
     fprintf(f, "%4zu ", i + 1);
-    put_name(f, s->name == PS_NONE ? "(whole run)" : ps_model_str(r->m, s->name), 18);
+    const char *name = s->name == PS_NONE ? "(whole run)" : ps_model_str(r->m, s->name);
+    size_t len = ps_names_base_len(name);   /* "ProfilerStep#3, op_id = 17" shows as ProfilerStep#3 */
+    char *base = name[len] ? strndup(name, len) : NULL;
+    put_name(f, base ? base : name, 18);
+    free(base);
     fprintf(f, " %10.3f", MS(s->end_ns - s->start_ns));
     for (int c = 0; c < PS_CAT_N; c++)
         fprintf(f, " %10.3f", MS(s->cat_ns[c]));
@@ -329,7 +342,10 @@ static void verdict(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < r->nevidence; i++) {
         const struct ps_evidence *e = &r->evidence[i];
         fprintf(f, "  %-6s %7lld x  %10.3f ms  ", e->kind, (long long)e->count, MS(e->total_ns));
-        put_name(f, ps_model_str(m, e->name), 0);
+        if (!strcmp(e->kind, "range"))
+            put_base_name(f, ps_model_str(m, e->name));
+        else
+            put_name(f, ps_model_str(m, e->name), 0);
         fputc('\n', f);
     }
     if (r->nrecs)

@@ -103,7 +103,7 @@ static int evidence(struct ps_report *r, struct ps_names *names)
             int want = r->bottleneck == PS_BN_DATA ? (f & PS_NAME_DATA) != 0 : !(f & (PS_NAME_DATA | PS_NAME_STEP));
             if (want && g->kind != PS_RANGE_NVTX_MARK && g->kind != PS_RANGE_GPU_ANNOTATION &&
                 ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
-                tally_add(&t, g->name, g->end_ns - g->start_ns);
+                tally_add(&t, ps_names_group(names, g->name), g->end_ns - g->start_ns);   /* emit_nvtx: by base */
         }
         tally_top(r, &t, "range", 3);
         if (r->bottleneck == PS_BN_DATA)
@@ -132,11 +132,11 @@ static int evidence(struct ps_report *r, struct ps_names *names)
         }
         tally_top(r, &t, r->bottleneck == PS_BN_MEMCPY ? "copy" : "kernel", 3);
         if (r->bottleneck == PS_BN_MEMCPY && !r->has_gpu) {   /* host-side copy phases */
-                for (size_t i = 0; i < m->ranges.n; i++) {
+            for (size_t i = 0; i < m->ranges.n; i++) {
                 const struct ps_range *g = &m->ranges.v[i];
                 if (g->kind != PS_RANGE_GPU_ANNOTATION && (ps_names_flags(names, g->name) & PS_NAME_COPY) &&
                     ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
-                    tally_add(&t, g->name, g->end_ns - g->start_ns);
+                    tally_add(&t, ps_names_group(names, g->name), g->end_ns - g->start_ns);
             }
             tally_top(r, &t, "range", 3);
         }

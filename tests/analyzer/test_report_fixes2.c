@@ -1,0 +1,173 @@
+/* `perfscope report` on small hand-built traces, one case per problem a fresh user found in the analysis and its
+ * presentation (findings-2): emit_nvtx range names, the sync column, zero-length windows, CPU-only compute advice,
+ * PERFSCOPE_META garbage, --compat tb without Kineto ids, labels. Kineto traces are written as JSON, perfscope
+ * traces with plain SQL; the expected values are worked out beside each case. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "check.h"
+#include "reader.h"
+
+static char dir[256];
+
+/* Write `text` to DIR/name and return the path. */
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "%s: cannot write the test trace\n", path);
+        exit(1);
+    }
+    return path;
+}
+
+/* globalTid = (1<<48) | (pid<<24) | tid (DESIGN §3) */
+#define GT(pid, tid) "((1<<48)|(" #pid "<<24)|" #tid ")"
+
+/* Write a perfscope trace from `sql` (NVTX_EVENTS and PERFSCOPE_META are created first) and return its path. */
+__attribute__((unused)) static const char *make_sqlite(const char *name, const char *sql)
+{
+    static char path[512];
+    static const char tables[] =
+        "CREATE TABLE NVTX_EVENTS(start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT,"
+        " textId INTEGER, globalTid INTEGER, domainId INTEGER);"
+        "CREATE TABLE PERFSCOPE_META(name TEXT, value TEXT);"
+        "INSERT INTO NVTX_EVENTS VALUES (0, 1000, 59, 'step', NULL, " GT(7, 7) ", 0);";
+    sqlite3 *db = NULL;
+    char *msg = NULL;
+    snprintf(path, sizeof path, "%s/%s.sqlite", dir, name);
+    unlink(path);
+    if (sqlite3_open(path, &db) != SQLITE_OK || sqlite3_exec(db, tables, NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        fprintf(stderr, "%s: building the test trace: %s\n", path, msg ? msg : sqlite3_errmsg(db));
+        exit(1);
+    }
+    sqlite3_close(db);
+    return path;
+}
+
+struct result {
+    struct ps_model *m;
+    struct ps_report r;
+    char *text, *json;
+};
+
+/* Read and report `path` (options `o`, NULL: defaults); exits on a read or analysis error. */
+static void report(const char *path, struct result *res, const struct ps_report_opts *o)
+{
+    struct ps_report_opts def;
+    char err[512];
+    size_t len;
+    ps_report_opts_default(&def);
+    memset(res, 0, sizeof *res);
+    if (ps_read_trace(path, &res->m, err, sizeof err) < 0 ||
+        ps_report_build(&res->r, res->m, o ? o : &def, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", path, err);
+        exit(1);
+    }
+    FILE *f = open_memstream(&res->text, &len);
+    ps_report_write_text(&res->r, f);
+    fclose(f);
+    f = open_memstream(&res->json, &len);
+    ps_report_write_json(&res->r, f);
+    fclose(f);
+}
+
+static void done(struct result *res)
+{
+    ps_report_fini(&res->r);
+    free(res->text);
+    free(res->json);
+    ps_model_free(res->m);
+}
+
+#define HAS(text, needle) CHECK(strstr((text), (needle)) != NULL, "missing: %s", (needle))
+#define HASNT(text, needle) CHECK(strstr((text), (needle)) == NULL, "present: %s", (needle))
+
+/* #4: PyTorch emit_nvtx names ranges "NAME[, seq = N][, op_id = N][, sizes = ...][, input_op_ids = ...]"
+ * (torch/csrc/profiler/util.cpp getNvtxStr). Two steps named with that suffix, a kernel each (5 µs of 100 µs:
+ * host-bound); three aten::add ranges (30 + 40 + 10 µs, different seq / op_id) and one aten::mul (10 µs).
+ * Expected: 2 steps, not the whole run; host evidence aten::add 3 x 80 µs (one row), aten::mul 1 x 10 µs;
+ * the data pattern ignores the suffix too (data, op_id = 4: 5 µs of DataLoader in step 2). */
+static void emit_nvtx_suffix_ignored(void)
+{
+    CHECK_EQ("base of aten::add, seq = 12, op_id = 5", ps_names_base_len("aten::add, seq = 12, op_id = 5"), 9);
+    CHECK_EQ("base of ProfilerStep#3, op_id = 17", ps_names_base_len("ProfilerStep#3, op_id = 17"), 14);
+    CHECK_EQ("base with sizes and input_op_ids",
+             ps_names_base_len("aten::mul, op_id = 20, sizes = [[2, 3], []], input_op_ids = [(5,0), (6,1)]"), 9);
+    CHECK_EQ("base of a plain comma", ps_names_base_len("a, b"), 4);
+    CHECK_EQ("base of op_id without digits", ps_names_base_len("x, op_id = "), 11);
+    CHECK_EQ("base of an unclosed sizes list", ps_names_base_len("x, sizes = [[1]"), 15);
+    static const char trace[] =
+        "{\"traceEvents\": ["
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1, op_id = 5\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2, seq = 3, op_id = 17\",\"pid\":1,\"tid\":1,"
+        "\"ts\":100,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add, seq = 12, op_id = 6\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":30},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add, seq = 13, op_id = 18\",\"pid\":1,\"tid\":1,\"ts\":110,\"dur\":40},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add, op_id = 19\",\"pid\":1,\"tid\":1,\"ts\":160,\"dur\":10},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mul, op_id = 20, sizes = [[2, 3], []]\",\"pid\":1,\"tid\":1,"
+        "\"ts\":50,\"dur\":10},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"data, op_id = 4\",\"pid\":1,\"tid\":1,\"ts\":180,\"dur\":5},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":41,\"dur\":2,"
+        "\"args\":{\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":60,\"dur\":5,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":151,\"dur\":2,"
+        "\"args\":{\"correlation\":2}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":190,\"dur\":5,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}}]}";
+    struct result a;
+    report(write_file("emit_nvtx.json", trace), &a, NULL);
+    CHECK_EQ("whole_run", a.r.whole_run, 0);
+    CHECK_EQ("steps", a.r.nsteps, 2);
+    CHECK_STR("verdict", ps_bottleneck_name[a.r.bottleneck], "host");
+    CHECK(a.r.nsteps == 2 && a.r.steps[1].cat_ns[PS_CAT_DATALOADER] == 5000, "step 2 DataLoader is not 5 µs");
+    const struct ps_evidence *add = NULL, *mul = NULL;
+    for (size_t i = 0; i < a.r.nevidence; i++) {
+        const char *name = ps_model_str(a.m, a.r.evidence[i].name);
+        if (!strcmp(a.r.evidence[i].kind, "range") && !strncmp(name, "aten::add", 9)) {
+            CHECK(!add, "aten::add has two evidence rows");
+            add = &a.r.evidence[i];
+        }
+        if (!strcmp(a.r.evidence[i].kind, "range") && !strncmp(name, "aten::mul", 9))
+            mul = &a.r.evidence[i];
+    }
+    CHECK(add && add->count == 3 && add->total_ns == 80000, "aten::add evidence is not 3 x 80 µs");
+    CHECK(mul && mul->count == 1 && mul->total_ns == 10000, "aten::mul evidence is not 1 x 10 µs");
+    HAS(a.text, "range        3 x       0.080 ms  aten::add\n");
+    HAS(a.json, "{\"kind\": \"range\", \"name\": \"aten::add\", \"count\": 3, \"total_ns\": 80000}");
+    HAS(a.text, "   1 ProfilerStep#1     ");
+    done(&a);
+}
+
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} cases[] = {
+    { "emit_nvtx_suffix_ignored", emit_nvtx_suffix_ignored },
+};
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_report_fixes2 TMPDIR CASE\n");
+        return 2;
+    }
+    snprintf(dir, sizeof dir, "%s", argv[1]);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (!strcmp(argv[2], cases[i].name)) {
+            cases[i].fn();
+            if (failures)
+                fprintf(stderr, "%d check(s) failed\n", failures);
+            return failures ? 1 : 0;
+        }
+    fprintf(stderr, "unknown case %s\n", argv[2]);
+    return 2;
+}
