@@ -242,8 +242,23 @@ const char *ps_report_meta(const struct ps_report *r, const char *key);
 /* PERFSCOPE_META recording_complete: 1 the recorder finished, 0 it did not (killed, or still recording),
  * -1 unknown (absent: an older trace, or another format). */
 int ps_report_recording_complete(const struct ps_report *r);
-/* PERFSCOPE_META child_exit_code and child_signal into *code / *sig; returns 0 when both are absent. */
-int ps_report_child_status(const struct ps_report *r, long *code, long *sig);
+/* PERFSCOPE_META value of `key` as a decimal integer (report.c): 1 with *v set when it is one in [lo, hi]; 0 when
+ * the key is absent; -1 when the value is not an integer (NULL, empty, "1e3", "abc", beyond int64); -2 with *v
+ * set when it is an integer outside [lo, hi]. Bad values show as unknown / null, never as a fake 0. */
+int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v);
+/* The recorded program's end (PERFSCOPE_META child_exit_code, child_signal). */
+struct ps_child_status {
+    int recorded;                  /* either key is present */
+    int code_known;                /* child_exit_code is an integer in -1..255 */
+    long code;
+    int sig_known;                 /* child_signal is an integer in 0..64 (0: no signal) */
+    int sig_out_of_range;          /* child_signal is an integer outside 0..64: "unknown signal N" */
+    long sig;                      /* the signal when sig_known or sig_out_of_range */
+};
+void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st);
+/* Records lost while recording: the model's count, or -1 when unknown (absent, or a PERFSCOPE_META dropped*
+ * value that is not a non-negative integer: the reader's number for it would be a fake 0). */
+int64_t ps_report_dropped_records(const struct ps_report *r);
 
 /* Find the device stat for `device`, adding it if new (report.c). NULL on out-of-memory. */
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device);

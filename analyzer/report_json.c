@@ -65,8 +65,9 @@ static void source(FILE *f, const struct ps_report *r)
     m->rank >= 0 ? fprintf(f, "%d", m->rank) : fputs("null", f);
     fputs(", \"world_size\": ", f);
     m->world_size >= 0 ? fprintf(f, "%d", m->world_size) : fputs("null", f);
+    int64_t dropped = ps_report_dropped_records(r);
     fputs(", \"dropped_records\": ", f);
-    m->dropped_records >= 0 ? fprintf(f, "%lld", (long long)m->dropped_records) : fputs("null", f);
+    dropped >= 0 ? fprintf(f, "%lld", (long long)dropped) : fputs("null", f);
     fprintf(f, ", \"unplaced_events\": %lld", (long long)m->unplaced_events);
     fputs(", \"unterminated_ranges\": [", f);      /* never ended: by thread, outermost first */
     for (size_t i = 0; i < m->open_ranges.n; i++) {
@@ -85,11 +86,12 @@ static void source(FILE *f, const struct ps_report *r)
     fputs("]", f);
     int complete = ps_report_recording_complete(r);
     fprintf(f, ", \"recording_complete\": %s", complete < 0 ? "null" : complete ? "true" : "false");
-    long code, sig;
-    if (ps_report_child_status(r, &code, &sig))
-        fprintf(f, ", \"child_exit_code\": %ld, \"child_signal\": %ld", code, sig);
-    else
-        fputs(", \"child_exit_code\": null, \"child_signal\": null", f);
+    struct ps_child_status st;   /* unknown or impossible values: null, never a fake 0 */
+    ps_report_child_status(r, &st);
+    fputs(", \"child_exit_code\": ", f);
+    st.code_known ? fprintf(f, "%ld", st.code) : fputs("null", f);
+    fputs(", \"child_signal\": ", f);
+    st.sig_known ? fprintf(f, "%ld", st.sig) : fputs("null", f);
     if (m->samples.n > 0)
         fprintf(f, ", \"host_samples\": {\"count\": %lld, \"first_ns\": %lld, \"last_ns\": %lld, \"cpu_ns\": %lld}",
                 (long long)m->samples.n, (long long)m->samples.first_ns, (long long)m->samples.last_ns,

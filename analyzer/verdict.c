@@ -94,6 +94,16 @@ static int evidence(struct ps_report *r, struct ps_names *names)
         return -ENOMEM;
     }
 #define IN_WINDOW(x) ((x)->start_ns >= a && (x)->end_ns <= b)
+    if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu) {   /* host compute: the compute ranges */
+        for (size_t i = 0; i < m->ranges.n; i++) {
+            const struct ps_range *g = &m->ranges.v[i];
+            unsigned f = ps_names_flags(names, g->name);
+            if (!(f & (PS_NAME_DATA | PS_NAME_STEP | PS_NAME_COPY)) && g->kind != PS_RANGE_NVTX_MARK &&
+                g->kind != PS_RANGE_GPU_ANNOTATION && ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
+                tally_add(&t, ps_names_group(names, g->name), g->end_ns - g->start_ns);
+        }
+        tally_top(r, &t, "range", 3);
+    }
     switch (r->bottleneck) {
     case PS_BN_DATA:
     case PS_BN_HOST:
@@ -170,7 +180,15 @@ static void recommend(struct ps_report *r)
                        "mode=\"reduce-overhead\"), fuse operators into fewer, larger kernels, use larger batches, and "
                        "profile the Python side of the step.",
     };
-    if (r->bottleneck != PS_BN_UNKNOWN)
+    /* Without GPU rows the `kernel` group is the host's own compute (DESIGN §4): GPU advice would not apply. */
+    static const char host_compute[] =
+        "The host is busy computing (no GPU rows in this trace): profile the hot functions (the ranges below, "
+        "perf record / py-spy), vectorise them or call optimised libraries (BLAS, oneDNN, NumPy / PyTorch ops "
+        "instead of Python loops), use more threads (OMP_NUM_THREADS, torch.set_num_threads); or run the model "
+        "on the GPU.";
+    if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu)
+        r->recs[r->nrecs++] = host_compute;
+    else if (r->bottleneck != PS_BN_UNKNOWN)
         r->recs[r->nrecs++] = fix[r->bottleneck];
     if (r->bottleneck != PS_BN_KERNEL && !isnan(r->gpu_util) && r->gpu_util < 0.5)
         r->recs[r->nrecs++] = "GPU utilisation is below 50 %: once the bottleneck above is fixed, a larger batch "

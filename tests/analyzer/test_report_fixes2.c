@@ -31,7 +31,7 @@ static const char *write_file(const char *name, const char *text)
 #define GT(pid, tid) "((1<<48)|(" #pid "<<24)|" #tid ")"
 
 /* Write a perfscope trace from `sql` (NVTX_EVENTS and PERFSCOPE_META are created first) and return its path. */
-__attribute__((unused)) static const char *make_sqlite(const char *name, const char *sql)
+static const char *make_sqlite(const char *name, const char *sql)
 {
     static char path[512];
     static const char tables[] =
@@ -147,11 +147,152 @@ static void emit_nvtx_suffix_ignored(void)
     done(&a);
 }
 
+
+/* #5 (presentation): findings' sync.json. Step 1 [0,1000] µs: cudaLaunchKernel [10,15], kernel [20,100],
+ * cudaDeviceSynchronize [20,110], cpu_op [200,500]; step 2 [1000,2000]: cudaLaunchKernel [1010,1015], kernel
+ * [1020,1100]. DESIGN's rule gives step 1 sync 900 µs (from 100, the end of GPU work, to 1000; the call and
+ * the host's time after it until the next GPU activity at 1020), step 2 sync 20 µs ([1000,1020)); the average
+ * step 1000 µs: Kernel 80 (8 %), Runtime 10 (1 %), CPU Exec 150 (15 %), Other 760 (76 %): 8+1+15+76 = 100 %;
+ * sync 460 (46 %) is part of Runtime + CPU Exec + Other (920), so host = 920 - 460 = 460 (46 %). */
+static void sync_is_part_of_host_columns(void)
+{
+    static const char trace[] =
+        "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,"
+        "\"ts\":0,\"dur\":1000},{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+        "\"ts\":10,\"dur\":5,\"args\":{\"correlation\":1}},{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,"
+        "\"tid\":7,\"ts\":20,\"dur\":80,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},{\"ph\":\"X\","
+        "\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":90,"
+        "\"args\":{\"correlation\":2}},{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::foo\",\"pid\":1,\"tid\":1,"
+        "\"ts\":200,\"dur\":300},{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,"
+        "\"tid\":1,\"ts\":1000,\"dur\":1000},{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+        "\"pid\":1,\"tid\":1,\"ts\":1010,\"dur\":5,\"args\":{\"correlation\":3}},{\"ph\":\"X\",\"cat\":\"kernel\","
+        "\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1020,\"dur\":80,\"args\":{\"device\":0,\"stream\":7,"
+        "\"correlation\":3}}]}";
+    struct result a;
+    report(write_file("sync.json", trace), &a, NULL);
+    CHECK_EQ("step 1 sync_ns", a.r.nsteps ? a.r.steps[0].sync_ns : -1, 900000);
+    HAS(a.text, "      Other     (sync)  verdict\n");
+    HAS(a.text, "   0.605    (0.900)  sync\n");
+    HAS(a.text, "      8.00%      0.00%      0.00%      0.00%      1.00%      0.00%     15.00%     76.00%   (46.00%)\n");
+    HAS(a.text, "(sync) is not a category of its own: it is the part of Runtime + CPU Exec + Other");
+    HAS(a.text, "sync 46.00%, host 46.00% (host = Runtime + CPU Exec + Other - sync)");
+    done(&a);
+}
+
+/* #11: two 0-µs kernels at 10 µs and no steps: the one window is zero-length, so every share is undefined:
+ * N/A in text as null in JSON, never 0.00 %. */
+static void zero_length_window_shares_na(void)
+{
+    static const char trace[] =
+        "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":0,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\","
+        "\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":0,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}}]}";
+    struct result a;
+    report(write_file("zerok.json", trace), &a, NULL);
+    CHECK_EQ("whole_run", a.r.whole_run, 1);
+    CHECK_EQ("avg_dur_ns", a.r.avg_dur_ns, 0);
+    HAS(a.text, "     share                                N/A        N/A        N/A        N/A        N/A        N/A"
+                "        N/A        N/A      (N/A)\n");
+    HASNT(a.text, "0.00%");
+    HAS(a.text, "Verdict: unknown (zero-length window: nothing to classify)");
+    HAS(a.json, "\"bottleneck\": \"unknown\", \"share\": null");
+    done(&a);
+}
+
+/* #13: a perfscope trace without GPU rows: one step [0,1000) ns holding "forward" [100,900). The host is the
+ * device: all 1000 ns are Compute, so the verdict is `kernel` in JSON, "compute" in text, with host-compute
+ * advice (no Tensor Cores, torch.compile or top kernels) and the compute range as evidence (1 x 800 ns). */
+static void cpu_only_compute_advice(void)
+{
+    struct result a;
+    report(make_sqlite("cpu_compute", "INSERT INTO NVTX_EVENTS VALUES (100, 900, 59, 'forward', NULL, " GT(7, 7) ", 0);"),
+           &a, NULL);
+    CHECK_EQ("has_gpu", a.r.has_gpu, 0);
+    CHECK_STR("verdict", ps_bottleneck_name[a.r.bottleneck], "kernel");
+    HAS(a.text, "Verdict: compute (host compute, \"kernel\" in JSON; 100.0 % of the average step)");
+    HAS(a.text, "profile the hot functions");
+    HAS(a.text, "run the model on the GPU");
+    HASNT(a.text, "Tensor Cores");
+    HASNT(a.text, "torch.compile");
+    HASNT(a.text, "top kernels");
+    HAS(a.text, "  range        1 x       0.001 ms  forward\n");
+    HAS(a.json, "\"bottleneck\": \"kernel\", \"share\": 1,");
+    HASNT(a.json, "Tensor Cores");
+    done(&a);
+}
+
+/* PERFSCOPE_META as a recorded trace holds it (keys and values copied from a `perfscope record` of the
+ * data-bound workload), with `edit` applied after. */
+static const char *recorded_meta(const char *name, const char *edit)
+{
+    static char sql[2048];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO PERFSCOPE_META VALUES ('dropped_records.pid.18539', '0'), ('cuda_state.pid.18539', 'none'),"
+             " ('schema_version', '1'), ('command_line', 'build/workloads/train --scenario data-bound'),"
+             " ('host', 'vm'), ('duration_ns', '1514441020'), ('child_pid', '18539'), ('child_exit_code', '0'),"
+             " ('child_signal', '0'), ('dropped_records', '0'), ('recording_complete', '1'); %s", edit);
+    return make_sqlite(name, sql);
+}
+
+/* #8: bad PERFSCOPE_META values show as unknown / null, never as 0 or a clamped value. Unedited: ran 1.514 s,
+ * exit code 0, nothing dropped. */
+static void meta_garbage_is_unknown(void)
+{
+    struct result a;
+    report(recorded_meta("meta_ok", ""), &a, NULL);
+    HAS(a.text, "Program ran: 1.514 s\n");
+    HAS(a.text, "Exit status: exit code 0\n");
+    HAS(a.json, "\"dropped_records\": 0,");
+    HAS(a.json, "\"child_exit_code\": 0, \"child_signal\": 0");
+    done(&a);
+
+    report(recorded_meta("meta_null", "UPDATE PERFSCOPE_META SET value = NULL;"), &a, NULL);
+    HAS(a.text, "Program ran: unknown");
+    HAS(a.text, "Exit status: unknown");
+    HASNT(a.text, "exit code 0");
+    HASNT(a.text, "0.000 s");
+    HAS(a.text, "Command: unknown");
+    HAS(a.text, "CUDA/CUPTI state: unknown in 1 process");
+    HAS(a.text, "the number of dropped records is unknown");
+    HAS(a.json, "\"dropped_records\": null,");
+    HAS(a.json, "\"child_exit_code\": null, \"child_signal\": null");
+    done(&a);
+
+    static const char *const bad_counts[] = { "abc", "-5", "99999999999999999999999", "1e3", "" };
+    for (size_t i = 0; i < sizeof bad_counts / sizeof bad_counts[0]; i++) {
+        char edit[256];
+        snprintf(edit, sizeof edit, "UPDATE PERFSCOPE_META SET value = '%s' WHERE name IN ('dropped_records',"
+                                    " 'child_exit_code', 'duration_ns');", bad_counts[i]);
+        report(recorded_meta("meta_bad", edit), &a, NULL);
+        CHECK(strstr(a.json, "\"dropped_records\": null,") != NULL, "'%s': dropped_records is not null", bad_counts[i]);
+        CHECK(strstr(a.json, "\"child_exit_code\": null, \"child_signal\": 0") != NULL,
+              "'%s': child_exit_code is not null", bad_counts[i]);
+        CHECK(strstr(a.text, "Program ran: unknown") != NULL, "'%s': duration is not unknown", bad_counts[i]);
+        CHECK(strstr(a.text, "9223372036854775807") == NULL, "'%s': a clamped count is shown", bad_counts[i]);
+        CHECK(strstr(a.text, "Exit status: exit code") == NULL, "'%s': a fake exit code is shown", bad_counts[i]);
+        done(&a);
+    }
+
+    /* a signal outside Linux's 1..64 */
+    report(recorded_meta("meta_sig", "UPDATE PERFSCOPE_META SET value = '999' WHERE name = 'child_signal';"
+                                     "UPDATE PERFSCOPE_META SET value = '-1' WHERE name = 'child_exit_code';"),
+           &a, NULL);
+    HAS(a.text, "WARNING: the program was killed by unknown signal 999.\n");
+    HAS(a.text, "Exit status: killed by unknown signal 999\n");
+    HASNT(a.text, "(signal)");
+    HAS(a.json, "\"child_exit_code\": -1, \"child_signal\": null");
+    done(&a);
+}
+
 static const struct {
     const char *name;
     void (*fn)(void);
 } cases[] = {
     { "emit_nvtx_suffix_ignored", emit_nvtx_suffix_ignored },
+    { "sync_is_part_of_host_columns", sync_is_part_of_host_columns },
+    { "zero_length_window_shares_na", zero_length_window_shares_na },
+    { "cpu_only_compute_advice", cpu_only_compute_advice },
+    { "meta_garbage_is_unknown", meta_garbage_is_unknown },
 };
 
 int main(int argc, char **argv)
