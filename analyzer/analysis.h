@@ -117,7 +117,7 @@ struct ps_row {                    /* a trace row (count 0) or an aggregate of r
 #define PS_FINDING_ROWS 5
 struct ps_finding {
     const char *rule, *severity;
-    char summary[256];
+    char summary[320];
     struct ps_row rows[PS_FINDING_ROWS];
     size_t nrows;
 };
@@ -259,6 +259,12 @@ void ps_report_child_status(const struct ps_report *r, struct ps_child_status *s
 /* Records lost while recording: the model's count, or -1 when unknown (absent, or a PERFSCOPE_META dropped*
  * value that is not a non-negative integer: the reader's number for it would be a fake 0). */
 int64_t ps_report_dropped_records(const struct ps_report *r);
+
+/* --compat tb on a trace that is not Kineto (nsys, perfscope): tb's communication rule needs Kineto's NCCL host
+ * ops and their External ids, so Communication is always 0 under it. Renderers print ps_report_compat_tb_note
+ * (text: under the breakdown header; JSON: "notes"). */
+int ps_report_compat_tb_no_comm(const struct ps_report *r);
+extern const char ps_report_compat_tb_note[];
 
 /* Find the device stat for `device`, adding it if new (report.c). NULL on out-of-memory. */
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device);

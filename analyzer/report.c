@@ -99,6 +99,17 @@ int64_t ps_report_dropped_records(const struct ps_report *r)
     return m->dropped_records;
 }
 
+const char ps_report_compat_tb_note[] =
+    "--compat tb finds communication as tb does, by linking kernels to Kineto's NCCL host ops (nccl:all_reduce, "
+    "...) through their External id; this trace is not a Kineto trace and has no such ids, so Communication is 0 "
+    "under --compat tb and NCCL kernels count as Kernel. Without --compat tb, kernels named nccl / rccl count as "
+    "Communication.";
+
+int ps_report_compat_tb_no_comm(const struct ps_report *r)
+{
+    return r->opts.compat_tb && r->m->format != PS_FORMAT_KINETO;
+}
+
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)
 {
     for (size_t i = 0; i < r->ndevs; i++)

@@ -295,7 +295,10 @@ int ps_report_write_json(const struct ps_report *r, FILE *f)
     gpu(f, r);
     summaries(f, r);
     ranks(f, r);
-    fputs("  \"comm_comp_overlap\": ", f);
+    fputs("  \"notes\": [", f);   /* what a reader of the numbers must know about how they were computed */
+    if (ps_report_compat_tb_no_comm(r))
+        jstr(f, ps_report_compat_tb_note);
+    fputs("],\n  \"comm_comp_overlap\": ", f);
     jnum(f, r->comm_comp_overlap);
     fputs("\n}\n", f);
     return ferror(f) ? -EIO : 0;

@@ -369,6 +369,8 @@ static void steps_table(FILE *f, const struct ps_report *r)
                 r->step_threads, r->pid, m->threads.v[r->step_thread].tid);
     fprintf(f, "\nStep-time breakdown (ms; each instant goes to the highest-priority category active%s)\n",
             r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
+    if (ps_report_compat_tb_no_comm(r))
+        fprintf(f, "Note: %s\n", ps_report_compat_tb_note);
     fprintf(f, "%4s %-18s %10s", "#", "step", "duration");
     for (int c = 0; c < PS_CAT_N; c++)
         fprintf(f, " %10s", cat_label(r, c));
@@ -481,7 +483,7 @@ static void summaries(FILE *f, const struct ps_report *r)
     const struct ps_model *m = r->m;
     size_t top = r->opts.top_n > 0 && (size_t)r->opts.top_n < r->nkernels ? (size_t)r->opts.top_n : r->nkernels;
     if (top) {
-        fprintf(f, "\nTop %zu of %zu kernels by total time (ms)\n", top, r->nkernels);
+        fprintf(f, "\nTop %zu of %zu kernel names by total time (ms)\n", top, r->nkernels);
         fprintf(f, "%8s %11s %9s %9s %9s %9s  %s\n", "count", "total", "avg", "median", "min", "max", "kernel");
     }
     for (size_t i = 0; i < top; i++) {
@@ -506,22 +508,23 @@ static void summaries(FILE *f, const struct ps_report *r)
             fprintf(f, "%8s\n", "N/A");
     }
     if (r->nfindings)
-        fprintf(f, "\nFindings\n");
+        fprintf(f, "\nFindings (rows: \"at X ms\" from the run's first event; names in full, last)\n");
     for (size_t i = 0; i < r->nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
         fprintf(f, "  [%s] %s: %s\n", g->severity, g->rule, g->summary);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
-            fputs("      ", f);
-            put_name(f, w->name != PS_NONE ? ps_model_str(m, w->name) : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)" : "(time slice)",
-                     50);
+            char where[48];
             if (w->start_ns >= 0)
-                fprintf(f, "  at %.3f ms", MS(w->start_ns - r->run_start_ns));
+                snprintf(where, sizeof where, "at %.3f ms", MS(w->start_ns - r->run_start_ns));
             else
-                fprintf(f, "  %lld x", (long long)w->count);
-            fprintf(f, "  %.3f ms", MS(w->dur_ns));
+                snprintf(where, sizeof where, "%lld x", (long long)w->count);
+            fprintf(f, "      %-14s %10.3f ms", where, MS(w->dur_ns));
             if (w->bytes >= 0)
-                fprintf(f, "  %.3f MB", (double)w->bytes / 1e6);
+                fprintf(f, "  %10.3f MB", (double)w->bytes / 1e6);
+            fputs("  ", f);   /* in full: names cut in the middle could make two kernels look alike */
+            put_name(f, w->name != PS_NONE ? ps_model_str(m, w->name) : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)" : "(time slice)",
+                     0);
             fputc('\n', f);
         }
     }

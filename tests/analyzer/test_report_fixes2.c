@@ -284,6 +284,92 @@ static void meta_garbage_is_unknown(void)
     done(&a);
 }
 
+/* #16: labels. 1200 kernels of 2 µs every 3 µs from 10 µs (600 each of two names that share their first 24
+ * and last 23 characters, so the old 50-character "head...tail" cut printed them identically), no steps; one
+ * pageable cudaMemcpyAsync copy of 3000 bytes in [3,4) µs on the same GPU. --gap-threshold 100 ns: the gaps are
+ * [4,10) and 1199 of 1 µs between the kernels: 1200 gaps, 1205 µs.
+ * Expected: "gaps of 0.0001 ms or more" (was 0.000), tiny_kernels rows 600 x 1.200 ms for each name in full,
+ * "Top 2 of 2 kernel names", pageable_memcpy an [info] note: 1 µs is under 1 % of the 3610 µs run. */
+static void labels_are_exact(void)
+{
+    static const char a_name[] = "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>, "
+                                 "at::detail::Array<char*, 3> >(int, at::detail::Array<char*, 2>)";
+    static const char b_name[] = "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, "
+                                 "at::detail::Array<char*, 3> >(int, at::detail::Array<char*, 2>)";
+    size_t cap = 1 << 20, len = 0;
+    char *json = malloc(cap);
+    if (!json)
+        exit(1);
+    len += (size_t)snprintf(json + len, cap - len,
+                            "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\","
+                            "\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{\"correlation\":5000}},{\"ph\":\"X\","
+                            "\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\",\"pid\":0,\"tid\":8,"
+                            "\"ts\":3,\"dur\":1,\"args\":{\"device\":0,\"stream\":8,\"correlation\":5000,"
+                            "\"bytes\":3000}}");
+    for (int i = 0; i < 1200; i++)
+        len += (size_t)snprintf(json + len, cap - len,
+                                ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":%d,"
+                                "\"dur\":2,\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}",
+                                i % 2 ? b_name : a_name, 10 + 3 * i, i + 1);
+    snprintf(json + len, cap - len, "]}");
+    struct ps_report_opts o;
+    ps_report_opts_default(&o);
+    o.gap_ns = 100;
+    struct result a;
+    report(write_file("labels.json", json), &a, &o);
+    free(json);
+    char line[512];
+    HAS(a.text, "1200 GPU idle gaps of 0.0001 ms or more, 1.205 ms in all");
+    HAS(a.text, "[info] tiny_kernels: 1200 of 1200 kernels run shorter than 10 us");
+    snprintf(line, sizeof line, "      600 x               1.200 ms  %s\n", a_name);
+    HAS(a.text, line);
+    snprintf(line, sizeof line, "      600 x               1.200 ms  %s\n", b_name);
+    HAS(a.text, line);
+    HAS(a.text, "Top 2 of 2 kernel names by total time (ms)");
+    HAS(a.text, "Findings (rows: \"at X ms\" from the run's first event");
+    HAS(a.text, "      at 0.002 ms         0.001 ms       0.003 MB  Memcpy HtoD (Pageable -> Device)\n");
+    HAS(a.text, "[info] pageable_memcpy: 1 asynchronous copies use pageable host memory (0.003 MB, 0.001 ms");
+    HAS(a.text, "negligible here (under 1 % of the run)");
+    HASNT(a.text, "[warning] pageable_memcpy");
+    HAS(a.json, "{\"rule\": \"pageable_memcpy\", \"severity\": \"info\"");
+    done(&a);
+}
+
+/* #12: --compat tb on a perfscope trace (no Kineto External ids): an NCCL kernel launched inside the step counts
+ * as Communication by default and as Kernel under --compat tb; both the text and JSON "notes" say why. Step
+ * [0,100) µs, cudaLaunchKernel [1,2) -> ncclKernel_AllReduce [10,60): default Comm 50 µs; --compat tb Comm 0,
+ * Kernel 50 µs. */
+static void compat_tb_without_kineto_ids_noted(void)
+{
+    static const char gpu_sql[] =
+        "DELETE FROM NVTX_EVENTS;"
+        "INSERT INTO NVTX_EVENTS VALUES (0, 100000, 59, 'step', NULL, " GT(7, 7) ", 0);"
+        "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+        "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel'), (2, 'ncclKernel_AllReduce_RING_LL_Sum_float');"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER, end INTEGER, eventClass INTEGER, globalTid INTEGER,"
+        " correlationId INTEGER, nameId INTEGER, returnValue INTEGER, callchainId INTEGER);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1000, 2000, 1, " GT(7, 7) ", 1, 1, 0, NULL);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER, contextId INTEGER,"
+        " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER, demangledName INTEGER);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10000, 60000, 0, 1, 7, 1, ((1<<48)|(7<<24)), 2, 2);";
+    struct result a, b;
+    struct ps_report_opts o;
+    report(make_sqlite("compat_tb", gpu_sql), &a, NULL);
+    CHECK_EQ("default Comm ns", a.r.avg.cat_ns[PS_CAT_COMM], 50000);
+    HASNT(a.text, "Note: --compat tb");
+    HAS(a.json, "\"notes\": [],");
+    done(&a);
+    ps_report_opts_default(&o);
+    o.compat_tb = 1;
+    report(make_sqlite("compat_tb", gpu_sql), &b, &o);
+    CHECK_EQ("--compat tb Comm ns", b.r.avg.cat_ns[PS_CAT_COMM], 0);
+    CHECK_EQ("--compat tb Kernel ns", b.r.avg.cat_ns[PS_CAT_KERNEL], 50000);
+    HAS(b.text, "Note: --compat tb finds communication as tb does");
+    HAS(b.text, "so Communication is 0 under --compat tb and NCCL kernels count as Kernel");
+    HAS(b.json, "\"notes\": [\"--compat tb finds communication as tb does");
+    done(&b);
+}
+
 static const struct {
     const char *name;
     void (*fn)(void);
@@ -293,6 +379,8 @@ static const struct {
     { "zero_length_window_shares_na", zero_length_window_shares_na },
     { "cpu_only_compute_advice", cpu_only_compute_advice },
     { "meta_garbage_is_unknown", meta_garbage_is_unknown },
+    { "labels_are_exact", labels_are_exact },
+    { "compat_tb_without_kineto_ids_noted", compat_tb_without_kineto_ids_noted },
 };
 
 int main(int argc, char **argv)
