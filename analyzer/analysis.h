@@ -256,6 +256,9 @@ struct ps_child_status {
     long sig;                      /* the signal when sig_known or sig_out_of_range */
 };
 void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st);
+/* The model's rank and world size, each -1 when unknown: absent, or a PERFSCOPE_META value that is not an
+ * integer in range (rank 0..2^31-2, world_size 1..2^31-1). */
+void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size);
 /* Records lost while recording: the model's count, or -1 when unknown (absent, or a PERFSCOPE_META dropped*
  * value that is not a non-negative integer: the reader's number for it would be a fake 0). */
 int64_t ps_report_dropped_records(const struct ps_report *r);

@@ -84,6 +84,17 @@ void ps_report_child_status(const struct ps_report *r, struct ps_child_status *s
     st->sig_out_of_range = sig == -2;
 }
 
+void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size)
+{
+    long long v;
+    *rank = r->m->rank;
+    *world_size = r->m->world_size;
+    if (ps_report_meta_int(r, "rank", 0, INT32_MAX - 1, &v) < 0)   /* perfscope meta: garbage read as 0 */
+        *rank = -1;
+    if (ps_report_meta_int(r, "world_size", 1, INT32_MAX, &v) < 0)
+        *world_size = -1;
+}
+
 int64_t ps_report_dropped_records(const struct ps_report *r)
 {
     long long v;

@@ -61,10 +61,12 @@ static void source(FILE *f, const struct ps_report *r)
     fputs("  \"source\": {\"path\": ", f);
     jstr(f, m->path);
     fprintf(f, ", \"format\": \"%s\"", ps_format_name(m->format));
+    int32_t rank, world;
+    ps_report_rank(r, &rank, &world);
     fputs(", \"rank\": ", f);
-    m->rank >= 0 ? fprintf(f, "%d", m->rank) : fputs("null", f);
+    rank >= 0 ? fprintf(f, "%d", rank) : fputs("null", f);
     fputs(", \"world_size\": ", f);
-    m->world_size >= 0 ? fprintf(f, "%d", m->world_size) : fputs("null", f);
+    world > 0 ? fprintf(f, "%d", world) : fputs("null", f);
     int64_t dropped = ps_report_dropped_records(r);
     fputs(", \"dropped_records\": ", f);
     dropped >= 0 ? fprintf(f, "%lld", (long long)dropped) : fputs("null", f);

@@ -270,8 +270,12 @@ static void run_summary(FILE *f, const struct ps_report *r)
         fprintf(f, "Run: %.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu ranges)\n",
                 MS(r->run_end_ns - r->run_start_ns), m->procs.n, m->procs.n == 1 ? "" : "es", m->threads.n,
                 m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n, m->api.n, m->ranges.n);
-    if (m->rank >= 0)
-        fprintf(f, "Rank %d of %d\n", m->rank, m->world_size);
+    int32_t rank, world;
+    ps_report_rank(r, &rank, &world);
+    if (rank >= 0 && world > 0)
+        fprintf(f, "Rank %d of %d\n", rank, world);
+    else if (rank >= 0)
+        fprintf(f, "Rank %d (world size unknown)\n", rank);
     int cuda = short_meta(f, r);
     if (!r->has_gpu && m->ranges.n == 0) {
         fprintf(f, "\nNothing to break down: no NVTX ranges and no GPU activity were recorded. The program did not use "

@@ -273,6 +273,18 @@ static void meta_garbage_is_unknown(void)
         done(&a);
     }
 
+    /* rank and world size that are not integers in range: null, not rank 0 */
+    report(recorded_meta("meta_rank", "INSERT INTO PERFSCOPE_META VALUES ('rank', 'abc'), ('world_size', '-2');"),
+           &a, NULL);
+    HAS(a.json, "\"rank\": null, \"world_size\": null,");
+    HASNT(a.text, "Rank 0");
+    done(&a);
+    report(recorded_meta("meta_rank_ok", "INSERT INTO PERFSCOPE_META VALUES ('rank', '1'), ('world_size', '4');"),
+           &a, NULL);
+    HAS(a.json, "\"rank\": 1, \"world_size\": 4,");
+    HAS(a.text, "Rank 1 of 4\n");
+    done(&a);
+
     /* a signal outside Linux's 1..64 */
     report(recorded_meta("meta_sig", "UPDATE PERFSCOPE_META SET value = '999' WHERE name = 'child_signal';"
                                      "UPDATE PERFSCOPE_META SET value = '-1' WHERE name = 'child_exit_code';"),
