@@ -64,51 +64,54 @@ void ps_names_free(struct ps_names *n)
 }
 
 /* PyTorch's emit_nvtx names a range "NAME[, seq = N][, op_id = N][, sizes = [[...]]][, input_op_ids = [...]]"
- * (torch/csrc/profiler/util.cpp, getNvtxStr: fmt::format("{}, seq = {}"), "{}, op_id = {}", "{}, sizes = {}",
- * "{}, input_op_ids = {}", in this order, each part optional). Returns the length of the part of `s` that the
- * suffix parser accepts from `p` on (p points at a ','), 0 when the rest of `s` is not such a suffix. */
-static int suffix_from(const char *p)
+ * (torch/csrc/profiler/util.cpp, getNvtxStr: fmt::format "{}, seq = {}", "{}, op_id = {}", "{}, sizes = {}",
+ * "{}, input_op_ids = {}", in this order, each part optional). The suffix is parsed backwards from the end of
+ * the name, each part once, so a crafted name costs O(length), never O(length^2). */
+
+/* `key` ends at s + end (and starts at or after s + 1: the base name is never empty)? Then its start, else -1. */
+static long key_before(const char *s, long end, const char *key)
 {
-    static const struct { const char *key; int list; } part[] = {
-        { ", seq = ", 0 }, { ", op_id = ", 0 }, { ", sizes = ", 1 }, { ", input_op_ids = ", 1 },
-    };
-    int found = 0;
-    for (size_t k = 0; k < sizeof part / sizeof part[0]; k++) {
-        size_t kl = strlen(part[k].key);
-        if (strncmp(p, part[k].key, kl) != 0)
-            continue;
-        const char *q = p + kl;
-        if (!part[k].list) {                          /* a decimal integer */
-            if (*q < '0' || *q > '9')
-                return 0;
-            while (*q >= '0' && *q <= '9')
-                q++;
-        } else {                                      /* a bracketed list of integers, pairs and lists */
-            int depth = 0;
-            if (*q != '[')
-                return 0;
-            do {
-                if (*q == '[')
-                    depth++;
-                else if (*q == ']')
-                    depth--;
-                else if (!*q || !strchr("0123456789(), -", *q))
-                    return 0;
-                q++;
-            } while (depth > 0);
-        }
-        p = q;
-        found = 1;
+    long k = (long)strlen(key);
+    return end - k >= 1 && strncmp(s + end - k, key, (size_t)k) == 0 ? end - k : -1;
+}
+
+/* A decimal integer or a bracketed list (of integers, (a,b) pairs and lists) ending at s + end, preceded by
+ * `key`: the start of the key, else -1. */
+static long part_before(const char *s, long end, const char *key, int list)
+{
+    long q = end;
+    if (!list) {
+        while (q > 0 && s[q - 1] >= '0' && s[q - 1] <= '9')
+            q--;
+        return q < end ? key_before(s, q, key) : -1;
     }
-    return found && *p == '\0';
+    int depth = 0;
+    if (q == 0 || s[q - 1] != ']')
+        return -1;
+    do {
+        char c = s[--q];
+        if (c == ']')
+            depth++;
+        else if (c == '[')
+            depth--;
+        else if (!strchr("0123456789(), -", c))
+            return -1;
+    } while (depth > 0 && q > 0);
+    return depth == 0 ? key_before(s, q, key) : -1;
 }
 
 size_t ps_names_base_len(const char *s)
 {
-    for (const char *p = strchr(s, ','); p; p = strchr(p + 1, ','))
-        if (p > s && suffix_from(p))
-            return (size_t)(p - s);
-    return strlen(s);
+    static const struct { const char *key; int list; } part[] = {   /* last part first */
+        { ", input_op_ids = ", 1 }, { ", sizes = ", 1 }, { ", op_id = ", 0 }, { ", seq = ", 0 },
+    };
+    long end = (long)strlen(s);
+    for (size_t k = 0; k < sizeof part / sizeof part[0]; k++) {
+        long start = part_before(s, end, part[k].key, part[k].list);
+        if (start >= 0)
+            end = start;
+    }
+    return (size_t)end;
 }
 
 static int compile_user(regex_t *re, const char *pattern, const char *option, char *err, size_t errlen)
