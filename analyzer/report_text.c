@@ -337,7 +337,7 @@ static void verdict_groups(FILE *f, const struct ps_report *r)
         fputs("The window is zero-length: its shares are N/A (null in --format json).\n", f);
         return;
     }
-    fprintf(f, "(sync) is not a category of its own: it is the part of Runtime + CPU Exec + Other in which the GPU "
+    fprintf(f, "(sync) is not a category of its own: it is the part of Runtime + CPU Exec + Other (\"of which sync\") in which the GPU "
                "idles while the host is in a synchronising call or has just returned from one, so the eight shares "
                "above sum to 100 %%.\nThe verdict groups the average step as: %s", bn_label(r, PS_BN_KERNEL));
     put_share(f, c[PS_CAT_KERNEL], d, 0, 0);
