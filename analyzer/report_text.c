@@ -337,9 +337,10 @@ static void verdict_groups(FILE *f, const struct ps_report *r)
         fputs("The window is zero-length: its shares are N/A (null in --format json).\n", f);
         return;
     }
-    fprintf(f, "(sync) is not a category of its own: it is the part of Runtime + CPU Exec + Other (\"of which sync\") in which the GPU "
-               "idles while the host is in a synchronising call or has just returned from one, so the eight shares "
-               "above sum to 100 %%.\nThe verdict groups the average step as: %s", bn_label(r, PS_BN_KERNEL));
+    fprintf(f, "(sync) is not a category of its own: it is the part of Runtime + CPU Exec + Other (\"of which sync\") "
+               "in which the GPU idles while the host is in a synchronising call or between its return and the next "
+               "GPU activity, so the eight shares above sum to 100 %%.\nThe verdict groups the average step as: %s",
+            bn_label(r, PS_BN_KERNEL));
     put_share(f, c[PS_CAT_KERNEL], d, 0, 0);
     fputs(", data-loading", f);
     put_share(f, c[PS_CAT_DATALOADER], d, 0, 0);
@@ -527,7 +528,9 @@ static void summaries(FILE *f, const struct ps_report *r)
             if (w->bytes >= 0)
                 fprintf(f, "  %10.3f MB", (double)w->bytes / 1e6);
             fputs("  ", f);   /* in full: names cut in the middle could make two kernels look alike */
-            put_name(f, w->name != PS_NONE ? ps_model_str(m, w->name) : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)" : "(time slice)",
+            put_name(f, w->name != PS_NONE            ? ps_model_str(m, w->name)
+                        : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)"
+                                                      : "(time slice)",
                      0);
             fputc('\n', f);
         }
