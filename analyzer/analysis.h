@@ -55,8 +55,17 @@ struct ps_names;
 int ps_names_new(struct ps_names **out, const struct ps_model *m, const struct ps_report_opts *o,
                  char *err, size_t errlen);
 void ps_names_free(struct ps_names *n);    /* NULL is a no-op */
-/* The PS_NAME_* bits of string id `id` (computed once per id, then cached). */
+/* The PS_NAME_* bits of string id `id` (computed once per id, then cached). The step / data / copy patterns
+ * are matched against the name without a trailing emit_nvtx suffix (ps_names_base_len). */
 unsigned ps_names_flags(struct ps_names *n, uint32_t id);
+/* Length of `s` without a trailing PyTorch emit_nvtx suffix (", seq = N", ", op_id = N", ", sizes = [...]",
+ * ", input_op_ids = [...]", in PyTorch's order, each optional: torch/csrc/profiler/util.cpp getNvtxStr);
+ * strlen(s) when there is none. "aten::add, seq = 12, op_id = 5" -> 9. */
+size_t ps_names_base_len(const char *s);
+/* The group of string id `id`: the first id looked up whose name has the same base (ps_names_base_len), so
+ * "aten::add, op_id = 5" and "aten::add, op_id = 9" aggregate as one evidence row. O(1) amortised; when memory
+ * runs out each id is its own group. */
+uint32_t ps_names_group(struct ps_names *n, uint32_t id);
 
 /* ---- results ---- */
 struct ps_step {
@@ -108,14 +117,14 @@ struct ps_row {                    /* a trace row (count 0) or an aggregate of r
 #define PS_FINDING_ROWS 5
 struct ps_finding {
     const char *rule, *severity;
-    char summary[256];
+    char summary[320];
     struct ps_row rows[PS_FINDING_ROWS];
     size_t nrows;
 };
 
 struct ps_evidence {               /* "the GPU waits on this": aggregated over the analysed steps */
     const char *kind;              /* "range", "kernel", "copy", "api" */
-    uint32_t name;
+    uint32_t name;                 /* a range: one name of its group, shown without an emit_nvtx suffix */
     int64_t count, total_ns;
 };
 
@@ -233,8 +242,32 @@ const char *ps_report_meta(const struct ps_report *r, const char *key);
 /* PERFSCOPE_META recording_complete: 1 the recorder finished, 0 it did not (killed, or still recording),
  * -1 unknown (absent: an older trace, or another format). */
 int ps_report_recording_complete(const struct ps_report *r);
-/* PERFSCOPE_META child_exit_code and child_signal into *code / *sig; returns 0 when both are absent. */
-int ps_report_child_status(const struct ps_report *r, long *code, long *sig);
+/* PERFSCOPE_META value of `key` as a decimal integer (report.c): 1 with *v set when it is one in [lo, hi]; 0 when
+ * the key is absent; -1 when the value is not an integer (NULL, empty, "1e3", "abc", beyond int64); -2 with *v
+ * set when it is an integer outside [lo, hi]. Bad values show as unknown / null, never as a fake 0. */
+int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v);
+/* The recorded program's end (PERFSCOPE_META child_exit_code, child_signal). */
+struct ps_child_status {
+    int recorded;                  /* either key is present */
+    int code_known;                /* child_exit_code is an integer in -1..255 */
+    long code;
+    int sig_known;                 /* child_signal is an integer in 0..64 (0: no signal) */
+    int sig_out_of_range;          /* child_signal is an integer outside 0..64: "unknown signal N" */
+    long sig;                      /* the signal when sig_known or sig_out_of_range */
+};
+void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st);
+/* The model's rank and world size, each -1 when unknown: absent, or a PERFSCOPE_META value that is not an
+ * integer in range (rank 0..2^31-2, world_size 1..2^31-1). */
+void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size);
+/* Records lost while recording: the model's count, or -1 when unknown (absent, or a PERFSCOPE_META dropped*
+ * value that is not a non-negative integer: the reader's number for it would be a fake 0). */
+int64_t ps_report_dropped_records(const struct ps_report *r);
+
+/* --compat tb on a trace that is not Kineto (nsys, perfscope): tb's communication rule needs Kineto's NCCL host
+ * ops and their External ids, so Communication is always 0 under it. Renderers print ps_report_compat_tb_note
+ * (text: under the breakdown header; JSON: "notes"). */
+int ps_report_compat_tb_no_comm(const struct ps_report *r);
+extern const char ps_report_compat_tb_note[];
 
 /* Find the device stat for `device`, adding it if new (report.c). NULL on out-of-memory. */
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device);

@@ -1,6 +1,6 @@
 /* Name classes: whole-name, case-insensitive POSIX patterns for steps / data loading / copy phases
- * (DESIGN §4), the peers' kernel-type rules (HTA, tb) and synchronising CUDA API names. Each string id is
- * classified once and cached, so analyses can ask per event. */
+ * (DESIGN §4; a trailing PyTorch emit_nvtx suffix is ignored), the peers' kernel-type rules (HTA, tb) and
+ * synchronising CUDA API names. Each string id is classified once and cached, so analyses can ask per event. */
 #include <errno.h>
 #include <regex.h>
 #include <stdio.h>
@@ -19,6 +19,10 @@ struct ps_names {
     int nfixed;
     uint16_t *flags;               /* per string id */
     size_t nflags;
+    /* ps_names_group, allocated on first use: per string id its group (PS_NONE: not yet looked up), and an
+     * open-addressing table of group representatives hashed by base name (PS_NONE: empty slot) */
+    uint32_t *group, *slots;
+    size_t nslots;
 };
 
 /* HTA `get_kernel_type` (hta/common/types.py, hta/utils/utils.py): Python re.match, so each alternative is
@@ -54,7 +58,60 @@ void ps_names_free(struct ps_names *n)
     if (n->nfixed > 2)
         regfree(&n->sync_api);
     free(n->flags);
+    free(n->group);
+    free(n->slots);
     free(n);
+}
+
+/* PyTorch's emit_nvtx names a range "NAME[, seq = N][, op_id = N][, sizes = [[...]]][, input_op_ids = [...]]"
+ * (torch/csrc/profiler/util.cpp, getNvtxStr: fmt::format "{}, seq = {}", "{}, op_id = {}", "{}, sizes = {}",
+ * "{}, input_op_ids = {}", in this order, each part optional). The suffix is parsed backwards from the end of
+ * the name, each part once, so a crafted name costs O(length), never O(length^2). */
+
+/* `key` ends at s + end (and starts at or after s + 1: the base name is never empty)? Then its start, else -1. */
+static long key_before(const char *s, long end, const char *key)
+{
+    long k = (long)strlen(key);
+    return end - k >= 1 && strncmp(s + end - k, key, (size_t)k) == 0 ? end - k : -1;
+}
+
+/* A decimal integer or a bracketed list (of integers, (a,b) pairs and lists) ending at s + end, preceded by
+ * `key`: the start of the key, else -1. */
+static long part_before(const char *s, long end, const char *key, int list)
+{
+    long q = end;
+    if (!list) {
+        while (q > 0 && s[q - 1] >= '0' && s[q - 1] <= '9')
+            q--;
+        return q < end ? key_before(s, q, key) : -1;
+    }
+    int depth = 0;
+    if (q == 0 || s[q - 1] != ']')
+        return -1;
+    do {
+        char c = s[--q];
+        if (c == ']')
+            depth++;
+        else if (c == '[')
+            depth--;
+        else if (!strchr("0123456789(), -", c))
+            return -1;
+    } while (depth > 0 && q > 0);
+    return depth == 0 ? key_before(s, q, key) : -1;
+}
+
+size_t ps_names_base_len(const char *s)
+{
+    static const struct { const char *key; int list; } part[] = {   /* last part first */
+        { ", input_op_ids = ", 1 }, { ", sizes = ", 1 }, { ", op_id = ", 0 }, { ", seq = ", 0 },
+    };
+    long end = (long)strlen(s);
+    for (size_t k = 0; k < sizeof part / sizeof part[0]; k++) {
+        long start = part_before(s, end, part[k].key, part[k].list);
+        if (start >= 0)
+            end = start;
+    }
+    return (size_t)end;
 }
 
 static int compile_user(regex_t *re, const char *pattern, const char *option, char *err, size_t errlen)
@@ -115,15 +172,35 @@ out:
     return rc;
 }
 
+/* The user patterns (step, data, copy) see the name without an emit_nvtx suffix, so that
+ * "ProfilerStep#3, op_id = 17" is a step. Returns the PS_NAME_STEP / DATA / COPY bits, or -ENOMEM. */
+static int classify_user(struct ps_names *n, const char *s)
+{
+    char small[256], *base = (char *)s;
+    size_t len = ps_names_base_len(s);
+    if (s[len] != '\0') {
+        base = len < sizeof small ? small : malloc(len + 1);
+        if (!base)
+            return -ENOMEM;
+        memcpy(base, s, len);
+        base[len] = '\0';
+    }
+    int f = 0;
+    if (regexec(&n->user[0], base, 0, NULL, 0) == 0)
+        f |= PS_NAME_STEP;
+    if (regexec(&n->user[1], base, 0, NULL, 0) == 0)
+        f |= PS_NAME_DATA;
+    if (regexec(&n->user[2], base, 0, NULL, 0) == 0)
+        f |= PS_NAME_COPY;
+    if (base != s && base != small)
+        free(base);
+    return f;
+}
+
 static unsigned classify(struct ps_names *n, const char *s)
 {
-    unsigned f = 0;
-    if (regexec(&n->user[0], s, 0, NULL, 0) == 0)
-        f |= PS_NAME_STEP;
-    if (regexec(&n->user[1], s, 0, NULL, 0) == 0)
-        f |= PS_NAME_DATA;
-    if (regexec(&n->user[2], s, 0, NULL, 0) == 0)
-        f |= PS_NAME_COPY;
+    int user = classify_user(n, s);
+    unsigned f = user < 0 ? 0 : (unsigned)user;   /* out of memory on a huge name: it matches no pattern */
     if (strcasestr(s, "nccl") || strcasestr(s, "rccl"))
         f |= PS_NAME_NCCL;
     int hta_comm = regexec(&n->hta_comm, s, 0, NULL, 0) == 0;
@@ -148,4 +225,49 @@ unsigned ps_names_flags(struct ps_names *n, uint32_t id)
     if (!(n->flags[id] & FLAG_KNOWN))
         n->flags[id] = (uint16_t)(FLAG_KNOWN | classify(n, ps_model_str(n->m, id)));
     return n->flags[id] & ~FLAG_KNOWN;
+}
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a, 64 bit */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+uint32_t ps_names_group(struct ps_names *n, uint32_t id)
+{
+    if (id == PS_NONE || id >= n->nflags)
+        return id;
+    if (!n->group) {
+        size_t ns = 16;
+        while (ns < 2 * n->nflags)
+            ns *= 2;
+        n->group = malloc(n->nflags * sizeof *n->group);
+        n->slots = malloc(ns * sizeof *n->slots);
+        if (!n->group || !n->slots) {
+            free(n->group);
+            free(n->slots);
+            n->group = n->slots = NULL;
+            return id;                         /* out of memory: no grouping, each name its own row */
+        }
+        memset(n->group, 0xff, n->nflags * sizeof *n->group);   /* PS_NONE */
+        memset(n->slots, 0xff, ns * sizeof *n->slots);
+        n->nslots = ns;
+    }
+    if (n->group[id] != PS_NONE)
+        return n->group[id];
+    const char *s = ps_model_str(n->m, id);
+    size_t len = ps_names_base_len(s);
+    for (size_t h = hash_bytes(s, len) & (n->nslots - 1);; h = (h + 1) & (n->nslots - 1)) {
+        uint32_t rep = n->slots[h];
+        if (rep == PS_NONE) {                  /* first name of this group: it represents it */
+            n->slots[h] = rep = id;
+        } else {
+            const char *t = ps_model_str(n->m, rep);
+            if (strncmp(s, t, len) != 0 || ps_names_base_len(t) != len)
+                continue;
+        }
+        return n->group[id] = rep;
+    }
 }

@@ -1,5 +1,6 @@
 /* ps_report_build: runs the analyses over one model in dependency order (steps -> breakdown -> HTA ->
  * TraceLens -> summaries -> verdict -> ranks) and owns the results the renderers print. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -53,12 +54,71 @@ int ps_report_recording_complete(const struct ps_report *r)
     return !v ? -1 : !strcmp(v, "1") ? 1 : !strcmp(v, "0") ? 0 : -1;
 }
 
-int ps_report_child_status(const struct ps_report *r, long *code, long *sig)
+int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v)
 {
-    const char *c = ps_report_meta(r, "child_exit_code"), *s = ps_report_meta(r, "child_signal");
-    *code = c ? strtol(c, NULL, 10) : 0;
-    *sig = s ? strtol(s, NULL, 10) : 0;
-    return c || s;
+    const char *s = ps_report_meta(r, key);
+    char *end;
+    if (!s)
+        return 0;
+    if (*s == '\0' || isspace((unsigned char)*s))   /* NULL values are read as "" */
+        return -1;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (*end != '\0' || errno == ERANGE)            /* '1e3', 'abc', beyond int64 */
+        return -1;
+    *v = x;
+    return x < lo || x > hi ? -2 : 1;
+}
+
+void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st)
+{
+    long long v = 0;
+    /* docs/trace-format.md: child_exit_code is the exit code (0..255), -1 when a signal killed the program;
+     * child_signal the signal (0: none). Linux signals are 1..64 (SIGRTMAX). */
+    int code = ps_report_meta_int(r, "child_exit_code", -1, 255, &v);
+    *st = (struct ps_child_status){ .recorded = code != 0, .code = code == 1 ? (long)v : 0, .code_known = code == 1 };
+    int sig = ps_report_meta_int(r, "child_signal", 0, 64, &v);
+    st->recorded |= sig != 0;
+    st->sig_known = sig == 1;
+    st->sig = sig == 1 || sig == -2 ? (long)v : 0;
+    st->sig_out_of_range = sig == -2;
+}
+
+void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size)
+{
+    long long v;
+    *rank = r->m->rank;
+    *world_size = r->m->world_size;
+    if (ps_report_meta_int(r, "rank", 0, INT32_MAX - 1, &v) < 0)   /* perfscope meta: garbage read as 0 */
+        *rank = -1;
+    if (ps_report_meta_int(r, "world_size", 1, INT32_MAX, &v) < 0)
+        *world_size = -1;
+}
+
+int64_t ps_report_dropped_records(const struct ps_report *r)
+{
+    long long v;
+    const struct ps_model *m = r->m;
+    int total = ps_report_meta_int(r, "dropped_records", 0, INT64_MAX, &v);
+    if (total < 0)
+        return -1;
+    if (total == 0)   /* the per-process keys the reader summed instead: each must be a count */
+        for (size_t i = 0; i < m->meta.n; i++)
+            if (!strncmp(m->meta.v[i].key, "dropped", 7) &&
+                ps_report_meta_int(r, m->meta.v[i].key, 0, INT64_MAX, &v) < 0)
+                return -1;
+    return m->dropped_records;
+}
+
+const char ps_report_compat_tb_note[] =
+    "--compat tb finds communication as tb does, by linking kernels to Kineto's NCCL host ops (nccl:all_reduce, "
+    "...) through their External id; this trace is not a Kineto trace and has no such ids, so Communication is 0 "
+    "under --compat tb and NCCL kernels count as Kernel. Without --compat tb, kernels named nccl / rccl count as "
+    "Communication.";
+
+int ps_report_compat_tb_no_comm(const struct ps_report *r)
+{
+    return r->opts.compat_tb && r->m->format != PS_FORMAT_KINETO;
 }
 
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)

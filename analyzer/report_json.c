@@ -3,13 +3,15 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis.h"
 
-static void jstr(FILE *f, const char *s)
+/* The first `len` bytes of `s` as a JSON string. */
+static void jstrn(FILE *f, const char *s, size_t len)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; p < (const unsigned char *)s + len && *p; p++) {
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
         else if (*p == '\n')
@@ -22,6 +24,11 @@ static void jstr(FILE *f, const char *s)
             fputc(*p, f);
     }
     fputc('"', f);
+}
+
+static void jstr(FILE *f, const char *s)
+{
+    jstrn(f, s, strlen(s));
 }
 
 static void jnum(FILE *f, double x)
@@ -54,12 +61,15 @@ static void source(FILE *f, const struct ps_report *r)
     fputs("  \"source\": {\"path\": ", f);
     jstr(f, m->path);
     fprintf(f, ", \"format\": \"%s\"", ps_format_name(m->format));
+    int32_t rank, world;
+    ps_report_rank(r, &rank, &world);
     fputs(", \"rank\": ", f);
-    m->rank >= 0 ? fprintf(f, "%d", m->rank) : fputs("null", f);
+    rank >= 0 ? fprintf(f, "%d", rank) : fputs("null", f);
     fputs(", \"world_size\": ", f);
-    m->world_size >= 0 ? fprintf(f, "%d", m->world_size) : fputs("null", f);
+    world > 0 ? fprintf(f, "%d", world) : fputs("null", f);
+    int64_t dropped = ps_report_dropped_records(r);
     fputs(", \"dropped_records\": ", f);
-    m->dropped_records >= 0 ? fprintf(f, "%lld", (long long)m->dropped_records) : fputs("null", f);
+    dropped >= 0 ? fprintf(f, "%lld", (long long)dropped) : fputs("null", f);
     fprintf(f, ", \"unplaced_events\": %lld", (long long)m->unplaced_events);
     fputs(", \"unterminated_ranges\": [", f);      /* never ended: by thread, outermost first */
     for (size_t i = 0; i < m->open_ranges.n; i++) {
@@ -78,11 +88,12 @@ static void source(FILE *f, const struct ps_report *r)
     fputs("]", f);
     int complete = ps_report_recording_complete(r);
     fprintf(f, ", \"recording_complete\": %s", complete < 0 ? "null" : complete ? "true" : "false");
-    long code, sig;
-    if (ps_report_child_status(r, &code, &sig))
-        fprintf(f, ", \"child_exit_code\": %ld, \"child_signal\": %ld", code, sig);
-    else
-        fputs(", \"child_exit_code\": null, \"child_signal\": null", f);
+    struct ps_child_status st;   /* unknown or impossible values: null, never a fake 0 */
+    ps_report_child_status(r, &st);
+    fputs(", \"child_exit_code\": ", f);
+    st.code_known ? fprintf(f, "%ld", st.code) : fputs("null", f);
+    fputs(", \"child_signal\": ", f);
+    st.sig_known ? fprintf(f, "%ld", st.sig) : fputs("null", f);
     if (m->samples.n > 0)
         fprintf(f, ", \"host_samples\": {\"count\": %lld, \"first_ns\": %lld, \"last_ns\": %lld, \"cpu_ns\": %lld}",
                 (long long)m->samples.n, (long long)m->samples.first_ns, (long long)m->samples.last_ns,
@@ -120,7 +131,8 @@ static void verdict(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < r->nevidence; i++) {
         const struct ps_evidence *e = &r->evidence[i];
         fprintf(f, "%s\n      {\"kind\": \"%s\", \"name\": ", i ? "," : "", e->kind);
-        jname(f, m, e->name);
+        const char *name = ps_model_str(m, e->name);   /* a range: grouped without its emit_nvtx suffix */
+        jstrn(f, name, !strcmp(e->kind, "range") ? ps_names_base_len(name) : strlen(name));
         fprintf(f, ", \"count\": %lld, \"total_ns\": %lld}", (long long)e->count, (long long)e->total_ns);
     }
     fputs("],\n    \"recommendations\": [", f);
@@ -285,7 +297,10 @@ int ps_report_write_json(const struct ps_report *r, FILE *f)
     gpu(f, r);
     summaries(f, r);
     ranks(f, r);
-    fputs("  \"comm_comp_overlap\": ", f);
+    fputs("  \"notes\": [", f);   /* what a reader of the numbers must know about how they were computed */
+    if (ps_report_compat_tb_no_comm(r))
+        jstr(f, ps_report_compat_tb_note);
+    fputs("],\n  \"comm_comp_overlap\": ", f);
     jnum(f, r->comm_comp_overlap);
     fputs("\n}\n", f);
     return ferror(f) ? -EIO : 0;

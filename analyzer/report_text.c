@@ -13,7 +13,35 @@
 
 static double pct(int64_t part, int64_t whole)
 {
-    return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+    return whole > 0 ? 100.0 * (double)part / (double)whole : NAN;
+}
+
+/* A share in a `width`-character column: "12.34%", or N/A over a zero-length window (JSON: null; never a fake
+ * 0.00 %). `paren`: in parentheses, for the "(sync)" column that is part of other columns. */
+static void put_share(FILE *f, int64_t part, int64_t whole, int width, int paren)
+{
+    char buf[32];
+    double p = pct(part, whole);
+    if (isnan(p))
+        snprintf(buf, sizeof buf, paren ? "(N/A)" : "N/A");
+    else
+        snprintf(buf, sizeof buf, paren ? "(%.2f%%)" : "%.2f%%", p);
+    fprintf(f, " %*s", width, buf);
+}
+
+/* "(0.123)": a sync value, printed in parentheses because it is part of Runtime + CPU Exec + Other. */
+static void put_sync(FILE *f, int64_t ns)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "(%.3f)", MS(ns));
+    fprintf(f, " %10s", buf);
+}
+
+/* The verdict name as the text shows it: without GPU rows the `kernel` verdict is host compute, "compute"
+ * (the JSON keeps "kernel", DESIGN §4). */
+static const char *bn_label(const struct ps_report *r, enum ps_bottleneck b)
+{
+    return b == PS_BN_KERNEL && !r->has_gpu ? "compute" : ps_bottleneck_name[b];
 }
 
 /* Print escaped `buf` (more than `width` characters) as head...tail in `width` characters. */
@@ -58,6 +86,15 @@ static void put_name(FILE *f, const char *s, int width)
         free(buf);
 }
 
+/* A range name in evidence: grouped by its base, so shown without an emit_nvtx suffix (ps_names_base_len). */
+static void put_base_name(FILE *f, const char *s)
+{
+    size_t len = ps_names_base_len(s);
+    char *base = s[len] ? strndup(s, len) : NULL;
+    put_name(f, base ? base : s, 0);
+    free(base);
+}
+
 /* Column label of a step-time category. Without GPU rows the Kernel category is the host's compute: "Compute"
  * in every table (the JSON key stays "kernel"). */
 static const char *cat_label(const struct ps_report *r, int c)
@@ -65,8 +102,11 @@ static const char *cat_label(const struct ps_report *r, int c)
     return c == PS_CAT_COMM ? "Comm" : c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c];
 }
 
+/* "SIGKILL", "signal" for another signal in 1..64, "unknown signal" outside (not a Linux signal). */
 static const char *signal_name(long sig)
 {
+    if (sig < 1 || sig > 64)
+        return "unknown signal";
     static const char *const names[] = { [1] = "SIGHUP", [2] = "SIGINT", [3] = "SIGQUIT", [4] = "SIGILL",
                                          [5] = "SIGTRAP", [6] = "SIGABRT", [7] = "SIGBUS", [8] = "SIGFPE",
                                          [9] = "SIGKILL", [10] = "SIGUSR1", [11] = "SIGSEGV", [12] = "SIGUSR2",
@@ -122,18 +162,24 @@ static void open_ranges(FILE *f, const struct ps_model *m)
 static void warnings(FILE *f, const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    long code, sig;
+    struct ps_child_status st;
+    int64_t dropped = ps_report_dropped_records(r);
     if (ps_report_recording_complete(r) == 0)
         fprintf(f, "WARNING: the recording did not finish (perfscope record was killed, ran out of disk, or is "
                    "still recording): this trace is incomplete and its numbers cover only what was written.\n");
-    if (ps_report_child_status(r, &code, &sig) && sig != 0)
-        fprintf(f, "WARNING: the program was killed by signal %ld (%s).\n", sig, signal_name(sig));
-    else if (code != 0)
-        fprintf(f, "WARNING: the program exited with code %ld.\n", code);
+    ps_report_child_status(r, &st);
+    if (st.sig_out_of_range)
+        fprintf(f, "WARNING: the program was killed by unknown signal %ld.\n", st.sig);
+    else if (st.sig_known && st.sig != 0)
+        fprintf(f, "WARNING: the program was killed by signal %ld (%s).\n", st.sig, signal_name(st.sig));
+    else if (st.code_known && st.code != 0)
+        fprintf(f, "WARNING: the program exited with code %ld.\n", st.code);
     open_ranges(f, m);
-    if (m->dropped_records > 0)
-        fprintf(f, "Warning: %lld records were dropped while recording; numbers may be low\n",
-                (long long)m->dropped_records);
+    if (dropped > 0)
+        fprintf(f, "Warning: %lld records were dropped while recording; numbers may be low\n", (long long)dropped);
+    else if (dropped < 0 && m->format == PS_FORMAT_PERFSCOPE && ps_report_meta(r, "dropped_records"))
+        fprintf(f, "Warning: the number of dropped records is unknown (PERFSCOPE_META dropped_records is not a "
+                   "count); numbers may be low\n");
     if (m->unplaced_events > 0)
         fprintf(f, "Warning: %lld events of the trace could not be placed in the model and are not counted "
                    "(reasons: run.meta.unplaced_events in --format json)\n", (long long)m->unplaced_events);
@@ -151,14 +197,28 @@ static int short_meta(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if ((v = ps_report_meta(r, keys[i][0])) != NULL) {
             fprintf(f, "%s: ", keys[i][1]);
-            put_name(f, v, 0);
+            put_name(f, *v ? v : "unknown (empty in PERFSCOPE_META)", 0);
             fputc('\n', f);
         }
-    if ((v = ps_report_meta(r, "duration_ns")) != NULL)
-        fprintf(f, "Program ran: %.3f s\n", (double)strtoll(v, NULL, 10) / 1e9);
-    long code, sig;
-    if (ps_report_child_status(r, &code, &sig))
-        fprintf(f, "Exit status: %s %ld\n", sig ? "killed by signal" : "exit code", sig ? sig : code);
+    long long ns;
+    int known = ps_report_meta_int(r, "duration_ns", 0, INT64_MAX, &ns);
+    if (known == 1)
+        fprintf(f, "Program ran: %.3f s\n", (double)ns / 1e9);
+    else if (known < 0)
+        fprintf(f, "Program ran: unknown (PERFSCOPE_META duration_ns is not a duration in ns)\n");
+    struct ps_child_status st;
+    ps_report_child_status(r, &st);
+    if (st.recorded) {
+        fputs("Exit status: ", f);
+        if (st.sig_out_of_range)
+            fprintf(f, "killed by unknown signal %ld\n", st.sig);
+        else if (st.sig_known && st.sig != 0)
+            fprintf(f, "killed by signal %ld (%s)\n", st.sig, signal_name(st.sig));
+        else if (st.code_known)
+            fprintf(f, "exit code %ld\n", st.code);
+        else
+            fputs("unknown (PERFSCOPE_META child_exit_code / child_signal are not an exit code and a signal)\n", f);
+    }
     /* CUDA/CUPTI state per process, counted by state */
     const char *states[8];
     int counts[8], nstates = 0;
@@ -177,7 +237,7 @@ static int short_meta(FILE *f, const struct ps_report *r)
         fprintf(f, "CUDA/CUPTI state:");
         for (int k = 0; k < nstates; k++) {
             fprintf(f, "%s ", k ? "," : "");
-            put_name(f, states[k], 0);
+            put_name(f, *states[k] ? states[k] : "unknown", 0);
             fprintf(f, " in %d process%s", counts[k], counts[k] == 1 ? "" : "es");
         }
         fputc('\n', f);
@@ -210,8 +270,12 @@ static void run_summary(FILE *f, const struct ps_report *r)
         fprintf(f, "Run: %.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu ranges)\n",
                 MS(r->run_end_ns - r->run_start_ns), m->procs.n, m->procs.n == 1 ? "" : "es", m->threads.n,
                 m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n, m->api.n, m->ranges.n);
-    if (m->rank >= 0)
-        fprintf(f, "Rank %d of %d\n", m->rank, m->world_size);
+    int32_t rank, world;
+    ps_report_rank(r, &rank, &world);
+    if (rank >= 0 && world > 0)
+        fprintf(f, "Rank %d of %d\n", rank, world);
+    else if (rank >= 0)
+        fprintf(f, "Rank %d (world size unknown)\n", rank);
     int cuda = short_meta(f, r);
     if (!r->has_gpu && m->ranges.n == 0) {
         fprintf(f, "\nNothing to break down: no NVTX ranges and no GPU activity were recorded. The program did not use "
@@ -252,11 +316,43 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
 {
     const struct ps_step *s = &r->steps[i];
     fprintf(f, "%4zu ", i + 1);
-    put_name(f, s->name == PS_NONE ? "(whole run)" : ps_model_str(r->m, s->name), 18);
+    const char *name = s->name == PS_NONE ? "(whole run)" : ps_model_str(r->m, s->name);
+    size_t len = ps_names_base_len(name);   /* "ProfilerStep#3, op_id = 17" shows as ProfilerStep#3 */
+    char *base = name[len] ? strndup(name, len) : NULL;
+    put_name(f, base ? base : name, 18);
+    free(base);
     fprintf(f, " %10.3f", MS(s->end_ns - s->start_ns));
     for (int c = 0; c < PS_CAT_N; c++)
         fprintf(f, " %10.3f", MS(s->cat_ns[c]));
-    fprintf(f, " %10.3f  %s%s\n", MS(s->sync_ns), ps_bottleneck_name[s->bottleneck], slow ? "  (slowest)" : "");
+    put_sync(f, s->sync_ns);
+    fprintf(f, "  %s%s\n", bn_label(r, s->bottleneck), slow ? "  (slowest)" : "");
+}
+
+/* Under the steps table: what "(sync)" is, and the average step in the verdict's groups (DESIGN §4), so that
+ * the verdict's `host` share visibly differs from Runtime + CPU Exec + Other by the sync time. */
+static void verdict_groups(FILE *f, const struct ps_report *r)
+{
+    const int64_t *c = r->avg.cat_ns, d = r->avg_dur_ns;
+    if (d <= 0) {
+        fputs("The window is zero-length: its shares are N/A (null in --format json).\n", f);
+        return;
+    }
+    fprintf(f, "(sync) is not a category of its own: it is the part of Runtime + CPU Exec + Other (\"of which sync\") "
+               "in which the GPU idles while the host is in a synchronising call or between its return and the next "
+               "GPU activity, so the eight shares above sum to 100 %%.\nThe verdict groups the average step as: %s",
+            bn_label(r, PS_BN_KERNEL));
+    put_share(f, c[PS_CAT_KERNEL], d, 0, 0);
+    fputs(", data-loading", f);
+    put_share(f, c[PS_CAT_DATALOADER], d, 0, 0);
+    fputs(", memcpy", f);
+    put_share(f, c[PS_CAT_MEMCPY] + c[PS_CAT_MEMSET], d, 0, 0);
+    fputs(", communication", f);
+    put_share(f, c[PS_CAT_COMM], d, 0, 0);
+    fputs(", sync", f);
+    put_share(f, r->avg.sync_ns, d, 0, 0);
+    fputs(", host", f);
+    put_share(f, c[PS_CAT_RUNTIME] + c[PS_CAT_CPU_EXEC] + c[PS_CAT_OTHER] - r->avg.sync_ns, d, 0, 0);
+    fputs(" (host = Runtime + CPU Exec + Other - sync).\n", f);
 }
 
 static void steps_table(FILE *f, const struct ps_report *r)
@@ -278,10 +374,12 @@ static void steps_table(FILE *f, const struct ps_report *r)
                 r->step_threads, r->pid, m->threads.v[r->step_thread].tid);
     fprintf(f, "\nStep-time breakdown (ms; each instant goes to the highest-priority category active%s)\n",
             r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
+    if (ps_report_compat_tb_no_comm(r))
+        fprintf(f, "Note: %s\n", ps_report_compat_tb_note);
     fprintf(f, "%4s %-18s %10s", "#", "step", "duration");
     for (int c = 0; c < PS_CAT_N; c++)
         fprintf(f, " %10s", cat_label(r, c));
-    fprintf(f, " %10s  %s\n", "sync", "verdict");
+    fprintf(f, " %10s  %s\n", "(sync)", "verdict");
     size_t slow[5], nslow = slowest_steps(r, slow);
     int all = r->opts.all_steps || r->nsteps <= 20;
     size_t shown = 0;
@@ -303,24 +401,30 @@ static void steps_table(FILE *f, const struct ps_report *r)
     fprintf(f, "%4s %-18s %10.3f", "", "average", MS(r->avg_dur_ns));
     for (int c = 0; c < PS_CAT_N; c++)
         fprintf(f, " %10.3f", MS(r->avg.cat_ns[c]));
-    fprintf(f, " %10.3f  %s\n", MS(r->avg.sync_ns), ps_bottleneck_name[r->bottleneck]);
+    put_sync(f, r->avg.sync_ns);
+    fprintf(f, "  %s\n", bn_label(r, r->bottleneck));
     fprintf(f, "%4s %-18s %10s", "", "share", "");
     for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %9.2f%%", pct(r->avg.cat_ns[c], r->avg_dur_ns));
-    fprintf(f, " %9.2f%%\n", pct(r->avg.sync_ns, r->avg_dur_ns));
+        put_share(f, r->avg.cat_ns[c], r->avg_dur_ns, 10, 0);
+    put_share(f, r->avg.sync_ns, r->avg_dur_ns, 10, 1);
+    fputc('\n', f);
     if (shown < r->nsteps)
         fprintf(f, "%zu more steps: all in --format json (or list them with --all-steps)\n", r->nsteps - shown);
+    verdict_groups(f, r);
 }
 
 static void verdict(FILE *f, const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    fprintf(f, "\nVerdict: %s", ps_bottleneck_name[r->bottleneck]);
+    fprintf(f, "\nVerdict: %s", bn_label(r, r->bottleneck));
     if (r->bottleneck != PS_BN_UNKNOWN)
-        fprintf(f, " (%.1f %% of the average step)", 100.0 * r->share);
+        fprintf(f, " (%s%.1f %% of the average step)",
+                r->bottleneck == PS_BN_KERNEL && !r->has_gpu ? "host compute, \"kernel\" in JSON; " : "",
+                100.0 * r->share);
     else
         fprintf(f, " (%s)", m->ranges.n == 0 && !r->has_gpu ? "nothing to break down: see above"
-                                                             : "zero-length steps: nothing to classify");
+                            : r->whole_run ? "zero-length window: nothing to classify"
+                                           : "zero-length steps: nothing to classify");
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
     fputc('\n', f);
@@ -329,7 +433,10 @@ static void verdict(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < r->nevidence; i++) {
         const struct ps_evidence *e = &r->evidence[i];
         fprintf(f, "  %-6s %7lld x  %10.3f ms  ", e->kind, (long long)e->count, MS(e->total_ns));
-        put_name(f, ps_model_str(m, e->name), 0);
+        if (!strcmp(e->kind, "range"))
+            put_base_name(f, ps_model_str(m, e->name));
+        else
+            put_name(f, ps_model_str(m, e->name), 0);
         fputc('\n', f);
     }
     if (r->nrecs)
@@ -381,7 +488,7 @@ static void summaries(FILE *f, const struct ps_report *r)
     const struct ps_model *m = r->m;
     size_t top = r->opts.top_n > 0 && (size_t)r->opts.top_n < r->nkernels ? (size_t)r->opts.top_n : r->nkernels;
     if (top) {
-        fprintf(f, "\nTop %zu of %zu kernels by total time (ms)\n", top, r->nkernels);
+        fprintf(f, "\nTop %zu of %zu kernel names by total time (ms)\n", top, r->nkernels);
         fprintf(f, "%8s %11s %9s %9s %9s %9s  %s\n", "count", "total", "avg", "median", "min", "max", "kernel");
     }
     for (size_t i = 0; i < top; i++) {
@@ -406,22 +513,25 @@ static void summaries(FILE *f, const struct ps_report *r)
             fprintf(f, "%8s\n", "N/A");
     }
     if (r->nfindings)
-        fprintf(f, "\nFindings\n");
+        fprintf(f, "\nFindings (rows: \"at X ms\" from the run's first event; names in full, last)\n");
     for (size_t i = 0; i < r->nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
         fprintf(f, "  [%s] %s: %s\n", g->severity, g->rule, g->summary);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
-            fputs("      ", f);
-            put_name(f, w->name != PS_NONE ? ps_model_str(m, w->name) : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)" : "(time slice)",
-                     50);
+            char where[48];
             if (w->start_ns >= 0)
-                fprintf(f, "  at %.3f ms", MS(w->start_ns - r->run_start_ns));
+                snprintf(where, sizeof where, "at %.3f ms", MS(w->start_ns - r->run_start_ns));
             else
-                fprintf(f, "  %lld x", (long long)w->count);
-            fprintf(f, "  %.3f ms", MS(w->dur_ns));
+                snprintf(where, sizeof where, "%lld x", (long long)w->count);
+            fprintf(f, "      %-14s %10.3f ms", where, MS(w->dur_ns));
             if (w->bytes >= 0)
-                fprintf(f, "  %.3f MB", (double)w->bytes / 1e6);
+                fprintf(f, "  %10.3f MB", (double)w->bytes / 1e6);
+            fputs("  ", f);   /* in full: names cut in the middle could make two kernels look alike */
+            put_name(f, w->name != PS_NONE            ? ps_model_str(m, w->name)
+                        : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)"
+                                                      : "(time slice)",
+                     0);
             fputc('\n', f);
         }
     }
@@ -441,7 +551,7 @@ static void ranks(FILE *f, const struct ps_report *r)
         fprintf(f, "%4zu %8u %6zu %10.3f", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
         for (int c = 0; c < PS_CAT_N; c++)
             fprintf(f, " %10.3f", MS(k->cat_ns[c]));
-        fprintf(f, "  %s\n", ps_bottleneck_name[k->bottleneck]);
+        fprintf(f, "  %s\n", bn_label(r, k->bottleneck));
     }
     for (size_t i = 0; i < r->nstragglers; i++) {
         const struct ps_straggler *g = &r->stragglers[i];

@@ -94,6 +94,16 @@ static int evidence(struct ps_report *r, struct ps_names *names)
         return -ENOMEM;
     }
 #define IN_WINDOW(x) ((x)->start_ns >= a && (x)->end_ns <= b)
+    if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu) {   /* host compute: the compute ranges */
+        for (size_t i = 0; i < m->ranges.n; i++) {
+            const struct ps_range *g = &m->ranges.v[i];
+            unsigned f = ps_names_flags(names, g->name);
+            if (!(f & (PS_NAME_DATA | PS_NAME_STEP | PS_NAME_COPY)) && g->kind != PS_RANGE_NVTX_MARK &&
+                g->kind != PS_RANGE_GPU_ANNOTATION && ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
+                tally_add(&t, ps_names_group(names, g->name), g->end_ns - g->start_ns);
+        }
+        tally_top(r, &t, "range", 3);
+    }
     switch (r->bottleneck) {
     case PS_BN_DATA:
     case PS_BN_HOST:
@@ -103,7 +113,7 @@ static int evidence(struct ps_report *r, struct ps_names *names)
             int want = r->bottleneck == PS_BN_DATA ? (f & PS_NAME_DATA) != 0 : !(f & (PS_NAME_DATA | PS_NAME_STEP));
             if (want && g->kind != PS_RANGE_NVTX_MARK && g->kind != PS_RANGE_GPU_ANNOTATION &&
                 ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
-                tally_add(&t, g->name, g->end_ns - g->start_ns);
+                tally_add(&t, ps_names_group(names, g->name), g->end_ns - g->start_ns);   /* emit_nvtx: by base */
         }
         tally_top(r, &t, "range", 3);
         if (r->bottleneck == PS_BN_DATA)
@@ -132,11 +142,11 @@ static int evidence(struct ps_report *r, struct ps_names *names)
         }
         tally_top(r, &t, r->bottleneck == PS_BN_MEMCPY ? "copy" : "kernel", 3);
         if (r->bottleneck == PS_BN_MEMCPY && !r->has_gpu) {   /* host-side copy phases */
-                for (size_t i = 0; i < m->ranges.n; i++) {
+            for (size_t i = 0; i < m->ranges.n; i++) {
                 const struct ps_range *g = &m->ranges.v[i];
                 if (g->kind != PS_RANGE_GPU_ANNOTATION && (ps_names_flags(names, g->name) & PS_NAME_COPY) &&
                     ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
-                    tally_add(&t, g->name, g->end_ns - g->start_ns);
+                    tally_add(&t, ps_names_group(names, g->name), g->end_ns - g->start_ns);
             }
             tally_top(r, &t, "range", 3);
         }
@@ -170,7 +180,15 @@ static void recommend(struct ps_report *r)
                        "mode=\"reduce-overhead\"), fuse operators into fewer, larger kernels, use larger batches, and "
                        "profile the Python side of the step.",
     };
-    if (r->bottleneck != PS_BN_UNKNOWN)
+    /* Without GPU rows the `kernel` group is the host's own compute (DESIGN §4): GPU advice would not apply. */
+    static const char host_compute[] =
+        "The host is busy computing (no GPU rows in this trace): profile the hot functions (the ranges below, "
+        "perf record / py-spy), vectorise them or call optimised libraries (BLAS, oneDNN, NumPy / PyTorch ops "
+        "instead of Python loops), use more threads (OMP_NUM_THREADS, torch.set_num_threads); or run the model "
+        "on the GPU.";
+    if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu)
+        r->recs[r->nrecs++] = host_compute;
+    else if (r->bottleneck != PS_BN_UNKNOWN)
         r->recs[r->nrecs++] = fix[r->bottleneck];
     if (r->bottleneck != PS_BN_KERNEL && !isnan(r->gpu_util) && r->gpu_util < 0.5)
         r->recs[r->nrecs++] = "GPU utilisation is below 50 %: once the bottleneck above is fixed, a larger batch "
@@ -207,6 +225,7 @@ static void keep_row(struct ps_finding *f, struct ps_row row)
     f->rows[pos] = row;
 }
 
+#define PS_PAGEABLE_NOTE_SHARE 0.01
 static void copy_findings(struct ps_report *r, struct ps_names *names)
 {
     const struct ps_model *m = r->m;
@@ -228,12 +247,16 @@ static void copy_findings(struct ps_report *r, struct ps_names *names)
             keep_row(&sync, row);
         }
     }
+    /* Negligible (under PS_PAGEABLE_NOTE_SHARE of the run, e.g. nsys' 4 copies of 3 KB in 3 µs): a note ("info"),
+     * not a warning. */
     struct ps_finding *f;
-    if (np && (f = add_finding(r, &pageable, "pageable_memcpy", "warning"))) {
+    int minor = (double)tp < PS_PAGEABLE_NOTE_SHARE * (double)(r->run_end_ns - r->run_start_ns);
+    if (np && (f = add_finding(r, &pageable, "pageable_memcpy", minor ? "info" : "warning"))) {
         snprintf(f->summary, sizeof f->summary,
-                 "%lld asynchronous copies use pageable host memory (%.1f MB, %.3f ms on the GPU): the driver stages "
-                 "them and the host waits; allocate the host buffers pinned (pin_memory=True / cudaHostAlloc)",
-                 (long long)np, (double)bp / 1e6, (double)tp / 1e6);
+                 "%lld asynchronous copies use pageable host memory (%.3f MB, %.3f ms on the GPU): the driver stages "
+                 "them and the host waits; allocate the host buffers pinned (pin_memory=True / cudaHostAlloc)%s",
+                 (long long)np, (double)bp / 1e6, (double)tp / 1e6,
+                 minor ? "; negligible here (under 1 % of the run)" : "");
     }
     if (ns && (f = add_finding(r, &sync, "sync_memcpy", "warning"))) {
         snprintf(f->summary, sizeof f->summary,
@@ -308,8 +331,8 @@ static int gap_finding(struct ps_report *r)
         }
     }
     if (n && (f = add_finding(r, &acc, "gpu_gap", "warning")))
-        snprintf(f->summary, sizeof f->summary, "%lld GPU idle gaps of %.3f ms or more, %.3f ms in all",
-                 (long long)n, (double)r->opts.gap_ns / 1e6, (double)t / 1e6);
+        snprintf(f->summary, sizeof f->summary, "%lld GPU idle gaps of %.6g ms or more, %.3f ms in all",
+                 (long long)n, (double)r->opts.gap_ns / 1e6, (double)t / 1e6);   /* %g: 0.0001 ms stays visible */
     return 0;
 }
 
@@ -362,33 +385,47 @@ out:
     return rc;
 }
 
-/* Launch-bound: at least 1000 kernels, half of them or more shorter than tiny_kernel_ns. */
-static void tiny_kernel_finding(struct ps_report *r)
+/* Launch-bound: at least 1000 kernels, half of them or more shorter than tiny_kernel_ns. Rows: the kernel names
+ * with the most short launches, each with the count and total time of its short launches only (a name's long
+ * launches are not launch-bound), so the rows never add up past the headline count. */
+static int tiny_kernel_finding(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     int64_t n = 0, tiny = 0;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        if (m->gpu_attrs.v[m->gpu.v[i].attr].kind != PS_GPU_KERNEL)
-            continue;
-        n++;
-        tiny += ps_gpu_row_dur(m, &m->gpu.v[i]) < r->opts.tiny_kernel_ns;
-    }
+    struct tally t = { .nstrings = ps_model_nstrings(m) };
     struct ps_finding acc = { 0 }, *f;
+    for (size_t i = 0; i < m->gpu.n; i++)
+        if (m->gpu_attrs.v[m->gpu.v[i].attr].kind == PS_GPU_KERNEL)
+            n++, tiny += ps_gpu_row_dur(m, &m->gpu.v[i]) < r->opts.tiny_kernel_ns;
     if (n < 1000 || 2 * tiny < n)
-        return;
-    for (size_t k = 0; k < r->nkernels; k++)   /* the most frequent short kernels: rank by count ... */
-        if (r->kernels[k].median_ns < r->opts.tiny_kernel_ns)
-            keep_row(&acc, (struct ps_row){ r->kernels[k].name, -1, r->kernels[k].count, -1, r->kernels[k].count });
-    for (size_t k = 0; k < acc.nrows; k++) {  /* ... then report their total time */
-        for (size_t j = 0; j < r->nkernels; j++)
-            if (r->kernels[j].name == acc.rows[k].name)
-                acc.rows[k].dur_ns = r->kernels[j].total_ns;
+        return 0;
+    t.agg = calloc(t.nstrings + 1, sizeof *t.agg);
+    t.touched = malloc((t.nstrings + 1) * sizeof *t.touched);
+    if (!t.agg || !t.touched) {
+        free(t.agg);
+        free(t.touched);
+        return -ENOMEM;
     }
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op op = ps_model_gpu(m, i);
+        if (op.kind == PS_GPU_KERNEL && op.end_ns - op.start_ns < r->opts.tiny_kernel_ns)
+            tally_add(&t, op.name, op.end_ns - op.start_ns);
+    }
+    for (size_t k = 0; k < t.nt; k++) {   /* rank by count (keep_row ranks by dur_ns: put the count there) ... */
+        uint32_t id = t.touched[k];
+        keep_row(&acc, (struct ps_row){ id, -1, t.agg[id].count, -1, t.agg[id].count });
+    }
+    for (size_t k = 0; k < acc.nrows; k++)   /* ... then report the short launches' total time */
+        acc.rows[k].dur_ns = t.agg[acc.rows[k].name].total;
+    free(t.agg);
+    free(t.touched);
     if (!(f = add_finding(r, &acc, "tiny_kernels", "info")))
-        return;
+        return 0;
     snprintf(f->summary, sizeof f->summary,
-             "%lld of %lld kernels run shorter than %.0f us: launch overhead dominates; fuse them or use CUDA graphs",
+             "%lld of %lld kernels run shorter than %.6g us: launch overhead dominates; fuse them or use CUDA graphs "
+             "(rows: each name's short launches only)",
              (long long)tiny, (long long)n, (double)r->opts.tiny_kernel_ns / 1e3);
+    return 0;
 }
 
 int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
@@ -410,6 +447,7 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
     rc = gap_finding(r);
     if (rc == 0)
         rc = low_util_finding(r);
-    tiny_kernel_finding(r);
+    if (rc == 0)
+        rc = tiny_kernel_finding(r);
     return rc;
 }

@@ -135,6 +135,39 @@ static void round_like_hta(void)
         hta_round(base, &model->ranges.v[i].start_ns, &model->ranges.v[i].end_ns);
 }
 
+/* tiny_kernels on resnet50_workers0: each row counts only the name's launches shorter than 10 µs. Expected from
+ * Python over the trace (kernel durations are whole µs):
+ *   ev = [e for e in trace['traceEvents'] if e.get('ph') == 'X' and e.get('cat', '').lower() == 'kernel']
+ *   -> 8772 kernels, 5467 with dur < 10; per name (count, sum of dur) of those, by count:
+ *   AddFunctor 2715 x 4122 µs, FillFunctor 942 x 654, MulScalarFunctor 906 x 1385, BUnaryFunctor 318 x 322,
+ *   cask_cudnn::computeOffsetsKernel 138 x 342 (sum of the five 5019 <= 5467). Before the fix the first row was
+ *   AddFunctor's 3090 launches, 39.814 ms, long ones included. */
+static void check_tiny_kernels(void)
+{
+    static const struct { const char *name_has; int64_t count, total_us; } want[] = {
+        { "AddFunctor<float>", 2715, 4122 }, { "FillFunctor<float>", 942, 654 },
+        { "MulScalarFunctor<float", 906, 1385 }, { "BUnaryFunctor<", 318, 322 },
+        { "cask_cudnn::computeOffsetsKernel", 138, 342 },
+    };
+    const struct ps_finding *f = NULL;
+    for (size_t i = 0; i < rep.nfindings; i++)
+        if (!strcmp(rep.findings[i].rule, "tiny_kernels"))
+            f = &rep.findings[i];
+    if (!f) {
+        fprintf(stderr, "no tiny_kernels finding\n");
+        failures++;
+        return;
+    }
+    CHECK(strstr(f->summary, "5467 of 8772 kernels") != NULL, "tiny_kernels summary: %s", f->summary);
+    CHECK_EQ("tiny_kernels rows", f->nrows, 5);
+    for (size_t i = 0; i < 5 && i < f->nrows; i++) {
+        CHECK(strstr(ps_model_str(model, f->rows[i].name), want[i].name_has) != NULL, "row %zu is %s", i,
+              ps_model_str(model, f->rows[i].name));
+        CHECK_EQ("row count", f->rows[i].count, want[i].count);
+        CHECK_EQ("row short-launch total (ns)", f->rows[i].dur_ns, want[i].total_us * 1000);
+    }
+}
+
 /* ResNet-50, num_workers=0, integer µs timestamps (README, tb result_check_file.txt, HTA). */
 static int resnet50_workers0(const char *dir)
 {
@@ -153,6 +186,7 @@ static int resnet50_workers0(const char *dir)
     CHECK_NEAR("stream 7 host_wait (µs)", stream(7)->host_wait_ns / 1e3, 318934, 1.0);
     CHECK_NEAR("stream 7 kernel_wait (µs)", stream(7)->kernel_wait_ns / 1e3, 8529, 1.0);
     CHECK_STR("verdict", ps_bottleneck_name[rep.bottleneck], "data-loading");
+    check_tiny_kernels();
     return 0;
 }
 
