@@ -7,12 +7,41 @@
 
 #include "analysis.h"
 
-/* The first `len` bytes of `s` as a JSON string. */
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629 §4: no overlong forms, no surrogates, at most
+ * U+10FFFF), or 0 when the bytes there are not one. */
+static size_t utf8_seq_len(const unsigned char *p, const unsigned char *end)
+{
+    size_t n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
+    if (n == 0 || p[0] > 0xF4 || (size_t)(end - p) < n)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0) || (p[0] == 0xF0 && p[1] < 0x90) ||
+        (p[0] == 0xF4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* The first `len` bytes of `s` (up to a NUL) as a JSON string. JSON text is UTF-8 (RFC 8259 §8.1): a byte that
+ * does not start a well-formed sequence (a Latin-1 file name in a command line, a name cut mid-character) is
+ * written as U+FFFD. */
 static void jstrn(FILE *f, const char *s, size_t len)
 {
+    const unsigned char *end = (const unsigned char *)memchr(s, '\0', len);
+    if (!end)
+        end = (const unsigned char *)s + len;
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; p < (const unsigned char *)s + len && *p; p++) {
-        if (*p == '"' || *p == '\\')
+    for (const unsigned char *p = (const unsigned char *)s; p < end; p++) {
+        if (*p >= 0x80) {
+            size_t n = utf8_seq_len(p, end);
+            if (n == 0) {
+                fputs("\\ufffd", f);
+                continue;
+            }
+            fwrite(p, 1, n, f);
+            p += n - 1;
+        } else if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
         else if (*p == '\n')
             fputs("\\n", f);

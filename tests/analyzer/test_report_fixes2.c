@@ -382,10 +382,31 @@ static void compat_tb_without_kineto_ids_noted(void)
     done(&b);
 }
 
+/* findings-3 #5: JSON text must be UTF-8 (RFC 8259 §8.1). A command line with a Latin-1 byte (0xFF), a range
+ * name cut mid-character (0xE3 0x83 with its third byte missing) and a valid 'データ' (3 x 3 bytes): the first
+ * two come out as U+FFFD, the valid one unchanged, byte for byte. */
+static void json_is_utf8(void)
+{
+    struct result a;
+    report(make_sqlite("utf8", "INSERT INTO PERFSCOPE_META VALUES ('command_line', CAST(X'2E2F7420FF2062' AS TEXT));"
+                               "INSERT INTO NVTX_EVENTS VALUES (10, 20, 59, CAST(X'772DE383' AS TEXT), NULL, "
+                               GT(7, 7) ", 0);"
+                               "INSERT INTO NVTX_EVENTS VALUES (30, 40, 59, 'データ', NULL, " GT(7, 7) ", 0);"),
+           &a, NULL);
+    HAS(a.json, "\"./t \\ufffd b\"");
+    HAS(a.json, "\"w-\\ufffd\\ufffd\"");
+    HAS(a.json, "\"データ\"");
+    for (const unsigned char *p = (const unsigned char *)a.json; *p; p++)
+        CHECK(*p != 0xFF && !(p[0] == 0xE3 && p[1] == 0x83 && (p[2] & 0xC0) != 0x80), "an invalid byte at %ld",
+              (long)((const char *)p - a.json));
+    done(&a);
+}
+
 static const struct {
     const char *name;
     void (*fn)(void);
 } cases[] = {
+    { "json_is_utf8", json_is_utf8 },
     { "emit_nvtx_suffix_ignored", emit_nvtx_suffix_ignored },
     { "sync_is_part_of_host_columns", sync_is_part_of_host_columns },
     { "zero_length_window_shares_na", zero_length_window_shares_na },
