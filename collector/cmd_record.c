@@ -470,7 +470,7 @@ static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect 
  * the recorder's thread that forked, its main thread, ends: kill -9, crash), restore the signal state CMD
  * would have had, exec; on failure send errno through the pipe. */
 static _Noreturn void exec_child(const struct run *r, pid_t recorder, const sigset_t *orig_mask,
-                                 const struct sigaction *orig_pipe, int err_fd)
+                                 const struct sigaction *orig_pipe, const struct sigaction *orig_xfsz, int err_fd)
 {
     int e;
     if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) {
@@ -480,6 +480,7 @@ static _Noreturn void exec_child(const struct run *r, pid_t recorder, const sigs
     if (getppid() != recorder)      /* the recorder died before prctl took effect */
         _exit(128 + SIGTERM);
     sigaction(SIGPIPE, orig_pipe, NULL);
+    sigaction(SIGXFSZ, orig_xfsz, NULL);
     sigprocmask(SIG_SETMASK, orig_mask, NULL);
     execvp(r->o->cmd[0], r->o->cmd);
     e = errno;
@@ -489,9 +490,19 @@ fail:
     _exit(127);
 }
 
+/* After a failed trace: name a file-size limit (ulimit -f), the likely cause besides a full disk. */
+static void say_file_size_limit(void)
+{
+    struct rlimit l;
+    if (getrlimit(RLIMIT_FSIZE, &l) == 0 && l.rlim_cur != RLIM_INFINITY)
+        fprintf(stderr, "perfscope record: a file size limit is set (ulimit -f: %llu bytes): raise it, or write the "
+                        "trace where it holds\n", (unsigned long long)l.rlim_cur);
+}
+
 /* Start CMD. Returns 0, or the exit status a shell gives when it cannot run a command: 127 not found,
  * 126 found but not executable (POSIX "Command Search and Execution"); a message is on stderr. */
-static int start_child(struct run *r, const sigset_t *orig_mask, const struct sigaction *orig_pipe)
+static int start_child(struct run *r, const sigset_t *orig_mask, const struct sigaction *orig_pipe,
+                       const struct sigaction *orig_xfsz)
 {
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0) {
@@ -501,7 +512,7 @@ static int start_child(struct run *r, const sigset_t *orig_mask, const struct si
     pid_t recorder = getpid();
     r->child = fork();
     if (r->child == 0)
-        exec_child(r, recorder, orig_mask, orig_pipe, pfd[1]);
+        exec_child(r, recorder, orig_mask, orig_pipe, orig_xfsz, pfd[1]);
     int e = r->child < 0 ? errno : 0;
     close(pfd[1]);
     if (r->child > 0) {
@@ -558,9 +569,12 @@ int cmd_record(int argc, char **argv)
     }
     /* record writes only to its own stderr and the trace: a closed stderr must not kill it (and with it the
      * recording) with SIGPIPE; CMD gets the disposition record was started with. */
-    struct sigaction orig_pipe, ign = { .sa_handler = SIG_IGN };
+    struct sigaction orig_pipe, orig_xfsz, ign = { .sa_handler = SIG_IGN };
     sigemptyset(&ign.sa_mask);
     sigaction(SIGPIPE, &ign, &orig_pipe);
+    /* Likewise a file-size limit (ulimit -f): writes past it fail with EFBIG and the trace is reported
+     * incomplete, instead of SIGXFSZ killing record silently (findings-3 #2). */
+    sigaction(SIGXFSZ, &ign, &orig_xfsz);
     /* Signals are taken synchronously by the main thread; the threads started below inherit the mask. */
     sigset_t waitset, orig;
     sigemptyset(&waitset);
@@ -576,6 +590,7 @@ int cmd_record(int argc, char **argv)
     struct ps_collect *c = NULL;
     if (ps_tw_open(r.output, &w, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
+        say_file_size_limit();
         unlink_trace(r.output);
         goto out_mask;
     }
@@ -583,6 +598,7 @@ int cmd_record(int argc, char **argv)
     if (ps_tw_begin(w) || ps_tw_meta(w, "recording_complete", "0") || write_export_rows(w, r.utc_ns) ||
         ps_tw_commit(w)) {
         fprintf(stderr, "%s\n", ps_tw_errmsg(w));
+        say_file_size_limit();
         ps_tw_free(w);
         unlink_trace(r.output);
         goto out_mask;
@@ -592,7 +608,7 @@ int cmd_record(int argc, char **argv)
         unlink_trace(r.output);
         goto out_mask;
     }
-    int start_rc = start_child(&r, &orig, &orig_pipe);
+    int start_rc = start_child(&r, &orig, &orig_pipe, &orig_xfsz);
     if (start_rc) {
         /* Nothing ran: no trace is left behind (docs/record.md). */
         struct ps_rows_totals none;
@@ -625,6 +641,7 @@ int cmd_record(int argc, char **argv)
     goto out_mask;
 out_failed:
     fprintf(stderr, "perfscope record: the trace %s is incomplete or missing\n", r.output);
+    say_file_size_limit();
     if (status == 0)
         status = 1;
 out_mask:
@@ -634,6 +651,7 @@ out_mask:
         ;
     pthread_sigmask(SIG_SETMASK, &orig, NULL);
     sigaction(SIGPIPE, &orig_pipe, NULL);
+    sigaction(SIGXFSZ, &orig_xfsz, NULL);
 out_session:
     ps_session_dir_remove(r.session);
     return status;

@@ -33,8 +33,11 @@ struct ps_ring_wlane {
 
 /* Create the ring file `dir`/ring-<pid>-<n>.ps (PS_RING_FILE_FMT, the first n free, O_EXCL), size `bytes`
  * (sparse: chunks are allocated as first used), map it shared and calibrate the clock.
- * `bytes` is rounded down to whole chunks; from PS_RING_MIN_BYTES to PS_RING_MAX_BYTES (ps_ring.h). On success returns 0, *out, and the path in
- * `path` (if non-NULL, `path_size` bytes). Errors: -errno of open/ftruncate/mmap, -EINVAL for a bad size.
+ * `bytes` is rounded down to whole chunks; from PS_RING_MIN_BYTES to PS_RING_MAX_BYTES (ps_ring.h); a
+ * RLIMIT_FSIZE below `bytes` makes the ring that size (never SIGXFSZ). No descriptor is kept: fresh chunks are
+ * backed through the mapping or by reopening the file by name. On success returns 0, *out, and the path in
+ * `path` (if non-NULL, `path_size` bytes). Errors: -errno of open/ftruncate/mmap, -EINVAL for a bad size,
+ * -EFBIG when RLIMIT_FSIZE is below PS_RING_MIN_BYTES.
  * Free with ps_ring_free (which keeps the file: the reader owns and deletes it). */
 int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ring **out,
                    char *path, size_t path_size);

@@ -269,6 +269,9 @@ static int make_ring(void)
         if (err == -EINVAL)
             snprintf(why, sizeof why, "a ring of %llu bytes is out of range: from %llu to %llu bytes\n",
                      (unsigned long long)ring_bytes, PS_RING_MIN_BYTES, PS_RING_MAX_BYTES);
+        else if (err == -EFBIG)
+            snprintf(why, sizeof why, "the file size limit (ulimit -f) is below the smallest ring (%llu bytes)\n",
+                     PS_RING_MIN_BYTES);
         else
             snprintf(why, sizeof why, "cannot create a ring of %llu bytes: %s\n", (unsigned long long)ring_bytes,
                      strerror(-err));

@@ -1,0 +1,90 @@
+/* Programs that do what real programs do and a probe must survive (findings-3): close every descriptor
+ * (daemons, launchers), set a file-size limit (batch systems), emit bytes that are not UTF-8.
+ * Run by tests/collector/hostile_tests.sh under `perfscope record`; each mode says what it did. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <nvtx3/nvToolsExt.h>
+
+static void ranges(const char *msg, long n)
+{
+    for (long i = 0; i < n; i++) {
+        nvtxRangePushA(msg);
+        nvtxRangePop();
+    }
+}
+
+/* closefds FILE N: one range "start" (the probe makes its ring), close every descriptor from 3 up, open FILE
+ * (it gets the lowest number, the ring's old one), write "hello\n" (6 bytes), then N ranges "r" with FILE
+ * still open. A probe that kept the ring's descriptor extends FILE with zeros. */
+static int closefds(const char *file, long n)
+{
+    ranges("start", 1);
+    struct rlimit l;
+    int max = getrlimit(RLIMIT_NOFILE, &l) == 0 && l.rlim_cur < 65536 ? (int)l.rlim_cur : 65536;
+    for (int fd = 3; fd < max; fd++)
+        close(fd);
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || write(fd, "hello\n", 6) != 6)
+        return 1;
+    ranges("r", n);
+    return close(fd) != 0;
+}
+
+/* dup2 FILE N: stdin closed before the first NVTX call (so the ring's descriptor would be 0), then FILE
+ * opened and moved onto 0 with dup2 (a stdin redirect), "hello\n" written through 0, then N ranges "r". */
+static int dup2_stdin(const char *file, long n)
+{
+    close(0);
+    ranges("start", 1);
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || (fd != 0 && (dup2(fd, 0) != 0 || close(fd) != 0)) || write(0, "hello\n", 6) != 6)
+        return 1;
+    ranges("r", n);
+    return 0;
+}
+
+/* fsize BYTES N: set RLIMIT_FSIZE's soft limit to BYTES (-1: unlimited) before the first NVTX call, make N
+ * ranges "f", print "survived". */
+static int fsize(long bytes, long n)
+{
+    struct rlimit l;
+    if (getrlimit(RLIMIT_FSIZE, &l) != 0)
+        return 1;
+    l.rlim_cur = bytes < 0 ? l.rlim_max : (rlim_t)bytes;
+    if (setrlimit(RLIMIT_FSIZE, &l) != 0)
+        return 1;
+    ranges("f", n);
+    puts("survived");
+    return 0;
+}
+
+/* xfsz_disposition: exit 0 when SIGXFSZ has its default action (kill), 3 when it is ignored or caught. */
+static int xfsz_disposition(void)
+{
+    struct sigaction sa;
+    if (sigaction(SIGXFSZ, NULL, &sa) != 0)
+        return 1;
+    return sa.sa_handler == SIG_DFL ? 0 : 3;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (!strcmp(mode, "closefds") && argc == 4)
+        return closefds(argv[2], atol(argv[3]));
+    if (!strcmp(mode, "dup2") && argc == 4)
+        return dup2_stdin(argv[2], atol(argv[3]));
+    if (!strcmp(mode, "fsize") && argc == 4)
+        return fsize(atol(argv[2]), atol(argv[3]));
+    if (!strcmp(mode, "xfsz_disposition"))
+        return xfsz_disposition();
+    fprintf(stderr, "usage: hostile_prog closefds FILE N | dup2 FILE N | fsize BYTES N | xfsz_disposition\n");
+    return 2;
+}

@@ -1,0 +1,81 @@
+#!/bin/sh
+# End-to-end tests of `perfscope record` with programs that do what real programs do and must survive being
+# recorded (findings-3): tests/collector/hostile_prog.c, whose comments say what each mode did.
+# Usage: hostile_tests.sh PERFSCOPE HOSTILE_PROG WORKDIR CASE
+set -u
+perfscope=$1 prog=$2 work=$3 case=$4
+dir=$work/hostile_tests.$case
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+trace=$dir/t.sqlite
+
+fail() { echo "FAIL $case: $*" >&2; exit 1; }
+q() { sqlite3 "$trace" "$1" || fail "query failed: $1"; }
+expect() { # expect WHAT GOT WANT
+    [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+record() { # record ARGS...: run perfscope record, keep its status in $rc and its stderr in $dir/err
+    "$perfscope" record "$@" >"$dir/out" 2>"$dir/err"
+    rc=$?
+}
+meta() { q "SELECT value FROM PERFSCOPE_META WHERE name = '$1'"; }
+size() { wc -c <"$1" | tr -d ' '; }
+
+case $case in
+record_probe_never_writes_to_a_descriptor_it_no_longer_owns)
+    # findings-3 #1: the probe kept the ring's descriptor and fallocate'd every fresh chunk through it; after
+    # the program closed all descriptors and opened its own file on that number, the file grew by 64 KiB per
+    # chunk. 300000 ranges "r" of 40 bytes each are 12 MB of records: about 180 chunks of 64 KiB, many of
+    # them fresh (the collector drains every millisecond, the program writes a chunk in well under one).
+    # 1 "start" + 300000 "r" rows, 0 dropped: a descriptor gone is no reason to drop.
+    record -o "$trace" -- "$prog" closefds "$dir/victim.dat" 300000
+    expect "status" "$rc" 0
+    expect "the program's file (6 bytes written)" "$(size "$dir/victim.dat")" 6
+    expect "content" "$(cat "$dir/victim.dat")" hello
+    expect "rows" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59")" 300001
+    expect "dropped_records" "$(meta dropped_records)" 0
+    # Same with stdin closed before the first NVTX call and a file moved onto 0 by dup2 (findings-3 t29).
+    record -f -o "$trace" -- "$prog" dup2 "$dir/stdin.dat" 300000
+    expect "dup2 status" "$rc" 0
+    expect "the file moved onto fd 0 (6 bytes written)" "$(size "$dir/stdin.dat")" 6
+    expect "dup2 rows" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59")" 300001
+    expect "dup2 dropped_records" "$(meta dropped_records)" 0
+    ;;
+record_probe_fits_its_ring_under_a_file_size_limit)
+    # findings-3 #2: with RLIMIT_FSIZE below the 512 MiB ring, ftruncate raised SIGXFSZ and killed the
+    # program (exit 153). A 4 MiB limit: the ring is made 4 MiB (4 KiB chunks) and 20000 ranges (800 KB)
+    # all fit; a 64 KiB limit is below the smallest ring (659456 bytes): the probe records nothing and
+    # says why, and the program still runs to the end.
+    record -o "$trace" -- "$prog" fsize 4194304 20000
+    expect "status" "$rc" 0
+    expect "program output" "$(cat "$dir/out")" survived
+    expect "rows under a 4 MiB limit" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59")" 20000
+    expect "dropped_records" "$(meta dropped_records)" 0
+    record -f -o "$trace" -- "$prog" fsize 65536 100
+    expect "status under a 64 KiB limit" "$rc" 0
+    expect "program output under a 64 KiB limit" "$(cat "$dir/out")" survived
+    grep -q "the probe could not record.*file size limit (ulimit -f) is below the smallest ring" "$dir/err" ||
+        fail "no probe warning: $(cat "$dir/err")"
+    expect "rows under a 64 KiB limit" "$(q "SELECT count(*) FROM NVTX_EVENTS")" 0
+    ;;
+record_reports_a_file_size_limit_and_gives_cmd_the_default_sigxfsz)
+    # findings-3 #2, the recorder: under `ulimit -f` it died of SIGXFSZ (exit 153) without a word. Now it
+    # ignores SIGXFSZ, so its writes fail with EFBIG and it says the trace is incomplete and why; CMD still
+    # gets SIGXFSZ's default action (xfsz_disposition exits 0 only then). The soft limit is 4 MiB (8192 blocks of
+    # 512 bytes in dash, 1024 in bash): enough for the schema (64 KiB pages); CMD lifts its own soft limit and
+    # makes 1000000 ranges: the NVTX_EVENTS rows alone exceed 4 MiB (at least 5 bytes each: a row header,
+    # an id and two timestamps).
+    record -o "$trace" -- "$prog" xfsz_disposition
+    expect "CMD's SIGXFSZ disposition (0: default)" "$rc" 0
+    (ulimit -S -f 8192 && exec "$perfscope" record -f -o "$trace" -- "$prog" fsize -1 1000000) >"$dir/out" 2>"$dir/err"
+    rc=$?
+    [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] || fail "status $rc under a 4 MiB limit (153: killed by SIGXFSZ)"
+    # Where the limit bites depends on SQLite's page and WAL sizes: at the schema or at a later commit.
+    grep -Eq "incomplete or missing|creating the schema" "$dir/err" || fail "no failed-trace message: $(cat "$dir/err")"
+    grep -Eq "a file size limit is set \(ulimit -f: (4194304|8388608) bytes\)" "$dir/err" || fail "cause: $(cat "$dir/err")"
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+rm -rf "$dir"
+echo "PASS $case"
