@@ -24,6 +24,7 @@
 #include "ps_schema.h"
 #include "ps_time.h"
 #include "ps_version.h"
+#include "rows.h"
 #include "sampler.h"
 #include "session.h"
 #include "trace_writer.h"
@@ -253,6 +254,7 @@ static int set_env(const char *session, const char *probe, const struct opts *o)
     return 0;
 }
 
+/* CMD's words joined by spaces, invalid UTF-8 replaced (U+FFFD). malloc'd; NULL: no memory. */
 static char *join_args(char **argv)
 {
     size_t len = 1;
@@ -267,7 +269,11 @@ static char *join_args(char **argv)
             strcat(s, " ");
         strcat(s, *a);
     }
-    return s;
+    if (ps_rows_utf8_valid(s, strlen(s)))
+        return s;
+    char *fixed = ps_rows_utf8_dup(s, strlen(s));   /* file names in argv are bytes on Linux */
+    free(s);
+    return fixed;
 }
 
 /* ISO 8601 with milliseconds: UTC ("...Z") or local time with its offset. */

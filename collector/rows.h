@@ -5,6 +5,7 @@
 #ifndef PS_ROWS_H
 #define PS_ROWS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ps_wire.h"
@@ -29,6 +30,13 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
  * (PERFSCOPE_PROCESS_INFO.unknownRecords), never fatal. Returns 0, or -EIO / -ENOMEM when writing fails
  * (message: ps_tw_errmsg). Call inside a transaction. */
 int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
+
+/* 1 when s[0..n) is valid UTF-8 (RFC 3629: no overlong forms, surrogates or values above U+10FFFF), else 0. */
+int ps_rows_utf8_valid(const char *s, size_t n);
+/* A NUL-terminated copy of s[0..n) with each maximal invalid subpart (Unicode ch. 3; as Python's
+ * decode(errors='replace')) replaced by U+FFFD (EF BF BD). The caller frees it; NULL: no memory. Every TEXT the collector stores goes through
+ * this (findings-3 #5). */
+char *ps_rows_utf8_dup(const char *s, size_t n);
 
 /* The ring's final count of records dropped because it was full. */
 void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, uint64_t dropped);

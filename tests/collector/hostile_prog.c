@@ -2,6 +2,7 @@
  * (daemons, launchers), set a file-size limit (batch systems), emit bytes that are not UTF-8.
  * Run by tests/collector/hostile_tests.sh under `perfscope record`; each mode says what it did. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,39 @@ static int fsize(long bytes, long n)
     return 0;
 }
 
+/* A thread that names itself "w-データローダー" (23 bytes): Linux keeps 15, cutting the second ー (E3 83 BC)
+ * after its first byte; it makes no NVTX call, so only the sampler names it. */
+static void *cut_name(void *arg)
+{
+    (void)arg;
+    prctl(PR_SET_NAME, "w-\xE3\x83\x87\xE3\x83\xBC\xE3\x82\xBF\xE3\x83\xAD\xE3\x83\xBC\xE3\x83\x80\xE3\x83\xBC");
+    usleep(400000);
+    return NULL;
+}
+
+/* badutf8 [ARG]: bytes that are not UTF-8 everywhere NVTX takes text: the main thread's NVTX name "bad\xFF\xFE
+ * name", a domain "dom\xFF", a registered string "reg\xC3(" (pushed in that domain), a category
+ * "cat\xED\xA0\x80" (an encoded surrogate), a pushed range "msg\xFF\xFE\xC3(" and a valid mark "ok \xC3\xA9";
+ * a second thread's OS name cut mid-character (cut_name); ARG (the test passes one with a bad byte) is
+ * in the command line. */
+static int badutf8(void)
+{
+    pthread_t th;
+    if (pthread_create(&th, NULL, cut_name, NULL) != 0)
+        return 1;
+    nvtxNameOsThreadA((uint32_t)gettid(), "bad\xFF\xFE name");
+    nvtxDomainHandle_t d = nvtxDomainCreateA("dom\xFF");
+    nvtxStringHandle_t reg = nvtxDomainRegisterStringA(d, "reg\xC3(");
+    nvtxDomainNameCategoryA(d, 7, "cat\xED\xA0\x80");
+    nvtxEventAttributes_t a = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+                                .messageType = NVTX_MESSAGE_TYPE_REGISTERED, .message.registered = reg };
+    nvtxDomainRangePushEx(d, &a);
+    nvtxDomainRangePop(d);
+    ranges("msg\xFF\xFE\xC3(", 1);
+    nvtxMarkA("ok \xC3\xA9");
+    return pthread_join(th, NULL) != 0;
+}
+
 /* xfsz_disposition: exit 0 when SIGXFSZ has its default action (kill), 3 when it is ignored or caught. */
 static int xfsz_disposition(void)
 {
@@ -83,8 +117,11 @@ int main(int argc, char **argv)
         return dup2_stdin(argv[2], atol(argv[3]));
     if (!strcmp(mode, "fsize") && argc == 4)
         return fsize(atol(argv[2]), atol(argv[3]));
+    if (!strcmp(mode, "badutf8"))
+        return badutf8();
     if (!strcmp(mode, "xfsz_disposition"))
         return xfsz_disposition();
-    fprintf(stderr, "usage: hostile_prog closefds FILE N | dup2 FILE N | fsize BYTES N | xfsz_disposition\n");
+    fprintf(stderr, "usage: hostile_prog closefds FILE N | dup2 FILE N | fsize BYTES N | badutf8 [ARG] |"
+                    " xfsz_disposition\n");
     return 2;
 }
