@@ -45,6 +45,11 @@ static int tsc_is_invariant(void)
 #endif
 }
 
+int ps_ring_clock_is_tsc(uint32_t flags)
+{
+    return !(flags & PS_RING_FORCE_MONO) && tsc_is_invariant();
+}
+
 static uint64_t tsc_now(void)
 {
     return ps_ring_clock_now(1);
@@ -124,7 +129,7 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
     fd = -1;
     r->hdr = (struct ps_ring_hdr *)(void *)r->base;
     r->lanes = (struct ps_ring_lane *)(void *)(r->base + PS_RING_HDR_BYTES);
-    r->tsc = !(flags & PS_RING_FORCE_MONO) && tsc_is_invariant();
+    r->tsc = ps_ring_clock_is_tsc(flags);
 
     struct ps_ring_hdr *h = r->hdr;
     h->layout = PS_RING_LAYOUT;

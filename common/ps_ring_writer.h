@@ -42,7 +42,11 @@ struct ps_ring_wlane {
 int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ring **out,
                    char *path, size_t path_size);
 
-/* Unmap and close. NULL is a no-op. Lanes still claimed must not be used afterwards. */
+/* 1 if a ring created with `flags` stamps invariant-TSC ticks, 0 if CLOCK_MONOTONIC ns: what
+ * ps_ring_uses_tsc will say, known before the ring exists (the probe stamps a first record, then makes it). */
+int ps_ring_clock_is_tsc(uint32_t flags);
+
+/* Unmap. NULL is a no-op. Lanes still claimed must not be used afterwards. */
 void ps_ring_free(struct ps_ring *r);
 
 /* The largest record a lane takes (a chunk less its header), bytes. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nvtx3/nvToolsExt.h>
@@ -99,6 +100,25 @@ static int badutf8(void)
     return pthread_join(th, NULL) != 0;
 }
 
+/* forkexec N: one mark "go", then N children that exec /bin/true and one that _exits, one at a time (a
+ * launcher; a DataLoader worker that dies at once). None of the children makes an NVTX call. */
+static int forkexec(int n)
+{
+    nvtxMarkA("go");
+    for (int i = 0; i <= n; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (i < n)
+                execl("/bin/true", "true", (char *)NULL);
+            _exit(0);
+        }
+        int st;
+        if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* xfsz_disposition: exit 0 when SIGXFSZ has its default action (kill), 3 when it is ignored or caught. */
 static int xfsz_disposition(void)
 {
@@ -119,9 +139,11 @@ int main(int argc, char **argv)
         return fsize(atol(argv[2]), atol(argv[3]));
     if (!strcmp(mode, "badutf8"))
         return badutf8();
+    if (!strcmp(mode, "forkexec") && argc == 3)
+        return forkexec(atoi(argv[2]));
     if (!strcmp(mode, "xfsz_disposition"))
         return xfsz_disposition();
     fprintf(stderr, "usage: hostile_prog closefds FILE N | dup2 FILE N | fsize BYTES N | badutf8 [ARG] |"
-                    " xfsz_disposition\n");
+                    " forkexec N | xfsz_disposition\n");
     return 2;
 }

@@ -106,6 +106,17 @@ assert one("SELECT value FROM PERFSCOPE_META WHERE name = 'command_line'").endsw
 print("ok")
 PY
     ;;
+record_counts_only_forked_children_that_record_as_probed)
+    # findings-3 #12: every fork of a probed process made a 512 MiB ring before its exec, so 20 children that
+    # exec /bin/true (not probed: no NVTX call) and one that _exits counted as 22 probed processes with 22
+    # rings. The ring now comes with a process's first record: 1 probed process (the parent), 1 ring, 1 row.
+    record -o "$trace" -- "$prog" forkexec 20
+    expect "status" "$rc" 0
+    expect "probed_processes" "$(meta probed_processes)" 1
+    expect "rings" "$(q "SELECT sum(rings) FROM PERFSCOPE_PROCESS_INFO")" 1
+    expect "NVTX rows" "$(q "SELECT count(*) FROM NVTX_EVENTS")" 1
+    grep -q "(1 probed)" "$dir/err" || fail "summary: $(cat "$dir/err")"
+    ;;
 *)
     fail "unknown case"
     ;;
