@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -183,6 +184,26 @@ static const char *not_regular(const struct stat *st)
 /* Claim the output file: refuse an existing one without -f, and anything but a regular file (or a link to
  * one) even with -f, since replacing a device, FIFO or directory would destroy it; create it empty
  * (O_EXCL). */
+/* An existing trace may be replaced (-f) unless another recorder holds its lock (it is being written). */
+static int may_replace(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return errno == ENOENT || errno == ELOOP ? 0 : -errno;
+    int rc = flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : -errno;
+    if (rc == -EWOULDBLOCK)
+        fprintf(stderr, "perfscope record: %s is being written by another perfscope record right now; refusing "
+                        "to replace it (give each recording its own -o, e.g. with %%p or %%r)\n", path);
+    else if (!rc)
+        unlink(path);               /* while locked: a recorder that created it and locks it next sees it gone */
+    close(fd);
+    return rc == -EWOULDBLOCK ? -EBUSY : 0;
+}
+
+/* Create the trace file `path` (after the checks and -f) and lock it (flock, exclusive) for the whole
+ * recording, so that a second recorder given the same -o fails before it runs CMD instead of replacing the
+ * file under the first one (findings-3 #4). Returns the locked descriptor (close it at the end), or -errno
+ * with a message on stderr. */
 static int claim_output(const char *path, int force)
 {
     struct stat st, target;
@@ -201,8 +222,28 @@ static int claim_output(const char *path, int force)
                             "elsewhere)\n", path);
             return -EEXIST;
         }
-        unlink(path);
+        int rc = link ? (unlink(path), 0) : may_replace(path);
+        if (rc)
+            return rc;
     }
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int rc = -errno;
+        fprintf(stderr, "perfscope record: cannot create %s: %s (%s)\n", path, strerror(-rc),
+                rc == -EEXIST ? "another perfscope record or program created it at the same moment: give each recording its own -o"
+                              : "use -o to write elsewhere");
+        return rc;
+    }
+    /* Between the create and the lock another recorder may have replaced it: then it is theirs. */
+    struct stat mine;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &mine) != 0 || stat(path, &st) != 0 ||
+        st.st_dev != mine.st_dev || st.st_ino != mine.st_ino) {
+        close(fd);
+        fprintf(stderr, "perfscope record: another perfscope record took %s at the same moment; refusing to "
+                        "share it (give each recording its own -o, e.g. with %%p or %%r)\n", path);
+        return -EBUSY;
+    }
+    /* Side files of an earlier trace: removed only now that the name is ours (another recorder's are its own). */
     static const char *const side[] = { "-wal", "-shm", "-journal" };
     for (size_t i = 0; i < 3; i++) {
         char p[PATH_MAX + 16];
@@ -210,15 +251,7 @@ static int claim_output(const char *path, int force)
         if (lstat(p, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
             unlink(p);
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int rc = -errno;
-        fprintf(stderr, "perfscope record: cannot create %s: %s (use -o to write elsewhere)\n", path,
-                strerror(-rc));
-        return rc;
-    }
-    close(fd);
-    return 0;
+    return fd;
 }
 
 static void unlink_trace(const char *path)
@@ -562,11 +595,13 @@ int cmd_record(int argc, char **argv)
     if (!r.have_probe)
         fprintf(stderr, "perfscope record: warning: libperfscope_probe.so not found (tried %s; set "
                         "PERFSCOPE_PROBE): recording host samples only, no NVTX or CUDA\n", tried);
-    if (claim_output(r.output, o.force))
+    int out_lock = claim_output(r.output, o.force);
+    if (out_lock < 0)
         return 1;
     int status = 1;
     if (ps_session_dir_create(r.session, sizeof r.session)) {
         unlink_trace(r.output);
+        close(out_lock);
         return 1;
     }
     if (set_env(r.session, r.have_probe ? r.probe : NULL, &o)) {
@@ -660,5 +695,6 @@ out_mask:
     sigaction(SIGXFSZ, &orig_xfsz, NULL);
 out_session:
     ps_session_dir_remove(r.session);
+    close(out_lock);                /* the trace is complete, or removed: another recorder may replace it now */
     return status;
 }

@@ -117,6 +117,34 @@ record_counts_only_forked_children_that_record_as_probed)
     expect "NVTX rows" "$(q "SELECT count(*) FROM NVTX_EVENTS")" 1
     grep -q "(1 probed)" "$dir/err" || fail "summary: $(cat "$dir/err")"
     ;;
+record_two_recorders_with_the_same_output_one_fails_clearly)
+    # findings-3 #4: two recorders given the same -o -f both said "wrote" while the file held one trace (the
+    # other wrote into an unlinked file), or no tables at all. Now the first to lock the file wins; the other
+    # fails before running CMD and says why. Each CMD runs 1 s after its ranges, so the two recordings
+    # overlap whatever the scheduling: exactly one exit 0, and the file holds exactly its rows (A: 3000 rows
+    # "A", B: 2000 rows "B"). Three tries, as the race had several outcomes.
+    nvtx=$(dirname "$prog")/nvtx_prog
+    for try in 1 2 3; do
+        ("$perfscope" record -f -o "$trace" -- sh -c "'$nvtx' ranges A 3000 && sleep 1" >"$dir/outA" 2>"$dir/errA"
+         echo $? >"$dir/rcA") &
+        ("$perfscope" record -f -o "$trace" -- sh -c "'$nvtx' ranges B 2000 && sleep 1" >"$dir/outB" 2>"$dir/errB"
+         echo $? >"$dir/rcB") &
+        wait
+        a=$(cat "$dir/rcA") b=$(cat "$dir/rcB")
+        case $a$b in
+        01) win=A n=3000 lose=B ;;
+        10) win=B n=2000 lose=A ;;
+        *) fail "try $try: exit statuses A $a, B $b (want one 0 and one 1): $(cat "$dir/errA" "$dir/errB")" ;;
+        esac
+        grep -q "wrote $trace: $n NVTX events" "$dir/err$win" || fail "try $try: winner $win: $(cat "$dir/err$win")"
+        grep -Eq "being written by another perfscope record|another perfscope record took|created it at the same moment" "$dir/err$lose" ||
+            fail "try $try: loser $lose: $(cat "$dir/err$lose")"
+        [ ! -s "$dir/out$lose" ] || fail "try $try: the loser ran CMD"
+        expect "try $try: rows of the winner $win" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = '$win'")" $n
+        expect "try $try: rows in all" "$(q "SELECT count(*) FROM NVTX_EVENTS")" $n
+        expect "try $try: recording_complete" "$(meta recording_complete)" 1
+    done
+    ;;
 *)
     fail "unknown case"
     ;;
