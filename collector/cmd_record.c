@@ -538,6 +538,26 @@ static void say_file_size_limit(void)
                         "trace where it holds\n", (unsigned long long)l.rlim_cur);
 }
 
+/* One warning per cause of dropped records, each with its own remedy (findings-3 #8). */
+static void warn_drops(const struct ps_ring_drops *d, const char *session)
+{
+    if (d->full)
+        fprintf(stderr, "perfscope record: warning: %" PRIu64 " records were dropped because a ring was full "
+                        "(use a larger --ring-size)\n", d->full);
+    if (d->nolane)
+        fprintf(stderr, "perfscope record: warning: %" PRIu64 " records of threads beyond the 1024 lanes of a "
+                        "process were dropped (more than 1024 threads made NVTX calls at once; a larger ring does "
+                        "not help)\n", d->nolane);
+    if (d->limit)
+        fprintf(stderr, "perfscope record: warning: %" PRIu64 " ranges beyond the probe's limits were dropped "
+                        "(push/pop nesting deeper than 65536, or more than 65536 start/end ranges open at once: "
+                        "look for pushes without pops)\n", d->limit);
+    if (d->alloc)
+        fprintf(stderr, "perfscope record: warning: %" PRIu64 " records were dropped because ring memory could not "
+                        "be allocated in %s (its file system is full: free space there, set XDG_RUNTIME_DIR to a "
+                        "larger one, or use a smaller --ring-size)\n", d->alloc, session);
+}
+
 /* Start CMD. Returns 0, or the exit status a shell gives when it cannot run a command: 127 not found,
  * 126 found but not executable (POSIX "Command Search and Execution"); a message is on stderr. */
 static int start_child(struct run *r, const sigset_t *orig_mask, const struct sigaction *orig_pipe,
@@ -676,9 +696,7 @@ int cmd_record(int argc, char **argv)
     fprintf(stderr, "perfscope record: wrote %s: %" PRIu64 " NVTX events, %" PRIu64 " process%s (%" PRIu64
                     " probed), %" PRIu64 " records dropped\n", r.output, t.nvtx_rows, t.processes,
             t.processes == 1 ? "" : "es", t.probed_processes, t.dropped);
-    if (t.dropped)
-        fprintf(stderr, "perfscope record: warning: %" PRIu64 " records were dropped because a ring was full "
-                        "(use a larger --ring-size)\n", t.dropped);
+    warn_drops(&t.drops, r.session);
     goto out_mask;
 out_failed:
     fprintf(stderr, "perfscope record: the trace %s is incomplete or missing\n", r.output);

@@ -337,8 +337,9 @@ static void *drain_main(void *arg)
         ps_ring_reader_open_ranges(c->rings[i].reader, drain_one, &d);
     }
     for (size_t i = 0; i < c->n_rings; i++) {
-        uint64_t dropped = ps_ring_reader_dropped(c->rings[i].reader);
-        put_ent(c, &c->cur, ENT_RING_DROPPED, (uint32_t)i, 0, &dropped, sizeof dropped);
+        struct ps_ring_drops drops;
+        ps_ring_reader_drops(c->rings[i].reader, &drops);
+        put_ent(c, &c->cur, ENT_RING_DROPPED, (uint32_t)i, 0, &drops, sizeof drops);
     }
     flush_cur(c);
     pthread_mutex_lock(&c->lock);
@@ -373,9 +374,9 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
             break;
         }
         case ENT_RING_DROPPED: {
-            uint64_t dropped;
-            memcpy(&dropped, p, sizeof dropped);
-            ps_rows_ring_dropped(c->rows, e->ring, dropped);
+            struct ps_ring_drops drops;
+            memcpy(&drops, p, sizeof drops);
+            ps_rows_ring_dropped(c->rows, e->ring, &drops);
             break;
         }
         case ENT_PSAMPLE:

@@ -22,6 +22,7 @@ struct proc {
     int32_t rank, local_rank, world_size;
     uint32_t rings;
     uint64_t dropped, unbalanced, unknown;
+    struct ps_ring_drops drops;     /* `dropped` by cause (summed over the process's rings) */
     uint64_t unterminated;          /* push/pop ranges never popped (PS_WIRE_NVTX_OPEN rows) */
     int cuda_injected;
     int cuda_state;             /* enum ps_cuda_state, 0 none */
@@ -35,7 +36,7 @@ struct ring {
     const void *clock_ctx;
     struct ps_u64map lane_strings;  /* lane << 32 | id -> struct ps_str * */
     struct ps_u64map registered;    /* registered id -> StringIds id << 1 | defined */
-    uint64_t dropped;
+    struct ps_ring_drops drops;     /* the last count reported */
 };
 
 struct thread {
@@ -162,13 +163,19 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
     return 0;
 }
 
-void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, uint64_t dropped)
+void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring_drops *d)
 {
     if (ring >= r->n_rings)
         return;
     struct ring *g = &r->rings[ring];
-    r->procs[g->proc].dropped += dropped - g->dropped;
-    g->dropped = dropped;
+    struct ps_ring_drops *p = &r->procs[g->proc].drops;
+    p->full += d->full - g->drops.full;
+    p->nolane += d->nolane - g->drops.nolane;
+    p->limit += d->limit - g->drops.limit;
+    p->alloc += d->alloc - g->drops.alloc;
+    r->procs[g->proc].dropped += (d->full + d->nolane + d->limit + d->alloc) -
+                                 (g->drops.full + g->drops.nolane + g->drops.limit + g->drops.alloc);
+    g->drops = *d;
 }
 
 static int64_t stored_ns(const struct ps_rows *r, const struct ring *g, uint64_t tsc)
@@ -698,6 +705,10 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
         t->probed_processes += p->probed;
         t->rings += p->rings;
         t->dropped += p->dropped;
+        t->drops.full += p->drops.full;
+        t->drops.nolane += p->drops.nolane;
+        t->drops.limit += p->drops.limit;
+        t->drops.alloc += p->drops.alloc;
         t->unbalanced += p->unbalanced;
         t->unterminated += p->unterminated;
         t->unknown += p->unknown;
@@ -738,6 +749,12 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
     }
     t->unresolved_strings += r->unresolved_strings;
     t->nvtx_rows = r->nvtx_rows;
+    /* dropped_records by cause (docs/record.md): they add up to dropped_records. */
+    if ((rc = ps_tw_meta_i64(r->w, "dropped_records.ring_full", (int64_t)t->drops.full)) ||
+        (rc = ps_tw_meta_i64(r->w, "dropped_records.no_lane", (int64_t)t->drops.nolane)) ||
+        (rc = ps_tw_meta_i64(r->w, "dropped_records.probe_limits", (int64_t)t->drops.limit)) ||
+        (rc = ps_tw_meta_i64(r->w, "dropped_records.chunk_alloc", (int64_t)t->drops.alloc)))
+        return rc;
     uint64_t gpu_dropped = 0;
     return ps_gpu_rows_finish(r->gpu, &gpu_dropped);
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ps_ring.h"
 #include "ps_wire.h"
 #include "trace_writer.h"
 
@@ -38,8 +39,8 @@ int ps_rows_utf8_valid(const char *s, size_t n);
  * this (findings-3 #5). */
 char *ps_rows_utf8_dup(const char *s, size_t n);
 
-/* The ring's final count of records dropped because it was full. */
-void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, uint64_t dropped);
+/* The ring's count of dropped records by cause (ps_ring_reader_drops); the last call per ring counts. */
+void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring_drops *d);
 
 /* One sample of a process of the recorded tree (times: CLOCK_MONOTONIC ns; counters: -1 = unavailable). */
 struct ps_proc_sample {
@@ -66,6 +67,7 @@ int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s);
 struct ps_rows_totals {
     uint64_t processes, probed_processes, rings;
     uint64_t dropped, unbalanced, unknown, unresolved_strings;
+    struct ps_ring_drops drops;     /* `dropped` by cause */
     uint64_t unterminated;          /* push/pop ranges never popped: NVTX_EVENTS rows with end NULL */
     uint64_t nvtx_rows;
     uint64_t cuda_injected_processes;

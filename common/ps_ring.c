@@ -271,6 +271,12 @@ void ps_ring_lane_drop(struct ps_ring_wlane *w, uint64_t n)
     atomic_fetch_add_explicit(&w->lane->dropped, n, memory_order_relaxed);
 }
 
+void ps_ring_lane_drop_limit(struct ps_ring_wlane *w, uint64_t n)
+{
+    atomic_fetch_add_explicit(&w->lane->dropped_limit, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&w->lane->dropped, n, memory_order_relaxed);
+}
+
 /* A page of a sparse file that cannot be allocated would raise SIGBUS in the program: allocate the bytes
  * [off, off + len) of the ring before first use, 0 or -errno (the file system is full: the chunk is given
  * up). Through the mapping (MADV_POPULATE_WRITE, Linux 5.14: an error instead of SIGBUS), else by opening
@@ -291,8 +297,9 @@ static int chunk_back(struct ps_ring *r, uint64_t off, uint32_t len)
 }
 
 /* Pop the free list (chunks the reader drained; LIFO keeps the resident set small), else take a chunk
- * never used before and back it with memory. Returns index + 1, or 0 when none is left. */
-static uint32_t chunk_get(struct ps_ring *r)
+ * never used before and back it with memory. Returns index + 1, or 0 when none is left (*alloc_failed:
+ * because a fresh chunk could not be backed). */
+static uint32_t chunk_get(struct ps_ring *r, int *alloc_failed)
 {
     struct ps_ring_hdr *h = r->hdr;
     uint64_t head = atomic_load_explicit(&h->free_head, memory_order_acquire);
@@ -309,8 +316,10 @@ static uint32_t chunk_get(struct ps_ring *r)
         if (!atomic_compare_exchange_weak_explicit(&h->fresh_next, &fresh, fresh + 1, memory_order_relaxed,
                                                    memory_order_relaxed))
             continue;
-        if (chunk_back(r, h->chunks_off + (uint64_t)fresh * h->chunk_bytes, h->chunk_bytes) != 0)
+        if (chunk_back(r, h->chunks_off + (uint64_t)fresh * h->chunk_bytes, h->chunk_bytes) != 0) {
+            *alloc_failed = 1;
             return 0;
+        }
         return fresh + 1;
     }
     return 0;
@@ -319,9 +328,10 @@ static uint32_t chunk_get(struct ps_ring *r)
 void *ps_ring_reserve_slow(struct ps_ring_wlane *w, uint32_t bytes)
 {
     struct ps_ring *r = w->ring;
+    int alloc_failed = 0;
     if (!r || bytes > r->hdr->chunk_bytes - sizeof(struct ps_ring_chunk))
         goto drop;
-    uint32_t idx1 = chunk_get(r);
+    uint32_t idx1 = chunk_get(r, &alloc_failed);
     if (!idx1)
         goto drop;
     struct ps_ring_chunk *c = chunk_at(r, idx1 - 1);
@@ -340,6 +350,8 @@ void *ps_ring_reserve_slow(struct ps_ring_wlane *w, uint32_t bytes)
     w->limit = r->hdr->chunk_bytes;
     return w->data + w->pos;
 drop:
+    if (w->lane && alloc_failed)
+        atomic_fetch_add_explicit(&w->lane->dropped_alloc, 1, memory_order_relaxed);
     if (w->lane)
         ps_ring_lane_drop(w, 1);
     return NULL;

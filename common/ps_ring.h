@@ -44,8 +44,18 @@ long ps_ring_reader_drain(struct ps_ring_reader *r,
 long ps_ring_reader_open_ranges(struct ps_ring_reader *r,
                                 int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx);
 
-/* Records the writers dropped because the ring was full (exact count). */
+/* Records the writers dropped, every cause (exact count). */
 uint64_t ps_ring_reader_dropped(const struct ps_ring_reader *r);
+
+/* The same count by cause; the four add up to ps_ring_reader_dropped. */
+struct ps_ring_drops {
+    uint64_t full;                  /* no chunk free (the collector was behind by the whole ring), or a record
+                                       larger than a chunk, or one that depended on such a record */
+    uint64_t nolane;                /* threads beyond the ring's 1024 lanes */
+    uint64_t limit;                 /* beyond the probe's limits: nesting depth, start/end table */
+    uint64_t alloc;                 /* a fresh chunk could not be allocated (file system full) */
+};
+void ps_ring_reader_drops(const struct ps_ring_reader *r, struct ps_ring_drops *out);
 /* The pid of the process that owns the ring. */
 uint32_t ps_ring_reader_pid(const struct ps_ring_reader *r);
 /* Convert a raw probe timestamp (`*_tsc` fields) to CLOCK_MONOTONIC ns. */

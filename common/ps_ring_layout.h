@@ -53,9 +53,12 @@ struct ps_ring_lane {
     _Atomic uint32_t first_chunk; /* oldest undrained chunk (reader advances it) */
     _Atomic uint32_t cur_chunk; /* chunk the owner writes into */
     uint32_t next_string_id;    /* last PS_WIRE_LANE_STRING id handed out (owner only) */
-    _Atomic uint64_t dropped;   /* records dropped by the lane's owners */
+    _Atomic uint64_t dropped;   /* records dropped by the lane's owners, every cause (the two below included) */
     uint32_t tid;               /* last owner */
-    uint8_t pad[36];
+    uint32_t pad0;
+    _Atomic uint64_t dropped_limit; /* of `dropped`: beyond the probe's limits (nesting depth, start/end table) */
+    _Atomic uint64_t dropped_alloc; /* of `dropped`: a fresh chunk could not be allocated (file system full) */
+    uint8_t pad[16];
 };
 
 /* The open-range table mirrors, per lane, the push/pop ranges its thread has pushed and not yet popped

@@ -104,6 +104,10 @@ void ps_ring_drop_nolane(struct ps_ring *r, uint64_t n);
  * that was dropped). */
 void ps_ring_lane_drop(struct ps_ring_wlane *w, uint64_t n);
 
+/* Count `n` records dropped on this lane because they are beyond the probe's limits (nesting deeper than
+ * its stack, the start/end table full): the reader reports them apart from a full ring. */
+void ps_ring_lane_drop_limit(struct ps_ring_wlane *w, uint64_t n);
+
 /* Slow path of ps_ring_reserve: link a fresh or freed chunk. NULL (the record is counted as dropped)
  * when no chunk is free or `bytes` exceeds a chunk. */
 void *ps_ring_reserve_slow(struct ps_ring_wlane *w, uint32_t bytes);

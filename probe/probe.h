@@ -109,6 +109,15 @@ static inline void probe_drop(struct probe_thread *t)
         ps_ring_drop_nolane(probe_g.ring, 1);
 }
 
+/* A record beyond the probe's limits (nesting depth, start/end table), counted apart from a full ring. */
+static inline void probe_drop_limit(struct probe_thread *t)
+{
+    if (t->w.ring)
+        ps_ring_lane_drop_limit(&t->w, 1);
+    else
+        ps_ring_drop_nolane(probe_g.ring, 1);
+}
+
 static inline uint32_t probe_pad8(uint32_t n)
 {
     return (n + 7u) & ~7u;

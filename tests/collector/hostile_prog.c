@@ -119,6 +119,16 @@ static int forkexec(int n)
     return 0;
 }
 
+/* deep N: N nested pushes "d", then N pops: the probe keeps 65536 levels, the rest are dropped. */
+static int deep(long n)
+{
+    for (long i = 0; i < n; i++)
+        nvtxRangePushA("d");
+    for (long i = 0; i < n; i++)
+        nvtxRangePop();
+    return 0;
+}
+
 /* xfsz_disposition: exit 0 when SIGXFSZ has its default action (kill), 3 when it is ignored or caught. */
 static int xfsz_disposition(void)
 {
@@ -141,9 +151,11 @@ int main(int argc, char **argv)
         return badutf8();
     if (!strcmp(mode, "forkexec") && argc == 3)
         return forkexec(atoi(argv[2]));
+    if (!strcmp(mode, "deep") && argc == 3)
+        return deep(atol(argv[2]));
     if (!strcmp(mode, "xfsz_disposition"))
         return xfsz_disposition();
     fprintf(stderr, "usage: hostile_prog closefds FILE N | dup2 FILE N | fsize BYTES N | badutf8 [ARG] |"
-                    " forkexec N | xfsz_disposition\n");
+                    " forkexec N | deep N | xfsz_disposition\n");
     return 2;
 }

@@ -145,6 +145,20 @@ record_two_recorders_with_the_same_output_one_fails_clearly)
         expect "try $try: recording_complete" "$(meta recording_complete)" 1
     done
     ;;
+record_names_the_cause_of_dropped_records)
+    # findings-3 #8: ranges nested deeper than the probe's 65536 levels were reported as "dropped because a
+    # ring was full (use a larger --ring-size)". 70000 nested ranges: 65536 rows, 70000 - 65536 = 4464
+    # dropped beyond the probe's limits, none because a ring was full, and no ring-size advice.
+    record -o "$trace" -- "$prog" deep 70000
+    expect "status" "$rc" 0
+    expect "rows" "$(q "SELECT count(*) FROM NVTX_EVENTS")" 65536
+    expect "dropped_records" "$(meta dropped_records)" 4464
+    expect "dropped_records.probe_limits" "$(meta dropped_records.probe_limits)" 4464
+    expect "dropped_records.ring_full" "$(meta dropped_records.ring_full)" 0
+    grep -q "4464 ranges beyond the probe's limits were dropped (push/pop nesting deeper than 65536" "$dir/err" ||
+        fail "warning: $(cat "$dir/err")"
+    ! grep -q "ring-size" "$dir/err" || fail "ring-size advice for a nesting limit: $(cat "$dir/err")"
+    ;;
 *)
     fail "unknown case"
     ;;

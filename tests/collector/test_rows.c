@@ -254,15 +254,20 @@ static void rows_process_rows_count_drops_and_unknown_records(void)
     CHECK(ps_rows_wire(rows, 0, 0, &bad->h) == 0);
     struct ps_wire_hdr gpu = { 8, PS_WIRE_GPU_FIRST + 1, 0 };
     CHECK(ps_rows_wire(rows, 2, 0, &gpu) == 0);
-    ps_rows_ring_dropped(rows, 0, 10);
-    ps_rows_ring_dropped(rows, 1, 5);
-    ps_rows_ring_dropped(rows, 1, 6);   /* a later, final count replaces the earlier one */
-    ps_rows_ring_dropped(rows, 2, 1);
+    /* By cause (full, no lane, limits, alloc): 10 = 4 + 3 + 2 + 1; ring 1's 5 then 6 (a later, final count
+     * replaces the earlier one); 1. Totals: 17 = full 4+6+1, no lane 3, limits 2, alloc 1. */
+    ps_rows_ring_dropped(rows, 0, &(struct ps_ring_drops){ 4, 3, 2, 1 });
+    ps_rows_ring_dropped(rows, 1, &(struct ps_ring_drops){ 5, 0, 0, 0 });
+    ps_rows_ring_dropped(rows, 1, &(struct ps_ring_drops){ 6, 0, 0, 0 });
+    ps_rows_ring_dropped(rows, 2, &(struct ps_ring_drops){ 1, 0, 0, 0 });
     struct ps_thread_sample ts = { .time_ns = 3000, .pid = PID, .tid = 4344, .state = 2, .cpu_user_ns = 10,
                                    .cpu_system_ns = -1, .comm = "worker" };
     CHECK(ps_rows_thread_sample(rows, &ts) == 0);
     struct ps_rows_totals t;
     close_trace(&t);
+    CHECK(t.drops.full == 11 && t.drops.nolane == 3 && t.drops.limit == 2 && t.drops.alloc == 1);
+    CHECK(q_int("SELECT value FROM PERFSCOPE_META WHERE name = 'dropped_records.no_lane'") == 3);
+    CHECK(q_int("SELECT value FROM PERFSCOPE_META WHERE name = 'dropped_records.probe_limits'") == 2);
     CHECK(t.dropped == 17 && t.unbalanced == 2 && t.unknown == 2 && t.processes == 2 && t.probed_processes == 1);
     CHECK(t.rank == 3 && t.local_rank == 1 && t.world_size == 8 && t.cuda_injected_processes == 1);
     CHECK(q_int("SELECT droppedRecords FROM PERFSCOPE_PROCESS_INFO WHERE pid = 4242") == 16);
