@@ -319,7 +319,8 @@ static void rows_replace_invalid_utf8_per_maximal_subpart(void)
     CHECK(got && strcmp(got, want) == 0);
     free(got);
     CHECK(!ps_rows_utf8_valid(in, strlen(in)));
-    got = ps_rows_utf8_dup("\xC0\xAF|\xED\xA0\x80|\xF4\x90\x80\x80", 13);
+    static const char forms[] = "\xC0\xAF|\xED\xA0\x80|\xF4\x90\x80\x80";
+    got = ps_rows_utf8_dup(forms, strlen(forms));
     CHECK(got && strcmp(got, "\uFFFD\uFFFD|\uFFFD\uFFFD\uFFFD|\uFFFD\uFFFD\uFFFD\uFFFD") == 0);
     free(got);
     /* Valid text is kept byte for byte: ASCII, 2-, 3- and 4-byte characters, the largest code point. */
