@@ -29,7 +29,7 @@
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
 #define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
-enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_PSAMPLE, ENT_TSAMPLE };
+enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_PSAMPLE, ENT_TSAMPLE };
 
 struct ent {
     uint32_t size;              /* header + payload, multiple of 8 */
@@ -209,6 +209,49 @@ static int ring_known(const struct ps_collect *c, const char *name)
     return 0;
 }
 
+/* 1 when process `pid` still maps the ring file `name` (its writer is alive: not exited, not a zombie, not
+ * another process that reused the pid, and not a pid of another PID namespace), else 0. */
+static int ring_writer_alive(uint32_t pid, const char *name)
+{
+    char path[64], line[4096];
+    snprintf(path, sizeof path, "/proc/%u/maps", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    size_t n = strlen(name);
+    int alive = 0;
+    while (!alive && fgets(line, sizeof line, f)) {
+        size_t len = strcspn(line, "\n");
+        alive = len > n && line[len - n - 1] == '/' && memcmp(line + len - n, name, n) == 0;
+    }
+    fclose(f);
+    return alive;
+}
+
+/* Warn about probed processes still running now that CMD has exited (daemons, background jobs): what they
+ * record from now on is not in the trace (findings-3 #6). Once per pid (an exec'd process has two rings). */
+static void report_still_running(struct ps_collect *c)
+{
+    for (size_t i = 0; i < c->n_rings; i++) {
+        uint32_t pid = ps_ring_reader_pid(c->rings[i].reader);
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = ps_ring_reader_pid(c->rings[k].reader) == pid;
+        if (seen || !ring_writer_alive(pid, c->rings[i].name))
+            continue;
+        char path[64], comm[64] = "?";
+        snprintf(path, sizeof path, "/proc/%u/comm", pid);
+        FILE *f = fopen(path, "re");
+        if (f && fgets(comm, sizeof comm, f))
+            comm[strcspn(comm, "\n")] = '\0';
+        if (f)
+            fclose(f);
+        fprintf(stderr, "perfscope record: warning: process %u (%s) was still running when CMD exited: its later "
+                        "records are not in the trace (make CMD wait for its children)\n", pid, comm);
+        put_ent(c, &c->cur, ENT_RING_ALIVE, (uint32_t)i, 0, &pid, sizeof pid);
+    }
+}
+
 /* Open ring files not seen before. A file the probe has not finished initialising fails to open and is
  * tried again at the next scan; `final` reports the ones that never opened. */
 static void scan_dir(struct ps_collect *c, int final)
@@ -341,6 +384,7 @@ static void *drain_main(void *arg)
         ps_ring_reader_drops(c->rings[i].reader, &drops);
         put_ent(c, &c->cur, ENT_RING_DROPPED, (uint32_t)i, 0, &drops, sizeof drops);
     }
+    report_still_running(c);
     flush_cur(c);
     pthread_mutex_lock(&c->lock);
     c->drain_done = 1;
@@ -379,6 +423,9 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
             ps_rows_ring_dropped(c->rows, e->ring, &drops);
             break;
         }
+        case ENT_RING_ALIVE:
+            ps_rows_ring_still_running(c->rows, e->ring);
+            break;
         case ENT_PSAMPLE:
             rc = ps_rows_proc_sample(c->rows, p);
             break;

@@ -23,6 +23,7 @@ struct proc {
     uint32_t rings;
     uint64_t dropped, unbalanced, unknown;
     struct ps_ring_drops drops;     /* `dropped` by cause (summed over the process's rings) */
+    int still_running;              /* alive when CMD exited: later records are missing */
     uint64_t unterminated;          /* push/pop ranges never popped (PS_WIRE_NVTX_OPEN rows) */
     int cuda_injected;
     int cuda_state;             /* enum ps_cuda_state, 0 none */
@@ -161,6 +162,12 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
     g->clock_ctx = clock_ctx;
     r->procs[pi].rings++;
     return 0;
+}
+
+void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring)
+{
+    if (ring < r->n_rings)
+        r->procs[r->rings[ring].proc].still_running = 1;
 }
 
 void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring_drops *d)
@@ -709,6 +716,7 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
         t->drops.nolane += p->drops.nolane;
         t->drops.limit += p->drops.limit;
         t->drops.alloc += p->drops.alloc;
+        t->still_running += (uint64_t)p->still_running;
         t->unbalanced += p->unbalanced;
         t->unterminated += p->unterminated;
         t->unknown += p->unknown;
@@ -753,7 +761,8 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
     if ((rc = ps_tw_meta_i64(r->w, "dropped_records.ring_full", (int64_t)t->drops.full)) ||
         (rc = ps_tw_meta_i64(r->w, "dropped_records.no_lane", (int64_t)t->drops.nolane)) ||
         (rc = ps_tw_meta_i64(r->w, "dropped_records.probe_limits", (int64_t)t->drops.limit)) ||
-        (rc = ps_tw_meta_i64(r->w, "dropped_records.chunk_alloc", (int64_t)t->drops.alloc)))
+        (rc = ps_tw_meta_i64(r->w, "dropped_records.chunk_alloc", (int64_t)t->drops.alloc)) ||
+        (rc = ps_tw_meta_i64(r->w, "still_running_processes", (int64_t)t->still_running)))
         return rc;
     uint64_t gpu_dropped = 0;
     return ps_gpu_rows_finish(r->gpu, &gpu_dropped);

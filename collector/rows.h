@@ -59,6 +59,9 @@ struct ps_thread_sample {
     char comm[16];              /* OS thread name, for ThreadNames when NVTX did not name the thread */
 };
 
+/* The process of ring `ring` was still running when CMD exited (counted: still_running_processes). */
+void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring);
+
 /* Write one sample row. 0 or -EIO / -ENOMEM. Call inside a transaction. */
 int ps_rows_proc_sample(struct ps_rows *r, const struct ps_proc_sample *s);
 int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s);
@@ -68,6 +71,7 @@ struct ps_rows_totals {
     uint64_t processes, probed_processes, rings;
     uint64_t dropped, unbalanced, unknown, unresolved_strings;
     struct ps_ring_drops drops;     /* `dropped` by cause */
+    uint64_t still_running;         /* probed processes still running when CMD exited */
     uint64_t unterminated;          /* push/pop ranges never popped: NVTX_EVENTS rows with end NULL */
     uint64_t nvtx_rows;
     uint64_t cuda_injected_processes;

@@ -129,6 +129,29 @@ static int deep(long n)
     return 0;
 }
 
+/* background: a child that outlives this program: it makes a mark "bg" (so it has a ring), tells the parent,
+ * which then exits at once, and makes another mark "late" 1 s later. Prints the child's pid. */
+static int background(void)
+{
+    int pfd[2];
+    if (pipe(pfd) != 0)
+        return 1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        nvtxMarkA("bg");
+        close(pfd[1]);
+        sleep(1);
+        nvtxMarkA("late");
+        _exit(0);
+    }
+    close(pfd[1]);
+    char c;
+    if (pid < 0 || read(pfd[0], &c, 1) != 0)    /* EOF: the child made its mark */
+        return 1;
+    printf("%d\n", (int)pid);
+    return 0;
+}
+
 /* xfsz_disposition: exit 0 when SIGXFSZ has its default action (kill), 3 when it is ignored or caught. */
 static int xfsz_disposition(void)
 {
@@ -153,9 +176,12 @@ int main(int argc, char **argv)
         return forkexec(atoi(argv[2]));
     if (!strcmp(mode, "deep") && argc == 3)
         return deep(atol(argv[2]));
+    if (!strcmp(mode, "background"))
+        return background();
     if (!strcmp(mode, "xfsz_disposition"))
         return xfsz_disposition();
     fprintf(stderr, "usage: hostile_prog closefds FILE N | dup2 FILE N | fsize BYTES N | badutf8 [ARG] |"
-                    " forkexec N | deep N | xfsz_disposition\n");
+                    " forkexec N | deep N | background |"
+                    " xfsz_disposition\n");
     return 2;
 }

@@ -159,6 +159,24 @@ record_names_the_cause_of_dropped_records)
         fail "warning: $(cat "$dir/err")"
     ! grep -q "ring-size" "$dir/err" || fail "ring-size advice for a nesting limit: $(cat "$dir/err")"
     ;;
+record_warns_about_probed_processes_still_running)
+    # findings-3 #6: a probed child still running when CMD exited lost its later records without a word. The
+    # background child made a mark "bg" and outlives CMD by 1 s: one warning naming its pid, META
+    # still_running_processes 1, its "bg" row kept (its "late" mark comes after the trace is written).
+    record -o "$trace" -- "$prog" background
+    expect "status" "$rc" 0
+    pid=$(cat "$dir/out")
+    grep -q "warning: process $pid (hostile_prog) was still running when CMD exited" "$dir/err" ||
+        fail "warning: $(cat "$dir/err")"
+    expect "still_running_processes" "$(meta still_running_processes)" 1
+    expect "the child's mark" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'bg'")" 1
+    sleep 1.2      # let the child finish before the directory goes
+    # A child that exits before CMD is not reported.
+    record -f -o "$trace" -- "$prog" forkexec 2
+    expect "forkexec status" "$rc" 0
+    ! grep -q "still running" "$dir/err" || fail "false warning: $(cat "$dir/err")"
+    expect "still_running_processes without one" "$(meta still_running_processes)" 0
+    ;;
 *)
     fail "unknown case"
     ;;
