@@ -152,6 +152,41 @@ static int background(void)
     return 0;
 }
 
+/* registry N: N domains "domI", each with a registered string "sI" and a category I named "cI", then all
+ * of them asked for again: exit 3 unless each name gives back its first handle. Then one push/pop of each
+ * registered string in its domain. (Past the registries' first resizes: 64 slots, at most half full.) */
+static int registry(int n)
+{
+    nvtxDomainHandle_t *d = calloc((size_t)n, sizeof *d);
+    nvtxStringHandle_t *s = calloc((size_t)n, sizeof *s);
+    char name[32];
+    if (!d || !s)
+        return 1;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            snprintf(name, sizeof name, "dom%d", i);
+            nvtxDomainHandle_t dh = nvtxDomainCreateA(name);
+            snprintf(name, sizeof name, "s%d", i);
+            nvtxStringHandle_t sh = nvtxDomainRegisterStringA(dh, name);
+            if (pass && (dh != d[i] || sh != s[i]))
+                return 3;
+            d[i] = dh;
+            s[i] = sh;
+            snprintf(name, sizeof name, "c%d", i);
+            if (!pass)
+                nvtxDomainNameCategoryA(dh, (uint32_t)i, name);
+        }
+    for (int i = 0; i < n; i++) {
+        nvtxEventAttributes_t a = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+                                    .messageType = NVTX_MESSAGE_TYPE_REGISTERED, .message.registered = s[i] };
+        nvtxDomainRangePushEx(d[i], &a);
+        nvtxDomainRangePop(d[i]);
+    }
+    free(d);
+    free(s);
+    return 0;
+}
+
 /* xfsz_disposition: exit 0 when SIGXFSZ has its default action (kill), 3 when it is ignored or caught. */
 static int xfsz_disposition(void)
 {
@@ -178,10 +213,12 @@ int main(int argc, char **argv)
         return deep(atol(argv[2]));
     if (!strcmp(mode, "background"))
         return background();
+    if (!strcmp(mode, "registry") && argc == 3)
+        return registry(atoi(argv[2]));
     if (!strcmp(mode, "xfsz_disposition"))
         return xfsz_disposition();
     fprintf(stderr, "usage: hostile_prog closefds FILE N | dup2 FILE N | fsize BYTES N | badutf8 [ARG] |"
-                    " forkexec N | deep N | background |"
+                    " forkexec N | deep N | background | registry N |"
                     " xfsz_disposition\n");
     return 2;
 }

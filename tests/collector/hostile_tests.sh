@@ -177,6 +177,19 @@ record_warns_about_probed_processes_still_running)
     ! grep -q "still running" "$dir/err" || fail "false warning: $(cat "$dir/err")"
     expect "still_running_processes without one" "$(meta still_running_processes)" 0
     ;;
+record_keeps_thousands_of_domains_and_registered_strings)
+    # findings-3 #13: the registries were linked lists (20000 of each took 11 s); now hashed. Correctness
+    # across their resizes: 3000 domains, strings and categories, each handle given back for its name
+    # (hostile_prog exits 3 otherwise); rows: 3000 domain (75), 3000 category (33) and 3000 push/pop (59)
+    # rows, each range's textId resolving to its own "sI" in the domain "domI".
+    record -o "$trace" -- "$prog" registry 3000
+    expect "status" "$rc" 0
+    expect "domain rows" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 75")" 3000
+    expect "category rows" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 33")" 3000
+    expect "ranges whose text is their domain's string" "$(q "SELECT count(*) FROM NVTX_EVENTS r
+        JOIN StringIds s ON s.id = r.textId JOIN NVTX_EVENTS d ON d.eventType = 75 AND d.domainId = r.domainId
+        WHERE r.eventType = 59 AND 's' || substr(d.text, 4) = s.value")" 3000
+    ;;
 *)
     fail "unknown case"
     ;;
