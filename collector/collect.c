@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "gpu_rows.h"
@@ -40,7 +41,8 @@ struct ent {
 
 struct ring_open {
     struct ps_ring_reader *reader;
-    uint32_t pid, pad;
+    uint32_t pid;
+    uint32_t other_pidns;           /* the writer's pid is a pid of another PID namespace */
 };
 
 struct chunk {
@@ -56,6 +58,7 @@ struct ring_file {
 
 struct ps_collect {
     char *dir;
+    uint64_t pidns;                 /* the recorder's PID namespace inode (0: unknown) */
     int64_t origin_ns;
     struct ps_tw *w;
     struct ps_rows *rows;
@@ -287,7 +290,12 @@ static void scan_dir(struct ps_collect *c, int final)
             c->cap_rings = cap;
         }
         char *name = strdup(de->d_name);
-        struct ring_open ro = { r, ps_ring_reader_pid(r), 0 };
+        uint64_t ns = ps_ring_reader_pidns(r);
+        struct ring_open ro = { r, ps_ring_reader_pid(r), ns && c->pidns && ns != c->pidns };
+        if (ro.other_pidns)
+            fprintf(stderr, "perfscope record: warning: ring %s comes from a process in another PID namespace "
+                            "(unshare -p, a container): its rows are stored under its pid there, %u, which may be "
+                            "another process's pid here; its host samples are under its host pid\n", path, ro.pid);
         if (!name || !put_ent(c, &c->cur, ENT_RING_OPEN, (uint32_t)c->n_rings, 0, &ro, sizeof ro)) {
             free(name);
             ps_ring_reader_close(r);
@@ -415,6 +423,8 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
         case ENT_RING_OPEN: {
             const struct ring_open *ro = p;
             rc = ps_rows_ring_open(c->rows, e->ring, ro->pid, ns_clock, NULL);
+            if (!rc && ro->other_pidns)
+                ps_rows_ring_other_pidns(c->rows, e->ring);
             break;
         }
         case ENT_RING_DROPPED: {
@@ -530,6 +540,8 @@ int ps_collect_start(const char *session_dir, int64_t origin_ns, struct ps_tw *w
     c->w = w;
     c->origin_ns = origin_ns;
     int rc = -ENOMEM;
+    struct stat ns;
+    c->pidns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
     if (!(c->dir = strdup(session_dir)) || (rc = ps_rows_new(w, origin_ns, &c->rows)))
         goto fail;
     if ((rc = -pthread_create(&c->writer_thread, NULL, writer_main, c)))

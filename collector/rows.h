@@ -59,6 +59,9 @@ struct ps_thread_sample {
     char comm[16];              /* OS thread name, for ThreadNames when NVTX did not name the thread */
 };
 
+/* Ring `ring` was written in another PID namespace (counted: other_pidns_rings). */
+void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring);
+
 /* The process of ring `ring` was still running when CMD exited (counted: still_running_processes). */
 void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring);
 
@@ -72,6 +75,7 @@ struct ps_rows_totals {
     uint64_t dropped, unbalanced, unknown, unresolved_strings;
     struct ps_ring_drops drops;     /* `dropped` by cause */
     uint64_t still_running;         /* probed processes still running when CMD exited */
+    uint64_t other_pidns_rings;     /* rings written in another PID namespace */
     uint64_t unterminated;          /* push/pop ranges never popped: NVTX_EVENTS rows with end NULL */
     uint64_t nvtx_rows;
     uint64_t cuda_injected_processes;

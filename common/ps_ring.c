@@ -98,15 +98,20 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
         return -ENOMEM;
     /* Build the ring under a hidden name, then give it its final name in one step, so a reader
      * scanning the directory never opens a half-made ring. */
-    int len = snprintf(tmp, sizeof tmp, "%s/.ring-%u-%d.tmp", dir, pid, (int)gettid());
-    if (len < 0 || (size_t)len >= sizeof tmp) {
-        err = -ENAMETOOLONG;
-        goto out;
-    }
-    fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        err = -errno;
-        goto out;
+    /* Processes in other PID namespaces may share pid and tid (both 1): the clock makes the name unique, and
+     * O_EXCL makes sure (findings-3 #7: two such processes built one file and one's records were lost). */
+    for (int tries = 0; fd < 0; tries++) {
+        int len = snprintf(tmp, sizeof tmp, "%s/.ring-%u-%d-%llx.tmp", dir, pid, (int)gettid(),
+                           (unsigned long long)ps_ring_clock_now(0) + (unsigned long long)tries);
+        if (len < 0 || (size_t)len >= sizeof tmp) {
+            err = -ENAMETOOLONG;
+            goto out;
+        }
+        fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0 && (errno != EEXIST || tries == 100)) {
+            err = -errno;
+            goto out;
+        }
     }
     r->bytes = meta + nchunks * chunk;
     if (ftruncate(fd, (off_t)r->bytes) != 0) {
@@ -135,6 +140,8 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
     h->layout = PS_RING_LAYOUT;
     h->wire_version = PS_WIRE_VERSION;
     h->pid = pid;
+    struct stat ns;
+    h->pidns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
     h->clock = r->tsc ? PS_RING_CLOCK_TSC : PS_RING_CLOCK_MONO;
     h->file_bytes = r->bytes;
     h->chunk_bytes = chunk;
@@ -148,7 +155,7 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
     atomic_store_explicit((_Atomic uint64_t *)&h->magic, PS_RING_MAGIC, memory_order_release);
     /* ring-<pid>-<n>.ps with the first free n: an exec'd program keeps its pid and makes another ring. */
     for (unsigned n = 0;; n++) {
-        len = snprintf(name, sizeof name, "%s/" PS_RING_FILE_FMT, dir, pid, n);
+        int len = snprintf(name, sizeof name, "%s/" PS_RING_FILE_FMT, dir, pid, n);
         if (len < 0 || (size_t)len >= sizeof name) {
             err = -ENAMETOOLONG;
             goto out_unlink;

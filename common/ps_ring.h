@@ -56,8 +56,10 @@ struct ps_ring_drops {
     uint64_t alloc;                 /* a fresh chunk could not be allocated (file system full) */
 };
 void ps_ring_reader_drops(const struct ps_ring_reader *r, struct ps_ring_drops *out);
-/* The pid of the process that owns the ring. */
+/* The pid of the process that owns the ring, in its PID namespace (ps_ring_reader_pidns). */
 uint32_t ps_ring_reader_pid(const struct ps_ring_reader *r);
+/* The inode of the writer's PID namespace (/proc/self/ns/pid), 0 when it could not tell. */
+uint64_t ps_ring_reader_pidns(const struct ps_ring_reader *r);
 /* Convert a raw probe timestamp (`*_tsc` fields) to CLOCK_MONOTONIC ns. */
 int64_t ps_ring_reader_to_ns(const struct ps_ring_reader *r, uint64_t tsc);
 

@@ -39,7 +39,8 @@ struct ps_ring_hdr {
     uint64_t cal_tsc;           /* a (TSC, CLOCK_MONOTONIC ns) pair taken when the ring was made */
     int64_t cal_ns;
     uint64_t open_off;          /* the open-range table: nlanes x PS_RING_OPEN_SLOTS struct ps_ring_open */
-    uint8_t pad1[40];
+    uint64_t pidns;             /* inode of the writer's /proc/self/ns/pid (0: unknown): `pid` is a pid there */
+    uint8_t pad1[32];
     /* --- shared mutable state, own cache line --- */
     _Atomic uint64_t free_head; /* (ABA tag << 32) | (chunk index + 1); 0 in the low half = empty */
     _Atomic uint32_t fresh_next;/* chunks [fresh_next, nchunks) have never been used */

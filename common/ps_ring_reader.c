@@ -274,6 +274,11 @@ void ps_ring_reader_drops(const struct ps_ring_reader *r, struct ps_ring_drops *
     out->full = all >= out->limit + out->alloc ? all - out->limit - out->alloc : 0;
 }
 
+uint64_t ps_ring_reader_pidns(const struct ps_ring_reader *r)
+{
+    return r->hdr->pidns;
+}
+
 uint32_t ps_ring_reader_pid(const struct ps_ring_reader *r)
 {
     return r->hdr->pid;
