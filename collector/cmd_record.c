@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -24,6 +25,7 @@
 #include "ps_schema.h"
 #include "ps_time.h"
 #include "ps_version.h"
+#include "rows.h"
 #include "sampler.h"
 #include "session.h"
 #include "trace_writer.h"
@@ -182,6 +184,26 @@ static const char *not_regular(const struct stat *st)
 /* Claim the output file: refuse an existing one without -f, and anything but a regular file (or a link to
  * one) even with -f, since replacing a device, FIFO or directory would destroy it; create it empty
  * (O_EXCL). */
+/* An existing trace may be replaced (-f) unless another recorder holds its lock (it is being written). */
+static int may_replace(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return errno == ENOENT || errno == ELOOP ? 0 : -errno;
+    int rc = flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : -errno;
+    if (rc == -EWOULDBLOCK)
+        fprintf(stderr, "perfscope record: %s is being written by another perfscope record right now; refusing "
+                        "to replace it (give each recording its own -o, e.g. with %%p or %%r)\n", path);
+    else if (!rc)
+        unlink(path);               /* while locked: a recorder that created it and locks it next sees it gone */
+    close(fd);
+    return rc == -EWOULDBLOCK ? -EBUSY : 0;
+}
+
+/* Create the trace file `path` (after the checks and -f) and lock it (flock, exclusive) for the whole
+ * recording, so that a second recorder given the same -o fails before it runs CMD instead of replacing the
+ * file under the first one (findings-3 #4). Returns the locked descriptor (close it at the end), or -errno
+ * with a message on stderr. */
 static int claim_output(const char *path, int force)
 {
     struct stat st, target;
@@ -200,8 +222,28 @@ static int claim_output(const char *path, int force)
                             "elsewhere)\n", path);
             return -EEXIST;
         }
-        unlink(path);
+        int rc = link ? (unlink(path), 0) : may_replace(path);
+        if (rc)
+            return rc;
     }
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int rc = -errno;
+        fprintf(stderr, "perfscope record: cannot create %s: %s (%s)\n", path, strerror(-rc),
+                rc == -EEXIST ? "another perfscope record or program created it at the same moment: give each recording its own -o"
+                              : "use -o to write elsewhere");
+        return rc;
+    }
+    /* Between the create and the lock another recorder may have replaced it: then it is theirs. */
+    struct stat mine;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &mine) != 0 || stat(path, &st) != 0 ||
+        st.st_dev != mine.st_dev || st.st_ino != mine.st_ino) {
+        close(fd);
+        fprintf(stderr, "perfscope record: another perfscope record took %s at the same moment; refusing to "
+                        "share it (give each recording its own -o, e.g. with %%p or %%r)\n", path);
+        return -EBUSY;
+    }
+    /* Side files of an earlier trace: removed only now that the name is ours (another recorder's are its own). */
     static const char *const side[] = { "-wal", "-shm", "-journal" };
     for (size_t i = 0; i < 3; i++) {
         char p[PATH_MAX + 16];
@@ -209,15 +251,7 @@ static int claim_output(const char *path, int force)
         if (lstat(p, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
             unlink(p);
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int rc = -errno;
-        fprintf(stderr, "perfscope record: cannot create %s: %s (use -o to write elsewhere)\n", path,
-                strerror(-rc));
-        return rc;
-    }
-    close(fd);
-    return 0;
+    return fd;
 }
 
 static void unlink_trace(const char *path)
@@ -253,6 +287,7 @@ static int set_env(const char *session, const char *probe, const struct opts *o)
     return 0;
 }
 
+/* CMD's words joined by spaces, invalid UTF-8 replaced (U+FFFD). malloc'd; NULL: no memory. */
 static char *join_args(char **argv)
 {
     size_t len = 1;
@@ -267,7 +302,11 @@ static char *join_args(char **argv)
             strcat(s, " ");
         strcat(s, *a);
     }
-    return s;
+    if (ps_rows_utf8_valid(s, strlen(s)))
+        return s;
+    char *fixed = ps_rows_utf8_dup(s, strlen(s));   /* file names in argv are bytes on Linux */
+    free(s);
+    return fixed;
 }
 
 /* ISO 8601 with milliseconds: UTC ("...Z") or local time with its offset. */
@@ -470,7 +509,7 @@ static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect 
  * the recorder's thread that forked, its main thread, ends: kill -9, crash), restore the signal state CMD
  * would have had, exec; on failure send errno through the pipe. */
 static _Noreturn void exec_child(const struct run *r, pid_t recorder, const sigset_t *orig_mask,
-                                 const struct sigaction *orig_pipe, int err_fd)
+                                 const struct sigaction *orig_pipe, const struct sigaction *orig_xfsz, int err_fd)
 {
     int e;
     if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) {
@@ -480,6 +519,7 @@ static _Noreturn void exec_child(const struct run *r, pid_t recorder, const sigs
     if (getppid() != recorder)      /* the recorder died before prctl took effect */
         _exit(128 + SIGTERM);
     sigaction(SIGPIPE, orig_pipe, NULL);
+    sigaction(SIGXFSZ, orig_xfsz, NULL);
     sigprocmask(SIG_SETMASK, orig_mask, NULL);
     execvp(r->o->cmd[0], r->o->cmd);
     e = errno;
@@ -489,9 +529,39 @@ fail:
     _exit(127);
 }
 
+/* After a failed trace: name a file-size limit (ulimit -f), the likely cause besides a full disk. */
+static void say_file_size_limit(void)
+{
+    struct rlimit l;
+    if (getrlimit(RLIMIT_FSIZE, &l) == 0 && l.rlim_cur != RLIM_INFINITY)
+        fprintf(stderr, "perfscope record: a file size limit is set (ulimit -f: %llu bytes): raise it, or write the "
+                        "trace where it holds\n", (unsigned long long)l.rlim_cur);
+}
+
+/* One warning per cause of dropped records, each with its own remedy (findings-3 #8). */
+static void warn_drops(const struct ps_ring_drops *d, const char *session)
+{
+    if (d->full)
+        fprintf(stderr, "perfscope record: warning: %" PRIu64 " records were dropped because a ring was full "
+                        "(use a larger --ring-size)\n", d->full);
+    if (d->nolane)
+        fprintf(stderr, "perfscope record: warning: %" PRIu64 " records of threads beyond the 1024 lanes of a "
+                        "process were dropped (more than 1024 threads made NVTX calls at once; a larger ring does "
+                        "not help)\n", d->nolane);
+    if (d->limit)
+        fprintf(stderr, "perfscope record: warning: %" PRIu64 " ranges beyond the probe's limits were dropped "
+                        "(push/pop nesting deeper than 65536, or more than 65536 start/end ranges open at once: "
+                        "look for pushes without pops)\n", d->limit);
+    if (d->alloc)
+        fprintf(stderr, "perfscope record: warning: %" PRIu64 " records were dropped because ring memory could not "
+                        "be allocated in %s (its file system is full: free space there, set XDG_RUNTIME_DIR to a "
+                        "larger one, or use a smaller --ring-size)\n", d->alloc, session);
+}
+
 /* Start CMD. Returns 0, or the exit status a shell gives when it cannot run a command: 127 not found,
  * 126 found but not executable (POSIX "Command Search and Execution"); a message is on stderr. */
-static int start_child(struct run *r, const sigset_t *orig_mask, const struct sigaction *orig_pipe)
+static int start_child(struct run *r, const sigset_t *orig_mask, const struct sigaction *orig_pipe,
+                       const struct sigaction *orig_xfsz)
 {
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0) {
@@ -501,7 +571,7 @@ static int start_child(struct run *r, const sigset_t *orig_mask, const struct si
     pid_t recorder = getpid();
     r->child = fork();
     if (r->child == 0)
-        exec_child(r, recorder, orig_mask, orig_pipe, pfd[1]);
+        exec_child(r, recorder, orig_mask, orig_pipe, orig_xfsz, pfd[1]);
     int e = r->child < 0 ? errno : 0;
     close(pfd[1]);
     if (r->child > 0) {
@@ -545,11 +615,13 @@ int cmd_record(int argc, char **argv)
     if (!r.have_probe)
         fprintf(stderr, "perfscope record: warning: libperfscope_probe.so not found (tried %s; set "
                         "PERFSCOPE_PROBE): recording host samples only, no NVTX or CUDA\n", tried);
-    if (claim_output(r.output, o.force))
+    int out_lock = claim_output(r.output, o.force);
+    if (out_lock < 0)
         return 1;
     int status = 1;
     if (ps_session_dir_create(r.session, sizeof r.session)) {
         unlink_trace(r.output);
+        close(out_lock);
         return 1;
     }
     if (set_env(r.session, r.have_probe ? r.probe : NULL, &o)) {
@@ -558,9 +630,12 @@ int cmd_record(int argc, char **argv)
     }
     /* record writes only to its own stderr and the trace: a closed stderr must not kill it (and with it the
      * recording) with SIGPIPE; CMD gets the disposition record was started with. */
-    struct sigaction orig_pipe, ign = { .sa_handler = SIG_IGN };
+    struct sigaction orig_pipe, orig_xfsz, ign = { .sa_handler = SIG_IGN };
     sigemptyset(&ign.sa_mask);
     sigaction(SIGPIPE, &ign, &orig_pipe);
+    /* Likewise a file-size limit (ulimit -f): writes past it fail with EFBIG and the trace is reported
+     * incomplete, instead of SIGXFSZ killing record silently (findings-3 #2). */
+    sigaction(SIGXFSZ, &ign, &orig_xfsz);
     /* Signals are taken synchronously by the main thread; the threads started below inherit the mask. */
     sigset_t waitset, orig;
     sigemptyset(&waitset);
@@ -576,6 +651,7 @@ int cmd_record(int argc, char **argv)
     struct ps_collect *c = NULL;
     if (ps_tw_open(r.output, &w, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
+        say_file_size_limit();
         unlink_trace(r.output);
         goto out_mask;
     }
@@ -583,6 +659,7 @@ int cmd_record(int argc, char **argv)
     if (ps_tw_begin(w) || ps_tw_meta(w, "recording_complete", "0") || write_export_rows(w, r.utc_ns) ||
         ps_tw_commit(w)) {
         fprintf(stderr, "%s\n", ps_tw_errmsg(w));
+        say_file_size_limit();
         ps_tw_free(w);
         unlink_trace(r.output);
         goto out_mask;
@@ -592,7 +669,7 @@ int cmd_record(int argc, char **argv)
         unlink_trace(r.output);
         goto out_mask;
     }
-    int start_rc = start_child(&r, &orig, &orig_pipe);
+    int start_rc = start_child(&r, &orig, &orig_pipe, &orig_xfsz);
     if (start_rc) {
         /* Nothing ran: no trace is left behind (docs/record.md). */
         struct ps_rows_totals none;
@@ -623,12 +700,11 @@ int cmd_record(int argc, char **argv)
     fprintf(stderr, "perfscope record: wrote %s: %" PRIu64 " NVTX events, %" PRIu64 " process%s (%" PRIu64
                     " probed), %" PRIu64 " records dropped\n", r.output, t.nvtx_rows, t.processes,
             t.processes == 1 ? "" : "es", t.probed_processes, t.dropped);
-    if (t.dropped)
-        fprintf(stderr, "perfscope record: warning: %" PRIu64 " records were dropped because a ring was full "
-                        "(use a larger --ring-size)\n", t.dropped);
+    warn_drops(&t.drops, r.session);
     goto out_mask;
 out_failed:
     fprintf(stderr, "perfscope record: the trace %s is incomplete or missing\n", r.output);
+    say_file_size_limit();
     if (status == 0)
         status = 1;
 out_mask:
@@ -638,7 +714,9 @@ out_mask:
         ;
     pthread_sigmask(SIG_SETMASK, &orig, NULL);
     sigaction(SIGPIPE, &orig_pipe, NULL);
+    sigaction(SIGXFSZ, &orig_xfsz, NULL);
 out_session:
     ps_session_dir_remove(r.session);
+    close(out_lock);                /* the trace is complete, or removed: another recorder may replace it now */
     return status;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "gpu_rows.h"
@@ -29,7 +30,7 @@
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
 #define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
-enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_PSAMPLE, ENT_TSAMPLE };
+enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_PSAMPLE, ENT_TSAMPLE };
 
 struct ent {
     uint32_t size;              /* header + payload, multiple of 8 */
@@ -40,7 +41,8 @@ struct ent {
 
 struct ring_open {
     struct ps_ring_reader *reader;
-    uint32_t pid, pad;
+    uint32_t pid;
+    uint32_t other_pidns;           /* the writer's pid is a pid of another PID namespace */
 };
 
 struct chunk {
@@ -56,6 +58,7 @@ struct ring_file {
 
 struct ps_collect {
     char *dir;
+    uint64_t pidns;                 /* the recorder's PID namespace inode (0: unknown) */
     int64_t origin_ns;
     struct ps_tw *w;
     struct ps_rows *rows;
@@ -209,6 +212,49 @@ static int ring_known(const struct ps_collect *c, const char *name)
     return 0;
 }
 
+/* 1 when process `pid` still maps the ring file `name` (its writer is alive: not exited, not a zombie, not
+ * another process that reused the pid, and not a pid of another PID namespace), else 0. */
+static int ring_writer_alive(uint32_t pid, const char *name)
+{
+    char path[64], line[4096];
+    snprintf(path, sizeof path, "/proc/%u/maps", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    size_t n = strlen(name);
+    int alive = 0;
+    while (!alive && fgets(line, sizeof line, f)) {
+        size_t len = strcspn(line, "\n");
+        alive = len > n && line[len - n - 1] == '/' && memcmp(line + len - n, name, n) == 0;
+    }
+    fclose(f);
+    return alive;
+}
+
+/* Warn about probed processes still running now that CMD has exited (daemons, background jobs): what they
+ * record from now on is not in the trace (findings-3 #6). Once per pid (an exec'd process has two rings). */
+static void report_still_running(struct ps_collect *c)
+{
+    for (size_t i = 0; i < c->n_rings; i++) {
+        uint32_t pid = ps_ring_reader_pid(c->rings[i].reader);
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = ps_ring_reader_pid(c->rings[k].reader) == pid;
+        if (seen || !ring_writer_alive(pid, c->rings[i].name))
+            continue;
+        char path[64], comm[64] = "?";
+        snprintf(path, sizeof path, "/proc/%u/comm", pid);
+        FILE *f = fopen(path, "re");
+        if (f && fgets(comm, sizeof comm, f))
+            comm[strcspn(comm, "\n")] = '\0';
+        if (f)
+            fclose(f);
+        fprintf(stderr, "perfscope record: warning: process %u (%s) was still running when CMD exited: its later "
+                        "records are not in the trace (make CMD wait for its children)\n", pid, comm);
+        put_ent(c, &c->cur, ENT_RING_ALIVE, (uint32_t)i, 0, &pid, sizeof pid);
+    }
+}
+
 /* Open ring files not seen before. A file the probe has not finished initialising fails to open and is
  * tried again at the next scan; `final` reports the ones that never opened. */
 static void scan_dir(struct ps_collect *c, int final)
@@ -244,7 +290,12 @@ static void scan_dir(struct ps_collect *c, int final)
             c->cap_rings = cap;
         }
         char *name = strdup(de->d_name);
-        struct ring_open ro = { r, ps_ring_reader_pid(r), 0 };
+        uint64_t ns = ps_ring_reader_pidns(r);
+        struct ring_open ro = { r, ps_ring_reader_pid(r), ns && c->pidns && ns != c->pidns };
+        if (ro.other_pidns)
+            fprintf(stderr, "perfscope record: warning: ring %s comes from a process in another PID namespace "
+                            "(unshare -p, a container): its rows are stored under its pid there, %u, which may be "
+                            "another process's pid here; its host samples are under its host pid\n", path, ro.pid);
         if (!name || !put_ent(c, &c->cur, ENT_RING_OPEN, (uint32_t)c->n_rings, 0, &ro, sizeof ro)) {
             free(name);
             ps_ring_reader_close(r);
@@ -337,9 +388,11 @@ static void *drain_main(void *arg)
         ps_ring_reader_open_ranges(c->rings[i].reader, drain_one, &d);
     }
     for (size_t i = 0; i < c->n_rings; i++) {
-        uint64_t dropped = ps_ring_reader_dropped(c->rings[i].reader);
-        put_ent(c, &c->cur, ENT_RING_DROPPED, (uint32_t)i, 0, &dropped, sizeof dropped);
+        struct ps_ring_drops drops;
+        ps_ring_reader_drops(c->rings[i].reader, &drops);
+        put_ent(c, &c->cur, ENT_RING_DROPPED, (uint32_t)i, 0, &drops, sizeof drops);
     }
+    report_still_running(c);
     flush_cur(c);
     pthread_mutex_lock(&c->lock);
     c->drain_done = 1;
@@ -370,14 +423,19 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
         case ENT_RING_OPEN: {
             const struct ring_open *ro = p;
             rc = ps_rows_ring_open(c->rows, e->ring, ro->pid, ns_clock, NULL);
+            if (!rc && ro->other_pidns)
+                ps_rows_ring_other_pidns(c->rows, e->ring);
             break;
         }
         case ENT_RING_DROPPED: {
-            uint64_t dropped;
-            memcpy(&dropped, p, sizeof dropped);
-            ps_rows_ring_dropped(c->rows, e->ring, dropped);
+            struct ps_ring_drops drops;
+            memcpy(&drops, p, sizeof drops);
+            ps_rows_ring_dropped(c->rows, e->ring, &drops);
             break;
         }
+        case ENT_RING_ALIVE:
+            ps_rows_ring_still_running(c->rows, e->ring);
+            break;
         case ENT_PSAMPLE:
             rc = ps_rows_proc_sample(c->rows, p);
             break;
@@ -482,6 +540,8 @@ int ps_collect_start(const char *session_dir, int64_t origin_ns, struct ps_tw *w
     c->w = w;
     c->origin_ns = origin_ns;
     int rc = -ENOMEM;
+    struct stat ns;
+    c->pidns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
     if (!(c->dir = strdup(session_dir)) || (rc = ps_rows_new(w, origin_ns, &c->rows)))
         goto fail;
     if ((rc = -pthread_create(&c->writer_thread, NULL, writer_main, c)))

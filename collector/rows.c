@@ -22,6 +22,8 @@ struct proc {
     int32_t rank, local_rank, world_size;
     uint32_t rings;
     uint64_t dropped, unbalanced, unknown;
+    struct ps_ring_drops drops;     /* `dropped` by cause (summed over the process's rings) */
+    int still_running;              /* alive when CMD exited: later records are missing */
     uint64_t unterminated;          /* push/pop ranges never popped (PS_WIRE_NVTX_OPEN rows) */
     int cuda_injected;
     int cuda_state;             /* enum ps_cuda_state, 0 none */
@@ -35,7 +37,7 @@ struct ring {
     const void *clock_ctx;
     struct ps_u64map lane_strings;  /* lane << 32 | id -> struct ps_str * */
     struct ps_u64map registered;    /* registered id -> StringIds id << 1 | defined */
-    uint64_t dropped;
+    struct ps_ring_drops drops;     /* the last count reported */
 };
 
 struct thread {
@@ -56,6 +58,7 @@ struct ps_rows {
     size_t n_threads, cap_threads;
     struct ps_u64map thread_by_gtid;
     uint64_t nvtx_rows, unresolved_strings;
+    uint64_t other_pidns_rings;     /* rings written in another PID namespace */
     sqlite3_stmt *st_range, *st_mark;   /* the hot rows: no attributes, text or no message */
     sqlite3_stmt *st_full, *st_psample, *st_tsample;
 };
@@ -162,13 +165,31 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
     return 0;
 }
 
-void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, uint64_t dropped)
+void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring)
+{
+    (void)ring;
+    r->other_pidns_rings++;
+}
+
+void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring)
+{
+    if (ring < r->n_rings)
+        r->procs[r->rings[ring].proc].still_running = 1;
+}
+
+void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring_drops *d)
 {
     if (ring >= r->n_rings)
         return;
     struct ring *g = &r->rings[ring];
-    r->procs[g->proc].dropped += dropped - g->dropped;
-    g->dropped = dropped;
+    struct ps_ring_drops *p = &r->procs[g->proc].drops;
+    p->full += d->full - g->drops.full;
+    p->nolane += d->nolane - g->drops.nolane;
+    p->limit += d->limit - g->drops.limit;
+    p->alloc += d->alloc - g->drops.alloc;
+    r->procs[g->proc].dropped += (d->full + d->nolane + d->limit + d->alloc) -
+                                 (g->drops.full + g->drops.nolane + g->drops.limit + g->drops.alloc);
+    g->drops = *d;
 }
 
 static int64_t stored_ns(const struct ps_rows *r, const struct ring *g, uint64_t tsc)
@@ -186,6 +207,97 @@ static int64_t registered_sid(struct ps_rows *r, struct ring *g, uint32_t id)
     if (ps_u64map_put(&g->registered, id, (uint64_t)sid << 1))
         return -ENOMEM;
     return sid;
+}
+
+/* The UTF-8 sequence at s[0..n), n >= 1: its length (1-4) when valid, else minus the length of its
+ * maximal invalid subpart (the lead byte and the continuation bytes that fit it; at least 1), so that each
+ * such subpart becomes one U+FFFD as the Unicode Standard recommends (ch. 3, "U+FFFD Substitution of
+ * Maximal Subparts") and Python's decode(errors='replace') does. Overlong forms, UTF-16 surrogates and
+ * values above U+10FFFF are invalid (RFC 3629 §4, Table 3-7 of the Unicode Standard). */
+static int utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    int len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (!len)
+        return -1;
+    unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    if (n < 2 || s[1] < lo || s[1] > hi)
+        return -1;
+    for (int i = 2; i < len; i++)
+        if ((size_t)i >= n || (s[i] & 0xC0) != 0x80)
+            return -i;
+    return len;
+}
+
+int ps_rows_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (u[i] < 0x80) {
+            i++;
+            continue;
+        }
+        int k = utf8_seq(u + i, n - i);
+        if (k < 0)
+            return 0;
+        i += (size_t)k;
+    }
+    return 1;
+}
+
+char *ps_rows_utf8_dup(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    char *out = malloc(n * 3 + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n;) {
+        int k = utf8_seq(u + i, n - i);
+        if (k > 0) {
+            memcpy(o, u + i, (size_t)k);
+            o += k;
+            i += (size_t)k;
+        } else {
+            memcpy(o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i += (size_t)-k;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Bind `s` (NUL-terminated) as TEXT, with invalid UTF-8 replaced (findings-3 #5: Python's sqlite3 and pandas
+ * cannot read a column holding invalid UTF-8). Valid text, the usual case, is bound without a copy. */
+static void bind_utf8(sqlite3_stmt *st, int i, const char *s)
+{
+    size_t n = strlen(s);
+    char *fixed;
+    if (ps_rows_utf8_valid(s, n) || !(fixed = ps_rows_utf8_dup(s, n)))
+        sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_text(st, i, fixed, -1, free);
+}
+
+/* ps_tw_intern of `s` with invalid UTF-8 replaced. NULL: no memory. */
+static struct ps_str *intern_utf8(struct ps_rows *r, const char *s)
+{
+    size_t n = strlen(s);
+    if (ps_rows_utf8_valid(s, n))
+        return ps_tw_intern(r->w, s, n);
+    char *fixed = ps_rows_utf8_dup(s, n);
+    struct ps_str *in = fixed ? ps_tw_intern(r->w, fixed, strlen(fixed)) : NULL;
+    free(fixed);
+    return in;
+}
+
+/* strdup with invalid UTF-8 replaced. */
+static char *dup_utf8(const char *s)
+{
+    return ps_rows_utf8_dup(s, strlen(s));
 }
 
 /* Bounded string at `off` of a record: NULL unless `len` bytes (NUL included) fit in the record. */
@@ -279,7 +391,7 @@ static int nvtx_event(struct ps_rows *r, struct ring *g, uint32_t lane, const st
         else if (type != PS_NSYS_NVTX_MARK)
             sqlite3_bind_int64(st, i++, stored_ns(r, g, n->end_tsc));
         if (text)
-            sqlite3_bind_text(st, i++, text, -1, SQLITE_STATIC);
+            bind_utf8(st, i++, text);
         else
             sqlite3_bind_null(st, i++);
         sqlite3_bind_int64(st, i++, gtid);
@@ -300,7 +412,7 @@ static int nvtx_event(struct ps_rows *r, struct ring *g, uint32_t lane, const st
         if (attr && (attr->flags & PS_WIRE_ATTR_COLOR))
             sqlite3_bind_int64(st, 6, attr->color);
         if (text)
-            sqlite3_bind_text(st, 7, text, -1, SQLITE_STATIC);
+            bind_utf8(st, 7, text);
         sqlite3_bind_int64(st, 8, gtid);
         if (text_id)
             sqlite3_bind_int64(st, 10, text_id);
@@ -333,7 +445,12 @@ static int nvtx_name(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr
         if (*v & 1)
             return 0;               /* registered twice: NVTX returns the same handle, keep the first */
         *v |= 1;
-        return ps_tw_string_define(r->w, sid, name);
+        char *fixed = dup_utf8(name);
+        if (!fixed)
+            return -ENOMEM;
+        int rc = ps_tw_string_define(r->w, sid, fixed);
+        free(fixed);
+        return rc;
     }
     sqlite3_stmt *st = r->st_full;
     sqlite3_clear_bindings(st);
@@ -341,7 +458,7 @@ static int nvtx_name(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr
     sqlite3_bind_int(st, 3, rec->type == PS_WIRE_NVTX_DOMAIN ? PS_NSYS_NVTX_DOMAIN_CREATE : PS_NSYS_NVTX_CATEGORY);
     if (rec->type == PS_WIRE_NVTX_CATEGORY)
         sqlite3_bind_int64(st, 5, n->id);
-    sqlite3_bind_text(st, 7, name, -1, SQLITE_STATIC);
+    bind_utf8(st, 7, name);
     sqlite3_bind_int64(st, 8, ps_global_tid(g->pid, n->tid));
     sqlite3_bind_int64(st, 11, rec->type == PS_WIRE_NVTX_DOMAIN ? n->id : n->domain_id);
     r->nvtx_rows++;
@@ -358,7 +475,11 @@ static char *join_argv(const char *argv, uint32_t len)
     for (uint32_t i = 0; i + 1 < len; i++)
         if (s[i] == '\0')
             s[i] = ' ';
-    return s;
+    if (ps_rows_utf8_valid(s, strlen(s)))
+        return s;
+    char *fixed = dup_utf8(s);          /* file names in argv are bytes on Linux */
+    free(s);
+    return fixed;
 }
 
 static int process_rec(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr *rec)
@@ -376,7 +497,7 @@ static int process_rec(struct ps_rows *r, struct ring *g, const struct ps_wire_h
         return 0;
     free(p->exe);
     free(p->cmdline);
-    p->exe = strdup(exe);
+    p->exe = dup_utf8(exe);
     p->cmdline = w->argv_len ? join_argv(exe + w->exe_len, w->argv_len) : strdup("");
     if (!p->exe || !p->cmdline)
         return -ENOMEM;
@@ -398,7 +519,7 @@ static int thread_name_rec(struct ps_rows *r, struct ring *g, const struct ps_wi
         return 0;
     }
     struct thread *t = thread_get(r, g->pid, n->tid);
-    if (!t || !(t->nvtx_name = ps_tw_intern(r->w, name, strlen(name))))
+    if (!t || !(t->nvtx_name = intern_utf8(r, name)))
         return -ENOMEM;
     return 0;
 }
@@ -416,7 +537,7 @@ static int cuda_status_rec(struct ps_rows *r, struct ring *g, const struct ps_wi
     p->cuda_state = (int)c->state;
     if (msg && *msg) {
         free(p->cuda_msg);
-        if (!(p->cuda_msg = strdup(msg)))
+        if (!(p->cuda_msg = dup_utf8(msg)))
             return -ENOMEM;
     }
     return 0;
@@ -430,7 +551,7 @@ static int lane_string_rec(struct ps_rows *r, struct ring *g, uint32_t lane, con
         r->procs[g->proc].unknown++;
         return 0;
     }
-    struct ps_str *in = ps_tw_intern(r->w, text, strlen(text));
+    struct ps_str *in = intern_utf8(r, text);
     if (!in || ps_u64map_put(&g->lane_strings, (uint64_t)lane << 32 | s->id, (uint64_t)(uintptr_t)in))
         return -ENOMEM;
     return 0;
@@ -490,7 +611,7 @@ int ps_rows_proc_sample(struct ps_rows *r, const struct ps_proc_sample *s)
     /* The latest name wins: the first samples may precede the child's exec. */
     if (!p->comm || strcmp(p->comm, s->comm) != 0) {
         free(p->comm);
-        if (!(p->comm = strdup(s->comm)))
+        if (!(p->comm = dup_utf8(s->comm)))
             return -ENOMEM;
     }
     if (!p->probed)
@@ -514,7 +635,7 @@ int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s)
     struct thread *t = thread_get(r, s->pid, s->tid);
     if (!t)
         return -ENOMEM;
-    if (!(t->os_name = ps_tw_intern(r->w, s->comm, strlen(s->comm))))   /* latest name wins (renames) */
+    if (!(t->os_name = intern_utf8(r, s->comm)))   /* latest name wins (renames) */
         return -ENOMEM;
     sqlite3_stmt *st = r->st_tsample;
     sqlite3_bind_int64(st, 1, s->time_ns - r->origin_ns);
@@ -598,6 +719,11 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
         t->probed_processes += p->probed;
         t->rings += p->rings;
         t->dropped += p->dropped;
+        t->drops.full += p->drops.full;
+        t->drops.nolane += p->drops.nolane;
+        t->drops.limit += p->drops.limit;
+        t->drops.alloc += p->drops.alloc;
+        t->still_running += (uint64_t)p->still_running;
         t->unbalanced += p->unbalanced;
         t->unterminated += p->unterminated;
         t->unknown += p->unknown;
@@ -638,6 +764,15 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
     }
     t->unresolved_strings += r->unresolved_strings;
     t->nvtx_rows = r->nvtx_rows;
+    t->other_pidns_rings = r->other_pidns_rings;
+    /* dropped_records by cause (docs/record.md): they add up to dropped_records. */
+    if ((rc = ps_tw_meta_i64(r->w, "dropped_records.ring_full", (int64_t)t->drops.full)) ||
+        (rc = ps_tw_meta_i64(r->w, "dropped_records.no_lane", (int64_t)t->drops.nolane)) ||
+        (rc = ps_tw_meta_i64(r->w, "dropped_records.probe_limits", (int64_t)t->drops.limit)) ||
+        (rc = ps_tw_meta_i64(r->w, "dropped_records.chunk_alloc", (int64_t)t->drops.alloc)) ||
+        (rc = ps_tw_meta_i64(r->w, "still_running_processes", (int64_t)t->still_running)) ||
+        (rc = ps_tw_meta_i64(r->w, "other_pidns_rings", (int64_t)r->other_pidns_rings)))
+        return rc;
     uint64_t gpu_dropped = 0;
     return ps_gpu_rows_finish(r->gpu, &gpu_dropped);
 }

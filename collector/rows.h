@@ -5,8 +5,10 @@
 #ifndef PS_ROWS_H
 #define PS_ROWS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "ps_ring.h"
 #include "ps_wire.h"
 #include "trace_writer.h"
 
@@ -30,8 +32,15 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
  * (message: ps_tw_errmsg). Call inside a transaction. */
 int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
 
-/* The ring's final count of records dropped because it was full. */
-void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, uint64_t dropped);
+/* 1 when s[0..n) is valid UTF-8 (RFC 3629: no overlong forms, surrogates or values above U+10FFFF), else 0. */
+int ps_rows_utf8_valid(const char *s, size_t n);
+/* A NUL-terminated copy of s[0..n) with each maximal invalid subpart (Unicode ch. 3; as Python's
+ * decode(errors='replace')) replaced by U+FFFD (EF BF BD). The caller frees it; NULL: no memory. Every TEXT the collector stores goes through
+ * this (findings-3 #5). */
+char *ps_rows_utf8_dup(const char *s, size_t n);
+
+/* The ring's count of dropped records by cause (ps_ring_reader_drops); the last call per ring counts. */
+void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring_drops *d);
 
 /* One sample of a process of the recorded tree (times: CLOCK_MONOTONIC ns; counters: -1 = unavailable). */
 struct ps_proc_sample {
@@ -50,6 +59,12 @@ struct ps_thread_sample {
     char comm[16];              /* OS thread name, for ThreadNames when NVTX did not name the thread */
 };
 
+/* Ring `ring` was written in another PID namespace (counted: other_pidns_rings). */
+void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring);
+
+/* The process of ring `ring` was still running when CMD exited (counted: still_running_processes). */
+void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring);
+
 /* Write one sample row. 0 or -EIO / -ENOMEM. Call inside a transaction. */
 int ps_rows_proc_sample(struct ps_rows *r, const struct ps_proc_sample *s);
 int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s);
@@ -58,6 +73,9 @@ int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s);
 struct ps_rows_totals {
     uint64_t processes, probed_processes, rings;
     uint64_t dropped, unbalanced, unknown, unresolved_strings;
+    struct ps_ring_drops drops;     /* `dropped` by cause */
+    uint64_t still_running;         /* probed processes still running when CMD exited */
+    uint64_t other_pidns_rings;     /* rings written in another PID namespace */
     uint64_t unterminated;          /* push/pop ranges never popped: NVTX_EVENTS rows with end NULL */
     uint64_t nvtx_rows;
     uint64_t cuda_injected_processes;

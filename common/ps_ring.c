@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #if defined(__x86_64__)
@@ -22,8 +23,9 @@
 struct ps_ring {
     char *base;
     size_t bytes;
-    int fd;
     int tsc;
+    char path[4096];                /* the ring's final name: chunks are backed through it, never through a
+                                       descriptor kept open (the program may close or reuse its number) */
     struct ps_ring_hdr *hdr;
     struct ps_ring_lane *lanes;
 };
@@ -41,6 +43,11 @@ static int tsc_is_invariant(void)
 #else
     return 0;
 #endif
+}
+
+int ps_ring_clock_is_tsc(uint32_t flags)
+{
+    return !(flags & PS_RING_FORCE_MONO) && tsc_is_invariant();
 }
 
 static uint64_t tsc_now(void)
@@ -67,8 +74,16 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
 {
     char name[4096], tmp[4096];
     struct ps_ring *r = NULL;
-    int err = 0;
+    int err = 0, fd = -1;
     uint32_t pid = (uint32_t)getpid();
+    /* Growing a file past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills the program: make the
+     * ring fit the limit, or fail when even the smallest ring would not (findings-3 #2). */
+    struct rlimit fsize;
+    if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY && bytes > fsize.rlim_cur) {
+        if (fsize.rlim_cur < PS_RING_MIN_BYTES)
+            return -EFBIG;
+        bytes = fsize.rlim_cur;
+    }
     uint32_t chunk = pick_chunk_bytes(bytes);
     uint64_t lanes_end = PS_RING_HDR_BYTES + (uint64_t)PS_RING_LANES * sizeof(struct ps_ring_lane);
     uint64_t meta = lanes_end + OPEN_TABLE_BYTES;
@@ -81,43 +96,52 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
     r = calloc(1, sizeof *r);
     if (!r)
         return -ENOMEM;
-    r->fd = -1;
     /* Build the ring under a hidden name, then give it its final name in one step, so a reader
      * scanning the directory never opens a half-made ring. */
-    int len = snprintf(tmp, sizeof tmp, "%s/.ring-%u-%d.tmp", dir, pid, (int)gettid());
-    if (len < 0 || (size_t)len >= sizeof tmp) {
-        err = -ENAMETOOLONG;
-        goto out;
-    }
-    r->fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (r->fd < 0) {
-        err = -errno;
-        goto out;
+    /* Processes in other PID namespaces may share pid and tid (both 1): the clock makes the name unique, and
+     * O_EXCL makes sure (findings-3 #7: two such processes built one file and one's records were lost). */
+    for (int tries = 0; fd < 0; tries++) {
+        int len = snprintf(tmp, sizeof tmp, "%s/.ring-%u-%d-%llx.tmp", dir, pid, (int)gettid(),
+                           (unsigned long long)ps_ring_clock_now(0) + (unsigned long long)tries);
+        if (len < 0 || (size_t)len >= sizeof tmp) {
+            err = -ENAMETOOLONG;
+            goto out;
+        }
+        fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0 && (errno != EEXIST || tries == 100)) {
+            err = -errno;
+            goto out;
+        }
     }
     r->bytes = meta + nchunks * chunk;
-    if (ftruncate(r->fd, (off_t)r->bytes) != 0) {
+    if (ftruncate(fd, (off_t)r->bytes) != 0) {
         err = -errno;
         goto out_unlink;
     }
     /* Back the header, lane table and open-range table now, so a full file system shows here and not as SIGBUS later. */
-    if (fallocate(r->fd, 0, 0, (off_t)meta) != 0 && errno != EOPNOTSUPP) {
+    if (fallocate(fd, 0, 0, (off_t)meta) != 0 && errno != EOPNOTSUPP) {
         err = -errno;
         goto out_unlink;
     }
-    r->base = mmap(NULL, r->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+    r->base = mmap(NULL, r->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (r->base == MAP_FAILED) {
         r->base = NULL;
         err = -errno;
         goto out_unlink;
     }
+    /* The mapping keeps the file; the descriptor would be a number the program may close or reuse. */
+    close(fd);
+    fd = -1;
     r->hdr = (struct ps_ring_hdr *)(void *)r->base;
     r->lanes = (struct ps_ring_lane *)(void *)(r->base + PS_RING_HDR_BYTES);
-    r->tsc = !(flags & PS_RING_FORCE_MONO) && tsc_is_invariant();
+    r->tsc = ps_ring_clock_is_tsc(flags);
 
     struct ps_ring_hdr *h = r->hdr;
     h->layout = PS_RING_LAYOUT;
     h->wire_version = PS_WIRE_VERSION;
     h->pid = pid;
+    struct stat ns;
+    h->pidns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
     h->clock = r->tsc ? PS_RING_CLOCK_TSC : PS_RING_CLOCK_MONO;
     h->file_bytes = r->bytes;
     h->chunk_bytes = chunk;
@@ -131,7 +155,7 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
     atomic_store_explicit((_Atomic uint64_t *)&h->magic, PS_RING_MAGIC, memory_order_release);
     /* ring-<pid>-<n>.ps with the first free n: an exec'd program keeps its pid and makes another ring. */
     for (unsigned n = 0;; n++) {
-        len = snprintf(name, sizeof name, "%s/" PS_RING_FILE_FMT, dir, pid, n);
+        int len = snprintf(name, sizeof name, "%s/" PS_RING_FILE_FMT, dir, pid, n);
         if (len < 0 || (size_t)len >= sizeof name) {
             err = -ENAMETOOLONG;
             goto out_unlink;
@@ -147,6 +171,7 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
             goto out_unlink;
         }
     }
+    snprintf(r->path, sizeof r->path, "%s", name);
     if (path && snprintf(path, path_size, "%s", name) >= (int)path_size) {
         err = -ENAMETOOLONG;
         unlink(name);
@@ -158,6 +183,8 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
 out_unlink:
     unlink(tmp);
 out:
+    if (fd >= 0)
+        close(fd);
     ps_ring_free(r);
     return err;
 }
@@ -168,8 +195,6 @@ void ps_ring_free(struct ps_ring *r)
         return;
     if (r->base)
         munmap(r->base, r->bytes);
-    if (r->fd >= 0)
-        close(r->fd);
     free(r);
 }
 
@@ -253,9 +278,35 @@ void ps_ring_lane_drop(struct ps_ring_wlane *w, uint64_t n)
     atomic_fetch_add_explicit(&w->lane->dropped, n, memory_order_relaxed);
 }
 
+void ps_ring_lane_drop_limit(struct ps_ring_wlane *w, uint64_t n)
+{
+    atomic_fetch_add_explicit(&w->lane->dropped_limit, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&w->lane->dropped, n, memory_order_relaxed);
+}
+
+/* A page of a sparse file that cannot be allocated would raise SIGBUS in the program: allocate the bytes
+ * [off, off + len) of the ring before first use, 0 or -errno (the file system is full: the chunk is given
+ * up). Through the mapping (MADV_POPULATE_WRITE, Linux 5.14: an error instead of SIGBUS), else by opening
+ * the ring by its name for the one fallocate. Never through a descriptor kept from ps_ring_create: the
+ * program may have closed that number and opened its own file on it (findings-3 #1). */
+static int chunk_back(struct ps_ring *r, uint64_t off, uint32_t len)
+{
+    if (madvise(r->base + off, len, MADV_POPULATE_WRITE) == 0)
+        return 0;
+    if (errno != EINVAL)
+        return -errno;
+    int fd = open(r->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -errno;
+    int err = fallocate(fd, 0, (off_t)off, len) != 0 && errno != EOPNOTSUPP ? -errno : 0;
+    close(fd);
+    return err;
+}
+
 /* Pop the free list (chunks the reader drained; LIFO keeps the resident set small), else take a chunk
- * never used before and back it with memory. Returns index + 1, or 0 when none is left. */
-static uint32_t chunk_get(struct ps_ring *r)
+ * never used before and back it with memory. Returns index + 1, or 0 when none is left (*alloc_failed:
+ * because a fresh chunk could not be backed). */
+static uint32_t chunk_get(struct ps_ring *r, int *alloc_failed)
 {
     struct ps_ring_hdr *h = r->hdr;
     uint64_t head = atomic_load_explicit(&h->free_head, memory_order_acquire);
@@ -272,11 +323,10 @@ static uint32_t chunk_get(struct ps_ring *r)
         if (!atomic_compare_exchange_weak_explicit(&h->fresh_next, &fresh, fresh + 1, memory_order_relaxed,
                                                    memory_order_relaxed))
             continue;
-        /* A page of a sparse file that cannot be allocated would raise SIGBUS in the program:
-         * allocate the chunk now and give it up if the file system is full. */
-        off_t off = (off_t)(h->chunks_off + (uint64_t)fresh * h->chunk_bytes);
-        if (fallocate(r->fd, 0, off, h->chunk_bytes) != 0 && errno != EOPNOTSUPP)
+        if (chunk_back(r, h->chunks_off + (uint64_t)fresh * h->chunk_bytes, h->chunk_bytes) != 0) {
+            *alloc_failed = 1;
             return 0;
+        }
         return fresh + 1;
     }
     return 0;
@@ -285,9 +335,10 @@ static uint32_t chunk_get(struct ps_ring *r)
 void *ps_ring_reserve_slow(struct ps_ring_wlane *w, uint32_t bytes)
 {
     struct ps_ring *r = w->ring;
+    int alloc_failed = 0;
     if (!r || bytes > r->hdr->chunk_bytes - sizeof(struct ps_ring_chunk))
         goto drop;
-    uint32_t idx1 = chunk_get(r);
+    uint32_t idx1 = chunk_get(r, &alloc_failed);
     if (!idx1)
         goto drop;
     struct ps_ring_chunk *c = chunk_at(r, idx1 - 1);
@@ -306,6 +357,8 @@ void *ps_ring_reserve_slow(struct ps_ring_wlane *w, uint32_t bytes)
     w->limit = r->hdr->chunk_bytes;
     return w->data + w->pos;
 drop:
+    if (w->lane && alloc_failed)
+        atomic_fetch_add_explicit(&w->lane->dropped_alloc, 1, memory_order_relaxed);
     if (w->lane)
         ps_ring_lane_drop(w, 1);
     return NULL;

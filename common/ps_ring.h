@@ -44,10 +44,22 @@ long ps_ring_reader_drain(struct ps_ring_reader *r,
 long ps_ring_reader_open_ranges(struct ps_ring_reader *r,
                                 int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx);
 
-/* Records the writers dropped because the ring was full (exact count). */
+/* Records the writers dropped, every cause (exact count). */
 uint64_t ps_ring_reader_dropped(const struct ps_ring_reader *r);
-/* The pid of the process that owns the ring. */
+
+/* The same count by cause; the four add up to ps_ring_reader_dropped. */
+struct ps_ring_drops {
+    uint64_t full;                  /* no chunk free (the collector was behind by the whole ring), or a record
+                                       larger than a chunk, or one that depended on such a record */
+    uint64_t nolane;                /* threads beyond the ring's 1024 lanes */
+    uint64_t limit;                 /* beyond the probe's limits: nesting depth, start/end table */
+    uint64_t alloc;                 /* a fresh chunk could not be allocated (file system full) */
+};
+void ps_ring_reader_drops(const struct ps_ring_reader *r, struct ps_ring_drops *out);
+/* The pid of the process that owns the ring, in its PID namespace (ps_ring_reader_pidns). */
 uint32_t ps_ring_reader_pid(const struct ps_ring_reader *r);
+/* The inode of the writer's PID namespace (/proc/self/ns/pid), 0 when it could not tell. */
+uint64_t ps_ring_reader_pidns(const struct ps_ring_reader *r);
 /* Convert a raw probe timestamp (`*_tsc` fields) to CLOCK_MONOTONIC ns. */
 int64_t ps_ring_reader_to_ns(const struct ps_ring_reader *r, uint64_t tsc);
 

@@ -39,7 +39,8 @@ struct ps_ring_hdr {
     uint64_t cal_tsc;           /* a (TSC, CLOCK_MONOTONIC ns) pair taken when the ring was made */
     int64_t cal_ns;
     uint64_t open_off;          /* the open-range table: nlanes x PS_RING_OPEN_SLOTS struct ps_ring_open */
-    uint8_t pad1[40];
+    uint64_t pidns;             /* inode of the writer's /proc/self/ns/pid (0: unknown): `pid` is a pid there */
+    uint8_t pad1[32];
     /* --- shared mutable state, own cache line --- */
     _Atomic uint64_t free_head; /* (ABA tag << 32) | (chunk index + 1); 0 in the low half = empty */
     _Atomic uint32_t fresh_next;/* chunks [fresh_next, nchunks) have never been used */
@@ -53,9 +54,12 @@ struct ps_ring_lane {
     _Atomic uint32_t first_chunk; /* oldest undrained chunk (reader advances it) */
     _Atomic uint32_t cur_chunk; /* chunk the owner writes into */
     uint32_t next_string_id;    /* last PS_WIRE_LANE_STRING id handed out (owner only) */
-    _Atomic uint64_t dropped;   /* records dropped by the lane's owners */
+    _Atomic uint64_t dropped;   /* records dropped by the lane's owners, every cause (the two below included) */
     uint32_t tid;               /* last owner */
-    uint8_t pad[36];
+    uint32_t pad0;
+    _Atomic uint64_t dropped_limit; /* of `dropped`: beyond the probe's limits (nesting depth, start/end table) */
+    _Atomic uint64_t dropped_alloc; /* of `dropped`: a fresh chunk could not be allocated (file system full) */
+    uint8_t pad[16];
 };
 
 /* The open-range table mirrors, per lane, the push/pop ranges its thread has pushed and not yet popped

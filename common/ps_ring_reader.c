@@ -260,6 +260,25 @@ uint64_t ps_ring_reader_dropped(const struct ps_ring_reader *r)
     return n;
 }
 
+void ps_ring_reader_drops(const struct ps_ring_reader *r, struct ps_ring_drops *out)
+{
+    uint64_t all = 0;
+    *out = (struct ps_ring_drops){ .nolane = atomic_load_explicit(&r->hdr->dropped_nolane, memory_order_relaxed) };
+    uint32_t used = atomic_load_explicit(&r->hdr->lanes_used, memory_order_acquire);
+    for (uint32_t i = 0; i < used && i < r->hdr->nlanes; i++) {
+        all += atomic_load_explicit(&r->lanes[i].dropped, memory_order_relaxed);
+        out->limit += atomic_load_explicit(&r->lanes[i].dropped_limit, memory_order_relaxed);
+        out->alloc += atomic_load_explicit(&r->lanes[i].dropped_alloc, memory_order_relaxed);
+    }
+    /* The causes are counted just before the total: a writer still running may be between the two. */
+    out->full = all >= out->limit + out->alloc ? all - out->limit - out->alloc : 0;
+}
+
+uint64_t ps_ring_reader_pidns(const struct ps_ring_reader *r)
+{
+    return r->hdr->pidns;
+}
+
 uint32_t ps_ring_reader_pid(const struct ps_ring_reader *r)
 {
     return r->hdr->pid;

@@ -33,13 +33,20 @@ struct ps_ring_wlane {
 
 /* Create the ring file `dir`/ring-<pid>-<n>.ps (PS_RING_FILE_FMT, the first n free, O_EXCL), size `bytes`
  * (sparse: chunks are allocated as first used), map it shared and calibrate the clock.
- * `bytes` is rounded down to whole chunks; from PS_RING_MIN_BYTES to PS_RING_MAX_BYTES (ps_ring.h). On success returns 0, *out, and the path in
- * `path` (if non-NULL, `path_size` bytes). Errors: -errno of open/ftruncate/mmap, -EINVAL for a bad size.
+ * `bytes` is rounded down to whole chunks; from PS_RING_MIN_BYTES to PS_RING_MAX_BYTES (ps_ring.h); a
+ * RLIMIT_FSIZE below `bytes` makes the ring that size (never SIGXFSZ). No descriptor is kept: fresh chunks are
+ * backed through the mapping or by reopening the file by name. On success returns 0, *out, and the path in
+ * `path` (if non-NULL, `path_size` bytes). Errors: -errno of open/ftruncate/mmap, -EINVAL for a bad size,
+ * -EFBIG when RLIMIT_FSIZE is below PS_RING_MIN_BYTES.
  * Free with ps_ring_free (which keeps the file: the reader owns and deletes it). */
 int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ring **out,
                    char *path, size_t path_size);
 
-/* Unmap and close. NULL is a no-op. Lanes still claimed must not be used afterwards. */
+/* 1 if a ring created with `flags` stamps invariant-TSC ticks, 0 if CLOCK_MONOTONIC ns: what
+ * ps_ring_uses_tsc will say, known before the ring exists (the probe stamps a first record, then makes it). */
+int ps_ring_clock_is_tsc(uint32_t flags);
+
+/* Unmap. NULL is a no-op. Lanes still claimed must not be used afterwards. */
 void ps_ring_free(struct ps_ring *r);
 
 /* The largest record a lane takes (a chunk less its header), bytes. */
@@ -96,6 +103,10 @@ void ps_ring_drop_nolane(struct ps_ring *r, uint64_t n);
 /* Count `n` records dropped on this lane for a reason of the caller's (e.g. a record that depends on one
  * that was dropped). */
 void ps_ring_lane_drop(struct ps_ring_wlane *w, uint64_t n);
+
+/* Count `n` records dropped on this lane because they are beyond the probe's limits (nesting deeper than
+ * its stack, the start/end table full): the reader reports them apart from a full ring. */
+void ps_ring_lane_drop_limit(struct ps_ring_wlane *w, uint64_t n);
 
 /* Slow path of ps_ring_reserve: link a fresh or freed chunk. NULL (the record is counted as dropped)
  * when no chunk is free or `bytes` exceeds a chunk. */

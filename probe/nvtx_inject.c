@@ -204,7 +204,7 @@ static int pop_common(struct probe_thread *t, struct probe_stack *s, uint32_t do
     }
     uint32_t level = --s->depth;
     if (level >= s->cap) {
-        probe_drop(t);
+        probe_drop_limit(t);
         return (int)level;
     }
     struct probe_frame *f = &s->f[level];

@@ -23,6 +23,11 @@ __thread struct probe_thread *probe_tls;
 static int log_fd = -1;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 static int start_err = -EAGAIN;
+/* The ring is made on the process's first record, not in InitializeInjectionNvtx2 (findings-3 #3, #12):
+ * `ring_lock` serialises that (and is held across fork), `ring_ready` publishes it once its creator wrote
+ * PROCESS, `ring_failed` keeps a process whose ring could not be made from trying on every call. */
+static pthread_mutex_t ring_lock = PTHREAD_MUTEX_INITIALIZER;
+static int ring_ready, ring_failed;
 static pthread_key_t thread_key;
 static char session_dir[PATH_MAX];
 static uint64_t ring_bytes;
@@ -213,23 +218,48 @@ static void thread_fini(void *p)
     free(t);
 }
 
-static struct probe_thread *thread_new(int creator)
+static int make_ring(void);
+
+/* The process's first record: make the ring (the caller's lane writes PROCESS first, then every domain,
+ * registered string and category a forked child inherited), then publish it. Returns 1 when `t` is
+ * attached as the creator, 0 when the ring exists (made by another thread), -1 when there is none. */
+static int ring_start(struct probe_thread *t)
 {
-    struct probe_thread *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
-    t->tid = (uint32_t)gettid();
-    probe_tls = t;
-    pthread_setspecific(thread_key, t);
-    attach(t, creator);
-    return t;
+    int made = 0;
+    pthread_mutex_lock(&ring_lock);
+    if (!__atomic_load_n(&ring_ready, __ATOMIC_ACQUIRE) && !ring_failed) {
+        if (make_ring() != 0) {
+            __atomic_store_n(&ring_failed, 1, __ATOMIC_RELAXED);
+        } else {
+            attach(t, 1);
+            probe_registry_replay(t);
+            __atomic_store_n(&ring_ready, 1, __ATOMIC_RELEASE);
+            made = 1;
+        }
+    }
+    pthread_mutex_unlock(&ring_lock);
+    return made ? 1 : __atomic_load_n(&ring_ready, __ATOMIC_ACQUIRE) ? 0 : -1;
 }
 
 struct probe_thread *probe_thread_slow(void)
 {
-    if (!__atomic_load_n(&probe_g.on, __ATOMIC_ACQUIRE))
+    if (!__atomic_load_n(&probe_g.on, __ATOMIC_ACQUIRE) || __atomic_load_n(&ring_failed, __ATOMIC_RELAXED))
         return NULL;
-    return thread_new(0);
+    /* A forked child's forking thread keeps its state (fork_child cleared it), found through the key. */
+    struct probe_thread *t = pthread_getspecific(thread_key);
+    if (!t) {
+        if (!(t = calloc(1, sizeof *t)))
+            return NULL;
+        pthread_setspecific(thread_key, t);
+    }
+    t->tid = (uint32_t)gettid();
+    int made = __atomic_load_n(&ring_ready, __ATOMIC_ACQUIRE) ? 0 : ring_start(t);
+    if (made < 0)
+        return NULL;
+    if (!made)
+        attach(t, 0);
+    probe_tls = t;
+    return t;
 }
 
 static uint64_t env_ring_bytes(void)
@@ -269,6 +299,9 @@ static int make_ring(void)
         if (err == -EINVAL)
             snprintf(why, sizeof why, "a ring of %llu bytes is out of range: from %llu to %llu bytes\n",
                      (unsigned long long)ring_bytes, PS_RING_MIN_BYTES, PS_RING_MAX_BYTES);
+        else if (err == -EFBIG)
+            snprintf(why, sizeof why, "the file size limit (ulimit -f) is below the smallest ring (%llu bytes)\n",
+                     PS_RING_MIN_BYTES);
         else
             snprintf(why, sizeof why, "cannot create a ring of %llu bytes: %s\n", (unsigned long long)ring_bytes,
                      strerror(-err));
@@ -282,25 +315,31 @@ static int make_ring(void)
     return 0;
 }
 
+/* Held across fork(): the child never inherits a ring half made or a locked registry (same order as
+ * ring_start: ring, then registry). */
 static void fork_prepare(void)
 {
+    pthread_mutex_lock(&ring_lock);
     probe_registry_lock();
 }
 
 static void fork_parent(void)
 {
     probe_registry_unlock();
+    pthread_mutex_unlock(&ring_lock);
 }
 
-/* The child is single-threaded now: drop the parent's mapping, make its own ring, move the forking
- * thread onto it (its open push/pop ranges belong to the parent), and re-declare the registries. */
+/* The child is single-threaded now: drop the parent's mapping and clear the forking thread's state (its
+ * open push/pop ranges belong to the parent). The child's own ring is made on its first record, so a
+ * child that only execs (or exits) costs nothing and is not counted as probed (findings-3 #12). */
 static void fork_child(void)
 {
     probe_registry_unlock();
+    pthread_mutex_unlock(&ring_lock);
     if (!probe_g.on)
         return;
     struct probe_thread *t = probe_tls;
-    probe_g.on = 0;
+    ring_ready = 0;
     ps_ring_free(probe_g.ring);
     probe_g.ring = NULL;
     if (t) {
@@ -309,18 +348,8 @@ static void fork_child(void)
         for (uint32_t i = 0; i < t->ndom; i++)
             stack_clear(&t->dom[i], 0);
         probe_strings_reset(t);
-        t->tid = (uint32_t)gettid();
     }
-    if (make_ring() != 0) {
-        probe_tls = NULL;
-        return;
-    }
-    if (t)
-        attach(t, 1);
-    else if (!(t = thread_new(1)))
-        return;
-    probe_registry_replay(t);
-    __atomic_store_n(&probe_g.on, 1, __ATOMIC_RELEASE);
+    probe_tls = NULL;                       /* its next record makes the ring (probe_thread_slow) */
 }
 
 static void start(void)
@@ -335,27 +364,23 @@ static void start(void)
     }
     strcpy(session_dir, dir);
     ring_bytes = env_ring_bytes();
+    probe_g.tsc = ps_ring_clock_is_tsc(0);  /* the first record is stamped before the ring exists */
     if ((start_err = pthread_key_create(&thread_key, thread_fini)) != 0) {
         start_err = -start_err;
         return;
     }
-    if ((start_err = make_ring()) != 0)
-        return;
     if ((start_err = pthread_atfork(fork_prepare, fork_parent, fork_child)) != 0) {
         start_err = -start_err;
-        return;
-    }
-    if (!thread_new(1)) {
-        start_err = -ENOMEM;
         return;
     }
     __atomic_store_n(&probe_g.on, 1, __ATOMIC_RELEASE);
 }
 
+/* Only what every later call needs, nothing slow: this runs inside the program's first NVTX call, while
+ * NVTX's own init state says "in progress" (a fork by another thread then would leave the child spinning,
+ * findings-3 #3). The ring is made by the first record (probe_thread_slow). */
 int probe_start(void)
 {
     pthread_once(&start_once, start);
-    if (start_err == 0 && !probe_g.on)
-        return -EIO;                /* a forked child could not make its ring */
     return start_err;
 }

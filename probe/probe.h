@@ -72,9 +72,11 @@ struct probe_global {
 extern struct probe_global probe_g;
 extern __thread struct probe_thread *probe_tls;
 
-/* Start the probe once per process (ring, fork handler, PROCESS record). 0, or -errno: stay off. */
+/* Start the probe once per process (session directory, thread key, fork handlers; the ring and its PROCESS
+ * record come with the first record, probe_thread_slow). 0, or -errno: stay off. */
 int probe_start(void);
-/* The calling thread's state, created (lane claimed, THREAD_NAME written) on its first record.
+/* The calling thread's state, created (lane claimed, THREAD_NAME written; the process's ring made first if this
+ * is the process's first record) on its first record.
  * NULL when the probe is off or memory is short. */
 struct probe_thread *probe_thread_slow(void);
 static inline struct probe_thread *probe_thread(void)
@@ -103,6 +105,15 @@ static inline void probe_drop(struct probe_thread *t)
 {
     if (t->w.ring)
         ps_ring_lane_drop(&t->w, 1);
+    else
+        ps_ring_drop_nolane(probe_g.ring, 1);
+}
+
+/* A record beyond the probe's limits (nesting depth, start/end table), counted apart from a full ring. */
+static inline void probe_drop_limit(struct probe_thread *t)
+{
+    if (t->w.ring)
+        ps_ring_lane_drop_limit(&t->w, 1);
     else
         ps_ring_drop_nolane(probe_g.ring, 1);
 }

@@ -64,7 +64,7 @@ uint64_t probe_range_start(struct probe_thread *t, uint32_t domain, uint64_t now
     }
     free(r);
 untracked:
-    probe_drop(t);
+    probe_drop_limit(t);
     return id | UNTRACKED;
 }
 

@@ -254,15 +254,20 @@ static void rows_process_rows_count_drops_and_unknown_records(void)
     CHECK(ps_rows_wire(rows, 0, 0, &bad->h) == 0);
     struct ps_wire_hdr gpu = { 8, PS_WIRE_GPU_FIRST + 1, 0 };
     CHECK(ps_rows_wire(rows, 2, 0, &gpu) == 0);
-    ps_rows_ring_dropped(rows, 0, 10);
-    ps_rows_ring_dropped(rows, 1, 5);
-    ps_rows_ring_dropped(rows, 1, 6);   /* a later, final count replaces the earlier one */
-    ps_rows_ring_dropped(rows, 2, 1);
+    /* By cause (full, no lane, limits, alloc): 10 = 4 + 3 + 2 + 1; ring 1's 5 then 6 (a later, final count
+     * replaces the earlier one); 1. Totals: 17 = full 4+6+1, no lane 3, limits 2, alloc 1. */
+    ps_rows_ring_dropped(rows, 0, &(struct ps_ring_drops){ 4, 3, 2, 1 });
+    ps_rows_ring_dropped(rows, 1, &(struct ps_ring_drops){ 5, 0, 0, 0 });
+    ps_rows_ring_dropped(rows, 1, &(struct ps_ring_drops){ 6, 0, 0, 0 });
+    ps_rows_ring_dropped(rows, 2, &(struct ps_ring_drops){ 1, 0, 0, 0 });
     struct ps_thread_sample ts = { .time_ns = 3000, .pid = PID, .tid = 4344, .state = 2, .cpu_user_ns = 10,
                                    .cpu_system_ns = -1, .comm = "worker" };
     CHECK(ps_rows_thread_sample(rows, &ts) == 0);
     struct ps_rows_totals t;
     close_trace(&t);
+    CHECK(t.drops.full == 11 && t.drops.nolane == 3 && t.drops.limit == 2 && t.drops.alloc == 1);
+    CHECK(q_int("SELECT value FROM PERFSCOPE_META WHERE name = 'dropped_records.no_lane'") == 3);
+    CHECK(q_int("SELECT value FROM PERFSCOPE_META WHERE name = 'dropped_records.probe_limits'") == 2);
     CHECK(t.dropped == 17 && t.unbalanced == 2 && t.unknown == 2 && t.processes == 2 && t.probed_processes == 1);
     CHECK(t.rank == 3 && t.local_rank == 1 && t.world_size == 8 && t.cuda_injected_processes == 1);
     CHECK(q_int("SELECT droppedRecords FROM PERFSCOPE_PROCESS_INFO WHERE pid = 4242") == 16);
@@ -303,6 +308,29 @@ static void sampler_parses_stat_with_parens_in_comm(void)
     CHECK(ps_sampler_parse_stat("1 (x) S 2 3", &st) != 0);
 }
 
+/* The Unicode Standard, ch. 3, Table 3-8 ("U+FFFD for non-shortest form sequences" and the maximal-subpart
+ * example): 61 F1 80 80 E1 80 C2 62 80 63 80 BF 64 -> a FFFD FFFD FFFD b FFFD c FFFD FFFD d. Plus RFC 3629's
+ * invalid forms: an overlong '/' (C0 AF), a surrogate (ED A0 80: three subparts), above U+10FFFF (F4 90 80 80). */
+static void rows_replace_invalid_utf8_per_maximal_subpart(void)
+{
+    static const char in[] = "\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64";
+    static const char want[] = "a\uFFFD\uFFFD\uFFFDb\uFFFDc\uFFFD\uFFFDd";
+    char *got = ps_rows_utf8_dup(in, strlen(in));
+    CHECK(got && strcmp(got, want) == 0);
+    free(got);
+    CHECK(!ps_rows_utf8_valid(in, strlen(in)));
+    static const char forms[] = "\xC0\xAF|\xED\xA0\x80|\xF4\x90\x80\x80";
+    got = ps_rows_utf8_dup(forms, strlen(forms));
+    CHECK(got && strcmp(got, "\uFFFD\uFFFD|\uFFFD\uFFFD\uFFFD|\uFFFD\uFFFD\uFFFD\uFFFD") == 0);
+    free(got);
+    /* Valid text is kept byte for byte: ASCII, 2-, 3- and 4-byte characters, the largest code point. */
+    static const char ok[] = "step Gr\xC3\xB6\xC3\x9F" "e \xE3\x83\x87 \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF";
+    CHECK(ps_rows_utf8_valid(ok, strlen(ok)));
+    got = ps_rows_utf8_dup(ok, strlen(ok));
+    CHECK(got && strcmp(got, ok) == 0);
+    free(got);
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
@@ -311,6 +339,7 @@ int main(int argc, char **argv)
         { "rows_startend_domain_category_and_attributes", rows_startend_domain_category_and_attributes },
         { "rows_process_rows_count_drops_and_unknown_records", rows_process_rows_count_drops_and_unknown_records },
         { "sampler_parses_stat_with_parens_in_comm", sampler_parses_stat_with_parens_in_comm },
+        { "rows_replace_invalid_utf8_per_maximal_subpart", rows_replace_invalid_utf8_per_maximal_subpart },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (argc == 2 && strcmp(argv[1], cases[i].name) == 0) {

@@ -1,0 +1,224 @@
+/* Programs that do what real programs do and a probe must survive (findings-3): close every descriptor
+ * (daemons, launchers), set a file-size limit (batch systems), emit bytes that are not UTF-8.
+ * Run by tests/collector/hostile_tests.sh under `perfscope record`; each mode says what it did. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nvtx3/nvToolsExt.h>
+
+static void ranges(const char *msg, long n)
+{
+    for (long i = 0; i < n; i++) {
+        nvtxRangePushA(msg);
+        nvtxRangePop();
+    }
+}
+
+/* closefds FILE N: one range "start" (the probe makes its ring), close every descriptor from 3 up, open FILE
+ * (it gets the lowest number, the ring's old one), write "hello\n" (6 bytes), then N ranges "r" with FILE
+ * still open. A probe that kept the ring's descriptor extends FILE with zeros. */
+static int closefds(const char *file, long n)
+{
+    ranges("start", 1);
+    struct rlimit l;
+    int max = getrlimit(RLIMIT_NOFILE, &l) == 0 && l.rlim_cur < 65536 ? (int)l.rlim_cur : 65536;
+    for (int fd = 3; fd < max; fd++)
+        close(fd);
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || write(fd, "hello\n", 6) != 6)
+        return 1;
+    ranges("r", n);
+    return close(fd) != 0;
+}
+
+/* dup2 FILE N: stdin closed before the first NVTX call (so the ring's descriptor would be 0), then FILE
+ * opened and moved onto 0 with dup2 (a stdin redirect), "hello\n" written through 0, then N ranges "r". */
+static int dup2_stdin(const char *file, long n)
+{
+    close(0);
+    ranges("start", 1);
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || (fd != 0 && (dup2(fd, 0) != 0 || close(fd) != 0)) || write(0, "hello\n", 6) != 6)
+        return 1;
+    ranges("r", n);
+    return 0;
+}
+
+/* fsize BYTES N: set RLIMIT_FSIZE's soft limit to BYTES (-1: unlimited) before the first NVTX call, make N
+ * ranges "f", print "survived". */
+static int fsize(long bytes, long n)
+{
+    struct rlimit l;
+    if (getrlimit(RLIMIT_FSIZE, &l) != 0)
+        return 1;
+    l.rlim_cur = bytes < 0 ? l.rlim_max : (rlim_t)bytes;
+    if (setrlimit(RLIMIT_FSIZE, &l) != 0)
+        return 1;
+    ranges("f", n);
+    puts("survived");
+    return 0;
+}
+
+/* A thread that names itself "w-データローダー" (23 bytes): Linux keeps 15, cutting the second ー (E3 83 BC)
+ * after its first byte; it makes no NVTX call, so only the sampler names it. */
+static void *cut_name(void *arg)
+{
+    (void)arg;
+    prctl(PR_SET_NAME, "w-\xE3\x83\x87\xE3\x83\xBC\xE3\x82\xBF\xE3\x83\xAD\xE3\x83\xBC\xE3\x83\x80\xE3\x83\xBC");
+    usleep(400000);
+    return NULL;
+}
+
+/* badutf8 [ARG]: bytes that are not UTF-8 everywhere NVTX takes text: the main thread's NVTX name "bad\xFF\xFE
+ * name", a domain "dom\xFF", a registered string "reg\xC3(" (pushed in that domain), a category
+ * "cat\xED\xA0\x80" (an encoded surrogate), a pushed range "msg\xFF\xFE\xC3(" and a valid mark "ok \xC3\xA9";
+ * a second thread's OS name cut mid-character (cut_name); ARG (the test passes one with a bad byte) is
+ * in the command line. */
+static int badutf8(void)
+{
+    pthread_t th;
+    if (pthread_create(&th, NULL, cut_name, NULL) != 0)
+        return 1;
+    nvtxNameOsThreadA((uint32_t)gettid(), "bad\xFF\xFE name");
+    nvtxDomainHandle_t d = nvtxDomainCreateA("dom\xFF");
+    nvtxStringHandle_t reg = nvtxDomainRegisterStringA(d, "reg\xC3(");
+    nvtxDomainNameCategoryA(d, 7, "cat\xED\xA0\x80");
+    nvtxEventAttributes_t a = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+                                .messageType = NVTX_MESSAGE_TYPE_REGISTERED, .message.registered = reg };
+    nvtxDomainRangePushEx(d, &a);
+    nvtxDomainRangePop(d);
+    ranges("msg\xFF\xFE\xC3(", 1);
+    nvtxMarkA("ok \xC3\xA9");
+    return pthread_join(th, NULL) != 0;
+}
+
+/* forkexec N: one mark "go", then N children that exec /bin/true and one that _exits, one at a time (a
+ * launcher; a DataLoader worker that dies at once). None of the children makes an NVTX call. */
+static int forkexec(int n)
+{
+    nvtxMarkA("go");
+    for (int i = 0; i <= n; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (i < n)
+                execl("/bin/true", "true", (char *)NULL);
+            _exit(0);
+        }
+        int st;
+        if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* deep N: N nested pushes "d", then N pops: the probe keeps 65536 levels, the rest are dropped. */
+static int deep(long n)
+{
+    for (long i = 0; i < n; i++)
+        nvtxRangePushA("d");
+    for (long i = 0; i < n; i++)
+        nvtxRangePop();
+    return 0;
+}
+
+/* background: a child that outlives this program: it makes a mark "bg" (so it has a ring), tells the parent,
+ * which then exits at once, and makes another mark "late" 1 s later. Prints the child's pid. */
+static int background(void)
+{
+    int pfd[2];
+    if (pipe(pfd) != 0)
+        return 1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        nvtxMarkA("bg");
+        close(pfd[1]);
+        sleep(1);
+        nvtxMarkA("late");
+        _exit(0);
+    }
+    close(pfd[1]);
+    char c;
+    if (pid < 0 || read(pfd[0], &c, 1) != 0)    /* EOF: the child made its mark */
+        return 1;
+    printf("%d\n", (int)pid);
+    return 0;
+}
+
+/* registry N: N domains "domI", each with a registered string "sI" and a category I named "cI", then all
+ * of them asked for again: exit 3 unless each name gives back its first handle. Then one push/pop of each
+ * registered string in its domain. (Past the registries' first resizes: 64 slots, at most half full.) */
+static int registry(int n)
+{
+    nvtxDomainHandle_t *d = calloc((size_t)n, sizeof *d);
+    nvtxStringHandle_t *s = calloc((size_t)n, sizeof *s);
+    char name[32];
+    if (!d || !s)
+        return 1;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            snprintf(name, sizeof name, "dom%d", i);
+            nvtxDomainHandle_t dh = nvtxDomainCreateA(name);
+            snprintf(name, sizeof name, "s%d", i);
+            nvtxStringHandle_t sh = nvtxDomainRegisterStringA(dh, name);
+            if (pass && (dh != d[i] || sh != s[i]))
+                return 3;
+            d[i] = dh;
+            s[i] = sh;
+            snprintf(name, sizeof name, "c%d", i);
+            if (!pass)
+                nvtxDomainNameCategoryA(dh, (uint32_t)i, name);
+        }
+    for (int i = 0; i < n; i++) {
+        nvtxEventAttributes_t a = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+                                    .messageType = NVTX_MESSAGE_TYPE_REGISTERED, .message.registered = s[i] };
+        nvtxDomainRangePushEx(d[i], &a);
+        nvtxDomainRangePop(d[i]);
+    }
+    free(d);
+    free(s);
+    return 0;
+}
+
+/* xfsz_disposition: exit 0 when SIGXFSZ has its default action (kill), 3 when it is ignored or caught. */
+static int xfsz_disposition(void)
+{
+    struct sigaction sa;
+    if (sigaction(SIGXFSZ, NULL, &sa) != 0)
+        return 1;
+    return sa.sa_handler == SIG_DFL ? 0 : 3;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (!strcmp(mode, "closefds") && argc == 4)
+        return closefds(argv[2], atol(argv[3]));
+    if (!strcmp(mode, "dup2") && argc == 4)
+        return dup2_stdin(argv[2], atol(argv[3]));
+    if (!strcmp(mode, "fsize") && argc == 4)
+        return fsize(atol(argv[2]), atol(argv[3]));
+    if (!strcmp(mode, "badutf8"))
+        return badutf8();
+    if (!strcmp(mode, "forkexec") && argc == 3)
+        return forkexec(atoi(argv[2]));
+    if (!strcmp(mode, "deep") && argc == 3)
+        return deep(atol(argv[2]));
+    if (!strcmp(mode, "background"))
+        return background();
+    if (!strcmp(mode, "registry") && argc == 3)
+        return registry(atoi(argv[2]));
+    if (!strcmp(mode, "xfsz_disposition"))
+        return xfsz_disposition();
+    fprintf(stderr, "usage: hostile_prog closefds FILE N | dup2 FILE N | fsize BYTES N | badutf8 [ARG] |"
+                    " forkexec N | deep N | background | registry N |"
+                    " xfsz_disposition\n");
+    return 2;
+}
