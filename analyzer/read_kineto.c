@@ -1,6 +1,7 @@
 /* PyTorch profiler (Kineto / Chrome trace) JSON reader: streams the file (plain or gzip) through
  * libyajl's event parser, one event object at a time, into the trace model. Handles the modern and
  * the pre-2.0 categories, µs timestamps as integers or floats (exact ns), and baseTimeNanoseconds. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "reader_impl.h"
 
 #define JSON_CHUNK (256 * 1024)   /* parser input per call; small files get a buffer their size */
+#define JSON_CHUNK_MAX (128 * 1024 * 1024)   /* the chunk doubles up to this while a token spans chunks */
 #define GZ_CHUNK (128 * 1024)
 #define MAX_FRAMES 64          /* deeper nesting is tracked by a counter only (skipped content) */
 
@@ -52,6 +54,14 @@ enum cat {
     C_UNKNOWN, C_KERNEL, C_MEMCPY, C_MEMSET, C_SYNC, C_RUNTIME, C_DRIVER,
     C_CPU_OP, C_USER_ANN, C_GPU_ANN, C_PYTHON, C_TRACE
 };
+
+/* Categories libkineto emits by design (ActivityType.h names) that carry no step time: CUPTI's own overhead
+ * samples, CUPTI profiler-range markers, correlation records, instants and counters. Counted silently in the
+ * metadata entry "ignored_events", never as unplaced (docs/readers.md). */
+static const char *const ignored_cats[] = {
+    "overhead", "cuda_profiler_range", "external_correlation", "cpu_instant_event", "cuda_event", "mtia_counters",
+};
+#define N_IGNORED (sizeof ignored_cats / sizeof ignored_cats[0])
 
 static const struct { const char *text; enum cat cat; } cat_names[] = {
     { "kernel", C_KERNEL },           { "Kernel", C_KERNEL },       { "gpu_memcpy", C_MEMCPY },
@@ -106,6 +116,7 @@ struct kctx {
     int64_t base_ns;
 
     struct ps_unplaced unplaced;
+    long long ignored[N_IGNORED];    /* X events per ignored_cats entry */
     struct named *proc_names, *thread_names;
     size_t nproc_names, nthread_names, cap_proc_names, cap_thread_names;
     uint32_t last_thread_pid, last_thread_tid, last_thread;   /* one-entry lookup cache */
@@ -303,8 +314,12 @@ static int finish_gpu_event(struct kctx *c, enum cat cat, int64_t start, int64_t
         unplaced_cat(c, "without device/stream");
         return 0;
     }
+    if (device > INT32_MAX) {        /* no "device" arg and a pid (as uint32) that is no device index */
+        unplaced_cat(c, "with a pid that is no device index");
+        return 0;
+    }
     struct ps_gpu_op op = { .start_ns = start, .end_ns = end, .correlation = e->has_corr ? (uint64_t)e->corr : 0,
-                            .bytes = e->has_bytes && e->bytes > 0 ? (uint64_t)e->bytes : 0 };
+                            .bytes = e->has_bytes ? (uint64_t)e->bytes : 0 };
     op.kind = cat == C_KERNEL ? PS_GPU_KERNEL : cat == C_MEMCPY ? PS_GPU_MEMCPY
               : cat == C_MEMSET ? PS_GPU_MEMSET : PS_GPU_SYNC;
     if (cat == C_MEMCPY || cat == C_MEMSET)
@@ -326,6 +341,11 @@ static int finish_x_event(struct kctx *c)
     if (cat == C_TRACE)
         return 0;                    /* the profiler's own "PyTorch Profiler (0)" span */
     if (cat == C_UNKNOWN) {
+        for (size_t i = 0; e->has_cat && i < N_IGNORED; i++)
+            if (strcmp(e->cat.s, ignored_cats[i]) == 0) {
+                c->ignored[i]++;
+                return 0;
+            }
         unplaced_cat(c, "(category not modelled)");
         return 0;
     }
@@ -416,11 +436,14 @@ static int type_error(struct kctx *c, enum key k, const char *want)
     return fail(c, what);
 }
 
-static int number_field(struct kctx *c, enum key k, const char *s, size_t len, int64_t *out)
+/* An integer field that must lie in [lo, hi] (the range of the model field it goes to): anything else is an
+ * error naming the key, never a wrapped or clamped value. */
+static int number_field(struct kctx *c, enum key k, const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out)
 {
-    if (ps_parse_int(s, len, out) < 0) {
-        char what[96];
-        snprintf(what, sizeof what, "\"%s\" is not an integer in range (%.*s)", key_text(k), len > 24 ? 24 : (int)len, s);
+    if (ps_parse_int(s, len, out) < 0 || *out < lo || *out > hi) {
+        char what[128];
+        snprintf(what, sizeof what, "\"%s\" is not an integer in range %lld..%lld (%.*s)", key_text(k), (long long)lo,
+                 (long long)hi, len > 24 ? 24 : (int)len, s);
         return fail(c, what);
     }
     return 1;
@@ -450,7 +473,7 @@ static int cb_number(void *ctx, const char *s, size_t len)
     case R_TOP:
         if (k == K_BASE_TIME) {
             c->has_base = 1;
-            int rc = number_field(c, k, s, len, &c->base_ns);
+            int rc = number_field(c, k, s, len, INT64_MIN, INT64_MAX, &c->base_ns);
             return rc == 1 ? top_meta(c, s, len) : rc;   /* kept: --compat tb redoes tb's float µs arithmetic */
         }
         return top_meta(c, s, len);
@@ -461,10 +484,10 @@ static int cb_number(void *ctx, const char *s, size_t len)
             *(k == K_TS ? &e->has_ts : &e->has_dur) = 1;
         } else if (k == K_PID || k == K_TID) {
             struct idval *id = k == K_PID ? &e->pid : &e->tid;
-            if (!number_field(c, k, s, len, &id->v))
-                return 0;
             /* OS ids are stored as uint32; some traces print 32-bit thread ids as negative int32 values. */
-            id->set = id->numeric = id->v >= INT32_MIN && id->v <= UINT32_MAX;
+            if (!number_field(c, k, s, len, INT32_MIN, UINT32_MAX, &id->v))
+                return 0;
+            id->set = id->numeric = 1;
             id->v = (int64_t)(uint32_t)id->v;
         } else if (k == K_PH || k == K_CAT || k == K_NAME) {
             return type_error(c, k, "a string");
@@ -472,16 +495,16 @@ static int cb_number(void *ctx, const char *s, size_t len)
         return 1;
     case R_ARGS:
         switch (k) {
-        case K_CORR: e->has_corr = 1; return number_field(c, k, s, len, &e->corr);
-        case K_EXT: e->has_ext = 1; return number_field(c, k, s, len, &e->ext);
-        case K_STREAM: e->has_stream = 1; return number_field(c, k, s, len, &e->stream);
-        case K_DEVICE: e->has_device = 1; return number_field(c, k, s, len, &e->device);
-        case K_BYTES: e->has_bytes = 1; return number_field(c, k, s, len, &e->bytes);
+        case K_CORR: e->has_corr = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->corr);
+        case K_EXT: e->has_ext = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->ext);
+        case K_STREAM: e->has_stream = 1; return number_field(c, k, s, len, INT64_MIN, INT64_MAX, &e->stream);
+        case K_DEVICE: e->has_device = 1; return number_field(c, k, s, len, 0, INT32_MAX, &e->device);
+        case K_BYTES: e->has_bytes = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->bytes);
         default: return 1;
         }
     case R_DEV:
         if (k == K_ID || k == K_TOTAL_MEM || k == K_CC_MAJOR || k == K_CC_MINOR || k == K_NUM_SMS) {
-            if (!number_field(c, k, s, len, &v))
+            if (!number_field(c, k, s, len, k == K_ID ? 0 : -1, k == K_TOTAL_MEM ? INT64_MAX : INT32_MAX, &v))
                 return 0;
             if (k == K_ID) c->dev.id = (int32_t)v;
             if (k == K_TOTAL_MEM) c->dev.total_mem_bytes = v;
@@ -492,7 +515,7 @@ static int cb_number(void *ctx, const char *s, size_t len)
         return 1;
     case R_DIST:
         if (k == K_RANK || k == K_WORLD_SIZE) {
-            if (!number_field(c, k, s, len, &v))
+            if (!number_field(c, k, s, len, 0, INT32_MAX, &v))
                 return 0;
             *(k == K_RANK ? &c->m->rank : &c->m->world_size) = (int32_t)v;
         }
@@ -694,6 +717,48 @@ static int shift_times(struct ps_model *m, int64_t base)
     return 0;
 }
 
+/* "overhead: 2; cuda_profiler_range: 1" as the metadata entry "ignored_events" (none: no entry). */
+static int ignored_summary(const struct kctx *c)
+{
+    char text[N_IGNORED * 48] = "";
+    size_t off = 0;
+    for (size_t i = 0; i < N_IGNORED; i++)
+        if (c->ignored[i])
+            off += (size_t)snprintf(text + off, sizeof text - off, "%s%s: %lld", off ? "; " : "", ignored_cats[i],
+                                    c->ignored[i]);
+    return off ? ps_model_add_meta(c->m, "ignored_events", text) : 0;
+}
+
+/* Apply the `M` names to the processes and threads that exist (the last name given wins), through hash maps
+ * from pid (process) and pid << 32 | tid (thread) to the model index: linear in threads + names. */
+static int apply_names(struct kctx *c)
+{
+    struct ps_model *m = c->m;
+    struct ps_idmap procs = { 0 }, threads = { 0 };
+    int rc = -ENOMEM;
+    for (size_t i = 0; i < m->threads.n; i++)
+        if (ps_idmap_put(&threads, (uint64_t)m->threads.v[i].pid << 32 | m->threads.v[i].tid, (uint32_t)i) < 0)
+            goto out;
+    for (size_t p = 0; p < m->procs.n; p++)
+        if (ps_idmap_put(&procs, m->procs.v[p].pid, (uint32_t)p) < 0)
+            goto out;
+    for (size_t i = 0; i < c->nproc_names; i++) {
+        uint32_t p = ps_idmap_get(&procs, c->proc_names[i].pid);
+        if (p != PS_NONE)
+            m->procs.v[p].name = c->proc_names[i].name;
+    }
+    for (size_t i = 0; i < c->nthread_names; i++) {
+        uint32_t t = ps_idmap_get(&threads, (uint64_t)c->thread_names[i].pid << 32 | c->thread_names[i].tid);
+        if (t != PS_NONE)
+            m->threads.v[t].name = c->thread_names[i].name;
+    }
+    rc = 0;
+out:
+    ps_idmap_free(&procs);
+    ps_idmap_free(&threads);
+    return rc;
+}
+
 static int finish_model(struct kctx *c)
 {
     struct ps_model *m = c->m;
@@ -703,71 +768,169 @@ static int finish_model(struct kctx *c)
     for (size_t i = 0; i < m->threads.n; i++)
         if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE)
             goto oom;
-    for (size_t i = 0; i < c->nproc_names; i++)
-        for (size_t p = 0; p < m->procs.n; p++)
-            if (m->procs.v[p].pid == c->proc_names[i].pid)
-                m->procs.v[p].name = c->proc_names[i].name;
-    for (size_t i = 0; i < c->nthread_names; i++)
-        for (size_t t = 0; t < m->threads.n; t++)
-            if (m->threads.v[t].pid == c->thread_names[i].pid && m->threads.v[t].tid == c->thread_names[i].tid)
-                m->threads.v[t].name = c->thread_names[i].name;
-    if (ps_unplaced_summary(&c->unplaced, m) < 0)
+    if (apply_names(c) < 0 || ps_unplaced_summary(&c->unplaced, m) < 0 || ignored_summary(c) < 0)
         goto oom;
     return 0;
 oom:
     return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
 }
 
+/* Where a parse error lies, as a 0-based byte offset into p[0..consumed]: yajl leaves its offset one past an
+ * invalid character or a bad UTF-8 byte, on the offending character for other lexical errors, and after the
+ * whole token for grammar errors ("parse error: ..."), whose offending token starts where it is found here.
+ * A string token that began in an earlier chunk is not visible: its end is given. */
+static size_t error_byte(const unsigned char *p, size_t consumed, const char *msg)
+{
+    if (consumed == 0)
+        return 0;
+    if (strstr(msg, "invalid char in json text") || strstr(msg, "invalid bytes in UTF8"))
+        return consumed - 1;
+    if (strncmp(msg, "lexical error", 13) == 0)
+        return consumed;
+    size_t i = consumed - 1;
+    if (strchr("{}[],:", p[i]))
+        return i;
+    if (p[i] == '"') {               /* back to the opening quote: the first one not escaped by a backslash */
+        while (i-- > 0) {
+            size_t bs = 0;
+            while (bs < i && p[i - 1 - bs] == '\\')
+                bs++;
+            if (p[i] == '"' && bs % 2 == 0)
+                return i;
+        }
+        return consumed;
+    }
+    while (i > 0 && (isalnum(p[i - 1]) || p[i - 1] == '.' || p[i - 1] == '+' || p[i - 1] == '-'))
+        i--;
+    return i;
+}
+
+/* Token state carried across chunks, so that a token spanning chunks can be handed to yajl in growing pieces:
+ * yajl re-scans a buffered token from its start on every yajl_parse call, which made one 64 MB name quadratic. */
+struct scan {
+    int in_str, esc, in_lit;  /* inside a string (after a backslash); inside a number or literal */
+    long tok_start;           /* where the open token began in this chunk; -1: before it (or none) */
+    unsigned char last;       /* the last byte that is not whitespace */
+};
+
+static int is_lit(unsigned char ch)
+{
+    return isalnum(ch) || ch == '.' || ch == '+' || ch == '-';
+}
+
+/* Advance st over p[0..n) (offsets from `base` in the chunk); returns 1 when the bytes end inside a token. */
+static int scan_bytes(struct scan *st, const unsigned char *p, size_t n, size_t base)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = p[i];
+        if (st->in_str) {
+            if (st->esc)
+                st->esc = 0;
+            else if (ch == '\\')
+                st->esc = 1;
+            else if (ch == '"')
+                st->in_str = 0;
+            continue;
+        }
+        if (ch == '"') {
+            st->in_str = 1, st->in_lit = 0, st->tok_start = (long)(base + i);
+        } else if (is_lit(ch)) {
+            if (!st->in_lit)
+                st->in_lit = 1, st->tok_start = (long)(base + i);
+        } else {
+            st->in_lit = 0;
+        }
+        if (ch != ' ' && ch != '\n' && ch != '\r' && ch != '\t')
+            st->last = ch;
+    }
+    if (st->in_str)
+        st->last = '"';
+    return st->in_str || st->in_lit;
+}
+
+/* Report a yajl error for the chunk p[0..n) that starts at byte `base` of the JSON (n = 0: the end of the text). */
+static void parse_error(struct kctx *c, yajl_handle h, const unsigned char *p, size_t n, long long base)
+{
+    unsigned char *msg = yajl_get_error(h, 0, p, n);
+    const char *text = msg ? (const char *)msg : "parse error";
+    while (*text == ' ' || *text == '\n')
+        text++;
+    if (n)
+        ps_read_fail(c->err, c->errlen, "%s: byte %lld of the JSON (event %lld): invalid JSON: %.120s", c->path,
+                     base + (long long)error_byte(p, yajl_get_bytes_consumed(h), text), c->index, text);
+    else
+        ps_read_fail(c->err, c->errlen, "%s: truncated JSON: the text ends after %lld bytes inside an unfinished "
+                     "value (event %lld)", c->path, base, c->index);
+    if (msg)
+        yajl_free_error(h, msg);
+    char *nl = c->err ? strchr(c->err, '\n') : NULL;
+    if (nl)
+        *nl = '\0';
+}
+
+/* The Trace Event Format's JSON Array Format may lack its closing ']' ("to support tracing systems that can not
+ * cleanly finish writing the trace"): accepted when the text ends after a complete event (or the '[' or a ','). */
+static int open_array_is_complete(const struct kctx *c, const struct scan *st)
+{
+    return !c->failed && !c->overflow && c->depth == 1 && c->roles[0] == R_EVENTS && !st->in_str && !st->in_lit &&
+           (st->last == '}' || st->last == ',' || st->last == '[');
+}
+
 int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char *err, size_t errlen)
 {
     struct kctx c = { .m = m, .path = path, .err = err, .errlen = errlen, .last_thread = PS_NONE };
     struct stat st;
+    struct scan sc = { .tok_start = -1 };
     size_t file_size = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : JSON_CHUNK;
     /* gzip of JSON inflates ~10-40x: a small compressed file still gets the full parser chunk */
-    size_t chunk_size = gzip ? JSON_CHUNK : (file_size + 1 < JSON_CHUNK ? file_size + 1 : JSON_CHUNK);
+    size_t cap = gzip ? JSON_CHUNK : (file_size + 1 < JSON_CHUNK ? file_size + 1 : JSON_CHUNK), have = 0;
     struct ps_gz_input *in = ps_gz_open(fd, gzip, file_size < GZ_CHUNK ? file_size + 1 : GZ_CHUNK);
-    char *chunk = malloc(chunk_size);
+    unsigned char *chunk = malloc(cap);
     yajl_handle h = yajl_alloc(&callbacks, NULL, &c);
-    long long offset = 0;
-    int rc = -1;
+    long long offset = 0;            /* bytes of JSON handed to yajl so far (a byte-order mark included) */
+    int rc = -1, eof = 0;
     m->format = PS_FORMAT_KINETO;
     m->correlation_global = 1;
     if (!in || !chunk || !h) {
         rc = ps_read_fail(err, errlen, "%s: out of memory", path);
         goto out;
     }
-    for (;;) {
-        long n = ps_gz_read(in, chunk, chunk_size, path, err, errlen);
+    while (!eof) {
+        long n = ps_gz_read(in, (char *)chunk + have, cap - have, path, err, errlen);
         if (n < 0)
             goto out;
-        size_t skip = 0;
-        if (offset == 0 && n >= 3 && !memcmp(chunk, "\xef\xbb\xbf", 3))
-            skip = 3;   /* a UTF-8 byte-order mark (RFC 8259 §8.1: a parser may ignore it) */
-        yajl_status ys = n ? yajl_parse(h, (unsigned char *)chunk + skip, (size_t)n - skip) : yajl_complete_parse(h);
-        if (ys != yajl_status_ok) {
-            if (c.failed)
-                goto out;
-            unsigned char *msg = yajl_get_error(h, 0, (unsigned char *)chunk + skip, n ? (size_t)n - skip : 0);
-            const char *text = msg ? (const char *)msg : "parse error";
-            long long at = offset + (long long)(n ? skip + yajl_get_bytes_consumed(h) : 0);
-            while (*text == ' ' || *text == '\n')
-                text++;
-            if (n)
-                ps_read_fail(err, errlen, "%s: byte %lld of the JSON (event %lld): invalid JSON: %.120s", path, at,
-                             c.index, text);
-            else
-                ps_read_fail(err, errlen, "%s: truncated JSON: the text ends at byte %lld inside an unfinished "
-                             "value (event %lld)", path, offset, c.index);
-            if (msg)
-                yajl_free_error(h, msg);
-            char *nl = err ? strchr(err, '\n') : NULL;
-            if (nl)
-                *nl = '\0';
+        eof = n == 0;
+        int mid = scan_bytes(&sc, chunk + have, (size_t)n, have);
+        have += (size_t)n;
+        if (!eof && mid && have < cap)
+            continue;                /* fill the chunk while its end is inside a token */
+        if (have == 0)
+            break;
+        size_t skip = offset == 0 && have >= 3 && !memcmp(chunk, "\xef\xbb\xbf", 3) ? 3 : 0;   /* a UTF-8 BOM (RFC 8259 §8.1) */
+        if (yajl_parse(h, chunk + skip, have - skip) != yajl_status_ok) {
+            if (!c.failed)
+                parse_error(&c, h, chunk + skip, have - skip, offset + (long long)skip);
             goto out;
         }
-        offset += n;
-        if (n == 0)
-            break;
+        offset += (long long)have;
+        have = 0;
+        /* a token open since before this chunk: double the next one, so that yajl's re-scans of it sum to
+         * about twice its length */
+        if (!eof && mid && sc.tok_start < 0 && cap < JSON_CHUNK_MAX) {
+            unsigned char *bigger = realloc(chunk, cap * 2);
+            if (!bigger) {
+                rc = ps_read_fail(err, errlen, "%s: out of memory", path);
+                goto out;
+            }
+            chunk = bigger;
+            cap *= 2;
+        }
+        sc.tok_start = -1;
+    }
+    if (yajl_complete_parse(h) != yajl_status_ok && !open_array_is_complete(&c, &sc)) {
+        if (!c.failed)
+            parse_error(&c, h, NULL, 0, offset);
+        goto out;
     }
     if (m->gpu.n + m->api.n + m->ranges.n == 0) {
         rc = ps_read_fail(err, errlen, "%s: JSON without trace events (no \"traceEvents\" with any CPU or GPU "
