@@ -98,6 +98,9 @@ struct named {
 
 struct kctx {
     struct ps_model *m;
+    yajl_handle h;
+    long long base;                  /* byte of the JSON where the chunk being parsed starts */
+    long long last_end;              /* byte after the last token yajl passed to a callback */
     const char *path;
     char *err;
     size_t errlen;
@@ -168,6 +171,15 @@ static enum role cur_role(const struct kctx *c)
 static enum key cur_key(const struct kctx *c)
 {
     return c->keys[c->depth - 1];
+}
+
+/* Called first in every callback: yajl's offset is then just after the token being passed (its error offsets
+ * are not uniform, so parse errors are placed from here: see error_byte). */
+static struct kctx *mark(void *ctx)
+{
+    struct kctx *c = ctx;
+    c->last_end = c->base + (long long)yajl_get_bytes_consumed(c->h);
+    return c;
 }
 
 static const char *key_text(enum key k)
@@ -460,7 +472,7 @@ static int top_meta(struct kctx *c, const char *s, size_t len)
 
 static int cb_number(void *ctx, const char *s, size_t len)
 {
-    struct kctx *c = ctx;
+    struct kctx *c = mark(ctx);
     struct event *e = &c->ev;
     enum role role = cur_role(c);
     if (role == R_SKIP)
@@ -544,7 +556,7 @@ static void id_from_string(struct idval *id, const unsigned char *s, size_t len)
 
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
-    struct kctx *c = ctx;
+    struct kctx *c = mark(ctx);
     struct event *e = &c->ev;
     enum role role = cur_role(c);
     if (role == R_SKIP)
@@ -587,7 +599,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 
 static int cb_bool(void *ctx, int v)
 {
-    struct kctx *c = ctx;
+    struct kctx *c = mark(ctx);
     (void)v;
     enum role role = cur_role(c);
     if (role == R_EVENTS)
@@ -599,7 +611,7 @@ static int cb_bool(void *ctx, int v)
 
 static int cb_null(void *ctx)
 {
-    struct kctx *c = ctx;
+    struct kctx *c = mark(ctx);
     if (cur_role(c) == R_EVENTS)
         return fail(c, "the event is not an object");
     return 1;                        /* null = absent */
@@ -664,13 +676,13 @@ static int close_container(struct kctx *c)
     return 1;
 }
 
-static int cb_start_map(void *ctx) { return open_container(ctx, 1); }
-static int cb_start_array(void *ctx) { return open_container(ctx, 0); }
-static int cb_end(void *ctx) { return close_container(ctx); }
+static int cb_start_map(void *ctx) { return open_container(mark(ctx), 1); }
+static int cb_start_array(void *ctx) { return open_container(mark(ctx), 0); }
+static int cb_end(void *ctx) { return close_container(mark(ctx)); }
 
 static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 {
-    struct kctx *c = ctx;
+    struct kctx *c = mark(ctx);
     enum role role = cur_role(c);
     if (role == R_SKIP)
         return 1;
@@ -775,34 +787,56 @@ oom:
     return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
 }
 
-/* Where a parse error lies, as a 0-based byte offset into p[0..consumed]: yajl leaves its offset one past an
- * invalid character or a bad UTF-8 byte, on the offending character for other lexical errors, and after the
- * whole token for grammar errors ("parse error: ..."), whose offending token starts where it is found here.
- * A string token that began in an earlier chunk is not visible: its end is given. */
-static size_t error_byte(const unsigned char *p, size_t consumed, const char *msg)
+static int is_lit(unsigned char ch)
 {
-    if (consumed == 0)
-        return 0;
-    if (strstr(msg, "invalid char in json text") || strstr(msg, "invalid bytes in UTF8"))
-        return consumed - 1;
-    if (strncmp(msg, "lexical error", 13) == 0)
-        return consumed;
-    size_t i = consumed - 1;
-    if (strchr("{}[],:", p[i]))
-        return i;
-    if (p[i] == '"') {               /* back to the opening quote: the first one not escaped by a backslash */
-        while (i-- > 0) {
-            size_t bs = 0;
-            while (bs < i && p[i - 1 - bs] == '\\')
-                bs++;
-            if (p[i] == '"' && bs % 2 == 0)
-                return i;
-        }
-        return consumed;
+    return isalnum(ch) || ch == '.' || ch == '+' || ch == '-';
+}
+
+static int is_space(unsigned char ch)
+{
+    return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+}
+
+/* Where a yajl error lies, as a 0-based byte of the JSON; p[0..n) is the chunk that starts at byte c->base and
+ * `consumed` yajl's offset in it. Lexical errors: yajl stops one past an invalid character or a bad UTF-8 byte,
+ * and on the offending character otherwise. Grammar errors ("parse error: ...") are placed at the first token
+ * after the last one yajl accepted (c->last_end), past one ',' or ':' where the error is about what follows
+ * it; yajl's own offset for them is the token's end, its start, or inside it, depending on the error. */
+static long long error_byte(const struct kctx *c, const unsigned char *p, size_t n, size_t consumed, const char *msg)
+{
+    if (strncmp(msg, "lexical error", 13) == 0) {
+        int past = strstr(msg, "invalid char in json text") || strstr(msg, "invalid bytes in UTF8");
+        return c->base + (long long)(past && consumed ? consumed - 1 : consumed);
     }
-    while (i > 0 && (isalnum(p[i - 1]) || p[i - 1] == '.' || p[i - 1] == '+' || p[i - 1] == '-'))
-        i--;
-    return i;
+    size_t i = c->last_end > c->base ? (size_t)(c->last_end - c->base) : 0;
+    unsigned char before = i ? p[i - 1] : '[';
+    while (i < n && is_space(p[i]))
+        i++;
+    if ((strstr(msg, "unallowed token") || strstr(msg, "invalid object key")) && before != '[' && before != '{' &&
+        i < n && (p[i] == ',' || p[i] == ':'))
+        for (i++; i < n && is_space(p[i]); i++)
+            ;
+    return c->base + (long long)(i < n ? i : n);
+}
+
+/* Report a yajl error; p[0..n) is the last chunk given to yajl (at_end: the error came at the end of the text). */
+static void parse_error(struct kctx *c, const unsigned char *p, size_t n, int at_end)
+{
+    unsigned char *msg = yajl_get_error(c->h, 0, p, n);
+    const char *text = msg ? (const char *)msg : "parse error";
+    while (*text == ' ' || *text == '\n')
+        text++;
+    if (at_end && strstr(text, "premature EOF"))
+        ps_read_fail(c->err, c->errlen, "%s: truncated JSON: the text ends after %lld bytes inside an unfinished "
+                     "value (event %lld)", c->path, c->base + (long long)n, c->index);
+    else
+        ps_read_fail(c->err, c->errlen, "%s: byte %lld of the JSON (event %lld): invalid JSON: %.120s", c->path,
+                     error_byte(c, p, n, at_end ? n : yajl_get_bytes_consumed(c->h), text), c->index, text);
+    if (msg)
+        yajl_free_error(c->h, msg);
+    char *nl = c->err ? strchr(c->err, '\n') : NULL;
+    if (nl)
+        *nl = '\0';
 }
 
 /* Token state carried across chunks, so that a token spanning chunks can be handed to yajl in growing pieces:
@@ -812,11 +846,6 @@ struct scan {
     long tok_start;           /* where the open token began in this chunk; -1: before it (or none) */
     unsigned char last;       /* the last byte that is not whitespace */
 };
-
-static int is_lit(unsigned char ch)
-{
-    return isalnum(ch) || ch == '.' || ch == '+' || ch == '-';
-}
 
 /* Advance st over p[0..n) (offsets from `base` in the chunk); returns 1 when the bytes end inside a token. */
 static int scan_bytes(struct scan *st, const unsigned char *p, size_t n, size_t base)
@@ -840,32 +869,12 @@ static int scan_bytes(struct scan *st, const unsigned char *p, size_t n, size_t 
         } else {
             st->in_lit = 0;
         }
-        if (ch != ' ' && ch != '\n' && ch != '\r' && ch != '\t')
+        if (!is_space(ch))
             st->last = ch;
     }
     if (st->in_str)
         st->last = '"';
     return st->in_str || st->in_lit;
-}
-
-/* Report a yajl error for the chunk p[0..n) that starts at byte `base` of the JSON (n = 0: the end of the text). */
-static void parse_error(struct kctx *c, yajl_handle h, const unsigned char *p, size_t n, long long base)
-{
-    unsigned char *msg = yajl_get_error(h, 0, p, n);
-    const char *text = msg ? (const char *)msg : "parse error";
-    while (*text == ' ' || *text == '\n')
-        text++;
-    if (n)
-        ps_read_fail(c->err, c->errlen, "%s: byte %lld of the JSON (event %lld): invalid JSON: %.120s", c->path,
-                     base + (long long)error_byte(p, yajl_get_bytes_consumed(h), text), c->index, text);
-    else
-        ps_read_fail(c->err, c->errlen, "%s: truncated JSON: the text ends after %lld bytes inside an unfinished "
-                     "value (event %lld)", c->path, base, c->index);
-    if (msg)
-        yajl_free_error(h, msg);
-    char *nl = c->err ? strchr(c->err, '\n') : NULL;
-    if (nl)
-        *nl = '\0';
 }
 
 /* The Trace Event Format's JSON Array Format may lack its closing ']' ("to support tracing systems that can not
@@ -886,12 +895,13 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
     size_t cap = gzip ? JSON_CHUNK : (file_size + 1 < JSON_CHUNK ? file_size + 1 : JSON_CHUNK), have = 0;
     struct ps_gz_input *in = ps_gz_open(fd, gzip, file_size < GZ_CHUNK ? file_size + 1 : GZ_CHUNK);
     unsigned char *chunk = malloc(cap);
-    yajl_handle h = yajl_alloc(&callbacks, NULL, &c);
-    long long offset = 0;            /* bytes of JSON handed to yajl so far (a byte-order mark included) */
+    size_t last_n = 0, skip = 0;     /* the chunk last given to yajl: chunk + skip, last_n bytes, at c.base */
+    long long offset = 0;            /* bytes of JSON read so far (a byte-order mark included) */
     int rc = -1, eof = 0;
+    c.h = yajl_alloc(&callbacks, NULL, &c);
     m->format = PS_FORMAT_KINETO;
     m->correlation_global = 1;
-    if (!in || !chunk || !h) {
+    if (!in || !chunk || !c.h) {
         rc = ps_read_fail(err, errlen, "%s: out of memory", path);
         goto out;
     }
@@ -906,10 +916,13 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
             continue;                /* fill the chunk while its end is inside a token */
         if (have == 0)
             break;
-        size_t skip = offset == 0 && have >= 3 && !memcmp(chunk, "\xef\xbb\xbf", 3) ? 3 : 0;   /* a UTF-8 BOM (RFC 8259 §8.1) */
-        if (yajl_parse(h, chunk + skip, have - skip) != yajl_status_ok) {
+        /* a UTF-8 byte-order mark (RFC 8259 §8.1: a parser may ignore it) */
+        skip = offset == 0 && have >= 3 && !memcmp(chunk, "\xef\xbb\xbf", 3) ? 3 : 0;
+        c.base = offset + (long long)skip;
+        last_n = have - skip;
+        if (yajl_parse(c.h, chunk + skip, last_n) != yajl_status_ok) {
             if (!c.failed)
-                parse_error(&c, h, chunk + skip, have - skip, offset + (long long)skip);
+                parse_error(&c, chunk + skip, last_n, 0);
             goto out;
         }
         offset += (long long)have;
@@ -927,9 +940,9 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
         }
         sc.tok_start = -1;
     }
-    if (yajl_complete_parse(h) != yajl_status_ok && !open_array_is_complete(&c, &sc)) {
+    if (yajl_complete_parse(c.h) != yajl_status_ok && !open_array_is_complete(&c, &sc)) {
         if (!c.failed)
-            parse_error(&c, h, NULL, 0, offset);
+            parse_error(&c, chunk + skip, last_n, 1);
         goto out;
     }
     if (m->gpu.n + m->api.n + m->ranges.n == 0) {
@@ -944,8 +957,8 @@ out:
     free(c.ev.arg_name.s);
     free(c.proc_names);
     free(c.thread_names);
-    if (h)
-        yajl_free(h);
+    if (c.h)
+        yajl_free(c.h);
     free(chunk);
     ps_gz_close(in);
     return rc;
