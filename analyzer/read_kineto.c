@@ -1,7 +1,6 @@
 /* PyTorch profiler (Kineto / Chrome trace) JSON reader: streams the file (plain or gzip) through
  * libyajl's event parser, one event object at a time, into the trace model. Handles the modern and
  * the pre-2.0 categories, µs timestamps as integers or floats (exact ns), and baseTimeNanoseconds. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <sys/stat.h>
 #include <yajl/yajl_parse.h>
 
+#include "kineto_text.h"
 #include "reader_impl.h"
 
 #define JSON_CHUNK (256 * 1024)   /* parser input per call; small files get a buffer their size */
@@ -214,64 +214,6 @@ static enum cat lookup_cat(const struct event *e)
     return C_UNKNOWN;
 }
 
-/* "HtoD" -> PS_COPY_HTOD, ... (libkineto memcpyKindString, CUPTI's CUpti_ActivityMemcpyKind order). */
-static uint8_t copy_kind_from(const char *s, size_t len)
-{
-    static const char *const names[] = { "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                         "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP" };
-    for (size_t i = 1; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i]) == len && memcmp(s, names[i], len) == 0)
-            return (uint8_t)i;
-    return PS_COPY_UNKNOWN;
-}
-
-/* "Pageable" -> PS_MEM_PAGEABLE, ... (libkineto memoryKindString names; nsys ENUM_CUDA_MEM_KIND numbers). */
-static uint8_t mem_kind_from(const char *s, size_t len)
-{
-    static const struct { const char *text; uint8_t kind; } names[] = {
-        { "Pageable", PS_MEM_PAGEABLE }, { "Pinned", PS_MEM_PINNED },   { "Device", PS_MEM_DEVICE },
-        { "Array", PS_MEM_ARRAY },       { "Managed", PS_MEM_MANAGED }, { "Device Static", PS_MEM_DEVICE_STATIC },
-        { "Managed Static", PS_MEM_MANAGED_STATIC },
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i].text) == len && memcmp(s, names[i].text, len) == 0)
-            return names[i].kind;
-    return PS_MEM_UNKNOWN;
-}
-
-/* "Memcpy HtoD (Pageable -> Device)" / "Memset (Device)": kinds from the name Kineto builds. */
-static void parse_copy_name(const char *name, struct ps_gpu_op *op)
-{
-    const char *sp = strchr(name, ' ');
-    const char *open = strchr(name, '(');
-    const char *close = open ? strchr(open, ')') : NULL;
-    op->src_kind = op->dst_kind = PS_MEM_UNKNOWN;
-    if (op->kind == PS_GPU_MEMCPY && sp) {
-        const char *k = sp + 1, *kend = strchr(k, ' ');
-        op->copy_kind = copy_kind_from(k, kend ? (size_t)(kend - k) : strlen(k));
-    }
-    if (!open || !close)
-        return;
-    const char *arrow = strstr(open, " -> ");
-    if (op->kind == PS_GPU_MEMCPY && arrow && arrow < close) {
-        op->src_kind = mem_kind_from(open + 1, (size_t)(arrow - open - 1));
-        op->dst_kind = mem_kind_from(arrow + 4, (size_t)(close - arrow - 4));
-    } else if (op->kind == PS_GPU_MEMSET) {
-        op->dst_kind = mem_kind_from(open + 1, (size_t)(close - open - 1));
-    }
-}
-
-/* libkineto's cuda_sync_kind strings -> ENUM_CUPTI_SYNC_TYPE (1 event, 2 stream wait, 3 stream, 4 context). */
-static int sync_kind_from(const unsigned char *s, size_t len)
-{
-    static const char *const names[] = { "Unknown", "Event Sync", "Stream Wait Event", "Stream Sync",
-                                         "Context Sync" };
-    for (int i = 1; i < 5; i++)
-        if (strlen(names[i]) == len && memcmp(s, names[i], len) == 0)
-            return i;
-    return 0;
-}
-
 static uint32_t thread_of(struct kctx *c, uint32_t pid, uint32_t tid)
 {
     if (c->last_thread != PS_NONE && c->last_thread_pid == pid && c->last_thread_tid == tid)
@@ -335,7 +277,7 @@ static int finish_gpu_event(struct kctx *c, enum cat cat, int64_t start, int64_t
     op.kind = cat == C_KERNEL ? PS_GPU_KERNEL : cat == C_MEMCPY ? PS_GPU_MEMCPY
               : cat == C_MEMSET ? PS_GPU_MEMSET : PS_GPU_SYNC;
     if (cat == C_MEMCPY || cat == C_MEMSET)
-        parse_copy_name(e->name.s, &op);
+        ps_kineto_parse_copy_name(e->name.s, &op);
     if (cat == C_SYNC)
         op.copy_kind = (uint8_t)e->sync_kind;
     op.name = ps_model_intern(c->m, e->name.s, e->name.n);
@@ -581,7 +523,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
         break;
     case R_ARGS:
         if (k == K_SYNC_KIND)
-            e->sync_kind = sync_kind_from(s, len);
+            e->sync_kind = ps_kineto_sync_kind(s, len);
         else if (k == K_NAME)
             e->has_arg_name = 1, rc = buf_set(&e->arg_name, s, len);
         else if (k != K_OTHER)
@@ -787,38 +729,6 @@ oom:
     return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
 }
 
-static int is_lit(unsigned char ch)
-{
-    return isalnum(ch) || ch == '.' || ch == '+' || ch == '-';
-}
-
-static int is_space(unsigned char ch)
-{
-    return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
-}
-
-/* Where a yajl error lies, as a 0-based byte of the JSON; p[0..n) is the chunk that starts at byte c->base and
- * `consumed` yajl's offset in it. Lexical errors: yajl stops one past an invalid character or a bad UTF-8 byte,
- * and on the offending character otherwise. Grammar errors ("parse error: ...") are placed at the first token
- * after the last one yajl accepted (c->last_end), past one ',' or ':' where the error is about what follows
- * it; yajl's own offset for them is the token's end, its start, or inside it, depending on the error. */
-static long long error_byte(const struct kctx *c, const unsigned char *p, size_t n, size_t consumed, const char *msg)
-{
-    if (strncmp(msg, "lexical error", 13) == 0) {
-        int past = strstr(msg, "invalid char in json text") || strstr(msg, "invalid bytes in UTF8");
-        return c->base + (long long)(past && consumed ? consumed - 1 : consumed);
-    }
-    size_t i = c->last_end > c->base ? (size_t)(c->last_end - c->base) : 0;
-    unsigned char before = i ? p[i - 1] : '[';
-    while (i < n && is_space(p[i]))
-        i++;
-    if ((strstr(msg, "unallowed token") || strstr(msg, "invalid object key")) && before != '[' && before != '{' &&
-        i < n && (p[i] == ',' || p[i] == ':'))
-        for (i++; i < n && is_space(p[i]); i++)
-            ;
-    return c->base + (long long)(i < n ? i : n);
-}
-
 /* Report a yajl error; p[0..n) is the last chunk given to yajl (at_end: the error came at the end of the text). */
 static void parse_error(struct kctx *c, const unsigned char *p, size_t n, int at_end)
 {
@@ -831,7 +741,7 @@ static void parse_error(struct kctx *c, const unsigned char *p, size_t n, int at
                      "value (event %lld)", c->path, c->base + (long long)n, c->index);
     else
         ps_read_fail(c->err, c->errlen, "%s: byte %lld of the JSON (event %lld): invalid JSON: %.120s", c->path,
-                     error_byte(c, p, n, at_end ? n : yajl_get_bytes_consumed(c->h), text), c->index, text);
+                     ps_json_error_byte(p, n, at_end ? n : yajl_get_bytes_consumed(c->h), c->base, c->last_end, text), c->index, text);
     if (msg)
         yajl_free_error(c->h, msg);
     char *nl = c->err ? strchr(c->err, '\n') : NULL;
@@ -839,47 +749,9 @@ static void parse_error(struct kctx *c, const unsigned char *p, size_t n, int at
         *nl = '\0';
 }
 
-/* Token state carried across chunks, so that a token spanning chunks can be handed to yajl in growing pieces:
- * yajl re-scans a buffered token from its start on every yajl_parse call, which made one 64 MB name quadratic. */
-struct scan {
-    int in_str, esc, in_lit;  /* inside a string (after a backslash); inside a number or literal */
-    long tok_start;           /* where the open token began in this chunk; -1: before it (or none) */
-    unsigned char last;       /* the last byte that is not whitespace */
-};
-
-/* Advance st over p[0..n) (offsets from `base` in the chunk); returns 1 when the bytes end inside a token. */
-static int scan_bytes(struct scan *st, const unsigned char *p, size_t n, size_t base)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = p[i];
-        if (st->in_str) {
-            if (st->esc)
-                st->esc = 0;
-            else if (ch == '\\')
-                st->esc = 1;
-            else if (ch == '"')
-                st->in_str = 0;
-            continue;
-        }
-        if (ch == '"') {
-            st->in_str = 1, st->in_lit = 0, st->tok_start = (long)(base + i);
-        } else if (is_lit(ch)) {
-            if (!st->in_lit)
-                st->in_lit = 1, st->tok_start = (long)(base + i);
-        } else {
-            st->in_lit = 0;
-        }
-        if (!is_space(ch))
-            st->last = ch;
-    }
-    if (st->in_str)
-        st->last = '"';
-    return st->in_str || st->in_lit;
-}
-
 /* The Trace Event Format's JSON Array Format may lack its closing ']' ("to support tracing systems that can not
  * cleanly finish writing the trace"): accepted when the text ends after a complete event (or the '[' or a ','). */
-static int open_array_is_complete(const struct kctx *c, const struct scan *st)
+static int open_array_is_complete(const struct kctx *c, const struct ps_json_scan *st)
 {
     return !c->failed && !c->overflow && c->depth == 1 && c->roles[0] == R_EVENTS && !st->in_str && !st->in_lit &&
            (st->last == '}' || st->last == ',' || st->last == '[');
@@ -889,7 +761,7 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
 {
     struct kctx c = { .m = m, .path = path, .err = err, .errlen = errlen, .last_thread = PS_NONE };
     struct stat st;
-    struct scan sc = { .tok_start = -1 };
+    struct ps_json_scan sc = { .tok_start = -1 };
     size_t file_size = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : JSON_CHUNK;
     /* gzip of JSON inflates ~10-40x: a small compressed file still gets the full parser chunk */
     size_t cap = gzip ? JSON_CHUNK : (file_size + 1 < JSON_CHUNK ? file_size + 1 : JSON_CHUNK), have = 0;
@@ -910,7 +782,7 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
         if (n < 0)
             goto out;
         eof = n == 0;
-        int mid = scan_bytes(&sc, chunk + have, (size_t)n, have);
+        int mid = ps_json_scan_bytes(&sc, chunk + have, (size_t)n, have);
         have += (size_t)n;
         if (!eof && mid && have < cap)
             continue;                /* fill the chunk while its end is inside a token */
