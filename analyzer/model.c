@@ -1,6 +1,7 @@
 /* The trace model's storage: growable arrays, an interning string pool, find-or-add lookups,
  * and the final sort + API→GPU correlation link shared by every reader. */
 #include "model.h"
+#include "reader_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -190,24 +191,6 @@ void ps_model_free(struct ps_model *m)
 
 /* Processes, threads, streams and devices are few (tens to thousands): a linear scan from the
  * most recently added entry is fast enough and keeps the model simple. */
-uint32_t ps_model_process(struct ps_model *m, uint32_t pid)
-{
-    for (size_t i = m->procs.n; i-- > 0;)
-        if (m->procs.v[i].pid == pid)
-            return (uint32_t)i;
-    struct ps_process p = { .pid = pid, .name = PS_NONE };
-    return VEC_PUSH(m->procs, p) < 0 ? PS_NONE : (uint32_t)(m->procs.n - 1);
-}
-
-uint32_t ps_model_thread(struct ps_model *m, uint32_t pid, uint32_t tid)
-{
-    for (size_t i = m->threads.n; i-- > 0;)
-        if (m->threads.v[i].pid == pid && m->threads.v[i].tid == tid)
-            return (uint32_t)i;
-    struct ps_thread t = { .pid = pid, .tid = tid, .name = PS_NONE };
-    return VEC_PUSH(m->threads, t) < 0 ? PS_NONE : (uint32_t)(m->threads.n - 1);
-}
-
 uint32_t ps_model_stream(struct ps_model *m, uint32_t pid, int32_t device, int64_t stream)
 {
     for (size_t i = m->streams.n; i-- > 0;) {
@@ -236,7 +219,16 @@ struct ps_gpu_build {
     size_t nslots, nattrs; /* nattrs: attributes indexed so far */
     uint64_t *corr;       /* correlation id per op (parallel to gpu); NULL while all are 0 */
     size_t corr_cap;
+    struct ps_idmap procs, threads;   /* pid -> procs index; pid << 32 | tid -> threads index */
+    size_t nprocs, nthreads;          /* rows indexed so far */
 };
+
+static struct ps_gpu_build *build_state(struct ps_model *m)
+{
+    if (!m->gpu_build)
+        m->gpu_build = calloc(1, sizeof *m->gpu_build);
+    return m->gpu_build;
+}
 
 static void gpu_build_free(struct ps_model *m)
 {
@@ -244,8 +236,51 @@ static void gpu_build_free(struct ps_model *m)
         return;
     free(m->gpu_build->slots);
     free(m->gpu_build->corr);
+    ps_idmap_free(&m->gpu_build->procs);
+    ps_idmap_free(&m->gpu_build->threads);
     free(m->gpu_build);
     m->gpu_build = NULL;
+}
+
+/* Hash lookups of processes (by pid) and threads (by pid << 32 | tid), kept in the reader-time state: a linear
+ * search per lookup made 20000 processes quadratic (findings-2 #9). Rows pushed since the last call (or all of
+ * them, after ps_model_finish freed the state) are indexed first; a later row with the same key wins, as the
+ * backward search did. */
+static int owners_index(struct ps_model *m, struct ps_gpu_build *b)
+{
+    for (; b->nprocs < m->procs.n; b->nprocs++)
+        if (ps_idmap_put(&b->procs, m->procs.v[b->nprocs].pid, (uint32_t)b->nprocs) < 0)
+            return -ENOMEM;
+    for (; b->nthreads < m->threads.n; b->nthreads++) {
+        const struct ps_thread *t = &m->threads.v[b->nthreads];
+        if (ps_idmap_put(&b->threads, (uint64_t)t->pid << 32 | t->tid, (uint32_t)b->nthreads) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+uint32_t ps_model_process(struct ps_model *m, uint32_t pid)
+{
+    struct ps_gpu_build *b = build_state(m);
+    if (!b || owners_index(m, b) < 0)
+        return PS_NONE;
+    uint32_t i = ps_idmap_get(&b->procs, pid);
+    if (i != PS_NONE)
+        return i;
+    struct ps_process p = { .pid = pid, .name = PS_NONE };
+    return VEC_PUSH(m->procs, p) < 0 || owners_index(m, b) < 0 ? PS_NONE : (uint32_t)(m->procs.n - 1);
+}
+
+uint32_t ps_model_thread(struct ps_model *m, uint32_t pid, uint32_t tid)
+{
+    struct ps_gpu_build *b = build_state(m);
+    if (!b || owners_index(m, b) < 0)
+        return PS_NONE;
+    uint32_t i = ps_idmap_get(&b->threads, (uint64_t)pid << 32 | tid);
+    if (i != PS_NONE)
+        return i;
+    struct ps_thread t = { .pid = pid, .tid = tid, .name = PS_NONE };
+    return VEC_PUSH(m->threads, t) < 0 || owners_index(m, b) < 0 ? PS_NONE : (uint32_t)(m->threads.n - 1);
 }
 
 static uint64_t attr_hash(const struct ps_gpu_attr *a)

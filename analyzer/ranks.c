@@ -212,6 +212,7 @@ static int view_make(const struct ps_model *m, const struct split *s, uint32_t p
 {
     memset(v, 0, sizeof *v);
     v->m = *m;
+    v->m.gpu_build = NULL;           /* reader-time state: not the view's */
     v->m.ranges.v = NULL, v->m.api.v = NULL, v->m.gpu_launch = NULL;
     if (!m->correlation_global)
         v->m.gpu.v = NULL;
