@@ -157,6 +157,15 @@ static int split_model(const struct ps_model *m, struct ps_names *names, struct 
     return 0;
 }
 
+/* How many rows of o[at..n) belong to `pid` (its run starts at `at`). */
+static size_t run_len(const struct owned *o, size_t n, size_t at, uint32_t pid)
+{
+    size_t end = at;
+    while (end < n && o[end].pid == pid)
+        end++;
+    return end - at;
+}
+
 /* The indices of `pid`'s rows (from its run in o[*at..]), merged with the ascending extra[0..nextra), without
  * repeats, ascending, into out; advances *at past the run. Returns the count. */
 static size_t merge_rows(const struct owned *o, size_t n, size_t *at, uint32_t pid, const uint32_t *extra,
@@ -216,7 +225,7 @@ static int view_make(const struct ps_model *m, const struct split *s, uint32_t p
     v->m.ranges.v = NULL, v->m.api.v = NULL, v->m.gpu_launch = NULL;
     if (!m->correlation_global)
         v->m.gpu.v = NULL;
-    v->ranges = malloc((s->nranges + s->nshared + 1) * sizeof *v->ranges);
+    v->ranges = malloc((run_len(s->ranges, s->nranges, at[0], pid) + s->nshared + 1) * sizeof *v->ranges);
     uint32_t *gpu = NULL, *extra = NULL;
     size_t ngpu = 0, nextra = 0;
     int rc = -ENOMEM;
@@ -238,7 +247,7 @@ static int view_make(const struct ps_model *m, const struct split *s, uint32_t p
         }
         qsort(extra, nextra, sizeof *extra, cmp_u32);
     }
-    if (!(v->api = malloc((s->napi + nextra + 1) * sizeof *v->api)))
+    if (!(v->api = malloc((run_len(s->api, s->napi, at[1], pid) + nextra + 1) * sizeof *v->api)))
         goto out;
     v->m.api.n = merge_rows(s->api, s->napi, &at[1], pid, extra, nextra, v->api);
     v->m.ranges.v = malloc((v->m.ranges.n + 1) * sizeof *v->m.ranges.v);
