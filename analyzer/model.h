@@ -152,7 +152,8 @@ struct ps_model {
     } samples;
     int correlation_global;         /* 1: correlation ids are unique file-wide (Kineto); 0: per process */
     struct ps_strpool *strings;
-    struct ps_gpu_build *gpu_build; /* reader-time state (attribute index, correlation ids); freed by finish */
+    struct ps_gpu_build *gpu_build; /* reader-time state (attribute index, correlation ids, process / thread /
+                                     * stream / device lookup maps); freed by finish */
 };
 
 /* Allocate an empty model for `path` (copied). Returns NULL on out-of-memory. Free with ps_model_free. */
