@@ -39,14 +39,72 @@ static void usage(FILE *out)
             PS_STEP_RE_DEFAULT, PS_DATA_RE_DEFAULT, PS_COPY_RE_DEFAULT);
 }
 
-/* Parse a finite number with nothing after it (NaN and infinities are refused: every comparison with a NaN
- * threshold is false). Returns 0 or -EINVAL. */
+/* Parse a finite decimal number with nothing after it (NaN, infinities and hexadecimal are refused: every
+ * comparison with a NaN threshold is false). Returns 0, -ERANGE when the value is too small or too large for a
+ * double (strtod's underflow / overflow, e.g. 1e-400), or -EINVAL. */
 static int parse_double(const char *s, double *out)
 {
     char *end;
+    if (strpbrk(s, "xXpP"))
+        return -EINVAL;
     errno = 0;
     *out = strtod(s, &end);
-    return (errno || end == s || *end || !isfinite(*out)) ? -EINVAL : 0;
+    if (end == s || *end || isnan(*out))
+        return -EINVAL;
+    return errno == ERANGE || !isfinite(*out) ? -ERANGE : 0;
+}
+
+/* A value's complaint: "needs <want>, not 'X'", or for -ERANGE (x: strtod's result, 0 or tiny on underflow,
+ * infinite on overflow) that X is beyond what a double holds. Returns 2. */
+static int bad_value(const char *opt, const char *want, const char *arg, int rc, double x)
+{
+    if (rc == -ERANGE)
+        fprintf(stderr, "perfscope report: %s '%s' is too %s to represent as a number; give %s\n", opt, arg,
+                fabs(x) < 1 ? "small" : "large", want);
+    else
+        fprintf(stderr, "perfscope report: %s needs %s, not '%s'\n", opt, want, arg);
+    return 2;
+}
+
+/* getopt_long accepts any unambiguous prefix of a long option ("--all" for --all-steps) and reports "--help=x"
+ * as unknown. Refuse both before getopt runs: every "--NAME" (up to a '=') must be a whole option name, and an
+ * option without a value must not be given one. Returns 0, or 2 after printing the problem. */
+static int check_long_names(int argc, char **argv, const struct option *longopts)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0)
+            return 0;
+        if (strncmp(a, "--", 2) != 0) {
+            if (strcmp(a, "-o") == 0)
+                i++;                 /* its value may look like an option */
+            continue;
+        }
+        const char *eq = strchr(a + 2, '=');
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        const struct option *o = longopts;
+        while (o->name && !(strlen(o->name) == len && strncmp(o->name, a + 2, len) == 0))
+            o++;
+        if (!o->name) {
+            const struct option *p = longopts;
+            while (p->name && strncmp(p->name, a + 2, len) != 0)
+                p++;
+            if (p->name && len > 0)
+                fprintf(stderr, "perfscope report: unknown option '%.*s' (did you mean --%s? options are not "
+                                "abbreviated)\n", (int)len + 2, a, p->name);
+            else
+                fprintf(stderr, "perfscope report: unknown option '%.*s' (see 'perfscope report --help')\n",
+                        (int)len + 2, a);
+            return 2;
+        }
+        if (o->has_arg == no_argument && eq) {
+            fprintf(stderr, "perfscope report: option '--%s' takes no value (given '%s')\n", o->name, a);
+            return 2;
+        }
+        if (o->has_arg == required_argument && !eq)
+            i++;                     /* the next word is its value */
+    }
+    return 0;
 }
 
 /* Print a message that may quote bytes of the trace (SQLite errors quote corrupt schema text) escaped. */
@@ -80,7 +138,9 @@ int cmd_report(int argc, char **argv)
     ps_report_opts_default(&o);
     const char *format = "text", *output = NULL;
     double x;
-    int c;
+    int c, rc;
+    if (check_long_names(argc, argv, longopts))
+        return 2;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
@@ -90,6 +150,11 @@ int cmd_report(int argc, char **argv)
             return 0;
         case 'o':
             output = optarg;
+            if (!*output) {
+                fprintf(stderr, "perfscope report: -o was given an empty output path; name a file, or leave -o out "
+                                "to print to stdout\n");
+                return 2;
+            }
             break;
         case OPT_FORMAT:
             format = optarg;
@@ -114,32 +179,30 @@ int cmd_report(int argc, char **argv)
             }
             o.compat_tb = 1;
             break;
-        case OPT_TOP:
-            if (parse_double(optarg, &x) < 0 || x < 0 || x > 1e6 || x != (int)x) {
-                fprintf(stderr, "perfscope report: --top needs a whole number from 0, not '%s'\n", optarg);
+        case OPT_TOP: {
+            /* decimal digits only: no sign, hexadecimal, exponent or fraction */
+            size_t len = strspn(optarg, "0123456789");
+            if (len == 0 || optarg[len] || len > 7 || atol(optarg) > 1000000) {
+                fprintf(stderr, "perfscope report: --top needs a whole decimal number from 0 to 1000000, not '%s'\n",
+                        optarg);
                 return 2;
             }
-            o.top_n = (int)x;
+            o.top_n = (int)atol(optarg);
             break;
+        }
         case OPT_KTH:
-            if (parse_double(optarg, &x) < 0 || x < 0 || x > 1) {
-                fprintf(stderr, "perfscope report: --kernel-threshold needs a share from 0 to 1, not '%s'\n", optarg);
-                return 2;
-            }
+            if ((rc = parse_double(optarg, &x)) < 0 || x < 0 || x > 1)
+                return bad_value("--kernel-threshold", "a share from 0 to 1", optarg, rc, x);
             o.kernel_threshold = x;
             break;
         case OPT_GAP:
-            if (parse_double(optarg, &x) < 0 || x < 0 || x > 1e9) {
-                fprintf(stderr, "perfscope report: --gap-threshold-ms needs a length in ms, not '%s'\n", optarg);
-                return 2;
-            }
+            if ((rc = parse_double(optarg, &x)) < 0 || x < 0 || x > 1e9)
+                return bad_value("--gap-threshold-ms", "a length in ms from 0 to 1e9", optarg, rc, x);
             o.gap_ns = (int64_t)(x * 1e6);
             break;
         case OPT_TINY:
-            if (parse_double(optarg, &x) < 0 || x < 0 || x > 1e9) {
-                fprintf(stderr, "perfscope report: --tiny-kernel-us needs a length in µs, not '%s'\n", optarg);
-                return 2;
-            }
+            if ((rc = parse_double(optarg, &x)) < 0 || x < 0 || x > 1e9)
+                return bad_value("--tiny-kernel-us", "a length in µs from 0 to 1e9", optarg, rc, x);
             o.tiny_kernel_ns = (int64_t)(x * 1e3);
             break;
         case OPT_ALL:
@@ -176,7 +239,7 @@ int cmd_report(int argc, char **argv)
     /* Check the patterns before reading a possibly large trace. */
     struct ps_model *empty = ps_model_new(path, PS_FORMAT_PERFSCOPE);
     struct ps_names *names = NULL;
-    int rc = empty ? ps_names_new(&names, empty, &o, err, sizeof err) : -ENOMEM;
+    rc = empty ? ps_names_new(&names, empty, &o, err, sizeof err) : -ENOMEM;
     ps_names_free(names);
     ps_model_free(empty);
     if (rc < 0) {

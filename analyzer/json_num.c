@@ -1,9 +1,12 @@
-/* Exact conversion of JSON number text to integers for the Kineto reader: timestamps in µs with any
- * number of decimals become integer ns without passing through a double (a double holds only ~16
- * significant digits: 1623143089861.123 µs would lose its last ns). */
+/* JSON text helpers for the Kineto reader. Exact conversion of number text to integers: timestamps in µs with
+ * any number of decimals become integer ns without passing through a double (a double holds only ~16
+ * significant digits: 1623143089861.123 µs would lose its last ns). And token-level scanning of the raw text:
+ * whether a chunk ends inside a token, and where a libyajl error lies. */
+#include <ctype.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "kineto_text.h"
 #include "reader_impl.h"
 
 #define MAX_DIGITS 38        /* 10^38 < 2^127: the mantissa fits an unsigned __int128 */
@@ -111,4 +114,67 @@ int ps_parse_us_to_ns(const char *s, size_t len, int64_t *out_ns)
 int ps_parse_int(const char *s, size_t len, int64_t *out)
 {
     return parse_scaled(s, len, 0, 1, out);
+}
+
+/* ---- token scanning of the raw text ---- */
+
+static int is_lit(unsigned char ch)
+{
+    return isalnum(ch) || ch == '.' || ch == '+' || ch == '-';
+}
+
+static int is_space(unsigned char ch)
+{
+    return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+}
+
+/* Where a yajl error lies (see json_text.h). Lexical errors: yajl stops one past an invalid character or a bad UTF-8 byte,
+ * and on the offending character otherwise. Grammar errors ("parse error: ...") are placed at the first token
+ * after the last one yajl accepted (last_end), past one ',' or ':' where the error is about what follows
+ * it; yajl's own offset for them is the token's end, its start, or inside it, depending on the error. */
+long long ps_json_error_byte(const unsigned char *p, size_t n, size_t consumed, long long base, long long last_end,
+                             const char *msg)
+{
+    if (strncmp(msg, "lexical error", 13) == 0) {
+        int past = strstr(msg, "invalid char in json text") || strstr(msg, "invalid bytes in UTF8");
+        return base + (long long)(past && consumed ? consumed - 1 : consumed);
+    }
+    size_t i = last_end > base ? (size_t)(last_end - base) : 0;
+    unsigned char before = i ? p[i - 1] : '[';
+    while (i < n && is_space(p[i]))
+        i++;
+    if ((strstr(msg, "unallowed token") || strstr(msg, "invalid object key")) && before != '[' && before != '{' &&
+        i < n && (p[i] == ',' || p[i] == ':'))
+        for (i++; i < n && is_space(p[i]); i++)
+            ;
+    return base + (long long)(i < n ? i : n);
+}
+
+int ps_json_scan_bytes(struct ps_json_scan *st, const unsigned char *p, size_t n, size_t base)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = p[i];
+        if (st->in_str) {
+            if (st->esc)
+                st->esc = 0;
+            else if (ch == '\\')
+                st->esc = 1;
+            else if (ch == '"')
+                st->in_str = 0;
+            continue;
+        }
+        if (ch == '"') {
+            st->in_str = 1, st->in_lit = 0, st->tok_start = (long)(base + i);
+        } else if (is_lit(ch)) {
+            if (!st->in_lit)
+                st->in_lit = 1, st->tok_start = (long)(base + i);
+        } else {
+            st->in_lit = 0;
+        }
+        if (!is_space(ch))
+            st->last = ch;
+    }
+    if (st->in_str)
+        st->last = '"';
+    return st->in_str || st->in_lit;
 }

@@ -1,6 +1,7 @@
 /* The trace model's storage: growable arrays, an interning string pool, find-or-add lookups,
  * and the final sort + API→GPU correlation link shared by every reader. */
 #include "model.h"
+#include "reader_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -190,53 +191,24 @@ void ps_model_free(struct ps_model *m)
 
 /* Processes, threads, streams and devices are few (tens to thousands): a linear scan from the
  * most recently added entry is fast enough and keeps the model simple. */
-uint32_t ps_model_process(struct ps_model *m, uint32_t pid)
-{
-    for (size_t i = m->procs.n; i-- > 0;)
-        if (m->procs.v[i].pid == pid)
-            return (uint32_t)i;
-    struct ps_process p = { .pid = pid, .name = PS_NONE };
-    return VEC_PUSH(m->procs, p) < 0 ? PS_NONE : (uint32_t)(m->procs.n - 1);
-}
-
-uint32_t ps_model_thread(struct ps_model *m, uint32_t pid, uint32_t tid)
-{
-    for (size_t i = m->threads.n; i-- > 0;)
-        if (m->threads.v[i].pid == pid && m->threads.v[i].tid == tid)
-            return (uint32_t)i;
-    struct ps_thread t = { .pid = pid, .tid = tid, .name = PS_NONE };
-    return VEC_PUSH(m->threads, t) < 0 ? PS_NONE : (uint32_t)(m->threads.n - 1);
-}
-
-uint32_t ps_model_stream(struct ps_model *m, uint32_t pid, int32_t device, int64_t stream)
-{
-    for (size_t i = m->streams.n; i-- > 0;) {
-        const struct ps_stream *s = &m->streams.v[i];
-        if (s->pid == pid && s->device == device && s->stream == stream)
-            return (uint32_t)i;
-    }
-    struct ps_stream s = { .pid = pid, .device = device, .stream = stream };
-    return VEC_PUSH(m->streams, s) < 0 ? PS_NONE : (uint32_t)(m->streams.n - 1);
-}
-
-uint32_t ps_model_device(struct ps_model *m, int32_t id)
-{
-    for (size_t i = 0; i < m->devices.n; i++)
-        if (m->devices.v[i].id == id)
-            return (uint32_t)i;
-    struct ps_device d = { .id = id, .name = PS_NONE, .cc_major = -1, .cc_minor = -1, .sm_count = -1,
-                           .total_mem_bytes = -1 };
-    return VEC_PUSH(m->devices, d) < 0 ? PS_NONE : (uint32_t)(m->devices.n - 1);
-}
-
-/* ---- GPU ops: 16-byte rows + shared attribute rows (see model.h) ---- */
+/* ---- reader-time state: lookup indexes of the find-or-add calls and of GPU attribute rows ---- */
 
 struct ps_gpu_build {
     uint32_t *slots;      /* attribute hash: slot -> index into gpu_attrs + 1 (0 = empty); long rows not indexed */
     size_t nslots, nattrs; /* nattrs: attributes indexed so far */
     uint64_t *corr;       /* correlation id per op (parallel to gpu); NULL while all are 0 */
     size_t corr_cap;
+    struct ps_idmap procs, threads;   /* pid -> procs index; pid << 32 | tid -> threads index */
+    struct ps_idmap streams, devices; /* stream_key() -> streams index; (uint32) id -> devices index */
+    size_t nprocs, nthreads, nstreams, ndevices;   /* rows indexed so far */
 };
+
+static struct ps_gpu_build *build_state(struct ps_model *m)
+{
+    if (!m->gpu_build)
+        m->gpu_build = calloc(1, sizeof *m->gpu_build);
+    return m->gpu_build;
+}
 
 static void gpu_build_free(struct ps_model *m)
 {
@@ -244,9 +216,106 @@ static void gpu_build_free(struct ps_model *m)
         return;
     free(m->gpu_build->slots);
     free(m->gpu_build->corr);
+    ps_idmap_free(&m->gpu_build->procs);
+    ps_idmap_free(&m->gpu_build->threads);
+    ps_idmap_free(&m->gpu_build->streams);
+    ps_idmap_free(&m->gpu_build->devices);
     free(m->gpu_build);
     m->gpu_build = NULL;
 }
+
+/* A stream's (pid, device, stream) hashed to the 64-bit key of its map entry; a lookup checks the fields, and
+ * falls back to a linear search on the (rare) collision. */
+static uint64_t stream_key(uint32_t pid, int32_t device, int64_t stream)
+{
+    uint64_t h = ((uint64_t)pid << 32 | (uint32_t)device) * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t)stream * 0xc2b2ae3d27d4eb4full;
+    return h ^ (h >> 31);
+}
+
+/* Hash lookups of processes (by pid), threads (by pid << 32 | tid), streams and devices, kept in the reader-time
+ * state: a linear search per lookup made 20000 processes quadratic (findings-2 #9). Rows pushed since the last
+ * call (or all of them, after ps_model_finish freed the state) are indexed first; a later row with the same key
+ * wins, as the backward searches did (rows are find-or-add: keys do not repeat). */
+static int owners_index(struct ps_model *m, struct ps_gpu_build *b)
+{
+    for (; b->nstreams < m->streams.n; b->nstreams++) {
+        const struct ps_stream *s = &m->streams.v[b->nstreams];
+        if (ps_idmap_put(&b->streams, stream_key(s->pid, s->device, s->stream), (uint32_t)b->nstreams) < 0)
+            return -ENOMEM;
+    }
+    for (; b->ndevices < m->devices.n; b->ndevices++)
+        if (ps_idmap_put(&b->devices, (uint32_t)m->devices.v[b->ndevices].id, (uint32_t)b->ndevices) < 0)
+            return -ENOMEM;
+    for (; b->nprocs < m->procs.n; b->nprocs++)
+        if (ps_idmap_put(&b->procs, m->procs.v[b->nprocs].pid, (uint32_t)b->nprocs) < 0)
+            return -ENOMEM;
+    for (; b->nthreads < m->threads.n; b->nthreads++) {
+        const struct ps_thread *t = &m->threads.v[b->nthreads];
+        if (ps_idmap_put(&b->threads, (uint64_t)t->pid << 32 | t->tid, (uint32_t)b->nthreads) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+uint32_t ps_model_process(struct ps_model *m, uint32_t pid)
+{
+    struct ps_gpu_build *b = build_state(m);
+    if (!b || owners_index(m, b) < 0)
+        return PS_NONE;
+    uint32_t i = ps_idmap_get(&b->procs, pid);
+    if (i != PS_NONE)
+        return i;
+    struct ps_process p = { .pid = pid, .name = PS_NONE };
+    return VEC_PUSH(m->procs, p) < 0 || owners_index(m, b) < 0 ? PS_NONE : (uint32_t)(m->procs.n - 1);
+}
+
+uint32_t ps_model_thread(struct ps_model *m, uint32_t pid, uint32_t tid)
+{
+    struct ps_gpu_build *b = build_state(m);
+    if (!b || owners_index(m, b) < 0)
+        return PS_NONE;
+    uint32_t i = ps_idmap_get(&b->threads, (uint64_t)pid << 32 | tid);
+    if (i != PS_NONE)
+        return i;
+    struct ps_thread t = { .pid = pid, .tid = tid, .name = PS_NONE };
+    return VEC_PUSH(m->threads, t) < 0 || owners_index(m, b) < 0 ? PS_NONE : (uint32_t)(m->threads.n - 1);
+}
+
+static int stream_is(const struct ps_stream *s, uint32_t pid, int32_t device, int64_t stream)
+{
+    return s->pid == pid && s->device == device && s->stream == stream;
+}
+
+uint32_t ps_model_stream(struct ps_model *m, uint32_t pid, int32_t device, int64_t stream)
+{
+    struct ps_gpu_build *b = build_state(m);
+    if (!b || owners_index(m, b) < 0)
+        return PS_NONE;
+    uint32_t i = ps_idmap_get(&b->streams, stream_key(pid, device, stream));
+    if (i != PS_NONE && stream_is(&m->streams.v[i], pid, device, stream))
+        return i;
+    for (size_t k = m->streams.n; i != PS_NONE && k-- > 0;)   /* a hash collision: search */
+        if (stream_is(&m->streams.v[k], pid, device, stream))
+            return (uint32_t)k;
+    struct ps_stream s = { .pid = pid, .device = device, .stream = stream };
+    return VEC_PUSH(m->streams, s) < 0 || owners_index(m, b) < 0 ? PS_NONE : (uint32_t)(m->streams.n - 1);
+}
+
+uint32_t ps_model_device(struct ps_model *m, int32_t id)
+{
+    struct ps_gpu_build *b = build_state(m);
+    if (!b || owners_index(m, b) < 0)
+        return PS_NONE;
+    uint32_t i = ps_idmap_get(&b->devices, (uint32_t)id);
+    if (i != PS_NONE)
+        return i;
+    struct ps_device d = { .id = id, .name = PS_NONE, .cc_major = -1, .cc_minor = -1, .sm_count = -1,
+                           .total_mem_bytes = -1 };
+    return VEC_PUSH(m->devices, d) < 0 || owners_index(m, b) < 0 ? PS_NONE : (uint32_t)(m->devices.n - 1);
+}
+
+/* ---- GPU ops: 16-byte rows + shared attribute rows (see model.h) ---- */
 
 static uint64_t attr_hash(const struct ps_gpu_attr *a)
 {

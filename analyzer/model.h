@@ -152,7 +152,8 @@ struct ps_model {
     } samples;
     int correlation_global;         /* 1: correlation ids are unique file-wide (Kineto); 0: per process */
     struct ps_strpool *strings;
-    struct ps_gpu_build *gpu_build; /* reader-time state (attribute index, correlation ids); freed by finish */
+    struct ps_gpu_build *gpu_build; /* reader-time state (attribute index, correlation ids, process / thread /
+                                     * stream / device lookup maps); freed by finish */
 };
 
 /* Allocate an empty model for `path` (copied). Returns NULL on out-of-memory. Free with ps_model_free. */
@@ -168,7 +169,7 @@ const char *ps_model_str(const struct ps_model *m, uint32_t id);
 size_t ps_model_nstrings(const struct ps_model *m);
 /* Copy NUL-terminated `s` into out (cap bytes, always NUL-terminated when cap > 0) for printing on a terminal:
  * \n \t \r as two characters, other control characters, DEL and invalid UTF-8 bytes as \xNN, C1 controls as
- * \u00NN (text_escape.c). Stops before a piece that does not fit. Returns the bytes written; *chars (may be
+ * \u00NN, Unicode bidi controls (U+061C, U+200E/F, U+202A..E, U+2066..9) as \uNNNN (text_escape.c). Stops before a piece that does not fit. Returns the bytes written; *chars (may be
  * NULL) gets the characters written (a UTF-8 sequence counts one). */
 size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars);
 

@@ -8,9 +8,11 @@
 #include <sys/stat.h>
 #include <yajl/yajl_parse.h>
 
+#include "kineto_text.h"
 #include "reader_impl.h"
 
 #define JSON_CHUNK (256 * 1024)   /* parser input per call; small files get a buffer their size */
+#define JSON_CHUNK_MAX (128 * 1024 * 1024)   /* the chunk doubles up to this while a token spans chunks */
 #define GZ_CHUNK (128 * 1024)
 #define MAX_FRAMES 64          /* deeper nesting is tracked by a counter only (skipped content) */
 
@@ -53,6 +55,14 @@ enum cat {
     C_CPU_OP, C_USER_ANN, C_GPU_ANN, C_PYTHON, C_TRACE
 };
 
+/* Categories libkineto emits by design (ActivityType.h names) that carry no step time: CUPTI's own overhead
+ * samples, CUPTI profiler-range markers, correlation records, instants and counters. Counted silently in the
+ * metadata entry "ignored_events", never as unplaced (docs/readers.md). */
+static const char *const ignored_cats[] = {
+    "overhead", "cuda_profiler_range", "external_correlation", "cpu_instant_event", "cuda_event", "mtia_counters",
+};
+#define N_IGNORED (sizeof ignored_cats / sizeof ignored_cats[0])
+
 static const struct { const char *text; enum cat cat; } cat_names[] = {
     { "kernel", C_KERNEL },           { "Kernel", C_KERNEL },       { "gpu_memcpy", C_MEMCPY },
     { "Memcpy", C_MEMCPY },           { "gpu_memset", C_MEMSET },   { "Memset", C_MEMSET },
@@ -88,6 +98,9 @@ struct named {
 
 struct kctx {
     struct ps_model *m;
+    yajl_handle h;
+    long long base;                  /* byte of the JSON where the chunk being parsed starts */
+    long long last_end;              /* byte after the last token yajl passed to a callback */
     const char *path;
     char *err;
     size_t errlen;
@@ -106,6 +119,7 @@ struct kctx {
     int64_t base_ns;
 
     struct ps_unplaced unplaced;
+    long long ignored[N_IGNORED];    /* X events per ignored_cats entry */
     struct named *proc_names, *thread_names;
     size_t nproc_names, nthread_names, cap_proc_names, cap_thread_names;
     uint32_t last_thread_pid, last_thread_tid, last_thread;   /* one-entry lookup cache */
@@ -159,6 +173,15 @@ static enum key cur_key(const struct kctx *c)
     return c->keys[c->depth - 1];
 }
 
+/* Called first in every callback: yajl's offset is then just after the token being passed (its error offsets
+ * are not uniform, so parse errors are placed from here: see error_byte). */
+static struct kctx *mark(void *ctx)
+{
+    struct kctx *c = ctx;
+    c->last_end = c->base + (long long)yajl_get_bytes_consumed(c->h);
+    return c;
+}
+
 static const char *key_text(enum key k)
 {
     for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
@@ -189,64 +212,6 @@ static enum cat lookup_cat(const struct event *e)
         if (strcmp(e->cat.s, cat_names[i].text) == 0)
             return cat_names[i].cat;
     return C_UNKNOWN;
-}
-
-/* "HtoD" -> PS_COPY_HTOD, ... (libkineto memcpyKindString, CUPTI's CUpti_ActivityMemcpyKind order). */
-static uint8_t copy_kind_from(const char *s, size_t len)
-{
-    static const char *const names[] = { "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                         "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP" };
-    for (size_t i = 1; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i]) == len && memcmp(s, names[i], len) == 0)
-            return (uint8_t)i;
-    return PS_COPY_UNKNOWN;
-}
-
-/* "Pageable" -> PS_MEM_PAGEABLE, ... (libkineto memoryKindString names; nsys ENUM_CUDA_MEM_KIND numbers). */
-static uint8_t mem_kind_from(const char *s, size_t len)
-{
-    static const struct { const char *text; uint8_t kind; } names[] = {
-        { "Pageable", PS_MEM_PAGEABLE }, { "Pinned", PS_MEM_PINNED },   { "Device", PS_MEM_DEVICE },
-        { "Array", PS_MEM_ARRAY },       { "Managed", PS_MEM_MANAGED }, { "Device Static", PS_MEM_DEVICE_STATIC },
-        { "Managed Static", PS_MEM_MANAGED_STATIC },
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i].text) == len && memcmp(s, names[i].text, len) == 0)
-            return names[i].kind;
-    return PS_MEM_UNKNOWN;
-}
-
-/* "Memcpy HtoD (Pageable -> Device)" / "Memset (Device)": kinds from the name Kineto builds. */
-static void parse_copy_name(const char *name, struct ps_gpu_op *op)
-{
-    const char *sp = strchr(name, ' ');
-    const char *open = strchr(name, '(');
-    const char *close = open ? strchr(open, ')') : NULL;
-    op->src_kind = op->dst_kind = PS_MEM_UNKNOWN;
-    if (op->kind == PS_GPU_MEMCPY && sp) {
-        const char *k = sp + 1, *kend = strchr(k, ' ');
-        op->copy_kind = copy_kind_from(k, kend ? (size_t)(kend - k) : strlen(k));
-    }
-    if (!open || !close)
-        return;
-    const char *arrow = strstr(open, " -> ");
-    if (op->kind == PS_GPU_MEMCPY && arrow && arrow < close) {
-        op->src_kind = mem_kind_from(open + 1, (size_t)(arrow - open - 1));
-        op->dst_kind = mem_kind_from(arrow + 4, (size_t)(close - arrow - 4));
-    } else if (op->kind == PS_GPU_MEMSET) {
-        op->dst_kind = mem_kind_from(open + 1, (size_t)(close - open - 1));
-    }
-}
-
-/* libkineto's cuda_sync_kind strings -> ENUM_CUPTI_SYNC_TYPE (1 event, 2 stream wait, 3 stream, 4 context). */
-static int sync_kind_from(const unsigned char *s, size_t len)
-{
-    static const char *const names[] = { "Unknown", "Event Sync", "Stream Wait Event", "Stream Sync",
-                                         "Context Sync" };
-    for (int i = 1; i < 5; i++)
-        if (strlen(names[i]) == len && memcmp(s, names[i], len) == 0)
-            return i;
-    return 0;
 }
 
 static uint32_t thread_of(struct kctx *c, uint32_t pid, uint32_t tid)
@@ -303,12 +268,16 @@ static int finish_gpu_event(struct kctx *c, enum cat cat, int64_t start, int64_t
         unplaced_cat(c, "without device/stream");
         return 0;
     }
+    if (device > INT32_MAX) {        /* no "device" arg and a pid (as uint32) that is no device index */
+        unplaced_cat(c, "with a pid that is no device index");
+        return 0;
+    }
     struct ps_gpu_op op = { .start_ns = start, .end_ns = end, .correlation = e->has_corr ? (uint64_t)e->corr : 0,
-                            .bytes = e->has_bytes && e->bytes > 0 ? (uint64_t)e->bytes : 0 };
+                            .bytes = e->has_bytes ? (uint64_t)e->bytes : 0 };
     op.kind = cat == C_KERNEL ? PS_GPU_KERNEL : cat == C_MEMCPY ? PS_GPU_MEMCPY
               : cat == C_MEMSET ? PS_GPU_MEMSET : PS_GPU_SYNC;
     if (cat == C_MEMCPY || cat == C_MEMSET)
-        parse_copy_name(e->name.s, &op);
+        ps_kineto_parse_copy_name(e->name.s, &op);
     if (cat == C_SYNC)
         op.copy_kind = (uint8_t)e->sync_kind;
     op.name = ps_model_intern(c->m, e->name.s, e->name.n);
@@ -326,6 +295,11 @@ static int finish_x_event(struct kctx *c)
     if (cat == C_TRACE)
         return 0;                    /* the profiler's own "PyTorch Profiler (0)" span */
     if (cat == C_UNKNOWN) {
+        for (size_t i = 0; e->has_cat && i < N_IGNORED; i++)
+            if (strcmp(e->cat.s, ignored_cats[i]) == 0) {
+                c->ignored[i]++;
+                return 0;
+            }
         unplaced_cat(c, "(category not modelled)");
         return 0;
     }
@@ -416,11 +390,14 @@ static int type_error(struct kctx *c, enum key k, const char *want)
     return fail(c, what);
 }
 
-static int number_field(struct kctx *c, enum key k, const char *s, size_t len, int64_t *out)
+/* An integer field that must lie in [lo, hi] (the range of the model field it goes to): anything else is an
+ * error naming the key, never a wrapped or clamped value. */
+static int number_field(struct kctx *c, enum key k, const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out)
 {
-    if (ps_parse_int(s, len, out) < 0) {
-        char what[96];
-        snprintf(what, sizeof what, "\"%s\" is not an integer in range (%.*s)", key_text(k), len > 24 ? 24 : (int)len, s);
+    if (ps_parse_int(s, len, out) < 0 || *out < lo || *out > hi) {
+        char what[128];
+        snprintf(what, sizeof what, "\"%s\" is not an integer in range %lld..%lld (%.*s)", key_text(k), (long long)lo,
+                 (long long)hi, len > 24 ? 24 : (int)len, s);
         return fail(c, what);
     }
     return 1;
@@ -437,7 +414,7 @@ static int top_meta(struct kctx *c, const char *s, size_t len)
 
 static int cb_number(void *ctx, const char *s, size_t len)
 {
-    struct kctx *c = ctx;
+    struct kctx *c = mark(ctx);
     struct event *e = &c->ev;
     enum role role = cur_role(c);
     if (role == R_SKIP)
@@ -450,7 +427,7 @@ static int cb_number(void *ctx, const char *s, size_t len)
     case R_TOP:
         if (k == K_BASE_TIME) {
             c->has_base = 1;
-            int rc = number_field(c, k, s, len, &c->base_ns);
+            int rc = number_field(c, k, s, len, INT64_MIN, INT64_MAX, &c->base_ns);
             return rc == 1 ? top_meta(c, s, len) : rc;   /* kept: --compat tb redoes tb's float µs arithmetic */
         }
         return top_meta(c, s, len);
@@ -461,10 +438,10 @@ static int cb_number(void *ctx, const char *s, size_t len)
             *(k == K_TS ? &e->has_ts : &e->has_dur) = 1;
         } else if (k == K_PID || k == K_TID) {
             struct idval *id = k == K_PID ? &e->pid : &e->tid;
-            if (!number_field(c, k, s, len, &id->v))
-                return 0;
             /* OS ids are stored as uint32; some traces print 32-bit thread ids as negative int32 values. */
-            id->set = id->numeric = id->v >= INT32_MIN && id->v <= UINT32_MAX;
+            if (!number_field(c, k, s, len, INT32_MIN, UINT32_MAX, &id->v))
+                return 0;
+            id->set = id->numeric = 1;
             id->v = (int64_t)(uint32_t)id->v;
         } else if (k == K_PH || k == K_CAT || k == K_NAME) {
             return type_error(c, k, "a string");
@@ -472,16 +449,16 @@ static int cb_number(void *ctx, const char *s, size_t len)
         return 1;
     case R_ARGS:
         switch (k) {
-        case K_CORR: e->has_corr = 1; return number_field(c, k, s, len, &e->corr);
-        case K_EXT: e->has_ext = 1; return number_field(c, k, s, len, &e->ext);
-        case K_STREAM: e->has_stream = 1; return number_field(c, k, s, len, &e->stream);
-        case K_DEVICE: e->has_device = 1; return number_field(c, k, s, len, &e->device);
-        case K_BYTES: e->has_bytes = 1; return number_field(c, k, s, len, &e->bytes);
+        case K_CORR: e->has_corr = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->corr);
+        case K_EXT: e->has_ext = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->ext);
+        case K_STREAM: e->has_stream = 1; return number_field(c, k, s, len, INT64_MIN, INT64_MAX, &e->stream);
+        case K_DEVICE: e->has_device = 1; return number_field(c, k, s, len, 0, INT32_MAX, &e->device);
+        case K_BYTES: e->has_bytes = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->bytes);
         default: return 1;
         }
     case R_DEV:
         if (k == K_ID || k == K_TOTAL_MEM || k == K_CC_MAJOR || k == K_CC_MINOR || k == K_NUM_SMS) {
-            if (!number_field(c, k, s, len, &v))
+            if (!number_field(c, k, s, len, k == K_ID ? 0 : -1, k == K_TOTAL_MEM ? INT64_MAX : INT32_MAX, &v))
                 return 0;
             if (k == K_ID) c->dev.id = (int32_t)v;
             if (k == K_TOTAL_MEM) c->dev.total_mem_bytes = v;
@@ -492,7 +469,7 @@ static int cb_number(void *ctx, const char *s, size_t len)
         return 1;
     case R_DIST:
         if (k == K_RANK || k == K_WORLD_SIZE) {
-            if (!number_field(c, k, s, len, &v))
+            if (!number_field(c, k, s, len, 0, INT32_MAX, &v))
                 return 0;
             *(k == K_RANK ? &c->m->rank : &c->m->world_size) = (int32_t)v;
         }
@@ -521,7 +498,7 @@ static void id_from_string(struct idval *id, const unsigned char *s, size_t len)
 
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
-    struct kctx *c = ctx;
+    struct kctx *c = mark(ctx);
     struct event *e = &c->ev;
     enum role role = cur_role(c);
     if (role == R_SKIP)
@@ -546,7 +523,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
         break;
     case R_ARGS:
         if (k == K_SYNC_KIND)
-            e->sync_kind = sync_kind_from(s, len);
+            e->sync_kind = ps_kineto_sync_kind(s, len);
         else if (k == K_NAME)
             e->has_arg_name = 1, rc = buf_set(&e->arg_name, s, len);
         else if (k != K_OTHER)
@@ -564,7 +541,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 
 static int cb_bool(void *ctx, int v)
 {
-    struct kctx *c = ctx;
+    struct kctx *c = mark(ctx);
     (void)v;
     enum role role = cur_role(c);
     if (role == R_EVENTS)
@@ -576,7 +553,7 @@ static int cb_bool(void *ctx, int v)
 
 static int cb_null(void *ctx)
 {
-    struct kctx *c = ctx;
+    struct kctx *c = mark(ctx);
     if (cur_role(c) == R_EVENTS)
         return fail(c, "the event is not an object");
     return 1;                        /* null = absent */
@@ -641,13 +618,13 @@ static int close_container(struct kctx *c)
     return 1;
 }
 
-static int cb_start_map(void *ctx) { return open_container(ctx, 1); }
-static int cb_start_array(void *ctx) { return open_container(ctx, 0); }
-static int cb_end(void *ctx) { return close_container(ctx); }
+static int cb_start_map(void *ctx) { return open_container(mark(ctx), 1); }
+static int cb_start_array(void *ctx) { return open_container(mark(ctx), 0); }
+static int cb_end(void *ctx) { return close_container(mark(ctx)); }
 
 static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 {
-    struct kctx *c = ctx;
+    struct kctx *c = mark(ctx);
     enum role role = cur_role(c);
     if (role == R_SKIP)
         return 1;
@@ -694,6 +671,48 @@ static int shift_times(struct ps_model *m, int64_t base)
     return 0;
 }
 
+/* "overhead: 2; cuda_profiler_range: 1" as the metadata entry "ignored_events" (none: no entry). */
+static int ignored_summary(const struct kctx *c)
+{
+    char text[N_IGNORED * 48] = "";
+    size_t off = 0;
+    for (size_t i = 0; i < N_IGNORED; i++)
+        if (c->ignored[i])
+            off += (size_t)snprintf(text + off, sizeof text - off, "%s%s: %lld", off ? "; " : "", ignored_cats[i],
+                                    c->ignored[i]);
+    return off ? ps_model_add_meta(c->m, "ignored_events", text) : 0;
+}
+
+/* Apply the `M` names to the processes and threads that exist (the last name given wins), through hash maps
+ * from pid (process) and pid << 32 | tid (thread) to the model index: linear in threads + names. */
+static int apply_names(struct kctx *c)
+{
+    struct ps_model *m = c->m;
+    struct ps_idmap procs = { 0 }, threads = { 0 };
+    int rc = -ENOMEM;
+    for (size_t i = 0; i < m->threads.n; i++)
+        if (ps_idmap_put(&threads, (uint64_t)m->threads.v[i].pid << 32 | m->threads.v[i].tid, (uint32_t)i) < 0)
+            goto out;
+    for (size_t p = 0; p < m->procs.n; p++)
+        if (ps_idmap_put(&procs, m->procs.v[p].pid, (uint32_t)p) < 0)
+            goto out;
+    for (size_t i = 0; i < c->nproc_names; i++) {
+        uint32_t p = ps_idmap_get(&procs, c->proc_names[i].pid);
+        if (p != PS_NONE)
+            m->procs.v[p].name = c->proc_names[i].name;
+    }
+    for (size_t i = 0; i < c->nthread_names; i++) {
+        uint32_t t = ps_idmap_get(&threads, (uint64_t)c->thread_names[i].pid << 32 | c->thread_names[i].tid);
+        if (t != PS_NONE)
+            m->threads.v[t].name = c->thread_names[i].name;
+    }
+    rc = 0;
+out:
+    ps_idmap_free(&procs);
+    ps_idmap_free(&threads);
+    return rc;
+}
+
 static int finish_model(struct kctx *c)
 {
     struct ps_model *m = c->m;
@@ -703,71 +722,100 @@ static int finish_model(struct kctx *c)
     for (size_t i = 0; i < m->threads.n; i++)
         if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE)
             goto oom;
-    for (size_t i = 0; i < c->nproc_names; i++)
-        for (size_t p = 0; p < m->procs.n; p++)
-            if (m->procs.v[p].pid == c->proc_names[i].pid)
-                m->procs.v[p].name = c->proc_names[i].name;
-    for (size_t i = 0; i < c->nthread_names; i++)
-        for (size_t t = 0; t < m->threads.n; t++)
-            if (m->threads.v[t].pid == c->thread_names[i].pid && m->threads.v[t].tid == c->thread_names[i].tid)
-                m->threads.v[t].name = c->thread_names[i].name;
-    if (ps_unplaced_summary(&c->unplaced, m) < 0)
+    if (apply_names(c) < 0 || ps_unplaced_summary(&c->unplaced, m) < 0 || ignored_summary(c) < 0)
         goto oom;
     return 0;
 oom:
     return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
 }
 
+/* Report a yajl error; p[0..n) is the last chunk given to yajl (at_end: the error came at the end of the text). */
+static void parse_error(struct kctx *c, const unsigned char *p, size_t n, int at_end)
+{
+    unsigned char *msg = yajl_get_error(c->h, 0, p, n);
+    const char *text = msg ? (const char *)msg : "parse error";
+    while (*text == ' ' || *text == '\n')
+        text++;
+    if (at_end && strstr(text, "premature EOF"))
+        ps_read_fail(c->err, c->errlen, "%s: truncated JSON: the text ends after %lld bytes inside an unfinished "
+                     "value (event %lld)", c->path, c->base + (long long)n, c->index);
+    else
+        ps_read_fail(c->err, c->errlen, "%s: byte %lld of the JSON (event %lld): invalid JSON: %.120s", c->path,
+                     ps_json_error_byte(p, n, at_end ? n : yajl_get_bytes_consumed(c->h), c->base, c->last_end, text), c->index, text);
+    if (msg)
+        yajl_free_error(c->h, msg);
+    char *nl = c->err ? strchr(c->err, '\n') : NULL;
+    if (nl)
+        *nl = '\0';
+}
+
+/* The Trace Event Format's JSON Array Format may lack its closing ']' ("to support tracing systems that can not
+ * cleanly finish writing the trace"): accepted when the text ends after a complete event (or the '[' or a ','). */
+static int open_array_is_complete(const struct kctx *c, const struct ps_json_scan *st)
+{
+    return !c->failed && !c->overflow && c->depth == 1 && c->roles[0] == R_EVENTS && !st->in_str && !st->in_lit &&
+           (st->last == '}' || st->last == ',' || st->last == '[');
+}
+
 int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char *err, size_t errlen)
 {
     struct kctx c = { .m = m, .path = path, .err = err, .errlen = errlen, .last_thread = PS_NONE };
     struct stat st;
+    struct ps_json_scan sc = { .tok_start = -1 };
     size_t file_size = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : JSON_CHUNK;
     /* gzip of JSON inflates ~10-40x: a small compressed file still gets the full parser chunk */
-    size_t chunk_size = gzip ? JSON_CHUNK : (file_size + 1 < JSON_CHUNK ? file_size + 1 : JSON_CHUNK);
+    size_t cap = gzip ? JSON_CHUNK : (file_size + 1 < JSON_CHUNK ? file_size + 1 : JSON_CHUNK), have = 0;
     struct ps_gz_input *in = ps_gz_open(fd, gzip, file_size < GZ_CHUNK ? file_size + 1 : GZ_CHUNK);
-    char *chunk = malloc(chunk_size);
-    yajl_handle h = yajl_alloc(&callbacks, NULL, &c);
-    long long offset = 0;
-    int rc = -1;
+    unsigned char *chunk = malloc(cap);
+    size_t last_n = 0, skip = 0;     /* the chunk last given to yajl: chunk + skip, last_n bytes, at c.base */
+    long long offset = 0;            /* bytes of JSON read so far (a byte-order mark included) */
+    int rc = -1, eof = 0;
+    c.h = yajl_alloc(&callbacks, NULL, &c);
     m->format = PS_FORMAT_KINETO;
     m->correlation_global = 1;
-    if (!in || !chunk || !h) {
+    if (!in || !chunk || !c.h) {
         rc = ps_read_fail(err, errlen, "%s: out of memory", path);
         goto out;
     }
-    for (;;) {
-        long n = ps_gz_read(in, chunk, chunk_size, path, err, errlen);
+    while (!eof) {
+        long n = ps_gz_read(in, (char *)chunk + have, cap - have, path, err, errlen);
         if (n < 0)
             goto out;
-        size_t skip = 0;
-        if (offset == 0 && n >= 3 && !memcmp(chunk, "\xef\xbb\xbf", 3))
-            skip = 3;   /* a UTF-8 byte-order mark (RFC 8259 §8.1: a parser may ignore it) */
-        yajl_status ys = n ? yajl_parse(h, (unsigned char *)chunk + skip, (size_t)n - skip) : yajl_complete_parse(h);
-        if (ys != yajl_status_ok) {
-            if (c.failed)
-                goto out;
-            unsigned char *msg = yajl_get_error(h, 0, (unsigned char *)chunk + skip, n ? (size_t)n - skip : 0);
-            const char *text = msg ? (const char *)msg : "parse error";
-            long long at = offset + (long long)(n ? skip + yajl_get_bytes_consumed(h) : 0);
-            while (*text == ' ' || *text == '\n')
-                text++;
-            if (n)
-                ps_read_fail(err, errlen, "%s: byte %lld of the JSON (event %lld): invalid JSON: %.120s", path, at,
-                             c.index, text);
-            else
-                ps_read_fail(err, errlen, "%s: truncated JSON: the text ends at byte %lld inside an unfinished "
-                             "value (event %lld)", path, offset, c.index);
-            if (msg)
-                yajl_free_error(h, msg);
-            char *nl = err ? strchr(err, '\n') : NULL;
-            if (nl)
-                *nl = '\0';
+        eof = n == 0;
+        int mid = ps_json_scan_bytes(&sc, chunk + have, (size_t)n, have);
+        have += (size_t)n;
+        if (!eof && mid && have < cap)
+            continue;                /* fill the chunk while its end is inside a token */
+        if (have == 0)
+            break;
+        /* a UTF-8 byte-order mark (RFC 8259 §8.1: a parser may ignore it) */
+        skip = offset == 0 && have >= 3 && !memcmp(chunk, "\xef\xbb\xbf", 3) ? 3 : 0;
+        c.base = offset + (long long)skip;
+        last_n = have - skip;
+        if (yajl_parse(c.h, chunk + skip, last_n) != yajl_status_ok) {
+            if (!c.failed)
+                parse_error(&c, chunk + skip, last_n, 0);
             goto out;
         }
-        offset += n;
-        if (n == 0)
-            break;
+        offset += (long long)have;
+        have = 0;
+        /* a token open since before this chunk: double the next one, so that yajl's re-scans of it sum to
+         * about twice its length */
+        if (!eof && mid && sc.tok_start < 0 && cap < JSON_CHUNK_MAX) {
+            unsigned char *bigger = realloc(chunk, cap * 2);
+            if (!bigger) {
+                rc = ps_read_fail(err, errlen, "%s: out of memory", path);
+                goto out;
+            }
+            chunk = bigger;
+            cap *= 2;
+        }
+        sc.tok_start = -1;
+    }
+    if (yajl_complete_parse(c.h) != yajl_status_ok && !open_array_is_complete(&c, &sc)) {
+        if (!c.failed)
+            parse_error(&c, chunk + skip, last_n, 1);
+        goto out;
     }
     if (m->gpu.n + m->api.n + m->ranges.n == 0) {
         rc = ps_read_fail(err, errlen, "%s: JSON without trace events (no \"traceEvents\" with any CPU or GPU "
@@ -781,8 +829,8 @@ out:
     free(c.ev.arg_name.s);
     free(c.proc_names);
     free(c.thread_names);
-    if (h)
-        yajl_free(h);
+    if (c.h)
+        yajl_free(c.h);
     free(chunk);
     ps_gz_close(in);
     return rc;

@@ -1,6 +1,6 @@
 /* Escaping of untrusted text (names from a trace, SQLite error messages) before it reaches a terminal: control
- * characters and invalid UTF-8 become visible escapes, so a name can never forge a report line or send a
- * terminal escape sequence. */
+ * characters, Unicode bidirectional controls and invalid UTF-8 become visible escapes, so a name can never forge
+ * a report line, send a terminal escape sequence or reorder the text around it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +30,24 @@ static int utf8_len(const unsigned char *p)
     return n;
 }
 
+/* The code point of a Unicode bidirectional formatting control at p (n bytes of valid UTF-8), or 0: U+061C,
+ * U+200E/U+200F, U+202A..U+202E, U+2066..U+2069 (Unicode UAX #9 explicit formatting; the "Trojan Source"
+ * spoofing characters, CVE-2021-42574). */
+static unsigned bidi_control(const unsigned char *p, int n)
+{
+    unsigned cp;
+    if (n == 2)
+        cp = (unsigned)(p[0] & 0x1f) << 6 | (p[1] & 0x3f);
+    else if (n == 3)
+        cp = (unsigned)(p[0] & 0x0f) << 12 | (unsigned)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+    else
+        return 0;
+    if (cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+        (cp >= 0x2066 && cp <= 0x2069))
+        return cp;
+    return 0;
+}
+
 size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars)
 {
     size_t o = 0, nchars = 0;
@@ -47,6 +65,8 @@ size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars)
                 snprintf(tmp, sizeof tmp, "\\x%02x", *p);
         } else if (n == 2 && p[0] == 0xC2 && p[1] < 0xA0) {
             snprintf(tmp, sizeof tmp, "\\u%04x", p[1]);   /* C1 controls U+0080..U+009F (e.g. the 8-bit CSI) */
+        } else if (bidi_control(p, n)) {
+            snprintf(tmp, sizeof tmp, "\\u%04x", bidi_control(p, n));
         } else if (n == 0) {
             snprintf(tmp, sizeof tmp, "\\x%02x", *p);
             n = 1;
