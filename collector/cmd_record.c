@@ -543,7 +543,8 @@ static void warn_drops(const struct ps_ring_drops *d, const char *session)
 {
     if (d->full)
         fprintf(stderr, "perfscope record: warning: %" PRIu64 " records were dropped because a ring was full "
-                        "(use a larger --ring-size)\n", d->full);
+                        "(use a larger --ring-size; if the program runs under a file-size limit, ulimit -f, raise it: "
+                        "the probe shrinks its ring to fit under it)\n", d->full);
     if (d->nolane)
         fprintf(stderr, "perfscope record: warning: %" PRIu64 " records of threads beyond the 1024 lanes of a "
                         "process were dropped (more than 1024 threads made NVTX calls at once; a larger ring does "
