@@ -170,7 +170,7 @@ static void frame_mirror(struct probe_thread *t, struct probe_frame *f, uint32_t
 
 static int push_ex(uint64_t now, uint32_t domain, const nvtxEventAttributes_t *a)
 {
-    struct probe_thread *t = probe_thread();
+    struct probe_thread *t = probe_thread_at(&now);
     struct probe_stack *s;
     if (!t || !(s = stack_of(t, domain)))
         return NVTX_NO_PUSH_POP_TRACKING;
@@ -233,7 +233,7 @@ static int pop_common(struct probe_thread *t, struct probe_stack *s, uint32_t do
 static int NVTX_API push_a(const char *msg)
 {
     uint64_t now = probe_now();
-    struct probe_thread *t = probe_thread();
+    struct probe_thread *t = probe_thread_at(&now);
     if (!t)
         return NVTX_NO_PUSH_POP_TRACKING;
     struct probe_stack *s = &t->dflt;
@@ -292,7 +292,7 @@ static int NVTX_API domain_pop(nvtxDomainHandle_t d)
 
 static void mark_ex(uint64_t now, uint32_t domain, const nvtxEventAttributes_t *a)
 {
-    struct probe_thread *t = probe_thread();
+    struct probe_thread *t = probe_thread_at(&now);
     struct probe_msg m;
     struct ps_wire_nvtx_attr at;
     if (!t)
@@ -333,7 +333,7 @@ static void NVTX_API domain_mark(nvtxDomainHandle_t d, const nvtxEventAttributes
 
 static nvtxRangeId_t start_ex(uint64_t now, uint32_t domain, const nvtxEventAttributes_t *a)
 {
-    struct probe_thread *t = probe_thread();
+    struct probe_thread *t = probe_thread_at(&now);
     struct ps_wire_nvtx_attr at;
     const char *text = NULL;
     uint32_t regid = 0;

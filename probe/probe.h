@@ -84,6 +84,19 @@ static inline struct probe_thread *probe_thread(void)
     struct probe_thread *t = probe_tls;
     return t ? t : probe_thread_slow();
 }
+/* probe_thread() for a record that starts at `*now`: when the thread's state (and maybe the process's ring)
+ * had to be made first, `*now` is taken again afterwards, so that set-up (milliseconds for a ring) is never
+ * counted in the user's range. */
+static inline uint64_t probe_now(void);
+static inline struct probe_thread *probe_thread_at(uint64_t *now)
+{
+    struct probe_thread *t = probe_tls;
+    if (t)
+        return t;
+    t = probe_thread_slow();
+    *now = probe_now();
+    return t;
+}
 /* Log to $PERFSCOPE_LOG (a path or "stderr"); silent when unset. */
 void probe_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

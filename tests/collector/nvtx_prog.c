@@ -137,6 +137,28 @@ static int open_at_crash(const char *file)
     return 1;
 }
 
+static long long mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* first_range FILE: the process's first NVTX call is a push of "first" (it makes the probe's ring); writes
+ * "BEFORE AFTER" (CLOCK_MONOTONIC ns around that push call) to FILE, then pops. */
+static int first_range(const char *file)
+{
+    long long before = mono_ns();
+    nvtxRangePushA("first");
+    long long after = mono_ns();
+    nvtxRangePop();
+    FILE *f = fopen(file, "w");
+    if (!f)
+        return 1;
+    fprintf(f, "%lld %lld\n", before, after);
+    return fclose(f) != 0;
+}
+
 static long per_thread;
 
 static void *storm(void *arg)
@@ -274,6 +296,8 @@ int main(int argc, char **argv)
         return known();
     if (!strcmp(mode, "closed_then_sigkill") && argc == 4)
         return closed_then_sigkill(atol(argv[2]), argv[3]);
+    if (!strcmp(mode, "first_range") && argc == 3)
+        return first_range(argv[2]);
     if (!strcmp(mode, "open_at_crash") && argc == 3)
         return open_at_crash(argv[2]);
     if (!strcmp(mode, "threads") && argc == 4)

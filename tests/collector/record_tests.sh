@@ -316,6 +316,21 @@ record_keeps_ranges_closed_before_sigkill)
     expect "unterminated_nvtx" "$(meta unterminated_nvtx)" 1
     expect "integrity" "$(q "PRAGMA integrity_check")" ok
     ;;
+record_first_range_excludes_the_probes_set_up)
+    # findings-4 #1: the process's first push makes the ring (milliseconds); its range must start after that
+    # set-up, not before it. nvtx_prog wrote CLOCK_MONOTONIC before and after its first push call; the row's
+    # start (+ systemClockNs, the CLOCK_MONOTONIC of time 0) lies between them and, with the fix, in the last
+    # quarter of the call (the set-up comes first), where before it sat at the very start.
+    record -o "$trace" -- "$prog" first_range "$dir/times"
+    expect "status" "$rc" 0
+    read -r before after <"$dir/times" || fail "no times written"
+    start=$(q "SELECT n.start + s.systemClockNs FROM NVTX_EVENTS n, TARGET_INFO_SESSION_START_TIME s
+        WHERE n.text = 'first'")
+    call=$((after - before))
+    [ "$start" -ge "$before" ] && [ "$start" -le "$after" ] || fail "start $start outside the call [$before, $after]"
+    [ $((after - start)) -le $((call / 4)) ] ||
+        fail "the range starts $((after - start)) ns before the call returned, of a $call ns call: set-up counted"
+    ;;
 record_keeps_ranges_open_at_a_crash)
     # nvtx_prog open_at_crash (see its comment): 4 ranges never popped on 2 threads, one of which exited and
     # whose lane a third thread reused; then SIGSEGV.
