@@ -261,6 +261,27 @@ void ps_ring_lane_release(struct ps_ring_wlane *w)
     memset(w, 0, sizeof *w);
 }
 
+uint32_t ps_ring_open_flush(struct ps_ring_wlane *w)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; w->open && k < PS_RING_OPEN_SLOTS; k++) {
+        if (!(w->open_used & (1u << k)))
+            continue;
+        struct ps_ring_open *o = &w->open[k];
+        uint32_t kind = atomic_load_explicit(&o->state, memory_order_relaxed) & PS_WIRE_MSG_MASK;
+        struct ps_wire_nvtx *rec = ps_ring_reserve(w, sizeof *rec);
+        if (!rec)
+            continue;
+        *rec = (struct ps_wire_nvtx){{sizeof *rec, PS_WIRE_NVTX_OPEN, (uint16_t)kind}, o->start_tsc, 0, o->tid,
+                                     o->domain_id, o->msg_id, 0};
+        /* Free the slot first: a crash between the two loses this one range, never stores it twice. */
+        ps_ring_open_end(w, (int)k);
+        ps_ring_commit(w, sizeof *rec);
+        n++;
+    }
+    return n;
+}
+
 uint32_t ps_ring_lane_string_id(struct ps_ring_wlane *w)
 {
     if (w->lane->next_string_id == UINT32_MAX)

@@ -91,6 +91,11 @@ static inline void ps_ring_open_end(struct ps_ring_wlane *w, int slot)
     w->open_used &= ~(1u << slot);
 }
 
+/* At thread exit: write each range still live in the lane's open-range slots as a PS_WIRE_NVTX_OPEN record
+ * (the thread ended inside it) and free the slot, so the lane's next owner has all PS_RING_OPEN_SLOTS. A slot
+ * whose record finds no room stays live (the collector still reads it at the end). Returns the records written. */
+uint32_t ps_ring_open_flush(struct ps_ring_wlane *w);
+
 /* Give the lane back (thread exit). `w` is zeroed. */
 void ps_ring_lane_release(struct ps_ring_wlane *w);
 

@@ -25,8 +25,9 @@ enum ps_wire_type {
     PS_WIRE_LANE_STRING = 11,   /* struct ps_wire_lane_string + text: defines a string id local to the writing
                                    thread's lane, written before the first record that uses it */
     PS_WIRE_NVTX_OPEN = 12,     /* struct ps_wire_nvtx (no attr, no inline message; end_tsc 0): a push/pop range
-                                   still open when the process ended. Never in a ring: the reader makes it from
-                                   the open-range table (ps_ring_reader_open_ranges) */
+                                   never popped. Written by a thread that exits inside it (ps_ring_open_flush), or
+                                   made by the reader from the open-range table once the process is gone
+                                   (ps_ring_reader_open_ranges) */
     /* 100..199: GPU records converted from CUPTI activity records (probe/cupti_*.c, collector GPU tables). */
     PS_WIRE_GPU_FIRST = 100,
     PS_WIRE_GPU_LAST = 199,

@@ -159,13 +159,16 @@ static void frame_own_text(struct probe_frame *f)
 }
 
 /* Mirror a pushed frame in the ring's open-range table, so a crash inside it still leaves a row (end NULL).
- * Inline messages (a thread past its string-cache bound) and dropped frames are not mirrored. */
+ * An inline message (a thread past its string-cache bound) is mirrored without its text; dropped frames are
+ * not mirrored. */
 static void frame_mirror(struct probe_thread *t, struct probe_frame *f, uint32_t domain, uint32_t level)
 {
     uint32_t kind = f->msg.flags;
     f->open_slot = -1;
-    if (kind == PS_WIRE_MSG_LANE || kind == PS_WIRE_MSG_REGISTERED || kind == PS_WIRE_MSG_NONE)
+    if (kind == PS_WIRE_MSG_LANE || kind == PS_WIRE_MSG_REGISTERED)
         f->open_slot = ps_ring_open_begin(&t->w, f->start, t->tid, domain, level, kind, f->msg.id);
+    else if (kind == PS_WIRE_MSG_NONE || kind == PS_WIRE_MSG_INLINE)
+        f->open_slot = ps_ring_open_begin(&t->w, f->start, t->tid, domain, level, PS_WIRE_MSG_NONE, 0);
 }
 
 static int push_ex(uint64_t now, uint32_t domain, const nvtxEventAttributes_t *a)

@@ -208,8 +208,10 @@ static void thread_fini(void *p)
     struct probe_thread *t = p;
     if (probe_tls == t)
         probe_tls = NULL;
-    if (t->w.ring)
+    if (t->w.ring) {
+        ps_ring_open_flush(&t->w);          /* ranges this thread exits inside: rows now, slots free again */
         ps_ring_lane_release(&t->w);
+    }
     stack_clear(&t->dflt, 1);
     for (uint32_t i = 0; i < t->ndom; i++)
         stack_clear(&t->dom[i], 1);

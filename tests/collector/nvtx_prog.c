@@ -159,6 +159,42 @@ static int first_range(const char *file)
     return fclose(f) != 0;
 }
 
+/* threads_exit_open N: N threads one after another (each reuses the lane the one before released), each
+ * pushing "te_outer" and "te_inner" and exiting inside both; then main pushes "main_open" and exits with 0
+ * without popping. 2N + 1 ranges never end. */
+static void *exit_inside_two(void *arg)
+{
+    (void)arg;
+    nvtxRangePushA("te_outer");
+    nvtxRangePushA("te_inner");
+    return NULL;
+}
+
+static int threads_exit_open(int n)
+{
+    for (int i = 0; i < n; i++) {
+        pthread_t t;
+        pthread_create(&t, NULL, exit_inside_two, NULL);
+        pthread_join(t, NULL);
+    }
+    nvtxRangePushA("main_open");
+    return 0;
+}
+
+/* inline_open: 5000 distinct names pushed and popped (a thread's string cache keeps 4096, the rest go inline),
+ * then push "late_open" (inline too) and exit with 0 inside it: 1 range never ends, stored without its text. */
+static int inline_open(void)
+{
+    char name[32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(name, sizeof name, "n%d", i);
+        nvtxRangePushA(name);
+        nvtxRangePop();
+    }
+    nvtxRangePushA("late_open");
+    return 0;
+}
+
 static long per_thread;
 
 static void *storm(void *arg)
@@ -296,6 +332,10 @@ int main(int argc, char **argv)
         return known();
     if (!strcmp(mode, "closed_then_sigkill") && argc == 4)
         return closed_then_sigkill(atol(argv[2]), argv[3]);
+    if (!strcmp(mode, "inline_open"))
+        return inline_open();
+    if (!strcmp(mode, "threads_exit_open") && argc == 3)
+        return threads_exit_open(atoi(argv[2]));
     if (!strcmp(mode, "first_range") && argc == 3)
         return first_range(argv[2]);
     if (!strcmp(mode, "open_at_crash") && argc == 3)

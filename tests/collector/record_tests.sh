@@ -316,6 +316,29 @@ record_keeps_ranges_closed_before_sigkill)
     expect "unterminated_nvtx" "$(meta unterminated_nvtx)" 1
     expect "integrity" "$(q "PRAGMA integrity_check")" ok
     ;;
+record_keeps_ranges_of_threads_that_exit_inside_them)
+    # findings-4 #3: 50 threads in turn exit inside 2 ranges each, all on the same lane; a lane has 16 open-range
+    # slots, so without freeing them at thread exit only the first 8 threads' ranges were kept. Then main exits
+    # inside "main_open". Expected: 2 x 50 + 1 = 101 rows with end NULL, 50 per name on 50 threads.
+    record -o "$trace" -- "$prog" threads_exit_open 50
+    expect "status" "$rc" 0
+    expect "never-ended rows" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND \"end\" IS NULL")" 101
+    expect "per name" "$(q "SELECT group_concat(text || ':' || n || ':' || t, ' ') FROM (SELECT text, count(*) AS n,
+        count(DISTINCT globalTid) AS t FROM NVTX_EVENTS WHERE \"end\" IS NULL GROUP BY text ORDER BY text)")" \
+        "main_open:1:1 te_inner:50:50 te_outer:50:50"
+    expect "unterminated_nvtx" "$(meta unterminated_nvtx)" 101
+    ;;
+record_keeps_open_ranges_with_inline_text_unnamed)
+    # findings-4 #2: past 4096 distinct names a thread's messages go inline, which the open-range table cannot
+    # hold; such a range is kept without its text (docs/probe.md). nvtx_prog inline_open: 5000 closed, 1 open.
+    record -o "$trace" -- "$prog" inline_open
+    expect "status" "$rc" 0
+    expect "closed" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND \"end\" IS NOT NULL")" 5000
+    expect "open, unnamed" "$(q "SELECT count(*) || ' ' || count(text) || ' ' || count(textId) FROM NVTX_EVENTS
+        WHERE eventType = 59 AND \"end\" IS NULL")" "1 0 0"
+    expect "it starts after the last closed one" "$(q "SELECT (SELECT start FROM NVTX_EVENTS WHERE \"end\" IS NULL
+        AND eventType = 59) >= (SELECT max(\"end\") FROM NVTX_EVENTS WHERE eventType = 59)")" 1
+    ;;
 record_first_range_excludes_the_probes_set_up)
     # findings-4 #1: the process's first push makes the ring (milliseconds); its range must start after that
     # set-up, not before it. nvtx_prog wrote CLOCK_MONOTONIC before and after its first push call; the row's
