@@ -125,8 +125,9 @@ static void open_ranges(FILE *f, const struct ps_model *m)
     size_t n = m->open_ranges.n, threads = 0;
     if (n == 0)
         return;
-    fprintf(f, "WARNING: %zu NVTX range%s never ended (the program crashed, was killed or exited inside %s; not "
-               "in the breakdown):\n", n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+    fprintf(f, "WARNING: %zu NVTX range%s never ended (the program crashed, was killed or exited inside %s, or "
+               "was still running when the recording ended; not in the breakdown):\n", n, n == 1 ? "" : "s",
+            n == 1 ? "it" : "them");
     for (size_t i = 0; i < n && threads < OPEN_THREADS_SHOWN; threads++) {
         const struct ps_range *first = &m->open_ranges.v[i];
         if (first->thread < m->threads.n)
@@ -175,6 +176,15 @@ static void warnings(FILE *f, const struct ps_report *r)
     else if (st.code_known && st.code != 0)
         fprintf(f, "WARNING: the program exited with code %ld.\n", st.code);
     open_ranges(f, m);
+    long long running, pidns;
+    if (ps_report_meta_int(r, "still_running_processes", 1, INT64_MAX, &running) == 1)
+        fprintf(f, "WARNING: %lld probed process%s still running when the program exited (a daemon or background "
+                   "job): %s later records are not in the trace.\n", running,
+                running == 1 ? " was" : "es were", running == 1 ? "its" : "their");
+    if (ps_report_meta_int(r, "other_pidns_rings", 1, INT64_MAX, &pidns) == 1)
+        fprintf(f, "WARNING: %lld ring%s came from processes in another PID namespace (unshare, a container): "
+                   "their pids are that namespace's, and processes with the same pid there are merged in this "
+                   "report.\n", pidns, pidns == 1 ? "" : "s");
     if (dropped > 0)
         fprintf(f, "Warning: %lld records were dropped while recording; numbers may be low\n", (long long)dropped);
     else if (dropped < 0 && m->format == PS_FORMAT_PERFSCOPE && ps_report_meta(r, "dropped_records"))
@@ -277,7 +287,10 @@ static void run_summary(FILE *f, const struct ps_report *r)
     else if (rank >= 0)
         fprintf(f, "Rank %d (world size unknown)\n", rank);
     int cuda = short_meta(f, r);
-    if (!r->has_gpu && m->ranges.n == 0) {
+    if (!r->has_gpu && m->ranges.n == 0 && m->open_ranges.n > 0) {
+        fprintf(f, "\nNothing to break down: every NVTX range of this trace never ended (listed above) and no GPU "
+                   "activity was recorded.\n");
+    } else if (!r->has_gpu && m->ranges.n == 0) {
         fprintf(f, "\nNothing to break down: no NVTX ranges and no GPU activity were recorded. The program did not use "
                    "NVTX (e.g. PyTorch: torch.cuda.nvtx.range_push/range_pop or torch.autograd.profiler.emit_nvtx) "
                    "and no CUDA work was captured%s. What to do: mark each training step with an NVTX range named "

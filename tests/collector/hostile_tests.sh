@@ -170,6 +170,10 @@ record_warns_about_probed_processes_still_running)
         fail "warning: $(cat "$dir/err")"
     expect "still_running_processes" "$(meta still_running_processes)" 1
     expect "the child's mark" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'bg'")" 1
+    # findings-4 #4: the report says so too.
+    "$perfscope" report "$trace" >"$dir/report.txt" 2>&1 || fail "report exited $?"
+    grep -q "^WARNING: 1 probed process was still running when the program exited" "$dir/report.txt" ||
+        fail "report: $(head -5 "$dir/report.txt")"
     sleep 1.2      # let the child finish before the directory goes
     # A child that exits before CMD is not reported.
     record -f -o "$trace" -- "$prog" forkexec 2

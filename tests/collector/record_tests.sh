@@ -315,6 +315,13 @@ record_keeps_ranges_closed_before_sigkill)
         WHERE text = 'open-at-kill') >= (SELECT max(\"end\") FROM NVTX_EVENTS WHERE text = 'r')")" 1
     expect "unterminated_nvtx" "$(meta unterminated_nvtx)" 1
     expect "integrity" "$(q "PRAGMA integrity_check")" ok
+    # findings-4 #5: with no range closed at all, the report lists the open one and does not claim the program
+    # never used NVTX.
+    record -f -o "$trace" -- "$prog" closed_then_sigkill 0 "$dir/closed"
+    "$perfscope" report "$trace" >"$dir/report.txt" || fail "report exited $?"
+    grep -q "^WARNING: 1 NVTX range never ended" "$dir/report.txt" || fail "no warning: $(head "$dir/report.txt")"
+    grep -q "every NVTX range of this trace never ended" "$dir/report.txt" || fail "report: $(cat "$dir/report.txt")"
+    ! grep -q "did not use NVTX" "$dir/report.txt" || fail "claims no NVTX: $(cat "$dir/report.txt")"
     ;;
 record_keeps_ranges_of_threads_that_exit_inside_them)
     # findings-4 #3: 50 threads in turn exit inside 2 ranges each, all on the same lane; a lane has 16 open-range
