@@ -479,21 +479,23 @@ static int cb_number(void *ctx, const char *s, size_t len)
     }
 }
 
-/* pid/tid strings: "25738" (pre-2.0 traces), "stream 7" (pre-2.0 GPU tids), or a label ("Spans"). */
-static void id_from_string(struct idval *id, const unsigned char *s, size_t len)
+/* pid/tid strings: "25738" (pre-2.0 traces), "stream 7" (pre-2.0 GPU tids), or a label ("Spans"). Digits out of
+ * the id range are the same error as the number would be (1 ok, 0 failed). */
+static int id_from_string(struct kctx *c, enum key k, struct idval *id, const unsigned char *s, size_t len)
 {
     id->set = 1;
     id->numeric = 0;
     if (len > 7 && memcmp(s, "stream ", 7) == 0)
         s += 7, len -= 7;
-    uint64_t v = 0;
     size_t i = 0;
-    for (; i < len && i < 10 && s[i] >= '0' && s[i] <= '9'; i++)
-        v = v * 10 + (s[i] - '0');
-    if (i == len && len > 0 && v <= UINT32_MAX) {
-        id->numeric = 1;
-        id->v = (int64_t)v;
-    }
+    while (i < len && s[i] >= '0' && s[i] <= '9')
+        i++;
+    if (i < len || len == 0)
+        return 1;                   /* a label */
+    if (!number_field(c, k, (const char *)s, len, 0, UINT32_MAX, &id->v))
+        return 0;
+    id->numeric = 1;
+    return 1;
 }
 
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
@@ -515,8 +517,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
         case K_PH: e->ph = len ? (char)s[0] : 0; break;
         case K_CAT: e->has_cat = 1; rc = buf_set(&e->cat, s, len); break;
         case K_NAME: e->has_name = 1; rc = buf_set(&e->name, s, len); break;
-        case K_PID: id_from_string(&e->pid, s, len); break;
-        case K_TID: id_from_string(&e->tid, s, len); break;
+        case K_PID: return id_from_string(c, k, &e->pid, s, len);
+        case K_TID: return id_from_string(c, k, &e->tid, s, len);
         case K_TS: case K_DUR: return type_error(c, k, "a number");
         default: break;
         }
@@ -815,6 +817,12 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
     if (yajl_complete_parse(c.h) != yajl_status_ok && !open_array_is_complete(&c, &sc)) {
         if (!c.failed)
             parse_error(&c, chunk + skip, last_n, 1);
+        goto out;
+    }
+    if (m->gpu.n + m->api.n + m->ranges.n == 0 && m->unplaced_events > 0) {
+        rc = ps_read_fail(err, errlen, "%s: none of its %lld trace events could be placed (e.g. a GPU event without "
+                          "a device, or one ending past the int64 ns range): nothing to report", path,
+                          (long long)m->unplaced_events);
         goto out;
     }
     if (m->gpu.n + m->api.n + m->ranges.n == 0) {

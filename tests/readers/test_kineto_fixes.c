@@ -38,6 +38,16 @@ static void out_of_range_integers_are_errors(void)
     const char pid[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"pid\": 4294967296, "
                        "\"tid\": 1, \"ts\": 0, \"dur\": 1}]}";
     CHECK_CONTAINS(tiny_read_err(tiny_write("pid.json", pid, strlen(pid))), "event 0: \"pid\" is not an integer in range");
+    /* findings-4 #6: the same pid as a digit string (pre-2.0 traces write ids so) is the same error */
+    const char spid[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"pid\": \"4294967296\", "
+                        "\"tid\": 1, \"ts\": 0, \"dur\": 1}]}";
+    CHECK_CONTAINS(tiny_read_err(tiny_write("spid.json", spid, strlen(spid))),
+                   "event 0: \"pid\" is not an integer in range 0..4294967295 (4294967296)");
+    /* ... and a file whose only event cannot be placed (a GPU event without a device: pid 4294967295 is no
+     * device index) says so, not "not a PyTorch profiler trace?" */
+    const char gone[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 4294967295, "
+                        "\"tid\": 7, \"ts\": 0, \"dur\": 1}]}";
+    CHECK_CONTAINS(tiny_read_err(tiny_write("gone.json", gone, strlen(gone))), "none of its 1 trace events could be placed");
     const char tid[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"pid\": 1, "
                        "\"tid\": -2147483649, \"ts\": 0, \"dur\": 1}]}";
     CHECK_CONTAINS(tiny_read_err(tiny_write("tid.json", tid, strlen(tid))), "event 0: \"tid\" is not an integer in range");
