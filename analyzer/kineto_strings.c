@@ -1,8 +1,43 @@
-/* libkineto's strings for CUDA activity attributes, decoded for the Kineto reader: the memcpy and memory kinds
- * in the names it gives copies ("Memcpy HtoD (Pageable -> Device)") and the cuda_sync_kind names. */
+/* libkineto's strings, decoded for the Kineto reader: event categories (and the ones it ignores by design), the
+ * memcpy and memory kinds in the names it gives copies ("Memcpy HtoD (Pageable -> Device)") and the
+ * cuda_sync_kind names. */
 #include <string.h>
 
 #include "kineto_text.h"
+
+static const struct { const char *text; enum ps_kineto_cat cat; } cat_names[] = {
+    { "kernel", PS_KCAT_KERNEL },           { "Kernel", PS_KCAT_KERNEL },       { "gpu_memcpy", PS_KCAT_MEMCPY },
+    { "Memcpy", PS_KCAT_MEMCPY },           { "gpu_memset", PS_KCAT_MEMSET },   { "Memset", PS_KCAT_MEMSET },
+    { "cuda_sync", PS_KCAT_SYNC },          { "cuda_runtime", PS_KCAT_RUNTIME }, { "Runtime", PS_KCAT_RUNTIME },
+    { "cuda_driver", PS_KCAT_DRIVER },      { "cpu_op", PS_KCAT_CPU_OP },        { "Operator", PS_KCAT_CPU_OP },
+    { "user_annotation", PS_KCAT_USER_ANN }, { "gpu_user_annotation", PS_KCAT_GPU_ANN },
+    { "python_function", PS_KCAT_PYTHON },  { "Trace", PS_KCAT_TRACE },
+};
+
+static const char *const ignored_cats[PS_KINETO_N_IGNORED] = {
+    "overhead", "cuda_profiler_range", "external_correlation", "cpu_instant_event", "cuda_event", "mtia_counters",
+};
+
+enum ps_kineto_cat ps_kineto_category(const char *cat)
+{
+    for (size_t i = 0; i < sizeof cat_names / sizeof cat_names[0]; i++)
+        if (strcmp(cat, cat_names[i].text) == 0)
+            return cat_names[i].cat;
+    return PS_KCAT_UNKNOWN;
+}
+
+int ps_kineto_ignored_index(const char *cat)
+{
+    for (int i = 0; i < PS_KINETO_N_IGNORED; i++)
+        if (strcmp(cat, ignored_cats[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *ps_kineto_ignored_name(int i)
+{
+    return i >= 0 && i < PS_KINETO_N_IGNORED ? ignored_cats[i] : "";
+}
 
 /* "HtoD" -> PS_COPY_HTOD, ... (libkineto memcpyKindString, CUPTI's CUpti_ActivityMemcpyKind order). */
 static uint8_t copy_kind_from(const char *s, size_t len)

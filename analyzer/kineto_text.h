@@ -16,6 +16,22 @@ void ps_kineto_parse_copy_name(const char *name, struct ps_gpu_op *op);
  * 4 Context Sync); 0 for anything else. */
 int ps_kineto_sync_kind(const unsigned char *s, size_t len);
 
+/* Event categories, modern and pre-2.0 (notes/peer-definitions-hta-tb-kineto.md §3). */
+enum ps_kineto_cat {
+    PS_KCAT_UNKNOWN, PS_KCAT_KERNEL, PS_KCAT_MEMCPY, PS_KCAT_MEMSET, PS_KCAT_SYNC, PS_KCAT_RUNTIME, PS_KCAT_DRIVER,
+    PS_KCAT_CPU_OP, PS_KCAT_USER_ANN, PS_KCAT_GPU_ANN, PS_KCAT_PYTHON, PS_KCAT_TRACE
+};
+/* The category of a `cat` string ("kernel", "Kernel", "gpu_memcpy", ...); PS_KCAT_UNKNOWN for any other. */
+enum ps_kineto_cat ps_kineto_category(const char *cat);
+
+/* Categories libkineto emits by design (ActivityType.h names) that carry no step time: CUPTI's own overhead
+ * samples, CUPTI profiler-range markers, correlation records, instants and counters. Counted silently in the
+ * metadata entry "ignored_events", never as unplaced (docs/readers.md). */
+#define PS_KINETO_N_IGNORED 6
+/* Index 0..PS_KINETO_N_IGNORED-1 of an ignored category, -1 for any other; and the name of an index. */
+int ps_kineto_ignored_index(const char *cat);
+const char *ps_kineto_ignored_name(int i);
+
 /* Token state carried across chunks, so that a token spanning chunks can be handed to libyajl in growing pieces:
  * libyajl re-scans a buffered token from its start on every yajl_parse call (one 64 MB name was quadratic).
  * Zero-initialise with tok_start = -1. */

@@ -734,3 +734,26 @@ out:
     gpu_build_free(m);   /* correlation ids are now in the links, the attribute index is rebuilt on demand */
     return rc;
 }
+
+int ps_model_shift_times(struct ps_model *m, int64_t base)
+{
+#define SHIFT(vec)                                                                          \
+    for (size_t i = 0; i < (vec).n; i++) {                                                  \
+        if (__builtin_add_overflow((vec).v[i].start_ns, base, &(vec).v[i].start_ns) ||      \
+            __builtin_add_overflow((vec).v[i].end_ns, base, &(vec).v[i].end_ns))            \
+            return -ERANGE;                                                                 \
+    }
+    for (size_t i = 0; i < m->gpu.n; i++) {   /* GPU rows store start + duration: the duration stays */
+        struct ps_gpu_op op = ps_model_gpu(m, i);
+        int64_t start, end;
+        if (__builtin_add_overflow(op.start_ns, base, &start) || __builtin_add_overflow(op.end_ns, base, &end))
+            return -ERANGE;
+        m->gpu.v[i].start_ns = start;
+        if (m->gpu.v[i].dur_ns == PS_GPU_LONG)   /* a long op's own attribute row holds its end */
+            m->gpu_attrs.v[m->gpu.v[i].attr].long_end_ns = end;
+    }
+    SHIFT(m->api)
+    SHIFT(m->ranges)
+#undef SHIFT
+    return 0;
+}

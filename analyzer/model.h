@@ -185,6 +185,9 @@ int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op);
 int ps_model_add_api(struct ps_model *m, const struct ps_api_call *call);
 int ps_model_add_range(struct ps_model *m, const struct ps_range *r);
 int ps_model_add_open_range(struct ps_model *m, const struct ps_range *r);   /* to open_ranges */
+/* Add `base` ns to every time of the GPU ops, API calls and ranges (Kineto timestamps relative to
+ * baseTimeNanoseconds). 0, or -ERANGE when a time would overflow int64 (the model is then partly shifted). */
+int ps_model_shift_times(struct ps_model *m, int64_t base);
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
 
 /* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call

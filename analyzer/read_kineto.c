@@ -49,29 +49,6 @@ static const struct key_name key_names[] = {
     KN(R_DIST, K_RANK, "rank"), KN(R_DIST, K_WORLD_SIZE, "world_size"),
 };
 
-/* Event categories, modern and pre-2.0 (notes/peer-definitions-hta-tb-kineto.md §3). */
-enum cat {
-    C_UNKNOWN, C_KERNEL, C_MEMCPY, C_MEMSET, C_SYNC, C_RUNTIME, C_DRIVER,
-    C_CPU_OP, C_USER_ANN, C_GPU_ANN, C_PYTHON, C_TRACE
-};
-
-/* Categories libkineto emits by design (ActivityType.h names) that carry no step time: CUPTI's own overhead
- * samples, CUPTI profiler-range markers, correlation records, instants and counters. Counted silently in the
- * metadata entry "ignored_events", never as unplaced (docs/readers.md). */
-static const char *const ignored_cats[] = {
-    "overhead", "cuda_profiler_range", "external_correlation", "cpu_instant_event", "cuda_event", "mtia_counters",
-};
-#define N_IGNORED (sizeof ignored_cats / sizeof ignored_cats[0])
-
-static const struct { const char *text; enum cat cat; } cat_names[] = {
-    { "kernel", C_KERNEL },           { "Kernel", C_KERNEL },       { "gpu_memcpy", C_MEMCPY },
-    { "Memcpy", C_MEMCPY },           { "gpu_memset", C_MEMSET },   { "Memset", C_MEMSET },
-    { "cuda_sync", C_SYNC },          { "cuda_runtime", C_RUNTIME }, { "Runtime", C_RUNTIME },
-    { "cuda_driver", C_DRIVER },      { "cpu_op", C_CPU_OP },        { "Operator", C_CPU_OP },
-    { "user_annotation", C_USER_ANN }, { "gpu_user_annotation", C_GPU_ANN },
-    { "python_function", C_PYTHON },  { "Trace", C_TRACE },
-};
-
 struct buf {
     char *s;
     size_t n, cap;
@@ -119,7 +96,7 @@ struct kctx {
     int64_t base_ns;
 
     struct ps_unplaced unplaced;
-    long long ignored[N_IGNORED];    /* X events per ignored_cats entry */
+    long long ignored[PS_KINETO_N_IGNORED];   /* X events per ps_kineto_ignored_name entry */
     struct named *proc_names, *thread_names;
     size_t nproc_names, nthread_names, cap_proc_names, cap_thread_names;
     uint32_t last_thread_pid, last_thread_tid, last_thread;   /* one-entry lookup cache */
@@ -204,14 +181,9 @@ static void unplaced_cat(struct kctx *c, const char *why)
     count_unplaced(c, what);
 }
 
-static enum cat lookup_cat(const struct event *e)
+static enum ps_kineto_cat lookup_cat(const struct event *e)
 {
-    if (!e->has_cat)
-        return C_UNKNOWN;
-    for (size_t i = 0; i < sizeof cat_names / sizeof cat_names[0]; i++)
-        if (strcmp(e->cat.s, cat_names[i].text) == 0)
-            return cat_names[i].cat;
-    return C_UNKNOWN;
+    return e->has_cat ? ps_kineto_category(e->cat.s) : PS_KCAT_UNKNOWN;
 }
 
 static uint32_t thread_of(struct kctx *c, uint32_t pid, uint32_t tid)
@@ -259,7 +231,7 @@ static int finish_meta_event(struct kctx *c)
     return add_named(&c->thread_names, &c->nthread_names, &c->cap_thread_names, item);
 }
 
-static int finish_gpu_event(struct kctx *c, enum cat cat, int64_t start, int64_t end)
+static int finish_gpu_event(struct kctx *c, enum ps_kineto_cat cat, int64_t start, int64_t end)
 {
     struct event *e = &c->ev;
     int64_t device = e->has_device ? e->device : e->pid.v;
@@ -274,11 +246,11 @@ static int finish_gpu_event(struct kctx *c, enum cat cat, int64_t start, int64_t
     }
     struct ps_gpu_op op = { .start_ns = start, .end_ns = end, .correlation = e->has_corr ? (uint64_t)e->corr : 0,
                             .bytes = e->has_bytes ? (uint64_t)e->bytes : 0 };
-    op.kind = cat == C_KERNEL ? PS_GPU_KERNEL : cat == C_MEMCPY ? PS_GPU_MEMCPY
-              : cat == C_MEMSET ? PS_GPU_MEMSET : PS_GPU_SYNC;
-    if (cat == C_MEMCPY || cat == C_MEMSET)
+    op.kind = cat == PS_KCAT_KERNEL ? PS_GPU_KERNEL : cat == PS_KCAT_MEMCPY ? PS_GPU_MEMCPY
+              : cat == PS_KCAT_MEMSET ? PS_GPU_MEMSET : PS_GPU_SYNC;
+    if (cat == PS_KCAT_MEMCPY || cat == PS_KCAT_MEMSET)
         ps_kineto_parse_copy_name(e->name.s, &op);
-    if (cat == C_SYNC)
+    if (cat == PS_KCAT_SYNC)
         op.copy_kind = (uint8_t)e->sync_kind;
     op.name = ps_model_intern(c->m, e->name.s, e->name.n);
     /* Correlation ids are file-global in Kineto traces: streams all belong to "process" 0. */
@@ -291,15 +263,15 @@ static int finish_gpu_event(struct kctx *c, enum cat cat, int64_t start, int64_t
 static int finish_x_event(struct kctx *c)
 {
     struct event *e = &c->ev;
-    enum cat cat = lookup_cat(e);
-    if (cat == C_TRACE)
+    enum ps_kineto_cat cat = lookup_cat(e);
+    if (cat == PS_KCAT_TRACE)
         return 0;                    /* the profiler's own "PyTorch Profiler (0)" span */
-    if (cat == C_UNKNOWN) {
-        for (size_t i = 0; e->has_cat && i < N_IGNORED; i++)
-            if (strcmp(e->cat.s, ignored_cats[i]) == 0) {
-                c->ignored[i]++;
-                return 0;
-            }
+    if (cat == PS_KCAT_UNKNOWN) {
+        int ig = e->has_cat ? ps_kineto_ignored_index(e->cat.s) : -1;
+        if (ig >= 0) {
+            c->ignored[ig]++;
+            return 0;
+        }
         unplaced_cat(c, "(category not modelled)");
         return 0;
     }
@@ -316,9 +288,9 @@ static int finish_x_event(struct kctx *c)
     if (!e->name.s)
         return -ENOMEM;
     int64_t start = e->ts_ns, end = e->ts_ns + e->dur_ns;
-    if (cat == C_KERNEL || cat == C_MEMCPY || cat == C_MEMSET || cat == C_SYNC)
+    if (cat == PS_KCAT_KERNEL || cat == PS_KCAT_MEMCPY || cat == PS_KCAT_MEMSET || cat == PS_KCAT_SYNC)
         return finish_gpu_event(c, cat, start, end);
-    if (cat == C_GPU_ANN) {
+    if (cat == PS_KCAT_GPU_ANN) {
         /* Device-side copy of a host annotation: no host thread (thread = PS_NONE); never a step. */
         struct ps_range r = { .start_ns = start, .end_ns = end, .ext_id = e->has_ext ? (uint64_t)e->ext : 0,
                               .name = ps_model_intern(c->m, e->name.s, e->name.n), .thread = PS_NONE,
@@ -333,16 +305,18 @@ static int finish_x_event(struct kctx *c)
     uint32_t name = ps_model_intern(c->m, e->name.s, e->name.n);
     if (thread == PS_NONE || name == PS_NONE)
         return -ENOMEM;
-    if (cat == C_RUNTIME || cat == C_DRIVER) {
+    if (cat == PS_KCAT_RUNTIME || cat == PS_KCAT_DRIVER) {
         struct ps_api_call call = { .start_ns = start, .end_ns = end,
                                     .correlation = e->has_corr ? (uint64_t)e->corr : 0,
                                     .ext_id = e->has_ext ? (uint64_t)e->ext : 0, .name = name, .thread = thread,
-                                    .driver = cat == C_DRIVER };
+                                    .driver = cat == PS_KCAT_DRIVER };
         return ps_model_add_api(c->m, &call);
     }
     struct ps_range r = { .start_ns = start, .end_ns = end, .ext_id = e->has_ext ? (uint64_t)e->ext : 0,
                           .name = name, .thread = thread, .domain = PS_NONE };
-    r.kind = cat == C_CPU_OP ? PS_RANGE_CPU_OP : cat == C_USER_ANN ? PS_RANGE_USER_ANNOTATION : PS_RANGE_PYTHON;
+    r.kind = cat == PS_KCAT_CPU_OP     ? PS_RANGE_CPU_OP
+           : cat == PS_KCAT_USER_ANN ? PS_RANGE_USER_ANNOTATION
+                                     : PS_RANGE_PYTHON;
     return ps_model_add_range(c->m, &r);
 }
 
@@ -650,38 +624,15 @@ static const yajl_callbacks callbacks = {
 
 /* ---- after the parse ---- */
 
-static int shift_times(struct ps_model *m, int64_t base)
-{
-#define SHIFT(vec)                                                                          \
-    for (size_t i = 0; i < (vec).n; i++) {                                                  \
-        if (__builtin_add_overflow((vec).v[i].start_ns, base, &(vec).v[i].start_ns) ||      \
-            __builtin_add_overflow((vec).v[i].end_ns, base, &(vec).v[i].end_ns))            \
-            return -ERANGE;                                                                 \
-    }
-    for (size_t i = 0; i < m->gpu.n; i++) {   /* GPU rows store start + duration: the duration stays */
-        struct ps_gpu_op op = ps_model_gpu(m, i);
-        int64_t start, end;
-        if (__builtin_add_overflow(op.start_ns, base, &start) || __builtin_add_overflow(op.end_ns, base, &end))
-            return -ERANGE;
-        m->gpu.v[i].start_ns = start;
-        if (m->gpu.v[i].dur_ns == PS_GPU_LONG)   /* a long op's own attribute row holds its end */
-            m->gpu_attrs.v[m->gpu.v[i].attr].long_end_ns = end;
-    }
-    SHIFT(m->api)
-    SHIFT(m->ranges)
-#undef SHIFT
-    return 0;
-}
-
 /* "overhead: 2; cuda_profiler_range: 1" as the metadata entry "ignored_events" (none: no entry). */
 static int ignored_summary(const struct kctx *c)
 {
-    char text[N_IGNORED * 48] = "";
+    char text[PS_KINETO_N_IGNORED * 48] = "";
     size_t off = 0;
-    for (size_t i = 0; i < N_IGNORED; i++)
+    for (int i = 0; i < PS_KINETO_N_IGNORED; i++)
         if (c->ignored[i])
-            off += (size_t)snprintf(text + off, sizeof text - off, "%s%s: %lld", off ? "; " : "", ignored_cats[i],
-                                    c->ignored[i]);
+            off += (size_t)snprintf(text + off, sizeof text - off, "%s%s: %lld", off ? "; " : "",
+                                    ps_kineto_ignored_name(i), c->ignored[i]);
     return off ? ps_model_add_meta(c->m, "ignored_events", text) : 0;
 }
 
@@ -718,7 +669,7 @@ out:
 static int finish_model(struct kctx *c)
 {
     struct ps_model *m = c->m;
-    if (c->has_base && shift_times(m, c->base_ns) < 0)
+    if (c->has_base && ps_model_shift_times(m, c->base_ns) < 0)
         return ps_read_fail(c->err, c->errlen, "%s: baseTimeNanoseconds %lld + event times overflow int64 ns",
                             c->path, (long long)c->base_ns);
     for (size_t i = 0; i < m->threads.n; i++)
