@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "probe.h"
+#include "probe_ranges.h"
 #include "probe_registry.h"
 #include "ps_env.h"
 #include "ps_ring.h"
@@ -332,7 +333,7 @@ static void fork_parent(void)
 }
 
 /* The child is single-threaded now: drop the parent's mapping and clear the forking thread's state (its
- * open push/pop ranges belong to the parent). The child's own ring is made on its first record, so a
+ * open push/pop and start/end ranges belong to the parent). The child's own ring is made on its first record, so a
  * child that only execs (or exits) costs nothing and is not counted as probed (findings-3 #12). */
 static void fork_child(void)
 {
@@ -351,6 +352,7 @@ static void fork_child(void)
             stack_clear(&t->dom[i], 0);
         probe_strings_reset(t);
     }
+    probe_ranges_forget();                  /* open start/end ranges are the parent's too */
     probe_tls = NULL;                       /* its next record makes the ring (probe_thread_slow) */
 }
 

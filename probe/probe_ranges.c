@@ -28,6 +28,7 @@ struct slot {
 
 static struct slot slots[SLOTS];    /* 1 MiB of .bss, paged in only where used */
 static _Atomic uint64_t last_id;
+static _Atomic int any_started;     /* a range was ever started: the table may hold something */
 
 static uint32_t slot_of(uint64_t id)
 {
@@ -59,6 +60,8 @@ uint64_t probe_range_start(struct probe_thread *t, uint32_t domain, uint64_t now
                                                     memory_order_relaxed)) {
             /* The id reaches an ending thread only through the program, after this store. */
             atomic_store_explicit(&slots[s].r, r, memory_order_release);
+            if (!atomic_load_explicit(&any_started, memory_order_relaxed))
+                atomic_store_explicit(&any_started, 1, memory_order_relaxed);
             return id;
         }
     }
@@ -107,4 +110,19 @@ void probe_range_end(struct probe_thread *t, uint64_t id, uint64_t now)
     struct ps_wire_nvtx_ext ext = {id, t->tid, 0};
     probe_emit_event(t, PS_WIRE_NVTX_STARTEND, r->start, now, r->tid, r->domain, &m, &r->attr, &ext);
     free(r);
+}
+
+void probe_ranges_forget(void)
+{
+    if (!atomic_load_explicit(&any_started, memory_order_relaxed))
+        return;
+    for (uint32_t s = 0; s < SLOTS; s++) {
+        if (atomic_load_explicit(&slots[s].id, memory_order_relaxed) == 0)
+            continue;               /* never used: reading it costs no page copy */
+        uint64_t id = atomic_load_explicit(&slots[s].id, memory_order_relaxed);
+        if (id != TOMB)
+            free(atomic_load_explicit(&slots[s].r, memory_order_relaxed));
+        atomic_store_explicit(&slots[s].r, NULL, memory_order_relaxed);
+        atomic_store_explicit(&slots[s].id, 0, memory_order_relaxed);
+    }
 }

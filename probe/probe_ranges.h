@@ -18,4 +18,8 @@ uint64_t probe_range_start(struct probe_thread *t, uint32_t domain, uint64_t now
  * an unknown or already ended id writes PS_WIRE_NVTX_UNBALANCED (flags PS_WIRE_UNBALANCED_END). */
 void probe_range_end(struct probe_thread *t, uint64_t id, uint64_t now);
 
+/* In a forked child (single-threaded, from the atfork handler): forget the parent's open start/end ranges.
+ * They belong to the parent, which writes them when they end; the child ending one writes an unbalanced end. */
+void probe_ranges_forget(void);
+
 #endif

@@ -195,6 +195,22 @@ static int inline_open(void)
     return 0;
 }
 
+/* fork_startend: start "parent_startend", fork; the child ends that id (it is the parent's: an unbalanced end)
+ * and exits; the parent then ends it. 1 start/end row, the parent's; 1 unbalanced end, the child's. */
+static int fork_startend(void)
+{
+    nvtxRangeId_t id = nvtxRangeStartA("parent_startend");
+    pid_t p = fork();
+    if (p == 0) {
+        nvtxRangeEnd(id);
+        _exit(0);
+    }
+    if (p < 0 || waitpid(p, NULL, 0) != p)
+        return 1;
+    nvtxRangeEnd(id);
+    return 0;
+}
+
 static long per_thread;
 
 static void *storm(void *arg)
@@ -332,6 +348,8 @@ int main(int argc, char **argv)
         return known();
     if (!strcmp(mode, "closed_then_sigkill") && argc == 4)
         return closed_then_sigkill(atol(argv[2]), argv[3]);
+    if (!strcmp(mode, "fork_startend"))
+        return fork_startend();
     if (!strcmp(mode, "inline_open"))
         return inline_open();
     if (!strcmp(mode, "threads_exit_open") && argc == 3)

@@ -346,6 +346,15 @@ record_keeps_open_ranges_with_inline_text_unnamed)
     expect "it starts after the last closed one" "$(q "SELECT (SELECT start FROM NVTX_EVENTS WHERE \"end\" IS NULL
         AND eventType = 59) >= (SELECT max(\"end\") FROM NVTX_EVENTS WHERE eventType = 59)")" 1
     ;;
+record_forked_child_does_not_own_the_parents_start_end_ranges)
+    # findings-5 #1: the child inherited the parent's open start/end table, so its end of the parent's id
+    # wrote a second row (under the parent's tid in the child's pid).
+    record -o "$trace" -- "$prog" fork_startend
+    expect "status" "$rc" 0
+    expect "rows" "$(q "SELECT count(*) || ' ' || sum(globalTid / 16777216 % 16777216 = $(meta child_pid))
+        FROM NVTX_EVENTS WHERE text = 'parent_startend' AND eventType = 60")" "1 1"
+    expect "the child's end is unbalanced" "$(meta unbalanced_nvtx)" 1
+    ;;
 record_first_range_excludes_the_probes_set_up)
     # findings-4 #1: the process's first push makes the ring (milliseconds); its range must start after that
     # set-up, not before it. nvtx_prog wrote CLOCK_MONOTONIC before and after its first push call; the row's
