@@ -204,13 +204,34 @@ static void stack_clear(struct probe_stack *s, int free_frames)
     }
 }
 
+/* One stack's frames that were never popped, as PS_WIRE_NVTX_OPEN records with their messages and attributes
+ * (the open-range slots mirror only 16 per lane, without text or attributes); each frame's slot is freed first. */
+static void write_open_stack(struct probe_thread *t, struct probe_stack *s, uint32_t domain)
+{
+    for (uint32_t i = 0; i < s->depth && i < s->cap; i++) {
+        struct probe_frame *f = &s->f[i];
+        ps_ring_open_end(&t->w, f->open_slot);
+        f->open_slot = -1;
+        if (!(f->msg.flags & PROBE_FRAME_DROPPED))
+            probe_emit_event(t, PS_WIRE_NVTX_OPEN, f->start, 0, t->tid, domain, &f->msg, &f->attr, NULL);
+    }
+}
+
+static void write_open_frames(struct probe_thread *t)
+{
+    write_open_stack(t, &t->dflt, 0);
+    for (uint32_t d = 0; d < t->ndom; d++)
+        write_open_stack(t, &t->dom[d], d);
+}
+
 static void thread_fini(void *p)
 {
     struct probe_thread *t = p;
     if (probe_tls == t)
         probe_tls = NULL;
     if (t->w.ring) {
-        ps_ring_open_flush(&t->w);          /* ranges this thread exits inside: rows now, slots free again */
+        write_open_frames(t);               /* ranges this thread exits inside: rows now, slots free again */
+        ps_ring_open_flush(&t->w);          /* slots of the lane's earlier owners whose records found no room */
         ps_ring_lane_release(&t->w);
     }
     stack_clear(&t->dflt, 1);

@@ -170,6 +170,35 @@ static void *exit_inside_two(void *arg)
     return NULL;
 }
 
+/* thread_exit_deep: a thread pushes "d0" .. "d19" (20 deep: past the 16 open-range slots of a lane), the
+ * last one with a colour, and exits inside all of them. 20 ranges never end, named, d19 with its colour. */
+static void *exit_inside_twenty(void *arg)
+{
+    (void)arg;
+    char name[8];
+    for (int i = 0; i < 19; i++) {
+        snprintf(name, sizeof name, "d%d", i);
+        nvtxRangePushA(name);
+    }
+    nvtxEventAttributes_t a = { 0 };
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.colorType = NVTX_COLOR_ARGB;
+    a.color = 0xFF00FF00;
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = "d19";
+    nvtxRangePushEx(&a);
+    return NULL;
+}
+
+static int thread_exit_deep(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, exit_inside_twenty, NULL);
+    pthread_join(t, NULL);
+    return 0;
+}
+
 static int threads_exit_open(int n)
 {
     for (int i = 0; i < n; i++) {
@@ -348,6 +377,8 @@ int main(int argc, char **argv)
         return known();
     if (!strcmp(mode, "closed_then_sigkill") && argc == 4)
         return closed_then_sigkill(atol(argv[2]), argv[3]);
+    if (!strcmp(mode, "thread_exit_deep"))
+        return thread_exit_deep();
     if (!strcmp(mode, "fork_startend"))
         return fork_startend();
     if (!strcmp(mode, "inline_open"))

@@ -334,6 +334,14 @@ record_keeps_ranges_of_threads_that_exit_inside_them)
         count(DISTINCT globalTid) AS t FROM NVTX_EVENTS WHERE \"end\" IS NULL GROUP BY text ORDER BY text)")" \
         "main_open:1:1 te_inner:50:50 te_outer:50:50"
     expect "unterminated_nvtx" "$(meta unterminated_nvtx)" 101
+    # findings-5 #3: a thread exiting 20 deep (past the lane's 16 slots) writes all 20 from its own stack, with
+    # their names and attributes (d19's colour 0xFF00FF00 = 4278255360).
+    record -f -o "$trace" -- "$prog" thread_exit_deep
+    expect "deep status" "$rc" 0
+    expect "deep rows" "$(q "SELECT group_concat(text, ' ') FROM (SELECT text FROM NVTX_EVENTS
+        WHERE eventType = 59 AND \"end\" IS NULL ORDER BY start)")" \
+        "d0 d1 d2 d3 d4 d5 d6 d7 d8 d9 d10 d11 d12 d13 d14 d15 d16 d17 d18 d19"
+    expect "d19's colour" "$(q "SELECT color FROM NVTX_EVENTS WHERE text = 'd19'")" 4278255360
     ;;
 record_keeps_open_ranges_with_inline_text_unnamed)
     # findings-4 #2: past 4096 distinct names a thread's messages go inline, which the open-range table cannot
