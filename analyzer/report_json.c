@@ -105,7 +105,7 @@ static void source(FILE *f, const struct ps_report *r)
         const struct ps_range *o = &m->open_ranges.v[i];
         const struct ps_thread *t = o->thread < m->threads.n ? &m->threads.v[o->thread] : NULL;
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-        jname(f, m, o->name);
+        *ps_model_str(m, o->name) ? jname(f, m, o->name) : (void)fputs("null", f);   /* kept without its text */
         fputs(", \"domain\": ", f);
         o->domain != PS_NONE ? jname(f, m, o->domain) : (void)fputs("null", f);
         if (t)
@@ -115,6 +115,12 @@ static void source(FILE *f, const struct ps_report *r)
         fprintf(f, ", \"start_ns\": %lld}", (long long)o->start_ns);
     }
     fputs("]", f);
+    static const char *const counts[] = { "still_running_processes", "other_pidns_rings" };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {   /* perfscope META; else null */
+        long long v;
+        fprintf(f, ", \"%s\": ", counts[i]);
+        ps_report_meta_int(r, counts[i], 0, INT64_MAX, &v) == 1 ? fprintf(f, "%lld", v) : fputs("null", f);
+    }
     int complete = ps_report_recording_complete(r);
     fprintf(f, ", \"recording_complete\": %s", complete < 0 ? "null" : complete ? "true" : "false");
     struct ps_child_status st;   /* unknown or impossible values: null, never a fake 0 */

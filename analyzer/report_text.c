@@ -140,7 +140,8 @@ static void open_ranges(FILE *f, const struct ps_model *m)
             if (k >= OPEN_NAMES_SHOWN)
                 continue;
             fputs(k ? " > " : "", f);
-            put_name(f, ps_model_str(m, o->name), 0);
+            const char *name = ps_model_str(m, o->name);
+            put_name(f, *name ? name : "(no text)", 0);     /* mirrored without its inline text */
             if (o->domain != PS_NONE) {
                 fputs(" [", f);
                 put_name(f, ps_model_str(m, o->domain), 0);

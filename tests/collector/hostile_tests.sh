@@ -174,6 +174,8 @@ record_warns_about_probed_processes_still_running)
     "$perfscope" report "$trace" >"$dir/report.txt" 2>&1 || fail "report exited $?"
     grep -q "^WARNING: 1 probed process was still running when the program exited" "$dir/report.txt" ||
         fail "report: $(head -5 "$dir/report.txt")"
+    "$perfscope" report --format json "$trace" | grep -q '"still_running_processes": 1, "other_pidns_rings": 0' ||
+        fail "json: $("$perfscope" report --format json "$trace" | grep -o '"still_running[^,]*')"
     sleep 1.2      # let the child finish before the directory goes
     # A child that exits before CMD is not reported.
     record -f -o "$trace" -- "$prog" forkexec 2

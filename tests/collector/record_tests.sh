@@ -353,6 +353,11 @@ record_keeps_open_ranges_with_inline_text_unnamed)
         WHERE eventType = 59 AND \"end\" IS NULL")" "1 0 0"
     expect "it starts after the last closed one" "$(q "SELECT (SELECT start FROM NVTX_EVENTS WHERE \"end\" IS NULL
         AND eventType = 59) >= (SELECT max(\"end\") FROM NVTX_EVENTS WHERE eventType = 59)")" 1
+    # findings-5 #3: the report names it "(no text)" (JSON: null), not a blank.
+    "$perfscope" report "$trace" >"$dir/report.txt" || fail "report exited $?"
+    grep -Eqx "  pid [0-9]+ tid [0-9]+: \(no text\)" "$dir/report.txt" || fail "report: $(head "$dir/report.txt")"
+    "$perfscope" report --format json "$trace" | grep -q '"unterminated_ranges": \[{"name": null' ||
+        fail "json: $("$perfscope" report --format json "$trace" | grep -o '"unterminated_ranges[^]]*')"
     ;;
 record_forked_child_does_not_own_the_parents_start_end_ranges)
     # findings-5 #1: the child inherited the parent's open start/end table, so its end of the parent's id
