@@ -461,13 +461,15 @@ static int id_from_string(struct kctx *c, enum key k, struct idval *id, const un
     id->numeric = 0;
     if (len > 7 && memcmp(s, "stream ", 7) == 0)
         s += 7, len -= 7;
-    size_t i = 0;
+    size_t i = len > 1 && s[0] == '-';
     while (i < len && s[i] >= '0' && s[i] <= '9')
         i++;
     if (i < len || len == 0)
         return 1;                   /* a label */
-    if (!number_field(c, k, (const char *)s, len, 0, UINT32_MAX, &id->v))
+    /* as the number would be: uint32, or a negative int32 taken modulo 2^32 */
+    if (!number_field(c, k, (const char *)s, len, INT32_MIN, UINT32_MAX, &id->v))
         return 0;
+    id->v = (int64_t)(uint32_t)id->v;
     id->numeric = 1;
     return 1;
 }

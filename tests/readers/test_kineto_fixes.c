@@ -42,7 +42,16 @@ static void out_of_range_integers_are_errors(void)
     const char spid[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"pid\": \"4294967296\", "
                         "\"tid\": 1, \"ts\": 0, \"dur\": 1}]}";
     CHECK_CONTAINS(tiny_read_err(tiny_write("spid.json", spid, strlen(spid))),
-                   "event 0: \"pid\" is not an integer in range 0..4294967295 (4294967296)");
+                   "event 0: \"pid\" is not an integer in range -2147483648..4294967295 (4294967296)");
+    const char stid[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"pid\": 1, "
+                        "\"tid\": \"-2147483649\", \"ts\": 0, \"dur\": 1}]}";
+    CHECK_CONTAINS(tiny_read_err(tiny_write("stid.json", stid, strlen(stid))), "event 0: \"tid\" is not an integer in range");
+    /* "-1" as a string maps like the number -1: tid 4294967295 */
+    const char sneg[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"pid\": 1, "
+                        "\"tid\": \"-1\", \"ts\": 0, \"dur\": 1}]}";
+    struct ps_model *ms = tiny_read(tiny_write("sneg.json", sneg, strlen(sneg)));
+    CHECK(ms && ms->threads.n == 1 && ms->threads.v[0].tid == 4294967295u);   /* tid "-1" is 4294967295 */
+    ps_model_free(ms);
     /* ... and a file whose only event cannot be placed (a GPU event without a device: pid 4294967295 is no
      * device index) says so, not "not a PyTorch profiler trace?" */
     const char gone[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 4294967295, "
