@@ -8,16 +8,7 @@ dir=$work/hostile_tests.$case
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
 trace=$dir/t.sqlite
 
-fail() { echo "FAIL $case: $*" >&2; exit 1; }
-q() { sqlite3 "$trace" "$1" || fail "query failed: $1"; }
-expect() { # expect WHAT GOT WANT
-    [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
-}
-record() { # record ARGS...: run perfscope record, keep its status in $rc and its stderr in $dir/err
-    "$perfscope" record "$@" >"$dir/out" 2>"$dir/err"
-    rc=$?
-}
-meta() { q "SELECT value FROM PERFSCOPE_META WHERE name = '$1'"; }
+. "$(dirname "$0")/trace_checks.sh"
 size() { wc -c <"$1" | tr -d ' '; }
 
 case $case in
