@@ -10,8 +10,9 @@
 #include <sys/stat.h>
 
 #include "../cli/commands.h"
-#include "analysis.h"
-#include "reader.h"
+#include "analyses/names.h"
+#include "render/render.h"
+#include "read/reader.h"
 
 static void usage(FILE *out)
 {
@@ -136,7 +137,8 @@ int cmd_report(int argc, char **argv)
     };
     struct ps_report_opts o;
     ps_report_opts_default(&o);
-    const char *format = "text", *output = NULL;
+    const char *output = NULL;
+    const struct ps_renderer *renderer = ps_renderer_find("text");
     double x;
     int c, rc;
     if (check_long_names(argc, argv, longopts))
@@ -157,9 +159,11 @@ int cmd_report(int argc, char **argv)
             }
             break;
         case OPT_FORMAT:
-            format = optarg;
-            if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
-                fprintf(stderr, "perfscope report: unknown --format '%s' (use text or json)\n", format);
+            if (!(renderer = ps_renderer_find(optarg))) {
+                fprintf(stderr, "perfscope report: unknown --format '%s' (use", optarg);
+                for (size_t i = 0; ps_renderer_at(i); i++)
+                    fprintf(stderr, "%s %s", i ? "," : "", ps_renderer_at(i)->name);
+                fprintf(stderr, ")\n");
                 return 2;
             }
             break;
@@ -259,7 +263,7 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "perfscope report: cannot write %s: %s (check that its folder exists and is writable)\n", output, strerror(errno));
         goto out;
     }
-    rc = strcmp(format, "json") == 0 ? ps_report_write_json(&rep, dest) : ps_report_write_text(&rep, dest);
+    rc = renderer->write(&rep, dest);
     int werr = errno;
     if ((output ? fclose(dest) : fflush(dest)) != 0 || rc < 0) {
         werr = rc < 0 ? werr : errno;

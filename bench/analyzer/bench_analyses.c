@@ -8,8 +8,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "analysis.h"
-#include "reader.h"
+#include "analyses/analyses.h"
+#include "render/render.h"
+#include "read/reader.h"
 
 static double now(void)
 {

@@ -5,7 +5,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "reader.h"
+#include "read/reader.h"
 
 static double now_s(void)
 {

@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analyses/analyses.h"
+#include "render/render.h"
 #include "check.h"
-#include "intervals.h"
-#include "sweep.h"
+#include "analyses/intervals.h"
+#include "analyses/sweep.h"
 
 static void add_kernel(struct ps_model *m, uint32_t stream, uint32_t name, int64_t start, int64_t end)
 {

@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analyses/analyses.h"
+#include "render/render.h"
 #include "check.h"
-#include "reader.h"
+#include "read/reader.h"
 
 #define SKIP 77
 

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analyses/analyses.h"
+#include "render/render.h"
 #include "check.h"
 
 #define US(x) ((int64_t)(x) * 1000)

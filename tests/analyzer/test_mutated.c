@@ -7,8 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "reader.h"
+#include "analyses/analyses.h"
+#include "render/render.h"
+#include "read/reader.h"
 
 #define MUTATIONS 150
 

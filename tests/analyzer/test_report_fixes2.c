@@ -8,9 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
+#include "analyses/analyses.h"
+#include "render/render.h"
 #include "check.h"
-#include "reader.h"
+#include "read/reader.h"
 
 static char dir[256];
 

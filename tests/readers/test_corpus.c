@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "reader.h"
+#include "read/reader.h"
 
 static int read_dir(const char *dir, int must_read)
 {

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "reader.h"
+#include "read/reader.h"
 
 struct sums {
     long long n[4];                 /* per enum ps_gpu_kind */

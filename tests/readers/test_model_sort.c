@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "model.h"
+#include "model/model.h"
 
 #define N 200000
 

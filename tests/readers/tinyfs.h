@@ -10,7 +10,7 @@
 #include <zlib.h>
 
 #include "check.h"
-#include "reader.h"
+#include "read/reader.h"
 
 static char tiny_dir[64];
 static char tiny_files[64][128];

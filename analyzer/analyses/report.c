@@ -1,0 +1,303 @@
+/* ps_report_build: runs the analyses over one model in dependency order (steps -> breakdown -> HTA ->
+ * TraceLens -> summaries -> verdict -> ranks) and owns the results the renderers print. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/analyses.h"
+
+/* Longest run analysed: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span
+ * keeps every sum of durations far from int64 overflow. */
+#define PS_MAX_SPAN_NS (1ll << 50)
+
+void ps_report_opts_default(struct ps_report_opts *o)
+{
+    *o = (struct ps_report_opts){ .top_n = 10, .kernel_threshold = 0.8, .gap_ns = 1000000, .tiny_kernel_ns = 10000 };
+}
+
+const char *ps_format_name(enum ps_format f)
+{
+    return f == PS_FORMAT_NSYS ? "nsys" : f == PS_FORMAT_KINETO ? "kineto" : "perfscope";
+}
+
+const char *ps_copy_kind_name(const struct ps_copy_stat *c)
+{
+    /* ENUM_CUDA_MEMCPY_OPER order */
+    static const char *const names[] = { "unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                         "AtoD", "DtoA", "DtoD", "HtoH", "PtoP" };
+    if (c->kind == PS_GPU_MEMSET)
+        return "Memset";
+    return c->copy_kind < sizeof names / sizeof names[0] ? names[c->copy_kind] : "unknown";
+}
+
+const char *ps_mem_kind_name(uint8_t kind)
+{
+    /* ENUM_CUDA_MEM_KIND order (Nsight Systems' numbering) */
+    static const char *const names[] = { "pageable", "pinned", "device", "array", "managed",
+                                         "device_static", "managed_static", "unknown" };
+    return kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+}
+
+const char *ps_report_meta(const struct ps_report *r, const char *key)
+{
+    for (size_t i = 0; i < r->m->meta.n; i++)
+        if (!strcmp(r->m->meta.v[i].key, key))
+            return r->m->meta.v[i].value;
+    return NULL;
+}
+
+int ps_report_recording_complete(const struct ps_report *r)
+{
+    const char *v = ps_report_meta(r, "recording_complete");
+    return !v ? -1 : !strcmp(v, "1") ? 1 : !strcmp(v, "0") ? 0 : -1;
+}
+
+int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v)
+{
+    const char *s = ps_report_meta(r, key);
+    char *end;
+    if (!s)
+        return 0;
+    if (*s == '\0' || isspace((unsigned char)*s))   /* NULL values are read as "" */
+        return -1;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (*end != '\0' || errno == ERANGE)            /* '1e3', 'abc', beyond int64 */
+        return -1;
+    *v = x;
+    return x < lo || x > hi ? -2 : 1;
+}
+
+void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st)
+{
+    long long v = 0;
+    /* docs/trace-format.md: child_exit_code is the exit code (0..255), -1 when a signal killed the program;
+     * child_signal the signal (0: none). Linux signals are 1..64 (SIGRTMAX). */
+    int code = ps_report_meta_int(r, "child_exit_code", -1, 255, &v);
+    *st = (struct ps_child_status){ .recorded = code != 0, .code = code == 1 ? (long)v : 0, .code_known = code == 1 };
+    int sig = ps_report_meta_int(r, "child_signal", 0, 64, &v);
+    st->recorded |= sig != 0;
+    st->sig_known = sig == 1;
+    st->sig = sig == 1 || sig == -2 ? (long)v : 0;
+    st->sig_out_of_range = sig == -2;
+}
+
+void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size)
+{
+    long long v;
+    *rank = r->m->rank;
+    *world_size = r->m->world_size;
+    if (ps_report_meta_int(r, "rank", 0, INT32_MAX - 1, &v) < 0)   /* perfscope meta: garbage read as 0 */
+        *rank = -1;
+    if (ps_report_meta_int(r, "world_size", 1, INT32_MAX, &v) < 0)
+        *world_size = -1;
+}
+
+int64_t ps_report_dropped_records(const struct ps_report *r)
+{
+    long long v;
+    const struct ps_model *m = r->m;
+    int total = ps_report_meta_int(r, "dropped_records", 0, INT64_MAX, &v);
+    if (total < 0)
+        return -1;
+    if (total == 0)   /* the per-process keys the reader summed instead: each must be a count */
+        for (size_t i = 0; i < m->meta.n; i++)
+            if (!strncmp(m->meta.v[i].key, "dropped", 7) &&
+                ps_report_meta_int(r, m->meta.v[i].key, 0, INT64_MAX, &v) < 0)
+                return -1;
+    return m->dropped_records;
+}
+
+const char ps_report_compat_tb_note[] =
+    "--compat tb finds communication as tb does, by linking kernels to Kineto's NCCL host ops (nccl:all_reduce, "
+    "...) through their External id; this trace is not a Kineto trace and has no such ids, so Communication is 0 "
+    "under --compat tb and NCCL kernels count as Kernel. Without --compat tb, kernels named nccl / rccl count as "
+    "Communication.";
+
+int ps_report_compat_tb_no_comm(const struct ps_report *r)
+{
+    return r->opts.compat_tb && r->m->format != PS_FORMAT_KINETO;
+}
+
+struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)
+{
+    for (size_t i = 0; i < r->ndevs; i++)
+        if (r->devs[i].device == device)
+            return &r->devs[i];
+    struct ps_device_stat *v = realloc(r->devs, (r->ndevs + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    r->devs = v;
+    size_t pos = r->ndevs++;
+    while (pos > 0 && r->devs[pos - 1].device > device) {   /* keep devices in id order */
+        r->devs[pos] = r->devs[pos - 1];
+        pos--;
+    }
+    r->devs[pos] = (struct ps_device_stat){ .device = device, .gpu_util = NAN };
+    return &r->devs[pos];
+}
+
+static void run_span(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    int64_t a = INT64_MAX, b = INT64_MIN;
+#define SPAN(vec)                                                                                                   \
+    for (size_t i = 0; i < m->vec.n; i++) {                                                                         \
+        if (m->vec.v[i].start_ns < a)                                                                               \
+            a = m->vec.v[i].start_ns;                                                                               \
+        if (m->vec.v[i].end_ns > b)                                                                                 \
+            b = m->vec.v[i].end_ns;                                                                                 \
+    }
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        int64_t end = ps_gpu_row_end(m, &m->gpu.v[i]);
+        a = m->gpu.v[i].start_ns < a ? m->gpu.v[i].start_ns : a;
+        b = end > b ? end : b;
+    }
+    SPAN(api)
+    SPAN(ranges)
+#undef SPAN
+    if (a > b)
+        a = b = 0;
+    r->run_start_ns = a;
+    r->run_end_ns = b;
+    r->nevents = m->gpu.n + m->api.n + m->ranges.n;
+}
+
+/* ---- --compat tb on Kineto traces: tb's float64 µs arithmetic ----
+ * tb_plugin keeps `ts` and `dur` as Python floats in µs (as written in the JSON, i.e. relative to
+ * baseTimeNanoseconds when the trace has one) and computes end = ts + dur in float64. On absolute
+ * ns-resolution timestamps (~1.7e15 µs) a float64 holds only multiples of 0.25 µs, which moves tb's
+ * step breakdown by several µs. Every float64 in that range is a whole number of ns, so redoing tb's
+ * rounding on the times gives tb's numbers exactly with integer arithmetic afterwards. */
+static int64_t us_double_to_ns(double us)
+{
+    double q = floor(us);
+    return (int64_t)q * 1000 + llround((us - q) * 1000.0);   /* us - q is exact */
+}
+
+static double ns_to_us_double(int64_t ns)
+{
+    /* correctly rounded double of ns / 1000 (q is exact below 2^53; r / 1000.0 only breaks true ties) */
+    int64_t q = ns / 1000, rem = ns % 1000;
+    if (rem < 0)
+        q -= 1, rem += 1000;
+    return (double)q + (double)rem / 1000.0;
+}
+
+static void tb_round(int64_t base, int64_t *start, int64_t *end)
+{
+    double ts = ns_to_us_double(*start - base), dur = (double)(*end - *start) / 1000.0;
+    *start = base + us_double_to_ns(ts);
+    *end = base + us_double_to_ns(ts + dur);
+}
+
+/* A shallow copy of `m` whose GPU ops, API calls and ranges carry tb's rounded times (same order and indices). */
+static int tb_model(const struct ps_model *m, struct ps_model *tb)
+{
+    int64_t base = 0;
+    for (size_t i = 0; i < m->meta.n; i++)
+        if (!strcmp(m->meta.v[i].key, "kineto.baseTimeNanoseconds"))
+            base = strtoll(m->meta.v[i].value, NULL, 10);
+    *tb = *m;
+    tb->gpu_build = NULL;   /* tb's own attribute rows (a retimed op may need a long-duration row) */
+    tb->gpu_attrs.v = malloc((m->gpu_attrs.n + 1) * sizeof *tb->gpu_attrs.v);
+    tb->gpu_attrs.cap = m->gpu_attrs.n + 1;
+    tb->gpu.v = malloc((m->gpu.n + 1) * sizeof *tb->gpu.v);
+    tb->api.v = malloc((m->api.n + 1) * sizeof *tb->api.v);
+    tb->ranges.v = malloc((m->ranges.n + 1) * sizeof *tb->ranges.v);
+    if (!tb->gpu_attrs.v || !tb->gpu.v || !tb->api.v || !tb->ranges.v)
+        return -ENOMEM;
+    if (m->gpu_attrs.n)
+        memcpy(tb->gpu_attrs.v, m->gpu_attrs.v, m->gpu_attrs.n * sizeof *m->gpu_attrs.v);
+    if (m->gpu.n)
+        memcpy(tb->gpu.v, m->gpu.v, m->gpu.n * sizeof *m->gpu.v);
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_op op = ps_model_gpu(m, i);
+        int64_t start = op.start_ns, end = op.end_ns;
+        tb_round(base, &start, &end);
+        if (ps_model_gpu_retime(tb, i, start, end) < 0)
+            return -ENOMEM;
+    }
+#define ROUND_ALL(vec)                                                                                              \
+    if (m->vec.n)                                                                                                   \
+        memcpy(tb->vec.v, m->vec.v, m->vec.n * sizeof *m->vec.v);                                                   \
+    for (size_t i = 0; i < m->vec.n; i++)                                                                           \
+        tb_round(base, &tb->vec.v[i].start_ns, &tb->vec.v[i].end_ns);
+    ROUND_ALL(api)
+    ROUND_ALL(ranges)
+#undef ROUND_ALL
+    return 0;
+}
+
+static void tb_model_free(struct ps_model *tb)
+{
+    free(tb->gpu_attrs.v);
+    free(tb->gpu.v);
+    free(tb->api.v);
+    free(tb->ranges.v);
+}
+
+int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
+                    char *err, size_t errlen)
+{
+    struct ps_names *names = NULL;
+    struct ps_model tb = { 0 };
+    memset(r, 0, sizeof *r);
+    r->m = m;
+    r->opts = *o;
+    r->gpu_util = r->comm_comp_overlap = NAN;
+    int rc = ps_names_new(&names, m, o, err, errlen);
+    if (rc < 0)
+        goto out;
+    for (size_t i = 0; i < m->gpu.n && !r->has_gpu; i++)
+        r->has_gpu = m->gpu_attrs.v[m->gpu.v[i].attr].kind != PS_GPU_SYNC;
+    run_span(r);
+    int64_t span;
+    if (__builtin_sub_overflow(r->run_end_ns, r->run_start_ns, &span) || span > PS_MAX_SPAN_NS) {
+        snprintf(err, errlen, "%s: the events span more than %d days (first start %lld ns, last end %lld ns): "
+                              "its timestamps look corrupt", m->path, (int)(PS_MAX_SPAN_NS / 86400000000000ll),
+                 (long long)r->run_start_ns, (long long)r->run_end_ns);
+        rc = -EINVAL;
+        goto out;
+    }
+    int tb_times = o->compat_tb && m->format == PS_FORMAT_KINETO;
+    if (tb_times && (rc = tb_model(m, &tb)) < 0)
+        goto out;
+    r->m = tb_times ? &tb : m;   /* steps and the step breakdown as tb computes them */
+    if ((rc = ps_steps_find(r, names)) == 0)
+        rc = ps_breakdown_compute(r, names);
+    r->m = m;
+    if (rc == 0 && (rc = ps_hta_compute(r, names)) == 0 && (rc = ps_tracelens_compute(r, names)) == 0 &&
+        (rc = ps_summary_compute(r)) == 0 && (rc = ps_verdict_compute(r, names)) == 0)
+        rc = ps_ranks_compute(r, names);
+out:
+    if (rc == -ENOMEM)
+        snprintf(err, errlen, "out of memory while analysing %s", m->path);
+    ps_names_free(names);
+    tb_model_free(&tb);
+    if (rc < 0)
+        ps_report_fini(r);
+    return rc;
+}
+
+void ps_report_fini(struct ps_report *r)
+{
+    free(r->steps);
+    free(r->devs);
+    free(r->idle);
+    free(r->kernels);
+    free(r->copies);
+    free(r->ranks);
+    free(r->stragglers);
+    r->ranks = NULL;
+    r->stragglers = NULL;
+    r->nranks = r->nstragglers = 0;
+    r->steps = NULL;
+    r->devs = NULL;
+    r->idle = NULL;
+    r->kernels = NULL;
+    r->copies = NULL;
+    r->nsteps = r->ndevs = r->nidle = r->nkernels = r->ncopies = 0;
+}

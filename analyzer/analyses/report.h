@@ -1,0 +1,210 @@
+/* The result of `perfscope report`'s analyses (DESIGN §4): options, the step-time categories and verdicts,
+ * and struct ps_report, which ps_report_build fills from one finished model and every renderer (analyzer/render/)
+ * only formats. All times are integer ns, shares 0..1. */
+#ifndef PS_REPORT_H
+#define PS_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/model.h"
+
+/* Step-time categories, in tb's priority order (DESIGN §4). */
+enum ps_cat {
+    PS_CAT_KERNEL, PS_CAT_MEMCPY, PS_CAT_MEMSET, PS_CAT_COMM, PS_CAT_RUNTIME, PS_CAT_DATALOADER,
+    PS_CAT_CPU_EXEC, PS_CAT_OTHER, PS_CAT_N
+};
+extern const char *const ps_cat_key[PS_CAT_N];    /* JSON keys: "kernel", "memcpy", ... */
+extern const char *const ps_cat_label[PS_CAT_N];  /* tb's labels: "Kernel", "Memcpy", ..., "CPU Exec" */
+
+enum ps_bottleneck { PS_BN_KERNEL, PS_BN_DATA, PS_BN_MEMCPY, PS_BN_COMM, PS_BN_SYNC, PS_BN_HOST, PS_BN_UNKNOWN };
+extern const char *const ps_bottleneck_name[];    /* "kernel", "data-loading", ... as in the JSON */
+
+/* Default name patterns (DESIGN §4), matched case-insensitively as whole names. */
+#define PS_STEP_RE_DEFAULT "^(ProfilerStep#[0-9]+|step|train_step|iteration)([ _#:-]?[0-9]+)?$"
+#define PS_DATA_RE_DEFAULT "^(enumerate\\(DataLoader\\)#.*|data|data_?load(er|ing)?|load_batch|next_batch|fetch_batch)$"
+#define PS_COPY_RE_DEFAULT "^(h2d|d2h|memcpy|copy_to_device|transfer)$"
+
+struct ps_report_opts {
+    const char *step_re, *data_re, *copy_re;   /* NULL: the defaults above */
+    int compat_tb;             /* 1: tb's communication rule (kernels linked to nccl:/gloo: host ops) */
+    int top_n;                 /* kernels listed; default 10 */
+    double kernel_threshold;   /* Kernel share at or above which a step is kernel-bound; default 0.8 */
+    int64_t gap_ns;            /* GPU idle gaps reported as findings from this length; default 1 ms */
+    int64_t tiny_kernel_ns;    /* kernels shorter than this count as tiny; default 10 µs */
+    int all_steps;             /* text: list every step (default: at most ~20 rows) */
+};
+void ps_report_opts_default(struct ps_report_opts *o);
+
+/* ---- results ---- */
+struct ps_step {
+    uint32_t name;                 /* string id of the step range */
+    uint32_t range;                /* index into model.ranges */
+    int64_t host_start_ns, host_end_ns;
+    int64_t start_ns, end_ns;      /* the window the breakdown partitions */
+    int64_t device_ops;            /* GPU ops launched by runtime calls inside the host range */
+    int64_t cat_ns[PS_CAT_N];      /* sums to end_ns - start_ns */
+    int64_t sync_ns;               /* carved out of runtime + cpu_exec + other */
+    enum ps_bottleneck bottleneck;
+    double share;                  /* share of the step in the bottleneck's category */
+};
+
+struct ps_device_stat {
+    int32_t device;
+    int64_t kernel_count, kernel_ns, memcpy_count, memcpy_bytes, memset_count;  /* all rows, no filter */
+    /* HTA temporal breakdown (after HTA's last-step filter); span 0 when no GPU event survived */
+    int64_t hta_span_ns, hta_idle_ns, hta_compute_ns, hta_non_compute_ns;
+    /* TraceLens GPU timeline (whole trace) */
+    int64_t tl_total_ns, tl_computation_ns, tl_exposed_comm_ns, tl_exposed_memcpy_ns, tl_idle_ns;
+    double gpu_util;               /* tb: merged kernel time in [first step start, last step end] / that span */
+};
+
+struct ps_idle_stat {              /* HTA idle breakdown of one stream */
+    int32_t device;
+    int64_t stream;
+    int64_t host_wait_ns, kernel_wait_ns, other_ns;
+};
+
+struct ps_kernel_stat {
+    uint32_t name;
+    int64_t count, total_ns, min_ns, max_ns, median_ns;
+};
+
+struct ps_copy_stat {
+    uint8_t kind;                  /* PS_GPU_MEMCPY or PS_GPU_MEMSET */
+    uint8_t copy_kind, src_kind, dst_kind;
+    int64_t count, bytes, total_ns;
+};
+
+struct ps_row {                    /* a trace row (count 0) or an aggregate of rows (count > 0) cited by a finding */
+    uint32_t name;                 /* string id, PS_NONE for a GPU idle gap */
+    int64_t start_ns, dur_ns;      /* start -1 for an aggregate; dur = total of the aggregate */
+    int64_t bytes;                 /* -1 when not a copy */
+    int64_t count;
+};
+
+#define PS_FINDING_ROWS 5
+struct ps_finding {
+    const char *rule, *severity;
+    char summary[320];
+    struct ps_row rows[PS_FINDING_ROWS];
+    size_t nrows;
+};
+
+struct ps_evidence {               /* "the GPU waits on this": aggregated over the analysed steps */
+    const char *kind;              /* "range", "kernel", "copy", "api" */
+    uint32_t name;                 /* a range: one name of its group, shown without an emit_nvtx suffix */
+    int64_t count, total_ns;
+};
+
+struct ps_rank_stat {              /* one process's steps, when several processes hold step ranges */
+    uint32_t pid;
+    size_t nsteps;
+    int64_t avg_dur_ns, cat_ns[PS_CAT_N], sync_ns;   /* the step average */
+    enum ps_bottleneck bottleneck;
+    double share;
+};
+
+struct ps_straggler {
+    uint32_t pid;
+    size_t rank;                   /* index into ps_report.ranks */
+    double slower_by;              /* average step / median of the ranks' average steps - 1 */
+    int category;                  /* enum ps_cat that exceeds the ranks' median by the most */
+};
+
+#define PS_MAX_EVIDENCE 8
+#define PS_MAX_RECS 6
+#define PS_MAX_FINDINGS 8
+
+struct ps_report {
+    const struct ps_model *m;
+    struct ps_report_opts opts;
+    int has_gpu;                   /* the model holds GPU rows */
+    int scoped;                    /* 1: steps, API calls and ranges come from process `pid` only */
+    uint32_t pid;
+    int force_pid;                 /* set before ps_steps_find: analyse process `pid`, not the busiest */
+    int64_t run_start_ns, run_end_ns;
+    size_t nevents;
+    struct ps_step *steps;
+    size_t nsteps;
+    size_t nsteps_host;            /* host steps of the analysed thread (nested ones merged), before tb's
+                                    * trailing-step rules */
+    size_t step_ranges_found;      /* host ranges matching --step-range, all processes and threads, before any rule */
+    uint32_t step_thread;          /* index into model.threads of the thread whose steps are analysed; PS_NONE */
+    size_t step_threads;           /* threads of the analysed process holding step ranges */
+    int whole_run;                 /* no step range: one window over the run */
+    struct ps_step avg;            /* mean over steps (start/end unused; end_ns - start_ns = mean duration) */
+    int64_t avg_dur_ns;
+    enum ps_bottleneck bottleneck;
+    double share;
+    double gpu_util;               /* mean of the devices' tb GPU utilisation; NAN = null */
+    struct ps_device_stat *devs;
+    size_t ndevs;
+    struct ps_idle_stat *idle;
+    size_t nidle;
+    double comm_comp_overlap;      /* HTA, 0..1; NAN = null (no communication kernel) */
+    struct ps_kernel_stat *kernels;    /* sorted by total_ns, descending */
+    size_t nkernels;
+    struct ps_copy_stat *copies;
+    size_t ncopies;
+    struct ps_evidence evidence[PS_MAX_EVIDENCE];
+    size_t nevidence;
+    const char *recs[PS_MAX_RECS];
+    size_t nrecs;
+    struct ps_finding findings[PS_MAX_FINDINGS];
+    size_t nfindings;
+    struct ps_rank_stat *ranks;    /* NULL unless two or more processes hold step ranges (ordered by pid) */
+    size_t nranks;
+    struct ps_straggler *stragglers;
+    size_t nstragglers;
+};
+
+/* Run every analysis over `m` (finished). Returns 0 and fills *r (release with ps_report_fini), or -EINVAL
+ * (bad pattern, or events spanning more than ~13 days: corrupt timestamps; message in err) / -ENOMEM.
+ * `m` must outlive *r. */
+int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
+                    char *err, size_t errlen);
+void ps_report_fini(struct ps_report *r);
+
+/* Display names (report.c): "perfscope" / "nsys" / "kineto"; "HtoD", ..., "Memset"; "pageable", "pinned", ... */
+const char *ps_format_name(enum ps_format f);
+const char *ps_copy_kind_name(const struct ps_copy_stat *c);
+const char *ps_mem_kind_name(uint8_t kind);
+
+/* verdict.c: the verdict rule on one breakdown (DESIGN §4); *share gets the bottleneck's share of dur_ns. */
+enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, int64_t dur_ns, double threshold,
+                                       double *share);
+/* The value of metadata key `key` (perfscope: PERFSCOPE_META), NULL when absent (report.c). */
+const char *ps_report_meta(const struct ps_report *r, const char *key);
+/* PERFSCOPE_META recording_complete: 1 the recorder finished, 0 it did not (killed, or still recording),
+ * -1 unknown (absent: an older trace, or another format). */
+int ps_report_recording_complete(const struct ps_report *r);
+/* PERFSCOPE_META value of `key` as a decimal integer (report.c): 1 with *v set when it is one in [lo, hi]; 0 when
+ * the key is absent; -1 when the value is not an integer (NULL, empty, "1e3", "abc", beyond int64); -2 with *v
+ * set when it is an integer outside [lo, hi]. Bad values show as unknown / null, never as a fake 0. */
+int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v);
+/* The recorded program's end (PERFSCOPE_META child_exit_code, child_signal). */
+struct ps_child_status {
+    int recorded;                  /* either key is present */
+    int code_known;                /* child_exit_code is an integer in -1..255 */
+    long code;
+    int sig_known;                 /* child_signal is an integer in 0..64 (0: no signal) */
+    int sig_out_of_range;          /* child_signal is an integer outside 0..64: "unknown signal N" */
+    long sig;                      /* the signal when sig_known or sig_out_of_range */
+};
+void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st);
+/* The model's rank and world size, each -1 when unknown: absent, or a PERFSCOPE_META value that is not an
+ * integer in range (rank 0..2^31-2, world_size 1..2^31-1). */
+void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size);
+/* Records lost while recording: the model's count, or -1 when unknown (absent, or a PERFSCOPE_META dropped*
+ * value that is not a non-negative integer: the reader's number for it would be a fake 0). */
+int64_t ps_report_dropped_records(const struct ps_report *r);
+
+/* --compat tb on a trace that is not Kineto (nsys, perfscope): tb's communication rule needs Kineto's NCCL host
+ * ops and their External ids, so Communication is always 0 under it. Renderers print ps_report_compat_tb_note
+ * (text: under the breakdown header; JSON: "notes"). */
+int ps_report_compat_tb_no_comm(const struct ps_report *r);
+extern const char ps_report_compat_tb_note[];
+
+#endif

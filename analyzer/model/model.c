@@ -1,0 +1,759 @@
+/* The trace model's storage: growable arrays, an interning string pool, find-or-add lookups,
+ * and the final sort + API→GPU correlation link shared by every reader. */
+#include "model/model.h"
+#include "read/reader_impl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- string pool: open-addressing hash over an arena of NUL-terminated strings ---- */
+
+struct ps_strpool {
+    char **strs;          /* id -> string (points into chunks) */
+    size_t n, cap;
+    uint32_t *slots;      /* hash slot -> id + 1 (0 = empty) */
+    size_t nslots;
+    char *chunk;          /* current arena chunk */
+    size_t chunk_used, chunk_size;
+    char **chunks;        /* all chunks, for freeing */
+    size_t nchunks;
+};
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;          /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static void strpool_free(struct ps_strpool *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nchunks; i++)
+        free(p->chunks[i]);
+    free(p->chunks);
+    free(p->strs);
+    free(p->slots);
+    free(p);
+}
+
+static int strpool_rehash(struct ps_strpool *p, size_t nslots)
+{
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return -ENOMEM;
+    for (size_t id = 0; id < p->n; id++) {
+        size_t i = hash_bytes(p->strs[id], strlen(p->strs[id])) & (nslots - 1);
+        while (slots[i])
+            i = (i + 1) & (nslots - 1);
+        slots[i] = (uint32_t)id + 1;
+    }
+    free(p->slots);
+    p->slots = slots;
+    p->nslots = nslots;
+    return 0;
+}
+
+static char *strpool_store(struct ps_strpool *p, const char *s, size_t len)
+{
+    if (p->chunk_used + len + 1 > p->chunk_size) {
+        size_t size = len + 1 > 65536 ? len + 1 : 65536;
+        char **chunks = realloc(p->chunks, (p->nchunks + 1) * sizeof *chunks);
+        if (!chunks)
+            return NULL;
+        p->chunks = chunks;
+        char *chunk = malloc(size);
+        if (!chunk)
+            return NULL;
+        p->chunks[p->nchunks++] = chunk;
+        p->chunk = chunk;
+        p->chunk_size = size;
+        p->chunk_used = 0;
+    }
+    char *dst = p->chunk + p->chunk_used;
+    memcpy(dst, s, len);
+    dst[len] = '\0';
+    p->chunk_used += len + 1;
+    return dst;
+}
+
+uint32_t ps_model_intern(struct ps_model *m, const char *s, size_t len)
+{
+    struct ps_strpool *p = m->strings;
+    if ((p->n + 1) * 2 > p->nslots && strpool_rehash(p, p->nslots ? p->nslots * 2 : 1024) < 0)
+        return PS_NONE;
+    size_t i = hash_bytes(s, len) & (p->nslots - 1);
+    while (p->slots[i]) {
+        const char *cand = p->strs[p->slots[i] - 1];
+        if (strncmp(cand, s, len) == 0 && cand[len] == '\0')
+            return p->slots[i] - 1;
+        i = (i + 1) & (p->nslots - 1);
+    }
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 1024;
+        char **strs = realloc(p->strs, cap * sizeof *strs);
+        if (!strs)
+            return PS_NONE;
+        p->strs = strs;
+        p->cap = cap;
+    }
+    char *copy = strpool_store(p, s, len);
+    if (!copy || p->n >= PS_NONE - 1)
+        return PS_NONE;
+    p->strs[p->n] = copy;
+    p->slots[i] = (uint32_t)p->n + 1;
+    return (uint32_t)p->n++;
+}
+
+uint32_t ps_model_intern_cstr(struct ps_model *m, const char *s)
+{
+    return ps_model_intern(m, s, strlen(s));
+}
+
+const char *ps_model_str(const struct ps_model *m, uint32_t id)
+{
+    if (id == PS_NONE || id >= m->strings->n)
+        return "";
+    return m->strings->strs[id];
+}
+
+size_t ps_model_nstrings(const struct ps_model *m)
+{
+    return m->strings->n;
+}
+
+/* ---- arrays ---- */
+
+static int vec_grow(void **v, size_t *cap, size_t n, size_t item)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 256;
+    void *nv = realloc(*v, ncap * item);
+    if (!nv)
+        return -ENOMEM;
+    *v = nv;
+    *cap = ncap;
+    return 0;
+}
+
+#define VEC_PUSH(vec, item)                                                                  \
+    (vec_grow((void **)&(vec).v, &(vec).cap, (vec).n, sizeof *(vec).v) < 0                    \
+         ? -ENOMEM                                                                           \
+         : ((vec).v[(vec).n++] = (item), 0))
+
+static void gpu_build_free(struct ps_model *m);
+
+struct ps_model *ps_model_new(const char *path, enum ps_format format)
+{
+    struct ps_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->format = format;
+    m->rank = m->local_rank = m->world_size = -1;
+    m->dropped_records = -1;
+    m->strings = calloc(1, sizeof *m->strings);
+    m->path = strdup(path ? path : "");
+    if (!m->strings || !m->path) {
+        ps_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void ps_model_free(struct ps_model *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->meta.n; i++) {
+        free(m->meta.v[i].key);
+        free(m->meta.v[i].value);
+    }
+    free(m->meta.v);
+    free(m->gpu.v);
+    free(m->gpu_attrs.v);
+    free(m->gpu_launch);
+    gpu_build_free(m);
+    free(m->api.v);
+    free(m->ranges.v);
+    free(m->open_ranges.v);
+    free(m->procs.v);
+    free(m->threads.v);
+    free(m->streams.v);
+    free(m->devices.v);
+    strpool_free(m->strings);
+    free(m->path);
+    free(m);
+}
+
+/* Processes, threads, streams and devices are few (tens to thousands): a linear scan from the
+ * most recently added entry is fast enough and keeps the model simple. */
+/* ---- reader-time state: lookup indexes of the find-or-add calls and of GPU attribute rows ---- */
+
+struct ps_gpu_build {
+    uint32_t *slots;      /* attribute hash: slot -> index into gpu_attrs + 1 (0 = empty); long rows not indexed */
+    size_t nslots, nattrs; /* nattrs: attributes indexed so far */
+    uint64_t *corr;       /* correlation id per op (parallel to gpu); NULL while all are 0 */
+    size_t corr_cap;
+    struct ps_idmap procs, threads;   /* pid -> procs index; pid << 32 | tid -> threads index */
+    struct ps_idmap streams, devices; /* stream_key() -> streams index; (uint32) id -> devices index */
+    size_t nprocs, nthreads, nstreams, ndevices;   /* rows indexed so far */
+};
+
+static struct ps_gpu_build *build_state(struct ps_model *m)
+{
+    if (!m->gpu_build)
+        m->gpu_build = calloc(1, sizeof *m->gpu_build);
+    return m->gpu_build;
+}
+
+static void gpu_build_free(struct ps_model *m)
+{
+    if (!m->gpu_build)
+        return;
+    free(m->gpu_build->slots);
+    free(m->gpu_build->corr);
+    ps_idmap_free(&m->gpu_build->procs);
+    ps_idmap_free(&m->gpu_build->threads);
+    ps_idmap_free(&m->gpu_build->streams);
+    ps_idmap_free(&m->gpu_build->devices);
+    free(m->gpu_build);
+    m->gpu_build = NULL;
+}
+
+/* A stream's (pid, device, stream) hashed to the 64-bit key of its map entry; a lookup checks the fields, and
+ * falls back to a linear search on the (rare) collision. */
+static uint64_t stream_key(uint32_t pid, int32_t device, int64_t stream)
+{
+    uint64_t h = ((uint64_t)pid << 32 | (uint32_t)device) * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t)stream * 0xc2b2ae3d27d4eb4full;
+    return h ^ (h >> 31);
+}
+
+/* Hash lookups of processes (by pid), threads (by pid << 32 | tid), streams and devices, kept in the reader-time
+ * state: a linear search per lookup made 20000 processes quadratic (findings-2 #9). Rows pushed since the last
+ * call (or all of them, after ps_model_finish freed the state) are indexed first; a later row with the same key
+ * wins, as the backward searches did (rows are find-or-add: keys do not repeat). */
+static int owners_index(struct ps_model *m, struct ps_gpu_build *b)
+{
+    for (; b->nstreams < m->streams.n; b->nstreams++) {
+        const struct ps_stream *s = &m->streams.v[b->nstreams];
+        if (ps_idmap_put(&b->streams, stream_key(s->pid, s->device, s->stream), (uint32_t)b->nstreams) < 0)
+            return -ENOMEM;
+    }
+    for (; b->ndevices < m->devices.n; b->ndevices++)
+        if (ps_idmap_put(&b->devices, (uint32_t)m->devices.v[b->ndevices].id, (uint32_t)b->ndevices) < 0)
+            return -ENOMEM;
+    for (; b->nprocs < m->procs.n; b->nprocs++)
+        if (ps_idmap_put(&b->procs, m->procs.v[b->nprocs].pid, (uint32_t)b->nprocs) < 0)
+            return -ENOMEM;
+    for (; b->nthreads < m->threads.n; b->nthreads++) {
+        const struct ps_thread *t = &m->threads.v[b->nthreads];
+        if (ps_idmap_put(&b->threads, (uint64_t)t->pid << 32 | t->tid, (uint32_t)b->nthreads) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+uint32_t ps_model_process(struct ps_model *m, uint32_t pid)
+{
+    struct ps_gpu_build *b = build_state(m);
+    if (!b || owners_index(m, b) < 0)
+        return PS_NONE;
+    uint32_t i = ps_idmap_get(&b->procs, pid);
+    if (i != PS_NONE)
+        return i;
+    struct ps_process p = { .pid = pid, .name = PS_NONE };
+    return VEC_PUSH(m->procs, p) < 0 || owners_index(m, b) < 0 ? PS_NONE : (uint32_t)(m->procs.n - 1);
+}
+
+uint32_t ps_model_thread(struct ps_model *m, uint32_t pid, uint32_t tid)
+{
+    struct ps_gpu_build *b = build_state(m);
+    if (!b || owners_index(m, b) < 0)
+        return PS_NONE;
+    uint32_t i = ps_idmap_get(&b->threads, (uint64_t)pid << 32 | tid);
+    if (i != PS_NONE)
+        return i;
+    struct ps_thread t = { .pid = pid, .tid = tid, .name = PS_NONE };
+    return VEC_PUSH(m->threads, t) < 0 || owners_index(m, b) < 0 ? PS_NONE : (uint32_t)(m->threads.n - 1);
+}
+
+static int stream_is(const struct ps_stream *s, uint32_t pid, int32_t device, int64_t stream)
+{
+    return s->pid == pid && s->device == device && s->stream == stream;
+}
+
+uint32_t ps_model_stream(struct ps_model *m, uint32_t pid, int32_t device, int64_t stream)
+{
+    struct ps_gpu_build *b = build_state(m);
+    if (!b || owners_index(m, b) < 0)
+        return PS_NONE;
+    uint32_t i = ps_idmap_get(&b->streams, stream_key(pid, device, stream));
+    if (i != PS_NONE && stream_is(&m->streams.v[i], pid, device, stream))
+        return i;
+    for (size_t k = m->streams.n; i != PS_NONE && k-- > 0;)   /* a hash collision: search */
+        if (stream_is(&m->streams.v[k], pid, device, stream))
+            return (uint32_t)k;
+    struct ps_stream s = { .pid = pid, .device = device, .stream = stream };
+    return VEC_PUSH(m->streams, s) < 0 || owners_index(m, b) < 0 ? PS_NONE : (uint32_t)(m->streams.n - 1);
+}
+
+uint32_t ps_model_device(struct ps_model *m, int32_t id)
+{
+    struct ps_gpu_build *b = build_state(m);
+    if (!b || owners_index(m, b) < 0)
+        return PS_NONE;
+    uint32_t i = ps_idmap_get(&b->devices, (uint32_t)id);
+    if (i != PS_NONE)
+        return i;
+    struct ps_device d = { .id = id, .name = PS_NONE, .cc_major = -1, .cc_minor = -1, .sm_count = -1,
+                           .total_mem_bytes = -1 };
+    return VEC_PUSH(m->devices, d) < 0 || owners_index(m, b) < 0 ? PS_NONE : (uint32_t)(m->devices.n - 1);
+}
+
+/* ---- GPU ops: 16-byte rows + shared attribute rows (see model.h) ---- */
+
+static uint64_t attr_hash(const struct ps_gpu_attr *a)
+{
+    uint64_t h = a->bytes * 0x9e3779b97f4a7c15ull;
+    h ^= ((uint64_t)a->name << 32 | a->stream) * 0xc2b2ae3d27d4eb4full;
+    h ^= ((uint64_t)a->kind << 24 | (uint64_t)a->copy_kind << 16 | (uint64_t)a->src_kind << 8 | a->dst_kind) *
+         0x165667b19e3779f9ull;
+    return h ^ (h >> 29);
+}
+
+static int attr_equal(const struct ps_gpu_attr *a, const struct ps_gpu_attr *b)
+{
+    return a->bytes == b->bytes && !a->is_long && !b->is_long && a->name == b->name &&
+           a->stream == b->stream && a->kind == b->kind && a->copy_kind == b->copy_kind &&
+           a->src_kind == b->src_kind && a->dst_kind == b->dst_kind;
+}
+
+/* Index the attributes added since the last call (all of them after a finish freed the index). */
+static int attr_index(struct ps_model *m)
+{
+    struct ps_gpu_build *b = m->gpu_build;
+    if ((m->gpu_attrs.n + 1) * 2 > b->nslots) {
+        size_t nslots = b->nslots ? b->nslots : 1024;
+        while ((m->gpu_attrs.n + 1) * 2 > nslots)
+            nslots *= 2;
+        uint32_t *slots = calloc(nslots, sizeof *slots);
+        if (!slots)
+            return -ENOMEM;
+        free(b->slots);
+        b->slots = slots;
+        b->nslots = nslots;
+        b->nattrs = 0;
+    }
+    for (; b->nattrs < m->gpu_attrs.n; b->nattrs++) {
+        const struct ps_gpu_attr *a = &m->gpu_attrs.v[b->nattrs];
+        if (a->is_long)
+            continue;
+        size_t i = attr_hash(a) & (b->nslots - 1);
+        while (b->slots[i])
+            i = (i + 1) & (b->nslots - 1);
+        b->slots[i] = (uint32_t)b->nattrs + 1;
+    }
+    return 0;
+}
+
+/* Find-or-add the attribute row `a` (long rows are always added). Returns its index, PS_NONE on out-of-memory. */
+static uint32_t attr_get(struct ps_model *m, const struct ps_gpu_attr *a)
+{
+    struct ps_gpu_build *b = m->gpu_build;
+    if (!a->is_long) {
+        if (attr_index(m) < 0)
+            return PS_NONE;
+        size_t i = attr_hash(a) & (b->nslots - 1);
+        for (; b->slots[i]; i = (i + 1) & (b->nslots - 1))
+            if (attr_equal(&m->gpu_attrs.v[b->slots[i] - 1], a))
+                return b->slots[i] - 1;
+    }
+    if (m->gpu_attrs.n >= PS_NONE - 1 || VEC_PUSH(m->gpu_attrs, *a) < 0)
+        return PS_NONE;
+    return (uint32_t)(m->gpu_attrs.n - 1);
+}
+
+/* Row for [start, end) with the attributes `a` (made an own long row here when the duration needs it). */
+static int make_row(struct ps_model *m, int64_t start, int64_t end, struct ps_gpu_attr *a, struct ps_gpu_row *row)
+{
+    int64_t dur;
+    int fits = !__builtin_sub_overflow(end, start, &dur) && dur >= 0 && dur < PS_GPU_LONG;
+    a->is_long = !fits;
+    a->long_end_ns = fits ? 0 : end;
+    row->start_ns = start;
+    row->dur_ns = fits ? (uint32_t)dur : PS_GPU_LONG;
+    row->attr = attr_get(m, a);
+    return row->attr == PS_NONE ? -ENOMEM : 0;
+}
+
+int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op)
+{
+    if (!m->gpu_build && !(m->gpu_build = calloc(1, sizeof *m->gpu_build)))
+        return -ENOMEM;
+    struct ps_gpu_build *b = m->gpu_build;
+    struct ps_gpu_attr a = { .bytes = op->bytes, .name = op->name, .stream = op->stream, .kind = op->kind,
+                             .copy_kind = op->copy_kind, .src_kind = op->src_kind, .dst_kind = op->dst_kind };
+    struct ps_gpu_row row;
+    if (make_row(m, op->start_ns, op->end_ns, &a, &row) < 0 || VEC_PUSH(m->gpu, row) < 0)
+        return -ENOMEM;
+    if (b->corr && b->corr_cap < m->gpu.cap) {
+        uint64_t *corr = realloc(b->corr, m->gpu.cap * sizeof *corr);
+        if (!corr) {
+            m->gpu.n--;   /* not added: the arrays stay parallel */
+            return -ENOMEM;
+        }
+        b->corr = corr;
+        b->corr_cap = m->gpu.cap;
+    }
+    if (op->correlation && !b->corr) {   /* the first op with a correlation id: earlier ones had none (zeros) */
+        if (!(b->corr = calloc(m->gpu.cap, sizeof *b->corr))) {
+            m->gpu.n--;
+            return -ENOMEM;
+        }
+        b->corr_cap = m->gpu.cap;
+    }
+    if (b->corr)
+        b->corr[m->gpu.n - 1] = op->correlation;
+    return 0;
+}
+
+int ps_model_gpu_retime(struct ps_model *m, size_t i, int64_t start_ns, int64_t end_ns)
+{
+    struct ps_gpu_row *g = &m->gpu.v[i];
+    struct ps_gpu_attr a = m->gpu_attrs.v[g->attr];
+    int64_t dur;
+    int fits = !__builtin_sub_overflow(end_ns, start_ns, &dur) && dur >= 0 && dur < PS_GPU_LONG;
+    g->start_ns = start_ns;
+    g->dur_ns = fits ? (uint32_t)dur : PS_GPU_LONG;
+    if (fits && !a.is_long)
+        return 0;
+    /* a new attribute row (no index needed: a duplicate row only costs its 32 bytes) */
+    a.is_long = !fits;
+    a.long_end_ns = fits ? 0 : end_ns;
+    if (m->gpu_attrs.n >= PS_NONE - 1 || VEC_PUSH(m->gpu_attrs, a) < 0)
+        return -ENOMEM;
+    g->attr = (uint32_t)(m->gpu_attrs.n - 1);
+    return 0;
+}
+
+int ps_model_add_api(struct ps_model *m, const struct ps_api_call *call)
+{
+    return VEC_PUSH(m->api, *call);
+}
+
+int ps_model_add_range(struct ps_model *m, const struct ps_range *r)
+{
+    return VEC_PUSH(m->ranges, *r);
+}
+
+int ps_model_add_open_range(struct ps_model *m, const struct ps_range *r)
+{
+    return VEC_PUSH(m->open_ranges, *r);
+}
+
+int ps_model_add_meta(struct ps_model *m, const char *key, const char *value)
+{
+    struct ps_meta_kv kv = { strdup(key), strdup(value ? value : "") };
+    if (!kv.key || !kv.value || VEC_PUSH(m->meta, kv) < 0) {
+        free(kv.key);
+        free(kv.value);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- finish: sort by time, link API calls to the GPU work they launched ---- */
+
+/* In-place introsort, generated per element type: no temporary buffer (glibc's qsort allocates a copy
+ * of the whole array, which doubles peak memory on a 10-million-kernel trace), and a linear pass first
+ * because readers usually deliver rows already in time order. Not stable: ties in the sort key carry no
+ * meaning for any analysis. */
+#define DEFINE_SORT(fn, type, LESS)                                                           \
+    static void fn##_insertion(type *v, size_t n)                                             \
+    {                                                                                         \
+        for (size_t i = 1; i < n; i++) {                                                      \
+            type x = v[i];                                                                    \
+            size_t j = i;                                                                     \
+            for (; j > 0 && LESS(&x, &v[j - 1]); j--)                                         \
+                v[j] = v[j - 1];                                                              \
+            v[j] = x;                                                                         \
+        }                                                                                     \
+    }                                                                                         \
+    static void fn##_sift(type *v, size_t root, size_t n)                                     \
+    {                                                                                         \
+        for (size_t child; (child = 2 * root + 1) < n; root = child) {                        \
+            if (child + 1 < n && LESS(&v[child], &v[child + 1]))                              \
+                child++;                                                                      \
+            if (!LESS(&v[root], &v[child]))                                                   \
+                return;                                                                       \
+            type t = v[root];                                                                 \
+            v[root] = v[child];                                                               \
+            v[child] = t;                                                                     \
+        }                                                                                     \
+    }                                                                                         \
+    static void fn##_heap(type *v, size_t n)                                                  \
+    {                                                                                         \
+        for (size_t i = n / 2; i-- > 0;)                                                      \
+            fn##_sift(v, i, n);                                                               \
+        for (size_t i = n; i-- > 1;) {                                                        \
+            type t = v[0];                                                                    \
+            v[0] = v[i];                                                                      \
+            v[i] = t;                                                                         \
+            fn##_sift(v, 0, i);                                                               \
+        }                                                                                     \
+    }                                                                                         \
+    static void fn##_intro(type *v, size_t n, int depth)                                      \
+    {                                                                                         \
+        while (n > 16) {                                                                      \
+            if (depth-- == 0) {                                                               \
+                fn##_heap(v, n);                                                              \
+                return;                                                                       \
+            }                                                                                 \
+            size_t mid = n / 2;                                                               \
+            type t;                                                                           \
+            if (LESS(&v[mid], &v[0])) { t = v[mid]; v[mid] = v[0]; v[0] = t; }                \
+            if (LESS(&v[n - 1], &v[0])) { t = v[n - 1]; v[n - 1] = v[0]; v[0] = t; }          \
+            if (LESS(&v[n - 1], &v[mid])) { t = v[n - 1]; v[n - 1] = v[mid]; v[mid] = t; }    \
+            type pivot = v[mid];                                                              \
+            size_t i = 0, j = n - 1;                                                          \
+            for (;;) {                                                                        \
+                while (LESS(&v[i], &pivot))                                                   \
+                    i++;                                                                      \
+                while (LESS(&pivot, &v[j]))                                                   \
+                    j--;                                                                      \
+                if (i >= j)                                                                   \
+                    break;                                                                    \
+                t = v[i]; v[i] = v[j]; v[j] = t;                                              \
+                i++;                                                                          \
+                j--;                                                                          \
+            }                                                                                 \
+            fn##_intro(v + j + 1, n - j - 1, depth);   /* recurse right, loop on the left */  \
+            n = j + 1;                                                                        \
+        }                                                                                     \
+        fn##_insertion(v, n);                                                                 \
+    }                                                                                         \
+    static void fn(type *v, size_t n)                                                         \
+    {                                                                                         \
+        size_t i = 1;                                                                         \
+        while (i < n && !LESS(&v[i], &v[i - 1]))                                              \
+            i++;                                                                              \
+        if (i >= n)                                                                           \
+            return;                                                                           \
+        int depth = 0;                                                                        \
+        for (size_t k = n; k; k >>= 1)                                                        \
+            depth += 2;                                                                       \
+        fn##_intro(v, n, depth);                                                              \
+    }
+
+#define LESS_START_END(a, b) \
+    ((a)->start_ns < (b)->start_ns || ((a)->start_ns == (b)->start_ns && (a)->end_ns < (b)->end_ns))
+
+/* GPU rows sort with their correlation ids (a parallel array, NULL when none), so swaps move both. */
+struct gpu_sort {
+    struct ps_gpu_row *v;
+    uint64_t *corr;
+    const struct ps_gpu_attr *attrs;
+};
+
+static int row_less(const struct gpu_sort *g, const struct ps_gpu_row *a, const struct ps_gpu_row *b)
+{
+    if (a->start_ns != b->start_ns)
+        return a->start_ns < b->start_ns;
+    if (a->dur_ns != PS_GPU_LONG && b->dur_ns != PS_GPU_LONG)
+        return a->dur_ns < b->dur_ns;
+    int64_t ea = a->dur_ns != PS_GPU_LONG ? a->start_ns + a->dur_ns : g->attrs[a->attr].long_end_ns;
+    int64_t eb = b->dur_ns != PS_GPU_LONG ? b->start_ns + b->dur_ns : g->attrs[b->attr].long_end_ns;
+    return ea < eb;
+}
+
+static void row_swap(const struct gpu_sort *g, size_t i, size_t j)
+{
+    struct ps_gpu_row t = g->v[i];
+    g->v[i] = g->v[j];
+    g->v[j] = t;
+    if (g->corr) {
+        uint64_t c = g->corr[i];
+        g->corr[i] = g->corr[j];
+        g->corr[j] = c;
+    }
+}
+
+static void rows_sift(const struct gpu_sort *g, size_t lo, size_t root, size_t n)
+{
+    for (size_t child; (child = 2 * root + 1) < n; root = child) {
+        if (child + 1 < n && row_less(g, &g->v[lo + child], &g->v[lo + child + 1]))
+            child++;
+        if (!row_less(g, &g->v[lo + root], &g->v[lo + child]))
+            return;
+        row_swap(g, lo + root, lo + child);
+    }
+}
+
+/* Introsort of rows [lo, lo + n), as DEFINE_SORT below but through row_swap. */
+static void rows_intro(const struct gpu_sort *g, size_t lo, size_t n, int depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) {
+            for (size_t i = n / 2; i-- > 0;)
+                rows_sift(g, lo, i, n);
+            for (size_t i = n; i-- > 1;) {
+                row_swap(g, lo, lo + i);
+                rows_sift(g, lo, 0, i);
+            }
+            return;
+        }
+        size_t mid = lo + n / 2, last = lo + n - 1;
+        if (row_less(g, &g->v[mid], &g->v[lo]))
+            row_swap(g, mid, lo);
+        if (row_less(g, &g->v[last], &g->v[lo]))
+            row_swap(g, last, lo);
+        if (row_less(g, &g->v[last], &g->v[mid]))
+            row_swap(g, last, mid);
+        struct ps_gpu_row pivot = g->v[mid];
+        size_t i = lo, j = last;
+        for (;;) {
+            while (row_less(g, &g->v[i], &pivot))
+                i++;
+            while (row_less(g, &pivot, &g->v[j]))
+                j--;
+            if (i >= j)
+                break;
+            row_swap(g, i++, j--);
+        }
+        rows_intro(g, j + 1, lo + n - j - 1, depth);
+        n = j + 1 - lo;
+    }
+    for (size_t i = lo + 1; i < lo + n; i++)
+        for (size_t j = i; j > lo && row_less(g, &g->v[j], &g->v[j - 1]); j--)
+            row_swap(g, j, j - 1);
+}
+
+static void sort_gpu(struct ps_model *m)
+{
+    struct gpu_sort g = { m->gpu.v, m->gpu_build ? m->gpu_build->corr : NULL, m->gpu_attrs.v };
+    size_t n = m->gpu.n, i = 1;
+    while (i < n && (g.v[i].start_ns > g.v[i - 1].start_ns || !row_less(&g, &g.v[i], &g.v[i - 1])))
+        i++;
+    if (i >= n)
+        return;   /* already in order (the usual case for one table read in time order) */
+    int depth = 0;
+    for (size_t k = n; k; k >>= 1)
+        depth += 2;
+    rows_intro(&g, 0, n, depth);
+}
+DEFINE_SORT(sort_api, struct ps_api_call, LESS_START_END)
+DEFINE_SORT(sort_range, struct ps_range, LESS_START_END)
+
+struct corr_key {
+    uint64_t correlation;
+    uint32_t pid;
+    uint32_t api;         /* index into model.api */
+};
+
+static int cmp_corr(const struct corr_key *x, const struct corr_key *y)
+{
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->correlation != y->correlation)
+        return x->correlation < y->correlation ? -1 : 1;
+    return x->api < y->api ? -1 : x->api > y->api;
+}
+
+#define LESS_CORR(a, b) (cmp_corr((a), (b)) < 0)
+DEFINE_SORT(sort_corr, struct corr_key, LESS_CORR)
+
+/* Open ranges: by thread, then start (the order they were pushed in: outermost first). */
+static int cmp_open(const void *a, const void *b)
+{
+    const struct ps_range *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+int ps_model_finish(struct ps_model *m)
+{
+    sort_gpu(m);
+    sort_api(m->api.v, m->api.n);
+    sort_range(m->ranges.v, m->ranges.n);
+    if (m->open_ranges.n > 1)
+        qsort(m->open_ranges.v, m->open_ranges.n, sizeof *m->open_ranges.v, cmp_open);
+
+    uint64_t *corr = m->gpu_build ? m->gpu_build->corr : NULL;
+    free(m->gpu_launch);
+    m->gpu_launch = NULL;
+    int rc = 0;
+    struct corr_key *keys = NULL;
+    if (m->api.n == 0 || m->gpu.n == 0 || !corr)
+        goto out;
+    rc = -ENOMEM;
+    keys = malloc(m->api.n * sizeof *keys);
+    if (!keys || !(m->gpu_launch = malloc(m->gpu.n * sizeof *m->gpu_launch)))
+        goto out;
+    size_t nkeys = 0;
+    for (size_t i = 0; i < m->api.n; i++) {
+        const struct ps_api_call *c = &m->api.v[i];
+        if (c->correlation == 0)
+            continue;
+        uint32_t pid = m->correlation_global ? 0 : m->threads.v[c->thread].pid;
+        keys[nkeys++] = (struct corr_key){ c->correlation, pid, (uint32_t)i };
+    }
+    sort_corr(keys, nkeys);
+    size_t linked = 0;
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        m->gpu_launch[i] = PS_NONE;
+        if (corr[i] == 0)
+            continue;
+        uint32_t stream = m->gpu_attrs.v[m->gpu.v[i].attr].stream;
+        struct corr_key want = { corr[i], m->correlation_global ? 0 : m->streams.v[stream].pid, 0 };
+        size_t lo = 0, hi = nkeys;
+        while (lo < hi) {       /* first key >= want */
+            size_t mid = (lo + hi) / 2;
+            if (cmp_corr(&keys[mid], &want) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < nkeys && keys[lo].pid == want.pid && keys[lo].correlation == want.correlation) {
+            m->gpu_launch[i] = keys[lo].api;
+            linked++;
+        }
+    }
+    if (!linked) {   /* nothing to keep: every op reads PS_NONE */
+        free(m->gpu_launch);
+        m->gpu_launch = NULL;
+    }
+    rc = 0;
+out:
+    free(keys);
+    gpu_build_free(m);   /* correlation ids are now in the links, the attribute index is rebuilt on demand */
+    return rc;
+}
+
+int ps_model_shift_times(struct ps_model *m, int64_t base)
+{
+#define SHIFT(vec)                                                                          \
+    for (size_t i = 0; i < (vec).n; i++) {                                                  \
+        if (__builtin_add_overflow((vec).v[i].start_ns, base, &(vec).v[i].start_ns) ||      \
+            __builtin_add_overflow((vec).v[i].end_ns, base, &(vec).v[i].end_ns))            \
+            return -ERANGE;                                                                 \
+    }
+    for (size_t i = 0; i < m->gpu.n; i++) {   /* GPU rows store start + duration: the duration stays */
+        struct ps_gpu_op op = ps_model_gpu(m, i);
+        int64_t start, end;
+        if (__builtin_add_overflow(op.start_ns, base, &start) || __builtin_add_overflow(op.end_ns, base, &end))
+            return -ERANGE;
+        m->gpu.v[i].start_ns = start;
+        if (m->gpu.v[i].dur_ns == PS_GPU_LONG)   /* a long op's own attribute row holds its end */
+            m->gpu_attrs.v[m->gpu.v[i].attr].long_end_ns = end;
+    }
+    SHIFT(m->api)
+    SHIFT(m->ranges)
+#undef SHIFT
+    return 0;
+}

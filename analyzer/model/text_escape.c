@@ -1,0 +1,88 @@
+/* Escaping of untrusted text (names from a trace, SQLite error messages) before it reaches a terminal: control
+ * characters, Unicode bidirectional controls and invalid UTF-8 become visible escapes, so a name can never forge
+ * a report line, send a terminal escape sequence or reorder the text around it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "model/model.h"
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 when the bytes there are not one (RFC 3629 table). */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned char b = p[0];
+    int n;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (b < 0x80)
+        return 1;
+    if (b >= 0xC2 && b <= 0xDF)
+        n = 2;
+    else if (b >= 0xE0 && b <= 0xEF)
+        n = 3, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+    else if (b >= 0xF0 && b <= 0xF4)
+        n = 4, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    return n;
+}
+
+/* The code point of a Unicode bidirectional formatting control at p (n bytes of valid UTF-8), or 0: U+061C,
+ * U+200E/U+200F, U+202A..U+202E, U+2066..U+2069 (Unicode UAX #9 explicit formatting; the "Trojan Source"
+ * spoofing characters, CVE-2021-42574). */
+static unsigned bidi_control(const unsigned char *p, int n)
+{
+    unsigned cp;
+    if (n == 2)
+        cp = (unsigned)(p[0] & 0x1f) << 6 | (p[1] & 0x3f);
+    else if (n == 3)
+        cp = (unsigned)(p[0] & 0x0f) << 12 | (unsigned)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+    else
+        return 0;
+    if (cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+        (cp >= 0x2066 && cp <= 0x2069))
+        return cp;
+    return 0;
+}
+
+size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars)
+{
+    size_t o = 0, nchars = 0;
+    char tmp[8];
+    if (cap == 0)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = utf8_len(p);
+        const char *piece = tmp;
+        size_t len;
+        if (n == 1 && (*p < 0x20 || *p == 0x7f)) {
+            if (*p == '\n' || *p == '\t' || *p == '\r')
+                snprintf(tmp, sizeof tmp, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+            else
+                snprintf(tmp, sizeof tmp, "\\x%02x", *p);
+        } else if (n == 2 && p[0] == 0xC2 && p[1] < 0xA0) {
+            snprintf(tmp, sizeof tmp, "\\u%04x", p[1]);   /* C1 controls U+0080..U+009F (e.g. the 8-bit CSI) */
+        } else if (bidi_control(p, n)) {
+            snprintf(tmp, sizeof tmp, "\\u%04x", bidi_control(p, n));
+        } else if (n == 0) {
+            snprintf(tmp, sizeof tmp, "\\x%02x", *p);
+            n = 1;
+        } else {
+            piece = (const char *)p;
+        }
+        len = piece == tmp ? strlen(tmp) : (size_t)n;
+        if (o + len >= cap)
+            break;
+        memcpy(out + o, piece, len);
+        o += len;
+        nchars += piece == tmp ? len : 1;
+        p += n;
+    }
+    out[o] = '\0';
+    if (chars)
+        *chars = nchars;
+    return o;
+}

@@ -1,0 +1,180 @@
+/* JSON text helpers for the Kineto reader. Exact conversion of number text to integers: timestamps in µs with
+ * any number of decimals become integer ns without passing through a double (a double holds only ~16
+ * significant digits: 1623143089861.123 µs would lose its last ns). And token-level scanning of the raw text:
+ * whether a chunk ends inside a token, and where a libyajl error lies. */
+#include <ctype.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "read/kineto_text.h"
+#include "read/reader_impl.h"
+
+#define MAX_DIGITS 38        /* 10^38 < 2^127: the mantissa fits an unsigned __int128 */
+
+typedef unsigned __int128 u128;
+
+/* Parse `s` as value * 10^scale. exact=1: fail unless the result is an integer; exact=0: round half to even. */
+static int parse_scaled(const char *s, size_t len, int scale, int exact, int64_t *out)
+{
+    size_t i = 0;
+    int neg = 0, ndigits = 0, sticky = 0;
+    long dexp = scale;
+    u128 mant = 0;
+    if (i < len && s[i] == '-') {
+        neg = 1;
+        i++;
+    }
+    size_t int_start = i;
+    while (i < len && s[i] >= '0' && s[i] <= '9') {
+        if (ndigits < MAX_DIGITS) {
+            mant = mant * 10 + (unsigned)(s[i] - '0');
+            if (mant)
+                ndigits++;
+        } else {
+            dexp++;                       /* integer digit beyond the mantissa: scale up instead */
+            sticky |= s[i] != '0';
+        }
+        i++;
+    }
+    if (i == int_start || (s[int_start] == '0' && i - int_start > 1))
+        return -1;                        /* JSON: no empty integer part, no leading zeros */
+    if (i < len && s[i] == '.') {
+        size_t frac_start = ++i;
+        while (i < len && s[i] >= '0' && s[i] <= '9') {
+            if (ndigits < MAX_DIGITS) {
+                mant = mant * 10 + (unsigned)(s[i] - '0');
+                if (mant)
+                    ndigits++;
+                dexp--;
+            } else {
+                sticky |= s[i] != '0';
+            }
+            i++;
+        }
+        if (i == frac_start)
+            return -1;
+    }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        int eneg = 0;
+        long e = 0;
+        if (i < len && (s[i] == '+' || s[i] == '-'))
+            eneg = s[i++] == '-';
+        size_t exp_start = i;
+        while (i < len && s[i] >= '0' && s[i] <= '9') {
+            if (e < 100000)
+                e = e * 10 + (s[i] - '0');
+            i++;
+        }
+        if (i == exp_start)
+            return -1;
+        dexp += eneg ? -e : e;
+    }
+    if (i != len)
+        return -1;
+    if (mant == 0) {
+        *out = 0;
+        return exact && sticky ? -1 : 0;
+    }
+    if (dexp > 0) {
+        if (dexp > 19 || sticky)
+            return -1;                    /* >= 10^19: beyond int64 (or dropped digits would be lost) */
+        for (long k = 0; k < dexp; k++)
+            mant *= 10;
+    } else if (dexp < 0) {
+        u128 p = 1;
+        if (-dexp > MAX_DIGITS) {         /* the value is below 10^-1 of the unit: rounds to 0 */
+            if (exact)
+                return -1;
+            *out = 0;
+            return 0;
+        }
+        for (long k = 0; k < -dexp; k++)
+            p *= 10;
+        u128 q = mant / p, r = mant % p, half = p / 2;
+        if (exact && (r || sticky))
+            return -1;
+        if (r > half || (r == half && (sticky || (q & 1))))
+            q++;
+        mant = q;
+    } else if (exact && sticky) {
+        return -1;
+    }
+    if (mant > (u128)INT64_MAX + (neg ? 1 : 0))
+        return -1;
+    *out = neg ? (int64_t)(0 - (uint64_t)mant) : (int64_t)mant;
+    return 0;
+}
+
+int ps_parse_us_to_ns(const char *s, size_t len, int64_t *out_ns)
+{
+    return parse_scaled(s, len, 3, 0, out_ns);
+}
+
+int ps_parse_int(const char *s, size_t len, int64_t *out)
+{
+    return parse_scaled(s, len, 0, 1, out);
+}
+
+/* ---- token scanning of the raw text ---- */
+
+static int is_lit(unsigned char ch)
+{
+    return isalnum(ch) || ch == '.' || ch == '+' || ch == '-';
+}
+
+static int is_space(unsigned char ch)
+{
+    return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+}
+
+/* Where a yajl error lies (see json_text.h). Lexical errors: yajl stops one past an invalid character or a bad UTF-8 byte,
+ * and on the offending character otherwise. Grammar errors ("parse error: ...") are placed at the first token
+ * after the last one yajl accepted (last_end), past one ',' or ':' where the error is about what follows
+ * it; yajl's own offset for them is the token's end, its start, or inside it, depending on the error. */
+long long ps_json_error_byte(const unsigned char *p, size_t n, size_t consumed, long long base, long long last_end,
+                             const char *msg)
+{
+    if (strncmp(msg, "lexical error", 13) == 0) {
+        int past = strstr(msg, "invalid char in json text") || strstr(msg, "invalid bytes in UTF8");
+        return base + (long long)(past && consumed ? consumed - 1 : consumed);
+    }
+    size_t i = last_end > base ? (size_t)(last_end - base) : 0;
+    unsigned char before = i ? p[i - 1] : '[';
+    while (i < n && is_space(p[i]))
+        i++;
+    if ((strstr(msg, "unallowed token") || strstr(msg, "invalid object key")) && before != '[' && before != '{' &&
+        i < n && (p[i] == ',' || p[i] == ':'))
+        for (i++; i < n && is_space(p[i]); i++)
+            ;
+    return base + (long long)(i < n ? i : n);
+}
+
+int ps_json_scan_bytes(struct ps_json_scan *st, const unsigned char *p, size_t n, size_t base)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = p[i];
+        if (st->in_str) {
+            if (st->esc)
+                st->esc = 0;
+            else if (ch == '\\')
+                st->esc = 1;
+            else if (ch == '"')
+                st->in_str = 0;
+            continue;
+        }
+        if (ch == '"') {
+            st->in_str = 1, st->in_lit = 0, st->tok_start = (long)(base + i);
+        } else if (is_lit(ch)) {
+            if (!st->in_lit)
+                st->in_lit = 1, st->tok_start = (long)(base + i);
+        } else {
+            st->in_lit = 0;
+        }
+        if (!is_space(ch))
+            st->last = ch;
+    }
+    if (st->in_str)
+        st->last = '"';
+    return st->in_str || st->in_lit;
+}

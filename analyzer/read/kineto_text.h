@@ -1,0 +1,59 @@
+/* Text helpers of the Kineto reader: token-level scanning of the raw JSON (json_num.c: where a chunk ends inside
+ * a token, where a libyajl parse error lies) and libkineto's attribute strings (kineto_strings.c). Not used
+ * outside analyzer/. */
+#ifndef PS_KINETO_TEXT_H
+#define PS_KINETO_TEXT_H
+
+#include <stddef.h>
+
+#include "model/model.h"
+
+/* "Memcpy HtoD (Pageable -> Device)" / "Memset (Device)" (op->kind MEMCPY or MEMSET set): sets op->copy_kind,
+ * src_kind, dst_kind from the name Kineto builds (libkineto memcpyKindString / memoryKindString; CUPTI's
+ * CUpti_ActivityMemcpyKind order = nsys ENUM_CUDA_MEMCPY_OPER; ENUM_CUDA_MEM_KIND); unknown parts: UNKNOWN. */
+void ps_kineto_parse_copy_name(const char *name, struct ps_gpu_op *op);
+/* libkineto's cuda_sync_kind text -> ENUM_CUPTI_SYNC_TYPE (1 Event Sync, 2 Stream Wait Event, 3 Stream Sync,
+ * 4 Context Sync); 0 for anything else. */
+int ps_kineto_sync_kind(const unsigned char *s, size_t len);
+
+/* Event categories, modern and pre-2.0 (notes/peer-definitions-hta-tb-kineto.md §3). */
+enum ps_kineto_cat {
+    PS_KCAT_UNKNOWN, PS_KCAT_KERNEL, PS_KCAT_MEMCPY, PS_KCAT_MEMSET, PS_KCAT_SYNC, PS_KCAT_RUNTIME, PS_KCAT_DRIVER,
+    PS_KCAT_CPU_OP, PS_KCAT_USER_ANN, PS_KCAT_GPU_ANN, PS_KCAT_PYTHON, PS_KCAT_TRACE
+};
+/* The category of a `cat` string ("kernel", "Kernel", "gpu_memcpy", ...); PS_KCAT_UNKNOWN for any other. */
+enum ps_kineto_cat ps_kineto_category(const char *cat);
+
+/* Categories libkineto emits by design (ActivityType.h names) that carry no step time: CUPTI's own overhead
+ * samples, CUPTI profiler-range markers, correlation records, instants and counters. Counted silently in the
+ * metadata entry "ignored_events", never as unplaced (docs/readers.md). */
+#define PS_KINETO_N_IGNORED 6
+/* Index 0..PS_KINETO_N_IGNORED-1 of an ignored category, -1 for any other; and the name of an index. */
+int ps_kineto_ignored_index(const char *cat);
+const char *ps_kineto_ignored_name(int i);
+
+/* Token state carried across chunks, so that a token spanning chunks can be handed to libyajl in growing pieces:
+ * libyajl re-scans a buffered token from its start on every yajl_parse call (one 64 MB name was quadratic).
+ * Zero-initialise with tok_start = -1. */
+struct ps_json_scan {
+    int in_str, esc, in_lit;  /* inside a string (just after a backslash); inside a number or literal */
+    long tok_start;           /* where the open token began in the chunk being scanned; -1: before it (or none);
+                               * the caller resets it to -1 when it starts a new chunk */
+    unsigned char last;       /* the last byte that is not whitespace ('"' while inside a string) */
+};
+
+/* Advance st over p[0..n), whose first byte is at offset `base` of the chunk; returns 1 when the bytes end
+ * inside a token (string, number or literal), else 0. Valid JSON is assumed: on invalid text the state is only
+ * a hint (libyajl reports the error). */
+int ps_json_scan_bytes(struct ps_json_scan *st, const unsigned char *p, size_t n, size_t base);
+
+/* Where a libyajl error lies, as a 0-based byte offset of the JSON. p[0..n) is the chunk given to yajl_parse,
+ * starting at byte `base`; `consumed` is yajl_get_bytes_consumed (n after yajl_complete_parse); `last_end` the
+ * byte after the last token yajl passed to a callback; `msg` yajl's message. Lexical errors: libyajl stops one
+ * past an invalid character or bad UTF-8 byte, and on the offending character otherwise. Grammar errors
+ * ("parse error: ..."): the first token after last_end, past one ',' or ':' where the error is about what follows
+ * it (libyajl's own offset is the token's end, start or middle depending on the error). */
+long long ps_json_error_byte(const unsigned char *p, size_t n, size_t consumed, long long base, long long last_end,
+                             const char *msg);
+
+#endif

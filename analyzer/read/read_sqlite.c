@@ -1,0 +1,700 @@
+/* SQLite trace reader: perfscope traces and Nsight Systems SQLite exports share the same tables
+ * (DESIGN §3), so one reader serves both. Opens read-only, never writing beside the trace (ps_sq_open in
+ * read_sqlite_meta.c; works on a trace still being written in WAL mode), never requires optional tables, and checks that every column it reads exists. This part reads the
+ * activity tables (GPU rows, API calls, NVTX); read_sqlite_meta.c the tables around them. */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_globalid.h"
+#include "read/read_sqlite_impl.h"
+
+/* Column text, "" for NULL (also when SQLite runs out of memory converting it). */
+const char *ps_sq_col_text(sqlite3_stmt *st, int i)
+{
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? s : "";
+}
+
+int ps_sq_oom(struct sctx *c)
+{
+    return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
+}
+
+static void count_unplaced(struct sctx *c, const char *table, const char *why)
+{
+    char what[80];
+    snprintf(what, sizeof what, "%s %s", table, why);
+    ps_unplaced_count(&c->unplaced, c->m, what);
+}
+
+/* ---- schema checks ---- */
+
+/* 1 if `table` exists, 0 if not, -1 (message set) if the database cannot be read. */
+int ps_sq_table_exists(struct sctx *c, const char *table)
+{
+    sqlite3_stmt *st = NULL;
+    int found = -1;
+    if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1,
+                           &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        found = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+    }
+    if (found < 0)
+        ps_read_fail(c->err, c->errlen, "%s: not a readable SQLite database (looking for table %s): %s", c->path,
+                     table, sqlite3_errmsg(c->db));
+    sqlite3_finalize(st);
+    return found;
+}
+
+static void free_cols(struct sctx *c)
+{
+    for (int i = 0; i < c->ncols; i++)
+        free(c->cols[i]);
+    c->ncols = 0;
+}
+
+/* Load the column names of `table` into c->cols. */
+int ps_sq_load_cols(struct sctx *c, const char *table)
+{
+    sqlite3_stmt *st = NULL;
+    free_cols(c);
+    if (sqlite3_prepare_v2(c->db, "SELECT name FROM pragma_table_info(?)", -1, &st, NULL) != SQLITE_OK)
+        return ps_read_fail(c->err, c->errlen, "%s: table %s: cannot read its columns: %s", c->path, table,
+                            sqlite3_errmsg(c->db));
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->ncols < MAX_COLS) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (name && !(c->cols[c->ncols++] = strdup(name))) {
+            sqlite3_finalize(st);
+            return ps_sq_oom(c);
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return ps_read_fail(c->err, c->errlen, "%s: table %s: cannot read its columns: %s", c->path, table,
+                            sqlite3_errmsg(c->db));
+    return 0;
+}
+
+static int has_col(const struct sctx *c, const char *col)
+{
+    for (int i = 0; i < c->ncols; i++)
+        if (strcmp(c->cols[i], col) == 0)
+            return 1;
+    return 0;
+}
+
+/* Append `"col"` (or `fallback` if the column is absent, or an error if fallback is NULL) to the SELECT list. */
+int ps_sq_add_col(struct sctx *c, char *sql, size_t cap, const char *table, const char *col, const char *fallback)
+{
+    size_t len = strlen(sql);
+    const char *sep = sql[len - 1] == ' ' ? "" : ", ";
+    if (has_col(c, col))
+        snprintf(sql + len, cap - len, "%s\"%s\"", sep, col);
+    else if (fallback)
+        snprintf(sql + len, cap - len, "%s%s", sep, fallback);
+    else
+        return ps_read_fail(c->err, c->errlen, "%s: table %s has no column \"%s\" (unsupported schema version?)",
+                            c->path, table, col);
+    return 0;
+}
+
+int ps_sq_prepare(struct sctx *c, const char *table, const char *sql, sqlite3_stmt **st)
+{
+    if (sqlite3_prepare_v3(c->db, sql, -1, 0, st, NULL) != SQLITE_OK)
+        return ps_read_fail(c->err, c->errlen, "%s: table %s: cannot query: %s", c->path, table,
+                            sqlite3_errmsg(c->db));
+    return 0;
+}
+
+int ps_sq_step_error(struct sctx *c, const char *table, long long row)
+{
+    return ps_read_fail(c->err, c->errlen, "%s: table %s, row %lld: %s", c->path, table, row,
+                        sqlite3_errmsg(c->db));
+}
+
+/* Name of a SQLite value type, for messages. */
+static const char *type_name(int t)
+{
+    return t == SQLITE_TEXT ? "text" : t == SQLITE_FLOAT ? "real" : t == SQLITE_BLOB ? "blob" : "integer";
+}
+
+/* The message for column i of the current row holding a value of the wrong type (t) where `want` is
+ * required, naming the table, the column and the rowid (the statement's last column). Returns -1. */
+int ps_sq_type_error(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int t, const char *want)
+{
+    char value[64] = "";
+    if (t != SQLITE_BLOB)
+        ps_text_escape(ps_sq_col_text(st, i), value, sizeof value, NULL);
+    return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s, rowid %lld: %s value%s%s%s where %s is "
+                        "required: the trace is corrupt", c->path, table, sqlite3_column_name(st, i),
+                        (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1), type_name(t),
+                        t == SQLITE_BLOB ? "" : " '", value, t == SQLITE_BLOB ? "" : "'", want);
+}
+
+/* The integer columns of a trace-table row, each fetched once: v[i] its value, t[i] its type (SQLITE_INTEGER or
+ * SQLITE_NULL; v[i] = 0 for NULL). Every column but `text_col` (-1: none) and the last (the rowid) must hold an
+ * integer or NULL: columns 0 and 1 are the start and end times in ns, the others ids, kinds and byte counts. A
+ * text, real or blob value is an error, never read as 0. One sqlite3_column_value per column, then the value
+ * accessors: half the calls of sqlite3_column_type + sqlite3_column_int64, which matters at 10 M rows. Using
+ * the (unprotected) column value so is sanctioned in multi-thread mode, which SQLITE_OPEN_NOMUTEX selects
+ * (SQLite's c3ref/value.html). Returns 0, or -1 with a message naming the table, column and rowid. */
+#define ROW_COLS 12
+struct row {
+    int64_t v[ROW_COLS];
+    int t[ROW_COLS];
+};
+
+static int fetch_ints(struct sctx *c, sqlite3_stmt *st, const char *table, int ncols, int text_col, struct row *r)
+{
+    for (int i = 0; i < ncols; i++) {
+        if (i == text_col) {
+            r->t[i] = sqlite3_column_type(st, i);
+            r->v[i] = 0;
+            continue;
+        }
+        sqlite3_value *x = sqlite3_column_value(st, i);
+        int t = r->t[i] = sqlite3_value_type(x);
+        if (t != SQLITE_INTEGER && t != SQLITE_NULL)
+            return ps_sq_type_error(c, st, table, i, t, i < 2 ? "an integer time in ns" : "an integer");
+        r->v[i] = sqlite3_value_int64(x);
+    }
+    return 0;
+}
+
+/* Columns in a statement (without its rowid), checked against struct row. Returns ncols, or -1 (message set). */
+static int row_cols(struct sctx *c, sqlite3_stmt *st, const char *table)
+{
+    int n = sqlite3_column_count(st) - 1;
+    if (n > ROW_COLS)
+        return ps_read_fail(c->err, c->errlen, "%s: table %s: internal error: %d columns selected", c->path, table, n);
+    return n;
+}
+
+/* A byte count (column i) must not be negative. Returns 0 or -1 with the message set. */
+static int check_bytes(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int64_t bytes)
+{
+    if (bytes >= 0)
+        return 0;
+    return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s, rowid %lld: negative byte count %lld: the "
+                        "trace is corrupt", c->path, table, sqlite3_column_name(st, i),
+                        (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1), (long long)bytes);
+}
+
+/* Intern a text value of `len` bytes. Names are C strings in the model: a NUL byte inside the text would cut
+ * it short (and "ProfilerStep#1<NUL>x" would read as a step), so each one becomes the four characters \x00,
+ * the escape the text report prints for the other control bytes. */
+uint32_t ps_sq_intern(struct sctx *c, const char *s, size_t len)
+{
+    if (!memchr(s, '\0', len))
+        return ps_model_intern(c->m, s, len);
+    size_t nul = 0;
+    for (size_t i = 0; i < len; i++)
+        nul += s[i] == '\0';
+    char *e = malloc(len + 3 * nul + 1), *o = e;
+    if (!e)
+        return PS_NONE;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != '\0') {
+            *o++ = s[i];
+            continue;
+        }
+        memcpy(o, "\\x00", 4);
+        o += 4;
+    }
+    uint32_t v = ps_model_intern(c->m, e, (size_t)(o - e));
+    free(e);
+    return v;
+}
+
+/* Intern column i of the current row (text; "" for NULL), keeping every byte (ps_sq_intern). */
+uint32_t ps_sq_intern_col(struct sctx *c, sqlite3_stmt *st, int i)
+{
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return ps_sq_intern(c, s ? s : "", s ? (size_t)sqlite3_column_bytes(st, i) : 0);
+}
+
+/* ---- lookups ---- */
+
+/* StringIds id -> model string id, each id queried once. */
+uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const char *col, int *failed)
+{
+    uint32_t v = ps_idmap_get(&c->strings, (uint64_t)sid);
+    if (v != PS_NONE)
+        return v;
+    if (!c->have_string_ids) {
+        *failed = ps_read_fail(c->err, c->errlen, "%s: table StringIds is missing (needed by %s.%s)", c->path,
+                               table, col);
+        return PS_NONE;
+    }
+    sqlite3_reset(c->string_stmt);
+    sqlite3_bind_int64(c->string_stmt, 1, sid);
+    int rc = sqlite3_step(c->string_stmt);
+    if (rc == SQLITE_ROW) {
+        v = ps_sq_intern_col(c, c->string_stmt, 0);
+    } else if (rc == SQLITE_DONE) {
+        char missing[64];
+        snprintf(missing, sizeof missing, "(StringIds %lld missing)", (long long)sid);
+        v = ps_model_intern_cstr(c->m, missing);
+    } else {
+        *failed = ps_read_fail(c->err, c->errlen, "%s: table StringIds, id %lld: %s", c->path, (long long)sid,
+                               sqlite3_errmsg(c->db));
+        return PS_NONE;
+    }
+    if (v == PS_NONE || ps_idmap_put(&c->strings, (uint64_t)sid, v) < 0) {
+        *failed = ps_sq_oom(c);
+        return PS_NONE;
+    }
+    return v;
+}
+
+uint32_t ps_sq_thread_of(struct sctx *c, int64_t global_tid)
+{
+    uint32_t v = ps_idmap_get(&c->threads, (uint64_t)global_tid);
+    if (v != PS_NONE)
+        return v;
+    v = ps_model_thread(c->m, ps_global_to_pid(global_tid), ps_global_to_tid(global_tid));
+    if (v != PS_NONE && ps_idmap_put(&c->threads, (uint64_t)global_tid, v) < 0)
+        return PS_NONE;
+    return v;
+}
+
+static uint32_t stream_of(struct sctx *c, uint32_t pid, int32_t device, int64_t stream)
+{
+    uint64_t key = ((uint64_t)pid << 40) ^ ((uint64_t)(uint32_t)device << 32) ^ (uint64_t)stream;
+    uint32_t v = ps_idmap_get(&c->streams, key);
+    if (v != PS_NONE) {
+        const struct ps_stream *s = &c->m->streams.v[v];
+        if (s->pid == pid && s->device == device && s->stream == stream)
+            return v;
+    }
+    if (ps_model_device(c->m, device) == PS_NONE)
+        return PS_NONE;
+    v = ps_model_stream(c->m, pid, device, stream);
+    if (v != PS_NONE && ps_idmap_put(&c->streams, key, v) < 0)
+        return PS_NONE;
+    return v;
+}
+
+/* ---- GPU activity tables ---- */
+
+static const char *const mem_kind_names[] = { "Pageable", "Pinned", "Device", "Array", "Managed",
+                                              "Device Static", "Managed Static", "Unknown" };
+static const char *const copy_kind_names[] = { "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                               "AtoD", "DtoA", "DtoD", "HtoH", "PtoP" };
+
+static uint8_t clamp_kind(int64_t v, int max, int unknown)
+{
+    return (uint8_t)(v < 0 || v > max ? unknown : v);
+}
+
+/* Copies and memsets get the names Kineto gives them ("Memcpy HtoD (Pageable -> Device)", "Memset (Device)"),
+ * so summaries read the same for every format. */
+static uint32_t copy_name(struct sctx *c, const struct ps_gpu_op *op)
+{
+    uint64_t key = ((uint64_t)op->kind << 24) | ((uint64_t)op->copy_kind << 16) | ((uint64_t)op->src_kind << 8) |
+                   op->dst_kind;
+    uint32_t v = ps_idmap_get(&c->copy_names, key);
+    if (v != PS_NONE)
+        return v;
+    char name[96];
+    if (op->kind == PS_GPU_MEMCPY)
+        snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
+                 op->copy_kind <= PS_COPY_PTOP ? copy_kind_names[op->copy_kind] : "Unknown",
+                 mem_kind_names[op->src_kind], mem_kind_names[op->dst_kind]);
+    else
+        snprintf(name, sizeof name, "Memset (%s)", mem_kind_names[op->dst_kind]);
+    v = ps_model_intern_cstr(c->m, name);
+    if (v != PS_NONE && ps_idmap_put(&c->copy_names, key, v) < 0)
+        return PS_NONE;
+    return v;
+}
+
+static const char *const sync_names[] = { "Unknown sync", "Event sync", "Stream wait event", "Stream sync",
+                                          "Context sync" };
+
+static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind kind)
+{
+    char sql[1024] = "SELECT ";
+    sqlite3_stmt *st = NULL;
+    const char *name_col = NULL;
+    int rc = ps_sq_table_exists(c, table);
+    if (rc <= 0)
+        return rc;
+    if (ps_sq_load_cols(c, table) < 0 || ps_sq_add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "end", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "deviceId", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "streamId", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, c->have_api ? "correlationId" : "", "NULL") < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "globalPid", "NULL") < 0)
+            return -1;   /* no API rows: ("" is no column, so) NULL: correlation ids would link nothing */
+    switch (kind) {
+    case PS_GPU_KERNEL:
+        /* nsys names kernels by demangledName (cuda_gpu_kern_sum's default); older schemas may lack it. */
+        name_col = has_col(c, "demangledName") ? "demangledName"
+                   : has_col(c, "shortName")   ? "shortName"
+                   : has_col(c, "mangledName") ? "mangledName"
+                                               : "demangledName";   /* absent: the error names it */
+        rc = ps_sq_add_col(c, sql, sizeof sql, table, name_col, NULL);
+        break;
+    case PS_GPU_MEMCPY:
+        rc = ps_sq_add_col(c, sql, sizeof sql, table, "bytes", NULL) < 0 ||
+             ps_sq_add_col(c, sql, sizeof sql, table, "copyKind", NULL) < 0 ||
+             ps_sq_add_col(c, sql, sizeof sql, table, "srcKind", "7") < 0 ||
+             ps_sq_add_col(c, sql, sizeof sql, table, "dstKind", "7") < 0 ? -1 : 0;
+        break;
+    case PS_GPU_MEMSET:
+        rc = ps_sq_add_col(c, sql, sizeof sql, table, "bytes", NULL) < 0 ||
+             ps_sq_add_col(c, sql, sizeof sql, table, "memKind", "7") < 0 ? -1 : 0;
+        break;
+    case PS_GPU_SYNC:
+        rc = ps_sq_add_col(c, sql, sizeof sql, table, "syncType", "0");
+        break;
+    }
+    if (rc < 0)
+        return -1;
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
+    if (ps_sq_prepare(c, table, sql, &st) < 0)
+        return -1;
+    long long row = 0;
+    int failed = 0, ncols = row_cols(c, st, table);
+    struct row r;
+    if (ncols < 0)
+        goto fail;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row++;
+        if (fetch_ints(c, st, table, ncols, -1, &r) < 0)
+            goto fail;
+        if (r.t[0] == SQLITE_NULL || r.t[1] == SQLITE_NULL) {
+            count_unplaced(c, table, "rows without start/end");
+            continue;
+        }
+        if (r.t[2] == SQLITE_NULL || r.t[3] == SQLITE_NULL) {
+            count_unplaced(c, table, "rows without deviceId/streamId");   /* never "device 0, stream 0" */
+            continue;
+        }
+        struct ps_gpu_op op = { .start_ns = r.v[0], .end_ns = r.v[1], .correlation = (uint64_t)r.v[4],
+                                .kind = (uint8_t)kind };
+        if ((op.start_ns == 0 && op.end_ns == 0) || op.end_ns < op.start_ns) {
+            /* CUPTI hygiene (DESIGN §2): start = end = 0 records are incomplete; end < start is corrupt. */
+            count_unplaced(c, table, op.end_ns < op.start_ns ? "rows with end < start" : "rows with start = end = 0");
+            continue;
+        }
+        if (r.v[2] < 0 || r.v[2] > INT32_MAX) {
+            ps_read_fail(c->err, c->errlen, "%s: table %s, column deviceId, rowid %lld: device %lld out of range "
+                         "(0 to %d): the trace is corrupt", c->path, table,
+                         (long long)sqlite3_column_int64(st, ncols), (long long)r.v[2], INT32_MAX);
+            goto fail;
+        }
+        if ((kind == PS_GPU_MEMCPY || kind == PS_GPU_MEMSET) && check_bytes(c, st, table, 6, r.v[6]) < 0)
+            goto fail;
+        op.stream = stream_of(c, ps_global_to_pid(r.v[5]), (int32_t)r.v[2], r.v[3]);
+        if (op.stream == PS_NONE)
+            goto oom;
+        switch (kind) {
+        case PS_GPU_KERNEL:
+            op.name = ps_sq_string_of(c, r.v[6], table, name_col, &failed);
+            break;
+        case PS_GPU_MEMCPY:
+            op.bytes = (uint64_t)r.v[6];
+            op.copy_kind = clamp_kind(r.v[7], PS_COPY_PTOP, PS_COPY_UNKNOWN);
+            op.src_kind = clamp_kind(r.v[8], PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
+            op.dst_kind = clamp_kind(r.v[9], PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
+            op.name = copy_name(c, &op);
+            break;
+        case PS_GPU_MEMSET:
+            op.bytes = (uint64_t)r.v[6];
+            op.src_kind = PS_MEM_UNKNOWN;
+            op.dst_kind = clamp_kind(r.v[7], PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
+            op.name = copy_name(c, &op);
+            break;
+        case PS_GPU_SYNC:
+            op.copy_kind = clamp_kind(r.v[6], 4, 0);
+            op.name = ps_model_intern_cstr(c->m, sync_names[op.copy_kind]);
+            break;
+        }
+        if (failed)
+            goto fail;
+        if (op.name == PS_NONE || ps_model_add_gpu(c->m, &op) < 0)
+            goto oom;
+    }
+    if (rc != SQLITE_DONE) {
+        ps_sq_step_error(c, table, row + 1);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    return 0;
+oom:
+    ps_sq_oom(c);
+fail:
+    sqlite3_finalize(st);
+    return -1;
+}
+
+/* ---- CUDA runtime and driver API calls ---- */
+
+/* 1 when the API table exists and has a row, 0 when not, -1 on error (reported). Without API calls no GPU
+ * op can be linked, so the model need not hold 8 bytes of correlation id per op while reading. */
+static int api_rows_exist(struct sctx *c)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = ps_sq_table_exists(c, "CUPTI_ACTIVITY_KIND_RUNTIME");
+    if (rc <= 0)
+        return rc;
+    if (ps_sq_prepare(c, "CUPTI_ACTIVITY_KIND_RUNTIME", "SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1", &st) < 0)
+        return -1;
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+        return rc == SQLITE_ROW;
+    ps_sq_step_error(c, "CUPTI_ACTIVITY_KIND_RUNTIME", 1);
+    return -1;
+}
+
+static int read_api(struct sctx *c)
+{
+    static const char table[] = "CUPTI_ACTIVITY_KIND_RUNTIME";
+    char sql[512] = "SELECT ";
+    sqlite3_stmt *st = NULL;
+    int rc = ps_sq_table_exists(c, table), failed = 0;
+    if (rc <= 0)
+        return rc;
+    if (ps_sq_load_cols(c, table) < 0 || ps_sq_add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "end", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "eventClass", "0") < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "globalTid", NULL) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "correlationId", "NULL") < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, table, "nameId", NULL) < 0)
+        return -1;
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
+    if (ps_sq_prepare(c, table, sql, &st) < 0)
+        return -1;
+    long long row = 0;
+    int ncols = row_cols(c, st, table);
+    struct row r;
+    if (ncols < 0)
+        goto fail;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row++;
+        if (fetch_ints(c, st, table, ncols, -1, &r) < 0)
+            goto fail;
+        int64_t cls = r.v[2];
+        if (r.t[0] == SQLITE_NULL || r.t[1] == SQLITE_NULL || r.t[3] == SQLITE_NULL) {
+            count_unplaced(c, table, "rows without start/end/globalTid");
+            continue;
+        }
+        if (cls != 0 && cls != 1) {     /* ENUM_NSYS_EVENT_CLASS: 0 CUDA runtime, 1 CUDA driver */
+            count_unplaced(c, table, "rows of other event classes");
+            continue;
+        }
+        struct ps_api_call call = { .start_ns = r.v[0], .end_ns = r.v[1], .correlation = (uint64_t)r.v[4],
+                                    .driver = (uint8_t)cls };
+        if (call.end_ns < call.start_ns) {
+            count_unplaced(c, table, "rows with end < start");
+            continue;
+        }
+        call.thread = ps_sq_thread_of(c, r.v[3]);
+        call.name = ps_sq_string_of(c, r.v[5], table, "nameId", &failed);
+        if (failed)
+            goto fail;
+        if (call.thread == PS_NONE || call.name == PS_NONE || ps_model_add_api(c->m, &call) < 0) {
+            ps_sq_oom(c);
+            goto fail;
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        ps_sq_step_error(c, table, row + 1);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    return 0;
+fail:
+    sqlite3_finalize(st);
+    return -1;
+}
+
+/* ---- NVTX ---- */
+
+/* nsys ENUM_NSYS_EVENT_TYPE: 34 mark, 59 push/pop range, 60 start/end range, 75 domain create;
+ * 35/37 (separate push / start records) and 70/71 (imported NVTXT ranges) are ranges this reader does
+ * not place: counted as unplaced. Other types (categories, thread names, domain destroy) are not events. */
+/* One pass over NVTX_EVENTS: pass 0 reads the domain names (eventType 75) so pass 1 can name the
+ * domains of the ranges, wherever the rows sit in the table (two queries: no sort of a huge table). */
+static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
+{
+    static const char table[] = "NVTX_EVENTS";
+    char sql[600];
+    sqlite3_stmt *st = NULL;
+    int rc, failed = 0;
+    snprintf(sql, sizeof sql, "%s, rowid FROM NVTX_EVENTS WHERE eventType %s", select,
+             pass == 0 ? "= 75" : "IN (34, 59, 60, 35, 37, 70, 71)");
+    if (ps_sq_prepare(c, table, sql, &st) < 0)
+        return -1;
+    long long row = 0;
+    int ncols = row_cols(c, st, table);
+    struct row v;
+    if (ncols < 0)
+        goto fail;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row++;
+        if (fetch_ints(c, st, table, ncols, 3, &v) < 0)
+            goto fail;
+        int type = (int)v.v[2];
+        int has_tid = v.t[5] != SQLITE_NULL;
+        int64_t gtid = v.v[5];
+        uint32_t pid = ps_global_to_pid(gtid);
+        int64_t domain_id = v.v[6];
+        uint32_t text;
+        if (v.t[3] != SQLITE_NULL)
+            text = ps_sq_intern_col(c, st, 3);
+        else if (v.t[4] != SQLITE_NULL)
+            text = ps_sq_string_of(c, v.v[4], table, "textId", &failed);
+        else
+            text = ps_model_intern_cstr(c->m, "");
+        if (failed)
+            goto fail;
+        if (text == PS_NONE)
+            goto oom;
+        if (type == 75) {             /* domain ids are per process (nsys joins on globalTid >> 24) */
+            if (ps_idmap_put(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id, text) < 0)
+                goto oom;
+            continue;
+        }
+        if (type != 34 && type != 59 && type != 60) {
+            count_unplaced(c, table, "rows of unsupported range types (35/37/70/71)");
+            continue;
+        }
+        struct ps_range r = { .start_ns = v.v[0], .name = text, .domain = PS_NONE,
+                              .kind = type == 34 ? PS_RANGE_NVTX_MARK
+                                      : type == 59 ? PS_RANGE_NVTX_PUSHPOP : PS_RANGE_NVTX_STARTEND };
+        r.end_ns = type == 34 ? r.start_ns : v.v[1];
+        if (!has_tid) {
+            count_unplaced(c, table, "rows without globalTid");
+            continue;
+        }
+        int never_ended = type != 34 && v.t[1] == SQLITE_NULL;
+        if (never_ended)
+            r.end_ns = -1;
+        else if (r.end_ns < r.start_ns) {
+            count_unplaced(c, table, "rows with end < start");
+            continue;
+        }
+        if (domain_id != 0) {
+            r.domain = ps_idmap_get(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id);
+            if (r.domain == PS_NONE) {
+                char name[48];
+                snprintf(name, sizeof name, "domain %lld", (long long)domain_id);
+                if ((r.domain = ps_model_intern_cstr(c->m, name)) == PS_NONE)
+                    goto oom;
+            }
+        }
+        r.thread = ps_sq_thread_of(c, gtid);
+        if (r.thread == PS_NONE ||
+            (never_ended ? ps_model_add_open_range(c->m, &r) : ps_model_add_range(c->m, &r)) < 0)
+            goto oom;
+    }
+    if (rc != SQLITE_DONE) {
+        ps_sq_step_error(c, table, row + 1);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    return 0;
+oom:
+    ps_sq_oom(c);
+fail:
+    sqlite3_finalize(st);
+    return -1;
+}
+
+static int read_nvtx(struct sctx *c)
+{
+    static const char table[] = "NVTX_EVENTS";
+    char select[400] = "SELECT ";
+    int rc = ps_sq_table_exists(c, table);
+    if (rc <= 0)
+        return rc;
+    if (ps_sq_load_cols(c, table) < 0 || ps_sq_add_col(c, select, sizeof select, table, "start", NULL) < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "end", "NULL") < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "eventType", NULL) < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "text", "NULL") < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "textId", "NULL") < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "globalTid", "NULL") < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "domainId", "NULL") < 0)
+        return -1;
+    return read_nvtx_pass(c, select, 0) < 0 ? -1 : read_nvtx_pass(c, select, 1);
+}
+
+/* ---- processes, threads, devices, metadata ---- */
+
+/* Run `sql` over an optional table, calling row(c, st) for each row. */
+static const char *const trace_tables[] = {
+    "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
+};
+
+int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen)
+{
+    struct sctx c = { .m = m, .path = path, .err = err, .errlen = errlen };
+    int rc = -1, found = 0;
+
+    if (ps_sq_open(&c) < 0)
+        goto out;
+    for (size_t i = 0; i < sizeof trace_tables / sizeof trace_tables[0]; i++) {
+        int e = ps_sq_table_exists(&c, trace_tables[i]);
+        if (e < 0)
+            goto out;
+        found += e;
+    }
+    if (!found) {
+        rc = ps_read_fail(err, errlen, "%s: SQLite file without trace tables (no NVTX_EVENTS nor "
+                          "CUPTI_ACTIVITY_KIND_* table): not a perfscope or Nsight Systems trace", path);
+        goto out;
+    }
+    int is_perfscope = ps_sq_table_exists(&c, "PERFSCOPE_META");
+    c.have_string_ids = ps_sq_table_exists(&c, "StringIds");
+    if (is_perfscope < 0 || c.have_string_ids < 0)
+        goto out;
+    m->format = is_perfscope ? PS_FORMAT_PERFSCOPE : PS_FORMAT_NSYS;
+    m->correlation_global = 0;
+    if (c.have_string_ids &&
+        ps_sq_prepare(&c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c.string_stmt) < 0)
+        goto out;
+    if ((c.have_api = api_rows_exist(&c)) < 0)
+        goto out;
+    if ((is_perfscope && ps_sq_read_meta(&c) < 0) ||
+        read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL) < 0 ||
+        read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMCPY", PS_GPU_MEMCPY) < 0 ||
+        read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMSET", PS_GPU_MEMSET) < 0 ||
+        read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", PS_GPU_SYNC) < 0 ||
+        read_api(&c) < 0 || read_nvtx(&c) < 0)
+        goto out;
+    for (size_t i = 0; i < m->threads.n; i++)
+        if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE) {
+            rc = ps_sq_oom(&c);
+            goto out;
+        }
+    for (size_t i = 0; i < m->streams.n; i++)
+        if (m->streams.v[i].pid && ps_model_process(m, m->streams.v[i].pid) == PS_NONE) {
+            rc = ps_sq_oom(&c);
+            goto out;
+        }
+    if (ps_sq_read_host_tables(&c, is_perfscope) < 0 ||
+        (ps_unplaced_summary(&c.unplaced, m) < 0 && ps_sq_oom(&c)))
+        goto out;
+    rc = 0;
+out:
+    free_cols(&c);
+    sqlite3_finalize(c.string_stmt);
+    ps_idmap_free(&c.strings);
+    ps_idmap_free(&c.threads);
+    ps_idmap_free(&c.streams);
+    ps_idmap_free(&c.copy_names);
+    ps_idmap_free(&c.domains);
+    sqlite3_close(c.db);
+    return rc;
+}

@@ -1,0 +1,63 @@
+/* Private to the SQLite reader (read_sqlite.c, read_sqlite_meta.c): its state while reading one file and the
+ * helpers both parts use. Every helper that fails sets the message in c->err and returns -1 (or PS_NONE). */
+#ifndef PS_READ_SQLITE_IMPL_H
+#define PS_READ_SQLITE_IMPL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "read/reader_impl.h"
+
+#define MAX_COLS 256
+
+struct sctx {
+    sqlite3 *db;
+    struct ps_model *m;
+    const char *path;
+    char *err;
+    size_t errlen;
+    sqlite3_stmt *string_stmt;        /* SELECT value FROM StringIds WHERE id = ? */
+    int have_string_ids;
+    int have_api;                     /* the API table has rows: GPU rows keep their correlation ids for the link */
+    struct ps_idmap strings, threads, streams, copy_names, domains;
+    struct ps_unplaced unplaced;
+    long long dropped_parts;          /* sum of the other PERFSCOPE_META dropped* keys (-1: none) */
+    int dropped_parts_bad;            /* one of them was not a count: the sum is unknown */
+    /* the columns of the table being read */
+    char *cols[MAX_COLS];
+    int ncols;
+};
+
+/* Column text, "" for NULL. */
+const char *ps_sq_col_text(sqlite3_stmt *st, int i);
+/* "out of memory" message; returns -1. */
+int ps_sq_oom(struct sctx *c);
+/* 1 if `table` exists, 0 if not, -1 (message set) if the database cannot be read. */
+int ps_sq_table_exists(struct sctx *c, const char *table);
+/* Load the column names of `table` into c->cols. */
+int ps_sq_load_cols(struct sctx *c, const char *table);
+/* Append `col` (or `fallback` when absent; NULL fallback: the column is required) to the SELECT in sql. */
+int ps_sq_add_col(struct sctx *c, char *sql, size_t cap, const char *table, const char *col, const char *fallback);
+/* Prepare sql on the file, naming `table` in the message on failure. */
+int ps_sq_prepare(struct sctx *c, const char *table, const char *sql, sqlite3_stmt **st);
+/* Message for a failed sqlite3_step on `row` of `table`; returns -1. */
+int ps_sq_step_error(struct sctx *c, const char *table, long long row);
+/* The "table T, column C, rowid R: text value 'x' where WANT is required" message for column i of the
+ * current row of st (whose last column is the rowid), t its sqlite3_column_type. Returns -1. */
+int ps_sq_type_error(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int t, const char *want);
+/* Intern text of len bytes into the model, each embedded NUL written as the four characters \x00 (model
+ * names are C strings). ps_sq_intern_col: column i of st ("" for NULL). PS_NONE when out of memory. */
+uint32_t ps_sq_intern(struct sctx *c, const char *s, size_t len);
+uint32_t ps_sq_intern_col(struct sctx *c, sqlite3_stmt *st, int i);
+/* The model string for StringIds id `sid` (*failed set when the file is inconsistent). */
+uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const char *col, int *failed);
+/* The model thread for an nsys globalTid. */
+uint32_t ps_sq_thread_of(struct sctx *c, int64_t global_tid);
+
+/* read_sqlite_meta.c: open c->path read-only into c->db (0, or -1 with the message set; the caller closes
+ * c->db either way); PERFSCOPE_META, and the optional process/thread/device/sample tables. */
+int ps_sq_open(struct sctx *c);
+int ps_sq_read_meta(struct sctx *c);
+int ps_sq_read_host_tables(struct sctx *c, int is_perfscope);
+
+#endif

@@ -1,0 +1,210 @@
+/* ps_read_trace: detect a trace's format from its first bytes (SQLite, gzip, JSON) and dispatch to
+ * the SQLite reader (perfscope traces, Nsight Systems exports) or the Kineto JSON reader. */
+#include "read/reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "read/reader_impl.h"
+
+int ps_read_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+void ps_unplaced_count(struct ps_unplaced *u, struct ps_model *m, const char *what)
+{
+    m->unplaced_events++;
+    for (int i = 0; i < u->n; i++)
+        if (strcmp(u->kinds[i].what, what) == 0) {
+            u->kinds[i].count++;
+            return;
+        }
+    int i = u->n < PS_UNPLACED_KINDS - 1 ? u->n++ : PS_UNPLACED_KINDS - 1;   /* the last slot is "other" */
+    if (i == PS_UNPLACED_KINDS - 1) {
+        u->n = PS_UNPLACED_KINDS;
+        what = "other";
+    }
+    snprintf(u->kinds[i].what, sizeof u->kinds[i].what, "%s", what);
+    u->kinds[i].count++;
+}
+
+int ps_unplaced_summary(const struct ps_unplaced *u, struct ps_model *m)
+{
+    char summary[PS_UNPLACED_KINDS * 100];
+    size_t off = 0;
+    if (u->n == 0)
+        return 0;
+    for (int i = 0; i < u->n && off < sizeof summary; i++)
+        off += (size_t)snprintf(summary + off, sizeof summary - off, "%s%s: %lld", i ? "; " : "", u->kinds[i].what,
+                                u->kinds[i].count);
+    return ps_model_add_meta(m, "unplaced_events", summary);
+}
+
+/* The format by content: SQLite's 16-byte header string, gzip's magic 1f 8b, or a JSON object/array
+ * after optional whitespace (and a UTF-8 byte-order mark). */
+enum sniffed { SNIFF_SQLITE, SNIFF_GZIP, SNIFF_JSON, SNIFF_UNKNOWN, SNIFF_EMPTY };
+
+static enum sniffed sniff(const unsigned char *b, size_t n)
+{
+    static const char sqlite_magic[16] = "SQLite format 3";   /* 15 chars + the NUL */
+    if (n == 0)
+        return SNIFF_EMPTY;
+    if (n >= 16 && memcmp(b, sqlite_magic, 16) == 0)
+        return SNIFF_SQLITE;
+    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+        return SNIFF_GZIP;
+    size_t i = 0;
+    if (n >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf)
+        i = 3;
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+        i++;
+    if (i < n && (b[i] == '{' || b[i] == '['))
+        return SNIFF_JSON;
+    return i == n ? SNIFF_EMPTY : SNIFF_UNKNOWN;
+}
+
+/* Read on past what sniff() saw, for content that may still be empty: a gzip file (inflated) or a plain file
+ * whose first 4 KiB are whitespace. Reads until the first byte that is not whitespace (a real trace costs one
+ * chunk), so whitespace only, or nothing, gets the plain empty file's message; and a gzip file holding a SQLite
+ * file gets its own. Rewinds fd. Returns 0 (let the JSON reader judge), or -1 with the message set. */
+static int sniff_stream(const char *path, int fd, int gzip, char *err, size_t errlen)
+{
+    static const unsigned char sqlite_magic[16] = "SQLite format 3", bom[3] = { 0xef, 0xbb, 0xbf };
+    unsigned char head[16], buf[16384];
+    size_t nhead = 0;
+    long long total = 0;
+    int rc = -1, saw_data = 0;
+    struct ps_gz_input *in = ps_gz_open(fd, gzip, 65536);
+    if (!in)
+        return ps_read_fail(err, errlen, "%s: out of memory", path);
+    while (!saw_data || nhead < sizeof head) {
+        long n = ps_gz_read(in, (char *)buf, sizeof buf, path, err, errlen);
+        if (n < 0)
+            goto out;
+        if (n == 0)
+            break;
+        for (long i = 0; i < n && nhead < sizeof head; i++)
+            head[nhead++] = buf[i];
+        if (gzip && nhead == sizeof head && memcmp(head, sqlite_magic, sizeof head) == 0) {
+            rc = ps_read_fail(err, errlen, "%s: a compressed SQLite file: decompress it first (gunzip, or "
+                              "`zcat FILE > trace.sqlite`) and report on the .sqlite file", path);
+            goto out;
+        }
+        for (long i = 0; i < n && !saw_data; i++) {
+            unsigned char b = buf[i];
+            long long at = total + i;
+            int in_bom = at < 3 && nhead >= 3 && memcmp(head, bom, 3) == 0;   /* UTF-8 byte-order mark */
+            saw_data = !(b == ' ' || b == '\t' || b == '\n' || b == '\r' || in_bom);
+        }
+        total += n;
+    }
+    if (!saw_data) {
+        rc = ps_read_fail(err, errlen, "%s: empty file (%s%lld byte%s of whitespace only: no trace data; was the "
+                          "recording interrupted?)", path, gzip ? "it decompresses to " : "", total,
+                          total == 1 ? "" : "s");
+        goto out;
+    }
+    rc = 0;
+out:
+    ps_gz_close(in);
+    if (rc == 0 && lseek(fd, 0, SEEK_SET) != 0)
+        rc = ps_read_fail(err, errlen, "%s: cannot seek: %s", path, strerror(errno));
+    return rc;
+}
+
+int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t errlen)
+{
+    struct ps_model *m = NULL;
+    int rc = -1;
+    /* O_NONBLOCK: opening a FIFO without a writer would block forever; a regular file ignores the flag. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    *out = NULL;
+    if (err && errlen)
+        err[0] = '\0';
+    if (fd < 0) {
+        rc = ps_read_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        goto out;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        rc = ps_read_fail(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+        goto out;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        rc = ps_read_fail(err, errlen, "%s: is a directory, not a trace file", path);
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        /* The readers seek (SQLite pages, the sniffed head read again): a pipe, FIFO or device cannot be read
+         * that way, and a FIFO without a writer would hang. Refused before any read. */
+        rc = ps_read_fail(err, errlen, "%s: not a regular file (%s): report reads regular files; write the trace "
+                          "to a file first and give that file's name", path,
+                          S_ISFIFO(st.st_mode) ? "a pipe or FIFO" : S_ISCHR(st.st_mode) ? "a character device"
+                          : S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket"
+                          : "not a plain file");
+        goto out;
+    }
+    unsigned char head[4096];
+    ssize_t n = pread(fd, head, sizeof head, 0);
+    if (n < 0) {
+        rc = ps_read_fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        goto out;
+    }
+    enum sniffed kind = sniff(head, (size_t)n);
+    if (kind == SNIFF_GZIP || (kind == SNIFF_EMPTY && n == (ssize_t)sizeof head)) {
+        if ((rc = sniff_stream(path, fd, kind == SNIFF_GZIP, err, errlen)) < 0)
+            goto out;
+        if (kind == SNIFF_EMPTY)
+            kind = SNIFF_JSON;        /* whitespace, then something: the JSON reader names what it finds */
+    }
+    if (kind == SNIFF_EMPTY) {
+        rc = ps_read_fail(err, errlen, "%s: empty file (no trace data; was the recording interrupted?)", path);
+        goto out;
+    }
+    if (kind == SNIFF_UNKNOWN) {
+        rc = ps_read_fail(err, errlen,
+                          "%s: byte 0: unknown format (expected a SQLite trace, PyTorch profiler JSON, or gzip of it)",
+                          path);
+        goto out;
+    }
+    m = ps_model_new(path, kind == SNIFF_SQLITE ? PS_FORMAT_NSYS : PS_FORMAT_KINETO);
+    if (!m) {
+        rc = ps_read_fail(err, errlen, "%s: out of memory", path);
+        goto out;
+    }
+    if (kind == SNIFF_SQLITE)
+        rc = ps_read_sqlite(path, m, err, errlen);
+    else
+        rc = ps_read_kineto(path, fd, kind == SNIFF_GZIP, m, err, errlen);
+    if (rc < 0)
+        goto out;
+    if (ps_model_finish(m) < 0) {
+        rc = ps_read_fail(err, errlen, "%s: out of memory while sorting events", path);
+        goto out;
+    }
+    *out = m;
+    m = NULL;
+    rc = 0;
+out:
+    if (rc < 0 && err && errlen) {   /* messages quote bytes of the file (SQLite quotes a corrupt schema): escape */
+        char raw[1024];
+        snprintf(raw, sizeof raw, "%s", err);
+        ps_text_escape(raw, err, errlen, NULL);
+    }
+    ps_model_free(m);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}

@@ -1,0 +1,63 @@
+/* Internal interface between the format dispatcher (reader.c) and the format readers
+ * (read_sqlite.c, read_kineto.c, gz_input.c). Not used outside analyzer/. */
+#ifndef PS_READER_IMPL_H
+#define PS_READER_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+/* Each reader fills a fresh model `m` (created by reader.c) from `path`, without calling ps_model_finish.
+ * Returns 0, or -1 with a one-line message in err (errlen bytes) that names the file and the place. */
+int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen);
+/* `fd` is open on `path` at offset 0; `gzip` says the content starts with the gzip magic 1f 8b. */
+int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char *err, size_t errlen);
+
+/* printf into err, truncating; always NUL-terminates when errlen > 0. Returns -1 (for `return ps_read_fail(..)`). */
+int ps_read_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Events a reader read but could not place in the model, counted by reason ("overhead (category not
+ * modelled)", "NVTX_EVENTS rows without globalTid"): each one increments model.unplaced_events; the reasons and
+ * their counts become the model metadata entry "unplaced_events" (ps_unplaced_summary). Reasons beyond
+ * the table's size are counted under "other". */
+#define PS_UNPLACED_KINDS 24
+struct ps_unplaced {
+    struct {
+        char what[80];
+        long long count;
+    } kinds[PS_UNPLACED_KINDS];
+    int n;
+};
+void ps_unplaced_count(struct ps_unplaced *u, struct ps_model *m, const char *what);
+int ps_unplaced_summary(const struct ps_unplaced *u, struct ps_model *m);   /* 0 or -ENOMEM */
+
+/* Open-addressing map from a 64-bit key to a 32-bit value (string ids, threads, streams). Zero-initialise;
+ * ps_idmap_get returns PS_NONE when absent; ps_idmap_put returns 0 or -ENOMEM (val must not be PS_NONE). */
+struct ps_idmap {
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t n, cap;
+};
+uint32_t ps_idmap_get(const struct ps_idmap *h, uint64_t key);
+int ps_idmap_put(struct ps_idmap *h, uint64_t key, uint32_t val);
+void ps_idmap_free(struct ps_idmap *h);
+
+/* Byte source for the JSON reader: plain or gzip (streamed through zlib), read chunk by chunk.
+ * ps_gz_read returns bytes placed in buf (0 at a clean end), or -1 with a message in err naming
+ * the compressed byte offset (truncated or corrupt gzip, read error). */
+struct ps_gz_input;
+/* chunk: bytes of compressed input read at a time. NULL on out-of-memory; does not own fd. */
+struct ps_gz_input *ps_gz_open(int fd, int gzip, size_t chunk);
+long ps_gz_read(struct ps_gz_input *in, char *buf, size_t len, const char *path, char *err, size_t errlen);
+void ps_gz_close(struct ps_gz_input *in);             /* NULL is a no-op */
+
+/* Exact decimal-µs -> integer-ns conversion of a JSON number's text (no floating point):
+ * "12.345" -> 12345, "1623143089861.123" -> 1623143089861123000, "1.5e3" -> 1500000.
+ * Digits below 1 ns are rounded half to even. Returns 0, or -1 if the text is not a JSON number
+ * or the result does not fit in int64. */
+int ps_parse_us_to_ns(const char *s, size_t len, int64_t *out_ns);
+/* Exact JSON integer (also "7.0", "1e3"); -1 if not an integer or out of int64 range. */
+int ps_parse_int(const char *s, size_t len, int64_t *out);
+
+#endif

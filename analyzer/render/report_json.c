@@ -1,0 +1,343 @@
+/* `perfscope report --format json`: the stable machine-readable report (DESIGN §4, documented key by key in
+ * docs/report.md). Times are integer ns, shares 0..1, absent values null. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyses/names.h"
+#include "render/render.h"
+
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629 §4: no overlong forms, no surrogates, at most
+ * U+10FFFF), or 0 when the bytes there are not one. */
+static size_t utf8_seq_len(const unsigned char *p, const unsigned char *end)
+{
+    size_t n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
+    if (n == 0 || p[0] > 0xF4 || (size_t)(end - p) < n)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0) || (p[0] == 0xF0 && p[1] < 0x90) ||
+        (p[0] == 0xF4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* The first `len` bytes of `s` (up to a NUL) as a JSON string. JSON text is UTF-8 (RFC 8259 §8.1): a byte that
+ * does not start a well-formed sequence (a Latin-1 file name in a command line, a name cut mid-character) is
+ * written as U+FFFD. */
+static void jstrn(FILE *f, const char *s, size_t len)
+{
+    const unsigned char *end = (const unsigned char *)memchr(s, '\0', len);
+    if (!end)
+        end = (const unsigned char *)s + len;
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; p < end; p++) {
+        if (*p >= 0x80) {
+            size_t n = utf8_seq_len(p, end);
+            if (n == 0) {
+                fputs("\\ufffd", f);
+                continue;
+            }
+            fwrite(p, 1, n, f);
+            p += n - 1;
+        } else if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void jstr(FILE *f, const char *s)
+{
+    jstrn(f, s, strlen(s));
+}
+
+static void jnum(FILE *f, double x)
+{
+    if (isnan(x) || isinf(x))
+        fputs("null", f);
+    else
+        fprintf(f, "%.6g", x);
+}
+
+static void jname(FILE *f, const struct ps_model *m, uint32_t id)
+{
+    if (id == PS_NONE)
+        fputs("null", f);
+    else
+        jstr(f, ps_model_str(m, id));
+}
+
+static void breakdown(FILE *f, const int64_t *cat)
+{
+    fputs("{", f);
+    for (int c = 0; c < PS_CAT_N; c++)
+        fprintf(f, "%s\"%s\": %lld", c ? ", " : "", ps_cat_key[c], (long long)cat[c]);
+    fputs("}", f);
+}
+
+static void source(FILE *f, const struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    fputs("  \"source\": {\"path\": ", f);
+    jstr(f, m->path);
+    fprintf(f, ", \"format\": \"%s\"", ps_format_name(m->format));
+    int32_t rank, world;
+    ps_report_rank(r, &rank, &world);
+    fputs(", \"rank\": ", f);
+    rank >= 0 ? fprintf(f, "%d", rank) : fputs("null", f);
+    fputs(", \"world_size\": ", f);
+    world > 0 ? fprintf(f, "%d", world) : fputs("null", f);
+    int64_t dropped = ps_report_dropped_records(r);
+    fputs(", \"dropped_records\": ", f);
+    dropped >= 0 ? fprintf(f, "%lld", (long long)dropped) : fputs("null", f);
+    fprintf(f, ", \"unplaced_events\": %lld", (long long)m->unplaced_events);
+    fputs(", \"unterminated_ranges\": [", f);      /* never ended: by thread, outermost first */
+    for (size_t i = 0; i < m->open_ranges.n; i++) {
+        const struct ps_range *o = &m->open_ranges.v[i];
+        const struct ps_thread *t = o->thread < m->threads.n ? &m->threads.v[o->thread] : NULL;
+        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+        *ps_model_str(m, o->name) ? jname(f, m, o->name) : (void)fputs("null", f);   /* kept without its text */
+        fputs(", \"domain\": ", f);
+        o->domain != PS_NONE ? jname(f, m, o->domain) : (void)fputs("null", f);
+        if (t)
+            fprintf(f, ", \"pid\": %u, \"tid\": %u", t->pid, t->tid);
+        else
+            fputs(", \"pid\": null, \"tid\": null", f);
+        fprintf(f, ", \"start_ns\": %lld}", (long long)o->start_ns);
+    }
+    fputs("]", f);
+    static const char *const counts[] = { "still_running_processes", "other_pidns_rings" };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {   /* perfscope META; else null */
+        long long v;
+        fprintf(f, ", \"%s\": ", counts[i]);
+        ps_report_meta_int(r, counts[i], 0, INT64_MAX, &v) == 1 ? fprintf(f, "%lld", v) : fputs("null", f);
+    }
+    int complete = ps_report_recording_complete(r);
+    fprintf(f, ", \"recording_complete\": %s", complete < 0 ? "null" : complete ? "true" : "false");
+    struct ps_child_status st;   /* unknown or impossible values: null, never a fake 0 */
+    ps_report_child_status(r, &st);
+    fputs(", \"child_exit_code\": ", f);
+    st.code_known ? fprintf(f, "%ld", st.code) : fputs("null", f);
+    fputs(", \"child_signal\": ", f);
+    st.sig_known ? fprintf(f, "%ld", st.sig) : fputs("null", f);
+    if (m->samples.n > 0)
+        fprintf(f, ", \"host_samples\": {\"count\": %lld, \"first_ns\": %lld, \"last_ns\": %lld, \"cpu_ns\": %lld}",
+                (long long)m->samples.n, (long long)m->samples.first_ns, (long long)m->samples.last_ns,
+                (long long)m->samples.cpu_ns);
+    else
+        fputs(", \"host_samples\": null", f);
+    fputs("},\n", f);
+
+    fprintf(f, "  \"run\": {\"start_ns\": %lld, \"duration_ns\": %lld, \"processes\": %zu, \"threads\": %zu, "
+               "\"events\": %zu, \"gpu_rows\": %zu, \"step_process\": ",
+            (long long)r->run_start_ns, (long long)(r->run_end_ns - r->run_start_ns), m->procs.n, m->threads.n,
+            r->nevents, m->gpu.n);
+    r->scoped ? fprintf(f, "%u", r->pid) : fputs("null", f);
+    fputs(", \"step_thread\": ", f);
+    r->step_thread != PS_NONE ? fprintf(f, "%u", m->threads.v[r->step_thread].tid) : fputs("null", f);
+    fprintf(f, ", \"step_threads\": %zu, \"step_ranges_found\": %zu, \"whole_run\": %s, \"meta\": {",
+            r->step_threads, r->step_ranges_found, r->whole_run ? "true" : "false");
+    for (size_t i = 0; i < m->meta.n; i++) {
+        fputs(i ? ", " : "", f);
+        jstr(f, m->meta.v[i].key);
+        fputs(": ", f);
+        jstr(f, m->meta.v[i].value);
+    }
+    fputs("}},\n", f);
+}
+
+static void verdict(FILE *f, const struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    fprintf(f, "  \"verdict\": {\"bottleneck\": \"%s\", \"share\": ", ps_bottleneck_name[r->bottleneck]);
+    jnum(f, r->bottleneck == PS_BN_UNKNOWN ? NAN : r->share);   /* nothing to share: null, never a fake 0 */
+    fputs(", \"gpu_utilization\": ", f);
+    jnum(f, r->gpu_util);
+    fputs(",\n    \"evidence\": [", f);
+    for (size_t i = 0; i < r->nevidence; i++) {
+        const struct ps_evidence *e = &r->evidence[i];
+        fprintf(f, "%s\n      {\"kind\": \"%s\", \"name\": ", i ? "," : "", e->kind);
+        const char *name = ps_model_str(m, e->name);   /* a range: grouped without its emit_nvtx suffix */
+        jstrn(f, name, !strcmp(e->kind, "range") ? ps_names_base_len(name) : strlen(name));
+        fprintf(f, ", \"count\": %lld, \"total_ns\": %lld}", (long long)e->count, (long long)e->total_ns);
+    }
+    fputs("],\n    \"recommendations\": [", f);
+    for (size_t i = 0; i < r->nrecs; i++) {
+        fputs(i ? ",\n      " : "\n      ", f);
+        jstr(f, r->recs[i]);
+    }
+    fputs("]},\n", f);
+}
+
+static void steps(FILE *f, const struct ps_report *r)
+{
+    fputs("  \"steps\": [", f);
+    for (size_t i = 0; i < r->nsteps; i++) {
+        const struct ps_step *s = &r->steps[i];
+        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+        jname(f, r->m, s->name);
+        fprintf(f, ", \"start_ns\": %lld, \"dur_ns\": %lld, \"host_start_ns\": %lld, \"host_dur_ns\": %lld, "
+                   "\"gpu_ops\": %lld, \"bottleneck\": \"%s\", \"share\": ",
+                (long long)s->start_ns, (long long)(s->end_ns - s->start_ns), (long long)s->host_start_ns,
+                (long long)(s->host_end_ns - s->host_start_ns), (long long)s->device_ops,
+                ps_bottleneck_name[s->bottleneck]);
+        jnum(f, s->bottleneck == PS_BN_UNKNOWN ? NAN : s->share);
+        fputs(",\n     \"breakdown_ns\": ", f);
+        breakdown(f, s->cat_ns);
+        fprintf(f, ", \"sync_ns\": %lld}", (long long)s->sync_ns);
+    }
+    fputs("],\n  \"step_average\": {", f);
+    fprintf(f, "\"steps\": %zu, \"dur_ns\": %lld, \"bottleneck\": \"%s\", \"breakdown_ns\": ", r->nsteps,
+            (long long)r->avg_dur_ns, ps_bottleneck_name[r->bottleneck]);
+    breakdown(f, r->avg.cat_ns);
+    fprintf(f, ", \"sync_ns\": %lld},\n", (long long)r->avg.sync_ns);
+}
+
+static void gpu(FILE *f, const struct ps_report *r)
+{
+    size_t k = 0;
+    fputs("  \"gpu_temporal\": [", f);
+    for (size_t i = 0; i < r->ndevs; i++) {
+        const struct ps_device_stat *d = &r->devs[i];
+        if (d->hta_span_ns <= 0)
+            continue;
+        fprintf(f, "%s\n    {\"device\": %d, \"span_ns\": %lld, \"idle_ns\": %lld, \"compute_ns\": %lld, "
+                   "\"non_compute_ns\": %lld}",
+                k++ ? "," : "", d->device, (long long)d->hta_span_ns, (long long)d->hta_idle_ns,
+                (long long)d->hta_compute_ns, (long long)d->hta_non_compute_ns);
+    }
+    fputs("],\n  \"idle_breakdown\": [", f);
+    for (size_t i = 0; i < r->nidle; i++) {
+        const struct ps_idle_stat *s = &r->idle[i];
+        fprintf(f, "%s\n    {\"device\": %d, \"stream\": %lld, \"host_wait_ns\": %lld, \"kernel_wait_ns\": %lld, "
+                   "\"other_ns\": %lld}",
+                i ? "," : "", s->device, (long long)s->stream, (long long)s->host_wait_ns,
+                (long long)s->kernel_wait_ns, (long long)s->other_ns);
+    }
+    fputs("],\n  \"gpu_timeline\": [", f);
+    k = 0;
+    for (size_t i = 0; i < r->ndevs; i++) {
+        const struct ps_device_stat *d = &r->devs[i];
+        if (d->tl_total_ns <= 0)
+            continue;
+        fprintf(f, "%s\n    {\"device\": %d, \"total_ns\": %lld, \"computation_ns\": %lld, \"exposed_comm_ns\": %lld, "
+                   "\"exposed_memcpy_ns\": %lld, \"idle_ns\": %lld}",
+                k++ ? "," : "", d->device, (long long)d->tl_total_ns, (long long)d->tl_computation_ns,
+                (long long)d->tl_exposed_comm_ns, (long long)d->tl_exposed_memcpy_ns, (long long)d->tl_idle_ns);
+    }
+    fputs("],\n  \"gpu_devices\": [", f);
+    for (size_t i = 0; i < r->ndevs; i++) {
+        const struct ps_device_stat *d = &r->devs[i];
+        fprintf(f, "%s\n    {\"device\": %d, \"kernel_count\": %lld, \"kernel_ns\": %lld, \"memcpy_count\": %lld, "
+                   "\"memcpy_bytes\": %lld, \"memset_count\": %lld, \"gpu_utilization\": ",
+                i ? "," : "", d->device, (long long)d->kernel_count, (long long)d->kernel_ns,
+                (long long)d->memcpy_count, (long long)d->memcpy_bytes, (long long)d->memset_count);
+        jnum(f, d->gpu_util);
+        fputs("}", f);
+    }
+    fputs("],\n", f);
+}
+
+static void summaries(FILE *f, const struct ps_report *r)
+{
+    size_t top = r->opts.top_n > 0 && (size_t)r->opts.top_n < r->nkernels ? (size_t)r->opts.top_n : r->nkernels;
+    fputs("  \"kernels\": [", f);
+    for (size_t i = 0; i < top; i++) {
+        const struct ps_kernel_stat *k = &r->kernels[i];
+        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+        jname(f, r->m, k->name);
+        fprintf(f, ", \"count\": %lld, \"total_ns\": %lld, \"avg_ns\": %lld, \"min_ns\": %lld, \"max_ns\": %lld, "
+                   "\"median_ns\": %lld}",
+                (long long)k->count, (long long)k->total_ns, (long long)(k->total_ns / k->count),
+                (long long)k->min_ns, (long long)k->max_ns, (long long)k->median_ns);
+    }
+    fprintf(f, "],\n  \"kernel_names\": %zu,\n  \"copies\": [", r->nkernels);
+    for (size_t i = 0; i < r->ncopies; i++) {
+        const struct ps_copy_stat *c = &r->copies[i];
+        fprintf(f, "%s\n    {\"kind\": \"%s\", \"src_mem\": ", i ? "," : "", ps_copy_kind_name(c));
+        c->kind == PS_GPU_MEMCPY ? jstr(f, ps_mem_kind_name(c->src_kind)) : (void)fputs("null", f);
+        fputs(", \"dst_mem\": ", f);
+        jstr(f, ps_mem_kind_name(c->dst_kind));
+        fprintf(f, ", \"count\": %lld, \"bytes\": %lld, \"total_ns\": %lld, \"gbps\": ", (long long)c->count,
+                (long long)c->bytes, (long long)c->total_ns);
+        jnum(f, c->total_ns > 0 ? (double)c->bytes / (double)c->total_ns : NAN);
+        fputs("}", f);
+    }
+    fputs("],\n  \"findings\": [", f);
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const struct ps_finding *g = &r->findings[i];
+        fprintf(f, "%s\n    {\"rule\": \"%s\", \"severity\": \"%s\", \"summary\": ", i ? "," : "", g->rule, g->severity);
+        jstr(f, g->summary);
+        fputs(", \"rows\": [", f);
+        for (size_t j = 0; j < g->nrows; j++) {
+            const struct ps_row *w = &g->rows[j];
+            fputs(j ? ", {\"name\": " : "{\"name\": ", f);
+            jname(f, r->m, w->name);
+            fputs(", \"start_ns\": ", f);
+            w->start_ns >= 0 ? fprintf(f, "%lld", (long long)w->start_ns) : fputs("null", f);
+            fprintf(f, ", \"dur_ns\": %lld, \"bytes\": ", (long long)w->dur_ns);
+            w->bytes >= 0 ? fprintf(f, "%lld", (long long)w->bytes) : fputs("null", f);
+            fprintf(f, ", \"count\": %lld}", (long long)(w->count ? w->count : 1));
+        }
+        fputs("]}", f);
+    }
+    fputs("],\n", f);
+}
+
+/* Several processes with steps: each one's step average, and the stragglers; else null (docs/report.md). */
+static void ranks(FILE *f, const struct ps_report *r)
+{
+    if (r->nranks < 2) {
+        fputs("  \"ranks\": null,\n  \"stragglers\": null,\n", f);
+        return;
+    }
+    fputs("  \"ranks\": [", f);
+    for (size_t i = 0; i < r->nranks; i++) {
+        const struct ps_rank_stat *k = &r->ranks[i];
+        fprintf(f, "%s\n    {\"rank\": %zu, \"pid\": %u, \"source\": ", i ? "," : "", i, k->pid);
+        jstr(f, r->m->path);
+        fprintf(f, ", \"steps\": %zu, \"step_average\": {\"dur_ns\": %lld, \"breakdown_ns\": ", k->nsteps,
+                (long long)k->avg_dur_ns);
+        breakdown(f, k->cat_ns);
+        fprintf(f, ", \"sync_ns\": %lld}, \"bottleneck\": \"%s\", \"share\": ", (long long)k->sync_ns,
+                ps_bottleneck_name[k->bottleneck]);
+        jnum(f, k->bottleneck == PS_BN_UNKNOWN ? NAN : k->share);
+        fputs("}", f);
+    }
+    fputs("],\n  \"stragglers\": [", f);
+    for (size_t i = 0; i < r->nstragglers; i++) {
+        const struct ps_straggler *g = &r->stragglers[i];
+        fprintf(f, "%s\n    {\"rank\": %zu, \"pid\": %u, \"slower_by\": ", i ? "," : "", g->rank, g->pid);
+        jnum(f, g->slower_by);
+        fprintf(f, ", \"category\": \"%s\"}", ps_cat_key[g->category]);
+    }
+    fputs("],\n", f);
+}
+
+int ps_report_write_json(const struct ps_report *r, FILE *f)
+{
+    fputs("{\n  \"perfscope_report_version\": 1,\n", f);
+    source(f, r);
+    verdict(f, r);
+    steps(f, r);
+    gpu(f, r);
+    summaries(f, r);
+    ranks(f, r);
+    fputs("  \"notes\": [", f);   /* what a reader of the numbers must know about how they were computed */
+    if (ps_report_compat_tb_no_comm(r))
+        jstr(f, ps_report_compat_tb_note);
+    fputs("],\n  \"comm_comp_overlap\": ", f);
+    jnum(f, r->comm_comp_overlap);
+    fputs("\n}\n", f);
+    return ferror(f) ? -EIO : 0;
+}
