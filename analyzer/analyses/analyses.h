@@ -34,6 +34,10 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
 /* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
 int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
 
+/* messages.c (last): run facts, warnings, notes, the verdict line's parts; ps_messages_fini frees them. */
+int ps_messages_compute(struct ps_report *r);
+void ps_messages_fini(struct ps_report *r);
+
 /* Find the device stat for `device`, adding it if new (report.c). NULL on out-of-memory. */
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device);
 

@@ -272,6 +272,8 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
     if (rc == 0 && (rc = ps_hta_compute(r, names)) == 0 && (rc = ps_tracelens_compute(r, names)) == 0 &&
         (rc = ps_summary_compute(r)) == 0 && (rc = ps_verdict_compute(r, names)) == 0)
         rc = ps_ranks_compute(r, names);
+    if (rc == 0)
+        rc = ps_messages_compute(r);
 out:
     if (rc == -ENOMEM)
         snprintf(err, errlen, "out of memory while analysing %s", m->path);
@@ -284,6 +286,7 @@ out:
 
 void ps_report_fini(struct ps_report *r)
 {
+    ps_messages_fini(r);
     free(r->steps);
     free(r->devs);
     free(r->idle);

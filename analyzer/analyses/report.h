@@ -113,6 +113,35 @@ struct ps_straggler {
     int category;                  /* enum ps_cat that exceeds the ranks' median by the most */
 };
 
+/* What a report says besides its numbers (messages.c), so that every format says the same. */
+enum ps_msg_level {
+    PS_MSG_ALERT,                  /* the trace is incomplete or the program failed: read before any number */
+    PS_MSG_WARNING,                /* numbers may be low (records lost or not placed) */
+    PS_MSG_NOTE,                   /* how to read the numbers, or why there are none */
+};
+struct ps_message {
+    enum ps_msg_level level;
+    const char *code;              /* stable id (JSON "warnings"[].code): "recording_incomplete", ... (docs/report.md) */
+    char *text;                    /* full sentences, no trailing newline (owned by the report) */
+};
+
+#define PS_ABSENT (-2)             /* a fact the trace does not hold */
+#define PS_UNKNOWN (-1)            /* a fact the trace holds as garbage */
+#define PS_MAX_CUDA_STATES 8
+struct ps_cuda_state {
+    const char *state;             /* PERFSCOPE_META cuda_state.pid.* value ("" unknown) */
+    int processes;
+};
+struct ps_run_facts {              /* the recorded program, from PERFSCOPE_META; NULL / PS_ABSENT when absent */
+    const char *command, *host, *started;   /* values as recorded ("" when recorded empty) */
+    int64_t program_ns;            /* the program's wall-clock duration; PS_ABSENT or PS_UNKNOWN */
+    char exit_status[112];         /* "exit code 0", "killed by signal 9 (SIGKILL)", "unknown (...)"; "" absent */
+    struct ps_cuda_state cuda[PS_MAX_CUDA_STATES];
+    size_t ncuda;
+    int32_t rank, world_size;      /* -1 unknown (ps_report_rank) */
+    int64_t dropped_records;       /* -1 unknown (ps_report_dropped_records) */
+};
+
 #define PS_MAX_EVIDENCE 8
 #define PS_MAX_RECS 6
 #define PS_MAX_FINDINGS 8
@@ -158,6 +187,16 @@ struct ps_report {
     size_t nranks;
     struct ps_straggler *stragglers;
     size_t nstragglers;
+    /* messages.c: everything said besides the numbers */
+    struct ps_run_facts facts;
+    struct ps_message *msgs;       /* alerts first, then warnings, then notes */
+    size_t nmsgs;
+    int nothing_to_break_down;     /* no ranges and no GPU rows: no breakdown, no steps table */
+    double kernel_share;           /* the average step's Kernel (compute) share; NAN over a zero-length window */
+    double max_gain_share;         /* the most removing the bottleneck's cause could save, as a share of the
+                                    * average step (its share); NAN when the verdict is unknown */
+    int64_t max_gain_ns;           /* the same in ns of the average step; -1 when unknown */
+    const char *verdict_reason;    /* why the verdict is unknown; NULL when it is known */
 };
 
 /* Run every analysis over `m` (finished). Returns 0 and fills *r (release with ps_report_fini), or -EINVAL
@@ -166,6 +205,11 @@ struct ps_report {
 int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
                     char *err, size_t errlen);
 void ps_report_fini(struct ps_report *r);
+
+/* The message with `code`, NULL when the report has none (messages.c). */
+const struct ps_message *ps_report_message(const struct ps_report *r, const char *code);
+/* "SIGKILL", ...; "signal" for another Linux signal (1..64), "unknown signal" outside (messages.c). */
+const char *ps_signal_name(long sig);
 
 /* Display names (report.c): "perfscope" / "nsys" / "kineto"; "HtoD", ..., "Memset"; "pageable", "pinned", ... */
 const char *ps_format_name(enum ps_format f);

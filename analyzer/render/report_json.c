@@ -163,6 +163,14 @@ static void verdict(FILE *f, const struct ps_report *r)
     jnum(f, r->bottleneck == PS_BN_UNKNOWN ? NAN : r->share);   /* nothing to share: null, never a fake 0 */
     fputs(", \"gpu_utilization\": ", f);
     jnum(f, r->gpu_util);
+    fputs(", \"kernel_share\": ", f);
+    jnum(f, r->kernel_share);
+    fputs(", \"max_gain_share\": ", f);
+    jnum(f, r->max_gain_share);
+    fputs(", \"max_gain_ns\": ", f);
+    r->max_gain_ns >= 0 ? fprintf(f, "%lld", (long long)r->max_gain_ns) : fputs("null", f);
+    fputs(", \"unknown_reason\": ", f);
+    r->verdict_reason ? jstr(f, r->verdict_reason) : (void)fputs("null", f);
     fputs(",\n    \"evidence\": [", f);
     for (size_t i = 0; i < r->nevidence; i++) {
         const struct ps_evidence *e = &r->evidence[i];
@@ -333,9 +341,24 @@ int ps_report_write_json(const struct ps_report *r, FILE *f)
     gpu(f, r);
     summaries(f, r);
     ranks(f, r);
-    fputs("  \"notes\": [", f);   /* what a reader of the numbers must know about how they were computed */
-    if (ps_report_compat_tb_no_comm(r))
-        jstr(f, ps_report_compat_tb_note);
+    fputs("  \"warnings\": [", f);   /* alerts and warnings: the trace is incomplete, numbers may be low */
+    size_t k = 0;
+    for (size_t i = 0; i < r->nmsgs; i++) {
+        const struct ps_message *g = &r->msgs[i];
+        if (g->level == PS_MSG_NOTE)
+            continue;
+        fprintf(f, "%s{\"code\": \"%s\", \"severity\": \"%s\", \"message\": ", k++ ? ", " : "", g->code,
+                g->level == PS_MSG_ALERT ? "alert" : "warning");
+        jstr(f, g->text);
+        fputs("}", f);
+    }
+    fputs("],\n  \"notes\": [", f);   /* what a reader of the numbers must know about how they were computed */
+    k = 0;
+    for (size_t i = 0; i < r->nmsgs; i++)
+        if (r->msgs[i].level == PS_MSG_NOTE) {
+            fputs(k++ ? ", " : "", f);
+            jstr(f, r->msgs[i].text);
+        }
     fputs("],\n  \"comm_comp_overlap\": ", f);
     jnum(f, r->comm_comp_overlap);
     fputs("\n}\n", f);

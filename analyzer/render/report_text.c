@@ -103,19 +103,6 @@ static const char *cat_label(const struct ps_report *r, int c)
     return c == PS_CAT_COMM ? "Comm" : c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c];
 }
 
-/* "SIGKILL", "signal" for another signal in 1..64, "unknown signal" outside (not a Linux signal). */
-static const char *signal_name(long sig)
-{
-    if (sig < 1 || sig > 64)
-        return "unknown signal";
-    static const char *const names[] = { [1] = "SIGHUP", [2] = "SIGINT", [3] = "SIGQUIT", [4] = "SIGILL",
-                                         [5] = "SIGTRAP", [6] = "SIGABRT", [7] = "SIGBUS", [8] = "SIGFPE",
-                                         [9] = "SIGKILL", [10] = "SIGUSR1", [11] = "SIGSEGV", [12] = "SIGUSR2",
-                                         [13] = "SIGPIPE", [14] = "SIGALRM", [15] = "SIGTERM", [24] = "SIGXCPU",
-                                         [25] = "SIGXFSZ" };
-    return sig > 0 && sig < (long)(sizeof names / sizeof names[0]) && names[sig] ? names[sig] : "signal";
-}
-
 #define OPEN_THREADS_SHOWN 8
 #define OPEN_NAMES_SHOWN 12
 
@@ -124,11 +111,6 @@ static const char *signal_name(long sig)
 static void open_ranges(FILE *f, const struct ps_model *m)
 {
     size_t n = m->open_ranges.n, threads = 0;
-    if (n == 0)
-        return;
-    fprintf(f, "WARNING: %zu NVTX range%s never ended (the program crashed, was killed or exited inside %s, or "
-               "was still running when the recording ended; not in the breakdown):\n", n, n == 1 ? "" : "s",
-            n == 1 ? "it" : "them");
     for (size_t i = 0; i < n && threads < OPEN_THREADS_SHOWN; threads++) {
         const struct ps_range *first = &m->open_ranges.v[i];
         if (first->thread < m->threads.n)
@@ -161,100 +143,58 @@ static void open_ranges(FILE *f, const struct ps_model *m)
                 all_threads - threads);
 }
 
-/* Warnings a user must see first: an unfinished recording, a program that crashed or failed, lost records. */
+/* Alerts ("WARNING:") and warnings ("Warning:"), in the report's order: a user sees them first. */
 static void warnings(FILE *f, const struct ps_report *r)
 {
-    const struct ps_model *m = r->m;
-    struct ps_child_status st;
-    int64_t dropped = ps_report_dropped_records(r);
-    if (ps_report_recording_complete(r) == 0)
-        fprintf(f, "WARNING: the recording did not finish (perfscope record was killed, ran out of disk, or is "
-                   "still recording): this trace is incomplete and its numbers cover only what was written.\n");
-    ps_report_child_status(r, &st);
-    if (st.sig_out_of_range)
-        fprintf(f, "WARNING: the program was killed by unknown signal %ld.\n", st.sig);
-    else if (st.sig_known && st.sig != 0)
-        fprintf(f, "WARNING: the program was killed by signal %ld (%s).\n", st.sig, signal_name(st.sig));
-    else if (st.code_known && st.code != 0)
-        fprintf(f, "WARNING: the program exited with code %ld.\n", st.code);
-    open_ranges(f, m);
-    long long running, pidns;
-    if (ps_report_meta_int(r, "still_running_processes", 1, INT64_MAX, &running) == 1)
-        fprintf(f, "WARNING: %lld probed process%s still running when the program exited (a daemon or background "
-                   "job): %s later records are not in the trace.\n", running,
-                running == 1 ? " was" : "es were", running == 1 ? "its" : "their");
-    if (ps_report_meta_int(r, "other_pidns_rings", 1, INT64_MAX, &pidns) == 1)
-        fprintf(f, "WARNING: %lld ring%s came from processes in another PID namespace (unshare, a container): "
-                   "their pids are that namespace's, and processes with the same pid there are merged in this "
-                   "report.\n", pidns, pidns == 1 ? "" : "s");
-    if (dropped > 0)
-        fprintf(f, "Warning: %lld records were dropped while recording; numbers may be low\n", (long long)dropped);
-    else if (dropped < 0 && m->format == PS_FORMAT_PERFSCOPE && ps_report_meta(r, "dropped_records"))
-        fprintf(f, "Warning: the number of dropped records is unknown (PERFSCOPE_META dropped_records is not a "
-                   "count); numbers may be low\n");
-    if (m->unplaced_events > 0)
-        fprintf(f, "Warning: %lld events of the trace could not be placed in the model and are not counted "
-                   "(reasons: run.meta.unplaced_events in --format json)\n", (long long)m->unplaced_events);
-}
-
-/* The few metadata lines a user needs (all of it is in the JSON's run.meta). Returns 1 when a CUDA/CUPTI line
- * was printed. */
-static int short_meta(FILE *f, const struct ps_report *r)
-{
-    static const char *const keys[][2] = { { "command_line", "Command" }, { "host", "Host" },
-                                           { "start_time_utc", "Started" } };
-    const struct ps_model *m = r->m;
-    const char *v;
-    int cuda = 0;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if ((v = ps_report_meta(r, keys[i][0])) != NULL) {
-            fprintf(f, "%s: ", keys[i][1]);
-            put_name(f, *v ? v : "unknown (empty in PERFSCOPE_META)", 0);
+    for (size_t i = 0; i < r->nmsgs; i++) {
+        const struct ps_message *g = &r->msgs[i];
+        if (g->level == PS_MSG_NOTE)
+            continue;
+        fprintf(f, "%s: %s", g->level == PS_MSG_ALERT ? "WARNING" : "Warning", g->text);
+        if (!strcmp(g->code, "unterminated_ranges")) {
+            fputs(":\n", f);
+            open_ranges(f, r->m);
+        } else {
             fputc('\n', f);
         }
-    long long ns;
-    int known = ps_report_meta_int(r, "duration_ns", 0, INT64_MAX, &ns);
-    if (known == 1)
-        fprintf(f, "Program ran: %.3f s\n", (double)ns / 1e9);
-    else if (known < 0)
+    }
+}
+
+/* Print the note `code` as "<prefix><text>\n" when the report has it. */
+static void note(FILE *f, const struct ps_report *r, const char *code, const char *prefix)
+{
+    const struct ps_message *g = ps_report_message(r, code);
+    if (g)
+        fprintf(f, "%s%s\n", prefix, g->text);
+}
+
+/* The few metadata facts a user needs (all of it is in the JSON's run.meta). */
+static void short_meta(FILE *f, const struct ps_report *r)
+{
+    const struct ps_run_facts *x = &r->facts;
+    const char *const vals[] = { x->command, x->host, x->started }, *const labels[] = { "Command", "Host", "Started" };
+    for (size_t i = 0; i < 3; i++)
+        if (vals[i]) {
+            fprintf(f, "%s: ", labels[i]);
+            put_name(f, *vals[i] ? vals[i] : "unknown (empty in PERFSCOPE_META)", 0);
+            fputc('\n', f);
+        }
+    if (x->program_ns >= 0)
+        fprintf(f, "Program ran: %.3f s\n", (double)x->program_ns / 1e9);
+    else if (x->program_ns == PS_UNKNOWN)
         fprintf(f, "Program ran: unknown (PERFSCOPE_META duration_ns is not a duration in ns)\n");
-    struct ps_child_status st;
-    ps_report_child_status(r, &st);
-    if (st.recorded) {
-        fputs("Exit status: ", f);
-        if (st.sig_out_of_range)
-            fprintf(f, "killed by unknown signal %ld\n", st.sig);
-        else if (st.sig_known && st.sig != 0)
-            fprintf(f, "killed by signal %ld (%s)\n", st.sig, signal_name(st.sig));
-        else if (st.code_known)
-            fprintf(f, "exit code %ld\n", st.code);
-        else
-            fputs("unknown (PERFSCOPE_META child_exit_code / child_signal are not an exit code and a signal)\n", f);
-    }
-    /* CUDA/CUPTI state per process, counted by state */
-    const char *states[8];
-    int counts[8], nstates = 0;
-    for (size_t i = 0; i < m->meta.n; i++) {
-        if (strncmp(m->meta.v[i].key, "cuda_state.pid.", 15) != 0)
-            continue;
-        int k = 0;
-        while (k < nstates && strcmp(states[k], m->meta.v[i].value) != 0)
-            k++;
-        if (k == nstates && nstates < 8)
-            states[nstates] = m->meta.v[i].value, counts[nstates++] = 0;
-        if (k < nstates)
-            counts[k]++;
-    }
-    if (nstates) {
+    if (x->exit_status[0])
+        fprintf(f, "Exit status: %s\n", x->exit_status);
+    if (x->ncuda) {
         fprintf(f, "CUDA/CUPTI state:");
-        for (int k = 0; k < nstates; k++) {
+        for (size_t k = 0; k < x->ncuda; k++) {
             fprintf(f, "%s ", k ? "," : "");
-            put_name(f, *states[k] ? states[k] : "unknown", 0);
-            fprintf(f, " in %d process%s", counts[k], counts[k] == 1 ? "" : "es");
+            put_name(f, *x->cuda[k].state ? x->cuda[k].state : "unknown", 0);
+            fprintf(f, " in %d process%s", x->cuda[k].processes, x->cuda[k].processes == 1 ? "" : "es");
         }
         fputc('\n', f);
-        cuda = 1;
     }
+    const struct ps_model *m = r->m;
     if (m->samples.n > 0) {
         int64_t wall = m->samples.last_ns - m->samples.first_ns;
         fprintf(f, "Host samples: %lld over %.3f s, CPU time %.3f s", (long long)m->samples.n, (double)wall / 1e9,
@@ -265,7 +205,6 @@ static int short_meta(FILE *f, const struct ps_report *r)
     }
     if (m->meta.n)
         fprintf(f, "(all %zu metadata entries: run.meta in --format json)\n", m->meta.n);
-    return cuda;
 }
 
 static void run_summary(FILE *f, const struct ps_report *r)
@@ -282,31 +221,15 @@ static void run_summary(FILE *f, const struct ps_report *r)
         fprintf(f, "Run: %.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu ranges)\n",
                 MS(r->run_end_ns - r->run_start_ns), m->procs.n, m->procs.n == 1 ? "" : "es", m->threads.n,
                 m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n, m->api.n, m->ranges.n);
-    int32_t rank, world;
-    ps_report_rank(r, &rank, &world);
+    int32_t rank = r->facts.rank, world = r->facts.world_size;
     if (rank >= 0 && world > 0)
         fprintf(f, "Rank %d of %d\n", rank, world);
     else if (rank >= 0)
         fprintf(f, "Rank %d (world size unknown)\n", rank);
-    int cuda = short_meta(f, r);
-    if (!r->has_gpu && m->ranges.n == 0 && m->open_ranges.n > 0) {
-        fprintf(f, "\nNothing to break down: every NVTX range of this trace never ended (listed above) and no GPU "
-                   "activity was recorded.\n");
-    } else if (!r->has_gpu && m->ranges.n == 0) {
-        fprintf(f, "\nNothing to break down: no NVTX ranges and no GPU activity were recorded. The program did not use "
-                   "NVTX (e.g. PyTorch: torch.cuda.nvtx.range_push/range_pop or torch.autograd.profiler.emit_nvtx) "
-                   "and no CUDA work was captured%s. What to do: mark each training step with an NVTX range named "
-                   "\"step\" (or name yours with --step-range), and run the program's CUDA work under perfscope "
-                   "record; the host samples above are all this trace measured.\n",
-                cuda ? " (see the CUDA/CUPTI state above)" : "");
-    } else if (!r->has_gpu) {
-        fprintf(f, "No GPU rows (kernels, copies, memsets) in this trace: the host is treated as the device — ranges "
-                   "matching --data-range count as DataLoader, --copy-range as Memcpy, the rest of each step as "
-                   "Compute (host compute; the \"kernel\" key in JSON); GPU utilisation is not defined.\n");
-        if (m->format == PS_FORMAT_PERFSCOPE)
-            fprintf(f, "%s\n", cuda ? "Whether CUDA was injected and CUPTI ran: see the CUDA/CUPTI state above."
-                                    : "The trace does not say whether CUDA was injected (no CUDA/CUPTI state).");
-    }
+    short_meta(f, r);
+    note(f, r, "nothing_to_break_down", "\n");
+    note(f, r, "no_gpu_rows", "");
+    note(f, r, "cuda_state", "");
 }
 
 /* The 5 slowest step windows (indices into r->steps), slowest first; returns how many. */
@@ -372,25 +295,20 @@ static void verdict_groups(FILE *f, const struct ps_report *r)
 
 static void steps_table(FILE *f, const struct ps_report *r)
 {
-    const struct ps_model *m = r->m;
-    if (r->whole_run && m->ranges.n == 0 && !r->has_gpu)
+    if (r->nothing_to_break_down)
         return;   /* run_summary said why there is nothing to break down */
     fputc('\n', f);
     if (r->whole_run)
-        fprintf(f, "Steps: no range matches --step-range; the whole run is one window.\n");
+        note(f, r, "no_steps", "");
     else
         fprintf(f, "Steps: %zu analysed of %zu step ranges found; process %u (%s)\n", r->nsteps, r->step_ranges_found,
                 r->pid, r->has_gpu ? "windows as the PyTorch profiler's TensorBoard plugin extends them to the GPU work "
                                      "they launched"
                                    : "windows are the host ranges");
-    if (!r->whole_run && r->step_threads > 1)
-        fprintf(f, "Step ranges are on %zu threads of process %u: thread %u, which holds the most, is analysed as the "
-                   "step sequence; the other threads' step ranges are not steps of it.\n",
-                r->step_threads, r->pid, m->threads.v[r->step_thread].tid);
+    note(f, r, "step_threads", "");
     fprintf(f, "\nStep-time breakdown (ms; each instant goes to the highest-priority category active%s)\n",
             r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
-    if (ps_report_compat_tb_no_comm(r))
-        fprintf(f, "Note: %s\n", ps_report_compat_tb_note);
+    note(f, r, "compat_tb_no_comm", "Note: ");
     fprintf(f, "%4s %-18s %10s", "#", "step", "duration");
     for (int c = 0; c < PS_CAT_N; c++)
         fprintf(f, " %10s", cat_label(r, c));
@@ -437,9 +355,7 @@ static void verdict(FILE *f, const struct ps_report *r)
                 r->bottleneck == PS_BN_KERNEL && !r->has_gpu ? "host compute, \"kernel\" in JSON; " : "",
                 100.0 * r->share);
     else
-        fprintf(f, " (%s)", m->ranges.n == 0 && !r->has_gpu ? "nothing to break down: see above"
-                            : r->whole_run ? "zero-length window: nothing to classify"
-                                           : "zero-length steps: nothing to classify");
+        fprintf(f, " (%s)", r->verdict_reason);
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
     fputc('\n', f);
@@ -490,12 +406,7 @@ static void gpu(FILE *f, const struct ps_report *r)
     }
     if (!isnan(r->comm_comp_overlap))
         fprintf(f, "Communication overlapped by computation (HTA): %.2f %%\n", 100.0 * r->comm_comp_overlap);
-    int hta = !isnan(r->comm_comp_overlap) || r->nidle > 0;
-    for (size_t i = 0; i < r->ndevs; i++)
-        hta |= r->devs[i].hta_span_ns > 0;
-    if (hta)
-        fprintf(f, "Note: the HTA numbers are computed exactly in ns; HTA itself rounds times to whole µs, so its own "
-                   "output may differ slightly, most on traces with fractional-µs (float) timestamps (docs/report.md).\n");
+    note(f, r, "hta_rounding", "Note: ");
 }
 
 static void summaries(FILE *f, const struct ps_report *r)
