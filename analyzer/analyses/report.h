@@ -206,6 +206,9 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
                     char *err, size_t errlen);
 void ps_report_fini(struct ps_report *r);
 
+/* A breakdown in the verdict's groups (DESIGN §4), indexed by enum ps_bottleneck below PS_BN_UNKNOWN: kernel,
+ * data-loading, memcpy (+ memset), communication, sync, host (Runtime + CPU Exec + Other - sync). */
+void ps_report_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t *group_ns);
 /* The message with `code`, NULL when the report has none (messages.c). */
 const struct ps_message *ps_report_message(const struct ps_report *r, const char *code);
 /* "SIGKILL", ...; "signal" for another Linux signal (1..64), "unknown signal" outside (messages.c). */

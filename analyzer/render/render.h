@@ -7,14 +7,24 @@
 
 #include "analyses/report.h"
 
-/* Write the report to `out`. Return 0, or -EIO when writing failed. */
-typedef int (*ps_render_fn)(const struct ps_report *r, FILE *out);
+/* How to lay a report out (not what it says: that is in struct ps_report). */
+struct ps_render_opts {
+    int color;                     /* text: ANSI colours (the command decides: --color, NO_COLOR, a terminal) */
+    size_t width;                  /* text: fold lines to this many columns; 0: never fold */
+};
+
+/* Write the report to `out`. Return 0, or -EIO when writing failed (-ENOMEM when memory ran out). */
+typedef int (*ps_render_fn)(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
 
 struct ps_renderer {
-    const char *name;              /* the --format value: "text", "json" */
+    const char *name;              /* the --format value: "text", "json", "md", "html" */
+    const char *what;              /* one line for --help */
     ps_render_fn write;
 };
 
+int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+/* Shorthands with the default layout (no colour, text unfolded): what tests compare wording against. */
 int ps_report_write_json(const struct ps_report *r, FILE *out);
 int ps_report_write_text(const struct ps_report *r, FILE *out);
 

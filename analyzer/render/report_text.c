@@ -9,8 +9,10 @@
 
 #include "analyses/names.h"
 #include "render/render.h"
+#include "render/text_style.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
+#define put_name ps_put_name
 
 static double pct(int64_t part, int64_t whole)
 {
@@ -18,24 +20,23 @@ static double pct(int64_t part, int64_t whole)
 }
 
 /* A share in a `width`-character column: "12.34%", or N/A over a zero-length window (JSON: null; never a fake
- * 0.00 %). `paren`: in parentheses, for the "(sync)" column that is part of other columns. */
-static void put_share(FILE *f, int64_t part, int64_t whole, int width, int paren)
+ * 0.00 %). */
+static void put_share(FILE *f, int64_t part, int64_t whole, int width)
 {
     char buf[32];
     double p = pct(part, whole);
     if (isnan(p))
-        snprintf(buf, sizeof buf, paren ? "(N/A)" : "N/A");
+        snprintf(buf, sizeof buf, "N/A");
     else
-        snprintf(buf, sizeof buf, paren ? "(%.2f%%)" : "%.2f%%", p);
+        snprintf(buf, sizeof buf, "%.2f%%", p);
     fprintf(f, " %*s", width, buf);
 }
 
-/* "(0.123)": a sync value, printed in parentheses because it is part of Runtime + CPU Exec + Other. */
-static void put_sync(FILE *f, int64_t ns)
+/* A share with one decimal in a 7-character column (the steps and ranks tables). */
+static void put_pct1(FILE *f, int64_t part, int64_t whole)
 {
-    char buf[32];
-    snprintf(buf, sizeof buf, "(%.3f)", MS(ns));
-    fprintf(f, " %10s", buf);
+    double p = pct(part, whole);
+    isnan(p) ? fprintf(f, " %7s", "N/A") : fprintf(f, " %7.1f", p);
 }
 
 /* The verdict name as the text shows it: without GPU rows the `kernel` verdict is host compute, "compute"
@@ -43,48 +44,6 @@ static void put_sync(FILE *f, int64_t ns)
 static const char *bn_label(const struct ps_report *r, enum ps_bottleneck b)
 {
     return b == PS_BN_KERNEL && !r->has_gpu ? "compute" : ps_bottleneck_name[b];
-}
-
-/* Print escaped `buf` (more than `width` characters) as head...tail in `width` characters. */
-static void name_cut(FILE *f, const char *buf, int width)
-{
-    int tail = (width - 3) / 2, head = width - 3 - tail;
-    const char *p = buf;
-    for (int i = 0; i < head; i++)   /* whole UTF-8 sequences (escapes are ASCII) */
-        p += 1 + ((unsigned char)*p >= 0xC0 ? ((unsigned char)*p >= 0xF0 ? 3 : (unsigned char)*p >= 0xE0 ? 2 : 1) : 0);
-    fwrite(buf, 1, (size_t)(p - buf), f);
-    fputs("...", f);
-    const char *q = buf + strlen(buf);
-    for (int i = 0; i < tail; i++) {
-        do
-            q--;
-        while (q > p && ((unsigned char)*q & 0xC0) == 0x80);
-    }
-    fputs(q, f);
-}
-
-/* Print a name escaped (ps_text_escape: a name can never forge a line or a terminal escape). width 0: in full;
- * else padded to `width` characters, a longer one cut in the middle ("head...tail") so the distinctive tail of
- * names sharing a long prefix stays visible. */
-static void put_name(FILE *f, const char *s, int width)
-{
-    char small[256];
-    size_t nchars, cap = 4 * strlen(s) + 1;   /* an escape is at most 4 bytes per input byte */
-    char *buf = cap <= sizeof small ? small : malloc(cap);
-    if (!buf) {                               /* out of memory: the escaped start of the name */
-        buf = small;
-        cap = sizeof small;
-    }
-    ps_text_escape(s, buf, cap, &nchars);
-    if (width <= 0) {
-        fputs(buf, f);
-    } else if ((int)nchars <= width) {
-        fprintf(f, "%s%*s", buf, width - (int)nchars, "");
-    } else {
-        name_cut(f, buf, width);
-    }
-    if (buf != small)
-        free(buf);
 }
 
 /* A range name in evidence: grouped by its base, so shown without an emit_nvtx suffix (ps_names_base_len). */
@@ -96,11 +55,28 @@ static void put_base_name(FILE *f, const char *s)
     free(base);
 }
 
-/* Column label of a step-time category. Without GPU rows the Kernel category is the host's compute: "Compute"
- * in every table (the JSON key stays "kernel"). */
+/* Label of a step-time category. Without GPU rows the Kernel category is the host's compute: "Compute"
+ * (the JSON key stays "kernel"). */
 static const char *cat_label(const struct ps_report *r, int c)
 {
-    return c == PS_CAT_COMM ? "Comm" : c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c];
+    return c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c];
+}
+
+/* The per-step tables' columns: the verdict's groups (DESIGN §4), as a share of the step. */
+static void group_header(FILE *f, const struct ps_report *r)
+{
+    for (int g = 0; g < PS_BN_UNKNOWN; g++)
+        fprintf(f, " %7s", g == PS_BN_KERNEL && !r->has_gpu ? "compute" : g == PS_BN_DATA ? "data"
+                           : g == PS_BN_COMM                ? "comm"
+                                                            : ps_bottleneck_name[g]);
+}
+
+static void group_row(FILE *f, const int64_t *cat, int64_t sync_ns, int64_t dur_ns)
+{
+    int64_t g[PS_BN_UNKNOWN];
+    ps_report_groups(cat, sync_ns, g);
+    for (int i = 0; i < PS_BN_UNKNOWN; i++)
+        put_pct1(f, g[i], dur_ns);
 }
 
 #define OPEN_THREADS_SHOWN 8
@@ -144,13 +120,16 @@ static void open_ranges(FILE *f, const struct ps_model *m)
 }
 
 /* Alerts ("WARNING:") and warnings ("Warning:"), in the report's order: a user sees them first. */
-static void warnings(FILE *f, const struct ps_report *r)
+static void warnings(FILE *f, const struct ps_report *r, int color)
 {
     for (size_t i = 0; i < r->nmsgs; i++) {
         const struct ps_message *g = &r->msgs[i];
         if (g->level == PS_MSG_NOTE)
             continue;
-        fprintf(f, "%s: %s", g->level == PS_MSG_ALERT ? "WARNING" : "Warning", g->text);
+        ps_sgr(f, color, g->level == PS_MSG_ALERT ? PS_SGR_RED : PS_SGR_YELLOW);
+        fputs(g->level == PS_MSG_ALERT ? "WARNING:" : "Warning:", f);
+        ps_sgr_end(f, color);
+        fprintf(f, " %s", g->text);
         if (!strcmp(g->code, "unterminated_ranges")) {
             fputs(":\n", f);
             open_ranges(f, r->m);
@@ -207,13 +186,13 @@ static void short_meta(FILE *f, const struct ps_report *r)
         fprintf(f, "(all %zu metadata entries: run.meta in --format json)\n", m->meta.n);
 }
 
-static void run_summary(FILE *f, const struct ps_report *r)
+static void run_summary(FILE *f, const struct ps_report *r, int color)
 {
     const struct ps_model *m = r->m;
     fputs("perfscope report: ", f);
     put_name(f, m->path, 0);
     fprintf(f, " (%s trace)\n\n", ps_format_name(m->format));
-    warnings(f, r);
+    warnings(f, r, color);
     if (r->nevents == 0)   /* no span to measure: the duration is the program's (metadata, host samples) */
         fprintf(f, "Run: no events, %zu process%s, %zu thread%s\n", m->procs.n, m->procs.n == 1 ? "" : "es",
                 m->threads.n, m->threads.n == 1 ? "" : "s");
@@ -259,18 +238,29 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
     char *base = name[len] ? strndup(name, len) : NULL;
     put_name(f, base ? base : name, 18);
     free(base);
-    fprintf(f, " %10.3f", MS(s->end_ns - s->start_ns));
-    for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10.3f", MS(s->cat_ns[c]));
-    put_sync(f, s->sync_ns);
-    fprintf(f, "  %s%s\n", bn_label(r, s->bottleneck), slow ? "  (slowest)" : "");
+    fprintf(f, " %11.3f", MS(s->end_ns - s->start_ns));
+    group_row(f, s->cat_ns, s->sync_ns, s->end_ns - s->start_ns);
+    fprintf(f, "  %s%s\n", bn_label(r, s->bottleneck), slow ? " (slowest)" : "");
 }
 
-/* Under the steps table: what "(sync)" is, and the average step in the verdict's groups (DESIGN §4), so that
- * the verdict's `host` share visibly differs from Runtime + CPU Exec + Other by the sync time. */
-static void verdict_groups(FILE *f, const struct ps_report *r)
+/* The average step in tb's eight categories (ms and share), the sync part beside them, and the verdict's
+ * groups (DESIGN §4), so that the verdict's `host` share visibly differs from Runtime + CPU Exec + Other by
+ * the sync time. */
+static void average_table(FILE *f, const struct ps_report *r)
 {
     const int64_t *c = r->avg.cat_ns, d = r->avg_dur_ns;
+    fprintf(f, "\n%s: %.3f ms in the PyTorch profiler's categories (each instant goes to the "
+               "highest-priority category active%s)\n", r->whole_run ? "The run as one window" : "Average step", MS(d),
+            r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
+    note(f, r, "compat_tb_no_comm", "Note: ");
+    for (int k = 0; k < PS_CAT_N; k++) {
+        fprintf(f, "  %-16s %12.3f ms", cat_label(r, k), MS(c[k]));
+        put_share(f, c[k], d, 8);
+        fputc('\n', f);
+    }
+    fprintf(f, "  %-16s %12.3f ms", "(of which sync)", MS(r->avg.sync_ns));
+    put_share(f, r->avg.sync_ns, d, 8);
+    fputs("  part of Runtime + CPU Exec + Other\n", f);
     if (d <= 0) {
         fputs("The window is zero-length: its shares are N/A (null in --format json).\n", f);
         return;
@@ -279,21 +269,17 @@ static void verdict_groups(FILE *f, const struct ps_report *r)
                "in which the GPU idles while the host is in a synchronising call or between its return and the next "
                "GPU activity, so the eight shares above sum to 100 %%.\nThe verdict groups the average step as: %s",
             bn_label(r, PS_BN_KERNEL));
-    put_share(f, c[PS_CAT_KERNEL], d, 0, 0);
-    fputs(", data-loading", f);
-    put_share(f, c[PS_CAT_DATALOADER], d, 0, 0);
-    fputs(", memcpy", f);
-    put_share(f, c[PS_CAT_MEMCPY] + c[PS_CAT_MEMSET], d, 0, 0);
-    fputs(", communication", f);
-    put_share(f, c[PS_CAT_COMM], d, 0, 0);
-    fputs(", sync", f);
-    put_share(f, r->avg.sync_ns, d, 0, 0);
-    fputs(", host", f);
-    put_share(f, c[PS_CAT_RUNTIME] + c[PS_CAT_CPU_EXEC] + c[PS_CAT_OTHER] - r->avg.sync_ns, d, 0, 0);
+    int64_t g[PS_BN_UNKNOWN];
+    ps_report_groups(c, r->avg.sync_ns, g);
+    for (int k = 0; k < PS_BN_UNKNOWN; k++) {
+        if (k)
+            fprintf(f, ", %s", ps_bottleneck_name[k]);
+        put_share(f, g[k], d, 0);
+    }
     fputs(" (host = Runtime + CPU Exec + Other - sync).\n", f);
 }
 
-static void steps_table(FILE *f, const struct ps_report *r)
+static void steps_table(FILE *f, const struct ps_report *r, int color)
 {
     if (r->nothing_to_break_down)
         return;   /* run_summary said why there is nothing to break down */
@@ -306,50 +292,50 @@ static void steps_table(FILE *f, const struct ps_report *r)
                                      "they launched"
                                    : "windows are the host ranges");
     note(f, r, "step_threads", "");
-    fprintf(f, "\nStep-time breakdown (ms; each instant goes to the highest-priority category active%s)\n",
-            r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
-    note(f, r, "compat_tb_no_comm", "Note: ");
-    fprintf(f, "%4s %-18s %10s", "#", "step", "duration");
-    for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10s", cat_label(r, c));
-    fprintf(f, " %10s  %s\n", "(sync)", "verdict");
-    size_t slow[5], nslow = slowest_steps(r, slow);
-    int all = r->opts.all_steps || r->nsteps <= 20;
-    size_t shown = 0;
-    int gap = 0;
-    for (size_t i = 0; i < r->nsteps; i++) {
-        int is_slow = 0;
-        for (size_t k = 0; k < nslow && r->nsteps > 1; k++)
-            is_slow |= slow[k] == i;
-        if (all || i < 10 || i + 5 >= r->nsteps || is_slow) {
-            if (gap)
-                fprintf(f, "%4s ...\n", "");
-            gap = 0;
-            step_row(f, r, i, is_slow && !all);
-            shown++;
-        } else {
-            gap = 1;
+    if (!r->whole_run) {
+        ps_sgr(f, color, PS_SGR_BOLD);
+        fprintf(f, "\nStep-time breakdown per step (%% of the step in the verdict's groups)");
+        ps_sgr_end(f, color);
+        fprintf(f, "\n%4s %-18s %11s", "#", "step", "duration ms");
+        group_header(f, r);
+        fputs("  verdict\n", f);
+        size_t slow[5], nslow = slowest_steps(r, slow);
+        int all = r->opts.all_steps || r->nsteps <= 20;
+        size_t shown = 0;
+        int gap = 0;
+        for (size_t i = 0; i < r->nsteps; i++) {
+            int is_slow = 0;
+            for (size_t k = 0; k < nslow && r->nsteps > 1; k++)
+                is_slow |= slow[k] == i;
+            if (all || i < 10 || i + 5 >= r->nsteps || is_slow) {
+                if (gap)
+                    fprintf(f, "%4s ...\n", "");
+                gap = 0;
+                step_row(f, r, i, is_slow && !all);
+                shown++;
+            } else {
+                gap = 1;
+            }
         }
+        fprintf(f, "%4s %-18s %11.3f", "", "average", MS(r->avg_dur_ns));
+        group_row(f, r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns);
+        fprintf(f, "  %s\n", bn_label(r, r->bottleneck));
+        if (shown < r->nsteps)
+            fprintf(f, "%zu more steps: all in --format json (or list them with --all-steps)\n", r->nsteps - shown);
     }
-    fprintf(f, "%4s %-18s %10.3f", "", "average", MS(r->avg_dur_ns));
-    for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10.3f", MS(r->avg.cat_ns[c]));
-    put_sync(f, r->avg.sync_ns);
-    fprintf(f, "  %s\n", bn_label(r, r->bottleneck));
-    fprintf(f, "%4s %-18s %10s", "", "share", "");
-    for (int c = 0; c < PS_CAT_N; c++)
-        put_share(f, r->avg.cat_ns[c], r->avg_dur_ns, 10, 0);
-    put_share(f, r->avg.sync_ns, r->avg_dur_ns, 10, 1);
-    fputc('\n', f);
-    if (shown < r->nsteps)
-        fprintf(f, "%zu more steps: all in --format json (or list them with --all-steps)\n", r->nsteps - shown);
-    verdict_groups(f, r);
+    average_table(f, r);
 }
 
-static void verdict(FILE *f, const struct ps_report *r)
+static void verdict(FILE *f, const struct ps_report *r, int color)
 {
     const struct ps_model *m = r->m;
-    fprintf(f, "\nVerdict: %s", bn_label(r, r->bottleneck));
+    fputc('\n', f);
+    ps_sgr(f, color, PS_SGR_BOLD);
+    fputs("Verdict: ", f);
+    ps_sgr(f, color, r->bottleneck == PS_BN_UNKNOWN ? PS_SGR_YELLOW : r->bottleneck == PS_BN_KERNEL ? PS_SGR_GREEN
+                                                                                                      : PS_SGR_RED);
+    fputs(bn_label(r, r->bottleneck), f);
+    ps_sgr_end(f, color);
     if (r->bottleneck != PS_BN_UNKNOWN)
         fprintf(f, " (%s%.1f %% of the average step)",
                 r->bottleneck == PS_BN_KERNEL && !r->has_gpu ? "host compute, \"kernel\" in JSON; " : "",
@@ -370,8 +356,12 @@ static void verdict(FILE *f, const struct ps_report *r)
             put_name(f, ps_model_str(m, e->name), 0);
         fputc('\n', f);
     }
-    if (r->nrecs)
-        fprintf(f, "What to do:\n");
+    if (r->nrecs) {
+        ps_sgr(f, color, PS_SGR_BOLD);
+        fprintf(f, "What to do:");
+        ps_sgr_end(f, color);
+        fputc('\n', f);
+    }
     for (size_t i = 0; i < r->nrecs; i++)
         fprintf(f, "  - %s\n", r->recs[i]);
 }
@@ -409,24 +399,45 @@ static void gpu(FILE *f, const struct ps_report *r)
     note(f, r, "hta_rounding", "Note: ");
 }
 
-static void summaries(FILE *f, const struct ps_report *r)
+/* The numbers of a row, then its name after two spaces when the whole fits the width, else on its own line
+ * indented by 2 (names in full: cut in the middle, two kernels could look alike). */
+static void row_name(FILE *f, size_t numbers_cols, const char *name)
+{
+    char small[256];
+    size_t cap = 4 * strlen(name) + 1, nchars;
+    char *buf = cap <= sizeof small ? small : malloc(cap);
+    if (!buf)
+        buf = small, cap = sizeof small;
+    ps_text_escape(name, buf, cap, &nchars);
+    if (numbers_cols + 2 + nchars <= PS_TEXT_WIDTH)
+        fprintf(f, "  %s\n", buf);
+    else
+        fprintf(f, "\n  %s\n", buf);
+    if (buf != small)
+        free(buf);
+}
+
+static void summaries(FILE *f, const struct ps_report *r, int color)
 {
     const struct ps_model *m = r->m;
     size_t top = r->opts.top_n > 0 && (size_t)r->opts.top_n < r->nkernels ? (size_t)r->opts.top_n : r->nkernels;
     if (top) {
-        fprintf(f, "\nTop %zu of %zu kernel names by total time (ms)\n", top, r->nkernels);
-        fprintf(f, "%8s %11s %9s %9s %9s %9s  %s\n", "count", "total", "avg", "median", "min", "max", "kernel");
+        ps_sgr(f, color, PS_SGR_BOLD);
+        fprintf(f, "\nTop %zu of %zu kernel names by total time (ms)", top, r->nkernels);
+        ps_sgr_end(f, color);
+        fprintf(f, "\n%8s %11s %9s %9s %9s %9s  %s\n", "count", "total", "avg", "median", "min", "max", "kernel");
     }
     for (size_t i = 0; i < top; i++) {
         const struct ps_kernel_stat *k = &r->kernels[i];
-        fprintf(f, "%8lld %11.3f %9.3f %9.3f %9.3f %9.3f  ", (long long)k->count, MS(k->total_ns),
+        fprintf(f, "%8lld %11.3f %9.3f %9.3f %9.3f %9.3f", (long long)k->count, MS(k->total_ns),
                 MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
-        put_name(f, ps_model_str(m, k->name), 0);   /* in full: cut names of different kernels can look alike */
-        fputc('\n', f);
+        row_name(f, 60, ps_model_str(m, k->name));
     }
     if (r->ncopies) {
-        fprintf(f, "\nCopies and memsets\n%-8s %-10s %-10s %8s %12s %11s %8s\n", "kind", "from", "to", "count", "MB",
-                "ms", "GB/s");
+        ps_sgr(f, color, PS_SGR_BOLD);
+        fprintf(f, "\nCopies and memsets");
+        ps_sgr_end(f, color);
+        fprintf(f, "\n%-8s %-10s %-10s %8s %12s %11s %8s\n", "kind", "from", "to", "count", "MB", "ms", "GB/s");
     }
     for (size_t i = 0; i < r->ncopies; i++) {
         const struct ps_copy_stat *c = &r->copies[i];
@@ -438,11 +449,19 @@ static void summaries(FILE *f, const struct ps_report *r)
         else
             fprintf(f, "%8s\n", "N/A");
     }
-    if (r->nfindings)
-        fprintf(f, "\nFindings (rows: \"at X ms\" from the run's first event; names in full, last)\n");
+    if (r->nfindings) {
+        ps_sgr(f, color, PS_SGR_BOLD);
+        fprintf(f, "\nFindings");
+        ps_sgr_end(f, color);
+        fprintf(f, " (rows: \"at X ms\" from the run's first event; names in full, last)\n");
+    }
     for (size_t i = 0; i < r->nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
-        fprintf(f, "  [%s] %s: %s\n", g->severity, g->rule, g->summary);
+        fputs("  ", f);
+        ps_sgr(f, color, !strcmp(g->severity, "warning") ? PS_SGR_YELLOW : PS_SGR_DIM);
+        fprintf(f, "[%s]", g->severity);
+        ps_sgr_end(f, color);
+        fprintf(f, " %s: %s\n", g->rule, g->summary);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
             char where[48];
@@ -451,32 +470,31 @@ static void summaries(FILE *f, const struct ps_report *r)
             else
                 snprintf(where, sizeof where, "%lld x", (long long)w->count);
             fprintf(f, "      %-14s %10.3f ms", where, MS(w->dur_ns));
+            size_t cols = 34;
             if (w->bytes >= 0)
-                fprintf(f, "  %10.3f MB", (double)w->bytes / 1e6);
-            fputs("  ", f);   /* in full: names cut in the middle could make two kernels look alike */
-            put_name(f, w->name != PS_NONE            ? ps_model_str(m, w->name)
-                        : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)"
-                                                      : "(time slice)",
-                     0);
-            fputc('\n', f);
+                fprintf(f, "  %10.3f MB", (double)w->bytes / 1e6), cols += 15;
+            row_name(f, cols, w->name != PS_NONE            ? ps_model_str(m, w->name)
+                              : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)"
+                                                            : "(time slice)");
         }
     }
 }
 
-static void ranks(FILE *f, const struct ps_report *r)
+static void ranks(FILE *f, const struct ps_report *r, int color)
 {
     if (r->nranks < 2)
         return;
-    fprintf(f, "\nRanks: %zu processes hold steps (rank = order of pid; step averages in ms)\n", r->nranks);
-    fprintf(f, "%4s %8s %6s %10s", "rank", "pid", "steps", "duration");
-    for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10s", cat_label(r, c));
-    fprintf(f, "  %s\n", "verdict");
+    ps_sgr(f, color, PS_SGR_BOLD);
+    fprintf(f, "\nRanks: %zu processes hold steps", r->nranks);
+    ps_sgr_end(f, color);
+    fprintf(f, " (rank = order of pid; the average step, %% in the verdict's groups)\n");
+    fprintf(f, "%4s %8s %6s %11s", "rank", "pid", "steps", "duration ms");
+    group_header(f, r);
+    fputs("  verdict\n", f);
     for (size_t i = 0; i < r->nranks; i++) {
         const struct ps_rank_stat *k = &r->ranks[i];
-        fprintf(f, "%4zu %8u %6zu %10.3f", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
-        for (int c = 0; c < PS_CAT_N; c++)
-            fprintf(f, " %10.3f", MS(k->cat_ns[c]));
+        fprintf(f, "%4zu %8u %6zu %11.3f", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
+        group_row(f, k->cat_ns, k->sync_ns, k->avg_dur_ns);
         fprintf(f, "  %s\n", bn_label(r, k->bottleneck));
     }
     for (size_t i = 0; i < r->nstragglers; i++) {
@@ -486,13 +504,25 @@ static void ranks(FILE *f, const struct ps_report *r)
     }
 }
 
-int ps_report_write_text(const struct ps_report *r, FILE *f)
+int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FILE *out)
 {
-    run_summary(f, r);
-    steps_table(f, r);
-    verdict(f, r);
-    ranks(f, r);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);   /* laid out first, then folded to the width */
+    if (!f)
+        return -ENOMEM;
+    run_summary(f, r, o->color);
+    steps_table(f, r, o->color);
+    verdict(f, r, o->color);
+    ranks(f, r, o->color);
     gpu(f, r);
-    summaries(f, r);
-    return ferror(f) ? -EIO : 0;
+    summaries(f, r, o->color);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || !buf) {
+        free(buf);
+        return -ENOMEM;
+    }
+    int rc = ps_text_fold(out, buf, len, o->width);
+    free(buf);
+    return rc;
 }
