@@ -34,6 +34,8 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
 /* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
 int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
 
+/* utilization.c: GPU utilisation over time per device (PS_UTIL_BUCKETS slices of the run). */
+int ps_util_compute(struct ps_report *r);
 /* messages.c (last): run facts, warnings, notes, the verdict line's parts; ps_messages_fini frees them. */
 int ps_messages_compute(struct ps_report *r);
 void ps_messages_fini(struct ps_report *r);

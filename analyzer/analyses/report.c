@@ -273,6 +273,8 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
         (rc = ps_summary_compute(r)) == 0 && (rc = ps_verdict_compute(r, names)) == 0)
         rc = ps_ranks_compute(r, names);
     if (rc == 0)
+        rc = ps_util_compute(r);
+    if (rc == 0)
         rc = ps_messages_compute(r);
 out:
     if (rc == -ENOMEM)
@@ -287,6 +289,9 @@ out:
 void ps_report_fini(struct ps_report *r)
 {
     ps_messages_fini(r);
+    free(r->util);
+    r->util = NULL;
+    r->nutil = 0;
     free(r->steps);
     free(r->devs);
     free(r->idle);

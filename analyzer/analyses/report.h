@@ -142,6 +142,13 @@ struct ps_run_facts {              /* the recorded program, from PERFSCOPE_META;
     int64_t dropped_records;       /* -1 unknown (ps_report_dropped_records) */
 };
 
+#define PS_UTIL_BUCKETS 100
+struct ps_util_series {            /* GPU utilisation over time of one device (utilization.c) */
+    int32_t device;
+    int64_t start_ns, bucket_ns;   /* slice i is [start + i * bucket, start + (i + 1) * bucket) */
+    int64_t busy_ns[PS_UTIL_BUCKETS];   /* time in the slice with a kernel, copy or memset running */
+};
+
 #define PS_MAX_EVIDENCE 8
 #define PS_MAX_RECS 6
 #define PS_MAX_FINDINGS 8
@@ -187,6 +194,8 @@ struct ps_report {
     size_t nranks;
     struct ps_straggler *stragglers;
     size_t nstragglers;
+    struct ps_util_series *util;   /* per device, in devs order; none without GPU rows */
+    size_t nutil;
     /* messages.c: everything said besides the numbers */
     struct ps_run_facts facts;
     struct ps_message *msgs;       /* alerts first, then warnings, then notes */

@@ -1,4 +1,6 @@
-/* The table of `perfscope report`'s output formats. */
+/* The table of `perfscope report`'s output formats, and the few layout choices every format shares. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "render/render.h"
@@ -6,7 +8,58 @@
 static const struct ps_renderer renderers[] = {
     { "text", "for a terminal (default; 100 columns)", ps_render_text },
     { "json", "the stable machine-readable report (docs/report.md)", ps_render_json },
+    { "md", "GitHub-flavoured Markdown for pull requests and issues", ps_render_md },
+    { "html", "one self-contained page with inline SVG charts", ps_render_html },
 };
+
+const char *ps_render_bottleneck(const struct ps_report *r, enum ps_bottleneck b)
+{
+    return b == PS_BN_KERNEL && !r->has_gpu ? "compute" : ps_bottleneck_name[b];
+}
+
+void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len)
+{
+    const char *compute = r->has_gpu ? "compute (Kernel)" : "host compute";
+    if (r->bottleneck == PS_BN_UNKNOWN)
+        snprintf(buf, len, "%s", r->verdict_reason ? r->verdict_reason : "nothing to classify");
+    else if (r->bottleneck == PS_BN_KERNEL)
+        snprintf(buf, len, "%s%.1f %% of the average step is %s: nothing starves the %s; only faster %s shorten "
+                           "the step (at most %.1f %%, %.3f ms)",
+                 r->has_gpu ? "" : "host compute, \"kernel\" in JSON; ", 100.0 * r->share, compute,
+                 r->has_gpu ? "GPU" : "host", r->has_gpu ? "kernels" : "computations", 100.0 * r->max_gain_share,
+                 (double)r->max_gain_ns / 1e6);
+    else
+        snprintf(buf, len, "%.1f %% of the average step; %s %.1f %%; removing the cause saves at most %.1f %% of "
+                           "each step (%.3f ms)",
+                 100.0 * r->share, compute, 100.0 * r->kernel_share, 100.0 * r->max_gain_share,
+                 (double)r->max_gain_ns / 1e6);
+}
+
+size_t ps_render_steps_shown(const struct ps_report *r, unsigned char *shown)
+{
+    size_t n = r->nsteps, slow[5], nslow = 0;
+    for (size_t i = 0; i < n; i++) {   /* the 5 slowest windows, slowest first */
+        int64_t d = r->steps[i].end_ns - r->steps[i].start_ns;
+        size_t pos = nslow < 5 ? nslow++ : 5;
+        while (pos > 0 && r->steps[slow[pos - 1]].end_ns - r->steps[slow[pos - 1]].start_ns < d) {
+            if (pos < 5)
+                slow[pos] = slow[pos - 1];
+            pos--;
+        }
+        if (pos < 5)
+            slow[pos] = i;
+    }
+    int all = r->opts.all_steps || n <= 20;
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        int is_slow = 0;
+        for (size_t k = 0; k < nslow && n > 1; k++)
+            is_slow |= slow[k] == i;
+        shown[i] = all || i < 10 || i + 5 >= n || is_slow ? (is_slow && !all ? 2 : 1) : 0;
+        count += shown[i] != 0;
+    }
+    return count;
+}
 
 int ps_report_write_json(const struct ps_report *r, FILE *out)
 {

@@ -28,6 +28,22 @@ int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FI
 int ps_report_write_json(const struct ps_report *r, FILE *out);
 int ps_report_write_text(const struct ps_report *r, FILE *out);
 
+int ps_render_md(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+int ps_render_html(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+
+/* Shared by the renderers (render.c). */
+/* The verdict's name as people read it: without GPU rows the `kernel` verdict is host compute, "compute"
+ * (the JSON keeps "kernel", DESIGN §4). */
+const char *ps_render_bottleneck(const struct ps_report *r, enum ps_bottleneck b);
+/* What follows the verdict's name, in every format: its share, the compute (Kernel) share beside it and the
+ * most removing its cause could save, e.g. "51.1 % of the average step; compute (Kernel) 45.5 %; removing the
+ * cause saves at most 51.1 % of each step (619.045 ms)"; or why the verdict is unknown. */
+void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len);
+/* Which steps a table shows: all when --all-steps or up to 20, else the first 10, the 5 slowest and the last 5
+ * (at most 20 rows). shown[i] is 1 for a shown step, 2 for a shown one among the slowest; returns how many
+ * are shown. `shown` holds r->nsteps entries. */
+size_t ps_render_steps_shown(const struct ps_report *r, unsigned char *shown);
+
 /* The renderer called `name`, or NULL when there is none. */
 const struct ps_renderer *ps_renderer_find(const char *name);
 /* The i-th renderer of the table (0-based), NULL past the last: for listing the formats. */

@@ -220,6 +220,22 @@ static void gpu(struct ps_jw *w, const struct ps_report *r)
         ps_jw_map_close(w);
     }
     ps_jw_array_close(w);
+    ps_jw_key(w, "gpu_utilization_timeline");   /* per device: busy ns per hundredth of the run */
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < r->nutil; i++) {
+        const struct ps_util_series *u = &r->util[i];
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "device", u->device);
+        ps_jw_kint(w, "start_ns", u->start_ns);
+        ps_jw_kint(w, "bucket_ns", u->bucket_ns);
+        ps_jw_key(w, "busy_ns");
+        ps_jw_array_open(w);
+        for (size_t k = 0; k < PS_UTIL_BUCKETS; k++)
+            ps_jw_int(w, u->busy_ns[k]);
+        ps_jw_array_close(w);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
     ps_jw_key(w, "gpu_devices");
     ps_jw_array_open(w);
     for (size_t i = 0; i < r->ndevs; i++) {

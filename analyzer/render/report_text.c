@@ -43,7 +43,7 @@ static void put_pct1(FILE *f, int64_t part, int64_t whole)
  * (the JSON keeps "kernel", DESIGN §4). */
 static const char *bn_label(const struct ps_report *r, enum ps_bottleneck b)
 {
-    return b == PS_BN_KERNEL && !r->has_gpu ? "compute" : ps_bottleneck_name[b];
+    return ps_render_bottleneck(r, b);
 }
 
 /* A range name in evidence: grouped by its base, so shown without an emit_nvtx suffix (ps_names_base_len). */
@@ -211,24 +211,6 @@ static void run_summary(FILE *f, const struct ps_report *r, int color)
     note(f, r, "cuda_state", "");
 }
 
-/* The 5 slowest step windows (indices into r->steps), slowest first; returns how many. */
-static size_t slowest_steps(const struct ps_report *r, size_t *out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->nsteps; i++) {
-        int64_t d = r->steps[i].end_ns - r->steps[i].start_ns;
-        size_t pos = n < 5 ? n++ : 5;
-        while (pos > 0 && r->steps[out[pos - 1]].end_ns - r->steps[out[pos - 1]].start_ns < d) {
-            if (pos < 5)
-                out[pos] = out[pos - 1];
-            pos--;
-        }
-        if (pos < 5)
-            out[pos] = i;
-    }
-    return n;
-}
-
 static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
 {
     const struct ps_step *s = &r->steps[i];
@@ -299,24 +281,20 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
         fprintf(f, "\n%4s %-18s %11s", "#", "step", "duration ms");
         group_header(f, r);
         fputs("  verdict\n", f);
-        size_t slow[5], nslow = slowest_steps(r, slow);
-        int all = r->opts.all_steps || r->nsteps <= 20;
-        size_t shown = 0;
+        unsigned char *show = malloc(r->nsteps ? r->nsteps : 1);
+        size_t shown = show ? ps_render_steps_shown(r, show) : 0;
         int gap = 0;
-        for (size_t i = 0; i < r->nsteps; i++) {
-            int is_slow = 0;
-            for (size_t k = 0; k < nslow && r->nsteps > 1; k++)
-                is_slow |= slow[k] == i;
-            if (all || i < 10 || i + 5 >= r->nsteps || is_slow) {
+        for (size_t i = 0; i < r->nsteps && show; i++) {
+            if (show[i]) {
                 if (gap)
                     fprintf(f, "%4s ...\n", "");
                 gap = 0;
-                step_row(f, r, i, is_slow && !all);
-                shown++;
+                step_row(f, r, i, show[i] == 2);
             } else {
                 gap = 1;
             }
         }
+        free(show);
         fprintf(f, "%4s %-18s %11.3f", "", "average", MS(r->avg_dur_ns));
         group_row(f, r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns);
         fprintf(f, "  %s\n", bn_label(r, r->bottleneck));
