@@ -91,7 +91,10 @@ static void run(struct ps_jw *w, const struct ps_report *r)
     ps_jw_key(w, "run");
     ps_jw_map_open(w);
     ps_jw_kint(w, "start_ns", r->run_start_ns);
-    ps_jw_kint(w, "duration_ns", r->run_end_ns - r->run_start_ns);
+    /* the program's own duration when the trace knows it (PERFSCOPE_META duration_ns), else the events' span */
+    ps_jw_kint(w, "duration_ns", r->facts.program_ns >= 0 ? r->facts.program_ns : r->run_end_ns - r->run_start_ns);
+    ps_jw_kstr(w, "duration_source", r->facts.program_ns >= 0 ? "program" : "events");
+    ps_jw_kint(w, "events_duration_ns", r->run_end_ns - r->run_start_ns);
     ps_jw_kint(w, "processes", (int64_t)m->procs.n);
     ps_jw_kint(w, "threads", (int64_t)m->threads.n);
     ps_jw_kint(w, "events", (int64_t)r->nevents);
@@ -147,7 +150,7 @@ static void steps(struct ps_jw *w, const struct ps_report *r)
 {
     ps_jw_key(w, "steps");
     ps_jw_array_open(w);
-    for (size_t i = 0; i < r->nsteps; i++) {
+    for (size_t i = 0; i < r->nsteps && !r->whole_run; i++) {   /* no steps: [], never a phantom one */
         const struct ps_step *s = &r->steps[i];
         ps_jw_map_open(w);
         ps_jw_key(w, "name");
@@ -166,7 +169,7 @@ static void steps(struct ps_jw *w, const struct ps_report *r)
     ps_jw_array_close(w);
     ps_jw_key(w, "step_average");
     ps_jw_map_open(w);
-    ps_jw_kint(w, "steps", (int64_t)r->nsteps);
+    ps_jw_kint(w, "steps", r->whole_run ? 0 : (int64_t)r->nsteps);   /* whole run: the one window's numbers */
     ps_jw_kint(w, "dur_ns", r->avg_dur_ns);
     ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[r->bottleneck]);
     breakdown(w, "breakdown_ns", r->avg.cat_ns);

@@ -314,12 +314,9 @@ static void verdict(FILE *f, const struct ps_report *r, int color)
                                                                                                       : PS_SGR_RED);
     fputs(bn_label(r, r->bottleneck), f);
     ps_sgr_end(f, color);
-    if (r->bottleneck != PS_BN_UNKNOWN)
-        fprintf(f, " (%s%.1f %% of the average step)",
-                r->bottleneck == PS_BN_KERNEL && !r->has_gpu ? "host compute, \"kernel\" in JSON; " : "",
-                100.0 * r->share);
-    else
-        fprintf(f, " (%s)", r->verdict_reason);
+    char detail[512];
+    ps_render_verdict_detail(r, detail, sizeof detail);
+    fprintf(f, " (%s)", detail);
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
     fputc('\n', f);

@@ -1,0 +1,156 @@
+/* The verdict line in every format (issue 9): the compute (Kernel) share beside the bottleneck and the most
+ * removing its cause could save; a run without steps says so in every format, its JSON has steps: [] and
+ * run.duration_ns is the program's own duration when the trace knows it. Expected values are worked out
+ * beside each case. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyses/report.h"
+#include "check.h"
+#include "read/reader.h"
+#include "render/render.h"
+
+#define HAS(text, needle) CHECK(strstr((text), (needle)) != NULL, "missing: %s", (needle))
+#define HASNT(text, needle) CHECK(strstr((text), (needle)) == NULL, "present: %s", (needle))
+
+static char dir[256];
+
+struct result {
+    struct ps_model *m;
+    struct ps_report r;
+    char *out[4];                  /* text, json, md, html */
+};
+
+static char *render(const struct ps_report *r, const char *format)
+{
+    char *buf = NULL;
+    size_t len;
+    struct ps_render_opts o = { .width = 0 };
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(ps_renderer_find(format)->write(r, &o, f) == 0, "--format %s failed", format);
+    fclose(f);
+    return buf;
+}
+
+static void report(const char *path, struct result *res)
+{
+    struct ps_report_opts o;
+    char err[512];
+    ps_report_opts_default(&o);
+    memset(res, 0, sizeof *res);
+    if (ps_read_trace(path, &res->m, err, sizeof err) < 0 || ps_report_build(&res->r, res->m, &o, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", path, err);
+        exit(1);
+    }
+    static const char *const formats[] = { "text", "json", "md", "html" };
+    for (int i = 0; i < 4; i++)
+        res->out[i] = render(&res->r, formats[i]);
+}
+
+static void done(struct result *res)
+{
+    for (int i = 0; i < 4; i++)
+        free(res->out[i]);
+    ps_report_fini(&res->r);
+    ps_model_free(res->m);
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+        exit(1);
+    return path;
+}
+
+/* Two steps of 1000 µs, each: cudaLaunchKernel [0,1), a data range [0,220), the kernel [220,1000). Per step
+ * (tb priority Kernel > Runtime > DataLoader): Kernel 780 µs (78.0 %), Runtime 1 µs, DataLoader 219 µs
+ * (21.9 %). Kernel under 80 %: the verdict is the largest cause, data-loading 21.9 %; removing it saves at most
+ * 21.9 % of each step, 0.219 ms; compute 78.0 %. */
+static void verdict_line_shows_compute_share_and_gain(void)
+{
+    char json[4096] = "{\"traceEvents\":[";
+    for (int s = 0; s < 2; s++) {
+        int t = 1000 * s;
+        snprintf(json + strlen(json), sizeof json - strlen(json),
+                 "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,"
+                 "\"ts\":%d,\"dur\":1000},"
+                 "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"enumerate(DataLoader)#_Iter.__next__\","
+                 "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":220},"
+                 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                 "\"dur\":1,\"args\":{\"correlation\":%d}},"
+                 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":780,"
+                 "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}",
+                 s ? "," : "", s + 1, t, t, t, s + 1, t + 220, s + 1);
+    }
+    strcat(json, "]}");
+    struct result a;
+    report(write_file("gain.json", json), &a);
+    CHECK_EQ("steps", a.r.nsteps, 2);
+    CHECK_EQ("bottleneck", a.r.bottleneck, PS_BN_DATA);
+    CHECK_EQ("max_gain_ns", a.r.max_gain_ns, 219000);
+    const char *line = "data-loading (21.9 % of the average step; compute (Kernel) 78.0 %; removing the cause saves "
+                       "at most 21.9 % of each step, 0.219 ms";
+    HAS(a.out[0], "Verdict: ");
+    HAS(a.out[0], line);
+    HAS(a.out[1], "\"bottleneck\": \"data-loading\", \"share\": 0.219, \"gpu_utilization\": 0.78, \"kernel_share\": "
+                  "0.78, \"max_gain_share\": 0.219, \"max_gain_ns\": 219000, \"unknown_reason\": null");
+    HAS(a.out[2], "**Verdict: data-loading** — 21.9 % of the average step; compute (Kernel) 78.0 %; removing the "
+                  "cause saves at most 21.9 % of each step, 0.219 ms");
+    HAS(a.out[3], "<strong>data-loading</strong> — 21.9 % of the average step; compute (Kernel) 78.0 %; removing "
+                  "the cause saves at most 21.9 % of each step, 0.219 ms");
+    done(&a);
+}
+
+/* A perfscope trace whose one NVTX range is 'forward' [1 ms, 3 ms) (no step range) and whose program ran
+ * 5 s (PERFSCOPE_META duration_ns): every format says there are no steps; JSON steps: [], run.duration_ns
+ * 5000000000 from the program, events_duration_ns 2000000. */
+static void no_steps_said_in_every_format(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/nosteps.sqlite", dir);
+    unlink(path);
+    sqlite3 *db = NULL;
+    if (sqlite3_open(path, &db) != SQLITE_OK ||
+        sqlite3_exec(db,
+                     "CREATE TABLE NVTX_EVENTS(start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,"
+                     " text TEXT, textId INTEGER, globalTid INTEGER, domainId INTEGER);"
+                     "CREATE TABLE PERFSCOPE_META(name TEXT, value TEXT);"
+                     "INSERT INTO PERFSCOPE_META VALUES ('duration_ns', '5000000000');"
+                     "INSERT INTO NVTX_EVENTS VALUES (1000000, 3000000, 59, 'forward', NULL,"
+                     " ((1<<48)|(7<<24)|7), 0);",
+                     NULL, NULL, NULL) != SQLITE_OK)
+        exit(1);
+    sqlite3_close(db);
+    struct result a;
+    report(path, &a);
+    HAS(a.out[0], "No steps: no range matches --step-range");
+    HAS(a.out[1], "\"steps\": [],");
+    HAS(a.out[1], "\"step_average\": {\"steps\": 0,");
+    HAS(a.out[1], "\"duration_ns\": 5000000000, \"duration_source\": \"program\", \"events_duration_ns\": 2000000");
+    HAS(a.out[1], "No steps: no range matches --step-range");
+    HAS(a.out[2], "No steps: no range matches --step-range");
+    HAS(a.out[3], "No steps: no range matches --step-range");
+    HASNT(a.out[2], "| # | step |");
+    HAS(a.out[3], "one per run (no steps were found)");
+    done(&a);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        return 2;
+    snprintf(dir, sizeof dir, "%s", argv[1]);
+    if (!strcmp(argv[2], "verdict_line_shows_compute_share_and_gain"))
+        verdict_line_shows_compute_share_and_gain();
+    else if (!strcmp(argv[2], "no_steps_said_in_every_format"))
+        no_steps_said_in_every_format();
+    else
+        return 2;
+    return failures ? 1 : 0;
+}
