@@ -20,18 +20,20 @@ const char *ps_render_bottleneck(const struct ps_report *r, enum ps_bottleneck b
 void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len)
 {
     const char *compute = r->has_gpu ? "compute (Kernel)" : "host compute";
+    /* without steps the one window is the run: never call it a step */
+    const char *window = r->whole_run ? "the whole run" : "the average step";
+    const char *each = r->whole_run ? "the run" : "each step";
     if (r->bottleneck == PS_BN_UNKNOWN)
         snprintf(buf, len, "%s", r->verdict_reason ? r->verdict_reason : "nothing to classify");
     else if (r->bottleneck == PS_BN_KERNEL)
-        snprintf(buf, len, "%s%.1f %% of the average step is %s: nothing starves the %s; only faster %s shorten "
-                           "the step, by at most %.1f %%, %.3f ms",
-                 r->has_gpu ? "" : "host compute, \"kernel\" in JSON; ", 100.0 * r->share, compute,
-                 r->has_gpu ? "GPU" : "host", r->has_gpu ? "kernels" : "computations", 100.0 * r->max_gain_share,
-                 (double)r->max_gain_ns / 1e6);
+        snprintf(buf, len, "%s%.1f %% of %s is %s: nothing starves the %s; only faster %s shorten %s, by at "
+                           "most %.1f %%, %.3f ms",
+                 r->has_gpu ? "" : "host compute, \"kernel\" in JSON; ", 100.0 * r->share, window, compute,
+                 r->has_gpu ? "GPU" : "host", r->has_gpu ? "kernels" : "computations", each,
+                 100.0 * r->max_gain_share, (double)r->max_gain_ns / 1e6);
     else
-        snprintf(buf, len, "%.1f %% of the average step; %s %.1f %%; removing the cause saves at most %.1f %% of "
-                           "each step, %.3f ms",
-                 100.0 * r->share, compute, 100.0 * r->kernel_share, 100.0 * r->max_gain_share,
+        snprintf(buf, len, "%.1f %% of %s; %s %.1f %%; removing the cause saves at most %.1f %% of %s, %.3f ms",
+                 100.0 * r->share, window, compute, 100.0 * r->kernel_share, 100.0 * r->max_gain_share, each,
                  (double)r->max_gain_ns / 1e6);
 }
 

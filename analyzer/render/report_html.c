@@ -160,9 +160,9 @@ static int steps_section(FILE *f, const struct ps_report *r)
         fputs("<figure>\n", f);
         ps_svg_stacked_bars(f, "steps-chart", "Step time per step, by the verdict's groups", desc, n, PS_BN_UNKNOWN,
                             v, series, (const char *const *)names, "ms");
-        fputs("<figcaption>Each bar is one step; host = Runtime + CPU Exec + Other − sync.</figcaption>\n"
-              "</figure>\n<details><summary>Steps as a table</summary>\n<table>\n<tr><th>#</th><th>step</th>"
-              "<th>duration ms</th>", f);
+        fprintf(f, "<figcaption>%s; host = Runtime + CPU Exec + Other − sync.</figcaption>\n"
+                   "</figure>\n<details><summary>Steps as a table</summary>\n<table>\n<tr><th>#</th><th>step</th>"
+                   "<th>duration ms</th>", r->whole_run ? "The one bar is the whole run" : "Each bar is one step");
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
             fprintf(f, "<th>%s %%</th>", series[k].label);
         fputs("<th>verdict</th></tr>\n", f);

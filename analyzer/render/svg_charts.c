@@ -83,7 +83,7 @@ static void legend(FILE *f, const struct ps_svg_series *series, size_t n, double
                 x, y - 10, series[j].color, x + 16, y);
         ps_html_text(f, series[j].label, 0);
         fputs("</text>\n", f);
-        x += 24 + 7.5 * (double)strlen(series[j].label);
+        x += 28 + 8.0 * (double)strlen(series[j].label);
     }
     fputs("</g>\n", f);
 }

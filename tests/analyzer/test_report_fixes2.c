@@ -215,7 +215,7 @@ static void cpu_only_compute_advice(void)
            &a, NULL);
     CHECK_EQ("has_gpu", a.r.has_gpu, 0);
     CHECK_STR("verdict", ps_bottleneck_name[a.r.bottleneck], "kernel");
-    HAS(a.text, "Verdict: compute (host compute, \"kernel\" in JSON; 100.0 % of the average step)");
+    HAS(a.text, "Verdict: compute (host compute, \"kernel\" in JSON; 100.0 % of the average step is host compute:");
     HAS(a.text, "profile the hot functions");
     HAS(a.text, "run the model on the GPU");
     HASNT(a.text, "Tensor Cores");
