@@ -97,6 +97,11 @@ static void run_facts(struct ps_report *r)
     }
     ps_report_rank(r, &f->rank, &f->world_size);
     f->dropped_records = ps_report_dropped_records(r);
+    f->recording_complete = ps_report_recording_complete(r);
+    f->child = st;
+    long long v;
+    f->still_running_processes = ps_report_meta_int(r, "still_running_processes", 0, INT64_MAX, &v) == 1 ? v : -1;
+    f->other_pidns_rings = ps_report_meta_int(r, "other_pidns_rings", 0, INT64_MAX, &v) == 1 ? v : -1;
 }
 
 /* Warnings a user must see before any number. */

@@ -132,6 +132,15 @@ struct ps_cuda_state {
     const char *state;             /* PERFSCOPE_META cuda_state.pid.* value ("" unknown) */
     int processes;
 };
+/* The recorded program's end (PERFSCOPE_META child_exit_code, child_signal). */
+struct ps_child_status {
+    int recorded;                  /* either key is present */
+    int code_known;                /* child_exit_code is an integer in -1..255 */
+    long code;
+    int sig_known;                 /* child_signal is an integer in 0..64 (0: no signal) */
+    int sig_out_of_range;          /* child_signal is an integer outside 0..64: "unknown signal N" */
+    long sig;                      /* the signal when sig_known or sig_out_of_range */
+};
 struct ps_run_facts {              /* the recorded program, from PERFSCOPE_META; NULL / PS_ABSENT when absent */
     const char *command, *host, *started;   /* values as recorded ("" when recorded empty) */
     int64_t program_ns;            /* the program's wall-clock duration; PS_ABSENT or PS_UNKNOWN */
@@ -140,6 +149,9 @@ struct ps_run_facts {              /* the recorded program, from PERFSCOPE_META;
     size_t ncuda;
     int32_t rank, world_size;      /* -1 unknown (ps_report_rank) */
     int64_t dropped_records;       /* -1 unknown (ps_report_dropped_records) */
+    int recording_complete;        /* 1 / 0 / -1 unknown (ps_report_recording_complete) */
+    struct ps_child_status child;  /* ps_report_child_status */
+    int64_t still_running_processes, other_pidns_rings;   /* PERFSCOPE_META counts; -1 not recorded or garbage */
 };
 
 #define PS_UTIL_BUCKETS 100
@@ -240,15 +252,6 @@ int ps_report_recording_complete(const struct ps_report *r);
  * the key is absent; -1 when the value is not an integer (NULL, empty, "1e3", "abc", beyond int64); -2 with *v
  * set when it is an integer outside [lo, hi]. Bad values show as unknown / null, never as a fake 0. */
 int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v);
-/* The recorded program's end (PERFSCOPE_META child_exit_code, child_signal). */
-struct ps_child_status {
-    int recorded;                  /* either key is present */
-    int code_known;                /* child_exit_code is an integer in -1..255 */
-    long code;
-    int sig_known;                 /* child_signal is an integer in 0..64 (0: no signal) */
-    int sig_out_of_range;          /* child_signal is an integer outside 0..64: "unknown signal N" */
-    long sig;                      /* the signal when sig_known or sig_out_of_range */
-};
 void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st);
 /* The model's rank and world size, each -1 when unknown: absent, or a PERFSCOPE_META value that is not an
  * integer in range (rank 0..2^31-2, world_size 1..2^31-1). */

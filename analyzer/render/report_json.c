@@ -60,17 +60,13 @@ static void source(struct ps_jw *w, const struct ps_report *r)
     ps_jw_kint_or_null(w, "dropped_records", x->dropped_records);
     ps_jw_kint(w, "unplaced_events", m->unplaced_events);
     unterminated_ranges(w, m);
-    static const char *const counts[] = { "still_running_processes", "other_pidns_rings" };
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {   /* perfscope META; else null */
-        long long v;
-        ps_jw_kint_or_null(w, counts[i], ps_report_meta_int(r, counts[i], 0, INT64_MAX, &v) == 1 ? v : -1);
-    }
-    int complete = ps_report_recording_complete(r);
-    complete < 0 ? ps_jw_knull(w, "recording_complete") : ps_jw_kbool(w, "recording_complete", complete);
-    struct ps_child_status st;   /* unknown or impossible values: null, never a fake 0 */
-    ps_report_child_status(r, &st);
-    st.code_known ? ps_jw_kint(w, "child_exit_code", st.code) : ps_jw_knull(w, "child_exit_code");
-    st.sig_known ? ps_jw_kint(w, "child_signal", st.sig) : ps_jw_knull(w, "child_signal");
+    ps_jw_kint_or_null(w, "still_running_processes", x->still_running_processes);
+    ps_jw_kint_or_null(w, "other_pidns_rings", x->other_pidns_rings);
+    x->recording_complete < 0 ? ps_jw_knull(w, "recording_complete")
+                              : ps_jw_kbool(w, "recording_complete", x->recording_complete);
+    /* unknown or impossible values: null, never a fake 0 */
+    x->child.code_known ? ps_jw_kint(w, "child_exit_code", x->child.code) : ps_jw_knull(w, "child_exit_code");
+    x->child.sig_known ? ps_jw_kint(w, "child_signal", x->child.sig) : ps_jw_knull(w, "child_signal");
     ps_jw_key(w, "host_samples");
     if (m->samples.n > 0) {
         ps_jw_map_open(w);
