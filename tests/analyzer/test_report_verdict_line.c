@@ -1,7 +1,7 @@
-/* The verdict line in every format (issue 9): the compute (Kernel) share beside the bottleneck and the most
- * removing its cause could save; a run without steps says so in every format, its JSON has steps: [] and
- * run.duration_ns is the program's own duration when the trace knows it. Expected values are worked out
- * beside each case. */
+/* What every format says (issue 9): the verdict line with the compute (Kernel) share beside the bottleneck and
+ * the most removing its cause could save; a run without steps says so in every format, its JSON has steps: []
+ * and run.duration_ns is the program's own duration when the trace knows it; GPU utilisation over time; names
+ * escaped for Markdown and HTML. Expected values are worked out beside each case. */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +141,63 @@ static void no_steps_said_in_every_format(void)
     done(&a);
 }
 
+/* GPU utilisation over time (utilization.c) by hand. Kineto: step [0,1000) µs; device 0 runs kernels [0,100),
+ * [50,150) and [300,400) µs, device 1 one kernel [900,1000). The run is [0,1000) µs: 100 slices of 10 µs.
+ * Device 0 is busy in the union [0,150) + [300,400): slices 0-14 and 30-39 full (10000 ns), the rest 0, 250 µs
+ * in all; device 1: slices 90-99 full. */
+static void utilization_timeline_by_hand(void)
+{
+    static const char trace[] =
+        "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,"
+        "\"tid\":1,\"ts\":0,\"dur\":1000},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":100,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":8,\"ts\":50,\"dur\":100,"
+        "\"args\":{\"device\":0,\"stream\":8,\"correlation\":2}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":100,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":3}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"c\",\"pid\":1,\"tid\":9,\"ts\":900,\"dur\":100,"
+        "\"args\":{\"device\":1,\"stream\":9,\"correlation\":4}}]}";
+    struct result a;
+    report(write_file("util.json", trace), &a);
+    CHECK_EQ("devices with a timeline", a.r.nutil, 2);
+    if (a.r.nutil == 2) {
+        const struct ps_util_series *d0 = &a.r.util[0], *d1 = &a.r.util[1];
+        CHECK_EQ("device of the first", d0->device, 0);
+        CHECK_EQ("bucket_ns", d0->bucket_ns, 10000);
+        int64_t sum = 0;
+        for (int i = 0; i < PS_UTIL_BUCKETS; i++) {
+            int64_t want0 = i < 15 || (i >= 30 && i < 40) ? 10000 : 0, want1 = i >= 90 ? 10000 : 0;
+            CHECK(d0->busy_ns[i] == want0, "device 0 slice %d: %lld, want %lld", i, (long long)d0->busy_ns[i],
+                  (long long)want0);
+            CHECK(d1->busy_ns[i] == want1, "device 1 slice %d: %lld, want %lld", i, (long long)d1->busy_ns[i],
+                  (long long)want1);
+            sum += d0->busy_ns[i];
+        }
+        CHECK_EQ("device 0 busy", sum, 250000);
+    }
+    HAS(a.out[1], "\"gpu_utilization_timeline\": [\n    {\"device\": 0, \"start_ns\": ");
+    HAS(a.out[3], "<section id=\"utilisation\" class=\"chart\"");
+    done(&a);
+}
+
+/* Names from a trace cannot break a Markdown table or inject HTML: a kernel named k|x<script>`y`*z_&amp; is one
+ * Markdown cell, escaped, and HTML text, never a <script> element. */
+static void hostile_names_escaped_in_md_and_html(void)
+{
+    static const char trace[] =
+        "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,"
+        "\"tid\":1,\"ts\":0,\"dur\":1000},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k|x<script>`y`*z_&amp;\",\"pid\":0,\"tid\":7,\"ts\":0,"
+        "\"dur\":900,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}}]}";
+    struct result a;
+    report(write_file("hostile.json", trace), &a);
+    HAS(a.out[2], "| k\\|x\\<script\\>\\`y\\`\\*z\\_\\&amp; |\n");
+    HASNT(a.out[3], "<script");
+    HAS(a.out[3], "k|x&lt;script&gt;`y`*z_&amp;amp;");
+    done(&a);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -150,6 +207,10 @@ int main(int argc, char **argv)
         verdict_line_shows_compute_share_and_gain();
     else if (!strcmp(argv[2], "no_steps_said_in_every_format"))
         no_steps_said_in_every_format();
+    else if (!strcmp(argv[2], "utilization_timeline_by_hand"))
+        utilization_timeline_by_hand();
+    else if (!strcmp(argv[2], "hostile_names_escaped_in_md_and_html"))
+        hostile_names_escaped_in_md_and_html();
     else
         return 2;
     return failures ? 1 : 0;
