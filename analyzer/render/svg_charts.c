@@ -128,7 +128,9 @@ void ps_svg_stacked_bars(FILE *f, const char *id, const char *title, const char 
         if (i % label_every == 0) {
             fprintf(f, "<text class=\"xlabel\" aria-hidden=\"true\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
                     x + bw / 2, bottom + 16);
-            ps_html_text(f, labels[i], 14);
+            char shortl[24];   /* the label's first word ("#12"): the bar's tooltip has all of it */
+            snprintf(shortl, sizeof shortl, "%.*s", (int)strcspn(labels[i], " "), labels[i]);
+            ps_html_text(f, shortl, 12);
             fputs("</text>\n", f);
         }
     }

@@ -18,7 +18,7 @@ struct ps_svg_series {
 };
 
 /* Stacked vertical bars, one per item (class "bar", one <g> each): values[i * nseries + j] is series j of
- * bar i (>= 0, in `unit`); labels[i] names bar i. `id` makes the title/desc ids unique in the page. */
+ * bar i (>= 0, in `unit`); labels[i] names bar i (its first word under the bar, all of it in the tooltip). `id` makes the title/desc ids unique in the page. */
 void ps_svg_stacked_bars(FILE *f, const char *id, const char *title, const char *desc, size_t nbars,
                          size_t nseries, const double *values, const struct ps_svg_series *series,
                          const char *const *labels, const char *unit);
