@@ -79,7 +79,7 @@ int main(void)
     double ns[9];
     for (int pass = 0; pass < 9; pass++) {
         struct ps_cupti_conv *c;
-        if (ps_cupti_conv_new(emit, NULL, cbname, 0, &c))
+        if (ps_cupti_conv_new(emit, NULL, cbname, &c))
             return 1;
         /* The first buffer also defines the names; time the second, as in a long run. */
         long n = ps_cupti_conv_buffer(c, next, buf, valid);
