@@ -89,6 +89,15 @@ fakecupti)
         fail "a stream query on unfinished work is not a synchronisation"
     [ "$(q "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_sync_queries_not_ready'")" = 1 ] ||
         fail "the query left out should be counted"
+    # The kernel without timestamps: counted in the trace, and the report says so (text and JSON).
+    [ "$(q "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_records_without_timestamps'")" = 1 ] ||
+        fail "the untimed kernel should be counted in PERFSCOPE_META"
+    "$ps" report "$dir/t.sqlite" >"$dir/report" 2>&1 || fail "perfscope report failed: $(head -5 "$dir/report")"
+    grep -q "1 GPU activity record came from CUPTI without timestamps" "$dir/report" ||
+        fail "the text report should warn of the untimed record: $(cat "$dir/report")"
+    "$ps" report --format json "$dir/t.sqlite" >"$dir/report.json" 2>&1 || fail "perfscope report --format json failed"
+    grep -q '"gpu_records_without_timestamps": 1' "$dir/report.json" ||
+        fail "the JSON report should carry gpu_records_without_timestamps: 1"
     ;;
 fakecupti_exit)
     [ $rc -eq 0 ] || fail "record exited $rc: $(cat "$dir/err") $(cat "$dir/out")"

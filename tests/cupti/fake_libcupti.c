@@ -1,7 +1,7 @@
 /* A stand-in libcupti for whole-process tests without a GPU: exports the CUPTI functions the probe dlsyms
  * (PERFSCOPE_CUPTI_PATH points here). On the first flush, default or forced (its records are complete), it hands
  * the probe one buffer of real CUDA 13.0 records (device twice, as dumped and as emitted at initialisation; a
- * context; a kernel; an H2D copy with its driver and runtime correlation ids; the runtime API calls; a stream
+ * context; a kernel and one without timestamps; an H2D copy with its driver and runtime correlation ids; the runtime API calls; a stream
  * query on unfinished work) timed 1 ms before the flush. Its API version is 130001 (CUDA 13.0 Update 1), so the
  * probe keeps its clock, which runs 5 s ahead of CLOCK_MONOTONIC, unless it registers a timestamp callback.
  * FAKE_CUPTI_BUSY=1: cuptiSubscribe_v2 answers CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (39). */
@@ -154,6 +154,9 @@ EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
     k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
     k.name = "_Z10gemm_tiledPKfS0_Pfiii";
     valid = append(buf, valid, &k);
+    CUpti_ActivityKernel10 untimed = k;
+    untimed.start = untimed.end = 0, untimed.correlationId = 11;   /* "could not be collected": counted, left out */
+    valid = append(buf, valid, &untimed);
     /* cudaMemcpyAsync (runtime, correlation 9) calling cuMemcpyHtoDAsync (driver, correlation 8). */
     api.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, api.start = now - 350000, api.end = now - 340000;
     api.correlationId = 9;
