@@ -242,7 +242,7 @@ static int kernel_name_id(struct ps_cupti_conv *c, const char *name, uint32_t *i
         name = "";
     if (map_get(&c->by_ptr, (uintptr_t)name, &v) && v < c->ntexts && c->texts[v] && !strcmp(c->texts[v], name)) {
         *id = v;
-        return send_string(c, v, PS_WIRE_GPU_STR_KERNEL_NAME, name);
+        return c->sent[v] ? 0 : send_string(c, v, PS_WIRE_GPU_STR_KERNEL_NAME, name);
     }
     uint64_t h = fnv1a(name);
     if (!(map_get(&c->by_text, h, &v) && v < c->ntexts && c->texts[v] && !strcmp(c->texts[v], name))) {
@@ -325,8 +325,13 @@ static int timed(struct ps_cupti_conv *c, uint64_t start, uint64_t end)
 
 /* start/end moved onto the host clock; every timed CUPTI record names them alike. */
 #define COPY_SPAN(c, w, r) do { \
-        (w).start_ns = (uint64_t)ps_cupti_conv_map_time((c), (r)->start); \
-        (w).end_ns = (uint64_t)ps_cupti_conv_map_time((c), (r)->end); \
+        if ((c)->npairs) { \
+            (w).start_ns = (uint64_t)ps_cupti_conv_map_time((c), (r)->start); \
+            (w).end_ns = (uint64_t)ps_cupti_conv_map_time((c), (r)->end); \
+        } else { \
+            (w).start_ns = (r)->start; \
+            (w).end_ns = (r)->end; \
+        } \
     } while (0)
 
 /* The ids that kernel, memcpy, peer memcpy and memset records carry under the same CUPTI names. */
