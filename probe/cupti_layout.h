@@ -5,9 +5,9 @@
  * docs.nvidia.com/cupti/api/structCUpti__Activity*.html, and the release notes):
  *   13.1  CUpti_ActivityKernel11 = Kernel10 + `priority` (in place of Kernel10's trailing padding3)
  *   13.2  CUpti_ActivityDevice6  = Device5 + `numTpcs`, reserved0
+ *         CUpti_ActivityContext4 = Context3 + `processId` (listed in the 13.2.1 API reference)
  *   13.3  CUpti_ActivityKernel12 = Kernel11 + `executionModel`
  *   13.4  CUpti_ActivityKernel13 = Kernel12 + sourceGraphId, padding6, sourceGraphNodeId
- *         CUpti_ActivityContext4 = Context3 + `processId`
  *   unchanged through 13.4: Memcpy6, MemcpyPtoP4, Memset4, Synchronization2, API, Overhead3.
  * So every field perfscope reads (all of 13.0's but Kernel10.padding3) keeps its offset: the 13.0 struct is a
  * common prefix of the later records. tests/cupti/cupti_layout_test.c compares the offsets of the headers

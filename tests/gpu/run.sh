@@ -34,7 +34,7 @@ if command -v nvidia-smi >/dev/null 2>&1; then
     major=${drv%%.*}
     if [ -n "$major" ] && [ "$major" -eq "$major" ] 2>/dev/null; then
         if [ "$major" -ge 580 ]; then pass "driver_version" "$drv (CUDA 13 needs R580+)"
-        else fail "driver_version" "$drv: CUDA 13 needs R580+; train will run its C backend and CUPTI cannot attach"; fi
+        else fail "driver_version" "$drv: CUDA 13 needs R580+ (or the cuda-compat package's 580+ libcuda): train will run its C backend and CUPTI cannot attach"; fi
     else
         fail "driver_version" "nvidia-smi gave no driver version: $drv"
     fi
