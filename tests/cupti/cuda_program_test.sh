@@ -9,6 +9,8 @@
 #           CUPTI 13.0's clock mapped onto the session's, duplicate device records, a copy joined to its runtime
 #           call, a query on unfinished work left out.
 #   fakecupti_exit: the program ends with _exit after 1.5 s: its GPU rows came with the periodic flush.
+#   fakecupti_sigterm: the program gets SIGTERM at once, its records held by CUPTI until a forced flush: the probe
+#           flushes them, then SIGTERM ends the program as it would have (record exits 128 + 15).
 #   fakebusy: that libcupti says another subscriber holds CUPTI: one clear message naming it, NVTX goes on.
 #   gpu:    (GPU machines; exit 77 = skip elsewhere) cuda_kernels.cu's known work is in the trace row by row.
 # Usage: cuda_program_test.sh CASE PERFSCOPE PROGRAM [FAKE_LIBCUPTI]
@@ -17,6 +19,7 @@ case_=$1 ps=$2 prog=$3
 [ $# -ge 4 ] && export PERFSCOPE_CUPTI_PATH=$4
 [ "$case_" = fakebusy ] && export FAKE_CUPTI_BUSY=1
 [ "$case_" = fakecupti_exit ] && export FAKE_DRIVER_EXIT=_exit
+[ "$case_" = fakecupti_sigterm ] && export FAKE_DRIVER_EXIT=sigterm FAKE_CUPTI_INCOMPLETE=1
 dir=$(mktemp -d /tmp/perfscope-cuda-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -104,6 +107,12 @@ fakecupti_exit)
     [ "$(q "SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO")" = 2 ] || fail "cuptiState should be 2 (CUPTI active)"
     [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")" = 1 ] ||
         fail "the kernel row should have come with the periodic flush before _exit"
+    ;;
+fakecupti_sigterm)
+    [ $rc -eq 143 ] || fail "record should exit 143 (the program killed by SIGTERM), got $rc: $(cat "$dir/err")"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")" = 1 ] ||
+        fail "the kernel row should have been flushed on SIGTERM"
+    [ "$(q "SELECT value FROM PERFSCOPE_META WHERE name = 'child_signal'")" = 15 ] || fail "child_signal should be 15"
     ;;
 fakebusy)
     [ $rc -eq 0 ] || fail "record exited $rc: $(cat "$dir/err") $(cat "$dir/out")"
