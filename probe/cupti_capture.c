@@ -143,12 +143,16 @@ static int cupti_usable(void)
     return atomic_load(&g.active) && !atomic_load(&g.forked_child) && getpid() == g.owner;
 }
 
+static void on_sigterm(int sig);
+
 static void atfork_child(void)
 {
     /* The child has no CUPTI worker thread (a flush there hangs, HPCToolkit #195) and no flush thread. */
     atomic_store(&g.forked_child, 1);
     atomic_store(&g.flusher_running, 0);
-    if (g.sigterm_installed)
+    struct sigaction cur;
+    /* The child has no flush thread to hand SIGTERM to: the default action, unless the program set its own. */
+    if (g.sigterm_installed && sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler == on_sigterm)
         signal(SIGTERM, SIG_DFL);
 }
 

@@ -120,6 +120,8 @@ static void case_busy(void)
     CHECK_EQ(f.flushes, 0);
 }
 
+static void program_sigterm(int sig) { (void)sig; }
+
 /* A forked child never calls CUPTI: every fake function aborts there. */
 static void case_fork(void)
 {
@@ -142,6 +144,25 @@ static void case_fork(void)
     CHECK_EQ(WEXITSTATUS(st), 0);
     f.completed(NULL, 0, buf, size, valid);
     CHECK_EQ(sink_count(&s, PS_WIRE_GPU_KERNEL), 1);
+
+    /* SIGTERM in a child: the default action where the probe's handler was (no flush thread there), the program's
+     * own handler where the program set one after the probe. */
+    struct sigaction cur;
+    CHECK(sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler != SIG_DFL);    /* the probe's */
+    for (int own = 0; own < 2; own++) {
+        if (own)
+            CHECK(signal(SIGTERM, program_sigterm) != SIG_ERR);
+        pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+            struct sigaction c;
+            sigaction(SIGTERM, NULL, &c);
+            _exit(c.sa_handler == (own ? program_sigterm : SIG_DFL) ? 0 : 5);
+        }
+        CHECK(waitpid(pid, &st, 0) == pid);
+        CHECK(WIFEXITED(st));
+        CHECK_EQ(WEXITSTATUS(st), 0);
+    }
     ps_cupti_flush_at_exit();
     CHECK_EQ(f.forced_flushes, 1);
 }
