@@ -97,6 +97,7 @@ static void run_facts(struct ps_report *r)
     }
     ps_report_rank(r, &f->rank, &f->world_size);
     f->dropped_records = ps_report_dropped_records(r);
+    f->gpu_records_without_timestamps = ps_report_gpu_untimed_records(r);
     f->recording_complete = ps_report_recording_complete(r);
     f->child = st;
     long long v;
@@ -145,6 +146,12 @@ static int warnings(struct ps_report *r)
         rc |= add(r, PS_MSG_WARNING, "dropped_records_unknown",
                   "the number of dropped records is unknown (PERFSCOPE_META dropped_records is not a count); "
                   "numbers may be low");
+    int64_t untimed = r->facts.gpu_records_without_timestamps;
+    if (untimed > 0)
+        rc |= add(r, PS_MSG_WARNING, "gpu_records_without_timestamps",
+                  "%lld GPU activity record%s came from CUPTI without timestamps and %s left out; GPU numbers may "
+                  "be low (see docs/gpu-capture.md, Losses)", (long long)untimed, untimed == 1 ? "" : "s",
+                  untimed == 1 ? "is" : "are");
     if (m->unplaced_events > 0)
         rc |= add(r, PS_MSG_WARNING, "unplaced_events",
                   "%lld events of the trace could not be placed in the model and are not counted (reasons: "

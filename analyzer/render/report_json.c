@@ -58,6 +58,7 @@ static void source(struct ps_jw *w, const struct ps_report *r)
     ps_jw_kint_or_null(w, "rank", x->rank);
     ps_jw_kint_or_null(w, "world_size", x->world_size > 0 ? x->world_size : -1);
     ps_jw_kint_or_null(w, "dropped_records", x->dropped_records);
+    ps_jw_kint_or_null(w, "gpu_records_without_timestamps", x->gpu_records_without_timestamps);
     ps_jw_kint(w, "unplaced_events", m->unplaced_events);
     unterminated_ranges(w, m);
     ps_jw_kint_or_null(w, "still_running_processes", x->still_running_processes);
