@@ -190,6 +190,9 @@ page.feed(open(html_path, encoding="utf-8").read())
 for b in page.bad:
     fail(f"HTML: {b}")
 charts = [s for s in page.sections if s["chart"]]
+for s in page.sections:
+    if not s["chart"] and s["svgs"]:
+        fail(f"HTML section {s['id']} is not a chart section but holds {s['svgs']} charts")
 for s in charts:
     if s["svgs"] != 1 or s["titled"] != 2:
         fail(f"HTML section {s['id']}: {s['svgs']} charts, {s['titled']} of title/desc (want 1 and 2)")
