@@ -177,9 +177,13 @@ static int notes(struct ps_report *r)
                       "torch.autograd.profiler.emit_nvtx) and no CUDA work was captured%s.",
                       cuda ? " (see the CUDA/CUPTI state)" : "");
             if (r->nrecs < PS_MAX_RECS)
-                r->recs[r->nrecs++] = "Mark each training step with an NVTX range named \"step\" (or name yours "
-                                      "with --step-range), and run the program's CUDA work under perfscope record; "
-                                      "the host samples are all this trace measured.";
+                r->recs[r->nrecs++] = m->samples.n > 0
+                                          ? "Mark each training step with an NVTX range named \"step\" (or name yours "
+                                            "with --step-range), and run the program's CUDA work under perfscope "
+                                            "record; the host samples are all this trace measured."
+                                          : "Mark each training step with an NVTX range named \"step\" (or name yours "
+                                            "with --step-range), and run the program's CUDA work under perfscope "
+                                            "record.";
         }
     } else if (!r->has_gpu) {
         rc |= add(r, PS_MSG_NOTE, "no_gpu_rows",
