@@ -137,10 +137,10 @@ int ps_sq_prepare(struct sctx *c, const char *table, const char *sql, sqlite3_st
 int ps_sq_step_error(struct sctx *c, const char *table, long long row)
 {
     if (c->over_budget)
-        return ps_read_fail(c->err, c->errlen, "%s: table %s, row %lld: reading this file took more than %lld "
-                            "SQLite steps, far more than a trace of its size needs (a trace table without the index "
-                            "nsys and perfscope create, or a crafted file): stopped", c->path, table, row,
-                            c->work_budget);
+        return ps_read_fail(c->err, c->errlen, "%s: table %s: reading this file took more than %lld SQLite steps, far "
+                            "more than a trace of its size needs (a table without the index nsys and perfscope "
+                            "create, such as StringIds without its primary key, or a crafted file): stopped",
+                            c->path, table, c->work_budget);
     return ps_read_fail(c->err, c->errlen, "%s: table %s, row %lld: %s", c->path, table, row,
                         sqlite3_errmsg(c->db));
 }
@@ -249,8 +249,9 @@ uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const c
         snprintf(missing, sizeof missing, "(StringIds %lld missing)", (long long)sid);
         v = ps_model_intern_cstr(c->m, missing);
     } else {
-        *failed = ps_read_fail(c->err, c->errlen, "%s: table StringIds, id %lld: %s", c->path, (long long)sid,
-                               sqlite3_errmsg(c->db));
+        *failed = c->over_budget ? ps_sq_step_error(c, "StringIds", 0)
+                  : ps_read_fail(c->err, c->errlen, "%s: table StringIds, id %lld: %s", c->path, (long long)sid,
+                                 sqlite3_errmsg(c->db));
         return PS_NONE;
     }
     if (v == PS_NONE || ps_idmap_put(&c->strings, (uint64_t)sid, v) < 0) {

@@ -67,7 +67,7 @@ static int recording_complete(struct sctx *c)
  * id looked up once through its primary key; measured in docs/readers.md), so the bound only stops work that grows
  * faster than the file: a lookup table without its index (a full scan per id), a crafted file. */
 #define WORK_STEP 1000
-#define WORK_PER_BYTE 200
+#define WORK_PER_BYTE 50
 #define WORK_MIN (20 * 1000 * 1000)
 
 static int work_bound(void *arg)
