@@ -525,6 +525,12 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
     case R_DEV:
         if (k == K_NAME && (c->dev.name = ps_intern_bytes(c->m, (const char *)s, len)) == PS_NONE)
             rc = -ENOMEM;
+        else if (k != K_NAME && k != K_OTHER)   /* "numSms": "132": never a silently unknown value */
+            return wrong_type(c, k, "a string");
+        break;
+    case R_DIST:
+        if (k != K_OTHER)
+            return wrong_type(c, k, "a string");
         break;
     default:
         break;

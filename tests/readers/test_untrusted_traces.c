@@ -302,6 +302,20 @@ static void reader_messages_name_the_cause(void)
         { "\"ts\":0,\"dur\":5,\"name\":7", "event 0: \"name\" is not a string (it is a number)" },
         { "\"ts\":0,\"dur\":5,\"cat\":[]", "event 0: \"cat\" is not a string (it is an array)" },
     };
+    static const struct {
+        const char *top, *message;
+    } top_cases[] = {
+        { "\"deviceProperties\":[{\"id\":0,\"numSms\":\"132\"}]", "\"numSms\" is not a number (it is a string)" },
+        { "\"deviceProperties\":[{\"id\":true}]", "\"id\" is not a number (it is a boolean)" },
+        { "\"distributedInfo\":{\"rank\":\"1\"}", "\"rank\" is not a number (it is a string)" },
+        { "\"distributedInfo\":{\"world_size\":[2]}", "\"world_size\" is not a number (it is an array)" },
+    };
+    for (size_t i = 0; i < sizeof top_cases / sizeof top_cases[0]; i++) {
+        char name[32], text[300];
+        snprintf(name, sizeof name, "top%zu.json", i);
+        snprintf(text, sizeof text, "{%s,\"traceEvents\":[%s]}", top_cases[i].top, LAUNCH);
+        CHECK_CONTAINS(tiny_read_err(write_json(name, text)), top_cases[i].message);
+    }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char name[32], text[300];
         snprintf(name, sizeof name, "msg%zu.json", i);
