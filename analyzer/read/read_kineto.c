@@ -118,25 +118,11 @@ static int fail(struct kctx *c, const char *msg)
     return 0;
 }
 
-/* Copy a decoded JSON string, a "\u0000" in it as the four characters \x00 (ps_nul_escape): the model's names
- * are C strings, and "kernel\u0000cpu_op" is no kernel. */
+/* Copy a decoded JSON string, a "\u0000" in it as the four characters \x00 (ps_nul_escape_into): the model's
+ * names are C strings, and "kernel\u0000cpu_op" is no kernel. */
 static int buf_set(struct buf *b, const unsigned char *s, size_t len)
 {
-    size_t raw = len;
-    len = ps_nul_escape(NULL, (const char *)s, raw);
-    if (len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < len + 1)
-            cap *= 2;
-        char *n = realloc(b->s, cap);
-        if (!n)
-            return -ENOMEM;
-        b->s = n;
-        b->cap = cap;
-    }
-    ps_nul_escape(b->s, (const char *)s, raw);
-    b->n = len;
-    return 0;
+    return ps_nul_escape_into(&b->s, &b->cap, &b->n, (const char *)s, len);
 }
 
 static enum role cur_role(const struct kctx *c)
@@ -411,6 +397,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
         return fail(c, "the event is not an object");
     enum key k = cur_key(c);
     int64_t v;
+    if (role == R_EVENT && k == K_ARGS)
+        return wrong_type(c, k, "a number");
     switch (role) {
     case R_TOP:
         if (k == K_BASE_TIME) {
@@ -431,8 +419,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
                 return 0;
             id->set = id->numeric = 1;
             id->v = (int64_t)(uint32_t)id->v;
-        } else if (k == K_PH || k == K_CAT || k == K_NAME || k == K_ARGS) {
-            return wrong_type(c, k, "a number");
+        } else if (k == K_PH || k == K_CAT || k == K_NAME) {
+            return type_error(c, k, "a string");
         }
         return 1;
     case R_ARGS:

@@ -72,6 +72,23 @@ size_t ps_nul_escape(char *out, const char *s, size_t len)
     return n;
 }
 
+int ps_nul_escape_into(char **buf, size_t *cap, size_t *n, const char *s, size_t len)
+{
+    size_t need = ps_nul_escape(NULL, s, len) + 1;
+    if (need > *cap) {
+        size_t c = *cap ? *cap : 256;
+        while (c < need)
+            c *= 2;
+        char *grown = realloc(*buf, c);
+        if (!grown)
+            return -ENOMEM;
+        *buf = grown;
+        *cap = c;
+    }
+    *n = ps_nul_escape(*buf, s, len);
+    return 0;
+}
+
 char *ps_nul_escape_dup(const char *s, size_t len)
 {
     char *e = malloc(ps_nul_escape(NULL, s, len) + 1);

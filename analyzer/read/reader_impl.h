@@ -21,9 +21,12 @@ int ps_read_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((
  * "ProfilerStep#1<NUL>x" to the step "ProfilerStep#1", or "kernel<NUL>cpu_op" to the category "kernel") becomes
  * the four characters \x00, the escape the text report prints for the other control bytes.
  * ps_nul_escape: writes s[0..len) so escaped and a NUL to out (NULL: only counts); returns the escaped length.
+ * ps_nul_escape_into: the same into *buf (*cap bytes, grown with realloc, doubling from 256), *n its length; 0 or
+ * -ENOMEM (the caller frees *buf).
  * ps_nul_escape_dup: the same in a malloc'ed string (NULL when out of memory; the caller frees it).
  * ps_intern_bytes: ps_model_intern of the escaped text (PS_NONE when out of memory). */
 size_t ps_nul_escape(char *out, const char *s, size_t len);
+int ps_nul_escape_into(char **buf, size_t *cap, size_t *n, const char *s, size_t len);
 char *ps_nul_escape_dup(const char *s, size_t len);
 uint32_t ps_intern_bytes(struct ps_model *m, const char *s, size_t len);
 

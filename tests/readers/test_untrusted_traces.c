@@ -299,7 +299,7 @@ static void reader_messages_name_the_cause(void)
         { "\"ts\":0,\"dur\":\"5\"", "event 0: \"dur\" is not a number" },
         { "\"ts\":{},\"dur\":5", "event 0: \"ts\" is not a number (it is an object)" },
         { "\"ts\":0,\"dur\":5,\"pid\":false", "event 0: \"pid\" is not a number or a string (it is a boolean)" },
-        { "\"ts\":0,\"dur\":5,\"name\":7", "event 0: \"name\" is not a string (it is a number)" },
+        { "\"ts\":0,\"dur\":5,\"name\":7", "event 0: \"name\" is not a string" },
         { "\"ts\":0,\"dur\":5,\"cat\":[]", "event 0: \"cat\" is not a string (it is an array)" },
     };
     static const struct {
