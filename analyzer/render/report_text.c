@@ -166,14 +166,14 @@ static void warnings(FILE *f, const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     struct ps_child_status st;
+    if (ps_report_meta(r, "wal_file_missing"))    /* docs/readers.md: a killed recording copied without its -wal */
+        fprintf(f, "WARNING: this trace is an unfinished recording in WAL mode without its -wal file beside it: the "
+                   "rows committed since the last checkpoint are in that file and missing here (copy FILE-wal along "
+                   "with FILE).\n");
     int64_t dropped = ps_report_dropped_records(r);
     if (ps_report_recording_complete(r) == 0)
         fprintf(f, "WARNING: the recording did not finish (perfscope record was killed, ran out of disk, or is "
                    "still recording): this trace is incomplete and its numbers cover only what was written.\n");
-    if (ps_report_meta(r, "wal_file_missing"))
-        fprintf(f, "WARNING: this unfinished recording is a WAL-mode file without its -wal file beside it: the rows "
-                   "committed since the last checkpoint are in that file and missing here (copy FILE-wal along with "
-                   "FILE).\n");
     ps_report_child_status(r, &st);
     if (st.sig_out_of_range)
         fprintf(f, "WARNING: the program was killed by unknown signal %ld.\n", st.sig);
