@@ -676,7 +676,7 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
         found += e;
     }
     if (!found) {
-        if (c.wal_missing)
+        if (c.wal_alone)
             rc = ps_read_fail(err, errlen, "%s: SQLite file without trace tables, in WAL mode and without its -wal "
                               "file (%s-wal is missing): the main file of a killed recording copied without its "
                               "-wal? A recording keeps its recent rows there: copy both files", path, path);

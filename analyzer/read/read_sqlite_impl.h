@@ -31,6 +31,7 @@ struct sctx {
     long long work_budget, work_done;
     int over_budget;                  /* the progress handler stopped a statement */
     int wal_missing;                  /* a WAL-mode file of an unfinished recording with no -wal beside it */
+    int wal_alone;                    /* a WAL-mode file with no -wal beside it, not known to be complete */
 };
 
 /* Column text, "" for NULL. */

@@ -46,14 +46,15 @@ static char *immutable_uri(const char *path)
     return u;
 }
 
-/* 1 when PERFSCOPE_META says recording_complete = 1, else 0 (also on any error: the caller falls back). */
+/* 1 when PERFSCOPE_META says recording_complete = 1, 0 when it says anything else, -1 when it does not say (no
+ * such row: a trace older than the row, an nsys file; or an error, which the read then reports). */
 static int recording_complete(struct sctx *c)
 {
     sqlite3_stmt *st = NULL;
     char sql[300];
-    int done = 0;
+    int done = -1;
     if (ps_sq_table_exists(c, "PERFSCOPE_META") != 1 || ps_sq_load_cols(c, "PERFSCOPE_META") < 0 || c->ncols < 2)
-        return 0;
+        return -1;
     snprintf(sql, sizeof sql, "SELECT \"%s\" FROM PERFSCOPE_META WHERE \"%s\" = 'recording_complete'",
              c->cols[1], c->cols[0]);
     if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
@@ -116,7 +117,8 @@ static long long trace_bytes(const char *path, const char *wal_path)
  * directory the reader cannot write, and elsewhere it leaves -wal/-shm files next to the trace. A WAL-mode trace
  * with no -wal file is not open anywhere (a connection in WAL mode keeps its -wal until it closes) and every row
  * it has is in the main file, so it is opened immutable: nothing is written or locked. When its recording did not
- * complete, its -wal was probably not copied with it (c->wal_missing: the last committed rows are missing). Any
+ * complete (PERFSCOPE_META says 0), its -wal was probably not copied with it (c->wal_missing: the last committed
+ * rows are missing; c->wal_alone also when the file does not say, for the message of a file without tables). Any
  * other WAL-mode file is opened normally (a live recording is read while it grows); when that fails, the message
  * names the cause. 0 or -1. */
 int ps_sq_open(struct sctx *c)
@@ -135,7 +137,9 @@ int ps_sq_open(struct sctx *c)
         if (ok && harden(c, bytes) < 0)
             return -1;
         if (ok) {
-            c->wal_missing = !recording_complete(c);
+            int complete = recording_complete(c);
+            c->wal_alone = complete != 1;
+            c->wal_missing = complete == 0;
             return 0;
         }
         sqlite3_close(c->db);
