@@ -18,7 +18,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: perfscope report FILE [--format text|json] [-o OUT] [--step-range RE] [--data-range RE]\n"
-            "                        [--copy-range RE] [--compat tb] [--top N] [--kernel-threshold X]\n"
+            "                        [--copy-range RE] [--steps auto|off|infer] [--compat tb|tracelens] [--top N]\n"
+            "                        [--kernel-threshold X]"
             "                        [--gap-threshold-ms MS] [--tiny-kernel-us US] [--all-steps]\n\n"
             "Where each training step's time goes, and what to change. FILE is a perfscope trace, an Nsight\n"
             "Systems SQLite export or a PyTorch profiler (Kineto) JSON trace, plain or gzip.\n\n"
@@ -32,6 +33,9 @@ static void usage(FILE *out)
             "                         %s\n"
             "  --compat tb            find communication as the PyTorch TensorBoard plugin does (kernels linked\n"
             "                         to nccl:/gloo: host ops) instead of by NCCL/RCCL kernel names\n"
+            "  --compat tracelens     TraceLens' GPU timeline in its own float64 µs arithmetic (Kineto traces)\n"
+            "  --steps auto|off|infer without step ranges, find steps from the repeating kernel sequence (auto,\n"
+            "                         default), never (off), or even when step ranges exist (infer)\n"
             "  --top N                kernels listed (default 10; 0 lists all)\n"
             "  --kernel-threshold X   Kernel share from which a step is kernel-bound (default 0.8)\n"
             "  --gap-threshold-ms MS  GPU idle gaps reported as findings from this length (default 1)\n"
@@ -177,11 +181,15 @@ int cmd_report(int argc, char **argv)
             o.copy_re = optarg;
             break;
         case OPT_COMPAT:
-            if (strcmp(optarg, "tb") != 0) {
-                fprintf(stderr, "perfscope report: unknown --compat '%s' (the only one is tb)\n", optarg);
+            if (strcmp(optarg, "tb") == 0) {
+                o.compat_tb = 1;
+            } else if (strcmp(optarg, "tracelens") == 0) {
+                o.compat_tracelens = 1;
+            } else {
+                fprintf(stderr, "perfscope report: unknown --compat '%s' (use tb or tracelens; give --compat twice "
+                                "for both)\n", optarg);
                 return 2;
             }
-            o.compat_tb = 1;
             break;
         case OPT_TOP: {
             /* decimal digits only: no sign, hexadecimal, exponent or fraction */

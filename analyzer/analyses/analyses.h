@@ -24,7 +24,7 @@ int ps_steps_find(struct ps_report *r, struct ps_names *names);
 int ps_breakdown_compute(struct ps_report *r, struct ps_names *names);
 /* hta.c: temporal breakdown per device, idle breakdown per stream, comm-comp overlap. */
 int ps_hta_compute(struct ps_report *r, struct ps_names *names);
-/* tracelens.c: GPU timeline per device. */
+/* tracelens.c: TraceLens' GPU timeline (linked events, devices merged; recompute split), perfscope's per-device view. */
 int ps_tracelens_compute(struct ps_report *r, struct ps_names *names);
 /* summary.c: kernel and copy summaries, per-device totals. */
 int ps_summary_compute(struct ps_report *r);

@@ -224,7 +224,30 @@ static void gpu(FILE *f, const struct ps_report *r)
                 i ? "," : "", s->device, (long long)s->stream, (long long)s->host_wait_ns,
                 (long long)s->kernel_wait_ns, (long long)s->other_ns);
     }
+    static const char *const tl_set[] = { "all", "not_recompute", "recompute" };
     fputs("],\n  \"gpu_timeline\": [", f);
+    for (size_t i = 0; i < r->ntl; i++) {
+        const struct ps_tl_row *t = &r->tl[i];
+        if (t->events == 0 && i == 0)
+            continue;
+        fprintf(f, "%s\n    {\"device\": null, \"set\": \"%s\", \"events\": %lld, \"total_ns\": %lld, "
+                   "\"computation_ns\": %lld, \"exposed_comm_ns\": %lld, \"exposed_memcpy_ns\": %lld, \"idle_ns\": %lld, "
+                   "\"tracelens_ms\": ",
+                i ? "," : "", tl_set[t->set], (long long)t->events, (long long)t->total_ns,
+                (long long)t->computation_ns, (long long)t->exposed_comm_ns, (long long)t->exposed_memcpy_ns,
+                (long long)t->idle_ns);
+        if (isnan(t->tracelens_ms[0])) {
+            fputs("null}", f);
+        } else {
+            static const char *const key[5] = { "total", "computation", "exposed_comm", "exposed_memcpy", "idle" };
+            for (int q = 0; q < 5; q++)
+                fprintf(f, "%s\"%s\": %.17g", q ? ", " : "{", key[q], t->tracelens_ms[q]);
+            fputs("}}", f);
+        }
+    }
+    fprintf(f, "],\n  \"gpu_timeline_unlinked_events\": %lld,\n  \"gpu_timeline_linked_by\": \"%s\"",
+            (long long)r->tl_unlinked, r->tl_by_flows ? "ac2g_flow" : "correlation");
+    fputs(",\n  \"gpu_timeline_per_device\": [", f);
     k = 0;
     for (size_t i = 0; i < r->ndevs; i++) {
         const struct ps_device_stat *d = &r->devs[i];

@@ -460,8 +460,27 @@ static void verdict(FILE *f, const struct ps_report *r)
         fprintf(f, "  - %s\n", r->recs[i]);
 }
 
+/* TraceLens' GPU timeline: linked events, all devices merged; the recompute split as rows of their own. */
+static void print_tracelens(FILE *f, const struct ps_report *r)
+{
+    static const char *const set[] = { "", " (not recompute)", " (recompute)" };
+    if (r->ntl == 0 || r->tl[0].events == 0)
+        return;
+    fprintf(f, "\nTraceLens GPU timeline (all devices merged; %lld GPU events linked to a launch in the trace by %s, "
+               "%lld unlinked left out):\n", (long long)r->tl[0].events,
+            r->tl_by_flows ? "ac2g flow" : "correlation id", (long long)r->tl_unlinked);
+    for (size_t i = 0; i < r->ntl; i++) {
+        const struct ps_tl_row *t = &r->tl[i];
+        fprintf(f, "  %lld events%s over %.3f ms: computation %.3f ms (%.2f %%), exposed comm %.3f ms, exposed memcpy "
+                   "%.3f ms, idle %.3f ms (%.2f %%)\n", (long long)t->events, set[t->set], MS(t->total_ns),
+                MS(t->computation_ns), pct(t->computation_ns, t->total_ns), MS(t->exposed_comm_ns),
+                MS(t->exposed_memcpy_ns), MS(t->idle_ns), pct(t->idle_ns, t->total_ns));
+    }
+}
+
 static void gpu(FILE *f, const struct ps_report *r)
 {
+    print_tracelens(f, r);
     for (size_t i = 0; i < r->ndevs; i++) {
         const struct ps_device_stat *d = &r->devs[i];
         fprintf(f, "\nGPU %d: %lld kernels (%.3f ms), %lld copies (%.1f MB), %lld memsets", d->device,
@@ -476,7 +495,7 @@ static void gpu(FILE *f, const struct ps_report *r)
                     MS(d->hta_span_ns), pct(d->hta_idle_ns, d->hta_span_ns), pct(d->hta_compute_ns, d->hta_span_ns),
                     pct(d->hta_non_compute_ns, d->hta_span_ns));
         if (d->tl_total_ns > 0)
-            fprintf(f, "  TraceLens timeline over %.3f ms: computation %.3f ms (%.2f %%), exposed comm %.3f ms, "
+            fprintf(f, "  perfscope per-device timeline (every GPU event; TraceLens' categories) over %.3f ms: computation %.3f ms (%.2f %%), exposed comm %.3f ms, "
                        "exposed memcpy %.3f ms, idle %.3f ms (%.2f %%)\n",
                     MS(d->tl_total_ns), MS(d->tl_computation_ns), pct(d->tl_computation_ns, d->tl_total_ns),
                     MS(d->tl_exposed_comm_ns), MS(d->tl_exposed_memcpy_ns), MS(d->tl_idle_ns),
