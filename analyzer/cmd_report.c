@@ -129,7 +129,8 @@ static int same_file(const char *path, const char *output)
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_FORMAT = 256, OPT_STEP, OPT_DATA, OPT_COPY, OPT_COMPAT, OPT_TOP, OPT_KTH, OPT_GAP, OPT_TINY, OPT_ALL };
+    enum { OPT_FORMAT = 256, OPT_STEP, OPT_DATA, OPT_COPY, OPT_COMPAT, OPT_TOP, OPT_KTH, OPT_GAP, OPT_TINY, OPT_ALL,
+           OPT_STEPS };
     static const struct option longopts[] = {
         { "format", required_argument, NULL, OPT_FORMAT },  { "output", required_argument, NULL, 'o' },
         { "step-range", required_argument, NULL, OPT_STEP }, { "data-range", required_argument, NULL, OPT_DATA },
@@ -137,6 +138,7 @@ int cmd_report(int argc, char **argv)
         { "top", required_argument, NULL, OPT_TOP },         { "kernel-threshold", required_argument, NULL, OPT_KTH },
         { "gap-threshold-ms", required_argument, NULL, OPT_GAP }, { "tiny-kernel-us", required_argument, NULL, OPT_TINY },
         { "all-steps", no_argument, NULL, OPT_ALL },  { "help", no_argument, NULL, 'h' },
+        { "steps", required_argument, NULL, OPT_STEPS },
         { NULL, 0, NULL, 0 },
     };
     struct ps_report_opts o;
@@ -179,6 +181,18 @@ int cmd_report(int argc, char **argv)
             break;
         case OPT_COPY:
             o.copy_re = optarg;
+            break;
+        case OPT_STEPS:
+            if (!strcmp(optarg, "auto")) {
+                o.steps_mode = PS_STEPS_AUTO;
+            } else if (!strcmp(optarg, "off")) {
+                o.steps_mode = PS_STEPS_OFF;
+            } else if (!strcmp(optarg, "infer")) {
+                o.steps_mode = PS_STEPS_INFER;
+            } else {
+                fprintf(stderr, "perfscope report: unknown --steps '%s' (use auto, off or infer)\n", optarg);
+                return 2;
+            }
             break;
         case OPT_COMPAT:
             if (strcmp(optarg, "tb") == 0) {

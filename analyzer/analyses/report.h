@@ -29,6 +29,8 @@ extern const char *const ps_bottleneck_name[];    /* "kernel", "data-loading", .
 struct ps_report_opts {
     const char *step_re, *data_re, *copy_re;   /* NULL: the defaults above */
     int compat_tb;             /* 1: tb's communication rule (kernels linked to nccl:/gloo: host ops) */
+    int steps_mode;            /* PS_STEPS_AUTO (default): steps from step ranges, else inferred (steps_infer.c);
+                                * PS_STEPS_OFF: never inferred; PS_STEPS_INFER: inferred even when step ranges exist */
     int compat_tracelens;      /* 1: TraceLens' GPU timeline in its own float64 µs arithmetic (Kineto traces) */
     int top_n;                 /* kernels listed; default 10 */
     double kernel_threshold;   /* Kernel share at or above which a step is kernel-bound; default 0.8 */
@@ -36,6 +38,7 @@ struct ps_report_opts {
     int64_t tiny_kernel_ns;    /* kernels shorter than this count as tiny; default 10 µs */
     int all_steps;             /* text: list every step (default: at most ~20 rows) */
 };
+enum { PS_STEPS_AUTO, PS_STEPS_OFF, PS_STEPS_INFER };
 void ps_report_opts_default(struct ps_report_opts *o);
 
 /* ---- results ---- */
@@ -148,7 +151,14 @@ struct ps_report {
     size_t step_ranges_found;      /* host ranges matching --step-range, all processes and threads, before any rule */
     uint32_t step_thread;          /* index into model.threads of the thread whose steps are analysed; PS_NONE */
     size_t step_threads;           /* threads of the analysed process holding step ranges */
-    int whole_run;                 /* no step range: one window over the run */
+    int whole_run;                 /* no step range (and none inferred): one window over the run */
+    int64_t last_host_step_start_ns; /* start of the last host step range (HTA's last-step filter); nsteps_host > 0 */
+    int steps_inferred;            /* 1: the steps were inferred from the repeating kernel sequence (names PS_NONE) */
+    char steps_note[320];          /* how the steps were inferred, or why inference found none; "" when not tried */
+    int64_t infer_period_ops;      /* inferred: the period in GPU operations of the stream below */
+    double infer_match;            /* inferred: share of that stream's operations repeated one period later */
+    int32_t infer_device;
+    int64_t infer_stream;
     struct ps_step avg;            /* mean over steps (start/end unused; end_ns - start_ns = mean duration) */
     int64_t avg_dur_ns;
     enum ps_bottleneck bottleneck;

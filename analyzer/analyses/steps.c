@@ -235,10 +235,16 @@ int ps_steps_find(struct ps_report *r, struct ps_names *names)
         r->steps[0] = (struct ps_step){ .name = PS_NONE, .range = PS_NONE, .host_start_ns = r->run_start_ns,
                                         .host_end_ns = r->run_end_ns, .start_ns = r->run_start_ns,
                                         .end_ns = r->run_end_ns };
-        rc = 0;
+        rc = r->has_gpu && r->opts.steps_mode != PS_STEPS_OFF ? ps_steps_infer(r) : 0;
+        if (rc == 0 && r->steps_inferred)
+            rc = device_windows(r);
         goto out;
     }
+    r->last_host_step_start_ns = m->ranges.v[r->steps[r->nsteps - 1].range].start_ns;
     rc = r->has_gpu ? device_windows(r) : 0;
+    if (rc == 0 && r->has_gpu && r->opts.steps_mode == PS_STEPS_INFER &&
+        (rc = ps_steps_infer(r)) == 0 && r->steps_inferred)
+        rc = device_windows(r);   /* asked for: inferred steps replace the ranges' (to compare them) */
 out:
     free(idx);
     return rc;

@@ -145,8 +145,21 @@ static void source(FILE *f, const struct ps_report *r)
     r->scoped ? fprintf(f, "%u", r->pid) : fputs("null", f);
     fputs(", \"step_thread\": ", f);
     r->step_thread != PS_NONE ? fprintf(f, "%u", m->threads.v[r->step_thread].tid) : fputs("null", f);
-    fprintf(f, ", \"step_threads\": %zu, \"step_ranges_found\": %zu, \"whole_run\": %s, \"meta\": {",
-            r->step_threads, r->step_ranges_found, r->whole_run ? "true" : "false");
+    fprintf(f, ", \"step_threads\": %zu, \"step_ranges_found\": %zu, \"whole_run\": %s, \"steps_source\": \"%s\", "
+               "\"step_inference\": ", r->step_threads, r->step_ranges_found, r->whole_run ? "true" : "false",
+            r->steps_inferred ? "inferred" : r->whole_run ? "whole_run" : "ranges");
+    if (!r->steps_note[0]) {
+        fputs("null", f);
+    } else {
+        fprintf(f, "{\"found\": %s, ", r->steps_inferred ? "true" : "false");
+        if (r->steps_inferred)
+            fprintf(f, "\"device\": %d, \"stream\": %lld, \"period_ops\": %lld, \"match\": %.4f, ", r->infer_device,
+                    (long long)r->infer_stream, (long long)r->infer_period_ops, r->infer_match);
+        fputs("\"note\": ", f);
+        jstr(f, r->steps_note);
+        fputc('}', f);
+    }
+    fputs(", \"meta\": {", f);
     for (size_t i = 0; i < m->meta.n; i++) {
         fputs(i ? ", " : "", f);
         jstr(f, m->meta.v[i].key);
@@ -185,7 +198,10 @@ static void steps(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < r->nsteps; i++) {
         const struct ps_step *s = &r->steps[i];
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        jname(f, r->m, s->name);
+        if (r->steps_inferred && s->name == PS_NONE)
+            fprintf(f, "\"inferred#%zu\"", i + 1);
+        else
+            jname(f, r->m, s->name);
         fprintf(f, ", \"start_ns\": %lld, \"dur_ns\": %lld, \"host_start_ns\": %lld, \"host_dur_ns\": %lld, "
                    "\"gpu_ops\": %lld, \"bottleneck\": \"%s\", \"share\": ",
                 (long long)s->start_ns, (long long)(s->end_ns - s->start_ns), (long long)s->host_start_ns,

@@ -331,7 +331,9 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
 {
     const struct ps_step *s = &r->steps[i];
     fprintf(f, "%4zu ", i + 1);
-    const char *name = s->name == PS_NONE ? "(whole run)" : ps_model_str(r->m, s->name);
+    char inferred[32];
+    snprintf(inferred, sizeof inferred, "inferred#%zu", i + 1);
+    const char *name = s->name != PS_NONE ? ps_model_str(r->m, s->name) : r->steps_inferred ? inferred : "(whole run)";
     size_t len = ps_names_base_len(name);   /* "ProfilerStep#3, op_id = 17" shows as ProfilerStep#3 */
     char *base = name[len] ? strndup(name, len) : NULL;
     put_name(f, base ? base : name, 18);
@@ -377,13 +379,19 @@ static void steps_table(FILE *f, const struct ps_report *r)
         return;   /* run_summary said why there is nothing to break down */
     fputc('\n', f);
     if (r->whole_run)
-        fprintf(f, "Steps: no range matches --step-range; the whole run is one window.\n");
+        fprintf(f, "Steps: no range matches --step-range; the whole run is one window.%s%s\n",
+                r->steps_note[0] ? "\n  " : "", r->steps_note);
+    else if (r->steps_inferred)
+        fprintf(f, "Steps: %s%s.\n", r->step_ranges_found ? "--steps infer (step ranges exist but are not used): " :
+                                      "no range matches --step-range; ", r->steps_note);
     else
         fprintf(f, "Steps: %zu analysed of %zu step ranges found; process %u (%s)\n", r->nsteps, r->step_ranges_found,
                 r->pid, r->has_gpu ? "windows as the PyTorch profiler's TensorBoard plugin extends them to the GPU work "
                                      "they launched"
                                    : "windows are the host ranges");
-    if (!r->whole_run && r->step_threads > 1)
+    if (!r->whole_run && !r->steps_inferred && r->steps_note[0])
+        fprintf(f, "  --steps infer: %s; the step ranges are used.\n", r->steps_note);
+    if (!r->whole_run && !r->steps_inferred && r->step_threads > 1)
         fprintf(f, "Step ranges are on %zu threads of process %u: thread %u, which holds the most, is analysed as the "
                    "step sequence; the other threads' step ranges are not steps of it.\n",
                 r->step_threads, r->pid, m->threads.v[r->step_thread].tid);
