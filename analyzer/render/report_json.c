@@ -244,8 +244,8 @@ static void gpu(FILE *f, const struct ps_report *r)
     fputs("],\n  \"gpu_timeline\": [", f);
     for (size_t i = 0; i < r->ntl; i++) {
         const struct ps_tl_row *t = &r->tl[i];
-        if (t->events == 0 && i == 0)
-            continue;
+        if (r->tl[0].events == 0)
+            break;   /* no linked GPU event: no row (the recompute rows would be empty too) */
         fprintf(f, "%s\n    {\"device\": null, \"set\": \"%s\", \"events\": %lld, \"total_ns\": %lld, "
                    "\"computation_ns\": %lld, \"exposed_comm_ns\": %lld, \"exposed_memcpy_ns\": %lld, \"idle_ns\": %lld, "
                    "\"tracelens_ms\": ",
