@@ -399,18 +399,6 @@ static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
     }
 }
 
-/* A JSON string that holds exactly a decimal integer: an optional '-', then 1 to 20 digits. */
-static int integer_text(const unsigned char *s, size_t len)
-{
-    size_t i = len > 1 && s[0] == '-';
-    if (len - i == 0 || len - i > 20)
-        return 0;
-    for (; i < len; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-    return 1;
-}
-
 static int top_meta(struct kctx *c, const char *s, size_t len)
 {
     char key[80], *value = strndup(s, len);
@@ -533,7 +521,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
             e->sync_kind = ps_kineto_sync_kind(s, len);
         else if (k == K_NAME)
             e->has_arg_name = 1, rc = buf_set(&e->arg_name, s, len);
-        else if (k != K_OTHER && integer_text(s, len))
+        else if (k != K_OTHER && ps_json_integer_text(s, len))
             return arg_number(c, k, (const char *)s, len);
         else if (k != K_OTHER)
             return type_error(c, k, "a number (or a string holding exactly an integer)");
