@@ -259,6 +259,25 @@ static int rocm_strings_and_kernels(void)
     return 0;
 }
 
+/* The ROCm trace is read, not refused (before: `"bytes" is not a number`), and reports what it is: one ProfilerStep
+ * of kernel-dominated inference (shared/traces/README.md: expected verdict kernel), no DataLoader, no event unplaced. */
+static int mi300_reads_as_kernel_bound(const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/traces/kineto/mi300_qwen_inference.pt.trace.json.gz", dir);
+    int rc = load(path);
+    if (rc)
+        return rc;
+    analyse(0);
+    CHECK_EQ("unplaced events", model->unplaced_events, 0);
+    CHECK_EQ("steps", rep.nsteps, 1);
+    CHECK(!strcmp(ps_bottleneck_name[rep.bottleneck], "kernel"), "verdict %s", ps_bottleneck_name[rep.bottleneck]);
+    CHECK_EQ("DataLoader", rep.avg.cat_ns[PS_CAT_DATALOADER], 0);
+    ps_report_fini(&rep);
+    ps_model_free(model);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -269,6 +288,8 @@ int main(int argc, char **argv)
         rc = golden(dir, c, 1054, 463);   /* README: 463 of its 1517 GPU events have no launch in the trace */
     else if (!strcmp(c, "h100_owlv2_inference"))
         rc = golden(dir, c, 5165, 0);     /* 4330 kernels + 85 copies + 750 memsets, all linked */
+    else if (!strcmp(c, "mi300_reads_as_kernel_bound"))
+        rc = mi300_reads_as_kernel_bound(dir);
     else if (!strcmp(c, "links_and_merged_devices"))
         rc = links_and_merged_devices();
     else if (!strcmp(c, "recompute_rows"))
