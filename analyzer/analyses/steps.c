@@ -4,6 +4,7 @@
  * calls inside the host range; trailing steps without GPU work dropped, and the last step dropped when it
  * has fewer than 0.8x the previous step's GPU events. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "analyses/analyses.h"
@@ -235,6 +236,9 @@ int ps_steps_find(struct ps_report *r, struct ps_names *names)
         r->steps[0] = (struct ps_step){ .name = PS_NONE, .range = PS_NONE, .host_start_ns = r->run_start_ns,
                                         .host_end_ns = r->run_end_ns, .start_ns = r->run_start_ns,
                                         .end_ns = r->run_end_ns };
+        if (!r->has_gpu && r->opts.steps_mode != PS_STEPS_OFF && m->ranges.n)
+            snprintf(r->steps_note, sizeof r->steps_note, "no steps inferred: the trace has no GPU operations, and "
+                     "steps are inferred from the repeating kernel sequence only");
         rc = r->has_gpu && r->opts.steps_mode != PS_STEPS_OFF ? ps_steps_infer(r) : 0;
         if (rc == 0 && r->steps_inferred)
             rc = device_windows(r);
