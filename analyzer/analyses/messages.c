@@ -97,6 +97,7 @@ static void run_facts(struct ps_report *r)
     }
     ps_report_rank(r, &f->rank, &f->world_size);
     f->dropped_records = ps_report_dropped_records(r);
+    f->wal_file_missing = ps_report_meta(r, "wal_file_missing") != NULL;
     f->gpu_records_without_timestamps = ps_report_gpu_untimed_records(r);
     f->recording_complete = ps_report_recording_complete(r);
     f->child = st;
@@ -112,6 +113,11 @@ static int warnings(struct ps_report *r)
     struct ps_child_status st;
     long long v;
     int rc = 0;
+    if (r->facts.wal_file_missing)   /* docs/readers.md: a killed recording copied without its -wal */
+        rc |= add(r, PS_MSG_ALERT, "wal_file_missing",
+                  "this trace is an unfinished recording in WAL mode without its -wal file beside it: the rows "
+                  "committed since the last checkpoint are in that file and missing here (copy FILE-wal along with "
+                  "FILE).");
     if (ps_report_recording_complete(r) == 0)
         rc |= add(r, PS_MSG_ALERT, "recording_incomplete",
                   "the recording did not finish (perfscope record was killed, ran out of disk, or is still "
@@ -198,8 +204,16 @@ static int notes(struct ps_report *r)
     if (r->whole_run && !r->nothing_to_break_down)
         rc |= add(r, PS_MSG_NOTE, "no_steps",
                   "No steps: no range matches --step-range, so the whole run is analysed as one window (name your "
-                  "step ranges with --step-range, or mark each step with an NVTX range named \"step\").");
-    if (!r->whole_run && r->step_threads > 1)
+                  "step ranges with --step-range, or mark each step with an NVTX range named \"step\").%s%s%s",
+                  r->steps_note[0] ? " Step inference (--steps): " : "", r->steps_note, r->steps_note[0] ? "." : "");
+    if (r->steps_inferred)
+        rc |= add(r, PS_MSG_NOTE, "steps_inferred", "Steps: %s%s.",
+                  r->step_ranges_found ? "--steps infer (step ranges exist but are not used): "
+                                       : "no range matches --step-range; ", r->steps_note);
+    else if (!r->whole_run && r->steps_note[0])
+        rc |= add(r, PS_MSG_NOTE, "steps_inference_unused", "--steps infer: %s; the step ranges are used.",
+                  r->steps_note);
+    if (!r->whole_run && !r->steps_inferred && r->step_threads > 1)
         rc |= add(r, PS_MSG_NOTE, "step_threads",
                   "Step ranges are on %zu threads of process %u: thread %u, which holds the most, is analysed as the "
                   "step sequence; the other threads' step ranges are not steps of it.", r->step_threads, r->pid,

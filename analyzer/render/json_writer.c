@@ -183,6 +183,12 @@ void ps_jw_double(struct ps_jw *w, double v)
     check(w, yajl_gen_number(w->g, buf, (size_t)n));
 }
 
+void ps_jw_number(struct ps_jw *w, const char *num)
+{
+    if (!w->failed)
+        check(w, yajl_gen_number(w->g, num, strlen(num)));
+}
+
 /* Length of the well-formed UTF-8 sequence at p (RFC 3629 §4: no overlong forms, no surrogates, at most
  * U+10FFFF), or 0 when the bytes there are not one. */
 static size_t utf8_seq_len(const unsigned char *p, const unsigned char *end)

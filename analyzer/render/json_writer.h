@@ -28,6 +28,7 @@ void ps_jw_null(struct ps_jw *w);
 void ps_jw_bool(struct ps_jw *w, int v);
 void ps_jw_int(struct ps_jw *w, int64_t v);
 void ps_jw_double(struct ps_jw *w, double v);             /* "%.6g"; NaN and +-inf: null */
+void ps_jw_number(struct ps_jw *w, const char *num);      /* a number already formatted ("%.17g"): written as is */
 void ps_jw_str(struct ps_jw *w, const char *s);           /* NULL: null */
 void ps_jw_strn(struct ps_jw *w, const char *s, size_t len);   /* at most len bytes, up to a NUL */
 

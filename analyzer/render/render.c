@@ -37,6 +37,15 @@ void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len)
                  (double)r->max_gain_ns / 1e6);
 }
 
+const char *ps_render_step_name(const struct ps_report *r, size_t i, char *buf, size_t len)
+{
+    const struct ps_step *s = &r->steps[i];
+    if (s->name != PS_NONE)
+        return ps_model_str(r->m, s->name);
+    snprintf(buf, len, r->steps_inferred ? "inferred#%zu" : "(whole run)", i + 1);
+    return buf;
+}
+
 size_t ps_render_steps_shown(const struct ps_report *r, unsigned char *shown)
 {
     size_t n = r->nsteps, slow[5], nslow = 0;

@@ -39,6 +39,9 @@ const char *ps_render_bottleneck(const struct ps_report *r, enum ps_bottleneck b
  * most removing its cause could save, e.g. "51.1 % of the average step; compute (Kernel) 45.5 %; removing the
  * cause saves at most 51.1 % of each step (619.045 ms)"; or why the verdict is unknown. */
 void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len);
+/* The name of step i: its range's name, "inferred#N" for a step inferred from the kernel sequence (--steps),
+ * "(whole run)" for the one window; buf (len bytes) holds the made-up ones. */
+const char *ps_render_step_name(const struct ps_report *r, size_t i, char *buf, size_t len);
 /* Which steps a table shows: all when --all-steps or up to 20, else the first 10, the 5 slowest and the last 5
  * (at most 20 rows). shown[i] is 1 for a shown step, 2 for a shown one among the slowest; returns how many
  * are shown. `shown` holds r->nsteps entries. */

@@ -65,6 +65,7 @@ static void source(struct ps_jw *w, const struct ps_report *r)
     ps_jw_kint_or_null(w, "other_pidns_rings", x->other_pidns_rings);
     x->recording_complete < 0 ? ps_jw_knull(w, "recording_complete")
                               : ps_jw_kbool(w, "recording_complete", x->recording_complete);
+    ps_jw_kbool(w, "wal_file_missing", x->wal_file_missing);
     /* unknown or impossible values: null, never a fake 0 */
     x->child.code_known ? ps_jw_kint(w, "child_exit_code", x->child.code) : ps_jw_knull(w, "child_exit_code");
     x->child.sig_known ? ps_jw_kint(w, "child_signal", x->child.sig) : ps_jw_knull(w, "child_signal");
@@ -101,6 +102,25 @@ static void run(struct ps_jw *w, const struct ps_report *r)
     ps_jw_kint(w, "step_threads", (int64_t)r->step_threads);
     ps_jw_kint(w, "step_ranges_found", (int64_t)r->step_ranges_found);
     ps_jw_kbool(w, "whole_run", r->whole_run);
+    ps_jw_kstr(w, "steps_source", r->steps_inferred ? "inferred" : r->whole_run ? "whole_run" : "ranges");
+    ps_jw_key(w, "step_inference");   /* --steps: how the steps were inferred, or why none; null when not tried */
+    if (!r->steps_note[0]) {
+        ps_jw_null(w);
+    } else {
+        ps_jw_map_open(w);
+        ps_jw_kbool(w, "found", r->steps_inferred);
+        if (r->steps_inferred) {
+            char match[32];
+            ps_jw_kint(w, "device", r->infer_device);
+            ps_jw_kint(w, "stream", r->infer_stream);
+            ps_jw_kint(w, "period_ops", r->infer_period_ops);
+            snprintf(match, sizeof match, "%.4f", r->infer_match);
+            ps_jw_key(w, "match");
+            ps_jw_number(w, match);
+        }
+        ps_jw_kstr(w, "note", r->steps_note);
+        ps_jw_map_close(w);
+    }
     ps_jw_key(w, "meta");
     ps_jw_map_open(w);
     for (size_t i = 0; i < m->meta.n; i++)
@@ -150,8 +170,8 @@ static void steps(struct ps_jw *w, const struct ps_report *r)
     for (size_t i = 0; i < r->nsteps && !r->whole_run; i++) {   /* no steps: [], never a phantom one */
         const struct ps_step *s = &r->steps[i];
         ps_jw_map_open(w);
-        ps_jw_key(w, "name");
-        name_or_null(w, r->m, s->name);
+        char made_up[32];
+        ps_jw_kstr(w, "name", ps_render_step_name(r, i, made_up, sizeof made_up));
         ps_jw_kint(w, "start_ns", s->start_ns);
         ps_jw_kint(w, "dur_ns", s->end_ns - s->start_ns);
         ps_jw_kint(w, "host_start_ns", s->host_start_ns);
@@ -204,7 +224,41 @@ static void gpu(struct ps_jw *w, const struct ps_report *r)
         ps_jw_map_close(w);
     }
     ps_jw_array_close(w);
+    /* TraceLens' GPU timeline: linked events, all devices merged; with recompute functions also split */
+    static const char *const tl_set[] = { "all", "not_recompute", "recompute" };
+    static const char *const tl_key[5] = { "total", "computation", "exposed_comm", "exposed_memcpy", "idle" };
     ps_jw_key(w, "gpu_timeline");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < r->ntl && r->tl[0].events > 0; i++) {   /* no linked GPU event: no row */
+        const struct ps_tl_row *t = &r->tl[i];
+        ps_jw_map_open(w);
+        ps_jw_knull(w, "device");
+        ps_jw_kstr(w, "set", tl_set[t->set]);
+        ps_jw_kint(w, "events", t->events);
+        ps_jw_kint(w, "total_ns", t->total_ns);
+        ps_jw_kint(w, "computation_ns", t->computation_ns);
+        ps_jw_kint(w, "exposed_comm_ns", t->exposed_comm_ns);
+        ps_jw_kint(w, "exposed_memcpy_ns", t->exposed_memcpy_ns);
+        ps_jw_kint(w, "idle_ns", t->idle_ns);
+        ps_jw_key(w, "tracelens_ms");   /* TraceLens' own csv numbers, when the trace has them beside it */
+        if (isnan(t->tracelens_ms[0])) {
+            ps_jw_null(w);
+        } else {
+            ps_jw_map_open(w);
+            for (int q = 0; q < 5; q++) {
+                char num[40];
+                snprintf(num, sizeof num, "%.17g", t->tracelens_ms[q]);   /* as TraceLens wrote it */
+                ps_jw_key(w, tl_key[q]);
+                isfinite(t->tracelens_ms[q]) ? ps_jw_number(w, num) : ps_jw_null(w);
+            }
+            ps_jw_map_close(w);
+        }
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+    ps_jw_kint(w, "gpu_timeline_unlinked_events", r->tl_unlinked);
+    ps_jw_kstr(w, "gpu_timeline_linked_by", r->tl_by_flows ? "ac2g_flow" : "correlation");
+    ps_jw_key(w, "gpu_timeline_per_device");
     ps_jw_array_open(w);
     for (size_t i = 0; i < r->ndevs; i++) {
         const struct ps_device_stat *d = &r->devs[i];

@@ -215,7 +215,8 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
 {
     const struct ps_step *s = &r->steps[i];
     fprintf(f, "%4zu ", i + 1);
-    const char *name = s->name == PS_NONE ? "(whole run)" : ps_model_str(r->m, s->name);
+    char made_up[32];
+    const char *name = ps_render_step_name(r, i, made_up, sizeof made_up);
     size_t len = ps_names_base_len(name);   /* "ProfilerStep#3, op_id = 17" shows as ProfilerStep#3 */
     char *base = name[len] ? strndup(name, len) : NULL;
     put_name(f, base ? base : name, 18);
@@ -268,11 +269,14 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
     fputc('\n', f);
     if (r->whole_run)
         note(f, r, "no_steps", "");
+    else if (r->steps_inferred)
+        note(f, r, "steps_inferred", "");
     else
         fprintf(f, "Steps: %zu analysed of %zu step ranges found; process %u (%s)\n", r->nsteps, r->step_ranges_found,
                 r->pid, r->has_gpu ? "windows as the PyTorch profiler's TensorBoard plugin extends them to the GPU work "
                                      "they launched"
                                    : "windows are the host ranges");
+    note(f, r, "steps_inference_unused", "  ");
     note(f, r, "step_threads", "");
     if (!r->whole_run) {
         ps_sgr(f, color, PS_SGR_BOLD);
@@ -341,8 +345,27 @@ static void verdict(FILE *f, const struct ps_report *r, int color)
         fprintf(f, "  - %s\n", r->recs[i]);
 }
 
+/* TraceLens' GPU timeline: linked events, all devices merged; the recompute split as rows of their own. */
+static void print_tracelens(FILE *f, const struct ps_report *r)
+{
+    static const char *const set[] = { "", " (not recompute)", " (recompute)" };
+    if (r->ntl == 0 || r->tl[0].events == 0)
+        return;
+    fprintf(f, "\nTraceLens GPU timeline (all devices merged; %lld GPU events linked to a launch in the trace by %s, "
+               "%lld unlinked left out):\n", (long long)r->tl[0].events,
+            r->tl_by_flows ? "ac2g flow" : "correlation id", (long long)r->tl_unlinked);
+    for (size_t i = 0; i < r->ntl; i++) {
+        const struct ps_tl_row *t = &r->tl[i];
+        fprintf(f, "  %lld events%s over %.3f ms: computation %.3f ms (%.2f %%), exposed comm %.3f ms, exposed memcpy "
+                   "%.3f ms, idle %.3f ms (%.2f %%)\n", (long long)t->events, set[t->set], MS(t->total_ns),
+                MS(t->computation_ns), pct(t->computation_ns, t->total_ns), MS(t->exposed_comm_ns),
+                MS(t->exposed_memcpy_ns), MS(t->idle_ns), pct(t->idle_ns, t->total_ns));
+    }
+}
+
 static void gpu(FILE *f, const struct ps_report *r)
 {
+    print_tracelens(f, r);
     for (size_t i = 0; i < r->ndevs; i++) {
         const struct ps_device_stat *d = &r->devs[i];
         fprintf(f, "\nGPU %d: %lld kernels (%.3f ms), %lld copies (%.1f MB), %lld memsets", d->device,
@@ -357,7 +380,7 @@ static void gpu(FILE *f, const struct ps_report *r)
                     MS(d->hta_span_ns), pct(d->hta_idle_ns, d->hta_span_ns), pct(d->hta_compute_ns, d->hta_span_ns),
                     pct(d->hta_non_compute_ns, d->hta_span_ns));
         if (d->tl_total_ns > 0)
-            fprintf(f, "  TraceLens timeline over %.3f ms: computation %.3f ms (%.2f %%), exposed comm %.3f ms, "
+            fprintf(f, "  perfscope per-device timeline (every GPU event; TraceLens' categories) over %.3f ms: computation %.3f ms (%.2f %%), exposed comm %.3f ms, "
                        "exposed memcpy %.3f ms, idle %.3f ms (%.2f %%)\n",
                     MS(d->tl_total_ns), MS(d->tl_computation_ns), pct(d->tl_computation_ns, d->tl_total_ns),
                     MS(d->tl_exposed_comm_ns), MS(d->tl_exposed_memcpy_ns), MS(d->tl_idle_ns),

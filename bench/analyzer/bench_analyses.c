@@ -117,6 +117,14 @@ int main(int argc, char **argv)
         printf("render --format %-5s %8.3f ms, %9zu bytes\n", ps_renderer_at(i)->name, best * 1e3, len);
     }
     printf("peak RSS %.1f MB\n", peak_mb());
+    /* what finding steps without markers costs on its own (issue 12): the period of the busiest stream's kernel
+     * sequence and its boundaries, as `--steps infer` runs it before the breakdown */
+    struct ps_report ri = { .m = m, .opts = o, .run_start_ns = r.run_start_ns, .run_end_ns = r.run_end_ns };
+    double c4 = cpu();
+    int irc = ps_steps_infer(&ri);
+    printf("step inference %.3f s CPU: %s\n", cpu() - c4,
+           irc < 0 ? "out of memory" : ri.steps_inferred ? ri.steps_note : ri.steps_note[0] ? ri.steps_note : "-");
+    free(ri.steps);
     ps_report_fini(&r);
     ps_model_free(m);
     return 0;

@@ -52,7 +52,8 @@ if p.returncode != 0:
 
 report = json.load(open(json_path, encoding="utf-8"))
 top_keys = ["perfscope_report_version", "source", "run", "verdict", "steps", "step_average", "gpu_temporal",
-            "idle_breakdown", "gpu_timeline", "gpu_utilization_timeline", "gpu_devices", "kernels", "kernel_names",
+            "idle_breakdown", "gpu_timeline", "gpu_timeline_per_device", "gpu_utilization_timeline", "gpu_devices",
+            "kernels", "kernel_names",
             "copies", "findings", "ranks", "stragglers", "warnings", "notes", "comm_comp_overlap"]
 for k in top_keys:
     if k not in report:
