@@ -62,7 +62,8 @@ for k in ["bottleneck", "share", "gpu_utilization", "kernel_share", "max_gain_sh
           "unknown_reason", "evidence", "recommendations"]:
     if k not in report["verdict"]:
         fail(f"JSON verdict lacks {k}")
-for k in ["start_ns", "duration_ns", "events_duration_ns", "processes", "threads", "events", "whole_run", "meta"]:
+for k in ["start_ns", "duration_ns", "events_duration_ns", "processes", "threads", "events", "whole_run", "steps_source",
+          "step_inference", "meta"]:
     if k not in report["run"]:
         fail(f"JSON run lacks {k}")
 steps = report["steps"]
