@@ -127,7 +127,8 @@ static int steps_section(FILE *f, const struct ps_report *r)
         ps_report_groups(s ? s->cat_ns : r->avg.cat_ns, s ? s->sync_ns : r->avg.sync_ns, g);
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
             v[i * PS_BN_UNKNOWN + k] = MS(g[k] > 0 ? g[k] : 0);
-        const char *name = !s ? "whole run" : s->name == PS_NONE ? "(no name)" : ps_model_str(r->m, s->name);
+        char made_up[32];
+        const char *name = !s ? "whole run" : ps_render_step_name(r, i, made_up, sizeof made_up);
         if (asprintf(&names[i], "#%zu %.*s", i + 1, (int)ps_names_base_len(name), name) < 0)
             names[i] = NULL, rc = -ENOMEM;
     }

@@ -128,7 +128,8 @@ static void steps(FILE *f, const struct ps_report *r)
             if (!show[i])
                 continue;
             const struct ps_step *s = &r->steps[i];
-            const char *name = s->name == PS_NONE ? "(no name)" : ps_model_str(r->m, s->name);
+            char made_up[32];
+            const char *name = ps_render_step_name(r, i, made_up, sizeof made_up);
             fprintf(f, "| %zu | ", i + 1);
             md_text(f, name, ps_names_base_len(name));
             fprintf(f, " | %.3f |", MS(s->end_ns - s->start_ns));
