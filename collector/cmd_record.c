@@ -559,6 +559,45 @@ static void warn_drops(const struct ps_ring_drops *d, const char *session)
                         "larger one, or use a smaller --ring-size)\n", d->alloc, session);
 }
 
+/* A signal that stops the recording (INT, TERM, HUP, QUIT) pending before CMD started: take it and return
+ * its number, else 0. The others stay pending and reach CMD once it runs. */
+static int stop_signal_pending(const sigset_t *waitset)
+{
+    static const int stop[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+    sigset_t pending, one;
+    if (sigpending(&pending) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof stop / sizeof stop[0]; i++) {
+        if (!sigismember(&pending, stop[i]) || !sigismember(waitset, stop[i]))
+            continue;
+        sigemptyset(&one);
+        sigaddset(&one, stop[i]);
+        sigtimedwait(&one, NULL, &(struct timespec){ 0, 0 });
+        return stop[i];
+    }
+    return 0;
+}
+
+/* 1 when CMD's name is the path of a directory, or a name without '/' whose first match on $PATH (as
+ * execvp searches it, empty entries meaning the current directory) is a directory; else 0. */
+static int names_a_directory(const char *name)
+{
+    struct stat st;
+    if (strchr(name, '/'))
+        return stat(name, &st) == 0 && S_ISDIR(st.st_mode);
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/bin:/usr/bin"; ; p++) {
+        size_t len = strcspn(p, ":");
+        char cand[PATH_MAX];
+        if (snprintf(cand, sizeof cand, "%.*s%s%s", (int)len, p, len ? "/" : "", name) < (int)sizeof cand &&
+            stat(cand, &st) == 0)
+            return S_ISDIR(st.st_mode);
+        p += len;
+        if (!*p)
+            return 0;
+    }
+}
+
 /* Start CMD. Returns 0, or the exit status a shell gives when it cannot run a command: 127 not found,
  * 126 found but not executable (POSIX "Command Search and Execution"); a message is on stderr. */
 static int start_child(struct run *r, const sigset_t *orig_mask, const struct sigaction *orig_pipe,
@@ -588,6 +627,12 @@ static int start_child(struct run *r, const sigset_t *orig_mask, const struct si
     close(pfd[0]);
     if (!e)
         return 0;
+    if (e == EACCES && names_a_directory(r->o->cmd[0])) {
+        /* execve says EACCES for a directory too; a shell says "Is a directory" (status 126). */
+        fprintf(stderr, "perfscope record: cannot run '%s': it is a directory (give the program inside it, such "
+                        "as %s/train)\n", r->o->cmd[0], r->o->cmd[0]);
+        return 126;
+    }
     fprintf(stderr, "perfscope record: cannot run '%s': %s%s\n", r->o->cmd[0], strerror(e),
             e == ENOENT ? " (check the name, or give a path such as ./prog)" :
             e == EACCES ? " (is it executable? chmod +x)" : "");
@@ -603,6 +648,15 @@ int cmd_record(int argc, char **argv)
     struct run r = { .o = &o };
     if (ps_session_expand_output(o.output, r.output, sizeof r.output))
         return 2;
+    /* Signals are taken synchronously by the main thread from here on (the threads started below inherit the
+     * mask): one that arrives while the output is being set up must not kill record and leave an empty file
+     * behind (issue 11 #4); stop_signal_pending decides before CMD starts. */
+    sigset_t waitset, orig;
+    sigemptyset(&waitset);
+    int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD };
+    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
+        sigaddset(&waitset, fwd[i]);
+    pthread_sigmask(SIG_BLOCK, &waitset, &orig);
     char tried[4096];
     int frc = ps_session_find_probe(r.probe, sizeof r.probe, tried, sizeof tried);
     const char *env_probe = getenv("PERFSCOPE_PROBE");
@@ -627,6 +681,7 @@ int cmd_record(int argc, char **argv)
     }
     if (set_env(r.session, r.have_probe ? r.probe : NULL, &o)) {
         fprintf(stderr, "perfscope record: cannot set the environment: %s\n", strerror(errno));
+        unlink_trace(r.output);
         goto out_session;
     }
     /* record writes only to its own stderr and the trace: a closed stderr must not kill it (and with it the
@@ -637,13 +692,6 @@ int cmd_record(int argc, char **argv)
     /* Likewise a file-size limit (ulimit -f): writes past it fail with EFBIG and the trace is reported
      * incomplete, instead of SIGXFSZ killing record silently (findings-3 #2). */
     sigaction(SIGXFSZ, &ign, &orig_xfsz);
-    /* Signals are taken synchronously by the main thread; the threads started below inherit the mask. */
-    sigset_t waitset, orig;
-    sigemptyset(&waitset);
-    int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD };
-    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
-        sigaddset(&waitset, fwd[i]);
-    pthread_sigmask(SIG_BLOCK, &waitset, &orig);
     /* The drain runs before the child starts: a short burst at its start must not fill a ring unseen. */
     r.origin_ns = ps_monotonic_ns();
     r.utc_ns = ps_realtime_ns();
@@ -670,7 +718,11 @@ int cmd_record(int argc, char **argv)
         unlink_trace(r.output);
         goto out_mask;
     }
-    int start_rc = start_child(&r, &orig, &orig_pipe, &orig_xfsz);
+    int stop_sig = stop_signal_pending(&waitset);
+    int start_rc = stop_sig ? 128 + stop_sig : start_child(&r, &orig, &orig_pipe, &orig_xfsz);
+    if (stop_sig)
+        fprintf(stderr, "perfscope record: stopped by %s before CMD started: nothing ran, no trace written\n",
+                strsignal(stop_sig));
     if (start_rc) {
         /* Nothing ran: no trace is left behind (docs/record.md). */
         struct ps_rows_totals none;

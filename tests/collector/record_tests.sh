@@ -131,6 +131,27 @@ record_removes_stale_session_dirs_of_dead_recorders)
     [ -d "$base/1$dead" ] || fail "a directory of mode 0755 was removed"
     expect "record's own session dir is removed" "$(ls "$base" | sort | tr '\n' ' ')" "$(printf '%s\n' $$ 1$dead keep | sort | tr '\n' ' ')"
     ;;
+record_sigterm_while_setting_up_leaves_no_file)
+    # issue 11 #4: a SIGTERM in record's first milliseconds (after it created the output, before CMD ran) left
+    # a 0-byte file that a rerun without -f refused. 400 session dirs of dead recorders (pids above any
+    # pid_max, 2^22) make the set-up after the output's creation last long enough to be hit: the signal is
+    # sent as soon as the file exists. Now: exit 143, no file, CMD never ran.
+    mkdir -p -m 700 "$dir/xdg/perfscope" || fail setup
+    for i in $(seq 400); do mkdir -m 700 "$dir/xdg/perfscope/$((100000000 + i))"; done
+    XDG_RUNTIME_DIR=$dir/xdg "$perfscope" record -o "$trace" -- sh -c "touch '$dir/ran'" 2>"$dir/err" &
+    rec=$!
+    while [ ! -e "$trace" ] && kill -0 $rec 2>/dev/null; do :; done
+    [ -e "$trace" ] || fail "record finished before the test saw its output: $(cat "$dir/err")"
+    kill -TERM $rec
+    wait $rec
+    expect "status" "$?" 143
+    [ ! -e "$trace" ] || fail "an output of $(stat -c %s "$trace") bytes was left behind"
+    [ ! -e "$dir/ran" ] || fail "CMD ran after record was told to stop"
+    grep -q "stopped by Terminated before CMD started" "$dir/err" || fail "message: $(cat "$dir/err")"
+    [ -z "$(ls "$dir/xdg/perfscope")" ] || fail "left in the session base: $(ls "$dir/xdg/perfscope" | head -3)"
+    XDG_RUNTIME_DIR=$dir/xdg "$perfscope" record -o "$trace" -- "$prog" exit 0 2>"$dir/err" ||
+        fail "a rerun without -f: status $?: $(cat "$dir/err")"
+    ;;
 record_cannot_run_exits_127_not_found_126_not_executable)
     # findings-1 #15: as shells do (POSIX "Command Search and Execution").
     record -o "$trace" -- "$dir/no-such-program"
@@ -140,8 +161,15 @@ record_cannot_run_exits_127_not_found_126_not_executable)
     expect "not executable" "$rc" 126
     grep -q "cannot run '$dir/noexec': Permission denied" "$dir/err" || fail "message: $(cat "$dir/err")"
     [ ! -e "$trace" ] || fail "a trace was left behind"
+    # issue 11 #5: a directory was "Permission denied (is it executable? chmod +x)".
     record -o "$trace" -- "$dir"
     expect "a directory" "$rc" 126
+    grep -q "cannot run '$dir': it is a directory" "$dir/err" || fail "message: $(cat "$dir/err")"
+    grep -q "chmod" "$dir/err" && fail "a directory is not a permission problem: $(cat "$dir/err")"
+    mkdir -p "$dir/bin/subdir" || fail setup
+    PATH=$dir/bin:$PATH "$perfscope" record -o "$trace" -- subdir 2>"$dir/err"
+    expect "a directory on PATH" "$?" 126
+    grep -q "cannot run 'subdir': it is a directory" "$dir/err" || fail "message on PATH: $(cat "$dir/err")"
     ;;
 record_disk_full_removes_the_session_dir)
     # findings-1 #7: a trace on a full file system: record says the trace is incomplete, exits 1, and leaves
