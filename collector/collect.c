@@ -30,7 +30,7 @@
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
 #define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
-enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_PSAMPLE, ENT_TSAMPLE };
+enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_RING_CORRUPT, ENT_PSAMPLE, ENT_TSAMPLE };
 
 struct ent {
     uint32_t size;              /* header + payload, multiple of 8 */
@@ -54,6 +54,7 @@ struct chunk {
 struct ring_file {
     char *name;
     struct ps_ring_reader *reader;
+    int corrupt;                    /* reported: no longer read */
 };
 
 struct ps_collect {
@@ -142,7 +143,8 @@ static void *put_ent(struct ps_collect *c, struct chunk **kp, uint16_t kind, uin
     e->pad = 0;
     e->ring = ring;
     e->lane = lane;
-    memcpy(e + 1, payload, len);
+    if (len)
+        memcpy(e + 1, payload, len);
     k->len += need;
     return e + 1;
 }
@@ -301,9 +303,23 @@ static void scan_dir(struct ps_collect *c, int final)
             ps_ring_reader_close(r);
             break;
         }
-        c->rings[c->n_rings++] = (struct ring_file){ name, r };
+        c->rings[c->n_rings++] = (struct ring_file){ name, r, 0 };
     }
     closedir(d);
+}
+
+/* A ring whose reading stopped on nonsense (the program wrote over its mapping): say so once and count it;
+ * the other rings are read on. */
+static void ring_corrupt(struct ps_collect *c, size_t i)
+{
+    struct ring_file *f = &c->rings[i];
+    if (f->corrupt)
+        return;
+    f->corrupt = 1;
+    fprintf(stderr, "perfscope record: warning: process %u overwrote its ring %s (%s): its records from here "
+                    "on, its open ranges and its drop counts are lost; the rest of the recording goes on\n",
+            ps_ring_reader_pid(f->reader), f->name, ps_ring_reader_corrupt(f->reader));
+    put_ent(c, &c->cur, ENT_RING_CORRUPT, (uint32_t)i, 0, NULL, 0);
 }
 
 /* Drain every known ring once; returns the number of records copied. */
@@ -311,10 +327,14 @@ static long drain_all(struct ps_collect *c)
 {
     long total = 0;
     for (size_t i = 0; i < c->n_rings; i++) {
+        if (c->rings[i].corrupt)
+            continue;
         struct drain_ctx d = { c, (uint32_t)i };
         long n = ps_ring_reader_drain(c->rings[i].reader, drain_one, &d);
         if (n > 0)
             total += n;
+        else if (n == -EBADMSG)
+            ring_corrupt(c, i);
     }
     return total;
 }
@@ -385,12 +405,15 @@ static void *drain_main(void *arg)
      * lane's records, so their strings are defined first. */
     for (size_t i = 0; i < c->n_rings; i++) {
         struct drain_ctx d = { c, (uint32_t)i };
-        ps_ring_reader_open_ranges(c->rings[i].reader, drain_one, &d);
+        if (!c->rings[i].corrupt && ps_ring_reader_open_ranges(c->rings[i].reader, drain_one, &d) == -EBADMSG)
+            ring_corrupt(c, i);
     }
     for (size_t i = 0; i < c->n_rings; i++) {
         struct ps_ring_drops drops;
-        ps_ring_reader_drops(c->rings[i].reader, &drops);
-        put_ent(c, &c->cur, ENT_RING_DROPPED, (uint32_t)i, 0, &drops, sizeof drops);
+        if (!c->rings[i].corrupt && ps_ring_reader_drops(c->rings[i].reader, &drops) == 0)
+            put_ent(c, &c->cur, ENT_RING_DROPPED, (uint32_t)i, 0, &drops, sizeof drops);
+        else
+            ring_corrupt(c, i);
     }
     report_still_running(c);
     flush_cur(c);
@@ -435,6 +458,9 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
         }
         case ENT_RING_ALIVE:
             ps_rows_ring_still_running(c->rows, e->ring);
+            break;
+        case ENT_RING_CORRUPT:
+            ps_rows_ring_corrupt(c->rows, e->ring);
             break;
         case ENT_PSAMPLE:
             rc = ps_rows_proc_sample(c->rows, p);

@@ -59,6 +59,7 @@ struct ps_rows {
     struct ps_u64map thread_by_gtid;
     uint64_t nvtx_rows, unresolved_strings;
     uint64_t other_pidns_rings;     /* rings written in another PID namespace */
+    uint64_t corrupt_rings;         /* rings whose reading stopped on nonsense */
     sqlite3_stmt *st_range, *st_mark;   /* the hot rows: no attributes, text or no message */
     sqlite3_stmt *st_full, *st_psample, *st_tsample;
 };
@@ -169,6 +170,12 @@ void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring)
 {
     (void)ring;
     r->other_pidns_rings++;
+}
+
+void ps_rows_ring_corrupt(struct ps_rows *r, uint32_t ring)
+{
+    if (ring < r->n_rings)
+        r->corrupt_rings++;
 }
 
 void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring)
@@ -765,13 +772,15 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
     t->unresolved_strings += r->unresolved_strings;
     t->nvtx_rows = r->nvtx_rows;
     t->other_pidns_rings = r->other_pidns_rings;
+    t->corrupt_rings = r->corrupt_rings;
     /* dropped_records by cause (docs/record.md): they add up to dropped_records. */
     if ((rc = ps_tw_meta_i64(r->w, "dropped_records.ring_full", (int64_t)t->drops.full)) ||
         (rc = ps_tw_meta_i64(r->w, "dropped_records.no_lane", (int64_t)t->drops.nolane)) ||
         (rc = ps_tw_meta_i64(r->w, "dropped_records.probe_limits", (int64_t)t->drops.limit)) ||
         (rc = ps_tw_meta_i64(r->w, "dropped_records.chunk_alloc", (int64_t)t->drops.alloc)) ||
         (rc = ps_tw_meta_i64(r->w, "still_running_processes", (int64_t)t->still_running)) ||
-        (rc = ps_tw_meta_i64(r->w, "other_pidns_rings", (int64_t)r->other_pidns_rings)))
+        (rc = ps_tw_meta_i64(r->w, "other_pidns_rings", (int64_t)r->other_pidns_rings)) ||
+        (rc = ps_tw_meta_i64(r->w, "corrupt_rings", (int64_t)r->corrupt_rings)))
         return rc;
     uint64_t gpu_dropped = 0;
     return ps_gpu_rows_finish(r->gpu, &gpu_dropped);

@@ -62,6 +62,10 @@ struct ps_thread_sample {
 /* Ring `ring` was written in another PID namespace (counted: other_pidns_rings). */
 void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring);
 
+/* Reading ring `ring` stopped on nonsense in it (ps_ring_reader_corrupt; counted: corrupt_rings); its drop
+ * counts are unknown (no ps_rows_ring_dropped follows). */
+void ps_rows_ring_corrupt(struct ps_rows *r, uint32_t ring);
+
 /* The process of ring `ring` was still running when CMD exited (counted: still_running_processes). */
 void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring);
 
@@ -76,6 +80,7 @@ struct ps_rows_totals {
     struct ps_ring_drops drops;     /* `dropped` by cause */
     uint64_t still_running;         /* probed processes still running when CMD exited */
     uint64_t other_pidns_rings;     /* rings written in another PID namespace */
+    uint64_t corrupt_rings;         /* rings whose reading stopped on nonsense (their later records are lost) */
     uint64_t unterminated;          /* push/pop ranges never popped: NVTX_EVENTS rows with end NULL */
     uint64_t nvtx_rows;
     uint64_t cuda_injected_processes;

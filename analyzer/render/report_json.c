@@ -116,7 +116,7 @@ static void source(FILE *f, const struct ps_report *r)
         fprintf(f, ", \"start_ns\": %lld}", (long long)o->start_ns);
     }
     fputs("]", f);
-    static const char *const counts[] = { "still_running_processes", "other_pidns_rings" };
+    static const char *const counts[] = { "still_running_processes", "other_pidns_rings", "corrupt_rings" };
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {   /* perfscope META; else null */
         long long v;
         fprintf(f, ", \"%s\": ", counts[i]);

@@ -187,6 +187,12 @@ static void warnings(FILE *f, const struct ps_report *r)
         fprintf(f, "WARNING: %lld ring%s came from processes in another PID namespace (unshare, a container): "
                    "their pids are that namespace's, and processes with the same pid there are merged in this "
                    "report.\n", pidns, pidns == 1 ? "" : "s");
+    long long corrupt;
+    if (ps_report_meta_int(r, "corrupt_rings", 1, INT64_MAX, &corrupt) == 1)
+        fprintf(f, "WARNING: %lld process%s overwrote %s ring (a stray pointer?): perfscope stopped reading %s there, "
+                   "so %s later records, open ranges and drop counts are missing.\n", corrupt,
+                corrupt == 1 ? "" : "es", corrupt == 1 ? "its" : "their", corrupt == 1 ? "it" : "them",
+                corrupt == 1 ? "its" : "their");
     if (dropped > 0)
         fprintf(f, "Warning: %lld records were dropped while recording; numbers may be low\n", (long long)dropped);
     else if (dropped < 0 && m->format == PS_FORMAT_PERFSCOPE && ps_report_meta(r, "dropped_records"))
