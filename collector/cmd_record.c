@@ -28,6 +28,7 @@
 #include "rows.h"
 #include "sampler.h"
 #include "session.h"
+#include "sigwatch.h"
 #include "trace_writer.h"
 
 #define DEFAULT_OUTPUT "run.sqlite"
@@ -460,8 +461,9 @@ out:
     return rc;
 }
 
-/* Wait for the child while sampling and forwarding signals. Fills r->wstatus. */
-static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect *c)
+/* Wait for the child while sampling and forwarding signals. Fills r->wstatus. `sw` (may be NULL) tells
+ * which signals reached record's whole process group. */
+static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect *c, struct ps_sigwatch *sw)
 {
     struct ps_sampler *sampler = NULL;
     if (r->o->sample_hz > 0 && ps_sampler_new((uint32_t)r->child, &sampler))
@@ -494,9 +496,12 @@ static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect 
         int sig = sigtimedwait(waitset, &si, &ts);
         if (sig <= 0 || sig == SIGCHLD)
             continue;
-        /* A terminal's Ctrl-C already reached the child (same process group): forward only what was sent to
-         * us alone (kill, timeout, a batch scheduler), or anything when the child left our group. */
-        if (si.si_code <= 0 || getpgid(r->child) != getpgrp())
+        /* Forward only what the child did not get itself (issue 11 #3). A terminal's Ctrl-C (si_code > 0:
+         * the kernel) already reached it, being in our process group; so did a signal a process sent to the
+         * whole group (timeout, kill -TERM -PGID, a job-control shell), which the group's helper also got.
+         * A child that left our group gets everything forwarded. */
+        int in_group = getpgid(r->child) == getpgrp();
+        if (!in_group || (si.si_code <= 0 && !(sw && ps_sigwatch_group_got(sw, sig, si.si_pid, 20))))
             kill(r->child, sig);
     }
     while (waitpid(r->child, &r->wstatus, 0) < 0 && errno == EINTR)
@@ -713,7 +718,13 @@ int cmd_record(int argc, char **argv)
         unlink_trace(r.output);
         goto out_mask;
     }
+    /* Before the threads: the helper is a fork of this one thread. Without it every signal a process sent is
+     * forwarded, as before. */
+    struct ps_sigwatch *sw = NULL;
+    if (ps_sigwatch_start(&waitset, &sw))
+        sw = NULL;
     if (ps_collect_start(r.session, r.origin_ns, w, &c)) {
+        ps_sigwatch_stop(sw);
         ps_tw_free(w);
         unlink_trace(r.output);
         goto out_mask;
@@ -725,6 +736,7 @@ int cmd_record(int argc, char **argv)
                 strsignal(stop_sig));
     if (start_rc) {
         /* Nothing ran: no trace is left behind (docs/record.md). */
+        ps_sigwatch_stop(sw);
         struct ps_rows_totals none;
         ps_collect_stop(c, &none);
         ps_tw_free(w);
@@ -732,7 +744,8 @@ int cmd_record(int argc, char **argv)
         status = start_rc;
         goto out_mask;
     }
-    supervise(&r, &waitset, c);
+    supervise(&r, &waitset, c, sw);
+    ps_sigwatch_stop(sw);
     status = WIFEXITED(r.wstatus) ? WEXITSTATUS(r.wstatus) : WIFSIGNALED(r.wstatus) ? 128 + WTERMSIG(r.wstatus) : 1;
     struct ps_rows_totals t;
     int rc = ps_collect_stop(c, &t);

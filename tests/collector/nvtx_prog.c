@@ -370,6 +370,38 @@ static int burn(double s)
     return x == 1;      /* never: x only keeps the loop from being optimised away */
 }
 
+/* count_signals FILE: count the SIGINTs and SIGTERMs it gets (handlers, as Python's KeyboardInterrupt);
+ * writes "ready" to FILE once the handlers are in place; 500 ms after the first signal (30 s at most) writes
+ * "INT=<n> TERM=<m>" to FILE and exits 0. */
+static volatile sig_atomic_t n_int, n_term;
+static void count_signal(int sig)
+{
+    if (sig == SIGINT)
+        n_int++;
+    else
+        n_term++;
+}
+
+static int count_signals(const char *file)
+{
+    struct sigaction sa = { .sa_handler = count_signal };
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+        return 1;
+    FILE *f = fopen(file, "w");
+    if (!f || fputs("ready\n", f) < 0 || fclose(f))
+        return 1;
+    for (int i = 0; i < 3000 && !n_int && !n_term; i++)
+        usleep(10000);
+    for (int i = 0; i < 50; i++)      /* 500 ms for a second copy to arrive */
+        usleep(10000);
+    f = fopen(file, "w");
+    if (!f)
+        return 1;
+    fprintf(f, "INT=%d TERM=%d\n", (int)n_int, (int)n_term);
+    return fclose(f) != 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -385,6 +417,8 @@ int main(int argc, char **argv)
         return inline_open();
     if (!strcmp(mode, "threads_exit_open") && argc == 3)
         return threads_exit_open(atoi(argv[2]));
+    if (!strcmp(mode, "count_signals") && argc == 3)
+        return count_signals(argv[2]);
     if (!strcmp(mode, "first_range") && argc == 3)
         return first_range(argv[2]);
     if (!strcmp(mode, "open_at_crash") && argc == 3)

@@ -84,7 +84,8 @@ record_child_dies_with_the_recorder)
     for i in $(seq 50); do
         # the child of $rec, from /proc (field 4 of /proc/PID/stat, after the ")" that ends the name)
         child=$(for f in /proc/[0-9]*/stat; do
-                    [ "$(sed 's/.*) //' "$f" 2>/dev/null | cut -d' ' -f2)" = $rec ] && basename "${f%/stat}"
+                    [ "$(sed 's/.*) //' "$f" 2>/dev/null | cut -d' ' -f2)" = $rec ] &&
+                        [ "$(cat "${f%/stat}/comm" 2>/dev/null)" = nvtx_prog ] && basename "${f%/stat}"
                 done | head -n1)
         [ -n "$child" ] && break
         sleep 0.1
@@ -252,6 +253,39 @@ record_forwards_sigterm_and_finalises_the_trace)
     expect "status after SIGTERM" "$?" 143
     expect "child_signal" "$(meta child_signal)" 15
     [ ! -e "$trace-wal" ] || [ ! -s "$trace-wal" ] || fail "WAL not checkpointed"
+    ;;
+record_forwards_each_signal_once)
+    # issue 11 #3: a signal sent to record's whole process group reached CMD twice: once from the sender, once
+    # forwarded. nvtx_prog count_signals counts what it gets (see its comment). setsid makes record the leader
+    # of a group of its own, so -$rec is "its process group"; CMD shares that group.
+    wait_ready() { # wait_ready PID: until the program's handlers are in place
+        for i in $(seq 300); do [ "$(cat "$dir/sigs" 2>/dev/null)" = ready ] && return; kill -0 "$1" || break; sleep 0.02; done
+        fail "the program never became ready: $(cat "$dir/err")"
+    }
+    got() { # got WHAT PID WANT
+        wait "$2"
+        expect "$1: status" "$?" 0
+        expect "$1: signals the program got" "$(cat "$dir/sigs")" "$3"
+    }
+    rm -f "$dir/sigs"; setsid "$perfscope" record -f -o "$trace" -- "$prog" count_signals "$dir/sigs" 2>"$dir/err" &
+    rec=$!; wait_ready $rec
+    env kill -s TERM -- -$rec  # procps kill: dash's builtin takes no process group
+    got "kill -TERM -PGID" $rec "INT=0 TERM=1"
+    rm -f "$dir/sigs"; setsid "$perfscope" record -f -o "$trace" -- "$prog" count_signals "$dir/sigs" 2>"$dir/err" &
+    rec=$!; wait_ready $rec
+    env kill -s INT -- -$rec
+    got "kill -INT -PGID" $rec "INT=1 TERM=0"
+    # Sent to record alone: forwarded, once.
+    rm -f "$dir/sigs"; setsid "$perfscope" record -f -o "$trace" -- "$prog" count_signals "$dir/sigs" 2>"$dir/err" &
+    rec=$!; wait_ready $rec
+    kill -INT $rec
+    got "kill -INT PID" $rec "INT=1 TERM=0"
+    # GNU timeout signals its child (record), then its whole group (record and CMD).
+    rm -f "$dir/sigs"
+    timeout --preserve-status -s INT 2 "$perfscope" record -f -o "$trace" -- "$prog" count_signals "$dir/sigs" 2>"$dir/err"
+    expect "timeout: status (the program exits 0 after the signal)" "$?" 0
+    expect "timeout: signals the program got" "$(cat "$dir/sigs")" "INT=1 TERM=0"
+    expect "timeout: child_exit_code" "$(meta child_exit_code)" 0
     ;;
 record_trace_is_readable_while_recording)
     # WAL: another connection reads committed rows while record writes (what `perfscope top` relies on).
