@@ -422,24 +422,22 @@ record_forked_child_does_not_own_the_parents_start_end_ranges)
     ;;
 record_first_range_excludes_the_probes_set_up)
     # findings-4 #1: the process's first push makes the ring (milliseconds); its range must start after that
-    # set-up, not before it. nvtx_prog wrote CLOCK_MONOTONIC before and after its first push call; the row's
-    # start (+ systemClockNs, the CLOCK_MONOTONIC of time 0) lies between them and, with the fix, in the last
-    # quarter of the call (the set-up comes first), where before it sat at the very start.
-    # A timing: under ASan on a loaded machine the thread may be descheduled after the stamp (one CI run saw
-    # 6.6 ms of a 25 ms call). Without the fix every try fails (about 90 % of the call comes after the stamp);
-    # one try of three within the bound passes.
-    for try in 1 2 3; do
-        record -f -o "$trace" -- "$prog" first_range "$dir/times"
-        expect "status" "$rc" 0
-        read -r before after <"$dir/times" || fail "no times written"
-        start=$(q "SELECT n.start + s.systemClockNs FROM NVTX_EVENTS n, TARGET_INFO_SESSION_START_TIME s
-            WHERE n.text = 'first'")
-        call=$((after - before))
-        [ "$start" -ge "$before" ] && [ "$start" -le "$after" ] || fail "start $start outside the call [$before, $after]"
-        [ $((after - start)) -le $((call / 4)) ] && break
-        echo "try $try: the range starts $((after - start)) ns before the call returned, of a $call ns call" >&2
-        [ "$try" -lt 3 ] || fail "set-up counted in the first range in 3 tries"
-    done
+    # set-up, not before it. The probe stamps the process's attach time (PERFSCOPE_PROCESS_INFO.attachTime,
+    # CLOCK_MONOTONIC) once the ring exists, near the end of the set-up, and the range's start is stamped
+    # after the set-up: so start >= attachTime, whatever the scheduling (issue 11: this was a timing, "in the
+    # last quarter of the call", that needed up to 3 tries under ASan). Without the fix the start precedes
+    # attachTime by the whole set-up. nvtx_prog also wrote CLOCK_MONOTONIC before and after its first push
+    # call: the start (+ systemClockNs, the CLOCK_MONOTONIC of time 0) lies between them.
+    record -o "$trace" -- "$prog" first_range "$dir/times"
+    expect "status" "$rc" 0
+    read -r before after <"$dir/times" || fail "no times written"
+    start=$(q "SELECT n.start + s.systemClockNs FROM NVTX_EVENTS n, TARGET_INFO_SESSION_START_TIME s
+        WHERE n.text = 'first'")
+    [ "$start" -ge "$before" ] && [ "$start" -le "$after" ] || fail "start $start outside the call [$before, $after]"
+    attach=$(q "SELECT attachTime FROM PERFSCOPE_PROCESS_INFO WHERE pid = $(meta child_pid)")
+    first=$(q "SELECT start FROM NVTX_EVENTS WHERE text = 'first'")
+    [ -n "$attach" ] && [ "$first" -ge "$attach" ] ||
+        fail "the range starts at $first ns, $((attach - first)) ns before the probe attached at $attach ns"
     ;;
 record_keeps_ranges_open_at_a_crash)
     # nvtx_prog open_at_crash (see its comment): 4 ranges never popped on 2 threads, one of which exited and
