@@ -28,6 +28,7 @@
 #include "rows.h"
 #include "sampler.h"
 #include "session.h"
+#include "recover.h"
 #include "sigwatch.h"
 #include "trace_writer.h"
 
@@ -38,6 +39,7 @@ struct opts {
     int force;
     double sample_hz;
     unsigned long long ring_bytes;  /* 0: the probe's default */
+    const char *recover;            /* --recover TRACE: no CMD */
     char **cmd;
 };
 
@@ -45,6 +47,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--] CMD [ARGS...]\n"
+            "       perfscope record --recover FILE\n"
             "\n"
             "Run CMD with perfscope's probe injected (NVTX, CUDA) and sample its process tree from /proc;\n"
             "write everything to a SQLite trace in Nsight Systems' table format (see docs/trace-format.md).\n"
@@ -55,6 +58,8 @@ static void usage(FILE *out)
             "  -f, --force            overwrite FILE if it exists\n"
             "      --sample-hz N      host samples per second (default 20; 0 = none)\n"
             "      --ring-size BYTES  ring per probed process (default %u MiB, at least 644K; suffixes K, M, G, T)\n"
+            "      --recover FILE     finish the trace FILE of a perfscope record that died (kill -9, out of\n"
+            "                         memory), adding what its program had recorded that it had not written\n"
             "  -h, --help             this help\n"
             "\n"
             "Environment: PERFSCOPE_PROBE names libperfscope_probe.so (an error if it is not); PERFSCOPE_LOG=FILE|stderr\n"
@@ -111,6 +116,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "force", no_argument, NULL, 'f' },
         { "sample-hz", required_argument, NULL, 'S' },
         { "ring-size", required_argument, NULL, 'R' },
+        { "recover", required_argument, NULL, 'V' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -149,6 +155,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
                 return 2;
             }
             break;
+        case 'V':
+            o->recover = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 1;
@@ -161,6 +170,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
                     argv[optind - 1]);
             return 2;
         }
+    }
+    if (o->recover) {
+        if (optind >= argc)
+            return 0;
+        fprintf(stderr, "perfscope record: --recover takes a trace and no command (see 'perfscope record "
+                        "--help')\n");
+        return 2;
     }
     if (optind >= argc) {
         fprintf(stderr, "perfscope record: no command given: perfscope record [options] -- CMD ARGS... (see "
@@ -564,6 +580,19 @@ static void warn_drops(const struct ps_ring_drops *d, const char *session)
                         "larger one, or use a smaller --ring-size)\n", d->alloc, session);
 }
 
+/* Name the trace in the session directory (PS_SESSION_TRACE_FILE), so that a later recorder that finds this
+ * one dead can say which trace its rings belong to. Best effort. */
+static void name_trace_in_session(const char *session, const char *output)
+{
+    char path[PATH_MAX + 16], abs[PATH_MAX];
+    snprintf(path, sizeof path, "%s/" PS_SESSION_TRACE_FILE, session);
+    FILE *f = realpath(output, abs) ? fopen(path, "we") : NULL;
+    if (f) {
+        fprintf(f, "%s\n", abs);
+        fclose(f);
+    }
+}
+
 /* A signal that stops the recording (INT, TERM, HUP, QUIT) pending before CMD started: take it and return
  * its number, else 0. The others stay pending and reach CMD once it runs. */
 static int stop_signal_pending(const sigset_t *waitset)
@@ -650,6 +679,8 @@ int cmd_record(int argc, char **argv)
     int prc = parse_opts(argc, argv, &o);
     if (prc)
         return prc == 1 ? 0 : 2;
+    if (o.recover)
+        return ps_record_recover(o.recover);
     struct run r = { .o = &o };
     if (ps_session_expand_output(o.output, r.output, sizeof r.output))
         return 2;
@@ -709,15 +740,19 @@ int cmd_record(int argc, char **argv)
         unlink_trace(r.output);
         goto out_mask;
     }
-    /* Until the end-of-run rows replace it, the trace says it is incomplete (a killed recorder leaves 0). */
+    /* Until the end-of-run rows replace it, the trace says it is incomplete (a killed recorder leaves 0), and
+     * where its rings are, for `record --recover` (recover.c). */
     if (ps_tw_begin(w) || ps_tw_meta(w, "recording_complete", "0") || write_export_rows(w, r.utc_ns) ||
-        ps_tw_commit(w)) {
+        ps_tw_meta(w, "recovery.session_dir", r.session) ||
+        ps_tw_meta_i64(w, "recovery.origin_monotonic_ns", r.origin_ns) ||
+        ps_tw_meta_i64(w, "start_utc_epoch_ns", r.utc_ns) || ps_tw_commit(w)) {
         fprintf(stderr, "%s\n", ps_tw_errmsg(w));
         say_file_size_limit();
         ps_tw_free(w);
         unlink_trace(r.output);
         goto out_mask;
     }
+    name_trace_in_session(r.session, r.output);
     /* Before the threads: the helper is a fork of this one thread. Without it every signal a process sent is
      * forwarded, as before. */
     struct ps_sigwatch *sw = NULL;

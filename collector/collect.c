@@ -4,6 +4,7 @@
 #include "collect.h"
 
 #include <dirent.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -14,7 +15,9 @@
 #include <time.h>
 
 #include "gpu_rows.h"
+#include "maps.h"
 #include "ps_env.h"
+#include "ps_schema.h"
 #include "ps_ring.h"
 #include "ps_time.h"
 
@@ -30,7 +33,8 @@
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
 #define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
-enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_RING_CORRUPT, ENT_PSAMPLE, ENT_TSAMPLE };
+enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_RING_CORRUPT, ENT_RING_POS, ENT_PSAMPLE,
+                ENT_TSAMPLE };
 
 struct ent {
     uint32_t size;              /* header + payload, multiple of 8 */
@@ -43,6 +47,21 @@ struct ring_open {
     struct ps_ring_reader *reader;
     uint32_t pid;
     uint32_t other_pidns;           /* the writer's pid is a pid of another PID namespace */
+    char file[64];                  /* its name in the session directory (PS_RING_FILE_FMT) */
+};
+
+/* Where a lane's drain stood after the records before this entry (ENT_RING_POS). */
+struct ring_pos {
+    struct ps_ring_reader *reader;
+    uint32_t lane;
+    struct ps_ring_pos pos;
+};
+
+/* The writer's latest ring_pos per (ring, lane) of the open transaction: stored with its rows, and the chunks
+ * before it handed back to the probe once they are committed. */
+struct pending_pos {
+    uint32_t ring;
+    struct ring_pos p;
 };
 
 struct chunk {
@@ -74,6 +93,13 @@ struct ps_collect {
     int stop_drain;             /* ask the drain thread for its final pass */
     int drain_done;             /* the drain thread pushed its last chunk */
     int write_error;            /* -errno of the first failed write; rows are then discarded */
+    _Atomic uint64_t drained;       /* records copied out of the rings (drain thread) */
+    uint64_t written;               /* records turned into rows (writer thread) */
+    /* writer thread only */
+    struct pending_pos *pend;
+    size_t n_pend, cap_pend;
+    struct ps_u64map pend_at;       /* ring << 32 | lane -> index in pend */
+    sqlite3_stmt *st_ring, *st_lane;
     /* drain thread only */
     struct ring_file *rings;
     size_t n_rings, cap_rings;
@@ -154,6 +180,8 @@ static void *put_ent(struct ps_collect *c, struct chunk **kp, uint16_t kind, uin
 struct drain_ctx {
     struct ps_collect *c;
     uint32_t ring;
+    uint32_t lane;                  /* the lane of the last record copied ... */
+    int have_lane;                  /* ... if any: its position goes in the stream when the drain leaves it */
 };
 
 static int64_t reader_clock(const void *ctx, uint64_t tsc)
@@ -195,14 +223,31 @@ static void convert_times(struct ps_wire_hdr *rec, const struct ps_ring_reader *
     }
 }
 
+/* After the records of a lane: where its drain stands, so that the writer can store that place with those
+ * records' rows and then hand the chunks before it back. */
+static void put_pos(struct drain_ctx *d)
+{
+    if (!d->have_lane)
+        return;
+    struct ring_pos p = { d->c->rings[d->ring].reader, d->lane, { 0, 0 } };
+    ps_ring_reader_position(p.reader, d->lane, &p.pos);
+    put_ent(d->c, &d->c->cur, ENT_RING_POS, d->ring, d->lane, &p, sizeof p);
+    d->have_lane = 0;
+}
+
 static int drain_one(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec)
 {
     struct drain_ctx *d = ctx;
     struct ps_collect *c = d->c;
+    if (d->have_lane && d->lane != lane)
+        put_pos(d);
     struct ps_wire_hdr *copy = put_ent(c, &c->cur, ENT_WIRE, d->ring, lane, rec, rec->size);
     if (!copy)
         return -ENOMEM;
     convert_times(copy, c->rings[d->ring].reader);
+    d->lane = lane;
+    d->have_lane = 1;
+    atomic_fetch_add_explicit(&c->drained, 1, memory_order_relaxed);
     return 0;
 }
 
@@ -238,10 +283,12 @@ static int ring_writer_alive(uint32_t pid, const char *name)
 static void report_still_running(struct ps_collect *c)
 {
     for (size_t i = 0; i < c->n_rings; i++) {
+        if (!c->rings[i].reader)
+            continue;
         uint32_t pid = ps_ring_reader_pid(c->rings[i].reader);
         int seen = 0;
         for (size_t k = 0; k < i && !seen; k++)
-            seen = ps_ring_reader_pid(c->rings[k].reader) == pid;
+            seen = c->rings[k].reader && ps_ring_reader_pid(c->rings[k].reader) == pid;
         if (seen || !ring_writer_alive(pid, c->rings[i].name))
             continue;
         char path[64], comm[64] = "?";
@@ -293,7 +340,9 @@ static void scan_dir(struct ps_collect *c, int final)
         }
         char *name = strdup(de->d_name);
         uint64_t ns = ps_ring_reader_pidns(r);
-        struct ring_open ro = { r, ps_ring_reader_pid(r), ns && c->pidns && ns != c->pidns };
+        struct ring_open ro = { r, ps_ring_reader_pid(r), ns && c->pidns && ns != c->pidns, "" };
+        snprintf(ro.file, sizeof ro.file, "%.63s", de->d_name);  /* PS_RING_FILE_FMT: 30 bytes at most */
+        ps_ring_reader_hold_chunks(r);      /* a chunk goes back to the probe once its rows are committed */
         if (ro.other_pidns)
             fprintf(stderr, "perfscope record: warning: ring %s comes from a process in another PID namespace "
                             "(unshare -p, a container): its rows are stored under its pid there, %u, which may be "
@@ -327,10 +376,11 @@ static long drain_all(struct ps_collect *c)
 {
     long total = 0;
     for (size_t i = 0; i < c->n_rings; i++) {
-        if (c->rings[i].corrupt)
+        if (c->rings[i].corrupt || !c->rings[i].reader)
             continue;
-        struct drain_ctx d = { c, (uint32_t)i };
+        struct drain_ctx d = { c, (uint32_t)i, 0, 0 };
         long n = ps_ring_reader_drain(c->rings[i].reader, drain_one, &d);
+        put_pos(&d);
         if (n > 0)
             total += n;
         else if (n == -EBADMSG)
@@ -404,12 +454,15 @@ static void *drain_main(void *arg)
     /* Ranges pushed and never popped (the process crashed, was killed, or exited inside them): after the
      * lane's records, so their strings are defined first. */
     for (size_t i = 0; i < c->n_rings; i++) {
-        struct drain_ctx d = { c, (uint32_t)i };
-        if (!c->rings[i].corrupt && ps_ring_reader_open_ranges(c->rings[i].reader, drain_one, &d) == -EBADMSG)
+        struct drain_ctx d = { c, (uint32_t)i, 0, 0 };
+        if (c->rings[i].reader && !c->rings[i].corrupt &&
+            ps_ring_reader_open_ranges(c->rings[i].reader, drain_one, &d) == -EBADMSG)
             ring_corrupt(c, i);
     }
     for (size_t i = 0; i < c->n_rings; i++) {
         struct ps_ring_drops drops;
+        if (!c->rings[i].reader)
+            continue;               /* recovery: a ring file that is gone */
         if (!c->rings[i].corrupt && ps_ring_reader_drops(c->rings[i].reader, &drops) == 0)
             put_ent(c, &c->cur, ENT_RING_DROPPED, (uint32_t)i, 0, &drops, sizeof drops);
         else
@@ -433,6 +486,52 @@ static int64_t ns_clock(const void *ctx, uint64_t ns)
     return (int64_t)ns;
 }
 
+/* The latest place of a lane's drain in the open transaction (ENT_RING_POS). */
+static int pend_pos(struct ps_collect *c, uint32_t ring, const struct ring_pos *p)
+{
+    uint64_t key = (uint64_t)ring << 32 | p->lane;
+    uint64_t *at = ps_u64map_get(&c->pend_at, key);
+    if (at) {
+        c->pend[*at].p = *p;
+        return 0;
+    }
+    if (ps_array_grow((void **)&c->pend, &c->cap_pend, c->n_pend, sizeof *c->pend) ||
+        ps_u64map_put(&c->pend_at, key, c->n_pend))
+        return -ENOMEM;
+    c->pend[c->n_pend++] = (struct pending_pos){ ring, *p };
+    return 0;
+}
+
+/* Before the commit: each lane's place goes in the trace with the rows before it, and how far the trace
+ * got (for the report of a recording whose recorder dies before the next commit). */
+static int store_progress(struct ps_collect *c)
+{
+    for (size_t i = 0; i < c->n_pend; i++) {
+        const struct pending_pos *p = &c->pend[i];
+        sqlite3_bind_int64(c->st_lane, 1, p->ring);
+        sqlite3_bind_int64(c->st_lane, 2, p->p.lane);
+        sqlite3_bind_int64(c->st_lane, 3, p->p.pos.chunk);
+        sqlite3_bind_int64(c->st_lane, 4, p->p.pos.offset);
+        int rc = ps_tw_exec(c->w, c->st_lane);
+        if (rc)
+            return rc;
+    }
+    uint64_t drained = atomic_load_explicit(&c->drained, memory_order_relaxed);
+    int rc = ps_tw_meta_i64(c->w, "progress.stored_until_ns", ps_monotonic_ns() - c->origin_ns);
+    return rc ? rc : ps_tw_meta_i64(c->w, "progress.records_not_stored",
+                                    (int64_t)(drained > c->written ? drained - c->written : 0));
+}
+
+/* After the commit: the chunks before each stored place go back to the probe. */
+static void release_committed(struct ps_collect *c)
+{
+    for (size_t i = 0; i < c->n_pend; i++)
+        ps_ring_reader_release(c->pend[i].p.reader, c->pend[i].p.lane, &c->pend[i].p.pos);
+    c->n_pend = 0;
+    ps_u64map_fini(&c->pend_at);
+    memset(&c->pend_at, 0, sizeof c->pend_at);
+}
+
 static int write_chunk(struct ps_collect *c, const struct chunk *k)
 {
     for (size_t off = 0; off < k->len;) {
@@ -442,12 +541,26 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
         switch (e->kind) {
         case ENT_WIRE:
             rc = ps_rows_wire(c->rows, e->ring, e->lane, p);
+            c->written++;
             break;
         case ENT_RING_OPEN: {
             const struct ring_open *ro = p;
             rc = ps_rows_ring_open(c->rows, e->ring, ro->pid, ns_clock, NULL);
             if (!rc && ro->other_pidns)
                 ps_rows_ring_other_pidns(c->rows, e->ring);
+            if (!rc) {
+                sqlite3_bind_int64(c->st_ring, 1, e->ring);
+                sqlite3_bind_text(c->st_ring, 2, ro->file, -1, SQLITE_STATIC);
+                sqlite3_bind_int64(c->st_ring, 3, ro->pid);
+                sqlite3_bind_int(c->st_ring, 4, (int)ro->other_pidns);
+                rc = ps_tw_exec(c->w, c->st_ring);
+            }
+            break;
+        }
+        case ENT_RING_POS: {
+            struct ring_pos pos;
+            memcpy(&pos, p, sizeof pos);
+            rc = pend_pos(c, e->ring, &pos);
             break;
         }
         case ENT_RING_DROPPED: {
@@ -515,10 +628,14 @@ static void *writer_main(void *arg)
             pthread_mutex_unlock(&c->lock);
             free(k);
         }
+        if (!rc && !c->write_error)
+            rc = store_progress(c);
         if (!c->write_error && (rc || (rc = ps_tw_commit(c->w)))) {
             report_write_error(c, rc);
             c->write_error = rc;
         }
+        if (!c->write_error)
+            release_committed(c);
         /* Let rows accumulate so transactions stay big, unless the drain is finishing. */
         int64_t wait = COMMIT_EVERY_NS - (ps_monotonic_ns() - last_commit);
         last_commit = ps_monotonic_ns();
@@ -549,6 +666,8 @@ static void collect_free(struct ps_collect *c)
     }
     free(c->cur);
     free(c->rings);
+    free(c->pend);
+    ps_u64map_fini(&c->pend_at);
     ps_rows_free(c->rows);
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->cond);
@@ -568,8 +687,15 @@ int ps_collect_start(const char *session_dir, int64_t origin_ns, struct ps_tw *w
     int rc = -ENOMEM;
     struct stat ns;
     c->pidns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
-    if (!(c->dir = strdup(session_dir)) || (rc = ps_rows_new(w, origin_ns, &c->rows)))
+    if (!(c->dir = strdup(session_dir)) || (rc = ps_rows_new(w, origin_ns, &c->rows)) ||
+        (rc = ps_rows_keep_state(c->rows)))
         goto fail;
+    c->st_ring = ps_tw_prepare(w, "INSERT OR REPLACE INTO PERFSCOPE_RECOVERY_RINGS VALUES(?, ?, ?, ?)");
+    c->st_lane = ps_tw_prepare(w, "INSERT OR REPLACE INTO PERFSCOPE_RECOVERY_LANES VALUES(?, ?, ?, ?)");
+    if (!c->st_ring || !c->st_lane) {
+        rc = -EIO;
+        goto fail;
+    }
     if ((rc = -pthread_create(&c->writer_thread, NULL, writer_main, c)))
         goto fail;
     c->writer_started = 1;
@@ -618,11 +744,148 @@ int ps_collect_stop(struct ps_collect *c, struct ps_rows_totals *t)
         pthread_join(c->writer_thread, NULL);
     int rc = c->write_error;
     if (!rc && c->rows) {
-        if (!(rc = ps_tw_begin(c->w)) && !(rc = ps_rows_finish(c->rows, t)))
+        /* Every ring is drained into the trace now: what made it recoverable goes (docs/record.md). */
+        if (!(rc = ps_tw_begin(c->w)) && !(rc = ps_rows_finish(c->rows, t)) &&
+            !(rc = ps_tw_sql(c->w, ps_schema_recovery_drop_sql, "dropping the recovery tables")) &&
+            !(rc = ps_tw_sql(c->w, "DELETE FROM PERFSCOPE_META WHERE name LIKE 'progress.%' OR name LIKE 'recovery.%'",
+                             "removing the progress rows")))
             rc = ps_tw_commit(c->w);
         if (rc)
             report_write_error(c, rc);
     }
+    t->salvaged = c->written;
     collect_free(c);
     return rc;
+}
+
+/* One column-typed row callback per SELECT; 0 or -EIO. */
+static int each_row(struct ps_tw *w, const char *sql, int (*fn)(struct ps_collect *, sqlite3_stmt *),
+                    struct ps_collect *c)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(ps_tw_db(w), sql, -1, &st, NULL) == SQLITE_OK ? 0 : -EIO;
+    int step;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
+        rc = fn(c, st);
+    if (!rc && step != SQLITE_DONE)
+        rc = -EIO;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* A ring the dead recorder had found, in its order; a file that is gone keeps its number (no reader). */
+static int resume_ring(struct ps_collect *c, sqlite3_stmt *st)
+{
+    uint32_t ring = (uint32_t)sqlite3_column_int64(st, 0);
+    const char *file = (const char *)sqlite3_column_text(st, 1);
+    uint32_t pid = (uint32_t)sqlite3_column_int64(st, 2);
+    if (ring != c->n_rings || !file || strchr(file, '/'))
+        return -EPROTO;
+    if (ps_array_grow((void **)&c->rings, &c->cap_rings, c->n_rings, sizeof *c->rings))
+        return -ENOMEM;
+    char path[4096];
+    struct ps_ring_reader *r = NULL;
+    snprintf(path, sizeof path, "%s/%s", c->dir, file);
+    int orc = ps_ring_reader_open(path, &r);
+    if (orc)
+        fprintf(stderr, "perfscope record: warning: cannot read ring %s: %s (its records after the recorder's "
+                        "last commit are lost)\n", path, strerror(-orc));
+    else
+        ps_ring_reader_hold_chunks(r);
+    char *name = strdup(file);
+    if (!name) {
+        ps_ring_reader_close(r);
+        return -ENOMEM;
+    }
+    c->rings[c->n_rings++] = (struct ring_file){ name, r, 0 };
+    int rc = ps_rows_ring_open(c->rows, ring, pid, ns_clock, NULL);
+    if (!rc && sqlite3_column_int(st, 3))
+        ps_rows_ring_other_pidns(c->rows, ring);
+    return rc;
+}
+
+static int resume_state(struct ps_collect *c, sqlite3_stmt *st)
+{
+    uint32_t ring = (uint32_t)sqlite3_column_int64(st, 0), lane = (uint32_t)sqlite3_column_int64(st, 1);
+    int n = sqlite3_column_bytes(st, 2);
+    const void *blob = sqlite3_column_blob(st, 2);
+    struct ps_wire_hdr h;
+    if (n < (int)sizeof h || n % 8 || !blob)
+        return -EPROTO;
+    memcpy(&h, blob, sizeof h);
+    if (h.size != (uint32_t)n)
+        return -EPROTO;
+    void *rec = malloc((size_t)n);      /* aligned for the record's fields */
+    if (!rec)
+        return -ENOMEM;
+    memcpy(rec, blob, (size_t)n);
+    int rc = ps_rows_restore_record(c->rows, ring, lane, rec);
+    free(rec);
+    return rc;
+}
+
+static int resume_registered(struct ps_collect *c, sqlite3_stmt *st)
+{
+    return ps_rows_restore_registered(c->rows, (uint32_t)sqlite3_column_int64(st, 0),
+                                      (uint32_t)sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+                                      sqlite3_column_int(st, 3));
+}
+
+/* Where the dead recorder's stored rows of each lane end: the drain goes on from there. */
+static int resume_lane(struct ps_collect *c, sqlite3_stmt *st)
+{
+    uint32_t ring = (uint32_t)sqlite3_column_int64(st, 0), lane = (uint32_t)sqlite3_column_int64(st, 1);
+    struct ps_ring_pos pos = { (uint32_t)sqlite3_column_int64(st, 2), (uint32_t)sqlite3_column_int64(st, 3) };
+    if (ring >= c->n_rings || !c->rings[ring].reader)
+        return 0;
+    int rc = ps_ring_reader_seek(c->rings[ring].reader, lane, &pos);
+    if (rc) {
+        fprintf(stderr, "perfscope record: warning: ring %s, lane %u: the stored place (chunk %u, offset %u) is "
+                        "not in the ring any more (%s): its records are not recovered\n", c->rings[ring].name,
+                lane, pos.chunk, pos.offset, strerror(-rc));
+        ring_corrupt(c, ring);
+    }
+    return 0;
+}
+
+int ps_collect_resume(const char *session_dir, int64_t origin_ns, struct ps_tw *w, struct ps_rows_totals *t)
+{
+    struct ps_collect *c = calloc(1, sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->cond, NULL);
+    c->w = w;
+    c->origin_ns = origin_ns;
+    c->stop_drain = 1;              /* the drain thread makes its final pass at once */
+    struct stat ns;
+    c->pidns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
+    int rc = -ENOMEM;
+    if (!(c->dir = strdup(session_dir)) || (rc = ps_rows_new(w, origin_ns, &c->rows)))
+        goto fail;
+    c->st_ring = ps_tw_prepare(w, "INSERT OR REPLACE INTO PERFSCOPE_RECOVERY_RINGS VALUES(?, ?, ?, ?)");
+    c->st_lane = ps_tw_prepare(w, "INSERT OR REPLACE INTO PERFSCOPE_RECOVERY_LANES VALUES(?, ?, ?, ?)");
+    rc = -EIO;
+    if (!c->st_ring || !c->st_lane ||
+        (rc = each_row(w, "SELECT ring, file, pid, otherPidns FROM PERFSCOPE_RECOVERY_RINGS ORDER BY ring",
+                       resume_ring, c)) ||
+        (rc = each_row(w, "SELECT ring, lane, record FROM PERFSCOPE_RECOVERY_STATE ORDER BY rowid", resume_state, c)) ||
+        (rc = each_row(w, "SELECT r.ring, r.id, r.sid, s.id IS NOT NULL FROM PERFSCOPE_RECOVERY_REGISTERED r"
+                          " LEFT JOIN StringIds s ON s.id = r.sid", resume_registered, c)) ||
+        (rc = each_row(w, "SELECT ring, lane, chunk, offset FROM PERFSCOPE_RECOVERY_LANES", resume_lane, c)))
+        goto fail;
+    if ((rc = -pthread_create(&c->writer_thread, NULL, writer_main, c)))
+        goto fail;
+    c->writer_started = 1;
+    if ((rc = -pthread_create(&c->drain_thread, NULL, drain_main, c)))
+        goto fail;
+    c->drain_started = 1;
+    return ps_collect_stop(c, t);
+fail:
+    if (rc == -EPROTO)
+        fprintf(stderr, "perfscope record: the recovery tables of the trace make no sense: nothing recovered\n");
+    else if (rc == -EIO)
+        fprintf(stderr, "%s\n", ps_tw_errmsg(w));
+    c->write_error = rc ? rc : -EIO;    /* write nothing more: the trace stays as the dead recorder left it */
+    return ps_collect_stop(c, t);
 }

@@ -60,6 +60,8 @@ struct ps_rows {
     uint64_t nvtx_rows, unresolved_strings;
     uint64_t other_pidns_rings;     /* rings written in another PID namespace */
     uint64_t corrupt_rings;         /* rings whose reading stopped on nonsense */
+    sqlite3_stmt *st_state, *st_regmap; /* PERFSCOPE_RECOVERY_STATE / _REGISTERED rows, NULL: not kept */
+    int replaying;                  /* ps_rows_restore_record: state only, nothing written */
     sqlite3_stmt *st_range, *st_mark;   /* the hot rows: no attributes, text or no message */
     sqlite3_stmt *st_full, *st_psample, *st_tsample;
 };
@@ -204,7 +206,8 @@ static int64_t stored_ns(const struct ps_rows *r, const struct ring *g, uint64_t
     return g->clock(g->clock_ctx, tsc) - r->origin_ns;
 }
 
-/* The StringIds id of registered string `id` of ring g, reserved on first reference. */
+/* The StringIds id of registered string `id` of ring g, reserved on first reference (and kept in
+ * PERFSCOPE_RECOVERY_REGISTERED when state is kept). */
 static int64_t registered_sid(struct ps_rows *r, struct ring *g, uint32_t id)
 {
     uint64_t *have = ps_u64map_get(&g->registered, id);
@@ -213,7 +216,41 @@ static int64_t registered_sid(struct ps_rows *r, struct ring *g, uint32_t id)
     int64_t sid = ps_tw_string_reserve(r->w);
     if (ps_u64map_put(&g->registered, id, (uint64_t)sid << 1))
         return -ENOMEM;
+    if (r->st_regmap) {
+        sqlite3_bind_int64(r->st_regmap, 1, g - r->rings);
+        sqlite3_bind_int64(r->st_regmap, 2, id);
+        sqlite3_bind_int64(r->st_regmap, 3, sid);
+        int rc = ps_tw_exec(r->w, r->st_regmap);
+        if (rc)
+            return rc;
+    }
     return sid;
+}
+
+int ps_rows_keep_state(struct ps_rows *r)
+{
+    r->st_state = ps_tw_prepare(r->w, "INSERT INTO PERFSCOPE_RECOVERY_STATE VALUES(?, ?, ?)");
+    r->st_regmap = ps_tw_prepare(r->w, "INSERT OR REPLACE INTO PERFSCOPE_RECOVERY_REGISTERED VALUES(?, ?, ?)");
+    return r->st_state && r->st_regmap ? 0 : -EIO;
+}
+
+int ps_rows_restore_registered(struct ps_rows *r, uint32_t ring, uint32_t id, int64_t sid, int defined)
+{
+    if (ring >= r->n_rings || sid <= 0)
+        return -EINVAL;
+    return ps_u64map_put(&r->rings[ring].registered, id, (uint64_t)sid << 1 | (defined ? 1 : 0));
+}
+
+/* A record whose state later records need (lane strings, process, thread and CUDA records): kept in
+ * PERFSCOPE_RECOVERY_STATE, with the rows, when state is kept. */
+static int keep_state(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
+{
+    if (!r->st_state || r->replaying)
+        return 0;
+    sqlite3_bind_int64(r->st_state, 1, ring);
+    sqlite3_bind_int64(r->st_state, 2, lane);
+    sqlite3_bind_blob(r->st_state, 3, rec, (int)rec->size, SQLITE_STATIC);
+    return ps_tw_exec(r->w, r->st_state);
 }
 
 /* The UTF-8 sequence at s[0..n), n >= 1: its length (1-4) when valid, else minus the length of its
@@ -564,11 +601,38 @@ static int lane_string_rec(struct ps_rows *r, struct ring *g, uint32_t lane, con
     return 0;
 }
 
+int ps_rows_restore_record(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
+{
+    switch (rec->type) {
+    case PS_WIRE_LANE_STRING:
+    case PS_WIRE_PROCESS:
+    case PS_WIRE_THREAD_NAME:
+    case PS_WIRE_CUDA_STATUS:
+        break;
+    default:
+        return -EINVAL;
+    }
+    r->replaying = 1;
+    int rc = ps_rows_wire(r, ring, lane, rec);
+    r->replaying = 0;
+    return rc;
+}
+
 int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
 {
     if (ring >= r->n_rings)
         return -EINVAL;
     struct ring *g = &r->rings[ring];
+    int rc;
+    switch (rec->type) {
+    case PS_WIRE_LANE_STRING:
+    case PS_WIRE_PROCESS:
+    case PS_WIRE_THREAD_NAME:
+    case PS_WIRE_CUDA_STATUS:
+        if ((rc = keep_state(r, ring, lane, rec)))
+            return rc;
+        break;
+    }
     switch (rec->type) {
     case PS_WIRE_NVTX_RANGE:
     case PS_WIRE_NVTX_STARTEND:

@@ -167,9 +167,26 @@ static void warnings(FILE *f, const struct ps_report *r)
     const struct ps_model *m = r->m;
     struct ps_child_status st;
     int64_t dropped = ps_report_dropped_records(r);
-    if (ps_report_recording_complete(r) == 0)
+    long long recovered, stored_ns, not_stored;
+    if (ps_report_recording_complete(r) == 0 && ps_report_meta_int(r, "recovered_records", 0, INT64_MAX, &recovered) == 1)
+        fprintf(f, "NOTE: perfscope record died during this recording; 'perfscope record --recover' added the %lld "
+                   "records its program had recorded and it had not written. Host samples end where it died.\n",
+                recovered);
+    else if (ps_report_recording_complete(r) == 0)
         fprintf(f, "WARNING: the recording did not finish (perfscope record was killed, ran out of disk, or is "
                    "still recording): this trace is incomplete and its numbers cover only what was written.\n");
+    /* How much may be missing (docs/record.md, "When the recorder dies"): the recorder's last commit. */
+    if (ps_report_recording_complete(r) == 0 && ps_report_meta(r, "recovery.session_dir") &&
+        ps_report_meta_int(r, "progress.stored_until_ns", 0, INT64_MAX, &stored_ns) == 1 &&
+        ps_report_meta_int(r, "progress.records_not_stored", 0, INT64_MAX, &not_stored) == 1)
+        fprintf(f, "  Rows were stored up to %.3f s into the recording; then %lld more records had been read and "
+                   "not yet stored, and all the program recorded later was still in its rings. While %s exists, "
+                   "'perfscope record --recover %s' adds all of it.\n", stored_ns / 1e9, not_stored,
+                ps_report_meta(r, "recovery.session_dir"), r->m->path ? r->m->path : "TRACE");
+    else if (ps_report_recording_complete(r) == 0 && ps_report_meta(r, "recovery.session_dir"))
+        fprintf(f, "  No rows were stored before it ended: all the program recorded was still in its rings. While "
+                   "%s exists, 'perfscope record --recover %s' adds it.\n", ps_report_meta(r, "recovery.session_dir"),
+                r->m->path ? r->m->path : "TRACE");
     ps_report_child_status(r, &st);
     if (st.sig_out_of_range)
         fprintf(f, "WARNING: the program was killed by unknown signal %ld.\n", st.sig);

@@ -417,6 +417,12 @@ int main(int argc, char **argv)
         return inline_open();
     if (!strcmp(mode, "threads_exit_open") && argc == 3)
         return threads_exit_open(atoi(argv[2]));
+    if (!strcmp(mode, "ranges_ignoring_sigterm") && argc == 4) {
+        /* N ranges NAME to the end even when the recorder dies (its PR_SET_PDEATHSIG is SIGTERM). */
+        signal(SIGTERM, SIG_IGN);
+        ranges(argv[2], atol(argv[3]));
+        return 0;
+    }
     if (!strcmp(mode, "count_signals") && argc == 3)
         return count_signals(argv[2]);
     if (!strcmp(mode, "first_range") && argc == 3)

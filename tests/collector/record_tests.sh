@@ -103,6 +103,65 @@ record_child_dies_with_the_recorder)
     expect "recording_complete of a killed recorder" "$(meta recording_complete)" 0
     expect "no end-of-run rows" "$(meta child_pid)" ""
     ;;
+record_recovers_the_rings_of_a_killed_recorder)
+    # issue 11 #1: with the program recording faster than the writer stores, kill -9 of record lost everything
+    # still in the rings, and the next record deleted them without a word. nvtx_prog ranges_ignoring_sigterm
+    # makes 1000000 ranges "storm" to the end (it ignores the SIGTERM of PR_SET_PDEATHSIG): after
+    # `record --recover`, stored rows + dropped records = 1000000 exactly, wherever the kill fell.
+    mkdir -p -m 700 "$dir/xdg" || fail setup
+    export XDG_RUNTIME_DIR=$dir/xdg
+    "$perfscope" record -o "$trace" -- "$prog" ranges_ignoring_sigterm storm 1000000 2>"$dir/err" &
+    rec=$!
+    child=
+    for i in $(seq 200); do
+        child=$(pgrep -P $rec -x nvtx_prog)
+        [ -n "$child" ] && break
+        sleep 0.05
+    done
+    [ -n "$child" ] || fail "no program under the recorder"
+    # Kill it once it has stored some rows (so that it dies with lanes half stored), or after 10 s.
+    for i in $(seq 500); do
+        [ "$(sqlite3 "$trace" "SELECT count(*) FROM NVTX_EVENTS" 2>/dev/null || echo 0)" -gt 0 ] && break
+        kill -0 $rec 2>/dev/null || fail "the recorder finished before the test could kill it"
+        sleep 0.02
+    done
+    kill -KILL $rec
+    wait $rec
+    while kill -0 "$child" 2>/dev/null && [ "$(sed 's/.*) //' "/proc/$child/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]; do
+        sleep 0.05
+    done
+    before=$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'storm'")
+    # The report of the unrecovered trace says what may be missing and how to get it.
+    "$perfscope" report "$trace" >"$dir/report.txt" 2>&1 || fail "report of the killed recording exited $?"
+    grep -q "^WARNING: the recording did not finish" "$dir/report.txt" || fail "report: $(head -4 "$dir/report.txt")"
+    grep -q "'perfscope record --recover $trace' adds" "$dir/report.txt" || fail "no recovery hint: $(head -5 "$dir/report.txt")"
+    # The next record keeps the dead recorder's rings and says how to recover them.
+    "$perfscope" record -o "$dir/other.sqlite" -- "$prog" exit 0 2>"$dir/err2" || fail "another record: status $?"
+    grep -q "perfscope record (pid $rec) died before writing all that its program recorded; the rest is kept in $dir/xdg/perfscope/$rec: add it to its trace with 'perfscope record --recover $trace'" \
+        "$dir/err2" || fail "no warning: $(cat "$dir/err2")"
+    [ -n "$(ls "$dir/xdg/perfscope/$rec/" | grep '^ring-')" ] || fail "the rings were removed"
+    "$perfscope" record --recover "$trace" 2>"$dir/err3"
+    expect "--recover status" "$?" 0
+    after=$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'storm'")
+    expect "rows + dropped (the program made 1000000; $before were stored before the kill)" \
+        $((after + $(meta dropped_records))) 1000000
+    expect "recovered" "$(meta recovered)" 1
+    # recovered_records also counts the process, thread-name and lane-string records, when not yet stored.
+    n=$(meta recovered_records)
+    [ "$n" -ge $((after - before)) ] && [ "$n" -le $((after - before + 3)) ] ||
+        fail "recovered_records $n for $((after - before)) rows added"
+    expect "recovery tables dropped" "$(q "SELECT count(*) FROM sqlite_master WHERE name LIKE 'PERFSCOPE_RECOVERY%'")" 0
+    expect "one process row" "$(q "SELECT count(*) FROM PROCESSES WHERE pid = $child")" 1
+    expect "its command line" "$(q "SELECT commandLine FROM PERFSCOPE_PROCESS_INFO WHERE pid = $child")" \
+        "$prog ranges_ignoring_sigterm storm 1000000"
+    [ ! -e "$dir/xdg/perfscope/$rec" ] || fail "the session dir is still there"
+    "$perfscope" report "$trace" >"$dir/report.txt" 2>&1 || fail "report of the recovered trace exited $?"
+    grep -q "^NOTE: perfscope record died during this recording; 'perfscope record --recover' added" "$dir/report.txt" ||
+        fail "report: $(head -4 "$dir/report.txt")"
+    "$perfscope" record --recover "$trace" 2>"$dir/err3"
+    expect "a second --recover" "$?" 0
+    grep -q "already recovered" "$dir/err3" || fail "second --recover: $(cat "$dir/err3")"
+    ;;
 record_forwards_sigalrm_and_survives_sigpipe)
     # findings-1 #7: SIGALRM (e.g. a batch time limit) killed record, not CMD; SIGPIPE killed record.
     "$perfscope" record -o "$trace" -- "$prog" sleep 30 2>"$dir/err" &
