@@ -580,58 +580,6 @@ static void warn_drops(const struct ps_ring_drops *d, const char *session)
                         "larger one, or use a smaller --ring-size)\n", d->alloc, session);
 }
 
-/* Name the trace in the session directory (PS_SESSION_TRACE_FILE), so that a later recorder that finds this
- * one dead can say which trace its rings belong to. Best effort. */
-static void name_trace_in_session(const char *session, const char *output)
-{
-    char path[PATH_MAX + 16], abs[PATH_MAX];
-    snprintf(path, sizeof path, "%s/" PS_SESSION_TRACE_FILE, session);
-    FILE *f = realpath(output, abs) ? fopen(path, "we") : NULL;
-    if (f) {
-        fprintf(f, "%s\n", abs);
-        fclose(f);
-    }
-}
-
-/* A signal that stops the recording (INT, TERM, HUP, QUIT) pending before CMD started: take it and return
- * its number, else 0. The others stay pending and reach CMD once it runs. */
-static int stop_signal_pending(const sigset_t *waitset)
-{
-    static const int stop[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-    sigset_t pending, one;
-    if (sigpending(&pending) != 0)
-        return 0;
-    for (size_t i = 0; i < sizeof stop / sizeof stop[0]; i++) {
-        if (!sigismember(&pending, stop[i]) || !sigismember(waitset, stop[i]))
-            continue;
-        sigemptyset(&one);
-        sigaddset(&one, stop[i]);
-        sigtimedwait(&one, NULL, &(struct timespec){ 0, 0 });
-        return stop[i];
-    }
-    return 0;
-}
-
-/* 1 when CMD's name is the path of a directory, or a name without '/' whose first match on $PATH (as
- * execvp searches it, empty entries meaning the current directory) is a directory; else 0. */
-static int names_a_directory(const char *name)
-{
-    struct stat st;
-    if (strchr(name, '/'))
-        return stat(name, &st) == 0 && S_ISDIR(st.st_mode);
-    const char *path = getenv("PATH");
-    for (const char *p = path ? path : "/bin:/usr/bin"; ; p++) {
-        size_t len = strcspn(p, ":");
-        char cand[PATH_MAX];
-        if (snprintf(cand, sizeof cand, "%.*s%s%s", (int)len, p, len ? "/" : "", name) < (int)sizeof cand &&
-            stat(cand, &st) == 0)
-            return S_ISDIR(st.st_mode);
-        p += len;
-        if (!*p)
-            return 0;
-    }
-}
-
 /* Start CMD. Returns 0, or the exit status a shell gives when it cannot run a command: 127 not found,
  * 126 found but not executable (POSIX "Command Search and Execution"); a message is on stderr. */
 static int start_child(struct run *r, const sigset_t *orig_mask, const struct sigaction *orig_pipe,
@@ -661,7 +609,7 @@ static int start_child(struct run *r, const sigset_t *orig_mask, const struct si
     close(pfd[0]);
     if (!e)
         return 0;
-    if (e == EACCES && names_a_directory(r->o->cmd[0])) {
+    if (e == EACCES && ps_session_names_a_directory(r->o->cmd[0])) {
         /* execve says EACCES for a directory too; a shell says "Is a directory" (status 126). */
         fprintf(stderr, "perfscope record: cannot run '%s': it is a directory (give the program inside it, such "
                         "as %s/train)\n", r->o->cmd[0], r->o->cmd[0]);
@@ -686,7 +634,7 @@ int cmd_record(int argc, char **argv)
         return 2;
     /* Signals are taken synchronously by the main thread from here on (the threads started below inherit the
      * mask): one that arrives while the output is being set up must not kill record and leave an empty file
-     * behind (issue 11 #4); stop_signal_pending decides before CMD starts. */
+     * behind (issue 11 #4); ps_sigwatch_take_stop_signal decides before CMD starts. */
     sigset_t waitset, orig;
     sigemptyset(&waitset);
     int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD };
@@ -752,7 +700,7 @@ int cmd_record(int argc, char **argv)
         unlink_trace(r.output);
         goto out_mask;
     }
-    name_trace_in_session(r.session, r.output);
+    ps_session_name_trace(r.session, r.output);
     /* Before the threads: the helper is a fork of this one thread. Without it every signal a process sent is
      * forwarded, as before. */
     struct ps_sigwatch *sw = NULL;
@@ -764,7 +712,7 @@ int cmd_record(int argc, char **argv)
         unlink_trace(r.output);
         goto out_mask;
     }
-    int stop_sig = stop_signal_pending(&waitset);
+    int stop_sig = ps_sigwatch_take_stop_signal(&waitset);
     int start_rc = stop_sig ? 128 + stop_sig : start_child(&r, &orig, &orig_pipe, &orig_xfsz);
     if (stop_sig)
         fprintf(stderr, "perfscope record: stopped by %s before CMD started: nothing ran, no trace written\n",

@@ -2,6 +2,7 @@
  * behind a 16-byte entry header, chunks go onto a queue, and the writer thread turns them into rows in one
  * transaction per batch of chunks, so SQLite never slows the draining of the rings. */
 #include "collect.h"
+#include "collect_impl.h"
 
 #include <dirent.h>
 #include <stdatomic.h>
@@ -33,78 +34,6 @@
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
 #define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
-enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_RING_CORRUPT, ENT_RING_POS, ENT_PSAMPLE,
-                ENT_TSAMPLE };
-
-struct ent {
-    uint32_t size;              /* header + payload, multiple of 8 */
-    uint16_t kind;              /* enum ent_kind */
-    uint16_t pad;
-    uint32_t ring, lane;
-};
-
-struct ring_open {
-    struct ps_ring_reader *reader;
-    uint32_t pid;
-    uint32_t other_pidns;           /* the writer's pid is a pid of another PID namespace */
-    char file[64];                  /* its name in the session directory (PS_RING_FILE_FMT) */
-};
-
-/* Where a lane's drain stood after the records before this entry (ENT_RING_POS). */
-struct ring_pos {
-    struct ps_ring_reader *reader;
-    uint32_t lane;
-    struct ps_ring_pos pos;
-};
-
-/* The writer's latest ring_pos per (ring, lane) of the open transaction: stored with its rows, and the chunks
- * before it handed back to the probe once they are committed. */
-struct pending_pos {
-    uint32_t ring;
-    struct ring_pos p;
-};
-
-struct chunk {
-    struct chunk *next;
-    size_t len, cap;
-    _Alignas(8) char data[];
-};
-
-struct ring_file {
-    char *name;
-    struct ps_ring_reader *reader;
-    int corrupt;                    /* reported: no longer read */
-};
-
-struct ps_collect {
-    char *dir;
-    uint64_t pidns;                 /* the recorder's PID namespace inode (0: unknown) */
-    int64_t origin_ns;
-    struct ps_tw *w;
-    struct ps_rows *rows;
-    pthread_t drain_thread, writer_thread;
-    int drain_started, writer_started;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;        /* queue changed or stop requested */
-    struct chunk *head, *tail;
-    size_t queued_bytes;
-    struct chunk *spare;        /* written chunks kept for reuse: fresh memory costs page faults */
-    size_t n_spare;
-    int stop_drain;             /* ask the drain thread for its final pass */
-    int drain_done;             /* the drain thread pushed its last chunk */
-    int write_error;            /* -errno of the first failed write; rows are then discarded */
-    _Atomic uint64_t drained;       /* records copied out of the rings (drain thread) */
-    uint64_t written;               /* records turned into rows (writer thread) */
-    /* writer thread only */
-    struct pending_pos *pend;
-    size_t n_pend, cap_pend;
-    struct ps_u64map pend_at;       /* ring << 32 | lane -> index in pend */
-    sqlite3_stmt *st_ring, *st_lane;
-    /* drain thread only */
-    struct ring_file *rings;
-    size_t n_rings, cap_rings;
-    struct chunk *cur;
-};
 
 #define MAX_SPARE 32
 
@@ -359,7 +288,7 @@ static void scan_dir(struct ps_collect *c, int final)
 
 /* A ring whose reading stopped on nonsense (the program wrote over its mapping): say so once and count it;
  * the other rings are read on. */
-static void ring_corrupt(struct ps_collect *c, size_t i)
+void ps_collect_ring_corrupt(struct ps_collect *c, size_t i)
 {
     struct ring_file *f = &c->rings[i];
     if (f->corrupt)
@@ -384,7 +313,7 @@ static long drain_all(struct ps_collect *c)
         if (n > 0)
             total += n;
         else if (n == -EBADMSG)
-            ring_corrupt(c, i);
+            ps_collect_ring_corrupt(c, i);
     }
     return total;
 }
@@ -403,7 +332,7 @@ static void sleep_ns(int64_t ns)
     nanosleep(&ts, NULL);
 }
 
-static void *drain_main(void *arg)
+void *ps_collect_drain_main(void *arg)
 {
     struct ps_collect *c = arg;
     /* A target with more busy threads than cores would starve a normal-priority drain (CFS shares the CPU
@@ -457,7 +386,7 @@ static void *drain_main(void *arg)
         struct drain_ctx d = { c, (uint32_t)i, 0, 0 };
         if (c->rings[i].reader && !c->rings[i].corrupt &&
             ps_ring_reader_open_ranges(c->rings[i].reader, drain_one, &d) == -EBADMSG)
-            ring_corrupt(c, i);
+            ps_collect_ring_corrupt(c, i);
     }
     for (size_t i = 0; i < c->n_rings; i++) {
         struct ps_ring_drops drops;
@@ -466,7 +395,7 @@ static void *drain_main(void *arg)
         if (!c->rings[i].corrupt && ps_ring_reader_drops(c->rings[i].reader, &drops) == 0)
             put_ent(c, &c->cur, ENT_RING_DROPPED, (uint32_t)i, 0, &drops, sizeof drops);
         else
-            ring_corrupt(c, i);
+            ps_collect_ring_corrupt(c, i);
     }
     report_still_running(c);
     flush_cur(c);
@@ -480,7 +409,7 @@ static void *drain_main(void *arg)
 /* ---- writer thread ---- */
 
 /* Times were converted by the drain thread (convert_times). */
-static int64_t ns_clock(const void *ctx, uint64_t ns)
+int64_t ps_collect_ns_clock(const void *ctx, uint64_t ns)
 {
     (void)ctx;
     return (int64_t)ns;
@@ -545,7 +474,7 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
             break;
         case ENT_RING_OPEN: {
             const struct ring_open *ro = p;
-            rc = ps_rows_ring_open(c->rows, e->ring, ro->pid, ns_clock, NULL);
+            rc = ps_rows_ring_open(c->rows, e->ring, ro->pid, ps_collect_ns_clock, NULL);
             if (!rc && ro->other_pidns)
                 ps_rows_ring_other_pidns(c->rows, e->ring);
             if (!rc) {
@@ -597,7 +526,7 @@ static void report_write_error(struct ps_collect *c, int rc)
         fprintf(stderr, "perfscope record: writing the trace failed: %s\n", strerror(-rc));
 }
 
-static void *writer_main(void *arg)
+void *ps_collect_writer_main(void *arg)
 {
     struct ps_collect *c = arg;
     int64_t last_commit = ps_monotonic_ns();
@@ -696,10 +625,10 @@ int ps_collect_start(const char *session_dir, int64_t origin_ns, struct ps_tw *w
         rc = -EIO;
         goto fail;
     }
-    if ((rc = -pthread_create(&c->writer_thread, NULL, writer_main, c)))
+    if ((rc = -pthread_create(&c->writer_thread, NULL, ps_collect_writer_main, c)))
         goto fail;
     c->writer_started = 1;
-    if ((rc = -pthread_create(&c->drain_thread, NULL, drain_main, c)))
+    if ((rc = -pthread_create(&c->drain_thread, NULL, ps_collect_drain_main, c)))
         goto fail;
     c->drain_started = 1;
     *out = c;
@@ -756,136 +685,4 @@ int ps_collect_stop(struct ps_collect *c, struct ps_rows_totals *t)
     t->salvaged = c->written;
     collect_free(c);
     return rc;
-}
-
-/* One column-typed row callback per SELECT; 0 or -EIO. */
-static int each_row(struct ps_tw *w, const char *sql, int (*fn)(struct ps_collect *, sqlite3_stmt *),
-                    struct ps_collect *c)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(ps_tw_db(w), sql, -1, &st, NULL) == SQLITE_OK ? 0 : -EIO;
-    int step;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
-        rc = fn(c, st);
-    if (!rc && step != SQLITE_DONE)
-        rc = -EIO;
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* A ring the dead recorder had found, in its order; a file that is gone keeps its number (no reader). */
-static int resume_ring(struct ps_collect *c, sqlite3_stmt *st)
-{
-    uint32_t ring = (uint32_t)sqlite3_column_int64(st, 0);
-    const char *file = (const char *)sqlite3_column_text(st, 1);
-    uint32_t pid = (uint32_t)sqlite3_column_int64(st, 2);
-    if (ring != c->n_rings || !file || strchr(file, '/'))
-        return -EPROTO;
-    if (ps_array_grow((void **)&c->rings, &c->cap_rings, c->n_rings, sizeof *c->rings))
-        return -ENOMEM;
-    char path[4096];
-    struct ps_ring_reader *r = NULL;
-    snprintf(path, sizeof path, "%s/%s", c->dir, file);
-    int orc = ps_ring_reader_open(path, &r);
-    if (orc)
-        fprintf(stderr, "perfscope record: warning: cannot read ring %s: %s (its records after the recorder's "
-                        "last commit are lost)\n", path, strerror(-orc));
-    else
-        ps_ring_reader_hold_chunks(r);
-    char *name = strdup(file);
-    if (!name) {
-        ps_ring_reader_close(r);
-        return -ENOMEM;
-    }
-    c->rings[c->n_rings++] = (struct ring_file){ name, r, 0 };
-    int rc = ps_rows_ring_open(c->rows, ring, pid, ns_clock, NULL);
-    if (!rc && sqlite3_column_int(st, 3))
-        ps_rows_ring_other_pidns(c->rows, ring);
-    return rc;
-}
-
-static int resume_state(struct ps_collect *c, sqlite3_stmt *st)
-{
-    uint32_t ring = (uint32_t)sqlite3_column_int64(st, 0), lane = (uint32_t)sqlite3_column_int64(st, 1);
-    int n = sqlite3_column_bytes(st, 2);
-    const void *blob = sqlite3_column_blob(st, 2);
-    struct ps_wire_hdr h;
-    if (n < (int)sizeof h || n % 8 || !blob)
-        return -EPROTO;
-    memcpy(&h, blob, sizeof h);
-    if (h.size != (uint32_t)n)
-        return -EPROTO;
-    void *rec = malloc((size_t)n);      /* aligned for the record's fields */
-    if (!rec)
-        return -ENOMEM;
-    memcpy(rec, blob, (size_t)n);
-    int rc = ps_rows_restore_record(c->rows, ring, lane, rec);
-    free(rec);
-    return rc;
-}
-
-static int resume_registered(struct ps_collect *c, sqlite3_stmt *st)
-{
-    return ps_rows_restore_registered(c->rows, (uint32_t)sqlite3_column_int64(st, 0),
-                                      (uint32_t)sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
-                                      sqlite3_column_int(st, 3));
-}
-
-/* Where the dead recorder's stored rows of each lane end: the drain goes on from there. */
-static int resume_lane(struct ps_collect *c, sqlite3_stmt *st)
-{
-    uint32_t ring = (uint32_t)sqlite3_column_int64(st, 0), lane = (uint32_t)sqlite3_column_int64(st, 1);
-    struct ps_ring_pos pos = { (uint32_t)sqlite3_column_int64(st, 2), (uint32_t)sqlite3_column_int64(st, 3) };
-    if (ring >= c->n_rings || !c->rings[ring].reader)
-        return 0;
-    int rc = ps_ring_reader_seek(c->rings[ring].reader, lane, &pos);
-    if (rc) {
-        fprintf(stderr, "perfscope record: warning: ring %s, lane %u: the stored place (chunk %u, offset %u) is "
-                        "not in the ring any more (%s): its records are not recovered\n", c->rings[ring].name,
-                lane, pos.chunk, pos.offset, strerror(-rc));
-        ring_corrupt(c, ring);
-    }
-    return 0;
-}
-
-int ps_collect_resume(const char *session_dir, int64_t origin_ns, struct ps_tw *w, struct ps_rows_totals *t)
-{
-    struct ps_collect *c = calloc(1, sizeof *c);
-    if (!c)
-        return -ENOMEM;
-    pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->cond, NULL);
-    c->w = w;
-    c->origin_ns = origin_ns;
-    c->stop_drain = 1;              /* the drain thread makes its final pass at once */
-    struct stat ns;
-    c->pidns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
-    int rc = -ENOMEM;
-    if (!(c->dir = strdup(session_dir)) || (rc = ps_rows_new(w, origin_ns, &c->rows)))
-        goto fail;
-    c->st_ring = ps_tw_prepare(w, "INSERT OR REPLACE INTO PERFSCOPE_RECOVERY_RINGS VALUES(?, ?, ?, ?)");
-    c->st_lane = ps_tw_prepare(w, "INSERT OR REPLACE INTO PERFSCOPE_RECOVERY_LANES VALUES(?, ?, ?, ?)");
-    rc = -EIO;
-    if (!c->st_ring || !c->st_lane ||
-        (rc = each_row(w, "SELECT ring, file, pid, otherPidns FROM PERFSCOPE_RECOVERY_RINGS ORDER BY ring",
-                       resume_ring, c)) ||
-        (rc = each_row(w, "SELECT ring, lane, record FROM PERFSCOPE_RECOVERY_STATE ORDER BY rowid", resume_state, c)) ||
-        (rc = each_row(w, "SELECT r.ring, r.id, r.sid, s.id IS NOT NULL FROM PERFSCOPE_RECOVERY_REGISTERED r"
-                          " LEFT JOIN StringIds s ON s.id = r.sid", resume_registered, c)) ||
-        (rc = each_row(w, "SELECT ring, lane, chunk, offset FROM PERFSCOPE_RECOVERY_LANES", resume_lane, c)))
-        goto fail;
-    if ((rc = -pthread_create(&c->writer_thread, NULL, writer_main, c)))
-        goto fail;
-    c->writer_started = 1;
-    if ((rc = -pthread_create(&c->drain_thread, NULL, drain_main, c)))
-        goto fail;
-    c->drain_started = 1;
-    return ps_collect_stop(c, t);
-fail:
-    if (rc == -EPROTO)
-        fprintf(stderr, "perfscope record: the recovery tables of the trace make no sense: nothing recovered\n");
-    else if (rc == -EIO)
-        fprintf(stderr, "%s\n", ps_tw_errmsg(w));
-    c->write_error = rc ? rc : -EIO;    /* write nothing more: the trace stays as the dead recorder left it */
-    return ps_collect_stop(c, t);
 }

@@ -115,6 +115,7 @@ int ps_record_recover(const char *trace)
     int64_t origin = query_i64(w, "SELECT value FROM PERFSCOPE_META WHERE name = 'recovery.origin_monotonic_ns'", -1);
     int64_t utc = query_i64(w, "SELECT value FROM PERFSCOPE_META WHERE name = 'start_utc_epoch_ns'", 0);
     struct stat st;
+    int dir_err = dir && stat(dir, &st) != 0 ? errno : 0;
     if (query_i64(w, "SELECT value FROM PERFSCOPE_META WHERE name = 'recovered'", 0) == 1) {
         fprintf(stderr, "perfscope record: --recover %s: already recovered: nothing to do\n", trace);
         status = 0;
@@ -125,9 +126,10 @@ int ps_record_recover(const char *trace)
     } else if (!dir || origin < 0) {
         fprintf(stderr, "perfscope record: --recover %s: the trace does not say where its rings were (written by "
                         "an older perfscope): nothing to recover\n", trace);
-    } else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) {
+    } else if (dir_err || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) {
         fprintf(stderr, "perfscope record: --recover %s: its rings are gone (%s: %s): the records the recorder had "
-                        "not written when it died are lost\n", trace, dir, strerror(errno ? errno : ENOTDIR));
+                        "not written when it died are lost\n", trace, dir,
+                dir_err ? strerror(dir_err) : "not a session directory of yours");
     } else if (!session_names(dir, trace)) {
         fprintf(stderr, "perfscope record: --recover %s: %s holds another recording's rings: nothing recovered\n",
                 trace, dir);

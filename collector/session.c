@@ -310,3 +310,36 @@ int ps_session_expand_output(const char *pattern, char *buf, size_t len)
     buf[o] = '\0';
     return 0;
 }
+
+/* Name the trace in the session directory (PS_SESSION_TRACE_FILE), so that a later recorder that finds this
+ * one dead can say which trace its rings belong to. Best effort. */
+void ps_session_name_trace(const char *session, const char *output)
+{
+    char path[PATH_MAX + 16], abs[PATH_MAX];
+    snprintf(path, sizeof path, "%s/" PS_SESSION_TRACE_FILE, session);
+    FILE *f = realpath(output, abs) ? fopen(path, "we") : NULL;
+    if (f) {
+        fprintf(f, "%s\n", abs);
+        fclose(f);
+    }
+}
+
+/* 1 when CMD's name is the path of a directory, or a name without '/' whose first match on $PATH (as
+ * execvp searches it, empty entries meaning the current directory) is a directory; else 0. */
+int ps_session_names_a_directory(const char *name)
+{
+    struct stat st;
+    if (strchr(name, '/'))
+        return stat(name, &st) == 0 && S_ISDIR(st.st_mode);
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/bin:/usr/bin"; ; p++) {
+        size_t len = strcspn(p, ":");
+        char cand[PATH_MAX];
+        if (snprintf(cand, sizeof cand, "%.*s%s%s", (int)len, p, len ? "/" : "", name) < (int)sizeof cand &&
+            stat(cand, &st) == 0)
+            return S_ISDIR(st.st_mode);
+        p += len;
+        if (!*p)
+            return 0;
+    }
+}

@@ -39,10 +39,9 @@ static _Noreturn void helper(const sigset_t *set, int fd, pid_t parent)
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     for (int i = 0; i < 3 && null >= 0; i++)
         dup2(null, i);
-    long max = sysconf(_SC_OPEN_MAX);
-    for (int i = 3; i < (max > 0 && max < 65536 ? max : 65536); i++)
-        if (i != fd)
-            close(i);
+    if (fd > 3)
+        close_range(3, (unsigned)fd - 1, 0);
+    close_range((unsigned)fd + 1, ~0u, 0);
     sigset_t wait = *set;
     sigdelset(&wait, SIGCHLD);
     for (;;) {
@@ -140,4 +139,23 @@ void ps_sigwatch_stop(struct ps_sigwatch *w)
         ;
     close(w->fd);
     free(w);
+}
+
+/* A signal that stops the recording (INT, TERM, HUP, QUIT) pending before CMD started: take it and return
+ * its number, else 0. The others stay pending and reach CMD once it runs. */
+int ps_sigwatch_take_stop_signal(const sigset_t *waitset)
+{
+    static const int stop[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+    sigset_t pending, one;
+    if (sigpending(&pending) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof stop / sizeof stop[0]; i++) {
+        if (!sigismember(&pending, stop[i]) || !sigismember(waitset, stop[i]))
+            continue;
+        sigemptyset(&one);
+        sigaddset(&one, stop[i]);
+        sigtimedwait(&one, NULL, &(struct timespec){ 0, 0 });
+        return stop[i];
+    }
+    return 0;
 }

@@ -24,6 +24,11 @@ int ps_sigwatch_start(const sigset_t *set, struct ps_sigwatch **out);
 int ps_sigwatch_group_got(struct ps_sigwatch *w, int sig, pid_t sender, int wait_ms);
 #define PS_SIGWATCH_WINDOW_MS 250
 
+/* A signal that stops a recording (INT, TERM, HUP, QUIT) pending and blocked in `waitset` (the caller's
+ * mask), before CMD started: take it and return its number, else 0. The others stay pending (they reach CMD
+ * once it runs). */
+int ps_sigwatch_take_stop_signal(const sigset_t *waitset);
+
 /* Kill and reap the helper, free everything. NULL is a no-op. */
 void ps_sigwatch_stop(struct ps_sigwatch *w);
 
