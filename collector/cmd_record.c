@@ -733,7 +733,8 @@ int cmd_record(int argc, char **argv)
     struct ps_rows_totals t;
     int rc = ps_collect_stop(c, &t);
     r.probe_failures = ps_session_report_probe_failures(r.session);
-    if (!rc && !(rc = ps_tw_begin(w)) && !(rc = write_run_rows(w, &r, &t)) && !(rc = ps_tw_commit(w)))
+    if (!rc && !(rc = ps_tw_begin(w)) && !(rc = write_run_rows(w, &r, &t)) && !(rc = ps_collect_forget_recovery(w)) &&
+        !(rc = ps_tw_commit(w)))
         rc = ps_tw_finish(w);
     if (rc == -EBUSY) {     /* complete, but left in WAL mode by a concurrent reader: a warning, not a failure */
         fprintf(stderr, "%s\n", ps_tw_errmsg(w));

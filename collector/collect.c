@@ -170,6 +170,16 @@ static int drain_one(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec)
     struct ps_collect *c = d->c;
     if (d->have_lane && d->lane != lane)
         put_pos(d);
+    /* A chunk handed to the writer ends with the place of the lane whose records it holds: the writer may
+     * commit it without the next one, and a recovery resumes each lane from the place stored with its rows
+     * (a record past it would be stored twice). So each record leaves room for that place after it. */
+    size_t pos_bytes = (sizeof(struct ent) + sizeof(struct ring_pos) + 7) & ~(size_t)7;
+    size_t need = ((sizeof(struct ent) + rec->size + 7) & ~(size_t)7) + pos_bytes;
+    if (c->cur && c->cur->len + need > c->cur->cap) {
+        put_pos(d);                 /* this lane's place: before `rec` */
+        queue_push(c, c->cur);
+        c->cur = NULL;
+    }
     struct ps_wire_hdr *copy = put_ent(c, &c->cur, ENT_WIRE, d->ring, lane, rec, rec->size);
     if (!copy)
         return -ENOMEM;
@@ -673,11 +683,10 @@ int ps_collect_stop(struct ps_collect *c, struct ps_rows_totals *t)
         pthread_join(c->writer_thread, NULL);
     int rc = c->write_error;
     if (!rc && c->rows) {
-        /* Every ring is drained into the trace now: what made it recoverable goes (docs/record.md). */
+        /* Every ring is drained into the trace now; a recorder that dies before its run rows leaves this mark,
+         * so that a recovery writes those and not the process rows again. */
         if (!(rc = ps_tw_begin(c->w)) && !(rc = ps_rows_finish(c->rows, t)) &&
-            !(rc = ps_tw_sql(c->w, ps_schema_recovery_drop_sql, "dropping the recovery tables")) &&
-            !(rc = ps_tw_sql(c->w, "DELETE FROM PERFSCOPE_META WHERE name LIKE 'progress.%' OR name LIKE 'recovery.%'",
-                             "removing the progress rows")))
+            !(rc = ps_tw_meta(c->w, "recovery.rows_finished", "1")))
             rc = ps_tw_commit(c->w);
         if (rc)
             report_write_error(c, rc);
@@ -685,4 +694,11 @@ int ps_collect_stop(struct ps_collect *c, struct ps_rows_totals *t)
     t->salvaged = c->written;
     collect_free(c);
     return rc;
+}
+
+int ps_collect_forget_recovery(struct ps_tw *w)
+{
+    int rc = ps_tw_sql(w, ps_schema_recovery_drop_sql, "dropping the recovery tables");
+    return rc ? rc : ps_tw_sql(w, "DELETE FROM PERFSCOPE_META WHERE name LIKE 'progress.%' OR name LIKE 'recovery.%'",
+                               "removing the progress rows");
 }

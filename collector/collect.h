@@ -33,4 +33,8 @@ int ps_collect_stop(struct ps_collect *c, struct ps_rows_totals *t);
  * `origin_ns`: the dead recorder's session start. 0, or -errno with a message on stderr. */
 int ps_collect_resume(const char *session_dir, int64_t origin_ns, struct ps_tw *w, struct ps_rows_totals *t);
 
+/* Inside the transaction that marks the trace complete (or recovered): drop what made it recoverable (the
+ * PERFSCOPE_RECOVERY_* tables, the progress.* and recovery.* PERFSCOPE_META rows). 0 or -EIO. */
+int ps_collect_forget_recovery(struct ps_tw *w);
+
 #endif

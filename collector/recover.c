@@ -134,15 +134,19 @@ int ps_record_recover(const char *trace)
         fprintf(stderr, "perfscope record: --recover %s: %s holds another recording's rings: nothing recovered\n",
                 trace, dir);
     } else {
-        struct ps_rows_totals t;
-        int rc = ps_collect_resume(dir, origin, w, &t);
+        /* A recorder that died after writing its process rows (all rings drained) left only its run rows. */
+        struct ps_rows_totals t = { 0 };
+        int rows_done = query_i64(w, "SELECT value FROM PERFSCOPE_META WHERE name = 'recovery.rows_finished'", 0) == 1;
+        int rc = rows_done ? 0 : ps_collect_resume(dir, origin, w, &t);
+        if (rows_done)
+            t.dropped = (uint64_t)query_i64(w, "SELECT sum(droppedRecords) FROM PERFSCOPE_PROCESS_INFO", 0);
         if (!rc && !(rc = ps_tw_begin(w)) && !(rc = write_session_rows(w, origin, utc)) &&
             !(rc = ps_tw_meta(w, "recovered", "1")) &&
             !(rc = ps_tw_meta_i64(w, "recovered_records", (int64_t)t.salvaged)) &&
             !(rc = ps_tw_meta_i64(w, "dropped_records", (int64_t)t.dropped)) &&
-            !(rc = ps_tw_meta_i64(w, "corrupt_rings", (int64_t)t.corrupt_rings)) &&
+            (rows_done || !(rc = ps_tw_meta_i64(w, "corrupt_rings", (int64_t)t.corrupt_rings))) &&
             !(rc = ps_tw_meta_i64(w, "nvtx_events", query_i64(w, "SELECT count(*) FROM NVTX_EVENTS", 0))) &&
-            !(rc = ps_tw_commit(w)))
+            !(rc = ps_collect_forget_recovery(w)) && !(rc = ps_tw_commit(w)))
             rc = ps_tw_finish(w);
         if (rc == -EBUSY)
             rc = 0;             /* complete, left in WAL mode by a reader: ps_tw_errmsg says so */

@@ -420,11 +420,22 @@ int main(int argc, char **argv)
         return inline_open();
     if (!strcmp(mode, "threads_exit_open") && argc == 3)
         return threads_exit_open(atoi(argv[2]));
-    if (!strcmp(mode, "ranges_ignoring_sigterm") && argc == 4) {
-        /* N ranges NAME to the end even when the recorder dies (its PR_SET_PDEATHSIG is SIGTERM). */
+    if (!strcmp(mode, "ranges_ignoring_sigterm") && argc == 5) {
+        /* ranges_ignoring_sigterm NAME N FILE: writes its pid to FILE, makes N ranges NAME, waits (60 s at
+         * most) until its parent, the recorder, is gone (it ignores the recorder's PR_SET_PDEATHSIG SIGTERM),
+         * makes N more, then creates FILE.done: 2N ranges, N of them made after the recorder died. */
         signal(SIGTERM, SIG_IGN);
+        char done[4096];
+        pid_t parent = getppid();
+        FILE *f = fopen(argv[4], "w");
+        if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) ||
+            snprintf(done, sizeof done, "%s.done", argv[4]) >= (int)sizeof done)
+            return 1;
         ranges(argv[2], atol(argv[3]));
-        return 0;
+        for (int i = 0; i < 60000 && getppid() == parent; i++)
+            usleep(1000);
+        ranges(argv[2], atol(argv[3]));
+        return (f = fopen(done, "w")) && !fclose(f) ? 0 : 1;
     }
     if (!strcmp(mode, "count_signals") && argc == 3)
         return count_signals(argv[2]);

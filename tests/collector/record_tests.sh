@@ -106,30 +106,23 @@ record_child_dies_with_the_recorder)
 record_recovers_the_rings_of_a_killed_recorder)
     # issue 11 #1: with the program recording faster than the writer stores, kill -9 of record lost everything
     # still in the rings, and the next record deleted them without a word. nvtx_prog ranges_ignoring_sigterm
-    # makes 1000000 ranges "storm" to the end (it ignores the SIGTERM of PR_SET_PDEATHSIG): after
+    # (see its comment) makes 500000 ranges "storm", waits for the recorder to die, makes 500000 more: after
     # `record --recover`, stored rows + dropped records = 1000000 exactly, wherever the kill fell.
     mkdir -p -m 700 "$dir/xdg" || fail setup
     export XDG_RUNTIME_DIR=$dir/xdg
-    "$perfscope" record -o "$trace" -- "$prog" ranges_ignoring_sigterm storm 1000000 2>"$dir/err" &
+    "$perfscope" record -o "$trace" -- "$prog" ranges_ignoring_sigterm storm 500000 "$dir/pid" 2>"$dir/err" &
     rec=$!
-    child=
-    for i in $(seq 200); do
-        child=$(pgrep -P $rec -x nvtx_prog)
-        [ -n "$child" ] && break
-        sleep 0.05
-    done
-    [ -n "$child" ] || fail "no program under the recorder"
     # Kill it once it has stored some rows (so that it dies with lanes half stored), or after 10 s.
     for i in $(seq 500); do
         [ "$(sqlite3 "$trace" "SELECT count(*) FROM NVTX_EVENTS" 2>/dev/null || echo 0)" -gt 0 ] && break
-        kill -0 $rec 2>/dev/null || fail "the recorder finished before the test could kill it"
         sleep 0.02
     done
     kill -KILL $rec
     wait $rec
-    while kill -0 "$child" 2>/dev/null && [ "$(sed 's/.*) //' "/proc/$child/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]; do
-        sleep 0.05
-    done
+    for i in $(seq 1200); do [ -e "$dir/pid.done" ] && break; sleep 0.05; done
+    [ -e "$dir/pid.done" ] || fail "the program did not finish its ranges"
+    child=$(cat "$dir/pid")
+    # Its process ends right after; the final drain of --recover takes whatever it wrote until then.
     before=$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'storm'")
     # The report of the unrecovered trace says what may be missing and how to get it.
     "$perfscope" report "$trace" >"$dir/report.txt" 2>&1 || fail "report of the killed recording exited $?"
@@ -153,7 +146,7 @@ record_recovers_the_rings_of_a_killed_recorder)
     expect "recovery tables dropped" "$(q "SELECT count(*) FROM sqlite_master WHERE name LIKE 'PERFSCOPE_RECOVERY%'")" 0
     expect "one process row" "$(q "SELECT count(*) FROM PROCESSES WHERE pid = $child")" 1
     expect "its command line" "$(q "SELECT commandLine FROM PERFSCOPE_PROCESS_INFO WHERE pid = $child")" \
-        "$prog ranges_ignoring_sigterm storm 1000000"
+        "$prog ranges_ignoring_sigterm storm 500000 $dir/pid"
     [ ! -e "$dir/xdg/perfscope/$rec" ] || fail "the session dir is still there"
     "$perfscope" report "$trace" >"$dir/report.txt" 2>&1 || fail "report of the recovered trace exited $?"
     grep -q "^NOTE: perfscope record died during this recording; 'perfscope record --recover' added" "$dir/report.txt" ||
