@@ -112,9 +112,10 @@ record_recovers_the_rings_of_a_killed_recorder)
     export XDG_RUNTIME_DIR=$dir/xdg
     "$perfscope" record -o "$trace" -- "$prog" ranges_ignoring_sigterm storm 500000 "$dir/pid" 2>"$dir/err" &
     rec=$!
-    # Kill it once it has stored some rows (so that it dies with lanes half stored), or after 10 s.
+    # Kill it once it has stored some rows (so that it dies with lanes half stored), or after 10 s. The CLI
+    # creates a file that does not exist: only look once record has written its schema.
     for i in $(seq 500); do
-        [ "$(sqlite3 "$trace" "SELECT count(*) FROM NVTX_EVENTS" 2>/dev/null || echo 0)" -gt 0 ] && break
+        [ -s "$trace" ] && [ "$(sqlite3 "$trace" "SELECT count(*) FROM NVTX_EVENTS" 2>/dev/null || echo 0)" -gt 0 ] && break
         sleep 0.02
     done
     kill -KILL $rec
