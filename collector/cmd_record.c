@@ -28,6 +28,8 @@
 #include "rows.h"
 #include "sampler.h"
 #include "session.h"
+#include "recover.h"
+#include "sigwatch.h"
 #include "trace_writer.h"
 
 #define DEFAULT_OUTPUT "run.sqlite"
@@ -37,6 +39,7 @@ struct opts {
     int force;
     double sample_hz;
     unsigned long long ring_bytes;  /* 0: the probe's default */
+    const char *recover;            /* --recover TRACE: no CMD */
     char **cmd;
 };
 
@@ -44,6 +47,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--] CMD [ARGS...]\n"
+            "       perfscope record --recover FILE\n"
             "\n"
             "Run CMD with perfscope's probe injected (NVTX, CUDA) and sample its process tree from /proc;\n"
             "write everything to a SQLite trace in Nsight Systems' table format (see docs/trace-format.md).\n"
@@ -54,6 +58,8 @@ static void usage(FILE *out)
             "  -f, --force            overwrite FILE if it exists\n"
             "      --sample-hz N      host samples per second (default 20; 0 = none)\n"
             "      --ring-size BYTES  ring per probed process (default %u MiB, at least 644K; suffixes K, M, G, T)\n"
+            "      --recover FILE     finish the trace FILE of a perfscope record that died (kill -9, out of\n"
+            "                         memory), adding what its program had recorded that it had not written\n"
             "  -h, --help             this help\n"
             "\n"
             "Environment: PERFSCOPE_PROBE names libperfscope_probe.so (an error if it is not); PERFSCOPE_LOG=FILE|stderr\n"
@@ -110,6 +116,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "force", no_argument, NULL, 'f' },
         { "sample-hz", required_argument, NULL, 'S' },
         { "ring-size", required_argument, NULL, 'R' },
+        { "recover", required_argument, NULL, 'V' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -148,6 +155,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
                 return 2;
             }
             break;
+        case 'V':
+            o->recover = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 1;
@@ -160,6 +170,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
                     argv[optind - 1]);
             return 2;
         }
+    }
+    if (o->recover) {
+        if (optind >= argc)
+            return 0;
+        fprintf(stderr, "perfscope record: --recover takes a trace and no command (see 'perfscope record "
+                        "--help')\n");
+        return 2;
     }
     if (optind >= argc) {
         fprintf(stderr, "perfscope record: no command given: perfscope record [options] -- CMD ARGS... (see "
@@ -460,8 +477,9 @@ out:
     return rc;
 }
 
-/* Wait for the child while sampling and forwarding signals. Fills r->wstatus. */
-static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect *c)
+/* Wait for the child while sampling and forwarding signals. Fills r->wstatus. `sw` (may be NULL) tells
+ * which signals reached record's whole process group. */
+static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect *c, struct ps_sigwatch *sw)
 {
     struct ps_sampler *sampler = NULL;
     if (r->o->sample_hz > 0 && ps_sampler_new((uint32_t)r->child, &sampler))
@@ -494,9 +512,12 @@ static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect 
         int sig = sigtimedwait(waitset, &si, &ts);
         if (sig <= 0 || sig == SIGCHLD)
             continue;
-        /* A terminal's Ctrl-C already reached the child (same process group): forward only what was sent to
-         * us alone (kill, timeout, a batch scheduler), or anything when the child left our group. */
-        if (si.si_code <= 0 || getpgid(r->child) != getpgrp())
+        /* Forward only what the child did not get itself (issue 11 #3). A terminal's Ctrl-C (si_code > 0:
+         * the kernel) already reached it, being in our process group; so did a signal a process sent to the
+         * whole group (timeout, kill -TERM -PGID, a job-control shell), which the group's helper also got.
+         * A child that left our group gets everything forwarded. */
+        int in_group = getpgid(r->child) == getpgrp();
+        if (!in_group || (si.si_code <= 0 && !(sw && ps_sigwatch_group_got(sw, sig, si.si_pid, 20))))
             kill(r->child, sig);
     }
     while (waitpid(r->child, &r->wstatus, 0) < 0 && errno == EINTR)
@@ -588,6 +609,12 @@ static int start_child(struct run *r, const sigset_t *orig_mask, const struct si
     close(pfd[0]);
     if (!e)
         return 0;
+    if (e == EACCES && ps_session_names_a_directory(r->o->cmd[0])) {
+        /* execve says EACCES for a directory too; a shell says "Is a directory" (status 126). */
+        fprintf(stderr, "perfscope record: cannot run '%s': it is a directory (give the program inside it, such "
+                        "as %s/train)\n", r->o->cmd[0], r->o->cmd[0]);
+        return 126;
+    }
     fprintf(stderr, "perfscope record: cannot run '%s': %s%s\n", r->o->cmd[0], strerror(e),
             e == ENOENT ? " (check the name, or give a path such as ./prog)" :
             e == EACCES ? " (is it executable? chmod +x)" : "");
@@ -600,9 +627,20 @@ int cmd_record(int argc, char **argv)
     int prc = parse_opts(argc, argv, &o);
     if (prc)
         return prc == 1 ? 0 : 2;
+    if (o.recover)
+        return ps_record_recover(o.recover);
     struct run r = { .o = &o };
     if (ps_session_expand_output(o.output, r.output, sizeof r.output))
         return 2;
+    /* Signals are taken synchronously by the main thread from here on (the threads started below inherit the
+     * mask): one that arrives while the output is being set up must not kill record and leave an empty file
+     * behind (issue 11 #4); ps_sigwatch_take_stop_signal decides before CMD starts. */
+    sigset_t waitset, orig;
+    sigemptyset(&waitset);
+    int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD };
+    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
+        sigaddset(&waitset, fwd[i]);
+    pthread_sigmask(SIG_BLOCK, &waitset, &orig);
     char tried[4096];
     int frc = ps_session_find_probe(r.probe, sizeof r.probe, tried, sizeof tried);
     const char *env_probe = getenv("PERFSCOPE_PROBE");
@@ -627,6 +665,7 @@ int cmd_record(int argc, char **argv)
     }
     if (set_env(r.session, r.have_probe ? r.probe : NULL, &o)) {
         fprintf(stderr, "perfscope record: cannot set the environment: %s\n", strerror(errno));
+        unlink_trace(r.output);
         goto out_session;
     }
     /* record writes only to its own stderr and the trace: a closed stderr must not kill it (and with it the
@@ -637,13 +676,6 @@ int cmd_record(int argc, char **argv)
     /* Likewise a file-size limit (ulimit -f): writes past it fail with EFBIG and the trace is reported
      * incomplete, instead of SIGXFSZ killing record silently (findings-3 #2). */
     sigaction(SIGXFSZ, &ign, &orig_xfsz);
-    /* Signals are taken synchronously by the main thread; the threads started below inherit the mask. */
-    sigset_t waitset, orig;
-    sigemptyset(&waitset);
-    int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD };
-    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
-        sigaddset(&waitset, fwd[i]);
-    pthread_sigmask(SIG_BLOCK, &waitset, &orig);
     /* The drain runs before the child starts: a short burst at its start must not fill a ring unseen. */
     r.origin_ns = ps_monotonic_ns();
     r.utc_ns = ps_realtime_ns();
@@ -656,23 +688,38 @@ int cmd_record(int argc, char **argv)
         unlink_trace(r.output);
         goto out_mask;
     }
-    /* Until the end-of-run rows replace it, the trace says it is incomplete (a killed recorder leaves 0). */
+    /* Until the end-of-run rows replace it, the trace says it is incomplete (a killed recorder leaves 0), and
+     * where its rings are, for `record --recover` (recover.c). */
     if (ps_tw_begin(w) || ps_tw_meta(w, "recording_complete", "0") || write_export_rows(w, r.utc_ns) ||
-        ps_tw_commit(w)) {
+        ps_tw_meta(w, "recovery.session_dir", r.session) ||
+        ps_tw_meta_i64(w, "recovery.origin_monotonic_ns", r.origin_ns) ||
+        ps_tw_meta_i64(w, "start_utc_epoch_ns", r.utc_ns) || ps_tw_commit(w)) {
         fprintf(stderr, "%s\n", ps_tw_errmsg(w));
         say_file_size_limit();
         ps_tw_free(w);
         unlink_trace(r.output);
         goto out_mask;
     }
+    ps_session_name_trace(r.session, r.output);
+    /* Before the threads: the helper is a fork of this one thread. Without it every signal a process sent is
+     * forwarded, as before. */
+    struct ps_sigwatch *sw = NULL;
+    if (ps_sigwatch_start(&waitset, &sw))
+        sw = NULL;
     if (ps_collect_start(r.session, r.origin_ns, w, &c)) {
+        ps_sigwatch_stop(sw);
         ps_tw_free(w);
         unlink_trace(r.output);
         goto out_mask;
     }
-    int start_rc = start_child(&r, &orig, &orig_pipe, &orig_xfsz);
+    int stop_sig = ps_sigwatch_take_stop_signal(&waitset);
+    int start_rc = stop_sig ? 128 + stop_sig : start_child(&r, &orig, &orig_pipe, &orig_xfsz);
+    if (stop_sig)
+        fprintf(stderr, "perfscope record: stopped by %s before CMD started: nothing ran, no trace written\n",
+                strsignal(stop_sig));
     if (start_rc) {
         /* Nothing ran: no trace is left behind (docs/record.md). */
+        ps_sigwatch_stop(sw);
         struct ps_rows_totals none;
         ps_collect_stop(c, &none);
         ps_tw_free(w);
@@ -680,12 +727,14 @@ int cmd_record(int argc, char **argv)
         status = start_rc;
         goto out_mask;
     }
-    supervise(&r, &waitset, c);
+    supervise(&r, &waitset, c, sw);
+    ps_sigwatch_stop(sw);
     status = WIFEXITED(r.wstatus) ? WEXITSTATUS(r.wstatus) : WIFSIGNALED(r.wstatus) ? 128 + WTERMSIG(r.wstatus) : 1;
     struct ps_rows_totals t;
     int rc = ps_collect_stop(c, &t);
     r.probe_failures = ps_session_report_probe_failures(r.session);
-    if (!rc && !(rc = ps_tw_begin(w)) && !(rc = write_run_rows(w, &r, &t)) && !(rc = ps_tw_commit(w)))
+    if (!rc && !(rc = ps_tw_begin(w)) && !(rc = write_run_rows(w, &r, &t)) && !(rc = ps_collect_forget_recovery(w)) &&
+        !(rc = ps_tw_commit(w)))
         rc = ps_tw_finish(w);
     if (rc == -EBUSY) {     /* complete, but left in WAL mode by a concurrent reader: a warning, not a failure */
         fprintf(stderr, "%s\n", ps_tw_errmsg(w));

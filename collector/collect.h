@@ -26,4 +26,15 @@ int ps_collect_post_samples(struct ps_collect *c, const struct ps_proc_sample *p
  * free everything. Returns 0, or -errno when the trace could not be written completely (message on stderr). */
 int ps_collect_stop(struct ps_collect *c, struct ps_rows_totals *t);
 
+/* `perfscope record --recover`: go on with the rings a dead recorder left in `session_dir`, writing into its
+ * trace `w` (ps_tw_reopen): the rings in the order it found them, its kept state and each lane from the place
+ * its stored rows end (PERFSCOPE_RECOVERY_* tables), then every ring found since; drains them, writes the
+ * open ranges, drop counts and per-process rows (as ps_collect_stop; t->salvaged: records recovered).
+ * `origin_ns`: the dead recorder's session start. 0, or -errno with a message on stderr. */
+int ps_collect_resume(const char *session_dir, int64_t origin_ns, struct ps_tw *w, struct ps_rows_totals *t);
+
+/* Inside the transaction that marks the trace complete (or recovered): drop what made it recoverable (the
+ * PERFSCOPE_RECOVERY_* tables, the progress.* and recovery.* PERFSCOPE_META rows). 0 or -EIO. */
+int ps_collect_forget_recovery(struct ps_tw *w);
+
 #endif

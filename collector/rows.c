@@ -59,6 +59,9 @@ struct ps_rows {
     struct ps_u64map thread_by_gtid;
     uint64_t nvtx_rows, unresolved_strings;
     uint64_t other_pidns_rings;     /* rings written in another PID namespace */
+    uint64_t corrupt_rings;         /* rings whose reading stopped on nonsense */
+    sqlite3_stmt *st_state, *st_regmap; /* PERFSCOPE_RECOVERY_STATE / _REGISTERED rows, NULL: not kept */
+    int replaying;                  /* ps_rows_restore_record: state only, nothing written */
     sqlite3_stmt *st_range, *st_mark;   /* the hot rows: no attributes, text or no message */
     sqlite3_stmt *st_full, *st_psample, *st_tsample;
 };
@@ -171,6 +174,12 @@ void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring)
     r->other_pidns_rings++;
 }
 
+void ps_rows_ring_corrupt(struct ps_rows *r, uint32_t ring)
+{
+    if (ring < r->n_rings)
+        r->corrupt_rings++;
+}
+
 void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring)
 {
     if (ring < r->n_rings)
@@ -197,7 +206,8 @@ static int64_t stored_ns(const struct ps_rows *r, const struct ring *g, uint64_t
     return g->clock(g->clock_ctx, tsc) - r->origin_ns;
 }
 
-/* The StringIds id of registered string `id` of ring g, reserved on first reference. */
+/* The StringIds id of registered string `id` of ring g, reserved on first reference (and kept in
+ * PERFSCOPE_RECOVERY_REGISTERED when state is kept). */
 static int64_t registered_sid(struct ps_rows *r, struct ring *g, uint32_t id)
 {
     uint64_t *have = ps_u64map_get(&g->registered, id);
@@ -206,68 +216,41 @@ static int64_t registered_sid(struct ps_rows *r, struct ring *g, uint32_t id)
     int64_t sid = ps_tw_string_reserve(r->w);
     if (ps_u64map_put(&g->registered, id, (uint64_t)sid << 1))
         return -ENOMEM;
+    if (r->st_regmap) {
+        sqlite3_bind_int64(r->st_regmap, 1, g - r->rings);
+        sqlite3_bind_int64(r->st_regmap, 2, id);
+        sqlite3_bind_int64(r->st_regmap, 3, sid);
+        int rc = ps_tw_exec(r->w, r->st_regmap);
+        if (rc)
+            return rc;
+    }
     return sid;
 }
 
-/* The UTF-8 sequence at s[0..n), n >= 1: its length (1-4) when valid, else minus the length of its
- * maximal invalid subpart (the lead byte and the continuation bytes that fit it; at least 1), so that each
- * such subpart becomes one U+FFFD as the Unicode Standard recommends (ch. 3, "U+FFFD Substitution of
- * Maximal Subparts") and Python's decode(errors='replace') does. Overlong forms, UTF-16 surrogates and
- * values above U+10FFFF are invalid (RFC 3629 §4, Table 3-7 of the Unicode Standard). */
-static int utf8_seq(const unsigned char *s, size_t n)
+int ps_rows_keep_state(struct ps_rows *r)
 {
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    int len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    if (!len)
-        return -1;
-    unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
-    unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-    if (n < 2 || s[1] < lo || s[1] > hi)
-        return -1;
-    for (int i = 2; i < len; i++)
-        if ((size_t)i >= n || (s[i] & 0xC0) != 0x80)
-            return -i;
-    return len;
+    r->st_state = ps_tw_prepare(r->w, "INSERT INTO PERFSCOPE_RECOVERY_STATE VALUES(?, ?, ?)");
+    r->st_regmap = ps_tw_prepare(r->w, "INSERT OR REPLACE INTO PERFSCOPE_RECOVERY_REGISTERED VALUES(?, ?, ?)");
+    return r->st_state && r->st_regmap ? 0 : -EIO;
 }
 
-int ps_rows_utf8_valid(const char *s, size_t n)
+int ps_rows_restore_registered(struct ps_rows *r, uint32_t ring, uint32_t id, int64_t sid, int defined)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        if (u[i] < 0x80) {
-            i++;
-            continue;
-        }
-        int k = utf8_seq(u + i, n - i);
-        if (k < 0)
-            return 0;
-        i += (size_t)k;
-    }
-    return 1;
+    if (ring >= r->n_rings || sid <= 0)
+        return -EINVAL;
+    return ps_u64map_put(&r->rings[ring].registered, id, (uint64_t)sid << 1 | (defined ? 1 : 0));
 }
 
-char *ps_rows_utf8_dup(const char *s, size_t n)
+/* A record whose state later records need (lane strings, process, thread and CUDA records): kept in
+ * PERFSCOPE_RECOVERY_STATE, with the rows, when state is kept. */
+static int keep_state(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    char *out = malloc(n * 3 + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < n;) {
-        int k = utf8_seq(u + i, n - i);
-        if (k > 0) {
-            memcpy(o, u + i, (size_t)k);
-            o += k;
-            i += (size_t)k;
-        } else {
-            memcpy(o, "\xEF\xBF\xBD", 3);
-            o += 3;
-            i += (size_t)-k;
-        }
-    }
-    *o = '\0';
-    return out;
+    if (!r->st_state || r->replaying)
+        return 0;
+    sqlite3_bind_int64(r->st_state, 1, ring);
+    sqlite3_bind_int64(r->st_state, 2, lane);
+    sqlite3_bind_blob(r->st_state, 3, rec, (int)rec->size, SQLITE_STATIC);
+    return ps_tw_exec(r->w, r->st_state);
 }
 
 /* Bind `s` (NUL-terminated) as TEXT, with invalid UTF-8 replaced (findings-3 #5: Python's sqlite3 and pandas
@@ -557,11 +540,38 @@ static int lane_string_rec(struct ps_rows *r, struct ring *g, uint32_t lane, con
     return 0;
 }
 
+int ps_rows_restore_record(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
+{
+    switch (rec->type) {
+    case PS_WIRE_LANE_STRING:
+    case PS_WIRE_PROCESS:
+    case PS_WIRE_THREAD_NAME:
+    case PS_WIRE_CUDA_STATUS:
+        break;
+    default:
+        return -EINVAL;
+    }
+    r->replaying = 1;
+    int rc = ps_rows_wire(r, ring, lane, rec);
+    r->replaying = 0;
+    return rc;
+}
+
 int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
 {
     if (ring >= r->n_rings)
         return -EINVAL;
     struct ring *g = &r->rings[ring];
+    int rc;
+    switch (rec->type) {
+    case PS_WIRE_LANE_STRING:
+    case PS_WIRE_PROCESS:
+    case PS_WIRE_THREAD_NAME:
+    case PS_WIRE_CUDA_STATUS:
+        if ((rc = keep_state(r, ring, lane, rec)))
+            return rc;
+        break;
+    }
     switch (rec->type) {
     case PS_WIRE_NVTX_RANGE:
     case PS_WIRE_NVTX_STARTEND:
@@ -765,13 +775,15 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
     t->unresolved_strings += r->unresolved_strings;
     t->nvtx_rows = r->nvtx_rows;
     t->other_pidns_rings = r->other_pidns_rings;
+    t->corrupt_rings = r->corrupt_rings;
     /* dropped_records by cause (docs/record.md): they add up to dropped_records. */
     if ((rc = ps_tw_meta_i64(r->w, "dropped_records.ring_full", (int64_t)t->drops.full)) ||
         (rc = ps_tw_meta_i64(r->w, "dropped_records.no_lane", (int64_t)t->drops.nolane)) ||
         (rc = ps_tw_meta_i64(r->w, "dropped_records.probe_limits", (int64_t)t->drops.limit)) ||
         (rc = ps_tw_meta_i64(r->w, "dropped_records.chunk_alloc", (int64_t)t->drops.alloc)) ||
         (rc = ps_tw_meta_i64(r->w, "still_running_processes", (int64_t)t->still_running)) ||
-        (rc = ps_tw_meta_i64(r->w, "other_pidns_rings", (int64_t)r->other_pidns_rings)))
+        (rc = ps_tw_meta_i64(r->w, "other_pidns_rings", (int64_t)r->other_pidns_rings)) ||
+        (rc = ps_tw_meta_i64(r->w, "corrupt_rings", (int64_t)r->corrupt_rings)))
         return rc;
     uint64_t gpu_dropped = 0;
     return ps_gpu_rows_finish(r->gpu, &gpu_dropped);

@@ -32,6 +32,16 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
  * (message: ps_tw_errmsg). Call inside a transaction. */
 int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
 
+/* Keep, in the trace's PERFSCOPE_RECOVERY_* tables (ps_schema_recovery_sql, which must exist), what a later
+ * ps_rows needs to go on with these rings after this one is gone: the state records and the registered
+ * string ids. Written inside the transactions of the rows. 0 or -EIO. */
+int ps_rows_keep_state(struct ps_rows *r);
+/* Recovery: give ring `ring` (opened) back a kept state record (PS_WIRE_LANE_STRING, _PROCESS,
+ * _THREAD_NAME, _CUDA_STATUS; -EINVAL for others), or a registered string's StringIds id (`defined`: its
+ * StringIds row exists). Nothing is written. 0, -EINVAL or -ENOMEM. */
+int ps_rows_restore_record(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
+int ps_rows_restore_registered(struct ps_rows *r, uint32_t ring, uint32_t id, int64_t sid, int defined);
+
 /* 1 when s[0..n) is valid UTF-8 (RFC 3629: no overlong forms, surrogates or values above U+10FFFF), else 0. */
 int ps_rows_utf8_valid(const char *s, size_t n);
 /* A NUL-terminated copy of s[0..n) with each maximal invalid subpart (Unicode ch. 3; as Python's
@@ -62,6 +72,10 @@ struct ps_thread_sample {
 /* Ring `ring` was written in another PID namespace (counted: other_pidns_rings). */
 void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring);
 
+/* Reading ring `ring` stopped on nonsense in it (ps_ring_reader_corrupt; counted: corrupt_rings); its drop
+ * counts are unknown (no ps_rows_ring_dropped follows). */
+void ps_rows_ring_corrupt(struct ps_rows *r, uint32_t ring);
+
 /* The process of ring `ring` was still running when CMD exited (counted: still_running_processes). */
 void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring);
 
@@ -76,8 +90,10 @@ struct ps_rows_totals {
     struct ps_ring_drops drops;     /* `dropped` by cause */
     uint64_t still_running;         /* probed processes still running when CMD exited */
     uint64_t other_pidns_rings;     /* rings written in another PID namespace */
+    uint64_t corrupt_rings;         /* rings whose reading stopped on nonsense (their later records are lost) */
     uint64_t unterminated;          /* push/pop ranges never popped: NVTX_EVENTS rows with end NULL */
     uint64_t nvtx_rows;
+    uint64_t salvaged;              /* records written (ps_collect_stop / ps_collect_resume) */
     uint64_t cuda_injected_processes;
     int32_t rank, local_rank, world_size;   /* of the first probed process reporting one; -1 unknown */
 };

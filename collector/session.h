@@ -30,4 +30,14 @@ int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len);
  * -ENAMETOOLONG. */
 int ps_session_expand_output(const char *pattern, char *buf, size_t len);
 
+/* Name the trace being written (`output`, made absolute) in the session directory (PS_SESSION_TRACE_FILE,
+ * recover.h), so that a later recorder that finds this one dead can say which trace its rings belong to.
+ * Best effort: nothing is reported. */
+void ps_session_name_trace(const char *session, const char *output);
+
+/* 1 when CMD's name is the path of a directory, or a name without '/' whose first match on $PATH (as execvp
+ * searches it, an empty entry meaning the current directory) is a directory; else 0. For a clear message
+ * where execve says only EACCES. */
+int ps_session_names_a_directory(const char *name);
+
 #endif

@@ -58,6 +58,19 @@ const char ps_schema_enum_sql[] =
 
 /* No index on NVTX_EVENTS: Nsight Systems' exports have none, readers scan it whole, and building one
  * would add ~0.5 s per million rows to the end of every recording (measured: bench/collector). */
+const char ps_schema_recovery_sql[] =
+    "CREATE TABLE PERFSCOPE_RECOVERY_RINGS(ring INTEGER NOT NULL PRIMARY KEY, file TEXT NOT NULL,"
+    " pid INTEGER NOT NULL, otherPidns INTEGER NOT NULL);\n"
+    "CREATE TABLE PERFSCOPE_RECOVERY_LANES(ring INTEGER NOT NULL, lane INTEGER NOT NULL, chunk INTEGER NOT NULL,"
+    " offset INTEGER NOT NULL, PRIMARY KEY(ring, lane)) WITHOUT ROWID;\n"
+    "CREATE TABLE PERFSCOPE_RECOVERY_STATE(ring INTEGER NOT NULL, lane INTEGER NOT NULL, record BLOB NOT NULL);\n"
+    "CREATE TABLE PERFSCOPE_RECOVERY_REGISTERED(ring INTEGER NOT NULL, id INTEGER NOT NULL, sid INTEGER NOT NULL,"
+    " PRIMARY KEY(ring, id)) WITHOUT ROWID;\n";
+
+const char ps_schema_recovery_drop_sql[] =
+    "DROP TABLE IF EXISTS PERFSCOPE_RECOVERY_RINGS; DROP TABLE IF EXISTS PERFSCOPE_RECOVERY_LANES;"
+    " DROP TABLE IF EXISTS PERFSCOPE_RECOVERY_STATE; DROP TABLE IF EXISTS PERFSCOPE_RECOVERY_REGISTERED;";
+
 const char ps_schema_index_sql[] =
     "CREATE INDEX PERFSCOPE_THREAD_SAMPLES_TID ON PERFSCOPE_THREAD_SAMPLES(globalTid, timestamp);\n"
     "CREATE INDEX PERFSCOPE_PROCESS_SAMPLES_PID ON PERFSCOPE_PROCESS_SAMPLES(globalPid, timestamp);\n";

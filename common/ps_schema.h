@@ -35,6 +35,15 @@ extern const char ps_schema_sql[];
 /* INSERT statements filling the ENUM_NSYS_EVENT_TYPE rows perfscope uses and PERFSCOPE_ENUM_THREAD_STATE. */
 extern const char ps_schema_enum_sql[];
 
+/* The tables that make a recording whose recorder died recoverable (`perfscope record --recover`,
+ * docs/record.md): the rings in the order found (PERFSCOPE_RECOVERY_RINGS), where each lane's stored records
+ * end (PERFSCOPE_RECOVERY_LANES: the recorder hands a ring chunk back only once the rows before that place
+ * are committed), and the probe records whose state later records need (PERFSCOPE_RECOVERY_STATE: lane
+ * strings, process and thread records; PERFSCOPE_RECOVERY_REGISTERED: registered string -> StringIds id).
+ * Written with the rows they describe, in the same transactions; dropped once the trace is finished. */
+extern const char ps_schema_recovery_sql[];
+extern const char ps_schema_recovery_drop_sql[];
+
 /* Secondary indexes, created once the bulk load is over. */
 extern const char ps_schema_index_sql[];
 

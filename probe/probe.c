@@ -19,7 +19,7 @@
 #include "ps_time.h"
 
 struct probe_global probe_g;
-__thread struct probe_thread *probe_tls;
+__thread struct probe_thread *probe_tls __attribute__((tls_model("initial-exec")));
 
 static int log_fd = -1;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;

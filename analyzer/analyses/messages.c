@@ -104,6 +104,7 @@ static void run_facts(struct ps_report *r)
     long long v;
     f->still_running_processes = ps_report_meta_int(r, "still_running_processes", 0, INT64_MAX, &v) == 1 ? v : -1;
     f->other_pidns_rings = ps_report_meta_int(r, "other_pidns_rings", 0, INT64_MAX, &v) == 1 ? v : -1;
+    f->corrupt_rings = ps_report_meta_int(r, "corrupt_rings", 0, INT64_MAX, &v) == 1 ? v : -1;
 }
 
 /* Warnings a user must see before any number. */
@@ -118,10 +119,28 @@ static int warnings(struct ps_report *r)
                   "this trace is an unfinished recording in WAL mode without its -wal file beside it: the rows "
                   "committed since the last checkpoint are in that file and missing here (copy FILE-wal along with "
                   "FILE).");
-    if (ps_report_recording_complete(r) == 0)
+    long long recovered, stored_ns, not_stored;
+    const char *session = ps_report_meta(r, "recovery.session_dir");
+    char hint[1024] = "";        /* how much may be missing (docs/record.md, "When the recorder dies") */
+    if (session && ps_report_meta_int(r, "progress.stored_until_ns", 0, INT64_MAX, &stored_ns) == 1 &&
+        ps_report_meta_int(r, "progress.records_not_stored", 0, INT64_MAX, &not_stored) == 1)
+        snprintf(hint, sizeof hint, " Rows were stored up to %.3f s into the recording; then %lld more records had "
+                 "been read and not yet stored, and all the program recorded later was still in its rings. While %s "
+                 "exists, 'perfscope record --recover %s' adds all of it.", (double)stored_ns / 1e9, not_stored,
+                 session, m->path);
+    else if (session)
+        snprintf(hint, sizeof hint, " No rows were stored before it ended: all the program recorded was still in "
+                 "its rings. While %s exists, 'perfscope record --recover %s' adds it.", session, m->path);
+    if (ps_report_recording_complete(r) == 0 &&
+        ps_report_meta_int(r, "recovered_records", 0, INT64_MAX, &recovered) == 1)
+        rc |= add(r, PS_MSG_NOTICE, "recording_recovered",
+                  "perfscope record died during this recording; 'perfscope record --recover' added the %lld records "
+                  "its program had recorded and it had not written. Host samples end where it died.%s", recovered,
+                  hint);
+    else if (ps_report_recording_complete(r) == 0)
         rc |= add(r, PS_MSG_ALERT, "recording_incomplete",
                   "the recording did not finish (perfscope record was killed, ran out of disk, or is still "
-                  "recording): this trace is incomplete and its numbers cover only what was written.");
+                  "recording): this trace is incomplete and its numbers cover only what was written.%s", hint);
     ps_report_child_status(r, &st);
     if (st.sig_out_of_range)
         rc |= add(r, PS_MSG_ALERT, "program_killed", "the program was killed by unknown signal %ld.", st.sig);
@@ -145,6 +164,12 @@ static int warnings(struct ps_report *r)
                   "%lld ring%s came from processes in another PID namespace (unshare, a container): their pids are "
                   "that namespace's, and processes with the same pid there are merged in this report.", v,
                   v == 1 ? "" : "s");
+    if (r->facts.corrupt_rings > 0)
+        rc |= add(r, PS_MSG_ALERT, "corrupt_rings",
+                  "%lld process%s overwrote %s ring (a stray pointer?): perfscope stopped reading %s there, so %s "
+                  "later records, open ranges and drop counts are missing.", (long long)r->facts.corrupt_rings,
+                  r->facts.corrupt_rings == 1 ? "" : "es", r->facts.corrupt_rings == 1 ? "its" : "their",
+                  r->facts.corrupt_rings == 1 ? "it" : "them", r->facts.corrupt_rings == 1 ? "its" : "their");
     if (r->facts.dropped_records > 0)
         rc |= add(r, PS_MSG_WARNING, "dropped_records", "%lld records were dropped while recording; numbers may be low",
                   (long long)r->facts.dropped_records);

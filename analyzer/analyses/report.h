@@ -134,6 +134,7 @@ struct ps_straggler {
 /* What a report says besides its numbers (messages.c), so that every format says the same. */
 enum ps_msg_level {
     PS_MSG_ALERT,                  /* the trace is incomplete or the program failed: read before any number */
+    PS_MSG_NOTICE,                 /* something happened to the recording and was repaired (text "NOTE:") */
     PS_MSG_WARNING,                /* numbers may be low (records lost or not placed) */
     PS_MSG_NOTE,                   /* how to read the numbers, or why there are none */
 };
@@ -171,7 +172,8 @@ struct ps_run_facts {              /* the recorded program, from PERFSCOPE_META;
     int wal_file_missing;          /* the reader found a WAL-mode trace without its -wal file (docs/readers.md) */
     int recording_complete;        /* 1 / 0 / -1 unknown (ps_report_recording_complete) */
     struct ps_child_status child;  /* ps_report_child_status */
-    int64_t still_running_processes, other_pidns_rings;   /* PERFSCOPE_META counts; -1 not recorded or garbage */
+    int64_t still_running_processes, other_pidns_rings, corrupt_rings;   /* PERFSCOPE_META counts; -1 not
+                                                                          * recorded or garbage */
 };
 
 #define PS_UTIL_BUCKETS 100

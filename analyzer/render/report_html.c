@@ -52,7 +52,7 @@ static void page_head(FILE *f, const struct ps_report *r)
         if (g->level == PS_MSG_NOTE)
             continue;
         fprintf(f, "<p class=\"%s\" role=\"alert\"><strong>%s:</strong> ", g->level == PS_MSG_ALERT ? "alert" : "warn",
-                g->level == PS_MSG_ALERT ? "Warning" : "Note");
+                g->level == PS_MSG_NOTICE ? "Note" : "Warning");
         H(f, g->text, 0);
         fputs("</p>\n", f);
     }

@@ -63,6 +63,7 @@ static void source(struct ps_jw *w, const struct ps_report *r)
     unterminated_ranges(w, m);
     ps_jw_kint_or_null(w, "still_running_processes", x->still_running_processes);
     ps_jw_kint_or_null(w, "other_pidns_rings", x->other_pidns_rings);
+    ps_jw_kint_or_null(w, "corrupt_rings", x->corrupt_rings);
     x->recording_complete < 0 ? ps_jw_knull(w, "recording_complete")
                               : ps_jw_kbool(w, "recording_complete", x->recording_complete);
     ps_jw_kbool(w, "wal_file_missing", x->wal_file_missing);
@@ -427,7 +428,9 @@ static void messages(struct ps_jw *w, const struct ps_report *r)
             continue;
         ps_jw_map_open(w);
         ps_jw_kstr(w, "code", g->code);
-        ps_jw_kstr(w, "severity", g->level == PS_MSG_ALERT ? "alert" : "warning");
+        ps_jw_kstr(w, "severity", g->level == PS_MSG_ALERT    ? "alert"
+                                  : g->level == PS_MSG_NOTICE ? "notice"
+                                                              : "warning");
         ps_jw_kstr(w, "message", g->text);
         ps_jw_map_close(w);
     }

@@ -57,7 +57,7 @@ static void header(FILE *f, const struct ps_report *r)
         const struct ps_message *g = &r->msgs[i];
         if (g->level == PS_MSG_NOTE)
             continue;
-        fprintf(f, "> **%s:** ", g->level == PS_MSG_ALERT ? "Warning" : "Note");
+        fprintf(f, "> **%s:** ", g->level == PS_MSG_NOTICE ? "Note" : "Warning");
         md_name(f, g->text);
         fputs("\n\n", f);
     }

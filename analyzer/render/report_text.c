@@ -127,7 +127,7 @@ static void warnings(FILE *f, const struct ps_report *r, int color)
         if (g->level == PS_MSG_NOTE)
             continue;
         ps_sgr(f, color, g->level == PS_MSG_ALERT ? PS_SGR_RED : PS_SGR_YELLOW);
-        fputs(g->level == PS_MSG_ALERT ? "WARNING:" : "Warning:", f);
+        fputs(g->level == PS_MSG_ALERT ? "WARNING:" : g->level == PS_MSG_NOTICE ? "NOTE:" : "Warning:", f);
         ps_sgr_end(f, color);
         fprintf(f, " %s", g->text);
         if (!strcmp(g->code, "unterminated_ranges")) {

@@ -94,6 +94,8 @@ static void fold_line(FILE *out, const char *p, const char *end, size_t width)
         /* the longest prefix that fits in width - lead columns, and the best break in it */
         size_t cols = lead;
         const char *q = p, *space = NULL, *punct = NULL;
+        int quoted = 0;   /* inside 'a quoted command': kept on one line so it can be copied */
+        const char *quote_start = NULL, *whole = NULL;
         while (q < end) {
             size_t k = sgr_len(q, end);
             if (k) {
@@ -103,9 +105,18 @@ static void fold_line(FILE *out, const char *p, const char *end, size_t width)
             size_t n = 1;
             while (q + n < end && ((unsigned char)q[n] & 0xC0) == 0x80)
                 n++;
-            if (cols + 1 > width)
+            if (cols + 1 > width) {
+                if (quoted && quote_start == p) {   /* a command longer than a line: whole, on a line of its own */
+                    const char *close = memchr(q, '\'', (size_t)(end - q));
+                    whole = close ? close + 1 : end;
+                }
                 break;
-            if (*q == ' ' && q > p && q[1] != '%')   /* "45.53 %" stays together */
+            }
+            if (*q == '\'' && (quoted || q == p || q[-1] == ' ')) {
+                quoted = !quoted;
+                quote_start = quoted ? q : quote_start;
+            }
+            if (*q == ' ' && q > p && q[1] != '%' && !quoted)   /* "45.53 %" stays together */
                 space = q;
             else if (strchr(",;(<", *q) && q + 1 < end)
                 punct = q + 1;
@@ -120,7 +131,7 @@ static void fold_line(FILE *out, const char *p, const char *end, size_t width)
         /* a space early in the line before one long word (a C++ kernel name): break inside the word instead */
         if (space && punct && punct > space && (size_t)(space - p) < width / 2)
             space = NULL;
-        const char *cut = space && space > p + (lead ? 0 : indent) ? space : punct && punct > p ? punct : q;
+        const char *cut = whole ? whole : space && space > p + (lead ? 0 : indent) ? space : punct && punct > p ? punct : q;
         if (cut == p)
             cut = q > p ? q : p + 1;
         fprintf(out, "%*s", (int)lead, "");

@@ -25,8 +25,9 @@ void ps_put_name(FILE *f, const char *s, int width);
 size_t ps_text_columns(const char *s);
 
 /* Copy `text` (lines ending in '\n') to `out`, folding each line longer than `width` columns: at the last
- * space within the width, else after the last ',', ';', '(' or '<', else at the width; continuation lines
- * are indented two more than the line's own indent (at most 24). width 0 copies as is. Returns 0 or -EIO. */
+ * space within the width that is not inside a 'quoted command' (so it can be copied whole), else after the last
+ * ',', ';', '(' or '<', else at the width; continuation lines are indented two more than the line's own indent
+ * (at most 24). width 0 copies as is. Returns 0 or -EIO. */
 int ps_text_fold(FILE *out, const char *text, size_t len, size_t width);
 
 #endif
