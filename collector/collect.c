@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "gpu_rows.h"
+#include "gpu_samples.h"
 #include "ps_env.h"
 #include "ps_ring.h"
 #include "ps_time.h"
@@ -30,7 +31,7 @@
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
 #define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
-enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_PSAMPLE, ENT_TSAMPLE };
+enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_PSAMPLE, ENT_TSAMPLE, ENT_GSAMPLE };
 
 struct ent {
     uint32_t size;              /* header + payload, multiple of 8 */
@@ -62,6 +63,7 @@ struct ps_collect {
     int64_t origin_ns;
     struct ps_tw *w;
     struct ps_rows *rows;
+    struct ps_gpu_samples *gpu_samples;    /* writer thread; made at the first GPU sample */
     pthread_t drain_thread, writer_thread;
     int drain_started, writer_started;
     pthread_mutex_t lock;
@@ -442,6 +444,12 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
         case ENT_TSAMPLE:
             rc = ps_rows_thread_sample(c->rows, p);
             break;
+        case ENT_GSAMPLE:
+            if (!c->gpu_samples)
+                rc = ps_gpu_samples_new(c->w, c->origin_ns, &c->gpu_samples);
+            if (!rc)
+                rc = ps_gpu_samples_write(c->gpu_samples, p);
+            break;
         }
         if (rc)
             return rc;
@@ -524,6 +532,7 @@ static void collect_free(struct ps_collect *c)
     free(c->cur);
     free(c->rings);
     ps_rows_free(c->rows);
+    ps_gpu_samples_free(c->gpu_samples);
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->cond);
     free(c->dir);
@@ -574,6 +583,19 @@ int ps_collect_post_samples(struct ps_collect *c, const struct ps_proc_sample *p
         put_ent(c, &k, ENT_PSAMPLE, 0, 0, &ps[i], sizeof ps[i]);
     for (size_t i = 0; i < nt; i++)
         put_ent(c, &k, ENT_TSAMPLE, 0, 0, &ts[i], sizeof ts[i]);
+    queue_push(c, k);
+    return 0;
+}
+
+int ps_collect_post_gpu_samples(struct ps_collect *c, const struct ps_gpu_sample *s, size_t n)
+{
+    if (!n)
+        return 0;
+    struct chunk *k = chunk_new(c, n * ((sizeof(struct ent) + sizeof *s + 7) & ~(size_t)7), 1);
+    if (!k)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        put_ent(c, &k, ENT_GSAMPLE, 0, 0, &s[i], sizeof s[i]);
     queue_push(c, k);
     return 0;
 }

@@ -107,15 +107,41 @@ static void remove_stale_sessions(const char *base)
     closedir(d);
 }
 
-int ps_session_dir_create(char *buf, size_t len)
+void ps_session_base_dir(char *buf, size_t len)
 {
-    char base[PATH_MAX];
     const char *xdg = getenv("XDG_RUNTIME_DIR");
     struct stat st;
     if (xdg && *xdg == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) && access(xdg, W_OK) == 0)
-        snprintf(base, sizeof base, "%s/perfscope", xdg);
+        snprintf(buf, len, "%s/perfscope", xdg);
     else
-        snprintf(base, sizeof base, "/tmp/perfscope-%u", (unsigned)getuid());
+        snprintf(buf, len, "/tmp/perfscope-%u", (unsigned)getuid());
+}
+
+int ps_session_write_trace_name(const char *dir, const char *trace)
+{
+    char path[PATH_MAX], tmp[PATH_MAX], abs[PATH_MAX];
+    if (!realpath(trace, abs))
+        return -errno;
+    snprintf(path, sizeof path, "%s/%s", dir, PS_SESSION_TRACE_FILE);
+    snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, PS_SESSION_TRACE_FILE);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    size_t n = strlen(abs);
+    abs[n++] = '\n';
+    int rc = write(fd, abs, n) == (ssize_t)n ? 0 : -EIO;
+    close(fd);
+    if (!rc && rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc)
+        unlink(tmp);
+    return rc;
+}
+
+int ps_session_dir_create(char *buf, size_t len)
+{
+    char base[PATH_MAX];
+    ps_session_base_dir(base, sizeof base);
     int rc = private_dir(base);
     if (rc) {
         fprintf(stderr, "perfscope record: cannot use the session directory %s: %s (it must be a directory "

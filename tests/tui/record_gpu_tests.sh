@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# perfscope record's GPU sampler through the real binary, with the test-only NVML stand-in
+# (PS_NVML_STANDIN script, libnvidia-ml.so.1 from $standin_dir) or without any NVML.
+# usage: record_gpu_tests.sh PERFSCOPE STANDIN_DIR WORKDIR CASE
+set -u
+perfscope=$1 standin_dir=$2 case=$4
+dir=$3/$case
+rm -rf "$dir" && mkdir -p "$dir"
+trace=$dir/t.sqlite
+fail() { echo "FAIL $case: $*" >&2; exit 1; }
+q() { sqlite3 "$trace" "$1" || fail "query failed: $1"; }
+expect() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
+
+case $case in
+record_stores_nvml_samples_with_null_for_unsupported_fields)
+    # The stand-in returns utilisation 50, 60, then 70 % for every later call; temperature is unsupported,
+    # power fails; one process's memory is NVML_VALUE_NOT_AVAILABLE.
+    cat >"$dir/s.nvml" <<'S'
+count=1
+gpu0.name=NVIDIA H200
+gpu0.util=50,10;60,20;70,30
+gpu0.mem=1000,2000
+gpu0.temp=unsupported
+gpu0.power=error
+gpu0.power_limit=700000
+gpu0.procs=4242:1048576,4243:na
+S
+    PS_NVML_STANDIN=$dir/s.nvml LD_LIBRARY_PATH=$standin_dir \
+        "$perfscope" record --sample-hz 10 -o "$trace" -- sleep 0.5 2>"$dir/err" || fail "record failed: $(cat "$dir/err")"
+    expect "meta gpu_samples" "$(q "SELECT value FROM PERFSCOPE_META WHERE name='gpu_samples'")" nvml
+    n=$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES")
+    [ "$n" -ge 4 ] || fail "expected at least 4 samples at 10 Hz over 0.5 s, got $n"
+    expect "first three utilisations" "$(q "SELECT group_concat(utilGpuPercent) FROM (SELECT utilGpuPercent FROM PERFSCOPE_GPU_SAMPLES ORDER BY timestamp LIMIT 3)")" "50,60,70"
+    expect "unsupported temperature is NULL" "$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES WHERE temperatureC IS NOT NULL OR powerMw IS NOT NULL")" 0
+    expect "power limit" "$(q "SELECT DISTINCT powerLimitMw FROM PERFSCOPE_GPU_SAMPLES")" 700000
+    expect "memory" "$(q "SELECT DISTINCT memUsedBytes || '/' || memTotalBytes FROM PERFSCOPE_GPU_SAMPLES")" "1000/2000"
+    expect "device row" "$(q "SELECT deviceIndex || '|' || name || '|' || memTotalBytes FROM PERFSCOPE_GPU_DEVICES")" "0|NVIDIA H200|2000"
+    expect "process memory, NULL when not available" \
+        "$(q "SELECT pid || ':' || ifnull(usedMemoryBytes, 'null') FROM PERFSCOPE_GPU_PROCESS_SAMPLES WHERE timestamp = (SELECT min(timestamp) FROM PERFSCOPE_GPU_SAMPLES) ORDER BY pid")" \
+        "$(printf '4242:1048576\n4243:null')"
+    # samples are 100 ms apart (10 Hz), in ns since the session start
+    gap=$(q "SELECT b.timestamp - a.timestamp FROM PERFSCOPE_GPU_SAMPLES a, PERFSCOPE_GPU_SAMPLES b WHERE b.rowid = a.rowid + 1 LIMIT 1 OFFSET 1")
+    [ "$gap" -ge 90000000 ] && [ "$gap" -le 150000000 ] || fail "sample spacing $gap ns, want ~100 ms"
+    ;;
+record_without_nvml_says_why_and_stores_no_gpu_rows)
+    LD_LIBRARY_PATH=$dir "$perfscope" record -o "$trace" -- true 2>"$dir/err" || fail "record failed"
+    if [ -e /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1 ] || ldconfig -p 2>/dev/null | grep -q libnvidia-ml.so.1; then
+        echo "a real NVML is installed: skipped"; exit 77
+    fi
+    expect "meta" "$(q "SELECT value FROM PERFSCOPE_META WHERE name='gpu_samples'")" \
+        "none: no NVIDIA driver: libnvidia-ml.so.1 not found (GPU metrics need the driver's NVML)"
+    expect "rows" "$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES")" 0
+    ;;
+record_with_nvml_init_failure_says_driver_mismatch)
+    printf 'init=mismatch\n' >"$dir/s.nvml"
+    PS_NVML_STANDIN=$dir/s.nvml LD_LIBRARY_PATH=$standin_dir "$perfscope" record -o "$trace" -- true 2>"$dir/err" ||
+        fail "record failed"
+    q "SELECT value FROM PERFSCOPE_META WHERE name='gpu_samples'" | grep -q "^none: NVML: Driver/library version mismatch (the driver was upgraded" ||
+        fail "meta: $(q "SELECT value FROM PERFSCOPE_META WHERE name='gpu_samples'")"
+    expect "rows" "$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES")" 0
+    ;;
+*) fail "unknown case" ;;
+esac
+echo "ok $case"
