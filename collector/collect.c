@@ -29,9 +29,11 @@
 #define FLUSH_EVERY_NS 20000000             /* the drain hands its current chunk to the writer this often */
 #define SCAN_EVERY_NS 20000000              /* look for new ring files every 20 ms */
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
+#define LIVE_OPEN_EVERY_NS 250000000          /* PERFSCOPE_LIVE_OPEN_RANGES refreshed 4 times a second (top) */
 #define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
-enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_PSAMPLE, ENT_TSAMPLE, ENT_GSAMPLE };
+enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_PSAMPLE, ENT_TSAMPLE, ENT_GSAMPLE,
+                ENT_LIVE_CLEAR, ENT_LIVE_OPEN };
 
 struct ent {
     uint32_t size;              /* header + payload, multiple of 8 */
@@ -206,6 +208,31 @@ static int drain_one(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec)
     return 0;
 }
 
+static int live_open_one(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec)
+{
+    struct drain_ctx *d = ctx;
+    struct ps_collect *c = d->c;
+    struct ps_wire_hdr *copy = put_ent(c, &c->cur, ENT_LIVE_OPEN, d->ring, lane, rec, rec->size);
+    if (!copy)
+        return -ENOMEM;
+    convert_times(copy, c->rings[d->ring].reader);
+    return 0;
+}
+
+/* The push/pop ranges open right now, for `perfscope top` (PERFSCOPE_LIVE_OPEN_RANGES). Read from the rings'
+ * open-range tables while the programs run, so a range may close (or a slot be reused) during the read: a
+ * display, not a record (the records of ranges are the NVTX_EVENTS rows). `final`: only clear the table. */
+static void live_open_snapshot(struct ps_collect *c, int final)
+{
+    if (!put_ent(c, &c->cur, ENT_LIVE_CLEAR, 0, 0, "", 0) || final)
+        return;
+    for (size_t i = 0; i < c->n_rings; i++) {
+        struct drain_ctx d = { c, (uint32_t)i };
+        if (ps_ring_reader_open_ranges(c->rings[i].reader, live_open_one, &d) < 0)
+            return;
+    }
+}
+
 static int ring_known(const struct ps_collect *c, const char *name)
 {
     for (size_t i = 0; i < c->n_rings; i++)
@@ -343,7 +370,7 @@ static void *drain_main(void *arg)
      * RLIMIT_RTPRIO). It only copies and sleeps, so it cannot monopolise a core for long. */
     struct sched_param sp = { .sched_priority = 1 };
     pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-    int64_t last_scan = 0, last_flush = 0, idle_ns = DRAIN_IDLE_MIN_NS;
+    int64_t last_scan = 0, last_flush = 0, last_live = 0, idle_ns = DRAIN_IDLE_MIN_NS;
     for (;;) {
         pthread_mutex_lock(&c->lock);
         int stop = c->stop_drain;
@@ -361,6 +388,10 @@ static void *drain_main(void *arg)
             last_scan = now;
         }
         long n = drain_all(c);
+        if (now - last_live >= LIVE_OPEN_EVERY_NS) {
+            live_open_snapshot(c, 0);     /* after the drain: the lanes' strings are defined first */
+            last_live = now;
+        }
         /* Hand the writer a chunk every FLUSH_EVERY_NS (it commits every COMMIT_EVERY_NS anyway), not after
          * every pass: one chunk per millisecond of trickle would churn 4 MiB allocations and page faults. */
         if (now - last_flush >= FLUSH_EVERY_NS) {
@@ -395,6 +426,7 @@ static void *drain_main(void *arg)
         put_ent(c, &c->cur, ENT_RING_DROPPED, (uint32_t)i, 0, &drops, sizeof drops);
     }
     report_still_running(c);
+    live_open_snapshot(c, 1);
     flush_cur(c);
     pthread_mutex_lock(&c->lock);
     c->drain_done = 1;
@@ -443,6 +475,12 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
             break;
         case ENT_TSAMPLE:
             rc = ps_rows_thread_sample(c->rows, p);
+            break;
+        case ENT_LIVE_CLEAR:
+            rc = ps_rows_live_open_clear(c->rows);
+            break;
+        case ENT_LIVE_OPEN:
+            rc = ps_rows_live_open(c->rows, e->ring, e->lane, p);
             break;
         case ENT_GSAMPLE:
             if (!c->gpu_samples)

@@ -61,6 +61,7 @@ struct ps_rows {
     uint64_t other_pidns_rings;     /* rings written in another PID namespace */
     sqlite3_stmt *st_range, *st_mark;   /* the hot rows: no attributes, text or no message */
     sqlite3_stmt *st_full, *st_psample, *st_tsample;
+    sqlite3_stmt *st_live_clear, *st_live_open;     /* PERFSCOPE_LIVE_OPEN_RANGES, prepared on first use */
 };
 
 int ps_rows_new(struct ps_tw *w, int64_t origin_ns, struct ps_rows **out)
@@ -426,6 +427,40 @@ static int nvtx_event(struct ps_rows *r, struct ring *g, uint32_t lane, const st
 bad:
     p->unknown++;
     return 0;
+}
+
+int ps_rows_live_open_clear(struct ps_rows *r)
+{
+    if (!r->st_live_clear && !(r->st_live_clear = ps_tw_prepare(r->w, "DELETE FROM PERFSCOPE_LIVE_OPEN_RANGES")))
+        return -EIO;
+    return ps_tw_exec(r->w, r->st_live_clear);
+}
+
+int ps_rows_live_open(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
+{
+    if (ring >= r->n_rings || rec->type != PS_WIRE_NVTX_OPEN || rec->size < sizeof(struct ps_wire_nvtx))
+        return 0;
+    if (!r->st_live_open &&
+        !(r->st_live_open = ps_tw_prepare(r->w, "INSERT INTO PERFSCOPE_LIVE_OPEN_RANGES VALUES(?, ?, ?, ?, ?)")))
+        return -EIO;
+    struct ring *g = &r->rings[ring];
+    const struct ps_wire_nvtx *n = (const void *)rec;
+    sqlite3_stmt *st = r->st_live_open;
+    sqlite3_clear_bindings(st);
+    sqlite3_bind_int64(st, 1, ps_global_tid(g->pid, n->tid));
+    sqlite3_bind_int64(st, 2, stored_ns(r, g, n->start_tsc));
+    if ((rec->flags & PS_WIRE_MSG_MASK) == PS_WIRE_MSG_LANE) {
+        uint64_t *str = ps_u64map_get(&g->lane_strings, (uint64_t)lane << 32 | n->msg_id);
+        if (str)
+            bind_utf8(st, 3, ((const struct ps_str *)(uintptr_t)*str)->text);
+    } else if ((rec->flags & PS_WIRE_MSG_MASK) == PS_WIRE_MSG_REGISTERED) {
+        int64_t sid = registered_sid(r, g, n->msg_id);
+        if (sid < 0)
+            return (int)sid;
+        sqlite3_bind_int64(st, 4, sid);
+    }
+    sqlite3_bind_int64(st, 5, n->domain_id);
+    return ps_tw_exec(r->w, st);
 }
 
 /* Domain creation (75), category name (33), registered string (StringIds). */

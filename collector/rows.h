@@ -69,6 +69,12 @@ void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring);
 int ps_rows_proc_sample(struct ps_rows *r, const struct ps_proc_sample *s);
 int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s);
 
+/* PERFSCOPE_LIVE_OPEN_RANGES, the push/pop ranges open right now (for `perfscope top`): clear the table, then
+ * add one PS_WIRE_NVTX_OPEN record (ps_ring_reader_open_ranges, times converted) of ring `ring`, lane `lane`.
+ * Call inside a transaction. 0 or -EIO / -ENOMEM. */
+int ps_rows_live_open_clear(struct ps_rows *r);
+int ps_rows_live_open(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
+
 /* Totals over every process, for the run-level PERFSCOPE_META rows. */
 struct ps_rows_totals {
     uint64_t processes, probed_processes, rings;

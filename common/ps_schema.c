@@ -39,6 +39,8 @@ const char ps_schema_sql[] =
     " pcieRxKBps INTEGER, pcieTxKBps INTEGER, throttleReasons INTEGER, migEnabled INTEGER);\n"
     "CREATE TABLE PERFSCOPE_GPU_PROCESS_SAMPLES(timestamp INTEGER NOT NULL, deviceIndex INTEGER NOT NULL,"
     " pid INTEGER NOT NULL, usedMemoryBytes INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_LIVE_OPEN_RANGES(globalTid INTEGER NOT NULL, start INTEGER NOT NULL, text TEXT,"
+    " textId INTEGER, domainId INTEGER);\n"
     "CREATE TABLE PERFSCOPE_GPU_DEVICES(deviceIndex INTEGER NOT NULL PRIMARY KEY, name TEXT,"
     " memTotalBytes INTEGER);\n";
 

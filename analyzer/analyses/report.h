@@ -175,6 +175,10 @@ const char *ps_mem_kind_name(uint8_t kind);
 /* verdict.c: the verdict rule on one breakdown (DESIGN §4); *share gets the bottleneck's share of dur_ns. */
 enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, int64_t dur_ns, double threshold,
                                        double *share);
+/* verdict.c: a breakdown grouped as the verdict groups it (DESIGN §4), indexed by enum ps_bottleneck:
+ * kernel = Kernel, data-loading = DataLoader, memcpy = Memcpy + Memset, communication, sync = sync_ns,
+ * host = Runtime + CPU Exec + Other - sync_ns. The six sum to the breakdown's total. */
+void ps_verdict_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t out[PS_BN_UNKNOWN]);
 /* The value of metadata key `key` (perfscope: PERFSCOPE_META), NULL when absent (report.c). */
 const char *ps_report_meta(const struct ps_report *r, const char *key);
 /* PERFSCOPE_META recording_complete: 1 the recorder finished, 0 it did not (killed, or still recording),

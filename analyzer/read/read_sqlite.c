@@ -318,6 +318,13 @@ static uint32_t copy_name(struct sctx *c, const struct ps_gpu_op *op)
 static const char *const sync_names[] = { "Unknown sync", "Event sync", "Stream wait event", "Stream sync",
                                           "Context sync" };
 
+/* With a window (ps_read_trace_window): append `<joiner> "start" >= from_ns` to sql. */
+static void window_clause(const struct sctx *c, char *sql, size_t cap, const char *joiner)
+{
+    if (c->from_ns != INT64_MIN)
+        snprintf(sql + strlen(sql), cap - strlen(sql), " %s \"start\" >= %lld", joiner, (long long)c->from_ns);
+}
+
 static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind kind)
 {
     char sql[1024] = "SELECT ";
@@ -359,6 +366,7 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     if (rc < 0)
         return -1;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
+    window_clause(c, sql, sizeof sql, "WHERE");
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -472,6 +480,7 @@ static int read_api(struct sctx *c)
         ps_sq_add_col(c, sql, sizeof sql, table, "nameId", NULL) < 0)
         return -1;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
+    window_clause(c, sql, sizeof sql, "WHERE");
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -533,6 +542,8 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
     int rc, failed = 0;
     snprintf(sql, sizeof sql, "%s, rowid FROM NVTX_EVENTS WHERE eventType %s", select,
              pass == 0 ? "= 75" : "IN (34, 59, 60, 35, 37, 70, 71)");
+    if (pass == 1)
+        window_clause(c, sql, sizeof sql, "AND");
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -637,9 +648,9 @@ static const char *const trace_tables[] = {
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
 };
 
-int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen)
+int ps_read_sqlite(const char *path, int64_t from_ns, struct ps_model *m, char *err, size_t errlen)
 {
-    struct sctx c = { .m = m, .path = path, .err = err, .errlen = errlen };
+    struct sctx c = { .m = m, .path = path, .from_ns = from_ns, .err = err, .errlen = errlen };
     int rc = -1, found = 0;
 
     if (ps_sq_open(&c) < 0)

@@ -14,6 +14,7 @@ struct sctx {
     sqlite3 *db;
     struct ps_model *m;
     const char *path;
+    int64_t from_ns;                  /* activity rows starting before it are skipped (INT64_MIN: none) */
     char *err;
     size_t errlen;
     sqlite3_stmt *string_stmt;        /* SELECT value FROM StringIds WHERE id = ? */

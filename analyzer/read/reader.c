@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -126,6 +127,11 @@ out:
 
 int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t errlen)
 {
+    return ps_read_trace_window(path, INT64_MIN, out, err, errlen);
+}
+
+int ps_read_trace_window(const char *path, int64_t from_ns, struct ps_model **out, char *err, size_t errlen)
+{
     struct ps_model *m = NULL;
     int rc = -1;
     /* O_NONBLOCK: opening a FIFO without a writer would block forever; a regular file ignores the flag. */
@@ -185,7 +191,7 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
         goto out;
     }
     if (kind == SNIFF_SQLITE)
-        rc = ps_read_sqlite(path, m, err, errlen);
+        rc = ps_read_sqlite(path, from_ns, m, err, errlen);
     else
         rc = ps_read_kineto(path, fd, kind == SNIFF_GZIP, m, err, errlen);
     if (rc < 0)
