@@ -89,7 +89,7 @@ static void gpu_lines(struct builder *b, const struct tui_top *t, size_t spark_c
             continue;
         }
         int vm = (s->valid & PS_GPU_MEM) != 0;
-        add(b, TUI_S_NORMAL, "GPU%u %-20.20s SM %4s  mem %4s  %s / %s  %s  %s / %s W%s", i,
+        add(b, TUI_S_NORMAL, "GPU%u %-16.16s SM %4s  mem %4s  %s / %s  %s  %s / %s W%s", i,
             s->name[0] ? s->name : TUI_NA, tui_fmt_pct(sm, sizeof sm, s->valid & PS_GPU_UTIL_SM, s->util_sm_pct),
             tui_fmt_pct(mem, sizeof mem, s->valid & PS_GPU_UTIL_MEM, s->util_mem_pct),
             tui_fmt_bytes(used, sizeof used, vm ? (double)s->mem_used_bytes : -1),
