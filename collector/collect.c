@@ -15,6 +15,7 @@
 
 #include "gpu_rows.h"
 #include "gpu_samples.h"
+#include "ps_diag.h"
 #include "ps_env.h"
 #include "ps_ring.h"
 #include "ps_time.h"
@@ -278,8 +279,8 @@ static void report_still_running(struct ps_collect *c)
             comm[strcspn(comm, "\n")] = '\0';
         if (f)
             fclose(f);
-        fprintf(stderr, "perfscope record: warning: process %u (%s) was still running when CMD exited: its later "
-                        "records are not in the trace (make CMD wait for its children)\n", pid, comm);
+        ps_diag("perfscope record: warning: process %u (%s) was still running when CMD exited: its later "
+                "records are not in the trace (make CMD wait for its children)", pid, comm);
         put_ent(c, &c->cur, ENT_RING_ALIVE, (uint32_t)i, 0, &pid, sizeof pid);
     }
 }
@@ -304,8 +305,8 @@ static void scan_dir(struct ps_collect *c, int final)
         int rc = ps_ring_reader_open(path, &r);
         if (rc) {
             if (final)
-                fprintf(stderr, "perfscope record: warning: cannot read ring %s: %s (its records are lost)\n",
-                        path, strerror(-rc));
+                ps_diag("perfscope record: warning: cannot read ring %s: %s (its records are lost)",
+                path, strerror(-rc));
             continue;
         }
         if (c->n_rings == c->cap_rings) {
@@ -322,9 +323,9 @@ static void scan_dir(struct ps_collect *c, int final)
         uint64_t ns = ps_ring_reader_pidns(r);
         struct ring_open ro = { r, ps_ring_reader_pid(r), ns && c->pidns && ns != c->pidns };
         if (ro.other_pidns)
-            fprintf(stderr, "perfscope record: warning: ring %s comes from a process in another PID namespace "
-                            "(unshare -p, a container): its rows are stored under its pid there, %u, which may be "
-                            "another process's pid here; its host samples are under its host pid\n", path, ro.pid);
+            ps_diag("perfscope record: warning: ring %s comes from a process in another PID namespace "
+                    "(unshare -p, a container): its rows are stored under its pid there, %u, which may be "
+                    "another process's pid here; its host samples are under its host pid", path, ro.pid);
         if (!name || !put_ent(c, &c->cur, ENT_RING_OPEN, (uint32_t)c->n_rings, 0, &ro, sizeof ro)) {
             free(name);
             ps_ring_reader_close(r);
@@ -499,9 +500,9 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
 static void report_write_error(struct ps_collect *c, int rc)
 {
     if (rc == -EIO)
-        fprintf(stderr, "%s\n", ps_tw_errmsg(c->w));
+        ps_diag("%s", ps_tw_errmsg(c->w));
     else
-        fprintf(stderr, "perfscope record: writing the trace failed: %s\n", strerror(-rc));
+        ps_diag("perfscope record: writing the trace failed: %s", strerror(-rc));
 }
 
 static void *writer_main(void *arg)
@@ -600,9 +601,9 @@ int ps_collect_start(const char *session_dir, int64_t origin_ns, struct ps_tw *w
     *out = c;
     return 0;
 fail:
-    fprintf(stderr, "perfscope record: cannot start the recording threads: %s\n", strerror(-rc));
+    ps_diag("perfscope record: cannot start the recording threads: %s", strerror(-rc));
     if (rc == -EIO)
-        fprintf(stderr, "%s\n", ps_tw_errmsg(w));
+        ps_diag("%s", ps_tw_errmsg(w));
     ps_collect_stop(c, &(struct ps_rows_totals){ 0 });
     return rc;
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ps_diag.h"
 #include "ps_env.h"
 
 /* mkdir that accepts an existing directory only if it is ours, private and not a link. */
@@ -72,8 +73,8 @@ unsigned ps_session_report_probe_failures(const char *dir)
         for (char *p = why; *p; p++)      /* the probe wrote it, but keep the terminal safe anyway */
             if ((unsigned char)*p < 0x20 || *p == 0x7f)
                 *p = '?';
-        fprintf(stderr, "perfscope record: warning: process %u: the probe could not record (%s): its NVTX and "
-                        "CUDA activity is missing from the trace\n", pid, *why ? why : "no reason given");
+        ps_diag("perfscope record: warning: process %u: the probe could not record (%s): its NVTX and "
+                "CUDA activity is missing from the trace", pid, *why ? why : "no reason given");
         count++;
     }
     closedir(d);
@@ -144,8 +145,8 @@ int ps_session_dir_create(char *buf, size_t len)
     ps_session_base_dir(base, sizeof base);
     int rc = private_dir(base);
     if (rc) {
-        fprintf(stderr, "perfscope record: cannot use the session directory %s: %s (it must be a directory "
-                        "of yours with mode 0700; remove it or set XDG_RUNTIME_DIR)\n", base, strerror(-rc));
+        ps_diag("perfscope record: cannot use the session directory %s: %s (it must be a directory "
+                "of yours with mode 0700; remove it or set XDG_RUNTIME_DIR)", base, strerror(-rc));
         return rc;
     }
     remove_stale_sessions(base);
@@ -161,7 +162,7 @@ int ps_session_dir_create(char *buf, size_t len)
     errno = -rc;
 fail:
     rc = -errno;
-    fprintf(stderr, "perfscope record: cannot create the session directory %s: %s\n", buf, strerror(-rc));
+    ps_diag("perfscope record: cannot create the session directory %s: %s", buf, strerror(-rc));
     return rc;
 }
 
@@ -287,8 +288,8 @@ int ps_session_expand_output(const char *pattern, char *buf, size_t len)
                 strcpy(tmp, "%");
                 break;
             default:
-                fprintf(stderr, "perfscope record: -o %s: unknown '%%%s' (use %%p pid, %%h host, %%r rank, "
-                                "%%%% a percent sign)\n", pattern, *p ? (char[]){ *p, 0 } : "");
+                ps_diag("perfscope record: -o %s: unknown '%%%s' (use %%p pid, %%h host, %%r rank, "
+                        "%%%% a percent sign)", pattern, *p ? (char[]){ *p, 0 } : "");
                 return -EINVAL;
             }
         }

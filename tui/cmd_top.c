@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../cli/commands.h"
+#include "ps_diag.h"
 #include "ps_time.h"
 #include "screen.h"
 #include "session.h"
@@ -356,6 +357,12 @@ static int run_snapshot(struct tui_top *t, const struct opts *o)
     return tui_snapshot_write(t, stdout) ? 1 : 0;
 }
 
+/* The library diagnostics hook while the screen is up: the message goes to the status line. */
+static void status_hook(void *ctx, const char *line)
+{
+    set_status(ctx, line);
+}
+
 static int run_screen(struct tui_top *t, const struct opts *o)
 {
     struct tui_screen *scr = NULL;
@@ -365,6 +372,7 @@ static int run_screen(struct tui_top *t, const struct opts *o)
     t->ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
     struct stderr_capture cap;
     capture_stderr(&cap);
+    ps_diag_set_hook(status_hook, t);
     static struct tui_frame frame;     /* ~200 KB: not on the stack */
     int64_t next = ps_monotonic_ns();
     long done = 0;
@@ -402,6 +410,7 @@ static int run_screen(struct tui_top *t, const struct opts *o)
                 next = ps_monotonic_ns() + (int64_t)(t->interval_s * 1e9);
         }
     }
+    ps_diag_set_hook(NULL, NULL);
     tui_screen_close(scr);
     restore_stderr(&cap, t);
     return 0;
