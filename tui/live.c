@@ -16,7 +16,6 @@
 #include "host.h"
 #include "ps_globalid.h"
 #include "ps_time.h"
-#include "read/reader.h"
 
 int tui_recorder_alive(uint32_t pid)
 {
@@ -72,6 +71,7 @@ void tui_live_watch(struct tui_live *l, const char *trace, uint32_t recorder_pid
     l->state = TUI_LIVE_RECORDING;
     l->gpu_util = NAN;
     l->last_step_end_ns = INT64_MIN;
+    l->window.from_ns = INT64_MIN;
 }
 
 struct meta {
@@ -161,7 +161,10 @@ static void analyse_window(struct tui_live *l, int64_t from_ns)
     struct ps_report r;
     struct ps_report_opts o;
     char err[512];
-    if (ps_read_trace_window(l->trace, from_ns, &m, err, sizeof err) < 0) {
+    if (from_ns < l->window.from_ns)
+        memset(&l->window, 0, sizeof l->window);   /* an earlier window: the rowid bounds do not hold for it */
+    l->window.from_ns = from_ns;
+    if (ps_read_trace_window(l->trace, &l->window, &m, err, sizeof err) < 0) {
         l->state = TUI_LIVE_ERROR;
         snprintf(l->message, sizeof l->message, "%s", err);
         return;

@@ -12,6 +12,7 @@
 
 #include "analyses/report.h"
 #include "history.h"
+#include "read/reader.h"
 
 struct tui_session {
     uint32_t recorder_pid;
@@ -72,6 +73,7 @@ struct tui_live {
     struct tui_history step_ms;     /* each step's duration as it completes, ms */
     int64_t last_step_end_ns;
     int ended_analysed;             /* the finished trace's last window is analysed (not read again) */
+    struct ps_read_window window;   /* where the next read of each table starts (rowids) */
 };
 
 /* Start watching `trace` (recorder_pid 0: unknown). Resets l. */

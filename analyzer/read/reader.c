@@ -127,10 +127,10 @@ out:
 
 int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t errlen)
 {
-    return ps_read_trace_window(path, INT64_MIN, out, err, errlen);
+    return ps_read_trace_window(path, NULL, out, err, errlen);
 }
 
-int ps_read_trace_window(const char *path, int64_t from_ns, struct ps_model **out, char *err, size_t errlen)
+int ps_read_trace_window(const char *path, struct ps_read_window *w, struct ps_model **out, char *err, size_t errlen)
 {
     struct ps_model *m = NULL;
     int rc = -1;
@@ -191,7 +191,7 @@ int ps_read_trace_window(const char *path, int64_t from_ns, struct ps_model **ou
         goto out;
     }
     if (kind == SNIFF_SQLITE)
-        rc = ps_read_sqlite(path, from_ns, m, err, errlen);
+        rc = ps_read_sqlite(path, w, m, err, errlen);
     else
         rc = ps_read_kineto(path, fd, kind == SNIFF_GZIP, m, err, errlen);
     if (rc < 0)
