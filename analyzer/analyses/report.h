@@ -113,6 +113,18 @@ struct ps_straggler {
     int category;                  /* enum ps_cat that exceeds the ranks' median by the most */
 };
 
+/* GPU utilisation over time from NVML samples (perfscope traces recorded with a driver: PERFSCOPE_GPU_SAMPLES). */
+#define PS_NVML_UTIL_BUCKETS 60
+struct ps_nvml_util_stat {
+    int32_t device;                /* NVML device index */
+    int64_t samples;
+    double mean_pct;               /* mean of the samples, 0..100 */
+    int32_t min_pct, max_pct;
+    int64_t first_ns, last_ns;     /* first and last sample time */
+    int64_t bucket_ns;             /* [first, last] in PS_NVML_UTIL_BUCKETS equal buckets (the last one closed) */
+    double bucket_pct[PS_NVML_UTIL_BUCKETS];   /* mean of each bucket's samples; -1: none in it */
+};
+
 #define PS_MAX_EVIDENCE 8
 #define PS_MAX_RECS 6
 #define PS_MAX_FINDINGS 8
@@ -158,6 +170,8 @@ struct ps_report {
     size_t nranks;
     struct ps_straggler *stragglers;
     size_t nstragglers;
+    struct ps_nvml_util_stat *nvml_util; /* one per device with NVML samples, by device; NULL when none */
+    size_t nnvml_util;
 };
 
 /* Run every analysis over `m` (finished). Returns 0 and fills *r (release with ps_report_fini), or -EINVAL

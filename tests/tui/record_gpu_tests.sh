@@ -61,6 +61,36 @@ record_with_nvml_init_failure_says_driver_mismatch)
         fail "meta: $(q "SELECT value FROM PERFSCOPE_META WHERE name='gpu_samples'")"
     expect "rows" "$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES")" 0
     ;;
+report_draws_nvml_utilisation_over_time)
+    # utilisation 0, 10, ..., 100 %, then 100 % for every later sample; a trace with an out-of-range row added
+    printf 'count=1\ngpu0.name=NVIDIA H200\ngpu0.util=0,0;10,0;20,0;30,0;40,0;50,0;60,0;70,0;80,0;90,0;100,0\n' >"$dir/s.nvml"
+    PS_NVML_STANDIN=$dir/s.nvml LD_LIBRARY_PATH=$standin_dir \
+        "$perfscope" record --sample-hz 10 -o "$trace" -- sleep 2 2>"$dir/err" || fail "record failed: $(cat "$dir/err")"
+    n=$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES")
+    [ "$n" -ge 12 ] || fail "only $n samples"
+    "$perfscope" report --format json "$trace" >"$dir/r.json" 2>"$dir/err" || fail "report failed: $(cat "$dir/err")"
+    # mean by hand: (0 + 10 + ... + 100 + 100 (n - 11)) / n = (550 + 100 (n - 11)) / n (JSON has 6 digits)
+    python3 -c "
+import json, sys; g = json.load(open('$dir/r.json'))['gpu_utilization_samples'][0]; n = $n
+got = (g['device'], g['samples'], g['min_percent'], g['max_percent'])
+if got != (0, n, 0, 100) or abs(g['mean_percent'] - (550 + 100 * (n - 11)) / n) > 1e-3:
+    sys.exit('summary %s mean %s, want %s mean %s' % (got, g['mean_percent'], (0, n, 0, 100), (550 + 100 * (n - 11)) / n))
+" || fail "summary"
+    # the 60 slices of [first, last]: slice of t = (t - first) * 60 / (last - first + 1), the mean of its samples
+    want=$(q "SELECT group_concat(b || ':' || m, ' ') FROM (SELECT (timestamp - f) * 60 / (l - f + 1) AS b,
+               avg(utilGpuPercent) AS m FROM PERFSCOPE_GPU_SAMPLES, (SELECT min(timestamp) AS f, max(timestamp) AS l
+               FROM PERFSCOPE_GPU_SAMPLES) GROUP BY b ORDER BY b)")
+    got=$(python3 -c "
+import json; g = json.load(open('$dir/r.json'))['gpu_utilization_samples'][0]['bucket_percent']
+print(' '.join('%d:%s' % (i, ('%.1f' % v).rstrip('0').rstrip('.') if v != int(v) else '%d.0' % v) for i, v in enumerate(g) if v is not None))")
+    [ "$got" = "$want" ] || fail "slices '$got', want '$want'"
+    "$perfscope" report "$trace" | grep -q "^GPU 0 utilisation over time (NVML, $n samples" || fail "text report line"
+    # a corrupt row (utilisation 250) is counted as unplaced, not drawn
+    sqlite3 "$trace" "INSERT INTO PERFSCOPE_GPU_SAMPLES(timestamp, deviceIndex, utilGpuPercent) VALUES(1, 0, 250)"
+    "$perfscope" report --format json "$trace" >"$dir/r2.json" || fail "report failed on the corrupt row"
+    [ "$(python3 -c "import json; print(json.load(open('$dir/r2.json'))['gpu_utilization_samples'][0]['max_percent'])")" = 100 ] ||
+        fail "an out-of-range utilisation was used"
+    ;;
 *) fail "unknown case" ;;
 esac
 echo "ok $case"
