@@ -136,6 +136,11 @@ static void read_open_ranges(struct tui_live *l, sqlite3 *db)
             cur->pid = ps_global_to_pid(gtid);
             cur->tid = ps_global_to_tid(gtid);
             cur->stack[0] = '\0';
+            char path[96];
+            snprintf(path, sizeof path, "/proc/%u/task/%u/comm", cur->pid, cur->tid);
+            if (tui_read_file(path, cur->thread, sizeof cur->thread) <= 0)
+                cur->thread[0] = '\0';
+            cur->thread[strcspn(cur->thread, "\n")] = '\0';
             gtid_cur = gtid;
         }
         size_t len = strlen(cur->stack);

@@ -41,6 +41,7 @@ struct tui_live_kernel {
 
 struct tui_live_stack {
     uint32_t pid, tid;
+    char thread[16];        /* the thread's OS name (/proc/PID/task/TID/comm), "" when gone */
     char stack[320];        /* outermost first, " > " between ranges */
 };
 

@@ -282,6 +282,7 @@ static void recording(struct jw *w, const struct tui_top *t)
             yajl_gen_map_open(w->g);
             kint(w, "pid", 1, l->stacks[i].pid);
             kint(w, "tid", 1, l->stacks[i].tid);
+            kstr(w, "thread_name", l->stacks[i].thread[0] ? l->stacks[i].thread : NULL);
             kstr(w, "stack", l->stacks[i].stack);
             yajl_gen_map_close(w->g);
         }

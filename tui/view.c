@@ -218,7 +218,9 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
         else {
             add(b, TUI_S_HEADER, "NVTX ranges open now");
             for (size_t i = 0; i < l->nstacks; i++)
-                add(b, TUI_S_NORMAL, "  %u/%u: %s", l->stacks[i].pid, l->stacks[i].tid, l->stacks[i].stack);
+                add(b, TUI_S_NORMAL, "  %u/%u%s%s%s: %s", l->stacks[i].pid, l->stacks[i].tid,
+                    l->stacks[i].thread[0] ? " (" : "", l->stacks[i].thread, l->stacks[i].thread[0] ? ")" : "",
+                    l->stacks[i].stack);
         }
     }
 }

@@ -156,7 +156,7 @@ static void fill_state(struct tui_top *t)
     snprintf(l->fix, sizeof l->fix, "use more DataLoader workers");
     l->have_open_table = 1;
     l->nstacks = 1;
-    l->stacks[0] = (struct tui_live_stack){ 100, 101, "step > data" };
+    l->stacks[0] = (struct tui_live_stack){ 100, 101, "trainer", "step > data" };
     l->nkernels = 1;
     l->kernels[0] = (struct tui_live_kernel){ "ps_gemm_nn", 40, 12300000 };
 }
@@ -190,7 +190,7 @@ static void test_view(void)
     CHECK(g && strstr(g, "N/A  412 / N/A W"), "temperature and power limit N/A, power 412 W: %s", g ? g : "");
     CHECK(find_line(&f, "Verdict: data-loading (62% of the step)"), "verdict line");
     CHECK(find_line(&f, "kernel 20%  data-loading 62%  memcpy 8%"), "breakdown line");
-    CHECK(find_line(&f, "101: step > data"), "NVTX stack line");
+    CHECK(find_line(&f, "100/101 (trainer): step > data"), "NVTX stack line");
     CHECK(find_line(&f, "CPU  50%"), "host CPU line");
     CHECK(find_line(&f, "mem 2.00 GiB / 8.00 GiB"), "host memory line");     /* 8 - 6 GiB used */
     /* no NVML: one line saying why, host panels still there */

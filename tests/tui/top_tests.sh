@@ -100,6 +100,13 @@ top_in_tmux_shows_gpu_host_live_verdict_and_nvtx_stack)
     sleep 1.5
     check_width 200
     pane | grep -q "Top kernels\|Step time" || fail "no step history at 200x60"
+    tmux -S "$sock" send-keys -t top p
+    wait_for "[paused]" 5
+    tmux -S "$sock" send-keys -t top p
+    tmux -S "$sock" send-keys -t top +
+    wait_for "every 1 s" 5                      # 0.5 s doubled
+    tmux -S "$sock" send-keys -t top s
+    wait_for "sort (rss)" 5
     tmux -S "$sock" send-keys -t top Tab
     wait_for "[Processes]" 5
     wait_for "train" 5
