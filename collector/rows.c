@@ -454,10 +454,11 @@ int ps_rows_live_open(struct ps_rows *r, uint32_t ring, uint32_t lane, const str
         if (str)
             bind_utf8(st, 3, ((const struct ps_str *)(uintptr_t)*str)->text);
     } else if ((rec->flags & PS_WIRE_MSG_MASK) == PS_WIRE_MSG_REGISTERED) {
-        int64_t sid = registered_sid(r, g, n->msg_id);
-        if (sid < 0)
-            return (int)sid;
-        sqlite3_bind_int64(st, 4, sid);
+        /* only an id already seen: a slot read mid-update may hold any id, and reserving one for it would leave
+         * a StringIds id that is never defined (counted as an unresolved string at the end) */
+        uint64_t *have = ps_u64map_get(&g->registered, n->msg_id);
+        if (have)
+            sqlite3_bind_int64(st, 4, (int64_t)(*have >> 1));
     }
     sqlite3_bind_int64(st, 5, n->domain_id);
     return ps_tw_exec(r->w, st);
