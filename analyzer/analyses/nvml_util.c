@@ -55,7 +55,8 @@ int ps_nvml_util_compute(struct ps_report *r)
         if (g->time_ns > s->last_ns)
             s->last_ns = g->time_ns;
     }
-    qsort(r->nvml_util, r->nnvml_util, sizeof *r->nvml_util, by_device);
+    if (r->nnvml_util > 1)
+        qsort(r->nvml_util, r->nnvml_util, sizeof *r->nvml_util, by_device);
     /* pass 2, per device: bucket means. Bucket of t: (t - first) * B / (span + 1), so the last sample falls in the
      * last bucket and every bucket covers the same span. */
     for (size_t d = 0; d < r->nnvml_util; d++) {

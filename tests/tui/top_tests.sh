@@ -164,11 +164,14 @@ top_without_nvml_shows_host_panels_and_exits_0)
     [ "$(grep -c "no NVIDIA driver" "$dir/err")" = 1 ] || fail "one line on stderr about NVML: $(cat "$dir/err")"
     ;;
 top_says_when_the_watched_recording_ends)
-    "$perfscope" top -n 16 -d 0.5 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
+    # top samples until SIGTERM (then it prints the JSON of what it saw, like the last iteration)
+    "$perfscope" top -n 100000 -d 0.25 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
     top_pid=$!
     sleep 0.5
-    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --steps 40 >"$dir/train.out" 2>&1 ||
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --steps 30 >"$dir/train.out" 2>&1 ||
         fail "record failed"
+    sleep 1.5
+    kill -TERM $top_pid
     wait $top_pid || fail "top exit status $?"
     [ "$(json "d['recording']['state']" "$dir/snap.json")" = ended ] || fail "state $(json "d['recording']" "$dir/snap.json")"
     json "d['status']" "$dir/snap.json" | grep -q "the recording ended" || fail "status $(json "d['status']" "$dir/snap.json")"
