@@ -30,6 +30,7 @@
 #define FLUSH_EVERY_NS 20000000             /* the drain hands its current chunk to the writer this often */
 #define SCAN_EVERY_NS 20000000              /* look for new ring files every 20 ms */
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
+#define NAMES_EVERY_NS 1000000000              /* PROCESSES / ThreadNames republished once a second */
 #define LIVE_OPEN_EVERY_NS 250000000          /* PERFSCOPE_LIVE_OPEN_RANGES refreshed 4 times a second (top) */
 #define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
@@ -508,7 +509,7 @@ static void report_write_error(struct ps_collect *c, int rc)
 static void *writer_main(void *arg)
 {
     struct ps_collect *c = arg;
-    int64_t last_commit = ps_monotonic_ns();
+    int64_t last_commit = ps_monotonic_ns(), last_names = 0;
     for (;;) {
         pthread_mutex_lock(&c->lock);
         while (!c->head && !c->drain_done)
@@ -535,6 +536,10 @@ static void *writer_main(void *arg)
             pthread_cond_broadcast(&c->cond);
             pthread_mutex_unlock(&c->lock);
             free(k);
+        }
+        if (!rc && ps_monotonic_ns() - last_names >= NAMES_EVERY_NS) {
+            rc = ps_rows_publish_names(c->rows);
+            last_names = ps_monotonic_ns();
         }
         if (!c->write_error && (rc || (rc = ps_tw_commit(c->w)))) {
             report_write_error(c, rc);

@@ -62,6 +62,7 @@ struct ps_rows {
     sqlite3_stmt *st_range, *st_mark;   /* the hot rows: no attributes, text or no message */
     sqlite3_stmt *st_full, *st_psample, *st_tsample;
     sqlite3_stmt *st_live_clear, *st_live_open;     /* PERFSCOPE_LIVE_OPEN_RANGES, prepared on first use */
+    sqlite3_stmt *st_names_clear, *st_threads_clear, *st_proc, *st_thread;   /* ps_rows_publish_names */
 };
 
 int ps_rows_new(struct ps_tw *w, int64_t origin_ns, struct ps_rows **out)
@@ -688,16 +689,52 @@ static const char *basename_of(const char *path)
     return slash ? slash + 1 : path;
 }
 
-static int finish_process(struct ps_rows *r, const struct proc *p, sqlite3_stmt *st_proc, sqlite3_stmt *st_info)
+/* PROCESSES and ThreadNames as known now: the tables' rows replaced (a process's name may change at exec, a
+ * thread's when it is named), so a reader of a trace still being recorded (`report` on it, `top`) or of one whose
+ * recorder was killed sees the processes and named threads too. One ThreadNames row per thread: the NVTX name
+ * (priority 1) wins over the OS name (priority 0). */
+int ps_rows_publish_names(struct ps_rows *r)
+{
+    if (!r->st_names_clear) {
+        r->st_names_clear = ps_tw_prepare(r->w, "DELETE FROM PROCESSES");
+        r->st_threads_clear = ps_tw_prepare(r->w, "DELETE FROM ThreadNames");
+        r->st_proc = ps_tw_prepare(r->w, "INSERT INTO PROCESSES VALUES(?, ?, ?)");
+        r->st_thread = ps_tw_prepare(r->w, "INSERT INTO ThreadNames VALUES(?, ?, ?)");
+        if (!r->st_names_clear || !r->st_threads_clear || !r->st_proc || !r->st_thread)
+            return -EIO;
+    }
+    int rc;
+    if ((rc = ps_tw_exec(r->w, r->st_names_clear)) || (rc = ps_tw_exec(r->w, r->st_threads_clear)))
+        return rc;
+    for (size_t i = 0; i < r->n_procs; i++) {
+        const struct proc *p = &r->procs[i];
+        sqlite3_bind_int64(r->st_proc, 1, ps_global_pid(p->pid));
+        sqlite3_bind_int64(r->st_proc, 2, p->pid);
+        sqlite3_bind_text(r->st_proc, 3, p->exe ? basename_of(p->exe) : p->comm, -1, SQLITE_STATIC);
+        if ((rc = ps_tw_exec(r->w, r->st_proc)))
+            return rc;
+    }
+    for (size_t i = 0; i < r->n_threads; i++) {
+        const struct thread *th = &r->threads[i];
+        const struct ps_str *name = th->nvtx_name ? th->nvtx_name : th->os_name;
+        if (!name)
+            continue;
+        int64_t id = ps_tw_string_id(r->w, name->text, strlen(name->text));
+        if (id < 0)
+            return (int)id;
+        sqlite3_bind_int64(r->st_thread, 1, id);
+        sqlite3_bind_int(r->st_thread, 2, th->nvtx_name ? 1 : 0);
+        sqlite3_bind_int64(r->st_thread, 3, th->gtid);
+        if ((rc = ps_tw_exec(r->w, r->st_thread)))
+            return rc;
+    }
+    return 0;
+}
+
+static int finish_process(struct ps_rows *r, const struct proc *p, sqlite3_stmt *st_info)
 {
     int64_t gpid = ps_global_pid(p->pid);
-    const char *name = p->exe ? basename_of(p->exe) : p->comm;
-    sqlite3_bind_int64(st_proc, 1, gpid);
-    sqlite3_bind_int64(st_proc, 2, p->pid);
-    sqlite3_bind_text(st_proc, 3, name, -1, SQLITE_STATIC);
-    int rc = ps_tw_exec(r->w, st_proc);
-    if (rc)
-        return rc;
+    int rc;
     sqlite3_clear_bindings(st_info);
     sqlite3_bind_int64(st_info, 1, gpid);
     sqlite3_bind_int64(st_info, 2, p->pid);
@@ -740,16 +777,16 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
 {
     memset(t, 0, sizeof *t);
     t->rank = t->local_rank = t->world_size = -1;
-    sqlite3_stmt *st_proc = ps_tw_prepare(r->w, "INSERT INTO PROCESSES VALUES(?, ?, ?)");
     sqlite3_stmt *st_info = ps_tw_prepare(r->w, "INSERT INTO PERFSCOPE_PROCESS_INFO"
                                                 " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    sqlite3_stmt *st_thread = ps_tw_prepare(r->w, "INSERT INTO ThreadNames VALUES(?, ?, ?)");
-    if (!st_proc || !st_info || !st_thread)
+    if (!st_info)
         return -EIO;
-    int rc = 0;
+    int rc = ps_rows_publish_names(r);
+    if (rc)
+        return rc;
     for (size_t i = 0; i < r->n_procs; i++) {
         const struct proc *p = &r->procs[i];
-        if ((rc = finish_process(r, p, st_proc, st_info)))
+        if ((rc = finish_process(r, p, st_info)))
             return rc;
         t->processes++;
         t->probed_processes += p->probed;
@@ -769,21 +806,6 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
             t->local_rank = p->local_rank;
             t->world_size = p->world_size;
         }
-    }
-    /* One ThreadNames row per thread: the NVTX name (priority 1) wins over the OS name (priority 0). */
-    for (size_t i = 0; i < r->n_threads; i++) {
-        const struct thread *th = &r->threads[i];
-        const struct ps_str *name = th->nvtx_name ? th->nvtx_name : th->os_name;
-        if (!name)
-            continue;
-        int64_t id = ps_tw_string_id(r->w, name->text, strlen(name->text));
-        if (id < 0)
-            return (int)id;
-        sqlite3_bind_int64(st_thread, 1, id);
-        sqlite3_bind_int(st_thread, 2, th->nvtx_name ? 1 : 0);
-        sqlite3_bind_int64(st_thread, 3, th->gtid);
-        if ((rc = ps_tw_exec(r->w, st_thread)))
-            return rc;
     }
     /* Registered strings referenced but never defined (their record was dropped): keep textId valid. */
     for (size_t i = 0; i < r->n_rings; i++) {

@@ -75,6 +75,10 @@ int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s);
 int ps_rows_live_open_clear(struct ps_rows *r);
 int ps_rows_live_open(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
 
+/* Replace PROCESSES and ThreadNames with what is known now (the writer calls it about once a second and at the
+ * end), so readers of a trace being recorded see them. Call inside a transaction. 0 or -EIO / -ENOMEM. */
+int ps_rows_publish_names(struct ps_rows *r);
+
 /* Totals over every process, for the run-level PERFSCOPE_META rows. */
 struct ps_rows_totals {
     uint64_t processes, probed_processes, rings;
@@ -88,7 +92,7 @@ struct ps_rows_totals {
     int32_t rank, local_rank, world_size;   /* of the first probed process reporting one; -1 unknown */
 };
 
-/* Write what is only complete at the end: PROCESSES, ThreadNames, PERFSCOPE_PROCESS_INFO, the per-process
+/* Write what is only complete at the end: PROCESSES and ThreadNames (final), PERFSCOPE_PROCESS_INFO, the per-process
  * PERFSCOPE_META rows, StringIds rows of registered strings never defined. Fills *t. Call inside a
  * transaction, once. 0 or -EIO / -ENOMEM. */
 int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# perfscope record's GPU sampler through the real binary, with the test-only NVML stand-in
-# (PS_NVML_STANDIN script, libnvidia-ml.so.1 from $standin_dir) or without any NVML.
-# usage: record_gpu_tests.sh PERFSCOPE STANDIN_DIR WORKDIR CASE
+# What perfscope record writes for live readers and for the report's GPU timeline, through the real binary: the
+# GPU sampler with the test-only NVML stand-in (PS_NVML_STANDIN script, libnvidia-ml.so.1 from $standin_dir) or
+# without any NVML, the report drawn from its samples, and the tables a reader of a trace still being recorded needs.
+# usage: record_live_tables_tests.sh PERFSCOPE STANDIN_DIR WORKDIR CASE [TRAIN]
 set -u
-perfscope=$1 standin_dir=$2 case=$4
+perfscope=$1 standin_dir=$2 case=$4 train=${5:-}
 dir=$3/$case
 rm -rf "$dir" && mkdir -p "$dir"
 trace=$dir/t.sqlite
@@ -90,6 +91,27 @@ print(' '.join('%d:%s' % (i, ('%.1f' % v).rstrip('0').rstrip('.') if v != int(v)
     "$perfscope" report --format json "$trace" >"$dir/r2.json" || fail "report failed on the corrupt row"
     [ "$(python3 -c "import json; print(json.load(open('$dir/r2.json'))['gpu_utilization_samples'][0]['max_percent'])")" = 100 ] ||
         fail "an out-of-range utilisation was used"
+    ;;
+record_writes_processes_thread_names_and_open_ranges_while_recording)
+    # the data-bound scenario names its loader threads (nvtxNameOsThread) and keeps "step" open most of the time
+    "$perfscope" record -o "$trace" -- "$train" --scenario data-bound --steps 100000 >"$dir/train.out" 2>&1 &
+    rec=$!
+    until=$((SECONDS + 30)); ok=""
+    while [ $SECONDS -lt $until ] && [ -z "$ok" ]; do
+        sleep 0.5
+        p=$(sqlite3 -readonly "$trace" "SELECT name FROM PROCESSES" 2>/dev/null)
+        t=$(sqlite3 -readonly "$trace" "SELECT count(*) FROM ThreadNames" 2>/dev/null)
+        o=$(sqlite3 -readonly "$trace" "SELECT group_concat(text, ' > ') FROM (SELECT text FROM PERFSCOPE_LIVE_OPEN_RANGES ORDER BY start)" 2>/dev/null)
+        [ "$p" = train ] && [ "${t:-0}" -ge 1 ] && case $o in step*) ok=1 ;; esac
+    done
+    complete=$(sqlite3 -readonly "$trace" "SELECT value FROM PERFSCOPE_META WHERE name = 'recording_complete'")
+    kill -TERM $rec; wait $rec
+    [ -n "$ok" ] || fail "while recording: PROCESSES '$p', $t ThreadNames rows, open ranges '$o'"
+    [ "$complete" = 0 ] || fail "the check did not run during the recording (recording_complete=$complete)"
+    # at the end: one PROCESSES row per process (no duplicate from the live rows), no open-range rows left
+    [ "$(q "SELECT count(*) - count(DISTINCT globalPid) FROM PROCESSES")" = 0 ] || fail "duplicate PROCESSES rows"
+    [ "$(q "SELECT count(*) - count(DISTINCT globalTid) FROM ThreadNames")" = 0 ] || fail "duplicate ThreadNames rows"
+    [ "$(q "SELECT count(*) FROM PERFSCOPE_LIVE_OPEN_RANGES")" = 0 ] || fail "open-range rows left in the finished trace"
     ;;
 *) fail "unknown case" ;;
 esac
