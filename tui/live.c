@@ -149,6 +149,22 @@ static void read_open_ranges(struct tui_live *l, sqlite3 *db)
     sqlite3_finalize(st);
 }
 
+/* The trace's last activity start (NVTX ranges, kernels), for a trace whose end the metadata does not give (its
+ * recorder was killed); -1 when there is none. */
+static int64_t last_start(sqlite3 *db)
+{
+    static const char *const sql[] = { "SELECT max(start) FROM NVTX_EVENTS", "SELECT max(start) FROM CUPTI_ACTIVITY_KIND_KERNEL" };
+    int64_t last = -1;
+    for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db, sql[i], -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+            sqlite3_column_type(st, 0) == SQLITE_INTEGER && sqlite3_column_int64(st, 0) > last)
+            last = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    return last;
+}
+
 /* The recorded program: the first child of the recorder (the trace names it only at the end). */
 static uint32_t recorder_child(uint32_t recorder)
 {
@@ -234,14 +250,15 @@ void tui_live_update(struct tui_live *l)
     int rc = read_meta(l, db, &meta);
     if (rc == 0)
         read_open_ranges(l, db);
+    if (rc == 0 && !l->recorder_pid && meta.recorder_pid > 0)
+        l->recorder_pid = (uint32_t)meta.recorder_pid;
+    int running = rc == 0 && meta.complete != 1 && tui_recorder_alive(l->recorder_pid);
+    int64_t end_unknown_last = rc == 0 && !running && meta.duration_ns < 0 && l->now_ns <= 0 ? last_start(db) : -1;
     sqlite3_close(db);
     if (rc < 0) {
         l->state = TUI_LIVE_ERROR;
         return;
     }
-    if (!l->recorder_pid && meta.recorder_pid > 0)
-        l->recorder_pid = (uint32_t)meta.recorder_pid;
-    int running = meta.complete != 1 && tui_recorder_alive(l->recorder_pid);
     l->state = running ? TUI_LIVE_RECORDING : TUI_LIVE_ENDED;
     if (running && !l->child_pid)
         l->child_pid = recorder_child(l->recorder_pid);
@@ -252,8 +269,8 @@ void tui_live_update(struct tui_live *l)
         l->now_ns = ps_monotonic_ns() - meta.origin_ns;
     else if (meta.duration_ns >= 0)
         l->now_ns = meta.duration_ns;
-    else if (l->now_ns <= 0)
-        l->now_ns = INT64_MAX / 2;      /* unknown end (killed recorder): the window is the whole trace */
+    else if (l->now_ns <= 0)            /* a killed recorder: the window ends at the last activity */
+        l->now_ns = end_unknown_last >= 0 ? end_unknown_last + 1 : INT64_MAX / 2;
     if (!running)
         l->nstacks = 0;                 /* nothing is open once the program is gone */
     if (!running && l->ended_analysed)

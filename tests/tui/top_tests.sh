@@ -190,6 +190,24 @@ top_trace_option_reads_a_finished_trace_with_the_reports_verdict)
     [ "$got" = "$want" ] || fail "top says '$got', report says '$want'"
     [ "$(json "d['recording']['state']" "$dir/snap.json")" = ended ] || fail "state"
     ;;
+top_reads_a_trace_whose_recorder_was_killed)
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --steps 100000 >"$dir/train.out" 2>&1 &
+    rec=$!
+    sleep 4
+    kill -KILL $rec
+    wait $rec 2>/dev/null
+    sleep 0.5
+    "$perfscope" top --trace "$dir/run.sqlite" --window 1 -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err" ||
+        fail "exit $?"
+    # the window ends just after the last activity start in the trace (no duration in a killed recording)
+    last=$(sqlite3 -readonly "$dir/run.sqlite" "SELECT max(start) + 1 FROM NVTX_EVENTS")
+    all=$(sqlite3 -readonly "$dir/run.sqlite" "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'step'")
+    [ "$(json "d['recording']['state'], d['recording']['window_end_ns']" "$dir/snap.json")" = "ended $last" ] ||
+        fail "state/end $(json "d['recording']['state'], d['recording']['window_end_ns']" "$dir/snap.json"), want ended $last"
+    steps=$(json "d['recording']['analysis']['steps']" "$dir/snap.json")
+    [ "$steps" -ge 1 ] && [ "$steps" -lt "$all" ] || fail "steps in the last second: $steps of $all"
+    [ "$(json "d['recording']['analysis']['bottleneck']" "$dir/snap.json")" = data-loading ] || fail "verdict"
+    ;;
 top_option_errors_are_usage_errors)
     "$perfscope" top --snapshot json 2>"$dir/err"; [ $? = 2 ] || fail "--snapshot without --iterations"
     grep -q "needs --iterations" "$dir/err" || fail "message: $(cat "$dir/err")"
