@@ -83,6 +83,16 @@ void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring);
 int ps_rows_proc_sample(struct ps_rows *r, const struct ps_proc_sample *s);
 int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s);
 
+/* PERFSCOPE_LIVE_OPEN_RANGES, the push/pop ranges open right now (for `perfscope top`): clear the table, then
+ * add one PS_WIRE_NVTX_OPEN record (ps_ring_reader_open_ranges, times converted) of ring `ring`, lane `lane`.
+ * Call inside a transaction. 0 or -EIO / -ENOMEM. */
+int ps_rows_live_open_clear(struct ps_rows *r);
+int ps_rows_live_open(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
+
+/* Replace PROCESSES and ThreadNames with what is known now (the writer calls it about once a second and at the
+ * end), so readers of a trace being recorded see them. Call inside a transaction. 0 or -EIO / -ENOMEM. */
+int ps_rows_publish_names(struct ps_rows *r);
+
 /* Totals over every process, for the run-level PERFSCOPE_META rows. */
 struct ps_rows_totals {
     uint64_t processes, probed_processes, rings;
@@ -98,7 +108,7 @@ struct ps_rows_totals {
     int32_t rank, local_rank, world_size;   /* of the first probed process reporting one; -1 unknown */
 };
 
-/* Write what is only complete at the end: PROCESSES, ThreadNames, PERFSCOPE_PROCESS_INFO, the per-process
+/* Write what is only complete at the end: PROCESSES and ThreadNames (final), PERFSCOPE_PROCESS_INFO, the per-process
  * PERFSCOPE_META rows, StringIds rows of registered strings never defined. Fills *t. Call inside a
  * transaction, once. 0 or -EIO / -ENOMEM. */
 int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t);

@@ -32,7 +32,17 @@ const char ps_schema_sql[] =
     " writeBytes INTEGER, readCharBytes INTEGER, writeCharBytes INTEGER);\n"
     "CREATE TABLE PERFSCOPE_THREAD_SAMPLES(timestamp INTEGER NOT NULL, globalTid INTEGER NOT NULL,"
     " state INTEGER NOT NULL REFERENCES PERFSCOPE_ENUM_THREAD_STATE(id), cpuUserNs INTEGER,"
-    " cpuSystemNs INTEGER);\n";
+    " cpuSystemNs INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_GPU_SAMPLES(timestamp INTEGER NOT NULL, deviceIndex INTEGER NOT NULL,"
+    " utilGpuPercent INTEGER, utilMemoryPercent INTEGER, memUsedBytes INTEGER, memTotalBytes INTEGER,"
+    " temperatureC INTEGER, powerMw INTEGER, powerLimitMw INTEGER, clockSmMhz INTEGER, clockMemMhz INTEGER,"
+    " pcieRxKBps INTEGER, pcieTxKBps INTEGER, throttleReasons INTEGER, migEnabled INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_GPU_PROCESS_SAMPLES(timestamp INTEGER NOT NULL, deviceIndex INTEGER NOT NULL,"
+    " pid INTEGER NOT NULL, usedMemoryBytes INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_LIVE_OPEN_RANGES(globalTid INTEGER NOT NULL, start INTEGER NOT NULL, text TEXT,"
+    " textId INTEGER, domainId INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_GPU_DEVICES(deviceIndex INTEGER NOT NULL PRIMARY KEY, name TEXT,"
+    " memTotalBytes INTEGER);\n";
 
 const char ps_schema_enum_sql[] =
     "INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES"

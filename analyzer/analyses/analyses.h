@@ -34,6 +34,9 @@ int ps_summary_compute(struct ps_report *r);
 /* verdict.c: per-step and run verdicts, evidence, recommendations, findings. */
 int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
 
+/* nvml_util.c: GPU utilisation over time per device from the model's NVML samples. */
+int ps_nvml_util_compute(struct ps_report *r);
+
 /* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
 int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
 

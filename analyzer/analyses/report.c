@@ -278,6 +278,8 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
     if (rc == 0 && (rc = ps_hta_compute(r, names)) == 0 && (rc = ps_tracelens_compute(r, names)) == 0 &&
         (rc = ps_summary_compute(r)) == 0 && (rc = ps_verdict_compute(r, names)) == 0)
         rc = ps_ranks_compute(r, names);
+    if (rc == 0)
+        rc = ps_nvml_util_compute(r);
 out:
     if (rc == -ENOMEM)
         snprintf(err, errlen, "out of memory while analysing %s", m->path);
@@ -297,6 +299,9 @@ void ps_report_fini(struct ps_report *r)
     free(r->copies);
     free(r->ranks);
     free(r->stragglers);
+    free(r->nvml_util);
+    r->nvml_util = NULL;
+    r->nnvml_util = 0;
     r->ranks = NULL;
     r->stragglers = NULL;
     r->nranks = r->nstragglers = 0;

@@ -131,6 +131,18 @@ struct ps_straggler {
     int category;                  /* enum ps_cat that exceeds the ranks' median by the most */
 };
 
+/* GPU utilisation over time from NVML samples (perfscope traces recorded with a driver: PERFSCOPE_GPU_SAMPLES). */
+#define PS_NVML_UTIL_BUCKETS 60
+struct ps_nvml_util_stat {
+    int32_t device;                /* NVML device index */
+    int64_t samples;
+    double mean_pct;               /* mean of the samples, 0..100 */
+    int32_t min_pct, max_pct;
+    int64_t first_ns, last_ns;     /* first and last sample time */
+    int64_t bucket_ns;             /* [first, last] in PS_NVML_UTIL_BUCKETS equal buckets (the last one closed) */
+    double bucket_pct[PS_NVML_UTIL_BUCKETS];   /* mean of each bucket's samples; -1: none in it */
+};
+
 #define PS_MAX_EVIDENCE 8
 #define PS_MAX_RECS 6
 #define PS_MAX_FINDINGS 8
@@ -189,6 +201,8 @@ struct ps_report {
     size_t nranks;
     struct ps_straggler *stragglers;
     size_t nstragglers;
+    struct ps_nvml_util_stat *nvml_util; /* one per device with NVML samples, by device; NULL when none */
+    size_t nnvml_util;
 };
 
 /* Run every analysis over `m` (finished). Returns 0 and fills *r (release with ps_report_fini), or -EINVAL
@@ -206,6 +220,10 @@ const char *ps_mem_kind_name(uint8_t kind);
 /* verdict.c: the verdict rule on one breakdown (DESIGN §4); *share gets the bottleneck's share of dur_ns. */
 enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, int64_t dur_ns, double threshold,
                                        double *share);
+/* verdict.c: a breakdown grouped as the verdict groups it (DESIGN §4), indexed by enum ps_bottleneck:
+ * kernel = Kernel, data-loading = DataLoader, memcpy = Memcpy + Memset, communication, sync = sync_ns,
+ * host = Runtime + CPU Exec + Other - sync_ns. The six sum to the breakdown's total. */
+void ps_verdict_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t out[PS_BN_UNKNOWN]);
 /* The value of metadata key `key` (perfscope: PERFSCOPE_META), NULL when absent (report.c). */
 const char *ps_report_meta(const struct ps_report *r, const char *key);
 /* PERFSCOPE_META recording_complete: 1 the recorder finished, 0 it did not (killed, or still recording),

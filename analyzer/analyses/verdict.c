@@ -13,6 +13,16 @@
 
 const char *const ps_bottleneck_name[] = { "kernel", "data-loading", "memcpy", "communication", "sync", "host", "unknown" };
 
+void ps_verdict_groups(const int64_t *cat, int64_t sync_ns, int64_t out[PS_BN_UNKNOWN])
+{
+    out[PS_BN_KERNEL] = cat[PS_CAT_KERNEL];
+    out[PS_BN_DATA] = cat[PS_CAT_DATALOADER];
+    out[PS_BN_MEMCPY] = cat[PS_CAT_MEMCPY] + cat[PS_CAT_MEMSET];
+    out[PS_BN_COMM] = cat[PS_CAT_COMM];
+    out[PS_BN_SYNC] = sync_ns;
+    out[PS_BN_HOST] = cat[PS_CAT_RUNTIME] + cat[PS_CAT_CPU_EXEC] + cat[PS_CAT_OTHER] - sync_ns;
+}
+
 enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int64_t dur, double threshold,
                                        double *share)
 {
@@ -23,12 +33,8 @@ enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int6
         *share = (double)cat[PS_CAT_KERNEL] / (double)dur;
         return PS_BN_KERNEL;
     }
-    int64_t cause[PS_BN_UNKNOWN] = { 0 };
-    cause[PS_BN_DATA] = cat[PS_CAT_DATALOADER];
-    cause[PS_BN_MEMCPY] = cat[PS_CAT_MEMCPY] + cat[PS_CAT_MEMSET];
-    cause[PS_BN_COMM] = cat[PS_CAT_COMM];
-    cause[PS_BN_SYNC] = sync_ns;
-    cause[PS_BN_HOST] = cat[PS_CAT_RUNTIME] + cat[PS_CAT_CPU_EXEC] + cat[PS_CAT_OTHER] - sync_ns;
+    int64_t cause[PS_BN_UNKNOWN];
+    ps_verdict_groups(cat, sync_ns, cause);
     enum ps_bottleneck best = PS_BN_DATA;
     for (int b = PS_BN_DATA; b < PS_BN_UNKNOWN; b++)
         if (cause[b] > cause[best])

@@ -114,6 +114,13 @@ struct ps_device {
     int64_t total_mem_bytes;                /* -1 if unknown */
 };
 
+/* One NVML utilisation sample of a GPU (perfscope traces: PERFSCOPE_GPU_SAMPLES rows with a utilisation). */
+struct ps_nvml_util_sample {
+    int64_t time_ns;
+    int32_t device;         /* NVML device index */
+    int32_t util_pct;       /* 0..100: % of the driver's sample period with a kernel running */
+};
+
 struct ps_meta_kv {
     char *key, *value;
 };
@@ -141,6 +148,7 @@ struct ps_model {
     PS_VEC(struct ps_stream) streams;
     PS_VEC(struct ps_device) devices;
     PS_VEC(struct ps_meta_kv) meta; /* source metadata worth showing (perfscope: PERFSCOPE_META rows) */
+    PS_VEC(struct ps_nvml_util_sample) nvml_util;  /* NVML samples in table (time) order; empty without them */
     int32_t rank, local_rank, world_size;   /* -1 when unknown */
     int64_t dropped_records;        /* records lost while recording (probe rings + CUPTI), -1 unknown */
     int64_t unplaced_events;        /* events the reader read but could not place in the model (reported) */
@@ -195,6 +203,7 @@ int ps_model_add_open_range(struct ps_model *m, const struct ps_range *r);   /* 
  * baseTimeNanoseconds). 0, or -ERANGE when a time would overflow int64 (the model is then partly shifted). */
 int ps_model_shift_times(struct ps_model *m, int64_t base);
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
+int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample *s);
 
 /* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call
  * with the same correlation id in the same process (any process if correlation_global) in gpu_launch, then

@@ -367,6 +367,28 @@ static void ranks(FILE *f, const struct ps_report *r)
     fputs("],\n", f);
 }
 
+/* NVML utilisation over time per device (docs/report.md "gpu_utilization_samples"). */
+static void gpu_util(FILE *f, const struct ps_report *r)
+{
+    fputs("  \"gpu_utilization_samples\": [", f);
+    for (size_t i = 0; i < r->nnvml_util; i++) {
+        const struct ps_nvml_util_stat *s = &r->nvml_util[i];
+        fprintf(f, "%s\n    {\"device\": %d, \"samples\": %lld, \"mean_percent\": ", i ? "," : "", s->device,
+                (long long)s->samples);
+        jnum(f, s->mean_pct);
+        fprintf(f, ", \"min_percent\": %d, \"max_percent\": %d, \"first_ns\": %lld, \"last_ns\": %lld, "
+                   "\"bucket_ns\": %lld, \"bucket_percent\": [", s->min_pct, s->max_pct, (long long)s->first_ns,
+                (long long)s->last_ns, (long long)s->bucket_ns);
+        for (int b = 0; b < PS_NVML_UTIL_BUCKETS; b++) {
+            if (b)
+                fputs(", ", f);
+            s->bucket_pct[b] < 0 ? fputs("null", f) : jnum(f, s->bucket_pct[b]);
+        }
+        fputs("]}", f);
+    }
+    fputs("],\n", f);
+}
+
 int ps_report_write_json(const struct ps_report *r, FILE *f)
 {
     fputs("{\n  \"perfscope_report_version\": 1,\n", f);
@@ -374,6 +396,7 @@ int ps_report_write_json(const struct ps_report *r, FILE *f)
     verdict(f, r);
     steps(f, r);
     gpu(f, r);
+    gpu_util(f, r);
     summaries(f, r);
     ranks(f, r);
     fputs("  \"notes\": [", f);   /* what a reader of the numbers must know about how they were computed */

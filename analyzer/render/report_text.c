@@ -634,6 +634,25 @@ static void ranks(FILE *f, const struct ps_report *r)
     }
 }
 
+/* NVML utilisation over time: one line of PS_NVML_UTIL_BUCKETS levels " .:-=+*#" (0..100 %; a blank bucket has no
+ * sample) under each device's summary. */
+static void gpu_util(FILE *f, const struct ps_report *r)
+{
+    for (size_t i = 0; i < r->nnvml_util; i++) {
+        const struct ps_nvml_util_stat *s = &r->nvml_util[i];
+        char line[PS_NVML_UTIL_BUCKETS + 1];
+        for (int b = 0; b < PS_NVML_UTIL_BUCKETS; b++) {
+            int level = s->bucket_pct[b] < 0 ? -1 : (int)(s->bucket_pct[b] * 8 / 100.01);
+            line[b] = level < 0 ? ' ' : " .:-=+*#"[level];
+        }
+        line[PS_NVML_UTIL_BUCKETS] = '\0';
+        fprintf(f, "\nGPU %d utilisation over time (NVML, %lld samples over %.1f s): mean %.1f %%, min %d %%, max %d %%\n"
+                   "  |%s|  (%d slices of %.2f s; levels ' .:-=+*#' = 0..100 %%)\n",
+                s->device, (long long)s->samples, (double)(s->last_ns - s->first_ns) / 1e9, s->mean_pct, s->min_pct,
+                s->max_pct, line, PS_NVML_UTIL_BUCKETS, (double)s->bucket_ns / 1e9);
+    }
+}
+
 int ps_report_write_text(const struct ps_report *r, FILE *f)
 {
     run_summary(f, r);
@@ -641,6 +660,7 @@ int ps_report_write_text(const struct ps_report *r, FILE *f)
     verdict(f, r);
     ranks(f, r);
     gpu(f, r);
+    gpu_util(f, r);
     summaries(f, r);
     return ferror(f) ? -EIO : 0;
 }
