@@ -1,34 +1,31 @@
-/* The analyses ps_report_build runs, in its order, over one finished model (DESIGN §4), and the scoping
- * helpers they share. Internal to analyzer/analyses/ (and its tests): renderers read struct ps_report only. */
+/* The analyses ps_report_build runs, in its order, over views of one finished model (DESIGN §4). Internal to analyzer/analyses/ (and its tests): renderers read struct ps_report only. */
 #ifndef PS_ANALYSES_H
 #define PS_ANALYSES_H
 
 #include "analyses/names.h"
 #include "analyses/report.h"
 
-/* ---- the analyses, called by ps_report_build in this order (each returns 0 or -ENOMEM) ---- */
+/* ---- the analyses, called by ps_report_build in this order (each returns 0 or -ENOMEM) ----
+ * Each reads the rows of the view it is given (model/view.h): `report` gives the whole trace (r->all) to the
+ * whole-trace measures (HTA, TraceLens, summaries) and the analysed process (r->scope, retimed under --compat tb
+ * on Kineto traces) to the steps and their breakdown; ranks.c gives each process its own view. */
 
-/* Which process the step analysis looks at: model-global correlation ids (Kineto) or one process. */
-static inline int ps_report_thread_in_scope(const struct ps_report *r, uint32_t thread)
-{
-    return !r->scoped || (thread != PS_NONE && r->m->threads.v[thread].pid == r->pid);   /* PS_NONE: device side */
-}
-static inline int ps_report_gpu_in_scope(const struct ps_report *r, const struct ps_gpu_op *op)
-{
-    return !r->scoped || r->m->correlation_global || r->m->streams.v[op->stream].pid == r->pid;
-}
-
-/* steps.c: find host step ranges, pick the process, compute tb step windows (DESIGN §4 Steps). */
-int ps_steps_find(struct ps_report *r, struct ps_names *names);
-/* breakdown.c: priority breakdown, sync_ns, averages, tb GPU utilisation per device. */
-int ps_breakdown_compute(struct ps_report *r, struct ps_names *names);
+/* steps.c: the process holding the most host step ranges in v (the lowest pid on a tie; PS_NONE when none), and
+ * how many step ranges v holds in all. */
+int ps_steps_pick_process(const struct ps_view *v, struct ps_names *names, uint32_t *pid, size_t *found);
+/* steps.c: the steps of view v (one process's view, or the whole trace when no process holds a step range): the
+ * thread holding most step ranges, tb step windows (DESIGN §4 Steps); one whole-run window without steps. */
+int ps_steps_find(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
+/* breakdown.c: priority breakdown, sync_ns, averages, tb GPU utilisation per device, over the steps' view. */
+int ps_breakdown_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
 /* hta.c: temporal breakdown per device, idle breakdown per stream, comm-comp overlap. */
-int ps_hta_compute(struct ps_report *r, struct ps_names *names);
+int ps_hta_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
 /* tracelens.c: GPU timeline per device. */
-int ps_tracelens_compute(struct ps_report *r, struct ps_names *names);
+int ps_tracelens_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
 /* summary.c: kernel and copy summaries, per-device totals. */
-int ps_summary_compute(struct ps_report *r);
-/* verdict.c: per-step and run verdicts, evidence, recommendations, findings. */
+int ps_summary_compute(struct ps_report *r, const struct ps_view *v);
+/* verdict.c: per-step and run verdicts, evidence and low-utilisation slices (r->scope), recommendations,
+ * whole-trace findings (r->all). */
 int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
 
 /* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */

@@ -1,4 +1,4 @@
-/* ps_report_build: runs the analyses over one model in dependency order (steps -> breakdown -> HTA ->
+/* ps_report_build: runs the analyses over views of one model in dependency order (steps -> breakdown -> HTA ->
  * TraceLens -> summaries -> verdict -> ranks) and owns the results the renderers print. */
 #include <ctype.h>
 #include <errno.h>
@@ -193,61 +193,37 @@ static void tb_round(int64_t base, int64_t *start, int64_t *end)
     *end = base + us_double_to_ns(ts + dur);
 }
 
-/* A shallow copy of `m` whose GPU ops, API calls and ranges carry tb's rounded times (same order and indices). */
-static int tb_model(const struct ps_model *m, struct ps_model *tb)
+/* ps_view_retime's callback: a time pair as tb sees it (ctx: baseTimeNanoseconds). */
+static void tb_retime(void *ctx, int64_t *start, int64_t *end)
 {
-    int64_t base = 0;
-    for (size_t i = 0; i < m->meta.n; i++)
-        if (!strcmp(m->meta.v[i].key, "kineto.baseTimeNanoseconds"))
-            base = strtoll(m->meta.v[i].value, NULL, 10);
-    *tb = *m;
-    tb->gpu_build = NULL;   /* tb's own attribute rows (a retimed op may need a long-duration row) */
-    tb->gpu_attrs.v = malloc((m->gpu_attrs.n + 1) * sizeof *tb->gpu_attrs.v);
-    tb->gpu_attrs.cap = m->gpu_attrs.n + 1;
-    tb->gpu.v = malloc((m->gpu.n + 1) * sizeof *tb->gpu.v);
-    tb->api.v = malloc((m->api.n + 1) * sizeof *tb->api.v);
-    tb->ranges.v = malloc((m->ranges.n + 1) * sizeof *tb->ranges.v);
-    if (!tb->gpu_attrs.v || !tb->gpu.v || !tb->api.v || !tb->ranges.v)
-        return -ENOMEM;
-    if (m->gpu_attrs.n)
-        memcpy(tb->gpu_attrs.v, m->gpu_attrs.v, m->gpu_attrs.n * sizeof *m->gpu_attrs.v);
-    if (m->gpu.n)
-        memcpy(tb->gpu.v, m->gpu.v, m->gpu.n * sizeof *m->gpu.v);
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op = ps_model_gpu(m, i);
-        int64_t start = op.start_ns, end = op.end_ns;
-        tb_round(base, &start, &end);
-        if (ps_model_gpu_retime(tb, i, start, end) < 0)
-            return -ENOMEM;
-    }
-#define ROUND_ALL(vec)                                                                                              \
-    if (m->vec.n)                                                                                                   \
-        memcpy(tb->vec.v, m->vec.v, m->vec.n * sizeof *m->vec.v);                                                   \
-    for (size_t i = 0; i < m->vec.n; i++)                                                                           \
-        tb_round(base, &tb->vec.v[i].start_ns, &tb->vec.v[i].end_ns);
-    ROUND_ALL(api)
-    ROUND_ALL(ranges)
-#undef ROUND_ALL
-    return 0;
+    tb_round(*(const int64_t *)ctx, start, end);
 }
 
-static void tb_model_free(struct ps_model *tb)
+/* The view steps and their breakdown are computed on: the analysed process (the one holding most step ranges),
+ * with tb's rounded times under --compat tb on Kineto traces. */
+static int steps_view(const struct ps_report *r, int tb_times, int64_t *tb_base, struct ps_view *v)
 {
-    free(tb->gpu_attrs.v);
-    free(tb->gpu.v);
-    free(tb->api.v);
-    free(tb->ranges.v);
+    int rc = 0;
+    if (r->scoped)
+        rc = ps_view_process(v, &r->all, r->pid);
+    else
+        ps_view_all(v, r->m);
+    if (rc == 0 && tb_times && (rc = ps_view_retime(v, tb_retime, tb_base)) < 0)
+        ps_view_fini(v);
+    return rc;
 }
 
 int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
                     char *err, size_t errlen)
 {
     struct ps_names *names = NULL;
-    struct ps_model tb = { 0 };
+    struct ps_view sv = { 0 };
     memset(r, 0, sizeof *r);
     r->m = m;
     r->opts = *o;
     r->gpu_util = r->comm_comp_overlap = NAN;
+    ps_view_all(&r->all, m);
+    ps_view_all(&r->scope, m);
     int rc = ps_names_new(&names, m, o, err, errlen);
     if (rc < 0)
         goto out;
@@ -262,21 +238,30 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
         rc = -EINVAL;
         goto out;
     }
-    int tb_times = o->compat_tb && m->format == PS_FORMAT_KINETO;
-    if (tb_times && (rc = tb_model(m, &tb)) < 0)
+    if ((rc = ps_steps_pick_process(&r->all, names, &r->pid, &r->step_ranges_found)) < 0)
         goto out;
-    r->m = tb_times ? &tb : m;   /* steps and the step breakdown as tb computes them */
-    if ((rc = ps_steps_find(r, names)) == 0)
-        rc = ps_breakdown_compute(r, names);
-    r->m = m;
-    if (rc == 0 && (rc = ps_hta_compute(r, names)) == 0 && (rc = ps_tracelens_compute(r, names)) == 0 &&
-        (rc = ps_summary_compute(r)) == 0 && (rc = ps_verdict_compute(r, names)) == 0)
+    r->scoped = r->pid != PS_NONE;
+    if (r->scoped && (rc = ps_view_process(&r->scope, &r->all, r->pid)) < 0)
+        goto out;
+    int64_t tb_base = 0;
+    int tb_times = o->compat_tb && m->format == PS_FORMAT_KINETO;
+    if (tb_times)
+        for (size_t i = 0; i < m->meta.n; i++)
+            if (!strcmp(m->meta.v[i].key, "kineto.baseTimeNanoseconds"))
+                tb_base = strtoll(m->meta.v[i].value, NULL, 10);
+    if ((rc = steps_view(r, tb_times, &tb_base, &sv)) < 0)
+        goto out;
+    if ((rc = ps_steps_find(r, &sv, names)) == 0)   /* steps and the step breakdown as tb computes them */
+        rc = ps_breakdown_compute(r, &sv, names);
+    if (rc == 0 && (rc = ps_hta_compute(r, &r->all, names)) == 0 &&
+        (rc = ps_tracelens_compute(r, &r->all, names)) == 0 && (rc = ps_summary_compute(r, &r->all)) == 0 &&
+        (rc = ps_verdict_compute(r, names)) == 0)
         rc = ps_ranks_compute(r, names);
 out:
     if (rc == -ENOMEM)
         snprintf(err, errlen, "out of memory while analysing %s", m->path);
     ps_names_free(names);
-    tb_model_free(&tb);
+    ps_view_fini(&sv);
     if (rc < 0)
         ps_report_fini(r);
     return rc;
@@ -284,6 +269,8 @@ out:
 
 void ps_report_fini(struct ps_report *r)
 {
+    ps_view_fini(&r->scope);
+    ps_view_fini(&r->all);
     free(r->steps);
     free(r->devs);
     free(r->idle);

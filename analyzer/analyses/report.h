@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "model/model.h"
+#include "model/view.h"
 
 /* Step-time categories, in tb's priority order (DESIGN §4). */
 enum ps_cat {
@@ -119,11 +120,13 @@ struct ps_straggler {
 
 struct ps_report {
     const struct ps_model *m;
+    struct ps_view all;            /* every row of the trace (HTA, TraceLens, summaries, whole-trace findings) */
+    struct ps_view scope;          /* the analysed process's rows (the steps, their breakdown and evidence);
+                                    * every row when no process holds a step range */
     struct ps_report_opts opts;
     int has_gpu;                   /* the model holds GPU rows */
     int scoped;                    /* 1: steps, API calls and ranges come from process `pid` only */
     uint32_t pid;
-    int force_pid;                 /* set before ps_steps_find: analyse process `pid`, not the busiest */
     int64_t run_start_ns, run_end_ns;
     size_t nevents;
     struct ps_step *steps;

@@ -29,13 +29,13 @@ static void tl_piece(void *ctx, int64_t s, int64_t e, unsigned active)
         d->copy_ns += e - s;   /* memcpy under neither */
 }
 
-int ps_tracelens_compute(struct ps_report *r, struct ps_names *names)
+int ps_tracelens_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     struct dev_sets d[MAX_DEVS];
     size_t nd = 0;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
         if (op->kind == PS_GPU_SYNC)
             continue;   /* TraceLens reads kernel, gpu_memcpy and gpu_memset events only */
         int32_t dev = m->streams.v[op->stream].device;

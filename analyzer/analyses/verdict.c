@@ -81,9 +81,9 @@ static void tally_top(struct ps_report *r, struct tally *t, const char *kind, si
             r->evidence[r->nevidence++] = best[i];
 }
 
-static int evidence(struct ps_report *r, struct ps_names *names)
+static int evidence(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
     struct tally t = { .nstrings = ps_model_nstrings(m) };
     t.agg = calloc(t.nstrings + 1, sizeof *t.agg);
@@ -95,11 +95,11 @@ static int evidence(struct ps_report *r, struct ps_names *names)
     }
 #define IN_WINDOW(x) ((x)->start_ns >= a && (x)->end_ns <= b)
     if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu) {   /* host compute: the compute ranges */
-        for (size_t i = 0; i < m->ranges.n; i++) {
-            const struct ps_range *g = &m->ranges.v[i];
+        for (size_t i = 0; i < v->nranges; i++) {
+            const struct ps_range *g = ps_view_range(v, i);
             unsigned f = ps_names_flags(names, g->name);
             if (!(f & (PS_NAME_DATA | PS_NAME_STEP | PS_NAME_COPY)) && g->kind != PS_RANGE_NVTX_MARK &&
-                g->kind != PS_RANGE_GPU_ANNOTATION && ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
+                g->kind != PS_RANGE_GPU_ANNOTATION && IN_WINDOW(g))
                 tally_add(&t, ps_names_group(names, g->name), g->end_ns - g->start_ns);
         }
         tally_top(r, &t, "range", 3);
@@ -107,12 +107,12 @@ static int evidence(struct ps_report *r, struct ps_names *names)
     switch (r->bottleneck) {
     case PS_BN_DATA:
     case PS_BN_HOST:
-        for (size_t i = 0; i < m->ranges.n; i++) {
-            const struct ps_range *g = &m->ranges.v[i];
+        for (size_t i = 0; i < v->nranges; i++) {
+            const struct ps_range *g = ps_view_range(v, i);
             unsigned f = ps_names_flags(names, g->name);
             int want = r->bottleneck == PS_BN_DATA ? (f & PS_NAME_DATA) != 0 : !(f & (PS_NAME_DATA | PS_NAME_STEP));
             if (want && g->kind != PS_RANGE_NVTX_MARK && g->kind != PS_RANGE_GPU_ANNOTATION &&
-                ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
+                IN_WINDOW(g))
                 tally_add(&t, ps_names_group(names, g->name), g->end_ns - g->start_ns);   /* emit_nvtx: by base */
         }
         tally_top(r, &t, "range", 3);
@@ -121,10 +121,10 @@ static int evidence(struct ps_report *r, struct ps_names *names)
         /* host overhead also shows in the API calls */
         __attribute__((fallthrough));
     case PS_BN_SYNC:
-        for (size_t i = 0; i < m->api.n; i++) {
-            const struct ps_api_call *c = &m->api.v[i];
+        for (size_t i = 0; i < v->napi; i++) {
+            const struct ps_api_call *c = ps_view_api(v, i);
             int sync = (ps_names_flags(names, c->name) & PS_NAME_SYNC_API) != 0;
-            if ((r->bottleneck != PS_BN_SYNC || sync) && ps_report_thread_in_scope(r, c->thread) && IN_WINDOW(c))
+            if ((r->bottleneck != PS_BN_SYNC || sync) && IN_WINDOW(c))
                 tally_add(&t, c->name, c->end_ns - c->start_ns);
         }
         tally_top(r, &t, "api", 3);
@@ -132,20 +132,20 @@ static int evidence(struct ps_report *r, struct ps_names *names)
     case PS_BN_MEMCPY:
     case PS_BN_KERNEL:
     case PS_BN_COMM:
-        for (size_t i = 0; i < m->gpu.n; i++) {
-            const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
+        for (size_t i = 0; i < v->ngpu; i++) {
+            const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
             int nccl = (ps_names_flags(names, op->name) & PS_NAME_NCCL) != 0;
             int want = r->bottleneck == PS_BN_MEMCPY ? (op->kind == PS_GPU_MEMCPY || op->kind == PS_GPU_MEMSET)
                                                      : op->kind == PS_GPU_KERNEL && nccl == (r->bottleneck == PS_BN_COMM);
-            if (want && ps_report_gpu_in_scope(r, op) && IN_WINDOW(op))
+            if (want && IN_WINDOW(op))
                 tally_add(&t, op->name, op->end_ns - op->start_ns);
         }
         tally_top(r, &t, r->bottleneck == PS_BN_MEMCPY ? "copy" : "kernel", 3);
         if (r->bottleneck == PS_BN_MEMCPY && !r->has_gpu) {   /* host-side copy phases */
-            for (size_t i = 0; i < m->ranges.n; i++) {
-                const struct ps_range *g = &m->ranges.v[i];
+            for (size_t i = 0; i < v->nranges; i++) {
+                const struct ps_range *g = ps_view_range(v, i);
                 if (g->kind != PS_RANGE_GPU_ANNOTATION && (ps_names_flags(names, g->name) & PS_NAME_COPY) &&
-                    ps_report_thread_in_scope(r, g->thread) && IN_WINDOW(g))
+                    IN_WINDOW(g))
                     tally_add(&t, ps_names_group(names, g->name), g->end_ns - g->start_ns);
             }
             tally_top(r, &t, "range", 3);
@@ -226,16 +226,15 @@ static void keep_row(struct ps_finding *f, struct ps_row row)
 }
 
 #define PS_PAGEABLE_NOTE_SHARE 0.01
-static void copy_findings(struct ps_report *r, struct ps_names *names)
+static void copy_findings(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
-    const struct ps_model *m = r->m;
     struct ps_finding pageable = { 0 }, sync = { 0 };
     int64_t np = 0, bp = 0, tp = 0, ns = 0, ts = 0;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
         if ((op->kind != PS_GPU_MEMCPY && op->kind != PS_GPU_MEMSET) || op->launch == PS_NONE)
             continue;
-        unsigned f = ps_names_flags(names, m->api.v[op->launch].name);
+        unsigned f = ps_names_flags(names, ps_view_api_at(v, op->launch)->name);
         struct ps_row row = { op->name, op->start_ns, op->end_ns - op->start_ns, (int64_t)op->bytes, 0 };
         if (op->kind == PS_GPU_MEMCPY && (f & PS_NAME_ASYNC_API) &&
             (op->src_kind == PS_MEM_PAGEABLE || op->dst_kind == PS_MEM_PAGEABLE)) {
@@ -266,13 +265,13 @@ static void copy_findings(struct ps_report *r, struct ps_names *names)
     }
 }
 
-static void sync_api_finding(struct ps_report *r, struct ps_names *names)
+static void sync_api_finding(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     struct ps_finding acc = { 0 };
     int64_t n = 0, t = 0;
-    for (size_t i = 0; i < m->api.n; i++) {
-        const struct ps_api_call *c = &m->api.v[i];
+    for (size_t i = 0; i < v->napi; i++) {
+        const struct ps_api_call *c = ps_view_api(v, i);
         const char *s = ps_model_str(m, c->name);
         if (!(ps_names_flags(names, c->name) & PS_NAME_SYNC_API) || !strstr(s, "Synchronize"))
             continue;
@@ -290,15 +289,15 @@ static void sync_api_finding(struct ps_report *r, struct ps_names *names)
 #define MAX_DEVS 64
 /* Idle gaps between the merged busy pieces of each device (all GPU rows), one pass per device in the order
  * devices first appear; the pieces come out of a running union since the rows are in start order. */
-static int gap_finding(struct ps_report *r)
+static int gap_finding(struct ps_report *r, const struct ps_view *v)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     struct ps_finding acc = { 0 }, *f;
     int64_t n = 0, t = 0;
     int32_t ids[MAX_DEVS];
     size_t nd = 0;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        int32_t dev = m->streams.v[m->gpu_attrs.v[m->gpu.v[i].attr].stream].device;
+    for (size_t i = 0; i < v->ngpu; i++) {
+        int32_t dev = m->streams.v[ps_view_gpu_attr(v, ps_view_gpu_row(v, i))->stream].device;
         size_t d = 0;
         while (d < nd && ids[d] != dev)
             d++;
@@ -309,10 +308,10 @@ static int gap_finding(struct ps_report *r)
         struct ps_run busy = { 0 };
         int64_t ps, pe, prev_end = 0;
         int have_prev = 0;
-        for (size_t i = 0; i <= m->gpu.n; i++) {
+        for (size_t i = 0; i <= v->ngpu; i++) {
             int done;
-            if (i < m->gpu.n) {
-                const struct ps_gpu_op op = ps_model_gpu(m, i);
+            if (i < v->ngpu) {
+                const struct ps_gpu_op op = ps_view_gpu(v, i);
                 if (m->streams.v[op.stream].device != ids[d])
                     continue;
                 done = ps_run_add(&busy, op.start_ns, op.end_ns, &ps, &pe);
@@ -339,9 +338,8 @@ static int gap_finding(struct ps_report *r)
 /* Time slices in which kernels ran less than half the time: the steps, or without steps PS_SLICES equal slices
  * of the run (DESIGN §4: "fixed time slices for timelines"). */
 #define PS_SLICES 20
-static int low_util_finding(struct ps_report *r)
+static int low_util_finding(struct ps_report *r, const struct ps_view *v)
 {
-    const struct ps_model *m = r->m;
     struct ps_finding acc = { 0 }, *f;
     int64_t n = 0, slices = r->whole_run ? PS_SLICES : (int64_t)r->nsteps;
     if (!r->has_gpu)
@@ -360,9 +358,9 @@ static int low_util_finding(struct ps_report *r)
         goto out;
     struct ps_run k = { 0 };   /* running union of the kernels (start order) */
     int64_t ps, pe;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op = ps_model_gpu(m, i);
-        if (op.kind == PS_GPU_KERNEL && ps_report_gpu_in_scope(r, &op) && ps_run_add(&k, op.start_ns, op.end_ns, &ps, &pe))
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op = ps_view_gpu(v, i);
+        if (op.kind == PS_GPU_KERNEL && ps_run_add(&k, op.start_ns, op.end_ns, &ps, &pe))
             ps_windows_piece(busy, ps, pe);
     }
     if (ps_run_flush(&k, &ps, &pe))
@@ -388,15 +386,17 @@ out:
 /* Launch-bound: at least 1000 kernels, half of them or more shorter than tiny_kernel_ns. Rows: the kernel names
  * with the most short launches, each with the count and total time of its short launches only (a name's long
  * launches are not launch-bound), so the rows never add up past the headline count. */
-static int tiny_kernel_finding(struct ps_report *r)
+static int tiny_kernel_finding(struct ps_report *r, const struct ps_view *v)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     int64_t n = 0, tiny = 0;
     struct tally t = { .nstrings = ps_model_nstrings(m) };
     struct ps_finding acc = { 0 }, *f;
-    for (size_t i = 0; i < m->gpu.n; i++)
-        if (m->gpu_attrs.v[m->gpu.v[i].attr].kind == PS_GPU_KERNEL)
-            n++, tiny += ps_gpu_row_dur(m, &m->gpu.v[i]) < r->opts.tiny_kernel_ns;
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_row *g = ps_view_gpu_row(v, i);
+        if (ps_view_gpu_attr(v, g)->kind == PS_GPU_KERNEL)
+            n++, tiny += ps_view_row_dur(v, g) < r->opts.tiny_kernel_ns;
+    }
     if (n < 1000 || 2 * tiny < n)
         return 0;
     t.agg = calloc(t.nstrings + 1, sizeof *t.agg);
@@ -406,8 +406,8 @@ static int tiny_kernel_finding(struct ps_report *r)
         free(t.touched);
         return -ENOMEM;
     }
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op = ps_model_gpu(m, i);
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op = ps_view_gpu(v, i);
         if (op.kind == PS_GPU_KERNEL && op.end_ns - op.start_ns < r->opts.tiny_kernel_ns)
             tally_add(&t, op.name, op.end_ns - op.start_ns);
     }
@@ -438,16 +438,16 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
     r->bottleneck = ps_verdict_classify(r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns, th, &r->share);
     r->avg.bottleneck = r->bottleneck;
     r->avg.share = r->share;
-    int rc = evidence(r, names);
+    int rc = evidence(r, &r->scope, names);
     if (rc < 0)
         return rc;
     recommend(r);
-    copy_findings(r, names);
-    sync_api_finding(r, names);
-    rc = gap_finding(r);
+    copy_findings(r, &r->all, names);
+    sync_api_finding(r, &r->all, names);
+    rc = gap_finding(r, &r->all);
     if (rc == 0)
-        rc = low_util_finding(r);
+        rc = low_util_finding(r, &r->scope);
     if (rc == 0)
-        rc = tiny_kernel_finding(r);
+        rc = tiny_kernel_finding(r, &r->all);
     return rc;
 }

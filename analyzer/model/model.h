@@ -94,6 +94,7 @@ struct ps_range {
 struct ps_process {
     uint32_t pid;
     uint32_t name;          /* string id, PS_NONE if unknown */
+    int32_t rank;           /* its distributed rank (RANK, ...) where the reader knows it, else -1 */
 };
 
 struct ps_thread {

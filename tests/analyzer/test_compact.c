@@ -60,7 +60,8 @@ static void model_keeps_long_gpu_durations_exact(void)
     struct ps_report r;
     memset(&r, 0, sizeof r);
     r.m = m;
-    CHECK_EQ("summary", ps_summary_compute(&r), 0);
+    ps_view_all(&r.all, m);
+    CHECK_EQ("summary", ps_summary_compute(&r, &r.all), 0);
     const struct ps_kernel_stat *k = kernel_stat(&r, m, "long");
     if (k) {
         CHECK_EQ("long median", k->median_ns, two32 + 5);
@@ -219,7 +220,8 @@ static void kernel_median_of_very_common_names(void)
     struct ps_report r;
     memset(&r, 0, sizeof r);
     r.m = m;
-    CHECK_EQ("summary", ps_summary_compute(&r), 0);
+    ps_view_all(&r.all, m);
+    CHECK_EQ("summary", ps_summary_compute(&r, &r.all), 0);
     CHECK_EQ("names", r.nkernels, 4);
     for (int k = 0; k < 4; k++) {
         const struct ps_kernel_stat *st = kernel_stat(&r, m, names[k]);
