@@ -209,74 +209,13 @@ static int64_t registered_sid(struct ps_rows *r, struct ring *g, uint32_t id)
     return sid;
 }
 
-/* The UTF-8 sequence at s[0..n), n >= 1: its length (1-4) when valid, else minus the length of its
- * maximal invalid subpart (the lead byte and the continuation bytes that fit it; at least 1), so that each
- * such subpart becomes one U+FFFD as the Unicode Standard recommends (ch. 3, "U+FFFD Substitution of
- * Maximal Subparts") and Python's decode(errors='replace') does. Overlong forms, UTF-16 surrogates and
- * values above U+10FFFF are invalid (RFC 3629 §4, Table 3-7 of the Unicode Standard). */
-static int utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    int len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    if (!len)
-        return -1;
-    unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
-    unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-    if (n < 2 || s[1] < lo || s[1] > hi)
-        return -1;
-    for (int i = 2; i < len; i++)
-        if ((size_t)i >= n || (s[i] & 0xC0) != 0x80)
-            return -i;
-    return len;
-}
-
-int ps_rows_utf8_valid(const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        if (u[i] < 0x80) {
-            i++;
-            continue;
-        }
-        int k = utf8_seq(u + i, n - i);
-        if (k < 0)
-            return 0;
-        i += (size_t)k;
-    }
-    return 1;
-}
-
-char *ps_rows_utf8_dup(const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    char *out = malloc(n * 3 + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < n;) {
-        int k = utf8_seq(u + i, n - i);
-        if (k > 0) {
-            memcpy(o, u + i, (size_t)k);
-            o += k;
-            i += (size_t)k;
-        } else {
-            memcpy(o, "\xEF\xBF\xBD", 3);
-            o += 3;
-            i += (size_t)-k;
-        }
-    }
-    *o = '\0';
-    return out;
-}
-
 /* Bind `s` (NUL-terminated) as TEXT, with invalid UTF-8 replaced (findings-3 #5: Python's sqlite3 and pandas
  * cannot read a column holding invalid UTF-8). Valid text, the usual case, is bound without a copy. */
 static void bind_utf8(sqlite3_stmt *st, int i, const char *s)
 {
     size_t n = strlen(s);
     char *fixed;
-    if (ps_rows_utf8_valid(s, n) || !(fixed = ps_rows_utf8_dup(s, n)))
+    if (ps_utf8_valid(s, n) || !(fixed = ps_utf8_dup(s, n)))
         sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
     else
         sqlite3_bind_text(st, i, fixed, -1, free);
@@ -286,9 +225,9 @@ static void bind_utf8(sqlite3_stmt *st, int i, const char *s)
 static struct ps_str *intern_utf8(struct ps_rows *r, const char *s)
 {
     size_t n = strlen(s);
-    if (ps_rows_utf8_valid(s, n))
+    if (ps_utf8_valid(s, n))
         return ps_tw_intern(r->w, s, n);
-    char *fixed = ps_rows_utf8_dup(s, n);
+    char *fixed = ps_utf8_dup(s, n);
     struct ps_str *in = fixed ? ps_tw_intern(r->w, fixed, strlen(fixed)) : NULL;
     free(fixed);
     return in;
@@ -297,7 +236,7 @@ static struct ps_str *intern_utf8(struct ps_rows *r, const char *s)
 /* strdup with invalid UTF-8 replaced. */
 static char *dup_utf8(const char *s)
 {
-    return ps_rows_utf8_dup(s, strlen(s));
+    return ps_utf8_dup(s, strlen(s));
 }
 
 /* Bounded string at `off` of a record: NULL unless `len` bytes (NUL included) fit in the record. */
@@ -475,7 +414,7 @@ static char *join_argv(const char *argv, uint32_t len)
     for (uint32_t i = 0; i + 1 < len; i++)
         if (s[i] == '\0')
             s[i] = ' ';
-    if (ps_rows_utf8_valid(s, strlen(s)))
+    if (ps_utf8_valid(s, strlen(s)))
         return s;
     char *fixed = dup_utf8(s);          /* file names in argv are bytes on Linux */
     free(s);
