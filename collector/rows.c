@@ -76,9 +76,9 @@ int ps_rows_new(struct ps_tw *w, int64_t origin_ns, struct ps_rows **out)
     rc = -EIO;
     /* Constants in the SQL instead of bound values: fewer binds on the hottest path (+10 % rows/s). */
     r->st_range = ps_tw_prepare(w, "INSERT INTO NVTX_EVENTS(start, \"end\", eventType, text, globalTid, domainId)"
-                                   " VALUES(?, ?, 59, ?, ?, ?)");
+                                   " VALUES(?, ?, " PS_SQL_INT(PS_NSYS_NVTX_PUSHPOP) ", ?, ?, ?)");
     r->st_mark = ps_tw_prepare(w, "INSERT INTO NVTX_EVENTS(start, eventType, text, globalTid, domainId)"
-                                  " VALUES(?, 34, ?, ?, ?)");
+                                  " VALUES(?, " PS_SQL_INT(PS_NSYS_NVTX_MARK) ", ?, ?, ?)");
     r->st_full = ps_tw_prepare(w, "INSERT INTO NVTX_EVENTS(start, \"end\", eventType, rangeId, category, color,"
                                   " text, globalTid, endGlobalTid, textId, domainId, uint64Value, int64Value,"
                                   " doubleValue, uint32Value, int32Value, floatValue)"

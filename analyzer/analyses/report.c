@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyses/analyses.h"
+#include "ps_schema.h"
 
 /* Longest run analysed: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span
  * keeps every sum of durations far from int64 overflow. */
@@ -24,20 +25,14 @@ const char *ps_format_name(enum ps_format f)
 
 const char *ps_copy_kind_name(const struct ps_copy_stat *c)
 {
-    /* ENUM_CUDA_MEMCPY_OPER order */
-    static const char *const names[] = { "unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                         "AtoD", "DtoA", "DtoD", "HtoH", "PtoP" };
     if (c->kind == PS_GPU_MEMSET)
         return "Memset";
-    return c->copy_kind < sizeof names / sizeof names[0] ? names[c->copy_kind] : "unknown";
+    return c->copy_kind < PS_NSYS_COPY_KINDS ? ps_nsys_copy_kind[c->copy_kind].key : "unknown";
 }
 
 const char *ps_mem_kind_name(uint8_t kind)
 {
-    /* ENUM_CUDA_MEM_KIND order (Nsight Systems' numbering) */
-    static const char *const names[] = { "pageable", "pinned", "device", "array", "managed",
-                                         "device_static", "managed_static", "unknown" };
-    return kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+    return kind < PS_NSYS_MEM_KINDS ? ps_nsys_mem_kind[kind].key : "unknown";
 }
 
 const char *ps_report_meta(const struct ps_report *r, const char *key)
