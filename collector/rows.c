@@ -165,9 +165,8 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
     return 0;
 }
 
-void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring)
+void ps_rows_ring_other_pidns(struct ps_rows *r)
 {
-    (void)ring;
     r->other_pidns_rings++;
 }
 

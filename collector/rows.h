@@ -56,8 +56,8 @@ struct ps_thread_sample {
     char comm[16];              /* OS thread name, for ThreadNames when NVTX did not name the thread */
 };
 
-/* Ring `ring` was written in another PID namespace (counted: other_pidns_rings). */
-void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring);
+/* A ring was written in another PID namespace (counted: other_pidns_rings). */
+void ps_rows_ring_other_pidns(struct ps_rows *r);
 
 /* The process of ring `ring` was still running when CMD exited (counted: still_running_processes). */
 void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring);

@@ -60,8 +60,10 @@ void ps_cupti_status(const struct ps_cupti_sink *sink, uint32_t state, const cha
  * SYSTEM thread ids, the buffer callbacks, enable the activity kinds, the cudaDeviceReset flush and the
  * periodic flush; pthread_atfork marks a forked child so it never calls CUPTI. Writes one status record:
  * PS_CUDA_CUPTI_ACTIVE, _BUSY (another subscriber holds CUPTI; the message names it) or _UNAVAILABLE.
- * Returns 0 when active, -EBUSY, -ENOTSUP (version) or -EIO; only the first call per process does anything
- * (later calls return the first result). NVTX recording is independent of the result. */
+ * Returns 0 when active; -EBUSY (another subscriber), -ENOTSUP (CUPTI's API version cannot be read or is not
+ * 13.x), -ENOMEM, or -EIO (cuptiSubscribe_v2 or cuptiActivityRegisterCallbacks failed, or no activity kind
+ * could be enabled). Only the first call per process does anything (later calls return the first result).
+ * NVTX recording is independent of the result. */
 int ps_cupti_start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sink);
 
 /* Forced flush of every CUPTI buffer (cuptiActivityFlushAll(FORCED)) and the final loss counters; for the

@@ -529,7 +529,7 @@ int main(int argc, char **argv)
         ps_model_free(m);
         m = NULL;
     }
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    if (check_failures)
+        fprintf(stderr, "%d check(s) failed\n", check_failures);
+    return check_failures ? 1 : 0;
 }

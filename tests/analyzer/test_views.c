@@ -293,7 +293,7 @@ int main(int argc, char **argv)
             return 1;
         cases[i].fn();
         ps_model_free(m);
-        return failures != 0;
+        return check_failures != 0;
     }
     fprintf(stderr, "usage: test_views CASE\n");
     return 2;

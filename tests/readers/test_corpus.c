@@ -1,13 +1,17 @@
-/* Every fuzzer seed (fuzz/corpus/) and every saved fuzzer reproducer (tests/readers/regress/) goes
- * through ps_read_trace: it must either read, or fail with one line naming the file, never crash
- * (this test runs under ASan+UBSan in CI). Seeds are valid slices of real traces: they must read. */
+/* Every fuzzer seed (fuzz/corpus/) and every saved reproducer (tests/readers/regress/) goes through
+ * ps_read_trace: it must either read, or fail with one line naming the file, never crash (this test runs under
+ * ASan+UBSan in CI). Seeds are valid slices of real traces: they must read. Reproducers named reject_* are
+ * damaged traces (cut mid-event, truncated gzip, a SQLite file cut after one page): they must be rejected. */
 #include <dirent.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "read/reader.h"
 
-static int read_dir(const char *dir, int must_read)
+enum expect { READ, READ_OR_FAIL_CLEANLY };
+
+static int read_dir(const char *dir, enum expect expect)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -22,11 +26,16 @@ static int read_dir(const char *dir, int must_read)
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         int rc = ps_read_trace(path, &m, err, sizeof err);
         n++;
+        int must_fail = expect == READ_OR_FAIL_CLEANLY && strncmp(e->d_name, "reject_", 7) == 0;
         if (rc == 0) {
             ps_model_free(m);
+            if (must_fail) {
+                fprintf(stderr, "%s was read: a damaged trace must be rejected\n", path);
+                check_failures++;
+            }
             continue;
         }
-        if (must_read) {
+        if (expect == READ) {
             fprintf(stderr, "seed %s does not read: %s\n", path, err);
             check_failures++;
         }
@@ -45,10 +54,11 @@ int main(int argc, char **argv)
     }
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/kineto", argv[1]);
-    int seeds = read_dir(dir, 1);
+    int seeds = read_dir(dir, READ);
     snprintf(dir, sizeof dir, "%s/sqlite", argv[1]);
-    seeds += read_dir(dir, 1);
-    CHECK(seeds >= 8);                 /* 6 Kineto + 2 SQLite seeds are committed */
-    read_dir(argv[2], 0);
+    seeds += read_dir(dir, READ);
+    CHECK(seeds >= 9);                 /* 7 Kineto + 2 SQLite seeds are committed */
+    int reproducers = read_dir(argv[2], READ_OR_FAIL_CLEANLY);
+    CHECK(reproducers >= 3);           /* the three reject_* traces are committed */
     return check_failures ? 1 : 0;
 }

@@ -421,16 +421,16 @@ static const struct {
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: test_report_fixes2 TMPDIR CASE\n");
+        fprintf(stderr, "usage: test_report_presentation TMPDIR CASE\n");
         return 2;
     }
     snprintf(dir, sizeof dir, "%s", argv[1]);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (!strcmp(argv[2], cases[i].name)) {
             cases[i].fn();
-            if (failures)
-                fprintf(stderr, "%d check(s) failed\n", failures);
-            return failures ? 1 : 0;
+            if (check_failures)
+                fprintf(stderr, "%d check(s) failed\n", check_failures);
+            return check_failures ? 1 : 0;
         }
     fprintf(stderr, "unknown case %s\n", argv[2]);
     return 2;
