@@ -24,9 +24,33 @@ int ps_hta_compute(struct ps_report *r, const struct ps_view *v, struct ps_names
 int ps_tracelens_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
 /* summary.c: kernel and copy summaries, per-device totals. */
 int ps_summary_compute(struct ps_report *r, const struct ps_view *v);
-/* verdict.c: per-step and run verdicts, evidence and low-utilisation slices (r->scope), recommendations,
- * whole-trace findings (r->all). */
+/* verdict.c: per-step and run verdicts, evidence (r->scope), the findings, then the recommendations. */
 int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
+/* findings.c: the expert findings, each with the time it costs in the analysed window, sorted by cost. */
+int ps_findings_compute(struct ps_report *r, struct ps_names *names);
+
+/* Per-name totals over string ids (verdict.c): O(rows + names), no sort. Init returns 0 or -ENOMEM. */
+struct ps_tally {
+    struct {
+        int64_t count, total;
+    } *agg;                        /* indexed by string id */
+    uint32_t *touched;
+    size_t nt, nstrings;
+};
+int ps_tally_init(struct ps_tally *t, size_t nstrings);
+void ps_tally_fini(struct ps_tally *t);
+static inline void ps_tally_add(struct ps_tally *t, uint32_t name, int64_t count, int64_t total)
+{
+    if (name >= t->nstrings)
+        return;
+    if (t->agg[name].count == 0 && t->agg[name].total == 0)
+        t->touched[t->nt++] = name;
+    t->agg[name].count += count;
+    t->agg[name].total += total;
+}
+/* The k names with the largest totals (by_count: counts), largest first, into ids / count / total; returns how
+ * many. Empties the tally. */
+size_t ps_tally_top(struct ps_tally *t, size_t k, int by_count, uint32_t *ids, int64_t *count, int64_t *total);
 
 /* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
 int ps_ranks_compute(struct ps_report *r, struct ps_names *names);

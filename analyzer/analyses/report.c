@@ -15,7 +15,9 @@
 
 void ps_report_opts_default(struct ps_report_opts *o)
 {
-    *o = (struct ps_report_opts){ .top_n = 10, .kernel_threshold = 0.8, .gap_ns = 1000000, .tiny_kernel_ns = 10000 };
+    *o = (struct ps_report_opts){ .top_n = 10, .kernel_threshold = 0.8, .gap_ns = 1000000, .tiny_kernel_ns = 10000,
+                                  .info_share = 0.02, .low_util = 0.5, .launch_bound_share = 0.5, .link_gbps = 25,
+                                  .slow_copy_share = 0.25, .low_occupancy_pct = 25 };
 }
 
 const char *ps_format_name(enum ps_format f)

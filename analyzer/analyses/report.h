@@ -34,6 +34,17 @@ struct ps_report_opts {
     double kernel_threshold;   /* Kernel share at or above which a step is kernel-bound; default 0.8 */
     int64_t gap_ns;            /* GPU idle gaps reported as findings from this length; default 1 ms */
     int64_t tiny_kernel_ns;    /* kernels shorter than this count as tiny; default 10 µs */
+    double info_share;         /* a finding costing less than this share of the analysed window is "info", else
+                                * "warning"; default 0.02 */
+    double low_util;           /* a time slice whose kernels run less than this share of it has low GPU
+                                * utilisation; default 0.5 */
+    double launch_bound_share; /* a stream is launch-bound when at least this share of its kernels (100 or more)
+                                * run shorter than their launch call; default 0.5 */
+    double link_gbps;          /* host<->device link peak for copies from / to pinned memory, GB/s; pageable
+                                * memory is expected at half of it; default 25 (PCIe 4.0 x16 in practice) */
+    double slow_copy_share;    /* copies slower than this share of that peak are slow; default 0.25 */
+    double low_occupancy_pct;  /* kernels whose trace-estimated achieved occupancy is below this are low;
+                                * default 25 (%) */
     int all_steps;             /* text: list every step (default: at most ~20 rows) */
 };
 void ps_report_opts_default(struct ps_report_opts *o);
@@ -87,8 +98,12 @@ struct ps_row {                    /* a trace row (count 0) or an aggregate of r
 
 #define PS_FINDING_ROWS 5
 struct ps_finding {
-    const char *rule, *severity;
-    char summary[320];
+    const char *rule, *severity;   /* severity follows cost: "info" under opts.info_share of the window */
+    char summary[480];
+    char fix[320];                 /* what to change, pointing at the rows, with its expected gain */
+    int64_t cost_ns;               /* the time the cause takes inside the analysed window (overlaps counted once) */
+    double share;                  /* cost_ns / the analysed window (0..1); NAN when the window is empty */
+    int64_t gain_ns;               /* the most the fix can save: at most cost_ns */
     struct ps_row rows[PS_FINDING_ROWS];
     size_t nrows;
 };
@@ -116,7 +131,8 @@ struct ps_straggler {
 
 #define PS_MAX_EVIDENCE 8
 #define PS_MAX_RECS 6
-#define PS_MAX_FINDINGS 8
+#define PS_REC_LEN 640
+#define PS_MAX_FINDINGS 12
 
 struct ps_report {
     const struct ps_model *m;
@@ -153,8 +169,11 @@ struct ps_report {
     size_t ncopies;
     struct ps_evidence evidence[PS_MAX_EVIDENCE];
     size_t nevidence;
-    const char *recs[PS_MAX_RECS];
+    char recs[PS_MAX_RECS][PS_REC_LEN];   /* the verdict's fix, then the fixes of the costliest warnings; each
+                                           * names what the report shows and its expected gain */
     size_t nrecs;
+    int64_t window_start_ns, window_end_ns; /* the analysed window: first step start .. last step end (the run
+                                           * without steps); findings' shares are of its length */
     struct ps_finding findings[PS_MAX_FINDINGS];
     size_t nfindings;
     struct ps_rank_stat *ranks;    /* NULL unless two or more processes hold step ranges (ordered by pid) */

@@ -301,7 +301,8 @@ static int attr_equal(const struct ps_gpu_attr *a, const struct ps_gpu_attr *b)
 {
     return a->bytes == b->bytes && !a->is_long && !b->is_long && a->name == b->name &&
            a->stream == b->stream && a->kind == b->kind && a->copy_kind == b->copy_kind &&
-           a->src_kind == b->src_kind && a->dst_kind == b->dst_kind;
+           a->src_kind == b->src_kind && a->dst_kind == b->dst_kind && a->has_occupancy == b->has_occupancy &&
+           a->occupancy_pct == b->occupancy_pct;
 }
 
 /* Index the attributes added since the last call (all of them after a finish freed the index). */
@@ -353,7 +354,9 @@ int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op)
         return -ENOMEM;
     struct ps_gpu_build *b = m->gpu_build;
     struct ps_gpu_attr a = { .bytes = op->bytes, .name = op->name, .stream = op->stream, .kind = op->kind,
-                             .copy_kind = op->copy_kind, .src_kind = op->src_kind, .dst_kind = op->dst_kind };
+                             .copy_kind = op->copy_kind, .src_kind = op->src_kind, .dst_kind = op->dst_kind,
+                             .has_occupancy = op->has_occupancy != 0,
+                             .occupancy_pct = op->has_occupancy ? op->occupancy_pct : 0 };
     struct ps_gpu_row row;
     if (make_row(m, op->start_ns, op->end_ns, &a, &row) < 0 || VEC_PUSH(m->gpu, row) < 0)
         return -ENOMEM;

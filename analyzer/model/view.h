@@ -132,7 +132,8 @@ static inline struct ps_gpu_op ps_view_gpu(const struct ps_view *v, size_t i)
     struct ps_gpu_op op = { .start_ns = g->start_ns, .end_ns = ps_view_row_end(v, g),
                             .bytes = a->bytes, .name = a->name, .stream = a->stream,
                             .launch = m->gpu_launch ? m->gpu_launch[k] : PS_NONE, .kind = a->kind,
-                            .copy_kind = a->copy_kind, .src_kind = a->src_kind, .dst_kind = a->dst_kind };
+                            .copy_kind = a->copy_kind, .src_kind = a->src_kind, .dst_kind = a->dst_kind,
+                            .has_occupancy = a->has_occupancy, .occupancy_pct = a->occupancy_pct };
     op.correlation = op.launch != PS_NONE ? v->api_rows[op.launch].correlation : 0;
     return op;
 }

@@ -264,6 +264,10 @@ static void summaries(FILE *f, const struct ps_report *r)
         const struct ps_finding *g = &r->findings[i];
         fprintf(f, "%s\n    {\"rule\": \"%s\", \"severity\": \"%s\", \"summary\": ", i ? "," : "", g->rule, g->severity);
         jstr(f, g->summary);
+        fprintf(f, ", \"cost_ns\": %lld, \"share\": ", (long long)g->cost_ns);
+        jnum(f, g->share);
+        fprintf(f, ", \"gain_ns\": %lld, \"fix\": ", (long long)g->gain_ns);
+        jstr(f, g->fix);
         fputs(", \"rows\": [", f);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
