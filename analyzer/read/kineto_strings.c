@@ -1,6 +1,8 @@
 /* libkineto's strings, decoded for the Kineto reader: event categories (and the ones it ignores by design), the
  * memcpy and memory kinds in the names it gives copies ("Memcpy HtoD (Pageable -> Device)") and the
  * cuda_sync_kind names. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ps_schema.h"
@@ -83,4 +85,16 @@ int ps_kineto_sync_kind(const unsigned char *s, size_t len)
         if (strlen(names[i]) == len && memcmp(s, names[i], len) == 0)
             return i;
     return 0;
+}
+
+int ps_kineto_occupancy(const char *s, size_t len)
+{
+    char num[32];
+    if (len == 0 || len >= sizeof num)
+        return -1;
+    memcpy(num, s, len);
+    num[len] = '\0';
+    char *end;
+    double x = strtod(num, &end);
+    return *end || !(x >= 0 && x <= 100) ? -1 : (int)lround(x);
 }

@@ -15,6 +15,10 @@ void ps_kineto_parse_copy_name(const char *name, struct ps_gpu_op *op);
 /* libkineto's cuda_sync_kind text -> ENUM_CUPTI_SYNC_TYPE (1 Event Sync, 2 Stream Wait Event, 3 Stream Sync,
  * 4 Context Sync); 0 for anything else. */
 int ps_kineto_sync_kind(const unsigned char *s, size_t len);
+/* A kernel's "est. achieved occupancy %" arg (the number's text), rounded: 0..100, or -1 when it is not a number in
+ * 0..100 (libkineto writes (int)(0.5 + occupancy * 100) with occupancy -1 when its estimate failed: -99; a grid far
+ * smaller than the GPU gives a real 0). */
+int ps_kineto_occupancy(const char *s, size_t len);
 
 /* Event categories, modern and pre-2.0 (notes/peer-definitions-hta-tb-kineto.md §3). */
 enum ps_kineto_cat {
