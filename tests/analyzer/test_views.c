@@ -6,7 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+#include <unistd.h>
+
 #include "model/view.h"
+#include "ps_schema.h"
+#include "read/reader.h"
 #include "check.h"
 
 static struct ps_model *m;
@@ -271,6 +276,53 @@ static void view_set_equals_process_views(void)
     ps_view_set_fini(&set);
 }
 
+/* Through the reader: a perfscope trace (the collector's schema) whose PERFSCOPE_PROCESS_INFO gives pid 10 rank 0,
+ * pid 11 rank 1 and pid 12 no rank (NULL), each with one NVTX range. The rank-1 view holds pid 11's range only;
+ * pid 12's process has rank -1. */
+#define GT(pid, tid) "((1<<48)|(" #pid "<<24)|" #tid ")"
+static void rank_view_of_a_recorded_trace(void)
+{
+    char path[] = "/tmp/ps-test-views-XXXXXX";
+    int fd = mkstemp(path);
+    sqlite3 *db = NULL;
+    char *msg = NULL;
+    if (fd < 0 || sqlite3_open(path, &db) != SQLITE_OK || sqlite3_exec(db, ps_schema_sql, NULL, NULL, &msg) ||
+        sqlite3_exec(db,
+                     "INSERT INTO PERFSCOPE_META VALUES ('schema_version', '1');"
+                     "INSERT INTO PERFSCOPE_PROCESS_INFO(globalPid, pid, rank, rings, droppedRecords, unbalancedNvtx,"
+                     " unknownRecords, cudaInjected) VALUES (1, 10, 0, 1, 0, 0, 0, 0), (2, 11, 1, 1, 0, 0, 0, 0),"
+                     " (3, 12, NULL, 1, 0, 0, 0, 0);"
+                     "INSERT INTO NVTX_EVENTS(start, \"end\", eventType, text, globalTid) VALUES"
+                     " (0, 10, 59, 'a', " GT(10, 10) "), (5, 15, 59, 'b', " GT(11, 11) "), (7, 9, 59, 'c', " GT(12, 12) ");",
+                     NULL, NULL, &msg)) {
+        fprintf(stderr, "building %s: %s\n", path, msg ? msg : "open failed");
+        exit(1);
+    }
+    sqlite3_close(db);
+    close(fd);
+    struct ps_model *t = NULL;
+    char err[256];
+    int rc = ps_read_trace(path, &t, err, sizeof err);
+    unlink(path);
+    CHECK(rc == 0, "read: %s", err);
+    if (rc)
+        return;
+    if (ps_model_finish(t) < 0)
+        abort();
+    struct ps_view all, r1;
+    ps_view_all(&all, t);
+    CHECK_EQ("rank 1 view", ps_view_rank(&r1, &all, 1), 0);
+    CHECK_EQ("rank 1 ranges", r1.nranges, 1);
+    if (r1.nranges == 1)
+        CHECK_STR("rank 1 range", ps_model_str(t, ps_view_range(&r1, 0)->name), "b");
+    CHECK_EQ("rank 1 is pid 11", r1.pid, 11);
+    for (size_t i = 0; i < t->procs.n; i++)
+        if (t->procs.v[i].pid == 12)
+            CHECK_EQ("pid 12 rank", t->procs.v[i].rank, -1);
+    ps_view_fini(&r1);
+    ps_model_free(t);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -284,6 +336,7 @@ int main(int argc, char **argv)
         { "rank_view_holds_its_processes", rank_view_holds_its_processes },
         { "retimed_view_keeps_indices", retimed_view_keeps_indices },
         { "view_set_equals_process_views", view_set_equals_process_views },
+        { "rank_view_of_a_recorded_trace", rank_view_of_a_recorded_trace },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (argc != 2 || strcmp(argv[1], cases[i].name))
