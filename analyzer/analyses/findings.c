@@ -594,14 +594,20 @@ static int kernel_findings(struct ps_report *r, const struct ps_view *v)
         for (size_t i = 0; i < n; i++)
             acc.rows[acc.nrows++] = (struct ps_row){ ids[i], -1, tot[i], -1, cnt[i] };
         int64_t cost = cost_total(&cs);
+        int pre_ampere = m->devices.n > 0;   /* every known device before compute capability 8.0: no TF32, no bf16 */
+        for (size_t d = 0; d < m->devices.n; d++)
+            pre_ampere &= m->devices.v[d].cc_major >= 0 && m->devices.v[d].cc_major < 8;
         if ((f = add_finding(r, &acc, "no_tensor_cores", cost, cost))) {
             snprintf(f->summary, sizeof f->summary,
                      "%lld matrix-multiply / convolution kernels ran on the CUDA cores, not the Tensor Cores (their "
                      "names say sgemm / dgemm / scudnn / simt); %s", (long long)ns, cost_text(f, c, sizeof c));
-            snprintf(f->fix, sizeof f->fix,
-                     "Let the kernels listed under no_tensor_cores use Tensor Cores: mixed precision "
-                     "(torch.autocast with bf16 / fp16) or TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
-                     "torch.backends.cudnn.allow_tf32 = True): at most %.3f ms, the time they take", ms(f->gain_ns));
+            snprintf(f->fix, sizeof f->fix, "Let the kernels listed under no_tensor_cores use Tensor Cores: %s: at most "
+                     "%.3f ms, the time they take",
+                     pre_ampere ? "mixed precision with fp16 (torch.autocast(dtype=torch.float16) and a GradScaler; "
+                                  "this GPU predates TF32 and bf16)"
+                                : "mixed precision (torch.autocast with bf16 / fp16) or TF32 "
+                                  "(torch.backends.cuda.matmul.allow_tf32 = True, torch.backends.cudnn.allow_tf32 = True)",
+                     ms(f->gain_ns));
         }
     }
     if (no) {
