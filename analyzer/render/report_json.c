@@ -86,6 +86,9 @@ static void source(FILE *f, const struct ps_report *r)
     int64_t dropped = ps_report_dropped_records(r);
     fputs(", \"dropped_records\": ", f);
     dropped >= 0 ? fprintf(f, "%lld", (long long)dropped) : fputs("null", f);
+    int64_t untimed = ps_report_gpu_untimed_records(r);
+    fputs(", \"gpu_records_without_timestamps\": ", f);
+    untimed >= 0 ? fprintf(f, "%lld", (long long)untimed) : fputs("null", f);
     fprintf(f, ", \"unplaced_events\": %lld", (long long)m->unplaced_events);
     fputs(", \"unterminated_ranges\": [", f);      /* never ended: by thread, outermost first */
     for (size_t i = 0; i < m->open_ranges.n; i++) {
