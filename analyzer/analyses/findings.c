@@ -318,9 +318,12 @@ static int low_util_finding(struct ps_report *r, const struct ps_view *v, struct
     int64_t cnt[3], tot[3];
     size_t nh = ps_tally_top(&t, 3, 0, ids, cnt, tot);
     char host[200] = "", c[96];
-    for (size_t i = 0; i < nh; i++)
-        snprintf(host + strlen(host), sizeof host - strlen(host), "%s%.60s %.3f ms", i ? ", " : "",
-                 ps_model_str(v->m, ids[i]), ms(tot[i]));
+    for (size_t i = 0; i < nh; i++) {   /* a range group shows its base name (no emit_nvtx suffix) */
+        const char *name = ps_model_str(v->m, ids[i]);
+        size_t len = ps_names_base_len(name);
+        snprintf(host + strlen(host), sizeof host - strlen(host), "%s%.*s %.3f ms", i ? ", " : "",
+                 (int)(len < 60 ? len : 60), name, ms(tot[i]));
+    }
     if ((f = add_finding(r, &acc, "low_gpu_utilization", idle, idle))) {
         snprintf(f->summary, sizeof f->summary,
                  "in %zu of %zu %s the GPU ran kernels less than %.0f %% of the time; meanwhile the host was in %s; "

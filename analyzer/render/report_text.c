@@ -540,7 +540,9 @@ static void summaries(FILE *f, const struct ps_report *r)
         fprintf(f, "\nFindings (rows: \"at X ms\" from the run's first event; names in full, last)\n");
     for (size_t i = 0; i < r->nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
-        fprintf(f, "  [%s] %s: %s\n", g->severity, g->rule, g->summary);
+        fprintf(f, "  [%s] %s: ", g->severity, g->rule);
+        put_name(f, g->summary, 0);   /* escaped: a summary may quote names from the trace */
+        fputc('\n', f);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
             char where[48];
