@@ -113,6 +113,7 @@ static void source(FILE *f, const struct ps_report *r)
     }
     int complete = ps_report_recording_complete(r);
     fprintf(f, ", \"recording_complete\": %s", complete < 0 ? "null" : complete ? "true" : "false");
+    fprintf(f, ", \"wal_file_missing\": %s", ps_report_meta(r, "wal_file_missing") ? "true" : "false");
     struct ps_child_status st;   /* unknown or impossible values: null, never a fake 0 */
     ps_report_child_status(r, &st);
     fputs(", \"child_exit_code\": ", f);

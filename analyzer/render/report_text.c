@@ -170,6 +170,10 @@ static void warnings(FILE *f, const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     struct ps_child_status st;
+    if (ps_report_meta(r, "wal_file_missing"))    /* docs/readers.md: a killed recording copied without its -wal */
+        fprintf(f, "WARNING: this trace is an unfinished recording in WAL mode without its -wal file beside it: the "
+                   "rows committed since the last checkpoint are in that file and missing here (copy FILE-wal along "
+                   "with FILE).\n");
     int64_t dropped = ps_report_dropped_records(r);
     if (ps_report_recording_complete(r) == 0)
         fprintf(f, "WARNING: the recording did not finish (perfscope record was killed, ran out of disk, or is "

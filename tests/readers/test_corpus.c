@@ -1,7 +1,9 @@
 /* Every fuzzer seed (fuzz/corpus/) and every saved reproducer (tests/readers/regress/) goes through
  * ps_read_trace: it must either read, or fail with one line naming the file, never crash (this test runs under
- * ASan+UBSan in CI). Seeds are valid slices of real traces: they must read. Reproducers named reject_* are
- * damaged traces (cut mid-event, truncated gzip, a SQLite file cut after one page): they must be rejected. */
+ * ASan+UBSan in CI). Seeds are valid slices of real traces: they must read; but seeds named hostile_*
+ * (fuzz/make_seeds.py: the shapes of issue 11, a view, text in a numeric column, "args": [1,2]) may fail, with the
+ * one-line message. Reproducers named reject_* are damaged traces (cut mid-event, truncated gzip, a SQLite file
+ * cut after one page): they must be rejected. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +37,7 @@ static int read_dir(const char *dir, enum expect expect)
             }
             continue;
         }
-        if (expect == READ) {
+        if (expect == READ && strncmp(e->d_name, "hostile_", 8) != 0) {
             fprintf(stderr, "seed %s does not read: %s\n", path, err);
             check_failures++;
         }
@@ -57,7 +59,7 @@ int main(int argc, char **argv)
     int seeds = read_dir(dir, READ);
     snprintf(dir, sizeof dir, "%s/sqlite", argv[1]);
     seeds += read_dir(dir, READ);
-    CHECK(seeds >= 9);                 /* 7 Kineto + 2 SQLite seeds are committed */
+    CHECK(seeds >= 21);                /* 6 Kineto + 2 SQLite slices of real traces, 7 + 6 hostile shapes */
     int reproducers = read_dir(argv[2], READ_OR_FAIL_CLEANLY);
     CHECK(reproducers >= 3);           /* the three reject_* traces are committed */
     return check_failures ? 1 : 0;
