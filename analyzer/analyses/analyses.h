@@ -14,13 +14,26 @@
  * how many step ranges v holds in all. */
 int ps_steps_pick_process(const struct ps_view *v, struct ps_names *names, uint32_t *pid, size_t *found);
 /* steps.c: the steps of view v (one process's view, or the whole trace when no process holds a step range): the
- * thread holding most step ranges, tb step windows (DESIGN §4 Steps); one whole-run window without steps. */
+ * thread holding most step ranges, tb step windows (DESIGN §4 Steps); one whole-run window without steps. Steps
+ * are not inferred here: see ps_steps_want_inference. */
 int ps_steps_find(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
+/* steps.c: 1 when the steps ps_steps_find left should be replaced by inferred ones if a period is found (--steps
+ * auto without step ranges, --steps infer), on a trace with GPU operations. */
+int ps_steps_want_inference(const struct ps_report *r);
+/* steps_infer.c: steps from the period of the busiest stream's kernel sequence in view v (DESIGN §4 Steps, no
+ * markers): replaces r->steps, sets r->steps_inferred and the process they belong to (r->scoped, r->pid: the
+ * caller then gives ps_steps_windows that process's view), or leaves them and says why in r->steps_note. 0 or
+ * -ENOMEM. */
+int ps_steps_infer(struct ps_report *r, const struct ps_view *v);
+/* steps.c: extend r->steps to the GPU work launched inside them, over view v, as tb does (DESIGN §4 Steps); drops
+ * trailing steps without GPU work. 0 or -ENOMEM. */
+int ps_steps_windows(struct ps_report *r, const struct ps_view *v);
 /* breakdown.c: priority breakdown, sync_ns, averages, tb GPU utilisation per device, over the steps' view. */
 int ps_breakdown_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
 /* hta.c: temporal breakdown per device, idle breakdown per stream, comm-comp overlap. */
 int ps_hta_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
-/* tracelens.c: GPU timeline per device. */
+/* tracelens.c: TraceLens' GPU timeline of v (linked events, devices merged; recompute split), perfscope's
+ * per-device view. */
 int ps_tracelens_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
 /* summary.c: kernel and copy summaries, per-device totals. */
 int ps_summary_compute(struct ps_report *r, const struct ps_view *v);
@@ -51,6 +64,17 @@ static inline void ps_tally_add(struct ps_tally *t, uint32_t name, int64_t count
 /* The k names with the largest totals (by_count: counts), largest first, into ids / count / total; returns how
  * many. Empties the tally. */
 size_t ps_tally_top(struct ps_tally *t, size_t k, int by_count, uint32_t *ids, int64_t *count, int64_t *total);
+
+/* The correctly rounded float64 of ns / 1000: a time as Python reads the JSON's decimal µs (tb's and TraceLens'
+ * float64 arithmetic under --compat tb / --compat tracelens). q is exact below 2^53; rem / 1000.0 only breaks
+ * true ties. */
+static inline double ps_ns_to_us_double(int64_t ns)
+{
+    int64_t q = ns / 1000, rem = ns % 1000;
+    if (rem < 0)
+        q -= 1, rem += 1000;
+    return (double)q + (double)rem / 1000.0;
+}
 
 /* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
 int ps_ranks_compute(struct ps_report *r, struct ps_names *names);

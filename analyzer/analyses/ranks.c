@@ -100,6 +100,9 @@ int ps_ranks_compute(struct ps_report *r, struct ps_names *names)
         struct ps_report sub = { .m = r->m, .opts = r->opts, .has_gpu = r->has_gpu, .run_start_ns = r->run_start_ns,
                                  .run_end_ns = r->run_end_ns, .pid = pids[i], .scoped = 1 };
         rc = ps_steps_find(&sub, &views.views[i], names);
+        if (rc == 0 && ps_steps_want_inference(&sub) && (rc = ps_steps_infer(&sub, &views.views[i])) == 0 &&
+            sub.steps_inferred)   /* --steps infer: each process's own kernel sequence */
+            rc = ps_steps_windows(&sub, &views.views[i]);
         if (rc == 0)
             rc = ps_breakdown_compute(&sub, &views.views[i], names);
         if (rc == 0) {

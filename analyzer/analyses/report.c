@@ -45,6 +45,12 @@ const char *ps_report_meta(const struct ps_report *r, const char *key)
     return NULL;
 }
 
+int64_t ps_report_kineto_base_ns(const struct ps_report *r)
+{
+    const char *v = ps_report_meta(r, "kineto.baseTimeNanoseconds");
+    return v ? strtoll(v, NULL, 10) : 0;
+}
+
 int ps_report_recording_complete(const struct ps_report *r)
 {
     const char *v = ps_report_meta(r, "recording_complete");
@@ -180,18 +186,9 @@ static int64_t us_double_to_ns(double us)
     return (int64_t)q * 1000 + llround((us - q) * 1000.0);   /* us - q is exact */
 }
 
-static double ns_to_us_double(int64_t ns)
-{
-    /* correctly rounded double of ns / 1000 (q is exact below 2^53; r / 1000.0 only breaks true ties) */
-    int64_t q = ns / 1000, rem = ns % 1000;
-    if (rem < 0)
-        q -= 1, rem += 1000;
-    return (double)q + (double)rem / 1000.0;
-}
-
 static void tb_round(int64_t base, int64_t *start, int64_t *end)
 {
-    double ts = ns_to_us_double(*start - base), dur = (double)(*end - *start) / 1000.0;
+    double ts = ps_ns_to_us_double(*start - base), dur = (double)(*end - *start) / 1000.0;
     *start = base + us_double_to_ns(ts);
     *end = base + us_double_to_ns(ts + dur);
 }
@@ -213,6 +210,38 @@ static int steps_view(const struct ps_report *r, int tb_times, int64_t *tb_base,
         ps_view_all(v, r->m);
     if (rc == 0 && tb_times && (rc = ps_view_retime(v, tb_retime, tb_base)) < 0)
         ps_view_fini(v);
+    return rc;
+}
+
+/* Steps inferred from the kernel sequence of the whole trace (--steps auto without step ranges, --steps infer),
+ * seen as the steps are (tb's times under --compat tb). Inference names the process the steps belong to: the
+ * analysed process (r->scope) and the steps' view *sv become that process's before the steps get their windows. */
+static int infer_steps(struct ps_report *r, int tb_times, int64_t *tb_base, struct ps_view *sv)
+{
+    struct ps_view whole = { 0 };
+    const struct ps_view *from = sv;
+    uint32_t pid = r->pid;
+    int scoped = r->scoped, rc = 0;
+    if (scoped) {   /* --steps infer beside step ranges: the ranges' process view is not the whole trace */
+        r->scoped = 0;
+        rc = steps_view(r, tb_times, tb_base, &whole);
+        r->scoped = 1;
+        from = &whole;
+    }
+    if (rc < 0 || (rc = ps_steps_infer(r, from)) < 0 || !r->steps_inferred)
+        goto out;
+    if (r->scoped != scoped || r->pid != pid) {
+        ps_view_fini(&r->scope);
+        ps_view_fini(sv);
+        ps_view_all(&r->scope, r->m);
+        if (r->scoped && (rc = ps_view_process(&r->scope, &r->all, r->pid)) < 0)
+            goto out;
+        if ((rc = steps_view(r, tb_times, tb_base, sv)) < 0)
+            goto out;
+    }
+    rc = ps_steps_windows(r, sv);
+out:
+    ps_view_fini(&whole);
     return rc;
 }
 
@@ -249,12 +278,12 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
     int64_t tb_base = 0;
     int tb_times = o->compat_tb && m->format == PS_FORMAT_KINETO;
     if (tb_times)
-        for (size_t i = 0; i < m->meta.n; i++)
-            if (!strcmp(m->meta.v[i].key, "kineto.baseTimeNanoseconds"))
-                tb_base = strtoll(m->meta.v[i].value, NULL, 10);
+        tb_base = ps_report_kineto_base_ns(r);
     if ((rc = steps_view(r, tb_times, &tb_base, &sv)) < 0)
         goto out;
-    if ((rc = ps_steps_find(r, &sv, names)) == 0)   /* steps and the step breakdown as tb computes them */
+    if ((rc = ps_steps_find(r, &sv, names)) == 0 && ps_steps_want_inference(r))
+        rc = infer_steps(r, tb_times, &tb_base, &sv);
+    if (rc == 0)   /* steps and the step breakdown as tb computes them */
         rc = ps_breakdown_compute(r, &sv, names);
     if (rc == 0 && (rc = ps_hta_compute(r, &r->all, names)) == 0 &&
         (rc = ps_tracelens_compute(r, &r->all, names)) == 0 && (rc = ps_summary_compute(r, &r->all)) == 0 &&

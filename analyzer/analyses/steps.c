@@ -4,6 +4,7 @@
  * calls inside the host range; trailing steps without GPU work dropped, and the last step dropped when it
  * has fewer than 0.8x the previous step's GPU events. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "analyses/analyses.h"
@@ -164,7 +165,7 @@ out:
     return rc;
 }
 
-static int device_windows(struct ps_report *r, const struct ps_view *v)
+int ps_steps_windows(struct ps_report *r, const struct ps_view *v)
 {
     int rc = -ENOMEM;
     int64_t *dev_min = malloc(r->nsteps * sizeof *dev_min), *dev_max = malloc(r->nsteps * sizeof *dev_max);
@@ -243,11 +244,20 @@ int ps_steps_find(struct ps_report *r, const struct ps_view *v, struct ps_names 
         r->steps[0] = (struct ps_step){ .name = PS_NONE, .range = PS_NONE, .host_start_ns = r->run_start_ns,
                                         .host_end_ns = r->run_end_ns, .start_ns = r->run_start_ns,
                                         .end_ns = r->run_end_ns };
+        if (!r->has_gpu && r->opts.steps_mode != PS_STEPS_OFF && v->nranges)
+            snprintf(r->steps_note, sizeof r->steps_note, "no steps inferred: the trace has no GPU operations, and "
+                     "steps are inferred from the repeating kernel sequence only");
         rc = 0;
         goto out;
     }
-    rc = r->has_gpu ? device_windows(r, v) : 0;
+    r->last_host_step_start_ns = v->m->ranges.v[r->steps[r->nsteps - 1].range].start_ns;   /* the model's: exact */
+    rc = r->has_gpu ? ps_steps_windows(r, v) : 0;
 out:
     free(idx);
     return rc;
+}
+
+int ps_steps_want_inference(const struct ps_report *r)
+{
+    return r->has_gpu && (r->opts.steps_mode == PS_STEPS_INFER || (r->whole_run && r->opts.steps_mode == PS_STEPS_AUTO));
 }

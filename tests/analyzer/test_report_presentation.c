@@ -298,7 +298,8 @@ static void meta_garbage_is_unknown(void)
 }
 
 /* #16: labels. 1200 kernels of 2 µs every 3 µs from 10 µs (600 each of two names that share their first 24
- * and last 23 characters, so the old 50-character "head...tail" cut printed them identically), no steps; one
+ * and last 23 characters, so the old 50-character "head...tail" cut printed them identically), no steps
+ * (--steps off: the alternating names would be inferred as 600 steps of 2 kernels, all after the copy); one
  * pageable cudaMemcpyAsync copy of 3000 bytes in [3,4) µs on the same GPU. --gap-threshold 100 ns: the gaps are
  * [4,10) and 1199 of 1 µs between the kernels: 1200 gaps, 1205 µs.
  * Expected: "gaps of 0.0001 ms or more" (was 0.000), tiny_kernels rows 600 x 1.200 ms for each name in full,
@@ -329,6 +330,7 @@ static void labels_are_exact(void)
     struct ps_report_opts o;
     ps_report_opts_default(&o);
     o.gap_ns = 100;
+    o.steps_mode = PS_STEPS_OFF;
     struct result a;
     report(write_file("labels.json", json), &a, &o);
     free(json);
