@@ -36,7 +36,8 @@ static const struct ps_cmd *find_cmd(const char *name)
     return NULL;
 }
 
-/* Shared setup/teardown: a report cut short by a full disk or a closed pipe is an error. */
+/* Run a command, then check that its output reached stdout: a report cut short by a full disk or a closed
+ * pipe is an error (exit 1, or the command's own status when it failed already). */
 static int run_cmd(const struct ps_cmd *cmd, int argc, char **argv)
 {
     int status = cmd->fn(argc, argv);

@@ -320,9 +320,9 @@ static char *join_args(char **argv)
             strcat(s, " ");
         strcat(s, *a);
     }
-    if (ps_rows_utf8_valid(s, strlen(s)))
+    if (ps_utf8_valid(s, strlen(s)))
         return s;
-    char *fixed = ps_rows_utf8_dup(s, strlen(s));   /* file names in argv are bytes on Linux */
+    char *fixed = ps_utf8_dup(s, strlen(s));   /* file names in argv are bytes on Linux */
     free(s);
     return fixed;
 }

@@ -117,11 +117,6 @@ struct drain_ctx {
     int have_lane;                  /* ... if any: its position goes in the stream when the drain leaves it */
 };
 
-static int64_t reader_clock(const void *ctx, uint64_t tsc)
-{
-    return ps_ring_reader_to_ns(ctx, tsc);
-}
-
 /* The reader's calibration moves with each drain, so raw probe timestamps are turned into CLOCK_MONOTONIC
  * ns here, in the copy, while the drain that delivered them is current. */
 static void convert_times(struct ps_wire_hdr *rec, const struct ps_ring_reader *r)
@@ -149,9 +144,7 @@ static void convert_times(struct ps_wire_hdr *rec, const struct ps_ring_reader *
             n->tsc = (uint64_t)ps_ring_reader_to_ns(r, n->tsc);
         }
         break;
-    default:
-        if (rec->type >= PS_WIRE_GPU_FIRST && rec->type <= PS_WIRE_GPU_LAST)
-            ps_gpu_rows_to_ns(rec, reader_clock, r);
+    default:   /* GPU records carry CUPTI timestamps already in CLOCK_MONOTONIC ns (ps_wire_gpu.h) */
         break;
     }
 }
@@ -522,7 +515,7 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
             const struct ring_open *ro = p;
             rc = ps_rows_ring_open(c->rows, e->ring, ro->pid, ps_collect_ns_clock, NULL);
             if (!rc && ro->other_pidns)
-                ps_rows_ring_other_pidns(c->rows, e->ring);
+                ps_rows_ring_other_pidns(c->rows);
             if (!rc) {
                 sqlite3_bind_int64(c->st_ring, 1, e->ring);
                 sqlite3_bind_text(c->st_ring, 2, ro->file, -1, SQLITE_STATIC);

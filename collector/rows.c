@@ -81,9 +81,9 @@ int ps_rows_new(struct ps_tw *w, int64_t origin_ns, struct ps_rows **out)
     rc = -EIO;
     /* Constants in the SQL instead of bound values: fewer binds on the hottest path (+10 % rows/s). */
     r->st_range = ps_tw_prepare(w, "INSERT INTO NVTX_EVENTS(start, \"end\", eventType, text, globalTid, domainId)"
-                                   " VALUES(?, ?, 59, ?, ?, ?)");
+                                   " VALUES(?, ?, " PS_SQL_INT(PS_NSYS_NVTX_PUSHPOP) ", ?, ?, ?)");
     r->st_mark = ps_tw_prepare(w, "INSERT INTO NVTX_EVENTS(start, eventType, text, globalTid, domainId)"
-                                  " VALUES(?, 34, ?, ?, ?)");
+                                  " VALUES(?, " PS_SQL_INT(PS_NSYS_NVTX_MARK) ", ?, ?, ?)");
     r->st_full = ps_tw_prepare(w, "INSERT INTO NVTX_EVENTS(start, \"end\", eventType, rangeId, category, color,"
                                   " text, globalTid, endGlobalTid, textId, domainId, uint64Value, int64Value,"
                                   " doubleValue, uint32Value, int32Value, floatValue)"
@@ -170,9 +170,8 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
     return 0;
 }
 
-void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring)
+void ps_rows_ring_other_pidns(struct ps_rows *r)
 {
-    (void)ring;
     r->other_pidns_rings++;
 }
 
@@ -261,7 +260,7 @@ static void bind_utf8(sqlite3_stmt *st, int i, const char *s)
 {
     size_t n = strlen(s);
     char *fixed;
-    if (ps_rows_utf8_valid(s, n) || !(fixed = ps_rows_utf8_dup(s, n)))
+    if (ps_utf8_valid(s, n) || !(fixed = ps_utf8_dup(s, n)))
         sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
     else
         sqlite3_bind_text(st, i, fixed, -1, free);
@@ -271,9 +270,9 @@ static void bind_utf8(sqlite3_stmt *st, int i, const char *s)
 static struct ps_str *intern_utf8(struct ps_rows *r, const char *s)
 {
     size_t n = strlen(s);
-    if (ps_rows_utf8_valid(s, n))
+    if (ps_utf8_valid(s, n))
         return ps_tw_intern(r->w, s, n);
-    char *fixed = ps_rows_utf8_dup(s, n);
+    char *fixed = ps_utf8_dup(s, n);
     struct ps_str *in = fixed ? ps_tw_intern(r->w, fixed, strlen(fixed)) : NULL;
     free(fixed);
     return in;
@@ -282,7 +281,7 @@ static struct ps_str *intern_utf8(struct ps_rows *r, const char *s)
 /* strdup with invalid UTF-8 replaced. */
 static char *dup_utf8(const char *s)
 {
-    return ps_rows_utf8_dup(s, strlen(s));
+    return ps_utf8_dup(s, strlen(s));
 }
 
 /* Bounded string at `off` of a record: NULL unless `len` bytes (NUL included) fit in the record. */
@@ -495,7 +494,7 @@ static char *join_argv(const char *argv, uint32_t len)
     for (uint32_t i = 0; i + 1 < len; i++)
         if (s[i] == '\0')
             s[i] = ' ';
-    if (ps_rows_utf8_valid(s, strlen(s)))
+    if (ps_utf8_valid(s, strlen(s)))
         return s;
     char *fixed = dup_utf8(s);          /* file names in argv are bytes on Linux */
     free(s);

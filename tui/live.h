@@ -65,7 +65,7 @@ struct tui_live {
     enum ps_bottleneck bottleneck;
     double share;
     double gpu_util;                /* NAN: no GPU rows */
-    char fix[400];                  /* the report's first recommendation */
+    char fix[PS_REC_LEN];           /* the report's first recommendation */
     struct tui_live_kernel kernels[TUI_LIVE_KERNELS];
     size_t nkernels;
     struct tui_live_stack stacks[TUI_LIVE_STACKS];

@@ -39,6 +39,8 @@ struct ps_gpu_op {
     uint8_t copy_kind;      /* memcpy: enum ps_copy_kind; sync: ENUM_CUPTI_SYNC_TYPE (1 event, 2 stream wait, 3 stream, 4 context) */
     uint8_t src_kind;       /* memcpy source: enum ps_mem_kind */
     uint8_t dst_kind;       /* memcpy destination / memset memory: enum ps_mem_kind */
+    uint8_t has_occupancy;  /* 1: the trace estimates the kernel's achieved occupancy (Kineto args) */
+    uint8_t occupancy_pct;  /* that estimate, 0..100 % ("est. achieved occupancy %") */
 };
 
 /* Stored form of a GPU op: 16 bytes, so a 10-million-kernel trace fits in 160 MB. Everything but the times
@@ -58,6 +60,7 @@ struct ps_gpu_attr {
     uint32_t name, stream;
     uint8_t kind, copy_kind, src_kind, dst_kind;
     uint8_t is_long;        /* 1: a PS_GPU_LONG op's own row (never shared) */
+    uint8_t has_occupancy, occupancy_pct;
 };
 
 /* One CUDA runtime or driver API call on a host thread. */
@@ -94,6 +97,7 @@ struct ps_range {
 struct ps_process {
     uint32_t pid;
     uint32_t name;          /* string id, PS_NONE if unknown */
+    int32_t rank;           /* its distributed rank (RANK, ...) where the reader knows it, else -1 */
 };
 
 struct ps_thread {
@@ -232,7 +236,8 @@ static inline struct ps_gpu_op ps_model_gpu(const struct ps_model *m, size_t i)
     struct ps_gpu_op op = { .start_ns = g->start_ns, .end_ns = ps_gpu_row_end(m, g),
                             .bytes = a->bytes, .name = a->name, .stream = a->stream,
                             .launch = m->gpu_launch ? m->gpu_launch[i] : PS_NONE, .kind = a->kind,
-                            .copy_kind = a->copy_kind, .src_kind = a->src_kind, .dst_kind = a->dst_kind };
+                            .copy_kind = a->copy_kind, .src_kind = a->src_kind, .dst_kind = a->dst_kind,
+                            .has_occupancy = a->has_occupancy, .occupancy_pct = a->occupancy_pct };
     op.correlation = op.launch != PS_NONE ? m->api.v[op.launch].correlation : 0;
     return op;
 }

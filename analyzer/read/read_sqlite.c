@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ps_globalid.h"
+#include "ps_schema.h"
 #include "read/read_sqlite_impl.h"
 
 /* Column text, "" for NULL (also when SQLite runs out of memory converting it). */
@@ -291,11 +292,6 @@ static uint32_t stream_of(struct sctx *c, uint32_t pid, int32_t device, int64_t 
 
 /* ---- GPU activity tables ---- */
 
-static const char *const mem_kind_names[] = { "Pageable", "Pinned", "Device", "Array", "Managed",
-                                              "Device Static", "Managed Static", "Unknown" };
-static const char *const copy_kind_names[] = { "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                               "AtoD", "DtoA", "DtoD", "HtoH", "PtoP" };
-
 static uint8_t clamp_kind(int64_t v, int max, int unknown)
 {
     return (uint8_t)(v < 0 || v > max ? unknown : v);
@@ -313,10 +309,10 @@ static uint32_t copy_name(struct sctx *c, const struct ps_gpu_op *op)
     char name[96];
     if (op->kind == PS_GPU_MEMCPY)
         snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
-                 op->copy_kind <= PS_COPY_PTOP ? copy_kind_names[op->copy_kind] : "Unknown",
-                 mem_kind_names[op->src_kind], mem_kind_names[op->dst_kind]);
+                 op->copy_kind <= PS_COPY_PTOP ? ps_nsys_copy_kind[op->copy_kind].label : "Unknown",
+                 ps_nsys_mem_kind[op->src_kind].label, ps_nsys_mem_kind[op->dst_kind].label);
     else
-        snprintf(name, sizeof name, "Memset (%s)", mem_kind_names[op->dst_kind]);
+        snprintf(name, sizeof name, "Memset (%s)", ps_nsys_mem_kind[op->dst_kind].label);
     v = ps_model_intern_cstr(c->m, name);
     if (v != PS_NONE && ps_idmap_put(&c->copy_names, key, v) < 0)
         return PS_NONE;
@@ -592,7 +588,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
     sqlite3_stmt *st = NULL;
     int rc, failed = 0;
     snprintf(sql, sizeof sql, "%s, rowid FROM NVTX_EVENTS WHERE eventType %s", select,
-             pass == 0 ? "= 75" : "IS NOT 75");
+             pass == 0 ? "= " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE) : "IS NOT " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE));
     if (pass == 1)
         window_clause(c, sql, sizeof sql, "AND", PS_WINDOW_NVTX);
     if (ps_sq_prepare(c, table, sql, &st) < 0)
@@ -628,26 +624,28 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
             goto fail;
         if (text == PS_NONE)
             goto oom;
-        if (type == 75) {             /* domain ids are per process (nsys joins on globalTid >> 24) */
+        if (type == PS_NSYS_NVTX_DOMAIN_CREATE) {             /* domain ids are per process (nsys joins on globalTid >> 24) */
             if (ps_idmap_put(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id, text) < 0)
                 goto oom;
             continue;
         }
-        if (type != 34 && type != 59 && type != 60) {
-            int unsupported = type == 35 || type == 37 || type == 70 || type == 71;
+        if (type != PS_NSYS_NVTX_MARK && type != PS_NSYS_NVTX_PUSHPOP && type != PS_NSYS_NVTX_STARTEND) {
+            int unsupported = type == PS_NSYS_NVTX_PUSH || type == PS_NSYS_NVTX_START ||
+                              type == PS_NSYS_NVTXT_PUSHPOP || type == PS_NSYS_NVTXT_STARTEND;
             count_unplaced(c, table, unsupported ? "rows of unsupported range types (35/37/70/71)"
                                                  : "rows of unknown eventType");
             continue;
         }
         struct ps_range r = { .start_ns = v.v[0], .name = text, .domain = PS_NONE,
-                              .kind = type == 34 ? PS_RANGE_NVTX_MARK
-                                      : type == 59 ? PS_RANGE_NVTX_PUSHPOP : PS_RANGE_NVTX_STARTEND };
-        r.end_ns = type == 34 ? r.start_ns : v.v[1];
+                              .kind = type == PS_NSYS_NVTX_MARK      ? PS_RANGE_NVTX_MARK
+                                      : type == PS_NSYS_NVTX_PUSHPOP ? PS_RANGE_NVTX_PUSHPOP
+                                                                     : PS_RANGE_NVTX_STARTEND };
+        r.end_ns = type == PS_NSYS_NVTX_MARK ? r.start_ns : v.v[1];
         if (!has_tid) {
             count_unplaced(c, table, "rows without globalTid");
             continue;
         }
-        int never_ended = type != 34 && v.t[1] == SQLITE_NULL;
+        int never_ended = type != PS_NSYS_NVTX_MARK && v.t[1] == SQLITE_NULL;
         if (never_ended)
             r.end_ns = -1;
         else if (r.end_ns < r.start_ns) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyses/names.h"
+#include "ps_utf8.h"
 #include "render/render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
@@ -50,11 +51,14 @@ static void name_cut(FILE *f, const char *buf, int width)
 {
     int tail = (width - 3) / 2, head = width - 3 - tail;
     const char *p = buf;
-    for (int i = 0; i < head; i++)   /* whole UTF-8 sequences (escapes are ASCII) */
-        p += 1 + ((unsigned char)*p >= 0xC0 ? ((unsigned char)*p >= 0xF0 ? 3 : (unsigned char)*p >= 0xE0 ? 2 : 1) : 0);
+    size_t len = strlen(buf);
+    for (int i = 0; i < head && *p; i++) {   /* whole UTF-8 sequences (ps_text_escape left only well-formed ones) */
+        int k = ps_utf8_seq((const unsigned char *)p, len - (size_t)(p - buf));
+        p += k > 0 ? k : 1;
+    }
     fwrite(buf, 1, (size_t)(p - buf), f);
     fputs("...", f);
-    const char *q = buf + strlen(buf);
+    const char *q = buf + len;
     for (int i = 0; i < tail; i++) {
         do
             q--;
@@ -590,7 +594,9 @@ static void summaries(FILE *f, const struct ps_report *r)
         fprintf(f, "\nFindings (rows: \"at X ms\" from the run's first event; names in full, last)\n");
     for (size_t i = 0; i < r->nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
-        fprintf(f, "  [%s] %s: %s\n", g->severity, g->rule, g->summary);
+        fprintf(f, "  [%s] %s: ", g->severity, g->rule);
+        put_name(f, g->summary, 0);   /* escaped: a summary may quote names from the trace */
+        fputc('\n', f);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
             char where[48];

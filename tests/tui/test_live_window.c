@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../analyzer/check.h"
+#include "../check.h"
 #include "analyses/report.h"
 #include "ps_schema.h"
 #include "read/reader.h"
@@ -116,5 +116,5 @@ int main(void)
     unlink(side);
     snprintf(side, sizeof side, "%s-shm", path);
     unlink(side);
-    return failures != 0;
+    return check_failures != 0;
 }

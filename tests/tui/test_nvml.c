@@ -10,12 +10,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../analyzer/check.h"
+#include "../check.h"
 #include "ps_nvml.h"
 
 static const char *tmpdir;
 
-/* Write `script` to a file, point the stand-in at it, run fn in a child; returns the child's failures. */
+/* Write `script` to a file, point the stand-in at it, run fn in a child; returns the child's check_failures. */
 static int scenario(const char *name, const char *script, void (*fn)(void))
 {
     char path[4096];
@@ -30,7 +30,7 @@ static int scenario(const char *name, const char *script, void (*fn)(void))
     if (pid == 0) {
         setenv("PS_NVML_STANDIN", path, 1);
         fn();
-        _exit(failures ? 1 : 0);
+        _exit(check_failures ? 1 : 0);
     }
     int st;
     waitpid(pid, &st, 0);
@@ -210,5 +210,5 @@ int main(int argc, char **argv)
                            sequence_and_errors);
         failed += scenario("mismatch", "init=mismatch\n", init_fails);
     }
-    return failed || failures;
+    return failed || check_failures;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analyzer/check.h"
+#include "../check.h"
 #include "format.h"
 #include "history.h"
 #include "host.h"
@@ -238,5 +238,5 @@ int main(void)
     test_tree_order();
     test_view();
     test_snapshot();
-    return failures != 0;
+    return check_failures != 0;
 }
