@@ -21,6 +21,7 @@
 #include "../cli/commands.h"
 #include "collect.h"
 #include "ps_env.h"
+#include "ps_nvml.h"
 #include "ps_ring.h"
 #include "ps_schema.h"
 #include "ps_time.h"
@@ -319,9 +320,9 @@ static char *join_args(char **argv)
             strcat(s, " ");
         strcat(s, *a);
     }
-    if (ps_rows_utf8_valid(s, strlen(s)))
+    if (ps_utf8_valid(s, strlen(s)))
         return s;
-    char *fixed = ps_rows_utf8_dup(s, strlen(s));   /* file names in argv are bytes on Linux */
+    char *fixed = ps_utf8_dup(s, strlen(s));   /* file names in argv are bytes on Linux */
     free(s);
     return fixed;
 }
@@ -361,6 +362,8 @@ struct run {
     pid_t child;
     int wstatus;
     unsigned probe_failures;        /* processes whose probe could not record */
+    struct ps_nvml *nvml;           /* NULL: no GPU samples (gpu_why says why) */
+    char gpu_why[256];
 };
 
 /* META_DATA_EXPORT: the rows of nsys's table (as in shared/traces/nsys/h100_2gpu_1s.sqlite) that say which
@@ -477,6 +480,40 @@ out:
     return rc;
 }
 
+/* One NVML sample of every device, queued for PERFSCOPE_GPU_SAMPLES. 0 or -ENOMEM. */
+static int sample_gpus(struct run *r, struct ps_collect *c)
+{
+    struct ps_gpu_sample s[8];
+    unsigned n = ps_nvml_count(r->nvml), k = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (ps_nvml_sample(r->nvml, i, &s[k]) == 0)
+            k++;
+        if (k == sizeof s / sizeof s[0] || (i + 1 == n && k)) {
+            if (ps_collect_post_gpu_samples(c, s, k))
+                return -ENOMEM;
+            k = 0;
+        }
+    }
+    return 0;
+}
+
+/* NVML for the GPU sampler, and the PERFSCOPE_META rows that say whether there are GPU samples and why not
+ * (written with the first rows, so a live reader sees them). */
+static void open_gpu_sampler(struct run *r)
+{
+    if (r->o->sample_hz <= 0) {
+        snprintf(r->gpu_why, sizeof r->gpu_why, "none: --sample-hz 0");
+        return;
+    }
+    char why[200];
+    if (ps_nvml_open(&r->nvml, why, sizeof why) != PS_NVML_OK)
+        snprintf(r->gpu_why, sizeof r->gpu_why, "none: %s", why);
+    else if (ps_nvml_count(r->nvml) == 0)
+        snprintf(r->gpu_why, sizeof r->gpu_why, "none: NVML sees no GPU");
+    else
+        snprintf(r->gpu_why, sizeof r->gpu_why, "nvml");
+}
+
 /* Wait for the child while sampling and forwarding signals. Fills r->wstatus. `sw` (may be NULL) tells
  * which signals reached record's whole process group. */
 static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect *c, struct ps_sigwatch *sw)
@@ -496,7 +533,8 @@ static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect 
             const struct ps_proc_sample *ps;
             const struct ps_thread_sample *ts;
             size_t np, nt;
-            if ((ps_sampler_tick(sampler, &ps, &np, &ts, &nt) || ps_collect_post_samples(c, ps, np, ts, nt)) &&
+            if ((ps_sampler_tick(sampler, &ps, &np, &ts, &nt) || ps_collect_post_samples(c, ps, np, ts, nt) ||
+                 sample_gpus(r, c)) &&
                 !sampler_failed++)
                 fprintf(stderr, "perfscope record: warning: out of memory while sampling\n");
             next += period;
@@ -688,12 +726,15 @@ int cmd_record(int argc, char **argv)
         unlink_trace(r.output);
         goto out_mask;
     }
-    /* Until the end-of-run rows replace it, the trace says it is incomplete (a killed recorder leaves 0), and
-     * where its rings are, for `record --recover` (recover.c). */
+    /* Until the end-of-run rows replace it, the trace says it is incomplete (a killed recorder leaves 0), where
+     * its rings are, for `record --recover` (recover.c), and whether there are GPU samples. */
+    open_gpu_sampler(&r);
     if (ps_tw_begin(w) || ps_tw_meta(w, "recording_complete", "0") || write_export_rows(w, r.utc_ns) ||
         ps_tw_meta(w, "recovery.session_dir", r.session) ||
         ps_tw_meta_i64(w, "recovery.origin_monotonic_ns", r.origin_ns) ||
-        ps_tw_meta_i64(w, "start_utc_epoch_ns", r.utc_ns) || ps_tw_commit(w)) {
+        ps_tw_meta_i64(w, "start_utc_epoch_ns", r.utc_ns) || ps_tw_meta(w, "gpu_samples", r.gpu_why) ||
+        ps_tw_meta_i64(w, "origin_monotonic_ns", r.origin_ns) || ps_tw_meta_i64(w, "recorder_pid", getpid()) ||
+        ps_tw_commit(w)) {
         fprintf(stderr, "%s\n", ps_tw_errmsg(w));
         say_file_size_limit();
         ps_tw_free(w);
@@ -712,6 +753,8 @@ int cmd_record(int argc, char **argv)
         unlink_trace(r.output);
         goto out_mask;
     }
+    /* `perfscope top` finds the trace of a live recording through this file. */
+    ps_session_write_trace_name(r.session, r.output);
     int stop_sig = ps_sigwatch_take_stop_signal(&waitset);
     int start_rc = stop_sig ? 128 + stop_sig : start_child(&r, &orig, &orig_pipe, &orig_xfsz);
     if (stop_sig)
@@ -766,6 +809,7 @@ out_mask:
     sigaction(SIGPIPE, &orig_pipe, NULL);
     sigaction(SIGXFSZ, &orig_xfsz, NULL);
 out_session:
+    ps_nvml_close(r.nvml);
     ps_session_dir_remove(r.session);
     close(out_lock);                /* the trace is complete, or removed: another recorder may replace it now */
     return status;

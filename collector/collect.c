@@ -17,6 +17,8 @@
 
 #include "gpu_rows.h"
 #include "maps.h"
+#include "gpu_samples.h"
+#include "ps_diag.h"
 #include "ps_env.h"
 #include "ps_schema.h"
 #include "ps_ring.h"
@@ -32,6 +34,8 @@
 #define FLUSH_EVERY_NS 20000000             /* the drain hands its current chunk to the writer this often */
 #define SCAN_EVERY_NS 20000000              /* look for new ring files every 20 ms */
 #define COMMIT_EVERY_NS 100000000           /* at most 10 commits a second: big transactions */
+#define NAMES_EVERY_NS 1000000000              /* PROCESSES / ThreadNames republished once a second */
+#define LIVE_OPEN_EVERY_NS 250000000          /* PERFSCOPE_LIVE_OPEN_RANGES refreshed 4 times a second (top) */
 #define FINAL_DRAIN_NS 2000000000           /* the last drain's bound when descendants keep writing */
 
 
@@ -113,11 +117,6 @@ struct drain_ctx {
     int have_lane;                  /* ... if any: its position goes in the stream when the drain leaves it */
 };
 
-static int64_t reader_clock(const void *ctx, uint64_t tsc)
-{
-    return ps_ring_reader_to_ns(ctx, tsc);
-}
-
 /* The reader's calibration moves with each drain, so raw probe timestamps are turned into CLOCK_MONOTONIC
  * ns here, in the copy, while the drain that delivered them is current. */
 static void convert_times(struct ps_wire_hdr *rec, const struct ps_ring_reader *r)
@@ -145,9 +144,7 @@ static void convert_times(struct ps_wire_hdr *rec, const struct ps_ring_reader *
             n->tsc = (uint64_t)ps_ring_reader_to_ns(r, n->tsc);
         }
         break;
-    default:
-        if (rec->type >= PS_WIRE_GPU_FIRST && rec->type <= PS_WIRE_GPU_LAST)
-            ps_gpu_rows_to_ns(rec, reader_clock, r);
+    default:   /* GPU records carry CUPTI timestamps already in CLOCK_MONOTONIC ns (ps_wire_gpu.h) */
         break;
     }
 }
@@ -188,6 +185,33 @@ static int drain_one(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec)
     d->have_lane = 1;
     atomic_fetch_add_explicit(&c->drained, 1, memory_order_relaxed);
     return 0;
+}
+
+static int live_open_one(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec)
+{
+    struct drain_ctx *d = ctx;
+    struct ps_collect *c = d->c;
+    struct ps_wire_hdr *copy = put_ent(c, &c->cur, ENT_LIVE_OPEN, d->ring, lane, rec, rec->size);
+    if (!copy)
+        return -ENOMEM;
+    convert_times(copy, c->rings[d->ring].reader);
+    return 0;
+}
+
+/* The push/pop ranges open right now, for `perfscope top` (PERFSCOPE_LIVE_OPEN_RANGES). Read from the rings'
+ * open-range tables while the programs run, so a range may close (or a slot be reused) during the read: a
+ * display, not a record (the records of ranges are the NVTX_EVENTS rows). `final`: only clear the table. */
+static void live_open_snapshot(struct ps_collect *c, int final)
+{
+    if (!put_ent(c, &c->cur, ENT_LIVE_CLEAR, 0, 0, "", 0) || final)
+        return;
+    for (size_t i = 0; i < c->n_rings; i++) {
+        struct drain_ctx d = { .c = c, .ring = (uint32_t)i };
+        if (!c->rings[i].reader || c->rings[i].corrupt)
+            continue;               /* gone (recovery) or no longer read */
+        if (ps_ring_reader_open_ranges(c->rings[i].reader, live_open_one, &d) < 0)
+            return;
+    }
 }
 
 static int ring_known(const struct ps_collect *c, const char *name)
@@ -237,8 +261,8 @@ static void report_still_running(struct ps_collect *c)
             comm[strcspn(comm, "\n")] = '\0';
         if (f)
             fclose(f);
-        fprintf(stderr, "perfscope record: warning: process %u (%s) was still running when CMD exited: its later "
-                        "records are not in the trace (make CMD wait for its children)\n", pid, comm);
+        ps_diag("perfscope record: warning: process %u (%s) was still running when CMD exited: its later "
+                "records are not in the trace (make CMD wait for its children)", pid, comm);
         put_ent(c, &c->cur, ENT_RING_ALIVE, (uint32_t)i, 0, &pid, sizeof pid);
     }
 }
@@ -263,8 +287,8 @@ static void scan_dir(struct ps_collect *c, int final)
         int rc = ps_ring_reader_open(path, &r);
         if (rc) {
             if (final)
-                fprintf(stderr, "perfscope record: warning: cannot read ring %s: %s (its records are lost)\n",
-                        path, strerror(-rc));
+                ps_diag("perfscope record: warning: cannot read ring %s: %s (its records are lost)",
+                path, strerror(-rc));
             continue;
         }
         if (c->n_rings == c->cap_rings) {
@@ -283,9 +307,9 @@ static void scan_dir(struct ps_collect *c, int final)
         snprintf(ro.file, sizeof ro.file, "%.63s", de->d_name);  /* PS_RING_FILE_FMT: 30 bytes at most */
         ps_ring_reader_hold_chunks(r);      /* a chunk goes back to the probe once its rows are committed */
         if (ro.other_pidns)
-            fprintf(stderr, "perfscope record: warning: ring %s comes from a process in another PID namespace "
-                            "(unshare -p, a container): its rows are stored under its pid there, %u, which may be "
-                            "another process's pid here; its host samples are under its host pid\n", path, ro.pid);
+            ps_diag("perfscope record: warning: ring %s comes from a process in another PID namespace "
+                    "(unshare -p, a container): its rows are stored under its pid there, %u, which may be "
+                    "another process's pid here; its host samples are under its host pid", path, ro.pid);
         if (!name || !put_ent(c, &c->cur, ENT_RING_OPEN, (uint32_t)c->n_rings, 0, &ro, sizeof ro)) {
             free(name);
             ps_ring_reader_close(r);
@@ -350,7 +374,7 @@ void *ps_collect_drain_main(void *arg)
      * RLIMIT_RTPRIO). It only copies and sleeps, so it cannot monopolise a core for long. */
     struct sched_param sp = { .sched_priority = 1 };
     pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-    int64_t last_scan = 0, last_flush = 0, idle_ns = DRAIN_IDLE_MIN_NS;
+    int64_t last_scan = 0, last_flush = 0, last_live = 0, idle_ns = DRAIN_IDLE_MIN_NS;
     for (;;) {
         pthread_mutex_lock(&c->lock);
         int stop = c->stop_drain;
@@ -368,6 +392,10 @@ void *ps_collect_drain_main(void *arg)
             last_scan = now;
         }
         long n = drain_all(c);
+        if (now - last_live >= LIVE_OPEN_EVERY_NS) {
+            live_open_snapshot(c, 0);     /* after the drain: the lanes' strings are defined first */
+            last_live = now;
+        }
         /* Hand the writer a chunk every FLUSH_EVERY_NS (it commits every COMMIT_EVERY_NS anyway), not after
          * every pass: one chunk per millisecond of trickle would churn 4 MiB allocations and page faults. */
         if (now - last_flush >= FLUSH_EVERY_NS) {
@@ -408,6 +436,7 @@ void *ps_collect_drain_main(void *arg)
             ps_collect_ring_corrupt(c, i);
     }
     report_still_running(c);
+    live_open_snapshot(c, 1);
     flush_cur(c);
     pthread_mutex_lock(&c->lock);
     c->drain_done = 1;
@@ -486,7 +515,7 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
             const struct ring_open *ro = p;
             rc = ps_rows_ring_open(c->rows, e->ring, ro->pid, ps_collect_ns_clock, NULL);
             if (!rc && ro->other_pidns)
-                ps_rows_ring_other_pidns(c->rows, e->ring);
+                ps_rows_ring_other_pidns(c->rows);
             if (!rc) {
                 sqlite3_bind_int64(c->st_ring, 1, e->ring);
                 sqlite3_bind_text(c->st_ring, 2, ro->file, -1, SQLITE_STATIC);
@@ -520,6 +549,18 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
         case ENT_TSAMPLE:
             rc = ps_rows_thread_sample(c->rows, p);
             break;
+        case ENT_LIVE_CLEAR:
+            rc = ps_rows_live_open_clear(c->rows);
+            break;
+        case ENT_LIVE_OPEN:
+            rc = ps_rows_live_open(c->rows, e->ring, e->lane, p);
+            break;
+        case ENT_GSAMPLE:
+            if (!c->gpu_samples)
+                rc = ps_gpu_samples_new(c->w, c->origin_ns, &c->gpu_samples);
+            if (!rc)
+                rc = ps_gpu_samples_write(c->gpu_samples, p);
+            break;
         }
         if (rc)
             return rc;
@@ -531,15 +572,15 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
 static void report_write_error(struct ps_collect *c, int rc)
 {
     if (rc == -EIO)
-        fprintf(stderr, "%s\n", ps_tw_errmsg(c->w));
+        ps_diag("%s", ps_tw_errmsg(c->w));
     else
-        fprintf(stderr, "perfscope record: writing the trace failed: %s\n", strerror(-rc));
+        ps_diag("perfscope record: writing the trace failed: %s", strerror(-rc));
 }
 
 void *ps_collect_writer_main(void *arg)
 {
     struct ps_collect *c = arg;
-    int64_t last_commit = ps_monotonic_ns();
+    int64_t last_commit = ps_monotonic_ns(), last_names = 0;
     for (;;) {
         pthread_mutex_lock(&c->lock);
         while (!c->head && !c->drain_done)
@@ -566,6 +607,10 @@ void *ps_collect_writer_main(void *arg)
             pthread_cond_broadcast(&c->cond);
             pthread_mutex_unlock(&c->lock);
             free(k);
+        }
+        if (!rc && ps_monotonic_ns() - last_names >= NAMES_EVERY_NS) {
+            rc = ps_rows_publish_names(c->rows);
+            last_names = ps_monotonic_ns();
         }
         if (!rc && !c->write_error)
             rc = store_progress(c);
@@ -608,6 +653,7 @@ static void collect_free(struct ps_collect *c)
     free(c->pend);
     ps_u64map_fini(&c->pend_at);
     ps_rows_free(c->rows);
+    ps_gpu_samples_free(c->gpu_samples);
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->cond);
     free(c->dir);
@@ -644,9 +690,9 @@ int ps_collect_start(const char *session_dir, int64_t origin_ns, struct ps_tw *w
     *out = c;
     return 0;
 fail:
-    fprintf(stderr, "perfscope record: cannot start the recording threads: %s\n", strerror(-rc));
+    ps_diag("perfscope record: cannot start the recording threads: %s", strerror(-rc));
     if (rc == -EIO)
-        fprintf(stderr, "%s\n", ps_tw_errmsg(w));
+        ps_diag("%s", ps_tw_errmsg(w));
     ps_collect_stop(c, &(struct ps_rows_totals){ 0 });
     return rc;
 }
@@ -665,6 +711,19 @@ int ps_collect_post_samples(struct ps_collect *c, const struct ps_proc_sample *p
         put_ent(c, &k, ENT_PSAMPLE, 0, 0, &ps[i], sizeof ps[i]);
     for (size_t i = 0; i < nt; i++)
         put_ent(c, &k, ENT_TSAMPLE, 0, 0, &ts[i], sizeof ts[i]);
+    queue_push(c, k);
+    return 0;
+}
+
+int ps_collect_post_gpu_samples(struct ps_collect *c, const struct ps_gpu_sample *s, size_t n)
+{
+    if (!n)
+        return 0;
+    struct chunk *k = chunk_new(c, n * ((sizeof(struct ent) + sizeof *s + 7) & ~(size_t)7), 1);
+    if (!k)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        put_ent(c, &k, ENT_GSAMPLE, 0, 0, &s[i], sizeof s[i]);
     queue_push(c, k);
     return 0;
 }

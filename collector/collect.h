@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ps_nvml.h"
 #include "rows.h"
 #include "trace_writer.h"
 
@@ -20,6 +21,10 @@ int ps_collect_start(const char *session_dir, int64_t origin_ns, struct ps_tw *w
 /* Queue one sampler tick's rows for the writer (copied). 0 or -ENOMEM. Thread-safe with the two threads. */
 int ps_collect_post_samples(struct ps_collect *c, const struct ps_proc_sample *ps, size_t np,
                             const struct ps_thread_sample *ts, size_t nt);
+
+/* Queue `n` GPU samples (one per device, common/ps_nvml.h) for the writer (copied): PERFSCOPE_GPU_SAMPLES.
+ * 0 or -ENOMEM. Thread-safe with the two threads. */
+int ps_collect_post_gpu_samples(struct ps_collect *c, const struct ps_gpu_sample *s, size_t n);
 
 /* Drain every ring one last time (including rings that appeared since the last scan), record their dropped
  * counts, write the queued rows and the per-process rows (ps_rows_finish, *t filled), join the threads and

@@ -8,13 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu_samples.h"
 #include "maps.h"
 #include "ps_ring.h"
 #include "rows.h"
 #include "trace_writer.h"
 
 enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_RING_CORRUPT, ENT_RING_POS, ENT_PSAMPLE,
-                ENT_TSAMPLE };
+                ENT_TSAMPLE, ENT_GSAMPLE, ENT_LIVE_CLEAR, ENT_LIVE_OPEN };
 
 struct ent {
     uint32_t size;              /* header + payload, multiple of 8 */
@@ -62,6 +63,7 @@ struct ps_collect {
     int64_t origin_ns;
     struct ps_tw *w;
     struct ps_rows *rows;
+    struct ps_gpu_samples *gpu_samples;    /* writer thread; made at the first GPU sample */
     pthread_t drain_thread, writer_thread;
     int drain_started, writer_started;
     pthread_mutex_t lock;

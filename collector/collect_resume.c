@@ -52,7 +52,7 @@ static int resume_ring(struct ps_collect *c, sqlite3_stmt *st)
     c->rings[c->n_rings++] = (struct ring_file){ name, r, 0 };
     int rc = ps_rows_ring_open(c->rows, ring, pid, ps_collect_ns_clock, NULL);
     if (!rc && sqlite3_column_int(st, 3))
-        ps_rows_ring_other_pidns(c->rows, ring);
+        ps_rows_ring_other_pidns(c->rows);
     return rc;
 }
 

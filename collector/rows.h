@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ps_ring.h"
+#include "ps_utf8.h"
 #include "ps_wire.h"
 #include "trace_writer.h"
 
@@ -42,12 +43,8 @@ int ps_rows_keep_state(struct ps_rows *r);
 int ps_rows_restore_record(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
 int ps_rows_restore_registered(struct ps_rows *r, uint32_t ring, uint32_t id, int64_t sid, int defined);
 
-/* 1 when s[0..n) is valid UTF-8 (RFC 3629: no overlong forms, surrogates or values above U+10FFFF), else 0. */
-int ps_rows_utf8_valid(const char *s, size_t n);
-/* A NUL-terminated copy of s[0..n) with each maximal invalid subpart (Unicode ch. 3; as Python's
- * decode(errors='replace')) replaced by U+FFFD (EF BF BD). The caller frees it; NULL: no memory. Every TEXT the collector stores goes through
- * this (findings-3 #5). */
-char *ps_rows_utf8_dup(const char *s, size_t n);
+/* Every TEXT the collector stores goes through ps_utf8_valid / ps_utf8_dup (common/ps_utf8.h), so Python's
+ * sqlite3 and pandas can read it (findings-3 #5). */
 
 /* The ring's count of dropped records by cause (ps_ring_reader_drops); the last call per ring counts. */
 void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring_drops *d);
@@ -69,8 +66,8 @@ struct ps_thread_sample {
     char comm[16];              /* OS thread name, for ThreadNames when NVTX did not name the thread */
 };
 
-/* Ring `ring` was written in another PID namespace (counted: other_pidns_rings). */
-void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring);
+/* A ring was written in another PID namespace (counted: other_pidns_rings). */
+void ps_rows_ring_other_pidns(struct ps_rows *r);
 
 /* Reading ring `ring` stopped on nonsense in it (ps_ring_reader_corrupt; counted: corrupt_rings); its drop
  * counts are unknown (no ps_rows_ring_dropped follows). */
@@ -82,6 +79,16 @@ void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring);
 /* Write one sample row. 0 or -EIO / -ENOMEM. Call inside a transaction. */
 int ps_rows_proc_sample(struct ps_rows *r, const struct ps_proc_sample *s);
 int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s);
+
+/* PERFSCOPE_LIVE_OPEN_RANGES, the push/pop ranges open right now (for `perfscope top`): clear the table, then
+ * add one PS_WIRE_NVTX_OPEN record (ps_ring_reader_open_ranges, times converted) of ring `ring`, lane `lane`.
+ * Call inside a transaction. 0 or -EIO / -ENOMEM. */
+int ps_rows_live_open_clear(struct ps_rows *r);
+int ps_rows_live_open(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
+
+/* Replace PROCESSES and ThreadNames with what is known now (the writer calls it about once a second and at the
+ * end), so readers of a trace being recorded see them. Call inside a transaction. 0 or -EIO / -ENOMEM. */
+int ps_rows_publish_names(struct ps_rows *r);
 
 /* Totals over every process, for the run-level PERFSCOPE_META rows. */
 struct ps_rows_totals {
@@ -98,7 +105,7 @@ struct ps_rows_totals {
     int32_t rank, local_rank, world_size;   /* of the first probed process reporting one; -1 unknown */
 };
 
-/* Write what is only complete at the end: PROCESSES, ThreadNames, PERFSCOPE_PROCESS_INFO, the per-process
+/* Write what is only complete at the end: PROCESSES and ThreadNames (final), PERFSCOPE_PROCESS_INFO, the per-process
  * PERFSCOPE_META rows, StringIds rows of registered strings never defined. Fills *t. Call inside a
  * transaction, once. 0 or -EIO / -ENOMEM. */
 int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t);

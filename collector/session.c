@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ps_diag.h"
 #include "ps_env.h"
 #include "recover.h"
 
@@ -73,8 +74,8 @@ unsigned ps_session_report_probe_failures(const char *dir)
         for (char *p = why; *p; p++)      /* the probe wrote it, but keep the terminal safe anyway */
             if ((unsigned char)*p < 0x20 || *p == 0x7f)
                 *p = '?';
-        fprintf(stderr, "perfscope record: warning: process %u: the probe could not record (%s): its NVTX and "
-                        "CUDA activity is missing from the trace\n", pid, *why ? why : "no reason given");
+        ps_diag("perfscope record: warning: process %u: the probe could not record (%s): its NVTX and "
+                "CUDA activity is missing from the trace", pid, *why ? why : "no reason given");
         count++;
     }
     closedir(d);
@@ -145,19 +146,45 @@ static void remove_stale_sessions(const char *base)
     closedir(d);
 }
 
-int ps_session_dir_create(char *buf, size_t len)
+void ps_session_base_dir(char *buf, size_t len)
 {
-    char base[PATH_MAX];
     const char *xdg = getenv("XDG_RUNTIME_DIR");
     struct stat st;
     if (xdg && *xdg == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) && access(xdg, W_OK) == 0)
-        snprintf(base, sizeof base, "%s/perfscope", xdg);
+        snprintf(buf, len, "%s/perfscope", xdg);
     else
-        snprintf(base, sizeof base, "/tmp/perfscope-%u", (unsigned)getuid());
+        snprintf(buf, len, "/tmp/perfscope-%u", (unsigned)getuid());
+}
+
+int ps_session_write_trace_name(const char *dir, const char *trace)
+{
+    char path[PATH_MAX], tmp[PATH_MAX], abs[PATH_MAX];
+    if (!realpath(trace, abs))
+        return -errno;
+    snprintf(path, sizeof path, "%s/%s", dir, PS_SESSION_TRACE_FILE);
+    snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, PS_SESSION_TRACE_FILE);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    size_t n = strlen(abs);
+    abs[n++] = '\n';
+    int rc = write(fd, abs, n) == (ssize_t)n ? 0 : -EIO;
+    close(fd);
+    if (!rc && rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc)
+        unlink(tmp);
+    return rc;
+}
+
+int ps_session_dir_create(char *buf, size_t len)
+{
+    char base[PATH_MAX];
+    ps_session_base_dir(base, sizeof base);
     int rc = private_dir(base);
     if (rc) {
-        fprintf(stderr, "perfscope record: cannot use the session directory %s: %s (it must be a directory "
-                        "of yours with mode 0700; remove it or set XDG_RUNTIME_DIR)\n", base, strerror(-rc));
+        ps_diag("perfscope record: cannot use the session directory %s: %s (it must be a directory "
+                "of yours with mode 0700; remove it or set XDG_RUNTIME_DIR)", base, strerror(-rc));
         return rc;
     }
     remove_stale_sessions(base);
@@ -173,7 +200,7 @@ int ps_session_dir_create(char *buf, size_t len)
     errno = -rc;
 fail:
     rc = -errno;
-    fprintf(stderr, "perfscope record: cannot create the session directory %s: %s\n", buf, strerror(-rc));
+    ps_diag("perfscope record: cannot create the session directory %s: %s", buf, strerror(-rc));
     return rc;
 }
 
@@ -296,8 +323,8 @@ int ps_session_expand_output(const char *pattern, char *buf, size_t len)
                 strcpy(tmp, "%");
                 break;
             default:
-                fprintf(stderr, "perfscope record: -o %s: unknown '%%%s' (use %%p pid, %%h host, %%r rank, "
-                                "%%%% a percent sign)\n", pattern, *p ? (char[]){ *p, 0 } : "");
+                ps_diag("perfscope record: -o %s: unknown '%%%s' (use %%p pid, %%h host, %%r rank, "
+                        "%%%% a percent sign)", pattern, *p ? (char[]){ *p, 0 } : "");
                 return -EINVAL;
             }
         }

@@ -11,6 +11,17 @@
  * buf. Returns 0 or -errno with a message on stderr. */
 int ps_session_dir_create(char *buf, size_t len);
 
+/* Where session directories live: $XDG_RUNTIME_DIR/perfscope when XDG_RUNTIME_DIR is a writable directory,
+ * else /tmp/perfscope-<uid> (written to buf; `perfscope top` scans it for live recordings). */
+void ps_session_base_dir(char *buf, size_t len);
+
+/* The file in a session directory naming the trace being written: its absolute path and a newline. */
+#define PS_SESSION_TRACE_FILE "trace"
+
+/* Write PS_SESSION_TRACE_FILE into `dir` (atomically: a reader sees the whole name or no file) naming `trace`
+ * (made absolute). 0 or -errno. */
+int ps_session_write_trace_name(const char *dir, const char *trace);
+
 /* Remove the session directory and the ring files in it. */
 void ps_session_dir_remove(const char *dir);
 

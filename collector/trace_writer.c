@@ -21,7 +21,6 @@ struct ps_tw {
     sqlite3_stmt *st_string, *st_meta;
     struct ps_strtab strings;
     int64_t next_string_id;
-    uint64_t rows;
     char errmsg[512];
 };
 
@@ -177,7 +176,6 @@ int ps_tw_exec(struct ps_tw *w, sqlite3_stmt *st)
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return tw_fail(w, "writing a row (is the disk full?)");
-    w->rows++;
     return 0;
 }
 
@@ -270,9 +268,4 @@ int ps_tw_finish(struct ps_tw *w)
 const char *ps_tw_errmsg(const struct ps_tw *w)
 {
     return w->errmsg;
-}
-
-uint64_t ps_tw_rows(const struct ps_tw *w)
-{
-    return w->rows;
 }

@@ -67,7 +67,4 @@ int ps_tw_finish(struct ps_tw *w);
 /* The last error, "perfscope: <path>: <what>", valid until the next call. */
 const char *ps_tw_errmsg(const struct ps_tw *w);
 
-/* Rows written since ps_tw_open (every ps_tw_exec counts one). */
-uint64_t ps_tw_rows(const struct ps_tw *w);
-
 #endif

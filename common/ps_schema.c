@@ -3,6 +3,29 @@
  * nsys quotes nothing, we quote "end" so the SQL also runs where END is reserved. */
 #include "ps_schema.h"
 
+#include <string.h>
+
+const struct ps_enum_name ps_nsys_copy_kind[PS_NSYS_COPY_KINDS] = {
+    { "Unknown", "unknown" }, { "HtoD", "HtoD" }, { "DtoH", "DtoH" }, { "HtoA", "HtoA" }, { "AtoH", "AtoH" },
+    { "AtoA", "AtoA" },       { "AtoD", "AtoD" }, { "DtoA", "DtoA" }, { "DtoD", "DtoD" }, { "HtoH", "HtoH" },
+    { "PtoP", "PtoP" },
+};
+
+const struct ps_enum_name ps_nsys_mem_kind[PS_NSYS_MEM_KINDS] = {
+    { "Pageable", "pageable" }, { "Pinned", "pinned" },
+    { "Device", "device" },     { "Array", "array" },
+    { "Managed", "managed" },   { "Device Static", "device_static" },
+    { "Managed Static", "managed_static" }, { "Unknown", "unknown" },
+};
+
+int ps_enum_find(const struct ps_enum_name *t, int n, const char *s, size_t len)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(t[i].label) == len && memcmp(s, t[i].label, len) == 0)
+            return i;
+    return -1;
+}
+
 const char ps_schema_sql[] =
     "CREATE TABLE StringIds(id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);\n"
     "CREATE TABLE ThreadNames(nameId INTEGER NOT NULL REFERENCES StringIds(id), priority INTEGER,"
@@ -32,7 +55,17 @@ const char ps_schema_sql[] =
     " writeBytes INTEGER, readCharBytes INTEGER, writeCharBytes INTEGER);\n"
     "CREATE TABLE PERFSCOPE_THREAD_SAMPLES(timestamp INTEGER NOT NULL, globalTid INTEGER NOT NULL,"
     " state INTEGER NOT NULL REFERENCES PERFSCOPE_ENUM_THREAD_STATE(id), cpuUserNs INTEGER,"
-    " cpuSystemNs INTEGER);\n";
+    " cpuSystemNs INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_GPU_SAMPLES(timestamp INTEGER NOT NULL, deviceIndex INTEGER NOT NULL,"
+    " utilGpuPercent INTEGER, utilMemoryPercent INTEGER, memUsedBytes INTEGER, memTotalBytes INTEGER,"
+    " temperatureC INTEGER, powerMw INTEGER, powerLimitMw INTEGER, clockSmMhz INTEGER, clockMemMhz INTEGER,"
+    " pcieRxKBps INTEGER, pcieTxKBps INTEGER, throttleReasons INTEGER, migEnabled INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_GPU_PROCESS_SAMPLES(timestamp INTEGER NOT NULL, deviceIndex INTEGER NOT NULL,"
+    " pid INTEGER NOT NULL, usedMemoryBytes INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_LIVE_OPEN_RANGES(globalTid INTEGER NOT NULL, start INTEGER NOT NULL, text TEXT,"
+    " textId INTEGER, domainId INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_GPU_DEVICES(deviceIndex INTEGER NOT NULL PRIMARY KEY, name TEXT,"
+    " memTotalBytes INTEGER);\n";
 
 const char ps_schema_enum_sql[] =
     "INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES"

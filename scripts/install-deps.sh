@@ -2,7 +2,7 @@
 # Install the Debian packages perfscope needs to build and test (only what is missing).
 set -euo pipefail
 pkgs=(cmake ninja-build gcc g++ make pkg-config libsqlite3-dev zlib1g-dev libyajl-dev libdeflate-dev
-      libncurses-dev sqlite3 python3 clang libclang-rt-14-dev dpkg-dev procps
+      libncurses-dev sqlite3 python3 clang libclang-rt-14-dev dpkg-dev procps tmux
       chromium)   # chromium: the HTML report is loaded headless in tests (check_report_formats.py)
 missing=()
 for p in "${pkgs[@]}"; do

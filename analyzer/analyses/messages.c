@@ -208,13 +208,9 @@ static int notes(struct ps_report *r)
                       "torch.autograd.profiler.emit_nvtx) and no CUDA work was captured%s.",
                       cuda ? " (see the CUDA/CUPTI state)" : "");
             if (r->nrecs < PS_MAX_RECS)
-                r->recs[r->nrecs++] = m->samples.n > 0
-                                          ? "Mark each training step with an NVTX range named \"step\" (or name yours "
-                                            "with --step-range), and run the program's CUDA work under perfscope "
-                                            "record; the host samples are all this trace measured."
-                                          : "Mark each training step with an NVTX range named \"step\" (or name yours "
-                                            "with --step-range), and run the program's CUDA work under perfscope "
-                                            "record.";
+                snprintf(r->recs[r->nrecs++], PS_REC_LEN, "Mark each training step with an NVTX range named "
+                         "\"step\" (or name yours with --step-range), and run the program's CUDA work under "
+                         "perfscope record%s.", m->samples.n > 0 ? "; the host samples are all this trace measured" : "");
         }
     } else if (!r->has_gpu) {
         rc |= add(r, PS_MSG_NOTE, "no_gpu_rows",

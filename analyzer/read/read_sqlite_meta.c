@@ -251,6 +251,20 @@ static int process_row(struct sctx *c, sqlite3_stmt *st)
     return 0;
 }
 
+/* PERFSCOPE_PROCESS_INFO (pid, rank): each recorded process's distributed rank, for rank views (NULL, or a value
+ * that is no rank: left unknown). */
+static int process_rank_row(struct sctx *c, sqlite3_stmt *st)
+{
+    int64_t rank = sqlite3_column_int64(st, 1);
+    if (sqlite3_column_type(st, 1) != SQLITE_INTEGER || rank < 0 || rank > INT32_MAX - 1)
+        return 0;
+    uint32_t i = ps_model_process(c->m, (uint32_t)sqlite3_column_int64(st, 0));
+    if (i == PS_NONE)
+        return ps_sq_oom(c);
+    c->m->procs.v[i].rank = (int32_t)rank;
+    return 0;
+}
+
 static int thread_name_row(struct sctx *c, sqlite3_stmt *st)
 {
     int64_t gtid = sqlite3_column_int64(st, 1);
@@ -498,18 +512,43 @@ out:
     return rc;
 }
 
+/* PERFSCOPE_GPU_SAMPLES row (timestamp, deviceIndex, utilGpuPercent): rows without a utilisation (NVML did not
+ * give one) are skipped; one outside 0..100 is counted as unplaced, never clamped. */
+static int nvml_util_row(struct sctx *c, sqlite3_stmt *st)
+{
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL ||
+        sqlite3_column_type(st, 2) == SQLITE_NULL)
+        return 0;
+    struct ps_nvml_util_sample s = { sqlite3_column_int64(st, 0), (int32_t)sqlite3_column_int64(st, 1), 0 };
+    int64_t util = sqlite3_column_int64(st, 2);
+    if (util < 0 || util > 100 || s.device < 0) {
+        ps_unplaced_count(&c->unplaced, c->m, "PERFSCOPE_GPU_SAMPLES rows with a utilisation outside 0..100 or a "
+                                              "negative device");
+        return 0;
+    }
+    s.util_pct = (int32_t)util;
+    return ps_model_add_nvml_util(c->m, &s) < 0 ? ps_sq_oom(c) : 0;
+}
+
 /* PROCESSES, ThreadNames, TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE (each optional) and, on perfscope traces,
- * the host-sample summary. Returns 0 or -1 with the message set. */
+ * the processes' ranks (PERFSCOPE_PROCESS_INFO), the host-sample summary and the NVML utilisation samples. Returns 0
+ * or -1 with the message set. */
 int ps_sq_read_host_tables(struct sctx *c, int is_perfscope)
 {
     static const char *const proc_cols[] = { "pid", "name" };
     static const char *const tname_cols[] = { "nameId", "globalTid" };
     static const char *const gpu_cols[] = { "id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor" };
     static const char *const cdev_cols[] = { "cudaId", "numMultiprocessors" };
+    static const char *const rank_cols[] = { "pid", "rank" };
     if (read_optional(c, "PROCESSES", proc_cols, 2, 1u << 1, process_row) < 0 ||
         read_optional(c, "ThreadNames", tname_cols, 2, 0, thread_name_row) < 0 ||
         read_optional(c, "TARGET_INFO_GPU", gpu_cols, 6, 1u << 1, gpu_row) < 0 ||
-        read_optional(c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, 0, cuda_device_row) < 0)
+        read_optional(c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, 0, cuda_device_row) < 0 ||
+        (is_perfscope && read_optional(c, "PERFSCOPE_PROCESS_INFO", rank_cols, 2, 0, process_rank_row) < 0))
         return -1;
-    return is_perfscope ? read_samples(c) : 0;
+    static const char *const nvml_sample_cols[] = { "timestamp", "deviceIndex", "utilGpuPercent" };
+    if (!is_perfscope)
+        return 0;
+    return read_samples(c) < 0 ||
+           read_optional(c, "PERFSCOPE_GPU_SAMPLES", nvml_sample_cols, 3, 0, nvml_util_row) < 0 ? -1 : 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
+#include "ps_utf8.h"
 #include "render/json_writer.h"
 
 #define MAX_DEPTH 64
@@ -189,62 +190,19 @@ void ps_jw_number(struct ps_jw *w, const char *num)
         check(w, yajl_gen_number(w->g, num, strlen(num)));
 }
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629 §4: no overlong forms, no surrogates, at most
- * U+10FFFF), or 0 when the bytes there are not one. */
-static size_t utf8_seq_len(const unsigned char *p, const unsigned char *end)
-{
-    size_t n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
-    if (n == 0 || p[0] > 0xF4 || (size_t)(end - p) < n)
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-    if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0) || (p[0] == 0xF0 && p[1] < 0x90) ||
-        (p[0] == 0xF4 && p[1] >= 0x90))
-        return 0;
-    return n;
-}
-
-/* Give yajl the string with each byte that does not start a well-formed sequence (a Latin-1 file name in a
- * command line, a name cut mid-character) replaced by U+FFFD. */
+/* Give yajl the string with each maximal invalid UTF-8 subpart (a Latin-1 byte in a command line, a name cut
+ * mid-character) replaced by one U+FFFD: common/ps_utf8.h's policy, the collector's too. */
 static void string_piece(struct ps_jw *w, const char *s, size_t len)
 {
-    static const char replacement[] = "\xEF\xBF\xBD";
-    const unsigned char *p = (const unsigned char *)s, *end = p + len;
-    size_t bad = 0;
-    for (const unsigned char *q = p; q < end; q++)
-        if (*q >= 0x80) {
-            size_t n = utf8_seq_len(q, end);
-            bad += n == 0;
-            q += n ? n - 1 : 0;
-        }
-    char small[256], *buf = (char *)s;
-    size_t blen = len;
-    if (bad) {
-        size_t cap = len + 2 * bad;
-        buf = cap <= sizeof small ? small : malloc(cap);
-        if (!buf) {
-            w->failed = 1;
-            return;
-        }
-        blen = 0;
-        for (const unsigned char *q = p; q < end; q++) {
-            size_t n = *q >= 0x80 ? utf8_seq_len(q, end) : 1;
-            if (n == 0) {
-                memcpy(buf + blen, replacement, 3);
-                blen += 3;
-            } else {
-                memcpy(buf + blen, q, n);
-                blen += n;
-                q += n - 1;
-            }
-        }
+    char *fixed = ps_utf8_valid(s, len) ? NULL : ps_utf8_dup(s, len);
+    if (!ps_utf8_valid(s, len) && !fixed) {
+        w->failed = 1;
+        return;
     }
     w->in_string = 1;
-    check(w, yajl_gen_string(w->g, (const unsigned char *)buf, blen));
+    check(w, yajl_gen_string(w->g, (const unsigned char *)(fixed ? fixed : s), fixed ? strlen(fixed) : len));
     w->in_string = 0;
-    if (buf != s && buf != small)
-        free(buf);
+    free(fixed);
 }
 
 void ps_jw_strn(struct ps_jw *w, const char *s, size_t len)

@@ -1,6 +1,7 @@
 /* One JSON writer for everything perfscope prints as JSON (`report --format json`; `export` and `top
  * --snapshot json` are to use it too): yajl's generator does the escaping and checks the nesting; this module
- * adds perfscope's rules — text that is not UTF-8 becomes U+FFFD (JSON text is UTF-8, RFC 8259 §8.1), NaN and
+ * adds perfscope's rules — each maximal invalid UTF-8 subpart becomes one U+FFFD (JSON text is UTF-8, RFC 8259
+ * §8.1; common/ps_utf8.h), NaN and
  * infinities become null, doubles print with 6 significant digits — and a layout people can read: the root's
  * keys one per line, arrays of objects one object per line, everything else ", " / ": " on one line. */
 #ifndef PS_JSON_WRITER_H

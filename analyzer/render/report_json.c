@@ -369,6 +369,10 @@ static void summaries(struct ps_jw *w, const struct ps_report *r)
         ps_jw_kstr(w, "rule", g->rule);
         ps_jw_kstr(w, "severity", g->severity);
         ps_jw_kstr(w, "summary", g->summary);
+        ps_jw_kint(w, "cost_ns", g->cost_ns);
+        ps_jw_kdouble(w, "share", g->share);
+        ps_jw_kint(w, "gain_ns", g->gain_ns);
+        ps_jw_kstr(w, "fix", g->fix);
         finding_rows(w, r, g);
         ps_jw_map_close(w);
     }
@@ -417,6 +421,32 @@ static void ranks(struct ps_jw *w, const struct ps_report *r)
     ps_jw_array_close(w);
 }
 
+/* NVML utilisation over time per device (docs/report.md "gpu_utilization_samples"). */
+static void gpu_util(struct ps_jw *w, const struct ps_report *r)
+{
+    ps_jw_key(w, "gpu_utilization_samples");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < r->nnvml_util; i++) {
+        const struct ps_nvml_util_stat *s = &r->nvml_util[i];
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "device", s->device);
+        ps_jw_kint(w, "samples", s->samples);
+        ps_jw_kdouble(w, "mean_percent", s->mean_pct);
+        ps_jw_kint(w, "min_percent", s->min_pct);
+        ps_jw_kint(w, "max_percent", s->max_pct);
+        ps_jw_kint(w, "first_ns", s->first_ns);
+        ps_jw_kint(w, "last_ns", s->last_ns);
+        ps_jw_kint(w, "bucket_ns", s->bucket_ns);
+        ps_jw_key(w, "bucket_percent");
+        ps_jw_array_open(w);
+        for (int b = 0; b < PS_NVML_UTIL_BUCKETS; b++)
+            s->bucket_pct[b] < 0 ? ps_jw_null(w) : ps_jw_double(w, s->bucket_pct[b]);
+        ps_jw_array_close(w);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+}
+
 /* Alerts and warnings (the trace is incomplete, numbers may be low) with their codes; notes as sentences. */
 static void messages(struct ps_jw *w, const struct ps_report *r)
 {
@@ -456,6 +486,7 @@ int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FI
     verdict(w, r);
     steps(w, r);
     gpu(w, r);
+    gpu_util(w, r);
     summaries(w, r);
     ranks(w, r);
     messages(w, r);

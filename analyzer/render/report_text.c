@@ -459,7 +459,9 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
         ps_sgr(f, color, !strcmp(g->severity, "warning") ? PS_SGR_YELLOW : PS_SGR_DIM);
         fprintf(f, "[%s]", g->severity);
         ps_sgr_end(f, color);
-        fprintf(f, " %s: %s\n", g->rule, g->summary);
+        fprintf(f, " %s: ", g->rule);
+        put_name(f, g->summary, 0);   /* escaped: a summary may quote names from the trace */
+        fputc('\n', f);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
             char where[48];
@@ -502,6 +504,25 @@ static void ranks(FILE *f, const struct ps_report *r, int color)
     }
 }
 
+/* NVML utilisation over time: one line of PS_NVML_UTIL_BUCKETS levels " .:-=+*#" (0..100 %; a blank bucket has no
+ * sample) under each device's summary. */
+static void gpu_util(FILE *f, const struct ps_report *r)
+{
+    for (size_t i = 0; i < r->nnvml_util; i++) {
+        const struct ps_nvml_util_stat *s = &r->nvml_util[i];
+        char line[PS_NVML_UTIL_BUCKETS + 1];
+        for (int b = 0; b < PS_NVML_UTIL_BUCKETS; b++) {
+            int level = s->bucket_pct[b] < 0 ? -1 : (int)(s->bucket_pct[b] * 8 / 100.01);
+            line[b] = level < 0 ? ' ' : " .:-=+*#"[level];
+        }
+        line[PS_NVML_UTIL_BUCKETS] = '\0';
+        fprintf(f, "\nGPU %d utilisation over time (NVML, %lld samples over %.1f s): mean %.1f %%, min %d %%, max %d %%\n"
+                   "  |%s|  (%d slices of %.2f s; levels ' .:-=+*#' = 0..100 %%)\n",
+                s->device, (long long)s->samples, (double)(s->last_ns - s->first_ns) / 1e9, s->mean_pct, s->min_pct,
+                s->max_pct, line, PS_NVML_UTIL_BUCKETS, (double)s->bucket_ns / 1e9);
+    }
+}
+
 int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FILE *out)
 {
     char *buf = NULL;
@@ -514,6 +535,7 @@ int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FI
     verdict(f, r, o->color);
     ranks(f, r, o->color);
     gpu(f, r);
+    gpu_util(f, r);
     summaries(f, r, o->color);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || !buf) {

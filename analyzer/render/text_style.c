@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "ps_utf8.h"
 #include "render/text_style.h"
 
 void ps_sgr(FILE *f, int on, const char *sgr)
@@ -24,11 +25,14 @@ static void name_cut(FILE *f, const char *buf, int width)
 {
     int tail = (width - 3) / 2, head = width - 3 - tail;
     const char *p = buf;
-    for (int i = 0; i < head; i++)   /* whole UTF-8 sequences (escapes are ASCII) */
-        p += 1 + ((unsigned char)*p >= 0xC0 ? ((unsigned char)*p >= 0xF0 ? 3 : (unsigned char)*p >= 0xE0 ? 2 : 1) : 0);
+    size_t len = strlen(buf);
+    for (int i = 0; i < head && *p; i++) {   /* whole UTF-8 sequences (ps_text_escape left only well-formed ones) */
+        int k = ps_utf8_seq((const unsigned char *)p, len - (size_t)(p - buf));
+        p += k > 0 ? k : 1;
+    }
     fwrite(buf, 1, (size_t)(p - buf), f);
     fputs("...", f);
-    const char *q = buf + strlen(buf);
+    const char *q = buf + len;
     for (int i = 0; i < tail; i++) {
         do
             q--;

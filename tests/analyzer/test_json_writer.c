@@ -31,8 +31,8 @@ static void values(struct ps_jw *w)
     ps_jw_kdouble(w, "nan", 0.0 / 0.0);
     ps_jw_kdouble(w, "inf", 1.0 / 0.0);
     ps_jw_kstr(w, "latin1", "a\xff" "b");                /* invalid byte -> U+FFFD */
-    ps_jw_kstr(w, "cut", "w-\xe3\x83");                  /* a sequence cut short: each byte -> U+FFFD */
-    ps_jw_kstr(w, "surrogate", "\xed\xa0\x80");          /* CESU surrogate: 3 x U+FFFD */
+    ps_jw_kstr(w, "cut", "w-\xe3\x83");                  /* a sequence cut short: one maximal subpart -> U+FFFD */
+    ps_jw_kstr(w, "surrogate", "\xed\xa0\x80");          /* CESU surrogate: 3 x U+FFFD (Python's decode too) */
     ps_jw_kstr(w, "ctl", "q\"b\\n\n\t\x01,:{}[]");       /* escapes, and separators inside a string */
     ps_jw_kstr(w, "cjk", "データ");
     ps_jw_knull(w, "none");
@@ -93,7 +93,8 @@ int main(void)
         CHECK(YAJL_IS_NULL(yajl_tree_get(root, nan, yajl_t_any)), "NaN is not null");
         CHECK(YAJL_IS_NULL(yajl_tree_get(root, inf, yajl_t_any)), "inf is not null");
         CHECK(!strcmp(str_at(root, "latin1"), "a\xef\xbf\xbd" "b"), "latin1: %s", str_at(root, "latin1"));
-        CHECK(!strcmp(str_at(root, "cut"), "w-\xef\xbf\xbd\xef\xbf\xbd"), "cut: %s", str_at(root, "cut"));
+        /* Python: b'w-\xe3\x83'.decode('utf-8', 'replace') == 'w-\ufffd' */
+        CHECK(!strcmp(str_at(root, "cut"), "w-\xef\xbf\xbd"), "cut: %s", str_at(root, "cut"));
         CHECK(!strcmp(str_at(root, "surrogate"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"), "surrogate: %s",
               str_at(root, "surrogate"));
         CHECK(!strcmp(str_at(root, "ctl"), "q\"b\\n\n\t\x01,:{}[]"), "control characters: %s", str_at(root, "ctl"));
@@ -119,5 +120,5 @@ int main(void)
     CHECK(rc < 0, "closing a map inside an array is not an error");
     free(doc);
     CHECK_EQ("ps_jw_free(NULL)", ps_jw_free(NULL), 0);
-    return failures ? 1 : 0;
+    return check_failures ? 1 : 0;
 }

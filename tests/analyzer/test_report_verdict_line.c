@@ -213,5 +213,5 @@ int main(int argc, char **argv)
         hostile_names_escaped_in_md_and_html();
     else
         return 2;
-    return failures ? 1 : 0;
+    return check_failures ? 1 : 0;
 }

@@ -50,5 +50,5 @@ int main(void)
     /* width 0: unchanged */
     EXPECT("a b c d e f g h i j k l m n o p q r s t u v w x y z\n", 0,
            "a b c d e f g h i j k l m n o p q r s t u v w x y z\n");
-    return failures ? 1 : 0;
+    return check_failures ? 1 : 0;
 }

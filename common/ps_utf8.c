@@ -1,16 +1,10 @@
-/* UTF-8 validation and repair for every TEXT the collector stores (see rows.h: ps_rows_utf8_valid,
- * ps_rows_utf8_dup): file names, command lines and NVTX texts are bytes on Linux. */
+/* UTF-8 well-formedness and replacement (ps_utf8.h). */
+#include "ps_utf8.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "rows.h"
-
-/* The UTF-8 sequence at s[0..n), n >= 1: its length (1-4) when valid, else minus the length of its
- * maximal invalid subpart (the lead byte and the continuation bytes that fit it; at least 1), so that each
- * such subpart becomes one U+FFFD as the Unicode Standard recommends (ch. 3, "U+FFFD Substitution of
- * Maximal Subparts") and Python's decode(errors='replace') does. Overlong forms, UTF-16 surrogates and
- * values above U+10FFFF are invalid (RFC 3629 §4, Table 3-7 of the Unicode Standard). */
-static int utf8_seq(const unsigned char *s, size_t n)
+int ps_utf8_seq(const unsigned char *s, size_t n)
 {
     unsigned char c = s[0];
     if (c < 0x80)
@@ -28,7 +22,7 @@ static int utf8_seq(const unsigned char *s, size_t n)
     return len;
 }
 
-int ps_rows_utf8_valid(const char *s, size_t n)
+int ps_utf8_valid(const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n;) {
@@ -36,7 +30,7 @@ int ps_rows_utf8_valid(const char *s, size_t n)
             i++;
             continue;
         }
-        int k = utf8_seq(u + i, n - i);
+        int k = ps_utf8_seq(u + i, n - i);
         if (k < 0)
             return 0;
         i += (size_t)k;
@@ -44,20 +38,20 @@ int ps_rows_utf8_valid(const char *s, size_t n)
     return 1;
 }
 
-char *ps_rows_utf8_dup(const char *s, size_t n)
+char *ps_utf8_dup(const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
     char *out = malloc(n * 3 + 1), *o = out;
     if (!out)
         return NULL;
     for (size_t i = 0; i < n;) {
-        int k = utf8_seq(u + i, n - i);
+        int k = ps_utf8_seq(u + i, n - i);
         if (k > 0) {
             memcpy(o, u + i, (size_t)k);
             o += k;
             i += (size_t)k;
         } else {
-            memcpy(o, "\xEF\xBF\xBD", 3);
+            memcpy(o, PS_UTF8_REPLACEMENT, 3);
             o += 3;
             i += (size_t)-k;
         }
