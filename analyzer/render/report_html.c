@@ -1,5 +1,6 @@
 /* `perfscope report --format html`: one self-contained page to share — the verdict and what to do, then one
- * section per chart (step-time breakdown per step, GPU utilisation over time, top kernels, copy bandwidth),
+ * section per chart (step-time breakdown per step, GPU utilisation over time from the trace's activity and from
+ * NVML samples when the trace has them, top kernels, copy bandwidth),
  * each chart followed by its numbers as a table (the text equivalent), then findings, run facts and notes.
  * No script, no font, nothing fetched: a Content-Security-Policy forbids any load. */
 #include <errno.h>
@@ -246,6 +247,50 @@ static int utilisation_section(FILE *f, const struct ps_report *r)
     return 0;
 }
 
+/* NVML's utilization.gpu over time (perfscope traces recorded with a driver), beside the trace's own activity. */
+static int nvml_section(FILE *f, const struct ps_report *r)
+{
+    if (r->nnvml_util == 0)
+        return 0;
+    double *y = malloc(r->nnvml_util * PS_NVML_UTIL_BUCKETS * sizeof *y);
+    struct ps_svg_series *series = calloc(r->nnvml_util, sizeof *series);
+    char (*labels)[32] = calloc(r->nnvml_util, sizeof *labels);
+    if (!y || !series || !labels) {
+        free(y), free(series), free(labels);
+        return -ENOMEM;
+    }
+    static const char *const colors[] = { "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9" };
+    const struct ps_nvml_util_stat *s0 = &r->nvml_util[0];
+    for (size_t l = 0; l < r->nnvml_util; l++) {
+        snprintf(labels[l], sizeof labels[l], "GPU %d (NVML)", r->nvml_util[l].device);
+        series[l] = (struct ps_svg_series){ labels[l], colors[l % 6] };
+        for (size_t i = 0; i < PS_NVML_UTIL_BUCKETS; i++) {
+            double p = r->nvml_util[l].bucket_pct[i];
+            y[l * PS_NVML_UTIL_BUCKETS + i] = p < 0 ? NAN : p / 100.0;
+        }
+    }
+    char desc[320];
+    snprintf(desc, sizeof desc, "One line per GPU: NVML's utilization.gpu (the share of each driver sample period in "
+             "which a kernel ran, as nvidia-smi shows it), averaged over %d slices of %.3f s; the line breaks where a "
+             "slice has no sample. The table below holds each GPU's mean, minimum and maximum.",
+             PS_NVML_UTIL_BUCKETS, (double)s0->bucket_ns / 1e9);
+    fputs("<section id=\"nvml-utilisation\" class=\"chart\" aria-labelledby=\"nvml-h\">\n<h2 id=\"nvml-h\">GPU "
+          "utilisation from NVML samples</h2>\n<figure>\n", f);
+    ps_svg_lines(f, "nvml-chart", "NVML GPU utilisation over the recording", desc, r->nnvml_util, PS_NVML_UTIL_BUCKETS,
+                 y, series, (double)(s0->first_ns - r->run_start_ns) / 1e9 + (double)s0->bucket_ns / 2e9,
+                 (double)s0->bucket_ns / 1e9, "s from the run's first event");
+    fputs("</figure>\n<table>\n<tr><th>GPU</th><th>samples</th><th>mean %</th><th>min %</th><th>max %</th></tr>\n", f);
+    for (size_t l = 0; l < r->nnvml_util; l++) {
+        const struct ps_nvml_util_stat *s = &r->nvml_util[l];
+        fprintf(f, "<tr><td>%d</td><td class=\"n\">%lld</td><td class=\"n\">%.1f</td><td class=\"n\">%d</td>"
+                   "<td class=\"n\">%d</td></tr>\n", s->device, (long long)s->samples, s->mean_pct, s->min_pct,
+                s->max_pct);
+    }
+    fputs("</table>\n</section>\n", f);
+    free(y), free(series), free(labels);
+    return 0;
+}
+
 static int kernels_section(FILE *f, const struct ps_report *r)
 {
     size_t top = r->opts.top_n > 0 && (size_t)r->opts.top_n < r->nkernels ? (size_t)r->opts.top_n : r->nkernels;
@@ -392,6 +437,8 @@ int ps_render_html(const struct ps_report *r, const struct ps_render_opts *o, FI
     int rc = steps_section(f, r);
     if (rc == 0)
         rc = utilisation_section(f, r);
+    if (rc == 0)
+        rc = nvml_section(f, r);
     if (rc == 0)
         rc = kernels_section(f, r);
     if (rc == 0)

@@ -171,15 +171,37 @@ void ps_svg_lines(FILE *f, const char *id, const char *title, const char *desc, 
     for (size_t l = 0; l < nlines; l++) {
         fputs("<g class=\"line\"><title>", f);
         ps_html_text(f, series[l].label, 0);
-        double mean = 0;
+        double mean = 0, n = 0;
         for (size_t i = 0; i < npoints; i++)
-            mean += y[l * npoints + i] / (double)(npoints ? npoints : 1);
-        fprintf(f, ": %.1f %% busy on average</title>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-                   "points=\"", 100 * mean, series[l].color);
+            if (!isnan(y[l * npoints + i]))
+                mean += y[l * npoints + i], n++;
+        mean = n > 0 ? mean / n : 0;
+        size_t known = 0;
         for (size_t i = 0; i < npoints; i++)
-            fprintf(f, "%s%.1f,%.1f", i ? " " : "", LEFT + step * (double)i,
-                    bottom - (bottom - TOP - 8) * y[l * npoints + i]);
-        fputs("\"/></g>\n", f);
+            known += !isnan(y[l * npoints + i]);
+        fprintf(f, ": %.1f %% busy on average</title>\n", known ? 100 * mean : 0.0);
+        int open = 0;   /* a NAN point (no sample there) ends the polyline; the next known one starts another */
+        for (size_t i = 0; i < npoints; i++) {
+            double v = y[l * npoints + i];
+            if (isnan(v)) {
+                fputs(open ? "\"/>\n" : "", f);
+                open = 0;
+                continue;
+            }
+            if (!open)
+                fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", series[l].color);
+            fprintf(f, "%s%.1f,%.1f", open ? " " : "", LEFT + step * (double)i, bottom - (bottom - TOP - 8) * v);
+            open = 1;
+        }
+        fputs(open ? "\"/>\n" : "", f);
+        for (size_t i = 0; i < npoints; i++) {   /* a point with no neighbour draws no line: a dot */
+            double v = y[l * npoints + i];
+            if (!isnan(v) && (i == 0 || isnan(y[l * npoints + i - 1])) &&
+                (i + 1 == npoints || isnan(y[l * npoints + i + 1])))
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", LEFT + step * (double)i,
+                        bottom - (bottom - TOP - 8) * v, series[l].color);
+        }
+        fputs("</g>\n", f);
     }
     fputs("<g class=\"axis\" aria-hidden=\"true\">\n", f);
     for (int t = 0; t <= 4; t++)

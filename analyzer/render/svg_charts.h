@@ -29,7 +29,7 @@ void ps_svg_hbars(FILE *f, const char *id, const char *title, const char *desc, 
                   const char *const *labels, const char *unit, const char *color);
 
 /* Lines over time (class "line"), y in 0..1 drawn as 0..100 %: y[l * npoints + i] is line l at
- * x = x0 + i * dx (in `xunit`); one series per line. */
+ * x = x0 + i * dx (in `xunit`), NAN where there is no value (the line breaks there); one series per line. */
 void ps_svg_lines(FILE *f, const char *id, const char *title, const char *desc, size_t nlines, size_t npoints,
                   const double *y, const struct ps_svg_series *series, double x0, double dx, const char *xunit);
 

@@ -52,7 +52,8 @@ if p.returncode != 0:
 
 report = json.load(open(json_path, encoding="utf-8"))
 top_keys = ["perfscope_report_version", "source", "run", "verdict", "steps", "step_average", "gpu_temporal",
-            "idle_breakdown", "gpu_timeline", "gpu_timeline_per_device", "gpu_utilization_timeline", "gpu_devices",
+            "idle_breakdown", "gpu_timeline", "gpu_timeline_per_device", "gpu_utilization_timeline",
+            "gpu_utilization_samples", "gpu_devices",
             "kernels", "kernel_names",
             "copies", "findings", "ranks", "stragglers", "warnings", "notes", "comm_comp_overlap"]
 for k in top_keys:
@@ -176,7 +177,7 @@ class Page(html.parser.HTMLParser):
         for k in ("src", "href"):
             if k in a and not (a[k] or "").startswith("data:"):
                 self.bad.append(f"{tag} {k}={a[k]} (a fetch)")
-        if tag not in ("meta", "link", "br", "line", "rect", "polyline", "input", "img"):
+        if tag not in ("meta", "link", "br", "line", "rect", "polyline", "circle", "input", "img"):
             self.stack.append(tag)
 
     def handle_endtag(self, tag):
@@ -203,6 +204,8 @@ if report["steps"] or (whole_run and report["step_average"]["dur_ns"] > 0) or re
     want_charts.append("steps")
 if report["gpu_utilization_timeline"]:
     want_charts.append("utilisation")
+if report["gpu_utilization_samples"]:
+    want_charts.append("nvml-utilisation")
 if report["kernels"]:
     want_charts.append("kernels")
 if report["copies"]:

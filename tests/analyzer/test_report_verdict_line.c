@@ -198,6 +198,47 @@ static void hostile_names_escaped_in_md_and_html(void)
     done(&a);
 }
 
+/* NVML samples get a chart of their own in the HTML: a perfscope trace with a step [0, 2 s) and PERFSCOPE_GPU_SAMPLES
+ * of device 0 at 0, 1 and 2 s reading 0, 50 and 100 %: mean 50 %, min 0, max 100. The 60 slices of [0, 2 s] get
+ * the samples in slices 0, 29 (⌊1e9 · 60 / (2e9 + 1)⌋) and 59; the others have none, so the line is three
+ * separate one-point polylines, each drawn as a dot, and the table gives 3 samples, mean 50.0. */
+static void nvml_samples_charted_in_html(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/nvml.sqlite", dir);
+    unlink(path);
+    sqlite3 *db = NULL;
+    if (sqlite3_open(path, &db) != SQLITE_OK ||
+        sqlite3_exec(db,
+                     "CREATE TABLE NVTX_EVENTS(start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,"
+                     " text TEXT, textId INTEGER, globalTid INTEGER, domainId INTEGER);"
+                     "CREATE TABLE PERFSCOPE_META(name TEXT, value TEXT);"
+                     "CREATE TABLE PERFSCOPE_GPU_SAMPLES(timestamp INTEGER NOT NULL, deviceIndex INTEGER NOT NULL,"
+                     " utilGpuPercent INTEGER);"
+                     "INSERT INTO PERFSCOPE_GPU_SAMPLES VALUES (0, 0, 0), (1000000000, 0, 50), (2000000000, 0, 100);"
+                     "INSERT INTO NVTX_EVENTS VALUES (0, 2000000000, 59, 'step', NULL, ((1<<48)|(7<<24)|7), 0);",
+                     NULL, NULL, NULL) != SQLITE_OK)
+        exit(1);
+    sqlite3_close(db);
+    struct result a;
+    report(path, &a);
+    CHECK_EQ("NVML devices", a.r.nnvml_util, 1);
+    HAS(a.out[3], "<section id=\"nvml-utilisation\" class=\"chart\"");
+    HAS(a.out[3], "<tr><td>0</td><td class=\"n\">3</td><td class=\"n\">50.0</td><td class=\"n\">0</td>"
+                  "<td class=\"n\">100</td></tr>");
+    const char *sec = strstr(a.out[3], "id=\"nvml-utilisation\"");
+    int polylines = 0;
+    for (const char *p = sec; p && (p = strstr(p, "<polyline")) != NULL && p < strstr(sec, "</section>"); p++)
+        polylines++;
+    CHECK_EQ("NVML polylines (one per sampled slice: the slices between have no sample)", polylines, 3);
+    int dots = 0;
+    for (const char *p = sec; p && (p = strstr(p, "<circle")) != NULL && p < strstr(sec, "</section>"); p++)
+        dots++;
+    CHECK_EQ("NVML dots (points without a neighbour)", dots, 3);
+    HAS(a.out[1], "\"gpu_utilization_samples\": [\n    {\"device\": 0, \"samples\": 3, \"mean_percent\": 50,");
+    done(&a);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -209,6 +250,8 @@ int main(int argc, char **argv)
         no_steps_said_in_every_format();
     else if (!strcmp(argv[2], "utilization_timeline_by_hand"))
         utilization_timeline_by_hand();
+    else if (!strcmp(argv[2], "nvml_samples_charted_in_html"))
+        nvml_samples_charted_in_html();
     else if (!strcmp(argv[2], "hostile_names_escaped_in_md_and_html"))
         hostile_names_escaped_in_md_and_html();
     else
