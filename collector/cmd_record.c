@@ -25,6 +25,7 @@
 #include "ps_schema.h"
 #include "ps_time.h"
 #include "ps_version.h"
+#include "python_hook.h"
 #include "rows.h"
 #include "sampler.h"
 #include "session.h"
@@ -37,13 +38,15 @@ struct opts {
     int force;
     double sample_hz;
     unsigned long long ring_bytes;  /* 0: the probe's default */
+    enum ps_pyhook_mode python_hooks;
     char **cmd;
 };
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--] CMD [ARGS...]\n"
+            "usage: perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--no-python-hooks]\n"
+            "                        [--python-hooks=MODE] [--] CMD [ARGS...]\n"
             "\n"
             "Run CMD with perfscope's probe injected (NVTX, CUDA) and sample its process tree from /proc;\n"
             "write everything to a SQLite trace in Nsight Systems' table format (see docs/trace-format.md).\n"
@@ -54,6 +57,11 @@ static void usage(FILE *out)
             "  -f, --force            overwrite FILE if it exists\n"
             "      --sample-hz N      host samples per second (default 20; 0 = none)\n"
             "      --ring-size BYTES  ring per probed process (default %u MiB, at least 644K; suffixes K, M, G, T)\n"
+            "      --no-python-hooks  do not load perfscope's Python hook (same as --python-hooks=off)\n"
+            "      --python-hooks=MODE  auto (default: when CMD is a Python program, the hook records PyTorch\n"
+            "                         DataLoader fetches, steps, optimizer.step, backward and copies), on (whatever\n"
+            "                         CMD is, e.g. a shell script starting Python), modules (on, plus the forward\n"
+            "                         of top-level nn.Modules), off\n"
             "  -h, --help             this help\n"
             "\n"
             "Environment: PERFSCOPE_PROBE names libperfscope_probe.so (an error if it is not); PERFSCOPE_LOG=FILE|stderr\n"
@@ -110,6 +118,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "force", no_argument, NULL, 'f' },
         { "sample-hz", required_argument, NULL, 'S' },
         { "ring-size", required_argument, NULL, 'R' },
+        { "python-hooks", required_argument, NULL, 'P' },
+        { "no-python-hooks", no_argument, NULL, 'N' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -147,6 +157,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
                         PS_RING_MIN_BYTES, PS_RING_MIN_BYTES >> 10, PS_RING_MAX_BYTES >> 40);
                 return 2;
             }
+            break;
+        case 'P':
+            if (ps_pyhook_parse(optarg, &o->python_hooks)) {
+                fprintf(stderr, "perfscope record: --python-hooks=%s: give auto, on, off or modules (see 'perfscope "
+                                "record --help')\n", optarg);
+                return 2;
+            }
+            break;
+        case 'N':
+            o->python_hooks = PS_PYHOOK_OFF;
             break;
         case 'h':
             usage(stdout);
@@ -344,6 +364,7 @@ struct run {
     pid_t child;
     int wstatus;
     unsigned probe_failures;        /* processes whose probe could not record */
+    char python_hooks[16];          /* the Python hook mode applied: off, default, modules */
 };
 
 /* META_DATA_EXPORT: the rows of nsys's table (as in shared/traces/nsys/h100_2gpu_1s.sqlite) that say which
@@ -427,6 +448,7 @@ static int write_run_rows(struct ps_tw *w, const struct run *r, const struct ps_
         (rc = ps_tw_meta(w, "sample_hz", buf)) ||
         (rc = ps_tw_meta_i64(w, "ring_bytes", r->o->ring_bytes ? (int64_t)r->o->ring_bytes : PS_RING_DEFAULT_BYTES)) ||
         (rc = ps_tw_meta(w, "probe_path", r->have_probe ? r->probe : "")) ||
+        (rc = ps_tw_meta(w, "python_hooks", r->python_hooks)) ||
         (rc = ps_tw_meta_i64(w, "recorder_pid", getpid())) ||
         (rc = ps_tw_meta_i64(w, "child_pid", r->child)) ||
         (rc = ps_tw_meta_i64(w, "child_exit_code", exit_code)) ||
@@ -625,7 +647,8 @@ int cmd_record(int argc, char **argv)
         close(out_lock);
         return 1;
     }
-    if (set_env(r.session, r.have_probe ? r.probe : NULL, &o)) {
+    if (set_env(r.session, r.have_probe ? r.probe : NULL, &o) ||
+        ps_pyhook_setenv(o.python_hooks, o.cmd, r.have_probe ? r.probe : NULL, r.python_hooks, sizeof r.python_hooks)) {
         fprintf(stderr, "perfscope record: cannot set the environment: %s\n", strerror(errno));
         goto out_session;
     }
