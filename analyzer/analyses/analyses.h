@@ -28,6 +28,9 @@ int ps_hta_compute(struct ps_report *r, struct ps_names *names);
 int ps_tracelens_compute(struct ps_report *r, struct ps_names *names);
 /* summary.c: kernel and copy summaries, per-device totals. */
 int ps_summary_compute(struct ps_report *r);
+/* pytorch.c: the Python hook's loaders, workers and copies, and advice worded from them (r->py). */
+int ps_pytorch_compute(struct ps_report *r, struct ps_names *names);
+void ps_pytorch_free(struct ps_pytorch *py);   /* NULL is a no-op */
 /* verdict.c: per-step and run verdicts, evidence, recommendations, findings. */
 int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
 

@@ -270,7 +270,8 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
         rc = ps_breakdown_compute(r, names);
     r->m = m;
     if (rc == 0 && (rc = ps_hta_compute(r, names)) == 0 && (rc = ps_tracelens_compute(r, names)) == 0 &&
-        (rc = ps_summary_compute(r)) == 0 && (rc = ps_verdict_compute(r, names)) == 0)
+        (rc = ps_summary_compute(r)) == 0 && (rc = ps_pytorch_compute(r, names)) == 0 &&
+        (rc = ps_verdict_compute(r, names)) == 0)
         rc = ps_ranks_compute(r, names);
 out:
     if (rc == -ENOMEM)
@@ -291,6 +292,8 @@ void ps_report_fini(struct ps_report *r)
     free(r->copies);
     free(r->ranks);
     free(r->stragglers);
+    ps_pytorch_free(r->py);
+    r->py = NULL;
     r->ranks = NULL;
     r->stragglers = NULL;
     r->nranks = r->nstragglers = 0;

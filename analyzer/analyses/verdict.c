@@ -186,9 +186,17 @@ static void recommend(struct ps_report *r)
         "perf record / py-spy), vectorise them or call optimised libraries (BLAS, oneDNN, NumPy / PyTorch ops "
         "instead of Python loops), use more threads (OMP_NUM_THREADS, torch.set_num_threads); or run the model "
         "on the GPU.";
+    /* Advice worded from what perfscope's Python hook saw (the loader's settings, its workers, the copies)
+     * comes first; for data loading it replaces the generic fix. */
+    size_t specific = 0;
+    for (size_t i = 0; r->py && i < r->py->nadvice && r->nrecs < PS_MAX_RECS - 2; i++)
+        if (r->py->advice_for[i] == r->bottleneck) {
+            r->recs[r->nrecs++] = r->py->advice[i];
+            specific++;
+        }
     if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu)
         r->recs[r->nrecs++] = host_compute;
-    else if (r->bottleneck != PS_BN_UNKNOWN)
+    else if (r->bottleneck != PS_BN_UNKNOWN && !(specific && r->bottleneck == PS_BN_DATA))
         r->recs[r->nrecs++] = fix[r->bottleneck];
     if (r->bottleneck != PS_BN_KERNEL && !isnan(r->gpu_util) && r->gpu_util < 0.5)
         r->recs[r->nrecs++] = "GPU utilisation is below 50 %: once the bottleneck above is fixed, a larger batch "

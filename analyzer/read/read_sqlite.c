@@ -573,6 +573,8 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
                               .kind = type == 34 ? PS_RANGE_NVTX_MARK
                                       : type == 59 ? PS_RANGE_NVTX_PUSHPOP : PS_RANGE_NVTX_STARTEND };
         r.end_ns = type == 34 ? r.start_ns : v.v[1];
+        if (v.t[7] != SQLITE_NULL)      /* NVTX categories are uint32; the model keeps 1..65535 (0: none) */
+            r.category = v.v[7] > 0 && v.v[7] <= UINT16_MAX ? (uint16_t)v.v[7] : 0;
         if (!has_tid) {
             count_unplaced(c, table, "rows without globalTid");
             continue;
@@ -624,7 +626,8 @@ static int read_nvtx(struct sctx *c)
         ps_sq_add_col(c, select, sizeof select, table, "text", "NULL") < 0 ||
         ps_sq_add_col(c, select, sizeof select, table, "textId", "NULL") < 0 ||
         ps_sq_add_col(c, select, sizeof select, table, "globalTid", "NULL") < 0 ||
-        ps_sq_add_col(c, select, sizeof select, table, "domainId", "NULL") < 0)
+        ps_sq_add_col(c, select, sizeof select, table, "domainId", "NULL") < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "category", "NULL") < 0)
         return -1;
     return read_nvtx_pass(c, select, 0) < 0 ? -1 : read_nvtx_pass(c, select, 1);
 }

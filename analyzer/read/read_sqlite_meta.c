@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ps_globalid.h"
 #include "read/read_sqlite_impl.h"
 
 /* 1 when the file's header says WAL mode (bytes 18 and 19, the file format write/read versions, are 2;
@@ -316,6 +317,55 @@ static int query_row(struct sctx *c, const char *table, const char *sql, int64_t
     return rc == SQLITE_ROW ? 0 : -1;
 }
 
+/* Per process: its CPU time (the largest cumulative value), first and last sample, and its parent (struct
+ * ps_process). */
+static int read_process_samples(struct sctx *c)
+{
+    static const char *const t = "PERFSCOPE_PROCESS_SAMPLES";
+    sqlite3_stmt *st = NULL;
+    if (ps_sq_prepare(c, t, "SELECT globalPid, max(coalesce(cpuUserNs, 0) + coalesce(cpuSystemNs, 0)), min(timestamp),"
+                            " max(timestamp) FROM PERFSCOPE_PROCESS_SAMPLES GROUP BY globalPid", &st) < 0)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        uint32_t i = ps_model_process(c->m, ps_global_to_pid(sqlite3_column_int64(st, 0)));
+        if (i == PS_NONE) {
+            sqlite3_finalize(st);
+            return ps_sq_oom(c);
+        }
+        struct ps_process *p = &c->m->procs.v[i];
+        p->cpu_ns = sqlite3_column_int64(st, 1);
+        p->first_sample_ns = sqlite3_column_int64(st, 2);
+        p->last_sample_ns = sqlite3_column_int64(st, 3);
+    }
+    if (rc != SQLITE_DONE)
+        ps_sq_step_error(c, t, 1);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return -1;
+    /* Parents (optional table): which processes a program's DataLoader workers are. */
+    static const char *const info = "PERFSCOPE_PROCESS_INFO";
+    if ((rc = ps_sq_table_exists(c, info)) <= 0)
+        return rc;
+    if (ps_sq_prepare(c, info, "SELECT pid, ppid FROM PERFSCOPE_PROCESS_INFO WHERE ppid IS NOT NULL", &st) < 0)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t pid = sqlite3_column_int64(st, 0), ppid = sqlite3_column_int64(st, 1);
+        uint32_t i = pid > 0 && pid <= UINT32_MAX && ppid > 0 && ppid <= UINT32_MAX ? ps_model_process(c->m, (uint32_t)pid)
+                                                                                   : PS_NONE - 1;
+        if (i == PS_NONE) {
+            sqlite3_finalize(st);
+            return ps_sq_oom(c);
+        }
+        if (i != PS_NONE - 1)
+            c->m->procs.v[i].ppid = (uint32_t)ppid;
+    }
+    if (rc != SQLITE_DONE)
+        ps_sq_step_error(c, info, 1);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* PERFSCOPE_PROCESS_SAMPLES (optional): how many samples, the first and last timestamp, and the CPU time the
  * processes used (cpuUserNs + cpuSystemNs are cumulative per process: each one's largest value, summed). */
 static int read_samples(struct sctx *c)
@@ -332,7 +382,7 @@ static int read_samples(struct sctx *c)
     c->m->samples.n = v[0];
     c->m->samples.first_ns = v[1];
     c->m->samples.last_ns = v[2];
-    return 0;
+    return read_process_samples(c);
 }
 
 /* PROCESSES, ThreadNames, TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE (each optional) and, on perfscope traces,
