@@ -250,9 +250,9 @@ static void loader_advice(struct ps_report *r, struct ps_pytorch *py)
     if (l->num_workers == 0) {
         py->more_workers = 1;
         py->suggest_workers = suggest(s / (1 - s > 0.01 ? 1 - s : 0.01), cores, &capped);
-        advise(py, PS_BN_DATA, "DataLoader#%d has num_workers=0 and %.1f %% of each step waits for data (loading "
-               "runs inside the training loop): try num_workers=%d%s%s%s", l->number, 100 * s, py->suggest_workers,
-               *machine ? " (" : "", machine, *machine ? ")" : "");
+        advise(py, PS_BN_DATA, "DataLoader#%d has num_workers=0 and %.1f %% of each step waits for data: try "
+               "num_workers=%d (%s%sloading now runs inside the training loop).", l->number, 100 * s,
+               py->suggest_workers, machine, *machine ? "; " : "");
         if (capped)
             advise(py, PS_BN_DATA, "Loading needs more cores than this machine has (%d): beyond num_workers=%d, %s.",
                    cores, py->suggest_workers, cheaper);
@@ -270,7 +270,7 @@ static void loader_advice(struct ps_report *r, struct ps_pytorch *py)
         py->suggest_workers = suggest((double)l->num_workers / (1 - s > 0.01 ? 1 - s : 0.01) - 1, cores, &capped);
         if (py->suggest_workers > l->num_workers)
             advise(py, PS_BN_DATA, "DataLoader#%d's %d workers were busy %.0f %% of the time the step waited for data "
-                   "(saturated): more workers help: try num_workers=%d%s%s%s", l->number, l->num_workers, 100 * busy,
+                   "(saturated): more workers help: try num_workers=%d%s%s%s.", l->number, l->num_workers, 100 * busy,
                    py->suggest_workers, *machine ? " (" : "", machine, *machine ? ")" : "");
         else
             advise(py, PS_BN_DATA, "DataLoader#%d's %d workers were busy %.0f %% of the time the step waited for data "
