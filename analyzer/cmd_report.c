@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "../cli/commands.h"
+#include "../cli/options.h"
 #include "analyses/names.h"
 #include "render/render.h"
 #include "read/reader.h"
@@ -38,74 +39,6 @@ static void usage(FILE *out)
             "  --tiny-kernel-us US    kernels shorter than this count as tiny (launch-bound finding; default 10)\n"
             "  --all-steps            text: list every step (default: at most 20 rows; JSON always has all)\n",
             PS_STEP_RE_DEFAULT, PS_DATA_RE_DEFAULT, PS_COPY_RE_DEFAULT);
-}
-
-/* Parse a finite decimal number with nothing after it (NaN, infinities and hexadecimal are refused: every
- * comparison with a NaN threshold is false). Returns 0, -ERANGE when the value is too small or too large for a
- * double (strtod's underflow / overflow, e.g. 1e-400), or -EINVAL. */
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    if (strpbrk(s, "xXpP"))
-        return -EINVAL;
-    errno = 0;
-    *out = strtod(s, &end);
-    if (end == s || *end || isnan(*out))
-        return -EINVAL;
-    return errno == ERANGE || !isfinite(*out) ? -ERANGE : 0;
-}
-
-/* A value's complaint: "needs <want>, not 'X'", or for -ERANGE (x: strtod's result, 0 or tiny on underflow,
- * infinite on overflow) that X is beyond what a double holds. Returns 2. */
-static int bad_value(const char *opt, const char *want, const char *arg, int rc, double x)
-{
-    if (rc == -ERANGE)
-        fprintf(stderr, "perfscope report: %s '%s' is too %s to represent as a number; give %s\n", opt, arg,
-                fabs(x) < 1 ? "small" : "large", want);
-    else
-        fprintf(stderr, "perfscope report: %s needs %s, not '%s'\n", opt, want, arg);
-    return 2;
-}
-
-/* getopt_long accepts any unambiguous prefix of a long option ("--all" for --all-steps) and reports "--help=x"
- * as unknown. Refuse both before getopt runs: every "--NAME" (up to a '=') must be a whole option name, and an
- * option without a value must not be given one. Returns 0, or 2 after printing the problem. */
-static int check_long_names(int argc, char **argv, const struct option *longopts)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0)
-            return 0;
-        if (strncmp(a, "--", 2) != 0) {
-            if (strcmp(a, "-o") == 0)
-                i++;                 /* its value may look like an option */
-            continue;
-        }
-        const char *eq = strchr(a + 2, '=');
-        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-        const struct option *o = longopts;
-        while (o->name && !(strlen(o->name) == len && strncmp(o->name, a + 2, len) == 0))
-            o++;
-        if (!o->name) {
-            const struct option *p = longopts;
-            while (p->name && strncmp(p->name, a + 2, len) != 0)
-                p++;
-            if (p->name && len > 0)
-                fprintf(stderr, "perfscope report: unknown option '%.*s' (did you mean --%s? options are not "
-                                "abbreviated)\n", (int)len + 2, a, p->name);
-            else
-                fprintf(stderr, "perfscope report: unknown option '%.*s' (see 'perfscope report --help')\n",
-                        (int)len + 2, a);
-            return 2;
-        }
-        if (o->has_arg == no_argument && eq) {
-            fprintf(stderr, "perfscope report: option '--%s' takes no value (given '%s')\n", o->name, a);
-            return 2;
-        }
-        if (o->has_arg == required_argument && !eq)
-            i++;                     /* the next word is its value */
-    }
-    return 0;
 }
 
 /* Print a message that may quote bytes of the trace (SQLite errors quote corrupt schema text) escaped. */
@@ -141,7 +74,7 @@ int cmd_report(int argc, char **argv)
     const struct ps_renderer *renderer = ps_renderer_find("text");
     double x;
     int c, rc;
-    if (check_long_names(argc, argv, longopts))
+    if (ps_opt_check_long_names("report", argc, argv, longopts, "o"))
         return 2;
     optind = 1;
     opterr = 0;
@@ -195,18 +128,18 @@ int cmd_report(int argc, char **argv)
             break;
         }
         case OPT_KTH:
-            if ((rc = parse_double(optarg, &x)) < 0 || x < 0 || x > 1)
-                return bad_value("--kernel-threshold", "a share from 0 to 1", optarg, rc, x);
+            if ((rc = ps_opt_parse_double(optarg, &x)) < 0 || x < 0 || x > 1)
+                return ps_opt_bad_value("report", "--kernel-threshold", "a share from 0 to 1", optarg, rc, x);
             o.kernel_threshold = x;
             break;
         case OPT_GAP:
-            if ((rc = parse_double(optarg, &x)) < 0 || x < 0 || x > 1e9)
-                return bad_value("--gap-threshold-ms", "a length in ms from 0 to 1e9", optarg, rc, x);
+            if ((rc = ps_opt_parse_double(optarg, &x)) < 0 || x < 0 || x > 1e9)
+                return ps_opt_bad_value("report", "--gap-threshold-ms", "a length in ms from 0 to 1e9", optarg, rc, x);
             o.gap_ns = (int64_t)(x * 1e6);
             break;
         case OPT_TINY:
-            if ((rc = parse_double(optarg, &x)) < 0 || x < 0 || x > 1e9)
-                return bad_value("--tiny-kernel-us", "a length in µs from 0 to 1e9", optarg, rc, x);
+            if ((rc = ps_opt_parse_double(optarg, &x)) < 0 || x < 0 || x > 1e9)
+                return ps_opt_bad_value("report", "--tiny-kernel-us", "a length in µs from 0 to 1e9", optarg, rc, x);
             o.tiny_kernel_ns = (int64_t)(x * 1e3);
             break;
         case OPT_ALL:

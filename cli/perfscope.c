@@ -16,6 +16,7 @@ struct ps_cmd {
 static const struct ps_cmd commands[] = {
     { "record", cmd_record, "run a program and record NVTX, CUDA and host activity into a SQLite trace" },
     { "report", cmd_report, "classify where each training step's time goes (perfscope, nsys, PyTorch traces)" },
+    { "diff", cmd_diff, "what changed between two runs: step time, categories, verdict, kernels (--gate for CI)" },
 };
 
 static void usage(FILE *out)

@@ -183,8 +183,8 @@ int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len)
     size_t used = 0;
     tried[0] = '\0';
     const char *env = getenv("PERFSCOPE_PROBE");
-    const char *list[8];
-    char store[6][sizeof cand];
+    const char *list[4];
+    char store[4][sizeof cand];
     int n = 0;
     if (env && *env) {
         /* Named explicitly: use it or stop, never fall back to another probe. */
@@ -209,9 +209,6 @@ int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len)
             list[n++] = store[i];
         }
     }
-#ifdef PS_PROBE_BUILD_PATH
-    list[n++] = PS_PROBE_BUILD_PATH;
-#endif
     for (int i = 0; i < n; i++) {
         if (access(list[i], R_OK) == 0 && realpath(list[i], cand) && strlen(cand) < len) {
             strcpy(buf, cand);

@@ -1,0 +1,340 @@
+/* Renderers of `perfscope diff` (text, Markdown, JSON): they only format a struct ps_diff. Names from a trace
+ * are escaped for the terminal (text), for Markdown tables (md) or by yajl's generator (JSON). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <yajl/yajl_gen.h>
+
+#include "render/diff_render.h"
+
+/* Which categories a diff shows, in tb's priority order; `sync` follows as a carve-out. */
+static double ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+    return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static const char *basename_of(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* A change of the average step in words: "36.524 ms faster (-20.6 %)". */
+static void step_change(FILE *f, const struct ps_diff *d)
+{
+    double rel = d->before.avg_ns > 0 ? 100.0 * (double)d->delta_ns / (double)d->before.avg_ns : 0;
+    fprintf(f, "%.3f ms %s (%+.1f %%)", fabs(ms(d->delta_ns)), d->delta_ns <= 0 ? "faster" : "slower", rel);
+}
+
+static void spread(FILE *f, const struct ps_diff *d)
+{
+    if (isnan(d->se_ns))
+        fprintf(f, "step-to-step spread unknown (a run with one step): changes under %.0f %% are not counted",
+                100 * d->min_change);
+    else
+        fprintf(f, "step-to-step spread: sd %.3f ms before, %.3f ms after; the change counts beyond %.3f ms "
+                   "(2 standard errors, at least %.0f %%)",
+                d->before.sd_ns / 1e6, d->after.sd_ns / 1e6,
+                fmax(2 * d->se_ns, d->min_change * (double)d->before.avg_ns) / 1e6, 100 * d->min_change);
+}
+
+/* ---- text ---- */
+
+static void text_name(FILE *f, const char *s, size_t max_chars)
+{
+    char buf[512];
+    size_t chars;
+    ps_text_escape(s, buf, sizeof buf, &chars);
+    if (chars > max_chars) {   /* cut at a character boundary: the escaped text is ASCII + whole UTF-8 sequences */
+        size_t n = 0, c = 0;
+        while (buf[n] && c < max_chars - 1) {
+            n++;
+            while ((buf[n] & 0xC0) == 0x80)
+                n++;
+            c++;
+        }
+        fprintf(f, "%.*s~", (int)n, buf);
+        return;
+    }
+    fputs(buf, f);
+}
+
+static int write_text(const struct ps_diff_input *in, FILE *f)
+{
+    const struct ps_diff *d = in->diff;
+    fprintf(f, "perfscope diff\n  before: %s (%zu steps)\n  after:  %s (%zu steps)\n\n", basename_of(in->before_path),
+            d->before.nsteps, basename_of(in->after_path), d->after.nsteps);
+    fprintf(f, "Verdict: %s: the average step is ", ps_diff_verdict_name[d->verdict]);
+    step_change(f, d);
+    fprintf(f, ", %.3f -> %.3f ms\n  ", ms(d->before.avg_ns), ms(d->after.avg_ns));
+    spread(f, d);
+    fprintf(f, "\nBottleneck: %s (%.1f %%) -> %s (%.1f %%)\n\n", ps_bottleneck_name[d->before.bottleneck],
+            100 * d->before.share, ps_bottleneck_name[d->after.bottleneck], 100 * d->after.share);
+    fprintf(f, "%-18s%14s%21s%21s\n", "Average step", "before", "after", "change");
+    fprintf(f, "  %-15s %11.3f ms       %11.3f ms       %+11.3f ms\n", "step", ms(d->before.avg_ns),
+            ms(d->after.avg_ns), ms(d->delta_ns));
+    for (int c = 0; c < PS_CAT_N; c++)
+        fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n", ps_cat_label[c],
+                ms(d->before.cat_ns[c]), pct(d->before.cat_ns[c], d->before.avg_ns), ms(d->after.cat_ns[c]),
+                pct(d->after.cat_ns[c], d->after.avg_ns), ms(d->after.cat_ns[c] - d->before.cat_ns[c]));
+    fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n", "(of which sync)", ms(d->before.sync_ns),
+            pct(d->before.sync_ns, d->before.avg_ns), ms(d->after.sync_ns), pct(d->after.sync_ns, d->after.avg_ns),
+            ms(d->after.sync_ns - d->before.sync_ns));
+    if (d->nkernels) {
+        size_t n = in->top > 0 && (size_t)in->top < d->nkernels ? (size_t)in->top : d->nkernels;
+        fprintf(f, "\nKernels by change of total time (%zu of %zu; faster/slower: time per call moved 5 %% or more)\n",
+                n, d->nkernels);
+        fprintf(f, "  %-9s %12s %12s %12s %8s %8s  name\n", "change", "before ms", "after ms", "delta ms", "calls",
+                "after");
+        for (size_t i = 0; i < n; i++) {
+            const struct ps_diff_kernel *k = &d->kernels[i];
+            fprintf(f, "  %-9s %12.3f %12.3f %+12.3f %8lld %8lld  ", ps_diff_change_name[k->change], ms(k->before_ns),
+                    ms(k->after_ns), ms(k->after_ns - k->before_ns), (long long)k->before_count,
+                    (long long)k->after_count);
+            text_name(f, k->name, 40);
+            fputc('\n', f);
+        }
+    }
+    if (d->ncopies) {
+        fprintf(f, "\nCopies (faster/slower: bandwidth moved 5 %% or more)\n  %-28s %-9s %9s %9s %11s %10s\n",
+                "kind", "change", "before MB", "after MB", "before ms", "after ms");
+        for (size_t i = 0; i < d->ncopies; i++) {
+            const struct ps_diff_copy *c = &d->copies[i];
+            fprintf(f, "  %-28s %-9s %9.1f %9.1f %11.3f %10.3f\n", c->kind, ps_diff_change_name[c->change],
+                    (double)c->before_bytes / 1e6, (double)c->after_bytes / 1e6, ms(c->before_ns), ms(c->after_ns));
+        }
+    }
+    fprintf(f, "\nFindings:");
+    if (!d->nfindings)
+        fprintf(f, " the same rules fire in both runs");
+    for (size_t i = 0; i < d->nfindings; i++)
+        fprintf(f, "%s %s %s", i ? ";" : "", d->findings[i].rule,
+                d->findings[i].change == PS_CHANGE_ADDED ? "appeared" : "disappeared");
+    fputc('\n', f);
+    return ferror(f) ? -EIO : 0;
+}
+
+/* ---- Markdown (GitHub-flavoured) ---- */
+
+/* A table cell: | and backslash escaped, control characters dropped, at most 80 bytes. */
+static void md_cell(FILE *f, const char *s)
+{
+    size_t n = 0;
+    for (; *s && n < 80; s++, n++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            continue;
+        if (c == '|' || c == '\\' || c == '`' || c == '*' || c == '_' || c == '<' || c == '>')
+            fputc('\\', f);
+        fputc(c, f);
+    }
+    if (*s)
+        fputs("…", f);
+}
+
+static int write_md(const struct ps_diff_input *in, FILE *f)
+{
+    const struct ps_diff *d = in->diff;
+    fprintf(f, "## perfscope diff: %s\n\n", ps_diff_verdict_name[d->verdict]);
+    fprintf(f, "The average step is **");
+    step_change(f, d);
+    fprintf(f, "**: %.3f → %.3f ms (before: `", ms(d->before.avg_ns), ms(d->after.avg_ns));
+    md_cell(f, basename_of(in->before_path));
+    fprintf(f, "`, %zu steps; after: `", d->before.nsteps);
+    md_cell(f, basename_of(in->after_path));
+    fprintf(f, "`, %zu steps).\n", d->after.nsteps);
+    spread(f, d);
+    fprintf(f, ".\n\nBottleneck: **%s** (%.1f %%) → **%s** (%.1f %%)\n\n", ps_bottleneck_name[d->before.bottleneck],
+            100 * d->before.share, ps_bottleneck_name[d->after.bottleneck], 100 * d->after.share);
+    fprintf(f, "| category | before ms | before %% | after ms | after %% | change ms |\n|---|---:|---:|---:|---:|---:|\n");
+    fprintf(f, "| step | %.3f | 100.0 | %.3f | 100.0 | %+.3f |\n", ms(d->before.avg_ns), ms(d->after.avg_ns),
+            ms(d->delta_ns));
+    for (int c = 0; c < PS_CAT_N; c++)
+        fprintf(f, "| %s | %.3f | %.1f | %.3f | %.1f | %+.3f |\n", ps_cat_label[c], ms(d->before.cat_ns[c]),
+                pct(d->before.cat_ns[c], d->before.avg_ns), ms(d->after.cat_ns[c]),
+                pct(d->after.cat_ns[c], d->after.avg_ns), ms(d->after.cat_ns[c] - d->before.cat_ns[c]));
+    fprintf(f, "| (of which sync) | %.3f | %.1f | %.3f | %.1f | %+.3f |\n", ms(d->before.sync_ns),
+            pct(d->before.sync_ns, d->before.avg_ns), ms(d->after.sync_ns), pct(d->after.sync_ns, d->after.avg_ns),
+            ms(d->after.sync_ns - d->before.sync_ns));
+    if (d->nkernels) {
+        size_t n = in->top > 0 && (size_t)in->top < d->nkernels ? (size_t)in->top : d->nkernels;
+        fprintf(f, "\n### Kernels by change of total time (%zu of %zu)\n\n", n, d->nkernels);
+        fprintf(f, "| kernel | change | before ms | after ms | change ms | calls before | calls after |\n"
+                   "|---|---|---:|---:|---:|---:|---:|\n");
+        for (size_t i = 0; i < n; i++) {
+            const struct ps_diff_kernel *k = &d->kernels[i];
+            fputs("| ", f);
+            md_cell(f, k->name);
+            fprintf(f, " | %s | %.3f | %.3f | %+.3f | %lld | %lld |\n", ps_diff_change_name[k->change],
+                    ms(k->before_ns), ms(k->after_ns), ms(k->after_ns - k->before_ns), (long long)k->before_count,
+                    (long long)k->after_count);
+        }
+    }
+    if (d->ncopies) {
+        fprintf(f, "\n### Copies\n\n| kind | change | before MB | after MB | before ms | after ms |\n"
+                   "|---|---|---:|---:|---:|---:|\n");
+        for (size_t i = 0; i < d->ncopies; i++) {
+            const struct ps_diff_copy *c = &d->copies[i];
+            fprintf(f, "| %s | %s | %.1f | %.1f | %.3f | %.3f |\n", c->kind, ps_diff_change_name[c->change],
+                    (double)c->before_bytes / 1e6, (double)c->after_bytes / 1e6, ms(c->before_ns), ms(c->after_ns));
+        }
+    }
+    fprintf(f, "\n### Findings\n\n");
+    if (!d->nfindings)
+        fprintf(f, "The same rules fire in both runs.\n");
+    for (size_t i = 0; i < d->nfindings; i++)
+        fprintf(f, "- `%s` %s\n", d->findings[i].rule,
+                d->findings[i].change == PS_CHANGE_ADDED ? "appeared" : "disappeared");
+    return ferror(f) ? -EIO : 0;
+}
+
+/* ---- JSON, through yajl's generator (escaping and UTF-8 validation are yajl's) ---- */
+
+static void to_file(void *ctx, const char *s, size_t len)
+{
+    fwrite(s, 1, len, (FILE *)ctx);
+}
+
+static void key(yajl_gen g, const char *k)
+{
+    yajl_gen_string(g, (const unsigned char *)k, strlen(k));
+}
+
+static void kstr(yajl_gen g, const char *k, const char *v)
+{
+    key(g, k);
+    yajl_gen_string(g, (const unsigned char *)v, strlen(v));
+}
+
+static void kint(yajl_gen g, const char *k, int64_t v)
+{
+    key(g, k);
+    yajl_gen_integer(g, v);
+}
+
+/* A share or ratio with 6 significant digits, as `perfscope report` writes them; NAN: null. */
+static void knum(yajl_gen g, const char *k, double v)
+{
+    char buf[32];
+    key(g, k);
+    if (isnan(v) || isinf(v)) {
+        yajl_gen_null(g);
+        return;
+    }
+    int n = snprintf(buf, sizeof buf, "%.6g", v);
+    yajl_gen_number(g, buf, (size_t)n);
+}
+
+/* A time in whole ns (a spread or standard error, rounded); NAN: null. */
+static void kns(yajl_gen g, const char *k, double v)
+{
+    if (isnan(v) || isinf(v))
+        knum(g, k, v);
+    else
+        kint(g, k, (int64_t)llround(v));
+}
+
+static void json_side(yajl_gen g, const char *k, const struct ps_diff_side *s)
+{
+    key(g, k);
+    yajl_gen_map_open(g);
+    kint(g, "nsteps", (int64_t)s->nsteps);
+    kint(g, "dur_ns", s->avg_ns);
+    kns(g, "sd_ns", s->sd_ns);
+    key(g, "breakdown_ns");
+    yajl_gen_map_open(g);
+    for (int c = 0; c < PS_CAT_N; c++)
+        kint(g, ps_cat_key[c], s->cat_ns[c]);
+    yajl_gen_map_close(g);
+    kint(g, "sync_ns", s->sync_ns);
+    kstr(g, "bottleneck", ps_bottleneck_name[s->bottleneck]);
+    knum(g, "share", s->share);
+    yajl_gen_map_close(g);
+}
+
+static int write_json(const struct ps_diff_input *in, FILE *f)
+{
+    const struct ps_diff *d = in->diff;
+    yajl_gen g = yajl_gen_alloc(NULL);
+    if (!g)
+        return -ENOMEM;
+    yajl_gen_config(g, yajl_gen_beautify, 1);
+    yajl_gen_config(g, yajl_gen_validate_utf8, 1);
+    yajl_gen_config(g, yajl_gen_print_callback, to_file, f);
+    yajl_gen_map_open(g);
+    kint(g, "perfscope_diff_version", 1);
+    kstr(g, "before_path", in->before_path);
+    kstr(g, "after_path", in->after_path);
+    kstr(g, "verdict", ps_diff_verdict_name[d->verdict]);
+    kint(g, "delta_ns", d->delta_ns);
+    knum(g, "ratio", d->ratio);
+    kns(g, "se_ns", d->se_ns);
+    knum(g, "min_change", d->min_change);
+    json_side(g, "before", &d->before);
+    json_side(g, "after", &d->after);
+    key(g, "kernels");
+    yajl_gen_array_open(g);
+    for (size_t i = 0; i < d->nkernels; i++) {
+        const struct ps_diff_kernel *k = &d->kernels[i];
+        yajl_gen_map_open(g);
+        key(g, "name");
+        if (yajl_gen_string(g, (const unsigned char *)k->name, strlen(k->name)) == yajl_gen_invalid_string)
+            yajl_gen_string(g, (const unsigned char *)"\xEF\xBF\xBD", 3);   /* not UTF-8: U+FFFD */
+        kstr(g, "change", ps_diff_change_name[k->change]);
+        kint(g, "before_count", k->before_count);
+        kint(g, "after_count", k->after_count);
+        kint(g, "before_ns", k->before_ns);
+        kint(g, "after_ns", k->after_ns);
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    key(g, "copies");
+    yajl_gen_array_open(g);
+    for (size_t i = 0; i < d->ncopies; i++) {
+        const struct ps_diff_copy *c = &d->copies[i];
+        yajl_gen_map_open(g);
+        kstr(g, "kind", c->kind);
+        kstr(g, "change", ps_diff_change_name[c->change]);
+        kint(g, "before_count", c->before_count);
+        kint(g, "after_count", c->after_count);
+        kint(g, "before_bytes", c->before_bytes);
+        kint(g, "after_bytes", c->after_bytes);
+        kint(g, "before_ns", c->before_ns);
+        kint(g, "after_ns", c->after_ns);
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    key(g, "findings");
+    yajl_gen_array_open(g);
+    for (size_t i = 0; i < d->nfindings; i++) {
+        yajl_gen_map_open(g);
+        kstr(g, "rule", d->findings[i].rule);
+        kstr(g, "change", d->findings[i].change == PS_CHANGE_ADDED ? "appeared" : "disappeared");
+        yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    yajl_gen_map_close(g);
+    yajl_gen_free(g);
+    return ferror(f) ? -EIO : 0;
+}
+
+static const struct ps_diff_renderer renderers[] = {
+    { "text", write_text },
+    { "json", write_json },
+    { "md", write_md },
+};
+
+const struct ps_diff_renderer *ps_diff_renderer_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof renderers / sizeof renderers[0]; i++)
+        if (strcmp(renderers[i].name, name) == 0)
+            return &renderers[i];
+    return NULL;
+}

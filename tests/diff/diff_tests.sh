@@ -1,0 +1,123 @@
+#!/bin/sh
+# `perfscope diff` through the real binary (tests/diff/CMakeLists.txt). Usage: diff_tests.sh PERFSCOPE CASE SHARED [TRAIN]
+ps=$1 case=$2 shared=$3 train=${4:-}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+k=$shared/traces/kineto
+need_shared() { [ -f "$k/resnet50_workers0.pt.trace.json.gz" ] || { echo "SKIP: no shared traces"; exit 77; }; }
+# json FILE EXPR: a value from the diff's JSON (python3 parses it: the JSON must be valid)
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }
+# A PyTorch-profiler trace with one host step range per argument, each that many ms long (CPU only).
+steps() {
+    out=$1; shift
+    python3 - "$out" "$@" <<'PY'
+import json, sys
+out, durs = sys.argv[1], [float(x) for x in sys.argv[2:]]
+ev, t = [], 0.0
+for i, ms in enumerate(durs):
+    ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % i, "pid": 1, "tid": 1,
+               "ts": t, "dur": ms * 1000})
+    t += ms * 1000
+json.dump({"traceEvents": ev}, open(out, "w"))
+PY
+}
+case $case in
+resnet_workers0_to_workers4_is_an_improvement_in_data_loading)
+    need_shared
+    "$ps" diff "$k/resnet50_workers0.pt.trace.json.gz" "$k/resnet50_workers4.pt.trace.json.gz" --format json \
+        -o "$tmp/d.json" || fail "diff exited $?"
+    # peers (../shared/traces/README.md, tb): average step 177592 -> 141068 us; DataLoader 33.37 % -> 0.84 %
+    [ "$(json "$tmp/d.json" 'round(d["before"]["dur_ns"] / 1e3)')" = 177592 ] || fail "before step"
+    [ "$(json "$tmp/d.json" 'round(d["after"]["dur_ns"] / 1e3)')" = 141068 ] || fail "after step"
+    [ "$(json "$tmp/d.json" 'round(100 * d["before"]["breakdown_ns"]["dataloader"] / d["before"]["dur_ns"], 1)')" = 33.4 ] ||
+        fail "DataLoader share before"
+    [ "$(json "$tmp/d.json" 'round(100 * d["after"]["breakdown_ns"]["dataloader"] / d["after"]["dur_ns"], 1)')" = 0.8 ] ||
+        fail "DataLoader share after"
+    [ "$(json "$tmp/d.json" 'd["verdict"]')" = improvement ] || fail "verdict $(json "$tmp/d.json" 'd["verdict"]')"
+    [ "$(json "$tmp/d.json" 'd["before"]["bottleneck"] + " " + d["after"]["bottleneck"]')" = "data-loading host" ] ||
+        fail "bottlenecks"
+    "$ps" diff "$k/resnet50_workers0.pt.trace.json.gz" "$k/resnet50_workers4.pt.trace.json.gz" >"$tmp/d.txt" || fail text
+    grep -q "^Verdict: improvement: the average step is 36.524 ms faster (-20.6 %)" "$tmp/d.txt" || fail "text verdict"
+    grep -q "^  DataLoader  *59.262 ms  33.4%  *1.186 ms   0.8%  *-58.076 ms" "$tmp/d.txt" || fail "text DataLoader row"
+    "$ps" diff "$k/resnet50_workers0.pt.trace.json.gz" "$k/resnet50_workers4.pt.trace.json.gz" --format md >"$tmp/d.md" || fail md
+    grep -q "^| DataLoader | 59.262 | 33.4 | 1.186 | 0.8 | -58.076 |$" "$tmp/d.md" || fail "md DataLoader row"
+    # every table row of the md has as many cells as its header
+    awk -F'|' '/^\|/ { if (hdr == 0 || prev !~ /^\|/) hdr = NF; if (NF != hdr) { print "row with " NF " cells: " $0; bad = 1 } }
+               { prev = $0 } END { exit bad }' "$tmp/d.md" || fail "md table with a wrong number of cells"
+    ;;
+trace_against_itself_has_no_change)
+    need_shared
+    "$ps" diff "$k/nccl_2rank.pt.trace.json.gz" "$k/nccl_2rank.pt.trace.json.gz" --format json -o "$tmp/d.json" --gate 0 ||
+        fail "diff of a trace with itself exited $? (with --gate 0)"
+    [ "$(json "$tmp/d.json" 'd["verdict"]')" = "no significant change" ] || fail "verdict"
+    [ "$(json "$tmp/d.json" 'd["delta_ns"]')" = 0 ] || fail "delta"
+    [ "$(json "$tmp/d.json" 'sum(1 for x in d["kernels"] if x["change"] != "unchanged")')" = 0 ] || fail "kernels changed"
+    [ "$(json "$tmp/d.json" 'len(d["findings"])')" = 0 ] || fail "findings changed"
+    ;;
+change_within_step_noise_is_no_significant_change)
+    # before 100 110 90 100 ms (mean 100, sd 8.165), after +4 ms each: se = sqrt(2 * 8.165^2 / 4) = 5.77 ms;
+    # 4 ms < 2 se = 11.5 ms: noise
+    steps "$tmp/b.json" 100 110 90 100
+    steps "$tmp/a.json" 104 114 94 104
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" --format json -o "$tmp/d.json" || fail "diff exited $?"
+    [ "$(json "$tmp/d.json" 'd["verdict"]')" = "no significant change" ] || fail "a 4 ms change in 8 ms of spread counted"
+    [ "$(json "$tmp/d.json" 'd["se_ns"]')" = 5773503 ] || fail "standard error $(json "$tmp/d.json" 'd["se_ns"]')"
+    [ "$(json "$tmp/d.json" 'd["before"]["sd_ns"]')" = 8164966 ] || fail "sd"
+    ;;
+change_beyond_step_noise_is_a_regression)
+    # the same spread, +20 ms: 20 > 11.5 ms -> regression; one step each: only >= 5 % counts (3 % does not)
+    steps "$tmp/b.json" 100 110 90 100
+    steps "$tmp/a.json" 120 130 110 120
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" --format json -o "$tmp/d.json" || fail "diff exited $?"
+    [ "$(json "$tmp/d.json" 'd["verdict"]')" = regression ] || fail "a 20 ms change in 8 ms of spread is not a regression"
+    [ "$(json "$tmp/d.json" 'd["ratio"]')" = 1.2 ] || fail "ratio"
+    steps "$tmp/b1.json" 100
+    steps "$tmp/a1.json" 103
+    "$ps" diff "$tmp/b1.json" "$tmp/a1.json" --format json -o "$tmp/d1.json" || fail "diff exited $?"
+    [ "$(json "$tmp/d1.json" 'd["verdict"]')" = "no significant change" ] || fail "one step each: 3 % counted"
+    [ "$(json "$tmp/d1.json" 'd["se_ns"]')" = None ] || fail "one step each: the standard error is not null"
+    steps "$tmp/a2.json" 106
+    "$ps" diff "$tmp/b1.json" "$tmp/a2.json" --format json -o "$tmp/d2.json" || fail "diff exited $?"
+    [ "$(json "$tmp/d2.json" 'd["verdict"]')" = regression ] || fail "one step each: 6 % not counted"
+    ;;
+gate_exits_3_only_past_its_percentage)
+    steps "$tmp/b.json" 100 100 100
+    steps "$tmp/a.json" 110 110 110
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" --gate 5 >/dev/null 2>"$tmp/err"; st=$?
+    [ $st = 3 ] || fail "10 % slower with --gate 5 exited $st, not 3"
+    grep -q "10.0 % slower" "$tmp/err" || fail "the gate does not say by how much: $(cat "$tmp/err")"
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" --gate 15 >/dev/null || fail "10 % slower with --gate 15 exited $?"
+    "$ps" diff "$tmp/a.json" "$tmp/b.json" --gate 0 >/dev/null || fail "faster with --gate 0 exited $?"
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" --gate -1 >/dev/null 2>&1; [ $? = 2 ] || fail "--gate -1 is not a usage error"
+    ;;
+runs_without_steps_or_on_different_gpus_are_refused)
+    printf '{"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "forward", "pid": 1, "tid": 1, "ts": 0, "dur": 10}]}' >"$tmp/nostep.json"
+    steps "$tmp/b.json" 100 100
+    "$ps" diff "$tmp/b.json" "$tmp/nostep.json" >/dev/null 2>"$tmp/err"; st=$?
+    [ $st = 1 ] || fail "a run without steps exited $st"
+    grep -q "AFTER has no steps" "$tmp/err" || fail "message: $(cat "$tmp/err")"
+    "$ps" diff "$tmp/b.json" >/dev/null 2>&1; [ $? = 2 ] || fail "one trace is not a usage error"
+    "$ps" diff "$tmp/b.json" "$tmp/missing.json" >/dev/null 2>"$tmp/err"; [ $? = 1 ] || fail "a missing trace"
+    grep -q "missing.json" "$tmp/err" || fail "the missing trace is not named"
+    need_shared
+    "$ps" diff "$k/resnet50_workers0.pt.trace.json.gz" "$k/h100_owlv2_inference.pt.trace.json.gz" >/dev/null 2>"$tmp/err"
+    st=$?
+    [ $st = 1 ] || fail "V100 vs H100 exited $st"
+    grep -q "different GPUs (Tesla V100-DGXS-32GB, NVIDIA H100 80GB HBM3)" "$tmp/err" || fail "message: $(cat "$tmp/err")"
+    ;;
+recorded_data_bound_to_balanced_drops_data_loading)
+    [ -n "$train" ] && [ -x "$train" ] || { echo "SKIP: no reference workload"; exit 77; }
+    (cd "$tmp" && "$ps" record -o before.sqlite -- "$train" --scenario data-bound --steps 12 >/dev/null 2>&1 &&
+        "$ps" record -o after.sqlite -- "$train" --scenario balanced --steps 100 >/dev/null 2>&1) || fail "record"
+    "$ps" diff "$tmp/before.sqlite" "$tmp/after.sqlite" --format json -o "$tmp/d.json" || fail "diff exited $?"
+    [ "$(json "$tmp/d.json" 'd["before"]["bottleneck"]')" = data-loading ] || fail "data-bound is not data-loading"
+    # the scenarios' intent (docs/workloads.md): data-bound waits on its loader for most of each step; balanced
+    # keeps its loader ahead, so the DataLoader share falls by at least half
+    [ "$(json "$tmp/d.json" 'd["after"]["breakdown_ns"]["dataloader"] / d["after"]["dur_ns"] < 0.5 * d["before"]["breakdown_ns"]["dataloader"] / d["before"]["dur_ns"]')" = True ] ||
+        fail "the DataLoader share did not fall by half"
+    [ "$(json "$tmp/d.json" 'd["before"]["nsteps"]')" -ge 11 ] || fail "steps before"
+    ;;
+*) fail "unknown case $case" ;;
+esac
+echo "PASS: $case"

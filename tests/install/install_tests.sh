@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Checks of the installed perfscope (tests/install/CMakeLists.txt). usage: install_tests.sh BUILD_DIR NVTX_PROG SRC CASE
+set -euo pipefail
+build=$1 prog=$2 src=$3 case=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+unset PERFSCOPE_PROBE
+
+# nvtx_prog known makes 27 NVTX rows of types 59/60/34 (its header comment: 20 + 1 + 3 + 2 + 1).
+record_and_report() {   # $1 = the perfscope binary to use; $2 = the tree it must have taken its probe from
+    local bin=$1 tree=$2
+    (cd "$tmp" && "$bin" record -o known.sqlite -- "$prog" known >/dev/null 2>"$tmp/record.err") ||
+        fail "record from $tree: $(cat "$tmp/record.err")"
+    local rows probe
+    rows=$(sqlite3 "$tmp/known.sqlite" "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 34)")
+    [ "$rows" = 27 ] || fail "expected the 27 NVTX rows nvtx_prog known makes, got $rows"
+    probe=$(sqlite3 "$tmp/known.sqlite" "SELECT value FROM PERFSCOPE_META WHERE name = 'probe_path'")
+    case $probe in "$tree"/*) ;; *) fail "probe taken from '$probe', not from the tree at $tree" ;; esac
+    "$bin" report "$tmp/known.sqlite" >"$tmp/report.txt" || fail "report exited $?"
+    grep -q "outer" "$tmp/report.txt" || fail "the report does not name the 'outer' ranges"
+    rm -f "$tmp/known.sqlite"
+}
+
+case $case in
+installed_tree_moved_elsewhere_records_nvtx_without_environment)
+    cmake --install "$build" --prefix "$tmp/first" >/dev/null
+    for f in bin/perfscope lib/perfscope/libperfscope_probe.so share/man/man1/perfscope.1 \
+             share/bash-completion/completions/perfscope share/doc/perfscope/report.md; do
+        [ -f "$tmp/first/$f" ] || fail "cmake --install did not install $f"
+    done
+    mv "$tmp/first" "$tmp/moved"    # relocated: nothing may point back at the build tree or the first prefix
+    record_and_report "$tmp/moved/bin/perfscope" "$tmp/moved/lib/perfscope"
+    ;;
+man_page_has_a_section_per_subcommand)
+    page=$build/perfscope.1
+    [ -f "$page" ] || fail "the build wrote no $page"
+    for c in $("$build/cli/perfscope" --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1}'); do
+        grep -q "^\.SS perfscope $c\$" "$page" || fail "no section for 'perfscope $c' in perfscope(1)"
+    done
+    grep -q -- '--step-range' "$page" || fail "perfscope(1) does not list report's --step-range"
+    if command -v man >/dev/null; then
+        # the regex default keeps its backslashes once rendered: enumerate\(DataLoader\)
+        MANWIDTH=200 man -l "$page" 2>/dev/null | grep -qF 'enumerate\(DataLoader\)' ||
+            fail "man renders report's --data-range default without its backslashes"
+    fi
+    ;;
+bash_completion_completes_subcommands_options_and_formats)
+    bin=$build/cli/perfscope
+    complete_words() {   # the words bash would offer for the command line "$@" (last word is the one completed)
+        bash -c '
+            _command_offset() { return 1; }
+            source "$1"; shift
+            COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+            _perfscope
+            printf "%s\n" "${COMPREPLY[@]}"' _ "$src/scripts/perfscope-completion.bash" "$@"
+    }
+    [ "$(complete_words "$bin" rep)" = report ] || fail "'perfscope rep<TAB>' does not give report"
+    complete_words "$bin" report --fo | grep -qx -- --format || fail "'report --fo<TAB>' does not give --format"
+    [ "$(complete_words "$bin" report --format "" | sort | tr '\n' ' ')" = "json text " ] ||
+        fail "'report --format <TAB>' gives '$(complete_words "$bin" report --format "" | tr '\n' ' ')'"
+    complete_words "$bin" record --sa | grep -qx -- --sample-hz || fail "'record --sa<TAB>' does not give --sample-hz"
+    mkdir -p "$tmp/d" && touch "$tmp/d/a.sqlite" "$tmp/d/b.pt.trace.json.gz" "$tmp/d/c.txt"
+    got=$(cd "$tmp/d" && complete_words "$bin" report "" | sort | tr '\n' ' ')
+    [ "$got" = "a.sqlite b.pt.trace.json.gz " ] || fail "'report <TAB>' offers '$got', not the two traces"
+    ;;
+deb_package_unpacked_records_and_reports)
+    command -v dpkg-deb >/dev/null || { echo "SKIP: no dpkg-deb"; exit 77; }
+    (cd "$tmp" && cpack --config "$build/CPackConfig.cmake" -G DEB -B "$tmp/pkg" >"$tmp/cpack.log" 2>&1) ||
+        fail "cpack -G DEB: $(tail -5 "$tmp/cpack.log")"
+    deb=$(ls "$tmp"/pkg/perfscope_*.deb 2>/dev/null | head -n 1)
+    [ -n "$deb" ] || fail "cpack wrote no perfscope_*.deb ($(ls "$tmp/pkg"))"
+    dpkg-deb -c "$deb" >"$tmp/contents"
+    for f in ./usr/bin/perfscope ./usr/lib/perfscope/libperfscope_probe.so ./usr/share/man/man1/perfscope.1 \
+             ./usr/share/bash-completion/completions/perfscope; do
+        grep -q " $f\$" "$tmp/contents" || fail "the .deb does not hold $f"
+    done
+    dpkg-deb -f "$deb" Depends | grep -q libc6 || fail "the .deb does not depend on libc6"
+    dpkg-deb -x "$deb" "$tmp/root"
+    record_and_report "$tmp/root/usr/bin/perfscope" "$tmp/root/usr/lib/perfscope"
+    ;;
+*) fail "unknown case $case" ;;
+esac
+echo "PASS: $case"
