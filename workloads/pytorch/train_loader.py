@@ -3,9 +3,10 @@
 (docs/workloads.md). It holds no NVTX or perfscope code: `perfscope record -- python3 train_loader.py` finds its
 steps and fetches through perfscope's Python hook.
 
-Images are made on the fly from their index (a fixed pseudo-random pattern per index, decoded as a PIL image
-like a JPEG folder would be), then transformed: --heavy-transform runs a CPU-heavy augmentation (random resized
-crop, colour jitter, blur, rotation) that makes the loader the bottleneck with few workers.
+Images are made on the fly from their index (a fixed pseudo-random pattern per index, handed over as a PIL image
+like a JPEG folder would be), then transformed with torchvision: --heavy-transform runs a CPU-heavy augmentation
+(random resized crop, colour jitter, rotation, blur) that makes the loader the bottleneck with few workers.
+Without torchvision/PIL (a GPU host with PyTorch alone) the same steps run as torch operations on CPU tensors.
 
 It prints the number of optimizer steps and the fraction of the loop's wall time it spent waiting for the
 next batch (time inside next() on the loader's iterator / time from the first next() to the last step's end).
@@ -13,13 +14,17 @@ next batch (time inside next() on the loader's iterator / time from the first ne
 import argparse
 import time
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from PIL import Image
 from torch.utils.data import DataLoader, Dataset
-from torchvision import transforms
+
+try:
+    import numpy as np
+    from PIL import Image
+    from torchvision import transforms
+except ImportError:
+    transforms = None
 
 CLASSES = 10
 
@@ -34,9 +39,30 @@ class SyntheticImages(Dataset):
         return self.n
 
     def __getitem__(self, i):
+        if transforms is None:
+            g = torch.Generator().manual_seed(i)
+            return self.transform(torch.randint(0, 256, (3, self.size, self.size), generator=g, dtype=torch.uint8)), i % CLASSES
         rng = np.random.default_rng(i)
         pixels = rng.integers(0, 256, (self.size, self.size, 3), dtype=np.uint8)
         return self.transform(Image.fromarray(pixels)), i % CLASSES
+
+
+def tensor_transform(heavy, size):
+    """The torchvision pipeline's steps as torch operations on a uint8 CHW tensor (no torchvision)."""
+    blur = torch.full((3, 1, 5, 5), 1 / 25.0)
+
+    def apply(x):
+        x = x.float() / 255
+        if heavy:
+            for _ in range(8):          # about the CPU time of the PIL pipeline
+                crop = int(size * (0.7 + 0.3 * torch.rand(1).item()))
+                top, left = torch.randint(0, size - crop + 1, (2,)).tolist()
+                x = F.interpolate(x[None, :, top:top + crop, left:left + crop], size=(size, size),
+                                  mode="bilinear", align_corners=False)[0]
+                x = (x * (0.6 + 0.8 * torch.rand(3, 1, 1))).clamp(0, 1)
+                x = F.conv2d(F.pad(x[None], (2, 2, 2, 2), mode="reflect"), blur, groups=3)[0]
+        return (x - 0.5) / 0.25
+    return apply
 
 
 class SmallNet(nn.Module):
@@ -54,6 +80,8 @@ class SmallNet(nn.Module):
 
 
 def make_transform(heavy, size):
+    if transforms is None:
+        return tensor_transform(heavy, size)
     normalize = transforms.Normalize((0.5, 0.5, 0.5), (0.25, 0.25, 0.25))
     if not heavy:
         return transforms.Compose([transforms.ToTensor(), normalize])
