@@ -22,11 +22,13 @@ def _perfscope_chain():
             continue
         path = os.path.join(d, "sitecustomize.py")
         if os.path.isfile(path):
-            from importlib.util import module_from_spec, spec_from_file_location
-            spec = spec_from_file_location("sitecustomize", path)
-            module = module_from_spec(spec)
+            # Run as a module of its own name, without importlib.util (12 ms of imports at every start-up).
+            module = type(sys)("sitecustomize")
+            module.__file__ = path
             sys.modules["sitecustomize"] = module
-            spec.loader.exec_module(module)     # its errors are reported by site.py, as without perfscope
+            with open(path, "rb") as f:
+                code = compile(f.read(), path, "exec")
+            exec(code, module.__dict__)         # its errors are reported by site.py, as without perfscope
             return
 
 

@@ -241,6 +241,8 @@ class _SampleTimer:
         return len(self._perfscope_dataset)
 
     def __getattr__(self, attr):
+        if attr.startswith("_perfscope"):    # not set yet (a copy or unpickling): never recurse
+            raise AttributeError(attr)
         return getattr(self._perfscope_dataset, attr)
 
 
