@@ -27,7 +27,13 @@ static void attr_of(uint32_t category, int64_t payload, struct ps_wire_nvtx_attr
     }
 }
 
-static int hook_push(const char *text, uint32_t category, int64_t payload)
+static int hook_push(const char *text)
+{
+    static const struct ps_wire_nvtx_attr none;
+    return probe_push_text(probe_now(), text, &none);
+}
+
+static int hook_push_attr(const char *text, uint32_t category, int64_t payload)
 {
     struct ps_wire_nvtx_attr a;
     attr_of(category, payload, &a);
@@ -79,6 +85,7 @@ static const struct ps_hook_api api = {
     .size = sizeof(struct ps_hook_api),
     .now = hook_now,
     .push = hook_push,
+    .push_attr = hook_push_attr,
     .pop = hook_pop,
     .range = hook_range,
     .mark = hook_mark,

@@ -15,9 +15,12 @@ struct ps_hook_api {
     /* The probe's clock now (ring ticks: TSC or CLOCK_MONOTONIC ns; opaque to the hook, only passed back). */
     uint64_t (*now)(void);
     /* Push a range on the calling thread's default-domain NVTX stack (eventType 59 when popped). `text`: UTF-8,
-     * NUL-terminated (NULL: no message); `category`: the NVTX category (0: none); `payload`: an int64 payload
-     * (int64Value), or negative for none. Returns the nesting level (negative: not recorded). */
-    int (*push)(const char *text, uint32_t category, int64_t payload);
+     * NUL-terminated (NULL: no message). Returns the nesting level (negative: not recorded). One argument, a
+     * pointer: ctypes passes it without argtypes conversion, the cheapest call from Python. */
+    int (*push)(const char *text);
+    /* push() with attributes: `category` the NVTX category (0: none), `payload` an int64 payload (int64Value), or
+     * negative for none. */
+    int (*push_attr)(const char *text, uint32_t category, int64_t payload);
     /* Pop the innermost range of that stack (an empty stack writes nothing and is counted as unbalanced). */
     int (*pop)(void);
     /* A finished range [start, end] (ticks from now()) on the calling thread, stored as a push/pop range: for

@@ -1,8 +1,10 @@
 """ctypes binding of libperfscope_probe.so's PerfscopeHookApi table (probe/hook_api.h, version 1).
 
 The functions are called as PYFUNCTYPE: they keep the GIL (each returns in well under a microsecond and never
-blocks), which makes a call cheaper than a GIL round trip. Strings are bytes; the probe caches them by address,
-so callers pass the same bytes object for the same name.
+blocks), which makes a call cheaper than a GIL round trip. The hot ones (now, push, pop) are declared without
+argtypes: ctypes then passes a bytes object as its char* directly instead of calling a from_param per argument
+(several times cheaper per call). Strings are bytes; the probe caches them by address, so callers pass the same
+bytes object for the same name.
 """
 import ctypes
 import os
@@ -12,7 +14,8 @@ _VERSION = 1
 
 class _Api(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint32), ("size", ctypes.c_uint32),
-                ("now", ctypes.c_void_p), ("push", ctypes.c_void_p), ("pop", ctypes.c_void_p),
+                ("now", ctypes.c_void_p), ("push", ctypes.c_void_p), ("push_attr", ctypes.c_void_p),
+                ("pop", ctypes.c_void_p),
                 ("range", ctypes.c_void_p), ("mark", ctypes.c_void_p), ("name_category", ctypes.c_void_p)]
 
 
@@ -37,7 +40,8 @@ class Probe:
         F = ctypes.PYFUNCTYPE
         u64, c_str = ctypes.c_uint64, ctypes.c_char_p
         self.now = F(u64)(a.now)
-        self.push = F(ctypes.c_int, c_str, ctypes.c_uint32, ctypes.c_int64)(a.push)
+        self.push = F(ctypes.c_int)(a.push)                     # push(bytes): no argtypes, see above
+        self.push_attr = F(ctypes.c_int, c_str, ctypes.c_uint32, ctypes.c_int64)(a.push_attr)
         self.pop = F(ctypes.c_int)(a.pop)
         self.range = F(None, c_str, u64, u64)(a.range)
         self.mark = F(None, c_str, c_str)(a.mark)

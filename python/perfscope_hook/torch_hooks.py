@@ -181,7 +181,7 @@ def _wrap_next(orig):
             loader = self.__dict__.get("_perfscope_loader", 0)
             t = p.now()
             _steps.fetch(loader, t)
-            p.push(name, 0, -1)
+            p.push(name)
         except Exception as e:
             _off("DataLoader fetch", e)
             return orig(self)
@@ -203,7 +203,7 @@ def _timed(fn, name):
         if p is None:
             return fn(*args, **kwargs)
         try:
-            p.push(name, 0, -1)
+            p.push(name)
         except Exception as e:
             _off(name.decode(), e)
             return fn(*args, **kwargs)
@@ -228,7 +228,7 @@ class _SampleTimer:
         if p is None:
             return d[index]
         try:
-            p.push(self._perfscope_name, 0, -1)
+            p.push(self._perfscope_name)
         except Exception as e:
             _off("dataset", e)
             return d[index]
@@ -300,7 +300,7 @@ def _wrap_step(orig, name):
         if p is None:
             return orig(self, *args, **kwargs)
         try:
-            p.push(name, 0, -1)
+            p.push(name)
         except Exception as e:
             _off("optimizer.step", e)
             return orig(self, *args, **kwargs)
@@ -345,7 +345,7 @@ def _wrap_copy(orig, torch, is_cuda_call):
                 pinned = bool(self.is_pinned())
             except Exception:       # a build without CUDA may not know
                 pinned = False
-            p.push(copy, COPY_CATEGORIES[(pinned, t[0])][0], t[1])
+            p.push_attr(copy, COPY_CATEGORIES[(pinned, t[0])][0], t[1])
         except Exception as e:
             _off("Tensor.to", e)
             return orig(self, *args, **kwargs)
@@ -366,7 +366,7 @@ def _wrap_module_call(orig):
         if p is None or getattr(tl, "inside", False):
             return orig(self, *args, **kwargs)
         try:
-            p.push(_b("nn.Module: %s" % type(self).__name__), 0, -1)
+            p.push(_b("nn.Module: %s" % type(self).__name__))
         except Exception as e:
             _off("nn.Module", e)
             return orig(self, *args, **kwargs)
