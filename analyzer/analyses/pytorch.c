@@ -140,7 +140,7 @@ static int measure(struct ps_report *r, struct ps_names *names, struct ps_pytorc
                    size_t niter)
 {
     const struct ps_model *m = r->m;
-    struct ps_ivls wait = { 0 }, busy = { 0 }, both = { 0 };
+    struct ps_ivls wait = { 0 }, both = { 0 };
     int rc = 0;
     int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
     size_t next_iter = 0;
@@ -179,24 +179,39 @@ static int measure(struct ps_report *r, struct ps_names *names, struct ps_pytorc
         goto out;
     ps_ivls_normalize(&wait);
     py->wait_ns = ps_ivls_total(&wait);
+    /* One pass over the ranges: each worker's busy time as its own interval set (ranges are in start order). */
+    struct ps_ivls *busy_of = py->nworkers ? calloc(py->nworkers, sizeof *busy_of) : NULL;
+    if (py->nworkers && !busy_of) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    size_t last = 0;
+    for (size_t i = 0; i < m->ranges.n && rc == 0 && py->nworkers; i++) {
+        const struct ps_range *g = &m->ranges.v[i];
+        uint32_t pid = pid_of(m, g->thread);
+        if (!host_kind(g->kind) || pid == r->pid)
+            continue;
+        if (py->workers[last].pid != pid) {     /* consecutive ranges are mostly one worker's */
+            size_t w = 0;
+            while (w < py->nworkers && py->workers[w].pid != pid)
+                w++;
+            if (w == py->nworkers)
+                continue;
+            last = w;
+        }
+        struct ps_py_worker *k = &py->workers[last];
+        const char *name = ps_model_str(m, g->name);
+        size_t len = strlen(name);
+        if (len > 6 && !strcmp(name + len - 6, ".fetch"))
+            k->fetches++, k->fetch_ns += g->end_ns - g->start_ns;
+        rc = ps_ivls_push(&busy_of[last], g->start_ns, g->end_ns);
+    }
     double busy_sum = 0;
     size_t nbusy = 0;
     for (size_t w = 0; w < py->nworkers && rc == 0; w++) {
         struct ps_py_worker *k = &py->workers[w];
-        ps_ivls_clear(&busy);
-        for (size_t i = 0; i < m->ranges.n && rc == 0; i++) {
-            const struct ps_range *g = &m->ranges.v[i];
-            if (!host_kind(g->kind) || pid_of(m, g->thread) != k->pid)
-                continue;
-            if (strlen(ps_model_str(m, g->name)) > 6 &&
-                !strcmp(ps_model_str(m, g->name) + strlen(ps_model_str(m, g->name)) - 6, ".fetch"))
-                k->fetches++, k->fetch_ns += g->end_ns - g->start_ns;
-            rc = ps_ivls_push(&busy, g->start_ns, g->end_ns);
-        }
-        if (rc < 0)
-            break;
-        ps_ivls_normalize(&busy);
-        if ((rc = ps_ivls_intersect(&both, &busy, &wait)) < 0)
+        ps_ivls_normalize(&busy_of[w]);
+        if ((rc = ps_ivls_intersect(&both, &busy_of[w], &wait)) < 0)
             break;
         k->busy_wait_ns = ps_ivls_total(&both);
         if (py->wait_ns > 0) {
@@ -204,10 +219,12 @@ static int measure(struct ps_report *r, struct ps_names *names, struct ps_pytorc
             nbusy++;
         }
     }
+    for (size_t w = 0; w < py->nworkers && busy_of; w++)
+        ps_ivls_fini(&busy_of[w]);
+    free(busy_of);
     py->workers_busy = nbusy ? busy_sum / (double)nbusy : NAN;
 out:
     ps_ivls_fini(&wait);
-    ps_ivls_fini(&busy);
     ps_ivls_fini(&both);
     return rc;
 }
