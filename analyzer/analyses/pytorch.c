@@ -123,9 +123,7 @@ static int read_marks(struct ps_report *r, struct ps_pytorch *py, int64_t **iter
                                         .life_ns = p && p->cpu_ns >= 0 ? p->last_sample_ns - p->first_sample_ns : -1 };
         }
     }
-    /* A worker process forked twice by one loader id (persistent_workers=False: new workers each epoch) is one
-     * row per process; the loader counts are per process too. */
-    return 0;
+    return 0;   /* workers restarted each epoch (persistent_workers=False) are one row per process */
 }
 
 static int cmp_i64(const void *a, const void *b)

@@ -600,7 +600,7 @@ static void pytorch(FILE *f, const struct ps_report *r)
         fputs(")\n", f);
     }
     fprintf(f, "  The step thread waited for data %.3f ms in the analysed steps (+ %.3f ms in the iterators' first "
-               "fetches: worker start-up)\n", MS(py->wait_ns), MS(py->first_fetch_wait_ns));
+               "fetches, which include starting the workers)\n", MS(py->wait_ns), MS(py->first_fetch_wait_ns));
     if (py->nworkers) {
         fprintf(f, "  %zu worker process%s:  pid      loader  id  fetches   fetch ms  busy while waiting   CPU ms  CPU use\n",
                 py->nworkers, py->nworkers == 1 ? "" : "es");
