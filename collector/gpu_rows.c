@@ -37,7 +37,10 @@ struct ps_gpu_rows {
     struct gname *gnames;
     size_t n_gnames, cap_gnames;
     struct ps_u64map ctx_dev;      /* pid << 32 | context id -> device id */
-    struct ps_u64map devices;      /* (device id << 32) ^ uuid hash -> 1: TARGET_INFO_GPU row written */
+    struct ps_u64map gpus;         /* GPU key (UUID hash) -> TARGET_INFO_GPU.id + 1 */
+    struct ps_u64map cuda_devs;    /* pid << 32 | CUDA ordinal -> 1: TARGET_INFO_CUDA_DEVICE row written */
+    uint64_t gpu_ids_used;         /* TARGET_INFO_GPU ids 0..63 taken (bit i) */
+    uint32_t next_gpu_id;          /* past every id taken */
     struct ps_u64map procs;        /* pid -> index + 1 in `gprocs` */
     struct gproc *gprocs;
     size_t n_gprocs, cap_gprocs;
@@ -234,7 +237,8 @@ void ps_gpu_rows_free(struct ps_gpu_rows *g)
         return;
     ps_u64map_fini(&g->names);
     ps_u64map_fini(&g->ctx_dev);
-    ps_u64map_fini(&g->devices);
+    ps_u64map_fini(&g->gpus);
+    ps_u64map_fini(&g->cuda_devs);
     ps_u64map_fini(&g->procs);
     free(g->gnames);
     free(g->gprocs);
@@ -424,8 +428,10 @@ static int kernel_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const
 static int memcpy_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const struct ps_wire_gpu_memcpy *m)
 {
     sqlite3_stmt *st = g->st_memcpy;
-    int i = bind_stream_activity(st, src, m->start_ns, m->end_ns, m->device_id, m->context_id, m->stream_id,
-                                 m->correlation_id);
+    /* correlationId joins the API row that launched the copy: the runtime call's id (cudaMemcpy*) when there
+     * was one, else the driver call's (cuMemcpy* called directly); cupti_activity.h, CUpti_ActivityMemcpy6. */
+    uint32_t corr = m->runtime_correlation_id ? m->runtime_correlation_id : m->correlation_id;
+    int i = bind_stream_activity(st, src, m->start_ns, m->end_ns, m->device_id, m->context_id, m->stream_id, corr);
     sqlite3_bind_int64(st, i++, (int64_t)m->bytes);
     sqlite3_bind_int64(st, i++, m->copy_kind);         /* same numbering in CUPTI and nsys */
     sqlite3_bind_int64(st, i++, ps_gpu_nsys_mem_kind(m->src_kind));
@@ -509,6 +515,22 @@ static int overhead_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, con
     return ps_tw_exec(g->w, st);
 }
 
+/* The TARGET_INFO_GPU id of a new GPU: the CUDA ordinal it had in the first process that reported it, unless
+ * another GPU has that id already (each rank sees its own GPU as 0 under CUDA_VISIBLE_DEVICES), then the next
+ * id past every one taken. */
+static uint32_t new_gpu_id(struct ps_gpu_rows *g, uint32_t ordinal)
+{
+    uint32_t id = ordinal < 64 && !(g->gpu_ids_used >> ordinal & 1) ? ordinal : g->next_gpu_id;
+    if (id < 64)
+        g->gpu_ids_used |= 1ull << id;
+    if (id >= g->next_gpu_id)
+        g->next_gpu_id = id + 1;
+    return id;
+}
+
+/* One TARGET_INFO_GPU row per physical GPU (its UUID; a device without one by process and ordinal) and one
+ * TARGET_INFO_CUDA_DEVICE row per process and CUDA ordinal, however often CUPTI reports the device (dumped
+ * at start and emitted at initialisation). */
 static int device_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const struct ps_wire_hdr *rec)
 {
     const struct ps_wire_gpu_device *d = (const void *)rec;
@@ -521,16 +543,22 @@ static int device_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const
     const uint8_t *u = d->uuid;
     snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
              u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-    uint64_t uh = 0xcbf29ce484222325ull;
-    for (int i = 0; i < 16; i++)
-        uh = (uh ^ u[i]) * 0x100000001b3ull;
-    uint64_t key = ((uint64_t)d->id << 32) ^ uh;
+    uint64_t key = 0xcbf29ce484222325ull;
+    int has_uuid = 0;
+    for (int i = 0; i < 16; i++) {
+        key = (key ^ u[i]) * 0x100000001b3ull;
+        has_uuid |= u[i] != 0;
+    }
+    if (!has_uuid)
+        key = ((uint64_t)src->pid << 32 | d->id) ^ 0x8000000000000000ull;
+    uint64_t *known = ps_u64map_get(&g->gpus, key);
+    uint32_t gpu_id = known ? (uint32_t)(*known - 1) : new_gpu_id(g, d->id);
     int rc;
-    if (!ps_u64map_get(&g->devices, key)) {
+    if (!known) {
         sqlite3_stmt *st = g->st_gpu;
         int i = 1;
         sqlite3_bind_int64(st, i++, 1ll << 48);             /* vmId: the local machine, as globalPid's bits 48.. */
-        sqlite3_bind_int64(st, i++, d->id);
+        sqlite3_bind_int64(st, i++, gpu_id);
         sqlite3_bind_text(st, i++, name, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(st, i++, d->l2_cache_bytes);
         sqlite3_bind_int64(st, i++, (int64_t)d->global_memory_bytes);
@@ -558,16 +586,21 @@ static int device_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const
         sqlite3_bind_int64(st, i++, d->compute_minor);
         sqlite3_bind_int64(st, i++, d->compute_major);      /* smMajor/smMinor: the SM version = compute capability */
         sqlite3_bind_int64(st, i++, d->compute_minor);
-        if ((rc = ps_tw_exec(g->w, st)) || ps_u64map_put(&g->devices, key, 1))
+        if ((rc = ps_tw_exec(g->w, st)) || ps_u64map_put(&g->gpus, key, (uint64_t)gpu_id + 1))
             return rc ? rc : -ENOMEM;
     }
+    uint64_t cdev = (uint64_t)src->pid << 32 | d->id;
+    if (ps_u64map_get(&g->cuda_devs, cdev))
+        return 0;
     sqlite3_stmt *st = g->st_cudadev;
-    sqlite3_bind_int64(st, 1, d->id);
+    sqlite3_bind_int64(st, 1, gpu_id);
     sqlite3_bind_int64(st, 2, d->id);
     sqlite3_bind_int64(st, 3, src->pid);
     sqlite3_bind_text(st, 4, uuid, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 5, d->sm_count);
-    return ps_tw_exec(g->w, st);
+    if ((rc = ps_tw_exec(g->w, st)))
+        return rc;
+    return ps_u64map_put(&g->cuda_devs, cdev, 1);
 }
 
 /* Record sizes by type, for the length check before any field is read. */
@@ -649,23 +682,26 @@ int ps_gpu_rows_finish(struct ps_gpu_rows *g, uint64_t *dropped)
             !(rc = ps_tw_string_define(g->w, n->demangled, unknown)))
             rc = ps_tw_string_define(g->w, n->shortn, unknown);
     }
-    uint64_t zero = 0;
+    uint64_t zero = 0, not_ready = 0;
     for (size_t i = 0; i < g->n_gprocs && !rc; i++) {
         const struct gproc *p = &g->gprocs[i];
         const struct ps_wire_gpu_drops *d = &p->drops;
         uint64_t lost = d->cupti_dropped + d->ring_full + d->invalid_records;
         *dropped += lost;
         zero += d->zero_timestamp;
+        not_ready += d->sync_not_ready;
         if ((rc = meta_u64(g->w, "gpu_dropped_records.pid.%" PRIu32, p->pid, lost)) ||
             (rc = meta_u64(g->w, "gpu_cupti_dropped_records.pid.%" PRIu32, p->pid, d->cupti_dropped)) ||
             (rc = meta_u64(g->w, "gpu_buffers_refused.pid.%" PRIu32, p->pid, d->buffers_refused)) ||
             (rc = meta_u64(g->w, "gpu_records_without_timestamps.pid.%" PRIu32, p->pid, d->zero_timestamp)) ||
-            (rc = meta_u64(g->w, "gpu_unknown_kind_records.pid.%" PRIu32, p->pid, d->unknown_kinds)))
+            (rc = meta_u64(g->w, "gpu_unknown_kind_records.pid.%" PRIu32, p->pid, d->unknown_kinds)) ||
+            (rc = meta_u64(g->w, "gpu_sync_queries_not_ready.pid.%" PRIu32, p->pid, d->sync_not_ready)))
             break;
     }
     if (!rc && g->n_gprocs) {
-        if (!(rc = ps_tw_meta_i64(g->w, "gpu_dropped_records", (int64_t)*dropped)))
-            rc = ps_tw_meta_i64(g->w, "gpu_records_without_timestamps", (int64_t)zero);
+        if (!(rc = ps_tw_meta_i64(g->w, "gpu_dropped_records", (int64_t)*dropped)) &&
+            !(rc = ps_tw_meta_i64(g->w, "gpu_records_without_timestamps", (int64_t)zero)))
+            rc = ps_tw_meta_i64(g->w, "gpu_sync_queries_not_ready", (int64_t)not_ready);
     }
     return rc;
 }

@@ -8,8 +8,9 @@
 
 #include "ps_wire.h"
 
-/* Times (`*_ns`) are CUPTI timestamps: CLOCK_MONOTONIC ns (the probe registers a CLOCK_MONOTONIC timestamp
- * callback with CUPTI; where that fails it shifts CUPTI's clock onto CLOCK_MONOTONIC before writing).
+/* Times (`*_ns`) are CLOCK_MONOTONIC ns: on CUPTI versions without the zero-timestamp bug the probe registers a
+ * CLOCK_MONOTONIC timestamp callback with CUPTI; elsewhere it maps CUPTI's own clock onto CLOCK_MONOTONIC through
+ * (CLOCK_MONOTONIC, cuptiGetTimestamp) pairs before writing (probe/cupti_capture.h).
  * Enumerations keep CUPTI's numbering (cupti_activity.h, CUDA 13.0); the collector maps them to nsys'.
  * `name_id` fields are per-process ids defined by PS_WIRE_GPU_STRING records; a record may arrive before
  * its string (records of different writing threads are not ordered), never the reverse order of use. */
@@ -57,7 +58,10 @@ struct ps_wire_gpu_memcpy {
     uint64_t start_ns, end_ns;
     uint64_t bytes;
     uint64_t copy_count;                /* copies folded into the record (batched memcpy APIs); 1 otherwise */
-    uint32_t device_id, context_id, stream_id, correlation_id;
+    uint32_t device_id, context_id, stream_id;
+    uint32_t correlation_id;            /* the DRIVER API record's id (CUpti_ActivityMemcpy6.correlationId) */
+    uint32_t runtime_correlation_id;    /* the RUNTIME API record's id, 0 when no runtime call launched it */
+    uint32_t pad32;
     uint8_t copy_kind;                  /* CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, ... */
     uint8_t src_kind, dst_kind;         /* CUpti_ActivityMemoryKind: 1 pageable, 2 pinned, 3 device, ... */
     uint8_t cupti_flags;                /* CUpti_ActivityFlag: bit 0 = CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC */
@@ -153,6 +157,7 @@ struct ps_wire_gpu_drops {
     uint64_t invalid_records;           /* buffers that ended on an incomplete/invalid record */
     uint64_t unknown_kinds;             /* activity kinds perfscope does not convert */
     uint64_t ring_full;                 /* GPU records the ring refused (also in the ring's own count) */
+    uint64_t sync_not_ready;            /* event/stream query records whose work had not completed (not written) */
 };
 
 struct ps_wire_gpu_overhead {

@@ -2,6 +2,7 @@
 """Cut the fuzzers' seed corpora (a few KB each) from the shared real traces:
 Kineto: per trace, its top-level metadata and the first two events of every (ph, cat) kind, args reduced
 to the fields the reader uses; SQLite: the nsys export's tables with their real schema and a few rows each.
+Then the hostile shapes a trace file may hold (issue 11, readers): hostile_*.json and hostile_*.sqlite.
 Usage: fuzz/make_seeds.py SHARED_TRACES_DIR OUT_DIR  (writes OUT_DIR/kineto/*, OUT_DIR/sqlite/*)."""
 import gzip, json, os, sqlite3, sys
 
@@ -74,4 +75,78 @@ for variant in ("nsys", "perfscope"):
                        [("schema_version", "1"), ("rank", "0"), ("world_size", "2"), ("dropped_records", "0")])
     db.commit()
     db.execute("VACUUM")
+    db.close()
+
+
+# ---- hostile shapes (issue 11 #6-#10): each one small, each one refused or read with a count, never a hang ----
+LAUNCH = ('{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":2,'
+          '"args":{"correlation":5}}')
+def kernel(args):
+    return '{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":13,"dur":5,"args":%s}' % args
+KARGS = '{"correlation":5,"device":0,"stream":7}'
+hostile_json = {
+    "nul_in_names": '{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1\\u0000x","pid":1,'
+                    '"tid":1,"ts":0,"dur":100},{"ph":"X","cat":"kernel\\u0000cpu_op","name":"aten::mm","pid":100,'
+                    '"tid":1,"ts":0,"dur":100},{"ph":"X\\u0000","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":0,'
+                    '"dur":1},%s,%s],"deviceProperties":[{"id":0,"name":"H\\u0000100"}],"note":"a\\u0000b"}'
+                    % (LAUNCH, kernel(KARGS)),
+    "args_array": '{"traceEvents":[%s,%s]}' % (LAUNCH, kernel("[1,2]")),
+    "args_scalar": '{"traceEvents":[%s,%s,%s]}' % (LAUNCH, kernel('"x"'), kernel("true")),
+    "arg_id_container": '{"traceEvents":[%s,%s]}' % (LAUNCH, kernel('{"correlation":[5],"device":{},"stream":7}')),
+    "dur_bool": '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":0,"dur":true}]}',
+    "pid_bool_ts_object": '[{"ph":"X","cat":"cpu_op","name":"a","pid":false,"tid":1,"ts":{},"dur":1}]',
+}
+for name, text in hostile_json.items():
+    open(os.path.join(out, "kineto", "hostile_" + name + ".json"), "w").write(text)
+open(os.path.join(out, "kineto", "hostile_spaces_then_nuls.json"), "wb").write(b"   \0\0\0{}")
+
+GP, GT = "((1<<48)|(100<<24))", "((1<<48)|(100<<24)|100)"
+BASE = (
+    "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+    "INSERT INTO StringIds VALUES (1, 'kernelA'), (2, 'cudaLaunchKernel_v7000');"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,"
+    " correlationId INTEGER, globalPid INTEGER, demangledName INTEGER);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 0, 7, 5, " + GP + ", 1);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER, end INTEGER, eventClass INTEGER, globalTid INTEGER,"
+    " correlationId INTEGER, nameId INTEGER);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (500, 900, 0, " + GT + ", 5, 2);"
+    "CREATE TABLE NVTX_EVENTS(start INTEGER, end INTEGER, eventType INTEGER, text TEXT, textId INTEGER,"
+    " globalTid INTEGER, domainId INTEGER);"
+    "INSERT INTO NVTX_EVENTS VALUES (100, 5000, 59, 'ProfilerStep#1', NULL, " + GT + ", 0);"
+    "CREATE TABLE PERFSCOPE_META(key TEXT, value TEXT);"
+    "INSERT INTO PERFSCOPE_META VALUES ('recording_complete', '1');"
+    "CREATE TABLE PERFSCOPE_PROCESS_SAMPLES(timestamp INTEGER NOT NULL, globalPid INTEGER NOT NULL,"
+    " cpuUserNs INTEGER, cpuSystemNs INTEGER);"
+    "INSERT INTO PERFSCOPE_PROCESS_SAMPLES VALUES (1000, " + GP + ", 100, 10);")
+hostile_sqlite = {
+    "recursive_view": "DROP TABLE NVTX_EVENTS; CREATE VIEW NVTX_EVENTS AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL"
+                      " SELECT n+1 FROM r) SELECT n AS start, n+1 AS end, 59 AS eventType, 'x' AS text, NULL AS"
+                      " textId, " + GT + " AS globalTid, 0 AS domainId FROM r",
+    "virtual_table": "DROP TABLE StringIds; CREATE VIRTUAL TABLE StringIds USING fts4(id, value)",
+    "generated_column": "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(s INTEGER,"
+                        " start INTEGER GENERATED ALWAYS AS (s * 2), end INTEGER, deviceId INTEGER, streamId INTEGER,"
+                        " correlationId INTEGER, globalPid INTEGER, demangledName INTEGER)",
+    "unindexed_stringids": "DROP TABLE StringIds; CREATE TABLE StringIds(id INTEGER, value TEXT);"
+                           "WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i < 299)"
+                           " INSERT INTO StringIds SELECT i, 'k' || i FROM r;"
+                           "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 1000 * id + 1, 1000 * id + 500, 0, 7, id, "
+                           + GP + ", 299 - id FROM StringIds",
+    "wrong_types": "UPDATE NVTX_EVENTS SET eventType = 59.5; UPDATE PERFSCOPE_PROCESS_SAMPLES SET timestamp = 'x';"
+                   "INSERT INTO NVTX_EVENTS VALUES (1, 2, 'fiftynine', NULL, NULL, " + GT + ", 0),"
+                   " (1, 2, (1<<32) + 59, 't', NULL, " + GT + ", 0), (1, 2, NULL, 't', NULL, " + GT + ", 0);"
+                   "CREATE TABLE TARGET_INFO_GPU(id, name, totalMemory, smCount, computeMajor, computeMinor);"
+                   "INSERT INTO TARGET_INFO_GPU VALUES ((1<<32) + 1, 'g' || char(0) || 'x', 1, 1<<40, 9, 0)",
+    "wal_incomplete": "UPDATE PERFSCOPE_META SET value = '0'",
+}
+for name, sql in hostile_sqlite.items():
+    path = os.path.join(out, "sqlite", "hostile_" + name + ".sqlite")
+    if os.path.exists(path):
+        os.remove(path)
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA page_size=512")
+    db.executescript(BASE + sql)
+    db.commit()
+    db.execute("VACUUM")
+    if name == "wal_incomplete":      # WAL mode (header bytes 18/19 = 2), no -wal beside it: a copy of a killed one
+        db.execute("PRAGMA journal_mode=WAL")
     db.close()

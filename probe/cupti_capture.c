@@ -1,17 +1,22 @@
 /* CUPTI activity collection for the probe: load libcupti, subscribe, hand out activity buffers under a
- * memory cap, convert completed buffers into GPU wire records, flush at exit. Rules and their sources:
+ * memory cap, convert completed buffers into GPU wire records, flush them every period from a helper thread,
+ * at exit and on SIGTERM. Rules and their sources:
  * shared/notes/cupti-nvtx-nvml.md §1.3 (forced flush, fork, finalize, single subscriber, buffers). */
 #include "cupti_capture.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cupti_layout.h"
 #include "ps_time.h"
 #include "ps_wire.h"
 
@@ -22,12 +27,21 @@ static struct {
     struct ps_cupti_conv *conv;     /* guarded by lock */
     pthread_mutex_t lock;
     pid_t owner;                    /* the process that started CUPTI; a forked child differs */
+    CUpti_SubscriberHandle sub;
+    int map_clock;                  /* CUPTI's own clock, mapped with clock pairs (no timestamp callback) */
     atomic_int active;
     atomic_int forked_child;
+    atomic_int exit_flushed;
     atomic_size_t outstanding_bytes;
     size_t cap_bytes;
     atomic_uint_fast64_t buffers_refused;
     struct ps_wire_gpu_drops last_drops; /* guarded by lock: what the last DROPS record said */
+    /* The flush thread, woken early by stop or SIGTERM. */
+    pthread_t flusher;
+    atomic_int flusher_running;
+    atomic_int stop, sigterm;
+    sem_t wake;
+    int sigterm_installed;
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
@@ -35,49 +49,72 @@ static int start_result = -EIO;
 static const struct ps_cupti_api *start_api;
 static const struct ps_cupti_sink *start_sink;
 
+/* The file a loaded symbol comes from. */
+static const char *library_of(void *sym)
+{
+    Dl_info info;
+    return sym && dladdr(sym, &info) && info.dli_fname ? info.dli_fname : "?";
+}
+
 int ps_cupti_load(const char *path, struct ps_cupti_api *api, char *why, size_t why_len)
 {
-    const char *tried[3];
+    static const char toolkit[] = "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13";
+    const char *tried[5];
     size_t n = 0;
-    void *h = NULL;
-    if (path && *path)
-        tried[n++] = path;
-    tried[n++] = "libcupti.so.13";
-    tried[n++] = "libcupti.so";
-    for (size_t i = 0; i < n && !h; i++)
-        h = dlopen(tried[i], RTLD_NOW | RTLD_LOCAL);
+    /* Never a second instance: a copy already in the process (PyTorch's wheel) is the one to use. */
+    void *h = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    const char *how = "already loaded by the program";
     if (!h) {
-        snprintf(why, why_len, "cannot load libcupti (tried %s%s%s%s%s): %s; set PERFSCOPE_CUPTI_PATH to the "
-                 "libcupti.so.13 of a CUDA 13 install (e.g. /usr/local/cuda/extras/CUPTI/lib64 or the "
-                 "nvidia/cu13/lib folder of the PyTorch wheel)", tried[0], n > 1 ? ", " : "", n > 1 ? tried[1] : "",
-                 n > 2 ? ", " : "", n > 2 ? tried[2] : "", dlerror());
+        if (path && *path)
+            tried[n++] = path;
+        tried[n++] = "libcupti.so.13";
+        tried[n++] = toolkit;
+        tried[n++] = "libcupti.so";
+        for (size_t i = 0; i < n && !h; i++) {
+            h = dlopen(tried[i], RTLD_NOW | RTLD_LOCAL);
+            how = path && *path && i == 0 ? "PERFSCOPE_CUPTI_PATH" : "loaded by perfscope";
+        }
+    }
+    if (!h) {
+        char list[512] = "";
+        for (size_t i = 0; i < n; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", tried[i]);
+        snprintf(why, why_len, "cannot load libcupti (no libcupti.so.13 in the process; tried %s): %s; set "
+                 "PERFSCOPE_CUPTI_PATH to the libcupti.so.13 of a CUDA 13 install (e.g. "
+                 "/usr/local/cuda/extras/CUPTI/lib64 or the nvidia/cu13/lib folder of the PyTorch wheel)",
+                 list, dlerror());
         return -ENOENT;
     }
     /* Never dlclose: CUDA 13.0 segfaults at shutdown when libcupti is unloaded (PAPI PR #594). */
-    struct { void **slot; const char *name; } syms[] = {
-        { (void **)&api->get_version, "cuptiGetVersion" },
-        { (void **)&api->subscribe_v2, "cuptiSubscribe_v2" },
-        { (void **)&api->enable_callback, "cuptiEnableCallback" },
-        { (void **)&api->register_timestamp_callback, "cuptiActivityRegisterTimestampCallback" },
-        { (void **)&api->set_thread_id_type, "cuptiSetThreadIdType" },
-        { (void **)&api->register_callbacks, "cuptiActivityRegisterCallbacks" },
-        { (void **)&api->activity_enable, "cuptiActivityEnable" },
-        { (void **)&api->flush_period, "cuptiActivityFlushPeriod" },
-        { (void **)&api->flush_all, "cuptiActivityFlushAll" },
-        { (void **)&api->get_next_record, "cuptiActivityGetNextRecord" },
-        { (void **)&api->get_num_dropped, "cuptiActivityGetNumDroppedRecords" },
-        { (void **)&api->get_callback_name, "cuptiGetCallbackName" },
-        { (void **)&api->get_result_string, "cuptiGetResultString" },
-        { (void **)&api->get_timestamp, "cuptiGetTimestamp" },
+    struct { void **slot; const char *name; int optional; } syms[] = {
+        { (void **)&api->get_version, "cuptiGetVersion", 0 },
+        { (void **)&api->subscribe_v2, "cuptiSubscribe_v2", 0 },
+        { (void **)&api->unsubscribe, "cuptiUnsubscribe", 0 },
+        { (void **)&api->enable_callback, "cuptiEnableCallback", 0 },
+        { (void **)&api->register_timestamp_callback, "cuptiActivityRegisterTimestampCallback", 0 },
+        { (void **)&api->set_thread_id_type, "cuptiSetThreadIdType", 0 },
+        { (void **)&api->register_callbacks, "cuptiActivityRegisterCallbacks", 0 },
+        { (void **)&api->activity_enable, "cuptiActivityEnable", 0 },
+        { (void **)&api->flush_all, "cuptiActivityFlushAll", 0 },
+        { (void **)&api->get_next_record, "cuptiActivityGetNextRecord", 0 },
+        { (void **)&api->get_num_dropped, "cuptiActivityGetNumDroppedRecords", 0 },
+        { (void **)&api->get_callback_name, "cuptiGetCallbackName", 0 },
+        { (void **)&api->get_result_string, "cuptiGetResultString", 0 },
+        { (void **)&api->get_timestamp, "cuptiGetTimestamp", 0 },
+        { (void **)&api->enable_and_dump, "cuptiActivityEnableAndDump", 1 },
+        { (void **)&api->enable_all_sync_records, "cuptiActivityEnableAllSyncRecords", 1 },
+        { (void **)&api->enable_runtime_api, "cuptiActivityEnableRuntimeApi", 1 },
+        { (void **)&api->enable_driver_api, "cuptiActivityEnableDriverApi", 1 },
     };
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
         *syms[i].slot = dlsym(h, syms[i].name);
-        if (!*syms[i].slot) {
-            snprintf(why, why_len, "libcupti has no %s (a CUPTI older than CUDA 13?): set PERFSCOPE_CUPTI_PATH "
-                     "to a CUDA 13 libcupti.so.13", syms[i].name);
+        if (!*syms[i].slot && !syms[i].optional) {
+            snprintf(why, why_len, "%s has no %s (a CUPTI older than CUDA 13?): set PERFSCOPE_CUPTI_PATH to a "
+                     "CUDA 13 libcupti.so.13", library_of(dlsym(h, "cuptiGetVersion")), syms[i].name);
             return -ENOSYS;
         }
     }
+    snprintf(api->origin, sizeof api->origin, "%s, %s", library_of((void *)api->get_version), how);
     return 0;
 }
 
@@ -106,10 +143,36 @@ static int cupti_usable(void)
     return atomic_load(&g.active) && !atomic_load(&g.forked_child) && getpid() == g.owner;
 }
 
+static void on_sigterm(int sig);
+
 static void atfork_child(void)
 {
-    /* The child has no CUPTI worker thread: a flush there hangs (HPCToolkit #195). */
+    /* The child has no CUPTI worker thread (a flush there hangs, HPCToolkit #195) and no flush thread. */
     atomic_store(&g.forked_child, 1);
+    atomic_store(&g.flusher_running, 0);
+    struct sigaction cur;
+    /* The child has no flush thread to hand SIGTERM to: the default action, unless the program set its own. */
+    if (g.sigterm_installed && sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler == on_sigterm)
+        signal(SIGTERM, SIG_DFL);
+}
+
+/* Take a (CLOCK_MONOTONIC, CUPTI clock) pair when CUPTI's own clock is mapped: of three readings the one with
+ * the shortest bracket (least disturbed); caller holds g.lock. */
+static void clock_pair_locked(void)
+{
+    int64_t best_mono = 0, best_cupti = 0, best_span = INT64_MAX;
+    if (!g.map_clock || !g.conv)
+        return;
+    for (int i = 0; i < 3; i++) {
+        uint64_t cupti_ns = 0;
+        int64_t t0 = ps_monotonic_ns();
+        if (g.api.get_timestamp(&cupti_ns) != CUPTI_SUCCESS)
+            return;
+        int64_t t1 = ps_monotonic_ns();
+        if (t1 - t0 < best_span)
+            best_span = t1 - t0, best_mono = t0 + (t1 - t0) / 2, best_cupti = (int64_t)cupti_ns;
+    }
+    ps_cupti_conv_clock_pair(g.conv, best_mono, best_cupti);
 }
 
 static uint64_t CUPTIAPI monotonic_timestamp(void)
@@ -203,9 +266,98 @@ static const CUpti_ActivityKind kinds[] = {
     CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_OVERHEAD,
 };
 
+/* The flush thread: a default flush every period (returns every buffer whose records are complete); on SIGTERM
+ * the exit flush, then the signal's default action. */
+static void *flush_main(void *arg)
+{
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);   /* the program's signals go to its own threads */
+    for (;;) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += (long)PS_CUPTI_FLUSH_PERIOD_MS % 1000 * 1000000;
+        until.tv_sec += PS_CUPTI_FLUSH_PERIOD_MS / 1000 + until.tv_nsec / 1000000000;
+        until.tv_nsec %= 1000000000;
+        while (sem_clockwait(&g.wake, CLOCK_MONOTONIC, &until) != 0 && errno == EINTR)
+            ;
+        if (atomic_load(&g.sigterm)) {
+            signal(SIGTERM, SIG_DFL);    /* first: a second SIGTERM kills at once, even if the flush hangs */
+            atomic_store(&g.flusher_running, 0);
+            ps_cupti_flush_at_exit();
+            kill(getpid(), SIGTERM);
+            return NULL;
+        }
+        if (atomic_load(&g.stop))
+            return NULL;
+        ps_cupti_periodic_flush();
+    }
+}
+
+/* SIGTERM (installed only over the default action): wake the flush thread for the exit flush. Where no flush
+ * thread runs (a forked child, after the exit flush) the default action, at once. Async-signal-safe. */
+static void on_sigterm(int sig)
+{
+    if (getpid() != g.owner || !atomic_load(&g.flusher_running)) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    atomic_store(&g.sigterm, 1);
+    sem_post(&g.wake);
+}
+
+static void start_flush_thread(void)
+{
+    if (sem_init(&g.wake, 0, 0) != 0)
+        return;
+    atomic_store(&g.flusher_running, 1);
+    if (pthread_create(&g.flusher, NULL, flush_main, NULL) != 0) {
+        atomic_store(&g.flusher_running, 0);
+        return;
+    }
+    struct sigaction old, sa = { .sa_handler = on_sigterm, .sa_flags = SA_RESTART };
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGTERM, NULL, &old) == 0 && old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO))
+        g.sigterm_installed = sigaction(SIGTERM, &sa, NULL) == 0;
+}
+
+/* Kinds whose records exist only for what is created after enabling them: enabled with
+ * cuptiActivityEnableAndDump, which also dumps the devices and contexts that already exist. */
+static int enable_kind(CUpti_ActivityKind kind)
+{
+    int dump = kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_CONTEXT;
+    return dump && g.api.enable_and_dump ? g.api.enable_and_dump(kind) : g.api.activity_enable(kind);
+}
+
+/* High-rate API calls that say nothing about where time goes (PyTorch's profiler turns off the same ones,
+ * pytorch/kineto CuptiActivityApi.cpp). */
+static void quiet_noise(void)
+{
+    if (g.api.enable_all_sync_records)
+        g.api.enable_all_sync_records(0);    /* no records of event/stream queries on unfinished work */
+    if (g.api.enable_runtime_api)
+        g.api.enable_runtime_api(CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, 0);
+    if (g.api.enable_driver_api) {
+        g.api.enable_driver_api(CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, 0);
+        g.api.enable_driver_api(CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute, 0);
+        g.api.enable_driver_api(CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState, 0);
+    }
+}
+
+/* A failure after subscribing: give CUPTI back (another tool may want it), say why. */
+static int fail_subscribed(uint32_t state, const char *msg, int rc)
+{
+    g.api.unsubscribe(g.sub);
+    g.sub = NULL;
+    ps_cupti_status(&g.sink, state, msg);
+    return rc;
+}
+
 static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sink)
 {
-    char msg[512];
+    char msg[768];
     uint32_t version = 0;
     CUptiResult r;
     g.api = *api;
@@ -214,15 +366,16 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
     g.cap_bytes = cap_from_env();
 
     r = g.api.get_version(&version);
-    /* CUDA 13 numbers the API xxyyzz (cupti_version.h); the record structs used here are 13.0's. */
-    if (r != CUPTI_SUCCESS || version < 130000 || version >= 140000) {
-        snprintf(msg, sizeof msg, "CUPTI API version %u is not 13.x (perfscope reads CUDA 13 activity "
-                 "records): no GPU rows; set PERFSCOPE_CUPTI_PATH to a CUDA 13 libcupti.so.13", version);
+    /* CUDA 13 numbers the API xxyyzz (cupti_version.h); the record layouts read are known up to 13.4. */
+    if (r != CUPTI_SUCCESS || version < PS_CUPTI_VERSION_FIRST || version >= PS_CUPTI_VERSION_END) {
+        snprintf(msg, sizeof msg, "CUPTI API version %u (%s) has record layouts perfscope does not know (it "
+                 "reads CUDA 13.0 to 13.4: versions %u to %u): no GPU rows, NVTX ranges are still recorded; set "
+                 "PERFSCOPE_CUPTI_PATH to a CUDA 13.0-13.4 libcupti.so.13", version,
+                 g.api.origin[0] ? g.api.origin : "libcupti", PS_CUPTI_VERSION_FIRST, PS_CUPTI_VERSION_END - 1);
         ps_cupti_status(sink, PS_CUDA_CUPTI_UNAVAILABLE, msg);
         return -ENOTSUP;
     }
 
-    CUpti_SubscriberHandle sub = NULL;
     char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 2] = "";
     CUpti_SubscriberParams params = {
         .structSize = CUpti_SubscriberParams_STRUCT_SIZE,
@@ -230,7 +383,7 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
         .oldSubscriberName = old,
         .oldSubscriberSize = sizeof old,
     };
-    r = g.api.subscribe_v2(&sub, api_callback, NULL, &params);
+    r = g.api.subscribe_v2(&g.sub, api_callback, NULL, &params);
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
         snprintf(msg, sizeof msg, "CUPTI is already in use by %s (only one CUPTI subscriber per "
                  "process): no GPU rows, NVTX ranges are still recorded; run without that tool (nsys, ncu, "
@@ -246,33 +399,29 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
         return -EIO;
     }
 
-    /* Once per process and before any kind is enabled (re-registering corrupts timestamps, pytorch #192021).
-     * If CUPTI refuses, keep its clock and shift it onto CLOCK_MONOTONIC by the offset measured now. */
-    int64_t offset = 0;
-    if (g.api.register_timestamp_callback(monotonic_timestamp) != CUPTI_SUCCESS) {
-        uint64_t cupti_ns = 0;
-        int64_t t0 = ps_monotonic_ns();
-        if (g.api.get_timestamp(&cupti_ns) == CUPTI_SUCCESS)
-            offset = (t0 + ps_monotonic_ns()) / 2 - (int64_t)cupti_ns;
-    }
+    /* Clock. The callback gives invalid (zero) kernel timestamps before CUPTI 13.1 (cupti_layout.h); it is
+     * registered once per process and before any kind is enabled (re-registering corrupts timestamps,
+     * pytorch #192021). Without it CUPTI's clock is mapped through clock pairs. */
+    g.map_clock = version < PS_CUPTI_VERSION_TIMESTAMP_CALLBACK_FIXED ||
+                  g.api.register_timestamp_callback(monotonic_timestamp) != CUPTI_SUCCESS;
     g.api.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 
-    if (ps_cupti_conv_new(sink->emit, sink->emit_ctx, g.api.get_callback_name, offset, &g.conv) < 0) {
-        ps_cupti_status(sink, PS_CUDA_CUPTI_UNAVAILABLE, "out of memory starting CUPTI: no GPU rows");
-        return -ENOMEM;
-    }
+    if (ps_cupti_conv_new(sink->emit, sink->emit_ctx, g.api.get_callback_name, &g.conv) < 0)
+        return fail_subscribed(PS_CUDA_CUPTI_UNAVAILABLE, "out of memory starting CUPTI: no GPU rows", -ENOMEM);
+    pthread_mutex_lock(&g.lock);
+    clock_pair_locked();
+    pthread_mutex_unlock(&g.lock);
     pthread_atfork(NULL, NULL, atfork_child);
     r = g.api.register_callbacks(buffer_requested, buffer_completed);
     if (r != CUPTI_SUCCESS) {
         snprintf(msg, sizeof msg, "cuptiActivityRegisterCallbacks failed: %s (%d): no GPU rows",
                  result_string(r), (int)r);
-        ps_cupti_status(sink, PS_CUDA_CUPTI_UNAVAILABLE, msg);
-        return -EIO;
+        return fail_subscribed(PS_CUDA_CUPTI_UNAVAILABLE, msg, -EIO);
     }
     size_t enabled = 0;
     char failed[256] = "";
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        r = g.api.activity_enable(kinds[i]);
+        r = enable_kind(kinds[i]);
         if (r == CUPTI_SUCCESS)
             enabled++;
         else
@@ -281,14 +430,19 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
     }
     if (!enabled) {
         snprintf(msg, sizeof msg, "CUPTI enabled no activity kind (kind:error%s): no GPU rows", failed);
-        ps_cupti_status(sink, PS_CUDA_CUPTI_UNAVAILABLE, msg);
-        return -EIO;
+        return fail_subscribed(PS_CUDA_CUPTI_UNAVAILABLE, msg, -EIO);
     }
-    g.api.enable_callback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
-    g.api.flush_period(PS_CUPTI_FLUSH_PERIOD_MS);
+    quiet_noise();      /* after the kinds: enabling RUNTIME/DRIVER resets the per-API settings */
+    g.api.enable_callback(1, g.sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
     atomic_store(&g.active, 1);
-    snprintf(msg, sizeof msg, "CUPTI %u active, %zu of %zu activity kinds%s%s%s", version, enabled,
-             sizeof kinds / sizeof kinds[0], failed[0] ? " (failed:" : "", failed, failed[0] ? ")" : "");
+    start_flush_thread();
+    snprintf(msg, sizeof msg, "CUPTI %u active (%s), %zu of %zu activity kinds%s%s%s; clock: %s", version,
+             g.api.origin[0] ? g.api.origin : "libcupti", enabled, sizeof kinds / sizeof kinds[0],
+             failed[0] ? " (failed:" : "", failed, failed[0] ? ")" : "",
+             !g.map_clock ? "CLOCK_MONOTONIC callback"
+             : version < PS_CUPTI_VERSION_TIMESTAMP_CALLBACK_FIXED
+                 ? "CUPTI's, mapped with clock pairs (its timestamp callback loses kernel times before CUPTI 13.1)"
+                 : "CUPTI's, mapped with clock pairs (timestamp callback refused)");
     ps_cupti_status(sink, PS_CUDA_CUPTI_ACTIVE, msg);
     return 0;
 }
@@ -306,10 +460,30 @@ int ps_cupti_start(const struct ps_cupti_api *api, const struct ps_cupti_sink *s
     return start_result;
 }
 
+void ps_cupti_periodic_flush(void)
+{
+    if (!cupti_usable() || atomic_load(&g.exit_flushed))
+        return;
+    pthread_mutex_lock(&g.lock);
+    clock_pair_locked();
+    pthread_mutex_unlock(&g.lock);
+    g.api.flush_all(0);
+}
+
 void ps_cupti_flush_at_exit(void)
 {
     if (!cupti_usable())
         return;     /* never call CUPTI in a forked child, not even at exit */
+    if (atomic_exchange(&g.flusher_running, 0) && !pthread_equal(pthread_self(), g.flusher)) {
+        atomic_store(&g.stop, 1);
+        sem_post(&g.wake);
+        pthread_join(g.flusher, NULL);
+    }
+    if (atomic_exchange(&g.exit_flushed, 1))
+        return;
+    pthread_mutex_lock(&g.lock);
+    clock_pair_locked();
+    pthread_mutex_unlock(&g.lock);
     /* FORCED: a normal flush withholds buffers holding an incomplete record (tensorflow PR #11945). */
     g.api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     pthread_mutex_lock(&g.lock);

@@ -17,13 +17,18 @@
 #define PS_ENV_CUPTI_BUFFER_MB "PERFSCOPE_CUPTI_BUFFER_MB"
 #define PS_CUPTI_DEFAULT_CAP_MB 256
 #define PS_CUPTI_BUFFER_BYTES (4u << 20)    /* one activity buffer (NVIDIA's samples use 1-8 MiB) */
-#define PS_CUPTI_FLUSH_PERIOD_MS 500        /* cuptiActivityFlushPeriod: a long run streams its records */
+/* A helper thread calls cuptiActivityFlushAll(0) this often: CUPTI's own periodic flush
+ * (cuptiActivityFlushPeriod) "can return only those activity buffers which are full" (cupti_activity.h), while
+ * a default flush returns every buffer whose records are complete, "buffers need not to be full". */
+#define PS_CUPTI_FLUSH_PERIOD_MS 500
 
-/* The CUPTI functions perfscope calls (signatures from cupti_activity.h / cupti_callbacks.h, CUDA 13.0). */
+/* The CUPTI functions perfscope calls (signatures from cupti_activity.h / cupti_callbacks.h, CUDA 13.0).
+ * The last four may be NULL (a libcupti without them): perfscope then does without what they give. */
 struct ps_cupti_api {
     CUptiResult (*get_version)(uint32_t *version);
     CUptiResult (*subscribe_v2)(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc cb, void *userdata,
                                 CUpti_SubscriberParams *params);
+    CUptiResult (*unsubscribe)(CUpti_SubscriberHandle sub);
     CUptiResult (*enable_callback)(uint32_t enable, CUpti_SubscriberHandle sub, CUpti_CallbackDomain domain,
                                    CUpti_CallbackId cbid);
     CUptiResult (*register_timestamp_callback)(CUpti_TimestampCallbackFunc fn);
@@ -31,18 +36,28 @@ struct ps_cupti_api {
     CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc requested,
                                       CUpti_BuffersCallbackCompleteFunc completed);
     CUptiResult (*activity_enable)(CUpti_ActivityKind kind);
-    CUptiResult (*flush_period)(uint32_t ms);
     CUptiResult (*flush_all)(uint32_t flag);
     CUptiResult (*get_next_record)(uint8_t *buffer, size_t valid_bytes, CUpti_Activity **record);
     CUptiResult (*get_num_dropped)(CUcontext ctx, uint32_t stream, size_t *dropped);
     CUptiResult (*get_callback_name)(CUpti_CallbackDomain domain, uint32_t cbid, const char **name);
     CUptiResult (*get_result_string)(CUptiResult result, const char **str);
     CUptiResult (*get_timestamp)(uint64_t *ns);
+    /* optional */
+    CUptiResult (*enable_and_dump)(CUpti_ActivityKind kind);
+    CUptiResult (*enable_all_sync_records)(uint8_t enable);
+    CUptiResult (*enable_runtime_api)(CUpti_CallbackId cbid, uint8_t enable);
+    CUptiResult (*enable_driver_api)(CUpti_CallbackId cbid, uint8_t enable);
+    char origin[384];       /* which library, for the status message ("" for a test table) */
 };
 
-/* dlopen libcupti: `path` if non-NULL (PERFSCOPE_CUPTI_PATH), else libcupti.so.13, then libcupti.so, and
- * fill `api`. The library stays loaded for the life of the process. Returns 0, or -ENOENT / -ENOSYS with a
- * reason in `why` (what was tried and what to do). */
+/* Find libcupti and fill `api`, in this order (the first that loads wins):
+ *   1. a libcupti.so.13 the process has already loaded (dlopen RTLD_NOLOAD: `import torch` loads the wheel's
+ *      copy), so the process never holds two CUPTI instances;
+ *   2. `path` if non-NULL and non-empty (PERFSCOPE_CUPTI_PATH);
+ *   3. libcupti.so.13 on the dynamic linker's path, then the CUDA toolkit's
+ *      /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13, then libcupti.so.
+ * The library stays loaded for the life of the process. Returns 0 (api->origin says which library and why),
+ * or -ENOENT / -ENOSYS with a reason in `why` (what was tried and what to do). */
 int ps_cupti_load(const char *path, struct ps_cupti_api *api, char *why, size_t why_len);
 
 /* Where the collection writes its records (the probe's ring) and its one-line log messages. */
@@ -55,17 +70,33 @@ struct ps_cupti_sink {
 /* Write a PS_WIRE_CUDA_STATUS record (enum ps_cuda_state) with a message, and log it once. */
 void ps_cupti_status(const struct ps_cupti_sink *sink, uint32_t state, const char *msg);
 
-/* Start activity collection with `api` (copied): check the CUPTI version (13.x, the record layouts this
- * probe was built with), subscribe as "perfscope", register the CLOCK_MONOTONIC timestamp callback,
- * SYSTEM thread ids, the buffer callbacks, enable the activity kinds, the cudaDeviceReset flush and the
- * periodic flush; pthread_atfork marks a forked child so it never calls CUPTI. Writes one status record:
- * PS_CUDA_CUPTI_ACTIVE, _BUSY (another subscriber holds CUPTI; the message names it) or _UNAVAILABLE.
- * Returns 0 when active, -EBUSY, -ENOTSUP (version) or -EIO; only the first call per process does anything
- * (later calls return the first result). NVTX recording is independent of the result. */
+/* Start activity collection with `api` (copied):
+ *   - check the CUPTI version is one whose record layouts are known (probe/cupti_layout.h: 13.0 to 13.4);
+ *   - subscribe as "perfscope" (cudaDeviceReset flush callback);
+ *   - clock: from CUPTI 13.1 on, register the CLOCK_MONOTONIC timestamp callback; before (invalid zero kernel
+ *     timestamps with the callback, CUPTI 12.6u2-13.0) or when refused, keep CUPTI's clock and map it with
+ *     (CLOCK_MONOTONIC, cuptiGetTimestamp) pairs taken at start, every flush period and before the exit flush;
+ *   - SYSTEM thread ids, the buffer callbacks, the activity kinds (DEVICE and CONTEXT with
+ *     cuptiActivityEnableAndDump, so devices initialised before the probe still get records);
+ *   - no records of event/stream queries on unfinished work (cuptiActivityEnableAllSyncRecords(0)) nor of
+ *     cudaGetDevice, cuCtxGetCurrent, cuKernelGetAttribute, cuDevicePrimaryCtxGetState (as PyTorch's profiler);
+ *   - the flush thread (cuptiActivityFlushAll(0) every PS_CUPTI_FLUSH_PERIOD_MS); a SIGTERM handler when
+ *     SIGTERM's disposition is the default: the flush thread does the exit flush, then SIGTERM kills the
+ *     process as it would have (a second SIGTERM kills it at once);
+ *   - pthread_atfork marks a forked child so it never calls CUPTI.
+ * On a failure after subscribing, unsubscribes. Writes one status record: PS_CUDA_CUPTI_ACTIVE, _BUSY (another
+ * subscriber holds CUPTI; the message names it) or _UNAVAILABLE. Returns 0 when active, -EBUSY, -ENOTSUP
+ * (version), -ENOMEM or -EIO; only the first call per process does anything (later calls return the first
+ * result). NVTX recording is independent of the result. */
 int ps_cupti_start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sink);
 
-/* Forced flush of every CUPTI buffer (cuptiActivityFlushAll(FORCED)) and the final loss counters; for the
- * atexit handler. A no-op when collection is not active or in a forked child. */
+/* One tick of the flush thread (tests call it directly): a clock pair when CUPTI's clock is mapped, then
+ * cuptiActivityFlushAll(0). A no-op when collection is not active or in a forked child. */
+void ps_cupti_periodic_flush(void);
+
+/* Stop the flush thread, take a last clock pair, force-flush every CUPTI buffer
+ * (cuptiActivityFlushAll(FORCED)) and write the final loss counters; for the atexit handler (and SIGTERM).
+ * Runs once; a no-op when collection is not active or in a forked child. */
 void ps_cupti_flush_at_exit(void);
 
 #endif

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Pairs closer than this give no drift (a pair's reading jitters by ~0.1-1 us: over 1 s that is < 1 ppm). */
+#define PS_CUPTI_DRIFT_MIN_SPAN_NS 1000000000ll
+
 /* Longest kernel name kept; longer (template-heavy) names are cut there (mangled names are ASCII). */
 #define PS_GPU_NAME_MAX 16384
 
@@ -27,11 +30,14 @@ struct ps_cupti_conv {
     ps_cupti_emit_fn emit;
     void *emit_ctx;
     ps_cupti_cbname_fn cbname;
-    int64_t clock_offset_ns;
+    /* CUPTI clock -> CLOCK_MONOTONIC: none (identity), or the first and the latest (mono, cupti) pair. */
+    int npairs;
+    int64_t mono0, cupti0, mono1, cupti1;
     struct u64map by_ptr;       /* kernel name pointer -> string id */
     struct u64map by_text;      /* FNV-1a of kernel name -> string id */
     struct u64map by_cbid;      /* (domain << 32 | cbid) -> string id */
     char **texts;               /* string id -> kernel name text (NULL for API names) */
+    uint8_t *sent;              /* string id -> 1 once its PS_WIRE_GPU_STRING is in the ring */
     size_t ntexts, texts_cap;
     uint32_t next_id;
     struct ctx_dev *ctxs;
@@ -109,8 +115,7 @@ static uint64_t fnv1a(const char *s)
     return h;
 }
 
-int ps_cupti_conv_new(ps_cupti_emit_fn emit, void *emit_ctx, ps_cupti_cbname_fn cbname,
-                      int64_t clock_offset_ns, struct ps_cupti_conv **out)
+int ps_cupti_conv_new(ps_cupti_emit_fn emit, void *emit_ctx, ps_cupti_cbname_fn cbname, struct ps_cupti_conv **out)
 {
     struct ps_cupti_conv *c = calloc(1, sizeof *c);
     if (!c)
@@ -118,7 +123,6 @@ int ps_cupti_conv_new(ps_cupti_emit_fn emit, void *emit_ctx, ps_cupti_cbname_fn 
     c->emit = emit;
     c->emit_ctx = emit_ctx;
     c->cbname = cbname;
-    c->clock_offset_ns = clock_offset_ns;
     c->next_id = 1;
     c->drops.h.size = sizeof c->drops;
     c->drops.h.type = PS_WIRE_GPU_DROPS;
@@ -136,20 +140,47 @@ void ps_cupti_conv_free(struct ps_cupti_conv *c)
     for (size_t i = 0; i < c->ntexts; i++)
         free(c->texts[i]);
     free(c->texts);
+    free(c->sent);
     free(c->ctxs);
     free(c);
 }
 
+void ps_cupti_conv_clock_pair(struct ps_cupti_conv *c, int64_t mono_ns, int64_t cupti_ns)
+{
+    if (c->npairs == 0) {
+        c->mono0 = mono_ns, c->cupti0 = cupti_ns;
+        c->npairs = 1;
+    } else if (cupti_ns - c->cupti0 >= PS_CUPTI_DRIFT_MIN_SPAN_NS) {
+        c->mono1 = mono_ns, c->cupti1 = cupti_ns;
+        c->npairs = 2;
+    }
+}
+
+int64_t ps_cupti_conv_map_time(const struct ps_cupti_conv *c, uint64_t cupti_ns)
+{
+    if (c->npairs == 0)
+        return (int64_t)cupti_ns;
+    int64_t off0 = c->mono0 - c->cupti0;
+    if (c->npairs == 1)
+        return (int64_t)cupti_ns + off0;
+    /* The offset moves linearly from the first pair to the latest (drift of one clock against the other);
+     * in double: drift x elapsed overflows int64 after hours, and the result needs ns, not exact products. */
+    double slope = (double)((c->mono1 - c->cupti1) - off0) / (double)(c->cupti1 - c->cupti0);
+    return (int64_t)cupti_ns + off0 + (int64_t)(slope * (double)((int64_t)cupti_ns - c->cupti0));
+}
+
+/* 0 when the ring took the record, 1 when it was refused (counted in ring_full: a full ring is not an error
+ * of the conversion). */
 static int emit(struct ps_cupti_conv *c, const struct ps_wire_hdr *rec)
 {
     if (c->emit(c->emit_ctx, rec) != 0) {
         c->drops.ring_full++;
-        return 0;   /* counted: a full ring is not an error of the conversion */
+        return 1;
     }
     return 0;
 }
 
-/* Write a PS_WIRE_GPU_STRING record for `id`. */
+/* Write a PS_WIRE_GPU_STRING record for `id`: 0 written, 1 refused by the ring, -ENOMEM. */
 static int emit_string(struct ps_cupti_conv *c, uint32_t id, uint16_t kind, const char *text, size_t len)
 {
     size_t size = (sizeof(struct ps_wire_gpu_string) + len + 1 + 7) & ~(size_t)7;
@@ -167,6 +198,42 @@ static int emit_string(struct ps_cupti_conv *c, uint32_t id, uint16_t kind, cons
     return rc;
 }
 
+/* A new string id with room in texts[] / sent[]; its text (a kernel name's copy, or NULL) is set by the caller. */
+static int new_string_id(struct ps_cupti_conv *c, uint32_t *id)
+{
+    if (c->next_id >= c->texts_cap) {
+        size_t cap = c->texts_cap ? c->texts_cap * 2 : 64;
+        while (cap <= c->next_id)
+            cap *= 2;
+        char **t = realloc(c->texts, cap * sizeof *t);
+        if (!t)
+            return -ENOMEM;
+        c->texts = t;
+        uint8_t *sent = realloc(c->sent, cap);
+        if (!sent)
+            return -ENOMEM;
+        c->sent = sent;
+        memset(t + c->texts_cap, 0, (cap - c->texts_cap) * sizeof *t);
+        memset(sent + c->texts_cap, 0, cap - c->texts_cap);
+        c->texts_cap = cap;
+    }
+    *id = c->next_id++;
+    c->ntexts = *id + 1;
+    return 0;
+}
+
+/* Send the string of `id` unless it is already in the ring. A string the ring refused is sent again with the
+ * next record that uses it (same id: the collector resolves names that arrive after their users). */
+static int send_string(struct ps_cupti_conv *c, uint32_t id, uint16_t kind, const char *text)
+{
+    if (c->sent[id])
+        return 0;
+    int rc = emit_string(c, id, kind, text, strnlen(text, PS_GPU_NAME_MAX));
+    if (rc == 0)
+        c->sent[id] = 1;
+    return rc < 0 ? rc : 0;
+}
+
 /* The string id of a kernel name, defining it on first use. */
 static int kernel_name_id(struct ps_cupti_conv *c, const char *name, uint32_t *id)
 {
@@ -175,44 +242,35 @@ static int kernel_name_id(struct ps_cupti_conv *c, const char *name, uint32_t *i
         name = "";
     if (map_get(&c->by_ptr, (uintptr_t)name, &v) && v < c->ntexts && c->texts[v] && !strcmp(c->texts[v], name)) {
         *id = v;
-        return 0;
+        return c->sent[v] ? 0 : send_string(c, v, PS_WIRE_GPU_STR_KERNEL_NAME, name);
     }
-    size_t len = strnlen(name, PS_GPU_NAME_MAX);
     uint64_t h = fnv1a(name);
     if (!(map_get(&c->by_text, h, &v) && v < c->ntexts && c->texts[v] && !strcmp(c->texts[v], name))) {
-        if (c->next_id >= c->texts_cap) {
-            size_t cap = c->texts_cap ? c->texts_cap * 2 : 64;
-            char **t = realloc(c->texts, cap * sizeof *t);
-            if (!t)
-                return -ENOMEM;
-            memset(t + c->texts_cap, 0, (cap - c->texts_cap) * sizeof *t);
-            c->texts = t;
-            c->texts_cap = cap;
-        }
-        char *copy = strdup(name);
-        if (!copy)
+        char *copy = strndup(name, PS_GPU_NAME_MAX);
+        if (!copy || new_string_id(c, &v) < 0) {
+            free(copy);
             return -ENOMEM;
-        v = c->next_id++;
+        }
         c->texts[v] = copy;
-        c->ntexts = v + 1;
         if (map_put(&c->by_text, h, v) < 0)
             return -ENOMEM;
-        int rc = emit_string(c, v, PS_WIRE_GPU_STR_KERNEL_NAME, name, len);
-        if (rc < 0)
-            return rc;
     }
     if (map_put(&c->by_ptr, (uintptr_t)name, v) < 0)
         return -ENOMEM;
     *id = v;
-    return 0;
+    return send_string(c, v, PS_WIRE_GPU_STR_KERNEL_NAME, c->texts[v]);
 }
 
 /* The string id of an API name (cuptiGetCallbackName, e.g. "cudaLaunchKernel_v7000"). */
 static int api_name_id(struct ps_cupti_conv *c, CUpti_CallbackDomain domain, uint32_t cbid, uint32_t *id)
 {
     uint64_t key = (uint64_t)domain << 32 | cbid;
-    if (map_get(&c->by_cbid, key, id))
+    uint32_t v;
+    int known = map_get(&c->by_cbid, key, &v);
+    if (known && c->sent[v]) {
+        *id = v;
         return 0;
+    }
     const char *name = NULL;
     char fallback[48];
     if (!c->cbname || c->cbname(domain, cbid, &name) != CUPTI_SUCCESS || !name) {
@@ -220,14 +278,10 @@ static int api_name_id(struct ps_cupti_conv *c, CUpti_CallbackDomain domain, uin
                  domain == CUPTI_CB_DOMAIN_DRIVER_API ? "driver" : "runtime", cbid);
         name = fallback;
     }
-    uint32_t v = c->next_id++;
-    int rc = emit_string(c, v, PS_WIRE_GPU_STR_API_NAME, name, strlen(name));
-    if (rc < 0)
-        return rc;
-    if (map_put(&c->by_cbid, key, v) < 0)
+    if (!known && (new_string_id(c, &v) < 0 || map_put(&c->by_cbid, key, v) < 0))
         return -ENOMEM;
     *id = v;
-    return 0;
+    return send_string(c, v, PS_WIRE_GPU_STR_API_NAME, name);
 }
 
 static uint32_t context_device(const struct ps_cupti_conv *c, uint32_t context_id)
@@ -271,8 +325,13 @@ static int timed(struct ps_cupti_conv *c, uint64_t start, uint64_t end)
 
 /* start/end moved onto the host clock; every timed CUPTI record names them alike. */
 #define COPY_SPAN(c, w, r) do { \
-        (w).start_ns = (r)->start + (c)->clock_offset_ns; \
-        (w).end_ns = (r)->end + (c)->clock_offset_ns; \
+        if ((c)->npairs) { \
+            (w).start_ns = (uint64_t)ps_cupti_conv_map_time((c), (r)->start); \
+            (w).end_ns = (uint64_t)ps_cupti_conv_map_time((c), (r)->end); \
+        } else { \
+            (w).start_ns = (r)->start; \
+            (w).end_ns = (r)->end; \
+        } \
     } while (0)
 
 /* The ids that kernel, memcpy, peer memcpy and memset records carry under the same CUPTI names. */
@@ -334,6 +393,7 @@ static int conv_memcpy(struct ps_cupti_conv *c, const CUpti_ActivityMemcpy6 *m)
     COPY_SPAN(c, w, m);
     COPY_STREAM_IDS(w, m);
     COPY_MEMCPY_FIELDS(w, m);
+    w.runtime_correlation_id = m->runtimeCorrelationId;
     w.copy_count = m->copyCount ? m->copyCount : 1;
     w.src_device_id = w.src_context_id = w.dst_device_id = w.dst_context_id = PS_WIRE_GPU_NONE;
     return emit(c, &w.h);
@@ -376,6 +436,12 @@ static int conv_memset(struct ps_cupti_conv *c, const CUpti_ActivityMemset4 *m)
 
 static int conv_sync(struct ps_cupti_conv *c, const CUpti_ActivitySynchronization2 *s)
 {
+    /* cudaEventQuery / cudaStreamQuery on unfinished work (CUDA_ERROR_NOT_READY): polling, not a wait. The probe
+     * asks CUPTI not to record these (cuptiActivityEnableAllSyncRecords(0)); a CUPTI that still does is filtered. */
+    if (s->returnValue == CUDA_ERROR_NOT_READY) {
+        c->drops.sync_not_ready++;
+        return 0;
+    }
     if (!timed(c, s->start, s->end))
         return 0;
     struct ps_wire_gpu_sync w = { 0 };
@@ -523,9 +589,11 @@ int ps_cupti_conv_record(struct ps_cupti_conv *c, const CUpti_Activity *rec)
         c->drops.unknown_kinds++;
         return 0;
     }
-    if (rc < 0)
+    if (rc < 0) {
         c->drops.invalid_records++;
-    return rc;
+        return rc;
+    }
+    return 0;
 }
 
 long ps_cupti_conv_buffer(struct ps_cupti_conv *c, ps_cupti_next_fn next, uint8_t *buffer, size_t valid_bytes)

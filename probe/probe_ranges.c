@@ -11,6 +11,7 @@
 #define SLOTS (1u << 16)            /* ranges open at once; more are counted as dropped */
 #define TOMB UINT64_MAX             /* a slot whose range has ended (keeps probe chains intact) */
 #define UNTRACKED (1ull << 63)      /* id bit: the range did not fit the table, its record was dropped */
+#define SEQ_MASK ((1ull << 48) - 1) /* an untracked id: UNTRACKED | check << 48 | the id it would have had */
 
 struct open_range {
     uint64_t start;
@@ -33,6 +34,15 @@ static _Atomic int any_started;     /* a range was ever started: the table may h
 static uint32_t slot_of(uint64_t id)
 {
     return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 48) & (SLOTS - 1);
+}
+
+/* The 15 check bits of an untracked id (never 0): an id the program makes up (-1, 1 << 63 | 5) rarely has both
+ * the right check and a sequence number already handed out, so its end is counted as unbalanced. */
+static uint64_t untracked_id(uint64_t seq)
+{
+    seq &= SEQ_MASK;
+    uint64_t check = ((seq * 0xD6E8FEB86659FD93ull) >> 49) | 1;
+    return UNTRACKED | check << 48 | seq;
 }
 
 uint64_t probe_range_start(struct probe_thread *t, uint32_t domain, uint64_t now, const char *text,
@@ -68,7 +78,7 @@ uint64_t probe_range_start(struct probe_thread *t, uint32_t domain, uint64_t now
     free(r);
 untracked:
     probe_drop_limit(t);
-    return id | UNTRACKED;
+    return untracked_id(id);
 }
 
 static void emit_unbalanced_end(struct probe_thread *t, uint64_t now)
@@ -83,8 +93,12 @@ static void emit_unbalanced_end(struct probe_thread *t, uint64_t now)
 
 void probe_range_end(struct probe_thread *t, uint64_t id, uint64_t now)
 {
-    if (id & UNTRACKED)
-        return;                     /* counted as dropped when it started */
+    if (id & UNTRACKED) {
+        uint64_t seq = id & SEQ_MASK;
+        if (seq == 0 || seq > atomic_load_explicit(&last_id, memory_order_relaxed) || untracked_id(seq) != id)
+            emit_unbalanced_end(t, now);   /* an id no start returned */
+        return;                     /* else counted as dropped when it started */
+    }
     struct open_range *r = NULL;
     for (uint32_t i = 0, s = slot_of(id); i < SLOTS; i++, s = (s + 1) & (SLOTS - 1)) {
         uint64_t cur = atomic_load_explicit(&slots[s].id, memory_order_acquire);

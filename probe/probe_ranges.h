@@ -10,7 +10,8 @@ struct probe_thread;
 
 /* Open a range that started at `now` (ring clock) on thread t; `text` (UTF-8, copied) or `regid` (a
  * registered string id, or 0) is its message, `attr` its attributes. Returns the nvtxRangeId_t (never 0);
- * when no slot is free the range is counted as dropped at once and its end is ignored. */
+ * when no slot is free the range is counted as dropped at once and its end is ignored (its id has bit 63 set
+ * and check bits, so that an end of an id no start returned, such as -1, is still counted as unbalanced). */
 uint64_t probe_range_start(struct probe_thread *t, uint32_t domain, uint64_t now, const char *text,
                            uint32_t regid, const struct ps_wire_nvtx_attr *attr);
 

@@ -95,6 +95,12 @@ void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_siz
         *world_size = -1;
 }
 
+int64_t ps_report_gpu_untimed_records(const struct ps_report *r)
+{
+    long long v;
+    return ps_report_meta_int(r, "gpu_records_without_timestamps", 0, INT64_MAX, &v) == 1 ? v : -1;
+}
+
 int64_t ps_report_dropped_records(const struct ps_report *r)
 {
     long long v;

@@ -239,6 +239,11 @@ void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_siz
 /* Records lost while recording: the model's count, or -1 when unknown (absent, or a PERFSCOPE_META dropped*
  * value that is not a non-negative integer: the reader's number for it would be a fake 0). */
 int64_t ps_report_dropped_records(const struct ps_report *r);
+/* GPU activity records CUPTI delivered without timing (start or end 0, or end < start: "timestamp information
+ * could not be collected", cupti_activity.h), left out of the trace and every number: PERFSCOPE_META
+ * gpu_records_without_timestamps (collector/gpu_rows.c), or -1 when absent (not a perfscope trace with GPU
+ * rows) or not a count. */
+int64_t ps_report_gpu_untimed_records(const struct ps_report *r);
 
 /* --compat tb on a trace that is not Kineto (nsys, perfscope): tb's communication rule needs Kineto's NCCL host
  * ops and their External ids, so Communication is always 0 under it. Renderers print ps_report_compat_tb_note

@@ -118,24 +118,11 @@ static int fail(struct kctx *c, const char *msg)
     return 0;
 }
 
-/* Copy a decoded JSON string; a "\u0000" escape ends it (names are C strings in the model). */
+/* Copy a decoded JSON string, a "\u0000" in it as the four characters \x00 (ps_nul_escape_into): the model's
+ * names are C strings, and "kernel\u0000cpu_op" is no kernel. */
 static int buf_set(struct buf *b, const unsigned char *s, size_t len)
 {
-    len = strnlen((const char *)s, len);
-    if (len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < len + 1)
-            cap *= 2;
-        char *n = realloc(b->s, cap);
-        if (!n)
-            return -ENOMEM;
-        b->s = n;
-        b->cap = cap;
-    }
-    memcpy(b->s, s, len);
-    b->s[len] = '\0';
-    b->n = len;
-    return 0;
+    return ps_nul_escape_into(&b->s, &b->cap, &b->n, (const char *)s, len);
 }
 
 static enum role cur_role(const struct kctx *c)
@@ -337,7 +324,7 @@ static int finish_event(struct kctx *c)
         break;
     default: {
         char what[48];
-        snprintf(what, sizeof what, "ph '%c' events", c->ev.ph);
+        snprintf(what, sizeof what, "ph '%c' events", c->ev.ph);   /* '?': not one printable character */
         count_unplaced(c, what);
     }
     }
@@ -364,6 +351,19 @@ static int type_error(struct kctx *c, enum key k, const char *want)
     return fail(c, what);
 }
 
+/* A known key whose value has the wrong JSON type (`got`: "a boolean", "an array", ...): the message says what it
+ * must be (role: the container the key is in). */
+static int wrong_type(struct kctx *c, enum key k, const char *got)
+{
+    enum role role = cur_role(c);
+    const char *want = role != R_EVENT ? (k == K_NAME || k == K_SYNC_KIND ? "a string" : "a number")
+                       : k == K_TS || k == K_DUR ? "a number" : k == K_PID || k == K_TID ? "a number or a string"
+                       : k == K_ARGS ? "an object" : "a string";
+    char what[128];
+    snprintf(what, sizeof what, "\"%s\" is not %s (it is %s)", key_text(k), want, got);
+    return fail(c, what);
+}
+
 /* An integer field that must lie in [lo, hi] (the range of the model field it goes to): anything else is an
  * error naming the key, never a wrapped or clamped value. */
 static int number_field(struct kctx *c, enum key k, const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out)
@@ -379,7 +379,7 @@ static int number_field(struct kctx *c, enum key k, const char *s, size_t len, i
 
 static int top_meta(struct kctx *c, const char *s, size_t len)
 {
-    char key[80], *value = strndup(s, len);
+    char key[80], *value = ps_nul_escape_dup(s, len);
     snprintf(key, sizeof key, "kineto.%s", c->top_key);
     int rc = value ? ps_model_add_meta(c->m, key, value) : -ENOMEM;
     free(value);
@@ -397,6 +397,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
         return fail(c, "the event is not an object");
     enum key k = cur_key(c);
     int64_t v;
+    if (role == R_EVENT && k == K_ARGS)
+        return wrong_type(c, k, "a number");
     switch (role) {
     case R_TOP:
         if (k == K_BASE_TIME) {
@@ -490,7 +492,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
         return top_meta(c, (const char *)s, len);
     case R_EVENT:
         switch (k) {
-        case K_PH: e->ph = len ? (char)s[0] : 0; break;
+        case K_PH: e->ph = len == 1 && s[0] > ' ' && s[0] < 127 ? (char)s[0] : len ? '?' : 0; break;
+        case K_ARGS: return wrong_type(c, k, "a string");
         case K_CAT: e->has_cat = 1; rc = buf_set(&e->cat, s, len); break;
         case K_NAME: e->has_name = 1; rc = buf_set(&e->name, s, len); break;
         case K_PID: return id_from_string(c, k, &e->pid, s, len);
@@ -508,8 +511,14 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
             return type_error(c, k, "a number");
         break;
     case R_DEV:
-        if (k == K_NAME && (c->dev.name = ps_model_intern(c->m, (const char *)s, strnlen((const char *)s, len))) == PS_NONE)
+        if (k == K_NAME && (c->dev.name = ps_intern_bytes(c->m, (const char *)s, len)) == PS_NONE)
             rc = -ENOMEM;
+        else if (k != K_NAME && k != K_OTHER)   /* "numSms": "132": never a silently unknown value */
+            return wrong_type(c, k, "a string");
+        break;
+    case R_DIST:
+        if (k != K_OTHER)
+            return wrong_type(c, k, "a string");
         break;
     default:
         break;
@@ -524,8 +533,8 @@ static int cb_bool(void *ctx, int v)
     enum role role = cur_role(c);
     if (role == R_EVENTS)
         return fail(c, "the event is not an object");
-    if ((role == R_EVENT || role == R_ARGS) && cur_key(c) != K_OTHER)
-        return type_error(c, cur_key(c), "a number or a string (it is a boolean)");
+    if (role != R_SKIP && role != R_TOP && role != R_DEVPROPS && cur_key(c) != K_OTHER)
+        return wrong_type(c, cur_key(c), "a boolean");
     return 1;
 }
 
@@ -563,10 +572,10 @@ static int open_container(struct kctx *c, int is_map)
         enum key k = cur_key(c);
         if (k == K_ARGS && is_map)
             role = R_ARGS;
-        else if (k == K_TS || k == K_DUR)
-            return type_error(c, k, "a number");
-        else if (k != K_OTHER && k != K_ARGS)
-            return type_error(c, k, "a number or string");
+        else if (k != K_OTHER)       /* "args": [1,2] would lose the event's correlation without a word */
+            return wrong_type(c, k, is_map ? "an object" : "an array");
+    } else if ((parent == R_ARGS || parent == R_DEV || parent == R_DIST) && cur_key(c) != K_OTHER) {
+        return wrong_type(c, cur_key(c), is_map ? "an object" : "an array");
     } else if (parent == R_DEVPROPS && is_map) {
         role = R_DEV;
         c->dev = (struct ps_device){ .id = -1, .name = PS_NONE, .cc_major = -1, .cc_minor = -1, .sm_count = -1,

@@ -32,20 +32,31 @@ static void count_unplaced(struct sctx *c, const char *table, const char *why)
 
 /* ---- schema checks ---- */
 
-/* 1 if `table` exists, 0 if not, -1 (message set) if the database cannot be read. */
+/* 1 if `table` exists as a real table, 0 if not, -1 (message set) if the database cannot be read or `table` is a
+ * view or a virtual table: selecting from either runs code stored in the file (a recursive view never ends), so
+ * only tables with their own b-tree (type 'table', rootpage > 0; a virtual table's rootpage is 0) are read. */
 int ps_sq_table_exists(struct sctx *c, const char *table)
 {
     sqlite3_stmt *st = NULL;
     int found = -1;
-    if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1,
-                           &st, NULL) == SQLITE_OK) {
+    const char *what = NULL;
+    if (sqlite3_prepare_v2(c->db, "SELECT type, rootpage FROM sqlite_master WHERE type IN ('table','view') AND "
+                           "name = ?", -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
         int rc = sqlite3_step(st);
         found = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+        if (found == 1 && strcmp(ps_sq_col_text(st, 0), "table") != 0)
+            what = "a view";
+        else if (found == 1 && sqlite3_column_int64(st, 1) <= 0)
+            what = "a virtual table";
     }
     if (found < 0)
         ps_read_fail(c->err, c->errlen, "%s: not a readable SQLite database (looking for table %s): %s", c->path,
-                     table, sqlite3_errmsg(c->db));
+                     table, c->over_budget ? "the schema is too large" : sqlite3_errmsg(c->db));
+    else if (what)
+        found = ps_read_fail(c->err, c->errlen, "%s: %s is %s, not a table: perfscope reads only real tables (a "
+                             "view or virtual table runs code stored in the file); nsys and perfscope write tables",
+                             c->path, table, what);
     sqlite3_finalize(st);
     return found;
 }
@@ -57,19 +68,24 @@ static void free_cols(struct sctx *c)
     c->ncols = 0;
 }
 
-/* Load the column names of `table` into c->cols. */
+/* Load the column names of `table` into c->cols, and which of them are generated (pragma_table_xinfo's hidden
+ * 2 or 3: GENERATED ALWAYS AS, computed on every read by an expression stored in the file). */
 int ps_sq_load_cols(struct sctx *c, const char *table)
 {
     sqlite3_stmt *st = NULL;
     free_cols(c);
-    if (sqlite3_prepare_v2(c->db, "SELECT name FROM pragma_table_info(?)", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(c->db, "SELECT name, hidden FROM pragma_table_xinfo(?)", -1, &st, NULL) != SQLITE_OK)
         return ps_read_fail(c->err, c->errlen, "%s: table %s: cannot read its columns: %s", c->path, table,
                             sqlite3_errmsg(c->db));
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->ncols < MAX_COLS) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
-        if (name && !(c->cols[c->ncols++] = strdup(name))) {
+        int64_t hidden = sqlite3_column_int64(st, 1);
+        if (!name)
+            continue;
+        c->generated[c->ncols] = hidden == 2 || hidden == 3;
+        if (!(c->cols[c->ncols++] = strdup(name))) {
             sqlite3_finalize(st);
             return ps_sq_oom(c);
         }
@@ -81,11 +97,12 @@ int ps_sq_load_cols(struct sctx *c, const char *table)
     return 0;
 }
 
+/* 1 + the index of `col` in c->cols, 0 when absent. */
 static int has_col(const struct sctx *c, const char *col)
 {
     for (int i = 0; i < c->ncols; i++)
         if (strcmp(c->cols[i], col) == 0)
-            return 1;
+            return i + 1;
     return 0;
 }
 
@@ -94,7 +111,12 @@ int ps_sq_add_col(struct sctx *c, char *sql, size_t cap, const char *table, cons
 {
     size_t len = strlen(sql);
     const char *sep = sql[len - 1] == ' ' ? "" : ", ";
-    if (has_col(c, col))
+    int i = has_col(c, col);
+    if (i && c->generated[i - 1])
+        return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s is a generated column (computed by an "
+                            "expression stored in the file): nsys and perfscope store their values; not read",
+                            c->path, table, col);
+    if (i)
         snprintf(sql + len, cap - len, "%s\"%s\"", sep, col);
     else if (fallback)
         snprintf(sql + len, cap - len, "%s%s", sep, fallback);
@@ -114,6 +136,11 @@ int ps_sq_prepare(struct sctx *c, const char *table, const char *sql, sqlite3_st
 
 int ps_sq_step_error(struct sctx *c, const char *table, long long row)
 {
+    if (c->over_budget)
+        return ps_read_fail(c->err, c->errlen, "%s: table %s: reading this file took more than %lld SQLite steps, far "
+                            "more than a trace of its size needs (a table without the index nsys and perfscope "
+                            "create, such as StringIds without its primary key, or a crafted file): stopped",
+                            c->path, table, c->work_budget);
     return ps_read_fail(c->err, c->errlen, "%s: table %s, row %lld: %s", c->path, table, row,
                         sqlite3_errmsg(c->db));
 }
@@ -186,30 +213,10 @@ static int check_bytes(struct sctx *c, sqlite3_stmt *st, const char *table, int 
                         (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1), (long long)bytes);
 }
 
-/* Intern a text value of `len` bytes. Names are C strings in the model: a NUL byte inside the text would cut
- * it short (and "ProfilerStep#1<NUL>x" would read as a step), so each one becomes the four characters \x00,
- * the escape the text report prints for the other control bytes. */
+/* Intern a text value of `len` bytes, keeping every byte (ps_intern_bytes). */
 uint32_t ps_sq_intern(struct sctx *c, const char *s, size_t len)
 {
-    if (!memchr(s, '\0', len))
-        return ps_model_intern(c->m, s, len);
-    size_t nul = 0;
-    for (size_t i = 0; i < len; i++)
-        nul += s[i] == '\0';
-    char *e = malloc(len + 3 * nul + 1), *o = e;
-    if (!e)
-        return PS_NONE;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] != '\0') {
-            *o++ = s[i];
-            continue;
-        }
-        memcpy(o, "\\x00", 4);
-        o += 4;
-    }
-    uint32_t v = ps_model_intern(c->m, e, (size_t)(o - e));
-    free(e);
-    return v;
+    return ps_intern_bytes(c->m, s, len);
 }
 
 /* Intern column i of the current row (text; "" for NULL), keeping every byte (ps_sq_intern). */
@@ -242,8 +249,9 @@ uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const c
         snprintf(missing, sizeof missing, "(StringIds %lld missing)", (long long)sid);
         v = ps_model_intern_cstr(c->m, missing);
     } else {
-        *failed = ps_read_fail(c->err, c->errlen, "%s: table StringIds, id %lld: %s", c->path, (long long)sid,
-                               sqlite3_errmsg(c->db));
+        *failed = c->over_budget ? ps_sq_step_error(c, "StringIds", 0)
+                  : ps_read_fail(c->err, c->errlen, "%s: table StringIds, id %lld: %s", c->path, (long long)sid,
+                                 sqlite3_errmsg(c->db));
         return PS_NONE;
     }
     if (v == PS_NONE || ps_idmap_put(&c->strings, (uint64_t)sid, v) < 0) {
@@ -520,9 +528,18 @@ fail:
 
 /* ---- NVTX ---- */
 
-/* nsys ENUM_NSYS_EVENT_TYPE: 34 mark, 59 push/pop range, 60 start/end range, 75 domain create;
- * 35/37 (separate push / start records) and 70/71 (imported NVTXT ranges) are ranges this reader does
- * not place: counted as unplaced. Other types (categories, thread names, domain destroy) are not events. */
+/* nsys ENUM_NSYS_EVENT_TYPE (notes/nsys-sqlite-schema.md): 34 mark, 59 push/pop range, 60 start/end range, 75
+ * domain create; 35/37 (separate push / start records) and 70/71 (imported NVTXT ranges) are ranges this reader
+ * does not place: unplaced. Not events: 33 category, 36/38 (the pop / end records of 35/37), 39 thread name,
+ * 64-69 (other imported NVTXT records), 76 domain destroy, 97-99 resource names. Any other type, and a row
+ * without one, is unplaced: the reader selects every row and judges its type here, so a type that is not an
+ * integer (59.5, 'fiftynine') is an error, never a row that silently vanishes. */
+static int nvtx_not_event(int64_t type)
+{
+    return type == 33 || type == 36 || type == 38 || type == 39 || (type >= 64 && type <= 69) || type == 76 ||
+           (type >= 97 && type <= 99);
+}
+
 /* One pass over NVTX_EVENTS: pass 0 reads the domain names (eventType 75) so pass 1 can name the
  * domains of the ranges, wherever the rows sit in the table (two queries: no sort of a huge table). */
 static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
@@ -532,7 +549,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
     sqlite3_stmt *st = NULL;
     int rc, failed = 0;
     snprintf(sql, sizeof sql, "%s, rowid FROM NVTX_EVENTS WHERE eventType %s", select,
-             pass == 0 ? "= 75" : "IN (34, 59, 60, 35, 37, 70, 71)");
+             pass == 0 ? "= 75" : "IS NOT 75");
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -544,7 +561,13 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
         row++;
         if (fetch_ints(c, st, table, ncols, 3, &v) < 0)
             goto fail;
-        int type = (int)v.v[2];
+        int64_t type = v.v[2];
+        if (v.t[2] == SQLITE_NULL) {
+            count_unplaced(c, table, "rows without eventType");
+            continue;
+        }
+        if (nvtx_not_event(type))
+            continue;
         int has_tid = v.t[5] != SQLITE_NULL;
         int64_t gtid = v.v[5];
         uint32_t pid = ps_global_to_pid(gtid);
@@ -566,7 +589,9 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
             continue;
         }
         if (type != 34 && type != 59 && type != 60) {
-            count_unplaced(c, table, "rows of unsupported range types (35/37/70/71)");
+            int unsupported = type == 35 || type == 37 || type == 70 || type == 71;
+            count_unplaced(c, table, unsupported ? "rows of unsupported range types (35/37/70/71)"
+                                                 : "rows of unknown eventType");
             continue;
         }
         struct ps_range r = { .start_ns = v.v[0], .name = text, .domain = PS_NONE,
@@ -654,8 +679,13 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
         found += e;
     }
     if (!found) {
-        rc = ps_read_fail(err, errlen, "%s: SQLite file without trace tables (no NVTX_EVENTS nor "
-                          "CUPTI_ACTIVITY_KIND_* table): not a perfscope or Nsight Systems trace", path);
+        if (c.wal_alone)
+            rc = ps_read_fail(err, errlen, "%s: SQLite file without trace tables, in WAL mode and without its -wal "
+                              "file (%s-wal is missing): the main file of a killed recording copied without its "
+                              "-wal? A recording keeps its recent rows there: copy both files", path, path);
+        else
+            rc = ps_read_fail(err, errlen, "%s: SQLite file without trace tables (no NVTX_EVENTS nor "
+                              "CUPTI_ACTIVITY_KIND_* table): not a perfscope or Nsight Systems trace", path);
         goto out;
     }
     int is_perfscope = ps_sq_table_exists(&c, "PERFSCOPE_META");
@@ -669,6 +699,10 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
         goto out;
     if ((c.have_api = api_rows_exist(&c)) < 0)
         goto out;
+    if (is_perfscope && c.wal_missing && ps_model_add_meta(m, "wal_file_missing", "1") < 0) {
+        rc = ps_sq_oom(&c);
+        goto out;
+    }
     if ((is_perfscope && ps_sq_read_meta(&c) < 0) ||
         read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL) < 0 ||
         read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMCPY", PS_GPU_MEMCPY) < 0 ||

@@ -23,16 +23,23 @@ struct sctx {
     struct ps_unplaced unplaced;
     long long dropped_parts;          /* sum of the other PERFSCOPE_META dropped* keys (-1: none) */
     int dropped_parts_bad;            /* one of them was not a count: the sum is unknown */
-    /* the columns of the table being read */
+    /* the columns of the table being read; generated[i]: column i is computed (GENERATED ALWAYS AS) */
     char *cols[MAX_COLS];
+    unsigned char generated[MAX_COLS];
     int ncols;
+    /* the work bound (ps_sq_open): SQLite VM steps allowed for this file, and the steps taken so far */
+    long long work_budget, work_done;
+    int over_budget;                  /* the progress handler stopped a statement */
+    int wal_missing;                  /* a WAL-mode file of an unfinished recording with no -wal beside it */
+    int wal_alone;                    /* a WAL-mode file with no -wal beside it, not known to be complete */
 };
 
 /* Column text, "" for NULL. */
 const char *ps_sq_col_text(sqlite3_stmt *st, int i);
 /* "out of memory" message; returns -1. */
 int ps_sq_oom(struct sctx *c);
-/* 1 if `table` exists, 0 if not, -1 (message set) if the database cannot be read. */
+/* 1 if `table` exists as a real table, 0 if not, -1 (message set) if the database cannot be read or `table` is
+ * a view or a virtual table (reading one runs code the file supplies: docs/readers.md). */
 int ps_sq_table_exists(struct sctx *c, const char *table);
 /* Load the column names of `table` into c->cols. */
 int ps_sq_load_cols(struct sctx *c, const char *table);
@@ -40,7 +47,8 @@ int ps_sq_load_cols(struct sctx *c, const char *table);
 int ps_sq_add_col(struct sctx *c, char *sql, size_t cap, const char *table, const char *col, const char *fallback);
 /* Prepare sql on the file, naming `table` in the message on failure. */
 int ps_sq_prepare(struct sctx *c, const char *table, const char *sql, sqlite3_stmt **st);
-/* Message for a failed sqlite3_step on `row` of `table`; returns -1. */
+/* Message for a failed sqlite3_step on `row` of `table` (the work bound's own message when the progress
+ * handler stopped it); returns -1. */
 int ps_sq_step_error(struct sctx *c, const char *table, long long row);
 /* The "table T, column C, rowid R: text value 'x' where WANT is required" message for column i of the
  * current row of st (whose last column is the rowid), t its sqlite3_column_type. Returns -1. */

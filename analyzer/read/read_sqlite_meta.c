@@ -8,7 +8,9 @@
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ps_globalid.h"
@@ -45,14 +47,15 @@ static char *immutable_uri(const char *path)
     return u;
 }
 
-/* 1 when PERFSCOPE_META says recording_complete = 1, else 0 (also on any error: the caller falls back). */
+/* 1 when PERFSCOPE_META says recording_complete = 1, 0 when it says anything else, -1 when it does not say (no
+ * such row: a trace older than the row, an nsys file; or an error, which the read then reports). */
 static int recording_complete(struct sctx *c)
 {
     sqlite3_stmt *st = NULL;
     char sql[300];
-    int done = 0;
+    int done = -1;
     if (ps_sq_table_exists(c, "PERFSCOPE_META") != 1 || ps_sq_load_cols(c, "PERFSCOPE_META") < 0 || c->ncols < 2)
-        return 0;
+        return -1;
     snprintf(sql, sizeof sql, "SELECT \"%s\" FROM PERFSCOPE_META WHERE \"%s\" = 'recording_complete'",
              c->cols[1], c->cols[0]);
     if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
@@ -61,32 +64,93 @@ static int recording_complete(struct sctx *c)
     return done;
 }
 
-/* Open the trace read-only. A WAL-mode file (a trace being recorded, or one written before record left WAL
- * mode at its end) needs its -shm file to be read, which SQLite creates beside it: impossible in a directory
- * the reader cannot write, and elsewhere it leaves -wal/-shm files next to the trace. So a WAL-mode trace
- * with no -wal file (no connection has it open, everything is in the main file) whose recording is complete
- * is opened immutable: nothing is written or locked. Any other WAL-mode file is opened normally (a live
- * recording is read while it grows); when that fails, the message names the cause. 0 or -1. */
+/* SQLite VM steps between two calls of the progress handler, and the steps a file of N bytes may take (20 M + 50
+ * per byte): reading a real trace takes under 2 steps per byte of it (each row is decoded once or twice, each
+ * StringIds id looked up once through its primary key; measured in docs/readers.md), so the bound only stops work
+ * that grows faster than the file: a lookup table without its index (a full scan per id), a crafted file. */
+#define WORK_STEP 1000
+#define WORK_PER_BYTE 50
+#define WORK_MIN (20 * 1000 * 1000)
+
+static int work_bound(void *arg)
+{
+    struct sctx *c = arg;
+    c->work_done += WORK_STEP;
+    if (c->work_done <= c->work_budget)
+        return 0;
+    c->over_budget = 1;
+    return 1;                       /* the statement fails with SQLITE_INTERRUPT; ps_sq_step_error says why */
+}
+
+/* Defensive settings for a file that is untrusted input (SQLite's security.html, "Untrusted SQLite Database
+ * Files"): the schema is not trusted (functions with side effects are not run from it), defensive mode, no
+ * extension loading, views and triggers off (the reader selects from tables only: ps_sq_table_exists), and the
+ * work bound above. 0, or -1 with the message set. */
+static int harden(struct sctx *c, long long bytes)
+{
+    static const int settings[][2] = {
+        { SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0 }, { SQLITE_DBCONFIG_DEFENSIVE, 1 },
+        { SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0 }, { SQLITE_DBCONFIG_ENABLE_VIEW, 0 },
+        { SQLITE_DBCONFIG_ENABLE_TRIGGER, 0 },
+    };
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
+        if (sqlite3_db_config(c->db, settings[i][0], settings[i][1], (int *)NULL) != SQLITE_OK)
+            return ps_read_fail(c->err, c->errlen, "%s: cannot configure SQLite (setting %d): %s", c->path,
+                                settings[i][0], sqlite3_errmsg(c->db));
+    c->work_budget = bytes > (LLONG_MAX - WORK_MIN) / WORK_PER_BYTE ? LLONG_MAX : WORK_MIN + bytes * WORK_PER_BYTE;
+    c->work_done = 0;
+    sqlite3_progress_handler(c->db, WORK_STEP, work_bound, c);
+    return 0;
+}
+
+/* Bytes of the file and of its -wal file (what SQLite may read): the work bound's base. */
+static long long trace_bytes(const char *path, const char *wal_path)
+{
+    struct stat st;
+    long long n = stat(path, &st) == 0 ? (long long)st.st_size : 0;
+    if (stat(wal_path, &st) == 0)
+        n += (long long)st.st_size;
+    return n;
+}
+
+/* Open the trace read-only, hardened (harden). A WAL-mode file (a trace being recorded, or one written before
+ * record left WAL mode at its end) needs its -shm file to be read, which SQLite creates beside it: impossible in a
+ * directory the reader cannot write, and elsewhere it leaves -wal/-shm files next to the trace. A WAL-mode trace
+ * with no -wal file is not open anywhere (a connection in WAL mode keeps its -wal until it closes) and every row
+ * it has is in the main file, so it is opened immutable: nothing is written or locked. When its recording did not
+ * complete (PERFSCOPE_META says 0), its -wal was probably not copied with it (c->wal_missing: the last committed
+ * rows are missing; c->wal_alone also when the file does not say, for the message of a file without tables). Any
+ * other WAL-mode file is opened normally (a live recording is read while it grows); when that fails, the message
+ * names the cause. 0 or -1. */
 int ps_sq_open(struct sctx *c)
 {
     char side[PATH_MAX + 8];
     int wal = is_wal_file(c->path);
     snprintf(side, sizeof side, "%s-wal", c->path);
+    long long bytes = trace_bytes(c->path, side);
     if (wal && access(side, F_OK) != 0 && errno == ENOENT) {
         char *uri = immutable_uri(c->path);
         if (!uri)
             return ps_sq_oom(c);
         int ok = sqlite3_open_v2(uri, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
-                                 NULL) == SQLITE_OK && recording_complete(c);
+                                 NULL) == SQLITE_OK;
         sqlite3_free(uri);
-        if (ok)
+        if (ok && harden(c, bytes) < 0)
+            return -1;
+        if (ok) {
+            int complete = recording_complete(c);
+            c->wal_alone = complete != 1;
+            c->wal_missing = complete == 0;
             return 0;
+        }
         sqlite3_close(c->db);
         c->db = NULL;
     }
     if (sqlite3_open_v2(c->path, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return ps_read_fail(c->err, c->errlen, "%s: cannot open as SQLite: %s", c->path,
                             c->db ? sqlite3_errmsg(c->db) : "out of memory");
+    if (harden(c, bytes) < 0)
+        return -1;
     sqlite3_busy_timeout(c->db, 2000);   /* a recorder may hold a write lock for a moment */
     if (!wal || sqlite3_exec(c->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) == SQLITE_OK)
         return 0;
@@ -106,6 +170,18 @@ int ps_sq_open(struct sctx *c)
                         "any) to a writable directory", c->path, dir, sqlite3_errmsg(c->db));
 }
 
+/* Columns 0..ncols-1 of the current row of st (whose next column is the rowid) must hold an integer or NULL,
+ * but those whose bit is set in text_cols. 0, or -1 with the message naming the table, column and rowid. */
+static int check_int_cols(struct sctx *c, sqlite3_stmt *st, const char *table, int ncols, unsigned text_cols)
+{
+    for (int i = 0; i < ncols; i++) {
+        int t = sqlite3_column_type(st, i);
+        if (t != SQLITE_INTEGER && t != SQLITE_NULL && !(text_cols >> i & 1u))
+            return ps_sq_type_error(c, st, table, i, t, "an integer");
+    }
+    return 0;
+}
+
 /* Run sql over `table`, calling row(c, st) for each row. Columns whose bit is set in text_cols hold text;
  * every other column but the last (the rowid) must hold an integer or NULL: anything else is an error naming
  * the table, column and rowid, never read as 0. */
@@ -120,13 +196,9 @@ static int for_rows(struct sctx *c, const char *table, const char *sql, unsigned
     int ncols = sqlite3_column_count(st) - 1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         n++;
-        for (int i = 0; i < ncols; i++) {
-            int t = sqlite3_column_type(st, i);
-            if (t != SQLITE_INTEGER && t != SQLITE_NULL && !(text_cols >> i & 1u)) {
-                ps_sq_type_error(c, st, table, i, t, "an integer");
-                sqlite3_finalize(st);
-                return -1;
-            }
+        if (check_int_cols(c, st, table, ncols, text_cols) < 0) {
+            sqlite3_finalize(st);
+            return -1;
         }
         if (row(c, st) < 0) {
             sqlite3_finalize(st);
@@ -142,8 +214,25 @@ static int for_rows(struct sctx *c, const char *table, const char *sql, unsigned
     return 0;
 }
 
+/* Column i of the current row (an integer or NULL: check_int_cols ran) must lie in lo..hi where it is not NULL:
+ * the range of the model field it goes to, never wrapped or truncated. 0, or -1 with the message set. */
+static int int_in_range(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int64_t lo, int64_t hi)
+{
+    int64_t v = sqlite3_column_int64(st, i);
+    if (sqlite3_column_type(st, i) == SQLITE_NULL || (v >= lo && v <= hi))
+        return 0;
+    return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s, rowid %lld: %lld is out of range (%lld to "
+                        "%lld): the trace is corrupt", c->path, table, sqlite3_column_name(st, i),
+                        (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1), (long long)v,
+                        (long long)lo, (long long)hi);
+}
+
 static int process_row(struct sctx *c, sqlite3_stmt *st)
 {
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+        return 0;
+    if (int_in_range(c, st, "PROCESSES", 0, 0, UINT32_MAX) < 0)
+        return -1;
     uint32_t pid = (uint32_t)sqlite3_column_int64(st, 0);
     uint32_t i = PS_NONE;
     if (c->m->format == PS_FORMAT_PERFSCOPE) {
@@ -183,6 +272,13 @@ static int thread_name_row(struct sctx *c, sqlite3_stmt *st)
 
 static int gpu_row(struct sctx *c, sqlite3_stmt *st)
 {
+    static const char t[] = "TARGET_INFO_GPU";
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+        return 0;
+    if (int_in_range(c, st, t, 0, 0, INT32_MAX) < 0 || int_in_range(c, st, t, 2, 0, INT64_MAX) < 0 ||
+        int_in_range(c, st, t, 3, -1, INT32_MAX) < 0 || int_in_range(c, st, t, 4, -1, INT32_MAX) < 0 ||
+        int_in_range(c, st, t, 5, -1, INT32_MAX) < 0)
+        return -1;
     uint32_t i = ps_model_device(c->m, (int32_t)sqlite3_column_int64(st, 0));
     if (i == PS_NONE)
         return ps_sq_oom(c);
@@ -203,6 +299,11 @@ static int gpu_row(struct sctx *c, sqlite3_stmt *st)
 
 static int cuda_device_row(struct sctx *c, sqlite3_stmt *st)
 {
+    static const char t[] = "TARGET_INFO_CUDA_DEVICE";
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+        return 0;
+    if (int_in_range(c, st, t, 0, 0, INT32_MAX) < 0 || int_in_range(c, st, t, 1, -1, INT32_MAX) < 0)
+        return -1;
     uint32_t i = ps_model_device(c->m, (int32_t)sqlite3_column_int64(st, 0));
     if (i == PS_NONE)
         return ps_sq_oom(c);
@@ -301,88 +402,149 @@ int ps_sq_read_meta(struct sctx *c)
     return 0;
 }
 
-/* Run a query returning one row of `n` integers into out[] (NULL columns: 0). Returns 0 or -1 with a message. */
-static int query_row(struct sctx *c, const char *table, const char *sql, int64_t *out, int n)
+/* PERFSCOPE_PROCESS_SAMPLES (optional): how many samples, the first and last timestamp, and the CPU time the
+ * processes used (cpuUserNs + cpuSystemNs are cumulative per process: each one's largest value, summed). Read
+ * row by row, not by SQL aggregates: min/max/sum take text and reals too ('x' sorts above every integer), and
+ * every value here must be an integer (NULL CPU times count as 0; a row without a timestamp is no sample). A
+ * negative CPU time, or sums past int64, are errors. */
+struct sample_state {
+    struct ps_idmap pids;             /* globalPid -> index in the arrays */
+    int64_t *cpu, *first, *last, *gpid;   /* per process: CPU time, first and last sample, globalPid */
+    size_t n, cap;
+};
+
+static int sample_row(struct sctx *c, sqlite3_stmt *st, struct sample_state *s)
 {
-    sqlite3_stmt *st = NULL;
-    if (ps_sq_prepare(c, table, sql, &st) < 0)
-        return -1;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        for (int i = 0; i < n; i++)
-            out[i] = sqlite3_column_int64(st, i);
-    else
-        ps_sq_step_error(c, table, 1);
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 0 : -1;
+    static const char t[] = "PERFSCOPE_PROCESS_SAMPLES";
+    int64_t pid = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
+    int64_t user = sqlite3_column_int64(st, 2), sys = sqlite3_column_int64(st, 3);
+    long long rowid = sqlite3_column_int64(st, 4);
+    if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+        return 0;
+    if (user < 0 || sys < 0 || user > INT64_MAX - sys)
+        return ps_read_fail(c->err, c->errlen, "%s: table %s, rowid %lld: CPU time %lld + %lld ns is negative or "
+                            "beyond int64: the trace is corrupt", c->path, t, rowid, (long long)user, (long long)sys);
+    struct ps_model *m = c->m;
+    if (m->samples.n == 0 || ts < m->samples.first_ns)
+        m->samples.first_ns = ts;
+    if (m->samples.n == 0 || ts > m->samples.last_ns)
+        m->samples.last_ns = ts;
+    m->samples.n++;
+    uint32_t i = ps_idmap_get(&s->pids, (uint64_t)pid);
+    if (i == PS_NONE) {
+        if (s->n == s->cap) {
+            size_t cap = s->cap ? s->cap * 2 : 16;
+            int64_t **arrays[] = { &s->cpu, &s->first, &s->last, &s->gpid };
+            for (size_t a = 0; a < 4; a++) {
+                int64_t *v = realloc(*arrays[a], cap * sizeof *v);
+                if (!v)
+                    return ps_sq_oom(c);
+                *arrays[a] = v;
+            }
+            s->cap = cap;
+        }
+        i = (uint32_t)s->n;
+        s->cpu[s->n] = 0;
+        s->first[s->n] = s->last[s->n] = ts;
+        s->gpid[s->n++] = pid;
+        if (ps_idmap_put(&s->pids, (uint64_t)pid, i) < 0)
+            return ps_sq_oom(c);
+    }
+    if (user + sys > s->cpu[i])
+        s->cpu[i] = user + sys;
+    if (ts < s->first[i])
+        s->first[i] = ts;
+    if (ts > s->last[i])
+        s->last[i] = ts;
+    return 0;
 }
 
-/* Per process: its CPU time (the largest cumulative value), first and last sample, and its parent (struct
- * ps_process). */
-static int read_process_samples(struct sctx *c)
+static int read_samples(struct sctx *c)
 {
-    static const char *const t = "PERFSCOPE_PROCESS_SAMPLES";
+    static const char t[] = "PERFSCOPE_PROCESS_SAMPLES";
+    static const char *const cols[] = { "globalPid", "timestamp", "cpuUserNs", "cpuSystemNs" };
+    char sql[300] = "SELECT ";
+    struct sample_state s = { 0 };
     sqlite3_stmt *st = NULL;
-    if (ps_sq_prepare(c, t, "SELECT globalPid, max(coalesce(cpuUserNs, 0) + coalesce(cpuSystemNs, 0)), min(timestamp),"
-                            " max(timestamp) FROM PERFSCOPE_PROCESS_SAMPLES GROUP BY globalPid", &st) < 0)
+    int rc = ps_sq_table_exists(c, t);
+    if (rc <= 0)
+        return rc;
+    if (ps_sq_load_cols(c, t) < 0)
         return -1;
-    int rc;
+    for (int i = 0; i < 4; i++)
+        if (ps_sq_add_col(c, sql, sizeof sql, t, cols[i], i < 2 ? NULL : "NULL") < 0)
+            return -1;
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM %s", t);
+    if (ps_sq_prepare(c, t, sql, &st) < 0)
+        return -1;
+    long long n = 0;
+    c->m->samples.n = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        uint32_t i = ps_model_process(c->m, ps_global_to_pid(sqlite3_column_int64(st, 0)));
-        if (i == PS_NONE) {
-            sqlite3_finalize(st);
-            return ps_sq_oom(c);
-        }
-        struct ps_process *p = &c->m->procs.v[i];
-        p->cpu_ns = sqlite3_column_int64(st, 1);
-        p->first_sample_ns = sqlite3_column_int64(st, 2);
-        p->last_sample_ns = sqlite3_column_int64(st, 3);
+        n++;
+        if (check_int_cols(c, st, t, 4, 0) < 0 || sample_row(c, st, &s) < 0)
+            goto fail;
     }
-    if (rc != SQLITE_DONE)
-        ps_sq_step_error(c, t, 1);
+    if (rc != SQLITE_DONE) {
+        ps_sq_step_error(c, t, n + 1);
+        goto fail;
+    }
+    c->m->samples.cpu_ns = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        if (s.cpu[i] > INT64_MAX - c->m->samples.cpu_ns) {
+            ps_read_fail(c->err, c->errlen, "%s: table %s: the CPU time of all processes is beyond int64 ns: the "
+                         "trace is corrupt", c->path, t);
+            goto fail;
+        }
+        c->m->samples.cpu_ns += s.cpu[i];
+        uint32_t p = ps_model_process(c->m, ps_global_to_pid(s.gpid[i]));   /* each process's own (struct ps_process) */
+        if (p == PS_NONE) {
+            ps_sq_oom(c);
+            goto fail;
+        }
+        c->m->procs.v[p].cpu_ns = s.cpu[i];
+        c->m->procs.v[p].first_sample_ns = s.first[i];
+        c->m->procs.v[p].last_sample_ns = s.last[i];
+    }
+    rc = 0;
+    goto out;
+fail:
+    rc = -1;
+out:
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return -1;
-    /* Parents (optional table): which processes a program's DataLoader workers are. */
+    ps_idmap_free(&s.pids);
+    free(s.cpu);
+    free(s.first);
+    free(s.last);
+    free(s.gpid);
+    return rc;
+}
+
+/* PERFSCOPE_PROCESS_INFO (optional): each process's parent (struct ps_process.ppid), which tells a program's
+ * DataLoader workers from another rank's. Values that are not pids are left unknown. */
+static int read_parents(struct sctx *c)
+{
     static const char *const info = "PERFSCOPE_PROCESS_INFO";
-    if ((rc = ps_sq_table_exists(c, info)) <= 0)
+    sqlite3_stmt *st = NULL;
+    int rc = ps_sq_table_exists(c, info);
+    if (rc <= 0)
         return rc;
     if (ps_sq_prepare(c, info, "SELECT pid, ppid FROM PERFSCOPE_PROCESS_INFO WHERE ppid IS NOT NULL", &st) < 0)
         return -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t pid = sqlite3_column_int64(st, 0), ppid = sqlite3_column_int64(st, 1);
-        uint32_t i = pid > 0 && pid <= UINT32_MAX && ppid > 0 && ppid <= UINT32_MAX ? ps_model_process(c->m, (uint32_t)pid)
-                                                                                   : PS_NONE - 1;
+        if (pid <= 0 || pid > UINT32_MAX || ppid <= 0 || ppid > UINT32_MAX)
+            continue;
+        uint32_t i = ps_model_process(c->m, (uint32_t)pid);
         if (i == PS_NONE) {
             sqlite3_finalize(st);
             return ps_sq_oom(c);
         }
-        if (i != PS_NONE - 1)
-            c->m->procs.v[i].ppid = (uint32_t)ppid;
+        c->m->procs.v[i].ppid = (uint32_t)ppid;
     }
     if (rc != SQLITE_DONE)
         ps_sq_step_error(c, info, 1);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* PERFSCOPE_PROCESS_SAMPLES (optional): how many samples, the first and last timestamp, and the CPU time the
- * processes used (cpuUserNs + cpuSystemNs are cumulative per process: each one's largest value, summed). */
-static int read_samples(struct sctx *c)
-{
-    static const char *const t = "PERFSCOPE_PROCESS_SAMPLES";
-    int64_t v[3] = { 0 };
-    int rc = ps_sq_table_exists(c, t);
-    if (rc <= 0)
-        return rc;
-    if (query_row(c, t, "SELECT count(*), min(timestamp), max(timestamp) FROM PERFSCOPE_PROCESS_SAMPLES", v, 3) < 0 ||
-        query_row(c, t, "SELECT sum(c) FROM (SELECT max(coalesce(cpuUserNs, 0) + coalesce(cpuSystemNs, 0)) AS c"
-                        " FROM PERFSCOPE_PROCESS_SAMPLES GROUP BY globalPid)", &c->m->samples.cpu_ns, 1) < 0)
-        return -1;
-    c->m->samples.n = v[0];
-    c->m->samples.first_ns = v[1];
-    c->m->samples.last_ns = v[2];
-    return read_process_samples(c);
 }
 
 /* PROCESSES, ThreadNames, TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE (each optional) and, on perfscope traces,
@@ -398,5 +560,5 @@ int ps_sq_read_host_tables(struct sctx *c, int is_perfscope)
         read_optional(c, "TARGET_INFO_GPU", gpu_cols, 6, 1u << 1, gpu_row) < 0 ||
         read_optional(c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, 0, cuda_device_row) < 0)
         return -1;
-    return is_perfscope ? read_samples(c) : 0;
+    return !is_perfscope ? 0 : read_samples(c) < 0 ? -1 : read_parents(c);
 }

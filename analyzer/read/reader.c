@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,11 +53,65 @@ int ps_unplaced_summary(const struct ps_unplaced *u, struct ps_model *m)
     return ps_model_add_meta(m, "unplaced_events", summary);
 }
 
+size_t ps_nul_escape(char *out, const char *s, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != '\0') {
+            if (out)
+                out[n] = s[i];
+            n++;
+            continue;
+        }
+        if (out)
+            memcpy(out + n, "\\x00", 4);
+        n += 4;
+    }
+    if (out)
+        out[n] = '\0';
+    return n;
+}
+
+int ps_nul_escape_into(char **buf, size_t *cap, size_t *n, const char *s, size_t len)
+{
+    size_t need = ps_nul_escape(NULL, s, len) + 1;
+    if (need > *cap) {
+        size_t c = *cap ? *cap : 256;
+        while (c < need)
+            c *= 2;
+        char *grown = realloc(*buf, c);
+        if (!grown)
+            return -ENOMEM;
+        *buf = grown;
+        *cap = c;
+    }
+    *n = ps_nul_escape(*buf, s, len);
+    return 0;
+}
+
+char *ps_nul_escape_dup(const char *s, size_t len)
+{
+    char *e = malloc(ps_nul_escape(NULL, s, len) + 1);
+    if (e)
+        ps_nul_escape(e, s, len);
+    return e;
+}
+
+uint32_t ps_intern_bytes(struct ps_model *m, const char *s, size_t len)
+{
+    if (!memchr(s, '\0', len))
+        return ps_model_intern(m, s, len);
+    char *e = ps_nul_escape_dup(s, len);
+    uint32_t v = e ? ps_model_intern(m, e, strlen(e)) : PS_NONE;
+    free(e);
+    return v;
+}
+
 /* The format by content: SQLite's 16-byte header string, gzip's magic 1f 8b, or a JSON object/array
  * after optional whitespace (and a UTF-8 byte-order mark). */
 enum sniffed { SNIFF_SQLITE, SNIFF_GZIP, SNIFF_JSON, SNIFF_UNKNOWN, SNIFF_EMPTY };
 
-static enum sniffed sniff(const unsigned char *b, size_t n)
+static enum sniffed sniff(const unsigned char *b, size_t n, size_t *at)
 {
     static const char sqlite_magic[16] = "SQLite format 3";   /* 15 chars + the NUL */
     if (n == 0)
@@ -70,6 +125,7 @@ static enum sniffed sniff(const unsigned char *b, size_t n)
         i = 3;
     while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
         i++;
+    *at = i;                          /* the first byte that is not whitespace (nor the BOM): the one judged */
     if (i < n && (b[i] == '{' || b[i] == '['))
         return SNIFF_JSON;
     return i == n ? SNIFF_EMPTY : SNIFF_UNKNOWN;
@@ -162,7 +218,8 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
         rc = ps_read_fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
         goto out;
     }
-    enum sniffed kind = sniff(head, (size_t)n);
+    size_t at = 0;
+    enum sniffed kind = sniff(head, (size_t)n, &at);
     if (kind == SNIFF_GZIP || (kind == SNIFF_EMPTY && n == (ssize_t)sizeof head)) {
         if ((rc = sniff_stream(path, fd, kind == SNIFF_GZIP, err, errlen)) < 0)
             goto out;
@@ -174,9 +231,8 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
         goto out;
     }
     if (kind == SNIFF_UNKNOWN) {
-        rc = ps_read_fail(err, errlen,
-                          "%s: byte 0: unknown format (expected a SQLite trace, PyTorch profiler JSON, or gzip of it)",
-                          path);
+        rc = ps_read_fail(err, errlen, "%s: byte %zu: unknown format (0x%02x%s; expected a SQLite trace, PyTorch "
+                          "profiler JSON, or gzip of it)", path, at, head[at], at ? ", after whitespace" : "");
         goto out;
     }
     m = ps_model_new(path, kind == SNIFF_SQLITE ? PS_FORMAT_NSYS : PS_FORMAT_KINETO);

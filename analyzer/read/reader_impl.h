@@ -17,6 +17,19 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
 /* printf into err, truncating; always NUL-terminates when errlen > 0. Returns -1 (for `return ps_read_fail(..)`). */
 int ps_read_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Text from a trace keeps all its bytes: model names are C strings, so a NUL byte inside one (which would cut
+ * "ProfilerStep#1<NUL>x" to the step "ProfilerStep#1", or "kernel<NUL>cpu_op" to the category "kernel") becomes
+ * the four characters \x00, the escape the text report prints for the other control bytes.
+ * ps_nul_escape: writes s[0..len) so escaped and a NUL to out (NULL: only counts); returns the escaped length.
+ * ps_nul_escape_into: the same into *buf (*cap bytes, grown with realloc, doubling from 256), *n its length; 0 or
+ * -ENOMEM (the caller frees *buf).
+ * ps_nul_escape_dup: the same in a malloc'ed string (NULL when out of memory; the caller frees it).
+ * ps_intern_bytes: ps_model_intern of the escaped text (PS_NONE when out of memory). */
+size_t ps_nul_escape(char *out, const char *s, size_t len);
+int ps_nul_escape_into(char **buf, size_t *cap, size_t *n, const char *s, size_t len);
+char *ps_nul_escape_dup(const char *s, size_t len);
+uint32_t ps_intern_bytes(struct ps_model *m, const char *s, size_t len);
+
 /* Events a reader read but could not place in the model, counted by reason ("overhead (category not
  * modelled)", "NVTX_EVENTS rows without globalTid"): each one increments model.unplaced_events; the reasons and
  * their counts become the model metadata entry "unplaced_events" (ps_unplaced_summary). Reasons beyond

@@ -100,6 +100,9 @@ static void source(FILE *f, const struct ps_report *r)
     int64_t dropped = ps_report_dropped_records(r);
     fputs(", \"dropped_records\": ", f);
     dropped >= 0 ? fprintf(f, "%lld", (long long)dropped) : fputs("null", f);
+    int64_t untimed = ps_report_gpu_untimed_records(r);
+    fputs(", \"gpu_records_without_timestamps\": ", f);
+    untimed >= 0 ? fprintf(f, "%lld", (long long)untimed) : fputs("null", f);
     fprintf(f, ", \"unplaced_events\": %lld", (long long)m->unplaced_events);
     fputs(", \"unterminated_ranges\": [", f);      /* never ended: by thread, outermost first */
     for (size_t i = 0; i < m->open_ranges.n; i++) {
@@ -124,6 +127,7 @@ static void source(FILE *f, const struct ps_report *r)
     }
     int complete = ps_report_recording_complete(r);
     fprintf(f, ", \"recording_complete\": %s", complete < 0 ? "null" : complete ? "true" : "false");
+    fprintf(f, ", \"wal_file_missing\": %s", ps_report_meta(r, "wal_file_missing") ? "true" : "false");
     struct ps_child_status st;   /* unknown or impossible values: null, never a fake 0 */
     ps_report_child_status(r, &st);
     fputs(", \"child_exit_code\": ", f);

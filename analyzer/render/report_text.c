@@ -166,6 +166,10 @@ static void warnings(FILE *f, const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     struct ps_child_status st;
+    if (ps_report_meta(r, "wal_file_missing"))    /* docs/readers.md: a killed recording copied without its -wal */
+        fprintf(f, "WARNING: this trace is an unfinished recording in WAL mode without its -wal file beside it: the "
+                   "rows committed since the last checkpoint are in that file and missing here (copy FILE-wal along "
+                   "with FILE).\n");
     int64_t dropped = ps_report_dropped_records(r);
     if (ps_report_recording_complete(r) == 0)
         fprintf(f, "WARNING: the recording did not finish (perfscope record was killed, ran out of disk, or is "
@@ -192,6 +196,11 @@ static void warnings(FILE *f, const struct ps_report *r)
     else if (dropped < 0 && m->format == PS_FORMAT_PERFSCOPE && ps_report_meta(r, "dropped_records"))
         fprintf(f, "Warning: the number of dropped records is unknown (PERFSCOPE_META dropped_records is not a "
                    "count); numbers may be low\n");
+    int64_t untimed = ps_report_gpu_untimed_records(r);
+    if (untimed > 0)
+        fprintf(f, "Warning: %lld GPU activity record%s came from CUPTI without timestamps and %s left out; GPU "
+                   "numbers may be low (see docs/gpu-capture.md, Losses)\n", (long long)untimed,
+                untimed == 1 ? "" : "s", untimed == 1 ? "is" : "are");
     if (m->unplaced_events > 0)
         fprintf(f, "Warning: %lld events of the trace could not be placed in the model and are not counted "
                    "(reasons: run.meta.unplaced_events in --format json)\n", (long long)m->unplaced_events);

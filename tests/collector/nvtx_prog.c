@@ -312,8 +312,9 @@ static int registered_storm(int t, long n)
     return 0;
 }
 
-/* unbalanced_exit: 5 ranges "ok" closed; 3 pops on an empty stack; an end of a never-started id; a range
- * left open; then _exit(3) without any exit handler. */
+/* unbalanced_exit: 5 ranges "ok" closed; 3 pops on an empty stack; ends of 3 never-started ids (123456789, and -1
+ * and 1<<63|5, which carry the probe's untracked-range bit); a range left open; then _exit(3) without any exit
+ * handler. */
 static int unbalanced_exit(void)
 {
     for (int i = 0; i < 5; i++) {
@@ -323,6 +324,8 @@ static int unbalanced_exit(void)
     for (int i = 0; i < 3; i++)
         nvtxRangePop();
     nvtxRangeEnd((nvtxRangeId_t)123456789);
+    nvtxRangeEnd((nvtxRangeId_t)-1);
+    nvtxRangeEnd((nvtxRangeId_t)((1ull << 63) | 5));
     nvtxRangePushA("left-open");
     _exit(3);
 }

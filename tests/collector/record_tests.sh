@@ -438,7 +438,7 @@ record_survives_unbalanced_pops_and_early_exit)
     expect "open range: a row, end NULL" "$(q "SELECT count(*) || ' ' || count(\"end\") FROM NVTX_EVENTS
         WHERE text = 'left-open'")" "1 0"
     expect "unterminated" "$(meta unterminated_nvtx)" 1
-    expect "unbalanced pops and ends" "$(meta unbalanced_nvtx)" 4
+    expect "unbalanced pops and ends (3 pops, 3 ends)" "$(meta unbalanced_nvtx)" 6
     expect "dropped" "$(meta dropped_records)" 0
     ;;
 record_samples_cpu_time_of_a_burning_child)

@@ -5,7 +5,12 @@
 #   inject: a stand-in for the driver calls InitializeInjection: with the real libcupti and no driver the
 #           probe says why there are no GPU rows (CUPTI unavailable), the program exits 0, NVTX goes on.
 #   fakecupti: the same with a stand-in libcupti (tests/cupti/fake_libcupti.c) that hands over one buffer at the
-#           forced flush: the real probe path (InitializeInjection, load, start, atexit flush, ring, collector).
+#           first flush: the real probe path (InitializeInjection, load, start, atexit flush, ring, collector),
+#           CUPTI 13.0's clock mapped onto the session's, duplicate device records, a copy joined to its runtime
+#           call, a query on unfinished work left out.
+#   fakecupti_exit: the program ends with _exit after 1.5 s: its GPU rows came with the periodic flush.
+#   fakecupti_sigterm: the program gets SIGTERM at once, its records held by CUPTI until a forced flush: the probe
+#           flushes them, then SIGTERM ends the program as it would have (record exits 128 + 15).
 #   fakebusy: that libcupti says another subscriber holds CUPTI: one clear message naming it, NVTX goes on.
 #   gpu:    (GPU machines; exit 77 = skip elsewhere) cuda_kernels.cu's known work is in the trace row by row.
 # Usage: cuda_program_test.sh CASE PERFSCOPE PROGRAM [FAKE_LIBCUPTI]
@@ -13,6 +18,8 @@ set -u
 case_=$1 ps=$2 prog=$3
 [ $# -ge 4 ] && export PERFSCOPE_CUPTI_PATH=$4
 [ "$case_" = fakebusy ] && export FAKE_CUPTI_BUSY=1
+[ "$case_" = fakecupti_exit ] && export FAKE_DRIVER_EXIT=_exit
+[ "$case_" = fakecupti_sigterm ] && export FAKE_DRIVER_EXIT=sigterm FAKE_CUPTI_INCOMPLETE=1
 dir=$(mktemp -d /tmp/perfscope-cuda-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -69,8 +76,43 @@ fakecupti)
             JOIN StringIds s ON s.id = r.nameId WHERE s.value = 'cudaLaunchKernel_v7000'")" = 1 ] ||
         fail "the launch API row must join the kernel on correlation id and process"
     [ "$(q "SELECT name FROM TARGET_INFO_GPU")" = "Fake GPU" ] || fail "TARGET_INFO_GPU row missing"
+    [ "$(q "SELECT count(*) || ' ' || count(DISTINCT uuid) FROM TARGET_INFO_CUDA_DEVICE")" = "1 1" ] ||
+        fail "the device, reported twice, should have one TARGET_INFO_CUDA_DEVICE row"
     [ "$(q "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_dropped_records'")" = 0 ] || fail "no GPU records lost"
     [ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'after_injection'")" = 1 ] || fail "NVTX row missing"
+    # CUPTI 13.0 keeps its own clock (5 s ahead here): mapped, the kernel lies within 1 s of the NVTX range.
+    [ "$(q "SELECT abs(k.start - n.start) < 1000000000 FROM CUPTI_ACTIVITY_KIND_KERNEL k, NVTX_EVENTS n
+            WHERE n.text = 'after_injection'")" = 1 ] || fail "kernel time not mapped onto the session clock"
+    # The copy joins its runtime call (runtimeCorrelationId), not the driver call inside it.
+    [ "$(q "SELECT s.value FROM CUPTI_ACTIVITY_KIND_MEMCPY m JOIN CUPTI_ACTIVITY_KIND_RUNTIME r
+            ON r.correlationId = m.correlationId AND (r.globalTid & ~16777215) = m.globalPid AND r.eventClass = 0
+            JOIN StringIds s ON s.id = r.nameId")" = cudaMemcpyAsync_v3020 ] ||
+        fail "the H2D copy should join cudaMemcpyAsync_v3020"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")" = 0 ] ||
+        fail "a stream query on unfinished work is not a synchronisation"
+    [ "$(q "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_sync_queries_not_ready'")" = 1 ] ||
+        fail "the query left out should be counted"
+    # The kernel without timestamps: counted in the trace, and the report says so (text and JSON).
+    [ "$(q "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_records_without_timestamps'")" = 1 ] ||
+        fail "the untimed kernel should be counted in PERFSCOPE_META"
+    "$ps" report "$dir/t.sqlite" >"$dir/report" 2>&1 || fail "perfscope report failed: $(head -5 "$dir/report")"
+    grep -q "1 GPU activity record came from CUPTI without timestamps" "$dir/report" ||
+        fail "the text report should warn of the untimed record: $(cat "$dir/report")"
+    "$ps" report --format json "$dir/t.sqlite" >"$dir/report.json" 2>&1 || fail "perfscope report --format json failed"
+    grep -q '"gpu_records_without_timestamps": 1' "$dir/report.json" ||
+        fail "the JSON report should carry gpu_records_without_timestamps: 1"
+    ;;
+fakecupti_exit)
+    [ $rc -eq 0 ] || fail "record exited $rc: $(cat "$dir/err") $(cat "$dir/out")"
+    [ "$(q "SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO")" = 2 ] || fail "cuptiState should be 2 (CUPTI active)"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")" = 1 ] ||
+        fail "the kernel row should have come with the periodic flush before _exit"
+    ;;
+fakecupti_sigterm)
+    [ $rc -eq 143 ] || fail "record should exit 143 (the program killed by SIGTERM), got $rc: $(cat "$dir/err")"
+    [ "$(q "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")" = 1 ] ||
+        fail "the kernel row should have been flushed on SIGTERM"
+    [ "$(q "SELECT value FROM PERFSCOPE_META WHERE name = 'child_signal'")" = 15 ] || fail "child_signal should be 15"
     ;;
 fakebusy)
     [ $rc -eq 0 ] || fail "record exited $rc: $(cat "$dir/err") $(cat "$dir/out")"

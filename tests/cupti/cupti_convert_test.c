@@ -11,7 +11,7 @@ static const char *gemm = "_Z10gemm_tiledPKfS0_Pfiii";
 static struct ps_cupti_conv *conv_new(struct sink *s)
 {
     struct ps_cupti_conv *c = NULL;
-    CHECK(ps_cupti_conv_new(sink_emit, s, fake_cbname, 0, &c) == 0);
+    CHECK(ps_cupti_conv_new(sink_emit, s, fake_cbname, &c) == 0);
     return c;
 }
 
@@ -116,7 +116,7 @@ static void case_memcpy(void)
     m.flags = CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC;
     m.bytes = 67108864;
     m.start = 5000, m.end = 9000;
-    m.deviceId = 0, m.contextId = 1, m.streamId = 7, m.correlationId = 99;
+    m.deviceId = 0, m.contextId = 1, m.streamId = 7, m.correlationId = 99, m.runtimeCorrelationId = 98;
     m.graphNodeId = 11, m.graphId = 12, m.copyCount = 0;    /* 0 from an older driver means one copy */
     CHECK(ps_cupti_conv_record(c, (CUpti_Activity *)&m) == 0);
     const struct ps_wire_gpu_memcpy *w = sink_find(&s, PS_WIRE_GPU_MEMCPY, 0);
@@ -129,7 +129,9 @@ static void case_memcpy(void)
     CHECK_EQ(w->src_kind, 1);   /* CUPTI numbering on the wire; the collector maps it */
     CHECK_EQ(w->dst_kind, 3);
     CHECK_EQ(w->cupti_flags, 1);
-    CHECK_EQ(w->stream_id, 7); CHECK_EQ(w->correlation_id, 99); CHECK_EQ(w->context_id, 1);
+    CHECK_EQ(w->stream_id, 7); CHECK_EQ(w->context_id, 1);
+    CHECK_EQ(w->correlation_id, 99);            /* the driver API record's */
+    CHECK_EQ(w->runtime_correlation_id, 98);    /* the runtime API record's (cupti_activity.h, Memcpy6) */
     CHECK_EQ(w->src_device_id, PS_WIRE_GPU_NONE);
     CHECK_EQ(w->graph_node_id, 11); CHECK_EQ(w->graph_id, 12);
 
@@ -297,12 +299,13 @@ static void case_zero_timestamps(void)
 }
 
 /* A whole buffer through the iterator; an unknown kind in the middle is counted and skipped, an
- * invalid (incomplete) record ends the buffer. The clock offset shifts every timestamp. */
+ * invalid (incomplete) record ends the buffer. One clock pair shifts every timestamp. */
 static void case_buffer(void)
 {
     static struct sink s;
     struct ps_cupti_conv *c = NULL;
-    CHECK(ps_cupti_conv_new(sink_emit, &s, fake_cbname, -1000, &c) == 0);
+    CHECK(ps_cupti_conv_new(sink_emit, &s, fake_cbname, &c) == 0);
+    ps_cupti_conv_clock_pair(c, 0, 1000);     /* CLOCK_MONOTONIC 0 = CUPTI 1000: every time 1000 ns earlier */
     static uint8_t buf[4096] __attribute__((aligned(8)));
     size_t valid = 0;
     CUpti_ActivityKernel10 k = kernel(5000, 6000, gemm, 1);
@@ -343,12 +346,93 @@ static void case_buffer(void)
     ps_cupti_conv_free(c);
 }
 
+/* cudaEventQuery / cudaStreamQuery on unfinished work come back as sync records with CUDA_ERROR_NOT_READY (600):
+ * polling, not waiting: counted, not written. A completed query (0) and a real wait are written. */
+static void case_sync_not_ready(void)
+{
+    static struct sink s;
+    struct ps_cupti_conv *c = conv_new(&s);
+    CUpti_ActivitySynchronization2 y;
+    memset(&y, 0, sizeof y);
+    y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+    y.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE;
+    y.start = 100, y.end = 103, y.contextId = 1, y.streamId = 7, y.cudaEventId = 5;
+    for (uint32_t i = 0; i < 5; i++) {         /* five polls of an unfinished event */
+        y.correlationId = 10 + i, y.returnValue = 600;
+        CHECK(ps_cupti_conv_record(c, (CUpti_Activity *)&y) == 0);
+    }
+    y.correlationId = 20, y.returnValue = 0;   /* the poll that found it done */
+    CHECK(ps_cupti_conv_record(c, (CUpti_Activity *)&y) == 0);
+    y.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, y.correlationId = 21, y.end = 5000;
+    CHECK(ps_cupti_conv_record(c, (CUpti_Activity *)&y) == 0);
+    CHECK_EQ(sink_count(&s, PS_WIRE_GPU_SYNC), 2);
+    CHECK_EQ(((const struct ps_wire_gpu_sync *)sink_find(&s, PS_WIRE_GPU_SYNC, 0))->correlation_id, 20);
+    struct ps_wire_gpu_drops d;
+    ps_cupti_conv_drops(c, &d);
+    CHECK_EQ(d.sync_not_ready, 5);
+    CHECK_EQ(d.zero_timestamp, 0);
+    ps_cupti_conv_free(c);
+}
+
+/* The ring refuses a name's string record (full): the name is sent again, with the same id, by the next record
+ * that uses it, so that record and the earlier one both get their name (kernel and API names alike). */
+static void case_dropped_name_resent(void)
+{
+    static struct sink s;
+    struct ps_cupti_conv *c = conv_new(&s);
+    CUpti_ActivityKernel10 a = kernel(10, 20, gemm, 1), b = kernel(30, 40, gemm, 2), d = kernel(50, 60, gemm, 3);
+    CUpti_ActivityAPI api;
+    memset(&api, 0, sizeof api);
+    api.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+    api.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+    api.start = 5, api.end = 8, api.correlationId = 1;
+    s.refuse = 1;
+    CHECK(ps_cupti_conv_record(c, (CUpti_Activity *)&a) == 0);
+    CHECK(ps_cupti_conv_record(c, (CUpti_Activity *)&api) == 0);
+    s.refuse = 0;
+    CHECK_EQ(s.n, 0);
+    CHECK(ps_cupti_conv_record(c, (CUpti_Activity *)&b) == 0);
+    CHECK(ps_cupti_conv_record(c, (CUpti_Activity *)&d) == 0);
+    api.correlationId = 2;
+    CHECK(ps_cupti_conv_record(c, (CUpti_Activity *)&api) == 0);
+    CHECK_EQ(sink_count(&s, PS_WIRE_GPU_STRING), 2);     /* each name once more, then never again */
+    const struct ps_wire_gpu_kernel *kb = sink_find(&s, PS_WIRE_GPU_KERNEL, 0), *kd = sink_find(&s, PS_WIRE_GPU_KERNEL, 1);
+    CHECK(kb && kd && kb->name_id == kd->name_id);
+    CHECK(sink_string(&s, kb->name_id) && !strcmp(sink_string(&s, kb->name_id), gemm));
+    const struct ps_wire_gpu_api *wa = sink_find(&s, PS_WIRE_GPU_API, 0);
+    CHECK(wa && sink_string(&s, wa->name_id) && !strcmp(sink_string(&s, wa->name_id), "cudaLaunchKernel_v7000"));
+    struct ps_wire_gpu_drops dr;
+    ps_cupti_conv_drops(c, &dr);
+    CHECK_EQ(dr.ring_full, 4);      /* string + kernel, string + API record */
+    ps_cupti_conv_free(c);
+}
+
+/* Clock pairs: CUPTI's clock is 1 s ahead at the first pair and 1.0001 s ahead one CUPTI second later (100 ppm
+ * fast): the offset moves linearly between the pairs and goes on moving past the last. Hand calculation beside
+ * each check. */
+static void case_clock_pairs(void)
+{
+    static struct sink s;
+    struct ps_cupti_conv *c = conv_new(&s);
+    CHECK_EQ(ps_cupti_conv_map_time(c, 5000), 5000);                       /* no pair: as CUPTI gives it */
+    ps_cupti_conv_clock_pair(c, 10000000000ll, 11000000000ll);
+    CHECK_EQ(ps_cupti_conv_map_time(c, 11000000500ull), 10000000500ll);    /* one pair: offset -1 s */
+    ps_cupti_conv_clock_pair(c, 10999900000ll, 12000000000ll);
+    /* 0.5 CUPTI s after the first pair: offset -1 s - 50 us -> 11.5 s - 1.00005 s */
+    CHECK_EQ(ps_cupti_conv_map_time(c, 11500000000ull), 10499950000ll);
+    /* 2 CUPTI s after the first pair (1 s past the last): offset -1 s - 200 us -> 13 s - 1.0002 s */
+    CHECK_EQ(ps_cupti_conv_map_time(c, 13000000000ull), 11999800000ll);
+    ps_cupti_conv_free(c);
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
         { "kernel", case_kernel }, { "kernel_names_once", case_kernel_names_once }, { "memcpy", case_memcpy },
         { "memset_sync", case_memset_sync }, { "api", case_api }, { "device", case_device },
         { "zero_timestamps", case_zero_timestamps }, { "buffer", case_buffer },
+        { "sync_not_ready", case_sync_not_ready }, { "dropped_name_resent", case_dropped_name_resent },
+        { "clock_pairs", case_clock_pairs },
     };
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
         if (!strcmp(argv[1], cases[i].name)) {

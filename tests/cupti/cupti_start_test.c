@@ -1,7 +1,10 @@
 /* probe/cupti_capture.c driven through a fake CUPTI function table: start-up order, the buffer callbacks CUPTI
- * would call, the memory cap, another subscriber, a forked child, the clock fallback, the real loader.
+ * would call, the memory cap, another subscriber, a forked child, the clock on each CUPTI version, the flush
+ * thread and SIGTERM, the version gate, unsubscribing after a failure, the real loader.
  * Usage: cupti_start_test CASE (one ctest per case, each in a fresh process: collection is per process). */
+#include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +34,7 @@ static CUpti_ActivityKernel10 kernel(uint64_t start, uint64_t end)
 
 static void case_active(void)
 {
+    f.version = 130100;     /* CUDA 13.1: the timestamp callback is fixed */
     CHECK(ps_cupti_start(&fake_api, &test_sink) == 0);
     CHECK(ps_cupti_start(&fake_api, &test_sink) == 0);       /* idempotent: one subscription */
     CHECK_EQ(f.subscribes, 1);
@@ -46,9 +50,18 @@ static void case_active(void)
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         CHECK(f.kinds_mask & (1ull << want[i]));
+    /* Devices and contexts created before the probe (CUDA initialised first) are dumped, not lost. */
+    CHECK_EQ(f.dumped_mask, (1ull << CUPTI_ACTIVITY_KIND_DEVICE) | (1ull << CUPTI_ACTIVITY_KIND_CONTEXT));
+    /* Queries on unfinished work are not synchronisations; cudaGetDevice & co. are noise (Kineto's list). Set
+     * after the kinds: enabling RUNTIME/DRIVER later would reset them (cupti_activity.h). */
+    CHECK_EQ(f.all_sync_records, 0);
+    CHECK(f.runtime_off & (1ull << CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020));
+    CHECK(f.cuCtxGetCurrent_off && f.cuKernelGetAttribute_off && f.cuDevicePrimaryCtxGetState_off);
+    CHECK(!(f.runtime_off & (1ull << CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020)));
+    CHECK(f.api_filter_seq > f.last_enable_seq);
     CHECK_EQ(f.callbacks_enabled, 1);
-    CHECK_EQ(f.period_ms, PS_CUPTI_FLUSH_PERIOD_MS);
     CHECK(status(0) && status(0)->state == PS_CUDA_CUPTI_ACTIVE);
+    CHECK(strstr((const char *)(status(0) + 1), "CLOCK_MONOTONIC callback"));
     CHECK_EQ(f.logs, 1);
 
     /* CUPTI asks for a buffer, fills it, hands it back on its worker thread. */
@@ -107,6 +120,8 @@ static void case_busy(void)
     CHECK_EQ(f.flushes, 0);
 }
 
+static void program_sigterm(int sig) { (void)sig; }
+
 /* A forked child never calls CUPTI: every fake function aborts there. */
 static void case_fork(void)
 {
@@ -129,6 +144,25 @@ static void case_fork(void)
     CHECK_EQ(WEXITSTATUS(st), 0);
     f.completed(NULL, 0, buf, size, valid);
     CHECK_EQ(sink_count(&s, PS_WIRE_GPU_KERNEL), 1);
+
+    /* SIGTERM in a child: the default action where the probe's handler was (no flush thread there), the program's
+     * own handler where the program set one after the probe. */
+    struct sigaction cur;
+    CHECK(sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler != SIG_DFL);    /* the probe's */
+    for (int own = 0; own < 2; own++) {
+        if (own)
+            CHECK(signal(SIGTERM, program_sigterm) != SIG_ERR);
+        pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+            struct sigaction c;
+            sigaction(SIGTERM, NULL, &c);
+            _exit(c.sa_handler == (own ? program_sigterm : SIG_DFL) ? 0 : 5);
+        }
+        CHECK(waitpid(pid, &st, 0) == pid);
+        CHECK(WIFEXITED(st));
+        CHECK_EQ(WEXITSTATUS(st), 0);
+    }
     ps_cupti_flush_at_exit();
     CHECK_EQ(f.forced_flushes, 1);
 }
@@ -166,9 +200,56 @@ static void case_version(void)
     CHECK(strstr((const char *)(status(0) + 1), "PERFSCOPE_CUPTI_PATH"));
 }
 
-/* CUPTI refuses the timestamp callback: its clock is shifted onto CLOCK_MONOTONIC. */
+/* The last 13.x whose layouts were checked (13.4) is read; the next (13.5) is refused with one line. */
+static void case_version_last_known(void)
+{
+    f.version = 130499;
+    CHECK(ps_cupti_start(&fake_api, &test_sink) == 0);
+}
+
+static void case_version_unknown(void)
+{
+    f.version = 130500;
+    CHECK(ps_cupti_start(&fake_api, &test_sink) == -ENOTSUP);
+    CHECK_EQ(f.subscribes, 0);
+    CHECK_EQ(sink_count(&s, PS_WIRE_CUDA_STATUS), 1);
+    CHECK_EQ(status(0)->state, PS_CUDA_CUPTI_UNAVAILABLE);
+    const char *msg = (const char *)(status(0) + 1);
+    CHECK(strstr(msg, "130500") && strstr(msg, "13.0 to 13.4") && strstr(msg, "NVTX ranges are still recorded"));
+}
+
+/* CUPTI 13.0: the timestamp callback loses kernel times (fixed in 13.1), so it is never registered; CUPTI's clock
+ * (here 1000 s ahead and 500 ppm fast) is mapped with clock pairs, drift included. */
+static void case_clock_13_0(void)
+{
+    f.version = 130001;
+    f.cupti_clock_offset = 1000000000000ull;
+    f.cupti_clock_base = ps_monotonic_ns();
+    f.cupti_clock_ppm = 500;
+    CHECK(ps_cupti_start(&fake_api, &test_sink) == 0);
+    CHECK_EQ(f.ts_seq, 0);          /* never registered */
+    CHECK(strstr((const char *)(status(0) + 1), "clock pairs"));
+    usleep(1100000);
+    ps_cupti_periodic_flush();      /* a pair 1.1 s later: CUPTI gained 550 us */
+    int64_t at = ps_monotonic_ns() - 50000000;   /* a kernel 50 ms ago, 5 us long on CUPTI's clock */
+    CUpti_ActivityKernel10 k = kernel(fake_cupti_clock(at), fake_cupti_clock(at) + 5000);
+    fake_hold(&k);
+    ps_cupti_periodic_flush();
+    const struct ps_wire_gpu_kernel *w = sink_find(&s, PS_WIRE_GPU_KERNEL, 0);
+    CHECK(w);
+    long long err = (long long)w->start_ns - (long long)at;
+    /* Without the drift the error would be 525 us (500 ppm of 1.05 s); with it, pair-reading jitter only. */
+    if (err < -20000 || err > 20000) {
+        fprintf(stderr, "kernel start off by %lld ns\n", err);
+        exit(1);
+    }
+    ps_cupti_flush_at_exit();
+}
+
+/* CUPTI 13.2 refuses the timestamp callback: its clock is shifted onto CLOCK_MONOTONIC. */
 static void case_clock_fallback(void)
 {
+    f.version = 130200;
     f.ts_fails = 1;
     f.cupti_clock_offset = 1000000000000ull;   /* CUPTI's clock 1000 s ahead (as CLOCK_REALTIME would be) */
     CHECK(ps_cupti_start(&fake_api, &test_sink) == 0);
@@ -185,13 +266,100 @@ static void case_clock_fallback(void)
     CHECK_EQ(w->end_ns - w->start_ns, 500);
 }
 
-/* The real loader: the toolkit's libcupti.so.13 resolves every function; a library that is not CUPTI
- * gives a reason. Skips (77) where no libcupti is installed. */
+/* The flush thread streams: a partly filled buffer CUPTI holds (its periodic flush would return only full ones)
+ * reaches the ring within a flush period or two, long before any exit flush. */
+static void case_periodic_flush(void)
+{
+    f.version = 130100;
+    CHECK(ps_cupti_start(&fake_api, &test_sink) == 0);
+    CUpti_ActivityKernel10 k = kernel(1000, 2000);
+    fake_hold(&k);
+    int64_t t0 = ps_monotonic_ns();
+    while (!sink_find(&s, PS_WIRE_GPU_KERNEL, 0) && ps_monotonic_ns() - t0 < 3000000000ll)
+        usleep(10000);
+    CHECK(sink_find(&s, PS_WIRE_GPU_KERNEL, 0));
+    CHECK_EQ(f.forced_flushes, 0);
+    CHECK(f.flushes >= 1);
+    ps_cupti_flush_at_exit();       /* stops and joins the thread, then the forced flush */
+    CHECK_EQ(f.forced_flushes, 1);
+    int flushes = f.flushes;
+    usleep(700000);
+    CHECK_EQ(f.flushes, flushes);   /* no tick after the exit flush */
+}
+
+/* SIGTERM from a launcher: the records still in CUPTI (an incomplete buffer: only a forced flush returns it) reach
+ * the ring, then SIGTERM kills the process as it would have. The process under test is a child; its records
+ * come back through a pipe. */
+static int pipe_fd = -1;
+static int pipe_emit(void *ctx, const struct ps_wire_hdr *rec)
+{
+    (void)ctx;
+    uint16_t type = rec->type;
+    return write(pipe_fd, &type, sizeof type) == sizeof type ? 0 : -1;
+}
+
+static void case_sigterm(void)
+{
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        parent = getpid();
+        pipe_fd = fds[1];
+        static const struct ps_cupti_sink pipe_sink = { pipe_emit, NULL, NULL };
+        f.version = 130100;
+        if (ps_cupti_start(&fake_api, &pipe_sink) != 0)
+            _exit(3);
+        CUpti_ActivityKernel10 k = kernel(1000, 2000);
+        f.held_incomplete = 1;
+        fake_hold(&k);
+        uint16_t ready = 0;
+        if (write(pipe_fd, &ready, sizeof ready) != sizeof ready)
+            _exit(4);
+        for (;;)
+            pause();
+    }
+    close(fds[1]);
+    uint16_t type = 1;
+    CHECK(read(fds[0], &type, sizeof type) == sizeof type);
+    while (type != 0)       /* the status record, then the ready mark */
+        CHECK(read(fds[0], &type, sizeof type) == sizeof type);
+    CHECK(kill(pid, SIGTERM) == 0);
+    int kernels = 0, drops = 0;
+    while (read(fds[0], &type, sizeof type) == sizeof type) {
+        kernels += type == PS_WIRE_GPU_KERNEL;
+        drops += type == PS_WIRE_GPU_DROPS;
+    }
+    int st = 0;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+    CHECK_EQ(kernels, 1);
+    CHECK(drops >= 1);      /* the final loss counters */
+}
+
+/* CUPTI fails after the subscription: perfscope gives the subscription back (another tool may want CUPTI). */
+static void case_unsubscribe_on_failure(void)
+{
+    f.fail_register = 1;
+    CHECK(ps_cupti_start(&fake_api, &test_sink) == -EIO);
+    CHECK_EQ(f.subscribes, 1);
+    CHECK_EQ(f.unsubscribes, 1);
+    CHECK_EQ(status(0)->state, PS_CUDA_CUPTI_UNAVAILABLE);
+    ps_cupti_flush_at_exit();
+    CHECK_EQ(f.flushes, 0);
+}
+
+/* The real loader: a library that is not CUPTI gives a reason; the toolkit's libcupti.so.13 resolves every
+ * function. Skips (77) where no libcupti is installed. */
 static void case_load(void)
 {
     struct ps_cupti_api api;
-    char why[512];
-    int rc = ps_cupti_load(getenv(PS_ENV_CUPTI_PATH), &api, why, sizeof why);
+    char why[768];
+    int rc = ps_cupti_load("libm.so.6", &api, why, sizeof why);     /* before any libcupti is in the process */
+    CHECK(rc == -ENOSYS && strstr(why, "cuptiGetVersion"));
+    rc = ps_cupti_load(getenv(PS_ENV_CUPTI_PATH), &api, why, sizeof why);
     if (rc == -ENOENT) {
         fprintf(stderr, "skip: %s\n", why);
         exit(77);
@@ -199,10 +367,25 @@ static void case_load(void)
     CHECK(rc == 0);
     uint32_t v = 0;
     CHECK(api.get_version(&v) == CUPTI_SUCCESS && v >= 130000);
-    rc = ps_cupti_load("libm.so.6", &api, why, sizeof why);
-    CHECK(rc == -ENOSYS && strstr(why, "cuptiGetVersion"));
     rc = ps_cupti_load("/nonexistent/libcupti.so", &api, why, sizeof why);
-    CHECK(rc == 0);     /* falls back to libcupti.so.13 */
+    CHECK(rc == 0);     /* the one already loaded */
+    CHECK(strstr(api.origin, "already loaded by the program"));
+}
+
+/* PyTorch's process: `import torch` has loaded the wheel's libcupti.so.13 (here a stand-in with that soname).
+ * The probe uses that one, even with PERFSCOPE_CUPTI_PATH naming another copy: never two CUPTIs in a process. */
+static void case_load_loaded(void)
+{
+    const char *torch_copy = getenv("FAKE_LIBCUPTI13"), *other = getenv("FAKE_LIBCUPTI_OTHER");
+    CHECK(torch_copy && other);
+    void *h = dlopen(torch_copy, RTLD_NOW | RTLD_GLOBAL);
+    CHECK(h);
+    struct ps_cupti_api api;
+    char why[768];
+    CHECK(ps_cupti_load(other, &api, why, sizeof why) == 0);
+    CHECK((void *)api.get_version == dlsym(h, "cuptiGetVersion"));
+    CHECK((void *)api.flush_all == dlsym(h, "cuptiActivityFlushAll"));
+    CHECK(strstr(api.origin, "already loaded by the program") && strstr(api.origin, torch_copy));
 }
 
 int main(int argc, char **argv)
@@ -210,6 +393,9 @@ int main(int argc, char **argv)
     static const struct { const char *name; void (*fn)(void); } cases[] = {
         { "active", case_active }, { "busy", case_busy }, { "fork", case_fork }, { "cap", case_cap },
         { "version", case_version }, { "clock_fallback", case_clock_fallback }, { "load", case_load },
+        { "version_last_known", case_version_last_known }, { "version_unknown", case_version_unknown },
+        { "clock_13_0", case_clock_13_0 }, { "periodic_flush", case_periodic_flush }, { "sigterm", case_sigterm },
+        { "unsubscribe", case_unsubscribe_on_failure }, { "load_loaded", case_load_loaded },
     };
     parent = getpid();
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -114,6 +115,7 @@ static void case_rows(void)
 {
     ring_setup();
     struct ps_cupti_sink sink = { ring_emit, &lane, NULL };
+    f.version = 130100;     /* the CLOCK_MONOTONIC callback: times as written */
     CHECK(ps_cupti_start(&fake_api, &sink) == 0);
     uint8_t *buf = NULL;
     size_t size = 0, max = 0, valid = 0;
@@ -297,6 +299,71 @@ static void case_late_name(void)
     cleanup(db);
 }
 
+static void emit_device(struct ps_ring_wlane *w, uint32_t ordinal, uint8_t uuid0)
+{
+    struct { struct ps_wire_gpu_device d; char name[16]; } dev;
+    memset(&dev, 0, sizeof dev);
+    dev.d.h.size = sizeof dev, dev.d.h.type = PS_WIRE_GPU_DEVICE;
+    dev.d.id = ordinal, dev.d.sm_count = 132, dev.d.name_len = 12;
+    dev.d.uuid[0] = uuid0, dev.d.uuid[15] = 0x77;
+    memcpy(dev.name, "NVIDIA H200", 12);
+    CHECK(ring_emit(w, &dev.d.h) == 0);
+}
+
+/* GPUs by UUID, not by CUDA ordinal: this process sees GPU A as device 0 (reported twice: dumped at start and
+ * emitted at initialisation); a child with another CUDA_VISIBLE_DEVICES order sees GPU B as 0 and A as 1.
+ * Expected (hand-derived): two TARGET_INFO_GPU rows, A id 0 (first seen as 0), B id 1 (0 is A's); three
+ * TARGET_INFO_CUDA_DEVICE rows mapping (pid, ordinal) to those ids. And a copy joins its runtime call. */
+static void case_devices_and_copies(void)
+{
+    ring_setup();
+    emit_device(&lane, 0, 0xaa);
+    emit_device(&lane, 0, 0xaa);
+    uint64_t t0 = (uint64_t)origin;
+    struct ps_wire_gpu_memcpy m = { .h = { sizeof m, PS_WIRE_GPU_MEMCPY, 0 }, .start_ns = t0 + 1000,
+                                    .end_ns = t0 + 2000, .bytes = 4096, .copy_count = 1, .stream_id = 7,
+                                    .correlation_id = 60, .runtime_correlation_id = 61, .copy_kind = 1,
+                                    .src_kind = 2, .dst_kind = 3, .src_device_id = PS_WIRE_GPU_NONE,
+                                    .src_context_id = PS_WIRE_GPU_NONE, .dst_device_id = PS_WIRE_GPU_NONE,
+                                    .dst_context_id = PS_WIRE_GPU_NONE };
+    CHECK(ring_emit(&lane, &m.h) == 0);
+    m.correlation_id = 70, m.runtime_correlation_id = 0;      /* cuMemcpyHtoD called directly: driver id only */
+    CHECK(ring_emit(&lane, &m.h) == 0);
+    pid_t child = fork();
+    CHECK(child >= 0);
+    if (child == 0) {
+        struct ps_ring *r = NULL;
+        struct ps_ring_wlane w;
+        memset(&w, 0, sizeof w);
+        if (ps_ring_create(dir, 8u << 20, PS_RING_FORCE_MONO, &r, NULL, 0) ||
+            ps_ring_lane_claim(r, (uint32_t)getpid(), &w))
+            _exit(2);
+        emit_device(&w, 0, 0xbb);
+        emit_device(&w, 1, 0xaa);
+        ps_ring_lane_release(&w);
+        ps_ring_free(r);
+        _exit(0);
+    }
+    int st = 0;
+    CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    sqlite3 *db = collect();
+    /* Which process's ring is read first decides which GPU keeps id 0: check what holds either way. */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM TARGET_INFO_GPU"), 2);
+    CHECK_EQ(q_int(db, "SELECT count(DISTINCT id) FROM TARGET_INFO_GPU WHERE id IN (0, 1)"), 2);
+    long long a = q_int(db, "SELECT id FROM TARGET_INFO_GPU WHERE uuid LIKE 'GPU-aa%%'");
+    long long b = q_int(db, "SELECT id FROM TARGET_INFO_GPU WHERE uuid LIKE 'GPU-bb%%'");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM TARGET_INFO_CUDA_DEVICE"), 3);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM TARGET_INFO_CUDA_DEVICE WHERE pid = %d", getpid()), 1);
+    CHECK_EQ(q_int(db, "SELECT gpuId FROM TARGET_INFO_CUDA_DEVICE WHERE pid = %d AND cudaId = 0", getpid()), a);
+    CHECK_EQ(q_int(db, "SELECT gpuId FROM TARGET_INFO_CUDA_DEVICE WHERE pid = %d AND cudaId = 1", child), a);
+    CHECK_EQ(q_int(db, "SELECT gpuId FROM TARGET_INFO_CUDA_DEVICE WHERE pid = %d AND cudaId = 0", child), b);
+    /* Memcpy6.correlationId is the driver call's id, runtimeCorrelationId the runtime call's (cupti_activity.h). */
+    CHECK_EQ(q_int(db, "SELECT correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY ORDER BY start, rowid LIMIT 1"), 61);
+    CHECK_EQ(q_int(db, "SELECT correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY ORDER BY start, rowid LIMIT 1 OFFSET 1"),
+             70);
+    cleanup(db);
+}
+
 /* nsys' shortName and memory-kind numbering (expected: notes/nsys-sqlite-schema.md §1.2, the nsys ENUM table). */
 static void case_names_and_kinds(void)
 {
@@ -324,6 +391,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
         { "rows", case_rows }, { "late_name", case_late_name }, { "names_and_kinds", case_names_and_kinds },
+        { "devices_and_copies", case_devices_and_copies },
     };
     parent = getpid();
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)

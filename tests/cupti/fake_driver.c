@@ -1,9 +1,14 @@
 /* Plays the CUDA driver's part on a machine without one: loads $CUDA_INJECTION64_PATH and calls its
  * InitializeInjection twice (as cuInit would, once), then records one NVTX range, so the test can check
- * what the probe does with the real libcupti and no driver. */
+ * what the probe does with the real libcupti and no driver. FAKE_DRIVER_EXIT=_exit: then works 1.5 s and ends
+ * with _exit(0), as a program killed or ending without atexit handlers would; FAKE_DRIVER_EXIT=sigterm: then
+ * gets a SIGTERM (as from a launcher) and waits for it to act. */
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <nvtx3/nvToolsExt.h>
 
@@ -20,5 +25,18 @@ int main(void)
     nvtxRangePushA("after_injection");
     nvtxRangePop();
     printf("init=%d again=%d\n", a, b);
+    const char *how = getenv("FAKE_DRIVER_EXIT");
+    if (how && !strcmp(how, "_exit")) {
+        fflush(stdout);
+        usleep(1500000);
+        _exit(a == 1 && b == 1 ? 0 : 1);
+    }
+    if (how && !strcmp(how, "sigterm")) {
+        fflush(stdout);
+        kill(getpid(), SIGTERM);
+        for (int i = 0; i < 50; i++)
+            usleep(100000);     /* the default action ends the process long before */
+        return 2;
+    }
     return a == 1 && b == 1 ? 0 : 1;
 }

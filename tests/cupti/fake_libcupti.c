@@ -1,9 +1,14 @@
 /* A stand-in libcupti for whole-process tests without a GPU: exports the CUPTI functions the probe dlsyms
- * (PERFSCOPE_CUPTI_PATH points here). On the forced flush it hands the probe one buffer of real CUDA 13.0
- * records (device, context, a kernel, an H2D copy, a runtime API call) timed just before the flush.
- * FAKE_CUPTI_BUSY=1: cuptiSubscribe_v2 answers CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (39). */
+ * (PERFSCOPE_CUPTI_PATH points here). On the first flush, default or forced (its records are complete), it hands
+ * the probe one buffer of real CUDA 13.0 records (device twice, as dumped and as emitted at initialisation; a
+ * context; a kernel and one without timestamps; an H2D copy with its driver and runtime correlation ids; the runtime API calls; a stream
+ * query on unfinished work) timed 1 ms before the flush. Its API version is 130001 (CUDA 13.0 Update 1), so the
+ * probe keeps its clock, which runs 5 s ahead of CLOCK_MONOTONIC, unless it registers a timestamp callback.
+ * FAKE_CUPTI_BUSY=1: cuptiSubscribe_v2 answers CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (39).
+ * FAKE_CUPTI_INCOMPLETE=1: the buffer holds an unfinished record, so only a forced flush returns it. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cupti.h>
@@ -13,6 +18,17 @@
 static CUpti_BuffersCallbackRequestFunc requested;
 static CUpti_BuffersCallbackCompleteFunc completed;
 static CUpti_TimestampCallbackFunc clock_cb;
+static int delivered;
+
+/* CUPTI's clock: the registered callback's, else CLOCK_MONOTONIC + 5 s. */
+static uint64_t fake_clock(void)
+{
+    struct timespec ts;
+    if (clock_cb)
+        return clock_cb();
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + 5000000000u;
+}
 
 static size_t rec_size(CUpti_ActivityKind k)
 {
@@ -21,7 +37,8 @@ static size_t rec_size(CUpti_ActivityKind k)
     case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
     case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
-    case CUPTI_ACTIVITY_KIND_RUNTIME: return sizeof(CUpti_ActivityAPI);
+    case CUPTI_ACTIVITY_KIND_RUNTIME: case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
     default: return 0;
     }
 }
@@ -48,6 +65,12 @@ EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *sub, CUpti_Callback
     return CUPTI_SUCCESS;
 }
 
+EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle s) { (void)s; return CUPTI_SUCCESS; }
+EXPORT CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind k) { (void)k; return CUPTI_SUCCESS; }
+EXPORT CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t e) { (void)e; return CUPTI_SUCCESS; }
+EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId c, uint8_t e) { (void)c, (void)e; return CUPTI_SUCCESS; }
+EXPORT CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId c, uint8_t e) { (void)c, (void)e; return CUPTI_SUCCESS; }
+
 EXPORT CUptiResult cuptiEnableCallback(uint32_t e, CUpti_SubscriberHandle s, CUpti_CallbackDomain d, CUpti_CallbackId c)
 {
     (void)e, (void)s, (void)d, (void)c;
@@ -57,7 +80,6 @@ EXPORT CUptiResult cuptiEnableCallback(uint32_t e, CUpti_SubscriberHandle s, CUp
 EXPORT CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc f) { clock_cb = f; return CUPTI_SUCCESS; }
 EXPORT CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType t) { (void)t; return CUPTI_SUCCESS; }
 EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind k) { (void)k; return CUPTI_SUCCESS; }
-EXPORT CUptiResult cuptiActivityFlushPeriod(uint32_t ms) { (void)ms; return CUPTI_SUCCESS; }
 EXPORT CUptiResult cuptiGetResultString(CUptiResult r, const char **s) { (void)r; *s = "fake"; return CUPTI_SUCCESS; }
 EXPORT CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext c, uint32_t s, size_t *d)
 {
@@ -68,7 +90,7 @@ EXPORT CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext c, uint32_t s, si
 
 EXPORT CUptiResult cuptiGetTimestamp(uint64_t *ns)
 {
-    *ns = clock_cb();
+    *ns = fake_clock();
     return CUPTI_SUCCESS;
 }
 
@@ -80,9 +102,14 @@ EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFu
 
 EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, const char **name)
 {
-    if (d != CUPTI_CB_DOMAIN_RUNTIME_API || cbid != CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
+    if (d == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
+        *name = "cudaLaunchKernel_v7000";
+    else if (d == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020)
+        *name = "cudaMemcpyAsync_v3020";
+    else if (d == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2)
+        *name = "cuMemcpyHtoDAsync_v2";
+    else
         return CUPTI_ERROR_INVALID_PARAMETER;
-    *name = "cudaLaunchKernel_v7000";
     return CUPTI_SUCCESS;
 }
 
@@ -95,20 +122,24 @@ EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buf, size_t valid, CUpti_
     return CUPTI_SUCCESS;
 }
 
-/* The forced flush at exit: one buffer, timed by the probe's own clock callback (as CUPTI would). */
+/* The first flush (the probe's periodic default flush, or the forced one at exit): one buffer, timed by CUPTI's
+ * clock (the probe's callback when it registered one). */
 EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
     uint8_t *buf = NULL;
     size_t size = 0, max = 0, valid = 0;
-    if (!(flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) || !requested || !clock_cb)
+    if (delivered || !requested || (getenv("FAKE_CUPTI_INCOMPLETE") && !(flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)))
         return CUPTI_SUCCESS;
     requested(&buf, &size, &max);
     if (!buf)
         return CUPTI_SUCCESS;
-    uint64_t now = clock_cb();
+    delivered = 1;
+    uint64_t now = fake_clock() - 1000000;
     CUpti_ActivityDevice5 dev = { .kind = CUPTI_ACTIVITY_KIND_DEVICE, .id = 0, .name = "Fake GPU",
                                   .numMultiprocessors = 132, .computeCapabilityMajor = 9 };
+    dev.uuid.bytes[0] = 0x5a;
     valid = append(buf, valid, &dev);
+    valid = append(buf, valid, &dev);       /* dumped by EnableAndDump and emitted at initialisation */
     CUpti_ActivityContext3 ctx = { .kind = CUPTI_ACTIVITY_KIND_CONTEXT, .contextId = 1, .deviceId = 0 };
     valid = append(buf, valid, &ctx);
     CUpti_ActivityAPI api = { .kind = CUPTI_ACTIVITY_KIND_RUNTIME,
@@ -123,12 +154,29 @@ EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
     k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
     k.name = "_Z10gemm_tiledPKfS0_Pfiii";
     valid = append(buf, valid, &k);
+    CUpti_ActivityKernel10 untimed = k;
+    untimed.start = untimed.end = 0, untimed.correlationId = 11;   /* "could not be collected": counted, left out */
+    valid = append(buf, valid, &untimed);
+    /* cudaMemcpyAsync (runtime, correlation 9) calling cuMemcpyHtoDAsync (driver, correlation 8). */
+    api.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, api.start = now - 350000, api.end = now - 340000;
+    api.correlationId = 9;
+    valid = append(buf, valid, &api);
+    CUpti_ActivityAPI drv = api;
+    drv.kind = CUPTI_ACTIVITY_KIND_DRIVER, drv.cbid = CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2;
+    drv.start = now - 348000, drv.end = now - 342000, drv.correlationId = 8;
+    valid = append(buf, valid, &drv);
     CUpti_ActivityMemcpy6 m = { .kind = CUPTI_ACTIVITY_KIND_MEMCPY, .copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
                                 .srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
                                 .dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, .bytes = 4096,
                                 .start = now - 300000, .end = now - 200000, .contextId = 1, .streamId = 7,
-                                .correlationId = 8, .copyCount = 1 };
+                                .correlationId = 8, .runtimeCorrelationId = 9, .copyCount = 1 };
     valid = append(buf, valid, &m);
+    CUpti_ActivitySynchronization2 q = { .kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+                                         .type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE,
+                                         .start = now - 150000, .end = now - 149000, .contextId = 1, .streamId = 7,
+                                         .correlationId = 10, .cudaEventId = 0xFFFFFFFFu,
+                                         .returnValue = 600 };      /* cudaStreamQuery: CUDA_ERROR_NOT_READY */
+    valid = append(buf, valid, &q);
     completed(NULL, 0, buf, size, valid);
     return CUPTI_SUCCESS;
 }

@@ -307,6 +307,17 @@ static void child_unbalanced(void)
     nvtxRangeEnd(id);
     nvtxRangePushA("ok");
     T->level[4] = nvtxRangePop();
+    /* ids no start returned, with the bit the probe sets on ranges it could not track (issue 11 #9) */
+    nvtxRangeEnd((nvtxRangeId_t)-1);
+    nvtxRangeEnd((1ull << 63) | 5);
+    /* a range that did not fit the open-range table (65536 slots): its end is no unbalanced end, but the same
+     * id with one check bit changed is */
+    nvtxRangeId_t untracked = 0;
+    for (int i = 0; i < 70000 && !(untracked >> 63); i++)
+        untracked = nvtxRangeStartA("fill");
+    T->flag[1] = (int)(untracked >> 63);
+    nvtxRangeEnd(untracked);
+    nvtxRangeEnd(untracked ^ (1ull << 50));
 }
 
 static void nvtx_records_unbalanced_pops_and_ends(void)
@@ -327,7 +338,9 @@ static void nvtx_records_unbalanced_pops_and_ends(void)
             pops++, dom_pops += d.ev[i].domain != 0;
     }
     CHECK(pops == 4 && dom_pops == 1, "%d unbalanced pops (%d in a domain), expected 4 (1)", pops, dom_pops);
-    CHECK(ends == 2, "%d unbalanced ends (unknown id, second end), expected 2", ends);
+    CHECK(T->flag[1], "70000 open start/end ranges all fitted the table");
+    CHECK(ends == 5, "%d unbalanced ends (unknown id, second end, -1, 1<<63|5, forged untracked id), expected 5",
+          ends);
     find1(&d, PS_WIRE_NVTX_STARTEND, "once");
     find1(&d, PS_WIRE_NVTX_RANGE, "ok");
     dump_free(&d);

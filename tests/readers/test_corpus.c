@@ -1,6 +1,8 @@
 /* Every fuzzer seed (fuzz/corpus/) and every saved fuzzer reproducer (tests/readers/regress/) goes
  * through ps_read_trace: it must either read, or fail with one line naming the file, never crash
- * (this test runs under ASan+UBSan in CI). Seeds are valid slices of real traces: they must read. */
+ * (this test runs under ASan+UBSan in CI). Seeds are valid slices of real traces: they must read; but seeds named
+ * hostile_* (fuzz/make_seeds.py: the shapes of issue 11, a view, text in a numeric column, "args": [1,2]) may fail,
+ * with the one-line message. */
 #include <dirent.h>
 #include <stdlib.h>
 
@@ -26,7 +28,7 @@ static int read_dir(const char *dir, int must_read)
             ps_model_free(m);
             continue;
         }
-        if (must_read) {
+        if (must_read && strncmp(e->d_name, "hostile_", 8) != 0) {
             fprintf(stderr, "seed %s does not read: %s\n", path, err);
             check_failures++;
         }
@@ -48,7 +50,7 @@ int main(int argc, char **argv)
     int seeds = read_dir(dir, 1);
     snprintf(dir, sizeof dir, "%s/sqlite", argv[1]);
     seeds += read_dir(dir, 1);
-    CHECK(seeds >= 8);                 /* 6 Kineto + 2 SQLite seeds are committed */
+    CHECK(seeds >= 21);                /* 6 Kineto + 2 SQLite slices of real traces, 7 + 6 hostile shapes */
     read_dir(argv[2], 0);
     return check_failures ? 1 : 0;
 }

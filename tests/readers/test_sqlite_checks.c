@@ -250,7 +250,7 @@ static int as_unprivileged(void (*fn)(void))
     return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
 }
 
-static const char *ro_complete, *ro_incomplete, *ro_delete;
+static const char *ro_complete, *ro_copy, *ro_live, *ro_delete;
 
 static void read_in_read_only_dir(void)
 {
@@ -264,28 +264,67 @@ static void read_in_read_only_dir(void)
     if (m)
         CHECK_EQ(m->gpu.n, 4);
     ps_model_free(m);
-    /* a recording that did not complete is not assumed whole: the message names the cause */
-    const char *err = tiny_read_err(ro_incomplete);
-    CHECK_CONTAINS(err, "inc.sqlite: cannot read it here: a WAL-mode trace needs a -shm file beside it");
+    /* the main file of a killed recording copied without its -wal (issue 11 #10): what it holds reads, as it
+     * would in a writable folder, and the model says the -wal is missing (the report warns) */
+    m = tiny_read(ro_copy);
+    if (m) {
+        CHECK_EQ(m->gpu.n, 4);
+        CHECK_STR(meta_value(m, "wal_file_missing"), "1");
+    }
+    ps_model_free(m);
+    /* a killed (or live) recording with its -wal: SQLite needs a -shm beside it; the message names the cause */
+    const char *err = tiny_read_err(ro_live);
+    CHECK_CONTAINS(err, "live.sqlite: cannot read it here: a WAL-mode trace needs a -shm file beside it");
     CHECK_CONTAINS(err, "still being recorded, or a copy of a live or killed recording");
-    CHECK(!exists(ro_complete, "-shm") && !exists(ro_incomplete, "-shm") && !exists(ro_delete, "-journal"));
+    CHECK(!exists(ro_complete, "-shm") && !exists(ro_copy, "-shm") && !exists(ro_copy, "-wal") &&
+          !exists(ro_live, "-shm") && !exists(ro_delete, "-journal"));
+}
+
+/* A recording killed after its last commit: WAL mode, the trace's rows in its -wal (no checkpoint), the -shm
+ * removed (it is rebuilt from the -wal). */
+static const char *make_killed_recording(const char *name, const char *sql)
+{
+    const char *path = tiny_path(name);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sqlite3 *db = NULL;
+        if (sqlite3_open(path, &db) != SQLITE_OK ||
+            sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0", NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_exec(db, base, NULL, NULL, NULL) != SQLITE_OK || sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+            _exit(1);
+        _exit(0);                     /* killed: no close, no checkpoint */
+    }
+    int st = 0;
+    char side[200];
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "%s: building the killed recording failed\n", path);
+        exit(1);
+    }
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+    return path;
 }
 
 static char ro_dir[128];
 
 static int wal_trace_in_read_only_dir(void)
 {
-    char *dir = ro_dir;
+    static const char meta_incomplete[] = "CREATE TABLE PERFSCOPE_META(name, value);"
+                                          "INSERT INTO PERFSCOPE_META VALUES ('recording_complete', '0');";
+    char *dir = ro_dir, cmd[400];
     snprintf(ro_dir, sizeof ro_dir, "%s/ro", tiny_dir);
     if (chmod(tiny_dir, 0755) != 0 || mkdir(dir, 0755) != 0) {
         perror(dir);
         return 1;
     }
     ro_complete = make_db("ro/complete.sqlite", "PRAGMA journal_mode=WAL", base, meta_complete);
-    ro_incomplete = make_db("ro/inc.sqlite", "PRAGMA journal_mode=WAL", base,
-                            "CREATE TABLE PERFSCOPE_META(name, value);"
-                            "INSERT INTO PERFSCOPE_META VALUES ('recording_complete', '0');");
+    ro_live = make_killed_recording("ro/live.sqlite", meta_incomplete);
+    ro_copy = make_db("ro/copy.sqlite", "PRAGMA journal_mode=WAL", base, meta_incomplete);
     ro_delete = make_db("ro/delete.sqlite", "PRAGMA journal_mode=DELETE", base, meta_complete);
+    tiny_path("ro/live.sqlite-wal");  /* removed by tiny_cleanup */
+    snprintf(cmd, sizeof cmd, "chmod 0644 %s/*", dir);
+    if (system(cmd) != 0)
+        return 1;
     chmod(dir, 0555);
     int rc = as_unprivileged(read_in_read_only_dir);
     chmod(dir, 0755);
