@@ -74,10 +74,14 @@ pytorch_inference_loop_gets_steps_from_fetches)
     # 20 fetches delimit 19 steps (the loop stops before a 21st fetch would end the 20th)
     expect steps "$(j 'len(r["steps"])')" 19
     expect "no optimizer" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE 'Optimizer.step#%' OR text = 'backward'")" 0
-    # each step starts where a fetch starts: the fetch of that step's batch
-    expect "steps starting at a fetch" "$(q "SELECT count(*) FROM NVTX_EVENTS s WHERE s.text LIKE 'ProfilerStep#%' AND
-            EXISTS (SELECT 1 FROM NVTX_EVENTS f WHERE f.text LIKE 'enumerate(DataLoader)#%' AND f.start BETWEEN s.start
-            AND s.start + 1000000)")" 19
+    # each step holds exactly one fetch start (its batch's, which it starts with) and lasts until the next fetch
+    expect "steps holding one fetch start" "$(q "SELECT count(*) FROM NVTX_EVENTS s WHERE s.text LIKE 'ProfilerStep#%' AND
+            (SELECT count(*) FROM NVTX_EVENTS f WHERE f.text LIKE 'enumerate(DataLoader)#%' AND f.start >= s.start
+             AND f.start < s.\"end\") = 1")" 19
+    # from the last step's start: its own fetch, and the 20th, which starts a step the loop never finishes
+    expect "fetches from the last step's start" "$(q "SELECT count(*) FROM NVTX_EVENTS f WHERE
+            f.text LIKE 'enumerate(DataLoader)#%' AND f.start >= (SELECT max(start) FROM NVTX_EVENTS
+            WHERE text LIKE 'ProfilerStep#%')")" 2
     ;;
 python_without_torch_is_unaffected)
     printf 'in\n' | "$py" "$progs/no_torch.py" a 'b c' >"$dir/bare.out" 2>"$dir/bare.err"
