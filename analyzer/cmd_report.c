@@ -19,10 +19,12 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: perfscope report FILE [--format text|json] [-o OUT] [--step-range RE] [--data-range RE]\n"
-            "                        [--copy-range RE] [--compat tb] [--top N] [--kernel-threshold X]\n"
-            "                        [--gap-threshold-ms MS] [--tiny-kernel-us US] [--all-steps]\n\n"
+            "                        [--copy-range RE] [--steps auto|off|infer] [--compat tb|tracelens] [--top N]\n"
+            "                        [--kernel-threshold X]"
+            " [--gap-threshold-ms MS] [--tiny-kernel-us US] [--all-steps]\n\n"
             "Where each training step's time goes, and what to change. FILE is a perfscope trace, an Nsight\n"
-            "Systems SQLite export or a PyTorch profiler (Kineto) JSON trace, plain or gzip.\n\n"
+            "Systems SQLite export or a PyTorch profiler JSON trace (Kineto, ROCm, or the legacy format of PyTorch\n"
+            "builds without Kineto), plain or gzip.\n\n"
             "  --format text|json     output format (default text; json is documented in docs/report.md)\n"
             "  -o, --output OUT       write the report to OUT instead of stdout (never the trace itself)\n"
             "  --step-range RE        step ranges (whole name, case-insensitive extended regex); default\n"
@@ -33,6 +35,9 @@ static void usage(FILE *out)
             "                         %s\n"
             "  --compat tb            find communication as the PyTorch TensorBoard plugin does (kernels linked\n"
             "                         to nccl:/gloo: host ops) instead of by NCCL/RCCL kernel names\n"
+            "  --compat tracelens     TraceLens' GPU timeline in its own float64 µs arithmetic (Kineto traces)\n"
+            "  --steps auto|off|infer without step ranges, find steps from the repeating kernel sequence (auto,\n"
+            "                         default), never (off), or even when step ranges exist (infer)\n"
             "  --top N                kernels listed (default 10; 0 lists all)\n"
             "  --kernel-threshold X   Kernel share from which a step is kernel-bound (default 0.8)\n"
             "  --gap-threshold-ms MS  GPU idle gaps reported as findings from this length (default 1)\n"
@@ -58,7 +63,8 @@ static int same_file(const char *path, const char *output)
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_FORMAT = 256, OPT_STEP, OPT_DATA, OPT_COPY, OPT_COMPAT, OPT_TOP, OPT_KTH, OPT_GAP, OPT_TINY, OPT_ALL };
+    enum { OPT_FORMAT = 256, OPT_STEP, OPT_DATA, OPT_COPY, OPT_COMPAT, OPT_TOP, OPT_KTH, OPT_GAP, OPT_TINY, OPT_ALL,
+           OPT_STEPS };
     static const struct option longopts[] = {
         { "format", required_argument, NULL, OPT_FORMAT },  { "output", required_argument, NULL, 'o' },
         { "step-range", required_argument, NULL, OPT_STEP }, { "data-range", required_argument, NULL, OPT_DATA },
@@ -66,6 +72,7 @@ int cmd_report(int argc, char **argv)
         { "top", required_argument, NULL, OPT_TOP },         { "kernel-threshold", required_argument, NULL, OPT_KTH },
         { "gap-threshold-ms", required_argument, NULL, OPT_GAP }, { "tiny-kernel-us", required_argument, NULL, OPT_TINY },
         { "all-steps", no_argument, NULL, OPT_ALL },  { "help", no_argument, NULL, 'h' },
+        { "steps", required_argument, NULL, OPT_STEPS },
         { NULL, 0, NULL, 0 },
     };
     struct ps_report_opts o;
@@ -109,12 +116,28 @@ int cmd_report(int argc, char **argv)
         case OPT_COPY:
             o.copy_re = optarg;
             break;
-        case OPT_COMPAT:
-            if (strcmp(optarg, "tb") != 0) {
-                fprintf(stderr, "perfscope report: unknown --compat '%s' (the only one is tb)\n", optarg);
+        case OPT_STEPS:
+            if (!strcmp(optarg, "auto")) {
+                o.steps_mode = PS_STEPS_AUTO;
+            } else if (!strcmp(optarg, "off")) {
+                o.steps_mode = PS_STEPS_OFF;
+            } else if (!strcmp(optarg, "infer")) {
+                o.steps_mode = PS_STEPS_INFER;
+            } else {
+                fprintf(stderr, "perfscope report: unknown --steps '%s' (use auto, off or infer)\n", optarg);
                 return 2;
             }
-            o.compat_tb = 1;
+            break;
+        case OPT_COMPAT:
+            if (strcmp(optarg, "tb") == 0) {
+                o.compat_tb = 1;
+            } else if (strcmp(optarg, "tracelens") == 0) {
+                o.compat_tracelens = 1;
+            } else {
+                fprintf(stderr, "perfscope report: unknown --compat '%s' (use tb or tracelens; give --compat twice "
+                                "for both)\n", optarg);
+                return 2;
+            }
             break;
         case OPT_TOP: {
             /* decimal digits only: no sign, hexadecimal, exponent or fraction */

@@ -20,11 +20,14 @@ static inline int ps_report_gpu_in_scope(const struct ps_report *r, const struct
 
 /* steps.c: find host step ranges, pick the process, compute tb step windows (DESIGN §4 Steps). */
 int ps_steps_find(struct ps_report *r, struct ps_names *names);
+/* steps_infer.c: steps from the period of the busiest stream's kernel sequence (DESIGN §4 Steps, no markers):
+ * replaces r->steps and sets r->steps_inferred, or leaves them and says why in r->steps_note. 0 or -ENOMEM. */
+int ps_steps_infer(struct ps_report *r);
 /* breakdown.c: priority breakdown, sync_ns, averages, tb GPU utilisation per device. */
 int ps_breakdown_compute(struct ps_report *r, struct ps_names *names);
 /* hta.c: temporal breakdown per device, idle breakdown per stream, comm-comp overlap. */
 int ps_hta_compute(struct ps_report *r, struct ps_names *names);
-/* tracelens.c: GPU timeline per device. */
+/* tracelens.c: TraceLens' GPU timeline (linked events, devices merged; recompute split), perfscope's per-device view. */
 int ps_tracelens_compute(struct ps_report *r, struct ps_names *names);
 /* summary.c: kernel and copy summaries, per-device totals. */
 int ps_summary_compute(struct ps_report *r);

@@ -83,6 +83,8 @@ static int gpu_role(const struct ps_report *r, struct ps_names *names, const str
         return PS_CAT_MEMSET;
     if (op->kind != PS_GPU_KERNEL)
         return -1;   /* synchronisation records: not a tb role */
+    if (!r->opts.compat_tb && (ps_names_flags(names, op->name) & PS_NAME_ROCM_COPY))
+        return PS_CAT_MEMCPY;   /* ROCm copies run as blit kernels (__amd_rocclr_copyBuffer): a copy, not compute */
     int comm;
     if (r->opts.compat_tb) {
         uint64_t ext = op->launch != PS_NONE ? m->api.v[op->launch].ext_id : 0;

@@ -18,7 +18,7 @@ static int hta_keep(const struct ps_report *r, const struct ps_gpu_op *op)
 {
     if (r->nsteps_host < 2)
         return 1;
-    int64_t last = r->m->ranges.v[r->steps[r->nsteps_host - 1].range].start_ns;   /* exact, even under --compat tb */
+    int64_t last = r->last_host_step_start_ns;   /* exact, even under --compat tb */
     return op->launch != PS_NONE && r->m->api.v[op->launch].start_ns < last;
 }
 

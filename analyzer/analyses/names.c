@@ -32,11 +32,13 @@ static const char hta_not_compute_re[] =
     "^nccl|Memcpy|Memset|dma|Sync|^Stream Wait Event|^cuda.*LaunchKernel|^runFunction|^hip|^job_exe|"
     "^packet|^pe_exe|^cpum_exe_subgraph|^hccl|^collective_subgraph_execution";
 /* Calls that return only when the device has caught up: explicit synchronisation and the synchronous
- * copy / memset forms (CUDA Runtime and Driver API names; CUPTI adds _vNNNN / _ptsz / _ptds suffixes). */
+ * copy / memset forms (CUDA Runtime and Driver API names, HIP runtime names: hipMemcpyWithStream is synchronous; CUPTI adds _vNNNN / _ptsz / _ptds suffixes). */
 static const char sync_api_re[] =
     "^(cuda(Device|Stream|Event|Thread)Synchronize|cu(Ctx|Stream|Event)Synchronize|"
     "cudaMemcpy(2D|3D|ToSymbol|FromSymbol|Peer|ToArray|FromArray)?|cudaMemset(2D|3D)?|"
-    "cuMemcpy(HtoD|DtoH|DtoD|HtoA|AtoH|2D|3D|Peer)?|cuMemsetD(8|16|32|2D8|2D16|2D32))"
+    "cuMemcpy(HtoD|DtoH|DtoD|HtoA|AtoH|2D|3D|Peer)?|cuMemsetD(8|16|32|2D8|2D16|2D32)|"
+    "hip(Device|Stream|Event)Synchronize|hipMemcpy(2D|3D|ToSymbol|FromSymbol|Peer|HtoD|DtoH|DtoD|WithStream)?|"
+    "hipMemset(2D|3D|D8|D16|D32)?)"
     "(_v[0-9]+)?(_pt(sz|ds))?(_v[0-9]+)?$";
 
 /* tb_plugin trace.py NcclOpNameSet / GlooOpNameSet. */
@@ -202,7 +204,11 @@ static unsigned classify(struct ps_names *n, const char *s)
     int user = classify_user(n, s);
     unsigned f = user < 0 ? 0 : (unsigned)user;   /* out of memory on a huge name: it matches no pattern */
     if (strcasestr(s, "nccl") || strcasestr(s, "rccl"))
-        f |= PS_NAME_NCCL;
+        f |= PS_NAME_NCCL | PS_NAME_TL_COMM;
+    if (strcasestr(s, "cross_device_reduce"))   /* vLLM / SGLang custom all-reduce: TraceLens' third pattern */
+        f |= PS_NAME_TL_COMM;
+    if (strncmp(s, "__amd_rocclr_copy", 17) == 0)   /* ROCclr's blit kernels (rocclr KernelBlitManager BlitName) */
+        f |= PS_NAME_ROCM_COPY;
     int hta_comm = regexec(&n->hta_comm, s, 0, NULL, 0) == 0;
     if (hta_comm)
         f |= PS_NAME_HTA_COMM;

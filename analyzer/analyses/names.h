@@ -18,6 +18,8 @@
 #define PS_NAME_TB_COMM_OP 0x40 /* tb NcclOpNameSet / GlooOpNameSet host op */
 #define PS_NAME_SYNC_API 0x80   /* a CUDA API call that blocks the host until the device catches up */
 #define PS_NAME_ASYNC_API 0x100 /* an API name containing "Async" */
+#define PS_NAME_TL_COMM 0x200   /* TraceLens' communication: contains nccl, rccl or cross_device_reduce, any case */
+#define PS_NAME_ROCM_COPY 0x400 /* a ROCm copy kernel (__amd_rocclr_copyBuffer, ...): a copy, not compute */
 
 struct ps_names;
 /* Compile the three patterns (NULL: default), anchored as ^(RE)$, REG_EXTENDED | REG_ICASE.

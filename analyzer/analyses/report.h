@@ -29,12 +29,16 @@ extern const char *const ps_bottleneck_name[];    /* "kernel", "data-loading", .
 struct ps_report_opts {
     const char *step_re, *data_re, *copy_re;   /* NULL: the defaults above */
     int compat_tb;             /* 1: tb's communication rule (kernels linked to nccl:/gloo: host ops) */
+    int steps_mode;            /* PS_STEPS_AUTO (default): steps from step ranges, else inferred (steps_infer.c);
+                                * PS_STEPS_OFF: never inferred; PS_STEPS_INFER: inferred even when step ranges exist */
+    int compat_tracelens;      /* 1: TraceLens' GPU timeline in its own float64 µs arithmetic (Kineto traces) */
     int top_n;                 /* kernels listed; default 10 */
     double kernel_threshold;   /* Kernel share at or above which a step is kernel-bound; default 0.8 */
     int64_t gap_ns;            /* GPU idle gaps reported as findings from this length; default 1 ms */
     int64_t tiny_kernel_ns;    /* kernels shorter than this count as tiny; default 10 µs */
     int all_steps;             /* text: list every step (default: at most ~20 rows) */
 };
+enum { PS_STEPS_AUTO, PS_STEPS_OFF, PS_STEPS_INFER };
 void ps_report_opts_default(struct ps_report_opts *o);
 
 /* ---- results ---- */
@@ -55,9 +59,23 @@ struct ps_device_stat {
     int64_t kernel_count, kernel_ns, memcpy_count, memcpy_bytes, memset_count;  /* all rows, no filter */
     /* HTA temporal breakdown (after HTA's last-step filter); span 0 when no GPU event survived */
     int64_t hta_span_ns, hta_idle_ns, hta_compute_ns, hta_non_compute_ns;
-    /* TraceLens GPU timeline (whole trace) */
+    /* perfscope's own per-device timeline with TraceLens' categories over EVERY GPU event of the device, linked or
+     * not, first to last (not TraceLens' number: that is ps_report.tl, linked events, devices merged) */
     int64_t tl_total_ns, tl_computation_ns, tl_exposed_comm_ns, tl_exposed_memcpy_ns, tl_idle_ns;
     double gpu_util;               /* tb: merged kernel time in [first step start, last step end] / that span */
+};
+
+/* TraceLens GPU timeline of one set of GPU events (kernels, copies, memsets linked to a launch in the trace), all
+ * devices merged; the four parts sum to total_ns. */
+enum ps_tl_set { PS_TL_ALL, PS_TL_NOT_RECOMPUTE, PS_TL_RECOMPUTE };
+struct ps_tl_row {
+    int set;                       /* enum ps_tl_set */
+    int64_t events;                /* GPU events in the set (0: the row's times are 0) */
+    int64_t total_ns, computation_ns, exposed_comm_ns, exposed_memcpy_ns, idle_ns;
+    /* --compat tracelens on a Kineto trace: TraceLens' own float64 values in ms, as its gpu_timeline.csv prints
+     * them (total, computation, exposed comm, exposed memcpy, idle); NAN otherwise. The *_ns fields are then
+     * these values rounded to the ns. */
+    double tracelens_ms[5];
 };
 
 struct ps_idle_stat {              /* HTA idle breakdown of one stream */
@@ -171,7 +189,14 @@ struct ps_report {
     size_t step_ranges_found;      /* host ranges matching --step-range, all processes and threads, before any rule */
     uint32_t step_thread;          /* index into model.threads of the thread whose steps are analysed; PS_NONE */
     size_t step_threads;           /* threads of the analysed process holding step ranges */
-    int whole_run;                 /* no step range: one window over the run */
+    int whole_run;                 /* no step range (and none inferred): one window over the run */
+    int64_t last_host_step_start_ns; /* start of the last host step range (HTA's last-step filter); nsteps_host > 0 */
+    int steps_inferred;            /* 1: the steps were inferred from the repeating kernel sequence (names PS_NONE) */
+    char steps_note[320];          /* how the steps were inferred, or why inference found none; "" when not tried */
+    int64_t infer_period_ops;      /* inferred: the period in GPU operations of the stream below */
+    double infer_match;            /* inferred: share of that stream's operations repeated one period later */
+    int32_t infer_device;
+    int64_t infer_stream;
     struct ps_step avg;            /* mean over steps (start/end unused; end_ns - start_ns = mean duration) */
     int64_t avg_dur_ns;
     enum ps_bottleneck bottleneck;
@@ -181,6 +206,12 @@ struct ps_report {
     size_t ndevs;
     struct ps_idle_stat *idle;
     size_t nidle;
+    struct ps_tl_row tl[3];        /* TraceLens: [0] every linked event; with recompute functions in the trace also
+                                    * [1] the events they did not launch and [2] those they did (ntl 3, else 1) */
+    size_t ntl;
+    int64_t tl_unlinked;           /* GPU events (kernels, copies, memsets) left out of tl: no launch linked */
+    int tl_by_flows;               /* 1: linked by ac2g flows (TraceLens' rule); 0: the trace has no flows, linked
+                                    * by correlation id to an API call in the trace */
     double comm_comp_overlap;      /* HTA, 0..1; NAN = null (no communication kernel) */
     struct ps_kernel_stat *kernels;    /* sorted by total_ns, descending */
     size_t nkernels;

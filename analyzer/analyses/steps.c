@@ -4,6 +4,7 @@
  * calls inside the host range; trailing steps without GPU work dropped, and the last step dropped when it
  * has fewer than 0.8x the previous step's GPU events. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "analyses/analyses.h"
@@ -235,10 +236,19 @@ int ps_steps_find(struct ps_report *r, struct ps_names *names)
         r->steps[0] = (struct ps_step){ .name = PS_NONE, .range = PS_NONE, .host_start_ns = r->run_start_ns,
                                         .host_end_ns = r->run_end_ns, .start_ns = r->run_start_ns,
                                         .end_ns = r->run_end_ns };
-        rc = 0;
+        if (!r->has_gpu && r->opts.steps_mode != PS_STEPS_OFF && m->ranges.n)
+            snprintf(r->steps_note, sizeof r->steps_note, "no steps inferred: the trace has no GPU operations, and "
+                     "steps are inferred from the repeating kernel sequence only");
+        rc = r->has_gpu && r->opts.steps_mode != PS_STEPS_OFF ? ps_steps_infer(r) : 0;
+        if (rc == 0 && r->steps_inferred)
+            rc = device_windows(r);
         goto out;
     }
+    r->last_host_step_start_ns = m->ranges.v[r->steps[r->nsteps - 1].range].start_ns;
     rc = r->has_gpu ? device_windows(r) : 0;
+    if (rc == 0 && r->has_gpu && r->opts.steps_mode == PS_STEPS_INFER &&
+        (rc = ps_steps_infer(r)) == 0 && r->steps_inferred)
+        rc = device_windows(r);   /* asked for: inferred steps replace the ranges' (to compare them) */
 out:
     free(idx);
     return rc;

@@ -176,6 +176,7 @@ void ps_model_free(struct ps_model *m)
     free(m->gpu.v);
     free(m->gpu_attrs.v);
     free(m->gpu_launch);
+    free(m->flow_linked);
     gpu_build_free(m);
     free(m->api.v);
     free(m->ranges.v);

@@ -156,6 +156,12 @@ struct ps_model {
                                      * process's last cumulative value */
     } samples;
     int correlation_global;         /* 1: correlation ids are unique file-wide (Kineto); 0: per process */
+    int has_flows;                  /* Kineto: the trace holds ac2g flow events (CPU launch -> GPU op arrows) */
+    uint64_t *flow_linked;          /* Kineto, sorted ascending: correlation ids with a complete ac2g flow (an 's'
+                                     * and an 'f' event with that id) whose 'f' lands on (pid, tid) of a GPU event
+                                     * with that correlation: TraceLens' link rule (trace_to_tree.py
+                                     * _find_corresponding_output_event). NULL when none; owned by the model */
+    size_t nflow_linked;
     struct ps_strpool *strings;
     struct ps_gpu_build *gpu_build; /* reader-time state (attribute index, correlation ids, process / thread /
                                      * stream / device lookup maps); freed by finish */
@@ -225,6 +231,20 @@ static inline struct ps_gpu_op ps_model_gpu(const struct ps_model *m, size_t i)
                             .copy_kind = a->copy_kind, .src_kind = a->src_kind, .dst_kind = a->dst_kind };
     op.correlation = op.launch != PS_NONE ? m->api.v[op.launch].correlation : 0;
     return op;
+}
+
+/* 1 when correlation id `corr` is in m->flow_linked (binary search), else 0. */
+static inline int ps_model_flow_linked(const struct ps_model *m, uint64_t corr)
+{
+    size_t lo = 0, hi = m->nflow_linked;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->flow_linked[mid] < corr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->nflow_linked && m->flow_linked[lo] == corr;
 }
 
 /* Give GPU op i new times (the order is not restored: callers keep it). Returns 0 or -ENOMEM. */

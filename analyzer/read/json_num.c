@@ -178,3 +178,14 @@ int ps_json_scan_bytes(struct ps_json_scan *st, const unsigned char *p, size_t n
         st->last = '"';
     return st->in_str || st->in_lit;
 }
+
+int ps_json_integer_text(const unsigned char *s, size_t len)
+{
+    size_t i = len > 1 && s[0] == '-';
+    if (len - i == 0 || len - i > 20)
+        return 0;
+    for (; i < len; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}

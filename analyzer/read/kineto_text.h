@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "model/model.h"
+#include "read/reader_impl.h"
 
 /* "Memcpy HtoD (Pageable -> Device)" / "Memset (Device)" (op->kind MEMCPY or MEMSET set): sets op->copy_kind,
  * src_kind, dst_kind from the name Kineto builds (libkineto memcpyKindString / memoryKindString; CUPTI's
@@ -55,5 +56,32 @@ int ps_json_scan_bytes(struct ps_json_scan *st, const unsigned char *p, size_t n
  * it (libyajl's own offset is the token's end, start or middle depending on the error). */
 long long ps_json_error_byte(const unsigned char *p, size_t n, size_t consumed, long long base, long long last_end,
                              const char *msg);
+
+/* ---- after the parse (kineto_flows.c) ---- */
+
+/* ac2g flows (`ph` 's' / 'f', cat "ac2g", id = the launch's correlation id) and the GPU events they may land on,
+ * collected while reading; ps_kflows_finish turns them into model.flow_linked (TraceLens' link rule, see
+ * model.h). Zero-initialise; each add returns 0 or -ENOMEM; ps_kflows_free releases. */
+struct ps_kflows {
+    struct ps_idmap starts;   /* flow id -> 0 ('s' seen) */
+    struct ps_idmap ends;     /* flow id -> place of the last 'f' with that id */
+    struct ps_idmap gpu;      /* correlation id -> place of the last GPU event with that id */
+    struct ps_idmap places;   /* pid << 32 | tid -> place number */
+    uint32_t nplaces;
+    int any;                  /* an ac2g flow event was seen */
+};
+int ps_kflows_flow(struct ps_kflows *f, int is_start, uint64_t id, uint32_t pid, uint32_t tid);
+int ps_kflows_gpu(struct ps_kflows *f, uint64_t corr, uint32_t pid, uint32_t tid);
+int ps_kflows_finish(struct ps_kflows *f, struct ps_model *m);   /* sets m->has_flows and m->flow_linked */
+void ps_kflows_free(struct ps_kflows *f);
+
+/* A process or thread name from an `M` event. */
+struct ps_kineto_named {
+    uint32_t pid, tid, name;
+};
+/* Apply `M` names to the processes and threads that exist (the last name given wins), through hash maps: linear
+ * in threads + names. 0 or -ENOMEM. */
+int ps_kineto_apply_names(struct ps_model *m, const struct ps_kineto_named *procs, size_t nprocs,
+                          const struct ps_kineto_named *threads, size_t nthreads);
 
 #endif

@@ -40,7 +40,7 @@ static const struct key_name key_names[] = {
     KN(R_TOP, K_DIST, "distributedInfo"),     KN(R_TOP, K_BASE_TIME, "baseTimeNanoseconds"),
     KN(R_EVENT, K_PH, "ph"),   KN(R_EVENT, K_CAT, "cat"), KN(R_EVENT, K_NAME, "name"),
     KN(R_EVENT, K_PID, "pid"), KN(R_EVENT, K_TID, "tid"), KN(R_EVENT, K_TS, "ts"),
-    KN(R_EVENT, K_DUR, "dur"), KN(R_EVENT, K_ARGS, "args"),
+    KN(R_EVENT, K_DUR, "dur"), KN(R_EVENT, K_ARGS, "args"), KN(R_EVENT, K_ID, "id"),
     KN(R_ARGS, K_CORR, "correlation"), KN(R_ARGS, K_EXT, "External id"), KN(R_ARGS, K_EXT, "external id"),
     KN(R_ARGS, K_STREAM, "stream"),    KN(R_ARGS, K_DEVICE, "device"),   KN(R_ARGS, K_BYTES, "bytes"),
     KN(R_ARGS, K_SYNC_KIND, "cuda_sync_kind"), KN(R_ARGS, K_NAME, "name"),
@@ -63,14 +63,10 @@ struct idval {
 struct event {
     char ph;
     struct buf cat, name, arg_name;
-    int has_cat, has_name, has_arg_name, has_ts, has_dur, has_corr, has_ext, has_stream, has_device, has_bytes;
+    int has_cat, has_name, has_arg_name, has_ts, has_dur, has_corr, has_ext, has_stream, has_device, has_bytes, has_id;
     struct idval pid, tid;
-    int64_t ts_ns, dur_ns, corr, ext, stream, device, bytes;
+    int64_t ts_ns, dur_ns, corr, ext, stream, device, bytes, id;
     int sync_kind;
-};
-
-struct named {
-    uint32_t pid, tid, name;
 };
 
 struct kctx {
@@ -97,7 +93,8 @@ struct kctx {
 
     struct ps_unplaced unplaced;
     long long ignored[PS_KINETO_N_IGNORED];   /* X events per ps_kineto_ignored_name entry */
-    struct named *proc_names, *thread_names;
+    struct ps_kineto_named *proc_names, *thread_names;
+    struct ps_kflows flows;
     size_t nproc_names, nthread_names, cap_proc_names, cap_thread_names;
     uint32_t last_thread_pid, last_thread_tid, last_thread;   /* one-entry lookup cache */
 };
@@ -183,11 +180,11 @@ static uint32_t thread_of(struct kctx *c, uint32_t pid, uint32_t tid)
     return c->last_thread;
 }
 
-static int add_named(struct named **v, size_t *n, size_t *cap, struct named item)
+static int add_named(struct ps_kineto_named **v, size_t *n, size_t *cap, struct ps_kineto_named item)
 {
     if (*n == *cap) {
         size_t ncap = *cap ? *cap * 2 : 32;
-        struct named *nv = realloc(*v, ncap * sizeof *nv);
+        struct ps_kineto_named *nv = realloc(*v, ncap * sizeof *nv);
         if (!nv)
             return -ENOMEM;
         *v = nv;
@@ -212,7 +209,7 @@ static int finish_meta_event(struct kctx *c)
     uint32_t name = ps_model_intern(c->m, e->arg_name.s, e->arg_name.n);
     if (name == PS_NONE)
         return -ENOMEM;
-    struct named item = { (uint32_t)e->pid.v, is_thread ? (uint32_t)e->tid.v : 0, name };
+    struct ps_kineto_named item = { (uint32_t)e->pid.v, is_thread ? (uint32_t)e->tid.v : 0, name };
     if (is_proc)
         return add_named(&c->proc_names, &c->nproc_names, &c->cap_proc_names, item);
     return add_named(&c->thread_names, &c->nthread_names, &c->cap_thread_names, item);
@@ -239,6 +236,9 @@ static int finish_gpu_event(struct kctx *c, enum ps_kineto_cat cat, int64_t star
         ps_kineto_parse_copy_name(e->name.s, &op);
     if (cat == PS_KCAT_SYNC)
         op.copy_kind = (uint8_t)e->sync_kind;
+    if (e->has_corr && e->pid.numeric && e->tid.numeric &&
+        ps_kflows_gpu(&c->flows, (uint64_t)e->corr, (uint32_t)e->pid.v, (uint32_t)e->tid.v) < 0)
+        return -ENOMEM;
     op.name = ps_model_intern(c->m, e->name.s, e->name.n);
     /* Correlation ids are file-global in Kineto traces: streams all belong to "process" 0. */
     op.stream = ps_model_stream(c->m, 0, (int32_t)device, stream);
@@ -250,7 +250,9 @@ static int finish_gpu_event(struct kctx *c, enum ps_kineto_cat cat, int64_t star
 static int finish_x_event(struct kctx *c)
 {
     struct event *e = &c->ev;
-    enum ps_kineto_cat cat = lookup_cat(e);
+    /* The legacy (pre-Kineto) profiler writes host ops only, without `cat`, under "pid": "CPU functions" */
+    int legacy = !e->has_cat;
+    enum ps_kineto_cat cat = legacy ? PS_KCAT_CPU_OP : lookup_cat(e);
     if (cat == PS_KCAT_TRACE)
         return 0;                    /* the profiler's own "PyTorch Profiler (0)" span */
     if (cat == PS_KCAT_UNKNOWN) {
@@ -284,11 +286,11 @@ static int finish_x_event(struct kctx *c)
                               .domain = PS_NONE, .kind = PS_RANGE_GPU_ANNOTATION };
         return r.name == PS_NONE ? -ENOMEM : ps_model_add_range(c->m, &r);
     }
-    if (!e->pid.numeric || !e->tid.numeric) {
+    if ((!e->pid.numeric && !legacy) || !e->tid.numeric) {
         unplaced_cat(c, "without numeric pid/tid");
         return 0;
     }
-    uint32_t thread = thread_of(c, (uint32_t)e->pid.v, (uint32_t)e->tid.v);
+    uint32_t thread = thread_of(c, e->pid.numeric ? (uint32_t)e->pid.v : 0, (uint32_t)e->tid.v);
     uint32_t name = ps_model_intern(c->m, e->name.s, e->name.n);
     if (thread == PS_NONE || name == PS_NONE)
         return -ENOMEM;
@@ -317,8 +319,14 @@ static int finish_event(struct kctx *c)
     case 'M':
         rc = finish_meta_event(c);
         break;
-    case 'i': case 'I': case 's': case 't': case 'f': case 'C':
-        break;                       /* instants, counters, flows: correlation args already link API -> GPU */
+    case 's': case 'f':              /* ac2g flows: TraceLens' CPU -> GPU links */
+        if (c->ev.has_cat && c->ev.has_id && strcmp(c->ev.cat.s, "ac2g") == 0 &&
+            (c->ev.ph == 's' || (c->ev.pid.numeric && c->ev.tid.numeric)))
+            rc = ps_kflows_flow(&c->flows, c->ev.ph == 's', (uint64_t)c->ev.id, (uint32_t)c->ev.pid.v,
+                                (uint32_t)c->ev.tid.v);
+        break;
+    case 'i': case 'I': case 't': case 'C':
+        break;                       /* instants, counters: nothing to place */
     case 0:
         count_unplaced(c, "event without ph");
         break;
@@ -377,6 +385,20 @@ static int number_field(struct kctx *c, enum key k, const char *s, size_t len, i
     return 1;
 }
 
+/* A number in `args` (also given as a string holding exactly an integer, as ROCm's tracer writes "bytes": "128"). */
+static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
+{
+    struct event *e = &c->ev;
+    switch (k) {
+    case K_CORR: e->has_corr = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->corr);
+    case K_EXT: e->has_ext = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->ext);
+    case K_STREAM: e->has_stream = 1; return number_field(c, k, s, len, INT64_MIN, INT64_MAX, &e->stream);
+    case K_DEVICE: e->has_device = 1; return number_field(c, k, s, len, 0, INT32_MAX, &e->device);
+    case K_BYTES: e->has_bytes = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->bytes);
+    default: return 1;
+    }
+}
+
 static int top_meta(struct kctx *c, const char *s, size_t len)
 {
     char key[80], *value = ps_nul_escape_dup(s, len);
@@ -419,19 +441,14 @@ static int cb_number(void *ctx, const char *s, size_t len)
                 return 0;
             id->set = id->numeric = 1;
             id->v = (int64_t)(uint32_t)id->v;
+        } else if (k == K_ID) {
+            e->has_id = ps_parse_int(s, len, &e->id) == 0 && e->id >= 0;   /* other ids: not a flow TraceLens links */
         } else if (k == K_PH || k == K_CAT || k == K_NAME) {
             return type_error(c, k, "a string");
         }
         return 1;
     case R_ARGS:
-        switch (k) {
-        case K_CORR: e->has_corr = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->corr);
-        case K_EXT: e->has_ext = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->ext);
-        case K_STREAM: e->has_stream = 1; return number_field(c, k, s, len, INT64_MIN, INT64_MAX, &e->stream);
-        case K_DEVICE: e->has_device = 1; return number_field(c, k, s, len, 0, INT32_MAX, &e->device);
-        case K_BYTES: e->has_bytes = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->bytes);
-        default: return 1;
-        }
+        return arg_number(c, k, s, len);
     case R_DEV:
         if (k == K_ID || k == K_TOTAL_MEM || k == K_CC_MAJOR || k == K_CC_MINOR || k == K_NUM_SMS) {
             if (!number_field(c, k, s, len, k == K_ID ? 0 : -1, k == K_TOTAL_MEM ? INT64_MAX : INT32_MAX, &v))
@@ -507,8 +524,10 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
             e->sync_kind = ps_kineto_sync_kind(s, len);
         else if (k == K_NAME)
             e->has_arg_name = 1, rc = buf_set(&e->arg_name, s, len);
+        else if (k != K_OTHER && ps_json_integer_text(s, len))
+            return arg_number(c, k, (const char *)s, len);
         else if (k != K_OTHER)
-            return type_error(c, k, "a number");
+            return type_error(c, k, "a number (or a string holding exactly an integer)");
         break;
     case R_DEV:
         if (k == K_NAME && (c->dev.name = ps_intern_bytes(c->m, (const char *)s, len)) == PS_NONE)
@@ -647,36 +666,6 @@ static int ignored_summary(const struct kctx *c)
     return off ? ps_model_add_meta(c->m, "ignored_events", text) : 0;
 }
 
-/* Apply the `M` names to the processes and threads that exist (the last name given wins), through hash maps
- * from pid (process) and pid << 32 | tid (thread) to the model index: linear in threads + names. */
-static int apply_names(struct kctx *c)
-{
-    struct ps_model *m = c->m;
-    struct ps_idmap procs = { 0 }, threads = { 0 };
-    int rc = -ENOMEM;
-    for (size_t i = 0; i < m->threads.n; i++)
-        if (ps_idmap_put(&threads, (uint64_t)m->threads.v[i].pid << 32 | m->threads.v[i].tid, (uint32_t)i) < 0)
-            goto out;
-    for (size_t p = 0; p < m->procs.n; p++)
-        if (ps_idmap_put(&procs, m->procs.v[p].pid, (uint32_t)p) < 0)
-            goto out;
-    for (size_t i = 0; i < c->nproc_names; i++) {
-        uint32_t p = ps_idmap_get(&procs, c->proc_names[i].pid);
-        if (p != PS_NONE)
-            m->procs.v[p].name = c->proc_names[i].name;
-    }
-    for (size_t i = 0; i < c->nthread_names; i++) {
-        uint32_t t = ps_idmap_get(&threads, (uint64_t)c->thread_names[i].pid << 32 | c->thread_names[i].tid);
-        if (t != PS_NONE)
-            m->threads.v[t].name = c->thread_names[i].name;
-    }
-    rc = 0;
-out:
-    ps_idmap_free(&procs);
-    ps_idmap_free(&threads);
-    return rc;
-}
-
 static int finish_model(struct kctx *c)
 {
     struct ps_model *m = c->m;
@@ -686,7 +675,8 @@ static int finish_model(struct kctx *c)
     for (size_t i = 0; i < m->threads.n; i++)
         if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE)
             goto oom;
-    if (apply_names(c) < 0 || ps_unplaced_summary(&c->unplaced, m) < 0 || ignored_summary(c) < 0)
+    if (ps_kineto_apply_names(m, c->proc_names, c->nproc_names, c->thread_names, c->nthread_names) < 0 ||
+        ps_kflows_finish(&c->flows, m) < 0 || ps_unplaced_summary(&c->unplaced, m) < 0 || ignored_summary(c) < 0)
         goto oom;
     return 0;
 oom:
@@ -782,9 +772,10 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
         goto out;
     }
     if (m->gpu.n + m->api.n + m->ranges.n == 0 && m->unplaced_events > 0) {
-        rc = ps_read_fail(err, errlen, "%s: none of its %lld trace events could be placed (e.g. a GPU event without "
-                          "a device, or one ending past the int64 ns range): nothing to report", path,
-                          (long long)m->unplaced_events);
+        /* the counts by reason, as the metadata entry "unplaced_events" words them */
+        const char *why = ps_unplaced_summary(&c.unplaced, m) == 0 && m->meta.n ? m->meta.v[m->meta.n - 1].value : "?";
+        rc = ps_read_fail(err, errlen, "%s: none of its %lld trace events could be placed (%s): nothing to report",
+                          path, (long long)m->unplaced_events, why);
         goto out;
     }
     if (m->gpu.n + m->api.n + m->ranges.n == 0) {
@@ -799,6 +790,7 @@ out:
     free(c.ev.arg_name.s);
     free(c.proc_names);
     free(c.thread_names);
+    ps_kflows_free(&c.flows);
     if (c.h)
         yajl_free(c.h);
     free(chunk);

@@ -72,5 +72,8 @@ void ps_gz_close(struct ps_gz_input *in);             /* NULL is a no-op */
 int ps_parse_us_to_ns(const char *s, size_t len, int64_t *out_ns);
 /* Exact JSON integer (also "7.0", "1e3"); -1 if not an integer or out of int64 range. */
 int ps_parse_int(const char *s, size_t len, int64_t *out);
+/* 1 when s[0..len) is exactly a decimal integer (an optional '-', then 1 to 20 digits: no sign '+', space, fraction,
+ * exponent or hex), as ROCm's tracer writes args numbers in strings ("bytes": "128"); else 0. */
+int ps_json_integer_text(const unsigned char *s, size_t len);
 
 #endif

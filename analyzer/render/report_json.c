@@ -149,8 +149,21 @@ static void source(FILE *f, const struct ps_report *r)
     r->scoped ? fprintf(f, "%u", r->pid) : fputs("null", f);
     fputs(", \"step_thread\": ", f);
     r->step_thread != PS_NONE ? fprintf(f, "%u", m->threads.v[r->step_thread].tid) : fputs("null", f);
-    fprintf(f, ", \"step_threads\": %zu, \"step_ranges_found\": %zu, \"whole_run\": %s, \"meta\": {",
-            r->step_threads, r->step_ranges_found, r->whole_run ? "true" : "false");
+    fprintf(f, ", \"step_threads\": %zu, \"step_ranges_found\": %zu, \"whole_run\": %s, \"steps_source\": \"%s\", "
+               "\"step_inference\": ", r->step_threads, r->step_ranges_found, r->whole_run ? "true" : "false",
+            r->steps_inferred ? "inferred" : r->whole_run ? "whole_run" : "ranges");
+    if (!r->steps_note[0]) {
+        fputs("null", f);
+    } else {
+        fprintf(f, "{\"found\": %s, ", r->steps_inferred ? "true" : "false");
+        if (r->steps_inferred)
+            fprintf(f, "\"device\": %d, \"stream\": %lld, \"period_ops\": %lld, \"match\": %.4f, ", r->infer_device,
+                    (long long)r->infer_stream, (long long)r->infer_period_ops, r->infer_match);
+        fputs("\"note\": ", f);
+        jstr(f, r->steps_note);
+        fputc('}', f);
+    }
+    fputs(", \"meta\": {", f);
     for (size_t i = 0; i < m->meta.n; i++) {
         fputs(i ? ", " : "", f);
         jstr(f, m->meta.v[i].key);
@@ -189,7 +202,10 @@ static void steps(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < r->nsteps; i++) {
         const struct ps_step *s = &r->steps[i];
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        jname(f, r->m, s->name);
+        if (r->steps_inferred && s->name == PS_NONE)
+            fprintf(f, "\"inferred#%zu\"", i + 1);
+        else
+            jname(f, r->m, s->name);
         fprintf(f, ", \"start_ns\": %lld, \"dur_ns\": %lld, \"host_start_ns\": %lld, \"host_dur_ns\": %lld, "
                    "\"gpu_ops\": %lld, \"bottleneck\": \"%s\", \"share\": ",
                 (long long)s->start_ns, (long long)(s->end_ns - s->start_ns), (long long)s->host_start_ns,
@@ -228,7 +244,30 @@ static void gpu(FILE *f, const struct ps_report *r)
                 i ? "," : "", s->device, (long long)s->stream, (long long)s->host_wait_ns,
                 (long long)s->kernel_wait_ns, (long long)s->other_ns);
     }
+    static const char *const tl_set[] = { "all", "not_recompute", "recompute" };
     fputs("],\n  \"gpu_timeline\": [", f);
+    for (size_t i = 0; i < r->ntl; i++) {
+        const struct ps_tl_row *t = &r->tl[i];
+        if (r->tl[0].events == 0)
+            break;   /* no linked GPU event: no row (the recompute rows would be empty too) */
+        fprintf(f, "%s\n    {\"device\": null, \"set\": \"%s\", \"events\": %lld, \"total_ns\": %lld, "
+                   "\"computation_ns\": %lld, \"exposed_comm_ns\": %lld, \"exposed_memcpy_ns\": %lld, \"idle_ns\": %lld, "
+                   "\"tracelens_ms\": ",
+                i ? "," : "", tl_set[t->set], (long long)t->events, (long long)t->total_ns,
+                (long long)t->computation_ns, (long long)t->exposed_comm_ns, (long long)t->exposed_memcpy_ns,
+                (long long)t->idle_ns);
+        if (isnan(t->tracelens_ms[0])) {
+            fputs("null}", f);
+        } else {
+            static const char *const key[5] = { "total", "computation", "exposed_comm", "exposed_memcpy", "idle" };
+            for (int q = 0; q < 5; q++)
+                fprintf(f, "%s\"%s\": %.17g", q ? ", " : "{", key[q], t->tracelens_ms[q]);
+            fputs("}}", f);
+        }
+    }
+    fprintf(f, "],\n  \"gpu_timeline_unlinked_events\": %lld,\n  \"gpu_timeline_linked_by\": \"%s\"",
+            (long long)r->tl_unlinked, r->tl_by_flows ? "ac2g_flow" : "correlation");
+    fputs(",\n  \"gpu_timeline_per_device\": [", f);
     k = 0;
     for (size_t i = 0; i < r->ndevs; i++) {
         const struct ps_device_stat *d = &r->devs[i];

@@ -340,7 +340,9 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
 {
     const struct ps_step *s = &r->steps[i];
     fprintf(f, "%4zu ", i + 1);
-    const char *name = s->name == PS_NONE ? "(whole run)" : ps_model_str(r->m, s->name);
+    char inferred[32];
+    snprintf(inferred, sizeof inferred, "inferred#%zu", i + 1);
+    const char *name = s->name != PS_NONE ? ps_model_str(r->m, s->name) : r->steps_inferred ? inferred : "(whole run)";
     size_t len = ps_names_base_len(name);   /* "ProfilerStep#3, op_id = 17" shows as ProfilerStep#3 */
     char *base = name[len] ? strndup(name, len) : NULL;
     put_name(f, base ? base : name, 18);
@@ -386,13 +388,19 @@ static void steps_table(FILE *f, const struct ps_report *r)
         return;   /* run_summary said why there is nothing to break down */
     fputc('\n', f);
     if (r->whole_run)
-        fprintf(f, "Steps: no range matches --step-range; the whole run is one window.\n");
+        fprintf(f, "Steps: no range matches --step-range; the whole run is one window.%s%s\n",
+                r->steps_note[0] ? "\n  " : "", r->steps_note);
+    else if (r->steps_inferred)
+        fprintf(f, "Steps: %s%s.\n", r->step_ranges_found ? "--steps infer (step ranges exist but are not used): " :
+                                      "no range matches --step-range; ", r->steps_note);
     else
         fprintf(f, "Steps: %zu analysed of %zu step ranges found; process %u (%s)\n", r->nsteps, r->step_ranges_found,
                 r->pid, r->has_gpu ? "windows as the PyTorch profiler's TensorBoard plugin extends them to the GPU work "
                                      "they launched"
                                    : "windows are the host ranges");
-    if (!r->whole_run && r->step_threads > 1)
+    if (!r->whole_run && !r->steps_inferred && r->steps_note[0])
+        fprintf(f, "  --steps infer: %s; the step ranges are used.\n", r->steps_note);
+    if (!r->whole_run && !r->steps_inferred && r->step_threads > 1)
         fprintf(f, "Step ranges are on %zu threads of process %u: thread %u, which holds the most, is analysed as the "
                    "step sequence; the other threads' step ranges are not steps of it.\n",
                 r->step_threads, r->pid, m->threads.v[r->step_thread].tid);
@@ -469,8 +477,27 @@ static void verdict(FILE *f, const struct ps_report *r)
         fprintf(f, "  - %s\n", r->recs[i]);
 }
 
+/* TraceLens' GPU timeline: linked events, all devices merged; the recompute split as rows of their own. */
+static void print_tracelens(FILE *f, const struct ps_report *r)
+{
+    static const char *const set[] = { "", " (not recompute)", " (recompute)" };
+    if (r->ntl == 0 || r->tl[0].events == 0)
+        return;
+    fprintf(f, "\nTraceLens GPU timeline (all devices merged; %lld GPU events linked to a launch in the trace by %s, "
+               "%lld unlinked left out):\n", (long long)r->tl[0].events,
+            r->tl_by_flows ? "ac2g flow" : "correlation id", (long long)r->tl_unlinked);
+    for (size_t i = 0; i < r->ntl; i++) {
+        const struct ps_tl_row *t = &r->tl[i];
+        fprintf(f, "  %lld events%s over %.3f ms: computation %.3f ms (%.2f %%), exposed comm %.3f ms, exposed memcpy "
+                   "%.3f ms, idle %.3f ms (%.2f %%)\n", (long long)t->events, set[t->set], MS(t->total_ns),
+                MS(t->computation_ns), pct(t->computation_ns, t->total_ns), MS(t->exposed_comm_ns),
+                MS(t->exposed_memcpy_ns), MS(t->idle_ns), pct(t->idle_ns, t->total_ns));
+    }
+}
+
 static void gpu(FILE *f, const struct ps_report *r)
 {
+    print_tracelens(f, r);
     for (size_t i = 0; i < r->ndevs; i++) {
         const struct ps_device_stat *d = &r->devs[i];
         fprintf(f, "\nGPU %d: %lld kernels (%.3f ms), %lld copies (%.1f MB), %lld memsets", d->device,
@@ -485,7 +512,7 @@ static void gpu(FILE *f, const struct ps_report *r)
                     MS(d->hta_span_ns), pct(d->hta_idle_ns, d->hta_span_ns), pct(d->hta_compute_ns, d->hta_span_ns),
                     pct(d->hta_non_compute_ns, d->hta_span_ns));
         if (d->tl_total_ns > 0)
-            fprintf(f, "  TraceLens timeline over %.3f ms: computation %.3f ms (%.2f %%), exposed comm %.3f ms, "
+            fprintf(f, "  perfscope per-device timeline (every GPU event; TraceLens' categories) over %.3f ms: computation %.3f ms (%.2f %%), exposed comm %.3f ms, "
                        "exposed memcpy %.3f ms, idle %.3f ms (%.2f %%)\n",
                     MS(d->tl_total_ns), MS(d->tl_computation_ns), pct(d->tl_computation_ns, d->tl_total_ns),
                     MS(d->tl_exposed_comm_ns), MS(d->tl_exposed_memcpy_ns), MS(d->tl_idle_ns),

@@ -104,6 +104,14 @@ int main(int argc, char **argv)
     double t3 = now();
     printf("analyses %.3f s wall (%.3f s CPU), rendering %.3f s, %zu events, %zu steps, verdict %s, peak RSS %.1f MB\n", t2 - t1, c2 - c1,
            t3 - t2, r.nevents, r.nsteps, ps_bottleneck_name[r.bottleneck], peak_mb());
+    /* what finding steps without markers costs on its own (issue 12): the period of the busiest stream's kernel
+     * sequence and its boundaries, as `--steps infer` runs it before the breakdown */
+    struct ps_report ri = { .m = m, .opts = o, .run_start_ns = r.run_start_ns, .run_end_ns = r.run_end_ns };
+    double c4 = cpu();
+    int irc = ps_steps_infer(&ri);
+    printf("step inference %.3f s CPU: %s\n", cpu() - c4,
+           irc < 0 ? "out of memory" : ri.steps_inferred ? ri.steps_note : ri.steps_note[0] ? ri.steps_note : "-");
+    free(ri.steps);
     ps_report_fini(&r);
     ps_model_free(m);
     return 0;

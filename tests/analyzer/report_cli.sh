@@ -32,6 +32,21 @@ json_keys)
     grep -q '"bottleneck": "data-loading", "share": 0.33' "$tmp/r.json" || { echo "verdict not data-loading 0.33"; exit 1; }
     "$ps" report "$trace" >"$tmp/r.txt" || exit 1
     grep -q "^Verdict: data-loading (33.4 %" "$tmp/r.txt" || { echo "text verdict missing"; exit 1; } ;;
+steps_option)   # --steps: a bad value is a usage error; infer replaces ResNet's ProfilerSteps by inferred ones (6, the
+                # same count: docs/report.md), off keeps the ranges; TraceLens keys (issue 12)
+    expect 2 "unknown --steps" -- "$ps" report --steps sometimes x
+    expect 2 "unknown --compat" -- "$ps" report --compat hta x
+    trace=$shared/traces/kineto/resnet50_workers0.pt.trace.json.gz
+    [ -f "$trace" ] || exit 77
+    "$ps" report "$trace" --steps infer --format json -o "$tmp/i.json" || exit 1
+    grep -q '"steps_source": "inferred", "step_inference": {"found": true, "device": 0, "stream": 7' "$tmp/i.json" ||
+        { echo "--steps infer: no inferred steps"; grep -o '"step_inference": [^}]*' "$tmp/i.json"; exit 1; }
+    [ "$(grep -c '"name": "inferred#' "$tmp/i.json")" -eq 6 ] || { echo "not 6 inferred steps"; exit 1; }
+    "$ps" report "$trace" --steps off --format json -o "$tmp/o.json" || exit 1
+    grep -q '"steps_source": "ranges", "step_inference": null' "$tmp/o.json" || { echo "--steps off inferred"; exit 1; }
+    for key in gpu_timeline_unlinked_events gpu_timeline_linked_by gpu_timeline_per_device tracelens_ms; do
+        grep -q "\"$key\"" "$tmp/o.json" || { echo "JSON lacks \"$key\""; exit 1; }
+    done ;;
 nan_threshold)   # NaN and infinities are not thresholds (every comparison with NaN is false)
     expect 2 "kernel-threshold" -- "$ps" report --kernel-threshold nan x
     expect 2 "gap-threshold-ms" -- "$ps" report --gap-threshold-ms inf x

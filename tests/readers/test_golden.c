@@ -152,6 +152,13 @@ static const struct kineto_expect kineto[] = {
       162532340, 307323096, 1716423322422880181LL, 0, 2, 8 },
     { "kineto/h100_owlv2_inference.pt.trace.json.gz", 4330, 85, 750, 8567 + 725, 725, 24378, 7, 1, 65313, 0,
       551451628, 177315930, 1752829952234460955LL, -1, -1, 1 },
+    /* ROCm: "bytes": "1" on its one gpu_memcpy and on hipMemcpyWithStream (string args, issue 12 item 2); HIP calls
+     * are cuda_runtime; deviceProperties lists device 0, its events run on device 2: 2 devices. The command above
+     * prints: {'user_annotation': 1, 'cpu_op': 4619, 'python_function': 4266, 'cuda_runtime': 1707, 'kernel': 1516,
+     * 'gpu_memcpy': 1, 'gpu_user_annotation': 1, 'Trace': 1} 43062042 1753652182127176383 1 1 None None
+     * (with int() around "bytes"). */
+    { "kineto/mi300_qwen_inference.pt.trace.json.gz", 1516, 1, 0, 1707, 0, 4619, 1, 1, 4266, 0,
+      43062042, 1, 1753652182127176383LL, -1, -1, 2 },
 };
 
 static void kineto_file(const char *dir, const struct kineto_expect *e)

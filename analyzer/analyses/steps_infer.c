@@ -1,0 +1,358 @@
+/* Steps without step markers (issue 12 item 4): training iterations found from the repeating GPU work, for traces
+ * with no range matching --step-range (nsys exports of PyTorch runs, plain CUDA programs), or on request
+ * (--steps infer). The kernel sequence of the busiest stream is periodic in a training loop: the same kernels, in
+ * the same order, once per iteration. Its period P (in operations) is found from names that recur at a fixed
+ * distance and checked by how often name[i] == name[i + P]; each period starts where the stream and the host wait
+ * longest (data loading, the optimizer's sync). A step then runs from the end of the host's last API call before
+ * that period's first launch to the same point of the next period: its host range, which steps.c then extends to
+ * the GPU work launched in it as for step ranges. No clear period: no steps, and the reason. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/analyses.h"
+
+#define MIN_STEPS 3           /* periods needed to call anything a period */
+#define MIN_OPS 12            /* GPU operations on the stream */
+#define MIN_MATCH 0.90        /* share of steady positions i with name[i] == name[i + P] */
+#define TIE_MATCH 0.002       /* a shorter period matching within this of the best wins (2P matches as well as P) */
+#define REGULAR_SHARE 0.8     /* a name recurs at its most common distance at least this often */
+#define MAX_CANDIDATES 8      /* periods checked (the distances most names share) */
+#define MIN_REGULAR_GAPS 0.75 /* share of found periods within 10 % of P */
+#define PREV_CALL_SCAN 4096   /* API calls looked back for the previous call of the launching thread */
+
+struct seq {
+    uint32_t *op, *name;      /* model op index and name of the stream's operations, in start order */
+    size_t n;
+};
+
+struct cand {
+    uint32_t gap, names;
+};
+
+static int cmp_cand_gap(const void *a, const void *b)
+{
+    const struct cand *x = a, *y = b;
+    return (x->gap > y->gap) - (x->gap < y->gap);
+}
+
+static int cmp_cand_names(const void *a, const void *b)
+{
+    const struct cand *x = a, *y = b;
+    if (x->names != y->names)
+        return x->names < y->names ? 1 : -1;
+    return (x->gap > y->gap) - (x->gap < y->gap);
+}
+
+/* The busiest stream's kernels, copies and memsets. Returns 0 or -ENOMEM; s->n 0 when there is none. */
+static int busiest_stream(const struct ps_model *m, struct seq *s, uint32_t *stream)
+{
+    uint32_t *count = calloc(m->streams.n + 1, sizeof *count);
+    if (!count)
+        return -ENOMEM;
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+        if (a->kind != PS_GPU_SYNC)
+            count[a->stream]++;
+    }
+    *stream = 0;
+    for (size_t k = 1; k < m->streams.n; k++)
+        if (count[k] > count[*stream])
+            *stream = (uint32_t)k;
+    s->n = m->streams.n ? count[*stream] : 0;
+    free(count);
+    if (s->n == 0)
+        return 0;
+    s->op = malloc(s->n * sizeof *s->op);
+    s->name = malloc(s->n * sizeof *s->name);
+    if (!s->op || !s->name)
+        return -ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < m->gpu.n && k < s->n; i++) {
+        const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+        if (a->kind != PS_GPU_SYNC && a->stream == *stream) {
+            s->op[k] = (uint32_t)i;
+            s->name[k++] = a->name;
+        }
+    }
+    return 0;
+}
+
+/* Candidate periods: for each name, its most common distance between consecutive occurrences (Boyer-Moore majority
+ * vote, then counted); names that recur at that distance at least REGULAR_SHARE of the time propose it. The
+ * distances most names propose come first. Returns the number of candidates (<= MAX_CANDIDATES) or -ENOMEM. */
+static int candidates(const struct ps_model *m, const struct seq *s, struct cand *out)
+{
+    size_t nstr = ps_model_nstrings(m) + 1, ncand = 0;
+    uint32_t *count = calloc(nstr, sizeof *count), *last = calloc(nstr, sizeof *last);
+    uint32_t *gap = calloc(nstr, sizeof *gap), *votes = calloc(nstr, sizeof *votes);
+    struct cand *all = NULL;
+    int rc = -ENOMEM;
+    if (!count || !last || !gap || !votes)
+        goto out;
+    for (size_t i = 0; i < s->n; i++) {
+        uint32_t nm = s->name[i] < nstr ? s->name[i] : 0;
+        if (last[nm]) {
+            uint32_t g = (uint32_t)(i + 1 - last[nm]);
+            if (votes[nm] == 0)
+                gap[nm] = g, votes[nm] = 1;
+            else
+                votes[nm] += gap[nm] == g ? 1 : (uint32_t)-1;
+        }
+        last[nm] = (uint32_t)(i + 1);
+        count[nm]++;
+    }
+    memset(last, 0, nstr * sizeof *last);
+    memset(votes, 0, nstr * sizeof *votes);
+    for (size_t i = 0; i < s->n; i++) {
+        uint32_t nm = s->name[i] < nstr ? s->name[i] : 0;
+        if (last[nm] && i + 1 - last[nm] == gap[nm])
+            votes[nm]++;
+        last[nm] = (uint32_t)(i + 1);
+    }
+    size_t nall = 0;
+    for (size_t k = 0; k < nstr; k++)
+        nall += count[k] >= MIN_STEPS;
+    if (!(all = malloc((nall + 1) * sizeof *all)))
+        goto out;
+    nall = 0;
+    for (size_t k = 0; k < nstr; k++)
+        if (count[k] >= MIN_STEPS && gap[k] > 0 && (size_t)gap[k] * MIN_STEPS <= s->n &&
+            votes[k] >= REGULAR_SHARE * (count[k] - 1))
+            all[nall++] = (struct cand){ gap[k], 1 };
+    qsort(all, nall, sizeof *all, cmp_cand_gap);
+    size_t u = 0;
+    for (size_t i = 0; i < nall; i++) {
+        if (u && all[u - 1].gap == all[i].gap)
+            all[u - 1].names++;
+        else
+            all[u++] = all[i];
+    }
+    qsort(all, u, sizeof *all, cmp_cand_names);
+    ncand = u < MAX_CANDIDATES ? u : MAX_CANDIDATES;
+    memcpy(out, all, ncand * sizeof *out);
+    rc = (int)ncand;
+out:
+    free(count);
+    free(last);
+    free(gap);
+    free(votes);
+    free(all);
+    return rc;
+}
+
+/* Share of positions i in [from, n - p) with name[i] == name[i + p]. */
+static double match_rate(const struct seq *s, size_t from, size_t p)
+{
+    size_t same = 0;
+    for (size_t i = from; i + p < s->n; i++)
+        same += s->name[i] == s->name[i + p];
+    return s->n > from + p ? (double)same / (double)(s->n - from - p) : 0;
+}
+
+/* How long the stream and the host wait before operation i: the stream's idle gap plus the host's gap between the
+ * launches of i - 1 and i (each clipped at 0). */
+static int64_t wait_before(const struct ps_model *m, const struct seq *s, size_t i)
+{
+    if (i == 0)
+        return 0;
+    struct ps_gpu_op a = ps_model_gpu(m, s->op[i - 1]), b = ps_model_gpu(m, s->op[i]);
+    int64_t w = b.start_ns > a.end_ns ? b.start_ns - a.end_ns : 0;
+    if (a.launch != PS_NONE && b.launch != PS_NONE) {
+        int64_t h = m->api.v[b.launch].start_ns - m->api.v[a.launch].end_ns;
+        w += h > 0 ? h : 0;
+    }
+    return w;
+}
+
+/* Where step boundary j lies: the end of the host's last API call before the launch of the period's first
+ * operation (the host finished the previous iteration there: its sync or last launch); the start of the run when
+ * the thread made no call before it (the first period); else that launch's start. An operation without a launch
+ * in the trace: its own start. */
+static int64_t boundary(const struct ps_report *r, uint32_t op)
+{
+    const struct ps_model *m = r->m;
+    struct ps_gpu_op g = ps_model_gpu(m, op);
+    if (g.launch == PS_NONE)
+        return g.start_ns;
+    const struct ps_api_call *c = &m->api.v[g.launch];
+    size_t k = g.launch, seen = 0;
+    for (; k-- > 0 && seen < PREV_CALL_SCAN; seen++) {
+        const struct ps_api_call *p = &m->api.v[k];
+        if (p->thread == c->thread && p->end_ns <= c->start_ns)
+            return p->end_ns;
+    }
+    return k == SIZE_MAX ? r->run_start_ns : c->start_ns;
+}
+
+/* Occurrences of name[q .. q + w) in the sequence, at least p / 2 apart, into occ (capacity n / (p / 2) + 1).
+ * Returns their number. */
+static size_t find_gram(const struct seq *s, size_t q, size_t w, size_t p, uint32_t *occ)
+{
+    size_t k = 0, skip = p / 2 ? p / 2 : 1;
+    for (size_t i = 0; i + w <= s->n;) {
+        if (s->name[i] == s->name[q] && memcmp(&s->name[i], &s->name[q], w * sizeof *s->name) == 0) {
+            occ[k++] = (uint32_t)i;
+            i += skip;
+        } else {
+            i++;
+        }
+    }
+    return k;
+}
+
+static void note(struct ps_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct ps_report *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->steps_note, sizeof r->steps_note, fmt, ap);
+    va_end(ap);
+}
+
+/* The steps between consecutive occurrences (and the last one, when a whole period follows it) into r->steps. */
+static int make_steps(struct ps_report *r, const struct seq *s, const uint32_t *occ, size_t nocc, size_t p)
+{
+    const struct ps_model *m = r->m;
+    size_t n = nocc - 1 + (occ[nocc - 1] + p <= s->n);
+    struct ps_step *steps = calloc(n + 1, sizeof *steps);
+    if (!steps)
+        return -ENOMEM;
+    for (size_t j = 0; j < n; j++) {
+        struct ps_step *st = &steps[j];
+        st->name = st->range = PS_NONE;
+        st->start_ns = st->host_start_ns = boundary(r, s->op[occ[j]]);
+        if (j + 1 < nocc) {
+            st->end_ns = boundary(r, s->op[occ[j + 1]]);
+            st->device_ops = occ[j + 1] - occ[j];
+        } else {   /* the last period: to the end of its last launch (its work on the device, without launches) */
+            st->end_ns = st->start_ns;
+            for (size_t i = occ[j]; i < occ[j] + p; i++) {
+                struct ps_gpu_op g = ps_model_gpu(m, s->op[i]);
+                int64_t e = g.launch != PS_NONE ? m->api.v[g.launch].end_ns : g.end_ns;
+                st->end_ns = e > st->end_ns ? e : st->end_ns;
+            }
+            st->device_ops = (int64_t)p;
+        }
+        st->host_end_ns = st->end_ns;
+        if (st->end_ns <= st->start_ns || (j && st->start_ns < steps[j - 1].end_ns)) {
+            free(steps);
+            return 0;   /* out of order: no clear steps */
+        }
+    }
+    free(r->steps);
+    r->steps = steps;
+    r->nsteps = n;
+    return (int)n;
+}
+
+int ps_steps_infer(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    struct seq s = { 0 };
+    struct cand cand[MAX_CANDIDATES];
+    uint32_t stream = 0, *occ = NULL;
+    int rc = -ENOMEM;
+    if (busiest_stream(m, &s, &stream) < 0)
+        goto out;
+    rc = 0;
+    if (s.n < MIN_OPS) {
+        note(r, "no steps inferred: %zu GPU operations on the busiest stream, too few to find a period", s.n);
+        goto out;
+    }
+    int nc = candidates(m, &s, cand);
+    if (nc < 0) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    size_t from = s.n / 3;   /* the steady part: a warm-up phase does not repeat */
+    double rate[MAX_CANDIDATES], best = 0;
+    for (int k = 0; k < nc; k++) {
+        rate[k] = match_rate(&s, from, cand[k].gap);
+        best = rate[k] > best ? rate[k] : best;
+    }
+    size_t p = 0;
+    for (int k = 0; k < nc; k++)
+        if (rate[k] >= best - TIE_MATCH && (p == 0 || cand[k].gap < p))
+            p = cand[k].gap;
+    if (nc == 0 || best < MIN_MATCH) {
+        note(r, "no steps inferred: the kernel sequence of the busiest stream does not repeat (best match %.1f %% of "
+                "operations%s, %.0f %% needed)", 100.0 * best, nc ? "" : ": no kernel recurs at a fixed distance",
+             100.0 * MIN_MATCH);
+        goto out;
+    }
+    /* phase: the offset in the period before which the stream and the host wait longest, over the steady part */
+    int64_t *wait = calloc(p, sizeof *wait);
+    if (!wait) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    for (size_t i = from; i < s.n; i++)
+        wait[(i - from) % p] += wait_before(m, &s, i);
+    size_t phase = 0;
+    for (size_t k = 1; k < p; k++)
+        phase = wait[k] > wait[phase] ? k : phase;
+    free(wait);
+    if (!(occ = malloc((s.n / (p / 2 ? p / 2 : 1) + 2) * sizeof *occ))) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    size_t q = from + phase, nocc = 0, regular = 0;
+    static const size_t widths[] = { 16, 64, SIZE_MAX };
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+        size_t w = widths[wi] < p ? widths[wi] : p;
+        if (q + w > s.n)
+            w = s.n - q;
+        nocc = find_gram(&s, q, w, p, occ);
+        regular = 0;
+        for (size_t j = 0; j + 1 < nocc; j++)
+            regular += (occ[j + 1] - occ[j]) * 10 >= p * 9 && (occ[j + 1] - occ[j]) * 10 <= p * 11;
+        if (nocc >= MIN_STEPS && regular >= MIN_REGULAR_GAPS * (nocc - 1))
+            break;
+        if (w == p)
+            break;
+    }
+    if (nocc < MIN_STEPS || regular < MIN_REGULAR_GAPS * (nocc - 1)) {
+        note(r, "no steps inferred: a period of %zu operations matches %.1f %% of the busiest stream, but its start "
+                "recurs irregularly (%zu of %zu repeats within 10 %% of the period)", p, 100.0 * best, regular,
+             nocc ? nocc - 1 : 0);
+        goto out;
+    }
+    int made = make_steps(r, &s, occ, nocc, p);
+    if (made < 0) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    if (made < MIN_STEPS) {
+        note(r, "no steps inferred: a period of %zu operations repeats, but fewer than %d whole periods lie in order",
+             p, MIN_STEPS);
+        goto out;
+    }
+    const struct ps_stream *st = &m->streams.v[stream];
+    struct ps_gpu_op first = ps_model_gpu(m, s.op[occ[0]]);
+    r->steps_inferred = 1;
+    r->whole_run = 0;
+    r->infer_period_ops = (int64_t)p;
+    r->infer_match = best;
+    r->infer_device = st->device;
+    r->infer_stream = st->stream;
+    r->step_thread = first.launch != PS_NONE ? m->api.v[first.launch].thread : PS_NONE;
+    r->step_threads = r->step_thread != PS_NONE;
+    if (r->step_thread != PS_NONE) {
+        r->scoped = 1;
+        r->pid = m->threads.v[r->step_thread].pid;
+    } else if (!m->correlation_global) {
+        r->scoped = 1;
+        r->pid = st->pid;
+    }
+    note(r, "%d steps inferred from the repeating kernel sequence of device %d stream %lld: a period of %zu GPU "
+            "operations (%.1f %% of them repeat one period later); each step starts at the end of the host's last API "
+            "call before its period's first launch", made, st->device, (long long)st->stream, p, 100.0 * best);
+out:
+    free(s.op);
+    free(s.name);
+    free(occ);
+    return rc;
+}
