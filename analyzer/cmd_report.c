@@ -20,8 +20,9 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: perfscope report FILE [--format text|json] [-o OUT] [--step-range RE] [--data-range RE]\n"
             "                        [--copy-range RE] [--steps auto|off|infer] [--compat tb|tracelens] [--top N]\n"
-            "                        [--kernel-threshold X]"
-            " [--gap-threshold-ms MS] [--tiny-kernel-us US] [--all-steps]\n\n"
+            "                        [--kernel-threshold X] [--gap-threshold-ms MS] [--tiny-kernel-us US]\n"
+            "                        [--info-below X] [--low-util X] [--launch-bound X] [--link-gbps GBPS]\n"
+            "                        [--slow-copy X] [--low-occupancy PCT] [--all-steps]\n\n"
             "Where each training step's time goes, and what to change. FILE is a perfscope trace, an Nsight\n"
             "Systems SQLite export or a PyTorch profiler JSON trace (Kineto, ROCm, or the legacy format of PyTorch\n"
             "builds without Kineto), plain or gzip.\n\n"
@@ -42,6 +43,16 @@ static void usage(FILE *out)
             "  --kernel-threshold X   Kernel share from which a step is kernel-bound (default 0.8)\n"
             "  --gap-threshold-ms MS  GPU idle gaps reported as findings from this length (default 1)\n"
             "  --tiny-kernel-us US    kernels shorter than this count as tiny (launch-bound finding; default 10)\n"
+            "  --info-below X         findings costing less than this share of the analysed window are 'info',\n"
+            "                         not 'warning' (default 0.02)\n"
+            "  --low-util X           time slices whose kernels run less than this share of them are low GPU\n"
+            "                         utilisation (default 0.5)\n"
+            "  --launch-bound X       a stream is launch-bound when this share of its kernels (100 or more) run\n"
+            "                         shorter than their launch call (default 0.5)\n"
+            "  --link-gbps GBPS       host<->device link peak for pinned memory (pageable: half; default 25, PCIe\n"
+            "                         4.0 x16 in practice; 50 for PCIe 5.0 x16)\n"
+            "  --slow-copy X          copies slower than this share of that peak are slow (default 0.25)\n"
+            "  --low-occupancy PCT    kernels the trace estimates below PCT %% achieved occupancy (default 25)\n"
             "  --all-steps            text: list every step (default: at most 20 rows; JSON always has all)\n",
             PS_STEP_RE_DEFAULT, PS_DATA_RE_DEFAULT, PS_COPY_RE_DEFAULT);
 }
@@ -64,7 +75,7 @@ static int same_file(const char *path, const char *output)
 int cmd_report(int argc, char **argv)
 {
     enum { OPT_FORMAT = 256, OPT_STEP, OPT_DATA, OPT_COPY, OPT_COMPAT, OPT_TOP, OPT_KTH, OPT_GAP, OPT_TINY, OPT_ALL,
-           OPT_STEPS };
+           OPT_INFO, OPT_LOWUTIL, OPT_LAUNCH, OPT_LINK, OPT_SLOWCOPY, OPT_OCC, OPT_STEPS };
     static const struct option longopts[] = {
         { "format", required_argument, NULL, OPT_FORMAT },  { "output", required_argument, NULL, 'o' },
         { "step-range", required_argument, NULL, OPT_STEP }, { "data-range", required_argument, NULL, OPT_DATA },
@@ -72,6 +83,9 @@ int cmd_report(int argc, char **argv)
         { "top", required_argument, NULL, OPT_TOP },         { "kernel-threshold", required_argument, NULL, OPT_KTH },
         { "gap-threshold-ms", required_argument, NULL, OPT_GAP }, { "tiny-kernel-us", required_argument, NULL, OPT_TINY },
         { "all-steps", no_argument, NULL, OPT_ALL },  { "help", no_argument, NULL, 'h' },
+        { "info-below", required_argument, NULL, OPT_INFO }, { "low-util", required_argument, NULL, OPT_LOWUTIL },
+        { "launch-bound", required_argument, NULL, OPT_LAUNCH }, { "link-gbps", required_argument, NULL, OPT_LINK },
+        { "slow-copy", required_argument, NULL, OPT_SLOWCOPY }, { "low-occupancy", required_argument, NULL, OPT_OCC },
         { "steps", required_argument, NULL, OPT_STEPS },
         { NULL, 0, NULL, 0 },
     };
@@ -167,6 +181,27 @@ int cmd_report(int argc, char **argv)
             break;
         case OPT_ALL:
             o.all_steps = 1;
+            break;
+        case OPT_INFO:
+        case OPT_LOWUTIL:
+        case OPT_LAUNCH:
+        case OPT_SLOWCOPY: {
+            static const char *const name[] = { "--info-below", "--low-util", "--launch-bound", "--slow-copy" };
+            int k = c == OPT_INFO ? 0 : c == OPT_LOWUTIL ? 1 : c == OPT_LAUNCH ? 2 : 3;
+            if ((rc = ps_opt_parse_double(optarg, &x)) < 0 || x < 0 || x > 1)
+                return ps_opt_bad_value("report", name[k], "a share from 0 to 1", optarg, rc, x);
+            *(k == 0 ? &o.info_share : k == 1 ? &o.low_util : k == 2 ? &o.launch_bound_share : &o.slow_copy_share) = x;
+            break;
+        }
+        case OPT_LINK:
+            if ((rc = ps_opt_parse_double(optarg, &x)) < 0 || !(x > 0) || x > 1e6)
+                return ps_opt_bad_value("report", "--link-gbps", "a rate in GB/s above 0, up to 1e6", optarg, rc, x);
+            o.link_gbps = x;
+            break;
+        case OPT_OCC:
+            if ((rc = ps_opt_parse_double(optarg, &x)) < 0 || x < 0 || x > 100)
+                return ps_opt_bad_value("report", "--low-occupancy", "a percentage from 0 to 100", optarg, rc, x);
+            o.low_occupancy_pct = x;
             break;
         case ':':
             fprintf(stderr, "perfscope report: option '%s' needs a value (see 'perfscope report --help')\n",

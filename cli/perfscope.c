@@ -16,6 +16,7 @@ struct ps_cmd {
 static const struct ps_cmd commands[] = {
     { "record", cmd_record, "run a program and record NVTX, CUDA and host activity into a SQLite trace" },
     { "report", cmd_report, "classify where each training step's time goes (perfscope, nsys, PyTorch traces)" },
+    { "top", cmd_top, "live GPU, host and process metrics, and the live verdict of a recording in progress" },
     { "diff", cmd_diff, "what changed between two runs: step time, categories, verdict, kernels (--gate for CI)" },
 };
 
@@ -35,7 +36,8 @@ static const struct ps_cmd *find_cmd(const char *name)
     return NULL;
 }
 
-/* Shared setup/teardown: a report cut short by a full disk or a closed pipe is an error. */
+/* Run a command, then check that its output reached stdout: a report cut short by a full disk or a closed
+ * pipe is an error (exit 1, or the command's own status when it failed already). */
 static int run_cmd(const struct ps_cmd *cmd, int argc, char **argv)
 {
     int status = cmd->fn(argc, argv);

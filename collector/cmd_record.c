@@ -21,6 +21,7 @@
 #include "../cli/commands.h"
 #include "collect.h"
 #include "ps_env.h"
+#include "ps_nvml.h"
 #include "ps_ring.h"
 #include "ps_schema.h"
 #include "ps_time.h"
@@ -29,6 +30,8 @@
 #include "rows.h"
 #include "sampler.h"
 #include "session.h"
+#include "recover.h"
+#include "sigwatch.h"
 #include "trace_writer.h"
 
 #define DEFAULT_OUTPUT "run.sqlite"
@@ -39,6 +42,7 @@ struct opts {
     double sample_hz;
     unsigned long long ring_bytes;  /* 0: the probe's default */
     enum ps_pyhook_mode python_hooks;
+    const char *recover;            /* --recover TRACE: no CMD */
     char **cmd;
 };
 
@@ -47,6 +51,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--no-python-hooks]\n"
             "                        [--python-hooks=MODE] [--] CMD [ARGS...]\n"
+            "       perfscope record --recover FILE\n"
             "\n"
             "Run CMD with perfscope's probe injected (NVTX, CUDA) and sample its process tree from /proc;\n"
             "write everything to a SQLite trace in Nsight Systems' table format (see docs/trace-format.md).\n"
@@ -62,6 +67,8 @@ static void usage(FILE *out)
             "                         DataLoader fetches, steps, optimizer.step, backward and copies), on (whatever\n"
             "                         CMD is, e.g. a shell script starting Python), modules (on, plus the forward\n"
             "                         of top-level nn.Modules), off\n"
+            "      --recover FILE     finish the trace FILE of a perfscope record that died (kill -9, out of\n"
+            "                         memory), adding what its program had recorded that it had not written\n"
             "  -h, --help             this help\n"
             "\n"
             "Environment: PERFSCOPE_PROBE names libperfscope_probe.so (an error if it is not); PERFSCOPE_LOG=FILE|stderr\n"
@@ -120,6 +127,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "ring-size", required_argument, NULL, 'R' },
         { "python-hooks", required_argument, NULL, 'P' },
         { "no-python-hooks", no_argument, NULL, 'N' },
+        { "recover", required_argument, NULL, 'V' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -168,6 +176,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'N':
             o->python_hooks = PS_PYHOOK_OFF;
             break;
+        case 'V':
+            o->recover = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 1;
@@ -180,6 +191,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
                     argv[optind - 1]);
             return 2;
         }
+    }
+    if (o->recover) {
+        if (optind >= argc)
+            return 0;
+        fprintf(stderr, "perfscope record: --recover takes a trace and no command (see 'perfscope record "
+                        "--help')\n");
+        return 2;
     }
     if (optind >= argc) {
         fprintf(stderr, "perfscope record: no command given: perfscope record [options] -- CMD ARGS... (see "
@@ -322,9 +340,9 @@ static char *join_args(char **argv)
             strcat(s, " ");
         strcat(s, *a);
     }
-    if (ps_rows_utf8_valid(s, strlen(s)))
+    if (ps_utf8_valid(s, strlen(s)))
         return s;
-    char *fixed = ps_rows_utf8_dup(s, strlen(s));   /* file names in argv are bytes on Linux */
+    char *fixed = ps_utf8_dup(s, strlen(s));   /* file names in argv are bytes on Linux */
     free(s);
     return fixed;
 }
@@ -365,6 +383,8 @@ struct run {
     int wstatus;
     unsigned probe_failures;        /* processes whose probe could not record */
     char python_hooks[16];          /* the Python hook mode applied: off, default, modules */
+    struct ps_nvml *nvml;           /* NULL: no GPU samples (gpu_why says why) */
+    char gpu_why[256];
 };
 
 /* META_DATA_EXPORT: the rows of nsys's table (as in shared/traces/nsys/h100_2gpu_1s.sqlite) that say which
@@ -482,8 +502,43 @@ out:
     return rc;
 }
 
-/* Wait for the child while sampling and forwarding signals. Fills r->wstatus. */
-static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect *c)
+/* One NVML sample of every device, queued for PERFSCOPE_GPU_SAMPLES. 0 or -ENOMEM. */
+static int sample_gpus(struct run *r, struct ps_collect *c)
+{
+    struct ps_gpu_sample s[8];
+    unsigned n = ps_nvml_count(r->nvml), k = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (ps_nvml_sample(r->nvml, i, &s[k]) == 0)
+            k++;
+        if (k == sizeof s / sizeof s[0] || (i + 1 == n && k)) {
+            if (ps_collect_post_gpu_samples(c, s, k))
+                return -ENOMEM;
+            k = 0;
+        }
+    }
+    return 0;
+}
+
+/* NVML for the GPU sampler, and the PERFSCOPE_META rows that say whether there are GPU samples and why not
+ * (written with the first rows, so a live reader sees them). */
+static void open_gpu_sampler(struct run *r)
+{
+    if (r->o->sample_hz <= 0) {
+        snprintf(r->gpu_why, sizeof r->gpu_why, "none: --sample-hz 0");
+        return;
+    }
+    char why[200];
+    if (ps_nvml_open(&r->nvml, why, sizeof why) != PS_NVML_OK)
+        snprintf(r->gpu_why, sizeof r->gpu_why, "none: %s", why);
+    else if (ps_nvml_count(r->nvml) == 0)
+        snprintf(r->gpu_why, sizeof r->gpu_why, "none: NVML sees no GPU");
+    else
+        snprintf(r->gpu_why, sizeof r->gpu_why, "nvml");
+}
+
+/* Wait for the child while sampling and forwarding signals. Fills r->wstatus. `sw` (may be NULL) tells
+ * which signals reached record's whole process group. */
+static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect *c, struct ps_sigwatch *sw)
 {
     struct ps_sampler *sampler = NULL;
     if (r->o->sample_hz > 0 && ps_sampler_new((uint32_t)r->child, &sampler))
@@ -500,7 +555,8 @@ static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect 
             const struct ps_proc_sample *ps;
             const struct ps_thread_sample *ts;
             size_t np, nt;
-            if ((ps_sampler_tick(sampler, &ps, &np, &ts, &nt) || ps_collect_post_samples(c, ps, np, ts, nt)) &&
+            if ((ps_sampler_tick(sampler, &ps, &np, &ts, &nt) || ps_collect_post_samples(c, ps, np, ts, nt) ||
+                 sample_gpus(r, c)) &&
                 !sampler_failed++)
                 fprintf(stderr, "perfscope record: warning: out of memory while sampling\n");
             next += period;
@@ -516,9 +572,12 @@ static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect 
         int sig = sigtimedwait(waitset, &si, &ts);
         if (sig <= 0 || sig == SIGCHLD)
             continue;
-        /* A terminal's Ctrl-C already reached the child (same process group): forward only what was sent to
-         * us alone (kill, timeout, a batch scheduler), or anything when the child left our group. */
-        if (si.si_code <= 0 || getpgid(r->child) != getpgrp())
+        /* Forward only what the child did not get itself (issue 11 #3). A terminal's Ctrl-C (si_code > 0:
+         * the kernel) already reached it, being in our process group; so did a signal a process sent to the
+         * whole group (timeout, kill -TERM -PGID, a job-control shell), which the group's helper also got.
+         * A child that left our group gets everything forwarded. */
+        int in_group = getpgid(r->child) == getpgrp();
+        if (!in_group || (si.si_code <= 0 && !(sw && ps_sigwatch_group_got(sw, sig, si.si_pid, 20))))
             kill(r->child, sig);
     }
     while (waitpid(r->child, &r->wstatus, 0) < 0 && errno == EINTR)
@@ -610,6 +669,12 @@ static int start_child(struct run *r, const sigset_t *orig_mask, const struct si
     close(pfd[0]);
     if (!e)
         return 0;
+    if (e == EACCES && ps_session_names_a_directory(r->o->cmd[0])) {
+        /* execve says EACCES for a directory too; a shell says "Is a directory" (status 126). */
+        fprintf(stderr, "perfscope record: cannot run '%s': it is a directory (give the program inside it, such "
+                        "as %s/train)\n", r->o->cmd[0], r->o->cmd[0]);
+        return 126;
+    }
     fprintf(stderr, "perfscope record: cannot run '%s': %s%s\n", r->o->cmd[0], strerror(e),
             e == ENOENT ? " (check the name, or give a path such as ./prog)" :
             e == EACCES ? " (is it executable? chmod +x)" : "");
@@ -622,9 +687,20 @@ int cmd_record(int argc, char **argv)
     int prc = parse_opts(argc, argv, &o);
     if (prc)
         return prc == 1 ? 0 : 2;
+    if (o.recover)
+        return ps_record_recover(o.recover);
     struct run r = { .o = &o };
     if (ps_session_expand_output(o.output, r.output, sizeof r.output))
         return 2;
+    /* Signals are taken synchronously by the main thread from here on (the threads started below inherit the
+     * mask): one that arrives while the output is being set up must not kill record and leave an empty file
+     * behind (issue 11 #4); ps_sigwatch_take_stop_signal decides before CMD starts. */
+    sigset_t waitset, orig;
+    sigemptyset(&waitset);
+    int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD };
+    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
+        sigaddset(&waitset, fwd[i]);
+    pthread_sigmask(SIG_BLOCK, &waitset, &orig);
     char tried[4096];
     int frc = ps_session_find_probe(r.probe, sizeof r.probe, tried, sizeof tried);
     const char *env_probe = getenv("PERFSCOPE_PROBE");
@@ -650,6 +726,7 @@ int cmd_record(int argc, char **argv)
     if (set_env(r.session, r.have_probe ? r.probe : NULL, &o) ||
         ps_pyhook_setenv(o.python_hooks, o.cmd, r.have_probe ? r.probe : NULL, r.python_hooks, sizeof r.python_hooks)) {
         fprintf(stderr, "perfscope record: cannot set the environment: %s\n", strerror(errno));
+        unlink_trace(r.output);
         goto out_session;
     }
     /* record writes only to its own stderr and the trace: a closed stderr must not kill it (and with it the
@@ -660,13 +737,6 @@ int cmd_record(int argc, char **argv)
     /* Likewise a file-size limit (ulimit -f): writes past it fail with EFBIG and the trace is reported
      * incomplete, instead of SIGXFSZ killing record silently (findings-3 #2). */
     sigaction(SIGXFSZ, &ign, &orig_xfsz);
-    /* Signals are taken synchronously by the main thread; the threads started below inherit the mask. */
-    sigset_t waitset, orig;
-    sigemptyset(&waitset);
-    int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD };
-    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
-        sigaddset(&waitset, fwd[i]);
-    pthread_sigmask(SIG_BLOCK, &waitset, &orig);
     /* The drain runs before the child starts: a short burst at its start must not fill a ring unseen. */
     r.origin_ns = ps_monotonic_ns();
     r.utc_ns = ps_realtime_ns();
@@ -679,23 +749,43 @@ int cmd_record(int argc, char **argv)
         unlink_trace(r.output);
         goto out_mask;
     }
-    /* Until the end-of-run rows replace it, the trace says it is incomplete (a killed recorder leaves 0). */
+    /* Until the end-of-run rows replace it, the trace says it is incomplete (a killed recorder leaves 0), where
+     * its rings are, for `record --recover` (recover.c), and whether there are GPU samples. */
+    open_gpu_sampler(&r);
     if (ps_tw_begin(w) || ps_tw_meta(w, "recording_complete", "0") || write_export_rows(w, r.utc_ns) ||
-        ps_tw_commit(w)) {
+        ps_tw_meta(w, "recovery.session_dir", r.session) ||
+        ps_tw_meta_i64(w, "recovery.origin_monotonic_ns", r.origin_ns) ||
+        ps_tw_meta_i64(w, "start_utc_epoch_ns", r.utc_ns) || ps_tw_meta(w, "gpu_samples", r.gpu_why) ||
+        ps_tw_meta_i64(w, "origin_monotonic_ns", r.origin_ns) || ps_tw_meta_i64(w, "recorder_pid", getpid()) ||
+        ps_tw_meta(w, "python_hooks", r.python_hooks) || ps_tw_commit(w)) {
         fprintf(stderr, "%s\n", ps_tw_errmsg(w));
         say_file_size_limit();
         ps_tw_free(w);
         unlink_trace(r.output);
         goto out_mask;
     }
+    ps_session_name_trace(r.session, r.output);
+    /* Before the threads: the helper is a fork of this one thread. Without it every signal a process sent is
+     * forwarded, as before. */
+    struct ps_sigwatch *sw = NULL;
+    if (ps_sigwatch_start(&waitset, &sw))
+        sw = NULL;
     if (ps_collect_start(r.session, r.origin_ns, w, &c)) {
+        ps_sigwatch_stop(sw);
         ps_tw_free(w);
         unlink_trace(r.output);
         goto out_mask;
     }
-    int start_rc = start_child(&r, &orig, &orig_pipe, &orig_xfsz);
+    /* `perfscope top` finds the trace of a live recording through this file. */
+    ps_session_write_trace_name(r.session, r.output);
+    int stop_sig = ps_sigwatch_take_stop_signal(&waitset);
+    int start_rc = stop_sig ? 128 + stop_sig : start_child(&r, &orig, &orig_pipe, &orig_xfsz);
+    if (stop_sig)
+        fprintf(stderr, "perfscope record: stopped by %s before CMD started: nothing ran, no trace written\n",
+                strsignal(stop_sig));
     if (start_rc) {
         /* Nothing ran: no trace is left behind (docs/record.md). */
+        ps_sigwatch_stop(sw);
         struct ps_rows_totals none;
         ps_collect_stop(c, &none);
         ps_tw_free(w);
@@ -703,12 +793,14 @@ int cmd_record(int argc, char **argv)
         status = start_rc;
         goto out_mask;
     }
-    supervise(&r, &waitset, c);
+    supervise(&r, &waitset, c, sw);
+    ps_sigwatch_stop(sw);
     status = WIFEXITED(r.wstatus) ? WEXITSTATUS(r.wstatus) : WIFSIGNALED(r.wstatus) ? 128 + WTERMSIG(r.wstatus) : 1;
     struct ps_rows_totals t;
     int rc = ps_collect_stop(c, &t);
     r.probe_failures = ps_session_report_probe_failures(r.session);
-    if (!rc && !(rc = ps_tw_begin(w)) && !(rc = write_run_rows(w, &r, &t)) && !(rc = ps_tw_commit(w)))
+    if (!rc && !(rc = ps_tw_begin(w)) && !(rc = write_run_rows(w, &r, &t)) && !(rc = ps_collect_forget_recovery(w)) &&
+        !(rc = ps_tw_commit(w)))
         rc = ps_tw_finish(w);
     if (rc == -EBUSY) {     /* complete, but left in WAL mode by a concurrent reader: a warning, not a failure */
         fprintf(stderr, "%s\n", ps_tw_errmsg(w));
@@ -740,6 +832,7 @@ out_mask:
     sigaction(SIGPIPE, &orig_pipe, NULL);
     sigaction(SIGXFSZ, &orig_xfsz, NULL);
 out_session:
+    ps_nvml_close(r.nvml);
     ps_session_dir_remove(r.session);
     close(out_lock);                /* the trace is complete, or removed: another recorder may replace it now */
     return status;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ps_nvml.h"
 #include "rows.h"
 #include "trace_writer.h"
 
@@ -21,9 +22,24 @@ int ps_collect_start(const char *session_dir, int64_t origin_ns, struct ps_tw *w
 int ps_collect_post_samples(struct ps_collect *c, const struct ps_proc_sample *ps, size_t np,
                             const struct ps_thread_sample *ts, size_t nt);
 
+/* Queue `n` GPU samples (one per device, common/ps_nvml.h) for the writer (copied): PERFSCOPE_GPU_SAMPLES.
+ * 0 or -ENOMEM. Thread-safe with the two threads. */
+int ps_collect_post_gpu_samples(struct ps_collect *c, const struct ps_gpu_sample *s, size_t n);
+
 /* Drain every ring one last time (including rings that appeared since the last scan), record their dropped
  * counts, write the queued rows and the per-process rows (ps_rows_finish, *t filled), join the threads and
  * free everything. Returns 0, or -errno when the trace could not be written completely (message on stderr). */
 int ps_collect_stop(struct ps_collect *c, struct ps_rows_totals *t);
+
+/* `perfscope record --recover`: go on with the rings a dead recorder left in `session_dir`, writing into its
+ * trace `w` (ps_tw_reopen): the rings in the order it found them, its kept state and each lane from the place
+ * its stored rows end (PERFSCOPE_RECOVERY_* tables), then every ring found since; drains them, writes the
+ * open ranges, drop counts and per-process rows (as ps_collect_stop; t->salvaged: records recovered).
+ * `origin_ns`: the dead recorder's session start. 0, or -errno with a message on stderr. */
+int ps_collect_resume(const char *session_dir, int64_t origin_ns, struct ps_tw *w, struct ps_rows_totals *t);
+
+/* Inside the transaction that marks the trace complete (or recovered): drop what made it recoverable (the
+ * PERFSCOPE_RECOVERY_* tables, the progress.* and recovery.* PERFSCOPE_META rows). 0 or -EIO. */
+int ps_collect_forget_recovery(struct ps_tw *w);
 
 #endif

@@ -705,11 +705,3 @@ int ps_gpu_rows_finish(struct ps_gpu_rows *g, uint64_t *dropped)
     }
     return rc;
 }
-
-/* GPU wire records carry CUPTI timestamps already in CLOCK_MONOTONIC ns (ps_wire_gpu.h): nothing to convert. */
-void ps_gpu_rows_to_ns(struct ps_wire_hdr *rec, ps_rows_clock_fn clock, const void *ctx)
-{
-    (void)rec;
-    (void)clock;
-    (void)ctx;
-}

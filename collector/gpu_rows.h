@@ -45,9 +45,4 @@ int ps_gpu_nsys_mem_kind(unsigned cupti_kind);
  * bytes including the NUL; returns 0. */
 int ps_gpu_short_name(const char *demangled, char *out, size_t out_len);
 
-/* Called by the drain thread on the in-memory copy of each GPU record, while the ring's clock calibration
- * is current: turn any raw probe timestamps (`*_tsc` fields) into CLOCK_MONOTONIC ns in place with
- * `clock(ctx, tsc)`. Fields already in ns stay as they are. */
-void ps_gpu_rows_to_ns(struct ps_wire_hdr *rec, ps_rows_clock_fn clock, const void *ctx);
-
 #endif

@@ -1,5 +1,5 @@
-/* Small containers for the collector: a u64 -> u64 map (lane strings, registered string ids, processes),
- * a string intern table that hands out stable pointers and StringIds ids, and a growable-array helper.
+/* Small containers for the collector: a string intern table that hands out stable pointers and StringIds ids,
+ * and a growable-array helper (the u64 -> u64 map is common/ps_hashmap.h).
  * Not thread-safe: one owner thread each. */
 #ifndef PS_MAPS_H
 #define PS_MAPS_H
@@ -7,18 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Open-addressing map from a 64-bit key to a 64-bit value. Zero-initialise (= empty) before use. */
-struct ps_u64map {
-    uint64_t *keys, *vals;
-    uint8_t *used;
-    size_t cap, len;
-};
-
-/* Pointer to the value of `key`, or NULL when absent. Valid until the next insert. */
-uint64_t *ps_u64map_get(const struct ps_u64map *m, uint64_t key);
-/* Insert or overwrite. Returns 0 or -ENOMEM. */
-int ps_u64map_put(struct ps_u64map *m, uint64_t key, uint64_t val);
-void ps_u64map_fini(struct ps_u64map *m);
+#include "ps_hashmap.h"   /* struct ps_u64map */
 
 /* One interned string: `text` lives until ps_strtab_fini; `id` is its StringIds id (0 until one is
  * given, see trace_writer.h). */
@@ -29,8 +18,7 @@ struct ps_str {
 
 /* Zero-initialise before use. */
 struct ps_strtab {
-    struct ps_str **slots;
-    size_t cap, len;
+    struct ps_u64map by_hash;   /* ps_hash_bytes(text) -> struct ps_str * (a multi-map) */
 };
 
 /* The interned copy of `text` (`len` bytes, no NUL needed), created on first sight. NULL: out of memory. */

@@ -59,8 +59,13 @@ struct ps_rows {
     struct ps_u64map thread_by_gtid;
     uint64_t nvtx_rows, unresolved_strings;
     uint64_t other_pidns_rings;     /* rings written in another PID namespace */
+    uint64_t corrupt_rings;         /* rings whose reading stopped on nonsense */
+    sqlite3_stmt *st_state, *st_regmap; /* PERFSCOPE_RECOVERY_STATE / _REGISTERED rows, NULL: not kept */
+    int replaying;                  /* ps_rows_restore_record: state only, nothing written */
     sqlite3_stmt *st_range, *st_mark;   /* the hot rows: no attributes, text or no message */
     sqlite3_stmt *st_full, *st_psample, *st_tsample;
+    sqlite3_stmt *st_live_clear, *st_live_open;     /* PERFSCOPE_LIVE_OPEN_RANGES, prepared on first use */
+    sqlite3_stmt *st_names_clear, *st_threads_clear, *st_proc, *st_thread;   /* ps_rows_publish_names */
 };
 
 int ps_rows_new(struct ps_tw *w, int64_t origin_ns, struct ps_rows **out)
@@ -76,9 +81,9 @@ int ps_rows_new(struct ps_tw *w, int64_t origin_ns, struct ps_rows **out)
     rc = -EIO;
     /* Constants in the SQL instead of bound values: fewer binds on the hottest path (+10 % rows/s). */
     r->st_range = ps_tw_prepare(w, "INSERT INTO NVTX_EVENTS(start, \"end\", eventType, text, globalTid, domainId)"
-                                   " VALUES(?, ?, 59, ?, ?, ?)");
+                                   " VALUES(?, ?, " PS_SQL_INT(PS_NSYS_NVTX_PUSHPOP) ", ?, ?, ?)");
     r->st_mark = ps_tw_prepare(w, "INSERT INTO NVTX_EVENTS(start, eventType, text, globalTid, domainId)"
-                                  " VALUES(?, 34, ?, ?, ?)");
+                                  " VALUES(?, " PS_SQL_INT(PS_NSYS_NVTX_MARK) ", ?, ?, ?)");
     r->st_full = ps_tw_prepare(w, "INSERT INTO NVTX_EVENTS(start, \"end\", eventType, rangeId, category, color,"
                                   " text, globalTid, endGlobalTid, textId, domainId, uint64Value, int64Value,"
                                   " doubleValue, uint32Value, int32Value, floatValue)"
@@ -165,10 +170,15 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
     return 0;
 }
 
-void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring)
+void ps_rows_ring_other_pidns(struct ps_rows *r)
 {
-    (void)ring;
     r->other_pidns_rings++;
+}
+
+void ps_rows_ring_corrupt(struct ps_rows *r, uint32_t ring)
+{
+    if (ring < r->n_rings)
+        r->corrupt_rings++;
 }
 
 void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring)
@@ -197,7 +207,8 @@ static int64_t stored_ns(const struct ps_rows *r, const struct ring *g, uint64_t
     return g->clock(g->clock_ctx, tsc) - r->origin_ns;
 }
 
-/* The StringIds id of registered string `id` of ring g, reserved on first reference. */
+/* The StringIds id of registered string `id` of ring g, reserved on first reference (and kept in
+ * PERFSCOPE_RECOVERY_REGISTERED when state is kept). */
 static int64_t registered_sid(struct ps_rows *r, struct ring *g, uint32_t id)
 {
     uint64_t *have = ps_u64map_get(&g->registered, id);
@@ -206,68 +217,41 @@ static int64_t registered_sid(struct ps_rows *r, struct ring *g, uint32_t id)
     int64_t sid = ps_tw_string_reserve(r->w);
     if (ps_u64map_put(&g->registered, id, (uint64_t)sid << 1))
         return -ENOMEM;
+    if (r->st_regmap) {
+        sqlite3_bind_int64(r->st_regmap, 1, g - r->rings);
+        sqlite3_bind_int64(r->st_regmap, 2, id);
+        sqlite3_bind_int64(r->st_regmap, 3, sid);
+        int rc = ps_tw_exec(r->w, r->st_regmap);
+        if (rc)
+            return rc;
+    }
     return sid;
 }
 
-/* The UTF-8 sequence at s[0..n), n >= 1: its length (1-4) when valid, else minus the length of its
- * maximal invalid subpart (the lead byte and the continuation bytes that fit it; at least 1), so that each
- * such subpart becomes one U+FFFD as the Unicode Standard recommends (ch. 3, "U+FFFD Substitution of
- * Maximal Subparts") and Python's decode(errors='replace') does. Overlong forms, UTF-16 surrogates and
- * values above U+10FFFF are invalid (RFC 3629 §4, Table 3-7 of the Unicode Standard). */
-static int utf8_seq(const unsigned char *s, size_t n)
+int ps_rows_keep_state(struct ps_rows *r)
 {
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    int len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    if (!len)
-        return -1;
-    unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
-    unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-    if (n < 2 || s[1] < lo || s[1] > hi)
-        return -1;
-    for (int i = 2; i < len; i++)
-        if ((size_t)i >= n || (s[i] & 0xC0) != 0x80)
-            return -i;
-    return len;
+    r->st_state = ps_tw_prepare(r->w, "INSERT INTO PERFSCOPE_RECOVERY_STATE VALUES(?, ?, ?)");
+    r->st_regmap = ps_tw_prepare(r->w, "INSERT OR REPLACE INTO PERFSCOPE_RECOVERY_REGISTERED VALUES(?, ?, ?)");
+    return r->st_state && r->st_regmap ? 0 : -EIO;
 }
 
-int ps_rows_utf8_valid(const char *s, size_t n)
+int ps_rows_restore_registered(struct ps_rows *r, uint32_t ring, uint32_t id, int64_t sid, int defined)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        if (u[i] < 0x80) {
-            i++;
-            continue;
-        }
-        int k = utf8_seq(u + i, n - i);
-        if (k < 0)
-            return 0;
-        i += (size_t)k;
-    }
-    return 1;
+    if (ring >= r->n_rings || sid <= 0)
+        return -EINVAL;
+    return ps_u64map_put(&r->rings[ring].registered, id, (uint64_t)sid << 1 | (defined ? 1 : 0));
 }
 
-char *ps_rows_utf8_dup(const char *s, size_t n)
+/* A record whose state later records need (lane strings, process, thread and CUDA records): kept in
+ * PERFSCOPE_RECOVERY_STATE, with the rows, when state is kept. */
+static int keep_state(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    char *out = malloc(n * 3 + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < n;) {
-        int k = utf8_seq(u + i, n - i);
-        if (k > 0) {
-            memcpy(o, u + i, (size_t)k);
-            o += k;
-            i += (size_t)k;
-        } else {
-            memcpy(o, "\xEF\xBF\xBD", 3);
-            o += 3;
-            i += (size_t)-k;
-        }
-    }
-    *o = '\0';
-    return out;
+    if (!r->st_state || r->replaying)
+        return 0;
+    sqlite3_bind_int64(r->st_state, 1, ring);
+    sqlite3_bind_int64(r->st_state, 2, lane);
+    sqlite3_bind_blob(r->st_state, 3, rec, (int)rec->size, SQLITE_STATIC);
+    return ps_tw_exec(r->w, r->st_state);
 }
 
 /* Bind `s` (NUL-terminated) as TEXT, with invalid UTF-8 replaced (findings-3 #5: Python's sqlite3 and pandas
@@ -276,7 +260,7 @@ static void bind_utf8(sqlite3_stmt *st, int i, const char *s)
 {
     size_t n = strlen(s);
     char *fixed;
-    if (ps_rows_utf8_valid(s, n) || !(fixed = ps_rows_utf8_dup(s, n)))
+    if (ps_utf8_valid(s, n) || !(fixed = ps_utf8_dup(s, n)))
         sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
     else
         sqlite3_bind_text(st, i, fixed, -1, free);
@@ -286,9 +270,9 @@ static void bind_utf8(sqlite3_stmt *st, int i, const char *s)
 static struct ps_str *intern_utf8(struct ps_rows *r, const char *s)
 {
     size_t n = strlen(s);
-    if (ps_rows_utf8_valid(s, n))
+    if (ps_utf8_valid(s, n))
         return ps_tw_intern(r->w, s, n);
-    char *fixed = ps_rows_utf8_dup(s, n);
+    char *fixed = ps_utf8_dup(s, n);
     struct ps_str *in = fixed ? ps_tw_intern(r->w, fixed, strlen(fixed)) : NULL;
     free(fixed);
     return in;
@@ -297,7 +281,7 @@ static struct ps_str *intern_utf8(struct ps_rows *r, const char *s)
 /* strdup with invalid UTF-8 replaced. */
 static char *dup_utf8(const char *s)
 {
-    return ps_rows_utf8_dup(s, strlen(s));
+    return ps_utf8_dup(s, strlen(s));
 }
 
 /* Bounded string at `off` of a record: NULL unless `len` bytes (NUL included) fit in the record. */
@@ -428,6 +412,41 @@ bad:
     return 0;
 }
 
+int ps_rows_live_open_clear(struct ps_rows *r)
+{
+    if (!r->st_live_clear && !(r->st_live_clear = ps_tw_prepare(r->w, "DELETE FROM PERFSCOPE_LIVE_OPEN_RANGES")))
+        return -EIO;
+    return ps_tw_exec(r->w, r->st_live_clear);
+}
+
+int ps_rows_live_open(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
+{
+    if (ring >= r->n_rings || rec->type != PS_WIRE_NVTX_OPEN || rec->size < sizeof(struct ps_wire_nvtx))
+        return 0;
+    if (!r->st_live_open &&
+        !(r->st_live_open = ps_tw_prepare(r->w, "INSERT INTO PERFSCOPE_LIVE_OPEN_RANGES VALUES(?, ?, ?, ?, ?)")))
+        return -EIO;
+    struct ring *g = &r->rings[ring];
+    const struct ps_wire_nvtx *n = (const void *)rec;
+    sqlite3_stmt *st = r->st_live_open;
+    sqlite3_clear_bindings(st);
+    sqlite3_bind_int64(st, 1, ps_global_tid(g->pid, n->tid));
+    sqlite3_bind_int64(st, 2, stored_ns(r, g, n->start_tsc));
+    if ((rec->flags & PS_WIRE_MSG_MASK) == PS_WIRE_MSG_LANE) {
+        uint64_t *str = ps_u64map_get(&g->lane_strings, (uint64_t)lane << 32 | n->msg_id);
+        if (str)
+            bind_utf8(st, 3, ((const struct ps_str *)(uintptr_t)*str)->text);
+    } else if ((rec->flags & PS_WIRE_MSG_MASK) == PS_WIRE_MSG_REGISTERED) {
+        /* only an id already seen: a slot read mid-update may hold any id, and reserving one for it would leave
+         * a StringIds id that is never defined (counted as an unresolved string at the end) */
+        uint64_t *have = ps_u64map_get(&g->registered, n->msg_id);
+        if (have)
+            sqlite3_bind_int64(st, 4, (int64_t)(*have >> 1));
+    }
+    sqlite3_bind_int64(st, 5, n->domain_id);
+    return ps_tw_exec(r->w, st);
+}
+
 /* Domain creation (75), category name (33), registered string (StringIds). */
 static int nvtx_name(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr *rec)
 {
@@ -475,7 +494,7 @@ static char *join_argv(const char *argv, uint32_t len)
     for (uint32_t i = 0; i + 1 < len; i++)
         if (s[i] == '\0')
             s[i] = ' ';
-    if (ps_rows_utf8_valid(s, strlen(s)))
+    if (ps_utf8_valid(s, strlen(s)))
         return s;
     char *fixed = dup_utf8(s);          /* file names in argv are bytes on Linux */
     free(s);
@@ -557,11 +576,38 @@ static int lane_string_rec(struct ps_rows *r, struct ring *g, uint32_t lane, con
     return 0;
 }
 
+int ps_rows_restore_record(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
+{
+    switch (rec->type) {
+    case PS_WIRE_LANE_STRING:
+    case PS_WIRE_PROCESS:
+    case PS_WIRE_THREAD_NAME:
+    case PS_WIRE_CUDA_STATUS:
+        break;
+    default:
+        return -EINVAL;
+    }
+    r->replaying = 1;
+    int rc = ps_rows_wire(r, ring, lane, rec);
+    r->replaying = 0;
+    return rc;
+}
+
 int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
 {
     if (ring >= r->n_rings)
         return -EINVAL;
     struct ring *g = &r->rings[ring];
+    int rc;
+    switch (rec->type) {
+    case PS_WIRE_LANE_STRING:
+    case PS_WIRE_PROCESS:
+    case PS_WIRE_THREAD_NAME:
+    case PS_WIRE_CUDA_STATUS:
+        if ((rc = keep_state(r, ring, lane, rec)))
+            return rc;
+        break;
+    }
     switch (rec->type) {
     case PS_WIRE_NVTX_RANGE:
     case PS_WIRE_NVTX_STARTEND:
@@ -652,16 +698,52 @@ static const char *basename_of(const char *path)
     return slash ? slash + 1 : path;
 }
 
-static int finish_process(struct ps_rows *r, const struct proc *p, sqlite3_stmt *st_proc, sqlite3_stmt *st_info)
+/* PROCESSES and ThreadNames as known now: the tables' rows replaced (a process's name may change at exec, a
+ * thread's when it is named), so a reader of a trace still being recorded (`report` on it, `top`) or of one whose
+ * recorder was killed sees the processes and named threads too. One ThreadNames row per thread: the NVTX name
+ * (priority 1) wins over the OS name (priority 0). */
+int ps_rows_publish_names(struct ps_rows *r)
+{
+    if (!r->st_names_clear) {
+        r->st_names_clear = ps_tw_prepare(r->w, "DELETE FROM PROCESSES");
+        r->st_threads_clear = ps_tw_prepare(r->w, "DELETE FROM ThreadNames");
+        r->st_proc = ps_tw_prepare(r->w, "INSERT INTO PROCESSES VALUES(?, ?, ?)");
+        r->st_thread = ps_tw_prepare(r->w, "INSERT INTO ThreadNames VALUES(?, ?, ?)");
+        if (!r->st_names_clear || !r->st_threads_clear || !r->st_proc || !r->st_thread)
+            return -EIO;
+    }
+    int rc;
+    if ((rc = ps_tw_exec(r->w, r->st_names_clear)) || (rc = ps_tw_exec(r->w, r->st_threads_clear)))
+        return rc;
+    for (size_t i = 0; i < r->n_procs; i++) {
+        const struct proc *p = &r->procs[i];
+        sqlite3_bind_int64(r->st_proc, 1, ps_global_pid(p->pid));
+        sqlite3_bind_int64(r->st_proc, 2, p->pid);
+        sqlite3_bind_text(r->st_proc, 3, p->exe ? basename_of(p->exe) : p->comm, -1, SQLITE_STATIC);
+        if ((rc = ps_tw_exec(r->w, r->st_proc)))
+            return rc;
+    }
+    for (size_t i = 0; i < r->n_threads; i++) {
+        const struct thread *th = &r->threads[i];
+        const struct ps_str *name = th->nvtx_name ? th->nvtx_name : th->os_name;
+        if (!name)
+            continue;
+        int64_t id = ps_tw_string_id(r->w, name->text, strlen(name->text));
+        if (id < 0)
+            return (int)id;
+        sqlite3_bind_int64(r->st_thread, 1, id);
+        sqlite3_bind_int(r->st_thread, 2, th->nvtx_name ? 1 : 0);
+        sqlite3_bind_int64(r->st_thread, 3, th->gtid);
+        if ((rc = ps_tw_exec(r->w, r->st_thread)))
+            return rc;
+    }
+    return 0;
+}
+
+static int finish_process(struct ps_rows *r, const struct proc *p, sqlite3_stmt *st_info)
 {
     int64_t gpid = ps_global_pid(p->pid);
-    const char *name = p->exe ? basename_of(p->exe) : p->comm;
-    sqlite3_bind_int64(st_proc, 1, gpid);
-    sqlite3_bind_int64(st_proc, 2, p->pid);
-    sqlite3_bind_text(st_proc, 3, name, -1, SQLITE_STATIC);
-    int rc = ps_tw_exec(r->w, st_proc);
-    if (rc)
-        return rc;
+    int rc;
     sqlite3_clear_bindings(st_info);
     sqlite3_bind_int64(st_info, 1, gpid);
     sqlite3_bind_int64(st_info, 2, p->pid);
@@ -704,16 +786,16 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
 {
     memset(t, 0, sizeof *t);
     t->rank = t->local_rank = t->world_size = -1;
-    sqlite3_stmt *st_proc = ps_tw_prepare(r->w, "INSERT INTO PROCESSES VALUES(?, ?, ?)");
     sqlite3_stmt *st_info = ps_tw_prepare(r->w, "INSERT INTO PERFSCOPE_PROCESS_INFO"
                                                 " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    sqlite3_stmt *st_thread = ps_tw_prepare(r->w, "INSERT INTO ThreadNames VALUES(?, ?, ?)");
-    if (!st_proc || !st_info || !st_thread)
+    if (!st_info)
         return -EIO;
-    int rc = 0;
+    int rc = ps_rows_publish_names(r);
+    if (rc)
+        return rc;
     for (size_t i = 0; i < r->n_procs; i++) {
         const struct proc *p = &r->procs[i];
-        if ((rc = finish_process(r, p, st_proc, st_info)))
+        if ((rc = finish_process(r, p, st_info)))
             return rc;
         t->processes++;
         t->probed_processes += p->probed;
@@ -734,21 +816,6 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
             t->world_size = p->world_size;
         }
     }
-    /* One ThreadNames row per thread: the NVTX name (priority 1) wins over the OS name (priority 0). */
-    for (size_t i = 0; i < r->n_threads; i++) {
-        const struct thread *th = &r->threads[i];
-        const struct ps_str *name = th->nvtx_name ? th->nvtx_name : th->os_name;
-        if (!name)
-            continue;
-        int64_t id = ps_tw_string_id(r->w, name->text, strlen(name->text));
-        if (id < 0)
-            return (int)id;
-        sqlite3_bind_int64(st_thread, 1, id);
-        sqlite3_bind_int(st_thread, 2, th->nvtx_name ? 1 : 0);
-        sqlite3_bind_int64(st_thread, 3, th->gtid);
-        if ((rc = ps_tw_exec(r->w, st_thread)))
-            return rc;
-    }
     /* Registered strings referenced but never defined (their record was dropped): keep textId valid. */
     for (size_t i = 0; i < r->n_rings; i++) {
         const struct ps_u64map *m = &r->rings[i].registered;
@@ -765,13 +832,15 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
     t->unresolved_strings += r->unresolved_strings;
     t->nvtx_rows = r->nvtx_rows;
     t->other_pidns_rings = r->other_pidns_rings;
+    t->corrupt_rings = r->corrupt_rings;
     /* dropped_records by cause (docs/record.md): they add up to dropped_records. */
     if ((rc = ps_tw_meta_i64(r->w, "dropped_records.ring_full", (int64_t)t->drops.full)) ||
         (rc = ps_tw_meta_i64(r->w, "dropped_records.no_lane", (int64_t)t->drops.nolane)) ||
         (rc = ps_tw_meta_i64(r->w, "dropped_records.probe_limits", (int64_t)t->drops.limit)) ||
         (rc = ps_tw_meta_i64(r->w, "dropped_records.chunk_alloc", (int64_t)t->drops.alloc)) ||
         (rc = ps_tw_meta_i64(r->w, "still_running_processes", (int64_t)t->still_running)) ||
-        (rc = ps_tw_meta_i64(r->w, "other_pidns_rings", (int64_t)r->other_pidns_rings)))
+        (rc = ps_tw_meta_i64(r->w, "other_pidns_rings", (int64_t)r->other_pidns_rings)) ||
+        (rc = ps_tw_meta_i64(r->w, "corrupt_rings", (int64_t)r->corrupt_rings)))
         return rc;
     uint64_t gpu_dropped = 0;
     return ps_gpu_rows_finish(r->gpu, &gpu_dropped);

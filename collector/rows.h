@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ps_ring.h"
+#include "ps_utf8.h"
 #include "ps_wire.h"
 #include "trace_writer.h"
 
@@ -32,12 +33,18 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
  * (message: ps_tw_errmsg). Call inside a transaction. */
 int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
 
-/* 1 when s[0..n) is valid UTF-8 (RFC 3629: no overlong forms, surrogates or values above U+10FFFF), else 0. */
-int ps_rows_utf8_valid(const char *s, size_t n);
-/* A NUL-terminated copy of s[0..n) with each maximal invalid subpart (Unicode ch. 3; as Python's
- * decode(errors='replace')) replaced by U+FFFD (EF BF BD). The caller frees it; NULL: no memory. Every TEXT the collector stores goes through
- * this (findings-3 #5). */
-char *ps_rows_utf8_dup(const char *s, size_t n);
+/* Keep, in the trace's PERFSCOPE_RECOVERY_* tables (ps_schema_recovery_sql, which must exist), what a later
+ * ps_rows needs to go on with these rings after this one is gone: the state records and the registered
+ * string ids. Written inside the transactions of the rows. 0 or -EIO. */
+int ps_rows_keep_state(struct ps_rows *r);
+/* Recovery: give ring `ring` (opened) back a kept state record (PS_WIRE_LANE_STRING, _PROCESS,
+ * _THREAD_NAME, _CUDA_STATUS; -EINVAL for others), or a registered string's StringIds id (`defined`: its
+ * StringIds row exists). Nothing is written. 0, -EINVAL or -ENOMEM. */
+int ps_rows_restore_record(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
+int ps_rows_restore_registered(struct ps_rows *r, uint32_t ring, uint32_t id, int64_t sid, int defined);
+
+/* Every TEXT the collector stores goes through ps_utf8_valid / ps_utf8_dup (common/ps_utf8.h), so Python's
+ * sqlite3 and pandas can read it (findings-3 #5). */
 
 /* The ring's count of dropped records by cause (ps_ring_reader_drops); the last call per ring counts. */
 void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring_drops *d);
@@ -59,8 +66,12 @@ struct ps_thread_sample {
     char comm[16];              /* OS thread name, for ThreadNames when NVTX did not name the thread */
 };
 
-/* Ring `ring` was written in another PID namespace (counted: other_pidns_rings). */
-void ps_rows_ring_other_pidns(struct ps_rows *r, uint32_t ring);
+/* A ring was written in another PID namespace (counted: other_pidns_rings). */
+void ps_rows_ring_other_pidns(struct ps_rows *r);
+
+/* Reading ring `ring` stopped on nonsense in it (ps_ring_reader_corrupt; counted: corrupt_rings); its drop
+ * counts are unknown (no ps_rows_ring_dropped follows). */
+void ps_rows_ring_corrupt(struct ps_rows *r, uint32_t ring);
 
 /* The process of ring `ring` was still running when CMD exited (counted: still_running_processes). */
 void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring);
@@ -69,6 +80,16 @@ void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring);
 int ps_rows_proc_sample(struct ps_rows *r, const struct ps_proc_sample *s);
 int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s);
 
+/* PERFSCOPE_LIVE_OPEN_RANGES, the push/pop ranges open right now (for `perfscope top`): clear the table, then
+ * add one PS_WIRE_NVTX_OPEN record (ps_ring_reader_open_ranges, times converted) of ring `ring`, lane `lane`.
+ * Call inside a transaction. 0 or -EIO / -ENOMEM. */
+int ps_rows_live_open_clear(struct ps_rows *r);
+int ps_rows_live_open(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
+
+/* Replace PROCESSES and ThreadNames with what is known now (the writer calls it about once a second and at the
+ * end), so readers of a trace being recorded see them. Call inside a transaction. 0 or -EIO / -ENOMEM. */
+int ps_rows_publish_names(struct ps_rows *r);
+
 /* Totals over every process, for the run-level PERFSCOPE_META rows. */
 struct ps_rows_totals {
     uint64_t processes, probed_processes, rings;
@@ -76,13 +97,15 @@ struct ps_rows_totals {
     struct ps_ring_drops drops;     /* `dropped` by cause */
     uint64_t still_running;         /* probed processes still running when CMD exited */
     uint64_t other_pidns_rings;     /* rings written in another PID namespace */
+    uint64_t corrupt_rings;         /* rings whose reading stopped on nonsense (their later records are lost) */
     uint64_t unterminated;          /* push/pop ranges never popped: NVTX_EVENTS rows with end NULL */
     uint64_t nvtx_rows;
+    uint64_t salvaged;              /* records written (ps_collect_stop / ps_collect_resume) */
     uint64_t cuda_injected_processes;
     int32_t rank, local_rank, world_size;   /* of the first probed process reporting one; -1 unknown */
 };
 
-/* Write what is only complete at the end: PROCESSES, ThreadNames, PERFSCOPE_PROCESS_INFO, the per-process
+/* Write what is only complete at the end: PROCESSES and ThreadNames (final), PERFSCOPE_PROCESS_INFO, the per-process
  * PERFSCOPE_META rows, StringIds rows of registered strings never defined. Fills *t. Call inside a
  * transaction, once. 0 or -EIO / -ENOMEM. */
 int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t);

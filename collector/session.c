@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ps_diag.h"
 #include "ps_env.h"
+#include "recover.h"
 
 /* mkdir that accepts an existing directory only if it is ours, private and not a link. */
 static int private_dir(const char *path)
@@ -72,17 +74,47 @@ unsigned ps_session_report_probe_failures(const char *dir)
         for (char *p = why; *p; p++)      /* the probe wrote it, but keep the terminal safe anyway */
             if ((unsigned char)*p < 0x20 || *p == 0x7f)
                 *p = '?';
-        fprintf(stderr, "perfscope record: warning: process %u: the probe could not record (%s): its NVTX and "
-                        "CUDA activity is missing from the trace\n", pid, *why ? why : "no reason given");
+        ps_diag("perfscope record: warning: process %u: the probe could not record (%s): its NVTX and "
+                "CUDA activity is missing from the trace", pid, *why ? why : "no reason given");
         count++;
     }
     closedir(d);
     return count;
 }
 
+/* The trace a dead recorder's session directory `dir` can still be recovered into (its rings and the trace
+ * named in it exist), copied to buf; else 0. */
+static int recoverable(const char *dir, char *buf, size_t len)
+{
+    char path[PATH_MAX + 300];
+    snprintf(path, sizeof path, "%s/" PS_SESSION_TRACE_FILE, dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = '\0';
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    struct stat st;
+    if (!buf[0] || stat(buf, &st) != 0)
+        return 0;
+    DIR *d = opendir(dir);
+    int rings = 0;
+    struct dirent *de;
+    while (d && !rings && (de = readdir(d))) {
+        unsigned pid, n;
+        int end = 0;
+        rings = sscanf(de->d_name, PS_RING_FILE_FMT "%n", &pid, &n, &end) == 2 && end && !de->d_name[end];
+    }
+    if (d)
+        closedir(d);
+    return rings;
+}
+
 /* Remove the session directories in `base` left by recorders that died without cleaning up (kill -9):
  * only entries that look like ours (a decimal pid name, a directory of this user, mode 0700) whose pid no
- * longer exists. A live recorder's directory, or anything else, is left alone. */
+ * longer exists. A live recorder's directory, or anything else, is left alone; so is a dead one whose rings
+ * can still be recovered into its trace (issue 11 #1): it is named, with the command that does it. */
 static void remove_stale_sessions(const char *base)
 {
     DIR *d = opendir(base);
@@ -101,25 +133,58 @@ static void remove_stale_sessions(const char *base)
         if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
             (st.st_mode & 07777) != 0700)
             continue;
-        if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-            ps_session_dir_remove(path);
+        char trace[PATH_MAX];
+        if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+            if (recoverable(path, trace, sizeof trace))
+                fprintf(stderr, "perfscope record: warning: a perfscope record (pid %ld) died before writing all "
+                                "that its program recorded; the rest is kept in %s: add it to its trace with "
+                                "'perfscope record --recover %s' (or remove that directory)\n", pid, path, trace);
+            else
+                ps_session_dir_remove(path);
+        }
     }
     closedir(d);
+}
+
+void ps_session_base_dir(char *buf, size_t len)
+{
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    struct stat st;
+    if (xdg && *xdg == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) && access(xdg, W_OK) == 0)
+        snprintf(buf, len, "%s/perfscope", xdg);
+    else
+        snprintf(buf, len, "/tmp/perfscope-%u", (unsigned)getuid());
+}
+
+int ps_session_write_trace_name(const char *dir, const char *trace)
+{
+    char path[PATH_MAX], tmp[PATH_MAX], abs[PATH_MAX];
+    if (!realpath(trace, abs))
+        return -errno;
+    snprintf(path, sizeof path, "%s/%s", dir, PS_SESSION_TRACE_FILE);
+    snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, PS_SESSION_TRACE_FILE);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    size_t n = strlen(abs);
+    abs[n++] = '\n';
+    int rc = write(fd, abs, n) == (ssize_t)n ? 0 : -EIO;
+    close(fd);
+    if (!rc && rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc)
+        unlink(tmp);
+    return rc;
 }
 
 int ps_session_dir_create(char *buf, size_t len)
 {
     char base[PATH_MAX];
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    struct stat st;
-    if (xdg && *xdg == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) && access(xdg, W_OK) == 0)
-        snprintf(base, sizeof base, "%s/perfscope", xdg);
-    else
-        snprintf(base, sizeof base, "/tmp/perfscope-%u", (unsigned)getuid());
+    ps_session_base_dir(base, sizeof base);
     int rc = private_dir(base);
     if (rc) {
-        fprintf(stderr, "perfscope record: cannot use the session directory %s: %s (it must be a directory "
-                        "of yours with mode 0700; remove it or set XDG_RUNTIME_DIR)\n", base, strerror(-rc));
+        ps_diag("perfscope record: cannot use the session directory %s: %s (it must be a directory "
+                "of yours with mode 0700; remove it or set XDG_RUNTIME_DIR)", base, strerror(-rc));
         return rc;
     }
     remove_stale_sessions(base);
@@ -135,7 +200,7 @@ int ps_session_dir_create(char *buf, size_t len)
     errno = -rc;
 fail:
     rc = -errno;
-    fprintf(stderr, "perfscope record: cannot create the session directory %s: %s\n", buf, strerror(-rc));
+    ps_diag("perfscope record: cannot create the session directory %s: %s", buf, strerror(-rc));
     return rc;
 }
 
@@ -258,8 +323,8 @@ int ps_session_expand_output(const char *pattern, char *buf, size_t len)
                 strcpy(tmp, "%");
                 break;
             default:
-                fprintf(stderr, "perfscope record: -o %s: unknown '%%%s' (use %%p pid, %%h host, %%r rank, "
-                                "%%%% a percent sign)\n", pattern, *p ? (char[]){ *p, 0 } : "");
+                ps_diag("perfscope record: -o %s: unknown '%%%s' (use %%p pid, %%h host, %%r rank, "
+                        "%%%% a percent sign)", pattern, *p ? (char[]){ *p, 0 } : "");
                 return -EINVAL;
             }
         }
@@ -271,4 +336,37 @@ int ps_session_expand_output(const char *pattern, char *buf, size_t len)
     }
     buf[o] = '\0';
     return 0;
+}
+
+/* Name the trace in the session directory (PS_SESSION_TRACE_FILE), so that a later recorder that finds this
+ * one dead can say which trace its rings belong to. Best effort. */
+void ps_session_name_trace(const char *session, const char *output)
+{
+    char path[PATH_MAX + 16], abs[PATH_MAX];
+    snprintf(path, sizeof path, "%s/" PS_SESSION_TRACE_FILE, session);
+    FILE *f = realpath(output, abs) ? fopen(path, "we") : NULL;
+    if (f) {
+        fprintf(f, "%s\n", abs);
+        fclose(f);
+    }
+}
+
+/* 1 when CMD's name is the path of a directory, or a name without '/' whose first match on $PATH (as
+ * execvp searches it, empty entries meaning the current directory) is a directory; else 0. */
+int ps_session_names_a_directory(const char *name)
+{
+    struct stat st;
+    if (strchr(name, '/'))
+        return stat(name, &st) == 0 && S_ISDIR(st.st_mode);
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/bin:/usr/bin"; ; p++) {
+        size_t len = strcspn(p, ":");
+        char cand[PATH_MAX];
+        if (snprintf(cand, sizeof cand, "%.*s%s%s", (int)len, p, len ? "/" : "", name) < (int)sizeof cand &&
+            stat(cand, &st) == 0)
+            return S_ISDIR(st.st_mode);
+        p += len;
+        if (!*p)
+            return 0;
+    }
 }

@@ -11,6 +11,17 @@
  * buf. Returns 0 or -errno with a message on stderr. */
 int ps_session_dir_create(char *buf, size_t len);
 
+/* Where session directories live: $XDG_RUNTIME_DIR/perfscope when XDG_RUNTIME_DIR is a writable directory,
+ * else /tmp/perfscope-<uid> (written to buf; `perfscope top` scans it for live recordings). */
+void ps_session_base_dir(char *buf, size_t len);
+
+/* The file in a session directory naming the trace being written: its absolute path and a newline. */
+#define PS_SESSION_TRACE_FILE "trace"
+
+/* Write PS_SESSION_TRACE_FILE into `dir` (atomically: a reader sees the whole name or no file) naming `trace`
+ * (made absolute). 0 or -errno. */
+int ps_session_write_trace_name(const char *dir, const char *trace);
+
 /* Remove the session directory and the ring files in it. */
 void ps_session_dir_remove(const char *dir);
 
@@ -29,5 +40,15 @@ int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len);
  * else 0) and %% in `pattern`. Returns 0, -EINVAL (unknown % sequence; message on stderr) or
  * -ENAMETOOLONG. */
 int ps_session_expand_output(const char *pattern, char *buf, size_t len);
+
+/* Name the trace being written (`output`, made absolute) in the session directory (PS_SESSION_TRACE_FILE,
+ * recover.h), so that a later recorder that finds this one dead can say which trace its rings belong to.
+ * Best effort: nothing is reported. */
+void ps_session_name_trace(const char *session, const char *output);
+
+/* 1 when CMD's name is the path of a directory, or a name without '/' whose first match on $PATH (as execvp
+ * searches it, an empty entry meaning the current directory) is a directory; else 0. For a clear message
+ * where execve says only EACCES. */
+int ps_session_names_a_directory(const char *name);
 
 #endif

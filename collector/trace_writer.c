@@ -21,7 +21,6 @@ struct ps_tw {
     sqlite3_stmt *st_string, *st_meta;
     struct ps_strtab strings;
     int64_t next_string_id;
-    uint64_t rows;
     char errmsg[512];
 };
 
@@ -55,7 +54,18 @@ static const char tw_pragmas[] =
     "PRAGMA synchronous=NORMAL;"
     "PRAGMA temp_store=MEMORY;";
 
-int ps_tw_open(const char *path, struct ps_tw **out, char *err, size_t errlen)
+/* The largest id of `sql` (one integer, NULL when empty), or 0. */
+static int64_t tw_max_id(struct ps_tw *w, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t v = 0;
+    if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static int tw_open(const char *path, int create, struct ps_tw **out, char *err, size_t errlen)
 {
     int rc = -ENOMEM;
     struct ps_tw *w = calloc(1, sizeof *w);
@@ -67,17 +77,26 @@ int ps_tw_open(const char *path, struct ps_tw **out, char *err, size_t errlen)
     /* Without per-allocation statistics SQLite takes no global mutex per malloc (+15 % rows/s). Only
      * possible before SQLite initialises; harmless (ignored) after. */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-    if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                        NULL) != SQLITE_OK) {
-        rc = tw_fail(w, "cannot create the trace (use -o to write elsewhere)");
+    if (sqlite3_open_v2(path, &w->db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
+                        SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        rc = tw_fail(w, create ? "cannot create the trace (use -o to write elsewhere)" : "cannot open the trace");
         goto out_msg;
     }
-    if ((rc = tw_exec_sql(w, tw_pragmas, "setting pragmas")) ||
+    if (!create) {
+        /* A trace a dead recorder left: go on where it stopped (page_size no longer changes). */
+        if ((rc = tw_exec_sql(w, tw_pragmas, "setting pragmas")))
+            goto out_msg;
+        int64_t a = tw_max_id(w, "SELECT max(id) FROM StringIds");
+        int64_t b = tw_max_id(w, "SELECT max(sid) FROM PERFSCOPE_RECOVERY_REGISTERED");
+        w->next_string_id = (a > b ? a : b) + 1;
+    } else if ((rc = tw_exec_sql(w, tw_pragmas, "setting pragmas")) ||
         (rc = tw_exec_sql(w, "BEGIN", "creating the schema")) ||
         (rc = tw_exec_sql(w, ps_schema_sql, "creating the schema")) ||
+        (rc = tw_exec_sql(w, ps_schema_recovery_sql, "creating the schema")) ||
         (rc = tw_exec_sql(w, ps_schema_enum_sql, "filling the ENUM tables")) ||
-        (rc = tw_exec_sql(w, "COMMIT", "creating the schema")))
+        (rc = tw_exec_sql(w, "COMMIT", "creating the schema"))) {
         goto out_msg;
+    }
     w->st_string = ps_tw_prepare(w, "INSERT INTO StringIds(id, value) VALUES(?, ?)");
     w->st_meta = ps_tw_prepare(w, "INSERT OR REPLACE INTO PERFSCOPE_META(name, value) VALUES(?, ?)");
     if (!w->st_string || !w->st_meta) {
@@ -91,6 +110,26 @@ out_msg:
 out:
     ps_tw_free(w);
     return rc;
+}
+
+int ps_tw_open(const char *path, struct ps_tw **out, char *err, size_t errlen)
+{
+    return tw_open(path, 1, out, err, errlen);
+}
+
+int ps_tw_reopen(const char *path, struct ps_tw **out, char *err, size_t errlen)
+{
+    return tw_open(path, 0, out, err, errlen);
+}
+
+int ps_tw_sql(struct ps_tw *w, const char *sql, const char *what)
+{
+    return tw_exec_sql(w, sql, what);
+}
+
+sqlite3 *ps_tw_db(struct ps_tw *w)
+{
+    return w->db;
 }
 
 void ps_tw_free(struct ps_tw *w)
@@ -137,7 +176,6 @@ int ps_tw_exec(struct ps_tw *w, sqlite3_stmt *st)
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return tw_fail(w, "writing a row (is the disk full?)");
-    w->rows++;
     return 0;
 }
 
@@ -230,9 +268,4 @@ int ps_tw_finish(struct ps_tw *w)
 const char *ps_tw_errmsg(const struct ps_tw *w)
 {
     return w->errmsg;
-}
-
-uint64_t ps_tw_rows(const struct ps_tw *w)
-{
-    return w->rows;
 }

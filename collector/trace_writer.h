@@ -18,6 +18,15 @@ struct ps_tw;
  * Returns 0 and *out (free with ps_tw_free), or -errno / -EIO with a message naming the file in err. */
 int ps_tw_open(const char *path, struct ps_tw **out, char *err, size_t errlen);
 
+/* Open an existing trace to go on writing it (`perfscope record --recover`): pragmas as ps_tw_open, no schema;
+ * new StringIds ids follow the largest one used or reserved (PERFSCOPE_RECOVERY_REGISTERED). Same returns. */
+int ps_tw_reopen(const char *path, struct ps_tw **out, char *err, size_t errlen);
+
+/* Run SQL without results (sqlite3_exec); 0 or -EIO with "<what>" in the message. */
+int ps_tw_sql(struct ps_tw *w, const char *sql, const char *what);
+/* The connection, for reading (recovery reads back what a dead recorder kept). */
+sqlite3 *ps_tw_db(struct ps_tw *w);
+
 /* Close the connection (committing nothing that is open) and free everything. NULL is a no-op. */
 void ps_tw_free(struct ps_tw *w);
 
@@ -57,8 +66,5 @@ int ps_tw_finish(struct ps_tw *w);
 
 /* The last error, "perfscope: <path>: <what>", valid until the next call. */
 const char *ps_tw_errmsg(const struct ps_tw *w);
-
-/* Rows written since ps_tw_open (every ps_tw_exec counts one). */
-uint64_t ps_tw_rows(const struct ps_tw *w);
 
 #endif

@@ -27,14 +27,40 @@ struct ps_ring_reader;
 int ps_ring_reader_open(const char *path, struct ps_ring_reader **out);
 void ps_ring_reader_close(struct ps_ring_reader *r);            /* NULL is a no-op */
 
-/* Call `fn(ctx, rec)` for every record committed since the last drain, in per-thread order; `rec` is valid
- * only during the call. Stops early if fn returns non-zero (that value is returned, and that record is
- * delivered again by the next drain); else returns the number of records drained (>= 0), or -ENOMEM.
+/* Call `fn(ctx, lane, rec)` for every record committed since the last drain, in per-thread order; `rec` is a
+ * private copy (the ring is the writer's to scribble on), valid only during the call; `lane` identifies the
+ * writing thread's lane (for PS_WIRE_LANE_STRING ids). Stops early if fn returns non-zero (that value is
+ * returned, and that record is delivered again by the next drain); else returns the number of records
+ * drained (>= 0), -ENOMEM, or -EBADMSG once the ring holds nonsense (a size, offset, link or count no writer
+ * makes: ps_ring_reader_corrupt says what; the ring is never read again, records already delivered stand).
  * Records are never torn: a writer killed mid-record leaves it invisible. One reader per ring: drained
- * chunks go back to the writers, so a second reader would miss them. Implemented in ps_ring_reader.c. */
-/* `lane` identifies the writing thread's lane (for PS_WIRE_LANE_STRING ids). */
+ * chunks go back to the writers (at once, or with ps_ring_reader_hold_chunks when released), so a second
+ * reader would miss them. Implemented in ps_ring_reader.c. */
 long ps_ring_reader_drain(struct ps_ring_reader *r,
                           int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx);
+
+/* Why the ring is no longer read ("chunk 7 of lane 2 links to chunk 90000 of 160"), or NULL while it makes
+ * sense. */
+const char *ps_ring_reader_corrupt(const struct ps_ring_reader *r);
+
+/* A place in a lane: the chunk (index + 1) and the byte offset in it of the next record to read. */
+struct ps_ring_pos {
+    uint32_t chunk;
+    uint32_t offset;
+};
+
+/* Keep drained chunks out of the writers' hands until ps_ring_reader_release says their records are stored
+ * (for a reader whose records are only safe once a transaction commits: a reader that dies in between leaves
+ * them in the ring for ps_ring_reader_seek). Call before the first drain. */
+void ps_ring_reader_hold_chunks(struct ps_ring_reader *r);
+/* Where the next drain of `lane` resumes (chunk 0: it has not started). Drain thread only. */
+void ps_ring_reader_position(const struct ps_ring_reader *r, uint32_t lane, struct ps_ring_pos *out);
+/* Give the writers back the chunks of `lane` before `upto` (a position from ps_ring_reader_position), whose
+ * records are stored. May run on another thread than the drain; calls for one lane must not overlap. */
+void ps_ring_reader_release(struct ps_ring_reader *r, uint32_t lane, const struct ps_ring_pos *upto);
+/* Resume `lane` at `pos` (a position a dead reader stored): 0, -EINVAL (not a place in a chunk) or -ENOENT
+ * (not on the lane's chain of chunks). Before the lane's first drain. */
+int ps_ring_reader_seek(struct ps_ring_reader *r, uint32_t lane, const struct ps_ring_pos *pos);
 
 /* Call `fn(ctx, lane, rec)` once for every push/pop range the ring's threads pushed and had not popped
  * (ps_ring_layout.h, struct ps_ring_open): `rec` is a PS_WIRE_NVTX_OPEN record made for the call (start_tsc
@@ -44,8 +70,8 @@ long ps_ring_reader_drain(struct ps_ring_reader *r,
 long ps_ring_reader_open_ranges(struct ps_ring_reader *r,
                                 int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx);
 
-/* Records the writers dropped, every cause (exact count). */
-uint64_t ps_ring_reader_dropped(const struct ps_ring_reader *r);
+/* Records the writers dropped, every cause (exact count); 0 when the ring is corrupt. */
+uint64_t ps_ring_reader_dropped(struct ps_ring_reader *r);
 
 /* The same count by cause; the four add up to ps_ring_reader_dropped. */
 struct ps_ring_drops {
@@ -55,7 +81,9 @@ struct ps_ring_drops {
     uint64_t limit;                 /* beyond the probe's limits: nesting depth, start/end table */
     uint64_t alloc;                 /* a fresh chunk could not be allocated (file system full) */
 };
-void ps_ring_reader_drops(const struct ps_ring_reader *r, struct ps_ring_drops *out);
+/* 0, or -EBADMSG with *out zeroed when a count is nonsense (above 2^48, or a cause above its total): the
+ * ring is then corrupt (ps_ring_reader_corrupt) and its drops unknown. */
+int ps_ring_reader_drops(struct ps_ring_reader *r, struct ps_ring_drops *out);
 /* The pid of the process that owns the ring, in its PID namespace (ps_ring_reader_pidns). */
 uint32_t ps_ring_reader_pid(const struct ps_ring_reader *r);
 /* The inode of the writer's PID namespace (/proc/self/ns/pid), 0 when it could not tell. */

@@ -4,6 +4,8 @@
  * The writer is another process and may be killed at any point, so every offset read from the file is checked. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,19 +24,33 @@ struct pair {
 struct cursor {
     uint32_t chunk;         /* index + 1 of the chunk being read, 0 = not started */
     uint32_t rpos;          /* offset of the next record in it */
+    uint32_t held;          /* holding readers: index + 1 of the lane's oldest chunk not yet released, 0 = none */
+};
+
+/* The ring's geometry, copied from the header once, when it was checked: the writer's process can write
+ * anything into the mapping later, so nothing that sizes or places a read is ever read from it again. */
+struct geometry {
+    uint32_t nlanes, nchunks, chunk_bytes, clock, pid;
+    uint64_t chunks_off, open_off, pidns;
 };
 
 struct ps_ring_reader {
     char *base;
     size_t bytes;
-    struct ps_ring_hdr *hdr;
+    struct ps_ring_hdr *hdr;    /* live: only its atomics are read after open */
     struct ps_ring_lane *lanes;
+    struct geometry g;
     struct cursor *cur;     /* one per lane */
+    char *rec;              /* the record being delivered, copied out of the ring (chunk_bytes) */
+    int hold;               /* chunks are released by ps_ring_reader_release, not by the drain */
+    char corrupt[160];      /* why reading stopped, "" while the ring makes sense */
     struct pair *pairs;     /* calibration pairs, ascending; [0] from the writer */
     size_t npairs, cap_pairs;
 };
 
 #define PAIR_SPACING_NS 1000000000  /* keep one pair a second: piecewise-linear across NTP slews */
+/* A drop count above this (2^48, about 78 hours of 10^9 dropped calls a second) was not counted by a writer. */
+#define DROPS_MAX (1ull << 48)
 
 static uint64_t tsc_now(void)
 {
@@ -45,7 +61,7 @@ static uint64_t tsc_now(void)
 static int take_pair(struct ps_ring_reader *r)
 {
     struct pair p;
-    if (r->hdr->clock != PS_RING_CLOCK_TSC)
+    if (r->g.clock != PS_RING_CLOCK_TSC)
         return 0;
     ps_ring_take_pair(tsc_now, &p.tsc, &p.ns);
     if (p.tsc <= r->pairs[r->npairs - 1].tsc)
@@ -108,19 +124,25 @@ int ps_ring_reader_open(const char *path, struct ps_ring_reader **out)
         goto out;
     }
     r->hdr = (struct ps_ring_hdr *)(void *)r->base;
-    err = check_header(r->hdr, r->bytes);
+    /* Check a private copy: the header in the mapping may change between a check and a use. */
+    struct ps_ring_hdr h;
+    memcpy(&h, r->hdr, sizeof h);
+    err = check_header(&h, r->bytes);
     if (err)
         goto out;
-    r->lanes = (struct ps_ring_lane *)(void *)(r->base + r->hdr->lanes_off);
-    r->cur = calloc(r->hdr->nlanes, sizeof *r->cur);
+    r->g = (struct geometry){ h.nlanes, h.nchunks, h.chunk_bytes, h.clock, h.pid, h.chunks_off, h.open_off,
+                              h.pidns };
+    r->lanes = (struct ps_ring_lane *)(void *)(r->base + h.lanes_off);
+    r->cur = calloc(h.nlanes, sizeof *r->cur);
+    r->rec = malloc(h.chunk_bytes);
     r->cap_pairs = 16;
     r->pairs = malloc(r->cap_pairs * sizeof *r->pairs);
-    if (!r->cur || !r->pairs) {
+    if (!r->cur || !r->rec || !r->pairs) {
         err = -ENOMEM;
         goto out;
     }
-    r->pairs[0].tsc = r->hdr->cal_tsc;
-    r->pairs[0].ns = r->hdr->cal_ns;
+    r->pairs[0].tsc = h.cal_tsc;
+    r->pairs[0].ns = h.cal_ns;
     r->npairs = 1;
     err = take_pair(r);
 out:
@@ -141,16 +163,38 @@ void ps_ring_reader_close(struct ps_ring_reader *r)
     if (r->base)
         munmap(r->base, r->bytes);
     free(r->cur);
+    free(r->rec);
     free(r->pairs);
     free(r);
 }
 
-static struct ps_ring_chunk *chunk_at(struct ps_ring_reader *r, uint32_t idx1)
+void ps_ring_reader_hold_chunks(struct ps_ring_reader *r)
 {
-    if (idx1 == 0 || idx1 > r->hdr->nchunks)
+    r->hold = 1;
+}
+
+const char *ps_ring_reader_corrupt(const struct ps_ring_reader *r)
+{
+    return r->corrupt[0] ? r->corrupt : NULL;
+}
+
+/* Stop reading the ring for good; returns -EBADMSG. */
+__attribute__((format(printf, 2, 3))) static int set_corrupt(struct ps_ring_reader *r, const char *fmt, ...)
+{
+    if (!r->corrupt[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->corrupt, sizeof r->corrupt, fmt, ap);
+        va_end(ap);
+    }
+    return -EBADMSG;
+}
+
+static struct ps_ring_chunk *chunk_at(const struct ps_ring_reader *r, uint32_t idx1)
+{
+    if (idx1 == 0 || idx1 > r->g.nchunks)
         return NULL;
-    return (struct ps_ring_chunk *)(void *)(r->base + r->hdr->chunks_off +
-                                            (uint64_t)(idx1 - 1) * r->hdr->chunk_bytes);
+    return (struct ps_ring_chunk *)(void *)(r->base + r->g.chunks_off + (uint64_t)(idx1 - 1) * r->g.chunk_bytes);
 }
 
 static void chunk_free(struct ps_ring_reader *r, uint32_t idx1, struct ps_ring_chunk *c)
@@ -164,48 +208,79 @@ static void chunk_free(struct ps_ring_reader *r, uint32_t idx1, struct ps_ring_c
     } while (!atomic_compare_exchange_weak_explicit(head, &old, nw, memory_order_release, memory_order_relaxed));
 }
 
-/* Drain one lane; returns the records delivered; a non-zero value from fn stops it and lands in *stop. */
+/* The lanes to read: lanes_used, which the writers only raise, within the copied nlanes. */
+static uint32_t lanes_used(struct ps_ring_reader *r)
+{
+    uint32_t used = atomic_load_explicit(&r->hdr->lanes_used, memory_order_acquire);
+    if (used > r->g.nlanes) {
+        set_corrupt(r, "it claims %u lanes of %u", used, r->g.nlanes);
+        return r->g.nlanes;
+    }
+    return used;
+}
+
+/* Drain one lane; returns the records delivered, or -EBADMSG (the ring is corrupt); a non-zero value from fn
+ * stops it and lands in *stop. Every value read from the mapping is read once and checked before use. */
 static long drain_lane(struct ps_ring_reader *r, uint32_t lane,
                        int (*fn)(void *, uint32_t, const struct ps_wire_hdr *), void *ctx, int *stop)
 {
     struct ps_ring_lane *l = &r->lanes[lane];
     struct cursor *cu = &r->cur[lane];
-    uint32_t chunk_bytes = r->hdr->chunk_bytes;
+    const uint32_t chunk_bytes = r->g.chunk_bytes;
     long n = 0;
     uint32_t hops = 0;
     if (!cu->chunk) {
-        cu->chunk = atomic_load_explicit(&l->first_chunk, memory_order_acquire);
+        uint32_t first = atomic_load_explicit(&l->first_chunk, memory_order_acquire);
+        if (!first)
+            return 0;               /* no record yet */
+        if (!chunk_at(r, first))
+            return set_corrupt(r, "lane %u starts at chunk %u of %u", lane, first, r->g.nchunks);
+        cu->chunk = cu->held = first;
         cu->rpos = sizeof(struct ps_ring_chunk);
     }
     for (;;) {
         struct ps_ring_chunk *c = chunk_at(r, cu->chunk);
-        if (!c)
-            return n;
         /* next first: once it is set, committed is final. */
         uint32_t next = atomic_load_explicit(&c->next, memory_order_acquire);
         uint32_t end = atomic_load_explicit(&c->committed, memory_order_acquire);
-        if (end > chunk_bytes)
-            end = chunk_bytes;      /* a corrupt chunk: read what fits, never past it */
+        if (end > chunk_bytes || end % 8 || end < cu->rpos)
+            return set_corrupt(r, "chunk %u of lane %u ends at %u (read up to %u, chunk of %u bytes)",
+                               cu->chunk, lane, end, cu->rpos, chunk_bytes);
         while (cu->rpos + sizeof(struct ps_wire_hdr) <= end) {
-            const struct ps_wire_hdr *rec = (const void *)((const char *)c + cu->rpos);
-            if (rec->size < sizeof *rec || rec->size % 8 || rec->size > end - cu->rpos) {
-                cu->rpos = end;     /* cannot happen with a live writer; skip the chunk's rest */
-                break;
-            }
-            int rc = fn(ctx, lane, rec);
+            const char *at = (const char *)c + cu->rpos;
+            struct ps_wire_hdr h;
+            memcpy(&h, at, sizeof h);               /* the size is read once: the copy below uses it */
+            if (h.size < sizeof h || h.size % 8 || h.size > end - cu->rpos)
+                return set_corrupt(r, "a record of %u bytes at %u in chunk %u of lane %u (chunk ends at %u)",
+                                   h.size, cu->rpos, cu->chunk, lane, end);
+            memcpy(r->rec, at, h.size);
+            ((struct ps_wire_hdr *)(void *)r->rec)->size = h.size;
+            int rc = fn(ctx, lane, (const struct ps_wire_hdr *)(const void *)r->rec);
             if (rc) {
                 *stop = rc;
                 return n;
             }
-            cu->rpos += rec->size;
+            cu->rpos += h.size;
             n++;
         }
-        if (!next || next == cu->chunk || ++hops > r->hdr->nchunks)
-            return n;               /* the writer is still here, or a corrupt link loops */
+        if (!next)
+            return n;               /* the writer is still in this chunk */
+        if (cu->rpos != end)
+            return set_corrupt(r, "chunk %u of lane %u has %u bytes after its last record", cu->chunk, lane,
+                               end - cu->rpos);
+        if (!chunk_at(r, next) || next == cu->chunk)
+            return set_corrupt(r, "chunk %u of lane %u links to chunk %u of %u", cu->chunk, lane, next,
+                               r->g.nchunks);
+        if (++hops > r->g.nchunks)
+            return n;               /* a writer refilling the chunks freed behind us: the next pass goes on */
+        uint32_t done = cu->chunk;
         cu->chunk = next;
         cu->rpos = sizeof(struct ps_ring_chunk);
-        atomic_store_explicit(&l->first_chunk, next, memory_order_release);
-        chunk_free(r, (uint32_t)((char *)c - (r->base + r->hdr->chunks_off)) / chunk_bytes + 1, c);
+        if (!r->hold) {
+            atomic_store_explicit(&l->first_chunk, next, memory_order_release);
+            chunk_free(r, done, c);
+            cu->held = next;
+        }
     }
 }
 
@@ -214,34 +289,79 @@ long ps_ring_reader_drain(struct ps_ring_reader *r,
 {
     long total = 0;
     int stop = 0;
+    if (r->corrupt[0])
+        return -EBADMSG;
     int err = take_pair(r);
     if (err)
         return err;
-    uint32_t used = atomic_load_explicit(&r->hdr->lanes_used, memory_order_acquire);
-    if (used > r->hdr->nlanes)
-        used = r->hdr->nlanes;
-    for (uint32_t i = 0; i < used && !stop; i++)
-        total += drain_lane(r, i, fn, ctx, &stop);
-    return stop ? stop : total;
+    uint32_t used = lanes_used(r);
+    for (uint32_t i = 0; i < used && !stop; i++) {
+        long n = drain_lane(r, i, fn, ctx, &stop);
+        if (n < 0)
+            return n;
+        total += n;
+    }
+    return stop ? stop : r->corrupt[0] ? -EBADMSG : total;
+}
+
+void ps_ring_reader_position(const struct ps_ring_reader *r, uint32_t lane, struct ps_ring_pos *out)
+{
+    *out = lane < r->g.nlanes ? (struct ps_ring_pos){ r->cur[lane].chunk, r->cur[lane].rpos }
+                              : (struct ps_ring_pos){ 0, 0 };
+}
+
+void ps_ring_reader_release(struct ps_ring_reader *r, uint32_t lane, const struct ps_ring_pos *upto)
+{
+    if (lane >= r->g.nlanes || !r->cur[lane].held || !chunk_at(r, upto->chunk))
+        return;
+    struct cursor *cu = &r->cur[lane];
+    for (uint32_t hops = 0; cu->held != upto->chunk && hops <= r->g.nchunks; hops++) {
+        struct ps_ring_chunk *c = chunk_at(r, cu->held);
+        uint32_t next = c ? atomic_load_explicit(&c->next, memory_order_acquire) : 0;
+        if (!chunk_at(r, next))
+            return;                 /* corrupt: keep the chunks rather than free one a lane still uses */
+        atomic_store_explicit(&r->lanes[lane].first_chunk, next, memory_order_release);
+        chunk_free(r, cu->held, c);
+        cu->held = next;
+    }
+}
+
+int ps_ring_reader_seek(struct ps_ring_reader *r, uint32_t lane, const struct ps_ring_pos *pos)
+{
+    if (lane >= r->g.nlanes || !chunk_at(r, pos->chunk) || pos->offset < sizeof(struct ps_ring_chunk) ||
+        pos->offset > r->g.chunk_bytes || pos->offset % 8)
+        return -EINVAL;
+    uint32_t c = atomic_load_explicit(&r->lanes[lane].first_chunk, memory_order_acquire);
+    for (uint32_t hops = 0; c != pos->chunk; hops++) {
+        const struct ps_ring_chunk *k = chunk_at(r, c);
+        if (!k || hops > r->g.nchunks)
+            return -ENOENT;         /* pos is not on the lane's chain of chunks */
+        c = atomic_load_explicit(&k->next, memory_order_acquire);
+    }
+    r->cur[lane] = (struct cursor){ pos->chunk, pos->offset,
+                                    atomic_load_explicit(&r->lanes[lane].first_chunk, memory_order_acquire) };
+    return 0;
 }
 
 long ps_ring_reader_open_ranges(struct ps_ring_reader *r,
                                 int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx)
 {
-    const struct ps_ring_open *slots = (const struct ps_ring_open *)(const void *)(r->base + r->hdr->open_off);
-    uint32_t used = atomic_load_explicit(&r->hdr->lanes_used, memory_order_acquire);
+    const struct ps_ring_open *slots = (const struct ps_ring_open *)(const void *)(r->base + r->g.open_off);
+    uint32_t used = lanes_used(r);
     long n = 0;
-    for (uint32_t i = 0; i < used && i < r->hdr->nlanes; i++) {
+    if (r->corrupt[0])
+        return -EBADMSG;
+    for (uint32_t i = 0; i < used; i++) {
         for (uint32_t k = 0; k < PS_RING_OPEN_SLOTS; k++) {
-            const struct ps_ring_open *o = &slots[(uint64_t)i * PS_RING_OPEN_SLOTS + k];
-            uint32_t state = atomic_load_explicit(&o->state, memory_order_acquire);
-            if (!(state & PS_RING_OPEN_LIVE))
+            struct ps_ring_open o;
+            memcpy(&o, &slots[(uint64_t)i * PS_RING_OPEN_SLOTS + k], sizeof o);   /* one read of the slot */
+            if (!(o.state & PS_RING_OPEN_LIVE))
                 continue;
-            uint32_t kind = state & PS_WIRE_MSG_MASK;
+            uint32_t kind = o.state & PS_WIRE_MSG_MASK;
             if (kind == PS_WIRE_MSG_INLINE)
                 kind = PS_WIRE_MSG_NONE;            /* a writer never stores it; a corrupt slot might */
-            struct ps_wire_nvtx rec = {{sizeof rec, PS_WIRE_NVTX_OPEN, (uint16_t)kind}, o->start_tsc, 0, o->tid,
-                                       o->domain_id, kind == PS_WIRE_MSG_NONE ? 0 : o->msg_id, 0};
+            struct ps_wire_nvtx rec = {{sizeof rec, PS_WIRE_NVTX_OPEN, (uint16_t)kind}, o.start_tsc, 0, o.tid,
+                                       o.domain_id, kind == PS_WIRE_MSG_NONE ? 0 : o.msg_id, 0};
             int rc = fn(ctx, i, &rec.h);
             if (rc)
                 return rc;
@@ -251,42 +371,56 @@ long ps_ring_reader_open_ranges(struct ps_ring_reader *r,
     return n;
 }
 
-uint64_t ps_ring_reader_dropped(const struct ps_ring_reader *r)
-{
-    uint64_t n = atomic_load_explicit(&r->hdr->dropped_nolane, memory_order_relaxed);
-    uint32_t used = atomic_load_explicit(&r->hdr->lanes_used, memory_order_acquire);
-    for (uint32_t i = 0; i < used && i < r->hdr->nlanes; i++)
-        n += atomic_load_explicit(&r->lanes[i].dropped, memory_order_relaxed);
-    return n;
-}
-
-void ps_ring_reader_drops(const struct ps_ring_reader *r, struct ps_ring_drops *out)
+/* Each lane's counts, checked: a cause larger than the total, or a count no writer could have reached,
+ * marks the ring corrupt (and its counts unknown: -EBADMSG). */
+int ps_ring_reader_drops(struct ps_ring_reader *r, struct ps_ring_drops *out)
 {
     uint64_t all = 0;
     *out = (struct ps_ring_drops){ .nolane = atomic_load_explicit(&r->hdr->dropped_nolane, memory_order_relaxed) };
-    uint32_t used = atomic_load_explicit(&r->hdr->lanes_used, memory_order_acquire);
-    for (uint32_t i = 0; i < used && i < r->hdr->nlanes; i++) {
-        all += atomic_load_explicit(&r->lanes[i].dropped, memory_order_relaxed);
-        out->limit += atomic_load_explicit(&r->lanes[i].dropped_limit, memory_order_relaxed);
-        out->alloc += atomic_load_explicit(&r->lanes[i].dropped_alloc, memory_order_relaxed);
+    if (out->nolane > DROPS_MAX)
+        set_corrupt(r, "its lane-less drop count is %llu", (unsigned long long)out->nolane);
+    uint32_t used = lanes_used(r);
+    for (uint32_t i = 0; i < used && !r->corrupt[0]; i++) {
+        uint64_t lim = atomic_load_explicit(&r->lanes[i].dropped_limit, memory_order_relaxed);
+        uint64_t alloc = atomic_load_explicit(&r->lanes[i].dropped_alloc, memory_order_relaxed);
+        uint64_t lane_all = atomic_load_explicit(&r->lanes[i].dropped, memory_order_relaxed);
+        if (lane_all > DROPS_MAX || lim > DROPS_MAX || alloc > DROPS_MAX)
+            set_corrupt(r, "lane %u's drop counts are %llu (%llu, %llu)", i, (unsigned long long)lane_all,
+                        (unsigned long long)lim, (unsigned long long)alloc);
+        all += lane_all;
+        out->limit += lim;
+        out->alloc += alloc;
+    }
+    if (r->corrupt[0]) {
+        *out = (struct ps_ring_drops){ 0 };
+        return -EBADMSG;
     }
     /* The causes are counted just before the total: a writer still running may be between the two. */
     out->full = all >= out->limit + out->alloc ? all - out->limit - out->alloc : 0;
+    return 0;
+}
+
+uint64_t ps_ring_reader_dropped(struct ps_ring_reader *r)
+{
+    struct ps_ring_drops d;
+    if (ps_ring_reader_drops(r, &d))
+        return 0;
+    return d.full + d.nolane + d.limit + d.alloc;
 }
 
 uint64_t ps_ring_reader_pidns(const struct ps_ring_reader *r)
 {
-    return r->hdr->pidns;
+    return r->g.pidns;
 }
 
 uint32_t ps_ring_reader_pid(const struct ps_ring_reader *r)
 {
-    return r->hdr->pid;
+    return r->g.pid;
 }
 
 int64_t ps_ring_reader_to_ns(const struct ps_ring_reader *r, uint64_t tsc)
 {
-    if (r->hdr->clock != PS_RING_CLOCK_TSC)
+    if (r->g.clock != PS_RING_CLOCK_TSC)
         return (int64_t)tsc;
     /* The segment holding tsc (binary search), or the first/last one to extrapolate. */
     size_t lo = 0, hi = r->npairs - 1;

@@ -3,6 +3,29 @@
  * nsys quotes nothing, we quote "end" so the SQL also runs where END is reserved. */
 #include "ps_schema.h"
 
+#include <string.h>
+
+const struct ps_enum_name ps_nsys_copy_kind[PS_NSYS_COPY_KINDS] = {
+    { "Unknown", "unknown" }, { "HtoD", "HtoD" }, { "DtoH", "DtoH" }, { "HtoA", "HtoA" }, { "AtoH", "AtoH" },
+    { "AtoA", "AtoA" },       { "AtoD", "AtoD" }, { "DtoA", "DtoA" }, { "DtoD", "DtoD" }, { "HtoH", "HtoH" },
+    { "PtoP", "PtoP" },
+};
+
+const struct ps_enum_name ps_nsys_mem_kind[PS_NSYS_MEM_KINDS] = {
+    { "Pageable", "pageable" }, { "Pinned", "pinned" },
+    { "Device", "device" },     { "Array", "array" },
+    { "Managed", "managed" },   { "Device Static", "device_static" },
+    { "Managed Static", "managed_static" }, { "Unknown", "unknown" },
+};
+
+int ps_enum_find(const struct ps_enum_name *t, int n, const char *s, size_t len)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(t[i].label) == len && memcmp(s, t[i].label, len) == 0)
+            return i;
+    return -1;
+}
+
 const char ps_schema_sql[] =
     "CREATE TABLE StringIds(id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);\n"
     "CREATE TABLE ThreadNames(nameId INTEGER NOT NULL REFERENCES StringIds(id), priority INTEGER,"
@@ -32,7 +55,17 @@ const char ps_schema_sql[] =
     " writeBytes INTEGER, readCharBytes INTEGER, writeCharBytes INTEGER);\n"
     "CREATE TABLE PERFSCOPE_THREAD_SAMPLES(timestamp INTEGER NOT NULL, globalTid INTEGER NOT NULL,"
     " state INTEGER NOT NULL REFERENCES PERFSCOPE_ENUM_THREAD_STATE(id), cpuUserNs INTEGER,"
-    " cpuSystemNs INTEGER);\n";
+    " cpuSystemNs INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_GPU_SAMPLES(timestamp INTEGER NOT NULL, deviceIndex INTEGER NOT NULL,"
+    " utilGpuPercent INTEGER, utilMemoryPercent INTEGER, memUsedBytes INTEGER, memTotalBytes INTEGER,"
+    " temperatureC INTEGER, powerMw INTEGER, powerLimitMw INTEGER, clockSmMhz INTEGER, clockMemMhz INTEGER,"
+    " pcieRxKBps INTEGER, pcieTxKBps INTEGER, throttleReasons INTEGER, migEnabled INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_GPU_PROCESS_SAMPLES(timestamp INTEGER NOT NULL, deviceIndex INTEGER NOT NULL,"
+    " pid INTEGER NOT NULL, usedMemoryBytes INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_LIVE_OPEN_RANGES(globalTid INTEGER NOT NULL, start INTEGER NOT NULL, text TEXT,"
+    " textId INTEGER, domainId INTEGER);\n"
+    "CREATE TABLE PERFSCOPE_GPU_DEVICES(deviceIndex INTEGER NOT NULL PRIMARY KEY, name TEXT,"
+    " memTotalBytes INTEGER);\n";
 
 const char ps_schema_enum_sql[] =
     "INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES"
@@ -58,6 +91,19 @@ const char ps_schema_enum_sql[] =
 
 /* No index on NVTX_EVENTS: Nsight Systems' exports have none, readers scan it whole, and building one
  * would add ~0.5 s per million rows to the end of every recording (measured: bench/collector). */
+const char ps_schema_recovery_sql[] =
+    "CREATE TABLE PERFSCOPE_RECOVERY_RINGS(ring INTEGER NOT NULL PRIMARY KEY, file TEXT NOT NULL,"
+    " pid INTEGER NOT NULL, otherPidns INTEGER NOT NULL);\n"
+    "CREATE TABLE PERFSCOPE_RECOVERY_LANES(ring INTEGER NOT NULL, lane INTEGER NOT NULL, chunk INTEGER NOT NULL,"
+    " offset INTEGER NOT NULL, PRIMARY KEY(ring, lane)) WITHOUT ROWID;\n"
+    "CREATE TABLE PERFSCOPE_RECOVERY_STATE(ring INTEGER NOT NULL, lane INTEGER NOT NULL, record BLOB NOT NULL);\n"
+    "CREATE TABLE PERFSCOPE_RECOVERY_REGISTERED(ring INTEGER NOT NULL, id INTEGER NOT NULL, sid INTEGER NOT NULL,"
+    " PRIMARY KEY(ring, id)) WITHOUT ROWID;\n";
+
+const char ps_schema_recovery_drop_sql[] =
+    "DROP TABLE IF EXISTS PERFSCOPE_RECOVERY_RINGS; DROP TABLE IF EXISTS PERFSCOPE_RECOVERY_LANES;"
+    " DROP TABLE IF EXISTS PERFSCOPE_RECOVERY_STATE; DROP TABLE IF EXISTS PERFSCOPE_RECOVERY_REGISTERED;";
+
 const char ps_schema_index_sql[] =
     "CREATE INDEX PERFSCOPE_THREAD_SAMPLES_TID ON PERFSCOPE_THREAD_SAMPLES(globalTid, timestamp);\n"
     "CREATE INDEX PERFSCOPE_PROCESS_SAMPLES_PID ON PERFSCOPE_PROCESS_SAMPLES(globalPid, timestamp);\n";

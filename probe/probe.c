@@ -1,6 +1,8 @@
-/* Process and thread life of libperfscope_probe.so: starts the ring from the environment perfscope record
- * set, writes the PROCESS and THREAD_NAME records, gives a forked child its own ring, releases lanes at
- * thread exit, and keeps the process-wide NVTX registries (domains, registered strings, category names). */
+/* Process and thread life of libperfscope_probe.so: reads the session perfscope record set in the environment,
+ * makes the ring on the process's first record (not at NVTX initialisation) and writes PROCESS and THREAD_NAME
+ * there, gives a forked child a ring of its own on its first record (forgetting the parent's open ranges), and
+ * at thread exit writes the ranges the thread is still inside and releases its lane. The process-wide NVTX
+ * registries (domains, registered strings, categories) are probe_registry.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,7 +21,7 @@
 #include "ps_time.h"
 
 struct probe_global probe_g;
-__thread struct probe_thread *probe_tls;
+__thread struct probe_thread *probe_tls __attribute__((tls_model("initial-exec")));
 
 static int log_fd = -1;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;

@@ -70,7 +70,9 @@ struct probe_global {
     struct ps_ring *ring;
 };
 extern struct probe_global probe_g;
-extern __thread struct probe_thread *probe_tls;
+/* initial-exec: one %fs load per call instead of a TLSDESC call (docs/probe.md, "Why the cost varies"); glibc
+ * keeps surplus static TLS for dlopen'ed libraries, and this pointer is all the probe puts there. */
+extern __thread struct probe_thread *probe_tls __attribute__((tls_model("initial-exec")));
 
 /* Start the probe once per process (session directory, thread key, fork handlers; the ring and its PROCESS
  * record come with the first record, probe_thread_slow). 0, or -errno: stay off. */

@@ -25,7 +25,7 @@ _perfscope()
         done
     fi
     case $prev in
-        -o|--output)
+        -o|--output|--recover)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
         --format)

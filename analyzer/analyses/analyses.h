@@ -1,41 +1,91 @@
-/* The analyses ps_report_build runs, in its order, over one finished model (DESIGN §4), and the scoping
- * helpers they share. Internal to analyzer/analyses/ (and its tests): renderers read struct ps_report only. */
+/* The analyses ps_report_build runs, in its order, over views of one finished model (DESIGN §4). Internal to analyzer/analyses/ (and its tests): renderers read struct ps_report only. */
 #ifndef PS_ANALYSES_H
 #define PS_ANALYSES_H
 
 #include "analyses/names.h"
 #include "analyses/report.h"
 
-/* ---- the analyses, called by ps_report_build in this order (each returns 0 or -ENOMEM) ---- */
+/* ---- the analyses, called by ps_report_build in this order (each returns 0 or -ENOMEM) ----
+ * Each reads the rows of the view it is given (model/view.h): `report` gives the whole trace (r->all) to the
+ * whole-trace measures (HTA, TraceLens, summaries) and the analysed process (r->scope, retimed under --compat tb
+ * on Kineto traces) to the steps and their breakdown; ranks.c gives each process its own view. */
 
-/* Which process the step analysis looks at: model-global correlation ids (Kineto) or one process. */
-static inline int ps_report_thread_in_scope(const struct ps_report *r, uint32_t thread)
-{
-    return !r->scoped || (thread != PS_NONE && r->m->threads.v[thread].pid == r->pid);   /* PS_NONE: device side */
-}
-static inline int ps_report_gpu_in_scope(const struct ps_report *r, const struct ps_gpu_op *op)
-{
-    return !r->scoped || r->m->correlation_global || r->m->streams.v[op->stream].pid == r->pid;
-}
-
-/* steps.c: find host step ranges, pick the process, compute tb step windows (DESIGN §4 Steps). */
-int ps_steps_find(struct ps_report *r, struct ps_names *names);
-/* steps_infer.c: steps from the period of the busiest stream's kernel sequence (DESIGN §4 Steps, no markers):
- * replaces r->steps and sets r->steps_inferred, or leaves them and says why in r->steps_note. 0 or -ENOMEM. */
-int ps_steps_infer(struct ps_report *r);
-/* breakdown.c: priority breakdown, sync_ns, averages, tb GPU utilisation per device. */
-int ps_breakdown_compute(struct ps_report *r, struct ps_names *names);
+/* steps.c: the process holding the most host step ranges in v (the lowest pid on a tie; PS_NONE when none), and
+ * how many step ranges v holds in all. */
+int ps_steps_pick_process(const struct ps_view *v, struct ps_names *names, uint32_t *pid, size_t *found);
+/* steps.c: the steps of view v (one process's view, or the whole trace when no process holds a step range): the
+ * thread holding most step ranges, tb step windows (DESIGN §4 Steps); one whole-run window without steps. Steps
+ * are not inferred here: see ps_steps_want_inference. */
+int ps_steps_find(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
+/* steps.c: 1 when the steps ps_steps_find left should be replaced by inferred ones if a period is found (--steps
+ * auto without step ranges, --steps infer), on a trace with GPU operations. */
+int ps_steps_want_inference(const struct ps_report *r);
+/* steps_infer.c: steps from the period of the busiest stream's kernel sequence in view v (DESIGN §4 Steps, no
+ * markers): replaces r->steps, sets r->steps_inferred and the process they belong to (r->scoped, r->pid: the
+ * caller then gives ps_steps_windows that process's view), or leaves them and says why in r->steps_note. 0 or
+ * -ENOMEM. */
+int ps_steps_infer(struct ps_report *r, const struct ps_view *v);
+/* steps.c: extend r->steps to the GPU work launched inside them, over view v, as tb does (DESIGN §4 Steps); drops
+ * trailing steps without GPU work. 0 or -ENOMEM. */
+int ps_steps_windows(struct ps_report *r, const struct ps_view *v);
+/* breakdown.c: priority breakdown, sync_ns, averages, tb GPU utilisation per device, over the steps' view. */
+int ps_breakdown_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
 /* hta.c: temporal breakdown per device, idle breakdown per stream, comm-comp overlap. */
-int ps_hta_compute(struct ps_report *r, struct ps_names *names);
-/* tracelens.c: TraceLens' GPU timeline (linked events, devices merged; recompute split), perfscope's per-device view. */
-int ps_tracelens_compute(struct ps_report *r, struct ps_names *names);
+int ps_hta_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
+/* tracelens.c: TraceLens' GPU timeline of v (linked events, devices merged; recompute split), perfscope's
+ * per-device view. */
+int ps_tracelens_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
 /* summary.c: kernel and copy summaries, per-device totals. */
-int ps_summary_compute(struct ps_report *r);
-/* pytorch.c: the Python hook's loaders, workers and copies, and advice worded from them (r->py). */
-int ps_pytorch_compute(struct ps_report *r, struct ps_names *names);
+int ps_summary_compute(struct ps_report *r, const struct ps_view *v);
+/* pytorch.c: what perfscope's Python hook saw (r->py; NULL when the trace holds none of its marks): the hook's
+ * marks and the DataLoader worker processes from `all`, the loaders, the step thread's waits for data and the
+ * copies from `scope` (the analysed process), each worker's busy time from its own process view; then advice
+ * worded from them, which the verdict's fix takes up for its bottleneck. 0 or -ENOMEM. */
+int ps_pytorch_compute(struct ps_report *r, const struct ps_view *all, const struct ps_view *scope,
+                       struct ps_names *names);
 void ps_pytorch_free(struct ps_pytorch *py);   /* NULL is a no-op */
-/* verdict.c: per-step and run verdicts, evidence, recommendations, findings. */
+/* verdict.c: per-step and run verdicts, evidence (r->scope), the findings, then the recommendations (the
+ * verdict's fix worded from r->py's advice where the hook has some for the bottleneck). */
 int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
+/* findings.c: the expert findings, each with the time it costs in the analysed window, sorted by cost. */
+int ps_findings_compute(struct ps_report *r, struct ps_names *names);
+
+/* Per-name totals over string ids (verdict.c): O(rows + names), no sort. Init returns 0 or -ENOMEM. */
+struct ps_tally {
+    struct {
+        int64_t count, total;
+    } *agg;                        /* indexed by string id */
+    uint32_t *touched;
+    size_t nt, nstrings;
+};
+int ps_tally_init(struct ps_tally *t, size_t nstrings);
+void ps_tally_fini(struct ps_tally *t);
+static inline void ps_tally_add(struct ps_tally *t, uint32_t name, int64_t count, int64_t total)
+{
+    if (name >= t->nstrings)
+        return;
+    if (t->agg[name].count == 0 && t->agg[name].total == 0)
+        t->touched[t->nt++] = name;
+    t->agg[name].count += count;
+    t->agg[name].total += total;
+}
+/* The k names with the largest totals (by_count: counts), largest first, into ids / count / total; returns how
+ * many. Empties the tally. */
+size_t ps_tally_top(struct ps_tally *t, size_t k, int by_count, uint32_t *ids, int64_t *count, int64_t *total);
+
+/* The correctly rounded float64 of ns / 1000: a time as Python reads the JSON's decimal µs (tb's and TraceLens'
+ * float64 arithmetic under --compat tb / --compat tracelens). q is exact below 2^53; rem / 1000.0 only breaks
+ * true ties. */
+static inline double ps_ns_to_us_double(int64_t ns)
+{
+    int64_t q = ns / 1000, rem = ns % 1000;
+    if (rem < 0)
+        q -= 1, rem += 1000;
+    return (double)q + (double)rem / 1000.0;
+}
+
+/* nvml_util.c: GPU utilisation over time per device from the model's NVML samples. */
+int ps_nvml_util_compute(struct ps_report *r);
 
 /* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
 int ps_ranks_compute(struct ps_report *r, struct ps_names *names);

@@ -30,9 +30,8 @@ static int host_range(uint8_t kind)
 }
 
 /* tb's communication kernels: kernels whose launch carries the External id of an nccl:/gloo: host op. */
-static int tb_comm_ext_ids(const struct ps_report *r, struct ps_names *names, uint64_t **out, size_t *n)
+static int tb_comm_ext_ids(const struct ps_model *m, struct ps_names *names, uint64_t **out, size_t *n)
 {
-    const struct ps_model *m = r->m;
     *n = 0;
     *out = malloc((m->ranges.n + 1) * sizeof **out);
     if (!*out)
@@ -70,13 +69,10 @@ static void gpu_piece(void *ctx, int64_t s, int64_t e, unsigned active)
         ps_windows_piece(p->sync, s, e);
 }
 
-/* The role of a GPU op, -1 for none (synchronisation records, other processes). */
-static int gpu_role(const struct ps_report *r, struct ps_names *names, const struct ps_gpu_op *op,
-                    const uint64_t *comm_ext, size_t ncomm)
+/* The role of a GPU op, -1 for none (synchronisation records). */
+static int gpu_role(const struct ps_report *r, const struct ps_view *v, struct ps_names *names,
+                    const struct ps_gpu_op *op, const uint64_t *comm_ext, size_t ncomm)
 {
-    const struct ps_model *m = r->m;
-    if (!ps_report_gpu_in_scope(r, op))
-        return -1;
     if (op->kind == PS_GPU_MEMCPY)
         return PS_CAT_MEMCPY;
     if (op->kind == PS_GPU_MEMSET)
@@ -87,7 +83,7 @@ static int gpu_role(const struct ps_report *r, struct ps_names *names, const str
         return PS_CAT_MEMCPY;   /* ROCm copies run as blit kernels (__amd_rocclr_copyBuffer): a copy, not compute */
     int comm;
     if (r->opts.compat_tb) {
-        uint64_t ext = op->launch != PS_NONE ? m->api.v[op->launch].ext_id : 0;
+        uint64_t ext = op->launch != PS_NONE ? ps_view_api_at(v, op->launch)->ext_id : 0;
         comm = ext && bsearch(&ext, comm_ext, ncomm, sizeof *comm_ext, cmp_u64);
     } else {
         comm = (ps_names_flags(names, op->name) & PS_NAME_NCCL) != 0;
@@ -99,7 +95,7 @@ static int gpu_role(const struct ps_report *r, struct ps_names *names, const str
 static int range_role(const struct ps_report *r, struct ps_names *names, const struct ps_range *g)
 {
     int tb_gpu_annotation = r->opts.compat_tb && g->kind == PS_RANGE_GPU_ANNOTATION;
-    if (!tb_gpu_annotation && (!host_range(g->kind) || !ps_report_thread_in_scope(r, g->thread)))
+    if (!tb_gpu_annotation && !host_range(g->kind))
         return -1;
     unsigned f = ps_names_flags(names, g->name);
     if (f & PS_NAME_STEP)
@@ -111,51 +107,39 @@ static int range_role(const struct ps_report *r, struct ps_names *names, const s
     return PS_CAT_CPU_EXEC;
 }
 
-/* Start of the first in-scope GPU activity (not a sync record) starting at or after t; `end` if none. */
-static int64_t next_gpu_start(const struct ps_report *r, int64_t t, int64_t end)
+/* Start of the view's first GPU activity (not a sync record) starting at or after t; `end` if none. */
+static int64_t next_gpu_start(const struct ps_view *v, int64_t t, int64_t end)
 {
-    const struct ps_model *m = r->m;
-    size_t lo = 0, hi = m->gpu.n;
-    while (lo < hi) {   /* first op with start >= t (model.gpu is sorted by start) */
-        size_t mid = (lo + hi) / 2;
-        if (m->gpu.v[mid].start_ns < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (; lo < m->gpu.n; lo++) {
-        const struct ps_gpu_op op = ps_model_gpu(m, lo);
-        if (op.kind != PS_GPU_SYNC && ps_report_gpu_in_scope(r, &op))
-            return op.start_ns;
+    for (size_t i = ps_view_gpu_lower_bound(v, t); i < v->ngpu; i++) {
+        const struct ps_gpu_row *g = ps_view_gpu_row(v, i);
+        if (ps_view_gpu_attr(v, g)->kind != PS_GPU_SYNC)
+            return g->start_ns;
     }
     return end;
 }
 
 /* Feed every event to the sweep in start order (a merge of the three sorted arrays). */
-static void gpu_events(const struct ps_report *r, struct ps_names *names, struct ps_sweep *w,
-                       const uint64_t *comm_ext, size_t ncomm)
+static void gpu_events(const struct ps_report *r, const struct ps_view *v, struct ps_names *names,
+                       struct ps_sweep *w, const uint64_t *comm_ext, size_t ncomm)
 {
-    const struct ps_model *m = r->m;
     size_t gi = 0, ai = 0, ri = 0;
     for (;;) {
-        int64_t gs = gi < m->gpu.n ? m->gpu.v[gi].start_ns : INT64_MAX;
-        int64_t as = ai < m->api.n ? m->api.v[ai].start_ns : INT64_MAX;
-        int64_t rs = ri < m->ranges.n ? m->ranges.v[ri].start_ns : INT64_MAX;
-        if (gi < m->gpu.n && gs <= as && gs <= rs) {
-            const struct ps_gpu_op op = ps_model_gpu(m, gi++);
-            ps_sweep_add(w, gpu_role(r, names, &op, comm_ext, ncomm), op.start_ns, op.end_ns);
-        } else if (ai < m->api.n && as <= rs) {
-            const struct ps_api_call *a = &m->api.v[ai++];
-            if (!ps_report_thread_in_scope(r, a->thread))
-                continue;
+        int64_t gs = gi < v->ngpu ? ps_view_gpu_row(v, gi)->start_ns : INT64_MAX;
+        int64_t as = ai < v->napi ? ps_view_api(v, ai)->start_ns : INT64_MAX;
+        int64_t rs = ri < v->nranges ? ps_view_range(v, ri)->start_ns : INT64_MAX;
+        if (gi < v->ngpu && gs <= as && gs <= rs) {
+            const struct ps_gpu_op op = ps_view_gpu(v, gi++);
+            ps_sweep_add(w, gpu_role(r, v, names, &op, comm_ext, ncomm), op.start_ns, op.end_ns);
+        } else if (ai < v->napi && as <= rs) {
+            const struct ps_api_call *a = ps_view_api(v, ai++);
             if (!a->driver)
                 ps_sweep_add(w, PS_CAT_RUNTIME, a->start_ns, a->end_ns);
             if (ps_names_flags(names, a->name) & PS_NAME_SYNC_API) {
-                int64_t end = next_gpu_start(r, a->end_ns, a->end_ns);
+                int64_t end = next_gpu_start(v, a->end_ns, a->end_ns);
                 ps_sweep_add(w, CAT_SYNC, a->start_ns, end > a->end_ns ? end : a->end_ns);
             }
-        } else if (ri < m->ranges.n) {
-            const struct ps_range *g = &m->ranges.v[ri++];
+        } else if (ri < v->nranges) {
+            const struct ps_range *g = ps_view_range(v, ri++);
             ps_sweep_add(w, range_role(r, names, g), g->start_ns, g->end_ns);
         } else {
             break;
@@ -163,7 +147,7 @@ static void gpu_events(const struct ps_report *r, struct ps_names *names, struct
     }
 }
 
-static int gpu_breakdown(struct ps_report *r, struct ps_names *names)
+static int gpu_breakdown(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
     struct gpu_pass p = { 0 };
     uint64_t *comm_ext = NULL;
@@ -181,11 +165,11 @@ static int gpu_breakdown(struct ps_report *r, struct ps_names *names)
             goto out;
     if (!(p.sync = ps_windows_new(start, end, n)))
         goto out;
-    if (r->opts.compat_tb && (rc = tb_comm_ext_ids(r, names, &comm_ext, &ncomm)) < 0)
+    if (r->opts.compat_tb && (rc = tb_comm_ext_ids(v->m, names, &comm_ext, &ncomm)) < 0)
         goto out;
     struct ps_sweep w;
     ps_sweep_init(&w, PS_CAT_OTHER + 1, gpu_piece, &p);
-    gpu_events(r, names, &w, comm_ext, ncomm);
+    gpu_events(r, v, names, &w, comm_ext, ncomm);
     ps_sweep_finish(&w);
     for (size_t i = 0; i < n; i++) {
         struct ps_step *s = &r->steps[i];
@@ -219,18 +203,18 @@ static void lists_fini(struct lists *l)
 }
 
 /* No GPU rows: the threads that own steps are the "device". Copy ranges > data ranges > compute. */
-static int host_breakdown(struct ps_report *r, struct ps_names *names, struct lists *l)
+static int host_breakdown(struct ps_report *r, const struct ps_view *v, struct ps_names *names, struct lists *l)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     int rc = 0;
     uint8_t *step_thread = calloc(m->threads.n + 1, 1);
     if (!step_thread)
         return -ENOMEM;
     for (size_t k = 0; k < r->nsteps && !r->whole_run; k++)
-        step_thread[m->ranges.v[r->steps[k].range].thread] = 1;
-    for (size_t i = 0; i < m->ranges.n && rc == 0; i++) {
-        const struct ps_range *g = &m->ranges.v[i];
-        if (!host_range(g->kind) || !ps_report_thread_in_scope(r, g->thread))
+        step_thread[ps_view_range_at(v, r->steps[k].range)->thread] = 1;
+    for (size_t i = 0; i < v->nranges && rc == 0; i++) {
+        const struct ps_range *g = ps_view_range(v, i);
+        if (!host_range(g->kind))
             continue;
         int on_step_thread = r->whole_run || step_thread[g->thread];
         unsigned f = ps_names_flags(names, g->name);
@@ -259,9 +243,9 @@ static int host_breakdown(struct ps_report *r, struct ps_names *names, struct li
 
 /* tb gpu_metrics_parser: per device, merged kernel time inside [first step start, last step end] / span. */
 #define MAX_DEVS 64
-static int gpu_utilization(struct ps_report *r)
+static int gpu_utilization(struct ps_report *r, const struct ps_view *v)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
     r->gpu_util = NAN;
     if (!r->has_gpu || b <= a)
@@ -271,9 +255,9 @@ static int gpu_utilization(struct ps_report *r)
     int64_t busy[MAX_DEVS] = { 0 }, ps, pe;
     size_t ndev = 0;
     int rc = 0;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
-        if (op->kind != PS_GPU_KERNEL || !ps_report_gpu_in_scope(r, op))
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
+        if (op->kind != PS_GPU_KERNEL)
             continue;
         int32_t dev = m->streams.v[op->stream].device;
         size_t d = 0;
@@ -304,10 +288,10 @@ static int gpu_utilization(struct ps_report *r)
     return rc;
 }
 
-int ps_breakdown_compute(struct ps_report *r, struct ps_names *names)
+int ps_breakdown_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
     struct lists l = { 0 };
-    int rc = r->has_gpu ? gpu_breakdown(r, names) : host_breakdown(r, names, &l);
+    int rc = r->has_gpu ? gpu_breakdown(r, v, names) : host_breakdown(r, v, names, &l);
     lists_fini(&l);
     if (rc < 0)
         return rc;
@@ -334,5 +318,5 @@ int ps_breakdown_compute(struct ps_report *r, struct ps_names *names)
     r->avg.sync_ns = n ? (sync + n / 2) / n : 0;
     r->avg.start_ns = 0;
     r->avg.end_ns = r->avg_dur_ns;
-    return gpu_utilization(r);
+    return gpu_utilization(r, v);
 }

@@ -14,12 +14,12 @@
 
 /* HTA Trace._filter_irrelevant_gpu_kernels: with >= 2 steps, host events at or after the last step's start
  * are dropped, and GPU events survive only when their launching call survived. */
-static int hta_keep(const struct ps_report *r, const struct ps_gpu_op *op)
+static int hta_keep(const struct ps_report *r, const struct ps_view *v, const struct ps_gpu_op *op)
 {
     if (r->nsteps_host < 2)
         return 1;
     int64_t last = r->last_host_step_start_ns;   /* exact, even under --compat tb */
-    return op->launch != PS_NONE && r->m->api.v[op->launch].start_ns < last;
+    return op->launch != PS_NONE && ps_view_api_at(v, op->launch)->start_ns < last;
 }
 
 struct dev_sets {
@@ -43,14 +43,14 @@ static void run_flush(struct ps_run *u, int64_t *total)
         *total += pe - ps;
 }
 
-static int temporal(struct ps_report *r, struct ps_names *names)
+static int temporal(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     struct dev_sets d[MAX_DEVS] = { 0 };
     size_t nd = 0;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
-        if (!hta_keep(r, op))
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
+        if (!hta_keep(r, v, op))
             continue;
         int32_t dev = m->streams.v[op->stream].device;
         size_t k = 0;
@@ -93,21 +93,21 @@ struct stream_state {
 /* _analyze_idle_time_for_stream: per stream in start order, the gap before each event goes whole to
  * host_wait (its launch began after the stream drained), else kernel_wait (gap < 30 µs; HTA puts negative
  * gaps from overlapping events here too), else other. The first event of a stream has no gap. */
-static int idle(struct ps_report *r)
+static int idle(struct ps_report *r, const struct ps_view *v)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     struct stream_state *s = calloc(m->streams.n + 1, sizeof *s);
     if (!s)
         return -ENOMEM;
     size_t nused = 0;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
-        if (op->kind == PS_GPU_SYNC || !hta_keep(r, op))
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
+        if (op->kind == PS_GPU_SYNC || !hta_keep(r, v, op))
             continue;
         struct stream_state *x = &s[op->stream];
         if (x->seen) {
             int64_t gap = op->start_ns - x->prev_end;
-            if (op->launch != PS_NONE && m->api.v[op->launch].start_ns > x->prev_end)
+            if (op->launch != PS_NONE && ps_view_api_at(v, op->launch)->start_ns > x->prev_end)
                 x->st.host_wait_ns += gap;
             else if (gap < KERNEL_WAIT_NS)
                 x->st.kernel_wait_ns += gap;
@@ -151,15 +151,14 @@ static void overlap_piece(void *ctx, int64_t s, int64_t e, unsigned active)
     }
 }
 
-static int overlap(struct ps_report *r, struct ps_names *names)
+static int overlap(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
-    const struct ps_model *m = r->m;
     struct overlap_sums o = { 0 };
     struct ps_sweep w;
     ps_sweep_init(&w, 2, overlap_piece, &o);
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
-        if (op->kind != PS_GPU_KERNEL || !hta_keep(r, op))
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
+        if (op->kind != PS_GPU_KERNEL || !hta_keep(r, v, op))
             continue;
         unsigned f = ps_names_flags(names, op->name);
         if (f & PS_NAME_HTA_COMM)
@@ -172,12 +171,12 @@ static int overlap(struct ps_report *r, struct ps_names *names)
     return 0;
 }
 
-int ps_hta_compute(struct ps_report *r, struct ps_names *names)
+int ps_hta_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
-    int rc = temporal(r, names);
+    int rc = temporal(r, v, names);
     if (rc == 0)
-        rc = idle(r);
+        rc = idle(r, v);
     if (rc == 0)
-        rc = overlap(r, names);
+        rc = overlap(r, v, names);
     return rc;
 }

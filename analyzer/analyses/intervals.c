@@ -12,11 +12,6 @@ void ps_ivls_fini(struct ps_ivls *a)
     a->n = a->cap = 0;
 }
 
-void ps_ivls_clear(struct ps_ivls *a)
-{
-    a->n = 0;
-}
-
 int ps_ivls_reserve(struct ps_ivls *a, size_t n)
 {
     if (n <= a->cap)

@@ -1,6 +1,8 @@
-/* Sets of half-open time intervals [start, end) in ns: the one primitive every breakdown is built on.
- * A set is "normal" once sorted and merged (disjoint, increasing, no empty pieces); the set operations
- * take and give normal sets and run in linear time, so an analysis stays O(n log n) overall. */
+/* Sets of half-open time intervals [start, end) in ns, held in memory: the step breakdown of traces without GPU
+ * rows (copy and data ranges) is built on them, and they are the reference the streaming tools of sweep.h (which
+ * every analysis of GPU rows uses instead, in O(1) memory per category) are tested against. A set is "normal"
+ * once sorted and merged (disjoint, increasing, no empty pieces); the set operations take and give normal sets
+ * and run in linear time. */
 #ifndef PS_INTERVALS_H
 #define PS_INTERVALS_H
 
@@ -19,12 +21,11 @@ struct ps_ivls {
 
 /* Free the storage (the struct itself is caller-owned) and leave an empty set. */
 void ps_ivls_fini(struct ps_ivls *a);
-void ps_ivls_clear(struct ps_ivls *a);
 /* Make room for n intervals in all (one allocation instead of repeated growth). Returns 0 or -ENOMEM. */
 int ps_ivls_reserve(struct ps_ivls *a, size_t n);
 /* Add [s, e) to the set; empty or reversed intervals are ignored. An interval starting inside the last one
  * is merged into it at once, so sets built in start order stay small. Returns 0 or -ENOMEM.
- * Inline: analyses call it once per event, millions of times. */
+ * Inline: called once per row. */
 static inline int ps_ivls_push(struct ps_ivls *a, int64_t s, int64_t e)
 {
     if (e <= s)

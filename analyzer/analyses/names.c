@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyses/analyses.h"
+#include "ps_hashmap.h"
 
 #define FLAG_KNOWN 0x8000
 
@@ -19,10 +20,10 @@ struct ps_names {
     int nfixed;
     uint16_t *flags;               /* per string id */
     size_t nflags;
-    /* ps_names_group, allocated on first use: per string id its group (PS_NONE: not yet looked up), and an
-     * open-addressing table of group representatives hashed by base name (PS_NONE: empty slot) */
-    uint32_t *group, *slots;
-    size_t nslots;
+    /* ps_names_group, allocated on first use: per string id its group (PS_NONE: not yet looked up), and the
+     * group representatives by the hash of their base name */
+    uint32_t *group;
+    struct ps_u64map reps;
 };
 
 /* HTA `get_kernel_type` (hta/common/types.py, hta/utils/utils.py): Python re.match, so each alternative is
@@ -61,7 +62,7 @@ void ps_names_free(struct ps_names *n)
         regfree(&n->sync_api);
     free(n->flags);
     free(n->group);
-    free(n->slots);
+    ps_u64map_fini(&n->reps);
     free(n);
 }
 
@@ -233,47 +234,26 @@ unsigned ps_names_flags(struct ps_names *n, uint32_t id)
     return n->flags[id] & ~FLAG_KNOWN;
 }
 
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a, 64 bit */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 uint32_t ps_names_group(struct ps_names *n, uint32_t id)
 {
     if (id == PS_NONE || id >= n->nflags)
         return id;
     if (!n->group) {
-        size_t ns = 16;
-        while (ns < 2 * n->nflags)
-            ns *= 2;
-        n->group = malloc(n->nflags * sizeof *n->group);
-        n->slots = malloc(ns * sizeof *n->slots);
-        if (!n->group || !n->slots) {
-            free(n->group);
-            free(n->slots);
-            n->group = n->slots = NULL;
+        if (!(n->group = malloc(n->nflags * sizeof *n->group)))
             return id;                         /* out of memory: no grouping, each name its own row */
-        }
         memset(n->group, 0xff, n->nflags * sizeof *n->group);   /* PS_NONE */
-        memset(n->slots, 0xff, ns * sizeof *n->slots);
-        n->nslots = ns;
     }
     if (n->group[id] != PS_NONE)
         return n->group[id];
     const char *s = ps_model_str(n->m, id);
-    size_t len = ps_names_base_len(s);
-    for (size_t h = hash_bytes(s, len) & (n->nslots - 1);; h = (h + 1) & (n->nslots - 1)) {
-        uint32_t rep = n->slots[h];
-        if (rep == PS_NONE) {                  /* first name of this group: it represents it */
-            n->slots[h] = rep = id;
-        } else {
-            const char *t = ps_model_str(n->m, rep);
-            if (strncmp(s, t, len) != 0 || ps_names_base_len(t) != len)
-                continue;
-        }
-        return n->group[id] = rep;
+    size_t len = ps_names_base_len(s), pos = 0;
+    uint64_t h = ps_hash_bytes(s, len), *rep;
+    while ((rep = ps_u64map_next(&n->reps, h, &pos))) {
+        const char *t = ps_model_str(n->m, (uint32_t)*rep);
+        if (strncmp(s, t, len) == 0 && ps_names_base_len(t) == len)
+            return n->group[id] = (uint32_t)*rep;
     }
+    if (ps_u64map_add(&n->reps, h, id) < 0)   /* first name of this group: it represents it */
+        return id;
+    return n->group[id] = id;
 }

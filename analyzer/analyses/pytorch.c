@@ -1,7 +1,8 @@
 /* What perfscope's Python hook saw in a PyTorch program (docs/python.md): its DataLoaders' settings and worker
  * processes (marks in the NVTX domain "perfscope"), how busy the workers were while the step waited for data,
  * whether more workers would help, the host-to-device copies it issued — and PyTorch advice worded from that,
- * which the verdict puts before its generic fixes. */
+ * which becomes the verdict's fix for its bottleneck (verdict.c). It reads the analysed process's rows through
+ * r->scope and each worker's through its own process view (model/view.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 
 #include "analyses/analyses.h"
 #include "analyses/intervals.h"
+#include "model/view.h"
 
 #define DOMAIN "perfscope"
 #define SATURATED 0.75      /* workers busy at least this share of the wait: they are the limit */
@@ -62,29 +64,39 @@ static const struct ps_process *process(const struct ps_model *m, uint32_t pid)
     return NULL;
 }
 
-/* Pass 1: the hook's marks: loaders of the step process, worker processes, the hook's configuration. */
-static int read_marks(struct ps_report *r, struct ps_pytorch *py, int64_t **iter_start, size_t *niter)
+/* The text of range i of v when it is a mark in the hook's NVTX domain, else NULL (*dom caches its string id). */
+static const char *hook_mark(const struct ps_view *v, size_t i, uint32_t *dom)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_range *g = ps_view_range(v, i);
+    if (g->kind != PS_RANGE_NVTX_MARK || g->domain == PS_NONE)
+        return NULL;
+    if (g->domain != *dom) {
+        if (strcmp(ps_model_str(v->m, g->domain), DOMAIN) != 0)
+            return NULL;
+        *dom = g->domain;
+    }
+    return ps_model_str(v->m, g->name);
+}
+
+static void hook_config(struct ps_pytorch *py, const char *t)
+{
+    kv_str(t, "torch", py->torch_version, sizeof py->torch_version);
+    kv_str(t, "mode", py->mode, sizeof py->mode);
+    py->cores = kv_int(t, "cores");
+}
+
+/* The analysed process's marks (scope): its hook configuration and its loaders, with each iterator's start. */
+static int read_loaders(const struct ps_view *scope, struct ps_pytorch *py, int64_t **iter_start, size_t *niter)
+{
     uint32_t dom = PS_NONE;
-    for (size_t i = 0; i < m->ranges.n; i++) {
-        const struct ps_range *g = &m->ranges.v[i];
-        if (g->kind != PS_RANGE_NVTX_MARK || g->domain == PS_NONE)
+    int configured = 0;
+    for (size_t i = 0; i < scope->nranges; i++) {
+        const char *t = hook_mark(scope, i, &dom);
+        if (!t)
             continue;
-        if (g->domain != dom) {
-            if (strcmp(ps_model_str(m, g->domain), DOMAIN) != 0)
-                continue;
-            dom = g->domain;
-        }
-        const char *t = ps_model_str(m, g->name);
-        uint32_t pid = pid_of(m, g->thread);
-        if (!strncmp(t, "python hook ", 12)) {
-            if (py->hooked++ == 0 || pid == r->pid) {
-                kv_str(t, "torch", py->torch_version, sizeof py->torch_version);
-                kv_str(t, "mode", py->mode, sizeof py->mode);
-                py->cores = kv_int(t, "cores");
-            }
-        } else if (!strncmp(t, "DataLoader#", 11) && (!r->scoped || pid == r->pid)) {
+        if (!strncmp(t, "python hook ", 12) && !configured++) {
+            hook_config(py, t);
+        } else if (!strncmp(t, "DataLoader#", 11)) {
             int32_t n = (int32_t)strtol(t + 11, NULL, 10);
             struct ps_py_loader *l = NULL;
             for (size_t k = 0; k < py->nloaders; k++)
@@ -107,11 +119,36 @@ static int read_marks(struct ps_report *r, struct ps_pytorch *py, int64_t **iter
             if (!v)
                 return -ENOMEM;
             *iter_start = v;
-            v[(*niter)++] = g->start_ns;
+            v[(*niter)++] = ps_view_range(scope, i)->start_ns;
+        }
+    }
+    return configured;
+}
+
+/* The whole trace's marks (all): the processes the hook ran in (the configuration of the first when the analysed
+ * process has none) and the worker processes of the analysed process's loaders, one row per process (workers
+ * restarted each epoch, persistent_workers=False, are new processes). */
+static int read_workers(const struct ps_report *r, const struct ps_view *all, struct ps_pytorch *py, int configured)
+{
+    const struct ps_model *m = all->m;
+    uint32_t dom = PS_NONE;
+    for (size_t i = 0; i < all->nranges; i++) {
+        const char *t = hook_mark(all, i, &dom);
+        if (!t)
+            continue;
+        uint32_t pid = pid_of(m, ps_view_range(all, i)->thread);
+        if (!strncmp(t, "python hook ", 12)) {
+            if (py->hooked++ == 0 && !configured)
+                hook_config(py, t);
         } else if (!strncmp(t, "DataLoader worker ", 18)) {
             const struct ps_process *p = process(m, pid);
             /* another rank's worker (one trace, several ranks): its parent made loaders but is not ours */
             if (r->scoped && p && p->ppid && p->ppid != r->pid && process(m, p->ppid))
+                continue;
+            size_t k = 0;
+            while (k < py->nworkers && py->workers[k].pid != pid)
+                k++;
+            if (k < py->nworkers)
                 continue;
             struct ps_py_worker *w = realloc(py->workers, (py->nworkers + 1) * sizeof *w);
             if (!w)
@@ -123,7 +160,7 @@ static int read_marks(struct ps_report *r, struct ps_pytorch *py, int64_t **iter
                                         .life_ns = p && p->cpu_ns >= 0 ? p->last_sample_ns - p->first_sample_ns : -1 };
         }
     }
-    return 0;   /* workers restarted each epoch (persistent_workers=False) are one row per process */
+    return 0;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -132,84 +169,83 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Pass 2: the step thread's waits for data inside the analysed steps (each iterator's first fetch apart: it
- * includes starting the workers), the workers' busy time within them, the hook's copies. */
-static int measure(struct ps_report *r, struct ps_names *names, struct ps_pytorch *py, int64_t *iter_start,
-                   size_t niter)
+static int cmp_u32(const void *a, const void *b)
 {
-    const struct ps_model *m = r->m;
-    struct ps_ivls wait = { 0 }, both = { 0 };
-    int rc = 0;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The step thread's waits for data inside the analysed steps (each iterator's first fetch apart: it includes
+ * starting the workers) and the hook's copies, from the analysed process's view. */
+static int measure_waits(const struct ps_report *r, const struct ps_view *scope, struct ps_names *names,
+                         struct ps_pytorch *py, int64_t *iter_start, size_t niter, struct ps_ivls *wait)
+{
     int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
     size_t next_iter = 0;
     qsort(iter_start, niter, sizeof *iter_start, cmp_i64);
-    for (size_t i = 0; i < m->ranges.n && rc == 0; i++) {   /* ranges are in start order */
-        const struct ps_range *g = &m->ranges.v[i];
+    for (size_t i = 0; i < scope->nranges; i++) {   /* ranges are in start order */
+        const struct ps_range *g = ps_view_range(scope, i);
         if (!host_kind(g->kind))
             continue;
-        uint32_t pid = pid_of(m, g->thread);
-        if (!r->scoped || pid == r->pid) {
-            if (g->domain == PS_NONE && g->category >= 1 && g->category <= 4 &&
-                !strcmp(ps_model_str(m, g->name), "copy_to_device")) {
-                py->copies++;
-                py->copies_pageable += g->category <= 2;
-                py->copies_blocking += g->category == 1 || g->category == 3;
-            }
-            if (g->thread != r->step_thread && !r->whole_run)
-                continue;
-            if (!(ps_names_flags(names, g->name) & PS_NAME_DATA))
-                continue;
-            int first = 0;
-            while (next_iter < niter && iter_start[next_iter] <= g->start_ns) {
-                next_iter++;
-                first = 1;
-            }
-            int64_t s = g->start_ns > a ? g->start_ns : a, e = g->end_ns < b ? g->end_ns : b;
-            if (e <= s)
-                continue;
-            if (first)
-                py->first_fetch_wait_ns += e - s;
-            else
-                rc = ps_ivls_push(&wait, s, e);
+        if (g->domain == PS_NONE && g->category >= 1 && g->category <= 4 &&
+            !strcmp(ps_model_str(scope->m, g->name), "copy_to_device")) {
+            py->copies++;
+            py->copies_pageable += g->category <= 2;
+            py->copies_blocking += g->category == 1 || g->category == 3;
         }
-    }
-    if (rc < 0)
-        goto out;
-    ps_ivls_normalize(&wait);
-    py->wait_ns = ps_ivls_total(&wait);
-    /* One pass over the ranges: each worker's busy time as its own interval set (ranges are in start order). */
-    struct ps_ivls *busy_of = py->nworkers ? calloc(py->nworkers, sizeof *busy_of) : NULL;
-    if (py->nworkers && !busy_of) {
-        rc = -ENOMEM;
-        goto out;
-    }
-    size_t last = 0;
-    for (size_t i = 0; i < m->ranges.n && rc == 0 && py->nworkers; i++) {
-        const struct ps_range *g = &m->ranges.v[i];
-        uint32_t pid = pid_of(m, g->thread);
-        if (!host_kind(g->kind) || pid == r->pid)
+        if ((g->thread != r->step_thread && !r->whole_run) || !(ps_names_flags(names, g->name) & PS_NAME_DATA))
             continue;
-        if (py->workers[last].pid != pid) {     /* consecutive ranges are mostly one worker's */
-            size_t w = 0;
-            while (w < py->nworkers && py->workers[w].pid != pid)
-                w++;
-            if (w == py->nworkers)
-                continue;
-            last = w;
+        int first = 0;
+        while (next_iter < niter && iter_start[next_iter] <= g->start_ns) {
+            next_iter++;
+            first = 1;
         }
-        struct ps_py_worker *k = &py->workers[last];
-        const char *name = ps_model_str(m, g->name);
-        size_t len = strlen(name);
-        if (len > 6 && !strcmp(name + len - 6, ".fetch"))
-            k->fetches++, k->fetch_ns += g->end_ns - g->start_ns;
-        rc = ps_ivls_push(&busy_of[last], g->start_ns, g->end_ns);
+        int64_t s = g->start_ns > a ? g->start_ns : a, e = g->end_ns < b ? g->end_ns : b;
+        if (e <= s)
+            continue;
+        if (first)
+            py->first_fetch_wait_ns += e - s;
+        else if (ps_ivls_push(wait, s, e) < 0)
+            return -ENOMEM;
+    }
+    ps_ivls_normalize(wait);
+    py->wait_ns = ps_ivls_total(wait);
+    return 0;
+}
+
+/* Each worker's fetches and its busy time while the step waited, from its own process view (one pass over the
+ * trace makes them all). */
+static int measure_workers(const struct ps_view *all, struct ps_pytorch *py, const struct ps_ivls *wait)
+{
+    struct ps_view_set set = { 0 };
+    struct ps_ivls busy = { 0 }, both = { 0 };
+    uint32_t *pids = malloc(py->nworkers * sizeof *pids);
+    int rc = pids ? 0 : -ENOMEM;
+    for (size_t w = 0; w < py->nworkers && pids; w++)
+        pids[w] = py->workers[w].pid;
+    if (rc == 0) {
+        qsort(pids, py->nworkers, sizeof *pids, cmp_u32);
+        rc = ps_view_set_by_process(&set, all, pids, py->nworkers);
     }
     double busy_sum = 0;
     size_t nbusy = 0;
     for (size_t w = 0; w < py->nworkers && rc == 0; w++) {
         struct ps_py_worker *k = &py->workers[w];
-        ps_ivls_normalize(&busy_of[w]);
-        if ((rc = ps_ivls_intersect(&both, &busy_of[w], &wait)) < 0)
+        const uint32_t *at = bsearch(&k->pid, pids, py->nworkers, sizeof *pids, cmp_u32);
+        const struct ps_view *v = &set.views[at - pids];
+        busy.n = 0;
+        for (size_t i = 0; i < v->nranges && rc == 0; i++) {
+            const struct ps_range *g = ps_view_range(v, i);
+            if (!host_kind(g->kind))
+                continue;
+            const char *name = ps_model_str(v->m, g->name);
+            size_t len = strlen(name);
+            if (len > 6 && !strcmp(name + len - 6, ".fetch"))
+                k->fetches++, k->fetch_ns += g->end_ns - g->start_ns;
+            rc = ps_ivls_push(&busy, g->start_ns, g->end_ns);
+        }
+        ps_ivls_normalize(&busy);
+        if (rc < 0 || (rc = ps_ivls_intersect(&both, &busy, wait)) < 0)
             break;
         k->busy_wait_ns = ps_ivls_total(&both);
         if (py->wait_ns > 0) {
@@ -217,13 +253,11 @@ static int measure(struct ps_report *r, struct ps_names *names, struct ps_pytorc
             nbusy++;
         }
     }
-    for (size_t w = 0; w < py->nworkers && busy_of; w++)
-        ps_ivls_fini(&busy_of[w]);
-    free(busy_of);
     py->workers_busy = nbusy ? busy_sum / (double)nbusy : NAN;
-out:
-    ps_ivls_fini(&wait);
+    ps_view_set_fini(&set);
+    ps_ivls_fini(&busy);
     ps_ivls_fini(&both);
+    free(pids);
     return rc;
 }
 
@@ -320,32 +354,36 @@ static void copy_advice(struct ps_pytorch *py)
                "non_blocking=True so they overlap compute.", (long long)py->copies_blocking);
 }
 
-int ps_pytorch_compute(struct ps_report *r, struct ps_names *names)
+int ps_pytorch_compute(struct ps_report *r, const struct ps_view *all, const struct ps_view *scope,
+                       struct ps_names *names)
 {
     int64_t *iter_start = NULL;
     size_t niter = 0;
+    struct ps_ivls wait = { 0 };
     struct ps_pytorch *py = calloc(1, sizeof *py);
     if (!py)
         return -ENOMEM;
     *py = (struct ps_pytorch){ .cores = -1, .workers_busy = NAN, .more_workers = -1 };
-    int rc = read_marks(r, py, &iter_start, &niter);
-    if (rc == 0 && !py->hooked && !py->nloaders && !py->nworkers) {
-        free(py);
-        free(iter_start);
-        return 0;                   /* not recorded with the hook */
-    }
+    int rc = read_loaders(scope, py, &iter_start, &niter);
+    if (rc >= 0)
+        rc = read_workers(r, all, py, rc);
+    if (rc == 0 && !py->hooked && !py->nloaders && !py->nworkers)
+        goto out;                   /* not recorded with the hook */
     if (rc == 0)
-        rc = measure(r, names, py, iter_start, niter);
-    free(iter_start);
-    if (rc < 0) {
-        free(py->workers);
-        free(py);
-        return rc;
+        rc = measure_waits(r, scope, names, py, iter_start, niter, &wait);
+    if (rc == 0 && py->nworkers)
+        rc = measure_workers(all, py, &wait);
+    if (rc == 0) {
+        loader_advice(r, py);
+        copy_advice(py);
+        r->py = py;
+        py = NULL;
     }
-    loader_advice(r, py);
-    copy_advice(py);
-    r->py = py;
-    return 0;
+out:
+    ps_ivls_fini(&wait);
+    free(iter_start);
+    ps_pytorch_free(py);
+    return rc;
 }
 
 void ps_pytorch_free(struct ps_pytorch *py)

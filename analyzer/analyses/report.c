@@ -1,4 +1,4 @@
-/* ps_report_build: runs the analyses over one model in dependency order (steps -> breakdown -> HTA ->
+/* ps_report_build: runs the analyses over views of one model in dependency order (steps -> breakdown -> HTA ->
  * TraceLens -> summaries -> verdict -> ranks) and owns the results the renderers print. */
 #include <ctype.h>
 #include <errno.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyses/analyses.h"
+#include "ps_schema.h"
 
 /* Longest run analysed: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span
  * keeps every sum of durations far from int64 overflow. */
@@ -14,7 +15,9 @@
 
 void ps_report_opts_default(struct ps_report_opts *o)
 {
-    *o = (struct ps_report_opts){ .top_n = 10, .kernel_threshold = 0.8, .gap_ns = 1000000, .tiny_kernel_ns = 10000 };
+    *o = (struct ps_report_opts){ .top_n = 10, .kernel_threshold = 0.8, .gap_ns = 1000000, .tiny_kernel_ns = 10000,
+                                  .info_share = 0.02, .low_util = 0.5, .launch_bound_share = 0.5, .link_gbps = 25,
+                                  .slow_copy_share = 0.25, .low_occupancy_pct = 25 };
 }
 
 const char *ps_format_name(enum ps_format f)
@@ -24,20 +27,14 @@ const char *ps_format_name(enum ps_format f)
 
 const char *ps_copy_kind_name(const struct ps_copy_stat *c)
 {
-    /* ENUM_CUDA_MEMCPY_OPER order */
-    static const char *const names[] = { "unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                         "AtoD", "DtoA", "DtoD", "HtoH", "PtoP" };
     if (c->kind == PS_GPU_MEMSET)
         return "Memset";
-    return c->copy_kind < sizeof names / sizeof names[0] ? names[c->copy_kind] : "unknown";
+    return c->copy_kind < PS_NSYS_COPY_KINDS ? ps_nsys_copy_kind[c->copy_kind].key : "unknown";
 }
 
 const char *ps_mem_kind_name(uint8_t kind)
 {
-    /* ENUM_CUDA_MEM_KIND order (Nsight Systems' numbering) */
-    static const char *const names[] = { "pageable", "pinned", "device", "array", "managed",
-                                         "device_static", "managed_static", "unknown" };
-    return kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+    return kind < PS_NSYS_MEM_KINDS ? ps_nsys_mem_kind[kind].key : "unknown";
 }
 
 const char *ps_report_meta(const struct ps_report *r, const char *key)
@@ -46,6 +43,12 @@ const char *ps_report_meta(const struct ps_report *r, const char *key)
         if (!strcmp(r->m->meta.v[i].key, key))
             return r->m->meta.v[i].value;
     return NULL;
+}
+
+int64_t ps_report_kineto_base_ns(const struct ps_report *r)
+{
+    const char *v = ps_report_meta(r, "kineto.baseTimeNanoseconds");
+    return v ? strtoll(v, NULL, 10) : 0;
 }
 
 int ps_report_recording_complete(const struct ps_report *r)
@@ -183,77 +186,76 @@ static int64_t us_double_to_ns(double us)
     return (int64_t)q * 1000 + llround((us - q) * 1000.0);   /* us - q is exact */
 }
 
-static double ns_to_us_double(int64_t ns)
-{
-    /* correctly rounded double of ns / 1000 (q is exact below 2^53; r / 1000.0 only breaks true ties) */
-    int64_t q = ns / 1000, rem = ns % 1000;
-    if (rem < 0)
-        q -= 1, rem += 1000;
-    return (double)q + (double)rem / 1000.0;
-}
-
 static void tb_round(int64_t base, int64_t *start, int64_t *end)
 {
-    double ts = ns_to_us_double(*start - base), dur = (double)(*end - *start) / 1000.0;
+    double ts = ps_ns_to_us_double(*start - base), dur = (double)(*end - *start) / 1000.0;
     *start = base + us_double_to_ns(ts);
     *end = base + us_double_to_ns(ts + dur);
 }
 
-/* A shallow copy of `m` whose GPU ops, API calls and ranges carry tb's rounded times (same order and indices). */
-static int tb_model(const struct ps_model *m, struct ps_model *tb)
+/* ps_view_retime's callback: a time pair as tb sees it (ctx: baseTimeNanoseconds). */
+static void tb_retime(void *ctx, int64_t *start, int64_t *end)
 {
-    int64_t base = 0;
-    for (size_t i = 0; i < m->meta.n; i++)
-        if (!strcmp(m->meta.v[i].key, "kineto.baseTimeNanoseconds"))
-            base = strtoll(m->meta.v[i].value, NULL, 10);
-    *tb = *m;
-    tb->gpu_build = NULL;   /* tb's own attribute rows (a retimed op may need a long-duration row) */
-    tb->gpu_attrs.v = malloc((m->gpu_attrs.n + 1) * sizeof *tb->gpu_attrs.v);
-    tb->gpu_attrs.cap = m->gpu_attrs.n + 1;
-    tb->gpu.v = malloc((m->gpu.n + 1) * sizeof *tb->gpu.v);
-    tb->api.v = malloc((m->api.n + 1) * sizeof *tb->api.v);
-    tb->ranges.v = malloc((m->ranges.n + 1) * sizeof *tb->ranges.v);
-    if (!tb->gpu_attrs.v || !tb->gpu.v || !tb->api.v || !tb->ranges.v)
-        return -ENOMEM;
-    if (m->gpu_attrs.n)
-        memcpy(tb->gpu_attrs.v, m->gpu_attrs.v, m->gpu_attrs.n * sizeof *m->gpu_attrs.v);
-    if (m->gpu.n)
-        memcpy(tb->gpu.v, m->gpu.v, m->gpu.n * sizeof *m->gpu.v);
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op = ps_model_gpu(m, i);
-        int64_t start = op.start_ns, end = op.end_ns;
-        tb_round(base, &start, &end);
-        if (ps_model_gpu_retime(tb, i, start, end) < 0)
-            return -ENOMEM;
-    }
-#define ROUND_ALL(vec)                                                                                              \
-    if (m->vec.n)                                                                                                   \
-        memcpy(tb->vec.v, m->vec.v, m->vec.n * sizeof *m->vec.v);                                                   \
-    for (size_t i = 0; i < m->vec.n; i++)                                                                           \
-        tb_round(base, &tb->vec.v[i].start_ns, &tb->vec.v[i].end_ns);
-    ROUND_ALL(api)
-    ROUND_ALL(ranges)
-#undef ROUND_ALL
-    return 0;
+    tb_round(*(const int64_t *)ctx, start, end);
 }
 
-static void tb_model_free(struct ps_model *tb)
+/* The view steps and their breakdown are computed on: the analysed process (the one holding most step ranges),
+ * with tb's rounded times under --compat tb on Kineto traces. */
+static int steps_view(const struct ps_report *r, int tb_times, int64_t *tb_base, struct ps_view *v)
 {
-    free(tb->gpu_attrs.v);
-    free(tb->gpu.v);
-    free(tb->api.v);
-    free(tb->ranges.v);
+    int rc = 0;
+    if (r->scoped)
+        rc = ps_view_process(v, &r->all, r->pid);
+    else
+        ps_view_all(v, r->m);
+    if (rc == 0 && tb_times && (rc = ps_view_retime(v, tb_retime, tb_base)) < 0)
+        ps_view_fini(v);
+    return rc;
+}
+
+/* Steps inferred from the kernel sequence of the whole trace (--steps auto without step ranges, --steps infer),
+ * seen as the steps are (tb's times under --compat tb). Inference names the process the steps belong to: the
+ * analysed process (r->scope) and the steps' view *sv become that process's before the steps get their windows. */
+static int infer_steps(struct ps_report *r, int tb_times, int64_t *tb_base, struct ps_view *sv)
+{
+    struct ps_view whole = { 0 };
+    const struct ps_view *from = sv;
+    uint32_t pid = r->pid;
+    int scoped = r->scoped, rc = 0;
+    if (scoped) {   /* --steps infer beside step ranges: the ranges' process view is not the whole trace */
+        r->scoped = 0;
+        rc = steps_view(r, tb_times, tb_base, &whole);
+        r->scoped = 1;
+        from = &whole;
+    }
+    if (rc < 0 || (rc = ps_steps_infer(r, from)) < 0 || !r->steps_inferred)
+        goto out;
+    if (r->scoped != scoped || r->pid != pid) {
+        ps_view_fini(&r->scope);
+        ps_view_fini(sv);
+        ps_view_all(&r->scope, r->m);
+        if (r->scoped && (rc = ps_view_process(&r->scope, &r->all, r->pid)) < 0)
+            goto out;
+        if ((rc = steps_view(r, tb_times, tb_base, sv)) < 0)
+            goto out;
+    }
+    rc = ps_steps_windows(r, sv);
+out:
+    ps_view_fini(&whole);
+    return rc;
 }
 
 int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
                     char *err, size_t errlen)
 {
     struct ps_names *names = NULL;
-    struct ps_model tb = { 0 };
+    struct ps_view sv = { 0 };
     memset(r, 0, sizeof *r);
     r->m = m;
     r->opts = *o;
     r->gpu_util = r->comm_comp_overlap = NAN;
+    ps_view_all(&r->all, m);
+    ps_view_all(&r->scope, m);
     int rc = ps_names_new(&names, m, o, err, errlen);
     if (rc < 0)
         goto out;
@@ -268,22 +270,33 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
         rc = -EINVAL;
         goto out;
     }
-    int tb_times = o->compat_tb && m->format == PS_FORMAT_KINETO;
-    if (tb_times && (rc = tb_model(m, &tb)) < 0)
+    if ((rc = ps_steps_pick_process(&r->all, names, &r->pid, &r->step_ranges_found)) < 0)
         goto out;
-    r->m = tb_times ? &tb : m;   /* steps and the step breakdown as tb computes them */
-    if ((rc = ps_steps_find(r, names)) == 0)
-        rc = ps_breakdown_compute(r, names);
-    r->m = m;
-    if (rc == 0 && (rc = ps_hta_compute(r, names)) == 0 && (rc = ps_tracelens_compute(r, names)) == 0 &&
-        (rc = ps_summary_compute(r)) == 0 && (rc = ps_pytorch_compute(r, names)) == 0 &&
+    r->scoped = r->pid != PS_NONE;
+    if (r->scoped && (rc = ps_view_process(&r->scope, &r->all, r->pid)) < 0)
+        goto out;
+    int64_t tb_base = 0;
+    int tb_times = o->compat_tb && m->format == PS_FORMAT_KINETO;
+    if (tb_times)
+        tb_base = ps_report_kineto_base_ns(r);
+    if ((rc = steps_view(r, tb_times, &tb_base, &sv)) < 0)
+        goto out;
+    if ((rc = ps_steps_find(r, &sv, names)) == 0 && ps_steps_want_inference(r))
+        rc = infer_steps(r, tb_times, &tb_base, &sv);
+    if (rc == 0)   /* steps and the step breakdown as tb computes them */
+        rc = ps_breakdown_compute(r, &sv, names);
+    if (rc == 0 && (rc = ps_hta_compute(r, &r->all, names)) == 0 &&
+        (rc = ps_tracelens_compute(r, &r->all, names)) == 0 && (rc = ps_summary_compute(r, &r->all)) == 0 &&
+        (rc = ps_pytorch_compute(r, &r->all, &r->scope, names)) == 0 &&
         (rc = ps_verdict_compute(r, names)) == 0)
         rc = ps_ranks_compute(r, names);
+    if (rc == 0)
+        rc = ps_nvml_util_compute(r);
 out:
     if (rc == -ENOMEM)
         snprintf(err, errlen, "out of memory while analysing %s", m->path);
     ps_names_free(names);
-    tb_model_free(&tb);
+    ps_view_fini(&sv);
     if (rc < 0)
         ps_report_fini(r);
     return rc;
@@ -291,6 +304,8 @@ out:
 
 void ps_report_fini(struct ps_report *r)
 {
+    ps_view_fini(&r->scope);
+    ps_view_fini(&r->all);
     free(r->steps);
     free(r->devs);
     free(r->idle);
@@ -300,6 +315,9 @@ void ps_report_fini(struct ps_report *r)
     free(r->stragglers);
     ps_pytorch_free(r->py);
     r->py = NULL;
+    free(r->nvml_util);
+    r->nvml_util = NULL;
+    r->nnvml_util = 0;
     r->ranks = NULL;
     r->stragglers = NULL;
     r->nranks = r->nstragglers = 0;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "model/model.h"
+#include "model/view.h"
 
 /* Step-time categories, in tb's priority order (DESIGN §4). */
 enum ps_cat {
@@ -36,6 +37,17 @@ struct ps_report_opts {
     double kernel_threshold;   /* Kernel share at or above which a step is kernel-bound; default 0.8 */
     int64_t gap_ns;            /* GPU idle gaps reported as findings from this length; default 1 ms */
     int64_t tiny_kernel_ns;    /* kernels shorter than this count as tiny; default 10 µs */
+    double info_share;         /* a finding costing less than this share of the analysed window is "info", else
+                                * "warning"; default 0.02 */
+    double low_util;           /* a time slice whose kernels run less than this share of it has low GPU
+                                * utilisation; default 0.5 */
+    double launch_bound_share; /* a stream is launch-bound when at least this share of its kernels (100 or more)
+                                * run shorter than their launch call; default 0.5 */
+    double link_gbps;          /* host<->device link peak for copies from / to pinned memory, GB/s; pageable
+                                * memory is expected at half of it; default 25 (PCIe 4.0 x16 in practice) */
+    double slow_copy_share;    /* copies slower than this share of that peak are slow; default 0.25 */
+    double low_occupancy_pct;  /* kernels whose trace-estimated achieved occupancy is below this are low;
+                                * default 25 (%) */
     int all_steps;             /* text: list every step (default: at most ~20 rows) */
 };
 enum { PS_STEPS_AUTO, PS_STEPS_OFF, PS_STEPS_INFER };
@@ -104,8 +116,12 @@ struct ps_row {                    /* a trace row (count 0) or an aggregate of r
 
 #define PS_FINDING_ROWS 5
 struct ps_finding {
-    const char *rule, *severity;
-    char summary[320];
+    const char *rule, *severity;   /* severity follows cost: "info" under opts.info_share of the window */
+    char summary[480];
+    char fix[320];                 /* what to change, pointing at the rows, with its expected gain */
+    int64_t cost_ns;               /* the time the cause takes inside the analysed window (overlaps counted once) */
+    double share;                  /* cost_ns / the analysed window (0..1); NAN when the window is empty */
+    int64_t gain_ns;               /* the most the fix can save: at most cost_ns */
     struct ps_row rows[PS_FINDING_ROWS];
     size_t nrows;
 };
@@ -169,17 +185,32 @@ struct ps_pytorch {
     size_t nadvice;
 };
 
+/* GPU utilisation over time from NVML samples (perfscope traces recorded with a driver: PERFSCOPE_GPU_SAMPLES). */
+#define PS_NVML_UTIL_BUCKETS 60
+struct ps_nvml_util_stat {
+    int32_t device;                /* NVML device index */
+    int64_t samples;
+    double mean_pct;               /* mean of the samples, 0..100 */
+    int32_t min_pct, max_pct;
+    int64_t first_ns, last_ns;     /* first and last sample time */
+    int64_t bucket_ns;             /* [first, last] in PS_NVML_UTIL_BUCKETS equal buckets (the last one closed) */
+    double bucket_pct[PS_NVML_UTIL_BUCKETS];   /* mean of each bucket's samples; -1: none in it */
+};
+
 #define PS_MAX_EVIDENCE 8
 #define PS_MAX_RECS 6
-#define PS_MAX_FINDINGS 8
+#define PS_REC_LEN 1024
+#define PS_MAX_FINDINGS 12
 
 struct ps_report {
     const struct ps_model *m;
+    struct ps_view all;            /* every row of the trace (HTA, TraceLens, summaries, whole-trace findings) */
+    struct ps_view scope;          /* the analysed process's rows (the steps, their breakdown and evidence);
+                                    * every row when no process holds a step range */
     struct ps_report_opts opts;
     int has_gpu;                   /* the model holds GPU rows */
     int scoped;                    /* 1: steps, API calls and ranges come from process `pid` only */
     uint32_t pid;
-    int force_pid;                 /* set before ps_steps_find: analyse process `pid`, not the busiest */
     int64_t run_start_ns, run_end_ns;
     size_t nevents;
     struct ps_step *steps;
@@ -219,14 +250,19 @@ struct ps_report {
     size_t ncopies;
     struct ps_evidence evidence[PS_MAX_EVIDENCE];
     size_t nevidence;
-    const char *recs[PS_MAX_RECS];
+    char recs[PS_MAX_RECS][PS_REC_LEN];   /* the verdict's fix, then the fixes of the costliest warnings; each
+                                           * names what the report shows and its expected gain */
     size_t nrecs;
+    int64_t window_start_ns, window_end_ns; /* the analysed window: first step start .. last step end (the run
+                                           * without steps); findings' shares are of its length */
     struct ps_finding findings[PS_MAX_FINDINGS];
     size_t nfindings;
     struct ps_rank_stat *ranks;    /* NULL unless two or more processes hold step ranges (ordered by pid) */
     size_t nranks;
     struct ps_straggler *stragglers;
     size_t nstragglers;
+    struct ps_nvml_util_stat *nvml_util; /* one per device with NVML samples, by device; NULL when none */
+    size_t nnvml_util;
     struct ps_pytorch *py;         /* NULL unless the trace holds perfscope's Python hook marks */
 };
 
@@ -245,8 +281,14 @@ const char *ps_mem_kind_name(uint8_t kind);
 /* verdict.c: the verdict rule on one breakdown (DESIGN §4); *share gets the bottleneck's share of dur_ns. */
 enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, int64_t dur_ns, double threshold,
                                        double *share);
+/* verdict.c: a breakdown grouped as the verdict groups it (DESIGN §4), indexed by enum ps_bottleneck:
+ * kernel = Kernel, data-loading = DataLoader, memcpy = Memcpy + Memset, communication, sync = sync_ns,
+ * host = Runtime + CPU Exec + Other - sync_ns. The six sum to the breakdown's total. */
+void ps_verdict_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t out[PS_BN_UNKNOWN]);
 /* The value of metadata key `key` (perfscope: PERFSCOPE_META), NULL when absent (report.c). */
 const char *ps_report_meta(const struct ps_report *r, const char *key);
+/* Kineto's baseTimeNanoseconds (the ns its µs `ts` values are relative to), 0 when the trace has none. */
+int64_t ps_report_kineto_base_ns(const struct ps_report *r);
 /* PERFSCOPE_META recording_complete: 1 the recorder finished, 0 it did not (killed, or still recording),
  * -1 unknown (absent: an older trace, or another format). */
 int ps_report_recording_complete(const struct ps_report *r);

@@ -43,60 +43,72 @@ static uint32_t most_common(uint32_t *keys, size_t n, size_t *count, size_t *dis
     return best;
 }
 
-/* Pick the process (unless r->force_pid) and, in it, the thread whose step ranges are analysed: the process
- * holding most step ranges, then its thread holding most (DESIGN §4 steps are one sequence, as in the tb plugin;
- * step ranges of other threads run concurrently and are not nested in this sequence). Returns 0 or -ENOMEM. */
-static int pick_step_thread(struct ps_report *r, const uint32_t *idx, size_t n)
+int ps_steps_pick_process(const struct ps_view *v, struct ps_names *names, uint32_t *pid, size_t *found)
 {
-    const struct ps_model *m = r->m;
-    size_t count, distinct, k = 0;
-    uint32_t *keys = malloc(n * sizeof *keys);
+    const struct ps_model *m = v->m;
+    size_t count, distinct, n = 0;
+    uint32_t *keys = malloc((v->nranges + 1) * sizeof *keys);
     if (!keys)
         return -ENOMEM;
-    if (!r->force_pid) {
-        for (size_t i = 0; i < n; i++)
-            keys[i] = m->threads.v[m->ranges.v[idx[i]].thread].pid;
-        r->pid = most_common(keys, n, &count, &distinct);
+    for (size_t i = 0; i < v->nranges; i++) {
+        const struct ps_range *g = ps_view_range(v, i);
+        if (host_range_kind(g->kind) && (ps_names_flags(names, g->name) & PS_NAME_STEP))
+            keys[n++] = m->threads.v[g->thread].pid;
     }
-    for (size_t i = 0; i < n; i++)
-        if (m->threads.v[m->ranges.v[idx[i]].thread].pid == r->pid)
-            keys[k++] = m->ranges.v[idx[i]].thread;
-    r->step_thread = k ? most_common(keys, k, &count, &distinct) : PS_NONE;
-    r->step_threads = k ? distinct : 0;
+    *found = n;
+    *pid = n ? most_common(keys, n, &count, &distinct) : PS_NONE;
     free(keys);
     return 0;
 }
 
-/* tb's step-to-device mapping. Fills device_ops per step and returns the initial prev_step_end in *prev
- * (0 / no GPU work matched: returns 0 and *use_gpu = 0). */
-static int find_device_steps(struct ps_report *r, int64_t *dev_min, int64_t *dev_max, int *use_gpu, int64_t *prev)
+/* The thread whose step ranges are analysed: the one holding most of the view's step ranges idx[0..n) (view
+ * indices; DESIGN §4 steps are one sequence, as in the tb plugin; step ranges of other threads run concurrently
+ * and are not nested in this sequence). Returns 0 or -ENOMEM. */
+static int pick_step_thread(struct ps_report *r, const struct ps_view *v, const uint32_t *idx, size_t n)
 {
-    const struct ps_model *m = r->m;
+    size_t count, distinct;
+    uint32_t *keys = malloc((n + 1) * sizeof *keys);
+    if (!keys)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        keys[i] = ps_view_range(v, idx[i])->thread;
+    r->step_thread = n ? most_common(keys, n, &count, &distinct) : PS_NONE;
+    r->step_threads = n ? distinct : 0;
+    free(keys);
+    return 0;
+}
+
+/* tb's step-to-device mapping over view v (the analysed process). Fills device_ops per step and returns the
+ * initial prev_step_end in *prev (0 / no GPU work matched: returns 0 and *use_gpu = 0). API calls are counted by
+ * view index; a GPU op's launch (a model index) is found in the view, absent when another process made it. */
+static int find_device_steps(struct ps_report *r, const struct ps_view *v, int64_t *dev_min, int64_t *dev_max,
+                             int *use_gpu, int64_t *prev)
+{
     int rc = -ENOMEM;
-    int64_t *api_min = malloc((m->api.n + 1) * sizeof *api_min);
-    int64_t *api_max = malloc((m->api.n + 1) * sizeof *api_max);
-    uint32_t *api_n = calloc(m->api.n + 1, sizeof *api_n);
-    uint8_t *matched = calloc(m->api.n + 1, 1);
+    int64_t *api_min = malloc((v->napi + 1) * sizeof *api_min);
+    int64_t *api_max = malloc((v->napi + 1) * sizeof *api_max);
+    uint32_t *api_n = calloc(v->napi + 1, sizeof *api_n);
+    uint8_t *matched = calloc(v->napi + 1, 1);
     if (!api_min || !api_max || !api_n || !matched)
         goto out;
-    for (size_t i = 0; i < m->api.n; i++) {
+    for (size_t i = 0; i < v->napi; i++) {
         api_min[i] = INT64_MAX;
         api_max[i] = INT64_MIN;
     }
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
-        if (op->kind == PS_GPU_SYNC || op->launch == PS_NONE)
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
+        uint32_t a;
+        if (op->kind == PS_GPU_SYNC || op->launch == PS_NONE || (a = ps_view_find_api(v, op->launch)) == PS_NONE)
             continue;
-        uint32_t a = op->launch;
         api_min[a] = op->start_ns < api_min[a] ? op->start_ns : api_min[a];
         api_max[a] = op->end_ns > api_max[a] ? op->end_ns : api_max[a];
         api_n[a]++;
     }
     size_t is = 0, ia = 0, any = 0;
     int64_t cur_min = INT64_MAX, cur_max = INT64_MIN;
-    while (is < r->nsteps && ia < m->api.n) {
-        const struct ps_api_call *c = &m->api.v[ia];
-        if (c->driver || !ps_report_thread_in_scope(r, c->thread)) {
+    while (is < r->nsteps && ia < v->napi) {
+        const struct ps_api_call *c = ps_view_api(v, ia);
+        if (c->driver) {
             ia++;
             continue;
         }
@@ -134,11 +146,12 @@ static int find_device_steps(struct ps_report *r, int64_t *dev_min, int64_t *dev
         /* the end of GPU work launched outside every step and finished before step 0's first GPU work */
         *prev = r->steps[0].host_start_ns;
         if (dev_min[0] != INT64_MAX) {
-            for (size_t i = 0; i < m->gpu.n; i++) {
-                const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
-                if (op->kind == PS_GPU_SYNC || !ps_report_gpu_in_scope(r, op))
+            for (size_t i = 0; i < v->ngpu; i++) {
+                const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
+                if (op->kind == PS_GPU_SYNC)
                     continue;
-                if ((op->launch == PS_NONE || !matched[op->launch]) && op->end_ns < dev_min[0] && op->end_ns > *prev)
+                uint32_t a = op->launch == PS_NONE ? PS_NONE : ps_view_find_api(v, op->launch);
+                if ((a == PS_NONE || !matched[a]) && op->end_ns < dev_min[0] && op->end_ns > *prev)
                     *prev = op->end_ns;
             }
         }
@@ -152,7 +165,7 @@ out:
     return rc;
 }
 
-static int device_windows(struct ps_report *r)
+int ps_steps_windows(struct ps_report *r, const struct ps_view *v)
 {
     int rc = -ENOMEM;
     int64_t *dev_min = malloc(r->nsteps * sizeof *dev_min), *dev_max = malloc(r->nsteps * sizeof *dev_max);
@@ -160,7 +173,7 @@ static int device_windows(struct ps_report *r)
         goto out;
     int use_gpu;
     int64_t prev;
-    rc = find_device_steps(r, dev_min, dev_max, &use_gpu, &prev);
+    rc = find_device_steps(r, v, dev_min, dev_max, &use_gpu, &prev);
     if (rc < 0 || !use_gpu)
         goto out;
     for (size_t i = 0; i < r->nsteps; i++) {
@@ -190,32 +203,27 @@ out:
     return rc;
 }
 
-int ps_steps_find(struct ps_report *r, struct ps_names *names)
+int ps_steps_find(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
-    const struct ps_model *m = r->m;
     int rc = -ENOMEM;
-    uint32_t *idx = malloc((m->ranges.n + 1) * sizeof *idx);
+    uint32_t *idx = malloc((v->nranges + 1) * sizeof *idx);
     if (!idx)
         goto out;
     size_t n = 0;
-    for (size_t i = 0; i < m->ranges.n; i++) {
-        const struct ps_range *g = &m->ranges.v[i];
+    for (size_t i = 0; i < v->nranges; i++) {
+        const struct ps_range *g = ps_view_range(v, i);
         if (host_range_kind(g->kind) && (ps_names_flags(names, g->name) & PS_NAME_STEP))
             idx[n++] = (uint32_t)i;
     }
-    r->step_ranges_found = n;
     r->step_thread = PS_NONE;
-    if (n > 0) {
-        r->scoped = 1;
-        if (pick_step_thread(r, idx, n) < 0)
-            goto out;
-    }
+    if (pick_step_thread(r, v, idx, n) < 0)
+        goto out;
     r->steps = calloc(n + 1, sizeof *r->steps);
     if (!r->steps)
         goto out;
     int64_t kept_end = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
-        const struct ps_range *g = &m->ranges.v[idx[i]];
+        const struct ps_range *g = ps_view_range(v, idx[i]);
         if (g->thread != r->step_thread || g->end_ns <= kept_end)
             continue;   /* another thread, or nested inside the previous step (e.g. NVTX "step" in ProfilerStep#N) */
         struct ps_step *s = &r->steps[r->nsteps++];
@@ -224,7 +232,7 @@ int ps_steps_find(struct ps_report *r, struct ps_names *names)
             r->nsteps--;
         }
         s->name = g->name;
-        s->range = (uint32_t)idx[i];
+        s->range = ps_view_range_index(v, idx[i]);
         s->host_start_ns = s->start_ns = g->start_ns;
         s->host_end_ns = s->end_ns = g->end_ns;
         kept_end = g->end_ns;
@@ -236,20 +244,20 @@ int ps_steps_find(struct ps_report *r, struct ps_names *names)
         r->steps[0] = (struct ps_step){ .name = PS_NONE, .range = PS_NONE, .host_start_ns = r->run_start_ns,
                                         .host_end_ns = r->run_end_ns, .start_ns = r->run_start_ns,
                                         .end_ns = r->run_end_ns };
-        if (!r->has_gpu && r->opts.steps_mode != PS_STEPS_OFF && m->ranges.n)
+        if (!r->has_gpu && r->opts.steps_mode != PS_STEPS_OFF && v->nranges)
             snprintf(r->steps_note, sizeof r->steps_note, "no steps inferred: the trace has no GPU operations, and "
                      "steps are inferred from the repeating kernel sequence only");
-        rc = r->has_gpu && r->opts.steps_mode != PS_STEPS_OFF ? ps_steps_infer(r) : 0;
-        if (rc == 0 && r->steps_inferred)
-            rc = device_windows(r);
+        rc = 0;
         goto out;
     }
-    r->last_host_step_start_ns = m->ranges.v[r->steps[r->nsteps - 1].range].start_ns;
-    rc = r->has_gpu ? device_windows(r) : 0;
-    if (rc == 0 && r->has_gpu && r->opts.steps_mode == PS_STEPS_INFER &&
-        (rc = ps_steps_infer(r)) == 0 && r->steps_inferred)
-        rc = device_windows(r);   /* asked for: inferred steps replace the ranges' (to compare them) */
+    r->last_host_step_start_ns = v->m->ranges.v[r->steps[r->nsteps - 1].range].start_ns;   /* the model's: exact */
+    rc = r->has_gpu ? ps_steps_windows(r, v) : 0;
 out:
     free(idx);
     return rc;
+}
+
+int ps_steps_want_inference(const struct ps_report *r)
+{
+    return r->has_gpu && (r->opts.steps_mode == PS_STEPS_INFER || (r->whole_run && r->opts.steps_mode == PS_STEPS_AUTO));
 }

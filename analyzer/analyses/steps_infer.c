@@ -24,7 +24,7 @@
 #define PREV_CALL_SCAN 4096   /* API calls looked back for the previous call of the launching thread */
 
 struct seq {
-    uint32_t *op, *name;      /* model op index and name of the stream's operations, in start order */
+    uint32_t *op, *name;      /* view index and name of the stream's operations, in start order */
     size_t n;
 };
 
@@ -46,14 +46,15 @@ static int cmp_cand_names(const void *a, const void *b)
     return (x->gap > y->gap) - (x->gap < y->gap);
 }
 
-/* The busiest stream's kernels, copies and memsets. Returns 0 or -ENOMEM; s->n 0 when there is none. */
-static int busiest_stream(const struct ps_model *m, struct seq *s, uint32_t *stream)
+/* The busiest stream's kernels, copies and memsets in view v. Returns 0 or -ENOMEM; s->n 0 when there is none. */
+static int busiest_stream(const struct ps_view *v, struct seq *s, uint32_t *stream)
 {
+    const struct ps_model *m = v->m;
     uint32_t *count = calloc(m->streams.n + 1, sizeof *count);
     if (!count)
         return -ENOMEM;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_attr *a = ps_view_gpu_attr(v, ps_view_gpu_row(v, i));
         if (a->kind != PS_GPU_SYNC)
             count[a->stream]++;
     }
@@ -70,8 +71,8 @@ static int busiest_stream(const struct ps_model *m, struct seq *s, uint32_t *str
     if (!s->op || !s->name)
         return -ENOMEM;
     size_t k = 0;
-    for (size_t i = 0; i < m->gpu.n && k < s->n; i++) {
-        const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+    for (size_t i = 0; i < v->ngpu && k < s->n; i++) {
+        const struct ps_gpu_attr *a = ps_view_gpu_attr(v, ps_view_gpu_row(v, i));
         if (a->kind != PS_GPU_SYNC && a->stream == *stream) {
             s->op[k] = (uint32_t)i;
             s->name[k++] = a->name;
@@ -154,14 +155,14 @@ static double match_rate(const struct seq *s, size_t from, size_t p)
 
 /* How long the stream and the host wait before operation i: the stream's idle gap plus the host's gap between the
  * launches of i - 1 and i (each clipped at 0). */
-static int64_t wait_before(const struct ps_model *m, const struct seq *s, size_t i)
+static int64_t wait_before(const struct ps_view *v, const struct seq *s, size_t i)
 {
     if (i == 0)
         return 0;
-    struct ps_gpu_op a = ps_model_gpu(m, s->op[i - 1]), b = ps_model_gpu(m, s->op[i]);
+    struct ps_gpu_op a = ps_view_gpu(v, s->op[i - 1]), b = ps_view_gpu(v, s->op[i]);
     int64_t w = b.start_ns > a.end_ns ? b.start_ns - a.end_ns : 0;
     if (a.launch != PS_NONE && b.launch != PS_NONE) {
-        int64_t h = m->api.v[b.launch].start_ns - m->api.v[a.launch].end_ns;
+        int64_t h = ps_view_api_at(v, b.launch)->start_ns - ps_view_api_at(v, a.launch)->end_ns;
         w += h > 0 ? h : 0;
     }
     return w;
@@ -170,17 +171,17 @@ static int64_t wait_before(const struct ps_model *m, const struct seq *s, size_t
 /* Where step boundary j lies: the end of the host's last API call before the launch of the period's first
  * operation (the host finished the previous iteration there: its sync or last launch); the start of the run when
  * the thread made no call before it (the first period); else that launch's start. An operation without a launch
- * in the trace: its own start. */
-static int64_t boundary(const struct ps_report *r, uint32_t op)
+ * in the view: its own start. */
+static int64_t boundary(const struct ps_report *r, const struct ps_view *v, uint32_t op)
 {
-    const struct ps_model *m = r->m;
-    struct ps_gpu_op g = ps_model_gpu(m, op);
-    if (g.launch == PS_NONE)
+    struct ps_gpu_op g = ps_view_gpu(v, op);
+    uint32_t launch = g.launch == PS_NONE ? PS_NONE : ps_view_find_api(v, g.launch);
+    if (launch == PS_NONE)
         return g.start_ns;
-    const struct ps_api_call *c = &m->api.v[g.launch];
-    size_t k = g.launch, seen = 0;
+    const struct ps_api_call *c = ps_view_api(v, launch);
+    size_t k = launch, seen = 0;
     for (; k-- > 0 && seen < PREV_CALL_SCAN; seen++) {
-        const struct ps_api_call *p = &m->api.v[k];
+        const struct ps_api_call *p = ps_view_api(v, k);
         if (p->thread == c->thread && p->end_ns <= c->start_ns)
             return p->end_ns;
     }
@@ -213,9 +214,9 @@ static void note(struct ps_report *r, const char *fmt, ...)
 }
 
 /* The steps between consecutive occurrences (and the last one, when a whole period follows it) into r->steps. */
-static int make_steps(struct ps_report *r, const struct seq *s, const uint32_t *occ, size_t nocc, size_t p)
+static int make_steps(struct ps_report *r, const struct ps_view *v, const struct seq *s, const uint32_t *occ,
+                      size_t nocc, size_t p)
 {
-    const struct ps_model *m = r->m;
     size_t n = nocc - 1 + (occ[nocc - 1] + p <= s->n);
     struct ps_step *steps = calloc(n + 1, sizeof *steps);
     if (!steps)
@@ -223,15 +224,15 @@ static int make_steps(struct ps_report *r, const struct seq *s, const uint32_t *
     for (size_t j = 0; j < n; j++) {
         struct ps_step *st = &steps[j];
         st->name = st->range = PS_NONE;
-        st->start_ns = st->host_start_ns = boundary(r, s->op[occ[j]]);
+        st->start_ns = st->host_start_ns = boundary(r, v, s->op[occ[j]]);
         if (j + 1 < nocc) {
-            st->end_ns = boundary(r, s->op[occ[j + 1]]);
+            st->end_ns = boundary(r, v, s->op[occ[j + 1]]);
             st->device_ops = occ[j + 1] - occ[j];
         } else {   /* the last period: to the end of its last launch (its work on the device, without launches) */
             st->end_ns = st->start_ns;
             for (size_t i = occ[j]; i < occ[j] + p; i++) {
-                struct ps_gpu_op g = ps_model_gpu(m, s->op[i]);
-                int64_t e = g.launch != PS_NONE ? m->api.v[g.launch].end_ns : g.end_ns;
+                struct ps_gpu_op g = ps_view_gpu(v, s->op[i]);
+                int64_t e = g.launch != PS_NONE ? ps_view_api_at(v, g.launch)->end_ns : g.end_ns;
                 st->end_ns = e > st->end_ns ? e : st->end_ns;
             }
             st->device_ops = (int64_t)p;
@@ -248,14 +249,14 @@ static int make_steps(struct ps_report *r, const struct seq *s, const uint32_t *
     return (int)n;
 }
 
-int ps_steps_infer(struct ps_report *r)
+int ps_steps_infer(struct ps_report *r, const struct ps_view *v)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     struct seq s = { 0 };
     struct cand cand[MAX_CANDIDATES];
     uint32_t stream = 0, *occ = NULL;
     int rc = -ENOMEM;
-    if (busiest_stream(m, &s, &stream) < 0)
+    if (busiest_stream(v, &s, &stream) < 0)
         goto out;
     rc = 0;
     if (s.n < MIN_OPS) {
@@ -290,7 +291,7 @@ int ps_steps_infer(struct ps_report *r)
         goto out;
     }
     for (size_t i = from; i < s.n; i++)
-        wait[(i - from) % p] += wait_before(m, &s, i);
+        wait[(i - from) % p] += wait_before(v, &s, i);
     size_t phase = 0;
     for (size_t k = 1; k < p; k++)
         phase = wait[k] > wait[phase] ? k : phase;
@@ -320,7 +321,7 @@ int ps_steps_infer(struct ps_report *r)
              nocc ? nocc - 1 : 0);
         goto out;
     }
-    int made = make_steps(r, &s, occ, nocc, p);
+    int made = make_steps(r, v, &s, occ, nocc, p);
     if (made < 0) {
         rc = -ENOMEM;
         goto out;
@@ -331,14 +332,14 @@ int ps_steps_infer(struct ps_report *r)
         goto out;
     }
     const struct ps_stream *st = &m->streams.v[stream];
-    struct ps_gpu_op first = ps_model_gpu(m, s.op[occ[0]]);
+    struct ps_gpu_op first = ps_view_gpu(v, s.op[occ[0]]);
     r->steps_inferred = 1;
     r->whole_run = 0;
     r->infer_period_ops = (int64_t)p;
     r->infer_match = best;
     r->infer_device = st->device;
     r->infer_stream = st->stream;
-    r->step_thread = first.launch != PS_NONE ? m->api.v[first.launch].thread : PS_NONE;
+    r->step_thread = first.launch != PS_NONE ? ps_view_api_at(v, first.launch)->thread : PS_NONE;
     r->step_threads = r->step_thread != PS_NONE;
     if (r->step_thread != PS_NONE) {
         r->scoped = 1;

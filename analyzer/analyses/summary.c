@@ -68,14 +68,15 @@ enum { HOW_GATHER, HOW_RADIX, HOW_WIDE };
 
 /* The k-th smallest (0-based) stored 32-bit duration of the kernels named `name` (none of them PS_GPU_LONG):
  * two 16-bit radix passes over the rows, for a name too common to gather; hist holds 65536 counters. */
-static int64_t kth_radix(const struct ps_model *m, uint32_t name, size_t k, size_t *hist)
+static int64_t kth_radix(const struct ps_view *v, uint32_t name, size_t k, size_t *hist)
 {
     uint32_t hi = 0, lo = 0;
     for (int pass = 0; pass < 2; pass++) {
         memset(hist, 0, 65536 * sizeof *hist);
-        for (size_t i = 0; i < m->gpu.n; i++) {
-            const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
-            uint32_t d = m->gpu.v[i].dur_ns;
+        for (size_t i = 0; i < v->ngpu; i++) {
+            const struct ps_gpu_row *g = ps_view_gpu_row(v, i);
+            const struct ps_gpu_attr *a = ps_view_gpu_attr(v, g);
+            uint32_t d = g->dur_ns;
             if (a->kind == PS_GPU_KERNEL && a->name == name && (pass == 0 || d >> 16 == hi))
                 hist[pass == 0 ? d >> 16 : d & 0xffff]++;
         }
@@ -92,7 +93,7 @@ static int64_t kth_radix(const struct ps_model *m, uint32_t name, size_t k, size
 
 /* Medians of the names with how[id] == HOW_GATHER, in batches of at most GATHER_MAX durations: one pass over
  * the rows per batch gathers the batch's durations by name (a counting sort), then one selection per name. */
-static int gather_medians(const struct ps_model *m, struct ps_kernel_stat *st, const uint8_t *how, size_t nstr)
+static int gather_medians(const struct ps_view *v, struct ps_kernel_stat *st, const uint8_t *how, size_t nstr)
 {
     size_t *off = malloc((nstr + 1) * sizeof *off);
     uint32_t *buf = malloc(GATHER_MAX * sizeof *buf);
@@ -112,10 +113,11 @@ static int gather_medians(const struct ps_model *m, struct ps_kernel_stat *st, c
             off[id] = used;
             used += n;
         }
-        for (size_t i = 0; i < m->gpu.n && used; i++) {
-            const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+        for (size_t i = 0; i < v->ngpu && used; i++) {
+            const struct ps_gpu_row *g = ps_view_gpu_row(v, i);
+            const struct ps_gpu_attr *a = ps_view_gpu_attr(v, g);
             if (a->kind == PS_GPU_KERNEL && a->name >= first && a->name < id && how[a->name] == HOW_GATHER)
-                buf[off[a->name]++] = m->gpu.v[i].dur_ns;   /* off[] ends at the name's end */
+                buf[off[a->name]++] = g->dur_ns;   /* off[] ends at the name's end */
         }
         for (size_t k = first; k < id; k++) {
             size_t n = (size_t)st[k].count;
@@ -129,16 +131,17 @@ static int gather_medians(const struct ps_model *m, struct ps_kernel_stat *st, c
 }
 
 /* Median of a name with a PS_GPU_LONG duration: its exact int64 durations, gathered (rare: ops >= 4.29 s). */
-static int wide_median(const struct ps_model *m, struct ps_kernel_stat *k, uint32_t name)
+static int wide_median(const struct ps_view *v, struct ps_kernel_stat *k, uint32_t name)
 {
     size_t n = (size_t)k->count, w = 0;
     int64_t *wide = malloc(n * sizeof *wide);
     if (!wide)
         return -ENOMEM;
-    for (size_t i = 0; i < m->gpu.n && w < n; i++) {
-        const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+    for (size_t i = 0; i < v->ngpu && w < n; i++) {
+        const struct ps_gpu_row *g = ps_view_gpu_row(v, i);
+        const struct ps_gpu_attr *a = ps_view_gpu_attr(v, g);
         if (a->kind == PS_GPU_KERNEL && a->name == name)
-            wide[w++] = ps_gpu_row_dur(m, &m->gpu.v[i]);
+            wide[w++] = ps_view_row_dur(v, g);
     }
     k->median_ns = median_i64(wide, n);
     free(wide);
@@ -147,27 +150,28 @@ static int wide_median(const struct ps_model *m, struct ps_kernel_stat *k, uint3
 
 /* Per kernel name: count, total, min and max in one pass over the rows; medians exact, in bounded memory
  * (gather_medians, kth_radix, wide_median). */
-static int kernels(struct ps_report *r)
+static int kernels(struct ps_report *r, const struct ps_view *v)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     size_t nstr = ps_model_nstrings(m), names = 0, *hist = NULL;
     struct ps_kernel_stat *st = calloc(nstr + 1, sizeof *st);
     uint8_t *how = calloc(nstr + 1, 1);
     int rc = -ENOMEM;
     if (!st || !how)
         goto out;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_attr *a = &m->gpu_attrs.v[m->gpu.v[i].attr];
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_row *g = ps_view_gpu_row(v, i);
+        const struct ps_gpu_attr *a = ps_view_gpu_attr(v, g);
         if (a->kind != PS_GPU_KERNEL || a->name >= nstr)
             continue;
-        int64_t d = ps_gpu_row_dur(m, &m->gpu.v[i]);
+        int64_t d = ps_view_row_dur(v, g);
         struct ps_kernel_stat *k = &st[a->name];
         if (k->count++ == 0)
             k->min_ns = k->max_ns = d;
         k->total_ns += d;
         k->min_ns = d < k->min_ns ? d : k->min_ns;
         k->max_ns = d > k->max_ns ? d : k->max_ns;
-        if (m->gpu.v[i].dur_ns == PS_GPU_LONG)
+        if (g->dur_ns == PS_GPU_LONG)
             how[a->name] = HOW_WIDE;
     }
     for (size_t id = 0; id < nstr; id++) {
@@ -175,7 +179,7 @@ static int kernels(struct ps_report *r)
         if (how[id] == HOW_GATHER && (size_t)st[id].count > GATHER_MAX)
             how[id] = HOW_RADIX;
     }
-    if ((rc = gather_medians(m, st, how, nstr)) < 0)
+    if ((rc = gather_medians(v, st, how, nstr)) < 0)
         goto out;
     rc = -ENOMEM;
     if (!(r->kernels = calloc(names + 1, sizeof *r->kernels)))
@@ -186,13 +190,13 @@ static int kernels(struct ps_report *r)
         if (n == 0)
             continue;
         k->name = (uint32_t)id;
-        if (how[id] == HOW_WIDE && wide_median(m, k, (uint32_t)id) < 0)
+        if (how[id] == HOW_WIDE && wide_median(v, k, (uint32_t)id) < 0)
             goto out;
         if (how[id] == HOW_RADIX) {
             if (!hist && !(hist = malloc(65536 * sizeof *hist)))
                 goto out;
-            int64_t upper = kth_radix(m, (uint32_t)id, n / 2, hist);
-            k->median_ns = n % 2 ? upper : (kth_radix(m, (uint32_t)id, n / 2 - 1, hist) + upper) / 2;
+            int64_t upper = kth_radix(v, (uint32_t)id, n / 2, hist);
+            k->median_ns = n % 2 ? upper : (kth_radix(v, (uint32_t)id, n / 2 - 1, hist) + upper) / 2;
         }
         r->kernels[r->nkernels++] = *k;
     }
@@ -205,12 +209,11 @@ out:
     return rc;
 }
 
-static int copies(struct ps_report *r)
+static int copies(struct ps_report *r, const struct ps_view *v)
 {
-    const struct ps_model *m = r->m;
     size_t cap = 0;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
         if (op->kind != PS_GPU_MEMCPY && op->kind != PS_GPU_MEMSET)
             continue;
         struct ps_copy_stat key = { .kind = op->kind, .dst_kind = op->dst_kind };
@@ -239,12 +242,12 @@ static int copies(struct ps_report *r)
     return 0;
 }
 
-static int device_totals(struct ps_report *r)
+static int device_totals(struct ps_report *r, const struct ps_view *v)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     struct ps_device_stat *ds = NULL;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
         int32_t dev = m->streams.v[op->stream].device;
         if (!ds || ds->device != dev)
             ds = ps_report_device(r, dev);
@@ -263,12 +266,12 @@ static int device_totals(struct ps_report *r)
     return 0;
 }
 
-int ps_summary_compute(struct ps_report *r)
+int ps_summary_compute(struct ps_report *r, const struct ps_view *v)
 {
-    int rc = device_totals(r);
+    int rc = device_totals(r, v);
     if (rc == 0)
-        rc = kernels(r);
+        rc = kernels(r, v);
     if (rc == 0)
-        rc = copies(r);
+        rc = copies(r, v);
     return rc;
 }

@@ -3,7 +3,8 @@
  * recorded in the trace, all devices merged into one timeline, no step filter: computation, exposed communication,
  * exposed memcpy and idle between the first and the last such event. With recompute functions in the trace
  * (torch/utils/checkpoint.py recompute_fn), the events they launched and the others form two more rows, each with
- * its own span (TraceLens --detect_recompute). Beside it, perfscope's own per-device view over every GPU event. */
+ * its own span (TraceLens --detect_recompute). Beside it, perfscope's own per-device view over every GPU event.
+ * Both read the rows of the view they are given (the whole trace, in `report`). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -60,14 +61,14 @@ static int tl_category(const struct ps_gpu_op *op, struct ps_names *names)
 /* TraceLens' link (Trace2Tree add_gpu_ops_to_tree): a runtime / driver call in the trace with the op's correlation
  * id, and either a complete ac2g flow ending on the op, or a graph launch (which takes every op of its id). A trace
  * without ac2g flows (nsys, perfscope, pre-2.0 Kineto) links by correlation id alone (r->tl_by_flows = 0). */
-static int tl_linked(const struct ps_report *r, const struct ps_gpu_op *op)
+static int tl_linked(const struct ps_view *v, const struct ps_gpu_op *op)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     if (op->launch == PS_NONE)
         return 0;
     if (!m->has_flows)
         return 1;
-    const char *name = ps_model_str(m, m->api.v[op->launch].name);
+    const char *name = ps_model_str(m, ps_view_api_at(v, op->launch)->name);
     return ps_model_flow_linked(m, op->correlation) || !strcmp(name, "cudaGraphLaunch") ||
            !strcmp(name, "hipGraphLaunch");
 }
@@ -92,12 +93,13 @@ static int cmp_rc(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
-static int recompute_find(struct recompute *rc, const struct ps_model *m)
+static int recompute_find(struct recompute *rc, const struct ps_view *v)
 {
+    const struct ps_model *m = v->m;
     for (int pass = 0; pass < 2; pass++) {
         size_t n = 0;
-        for (size_t i = 0; i < m->ranges.n; i++) {
-            const struct ps_range *g = &m->ranges.v[i];
+        for (size_t i = 0; i < v->nranges; i++) {
+            const struct ps_range *g = ps_view_range(v, i);
             if (g->kind != PS_RANGE_PYTHON)
                 continue;
             const char *s = ps_model_str(m, g->name);
@@ -217,22 +219,13 @@ static double fsum(const struct fset *f)
     return t;
 }
 
-/* Correctly rounded float64 of ns / 1000, as Python parses the JSON's decimal µs. */
-static double us_of(int64_t ns)
-{
-    int64_t q = ns / 1000, rem = ns % 1000;
-    if (rem < 0)
-        q -= 1, rem += 1000;
-    return (double)q + (double)rem / 1000.0;
-}
-
 struct fsets {
     struct fset cat[3], all;
 };
 
 static int fsets_add(struct fsets *f, int cat, const struct ps_gpu_op *op, int64_t base)
 {
-    double ts = us_of(op->start_ns - base), te = ts + (double)(op->end_ns - op->start_ns) / 1000.0;
+    double ts = ps_ns_to_us_double(op->start_ns - base), te = ts + (double)(op->end_ns - op->start_ns) / 1000.0;
     return fpush(&f->cat[cat], ts, te) < 0 || fpush(&f->all, ts, te) < 0 ? -ENOMEM : 0;
 }
 
@@ -291,9 +284,9 @@ static void tl_store(struct ps_tl_row *row, int set, struct tl_sets *d)
     row->idle_ns = row->total_ns - d->all_ns;
 }
 
-int ps_tracelens_compute(struct ps_report *r, struct ps_names *names)
+int ps_tracelens_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_model *m = v->m;
     struct tl_sets dev[MAX_DEVS], sets[3];
     int32_t dev_id[MAX_DEVS];
     size_t nd = 0;
@@ -302,17 +295,16 @@ int ps_tracelens_compute(struct ps_report *r, struct ps_names *names)
     int compat = r->opts.compat_tracelens && m->format == PS_FORMAT_KINETO, err = 0;
     int64_t base = 0;
     memset(fl, 0, sizeof fl);
-    for (size_t i = 0; compat && i < m->meta.n; i++)
-        if (!strcmp(m->meta.v[i].key, "kineto.baseTimeNanoseconds"))
-            base = strtoll(m->meta.v[i].value, NULL, 10);
-    if (recompute_find(&rc, m) < 0)
+    if (compat)
+        base = ps_report_kineto_base_ns(r);
+    if (recompute_find(&rc, v) < 0)
         return -ENOMEM;
     memset(sets, 0, sizeof sets);
     memset(dev, 0, sizeof dev);
     r->tl_by_flows = m->has_flows;
     r->tl_unlinked = 0;
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        const struct ps_gpu_op op_ = ps_model_gpu(m, i), *op = &op_;
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
         if (op->kind == PS_GPU_SYNC)
             continue;   /* TraceLens reads kernel, gpu_memcpy and gpu_memset events only */
         int cat = tl_category(op, names);
@@ -324,11 +316,11 @@ int ps_tracelens_compute(struct ps_report *r, struct ps_names *names)
             dev_id[nd++] = id;
         if (k < nd)
             tl_add(&dev[k], cat, op);
-        if (!tl_linked(r, op)) {
+        if (!tl_linked(v, op)) {
             r->tl_unlinked++;
             continue;
         }
-        int set = rc.n ? (recompute_has(&rc, &m->api.v[op->launch]) ? 2 : 1) : 0;
+        int set = rc.n ? (recompute_has(&rc, ps_view_api_at(v, op->launch)) ? 2 : 1) : 0;
         tl_add(&sets[0], cat, op);
         if (set)
             tl_add(&sets[set], cat, op);

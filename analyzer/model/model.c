@@ -12,21 +12,12 @@
 struct ps_strpool {
     char **strs;          /* id -> string (points into chunks) */
     size_t n, cap;
-    uint32_t *slots;      /* hash slot -> id + 1 (0 = empty) */
-    size_t nslots;
+    struct ps_u64map by_hash;   /* ps_hash_bytes(string) -> id (a multi-map: strings may share a hash) */
     char *chunk;          /* current arena chunk */
     size_t chunk_used, chunk_size;
     char **chunks;        /* all chunks, for freeing */
     size_t nchunks;
 };
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull;          /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
 
 static void strpool_free(struct ps_strpool *p)
 {
@@ -36,25 +27,8 @@ static void strpool_free(struct ps_strpool *p)
         free(p->chunks[i]);
     free(p->chunks);
     free(p->strs);
-    free(p->slots);
+    ps_u64map_fini(&p->by_hash);
     free(p);
-}
-
-static int strpool_rehash(struct ps_strpool *p, size_t nslots)
-{
-    uint32_t *slots = calloc(nslots, sizeof *slots);
-    if (!slots)
-        return -ENOMEM;
-    for (size_t id = 0; id < p->n; id++) {
-        size_t i = hash_bytes(p->strs[id], strlen(p->strs[id])) & (nslots - 1);
-        while (slots[i])
-            i = (i + 1) & (nslots - 1);
-        slots[i] = (uint32_t)id + 1;
-    }
-    free(p->slots);
-    p->slots = slots;
-    p->nslots = nslots;
-    return 0;
 }
 
 static char *strpool_store(struct ps_strpool *p, const char *s, size_t len)
@@ -83,14 +57,12 @@ static char *strpool_store(struct ps_strpool *p, const char *s, size_t len)
 uint32_t ps_model_intern(struct ps_model *m, const char *s, size_t len)
 {
     struct ps_strpool *p = m->strings;
-    if ((p->n + 1) * 2 > p->nslots && strpool_rehash(p, p->nslots ? p->nslots * 2 : 1024) < 0)
-        return PS_NONE;
-    size_t i = hash_bytes(s, len) & (p->nslots - 1);
-    while (p->slots[i]) {
-        const char *cand = p->strs[p->slots[i] - 1];
+    uint64_t h = ps_hash_bytes(s, len), *v;
+    size_t pos = 0;
+    while ((v = ps_u64map_next(&p->by_hash, h, &pos))) {
+        const char *cand = p->strs[*v];
         if (strncmp(cand, s, len) == 0 && cand[len] == '\0')
-            return p->slots[i] - 1;
-        i = (i + 1) & (p->nslots - 1);
+            return (uint32_t)*v;
     }
     if (p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 1024;
@@ -101,10 +73,9 @@ uint32_t ps_model_intern(struct ps_model *m, const char *s, size_t len)
         p->cap = cap;
     }
     char *copy = strpool_store(p, s, len);
-    if (!copy || p->n >= PS_NONE - 1)
+    if (!copy || p->n >= PS_NONE - 1 || ps_u64map_add(&p->by_hash, h, p->n) < 0)
         return PS_NONE;
     p->strs[p->n] = copy;
-    p->slots[i] = (uint32_t)p->n + 1;
     return (uint32_t)p->n++;
 }
 
@@ -185,6 +156,7 @@ void ps_model_free(struct ps_model *m)
     free(m->threads.v);
     free(m->streams.v);
     free(m->devices.v);
+    free(m->nvml_util.v);
     strpool_free(m->strings);
     free(m->path);
     free(m);
@@ -195,8 +167,8 @@ void ps_model_free(struct ps_model *m)
 /* ---- reader-time state: lookup indexes of the find-or-add calls and of GPU attribute rows ---- */
 
 struct ps_gpu_build {
-    uint32_t *slots;      /* attribute hash: slot -> index into gpu_attrs + 1 (0 = empty); long rows not indexed */
-    size_t nslots, nattrs; /* nattrs: attributes indexed so far */
+    struct ps_u64map attrs; /* attr_hash -> index into gpu_attrs (a multi-map); long rows not indexed */
+    size_t nattrs;        /* attributes indexed so far */
     uint64_t *corr;       /* correlation id per op (parallel to gpu); NULL while all are 0 */
     size_t corr_cap;
     struct ps_idmap procs, threads;   /* pid -> procs index; pid << 32 | tid -> threads index */
@@ -215,7 +187,7 @@ static void gpu_build_free(struct ps_model *m)
 {
     if (!m->gpu_build)
         return;
-    free(m->gpu_build->slots);
+    ps_u64map_fini(&m->gpu_build->attrs);
     free(m->gpu_build->corr);
     ps_idmap_free(&m->gpu_build->procs);
     ps_idmap_free(&m->gpu_build->threads);
@@ -267,7 +239,8 @@ uint32_t ps_model_process(struct ps_model *m, uint32_t pid)
     uint32_t i = ps_idmap_get(&b->procs, pid);
     if (i != PS_NONE)
         return i;
-    struct ps_process p = { .pid = pid, .name = PS_NONE, .cpu_ns = -1, .first_sample_ns = -1, .last_sample_ns = -1 };
+    struct ps_process p = { .pid = pid, .name = PS_NONE, .rank = -1, .cpu_ns = -1, .first_sample_ns = -1,
+                            .last_sample_ns = -1 };
     return VEC_PUSH(m->procs, p) < 0 || owners_index(m, b) < 0 ? PS_NONE : (uint32_t)(m->procs.n - 1);
 }
 
@@ -331,33 +304,18 @@ static int attr_equal(const struct ps_gpu_attr *a, const struct ps_gpu_attr *b)
 {
     return a->bytes == b->bytes && !a->is_long && !b->is_long && a->name == b->name &&
            a->stream == b->stream && a->kind == b->kind && a->copy_kind == b->copy_kind &&
-           a->src_kind == b->src_kind && a->dst_kind == b->dst_kind;
+           a->src_kind == b->src_kind && a->dst_kind == b->dst_kind && a->has_occupancy == b->has_occupancy &&
+           a->occupancy_pct == b->occupancy_pct;
 }
 
 /* Index the attributes added since the last call (all of them after a finish freed the index). */
 static int attr_index(struct ps_model *m)
 {
     struct ps_gpu_build *b = m->gpu_build;
-    if ((m->gpu_attrs.n + 1) * 2 > b->nslots) {
-        size_t nslots = b->nslots ? b->nslots : 1024;
-        while ((m->gpu_attrs.n + 1) * 2 > nslots)
-            nslots *= 2;
-        uint32_t *slots = calloc(nslots, sizeof *slots);
-        if (!slots)
-            return -ENOMEM;
-        free(b->slots);
-        b->slots = slots;
-        b->nslots = nslots;
-        b->nattrs = 0;
-    }
     for (; b->nattrs < m->gpu_attrs.n; b->nattrs++) {
         const struct ps_gpu_attr *a = &m->gpu_attrs.v[b->nattrs];
-        if (a->is_long)
-            continue;
-        size_t i = attr_hash(a) & (b->nslots - 1);
-        while (b->slots[i])
-            i = (i + 1) & (b->nslots - 1);
-        b->slots[i] = (uint32_t)b->nattrs + 1;
+        if (!a->is_long && ps_u64map_add(&b->attrs, attr_hash(a), b->nattrs) < 0)
+            return -ENOMEM;
     }
     return 0;
 }
@@ -369,10 +327,11 @@ static uint32_t attr_get(struct ps_model *m, const struct ps_gpu_attr *a)
     if (!a->is_long) {
         if (attr_index(m) < 0)
             return PS_NONE;
-        size_t i = attr_hash(a) & (b->nslots - 1);
-        for (; b->slots[i]; i = (i + 1) & (b->nslots - 1))
-            if (attr_equal(&m->gpu_attrs.v[b->slots[i] - 1], a))
-                return b->slots[i] - 1;
+        uint64_t *v;
+        size_t pos = 0;
+        while ((v = ps_u64map_next(&b->attrs, attr_hash(a), &pos)))
+            if (attr_equal(&m->gpu_attrs.v[*v], a))
+                return (uint32_t)*v;
     }
     if (m->gpu_attrs.n >= PS_NONE - 1 || VEC_PUSH(m->gpu_attrs, *a) < 0)
         return PS_NONE;
@@ -398,7 +357,9 @@ int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op)
         return -ENOMEM;
     struct ps_gpu_build *b = m->gpu_build;
     struct ps_gpu_attr a = { .bytes = op->bytes, .name = op->name, .stream = op->stream, .kind = op->kind,
-                             .copy_kind = op->copy_kind, .src_kind = op->src_kind, .dst_kind = op->dst_kind };
+                             .copy_kind = op->copy_kind, .src_kind = op->src_kind, .dst_kind = op->dst_kind,
+                             .has_occupancy = op->has_occupancy != 0,
+                             .occupancy_pct = op->has_occupancy ? op->occupancy_pct : 0 };
     struct ps_gpu_row row;
     if (make_row(m, op->start_ns, op->end_ns, &a, &row) < 0 || VEC_PUSH(m->gpu, row) < 0)
         return -ENOMEM;
@@ -455,6 +416,11 @@ int ps_model_add_range(struct ps_model *m, const struct ps_range *r)
 int ps_model_add_open_range(struct ps_model *m, const struct ps_range *r)
 {
     return VEC_PUSH(m->open_ranges, *r);
+}
+
+int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample *s)
+{
+    return VEC_PUSH(m->nvml_util, *s);
 }
 
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value)

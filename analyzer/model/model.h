@@ -39,6 +39,8 @@ struct ps_gpu_op {
     uint8_t copy_kind;      /* memcpy: enum ps_copy_kind; sync: ENUM_CUPTI_SYNC_TYPE (1 event, 2 stream wait, 3 stream, 4 context) */
     uint8_t src_kind;       /* memcpy source: enum ps_mem_kind */
     uint8_t dst_kind;       /* memcpy destination / memset memory: enum ps_mem_kind */
+    uint8_t has_occupancy;  /* 1: the trace estimates the kernel's achieved occupancy (Kineto args) */
+    uint8_t occupancy_pct;  /* that estimate, 0..100 % ("est. achieved occupancy %") */
 };
 
 /* Stored form of a GPU op: 16 bytes, so a 10-million-kernel trace fits in 160 MB. Everything but the times
@@ -58,6 +60,7 @@ struct ps_gpu_attr {
     uint32_t name, stream;
     uint8_t kind, copy_kind, src_kind, dst_kind;
     uint8_t is_long;        /* 1: a PS_GPU_LONG op's own row (never shared) */
+    uint8_t has_occupancy, occupancy_pct;
 };
 
 /* One CUDA runtime or driver API call on a host thread. */
@@ -95,6 +98,7 @@ struct ps_range {
 struct ps_process {
     uint32_t pid;
     uint32_t name;          /* string id, PS_NONE if unknown */
+    int32_t rank;           /* its distributed rank (RANK, ...) where the reader knows it, else -1 */
     uint32_t ppid;          /* parent pid (perfscope: PERFSCOPE_PROCESS_INFO), 0 unknown */
     int64_t cpu_ns;         /* perfscope host samples: CPU time (user + system) it used, its last cumulative
                              * value; -1 unknown (no samples) */
@@ -117,6 +121,13 @@ struct ps_device {
     uint32_t name;          /* string id, PS_NONE if unknown */
     int32_t cc_major, cc_minor, sm_count;   /* -1 if unknown */
     int64_t total_mem_bytes;                /* -1 if unknown */
+};
+
+/* One NVML utilisation sample of a GPU (perfscope traces: PERFSCOPE_GPU_SAMPLES rows with a utilisation). */
+struct ps_nvml_util_sample {
+    int64_t time_ns;
+    int32_t device;         /* NVML device index */
+    int32_t util_pct;       /* 0..100: % of the driver's sample period with a kernel running */
 };
 
 struct ps_meta_kv {
@@ -146,6 +157,7 @@ struct ps_model {
     PS_VEC(struct ps_stream) streams;
     PS_VEC(struct ps_device) devices;
     PS_VEC(struct ps_meta_kv) meta; /* source metadata worth showing (perfscope: PERFSCOPE_META rows) */
+    PS_VEC(struct ps_nvml_util_sample) nvml_util;  /* NVML samples in table (time) order; empty without them */
     int32_t rank, local_rank, world_size;   /* -1 when unknown */
     int64_t dropped_records;        /* records lost while recording (probe rings + CUPTI), -1 unknown */
     int64_t unplaced_events;        /* events the reader read but could not place in the model (reported) */
@@ -200,6 +212,7 @@ int ps_model_add_open_range(struct ps_model *m, const struct ps_range *r);   /* 
  * baseTimeNanoseconds). 0, or -ERANGE when a time would overflow int64 (the model is then partly shifted). */
 int ps_model_shift_times(struct ps_model *m, int64_t base);
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
+int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample *s);
 
 /* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call
  * with the same correlation id in the same process (any process if correlation_global) in gpu_launch, then
@@ -228,7 +241,8 @@ static inline struct ps_gpu_op ps_model_gpu(const struct ps_model *m, size_t i)
     struct ps_gpu_op op = { .start_ns = g->start_ns, .end_ns = ps_gpu_row_end(m, g),
                             .bytes = a->bytes, .name = a->name, .stream = a->stream,
                             .launch = m->gpu_launch ? m->gpu_launch[i] : PS_NONE, .kind = a->kind,
-                            .copy_kind = a->copy_kind, .src_kind = a->src_kind, .dst_kind = a->dst_kind };
+                            .copy_kind = a->copy_kind, .src_kind = a->src_kind, .dst_kind = a->dst_kind,
+                            .has_occupancy = a->has_occupancy, .occupancy_pct = a->occupancy_pct };
     op.correlation = op.launch != PS_NONE ? m->api.v[op.launch].correlation : 0;
     return op;
 }

@@ -5,30 +5,7 @@
 #include <string.h>
 
 #include "model/model.h"
-
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 when the bytes there are not one (RFC 3629 table). */
-static int utf8_len(const unsigned char *p)
-{
-    unsigned char b = p[0];
-    int n;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (b < 0x80)
-        return 1;
-    if (b >= 0xC2 && b <= 0xDF)
-        n = 2;
-    else if (b >= 0xE0 && b <= 0xEF)
-        n = 3, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
-    else if (b >= 0xF0 && b <= 0xF4)
-        n = 4, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
-    else
-        return 0;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (int i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF)
-            return 0;
-    return n;
-}
+#include "ps_utf8.h"
 
 /* The code point of a Unicode bidirectional formatting control at p (n bytes of valid UTF-8), or 0: U+061C,
  * U+200E/U+200F, U+202A..U+202E, U+2066..U+2069 (Unicode UAX #9 explicit formatting; the "Trojan Source"
@@ -54,8 +31,9 @@ size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars)
     char tmp[8];
     if (cap == 0)
         return 0;
+    const unsigned char *end = (const unsigned char *)s + strlen(s);
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        int n = utf8_len(p);
+        int n = ps_utf8_seq(p, (size_t)(end - p));   /* < 0: an invalid subpart of -n bytes */
         const char *piece = tmp;
         size_t len;
         if (n == 1 && (*p < 0x20 || *p == 0x7f)) {
@@ -67,8 +45,8 @@ size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars)
             snprintf(tmp, sizeof tmp, "\\u%04x", p[1]);   /* C1 controls U+0080..U+009F (e.g. the 8-bit CSI) */
         } else if (bidi_control(p, n)) {
             snprintf(tmp, sizeof tmp, "\\u%04x", bidi_control(p, n));
-        } else if (n == 0) {
-            snprintf(tmp, sizeof tmp, "\\x%02x", *p);
+        } else if (n < 0) {
+            snprintf(tmp, sizeof tmp, "\\x%02x", *p);   /* each byte of the invalid subpart in turn */
             n = 1;
         } else {
             piece = (const char *)p;

@@ -1,5 +1,5 @@
-/* The Kineto reader's after-parse helpers: ac2g flow bookkeeping, turned into the model's TraceLens link set
- * (model.flow_linked), and the `M` process / thread names applied to the model. */
+/* The Kineto reader's bookkeeping for after the parse: ac2g flows, turned into the model's TraceLens link set
+ * (model.flow_linked), and the `M` process / thread names, applied to the model. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -41,20 +41,21 @@ static int cmp_u64(const void *a, const void *b)
 
 int ps_kflows_finish(struct ps_kflows *f, struct ps_model *m)
 {
+    const struct ps_u64map *gpu = &f->gpu.map;
     m->has_flows = f->any;
-    if (!f->any || !f->gpu.n)
+    if (!f->any || !gpu->len)
         return 0;
-    uint64_t *v = malloc(f->gpu.n * sizeof *v);
+    uint64_t *v = malloc(gpu->len * sizeof *v);
     if (!v)
         return -ENOMEM;
     size_t n = 0;
-    for (size_t i = 0; i < f->gpu.cap; i++) {
-        if (f->gpu.vals[i] == PS_NONE)
+    for (size_t i = 0; i < gpu->cap; i++) {
+        if (!gpu->used[i])
             continue;
-        uint64_t corr = f->gpu.keys[i];
+        uint64_t corr = gpu->keys[i];
         /* TraceLens: the runtime event's id needs an 's' and an 'f'; the GPU event is the one at the 'f''s
          * (pid, tid) with that id (the last such event in the file, as its dict keeps it) */
-        if (ps_idmap_get(&f->starts, corr) != PS_NONE && ps_idmap_get(&f->ends, corr) == f->gpu.vals[i])
+        if (ps_idmap_get(&f->starts, corr) != PS_NONE && ps_idmap_get(&f->ends, corr) == (uint32_t)gpu->vals[i])
             v[n++] = corr;
     }
     qsort(v, n, sizeof *v, cmp_u64);
@@ -72,9 +73,32 @@ void ps_kflows_free(struct ps_kflows *f)
     ps_idmap_free(&f->places);
 }
 
-int ps_kineto_apply_names(struct ps_model *m, const struct ps_kineto_named *procs, size_t nprocs,
-                          const struct ps_kineto_named *threads, size_t nthreads)
+int ps_kineto_names_add(struct ps_kineto_names *n, int is_thread, struct ps_kineto_named item)
 {
+    struct ps_kineto_named **v = is_thread ? &n->threads : &n->procs;
+    size_t *len = is_thread ? &n->nthreads : &n->nprocs, *cap = is_thread ? &n->cap_threads : &n->cap_procs;
+    if (*len == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 32;
+        struct ps_kineto_named *nv = realloc(*v, ncap * sizeof *nv);
+        if (!nv)
+            return -ENOMEM;
+        *v = nv;
+        *cap = ncap;
+    }
+    (*v)[(*len)++] = item;
+    return 0;
+}
+
+void ps_kineto_names_free(struct ps_kineto_names *n)
+{
+    free(n->procs);
+    free(n->threads);
+}
+
+int ps_kineto_names_apply(struct ps_model *m, const struct ps_kineto_names *n)
+{
+    const struct ps_kineto_named *procs = n->procs, *threads = n->threads;
+    size_t nprocs = n->nprocs, nthreads = n->nthreads;
     struct ps_idmap pmap = { 0 }, tmap = { 0 };
     int rc = -ENOMEM;
     for (size_t i = 0; i < m->threads.n; i++)

@@ -1,8 +1,11 @@
 /* libkineto's strings, decoded for the Kineto reader: event categories (and the ones it ignores by design), the
  * memcpy and memory kinds in the names it gives copies ("Memcpy HtoD (Pageable -> Device)") and the
  * cuda_sync_kind names. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ps_schema.h"
 #include "read/kineto_text.h"
 
 static const struct { const char *text; enum ps_kineto_cat cat; } cat_names[] = {
@@ -39,29 +42,18 @@ const char *ps_kineto_ignored_name(int i)
     return i >= 0 && i < PS_KINETO_N_IGNORED ? ignored_cats[i] : "";
 }
 
-/* "HtoD" -> PS_COPY_HTOD, ... (libkineto memcpyKindString, CUPTI's CUpti_ActivityMemcpyKind order). */
+/* "HtoD" -> PS_COPY_HTOD, ... (libkineto memcpyKindString: CUPTI's CUpti_ActivityMemcpyKind order). */
 static uint8_t copy_kind_from(const char *s, size_t len)
 {
-    static const char *const names[] = { "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                         "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP" };
-    for (size_t i = 1; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i]) == len && memcmp(s, names[i], len) == 0)
-            return (uint8_t)i;
-    return PS_COPY_UNKNOWN;
+    int k = ps_enum_find(ps_nsys_copy_kind, PS_NSYS_COPY_KINDS, s, len);
+    return k < 0 ? PS_COPY_UNKNOWN : (uint8_t)k;
 }
 
 /* "Pageable" -> PS_MEM_PAGEABLE, ... (libkineto memoryKindString names; nsys ENUM_CUDA_MEM_KIND numbers). */
 static uint8_t mem_kind_from(const char *s, size_t len)
 {
-    static const struct { const char *text; uint8_t kind; } names[] = {
-        { "Pageable", PS_MEM_PAGEABLE }, { "Pinned", PS_MEM_PINNED },   { "Device", PS_MEM_DEVICE },
-        { "Array", PS_MEM_ARRAY },       { "Managed", PS_MEM_MANAGED }, { "Device Static", PS_MEM_DEVICE_STATIC },
-        { "Managed Static", PS_MEM_MANAGED_STATIC },
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i].text) == len && memcmp(s, names[i].text, len) == 0)
-            return names[i].kind;
-    return PS_MEM_UNKNOWN;
+    int k = ps_enum_find(ps_nsys_mem_kind, PS_NSYS_MEM_KINDS, s, len);
+    return k < 0 ? PS_MEM_UNKNOWN : (uint8_t)k;
 }
 
 void ps_kineto_parse_copy_name(const char *name, struct ps_gpu_op *op)
@@ -93,4 +85,16 @@ int ps_kineto_sync_kind(const unsigned char *s, size_t len)
         if (strlen(names[i]) == len && memcmp(s, names[i], len) == 0)
             return i;
     return 0;
+}
+
+int ps_kineto_occupancy(const char *s, size_t len)
+{
+    char num[32];
+    if (len == 0 || len >= sizeof num)
+        return -1;
+    memcpy(num, s, len);
+    num[len] = '\0';
+    char *end;
+    double x = strtod(num, &end);
+    return *end || !(x >= 0 && x <= 100) ? -1 : (int)lround(x);
 }

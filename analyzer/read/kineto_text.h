@@ -16,6 +16,10 @@ void ps_kineto_parse_copy_name(const char *name, struct ps_gpu_op *op);
 /* libkineto's cuda_sync_kind text -> ENUM_CUPTI_SYNC_TYPE (1 Event Sync, 2 Stream Wait Event, 3 Stream Sync,
  * 4 Context Sync); 0 for anything else. */
 int ps_kineto_sync_kind(const unsigned char *s, size_t len);
+/* A kernel's "est. achieved occupancy %" arg (the number's text), rounded: 0..100, or -1 when it is not a number in
+ * 0..100 (libkineto writes (int)(0.5 + occupancy * 100) with occupancy -1 when its estimate failed: -99; a grid far
+ * smaller than the GPU gives a real 0). */
+int ps_kineto_occupancy(const char *s, size_t len);
 
 /* Event categories, modern and pre-2.0 (notes/peer-definitions-hta-tb-kineto.md §3). */
 enum ps_kineto_cat {
@@ -75,13 +79,20 @@ int ps_kflows_gpu(struct ps_kflows *f, uint64_t corr, uint32_t pid, uint32_t tid
 int ps_kflows_finish(struct ps_kflows *f, struct ps_model *m);   /* sets m->has_flows and m->flow_linked */
 void ps_kflows_free(struct ps_kflows *f);
 
-/* A process or thread name from an `M` event. */
+/* The process and thread names of `M` events, collected while reading and applied when the model is complete.
+ * Zero-initialise; ps_kineto_names_free releases. */
 struct ps_kineto_named {
     uint32_t pid, tid, name;
 };
-/* Apply `M` names to the processes and threads that exist (the last name given wins), through hash maps: linear
+struct ps_kineto_names {
+    struct ps_kineto_named *procs, *threads;
+    size_t nprocs, nthreads, cap_procs, cap_threads;
+};
+/* Add a name (a thread's when is_thread, else the process's). 0 or -ENOMEM. */
+int ps_kineto_names_add(struct ps_kineto_names *n, int is_thread, struct ps_kineto_named item);
+/* Apply the names to the processes and threads that exist (the last name given wins), through hash maps: linear
  * in threads + names. 0 or -ENOMEM. */
-int ps_kineto_apply_names(struct ps_model *m, const struct ps_kineto_named *procs, size_t nprocs,
-                          const struct ps_kineto_named *threads, size_t nthreads);
+int ps_kineto_names_apply(struct ps_model *m, const struct ps_kineto_names *n);
+void ps_kineto_names_free(struct ps_kineto_names *n);
 
 #endif

@@ -22,7 +22,7 @@ enum role { R_TOP, R_EVENTS, R_EVENT, R_ARGS, R_DEVPROPS, R_DEV, R_DIST, R_SKIP 
 enum key {
     K_OTHER, K_TRACE_EVENTS, K_DEVPROPS, K_DIST, K_BASE_TIME,        /* top level */
     K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,          /* event */
-    K_CORR, K_EXT, K_STREAM, K_DEVICE, K_BYTES, K_SYNC_KIND,        /* event args (K_NAME too) */
+    K_CORR, K_EXT, K_STREAM, K_DEVICE, K_BYTES, K_SYNC_KIND, K_OCCUPANCY, /* event args (K_NAME too) */
     K_ID, K_TOTAL_MEM, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS,           /* deviceProperties (K_NAME too) */
     K_RANK, K_WORLD_SIZE                                            /* distributedInfo */
 };
@@ -44,6 +44,7 @@ static const struct key_name key_names[] = {
     KN(R_ARGS, K_CORR, "correlation"), KN(R_ARGS, K_EXT, "External id"), KN(R_ARGS, K_EXT, "external id"),
     KN(R_ARGS, K_STREAM, "stream"),    KN(R_ARGS, K_DEVICE, "device"),   KN(R_ARGS, K_BYTES, "bytes"),
     KN(R_ARGS, K_SYNC_KIND, "cuda_sync_kind"), KN(R_ARGS, K_NAME, "name"),
+    KN(R_ARGS, K_OCCUPANCY, "est. achieved occupancy %"),
     KN(R_DEV, K_ID, "id"), KN(R_DEV, K_NAME, "name"), KN(R_DEV, K_TOTAL_MEM, "totalGlobalMem"),
     KN(R_DEV, K_CC_MAJOR, "computeMajor"), KN(R_DEV, K_CC_MINOR, "computeMinor"), KN(R_DEV, K_NUM_SMS, "numSms"),
     KN(R_DIST, K_RANK, "rank"), KN(R_DIST, K_WORLD_SIZE, "world_size"),
@@ -64,6 +65,7 @@ struct event {
     char ph;
     struct buf cat, name, arg_name;
     int has_cat, has_name, has_arg_name, has_ts, has_dur, has_corr, has_ext, has_stream, has_device, has_bytes, has_id;
+    int has_occupancy, occupancy_pct;   /* a kernel's "est. achieved occupancy %" (ps_kineto_occupancy) */
     struct idval pid, tid;
     int64_t ts_ns, dur_ns, corr, ext, stream, device, bytes, id;
     int sync_kind;
@@ -93,9 +95,8 @@ struct kctx {
 
     struct ps_unplaced unplaced;
     long long ignored[PS_KINETO_N_IGNORED];   /* X events per ps_kineto_ignored_name entry */
-    struct ps_kineto_named *proc_names, *thread_names;
+    struct ps_kineto_names names;            /* `M` process / thread names */
     struct ps_kflows flows;
-    size_t nproc_names, nthread_names, cap_proc_names, cap_thread_names;
     uint32_t last_thread_pid, last_thread_tid, last_thread;   /* one-entry lookup cache */
 };
 
@@ -180,20 +181,6 @@ static uint32_t thread_of(struct kctx *c, uint32_t pid, uint32_t tid)
     return c->last_thread;
 }
 
-static int add_named(struct ps_kineto_named **v, size_t *n, size_t *cap, struct ps_kineto_named item)
-{
-    if (*n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 32;
-        struct ps_kineto_named *nv = realloc(*v, ncap * sizeof *nv);
-        if (!nv)
-            return -ENOMEM;
-        *v = nv;
-        *cap = ncap;
-    }
-    (*v)[(*n)++] = item;
-    return 0;
-}
-
 /* `M` metadata: process and thread names, applied at the end to the CPU processes/threads that exist
  * (GPU "processes" are device indices and get no process entry). */
 static int finish_meta_event(struct kctx *c)
@@ -210,9 +197,7 @@ static int finish_meta_event(struct kctx *c)
     if (name == PS_NONE)
         return -ENOMEM;
     struct ps_kineto_named item = { (uint32_t)e->pid.v, is_thread ? (uint32_t)e->tid.v : 0, name };
-    if (is_proc)
-        return add_named(&c->proc_names, &c->nproc_names, &c->cap_proc_names, item);
-    return add_named(&c->thread_names, &c->nthread_names, &c->cap_thread_names, item);
+    return ps_kineto_names_add(&c->names, is_thread, item);
 }
 
 static int finish_gpu_event(struct kctx *c, enum ps_kineto_cat cat, int64_t start, int64_t end)
@@ -230,6 +215,8 @@ static int finish_gpu_event(struct kctx *c, enum ps_kineto_cat cat, int64_t star
     }
     struct ps_gpu_op op = { .start_ns = start, .end_ns = end, .correlation = e->has_corr ? (uint64_t)e->corr : 0,
                             .bytes = e->has_bytes ? (uint64_t)e->bytes : 0 };
+    op.has_occupancy = cat == PS_KCAT_KERNEL && e->has_occupancy;
+    op.occupancy_pct = (uint8_t)e->occupancy_pct;
     op.kind = cat == PS_KCAT_KERNEL ? PS_GPU_KERNEL : cat == PS_KCAT_MEMCPY ? PS_GPU_MEMCPY
               : cat == PS_KCAT_MEMSET ? PS_GPU_MEMSET : PS_GPU_SYNC;
     if (cat == PS_KCAT_MEMCPY || cat == PS_KCAT_MEMSET)
@@ -395,6 +382,8 @@ static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
     case K_STREAM: e->has_stream = 1; return number_field(c, k, s, len, INT64_MIN, INT64_MAX, &e->stream);
     case K_DEVICE: e->has_device = 1; return number_field(c, k, s, len, 0, INT32_MAX, &e->device);
     case K_BYTES: e->has_bytes = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->bytes);
+    case K_OCCUPANCY: e->occupancy_pct = ps_kineto_occupancy(s, len); e->has_occupancy = e->occupancy_pct >= 0;
+        return 1;   /* an estimate: one that is not a percentage is left out, never an error */
     default: return 1;
     }
 }
@@ -526,7 +515,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
             e->has_arg_name = 1, rc = buf_set(&e->arg_name, s, len);
         else if (k != K_OTHER && ps_json_integer_text(s, len))
             return arg_number(c, k, (const char *)s, len);
-        else if (k != K_OTHER)
+        else if (k != K_OTHER && k != K_OCCUPANCY)   /* a textual estimate is left out */
             return type_error(c, k, "a number (or a string holding exactly an integer)");
         break;
     case R_DEV:
@@ -675,7 +664,7 @@ static int finish_model(struct kctx *c)
     for (size_t i = 0; i < m->threads.n; i++)
         if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE)
             goto oom;
-    if (ps_kineto_apply_names(m, c->proc_names, c->nproc_names, c->thread_names, c->nthread_names) < 0 ||
+    if (ps_kineto_names_apply(m, &c->names) < 0 ||
         ps_kflows_finish(&c->flows, m) < 0 || ps_unplaced_summary(&c->unplaced, m) < 0 || ignored_summary(c) < 0)
         goto oom;
     return 0;
@@ -788,8 +777,7 @@ out:
     free(c.ev.cat.s);
     free(c.ev.name.s);
     free(c.ev.arg_name.s);
-    free(c.proc_names);
-    free(c.thread_names);
+    ps_kineto_names_free(&c.names);
     ps_kflows_free(&c.flows);
     if (c.h)
         yajl_free(c.h);

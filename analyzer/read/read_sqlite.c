@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ps_globalid.h"
+#include "ps_schema.h"
 #include "read/read_sqlite_impl.h"
 
 /* Column text, "" for NULL (also when SQLite runs out of memory converting it). */
@@ -291,11 +292,6 @@ static uint32_t stream_of(struct sctx *c, uint32_t pid, int32_t device, int64_t 
 
 /* ---- GPU activity tables ---- */
 
-static const char *const mem_kind_names[] = { "Pageable", "Pinned", "Device", "Array", "Managed",
-                                              "Device Static", "Managed Static", "Unknown" };
-static const char *const copy_kind_names[] = { "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                               "AtoD", "DtoA", "DtoD", "HtoH", "PtoP" };
-
 static uint8_t clamp_kind(int64_t v, int max, int unknown)
 {
     return (uint8_t)(v < 0 || v > max ? unknown : v);
@@ -313,10 +309,10 @@ static uint32_t copy_name(struct sctx *c, const struct ps_gpu_op *op)
     char name[96];
     if (op->kind == PS_GPU_MEMCPY)
         snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
-                 op->copy_kind <= PS_COPY_PTOP ? copy_kind_names[op->copy_kind] : "Unknown",
-                 mem_kind_names[op->src_kind], mem_kind_names[op->dst_kind]);
+                 op->copy_kind <= PS_COPY_PTOP ? ps_nsys_copy_kind[op->copy_kind].label : "Unknown",
+                 ps_nsys_mem_kind[op->src_kind].label, ps_nsys_mem_kind[op->dst_kind].label);
     else
-        snprintf(name, sizeof name, "Memset (%s)", mem_kind_names[op->dst_kind]);
+        snprintf(name, sizeof name, "Memset (%s)", ps_nsys_mem_kind[op->dst_kind].label);
     v = ps_model_intern_cstr(c->m, name);
     if (v != PS_NONE && ps_idmap_put(&c->copy_names, key, v) < 0)
         return PS_NONE;
@@ -325,6 +321,46 @@ static uint32_t copy_name(struct sctx *c, const struct ps_gpu_op *op)
 
 static const char *const sync_names[] = { "Unknown sync", "Event sync", "Stream wait event", "Stream sync",
                                           "Context sync" };
+
+/* With a window (ps_read_trace_window): append `<joiner> "start" >= from_ns AND rowid >= <the table's lower bound>`
+ * to sql. */
+static void window_clause(const struct sctx *c, char *sql, size_t cap, const char *joiner, int table)
+{
+    if (c->window)
+        snprintf(sql + strlen(sql), cap - strlen(sql), " %s \"start\" >= %lld AND rowid >= %lld", joiner,
+                 (long long)c->window->from_ns, (long long)c->window->rowid_lo[table]);
+}
+
+static const char *const window_tables[PS_WINDOW_TABLES] = {
+    "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
+};
+
+/* After a window's read: each table's new lower bound, the first rowid of a row that ends (or, without an end,
+ * starts) at or after from_ns; past the last row when there is none. Rows are never updated or deleted, and later
+ * windows start later, so no row below it can fall in a later window. */
+static int window_advance(struct sctx *c)
+{
+    struct ps_read_window *w = c->window;
+    for (int t = 0; t < PS_WINDOW_TABLES; t++) {
+        int exists = ps_sq_table_exists(c, window_tables[t]);
+        if (exists < 0)
+            return -1;
+        if (!exists)
+            continue;
+        char sql[512];
+        sqlite3_stmt *st = NULL;
+        snprintf(sql, sizeof sql, "SELECT coalesce((SELECT min(rowid) FROM \"%s\" WHERE rowid >= %lld AND"
+                                  " coalesce(\"end\", \"start\") >= %lld), (SELECT coalesce(max(rowid), 0) + 1 FROM \"%s\"))",
+                 window_tables[t], (long long)w->rowid_lo[t], (long long)w->from_ns, window_tables[t]);
+        if (ps_sq_prepare(c, window_tables[t], sql, &st) < 0)
+            return -1;
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > w->rowid_lo[t])
+            w->rowid_lo[t] = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    return 0;
+}
 
 static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind kind)
 {
@@ -367,6 +403,8 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     if (rc < 0)
         return -1;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
+    window_clause(c, sql, sizeof sql, "WHERE", kind == PS_GPU_KERNEL ? PS_WINDOW_KERNEL : kind == PS_GPU_MEMCPY ?
+                  PS_WINDOW_MEMCPY : kind == PS_GPU_MEMSET ? PS_WINDOW_MEMSET : PS_WINDOW_SYNC);
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -480,6 +518,7 @@ static int read_api(struct sctx *c)
         ps_sq_add_col(c, sql, sizeof sql, table, "nameId", NULL) < 0)
         return -1;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
+    window_clause(c, sql, sizeof sql, "WHERE", PS_WINDOW_RUNTIME);
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -549,7 +588,9 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
     sqlite3_stmt *st = NULL;
     int rc, failed = 0;
     snprintf(sql, sizeof sql, "%s, rowid FROM NVTX_EVENTS WHERE eventType %s", select,
-             pass == 0 ? "= 75" : "IS NOT 75");
+             pass == 0 ? "= " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE) : "IS NOT " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE));
+    if (pass == 1)
+        window_clause(c, sql, sizeof sql, "AND", PS_WINDOW_NVTX);
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -583,28 +624,30 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
             goto fail;
         if (text == PS_NONE)
             goto oom;
-        if (type == 75) {             /* domain ids are per process (nsys joins on globalTid >> 24) */
+        if (type == PS_NSYS_NVTX_DOMAIN_CREATE) {             /* domain ids are per process (nsys joins on globalTid >> 24) */
             if (ps_idmap_put(&c->domains, ((uint64_t)pid << 32) | (uint32_t)domain_id, text) < 0)
                 goto oom;
             continue;
         }
-        if (type != 34 && type != 59 && type != 60) {
-            int unsupported = type == 35 || type == 37 || type == 70 || type == 71;
+        if (type != PS_NSYS_NVTX_MARK && type != PS_NSYS_NVTX_PUSHPOP && type != PS_NSYS_NVTX_STARTEND) {
+            int unsupported = type == PS_NSYS_NVTX_PUSH || type == PS_NSYS_NVTX_START ||
+                              type == PS_NSYS_NVTXT_PUSHPOP || type == PS_NSYS_NVTXT_STARTEND;
             count_unplaced(c, table, unsupported ? "rows of unsupported range types (35/37/70/71)"
                                                  : "rows of unknown eventType");
             continue;
         }
         struct ps_range r = { .start_ns = v.v[0], .name = text, .domain = PS_NONE,
-                              .kind = type == 34 ? PS_RANGE_NVTX_MARK
-                                      : type == 59 ? PS_RANGE_NVTX_PUSHPOP : PS_RANGE_NVTX_STARTEND };
-        r.end_ns = type == 34 ? r.start_ns : v.v[1];
+                              .kind = type == PS_NSYS_NVTX_MARK      ? PS_RANGE_NVTX_MARK
+                                      : type == PS_NSYS_NVTX_PUSHPOP ? PS_RANGE_NVTX_PUSHPOP
+                                                                     : PS_RANGE_NVTX_STARTEND };
+        r.end_ns = type == PS_NSYS_NVTX_MARK ? r.start_ns : v.v[1];
         if (v.t[7] != SQLITE_NULL)      /* NVTX categories are uint32; the model keeps 1..65535 (0: none) */
             r.category = v.v[7] > 0 && v.v[7] <= UINT16_MAX ? (uint16_t)v.v[7] : 0;
         if (!has_tid) {
             count_unplaced(c, table, "rows without globalTid");
             continue;
         }
-        int never_ended = type != 34 && v.t[1] == SQLITE_NULL;
+        int never_ended = type != PS_NSYS_NVTX_MARK && v.t[1] == SQLITE_NULL;
         if (never_ended)
             r.end_ns = -1;
         else if (r.end_ns < r.start_ns) {
@@ -654,7 +697,20 @@ static int read_nvtx(struct sctx *c)
         ps_sq_add_col(c, select, sizeof select, table, "domainId", "NULL") < 0 ||
         ps_sq_add_col(c, select, sizeof select, table, "category", "NULL") < 0)
         return -1;
-    return read_nvtx_pass(c, select, 0) < 0 ? -1 : read_nvtx_pass(c, select, 1);
+    /* A window whose ranges are all in the default domain needs no domain names: no scan for them. */
+    int domains = 1;
+    if (c->window && has_col(c, "domainId")) {
+        char sql[256];
+        sqlite3_stmt *st = NULL;
+        snprintf(sql, sizeof sql, "SELECT 1 FROM NVTX_EVENTS WHERE domainId != 0 AND eventType IS NOT 75");
+        window_clause(c, sql, sizeof sql, "AND", PS_WINDOW_NVTX);
+        snprintf(sql + strlen(sql), sizeof sql - strlen(sql), " LIMIT 1");
+        if (ps_sq_prepare(c, table, sql, &st) < 0)
+            return -1;
+        domains = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+    }
+    return domains && read_nvtx_pass(c, select, 0) < 0 ? -1 : read_nvtx_pass(c, select, 1);
 }
 
 /* ---- processes, threads, devices, metadata ---- */
@@ -665,9 +721,9 @@ static const char *const trace_tables[] = {
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
 };
 
-int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen)
+int ps_read_sqlite(const char *path, struct ps_read_window *w, struct ps_model *m, char *err, size_t errlen)
 {
-    struct sctx c = { .m = m, .path = path, .err = err, .errlen = errlen };
+    struct sctx c = { .m = m, .path = path, .window = w, .err = err, .errlen = errlen };
     int rc = -1, found = 0;
 
     if (ps_sq_open(&c) < 0)
@@ -720,7 +776,7 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
             rc = ps_sq_oom(&c);
             goto out;
         }
-    if (ps_sq_read_host_tables(&c, is_perfscope) < 0 ||
+    if ((w && window_advance(&c) < 0) || ps_sq_read_host_tables(&c, is_perfscope && !w) < 0 ||
         (ps_unplaced_summary(&c.unplaced, m) < 0 && ps_sq_oom(&c)))
         goto out;
     rc = 0;

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "read/reader.h"
 #include "read/reader_impl.h"
 
 #define MAX_COLS 256
@@ -14,6 +15,7 @@ struct sctx {
     sqlite3 *db;
     struct ps_model *m;
     const char *path;
+    struct ps_read_window *window;    /* NULL: read every row; else only the window's (ps_read_trace_window) */
     char *err;
     size_t errlen;
     sqlite3_stmt *string_stmt;        /* SELECT value FROM StringIds WHERE id = ? */

@@ -252,6 +252,27 @@ static int process_row(struct sctx *c, sqlite3_stmt *st)
     return 0;
 }
 
+/* PERFSCOPE_PROCESS_INFO (pid, rank, ppid): each recorded process's distributed rank, for rank views, and its
+ * parent (struct ps_process.ppid), which tells a program's DataLoader workers from another rank's. NULL, or a
+ * value that is no rank / no pid: left unknown. */
+static int process_info_row(struct sctx *c, sqlite3_stmt *st)
+{
+    int64_t pid = sqlite3_column_int64(st, 0), rank = sqlite3_column_int64(st, 1);
+    int64_t ppid = sqlite3_column_int64(st, 2);
+    int has_rank = sqlite3_column_type(st, 1) == SQLITE_INTEGER && rank >= 0 && rank <= INT32_MAX - 1;
+    int has_ppid = sqlite3_column_type(st, 2) == SQLITE_INTEGER && ppid > 0 && ppid <= UINT32_MAX;
+    if ((!has_rank && !has_ppid) || pid <= 0 || pid > UINT32_MAX)
+        return 0;
+    uint32_t i = ps_model_process(c->m, (uint32_t)pid);
+    if (i == PS_NONE)
+        return ps_sq_oom(c);
+    if (has_rank)
+        c->m->procs.v[i].rank = (int32_t)rank;
+    if (has_ppid)
+        c->m->procs.v[i].ppid = (uint32_t)ppid;
+    return 0;
+}
+
 static int thread_name_row(struct sctx *c, sqlite3_stmt *st)
 {
     int64_t gtid = sqlite3_column_int64(st, 1);
@@ -519,46 +540,43 @@ out:
     return rc;
 }
 
-/* PERFSCOPE_PROCESS_INFO (optional): each process's parent (struct ps_process.ppid), which tells a program's
- * DataLoader workers from another rank's. Values that are not pids are left unknown. */
-static int read_parents(struct sctx *c)
+/* PERFSCOPE_GPU_SAMPLES row (timestamp, deviceIndex, utilGpuPercent): rows without a utilisation (NVML did not
+ * give one) are skipped; one outside 0..100 is counted as unplaced, never clamped. */
+static int nvml_util_row(struct sctx *c, sqlite3_stmt *st)
 {
-    static const char *const info = "PERFSCOPE_PROCESS_INFO";
-    sqlite3_stmt *st = NULL;
-    int rc = ps_sq_table_exists(c, info);
-    if (rc <= 0)
-        return rc;
-    if (ps_sq_prepare(c, info, "SELECT pid, ppid FROM PERFSCOPE_PROCESS_INFO WHERE ppid IS NOT NULL", &st) < 0)
-        return -1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t pid = sqlite3_column_int64(st, 0), ppid = sqlite3_column_int64(st, 1);
-        if (pid <= 0 || pid > UINT32_MAX || ppid <= 0 || ppid > UINT32_MAX)
-            continue;
-        uint32_t i = ps_model_process(c->m, (uint32_t)pid);
-        if (i == PS_NONE) {
-            sqlite3_finalize(st);
-            return ps_sq_oom(c);
-        }
-        c->m->procs.v[i].ppid = (uint32_t)ppid;
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL ||
+        sqlite3_column_type(st, 2) == SQLITE_NULL)
+        return 0;
+    struct ps_nvml_util_sample s = { sqlite3_column_int64(st, 0), (int32_t)sqlite3_column_int64(st, 1), 0 };
+    int64_t util = sqlite3_column_int64(st, 2);
+    if (util < 0 || util > 100 || s.device < 0) {
+        ps_unplaced_count(&c->unplaced, c->m, "PERFSCOPE_GPU_SAMPLES rows with a utilisation outside 0..100 or a "
+                                              "negative device");
+        return 0;
     }
-    if (rc != SQLITE_DONE)
-        ps_sq_step_error(c, info, 1);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    s.util_pct = (int32_t)util;
+    return ps_model_add_nvml_util(c->m, &s) < 0 ? ps_sq_oom(c) : 0;
 }
 
 /* PROCESSES, ThreadNames, TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE (each optional) and, on perfscope traces,
- * the host-sample summary. Returns 0 or -1 with the message set. */
+ * the processes' ranks and parents (PERFSCOPE_PROCESS_INFO), the host-sample summary and the NVML utilisation samples. Returns 0
+ * or -1 with the message set. */
 int ps_sq_read_host_tables(struct sctx *c, int is_perfscope)
 {
     static const char *const proc_cols[] = { "pid", "name" };
     static const char *const tname_cols[] = { "nameId", "globalTid" };
     static const char *const gpu_cols[] = { "id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor" };
     static const char *const cdev_cols[] = { "cudaId", "numMultiprocessors" };
+    static const char *const info_cols[] = { "pid", "rank", "ppid" };
     if (read_optional(c, "PROCESSES", proc_cols, 2, 1u << 1, process_row) < 0 ||
         read_optional(c, "ThreadNames", tname_cols, 2, 0, thread_name_row) < 0 ||
         read_optional(c, "TARGET_INFO_GPU", gpu_cols, 6, 1u << 1, gpu_row) < 0 ||
-        read_optional(c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, 0, cuda_device_row) < 0)
+        read_optional(c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, 0, cuda_device_row) < 0 ||
+        (is_perfscope && read_optional(c, "PERFSCOPE_PROCESS_INFO", info_cols, 3, 0, process_info_row) < 0))
         return -1;
-    return !is_perfscope ? 0 : read_samples(c) < 0 ? -1 : read_parents(c);
+    static const char *const nvml_sample_cols[] = { "timestamp", "deviceIndex", "utilGpuPercent" };
+    if (!is_perfscope)
+        return 0;
+    return read_samples(c) < 0 ||
+           read_optional(c, "PERFSCOPE_GPU_SAMPLES", nvml_sample_cols, 3, 0, nvml_util_row) < 0 ? -1 : 0;
 }

@@ -7,10 +7,13 @@
 #include <stdint.h>
 
 #include "model/model.h"
+#include "ps_hashmap.h"
 
 /* Each reader fills a fresh model `m` (created by reader.c) from `path`, without calling ps_model_finish.
  * Returns 0, or -1 with a one-line message in err (errlen bytes) that names the file and the place. */
-int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen);
+/* w: NULL reads everything; else the window of ps_read_trace_window (its rowids advanced on success). */
+struct ps_read_window;
+int ps_read_sqlite(const char *path, struct ps_read_window *w, struct ps_model *m, char *err, size_t errlen);
 /* `fd` is open on `path` at offset 0; `gzip` says the content starts with the gzip magic 1f 8b. */
 int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char *err, size_t errlen);
 
@@ -45,12 +48,10 @@ struct ps_unplaced {
 void ps_unplaced_count(struct ps_unplaced *u, struct ps_model *m, const char *what);
 int ps_unplaced_summary(const struct ps_unplaced *u, struct ps_model *m);   /* 0 or -ENOMEM */
 
-/* Open-addressing map from a 64-bit key to a 32-bit value (string ids, threads, streams). Zero-initialise;
- * ps_idmap_get returns PS_NONE when absent; ps_idmap_put returns 0 or -ENOMEM (val must not be PS_NONE). */
+/* A map from a 64-bit source id to a model index (string ids, threads, streams): common/ps_hashmap.h with 32-bit
+ * values. Zero-initialise; ps_idmap_get returns PS_NONE when absent; ps_idmap_put returns 0 or -ENOMEM. */
 struct ps_idmap {
-    uint64_t *keys;
-    uint32_t *vals;
-    size_t n, cap;
+    struct ps_u64map map;
 };
 uint32_t ps_idmap_get(const struct ps_idmap *h, uint64_t key);
 int ps_idmap_put(struct ps_idmap *h, uint64_t key, uint32_t val);

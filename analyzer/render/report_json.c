@@ -6,27 +6,12 @@
 #include <string.h>
 
 #include "analyses/names.h"
+#include "ps_utf8.h"
 #include "render/render.h"
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629 §4: no overlong forms, no surrogates, at most
- * U+10FFFF), or 0 when the bytes there are not one. */
-static size_t utf8_seq_len(const unsigned char *p, const unsigned char *end)
-{
-    size_t n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
-    if (n == 0 || p[0] > 0xF4 || (size_t)(end - p) < n)
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-    if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0) || (p[0] == 0xF0 && p[1] < 0x90) ||
-        (p[0] == 0xF4 && p[1] >= 0x90))
-        return 0;
-    return n;
-}
-
-/* The first `len` bytes of `s` (up to a NUL) as a JSON string. JSON text is UTF-8 (RFC 8259 §8.1): a byte that
- * does not start a well-formed sequence (a Latin-1 file name in a command line, a name cut mid-character) is
- * written as U+FFFD. */
+/* The first `len` bytes of `s` (up to a NUL) as a JSON string. JSON text is UTF-8 (RFC 8259 §8.1): each maximal
+ * invalid subpart (a Latin-1 byte in a command line, a name cut mid-character) is written as one U+FFFD, the
+ * policy of common/ps_utf8.h that the collector applies to what it stores. */
 static void jstrn(FILE *f, const char *s, size_t len)
 {
     const unsigned char *end = (const unsigned char *)memchr(s, '\0', len);
@@ -35,12 +20,13 @@ static void jstrn(FILE *f, const char *s, size_t len)
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; p < end; p++) {
         if (*p >= 0x80) {
-            size_t n = utf8_seq_len(p, end);
-            if (n == 0) {
+            int n = ps_utf8_seq(p, (size_t)(end - p));
+            if (n < 0) {
                 fputs("\\ufffd", f);
+                p += -n - 1;
                 continue;
             }
-            fwrite(p, 1, n, f);
+            fwrite(p, 1, (size_t)n, f);
             p += n - 1;
         } else if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
@@ -119,7 +105,7 @@ static void source(FILE *f, const struct ps_report *r)
         fprintf(f, ", \"start_ns\": %lld}", (long long)o->start_ns);
     }
     fputs("]", f);
-    static const char *const counts[] = { "still_running_processes", "other_pidns_rings" };
+    static const char *const counts[] = { "still_running_processes", "other_pidns_rings", "corrupt_rings" };
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {   /* perfscope META; else null */
         long long v;
         fprintf(f, ", \"%s\": ", counts[i]);
@@ -321,6 +307,10 @@ static void summaries(FILE *f, const struct ps_report *r)
         const struct ps_finding *g = &r->findings[i];
         fprintf(f, "%s\n    {\"rule\": \"%s\", \"severity\": \"%s\", \"summary\": ", i ? "," : "", g->rule, g->severity);
         jstr(f, g->summary);
+        fprintf(f, ", \"cost_ns\": %lld, \"share\": ", (long long)g->cost_ns);
+        jnum(f, g->share);
+        fprintf(f, ", \"gain_ns\": %lld, \"fix\": ", (long long)g->gain_ns);
+        jstr(f, g->fix);
         fputs(", \"rows\": [", f);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
@@ -442,6 +432,28 @@ static void pytorch(FILE *f, const struct ps_report *r)
     fputs("]},\n", f);
 }
 
+/* NVML utilisation over time per device (docs/report.md "gpu_utilization_samples"). */
+static void gpu_util(FILE *f, const struct ps_report *r)
+{
+    fputs("  \"gpu_utilization_samples\": [", f);
+    for (size_t i = 0; i < r->nnvml_util; i++) {
+        const struct ps_nvml_util_stat *s = &r->nvml_util[i];
+        fprintf(f, "%s\n    {\"device\": %d, \"samples\": %lld, \"mean_percent\": ", i ? "," : "", s->device,
+                (long long)s->samples);
+        jnum(f, s->mean_pct);
+        fprintf(f, ", \"min_percent\": %d, \"max_percent\": %d, \"first_ns\": %lld, \"last_ns\": %lld, "
+                   "\"bucket_ns\": %lld, \"bucket_percent\": [", s->min_pct, s->max_pct, (long long)s->first_ns,
+                (long long)s->last_ns, (long long)s->bucket_ns);
+        for (int b = 0; b < PS_NVML_UTIL_BUCKETS; b++) {
+            if (b)
+                fputs(", ", f);
+            s->bucket_pct[b] < 0 ? fputs("null", f) : jnum(f, s->bucket_pct[b]);
+        }
+        fputs("]}", f);
+    }
+    fputs("],\n", f);
+}
+
 int ps_report_write_json(const struct ps_report *r, FILE *f)
 {
     fputs("{\n  \"perfscope_report_version\": 1,\n", f);
@@ -449,6 +461,7 @@ int ps_report_write_json(const struct ps_report *r, FILE *f)
     verdict(f, r);
     steps(f, r);
     gpu(f, r);
+    gpu_util(f, r);
     summaries(f, r);
     ranks(f, r);
     pytorch(f, r);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyses/names.h"
+#include "ps_utf8.h"
 #include "render/render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
@@ -50,11 +51,14 @@ static void name_cut(FILE *f, const char *buf, int width)
 {
     int tail = (width - 3) / 2, head = width - 3 - tail;
     const char *p = buf;
-    for (int i = 0; i < head; i++)   /* whole UTF-8 sequences (escapes are ASCII) */
-        p += 1 + ((unsigned char)*p >= 0xC0 ? ((unsigned char)*p >= 0xF0 ? 3 : (unsigned char)*p >= 0xE0 ? 2 : 1) : 0);
+    size_t len = strlen(buf);
+    for (int i = 0; i < head && *p; i++) {   /* whole UTF-8 sequences (ps_text_escape left only well-formed ones) */
+        int k = ps_utf8_seq((const unsigned char *)p, len - (size_t)(p - buf));
+        p += k > 0 ? k : 1;
+    }
     fwrite(buf, 1, (size_t)(p - buf), f);
     fputs("...", f);
-    const char *q = buf + strlen(buf);
+    const char *q = buf + len;
     for (int i = 0; i < tail; i++) {
         do
             q--;
@@ -171,9 +175,26 @@ static void warnings(FILE *f, const struct ps_report *r)
                    "rows committed since the last checkpoint are in that file and missing here (copy FILE-wal along "
                    "with FILE).\n");
     int64_t dropped = ps_report_dropped_records(r);
-    if (ps_report_recording_complete(r) == 0)
+    long long recovered, stored_ns, not_stored;
+    if (ps_report_recording_complete(r) == 0 && ps_report_meta_int(r, "recovered_records", 0, INT64_MAX, &recovered) == 1)
+        fprintf(f, "NOTE: perfscope record died during this recording; 'perfscope record --recover' added the %lld "
+                   "records its program had recorded and it had not written. Host samples end where it died.\n",
+                recovered);
+    else if (ps_report_recording_complete(r) == 0)
         fprintf(f, "WARNING: the recording did not finish (perfscope record was killed, ran out of disk, or is "
                    "still recording): this trace is incomplete and its numbers cover only what was written.\n");
+    /* How much may be missing (docs/record.md, "When the recorder dies"): the recorder's last commit. */
+    if (ps_report_recording_complete(r) == 0 && ps_report_meta(r, "recovery.session_dir") &&
+        ps_report_meta_int(r, "progress.stored_until_ns", 0, INT64_MAX, &stored_ns) == 1 &&
+        ps_report_meta_int(r, "progress.records_not_stored", 0, INT64_MAX, &not_stored) == 1)
+        fprintf(f, "  Rows were stored up to %.3f s into the recording; then %lld more records had been read and "
+                   "not yet stored, and all the program recorded later was still in its rings. While %s exists, "
+                   "'perfscope record --recover %s' adds all of it.\n", stored_ns / 1e9, not_stored,
+                ps_report_meta(r, "recovery.session_dir"), r->m->path ? r->m->path : "TRACE");
+    else if (ps_report_recording_complete(r) == 0 && ps_report_meta(r, "recovery.session_dir"))
+        fprintf(f, "  No rows were stored before it ended: all the program recorded was still in its rings. While "
+                   "%s exists, 'perfscope record --recover %s' adds it.\n", ps_report_meta(r, "recovery.session_dir"),
+                r->m->path ? r->m->path : "TRACE");
     ps_report_child_status(r, &st);
     if (st.sig_out_of_range)
         fprintf(f, "WARNING: the program was killed by unknown signal %ld.\n", st.sig);
@@ -191,6 +212,12 @@ static void warnings(FILE *f, const struct ps_report *r)
         fprintf(f, "WARNING: %lld ring%s came from processes in another PID namespace (unshare, a container): "
                    "their pids are that namespace's, and processes with the same pid there are merged in this "
                    "report.\n", pidns, pidns == 1 ? "" : "s");
+    long long corrupt;
+    if (ps_report_meta_int(r, "corrupt_rings", 1, INT64_MAX, &corrupt) == 1)
+        fprintf(f, "WARNING: %lld process%s overwrote %s ring (a stray pointer?): perfscope stopped reading %s there, "
+                   "so %s later records, open ranges and drop counts are missing.\n", corrupt,
+                corrupt == 1 ? "" : "es", corrupt == 1 ? "its" : "their", corrupt == 1 ? "it" : "them",
+                corrupt == 1 ? "its" : "their");
     if (dropped > 0)
         fprintf(f, "Warning: %lld records were dropped while recording; numbers may be low\n", (long long)dropped);
     else if (dropped < 0 && m->format == PS_FORMAT_PERFSCOPE && ps_report_meta(r, "dropped_records"))
@@ -567,7 +594,9 @@ static void summaries(FILE *f, const struct ps_report *r)
         fprintf(f, "\nFindings (rows: \"at X ms\" from the run's first event; names in full, last)\n");
     for (size_t i = 0; i < r->nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
-        fprintf(f, "  [%s] %s: %s\n", g->severity, g->rule, g->summary);
+        fprintf(f, "  [%s] %s: ", g->severity, g->rule);
+        put_name(f, g->summary, 0);   /* escaped: a summary may quote names from the trace */
+        fputc('\n', f);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
             char where[48];
@@ -667,6 +696,25 @@ static void pytorch(FILE *f, const struct ps_report *r)
                 (long long)py->copies, (long long)py->copies_pageable, (long long)py->copies_blocking);
 }
 
+/* NVML utilisation over time: one line of PS_NVML_UTIL_BUCKETS levels " .:-=+*#" (0..100 %; a blank bucket has no
+ * sample) under each device's summary. */
+static void gpu_util(FILE *f, const struct ps_report *r)
+{
+    for (size_t i = 0; i < r->nnvml_util; i++) {
+        const struct ps_nvml_util_stat *s = &r->nvml_util[i];
+        char line[PS_NVML_UTIL_BUCKETS + 1];
+        for (int b = 0; b < PS_NVML_UTIL_BUCKETS; b++) {
+            int level = s->bucket_pct[b] < 0 ? -1 : (int)(s->bucket_pct[b] * 8 / 100.01);
+            line[b] = level < 0 ? ' ' : " .:-=+*#"[level];
+        }
+        line[PS_NVML_UTIL_BUCKETS] = '\0';
+        fprintf(f, "\nGPU %d utilisation over time (NVML, %lld samples over %.1f s): mean %.1f %%, min %d %%, max %d %%\n"
+                   "  |%s|  (%d slices of %.2f s; levels ' .:-=+*#' = 0..100 %%)\n",
+                s->device, (long long)s->samples, (double)(s->last_ns - s->first_ns) / 1e9, s->mean_pct, s->min_pct,
+                s->max_pct, line, PS_NVML_UTIL_BUCKETS, (double)s->bucket_ns / 1e9);
+    }
+}
+
 int ps_report_write_text(const struct ps_report *r, FILE *f)
 {
     run_summary(f, r);
@@ -675,6 +723,7 @@ int ps_report_write_text(const struct ps_report *r, FILE *f)
     pytorch(f, r);
     ranks(f, r);
     gpu(f, r);
+    gpu_util(f, r);
     summaries(f, r);
     return ferror(f) ? -EIO : 0;
 }

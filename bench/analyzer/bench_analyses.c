@@ -107,8 +107,10 @@ int main(int argc, char **argv)
     /* what finding steps without markers costs on its own (issue 12): the period of the busiest stream's kernel
      * sequence and its boundaries, as `--steps infer` runs it before the breakdown */
     struct ps_report ri = { .m = m, .opts = o, .run_start_ns = r.run_start_ns, .run_end_ns = r.run_end_ns };
+    struct ps_view whole;
+    ps_view_all(&whole, m);
     double c4 = cpu();
-    int irc = ps_steps_infer(&ri);
+    int irc = ps_steps_infer(&ri, &whole);
     printf("step inference %.3f s CPU: %s\n", cpu() - c4,
            irc < 0 ? "out of memory" : ri.steps_inferred ? ri.steps_note : ri.steps_note[0] ? ri.steps_note : "-");
     free(ri.steps);

@@ -1,13 +1,17 @@
 /* Benchmark: cost of an NVTX push+pop pair (nvtxRangePushA + nvtxRangePop) with libperfscope_probe.so
  * attached versus no tool, median ns per pair over batches; plus the clocks for scale.
- * Usage: bench_nvtx [PAIRS]   (default 2,000,000). Each mode runs in a fresh child process. */
+ * Usage: bench_nvtx [PAIRS]   (default 2,000,000). Each mode runs in a fresh child process.
+ * BENCH_NVTX_WRITER_CPU / BENCH_NVTX_READER_CPU=N pin the thread making the calls / the draining thread to
+ * CPU N (docs/probe.md, "Why the cost varies"); the ring memory the writer touched is printed per mode. */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #if defined(__x86_64__)
@@ -49,10 +53,43 @@ static int count_rec(void *ctx, uint32_t lane, const struct ps_wire_hdr *h)
     return 0;
 }
 
+/* Pin the calling thread to the CPU named by environment variable `var`, if set. */
+static void pin(const char *var)
+{
+    const char *v = getenv(var);
+    if (!v || !*v)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(atoi(v), &set);
+    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
+        fprintf(stderr, "bench_nvtx: cannot pin to CPU %s\n", v);
+}
+
+/* MiB of ring memory allocated (chunks first touched, never recycled), from the ring file's blocks. */
+static double ring_mib(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    double mib = 0;
+    char path[4400];
+    struct stat st;
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, "ring-", 5) == 0) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (stat(path, &st) == 0)
+                mib += st.st_blocks * 512.0 / (1 << 20);
+        }
+    if (d)
+        closedir(d);
+    return mib;
+}
+
 static void *reader_main(void *p)
 {
     struct ps_ring_reader *r = p;
     long n = 0;
+    pin("BENCH_NVTX_READER_CPU");
     while (!atomic_load(&stop_reader)) {
         ps_ring_reader_drain(r, count_rec, &n);
         usleep(1000);
@@ -66,7 +103,7 @@ static struct ps_ring_reader *open_ring(const char *dir)
     DIR *d = opendir(dir);
     struct dirent *e;
     struct ps_ring_reader *r = NULL;
-    char path[4096];
+    char path[4400];
     while (d && (e = readdir(d)))
         if (strncmp(e->d_name, "ring-", 5) == 0) {
             snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
@@ -78,7 +115,35 @@ static struct ps_ring_reader *open_ring(const char *dir)
     return r;
 }
 
-static void bench_pairs(long pairs, double *per, double *median_out, const char *label)
+#if defined(__x86_64__)
+/* What a push+pop pair cannot do without: two TSC reads and one 40-byte record stored and published, into
+ * a 64 KiB buffer (a chunk). Batches of it alternate with probe batches, so both see the same machine. */
+static uint64_t floor_chunk[8192];
+static _Atomic uint32_t floor_committed;
+
+static double floor_batch(void)
+{
+    static uint32_t pos;
+    int64_t t0 = ps_monotonic_ns();
+    for (int i = 0; i < BATCH; i++) {
+        uint64_t start = __rdtsc();
+        uint64_t end = __rdtsc();
+        if (pos + 5 > sizeof floor_chunk / sizeof floor_chunk[0])
+            pos = 0;
+        floor_chunk[pos] = 40;
+        floor_chunk[pos + 1] = start;
+        floor_chunk[pos + 2] = end;
+        floor_chunk[pos + 3] = 1;
+        floor_chunk[pos + 4] = 0;
+        pos += 5;
+        atomic_store_explicit(&floor_committed, pos, memory_order_release);
+    }
+    return (double)(ps_monotonic_ns() - t0) / BATCH;
+}
+#endif
+
+/* `floor` (may be NULL): also time floor batches, one after each pair batch, into floor[0 .. nb). */
+static void bench_pairs(long pairs, double *per, double *floor, double *median_out, const char *label)
 {
     long nb = pairs / BATCH;
     nvtxRangePushA("warm-up");      /* the first call loads the injection (or finds none) */
@@ -90,9 +155,18 @@ static void bench_pairs(long pairs, double *per, double *median_out, const char 
             nvtxRangePop();
         }
         per[b] = (double)(ps_monotonic_ns() - t0) / BATCH;
+#if defined(__x86_64__)
+        if (floor)
+            floor[b] = floor_batch();
+#endif
     }
     report(label, per, nb, median_out);
+#if defined(__x86_64__)
+    if (floor)
+        report("    floor: 2 rdtsc + a 40-byte record, per pair", floor, nb, NULL);
+#endif
 }
+
 
 static void bench_clocks(double *per, long nb)
 {
@@ -126,7 +200,8 @@ int main(int argc, char **argv)
     }
     double *per = malloc((size_t)(pairs / BATCH) * sizeof *per);
     double *medians = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    char dir[] = "/tmp/ps-bench-XXXXXX";
+    char dir[4096];                 /* the ring's directory: $TMPDIR (a tmpfs, as $XDG_RUNTIME_DIR is), else /tmp */
+    snprintf(dir, sizeof dir, "%s/ps-bench-XXXXXX", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!per || medians == MAP_FAILED || !mkdtemp(dir)) {
         fprintf(stderr, "bench_nvtx: out of memory or cannot create a directory in /tmp\n");
         return 1;
@@ -149,17 +224,23 @@ int main(int argc, char **argv)
             } else {
                 unsetenv(PS_ENV_NVTX_INJECTION);
             }
+            pin("BENCH_NVTX_WRITER_CPU");
             nvtxMarkA("start");     /* loads the probe, which makes the ring */
             if (mode == 1 && (!(r = open_ring(dir)) || pthread_create(&th, NULL, reader_main, r) != 0)) {
                 fprintf(stderr, "bench_nvtx: cannot drain the ring in %s\n", dir);
                 _exit(1);
             }
-            bench_pairs(pairs, per, &medians[mode], label[mode]);
+            double *floor = mode == 1 ? malloc((size_t)(pairs / BATCH) * sizeof *floor) : NULL;
+            bench_pairs(pairs, per, floor, &medians[mode], label[mode]);
+            free(floor);
             if (r) {
                 atomic_store(&stop_reader, 1);
                 pthread_join(th, NULL);
                 ps_ring_reader_close(r);
             }
+            if (mode > 0)
+                printf("    ring memory touched: %.1f MiB for %.1f MiB of records\n", ring_mib(dir),
+                       pairs * 40.0 / (1 << 20));
             fflush(stdout);
             _exit(0);
         }
@@ -169,14 +250,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_nvtx: mode %d failed (status %d)\n", mode, st);
             return 1;
         }
-        char cmd[128];
+        char cmd[4200];
         snprintf(cmd, sizeof cmd, "rm -f %s/ring-*", dir);
         if (system(cmd) != 0)
             fprintf(stderr, "bench_nvtx: could not empty %s\n", dir);
     }
     printf("probe attached, drained: %.1f ns per pair (goal <= 40 ns); overhead over no tool %.1f ns\n", medians[1],
            medians[1] - medians[0]);
-    char cmd[128];
+    char cmd[4200];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "bench_nvtx: could not remove %s\n", dir);

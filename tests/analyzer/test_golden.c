@@ -56,7 +56,7 @@ static void check_tb_steps(const int64_t (*want)[PS_CAT_N], size_t nsteps, const
 {
     if (rep.nsteps != nsteps) {
         fprintf(stderr, "steps = %zu, expected %zu\n", rep.nsteps, nsteps);
-        failures++;
+        check_failures++;
         return;
     }
     char what[96];
@@ -160,7 +160,7 @@ static void check_tiny_kernels(void)
             f = &rep.findings[i];
     if (!f) {
         fprintf(stderr, "no tiny_kernels finding\n");
-        failures++;
+        check_failures++;
         return;
     }
     CHECK(strstr(f->summary, "5467 of 8772 kernels") != NULL, "tiny_kernels summary: %s", f->summary);
@@ -340,7 +340,7 @@ static int nsys_h100(const char *dir)
                 c = &rep.copies[i];
         if (!c) {
             fprintf(stderr, "copy group %d/%d/%d missing\n", sql[k].kind, sql[k].src, sql[k].dst);
-            failures++;
+            check_failures++;
             continue;
         }
         CHECK_NEAR("copy count", c->count, sql[k].count, 0);
@@ -379,9 +379,9 @@ int main(int argc, char **argv)
         ps_model_free(model);
         if (rc)
             return rc;
-        if (failures)
-            fprintf(stderr, "%d check(s) failed\n", failures);
-        return failures ? 1 : 0;
+        if (check_failures)
+            fprintf(stderr, "%d check(s) failed\n", check_failures);
+        return check_failures ? 1 : 0;
     }
     fprintf(stderr, "unknown case %s\n", argv[1]);
     return 2;

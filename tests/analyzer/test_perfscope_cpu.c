@@ -105,7 +105,7 @@ int main(int argc, char **argv)
     scenario(dir, "data_bound", 600, 100, "data-loading");
     scenario(dir, "memcpy_bound", 100, 500, "memcpy");
     scenario(dir, "kernel_bound", 50, 50, "kernel");
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    if (check_failures)
+        fprintf(stderr, "%d check(s) failed\n", check_failures);
+    return check_failures ? 1 : 0;
 }

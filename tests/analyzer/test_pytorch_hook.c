@@ -149,6 +149,13 @@ static void workers0_advice_and_copies(void)
     CHECK(has_advice("Loading needs more cores than this machine has (2)"), "no capped advice");
     CHECK(rep.nrecs >= 1 && strstr(rep.recs[0], "has num_workers=0"), "the verdict's first fix is not the hook's: %s",
           rep.nrecs ? rep.recs[0] : "(none)");
+    /* The hook's advice is the verdict's fix, with the fix's pointer and gain: the DataLoader time of the average
+     * step, (60 + 70) / 2 = 65 µs = 0.065 ms of 100 µs = 65.0 %. */
+    CHECK(rep.nrecs >= 1 && strstr(rep.recs[0], "Look at the ranges under Evidence and the PyTorch section. Expected "
+                                                "gain: at most 0.065 ms per step (65.0 % of the average step)"),
+          "the hook's fix has no pointer or gain: %s", rep.nrecs ? rep.recs[0] : "(none)");
+    CHECK(rep.nrecs >= 1 && strstr(rep.recs[0], "Loading needs more cores"), "the second piece of advice is not in "
+          "the fix: %s", rep.nrecs ? rep.recs[0] : "(none)");
     for (size_t i = 0; i < rep.nrecs; i++)
         CHECK(!strstr(rep.recs[i], "use more DataLoader workers (num_workers)"), "generic data fix kept: %s", rep.recs[i]);
     CHECK_EQ("copies", rep.py->copies, 3);
@@ -156,6 +163,90 @@ static void workers0_advice_and_copies(void)
     CHECK_EQ("copies_blocking", rep.py->copies_blocking, 1);
     CHECK(has_advice("2 of 3 host-to-device copies (Tensor.to / .cuda) came from pageable memory and the DataLoader has "
                      "pin_memory=False"), "no pin_memory advice");
+    ps_report_fini(&rep);
+    ps_model_free(m);
+}
+
+/* No GPU rows: copy_to_device ranges are Memcpy (--copy-range). Two steps of 100 µs, each with one pageable blocking
+ * copy of 90 µs (category 1): Memcpy 90 %, compute 10 % → verdict memcpy, and the hook's copy advice is its fix:
+ * gain 0.090 ms per step (90.0 %). No DataLoader time: no loader advice (share 0 < 5 %). */
+static void copy_advice_is_the_memcpy_fix(void)
+{
+    start();
+    uint32_t t0 = ps_model_thread(m, 100, 100);
+    mark(t0, "python hook mode=default torch=2.4.0 python=3.11.2 cuda_build=12.1 cores=8 cpu_count=8", 0);
+    mark(t0, "DataLoader#1 iterator=_SingleProcessDataLoaderIter num_workers=0 pin_memory=0 prefetch_factor=None "
+             "persistent_workers=0 batch_size=8 drop_last=0 dataset=Images multiprocessing_context=default cores=8", 0);
+    range(t0, "ProfilerStep#1", 0, 100);
+    range(t0, "ProfilerStep#2", 100, 200);
+    copy(t0, 0, 90, 1);
+    copy(t0, 100, 190, 1);
+    build();
+    CHECK(rep.py != NULL, "no pytorch section");
+    if (!rep.py)
+        return;
+    CHECK_EQ("verdict", rep.bottleneck, PS_BN_MEMCPY);
+    CHECK_EQ("more_workers", rep.py->more_workers, -1);
+    CHECK(rep.nrecs >= 1 && !strncmp(rep.recs[0], "2 of 2 host-to-device copies (Tensor.to / .cuda) came from pageable "
+                                                  "memory and the DataLoader has pin_memory=False", 96) &&
+              strstr(rep.recs[0], "Expected gain: at most 0.090 ms per step (90.0 % of the average step)"),
+          "the memcpy fix is not the hook's: %s", rep.nrecs ? rep.recs[0] : "(none)");
+    for (size_t i = 0; i < rep.nrecs; i++)
+        CHECK(!strstr(rep.recs[i], "Host<->device copies stall the step"), "generic copy fix kept: %s", rep.recs[i]);
+    ps_report_fini(&rep);
+    ps_model_free(m);
+}
+
+/* One trace, two ranks: process 100 (3 steps, the analysed process) and 300 (2 steps), each with one DataLoader
+ * worker (201, parent 100; 301, parent 300). The section is rank 100's: its loader (num_workers=1) and its worker
+ * only. Rank 300's loader says num_workers=5 and must not show. Waits of 100: [100, 140) and [200, 260) = 100 µs
+ * (the first fetch [0, 30) apart); worker 201 busy [100, 150) → 40 of them, worker 301 busy [100, 300) → none
+ * counted: busy 40 / 100 = 0.4 < 0.5, so more workers would not help. */
+static void other_ranks_workers_left_out(void)
+{
+    start();
+    uint32_t a = ps_model_thread(m, 100, 100), b = ps_model_thread(m, 300, 300);
+    uint32_t wa = ps_model_thread(m, 201, 201), wb = ps_model_thread(m, 301, 301);
+    /* PROCESSES lists every recorded process (may grow procs: indices first) */
+    uint32_t pa = ps_model_process(m, 201), pb = ps_model_process(m, 301);
+    if (ps_model_process(m, 100) == PS_NONE || ps_model_process(m, 300) == PS_NONE)
+        abort();
+    m->procs.v[pa].ppid = 100;
+    m->procs.v[pb].ppid = 300;
+    const char *hook = "python hook mode=default torch=2.4.0 python=3.11.2 cuda_build=none cores=8 cpu_count=8";
+    mark(a, hook, 0);
+    mark(b, hook, 0);
+    mark(a, "DataLoader#1 iterator=_MultiProcessingDataLoaderIter num_workers=1 pin_memory=1 prefetch_factor=2 "
+            "persistent_workers=1 batch_size=8", 0);
+    mark(b, "DataLoader#1 iterator=_MultiProcessingDataLoaderIter num_workers=5 pin_memory=1 prefetch_factor=2 "
+            "persistent_workers=1 batch_size=8", 0);
+    mark(wa, "DataLoader worker id=0 num_workers=1 loader=1", 1);
+    mark(wb, "DataLoader worker id=0 num_workers=5 loader=1", 1);
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "ProfilerStep#%d", i + 1);
+        range(a, name, 100 * i, 100 * (i + 1));
+        if (i < 2)
+            range(b, name, 100 * i, 100 * (i + 1));
+    }
+    range(a, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 0, 30);
+    range(a, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 100, 140);
+    range(a, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 200, 260);
+    range(wa, "_MapDatasetFetcher.fetch", 100, 150);
+    range(wb, "_MapDatasetFetcher.fetch", 100, 300);
+    build();
+    CHECK_EQ("analysed pid", rep.pid, 100);
+    CHECK(rep.py != NULL, "no pytorch section");
+    if (!rep.py)
+        return;
+    CHECK_EQ("hooked processes", rep.py->hooked, 2);
+    CHECK_EQ("loaders", rep.py->nloaders, 1);
+    CHECK_EQ("num_workers", rep.py->loaders[0].num_workers, 1);
+    CHECK_EQ("workers", rep.py->nworkers, 1);
+    CHECK_EQ("worker pid", rep.py->nworkers ? rep.py->workers[0].pid : 0, 201);
+    CHECK_EQ("wait_ns", rep.py->wait_ns, US(100));
+    CHECK_EQ("busy_wait_ns", rep.py->nworkers ? rep.py->workers[0].busy_wait_ns : 0, US(40));
+    CHECK_EQ("more_workers", rep.py->more_workers, 0);
     ps_report_fini(&rep);
     ps_model_free(m);
 }
@@ -181,12 +272,14 @@ int main(int argc, char **argv)
     static const struct { const char *name; void (*fn)(void); } cases[] = {
         { "workers_busy_while_waiting", workers_busy_while_waiting },
         { "workers0_advice_and_copies", workers0_advice_and_copies },
+        { "copy_advice_is_the_memcpy_fix", copy_advice_is_the_memcpy_fix },
+        { "other_ranks_workers_left_out", other_ranks_workers_left_out },
         { "no_hook_no_section", no_hook_no_section },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (argc > 1 && !strcmp(argv[1], cases[i].name)) {
             cases[i].fn();
-            return failures != 0;
+            return check_failures != 0;
         }
     fprintf(stderr, "unknown case\n");
     return 2;

@@ -130,5 +130,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_ranks_views CASE\n");
         return 2;
     }
-    return failures ? 1 : 0;
+    return check_failures ? 1 : 0;
 }

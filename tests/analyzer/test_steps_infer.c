@@ -269,5 +269,5 @@ int main(int argc, char **argv)
         markers_win_and_inferred_agree();
     else
         return 2;
-    return failures != 0;
+    return check_failures != 0;
 }

@@ -298,5 +298,5 @@ int main(int argc, char **argv)
         rc = rocm_strings_and_kernels();
     else
         return 2;
-    return rc ? rc : failures != 0;
+    return rc ? rc : check_failures != 0;
 }

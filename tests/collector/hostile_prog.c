@@ -14,6 +14,8 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include "ps_ring_layout.h"
+
 static void ranges(const char *msg, long n)
 {
     for (long i = 0; i < n; i++) {
@@ -196,6 +198,68 @@ static int xfsz_disposition(void)
     return sa.sa_handler == SIG_DFL ? 0 : 3;
 }
 
+/* The start of this process's ring mapping (its path holds "/ring-" and ends in ".ps"), or NULL. */
+static char *own_ring(void)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    char line[4096];
+    char *base = NULL;
+    while (f && !base && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        size_t n = strlen(line);
+        if (strstr(line, "/ring-") && n > 3 && !strcmp(line + n - 3, ".ps"))
+            base = (char *)(uintptr_t)strtoull(line, NULL, 16);
+    }
+    if (f)
+        fclose(f);
+    return base;
+}
+
+/* scribble header|counts|chunk N: a forked child makes N ranges "sibling" in its own ring (untouched) while
+ * this process makes 3000 ranges "before", waits for the recorder to free a drained chunk, and overwrites
+ * part of its own ring as a stray pointer would: `header` the geometry (chunk count and offset, lane count:
+ * a reader that re-reads them reads 1 TiB past the mapping), `counts` every used lane's drop counts with
+ * 41799811430613058; then 100 ranges "after"; `chunk` then sets the committed offset of its lane's current
+ * chunk to 0xfffffff8 (after the last commit, which would set it right again). Waits for the child; exit 0. */
+static int scribble(const char *what, long n)
+{
+    pid_t kid = fork();
+    if (kid == 0) {
+        ranges("sibling", n);
+        _exit(0);
+    }
+    ranges("before", 3000);
+    struct ps_ring_hdr *h = (struct ps_ring_hdr *)(void *)own_ring();
+    if (!h || kid < 0)
+        return 1;
+    /* 3000 records fill more than one chunk: wait (10 s at most) until the recorder has opened the ring
+     * and handed a drained chunk back, so the overwrite hits a ring it reads, not one it would refuse. */
+    for (int i = 0; i < 10000 && !(uint32_t)atomic_load(&h->free_head); i++)
+        usleep(1000);
+    struct ps_ring_lane *lanes = (struct ps_ring_lane *)(void *)((char *)h + h->lanes_off);
+    if (!strcmp(what, "header")) {
+        h->nchunks = 0xffffffffu;
+        h->chunks_off = 1ull << 40;
+        h->nlanes = 0xffffffffu;
+        h->open_off = 1ull << 41;
+        atomic_store(&h->lanes_used, 0x7fffffffu);
+    } else if (!strcmp(what, "counts")) {
+        for (uint32_t i = 0; i < atomic_load(&h->lanes_used) && i < PS_RING_LANES; i++)
+            atomic_store(&lanes[i].dropped, 41799811430613058ull);
+    } else if (strcmp(what, "chunk")) {
+        return 2;
+    }
+    ranges("after", 100);
+    if (!strcmp(what, "chunk")) {  /* after the last commit, which would set it right again */
+        uint32_t cur = atomic_load(&lanes[0].cur_chunk);
+        struct ps_ring_chunk *c = (struct ps_ring_chunk *)(void *)((char *)h + h->chunks_off +
+                                                                  (uint64_t)(cur - 1) * h->chunk_bytes);
+        atomic_store(&c->committed, 0xfffffff8u);
+    }
+    int st;
+    return waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -217,8 +281,10 @@ int main(int argc, char **argv)
         return registry(atoi(argv[2]));
     if (!strcmp(mode, "xfsz_disposition"))
         return xfsz_disposition();
+    if (!strcmp(mode, "scribble") && argc == 4)
+        return scribble(argv[2], atol(argv[3]));
     fprintf(stderr, "usage: hostile_prog closefds FILE N | dup2 FILE N | fsize BYTES N | badutf8 [ARG] |"
                     " forkexec N | deep N | background | registry N |"
-                    " xfsz_disposition\n");
+                    " xfsz_disposition | scribble header|counts|chunk N\n");
     return 2;
 }

@@ -373,6 +373,38 @@ static int burn(double s)
     return x == 1;      /* never: x only keeps the loop from being optimised away */
 }
 
+/* count_signals FILE: count the SIGINTs and SIGTERMs it gets (handlers, as Python's KeyboardInterrupt);
+ * writes "ready" to FILE once the handlers are in place; 500 ms after the first signal (30 s at most) writes
+ * "INT=<n> TERM=<m>" to FILE and exits 0. */
+static volatile sig_atomic_t n_int, n_term;
+static void count_signal(int sig)
+{
+    if (sig == SIGINT)
+        n_int++;
+    else
+        n_term++;
+}
+
+static int count_signals(const char *file)
+{
+    struct sigaction sa = { .sa_handler = count_signal };
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+        return 1;
+    FILE *f = fopen(file, "w");
+    if (!f || fputs("ready\n", f) < 0 || fclose(f))
+        return 1;
+    for (int i = 0; i < 3000 && !n_int && !n_term; i++)
+        usleep(10000);
+    for (int i = 0; i < 50; i++)      /* 500 ms for a second copy to arrive */
+        usleep(10000);
+    f = fopen(file, "w");
+    if (!f)
+        return 1;
+    fprintf(f, "INT=%d TERM=%d\n", (int)n_int, (int)n_term);
+    return fclose(f) != 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -388,6 +420,25 @@ int main(int argc, char **argv)
         return inline_open();
     if (!strcmp(mode, "threads_exit_open") && argc == 3)
         return threads_exit_open(atoi(argv[2]));
+    if (!strcmp(mode, "ranges_ignoring_sigterm") && argc == 5) {
+        /* ranges_ignoring_sigterm NAME N FILE: writes its pid to FILE, makes N ranges NAME, waits (60 s at
+         * most) until its parent, the recorder, is gone (it ignores the recorder's PR_SET_PDEATHSIG SIGTERM),
+         * makes N more, then creates FILE.done: 2N ranges, N of them made after the recorder died. */
+        signal(SIGTERM, SIG_IGN);
+        char done[4096];
+        pid_t parent = getppid();
+        FILE *f = fopen(argv[4], "w");
+        if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) ||
+            snprintf(done, sizeof done, "%s.done", argv[4]) >= (int)sizeof done)
+            return 1;
+        ranges(argv[2], atol(argv[3]));
+        for (int i = 0; i < 60000 && getppid() == parent; i++)
+            usleep(1000);
+        ranges(argv[2], atol(argv[3]));
+        return (f = fopen(done, "w")) && !fclose(f) ? 0 : 1;
+    }
+    if (!strcmp(mode, "count_signals") && argc == 3)
+        return count_signals(argv[2]);
     if (!strcmp(mode, "first_range") && argc == 3)
         return first_range(argv[2]);
     if (!strcmp(mode, "open_at_crash") && argc == 3)

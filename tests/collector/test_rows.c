@@ -315,18 +315,18 @@ static void rows_replace_invalid_utf8_per_maximal_subpart(void)
 {
     static const char in[] = "\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64";
     static const char want[] = "a\uFFFD\uFFFD\uFFFDb\uFFFDc\uFFFD\uFFFDd";
-    char *got = ps_rows_utf8_dup(in, strlen(in));
+    char *got = ps_utf8_dup(in, strlen(in));
     CHECK(got && strcmp(got, want) == 0);
     free(got);
-    CHECK(!ps_rows_utf8_valid(in, strlen(in)));
+    CHECK(!ps_utf8_valid(in, strlen(in)));
     static const char forms[] = "\xC0\xAF|\xED\xA0\x80|\xF4\x90\x80\x80";
-    got = ps_rows_utf8_dup(forms, strlen(forms));
+    got = ps_utf8_dup(forms, strlen(forms));
     CHECK(got && strcmp(got, "\uFFFD\uFFFD|\uFFFD\uFFFD\uFFFD|\uFFFD\uFFFD\uFFFD\uFFFD") == 0);
     free(got);
     /* Valid text is kept byte for byte: ASCII, 2-, 3- and 4-byte characters, the largest code point. */
     static const char ok[] = "step Gr\xC3\xB6\xC3\x9F" "e \xE3\x83\x87 \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF";
-    CHECK(ps_rows_utf8_valid(ok, strlen(ok)));
-    got = ps_rows_utf8_dup(ok, strlen(ok));
+    CHECK(ps_utf8_valid(ok, strlen(ok)));
+    got = ps_utf8_dup(ok, strlen(ok));
     CHECK(got && strcmp(got, ok) == 0);
     free(got);
 }

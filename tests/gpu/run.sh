@@ -82,6 +82,37 @@ if [ -z "$PY" ] && ! command -v sqlite3 >/dev/null 2>&1; then
     fail "sql_reader" "neither python3 nor sqlite3 found: trace checks below cannot read the traces"
 fi
 
+# --- 2b. NVML: top's snapshot beside nvidia-smi (same name and memory total; utilisation and power in range) ---
+if [ -x "$PS" ] && [ -n "$PY" ] && command -v nvidia-smi >/dev/null 2>&1; then
+    timeout "$(tmo 30)" "$PS" top --iterations 3 -d 0.5 --snapshot json >"$OUT/top.json" 2>"$OUT/top.err"
+    smi=$(timeout "$(tmo 20)" nvidia-smi --query-gpu=name,memory.total --format=csv,noheader,nounits 2>/dev/null | head -1)
+    res=$("$PY" - "$OUT/top.json" "$smi" <<'EOF' 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+name, mem_mib = [x.strip() for x in sys.argv[2].split(",")]
+g = d["gpu"]["devices"][0] if d["gpu"]["devices"] else None
+if g is None:
+    print("FAIL no device in top's snapshot: %s" % d["gpu"]["message"]); sys.exit()
+problems = []
+if g["name"] != name: problems.append("name %r vs nvidia-smi %r" % (g["name"], name))
+# nvidia-smi's memory.total (MiB) and NVML's v2 total may differ by the driver's reserved memory: 2 %
+if g["memory_total_bytes"] is None or abs(g["memory_total_bytes"] / 1048576 - float(mem_mib)) > 0.02 * float(mem_mib):
+    problems.append("memory total %s B vs nvidia-smi %s MiB" % (g["memory_total_bytes"], mem_mib))
+if g["util_sm_percent"] is None or not 0 <= g["util_sm_percent"] <= 100: problems.append("util %s" % g["util_sm_percent"])
+if g["power_mw"] is None or not 0 < g["power_mw"] <= (g["power_limit_mw"] or 2000000) * 1.2:
+    problems.append("power %s mW (limit %s)" % (g["power_mw"], g["power_limit_mw"]))
+print(("FAIL " + "; ".join(problems)) if problems else
+      "PASS %s, %d MiB, util %s %%, power %.0f W / %.0f W" % (g["name"], g["memory_total_bytes"] >> 20,
+      g["util_sm_percent"], g["power_mw"] / 1000, (g["power_limit_mw"] or 0) / 1000))
+EOF
+)
+    case $res in
+    PASS*) pass "top_nvml_matches_nvidia_smi" "${res#PASS }" ;;
+    *) fail "top_nvml_matches_nvidia_smi" "${res#FAIL } ($(head -c 200 "$OUT/top.err"))" ;;
+    esac
+else
+    fail "top_nvml_matches_nvidia_smi" "needs perfscope, python3 and nvidia-smi"
+fi
 # --- 3. libcupti: the probe uses a libcupti.so.13 the program has loaded already (PyTorch's wheel: never a second
 # CUPTI in one process), else PERFSCOPE_CUPTI_PATH, else libcupti.so.13 on the linker path / in the toolkit. train is
 # a C program that loads none, so this one is used; cuptiMessage in the trace names the library the probe used. ---
@@ -276,6 +307,17 @@ if [ -n "$LONGEST" ]; then
     else fail "dropped_records_longest_run" "$fig"; fi
 else
     fail "dropped_records_longest_run" "no scenario was recorded"
+fi
+# --- 7. record's NVML samples in the kernel-bound trace (PERFSCOPE_GPU_SAMPLES) ---
+if [ -e "$OUT/kernel-bound.sqlite" ]; then
+    tr=$OUT/kernel-bound.sqlite
+    gs=$(q "$tr" "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_samples'")
+    gn=$(q "$tr" "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES WHERE utilGpuPercent IS NOT NULL")
+    gmax=$(q "$tr" "SELECT max(utilGpuPercent) FROM PERFSCOPE_GPU_SAMPLES")
+    if [ "$gs" = nvml ] && [ "${gn:-0}" -gt 0 ]; then pass "record_gpu_samples" "$gn samples, max utilisation ${gmax}% (kernel-bound)"
+    else fail "record_gpu_samples" "gpu_samples='$gs', ${gn:-0} rows with utilisation"; fi
+else
+    fail "record_gpu_samples" "no kernel-bound trace was recorded"
 fi
 info "traces and logs in $OUT; probe log: $( { wc -l < "$PERFSCOPE_LOG"; } 2>/dev/null || echo 0) lines; total $(elapsed)s"
 exit $(( FAILS > 100 ? 100 : FAILS ))

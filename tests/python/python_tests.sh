@@ -43,6 +43,10 @@ pytorch_workers0_heavy_transform_is_data_loading)
     expect "more workers help" "$(j 'r["pytorch"]["more_workers_help"]')" True
     j 'r["verdict"]["recommendations"][0]' | grep -q "has num_workers=0 and .* of each step waits for data: try num_workers=" ||
         fail "advice not worded from the loader: $(j 'r["verdict"]["recommendations"]')"
+    # that advice is the verdict's fix (its pointer and gain), not a second one beside the generic fix
+    j 'r["verdict"]["recommendations"][0]' | grep -q "the PyTorch section. Expected gain: at most" ||
+        fail "the hook's advice is not the verdict's fix: $(j 'r["verdict"]["recommendations"][0]')"
+    expect "generic data-loading fixes" "$(j 'sum("use more DataLoader workers" in s for s in r["verdict"]["recommendations"])')" 0
     ;;
 pytorch_workers2_light_transform_records_both_workers)
     needs_torch

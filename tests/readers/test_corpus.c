@@ -1,15 +1,19 @@
-/* Every fuzzer seed (fuzz/corpus/) and every saved fuzzer reproducer (tests/readers/regress/) goes
- * through ps_read_trace: it must either read, or fail with one line naming the file, never crash
- * (this test runs under ASan+UBSan in CI). Seeds are valid slices of real traces: they must read; but seeds named
- * hostile_* (fuzz/make_seeds.py: the shapes of issue 11, a view, text in a numeric column, "args": [1,2]) may fail,
- * with the one-line message. */
+/* Every fuzzer seed (fuzz/corpus/) and every saved reproducer (tests/readers/regress/) goes through
+ * ps_read_trace: it must either read, or fail with one line naming the file, never crash (this test runs under
+ * ASan+UBSan in CI). Seeds are valid slices of real traces: they must read; but seeds named hostile_*
+ * (fuzz/make_seeds.py: the shapes of issue 11, a view, text in a numeric column, "args": [1,2]) may fail, with the
+ * one-line message. Reproducers named reject_* are damaged traces (cut mid-event, truncated gzip, a SQLite file
+ * cut after one page): they must be rejected. */
 #include <dirent.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "read/reader.h"
 
-static int read_dir(const char *dir, int must_read)
+enum expect { READ, READ_OR_FAIL_CLEANLY };
+
+static int read_dir(const char *dir, enum expect expect)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -24,11 +28,16 @@ static int read_dir(const char *dir, int must_read)
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         int rc = ps_read_trace(path, &m, err, sizeof err);
         n++;
+        int must_fail = expect == READ_OR_FAIL_CLEANLY && strncmp(e->d_name, "reject_", 7) == 0;
         if (rc == 0) {
             ps_model_free(m);
+            if (must_fail) {
+                fprintf(stderr, "%s was read: a damaged trace must be rejected\n", path);
+                check_failures++;
+            }
             continue;
         }
-        if (must_read && strncmp(e->d_name, "hostile_", 8) != 0) {
+        if (expect == READ && strncmp(e->d_name, "hostile_", 8) != 0) {
             fprintf(stderr, "seed %s does not read: %s\n", path, err);
             check_failures++;
         }
@@ -47,10 +56,11 @@ int main(int argc, char **argv)
     }
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/kineto", argv[1]);
-    int seeds = read_dir(dir, 1);
+    int seeds = read_dir(dir, READ);
     snprintf(dir, sizeof dir, "%s/sqlite", argv[1]);
-    seeds += read_dir(dir, 1);
+    seeds += read_dir(dir, READ);
     CHECK(seeds >= 21);                /* 6 Kineto + 2 SQLite slices of real traces, 7 + 6 hostile shapes */
-    read_dir(argv[2], 0);
+    int reproducers = read_dir(argv[2], READ_OR_FAIL_CLEANLY);
+    CHECK(reproducers >= 3);           /* the three reject_* traces are committed */
     return check_failures ? 1 : 0;
 }

@@ -343,9 +343,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (!strcmp(argv[2], cases[i].name)) {
             cases[i].fn();
-            if (failures)
-                fprintf(stderr, "%d check(s) failed\n", failures);
-            return failures ? 1 : 0;
+            if (check_failures)
+                fprintf(stderr, "%d check(s) failed\n", check_failures);
+            return check_failures ? 1 : 0;
         }
     fprintf(stderr, "unknown case %s\n", argv[2]);
     return 2;

@@ -1,6 +1,6 @@
 /* Kineto reader cases from a fresh user's findings (findings-2 #7, #9b, #14, #15, #18): integers out of the
  * model field's range, by-design categories, exact error byte offsets, the JSON Array Format without its ']'
- * and a name far longer than the parser chunk. Usage: test_kineto_fixes CASE. */
+ * and a name far longer than the parser chunk. Usage: test_kineto_edge_cases CASE. */
 #include "tinyfs.h"
 
 #define EV_STEP "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, " \
@@ -231,7 +231,7 @@ int main(int argc, char **argv)
         }
     tiny_cleanup();
     if (!found) {
-        fprintf(stderr, "usage: test_kineto_fixes CASE\n");
+        fprintf(stderr, "usage: test_kineto_edge_cases CASE\n");
         return 2;
     }
     return check_failures ? 1 : 0;

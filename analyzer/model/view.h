@@ -1,0 +1,147 @@
+/* Views of the trace model: the rows one analysis looks at (one process, one rank, one time window, or the
+ * whole trace), without copying the model. `report` scopes its step analysis to a process with them, the
+ * per-rank breakdowns take one per process, and `top` / `diff` take windows and ranks. Contract: README.md. */
+#ifndef PS_VIEW_H
+#define PS_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+/* A selection of the model's GPU ops, API calls and ranges, each kind in model order (ascending model index,
+ * so sorted by (start, end) like the model). Everything else — strings, processes, threads, streams, devices,
+ * metadata — is the model's. Indices stored in rows (op.launch, op.stream, call.thread, a step's range) are
+ * model indices in every view; read the row at a model index through the view (ps_view_api_at,
+ * ps_view_range_at) so that a retimed view gives its own times. A view borrows the model: the model outlives
+ * it, and is never changed through it. Read-only once made, so several threads may read one view. */
+struct ps_view {
+    const struct ps_model *m;
+    /* the rows, indexed by model index: the model's arrays, or the view's own retimed copies (ps_view_retime) */
+    const struct ps_gpu_row *gpu_rows;
+    const struct ps_gpu_attr *gpu_attrs;
+    const struct ps_api_call *api_rows;
+    const struct ps_range *range_rows;
+    /* the selection: ascending model indices; NULL = every row of that kind */
+    const uint32_t *gpu, *api, *ranges;
+    size_t ngpu, napi, nranges;
+    uint32_t pid;               /* the process of a process view; PS_NONE: not scoped to one process */
+    int64_t start_ns, end_ns;   /* the window; INT64_MIN, INT64_MAX: unbounded */
+    void *owned[7];             /* what ps_view_fini frees (selections, retimed rows) */
+};
+
+/* Every row of finished model `m`. Allocates nothing and never fails; ps_view_fini is optional. */
+void ps_view_all(struct ps_view *v, const struct ps_model *m);
+
+/* The rows of `base` that belong to process `pid`: its API calls and host ranges (by their thread's pid), its
+ * GPU ops (by their stream's pid). Rows that belong to no process are in every process view: device-side
+ * ranges (thread PS_NONE), and every GPU op when correlation ids are file-global (Kineto: streams carry no
+ * process). Returns 0 or -ENOMEM (*v then holds nothing to free). O(rows of base); a view keeping every row of
+ * a selection-free base allocates nothing. */
+int ps_view_process(struct ps_view *v, const struct ps_view *base, uint32_t pid);
+
+/* The rows of `base` that belong to rank `rank`: the processes whose ps_process.rank is `rank`; when no process
+ * carries a rank, the whole of `base` if the model's rank (the file's) is `rank`, else nothing. A rank of
+ * several processes (a launcher and its workers) keeps all of them. Returns 0 or -ENOMEM. */
+int ps_view_rank(struct ps_view *v, const struct ps_view *base, int32_t rank);
+
+/* The rows of `base` that overlap [start_ns, end_ns): start < end_ns and end > start_ns, or a zero-length row
+ * (a mark, an empty op) with start_ns <= start < end_ns. Rows keep their own times (clip them to the window
+ * where a measure needs it). Returns 0, -EINVAL when end_ns < start_ns, or -ENOMEM. */
+int ps_view_window(struct ps_view *v, const struct ps_view *base, int64_t start_ns, int64_t end_ns);
+
+/* Give the view its own copy of the rows with new times: fn(ctx, &start, &end) is called once per row of each
+ * kind (GPU ops, API calls, ranges: every model row, selected or not, so model indices still hold) and may
+ * change both. fn must keep the start order (a non-decreasing function of start): the view is not re-sorted.
+ * Used by --compat tb to see the trace with tb's float64 µs rounding. Returns 0, -EINVAL when the view was
+ * retimed already, or -ENOMEM (v unchanged in both cases). */
+int ps_view_retime(struct ps_view *v, void (*fn)(void *ctx, int64_t *start_ns, int64_t *end_ns), void *ctx);
+
+/* Free what the view owns (not the model). A zeroed view or one that failed to be made is fine. */
+void ps_view_fini(struct ps_view *v);
+
+/* One view per process of pids[0..n) (ascending, no repeats) of `base`, made in one pass over base's rows
+ * (counting sort by process): P processes cost O(rows + P * shared rows), not P passes. views[i] is pids[i]'s,
+ * exactly as ps_view_process would make it; the views share one block of storage that the set owns. */
+struct ps_view_set {
+    struct ps_view *views;
+    size_t n;
+    uint32_t *storage;
+};
+int ps_view_set_by_process(struct ps_view_set *s, const struct ps_view *base, const uint32_t *pids, size_t n);
+void ps_view_set_fini(struct ps_view_set *s);   /* zeroed: no-op */
+
+/* ---- reading rows (i is a view index, < ngpu / napi / nranges) ---- */
+
+static inline uint32_t ps_view_gpu_index(const struct ps_view *v, size_t i)
+{
+    return v->gpu ? v->gpu[i] : (uint32_t)i;
+}
+static inline uint32_t ps_view_api_index(const struct ps_view *v, size_t i)
+{
+    return v->api ? v->api[i] : (uint32_t)i;
+}
+static inline uint32_t ps_view_range_index(const struct ps_view *v, size_t i)
+{
+    return v->ranges ? v->ranges[i] : (uint32_t)i;
+}
+
+static inline const struct ps_gpu_row *ps_view_gpu_row(const struct ps_view *v, size_t i)
+{
+    return &v->gpu_rows[ps_view_gpu_index(v, i)];
+}
+static inline const struct ps_gpu_attr *ps_view_gpu_attr(const struct ps_view *v, const struct ps_gpu_row *g)
+{
+    return &v->gpu_attrs[g->attr];
+}
+/* End and duration of a row read through the view (exact: see ps_gpu_row_end). */
+static inline int64_t ps_view_row_end(const struct ps_view *v, const struct ps_gpu_row *g)
+{
+    return g->dur_ns != PS_GPU_LONG ? g->start_ns + (int64_t)g->dur_ns : v->gpu_attrs[g->attr].long_end_ns;
+}
+static inline int64_t ps_view_row_dur(const struct ps_view *v, const struct ps_gpu_row *g)
+{
+    return ps_view_row_end(v, g) - g->start_ns;
+}
+
+/* The API call / range at model index `idx` (any row of the model, selected or not), with the view's times. */
+static inline const struct ps_api_call *ps_view_api_at(const struct ps_view *v, uint32_t idx)
+{
+    return &v->api_rows[idx];
+}
+static inline const struct ps_range *ps_view_range_at(const struct ps_view *v, uint32_t idx)
+{
+    return &v->range_rows[idx];
+}
+static inline const struct ps_api_call *ps_view_api(const struct ps_view *v, size_t i)
+{
+    return &v->api_rows[ps_view_api_index(v, i)];
+}
+static inline const struct ps_range *ps_view_range(const struct ps_view *v, size_t i)
+{
+    return &v->range_rows[ps_view_range_index(v, i)];
+}
+
+/* The decoded GPU op at view index i (as ps_model_gpu: launch is a model index, correlation the launch's). */
+static inline struct ps_gpu_op ps_view_gpu(const struct ps_view *v, size_t i)
+{
+    uint32_t k = ps_view_gpu_index(v, i);
+    const struct ps_gpu_row *g = &v->gpu_rows[k];
+    const struct ps_gpu_attr *a = &v->gpu_attrs[g->attr];
+    const struct ps_model *m = v->m;
+    struct ps_gpu_op op = { .start_ns = g->start_ns, .end_ns = ps_view_row_end(v, g),
+                            .bytes = a->bytes, .name = a->name, .stream = a->stream,
+                            .launch = m->gpu_launch ? m->gpu_launch[k] : PS_NONE, .kind = a->kind,
+                            .copy_kind = a->copy_kind, .src_kind = a->src_kind, .dst_kind = a->dst_kind,
+                            .has_occupancy = a->has_occupancy, .occupancy_pct = a->occupancy_pct };
+    op.correlation = op.launch != PS_NONE ? v->api_rows[op.launch].correlation : 0;
+    return op;
+}
+
+/* The view index of the API call at model index `idx`, PS_NONE when the view does not hold it
+ * (O(log napi)). */
+uint32_t ps_view_find_api(const struct ps_view *v, uint32_t idx);
+/* The first view index whose GPU op starts at or after t (ngpu if none): O(log ngpu). */
+size_t ps_view_gpu_lower_bound(const struct ps_view *v, int64_t t);
+
+#endif

@@ -1,0 +1,17 @@
+/* One hook for the diagnostics (warnings, errors) of perfscope's library code (collector modules, tui sampling):
+ * by default each goes to stderr as one line; `perfscope top` installs a hook that shows them in its status line,
+ * so no library message tears its ncurses screen. Commands print their own usage errors directly. */
+#ifndef PS_DIAG_H
+#define PS_DIAG_H
+
+/* Receives one message, without a trailing newline. Calls are serialised (never two at once). */
+typedef void (*ps_diag_fn)(void *ctx, const char *line);
+
+/* Send later diagnostics to fn(ctx, line); NULL restores stderr. */
+void ps_diag_set_hook(ps_diag_fn fn, void *ctx);
+
+/* One diagnostic (printf format; a trailing newline in it is dropped): to the hook, else to stderr + "\n".
+ * Safe from any thread. */
+void ps_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

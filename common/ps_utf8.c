@@ -1,0 +1,61 @@
+/* UTF-8 well-formedness and replacement (ps_utf8.h). */
+#include "ps_utf8.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ps_utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    int len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (!len)
+        return -1;
+    unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    if (n < 2 || s[1] < lo || s[1] > hi)
+        return -1;
+    for (int i = 2; i < len; i++)
+        if ((size_t)i >= n || (s[i] & 0xC0) != 0x80)
+            return -i;
+    return len;
+}
+
+int ps_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (u[i] < 0x80) {
+            i++;
+            continue;
+        }
+        int k = ps_utf8_seq(u + i, n - i);
+        if (k < 0)
+            return 0;
+        i += (size_t)k;
+    }
+    return 1;
+}
+
+char *ps_utf8_dup(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    char *out = malloc(n * 3 + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n;) {
+        int k = ps_utf8_seq(u + i, n - i);
+        if (k > 0) {
+            memcpy(o, u + i, (size_t)k);
+            o += k;
+            i += (size_t)k;
+        } else {
+            memcpy(o, PS_UTF8_REPLACEMENT, 3);
+            o += 3;
+            i += (size_t)-k;
+        }
+    }
+    *o = '\0';
+    return out;
+}

@@ -1,0 +1,21 @@
+/* The one UTF-8 decoder of perfscope: what is well-formed (RFC 3629 §4, Unicode Table 3-7: no overlong forms,
+ * no UTF-16 surrogates, nothing above U+10FFFF) and the one replacement policy for what is not — each maximal
+ * invalid subpart becomes one U+FFFD (Unicode ch. 3, "U+FFFD Substitution of Maximal Subparts", as Python's
+ * decode(errors='replace') does). Used wherever untrusted text is written out: trace rows, JSON, terminals. */
+#ifndef PS_UTF8_H
+#define PS_UTF8_H
+
+#include <stddef.h>
+
+/* The sequence at s[0..n), n >= 1: its length (1-4) when well-formed, else minus the length of its maximal
+ * invalid subpart (the lead byte and the continuation bytes that fit it; at least 1). */
+int ps_utf8_seq(const unsigned char *s, size_t n);
+/* 1 when s[0..n) is well-formed UTF-8, else 0. */
+int ps_utf8_valid(const char *s, size_t n);
+/* A NUL-terminated copy of s[0..n) with each maximal invalid subpart replaced by U+FFFD (EF BF BD).
+ * malloc'd (the caller frees); NULL on out-of-memory. */
+char *ps_utf8_dup(const char *s, size_t n);
+
+#define PS_UTF8_REPLACEMENT "\xEF\xBF\xBD"   /* U+FFFD */
+
+#endif

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# What perfscope record writes for live readers and for the report's GPU timeline, through the real binary: the
+# GPU sampler with the test-only NVML stand-in (PS_NVML_STANDIN script, libnvidia-ml.so.1 from $standin_dir) or
+# without any NVML, the report drawn from its samples, and the tables a reader of a trace still being recorded needs.
+# usage: record_live_tables_tests.sh PERFSCOPE STANDIN_DIR WORKDIR CASE [TRAIN]
+set -u
+perfscope=$1 standin_dir=$2 case=$4 train=${5:-}
+dir=$3/$case
+rm -rf "$dir" && mkdir -p "$dir"
+trace=$dir/t.sqlite
+fail() { echo "FAIL $case: $*" >&2; exit 1; }
+q() { sqlite3 "$trace" "$1" || fail "query failed: $1"; }
+expect() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
+
+case $case in
+record_stores_nvml_samples_with_null_for_unsupported_fields)
+    # The stand-in returns utilisation 50, 60, then 70 % for every later call; temperature is unsupported,
+    # power fails; one process's memory is NVML_VALUE_NOT_AVAILABLE.
+    cat >"$dir/s.nvml" <<'S'
+count=1
+gpu0.name=NVIDIA H200
+gpu0.util=50,10;60,20;70,30
+gpu0.mem=1000,2000
+gpu0.temp=unsupported
+gpu0.power=error
+gpu0.power_limit=700000
+gpu0.procs=4242:1048576,4243:na
+S
+    PS_NVML_STANDIN=$dir/s.nvml LD_LIBRARY_PATH=$standin_dir \
+        "$perfscope" record --sample-hz 10 -o "$trace" -- sleep 0.5 2>"$dir/err" || fail "record failed: $(cat "$dir/err")"
+    expect "meta gpu_samples" "$(q "SELECT value FROM PERFSCOPE_META WHERE name='gpu_samples'")" nvml
+    n=$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES")
+    [ "$n" -ge 3 ] || fail "expected at least 3 samples at 10 Hz over 0.5 s, got $n"
+    expect "first three utilisations" "$(q "SELECT group_concat(utilGpuPercent) FROM (SELECT utilGpuPercent FROM PERFSCOPE_GPU_SAMPLES ORDER BY timestamp LIMIT 3)")" "50,60,70"
+    expect "unsupported temperature is NULL" "$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES WHERE temperatureC IS NOT NULL OR powerMw IS NOT NULL")" 0
+    expect "power limit" "$(q "SELECT DISTINCT powerLimitMw FROM PERFSCOPE_GPU_SAMPLES")" 700000
+    expect "memory" "$(q "SELECT DISTINCT memUsedBytes || '/' || memTotalBytes FROM PERFSCOPE_GPU_SAMPLES")" "1000/2000"
+    expect "device row" "$(q "SELECT deviceIndex || '|' || name || '|' || memTotalBytes FROM PERFSCOPE_GPU_DEVICES")" "0|NVIDIA H200|2000"
+    expect "process memory, NULL when not available" \
+        "$(q "SELECT pid || ':' || ifnull(usedMemoryBytes, 'null') FROM PERFSCOPE_GPU_PROCESS_SAMPLES WHERE timestamp = (SELECT min(timestamp) FROM PERFSCOPE_GPU_SAMPLES) ORDER BY pid")" \
+        "$(printf '4242:1048576\n4243:null')"
+    # --sample-hz 10 drives the GPU sampler: never faster than 100 ms apart on average (slower on a loaded machine),
+    # times in ns since the session start
+    # (the last sample is taken when the program exits, off the schedule: left out)
+    gap=$(q "SELECT ((SELECT timestamp FROM PERFSCOPE_GPU_SAMPLES ORDER BY timestamp DESC LIMIT 1 OFFSET 1) - min(timestamp)) / (count(*) - 2) FROM PERFSCOPE_GPU_SAMPLES")
+    [ "$gap" -ge 90000000 ] && [ "$gap" -le 400000000 ] || fail "average sample spacing $gap ns, want ~100 ms"
+    ;;
+record_without_nvml_says_why_and_stores_no_gpu_rows)
+    LD_LIBRARY_PATH=$dir "$perfscope" record -o "$trace" -- true 2>"$dir/err" || fail "record failed"
+    if [ -e /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1 ] || ldconfig -p 2>/dev/null | grep -q libnvidia-ml.so.1; then
+        echo "a real NVML is installed: skipped"; exit 77
+    fi
+    expect "meta" "$(q "SELECT value FROM PERFSCOPE_META WHERE name='gpu_samples'")" \
+        "none: no NVIDIA driver: libnvidia-ml.so.1 not found (GPU metrics need the driver's NVML)"
+    expect "rows" "$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES")" 0
+    ;;
+record_with_nvml_init_failure_says_driver_mismatch)
+    printf 'init=mismatch\n' >"$dir/s.nvml"
+    PS_NVML_STANDIN=$dir/s.nvml LD_LIBRARY_PATH=$standin_dir "$perfscope" record -o "$trace" -- true 2>"$dir/err" ||
+        fail "record failed"
+    q "SELECT value FROM PERFSCOPE_META WHERE name='gpu_samples'" | grep -q "^none: NVML: Driver/library version mismatch (the driver was upgraded" ||
+        fail "meta: $(q "SELECT value FROM PERFSCOPE_META WHERE name='gpu_samples'")"
+    expect "rows" "$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES")" 0
+    ;;
+report_draws_nvml_utilisation_over_time)
+    # utilisation 0, 10, ..., 100 %, then 100 % for every later sample; a trace with an out-of-range row added
+    printf 'count=1\ngpu0.name=NVIDIA H200\ngpu0.util=0,0;10,0;20,0;30,0;40,0;50,0;60,0;70,0;80,0;90,0;100,0\n' >"$dir/s.nvml"
+    PS_NVML_STANDIN=$dir/s.nvml LD_LIBRARY_PATH=$standin_dir \
+        "$perfscope" record --sample-hz 10 -o "$trace" -- sleep 2 2>"$dir/err" || fail "record failed: $(cat "$dir/err")"
+    n=$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES")
+    [ "$n" -ge 12 ] || fail "only $n samples"
+    "$perfscope" report --format json "$trace" >"$dir/r.json" 2>"$dir/err" || fail "report failed: $(cat "$dir/err")"
+    # mean by hand: (0 + 10 + ... + 100 + 100 (n - 11)) / n = (550 + 100 (n - 11)) / n (JSON has 6 digits)
+    python3 -c "
+import json, sys; g = json.load(open('$dir/r.json'))['gpu_utilization_samples'][0]; n = $n
+got = (g['device'], g['samples'], g['min_percent'], g['max_percent'])
+if got != (0, n, 0, 100) or abs(g['mean_percent'] - (550 + 100 * (n - 11)) / n) > 1e-3:
+    sys.exit('summary %s mean %s, want %s mean %s' % (got, g['mean_percent'], (0, n, 0, 100), (550 + 100 * (n - 11)) / n))
+" || fail "summary"
+    # the 60 slices of [first, last]: slice of t = (t - first) * 60 / (last - first + 1), the mean of its samples
+    want=$(q "SELECT group_concat(b || ':' || m, ' ') FROM (SELECT (timestamp - f) * 60 / (l - f + 1) AS b,
+               avg(utilGpuPercent) AS m FROM PERFSCOPE_GPU_SAMPLES, (SELECT min(timestamp) AS f, max(timestamp) AS l
+               FROM PERFSCOPE_GPU_SAMPLES) GROUP BY b ORDER BY b)")
+    got=$(python3 -c "
+import json; g = json.load(open('$dir/r.json'))['gpu_utilization_samples'][0]['bucket_percent']
+print(' '.join('%d:%s' % (i, ('%.1f' % v).rstrip('0').rstrip('.') if v != int(v) else '%d.0' % v) for i, v in enumerate(g) if v is not None))")
+    [ "$got" = "$want" ] || fail "slices '$got', want '$want'"
+    "$perfscope" report "$trace" | grep -q "^GPU 0 utilisation over time (NVML, $n samples" || fail "text report line"
+    # a corrupt row (utilisation 250) is counted as unplaced, not drawn
+    sqlite3 "$trace" "INSERT INTO PERFSCOPE_GPU_SAMPLES(timestamp, deviceIndex, utilGpuPercent) VALUES(1, 0, 250)"
+    "$perfscope" report --format json "$trace" >"$dir/r2.json" || fail "report failed on the corrupt row"
+    [ "$(python3 -c "import json; print(json.load(open('$dir/r2.json'))['gpu_utilization_samples'][0]['max_percent'])")" = 100 ] ||
+        fail "an out-of-range utilisation was used"
+    ;;
+record_writes_processes_thread_names_and_open_ranges_while_recording)
+    # the data-bound scenario names its loader threads (nvtxNameOsThread) and keeps "step" open most of the time
+    "$perfscope" record -o "$trace" -- "$train" --scenario data-bound --steps 100000 >"$dir/train.out" 2>&1 &
+    rec=$!
+    until=$((SECONDS + 30)); ok=""
+    while [ $SECONDS -lt $until ] && [ -z "$ok" ]; do
+        sleep 0.5
+        p=$(sqlite3 -readonly "$trace" "SELECT name FROM PROCESSES" 2>/dev/null)
+        t=$(sqlite3 -readonly "$trace" "SELECT count(*) FROM ThreadNames" 2>/dev/null)
+        o=$(sqlite3 -readonly "$trace" "SELECT group_concat(text, ' > ') FROM (SELECT text FROM PERFSCOPE_LIVE_OPEN_RANGES ORDER BY start)" 2>/dev/null)
+        [ "$p" = train ] && [ "${t:-0}" -ge 1 ] && case $o in step*) ok=1 ;; esac
+    done
+    complete=$(sqlite3 -readonly "$trace" "SELECT value FROM PERFSCOPE_META WHERE name = 'recording_complete'")
+    kill -TERM $rec; wait $rec
+    [ -n "$ok" ] || fail "while recording: PROCESSES '$p', $t ThreadNames rows, open ranges '$o'"
+    [ "$complete" = 0 ] || fail "the check did not run during the recording (recording_complete=$complete)"
+    # at the end: one PROCESSES row per process (no duplicate from the live rows), no open-range rows left
+    [ "$(q "SELECT count(*) - count(DISTINCT globalPid) FROM PROCESSES")" = 0 ] || fail "duplicate PROCESSES rows"
+    [ "$(q "SELECT count(*) - count(DISTINCT globalTid) FROM ThreadNames")" = 0 ] || fail "duplicate ThreadNames rows"
+    [ "$(q "SELECT count(*) FROM PERFSCOPE_LIVE_OPEN_RANGES")" = 0 ] || fail "open-range rows left in the finished trace"
+    ;;
+*) fail "unknown case" ;;
+esac
+echo "ok $case"

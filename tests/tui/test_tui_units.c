@@ -1,0 +1,242 @@
+/* The ncurses-free parts of `perfscope top`: formatting, sparkline history, the /proc parsers, the process tree
+ * order, the screen layout at several sizes and the snapshot JSON, on states built by hand. Expected values are
+ * worked out in the comments beside them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "format.h"
+#include "history.h"
+#include "host.h"
+#include "procs.h"
+#include "snapshot.h"
+#include "view.h"
+
+static void test_format(void)
+{
+    char b[64];
+    CHECK_STR("bytes 512", tui_fmt_bytes(b, sizeof b, 512), "512 B");
+    CHECK_STR("bytes 1536", tui_fmt_bytes(b, sizeof b, 1536), "1.50 KiB");           /* 1536/1024 */
+    CHECK_STR("bytes 16 GiB", tui_fmt_bytes(b, sizeof b, 17179869184.0), "16.0 GiB");
+    CHECK_STR("bytes 140.4 GiB", tui_fmt_bytes(b, sizeof b, 150754820096.0), "140 GiB"); /* 140.40 -> 3 digits */
+    CHECK_STR("bytes unknown", tui_fmt_bytes(b, sizeof b, -1), "N/A");
+    CHECK_STR("rate", tui_fmt_rate(b, sizeof b, 1048576), "1.00 MiB/s");
+    CHECK_STR("pct", tui_fmt_pct(b, sizeof b, 1, 87.4), "87%");
+    CHECK_STR("pct invalid", tui_fmt_pct(b, sizeof b, 0, 87.4), "N/A");
+    CHECK_STR("pct NaN", tui_fmt_pct(b, sizeof b, 1, NAN), "N/A");
+    CHECK_STR("ns", tui_fmt_ns(b, sizeof b, 850), "850 ns");
+    CHECK_STR("us", tui_fmt_ns(b, sizeof b, 12345), "12.3 us");
+    CHECK_STR("ms", tui_fmt_ns(b, sizeof b, 120300000), "120.3 ms");
+    CHECK_STR("s", tui_fmt_ns(b, sizeof b, 2500000000ll), "2.50 s");
+    CHECK_STR("min", tui_fmt_ns(b, sizeof b, 185000000000ll), "3m05s");
+    CHECK_EQ("cols of 3 blocks", tui_text_cols("\xE2\x96\x81\xE2\x96\x82x"), 3);
+    /* fitting never cuts a UTF-8 sequence: 2 columns of "▁▂▃" are 6 bytes */
+    CHECK_STR("fit utf8", tui_fit(b, sizeof b, "\xE2\x96\x81\xE2\x96\x82\xE2\x96\x83", 2, 0), "\xE2\x96\x81\xE2\x96\x82");
+    CHECK_STR("fit pad", tui_fit(b, sizeof b, "ab", 4, 1), "ab  ");
+    CHECK_STR("fit small buffer", tui_fit(b, 5, "\xE2\x96\x81\xE2\x96\x82", 2, 0), "\xE2\x96\x81");
+    CHECK_STR("bar 50%", tui_bar(b, sizeof b, 0.5, 8), "[||||    ]");
+    CHECK_STR("bar clamps", tui_bar(b, sizeof b, 1.7, 4), "[||||]");
+}
+
+static void test_history(void)
+{
+    struct tui_history h = { 0 };
+    char b[256];
+    /* 0, 50, N/A, 100 against max 100: levels floor(v/100*8) clamped to 7 -> blocks 1, 5, blank, 8 */
+    tui_history_push(&h, 1, 0);
+    tui_history_push(&h, 1, 50);
+    tui_history_push(&h, 0, 0);
+    tui_history_push(&h, 1, 100);
+    CHECK_STR("sparkline", tui_sparkline(&h, 6, 100, b, sizeof b),
+              "  \xE2\x96\x81\xE2\x96\x85 \xE2\x96\x88");
+    CHECK_STR("ascii sparkline", tui_sparkline_ascii(&h, 4, 100, b, sizeof b), " = #");
+    double v;
+    CHECK(tui_history_get(&h, 0, &v) && v == 100, "newest");
+    CHECK(!tui_history_get(&h, 1, &v), "N/A sample");
+    CHECK(tui_history_get(&h, 3, &v) && v == 0, "oldest");
+    CHECK(!tui_history_get(&h, 4, &v), "beyond");
+    for (int i = 0; i < TUI_HISTORY + 5; i++)
+        tui_history_push(&h, 1, i);
+    CHECK_EQ("ring holds TUI_HISTORY", h.n, TUI_HISTORY);
+    CHECK(tui_history_get(&h, 0, &v) && v == TUI_HISTORY + 4, "ring newest");
+    CHECK(tui_history_get(&h, TUI_HISTORY - 1, &v) && v == 5, "ring oldest");
+}
+
+static void test_host_parsers(void)
+{
+    static const char stat1[] = "cpu  100 0 100 800 0 0 0 0 0 0\n"
+                                "cpu0 50 0 50 400 0 0 0 0 0 0\ncpu1 50 0 50 400 0 0 0 0 0 0\nintr 1 2\n";
+    /* later: cpu0 user +60, system +10, irq +5, idle +25: 75 % of 100 ticks busy */
+    static const char stat2[] = "cpu  185 0 120 865 5 5 0 0 0 0\n"
+                                "cpu0 110 0 60 425 0 5 0 0 0 0\ncpu1 75 0 60 440 5 0 0 0 0 0\n";
+    struct tui_cpu_times a, b, ca[4], cb[4];
+    int n;
+    CHECK_EQ("stat parses", tui_host_parse_stat(stat1, &a, ca, 4, &n), 0);
+    CHECK_EQ("cpus", n, 2);
+    tui_host_parse_stat(stat2, &b, cb, 4, &n);
+    CHECK_NEAR("cpu0 busy", tui_host_busy_pct(&ca[0], &cb[0]), 75.0, 1e-9);   /* (60+10+5)/100 */
+    /* cpu1: user 50 -> 75 (+25), system 50 -> 60 (+10): busy +35; idle +40, iowait +5: total +80 -> 43.75 % */
+    CHECK_NEAR("cpu1 busy", tui_host_busy_pct(&ca[1], &cb[1]), 43.75, 1e-9);
+    CHECK_EQ("no cpu line", tui_host_parse_stat("intr 1\n", &a, ca, 4, &n), -1);
+    int64_t total, avail, st, sf;
+    CHECK_EQ("meminfo", tui_host_parse_meminfo("MemTotal:       1000 kB\nMemFree: 5 kB\nMemAvailable:    600 kB\n"
+                                               "SwapTotal: 0 kB\n", &total, &avail, &st, &sf), 0);
+    CHECK_EQ("mem total", total, 1024000);
+    CHECK_EQ("mem available", avail, 614400);
+    CHECK_EQ("swap total", st, 0);
+    CHECK_EQ("swap free missing", sf, -1);
+    double load[3];
+    CHECK_EQ("loadavg", tui_host_parse_loadavg("0.50 1.25 2.00 1/100 42\n", load), 0);
+    CHECK_NEAR("load 5", load[1], 1.25, 1e-12);
+}
+
+static void test_tree_order(void)
+{
+    /* trainer 10 (child of 1, not in the set) with workers 12 and 11, worker 11 with a helper 13; 20 an unrelated
+     * root. By CPU: 20 (90 %) before 10 (50 %); under 10: 12 (30 %) before 11 (10 %), 13 under 11. */
+    struct tui_proc v[5] = {
+        { .pid = 11, .ppid = 10, .cpu_pct = 10 }, { .pid = 20, .ppid = 1, .cpu_pct = 90 },
+        { .pid = 13, .ppid = 11, .cpu_pct = 80 }, { .pid = 10, .ppid = 1, .cpu_pct = 50 },
+        { .pid = 12, .ppid = 10, .cpu_pct = 30 },
+    };
+    CHECK_EQ("order", tui_procs_order(v, 5, TUI_SORT_CPU), 0);
+    uint32_t want[5] = { 20, 10, 12, 11, 13 };
+    int depth[5] = { 0, 0, 1, 1, 2 };
+    for (int i = 0; i < 5; i++) {
+        CHECK_EQ("pid in tree order", v[i].pid, want[i]);
+        CHECK_EQ("depth", v[i].depth, depth[i]);
+    }
+    CHECK_EQ("trainer's workers", v[1].children, 2);
+    CHECK_EQ("by pid", (tui_procs_order(v, 5, TUI_SORT_PID), v[0].pid), 10);
+}
+
+/* A state with one stand-in GPU, two cores and a live analysis: the layout must show these values. */
+static void fill_state(struct tui_top *t)
+{
+    memset(t, 0, sizeof *t);
+    t->interval_s = 1;
+    snprintf(t->hostname, sizeof t->hostname, "node7");
+    t->host.ncpu = 2;
+    t->host.cpu_valid = 1;
+    t->host.cpu_pct[0] = 25;
+    t->host.cpu_pct[1] = 75;
+    t->host.total_pct = 50;
+    t->host.mem_total = 8ll << 30;
+    t->host.mem_available = 6ll << 30;
+    t->host.swap_total = t->host.swap_free = 0;
+    t->nvml_status = PS_NVML_OK;
+    t->ngpu = 1;
+    t->gpu[0].ok = 1;
+    struct ps_gpu_sample *s = &t->gpu[0].s;
+    snprintf(s->name, sizeof s->name, "NVIDIA H200");
+    s->valid = PS_GPU_UTIL_SM | PS_GPU_MEM | PS_GPU_POWER | PS_GPU_PROCS;   /* no temperature, no power limit */
+    s->util_sm_pct = 87;
+    s->mem_used_bytes = 16ull << 30;
+    s->mem_total_bytes = 140ull << 30;
+    s->power_mw = 412000;
+    s->nprocs = 1;
+    s->procs[0] = (struct ps_gpu_proc){ 4242, -1 };
+    t->watching = 1;
+    struct tui_live *l = &t->live;
+    snprintf(l->trace, sizeof l->trace, "/runs/run.sqlite");
+    l->state = TUI_LIVE_RECORDING;
+    l->window_ns = 10000000000ll;
+    l->have_report = 1;
+    l->nsteps = 4;
+    l->avg_dur_ns = 100000000;                  /* 100 ms: 62 data, 20 kernel, 8 memcpy, 10 other */
+    l->cat_ns[PS_CAT_DATALOADER] = 62000000;
+    l->cat_ns[PS_CAT_KERNEL] = 20000000;
+    l->cat_ns[PS_CAT_MEMCPY] = 8000000;
+    l->cat_ns[PS_CAT_OTHER] = 10000000;
+    l->bottleneck = PS_BN_DATA;
+    l->share = 0.62;
+    l->gpu_util = NAN;
+    snprintf(l->fix, sizeof l->fix, "use more DataLoader workers");
+    l->have_open_table = 1;
+    l->nstacks = 1;
+    l->stacks[0] = (struct tui_live_stack){ 100, 101, "trainer", "step > data" };
+    l->nkernels = 1;
+    l->kernels[0] = (struct tui_live_kernel){ "ps_gemm_nn", 40, 12300000 };
+}
+
+static const char *find_line(const struct tui_frame *f, const char *needle)
+{
+    for (int i = 0; i < f->n; i++)
+        if (strstr(f->line[i].text, needle))
+            return f->line[i].text;
+    return NULL;
+}
+
+static void test_view(void)
+{
+    static struct tui_top t;
+    static struct tui_frame f;
+    fill_state(&t);
+    int sizes[][2] = { { 80, 24 }, { 200, 60 }, { 40, 10 } };
+    for (size_t k = 0; k < 3; k++) {
+        tui_view_build(&t, sizes[k][0], sizes[k][1], &f);
+        CHECK_EQ("rows used", f.n, sizes[k][1]);
+        for (int i = 0; i < f.n; i++)
+            CHECK(tui_text_cols(f.line[i].text) <= (size_t)sizes[k][0], "line %d wider than %d: %s", i, sizes[k][0],
+                  f.line[i].text);
+        CHECK(strstr(f.line[f.n - 1].text, "q quit"), "the key line is last at %dx%d", sizes[k][0], sizes[k][1]);
+    }
+    tui_view_build(&t, 80, 24, &f);
+    const char *g = find_line(&f, "GPU0 NVIDIA H200");
+    CHECK(g && strstr(g, "SM  87%") && strstr(g, "mem  N/A") && strstr(g, "16.0 GiB / 140 GiB"),
+          "GPU line: %s", g ? g : "(none)");
+    CHECK(g && strstr(g, "N/A  412 / N/A W"), "temperature and power limit N/A, power 412 W: %s", g ? g : "");
+    CHECK(find_line(&f, "Verdict: data-loading (62% of the step)"), "verdict line");
+    CHECK(find_line(&f, "kernel 20%  data-loading 62%  memcpy 8%"), "breakdown line");
+    CHECK(find_line(&f, "100/101 (trainer): step > data"), "NVTX stack line");
+    CHECK(find_line(&f, "CPU  50%"), "host CPU line");
+    CHECK(find_line(&f, "mem 2.00 GiB / 8.00 GiB"), "host memory line");     /* 8 - 6 GiB used */
+    /* no NVML: one line saying why, host panels still there */
+    t.nvml_status = PS_NVML_NO_LIBRARY;
+    snprintf(t.nvml_why, sizeof t.nvml_why, "no NVIDIA driver: libnvidia-ml.so.1 not found");
+    t.ngpu = 0;
+    tui_view_build(&t, 80, 24, &f);
+    CHECK(find_line(&f, "GPU: no NVIDIA driver"), "no-NVML line");
+    CHECK(!find_line(&f, "GPU0"), "no GPU rows without NVML");
+    CHECK(find_line(&f, "CPU  50%"), "host CPU line without NVML");
+    t.panel = TUI_PANEL_GPU_PROCS;
+    tui_view_build(&t, 80, 24, &f);
+    CHECK(find_line(&f, "[GPU processes]"), "panel tab marked");
+    t.help = 1;
+    tui_view_build(&t, 80, 24, &f);
+    CHECK(find_line(&f, "Tab      next panel"), "help panel");
+}
+
+static void test_snapshot(void)
+{
+    static struct tui_top t;
+    fill_state(&t);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK_EQ("snapshot", tui_snapshot_write(&t, f), 0);
+    fclose(f);
+    CHECK(strstr(buf, "\"util_sm_percent\":87,\"util_memory_percent\":null"), "N/A as null: %.300s", buf);
+    CHECK(strstr(buf, "\"temperature_c\":null,\"power_mw\":412000,\"power_limit_mw\":null"), "power fields");
+    CHECK(strstr(buf, "\"processes\":[{\"pid\":4242,\"used_memory_bytes\":null}]"), "GPU processes");
+    CHECK(strstr(buf, "\"bottleneck\":\"data-loading\""), "bottleneck");
+    CHECK(strstr(buf, "\"groups_ns\":{\"kernel\":20000000,\"data-loading\":62000000,\"memcpy\":8000000,"
+                      "\"communication\":0,\"sync\":0,\"host\":10000000}"), "groups: %s", strstr(buf, "groups"));
+    CHECK(strstr(buf, "\"stack\":\"step > data\""), "open ranges");
+    CHECK(strstr(buf, "\"gpu_utilization\":null"), "gpu utilisation null without GPU rows");
+    CHECK(buf[len - 1] == '\n' && strchr(buf, '\n') == buf + len - 1, "one line");
+    free(buf);
+}
+
+int main(void)
+{
+    test_format();
+    test_history();
+    test_host_parsers();
+    test_tree_order();
+    test_view();
+    test_snapshot();
+    return check_failures != 0;
+}

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# perfscope top through the real binary: in tmux (keys, resizes, colours, exit) while `perfscope record` runs the
+# data-bound reference scenario, and in snapshot mode (--iterations N --snapshot json), with the test-only NVML
+# stand-in or without any NVML.
+# usage: top_tests.sh PERFSCOPE TRAIN STANDIN_DIR WORKDIR CASE
+set -u
+perfscope=$1 train=$2 standin_dir=$3 case=$5
+dir=$4/$case
+rm -rf "$dir" && mkdir -p "$dir/xdg" && chmod 700 "$dir/xdg"
+export XDG_RUNTIME_DIR=$dir/xdg          # a private session directory: only this test's recordings are found
+export LANG=C.UTF-8
+sock=$dir/tmux.sock
+fail() {
+    echo "FAIL $case: $*" >&2
+    [ -S "$sock" ] && { echo "--- pane:" >&2; tmux -S "$sock" capture-pane -p -t top >&2 2>/dev/null; }
+    cleanup
+    exit 1
+}
+cleanup() {
+    [ -S "$sock" ] && tmux -S "$sock" kill-server 2>/dev/null
+    [ -n "${rec_pid:-}" ] && kill "$rec_pid" 2>/dev/null && wait "$rec_pid" 2>/dev/null
+    return 0
+}
+trap cleanup EXIT
+json() { # json EXPR FILE: print a Python expression over the JSON object d (a tuple: its items, spaced)
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=($1); print(*r) if isinstance(r, tuple) else print(r)" "$2"
+}
+
+# The stand-in GPU: 2 devices; gpu1 is MIG-enabled (utilisation unsupported, temperature failing).
+cat >"$dir/gpu.nvml" <<'S'
+count=2
+gpu0.name=NVIDIA H200
+gpu0.util=50,10;60,20;70,30
+gpu0.mem=17179869184,150754820096
+gpu0.temp=61
+gpu0.power=412000
+gpu0.power_limit=700000
+gpu0.clock_sm=1980
+gpu0.clock_mem=3201
+gpu0.pcie_rx=1024
+gpu0.pcie_tx=2048
+gpu0.throttle=4
+gpu0.mig=0
+gpu0.procs=4242:1073741824
+gpu0.proc_stride=32
+gpu1.name=NVIDIA A100 MIG
+gpu1.util=unsupported
+gpu1.mem=1000,40000
+gpu1.temp=error
+gpu1.mig=1
+gpu1.procs=
+S
+with_gpu() { env PS_NVML_STANDIN="$dir/gpu.nvml" LD_LIBRARY_PATH="$standin_dir" "$@"; }
+
+start_recording() { # start_recording STEPS: record the data-bound scenario in the background
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --steps "$1" \
+        >"$dir/train.out" 2>"$dir/record.err" &
+    rec_pid=$!
+}
+
+pane() { tmux -S "$sock" capture-pane -p -t top; }
+wait_for() { # wait_for TEXT SECONDS: until the pane shows TEXT
+    local until=$((SECONDS + $2))
+    while [ $SECONDS -lt "$until" ]; do
+        pane | grep -qF -- "$1" && return 0
+        sleep 0.2
+    done
+    fail "the pane never showed '$1'"
+}
+check_width() { # every pane line fits the width (in characters: the sparklines are 3-byte UTF-8)
+    pane | python3 -c "
+import sys
+w = int(sys.argv[1])
+bad = [(i + 1, len(l)) for i, l in enumerate(sys.stdin.read().split('\\n')) if len(l) > w]
+print(*('line %d is %d columns' % b for b in bad))
+sys.exit(1 if bad else 0)" "$1" || fail "lines wider than $1"
+}
+
+case $case in
+top_in_tmux_shows_gpu_host_live_verdict_and_nvtx_stack)
+    start_recording 100000
+    tmux -S "$sock" new-session -d -s top -x 120 -y 40 \
+        "env PS_NVML_STANDIN=$dir/gpu.nvml LD_LIBRARY_PATH=$standin_dir $perfscope top -d 0.5; echo \"EXIT=\$?\" >$dir/exit; sleep 60"
+    wait_for "GPU0 NVIDIA H200" 15
+    wait_for "GPU1 NVIDIA A100 MIG" 5
+    wait_for "CPU " 5
+    wait_for "Verdict: data-loading" 30
+    wait_for "NVTX ranges open now" 10
+    wait_for "step > " 10
+    # MIG / unsupported / failing fields show N/A, never 0
+    pane | grep -F "GPU1 NVIDIA A100 MIG" | grep -q "SM  N/A" || fail "MIG utilisation is not N/A"
+    pane | grep -F "GPU0 NVIDIA H200" | grep -q "16.0 GiB / 140 GiB  61C  412 / 700 W" || fail "GPU0 values"
+    tmux -S "$sock" resize-window -t top -x 80 -y 24
+    sleep 1.5
+    check_width 80
+    [ "$(pane | wc -l)" -le 24 ] || fail "more than 24 rows"
+    pane | grep -q "q quit" || fail "no key line at 80x24"
+    pane | grep -q "Verdict: data-loading" || fail "no verdict at 80x24"
+    tmux -S "$sock" resize-window -t top -x 200 -y 60
+    sleep 1.5
+    check_width 200
+    pane | grep -q "Top kernels\|Step time" || fail "no step history at 200x60"
+    tmux -S "$sock" send-keys -t top p
+    wait_for "[paused]" 5
+    tmux -S "$sock" send-keys -t top p
+    tmux -S "$sock" send-keys -t top +
+    wait_for "every 1 s" 5                      # 0.5 s doubled
+    tmux -S "$sock" send-keys -t top s
+    wait_for "sort (rss)" 5
+    tmux -S "$sock" send-keys -t top Tab
+    wait_for "[Processes]" 5
+    wait_for "train" 5
+    tmux -S "$sock" send-keys -t top h
+    wait_for "next panel" 5
+    tmux -S "$sock" send-keys -t top x          # any key closes the help
+    sleep 0.5
+    pane | grep -q "next panel" && fail "help did not close"
+    tmux -S "$sock" send-keys -t top q
+    until=$((SECONDS + 10))
+    while [ ! -s "$dir/exit" ] && [ $SECONDS -lt $until ]; do sleep 0.2; done
+    [ "$(cat "$dir/exit" 2>/dev/null)" = "EXIT=0" ] || fail "q did not exit 0: $(cat "$dir/exit" 2>/dev/null)"
+    sleep 0.3
+    pane | grep -q "perfscope top" && fail "the terminal was not restored (top's screen is still shown)"
+    ;;
+top_colours_only_without_no_color)
+    for mode in color nocolor; do
+        env_extra=""
+        [ $mode = nocolor ] && env_extra="NO_COLOR=1"
+        tmux -S "$sock" new-session -d -s top -x 100 -y 30 \
+            "env TERM=screen-256color $env_extra $perfscope top -d 0.5; sleep 30"
+        wait_for "q quit" 10
+        sleep 0.5
+        tmux -S "$sock" capture-pane -e -p -t top >"$dir/$mode.ansi"
+        tmux -S "$sock" kill-server
+        sleep 0.3
+    done
+    # colour set by ncurses: SGR 3x foreground (the title is cyan, the no-GPU line yellow)
+    grep -q $'\e\[[0-9;]*3[1-6]m' "$dir/color.ansi" || fail "no colours on a colour terminal"
+    grep -q $'\e\[[0-9;]*3[1-6]m' "$dir/nocolor.ansi" && fail "colours despite NO_COLOR"
+    ;;
+top_snapshot_shows_standin_gpu_values_and_na)
+    with_gpu "$perfscope" top -n 3 -d 0.25 --snapshot json >"$dir/snap.json" 2>"$dir/err" || fail "exit status $?"
+    # the stand-in's third utilisation value (one call per sample) is 70
+    [ "$(json "d['gpu']['devices'][0]['util_sm_percent']" "$dir/snap.json")" = 70 ] || fail "util"
+    [ "$(json "d['gpu']['devices'][0]['util_history']" "$dir/snap.json")" = "[50.0, 60.0, 70.0]" ] || fail "util history"
+    [ "$(json "d['gpu']['devices'][0]['memory_total_bytes']" "$dir/snap.json")" = 150754820096 ] || fail "memory"
+    [ "$(json "d['gpu']['devices'][0]['power_limit_mw']" "$dir/snap.json")" = 700000 ] || fail "power limit"
+    [ "$(json "d['gpu']['devices'][0]['throttle']" "$dir/snap.json")" = "sw-power-cap" ] || fail "throttle"
+    [ "$(json "d['gpu']['devices'][0]['processes']" "$dir/snap.json")" = "[{'pid': 4242, 'used_memory_bytes': 1073741824}]" ] ||
+        fail "32-byte process entries: $(json "d['gpu']['devices'][0]['processes']" "$dir/snap.json")"
+    [ "$(json "d['gpu']['devices'][1]['util_sm_percent'], d['gpu']['devices'][1]['temperature_c'], d['gpu']['devices'][1]['mig_enabled']" "$dir/snap.json")" = "None None True" ] ||
+        fail "MIG device fields"
+    [ "$(json "d['gpu']['devices'][1]['processes']" "$dir/snap.json")" = "[]" ] || fail "MIG processes"
+    [ "$(grep -c . "$dir/snap.json")" = 1 ] || fail "not exactly one line of JSON"
+    ;;
+top_without_nvml_shows_host_panels_and_exits_0)
+    LD_LIBRARY_PATH=$dir "$perfscope" top -n 2 -d 0.25 --snapshot json >"$dir/snap.json" 2>"$dir/err" || fail "exit $?"
+    if ldconfig -p 2>/dev/null | grep -q libnvidia-ml.so.1; then echo "a real NVML is installed: skipped"; exit 77; fi
+    [ "$(json "d['gpu']['status'], len(d['gpu']['devices'])" "$dir/snap.json")" = "unavailable 0" ] || fail "gpu status"
+    json "d['gpu']['message']" "$dir/snap.json" | grep -q "no NVIDIA driver" || fail "message"
+    [ "$(json "len(d['host']['cpu_percent_per_core'])" "$dir/snap.json")" = "$(nproc --all)" ] || fail "cores"
+    [ "$(json "d['host']['mem_total_bytes'] > 0 and d['host']['cpu_percent'] is not None" "$dir/snap.json")" = True ] ||
+        fail "host values"
+    [ "$(grep -c "no NVIDIA driver" "$dir/err")" = 1 ] || fail "one line on stderr about NVML: $(cat "$dir/err")"
+    ;;
+top_says_when_the_watched_recording_ends)
+    # top samples until SIGTERM (then it prints the JSON of what it saw, like the last iteration)
+    "$perfscope" top -n 100000 -d 0.25 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
+    top_pid=$!
+    sleep 0.5
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --steps 30 >"$dir/train.out" 2>&1 ||
+        fail "record failed"
+    sleep 1.5
+    kill -TERM $top_pid
+    wait $top_pid || fail "top exit status $?"
+    [ "$(json "d['recording']['state']" "$dir/snap.json")" = ended ] || fail "state $(json "d['recording']" "$dir/snap.json")"
+    json "d['status']" "$dir/snap.json" | grep -q "the recording ended" || fail "status $(json "d['status']" "$dir/snap.json")"
+    [ "$(json "d['recording']['analysis']['bottleneck']" "$dir/snap.json")" = data-loading ] || fail "verdict kept"
+    [ "$(json "d['recording']['open_nvtx_ranges']" "$dir/snap.json")" = "[]" ] || fail "open ranges after the end"
+    ;;
+top_trace_option_reads_a_finished_trace_with_the_reports_verdict)
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --steps 30 >"$dir/train.out" 2>&1 ||
+        fail "record failed"
+    "$perfscope" top --trace "$dir/run.sqlite" --window 3600 -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err" ||
+        fail "exit $?"
+    "$perfscope" report --format json "$dir/run.sqlite" >"$dir/report.json" || fail "report failed"
+    # a window over the whole run is the report itself: same verdict, steps and average step
+    want=$(python3 -c "import json; r=json.load(open('$dir/report.json')); print(r['verdict']['bottleneck'], len(r['steps']), r['step_average']['dur_ns'])")
+    got=$(json "d['recording']['analysis']['bottleneck'], d['recording']['analysis']['steps'], d['recording']['analysis']['step_avg_ns']" "$dir/snap.json")
+    [ "$got" = "$want" ] || fail "top says '$got', report says '$want'"
+    [ "$(json "d['recording']['state']" "$dir/snap.json")" = ended ] || fail "state"
+    ;;
+top_reads_a_trace_whose_recorder_was_killed)
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --steps 100000 >"$dir/train.out" 2>&1 &
+    rec=$!
+    sleep 4
+    kill -KILL $rec
+    wait $rec 2>/dev/null
+    sleep 0.5
+    "$perfscope" top --trace "$dir/run.sqlite" --window 1 -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err" ||
+        fail "exit $?"
+    # the window ends just after the last activity start in the trace (no duration in a killed recording)
+    last=$(sqlite3 -readonly "$dir/run.sqlite" "SELECT max(start) + 1 FROM NVTX_EVENTS")
+    all=$(sqlite3 -readonly "$dir/run.sqlite" "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'step'")
+    [ "$(json "d['recording']['state'], d['recording']['window_end_ns']" "$dir/snap.json")" = "ended $last" ] ||
+        fail "state/end $(json "d['recording']['state'], d['recording']['window_end_ns']" "$dir/snap.json"), want ended $last"
+    steps=$(json "d['recording']['analysis']['steps']" "$dir/snap.json")
+    [ "$steps" -ge 1 ] && [ "$steps" -lt "$all" ] || fail "steps in the last second: $steps of $all"
+    [ "$(json "d['recording']['analysis']['bottleneck']" "$dir/snap.json")" = data-loading ] || fail "verdict"
+    ;;
+top_option_errors_are_usage_errors)
+    "$perfscope" top --snapshot json 2>"$dir/err"; [ $? = 2 ] || fail "--snapshot without --iterations"
+    grep -q "needs --iterations" "$dir/err" || fail "message: $(cat "$dir/err")"
+    "$perfscope" top -d 0 -n 1 --snapshot json 2>"$dir/err"; [ $? = 2 ] || fail "-d 0"
+    "$perfscope" top --snapshot xml -n 1 2>"$dir/err"; [ $? = 2 ] || fail "--snapshot xml"
+    "$perfscope" top -n 1 </dev/null >"$dir/out" 2>"$dir/err"; [ $? = 1 ] || fail "no terminal"
+    grep -q "not a terminal" "$dir/err" || fail "no-terminal message"
+    "$perfscope" top --trace "$dir/missing.sqlite" -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err" || fail "missing trace"
+    [ "$(json "d['recording']['state']" "$dir/snap.json")" = error ] || fail "missing trace state"
+    grep -q "missing.sqlite" "$dir/err" || fail "missing trace message"
+    ;;
+*) fail "unknown case" ;;
+esac
+echo "ok $case"

@@ -1,0 +1,437 @@
+/* `perfscope top [--trace FILE] [-d SECONDS] [--window SECONDS] [--iterations N] [--snapshot json]`: live GPU
+ * (NVML), host (/proc) and recorded-process metrics, and the live verdict of a recording in progress (docs/top.md).
+ * One loop: sample -> update the live model -> draw when something changed; keys only change the state. Signal
+ * handlers only set flags. Without a terminal (--snapshot json) it samples N times and prints one JSON object. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../cli/commands.h"
+#include "ps_diag.h"
+#include "ps_time.h"
+#include "screen.h"
+#include "session.h"
+#include "snapshot.h"
+#include "top.h"
+#include "view.h"
+
+#define MIN_INTERVAL_S 0.25
+#define MAX_INTERVAL_S 10.0
+
+static volatile sig_atomic_t quit_requested;
+
+static void on_quit_signal(int sig)
+{
+    (void)sig;
+    quit_requested = 1;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: perfscope top [--trace FILE] [-d SECONDS] [--window SECONDS] [--iterations N] [--snapshot json]\n"
+            "\n"
+            "Live GPU (NVML), host and process metrics, and the live step-time breakdown, verdict and fix of a\n"
+            "training job being recorded by `perfscope record` (found automatically; see docs/top.md).\n"
+            "\n"
+            "  --trace FILE        watch this trace (a recording in progress, or a finished one)\n"
+            "  -d, --interval S    seconds between samples (default 1; 0.25 to 10; keys + and -)\n"
+            "      --window S      the live analysis covers the last S seconds (default 10)\n"
+            "  -n, --iterations N  stop after N samples\n"
+            "      --snapshot json no screen: after the last iteration print one JSON object on stdout\n"
+            "                      (needs --iterations; messages go to stderr)\n"
+            "  -h, --help          this help\n"
+            "\n"
+            "Keys: q quit, p pause, Tab next panel, s sort processes, +/- interval, 1..9 pick a recording, h help.\n"
+            "NO_COLOR (any value) turns colours off.\n");
+}
+
+struct opts {
+    const char *trace;
+    double interval_s, window_s;
+    long iterations;                /* 0: until q */
+    int snapshot;
+};
+
+/* A decimal number of seconds in [lo, hi]; 0 or -EINVAL. */
+static int parse_seconds(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi))
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+/* 0: run; 1: --help printed; 2: usage error (message printed). */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+    static const struct option longopts[] = {
+        { "trace", required_argument, NULL, 'T' },
+        { "interval", required_argument, NULL, 'd' },
+        { "window", required_argument, NULL, 'W' },
+        { "iterations", required_argument, NULL, 'n' },
+        { "snapshot", required_argument, NULL, 'J' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    *o = (struct opts){ .interval_s = 1, .window_s = 10 };
+    optind = 1;
+    opterr = 0;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, ":d:n:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'T':
+            o->trace = optarg;
+            break;
+        case 'd':
+            if (parse_seconds(optarg, MIN_INTERVAL_S, MAX_INTERVAL_S, &o->interval_s)) {
+                fprintf(stderr, "perfscope top: --interval %s: give seconds from 0.25 to 10\n", optarg);
+                return 2;
+            }
+            break;
+        case 'W':
+            if (parse_seconds(optarg, 1, 3600, &o->window_s)) {
+                fprintf(stderr, "perfscope top: --window %s: give seconds from 1 to 3600\n", optarg);
+                return 2;
+            }
+            break;
+        case 'n':
+            errno = 0;
+            o->iterations = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || o->iterations < 1) {
+                fprintf(stderr, "perfscope top: --iterations %s: give a whole number from 1\n", optarg);
+                return 2;
+            }
+            break;
+        case 'J':
+            if (strcmp(optarg, "json") != 0) {
+                fprintf(stderr, "perfscope top: --snapshot %s: the only snapshot format is json\n", optarg);
+                return 2;
+            }
+            o->snapshot = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 1;
+        case ':':
+            fprintf(stderr, "perfscope top: option '%s' needs a value (see 'perfscope top --help')\n",
+                    argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "perfscope top: unknown option '%s' (see 'perfscope top --help')\n", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "perfscope top: unexpected argument '%s' (see 'perfscope top --help')\n", argv[optind]);
+        return 2;
+    }
+    if (o->snapshot && !o->iterations) {
+        fprintf(stderr, "perfscope top: --snapshot json needs --iterations N (how many samples before the JSON)\n");
+        return 2;
+    }
+    return 0;
+}
+
+static void set_status(struct tui_top *t, const char *msg)
+{
+    snprintf(t->status, sizeof t->status, "%.255s", msg);
+}
+
+/* Watch session i (0-based) of the list. */
+static void watch_session(struct tui_top *t, size_t i)
+{
+    if (i >= t->nsessions)
+        return;
+    tui_live_watch(&t->live, t->sessions[i].trace, t->sessions[i].recorder_pid, t->window_ns);
+    t->watching = 1;
+    tui_procs_free(t->procs);
+    t->procs = NULL;
+    t->nproc_rows = 0;
+}
+
+/* Follow the recorded program's process tree once its pid is known. */
+static void follow_tree(struct tui_top *t)
+{
+    uint32_t root = t->watching ? t->live.child_pid : 0;
+    if (t->procs && (root == 0 || tui_procs_root(t->procs) != root)) {
+        if (root)
+            return;                 /* keep the last rows of an ended recording */
+        tui_procs_free(t->procs);
+        t->procs = NULL;
+        t->nproc_rows = 0;
+    }
+    if (!t->procs && root && tui_procs_new(root, &t->procs))
+        set_status(t, "out of memory: no process tree");
+}
+
+/* One sampling round: host, GPUs, live recordings, process tree. */
+static void sample(struct tui_top *t)
+{
+    tui_host_sample(&t->host);
+    tui_history_push(&t->host_cpu, t->host.cpu_valid, t->host.total_pct);
+    for (unsigned i = 0; i < t->ngpu; i++) {
+        struct tui_gpu *g = &t->gpu[i];
+        g->ok = ps_nvml_sample(t->nvml, i, &g->s) == 0;
+        const struct ps_gpu_sample *s = &g->s;
+        tui_history_push(&g->util, g->ok && (s->valid & PS_GPU_UTIL_SM), s->util_sm_pct);
+        tui_history_push(&g->mem_pct, g->ok && (s->valid & PS_GPU_MEM) && s->mem_total_bytes,
+                         s->mem_total_bytes ? 100.0 * (double)s->mem_used_bytes / (double)s->mem_total_bytes : 0);
+        tui_history_push(&g->power_w, g->ok && (s->valid & PS_GPU_POWER), s->power_mw / 1000.0);
+    }
+    if (!t->trace_opt) {
+        char base[4096];
+        ps_session_base_dir(base, sizeof base);
+        t->nsessions = tui_sessions_find(base, t->sessions, TUI_MAX_SESSIONS);
+        if (!t->watching && t->nsessions)
+            watch_session(t, 0);
+    }
+    if (t->watching) {
+        enum tui_live_state before = t->live.state;
+        tui_live_update(&t->live);
+        if (before == TUI_LIVE_RECORDING && t->live.state == TUI_LIVE_ENDED)
+            set_status(t, "the recording ended: showing its last window");
+    }
+    follow_tree(t);
+    if (t->procs) {
+        const struct tui_proc *rows;
+        long n = tui_procs_tick(t->procs, t->sort, &rows);
+        if (n >= 0) {
+            t->proc_rows = rows;
+            t->nproc_rows = (size_t)n;
+        }
+    }
+    t->samples++;
+}
+
+/* Key -> state change; returns 1 when the screen must be redrawn, -1 to quit. Never draws. */
+static int handle_key(struct tui_top *t, int key)
+{
+    if (t->help && key != TUI_KEY_RESIZE) {
+        t->help = 0;
+        return key == 'q' ? -1 : 1;
+    }
+    switch (key) {
+    case 'q': case 'Q':
+        return -1;
+    case 'p': case 'P':
+        t->paused = !t->paused;
+        return 1;
+    case '\t':
+        t->panel = (enum tui_panel)((t->panel + 1) % TUI_PANEL_N);
+        return 1;
+    case 's': case 'S':
+        t->sort = (enum tui_sort)((t->sort + 1) % TUI_SORT_N);
+        return 1;
+    case '+':
+        t->interval_s = t->interval_s * 2 > MAX_INTERVAL_S ? MAX_INTERVAL_S : t->interval_s * 2;
+        return 1;
+    case '-':
+        t->interval_s = t->interval_s / 2 < MIN_INTERVAL_S ? MIN_INTERVAL_S : t->interval_s / 2;
+        return 1;
+    case 'h': case 'H': case '?':
+        t->help = 1;
+        return 1;
+    case TUI_KEY_RESIZE:
+        return 1;
+    default:
+        if (key >= '1' && key <= '9' && (size_t)(key - '1') < t->nsessions) {
+            watch_session(t, (size_t)(key - '1'));
+            return 1;
+        }
+        return 0;
+    }
+}
+
+/* While the screen is up, stderr goes into a pipe whose last line shows in the status line (a library's message
+ * would otherwise tear the screen); what is left goes to the real stderr at the end. */
+struct stderr_capture {
+    int saved, rd;
+};
+
+static void capture_stderr(struct stderr_capture *c)
+{
+    int p[2];
+    c->saved = c->rd = -1;
+    if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
+        return;
+    fflush(stderr);
+    c->saved = dup(STDERR_FILENO);
+    if (c->saved < 0 || dup2(p[1], STDERR_FILENO) < 0) {
+        close(p[0]);
+        close(p[1]);
+        if (c->saved >= 0)
+            close(c->saved);
+        c->saved = -1;
+        return;
+    }
+    close(p[1]);
+    c->rd = p[0];
+}
+
+/* Move captured text to the status line (its last line). */
+static void drain_stderr(struct stderr_capture *c, struct tui_top *t, int to_real)
+{
+    char buf[4096];
+    ssize_t n;
+    if (c->rd < 0)
+        return;
+    fflush(stderr);
+    while ((n = read(c->rd, buf, sizeof buf - 1)) > 0) {
+        buf[n] = '\0';
+        if (to_real) {
+            ssize_t w = write(c->saved, buf, (size_t)n);
+            (void)w;
+            continue;
+        }
+        while (n > 0 && buf[n - 1] == '\n')
+            buf[--n] = '\0';
+        char *last = strrchr(buf, '\n');
+        set_status(t, last ? last + 1 : buf);
+    }
+}
+
+static void restore_stderr(struct stderr_capture *c, struct tui_top *t)
+{
+    if (c->saved < 0)
+        return;
+    fflush(stderr);
+    dup2(c->saved, STDERR_FILENO);
+    drain_stderr(c, t, 1);      /* whatever came after the last draw */
+    close(c->rd);
+    close(c->saved);
+}
+
+static void setup(struct tui_top *t, const struct opts *o)
+{
+    t->interval_s = o->interval_s;
+    t->window_ns = (int64_t)(o->window_s * 1e9);
+    gethostname(t->hostname, sizeof t->hostname - 1);
+    t->nvml_status = ps_nvml_open(&t->nvml, t->nvml_why, sizeof t->nvml_why);
+    t->ngpu = ps_nvml_count(t->nvml);
+    if (t->ngpu > TUI_MAX_GPUS)
+        t->ngpu = TUI_MAX_GPUS;
+    t->trace_opt = o->trace;
+    if (o->trace) {
+        tui_live_watch(&t->live, o->trace, 0, t->window_ns);
+        t->watching = 1;
+    }
+}
+
+static void teardown(struct tui_top *t)
+{
+    tui_procs_free(t->procs);
+    ps_nvml_close(t->nvml);
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+    while (!quit_requested && nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static int run_snapshot(struct tui_top *t, const struct opts *o)
+{
+    for (long i = 0; i < o->iterations && !quit_requested; i++) {
+        if (i)
+            sleep_s(t->interval_s);
+        sample(t);
+    }
+    if (t->nvml_status != PS_NVML_OK)
+        fprintf(stderr, "perfscope top: %s: host metrics only\n", t->nvml_why);
+    if (t->watching && t->live.state == TUI_LIVE_ERROR)
+        fprintf(stderr, "perfscope top: %s\n", t->live.message);
+    return tui_snapshot_write(t, stdout) ? 1 : 0;
+}
+
+/* The library diagnostics hook while the screen is up: the message goes to the status line. */
+static void status_hook(void *ctx, const char *line)
+{
+    set_status(ctx, line);
+}
+
+static int run_screen(struct tui_top *t, const struct opts *o)
+{
+    struct tui_screen *scr = NULL;
+    if (tui_screen_open(&scr, getenv("NO_COLOR") && *getenv("NO_COLOR")))
+        return 1;
+    t->color = tui_screen_color(scr);
+    t->ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
+    struct stderr_capture cap;
+    capture_stderr(&cap);
+    ps_diag_set_hook(status_hook, t);
+    static struct tui_frame frame;     /* ~200 KB: not on the stack */
+    int64_t next = ps_monotonic_ns();
+    long done = 0;
+    int dirty = 1;
+    while (!quit_requested) {
+        int64_t now = ps_monotonic_ns();
+        if (now >= next) {
+            if (!t->paused) {
+                sample(t);
+                done++;
+                dirty = 1;
+            }
+            next = now + (int64_t)(t->interval_s * 1e9);
+            if (o->iterations && done >= o->iterations)
+                break;
+        }
+        drain_stderr(&cap, t, 0);
+        if (dirty) {
+            int cols, rows;
+            tui_screen_size(scr, &cols, &rows);
+            tui_view_build(t, cols, rows, &frame);
+            tui_screen_draw(scr, &frame);
+            dirty = 0;
+        }
+        int wait_ms = (int)((next - ps_monotonic_ns()) / 1000000);
+        int key = tui_screen_key(scr, wait_ms < 0 ? 0 : wait_ms);
+        if (key == TUI_KEY_NONE)
+            continue;
+        int r = handle_key(t, key);
+        if (r < 0)
+            break;
+        if (r > 0) {
+            dirty = 1;
+            if (key == '+' || key == '-')
+                next = ps_monotonic_ns() + (int64_t)(t->interval_s * 1e9);
+        }
+    }
+    ps_diag_set_hook(NULL, NULL);
+    tui_screen_close(scr);
+    restore_stderr(&cap, t);
+    return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+    struct opts o;
+    int prc = parse_opts(argc, argv, &o);
+    if (prc)
+        return prc == 1 ? 0 : 2;
+    setlocale(LC_ALL, "");
+    struct sigaction sa = { .sa_handler = on_quit_signal };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    static struct tui_top t;        /* large (histories, frames): static, one per process */
+    memset(&t, 0, sizeof t);
+    setup(&t, &o);
+    int rc = o.snapshot ? run_snapshot(&t, &o) : run_screen(&t, &o);
+    teardown(&t);
+    return rc;
+}

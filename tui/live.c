@@ -1,0 +1,293 @@
+/* The live recording view (see live.h). Each update opens the trace read-only, reads what it needs and closes
+ * it again, so `top` never holds the trace open between refreshes (record's final switch out of WAL mode needs
+ * the only connection). The window's model comes from the analyzer's reader (ps_read_trace_window) and its
+ * numbers from ps_report_build: nothing here computes a step-time figure of its own. */
+#include "live.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+#include "ps_globalid.h"
+#include "ps_time.h"
+
+int tui_recorder_alive(uint32_t pid)
+{
+    char path[64], cmd[256];
+    if (pid == 0 || (kill((pid_t)pid, 0) != 0 && errno != EPERM))
+        return 0;
+    snprintf(path, sizeof path, "/proc/%u/cmdline", pid);
+    long n = tui_read_file(path, cmd, sizeof cmd);
+    if (n <= 0)
+        return 0;
+    /* argv is NUL-separated: argv[1] must be "record" */
+    size_t first = strlen(cmd);
+    return (long)first + 1 < n && strcmp(cmd + first + 1, "record") == 0;
+}
+
+static int by_pid_desc(const void *a, const void *b)
+{
+    const struct tui_session *x = a, *y = b;
+    return x->recorder_pid < y->recorder_pid ? 1 : x->recorder_pid > y->recorder_pid ? -1 : 0;
+}
+
+size_t tui_sessions_find(const char *base, struct tui_session *out, size_t max)
+{
+    DIR *d = opendir(base);
+    size_t n = 0;
+    if (!d)
+        return 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < max) {
+        char *end;
+        unsigned long pid = strtoul(de->d_name, &end, 10);
+        if (*end || end == de->d_name || pid == 0 || pid > UINT32_MAX || !tui_recorder_alive((uint32_t)pid))
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s/trace", base, de->d_name);
+        if (tui_read_file(path, out[n].trace, sizeof out[n].trace) <= 0)
+            continue;
+        out[n].trace[strcspn(out[n].trace, "\n")] = '\0';
+        out[n].recorder_pid = (uint32_t)pid;
+        n++;
+    }
+    closedir(d);
+    qsort(out, n, sizeof *out, by_pid_desc);
+    return n;
+}
+
+void tui_live_watch(struct tui_live *l, const char *trace, uint32_t recorder_pid, int64_t window_ns)
+{
+    memset(l, 0, sizeof *l);
+    snprintf(l->trace, sizeof l->trace, "%s", trace);
+    l->recorder_pid = recorder_pid;
+    l->window_ns = window_ns;
+    l->state = TUI_LIVE_RECORDING;
+    l->gpu_util = NAN;
+    l->last_step_end_ns = INT64_MIN;
+    l->window.from_ns = INT64_MIN;
+}
+
+struct meta {
+    int64_t origin_ns, duration_ns, recorder_pid, child_pid;
+    int complete;                   /* recording_complete: 1, 0, -1 absent */
+};
+
+/* PERFSCOPE_META values top needs, and the open ranges; the connection is the caller's. 0 or -1 (message). */
+static int read_meta(struct tui_live *l, sqlite3 *db, struct meta *m)
+{
+    sqlite3_stmt *st = NULL;
+    *m = (struct meta){ -1, -1, -1, -1, -1 };
+    if (sqlite3_prepare_v2(db, "SELECT name, value FROM PERFSCOPE_META WHERE name IN ('origin_monotonic_ns',"
+                               "'duration_ns', 'recorder_pid', 'child_pid', 'recording_complete', 'command_line')",
+                           -1, &st, NULL) != SQLITE_OK) {
+        snprintf(l->message, sizeof l->message, "%s: not a perfscope trace being recorded (%s)", l->trace,
+                 sqlite3_errmsg(db));
+        return -1;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
+        if (!k || !v)
+            continue;
+        char *end;
+        long long x = strtoll(v, &end, 10);
+        int num = *v && !*end;
+        if (!strcmp(k, "command_line"))
+            snprintf(l->command, sizeof l->command, "%s", v);
+        else if (!strcmp(k, "recording_complete"))
+            m->complete = num ? (int)x : -1;
+        else if (num && !strcmp(k, "origin_monotonic_ns"))
+            m->origin_ns = x;
+        else if (num && !strcmp(k, "duration_ns"))
+            m->duration_ns = x;
+        else if (num && !strcmp(k, "recorder_pid"))
+            m->recorder_pid = x;
+        else if (num && !strcmp(k, "child_pid"))
+            m->child_pid = x;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* The open push/pop ranges per thread, outermost first. */
+static void read_open_ranges(struct tui_live *l, sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    l->nstacks = 0;
+    l->have_open_table = sqlite3_prepare_v2(db, "SELECT o.globalTid, coalesce(o.text, s.value, '(unnamed)')"
+                                                " FROM PERFSCOPE_LIVE_OPEN_RANGES o LEFT JOIN StringIds s"
+                                                " ON s.id = o.textId ORDER BY o.globalTid, o.start",
+                                            -1, &st, NULL) == SQLITE_OK;
+    int64_t gtid_cur = -1;
+    struct tui_live_stack *cur = NULL;
+    while (l->have_open_table && sqlite3_step(st) == SQLITE_ROW) {
+        int64_t gtid = sqlite3_column_int64(st, 0);
+        const char *text = (const char *)sqlite3_column_text(st, 1);
+        if (gtid != gtid_cur) {
+            if (l->nstacks == TUI_LIVE_STACKS)
+                break;
+            cur = &l->stacks[l->nstacks++];
+            cur->pid = ps_global_to_pid(gtid);
+            cur->tid = ps_global_to_tid(gtid);
+            cur->stack[0] = '\0';
+            char path[96];
+            snprintf(path, sizeof path, "/proc/%u/task/%u/comm", cur->pid, cur->tid);
+            if (tui_read_file(path, cur->thread, sizeof cur->thread) <= 0)
+                cur->thread[0] = '\0';
+            cur->thread[strcspn(cur->thread, "\n")] = '\0';
+            gtid_cur = gtid;
+        }
+        size_t len = strlen(cur->stack);
+        snprintf(cur->stack + len, sizeof cur->stack - len, "%s%s", len ? " > " : "", text ? text : "");
+    }
+    sqlite3_finalize(st);
+}
+
+/* The trace's last activity start (NVTX ranges, kernels), for a trace whose end the metadata does not give (its
+ * recorder was killed); -1 when there is none. */
+static int64_t last_start(sqlite3 *db)
+{
+    static const char *const sql[] = { "SELECT max(start) FROM NVTX_EVENTS", "SELECT max(start) FROM CUPTI_ACTIVITY_KIND_KERNEL" };
+    int64_t last = -1;
+    for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db, sql[i], -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+            sqlite3_column_type(st, 0) == SQLITE_INTEGER && sqlite3_column_int64(st, 0) > last)
+            last = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    return last;
+}
+
+/* The recorded program: the first child of the recorder (the trace names it only at the end). */
+static uint32_t recorder_child(uint32_t recorder)
+{
+    char path[96], buf[256], comm[32];
+    snprintf(path, sizeof path, "/proc/%u/task/%u/children", recorder, recorder);
+    if (tui_read_file(path, buf, sizeof buf) <= 0)
+        return 0;
+    /* The recorder's children: CMD and its signal watcher (collector/sigwatch.c), which is not the program. */
+    for (char *p = buf, *end; *p; p = end) {
+        unsigned long pid = strtoul(p, &end, 10);
+        if (end == p)
+            break;
+        snprintf(path, sizeof path, "/proc/%lu/comm", pid);
+        if (tui_read_file(path, comm, sizeof comm) > 0 && strncmp(comm, "perfscope-sigw", 14) == 0)
+            continue;
+        return (uint32_t)pid;
+    }
+    return 0;
+}
+
+/* Run the report over the window [from_ns, ...) of the trace and keep what the view shows. */
+static void analyse_window(struct tui_live *l, int64_t from_ns)
+{
+    struct ps_model *m = NULL;
+    struct ps_report r;
+    struct ps_report_opts o;
+    char err[512];
+    if (from_ns < l->window.from_ns)
+        memset(&l->window, 0, sizeof l->window);   /* an earlier window: the rowid bounds do not hold for it */
+    l->window.from_ns = from_ns;
+    if (ps_read_trace_window(l->trace, &l->window, &m, err, sizeof err) < 0) {
+        l->state = TUI_LIVE_ERROR;
+        snprintf(l->message, sizeof l->message, "%s", err);
+        return;
+    }
+    ps_report_opts_default(&o);
+    o.top_n = TUI_LIVE_KERNELS;
+    if (m->ranges.n + m->gpu.n == 0) {
+        l->have_report = 0;
+        snprintf(l->message, sizeof l->message, "no ranges or GPU activity in the last %.0f s",
+                 (double)l->window_ns / 1e9);
+        ps_model_free(m);
+        return;
+    }
+    if (ps_report_build(&r, m, &o, err, sizeof err) < 0) {
+        l->state = TUI_LIVE_ERROR;
+        snprintf(l->message, sizeof l->message, "%s", err);
+        ps_model_free(m);
+        return;
+    }
+    l->have_report = 1;
+    l->message[0] = '\0';
+    l->nsteps = r.whole_run ? 0 : r.nsteps;
+    l->whole_run = r.whole_run;
+    l->avg_dur_ns = r.avg_dur_ns;
+    memcpy(l->cat_ns, r.avg.cat_ns, sizeof l->cat_ns);
+    l->sync_ns = r.avg.sync_ns;
+    l->bottleneck = r.bottleneck;
+    l->share = r.share;
+    l->gpu_util = r.gpu_util;
+    snprintf(l->fix, sizeof l->fix, "%s", r.nrecs ? r.recs[0] : "");
+    l->nkernels = 0;
+    for (size_t i = 0; i < r.nkernels && l->nkernels < TUI_LIVE_KERNELS; i++) {
+        struct tui_live_kernel *k = &l->kernels[l->nkernels++];
+        snprintf(k->name, sizeof k->name, "%s", ps_model_str(m, r.kernels[i].name));
+        k->count = r.kernels[i].count;
+        k->total_ns = r.kernels[i].total_ns;
+    }
+    for (size_t i = 0; !r.whole_run && i < r.nsteps; i++)
+        if (r.steps[i].end_ns > l->last_step_end_ns) {
+            tui_history_push(&l->step_ms, 1, (double)(r.steps[i].end_ns - r.steps[i].start_ns) / 1e6);
+            l->last_step_end_ns = r.steps[i].end_ns;
+        }
+    ps_report_fini(&r);
+    ps_model_free(m);
+}
+
+void tui_live_update(struct tui_live *l)
+{
+    sqlite3 *db = NULL;
+    struct meta meta;
+    if (!l->trace[0]) {
+        l->state = TUI_LIVE_NONE;
+        return;
+    }
+    if (sqlite3_open_v2(l->trace, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        l->state = TUI_LIVE_ERROR;
+        snprintf(l->message, sizeof l->message, "%s: cannot open: %s", l->trace, db ? sqlite3_errmsg(db) : "?");
+        sqlite3_close(db);
+        return;
+    }
+    sqlite3_busy_timeout(db, 200);
+    int rc = read_meta(l, db, &meta);
+    if (rc == 0)
+        read_open_ranges(l, db);
+    if (rc == 0 && !l->recorder_pid && meta.recorder_pid > 0)
+        l->recorder_pid = (uint32_t)meta.recorder_pid;
+    int running = rc == 0 && meta.complete != 1 && tui_recorder_alive(l->recorder_pid);
+    int64_t end_unknown_last = rc == 0 && !running && meta.duration_ns < 0 && l->now_ns <= 0 ? last_start(db) : -1;
+    sqlite3_close(db);
+    if (rc < 0) {
+        l->state = TUI_LIVE_ERROR;
+        return;
+    }
+    l->state = running ? TUI_LIVE_RECORDING : TUI_LIVE_ENDED;
+    if (running && !l->child_pid)
+        l->child_pid = recorder_child(l->recorder_pid);
+    if (!running && meta.child_pid > 0)
+        l->child_pid = (uint32_t)meta.child_pid;
+    /* The window ends now (a running recording on this host: the shared CLOCK_MONOTONIC) or at the end. */
+    if (running && meta.origin_ns > 0)
+        l->now_ns = ps_monotonic_ns() - meta.origin_ns;
+    else if (meta.duration_ns >= 0)
+        l->now_ns = meta.duration_ns;
+    else if (l->now_ns <= 0)            /* a killed recorder: the window ends at the last activity */
+        l->now_ns = end_unknown_last >= 0 ? end_unknown_last + 1 : INT64_MAX / 2;
+    if (!running)
+        l->nstacks = 0;                 /* nothing is open once the program is gone */
+    if (!running && l->ended_analysed)
+        return;                         /* a finished trace does not change: its last window stays */
+    l->ended_analysed = !running;
+    int64_t from = l->now_ns < INT64_MAX / 2 ? l->now_ns - l->window_ns : INT64_MIN;
+    analyse_window(l, from);
+    if (!running && l->state != TUI_LIVE_ERROR)
+        l->state = TUI_LIVE_ENDED;
+}

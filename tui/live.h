@@ -1,0 +1,90 @@
+/* The live recording view of `perfscope top`: finds recordings in progress (the session directories of
+ * DESIGN §2) and, for the one watched, reads its trace through read-only connections while `record` writes it
+ * (SQLite WAL) and runs the report's own analyses (analyzer/analyses, ps_report_build) over the last N seconds:
+ * step-time breakdown, verdict and its fix, top kernels; plus the NVTX ranges open right now per thread
+ * (PERFSCOPE_LIVE_OPEN_RANGES, refreshed by `record` 4 times a second). ncurses-free. */
+#ifndef PS_TUI_LIVE_H
+#define PS_TUI_LIVE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyses/report.h"
+#include "history.h"
+#include "read/reader.h"
+
+struct tui_session {
+    uint32_t recorder_pid;
+    char trace[PATH_MAX];
+};
+
+/* Live recordings of this user: session directories under `base` (ps_session_base_dir) whose recorder is
+ * running and that name their trace. Fills out[0..max), newest recorder first (highest pid as a tie-break).
+ * Returns how many were found. */
+size_t tui_sessions_find(const char *base, struct tui_session *out, size_t max);
+
+enum tui_live_state {
+    TUI_LIVE_NONE,          /* nothing watched */
+    TUI_LIVE_RECORDING,     /* the recorder is running */
+    TUI_LIVE_ENDED,         /* the recorder finished (or died): the last numbers stay */
+    TUI_LIVE_ERROR,         /* the trace cannot be read (message) */
+};
+
+#define TUI_LIVE_KERNELS 5
+#define TUI_LIVE_STACKS 8
+
+struct tui_live_kernel {
+    char name[160];
+    int64_t count, total_ns;
+};
+
+struct tui_live_stack {
+    uint32_t pid, tid;
+    char thread[16];        /* the thread's OS name (/proc/PID/task/TID/comm), "" when gone */
+    char stack[320];        /* outermost first, " > " between ranges */
+};
+
+struct tui_live {
+    /* set by the caller */
+    char trace[PATH_MAX];
+    uint32_t recorder_pid;          /* 0: unknown (then PERFSCOPE_META recorder_pid) */
+    int64_t window_ns;
+    /* results */
+    enum tui_live_state state;
+    char message[PATH_MAX + 512];   /* why ERROR, or a note ("no step ranges yet") */
+    char command[256];              /* the recorded command line, when the trace says */
+    uint32_t child_pid;             /* the recorded program (root of the process tree); 0 unknown */
+    int64_t now_ns;                 /* trace time of the window's end */
+    int have_report;                /* the fields below hold the last window's analysis */
+    size_t nsteps;                  /* steps in the window (0: whole_run) */
+    int whole_run;                  /* no step ranges: the window is one breakdown */
+    int64_t avg_dur_ns;
+    int64_t cat_ns[PS_CAT_N];       /* the average step's breakdown (sums to avg_dur_ns) */
+    int64_t sync_ns;
+    enum ps_bottleneck bottleneck;
+    double share;
+    double gpu_util;                /* NAN: no GPU rows */
+    char fix[PS_REC_LEN];           /* the report's first recommendation */
+    struct tui_live_kernel kernels[TUI_LIVE_KERNELS];
+    size_t nkernels;
+    struct tui_live_stack stacks[TUI_LIVE_STACKS];
+    size_t nstacks;
+    int have_open_table;            /* the trace has PERFSCOPE_LIVE_OPEN_RANGES */
+    struct tui_history step_ms;     /* each step's duration as it completes, ms */
+    int64_t last_step_end_ns;
+    int ended_analysed;             /* the finished trace's last window is analysed (not read again) */
+    struct ps_read_window window;   /* where the next read of each table starts (rowids) */
+};
+
+/* Start watching `trace` (recorder_pid 0: unknown). Resets l. */
+void tui_live_watch(struct tui_live *l, const char *trace, uint32_t recorder_pid, int64_t window_ns);
+
+/* Read the trace again and recompute everything. Never fails hard: a trace that cannot be read yet (being
+ * created) or any more sets state ERROR with a message and keeps the last numbers. */
+void tui_live_update(struct tui_live *l);
+
+/* 1 when process `pid` runs `perfscope record` (pid reuse of a dead recorder's pid is not a recorder). */
+int tui_recorder_alive(uint32_t pid);
+
+#endif

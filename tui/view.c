@@ -1,0 +1,337 @@
+/* The screen's lines (see view.h). Layout rules: the title and the key line always show; GPUs and the host get
+ * their summaries first; the selected panel takes the rows left. Unknown values print N/A. */
+#include "view.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+
+/* Sparklines in UTF-8 blocks, or ASCII when the terminal has no UTF-8 (tui_top.ascii). */
+#define SPARK(t, h, cols, max, buf) ((t)->ascii ? tui_sparkline_ascii : tui_sparkline)(h, cols, max, buf, sizeof buf)
+
+const char *const tui_panel_name[TUI_PANEL_N] = { "Recording", "Processes", "GPU processes" };
+
+/* Lines are added while room is left; `reserve` rows stay free for the key line. */
+struct builder {
+    struct tui_frame *f;
+    int limit;                      /* the last row usable before the key line */
+};
+
+static int room(const struct builder *b)
+{
+    return b->limit - b->f->n;
+}
+
+static void add(struct builder *b, int style, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add(struct builder *b, int style, const char *fmt, ...)
+{
+    if (room(b) <= 0)
+        return;
+    char raw[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    struct tui_line *l = &b->f->line[b->f->n++];
+    l->style = style;
+    tui_fit(l->text, sizeof l->text, raw, (size_t)b->f->cols, 0);
+}
+
+/* Text wrapped at spaces into at most max_lines lines of cols columns, each prefixed by `indent` spaces
+ * (the first by `first`). */
+static void add_wrapped(struct builder *b, int style, const char *first, const char *text, int max_lines)
+{
+    size_t cols = (size_t)b->f->cols, lead = strlen(first);
+    const char *p = text;
+    for (int i = 0; i < max_lines && *p && room(b) > 0; i++) {
+        size_t width = cols > lead + 10 ? cols - lead : 10, take = strlen(p);
+        if (take > width) {
+            take = width;
+            while (take > width / 2 && p[take] != ' ')
+                take--;
+        }
+        add(b, style, "%*s%.*s", (int)lead, i == 0 ? first : "", (int)take, p);
+        p += take;
+        while (*p == ' ')
+            p++;
+    }
+}
+
+static const char *na_u(char *buf, size_t len, int valid, unsigned v, const char *unit)
+{
+    if (valid)
+        snprintf(buf, len, "%u%s", v, unit);
+    else
+        snprintf(buf, len, TUI_NA);
+    return buf;
+}
+
+static void gpu_lines(struct builder *b, const struct tui_top *t, size_t spark_cols)
+{
+    if (t->nvml_status != PS_NVML_OK) {
+        add(b, TUI_S_WARN, "GPU: %s", t->nvml_why);
+        return;
+    }
+    if (t->ngpu == 0) {
+        add(b, TUI_S_WARN, "GPU: NVML sees no GPU");
+        return;
+    }
+    for (unsigned i = 0; i < t->ngpu && room(b) > 0; i++) {
+        const struct tui_gpu *g = &t->gpu[i];
+        const struct ps_gpu_sample *s = &g->s;
+        char sm[16], mem[16], used[16], total[16], temp[16], pw[16], lim[16], clk[16], mclk[16], rx[24], tx[24],
+            thr[128];
+        if (!g->ok) {
+            add(b, TUI_S_BAD, "GPU%u %s: not answering (lost?)", i, s->name[0] ? s->name : "");
+            continue;
+        }
+        int vm = (s->valid & PS_GPU_MEM) != 0;
+        add(b, TUI_S_NORMAL, "GPU%u %-16.16s SM %4s  mem %4s  %s / %s  %s  %s / %s W%s", i,
+            s->name[0] ? s->name : TUI_NA, tui_fmt_pct(sm, sizeof sm, s->valid & PS_GPU_UTIL_SM, s->util_sm_pct),
+            tui_fmt_pct(mem, sizeof mem, s->valid & PS_GPU_UTIL_MEM, s->util_mem_pct),
+            tui_fmt_bytes(used, sizeof used, vm ? (double)s->mem_used_bytes : -1),
+            tui_fmt_bytes(total, sizeof total, vm ? (double)s->mem_total_bytes : -1),
+            na_u(temp, sizeof temp, s->valid & PS_GPU_TEMP, s->temp_c, "C"),
+            na_u(pw, sizeof pw, s->valid & PS_GPU_POWER, s->power_mw / 1000, ""),
+            na_u(lim, sizeof lim, s->valid & PS_GPU_POWER_LIMIT, s->power_limit_mw / 1000, ""),
+            (s->valid & PS_GPU_MIG) && s->mig_enabled ? "  MIG" : "");
+        add(b, TUI_S_NORMAL, "     clocks SM %s mem %s MHz  PCIe rx %s tx %s  throttle %s",
+            na_u(clk, sizeof clk, s->valid & PS_GPU_CLOCK_SM, s->clock_sm_mhz, ""),
+            na_u(mclk, sizeof mclk, s->valid & PS_GPU_CLOCK_MEM, s->clock_mem_mhz, ""),
+            tui_fmt_rate(rx, sizeof rx, s->valid & PS_GPU_PCIE_RX ? s->pcie_rx_kbps * 1024.0 : -1),
+            tui_fmt_rate(tx, sizeof tx, s->valid & PS_GPU_PCIE_TX ? s->pcie_tx_kbps * 1024.0 : -1),
+            s->valid & PS_GPU_THROTTLE ? ps_nvml_throttle_text(s->throttle, thr, sizeof thr) : TUI_NA);
+        char su[TUI_LINE_BYTES], sme[TUI_LINE_BYTES], sp[TUI_LINE_BYTES];
+        add(b, TUI_S_DIM, "     util %s  mem %s  power %s", SPARK(t, &g->util, spark_cols, 100, su),
+            SPARK(t, &g->mem_pct, spark_cols, 100, sme),
+            SPARK(t, &g->power_w, spark_cols, s->valid & PS_GPU_POWER_LIMIT ? s->power_limit_mw / 1000.0 : 0, sp));
+    }
+}
+
+static void host_lines(struct builder *b, const struct tui_top *t, size_t spark_cols)
+{
+    const struct tui_host *h = &t->host;
+    char pct[16], used[16], total[16], sw[16], swt[16], spark[TUI_LINE_BYTES], load[48];
+    if (h->load_valid)
+        snprintf(load, sizeof load, "%.2f %.2f %.2f", h->load[0], h->load[1], h->load[2]);
+    else
+        snprintf(load, sizeof load, TUI_NA);
+    int mv = h->mem_total >= 0 && h->mem_available >= 0, sv = h->swap_total >= 0 && h->swap_free >= 0;
+    add(b, TUI_S_NORMAL, "CPU %4s %s  load %s  mem %s / %s  swap %s / %s",
+        tui_fmt_pct(pct, sizeof pct, h->cpu_valid, h->total_pct), SPARK(t, &t->host_cpu, spark_cols, 100, spark),
+        load, tui_fmt_bytes(used, sizeof used, mv ? (double)(h->mem_total - h->mem_available) : -1),
+        tui_fmt_bytes(total, sizeof total, mv ? (double)h->mem_total : -1),
+        tui_fmt_bytes(sw, sizeof sw, sv ? (double)(h->swap_total - h->swap_free) : -1),
+        tui_fmt_bytes(swt, sizeof swt, sv ? (double)h->swap_total : -1));
+    /* per core: "  3[||||      42%]" cells of 18 columns, at most 4 rows (more cores: the busiest rows) */
+    int cell = 18, per_row = b->f->cols / cell > 0 ? b->f->cols / cell : 1;
+    int rows = (h->ncpu + per_row - 1) / per_row;
+    if (rows > 4)
+        rows = 4;
+    for (int r = 0; r < rows && room(b) > 0; r++) {
+        char line[TUI_LINE_BYTES] = "";
+        size_t off = 0;
+        for (int c = 0; c < per_row; c++) {
+            int i = r * per_row + c;
+            if (i >= h->ncpu || (r == rows - 1 && c == per_row - 1 && i + 1 < h->ncpu && rows == 4)) {
+                if (i < h->ncpu)
+                    off += (size_t)snprintf(line + off, sizeof line - off, " +%d more cores", h->ncpu - i);
+                break;
+            }
+            char bar[32], p[8];
+            tui_bar(bar, sizeof bar, h->cpu_valid ? h->cpu_pct[i] / 100 : 0, 8);
+            off += (size_t)snprintf(line + off, sizeof line - off, "%4d%s%4s ", i, bar,
+                                    tui_fmt_pct(p, sizeof p, h->cpu_valid, h->cpu_valid ? h->cpu_pct[i] : 0));
+            if (off >= sizeof line)
+                break;
+        }
+        add(b, TUI_S_NORMAL, "%s", line);
+    }
+}
+
+static int verdict_style(enum ps_bottleneck bn)
+{
+    return bn == PS_BN_KERNEL ? TUI_S_GOOD : bn == PS_BN_UNKNOWN ? TUI_S_NORMAL : TUI_S_BAD;
+}
+
+static void recording_panel(struct builder *b, const struct tui_top *t, size_t spark_cols)
+{
+    const struct tui_live *l = &t->live;
+    if (t->nsessions > 1)
+        for (size_t i = 0; i < t->nsessions && room(b) > 0; i++)
+            add(b, t->watching && t->sessions[i].recorder_pid == l->recorder_pid ? TUI_S_HEADER : TUI_S_NORMAL,
+                "%zu) recorder %u  %s", i + 1, t->sessions[i].recorder_pid, t->sessions[i].trace);
+    if (!t->watching) {
+        add(b, TUI_S_DIM, "No live recording: start one with `perfscope record -o run.sqlite -- CMD`, or watch a "
+                          "trace with --trace FILE");
+        return;
+    }
+    const char *state = l->state == TUI_LIVE_RECORDING ? "recording" : l->state == TUI_LIVE_ENDED ?
+                        "recording ended" : l->state == TUI_LIVE_ERROR ? "cannot read" : "";
+    add(b, l->state == TUI_LIVE_RECORDING ? TUI_S_GOOD : TUI_S_WARN, "%s (%s)%s%s", l->trace, state,
+        l->command[0] ? ": " : "", l->command);
+    if (l->state == TUI_LIVE_ERROR || (l->message[0] && !l->have_report))
+        add(b, TUI_S_WARN, "%s", l->message);
+    if (l->have_report) {
+        char avg[24], util[16];
+        if (l->whole_run)
+            add(b, TUI_S_NORMAL, "Last %.0f s: no step ranges; the window as one step (%s)  GPU util %s",
+                (double)l->window_ns / 1e9, tui_fmt_ns(avg, sizeof avg, l->avg_dur_ns),
+                tui_fmt_pct(util, sizeof util, !isnan(l->gpu_util), l->gpu_util * 100));
+        else
+            add(b, TUI_S_NORMAL, "Last %.0f s: %zu steps, average step %s  GPU util %s",
+                (double)l->window_ns / 1e9, l->nsteps, tui_fmt_ns(avg, sizeof avg, l->avg_dur_ns),
+                tui_fmt_pct(util, sizeof util, !isnan(l->gpu_util), l->gpu_util * 100));
+        add(b, verdict_style(l->bottleneck), "Verdict: %s (%.0f%% of the step)", ps_bottleneck_name[l->bottleneck],
+            l->share * 100);
+        if (l->fix[0])
+            add_wrapped(b, TUI_S_NORMAL, "Fix: ", l->fix, 2);
+        int64_t g[PS_BN_UNKNOWN];
+        ps_verdict_groups(l->cat_ns, l->sync_ns, g);
+        char line[512];
+        size_t off = 0;
+        for (int i = 0; i < PS_BN_UNKNOWN; i++)
+            off += (size_t)snprintf(line + off, sizeof line - off, "%s %.0f%%  ", ps_bottleneck_name[i],
+                                    l->avg_dur_ns > 0 ? 100.0 * (double)g[i] / (double)l->avg_dur_ns : 0);
+        add(b, TUI_S_NORMAL, "Breakdown: %s", line);
+        char spark[TUI_LINE_BYTES];
+        if (l->step_ms.n)
+            add(b, TUI_S_DIM, "Step time %s (last %zu steps)", SPARK(t, &l->step_ms, spark_cols, 0, spark),
+                l->step_ms.n);
+        if (l->nkernels && room(b) > 2) {
+            add(b, TUI_S_HEADER, "Top kernels (last %.0f s)", (double)l->window_ns / 1e9);
+            for (size_t i = 0; i < l->nkernels && room(b) > 1; i++) {
+                char tot[24];
+                add(b, TUI_S_NORMAL, "  %10s %7lldx  %s", tui_fmt_ns(tot, sizeof tot, l->kernels[i].total_ns),
+                    (long long)l->kernels[i].count, l->kernels[i].name);
+            }
+        }
+    }
+    if (l->state == TUI_LIVE_RECORDING) {
+        if (!l->have_open_table)
+            add(b, TUI_S_DIM, "NVTX ranges open now: not in this trace (recorded by an older perfscope)");
+        else if (!l->nstacks)
+            add(b, TUI_S_DIM, "NVTX ranges open now: none");
+        else {
+            add(b, TUI_S_HEADER, "NVTX ranges open now");
+            for (size_t i = 0; i < l->nstacks; i++)
+                add(b, TUI_S_NORMAL, "  %u/%u%s%s%s: %s", l->stacks[i].pid, l->stacks[i].tid,
+                    l->stacks[i].thread[0] ? " (" : "", l->stacks[i].thread, l->stacks[i].thread[0] ? ")" : "",
+                    l->stacks[i].stack);
+        }
+    }
+}
+
+static const char *thread_states(char *buf, size_t len, const struct tui_proc *p)
+{
+    /* running / sleeping / blocked on I/O (enum ps_thread_state 0, 1, 2) */
+    snprintf(buf, len, "%d/%d/%d", p->states[0], p->states[1], p->states[2]);
+    return buf;
+}
+
+static void processes_panel(struct builder *b, const struct tui_top *t)
+{
+    if (!t->procs) {
+        add(b, TUI_S_DIM, "No recorded process tree (it shows while `perfscope record` runs a program).");
+        return;
+    }
+    add(b, TUI_S_HEADER, "    PID   CPU%%       RSS    Read/s   Write/s  Threads R/S/D  Name  (sort: %s)",
+        tui_sort_name[t->sort]);
+    for (size_t i = 0; i < t->nproc_rows && room(b) > 0; i++) {
+        const struct tui_proc *p = &t->proc_rows[i];
+        char cpu[16], rss[16], rd[24], wr[24], st[24], name[96];
+        if (p->cpu_pct >= 0)
+            snprintf(cpu, sizeof cpu, "%.0f", p->cpu_pct);
+        else
+            snprintf(cpu, sizeof cpu, TUI_NA);
+        snprintf(name, sizeof name, "%*s%s%s%s", p->depth * 2, "", p->depth ? (t->ascii ? "`- " : "└ ") : "", p->comm,
+                 p->children ? (p->depth ? " (workers below)" : " (trainer; workers below)") : "");
+        add(b, TUI_S_NORMAL, "%7u %6s %9s %9s %9s %4lld %8s  %s", p->pid, cpu,
+            tui_fmt_bytes(rss, sizeof rss, (double)p->rss_bytes), tui_fmt_rate(rd, sizeof rd, p->read_bps),
+            tui_fmt_rate(wr, sizeof wr, p->write_bps), (long long)p->threads, thread_states(st, sizeof st, p), name);
+    }
+}
+
+static void gpu_procs_panel(struct builder *b, const struct tui_top *t)
+{
+    int any = 0;
+    add(b, TUI_S_HEADER, "GPU      PID  GPU memory");
+    for (unsigned i = 0; i < t->ngpu; i++) {
+        const struct ps_gpu_sample *s = &t->gpu[i].s;
+        if (!(s->valid & PS_GPU_PROCS)) {
+            add(b, TUI_S_DIM, "GPU%u  process list N/A", i);
+            continue;
+        }
+        for (size_t k = 0; k < s->nprocs && room(b) > 0; k++, any = 1) {
+            char mem[16];
+            add(b, TUI_S_NORMAL, "GPU%-3u %7u  %s", i, s->procs[k].pid,
+                tui_fmt_bytes(mem, sizeof mem, (double)s->procs[k].used_bytes));
+        }
+    }
+    if (!any && t->ngpu)
+        add(b, TUI_S_DIM, "no compute processes on the GPUs");
+    if (t->nvml_status != PS_NVML_OK)
+        add(b, TUI_S_DIM, "no GPU processes: %s", t->nvml_why);
+}
+
+static void help_panel(struct builder *b)
+{
+    static const char *const lines[] = {
+        "Keys:",
+        "  q        quit (also Ctrl-C)",
+        "  p        pause / resume sampling",
+        "  Tab      next panel: Recording, Processes, GPU processes",
+        "  s        sort the process tree: cpu, rss, pid",
+        "  + / -    refresh interval longer / shorter (0.25 s .. 10 s)",
+        "  1..9     watch that live recording (when several run)",
+        "  h        this help (any key closes it)",
+        "N/A: the value is not available (unsupported by the device, MIG, or not sampled yet).",
+        "Verdict and breakdown: the same analyses as `perfscope report`, over the last --window seconds.",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        add(b, i ? TUI_S_NORMAL : TUI_S_HEADER, "%s", lines[i]);
+}
+
+void tui_view_build(const struct tui_top *t, int cols, int rows, struct tui_frame *f)
+{
+    if (cols > 300)
+        cols = 300;
+    if (rows > TUI_FRAME_MAX)
+        rows = TUI_FRAME_MAX;
+    f->cols = cols > 1 ? cols : 1;
+    f->rows = rows > 1 ? rows : 1;
+    f->n = 0;
+    struct builder b = { f, f->rows - 1 };
+    size_t spark = cols >= 160 ? 40 : cols >= 100 ? 20 : 12;
+    add(&b, TUI_S_TITLE, "perfscope top  %s  every %.2g s%s", t->hostname, t->interval_s,
+        t->paused ? "  [paused]" : "");
+    gpu_lines(&b, t, spark);
+    host_lines(&b, t, spark);
+    char tabs[160];
+    size_t off = 0;
+    for (int i = 0; i < TUI_PANEL_N; i++)
+        off += (size_t)snprintf(tabs + off, sizeof tabs - off, i == (int)t->panel ? "[%s]  " : " %s   ",
+                                tui_panel_name[i]);
+    add(&b, TUI_S_HEADER, "%s(Tab)", tabs);
+    if (t->help)
+        help_panel(&b);
+    else if (t->panel == TUI_PANEL_RECORDING)
+        recording_panel(&b, t, spark);
+    else if (t->panel == TUI_PANEL_PROCESSES)
+        processes_panel(&b, t);
+    else
+        gpu_procs_panel(&b, t);
+    /* the last row: a diagnostic when there is one, else the keys */
+    b.limit = f->rows;
+    while (f->n < f->rows - 1) {
+        f->line[f->n].style = TUI_S_NORMAL;
+        f->line[f->n++].text[0] = '\0';
+    }
+    if (t->status[0])
+        add(&b, TUI_S_WARN, "%s", t->status);
+    else
+        add(&b, TUI_S_DIM, "q quit  p pause  Tab panel  s sort (%s)  +/- interval  h help", tui_sort_name[t->sort]);
+}
