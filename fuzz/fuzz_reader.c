@@ -1,5 +1,7 @@
-/* libFuzzer targets for the trace readers: the input bytes become a file (an anonymous memfd, opened
- * through /proc/self/fd) and go through ps_read_trace, the same path `perfscope report` takes.
+/* libFuzzer targets for the trace readers: the input bytes become a file and go through ps_read_trace, the same
+ * path `perfscope report` takes. The file is a real one (one per process, under $TMPDIR, rewritten for each
+ * input): SQLite resolves /proc/self/fd links to their target, which for an anonymous memfd cannot be opened, so
+ * a memfd left the SQLite reader untested.
  * Built twice: fuzz_kineto (PS_FUZZ_SQLITE=0: inputs that are not SQLite; seeds are slices of Kineto
  * JSON, plain and gzip) and fuzz_sqlite (PS_FUZZ_SQLITE=1: the first 16 bytes are always the SQLite
  * magic, so every mutation reaches the SQLite reader; seeds are tiny traces).
@@ -7,13 +9,21 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "read/reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char path[256];
+
+static void remove_input(void)
+{
+    unlink(path);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -22,7 +32,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     if (!PS_FUZZ_SQLITE && size >= 16 && memcmp(data, magic, 16) == 0)
         return 0;                          /* the SQLite target's input */
-    int fd = memfd_create("ps-fuzz", MFD_CLOEXEC);
+    if (!path[0]) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(path, sizeof path, "%s/ps-fuzz-%d.trace", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+        atexit(remove_input);
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         return 0;
     size_t off = 0;
@@ -37,10 +52,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         off += (size_t)n;
     }
-    char path[64], err[512] = "";
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    close(fd);
+    char err[512] = "";
     struct ps_model *m = NULL;
-    if (ps_read_trace(path, &m, err, sizeof err) == 0) {
+    int read_rc = ps_read_trace(path, &m, err, sizeof err);
+    if (read_rc < 0 && getenv("PS_FUZZ_VERBOSE"))     /* why an input was refused, when tuning seeds */
+        fprintf(stderr, "refused: %s\n", err);
+    if (read_rc == 0) {
         /* touch what analyses touch: every index must be in range */
         for (size_t i = 0; i < m->gpu.n; i++) {
             struct ps_gpu_op op = ps_model_gpu(m, i);
@@ -57,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (err[0] == '\0') {
         __builtin_trap();                  /* a failure must always say why */
     }
+    return 0;
 out:
     close(fd);
     return 0;
