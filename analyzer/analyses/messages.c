@@ -204,8 +204,8 @@ static int notes(struct ps_report *r)
         } else {
             rc |= add(r, PS_MSG_NOTE, "nothing_to_break_down",
                       "Nothing to break down: no NVTX ranges and no GPU activity were recorded. The program did not "
-                      "use NVTX (e.g. PyTorch: torch.cuda.nvtx.range_push/range_pop or "
-                      "torch.autograd.profiler.emit_nvtx) and no CUDA work was captured%s.",
+                      "use NVTX, did not import torch under perfscope's Python hook (which finds a PyTorch program's "
+                      "steps and DataLoader fetches by itself: README \"PyTorch\") and no CUDA work was captured%s.",
                       cuda ? " (see the CUDA/CUPTI state)" : "");
             if (r->nrecs < PS_MAX_RECS)
                 snprintf(r->recs[r->nrecs++], PS_REC_LEN, "Mark each training step with an NVTX range named "

@@ -447,6 +447,73 @@ static void gpu_util(struct ps_jw *w, const struct ps_report *r)
     ps_jw_array_close(w);
 }
 
+/* What perfscope's Python hook saw (docs/report.md "pytorch"); null without it. Counts -1: null (unknown). */
+static void pytorch(struct ps_jw *w, const struct ps_report *r)
+{
+    const struct ps_pytorch *py = r->py;
+    ps_jw_key(w, "pytorch");
+    if (!py) {
+        ps_jw_null(w);
+        return;
+    }
+    ps_jw_map_open(w);
+    ps_jw_kstr(w, "hook", py->mode);
+    ps_jw_kstr(w, "torch_version", py->torch_version);
+    ps_jw_kint_or_null(w, "cores", py->cores);
+    ps_jw_key(w, "loaders");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < py->nloaders; i++) {
+        const struct ps_py_loader *l = &py->loaders[i];
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "loader", l->number);
+        ps_jw_kstr(w, "iterator", l->iterator);
+        ps_jw_kint(w, "iterators", l->iterators);
+        ps_jw_kint_or_null(w, "num_workers", l->num_workers);
+        l->pin_memory < 0 ? ps_jw_knull(w, "pin_memory") : ps_jw_kbool(w, "pin_memory", l->pin_memory);
+        l->persistent_workers < 0 ? ps_jw_knull(w, "persistent_workers")
+                                  : ps_jw_kbool(w, "persistent_workers", l->persistent_workers);
+        ps_jw_kint_or_null(w, "prefetch_factor", l->prefetch_factor);
+        ps_jw_kint_or_null(w, "batch_size", l->batch_size);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+    ps_jw_key(w, "workers");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < py->nworkers; i++) {
+        const struct ps_py_worker *k = &py->workers[i];
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "pid", k->pid);
+        ps_jw_kint_or_null(w, "loader", k->loader);
+        ps_jw_kint_or_null(w, "id", k->id);
+        ps_jw_kint(w, "fetches", k->fetches);
+        ps_jw_kint(w, "fetch_ns", k->fetch_ns);
+        ps_jw_kint(w, "busy_while_waiting_ns", k->busy_wait_ns);
+        ps_jw_kdouble(w, "busy_while_waiting", py->wait_ns > 0 ? (double)k->busy_wait_ns / (double)py->wait_ns : NAN);
+        ps_jw_kint_or_null(w, "cpu_ns", k->cpu_ns);
+        ps_jw_kdouble(w, "cpu_utilization", k->cpu_ns >= 0 && k->life_ns > 0 ? (double)k->cpu_ns / (double)k->life_ns
+                                                                             : NAN);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+    ps_jw_kint(w, "data_wait_ns", py->wait_ns);
+    ps_jw_kint(w, "first_fetch_wait_ns", py->first_fetch_wait_ns);
+    ps_jw_kdouble(w, "workers_busy_while_waiting", py->workers_busy);
+    py->more_workers < 0 ? ps_jw_knull(w, "more_workers_help") : ps_jw_kbool(w, "more_workers_help", py->more_workers);
+    ps_jw_kint_or_null(w, "suggested_num_workers", py->suggest_workers > 0 ? py->suggest_workers : -1);
+    ps_jw_key(w, "copies_to_device");
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "count", py->copies);
+    ps_jw_kint(w, "from_pageable", py->copies_pageable);
+    ps_jw_kint(w, "blocking", py->copies_blocking);
+    ps_jw_map_close(w);
+    ps_jw_key(w, "advice");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < py->nadvice; i++)
+        ps_jw_str(w, py->advice[i]);
+    ps_jw_array_close(w);
+    ps_jw_map_close(w);
+}
+
 /* Alerts and warnings (the trace is incomplete, numbers may be low) with their codes; notes as sentences. */
 static void messages(struct ps_jw *w, const struct ps_report *r)
 {
@@ -489,6 +556,7 @@ int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FI
     gpu_util(w, r);
     summaries(w, r);
     ranks(w, r);
+    pytorch(w, r);
     messages(w, r);
     ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);
     ps_jw_map_close(w);
