@@ -29,8 +29,9 @@ int ps_opt_bad_value(const char *cmd, const char *opt, const char *want, const c
     return 2;
 }
 
-int ps_opt_check_long_names(const char *cmd, int argc, char **argv, const struct option *longopts,
-                            const char *short_with_value)
+/* The check of ps_opt_check_long_names; `until_operand`: stop at the first word that is not an option. */
+static int check_long_names(const char *cmd, int argc, char **argv, const struct option *longopts,
+                            const char *short_with_value, int until_operand)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -39,6 +40,8 @@ int ps_opt_check_long_names(const char *cmd, int argc, char **argv, const struct
         if (strncmp(a, "--", 2) != 0) {
             if (a[0] == '-' && a[1] && !a[2] && strchr(short_with_value, a[1]))
                 i++;                 /* its value may look like an option */
+            else if (until_operand && (a[0] != '-' || !a[1]))
+                return 0;            /* the command to run starts here: its options are its own */
             continue;
         }
         const char *eq = strchr(a + 2, '=');
@@ -66,4 +69,16 @@ int ps_opt_check_long_names(const char *cmd, int argc, char **argv, const struct
             i++;                     /* the next word is its value */
     }
     return 0;
+}
+
+int ps_opt_check_long_names(const char *cmd, int argc, char **argv, const struct option *longopts,
+                            const char *short_with_value)
+{
+    return check_long_names(cmd, argc, argv, longopts, short_with_value, 0);
+}
+
+int ps_opt_check_long_names_before_command(const char *cmd, int argc, char **argv, const struct option *longopts,
+                                           const char *short_with_value)
+{
+    return check_long_names(cmd, argc, argv, longopts, short_with_value, 1);
 }

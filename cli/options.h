@@ -12,6 +12,11 @@
 int ps_opt_check_long_names(const char *cmd, int argc, char **argv, const struct option *longopts,
                             const char *short_with_value);
 
+/* The same for a command that runs another (`record [OPTIONS] [--] CMD ARGS`): only the words before CMD (the
+ * first word that is not an option or an option's value) or before "--" are checked; CMD's own options are its. */
+int ps_opt_check_long_names_before_command(const char *cmd, int argc, char **argv, const struct option *longopts,
+                                           const char *short_with_value);
+
 /* Parse a finite decimal number with nothing after it (NaN, infinities and hexadecimal are refused: every
  * comparison with a NaN threshold is false). Returns 0, -ERANGE when the value is too small or too large for a
  * double (strtod's underflow / overflow, e.g. 1e-400), or -EINVAL. */

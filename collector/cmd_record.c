@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../cli/commands.h"
+#include "../cli/options.h"
 #include "collect.h"
 #include "ps_env.h"
 #include "ps_nvml.h"
@@ -132,6 +133,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { NULL, 0, NULL, 0 },
     };
     *o = (struct opts){ .output = DEFAULT_OUTPUT, .sample_hz = 20 };
+    if (ps_opt_check_long_names_before_command("record", argc, argv, longopts, "o"))
+        return 2;
     optind = 1;
     opterr = 0;
     int c;

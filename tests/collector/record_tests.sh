@@ -263,6 +263,12 @@ record_option_errors_are_one_line_usage_errors)
         expect "lines for '$bad'" "$(wc -l <"$dir/err")" 1
         grep -q "see 'perfscope record --help'" "$dir/err" || fail "'$bad': message: $(cat "$dir/err")"
     done
+    # long options are never abbreviated (issue 10); the command's own options after it are its own
+    record --samp 5 -- "$prog" exit 0
+    expect "status for --samp" "$rc" 2
+    grep -q "did you mean --sample-hz" "$dir/err" || fail "'--samp': message: $(cat "$dir/err")"
+    record -o "$dir/own-options.sqlite" sh -c 'exit 0' --not-an-option-of-record
+    expect "status for a command with its own long option" "$rc" 0
     record --sample-hz " 5" -- "$prog" exit 0
     expect "status for ' 5'" "$rc" 2
     [ ! -e ./-- ] || fail "a file named -- was written"
