@@ -172,7 +172,7 @@ int cmd_export(int argc, char **argv)
     int rc = ps_export_perfetto(m, out, &n);
     if (fclose(out) != 0 || rc < 0) {
         ps_text_escape(output, shown, sizeof shown, NULL);
-        fprintf(stderr, "perfscope export: writing %s failed\n", shown);
+        fprintf(stderr, "perfscope export: writing %s failed%s\n", shown, rc == -ENOMEM ? ": out of memory" : "");
         unlink(tmp);
         goto done;
     }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ps_schema.h"
@@ -260,6 +261,57 @@ static void write_gpu_op(struct exp *e, size_t i)
     e->n.flows++;
 }
 
+/* The previous sample of a process (for CPU use between samples): few processes, a linear scan. */
+struct last_sample {
+    uint32_t pid;
+    int64_t time_ns, cpu_ns;
+};
+
+/* Host samples as two counters on the process's track: "CPU (%)" = CPU time used since the process's previous
+ * sample / the time between them, in % of one core (from its second sample on), and "RSS (bytes)". Returns 0 or
+ * -ENOMEM. */
+static int write_host_counters(struct exp *e)
+{
+    const struct ps_model *m = e->m;
+    struct last_sample *last = NULL;
+    size_t nlast = 0, cap = 0;
+    for (size_t i = 0; i < m->host_samples.n; i++) {
+        const struct ps_host_sample *h = &m->host_samples.v[i];
+        size_t j = 0;
+        while (j < nlast && last[j].pid != h->pid)
+            j++;
+        if (j == nlast) {
+            if (nlast == cap) {
+                size_t ncap = cap ? cap * 2 : 16;
+                struct last_sample *v = realloc(last, ncap * sizeof *v);
+                if (!v) {
+                    free(last);
+                    return -ENOMEM;
+                }
+                last = v, cap = ncap;
+            }
+            last[nlast++] = (struct last_sample){ h->pid, h->time_ns, -1 };
+        } else if (h->time_ns > last[j].time_ns && last[j].cpu_ns >= 0 && h->cpu_ns >= last[j].cpu_ns) {
+            begin_event(e, 'C', "host_sample", "CPU (%)", h->pid, 0);
+            fputs(",\"ts\":", e->out);
+            put_ts(e, h->time_ns);
+            fprintf(e->out, ",\"args\":{\"cpu %%\":%.6g}}",
+                    100.0 * (double)(h->cpu_ns - last[j].cpu_ns) / (double)(h->time_ns - last[j].time_ns));
+            e->n.counters++;
+        }
+        last[j].time_ns = h->time_ns, last[j].cpu_ns = h->cpu_ns;
+        if (h->rss_bytes >= 0) {
+            begin_event(e, 'C', "host_sample", "RSS (bytes)", h->pid, 0);
+            fputs(",\"ts\":", e->out);
+            put_ts(e, h->time_ns);
+            fprintf(e->out, ",\"args\":{\"rss bytes\":%" PRId64 "}}", h->rss_bytes);
+            e->n.counters++;
+        }
+    }
+    free(last);
+    return 0;
+}
+
 static void write_counters(struct exp *e)
 {
     const struct ps_model *m = e->m;
@@ -287,6 +339,9 @@ static int64_t earliest(const struct ps_model *m)
     for (size_t i = 0; i < m->nvml_util.n; i++)
         if (m->nvml_util.v[i].time_ns < t)
             t = m->nvml_util.v[i].time_ns;
+    for (size_t i = 0; i < m->host_samples.n; i++)
+        if (m->host_samples.v[i].time_ns < t)
+            t = m->host_samples.v[i].time_ns;
     return t == INT64_MAX ? 0 : t;
 }
 
@@ -340,8 +395,9 @@ int ps_export_perfetto(const struct ps_model *m, FILE *out, struct ps_export_cou
     for (size_t i = 0; i < m->gpu.n; i++)
         write_gpu_op(&e, i);
     write_counters(&e);
+    int rc = write_host_counters(&e);
     fputs("\n]}\n", out);
     if (counts)
         *counts = e.n;
-    return ferror(out) ? -EIO : 0;
+    return rc < 0 ? rc : ferror(out) ? -EIO : 0;
 }

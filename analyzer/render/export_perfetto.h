@@ -20,8 +20,8 @@ struct ps_export_counts {
 /* Write the finished model `m` to `out` as one JSON object {"traceEvents": [...], ...}, event by event as the model
  * is walked: memory use beyond the model is constant. Times: "ts"/"dur" in microseconds with three decimals
  * (exact ns) relative to "baseTimeNanoseconds" (the trace's earliest time). Text that is not UTF-8 is written with
- * U+FFFD for each invalid part (RFC 8259 §8.1: JSON text is UTF-8). Returns 0, or -EIO when writing to `out`
- * failed (the caller's message names the file). `counts` (may be NULL) gets what was written. */
+ * U+FFFD for each invalid part (RFC 8259 §8.1: JSON text is UTF-8). Returns 0, -EIO when writing to `out`
+ * failed (the caller's message names the file), or -ENOMEM. `counts` (may be NULL) gets what was written. */
 int ps_export_perfetto(const struct ps_model *m, FILE *out, struct ps_export_counts *counts);
 
 #endif

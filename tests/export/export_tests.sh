@@ -97,6 +97,19 @@ recorded_scenario_round_trip_and_gpu_samples_as_counters)
     (cd "$tmp" && "$ps" record -o run.sqlite -- "$train" --scenario data-bound --steps 12 >/dev/null 2>&1) || fail "record"
     round_trip "$tmp/run.sqlite"
     [ "$(py "len(__import__('json').load(open('$tmp/a.json'))['steps'])" "$tmp/x.json")" -ge 11 ] || fail "steps recorded"
+    # host samples (PERFSCOPE_PROCESS_SAMPLES) as counters on the process's track: an RSS sample per row, and CPU % of
+    # one core from a process's second row on = 100 * (its CPU ns - the previous row's) / (time - previous time)
+    src=$tmp/run.sqlite
+    [ "$(py "sum(1 for e in ev if e['ph'] == 'C' and e['name'] == 'RSS (bytes)')" "$tmp/x.json")" = \
+      "$(py "sql('select count(rssBytes) from PERFSCOPE_PROCESS_SAMPLES')" "$tmp/x.json" "$src")" ] || fail "RSS counters"
+    [ "$(py "[(e['pid'], e['args']['rss bytes']) for e in ev if e['ph'] == 'C' and e['name'] == 'RSS (bytes)']" "$tmp/x.json")" = \
+      "$(py "[(g >> 24 & 0xFFFFFF, r) for g, r in sqlite3.connect(src).execute('select globalPid, rssBytes from PERFSCOPE_PROCESS_SAMPLES order by rowid')]" "$tmp/x.json" "$src")" ] ||
+        fail "RSS values"
+    got=$(py "[round(float(e['args']['cpu %']), 2) for e in ev if e['ph'] == 'C' and e['name'] == 'CPU (%)']" "$tmp/x.json")
+    want=$(py "(lambda r: [round(100 * ((b[1] + b[2]) - (a[1] + a[2])) / (b[0] - a[0]), 2) for a, b in zip(r, r[1:])])(sqlite3.connect(src).execute('select timestamp, cpuUserNs, cpuSystemNs from PERFSCOPE_PROCESS_SAMPLES order by rowid').fetchall())" "$tmp/x.json" "$src")
+    [ "$got" = "$want" ] || fail "CPU counters: $got, want $want"
+    [ "$(py "sql('select count(distinct globalPid) from PERFSCOPE_PROCESS_SAMPLES')" "$tmp/x.json" "$src")" = 1 ] ||
+        fail "the scenario is one process: the CPU check above pairs consecutive rows"
     # GPU utilisation samples (PERFSCOPE_GPU_SAMPLES, written by record where NVML is: none on a machine without a
     # GPU, so three are added): one counter sample each, on the device's track, at its time
     python3 - "$tmp/run.sqlite" <<'PY' || fail "adding GPU samples"
@@ -108,7 +121,7 @@ c.executemany("insert into PERFSCOPE_GPU_SAMPLES(timestamp, deviceIndex, utilGpu
 c.commit()
 PY
     "$ps" export "$tmp/run.sqlite" -o "$tmp/c.json" 2>/dev/null || fail "export with GPU samples"
-    [ "$(py "[(e['pid'], round(e['ts'] * 1000 - min(x['ts'] * 1000 for x in ev if 'ts' in x)), e['args']['util %']) for e in ev if e['ph'] == 'C']" "$tmp/c.json")" = \
+    [ "$(py "[(e['pid'], round(e['ts'] * 1000 - min(x['ts'] * 1000 for x in ev if 'ts' in x and x['cat'] != 'host_sample')), e['args']['util %']) for e in ev if e['ph'] == 'C' and e['cat'] == 'gpu_utilization']" "$tmp/c.json")" = \
       "[(0, 1000, 10), (0, 2000, 55), (0, 3500, 100)]" ] || fail "GPU utilisation counters"
     ;;
 range_names_survive_exactly)
