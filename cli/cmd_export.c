@@ -23,8 +23,8 @@ static void usage(FILE *out)
             "Write a trace of any format (perfscope, Nsight Systems SQLite, PyTorch profiler JSON) as Chrome\n"
             "trace-event JSON for ui.perfetto.dev and chrome://tracing: a track per host thread and GPU stream,\n"
             "NVTX ranges and host ops, kernels, copies and memsets with their args, flow arrows from each launch\n"
-            "to its GPU activity, GPU utilisation counters. 'perfscope report' reads the export back with the\n"
-            "same steps and breakdown (what maps to what: docs/export.md).\n\n"
+            "to its GPU activity, counters for host CPU / RSS and GPU utilisation samples. 'perfscope report'\n"
+            "reads the export back with the same steps and breakdown (what maps to what: docs/export.md).\n\n"
             "  --format perfetto   the output format (the only one, and the default)\n"
             "  -o, --output OUT    the file to write; gzip-compressed when it ends in .gz\n"
             "  -f, --force         replace OUT when it exists (never the trace being read)\n");

@@ -21,48 +21,76 @@ struct exp {
     struct ps_export_counts n;
 };
 
-/* A JSON string: escapes per RFC 8259 §7, each maximal invalid UTF-8 subpart as U+FFFD (ps_utf8.h). */
+/* A JSON string: escapes per RFC 8259 §7, each maximal invalid UTF-8 subpart as U+FFFD (ps_utf8.h). Runs of
+ * characters that need nothing are written whole. */
 static void put_str(FILE *out, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t left = strlen(s);
     putc('"', out);
     while (left) {
+        size_t run = 0;
+        while (run < left && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\')
+            run++;
+        if (run) {
+            fwrite(p, 1, run, out);
+            p += run, left -= run;
+            continue;
+        }
         unsigned char ch = *p;
+        int len = 1;
         if (ch == '"' || ch == '\\') {
             putc('\\', out);
             putc(ch, out);
         } else if (ch < 0x20) {
             fprintf(out, "\\u%04x", ch);
-        } else if (ch < 0x80) {
-            putc(ch, out);
+        } else if ((len = ps_utf8_seq(p, left)) > 0) {
+            fwrite(p, 1, (size_t)len, out);
         } else {
-            int len = ps_utf8_seq(p, left);
-            if (len > 0) {
-                fwrite(p, 1, (size_t)len, out);
-            } else {
-                fputs(PS_UTF8_REPLACEMENT, out);
-                len = -len;
-            }
-            p += len, left -= (size_t)len;
-            continue;
+            fputs(PS_UTF8_REPLACEMENT, out);
+            len = -len;
         }
-        p++, left--;
+        p += len, left -= (size_t)len;
     }
     putc('"', out);
+}
+
+/* Decimal digits of v, written (printf's %" PRIu64 " costs more than the rest of an event). */
+static void put_u64(FILE *out, uint64_t v)
+{
+    char buf[24], *q = buf + sizeof buf;
+    do
+        *--q = (char)('0' + v % 10);
+    while (v /= 10);
+    fwrite(q, 1, (size_t)(buf + sizeof buf - q), out);
+}
+
+static void put_i64(FILE *out, int64_t v)
+{
+    if (v < 0)
+        putc('-', out);
+    put_u64(out, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
+/* ns as microseconds with three decimals: "12.345". */
+static void put_us(FILE *out, uint64_t ns)
+{
+    char frac[5] = { '.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10), (char)('0' + ns % 10), 0 };
+    put_u64(out, ns / 1000);
+    fwrite(frac, 1, 4, out);
 }
 
 /* A time on the trace's base as microseconds with three decimals (exact ns). */
 static void put_ts(struct exp *e, int64_t t_ns)
 {
-    uint64_t rel = (uint64_t)t_ns - (uint64_t)e->base_ns;   /* t >= base: the base is the earliest time */
-    fprintf(e->out, "%" PRIu64 ".%03u", rel / 1000, (unsigned)(rel % 1000));
+    put_us(e->out, (uint64_t)t_ns - (uint64_t)e->base_ns);   /* t >= base: the base is the earliest time */
 }
 
 static void put_dur(FILE *out, int64_t d_ns)
 {
-    uint64_t mag = d_ns < 0 ? (uint64_t)0 - (uint64_t)d_ns : (uint64_t)d_ns;
-    fprintf(out, "%s%" PRIu64 ".%03u", d_ns < 0 ? "-" : "", mag / 1000, (unsigned)(mag % 1000));
+    if (d_ns < 0)
+        putc('-', out);
+    put_us(out, d_ns < 0 ? (uint64_t)0 - (uint64_t)d_ns : (uint64_t)d_ns);
 }
 
 /* Start an event object: {"ph":"X","cat":..,"name":..,"pid":..,"tid":.. (the caller adds the rest and '}'). */
@@ -71,11 +99,16 @@ static void begin_event(struct exp *e, char ph, const char *cat, const char *nam
     fputs(e->first ? "\n" : ",\n", e->out);
     e->first = 0;
     e->n.events++;
-    fprintf(e->out, "{\"ph\":\"%c\",\"cat\":", ph);
+    char head[] = "{\"ph\":\"?\",\"cat\":";
+    head[7] = ph;
+    fputs(head, e->out);
     put_str(e->out, cat);
     fputs(",\"name\":", e->out);
     put_str(e->out, name);
-    fprintf(e->out, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, pid, tid);
+    fputs(",\"pid\":", e->out);
+    put_u64(e->out, pid);
+    fputs(",\"tid\":", e->out);
+    put_u64(e->out, tid);
 }
 
 /* The Chrome tid of a stream: its CUDA stream id when that fits, else its index (which no real id reaches). */
@@ -173,7 +206,8 @@ static void write_ranges(struct exp *e)
         fputs(",\"args\":{", e->out);
         const char *sep = "";
         if (r->ext_id) {
-            fprintf(e->out, "\"External id\":%" PRIu64, r->ext_id);
+            fputs("\"External id\":", e->out);
+            put_u64(e->out, r->ext_id);
             sep = ",";
         }
         if (r->kind <= PS_RANGE_NVTX_MARK) {
@@ -199,9 +233,12 @@ static void write_api_calls(struct exp *e)
         put_ts(e, a->start_ns);
         fputs(",\"dur\":", e->out);
         put_dur(e->out, a->end_ns - a->start_ns);
-        fprintf(e->out, ",\"args\":{\"correlation\":%" PRIu64, corr_of(m, (uint32_t)i));
-        if (a->ext_id)
-            fprintf(e->out, ",\"External id\":%" PRIu64, a->ext_id);
+        fputs(",\"args\":{\"correlation\":", e->out);
+        put_u64(e->out, corr_of(m, (uint32_t)i));
+        if (a->ext_id) {
+            fputs(",\"External id\":", e->out);
+            put_u64(e->out, a->ext_id);
+        }
         fputs("}}", e->out);
     }
 }
@@ -225,11 +262,17 @@ static void write_gpu_op(struct exp *e, size_t i)
     put_ts(e, op.start_ns);
     fputs(",\"dur\":", e->out);
     put_dur(e->out, dur);
-    fprintf(e->out, ",\"args\":{\"device\":%" PRId32 ",\"stream\":%" PRId64, s->device, s->stream);
+    fputs(",\"args\":{\"device\":", e->out);
+    put_i64(e->out, s->device);
+    fputs(",\"stream\":", e->out);
+    put_i64(e->out, s->stream);
     if (op.launch != PS_NONE) {
-        fprintf(e->out, ",\"correlation\":%" PRIu64, corr_of(m, op.launch));
-        if (m->api.v[op.launch].ext_id)
-            fprintf(e->out, ",\"External id\":%" PRIu64, m->api.v[op.launch].ext_id);
+        fputs(",\"correlation\":", e->out);
+        put_u64(e->out, corr_of(m, op.launch));
+        if (m->api.v[op.launch].ext_id) {
+            fputs(",\"External id\":", e->out);
+            put_u64(e->out, m->api.v[op.launch].ext_id);
+        }
     }
     if (op.kind == PS_GPU_MEMCPY || op.kind == PS_GPU_MEMSET) {
         fprintf(e->out, ",\"bytes\":%" PRIu64, op.bytes);
@@ -251,11 +294,15 @@ static void write_gpu_op(struct exp *e, size_t i)
     const struct ps_thread *t = &m->threads.v[a->thread];
     uint64_t id = corr_of(m, op.launch);
     begin_event(e, 's', "ac2g", "ac2g", t->pid, t->tid);
-    fprintf(e->out, ",\"id\":%" PRIu64 ",\"ts\":", id);
+    fputs(",\"id\":", e->out);
+    put_u64(e->out, id);
+    fputs(",\"ts\":", e->out);
     put_ts(e, a->start_ns);
     fputs("}", e->out);
     begin_event(e, 'f', "ac2g", "ac2g", pid, tid);
-    fprintf(e->out, ",\"id\":%" PRIu64 ",\"bp\":\"e\",\"ts\":", id);
+    fputs(",\"id\":", e->out);
+    put_u64(e->out, id);
+    fputs(",\"bp\":\"e\",\"ts\":", e->out);
     put_ts(e, op.start_ns);
     fputs("}", e->out);
     e->n.flows++;
