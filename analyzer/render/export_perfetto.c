@@ -111,12 +111,16 @@ static void begin_event(struct exp *e, char ph, const char *cat, const char *nam
     put_u64(e->out, tid);
 }
 
-/* The Chrome tid of a stream: its CUDA stream id when that fits, else its index (which no real id reaches). */
+/* Chrome tids on a GPU "process": a stream's CUDA id when it is below PS_TID_SPECIAL, else a tid above it from its
+ * index; PS_TID_SPECIAL itself holds the device's gpu_user_annotation ranges. */
+#define PS_TID_SPECIAL ((uint32_t)UINT32_MAX - 65536)
 static uint32_t stream_tid(const struct ps_model *m, uint32_t s)
 {
     int64_t id = m->streams.v[s].stream;
-    return id >= 0 && id <= (int64_t)UINT32_MAX - 65536 ? (uint32_t)id : UINT32_MAX - (uint32_t)(s % 65536);
+    return id >= 0 && id < (int64_t)PS_TID_SPECIAL ? (uint32_t)id : UINT32_MAX - (uint32_t)(s % 65535);
 }
+
+static const struct ps_thread no_thread = { 0, 0, PS_NONE };   /* pid 0 / tid 0 for a call without a thread */
 
 static uint32_t device_pid(int32_t device)
 {
@@ -168,6 +172,12 @@ static void write_metadata_events(struct exp *e)
         begin_event(e, 'M', "__metadata", "process_sort_index", device_pid(d->id), 0);
         fprintf(e->out, ",\"args\":{\"sort_index\":%" PRId64 "}}", (int64_t)0x1000000 + d->id);
     }
+    for (size_t i = 0; i < m->ranges.n; i++)
+        if (m->ranges.v[i].kind == PS_RANGE_GPU_ANNOTATION) {
+            begin_event(e, 'M', "__metadata", "thread_name", e->annotation_pid, PS_TID_SPECIAL);
+            fputs(",\"args\":{\"name\":\"GPU annotations\"}}", e->out);
+            break;
+        }
     for (size_t i = 0; i < m->streams.n; i++) {
         const struct ps_stream *s = &m->streams.v[i];
         char name[64];
@@ -186,7 +196,7 @@ static void write_ranges(struct exp *e)
         const struct ps_range *r = &m->ranges.v[i];
         const char *name = ps_model_str(m, r->name);
         if (r->kind == PS_RANGE_GPU_ANNOTATION) {
-            begin_event(e, 'X', "gpu_user_annotation", name, e->annotation_pid, UINT32_MAX);
+            begin_event(e, 'X', "gpu_user_annotation", name, e->annotation_pid, PS_TID_SPECIAL);
         } else {
             uint32_t pid = 0, tid = 0;
             if (r->thread != PS_NONE)
@@ -227,7 +237,7 @@ static void write_api_calls(struct exp *e)
     const struct ps_model *m = e->m;
     for (size_t i = 0; i < m->api.n; i++) {
         const struct ps_api_call *a = &m->api.v[i];
-        const struct ps_thread *t = &m->threads.v[a->thread];
+        const struct ps_thread *t = a->thread != PS_NONE ? &m->threads.v[a->thread] : &no_thread;
         begin_event(e, 'X', a->driver ? "cuda_driver" : "cuda_runtime", ps_model_str(m, a->name), t->pid, t->tid);
         fputs(",\"ts\":", e->out);
         put_ts(e, a->start_ns);
@@ -291,7 +301,7 @@ static void write_gpu_op(struct exp *e, size_t i)
         return;
     /* Kineto's ac2g pair: 's' on the launching call's thread at its start, 'f' binding to this op ("bp":"e"). */
     const struct ps_api_call *a = &m->api.v[op.launch];
-    const struct ps_thread *t = &m->threads.v[a->thread];
+    const struct ps_thread *t = a->thread != PS_NONE ? &m->threads.v[a->thread] : &no_thread;
     uint64_t id = corr_of(m, op.launch);
     begin_event(e, 's', "ac2g", "ac2g", t->pid, t->tid);
     fputs(",\"id\":", e->out);
