@@ -1,28 +1,89 @@
 /* The trace model as Chrome trace-event JSON in Kineto's dialect (export_perfetto.h; mapping in docs/export.md).
  * Tracks: a Chrome "process" per host process (its threads as threads) and per GPU device (its streams as
  * threads, pid = device index, tid = stream id, as Kineto writes them). Events are written as the model is walked;
- * nothing is buffered but one event's text in stdio. */
+ * nothing is buffered but stdio's buffer. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ps_schema.h"
 #include "ps_utf8.h"
 #include "render/export_perfetto.h"
 
-struct exp {
-    const struct ps_model *m;
+/* ---- JSON: a minimal local writer with the API of render/json_writer.h (ps_jw_*, branch i9-reports), to be
+ * replaced by it when it lands (s/jw_/ps_jw_/): strings as UTF-8 with each maximal invalid subpart as U+FFFD,
+ * NaN and infinities as null, doubles "%.6g", objects of the root's arrays one per line. No nesting checks: the
+ * calls below are fixed. ---- */
+
+#define JW_MAX_DEPTH 16
+
+struct jw {
     FILE *out;
-    int64_t base_ns;             /* "baseTimeNanoseconds": every ts is relative to it */
-    int first;                   /* no event written yet (no comma before the next) */
-    uint32_t annotation_pid;     /* the GPU "process" that holds gpu_user_annotation ranges */
-    struct ps_export_counts n;
+    int depth;                       /* open containers */
+    unsigned char had_item[JW_MAX_DEPTH];   /* per depth: a value or key was written (a comma comes next) */
+    unsigned char is_array[JW_MAX_DEPTH];
+    int after_key;                   /* the next value follows a key: no comma */
 };
 
-/* A JSON string: escapes per RFC 8259 §7, each maximal invalid UTF-8 subpart as U+FFFD (ps_utf8.h). Runs of
- * characters that need nothing are written whole. */
+static struct jw *jw_new(FILE *out)
+{
+    struct jw *w = calloc(1, sizeof *w);
+    if (w)
+        w->out = out;
+    return w;
+}
+
+/* 0, or -EIO when writing failed. */
+static int jw_free(struct jw *w)
+{
+    if (!w)
+        return 0;
+    putc('\n', w->out);
+    int rc = ferror(w->out) ? -EIO : 0;
+    free(w);
+    return rc;
+}
+
+/* Before a value: the comma after a sibling, and the line of an object in an array of the root. */
+static void jw_value(struct jw *w, int is_map)
+{
+    if (w->after_key) {
+        w->after_key = 0;
+        return;
+    }
+    if (w->depth == 0)
+        return;
+    if (w->had_item[w->depth])
+        putc(',', w->out);
+    w->had_item[w->depth] = 1;
+    if (w->depth == 1 || (w->depth == 2 && w->is_array[2] && is_map))
+        putc('\n', w->out);
+}
+
+static void jw_open(struct jw *w, char c)
+{
+    jw_value(w, c == '{');
+    putc(c, w->out);
+    if (++w->depth < JW_MAX_DEPTH)
+        w->had_item[w->depth] = 0, w->is_array[w->depth] = c == '[';
+}
+
+static void jw_close(struct jw *w, char c)
+{
+    if (w->depth <= 2 && w->depth > 0 && w->had_item[w->depth] && (w->depth == 1 || w->is_array[w->depth]))
+        putc('\n', w->out);
+    putc(c, w->out);
+    w->depth--;
+}
+
+static void jw_map_open(struct jw *w) { jw_open(w, '{'); }
+static void jw_map_close(struct jw *w) { jw_close(w, '}'); }
+static void jw_array_open(struct jw *w) { jw_open(w, '['); }
+static void jw_array_close(struct jw *w) { jw_close(w, ']'); }
+
+/* A JSON string (RFC 8259 §7); runs of characters that need no escape are written whole. */
 static void put_str(FILE *out, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -55,60 +116,118 @@ static void put_str(FILE *out, const char *s)
     putc('"', out);
 }
 
-/* Decimal digits of v, written (printf's %" PRIu64 " costs more than the rest of an event). */
-static void put_u64(FILE *out, uint64_t v)
+static void jw_str(struct jw *w, const char *s)
 {
-    char buf[24], *q = buf + sizeof buf;
+    jw_value(w, 0);
+    put_str(w->out, s);
+}
+
+/* Decimal digits of v into buf (24 bytes); returns where they start (printf costs more than the rest of an event). */
+static char *fmt_u64(char *buf, uint64_t v)
+{
+    char *q = buf + 23;
+    *q = '\0';
     do
         *--q = (char)('0' + v % 10);
     while (v /= 10);
-    fwrite(q, 1, (size_t)(buf + sizeof buf - q), out);
+    return q;
 }
 
-static void put_i64(FILE *out, int64_t v)
+static void jw_int(struct jw *w, int64_t v)
 {
+    char buf[24];
+    jw_value(w, 0);
     if (v < 0)
-        putc('-', out);
-    put_u64(out, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+        putc('-', w->out);
+    fputs(fmt_u64(buf, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v), w->out);
 }
 
-/* ns as microseconds with three decimals: "12.345". */
-static void put_us(FILE *out, uint64_t ns)
+static void jw_number(struct jw *w, const char *num)
 {
-    char frac[5] = { '.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10), (char)('0' + ns % 10), 0 };
-    put_u64(out, ns / 1000);
-    fwrite(frac, 1, 4, out);
+    jw_value(w, 0);
+    fputs(num, w->out);
 }
 
-/* A time on the trace's base as microseconds with three decimals (exact ns). */
+static void jw_double(struct jw *w, double v)
+{
+    jw_value(w, 0);
+    if (isfinite(v))
+        fprintf(w->out, "%.6g", v);
+    else
+        fputs("null", w->out);
+}
+
+static void jw_key(struct jw *w, const char *key)
+{
+    jw_value(w, 0);
+    put_str(w->out, key);
+    putc(':', w->out);
+    w->after_key = 1;
+}
+
+static void jw_kint(struct jw *w, const char *key, int64_t v) { jw_key(w, key); jw_int(w, v); }
+static void jw_kstr(struct jw *w, const char *key, const char *s) { jw_key(w, key); jw_str(w, s); }
+static void jw_kdouble(struct jw *w, const char *key, double v) { jw_key(w, key); jw_double(w, v); }
+
+/* ---- the export ---- */
+
+struct exp {
+    const struct ps_model *m;
+    struct jw *w;
+    int64_t base_ns;             /* "baseTimeNanoseconds": every ts is relative to it */
+    uint32_t annotation_pid;     /* the GPU "process" that holds gpu_user_annotation ranges */
+    struct ps_export_counts n;
+};
+
+/* ns as microseconds with three decimals ("12.345": exact ns) into buf (32 bytes). */
+static const char *fmt_us(char *buf, int64_t ns)
+{
+    uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    char digits[24];
+    snprintf(buf, 32, "%s%s.%03u", ns < 0 ? "-" : "", fmt_u64(digits, mag / 1000), (unsigned)(mag % 1000));
+    return buf;
+}
+
+/* "ts": a time on the trace's base (t >= base: the base is the earliest time). */
 static void put_ts(struct exp *e, int64_t t_ns)
 {
-    put_us(e->out, (uint64_t)t_ns - (uint64_t)e->base_ns);   /* t >= base: the base is the earliest time */
+    char buf[32];
+    jw_key(e->w, "ts");
+    jw_number(e->w, fmt_us(buf, (int64_t)((uint64_t)t_ns - (uint64_t)e->base_ns)));
 }
 
-static void put_dur(FILE *out, int64_t d_ns)
+static void put_dur(struct exp *e, int64_t d_ns)
 {
-    if (d_ns < 0)
-        putc('-', out);
-    put_us(out, d_ns < 0 ? (uint64_t)0 - (uint64_t)d_ns : (uint64_t)d_ns);
+    char buf[32];
+    jw_key(e->w, "dur");
+    jw_number(e->w, fmt_us(buf, d_ns));
 }
 
-/* Start an event object: {"ph":"X","cat":..,"name":..,"pid":..,"tid":.. (the caller adds the rest and '}'). */
-static void begin_event(struct exp *e, char ph, const char *cat, const char *name, uint32_t pid, uint32_t tid)
+/* Open an event object with its ph, cat, name, pid and tid (the caller adds the rest and closes it). */
+static void begin_event(struct exp *e, const char *ph, const char *cat, const char *name, uint32_t pid, uint32_t tid)
 {
-    fputs(e->first ? "\n" : ",\n", e->out);
-    e->first = 0;
     e->n.events++;
-    char head[] = "{\"ph\":\"?\",\"cat\":";
-    head[7] = ph;
-    fputs(head, e->out);
-    put_str(e->out, cat);
-    fputs(",\"name\":", e->out);
-    put_str(e->out, name);
-    fputs(",\"pid\":", e->out);
-    put_u64(e->out, pid);
-    fputs(",\"tid\":", e->out);
-    put_u64(e->out, tid);
+    jw_map_open(e->w);
+    jw_kstr(e->w, "ph", ph);
+    jw_kstr(e->w, "cat", cat);
+    jw_kstr(e->w, "name", name);
+    jw_kint(e->w, "pid", pid);
+    jw_kint(e->w, "tid", tid);
+}
+
+/* A metadata event {"ph":"M", ..., "args":{key: value}}, value a string or (str NULL) the number num. */
+static void meta_event(struct exp *e, const char *what, uint32_t pid, uint32_t tid, const char *key, const char *str,
+                       int64_t num)
+{
+    begin_event(e, "M", "__metadata", what, pid, tid);
+    jw_key(e->w, "args");
+    jw_map_open(e->w);
+    if (str)
+        jw_kstr(e->w, key, str);
+    else
+        jw_kint(e->w, key, num);
+    jw_map_close(e->w);
+    jw_map_close(e->w);
 }
 
 /* Chrome tids on a GPU "process": a stream's CUDA id when it is below PS_TID_SPECIAL, else a tid above it from its
@@ -138,97 +257,71 @@ static uint64_t corr_of(const struct ps_model *m, uint32_t api)
 static void write_metadata_events(struct exp *e)
 {
     const struct ps_model *m = e->m;
+    char name[512];
     for (size_t i = 0; i < m->procs.n; i++) {
         const struct ps_process *p = &m->procs.v[i];
-        char fallback[32];
-        snprintf(fallback, sizeof fallback, "process %" PRIu32, p->pid);
-        begin_event(e, 'M', "__metadata", "process_name", p->pid, 0);
-        fputs(",\"args\":{\"name\":", e->out);
-        put_str(e->out, p->name != PS_NONE ? ps_model_str(m, p->name) : fallback);
-        fputs("}}", e->out);
+        snprintf(name, sizeof name, "process %" PRIu32, p->pid);
+        meta_event(e, "process_name", p->pid, 0, "name", p->name != PS_NONE ? ps_model_str(m, p->name) : name, 0);
         if (p->rank >= 0) {
-            begin_event(e, 'M', "__metadata", "process_labels", p->pid, 0);
-            fprintf(e->out, ",\"args\":{\"labels\":\"rank %" PRId32 "\"}}", p->rank);
+            snprintf(name, sizeof name, "rank %" PRId32, p->rank);
+            meta_event(e, "process_labels", p->pid, 0, "labels", name, 0);
         }
     }
     for (size_t i = 0; i < m->threads.n; i++) {
         const struct ps_thread *t = &m->threads.v[i];
-        if (t->name == PS_NONE)
-            continue;
-        begin_event(e, 'M', "__metadata", "thread_name", t->pid, t->tid);
-        fputs(",\"args\":{\"name\":", e->out);
-        put_str(e->out, ps_model_str(m, t->name));
-        fputs("}}", e->out);
+        if (t->name != PS_NONE)
+            meta_event(e, "thread_name", t->pid, t->tid, "name", ps_model_str(m, t->name), 0);
     }
     for (size_t i = 0; i < m->devices.n; i++) {
         const struct ps_device *d = &m->devices.v[i];
-        char name[512];
         snprintf(name, sizeof name, "GPU %" PRId32 "%s%s", d->id, d->name != PS_NONE ? ": " : "",
                  d->name != PS_NONE ? ps_model_str(m, d->name) : "");
-        begin_event(e, 'M', "__metadata", "process_name", device_pid(d->id), 0);
-        fputs(",\"args\":{\"name\":", e->out);
-        put_str(e->out, name);
-        fputs("}}", e->out);
-        begin_event(e, 'M', "__metadata", "process_sort_index", device_pid(d->id), 0);
-        fprintf(e->out, ",\"args\":{\"sort_index\":%" PRId64 "}}", (int64_t)0x1000000 + d->id);
+        meta_event(e, "process_name", device_pid(d->id), 0, "name", name, 0);
+        meta_event(e, "process_sort_index", device_pid(d->id), 0, "sort_index", NULL, (int64_t)0x1000000 + d->id);
     }
     for (size_t i = 0; i < m->ranges.n; i++)
         if (m->ranges.v[i].kind == PS_RANGE_GPU_ANNOTATION) {
-            begin_event(e, 'M', "__metadata", "thread_name", e->annotation_pid, PS_TID_SPECIAL);
-            fputs(",\"args\":{\"name\":\"GPU annotations\"}}", e->out);
+            meta_event(e, "thread_name", e->annotation_pid, PS_TID_SPECIAL, "name", "GPU annotations", 0);
             break;
         }
     for (size_t i = 0; i < m->streams.n; i++) {
         const struct ps_stream *s = &m->streams.v[i];
-        char name[64];
         snprintf(name, sizeof name, "stream %" PRId64, s->stream);
-        begin_event(e, 'M', "__metadata", "thread_name", device_pid(s->device), stream_tid(m, (uint32_t)i));
-        fputs(",\"args\":{\"name\":", e->out);
-        put_str(e->out, name);
-        fputs("}}", e->out);
+        meta_event(e, "thread_name", device_pid(s->device), stream_tid(m, (uint32_t)i), "name", name, 0);
     }
 }
 
 static void write_ranges(struct exp *e)
 {
     const struct ps_model *m = e->m;
+    static const char *const nvtx[] = { "push/pop", "start/end", "mark" };
     for (size_t i = 0; i < m->ranges.n; i++) {
         const struct ps_range *r = &m->ranges.v[i];
         const char *name = ps_model_str(m, r->name);
         if (r->kind == PS_RANGE_GPU_ANNOTATION) {
-            begin_event(e, 'X', "gpu_user_annotation", name, e->annotation_pid, PS_TID_SPECIAL);
+            begin_event(e, "X", "gpu_user_annotation", name, e->annotation_pid, PS_TID_SPECIAL);
         } else {
-            uint32_t pid = 0, tid = 0;
-            if (r->thread != PS_NONE)
-                pid = m->threads.v[r->thread].pid, tid = m->threads.v[r->thread].tid;
+            const struct ps_thread *t = r->thread != PS_NONE ? &m->threads.v[r->thread] : &no_thread;
             const char *cat = r->kind == PS_RANGE_CPU_OP ? "cpu_op" : r->kind == PS_RANGE_PYTHON ? "python_function"
                                                                                                 : "user_annotation";
-            begin_event(e, r->kind == PS_RANGE_NVTX_MARK ? 'i' : 'X', cat, name, pid, tid);
+            begin_event(e, r->kind == PS_RANGE_NVTX_MARK ? "i" : "X", cat, name, t->pid, t->tid);
         }
-        fputs(",\"ts\":", e->out);
         put_ts(e, r->start_ns);
-        if (r->kind == PS_RANGE_NVTX_MARK) {
-            fputs(",\"s\":\"t\"", e->out);
-        } else {
-            fputs(",\"dur\":", e->out);
-            put_dur(e->out, r->end_ns - r->start_ns);
-        }
-        fputs(",\"args\":{", e->out);
-        const char *sep = "";
-        if (r->ext_id) {
-            fputs("\"External id\":", e->out);
-            put_u64(e->out, r->ext_id);
-            sep = ",";
-        }
+        if (r->kind == PS_RANGE_NVTX_MARK)
+            jw_kstr(e->w, "s", "t");   /* an instant on its thread's track */
+        else
+            put_dur(e, r->end_ns - r->start_ns);
+        jw_key(e->w, "args");
+        jw_map_open(e->w);
+        if (r->ext_id)
+            jw_kint(e->w, "External id", (int64_t)r->ext_id);
         if (r->kind <= PS_RANGE_NVTX_MARK) {
-            static const char *const nvtx[] = { "push/pop", "start/end", "mark" };
-            fprintf(e->out, "%s\"nvtx\":\"%s\"", sep, nvtx[r->kind]);
-            if (r->domain != PS_NONE) {
-                fputs(",\"domain\":", e->out);
-                put_str(e->out, ps_model_str(m, r->domain));
-            }
+            jw_kstr(e->w, "nvtx", nvtx[r->kind]);
+            if (r->domain != PS_NONE)
+                jw_kstr(e->w, "domain", ps_model_str(m, r->domain));
         }
-        fputs("}}", e->out);
+        jw_map_close(e->w);
+        jw_map_close(e->w);
     }
 }
 
@@ -238,18 +331,16 @@ static void write_api_calls(struct exp *e)
     for (size_t i = 0; i < m->api.n; i++) {
         const struct ps_api_call *a = &m->api.v[i];
         const struct ps_thread *t = a->thread != PS_NONE ? &m->threads.v[a->thread] : &no_thread;
-        begin_event(e, 'X', a->driver ? "cuda_driver" : "cuda_runtime", ps_model_str(m, a->name), t->pid, t->tid);
-        fputs(",\"ts\":", e->out);
+        begin_event(e, "X", a->driver ? "cuda_driver" : "cuda_runtime", ps_model_str(m, a->name), t->pid, t->tid);
         put_ts(e, a->start_ns);
-        fputs(",\"dur\":", e->out);
-        put_dur(e->out, a->end_ns - a->start_ns);
-        fputs(",\"args\":{\"correlation\":", e->out);
-        put_u64(e->out, corr_of(m, (uint32_t)i));
-        if (a->ext_id) {
-            fputs(",\"External id\":", e->out);
-            put_u64(e->out, a->ext_id);
-        }
-        fputs("}}", e->out);
+        put_dur(e, a->end_ns - a->start_ns);
+        jw_key(e->w, "args");
+        jw_map_open(e->w);
+        jw_kint(e->w, "correlation", (int64_t)corr_of(m, (uint32_t)i));
+        if (a->ext_id)
+            jw_kint(e->w, "External id", (int64_t)a->ext_id);
+        jw_map_close(e->w);
+        jw_map_close(e->w);
     }
 }
 
@@ -259,63 +350,75 @@ static const char *gpu_cat(uint8_t kind)
                                                                                                        : "cuda_sync";
 }
 
+/* One end of Kineto's ac2g flow pair ("s" on the launching call's thread at its start; "f" binding to the GPU op,
+ * "bp":"e"), id = the correlation id. */
+static void flow_event(struct exp *e, const char *ph, uint32_t pid, uint32_t tid, uint64_t id, int64_t t_ns)
+{
+    begin_event(e, ph, "ac2g", "ac2g", pid, tid);
+    jw_kint(e->w, "id", (int64_t)id);
+    if (ph[0] == 'f')
+        jw_kstr(e->w, "bp", "e");
+    put_ts(e, t_ns);
+    jw_map_close(e->w);
+}
+
 /* GPU op i on its stream track, then its flow arrow from the launching call when it has one. */
 static void write_gpu_op(struct exp *e, size_t i)
 {
+    static const char *const sync[] = { "Unknown", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" };
     const struct ps_model *m = e->m;
     struct ps_gpu_op op = ps_model_gpu(m, i);
     const struct ps_stream *s = &m->streams.v[op.stream];
     uint32_t pid = device_pid(s->device), tid = stream_tid(m, op.stream);
     int64_t dur = op.end_ns - op.start_ns;
-    begin_event(e, 'X', gpu_cat(op.kind), ps_model_str(m, op.name), pid, tid);
-    fputs(",\"ts\":", e->out);
+    begin_event(e, "X", gpu_cat(op.kind), ps_model_str(m, op.name), pid, tid);
     put_ts(e, op.start_ns);
-    fputs(",\"dur\":", e->out);
-    put_dur(e->out, dur);
-    fputs(",\"args\":{\"device\":", e->out);
-    put_i64(e->out, s->device);
-    fputs(",\"stream\":", e->out);
-    put_i64(e->out, s->stream);
+    put_dur(e, dur);
+    jw_key(e->w, "args");
+    jw_map_open(e->w);
+    jw_kint(e->w, "device", s->device);
+    jw_kint(e->w, "stream", s->stream);
     if (op.launch != PS_NONE) {
-        fputs(",\"correlation\":", e->out);
-        put_u64(e->out, corr_of(m, op.launch));
-        if (m->api.v[op.launch].ext_id) {
-            fputs(",\"External id\":", e->out);
-            put_u64(e->out, m->api.v[op.launch].ext_id);
-        }
+        jw_kint(e->w, "correlation", (int64_t)corr_of(m, op.launch));
+        if (m->api.v[op.launch].ext_id)
+            jw_kint(e->w, "External id", (int64_t)m->api.v[op.launch].ext_id);
     }
     if (op.kind == PS_GPU_MEMCPY || op.kind == PS_GPU_MEMSET) {
-        fprintf(e->out, ",\"bytes\":%" PRIu64, op.bytes);
+        jw_kint(e->w, "bytes", (int64_t)op.bytes);
         if (dur > 0)   /* bytes per ns = GB/s (Kineto's "memory bandwidth (GB/s)") */
-            fprintf(e->out, ",\"memory bandwidth (GB/s)\":%.6g", (double)op.bytes / (double)dur);
+            jw_kdouble(e->w, "memory bandwidth (GB/s)", (double)op.bytes / (double)dur);
     }
     if (op.kind == PS_GPU_KERNEL && op.has_occupancy)
-        fprintf(e->out, ",\"est. achieved occupancy %%\":%u", op.occupancy_pct);
-    if (op.kind == PS_GPU_SYNC) {
-        static const char *const sync[] = { "Unknown", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" };
-        fprintf(e->out, ",\"cuda_sync_kind\":\"%s\"", sync[op.copy_kind < 5 ? op.copy_kind : 0]);
-    }
-    fputs("}}", e->out);
+        jw_kint(e->w, "est. achieved occupancy %", op.occupancy_pct);
+    if (op.kind == PS_GPU_SYNC)
+        jw_kstr(e->w, "cuda_sync_kind", sync[op.copy_kind < 5 ? op.copy_kind : 0]);
+    jw_map_close(e->w);
+    jw_map_close(e->w);
     e->n.gpu_ops++;
     if (op.launch == PS_NONE)
         return;
-    /* Kineto's ac2g pair: 's' on the launching call's thread at its start, 'f' binding to this op ("bp":"e"). */
     const struct ps_api_call *a = &m->api.v[op.launch];
     const struct ps_thread *t = a->thread != PS_NONE ? &m->threads.v[a->thread] : &no_thread;
-    uint64_t id = corr_of(m, op.launch);
-    begin_event(e, 's', "ac2g", "ac2g", t->pid, t->tid);
-    fputs(",\"id\":", e->out);
-    put_u64(e->out, id);
-    fputs(",\"ts\":", e->out);
-    put_ts(e, a->start_ns);
-    fputs("}", e->out);
-    begin_event(e, 'f', "ac2g", "ac2g", pid, tid);
-    fputs(",\"id\":", e->out);
-    put_u64(e->out, id);
-    fputs(",\"bp\":\"e\",\"ts\":", e->out);
-    put_ts(e, op.start_ns);
-    fputs("}", e->out);
+    flow_event(e, "s", t->pid, t->tid, corr_of(m, op.launch), a->start_ns);
+    flow_event(e, "f", pid, tid, corr_of(m, op.launch), op.start_ns);
     e->n.flows++;
+}
+
+/* A counter sample {"ph":"C", name, pid, ts, "args":{key: value}}. */
+static void counter_event(struct exp *e, const char *cat, const char *name, uint32_t pid, int64_t t_ns,
+                          const char *key, double value)
+{
+    begin_event(e, "C", cat, name, pid, 0);
+    put_ts(e, t_ns);
+    jw_key(e->w, "args");
+    jw_map_open(e->w);
+    if (value == (double)(int64_t)value)
+        jw_kint(e->w, key, (int64_t)value);
+    else
+        jw_kdouble(e->w, key, value);
+    jw_map_close(e->w);
+    jw_map_close(e->w);
+    e->n.counters++;
 }
 
 /* The previous sample of a process (for CPU use between samples): few processes, a linear scan. */
@@ -349,41 +452,19 @@ static int write_host_counters(struct exp *e)
             }
             last[nlast++] = (struct last_sample){ h->pid, h->time_ns, -1 };
         } else if (h->time_ns > last[j].time_ns && last[j].cpu_ns >= 0 && h->cpu_ns >= last[j].cpu_ns) {
-            begin_event(e, 'C', "host_sample", "CPU (%)", h->pid, 0);
-            fputs(",\"ts\":", e->out);
-            put_ts(e, h->time_ns);
-            fprintf(e->out, ",\"args\":{\"cpu %%\":%.6g}}",
-                    100.0 * (double)(h->cpu_ns - last[j].cpu_ns) / (double)(h->time_ns - last[j].time_ns));
-            e->n.counters++;
+            counter_event(e, "host_sample", "CPU (%)", h->pid, h->time_ns, "cpu %",
+                          100.0 * (double)(h->cpu_ns - last[j].cpu_ns) / (double)(h->time_ns - last[j].time_ns));
         }
         last[j].time_ns = h->time_ns, last[j].cpu_ns = h->cpu_ns;
-        if (h->rss_bytes >= 0) {
-            begin_event(e, 'C', "host_sample", "RSS (bytes)", h->pid, 0);
-            fputs(",\"ts\":", e->out);
-            put_ts(e, h->time_ns);
-            fprintf(e->out, ",\"args\":{\"rss bytes\":%" PRId64 "}}", h->rss_bytes);
-            e->n.counters++;
-        }
+        if (h->rss_bytes >= 0)
+            counter_event(e, "host_sample", "RSS (bytes)", h->pid, h->time_ns, "rss bytes", (double)h->rss_bytes);
     }
     free(last);
     return 0;
 }
 
-static void write_counters(struct exp *e)
-{
-    const struct ps_model *m = e->m;
-    for (size_t i = 0; i < m->nvml_util.n; i++) {
-        const struct ps_nvml_util_sample *u = &m->nvml_util.v[i];
-        begin_event(e, 'C', "gpu_utilization", "GPU utilization (NVML, %)", device_pid(u->device), 0);
-        fputs(",\"ts\":", e->out);
-        put_ts(e, u->time_ns);
-        fprintf(e->out, ",\"args\":{\"util %%\":%" PRId32 "}}", u->util_pct);
-        e->n.counters++;
-    }
-}
-
 /* The earliest time of anything written: GPU ops, API calls and ranges are sorted by start (ps_model_finish);
- * NVML samples are in table order. */
+ * samples are in table order. */
 static int64_t earliest(const struct ps_model *m)
 {
     int64_t t = INT64_MAX;
@@ -404,57 +485,70 @@ static int64_t earliest(const struct ps_model *m)
 
 static void write_top_fields(struct exp *e)
 {
-    const struct ps_model *m = e->m;
     static const char *const formats[] = { "perfscope", "nsys", "kineto" };
-    fprintf(e->out, "{\"schemaVersion\":1,\"displayTimeUnit\":\"ns\",\"baseTimeNanoseconds\":%" PRId64 ",\n",
-            e->base_ns);
-    fputs("\"perfscope\":{\"source\":", e->out);
-    put_str(e->out, m->path ? m->path : "");
-    fprintf(e->out, ",\"source_format\":\"%s\"", formats[m->format <= PS_FORMAT_KINETO ? m->format : 0]);
-    for (size_t i = 0; i < m->meta.n; i++) {
-        fputs(",", e->out);
-        put_str(e->out, m->meta.v[i].key);
-        fputs(":", e->out);
-        put_str(e->out, m->meta.v[i].value);
+    const struct ps_model *m = e->m;
+    struct jw *w = e->w;
+    jw_kint(w, "schemaVersion", 1);
+    jw_kstr(w, "displayTimeUnit", "ns");
+    jw_kint(w, "baseTimeNanoseconds", e->base_ns);
+    jw_key(w, "perfscope");
+    jw_map_open(w);
+    jw_kstr(w, "source", m->path ? m->path : "");
+    jw_kstr(w, "source_format", formats[m->format <= PS_FORMAT_KINETO ? m->format : 0]);
+    for (size_t i = 0; i < m->meta.n; i++)
+        jw_kstr(w, m->meta.v[i].key, m->meta.v[i].value);
+    jw_map_close(w);
+    if (m->rank >= 0 || m->world_size > 0) {
+        jw_key(w, "distributedInfo");
+        jw_map_open(w);
+        jw_kint(w, "rank", m->rank >= 0 ? m->rank : 0);
+        jw_kint(w, "world_size", m->world_size > 0 ? m->world_size : 1);
+        jw_map_close(w);
     }
-    fputs("},\n", e->out);
-    if (m->rank >= 0 || m->world_size > 0)
-        fprintf(e->out, "\"distributedInfo\":{\"rank\":%" PRId32 ",\"world_size\":%" PRId32 "},\n",
-                m->rank >= 0 ? m->rank : 0, m->world_size > 0 ? m->world_size : 1);
-    fputs("\"deviceProperties\":[", e->out);
+    jw_key(w, "deviceProperties");
+    jw_array_open(w);
     for (size_t i = 0; i < m->devices.n; i++) {
         const struct ps_device *d = &m->devices.v[i];
-        fprintf(e->out, "%s{\"id\":%" PRId32, i ? "," : "", d->id);
-        if (d->name != PS_NONE) {
-            fputs(",\"name\":", e->out);
-            put_str(e->out, ps_model_str(m, d->name));
-        }
+        jw_map_open(w);
+        jw_kint(w, "id", d->id);
+        if (d->name != PS_NONE)
+            jw_kstr(w, "name", ps_model_str(m, d->name));
         if (d->total_mem_bytes >= 0)
-            fprintf(e->out, ",\"totalGlobalMem\":%" PRId64, d->total_mem_bytes);
-        if (d->cc_major >= 0)
-            fprintf(e->out, ",\"computeMajor\":%" PRId32 ",\"computeMinor\":%" PRId32, d->cc_major, d->cc_minor);
+            jw_kint(w, "totalGlobalMem", d->total_mem_bytes);
+        if (d->cc_major >= 0) {
+            jw_kint(w, "computeMajor", d->cc_major);
+            jw_kint(w, "computeMinor", d->cc_minor);
+        }
         if (d->sm_count >= 0)
-            fprintf(e->out, ",\"numSms\":%" PRId32, d->sm_count);
-        fputs("}", e->out);
+            jw_kint(w, "numSms", d->sm_count);
+        jw_map_close(w);
     }
-    fputs("],\n", e->out);
+    jw_array_close(w);
 }
 
 int ps_export_perfetto(const struct ps_model *m, FILE *out, struct ps_export_counts *counts)
 {
-    struct exp e = { .m = m, .out = out, .base_ns = earliest(m), .first = 1 };
+    struct exp e = { .m = m, .w = jw_new(out), .base_ns = earliest(m) };
+    if (!e.w)
+        return -ENOMEM;
     e.annotation_pid = m->devices.n ? device_pid(m->devices.v[0].id) : 0;
+    jw_map_open(e.w);
     write_top_fields(&e);
-    fputs("\"traceEvents\":[", out);
+    jw_key(e.w, "traceEvents");
+    jw_array_open(e.w);
     write_metadata_events(&e);
     write_ranges(&e);
     write_api_calls(&e);
     for (size_t i = 0; i < m->gpu.n; i++)
         write_gpu_op(&e, i);
-    write_counters(&e);
+    for (size_t i = 0; i < m->nvml_util.n; i++)
+        counter_event(&e, "gpu_utilization", "GPU utilization (NVML, %)", device_pid(m->nvml_util.v[i].device),
+                      m->nvml_util.v[i].time_ns, "util %", m->nvml_util.v[i].util_pct);
     int rc = write_host_counters(&e);
-    fputs("\n]}\n", out);
+    jw_array_close(e.w);
+    jw_map_close(e.w);
+    int wrc = jw_free(e.w);
     if (counts)
         *counts = e.n;
-    return rc < 0 ? rc : ferror(out) ? -EIO : 0;
+    return rc < 0 ? rc : wrc;
 }
