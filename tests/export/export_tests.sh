@@ -106,7 +106,8 @@ recorded_scenario_round_trip_and_gpu_samples_as_counters)
       "$(py "[(g >> 24 & 0xFFFFFF, r) for g, r in sqlite3.connect(src).execute('select globalPid, rssBytes from PERFSCOPE_PROCESS_SAMPLES order by rowid')]" "$tmp/x.json" "$src")" ] ||
         fail "RSS values"
     got=$(py "[round(float(e['args']['cpu %']), 2) for e in ev if e['ph'] == 'C' and e['name'] == 'CPU (%)']" "$tmp/x.json")
-    want=$(py "(lambda r: [round(100 * ((b[1] + b[2]) - (a[1] + a[2])) / (b[0] - a[0]), 2) for a, b in zip(r, r[1:])])(sqlite3.connect(src).execute('select timestamp, cpuUserNs, cpuSystemNs from PERFSCOPE_PROCESS_SAMPLES order by rowid').fetchall())" "$tmp/x.json" "$src")
+    # (rows of a process in table order; a pair whose time does not advance or whose CPU time falls gives no value)
+    want=$(py "(lambda r: [round(100 * ((y[1] + y[2]) - (x[1] + x[2])) / (y[0] - x[0]), 2) for x, y in zip(r, r[1:]) if y[0] > x[0] and y[1] + y[2] >= x[1] + x[2]])(sqlite3.connect(src).execute('select timestamp, coalesce(cpuUserNs, 0), coalesce(cpuSystemNs, 0) from PERFSCOPE_PROCESS_SAMPLES order by rowid').fetchall())" "$tmp/x.json" "$src")
     [ "$got" = "$want" ] || fail "CPU counters: $got, want $want"
     [ "$(py "sql('select count(distinct globalPid) from PERFSCOPE_PROCESS_SAMPLES')" "$tmp/x.json" "$src")" = 1 ] ||
         fail "the scenario is one process: the CPU check above pairs consecutive rows"
