@@ -319,6 +319,8 @@ static void write_ranges(struct exp *e)
             jw_kstr(e->w, "nvtx", nvtx[r->kind]);
             if (r->domain != PS_NONE)
                 jw_kstr(e->w, "domain", ps_model_str(m, r->domain));
+            if (r->category)
+                jw_kint(e->w, "category", r->category);
         }
         jw_map_close(e->w);
         jw_map_close(e->w);
