@@ -18,6 +18,7 @@ static const struct ps_cmd commands[] = {
     { "report", cmd_report, "classify where each training step's time goes (perfscope, nsys, PyTorch traces)" },
     { "top", cmd_top, "live GPU, host and process metrics, and the live verdict of a recording in progress" },
     { "diff", cmd_diff, "what changed between two runs: step time, categories, verdict, kernels (--gate for CI)" },
+    { "export", cmd_export, "write a trace of any format as Chrome trace-event JSON for Perfetto / chrome://tracing" },
 };
 
 static void usage(FILE *out)

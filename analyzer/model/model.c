@@ -157,6 +157,7 @@ void ps_model_free(struct ps_model *m)
     free(m->streams.v);
     free(m->devices.v);
     free(m->nvml_util.v);
+    free(m->host_samples.v);
     strpool_free(m->strings);
     free(m->path);
     free(m);
@@ -421,6 +422,11 @@ int ps_model_add_open_range(struct ps_model *m, const struct ps_range *r)
 int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample *s)
 {
     return VEC_PUSH(m->nvml_util, *s);
+}
+
+int ps_model_add_host_sample(struct ps_model *m, const struct ps_host_sample *s)
+{
+    return VEC_PUSH(m->host_samples, *s);
 }
 
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value)

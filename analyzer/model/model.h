@@ -130,6 +130,14 @@ struct ps_nvml_util_sample {
     int32_t util_pct;       /* 0..100: % of the driver's sample period with a kernel running */
 };
 
+/* One host sample of a process (perfscope traces: PERFSCOPE_PROCESS_SAMPLES rows). */
+struct ps_host_sample {
+    int64_t time_ns;
+    int64_t cpu_ns;         /* CPU time (user + system) the process used since it started: cumulative */
+    int64_t rss_bytes;      /* resident set size, -1 when the row has none */
+    uint32_t pid;
+};
+
 struct ps_meta_kv {
     char *key, *value;
 };
@@ -158,6 +166,8 @@ struct ps_model {
     PS_VEC(struct ps_device) devices;
     PS_VEC(struct ps_meta_kv) meta; /* source metadata worth showing (perfscope: PERFSCOPE_META rows) */
     PS_VEC(struct ps_nvml_util_sample) nvml_util;  /* NVML samples in table (time) order; empty without them */
+    PS_VEC(struct ps_host_sample) host_samples;    /* host samples in table order (per process: time order);
+                                     * empty without them (`perfscope export` writes them as counters) */
     int32_t rank, local_rank, world_size;   /* -1 when unknown */
     int64_t dropped_records;        /* records lost while recording (probe rings + CUPTI), -1 unknown */
     int64_t unplaced_events;        /* events the reader read but could not place in the model (reported) */
@@ -213,6 +223,7 @@ int ps_model_add_open_range(struct ps_model *m, const struct ps_range *r);   /* 
 int ps_model_shift_times(struct ps_model *m, int64_t base);
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
 int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample *s);
+int ps_model_add_host_sample(struct ps_model *m, const struct ps_host_sample *s);
 
 /* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call
  * with the same correlation id in the same process (any process if correlation_global) in gpu_launch, then

@@ -423,10 +423,11 @@ int ps_sq_read_meta(struct sctx *c)
     return 0;
 }
 
-/* PERFSCOPE_PROCESS_SAMPLES (optional): how many samples, the first and last timestamp, and the CPU time the
- * processes used (cpuUserNs + cpuSystemNs are cumulative per process: each one's largest value, summed). Read
- * row by row, not by SQL aggregates: min/max/sum take text and reals too ('x' sorts above every integer), and
- * every value here must be an integer (NULL CPU times count as 0; a row without a timestamp is no sample). A
+/* PERFSCOPE_PROCESS_SAMPLES (optional): each sample (model.host_samples: time, cumulative CPU time, RSS), how many,
+ * the first and last timestamp, and the CPU time the processes used (cpuUserNs + cpuSystemNs are cumulative per
+ * process: each one's largest value, summed; and per process in struct ps_process). Read row by row, not by SQL
+ * aggregates: min/max/sum take text and reals too ('x' sorts above every integer), and every value here must be
+ * an integer (NULL CPU times count as 0; a row without a timestamp is no sample). A
  * negative CPU time, or sums past int64, are errors. */
 struct sample_state {
     struct ps_idmap pids;             /* globalPid -> index in the arrays */
@@ -439,7 +440,7 @@ static int sample_row(struct sctx *c, sqlite3_stmt *st, struct sample_state *s)
     static const char t[] = "PERFSCOPE_PROCESS_SAMPLES";
     int64_t pid = sqlite3_column_int64(st, 0), ts = sqlite3_column_int64(st, 1);
     int64_t user = sqlite3_column_int64(st, 2), sys = sqlite3_column_int64(st, 3);
-    long long rowid = sqlite3_column_int64(st, 4);
+    long long rowid = sqlite3_column_int64(st, 5);
     if (sqlite3_column_type(st, 1) == SQLITE_NULL)
         return 0;
     if (user < 0 || sys < 0 || user > INT64_MAX - sys)
@@ -477,13 +478,17 @@ static int sample_row(struct sctx *c, sqlite3_stmt *st, struct sample_state *s)
         s->first[i] = ts;
     if (ts > s->last[i])
         s->last[i] = ts;
-    return 0;
+    struct ps_host_sample hs = { .time_ns = ts, .cpu_ns = user + sys, .pid = ps_global_to_pid(pid),
+                                 .rss_bytes = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4) };
+    if (hs.rss_bytes < -1)
+        hs.rss_bytes = -1;
+    return ps_model_add_host_sample(m, &hs) < 0 ? ps_sq_oom(c) : 0;
 }
 
 static int read_samples(struct sctx *c)
 {
     static const char t[] = "PERFSCOPE_PROCESS_SAMPLES";
-    static const char *const cols[] = { "globalPid", "timestamp", "cpuUserNs", "cpuSystemNs" };
+    static const char *const cols[] = { "globalPid", "timestamp", "cpuUserNs", "cpuSystemNs", "rssBytes" };
     char sql[300] = "SELECT ";
     struct sample_state s = { 0 };
     sqlite3_stmt *st = NULL;
@@ -492,7 +497,7 @@ static int read_samples(struct sctx *c)
         return rc;
     if (ps_sq_load_cols(c, t) < 0)
         return -1;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (ps_sq_add_col(c, sql, sizeof sql, t, cols[i], i < 2 ? NULL : "NULL") < 0)
             return -1;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM %s", t);
@@ -500,9 +505,10 @@ static int read_samples(struct sctx *c)
         return -1;
     long long n = 0;
     c->m->samples.n = 0;
+    c->m->host_samples.n = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         n++;
-        if (check_int_cols(c, st, t, 4, 0) < 0 || sample_row(c, st, &s) < 0)
+        if (check_int_cols(c, st, t, 5, 0) < 0 || sample_row(c, st, &s) < 0)
             goto fail;
     }
     if (rc != SQLITE_DONE) {

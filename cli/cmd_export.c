@@ -1,0 +1,192 @@
+/* `perfscope export TRACE --format perfetto -o OUT.json[.gz]`: read a trace of any format into the model and write
+ * it as Chrome trace-event JSON (analyzer/render/export_perfetto.h), gzip-compressed through zlib when OUT ends in
+ * ".gz". The output is written to a temporary file beside OUT and renamed over it at the end, so a failed export
+ * leaves no half file. Exit 0, 1 bad input or a write that failed, 2 usage. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "commands.h"
+#include "options.h"
+#include "read/reader.h"
+#include "render/export_perfetto.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: perfscope export TRACE [--format perfetto] -o OUT.json[.gz] [-f]\n\n"
+            "Write a trace of any format (perfscope, Nsight Systems SQLite, PyTorch profiler JSON) as Chrome\n"
+            "trace-event JSON for ui.perfetto.dev and chrome://tracing: a track per host thread and GPU stream,\n"
+            "NVTX ranges and host ops, kernels, copies and memsets with their args, flow arrows from each launch\n"
+            "to its GPU activity, counters for host CPU / RSS and GPU utilisation samples. 'perfscope report'\n"
+            "reads the export back with the same steps and breakdown (what maps to what: docs/export.md).\n\n"
+            "  --format perfetto   the output format (the only one, and the default)\n"
+            "  -o, --output OUT    the file to write; gzip-compressed when it ends in .gz\n"
+            "  -f, --force         replace OUT when it exists (never the trace being read)\n");
+}
+
+static ssize_t gz_cookie_write(void *cookie, const char *buf, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {   /* gzwrite takes an unsigned int length */
+        unsigned chunk = n - done > (1u << 30) ? 1u << 30 : (unsigned)(n - done);
+        int w = gzwrite(cookie, buf + done, chunk);
+        if (w <= 0)
+            return -1;
+        done += (size_t)w;
+    }
+    return (ssize_t)n;
+}
+
+static int gz_cookie_close(void *cookie)
+{
+    return gzclose(cookie) == Z_OK ? 0 : -1;
+}
+
+/* A stdio stream over the open file `fd` (taken over): plain, or through zlib's gz* API when gz. NULL on error. */
+static FILE *open_output(int fd, int gz)
+{
+    if (!gz)
+        return fdopen(fd, "w");
+    gzFile z = gzdopen(fd, "wb");
+    if (!z)
+        return NULL;
+    gzbuffer(z, 256 * 1024);
+    cookie_io_functions_t io = { .write = gz_cookie_write, .close = gz_cookie_close };
+    FILE *f = fopencookie(z, "w", io);
+    if (!f)
+        gzclose(z);
+    else
+        setvbuf(f, NULL, _IOFBF, 256 * 1024);
+    return f;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    enum { OPT_FORMAT = 256 };
+    static const struct option longopts[] = {
+        { "format", required_argument, NULL, OPT_FORMAT }, { "output", required_argument, NULL, 'o' },
+        { "force", no_argument, NULL, 'f' },               { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *output = NULL;
+    int force = 0, c;
+    if (ps_opt_check_long_names("export", argc, argv, longopts, "o"))
+        return 2;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":ho:f", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'o':
+            if (!*(output = optarg)) {
+                fprintf(stderr, "perfscope export: -o was given an empty output path\n");
+                return 2;
+            }
+            break;
+        case 'f':
+            force = 1;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "perfetto") != 0) {
+                fprintf(stderr, "perfscope export: unknown --format '%s' (the only one is perfetto)\n", optarg);
+                return 2;
+            }
+            break;
+        case ':':
+            fprintf(stderr, "perfscope export: option '%s' needs a value (see 'perfscope export --help')\n",
+                    argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "perfscope export: unknown option '%s' (see 'perfscope export --help')\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (argc - optind != 1) {
+        fprintf(stderr, "perfscope export: give one trace to export (see 'perfscope export --help')\n");
+        return 2;
+    }
+    if (!output) {
+        fprintf(stderr, "perfscope export: give the output file with -o OUT.json or -o OUT.json.gz\n");
+        return 2;
+    }
+    const char *input = argv[optind];
+    struct stat in_st, out_st;
+    if (stat(output, &out_st) == 0) {
+        if (stat(input, &in_st) == 0 && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+            fprintf(stderr, "perfscope export: %s is the trace being read: refusing to overwrite it\n", output);
+            return 2;
+        }
+        if (!force) {
+            fprintf(stderr, "perfscope export: %s exists (-f replaces it)\n", output);
+            return 2;
+        }
+    }
+
+    struct ps_model *m = NULL;
+    char err[512] = "", shown[1024];
+    if (ps_read_trace(input, &m, err, sizeof err) < 0) {
+        ps_text_escape(err, shown, sizeof shown, NULL);
+        fprintf(stderr, "perfscope export: %s\n", shown);
+        return 1;
+    }
+    size_t len = strlen(output);
+    char *tmp = malloc(len + 16);
+    int status = 1, fd = -1;
+    FILE *out = NULL;
+    if (!tmp) {
+        fprintf(stderr, "perfscope export: out of memory\n");
+        goto done;
+    }
+    snprintf(tmp, len + 16, "%s.tmp-XXXXXX", output);
+    if ((fd = mkstemp(tmp)) < 0) {
+        ps_text_escape(output, shown, sizeof shown, NULL);
+        fprintf(stderr, "perfscope export: cannot write %s: %s\n", shown, strerror(errno));
+        goto done;
+    }
+    mode_t mask = umask(0);   /* mkstemp makes 0600: give the output the mode a new file gets */
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0)
+        fprintf(stderr, "perfscope export: warning: cannot set the mode of the output: %s\n", strerror(errno));
+    if (!(out = open_output(fd, ends_with(output, ".gz")))) {
+        fprintf(stderr, "perfscope export: cannot open the output stream: %s\n", strerror(errno));
+        close(fd);
+        unlink(tmp);
+        goto done;
+    }
+    struct ps_export_counts n;
+    int rc = ps_export_perfetto(m, out, &n);
+    if (fclose(out) != 0 || rc < 0) {
+        ps_text_escape(output, shown, sizeof shown, NULL);
+        fprintf(stderr, "perfscope export: writing %s failed%s\n", shown, rc == -ENOMEM ? ": out of memory" : "");
+        unlink(tmp);
+        goto done;
+    }
+    if (rename(tmp, output) != 0) {
+        ps_text_escape(output, shown, sizeof shown, NULL);
+        fprintf(stderr, "perfscope export: cannot write %s: %s\n", shown, strerror(errno));
+        unlink(tmp);
+        goto done;
+    }
+    fprintf(stderr, "perfscope export: %lld events (%lld GPU ops, %lld flows, %lld counter samples) -> %s\n",
+            (long long)n.events, (long long)n.gpu_ops, (long long)n.flows, (long long)n.counters, output);
+    status = 0;
+done:
+    free(tmp);
+    ps_model_free(m);
+    return status;
+}
