@@ -1,109 +1,77 @@
-/* The --snapshot JSON (see snapshot.h), generated with yajl's generator; text from traces and /proc is made
- * valid UTF-8 first (U+FFFD for bad bytes) since yajl refuses invalid strings. */
+/* The --snapshot JSON (see snapshot.h), written through the JSON writer `perfscope report` and `export` use
+ * (analyzer/render/json_writer.h: yajl's generator, text from traces and /proc made valid UTF-8 with U+FFFD). */
 #include "snapshot.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
-#include <yajl/yajl_gen.h>
 
 #include "ps_nvml.h"
+#include "render/json_writer.h"
 
 #define SNAPSHOT_VERSION 1
 
-struct jw {
-    yajl_gen g;
-};
-
-/* s with every byte that does not start a well-formed UTF-8 sequence replaced by U+FFFD. */
-static void jstr(struct jw *w, const char *s)
+static void key(struct ps_jw *w, const char *k)
 {
-    char buf[2048];
-    size_t out = 0;
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p && out + 4 < sizeof buf) {
-        size_t n = *p < 0x80 ? 1 : *p >= 0xF0 && *p <= 0xF4 ? 4 : *p >= 0xE0 ? 3 : *p >= 0xC2 && *p < 0xE0 ? 2 : 0;
-        int ok = n > 0;
-        for (size_t i = 1; ok && i < n; i++)
-            ok = (p[i] & 0xC0) == 0x80;
-        if (ok && n == 3)
-            ok = !(p[0] == 0xE0 && p[1] < 0xA0) && !(p[0] == 0xED && p[1] >= 0xA0);
-        if (ok && n == 4)
-            ok = !(p[0] == 0xF0 && p[1] < 0x90) && !(p[0] == 0xF4 && p[1] >= 0x90);
-        if (!ok) {
-            memcpy(buf + out, "\xEF\xBF\xBD", 3);
-            out += 3;
-            p++;
-            continue;
-        }
-        memcpy(buf + out, p, n);
-        out += n;
-        p += n;
-    }
-    yajl_gen_string(w->g, (const unsigned char *)buf, out);
+    ps_jw_key(w, k);
 }
 
-static void key(struct jw *w, const char *k)
-{
-    yajl_gen_string(w->g, (const unsigned char *)k, strlen(k));
-}
-
-static void kint(struct jw *w, const char *k, int valid, long long v)
+static void kint(struct ps_jw *w, const char *k, int valid, long long v)
 {
     key(w, k);
     if (valid)
-        yajl_gen_integer(w->g, v);
+        ps_jw_int(w, v);
     else
-        yajl_gen_null(w->g);
+        ps_jw_null(w);
 }
 
-static void knum(struct jw *w, const char *k, int valid, double v)
+static void knum(struct ps_jw *w, const char *k, int valid, double v)
 {
     key(w, k);
     if (valid && isfinite(v))
-        yajl_gen_double(w->g, v);
+        ps_jw_double(w, v);
     else
-        yajl_gen_null(w->g);
+        ps_jw_null(w);
 }
 
-static void kstr(struct jw *w, const char *k, const char *v)
+static void kstr(struct ps_jw *w, const char *k, const char *v)
 {
     key(w, k);
     if (v)
-        jstr(w, v);
+        ps_jw_str(w, v);
     else
-        yajl_gen_null(w->g);
+        ps_jw_null(w);
 }
 
-static void history(struct jw *w, const char *k, const struct tui_history *h)
+static void history(struct ps_jw *w, const char *k, const struct tui_history *h)
 {
     key(w, k);
-    yajl_gen_array_open(w->g);
+    ps_jw_array_open(w);
     for (size_t i = h->n; i-- > 0;) {   /* oldest first */
         double v;
         if (tui_history_get(h, i, &v))
-            yajl_gen_double(w->g, v);
+            ps_jw_double(w, v);
         else
-            yajl_gen_null(w->g);
+            ps_jw_null(w);
     }
-    yajl_gen_array_close(w->g);
+    ps_jw_array_close(w);
 }
 
-static void host(struct jw *w, const struct tui_top *t)
+static void host(struct ps_jw *w, const struct tui_top *t)
 {
     const struct tui_host *h = &t->host;
     key(w, "host");
-    yajl_gen_map_open(w->g);
+    ps_jw_map_open(w);
     kstr(w, "hostname", t->hostname);
     knum(w, "cpu_percent", h->cpu_valid, h->total_pct);
     key(w, "cpu_percent_per_core");
-    yajl_gen_array_open(w->g);
+    ps_jw_array_open(w);
     for (int i = 0; i < h->ncpu; i++)
         if (h->cpu_valid)
-            yajl_gen_double(w->g, h->cpu_pct[i]);
+            ps_jw_double(w, h->cpu_pct[i]);
         else
-            yajl_gen_null(w->g);
-    yajl_gen_array_close(w->g);
+            ps_jw_null(w);
+    ps_jw_array_close(w);
     int mv = h->mem_total >= 0 && h->mem_available >= 0;
     kint(w, "mem_total_bytes", h->mem_total >= 0, h->mem_total);
     kint(w, "mem_used_bytes", mv, h->mem_total - h->mem_available);
@@ -112,34 +80,34 @@ static void host(struct jw *w, const struct tui_top *t)
     kint(w, "swap_used_bytes", h->swap_total >= 0 && h->swap_free >= 0, h->swap_total - h->swap_free);
     key(w, "load");
     if (h->load_valid) {
-        yajl_gen_array_open(w->g);
+        ps_jw_array_open(w);
         for (int i = 0; i < 3; i++)
-            yajl_gen_double(w->g, h->load[i]);
-        yajl_gen_array_close(w->g);
+            ps_jw_double(w, h->load[i]);
+        ps_jw_array_close(w);
     } else {
-        yajl_gen_null(w->g);
+        ps_jw_null(w);
     }
     history(w, "cpu_percent_history", &t->host_cpu);
-    yajl_gen_map_close(w->g);
+    ps_jw_map_close(w);
 }
 
-static void gpus(struct jw *w, const struct tui_top *t)
+static void gpus(struct ps_jw *w, const struct tui_top *t)
 {
     key(w, "gpu");
-    yajl_gen_map_open(w->g);
+    ps_jw_map_open(w);
     kstr(w, "status", t->nvml_status == PS_NVML_OK ? "ok" : "unavailable");
     kstr(w, "message", t->nvml_status == PS_NVML_OK ? NULL : t->nvml_why);
     key(w, "devices");
-    yajl_gen_array_open(w->g);
+    ps_jw_array_open(w);
     for (unsigned i = 0; i < t->ngpu; i++) {
         const struct ps_gpu_sample *s = &t->gpu[i].s;
         unsigned v = t->gpu[i].ok ? s->valid : 0;
         char thr[160];
-        yajl_gen_map_open(w->g);
+        ps_jw_map_open(w);
         kint(w, "index", 1, i);
         kstr(w, "name", s->name[0] ? s->name : NULL);
         key(w, "responding");
-        yajl_gen_bool(w->g, t->gpu[i].ok);
+        ps_jw_bool(w, t->gpu[i].ok);
         kint(w, "util_sm_percent", v & PS_GPU_UTIL_SM, s->util_sm_pct);
         kint(w, "util_memory_percent", v & PS_GPU_UTIL_MEM, s->util_mem_pct);
         kint(w, "memory_used_bytes", v & PS_GPU_MEM, (long long)s->mem_used_bytes);
@@ -155,39 +123,39 @@ static void gpus(struct jw *w, const struct tui_top *t)
         kstr(w, "throttle", v & PS_GPU_THROTTLE ? ps_nvml_throttle_text(s->throttle, thr, sizeof thr) : NULL);
         key(w, "mig_enabled");
         if (v & PS_GPU_MIG)
-            yajl_gen_bool(w->g, s->mig_enabled);
+            ps_jw_bool(w, s->mig_enabled);
         else
-            yajl_gen_null(w->g);
+            ps_jw_null(w);
         key(w, "processes");
         if (v & PS_GPU_PROCS) {
-            yajl_gen_array_open(w->g);
+            ps_jw_array_open(w);
             for (size_t k = 0; k < s->nprocs; k++) {
-                yajl_gen_map_open(w->g);
+                ps_jw_map_open(w);
                 kint(w, "pid", 1, s->procs[k].pid);
                 kint(w, "used_memory_bytes", s->procs[k].used_bytes >= 0, s->procs[k].used_bytes);
-                yajl_gen_map_close(w->g);
+                ps_jw_map_close(w);
             }
-            yajl_gen_array_close(w->g);
+            ps_jw_array_close(w);
         } else {
-            yajl_gen_null(w->g);
+            ps_jw_null(w);
         }
         history(w, "util_history", &t->gpu[i].util);
         history(w, "memory_percent_history", &t->gpu[i].mem_pct);
         history(w, "power_w_history", &t->gpu[i].power_w);
-        yajl_gen_map_close(w->g);
+        ps_jw_map_close(w);
     }
-    yajl_gen_array_close(w->g);
-    yajl_gen_map_close(w->g);
+    ps_jw_array_close(w);
+    ps_jw_map_close(w);
 }
 
-static void processes(struct jw *w, const struct tui_top *t)
+static void processes(struct ps_jw *w, const struct tui_top *t)
 {
     static const char *const states[] = { "running", "sleeping", "blocked_io", "stopped", "zombie", "idle", "other" };
     key(w, "recorded_processes");
-    yajl_gen_array_open(w->g);
+    ps_jw_array_open(w);
     for (size_t i = 0; t->procs && i < t->nproc_rows; i++) {
         const struct tui_proc *p = &t->proc_rows[i];
-        yajl_gen_map_open(w->g);
+        ps_jw_map_open(w);
         kint(w, "pid", 1, p->pid);
         kint(w, "ppid", 1, p->ppid);
         kint(w, "depth", 1, p->depth);
@@ -199,34 +167,34 @@ static void processes(struct jw *w, const struct tui_top *t)
         knum(w, "write_bytes_per_s", p->write_bps >= 0, p->write_bps);
         kint(w, "threads", 1, p->threads);
         key(w, "thread_states");
-        yajl_gen_map_open(w->g);
+        ps_jw_map_open(w);
         for (int s = 0; s < TUI_THREAD_STATES; s++)
             kint(w, states[s], 1, p->states[s]);
-        yajl_gen_map_close(w->g);
-        yajl_gen_map_close(w->g);
+        ps_jw_map_close(w);
+        ps_jw_map_close(w);
     }
-    yajl_gen_array_close(w->g);
+    ps_jw_array_close(w);
 }
 
-static void recording(struct jw *w, const struct tui_top *t)
+static void recording(struct ps_jw *w, const struct tui_top *t)
 {
     key(w, "sessions");
-    yajl_gen_array_open(w->g);
+    ps_jw_array_open(w);
     for (size_t i = 0; i < t->nsessions; i++) {
-        yajl_gen_map_open(w->g);
+        ps_jw_map_open(w);
         kint(w, "recorder_pid", 1, t->sessions[i].recorder_pid);
         kstr(w, "trace", t->sessions[i].trace);
-        yajl_gen_map_close(w->g);
+        ps_jw_map_close(w);
     }
-    yajl_gen_array_close(w->g);
+    ps_jw_array_close(w);
     key(w, "recording");
     if (!t->watching) {
-        yajl_gen_null(w->g);
+        ps_jw_null(w);
         return;
     }
     const struct tui_live *l = &t->live;
     static const char *const state[] = { "none", "recording", "ended", "error" };
-    yajl_gen_map_open(w->g);
+    ps_jw_map_open(w);
     kstr(w, "trace", l->trace);
     kstr(w, "state", state[l->state]);
     kstr(w, "message", l->message[0] ? l->message : NULL);
@@ -236,80 +204,75 @@ static void recording(struct jw *w, const struct tui_top *t)
     kint(w, "window_end_ns", l->now_ns > 0 && l->now_ns < INT64_MAX / 2, l->now_ns);
     key(w, "analysis");
     if (!l->have_report) {
-        yajl_gen_null(w->g);
+        ps_jw_null(w);
     } else {
-        yajl_gen_map_open(w->g);
+        ps_jw_map_open(w);
         kint(w, "steps", 1, (long long)l->nsteps);
         key(w, "whole_window");
-        yajl_gen_bool(w->g, l->whole_run);
+        ps_jw_bool(w, l->whole_run);
         kint(w, "step_avg_ns", 1, l->avg_dur_ns);
         key(w, "breakdown_ns");
-        yajl_gen_map_open(w->g);
+        ps_jw_map_open(w);
         for (int i = 0; i < PS_CAT_N; i++)
             kint(w, ps_cat_key[i], 1, l->cat_ns[i]);
-        yajl_gen_map_close(w->g);
+        ps_jw_map_close(w);
         kint(w, "sync_ns", 1, l->sync_ns);
         int64_t g[PS_BN_UNKNOWN];
         ps_verdict_groups(l->cat_ns, l->sync_ns, g);
         key(w, "groups_ns");
-        yajl_gen_map_open(w->g);
+        ps_jw_map_open(w);
         for (int i = 0; i < PS_BN_UNKNOWN; i++)
             kint(w, ps_bottleneck_name[i], 1, g[i]);
-        yajl_gen_map_close(w->g);
+        ps_jw_map_close(w);
         kstr(w, "bottleneck", ps_bottleneck_name[l->bottleneck]);
         knum(w, "share", 1, l->share);
         knum(w, "gpu_utilization", !isnan(l->gpu_util), l->gpu_util);
         kstr(w, "fix", l->fix[0] ? l->fix : NULL);
         key(w, "top_kernels");
-        yajl_gen_array_open(w->g);
+        ps_jw_array_open(w);
         for (size_t i = 0; i < l->nkernels; i++) {
-            yajl_gen_map_open(w->g);
+            ps_jw_map_open(w);
             kstr(w, "name", l->kernels[i].name);
             kint(w, "count", 1, l->kernels[i].count);
             kint(w, "total_ns", 1, l->kernels[i].total_ns);
-            yajl_gen_map_close(w->g);
+            ps_jw_map_close(w);
         }
-        yajl_gen_array_close(w->g);
-        yajl_gen_map_close(w->g);
+        ps_jw_array_close(w);
+        ps_jw_map_close(w);
     }
     history(w, "step_ms_history", &l->step_ms);
     key(w, "open_nvtx_ranges");
     if (!l->have_open_table) {
-        yajl_gen_null(w->g);
+        ps_jw_null(w);
     } else {
-        yajl_gen_array_open(w->g);
+        ps_jw_array_open(w);
         for (size_t i = 0; i < l->nstacks; i++) {
-            yajl_gen_map_open(w->g);
+            ps_jw_map_open(w);
             kint(w, "pid", 1, l->stacks[i].pid);
             kint(w, "tid", 1, l->stacks[i].tid);
             kstr(w, "thread_name", l->stacks[i].thread[0] ? l->stacks[i].thread : NULL);
             kstr(w, "stack", l->stacks[i].stack);
-            yajl_gen_map_close(w->g);
+            ps_jw_map_close(w);
         }
-        yajl_gen_array_close(w->g);
+        ps_jw_array_close(w);
     }
-    yajl_gen_map_close(w->g);
+    ps_jw_map_close(w);
 }
 
 int tui_snapshot_write(const struct tui_top *t, FILE *out)
 {
-    struct jw w = { yajl_gen_alloc(NULL) };
-    if (!w.g)
+    struct ps_jw *w = ps_jw_new(out);
+    if (!w)
         return -ENOMEM;
-    yajl_gen_map_open(w.g);
-    kint(&w, "perfscope_top_version", 1, SNAPSHOT_VERSION);
-    kint(&w, "iterations", 1, t->samples);
-    knum(&w, "interval_s", 1, t->interval_s);
-    host(&w, t);
-    gpus(&w, t);
-    processes(&w, t);
-    recording(&w, t);
-    kstr(&w, "status", t->status[0] ? t->status : NULL);
-    yajl_gen_map_close(w.g);
-    const unsigned char *buf;
-    size_t len;
-    int rc = yajl_gen_get_buf(w.g, &buf, &len) == yajl_gen_status_ok && fwrite(buf, 1, len, out) == len &&
-             fputc('\n', out) != EOF ? 0 : -EIO;
-    yajl_gen_free(w.g);
-    return rc;
+    ps_jw_map_open(w);
+    kint(w, "perfscope_top_version", 1, SNAPSHOT_VERSION);
+    kint(w, "iterations", 1, t->samples);
+    knum(w, "interval_s", 1, t->interval_s);
+    host(w, t);
+    gpus(w, t);
+    processes(w, t);
+    recording(w, t);
+    kstr(w, "status", t->status[0] ? t->status : NULL);
+    ps_jw_map_close(w);
+    return ps_jw_free(w) < 0 ? -EIO : 0;
 }

@@ -218,15 +218,15 @@ static void test_snapshot(void)
     FILE *f = open_memstream(&buf, &len);
     CHECK_EQ("snapshot", tui_snapshot_write(&t, f), 0);
     fclose(f);
-    CHECK(strstr(buf, "\"util_sm_percent\":87,\"util_memory_percent\":null"), "N/A as null: %.300s", buf);
-    CHECK(strstr(buf, "\"temperature_c\":null,\"power_mw\":412000,\"power_limit_mw\":null"), "power fields");
-    CHECK(strstr(buf, "\"processes\":[{\"pid\":4242,\"used_memory_bytes\":null}]"), "GPU processes");
-    CHECK(strstr(buf, "\"bottleneck\":\"data-loading\""), "bottleneck");
-    CHECK(strstr(buf, "\"groups_ns\":{\"kernel\":20000000,\"data-loading\":62000000,\"memcpy\":8000000,"
-                      "\"communication\":0,\"sync\":0,\"host\":10000000}"), "groups: %s", strstr(buf, "groups"));
-    CHECK(strstr(buf, "\"stack\":\"step > data\""), "open ranges");
-    CHECK(strstr(buf, "\"gpu_utilization\":null"), "gpu utilisation null without GPU rows");
-    CHECK(buf[len - 1] == '\n' && strchr(buf, '\n') == buf + len - 1, "one line");
+    CHECK(strstr(buf, "\"util_sm_percent\": 87, \"util_memory_percent\": null"), "N/A as null: %.300s", buf);
+    CHECK(strstr(buf, "\"temperature_c\": null, \"power_mw\": 412000, \"power_limit_mw\": null"), "power fields");
+    CHECK(strstr(buf, "\"processes\": [{\"pid\": 4242, \"used_memory_bytes\": null}]"), "GPU processes");
+    CHECK(strstr(buf, "\"bottleneck\": \"data-loading\""), "bottleneck");
+    CHECK(strstr(buf, "\"groups_ns\": {\"kernel\": 20000000, \"data-loading\": 62000000, \"memcpy\": 8000000, "
+                      "\"communication\": 0, \"sync\": 0, \"host\": 10000000}"), "groups: %s", strstr(buf, "groups"));
+    CHECK(strstr(buf, "\"stack\": \"step > data\""), "open ranges");
+    CHECK(strstr(buf, "\"gpu_utilization\": null"), "gpu utilisation null without GPU rows");
+    CHECK(buf[len - 1] == '\n' && buf[0] == '{', "one object, ending with a newline");
     free(buf);
 }
 

@@ -142,7 +142,7 @@ top_snapshot_shows_standin_gpu_values_and_na)
     with_gpu "$perfscope" top -n 3 -d 0.25 --snapshot json >"$dir/snap.json" 2>"$dir/err" || fail "exit status $?"
     # the stand-in's third utilisation value (one call per sample) is 70
     [ "$(json "d['gpu']['devices'][0]['util_sm_percent']" "$dir/snap.json")" = 70 ] || fail "util"
-    [ "$(json "d['gpu']['devices'][0]['util_history']" "$dir/snap.json")" = "[50.0, 60.0, 70.0]" ] || fail "util history"
+    [ "$(json "[float(x) for x in d['gpu']['devices'][0]['util_history']]" "$dir/snap.json")" = "[50.0, 60.0, 70.0]" ] || fail "util history"
     [ "$(json "d['gpu']['devices'][0]['memory_total_bytes']" "$dir/snap.json")" = 150754820096 ] || fail "memory"
     [ "$(json "d['gpu']['devices'][0]['power_limit_mw']" "$dir/snap.json")" = 700000 ] || fail "power limit"
     [ "$(json "d['gpu']['devices'][0]['throttle']" "$dir/snap.json")" = "sw-power-cap" ] || fail "throttle"
@@ -151,7 +151,7 @@ top_snapshot_shows_standin_gpu_values_and_na)
     [ "$(json "d['gpu']['devices'][1]['util_sm_percent'], d['gpu']['devices'][1]['temperature_c'], d['gpu']['devices'][1]['mig_enabled']" "$dir/snap.json")" = "None None True" ] ||
         fail "MIG device fields"
     [ "$(json "d['gpu']['devices'][1]['processes']" "$dir/snap.json")" = "[]" ] || fail "MIG processes"
-    [ "$(grep -c . "$dir/snap.json")" = 1 ] || fail "not exactly one line of JSON"
+    python3 -c "import json,sys; json.loads(open(sys.argv[1]).read())" "$dir/snap.json" || fail "stdout is not exactly one JSON object"
     ;;
 top_without_nvml_shows_host_panels_and_exits_0)
     LD_LIBRARY_PATH=$dir "$perfscope" top -n 2 -d 0.25 --snapshot json >"$dir/snap.json" 2>"$dir/err" || fail "exit $?"
