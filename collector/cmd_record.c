@@ -2,7 +2,6 @@
  * probe injected, drain its rings and sample its process tree while it runs, and write the trace
  * (DESIGN §1-3, docs/record.md). Returns CMD's exit status (128+N when a signal N killed it). */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -10,17 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../cli/commands.h"
 #include "../cli/options.h"
 #include "collect.h"
+#include "launch.h"
+#include "output_file.h"
 #include "ps_env.h"
 #include "ps_nvml.h"
 #include "ps_ring.h"
@@ -209,100 +206,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
     }
     o->cmd = argv + optind;
     return 0;
-}
-
-/* What an existing output is, for refusing to replace it: NULL for a regular file (or a link to one, or a
- * dangling link), else a phrase naming the kind. */
-static const char *not_regular(const struct stat *st)
-{
-    if (S_ISREG(st->st_mode))
-        return NULL;
-    return S_ISDIR(st->st_mode) ? "a directory" : S_ISCHR(st->st_mode) ? "a character device" :
-           S_ISBLK(st->st_mode) ? "a block device" : S_ISFIFO(st->st_mode) ? "a FIFO" :
-           S_ISSOCK(st->st_mode) ? "a socket" : "not a regular file";
-}
-
-/* Claim the output file: refuse an existing one without -f, and anything but a regular file (or a link to
- * one) even with -f, since replacing a device, FIFO or directory would destroy it; create it empty
- * (O_EXCL). */
-/* An existing trace may be replaced (-f) unless another recorder holds its lock (it is being written). */
-static int may_replace(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return errno == ENOENT || errno == ELOOP ? 0 : -errno;
-    int rc = flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : -errno;
-    if (rc == -EWOULDBLOCK)
-        fprintf(stderr, "perfscope record: %s is being written by another perfscope record right now; refusing "
-                        "to replace it (give each recording its own -o, e.g. with %%p or %%r)\n", path);
-    else if (!rc)
-        unlink(path);               /* while locked: a recorder that created it and locks it next sees it gone */
-    close(fd);
-    return rc == -EWOULDBLOCK ? -EBUSY : 0;
-}
-
-/* Create the trace file `path` (after the checks and -f) and lock it (flock, exclusive) for the whole
- * recording, so that a second recorder given the same -o fails before it runs CMD instead of replacing the
- * file under the first one (findings-3 #4). Returns the locked descriptor (close it at the end), or -errno
- * with a message on stderr. */
-static int claim_output(const char *path, int force)
-{
-    struct stat st, target;
-    if (lstat(path, &st) == 0) {
-        const char *kind = not_regular(&st);
-        int link = S_ISLNK(st.st_mode);
-        if (link)
-            kind = stat(path, &target) == 0 ? not_regular(&target) : NULL;
-        if (kind) {
-            fprintf(stderr, "perfscope record: %s %s %s; refusing to replace it (use -o with a file name)\n",
-                    path, link ? "is a symbolic link to" : "is", kind);
-            return -EEXIST;
-        }
-        if (!force) {
-            fprintf(stderr, "perfscope record: %s already exists (use -f to overwrite it, or -o to write "
-                            "elsewhere)\n", path);
-            return -EEXIST;
-        }
-        int rc = link ? (unlink(path), 0) : may_replace(path);
-        if (rc)
-            return rc;
-    }
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int rc = -errno;
-        fprintf(stderr, "perfscope record: cannot create %s: %s (%s)\n", path, strerror(-rc),
-                rc == -EEXIST ? "another perfscope record or program created it at the same moment: give each recording its own -o"
-                              : "use -o to write elsewhere");
-        return rc;
-    }
-    /* Between the create and the lock another recorder may have replaced it: then it is theirs. */
-    struct stat mine;
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &mine) != 0 || stat(path, &st) != 0 ||
-        st.st_dev != mine.st_dev || st.st_ino != mine.st_ino) {
-        close(fd);
-        fprintf(stderr, "perfscope record: another perfscope record took %s at the same moment; refusing to "
-                        "share it (give each recording its own -o, e.g. with %%p or %%r)\n", path);
-        return -EBUSY;
-    }
-    /* Side files of an earlier trace: removed only now that the name is ours (another recorder's are its own). */
-    static const char *const side[] = { "-wal", "-shm", "-journal" };
-    for (size_t i = 0; i < 3; i++) {
-        char p[PATH_MAX + 16];
-        snprintf(p, sizeof p, "%s%s", path, side[i]);
-        if (lstat(p, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
-            unlink(p);
-    }
-    return fd;
-}
-
-static void unlink_trace(const char *path)
-{
-    static const char *const side[] = { "", "-wal", "-shm", "-journal" };
-    for (size_t i = 0; i < 4; i++) {
-        char p[PATH_MAX + 16];
-        snprintf(p, sizeof p, "%s%s", path, side[i]);
-        unlink(p);
-    }
 }
 
 /* Point the probe's variables at the session; warn when another tool had set the injection paths. */
@@ -539,78 +442,38 @@ static void open_gpu_sampler(struct run *r)
         snprintf(r->gpu_why, sizeof r->gpu_why, "nvml");
 }
 
-/* Wait for the child while sampling and forwarding signals. Fills r->wstatus. `sw` (may be NULL) tells
- * which signals reached record's whole process group. */
-static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect *c, struct ps_sigwatch *sw)
+/* The launcher's tick: one host sample of CMD's process tree and one of every GPU, queued for the trace. */
+struct sampling {
+    struct run *r;
+    struct ps_collect *c;
+    struct ps_sampler *sampler;
+    int failed;
+};
+
+static void sample_tick(void *ctx, int exited)
 {
-    struct ps_sampler *sampler = NULL;
-    if (r->o->sample_hz > 0 && ps_sampler_new((uint32_t)r->child, &sampler))
-        fprintf(stderr, "perfscope record: warning: out of memory: no host samples\n");
-    int64_t period = sampler ? (int64_t)(1e9 / r->o->sample_hz) : 200000000;
-    int64_t next = ps_monotonic_ns();
-    int sampler_failed = 0;
-    for (;;) {
-        siginfo_t si = { 0 };
-        /* WNOWAIT: the child stays a zombie so the last sample still sees its final CPU times. */
-        int exited = waitid(P_PID, (id_t)r->child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == r->child;
-        int64_t now = ps_monotonic_ns();
-        if (sampler && (exited || now >= next)) {
-            const struct ps_proc_sample *ps;
-            const struct ps_thread_sample *ts;
-            size_t np, nt;
-            if ((ps_sampler_tick(sampler, &ps, &np, &ts, &nt) || ps_collect_post_samples(c, ps, np, ts, nt) ||
-                 sample_gpus(r, c)) &&
-                !sampler_failed++)
-                fprintf(stderr, "perfscope record: warning: out of memory while sampling\n");
-            next += period;
-            if (next < now)
-                next = now + period;
-        }
-        if (exited)
-            break;
-        int64_t wait = (sampler ? next : now + period) - ps_monotonic_ns();
-        if (wait < 0)
-            wait = 0;
-        struct timespec ts = { wait / 1000000000, wait % 1000000000 };
-        int sig = sigtimedwait(waitset, &si, &ts);
-        if (sig <= 0 || sig == SIGCHLD)
-            continue;
-        /* Forward only what the child did not get itself (issue 11 #3). A terminal's Ctrl-C (si_code > 0:
-         * the kernel) already reached it, being in our process group; so did a signal a process sent to the
-         * whole group (timeout, kill -TERM -PGID, a job-control shell), which the group's helper also got.
-         * A child that left our group gets everything forwarded. */
-        int in_group = getpgid(r->child) == getpgrp();
-        if (!in_group || (si.si_code <= 0 && !(sw && ps_sigwatch_group_got(sw, sig, si.si_pid, 20))))
-            kill(r->child, sig);
-    }
-    while (waitpid(r->child, &r->wstatus, 0) < 0 && errno == EINTR)
-        ;
-    r->end_ns = ps_monotonic_ns();
-    ps_sampler_free(sampler);
+    (void)exited;
+    struct sampling *s = ctx;
+    const struct ps_proc_sample *ps;
+    const struct ps_thread_sample *ts;
+    size_t np, nt;
+    if ((ps_sampler_tick(s->sampler, &ps, &np, &ts, &nt) || ps_collect_post_samples(s->c, ps, np, ts, nt) ||
+         sample_gpus(s->r, s->c)) &&
+        !s->failed++)
+        fprintf(stderr, "perfscope record: warning: out of memory while sampling\n");
 }
 
-/* In the child, between fork and exec (async-signal-safe calls only): die with the recorder (SIGTERM when
- * the recorder's thread that forked, its main thread, ends: kill -9, crash), restore the signal state CMD
- * would have had, exec; on failure send errno through the pipe. */
-static _Noreturn void exec_child(const struct run *r, pid_t recorder, const sigset_t *orig_mask,
-                                 const struct sigaction *orig_pipe, const struct sigaction *orig_xfsz, int err_fd)
+/* Wait for CMD while sampling it and forwarding signals (launch.h). Fills r->wstatus and r->end_ns. `sw`
+ * (may be NULL) tells which signals reached record's whole process group. */
+static void supervise(struct run *r, const sigset_t *waitset, struct ps_collect *c, struct ps_sigwatch *sw)
 {
-    int e;
-    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) {
-        e = errno;
-        goto fail;
-    }
-    if (getppid() != recorder)      /* the recorder died before prctl took effect */
-        _exit(128 + SIGTERM);
-    sigaction(SIGPIPE, orig_pipe, NULL);
-    sigaction(SIGXFSZ, orig_xfsz, NULL);
-    sigprocmask(SIG_SETMASK, orig_mask, NULL);
-    execvp(r->o->cmd[0], r->o->cmd);
-    e = errno;
-fail:
-    while (write(err_fd, &e, sizeof e) < 0 && errno == EINTR)
-        ;
-    _exit(127);
+    struct sampling s = { .r = r, .c = c };
+    if (r->o->sample_hz > 0 && ps_sampler_new((uint32_t)r->child, &s.sampler))
+        fprintf(stderr, "perfscope record: warning: out of memory: no host samples\n");
+    int64_t period = s.sampler ? (int64_t)(1e9 / r->o->sample_hz) : 200000000;
+    r->wstatus = ps_launch_supervise(r->child, waitset, period, s.sampler ? sample_tick : NULL, &s, sw);
+    r->end_ns = ps_monotonic_ns();
+    ps_sampler_free(s.sampler);
 }
 
 /* After a failed trace: name a file-size limit (ulimit -f), the likely cause besides a full disk. */
@@ -641,47 +504,6 @@ static void warn_drops(const struct ps_ring_drops *d, const char *session)
         fprintf(stderr, "perfscope record: warning: %" PRIu64 " records were dropped because ring memory could not "
                         "be allocated in %s (its file system is full: free space there, set XDG_RUNTIME_DIR to a "
                         "larger one, or use a smaller --ring-size)\n", d->alloc, session);
-}
-
-/* Start CMD. Returns 0, or the exit status a shell gives when it cannot run a command: 127 not found,
- * 126 found but not executable (POSIX "Command Search and Execution"); a message is on stderr. */
-static int start_child(struct run *r, const sigset_t *orig_mask, const struct sigaction *orig_pipe,
-                       const struct sigaction *orig_xfsz)
-{
-    int pfd[2];
-    if (pipe2(pfd, O_CLOEXEC) != 0) {
-        fprintf(stderr, "perfscope record: cannot run '%s': pipe: %s\n", r->o->cmd[0], strerror(errno));
-        return 126;
-    }
-    pid_t recorder = getpid();
-    r->child = fork();
-    if (r->child == 0)
-        exec_child(r, recorder, orig_mask, orig_pipe, orig_xfsz, pfd[1]);
-    int e = r->child < 0 ? errno : 0;
-    close(pfd[1]);
-    if (r->child > 0) {
-        ssize_t n;
-        while ((n = read(pfd[0], &e, sizeof e)) < 0 && errno == EINTR)
-            ;
-        if (n != (ssize_t)sizeof e)
-            e = 0;                  /* the pipe closed on exec: CMD runs */
-        else
-            while (waitpid(r->child, NULL, 0) < 0 && errno == EINTR)
-                ;
-    }
-    close(pfd[0]);
-    if (!e)
-        return 0;
-    if (e == EACCES && ps_session_names_a_directory(r->o->cmd[0])) {
-        /* execve says EACCES for a directory too; a shell says "Is a directory" (status 126). */
-        fprintf(stderr, "perfscope record: cannot run '%s': it is a directory (give the program inside it, such "
-                        "as %s/train)\n", r->o->cmd[0], r->o->cmd[0]);
-        return 126;
-    }
-    fprintf(stderr, "perfscope record: cannot run '%s': %s%s\n", r->o->cmd[0], strerror(e),
-            e == ENOENT ? " (check the name, or give a path such as ./prog)" :
-            e == EACCES ? " (is it executable? chmod +x)" : "");
-    return e == ENOENT ? 127 : 126;
 }
 
 int cmd_record(int argc, char **argv)
@@ -717,19 +539,19 @@ int cmd_record(int argc, char **argv)
     if (!r.have_probe)
         fprintf(stderr, "perfscope record: warning: libperfscope_probe.so not found (tried %s; set "
                         "PERFSCOPE_PROBE): recording host samples only, no NVTX or CUDA\n", tried);
-    int out_lock = claim_output(r.output, o.force);
+    int out_lock = ps_output_claim(r.output, o.force);
     if (out_lock < 0)
         return 1;
     int status = 1;
     if (ps_session_dir_create(r.session, sizeof r.session)) {
-        unlink_trace(r.output);
+        ps_output_unlink(r.output);
         close(out_lock);
         return 1;
     }
     if (set_env(r.session, r.have_probe ? r.probe : NULL, &o) ||
         ps_pyhook_setenv(o.python_hooks, o.cmd, r.have_probe ? r.probe : NULL, r.python_hooks, sizeof r.python_hooks)) {
         fprintf(stderr, "perfscope record: cannot set the environment: %s\n", strerror(errno));
-        unlink_trace(r.output);
+        ps_output_unlink(r.output);
         goto out_session;
     }
     /* record writes only to its own stderr and the trace: a closed stderr must not kill it (and with it the
@@ -749,7 +571,7 @@ int cmd_record(int argc, char **argv)
     if (ps_tw_open(r.output, &w, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         say_file_size_limit();
-        unlink_trace(r.output);
+        ps_output_unlink(r.output);
         goto out_mask;
     }
     /* Until the end-of-run rows replace it, the trace says it is incomplete (a killed recorder leaves 0), where
@@ -764,7 +586,7 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "%s\n", ps_tw_errmsg(w));
         say_file_size_limit();
         ps_tw_free(w);
-        unlink_trace(r.output);
+        ps_output_unlink(r.output);
         goto out_mask;
     }
     ps_session_name_trace(r.session, r.output);
@@ -776,13 +598,13 @@ int cmd_record(int argc, char **argv)
     if (ps_collect_start(r.session, r.origin_ns, w, &c)) {
         ps_sigwatch_stop(sw);
         ps_tw_free(w);
-        unlink_trace(r.output);
+        ps_output_unlink(r.output);
         goto out_mask;
     }
     /* `perfscope top` finds the trace of a live recording through this file. */
     ps_session_write_trace_name(r.session, r.output);
     int stop_sig = ps_sigwatch_take_stop_signal(&waitset);
-    int start_rc = stop_sig ? 128 + stop_sig : start_child(&r, &orig, &orig_pipe, &orig_xfsz);
+    int start_rc = stop_sig ? 128 + stop_sig : ps_launch_start(o.cmd, &(struct ps_launch_signals){ &orig, &orig_pipe, &orig_xfsz }, &r.child);
     if (stop_sig)
         fprintf(stderr, "perfscope record: stopped by %s before CMD started: nothing ran, no trace written\n",
                 strsignal(stop_sig));
@@ -792,13 +614,13 @@ int cmd_record(int argc, char **argv)
         struct ps_rows_totals none;
         ps_collect_stop(c, &none);
         ps_tw_free(w);
-        unlink_trace(r.output);
+        ps_output_unlink(r.output);
         status = start_rc;
         goto out_mask;
     }
     supervise(&r, &waitset, c, sw);
     ps_sigwatch_stop(sw);
-    status = WIFEXITED(r.wstatus) ? WEXITSTATUS(r.wstatus) : WIFSIGNALED(r.wstatus) ? 128 + WTERMSIG(r.wstatus) : 1;
+    status = ps_launch_exit_status(r.wstatus);
     struct ps_rows_totals t;
     int rc = ps_collect_stop(c, &t);
     r.probe_failures = ps_session_report_probe_failures(r.session);
