@@ -13,60 +13,8 @@
 #include "maps.h"
 #include "ps_globalid.h"
 #include "ps_schema.h"
+#include "rows_impl.h"
 
-struct proc {
-    uint32_t pid, ppid;
-    int probed;                 /* a PS_WIRE_PROCESS record arrived */
-    char *exe, *cmdline, *comm;
-    int64_t attach_ns;          /* stored time */
-    int32_t rank, local_rank, world_size;
-    uint32_t rings;
-    uint64_t dropped, unbalanced, unknown;
-    struct ps_ring_drops drops;     /* `dropped` by cause (summed over the process's rings) */
-    int still_running;              /* alive when CMD exited: later records are missing */
-    uint64_t unterminated;          /* push/pop ranges never popped (PS_WIRE_NVTX_OPEN rows) */
-    int cuda_injected;
-    int cuda_state;             /* enum ps_cuda_state, 0 none */
-    char *cuda_msg;
-};
-
-struct ring {
-    uint32_t pid;
-    size_t proc;                /* index in ps_rows.procs */
-    ps_rows_clock_fn clock;
-    const void *clock_ctx;
-    struct ps_u64map lane_strings;  /* lane << 32 | id -> struct ps_str * */
-    struct ps_u64map registered;    /* registered id -> StringIds id << 1 | defined */
-    struct ps_ring_drops drops;     /* the last count reported */
-};
-
-struct thread {
-    int64_t gtid;
-    struct ps_str *nvtx_name, *os_name;
-};
-
-struct ps_rows {
-    struct ps_tw *w;
-    struct ps_gpu_rows *gpu;
-    int64_t origin_ns;
-    struct ring *rings;
-    size_t n_rings, cap_rings;
-    struct proc *procs;
-    size_t n_procs, cap_procs;
-    struct ps_u64map proc_by_pid;   /* pid -> index in procs */
-    struct thread *threads;
-    size_t n_threads, cap_threads;
-    struct ps_u64map thread_by_gtid;
-    uint64_t nvtx_rows, unresolved_strings;
-    uint64_t other_pidns_rings;     /* rings written in another PID namespace */
-    uint64_t corrupt_rings;         /* rings whose reading stopped on nonsense */
-    sqlite3_stmt *st_state, *st_regmap; /* PERFSCOPE_RECOVERY_STATE / _REGISTERED rows, NULL: not kept */
-    int replaying;                  /* ps_rows_restore_record: state only, nothing written */
-    sqlite3_stmt *st_range, *st_mark;   /* the hot rows: no attributes, text or no message */
-    sqlite3_stmt *st_full, *st_psample, *st_tsample;
-    sqlite3_stmt *st_live_clear, *st_live_open;     /* PERFSCOPE_LIVE_OPEN_RANGES, prepared on first use */
-    sqlite3_stmt *st_names_clear, *st_threads_clear, *st_proc, *st_thread;   /* ps_rows_publish_names */
-};
 
 int ps_rows_new(struct ps_tw *w, int64_t origin_ns, struct ps_rows **out)
 {
@@ -123,7 +71,7 @@ void ps_rows_free(struct ps_rows *r)
 }
 
 /* The process entry of `pid`, created on first sight. -ENOMEM on failure, else its index. */
-static long proc_index(struct ps_rows *r, uint32_t pid)
+long ps_rows_proc_index(struct ps_rows *r, uint32_t pid)
 {
     uint64_t *have = ps_u64map_get(&r->proc_by_pid, pid);
     if (have)
@@ -137,7 +85,7 @@ static long proc_index(struct ps_rows *r, uint32_t pid)
     return (long)r->n_procs++;
 }
 
-static struct thread *thread_get(struct ps_rows *r, uint32_t pid, uint32_t tid)
+struct thread *ps_rows_thread_get(struct ps_rows *r, uint32_t pid, uint32_t tid)
 {
     int64_t gtid = ps_global_tid(pid, tid);
     uint64_t *have = ps_u64map_get(&r->thread_by_gtid, (uint64_t)gtid);
@@ -158,7 +106,7 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
         return -EINVAL;
     if (ps_array_grow((void **)&r->rings, &r->cap_rings, r->n_rings, sizeof *r->rings))
         return -ENOMEM;
-    long pi = proc_index(r, pid);
+    long pi = ps_rows_proc_index(r, pid);
     if (pi < 0)
         return (int)pi;
     struct ring *g = &r->rings[r->n_rings++];
@@ -267,7 +215,7 @@ static void bind_utf8(sqlite3_stmt *st, int i, const char *s)
 }
 
 /* ps_tw_intern of `s` with invalid UTF-8 replaced. NULL: no memory. */
-static struct ps_str *intern_utf8(struct ps_rows *r, const char *s)
+struct ps_str *ps_rows_intern_utf8(struct ps_rows *r, const char *s)
 {
     size_t n = strlen(s);
     if (ps_utf8_valid(s, n))
@@ -279,7 +227,7 @@ static struct ps_str *intern_utf8(struct ps_rows *r, const char *s)
 }
 
 /* strdup with invalid UTF-8 replaced. */
-static char *dup_utf8(const char *s)
+char *ps_rows_dup_utf8(const char *s)
 {
     return ps_utf8_dup(s, strlen(s));
 }
@@ -464,7 +412,7 @@ static int nvtx_name(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr
         if (*v & 1)
             return 0;               /* registered twice: NVTX returns the same handle, keep the first */
         *v |= 1;
-        char *fixed = dup_utf8(name);
+        char *fixed = ps_rows_dup_utf8(name);
         if (!fixed)
             return -ENOMEM;
         int rc = ps_tw_string_define(r->w, sid, fixed);
@@ -496,7 +444,7 @@ static char *join_argv(const char *argv, uint32_t len)
             s[i] = ' ';
     if (ps_utf8_valid(s, strlen(s)))
         return s;
-    char *fixed = dup_utf8(s);          /* file names in argv are bytes on Linux */
+    char *fixed = ps_rows_dup_utf8(s);          /* file names in argv are bytes on Linux */
     free(s);
     return fixed;
 }
@@ -516,7 +464,7 @@ static int process_rec(struct ps_rows *r, struct ring *g, const struct ps_wire_h
         return 0;
     free(p->exe);
     free(p->cmdline);
-    p->exe = dup_utf8(exe);
+    p->exe = ps_rows_dup_utf8(exe);
     p->cmdline = w->argv_len ? join_argv(exe + w->exe_len, w->argv_len) : strdup("");
     if (!p->exe || !p->cmdline)
         return -ENOMEM;
@@ -537,8 +485,8 @@ static int thread_name_rec(struct ps_rows *r, struct ring *g, const struct ps_wi
         r->procs[g->proc].unknown++;
         return 0;
     }
-    struct thread *t = thread_get(r, g->pid, n->tid);
-    if (!t || !(t->nvtx_name = intern_utf8(r, name)))
+    struct thread *t = ps_rows_thread_get(r, g->pid, n->tid);
+    if (!t || !(t->nvtx_name = ps_rows_intern_utf8(r, name)))
         return -ENOMEM;
     return 0;
 }
@@ -556,7 +504,7 @@ static int cuda_status_rec(struct ps_rows *r, struct ring *g, const struct ps_wi
     p->cuda_state = (int)c->state;
     if (msg && *msg) {
         free(p->cuda_msg);
-        if (!(p->cuda_msg = dup_utf8(msg)))
+        if (!(p->cuda_msg = ps_rows_dup_utf8(msg)))
             return -ENOMEM;
     }
     return 0;
@@ -570,7 +518,7 @@ static int lane_string_rec(struct ps_rows *r, struct ring *g, uint32_t lane, con
         r->procs[g->proc].unknown++;
         return 0;
     }
-    struct ps_str *in = intern_utf8(r, text);
+    struct ps_str *in = ps_rows_intern_utf8(r, text);
     if (!in || ps_u64map_put(&g->lane_strings, (uint64_t)lane << 32 | s->id, (uint64_t)(uintptr_t)in))
         return -ENOMEM;
     return 0;
@@ -638,210 +586,4 @@ int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct p
     }
     r->procs[g->proc].unknown++;
     return 0;
-}
-
-static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
-{
-    if (v < 0)
-        sqlite3_bind_null(st, i);
-    else
-        sqlite3_bind_int64(st, i, v);
-}
-
-int ps_rows_proc_sample(struct ps_rows *r, const struct ps_proc_sample *s)
-{
-    long pi = proc_index(r, s->pid);
-    if (pi < 0)
-        return (int)pi;
-    struct proc *p = &r->procs[pi];
-    /* The latest name wins: the first samples may precede the child's exec. */
-    if (!p->comm || strcmp(p->comm, s->comm) != 0) {
-        free(p->comm);
-        if (!(p->comm = dup_utf8(s->comm)))
-            return -ENOMEM;
-    }
-    if (!p->probed)
-        p->ppid = s->ppid;
-    sqlite3_stmt *st = r->st_psample;
-    sqlite3_bind_int64(st, 1, s->time_ns - r->origin_ns);
-    sqlite3_bind_int64(st, 2, ps_global_pid(s->pid));
-    bind_opt(st, 3, s->cpu_user_ns);
-    bind_opt(st, 4, s->cpu_system_ns);
-    bind_opt(st, 5, s->rss_bytes);
-    bind_opt(st, 6, s->num_threads);
-    bind_opt(st, 7, s->read_bytes);
-    bind_opt(st, 8, s->write_bytes);
-    bind_opt(st, 9, s->rchar_bytes);
-    bind_opt(st, 10, s->wchar_bytes);
-    return ps_tw_exec(r->w, st);
-}
-
-int ps_rows_thread_sample(struct ps_rows *r, const struct ps_thread_sample *s)
-{
-    struct thread *t = thread_get(r, s->pid, s->tid);
-    if (!t)
-        return -ENOMEM;
-    if (!(t->os_name = intern_utf8(r, s->comm)))   /* latest name wins (renames) */
-        return -ENOMEM;
-    sqlite3_stmt *st = r->st_tsample;
-    sqlite3_bind_int64(st, 1, s->time_ns - r->origin_ns);
-    sqlite3_bind_int64(st, 2, t->gtid);
-    sqlite3_bind_int(st, 3, s->state);
-    bind_opt(st, 4, s->cpu_user_ns);
-    bind_opt(st, 5, s->cpu_system_ns);
-    return ps_tw_exec(r->w, st);
-}
-
-static const char *basename_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-/* PROCESSES and ThreadNames as known now: the tables' rows replaced (a process's name may change at exec, a
- * thread's when it is named), so a reader of a trace still being recorded (`report` on it, `top`) or of one whose
- * recorder was killed sees the processes and named threads too. One ThreadNames row per thread: the NVTX name
- * (priority 1) wins over the OS name (priority 0). */
-int ps_rows_publish_names(struct ps_rows *r)
-{
-    if (!r->st_names_clear) {
-        r->st_names_clear = ps_tw_prepare(r->w, "DELETE FROM PROCESSES");
-        r->st_threads_clear = ps_tw_prepare(r->w, "DELETE FROM ThreadNames");
-        r->st_proc = ps_tw_prepare(r->w, "INSERT INTO PROCESSES VALUES(?, ?, ?)");
-        r->st_thread = ps_tw_prepare(r->w, "INSERT INTO ThreadNames VALUES(?, ?, ?)");
-        if (!r->st_names_clear || !r->st_threads_clear || !r->st_proc || !r->st_thread)
-            return -EIO;
-    }
-    int rc;
-    if ((rc = ps_tw_exec(r->w, r->st_names_clear)) || (rc = ps_tw_exec(r->w, r->st_threads_clear)))
-        return rc;
-    for (size_t i = 0; i < r->n_procs; i++) {
-        const struct proc *p = &r->procs[i];
-        sqlite3_bind_int64(r->st_proc, 1, ps_global_pid(p->pid));
-        sqlite3_bind_int64(r->st_proc, 2, p->pid);
-        sqlite3_bind_text(r->st_proc, 3, p->exe ? basename_of(p->exe) : p->comm, -1, SQLITE_STATIC);
-        if ((rc = ps_tw_exec(r->w, r->st_proc)))
-            return rc;
-    }
-    for (size_t i = 0; i < r->n_threads; i++) {
-        const struct thread *th = &r->threads[i];
-        const struct ps_str *name = th->nvtx_name ? th->nvtx_name : th->os_name;
-        if (!name)
-            continue;
-        int64_t id = ps_tw_string_id(r->w, name->text, strlen(name->text));
-        if (id < 0)
-            return (int)id;
-        sqlite3_bind_int64(r->st_thread, 1, id);
-        sqlite3_bind_int(r->st_thread, 2, th->nvtx_name ? 1 : 0);
-        sqlite3_bind_int64(r->st_thread, 3, th->gtid);
-        if ((rc = ps_tw_exec(r->w, r->st_thread)))
-            return rc;
-    }
-    return 0;
-}
-
-static int finish_process(struct ps_rows *r, const struct proc *p, sqlite3_stmt *st_info)
-{
-    int64_t gpid = ps_global_pid(p->pid);
-    int rc;
-    sqlite3_clear_bindings(st_info);
-    sqlite3_bind_int64(st_info, 1, gpid);
-    sqlite3_bind_int64(st_info, 2, p->pid);
-    if (p->ppid)
-        sqlite3_bind_int64(st_info, 3, p->ppid);
-    sqlite3_bind_text(st_info, 4, p->exe, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st_info, 5, p->cmdline, -1, SQLITE_STATIC);
-    if (p->probed) {
-        sqlite3_bind_int64(st_info, 6, p->attach_ns);
-        bind_opt(st_info, 7, p->rank);
-        bind_opt(st_info, 8, p->local_rank);
-        bind_opt(st_info, 9, p->world_size);
-    }
-    sqlite3_bind_int64(st_info, 10, p->rings);
-    sqlite3_bind_int64(st_info, 11, (int64_t)p->dropped);
-    sqlite3_bind_int64(st_info, 12, (int64_t)p->unbalanced);
-    sqlite3_bind_int64(st_info, 13, (int64_t)p->unknown);
-    sqlite3_bind_int(st_info, 14, p->cuda_injected);
-    sqlite3_bind_int(st_info, 15, p->cuda_state);
-    sqlite3_bind_text(st_info, 16, p->cuda_msg, -1, SQLITE_STATIC);
-    if ((rc = ps_tw_exec(r->w, st_info)))
-        return rc;
-    char key[64];
-    if (p->rings) {
-        snprintf(key, sizeof key, "dropped_records.pid.%" PRIu32, p->pid);
-        if ((rc = ps_tw_meta_i64(r->w, key, (int64_t)p->dropped)))
-            return rc;
-        snprintf(key, sizeof key, "unterminated_nvtx.pid.%" PRIu32, p->pid);
-        if ((rc = ps_tw_meta_i64(r->w, key, (int64_t)p->unterminated)))
-            return rc;
-        snprintf(key, sizeof key, "cuda_state.pid.%" PRIu32, p->pid);
-        static const char *const states[] = { "none", "injected", "cupti_active", "cupti_unavailable",
-                                              "cupti_busy" };
-        rc = ps_tw_meta(r->w, key, p->cuda_state >= 0 && p->cuda_state <= 4 ? states[p->cuda_state] : "unknown");
-    }
-    return rc;
-}
-
-int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
-{
-    memset(t, 0, sizeof *t);
-    t->rank = t->local_rank = t->world_size = -1;
-    sqlite3_stmt *st_info = ps_tw_prepare(r->w, "INSERT INTO PERFSCOPE_PROCESS_INFO"
-                                                " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!st_info)
-        return -EIO;
-    int rc = ps_rows_publish_names(r);
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < r->n_procs; i++) {
-        const struct proc *p = &r->procs[i];
-        if ((rc = finish_process(r, p, st_info)))
-            return rc;
-        t->processes++;
-        t->probed_processes += p->probed;
-        t->rings += p->rings;
-        t->dropped += p->dropped;
-        t->drops.full += p->drops.full;
-        t->drops.nolane += p->drops.nolane;
-        t->drops.limit += p->drops.limit;
-        t->drops.alloc += p->drops.alloc;
-        t->still_running += (uint64_t)p->still_running;
-        t->unbalanced += p->unbalanced;
-        t->unterminated += p->unterminated;
-        t->unknown += p->unknown;
-        t->cuda_injected_processes += p->cuda_injected;
-        if (t->rank < 0 && p->rank >= 0) {
-            t->rank = p->rank;
-            t->local_rank = p->local_rank;
-            t->world_size = p->world_size;
-        }
-    }
-    /* Registered strings referenced but never defined (their record was dropped): keep textId valid. */
-    for (size_t i = 0; i < r->n_rings; i++) {
-        const struct ps_u64map *m = &r->rings[i].registered;
-        for (size_t k = 0; k < m->cap; k++) {
-            if (!m->used[k] || (m->vals[k] & 1))
-                continue;
-            char text[64];
-            snprintf(text, sizeof text, "<registered string %" PRIu64 " lost>", m->keys[k]);
-            if ((rc = ps_tw_string_define(r->w, (int64_t)(m->vals[k] >> 1), text)))
-                return rc;
-            t->unresolved_strings++;
-        }
-    }
-    t->unresolved_strings += r->unresolved_strings;
-    t->nvtx_rows = r->nvtx_rows;
-    t->other_pidns_rings = r->other_pidns_rings;
-    t->corrupt_rings = r->corrupt_rings;
-    /* dropped_records by cause (docs/record.md): they add up to dropped_records. */
-    if ((rc = ps_tw_meta_i64(r->w, "dropped_records.ring_full", (int64_t)t->drops.full)) ||
-        (rc = ps_tw_meta_i64(r->w, "dropped_records.no_lane", (int64_t)t->drops.nolane)) ||
-        (rc = ps_tw_meta_i64(r->w, "dropped_records.probe_limits", (int64_t)t->drops.limit)) ||
-        (rc = ps_tw_meta_i64(r->w, "dropped_records.chunk_alloc", (int64_t)t->drops.alloc)) ||
-        (rc = ps_tw_meta_i64(r->w, "still_running_processes", (int64_t)t->still_running)) ||
-        (rc = ps_tw_meta_i64(r->w, "other_pidns_rings", (int64_t)r->other_pidns_rings)) ||
-        (rc = ps_tw_meta_i64(r->w, "corrupt_rings", (int64_t)r->corrupt_rings)))
-        return rc;
-    uint64_t gpu_dropped = 0;
-    return ps_gpu_rows_finish(r->gpu, &gpu_dropped);
 }
