@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../cli/commands.h"
 #include "../cli/options.h"
+#include "analyses/multirank.h"
 #include "analyses/names.h"
 #include "render/render.h"
 #include "read/reader.h"
@@ -18,14 +20,15 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: perfscope report FILE [--format text|json] [-o OUT] [--step-range RE] [--data-range RE]\n"
+            "usage: perfscope report FILE... [--format text|json] [-o OUT] [--step-range RE] [--data-range RE]\n"
             "                        [--copy-range RE] [--steps auto|off|infer] [--compat tb|tracelens] [--top N]\n"
             "                        [--kernel-threshold X] [--gap-threshold-ms MS] [--tiny-kernel-us US]\n"
             "                        [--info-below X] [--low-util X] [--launch-bound X] [--link-gbps GBPS]\n"
             "                        [--slow-copy X] [--low-occupancy PCT] [--all-steps]\n\n"
             "Where each training step's time goes, and what to change. FILE is a perfscope trace, an Nsight\n"
             "Systems SQLite export or a PyTorch profiler JSON trace (Kineto, ROCm, or the legacy format of PyTorch\n"
-            "builds without Kineto), plain or gzip.\n\n"
+            "builds without Kineto), plain or gzip. Several FILEs (one per rank, e.g. run.*.sqlite) give one\n"
+            "report over the ranks: per-rank steps and verdict, stragglers, overlap and collectives.\n\n"
             "  --format text|json     output format (default text; json is documented in docs/report.md)\n"
             "  -o, --output OUT       write the report to OUT instead of stdout (never the trace itself)\n"
             "  --step-range RE        step ranges (whole name, case-insensitive extended regex); default\n"
@@ -70,6 +73,63 @@ static int same_file(const char *path, const char *output)
 {
     struct stat a, b;
     return stat(path, &a) == 0 && stat(output, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Write to `output` (stdout when NULL) with `write`; 0, or 1 after a message. */
+static int write_out(const char *output, int (*write)(const void *, FILE *), const void *what)
+{
+    FILE *dest = stdout;
+    if (output && !(dest = fopen(output, "w"))) {
+        fprintf(stderr, "perfscope report: cannot write %s: %s (check that its folder exists and is writable)\n",
+                output, strerror(errno));
+        return 1;
+    }
+    int rc = write(what, dest), werr = errno;
+    if ((output ? fclose(dest) : fflush(dest)) != 0 || rc < 0) {
+        werr = rc < 0 ? werr : errno;
+        fprintf(stderr, "perfscope report: writing %s failed: %s\n", output ? output : "the report",
+                strerror(werr ? werr : EIO));
+        if (!output) {   /* reported once: drop what stdout still buffers so the caller's flush check is quiet */
+            __fpurge(stdout);
+            clearerr(stdout);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static int mr_text(const void *mr, FILE *f)
+{
+    return ps_multirank_write_text(mr, f);
+}
+
+static int mr_json(const void *mr, FILE *f)
+{
+    return ps_multirank_write_json(mr, f);
+}
+
+/* Several rank files: read in parallel (one worker per online CPU at most), one report over them. */
+static int several_ranks(const struct ps_report_opts *o, const char *const *paths, size_t n,
+                         const struct ps_renderer *renderer, const char *output)
+{
+    int (*write)(const void *, FILE *) = !strcmp(renderer->name, "text") ? mr_text
+                                         : !strcmp(renderer->name, "json") ? mr_json : NULL;
+    if (!write) {
+        fprintf(stderr, "perfscope report: --format %s is not available for several rank files yet (use text or "
+                        "json)\n", renderer->name);
+        return 2;
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    struct ps_multirank mr;
+    char err[640] = "";
+    int rc = ps_multirank_build(&mr, paths, n, o, cpus > 0 ? (size_t)cpus : 1, err, sizeof err);
+    if (rc < 0) {
+        print_error(rc == -ENOMEM && !err[0] ? "out of memory" : err);
+        return 1;
+    }
+    int status = write_out(output, write, &mr);
+    ps_multirank_fini(&mr);
+    return status;
 }
 
 int cmd_report(int argc, char **argv)
@@ -213,17 +273,18 @@ int cmd_report(int argc, char **argv)
             return 2;
         }
     }
-    if (optind != argc - 1) {
-        fprintf(stderr, "perfscope report: %s (see 'perfscope report --help')\n",
-                optind >= argc ? "which trace? give one FILE" : "give exactly one trace FILE");
+    if (optind >= argc) {
+        fprintf(stderr, "perfscope report: which trace? give one FILE, or one FILE per rank (see 'perfscope "
+                        "report --help')\n");
         return 2;
     }
+    for (int i = optind; output && i < argc; i++)
+        if (same_file(argv[i], output)) {
+            fprintf(stderr, "perfscope report: -o %s is the trace being read (%s): refusing to overwrite it; "
+                            "choose another output file\n", output, argv[i]);
+            return 1;
+        }
     const char *path = argv[optind];
-    if (output && same_file(path, output)) {
-        fprintf(stderr, "perfscope report: -o %s is the trace being read (%s): refusing to overwrite it; "
-                        "choose another output file\n", output, path);
-        return 1;
-    }
     char err[512] = "";
     int status = 1;
     struct ps_model *m = NULL;
@@ -239,6 +300,10 @@ int cmd_report(int argc, char **argv)
     ps_model_free(empty);
     if (rc < 0) {
         print_error(rc == -ENOMEM ? "out of memory" : err);
+        goto out;
+    }
+    if (optind < argc - 1) {
+        status = several_ranks(&o, (const char *const *)argv + optind, (size_t)(argc - optind), renderer, output);
         goto out;
     }
     if (ps_read_trace(path, &m, err, sizeof err) < 0) {

@@ -47,6 +47,11 @@ static void jstr(FILE *f, const char *s)
     jstrn(f, s, strlen(s));
 }
 
+void ps_render_json_str(FILE *f, const char *s)
+{
+    jstr(f, s);
+}
+
 static void jnum(FILE *f, double x)
 {
     if (isnan(x) || isinf(x))
@@ -83,6 +88,10 @@ static void source(FILE *f, const struct ps_report *r)
     rank >= 0 ? fprintf(f, "%d", rank) : fputs("null", f);
     fputs(", \"world_size\": ", f);
     world > 0 ? fprintf(f, "%d", world) : fputs("null", f);
+    int32_t one;
+    size_t launcher = ps_report_process_ranks(r, &one);
+    fputs(", \"launcher_ranks\": ", f);
+    launcher >= 2 ? fprintf(f, "%zu", launcher) : fputs("null", f);
     int64_t dropped = ps_report_dropped_records(r);
     fputs(", \"dropped_records\": ", f);
     dropped >= 0 ? fprintf(f, "%lld", (long long)dropped) : fputs("null", f);

@@ -318,9 +318,15 @@ static void run_summary(FILE *f, const struct ps_report *r)
         fprintf(f, "Run: %.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu ranges)\n",
                 MS(r->run_end_ns - r->run_start_ns), m->procs.n, m->procs.n == 1 ? "" : "es", m->threads.n,
                 m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n, m->api.n, m->ranges.n);
-    int32_t rank, world;
+    int32_t rank, world, rank_one;
+    char world_buf[16];
     ps_report_rank(r, &rank, &world);
-    if (rank >= 0 && world > 0)
+    snprintf(world_buf, sizeof world_buf, "%d", world);
+    size_t launcher = ps_report_process_ranks(r, &rank_one);
+    if (launcher >= 2)
+        fprintf(f, "Launcher trace: %zu ranks, each a process of this trace (world size %s)\n", launcher,
+                world > 0 ? world_buf : "unknown");
+    else if (rank >= 0 && world > 0)
         fprintf(f, "Rank %d of %d\n", rank, world);
     else if (rank >= 0)
         fprintf(f, "Rank %d (world size unknown)\n", rank);
