@@ -173,7 +173,7 @@ static int summarise(struct ps_rank_file *f, const struct ps_report *r, const st
     } else if ((f->rank = ps_rank_from_file_name(f->path)) >= 0) {
         f->rank_source = PS_RANK_FROM_FILE_NAME;
     }
-    if (f->rank < 0) {
+    if (f->rank < 0 && f->launcher_ranks < 2) {
         f->rank = (int32_t)index;
         f->rank_source = PS_RANK_FROM_ORDER;
     }
@@ -230,8 +230,9 @@ static void *worker(void *arg)
 static int cmp_file(const void *a, const void *b)
 {
     const struct ps_rank_file *x = a, *y = b;
-    if (x->rank != y->rank)
-        return (x->rank > y->rank) - (x->rank < y->rank);
+    uint32_t kx = (uint32_t)x->rank, ky = (uint32_t)y->rank;   /* launcher traces (-1) last */
+    if (kx != ky)
+        return (kx > ky) - (kx < ky);
     return strcmp(x->path, y->path);
 }
 
@@ -275,17 +276,25 @@ int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t
     }
     qsort(mr->files, n, sizeof *mr->files, cmp_file);
     for (size_t i = 0; i + 1 < n && mr->nnotes < 2; i++)
-        if (mr->files[i].rank == mr->files[i + 1].rank)
+        if (mr->files[i].rank >= 0 && mr->files[i].rank == mr->files[i + 1].rank)
             snprintf(mr->notes[mr->nnotes++], sizeof mr->notes[0], "%s and %s both hold rank %d (%s)",
                      mr->files[i].path, mr->files[i + 1].path, mr->files[i].rank,
                      ps_rank_source_name[mr->files[i].rank_source]);
+    /* stragglers among the one-rank files (a launcher trace mixes its ranks: its own report has them) */
     struct ps_rank_stat *stats = calloc(n + 1, sizeof *stats);
-    if (!stats)
-        goto out;
-    for (size_t i = 0; i < n; i++)
-        stats[i] = mr->files[i].stat;
-    rc = ps_stragglers_find(stats, n, &mr->stragglers, &mr->nstragglers);
+    size_t *at = calloc(n + 1, sizeof *at), k = 0;
+    if (stats && at) {
+        for (size_t i = 0; i < n; i++)
+            if (mr->files[i].launcher_ranks < 2) {
+                at[k] = i;
+                stats[k++] = mr->files[i].stat;
+            }
+        rc = ps_stragglers_find(stats, k, &mr->stragglers, &mr->nstragglers);
+        for (size_t i = 0; i < mr->nstragglers; i++)
+            mr->stragglers[i].rank = at[mr->stragglers[i].rank];
+    }
     free(stats);
+    free(at);
 out:
     free(tid);
     free(p.rc);

@@ -30,7 +30,7 @@ struct ps_collective_stat {     /* one NCCL / RCCL kernel name (HTA's communicat
 struct ps_rank_file {
     const char *path;
     enum ps_format format;
-    int32_t rank, world_size;   /* rank: as found (source below); world_size -1 when unknown */
+    int32_t rank, world_size;   /* rank: as found (source below), -1 for a launcher trace; world_size -1 unknown */
     enum ps_rank_source rank_source;
     size_t launcher_ranks;      /* >= 2: the file is a trace around a launcher, each rank a process of it */
     int whole_run, steps_inferred;
@@ -42,9 +42,9 @@ struct ps_rank_file {
 };
 
 struct ps_multirank {
-    struct ps_rank_file *files; /* by rank, then path */
+    struct ps_rank_file *files; /* by rank, then path; launcher traces last */
     size_t nfiles;
-    struct ps_straggler *stragglers;   /* .rank indexes files; .pid unused */
+    struct ps_straggler *stragglers;   /* among the one-rank files: .rank indexes files; .pid unused */
     size_t nstragglers;
     char notes[2][240];         /* e.g. two files claiming one rank; "" when none */
     size_t nnotes;
