@@ -12,6 +12,7 @@
 #include "analyses/analyses.h"
 #include "analyses/multirank.h"
 #include "analyses/names.h"
+#include "analyses/sweep.h"
 #include "read/reader.h"
 
 const char *const ps_rank_source_name[] = { "metadata", "process_info", "file_name", "order" };
@@ -93,41 +94,77 @@ static int cmp_coll_total(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* Merged computation pieces of one device, built while the kernels come in start order. */
+struct dev_union {
+    int32_t device;
+    struct ps_run run;
+};
+
+static int push_piece(struct dev_ivl **v, size_t *n, size_t *cap, int32_t device, int64_t s, int64_t e)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 256;
+        struct dev_ivl *p = realloc(*v, c * sizeof *p);
+        if (!p)
+            return -ENOMEM;
+        *v = p;
+        *cap = c;
+    }
+    (*v)[(*n)++] = (struct dev_ivl){ device, s, e, PS_NONE };
+    return 0;
+}
+
+/* Two passes over the GPU ops: the communication kernels (none: done), then the computation kernels' union per
+ * device as merged pieces (what the exposed time needs: O(pieces), not O(kernels) when kernels abut). */
 static int collectives(struct ps_rank_file *f, const struct ps_report *r, struct ps_names *names)
 {
     const struct ps_view *v = &r->all;
     const struct ps_model *m = r->m;
-    struct dev_ivl *comp = malloc((v->ngpu + 1) * sizeof *comp), *comm = malloc((v->ngpu + 1) * sizeof *comm);
-    size_t ncomp = 0, ncomm = 0, nu = 0;
-    int rc = -ENOMEM;
-    if (!comp || !comm)
+    struct dev_ivl *comp = NULL, *comm = NULL;
+    struct dev_union *devs = NULL;
+    size_t ncomp = 0, capcomp = 0, ncomm = 0, ndevs = 0;
+    int64_t s, e;
+    int rc = 0;
+    for (size_t i = 0; i < v->ngpu; i++) {
+        struct ps_gpu_op op = ps_view_gpu(v, i);
+        ncomm += op.kind == PS_GPU_KERNEL && (ps_names_flags(names, op.name) & PS_NAME_HTA_COMM);
+    }
+    if (ncomm == 0)
+        return 0;
+    rc = -ENOMEM;
+    f->collectives = calloc(ncomm + 1, sizeof *f->collectives);
+    comm = malloc(ncomm * sizeof *comm);
+    devs = calloc(m->devices.n + m->streams.n + 1, sizeof *devs);   /* a stream's device is one of these */
+    if (!f->collectives || !comm || !devs)
         goto out;
+    ncomm = 0;
     for (size_t i = 0; i < v->ngpu; i++) {
         struct ps_gpu_op op = ps_view_gpu(v, i);
         if (op.kind != PS_GPU_KERNEL)
             continue;
         unsigned fl = ps_names_flags(names, op.name);
-        struct dev_ivl d = { m->streams.v[op.stream].device, op.start_ns, op.end_ns, op.name };
-        if (fl & PS_NAME_HTA_COMM)
-            comm[ncomm++] = d;
-        else if (fl & PS_NAME_HTA_COMPUTE)
-            comp[ncomp++] = d;
-    }
-    qsort(comp, ncomp, sizeof *comp, cmp_dev_ivl);
-    for (size_t i = 0; i < ncomp; i++) {    /* merge in place: per device, touching pieces join */
-        if (nu > 0 && comp[nu - 1].device == comp[i].device && comp[i].s <= comp[nu - 1].e) {
-            if (comp[i].e > comp[nu - 1].e)
-                comp[nu - 1].e = comp[i].e;
-        } else if (comp[i].e > comp[i].s) {
-            comp[nu++] = comp[i];
+        int32_t device = m->streams.v[op.stream].device;
+        if (fl & PS_NAME_HTA_COMM) {
+            comm[ncomm++] = (struct dev_ivl){ device, op.start_ns, op.end_ns, op.name };
+        } else if (fl & PS_NAME_HTA_COMPUTE) {
+            size_t d = 0;
+            while (d < ndevs && devs[d].device != device)
+                d++;
+            if (d == ndevs)
+                devs[ndevs++].device = device;
+            if (ps_run_add(&devs[d].run, op.start_ns, op.end_ns, &s, &e) &&
+                push_piece(&comp, &ncomp, &capcomp, device, s, e) < 0)
+                goto out;
         }
     }
-    f->collectives = calloc(ncomm + 1, sizeof *f->collectives);
-    if (!f->collectives)
-        goto out;
+    for (size_t d = 0; d < ndevs; d++)
+        if (ps_run_flush(&devs[d].run, &s, &e) && push_piece(&comp, &ncomp, &capcomp, devs[d].device, s, e) < 0)
+            goto out;
+    if (ncomp > 1)   /* by device; within one, pieces came out in increasing order */
+        qsort(comp, ncomp, sizeof *comp, cmp_dev_ivl);
     for (size_t i = 0; i < ncomm; i++) {
         const struct dev_ivl *c = &comm[i];
-        size_t lo = device_bound(comp, nu, c->device), hi = device_bound(comp, nu, c->device + 1LL);
+        size_t lo = device_bound(comp, ncomp, c->device), hi = device_bound(comp, ncomp, c->device + 1LL);
         int64_t dur = c->e - c->s, exposed = dur - covered(comp + lo, hi - lo, c->s, c->e);
         const char *name = ps_model_str(m, c->name);
         name = name ? name : "?";
@@ -149,6 +186,7 @@ static int collectives(struct ps_rank_file *f, const struct ps_report *r, struct
 out:
     free(comp);
     free(comm);
+    free(devs);
     return rc;
 }
 
