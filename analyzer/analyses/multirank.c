@@ -262,6 +262,12 @@ static void *worker(void *arg)
         p->rc[i] = rc < 0 ? rc : 0;
         if (rc == -ENOMEM && !p->err[i][0])
             snprintf(p->err[i], sizeof p->err[i], "out of memory");
+        size_t len = strlen(f->path);
+        if (rc < 0 && strncmp(p->err[i], f->path, len) != 0) {   /* analyses' messages do not name the file */
+            char msg[sizeof p->err[i]];
+            snprintf(msg, sizeof msg, "%s: %s", f->path, p->err[i]);
+            memcpy(p->err[i], msg, sizeof msg);
+        }
     }
 }
 
