@@ -160,6 +160,13 @@ PY
     "$ps" report "$tmp"/run.*.sqlite >"$tmp/out" || fail "text report exited $?"
     grep -q "^Straggler: rank 3 (.*run.3.sqlite) is .* slower than the median rank, most of it in DataLoader" "$tmp/out" ||
         { cat "$tmp/out"; fail "text names no data-loading straggler"; }
+    # Without PERFSCOPE_META's rank (an older recorder), the rank comes from the processes (PERFSCOPE_PROCESS_INFO),
+    # not from the file name's 9.
+    cp "$tmp/run.2.sqlite" "$tmp/copy.9.sqlite"
+    sqlite3 "$tmp/copy.9.sqlite" "DELETE FROM PERFSCOPE_META WHERE name IN ('rank', 'local_rank', 'world_size')" ||
+        fail "sqlite3"
+    "$ps" report --format json "$tmp/run.0.sqlite" "$tmp/copy.9.sqlite" | grep -q '"rank": 2, "rank_from": "process_info"' ||
+        fail "rank not taken from PERFSCOPE_PROCESS_INFO"
     ;;
 trainer_launcher_trace_labelled)
     train=$4 data=$5
