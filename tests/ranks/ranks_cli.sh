@@ -134,7 +134,7 @@ trainer_four_ranks_data_straggler)
     # separate recordings with RANK set, the way a launcher runs `perfscope record -o run.%r.sqlite` per rank.
     for r in 0 1 2 3; do
         scen=balanced; [ $r -eq 3 ] && scen=data-bound
-        (cd "$tmp" && RANK=$r WORLD_SIZE=4 "$ps" record -o 'run.%r.sqlite' -- "$train" --scenario $scen --steps 30 \
+        (cd "$tmp" && RANK=$r WORLD_SIZE=4 "$ps" record -o 'run.%r.sqlite' -- "$train" --scenario $scen --steps 30 --hidden 4 \
             --data-dir "$data" >/dev/null 2>"$tmp/rec$r.err") || { cat "$tmp/rec$r.err"; fail "record rank $r"; }
     done
     for r in 0 1 2 3; do
