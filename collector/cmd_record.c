@@ -26,6 +26,7 @@
 #include "ps_schema.h"
 #include "ps_time.h"
 #include "ps_version.h"
+#include "python_hook.h"
 #include "rows.h"
 #include "sampler.h"
 #include "session.h"
@@ -40,6 +41,7 @@ struct opts {
     int force;
     double sample_hz;
     unsigned long long ring_bytes;  /* 0: the probe's default */
+    enum ps_pyhook_mode python_hooks;
     const char *recover;            /* --recover TRACE: no CMD */
     char **cmd;
 };
@@ -47,7 +49,8 @@ struct opts {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--] CMD [ARGS...]\n"
+            "usage: perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--no-python-hooks]\n"
+            "                        [--python-hooks=MODE] [--] CMD [ARGS...]\n"
             "       perfscope record --recover FILE\n"
             "\n"
             "Run CMD with perfscope's probe injected (NVTX, CUDA) and sample its process tree from /proc;\n"
@@ -59,6 +62,11 @@ static void usage(FILE *out)
             "  -f, --force            overwrite FILE if it exists\n"
             "      --sample-hz N      host samples per second (default 20; 0 = none)\n"
             "      --ring-size BYTES  ring per probed process (default %u MiB, at least 644K; suffixes K, M, G, T)\n"
+            "      --no-python-hooks  do not load perfscope's Python hook (same as --python-hooks=off)\n"
+            "      --python-hooks=MODE  auto (default: when CMD is a Python program, the hook records PyTorch\n"
+            "                         DataLoader fetches, steps, optimizer.step, backward and copies), on (whatever\n"
+            "                         CMD is, e.g. a shell script starting Python), modules (on, plus the forward\n"
+            "                         of top-level nn.Modules), off\n"
             "      --recover FILE     finish the trace FILE of a perfscope record that died (kill -9, out of\n"
             "                         memory), adding what its program had recorded that it had not written\n"
             "  -h, --help             this help\n"
@@ -117,6 +125,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "force", no_argument, NULL, 'f' },
         { "sample-hz", required_argument, NULL, 'S' },
         { "ring-size", required_argument, NULL, 'R' },
+        { "python-hooks", required_argument, NULL, 'P' },
+        { "no-python-hooks", no_argument, NULL, 'N' },
         { "recover", required_argument, NULL, 'V' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -155,6 +165,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
                         PS_RING_MIN_BYTES, PS_RING_MIN_BYTES >> 10, PS_RING_MAX_BYTES >> 40);
                 return 2;
             }
+            break;
+        case 'P':
+            if (ps_pyhook_parse(optarg, &o->python_hooks)) {
+                fprintf(stderr, "perfscope record: --python-hooks=%s: give auto, on, off or modules (see 'perfscope "
+                                "record --help')\n", optarg);
+                return 2;
+            }
+            break;
+        case 'N':
+            o->python_hooks = PS_PYHOOK_OFF;
             break;
         case 'V':
             o->recover = optarg;
@@ -362,6 +382,7 @@ struct run {
     pid_t child;
     int wstatus;
     unsigned probe_failures;        /* processes whose probe could not record */
+    char python_hooks[16];          /* the Python hook mode applied: off, default, modules */
     struct ps_nvml *nvml;           /* NULL: no GPU samples (gpu_why says why) */
     char gpu_why[256];
 };
@@ -447,6 +468,7 @@ static int write_run_rows(struct ps_tw *w, const struct run *r, const struct ps_
         (rc = ps_tw_meta(w, "sample_hz", buf)) ||
         (rc = ps_tw_meta_i64(w, "ring_bytes", r->o->ring_bytes ? (int64_t)r->o->ring_bytes : PS_RING_DEFAULT_BYTES)) ||
         (rc = ps_tw_meta(w, "probe_path", r->have_probe ? r->probe : "")) ||
+        (rc = ps_tw_meta(w, "python_hooks", r->python_hooks)) ||
         (rc = ps_tw_meta_i64(w, "recorder_pid", getpid())) ||
         (rc = ps_tw_meta_i64(w, "child_pid", r->child)) ||
         (rc = ps_tw_meta_i64(w, "child_exit_code", exit_code)) ||
@@ -701,7 +723,8 @@ int cmd_record(int argc, char **argv)
         close(out_lock);
         return 1;
     }
-    if (set_env(r.session, r.have_probe ? r.probe : NULL, &o)) {
+    if (set_env(r.session, r.have_probe ? r.probe : NULL, &o) ||
+        ps_pyhook_setenv(o.python_hooks, o.cmd, r.have_probe ? r.probe : NULL, r.python_hooks, sizeof r.python_hooks)) {
         fprintf(stderr, "perfscope record: cannot set the environment: %s\n", strerror(errno));
         unlink_trace(r.output);
         goto out_session;
@@ -734,7 +757,7 @@ int cmd_record(int argc, char **argv)
         ps_tw_meta_i64(w, "recovery.origin_monotonic_ns", r.origin_ns) ||
         ps_tw_meta_i64(w, "start_utc_epoch_ns", r.utc_ns) || ps_tw_meta(w, "gpu_samples", r.gpu_why) ||
         ps_tw_meta_i64(w, "origin_monotonic_ns", r.origin_ns) || ps_tw_meta_i64(w, "recorder_pid", getpid()) ||
-        ps_tw_commit(w)) {
+        ps_tw_meta(w, "python_hooks", r.python_hooks) || ps_tw_commit(w)) {
         fprintf(stderr, "%s\n", ps_tw_errmsg(w));
         say_file_size_limit();
         ps_tw_free(w);

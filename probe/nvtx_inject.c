@@ -255,6 +255,34 @@ static int NVTX_API push_a(const char *msg)
     return level;
 }
 
+int probe_push_text(uint64_t now, const char *text, const struct ps_wire_nvtx_attr *attr)
+{
+    struct probe_thread *t = probe_thread_at(&now);
+    if (!t)
+        return NVTX_NO_PUSH_POP_TRACKING;
+    struct probe_stack *s = &t->dflt;
+    int level = (int)s->depth;
+    struct probe_frame *f = frame_push(s);
+    if (!f)
+        return level;
+    f->start = now;
+    f->attr = *attr;
+    if (probe_msg_ascii(t, text, &f->msg) != 0)
+        f->msg.flags = PROBE_FRAME_DROPPED;
+    else if (f->msg.flags != PS_WIRE_MSG_LANE)
+        frame_own_text(f);
+    frame_mirror(t, f, 0, (uint32_t)level);
+    return level;
+}
+
+int probe_pop_default(uint64_t now)
+{
+    struct probe_thread *t = probe_thread();
+    if (!t)
+        return NVTX_NO_PUSH_POP_TRACKING;
+    return pop_common(t, &t->dflt, 0, now);
+}
+
 static int NVTX_API push_w(const wchar_t *msg)
 {
     nvtxEventAttributes_t a = {.version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,

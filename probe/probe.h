@@ -149,6 +149,13 @@ void probe_emit_event(struct probe_thread *t, uint16_t type, uint64_t start, uin
 void probe_emit_name(struct probe_thread *t, uint16_t type, uint32_t domain, uint32_t id, const char *name);
 void probe_emit_thread_name(struct probe_thread *t, uint32_t tid, const char *name);
 
+/* nvtx_inject.c: a push and a pop on the thread's default-domain NVTX stack (the stack nvtxRangePush uses, so
+ * the language hooks' ranges nest with the program's own NVTX ranges). `text` is UTF-8 (NULL: no message),
+ * `attr` its attributes (flags 0 and payload_type 0: none). Return the nesting level as nvtxRangePush/Pop do
+ * (negative: not recorded). */
+int probe_push_text(uint64_t now, const char *text, const struct ps_wire_nvtx_attr *attr);
+int probe_pop_default(uint64_t now);
+
 /* ---- probe_strings.c ---- */
 /* UTF-32 (Linux wchar_t) to UTF-8 in `out` (`cap` bytes, NUL-terminated, cut at a character boundary);
  * invalid code points become U+FFFD. Returns the length without the NUL. */

@@ -37,7 +37,15 @@ int ps_hta_compute(struct ps_report *r, const struct ps_view *v, struct ps_names
 int ps_tracelens_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
 /* summary.c: kernel and copy summaries, per-device totals. */
 int ps_summary_compute(struct ps_report *r, const struct ps_view *v);
-/* verdict.c: per-step and run verdicts, evidence (r->scope), the findings, then the recommendations. */
+/* pytorch.c: what perfscope's Python hook saw (r->py; NULL when the trace holds none of its marks): the hook's
+ * marks and the DataLoader worker processes from `all`, the loaders, the step thread's waits for data and the
+ * copies from `scope` (the analysed process), each worker's busy time from its own process view; then advice
+ * worded from them, which the verdict's fix takes up for its bottleneck. 0 or -ENOMEM. */
+int ps_pytorch_compute(struct ps_report *r, const struct ps_view *all, const struct ps_view *scope,
+                       struct ps_names *names);
+void ps_pytorch_free(struct ps_pytorch *py);   /* NULL is a no-op */
+/* verdict.c: per-step and run verdicts, evidence (r->scope), the findings, then the recommendations (the
+ * verdict's fix worded from r->py's advice where the hook has some for the bottleneck). */
 int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
 /* findings.c: the expert findings, each with the time it costs in the analysed window, sorted by cost. */
 int ps_findings_compute(struct ps_report *r, struct ps_names *names);

@@ -311,6 +311,7 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
         rc = ps_breakdown_compute(r, &sv, names);
     if (rc == 0 && (rc = ps_hta_compute(r, &r->all, names)) == 0 &&
         (rc = ps_tracelens_compute(r, &r->all, names)) == 0 && (rc = ps_summary_compute(r, &r->all)) == 0 &&
+        (rc = ps_pytorch_compute(r, &r->all, &r->scope, names)) == 0 &&
         (rc = ps_verdict_compute(r, names)) == 0)
         rc = ps_ranks_compute(r, names);
     if (rc == 0)
@@ -336,6 +337,8 @@ void ps_report_fini(struct ps_report *r)
     free(r->copies);
     free(r->ranks);
     free(r->stragglers);
+    ps_pytorch_free(r->py);
+    r->py = NULL;
     free(r->nvml_util);
     r->nvml_util = NULL;
     r->nnvml_util = 0;

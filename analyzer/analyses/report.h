@@ -147,6 +147,44 @@ struct ps_straggler {
     int category;                  /* enum ps_cat that exceeds the ranks' median by the most */
 };
 
+/* ---- what perfscope's Python hook saw (pytorch.c; docs/python.md) ---- */
+struct ps_py_loader {              /* a torch DataLoader of the step process, from the hook's "DataLoader#N" marks */
+    int32_t number;                /* N */
+    int32_t iterators;             /* iterators made (epochs) */
+    char iterator[64];             /* iterator class, e.g. _MultiProcessingDataLoaderIter */
+    int32_t num_workers, pin_memory, persistent_workers, prefetch_factor, batch_size;   /* -1 unknown */
+};
+
+struct ps_py_worker {              /* a DataLoader worker process ("DataLoader worker" mark) */
+    uint32_t pid;
+    int32_t id, loader;            /* worker id, DataLoader#; -1 unknown */
+    int64_t fetches, fetch_ns;     /* batches it fetched (its *.fetch ranges) and their total time */
+    int64_t busy_wait_ns;          /* time inside its ranges while the step thread waited for data (py->wait_ns) */
+    int64_t cpu_ns, life_ns;       /* host samples: CPU it used, span of its samples; -1 unknown */
+};
+
+#define PS_PY_MAX_LOADERS 8
+#define PS_PY_MAX_ADVICE 4
+struct ps_pytorch {
+    int hooked;                    /* "python hook" marks found (processes where the hook ran) */
+    char mode[16], torch_version[32];
+    int32_t cores;                 /* CPUs the step process may run on (sched_getaffinity), -1 unknown */
+    struct ps_py_loader loaders[PS_PY_MAX_LOADERS];   /* in DataLoader# order of first use */
+    size_t nloaders;
+    struct ps_py_worker *workers;
+    size_t nworkers;
+    int64_t wait_ns;               /* step thread inside data ranges in the analysed steps, each iterator's first
+                                    * fetch apart (union) */
+    int64_t first_fetch_wait_ns;   /* the first fetches of the iterators (worker start-up), in the steps */
+    double workers_busy;           /* mean over workers of busy_wait_ns / wait_ns; NAN: no worker or no wait */
+    int more_workers;              /* 1 more workers help, 0 they would not, -1 unknown / not relevant */
+    int suggest_workers;           /* num_workers to try, 0 none */
+    int64_t copies, copies_pageable, copies_blocking;   /* the hook's copy_to_device ranges (step process) */
+    char advice[PS_PY_MAX_ADVICE][400];
+    enum ps_bottleneck advice_for[PS_PY_MAX_ADVICE];  /* the verdict each piece of advice is for */
+    size_t nadvice;
+};
+
 /* GPU utilisation over time from NVML samples (perfscope traces recorded with a driver: PERFSCOPE_GPU_SAMPLES). */
 #define PS_NVML_UTIL_BUCKETS 60
 struct ps_nvml_util_stat {
@@ -161,7 +199,7 @@ struct ps_nvml_util_stat {
 
 #define PS_MAX_EVIDENCE 8
 #define PS_MAX_RECS 6
-#define PS_REC_LEN 640
+#define PS_REC_LEN 1024
 #define PS_MAX_FINDINGS 12
 
 struct ps_report {
@@ -225,6 +263,7 @@ struct ps_report {
     size_t nstragglers;
     struct ps_nvml_util_stat *nvml_util; /* one per device with NVML samples, by device; NULL when none */
     size_t nnvml_util;
+    struct ps_pytorch *py;         /* NULL unless the trace holds perfscope's Python hook marks */
 };
 
 /* Run every analysis over `m` (finished). Returns 0 and fills *r (release with ps_report_fini), or -EINVAL

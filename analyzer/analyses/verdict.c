@@ -195,8 +195,24 @@ static int has_evidence(const struct ps_report *r, const char *kind)
     return 0;
 }
 
+/* The advice perfscope's Python hook has for the run's bottleneck (pytorch.c: worded from the DataLoader's
+ * settings, its workers and the copies), whole sentences joined into out while they fit; "" when it has none. */
+static void hook_fix(const struct ps_report *r, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; r->py && i < r->py->nadvice; i++) {
+        size_t n = strlen(r->py->advice[i]);
+        if (r->py->advice_for[i] != r->bottleneck || len + 1 + n >= cap)
+            continue;
+        snprintf(out + len, cap - len, "%s%s", len ? " " : "", r->py->advice[i]);
+        len += n + (len ? 1 : 0);
+    }
+}
+
 /* The verdict's fix, naming what the report shows for it (the evidence rows, else the step table's column) and
- * its expected gain, bounded by the cause's time. */
+ * its expected gain, bounded by the cause's time. Where the Python hook has advice for the bottleneck, that
+ * advice is the fix (it names the loader's settings and the num_workers to try) in place of the generic one. */
 static void verdict_fix(struct ps_report *r)
 {
     static const char *const fix[] = {
@@ -243,12 +259,15 @@ static void verdict_fix(struct ps_report *r)
                      : has_evidence(r, "api")   ? "the API calls under Evidence"
                      : host                     ? "the Compute column of the steps"
                                                 : column[r->bottleneck];
+    char hook[PS_REC_LEN - 256];   /* the rest of the sentence fits in 256 */
+    hook_fix(r, hook, sizeof hook);
     int64_t gain = cause_ns(r);
     snprintf(r->recs[r->nrecs++], PS_REC_LEN,
-             "%s Look at %s. Expected gain: at most %.3f ms per step (%.1f %% of the average step), the time %s "
+             "%s Look at %s%s. Expected gain: at most %.3f ms per step (%.1f %% of the average step), the time %s "
              "takes now.",
-             host ? host_compute : fix[r->bottleneck], ev, (double)gain / 1e6,
-             100.0 * (double)gain / (double)r->avg_dur_ns, host ? "host compute" : what[r->bottleneck]);
+             host ? host_compute : hook[0] ? hook : fix[r->bottleneck], ev, hook[0] ? " and the PyTorch section" : "",
+             (double)gain / 1e6, 100.0 * (double)gain / (double)r->avg_dur_ns,
+             host ? "host compute" : what[r->bottleneck]);
 }
 
 /* Then the fixes of the costliest warnings (findings are sorted by cost). */

@@ -239,7 +239,8 @@ uint32_t ps_model_process(struct ps_model *m, uint32_t pid)
     uint32_t i = ps_idmap_get(&b->procs, pid);
     if (i != PS_NONE)
         return i;
-    struct ps_process p = { .pid = pid, .name = PS_NONE, .rank = -1 };
+    struct ps_process p = { .pid = pid, .name = PS_NONE, .rank = -1, .cpu_ns = -1, .first_sample_ns = -1,
+                            .last_sample_ns = -1 };
     return VEC_PUSH(m->procs, p) < 0 || owners_index(m, b) < 0 ? PS_NONE : (uint32_t)(m->procs.n - 1);
 }
 

@@ -91,6 +91,7 @@ struct ps_range {
     uint32_t thread;        /* index into model.threads (start/end ranges: the thread that started it);
                              * PS_NONE for PS_RANGE_GPU_ANNOTATION (device side: no host thread) */
     uint32_t domain;        /* string id of the NVTX domain, PS_NONE for the default domain */
+    uint16_t category;      /* NVTX category (1..65535; 0: none or out of that range) */
     uint8_t kind;           /* enum ps_range_kind */
 };
 
@@ -98,6 +99,10 @@ struct ps_process {
     uint32_t pid;
     uint32_t name;          /* string id, PS_NONE if unknown */
     int32_t rank;           /* its distributed rank (RANK, ...) where the reader knows it, else -1 */
+    uint32_t ppid;          /* parent pid (perfscope: PERFSCOPE_PROCESS_INFO), 0 unknown */
+    int64_t cpu_ns;         /* perfscope host samples: CPU time (user + system) it used, its last cumulative
+                             * value; -1 unknown (no samples) */
+    int64_t first_sample_ns, last_sample_ns;   /* its first and last host sample; -1 unknown */
 };
 
 struct ps_thread {

@@ -641,6 +641,8 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
                                       : type == PS_NSYS_NVTX_PUSHPOP ? PS_RANGE_NVTX_PUSHPOP
                                                                      : PS_RANGE_NVTX_STARTEND };
         r.end_ns = type == PS_NSYS_NVTX_MARK ? r.start_ns : v.v[1];
+        if (v.t[7] != SQLITE_NULL)      /* NVTX categories are uint32; the model keeps 1..65535 (0: none) */
+            r.category = v.v[7] > 0 && v.v[7] <= UINT16_MAX ? (uint16_t)v.v[7] : 0;
         if (!has_tid) {
             count_unplaced(c, table, "rows without globalTid");
             continue;
@@ -692,7 +694,8 @@ static int read_nvtx(struct sctx *c)
         ps_sq_add_col(c, select, sizeof select, table, "text", "NULL") < 0 ||
         ps_sq_add_col(c, select, sizeof select, table, "textId", "NULL") < 0 ||
         ps_sq_add_col(c, select, sizeof select, table, "globalTid", "NULL") < 0 ||
-        ps_sq_add_col(c, select, sizeof select, table, "domainId", "NULL") < 0)
+        ps_sq_add_col(c, select, sizeof select, table, "domainId", "NULL") < 0 ||
+        ps_sq_add_col(c, select, sizeof select, table, "category", "NULL") < 0)
         return -1;
     /* A window whose ranges are all in the default domain needs no domain names: no scan for them. */
     int domains = 1;

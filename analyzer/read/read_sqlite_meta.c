@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ps_globalid.h"
 #include "read/read_sqlite_impl.h"
 
 /* 1 when the file's header says WAL mode (bytes 18 and 19, the file format write/read versions, are 2;
@@ -251,17 +252,24 @@ static int process_row(struct sctx *c, sqlite3_stmt *st)
     return 0;
 }
 
-/* PERFSCOPE_PROCESS_INFO (pid, rank): each recorded process's distributed rank, for rank views (NULL, or a value
- * that is no rank: left unknown). */
-static int process_rank_row(struct sctx *c, sqlite3_stmt *st)
+/* PERFSCOPE_PROCESS_INFO (pid, rank, ppid): each recorded process's distributed rank, for rank views, and its
+ * parent (struct ps_process.ppid), which tells a program's DataLoader workers from another rank's. NULL, or a
+ * value that is no rank / no pid: left unknown. */
+static int process_info_row(struct sctx *c, sqlite3_stmt *st)
 {
-    int64_t rank = sqlite3_column_int64(st, 1);
-    if (sqlite3_column_type(st, 1) != SQLITE_INTEGER || rank < 0 || rank > INT32_MAX - 1)
+    int64_t pid = sqlite3_column_int64(st, 0), rank = sqlite3_column_int64(st, 1);
+    int64_t ppid = sqlite3_column_int64(st, 2);
+    int has_rank = sqlite3_column_type(st, 1) == SQLITE_INTEGER && rank >= 0 && rank <= INT32_MAX - 1;
+    int has_ppid = sqlite3_column_type(st, 2) == SQLITE_INTEGER && ppid > 0 && ppid <= UINT32_MAX;
+    if ((!has_rank && !has_ppid) || pid <= 0 || pid > UINT32_MAX)
         return 0;
-    uint32_t i = ps_model_process(c->m, (uint32_t)sqlite3_column_int64(st, 0));
+    uint32_t i = ps_model_process(c->m, (uint32_t)pid);
     if (i == PS_NONE)
         return ps_sq_oom(c);
-    c->m->procs.v[i].rank = (int32_t)rank;
+    if (has_rank)
+        c->m->procs.v[i].rank = (int32_t)rank;
+    if (has_ppid)
+        c->m->procs.v[i].ppid = (uint32_t)ppid;
     return 0;
 }
 
@@ -421,8 +429,8 @@ int ps_sq_read_meta(struct sctx *c)
  * every value here must be an integer (NULL CPU times count as 0; a row without a timestamp is no sample). A
  * negative CPU time, or sums past int64, are errors. */
 struct sample_state {
-    struct ps_idmap pids;             /* globalPid -> index in cpu[] */
-    int64_t *cpu;
+    struct ps_idmap pids;             /* globalPid -> index in the arrays */
+    int64_t *cpu, *first, *last, *gpid;   /* per process: CPU time, first and last sample, globalPid */
     size_t n, cap;
 };
 
@@ -447,19 +455,28 @@ static int sample_row(struct sctx *c, sqlite3_stmt *st, struct sample_state *s)
     if (i == PS_NONE) {
         if (s->n == s->cap) {
             size_t cap = s->cap ? s->cap * 2 : 16;
-            int64_t *v = realloc(s->cpu, cap * sizeof *v);
-            if (!v)
-                return ps_sq_oom(c);
-            s->cpu = v;
+            int64_t **arrays[] = { &s->cpu, &s->first, &s->last, &s->gpid };
+            for (size_t a = 0; a < 4; a++) {
+                int64_t *v = realloc(*arrays[a], cap * sizeof *v);
+                if (!v)
+                    return ps_sq_oom(c);
+                *arrays[a] = v;
+            }
             s->cap = cap;
         }
         i = (uint32_t)s->n;
-        s->cpu[s->n++] = 0;
+        s->cpu[s->n] = 0;
+        s->first[s->n] = s->last[s->n] = ts;
+        s->gpid[s->n++] = pid;
         if (ps_idmap_put(&s->pids, (uint64_t)pid, i) < 0)
             return ps_sq_oom(c);
     }
     if (user + sys > s->cpu[i])
         s->cpu[i] = user + sys;
+    if (ts < s->first[i])
+        s->first[i] = ts;
+    if (ts > s->last[i])
+        s->last[i] = ts;
     return 0;
 }
 
@@ -500,6 +517,14 @@ static int read_samples(struct sctx *c)
             goto fail;
         }
         c->m->samples.cpu_ns += s.cpu[i];
+        uint32_t p = ps_model_process(c->m, ps_global_to_pid(s.gpid[i]));   /* each process's own (struct ps_process) */
+        if (p == PS_NONE) {
+            ps_sq_oom(c);
+            goto fail;
+        }
+        c->m->procs.v[p].cpu_ns = s.cpu[i];
+        c->m->procs.v[p].first_sample_ns = s.first[i];
+        c->m->procs.v[p].last_sample_ns = s.last[i];
     }
     rc = 0;
     goto out;
@@ -509,6 +534,9 @@ out:
     sqlite3_finalize(st);
     ps_idmap_free(&s.pids);
     free(s.cpu);
+    free(s.first);
+    free(s.last);
+    free(s.gpid);
     return rc;
 }
 
@@ -531,7 +559,7 @@ static int nvml_util_row(struct sctx *c, sqlite3_stmt *st)
 }
 
 /* PROCESSES, ThreadNames, TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE (each optional) and, on perfscope traces,
- * the processes' ranks (PERFSCOPE_PROCESS_INFO), the host-sample summary and the NVML utilisation samples. Returns 0
+ * the processes' ranks and parents (PERFSCOPE_PROCESS_INFO), the host-sample summary and the NVML utilisation samples. Returns 0
  * or -1 with the message set. */
 int ps_sq_read_host_tables(struct sctx *c, int is_perfscope)
 {
@@ -539,12 +567,12 @@ int ps_sq_read_host_tables(struct sctx *c, int is_perfscope)
     static const char *const tname_cols[] = { "nameId", "globalTid" };
     static const char *const gpu_cols[] = { "id", "name", "totalMemory", "smCount", "computeMajor", "computeMinor" };
     static const char *const cdev_cols[] = { "cudaId", "numMultiprocessors" };
-    static const char *const rank_cols[] = { "pid", "rank" };
+    static const char *const info_cols[] = { "pid", "rank", "ppid" };
     if (read_optional(c, "PROCESSES", proc_cols, 2, 1u << 1, process_row) < 0 ||
         read_optional(c, "ThreadNames", tname_cols, 2, 0, thread_name_row) < 0 ||
         read_optional(c, "TARGET_INFO_GPU", gpu_cols, 6, 1u << 1, gpu_row) < 0 ||
         read_optional(c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, 0, cuda_device_row) < 0 ||
-        (is_perfscope && read_optional(c, "PERFSCOPE_PROCESS_INFO", rank_cols, 2, 0, process_rank_row) < 0))
+        (is_perfscope && read_optional(c, "PERFSCOPE_PROCESS_INFO", info_cols, 3, 0, process_info_row) < 0))
         return -1;
     static const char *const nvml_sample_cols[] = { "timestamp", "deviceIndex", "utilGpuPercent" };
     if (!is_perfscope)

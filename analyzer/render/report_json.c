@@ -366,6 +366,81 @@ static void ranks(FILE *f, const struct ps_report *r)
     fputs("],\n", f);
 }
 
+static void jint(FILE *f, int64_t v)   /* -1: unknown */
+{
+    if (v < 0)
+        fputs("null", f);
+    else
+        fprintf(f, "%lld", (long long)v);
+}
+
+static void jflag(FILE *f, int32_t v)   /* -1: unknown */
+{
+    fputs(v < 0 ? "null" : v ? "true" : "false", f);
+}
+
+/* What perfscope's Python hook saw (docs/report.md "pytorch"); null without it. */
+static void pytorch(FILE *f, const struct ps_report *r)
+{
+    const struct ps_pytorch *py = r->py;
+    if (!py) {
+        fputs("  \"pytorch\": null,\n", f);
+        return;
+    }
+    fputs("  \"pytorch\": {\"hook\": ", f);
+    jstr(f, py->mode);
+    fputs(", \"torch_version\": ", f);
+    jstr(f, py->torch_version);
+    fputs(", \"cores\": ", f);
+    jint(f, py->cores);
+    fputs(",\n    \"loaders\": [", f);
+    for (size_t i = 0; i < py->nloaders; i++) {
+        const struct ps_py_loader *l = &py->loaders[i];
+        fprintf(f, "%s\n      {\"loader\": %d, \"iterator\": ", i ? "," : "", l->number);
+        jstr(f, l->iterator);
+        fprintf(f, ", \"iterators\": %d, \"num_workers\": ", l->iterators);
+        jint(f, l->num_workers);
+        fputs(", \"pin_memory\": ", f);
+        jflag(f, l->pin_memory);
+        fputs(", \"persistent_workers\": ", f);
+        jflag(f, l->persistent_workers);
+        fputs(", \"prefetch_factor\": ", f);
+        jint(f, l->prefetch_factor);
+        fputs(", \"batch_size\": ", f);
+        jint(f, l->batch_size);
+        fputs("}", f);
+    }
+    fputs("],\n    \"workers\": [", f);
+    for (size_t i = 0; i < py->nworkers; i++) {
+        const struct ps_py_worker *w = &py->workers[i];
+        fprintf(f, "%s\n      {\"pid\": %u, \"loader\": ", i ? "," : "", w->pid);
+        jint(f, w->loader);
+        fputs(", \"id\": ", f);
+        jint(f, w->id);
+        fprintf(f, ", \"fetches\": %lld, \"fetch_ns\": %lld, \"busy_while_waiting_ns\": %lld, \"busy_while_waiting\": ",
+                (long long)w->fetches, (long long)w->fetch_ns, (long long)w->busy_wait_ns);
+        jnum(f, py->wait_ns > 0 ? (double)w->busy_wait_ns / (double)py->wait_ns : NAN);
+        fputs(", \"cpu_ns\": ", f);
+        jint(f, w->cpu_ns);
+        fputs(", \"cpu_utilization\": ", f);
+        jnum(f, w->cpu_ns >= 0 && w->life_ns > 0 ? (double)w->cpu_ns / (double)w->life_ns : NAN);
+        fputs("}", f);
+    }
+    fprintf(f, "],\n    \"data_wait_ns\": %lld, \"first_fetch_wait_ns\": %lld, \"workers_busy_while_waiting\": ",
+            (long long)py->wait_ns, (long long)py->first_fetch_wait_ns);
+    jnum(f, py->workers_busy);
+    fprintf(f, ", \"more_workers_help\": %s, \"suggested_num_workers\": ",
+            py->more_workers < 0 ? "null" : py->more_workers ? "true" : "false");
+    jint(f, py->suggest_workers > 0 ? py->suggest_workers : -1);
+    fprintf(f, ",\n    \"copies_to_device\": {\"count\": %lld, \"from_pageable\": %lld, \"blocking\": %lld},\n"
+               "    \"advice\": [", (long long)py->copies, (long long)py->copies_pageable, (long long)py->copies_blocking);
+    for (size_t i = 0; i < py->nadvice; i++) {
+        fputs(i ? ", " : "", f);
+        jstr(f, py->advice[i]);
+    }
+    fputs("]},\n", f);
+}
+
 /* NVML utilisation over time per device (docs/report.md "gpu_utilization_samples"). */
 static void gpu_util(FILE *f, const struct ps_report *r)
 {
@@ -398,6 +473,7 @@ int ps_report_write_json(const struct ps_report *r, FILE *f)
     gpu_util(f, r);
     summaries(f, r);
     ranks(f, r);
+    pytorch(f, r);
     fputs("  \"notes\": [", f);   /* what a reader of the numbers must know about how they were computed */
     if (ps_report_compat_tb_no_comm(r))
         jstr(f, ps_report_compat_tb_note);

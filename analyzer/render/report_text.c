@@ -336,8 +336,8 @@ static void run_summary(FILE *f, const struct ps_report *r)
                    "activity was recorded.\n");
     } else if (!r->has_gpu && m->ranges.n == 0) {
         fprintf(f, "\nNothing to break down: no NVTX ranges and no GPU activity were recorded. The program did not use "
-                   "NVTX (e.g. PyTorch: torch.cuda.nvtx.range_push/range_pop or torch.autograd.profiler.emit_nvtx) "
-                   "and no CUDA work was captured%s. What to do: mark each training step with an NVTX range named "
+                   "NVTX, did not import torch under perfscope's Python hook (which finds a PyTorch program's steps "
+                   "and DataLoader fetches by itself: README \"PyTorch\") and no CUDA work was captured%s. What to do: mark each training step with an NVTX range named "
                    "\"step\" (or name yours with --step-range), and run the program's CUDA work under perfscope "
                    "record; the host samples above are all this trace measured.\n",
                 cuda ? " (see the CUDA/CUPTI state above)" : "");
@@ -646,6 +646,62 @@ static void ranks(FILE *f, const struct ps_report *r)
     }
 }
 
+/* What perfscope's Python hook saw: the loaders' settings and their worker processes. */
+static void pytorch(FILE *f, const struct ps_report *r)
+{
+    const struct ps_pytorch *py = r->py;
+    if (!py)
+        return;
+    fprintf(f, "\nPyTorch (perfscope's Python hook, mode %s; torch ", py->mode[0] ? py->mode : "?");
+    put_name(f, py->torch_version[0] ? py->torch_version : "?", 0);
+    if (py->cores > 0)
+        fprintf(f, "; %d cores", py->cores);
+    fputs(")\n", f);
+    for (size_t i = 0; i < py->nloaders; i++) {
+        const struct ps_py_loader *l = &py->loaders[i];
+        fprintf(f, "  DataLoader#%d: num_workers=%d pin_memory=%s persistent_workers=%s prefetch_factor=", l->number,
+                l->num_workers, l->pin_memory < 0 ? "?" : l->pin_memory ? "True" : "False",
+                l->persistent_workers < 0 ? "?" : l->persistent_workers ? "True" : "False");
+        if (l->prefetch_factor >= 0)
+            fprintf(f, "%d", l->prefetch_factor);
+        else
+            fputs("None", f);
+        fprintf(f, " batch_size=%d, %d iterator%s (", l->batch_size, l->iterators, l->iterators == 1 ? "" : "s");
+        put_name(f, l->iterator, 0);
+        fputs(")\n", f);
+    }
+    fprintf(f, "  The step thread waited for data %.3f ms in the analysed steps (+ %.3f ms in the iterators' first "
+               "fetches, which include starting the workers)\n", MS(py->wait_ns), MS(py->first_fetch_wait_ns));
+    if (py->nworkers) {
+        fprintf(f, "  %zu worker process%s:  pid      loader  id  fetches   fetch ms  busy while waiting   CPU ms  CPU use\n",
+                py->nworkers, py->nworkers == 1 ? "" : "es");
+        for (size_t i = 0; i < py->nworkers; i++) {
+            const struct ps_py_worker *w = &py->workers[i];
+            fprintf(f, "%24s%-8u %6d %3d %8lld %10.3f", "", w->pid, w->loader, w->id, (long long)w->fetches,
+                    MS(w->fetch_ns));
+            if (py->wait_ns > 0)
+                fprintf(f, " %17.1f %%", 100.0 * (double)w->busy_wait_ns / (double)py->wait_ns);
+            else
+                fprintf(f, " %19s", "N/A");
+            if (w->cpu_ns >= 0)
+                fprintf(f, " %8.1f", MS(w->cpu_ns));
+            else
+                fprintf(f, " %8s", "N/A");
+            if (w->cpu_ns >= 0 && w->life_ns > 0)
+                fprintf(f, " %6.0f %%\n", 100.0 * (double)w->cpu_ns / (double)w->life_ns);
+            else
+                fprintf(f, " %8s\n", "N/A");
+        }
+    }
+    if (py->more_workers >= 0)
+        fprintf(f, "  More workers would %s\n", !py->more_workers ? "not help: the workers idled while the step waited"
+                                                : py->nworkers ? "help: the workers were saturated while the step waited"
+                                                               : "help: loading runs inside the training loop (num_workers=0)");
+    if (py->copies)
+        fprintf(f, "  Host-to-device copies (Tensor.to / .cuda): %lld, %lld from pageable memory, %lld blocking\n",
+                (long long)py->copies, (long long)py->copies_pageable, (long long)py->copies_blocking);
+}
+
 /* NVML utilisation over time: one line of PS_NVML_UTIL_BUCKETS levels " .:-=+*#" (0..100 %; a blank bucket has no
  * sample) under each device's summary. */
 static void gpu_util(FILE *f, const struct ps_report *r)
@@ -670,6 +726,7 @@ int ps_report_write_text(const struct ps_report *r, FILE *f)
     run_summary(f, r);
     steps_table(f, r);
     verdict(f, r);
+    pytorch(f, r);
     ranks(f, r);
     gpu(f, r);
     gpu_util(f, r);

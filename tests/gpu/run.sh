@@ -261,6 +261,41 @@ for sc in data-bound memcpy-bound kernel-bound sync-bound balanced; do
     fi
 done
 
+# --- 5b. PyTorch through perfscope's Python hook (workloads/pytorch/train_loader.py on the GPU): num_workers=0 with
+# a heavy transform is data-loading bound, 8 workers with pinned memory is not; kernels and the hook's copies are there ---
+TORCH_OK=$([ -n "$PY" ] && timeout "$(tmo 30)" "$PY" -c 'import torch; print(int(torch.cuda.is_available()))' 2>/dev/null)
+for run in "w0:--workers 0 --heavy-transform:data-loading" "w8:--workers 8 --pin-memory:not-data-loading"; do
+    name=${run%%:*}; rest=${run#*:}; args=${rest%%:*}; want=${rest#*:}
+    if [ "$TORCH_OK" != "1" ]; then fail "pytorch_$name" "python3 cannot import torch with CUDA (${TORCH_OK:-no torch})"; continue; fi
+    t_rec=$(tmo 60)
+    [ "$t_rec" -ge 20 ] || { fail "pytorch_$name" "skipped: $(elapsed)s used of the ${LIMIT_S}s limit"; continue; }
+    tr=$OUT/pytorch_$name.sqlite; log=$OUT/pytorch_$name.out
+    # shellcheck disable=SC2086
+    timeout "$t_rec" "$PS" record -f -o "$tr" -- "$PY" workloads/pytorch/train_loader.py $args --steps 30 --device cuda >"$log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || { fail "pytorch_$name" "exit $rc: $(tail -3 "$log" | tr '\n' ' ')"; continue; }
+    timeout "$(tmo 20)" "$PS" report --format json "$tr" >"$OUT/pytorch_$name.json" 2>"$OUT/pytorch_$name.err"
+    res=$("$PY" - "$OUT/pytorch_$name.json" "$want" <<'EOF'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+    v, py = r["verdict"]["bottleneck"], r.get("pytorch") or {}
+    ok = (v == "data-loading") == (sys.argv[2] == "data-loading") and len(r["steps"]) >= 29
+    print("%s verdict=%s share=%s steps=%d kernels=%d copies_to_device=%s workers=%d advice=%r" % (
+        "ok" if ok else "bad", v, r["verdict"]["share"], len(r["steps"]), sum(k["count"] for k in r["kernels"]),
+        (py.get("copies_to_device") or {}).get("count"), len(py.get("workers") or []), (py.get("advice") or [""])[:1]))
+except Exception as e:
+    print("bad report unreadable: %r" % (e,))
+EOF
+)
+    kern=$(q "$tr" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    if [ "${res%% *}" = "ok" ] && [ "${kern:-0}" -gt 0 ]; then pass "pytorch_$name" "${res#ok } kernel_rows=$kern"
+    else fail "pytorch_$name" "want $want and kernel rows: ${res#* } kernel_rows=${kern:-none} ($(grep -E '^(steps|data wait)' "$log" | tr '\n' ' '))"; fi
+done
+pinned=$(q "$OUT/pytorch_w8.sqlite" "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'copy_to_device' AND category = 4")
+if [ "${pinned:-0}" -gt 0 ]; then pass "pytorch_pinned_non_blocking_copies" "$pinned copy_to_device ranges from pinned memory, non_blocking"
+else fail "pytorch_pinned_non_blocking_copies" "no copy_to_device range with category 4 in the --pin-memory run"; fi
+
 # --- 6. dropped records on the longest run (goal 0) ---
 if [ -n "$LONGEST" ]; then
     tr=$OUT/$LONGEST.sqlite

@@ -26,6 +26,7 @@ case $case in
 installed_tree_moved_elsewhere_records_nvtx_without_environment)
     cmake --install "$build" --prefix "$tmp/first" >/dev/null
     for f in bin/perfscope lib/perfscope/libperfscope_probe.so share/man/man1/perfscope.1 \
+             lib/perfscope/python/sitecustomize.py lib/perfscope/python/perfscope_hook/torch_hooks.py \
              share/bash-completion/completions/perfscope share/doc/perfscope/report.md; do
         [ -f "$tmp/first/$f" ] || fail "cmake --install did not install $f"
     done
@@ -72,7 +73,7 @@ deb_package_unpacked_records_and_reports)
     [ -n "$deb" ] || fail "cpack wrote no perfscope_*.deb ($(ls "$tmp/pkg"))"
     dpkg-deb -c "$deb" >"$tmp/contents"
     for f in ./usr/bin/perfscope ./usr/lib/perfscope/libperfscope_probe.so ./usr/share/man/man1/perfscope.1 \
-             ./usr/share/bash-completion/completions/perfscope; do
+             ./usr/lib/perfscope/python/perfscope_hook/torch_hooks.py ./usr/share/bash-completion/completions/perfscope; do
         grep -q " $f\$" "$tmp/contents" || fail "the .deb does not hold $f"
     done
     dpkg-deb -f "$deb" Depends | grep -q libc6 || fail "the .deb does not depend on libc6"

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Checks what libperfscope_probe.so shows the programs it is injected into: only the injection entry
-# points are exported, and nothing from CUDA is linked (libcupti is dlopen'ed at run time).
+# Checks what libperfscope_probe.so shows the programs it is injected into: only the injection entry points and
+# the language hooks' PerfscopeHookApi
+# are exported, and nothing from CUDA is linked (libcupti is dlopen'ed at run time).
 # Usage: check_exports.sh LIBRARY SYMBOL...
 lib=$1
 shift

@@ -1,0 +1,395 @@
+/* What perfscope's Python hook saw in a PyTorch program (docs/python.md): its DataLoaders' settings and worker
+ * processes (marks in the NVTX domain "perfscope"), how busy the workers were while the step waited for data,
+ * whether more workers would help, the host-to-device copies it issued — and PyTorch advice worded from that,
+ * which becomes the verdict's fix for its bottleneck (verdict.c). It reads the analysed process's rows through
+ * r->scope and each worker's through its own process view (model/view.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/analyses.h"
+#include "analyses/intervals.h"
+#include "model/view.h"
+
+#define DOMAIN "perfscope"
+#define SATURATED 0.75      /* workers busy at least this share of the wait: they are the limit */
+#define IDLE 0.5            /* below this share: the wait is elsewhere */
+#define MIN_DATA_SHARE 0.05 /* below this DataLoader share of the step, no loader advice */
+
+/* The integer after " key=" (or "key=" at the start) in `text`; -1 when absent or not a number ("None"). */
+static int32_t kv_int(const char *text, const char *key)
+{
+    size_t kl = strlen(key);
+    for (const char *p = text; (p = strstr(p, key)); p += kl) {
+        if ((p != text && p[-1] != ' ') || p[kl] != '=')
+            continue;
+        char *end;
+        long v = strtol(p + kl + 1, &end, 10);
+        return end != p + kl + 1 && (*end == ' ' || *end == '\0') && v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+    }
+    return -1;
+}
+
+/* The word after "key=" into out (cap bytes); "" when absent. */
+static void kv_str(const char *text, const char *key, char *out, size_t cap)
+{
+    size_t kl = strlen(key);
+    out[0] = '\0';
+    for (const char *p = text; (p = strstr(p, key)); p += kl)
+        if ((p == text || p[-1] == ' ') && p[kl] == '=') {
+            snprintf(out, cap, "%.*s", (int)strcspn(p + kl + 1, " "), p + kl + 1);
+            return;
+        }
+}
+
+static int host_kind(uint8_t k)
+{
+    return k == PS_RANGE_NVTX_PUSHPOP || k == PS_RANGE_NVTX_STARTEND || k == PS_RANGE_USER_ANNOTATION ||
+           k == PS_RANGE_CPU_OP;
+}
+
+static uint32_t pid_of(const struct ps_model *m, uint32_t thread)
+{
+    return thread == PS_NONE ? 0 : m->threads.v[thread].pid;
+}
+
+static const struct ps_process *process(const struct ps_model *m, uint32_t pid)
+{
+    for (size_t i = 0; i < m->procs.n; i++)
+        if (m->procs.v[i].pid == pid)
+            return &m->procs.v[i];
+    return NULL;
+}
+
+/* The text of range i of v when it is a mark in the hook's NVTX domain, else NULL (*dom caches its string id). */
+static const char *hook_mark(const struct ps_view *v, size_t i, uint32_t *dom)
+{
+    const struct ps_range *g = ps_view_range(v, i);
+    if (g->kind != PS_RANGE_NVTX_MARK || g->domain == PS_NONE)
+        return NULL;
+    if (g->domain != *dom) {
+        if (strcmp(ps_model_str(v->m, g->domain), DOMAIN) != 0)
+            return NULL;
+        *dom = g->domain;
+    }
+    return ps_model_str(v->m, g->name);
+}
+
+static void hook_config(struct ps_pytorch *py, const char *t)
+{
+    kv_str(t, "torch", py->torch_version, sizeof py->torch_version);
+    kv_str(t, "mode", py->mode, sizeof py->mode);
+    py->cores = kv_int(t, "cores");
+}
+
+/* The analysed process's marks (scope): its hook configuration and its loaders, with each iterator's start. */
+static int read_loaders(const struct ps_view *scope, struct ps_pytorch *py, int64_t **iter_start, size_t *niter)
+{
+    uint32_t dom = PS_NONE;
+    int configured = 0;
+    for (size_t i = 0; i < scope->nranges; i++) {
+        const char *t = hook_mark(scope, i, &dom);
+        if (!t)
+            continue;
+        if (!strncmp(t, "python hook ", 12) && !configured++) {
+            hook_config(py, t);
+        } else if (!strncmp(t, "DataLoader#", 11)) {
+            int32_t n = (int32_t)strtol(t + 11, NULL, 10);
+            struct ps_py_loader *l = NULL;
+            for (size_t k = 0; k < py->nloaders; k++)
+                if (py->loaders[k].number == n)
+                    l = &py->loaders[k];
+            if (!l) {
+                if (py->nloaders == PS_PY_MAX_LOADERS)
+                    continue;
+                l = &py->loaders[py->nloaders++];
+                *l = (struct ps_py_loader){ .number = n };
+            }
+            l->iterators++;
+            kv_str(t, "iterator", l->iterator, sizeof l->iterator);
+            l->num_workers = kv_int(t, "num_workers");
+            l->pin_memory = kv_int(t, "pin_memory");
+            l->persistent_workers = kv_int(t, "persistent_workers");
+            l->prefetch_factor = kv_int(t, "prefetch_factor");
+            l->batch_size = kv_int(t, "batch_size");
+            int64_t *v = realloc(*iter_start, (*niter + 1) * sizeof *v);
+            if (!v)
+                return -ENOMEM;
+            *iter_start = v;
+            v[(*niter)++] = ps_view_range(scope, i)->start_ns;
+        }
+    }
+    return configured;
+}
+
+/* The whole trace's marks (all): the processes the hook ran in (the configuration of the first when the analysed
+ * process has none) and the worker processes of the analysed process's loaders, one row per process (workers
+ * restarted each epoch, persistent_workers=False, are new processes). */
+static int read_workers(const struct ps_report *r, const struct ps_view *all, struct ps_pytorch *py, int configured)
+{
+    const struct ps_model *m = all->m;
+    uint32_t dom = PS_NONE;
+    for (size_t i = 0; i < all->nranges; i++) {
+        const char *t = hook_mark(all, i, &dom);
+        if (!t)
+            continue;
+        uint32_t pid = pid_of(m, ps_view_range(all, i)->thread);
+        if (!strncmp(t, "python hook ", 12)) {
+            if (py->hooked++ == 0 && !configured)
+                hook_config(py, t);
+        } else if (!strncmp(t, "DataLoader worker ", 18)) {
+            const struct ps_process *p = process(m, pid);
+            /* another rank's worker (one trace, several ranks): its parent made loaders but is not ours */
+            if (r->scoped && p && p->ppid && p->ppid != r->pid && process(m, p->ppid))
+                continue;
+            size_t k = 0;
+            while (k < py->nworkers && py->workers[k].pid != pid)
+                k++;
+            if (k < py->nworkers)
+                continue;
+            struct ps_py_worker *w = realloc(py->workers, (py->nworkers + 1) * sizeof *w);
+            if (!w)
+                return -ENOMEM;
+            py->workers = w;
+            w = &w[py->nworkers++];
+            *w = (struct ps_py_worker){ .pid = pid, .id = kv_int(t, "id"), .loader = kv_int(t, "loader"),
+                                        .cpu_ns = p ? p->cpu_ns : -1,
+                                        .life_ns = p && p->cpu_ns >= 0 ? p->last_sample_ns - p->first_sample_ns : -1 };
+        }
+    }
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The step thread's waits for data inside the analysed steps (each iterator's first fetch apart: it includes
+ * starting the workers) and the hook's copies, from the analysed process's view. */
+static int measure_waits(const struct ps_report *r, const struct ps_view *scope, struct ps_names *names,
+                         struct ps_pytorch *py, int64_t *iter_start, size_t niter, struct ps_ivls *wait)
+{
+    int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
+    size_t next_iter = 0;
+    qsort(iter_start, niter, sizeof *iter_start, cmp_i64);
+    for (size_t i = 0; i < scope->nranges; i++) {   /* ranges are in start order */
+        const struct ps_range *g = ps_view_range(scope, i);
+        if (!host_kind(g->kind))
+            continue;
+        if (g->domain == PS_NONE && g->category >= 1 && g->category <= 4 &&
+            !strcmp(ps_model_str(scope->m, g->name), "copy_to_device")) {
+            py->copies++;
+            py->copies_pageable += g->category <= 2;
+            py->copies_blocking += g->category == 1 || g->category == 3;
+        }
+        if ((g->thread != r->step_thread && !r->whole_run) || !(ps_names_flags(names, g->name) & PS_NAME_DATA))
+            continue;
+        int first = 0;
+        while (next_iter < niter && iter_start[next_iter] <= g->start_ns) {
+            next_iter++;
+            first = 1;
+        }
+        int64_t s = g->start_ns > a ? g->start_ns : a, e = g->end_ns < b ? g->end_ns : b;
+        if (e <= s)
+            continue;
+        if (first)
+            py->first_fetch_wait_ns += e - s;
+        else if (ps_ivls_push(wait, s, e) < 0)
+            return -ENOMEM;
+    }
+    ps_ivls_normalize(wait);
+    py->wait_ns = ps_ivls_total(wait);
+    return 0;
+}
+
+/* Each worker's fetches and its busy time while the step waited, from its own process view (one pass over the
+ * trace makes them all). */
+static int measure_workers(const struct ps_view *all, struct ps_pytorch *py, const struct ps_ivls *wait)
+{
+    struct ps_view_set set = { 0 };
+    struct ps_ivls busy = { 0 }, both = { 0 };
+    uint32_t *pids = malloc(py->nworkers * sizeof *pids);
+    int rc = pids ? 0 : -ENOMEM;
+    for (size_t w = 0; w < py->nworkers && pids; w++)
+        pids[w] = py->workers[w].pid;
+    if (rc == 0) {
+        qsort(pids, py->nworkers, sizeof *pids, cmp_u32);
+        rc = ps_view_set_by_process(&set, all, pids, py->nworkers);
+    }
+    double busy_sum = 0;
+    size_t nbusy = 0;
+    for (size_t w = 0; w < py->nworkers && rc == 0; w++) {
+        struct ps_py_worker *k = &py->workers[w];
+        const uint32_t *at = bsearch(&k->pid, pids, py->nworkers, sizeof *pids, cmp_u32);
+        const struct ps_view *v = &set.views[at - pids];
+        busy.n = 0;
+        for (size_t i = 0; i < v->nranges && rc == 0; i++) {
+            const struct ps_range *g = ps_view_range(v, i);
+            if (!host_kind(g->kind))
+                continue;
+            const char *name = ps_model_str(v->m, g->name);
+            size_t len = strlen(name);
+            if (len > 6 && !strcmp(name + len - 6, ".fetch"))
+                k->fetches++, k->fetch_ns += g->end_ns - g->start_ns;
+            rc = ps_ivls_push(&busy, g->start_ns, g->end_ns);
+        }
+        ps_ivls_normalize(&busy);
+        if (rc < 0 || (rc = ps_ivls_intersect(&both, &busy, wait)) < 0)
+            break;
+        k->busy_wait_ns = ps_ivls_total(&both);
+        if (py->wait_ns > 0) {
+            busy_sum += (double)k->busy_wait_ns / (double)py->wait_ns;
+            nbusy++;
+        }
+    }
+    py->workers_busy = nbusy ? busy_sum / (double)nbusy : NAN;
+    ps_view_set_fini(&set);
+    ps_ivls_fini(&busy);
+    ps_ivls_fini(&both);
+    free(pids);
+    return rc;
+}
+
+static void advise(struct ps_pytorch *py, enum ps_bottleneck for_bn, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void advise(struct ps_pytorch *py, enum ps_bottleneck for_bn, const char *fmt, ...)
+{
+    if (py->nadvice == PS_PY_MAX_ADVICE)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(py->advice[py->nadvice], sizeof py->advice[0], fmt, ap);
+    va_end(ap);
+    py->advice_for[py->nadvice++] = for_bn;
+}
+
+/* Workers to try: enough that loading keeps up with the rest of the step, one spare; at most the cores less
+ * the one the training loop keeps busy. *capped: that many would not fit. */
+static int suggest(double need, int cores, int *capped)
+{
+    int n = (int)ceil(need - 1e-9) + 1, room = cores > 1 ? cores - 1 : 1;
+    *capped = cores > 0 && n > room;
+    return *capped ? room : n;
+}
+
+static void loader_advice(struct ps_report *r, struct ps_pytorch *py)
+{
+    const struct ps_py_loader *l = py->nloaders ? &py->loaders[0] : NULL;
+    double s = r->avg_dur_ns > 0 ? (double)r->avg.cat_ns[PS_CAT_DATALOADER] / (double)r->avg_dur_ns : 0;
+    int cores = py->cores, capped = 0;
+    char machine[96] = "";
+    if (cores > 0)
+        snprintf(machine, sizeof machine, "this machine has %d core%s", cores, cores == 1 ? "" : "s");
+    py->more_workers = -1;
+    if (!l || l->num_workers < 0 || s < MIN_DATA_SHARE)
+        return;
+    const char *cheaper = "make the per-sample transform cheaper, cache decoded samples, or move augmentation to the "
+                          "GPU (transforms on CUDA tensors after the copy, or NVIDIA DALI)";
+    if (l->num_workers == 0) {
+        py->more_workers = 1;
+        py->suggest_workers = suggest(s / (1 - s > 0.01 ? 1 - s : 0.01), cores, &capped);
+        advise(py, PS_BN_DATA, "DataLoader#%d has num_workers=0 and %.1f %% of each step waits for data: try "
+               "num_workers=%d (%s%sloading now runs inside the training loop).", l->number, 100 * s,
+               py->suggest_workers, machine, *machine ? "; " : "");
+        if (capped)
+            advise(py, PS_BN_DATA, "Loading needs more cores than this machine has (%d): beyond num_workers=%d, %s.",
+                   cores, py->suggest_workers, cheaper);
+        return;
+    }
+    if (isnan(py->workers_busy)) {
+        if (py->nworkers == 0)
+            advise(py, PS_BN_DATA, "DataLoader#%d has num_workers=%d, but no worker process was recorded (a "
+                   "multiprocessing context the hook did not reach?): worker use is unknown.", l->number, l->num_workers);
+        return;
+    }
+    double busy = py->workers_busy;
+    if (busy >= SATURATED) {
+        py->more_workers = 1;
+        py->suggest_workers = suggest((double)l->num_workers / (1 - s > 0.01 ? 1 - s : 0.01) - 1, cores, &capped);
+        if (py->suggest_workers > l->num_workers)
+            advise(py, PS_BN_DATA, "DataLoader#%d's %d workers were busy %.0f %% of the time the step waited for data "
+                   "(saturated): more workers help: try num_workers=%d%s%s%s.", l->number, l->num_workers, 100 * busy,
+                   py->suggest_workers, *machine ? " (" : "", machine, *machine ? ")" : "");
+        else
+            advise(py, PS_BN_DATA, "DataLoader#%d's %d workers were busy %.0f %% of the time the step waited for data "
+                   "(saturated) and already use every core but the training loop's (%s): %s.", l->number,
+                   l->num_workers, 100 * busy, machine, cheaper);
+    } else if (busy < IDLE) {
+        py->more_workers = 0;
+        advise(py, PS_BN_DATA, "DataLoader#%d's %d workers were busy only %.0f %% of the time the step waited for data: "
+               "more workers would not help; the wait is in the training process (receiving large batches from the "
+               "workers, pin_memory, a slow collate_fn or sampler)%s.", l->number, l->num_workers, 100 * busy,
+               l->prefetch_factor >= 0 ? ", or batches come in bursts: raise prefetch_factor" : "");
+    } else {
+        advise(py, PS_BN_DATA, "DataLoader#%d's %d workers were busy %.0f %% of the time the step waited for data: "
+               "close to saturated; raise prefetch_factor (batches each worker loads ahead) and try num_workers=%d.",
+               l->number, l->num_workers, 100 * busy, l->num_workers + 1);
+    }
+    if (l->persistent_workers == 0 && l->iterators > 1 && py->first_fetch_wait_ns > py->wait_ns / 4)
+        advise(py, PS_BN_DATA, "%.1f ms of waiting is the first batch of each of the %d epochs (workers start again "
+               "every epoch): set persistent_workers=True.", (double)py->first_fetch_wait_ns / 1e6, l->iterators);
+}
+
+static void copy_advice(struct ps_pytorch *py)
+{
+    const struct ps_py_loader *l = py->nloaders ? &py->loaders[0] : NULL;
+    if (py->copies_pageable > 0)
+        advise(py, PS_BN_MEMCPY, "%lld of %lld host-to-device copies (Tensor.to / .cuda) came from pageable memory%s: "
+               "set pin_memory=True on the DataLoader and copy with .to(device, non_blocking=True).",
+               (long long)py->copies_pageable, (long long)py->copies,
+               l && l->pin_memory == 0 ? " and the DataLoader has pin_memory=False" : "");
+    else if (py->copies_blocking > 0)
+        advise(py, PS_BN_MEMCPY, "%lld host-to-device copies from pinned memory used non_blocking=False: pass "
+               "non_blocking=True so they overlap compute.", (long long)py->copies_blocking);
+}
+
+int ps_pytorch_compute(struct ps_report *r, const struct ps_view *all, const struct ps_view *scope,
+                       struct ps_names *names)
+{
+    int64_t *iter_start = NULL;
+    size_t niter = 0;
+    struct ps_ivls wait = { 0 };
+    struct ps_pytorch *py = calloc(1, sizeof *py);
+    if (!py)
+        return -ENOMEM;
+    *py = (struct ps_pytorch){ .cores = -1, .workers_busy = NAN, .more_workers = -1 };
+    int rc = read_loaders(scope, py, &iter_start, &niter);
+    if (rc >= 0)
+        rc = read_workers(r, all, py, rc);
+    if (rc == 0 && !py->hooked && !py->nloaders && !py->nworkers)
+        goto out;                   /* not recorded with the hook */
+    if (rc == 0)
+        rc = measure_waits(r, scope, names, py, iter_start, niter, &wait);
+    if (rc == 0 && py->nworkers)
+        rc = measure_workers(all, py, &wait);
+    if (rc == 0) {
+        loader_advice(r, py);
+        copy_advice(py);
+        r->py = py;
+        py = NULL;
+    }
+out:
+    ps_ivls_fini(&wait);
+    free(iter_start);
+    ps_pytorch_free(py);
+    return rc;
+}
+
+void ps_pytorch_free(struct ps_pytorch *py)
+{
+    if (py) {
+        free(py->workers);
+        free(py);
+    }
+}

@@ -1,0 +1,89 @@
+"""perfscope's Python hook: records a PyTorch program's DataLoader fetches, training steps, optimizer steps,
+backward passes and host-to-device copies as NVTX-like ranges through libperfscope_probe.so, with no change to
+the program (docs/python.md).
+
+`perfscope record` sets PERFSCOPE_PYTHON_HOOKS ("1", or "modules" to add the forward of top-level modules) and
+puts this package's folder on PYTHONPATH; sitecustomize.py calls arm(). arm() costs one entry on
+sys.meta_path until `torch` is imported; then torch_hooks.install() patches torch. Any failure inside the hook
+turns it off (logged to $PERFSCOPE_LOG when set) and leaves the program running as if it were absent.
+"""
+import os
+import sys
+
+_ENV_MODE = "PERFSCOPE_PYTHON_HOOKS"
+_ENV_LOG = "PERFSCOPE_LOG"
+
+
+def log(msg):
+    """One line to $PERFSCOPE_LOG (a path, or "stderr"); silent when unset, as the probe is."""
+    where = os.environ.get(_ENV_LOG)
+    if not where:
+        return
+    line = "perfscope python hook[%d]: %s\n" % (os.getpid(), msg)
+    try:
+        if where == "stderr":
+            sys.stderr.write(line)
+        else:
+            with open(where, "a") as f:
+                f.write(line)
+    except Exception:
+        pass
+
+
+def mode():
+    """The hook mode record asked for: "" (off), "default" or "modules"."""
+    m = os.environ.get(_ENV_MODE, "")
+    if m in ("1", "default", "on"):
+        return "default"
+    return "modules" if m == "modules" else ""
+
+
+class _TorchWatcher:
+    """A sys.meta_path finder that answers for `torch` only: it finds torch's spec through the other finders
+    and wraps the loader's exec_module so that the hook installs right after torch's __init__ has run."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "torch":
+            return None
+        try:
+            sys.meta_path.remove(self)      # one shot: every later import costs nothing
+        except ValueError:
+            return None
+        try:
+            for finder in sys.meta_path:
+                find = getattr(finder, "find_spec", None)
+                spec = find(name, path, target) if find else None
+                if spec is not None:
+                    break
+            else:
+                return None
+            loader = spec.loader
+            exec_module = loader.exec_module
+
+            def exec_then_hook(module):
+                exec_module(module)         # torch's own errors propagate untouched
+                _install(module)
+
+            loader.exec_module = exec_then_hook
+            return spec
+        except Exception as e:
+            log("cannot watch the import of torch (%r): hook off" % (e,))
+            return None
+
+
+def _install(torch):
+    try:
+        from . import torch_hooks
+        torch_hooks.install(torch, mode())
+    except Exception as e:
+        log("cannot hook torch (%r): hook off" % (e,))
+
+
+def arm():
+    """Called at start-up: install the torch watcher when record asked for the hook."""
+    if not mode() or not os.environ.get("PERFSCOPE_SESSION_DIR"):
+        return
+    if "torch" in sys.modules:
+        _install(sys.modules["torch"])
+    else:
+        sys.meta_path.insert(0, _TorchWatcher())
