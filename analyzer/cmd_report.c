@@ -1,5 +1,6 @@
 /* `perfscope report FILE`: read a perfscope / Nsight Systems SQLite or PyTorch profiler trace, run the
- * analyses and print the bottleneck report as text or JSON. Exit 0 ok, 1 bad input, 2 usage. */
+ * analyses and print the bottleneck report as text, JSON, Markdown or HTML. Exit 0 ok, 1 bad input or a failed
+ * write, 2 usage, 3 a --fail-on / --fail-on-share gate tripped (the report is still written). */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -14,23 +15,33 @@
 #include "../cli/options.h"
 #include "analyses/multirank.h"
 #include "analyses/names.h"
-#include "render/render.h"
 #include "read/reader.h"
+#include "render/render.h"
+#include "render/text_style.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: perfscope report FILE... [--format text|json] [-o OUT] [--step-range RE] [--data-range RE]\n"
-            "                        [--copy-range RE] [--steps auto|off|infer] [--compat tb|tracelens] [--top N]\n"
-            "                        [--kernel-threshold X] [--gap-threshold-ms MS] [--tiny-kernel-us US]\n"
-            "                        [--info-below X] [--low-util X] [--launch-bound X] [--link-gbps GBPS]\n"
-            "                        [--slow-copy X] [--low-occupancy PCT] [--all-steps]\n\n"
+            "usage: perfscope report FILE... [--format text|json|md|html] [-o OUT] [--color auto|always|never]\n"
+            "                        [--fail-on BOTTLENECK[,...]] [--fail-on-share X] [--step-range RE]\n"
+            "                        [--data-range RE] [--copy-range RE] [--steps auto|off|infer]\n"
+            "                        [--compat tb|tracelens] [--top N] [--kernel-threshold X]\n"
+            "                        [--gap-threshold-ms MS] [--tiny-kernel-us US] [--info-below X]\n"
+            "                        [--low-util X] [--launch-bound X] [--link-gbps GBPS] [--slow-copy X]\n"
+            "                        [--low-occupancy PCT] [--all-steps]\n\n"
             "Where each training step's time goes, and what to change. FILE is a perfscope trace, an Nsight\n"
             "Systems SQLite export or a PyTorch profiler JSON trace (Kineto, ROCm, or the legacy format of PyTorch\n"
             "builds without Kineto), plain or gzip. Several FILEs (one per rank, e.g. run.*.sqlite) give one\n"
-            "report over the ranks: per-rank steps and verdict, stragglers, overlap and collectives.\n\n"
-            "  --format text|json     output format (default text; json is documented in docs/report.md)\n"
+            "report over the ranks: per-rank steps and verdict, stragglers, overlap and collectives (text or json).\n\n"
+            "  --format FORMAT        text (default; 100 columns), json (stable keys, docs/report.md), md\n"
+            "                         (GitHub Markdown for pull requests) or html (one self-contained page)\n"
             "  -o, --output OUT       write the report to OUT instead of stdout (never the trace itself)\n"
+            "  --color WHEN           text colours: auto (default: when stdout is a terminal and NO_COLOR is\n"
+            "                         unset or empty), always, never\n"
+            "  --fail-on LIST         exit 3 when the run's verdict is one of LIST (comma-separated: kernel,\n"
+            "                         data-loading, memcpy, communication, sync, host, unknown)\n"
+            "  --fail-on-share X      exit 3 when the verdict's share of the average step is at least X (0..1);\n"
+            "                         alone: for any verdict but kernel and unknown; with --fail-on: for those\n"
             "  --step-range RE        step ranges (whole name, case-insensitive extended regex); default\n"
             "                         %s\n"
             "  --data-range RE        data-loading ranges; default\n"
@@ -56,8 +67,48 @@ static void usage(FILE *out)
             "                         4.0 x16 in practice; 50 for PCIe 5.0 x16)\n"
             "  --slow-copy X          copies slower than this share of that peak are slow (default 0.25)\n"
             "  --low-occupancy PCT    kernels the trace estimates below PCT %% achieved occupancy (default 25)\n"
-            "  --all-steps            text: list every step (default: at most 20 rows; JSON always has all)\n",
+            "  --all-steps            text: list every step (default: at most 20 rows; JSON always has all)\n\n"
+            "Exit status: 0 report written; 1 the trace could not be read or the report not written; 2 bad\n"
+            "usage; 3 the report was written and a --fail-on / --fail-on-share gate tripped.\n",
             PS_STEP_RE_DEFAULT, PS_DATA_RE_DEFAULT, PS_COPY_RE_DEFAULT);
+}
+
+/* --fail-on LIST: the bottleneck names into bits of *mask. Returns 0, or 2 after printing the problem. */
+static int parse_fail_on(const char *list, unsigned *mask)
+{
+    const char *p = list;
+    do {
+        size_t len = strcspn(p, ",");
+        int b = 0;
+        while (b <= PS_BN_UNKNOWN && !(strlen(ps_bottleneck_name[b]) == len && !strncmp(ps_bottleneck_name[b], p, len)))
+            b++;
+        if (b > PS_BN_UNKNOWN) {
+            fprintf(stderr, "perfscope report: --fail-on: unknown bottleneck '%.*s' (use kernel, data-loading, "
+                            "memcpy, communication, sync, host or unknown, comma-separated)\n", (int)len, p);
+            return 2;
+        }
+        *mask |= 1u << b;
+        p += len;
+    } while (*p++ == ',');
+    return 0;
+}
+
+/* The CI gate (docs/report.md): 1 when the run's verdict trips --fail-on / --fail-on-share, with a line on
+ * stderr saying why. */
+static int gate(const struct ps_report *r, unsigned fail_on, double fail_share)
+{
+    enum ps_bottleneck b = r->bottleneck;
+    int known = b != PS_BN_UNKNOWN;
+    int listed = fail_on ? (fail_on >> b) & 1 : known && b != PS_BN_KERNEL;
+    int share_ok = isnan(fail_share) || (known && r->share >= fail_share);
+    if (!(fail_on || !isnan(fail_share)) || !listed || !share_ok)
+        return 0;
+    if (known)
+        fprintf(stderr, "perfscope report: failing (exit 3): the verdict is %s at %.1f %% of the average step "
+                        "(--fail-on%s)\n", ps_bottleneck_name[b], 100.0 * r->share, fail_on ? "" : "-share");
+    else
+        fprintf(stderr, "perfscope report: failing (exit 3): the verdict is unknown (--fail-on)\n");
+    return 1;
 }
 
 /* Print a message that may quote bytes of the trace (SQLite errors quote corrupt schema text) escaped. */
@@ -135,7 +186,8 @@ static int several_ranks(const struct ps_report_opts *o, const char *const *path
 int cmd_report(int argc, char **argv)
 {
     enum { OPT_FORMAT = 256, OPT_STEP, OPT_DATA, OPT_COPY, OPT_COMPAT, OPT_TOP, OPT_KTH, OPT_GAP, OPT_TINY, OPT_ALL,
-           OPT_INFO, OPT_LOWUTIL, OPT_LAUNCH, OPT_LINK, OPT_SLOWCOPY, OPT_OCC, OPT_STEPS };
+           OPT_INFO, OPT_LOWUTIL, OPT_LAUNCH, OPT_LINK, OPT_SLOWCOPY, OPT_OCC, OPT_STEPS, OPT_COLOR, OPT_FAIL_ON,
+           OPT_FAIL_SHARE };
     static const struct option longopts[] = {
         { "format", required_argument, NULL, OPT_FORMAT },  { "output", required_argument, NULL, 'o' },
         { "step-range", required_argument, NULL, OPT_STEP }, { "data-range", required_argument, NULL, OPT_DATA },
@@ -147,14 +199,17 @@ int cmd_report(int argc, char **argv)
         { "launch-bound", required_argument, NULL, OPT_LAUNCH }, { "link-gbps", required_argument, NULL, OPT_LINK },
         { "slow-copy", required_argument, NULL, OPT_SLOWCOPY }, { "low-occupancy", required_argument, NULL, OPT_OCC },
         { "steps", required_argument, NULL, OPT_STEPS },
+        { "color", required_argument, NULL, OPT_COLOR }, { "fail-on", required_argument, NULL, OPT_FAIL_ON },
+        { "fail-on-share", required_argument, NULL, OPT_FAIL_SHARE },
         { NULL, 0, NULL, 0 },
     };
     struct ps_report_opts o;
     ps_report_opts_default(&o);
     const char *output = NULL;
     const struct ps_renderer *renderer = ps_renderer_find("text");
-    double x;
-    int c, rc;
+    double x, fail_share = NAN;
+    int c, rc, color = -1;          /* -1 auto */
+    unsigned fail_on = 0;           /* bit per enum ps_bottleneck */
     if (ps_opt_check_long_names("report", argc, argv, longopts, "o"))
         return 2;
     optind = 1;
@@ -174,7 +229,7 @@ int cmd_report(int argc, char **argv)
             break;
         case OPT_FORMAT:
             if (!(renderer = ps_renderer_find(optarg))) {
-                fprintf(stderr, "perfscope report: unknown --format '%s' (use", optarg);
+                fprintf(stderr, "perfscope report: unknown --format '%s' (use", optarg);   /* the table's */
                 for (size_t i = 0; ps_renderer_at(i); i++)
                     fprintf(stderr, "%s %s", i ? "," : "", ps_renderer_at(i)->name);
                 fprintf(stderr, ")\n");
@@ -241,6 +296,22 @@ int cmd_report(int argc, char **argv)
             break;
         case OPT_ALL:
             o.all_steps = 1;
+            break;
+        case OPT_COLOR:
+            if (!strcmp(optarg, "auto") || !strcmp(optarg, "always") || !strcmp(optarg, "never")) {
+                color = !strcmp(optarg, "auto") ? -1 : !strcmp(optarg, "always");
+                break;
+            }
+            fprintf(stderr, "perfscope report: unknown --color '%s' (use auto, always or never)\n", optarg);
+            return 2;
+        case OPT_FAIL_ON:
+            if ((rc = parse_fail_on(optarg, &fail_on)) != 0)
+                return rc;
+            break;
+        case OPT_FAIL_SHARE:
+            if ((rc = ps_opt_parse_double(optarg, &x)) < 0 || x < 0 || x > 1)
+                return ps_opt_bad_value("report", "--fail-on-share", "a share from 0 to 1", optarg, rc, x);
+            fail_share = x;
             break;
         case OPT_INFO:
         case OPT_LOWUTIL:
@@ -319,7 +390,11 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "perfscope report: cannot write %s: %s (check that its folder exists and is writable)\n", output, strerror(errno));
         goto out;
     }
-    rc = renderer->write(&rep, dest);
+    const char *no_color = getenv("NO_COLOR");
+    struct ps_render_opts ro = { .width = PS_TEXT_WIDTH,
+                                 .color = color >= 0 ? color : !output && isatty(STDOUT_FILENO) &&
+                                                                   !(no_color && *no_color) };
+    rc = renderer->write(&rep, &ro, dest);
     int werr = errno;
     if ((output ? fclose(dest) : fflush(dest)) != 0 || rc < 0) {
         werr = rc < 0 ? werr : errno;
@@ -331,7 +406,7 @@ int cmd_report(int argc, char **argv)
         }
         goto out;
     }
-    status = 0;
+    status = gate(&rep, fail_on, fail_share) ? 3 : 0;
 out:
     if (built)
         ps_report_fini(&rep);

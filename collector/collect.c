@@ -328,8 +328,8 @@ void ps_collect_ring_corrupt(struct ps_collect *c, size_t i)
     if (f->corrupt)
         return;
     f->corrupt = 1;
-    fprintf(stderr, "perfscope record: warning: process %u overwrote its ring %s (%s): its records from here "
-                    "on, its open ranges and its drop counts are lost; the rest of the recording goes on\n",
+    ps_diag("perfscope record: warning: process %u overwrote its ring %s (%s): its records from here "
+            "on, its open ranges and its drop counts are lost; the rest of the recording goes on",
             ps_ring_reader_pid(f->reader), f->name, ps_ring_reader_corrupt(f->reader));
     put_ent(c, &c->cur, ENT_RING_CORRUPT, (uint32_t)i, 0, NULL, 0);
 }

@@ -9,6 +9,7 @@
 #include "collect.h"
 #include "collect_impl.h"
 #include "ps_wire.h"
+#include "ps_diag.h"
 
 /* One column-typed row callback per SELECT; 0 or -EIO. */
 static int each_row(struct ps_tw *w, const char *sql, int (*fn)(struct ps_collect *, sqlite3_stmt *),
@@ -40,8 +41,8 @@ static int resume_ring(struct ps_collect *c, sqlite3_stmt *st)
     snprintf(path, sizeof path, "%s/%s", c->dir, file);
     int orc = ps_ring_reader_open(path, &r);
     if (orc)
-        fprintf(stderr, "perfscope record: warning: cannot read ring %s: %s (its records after the recorder's "
-                        "last commit are lost)\n", path, strerror(-orc));
+        ps_diag("perfscope record: warning: cannot read ring %s: %s (its records after the recorder's "
+                "last commit are lost)", path, strerror(-orc));
     else
         ps_ring_reader_hold_chunks(r);
     char *name = strdup(file);
@@ -92,8 +93,8 @@ static int resume_lane(struct ps_collect *c, sqlite3_stmt *st)
         return 0;
     int rc = ps_ring_reader_seek(c->rings[ring].reader, lane, &pos);
     if (rc) {
-        fprintf(stderr, "perfscope record: warning: ring %s, lane %u: the stored place (chunk %u, offset %u) is "
-                        "not in the ring any more (%s): its records are not recovered\n", c->rings[ring].name,
+        ps_diag("perfscope record: warning: ring %s, lane %u: the stored place (chunk %u, offset %u) is "
+                "not in the ring any more (%s): its records are not recovered", c->rings[ring].name,
                 lane, pos.chunk, pos.offset, strerror(-rc));
         ps_collect_ring_corrupt(c, ring);
     }
@@ -135,9 +136,9 @@ int ps_collect_resume(const char *session_dir, int64_t origin_ns, struct ps_tw *
     return ps_collect_stop(c, t);
 fail:
     if (rc == -EPROTO)
-        fprintf(stderr, "perfscope record: the recovery tables of the trace make no sense: nothing recovered\n");
+        ps_diag("perfscope record: the recovery tables of the trace make no sense: nothing recovered");
     else if (rc == -EIO)
-        fprintf(stderr, "%s\n", ps_tw_errmsg(w));
+        ps_diag("%s", ps_tw_errmsg(w));
     c->write_error = rc ? rc : -EIO;    /* write nothing more: the trace stays as the dead recorder left it */
     return ps_collect_stop(c, t);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "python_hook.h"
+#include "ps_diag.h"
 
 #define ENV_MODE "PERFSCOPE_PYTHON_HOOKS"
 
@@ -117,8 +118,8 @@ int ps_pyhook_setenv(enum ps_pyhook_mode mode, char *const *cmd, const char *pro
     snprintf(applied, len, "off");
     if (!want || !probe) {
         if (want)
-            fprintf(stderr, "perfscope record: warning: no probe, so no Python hook: PyTorch steps and DataLoader "
-                            "fetches are not recorded\n");
+            ps_diag("perfscope record: warning: no probe, so no Python hook: PyTorch steps and DataLoader "
+                    "fetches are not recorded");
         return unsetenv(ENV_MODE) ? -errno : 0;
     }
     char dir[PATH_MAX], check[PATH_MAX + 64];
@@ -127,8 +128,8 @@ int ps_pyhook_setenv(enum ps_pyhook_mode mode, char *const *cmd, const char *pro
         return unsetenv(ENV_MODE) ? -errno : 0;
     snprintf(check, sizeof check, "%s/perfscope_hook/torch_hooks.py", dir);
     if (access(check, R_OK) != 0) {
-        fprintf(stderr, "perfscope record: warning: the Python hook is not installed next to the probe (%s: %s): "
-                        "PyTorch steps and DataLoader fetches are not recorded (rebuild, or install python/ there)\n",
+        ps_diag("perfscope record: warning: the Python hook is not installed next to the probe (%s: %s): "
+                "PyTorch steps and DataLoader fetches are not recorded (rebuild, or install python/ there)",
                 check, strerror(errno));
         return unsetenv(ENV_MODE) ? -errno : 0;
     }

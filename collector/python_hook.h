@@ -25,7 +25,7 @@ int ps_pyhook_is_python(char *const *cmd);
  * to PYTHONPATH and set PERFSCOPE_PYTHON_HOOKS ("1" or "modules"); otherwise unset PERFSCOPE_PYTHON_HOOKS.
  * `probe` is the probe's absolute path (NULL: no probe, no hook). Writes the applied mode ("off", "default",
  * "modules") to `applied` (`len` bytes). Returns 0, or -errno (setenv failed). A Python program whose hook is
- * missing next to the probe gets a warning on stderr and no hook. */
+ * missing next to the probe gets a warning (ps_diag) and no hook. */
 int ps_pyhook_setenv(enum ps_pyhook_mode mode, char *const *cmd, const char *probe, char *applied, size_t len);
 
 #endif

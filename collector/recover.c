@@ -17,6 +17,7 @@
 #include "collect.h"
 #include "session.h"
 #include "trace_writer.h"
+#include "ps_diag.h"
 
 /* One text value of the trace (malloc'd), or NULL. */
 static char *query_text(struct ps_tw *w, const char *sql)
@@ -97,17 +98,17 @@ int ps_record_recover(const char *trace)
     /* The recorder holds an exclusive lock on its trace for the whole recording (claim_output). */
     int fd = open(trace, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
-        fprintf(stderr, "perfscope record: --recover %s: %s\n", trace, strerror(errno));
+        ps_diag("perfscope record: --recover %s: %s", trace, strerror(errno));
         return 1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        fprintf(stderr, "perfscope record: --recover %s: a perfscope record is still writing it (wait for it to "
-                        "end)\n", trace);
+        ps_diag("perfscope record: --recover %s: a perfscope record is still writing it (wait for it to "
+                "end)", trace);
         close(fd);
         return 1;
     }
     if (ps_tw_reopen(trace, &w, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
+        ps_diag("%s", err);
         goto out;
     }
     char *complete = query_text(w, "SELECT value FROM PERFSCOPE_META WHERE name = 'recording_complete'");
@@ -117,21 +118,21 @@ int ps_record_recover(const char *trace)
     struct stat st;
     int dir_err = dir && stat(dir, &st) != 0 ? errno : 0;
     if (query_i64(w, "SELECT value FROM PERFSCOPE_META WHERE name = 'recovered'", 0) == 1) {
-        fprintf(stderr, "perfscope record: --recover %s: already recovered: nothing to do\n", trace);
+        ps_diag("perfscope record: --recover %s: already recovered: nothing to do", trace);
         status = 0;
     } else if (!complete || strcmp(complete, "0") != 0) {
-        fprintf(stderr, "perfscope record: --recover %s: %s\n", trace,
+        ps_diag("perfscope record: --recover %s: %s", trace,
                 !complete ? "not a trace written by perfscope record" : "its recording finished: nothing to recover");
         status = complete ? 0 : 1;
     } else if (!dir || origin < 0) {
-        fprintf(stderr, "perfscope record: --recover %s: the trace does not say where its rings were (written by "
-                        "an older perfscope): nothing to recover\n", trace);
+        ps_diag("perfscope record: --recover %s: the trace does not say where its rings were (written by "
+                "an older perfscope): nothing to recover", trace);
     } else if (dir_err || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) {
-        fprintf(stderr, "perfscope record: --recover %s: its rings are gone (%s: %s): the records the recorder had "
-                        "not written when it died are lost\n", trace, dir,
+        ps_diag("perfscope record: --recover %s: its rings are gone (%s: %s): the records the recorder had "
+                "not written when it died are lost", trace, dir,
                 dir_err ? strerror(dir_err) : "not a session directory of yours");
     } else if (!session_names(dir, trace)) {
-        fprintf(stderr, "perfscope record: --recover %s: %s holds another recording's rings: nothing recovered\n",
+        ps_diag("perfscope record: --recover %s: %s holds another recording's rings: nothing recovered",
                 trace, dir);
     } else {
         /* A recorder that died after writing its process rows (all rings drained) left only its run rows. */
@@ -151,10 +152,11 @@ int ps_record_recover(const char *trace)
         if (rc == -EBUSY)
             rc = 0;             /* complete, left in WAL mode by a reader: ps_tw_errmsg says so */
         if (rc) {
-            fprintf(stderr, "%s\nperfscope record: --recover %s failed\n", ps_tw_errmsg(w), trace);
+            ps_diag("%s", ps_tw_errmsg(w));
+            ps_diag("perfscope record: --recover %s failed", trace);
         } else {
-            fprintf(stderr, "perfscope record: recovered %" PRIu64 " records from the rings of the recorder that "
-                            "died into %s; %" PRIu64 " records dropped\n", t.salvaged, trace, t.dropped);
+            ps_diag("perfscope record: recovered %" PRIu64 " records from the rings of the recorder that "
+                    "died into %s; %" PRIu64 " records dropped", t.salvaged, trace, t.dropped);
             ps_session_dir_remove(dir);
             status = 0;
         }

@@ -10,7 +10,8 @@
 /* Recover `trace`: check that no recorder holds it and that its recording did not finish, go on draining the
  * rings left in its session directory into it (ps_collect_resume), write the run rows (PERFSCOPE_META
  * recovered = 1, recovered_records, dropped counts), finish the file and remove the session directory.
- * Messages on stderr. Returns the exit status: 0 recovered, 1 failure (the trace is left as it was). */
+ * Messages through ps_diag (stderr unless a hook is set). Returns the exit status: 0 recovered, 1 failure (the
+ * trace is left as it was). */
 int ps_record_recover(const char *trace);
 
 #endif

@@ -136,9 +136,9 @@ static void remove_stale_sessions(const char *base)
         char trace[PATH_MAX];
         if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
             if (recoverable(path, trace, sizeof trace))
-                fprintf(stderr, "perfscope record: warning: a perfscope record (pid %ld) died before writing all "
-                                "that its program recorded; the rest is kept in %s: add it to its trace with "
-                                "'perfscope record --recover %s' (or remove that directory)\n", pid, path, trace);
+                ps_diag("perfscope record: warning: a perfscope record (pid %ld) died before writing all "
+                        "that its program recorded; the rest is kept in %s: add it to its trace with "
+                        "'perfscope record --recover %s' (or remove that directory)", pid, path, trace);
             else
                 ps_session_dir_remove(path);
         }

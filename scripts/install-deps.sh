@@ -3,7 +3,8 @@
 set -euo pipefail
 pkgs=(cmake ninja-build gcc g++ make pkg-config libsqlite3-dev zlib1g-dev libyajl-dev libdeflate-dev
       libncurses-dev sqlite3 python3 clang libclang-rt-14-dev dpkg-dev procps tmux
-      python3-torch python3-torchvision python3-numpy python3-pil)   # tests/python: the PyTorch hook (CPU torch 1.13)
+      python3-torch python3-torchvision python3-numpy python3-pil   # tests/python: the PyTorch hook (CPU torch 1.13)
+      chromium)   # chromium: the HTML report is loaded headless in tests (check_report_formats.py)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

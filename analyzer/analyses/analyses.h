@@ -95,6 +95,12 @@ int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
  * *nout set, or -ENOMEM. */
 int ps_stragglers_find(const struct ps_rank_stat *ranks, size_t n, struct ps_straggler **out, size_t *nout);
 
+/* utilization.c: GPU utilisation over time per device (PS_UTIL_BUCKETS slices of the run). */
+int ps_util_compute(struct ps_report *r);
+/* messages.c (last): run facts, warnings, notes, the verdict line's parts; ps_messages_fini frees them. */
+int ps_messages_compute(struct ps_report *r);
+void ps_messages_fini(struct ps_report *r);
+
 /* Find the device stat for `device`, adding it if new (report.c). NULL on out-of-memory. */
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device);
 

@@ -316,6 +316,10 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
         rc = ps_ranks_compute(r, names);
     if (rc == 0)
         rc = ps_nvml_util_compute(r);
+    if (rc == 0)
+        rc = ps_util_compute(r);
+    if (rc == 0)
+        rc = ps_messages_compute(r);
 out:
     if (rc == -ENOMEM)
         snprintf(err, errlen, "out of memory while analysing %s", m->path);
@@ -328,6 +332,10 @@ out:
 
 void ps_report_fini(struct ps_report *r)
 {
+    ps_messages_fini(r);
+    free(r->util);
+    r->util = NULL;
+    r->nutil = 0;
     ps_view_fini(&r->scope);
     ps_view_fini(&r->all);
     free(r->steps);

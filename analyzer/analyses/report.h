@@ -147,6 +147,59 @@ struct ps_straggler {
     int category;                  /* enum ps_cat that exceeds the ranks' median by the most */
 };
 
+/* What a report says besides its numbers (messages.c), so that every format says the same. */
+enum ps_msg_level {
+    PS_MSG_ALERT,                  /* the trace is incomplete or the program failed: read before any number */
+    PS_MSG_NOTICE,                 /* something happened to the recording and was repaired (text "NOTE:") */
+    PS_MSG_WARNING,                /* numbers may be low (records lost or not placed) */
+    PS_MSG_NOTE,                   /* how to read the numbers, or why there are none */
+};
+struct ps_message {
+    enum ps_msg_level level;
+    const char *code;              /* stable id (JSON "warnings"[].code): "recording_incomplete", ... (docs/report.md) */
+    char *text;                    /* full sentences, no trailing newline (owned by the report) */
+};
+
+#define PS_ABSENT (-2)             /* a fact the trace does not hold */
+#define PS_UNKNOWN (-1)            /* a fact the trace holds as garbage */
+#define PS_MAX_CUDA_STATES 8
+struct ps_cuda_state {
+    const char *state;             /* PERFSCOPE_META cuda_state.pid.* value ("" unknown) */
+    int processes;
+};
+/* The recorded program's end (PERFSCOPE_META child_exit_code, child_signal). */
+struct ps_child_status {
+    int recorded;                  /* either key is present */
+    int code_known;                /* child_exit_code is an integer in -1..255 */
+    long code;
+    int sig_known;                 /* child_signal is an integer in 0..64 (0: no signal) */
+    int sig_out_of_range;          /* child_signal is an integer outside 0..64: "unknown signal N" */
+    long sig;                      /* the signal when sig_known or sig_out_of_range */
+};
+struct ps_run_facts {              /* the recorded program, from PERFSCOPE_META; NULL / PS_ABSENT when absent */
+    const char *command, *host, *started;   /* values as recorded ("" when recorded empty) */
+    int64_t program_ns;            /* the program's wall-clock duration; PS_ABSENT or PS_UNKNOWN */
+    char exit_status[112];         /* "exit code 0", "killed by signal 9 (SIGKILL)", "unknown (...)"; "" absent */
+    struct ps_cuda_state cuda[PS_MAX_CUDA_STATES];
+    size_t ncuda;
+    int32_t rank, world_size;      /* -1 unknown (ps_report_rank) */
+    size_t launcher_ranks;         /* ranks the processes hold (ps_report_process_ranks); >= 2: a launcher trace */
+    int64_t dropped_records;       /* -1 unknown (ps_report_dropped_records) */
+    int64_t gpu_records_without_timestamps;   /* -1 unknown (ps_report_gpu_untimed_records) */
+    int wal_file_missing;          /* the reader found a WAL-mode trace without its -wal file (docs/readers.md) */
+    int recording_complete;        /* 1 / 0 / -1 unknown (ps_report_recording_complete) */
+    struct ps_child_status child;  /* ps_report_child_status */
+    int64_t still_running_processes, other_pidns_rings, corrupt_rings;   /* PERFSCOPE_META counts; -1 not
+                                                                          * recorded or garbage */
+};
+
+#define PS_UTIL_BUCKETS 100
+struct ps_util_series {            /* GPU utilisation over time of one device (utilization.c) */
+    int32_t device;
+    int64_t start_ns, bucket_ns;   /* slice i is [start + i * bucket, start + (i + 1) * bucket) */
+    int64_t busy_ns[PS_UTIL_BUCKETS];   /* time in the slice with a kernel, copy or memset running */
+};
+
 /* ---- what perfscope's Python hook saw (pytorch.c; docs/python.md) ---- */
 struct ps_py_loader {              /* a torch DataLoader of the step process, from the hook's "DataLoader#N" marks */
     int32_t number;                /* N */
@@ -261,6 +314,18 @@ struct ps_report {
     size_t nranks;
     struct ps_straggler *stragglers;
     size_t nstragglers;
+    struct ps_util_series *util;   /* per device, in devs order; none without GPU rows */
+    size_t nutil;
+    /* messages.c: everything said besides the numbers */
+    struct ps_run_facts facts;
+    struct ps_message *msgs;       /* alerts first, then warnings, then notes */
+    size_t nmsgs;
+    int nothing_to_break_down;     /* no ranges and no GPU rows: no breakdown, no steps table */
+    double kernel_share;           /* the average step's Kernel (compute) share; NAN over a zero-length window */
+    double max_gain_share;         /* the most removing the bottleneck's cause could save, as a share of the
+                                    * average step (its share); NAN when the verdict is unknown */
+    int64_t max_gain_ns;           /* the same in ns of the average step; -1 when unknown */
+    const char *verdict_reason;    /* why the verdict is unknown; NULL when it is known */
     struct ps_nvml_util_stat *nvml_util; /* one per device with NVML samples, by device; NULL when none */
     size_t nnvml_util;
     struct ps_pytorch *py;         /* NULL unless the trace holds perfscope's Python hook marks */
@@ -272,6 +337,14 @@ struct ps_report {
 int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
                     char *err, size_t errlen);
 void ps_report_fini(struct ps_report *r);
+
+/* A breakdown in the verdict's groups (DESIGN §4), indexed by enum ps_bottleneck below PS_BN_UNKNOWN: kernel,
+ * data-loading, memcpy (+ memset), communication, sync, host (Runtime + CPU Exec + Other - sync). */
+void ps_report_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t *group_ns);
+/* The message with `code`, NULL when the report has none (messages.c). */
+const struct ps_message *ps_report_message(const struct ps_report *r, const char *code);
+/* "SIGKILL", ...; "signal" for another Linux signal (1..64), "unknown signal" outside (messages.c). */
+const char *ps_signal_name(long sig);
 
 /* Display names (report.c): "perfscope" / "nsys" / "kineto"; "HtoD", ..., "Memset"; "pageable", "pinned", ... */
 const char *ps_format_name(enum ps_format f);
@@ -296,15 +369,6 @@ int ps_report_recording_complete(const struct ps_report *r);
  * the key is absent; -1 when the value is not an integer (NULL, empty, "1e3", "abc", beyond int64); -2 with *v
  * set when it is an integer outside [lo, hi]. Bad values show as unknown / null, never as a fake 0. */
 int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v);
-/* The recorded program's end (PERFSCOPE_META child_exit_code, child_signal). */
-struct ps_child_status {
-    int recorded;                  /* either key is present */
-    int code_known;                /* child_exit_code is an integer in -1..255 */
-    long code;
-    int sig_known;                 /* child_signal is an integer in 0..64 (0: no signal) */
-    int sig_out_of_range;          /* child_signal is an integer outside 0..64: "unknown signal N" */
-    long sig;                      /* the signal when sig_known or sig_out_of_range */
-};
 void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st);
 /* The model's rank and world size, each -1 when unknown: absent, or a PERFSCOPE_META value that is not an
  * integer in range (rank 0..2^31-2, world_size 1..2^31-1). Rank is -1 too for a trace recorded around a launcher

@@ -1,13 +1,12 @@
 /* Renderers of `perfscope diff` (text, Markdown, JSON): they only format a struct ps_diff. Names from a trace
- * are escaped for the terminal (text), for Markdown tables (md) or by yajl's generator (JSON). */
+ * are escaped for the terminal (text), for Markdown tables (md) or by the shared JSON writer (JSON). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <yajl/yajl_gen.h>
-
 #include "render/diff_render.h"
+#include "render/json_writer.h"
 
 /* Which categories a diff shows, in tb's priority order; `sync` follows as a carve-out. */
 static double ms(int64_t ns)
@@ -195,134 +194,94 @@ static int write_md(const struct ps_diff_input *in, FILE *f)
     return ferror(f) ? -EIO : 0;
 }
 
-/* ---- JSON, through yajl's generator (escaping and UTF-8 validation are yajl's) ---- */
-
-static void to_file(void *ctx, const char *s, size_t len)
-{
-    fwrite(s, 1, len, (FILE *)ctx);
-}
-
-static void key(yajl_gen g, const char *k)
-{
-    yajl_gen_string(g, (const unsigned char *)k, strlen(k));
-}
-
-static void kstr(yajl_gen g, const char *k, const char *v)
-{
-    key(g, k);
-    yajl_gen_string(g, (const unsigned char *)v, strlen(v));
-}
-
-static void kint(yajl_gen g, const char *k, int64_t v)
-{
-    key(g, k);
-    yajl_gen_integer(g, v);
-}
-
-/* A share or ratio with 6 significant digits, as `perfscope report` writes them; NAN: null. */
-static void knum(yajl_gen g, const char *k, double v)
-{
-    char buf[32];
-    key(g, k);
-    if (isnan(v) || isinf(v)) {
-        yajl_gen_null(g);
-        return;
-    }
-    int n = snprintf(buf, sizeof buf, "%.6g", v);
-    yajl_gen_number(g, buf, (size_t)n);
-}
+/* ---- JSON, through the shared writer (render/json_writer.h: yajl's generator, U+FFFD for bytes that are not
+ * UTF-8, null for NaN, shares with 6 significant digits as `perfscope report` writes them) ---- */
 
 /* A time in whole ns (a spread or standard error, rounded); NAN: null. */
-static void kns(yajl_gen g, const char *k, double v)
+static void kns(struct ps_jw *w, const char *k, double v)
 {
     if (isnan(v) || isinf(v))
-        knum(g, k, v);
+        ps_jw_knull(w, k);
     else
-        kint(g, k, (int64_t)llround(v));
+        ps_jw_kint(w, k, (int64_t)llround(v));
 }
 
-static void json_side(yajl_gen g, const char *k, const struct ps_diff_side *s)
+static void json_side(struct ps_jw *w, const char *k, const struct ps_diff_side *s)
 {
-    key(g, k);
-    yajl_gen_map_open(g);
-    kint(g, "nsteps", (int64_t)s->nsteps);
-    kint(g, "dur_ns", s->avg_ns);
-    kns(g, "sd_ns", s->sd_ns);
-    key(g, "breakdown_ns");
-    yajl_gen_map_open(g);
+    ps_jw_key(w, k);
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "nsteps", (int64_t)s->nsteps);
+    ps_jw_kint(w, "dur_ns", s->avg_ns);
+    kns(w, "sd_ns", s->sd_ns);
+    ps_jw_key(w, "breakdown_ns");
+    ps_jw_map_open(w);
     for (int c = 0; c < PS_CAT_N; c++)
-        kint(g, ps_cat_key[c], s->cat_ns[c]);
-    yajl_gen_map_close(g);
-    kint(g, "sync_ns", s->sync_ns);
-    kstr(g, "bottleneck", ps_bottleneck_name[s->bottleneck]);
-    knum(g, "share", s->share);
-    yajl_gen_map_close(g);
+        ps_jw_kint(w, ps_cat_key[c], s->cat_ns[c]);
+    ps_jw_map_close(w);
+    ps_jw_kint(w, "sync_ns", s->sync_ns);
+    ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[s->bottleneck]);
+    ps_jw_kdouble(w, "share", s->share);
+    ps_jw_map_close(w);
 }
 
 static int write_json(const struct ps_diff_input *in, FILE *f)
 {
     const struct ps_diff *d = in->diff;
-    yajl_gen g = yajl_gen_alloc(NULL);
-    if (!g)
+    struct ps_jw *w = ps_jw_new(f);
+    if (!w)
         return -ENOMEM;
-    yajl_gen_config(g, yajl_gen_beautify, 1);
-    yajl_gen_config(g, yajl_gen_validate_utf8, 1);
-    yajl_gen_config(g, yajl_gen_print_callback, to_file, f);
-    yajl_gen_map_open(g);
-    kint(g, "perfscope_diff_version", 1);
-    kstr(g, "before_path", in->before_path);
-    kstr(g, "after_path", in->after_path);
-    kstr(g, "verdict", ps_diff_verdict_name[d->verdict]);
-    kint(g, "delta_ns", d->delta_ns);
-    knum(g, "ratio", d->ratio);
-    kns(g, "se_ns", d->se_ns);
-    knum(g, "min_change", d->min_change);
-    json_side(g, "before", &d->before);
-    json_side(g, "after", &d->after);
-    key(g, "kernels");
-    yajl_gen_array_open(g);
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "perfscope_diff_version", 1);
+    ps_jw_kstr(w, "before_path", in->before_path);
+    ps_jw_kstr(w, "after_path", in->after_path);
+    ps_jw_kstr(w, "verdict", ps_diff_verdict_name[d->verdict]);
+    ps_jw_kint(w, "delta_ns", d->delta_ns);
+    ps_jw_kdouble(w, "ratio", d->ratio);
+    kns(w, "se_ns", d->se_ns);
+    ps_jw_kdouble(w, "min_change", d->min_change);
+    json_side(w, "before", &d->before);
+    json_side(w, "after", &d->after);
+    ps_jw_key(w, "kernels");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < d->nkernels; i++) {
         const struct ps_diff_kernel *k = &d->kernels[i];
-        yajl_gen_map_open(g);
-        key(g, "name");
-        if (yajl_gen_string(g, (const unsigned char *)k->name, strlen(k->name)) == yajl_gen_invalid_string)
-            yajl_gen_string(g, (const unsigned char *)"\xEF\xBF\xBD", 3);   /* not UTF-8: U+FFFD */
-        kstr(g, "change", ps_diff_change_name[k->change]);
-        kint(g, "before_count", k->before_count);
-        kint(g, "after_count", k->after_count);
-        kint(g, "before_ns", k->before_ns);
-        kint(g, "after_ns", k->after_ns);
-        yajl_gen_map_close(g);
+        ps_jw_map_open(w);
+        ps_jw_kstr(w, "name", k->name);
+        ps_jw_kstr(w, "change", ps_diff_change_name[k->change]);
+        ps_jw_kint(w, "before_count", k->before_count);
+        ps_jw_kint(w, "after_count", k->after_count);
+        ps_jw_kint(w, "before_ns", k->before_ns);
+        ps_jw_kint(w, "after_ns", k->after_ns);
+        ps_jw_map_close(w);
     }
-    yajl_gen_array_close(g);
-    key(g, "copies");
-    yajl_gen_array_open(g);
+    ps_jw_array_close(w);
+    ps_jw_key(w, "copies");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < d->ncopies; i++) {
         const struct ps_diff_copy *c = &d->copies[i];
-        yajl_gen_map_open(g);
-        kstr(g, "kind", c->kind);
-        kstr(g, "change", ps_diff_change_name[c->change]);
-        kint(g, "before_count", c->before_count);
-        kint(g, "after_count", c->after_count);
-        kint(g, "before_bytes", c->before_bytes);
-        kint(g, "after_bytes", c->after_bytes);
-        kint(g, "before_ns", c->before_ns);
-        kint(g, "after_ns", c->after_ns);
-        yajl_gen_map_close(g);
+        ps_jw_map_open(w);
+        ps_jw_kstr(w, "kind", c->kind);
+        ps_jw_kstr(w, "change", ps_diff_change_name[c->change]);
+        ps_jw_kint(w, "before_count", c->before_count);
+        ps_jw_kint(w, "after_count", c->after_count);
+        ps_jw_kint(w, "before_bytes", c->before_bytes);
+        ps_jw_kint(w, "after_bytes", c->after_bytes);
+        ps_jw_kint(w, "before_ns", c->before_ns);
+        ps_jw_kint(w, "after_ns", c->after_ns);
+        ps_jw_map_close(w);
     }
-    yajl_gen_array_close(g);
-    key(g, "findings");
-    yajl_gen_array_open(g);
+    ps_jw_array_close(w);
+    ps_jw_key(w, "findings");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < d->nfindings; i++) {
-        yajl_gen_map_open(g);
-        kstr(g, "rule", d->findings[i].rule);
-        kstr(g, "change", d->findings[i].change == PS_CHANGE_ADDED ? "appeared" : "disappeared");
-        yajl_gen_map_close(g);
+        ps_jw_map_open(w);
+        ps_jw_kstr(w, "rule", d->findings[i].rule);
+        ps_jw_kstr(w, "change", d->findings[i].change == PS_CHANGE_ADDED ? "appeared" : "disappeared");
+        ps_jw_map_close(w);
     }
-    yajl_gen_array_close(g);
-    yajl_gen_map_close(g);
-    yajl_gen_free(g);
-    return ferror(f) ? -EIO : 0;
+    ps_jw_array_close(w);
+    ps_jw_map_close(w);
+    return ps_jw_free(w) < 0 ? -EIO : 0;
 }
 
 static const struct ps_diff_renderer renderers[] = {

@@ -6,6 +6,7 @@
 
 #include "analyses/multirank.h"
 #include "model/model.h"
+#include "render/json_writer.h"
 #include "render/render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
@@ -91,83 +92,98 @@ int ps_multirank_write_text(const struct ps_multirank *mr, FILE *f)
     return ferror(f) ? -EIO : 0;
 }
 
-static void jnum(FILE *f, double x)
+/* The file's rank, or null for a launcher trace (it holds several). */
+static void rank_or_null(struct ps_jw *w, const struct ps_rank_file *r)
 {
-    if (isnan(x) || isinf(x))
-        fputs("null", f);
-    else
-        fprintf(f, "%.6g", x);
+    ps_jw_kint_or_null(w, "rank", r->launcher_ranks >= 2 ? -1 : r->rank);
+}
+
+static void rank_json(struct ps_jw *w, const struct ps_rank_file *r)
+{
+    ps_jw_map_open(w);
+    rank_or_null(w, r);
+    ps_jw_kstr(w, "rank_from", r->launcher_ranks >= 2 ? NULL : ps_rank_source_name[r->rank_source]);
+    ps_jw_kint_or_null(w, "launcher_ranks", r->launcher_ranks >= 2 ? (int64_t)r->launcher_ranks : -1);
+    ps_jw_kstr(w, "source", r->path);
+    ps_jw_kstr(w, "format", ps_format_name(r->format));
+    ps_jw_kint_or_null(w, "world_size", r->world_size > 0 ? r->world_size : -1);
+    r->recording_complete < 0 ? ps_jw_knull(w, "recording_complete")
+                              : ps_jw_kbool(w, "recording_complete", r->recording_complete);
+    ps_jw_kbool(w, "whole_run", r->whole_run);
+    ps_jw_kint(w, "steps", (int64_t)r->stat.nsteps);
+    ps_jw_key(w, "step_average");
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "dur_ns", r->stat.avg_dur_ns);
+    ps_jw_key(w, "breakdown_ns");
+    ps_jw_map_open(w);
+    for (int c = 0; c < PS_CAT_N; c++)
+        ps_jw_kint(w, ps_cat_key[c], r->stat.cat_ns[c]);
+    ps_jw_map_close(w);
+    ps_jw_kint(w, "sync_ns", r->stat.sync_ns);
+    ps_jw_map_close(w);
+    ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[r->stat.bottleneck]);
+    ps_jw_kdouble(w, "share", r->stat.bottleneck == PS_BN_UNKNOWN ? NAN : r->stat.share);
+    ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);
+    ps_jw_map_close(w);
 }
 
 int ps_multirank_write_json(const struct ps_multirank *mr, FILE *f)
 {
-    fprintf(f, "{\n  \"perfscope_report_version\": 1,\n  \"files\": %zu,\n  \"ranks\": [", mr->nfiles);
+    struct ps_jw *w = ps_jw_new(f);
+    if (!w)
+        return -ENOMEM;
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "perfscope_report_version", 1);
+    ps_jw_kint(w, "files", (int64_t)mr->nfiles);
     double overlap_sum = 0;
     size_t overlap_n = 0;
+    ps_jw_key(w, "ranks");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < mr->nfiles; i++) {
-        const struct ps_rank_file *r = &mr->files[i];
-        fputs(i ? ",\n    {\"rank\": " : "\n    {\"rank\": ", f);
-        r->launcher_ranks >= 2 ? fputs("null", f) : fprintf(f, "%d", r->rank);
-        fputs(", \"rank_from\": ", f);
-        r->launcher_ranks >= 2 ? fputs("null", f) : fprintf(f, "\"%s\"", ps_rank_source_name[r->rank_source]);
-        fputs(", \"launcher_ranks\": ", f);
-        r->launcher_ranks >= 2 ? fprintf(f, "%zu", r->launcher_ranks) : fputs("null", f);
-        fputs(", \"source\": ", f);
-        ps_render_json_str(f, r->path);
-        fprintf(f, ", \"format\": \"%s\", \"world_size\": ", ps_format_name(r->format));
-        r->world_size > 0 ? fprintf(f, "%d", r->world_size) : fputs("null", f);
-        fprintf(f, ", \"recording_complete\": %s, \"whole_run\": %s, \"steps\": %zu, \"step_average\": "
-                   "{\"dur_ns\": %lld, \"breakdown_ns\": {",
-                r->recording_complete < 0 ? "null" : r->recording_complete ? "true" : "false",
-                r->whole_run ? "true" : "false", r->stat.nsteps, (long long)r->stat.avg_dur_ns);
-        for (int c = 0; c < PS_CAT_N; c++)
-            fprintf(f, "%s\"%s\": %lld", c ? ", " : "", ps_cat_key[c], (long long)r->stat.cat_ns[c]);
-        fprintf(f, "}, \"sync_ns\": %lld}, \"bottleneck\": \"%s\", \"share\": ", (long long)r->stat.sync_ns,
-                ps_bottleneck_name[r->stat.bottleneck]);
-        jnum(f, r->stat.bottleneck == PS_BN_UNKNOWN ? NAN : r->stat.share);
-        fputs(", \"comm_comp_overlap\": ", f);
-        jnum(f, r->comm_comp_overlap);
-        fputs("}", f);
-        if (!isnan(r->comm_comp_overlap)) {
-            overlap_sum += r->comm_comp_overlap;
+        rank_json(w, &mr->files[i]);
+        if (!isnan(mr->files[i].comm_comp_overlap)) {
+            overlap_sum += mr->files[i].comm_comp_overlap;
             overlap_n++;
         }
     }
-    fputs("],\n  \"stragglers\": [", f);
+    ps_jw_array_close(w);
+    ps_jw_key(w, "stragglers");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < mr->nstragglers; i++) {
         const struct ps_straggler *g = &mr->stragglers[i];
         const struct ps_rank_file *r = &mr->files[g->rank];
-        fputs(i ? ",\n    {\"rank\": " : "\n    {\"rank\": ", f);
-        r->launcher_ranks >= 2 ? fputs("null", f) : fprintf(f, "%d", r->rank);
-        fputs(", \"source\": ", f);
-        ps_render_json_str(f, r->path);
-        fputs(", \"slower_by\": ", f);
-        jnum(f, g->slower_by);
-        fprintf(f, ", \"category\": \"%s\"}", ps_cat_key[g->category]);
+        ps_jw_map_open(w);
+        rank_or_null(w, r);
+        ps_jw_kstr(w, "source", r->path);
+        ps_jw_kdouble(w, "slower_by", g->slower_by);
+        ps_jw_kstr(w, "category", ps_cat_key[g->category]);
+        ps_jw_map_close(w);
     }
-    fputs("],\n  \"collectives\": [", f);
-    size_t n = 0;
+    ps_jw_array_close(w);
+    ps_jw_key(w, "collectives");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
         for (size_t k = 0; k < r->ncollectives; k++) {
             const struct ps_collective_stat *c = &r->collectives[k];
-            fputs(n++ ? ",\n    {\"rank\": " : "\n    {\"rank\": ", f);
-            r->launcher_ranks >= 2 ? fputs("null", f) : fprintf(f, "%d", r->rank);
-            fputs(", \"kernel\": ", f);
-            ps_render_json_str(f, c->name);
-            fprintf(f, ", \"count\": %lld, \"total_ns\": %lld, \"exposed_ns\": %lld, \"bytes\": ", (long long)c->count,
-                    (long long)c->total_ns, (long long)c->exposed_ns);
-            c->bytes >= 0 ? fprintf(f, "%lld", (long long)c->bytes) : fputs("null", f);
-            fputs("}", f);
+            ps_jw_map_open(w);
+            rank_or_null(w, r);
+            ps_jw_kstr(w, "kernel", c->name);
+            ps_jw_kint(w, "count", c->count);
+            ps_jw_kint(w, "total_ns", c->total_ns);
+            ps_jw_kint(w, "exposed_ns", c->exposed_ns);
+            ps_jw_kint_or_null(w, "bytes", c->bytes);
+            ps_jw_map_close(w);
         }
     }
-    fputs("],\n  \"notes\": [", f);
-    for (size_t i = 0; i < mr->nnotes; i++) {
-        fputs(i ? ", " : "", f);
-        ps_render_json_str(f, mr->notes[i]);
-    }
-    fputs("],\n  \"comm_comp_overlap\": ", f);   /* mean over the ranks that ran communication kernels */
-    jnum(f, overlap_n ? overlap_sum / (double)overlap_n : NAN);
-    fputs("\n}\n", f);
-    return ferror(f) ? -EIO : 0;
+    ps_jw_array_close(w);
+    ps_jw_key(w, "notes");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < mr->nnotes; i++)
+        ps_jw_str(w, mr->notes[i]);
+    ps_jw_array_close(w);
+    /* mean over the ranks that ran communication kernels */
+    ps_jw_kdouble(w, "comm_comp_overlap", overlap_n ? overlap_sum / (double)overlap_n : NAN);
+    ps_jw_map_close(w);
+    return ps_jw_free(w);
 }

@@ -1,12 +1,88 @@
-/* The table of `perfscope report`'s output formats. */
+/* The table of `perfscope report`'s output formats, and the few layout choices every format shares. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "render/render.h"
 
 static const struct ps_renderer renderers[] = {
-    { "text", ps_report_write_text },
-    { "json", ps_report_write_json },
+    { "text", "for a terminal (default; 100 columns)", ps_render_text },
+    { "json", "the stable machine-readable report (docs/report.md)", ps_render_json },
+    { "md", "GitHub-flavoured Markdown for pull requests and issues", ps_render_md },
+    { "html", "one self-contained page with inline SVG charts", ps_render_html },
 };
+
+const char *ps_render_bottleneck(const struct ps_report *r, enum ps_bottleneck b)
+{
+    return b == PS_BN_KERNEL && !r->has_gpu ? "compute" : ps_bottleneck_name[b];
+}
+
+void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len)
+{
+    const char *compute = r->has_gpu ? "compute (Kernel)" : "host compute";
+    /* without steps the one window is the run: never call it a step */
+    const char *window = r->whole_run ? "the whole run" : "the average step";
+    const char *each = r->whole_run ? "the run" : "each step";
+    if (r->bottleneck == PS_BN_UNKNOWN)
+        snprintf(buf, len, "%s", r->verdict_reason ? r->verdict_reason : "nothing to classify");
+    else if (r->bottleneck == PS_BN_KERNEL)
+        snprintf(buf, len, "%s%.1f %% of %s is %s: nothing starves the %s; only faster %s shorten %s, by at "
+                           "most %.1f %%, %.3f ms",
+                 r->has_gpu ? "" : "host compute, \"kernel\" in JSON; ", 100.0 * r->share, window, compute,
+                 r->has_gpu ? "GPU" : "host", r->has_gpu ? "kernels" : "computations", each,
+                 100.0 * r->max_gain_share, (double)r->max_gain_ns / 1e6);
+    else
+        snprintf(buf, len, "%.1f %% of %s; %s %.1f %%; removing the cause saves at most %.1f %% of %s, %.3f ms",
+                 100.0 * r->share, window, compute, 100.0 * r->kernel_share, 100.0 * r->max_gain_share, each,
+                 (double)r->max_gain_ns / 1e6);
+}
+
+const char *ps_render_step_name(const struct ps_report *r, size_t i, char *buf, size_t len)
+{
+    const struct ps_step *s = &r->steps[i];
+    if (s->name != PS_NONE)
+        return ps_model_str(r->m, s->name);
+    snprintf(buf, len, r->steps_inferred ? "inferred#%zu" : "(whole run)", i + 1);
+    return buf;
+}
+
+size_t ps_render_steps_shown(const struct ps_report *r, unsigned char *shown)
+{
+    size_t n = r->nsteps, slow[5], nslow = 0;
+    for (size_t i = 0; i < n; i++) {   /* the 5 slowest windows, slowest first */
+        int64_t d = r->steps[i].end_ns - r->steps[i].start_ns;
+        size_t pos = nslow < 5 ? nslow++ : 5;
+        while (pos > 0 && r->steps[slow[pos - 1]].end_ns - r->steps[slow[pos - 1]].start_ns < d) {
+            if (pos < 5)
+                slow[pos] = slow[pos - 1];
+            pos--;
+        }
+        if (pos < 5)
+            slow[pos] = i;
+    }
+    int all = r->opts.all_steps || n <= 20;
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        int is_slow = 0;
+        for (size_t k = 0; k < nslow && n > 1; k++)
+            is_slow |= slow[k] == i;
+        shown[i] = all || i < 10 || i + 5 >= n || is_slow ? (is_slow && !all ? 2 : 1) : 0;
+        count += shown[i] != 0;
+    }
+    return count;
+}
+
+int ps_report_write_json(const struct ps_report *r, FILE *out)
+{
+    const struct ps_render_opts o = { 0 };
+    return ps_render_json(r, &o, out);
+}
+
+int ps_report_write_text(const struct ps_report *r, FILE *out)
+{
+    const struct ps_render_opts o = { 0 };
+    return ps_render_text(r, &o, out);
+}
 
 const struct ps_renderer *ps_renderer_find(const char *name)
 {

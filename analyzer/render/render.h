@@ -7,22 +7,48 @@
 
 #include "analyses/report.h"
 
-/* Write the report to `out`. Return 0, or -EIO when writing failed. */
-typedef int (*ps_render_fn)(const struct ps_report *r, FILE *out);
+/* How to lay a report out (not what it says: that is in struct ps_report). */
+struct ps_render_opts {
+    int color;                     /* text: ANSI colours (the command decides: --color, NO_COLOR, a terminal) */
+    size_t width;                  /* text: fold lines to this many columns; 0: never fold */
+};
+
+/* Write the report to `out`. Return 0, or -EIO when writing failed (-ENOMEM when memory ran out). */
+typedef int (*ps_render_fn)(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
 
 struct ps_renderer {
-    const char *name;              /* the --format value: "text", "json" */
+    const char *name;              /* the --format value: "text", "json", "md", "html" */
+    const char *what;              /* one line for --help */
     ps_render_fn write;
 };
 
+int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+/* Shorthands with the default layout (no colour, text unfolded): what tests compare wording against. */
 int ps_report_write_json(const struct ps_report *r, FILE *out);
 int ps_report_write_text(const struct ps_report *r, FILE *out);
 
-/* `s` (NUL-terminated) as a JSON string: quoted, escaped, invalid UTF-8 as U+FFFD (report_json.c). */
-void ps_render_json_str(FILE *f, const char *s);
+int ps_render_md(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+int ps_render_html(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
 
-/* Several rank files (analyses/multirank.h) as text or JSON (multirank_render.c; docs/report.md "Several rank
- * files"). Return 0, or -EIO when writing failed. */
+/* Shared by the renderers (render.c). */
+/* The verdict's name as people read it: without GPU rows the `kernel` verdict is host compute, "compute"
+ * (the JSON keeps "kernel", DESIGN §4). */
+const char *ps_render_bottleneck(const struct ps_report *r, enum ps_bottleneck b);
+/* What follows the verdict's name, in every format: its share, the compute (Kernel) share beside it and the
+ * most removing its cause could save, e.g. "51.1 % of the average step; compute (Kernel) 45.5 %; removing the
+ * cause saves at most 51.1 % of each step (619.045 ms)"; or why the verdict is unknown. */
+void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len);
+/* The name of step i: its range's name, "inferred#N" for a step inferred from the kernel sequence (--steps),
+ * "(whole run)" for the one window; buf (len bytes) holds the made-up ones. */
+const char *ps_render_step_name(const struct ps_report *r, size_t i, char *buf, size_t len);
+/* Which steps a table shows: all when --all-steps or up to 20, else the first 10, the 5 slowest and the last 5
+ * (at most 20 rows). shown[i] is 1 for a shown step, 2 for a shown one among the slowest; returns how many
+ * are shown. `shown` holds r->nsteps entries. */
+size_t ps_render_steps_shown(const struct ps_report *r, unsigned char *shown);
+
+/* Several rank files (analyses/multirank.h) as text, JSON or Markdown (multirank_render.c; docs/report.md
+ * "Several rank files"). Return 0, or -EIO when writing failed (-ENOMEM when memory ran out). */
 struct ps_multirank;
 int ps_multirank_write_text(const struct ps_multirank *mr, FILE *out);
 int ps_multirank_write_json(const struct ps_multirank *mr, FILE *out);

@@ -1,484 +1,565 @@
 /* `perfscope report --format json`: the stable machine-readable report (DESIGN §4, documented key by key in
- * docs/report.md). Times are integer ns, shares 0..1, absent values null. */
+ * docs/report.md), written through the shared JSON writer. Times are integer ns, shares 0..1, absent values
+ * null. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analyses/names.h"
-#include "ps_utf8.h"
+#include "render/json_writer.h"
 #include "render/render.h"
 
-/* The first `len` bytes of `s` (up to a NUL) as a JSON string. JSON text is UTF-8 (RFC 8259 §8.1): each maximal
- * invalid subpart (a Latin-1 byte in a command line, a name cut mid-character) is written as one U+FFFD, the
- * policy of common/ps_utf8.h that the collector applies to what it stores. */
-static void jstrn(FILE *f, const char *s, size_t len)
-{
-    const unsigned char *end = (const unsigned char *)memchr(s, '\0', len);
-    if (!end)
-        end = (const unsigned char *)s + len;
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; p < end; p++) {
-        if (*p >= 0x80) {
-            int n = ps_utf8_seq(p, (size_t)(end - p));
-            if (n < 0) {
-                fputs("\\ufffd", f);
-                p += -n - 1;
-                continue;
-            }
-            fwrite(p, 1, (size_t)n, f);
-            p += n - 1;
-        } else if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
-static void jstr(FILE *f, const char *s)
-{
-    jstrn(f, s, strlen(s));
-}
-
-void ps_render_json_str(FILE *f, const char *s)
-{
-    jstr(f, s);
-}
-
-static void jnum(FILE *f, double x)
-{
-    if (isnan(x) || isinf(x))
-        fputs("null", f);
-    else
-        fprintf(f, "%.6g", x);
-}
-
-static void jname(FILE *f, const struct ps_model *m, uint32_t id)
+static void name_or_null(struct ps_jw *w, const struct ps_model *m, uint32_t id)
 {
     if (id == PS_NONE)
-        fputs("null", f);
+        ps_jw_null(w);
     else
-        jstr(f, ps_model_str(m, id));
+        ps_jw_str(w, ps_model_str(m, id));
 }
 
-static void breakdown(FILE *f, const int64_t *cat)
+static void breakdown(struct ps_jw *w, const char *key, const int64_t *cat)
 {
-    fputs("{", f);
+    ps_jw_key(w, key);
+    ps_jw_map_open(w);
     for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, "%s\"%s\": %lld", c ? ", " : "", ps_cat_key[c], (long long)cat[c]);
-    fputs("}", f);
+        ps_jw_kint(w, ps_cat_key[c], cat[c]);
+    ps_jw_map_close(w);
 }
 
-static void source(FILE *f, const struct ps_report *r)
+static void unterminated_ranges(struct ps_jw *w, const struct ps_model *m)
 {
-    const struct ps_model *m = r->m;
-    fputs("  \"source\": {\"path\": ", f);
-    jstr(f, m->path);
-    fprintf(f, ", \"format\": \"%s\"", ps_format_name(m->format));
-    int32_t rank, world;
-    ps_report_rank(r, &rank, &world);
-    fputs(", \"rank\": ", f);
-    rank >= 0 ? fprintf(f, "%d", rank) : fputs("null", f);
-    fputs(", \"world_size\": ", f);
-    world > 0 ? fprintf(f, "%d", world) : fputs("null", f);
-    int32_t one;
-    size_t launcher = ps_report_process_ranks(r, &one);
-    fputs(", \"launcher_ranks\": ", f);
-    launcher >= 2 ? fprintf(f, "%zu", launcher) : fputs("null", f);
-    int64_t dropped = ps_report_dropped_records(r);
-    fputs(", \"dropped_records\": ", f);
-    dropped >= 0 ? fprintf(f, "%lld", (long long)dropped) : fputs("null", f);
-    int64_t untimed = ps_report_gpu_untimed_records(r);
-    fputs(", \"gpu_records_without_timestamps\": ", f);
-    untimed >= 0 ? fprintf(f, "%lld", (long long)untimed) : fputs("null", f);
-    fprintf(f, ", \"unplaced_events\": %lld", (long long)m->unplaced_events);
-    fputs(", \"unterminated_ranges\": [", f);      /* never ended: by thread, outermost first */
+    ps_jw_key(w, "unterminated_ranges");      /* never ended: by thread, outermost first */
+    ps_jw_array_open(w);
     for (size_t i = 0; i < m->open_ranges.n; i++) {
         const struct ps_range *o = &m->open_ranges.v[i];
         const struct ps_thread *t = o->thread < m->threads.n ? &m->threads.v[o->thread] : NULL;
-        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-        *ps_model_str(m, o->name) ? jname(f, m, o->name) : (void)fputs("null", f);   /* kept without its text */
-        fputs(", \"domain\": ", f);
-        o->domain != PS_NONE ? jname(f, m, o->domain) : (void)fputs("null", f);
-        if (t)
-            fprintf(f, ", \"pid\": %u, \"tid\": %u", t->pid, t->tid);
-        else
-            fputs(", \"pid\": null, \"tid\": null", f);
-        fprintf(f, ", \"start_ns\": %lld}", (long long)o->start_ns);
+        ps_jw_map_open(w);
+        ps_jw_key(w, "name");
+        *ps_model_str(m, o->name) ? name_or_null(w, m, o->name) : ps_jw_null(w);   /* kept without its text */
+        ps_jw_key(w, "domain");
+        name_or_null(w, m, o->domain);
+        ps_jw_kint_or_null(w, "pid", t ? (int64_t)t->pid : -1);
+        ps_jw_kint_or_null(w, "tid", t ? (int64_t)t->tid : -1);
+        ps_jw_kint(w, "start_ns", o->start_ns);
+        ps_jw_map_close(w);
     }
-    fputs("]", f);
-    static const char *const counts[] = { "still_running_processes", "other_pidns_rings", "corrupt_rings" };
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {   /* perfscope META; else null */
-        long long v;
-        fprintf(f, ", \"%s\": ", counts[i]);
-        ps_report_meta_int(r, counts[i], 0, INT64_MAX, &v) == 1 ? fprintf(f, "%lld", v) : fputs("null", f);
-    }
-    int complete = ps_report_recording_complete(r);
-    fprintf(f, ", \"recording_complete\": %s", complete < 0 ? "null" : complete ? "true" : "false");
-    fprintf(f, ", \"wal_file_missing\": %s", ps_report_meta(r, "wal_file_missing") ? "true" : "false");
-    struct ps_child_status st;   /* unknown or impossible values: null, never a fake 0 */
-    ps_report_child_status(r, &st);
-    fputs(", \"child_exit_code\": ", f);
-    st.code_known ? fprintf(f, "%ld", st.code) : fputs("null", f);
-    fputs(", \"child_signal\": ", f);
-    st.sig_known ? fprintf(f, "%ld", st.sig) : fputs("null", f);
-    if (m->samples.n > 0)
-        fprintf(f, ", \"host_samples\": {\"count\": %lld, \"first_ns\": %lld, \"last_ns\": %lld, \"cpu_ns\": %lld}",
-                (long long)m->samples.n, (long long)m->samples.first_ns, (long long)m->samples.last_ns,
-                (long long)m->samples.cpu_ns);
-    else
-        fputs(", \"host_samples\": null", f);
-    fputs("},\n", f);
-
-    fprintf(f, "  \"run\": {\"start_ns\": %lld, \"duration_ns\": %lld, \"processes\": %zu, \"threads\": %zu, "
-               "\"events\": %zu, \"gpu_rows\": %zu, \"step_process\": ",
-            (long long)r->run_start_ns, (long long)(r->run_end_ns - r->run_start_ns), m->procs.n, m->threads.n,
-            r->nevents, m->gpu.n);
-    r->scoped ? fprintf(f, "%u", r->pid) : fputs("null", f);
-    fputs(", \"step_thread\": ", f);
-    r->step_thread != PS_NONE ? fprintf(f, "%u", m->threads.v[r->step_thread].tid) : fputs("null", f);
-    fprintf(f, ", \"step_threads\": %zu, \"step_ranges_found\": %zu, \"whole_run\": %s, \"steps_source\": \"%s\", "
-               "\"step_inference\": ", r->step_threads, r->step_ranges_found, r->whole_run ? "true" : "false",
-            r->steps_inferred ? "inferred" : r->whole_run ? "whole_run" : "ranges");
-    if (!r->steps_note[0]) {
-        fputs("null", f);
-    } else {
-        fprintf(f, "{\"found\": %s, ", r->steps_inferred ? "true" : "false");
-        if (r->steps_inferred)
-            fprintf(f, "\"device\": %d, \"stream\": %lld, \"period_ops\": %lld, \"match\": %.4f, ", r->infer_device,
-                    (long long)r->infer_stream, (long long)r->infer_period_ops, r->infer_match);
-        fputs("\"note\": ", f);
-        jstr(f, r->steps_note);
-        fputc('}', f);
-    }
-    fputs(", \"meta\": {", f);
-    for (size_t i = 0; i < m->meta.n; i++) {
-        fputs(i ? ", " : "", f);
-        jstr(f, m->meta.v[i].key);
-        fputs(": ", f);
-        jstr(f, m->meta.v[i].value);
-    }
-    fputs("}},\n", f);
+    ps_jw_array_close(w);
 }
 
-static void verdict(FILE *f, const struct ps_report *r)
+static void source(struct ps_jw *w, const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    fprintf(f, "  \"verdict\": {\"bottleneck\": \"%s\", \"share\": ", ps_bottleneck_name[r->bottleneck]);
-    jnum(f, r->bottleneck == PS_BN_UNKNOWN ? NAN : r->share);   /* nothing to share: null, never a fake 0 */
-    fputs(", \"gpu_utilization\": ", f);
-    jnum(f, r->gpu_util);
-    fputs(",\n    \"evidence\": [", f);
+    const struct ps_run_facts *x = &r->facts;
+    ps_jw_key(w, "source");
+    ps_jw_map_open(w);
+    ps_jw_kstr(w, "path", m->path);
+    ps_jw_kstr(w, "format", ps_format_name(m->format));
+    ps_jw_kint_or_null(w, "rank", x->rank);
+    ps_jw_kint_or_null(w, "world_size", x->world_size > 0 ? x->world_size : -1);
+    ps_jw_kint_or_null(w, "launcher_ranks", x->launcher_ranks >= 2 ? (int64_t)x->launcher_ranks : -1);
+    ps_jw_kint_or_null(w, "dropped_records", x->dropped_records);
+    ps_jw_kint_or_null(w, "gpu_records_without_timestamps", x->gpu_records_without_timestamps);
+    ps_jw_kint(w, "unplaced_events", m->unplaced_events);
+    unterminated_ranges(w, m);
+    ps_jw_kint_or_null(w, "still_running_processes", x->still_running_processes);
+    ps_jw_kint_or_null(w, "other_pidns_rings", x->other_pidns_rings);
+    ps_jw_kint_or_null(w, "corrupt_rings", x->corrupt_rings);
+    x->recording_complete < 0 ? ps_jw_knull(w, "recording_complete")
+                              : ps_jw_kbool(w, "recording_complete", x->recording_complete);
+    ps_jw_kbool(w, "wal_file_missing", x->wal_file_missing);
+    /* unknown or impossible values: null, never a fake 0 */
+    x->child.code_known ? ps_jw_kint(w, "child_exit_code", x->child.code) : ps_jw_knull(w, "child_exit_code");
+    x->child.sig_known ? ps_jw_kint(w, "child_signal", x->child.sig) : ps_jw_knull(w, "child_signal");
+    ps_jw_key(w, "host_samples");
+    if (m->samples.n > 0) {
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "count", m->samples.n);
+        ps_jw_kint(w, "first_ns", m->samples.first_ns);
+        ps_jw_kint(w, "last_ns", m->samples.last_ns);
+        ps_jw_kint(w, "cpu_ns", m->samples.cpu_ns);
+        ps_jw_map_close(w);
+    } else {
+        ps_jw_null(w);
+    }
+    ps_jw_map_close(w);
+}
+
+static void run(struct ps_jw *w, const struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    ps_jw_key(w, "run");
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "start_ns", r->run_start_ns);
+    /* the program's own duration when the trace knows it (PERFSCOPE_META duration_ns), else the events' span */
+    ps_jw_kint(w, "duration_ns", r->facts.program_ns >= 0 ? r->facts.program_ns : r->run_end_ns - r->run_start_ns);
+    ps_jw_kstr(w, "duration_source", r->facts.program_ns >= 0 ? "program" : "events");
+    ps_jw_kint(w, "events_duration_ns", r->run_end_ns - r->run_start_ns);
+    ps_jw_kint(w, "processes", (int64_t)m->procs.n);
+    ps_jw_kint(w, "threads", (int64_t)m->threads.n);
+    ps_jw_kint(w, "events", (int64_t)r->nevents);
+    ps_jw_kint(w, "gpu_rows", (int64_t)m->gpu.n);
+    ps_jw_kint_or_null(w, "step_process", r->scoped ? (int64_t)r->pid : -1);
+    ps_jw_kint_or_null(w, "step_thread", r->step_thread != PS_NONE ? (int64_t)m->threads.v[r->step_thread].tid : -1);
+    ps_jw_kint(w, "step_threads", (int64_t)r->step_threads);
+    ps_jw_kint(w, "step_ranges_found", (int64_t)r->step_ranges_found);
+    ps_jw_kbool(w, "whole_run", r->whole_run);
+    ps_jw_kstr(w, "steps_source", r->steps_inferred ? "inferred" : r->whole_run ? "whole_run" : "ranges");
+    ps_jw_key(w, "step_inference");   /* --steps: how the steps were inferred, or why none; null when not tried */
+    if (!r->steps_note[0]) {
+        ps_jw_null(w);
+    } else {
+        ps_jw_map_open(w);
+        ps_jw_kbool(w, "found", r->steps_inferred);
+        if (r->steps_inferred) {
+            char match[32];
+            ps_jw_kint(w, "device", r->infer_device);
+            ps_jw_kint(w, "stream", r->infer_stream);
+            ps_jw_kint(w, "period_ops", r->infer_period_ops);
+            snprintf(match, sizeof match, "%.4f", r->infer_match);
+            ps_jw_key(w, "match");
+            ps_jw_number(w, match);
+        }
+        ps_jw_kstr(w, "note", r->steps_note);
+        ps_jw_map_close(w);
+    }
+    ps_jw_key(w, "meta");
+    ps_jw_map_open(w);
+    for (size_t i = 0; i < m->meta.n; i++)
+        ps_jw_kstr(w, m->meta.v[i].key, m->meta.v[i].value);
+    ps_jw_map_close(w);
+    ps_jw_map_close(w);
+}
+
+static void verdict(struct ps_jw *w, const struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    ps_jw_key(w, "verdict");
+    ps_jw_map_open(w);
+    ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[r->bottleneck]);
+    ps_jw_kdouble(w, "share", r->bottleneck == PS_BN_UNKNOWN ? NAN : r->share);   /* nothing: null, not 0 */
+    ps_jw_kdouble(w, "gpu_utilization", r->gpu_util);
+    ps_jw_kdouble(w, "kernel_share", r->kernel_share);
+    ps_jw_kdouble(w, "max_gain_share", r->max_gain_share);
+    ps_jw_kint_or_null(w, "max_gain_ns", r->max_gain_ns);
+    ps_jw_kstr(w, "unknown_reason", r->verdict_reason);
+    ps_jw_key(w, "evidence");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < r->nevidence; i++) {
         const struct ps_evidence *e = &r->evidence[i];
-        fprintf(f, "%s\n      {\"kind\": \"%s\", \"name\": ", i ? "," : "", e->kind);
+        ps_jw_map_open(w);
+        ps_jw_kstr(w, "kind", e->kind);
+        ps_jw_key(w, "name");
         const char *name = ps_model_str(m, e->name);   /* a range: grouped without its emit_nvtx suffix */
-        jstrn(f, name, !strcmp(e->kind, "range") ? ps_names_base_len(name) : strlen(name));
-        fprintf(f, ", \"count\": %lld, \"total_ns\": %lld}", (long long)e->count, (long long)e->total_ns);
+        ps_jw_strn(w, name, !strcmp(e->kind, "range") ? ps_names_base_len(name) : strlen(name));
+        ps_jw_kint(w, "count", e->count);
+        ps_jw_kint(w, "total_ns", e->total_ns);
+        ps_jw_map_close(w);
     }
-    fputs("],\n    \"recommendations\": [", f);
-    for (size_t i = 0; i < r->nrecs; i++) {
-        fputs(i ? ",\n      " : "\n      ", f);
-        jstr(f, r->recs[i]);
-    }
-    fputs("]},\n", f);
+    ps_jw_array_close(w);
+    ps_jw_key(w, "recommendations");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < r->nrecs; i++)
+        ps_jw_str(w, r->recs[i]);
+    ps_jw_array_close(w);
+    ps_jw_map_close(w);
 }
 
-static void steps(FILE *f, const struct ps_report *r)
+static void steps(struct ps_jw *w, const struct ps_report *r)
 {
-    fputs("  \"steps\": [", f);
-    for (size_t i = 0; i < r->nsteps; i++) {
+    ps_jw_key(w, "steps");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < r->nsteps && !r->whole_run; i++) {   /* no steps: [], never a phantom one */
         const struct ps_step *s = &r->steps[i];
-        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        if (r->steps_inferred && s->name == PS_NONE)
-            fprintf(f, "\"inferred#%zu\"", i + 1);
-        else
-            jname(f, r->m, s->name);
-        fprintf(f, ", \"start_ns\": %lld, \"dur_ns\": %lld, \"host_start_ns\": %lld, \"host_dur_ns\": %lld, "
-                   "\"gpu_ops\": %lld, \"bottleneck\": \"%s\", \"share\": ",
-                (long long)s->start_ns, (long long)(s->end_ns - s->start_ns), (long long)s->host_start_ns,
-                (long long)(s->host_end_ns - s->host_start_ns), (long long)s->device_ops,
-                ps_bottleneck_name[s->bottleneck]);
-        jnum(f, s->bottleneck == PS_BN_UNKNOWN ? NAN : s->share);
-        fputs(",\n     \"breakdown_ns\": ", f);
-        breakdown(f, s->cat_ns);
-        fprintf(f, ", \"sync_ns\": %lld}", (long long)s->sync_ns);
+        ps_jw_map_open(w);
+        char made_up[32];
+        ps_jw_kstr(w, "name", ps_render_step_name(r, i, made_up, sizeof made_up));
+        ps_jw_kint(w, "start_ns", s->start_ns);
+        ps_jw_kint(w, "dur_ns", s->end_ns - s->start_ns);
+        ps_jw_kint(w, "host_start_ns", s->host_start_ns);
+        ps_jw_kint(w, "host_dur_ns", s->host_end_ns - s->host_start_ns);
+        ps_jw_kint(w, "gpu_ops", s->device_ops);
+        ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[s->bottleneck]);
+        ps_jw_kdouble(w, "share", s->bottleneck == PS_BN_UNKNOWN ? NAN : s->share);
+        breakdown(w, "breakdown_ns", s->cat_ns);
+        ps_jw_kint(w, "sync_ns", s->sync_ns);
+        ps_jw_map_close(w);
     }
-    fputs("],\n  \"step_average\": {", f);
-    fprintf(f, "\"steps\": %zu, \"dur_ns\": %lld, \"bottleneck\": \"%s\", \"breakdown_ns\": ", r->nsteps,
-            (long long)r->avg_dur_ns, ps_bottleneck_name[r->bottleneck]);
-    breakdown(f, r->avg.cat_ns);
-    fprintf(f, ", \"sync_ns\": %lld},\n", (long long)r->avg.sync_ns);
+    ps_jw_array_close(w);
+    ps_jw_key(w, "step_average");
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "steps", r->whole_run ? 0 : (int64_t)r->nsteps);   /* whole run: the one window's numbers */
+    ps_jw_kint(w, "dur_ns", r->avg_dur_ns);
+    ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[r->bottleneck]);
+    breakdown(w, "breakdown_ns", r->avg.cat_ns);
+    ps_jw_kint(w, "sync_ns", r->avg.sync_ns);
+    ps_jw_map_close(w);
 }
 
-static void gpu(FILE *f, const struct ps_report *r)
+static void gpu(struct ps_jw *w, const struct ps_report *r)
 {
-    size_t k = 0;
-    fputs("  \"gpu_temporal\": [", f);
+    ps_jw_key(w, "gpu_temporal");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < r->ndevs; i++) {
         const struct ps_device_stat *d = &r->devs[i];
         if (d->hta_span_ns <= 0)
             continue;
-        fprintf(f, "%s\n    {\"device\": %d, \"span_ns\": %lld, \"idle_ns\": %lld, \"compute_ns\": %lld, "
-                   "\"non_compute_ns\": %lld}",
-                k++ ? "," : "", d->device, (long long)d->hta_span_ns, (long long)d->hta_idle_ns,
-                (long long)d->hta_compute_ns, (long long)d->hta_non_compute_ns);
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "device", d->device);
+        ps_jw_kint(w, "span_ns", d->hta_span_ns);
+        ps_jw_kint(w, "idle_ns", d->hta_idle_ns);
+        ps_jw_kint(w, "compute_ns", d->hta_compute_ns);
+        ps_jw_kint(w, "non_compute_ns", d->hta_non_compute_ns);
+        ps_jw_map_close(w);
     }
-    fputs("],\n  \"idle_breakdown\": [", f);
+    ps_jw_array_close(w);
+    ps_jw_key(w, "idle_breakdown");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < r->nidle; i++) {
         const struct ps_idle_stat *s = &r->idle[i];
-        fprintf(f, "%s\n    {\"device\": %d, \"stream\": %lld, \"host_wait_ns\": %lld, \"kernel_wait_ns\": %lld, "
-                   "\"other_ns\": %lld}",
-                i ? "," : "", s->device, (long long)s->stream, (long long)s->host_wait_ns,
-                (long long)s->kernel_wait_ns, (long long)s->other_ns);
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "device", s->device);
+        ps_jw_kint(w, "stream", s->stream);
+        ps_jw_kint(w, "host_wait_ns", s->host_wait_ns);
+        ps_jw_kint(w, "kernel_wait_ns", s->kernel_wait_ns);
+        ps_jw_kint(w, "other_ns", s->other_ns);
+        ps_jw_map_close(w);
     }
+    ps_jw_array_close(w);
+    /* TraceLens' GPU timeline: linked events, all devices merged; with recompute functions also split */
     static const char *const tl_set[] = { "all", "not_recompute", "recompute" };
-    fputs("],\n  \"gpu_timeline\": [", f);
-    for (size_t i = 0; i < r->ntl; i++) {
+    static const char *const tl_key[5] = { "total", "computation", "exposed_comm", "exposed_memcpy", "idle" };
+    ps_jw_key(w, "gpu_timeline");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < r->ntl && r->tl[0].events > 0; i++) {   /* no linked GPU event: no row */
         const struct ps_tl_row *t = &r->tl[i];
-        if (r->tl[0].events == 0)
-            break;   /* no linked GPU event: no row (the recompute rows would be empty too) */
-        fprintf(f, "%s\n    {\"device\": null, \"set\": \"%s\", \"events\": %lld, \"total_ns\": %lld, "
-                   "\"computation_ns\": %lld, \"exposed_comm_ns\": %lld, \"exposed_memcpy_ns\": %lld, \"idle_ns\": %lld, "
-                   "\"tracelens_ms\": ",
-                i ? "," : "", tl_set[t->set], (long long)t->events, (long long)t->total_ns,
-                (long long)t->computation_ns, (long long)t->exposed_comm_ns, (long long)t->exposed_memcpy_ns,
-                (long long)t->idle_ns);
+        ps_jw_map_open(w);
+        ps_jw_knull(w, "device");
+        ps_jw_kstr(w, "set", tl_set[t->set]);
+        ps_jw_kint(w, "events", t->events);
+        ps_jw_kint(w, "total_ns", t->total_ns);
+        ps_jw_kint(w, "computation_ns", t->computation_ns);
+        ps_jw_kint(w, "exposed_comm_ns", t->exposed_comm_ns);
+        ps_jw_kint(w, "exposed_memcpy_ns", t->exposed_memcpy_ns);
+        ps_jw_kint(w, "idle_ns", t->idle_ns);
+        ps_jw_key(w, "tracelens_ms");   /* TraceLens' own csv numbers, when the trace has them beside it */
         if (isnan(t->tracelens_ms[0])) {
-            fputs("null}", f);
+            ps_jw_null(w);
         } else {
-            static const char *const key[5] = { "total", "computation", "exposed_comm", "exposed_memcpy", "idle" };
-            for (int q = 0; q < 5; q++)
-                fprintf(f, "%s\"%s\": %.17g", q ? ", " : "{", key[q], t->tracelens_ms[q]);
-            fputs("}}", f);
+            ps_jw_map_open(w);
+            for (int q = 0; q < 5; q++) {
+                char num[40];
+                snprintf(num, sizeof num, "%.17g", t->tracelens_ms[q]);   /* as TraceLens wrote it */
+                ps_jw_key(w, tl_key[q]);
+                isfinite(t->tracelens_ms[q]) ? ps_jw_number(w, num) : ps_jw_null(w);
+            }
+            ps_jw_map_close(w);
         }
+        ps_jw_map_close(w);
     }
-    fprintf(f, "],\n  \"gpu_timeline_unlinked_events\": %lld,\n  \"gpu_timeline_linked_by\": \"%s\"",
-            (long long)r->tl_unlinked, r->tl_by_flows ? "ac2g_flow" : "correlation");
-    fputs(",\n  \"gpu_timeline_per_device\": [", f);
-    k = 0;
+    ps_jw_array_close(w);
+    ps_jw_kint(w, "gpu_timeline_unlinked_events", r->tl_unlinked);
+    ps_jw_kstr(w, "gpu_timeline_linked_by", r->tl_by_flows ? "ac2g_flow" : "correlation");
+    ps_jw_key(w, "gpu_timeline_per_device");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < r->ndevs; i++) {
         const struct ps_device_stat *d = &r->devs[i];
         if (d->tl_total_ns <= 0)
             continue;
-        fprintf(f, "%s\n    {\"device\": %d, \"total_ns\": %lld, \"computation_ns\": %lld, \"exposed_comm_ns\": %lld, "
-                   "\"exposed_memcpy_ns\": %lld, \"idle_ns\": %lld}",
-                k++ ? "," : "", d->device, (long long)d->tl_total_ns, (long long)d->tl_computation_ns,
-                (long long)d->tl_exposed_comm_ns, (long long)d->tl_exposed_memcpy_ns, (long long)d->tl_idle_ns);
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "device", d->device);
+        ps_jw_kint(w, "total_ns", d->tl_total_ns);
+        ps_jw_kint(w, "computation_ns", d->tl_computation_ns);
+        ps_jw_kint(w, "exposed_comm_ns", d->tl_exposed_comm_ns);
+        ps_jw_kint(w, "exposed_memcpy_ns", d->tl_exposed_memcpy_ns);
+        ps_jw_kint(w, "idle_ns", d->tl_idle_ns);
+        ps_jw_map_close(w);
     }
-    fputs("],\n  \"gpu_devices\": [", f);
+    ps_jw_array_close(w);
+    ps_jw_key(w, "gpu_utilization_timeline");   /* per device: busy ns per hundredth of the run */
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < r->nutil; i++) {
+        const struct ps_util_series *u = &r->util[i];
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "device", u->device);
+        ps_jw_kint(w, "start_ns", u->start_ns);
+        ps_jw_kint(w, "bucket_ns", u->bucket_ns);
+        ps_jw_key(w, "busy_ns");
+        ps_jw_array_open(w);
+        for (size_t k = 0; k < PS_UTIL_BUCKETS; k++)
+            ps_jw_int(w, u->busy_ns[k]);
+        ps_jw_array_close(w);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+    ps_jw_key(w, "gpu_devices");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < r->ndevs; i++) {
         const struct ps_device_stat *d = &r->devs[i];
-        fprintf(f, "%s\n    {\"device\": %d, \"kernel_count\": %lld, \"kernel_ns\": %lld, \"memcpy_count\": %lld, "
-                   "\"memcpy_bytes\": %lld, \"memset_count\": %lld, \"gpu_utilization\": ",
-                i ? "," : "", d->device, (long long)d->kernel_count, (long long)d->kernel_ns,
-                (long long)d->memcpy_count, (long long)d->memcpy_bytes, (long long)d->memset_count);
-        jnum(f, d->gpu_util);
-        fputs("}", f);
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "device", d->device);
+        ps_jw_kint(w, "kernel_count", d->kernel_count);
+        ps_jw_kint(w, "kernel_ns", d->kernel_ns);
+        ps_jw_kint(w, "memcpy_count", d->memcpy_count);
+        ps_jw_kint(w, "memcpy_bytes", d->memcpy_bytes);
+        ps_jw_kint(w, "memset_count", d->memset_count);
+        ps_jw_kdouble(w, "gpu_utilization", d->gpu_util);
+        ps_jw_map_close(w);
     }
-    fputs("],\n", f);
+    ps_jw_array_close(w);
 }
 
-static void summaries(FILE *f, const struct ps_report *r)
+static void finding_rows(struct ps_jw *w, const struct ps_report *r, const struct ps_finding *g)
+{
+    ps_jw_key(w, "rows");
+    ps_jw_array_open(w);
+    for (size_t j = 0; j < g->nrows; j++) {
+        const struct ps_row *row = &g->rows[j];
+        ps_jw_map_open(w);
+        ps_jw_key(w, "name");
+        name_or_null(w, r->m, row->name);
+        ps_jw_kint_or_null(w, "start_ns", row->start_ns);
+        ps_jw_kint(w, "dur_ns", row->dur_ns);
+        ps_jw_kint_or_null(w, "bytes", row->bytes);
+        ps_jw_kint(w, "count", row->count ? row->count : 1);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+}
+
+static void summaries(struct ps_jw *w, const struct ps_report *r)
 {
     size_t top = r->opts.top_n > 0 && (size_t)r->opts.top_n < r->nkernels ? (size_t)r->opts.top_n : r->nkernels;
-    fputs("  \"kernels\": [", f);
+    ps_jw_key(w, "kernels");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < top; i++) {
         const struct ps_kernel_stat *k = &r->kernels[i];
-        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        jname(f, r->m, k->name);
-        fprintf(f, ", \"count\": %lld, \"total_ns\": %lld, \"avg_ns\": %lld, \"min_ns\": %lld, \"max_ns\": %lld, "
-                   "\"median_ns\": %lld}",
-                (long long)k->count, (long long)k->total_ns, (long long)(k->total_ns / k->count),
-                (long long)k->min_ns, (long long)k->max_ns, (long long)k->median_ns);
+        ps_jw_map_open(w);
+        ps_jw_key(w, "name");
+        name_or_null(w, r->m, k->name);
+        ps_jw_kint(w, "count", k->count);
+        ps_jw_kint(w, "total_ns", k->total_ns);
+        ps_jw_kint(w, "avg_ns", k->total_ns / k->count);
+        ps_jw_kint(w, "min_ns", k->min_ns);
+        ps_jw_kint(w, "max_ns", k->max_ns);
+        ps_jw_kint(w, "median_ns", k->median_ns);
+        ps_jw_map_close(w);
     }
-    fprintf(f, "],\n  \"kernel_names\": %zu,\n  \"copies\": [", r->nkernels);
+    ps_jw_array_close(w);
+    ps_jw_kint(w, "kernel_names", (int64_t)r->nkernels);
+    ps_jw_key(w, "copies");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < r->ncopies; i++) {
         const struct ps_copy_stat *c = &r->copies[i];
-        fprintf(f, "%s\n    {\"kind\": \"%s\", \"src_mem\": ", i ? "," : "", ps_copy_kind_name(c));
-        c->kind == PS_GPU_MEMCPY ? jstr(f, ps_mem_kind_name(c->src_kind)) : (void)fputs("null", f);
-        fputs(", \"dst_mem\": ", f);
-        jstr(f, ps_mem_kind_name(c->dst_kind));
-        fprintf(f, ", \"count\": %lld, \"bytes\": %lld, \"total_ns\": %lld, \"gbps\": ", (long long)c->count,
-                (long long)c->bytes, (long long)c->total_ns);
-        jnum(f, c->total_ns > 0 ? (double)c->bytes / (double)c->total_ns : NAN);
-        fputs("}", f);
+        ps_jw_map_open(w);
+        ps_jw_kstr(w, "kind", ps_copy_kind_name(c));
+        ps_jw_kstr(w, "src_mem", c->kind == PS_GPU_MEMCPY ? ps_mem_kind_name(c->src_kind) : NULL);
+        ps_jw_kstr(w, "dst_mem", ps_mem_kind_name(c->dst_kind));
+        ps_jw_kint(w, "count", c->count);
+        ps_jw_kint(w, "bytes", c->bytes);
+        ps_jw_kint(w, "total_ns", c->total_ns);
+        ps_jw_kdouble(w, "gbps", c->total_ns > 0 ? (double)c->bytes / (double)c->total_ns : NAN);
+        ps_jw_map_close(w);
     }
-    fputs("],\n  \"findings\": [", f);
+    ps_jw_array_close(w);
+    ps_jw_key(w, "findings");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < r->nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
-        fprintf(f, "%s\n    {\"rule\": \"%s\", \"severity\": \"%s\", \"summary\": ", i ? "," : "", g->rule, g->severity);
-        jstr(f, g->summary);
-        fprintf(f, ", \"cost_ns\": %lld, \"share\": ", (long long)g->cost_ns);
-        jnum(f, g->share);
-        fprintf(f, ", \"gain_ns\": %lld, \"fix\": ", (long long)g->gain_ns);
-        jstr(f, g->fix);
-        fputs(", \"rows\": [", f);
-        for (size_t j = 0; j < g->nrows; j++) {
-            const struct ps_row *w = &g->rows[j];
-            fputs(j ? ", {\"name\": " : "{\"name\": ", f);
-            jname(f, r->m, w->name);
-            fputs(", \"start_ns\": ", f);
-            w->start_ns >= 0 ? fprintf(f, "%lld", (long long)w->start_ns) : fputs("null", f);
-            fprintf(f, ", \"dur_ns\": %lld, \"bytes\": ", (long long)w->dur_ns);
-            w->bytes >= 0 ? fprintf(f, "%lld", (long long)w->bytes) : fputs("null", f);
-            fprintf(f, ", \"count\": %lld}", (long long)(w->count ? w->count : 1));
-        }
-        fputs("]}", f);
+        ps_jw_map_open(w);
+        ps_jw_kstr(w, "rule", g->rule);
+        ps_jw_kstr(w, "severity", g->severity);
+        ps_jw_kstr(w, "summary", g->summary);
+        ps_jw_kint(w, "cost_ns", g->cost_ns);
+        ps_jw_kdouble(w, "share", g->share);
+        ps_jw_kint(w, "gain_ns", g->gain_ns);
+        ps_jw_kstr(w, "fix", g->fix);
+        finding_rows(w, r, g);
+        ps_jw_map_close(w);
     }
-    fputs("],\n", f);
+    ps_jw_array_close(w);
 }
 
 /* Several processes with steps: each one's step average, and the stragglers; else null (docs/report.md). */
-static void ranks(FILE *f, const struct ps_report *r)
+static void ranks(struct ps_jw *w, const struct ps_report *r)
 {
     if (r->nranks < 2) {
-        fputs("  \"ranks\": null,\n  \"stragglers\": null,\n", f);
+        ps_jw_knull(w, "ranks");
+        ps_jw_knull(w, "stragglers");
         return;
     }
-    fputs("  \"ranks\": [", f);
+    ps_jw_key(w, "ranks");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < r->nranks; i++) {
         const struct ps_rank_stat *k = &r->ranks[i];
-        fprintf(f, "%s\n    {\"rank\": %zu, \"pid\": %u, \"source\": ", i ? "," : "", i, k->pid);
-        jstr(f, r->m->path);
-        fprintf(f, ", \"steps\": %zu, \"step_average\": {\"dur_ns\": %lld, \"breakdown_ns\": ", k->nsteps,
-                (long long)k->avg_dur_ns);
-        breakdown(f, k->cat_ns);
-        fprintf(f, ", \"sync_ns\": %lld}, \"bottleneck\": \"%s\", \"share\": ", (long long)k->sync_ns,
-                ps_bottleneck_name[k->bottleneck]);
-        jnum(f, k->bottleneck == PS_BN_UNKNOWN ? NAN : k->share);
-        fputs("}", f);
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "rank", (int64_t)i);
+        ps_jw_kint(w, "pid", k->pid);
+        ps_jw_kstr(w, "source", r->m->path);
+        ps_jw_kint(w, "steps", (int64_t)k->nsteps);
+        ps_jw_key(w, "step_average");
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "dur_ns", k->avg_dur_ns);
+        breakdown(w, "breakdown_ns", k->cat_ns);
+        ps_jw_kint(w, "sync_ns", k->sync_ns);
+        ps_jw_map_close(w);
+        ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[k->bottleneck]);
+        ps_jw_kdouble(w, "share", k->bottleneck == PS_BN_UNKNOWN ? NAN : k->share);
+        ps_jw_map_close(w);
     }
-    fputs("],\n  \"stragglers\": [", f);
+    ps_jw_array_close(w);
+    ps_jw_key(w, "stragglers");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < r->nstragglers; i++) {
         const struct ps_straggler *g = &r->stragglers[i];
-        fprintf(f, "%s\n    {\"rank\": %zu, \"pid\": %u, \"slower_by\": ", i ? "," : "", g->rank, g->pid);
-        jnum(f, g->slower_by);
-        fprintf(f, ", \"category\": \"%s\"}", ps_cat_key[g->category]);
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "rank", (int64_t)g->rank);
+        ps_jw_kint(w, "pid", g->pid);
+        ps_jw_kdouble(w, "slower_by", g->slower_by);
+        ps_jw_kstr(w, "category", ps_cat_key[g->category]);
+        ps_jw_map_close(w);
     }
-    fputs("],\n", f);
-}
-
-static void jint(FILE *f, int64_t v)   /* -1: unknown */
-{
-    if (v < 0)
-        fputs("null", f);
-    else
-        fprintf(f, "%lld", (long long)v);
-}
-
-static void jflag(FILE *f, int32_t v)   /* -1: unknown */
-{
-    fputs(v < 0 ? "null" : v ? "true" : "false", f);
-}
-
-/* What perfscope's Python hook saw (docs/report.md "pytorch"); null without it. */
-static void pytorch(FILE *f, const struct ps_report *r)
-{
-    const struct ps_pytorch *py = r->py;
-    if (!py) {
-        fputs("  \"pytorch\": null,\n", f);
-        return;
-    }
-    fputs("  \"pytorch\": {\"hook\": ", f);
-    jstr(f, py->mode);
-    fputs(", \"torch_version\": ", f);
-    jstr(f, py->torch_version);
-    fputs(", \"cores\": ", f);
-    jint(f, py->cores);
-    fputs(",\n    \"loaders\": [", f);
-    for (size_t i = 0; i < py->nloaders; i++) {
-        const struct ps_py_loader *l = &py->loaders[i];
-        fprintf(f, "%s\n      {\"loader\": %d, \"iterator\": ", i ? "," : "", l->number);
-        jstr(f, l->iterator);
-        fprintf(f, ", \"iterators\": %d, \"num_workers\": ", l->iterators);
-        jint(f, l->num_workers);
-        fputs(", \"pin_memory\": ", f);
-        jflag(f, l->pin_memory);
-        fputs(", \"persistent_workers\": ", f);
-        jflag(f, l->persistent_workers);
-        fputs(", \"prefetch_factor\": ", f);
-        jint(f, l->prefetch_factor);
-        fputs(", \"batch_size\": ", f);
-        jint(f, l->batch_size);
-        fputs("}", f);
-    }
-    fputs("],\n    \"workers\": [", f);
-    for (size_t i = 0; i < py->nworkers; i++) {
-        const struct ps_py_worker *w = &py->workers[i];
-        fprintf(f, "%s\n      {\"pid\": %u, \"loader\": ", i ? "," : "", w->pid);
-        jint(f, w->loader);
-        fputs(", \"id\": ", f);
-        jint(f, w->id);
-        fprintf(f, ", \"fetches\": %lld, \"fetch_ns\": %lld, \"busy_while_waiting_ns\": %lld, \"busy_while_waiting\": ",
-                (long long)w->fetches, (long long)w->fetch_ns, (long long)w->busy_wait_ns);
-        jnum(f, py->wait_ns > 0 ? (double)w->busy_wait_ns / (double)py->wait_ns : NAN);
-        fputs(", \"cpu_ns\": ", f);
-        jint(f, w->cpu_ns);
-        fputs(", \"cpu_utilization\": ", f);
-        jnum(f, w->cpu_ns >= 0 && w->life_ns > 0 ? (double)w->cpu_ns / (double)w->life_ns : NAN);
-        fputs("}", f);
-    }
-    fprintf(f, "],\n    \"data_wait_ns\": %lld, \"first_fetch_wait_ns\": %lld, \"workers_busy_while_waiting\": ",
-            (long long)py->wait_ns, (long long)py->first_fetch_wait_ns);
-    jnum(f, py->workers_busy);
-    fprintf(f, ", \"more_workers_help\": %s, \"suggested_num_workers\": ",
-            py->more_workers < 0 ? "null" : py->more_workers ? "true" : "false");
-    jint(f, py->suggest_workers > 0 ? py->suggest_workers : -1);
-    fprintf(f, ",\n    \"copies_to_device\": {\"count\": %lld, \"from_pageable\": %lld, \"blocking\": %lld},\n"
-               "    \"advice\": [", (long long)py->copies, (long long)py->copies_pageable, (long long)py->copies_blocking);
-    for (size_t i = 0; i < py->nadvice; i++) {
-        fputs(i ? ", " : "", f);
-        jstr(f, py->advice[i]);
-    }
-    fputs("]},\n", f);
+    ps_jw_array_close(w);
 }
 
 /* NVML utilisation over time per device (docs/report.md "gpu_utilization_samples"). */
-static void gpu_util(FILE *f, const struct ps_report *r)
+static void gpu_util(struct ps_jw *w, const struct ps_report *r)
 {
-    fputs("  \"gpu_utilization_samples\": [", f);
+    ps_jw_key(w, "gpu_utilization_samples");
+    ps_jw_array_open(w);
     for (size_t i = 0; i < r->nnvml_util; i++) {
         const struct ps_nvml_util_stat *s = &r->nvml_util[i];
-        fprintf(f, "%s\n    {\"device\": %d, \"samples\": %lld, \"mean_percent\": ", i ? "," : "", s->device,
-                (long long)s->samples);
-        jnum(f, s->mean_pct);
-        fprintf(f, ", \"min_percent\": %d, \"max_percent\": %d, \"first_ns\": %lld, \"last_ns\": %lld, "
-                   "\"bucket_ns\": %lld, \"bucket_percent\": [", s->min_pct, s->max_pct, (long long)s->first_ns,
-                (long long)s->last_ns, (long long)s->bucket_ns);
-        for (int b = 0; b < PS_NVML_UTIL_BUCKETS; b++) {
-            if (b)
-                fputs(", ", f);
-            s->bucket_pct[b] < 0 ? fputs("null", f) : jnum(f, s->bucket_pct[b]);
-        }
-        fputs("]}", f);
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "device", s->device);
+        ps_jw_kint(w, "samples", s->samples);
+        ps_jw_kdouble(w, "mean_percent", s->mean_pct);
+        ps_jw_kint(w, "min_percent", s->min_pct);
+        ps_jw_kint(w, "max_percent", s->max_pct);
+        ps_jw_kint(w, "first_ns", s->first_ns);
+        ps_jw_kint(w, "last_ns", s->last_ns);
+        ps_jw_kint(w, "bucket_ns", s->bucket_ns);
+        ps_jw_key(w, "bucket_percent");
+        ps_jw_array_open(w);
+        for (int b = 0; b < PS_NVML_UTIL_BUCKETS; b++)
+            s->bucket_pct[b] < 0 ? ps_jw_null(w) : ps_jw_double(w, s->bucket_pct[b]);
+        ps_jw_array_close(w);
+        ps_jw_map_close(w);
     }
-    fputs("],\n", f);
+    ps_jw_array_close(w);
 }
 
-int ps_report_write_json(const struct ps_report *r, FILE *f)
+/* What perfscope's Python hook saw (docs/report.md "pytorch"); null without it. Counts -1: null (unknown). */
+static void pytorch(struct ps_jw *w, const struct ps_report *r)
 {
-    fputs("{\n  \"perfscope_report_version\": 1,\n", f);
-    source(f, r);
-    verdict(f, r);
-    steps(f, r);
-    gpu(f, r);
-    gpu_util(f, r);
-    summaries(f, r);
-    ranks(f, r);
-    pytorch(f, r);
-    fputs("  \"notes\": [", f);   /* what a reader of the numbers must know about how they were computed */
-    if (ps_report_compat_tb_no_comm(r))
-        jstr(f, ps_report_compat_tb_note);
-    fputs("],\n  \"comm_comp_overlap\": ", f);
-    jnum(f, r->comm_comp_overlap);
-    fputs("\n}\n", f);
-    return ferror(f) ? -EIO : 0;
+    const struct ps_pytorch *py = r->py;
+    ps_jw_key(w, "pytorch");
+    if (!py) {
+        ps_jw_null(w);
+        return;
+    }
+    ps_jw_map_open(w);
+    ps_jw_kstr(w, "hook", py->mode);
+    ps_jw_kstr(w, "torch_version", py->torch_version);
+    ps_jw_kint_or_null(w, "cores", py->cores);
+    ps_jw_key(w, "loaders");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < py->nloaders; i++) {
+        const struct ps_py_loader *l = &py->loaders[i];
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "loader", l->number);
+        ps_jw_kstr(w, "iterator", l->iterator);
+        ps_jw_kint(w, "iterators", l->iterators);
+        ps_jw_kint_or_null(w, "num_workers", l->num_workers);
+        l->pin_memory < 0 ? ps_jw_knull(w, "pin_memory") : ps_jw_kbool(w, "pin_memory", l->pin_memory);
+        l->persistent_workers < 0 ? ps_jw_knull(w, "persistent_workers")
+                                  : ps_jw_kbool(w, "persistent_workers", l->persistent_workers);
+        ps_jw_kint_or_null(w, "prefetch_factor", l->prefetch_factor);
+        ps_jw_kint_or_null(w, "batch_size", l->batch_size);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+    ps_jw_key(w, "workers");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < py->nworkers; i++) {
+        const struct ps_py_worker *k = &py->workers[i];
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "pid", k->pid);
+        ps_jw_kint_or_null(w, "loader", k->loader);
+        ps_jw_kint_or_null(w, "id", k->id);
+        ps_jw_kint(w, "fetches", k->fetches);
+        ps_jw_kint(w, "fetch_ns", k->fetch_ns);
+        ps_jw_kint(w, "busy_while_waiting_ns", k->busy_wait_ns);
+        ps_jw_kdouble(w, "busy_while_waiting", py->wait_ns > 0 ? (double)k->busy_wait_ns / (double)py->wait_ns : NAN);
+        ps_jw_kint_or_null(w, "cpu_ns", k->cpu_ns);
+        ps_jw_kdouble(w, "cpu_utilization", k->cpu_ns >= 0 && k->life_ns > 0 ? (double)k->cpu_ns / (double)k->life_ns
+                                                                             : NAN);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+    ps_jw_kint(w, "data_wait_ns", py->wait_ns);
+    ps_jw_kint(w, "first_fetch_wait_ns", py->first_fetch_wait_ns);
+    ps_jw_kdouble(w, "workers_busy_while_waiting", py->workers_busy);
+    py->more_workers < 0 ? ps_jw_knull(w, "more_workers_help") : ps_jw_kbool(w, "more_workers_help", py->more_workers);
+    ps_jw_kint_or_null(w, "suggested_num_workers", py->suggest_workers > 0 ? py->suggest_workers : -1);
+    ps_jw_key(w, "copies_to_device");
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "count", py->copies);
+    ps_jw_kint(w, "from_pageable", py->copies_pageable);
+    ps_jw_kint(w, "blocking", py->copies_blocking);
+    ps_jw_map_close(w);
+    ps_jw_key(w, "advice");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < py->nadvice; i++)
+        ps_jw_str(w, py->advice[i]);
+    ps_jw_array_close(w);
+    ps_jw_map_close(w);
+}
+
+/* Alerts and warnings (the trace is incomplete, numbers may be low) with their codes; notes as sentences. */
+static void messages(struct ps_jw *w, const struct ps_report *r)
+{
+    ps_jw_key(w, "warnings");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < r->nmsgs; i++) {
+        const struct ps_message *g = &r->msgs[i];
+        if (g->level == PS_MSG_NOTE)
+            continue;
+        ps_jw_map_open(w);
+        ps_jw_kstr(w, "code", g->code);
+        ps_jw_kstr(w, "severity", g->level == PS_MSG_ALERT    ? "alert"
+                                  : g->level == PS_MSG_NOTICE ? "notice"
+                                                              : "warning");
+        ps_jw_kstr(w, "message", g->text);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+    ps_jw_key(w, "notes");   /* what a reader of the numbers must know about how they were computed */
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < r->nmsgs; i++)
+        if (r->msgs[i].level == PS_MSG_NOTE)
+            ps_jw_str(w, r->msgs[i].text);
+    ps_jw_array_close(w);
+}
+
+int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FILE *f)
+{
+    (void)o;   /* JSON has one layout */
+    struct ps_jw *w = ps_jw_new(f);
+    if (!w)
+        return -ENOMEM;
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "perfscope_report_version", 1);
+    source(w, r);
+    run(w, r);
+    verdict(w, r);
+    steps(w, r);
+    gpu(w, r);
+    gpu_util(w, r);
+    summaries(w, r);
+    ranks(w, r);
+    pytorch(w, r);
+    messages(w, r);
+    ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);
+    ps_jw_map_close(w);
+    return ps_jw_free(w) < 0 ? -EIO : 0;
 }

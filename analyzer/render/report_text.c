@@ -8,10 +8,11 @@
 #include <string.h>
 
 #include "analyses/names.h"
-#include "ps_utf8.h"
 #include "render/render.h"
+#include "render/text_style.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
+#define put_name ps_put_name
 
 static double pct(int64_t part, int64_t whole)
 {
@@ -19,76 +20,30 @@ static double pct(int64_t part, int64_t whole)
 }
 
 /* A share in a `width`-character column: "12.34%", or N/A over a zero-length window (JSON: null; never a fake
- * 0.00 %). `paren`: in parentheses, for the "(sync)" column that is part of other columns. */
-static void put_share(FILE *f, int64_t part, int64_t whole, int width, int paren)
+ * 0.00 %). */
+static void put_share(FILE *f, int64_t part, int64_t whole, int width)
 {
     char buf[32];
     double p = pct(part, whole);
     if (isnan(p))
-        snprintf(buf, sizeof buf, paren ? "(N/A)" : "N/A");
+        snprintf(buf, sizeof buf, "N/A");
     else
-        snprintf(buf, sizeof buf, paren ? "(%.2f%%)" : "%.2f%%", p);
+        snprintf(buf, sizeof buf, "%.2f%%", p);
     fprintf(f, " %*s", width, buf);
 }
 
-/* "(0.123)": a sync value, printed in parentheses because it is part of Runtime + CPU Exec + Other. */
-static void put_sync(FILE *f, int64_t ns)
+/* A share with one decimal in a 7-character column (the steps and ranks tables). */
+static void put_pct1(FILE *f, int64_t part, int64_t whole)
 {
-    char buf[32];
-    snprintf(buf, sizeof buf, "(%.3f)", MS(ns));
-    fprintf(f, " %10s", buf);
+    double p = pct(part, whole);
+    isnan(p) ? fprintf(f, " %7s", "N/A") : fprintf(f, " %7.1f", p);
 }
 
 /* The verdict name as the text shows it: without GPU rows the `kernel` verdict is host compute, "compute"
  * (the JSON keeps "kernel", DESIGN §4). */
 static const char *bn_label(const struct ps_report *r, enum ps_bottleneck b)
 {
-    return b == PS_BN_KERNEL && !r->has_gpu ? "compute" : ps_bottleneck_name[b];
-}
-
-/* Print escaped `buf` (more than `width` characters) as head...tail in `width` characters. */
-static void name_cut(FILE *f, const char *buf, int width)
-{
-    int tail = (width - 3) / 2, head = width - 3 - tail;
-    const char *p = buf;
-    size_t len = strlen(buf);
-    for (int i = 0; i < head && *p; i++) {   /* whole UTF-8 sequences (ps_text_escape left only well-formed ones) */
-        int k = ps_utf8_seq((const unsigned char *)p, len - (size_t)(p - buf));
-        p += k > 0 ? k : 1;
-    }
-    fwrite(buf, 1, (size_t)(p - buf), f);
-    fputs("...", f);
-    const char *q = buf + len;
-    for (int i = 0; i < tail; i++) {
-        do
-            q--;
-        while (q > p && ((unsigned char)*q & 0xC0) == 0x80);
-    }
-    fputs(q, f);
-}
-
-/* Print a name escaped (ps_text_escape: a name can never forge a line or a terminal escape). width 0: in full;
- * else padded to `width` characters, a longer one cut in the middle ("head...tail") so the distinctive tail of
- * names sharing a long prefix stays visible. */
-static void put_name(FILE *f, const char *s, int width)
-{
-    char small[256];
-    size_t nchars, cap = 4 * strlen(s) + 1;   /* an escape is at most 4 bytes per input byte */
-    char *buf = cap <= sizeof small ? small : malloc(cap);
-    if (!buf) {                               /* out of memory: the escaped start of the name */
-        buf = small;
-        cap = sizeof small;
-    }
-    ps_text_escape(s, buf, cap, &nchars);
-    if (width <= 0) {
-        fputs(buf, f);
-    } else if ((int)nchars <= width) {
-        fprintf(f, "%s%*s", buf, width - (int)nchars, "");
-    } else {
-        name_cut(f, buf, width);
-    }
-    if (buf != small)
-        free(buf);
+    return ps_render_bottleneck(r, b);
 }
 
 /* A range name in evidence: grouped by its base, so shown without an emit_nvtx suffix (ps_names_base_len). */
@@ -100,24 +55,28 @@ static void put_base_name(FILE *f, const char *s)
     free(base);
 }
 
-/* Column label of a step-time category. Without GPU rows the Kernel category is the host's compute: "Compute"
- * in every table (the JSON key stays "kernel"). */
+/* Label of a step-time category. Without GPU rows the Kernel category is the host's compute: "Compute"
+ * (the JSON key stays "kernel"). */
 static const char *cat_label(const struct ps_report *r, int c)
 {
-    return c == PS_CAT_COMM ? "Comm" : c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c];
+    return c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c];
 }
 
-/* "SIGKILL", "signal" for another signal in 1..64, "unknown signal" outside (not a Linux signal). */
-static const char *signal_name(long sig)
+/* The per-step tables' columns: the verdict's groups (DESIGN §4), as a share of the step. */
+static void group_header(FILE *f, const struct ps_report *r)
 {
-    if (sig < 1 || sig > 64)
-        return "unknown signal";
-    static const char *const names[] = { [1] = "SIGHUP", [2] = "SIGINT", [3] = "SIGQUIT", [4] = "SIGILL",
-                                         [5] = "SIGTRAP", [6] = "SIGABRT", [7] = "SIGBUS", [8] = "SIGFPE",
-                                         [9] = "SIGKILL", [10] = "SIGUSR1", [11] = "SIGSEGV", [12] = "SIGUSR2",
-                                         [13] = "SIGPIPE", [14] = "SIGALRM", [15] = "SIGTERM", [24] = "SIGXCPU",
-                                         [25] = "SIGXFSZ" };
-    return sig > 0 && sig < (long)(sizeof names / sizeof names[0]) && names[sig] ? names[sig] : "signal";
+    for (int g = 0; g < PS_BN_UNKNOWN; g++)
+        fprintf(f, " %7s", g == PS_BN_KERNEL && !r->has_gpu ? "compute" : g == PS_BN_DATA ? "data"
+                           : g == PS_BN_COMM                ? "comm"
+                                                            : ps_bottleneck_name[g]);
+}
+
+static void group_row(FILE *f, const int64_t *cat, int64_t sync_ns, int64_t dur_ns)
+{
+    int64_t g[PS_BN_UNKNOWN];
+    ps_report_groups(cat, sync_ns, g);
+    for (int i = 0; i < PS_BN_UNKNOWN; i++)
+        put_pct1(f, g[i], dur_ns);
 }
 
 #define OPEN_THREADS_SHOWN 8
@@ -128,11 +87,6 @@ static const char *signal_name(long sig)
 static void open_ranges(FILE *f, const struct ps_model *m)
 {
     size_t n = m->open_ranges.n, threads = 0;
-    if (n == 0)
-        return;
-    fprintf(f, "WARNING: %zu NVTX range%s never ended (the program crashed, was killed or exited inside %s, or "
-               "was still running when the recording ended; not in the breakdown):\n", n, n == 1 ? "" : "s",
-            n == 1 ? "it" : "them");
     for (size_t i = 0; i < n && threads < OPEN_THREADS_SHOWN; threads++) {
         const struct ps_range *first = &m->open_ranges.v[i];
         if (first->thread < m->threads.n)
@@ -165,132 +119,61 @@ static void open_ranges(FILE *f, const struct ps_model *m)
                 all_threads - threads);
 }
 
-/* Warnings a user must see first: an unfinished recording, a program that crashed or failed, lost records. */
-static void warnings(FILE *f, const struct ps_report *r)
+/* Alerts ("WARNING:") and warnings ("Warning:"), in the report's order: a user sees them first. */
+static void warnings(FILE *f, const struct ps_report *r, int color)
 {
-    const struct ps_model *m = r->m;
-    struct ps_child_status st;
-    if (ps_report_meta(r, "wal_file_missing"))    /* docs/readers.md: a killed recording copied without its -wal */
-        fprintf(f, "WARNING: this trace is an unfinished recording in WAL mode without its -wal file beside it: the "
-                   "rows committed since the last checkpoint are in that file and missing here (copy FILE-wal along "
-                   "with FILE).\n");
-    int64_t dropped = ps_report_dropped_records(r);
-    long long recovered, stored_ns, not_stored;
-    if (ps_report_recording_complete(r) == 0 && ps_report_meta_int(r, "recovered_records", 0, INT64_MAX, &recovered) == 1)
-        fprintf(f, "NOTE: perfscope record died during this recording; 'perfscope record --recover' added the %lld "
-                   "records its program had recorded and it had not written. Host samples end where it died.\n",
-                recovered);
-    else if (ps_report_recording_complete(r) == 0)
-        fprintf(f, "WARNING: the recording did not finish (perfscope record was killed, ran out of disk, or is "
-                   "still recording): this trace is incomplete and its numbers cover only what was written.\n");
-    /* How much may be missing (docs/record.md, "When the recorder dies"): the recorder's last commit. */
-    if (ps_report_recording_complete(r) == 0 && ps_report_meta(r, "recovery.session_dir") &&
-        ps_report_meta_int(r, "progress.stored_until_ns", 0, INT64_MAX, &stored_ns) == 1 &&
-        ps_report_meta_int(r, "progress.records_not_stored", 0, INT64_MAX, &not_stored) == 1)
-        fprintf(f, "  Rows were stored up to %.3f s into the recording; then %lld more records had been read and "
-                   "not yet stored, and all the program recorded later was still in its rings. While %s exists, "
-                   "'perfscope record --recover %s' adds all of it.\n", stored_ns / 1e9, not_stored,
-                ps_report_meta(r, "recovery.session_dir"), r->m->path ? r->m->path : "TRACE");
-    else if (ps_report_recording_complete(r) == 0 && ps_report_meta(r, "recovery.session_dir"))
-        fprintf(f, "  No rows were stored before it ended: all the program recorded was still in its rings. While "
-                   "%s exists, 'perfscope record --recover %s' adds it.\n", ps_report_meta(r, "recovery.session_dir"),
-                r->m->path ? r->m->path : "TRACE");
-    ps_report_child_status(r, &st);
-    if (st.sig_out_of_range)
-        fprintf(f, "WARNING: the program was killed by unknown signal %ld.\n", st.sig);
-    else if (st.sig_known && st.sig != 0)
-        fprintf(f, "WARNING: the program was killed by signal %ld (%s).\n", st.sig, signal_name(st.sig));
-    else if (st.code_known && st.code != 0)
-        fprintf(f, "WARNING: the program exited with code %ld.\n", st.code);
-    open_ranges(f, m);
-    long long running, pidns;
-    if (ps_report_meta_int(r, "still_running_processes", 1, INT64_MAX, &running) == 1)
-        fprintf(f, "WARNING: %lld probed process%s still running when the program exited (a daemon or background "
-                   "job): %s later records are not in the trace.\n", running,
-                running == 1 ? " was" : "es were", running == 1 ? "its" : "their");
-    if (ps_report_meta_int(r, "other_pidns_rings", 1, INT64_MAX, &pidns) == 1)
-        fprintf(f, "WARNING: %lld ring%s came from processes in another PID namespace (unshare, a container): "
-                   "their pids are that namespace's, and processes with the same pid there are merged in this "
-                   "report.\n", pidns, pidns == 1 ? "" : "s");
-    long long corrupt;
-    if (ps_report_meta_int(r, "corrupt_rings", 1, INT64_MAX, &corrupt) == 1)
-        fprintf(f, "WARNING: %lld process%s overwrote %s ring (a stray pointer?): perfscope stopped reading %s there, "
-                   "so %s later records, open ranges and drop counts are missing.\n", corrupt,
-                corrupt == 1 ? "" : "es", corrupt == 1 ? "its" : "their", corrupt == 1 ? "it" : "them",
-                corrupt == 1 ? "its" : "their");
-    if (dropped > 0)
-        fprintf(f, "Warning: %lld records were dropped while recording; numbers may be low\n", (long long)dropped);
-    else if (dropped < 0 && m->format == PS_FORMAT_PERFSCOPE && ps_report_meta(r, "dropped_records"))
-        fprintf(f, "Warning: the number of dropped records is unknown (PERFSCOPE_META dropped_records is not a "
-                   "count); numbers may be low\n");
-    int64_t untimed = ps_report_gpu_untimed_records(r);
-    if (untimed > 0)
-        fprintf(f, "Warning: %lld GPU activity record%s came from CUPTI without timestamps and %s left out; GPU "
-                   "numbers may be low (see docs/gpu-capture.md, Losses)\n", (long long)untimed,
-                untimed == 1 ? "" : "s", untimed == 1 ? "is" : "are");
-    if (m->unplaced_events > 0)
-        fprintf(f, "Warning: %lld events of the trace could not be placed in the model and are not counted "
-                   "(reasons: run.meta.unplaced_events in --format json)\n", (long long)m->unplaced_events);
-}
-
-/* The few metadata lines a user needs (all of it is in the JSON's run.meta). Returns 1 when a CUDA/CUPTI line
- * was printed. */
-static int short_meta(FILE *f, const struct ps_report *r)
-{
-    static const char *const keys[][2] = { { "command_line", "Command" }, { "host", "Host" },
-                                           { "start_time_utc", "Started" } };
-    const struct ps_model *m = r->m;
-    const char *v;
-    int cuda = 0;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if ((v = ps_report_meta(r, keys[i][0])) != NULL) {
-            fprintf(f, "%s: ", keys[i][1]);
-            put_name(f, *v ? v : "unknown (empty in PERFSCOPE_META)", 0);
+    for (size_t i = 0; i < r->nmsgs; i++) {
+        const struct ps_message *g = &r->msgs[i];
+        if (g->level == PS_MSG_NOTE)
+            continue;
+        ps_sgr(f, color, g->level == PS_MSG_ALERT ? PS_SGR_RED : PS_SGR_YELLOW);
+        fputs(g->level == PS_MSG_ALERT ? "WARNING:" : g->level == PS_MSG_NOTICE ? "NOTE:" : "Warning:", f);
+        ps_sgr_end(f, color);
+        fprintf(f, " %s", g->text);
+        if (!strcmp(g->code, "unterminated_ranges")) {
+            fputs(":\n", f);
+            open_ranges(f, r->m);
+        } else {
             fputc('\n', f);
         }
-    long long ns;
-    int known = ps_report_meta_int(r, "duration_ns", 0, INT64_MAX, &ns);
-    if (known == 1)
-        fprintf(f, "Program ran: %.3f s\n", (double)ns / 1e9);
-    else if (known < 0)
+    }
+}
+
+/* Print the note `code` as "<prefix><text>\n" when the report has it. */
+static void note(FILE *f, const struct ps_report *r, const char *code, const char *prefix)
+{
+    const struct ps_message *g = ps_report_message(r, code);
+    if (g)
+        fprintf(f, "%s%s\n", prefix, g->text);
+}
+
+/* The few metadata facts a user needs (all of it is in the JSON's run.meta). */
+static void short_meta(FILE *f, const struct ps_report *r)
+{
+    const struct ps_run_facts *x = &r->facts;
+    const char *const vals[] = { x->command, x->host, x->started }, *const labels[] = { "Command", "Host", "Started" };
+    for (size_t i = 0; i < 3; i++)
+        if (vals[i]) {
+            fprintf(f, "%s: ", labels[i]);
+            put_name(f, *vals[i] ? vals[i] : "unknown (empty in PERFSCOPE_META)", 0);
+            fputc('\n', f);
+        }
+    if (x->program_ns >= 0)
+        fprintf(f, "Program ran: %.3f s\n", (double)x->program_ns / 1e9);
+    else if (x->program_ns == PS_UNKNOWN)
         fprintf(f, "Program ran: unknown (PERFSCOPE_META duration_ns is not a duration in ns)\n");
-    struct ps_child_status st;
-    ps_report_child_status(r, &st);
-    if (st.recorded) {
-        fputs("Exit status: ", f);
-        if (st.sig_out_of_range)
-            fprintf(f, "killed by unknown signal %ld\n", st.sig);
-        else if (st.sig_known && st.sig != 0)
-            fprintf(f, "killed by signal %ld (%s)\n", st.sig, signal_name(st.sig));
-        else if (st.code_known)
-            fprintf(f, "exit code %ld\n", st.code);
-        else
-            fputs("unknown (PERFSCOPE_META child_exit_code / child_signal are not an exit code and a signal)\n", f);
-    }
-    /* CUDA/CUPTI state per process, counted by state */
-    const char *states[8];
-    int counts[8], nstates = 0;
-    for (size_t i = 0; i < m->meta.n; i++) {
-        if (strncmp(m->meta.v[i].key, "cuda_state.pid.", 15) != 0)
-            continue;
-        int k = 0;
-        while (k < nstates && strcmp(states[k], m->meta.v[i].value) != 0)
-            k++;
-        if (k == nstates && nstates < 8)
-            states[nstates] = m->meta.v[i].value, counts[nstates++] = 0;
-        if (k < nstates)
-            counts[k]++;
-    }
-    if (nstates) {
+    if (x->exit_status[0])
+        fprintf(f, "Exit status: %s\n", x->exit_status);
+    if (x->ncuda) {
         fprintf(f, "CUDA/CUPTI state:");
-        for (int k = 0; k < nstates; k++) {
+        for (size_t k = 0; k < x->ncuda; k++) {
             fprintf(f, "%s ", k ? "," : "");
-            put_name(f, *states[k] ? states[k] : "unknown", 0);
-            fprintf(f, " in %d process%s", counts[k], counts[k] == 1 ? "" : "es");
+            put_name(f, *x->cuda[k].state ? x->cuda[k].state : "unknown", 0);
+            fprintf(f, " in %d process%s", x->cuda[k].processes, x->cuda[k].processes == 1 ? "" : "es");
         }
         fputc('\n', f);
-        cuda = 1;
     }
+    const struct ps_model *m = r->m;
     if (m->samples.n > 0) {
         int64_t wall = m->samples.last_ns - m->samples.first_ns;
         fprintf(f, "Host samples: %lld over %.3f s, CPU time %.3f s", (long long)m->samples.n, (double)wall / 1e9,
@@ -301,16 +184,15 @@ static int short_meta(FILE *f, const struct ps_report *r)
     }
     if (m->meta.n)
         fprintf(f, "(all %zu metadata entries: run.meta in --format json)\n", m->meta.n);
-    return cuda;
 }
 
-static void run_summary(FILE *f, const struct ps_report *r)
+static void run_summary(FILE *f, const struct ps_report *r, int color)
 {
     const struct ps_model *m = r->m;
     fputs("perfscope report: ", f);
     put_name(f, m->path, 0);
     fprintf(f, " (%s trace)\n\n", ps_format_name(m->format));
-    warnings(f, r);
+    warnings(f, r, color);
     if (r->nevents == 0)   /* no span to measure: the duration is the program's (metadata, host samples) */
         fprintf(f, "Run: no events, %zu process%s, %zu thread%s\n", m->procs.n, m->procs.n == 1 ? "" : "es",
                 m->threads.n, m->threads.n == 1 ? "" : "s");
@@ -318,80 +200,55 @@ static void run_summary(FILE *f, const struct ps_report *r)
         fprintf(f, "Run: %.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu ranges)\n",
                 MS(r->run_end_ns - r->run_start_ns), m->procs.n, m->procs.n == 1 ? "" : "es", m->threads.n,
                 m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n, m->api.n, m->ranges.n);
-    int32_t rank, world, rank_one;
+    int32_t rank = r->facts.rank, world = r->facts.world_size;
     char world_buf[16];
-    ps_report_rank(r, &rank, &world);
     snprintf(world_buf, sizeof world_buf, "%d", world);
-    size_t launcher = ps_report_process_ranks(r, &rank_one);
-    if (launcher >= 2)
-        fprintf(f, "Launcher trace: %zu ranks, each a process of this trace (world size %s)\n", launcher,
+    if (r->facts.launcher_ranks >= 2)
+        fprintf(f, "Launcher trace: %zu ranks, each a process of this trace (world size %s)\n", r->facts.launcher_ranks,
                 world > 0 ? world_buf : "unknown");
     else if (rank >= 0 && world > 0)
         fprintf(f, "Rank %d of %d\n", rank, world);
     else if (rank >= 0)
         fprintf(f, "Rank %d (world size unknown)\n", rank);
-    int cuda = short_meta(f, r);
-    if (!r->has_gpu && m->ranges.n == 0 && m->open_ranges.n > 0) {
-        fprintf(f, "\nNothing to break down: every NVTX range of this trace never ended (listed above) and no GPU "
-                   "activity was recorded.\n");
-    } else if (!r->has_gpu && m->ranges.n == 0) {
-        fprintf(f, "\nNothing to break down: no NVTX ranges and no GPU activity were recorded. The program did not use "
-                   "NVTX, did not import torch under perfscope's Python hook (which finds a PyTorch program's steps "
-                   "and DataLoader fetches by itself: README \"PyTorch\") and no CUDA work was captured%s. What to do: mark each training step with an NVTX range named "
-                   "\"step\" (or name yours with --step-range), and run the program's CUDA work under perfscope "
-                   "record; the host samples above are all this trace measured.\n",
-                cuda ? " (see the CUDA/CUPTI state above)" : "");
-    } else if (!r->has_gpu) {
-        fprintf(f, "No GPU rows (kernels, copies, memsets) in this trace: the host is treated as the device — ranges "
-                   "matching --data-range count as DataLoader, --copy-range as Memcpy, the rest of each step as "
-                   "Compute (host compute; the \"kernel\" key in JSON); GPU utilisation is not defined.\n");
-        if (m->format == PS_FORMAT_PERFSCOPE)
-            fprintf(f, "%s\n", cuda ? "Whether CUDA was injected and CUPTI ran: see the CUDA/CUPTI state above."
-                                    : "The trace does not say whether CUDA was injected (no CUDA/CUPTI state).");
-    }
-}
-
-/* The 5 slowest step windows (indices into r->steps), slowest first; returns how many. */
-static size_t slowest_steps(const struct ps_report *r, size_t *out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->nsteps; i++) {
-        int64_t d = r->steps[i].end_ns - r->steps[i].start_ns;
-        size_t pos = n < 5 ? n++ : 5;
-        while (pos > 0 && r->steps[out[pos - 1]].end_ns - r->steps[out[pos - 1]].start_ns < d) {
-            if (pos < 5)
-                out[pos] = out[pos - 1];
-            pos--;
-        }
-        if (pos < 5)
-            out[pos] = i;
-    }
-    return n;
+    short_meta(f, r);
+    note(f, r, "nothing_to_break_down", "\n");
+    note(f, r, "no_gpu_rows", "");
+    note(f, r, "cuda_state", "");
 }
 
 static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
 {
     const struct ps_step *s = &r->steps[i];
     fprintf(f, "%4zu ", i + 1);
-    char inferred[32];
-    snprintf(inferred, sizeof inferred, "inferred#%zu", i + 1);
-    const char *name = s->name != PS_NONE ? ps_model_str(r->m, s->name) : r->steps_inferred ? inferred : "(whole run)";
+    char made_up[32];
+    const char *name = ps_render_step_name(r, i, made_up, sizeof made_up);
     size_t len = ps_names_base_len(name);   /* "ProfilerStep#3, op_id = 17" shows as ProfilerStep#3 */
     char *base = name[len] ? strndup(name, len) : NULL;
     put_name(f, base ? base : name, 18);
     free(base);
-    fprintf(f, " %10.3f", MS(s->end_ns - s->start_ns));
-    for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10.3f", MS(s->cat_ns[c]));
-    put_sync(f, s->sync_ns);
-    fprintf(f, "  %s%s\n", bn_label(r, s->bottleneck), slow ? "  (slowest)" : "");
+    fprintf(f, " %11.3f", MS(s->end_ns - s->start_ns));
+    group_row(f, s->cat_ns, s->sync_ns, s->end_ns - s->start_ns);
+    fprintf(f, "  %s%s\n", bn_label(r, s->bottleneck), slow ? " (slowest)" : "");
 }
 
-/* Under the steps table: what "(sync)" is, and the average step in the verdict's groups (DESIGN §4), so that
- * the verdict's `host` share visibly differs from Runtime + CPU Exec + Other by the sync time. */
-static void verdict_groups(FILE *f, const struct ps_report *r)
+/* The average step in tb's eight categories (ms and share), the sync part beside them, and the verdict's
+ * groups (DESIGN §4), so that the verdict's `host` share visibly differs from Runtime + CPU Exec + Other by
+ * the sync time. */
+static void average_table(FILE *f, const struct ps_report *r)
 {
     const int64_t *c = r->avg.cat_ns, d = r->avg_dur_ns;
+    fprintf(f, "\n%s: %.3f ms in the PyTorch profiler's categories (each instant goes to the "
+               "highest-priority category active%s)\n", r->whole_run ? "The run as one window" : "Average step", MS(d),
+            r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
+    note(f, r, "compat_tb_no_comm", "Note: ");
+    for (int k = 0; k < PS_CAT_N; k++) {
+        fprintf(f, "  %-16s %12.3f ms", cat_label(r, k), MS(c[k]));
+        put_share(f, c[k], d, 8);
+        fputc('\n', f);
+    }
+    fprintf(f, "  %-16s %12.3f ms", "(of which sync)", MS(r->avg.sync_ns));
+    put_share(f, r->avg.sync_ns, d, 8);
+    fputs("  part of Runtime + CPU Exec + Other\n", f);
     if (d <= 0) {
         fputs("The window is zero-length: its shares are N/A (null in --format json).\n", f);
         return;
@@ -400,96 +257,75 @@ static void verdict_groups(FILE *f, const struct ps_report *r)
                "in which the GPU idles while the host is in a synchronising call or between its return and the next "
                "GPU activity, so the eight shares above sum to 100 %%.\nThe verdict groups the average step as: %s",
             bn_label(r, PS_BN_KERNEL));
-    put_share(f, c[PS_CAT_KERNEL], d, 0, 0);
-    fputs(", data-loading", f);
-    put_share(f, c[PS_CAT_DATALOADER], d, 0, 0);
-    fputs(", memcpy", f);
-    put_share(f, c[PS_CAT_MEMCPY] + c[PS_CAT_MEMSET], d, 0, 0);
-    fputs(", communication", f);
-    put_share(f, c[PS_CAT_COMM], d, 0, 0);
-    fputs(", sync", f);
-    put_share(f, r->avg.sync_ns, d, 0, 0);
-    fputs(", host", f);
-    put_share(f, c[PS_CAT_RUNTIME] + c[PS_CAT_CPU_EXEC] + c[PS_CAT_OTHER] - r->avg.sync_ns, d, 0, 0);
+    int64_t g[PS_BN_UNKNOWN];
+    ps_report_groups(c, r->avg.sync_ns, g);
+    for (int k = 0; k < PS_BN_UNKNOWN; k++) {
+        if (k)
+            fprintf(f, ", %s", ps_bottleneck_name[k]);
+        put_share(f, g[k], d, 0);
+    }
     fputs(" (host = Runtime + CPU Exec + Other - sync).\n", f);
 }
 
-static void steps_table(FILE *f, const struct ps_report *r)
+static void steps_table(FILE *f, const struct ps_report *r, int color)
 {
-    const struct ps_model *m = r->m;
-    if (r->whole_run && m->ranges.n == 0 && !r->has_gpu)
+    if (r->nothing_to_break_down)
         return;   /* run_summary said why there is nothing to break down */
     fputc('\n', f);
     if (r->whole_run)
-        fprintf(f, "Steps: no range matches --step-range; the whole run is one window.%s%s\n",
-                r->steps_note[0] ? "\n  " : "", r->steps_note);
+        note(f, r, "no_steps", "");
     else if (r->steps_inferred)
-        fprintf(f, "Steps: %s%s.\n", r->step_ranges_found ? "--steps infer (step ranges exist but are not used): " :
-                                      "no range matches --step-range; ", r->steps_note);
+        note(f, r, "steps_inferred", "");
     else
         fprintf(f, "Steps: %zu analysed of %zu step ranges found; process %u (%s)\n", r->nsteps, r->step_ranges_found,
                 r->pid, r->has_gpu ? "windows as the PyTorch profiler's TensorBoard plugin extends them to the GPU work "
                                      "they launched"
                                    : "windows are the host ranges");
-    if (!r->whole_run && !r->steps_inferred && r->steps_note[0])
-        fprintf(f, "  --steps infer: %s; the step ranges are used.\n", r->steps_note);
-    if (!r->whole_run && !r->steps_inferred && r->step_threads > 1)
-        fprintf(f, "Step ranges are on %zu threads of process %u: thread %u, which holds the most, is analysed as the "
-                   "step sequence; the other threads' step ranges are not steps of it.\n",
-                r->step_threads, r->pid, m->threads.v[r->step_thread].tid);
-    fprintf(f, "\nStep-time breakdown (ms; each instant goes to the highest-priority category active%s)\n",
-            r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
-    if (ps_report_compat_tb_no_comm(r))
-        fprintf(f, "Note: %s\n", ps_report_compat_tb_note);
-    fprintf(f, "%4s %-18s %10s", "#", "step", "duration");
-    for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10s", cat_label(r, c));
-    fprintf(f, " %10s  %s\n", "(sync)", "verdict");
-    size_t slow[5], nslow = slowest_steps(r, slow);
-    int all = r->opts.all_steps || r->nsteps <= 20;
-    size_t shown = 0;
-    int gap = 0;
-    for (size_t i = 0; i < r->nsteps; i++) {
-        int is_slow = 0;
-        for (size_t k = 0; k < nslow && r->nsteps > 1; k++)
-            is_slow |= slow[k] == i;
-        if (all || i < 10 || i + 5 >= r->nsteps || is_slow) {
-            if (gap)
-                fprintf(f, "%4s ...\n", "");
-            gap = 0;
-            step_row(f, r, i, is_slow && !all);
-            shown++;
-        } else {
-            gap = 1;
+    note(f, r, "steps_inference_unused", "  ");
+    note(f, r, "step_threads", "");
+    if (!r->whole_run) {
+        ps_sgr(f, color, PS_SGR_BOLD);
+        fprintf(f, "\nStep-time breakdown per step (%% of the step in the verdict's groups)");
+        ps_sgr_end(f, color);
+        fprintf(f, "\n%4s %-18s %11s", "#", "step", "duration ms");
+        group_header(f, r);
+        fputs("  verdict\n", f);
+        unsigned char *show = malloc(r->nsteps ? r->nsteps : 1);
+        size_t shown = show ? ps_render_steps_shown(r, show) : 0;
+        int gap = 0;
+        for (size_t i = 0; i < r->nsteps && show; i++) {
+            if (show[i]) {
+                if (gap)
+                    fprintf(f, "%4s ...\n", "");
+                gap = 0;
+                step_row(f, r, i, show[i] == 2);
+            } else {
+                gap = 1;
+            }
         }
+        free(show);
+        fprintf(f, "%4s %-18s %11.3f", "", "average", MS(r->avg_dur_ns));
+        group_row(f, r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns);
+        fprintf(f, "  %s\n", bn_label(r, r->bottleneck));
+        if (shown < r->nsteps)
+            fprintf(f, "%zu more steps: all in --format json (or list them with --all-steps)\n", r->nsteps - shown);
     }
-    fprintf(f, "%4s %-18s %10.3f", "", "average", MS(r->avg_dur_ns));
-    for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10.3f", MS(r->avg.cat_ns[c]));
-    put_sync(f, r->avg.sync_ns);
-    fprintf(f, "  %s\n", bn_label(r, r->bottleneck));
-    fprintf(f, "%4s %-18s %10s", "", "share", "");
-    for (int c = 0; c < PS_CAT_N; c++)
-        put_share(f, r->avg.cat_ns[c], r->avg_dur_ns, 10, 0);
-    put_share(f, r->avg.sync_ns, r->avg_dur_ns, 10, 1);
-    fputc('\n', f);
-    if (shown < r->nsteps)
-        fprintf(f, "%zu more steps: all in --format json (or list them with --all-steps)\n", r->nsteps - shown);
-    verdict_groups(f, r);
+    average_table(f, r);
 }
 
-static void verdict(FILE *f, const struct ps_report *r)
+static void verdict(FILE *f, const struct ps_report *r, int color)
 {
     const struct ps_model *m = r->m;
-    fprintf(f, "\nVerdict: %s", bn_label(r, r->bottleneck));
-    if (r->bottleneck != PS_BN_UNKNOWN)
-        fprintf(f, " (%s%.1f %% of the average step)",
-                r->bottleneck == PS_BN_KERNEL && !r->has_gpu ? "host compute, \"kernel\" in JSON; " : "",
-                100.0 * r->share);
-    else
-        fprintf(f, " (%s)", m->ranges.n == 0 && !r->has_gpu ? "nothing to break down: see above"
-                            : r->whole_run ? "zero-length window: nothing to classify"
-                                           : "zero-length steps: nothing to classify");
+    fputc('\n', f);
+    ps_sgr(f, color, PS_SGR_BOLD);
+    fputs("Verdict: ", f);
+    ps_sgr(f, color, r->bottleneck == PS_BN_UNKNOWN ? PS_SGR_YELLOW : r->bottleneck == PS_BN_KERNEL ? PS_SGR_GREEN
+                                                                                                      : PS_SGR_RED);
+    fputs(bn_label(r, r->bottleneck), f);
+    ps_sgr_end(f, color);
+    char detail[512];
+    ps_render_verdict_detail(r, detail, sizeof detail);
+    fprintf(f, " (%s)", detail);
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
     fputc('\n', f);
@@ -504,8 +340,12 @@ static void verdict(FILE *f, const struct ps_report *r)
             put_name(f, ps_model_str(m, e->name), 0);
         fputc('\n', f);
     }
-    if (r->nrecs)
-        fprintf(f, "What to do:\n");
+    if (r->nrecs) {
+        ps_sgr(f, color, PS_SGR_BOLD);
+        fprintf(f, "What to do:");
+        ps_sgr_end(f, color);
+        fputc('\n', f);
+    }
     for (size_t i = 0; i < r->nrecs; i++)
         fprintf(f, "  - %s\n", r->recs[i]);
 }
@@ -559,32 +399,48 @@ static void gpu(FILE *f, const struct ps_report *r)
     }
     if (!isnan(r->comm_comp_overlap))
         fprintf(f, "Communication overlapped by computation (HTA): %.2f %%\n", 100.0 * r->comm_comp_overlap);
-    int hta = !isnan(r->comm_comp_overlap) || r->nidle > 0;
-    for (size_t i = 0; i < r->ndevs; i++)
-        hta |= r->devs[i].hta_span_ns > 0;
-    if (hta)
-        fprintf(f, "Note: the HTA numbers are computed exactly in ns; HTA itself rounds times to whole µs, so its own "
-                   "output may differ slightly, most on traces with fractional-µs (float) timestamps (docs/report.md).\n");
+    note(f, r, "hta_rounding", "Note: ");
 }
 
-static void summaries(FILE *f, const struct ps_report *r)
+/* The numbers of a row, then its name after two spaces when the whole fits the width, else on its own line
+ * indented by 2 (names in full: cut in the middle, two kernels could look alike). */
+static void row_name(FILE *f, size_t numbers_cols, const char *name)
+{
+    char small[256];
+    size_t cap = 4 * strlen(name) + 1, nchars;
+    char *buf = cap <= sizeof small ? small : malloc(cap);
+    if (!buf)
+        buf = small, cap = sizeof small;
+    ps_text_escape(name, buf, cap, &nchars);
+    if (numbers_cols + 2 + nchars <= PS_TEXT_WIDTH)
+        fprintf(f, "  %s\n", buf);
+    else
+        fprintf(f, "\n  %s\n", buf);
+    if (buf != small)
+        free(buf);
+}
+
+static void summaries(FILE *f, const struct ps_report *r, int color)
 {
     const struct ps_model *m = r->m;
     size_t top = r->opts.top_n > 0 && (size_t)r->opts.top_n < r->nkernels ? (size_t)r->opts.top_n : r->nkernels;
     if (top) {
-        fprintf(f, "\nTop %zu of %zu kernel names by total time (ms)\n", top, r->nkernels);
-        fprintf(f, "%8s %11s %9s %9s %9s %9s  %s\n", "count", "total", "avg", "median", "min", "max", "kernel");
+        ps_sgr(f, color, PS_SGR_BOLD);
+        fprintf(f, "\nTop %zu of %zu kernel names by total time (ms)", top, r->nkernels);
+        ps_sgr_end(f, color);
+        fprintf(f, "\n%8s %11s %9s %9s %9s %9s  %s\n", "count", "total", "avg", "median", "min", "max", "kernel");
     }
     for (size_t i = 0; i < top; i++) {
         const struct ps_kernel_stat *k = &r->kernels[i];
-        fprintf(f, "%8lld %11.3f %9.3f %9.3f %9.3f %9.3f  ", (long long)k->count, MS(k->total_ns),
+        fprintf(f, "%8lld %11.3f %9.3f %9.3f %9.3f %9.3f", (long long)k->count, MS(k->total_ns),
                 MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
-        put_name(f, ps_model_str(m, k->name), 0);   /* in full: cut names of different kernels can look alike */
-        fputc('\n', f);
+        row_name(f, 60, ps_model_str(m, k->name));
     }
     if (r->ncopies) {
-        fprintf(f, "\nCopies and memsets\n%-8s %-10s %-10s %8s %12s %11s %8s\n", "kind", "from", "to", "count", "MB",
-                "ms", "GB/s");
+        ps_sgr(f, color, PS_SGR_BOLD);
+        fprintf(f, "\nCopies and memsets");
+        ps_sgr_end(f, color);
+        fprintf(f, "\n%-8s %-10s %-10s %8s %12s %11s %8s\n", "kind", "from", "to", "count", "MB", "ms", "GB/s");
     }
     for (size_t i = 0; i < r->ncopies; i++) {
         const struct ps_copy_stat *c = &r->copies[i];
@@ -596,11 +452,19 @@ static void summaries(FILE *f, const struct ps_report *r)
         else
             fprintf(f, "%8s\n", "N/A");
     }
-    if (r->nfindings)
-        fprintf(f, "\nFindings (rows: \"at X ms\" from the run's first event; names in full, last)\n");
+    if (r->nfindings) {
+        ps_sgr(f, color, PS_SGR_BOLD);
+        fprintf(f, "\nFindings");
+        ps_sgr_end(f, color);
+        fprintf(f, " (rows: \"at X ms\" from the run's first event; names in full, last)\n");
+    }
     for (size_t i = 0; i < r->nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
-        fprintf(f, "  [%s] %s: ", g->severity, g->rule);
+        fputs("  ", f);
+        ps_sgr(f, color, !strcmp(g->severity, "warning") ? PS_SGR_YELLOW : PS_SGR_DIM);
+        fprintf(f, "[%s]", g->severity);
+        ps_sgr_end(f, color);
+        fprintf(f, " %s: ", g->rule);
         put_name(f, g->summary, 0);   /* escaped: a summary may quote names from the trace */
         fputc('\n', f);
         for (size_t j = 0; j < g->nrows; j++) {
@@ -611,32 +475,31 @@ static void summaries(FILE *f, const struct ps_report *r)
             else
                 snprintf(where, sizeof where, "%lld x", (long long)w->count);
             fprintf(f, "      %-14s %10.3f ms", where, MS(w->dur_ns));
+            size_t cols = 34;
             if (w->bytes >= 0)
-                fprintf(f, "  %10.3f MB", (double)w->bytes / 1e6);
-            fputs("  ", f);   /* in full: names cut in the middle could make two kernels look alike */
-            put_name(f, w->name != PS_NONE            ? ps_model_str(m, w->name)
-                        : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)"
-                                                      : "(time slice)",
-                     0);
-            fputc('\n', f);
+                fprintf(f, "  %10.3f MB", (double)w->bytes / 1e6), cols += 15;
+            row_name(f, cols, w->name != PS_NONE            ? ps_model_str(m, w->name)
+                              : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)"
+                                                            : "(time slice)");
         }
     }
 }
 
-static void ranks(FILE *f, const struct ps_report *r)
+static void ranks(FILE *f, const struct ps_report *r, int color)
 {
     if (r->nranks < 2)
         return;
-    fprintf(f, "\nRanks: %zu processes hold steps (rank = order of pid; step averages in ms)\n", r->nranks);
-    fprintf(f, "%4s %8s %6s %10s", "rank", "pid", "steps", "duration");
-    for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10s", cat_label(r, c));
-    fprintf(f, "  %s\n", "verdict");
+    ps_sgr(f, color, PS_SGR_BOLD);
+    fprintf(f, "\nRanks: %zu processes hold steps", r->nranks);
+    ps_sgr_end(f, color);
+    fprintf(f, " (rank = order of pid; the average step, %% in the verdict's groups)\n");
+    fprintf(f, "%4s %8s %6s %11s", "rank", "pid", "steps", "duration ms");
+    group_header(f, r);
+    fputs("  verdict\n", f);
     for (size_t i = 0; i < r->nranks; i++) {
         const struct ps_rank_stat *k = &r->ranks[i];
-        fprintf(f, "%4zu %8u %6zu %10.3f", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
-        for (int c = 0; c < PS_CAT_N; c++)
-            fprintf(f, " %10.3f", MS(k->cat_ns[c]));
+        fprintf(f, "%4zu %8u %6zu %11.3f", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
+        group_row(f, k->cat_ns, k->sync_ns, k->avg_dur_ns);
         fprintf(f, "  %s\n", bn_label(r, k->bottleneck));
     }
     for (size_t i = 0; i < r->nstragglers; i++) {
@@ -673,20 +536,20 @@ static void pytorch(FILE *f, const struct ps_report *r)
     fprintf(f, "  The step thread waited for data %.3f ms in the analysed steps (+ %.3f ms in the iterators' first "
                "fetches, which include starting the workers)\n", MS(py->wait_ns), MS(py->first_fetch_wait_ns));
     if (py->nworkers) {
-        fprintf(f, "  %zu worker process%s:  pid      loader  id  fetches   fetch ms  busy while waiting   CPU ms  CPU use\n",
-                py->nworkers, py->nworkers == 1 ? "" : "es");
+        fprintf(f, "  %zu worker process%s:\n  %8s %6s %3s %8s %10s %19s %10s %8s\n", py->nworkers,
+                py->nworkers == 1 ? "" : "es", "pid", "loader", "id", "fetches", "fetch ms", "busy while waiting",
+                "CPU ms", "CPU use");
         for (size_t i = 0; i < py->nworkers; i++) {
             const struct ps_py_worker *w = &py->workers[i];
-            fprintf(f, "%24s%-8u %6d %3d %8lld %10.3f", "", w->pid, w->loader, w->id, (long long)w->fetches,
-                    MS(w->fetch_ns));
+            fprintf(f, "  %8u %6d %3d %8lld %10.3f", w->pid, w->loader, w->id, (long long)w->fetches, MS(w->fetch_ns));
             if (py->wait_ns > 0)
                 fprintf(f, " %17.1f %%", 100.0 * (double)w->busy_wait_ns / (double)py->wait_ns);
             else
                 fprintf(f, " %19s", "N/A");
             if (w->cpu_ns >= 0)
-                fprintf(f, " %8.1f", MS(w->cpu_ns));
+                fprintf(f, " %10.1f", MS(w->cpu_ns));
             else
-                fprintf(f, " %8s", "N/A");
+                fprintf(f, " %10s", "N/A");
             if (w->cpu_ns >= 0 && w->life_ns > 0)
                 fprintf(f, " %6.0f %%\n", 100.0 * (double)w->cpu_ns / (double)w->life_ns);
             else
@@ -721,15 +584,27 @@ static void gpu_util(FILE *f, const struct ps_report *r)
     }
 }
 
-int ps_report_write_text(const struct ps_report *r, FILE *f)
+int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FILE *out)
 {
-    run_summary(f, r);
-    steps_table(f, r);
-    verdict(f, r);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);   /* laid out first, then folded to the width */
+    if (!f)
+        return -ENOMEM;
+    run_summary(f, r, o->color);
+    steps_table(f, r, o->color);
+    verdict(f, r, o->color);
     pytorch(f, r);
-    ranks(f, r);
+    ranks(f, r, o->color);
     gpu(f, r);
     gpu_util(f, r);
-    summaries(f, r);
-    return ferror(f) ? -EIO : 0;
+    summaries(f, r, o->color);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || !buf) {
+        free(buf);
+        return -ENOMEM;
+    }
+    int rc = ps_text_fold(out, buf, len, o->width);
+    free(buf);
+    return rc;
 }

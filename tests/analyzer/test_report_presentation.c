@@ -172,9 +172,14 @@ static void sync_is_part_of_host_columns(void)
     struct result a;
     report(write_file("sync.json", trace), &a, NULL);
     CHECK_EQ("step 1 sync_ns", a.r.nsteps ? a.r.steps[0].sync_ns : -1, 900000);
-    HAS(a.text, "      Other     (sync)  verdict\n");
-    HAS(a.text, "   0.605    (0.900)  sync\n");
-    HAS(a.text, "      8.00%      0.00%      0.00%      0.00%      1.00%      0.00%     15.00%     76.00%   (46.00%)\n");
+    /* per step, in the verdict's groups: step 1 kernel 8 %, sync 90 %, host 920 - 900 = 20 µs (2 %); step 2
+     * kernel 8 %, sync 2 %, host 900 µs (90 %) */
+    HAS(a.text, "  kernel    data  memcpy    comm    sync    host  verdict\n");
+    HAS(a.text, "   1 ProfilerStep#1           1.000     8.0     0.0     0.0     0.0    90.0     2.0  sync\n");
+    HAS(a.text, "   2 ProfilerStep#2           1.000     8.0     0.0     0.0     0.0     2.0    90.0  host\n");
+    HAS(a.text, "  Other                   0.760 ms   76.00%\n");
+    HAS(a.text, "  CPU Exec                0.150 ms   15.00%\n");
+    HAS(a.text, "  (of which sync)         0.460 ms   46.00%  part of Runtime + CPU Exec + Other\n");
     HAS(a.text, "(sync) is not a category of its own: it is the part of Runtime + CPU Exec + Other");
     HAS(a.text, "sync 46.00%, host 46.00% (host = Runtime + CPU Exec + Other - sync)");
     done(&a);
@@ -192,8 +197,8 @@ static void zero_length_window_shares_na(void)
     report(write_file("zerok.json", trace), &a, NULL);
     CHECK_EQ("whole_run", a.r.whole_run, 1);
     CHECK_EQ("avg_dur_ns", a.r.avg_dur_ns, 0);
-    HAS(a.text, "     share                                N/A        N/A        N/A        N/A        N/A        N/A"
-                "        N/A        N/A      (N/A)\n");
+    HAS(a.text, "  Kernel                  0.000 ms      N/A\n");
+    HAS(a.text, "  (of which sync)         0.000 ms      N/A  part of Runtime + CPU Exec + Other\n");
     HASNT(a.text, "0.00%");
     HAS(a.text, "Verdict: unknown (zero-length window: nothing to classify)");
     HAS(a.json, "\"bottleneck\": \"unknown\", \"share\": null");
@@ -210,7 +215,7 @@ static void cpu_only_compute_advice(void)
            &a, NULL);
     CHECK_EQ("has_gpu", a.r.has_gpu, 0);
     CHECK_STR("verdict", ps_bottleneck_name[a.r.bottleneck], "kernel");
-    HAS(a.text, "Verdict: compute (host compute, \"kernel\" in JSON; 100.0 % of the average step)");
+    HAS(a.text, "Verdict: compute (host compute, \"kernel\" in JSON; 100.0 % of the average step is host compute:");
     HAS(a.text, "profile the hot functions");
     HAS(a.text, "run the model on the GPU");
     HASNT(a.text, "Tensor Cores");
@@ -337,9 +342,10 @@ static void labels_are_exact(void)
     char line[512];
     HAS(a.text, "1200 GPU idle gaps of 0.0001 ms or more, 1.205 ms in all");
     HAS(a.text, "[info] tiny_kernels: 1200 of 1200 kernels run shorter than 10 us");
-    snprintf(line, sizeof line, "      600 x               1.200 ms  %s\n", a_name);
+    /* too long for 100 columns after the numbers: the name in full on its own line */
+    snprintf(line, sizeof line, "      600 x               1.200 ms\n  %s\n", a_name);
     HAS(a.text, line);
-    snprintf(line, sizeof line, "      600 x               1.200 ms  %s\n", b_name);
+    snprintf(line, sizeof line, "      600 x               1.200 ms\n  %s\n", b_name);
     HAS(a.text, line);
     HAS(a.text, "Top 2 of 2 kernel names by total time (ms)");
     HAS(a.text, "Findings (rows: \"at X ms\" from the run's first event");
@@ -373,7 +379,7 @@ static void compat_tb_without_kineto_ids_noted(void)
     report(make_sqlite("compat_tb", gpu_sql), &a, NULL);
     CHECK_EQ("default Comm ns", a.r.avg.cat_ns[PS_CAT_COMM], 50000);
     HASNT(a.text, "Note: --compat tb");
-    HAS(a.json, "\"notes\": [],");
+    HASNT(a.json, "--compat tb finds");
     done(&a);
     ps_report_opts_default(&o);
     o.compat_tb = 1;
@@ -383,12 +389,13 @@ static void compat_tb_without_kineto_ids_noted(void)
     HAS(b.text, "Note: --compat tb finds communication as tb does");
     HAS(b.text, "so Communication is 0 under --compat tb and NCCL kernels count as Kernel");
     HAS(b.json, "\"notes\": [\"--compat tb finds communication as tb does");
+    HAS(b.json, "HTA itself rounds times");
     done(&b);
 }
 
 /* findings-3 #5: JSON text must be UTF-8 (RFC 8259 §8.1). A command line with a Latin-1 byte (0xFF), a range
  * name cut mid-character (0xE3 0x83 with its third byte missing) and a valid 'データ' (3 x 3 bytes): each invalid
- * maximal subpart comes out as one U+FFFD (Python: b'w-\xe3\x83'.decode('utf-8', 'replace') == 'w-\ufffd'),
+ * maximal subpart comes out as one U+FFFD, as UTF-8 bytes EF BF BD (Python: b'w-\xe3\x83'.decode('utf-8', 'replace') == 'w-\ufffd'),
  * the valid one unchanged, byte for byte. */
 static void json_is_utf8(void)
 {
@@ -398,8 +405,8 @@ static void json_is_utf8(void)
                                GT(7, 7) ", 0);"
                                "INSERT INTO NVTX_EVENTS VALUES (30, 40, 59, 'データ', NULL, " GT(7, 7) ", 0);"),
            &a, NULL);
-    HAS(a.json, "\"./t \\ufffd b\"");
-    HAS(a.json, "\"w-\\ufffd\"");
+    HAS(a.json, "\"./t \xEF\xBF\xBD b\"");   /* U+FFFD, written as UTF-8 by the JSON writer */
+    HAS(a.json, "\"w-\xEF\xBF\xBD\"");
     HAS(a.json, "\"データ\"");
     for (const unsigned char *p = (const unsigned char *)a.json; *p; p++)
         CHECK(*p != 0xFF && !(p[0] == 0xE3 && p[1] == 0x83 && (p[2] & 0xC0) != 0x80), "an invalid byte at %ld",

@@ -128,7 +128,7 @@ record_recovers_the_rings_of_a_killed_recorder)
     # The report of the unrecovered trace says what may be missing and how to get it.
     "$perfscope" report "$trace" >"$dir/report.txt" 2>&1 || fail "report of the killed recording exited $?"
     grep -q "^WARNING: the recording did not finish" "$dir/report.txt" || fail "report: $(head -4 "$dir/report.txt")"
-    grep -q "'perfscope record --recover $trace' adds" "$dir/report.txt" || fail "no recovery hint: $(head -5 "$dir/report.txt")"
+    grep -q "'perfscope record --recover $trace'" "$dir/report.txt" || fail "no recovery hint: $(head -5 "$dir/report.txt")"
     # The next record keeps the dead recorder's rings and says how to recover them.
     "$perfscope" record -o "$dir/other.sqlite" -- "$prog" exit 0 2>"$dir/err2" || fail "another record: status $?"
     grep -q "perfscope record (pid $rec) died before writing all that its program recorded; the rest is kept in $dir/xdg/perfscope/$rec: add it to its trace with 'perfscope record --recover $trace'" \

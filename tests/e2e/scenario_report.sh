@@ -2,7 +2,9 @@
 # End to end through the real binaries: `perfscope record` a reference scenario of `train`, then check
 #  - the trace holds exactly the NVTX push/pop ranges `train` says it opened (nvtx_ranges_opened=N),
 #  - `perfscope report --format json` finds one step per training step and names the scenario's bottleneck,
-#  - the text report says the same verdict.
+#  - the text report says the same verdict,
+#  - every format (json, text, md, html) parses back and the HTML loads in Chromium (check_report_formats.py;
+#    outputs and a screenshot under $PS_FORMATS_OUT, default the temporary folder).
 # usage: scenario_report.sh PERFSCOPE TRAIN DATA_DIR SCENARIO STEPS EXPECTED_VERDICT [TRAIN_ARGS...]
 set -u
 perfscope=$1 train=$2 data=$3 scenario=$4 steps=$5 expect=$6
@@ -44,4 +46,7 @@ PY
 text_expect=$expect
 [ "$expect" = kernel ] && text_expect=compute
 grep -q "^Verdict: $text_expect " "$dir/report.txt" || { head -40 "$dir/report.txt"; fail "text verdict is not $text_expect"; }
+ln "$dir/run.sqlite" "$dir/$scenario.sqlite"
+python3 "$(dirname "$0")/../analyzer/check_report_formats.py" "$perfscope" "$dir/$scenario.sqlite" \
+    "${PS_FORMATS_OUT:-$dir/formats}" || fail "the report formats do not parse back"
 echo "PASS: $scenario: $opened ranges recorded, $steps steps, verdict $expect"

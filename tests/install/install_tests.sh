@@ -58,7 +58,7 @@ bash_completion_completes_subcommands_options_and_formats)
     }
     [ "$(complete_words "$bin" rep)" = report ] || fail "'perfscope rep<TAB>' does not give report"
     complete_words "$bin" report --fo | grep -qx -- --format || fail "'report --fo<TAB>' does not give --format"
-    [ "$(complete_words "$bin" report --format "" | sort | tr '\n' ' ')" = "json text " ] ||
+    [ "$(complete_words "$bin" report --format "" | sort | tr '\n' ' ')" = "html json md text " ] ||
         fail "'report --format <TAB>' gives '$(complete_words "$bin" report --format "" | tr '\n' ' ')'"
     complete_words "$bin" record --sa | grep -qx -- --sample-hz || fail "'record --sa<TAB>' does not give --sample-hz"
     mkdir -p "$tmp/d" && touch "$tmp/d/a.sqlite" "$tmp/d/b.pt.trace.json.gz" "$tmp/d/c.txt"

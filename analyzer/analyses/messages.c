@@ -1,0 +1,289 @@
+/* What a report says besides its numbers, decided once for every format: warnings about the trace (an
+ * unfinished recording, a crashed program, lost records), notes on how to read the numbers, the run's
+ * facts from PERFSCOPE_META (command, duration, exit status, CUDA/CUPTI state), and why a verdict is unknown.
+ * Renderers (analyzer/render/) print these; none of them decides one. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/analyses.h"
+
+const char *ps_signal_name(long sig)
+{
+    if (sig < 1 || sig > 64)
+        return "unknown signal";
+    static const char *const names[] = { [1] = "SIGHUP", [2] = "SIGINT", [3] = "SIGQUIT", [4] = "SIGILL",
+                                         [5] = "SIGTRAP", [6] = "SIGABRT", [7] = "SIGBUS", [8] = "SIGFPE",
+                                         [9] = "SIGKILL", [10] = "SIGUSR1", [11] = "SIGSEGV", [12] = "SIGUSR2",
+                                         [13] = "SIGPIPE", [14] = "SIGALRM", [15] = "SIGTERM", [24] = "SIGXCPU",
+                                         [25] = "SIGXFSZ" };
+    return sig < (long)(sizeof names / sizeof names[0]) && names[sig] ? names[sig] : "signal";
+}
+
+void ps_report_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t *group_ns)
+{
+    group_ns[PS_BN_KERNEL] = cat_ns[PS_CAT_KERNEL];
+    group_ns[PS_BN_DATA] = cat_ns[PS_CAT_DATALOADER];
+    group_ns[PS_BN_MEMCPY] = cat_ns[PS_CAT_MEMCPY] + cat_ns[PS_CAT_MEMSET];
+    group_ns[PS_BN_COMM] = cat_ns[PS_CAT_COMM];
+    group_ns[PS_BN_SYNC] = sync_ns;
+    group_ns[PS_BN_HOST] = cat_ns[PS_CAT_RUNTIME] + cat_ns[PS_CAT_CPU_EXEC] + cat_ns[PS_CAT_OTHER] - sync_ns;
+}
+
+/* Append a message (text formatted); -ENOMEM when it cannot be stored. */
+__attribute__((format(printf, 4, 5))) static int add(struct ps_report *r, enum ps_msg_level level, const char *code,
+                                                     const char *fmt, ...)
+{
+    va_list ap;
+    char *text = NULL;
+    va_start(ap, fmt);
+    int n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    struct ps_message *v = n < 0 ? NULL : realloc(r->msgs, (r->nmsgs + 1) * sizeof *v);
+    if (!v) {
+        free(n < 0 ? NULL : text);
+        return -ENOMEM;
+    }
+    r->msgs = v;
+    r->msgs[r->nmsgs++] = (struct ps_message){ .level = level, .code = code, .text = text };
+    return 0;
+}
+
+const struct ps_message *ps_report_message(const struct ps_report *r, const char *code)
+{
+    for (size_t i = 0; i < r->nmsgs; i++)
+        if (!strcmp(r->msgs[i].code, code))
+            return &r->msgs[i];
+    return NULL;
+}
+
+/* The run's facts from the metadata (docs/trace-format.md: PERFSCOPE_META). */
+static void run_facts(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    struct ps_run_facts *f = &r->facts;
+    struct ps_child_status st;
+    long long ns;
+    f->command = ps_report_meta(r, "command_line");
+    f->host = ps_report_meta(r, "host");
+    f->started = ps_report_meta(r, "start_time_utc");
+    int known = ps_report_meta_int(r, "duration_ns", 0, INT64_MAX, &ns);
+    f->program_ns = known == 1 ? ns : known == 0 ? PS_ABSENT : PS_UNKNOWN;
+    ps_report_child_status(r, &st);
+    if (!st.recorded)
+        f->exit_status[0] = '\0';
+    else if (st.sig_out_of_range)
+        snprintf(f->exit_status, sizeof f->exit_status, "killed by unknown signal %ld", st.sig);
+    else if (st.sig_known && st.sig != 0)
+        snprintf(f->exit_status, sizeof f->exit_status, "killed by signal %ld (%s)", st.sig, ps_signal_name(st.sig));
+    else if (st.code_known)
+        snprintf(f->exit_status, sizeof f->exit_status, "exit code %ld", st.code);
+    else
+        snprintf(f->exit_status, sizeof f->exit_status,
+                 "unknown (PERFSCOPE_META child_exit_code / child_signal are not an exit code and a signal)");
+    for (size_t i = 0; i < m->meta.n; i++) {   /* CUDA/CUPTI state per process, counted by state */
+        if (strncmp(m->meta.v[i].key, "cuda_state.pid.", 15) != 0)
+            continue;
+        size_t k = 0;
+        while (k < f->ncuda && strcmp(f->cuda[k].state, m->meta.v[i].value) != 0)
+            k++;
+        if (k == f->ncuda && f->ncuda < PS_MAX_CUDA_STATES)
+            f->cuda[f->ncuda++] = (struct ps_cuda_state){ .state = m->meta.v[i].value };
+        if (k < f->ncuda)
+            f->cuda[k].processes++;
+    }
+    ps_report_rank(r, &f->rank, &f->world_size);
+    int32_t rank_one;
+    f->launcher_ranks = ps_report_process_ranks(r, &rank_one);
+    f->dropped_records = ps_report_dropped_records(r);
+    f->wal_file_missing = ps_report_meta(r, "wal_file_missing") != NULL;
+    f->gpu_records_without_timestamps = ps_report_gpu_untimed_records(r);
+    f->recording_complete = ps_report_recording_complete(r);
+    f->child = st;
+    long long v;
+    f->still_running_processes = ps_report_meta_int(r, "still_running_processes", 0, INT64_MAX, &v) == 1 ? v : -1;
+    f->other_pidns_rings = ps_report_meta_int(r, "other_pidns_rings", 0, INT64_MAX, &v) == 1 ? v : -1;
+    f->corrupt_rings = ps_report_meta_int(r, "corrupt_rings", 0, INT64_MAX, &v) == 1 ? v : -1;
+}
+
+/* Warnings a user must see before any number. */
+static int warnings(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    struct ps_child_status st;
+    long long v;
+    int rc = 0;
+    if (r->facts.wal_file_missing)   /* docs/readers.md: a killed recording copied without its -wal */
+        rc |= add(r, PS_MSG_ALERT, "wal_file_missing",
+                  "this trace is an unfinished recording in WAL mode without its -wal file beside it: the rows "
+                  "committed since the last checkpoint are in that file and missing here (copy FILE-wal along with "
+                  "FILE).");
+    long long recovered, stored_ns, not_stored;
+    const char *session = ps_report_meta(r, "recovery.session_dir");
+    char hint[1024] = "";        /* how much may be missing (docs/record.md, "When the recorder dies") */
+    if (session && ps_report_meta_int(r, "progress.stored_until_ns", 0, INT64_MAX, &stored_ns) == 1 &&
+        ps_report_meta_int(r, "progress.records_not_stored", 0, INT64_MAX, &not_stored) == 1)
+        snprintf(hint, sizeof hint, " Rows were stored up to %.3f s into the recording; then %lld more records had "
+                 "been read and not yet stored, and all the program recorded later was still in its rings. While %s "
+                 "exists, 'perfscope record --recover %s' adds all of it.", (double)stored_ns / 1e9, not_stored,
+                 session, m->path);
+    else if (session)
+        snprintf(hint, sizeof hint, " No rows were stored before it ended: all the program recorded was still in "
+                 "its rings. While %s exists, 'perfscope record --recover %s' adds it.", session, m->path);
+    if (ps_report_recording_complete(r) == 0 &&
+        ps_report_meta_int(r, "recovered_records", 0, INT64_MAX, &recovered) == 1)
+        rc |= add(r, PS_MSG_NOTICE, "recording_recovered",
+                  "perfscope record died during this recording; 'perfscope record --recover' added the %lld records "
+                  "its program had recorded and it had not written. Host samples end where it died.%s", recovered,
+                  hint);
+    else if (ps_report_recording_complete(r) == 0)
+        rc |= add(r, PS_MSG_ALERT, "recording_incomplete",
+                  "the recording did not finish (perfscope record was killed, ran out of disk, or is still "
+                  "recording): this trace is incomplete and its numbers cover only what was written.%s", hint);
+    ps_report_child_status(r, &st);
+    if (st.sig_out_of_range)
+        rc |= add(r, PS_MSG_ALERT, "program_killed", "the program was killed by unknown signal %ld.", st.sig);
+    else if (st.sig_known && st.sig != 0)
+        rc |= add(r, PS_MSG_ALERT, "program_killed", "the program was killed by signal %ld (%s).", st.sig,
+                  ps_signal_name(st.sig));
+    else if (st.code_known && st.code != 0)
+        rc |= add(r, PS_MSG_ALERT, "program_failed", "the program exited with code %ld.", st.code);
+    size_t n = m->open_ranges.n;
+    if (n)
+        rc |= add(r, PS_MSG_ALERT, "unterminated_ranges",
+                  "%zu NVTX range%s never ended (the program crashed, was killed or exited inside %s, or was still "
+                  "running when the recording ended; not in the breakdown)", n, n == 1 ? "" : "s",
+                  n == 1 ? "it" : "them");
+    if (ps_report_meta_int(r, "still_running_processes", 1, INT64_MAX, &v) == 1)
+        rc |= add(r, PS_MSG_ALERT, "still_running_processes",
+                  "%lld probed process%s still running when the program exited (a daemon or background job): %s "
+                  "later records are not in the trace.", v, v == 1 ? " was" : "es were", v == 1 ? "its" : "their");
+    if (ps_report_meta_int(r, "other_pidns_rings", 1, INT64_MAX, &v) == 1)
+        rc |= add(r, PS_MSG_ALERT, "other_pidns_rings",
+                  "%lld ring%s came from processes in another PID namespace (unshare, a container): their pids are "
+                  "that namespace's, and processes with the same pid there are merged in this report.", v,
+                  v == 1 ? "" : "s");
+    if (r->facts.corrupt_rings > 0)
+        rc |= add(r, PS_MSG_ALERT, "corrupt_rings",
+                  "%lld process%s overwrote %s ring (a stray pointer?): perfscope stopped reading %s there, so %s "
+                  "later records, open ranges and drop counts are missing.", (long long)r->facts.corrupt_rings,
+                  r->facts.corrupt_rings == 1 ? "" : "es", r->facts.corrupt_rings == 1 ? "its" : "their",
+                  r->facts.corrupt_rings == 1 ? "it" : "them", r->facts.corrupt_rings == 1 ? "its" : "their");
+    if (r->facts.dropped_records > 0)
+        rc |= add(r, PS_MSG_WARNING, "dropped_records", "%lld records were dropped while recording; numbers may be low",
+                  (long long)r->facts.dropped_records);
+    else if (r->facts.dropped_records < 0 && m->format == PS_FORMAT_PERFSCOPE && ps_report_meta(r, "dropped_records"))
+        rc |= add(r, PS_MSG_WARNING, "dropped_records_unknown",
+                  "the number of dropped records is unknown (PERFSCOPE_META dropped_records is not a count); "
+                  "numbers may be low");
+    int64_t untimed = r->facts.gpu_records_without_timestamps;
+    if (untimed > 0)
+        rc |= add(r, PS_MSG_WARNING, "gpu_records_without_timestamps",
+                  "%lld GPU activity record%s came from CUPTI without timestamps and %s left out; GPU numbers may "
+                  "be low (see docs/gpu-capture.md, Losses)", (long long)untimed, untimed == 1 ? "" : "s",
+                  untimed == 1 ? "is" : "are");
+    if (m->unplaced_events > 0)
+        rc |= add(r, PS_MSG_WARNING, "unplaced_events",
+                  "%lld events of the trace could not be placed in the model and are not counted (reasons: "
+                  "run.meta.unplaced_events in the JSON report)", (long long)m->unplaced_events);
+    return rc;
+}
+
+/* Notes on how to read the numbers, and why there may be nothing to read. */
+static int notes(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    int rc = 0, cuda = r->facts.ncuda > 0;
+    if (!r->has_gpu && m->ranges.n == 0) {
+        r->nothing_to_break_down = 1;
+        if (m->open_ranges.n > 0) {
+            rc |= add(r, PS_MSG_NOTE, "nothing_to_break_down",
+                      "Nothing to break down: every NVTX range of this trace never ended (see the warning about "
+                      "them) and no GPU activity was recorded.");
+        } else {
+            rc |= add(r, PS_MSG_NOTE, "nothing_to_break_down",
+                      "Nothing to break down: no NVTX ranges and no GPU activity were recorded. The program did not "
+                      "use NVTX, did not import torch under perfscope's Python hook (which finds a PyTorch program's "
+                      "steps and DataLoader fetches by itself: README \"PyTorch\") and no CUDA work was captured%s.",
+                      cuda ? " (see the CUDA/CUPTI state)" : "");
+            if (r->nrecs < PS_MAX_RECS)
+                snprintf(r->recs[r->nrecs++], PS_REC_LEN, "Mark each training step with an NVTX range named "
+                         "\"step\" (or name yours with --step-range), and run the program's CUDA work under "
+                         "perfscope record%s.", m->samples.n > 0 ? "; the host samples are all this trace measured" : "");
+        }
+    } else if (!r->has_gpu) {
+        rc |= add(r, PS_MSG_NOTE, "no_gpu_rows",
+                  "No GPU rows (kernels, copies, memsets) in this trace: the host is treated as the device — ranges "
+                  "matching --data-range count as DataLoader, --copy-range as Memcpy, the rest of each step as "
+                  "Compute (host compute; the \"kernel\" key in JSON); GPU utilisation is not defined.");
+        if (m->format == PS_FORMAT_PERFSCOPE)
+            rc |= add(r, PS_MSG_NOTE, "cuda_state",
+                      cuda ? "Whether CUDA was injected and CUPTI ran: see the CUDA/CUPTI state."
+                           : "The trace does not say whether CUDA was injected (no CUDA/CUPTI state).");
+    }
+    if (r->whole_run && !r->nothing_to_break_down)
+        rc |= add(r, PS_MSG_NOTE, "no_steps",
+                  "No steps: no range matches --step-range, so the whole run is analysed as one window (name your "
+                  "step ranges with --step-range, or mark each step with an NVTX range named \"step\").%s%s%s",
+                  r->steps_note[0] ? " Step inference (--steps): " : "", r->steps_note, r->steps_note[0] ? "." : "");
+    if (r->steps_inferred)
+        rc |= add(r, PS_MSG_NOTE, "steps_inferred", "Steps: %s%s.",
+                  r->step_ranges_found ? "--steps infer (step ranges exist but are not used): "
+                                       : "no range matches --step-range; ", r->steps_note);
+    else if (!r->whole_run && r->steps_note[0])
+        rc |= add(r, PS_MSG_NOTE, "steps_inference_unused", "--steps infer: %s; the step ranges are used.",
+                  r->steps_note);
+    if (!r->whole_run && !r->steps_inferred && r->step_threads > 1)
+        rc |= add(r, PS_MSG_NOTE, "step_threads",
+                  "Step ranges are on %zu threads of process %u: thread %u, which holds the most, is analysed as the "
+                  "step sequence; the other threads' step ranges are not steps of it.", r->step_threads, r->pid,
+                  m->threads.v[r->step_thread].tid);
+    if (ps_report_compat_tb_no_comm(r))
+        rc |= add(r, PS_MSG_NOTE, "compat_tb_no_comm", "%s", ps_report_compat_tb_note);
+    int hta = !isnan(r->comm_comp_overlap) || r->nidle > 0;
+    for (size_t i = 0; i < r->ndevs; i++)
+        hta |= r->devs[i].hta_span_ns > 0;
+    if (hta)
+        rc |= add(r, PS_MSG_NOTE, "hta_rounding",
+                  "The HTA numbers are computed exactly in ns; HTA itself rounds times to whole µs, so its own "
+                  "output may differ slightly, most on traces with fractional-µs (float) timestamps "
+                  "(docs/report.md).");
+    return rc;
+}
+
+/* The verdict as a sentence's parts (item "the verdict line", docs/report.md): the compute share beside the
+ * bottleneck, and the most that removing the cause could save. */
+static void verdict_line(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    r->kernel_share = r->avg_dur_ns > 0 ? (double)r->avg.cat_ns[PS_CAT_KERNEL] / (double)r->avg_dur_ns : NAN;
+    r->max_gain_share = r->bottleneck == PS_BN_UNKNOWN ? NAN : r->share;
+    r->max_gain_ns = r->bottleneck == PS_BN_UNKNOWN ? -1 : llround(r->share * (double)r->avg_dur_ns);
+    if (r->bottleneck != PS_BN_UNKNOWN)
+        r->verdict_reason = NULL;
+    else if (m->ranges.n == 0 && !r->has_gpu)
+        r->verdict_reason = "nothing to break down: no ranges and no GPU activity";
+    else if (r->whole_run)
+        r->verdict_reason = "zero-length window: nothing to classify";
+    else
+        r->verdict_reason = "zero-length steps: nothing to classify";
+}
+
+int ps_messages_compute(struct ps_report *r)
+{
+    run_facts(r);
+    verdict_line(r);
+    return warnings(r) | notes(r) ? -ENOMEM : 0;
+}
+
+void ps_messages_fini(struct ps_report *r)
+{
+    for (size_t i = 0; i < r->nmsgs; i++)
+        free(r->msgs[i].text);
+    free(r->msgs);
+    r->msgs = NULL;
+    r->nmsgs = 0;
+}

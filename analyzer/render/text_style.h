@@ -1,0 +1,33 @@
+/* Terminal text for the text report: names escaped so a trace cannot forge a line or a terminal escape,
+ * ANSI colours when asked for, and lines folded to a width (perfscope's text fits 100 columns). */
+#ifndef PS_TEXT_STYLE_H
+#define PS_TEXT_STYLE_H
+
+#include <stdio.h>
+
+#define PS_TEXT_WIDTH 100
+
+/* SGR colours used by the text report; written only when colour is on. */
+#define PS_SGR_BOLD "1"
+#define PS_SGR_RED "1;31"
+#define PS_SGR_YELLOW "33"
+#define PS_SGR_GREEN "32"
+#define PS_SGR_DIM "2"
+
+/* Start colour `sgr` ("1;31") when `on`; ps_sgr_end ends it. */
+void ps_sgr(FILE *f, int on, const char *sgr);
+void ps_sgr_end(FILE *f, int on);
+
+/* Print `s` escaped (ps_text_escape). width 0: in full; else padded to `width` characters, a longer one cut
+ * in the middle ("head...tail") so the distinctive tail of names sharing a long prefix stays visible. */
+void ps_put_name(FILE *f, const char *s, int width);
+/* Columns `s` takes on a terminal (UTF-8 characters; SGR escapes take none). */
+size_t ps_text_columns(const char *s);
+
+/* Copy `text` (lines ending in '\n') to `out`, folding each line longer than `width` columns: at the last
+ * space within the width that is not inside a 'quoted command' (so it can be copied whole), else after the last
+ * ',', ';', '(' or '<', else at the width; continuation lines are indented two more than the line's own indent
+ * (at most 24). width 0 copies as is. Returns 0 or -EIO. */
+int ps_text_fold(FILE *out, const char *text, size_t len, size_t width);
+
+#endif

@@ -1,0 +1,112 @@
+/* The collector's library modules report through common/ps_diag (so that `perfscope top`, which installs a hook,
+ * never has its screen torn by a stray line on stderr): each case makes one module warn or fail, and checks that
+ * the hook got the message and that nothing reached stderr. Usage: test_library_diagnostics CASE. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ps_diag.h"
+#include "python_hook.h"
+#include "recover.h"
+
+#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+                                        exit(1); } } while (0)
+
+static char got[8][1024];
+static int ngot;
+
+static void hook(void *ctx, const char *line)
+{
+    (void)ctx;
+    if (ngot < 8)
+        snprintf(got[ngot++], sizeof got[0], "%s", line);
+}
+
+/* Run fn with the hook installed and stderr sent to a file; returns how many bytes reached stderr. */
+static long with_hook(void (*fn)(void))
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/ps_test_diag_%d.err", (int)getpid());
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0);
+    fflush(stderr);
+    int saved = dup(2);
+    CHECK(saved >= 0 && dup2(fd, 2) == 2);
+    ngot = 0;
+    ps_diag_set_hook(hook, NULL);
+    fn();
+    ps_diag_set_hook(NULL, NULL);
+    fflush(stderr);
+    CHECK(dup2(saved, 2) == 2);
+    close(saved);
+    struct stat st;
+    CHECK(fstat(fd, &st) == 0);
+    close(fd);
+    unlink(path);
+    return (long)st.st_size;
+}
+
+static int status;
+
+static void recover_missing_trace(void)
+{
+    status = ps_record_recover("/nonexistent-perfscope-dir/run.sqlite");
+}
+
+static void recover_missing_trace_goes_to_the_hook(void)
+{
+    CHECK(with_hook(recover_missing_trace) == 0);
+    CHECK(status == 1);
+    CHECK(ngot == 1);
+    char want[256];
+    snprintf(want, sizeof want, "perfscope record: --recover /nonexistent-perfscope-dir/run.sqlite: %s",
+             strerror(ENOENT));
+    CHECK(strcmp(got[0], want) == 0);
+}
+
+static void pyhook_without_probe(void)
+{
+    char applied[32];
+    char *cmd[] = { "python3", "train.py", NULL };
+    status = ps_pyhook_setenv(PS_PYHOOK_ON, cmd, NULL, applied, sizeof applied);
+}
+
+static void pyhook_probe_without_hook_files(void)
+{
+    char applied[32];
+    char *cmd[] = { "python3", "train.py", NULL };
+    status = ps_pyhook_setenv(PS_PYHOOK_ON, cmd, "/nonexistent-perfscope-dir/lib/libperfscope_probe.so", applied,
+                              sizeof applied);
+}
+
+static void python_hook_warnings_go_to_the_hook(void)
+{
+    CHECK(with_hook(pyhook_without_probe) == 0);
+    CHECK(status == 0 && ngot == 1);
+    CHECK(strncmp(got[0], "perfscope record: warning: no probe, so no Python hook", 54) == 0);
+    CHECK(getenv("PERFSCOPE_PYTHON_HOOKS") == NULL);
+    CHECK(with_hook(pyhook_probe_without_hook_files) == 0);
+    CHECK(status == 0 && ngot == 1);
+    CHECK(strstr(got[0], "the Python hook is not installed next to the probe "
+                         "(/nonexistent-perfscope-dir/lib/python/perfscope_hook/torch_hooks.py: ") != NULL);
+    CHECK(strchr(got[0], '\n') == NULL);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct { const char *name; void (*fn)(void); } cases[] = {
+        { "recover_missing_trace_goes_to_the_hook", recover_missing_trace_goes_to_the_hook },
+        { "python_hook_warnings_go_to_the_hook", python_hook_warnings_go_to_the_hook },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (argc == 2 && strcmp(argv[1], cases[i].name) == 0) {
+            cases[i].fn();
+            return 0;
+        }
+    fprintf(stderr, "usage: test_library_diagnostics CASE\n");
+    return 2;
+}
