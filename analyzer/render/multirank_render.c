@@ -1,5 +1,5 @@
 /* `perfscope report FILE FILE...`: the per-rank table, stragglers, communication-computation overlap and
- * collective table of several rank files (analyses/multirank.h), as text and JSON (docs/report.md). */
+ * collective table of several rank files (analyses/multirank.h), as text, JSON and Markdown (docs/report.md). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -186,4 +186,84 @@ int ps_multirank_write_json(const struct ps_multirank *mr, FILE *f)
     ps_jw_kdouble(w, "comm_comp_overlap", overlap_n ? overlap_sum / (double)overlap_n : NAN);
     ps_jw_map_close(w);
     return ps_jw_free(w);
+}
+
+/* The same tables as the text, in GitHub-flavoured Markdown; names from the traces escaped (ps_render_md_name). */
+int ps_multirank_write_md(const struct ps_multirank *mr, FILE *f)
+{
+    char lab[32];
+    fprintf(f, "## perfscope report: %zu rank files\n\n", mr->nfiles);
+    for (size_t i = 0; i < mr->nnotes; i++) {
+        fputs("> **Note:** ", f);
+        ps_render_md_name(f, mr->notes[i]);
+        fputs("\n\n", f);
+    }
+    fputs("### Ranks\n\nStep averages in ms; rank from: metadata, process_info, file_name or order.\n\n"
+          "| rank | from | steps | step |", f);
+    for (int c = 0; c < PS_CAT_N; c++)
+        fprintf(f, " %s |", cat_text(c));
+    fputs(" verdict | share | overlap | file |\n|---|---|---:|---:|", f);
+    for (int c = 0; c < PS_CAT_N; c++)
+        fputs("---:|", f);
+    fputs("---|---:|---:|---|\n", f);
+    for (size_t i = 0; i < mr->nfiles; i++) {
+        const struct ps_rank_file *r = &mr->files[i];
+        rank_label(lab, sizeof lab, r);
+        fprintf(f, "| %s | %s | %zu | %.3f |", lab, r->launcher_ranks >= 2 ? "-" : ps_rank_source_name[r->rank_source],
+                r->stat.nsteps, MS(r->stat.avg_dur_ns));
+        for (int c = 0; c < PS_CAT_N; c++)
+            fprintf(f, " %.3f |", MS(r->stat.cat_ns[c]));
+        fprintf(f, " %s |", ps_bottleneck_name[r->stat.bottleneck]);
+        if (r->stat.bottleneck == PS_BN_UNKNOWN)
+            fputs(" - |", f);
+        else
+            fprintf(f, " %.1f %% |", 100.0 * r->stat.share);
+        if (isnan(r->comm_comp_overlap))
+            fputs(" - | ", f);
+        else
+            fprintf(f, " %.2f %% | ", 100.0 * r->comm_comp_overlap);
+        ps_render_md_name(f, r->path);
+        fprintf(f, "%s%s |\n", r->whole_run ? " (no steps: whole run)" : "",
+                r->recording_complete == 0 ? " (recording incomplete)" : "");
+    }
+    fputc('\n', f);
+    if (mr->nstragglers == 0)
+        fputs("Stragglers: none (no rank's average step is more than 5 % slower than the median rank's)\n\n", f);
+    for (size_t i = 0; i < mr->nstragglers; i++) {
+        const struct ps_straggler *g = &mr->stragglers[i];
+        const struct ps_rank_file *r = &mr->files[g->rank];
+        rank_label(lab, sizeof lab, r);
+        fprintf(f, "- Straggler: rank %s (", lab);
+        ps_render_md_name(f, r->path);
+        fprintf(f, ") is %.1f %% slower than the median rank, most of it in %s\n", 100.0 * g->slower_by,
+                cat_text(g->category));
+    }
+    if (mr->nstragglers)
+        fputc('\n', f);
+    size_t ncoll = 0;
+    for (size_t i = 0; i < mr->nfiles; i++)
+        ncoll += mr->files[i].ncollectives;
+    fputs("### Collectives\n\nNCCL/RCCL kernels; exposed = not overlapped by computation kernels on the same "
+          "device; ms.\n\n", f);
+    if (ncoll == 0) {
+        fputs("None: no rank ran a communication kernel.\n", f);
+        return ferror(f) ? -EIO : 0;
+    }
+    fputs("| rank | count | total | exposed | exposed % | bytes | kernel |\n|---|---:|---:|---:|---:|---:|---|\n", f);
+    for (size_t i = 0; i < mr->nfiles; i++) {
+        const struct ps_rank_file *r = &mr->files[i];
+        rank_label(lab, sizeof lab, r);
+        for (size_t k = 0; k < r->ncollectives; k++) {
+            const struct ps_collective_stat *c = &r->collectives[k];
+            char bytes[24] = "-";
+            if (c->bytes >= 0)
+                snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes);
+            fprintf(f, "| %s | %lld | %.3f | %.3f | %.1f | %s | ", lab, (long long)c->count, MS(c->total_ns),
+                    MS(c->exposed_ns), c->total_ns > 0 ? 100.0 * (double)c->exposed_ns / (double)c->total_ns : 0.0,
+                    bytes);
+            ps_render_md_name(f, c->name);
+            fputs(" |\n", f);
+        }
+    }
+    return ferror(f) ? -EIO : 0;
 }

@@ -52,6 +52,10 @@ size_t ps_render_steps_shown(const struct ps_report *r, unsigned char *shown);
 struct ps_multirank;
 int ps_multirank_write_text(const struct ps_multirank *mr, FILE *out);
 int ps_multirank_write_json(const struct ps_multirank *mr, FILE *out);
+int ps_multirank_write_md(const struct ps_multirank *mr, FILE *out);
+/* `s` (NUL-terminated) as Markdown text that shows literally: control bytes and invalid UTF-8 escaped as
+ * ps_text_escape does, Markdown and GFM table punctuation backslash-escaped (report_md.c). */
+void ps_render_md_name(FILE *f, const char *s);
 
 /* The renderer called `name`, or NULL when there is none. */
 const struct ps_renderer *ps_renderer_find(const char *name);

@@ -87,6 +87,32 @@ unreadable_file_among_several)
     [ $rc -eq 1 ] || fail "exit $rc with two bad files"
     grep -q "missing.json: .*(and 1 more could not be read)" "$tmp/err" || { cat "$tmp/err"; fail "two bad files"; }
     ;;
+several_files_markdown_tables)
+    gen_two
+    "$ps" report --format md "$tmp/r0.json" "$tmp/r1.json" >"$tmp/out" || fail "md report exited $?"
+    # the collective numbers of generated_kineto_collectives; names escaped for Markdown (_ -> \_)
+    grep -Fqx '| 0 | 2 | 0.500 | 0.300 | 60.0 | - | ncclKernel\_AllReduce\_RING\_LL\_Sum\_float |' "$tmp/out" ||
+        { cat "$tmp/out"; fail "md collective row"; }
+    # rank 1: step 1000 µs; comm = Broadcast [0, 50) + AllReduce [600, 800) = 250 µs; gemm 400 µs; the rest 350 µs
+    grep -Eq '^\| 1 \| metadata \| 1 \| 1\.000 \| 0\.400 \|.* 0\.250 \|.* host \| 35\.0 % \| 0\.00 % \|' "$tmp/out" ||
+        { cat "$tmp/out"; fail "md rank row"; }
+    "$ps" report --format html "$tmp/r0.json" "$tmp/r1.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q "format html is not available for several rank files" "$tmp/err" && [ ! -s "$tmp/out" ] ||
+        fail "html with several files: exit $rc: $(cat "$tmp/err")"
+    ;;
+several_files_fail_on_each_rank)
+    gen_two
+    # rank 0: communication 200 µs of 1000 (AllReduce [500, 700), the part under no computation kernel) = 20 %;
+    # rank 1: host 350 µs of 1000 = 35 %. --fail-on-share 0.3 trips on rank 1 only; 0.4 on neither.
+    "$ps" report --fail-on-share 0.3 "$tmp/r0.json" "$tmp/r1.json" >/dev/null 2>"$tmp/err"; rc=$?
+    [ $rc -eq 3 ] && grep -q "rank 1's verdict is host at 35.0 %" "$tmp/err" && ! grep -q "rank 0" "$tmp/err" ||
+        fail "--fail-on-share 0.3: exit $rc: $(cat "$tmp/err")"
+    "$ps" report --fail-on-share 0.4 "$tmp/r0.json" "$tmp/r1.json" >/dev/null 2>"$tmp/err" || fail "0.4: exit $?"
+    "$ps" report --fail-on communication --format json "$tmp/r0.json" "$tmp/r1.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 3 ] && grep -q "rank 0's verdict is communication at 20.0 %" "$tmp/err" && [ -s "$tmp/out" ] ||
+        fail "--fail-on communication: exit $rc: $(cat "$tmp/err")"
+    "$ps" report --fail-on kernel "$tmp/r0.json" "$tmp/r1.json" >/dev/null || fail "--fail-on kernel: exit $?"
+    ;;
 several_files_refuse_output_over_a_trace)
     gen_two
     "$ps" report -o "$tmp/r1.json" "$tmp/r0.json" "$tmp/r1.json" 2>"$tmp/err"; rc=$?
