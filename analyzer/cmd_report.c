@@ -13,6 +13,7 @@
 
 #include "../cli/commands.h"
 #include "../cli/options.h"
+#include "analyses/multirank.h"
 #include "analyses/names.h"
 #include "read/reader.h"
 #include "render/render.h"
@@ -21,7 +22,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: perfscope report FILE [--format text|json|md|html] [-o OUT] [--color auto|always|never]\n"
+            "usage: perfscope report FILE... [--format text|json|md|html] [-o OUT] [--color auto|always|never]\n"
             "                        [--fail-on BOTTLENECK[,...]] [--fail-on-share X] [--step-range RE]\n"
             "                        [--data-range RE] [--copy-range RE] [--steps auto|off|infer]\n"
             "                        [--compat tb|tracelens] [--top N] [--kernel-threshold X]\n"
@@ -30,7 +31,9 @@ static void usage(FILE *out)
             "                        [--low-occupancy PCT] [--all-steps]\n\n"
             "Where each training step's time goes, and what to change. FILE is a perfscope trace, an Nsight\n"
             "Systems SQLite export or a PyTorch profiler JSON trace (Kineto, ROCm, or the legacy format of PyTorch\n"
-            "builds without Kineto), plain or gzip.\n\n"
+            "builds without Kineto), plain or gzip. Several FILEs (one per rank, e.g. run.*.sqlite) give one\n"
+            "report over the ranks: per-rank steps and verdict, stragglers, overlap and collectives (text, json\n"
+            "or md; --fail-on and --fail-on-share then apply to each rank file's verdict).\n\n"
             "  --format FORMAT        text (default; 100 columns), json (stable keys, docs/report.md), md\n"
             "                         (GitHub Markdown for pull requests) or html (one self-contained page)\n"
             "  -o, --output OUT       write the report to OUT instead of stdout (never the trace itself)\n"
@@ -91,21 +94,22 @@ static int parse_fail_on(const char *list, unsigned *mask)
     return 0;
 }
 
-/* The CI gate (docs/report.md): 1 when the run's verdict trips --fail-on / --fail-on-share, with a line on
- * stderr saying why. */
-static int gate(const struct ps_report *r, unsigned fail_on, double fail_share)
+/* The CI gate (docs/report.md): 1 when verdict b at `share` of the average step trips --fail-on /
+ * --fail-on-share, with a line on stderr saying why; `whose` ("" or "rank 3's ") names a rank file's verdict. */
+static int gate(enum ps_bottleneck b, double share, const char *whose, unsigned fail_on, double fail_share)
 {
-    enum ps_bottleneck b = r->bottleneck;
     int known = b != PS_BN_UNKNOWN;
     int listed = fail_on ? (fail_on >> b) & 1 : known && b != PS_BN_KERNEL;
-    int share_ok = isnan(fail_share) || (known && r->share >= fail_share);
+    int share_ok = isnan(fail_share) || (known && share >= fail_share);
     if (!(fail_on || !isnan(fail_share)) || !listed || !share_ok)
         return 0;
     if (known)
-        fprintf(stderr, "perfscope report: failing (exit 3): the verdict is %s at %.1f %% of the average step "
-                        "(--fail-on%s)\n", ps_bottleneck_name[b], 100.0 * r->share, fail_on ? "" : "-share");
+        fprintf(stderr, "perfscope report: failing (exit 3): %sverdict is %s at %.1f %% of the average step "
+                        "(--fail-on%s)\n", *whose ? whose : "the ", ps_bottleneck_name[b], 100.0 * share,
+                fail_on ? "" : "-share");
     else
-        fprintf(stderr, "perfscope report: failing (exit 3): the verdict is unknown (--fail-on)\n");
+        fprintf(stderr, "perfscope report: failing (exit 3): %sverdict is unknown (--fail-on)\n",
+                *whose ? whose : "the ");
     return 1;
 }
 
@@ -122,6 +126,79 @@ static int same_file(const char *path, const char *output)
 {
     struct stat a, b;
     return stat(path, &a) == 0 && stat(output, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Write to `output` (stdout when NULL) with `write`; 0, or 1 after a message. */
+static int write_out(const char *output, int (*write)(const void *, FILE *), const void *what)
+{
+    FILE *dest = stdout;
+    if (output && !(dest = fopen(output, "w"))) {
+        fprintf(stderr, "perfscope report: cannot write %s: %s (check that its folder exists and is writable)\n",
+                output, strerror(errno));
+        return 1;
+    }
+    int rc = write(what, dest), werr = errno;
+    if ((output ? fclose(dest) : fflush(dest)) != 0 || rc < 0) {
+        werr = rc < 0 ? werr : errno;
+        fprintf(stderr, "perfscope report: writing %s failed: %s\n", output ? output : "the report",
+                strerror(werr ? werr : EIO));
+        if (!output) {   /* reported once: drop what stdout still buffers so the caller's flush check is quiet */
+            __fpurge(stdout);
+            clearerr(stdout);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static int mr_text(const void *mr, FILE *f)
+{
+    return ps_multirank_write_text(mr, f);
+}
+
+static int mr_json(const void *mr, FILE *f)
+{
+    return ps_multirank_write_json(mr, f);
+}
+
+static int mr_md(const void *mr, FILE *f)
+{
+    return ps_multirank_write_md(mr, f);
+}
+
+/* Several rank files: read in parallel (one worker per online CPU at most), one report over them. */
+static int several_ranks(const struct ps_report_opts *o, const char *const *paths, size_t n,
+                         const struct ps_renderer *renderer, const char *output, unsigned fail_on, double fail_share)
+{
+    int (*write)(const void *, FILE *) = !strcmp(renderer->name, "text") ? mr_text
+                                         : !strcmp(renderer->name, "json") ? mr_json
+                                         : !strcmp(renderer->name, "md") ? mr_md : NULL;
+    if (!write) {
+        fprintf(stderr, "perfscope report: --format %s is not available for several rank files (use text, json "
+                        "or md; or one report per file)\n", renderer->name);
+        return 2;
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    struct ps_multirank mr;
+    char err[640] = "";
+    int rc = ps_multirank_build(&mr, paths, n, o, cpus > 0 ? (size_t)cpus : 1, err, sizeof err);
+    if (rc < 0) {
+        print_error(rc == -ENOMEM && !err[0] ? "out of memory" : err);
+        return 1;
+    }
+    int status = write_out(output, write, &mr);
+    for (size_t i = 0; status == 0 && i < mr.nfiles; i++) {   /* the gate on each rank file's verdict */
+        const struct ps_rank_file *f = &mr.files[i];
+        char whose[64];
+        if (f->launcher_ranks >= 2)
+            snprintf(whose, sizeof whose, "the launcher trace's (file %zu) ", i + 1);
+        else
+            snprintf(whose, sizeof whose, "rank %d's ", f->rank);
+        if (gate(f->stat.bottleneck, f->stat.share, whose, fail_on, fail_share))
+            status = 3;
+    }
+    ps_multirank_fini(&mr);
+    return status;
 }
 
 int cmd_report(int argc, char **argv)
@@ -285,17 +362,18 @@ int cmd_report(int argc, char **argv)
             return 2;
         }
     }
-    if (optind != argc - 1) {
-        fprintf(stderr, "perfscope report: %s (see 'perfscope report --help')\n",
-                optind >= argc ? "which trace? give one FILE" : "give exactly one trace FILE");
+    if (optind >= argc) {
+        fprintf(stderr, "perfscope report: which trace? give one FILE, or one FILE per rank (see 'perfscope "
+                        "report --help')\n");
         return 2;
     }
+    for (int i = optind; output && i < argc; i++)
+        if (same_file(argv[i], output)) {
+            fprintf(stderr, "perfscope report: -o %s is the trace being read (%s): refusing to overwrite it; "
+                            "choose another output file\n", output, argv[i]);
+            return 1;
+        }
     const char *path = argv[optind];
-    if (output && same_file(path, output)) {
-        fprintf(stderr, "perfscope report: -o %s is the trace being read (%s): refusing to overwrite it; "
-                        "choose another output file\n", output, path);
-        return 1;
-    }
     char err[512] = "";
     int status = 1;
     struct ps_model *m = NULL;
@@ -311,6 +389,11 @@ int cmd_report(int argc, char **argv)
     ps_model_free(empty);
     if (rc < 0) {
         print_error(rc == -ENOMEM ? "out of memory" : err);
+        goto out;
+    }
+    if (optind < argc - 1) {
+        status = several_ranks(&o, (const char *const *)argv + optind, (size_t)(argc - optind), renderer, output,
+                               fail_on, fail_share);
         goto out;
     }
     if (ps_read_trace(path, &m, err, sizeof err) < 0) {
@@ -342,7 +425,7 @@ int cmd_report(int argc, char **argv)
         }
         goto out;
     }
-    status = gate(&rep, fail_on, fail_share) ? 3 : 0;
+    status = gate(rep.bottleneck, rep.share, "", fail_on, fail_share) ? 3 : 0;
 out:
     if (built)
         ps_report_fini(&rep);

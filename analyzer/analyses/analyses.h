@@ -89,6 +89,11 @@ int ps_nvml_util_compute(struct ps_report *r);
 
 /* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
 int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
+/* ranks.c: the stragglers among ranks[0..n) (several processes of one trace, or several rank files): ranks whose
+ * average step is more than 5 % slower than the median rank's, each with the category (enum ps_cat) that exceeds
+ * the ranks' median of it by the most; .rank indexes `ranks`. Returns 0 with *out (caller frees; never NULL) and
+ * *nout set, or -ENOMEM. */
+int ps_stragglers_find(const struct ps_rank_stat *ranks, size_t n, struct ps_straggler **out, size_t *nout);
 
 /* utilization.c: GPU utilisation over time per device (PS_UTIL_BUCKETS slices of the run). */
 int ps_util_compute(struct ps_report *r);

@@ -96,6 +96,8 @@ static void run_facts(struct ps_report *r)
             f->cuda[k].processes++;
     }
     ps_report_rank(r, &f->rank, &f->world_size);
+    int32_t rank_one;
+    f->launcher_ranks = ps_report_process_ranks(r, &rank_one);
     f->dropped_records = ps_report_dropped_records(r);
     f->wal_file_missing = ps_report_meta(r, "wal_file_missing") != NULL;
     f->gpu_records_without_timestamps = ps_report_gpu_untimed_records(r);

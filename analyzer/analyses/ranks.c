@@ -54,25 +54,33 @@ static int step_processes(const struct ps_report *r, struct ps_names *names, uin
     return 0;
 }
 
-static int stragglers(struct ps_report *r)
+int ps_stragglers_find(const struct ps_rank_stat *ranks, size_t n, struct ps_straggler **out, size_t *nout)
 {
-    int64_t *v = malloc(r->nranks * sizeof *v), med[PS_CAT_N], med_dur;
-    r->stragglers = calloc(r->nranks, sizeof *r->stragglers);
-    if (!v || !r->stragglers) {
+    int64_t *v = malloc((n + 1) * sizeof *v), med[PS_CAT_N], med_dur;
+    struct ps_straggler *g = calloc(n + 1, sizeof *g);
+    *out = NULL;
+    *nout = 0;
+    if (!v || !g) {
         free(v);
+        free(g);
         return -ENOMEM;
     }
-    for (size_t i = 0; i < r->nranks; i++)
-        v[i] = r->ranks[i].avg_dur_ns;
-    med_dur = median(v, r->nranks);
+    *out = g;
+    if (n == 0) {
+        free(v);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = ranks[i].avg_dur_ns;
+    med_dur = median(v, n);
     for (int c = 0; c < PS_CAT_N; c++) {
-        for (size_t i = 0; i < r->nranks; i++)
-            v[i] = r->ranks[i].cat_ns[c];
-        med[c] = median(v, r->nranks);
+        for (size_t i = 0; i < n; i++)
+            v[i] = ranks[i].cat_ns[c];
+        med[c] = median(v, n);
     }
     free(v);
-    for (size_t i = 0; i < r->nranks && med_dur > 0; i++) {
-        const struct ps_rank_stat *k = &r->ranks[i];
+    for (size_t i = 0; i < n && med_dur > 0; i++) {
+        const struct ps_rank_stat *k = &ranks[i];
         double slower = (double)k->avg_dur_ns / (double)med_dur - 1.0;
         if (slower <= STRAGGLER_MARGIN)
             continue;
@@ -80,7 +88,7 @@ static int stragglers(struct ps_report *r)
         for (int c = 1; c < PS_CAT_N; c++)
             if (k->cat_ns[c] - med[c] > k->cat_ns[worst] - med[worst])
                 worst = c;
-        r->stragglers[r->nstragglers++] = (struct ps_straggler){ k->pid, i, slower, worst };
+        g[(*nout)++] = (struct ps_straggler){ k->pid, i, slower, worst };
     }
     return 0;
 }
@@ -118,7 +126,7 @@ int ps_ranks_compute(struct ps_report *r, struct ps_names *names)
         if (rc < 0)
             goto out;
     }
-    rc = stragglers(r);
+    rc = ps_stragglers_find(r->ranks, r->nranks, &r->stragglers, &r->nstragglers);
 out:
     ps_view_set_fini(&views);
     free(pids);

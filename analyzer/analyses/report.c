@@ -87,12 +87,36 @@ void ps_report_child_status(const struct ps_report *r, struct ps_child_status *s
     st->sig_out_of_range = sig == -2;
 }
 
+size_t ps_report_process_ranks(const struct ps_report *r, int32_t *one)
+{
+    const struct ps_model *m = r->m;
+    size_t n = 0;
+    int32_t first = -1;
+    for (size_t i = 0; i < m->procs.n; i++) {
+        int32_t k = m->procs.v[i].rank;
+        if (k < 0 || k == first)
+            continue;
+        if (first < 0) {
+            first = k;
+            n = 1;
+            continue;
+        }
+        size_t j = 0;   /* a new rank unless an earlier process had it */
+        while (j < i && m->procs.v[j].rank != k)
+            j++;
+        n += j == i;
+    }
+    *one = first;
+    return n;
+}
+
 void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size)
 {
     long long v;
-    *rank = r->m->rank;
+    int32_t one;
+    *rank = ps_report_process_ranks(r, &one) >= 2 ? -1 : r->m->rank;   /* around a launcher: no one rank */
     *world_size = r->m->world_size;
-    if (ps_report_meta_int(r, "rank", 0, INT32_MAX - 1, &v) < 0)   /* perfscope meta: garbage read as 0 */
+    if (*rank >= 0 && ps_report_meta_int(r, "rank", 0, INT32_MAX - 1, &v) < 0)   /* perfscope meta: garbage read as 0 */
         *rank = -1;
     if (ps_report_meta_int(r, "world_size", 1, INT32_MAX, &v) < 0)
         *world_size = -1;

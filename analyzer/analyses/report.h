@@ -183,6 +183,7 @@ struct ps_run_facts {              /* the recorded program, from PERFSCOPE_META;
     struct ps_cuda_state cuda[PS_MAX_CUDA_STATES];
     size_t ncuda;
     int32_t rank, world_size;      /* -1 unknown (ps_report_rank) */
+    size_t launcher_ranks;         /* ranks the processes hold (ps_report_process_ranks); >= 2: a launcher trace */
     int64_t dropped_records;       /* -1 unknown (ps_report_dropped_records) */
     int64_t gpu_records_without_timestamps;   /* -1 unknown (ps_report_gpu_untimed_records) */
     int wal_file_missing;          /* the reader found a WAL-mode trace without its -wal file (docs/readers.md) */
@@ -370,8 +371,13 @@ int ps_report_recording_complete(const struct ps_report *r);
 int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v);
 void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st);
 /* The model's rank and world size, each -1 when unknown: absent, or a PERFSCOPE_META value that is not an
- * integer in range (rank 0..2^31-2, world_size 1..2^31-1). */
+ * integer in range (rank 0..2^31-2, world_size 1..2^31-1). Rank is -1 too for a trace recorded around a launcher
+ * (ps_report_process_ranks >= 2): the recorder's "rank" is then only its first rank's. */
 void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size);
+/* How many distinct ranks the trace's processes hold (PERFSCOPE_PROCESS_INFO; other formats: 0). Two or more: a
+ * trace recorded around a launcher (`perfscope record -- torchrun ...`), every rank a process of it. *one gets the
+ * first process rank found, -1 when none. */
+size_t ps_report_process_ranks(const struct ps_report *r, int32_t *one);
 /* Records lost while recording: the model's count, or -1 when unknown (absent, or a PERFSCOPE_META dropped*
  * value that is not a non-negative integer: the reader's number for it would be a fake 0). */
 int64_t ps_report_dropped_records(const struct ps_report *r);

@@ -47,6 +47,16 @@ const char *ps_render_step_name(const struct ps_report *r, size_t i, char *buf, 
  * are shown. `shown` holds r->nsteps entries. */
 size_t ps_render_steps_shown(const struct ps_report *r, unsigned char *shown);
 
+/* Several rank files (analyses/multirank.h) as text, JSON or Markdown (multirank_render.c; docs/report.md
+ * "Several rank files"). Return 0, or -EIO when writing failed (-ENOMEM when memory ran out). */
+struct ps_multirank;
+int ps_multirank_write_text(const struct ps_multirank *mr, FILE *out);
+int ps_multirank_write_json(const struct ps_multirank *mr, FILE *out);
+int ps_multirank_write_md(const struct ps_multirank *mr, FILE *out);
+/* `s` (NUL-terminated) as Markdown text that shows literally: control bytes and invalid UTF-8 escaped as
+ * ps_text_escape does, Markdown and GFM table punctuation backslash-escaped (report_md.c). */
+void ps_render_md_name(FILE *f, const char *s);
+
 /* The renderer called `name`, or NULL when there is none. */
 const struct ps_renderer *ps_renderer_find(const char *name);
 /* The i-th renderer of the table (0-based), NULL past the last: for listing the formats. */

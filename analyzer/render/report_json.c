@@ -57,6 +57,7 @@ static void source(struct ps_jw *w, const struct ps_report *r)
     ps_jw_kstr(w, "format", ps_format_name(m->format));
     ps_jw_kint_or_null(w, "rank", x->rank);
     ps_jw_kint_or_null(w, "world_size", x->world_size > 0 ? x->world_size : -1);
+    ps_jw_kint_or_null(w, "launcher_ranks", x->launcher_ranks >= 2 ? (int64_t)x->launcher_ranks : -1);
     ps_jw_kint_or_null(w, "dropped_records", x->dropped_records);
     ps_jw_kint_or_null(w, "gpu_records_without_timestamps", x->gpu_records_without_timestamps);
     ps_jw_kint(w, "unplaced_events", m->unplaced_events);

@@ -35,7 +35,7 @@ static void md_text(FILE *f, const char *s, size_t len)
     free(cut);
 }
 
-static void md_name(FILE *f, const char *s)
+void ps_render_md_name(FILE *f, const char *s)
 {
     md_text(f, s, strlen(s));
 }
@@ -51,14 +51,14 @@ static void share_cell(FILE *f, int64_t part, int64_t whole)
 static void header(FILE *f, const struct ps_report *r)
 {
     fputs("## perfscope report: ", f);
-    md_name(f, r->m->path);
+    ps_render_md_name(f, r->m->path);
     fprintf(f, " (%s trace)\n\n", ps_format_name(r->m->format));
     for (size_t i = 0; i < r->nmsgs; i++) {
         const struct ps_message *g = &r->msgs[i];
         if (g->level == PS_MSG_NOTE)
             continue;
         fprintf(f, "> **%s:** ", g->level == PS_MSG_NOTICE ? "Note" : "Warning");
-        md_name(f, g->text);
+        ps_render_md_name(f, g->text);
         fputs("\n\n", f);
     }
 }
@@ -68,20 +68,20 @@ static void verdict(FILE *f, const struct ps_report *r)
     char detail[512];
     ps_render_verdict_detail(r, detail, sizeof detail);
     fprintf(f, "**Verdict: %s** — ", ps_render_bottleneck(r, r->bottleneck));
-    md_name(f, detail);
+    ps_render_md_name(f, detail);
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
     fputs(".\n\n", f);
     const struct ps_message *nothing = ps_report_message(r, "nothing_to_break_down");
     if (nothing) {
-        md_name(f, nothing->text);
+        ps_render_md_name(f, nothing->text);
         fputs("\n\n", f);
     }
     if (r->nrecs) {
         fputs("**What to do**\n\n", f);
         for (size_t i = 0; i < r->nrecs; i++) {
             fputs("- ", f);
-            md_name(f, r->recs[i]);
+            ps_render_md_name(f, r->recs[i]);
             fputc('\n', f);
         }
         fputc('\n', f);
@@ -114,7 +114,7 @@ static void steps(FILE *f, const struct ps_report *r)
         return;
     fputs("### Steps\n\n", f);
     if (r->whole_run) {
-        md_name(f, ps_report_message(r, "no_steps") ? ps_report_message(r, "no_steps")->text : "No steps.");
+        ps_render_md_name(f, ps_report_message(r, "no_steps") ? ps_report_message(r, "no_steps")->text : "No steps.");
         fputs("\n\n", f);
     } else {
         unsigned char *show = malloc(r->nsteps);
@@ -167,7 +167,7 @@ static void kernels_and_copies(FILE *f, const struct ps_report *r)
             const struct ps_kernel_stat *k = &r->kernels[i];
             fprintf(f, "| %lld | %.3f | %.3f | %.3f | %.3f | %.3f | ", (long long)k->count, MS(k->total_ns),
                     MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
-            md_name(f, ps_model_str(r->m, k->name));
+            ps_render_md_name(f, ps_model_str(r->m, k->name));
             fputs(" |\n", f);
         }
         fputc('\n', f);
@@ -194,7 +194,7 @@ static void findings(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < r->nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
         fprintf(f, "- **%s** `%s`: ", g->severity, g->rule);
-        md_name(f, g->summary);
+        ps_render_md_name(f, g->summary);
         fputc('\n', f);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
@@ -205,7 +205,7 @@ static void findings(FILE *f, const struct ps_report *r)
             if (w->bytes >= 0)
                 fprintf(f, ", %.3f MB", (double)w->bytes / 1e6);
             fputs(", ", f);
-            md_name(f, w->name != PS_NONE ? ps_model_str(r->m, w->name)
+            ps_render_md_name(f, w->name != PS_NONE ? ps_model_str(r->m, w->name)
                        : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)" : "(time slice)");
             fputc('\n', f);
         }
@@ -254,14 +254,14 @@ static void run_and_notes(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < 3; i++)
         if (vals[i]) {
             fprintf(f, "- %s: ", labels[i]);
-            md_name(f, *vals[i] ? vals[i] : "unknown");
+            ps_render_md_name(f, *vals[i] ? vals[i] : "unknown");
             fputc('\n', f);
         }
     if (x->program_ns >= 0)
         fprintf(f, "- Program ran: %.3f s\n", (double)x->program_ns / 1e9);
     if (x->exit_status[0]) {
         fputs("- Exit status: ", f);
-        md_name(f, x->exit_status);
+        ps_render_md_name(f, x->exit_status);
         fputc('\n', f);
     }
     fputc('\n', f);
@@ -271,7 +271,7 @@ static void run_and_notes(FILE *f, const struct ps_report *r)
         if (g->level != PS_MSG_NOTE || !strcmp(g->code, "nothing_to_break_down") || !strcmp(g->code, "no_steps"))
             continue;
         fputs(notes++ ? "- " : "### Notes\n\n- ", f);
-        md_name(f, g->text);
+        ps_render_md_name(f, g->text);
         fputc('\n', f);
     }
     if (notes)

@@ -201,7 +201,12 @@ static void run_summary(FILE *f, const struct ps_report *r, int color)
                 MS(r->run_end_ns - r->run_start_ns), m->procs.n, m->procs.n == 1 ? "" : "es", m->threads.n,
                 m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n, m->api.n, m->ranges.n);
     int32_t rank = r->facts.rank, world = r->facts.world_size;
-    if (rank >= 0 && world > 0)
+    char world_buf[16];
+    snprintf(world_buf, sizeof world_buf, "%d", world);
+    if (r->facts.launcher_ranks >= 2)
+        fprintf(f, "Launcher trace: %zu ranks, each a process of this trace (world size %s)\n", r->facts.launcher_ranks,
+                world > 0 ? world_buf : "unknown");
+    else if (rank >= 0 && world > 0)
         fprintf(f, "Rank %d of %d\n", rank, world);
     else if (rank >= 0)
         fprintf(f, "Rank %d (world size unknown)\n", rank);

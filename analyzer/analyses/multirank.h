@@ -1,0 +1,64 @@
+/* `perfscope report FILE...` with several traces, one per rank (run.0.sqlite, run.1.sqlite, ... or one Kineto file
+ * per rank): each file is read and analysed on its own (ps_report_build), reduced to a struct ps_rank_file, and
+ * its model freed before that worker reads the next file, so memory stays bounded by the files being read at once
+ * (at most one per worker), not by their sum. The ranks' step averages then go through the same straggler rule
+ * as several processes of one trace (ranks.c, ps_stragglers_find). All times are integer ns. */
+#ifndef PS_MULTIRANK_H
+#define PS_MULTIRANK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyses/report.h"
+
+/* Where a file's rank came from, in the order they are tried. */
+enum ps_rank_source {
+    PS_RANK_FROM_META,          /* PERFSCOPE_META rank (perfscope) or Kineto distributedInfo.rank */
+    PS_RANK_FROM_PROCESSES,     /* PERFSCOPE_PROCESS_INFO: every probed process with a rank has the same one */
+    PS_RANK_FROM_FILE_NAME,     /* the last number of the file name between '.', '_' or '-' (record -o run.%r.sqlite) */
+    PS_RANK_FROM_ORDER,         /* none of the above: the file's position on the command line */
+};
+extern const char *const ps_rank_source_name[];   /* "metadata", "process_info", "file_name", "order" */
+
+struct ps_collective_stat {     /* one NCCL / RCCL kernel name (HTA's communication kernels) of one rank */
+    char *name;                 /* owned */
+    int64_t count, total_ns;
+    int64_t exposed_ns;         /* not overlapped by HTA computation kernels on the same device */
+    int64_t bytes;              /* -1: the trace does not say (kernel rows carry no message size) */
+};
+
+struct ps_rank_file {
+    const char *path;
+    enum ps_format format;
+    int32_t rank, world_size;   /* rank: as found (source below), -1 for a launcher trace; world_size -1 unknown */
+    enum ps_rank_source rank_source;
+    size_t launcher_ranks;      /* >= 2: the file is a trace around a launcher, each rank a process of it */
+    int whole_run, steps_inferred;
+    struct ps_rank_stat stat;   /* step count, average step, breakdown, verdict (pid: unused, 0) */
+    double comm_comp_overlap;   /* HTA, 0..1; NAN when the rank ran no communication kernel */
+    int recording_complete;     /* ps_report_recording_complete */
+    struct ps_collective_stat *collectives;   /* by total_ns, descending */
+    size_t ncollectives;
+};
+
+struct ps_multirank {
+    struct ps_rank_file *files; /* by rank, then path; launcher traces last */
+    size_t nfiles;
+    struct ps_straggler *stragglers;   /* among the one-rank files: .rank indexes files; .pid unused */
+    size_t nstragglers;
+    char notes[2][240];         /* e.g. two files claiming one rank; "" when none */
+    size_t nnotes;
+};
+
+/* Read and analyse paths[0..n) with at most `workers` threads (clamped to 1..n). Returns 0 and fills *mr (release
+ * with ps_multirank_fini), -EINVAL with "FILE: reason" in err when a file cannot be read or analysed (the first
+ * such file on the command line), or -ENOMEM. */
+int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, const struct ps_report_opts *o,
+                       size_t workers, char *err, size_t errlen);
+void ps_multirank_fini(struct ps_multirank *mr);
+
+/* The rank in a file name as `record -o run.%r.sqlite` writes it: the last run of decimal digits in the base name
+ * that has '.', '_', '-' or the name's start on its left and '.', '_', '-' or the end on its right; -1 when none. */
+int32_t ps_rank_from_file_name(const char *path);
+
+#endif

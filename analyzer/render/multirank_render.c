@@ -1,0 +1,269 @@
+/* `perfscope report FILE FILE...`: the per-rank table, stragglers, communication-computation overlap and
+ * collective table of several rank files (analyses/multirank.h), as text, JSON and Markdown (docs/report.md). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "analyses/multirank.h"
+#include "model/model.h"
+#include "render/json_writer.h"
+#include "render/render.h"
+
+#define MS(ns) ((double)(ns) / 1e6)
+
+static const char *cat_text(int c)
+{
+    return c == PS_CAT_COMM ? "Comm" : ps_cat_label[c];
+}
+
+/* "rank 3", or the launcher label of a file that holds every rank as a process. */
+static void rank_label(char *buf, size_t len, const struct ps_rank_file *f)
+{
+    if (f->launcher_ranks >= 2)
+        snprintf(buf, len, "launcher(%zu)", f->launcher_ranks);
+    else
+        snprintf(buf, len, "%d", f->rank);
+}
+
+int ps_multirank_write_text(const struct ps_multirank *mr, FILE *f)
+{
+    char lab[32];
+    fprintf(f, "perfscope report: %zu rank files\n", mr->nfiles);
+    for (size_t i = 0; i < mr->nnotes; i++)
+        fprintf(f, "Note: %s\n", mr->notes[i]);
+    fprintf(f, "\nRanks (step averages in ms; rank from: metadata, process_info, file_name or order)\n");
+    fprintf(f, "%-12s %-12s %6s %10s", "rank", "from", "steps", "step");
+    for (int c = 0; c < PS_CAT_N; c++)
+        fprintf(f, " %10s", cat_text(c));
+    fprintf(f, " %-13s %6s %8s  %s\n", "verdict", "share", "overlap", "file");
+    for (size_t i = 0; i < mr->nfiles; i++) {
+        const struct ps_rank_file *r = &mr->files[i];
+        rank_label(lab, sizeof lab, r);
+        fprintf(f, "%-12s %-12s %6zu %10.3f", lab, r->launcher_ranks >= 2 ? "-" : ps_rank_source_name[r->rank_source],
+                r->stat.nsteps, MS(r->stat.avg_dur_ns));
+        for (int c = 0; c < PS_CAT_N; c++)
+            fprintf(f, " %10.3f", MS(r->stat.cat_ns[c]));
+        fprintf(f, " %-13s", ps_bottleneck_name[r->stat.bottleneck]);
+        if (r->stat.bottleneck == PS_BN_UNKNOWN)
+            fprintf(f, " %6s", "-");
+        else
+            fprintf(f, " %5.1f%%", 100.0 * r->stat.share);
+        if (isnan(r->comm_comp_overlap))
+            fprintf(f, " %8s", "-");
+        else
+            fprintf(f, " %7.2f%%", 100.0 * r->comm_comp_overlap);
+        fprintf(f, "  %s%s%s\n", r->path, r->whole_run ? " (no steps: whole run)" : "",
+                r->recording_complete == 0 ? " (recording incomplete)" : "");
+    }
+    if (mr->nstragglers == 0)
+        fprintf(f, "\nStragglers: none (no rank's average step is more than 5 %% slower than the median rank's)\n");
+    for (size_t i = 0; i < mr->nstragglers; i++) {
+        const struct ps_straggler *g = &mr->stragglers[i];
+        const struct ps_rank_file *r = &mr->files[g->rank];
+        rank_label(lab, sizeof lab, r);
+        fprintf(f, "%sStraggler: rank %s (%s) is %.1f %% slower than the median rank, most of it in %s\n",
+                i ? "" : "\n", lab, r->path, 100.0 * g->slower_by, cat_text(g->category));
+    }
+    size_t ncoll = 0;
+    for (size_t i = 0; i < mr->nfiles; i++)
+        ncoll += mr->files[i].ncollectives;
+    fprintf(f, "\nCollectives (NCCL/RCCL kernels; exposed = not overlapped by computation kernels on the same "
+               "device; ms)\n");
+    if (ncoll == 0) {
+        fprintf(f, "  none: no rank ran a communication kernel\n");
+        return ferror(f) ? -EIO : 0;
+    }
+    fprintf(f, "%-12s %8s %12s %12s %8s %12s  %s\n", "rank", "count", "total", "exposed", "exposed", "bytes",
+            "kernel");
+    for (size_t i = 0; i < mr->nfiles; i++) {
+        const struct ps_rank_file *r = &mr->files[i];
+        rank_label(lab, sizeof lab, r);
+        for (size_t k = 0; k < r->ncollectives; k++) {
+            const struct ps_collective_stat *c = &r->collectives[k];
+            char name[161], bytes[24] = "-";
+            ps_text_escape(c->name, name, sizeof name, NULL);
+            if (c->bytes >= 0)
+                snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes);
+            fprintf(f, "%-12s %8lld %12.3f %12.3f %7.1f%% %12s  %s\n", lab, (long long)c->count, MS(c->total_ns),
+                    MS(c->exposed_ns), c->total_ns > 0 ? 100.0 * (double)c->exposed_ns / (double)c->total_ns : 0.0,
+                    bytes, name);
+        }
+    }
+    return ferror(f) ? -EIO : 0;
+}
+
+/* The file's rank, or null for a launcher trace (it holds several). */
+static void rank_or_null(struct ps_jw *w, const struct ps_rank_file *r)
+{
+    ps_jw_kint_or_null(w, "rank", r->launcher_ranks >= 2 ? -1 : r->rank);
+}
+
+static void rank_json(struct ps_jw *w, const struct ps_rank_file *r)
+{
+    ps_jw_map_open(w);
+    rank_or_null(w, r);
+    ps_jw_kstr(w, "rank_from", r->launcher_ranks >= 2 ? NULL : ps_rank_source_name[r->rank_source]);
+    ps_jw_kint_or_null(w, "launcher_ranks", r->launcher_ranks >= 2 ? (int64_t)r->launcher_ranks : -1);
+    ps_jw_kstr(w, "source", r->path);
+    ps_jw_kstr(w, "format", ps_format_name(r->format));
+    ps_jw_kint_or_null(w, "world_size", r->world_size > 0 ? r->world_size : -1);
+    r->recording_complete < 0 ? ps_jw_knull(w, "recording_complete")
+                              : ps_jw_kbool(w, "recording_complete", r->recording_complete);
+    ps_jw_kbool(w, "whole_run", r->whole_run);
+    ps_jw_kint(w, "steps", (int64_t)r->stat.nsteps);
+    ps_jw_key(w, "step_average");
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "dur_ns", r->stat.avg_dur_ns);
+    ps_jw_key(w, "breakdown_ns");
+    ps_jw_map_open(w);
+    for (int c = 0; c < PS_CAT_N; c++)
+        ps_jw_kint(w, ps_cat_key[c], r->stat.cat_ns[c]);
+    ps_jw_map_close(w);
+    ps_jw_kint(w, "sync_ns", r->stat.sync_ns);
+    ps_jw_map_close(w);
+    ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[r->stat.bottleneck]);
+    ps_jw_kdouble(w, "share", r->stat.bottleneck == PS_BN_UNKNOWN ? NAN : r->stat.share);
+    ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);
+    ps_jw_map_close(w);
+}
+
+int ps_multirank_write_json(const struct ps_multirank *mr, FILE *f)
+{
+    struct ps_jw *w = ps_jw_new(f);
+    if (!w)
+        return -ENOMEM;
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "perfscope_report_version", 1);
+    ps_jw_kint(w, "files", (int64_t)mr->nfiles);
+    double overlap_sum = 0;
+    size_t overlap_n = 0;
+    ps_jw_key(w, "ranks");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < mr->nfiles; i++) {
+        rank_json(w, &mr->files[i]);
+        if (!isnan(mr->files[i].comm_comp_overlap)) {
+            overlap_sum += mr->files[i].comm_comp_overlap;
+            overlap_n++;
+        }
+    }
+    ps_jw_array_close(w);
+    ps_jw_key(w, "stragglers");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < mr->nstragglers; i++) {
+        const struct ps_straggler *g = &mr->stragglers[i];
+        const struct ps_rank_file *r = &mr->files[g->rank];
+        ps_jw_map_open(w);
+        rank_or_null(w, r);
+        ps_jw_kstr(w, "source", r->path);
+        ps_jw_kdouble(w, "slower_by", g->slower_by);
+        ps_jw_kstr(w, "category", ps_cat_key[g->category]);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+    ps_jw_key(w, "collectives");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < mr->nfiles; i++) {
+        const struct ps_rank_file *r = &mr->files[i];
+        for (size_t k = 0; k < r->ncollectives; k++) {
+            const struct ps_collective_stat *c = &r->collectives[k];
+            ps_jw_map_open(w);
+            rank_or_null(w, r);
+            ps_jw_kstr(w, "kernel", c->name);
+            ps_jw_kint(w, "count", c->count);
+            ps_jw_kint(w, "total_ns", c->total_ns);
+            ps_jw_kint(w, "exposed_ns", c->exposed_ns);
+            ps_jw_kint_or_null(w, "bytes", c->bytes);
+            ps_jw_map_close(w);
+        }
+    }
+    ps_jw_array_close(w);
+    ps_jw_key(w, "notes");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < mr->nnotes; i++)
+        ps_jw_str(w, mr->notes[i]);
+    ps_jw_array_close(w);
+    /* mean over the ranks that ran communication kernels */
+    ps_jw_kdouble(w, "comm_comp_overlap", overlap_n ? overlap_sum / (double)overlap_n : NAN);
+    ps_jw_map_close(w);
+    return ps_jw_free(w);
+}
+
+/* The same tables as the text, in GitHub-flavoured Markdown; names from the traces escaped (ps_render_md_name). */
+int ps_multirank_write_md(const struct ps_multirank *mr, FILE *f)
+{
+    char lab[32];
+    fprintf(f, "## perfscope report: %zu rank files\n\n", mr->nfiles);
+    for (size_t i = 0; i < mr->nnotes; i++) {
+        fputs("> **Note:** ", f);
+        ps_render_md_name(f, mr->notes[i]);
+        fputs("\n\n", f);
+    }
+    fputs("### Ranks\n\nStep averages in ms; rank from: metadata, process_info, file_name or order.\n\n"
+          "| rank | from | steps | step |", f);
+    for (int c = 0; c < PS_CAT_N; c++)
+        fprintf(f, " %s |", cat_text(c));
+    fputs(" verdict | share | overlap | file |\n|---|---|---:|---:|", f);
+    for (int c = 0; c < PS_CAT_N; c++)
+        fputs("---:|", f);
+    fputs("---|---:|---:|---|\n", f);
+    for (size_t i = 0; i < mr->nfiles; i++) {
+        const struct ps_rank_file *r = &mr->files[i];
+        rank_label(lab, sizeof lab, r);
+        fprintf(f, "| %s | %s | %zu | %.3f |", lab, r->launcher_ranks >= 2 ? "-" : ps_rank_source_name[r->rank_source],
+                r->stat.nsteps, MS(r->stat.avg_dur_ns));
+        for (int c = 0; c < PS_CAT_N; c++)
+            fprintf(f, " %.3f |", MS(r->stat.cat_ns[c]));
+        fprintf(f, " %s |", ps_bottleneck_name[r->stat.bottleneck]);
+        if (r->stat.bottleneck == PS_BN_UNKNOWN)
+            fputs(" - |", f);
+        else
+            fprintf(f, " %.1f %% |", 100.0 * r->stat.share);
+        if (isnan(r->comm_comp_overlap))
+            fputs(" - | ", f);
+        else
+            fprintf(f, " %.2f %% | ", 100.0 * r->comm_comp_overlap);
+        ps_render_md_name(f, r->path);
+        fprintf(f, "%s%s |\n", r->whole_run ? " (no steps: whole run)" : "",
+                r->recording_complete == 0 ? " (recording incomplete)" : "");
+    }
+    fputc('\n', f);
+    if (mr->nstragglers == 0)
+        fputs("Stragglers: none (no rank's average step is more than 5 % slower than the median rank's)\n\n", f);
+    for (size_t i = 0; i < mr->nstragglers; i++) {
+        const struct ps_straggler *g = &mr->stragglers[i];
+        const struct ps_rank_file *r = &mr->files[g->rank];
+        rank_label(lab, sizeof lab, r);
+        fprintf(f, "- Straggler: rank %s (", lab);
+        ps_render_md_name(f, r->path);
+        fprintf(f, ") is %.1f %% slower than the median rank, most of it in %s\n", 100.0 * g->slower_by,
+                cat_text(g->category));
+    }
+    if (mr->nstragglers)
+        fputc('\n', f);
+    size_t ncoll = 0;
+    for (size_t i = 0; i < mr->nfiles; i++)
+        ncoll += mr->files[i].ncollectives;
+    fputs("### Collectives\n\nNCCL/RCCL kernels; exposed = not overlapped by computation kernels on the same "
+          "device; ms.\n\n", f);
+    if (ncoll == 0) {
+        fputs("None: no rank ran a communication kernel.\n", f);
+        return ferror(f) ? -EIO : 0;
+    }
+    fputs("| rank | count | total | exposed | exposed % | bytes | kernel |\n|---|---:|---:|---:|---:|---:|---|\n", f);
+    for (size_t i = 0; i < mr->nfiles; i++) {
+        const struct ps_rank_file *r = &mr->files[i];
+        rank_label(lab, sizeof lab, r);
+        for (size_t k = 0; k < r->ncollectives; k++) {
+            const struct ps_collective_stat *c = &r->collectives[k];
+            char bytes[24] = "-";
+            if (c->bytes >= 0)
+                snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes);
+            fprintf(f, "| %s | %lld | %.3f | %.3f | %.1f | %s | ", lab, (long long)c->count, MS(c->total_ns),
+                    MS(c->exposed_ns), c->total_ns > 0 ? 100.0 * (double)c->exposed_ns / (double)c->total_ns : 0.0,
+                    bytes);
+            ps_render_md_name(f, c->name);
+            fputs(" |\n", f);
+        }
+    }
+    return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,212 @@
+#!/bin/sh
+# `perfscope report FILE FILE...` (several rank files) through the real binary.
+# usage: ranks_cli.sh PERFSCOPE CASE SHARED [TRAIN DATA_DIR]
+set -u
+ps=$1 case=$2 shared=$3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ps-ranks.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $case: $*"; exit 1; }
+need_shared() {
+    if [ ! -f "$1" ]; then   # skipped in a user's clone; in CI the shared traces must be there
+        case ${CI:-} in ''|false|0) exit 77 ;; *) fail "$1 missing: required in CI" ;; esac
+    fi
+}
+
+# Kineto rank files written here with known numbers (µs). Rank 0, one step [0, 1000):
+#   device 0: gemm [100, 500) (compute), AllReduce [300, 700) and AllReduce [800, 900) (communication)
+#   device 1: gemm [750, 950)
+#   AllReduce: count 2, total 400 + 100 = 500 µs; exposed = not under device 0's compute: [500, 700) + [800, 900)
+#   = 300 µs (device 1's gemm does not hide device 0's collective).
+#   HTA overlap (all devices): comm union 500 µs, under compute [300, 500) + [800, 900) = 300 µs -> 0.6.
+# Rank 1: device 0: gemm [100, 500), Broadcast [0, 50), AllReduce [600, 800): AllReduce 1, 200, exposed 200;
+#   Broadcast 1, 50, exposed 50; overlap 0 / 250 = 0.
+gen() {   # gen FILE RANK|none EVENTS...
+    out=$1 rank=$2; shift 2
+    python3 - "$out" "$rank" "$@" <<'PY'
+import json, sys
+out, rank, evs = sys.argv[1], sys.argv[2], sys.argv[3:]
+t = {"schemaVersion": 1, "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10, "tid": 10, "ts": 0, "dur": 1000}]}
+if rank != "none":
+    t["distributedInfo"] = {"backend": "nccl", "rank": int(rank), "world_size": 2}
+for e in evs:
+    name, dev, ts, dur = e.split(":")
+    t["traceEvents"].append({"ph": "X", "cat": "kernel", "name": name, "pid": int(dev), "tid": 7,
+                             "ts": int(ts), "dur": int(dur), "args": {"device": int(dev), "stream": 7}})
+json.dump(t, open(out, "w"))
+PY
+}
+AR=ncclKernel_AllReduce_RING_LL_Sum_float BC=ncclKernel_Broadcast_RING_LL_Sum_int8_t
+gen_two() {
+    gen "$tmp/r0.json" 0 gemm:0:100:400 $AR:0:300:400 $AR:0:800:100 gemm:1:750:200 || exit 1
+    gen "$tmp/r1.json" 1 gemm:0:100:400 $BC:0:0:50 $AR:0:600:200 || exit 1
+}
+
+case $case in
+generated_kineto_collectives)
+    gen_two
+    "$ps" report --format json -o "$tmp/r.json" "$tmp/r1.json" "$tmp/r0.json" || fail "report exited $?"
+    python3 - "$tmp/r.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+ranks = r["ranks"]
+assert [k["rank"] for k in ranks] == [0, 1], ranks
+assert all(k["rank_from"] == "metadata" and k["world_size"] == 2 and k["steps"] == 1 for k in ranks), ranks
+assert abs(ranks[0]["comm_comp_overlap"] - 0.6) < 1e-9, ranks[0]
+assert ranks[1]["comm_comp_overlap"] == 0, ranks[1]
+assert abs(r["comm_comp_overlap"] - 0.3) < 1e-9, r["comm_comp_overlap"]
+got = {(c["rank"], c["kernel"]): (c["count"], c["total_ns"], c["exposed_ns"], c["bytes"]) for c in r["collectives"]}
+want = {(0, "ncclKernel_AllReduce_RING_LL_Sum_float"): (2, 500000, 300000, None),
+        (1, "ncclKernel_AllReduce_RING_LL_Sum_float"): (1, 200000, 200000, None),
+        (1, "ncclKernel_Broadcast_RING_LL_Sum_int8_t"): (1, 50000, 50000, None)}
+assert got == want, got
+PY
+    "$ps" report "$tmp/r0.json" "$tmp/r1.json" >"$tmp/out" || fail "text report exited $?"
+    grep -Eq '^0 +2 +0\.500 +0\.300 +60\.0% +- +ncclKernel_AllReduce' "$tmp/out" || { cat "$tmp/out"; fail "text collective row"; }
+    ;;
+rank_from_file_name)
+    gen "$tmp/trace.7.json" none gemm:0:100:400 || exit 1
+    gen "$tmp/trace_12.json" none gemm:0:100:500 || exit 1
+    gen "$tmp/r1.json" 1 gemm:0:100:400 || exit 1
+    "$ps" report --format json -o "$tmp/r.json" "$tmp/trace.7.json" "$tmp/trace_12.json" "$tmp/r1.json" || fail "exit $?"
+    python3 - "$tmp/r.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = [(k["rank"], k["rank_from"], k["source"].rsplit("/", 1)[1]) for k in r["ranks"]]
+assert got == [(1, "metadata", "r1.json"), (7, "file_name", "trace.7.json"), (12, "file_name", "trace_12.json")], got
+PY
+    ;;
+unreadable_file_among_several)
+    gen_two
+    printf '{"traceEvents": [{"ph": "X", "name": ' >"$tmp/cut.json"
+    "$ps" report "$tmp/r0.json" "$tmp/cut.json" "$tmp/r1.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc, expected 1"
+    grep -q "cut.json: .*truncated" "$tmp/err" || { cat "$tmp/err"; fail "message does not name cut.json"; }
+    [ -s "$tmp/out" ] && fail "a report was printed despite the unreadable file"
+    "$ps" report "$tmp/r0.json" "$tmp/missing.json" "$tmp/cut.json" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc with two bad files"
+    grep -q "missing.json: .*(and 1 more could not be read)" "$tmp/err" || { cat "$tmp/err"; fail "two bad files"; }
+    ;;
+several_files_markdown_tables)
+    gen_two
+    "$ps" report --format md "$tmp/r0.json" "$tmp/r1.json" >"$tmp/out" || fail "md report exited $?"
+    # the collective numbers of generated_kineto_collectives; names escaped for Markdown (_ -> \_)
+    grep -Fqx '| 0 | 2 | 0.500 | 0.300 | 60.0 | - | ncclKernel\_AllReduce\_RING\_LL\_Sum\_float |' "$tmp/out" ||
+        { cat "$tmp/out"; fail "md collective row"; }
+    # rank 1: step 1000 µs; comm = Broadcast [0, 50) + AllReduce [600, 800) = 250 µs; gemm 400 µs; the rest 350 µs
+    grep -Eq '^\| 1 \| metadata \| 1 \| 1\.000 \| 0\.400 \|.* 0\.250 \|.* host \| 35\.0 % \| 0\.00 % \|' "$tmp/out" ||
+        { cat "$tmp/out"; fail "md rank row"; }
+    "$ps" report --format html "$tmp/r0.json" "$tmp/r1.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q "format html is not available for several rank files" "$tmp/err" && [ ! -s "$tmp/out" ] ||
+        fail "html with several files: exit $rc: $(cat "$tmp/err")"
+    ;;
+several_files_fail_on_each_rank)
+    gen_two
+    # rank 0: communication 200 µs of 1000 (AllReduce [500, 700), the part under no computation kernel) = 20 %;
+    # rank 1: host 350 µs of 1000 = 35 %. --fail-on-share 0.3 trips on rank 1 only; 0.4 on neither.
+    "$ps" report --fail-on-share 0.3 "$tmp/r0.json" "$tmp/r1.json" >/dev/null 2>"$tmp/err"; rc=$?
+    [ $rc -eq 3 ] && grep -q "rank 1's verdict is host at 35.0 %" "$tmp/err" && ! grep -q "rank 0" "$tmp/err" ||
+        fail "--fail-on-share 0.3: exit $rc: $(cat "$tmp/err")"
+    "$ps" report --fail-on-share 0.4 "$tmp/r0.json" "$tmp/r1.json" >/dev/null 2>"$tmp/err" || fail "0.4: exit $?"
+    "$ps" report --fail-on communication --format json "$tmp/r0.json" "$tmp/r1.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 3 ] && grep -q "rank 0's verdict is communication at 20.0 %" "$tmp/err" && [ -s "$tmp/out" ] ||
+        fail "--fail-on communication: exit $rc: $(cat "$tmp/err")"
+    "$ps" report --fail-on kernel "$tmp/r0.json" "$tmp/r1.json" >/dev/null || fail "--fail-on kernel: exit $?"
+    ;;
+several_files_refuse_output_over_a_trace)
+    gen_two
+    "$ps" report -o "$tmp/r1.json" "$tmp/r0.json" "$tmp/r1.json" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] && grep -q "refusing to overwrite" "$tmp/err" || fail "exit $rc: $(cat "$tmp/err")"
+    ;;
+nccl_2rank_two_ranks)
+    trace=$shared/traces/kineto/nccl_2rank.pt.trace.json.gz
+    need_shared "$trace"
+    # rank 1: the same trace with distributedInfo's rank rewritten
+    python3 - "$trace" "$tmp/rank1.json.gz" <<'PY' || exit 1
+import gzip, json, sys
+t = json.load(gzip.open(sys.argv[1]))
+t["distributedInfo"]["rank"] = 1
+json.dump(t, gzip.open(sys.argv[2], "wt"))
+PY
+    "$ps" report --format json -o "$tmp/r.json" "$trace" "$tmp/rank1.json.gz" || fail "report exited $?"
+    # Expected: the raw trace's NCCL kernels summed here by name (a different path than the analyzer's), and
+    # the README's HTA overlap (14.76 % exactly in ns).
+    python3 - "$tmp/r.json" "$trace" <<'PY' || exit 1
+import gzip, json, sys
+r = json.load(open(sys.argv[1]))
+t = json.load(gzip.open(sys.argv[2]))
+want = {}
+for e in t["traceEvents"]:
+    if e.get("cat") == "kernel" and "nccl" in e["name"].lower():
+        c, tot = want.get(e["name"], (0, 0))
+        want[e["name"]] = (c + 1, tot + round(e["dur"] * 1000))
+assert len(want) == 2 and want["ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"][0] == 15, want
+assert [k["rank"] for k in r["ranks"]] == [0, 1], r["ranks"]
+for k in r["ranks"]:
+    assert abs(k["comm_comp_overlap"] - 0.1476) < 0.00005, k["comm_comp_overlap"]
+    assert k["bottleneck"] == "host" and k["steps"] == 3, k
+for rank in (0, 1):
+    got = {c["kernel"]: (c["count"], c["total_ns"]) for c in r["collectives"] if c["rank"] == rank}
+    for name, (cnt, tot) in want.items():
+        assert got[name][0] == cnt and abs(got[name][1] - tot) <= cnt, (name, got[name], cnt, tot)
+    ex = [c for c in r["collectives"] if c["rank"] == rank]
+    assert all(0 <= c["exposed_ns"] <= c["total_ns"] for c in ex), ex
+assert r["stragglers"] == [], r["stragglers"]   # identical ranks
+PY
+    ;;
+trainer_four_ranks_data_straggler)
+    train=$4 data=$5
+    # Ranks 0-2 run the balanced scenario, rank 3 the data-bound one (its loader is the slow part), as four
+    # separate recordings with RANK set, the way a launcher runs `perfscope record -o run.%r.sqlite` per rank.
+    for r in 0 1 2 3; do
+        scen=balanced; [ $r -eq 3 ] && scen=data-bound
+        (cd "$tmp" && RANK=$r WORLD_SIZE=4 "$ps" record -o 'run.%r.sqlite' -- "$train" --scenario $scen --steps 30 --hidden 4 \
+            --data-dir "$data" >/dev/null 2>"$tmp/rec$r.err") || { cat "$tmp/rec$r.err"; fail "record rank $r"; }
+    done
+    for r in 0 1 2 3; do
+        [ -f "$tmp/run.$r.sqlite" ] || fail "run.$r.sqlite missing: %r not expanded"
+        [ "$(sqlite3 "$tmp/run.$r.sqlite" "SELECT value FROM PERFSCOPE_META WHERE name = 'recording_complete'")" = 1 ] ||
+            fail "rank $r: recording not complete"
+        [ "$(sqlite3 "$tmp/run.$r.sqlite" "SELECT value FROM PERFSCOPE_META WHERE name = 'dropped_records'")" = 0 ] ||
+            fail "rank $r: records dropped"
+    done
+    "$ps" report --format json -o "$tmp/r.json" "$tmp"/run.*.sqlite || fail "report exited $?"
+    python3 - "$tmp/r.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+ranks = r["ranks"]
+assert [(k["rank"], k["rank_from"], k["world_size"]) for k in ranks] == [(i, "metadata", 4) for i in range(4)], ranks
+assert all(k["recording_complete"] is True and k["steps"] == 30 for k in ranks), ranks
+assert ranks[3]["bottleneck"] == "data-loading", ranks[3]
+slowest = max(ranks, key=lambda k: k["step_average"]["dur_ns"])
+assert slowest["rank"] == 3, [k["step_average"]["dur_ns"] for k in ranks]
+s3 = [s for s in r["stragglers"] if s["rank"] == 3]
+assert s3 and s3[0]["category"] == "dataloader" and s3[0]["slower_by"] > 0.5, r["stragglers"]
+PY
+    "$ps" report "$tmp"/run.*.sqlite >"$tmp/out" || fail "text report exited $?"
+    grep -q "^Straggler: rank 3 (.*run.3.sqlite) is .* slower than the median rank, most of it in DataLoader" "$tmp/out" ||
+        { cat "$tmp/out"; fail "text names no data-loading straggler"; }
+    # Without PERFSCOPE_META's rank (an older recorder), the rank comes from the processes (PERFSCOPE_PROCESS_INFO),
+    # not from the file name's 9.
+    cp "$tmp/run.2.sqlite" "$tmp/copy.9.sqlite"
+    sqlite3 "$tmp/copy.9.sqlite" "DELETE FROM PERFSCOPE_META WHERE name IN ('rank', 'local_rank', 'world_size')" ||
+        fail "sqlite3"
+    "$ps" report --format json "$tmp/run.0.sqlite" "$tmp/copy.9.sqlite" | grep -q '"rank": 2, "rank_from": "process_info"' ||
+        fail "rank not taken from PERFSCOPE_PROCESS_INFO"
+    ;;
+trainer_launcher_trace_labelled)
+    train=$4 data=$5
+    # One recording around a launcher (here sh): both ranks are processes of one trace.
+    "$ps" record -o "$tmp/all.sqlite" -- sh -c "RANK=0 WORLD_SIZE=2 '$train' --scenario balanced --steps 5 \
+        --data-dir '$data' & RANK=1 WORLD_SIZE=2 '$train' --scenario balanced --steps 5 --data-dir '$data'; wait" \
+        >/dev/null 2>"$tmp/rec.err" || { cat "$tmp/rec.err"; fail "record"; }
+    "$ps" report "$tmp/all.sqlite" >"$tmp/out" || fail "report exited $?"
+    grep -q "^Launcher trace: 2 ranks, each a process of this trace (world size 2)" "$tmp/out" ||
+        { head -8 "$tmp/out"; fail "not labelled as a launcher trace"; }
+    grep -q "^Rank [0-9]" "$tmp/out" && fail "labelled as one rank"
+    "$ps" report --format json "$tmp/all.sqlite" | grep -q '"rank": null, "world_size": 2, "launcher_ranks": 2' ||
+        fail "JSON source is not labelled as a launcher trace"
+    ;;
+*) echo "unknown case $case"; exit 2 ;;
+esac
+echo "PASS: $case"
