@@ -95,7 +95,7 @@ int ps_record_recover(const char *trace)
     char err[1024];
     struct ps_tw *w = NULL;
     int status = 1;
-    /* The recorder holds an exclusive lock on its trace for the whole recording (claim_output). */
+    /* The recorder holds an exclusive lock on its trace for the whole recording (ps_output_claim, output_file.h). */
     int fd = open(trace, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
         ps_diag("perfscope record: --recover %s: %s", trace, strerror(errno));
