@@ -5,10 +5,10 @@
 #ifndef PS_CLI_COMMANDS_H
 #define PS_CLI_COMMANDS_H
 
-int cmd_record(int argc, char **argv);   /* collector/cmd_record.c */
-int cmd_report(int argc, char **argv);   /* analyzer/cmd_report.c */
+int cmd_record(int argc, char **argv);   /* cli/cmd_record.c */
+int cmd_report(int argc, char **argv);   /* cli/cmd_report.c */
 int cmd_diff(int argc, char **argv);     /* cli/cmd_diff.c */
 int cmd_export(int argc, char **argv);   /* cli/cmd_export.c */
-int cmd_top(int argc, char **argv);      /* tui/cmd_top.c */
+int cmd_top(int argc, char **argv);      /* cli/cmd_top.c */
 
 #endif

@@ -42,9 +42,10 @@ static const struct ps_cmd *find_cmd(const char *name)
 static int run_cmd(const struct ps_cmd *cmd, int argc, char **argv)
 {
     int status = cmd->fn(argc, argv);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
+    /* A command that failed has said why (a failed write included): no second message for the same error. */
+    if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
         fprintf(stderr, "perfscope %s: writing the output failed: %s\n", cmd->name, strerror(errno));
-        return status ? status : 1;
+        return 1;
     }
     return status;
 }

@@ -1,6 +1,6 @@
 /* The launcher of `perfscope record`: run the recorded program (CMD) as a child, wait for it while a caller's
  * tick samples it, and forward the signals meant for it (docs/record.md). No
- * trace, probe or option knowledge: the command's front end (cmd_record.c) wires those in. */
+ * trace, probe or option knowledge: the command's front end (cli/cmd_record.c) wires those in. */
 #ifndef PS_LAUNCH_H
 #define PS_LAUNCH_H
 

@@ -1,4 +1,4 @@
-/* The state of `perfscope top` between its sampling loop (cmd_top.c), its views (view.c: text lines for the
+/* The state of `perfscope top` between its sampling loop (cli/cmd_top.c), its views (view.c: text lines for the
  * screen; snapshot.c: the JSON of --snapshot) and the ncurses screen (screen.c). ncurses-free. */
 #ifndef PS_TUI_TOP_H
 #define PS_TUI_TOP_H

@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cli/commands.h"
-#include "../cli/options.h"
+#include "commands.h"
+#include "options.h"
 #include "collect.h"
 #include "launch.h"
 #include "output_file.h"

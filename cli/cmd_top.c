@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cli/commands.h"
+#include "commands.h"
 #include "ps_diag.h"
 #include "ps_time.h"
 #include "screen.h"
