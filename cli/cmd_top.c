@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "options.h"
 #include "ps_diag.h"
 #include "ps_time.h"
 #include "screen.h"
@@ -61,13 +62,11 @@ struct opts {
     int snapshot;
 };
 
-/* A decimal number of seconds in [lo, hi]; 0 or -EINVAL. */
+/* A decimal number of seconds in [lo, hi] (the shared rule: no hexadecimal, NaN or infinity); 0 or -EINVAL. */
 static int parse_seconds(const char *s, double lo, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi))
+    double v;
+    if (ps_opt_parse_double(s, &v) < 0 || !(v >= lo && v <= hi))
         return -EINVAL;
     *out = v;
     return 0;
@@ -86,6 +85,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { NULL, 0, NULL, 0 },
     };
     *o = (struct opts){ .interval_s = 1, .window_s = 10 };
+    if (ps_opt_check_long_names("top", argc, argv, longopts, "dn"))
+        return 2;
     optind = 1;
     opterr = 0;
     int c;
