@@ -6,12 +6,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host.h"
 #include "ps_globalid.h"
@@ -168,17 +170,26 @@ static int64_t last_start(sqlite3 *db)
 /* The recorded program: the first child of the recorder (the trace names it only at the end). */
 static uint32_t recorder_child(uint32_t recorder)
 {
-    char path[96], buf[256], comm[32];
+    char path[96], buf[256], rec_exe[PATH_MAX], exe[PATH_MAX];
     snprintf(path, sizeof path, "/proc/%u/task/%u/children", recorder, recorder);
     if (tui_read_file(path, buf, sizeof buf) <= 0)
         return 0;
-    /* The recorder's children: CMD and its signal watcher (collector/sigwatch.c), which is not the program. */
+    snprintf(path, sizeof path, "/proc/%u/exe", recorder);
+    ssize_t rn = readlink(path, rec_exe, sizeof rec_exe - 1);
+    rec_exe[rn > 0 ? rn : 0] = '\0';
+    /* The recorder's children: CMD and its signal watcher (collector/sigwatch.c). The watcher is a fork of the
+     * recorder that never execs, so a child still running the recorder's binary is not the program (CMD too,
+     * for the moment before its exec: found at the next refresh). */
     for (char *p = buf, *end; *p; p = end) {
         unsigned long pid = strtoul(p, &end, 10);
         if (end == p)
             break;
-        snprintf(path, sizeof path, "/proc/%lu/comm", pid);
-        if (tui_read_file(path, comm, sizeof comm) > 0 && strncmp(comm, "perfscope-sigw", 14) == 0)
+        snprintf(path, sizeof path, "/proc/%lu/exe", pid);
+        ssize_t n = readlink(path, exe, sizeof exe - 1);
+        if (n <= 0)
+            continue;
+        exe[n] = '\0';
+        if (rn > 0 && strcmp(exe, rec_exe) == 0)
             continue;
         return (uint32_t)pid;
     }
