@@ -29,15 +29,16 @@ static int host_range(uint8_t kind)
            kind == PS_RANGE_CPU_OP;
 }
 
-/* tb's communication kernels: kernels whose launch carries the External id of an nccl:/gloo: host op. */
-static int tb_comm_ext_ids(const struct ps_model *m, struct ps_names *names, uint64_t **out, size_t *n)
+/* tb's communication kernels: kernels whose launch carries the External id of an nccl:/gloo: host op of the
+ * analysed rows (all processes'). */
+static int tb_comm_ext_ids(const struct ps_view *all, struct ps_names *names, uint64_t **out, size_t *n)
 {
     *n = 0;
-    *out = malloc((m->ranges.n + 1) * sizeof **out);
+    *out = malloc((all->nranges + 1) * sizeof **out);
     if (!*out)
         return -ENOMEM;
-    for (size_t i = 0; i < m->ranges.n; i++) {
-        const struct ps_range *g = &m->ranges.v[i];
+    for (size_t i = 0; i < all->nranges; i++) {
+        const struct ps_range *g = ps_view_range(all, i);
         if (g->ext_id && (ps_names_flags(names, g->name) & PS_NAME_TB_COMM_OP))
             (*out)[(*n)++] = g->ext_id;
     }
@@ -165,7 +166,7 @@ static int gpu_breakdown(struct ps_report *r, const struct ps_view *v, struct ps
             goto out;
     if (!(p.sync = ps_windows_new(start, end, n)))
         goto out;
-    if (r->opts.compat_tb && (rc = tb_comm_ext_ids(v->m, names, &comm_ext, &ncomm)) < 0)
+    if (r->opts.compat_tb && (rc = tb_comm_ext_ids(&r->all, names, &comm_ext, &ncomm)) < 0)
         goto out;
     struct ps_sweep w;
     ps_sweep_init(&w, PS_CAT_OTHER + 1, gpu_piece, &p);

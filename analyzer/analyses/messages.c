@@ -197,9 +197,12 @@ static int notes(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     int rc = 0, cuda = r->facts.ncuda > 0;
-    if (!r->has_gpu && m->ranges.n == 0) {
+    if (!r->has_gpu && r->all.nranges == 0) {
         r->nothing_to_break_down = 1;
-        if (m->open_ranges.n > 0) {
+        if (r->all.start_ns != INT64_MIN || r->all.end_ns != INT64_MAX) {   /* a time slice (ps_report_build_view) */
+            rc |= add(r, PS_MSG_NOTE, "nothing_to_break_down",
+                      "Nothing to break down in the analysed window: no NVTX range and no GPU activity starts in it.");
+        } else if (m->open_ranges.n > 0) {
             rc |= add(r, PS_MSG_NOTE, "nothing_to_break_down",
                       "Nothing to break down: every NVTX range of this trace never ended (see the warning about "
                       "them) and no GPU activity was recorded.");
@@ -258,13 +261,12 @@ static int notes(struct ps_report *r)
  * bottleneck, and the most that removing the cause could save. */
 static void verdict_line(struct ps_report *r)
 {
-    const struct ps_model *m = r->m;
     r->kernel_share = r->avg_dur_ns > 0 ? (double)r->avg.cat_ns[PS_CAT_KERNEL] / (double)r->avg_dur_ns : NAN;
     r->max_gain_share = r->bottleneck == PS_BN_UNKNOWN ? NAN : r->share;
     r->max_gain_ns = r->bottleneck == PS_BN_UNKNOWN ? -1 : llround(r->share * (double)r->avg_dur_ns);
     if (r->bottleneck != PS_BN_UNKNOWN)
         r->verdict_reason = NULL;
-    else if (m->ranges.n == 0 && !r->has_gpu)
+    else if (r->all.nranges == 0 && !r->has_gpu)
         r->verdict_reason = "nothing to break down: no ranges and no GPU activity";
     else if (r->whole_run)
         r->verdict_reason = "zero-length window: nothing to classify";

@@ -1,8 +1,9 @@
 /* GPU utilisation over time (perfscope traces recorded with an NVIDIA driver): per device, the mean, minimum and
  * maximum of NVML's utilisation samples (PERFSCOPE_GPU_SAMPLES.utilGpuPercent: % of the driver's sample period
  * with a kernel running, not SM occupancy) and their means in PS_NVML_UTIL_BUCKETS equal slices of the sampled span,
- * for a timeline. A device without samples gets no entry. Whole run, not per step: the samples are the driver's
- * own averages over periods that do not align with steps. */
+ * for a timeline. A device without samples gets no entry. Whole run (the samples inside the analysed view's window
+ * when the report is of a time slice: ps_report_build_view), not per step: the samples are the driver's own
+ * averages over periods that do not align with steps. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,12 @@ static struct ps_nvml_util_stat *stat_of(struct ps_report *r, int32_t device)
     return s;
 }
 
+/* The sample lies in the analysed view's window [start, end) (unbounded for the whole trace). */
+static int in_view(const struct ps_report *r, int64_t t)
+{
+    return t >= r->all.start_ns && (r->all.end_ns == INT64_MAX || t < r->all.end_ns);
+}
+
 static int by_device(const void *a, const void *b)
 {
     const struct ps_nvml_util_stat *x = a, *y = b;
@@ -41,6 +48,8 @@ int ps_nvml_util_compute(struct ps_report *r)
     /* pass 1: per device count, extremes, span */
     for (size_t i = 0; i < m->nvml_util.n; i++) {
         const struct ps_nvml_util_sample *g = &m->nvml_util.v[i];
+        if (!in_view(r, g->time_ns))
+            continue;
         struct ps_nvml_util_stat *s = stat_of(r, g->device);
         if (!s)
             return -ENOMEM;
@@ -68,7 +77,7 @@ int ps_nvml_util_compute(struct ps_report *r)
         memset(count, 0, sizeof count);
         for (size_t i = 0; i < m->nvml_util.n; i++) {
             const struct ps_nvml_util_sample *g = &m->nvml_util.v[i];
-            if (g->device != s->device)
+            if (g->device != s->device || !in_view(r, g->time_ns))
                 continue;
             int b = (int)(((__int128)g->time_ns - s->first_ns) * PS_NVML_UTIL_BUCKETS / span);
             sum[b] += g->util_pct;

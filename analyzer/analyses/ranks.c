@@ -105,8 +105,10 @@ int ps_ranks_compute(struct ps_report *r, struct ps_names *names)
     if (!(r->ranks = calloc(n, sizeof *r->ranks)) || ps_view_set_by_process(&views, &r->all, pids, n) < 0)
         goto out;
     for (size_t i = 0; i < n; i++) {
-        struct ps_report sub = { .m = r->m, .opts = r->opts, .has_gpu = r->has_gpu, .run_start_ns = r->run_start_ns,
-                                 .run_end_ns = r->run_end_ns, .pid = pids[i], .scoped = 1 };
+        struct ps_report sub = { .m = r->m, .all = r->all, .opts = r->opts, .has_gpu = r->has_gpu,
+                                 .run_start_ns = r->run_start_ns, .run_end_ns = r->run_end_ns, .pid = pids[i],
+                                 .scoped = 1 };
+        memset(sub.all.owned, 0, sizeof sub.all.owned);   /* r's rows, borrowed: ps_report_fini frees none */
         rc = ps_steps_find(&sub, &views.views[i], names);
         if (rc == 0 && ps_steps_want_inference(&sub) && (rc = ps_steps_infer(&sub, &views.views[i])) == 0 &&
             sub.steps_inferred)   /* --steps infer: each process's own kernel sequence */

@@ -1,5 +1,6 @@
-/* ps_report_build: runs the analyses over views of one model in dependency order (steps -> breakdown -> HTA ->
- * TraceLens -> summaries -> verdict -> ranks) and owns the results the renderers print. */
+/* ps_report_build / ps_report_build_view: runs the analyses over views of one model (all of it, or the caller's
+ * view: a time slice for `top`) in dependency order (steps -> breakdown -> HTA -> TraceLens -> summaries ->
+ * verdict -> ranks) and owns the results the renderers print. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -172,30 +173,32 @@ struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)
     return &r->devs[pos];
 }
 
+/* The span of the analysed rows (r->all): first start .. last end; 0, 0 without rows. */
 static void run_span(struct ps_report *r)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_view *v = &r->all;
     int64_t a = INT64_MAX, b = INT64_MIN;
-#define SPAN(vec)                                                                                                   \
-    for (size_t i = 0; i < m->vec.n; i++) {                                                                         \
-        if (m->vec.v[i].start_ns < a)                                                                               \
-            a = m->vec.v[i].start_ns;                                                                               \
-        if (m->vec.v[i].end_ns > b)                                                                                 \
-            b = m->vec.v[i].end_ns;                                                                                 \
-    }
-    for (size_t i = 0; i < m->gpu.n; i++) {
-        int64_t end = ps_gpu_row_end(m, &m->gpu.v[i]);
-        a = m->gpu.v[i].start_ns < a ? m->gpu.v[i].start_ns : a;
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_row *g = ps_view_gpu_row(v, i);
+        int64_t end = ps_view_row_end(v, g);
+        a = g->start_ns < a ? g->start_ns : a;
         b = end > b ? end : b;
     }
-    SPAN(api)
-    SPAN(ranges)
-#undef SPAN
+    for (size_t i = 0; i < v->napi; i++) {
+        const struct ps_api_call *c = ps_view_api(v, i);
+        a = c->start_ns < a ? c->start_ns : a;
+        b = c->end_ns > b ? c->end_ns : b;
+    }
+    for (size_t i = 0; i < v->nranges; i++) {
+        const struct ps_range *g = ps_view_range(v, i);
+        a = g->start_ns < a ? g->start_ns : a;
+        b = g->end_ns > b ? g->end_ns : b;
+    }
     if (a > b)
         a = b = 0;
     r->run_start_ns = a;
     r->run_end_ns = b;
-    r->nevents = m->gpu.n + m->api.n + m->ranges.n;
+    r->nevents = v->ngpu + v->napi + v->nranges;
 }
 
 /* ---- --compat tb on Kineto traces: tb's float64 µs arithmetic ----
@@ -227,11 +230,7 @@ static void tb_retime(void *ctx, int64_t *start, int64_t *end)
  * with tb's rounded times under --compat tb on Kineto traces. */
 static int steps_view(const struct ps_report *r, int tb_times, int64_t *tb_base, struct ps_view *v)
 {
-    int rc = 0;
-    if (r->scoped)
-        rc = ps_view_process(v, &r->all, r->pid);
-    else
-        ps_view_all(v, r->m);
+    int rc = r->scoped ? ps_view_process(v, &r->all, r->pid) : ps_view_copy(v, &r->all);
     if (rc == 0 && tb_times && (rc = ps_view_retime(v, tb_retime, tb_base)) < 0)
         ps_view_fini(v);
     return rc;
@@ -257,8 +256,8 @@ static int infer_steps(struct ps_report *r, int tb_times, int64_t *tb_base, stru
     if (r->scoped != scoped || r->pid != pid) {
         ps_view_fini(&r->scope);
         ps_view_fini(sv);
-        ps_view_all(&r->scope, r->m);
-        if (r->scoped && (rc = ps_view_process(&r->scope, &r->all, r->pid)) < 0)
+        rc = r->scoped ? ps_view_process(&r->scope, &r->all, r->pid) : ps_view_copy(&r->scope, &r->all);
+        if (rc < 0)
             goto out;
         if ((rc = steps_view(r, tb_times, tb_base, sv)) < 0)
             goto out;
@@ -272,19 +271,31 @@ out:
 int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
                     char *err, size_t errlen)
 {
+    struct ps_view all;
+    ps_view_all(&all, m);
+    return ps_report_build_view(r, &all, o, err, errlen);
+}
+
+int ps_report_build_view(struct ps_report *r, const struct ps_view *rows, const struct ps_report_opts *o,
+                         char *err, size_t errlen)
+{
+    const struct ps_model *m = rows->m;
     struct ps_names *names = NULL;
     struct ps_view sv = { 0 };
     memset(r, 0, sizeof *r);
     r->m = m;
     r->opts = *o;
     r->gpu_util = r->comm_comp_overlap = NAN;
-    ps_view_all(&r->all, m);
-    ps_view_all(&r->scope, m);
-    int rc = ps_names_new(&names, m, o, err, errlen);
-    if (rc < 0)
+    int rc = ps_view_copy(&r->all, rows);
+    if (rc == -EINVAL) {
+        snprintf(err, errlen, "%s: a retimed view cannot be analysed (the report retimes its own rows under "
+                              "--compat tb)", m->path);
         goto out;
-    for (size_t i = 0; i < m->gpu.n && !r->has_gpu; i++)
-        r->has_gpu = m->gpu_attrs.v[m->gpu.v[i].attr].kind != PS_GPU_SYNC;
+    }
+    if (rc < 0 || (rc = ps_view_copy(&r->scope, &r->all)) < 0 || (rc = ps_names_new(&names, m, o, err, errlen)) < 0)
+        goto out;
+    for (size_t i = 0; i < r->all.ngpu && !r->has_gpu; i++)
+        r->has_gpu = ps_view_gpu_attr(&r->all, ps_view_gpu_row(&r->all, i))->kind != PS_GPU_SYNC;
     run_span(r);
     int64_t span;
     if (__builtin_sub_overflow(r->run_end_ns, r->run_start_ns, &span) || span > PS_MAX_SPAN_NS) {

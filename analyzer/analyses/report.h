@@ -257,15 +257,17 @@ struct ps_nvml_util_stat {
 
 struct ps_report {
     const struct ps_model *m;
-    struct ps_view all;            /* every row of the trace (HTA, TraceLens, summaries, whole-trace findings) */
-    struct ps_view scope;          /* the analysed process's rows (the steps, their breakdown and evidence);
-                                    * every row when no process holds a step range */
+    struct ps_view all;            /* the rows analysed, the report's own copy of the caller's view: every row of
+                                    * the trace for ps_report_build (HTA, TraceLens, summaries, whole-trace
+                                    * findings) */
+    struct ps_view scope;          /* the analysed process's rows of `all` (the steps, their breakdown and
+                                    * evidence); all of `all` when no process holds a step range */
     struct ps_report_opts opts;
-    int has_gpu;                   /* the model holds GPU rows */
+    int has_gpu;                   /* `all` holds GPU rows (kernels, copies, memsets) */
     int scoped;                    /* 1: steps, API calls and ranges come from process `pid` only */
     uint32_t pid;
-    int64_t run_start_ns, run_end_ns;
-    size_t nevents;
+    int64_t run_start_ns, run_end_ns;   /* first start .. last end of `all`'s rows (0, 0: none) */
+    size_t nevents;                /* `all`'s rows: GPU ops + API calls + ranges */
     struct ps_step *steps;
     size_t nsteps;
     size_t nsteps_host;            /* host steps of the analysed thread (nested ones merged), before tb's
@@ -331,11 +333,22 @@ struct ps_report {
     struct ps_pytorch *py;         /* NULL unless the trace holds perfscope's Python hook marks */
 };
 
-/* Run every analysis over `m` (finished). Returns 0 and fills *r (release with ps_report_fini), or -EINVAL
- * (bad pattern, or events spanning more than ~13 days: corrupt timestamps; message in err) / -ENOMEM.
- * `m` must outlive *r. */
+/* Run every analysis over `m` (finished): ps_report_build_view over ps_view_all(m). Returns 0 and fills *r
+ * (release with ps_report_fini), or -EINVAL (bad pattern, or events spanning more than ~13 days: corrupt
+ * timestamps; message in err) / -ENOMEM. `m` must outlive *r. */
 int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
                     char *err, size_t errlen);
+/* Run every analysis over the rows of view `rows` (model/view.h) instead of the whole model: a time slice
+ * (ps_view_starting: `perfscope top`'s last N seconds of a growing model), a process or a rank. The report
+ * copies the view into r->all (free for a selection-free view: ps_view_all or a slice of it), so `rows` may be
+ * freed at once; its model must outlive *r. Every figure is of those rows: steps, breakdown, GPU utilisation,
+ * HTA, TraceLens, kernel and copy tables, findings, the verdict, run_start_ns / run_end_ns / nevents and the
+ * GPU utilisation timeline (their span), and the NVML utilisation samples inside the view's window
+ * ([rows->start_ns, rows->end_ns)). Facts of the whole recording stay the model's: processes, threads, strings,
+ * metadata (the program's duration, exit status, dropped records, warnings), never-ended ranges, host
+ * samples and the per-process CPU time taken from them (the Python section's workers). Returns as ps_report_build, and -EINVAL for a retimed view (ps_view_retime; message in err). */
+int ps_report_build_view(struct ps_report *r, const struct ps_view *rows, const struct ps_report_opts *o,
+                         char *err, size_t errlen);
 void ps_report_fini(struct ps_report *r);
 
 /* A breakdown in the verdict's groups (DESIGN §4), indexed by enum ps_bottleneck below PS_BN_UNKNOWN: kernel,

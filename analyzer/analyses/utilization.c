@@ -24,6 +24,7 @@ static void add_busy(struct ps_util_series *u, int64_t a, int64_t b)
 int ps_util_compute(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
+    const struct ps_view *rows = &r->all;
     int64_t span = r->run_end_ns - r->run_start_ns;
     if (!r->has_gpu || span <= 0)
         return 0;
@@ -39,8 +40,8 @@ int ps_util_compute(struct ps_report *r)
         u->start_ns = r->run_start_ns;
         u->bucket_ns = bucket;
         int64_t cur_a = 0, cur_b = INT64_MIN;   /* the union's open interval; ops come sorted by start */
-        for (size_t i = 0; i < m->gpu.n; i++) {
-            const struct ps_gpu_op op = ps_model_gpu(m, i);
+        for (size_t i = 0; i < rows->ngpu; i++) {
+            const struct ps_gpu_op op = ps_view_gpu(rows, i);
             if (op.kind == PS_GPU_SYNC || m->streams.v[op.stream].device != u->device || op.end_ns <= op.start_ns)
                 continue;
             if (op.start_ns > cur_b) {

@@ -398,8 +398,8 @@ static void run_section(FILE *f, const struct ps_report *r)
     if (r->nevents)
         fprintf(f, "<li>Trace: %.3f ms of events, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API "
                    "calls, %zu ranges)</li>\n", MS(r->run_end_ns - r->run_start_ns), m->procs.n,
-                m->procs.n == 1 ? "" : "es", m->threads.n, m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n,
-                m->api.n, m->ranges.n);
+                m->procs.n == 1 ? "" : "es", m->threads.n, m->threads.n == 1 ? "" : "s", r->nevents, r->all.ngpu,
+                r->all.napi, r->all.nranges);
     else
         fputs("<li>Trace: no events</li>\n", f);
     const char *const vals[] = { x->command, x->host, x->started }, *const labels[] = { "Command", "Host", "Started" };

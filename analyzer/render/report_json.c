@@ -98,7 +98,7 @@ static void run(struct ps_jw *w, const struct ps_report *r)
     ps_jw_kint(w, "processes", (int64_t)m->procs.n);
     ps_jw_kint(w, "threads", (int64_t)m->threads.n);
     ps_jw_kint(w, "events", (int64_t)r->nevents);
-    ps_jw_kint(w, "gpu_rows", (int64_t)m->gpu.n);
+    ps_jw_kint(w, "gpu_rows", (int64_t)r->all.ngpu);
     ps_jw_kint_or_null(w, "step_process", r->scoped ? (int64_t)r->pid : -1);
     ps_jw_kint_or_null(w, "step_thread", r->step_thread != PS_NONE ? (int64_t)m->threads.v[r->step_thread].tid : -1);
     ps_jw_kint(w, "step_threads", (int64_t)r->step_threads);

@@ -246,8 +246,8 @@ static void run_and_notes(FILE *f, const struct ps_report *r)
     if (r->nevents)
         fprintf(f, "- Trace: %.3f ms of events, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API "
                    "calls, %zu ranges)\n", MS(r->run_end_ns - r->run_start_ns), m->procs.n,
-                m->procs.n == 1 ? "" : "es", m->threads.n, m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n,
-                m->api.n, m->ranges.n);
+                m->procs.n == 1 ? "" : "es", m->threads.n, m->threads.n == 1 ? "" : "s", r->nevents, r->all.ngpu,
+                r->all.napi, r->all.nranges);
     else
         fputs("- Trace: no events\n", f);
     const char *const vals[] = { x->command, x->host, x->started }, *const labels[] = { "Command", "Host", "Started" };

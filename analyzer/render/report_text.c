@@ -199,7 +199,7 @@ static void run_summary(FILE *f, const struct ps_report *r, int color)
     else
         fprintf(f, "Run: %.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu ranges)\n",
                 MS(r->run_end_ns - r->run_start_ns), m->procs.n, m->procs.n == 1 ? "" : "es", m->threads.n,
-                m->threads.n == 1 ? "" : "s", r->nevents, m->gpu.n, m->api.n, m->ranges.n);
+                m->threads.n == 1 ? "" : "s", r->nevents, r->all.ngpu, r->all.napi, r->all.nranges);
     int32_t rank = r->facts.rank, world = r->facts.world_size;
     char world_buf[16];
     snprintf(world_buf, sizeof world_buf, "%d", world);

@@ -323,6 +323,114 @@ static void rank_view_of_a_recorded_trace(void)
     ps_model_free(t);
 }
 
+/* Rows STARTING in the slice (ps_view_starting), over build_two_processes(0):
+ *   gpu starts 0, 5, 30; api starts 0, 3, 25; ranges start 0, 1, 10. Launches: gpu 0 -> api 0, 1 -> 1, 2 -> 2.
+ *   [3, 30): gpu 1 (5); api 1, 2 (3, 25); ranges 2 (10). gpu 1's launch, api 1, starts inside: kept.
+ *   [4, 100): gpu 1, 2; api 2; ranges 2. gpu 1's launch (api 1 at 3) starts before: read as none, correlation 0;
+ *   gpu 2's launch is api 2 (view index 0). [5, 5) holds nothing (a row at 5 does not start before 5). */
+static void starting_view_holds_rows_starting_inside(void)
+{
+    build_two_processes(0);
+    struct ps_view all, a, b, e, bad;
+    ps_view_all(&all, m);
+    CHECK_EQ("[3, 30)", ps_view_starting(&a, &all, 3, 30), 0);
+    CHECK_STR("[3, 30) gpu", rows(&a, 0), "1");
+    CHECK_STR("[3, 30) api", rows(&a, 1), "1,2");
+    CHECK_STR("[3, 30) ranges", rows(&a, 2), "2");
+    CHECK(a.gpu == NULL && a.api == NULL && a.ranges == NULL, "a slice of the whole model is a run of indices");
+    CHECK_EQ("[3, 30) launch of gpu 1 kept", ps_view_gpu(&a, 0).launch, 1);
+    CHECK_EQ("[3, 30) start", a.start_ns, 3);
+    CHECK_EQ("[3, 30) end", a.end_ns, 30);
+    CHECK_EQ("[4, 100)", ps_view_starting(&b, &all, 4, 100), 0);
+    CHECK_STR("[4, 100) gpu", rows(&b, 0), "1,2");
+    CHECK_STR("[4, 100) api", rows(&b, 1), "2");
+    CHECK_STR("[4, 100) ranges", rows(&b, 2), "2");
+    struct ps_gpu_op op1 = ps_view_gpu(&b, 0), op2 = ps_view_gpu(&b, 1);
+    CHECK_EQ("launch before the slice: none", op1.launch, PS_NONE);
+    CHECK_EQ("its correlation", op1.correlation, 0);
+    CHECK_EQ("launch inside", op2.launch, 2);
+    CHECK_EQ("its correlation", op2.correlation, 2);
+    CHECK_EQ("view index of api 2", ps_view_find_api(&b, 2), 0);
+    CHECK_EQ("api 1 not in the slice", ps_view_find_api(&b, 1), PS_NONE);
+    CHECK_EQ("api 0 not in the slice", ps_view_find_api(&b, 0), PS_NONE);
+    CHECK_EQ("first op at or after 6", ps_view_gpu_lower_bound(&b, 6), 1);
+    CHECK_EQ("[5, 5)", ps_view_starting(&e, &all, 5, 5), 0);
+    CHECK_EQ("[5, 5) rows", e.ngpu + e.napi + e.nranges, 0);
+    CHECK_EQ("[5, 5) lower bound", ps_view_gpu_lower_bound(&e, 0), 0);
+    CHECK_EQ("end before start", ps_view_starting(&bad, &all, 30, 3), -EINVAL);
+    ps_view_fini(&bad);   /* nothing to free: fine */
+    ps_view_fini(&a);
+    ps_view_fini(&b);
+    ps_view_fini(&e);
+}
+
+/* Slices compose with process views and with each other:
+ *   process 10 (gpu 0,2; api 0,2; ranges 0,1) sliced [1, 100): gpu 2, api 2, ranges 1 — its own copy of the
+ *   indices (the process view has a selection), the same rows as process 10 of the slice [1, 100);
+ *   [4, 100) sliced again [20, 100): gpu 2, api 2, no range, gpu 2's launch kept;
+ *   one-pass process views of the slice [4, 100) equal ps_view_process of it (pid 10: gpu 2, api 2, ranges none;
+ *   pid 20: gpu 1, api none, ranges 2). A copy outlives the view it was made from. */
+static void starting_view_composes_with_process_views(void)
+{
+    build_two_processes(0);
+    struct ps_view all, p10, p10s, s1, s1p10, s4, s4s20, cp, cp_all, rt;
+    ps_view_all(&all, m);
+    CHECK_EQ("process 10", ps_view_process(&p10, &all, 10), 0);
+    CHECK_EQ("its slice", ps_view_starting(&p10s, &p10, 1, 100), 0);
+    CHECK_STR("p10 slice gpu", rows(&p10s, 0), "2");
+    CHECK_STR("p10 slice api", rows(&p10s, 1), "2");
+    CHECK_STR("p10 slice ranges", rows(&p10s, 2), "1");
+    CHECK(p10s.gpu && p10s.gpu != p10.gpu, "the slice owns its indices");
+    CHECK_EQ("slice", ps_view_starting(&s1, &all, 1, 100), 0);
+    CHECK_EQ("process 10 of it", ps_view_process(&s1p10, &s1, 10), 0);
+    for (int k = 0; k < 3; k++) {
+        char sliced_process[256];
+        snprintf(sliced_process, sizeof sliced_process, "%s", rows(&p10s, k));
+        CHECK_STR("same rows either way", rows(&s1p10, k), sliced_process);
+    }
+    CHECK_EQ("[4, 100)", ps_view_starting(&s4, &all, 4, 100), 0);
+    CHECK_EQ("[20, 100) of it", ps_view_starting(&s4s20, &s4, 20, 100), 0);
+    CHECK_STR("slice of slice gpu", rows(&s4s20, 0), "2");
+    CHECK_STR("slice of slice api", rows(&s4s20, 1), "2");
+    CHECK_STR("slice of slice ranges", rows(&s4s20, 2), "");
+    CHECK_EQ("launch kept", ps_view_gpu(&s4s20, 0).launch, 2);
+    CHECK_EQ("window start", s4s20.start_ns, 20);
+    struct ps_view_set set;
+    const uint32_t pids[2] = { 10, 20 };
+    CHECK_EQ("set of the slice", ps_view_set_by_process(&set, &s4, pids, 2), 0);
+    const char *want[2][3] = { { "2", "2", "" }, { "1", "", "2" } };
+    for (size_t p = 0; p < 2; p++) {
+        struct ps_view one;
+        CHECK_EQ("process view of the slice", ps_view_process(&one, &s4, pids[p]), 0);
+        for (int k = 0; k < 3; k++) {
+            char got[256];
+            snprintf(got, sizeof got, "%s", rows(&set.views[p], k));
+            CHECK_STR("set view", got, want[p][k]);
+            CHECK_STR("process view", rows(&one, k), want[p][k]);
+        }
+        ps_view_fini(&one);
+    }
+    ps_view_set_fini(&set);
+    CHECK_EQ("copy", ps_view_copy(&cp, &p10s), 0);
+    ps_view_fini(&p10s);
+    CHECK_STR("the copy keeps the rows", rows(&cp, 0), "2");
+    CHECK_STR("the copy keeps the ranges", rows(&cp, 2), "1");
+    CHECK_EQ("copy of the whole model", ps_view_copy(&cp_all, &all), 0);
+    CHECK(cp_all.gpu == NULL && cp_all.owned[0] == NULL, "copying no selection allocates nothing");
+    ps_view_all(&rt, m);
+    CHECK_EQ("retime", ps_view_retime(&rt, double_times, NULL), 0);
+    struct ps_view cp_rt;
+    CHECK_EQ("a retimed view is not copied", ps_view_copy(&cp_rt, &rt), -EINVAL);
+    ps_view_fini(&rt);
+    ps_view_fini(&cp);
+    ps_view_fini(&cp_all);
+    ps_view_fini(&s4s20);
+    ps_view_fini(&s4);
+    ps_view_fini(&s1p10);
+    ps_view_fini(&s1);
+    ps_view_fini(&p10);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -337,6 +445,8 @@ int main(int argc, char **argv)
         { "retimed_view_keeps_indices", retimed_view_keeps_indices },
         { "view_set_equals_process_views", view_set_equals_process_views },
         { "rank_view_of_a_recorded_trace", rank_view_of_a_recorded_trace },
+        { "starting_view_holds_rows_starting_inside", starting_view_holds_rows_starting_inside },
+        { "starting_view_composes_with_process_views", starting_view_composes_with_process_views },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (argc != 2 || strcmp(argv[1], cases[i].name))
