@@ -197,9 +197,10 @@ static int notes(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     int rc = 0, cuda = r->facts.ncuda > 0;
+    int slice = r->all.start_ns != INT64_MIN || r->all.end_ns != INT64_MAX;   /* a time slice (ps_report_build_view) */
     if (!r->has_gpu && r->all.nranges == 0) {
         r->nothing_to_break_down = 1;
-        if (r->all.start_ns != INT64_MIN || r->all.end_ns != INT64_MAX) {   /* a time slice (ps_report_build_view) */
+        if (slice) {
             rc |= add(r, PS_MSG_NOTE, "nothing_to_break_down",
                       "Nothing to break down in the analysed window: no NVTX range and no GPU activity starts in it.");
         } else if (m->open_ranges.n > 0) {
@@ -219,19 +220,20 @@ static int notes(struct ps_report *r)
         }
     } else if (!r->has_gpu) {
         rc |= add(r, PS_MSG_NOTE, "no_gpu_rows",
-                  "No GPU rows (kernels, copies, memsets) in this trace: the host is treated as the device — ranges "
+                  "No GPU rows (kernels, copies, memsets) in %s: the host is treated as the device — ranges "
                   "matching --data-range count as DataLoader, --copy-range as Memcpy, the rest of each step as "
-                  "Compute (host compute; the \"kernel\" key in JSON); GPU utilisation is not defined.");
-        if (m->format == PS_FORMAT_PERFSCOPE)
+                  "Compute (host compute; the \"kernel\" key in JSON); GPU utilisation is not defined.",
+                  slice ? "the analysed window" : "this trace");
+        if (m->format == PS_FORMAT_PERFSCOPE && !slice)
             rc |= add(r, PS_MSG_NOTE, "cuda_state",
                       cuda ? "Whether CUDA was injected and CUPTI ran: see the CUDA/CUPTI state."
                            : "The trace does not say whether CUDA was injected (no CUDA/CUPTI state).");
     }
     if (r->whole_run && !r->nothing_to_break_down)
         rc |= add(r, PS_MSG_NOTE, "no_steps",
-                  "No steps: no range matches --step-range, so the whole run is analysed as one window (name your "
+                  "No steps: no range matches --step-range, so the whole %s is analysed as one window (name your "
                   "step ranges with --step-range, or mark each step with an NVTX range named \"step\").%s%s%s",
-                  r->steps_note[0] ? " Step inference (--steps): " : "", r->steps_note, r->steps_note[0] ? "." : "");
+                  slice ? "slice" : "run", r->steps_note[0] ? " Step inference (--steps): " : "", r->steps_note, r->steps_note[0] ? "." : "");
     if (r->steps_inferred)
         rc |= add(r, PS_MSG_NOTE, "steps_inferred", "Steps: %s%s.",
                   r->step_ranges_found ? "--steps infer (step ranges exist but are not used): "

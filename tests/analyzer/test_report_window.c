@@ -292,7 +292,8 @@ static void bounded_slice_equals_model_of_its_rows(void)
     ps_model_free(part);
 }
 
-/* A slice holding no row: no events, and the note says the window is empty (not that nothing was recorded). */
+/* A slice holding no row: no events, and the note says the window is empty (not that nothing was recorded); a
+ * slice without GPU rows says so of the window. */
 static void empty_slice_has_nothing_to_break_down(void)
 {
     struct ps_model *whole = generate(INT64_MIN, INT64_MAX);
@@ -309,6 +310,17 @@ static void empty_slice_has_nothing_to_break_down(void)
     CHECK_EQ("no NVML samples after 80 ms", r.nnvml_util, 0);
     ps_report_fini(&r);
     ps_view_fini(&empty);
+    /* [60, 60.4) ms: step 6's range and its data range only; the notes speak of the window, not the trace */
+    struct ps_view ranges_only;
+    CHECK_EQ("ranges-only slice", ps_view_starting(&ranges_only, &all, US(60000), US(60400)), 0);
+    CHECK_EQ("its rows", ranges_only.nranges * 100 + ranges_only.napi * 10 + ranges_only.ngpu, 200);
+    build_view(&r, &ranges_only);
+    CHECK_EQ("no GPU rows in the slice", r.has_gpu, 0);
+    msg = ps_report_message(&r, "no_gpu_rows");
+    CHECK(msg && strstr(msg->text, "in the analysed window"), "the note names the window");
+    CHECK(!ps_report_message(&r, "cuda_state"), "no word on CUDA injection from a slice");
+    ps_report_fini(&r);
+    ps_view_fini(&ranges_only);
     ps_model_free(whole);
 }
 
