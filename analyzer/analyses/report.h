@@ -340,13 +340,14 @@ int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct 
                     char *err, size_t errlen);
 /* Run every analysis over the rows of view `rows` (model/view.h) instead of the whole model: a time slice
  * (ps_view_starting: `perfscope top`'s last N seconds of a growing model), a process or a rank. The report
- * copies the view into r->all (free for a selection-free view: ps_view_all or a slice of it), so `rows` may be
- * freed at once; its model must outlive *r. Every figure is of those rows: steps, breakdown, GPU utilisation,
- * HTA, TraceLens, kernel and copy tables, findings, the verdict, run_start_ns / run_end_ns / nevents and the
- * GPU utilisation timeline (their span), and the NVML utilisation samples inside the view's window
- * ([rows->start_ns, rows->end_ns)). Facts of the whole recording stay the model's: processes, threads, strings,
- * metadata (the program's duration, exit status, dropped records, warnings), never-ended ranges, host
- * samples and the per-process CPU time taken from them (the Python section's workers). Returns as ps_report_build, and -EINVAL for a retimed view (ps_view_retime; message in err). */
+ * copies the view into r->all (ps_view_copy: free for ps_view_all, O(rows) for a view with a selection), so
+ * `rows` may be freed at once; its model must outlive *r. Every figure is of those rows: steps, breakdown, GPU
+ * utilisation, HTA, TraceLens, kernel and copy tables, findings, the verdict, run_start_ns / run_end_ns /
+ * nevents and the GPU utilisation timeline (their span), and the NVML utilisation samples inside the view's
+ * window ([rows->start_ns, rows->end_ns)). Facts of the whole recording stay the model's: processes, threads,
+ * strings, metadata (the program's duration, exit status, dropped records, warnings), never-ended ranges, host
+ * samples and the per-process CPU time taken from them (the Python section's workers). Returns as
+ * ps_report_build, and -EINVAL for a retimed view (ps_view_retime; message in err). */
 int ps_report_build_view(struct ps_report *r, const struct ps_view *rows, const struct ps_report_opts *o,
                          char *err, size_t errlen);
 void ps_report_fini(struct ps_report *r);

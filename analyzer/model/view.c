@@ -12,7 +12,7 @@ void ps_view_all(struct ps_view *v, const struct ps_model *m)
 {
     *v = (struct ps_view){ .m = m, .gpu_rows = m->gpu.v, .gpu_attrs = m->gpu_attrs.v, .api_rows = m->api.v,
                            .range_rows = m->ranges.v, .ngpu = m->gpu.n, .napi = m->api.n, .nranges = m->ranges.n,
-                           .launch_lo = 0, .launch_hi = (uint32_t)m->api.n, .pid = PS_NONE,
+                           .launch_lo = 0, .launch_n = (uint32_t)m->api.n, .pid = PS_NONE,
                            .start_ns = INT64_MIN, .end_ns = INT64_MAX };
 }
 
@@ -31,55 +31,29 @@ static void view_like(struct ps_view *v, const struct ps_view *base)
     memset(v->owned, 0, sizeof v->owned);
 }
 
-/* One kind's rows of a view: its selection, or the run first .. first + n - 1 of model indices. */
-struct rows {
-    const uint32_t *sel;
-    size_t first, n;
-};
-
-static struct rows gpu_rows(const struct ps_view *v)
-{
-    return (struct rows){ v->gpu, v->gpu_first, v->ngpu };
-}
-static struct rows api_rows(const struct ps_view *v)
-{
-    return (struct rows){ v->api, v->api_first, v->napi };
-}
-static struct rows range_rows(const struct ps_view *v)
-{
-    return (struct rows){ v->ranges, v->range_first, v->nranges };
-}
-
-static uint32_t row_at(struct rows b, size_t i)
-{
-    return b.sel ? b.sel[i] : (uint32_t)(b.first + i);
-}
-
-/* Keep the rows of one kind (base b) for which keep(ctx, model index) holds: *sel gets NULL (and *first b's) when
- * every row of a selection-free base is kept, else an owned array. Returns 0 or -ENOMEM. */
-static int select_rows(struct rows b, int (*keep)(const void *, uint32_t), const void *ctx, const uint32_t **sel,
-                       size_t *first, size_t *n, void **own)
+/* Keep the rows of one kind for which keep(ctx, model index) holds: *sel gets NULL when every row of a
+ * selection-free base is kept, else an owned array. Returns 0 or -ENOMEM. */
+static int select_rows(const uint32_t *base_sel, size_t base_n, int (*keep)(const void *, uint32_t),
+                       const void *ctx, const uint32_t **sel, size_t *n, void **own)
 {
     size_t k = 0;
-    for (size_t i = 0; i < b.n; i++)
-        k += keep(ctx, row_at(b, i)) != 0;
-    if (k == b.n && !b.sel) {
+    for (size_t i = 0; i < base_n; i++)
+        k += keep(ctx, base_sel ? base_sel[i] : (uint32_t)i) != 0;
+    if (k == base_n && !base_sel) {
         *sel = NULL;
-        *first = b.first;
-        *n = b.n;
+        *n = base_n;
         return 0;
     }
     uint32_t *out = malloc((k + 1) * sizeof *out);
     if (!out)
         return -ENOMEM;
     k = 0;
-    for (size_t i = 0; i < b.n; i++) {
-        uint32_t idx = row_at(b, i);
+    for (size_t i = 0; i < base_n; i++) {
+        uint32_t idx = base_sel ? base_sel[i] : (uint32_t)i;
         if (keep(ctx, idx))
             out[k++] = idx;
     }
     *sel = out;
-    *first = 0;
     *n = k;
     *own = out;
     return 0;
@@ -147,9 +121,9 @@ static int select_owners(struct ps_view *v, const struct ps_view *base, const ui
     view_like(v, base);
     if (owns_everything(&f))
         return 0;
-    if (select_rows(gpu_rows(base), keep_gpu_owner, &f, &v->gpu, &v->gpu_first, &v->ngpu, &v->owned[OWN_GPU]) < 0 ||
-        select_rows(api_rows(base), keep_api_owner, &f, &v->api, &v->api_first, &v->napi, &v->owned[OWN_API]) < 0 ||
-        select_rows(range_rows(base), keep_range_owner, &f, &v->ranges, &v->range_first, &v->nranges,
+    if (select_rows(base->gpu, base->ngpu, keep_gpu_owner, &f, &v->gpu, &v->ngpu, &v->owned[OWN_GPU]) < 0 ||
+        select_rows(base->api, base->napi, keep_api_owner, &f, &v->api, &v->napi, &v->owned[OWN_API]) < 0 ||
+        select_rows(base->ranges, base->nranges, keep_range_owner, &f, &v->ranges, &v->nranges,
                     &v->owned[OWN_RANGES]) < 0) {
         ps_view_fini(v);
         return -ENOMEM;
@@ -232,9 +206,9 @@ int ps_view_window(struct ps_view *v, const struct ps_view *base, int64_t start_
         return -EINVAL;
     struct window w = { base, start_ns, end_ns };
     view_like(v, base);
-    if (select_rows(gpu_rows(base), keep_gpu_window, &w, &v->gpu, &v->gpu_first, &v->ngpu, &v->owned[OWN_GPU]) < 0 ||
-        select_rows(api_rows(base), keep_api_window, &w, &v->api, &v->api_first, &v->napi, &v->owned[OWN_API]) < 0 ||
-        select_rows(range_rows(base), keep_range_window, &w, &v->ranges, &v->range_first, &v->nranges,
+    if (select_rows(base->gpu, base->ngpu, keep_gpu_window, &w, &v->gpu, &v->ngpu, &v->owned[OWN_GPU]) < 0 ||
+        select_rows(base->api, base->napi, keep_api_window, &w, &v->api, &v->napi, &v->owned[OWN_API]) < 0 ||
+        select_rows(base->ranges, base->nranges, keep_range_window, &w, &v->ranges, &v->nranges,
                     &v->owned[OWN_RANGES]) < 0) {
         ps_view_fini(v);
         return -ENOMEM;
@@ -244,14 +218,15 @@ int ps_view_window(struct ps_view *v, const struct ps_view *base, int64_t start_
     return 0;
 }
 
-/* The first of the b.n rows (in start order) whose start, start_of(rows, model index), is at or after t. */
-static size_t first_starting(const struct ps_view *v, struct rows b, int64_t (*start_of)(const struct ps_view *,
-                                                                                          uint32_t), int64_t t)
+/* The first of base's n rows of one kind (selection sel, NULL: model indices 0..n-1, in start order) whose start
+ * is at or after t: O(log n). */
+static size_t first_starting(const struct ps_view *v, const uint32_t *sel, size_t n,
+                             int64_t (*start_of)(const struct ps_view *, uint32_t), int64_t t)
 {
-    size_t lo = 0, hi = b.n;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (start_of(v, row_at(b, mid)) < t)
+        if (start_of(v, sel ? sel[mid] : (uint32_t)mid) < t)
             lo = mid + 1;
         else
             hi = mid;
@@ -272,26 +247,26 @@ static int64_t range_start(const struct ps_view *v, uint32_t idx)
     return v->range_rows[idx].start_ns;
 }
 
-/* The rows of base b starting in [s, e): the run of b's rows [lo, hi) as a run of model indices (selection-free
- * b) or an owned copy of b's indices. Returns 0 or -ENOMEM. */
-static int slice_starting(const struct ps_view *v, struct rows b, int64_t (*start_of)(const struct ps_view *, uint32_t),
-                          int64_t s, int64_t e, const uint32_t **sel, size_t *first, size_t *n, void **own)
+/* The rows of one kind of base (sel, n) starting in [s, e): one run [lo, hi) of them, as NULL when that is every
+ * row of a selection-free base, else an owned array of their model indices. Returns 0 or -ENOMEM. */
+static int slice_starting(const struct ps_view *base, const uint32_t *base_sel, size_t base_n,
+                          int64_t (*start_of)(const struct ps_view *, uint32_t), int64_t s, int64_t e,
+                          const uint32_t **sel, size_t *n, void **own)
 {
-    size_t lo = first_starting(v, b, start_of, s), hi = first_starting(v, b, start_of, e);
+    size_t lo = first_starting(base, base_sel, base_n, start_of, s);
+    size_t hi = first_starting(base, base_sel, base_n, start_of, e);
     hi = hi < lo ? lo : hi;
     *n = hi - lo;
-    if (!b.sel) {
+    if (!base_sel && lo == 0 && hi == base_n) {
         *sel = NULL;
-        *first = b.first + lo;
         return 0;
     }
     uint32_t *out = malloc((*n + 1) * sizeof *out);
     if (!out)
         return -ENOMEM;
-    if (*n)
-        memcpy(out, b.sel + lo, *n * sizeof *out);
+    for (size_t i = 0; i < *n; i++)
+        out[i] = base_sel ? base_sel[lo + i] : (uint32_t)(lo + i);
     *sel = *own = out;
-    *first = 0;
     return 0;
 }
 
@@ -302,21 +277,24 @@ int ps_view_starting(struct ps_view *v, const struct ps_view *base, int64_t star
         return -EINVAL;
     }
     view_like(v, base);
-    if (slice_starting(base, gpu_rows(base), gpu_start, start_ns, end_ns, &v->gpu, &v->gpu_first, &v->ngpu,
+    if (slice_starting(base, base->gpu, base->ngpu, gpu_start, start_ns, end_ns, &v->gpu, &v->ngpu,
                        &v->owned[OWN_GPU]) < 0 ||
-        slice_starting(base, api_rows(base), api_start, start_ns, end_ns, &v->api, &v->api_first, &v->napi,
+        slice_starting(base, base->api, base->napi, api_start, start_ns, end_ns, &v->api, &v->napi,
                        &v->owned[OWN_API]) < 0 ||
-        slice_starting(base, range_rows(base), range_start, start_ns, end_ns, &v->ranges, &v->range_first,
-                       &v->nranges, &v->owned[OWN_RANGES]) < 0) {
+        slice_starting(base, base->ranges, base->nranges, range_start, start_ns, end_ns, &v->ranges, &v->nranges,
+                       &v->owned[OWN_RANGES]) < 0) {
         ps_view_fini(v);
         return -ENOMEM;
     }
     /* the calls a launch may name: every model call starting in the window (model order is start order, so they
-     * are one run of model indices whatever base selects), within base's own bounds */
-    struct rows every = { NULL, 0, base->m->api.n };
-    size_t lo = first_starting(base, every, api_start, start_ns), hi = first_starting(base, every, api_start, end_ns);
-    v->launch_lo = lo > base->launch_lo ? (uint32_t)lo : base->launch_lo;
-    v->launch_hi = hi < base->launch_hi ? (uint32_t)hi : base->launch_hi;
+     * are one run of model indices whatever base selects), within base's own run */
+    size_t lo = first_starting(base, NULL, base->m->api.n, api_start, start_ns);
+    size_t hi = first_starting(base, NULL, base->m->api.n, api_start, end_ns);
+    size_t base_hi = (size_t)base->launch_lo + base->launch_n;
+    lo = lo > base->launch_lo ? lo : base->launch_lo;
+    hi = hi < base_hi ? hi : base_hi;
+    v->launch_lo = (uint32_t)lo;
+    v->launch_n = (uint32_t)(hi > lo ? hi - lo : 0);
     v->start_ns = start_ns > base->start_ns ? start_ns : base->start_ns;
     v->end_ns = end_ns < base->end_ns ? end_ns : base->end_ns;
     return 0;
@@ -412,7 +390,7 @@ int ps_view_retime(struct ps_view *v, void (*fn)(void *ctx, int64_t *start_ns, i
 uint32_t ps_view_find_api(const struct ps_view *v, uint32_t idx)
 {
     if (!v->api)
-        return idx >= v->api_first && idx - v->api_first < v->napi ? (uint32_t)(idx - v->api_first) : PS_NONE;
+        return idx < v->napi ? idx : PS_NONE;
     size_t lo = 0, hi = v->napi;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -479,28 +457,26 @@ static size_t range_slot(const struct ps_view *b, const struct owners *o, uint32
 
 /* Counting sort of one kind's rows into per-process runs (shared rows merged into every run, model order
  * kept). count[] has n + 2 entries; out gets the runs; sel/len of each view are set. */
-static void distribute(const struct ps_view *b, const struct owners *o, struct rows base,
+static void distribute(const struct ps_view *b, const struct owners *o, const uint32_t *base_sel, size_t base_n,
                        size_t (*slot)(const struct ps_view *, const struct owners *, uint32_t), size_t *count,
                        uint32_t *out, struct ps_view *views, int kind)
 {
     size_t n = o->n, shared = 0, at = 0;
     memset(count, 0, (n + 2) * sizeof *count);
-    for (size_t i = 0; i < base.n; i++)
-        count[slot(b, o, row_at(base, i))]++;
+    for (size_t i = 0; i < base_n; i++)
+        count[slot(b, o, base_sel ? base_sel[i] : (uint32_t)i)]++;
     shared = count[SHARED(o)];
     for (size_t p = 0; p < n; p++) {   /* count[p] becomes run p's start, its length kept in the view */
         size_t len = count[p] + shared;
         const uint32_t **sel = kind == 0 ? &views[p].gpu : kind == 1 ? &views[p].api : &views[p].ranges;
         size_t *vn = kind == 0 ? &views[p].ngpu : kind == 1 ? &views[p].napi : &views[p].nranges;
-        size_t *first = kind == 0 ? &views[p].gpu_first : kind == 1 ? &views[p].api_first : &views[p].range_first;
         *sel = out + at;
-        *first = 0;
         *vn = 0;
         count[p] = at;
         at += len;
     }
-    for (size_t i = 0; i < base.n; i++) {   /* in model order: each run stays ascending */
-        uint32_t idx = row_at(base, i);
+    for (size_t i = 0; i < base_n; i++) {   /* in model order: each run stays ascending */
+        uint32_t idx = base_sel ? base_sel[i] : (uint32_t)i;
         size_t s = slot(b, o, idx);
         if (s == n)
             continue;
@@ -511,13 +487,13 @@ static void distribute(const struct ps_view *b, const struct owners *o, struct r
     }
 }
 
-static size_t set_size(const struct ps_view *b, const struct owners *o, struct rows base,
+static size_t set_size(const struct ps_view *b, const struct owners *o, const uint32_t *base_sel, size_t base_n,
                        size_t (*slot)(const struct ps_view *, const struct owners *, uint32_t), size_t *shared)
 {
     size_t own = 0;
     *shared = 0;
-    for (size_t i = 0; i < base.n; i++) {
-        size_t s = slot(b, o, row_at(base, i));
+    for (size_t i = 0; i < base_n; i++) {
+        size_t s = slot(b, o, base_sel ? base_sel[i] : (uint32_t)i);
         own += s < o->n;
         *shared += s == SHARED(o);
     }
@@ -527,9 +503,9 @@ static size_t set_size(const struct ps_view *b, const struct owners *o, struct r
 int ps_view_set_by_process(struct ps_view_set *s, const struct ps_view *base, const uint32_t *pids, size_t n)
 {
     struct owners o = { pids, n };
-    size_t sh[3], total = set_size(base, &o, gpu_rows(base), gpu_slot, &sh[0]);
-    total += set_size(base, &o, api_rows(base), api_slot, &sh[1]);
-    total += set_size(base, &o, range_rows(base), range_slot, &sh[2]);
+    size_t sh[3], total = set_size(base, &o, base->gpu, base->ngpu, gpu_slot, &sh[0]);
+    total += set_size(base, &o, base->api, base->napi, api_slot, &sh[1]);
+    total += set_size(base, &o, base->ranges, base->nranges, range_slot, &sh[2]);
     memset(s, 0, sizeof *s);
     s->views = calloc(n + 1, sizeof *s->views);
     s->storage = malloc((total + 1) * sizeof *s->storage);
@@ -544,13 +520,13 @@ int ps_view_set_by_process(struct ps_view_set *s, const struct ps_view *base, co
         s->views[p].pid = pids[p];
     }
     uint32_t *out = s->storage;
-    distribute(base, &o, gpu_rows(base), gpu_slot, count, out, s->views, 0);
+    distribute(base, &o, base->gpu, base->ngpu, gpu_slot, count, out, s->views, 0);
     for (size_t p = 0; p < n; p++)
         out += s->views[p].ngpu;
-    distribute(base, &o, api_rows(base), api_slot, count, out, s->views, 1);
+    distribute(base, &o, base->api, base->napi, api_slot, count, out, s->views, 1);
     for (size_t p = 0; p < n; p++)
         out += s->views[p].napi;
-    distribute(base, &o, range_rows(base), range_slot, count, out, s->views, 2);
+    distribute(base, &o, base->ranges, base->nranges, range_slot, count, out, s->views, 2);
     free(count);
     s->n = n;
     return 0;

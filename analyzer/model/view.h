@@ -22,15 +22,13 @@ struct ps_view {
     const struct ps_gpu_attr *gpu_attrs;
     const struct ps_api_call *api_rows;
     const struct ps_range *range_rows;
-    /* the selection: ascending model indices; NULL = the contiguous model indices first .. first + n - 1 of
-     * that kind (every row: first 0, n the model's count; a time slice of a selection-free view) */
+    /* the selection: ascending model indices; NULL = every row of that kind */
     const uint32_t *gpu, *api, *ranges;
     size_t ngpu, napi, nranges;
-    size_t gpu_first, api_first, range_first;
-    /* The API calls a GPU op's launch may name, model indices [launch_lo, launch_hi): ps_view_gpu reads a launch
-     * outside as PS_NONE (and correlation 0), as a model without that call would link it. Every call but in a
-     * ps_view_starting view, where the calls that start outside its window are left out. */
-    uint32_t launch_lo, launch_hi;
+    /* The API calls a GPU op's launch may name, model indices launch_lo .. launch_lo + launch_n - 1: ps_view_gpu
+     * reads a launch outside as PS_NONE (and correlation 0), as a model without that call would link it. Every
+     * call, but in a ps_view_starting view: there the calls that start outside its window. */
+    uint32_t launch_lo, launch_n;
     uint32_t pid;               /* the process of a process view; PS_NONE: not scoped to one process */
     int64_t start_ns, end_ns;   /* the window; INT64_MIN, INT64_MAX: unbounded */
     void *owned[7];             /* what ps_view_fini frees (selections, retimed rows) */
@@ -61,13 +59,15 @@ int ps_view_window(struct ps_view *v, const struct ps_view *base, int64_t start_
  * earlier is not in it; its inner ranges and ops that start inside are, outside every step), a row starting
  * inside is kept whole however far past end_ns it runs. This is what `perfscope top` analyses (the last N
  * seconds of a growing model) and what a model holding only those rows would hold: a GPU op whose launch call
- * started before start_ns reads with launch PS_NONE (launch_lo / launch_hi). v->start_ns / end_ns get the
- * window (intersected with base's).
- * Each kind is sorted by start in model order, so the rows are one run of base's: found by binary search,
- * O(log rows). On a selection-free base (ps_view_all, or another slice of it) the view is that run of model
- * indices (first, n) and allocates nothing, whatever the window holds; on a base with a selection the view
- * gets its own copy of the run's indices (O(rows in the window)) so that it never borrows base's storage.
- * Returns 0, -EINVAL when end_ns < start_ns (v then holds nothing to free), or -ENOMEM. */
+ * started before start_ns (or at or after end_ns) reads with launch PS_NONE (launch_lo / launch_n).
+ * v->start_ns / end_ns get the window (intersected with base's).
+ * Each kind is sorted by start in model order, so its rows are one run of base's, found by binary search
+ * (O(log rows)); the view gets its own array of their model indices, O(rows in the window) time and 4 bytes a
+ * row (none when the window keeps every row of a selection-free base). An array rather than an offset into the
+ * model: every other view's readers (ps_view_gpu_index, ...) then stay free of an offset add, which cost the
+ * whole-model report 4 % more instructions (callgrind, bench_analyses -n 200000), while the window's analyses
+ * are O(rows in the window) anyway. Returns 0, -EINVAL when end_ns < start_ns (v then holds nothing to free),
+ * or -ENOMEM. */
 int ps_view_starting(struct ps_view *v, const struct ps_view *base, int64_t start_ns, int64_t end_ns);
 
 /* A copy of `src` that owns its own selections (src may be freed first): free for a selection-free view,
@@ -100,15 +100,15 @@ void ps_view_set_fini(struct ps_view_set *s);   /* zeroed: no-op */
 
 static inline uint32_t ps_view_gpu_index(const struct ps_view *v, size_t i)
 {
-    return v->gpu ? v->gpu[i] : (uint32_t)(v->gpu_first + i);
+    return v->gpu ? v->gpu[i] : (uint32_t)i;
 }
 static inline uint32_t ps_view_api_index(const struct ps_view *v, size_t i)
 {
-    return v->api ? v->api[i] : (uint32_t)(v->api_first + i);
+    return v->api ? v->api[i] : (uint32_t)i;
 }
 static inline uint32_t ps_view_range_index(const struct ps_view *v, size_t i)
 {
-    return v->ranges ? v->ranges[i] : (uint32_t)(v->range_first + i);
+    return v->ranges ? v->ranges[i] : (uint32_t)i;
 }
 
 static inline const struct ps_gpu_row *ps_view_gpu_row(const struct ps_view *v, size_t i)
@@ -148,7 +148,7 @@ static inline const struct ps_range *ps_view_range(const struct ps_view *v, size
 }
 
 /* The decoded GPU op at view index i (as ps_model_gpu: launch is a model index, correlation the launch's; a
- * launch outside [launch_lo, launch_hi) reads as PS_NONE, correlation 0). */
+ * launch outside launch_lo .. launch_lo + launch_n - 1 reads as PS_NONE, correlation 0). */
 static inline struct ps_gpu_op ps_view_gpu(const struct ps_view *v, size_t i)
 {
     uint32_t k = ps_view_gpu_index(v, i);
@@ -156,7 +156,7 @@ static inline struct ps_gpu_op ps_view_gpu(const struct ps_view *v, size_t i)
     const struct ps_gpu_attr *a = &v->gpu_attrs[g->attr];
     const struct ps_model *m = v->m;
     uint32_t launch = m->gpu_launch ? m->gpu_launch[k] : PS_NONE;
-    if (launch < v->launch_lo || launch >= v->launch_hi)
+    if (launch - v->launch_lo >= v->launch_n)   /* unsigned: below launch_lo wraps; PS_NONE stays */
         launch = PS_NONE;
     struct ps_gpu_op op = { .start_ns = g->start_ns, .end_ns = ps_view_row_end(v, g),
                             .bytes = a->bytes, .name = a->name, .stream = a->stream,

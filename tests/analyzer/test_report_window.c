@@ -222,7 +222,6 @@ static void slice_to_the_end_equals_model_of_its_rows(void)
     struct ps_report a, b, w;
     ps_view_all(&all, whole);
     CHECK_EQ("slice", ps_view_starting(&slice, &all, t, INT64_MAX), 0);
-    CHECK(slice.gpu == NULL && slice.api == NULL && slice.ranges == NULL, "a slice of the whole model allocates");
     build_view(&a, &slice);
     ps_view_fini(&slice);   /* the report keeps its own copy */
     build_model(&b, part);

@@ -337,7 +337,6 @@ static void starting_view_holds_rows_starting_inside(void)
     CHECK_STR("[3, 30) gpu", rows(&a, 0), "1");
     CHECK_STR("[3, 30) api", rows(&a, 1), "1,2");
     CHECK_STR("[3, 30) ranges", rows(&a, 2), "2");
-    CHECK(a.gpu == NULL && a.api == NULL && a.ranges == NULL, "a slice of the whole model is a run of indices");
     CHECK_EQ("[3, 30) launch of gpu 1 kept", ps_view_gpu(&a, 0).launch, 1);
     CHECK_EQ("[3, 30) start", a.start_ns, 3);
     CHECK_EQ("[3, 30) end", a.end_ns, 30);
@@ -358,6 +357,10 @@ static void starting_view_holds_rows_starting_inside(void)
     CHECK_EQ("[5, 5) rows", e.ngpu + e.napi + e.nranges, 0);
     CHECK_EQ("[5, 5) lower bound", ps_view_gpu_lower_bound(&e, 0), 0);
     CHECK_EQ("end before start", ps_view_starting(&bad, &all, 30, 3), -EINVAL);
+    struct ps_view every;
+    CHECK_EQ("[first start, end)", ps_view_starting(&every, &all, 0, INT64_MAX), 0);
+    CHECK(every.gpu == NULL && every.api == NULL && every.ranges == NULL, "a slice keeping every row allocates");
+    CHECK_EQ("every launch kept", ps_view_gpu(&every, 0).launch, 0);
     ps_view_fini(&bad);   /* nothing to free: fine */
     ps_view_fini(&a);
     ps_view_fini(&b);
