@@ -292,7 +292,7 @@ int ps_report_build_view(struct ps_report *r, const struct ps_view *rows, const 
                               "--compat tb)", m->path);
         goto out;
     }
-    if (rc < 0 || (rc = ps_view_copy(&r->scope, &r->all)) < 0 || (rc = ps_names_new(&names, m, o, err, errlen)) < 0)
+    if (rc < 0 || (rc = ps_names_new(&names, m, o, err, errlen)) < 0)
         goto out;
     for (size_t i = 0; i < r->all.ngpu && !r->has_gpu; i++)
         r->has_gpu = ps_view_gpu_attr(&r->all, ps_view_gpu_row(&r->all, i))->kind != PS_GPU_SYNC;
@@ -308,7 +308,8 @@ int ps_report_build_view(struct ps_report *r, const struct ps_view *rows, const 
     if ((rc = ps_steps_pick_process(&r->all, names, &r->pid, &r->step_ranges_found)) < 0)
         goto out;
     r->scoped = r->pid != PS_NONE;
-    if (r->scoped && (rc = ps_view_process(&r->scope, &r->all, r->pid)) < 0)
+    rc = r->scoped ? ps_view_process(&r->scope, &r->all, r->pid) : ps_view_copy(&r->scope, &r->all);
+    if (rc < 0)
         goto out;
     int64_t tb_base = 0;
     int tb_times = o->compat_tb && m->format == PS_FORMAT_KINETO;

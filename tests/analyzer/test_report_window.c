@@ -11,6 +11,7 @@
 
 #include "analyses/analyses.h"
 #include "check.h"
+#include "read/reader.h"
 
 #define US(x) ((int64_t)(x) * 1000)
 #define NSTEPS 8
@@ -346,8 +347,56 @@ static void retimed_view_refused(void)
     ps_model_free(whole);
 }
 
+/* A real trace (Nsight Systems, 2 GPUs, shared/traces/nsys/h100_2gpu_1s.sqlite): the slice from the middle of its
+ * events to the end against the same window read by the reader itself (ps_read_trace_window, what `top` reads
+ * today: only the rows that start at or after the middle). Exit 77 (skip) without the trace. */
+static int real_trace_slice_equals_reader_window(const char *shared)
+{
+    char path[1024], err[512];
+    snprintf(path, sizeof path, "%s/traces/nsys/h100_2gpu_1s.sqlite", shared);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "skip: %s not found\n", path);
+        return 77;
+    }
+    fclose(f);
+    struct ps_model *whole = NULL, *part = NULL;
+    struct ps_report w, a, b;
+    struct ps_view all, slice;
+    if (ps_read_trace(path, &whole, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    build_model(&w, whole);
+    int64_t t = w.run_start_ns + (w.run_end_ns - w.run_start_ns) / 2;
+    struct ps_read_window rw = { .from_ns = t };
+    if (ps_read_trace_window(path, &rw, &part, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    ps_view_all(&all, whole);
+    CHECK_EQ("slice", ps_view_starting(&slice, &all, t, INT64_MAX), 0);
+    CHECK(slice.ngpu > 1000 && slice.ngpu < all.ngpu, "the slice holds part of the GPU ops (%zu of %zu)", slice.ngpu,
+          all.ngpu);
+    CHECK_EQ("GPU ops: the reader's window", slice.ngpu, part->gpu.n);
+    CHECK_EQ("API calls: the reader's window", slice.napi, part->api.n);
+    CHECK_EQ("ranges: the reader's window", slice.nranges, part->ranges.n);
+    build_view(&a, &slice);
+    build_model(&b, part);
+    check_same(&a, &b);
+    ps_view_fini(&slice);
+    ps_report_fini(&a);
+    ps_report_fini(&b);
+    ps_report_fini(&w);
+    ps_model_free(whole);
+    ps_model_free(part);
+    return check_failures != 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "real_trace_slice_equals_reader_window"))
+        return real_trace_slice_equals_reader_window(argv[2]);
     static const struct {
         const char *name;
         void (*fn)(void);
