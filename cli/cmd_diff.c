@@ -3,8 +3,6 @@
  * --gate PCT is given and the average step got slower by more than PCT %. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "analyses/diff.h"
 #include "analysis_options.h"
