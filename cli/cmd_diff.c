@@ -3,10 +3,9 @@
  * --gate PCT is given and the average step got slower by more than PCT %. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "analyses/diff.h"
+#include "analysis_options.h"
 #include "commands.h"
 #include "options.h"
 #include "read/reader.h"
@@ -14,21 +13,21 @@
 
 static void usage(FILE *out)
 {
+    fprintf(out, "usage: perfscope diff BEFORE AFTER [--format text|json|md] [-o OUT] [--gate PCT]\n");
+    ps_analysis_opts_synopsis(out, 22);
     fprintf(out,
-            "usage: perfscope diff BEFORE AFTER [--format text|json|md] [-o OUT] [--gate PCT] [--top N]\n"
-            "                      [--step-range RE] [--data-range RE] [--copy-range RE] [--compat tb]\n"
-            "                      [--kernel-threshold X]\n\n"
+            "\n"
             "What an optimisation changed: the average step and its step-to-step spread, each step-time\n"
             "category, the verdict, kernels, copies and findings, from two traces of any format\n"
             "(perfscope, Nsight Systems SQLite, PyTorch profiler JSON). Its own verdict is improvement,\n"
             "regression or no significant change (a change within twice its standard error, or under 1 %%\n"
             "of the step, is noise).\n\n"
             "  --format text|json|md  output format (default text; keys in docs/diff.md)\n"
-            "  -o, --output OUT       write to OUT instead of stdout\n"
+            "  -o, --output OUT       write to OUT instead of stdout (never one of the traces)\n"
             "  --gate PCT             exit 3 when the average step got slower by more than PCT %%\n"
-            "  --top N                kernels listed in text and md (default 10; 0 lists all)\n"
-            "  --step-range RE, --data-range RE, --copy-range RE, --compat tb, --kernel-threshold X\n"
-            "                         as for 'perfscope report', applied to both traces\n");
+            "  --top N                kernels listed in text and md (default 10; 0 lists all)\n\n"
+            "The analysis options, as for 'perfscope report', applied to both traces:\n");
+    ps_analysis_opts_help(out);
 }
 
 /* Read `path` and build its report; 0, or 1 after printing why. */
@@ -45,13 +44,10 @@ static int analyse(const char *path, const struct ps_report_opts *o, struct ps_m
 
 int cmd_diff(int argc, char **argv)
 {
-    enum { OPT_FORMAT = 256, OPT_GATE, OPT_TOP, OPT_STEP, OPT_DATA, OPT_COPY, OPT_COMPAT, OPT_KTH };
+    enum { OPT_FORMAT = 256, OPT_GATE };
     static const struct option longopts[] = {
-        { "format", required_argument, NULL, OPT_FORMAT }, { "output", required_argument, NULL, 'o' },
-        { "gate", required_argument, NULL, OPT_GATE },     { "top", required_argument, NULL, OPT_TOP },
-        { "step-range", required_argument, NULL, OPT_STEP }, { "data-range", required_argument, NULL, OPT_DATA },
-        { "copy-range", required_argument, NULL, OPT_COPY }, { "compat", required_argument, NULL, OPT_COMPAT },
-        { "kernel-threshold", required_argument, NULL, OPT_KTH }, { "help", no_argument, NULL, 'h' },
+        { "format", required_argument, NULL, OPT_FORMAT }, { "gate", required_argument, NULL, OPT_GATE },
+        { "help", no_argument, NULL, 'h' },                PS_ANALYSIS_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
     struct ps_report_opts o;
@@ -59,22 +55,14 @@ int cmd_diff(int argc, char **argv)
     const struct ps_diff_renderer *renderer = ps_diff_renderer_find("text");
     const char *output = NULL;
     double gate = -1, x;
-    int top = 10, c, rc;
+    int c, rc;
     if (ps_opt_check_long_names("diff", argc, argv, longopts, "o"))
         return 2;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    while ((c = ps_analysis_getopt("diff", argc, argv, longopts, &o, &output)) >= 0) {
         switch (c) {
         case 'h':
             usage(stdout);
             return 0;
-        case 'o':
-            if (!*(output = optarg)) {
-                fprintf(stderr, "perfscope diff: -o was given an empty output path\n");
-                return 2;
-            }
-            break;
         case OPT_FORMAT:
             if (!(renderer = ps_diff_renderer_find(optarg))) {
                 fprintf(stderr, "perfscope diff: unknown --format '%s' (use text, json or md)\n", optarg);
@@ -86,52 +74,25 @@ int cmd_diff(int argc, char **argv)
                 return ps_opt_bad_value("diff", "--gate", "a percentage from 0 to 1e6", optarg, rc, x);
             gate = x;
             break;
-        case OPT_TOP:
-            if ((rc = ps_opt_parse_double(optarg, &x)) < 0 || x < 0 || x > 1e6 || x != (int)x)
-                return ps_opt_bad_value("diff", "--top", "a whole number from 0 to 1000000", optarg, rc, x);
-            top = (int)x;
-            break;
-        case OPT_STEP:
-            o.step_re = optarg;
-            break;
-        case OPT_DATA:
-            o.data_re = optarg;
-            break;
-        case OPT_COPY:
-            o.copy_re = optarg;
-            break;
-        case OPT_COMPAT:
-            if (strcmp(optarg, "tb") != 0) {
-                fprintf(stderr, "perfscope diff: unknown --compat '%s' (the only one is tb)\n", optarg);
-                return 2;
-            }
-            o.compat_tb = 1;
-            break;
-        case OPT_KTH:
-            if ((rc = ps_opt_parse_double(optarg, &x)) < 0 || x < 0 || x > 1)
-                return ps_opt_bad_value("diff", "--kernel-threshold", "a share from 0 to 1", optarg, rc, x);
-            o.kernel_threshold = x;
-            break;
-        case ':':
-            fprintf(stderr, "perfscope diff: option '%s' needs a value (see 'perfscope diff --help')\n",
-                    argv[optind - 1]);
-            return 2;
         default:
-            fprintf(stderr, "perfscope diff: unknown option '%s' (see 'perfscope diff --help')\n", argv[optind - 1]);
-            return 2;
+            return ps_opt_getopt_error("diff", c, argv);
         }
     }
+    if (c != -1)
+        return 2;
     if (argc - optind != 2) {
         fprintf(stderr, "perfscope diff: give two traces, BEFORE and AFTER (see 'perfscope diff --help')\n");
         return 2;
     }
+    if (ps_output_is_input("diff", output, argv + optind, 2))
+        return 2;
     const char *before_path = argv[optind], *after_path = argv[optind + 1];
     struct ps_model *mb = NULL, *ma = NULL;
     struct ps_report rb, ra;
     struct ps_diff d;
     int built = 0, status = 1;
     char err[512] = "";
-    FILE *dest = stdout;
+    FILE *dest;
     if (analyse(before_path, &o, &mb, &rb))
         goto out;
     built = 1;
@@ -143,16 +104,12 @@ int cmd_diff(int argc, char **argv)
         goto out;
     }
     built = 3;
-    if (output && !(dest = fopen(output, "w"))) {
-        fprintf(stderr, "perfscope diff: cannot write %s: %s\n", output, strerror(errno));
+    if (!(dest = ps_output_open("diff", output)))
         goto out;
-    }
-    struct ps_diff_input in = { &d, before_path, after_path, top };
+    struct ps_diff_input in = { &d, before_path, after_path, o.top_n };
     rc = renderer->write(&in, dest);
-    if ((output ? fclose(dest) : fflush(dest)) != 0 || rc < 0) {
-        fprintf(stderr, "perfscope diff: writing %s failed\n", output ? output : "the diff");
+    if (ps_output_close("diff", output, dest, rc, errno, "the diff"))
         goto out;
-    }
     status = 0;
     if (gate >= 0 && d.before.avg_ns > 0 && (double)d.delta_ns > gate / 100 * (double)d.before.avg_ns) {
         fprintf(stderr, "perfscope diff: gate: the average step got %.1f %% slower (more than --gate %g %%)\n",

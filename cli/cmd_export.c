@@ -84,18 +84,14 @@ int cmd_export(int argc, char **argv)
     int force = 0, c;
     if (ps_opt_check_long_names("export", argc, argv, longopts, "o"))
         return 2;
-    optind = 1;
-    opterr = 0;
     while ((c = getopt_long(argc, argv, ":ho:f", longopts, NULL)) != -1) {
         switch (c) {
         case 'h':
             usage(stdout);
             return 0;
         case 'o':
-            if (!*(output = optarg)) {
-                fprintf(stderr, "perfscope export: -o was given an empty output path\n");
+            if (ps_output_check_path("export", output = optarg, 0))
                 return 2;
-            }
             break;
         case 'f':
             force = 1;
@@ -106,14 +102,8 @@ int cmd_export(int argc, char **argv)
                 return 2;
             }
             break;
-        case ':':
-            fprintf(stderr, "perfscope export: option '%s' needs a value (see 'perfscope export --help')\n",
-                    argv[optind - 1]);
-            return 2;
         default:
-            fprintf(stderr, "perfscope export: unknown option '%s' (see 'perfscope export --help')\n",
-                    argv[optind - 1]);
-            return 2;
+            return ps_opt_getopt_error("export", c, argv);
         }
     }
     if (argc - optind != 1) {
@@ -125,16 +115,12 @@ int cmd_export(int argc, char **argv)
         return 2;
     }
     const char *input = argv[optind];
-    struct stat in_st, out_st;
-    if (stat(output, &out_st) == 0) {
-        if (stat(input, &in_st) == 0 && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
-            fprintf(stderr, "perfscope export: %s is the trace being read: refusing to overwrite it\n", output);
-            return 2;
-        }
-        if (!force) {
-            fprintf(stderr, "perfscope export: %s exists (-f replaces it)\n", output);
-            return 2;
-        }
+    struct stat out_st;
+    if (ps_output_is_input("export", output, argv + optind, 1))
+        return 2;
+    if (!force && stat(output, &out_st) == 0) {
+        fprintf(stderr, "perfscope export: %s exists (-f replaces it)\n", output);
+        return 2;
     }
 
     struct ps_model *m = NULL;

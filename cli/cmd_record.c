@@ -132,8 +132,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
     *o = (struct opts){ .output = DEFAULT_OUTPUT, .sample_hz = 20 };
     if (ps_opt_check_long_names_before_command("record", argc, argv, longopts, "o"))
         return 2;
-    optind = 1;
-    opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "+:o:fh", longopts, NULL)) != -1) {
         switch (c) {
@@ -182,14 +180,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'h':
             usage(stdout);
             return 1;
-        case ':':
-            fprintf(stderr, "perfscope record: option '%s' needs a value (see 'perfscope record --help')\n",
-                    argv[optind - 1]);
-            return 2;
         default:
-            fprintf(stderr, "perfscope record: unknown option '%s' (see 'perfscope record --help')\n",
-                    argv[optind - 1]);
-            return 2;
+            return ps_opt_getopt_error("record", c, argv);
         }
     }
     if (o->recover) {

@@ -87,8 +87,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
     *o = (struct opts){ .interval_s = 1, .window_s = 10 };
     if (ps_opt_check_long_names("top", argc, argv, longopts, "dn"))
         return 2;
-    optind = 1;
-    opterr = 0;
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, ":d:n:h", longopts, NULL)) != -1) {
@@ -126,13 +124,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'h':
             usage(stdout);
             return 1;
-        case ':':
-            fprintf(stderr, "perfscope top: option '%s' needs a value (see 'perfscope top --help')\n",
-                    argv[optind - 1]);
-            return 2;
         default:
-            fprintf(stderr, "perfscope top: unknown option '%s' (see 'perfscope top --help')\n", argv[optind - 1]);
-            return 2;
+            return ps_opt_getopt_error("top", c, argv);
         }
     }
     if (optind < argc) {

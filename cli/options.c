@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "options.h"
 
@@ -74,11 +75,71 @@ static int check_long_names(const char *cmd, int argc, char **argv, const struct
 int ps_opt_check_long_names(const char *cmd, int argc, char **argv, const struct option *longopts,
                             const char *short_with_value)
 {
+    optind = 1;
+    opterr = 0;
     return check_long_names(cmd, argc, argv, longopts, short_with_value, 0);
 }
 
 int ps_opt_check_long_names_before_command(const char *cmd, int argc, char **argv, const struct option *longopts,
                                            const char *short_with_value)
 {
+    optind = 1;
+    opterr = 0;
     return check_long_names(cmd, argc, argv, longopts, short_with_value, 1);
+}
+
+int ps_opt_getopt_error(const char *cmd, int c, char **argv)
+{
+    if (c == ':')
+        fprintf(stderr, "perfscope %s: option '%s' needs a value (see 'perfscope %s --help')\n", cmd,
+                argv[optind - 1], cmd);
+    else
+        fprintf(stderr, "perfscope %s: unknown option '%s' (see 'perfscope %s --help')\n", cmd, argv[optind - 1],
+                cmd);
+    return 2;
+}
+
+int ps_output_check_path(const char *cmd, const char *path, int stdout_without)
+{
+    if (*path)
+        return 0;
+    fprintf(stderr, "perfscope %s: -o was given an empty output path; name a file%s\n", cmd,
+            stdout_without ? ", or leave -o out to print to stdout" : "");
+    return 2;
+}
+
+int ps_output_is_input(const char *cmd, const char *output, char *const *paths, int n)
+{
+    struct stat out, in;
+    if (!output || stat(output, &out) != 0)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (stat(paths[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+            fprintf(stderr, "perfscope %s: -o %s is the trace being read (%s): refusing to overwrite it; choose "
+                            "another output file\n", cmd, output, paths[i]);
+            return 1;
+        }
+    return 0;
+}
+
+FILE *ps_output_open(const char *cmd, const char *output)
+{
+    FILE *f = output ? fopen(output, "w") : stdout;
+    if (!f)
+        fprintf(stderr, "perfscope %s: cannot write %s: %s (check that its folder exists and is writable)\n", cmd,
+                output, strerror(errno));
+    return f;
+}
+
+int ps_output_close(const char *cmd, const char *output, FILE *f, int write_rc, int write_errno, const char *what)
+{
+    int err = 0;
+    if (write_rc < 0)
+        err = write_errno ? write_errno : EIO;
+    if ((output ? fclose(f) : fflush(f)) != 0 && !err)
+        err = errno ? errno : EIO;
+    if (!err)
+        return 0;
+    fprintf(stderr, "perfscope %s: writing %s failed: %s\n", cmd, output ? output : what, strerror(err));
+    return 1;
 }

@@ -1,7 +1,7 @@
 /* The trace model's storage: growable arrays, an interning string pool, find-or-add lookups,
  * and the final sort + API→GPU correlation link shared by every reader. */
 #include "model/model.h"
-#include "read/reader_impl.h"
+#include "model/model_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -167,16 +167,6 @@ void ps_model_free(struct ps_model *m)
  * most recently added entry is fast enough and keeps the model simple. */
 /* ---- reader-time state: lookup indexes of the find-or-add calls and of GPU attribute rows ---- */
 
-struct ps_gpu_build {
-    struct ps_u64map attrs; /* attr_hash -> index into gpu_attrs (a multi-map); long rows not indexed */
-    size_t nattrs;        /* attributes indexed so far */
-    uint64_t *corr;       /* correlation id per op (parallel to gpu); NULL while all are 0 */
-    size_t corr_cap;
-    struct ps_idmap procs, threads;   /* pid -> procs index; pid << 32 | tid -> threads index */
-    struct ps_idmap streams, devices; /* stream_key() -> streams index; (uint32) id -> devices index */
-    size_t nprocs, nthreads, nstreams, ndevices;   /* rows indexed so far */
-};
-
 static struct ps_gpu_build *build_state(struct ps_model *m)
 {
     if (!m->gpu_build)
@@ -194,6 +184,7 @@ static void gpu_build_free(struct ps_model *m)
     ps_idmap_free(&m->gpu_build->threads);
     ps_idmap_free(&m->gpu_build->streams);
     ps_idmap_free(&m->gpu_build->devices);
+    ps_model_grow_fini(m->gpu_build);
     free(m->gpu_build);
     m->gpu_build = NULL;
 }
@@ -526,10 +517,12 @@ int ps_model_add_meta(struct ps_model *m, const char *key, const char *value)
 #define LESS_START_END(a, b) \
     ((a)->start_ns < (b)->start_ns || ((a)->start_ns == (b)->start_ns && (a)->end_ns < (b)->end_ns))
 
-/* GPU rows sort with their correlation ids (a parallel array, NULL when none), so swaps move both. */
+/* GPU rows sort with their correlation ids and launch links (parallel arrays, NULL when none), so swaps move
+ * all three. */
 struct gpu_sort {
     struct ps_gpu_row *v;
     uint64_t *corr;
+    uint32_t *launch;
     const struct ps_gpu_attr *attrs;
 };
 
@@ -553,6 +546,11 @@ static void row_swap(const struct gpu_sort *g, size_t i, size_t j)
         uint64_t c = g->corr[i];
         g->corr[i] = g->corr[j];
         g->corr[j] = c;
+    }
+    if (g->launch) {
+        uint32_t l = g->launch[i];
+        g->launch[i] = g->launch[j];
+        g->launch[j] = l;
     }
 }
 
@@ -606,21 +604,38 @@ static void rows_intro(const struct gpu_sort *g, size_t lo, size_t n, int depth)
             row_swap(g, j, j - 1);
 }
 
-static void sort_gpu(struct ps_model *m)
+void ps_model_sort_gpu(struct ps_model *m, size_t lo, size_t n, uint32_t *launch)
 {
-    struct gpu_sort g = { m->gpu.v, m->gpu_build ? m->gpu_build->corr : NULL, m->gpu_attrs.v };
-    size_t n = m->gpu.n, i = 1;
-    while (i < n && (g.v[i].start_ns > g.v[i - 1].start_ns || !row_less(&g, &g.v[i], &g.v[i - 1])))
+    struct gpu_sort g = { m->gpu.v, m->gpu_build ? m->gpu_build->corr : NULL, launch, m->gpu_attrs.v };
+    size_t i = lo + 1;
+    while (i < lo + n && (g.v[i].start_ns > g.v[i - 1].start_ns || !row_less(&g, &g.v[i], &g.v[i - 1])))
         i++;
-    if (i >= n)
+    if (i >= lo + n)
         return;   /* already in order (the usual case for one table read in time order) */
     int depth = 0;
     for (size_t k = n; k; k >>= 1)
         depth += 2;
-    rows_intro(&g, 0, n, depth);
+    rows_intro(&g, lo, n, depth);
 }
+
+int ps_model_gpu_less(const struct ps_model *m, const struct ps_gpu_row *a, const struct ps_gpu_row *b)
+{
+    struct gpu_sort g = { .attrs = m->gpu_attrs.v };
+    return row_less(&g, a, b);
+}
+
 DEFINE_SORT(sort_api, struct ps_api_call, LESS_START_END)
 DEFINE_SORT(sort_range, struct ps_range, LESS_START_END)
+
+void ps_model_sort_api(struct ps_api_call *v, size_t n)
+{
+    sort_api(v, n);
+}
+
+void ps_model_sort_ranges(struct ps_range *v, size_t n)
+{
+    sort_range(v, n);
+}
 
 struct corr_key {
     uint64_t correlation;
@@ -641,7 +656,7 @@ static int cmp_corr(const struct corr_key *x, const struct corr_key *y)
 DEFINE_SORT(sort_corr, struct corr_key, LESS_CORR)
 
 /* Open ranges: by thread, then start (the order they were pushed in: outermost first). */
-static int cmp_open(const void *a, const void *b)
+int ps_model_cmp_open(const void *a, const void *b)
 {
     const struct ps_range *x = a, *y = b;
     if (x->thread != y->thread)
@@ -651,11 +666,13 @@ static int cmp_open(const void *a, const void *b)
 
 int ps_model_finish(struct ps_model *m)
 {
-    sort_gpu(m);
+    if (m->gpu_build && m->gpu_build->growing)
+        return ps_model_grow_finish(m);
+    ps_model_sort_gpu(m, 0, m->gpu.n, NULL);
     sort_api(m->api.v, m->api.n);
     sort_range(m->ranges.v, m->ranges.n);
     if (m->open_ranges.n > 1)
-        qsort(m->open_ranges.v, m->open_ranges.n, sizeof *m->open_ranges.v, cmp_open);
+        qsort(m->open_ranges.v, m->open_ranges.n, sizeof *m->open_ranges.v, ps_model_cmp_open);
 
     uint64_t *corr = m->gpu_build ? m->gpu_build->corr : NULL;
     free(m->gpu_launch);

@@ -226,9 +226,30 @@ int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample 
 int ps_model_add_host_sample(struct ps_model *m, const struct ps_host_sample *s);
 
 /* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call
- * with the same correlation id in the same process (any process if correlation_global) in gpu_launch, then
- * frees the correlation ids and the attribute index. Return 0 or -ENOMEM. */
+ * with the same correlation id in the same process (any process if correlation_global) in gpu_launch (the
+ * lowest-index call when several carry the id), then frees the correlation ids and the attribute index.
+ * A growing model (ps_model_set_growing) may be finished again after more rows are added: see there.
+ * Return 0 or -ENOMEM. */
 int ps_model_finish(struct ps_model *m);
+
+/* ---- a model that grows: `perfscope top` follows a recording's trace as rows are appended to it ----
+ * ps_model_set_growing (on a new model, before any row is added) makes every ps_model_finish keep what the next
+ * one needs (correlation ids, the attribute and lookup indexes, the calls by correlation id), so that rows added
+ * after a finish can be finished in turn: each kind's new rows are sorted and merged into the sorted rows (the
+ * rows they sort before move; model indices of API calls change, and gpu_launch follows), new GPU ops are linked
+ * to their launches, and ops read before their launch's row are linked when it arrives. After each finish the
+ * model equals one read in one go from the same rows (tests/analyzer/test_model_growth.c), except that a launch
+ * call that arrives after its op links only when no other call with the same correlation id was read before it.
+ * The cost of a finish follows the rows added and the rows they displace (plus one pass over the GPU links when
+ * an API call sorts among the merged ones), not the model's size. gpu_launch is kept allocated once there is a
+ * GPU op. 0, -EINVAL (the model holds rows already), -ENOMEM. */
+int ps_model_set_growing(struct ps_model *m);
+
+/* Drop the GPU ops, API calls and ranges that start before cut_ns from a growing, finished model (older rows of
+ * a live window: memory stays bounded). Ops whose launch is dropped read unlinked (launch PS_NONE); open ranges,
+ * strings, processes, threads, streams and attribute rows stay. O(rows kept): call it when the dropped part is
+ * a good share of the rows. 0, -EINVAL (not a growing model, or rows added since the last finish), -ENOMEM. */
+int ps_model_drop_before(struct ps_model *m, int64_t cut_ns);
 
 /* ---- reading GPU ops ---- */
 

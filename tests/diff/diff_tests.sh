@@ -120,6 +120,68 @@ recorded_data_bound_to_balanced_drops_data_loading)
         fail "the DataLoader share did not fall: $(json "$tmp/d.json" 'd["before"]["breakdown_ns"]["dataloader"] / d["before"]["dur_ns"]') -> $(json "$tmp/d.json" 'd["after"]["breakdown_ns"]["dataloader"] / d["after"]["dur_ns"]')"
     [ "$(json "$tmp/d.json" 'd["before"]["nsteps"]')" -ge 11 ] || fail "steps before"
     ;;
+output_naming_a_trace_is_refused_and_the_trace_kept)
+    # -o naming BEFORE or AFTER (directly, by a symlink, by a hard link) was opened for writing after both were
+    # read, replacing a trace with the diff; now it is refused before anything is read (exit 2, like export)
+    steps "$tmp/b.json" 100 100
+    steps "$tmp/a.json" 110 110
+    cp "$tmp/b.json" "$tmp/b.orig"; cp "$tmp/a.json" "$tmp/a.orig"
+    ln -s b.json "$tmp/sym.json"; ln "$tmp/a.json" "$tmp/hard.json"
+    for o in "$tmp/b.json" "$tmp/a.json" "$tmp/sym.json" "$tmp/hard.json"; do
+        "$ps" diff "$tmp/b.json" "$tmp/a.json" -o "$o" >/dev/null 2>"$tmp/err"; st=$?
+        [ $st = 2 ] || fail "-o $o exited $st, not 2"
+        grep -q "is the trace being read.*refusing to overwrite it" "$tmp/err" || fail "message: $(cat "$tmp/err")"
+        cmp -s "$tmp/b.json" "$tmp/b.orig" && cmp -s "$tmp/a.json" "$tmp/a.orig" || fail "a trace was changed through $o"
+    done
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" -o "$tmp/d.txt" && grep -q "^Verdict: regression" "$tmp/d.txt" ||
+        fail "a different output is refused"
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" -o '' 2>"$tmp/err"; [ $? = 2 ] || fail "-o '' is not a usage error"
+    grep -q "empty output path; name a file, or leave -o out to print to stdout" "$tmp/err" || fail "$(cat "$tmp/err")"
+    ;;
+write_failure_is_one_line_with_the_reason)
+    [ -w /dev/full ] || { echo "SKIP: no /dev/full"; exit 77; }
+    steps "$tmp/b.json" 100 100
+    steps "$tmp/a.json" 110 110
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" >/dev/full 2>"$tmp/err"; st=$?
+    [ $st = 1 ] || fail "a failed write exited $st"
+    grep -q "^perfscope diff: writing the diff failed: No space left on device$" "$tmp/err" || fail "$(cat "$tmp/err")"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "not one error line: $(cat "$tmp/err")"
+    ;;
+analysis_options_are_report_s)
+    # diff takes report's analysis options with report's rules and messages (one parser for both commands)
+    steps "$tmp/b.json" 100 100
+    steps "$tmp/a.json" 110 110
+    for bad in "--kernel-threshold 2" "--kernel-threshold 1e-400" "--gap-threshold-ms -1" "--tiny-kernel-us 1e999" \
+               "--info-below 1.5" "--low-util nan" "--launch-bound 0x1" "--slow-copy 2" "--link-gbps 0" \
+               "--low-occupancy 101" "--steps sometimes" "--compat hta" "--top 1e1" "--top -1" "--top 1000001"; do
+        # shellcheck disable=SC2086
+        "$ps" report $bad "$tmp/b.json" >/dev/null 2>"$tmp/report.err"; rst=$?
+        # shellcheck disable=SC2086
+        "$ps" diff $bad "$tmp/b.json" "$tmp/a.json" >/dev/null 2>"$tmp/diff.err"; dst=$?
+        [ $rst = 2 ] && [ $dst = 2 ] || fail "$bad: report exited $rst, diff $dst (both should be 2)"
+        [ "$(sed 's/^perfscope report:/perfscope CMD:/' "$tmp/report.err")" = \
+          "$(sed 's/^perfscope diff:/perfscope CMD:/' "$tmp/diff.err")" ] ||
+            fail "$bad: report says '$(cat "$tmp/report.err")', diff '$(cat "$tmp/diff.err")'"
+    done
+    grep -q "^perfscope diff: --top needs a whole decimal number from 0 to 1000000, not '1000001'$" "$tmp/diff.err" ||
+        fail "the --top message: $(cat "$tmp/diff.err")"
+    # the values reach both analyses: no range named 'nomatch' and no inference (no kernels) leave BEFORE without steps
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" --step-range nomatch --steps off >/dev/null 2>"$tmp/err"; st=$?
+    [ $st = 1 ] && grep -q "BEFORE has no steps" "$tmp/err" || fail "--step-range nomatch: exit $st, $(cat "$tmp/err")"
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" --step-range 'profilerstep#[0-9]+' --format json -o "$tmp/d.json" ||
+        fail "--step-range naming the steps exited $?"
+    [ "$(json "$tmp/d.json" 'd["verdict"]')" = regression ] || fail "verdict with --step-range"
+    need_shared
+    # --top N: the md lists N kernels ("2 of 68": the ResNet-50 pair has 68 kernel names in either run)
+    "$ps" diff "$k/resnet50_workers0.pt.trace.json.gz" "$k/resnet50_workers4.pt.trace.json.gz" --format md --top 2 \
+        >"$tmp/d.md" || fail "--top 2 exited $?"
+    grep -q "^### Kernels by change of total time (2 of 68)$" "$tmp/d.md" || fail "--top 2: $(grep Kernels "$tmp/d.md")"
+    # --compat tracelens (TraceLens' GPU timeline) leaves the steps as they are: the peers' 177592 -> 141068 us
+    "$ps" diff "$k/resnet50_workers0.pt.trace.json.gz" "$k/resnet50_workers4.pt.trace.json.gz" --compat tracelens \
+        --compat tb --format json -o "$tmp/d.json" || fail "--compat tracelens --compat tb exited $?"
+    [ "$(json "$tmp/d.json" 'round(d["before"]["dur_ns"] / 1e3), round(d["after"]["dur_ns"] / 1e3)')" = "(177592, 141068)" ] ||
+        fail "steps with --compat tracelens"
+    ;;
 *) fail "unknown case $case" ;;
 esac
 echo "PASS: $case"

@@ -1,0 +1,52 @@
+/* Private to the model (model.c, grow.c): the reader-time state behind struct ps_model.gpu_build and the sorts
+ * both files use. Not included outside analyzer/model/. */
+#ifndef PS_MODEL_IMPL_H
+#define PS_MODEL_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+#include "ps_hashmap.h"
+#include "read/reader_impl.h"
+
+/* A GPU op waiting for the API call that launched it (a growing model: the call's row has not been read yet).
+ * Found again by its start (rows are sorted by start) and correlation id. */
+struct ps_pending_launch {
+    int64_t start_ns;
+    uint64_t correlation;
+    uint32_t pid;                       /* the op's stream's process; 0 when correlation ids are file-global */
+};
+
+struct ps_gpu_build {
+    struct ps_u64map attrs; /* attr_hash -> index into gpu_attrs (a multi-map); long rows not indexed */
+    size_t nattrs;        /* attributes indexed so far */
+    uint64_t *corr;       /* correlation id per op (parallel to gpu); NULL while all are 0 */
+    size_t corr_cap;
+    struct ps_idmap procs, threads;   /* pid -> procs index; pid << 32 | tid -> threads index */
+    struct ps_idmap streams, devices; /* stream_key() -> streams index; (uint32) id -> devices index */
+    size_t nprocs, nthreads, nstreams, ndevices;   /* rows indexed so far */
+    /* a growing model (ps_model_set_growing): kept across finishes */
+    int growing;
+    size_t sorted_gpu, sorted_api, sorted_ranges, sorted_open;   /* rows merged into sorted order so far */
+    size_t launch_cap;                  /* capacity of model.gpu_launch */
+    struct ps_u64map calls;             /* launch_key(pid, correlation) -> the API call's start_ns (multi-map) */
+    PS_VEC(struct ps_pending_launch) pending;
+};
+
+/* Sorts by (start, end), in place, no temporary buffer (model.c). ps_model_sort_gpu sorts the rows
+ * [lo, lo + n) together with the parallel correlation ids (build->corr, when present) and, when `launch` is not
+ * NULL, the parallel launch links. */
+void ps_model_sort_api(struct ps_api_call *v, size_t n);
+void ps_model_sort_ranges(struct ps_range *v, size_t n);
+void ps_model_sort_gpu(struct ps_model *m, size_t lo, size_t n, uint32_t *launch);
+/* 1 when GPU row a sorts before b (by start, then end). */
+int ps_model_gpu_less(const struct ps_model *m, const struct ps_gpu_row *a, const struct ps_gpu_row *b);
+/* Open ranges: by thread, then start (qsort comparator). */
+int ps_model_cmp_open(const void *a, const void *b);
+
+/* grow.c: ps_model_finish of a growing model; freeing its extra state. */
+int ps_model_grow_finish(struct ps_model *m);
+void ps_model_grow_fini(struct ps_gpu_build *b);
+
+#endif
