@@ -51,7 +51,7 @@ static void gpu(uint32_t stream, int kind, const char *name, int64_t s, int64_t 
         abort();
 }
 
-/* NSTEPS training steps on one thread and stream, step k from base = k * 10 ms (µs below):
+/* Training step k (of NSTEPS) on one thread and stream, from base = k * 10 ms (µs below):
  *   ProfilerStep#k [base, base+9500)        data [base, base+1500+200*(k%3))
  *   cudaLaunchKernel [base+500, base+550)   -> prep_kernel [base+1700, base+1900)
  *   forward [base+2000, base+8000)
@@ -60,9 +60,44 @@ static void gpu(uint32_t stream, int kind, const char *name, int64_t s, int64_t 
  *   cudaLaunchKernel [base+2100, base+2150) -> relu [base+6100+100k, base+6600+100k)
  *   cudaStreamSynchronize [base+2150, base+6700+100k)
  *   cudaMemcpyAsync [base+7400, base+7450)  -> DtoH device->pageable 4 KiB [base+7500, base+7600)
- * and NVML utilisation samples every ms over [0, 80 ms): 20 % before 31 ms, 80 % from 31 ms on. Only the rows
- * (and samples) starting in [from_ns, to_ns) are added. */
-static struct ps_model *generate(int64_t from, int64_t to)
+ * and (add_samples) NVML utilisation samples every ms over the steps' 10 ms each: 20 % before 31 ms, 80 % from
+ * 31 ms on. Only the rows (and samples) starting in [from_ns, to_ns) are added. */
+static void add_step(int64_t k)
+{
+    uint32_t t = ps_model_thread(m, 100, 100), s = ps_model_stream(m, 100, 0, 7);
+    int64_t b = k * PERIOD_US;
+    uint64_t c = (uint64_t)k * 10;
+    char step[48];
+    snprintf(step, sizeof step, "ProfilerStep#%lld", (long long)k);
+    range(t, step, b, b + 9500);
+    range(t, "data", b, b + 1500 + 200 * (k % 3));
+    api(t, "cudaLaunchKernel", b + 500, b + 550, c + 1);
+    gpu(s, PS_GPU_KERNEL, "prep_kernel", b + 1700, b + 1900, c + 1, 0, 0, 0, 0);
+    range(t, "forward", b + 2000, b + 8000);
+    api(t, "cudaMemcpyAsync", b + 2000, b + 2050, c + 2);
+    gpu(s, PS_GPU_MEMCPY, "Memcpy HtoD", b + 2100, b + 2900, c + 2, 8 << 20, PS_COPY_HTOD, PS_MEM_PINNED,
+        PS_MEM_DEVICE);
+    api(t, "cudaLaunchKernel", b + 2050, b + 2100, c + 3);
+    gpu(s, PS_GPU_KERNEL, "gemm", b + 3000, b + 6000 + 100 * k, c + 3, 0, 0, 0, 0);
+    api(t, "cudaLaunchKernel", b + 2100, b + 2150, c + 4);
+    gpu(s, PS_GPU_KERNEL, "relu", b + 6100 + 100 * k, b + 6600 + 100 * k, c + 4, 0, 0, 0, 0);
+    api(t, "cudaStreamSynchronize", b + 2150, b + 6700 + 100 * k, 0);
+    api(t, "cudaMemcpyAsync", b + 7400, b + 7450, c + 5);
+    gpu(s, PS_GPU_MEMCPY, "Memcpy DtoH", b + 7500, b + 7600, c + 5, 4096, PS_COPY_DTOH, PS_MEM_DEVICE,
+        PS_MEM_PAGEABLE);
+}
+
+static void add_samples(int64_t first_ms, int64_t end_ms)
+{
+    for (int64_t ms = first_ms; ms < end_ms; ms++) {
+        struct ps_nvml_util_sample g = { .time_ns = US(ms * 1000), .device = 0, .util_pct = ms < 31 ? 20 : 80 };
+        if (keep(g.time_ns) && ps_model_add_nvml_util(m, &g) < 0)
+            abort();
+    }
+}
+
+/* A model of the first `nsteps` steps (and the samples of their 10 ms each), rows starting in [from, to) only. */
+static struct ps_model *generate_steps(int64_t from, int64_t to, int64_t nsteps)
 {
     from_ns = from;
     to_ns = to;
@@ -70,37 +105,17 @@ static struct ps_model *generate(int64_t from, int64_t to)
     if (!m)
         abort();
     ps_model_process(m, 100);
-    uint32_t t = ps_model_thread(m, 100, 100), s = ps_model_stream(m, 100, 0, 7);
-    for (int64_t k = 0; k < NSTEPS; k++) {
-        int64_t b = k * PERIOD_US;
-        uint64_t c = (uint64_t)k * 10;
-        char step[32];
-        snprintf(step, sizeof step, "ProfilerStep#%lld", (long long)k);
-        range(t, step, b, b + 9500);
-        range(t, "data", b, b + 1500 + 200 * (k % 3));
-        api(t, "cudaLaunchKernel", b + 500, b + 550, c + 1);
-        gpu(s, PS_GPU_KERNEL, "prep_kernel", b + 1700, b + 1900, c + 1, 0, 0, 0, 0);
-        range(t, "forward", b + 2000, b + 8000);
-        api(t, "cudaMemcpyAsync", b + 2000, b + 2050, c + 2);
-        gpu(s, PS_GPU_MEMCPY, "Memcpy HtoD", b + 2100, b + 2900, c + 2, 8 << 20, PS_COPY_HTOD, PS_MEM_PINNED,
-            PS_MEM_DEVICE);
-        api(t, "cudaLaunchKernel", b + 2050, b + 2100, c + 3);
-        gpu(s, PS_GPU_KERNEL, "gemm", b + 3000, b + 6000 + 100 * k, c + 3, 0, 0, 0, 0);
-        api(t, "cudaLaunchKernel", b + 2100, b + 2150, c + 4);
-        gpu(s, PS_GPU_KERNEL, "relu", b + 6100 + 100 * k, b + 6600 + 100 * k, c + 4, 0, 0, 0, 0);
-        api(t, "cudaStreamSynchronize", b + 2150, b + 6700 + 100 * k, 0);
-        api(t, "cudaMemcpyAsync", b + 7400, b + 7450, c + 5);
-        gpu(s, PS_GPU_MEMCPY, "Memcpy DtoH", b + 7500, b + 7600, c + 5, 4096, PS_COPY_DTOH, PS_MEM_DEVICE,
-            PS_MEM_PAGEABLE);
-    }
-    for (int64_t ms = 0; ms < 80; ms++) {
-        struct ps_nvml_util_sample g = { .time_ns = US(ms * 1000), .device = 0, .util_pct = ms < 31 ? 20 : 80 };
-        if (keep(g.time_ns) && ps_model_add_nvml_util(m, &g) < 0)
-            abort();
-    }
+    for (int64_t k = 0; k < nsteps; k++)
+        add_step(k);
+    add_samples(0, nsteps * PERIOD_US / 1000);
     if (ps_model_finish(m) < 0)
         abort();
     return m;
+}
+
+static struct ps_model *generate(int64_t from, int64_t to)
+{
+    return generate_steps(from, to, NSTEPS);
 }
 
 static void build_view(struct ps_report *r, const struct ps_view *v)
@@ -292,6 +307,43 @@ static void bounded_slice_equals_model_of_its_rows(void)
     ps_model_free(part);
 }
 
+/* `top`'s use: one growing model (ps_model_set_growing), a step appended and the model finished again each time,
+ * and after each the slice from 1 ms into the third-last step: its report equals the report of a fresh model of
+ * the steps so far fed only the rows starting in the slice. */
+static void slice_of_a_growing_model_equals_model_of_its_rows(void)
+{
+    from_ns = INT64_MIN;
+    to_ns = INT64_MAX;
+    struct ps_model *grown = m = ps_model_new("growing", PS_FORMAT_PERFSCOPE);
+    if (!grown || ps_model_set_growing(grown) < 0)
+        abort();
+    ps_model_process(grown, 100);
+    for (int64_t n = 1; n <= NSTEPS; n++) {
+        m = grown;
+        from_ns = INT64_MIN;
+        add_step(n - 1);
+        add_samples((n - 1) * PERIOD_US / 1000, n * PERIOD_US / 1000);
+        CHECK_EQ("finish", ps_model_finish(grown), 0);
+        if (n < 3)
+            continue;
+        int64_t t = US((n - 3) * PERIOD_US + 1000);
+        struct ps_model *part = generate_steps(t, INT64_MAX, n);
+        struct ps_view all, slice;
+        struct ps_report a, b;
+        ps_view_all(&all, grown);   /* views are made after each finish: model indices move */
+        CHECK_EQ("slice", ps_view_starting(&slice, &all, t, INT64_MAX), 0);
+        build_view(&a, &slice);
+        build_model(&b, part);
+        check_same(&a, &b);
+        CHECK_EQ("steps in the slice: the last two", a.nsteps, 2);
+        ps_view_fini(&slice);
+        ps_report_fini(&a);
+        ps_report_fini(&b);
+        ps_model_free(part);
+    }
+    ps_model_free(grown);
+}
+
 /* A slice holding no row: no events, and the note says the window is empty (not that nothing was recorded); a
  * slice without GPU rows says so of the window. */
 static void empty_slice_has_nothing_to_break_down(void)
@@ -405,6 +457,7 @@ int main(int argc, char **argv)
         { "bounded_slice_equals_model_of_its_rows", bounded_slice_equals_model_of_its_rows },
         { "empty_slice_has_nothing_to_break_down", empty_slice_has_nothing_to_break_down },
         { "retimed_view_refused", retimed_view_refused },
+        { "slice_of_a_growing_model_equals_model_of_its_rows", slice_of_a_growing_model_equals_model_of_its_rows },
     };
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
         if (!strcmp(argv[1], cases[i].name)) {
