@@ -6,9 +6,11 @@
 #include "analyses/report.h"
 
 /* ---- the analyses, called by ps_report_build in this order (each returns 0 or -ENOMEM) ----
- * Each reads the rows of the view it is given (model/view.h): `report` gives the whole trace (r->all) to the
- * whole-trace measures (HTA, TraceLens, summaries) and the analysed process (r->scope, retimed under --compat tb
- * on Kineto traces) to the steps and their breakdown; ranks.c gives each process its own view. */
+ * Each reads the rows of the view it is given (model/view.h), never the model's row arrays: `report` gives the
+ * rows analysed (r->all: the whole trace, or the caller's view in ps_report_build_view, e.g. `top`'s time
+ * slice) to the whole-trace measures (HTA, TraceLens, summaries) and the analysed process of them (r->scope,
+ * retimed under --compat tb on Kineto traces) to the steps and their breakdown; ranks.c gives each process its
+ * own view of r->all. */
 
 /* steps.c: the process holding the most host step ranges in v (the lowest pid on a tie; PS_NONE when none), and
  * how many step ranges v holds in all. */
