@@ -326,6 +326,7 @@ static void setup(struct tui_top *t, const struct opts *o)
 
 static void teardown(struct tui_top *t)
 {
+    tui_live_fini(&t->live);
     tui_procs_free(t->procs);
     ps_nvml_close(t->nvml);
 }

@@ -1,7 +1,8 @@
 /* The live recording view (see live.h). Each update opens the trace read-only, reads what it needs and closes
  * it again, so `top` never holds the trace open between refreshes (record's final switch out of WAL mode needs
- * the only connection). The window's model comes from the analyzer's reader (ps_read_trace_window) and its
- * numbers from ps_report_build: nothing here computes a step-time figure of its own. */
+ * the only connection). One model follows the trace (the analyzer's ps_follow: the rows appended since the last
+ * update are merged into it; rows a window old are dropped), and the window's numbers come from the report's
+ * analyses over a view of it (ps_report_build_view): nothing here computes a step-time figure of its own. */
 #include "live.h"
 
 #include <dirent.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "model/view.h"
 #include "ps_globalid.h"
 #include "ps_time.h"
 
@@ -66,6 +68,7 @@ size_t tui_sessions_find(const char *base, struct tui_session *out, size_t max)
 
 void tui_live_watch(struct tui_live *l, const char *trace, uint32_t recorder_pid, int64_t window_ns)
 {
+    tui_live_fini(l);
     memset(l, 0, sizeof *l);
     snprintf(l->trace, sizeof l->trace, "%s", trace);
     l->recorder_pid = recorder_pid;
@@ -73,7 +76,13 @@ void tui_live_watch(struct tui_live *l, const char *trace, uint32_t recorder_pid
     l->state = TUI_LIVE_RECORDING;
     l->gpu_util = NAN;
     l->last_step_end_ns = INT64_MIN;
-    l->window.from_ns = INT64_MIN;
+    l->dropped_before_ns = INT64_MIN;
+}
+
+void tui_live_fini(struct tui_live *l)
+{
+    ps_follow_free(l->follow);
+    l->follow = NULL;
 }
 
 struct meta {
@@ -196,34 +205,63 @@ static uint32_t recorder_child(uint32_t recorder)
     return 0;
 }
 
-/* Run the report over the window [from_ns, ...) of the trace and keep what the view shows. */
+/* Rows older than the window are kept for one window more (an op in the window may have been launched before
+ * it) and dropped once that margin is a whole window old: the model holds two to three windows of rows, and each
+ * row is moved by a drop at most twice. */
+static int drop_old_rows(struct tui_live *l, int64_t from_ns)
+{
+    if (from_ns == INT64_MIN || from_ns < INT64_MIN + l->window_ns)
+        return 0;
+    int64_t cut = from_ns - l->window_ns;
+    if (l->dropped_before_ns != INT64_MIN && cut - l->dropped_before_ns < l->window_ns)
+        return 0;
+    l->dropped_before_ns = cut;
+    return ps_follow_drop_before(l->follow, cut);
+}
+
+/* Read what the recording appended, then run the report over the rows that start in [from_ns, ...): a step that
+ * began before the window is left out whole (a window never shows part of a step), and keep what the view shows. */
 static void analyse_window(struct tui_live *l, int64_t from_ns)
 {
-    struct ps_model *m = NULL;
+    struct ps_view all, window = { 0 };
     struct ps_report r;
     struct ps_report_opts o;
     char err[512];
-    if (from_ns < l->window.from_ns)
-        memset(&l->window, 0, sizeof l->window);   /* an earlier window: the rowid bounds do not hold for it */
-    l->window.from_ns = from_ns;
-    if (ps_read_trace_window(l->trace, &l->window, &m, err, sizeof err) < 0) {
+    int restarted = 0;
+    if (!l->follow && !(l->follow = ps_follow_new(l->trace))) {
+        l->state = TUI_LIVE_ERROR;
+        snprintf(l->message, sizeof l->message, "out of memory");
+        return;
+    }
+    if (ps_follow_read(l->follow, &restarted, err, sizeof err) < 0) {
         l->state = TUI_LIVE_ERROR;
         snprintf(l->message, sizeof l->message, "%s", err);
+        return;
+    }
+    if (restarted) {   /* a new recording under the same name */
+        l->last_step_end_ns = INT64_MIN;
+        l->dropped_before_ns = INT64_MIN;
+    }
+    const struct ps_model *m = ps_follow_model(l->follow);
+    ps_view_all(&all, m);
+    if (drop_old_rows(l, from_ns) < 0 || ps_view_starting(&window, &all, from_ns, INT64_MAX) < 0) {
+        l->state = TUI_LIVE_ERROR;
+        snprintf(l->message, sizeof l->message, "out of memory");
         return;
     }
     ps_report_opts_default(&o);
     o.top_n = TUI_LIVE_KERNELS;
-    if (m->ranges.n + m->gpu.n == 0) {
+    if (window.nranges + window.ngpu == 0) {
         l->have_report = 0;
         snprintf(l->message, sizeof l->message, "no ranges or GPU activity in the last %.0f s",
                  (double)l->window_ns / 1e9);
-        ps_model_free(m);
+        ps_view_fini(&window);
         return;
     }
-    if (ps_report_build(&r, m, &o, err, sizeof err) < 0) {
+    if (ps_report_build_view(&r, &window, &o, err, sizeof err) < 0) {
         l->state = TUI_LIVE_ERROR;
         snprintf(l->message, sizeof l->message, "%s", err);
-        ps_model_free(m);
+        ps_view_fini(&window);
         return;
     }
     l->have_report = 1;
@@ -250,7 +288,7 @@ static void analyse_window(struct tui_live *l, int64_t from_ns)
             l->last_step_end_ns = r.steps[i].end_ns;
         }
     ps_report_fini(&r);
-    ps_model_free(m);
+    ps_view_fini(&window);
 }
 
 void tui_live_update(struct tui_live *l)

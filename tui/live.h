@@ -74,13 +74,16 @@ struct tui_live {
     struct tui_history step_ms;     /* each step's duration as it completes, ms */
     int64_t last_step_end_ns;
     int ended_analysed;             /* the finished trace's last window is analysed (not read again) */
-    struct ps_read_window window;   /* where the next read of each table starts (rowids) */
+    struct ps_follow *follow;       /* the trace's rows so far (the analyzer's growing model) */
+    int64_t dropped_before_ns;      /* the model's rows start at or after this (INT64_MIN: nothing dropped) */
 };
 
-/* Start watching `trace` (recorder_pid 0: unknown). Resets l. */
+/* Start watching `trace` (recorder_pid 0: unknown). Resets l, which is zeroed or was watching. */
 void tui_live_watch(struct tui_live *l, const char *trace, uint32_t recorder_pid, int64_t window_ns);
+/* Free what l holds (tui_live_watch again, or zeroed, afterwards). */
+void tui_live_fini(struct tui_live *l);
 
-/* Read the trace again and recompute everything. Never fails hard: a trace that cannot be read yet (being
+/* Read what was appended to the trace and recompute everything. Never fails hard: a trace that cannot be read yet (being
  * created) or any more sets state ERROR with a message and keeps the last numbers. */
 void tui_live_update(struct tui_live *l);
 

@@ -322,44 +322,12 @@ static uint32_t copy_name(struct sctx *c, const struct ps_gpu_op *op)
 static const char *const sync_names[] = { "Unknown sync", "Event sync", "Stream wait event", "Stream sync",
                                           "Context sync" };
 
-/* With a window (ps_read_trace_window): append `<joiner> "start" >= from_ns AND rowid >= <the table's lower bound>`
- * to sql. */
-static void window_clause(const struct sctx *c, char *sql, size_t cap, const char *joiner, int table)
+/* Following a growing trace (ps_follow_read): append `<joiner> rowid > <the last rowid read from the table>`. */
+static void after_clause(const struct sctx *c, char *sql, size_t cap, const char *joiner, enum ps_sq_table table)
 {
-    if (c->window)
-        snprintf(sql + strlen(sql), cap - strlen(sql), " %s \"start\" >= %lld AND rowid >= %lld", joiner,
-                 (long long)c->window->from_ns, (long long)c->window->rowid_lo[table]);
-}
-
-static const char *const window_tables[PS_WINDOW_TABLES] = {
-    "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
-};
-
-/* After a window's read: each table's new lower bound, the first rowid of a row that ends (or, without an end,
- * starts) at or after from_ns; past the last row when there is none. Rows are never updated or deleted, and later
- * windows start later, so no row below it can fall in a later window. */
-static int window_advance(struct sctx *c)
-{
-    struct ps_read_window *w = c->window;
-    for (int t = 0; t < PS_WINDOW_TABLES; t++) {
-        int exists = ps_sq_table_exists(c, window_tables[t]);
-        if (exists < 0)
-            return -1;
-        if (!exists)
-            continue;
-        char sql[512];
-        sqlite3_stmt *st = NULL;
-        snprintf(sql, sizeof sql, "SELECT coalesce((SELECT min(rowid) FROM \"%s\" WHERE rowid >= %lld AND"
-                                  " coalesce(\"end\", \"start\") >= %lld), (SELECT coalesce(max(rowid), 0) + 1 FROM \"%s\"))",
-                 window_tables[t], (long long)w->rowid_lo[t], (long long)w->from_ns, window_tables[t]);
-        if (ps_sq_prepare(c, window_tables[t], sql, &st) < 0)
-            return -1;
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > w->rowid_lo[t])
-            w->rowid_lo[t] = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    return 0;
+    if (c->rowid_after)
+        snprintf(sql + strlen(sql), cap - strlen(sql), " %s rowid > %lld", joiner,
+                 (long long)c->rowid_after[table]);
 }
 
 static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind kind)
@@ -403,8 +371,8 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     if (rc < 0)
         return -1;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
-    window_clause(c, sql, sizeof sql, "WHERE", kind == PS_GPU_KERNEL ? PS_WINDOW_KERNEL : kind == PS_GPU_MEMCPY ?
-                  PS_WINDOW_MEMCPY : kind == PS_GPU_MEMSET ? PS_WINDOW_MEMSET : PS_WINDOW_SYNC);
+    after_clause(c, sql, sizeof sql, "WHERE", kind == PS_GPU_KERNEL ? PS_SQ_KERNEL : kind == PS_GPU_MEMCPY ?
+                 PS_SQ_MEMCPY : kind == PS_GPU_MEMSET ? PS_SQ_MEMSET : PS_SQ_SYNC);
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -518,7 +486,7 @@ static int read_api(struct sctx *c)
         ps_sq_add_col(c, sql, sizeof sql, table, "nameId", NULL) < 0)
         return -1;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
-    window_clause(c, sql, sizeof sql, "WHERE", PS_WINDOW_RUNTIME);
+    after_clause(c, sql, sizeof sql, "WHERE", PS_SQ_RUNTIME);
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -589,8 +557,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
     int rc, failed = 0;
     snprintf(sql, sizeof sql, "%s, rowid FROM NVTX_EVENTS WHERE eventType %s", select,
              pass == 0 ? "= " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE) : "IS NOT " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE));
-    if (pass == 1)
-        window_clause(c, sql, sizeof sql, "AND", PS_WINDOW_NVTX);
+    after_clause(c, sql, sizeof sql, "AND", PS_SQ_NVTX);
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -697,39 +664,61 @@ static int read_nvtx(struct sctx *c)
         ps_sq_add_col(c, select, sizeof select, table, "domainId", "NULL") < 0 ||
         ps_sq_add_col(c, select, sizeof select, table, "category", "NULL") < 0)
         return -1;
-    /* A window whose ranges are all in the default domain needs no domain names: no scan for them. */
-    int domains = 1;
-    if (c->window && has_col(c, "domainId")) {
-        char sql[256];
-        sqlite3_stmt *st = NULL;
-        snprintf(sql, sizeof sql, "SELECT 1 FROM NVTX_EVENTS WHERE domainId != 0 AND eventType IS NOT 75");
-        window_clause(c, sql, sizeof sql, "AND", PS_WINDOW_NVTX);
-        snprintf(sql + strlen(sql), sizeof sql - strlen(sql), " LIMIT 1");
-        if (ps_sq_prepare(c, table, sql, &st) < 0)
-            return -1;
-        domains = sqlite3_step(st) == SQLITE_ROW;
-        sqlite3_finalize(st);
-    }
-    return domains && read_nvtx_pass(c, select, 0) < 0 ? -1 : read_nvtx_pass(c, select, 1);
+    return read_nvtx_pass(c, select, 0) < 0 ? -1 : read_nvtx_pass(c, select, 1);
 }
 
-/* ---- processes, threads, devices, metadata ---- */
+/* ---- the whole file ---- */
 
-/* Run `sql` over an optional table, calling row(c, st) for each row. */
-static const char *const trace_tables[] = {
+const char *const ps_sq_tables[PS_SQ_TABLES] = {
     "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
 };
 
-int ps_read_sqlite(const char *path, struct ps_read_window *w, struct ps_model *m, char *err, size_t errlen)
+int ps_sq_read_activity(struct sctx *c)
 {
-    struct sctx c = { .m = m, .path = path, .window = w, .err = err, .errlen = errlen };
+    struct ps_model *m = c->m;
+    if (read_gpu_table(c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL) < 0 ||
+        read_gpu_table(c, "CUPTI_ACTIVITY_KIND_MEMCPY", PS_GPU_MEMCPY) < 0 ||
+        read_gpu_table(c, "CUPTI_ACTIVITY_KIND_MEMSET", PS_GPU_MEMSET) < 0 ||
+        read_gpu_table(c, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", PS_GPU_SYNC) < 0 || read_api(c) < 0 ||
+        read_nvtx(c) < 0)
+        return -1;
+    for (size_t i = 0; i < m->threads.n; i++)
+        if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE)
+            return ps_sq_oom(c);
+    for (size_t i = 0; i < m->streams.n; i++)
+        if (m->streams.v[i].pid && ps_model_process(m, m->streams.v[i].pid) == PS_NONE)
+            return ps_sq_oom(c);
+    return 0;
+}
+
+void ps_sq_close(struct sctx *c)
+{
+    free_cols(c);
+    sqlite3_finalize(c->string_stmt);
+    c->string_stmt = NULL;
+    sqlite3_close(c->db);
+    c->db = NULL;
+}
+
+void ps_sq_free_maps(struct sctx *c)
+{
+    ps_idmap_free(&c->strings);
+    ps_idmap_free(&c->threads);
+    ps_idmap_free(&c->streams);
+    ps_idmap_free(&c->copy_names);
+    ps_idmap_free(&c->domains);
+}
+
+int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen)
+{
+    struct sctx c = { .m = m, .path = path, .err = err, .errlen = errlen };
     int rc = -1, found = 0;
 
     if (ps_sq_open(&c) < 0)
         goto out;
-    for (size_t i = 0; i < sizeof trace_tables / sizeof trace_tables[0]; i++) {
-        int e = ps_sq_table_exists(&c, trace_tables[i]);
+    for (size_t i = 0; i < PS_SQ_TABLES; i++) {
+        int e = ps_sq_table_exists(&c, ps_sq_tables[i]);
         if (e < 0)
             goto out;
         found += e;
@@ -759,35 +748,12 @@ int ps_read_sqlite(const char *path, struct ps_read_window *w, struct ps_model *
         rc = ps_sq_oom(&c);
         goto out;
     }
-    if ((is_perfscope && ps_sq_read_meta(&c) < 0) ||
-        read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL) < 0 ||
-        read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMCPY", PS_GPU_MEMCPY) < 0 ||
-        read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_MEMSET", PS_GPU_MEMSET) < 0 ||
-        read_gpu_table(&c, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", PS_GPU_SYNC) < 0 ||
-        read_api(&c) < 0 || read_nvtx(&c) < 0)
-        goto out;
-    for (size_t i = 0; i < m->threads.n; i++)
-        if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE) {
-            rc = ps_sq_oom(&c);
-            goto out;
-        }
-    for (size_t i = 0; i < m->streams.n; i++)
-        if (m->streams.v[i].pid && ps_model_process(m, m->streams.v[i].pid) == PS_NONE) {
-            rc = ps_sq_oom(&c);
-            goto out;
-        }
-    if ((w && window_advance(&c) < 0) || ps_sq_read_host_tables(&c, is_perfscope && !w) < 0 ||
-        (ps_unplaced_summary(&c.unplaced, m) < 0 && ps_sq_oom(&c)))
+    if ((is_perfscope && ps_sq_read_meta(&c) < 0) || ps_sq_read_activity(&c) < 0 ||
+        ps_sq_read_host_tables(&c, is_perfscope) < 0 || (ps_unplaced_summary(&c.unplaced, m) < 0 && ps_sq_oom(&c)))
         goto out;
     rc = 0;
 out:
-    free_cols(&c);
-    sqlite3_finalize(c.string_stmt);
-    ps_idmap_free(&c.strings);
-    ps_idmap_free(&c.threads);
-    ps_idmap_free(&c.streams);
-    ps_idmap_free(&c.copy_names);
-    ps_idmap_free(&c.domains);
-    sqlite3_close(c.db);
+    ps_sq_close(&c);
+    ps_sq_free_maps(&c);
     return rc;
 }

@@ -15,7 +15,8 @@ struct sctx {
     sqlite3 *db;
     struct ps_model *m;
     const char *path;
-    struct ps_read_window *window;    /* NULL: read every row; else only the window's (ps_read_trace_window) */
+    int64_t *rowid_after;             /* NULL: read every row; else, per table (enum ps_sq_table), only the rows
+                                       * with a larger rowid (ps_follow_read: rows appended since the last read) */
     char *err;
     size_t errlen;
     sqlite3_stmt *string_stmt;        /* SELECT value FROM StringIds WHERE id = ? */
@@ -35,6 +36,17 @@ struct sctx {
     int wal_missing;                  /* a WAL-mode file of an unfinished recording with no -wal beside it */
     int wal_alone;                    /* a WAL-mode file with no -wal beside it, not known to be complete */
 };
+
+/* The activity tables, in the order of ps_sq_tables[]. */
+enum ps_sq_table { PS_SQ_KERNEL, PS_SQ_MEMCPY, PS_SQ_MEMSET, PS_SQ_SYNC, PS_SQ_RUNTIME, PS_SQ_NVTX, PS_SQ_TABLES };
+extern const char *const ps_sq_tables[PS_SQ_TABLES];
+
+/* The GPU op, API call and NVTX tables (c->rowid_after: their new rows) into c->m, and a process for every thread
+ * and stream owner. 0, or -1 (message set). */
+int ps_sq_read_activity(struct sctx *c);
+/* Close the file (statements, column list, connection); the id maps stay (ps_sq_free_maps frees them). */
+void ps_sq_close(struct sctx *c);
+void ps_sq_free_maps(struct sctx *c);
 
 /* Column text, "" for NULL. */
 const char *ps_sq_col_text(sqlite3_stmt *st, int i);

@@ -183,11 +183,6 @@ out:
 
 int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t errlen)
 {
-    return ps_read_trace_window(path, NULL, out, err, errlen);
-}
-
-int ps_read_trace_window(const char *path, struct ps_read_window *w, struct ps_model **out, char *err, size_t errlen)
-{
     struct ps_model *m = NULL;
     int rc = -1;
     /* O_NONBLOCK: opening a FIFO without a writer would block forever; a regular file ignores the flag. */
@@ -247,7 +242,7 @@ int ps_read_trace_window(const char *path, struct ps_read_window *w, struct ps_m
         goto out;
     }
     if (kind == SNIFF_SQLITE)
-        rc = ps_read_sqlite(path, w, m, err, errlen);
+        rc = ps_read_sqlite(path, m, err, errlen);
     else
         rc = ps_read_kineto(path, fd, kind == SNIFF_GZIP, m, err, errlen);
     if (rc < 0)

@@ -13,22 +13,34 @@
  * the place (table / event index / byte offset) and says what is wrong. Never crashes on bad input. */
 int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t errlen);
 
-/* A window over a trace that grows (a recording in progress), read again and again (`perfscope top`): only the
- * activity rows that start at or after from_ns (trace time, ns) — GPU ops, API calls, NVTX ranges — so a step that
- * started before from_ns is left out whole and its inner ranges and ops stay outside every step. Kept by the
- * caller between reads: each activity table's first rowid that can still matter (tables are append-only: every
- * row with an end at or after from_ns has a rowid at or after it), so a read scans the rows of the window and those
- * appended since, not the whole table. Zero-initialise; from_ns must not decrease between reads (then zero the
- * rowids again). Host-sample summaries (model.samples) are not read. */
-enum { PS_WINDOW_KERNEL, PS_WINDOW_MEMCPY, PS_WINDOW_MEMSET, PS_WINDOW_SYNC, PS_WINDOW_RUNTIME, PS_WINDOW_NVTX,
-       PS_WINDOW_TABLES };
-struct ps_read_window {
-    int64_t from_ns;                        /* in */
-    int64_t rowid_lo[PS_WINDOW_TABLES];     /* in/out */
-};
+/* ---- following a trace while it is recorded (`perfscope top`) ----
+ * One growing model (model.h: ps_model_set_growing) of a perfscope or Nsight Systems SQLite trace, to which each
+ * ps_follow_read adds the rows appended to the activity tables (GPU ops, CUDA API calls, NVTX events) since the
+ * previous read: by rowid (the tables are append-only while a recording runs), through a read-only connection
+ * opened for the read and closed after it (a recording switches its file out of WAL mode at the end, which
+ * needs the only connection), in one read transaction (every table as of one moment). The reader's maps
+ * (StringIds ids, threads, streams, NVTX domains) are kept between reads. After each read the model equals
+ * ps_read_trace of the same file at that moment (tests/tui/test_live_follow.c), but for what a follower does not
+ * read: PERFSCOPE_META is read once (the first successful read), host and GPU samples are not read, and the
+ * unplaced-row reasons are counted (model.unplaced_events) but not listed. */
+struct ps_follow;
 
-/* Read the window `w` of the SQLite trace `path` into a new, finished model (as ps_read_trace) and advance
- * w->rowid_lo. A Kineto file is read whole. Returns 0 and *out, or -1 with the message in err. */
-int ps_read_trace_window(const char *path, struct ps_read_window *w, struct ps_model **out, char *err, size_t errlen);
+/* Follow `path` (copied; nothing is read yet). NULL when out of memory. Free with ps_follow_free. */
+struct ps_follow *ps_follow_new(const char *path);
+void ps_follow_free(struct ps_follow *f);   /* NULL is a no-op */
+
+/* Read what was appended since the last read into the model and finish it. Returns the rows added (>= 0), or -1
+ * with a message in err (the file cannot be opened or read, is not SQLite, is corrupt). A file replaced by
+ * another (a new inode, or a table with fewer rows than already read: a new recording under the same name)
+ * starts a new model: *restarted (may be NULL) is then set to 1, else 0. After a failed read the model is
+ * emptied and the next read starts over, so rows are never counted twice. */
+long ps_follow_read(struct ps_follow *f, int *restarted, char *err, size_t errlen);
+
+/* The model as of the last read (empty before the first). Valid until the next ps_follow_read,
+ * ps_follow_drop_before or ps_follow_free. */
+const struct ps_model *ps_follow_model(const struct ps_follow *f);
+
+/* Drop the rows that start before cut_ns (ps_model_drop_before). 0 or -ENOMEM. */
+int ps_follow_drop_before(struct ps_follow *f, int64_t cut_ns);
 
 #endif

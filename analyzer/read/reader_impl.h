@@ -11,9 +11,7 @@
 
 /* Each reader fills a fresh model `m` (created by reader.c) from `path`, without calling ps_model_finish.
  * Returns 0, or -1 with a one-line message in err (errlen bytes) that names the file and the place. */
-/* w: NULL reads everything; else the window of ps_read_trace_window (its rowids advanced on success). */
-struct ps_read_window;
-int ps_read_sqlite(const char *path, struct ps_read_window *w, struct ps_model *m, char *err, size_t errlen);
+int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen);
 /* `fd` is open on `path` at offset 0; `gzip` says the content starts with the gzip magic 1f 8b. */
 int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char *err, size_t errlen);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../model_compare.h"
 #include "model/model.h"
 
 enum row_kind { ROW_API, ROW_GPU, ROW_RANGE };
@@ -92,93 +93,6 @@ static void add_row(struct ps_model *m, const struct gen_row *r)
     CHECK(rc == 0);
 }
 
-/* A row as content only (no model index): what two models holding the same rows agree on. */
-struct canon {
-    int64_t v[10];
-};
-
-static int cmp_canon(const void *a, const void *b)
-{
-    return memcmp(a, b, sizeof(struct canon));
-}
-
-static int64_t str_code(const struct ps_model *m, uint32_t id)
-{
-    const char *s = ps_model_str(m, id);
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(s, names[i]))
-            return (int64_t)i;
-    return -1;
-}
-
-/* Canonical rows of one kind, sorted; *n their number. Also checks the model keeps that kind sorted. */
-static struct canon *canonical(const struct ps_model *m, enum row_kind kind, size_t *n)
-{
-    size_t count = kind == ROW_API ? m->api.n : kind == ROW_GPU ? m->gpu.n : m->ranges.n;
-    struct canon *c = calloc(count + 1, sizeof *c);
-    int64_t prev_start = INT64_MIN, prev_end = INT64_MIN;
-    for (size_t i = 0; i < count; i++) {
-        int64_t *v = c[i].v, start, end;
-        if (kind == ROW_API) {
-            const struct ps_api_call *a = &m->api.v[i];
-            start = a->start_ns, end = a->end_ns;
-            int64_t w[] = { start, end, (int64_t)a->correlation, str_code(m, a->name), m->threads.v[a->thread].pid,
-                            m->threads.v[a->thread].tid };
-            memcpy(v, w, sizeof w);
-        } else if (kind == ROW_GPU) {
-            struct ps_gpu_op op = ps_model_gpu(m, i);
-            const struct ps_stream *s = &m->streams.v[op.stream];
-            start = op.start_ns, end = op.end_ns;
-            int64_t w[] = { start, end, str_code(m, op.name), s->pid, s->stream, -1, -1, -1, -1, -1 };
-            if (op.launch != PS_NONE) {   /* the launch by content */
-                const struct ps_api_call *a = &m->api.v[op.launch];
-                w[5] = a->start_ns, w[6] = a->end_ns, w[7] = (int64_t)a->correlation;
-                w[8] = m->threads.v[a->thread].pid, w[9] = m->threads.v[a->thread].tid;
-            }
-            memcpy(v, w, sizeof w);
-        } else {
-            const struct ps_range *g = &m->ranges.v[i];
-            start = g->start_ns, end = g->end_ns;
-            int64_t w[] = { start, end, str_code(m, g->name), m->threads.v[g->thread].tid };
-            memcpy(v, w, sizeof w);
-        }
-        CHECK(start > prev_start || (start == prev_start && end >= prev_end), "kind %d row %zu out of order", kind,
-              i);
-        prev_start = start, prev_end = end;
-    }
-    qsort(c, count, sizeof *c, cmp_canon);
-    *n = count;
-    return c;
-}
-
-static size_t linked(const struct ps_model *m)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < m->gpu.n; i++)
-        n += ps_model_gpu(m, i).launch != PS_NONE;
-    return n;
-}
-
-static int models_equal(const struct ps_model *grown, const struct ps_model *fresh, const char *when)
-{
-    int before = check_failures;
-    for (int kind = ROW_API; kind <= ROW_RANGE; kind++) {
-        size_t ng, nf;
-        struct canon *g = canonical(grown, (enum row_kind)kind, &ng), *f = canonical(fresh, (enum row_kind)kind, &nf);
-        CHECK(ng == nf, "%s: kind %d: %zu rows grown, %zu read in one go", when, kind, ng, nf);
-        for (size_t i = 0; i < ng && i < nf; i++)
-            if (memcmp(&g[i], &f[i], sizeof *g)) {
-                CHECK(0, "%s: kind %d: row %zu differs (start %lld / %lld, launch start %lld / %lld)", when, kind, i,
-                      (long long)g[i].v[0], (long long)f[i].v[0], (long long)g[i].v[5], (long long)f[i].v[5]);
-                break;
-            }
-        free(g);
-        free(f);
-    }
-    CHECK_EQ(when, linked(grown), linked(fresh));
-    return check_failures == before;
-}
-
 /* The one-pass model of rows[0, n) that a growing model dropping the rows before `cut` after row `appended_after_cut`
  * holds: the rows that start at or after the cut, and every row appended after it. */
 static struct ps_model *read_in_one_go(size_t n, int64_t cut, size_t appended_after_cut)
@@ -210,7 +124,7 @@ static void test_growth_equals_one_pass_read(void)
             struct ps_model *fresh = read_in_one_go(done, cut, cut_at);
             char when[64];
             snprintf(when, sizeof when, "after %zu rows", done);
-            int ok = models_equal(grown, fresh, when);
+            int ok = models_same_rows(grown, fresh, when);
             ps_model_free(fresh);
             if (!ok)
                 break;
@@ -220,14 +134,14 @@ static void test_growth_equals_one_pass_read(void)
             cut_at = done;
             CHECK(ps_model_drop_before(grown, cut) == 0);
             struct ps_model *fresh = read_in_one_go(done, cut, cut_at);
-            models_equal(grown, fresh, "after dropping the rows before the cut");
+            models_same_rows(grown, fresh, "after dropping the rows before the cut");
             CHECK(grown->gpu.n > 0 && grown->gpu.v[0].start_ns >= cut);
             ps_model_free(fresh);
         }
         batch = batch * 3 % 97 + 1;   /* 1 to 97 rows */
     }
     CHECK(nbatches > 100, "%zu batches", nbatches);
-    CHECK(linked(grown) > grown->gpu.n / 2);
+    CHECK(compare_linked(grown) > grown->gpu.n / 2);
     ps_model_free(grown);
 }
 

@@ -1,0 +1,201 @@
+/* Following a trace while it is recorded (reader.h: ps_follow_*), as `perfscope top` does: a generated trace grows
+ * in batches the way a recording's tables do (WAL mode, a writer connection held open, ranges written when they
+ * end, kernels written before or after the CUDA API call that launched them, new StringIds as names appear, a
+ * named NVTX domain, two processes reusing the same correlation ids). After each batch the followed model must hold
+ * exactly the rows of a read of the whole file at that moment (ps_read_trace: the ground truth), and the read must
+ * say how many rows it added (the generator's count). Then: a file replaced by a new recording starts a new model,
+ * a missing file and a corrupt row are one-line errors. */
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../check.h"
+#include "../model_compare.h"
+#include "ps_schema.h"
+#include "read/reader.h"
+
+static sqlite3 *db;
+
+static void exec(const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        fprintf(stderr, "%s: %s\n", sql, msg);
+        exit(1);
+    }
+}
+
+static void execf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void execf(const char *fmt, ...)
+{
+    char sql[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    exec(sql);
+}
+
+/* The CUPTI tables with the columns the reader takes (collector/gpu_rows.c has the full ones). */
+static const char cupti_tables[] =
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER NOT NULL, \"end\" INTEGER NOT NULL, deviceId INTEGER,"
+    " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INTEGER NOT NULL, \"end\" INTEGER NOT NULL, deviceId INTEGER,"
+    " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, bytes INTEGER, copyKind INTEGER, srcKind INTEGER,"
+    " dstKind INTEGER);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER NOT NULL, \"end\" INTEGER NOT NULL, eventClass INTEGER,"
+    " globalTid INTEGER, correlationId INTEGER, nameId INTEGER);";
+
+static void create_trace(const char *path)
+{
+    unlink(path);
+    if (sqlite3_open(path, &db) != SQLITE_OK)
+        exit(1);
+    exec("PRAGMA journal_mode=WAL");
+    exec(ps_schema_sql);
+    exec(cupti_tables);
+    exec("INSERT INTO PERFSCOPE_META VALUES('recording_complete', '0')");
+    exec("INSERT INTO StringIds VALUES(1, 'cudaLaunchKernel_v7000'), (2, 'step'), (3, 'data')");
+}
+
+static long long gtid(int pid)
+{
+    return (1ll << 48) | ((long long)pid << 24) | pid;
+}
+
+static uint64_t rng = 2463534242u;
+static unsigned next_rand(unsigned n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng % n);
+}
+
+static int next_name = 10;
+
+/* Step k of process pid: a "data" range, then 4 launches and their kernels (1 in 4 written before its call; a
+ * new kernel name every few steps), an H2D copy, a mark, a range in the "io" domain, and the step range written
+ * last. Returns the rows it adds to the model (all but the domain's own row). */
+static long add_step(int pid, int k, long long corr_base)
+{
+    long long t0 = (long long)k * 10000000, rows = 0;
+    execf("INSERT INTO NVTX_EVENTS(start, \"end\", eventType, textId, globalTid, domainId) VALUES(%lld, %lld, 59, 3,"
+          " %lld, 0)", t0 + 1000, t0 + 3000000, gtid(pid));
+    rows++;
+    if (k % 3 == 0) {
+        execf("INSERT INTO StringIds VALUES(%d, 'kernel_%d')", next_name, next_name);
+        next_name++;
+    }
+    for (int i = 0; i < 4; i++) {
+        long long t = t0 + 3100000 + i * 1000000, corr = corr_base + k * 4 + i;
+        int before = next_rand(4) == 0;
+        char kernel[256];
+        snprintf(kernel, sizeof kernel, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(%lld, %lld, 0, %d, %lld, %lld,"
+                 " %d)", t + 20000, t + 20000 + 500000 + next_rand(3) * 1000, 7 + i % 2, corr, gtid(pid) & ~0xffffffll,
+                 10 + next_rand((unsigned)(next_name - 10)));
+        if (before)
+            exec(kernel);
+        execf("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(%lld, %lld, 0, %lld, %lld, 1)", t, t + 8000, gtid(pid),
+              corr);
+        if (!before)
+            exec(kernel);
+        rows += 2;
+    }
+    execf("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES(%lld, %lld, 0, 7, 0, %lld, 4096, 1, 1, 2)", t0 + 2000000,
+          t0 + 2001000, gtid(pid) & ~0xffffffll);
+    execf("INSERT INTO NVTX_EVENTS(start, eventType, text, globalTid, domainId) VALUES(%lld, 34, 'mark', %lld, 0)",
+          t0 + 5, gtid(pid));
+    execf("INSERT INTO NVTX_EVENTS(start, \"end\", eventType, text, globalTid, domainId) VALUES(%lld, %lld, 59,"
+          " 'read', %lld, 1)", t0 + 10, t0 + 20, gtid(pid));
+    execf("INSERT INTO NVTX_EVENTS(start, \"end\", eventType, textId, globalTid, domainId) VALUES(%lld, %lld, 59, 2,"
+          " %lld, 0)", t0, t0 + 9000000, gtid(pid));
+    return rows + 4;
+}
+
+static void compare_with_whole_read(const char *path, struct ps_follow *f, const char *when)
+{
+    struct ps_model *whole = NULL;
+    char err[512];
+    CHECK(ps_read_trace(path, &whole, err, sizeof err) == 0, "%s", err);
+    if (whole)
+        models_same_rows(ps_follow_model(f), whole, when);
+    ps_model_free(whole);
+}
+
+static void test_follows_appended_rows(const char *path)
+{
+    char err[512];
+    create_trace(path);
+    struct ps_follow *f = ps_follow_new(path);
+    int restarted = -1;
+    CHECK_EQ("rows of an empty trace", ps_follow_read(f, &restarted, err, sizeof err), 0);
+    CHECK_EQ(restarted, 0);
+    for (int pid = 100; pid <= 101; pid++)
+        execf("INSERT INTO NVTX_EVENTS(start, eventType, text, globalTid, domainId) VALUES(0, 75, 'io', %lld, 1)",
+              gtid(pid));
+    int k = 0;
+    for (int batch = 0; batch < 12; batch++) {
+        long want = 0;
+        exec("BEGIN");
+        for (int n = 1 + batch % 4; n > 0; n--, k++)
+            for (int pid = 100; pid <= 101; pid++)
+                want += add_step(pid, k, 1000);   /* both processes: the same correlation ids */
+        exec("COMMIT");
+        long got = ps_follow_read(f, &restarted, err, sizeof err);
+        CHECK(got >= 0, "%s", err);
+        CHECK_EQ("rows added by the read", got, want);
+        char when[64];
+        snprintf(when, sizeof when, "after batch %d (%d steps)", batch, k);
+        compare_with_whole_read(path, f, when);
+    }
+    const struct ps_model *m = ps_follow_model(f);
+    CHECK_EQ("kernels (4 per step, 2 processes)", m->gpu.n, (size_t)k * 2 * 5);   /* + 1 copy per step */
+    CHECK_EQ("every kernel linked", compare_linked(m), (size_t)k * 2 * 4);
+    CHECK_EQ("nothing new", ps_follow_read(f, &restarted, err, sizeof err), 0);
+
+    /* a new recording under the same name: a new model, its rows only */
+    sqlite3_close(db);
+    create_trace(path);
+    add_step(100, 0, 1);
+    CHECK_EQ("rows of the new recording", ps_follow_read(f, &restarted, err, sizeof err), 13);
+    CHECK_EQ("restarted", restarted, 1);
+    compare_with_whole_read(path, f, "after the file was replaced");
+
+    /* a corrupt row: an error naming it; the next read starts over and meets it again */
+    exec("INSERT INTO NVTX_EVENTS(start, \"end\", eventType, text, globalTid) VALUES('soon', 5, 59, 'x', 1)");
+    CHECK_EQ(ps_follow_read(f, &restarted, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "NVTX_EVENTS");
+    CHECK_CONTAINS(err, "rowid");
+    CHECK_EQ("emptied after a failed read", ps_follow_model(f)->ranges.n, 0);
+    CHECK_EQ(ps_follow_read(f, &restarted, err, sizeof err), -1);
+    sqlite3_close(db);
+    ps_follow_free(f);
+
+    /* a missing file */
+    unlink(path);
+    f = ps_follow_new(path);
+    CHECK_EQ(ps_follow_read(f, &restarted, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "cannot open");
+    ps_follow_free(f);
+}
+
+int main(void)
+{
+    char path[] = "/tmp/ps_live_follow_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return 1;
+    close(fd);
+    test_follows_appended_rows(path);
+    char side[64];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+    return check_failures != 0;
+}
