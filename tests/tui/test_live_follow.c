@@ -14,6 +14,8 @@
 
 #include "../check.h"
 #include "../model_compare.h"
+#include "analyses/report.h"
+#include "model/view.h"
 #include "ps_schema.h"
 #include "read/reader.h"
 
@@ -183,6 +185,56 @@ static void test_follows_appended_rows(const char *path)
     ps_follow_free(f);
 }
 
+/* top's window on the followed model: steps k of 10 ms ("data" 6 ms inside a "step" of 9 ms) appended 25 at a
+ * time; the last 100 ms after each batch hold exactly the last 10 steps (each starts at 10k ms), whose bottleneck is
+ * data loading (6 of 9 ms). A range that started long ago and ends now (an epoch), appended last, starts before
+ * the window: it stays out, and so do older rows dropped from the model. */
+static void test_window_report_of_followed_model(const char *path)
+{
+    const long long ms = 1000000;
+    char err[512];
+    create_trace(path);
+    struct ps_follow *f = ps_follow_new(path);
+    struct ps_report r;
+    struct ps_report_opts o;
+    ps_report_opts_default(&o);
+    for (int batch = 0; batch < 4; batch++) {
+        exec("BEGIN");
+        for (int k = batch * 25; k < batch * 25 + 25; k++) {
+            execf("INSERT INTO NVTX_EVENTS(start, \"end\", eventType, textId, globalTid, domainId) VALUES(%lld, %lld,"
+                  " 59, 3, %lld, 0)", k * 10 * ms, (k * 10 + 6) * ms, gtid(100));
+            execf("INSERT INTO NVTX_EVENTS(start, \"end\", eventType, textId, globalTid, domainId) VALUES(%lld, %lld,"
+                  " 59, 2, %lld, 0)", k * 10 * ms, (k * 10 + 9) * ms, gtid(100));
+        }
+        exec("COMMIT");
+        CHECK_EQ("rows added", ps_follow_read(f, NULL, err, sizeof err), 50);
+        long long end = (batch + 1) * 250 * ms;
+        CHECK(ps_follow_drop_before(f, end - 200 * ms) == 0);   /* keeps the last 20 steps */
+        CHECK_EQ("ranges kept after the drop", ps_follow_model(f)->ranges.n, 40);
+        struct ps_view all, window;
+        ps_view_all(&all, ps_follow_model(f));
+        CHECK(ps_view_starting(&window, &all, end - 100 * ms, INT64_MAX) == 0);
+        CHECK_EQ("ranges in the window (2 per step x 10 steps)", window.nranges, 20);
+        CHECK(ps_report_build_view(&r, &window, &o, err, sizeof err) == 0, "report: %s", err);
+        CHECK_EQ("steps in the window", r.nsteps, 10);
+        CHECK_EQ("average step (ms)", r.avg_dur_ns, 9 * ms);
+        CHECK_EQ("DataLoader time per step (ms)", r.avg.cat_ns[PS_CAT_DATALOADER], 6 * ms);
+        CHECK_EQ("bottleneck", r.bottleneck, PS_BN_DATA);
+        ps_report_fini(&r);
+        ps_view_fini(&window);
+    }
+    execf("INSERT INTO NVTX_EVENTS(start, \"end\", eventType, text, globalTid, domainId) VALUES(0, %lld, 59, 'epoch',"
+          " %lld, 0)", 1000 * ms, gtid(100));
+    CHECK_EQ("the epoch range is read", ps_follow_read(f, NULL, err, sizeof err), 1);
+    struct ps_view all, window;
+    ps_view_all(&all, ps_follow_model(f));
+    CHECK(ps_view_starting(&window, &all, 900 * ms, INT64_MAX) == 0);
+    CHECK_EQ("the epoch range stays out of the window", window.nranges, 20);
+    ps_view_fini(&window);
+    sqlite3_close(db);
+    ps_follow_free(f);
+}
+
 int main(void)
 {
     char path[] = "/tmp/ps_live_follow_XXXXXX";
@@ -191,6 +243,7 @@ int main(void)
         return 1;
     close(fd);
     test_follows_appended_rows(path);
+    test_window_report_of_followed_model(path);
     char side[64];
     unlink(path);
     snprintf(side, sizeof side, "%s-wal", path);
