@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # perfscope top through the real binary: in tmux (keys, resizes, colours, exit) while `perfscope record` runs the
 # data-bound reference scenario, and in snapshot mode (--iterations N --snapshot json), with the test-only NVML
-# stand-in or without any NVML.
+# stand-in or without any NVML. The data-bound runs use 4 hidden units: under ASan the default layer's compute
+# reaches the kernel-bound threshold and the verdict would follow the build, not the scenario.
 # usage: top_tests.sh PERFSCOPE TRAIN STANDIN_DIR WORKDIR CASE
 set -u
 perfscope=$1 train=$2 standin_dir=$3 case=$5
@@ -53,7 +54,7 @@ S
 with_gpu() { env PS_NVML_STANDIN="$dir/gpu.nvml" LD_LIBRARY_PATH="$standin_dir" "$@"; }
 
 start_recording() { # start_recording STEPS: record the data-bound scenario in the background
-    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --steps "$1" \
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps "$1" \
         >"$dir/train.out" 2>"$dir/record.err" &
     rec_pid=$!
 }
@@ -168,7 +169,7 @@ top_says_when_the_watched_recording_ends)
     "$perfscope" top -n 100000 -d 0.25 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
     top_pid=$!
     sleep 0.5
-    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --steps 30 >"$dir/train.out" 2>&1 ||
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 30 >"$dir/train.out" 2>&1 ||
         fail "record failed"
     sleep 1.5
     kill -TERM $top_pid
@@ -179,7 +180,7 @@ top_says_when_the_watched_recording_ends)
     [ "$(json "d['recording']['open_nvtx_ranges']" "$dir/snap.json")" = "[]" ] || fail "open ranges after the end"
     ;;
 top_trace_option_reads_a_finished_trace_with_the_reports_verdict)
-    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --steps 30 >"$dir/train.out" 2>&1 ||
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 30 >"$dir/train.out" 2>&1 ||
         fail "record failed"
     "$perfscope" top --trace "$dir/run.sqlite" --window 3600 -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err" ||
         fail "exit $?"
@@ -191,7 +192,7 @@ top_trace_option_reads_a_finished_trace_with_the_reports_verdict)
     [ "$(json "d['recording']['state']" "$dir/snap.json")" = ended ] || fail "state"
     ;;
 top_reads_a_trace_whose_recorder_was_killed)
-    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --steps 100000 >"$dir/train.out" 2>&1 &
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 100000 >"$dir/train.out" 2>&1 &
     rec=$!
     sleep 4
     kill -KILL $rec
