@@ -233,6 +233,8 @@ static void analyse_window(struct tui_live *l, int64_t from_ns)
         snprintf(l->message, sizeof l->message, "out of memory");
         return;
     }
+    if (from_ns != INT64_MIN && from_ns >= INT64_MIN + l->window_ns)
+        ps_follow_skip_before(l->follow, from_ns - l->window_ns);   /* the margin drop_old_rows keeps */
     if (ps_follow_read(l->follow, &restarted, err, sizeof err) < 0) {
         l->state = TUI_LIVE_ERROR;
         snprintf(l->message, sizeof l->message, "%s", err);

@@ -17,6 +17,7 @@ struct ps_follow {
     dev_t dev;
     ino_t ino;                          /* the file read so far (0/0: nothing read yet) */
     int meta_read;                      /* PERFSCOPE_META is in the model */
+    int64_t skip_before;                /* rows that start before it are not read (INT64_MIN: none) */
 };
 
 /* A new, empty growing model and reader state (the file's ids mean nothing to a new model). 0 or -ENOMEM. */
@@ -39,6 +40,8 @@ static int follow_restart(struct ps_follow *f)
 struct ps_follow *ps_follow_new(const char *path)
 {
     struct ps_follow *f = calloc(1, sizeof *f);
+    if (f)
+        f->skip_before = INT64_MIN;
     if (!f || !(f->path = strdup(path)) || follow_restart(f) < 0) {
         ps_follow_free(f);
         return NULL;
@@ -65,6 +68,12 @@ const struct ps_model *ps_follow_model(const struct ps_follow *f)
 int ps_follow_drop_before(struct ps_follow *f, int64_t cut_ns)
 {
     return ps_model_drop_before(f->m, cut_ns);
+}
+
+void ps_follow_skip_before(struct ps_follow *f, int64_t t_ns)
+{
+    if (t_ns > f->skip_before)
+        f->skip_before = t_ns;
 }
 
 static size_t model_rows(const struct ps_model *m)
@@ -117,6 +126,7 @@ static int read_appended(struct ps_follow *f, int64_t *last, int *shrunk)
         f->meta_read = 1;
     }
     c->rowid_after = f->rowid_after;
+    c->start_floor = f->skip_before;
     int rc = ps_sq_read_activity(c);
     c->rowid_after = NULL;
     return rc < 0 || ps_sq_read_host_tables(c, 0) < 0 ? -1 : 0;
@@ -135,6 +145,7 @@ long ps_follow_read(struct ps_follow *f, int *restarted, char *err, size_t errle
         return ps_read_fail(err, errlen, "%s: not a regular file", f->path);
     if ((f->dev || f->ino) && (st.st_dev != f->dev || st.st_ino != f->ino)) {
         again = 1;
+        f->skip_before = INT64_MIN;     /* a floor on another recording's clock */
         if (follow_restart(f) < 0)
             return ps_read_fail(err, errlen, "%s: out of memory", f->path);
     }
@@ -168,5 +179,6 @@ long ps_follow_read(struct ps_follow *f, int *restarted, char *err, size_t errle
         if (!replaced)
             return -1;
         again = 1;
+        f->skip_before = INT64_MIN;
     }
 }

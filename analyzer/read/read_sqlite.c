@@ -322,12 +322,17 @@ static uint32_t copy_name(struct sctx *c, const struct ps_gpu_op *op)
 static const char *const sync_names[] = { "Unknown sync", "Event sync", "Stream wait event", "Stream sync",
                                           "Context sync" };
 
-/* Following a growing trace (ps_follow_read): append `<joiner> rowid > <the last rowid read from the table>`. */
-static void after_clause(const struct sctx *c, char *sql, size_t cap, const char *joiner, enum ps_sq_table table)
+/* Following a growing trace (ps_follow_read): append `<joiner> rowid > <the last rowid read from the table>`, and
+ * `AND "start" >= <floor>` when rows that start before a floor are skipped (not for the NVTX domain names: `floor`
+ * 0, they are created before the ranges that use them). */
+static void after_clause(const struct sctx *c, char *sql, size_t cap, const char *joiner, enum ps_sq_table table,
+                         int floor)
 {
-    if (c->rowid_after)
-        snprintf(sql + strlen(sql), cap - strlen(sql), " %s rowid > %lld", joiner,
-                 (long long)c->rowid_after[table]);
+    if (!c->rowid_after)
+        return;
+    snprintf(sql + strlen(sql), cap - strlen(sql), " %s rowid > %lld", joiner, (long long)c->rowid_after[table]);
+    if (floor && c->start_floor != INT64_MIN)
+        snprintf(sql + strlen(sql), cap - strlen(sql), " AND \"start\" >= %lld", (long long)c->start_floor);
 }
 
 static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind kind)
@@ -372,7 +377,7 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
         return -1;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
     after_clause(c, sql, sizeof sql, "WHERE", kind == PS_GPU_KERNEL ? PS_SQ_KERNEL : kind == PS_GPU_MEMCPY ?
-                 PS_SQ_MEMCPY : kind == PS_GPU_MEMSET ? PS_SQ_MEMSET : PS_SQ_SYNC);
+                 PS_SQ_MEMCPY : kind == PS_GPU_MEMSET ? PS_SQ_MEMSET : PS_SQ_SYNC, 1);
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -486,7 +491,7 @@ static int read_api(struct sctx *c)
         ps_sq_add_col(c, sql, sizeof sql, table, "nameId", NULL) < 0)
         return -1;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
-    after_clause(c, sql, sizeof sql, "WHERE", PS_SQ_RUNTIME);
+    after_clause(c, sql, sizeof sql, "WHERE", PS_SQ_RUNTIME, 1);
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;
@@ -557,7 +562,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
     int rc, failed = 0;
     snprintf(sql, sizeof sql, "%s, rowid FROM NVTX_EVENTS WHERE eventType %s", select,
              pass == 0 ? "= " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE) : "IS NOT " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE));
-    after_clause(c, sql, sizeof sql, "AND", PS_SQ_NVTX);
+    after_clause(c, sql, sizeof sql, "AND", PS_SQ_NVTX, pass == 1);
     if (ps_sq_prepare(c, table, sql, &st) < 0)
         return -1;
     long long row = 0;

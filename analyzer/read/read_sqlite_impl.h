@@ -17,6 +17,7 @@ struct sctx {
     const char *path;
     int64_t *rowid_after;             /* NULL: read every row; else, per table (enum ps_sq_table), only the rows
                                        * with a larger rowid (ps_follow_read: rows appended since the last read) */
+    int64_t start_floor;              /* with rowid_after: rows that start before it are not read (INT64_MIN: all) */
     char *err;
     size_t errlen;
     sqlite3_stmt *string_stmt;        /* SELECT value FROM StringIds WHERE id = ? */

@@ -43,4 +43,10 @@ const struct ps_model *ps_follow_model(const struct ps_follow *f);
 /* Drop the rows that start before cut_ns (ps_model_drop_before). 0 or -ENOMEM. */
 int ps_follow_drop_before(struct ps_follow *f, int64_t cut_ns);
 
+/* From the next read on, do not read the rows that start before t_ns (a floor that only rises: a smaller t_ns
+ * is ignored). With it, the first read of a long recording loads only its recent rows (the tables are still
+ * scanned once, by SQLite, without keeping the older rows), and rows written late that start before it are not
+ * added. The model then equals a whole read of the rows that start at or after the floor. */
+void ps_follow_skip_before(struct ps_follow *f, int64_t t_ns);
+
 #endif

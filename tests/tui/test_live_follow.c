@@ -231,6 +231,14 @@ static void test_window_report_of_followed_model(const char *path)
     CHECK(ps_view_starting(&window, &all, 900 * ms, INT64_MAX) == 0);
     CHECK_EQ("the epoch range stays out of the window", window.nranges, 20);
     ps_view_fini(&window);
+    /* attached late: a second follower that skips the rows before 800 ms reads only the last 20 steps (and not the
+     * epoch range), the rows the first one holds after its drop */
+    struct ps_follow *late = ps_follow_new(path);
+    ps_follow_skip_before(late, 800 * ms);
+    CHECK_EQ("rows read by the late follower (2 x 20 steps)", ps_follow_read(late, NULL, err, sizeof err), 40);
+    CHECK(ps_follow_drop_before(f, 800 * ms) == 0);
+    models_same_rows(ps_follow_model(late), ps_follow_model(f), "a late follower");
+    ps_follow_free(late);
     sqlite3_close(db);
     ps_follow_free(f);
 }
