@@ -115,7 +115,9 @@ static int read_appended(struct ps_follow *f, int64_t *last, int *shrunk)
     c->have_string_ids = ps_sq_table_exists(c, "StringIds");
     if (is_perfscope < 0 || c->have_string_ids < 0 || last_rowids(f, last, shrunk) < 0 || *shrunk)
         return -1;
-    c->have_api = last[PS_SQ_RUNTIME] > 0 || f->rowid_after[PS_SQ_RUNTIME] > 0;
+    /* GPU rows keep their correlation ids whenever there is an API table: its rows may come in a later read */
+    if ((c->have_api = ps_sq_table_exists(c, ps_sq_tables[PS_SQ_RUNTIME])) < 0)
+        return -1;
     f->m->format = is_perfscope ? PS_FORMAT_PERFSCOPE : PS_FORMAT_NSYS;
     if (c->have_string_ids &&
         ps_sq_prepare(c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c->string_stmt) < 0)
