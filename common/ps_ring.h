@@ -32,7 +32,8 @@ void ps_ring_reader_close(struct ps_ring_reader *r);            /* NULL is a no-
  * writing thread's lane (for PS_WIRE_LANE_STRING ids). Stops early if fn returns non-zero (that value is
  * returned, and that record is delivered again by the next drain); else returns the number of records
  * drained (>= 0), -ENOMEM, or -EBADMSG once the ring holds nonsense (a size, offset, link or count no writer
- * makes: ps_ring_reader_corrupt says what; the ring is never read again, records already delivered stand).
+ * makes, or a file truncated under the mapping: the SIGBUS of that read is caught, see ps_ring_reader.c;
+ * ps_ring_reader_corrupt says what; the ring is never read again, records already delivered stand).
  * Records are never torn: a writer killed mid-record leaves it invisible. One reader per ring: drained
  * chunks go back to the writers (at once, or with ps_ring_reader_hold_chunks when released), so a second
  * reader would miss them. Implemented in ps_ring_reader.c. */

@@ -4,6 +4,9 @@
  * The writer is another process and may be killed at any point, so every offset read from the file is checked. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +54,60 @@ struct ps_ring_reader {
 #define PAIR_SPACING_NS 1000000000  /* keep one pair a second: piecewise-linear across NTP slews */
 /* A drop count above this (2^48, about 78 hours of 10^9 dropped calls a second) was not counted by a writer. */
 #define DROPS_MAX (1ull << 48)
+
+/* ---- a ring file truncated under the mapping ----
+ * The program (or anyone who can write its ring file) may truncate the file while the reader maps it; reading a
+ * page past the new end raises SIGBUS in the reader (record would die of it). Every public function that touches
+ * the mapping after open runs under a guard: a SIGBUS at an address inside the guarded mapping jumps back to the
+ * guard, which marks the ring corrupt, so it is never read again; any other SIGBUS gets the action the process
+ * had before (by default the process dies, as it would have). Guards nest (a guarded function calling another). */
+struct bus_guard {
+    sigjmp_buf jump;
+    const char *lo, *hi;
+};
+static __thread struct bus_guard *volatile bus_guard_active;
+static struct sigaction bus_previous;
+static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    struct bus_guard *g = bus_guard_active;
+    const char *at = (const char *)si->si_addr;
+    (void)uc;
+    if (g && si->si_code > 0 && at >= g->lo && at < g->hi)
+        siglongjmp(g->jump, 1);
+    sigaction(SIGBUS, &bus_previous, NULL);   /* not a ring read: the faulting access runs again and gets it */
+    if (si->si_code <= 0)
+        raise(sig);                           /* sent by kill(): send it again */
+}
+
+static void bus_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;    /* not blocked in the handler: siglongjmp keeps the mask as is */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &bus_previous);
+}
+
+/* Fill g for r's mapping; returns the guard active before (restore it when done). */
+static struct bus_guard *bus_guard_prepare(const struct ps_ring_reader *r, struct bus_guard *g)
+{
+    pthread_once(&bus_once, bus_install);
+    g->lo = r->base;
+    g->hi = r->base + r->bytes;
+    return bus_guard_active;
+}
+
+__attribute__((format(printf, 2, 3))) static int set_corrupt(struct ps_ring_reader *r, const char *fmt, ...);
+
+/* After a SIGBUS in r's mapping: the outer guard again, and the ring corrupt. Returns -EBADMSG. */
+static int bus_fault(struct ps_ring_reader *r, struct bus_guard *outer)
+{
+    bus_guard_active = outer;
+    return set_corrupt(r, "its file was truncated under the mapping: SIGBUS reading it");
+}
 
 static uint64_t tsc_now(void)
 {
@@ -179,7 +236,7 @@ const char *ps_ring_reader_corrupt(const struct ps_ring_reader *r)
 }
 
 /* Stop reading the ring for good; returns -EBADMSG. */
-__attribute__((format(printf, 2, 3))) static int set_corrupt(struct ps_ring_reader *r, const char *fmt, ...)
+static int set_corrupt(struct ps_ring_reader *r, const char *fmt, ...)
 {
     if (!r->corrupt[0]) {
         va_list ap;
@@ -284,8 +341,8 @@ static long drain_lane(struct ps_ring_reader *r, uint32_t lane,
     }
 }
 
-long ps_ring_reader_drain(struct ps_ring_reader *r,
-                          int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx)
+static long drain(struct ps_ring_reader *r, int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec),
+                  void *ctx)
 {
     long total = 0;
     int stop = 0;
@@ -310,7 +367,7 @@ void ps_ring_reader_position(const struct ps_ring_reader *r, uint32_t lane, stru
                               : (struct ps_ring_pos){ 0, 0 };
 }
 
-void ps_ring_reader_release(struct ps_ring_reader *r, uint32_t lane, const struct ps_ring_pos *upto)
+static void release(struct ps_ring_reader *r, uint32_t lane, const struct ps_ring_pos *upto)
 {
     if (lane >= r->g.nlanes || !r->cur[lane].held || !chunk_at(r, upto->chunk))
         return;
@@ -326,7 +383,7 @@ void ps_ring_reader_release(struct ps_ring_reader *r, uint32_t lane, const struc
     }
 }
 
-int ps_ring_reader_seek(struct ps_ring_reader *r, uint32_t lane, const struct ps_ring_pos *pos)
+static int seek(struct ps_ring_reader *r, uint32_t lane, const struct ps_ring_pos *pos)
 {
     if (lane >= r->g.nlanes || !chunk_at(r, pos->chunk) || pos->offset < sizeof(struct ps_ring_chunk) ||
         pos->offset > r->g.chunk_bytes || pos->offset % 8)
@@ -343,8 +400,8 @@ int ps_ring_reader_seek(struct ps_ring_reader *r, uint32_t lane, const struct ps
     return 0;
 }
 
-long ps_ring_reader_open_ranges(struct ps_ring_reader *r,
-                                int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx)
+static long open_ranges(struct ps_ring_reader *r,
+                        int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx)
 {
     const struct ps_ring_open *slots = (const struct ps_ring_open *)(const void *)(r->base + r->g.open_off);
     uint32_t used = lanes_used(r);
@@ -373,7 +430,7 @@ long ps_ring_reader_open_ranges(struct ps_ring_reader *r,
 
 /* Each lane's counts, checked: a cause larger than the total, or a count no writer could have reached,
  * marks the ring corrupt (and its counts unknown: -EBADMSG). */
-int ps_ring_reader_drops(struct ps_ring_reader *r, struct ps_ring_drops *out)
+static int drops(struct ps_ring_reader *r, struct ps_ring_drops *out)
 {
     uint64_t all = 0;
     *out = (struct ps_ring_drops){ .nolane = atomic_load_explicit(&r->hdr->dropped_nolane, memory_order_relaxed) };
@@ -398,6 +455,68 @@ int ps_ring_reader_drops(struct ps_ring_reader *r, struct ps_ring_drops *out)
     /* The causes are counted just before the total: a writer still running may be between the two. */
     out->full = all >= out->limit + out->alloc ? all - out->limit - out->alloc : 0;
     return 0;
+}
+
+/* ---- the public functions that touch the mapping, each under the SIGBUS guard ---- */
+
+long ps_ring_reader_drain(struct ps_ring_reader *r,
+                          int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx)
+{
+    struct bus_guard g, *outer = bus_guard_prepare(r, &g);
+    if (sigsetjmp(g.jump, 0))
+        return bus_fault(r, outer);
+    bus_guard_active = &g;
+    long n = drain(r, fn, ctx);
+    bus_guard_active = outer;
+    return n;
+}
+
+void ps_ring_reader_release(struct ps_ring_reader *r, uint32_t lane, const struct ps_ring_pos *upto)
+{
+    struct bus_guard g, *outer = bus_guard_prepare(r, &g);
+    if (sigsetjmp(g.jump, 0)) {
+        bus_fault(r, outer);
+        return;
+    }
+    bus_guard_active = &g;
+    release(r, lane, upto);
+    bus_guard_active = outer;
+}
+
+int ps_ring_reader_seek(struct ps_ring_reader *r, uint32_t lane, const struct ps_ring_pos *pos)
+{
+    struct bus_guard g, *outer = bus_guard_prepare(r, &g);
+    if (sigsetjmp(g.jump, 0))
+        return bus_fault(r, outer);
+    bus_guard_active = &g;
+    int rc = seek(r, lane, pos);
+    bus_guard_active = outer;
+    return rc;
+}
+
+long ps_ring_reader_open_ranges(struct ps_ring_reader *r,
+                                int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx)
+{
+    struct bus_guard g, *outer = bus_guard_prepare(r, &g);
+    if (sigsetjmp(g.jump, 0))
+        return bus_fault(r, outer);
+    bus_guard_active = &g;
+    long n = open_ranges(r, fn, ctx);
+    bus_guard_active = outer;
+    return n;
+}
+
+int ps_ring_reader_drops(struct ps_ring_reader *r, struct ps_ring_drops *out)
+{
+    struct bus_guard g, *outer = bus_guard_prepare(r, &g);
+    if (sigsetjmp(g.jump, 0)) {
+        *out = (struct ps_ring_drops){ 0 };
+        return bus_fault(r, outer);
+    }
+    bus_guard_active = &g;
+    int rc = drops(r, out);
+    bus_guard_active = outer;
+    return rc;
 }
 
 uint64_t ps_ring_reader_dropped(struct ps_ring_reader *r)

@@ -260,6 +260,46 @@ static int scribble(const char *what, long n)
     return waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
 }
 
+/* truncate N: a forked child makes N ranges "sibling" in its own ring while this process makes 3000 ranges "before",
+ * waits for the recorder to free a drained chunk, and truncates its own ring file to the end of its header and
+ * lane tables: every chunk is gone from under the mappings (a reader touching one gets SIGBUS). After 500 ms (the
+ * recorder drains every few ms) it gives the file its size back (zero pages: the probe's own writes at exit must
+ * not fault) and waits for the child; exit 0. */
+static int truncate_ring(long n)
+{
+    pid_t kid = fork();
+    if (kid == 0) {
+        ranges("sibling", n);
+        _exit(0);
+    }
+    ranges("before", 3000);
+    struct ps_ring_hdr *h = (struct ps_ring_hdr *)(void *)own_ring();
+    char path[4096] = "";
+    FILE *f = fopen("/proc/self/maps", "re");
+    char line[4096];
+    while (f && !path[0] && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *slash = strchr(line, '/');
+        size_t len = strlen(line);
+        if (slash && strstr(line, "/ring-") && len > 3 && !strcmp(line + len - 3, ".ps"))
+            snprintf(path, sizeof path, "%s", slash);
+    }
+    if (f)
+        fclose(f);
+    if (!h || kid < 0 || !path[0])
+        return 1;
+    for (int i = 0; i < 10000 && !(uint32_t)atomic_load(&h->free_head); i++)
+        usleep(1000);
+    off_t full = (off_t)(h->chunks_off + (uint64_t)h->nchunks * h->chunk_bytes);
+    if (truncate(path, (off_t)h->chunks_off) != 0)
+        return 1;
+    usleep(500000);
+    if (truncate(path, full) != 0)
+        return 1;
+    int st;
+    return waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -281,6 +321,8 @@ int main(int argc, char **argv)
         return registry(atoi(argv[2]));
     if (!strcmp(mode, "xfsz_disposition"))
         return xfsz_disposition();
+    if (!strcmp(mode, "truncate") && argc == 3)
+        return truncate_ring(atol(argv[2]));
     if (!strcmp(mode, "scribble") && argc == 4)
         return scribble(argv[2], atol(argv[3]));
     fprintf(stderr, "usage: hostile_prog closefds FILE N | dup2 FILE N | fsize BYTES N | badutf8 [ARG] |"

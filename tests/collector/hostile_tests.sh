@@ -160,6 +160,21 @@ record_survives_a_program_that_overwrites_its_ring)
             fail "$what: report: $(head -5 "$dir/report.txt")"
     done
     ;;
+record_survives_a_program_that_truncates_its_ring)
+    # A program that truncates its ring file under the recorder's mapping made record die of SIGBUS in the ring
+    # reader. hostile_prog truncate (see its comment): the reads that fault are caught, the ring is reported
+    # once as corrupt (its file truncated), the forked sibling's 5000 ranges (a ring of their own) are all kept,
+    # and the recording completes with the program's status.
+    record -o "$trace" -- "$prog" truncate 5000
+    expect "status" "$rc" 0
+    grep -q "warning: process [0-9]* overwrote its ring ring-[0-9]*-0.ps (its file was truncated" "$dir/err" ||
+        fail "no warning: $(cat "$dir/err")"
+    expect "corrupt_rings" "$(meta corrupt_rings)" 1
+    expect "the sibling's ranges" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'sibling'")" 5000
+    expect "recording_complete" "$(meta recording_complete)" 1
+    before=$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'before'")
+    [ "$before" -gt 0 ] && [ "$before" -le 3000 ] || fail "$before 'before' rows of 3000"
+    ;;
 record_names_the_cause_of_dropped_records)
     # findings-3 #8: ranges nested deeper than the probe's 65536 levels were reported as "dropped because a
     # ring was full (use a larger --ring-size)". 70000 nested ranges: 65536 rows, 70000 - 65536 = 4464
