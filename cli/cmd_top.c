@@ -189,8 +189,13 @@ static void sample(struct tui_top *t)
         char base[4096];
         ps_session_base_dir(base, sizeof base);
         t->nsessions = tui_sessions_find(base, t->sessions, TUI_MAX_SESSIONS);
-        if (!t->watching && t->nsessions)
+        if (!t->watching && t->nsessions) {
             watch_session(t, 0);
+        } else if (t->watching && t->nsessions && t->live.state != TUI_LIVE_RECORDING &&
+                   t->sessions[0].recorder_pid != t->live.recorder_pid) {
+            watch_session(t, 0);    /* the watched recording ended and a newer one runs: follow it */
+            set_status(t, "the watched recording ended: now watching the newest one running");
+        }
     }
     if (t->watching) {
         enum tui_live_state before = t->live.state;
@@ -347,9 +352,11 @@ static int run_snapshot(struct tui_top *t, const struct opts *o)
     }
     if (t->nvml_status != PS_NVML_OK)
         fprintf(stderr, "perfscope top: %s: host metrics only\n", t->nvml_why);
-    if (t->watching && t->live.state == TUI_LIVE_ERROR)
+    int unreadable = t->watching && t->live.state == TUI_LIVE_ERROR;
+    if (unreadable)
         fprintf(stderr, "perfscope top: %s\n", t->live.message);
-    return tui_snapshot_write(t, stdout) ? 1 : 0;
+    /* the JSON either way; a trace that cannot be read (a missing or damaged --trace FILE) is an error */
+    return tui_snapshot_write(t, stdout) || unreadable ? 1 : 0;
 }
 
 /* The library diagnostics hook while the screen is up: the message goes to the status line. */

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -297,8 +298,16 @@ void tui_live_update(struct tui_live *l)
 {
     sqlite3 *db = NULL;
     struct meta meta;
+    struct stat st;
     if (!l->trace[0]) {
         l->state = TUI_LIVE_NONE;
+        return;
+    }
+    /* SQLite would block opening a FIFO (and no signal ends that wait); a directory is not a trace either */
+    if (stat(l->trace, &st) == 0 && !S_ISREG(st.st_mode)) {
+        l->state = TUI_LIVE_ERROR;
+        snprintf(l->message, sizeof l->message, "%s: %s", l->trace, S_ISDIR(st.st_mode) ?
+                 "is a directory, not a trace file" : "not a regular file (a trace is a SQLite file)");
         return;
     }
     if (sqlite3_open_v2(l->trace, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
@@ -311,6 +320,15 @@ void tui_live_update(struct tui_live *l)
     int rc = read_meta(l, db, &meta);
     if (rc == 0)
         read_open_ranges(l, db);
+    if (rc == 0 && meta.recorder_pid > 0 && l->recorder_pid && (uint32_t)meta.recorder_pid != l->recorder_pid) {
+        /* another recording now writes (or wrote) this file: watch it from the start */
+        char trace[PATH_MAX];
+        int64_t window = l->window_ns;
+        snprintf(trace, sizeof trace, "%s", l->trace);
+        tui_live_watch(l, trace, (uint32_t)meta.recorder_pid, window);
+        if ((rc = read_meta(l, db, &meta)) == 0)
+            read_open_ranges(l, db);
+    }
     if (rc == 0 && !l->recorder_pid && meta.recorder_pid > 0)
         l->recorder_pid = (uint32_t)meta.recorder_pid;
     int running = rc == 0 && meta.complete != 1 && tui_recorder_alive(l->recorder_pid);
@@ -321,6 +339,7 @@ void tui_live_update(struct tui_live *l)
         return;
     }
     l->state = running ? TUI_LIVE_RECORDING : TUI_LIVE_ENDED;
+    l->incomplete = !running && meta.complete != 1;
     if (running && !l->child_pid)
         l->child_pid = recorder_child(l->recorder_pid);
     if (!running && meta.child_pid > 0)

@@ -73,7 +73,9 @@ struct tui_live {
     int have_open_table;            /* the trace has PERFSCOPE_LIVE_OPEN_RANGES */
     struct tui_history step_ms;     /* each step's duration as it completes, ms */
     int64_t last_step_end_ns;
-    int ended_analysed;             /* the finished trace's last window is analysed (not read again) */
+    int ended_analysed;             /* the finished trace's last window is analysed (not read again while it is
+                                     * the same recording) */
+    int incomplete;                 /* ended without recording_complete: its recorder was killed */
     struct ps_follow *follow;       /* the trace's rows so far (the analyzer's growing model) */
     int64_t dropped_before_ns;      /* the model's rows start at or after this (INT64_MIN: nothing dropped) */
 };

@@ -169,8 +169,11 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
                           "trace with --trace FILE");
         return;
     }
-    const char *state = l->state == TUI_LIVE_RECORDING ? "recording" : l->state == TUI_LIVE_ENDED ?
-                        "recording ended" : l->state == TUI_LIVE_ERROR ? "cannot read" : "";
+    const char *state = l->state == TUI_LIVE_RECORDING ? "recording"
+                        : l->state == TUI_LIVE_ENDED    ? (l->incomplete ? "recording ended, incomplete: the recorder "
+                                                                           "was killed; `perfscope record --recover`"
+                                                                         : "recording ended")
+                        : l->state == TUI_LIVE_ERROR ? "cannot read" : "";
     add(b, l->state == TUI_LIVE_RECORDING ? TUI_S_GOOD : TUI_S_WARN, "%s (%s)%s%s", l->trace, state,
         l->command[0] ? ": " : "", l->command);
     if (l->state == TUI_LIVE_ERROR || (l->message[0] && !l->have_report))
@@ -200,7 +203,7 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
         char spark[TUI_LINE_BYTES];
         if (l->step_ms.n)
             add(b, TUI_S_DIM, "Step time %s (last %zu steps)", SPARK(t, &l->step_ms, spark_cols, 0, spark),
-                l->step_ms.n);
+                l->step_ms.n < spark_cols ? l->step_ms.n : spark_cols);   /* the sparkline draws the newest only */
         if (l->nkernels && room(b) > 2) {
             add(b, TUI_S_HEADER, "Top kernels (last %.0f s)", (double)l->window_ns / 1e9);
             for (size_t i = 0; i < l->nkernels && room(b) > 1; i++) {

@@ -216,9 +216,37 @@ top_option_errors_are_usage_errors)
     "$perfscope" top --snapshot xml -n 1 2>"$dir/err"; [ $? = 2 ] || fail "--snapshot xml"
     "$perfscope" top -n 1 </dev/null >"$dir/out" 2>"$dir/err"; [ $? = 1 ] || fail "no terminal"
     grep -q "not a terminal" "$dir/err" || fail "no-terminal message"
-    "$perfscope" top --trace "$dir/missing.sqlite" -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err" || fail "missing trace"
+    # a trace that cannot be read: the JSON (state error) and exit 1
+    "$perfscope" top --trace "$dir/missing.sqlite" -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err"
+    [ $? = 1 ] || fail "missing trace: exit status"
     [ "$(json "d['recording']['state']" "$dir/snap.json")" = error ] || fail "missing trace state"
     grep -q "missing.sqlite" "$dir/err" || fail "missing trace message"
+    # a FIFO would block SQLite's open for good (no signal ends it): refused at once; a directory too
+    mkfifo "$dir/fifo"
+    timeout 10 "$perfscope" top --trace "$dir/fifo" -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err"
+    [ $? = 1 ] || fail "FIFO: exit status (124: it blocked)"
+    grep -q "fifo: not a regular file" "$dir/err" || fail "FIFO message: $(cat "$dir/err")"
+    timeout 10 "$perfscope" top --trace "$dir" -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err"
+    [ $? = 1 ] || fail "directory: exit status"
+    grep -q "is a directory" "$dir/err" || fail "directory message: $(cat "$dir/err")"
+    ;;
+top_trace_follows_a_new_recording_of_the_same_file)
+    # `top --trace FILE` watching a finished recording goes on to a new one written to the same file (record -f):
+    # it showed the first run's numbers under the second run's command line.
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 30 >"$dir/train.out" 2>&1 ||
+        fail "first recording"
+    "$perfscope" top --trace "$dir/run.sqlite" -n 24 -d 0.5 --window 5 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
+    top_pid=$!
+    sleep 2
+    "$perfscope" record -f -o "$dir/run.sqlite" -- "$train" --scenario memcpy-bound --steps 2000 >"$dir/train.out" 2>&1 ||
+        fail "second recording"
+    wait $top_pid || fail "top exit status $?"
+    [ "$(json "d['recording']['state']" "$dir/snap.json")" = ended ] || fail "state"
+    json "d['recording']['command_line']" "$dir/snap.json" | grep -q "memcpy-bound" || fail "command line"
+    want=$("$perfscope" report "$dir/run.sqlite" --format json | python3 -c "import json,sys; print(json.load(sys.stdin)['verdict']['bottleneck'])")
+    [ "$(json "d['recording']['analysis']['bottleneck']" "$dir/snap.json")" = "$want" ] ||
+        fail "verdict $(json "d['recording']['analysis']['bottleneck']" "$dir/snap.json"), report says $want"
+    [ "$want" != data-loading ] || fail "the second run's verdict is the first run's"
     ;;
 *) fail "unknown case" ;;
 esac
