@@ -14,7 +14,7 @@
 #include "analyses/intervals.h"
 #include "model/view.h"
 
-#define DOMAIN "perfscope"
+#define DOMAIN PS_PYTHON_HOOK_DOMAIN
 #define SATURATED 0.75      /* workers busy at least this share of the wait: they are the limit */
 #define IDLE 0.5            /* below this share: the wait is elsewhere */
 #define MIN_DATA_SHARE 0.05 /* below this DataLoader share of the step, no loader advice */
@@ -64,18 +64,35 @@ static const struct ps_process *process(const struct ps_model *m, uint32_t pid)
     return NULL;
 }
 
-/* The text of range i of v when it is a mark in the hook's NVTX domain, else NULL (*dom caches its string id). */
-static const char *hook_mark(const struct ps_view *v, size_t i, uint32_t *dom)
+/* The text of range g when it is a mark in the hook's NVTX domain, else NULL (*dom caches its string id). */
+static const char *range_hook_mark(const struct ps_model *m, const struct ps_range *g, uint32_t *dom)
 {
-    const struct ps_range *g = ps_view_range(v, i);
     if (g->kind != PS_RANGE_NVTX_MARK || g->domain == PS_NONE)
         return NULL;
     if (g->domain != *dom) {
-        if (strcmp(ps_model_str(v->m, g->domain), DOMAIN) != 0)
+        if (strcmp(ps_model_str(m, g->domain), DOMAIN) != 0)
             return NULL;
         *dom = g->domain;
     }
-    return ps_model_str(v->m, g->name);
+    return ps_model_str(m, g->name);
+}
+
+static const char *hook_mark(const struct ps_view *v, size_t i, uint32_t *dom)
+{
+    return range_hook_mark(v->m, ps_view_range(v, i), dom);
+}
+
+/* The model's ranges before the analysed rows: none for a whole-trace report; for a report over a window
+ * (`perfscope top`'s last seconds of a growing model), those that start before it. The hook's marks there are
+ * run facts written once (its configuration at start, each DataLoader iterator's settings, each worker's start),
+ * which the window's PyTorch section needs. Returns how many (they come first: ranges are in start order). */
+static size_t ranges_before(const struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    size_t n = 0;
+    while (r->all.start_ns != INT64_MIN && n < m->ranges.n && m->ranges.v[n].start_ns < r->all.start_ns)
+        n++;
+    return n;
 }
 
 static void hook_config(struct ps_pytorch *py, const char *t)
@@ -85,36 +102,54 @@ static void hook_config(struct ps_pytorch *py, const char *t)
     py->cores = kv_int(t, "cores");
 }
 
-/* The analysed process's marks (scope): its hook configuration and its loaders, with each iterator's start. */
-static int read_loaders(const struct ps_view *scope, struct ps_pytorch *py, int64_t **iter_start, size_t *niter)
+/* One hook mark `t` of the analysed process: its configuration (the first one: *configured counts them) or a
+ * DataLoader iterator's settings (the loader's latest). Returns the loader of a DataLoader mark, else NULL. */
+static struct ps_py_loader *hook_mark_apply(struct ps_pytorch *py, const char *t, int *configured)
 {
+    if (!strncmp(t, "python hook ", 12) && !(*configured)++) {
+        hook_config(py, t);
+        return NULL;
+    }
+    if (strncmp(t, "DataLoader#", 11))
+        return NULL;
+    int32_t n = (int32_t)strtol(t + 11, NULL, 10);
+    struct ps_py_loader *l = NULL;
+    for (size_t k = 0; k < py->nloaders; k++)
+        if (py->loaders[k].number == n)
+            l = &py->loaders[k];
+    if (!l) {
+        if (py->nloaders == PS_PY_MAX_LOADERS)
+            return NULL;
+        l = &py->loaders[py->nloaders++];
+        *l = (struct ps_py_loader){ .number = n };
+    }
+    l->iterators++;
+    kv_str(t, "iterator", l->iterator, sizeof l->iterator);
+    l->num_workers = kv_int(t, "num_workers");
+    l->pin_memory = kv_int(t, "pin_memory");
+    l->persistent_workers = kv_int(t, "persistent_workers");
+    l->prefetch_factor = kv_int(t, "prefetch_factor");
+    l->batch_size = kv_int(t, "batch_size");
+    return l;
+}
+
+/* The analysed process's marks (scope, and before it: ranges_before): its hook configuration and its loaders,
+ * with each iterator's start in scope. */
+static int read_loaders(const struct ps_report *r, const struct ps_view *scope, struct ps_pytorch *py,
+                        int64_t **iter_start, size_t *niter)
+{
+    const struct ps_model *m = r->m;
     uint32_t dom = PS_NONE;
     int configured = 0;
+    for (size_t i = 0, n = ranges_before(r); i < n; i++) {   /* settings only: not the window's iterators */
+        const struct ps_range *g = &m->ranges.v[i];
+        const char *t = range_hook_mark(m, g, &dom);
+        if (t && (!r->scoped || pid_of(m, g->thread) == r->pid))
+            hook_mark_apply(py, t, &configured);
+    }
     for (size_t i = 0; i < scope->nranges; i++) {
         const char *t = hook_mark(scope, i, &dom);
-        if (!t)
-            continue;
-        if (!strncmp(t, "python hook ", 12) && !configured++) {
-            hook_config(py, t);
-        } else if (!strncmp(t, "DataLoader#", 11)) {
-            int32_t n = (int32_t)strtol(t + 11, NULL, 10);
-            struct ps_py_loader *l = NULL;
-            for (size_t k = 0; k < py->nloaders; k++)
-                if (py->loaders[k].number == n)
-                    l = &py->loaders[k];
-            if (!l) {
-                if (py->nloaders == PS_PY_MAX_LOADERS)
-                    continue;
-                l = &py->loaders[py->nloaders++];
-                *l = (struct ps_py_loader){ .number = n };
-            }
-            l->iterators++;
-            kv_str(t, "iterator", l->iterator, sizeof l->iterator);
-            l->num_workers = kv_int(t, "num_workers");
-            l->pin_memory = kv_int(t, "pin_memory");
-            l->persistent_workers = kv_int(t, "persistent_workers");
-            l->prefetch_factor = kv_int(t, "prefetch_factor");
-            l->batch_size = kv_int(t, "batch_size");
+        if (t && hook_mark_apply(py, t, &configured)) {
             int64_t *v = realloc(*iter_start, (*niter + 1) * sizeof *v);
             if (!v)
                 return -ENOMEM;
@@ -125,40 +160,51 @@ static int read_loaders(const struct ps_view *scope, struct ps_pytorch *py, int6
     return configured;
 }
 
-/* The whole trace's marks (all): the processes the hook ran in (the configuration of the first when the analysed
+/* One hook mark `t` of process `pid` seen by read_workers. 0 or -ENOMEM. */
+static int worker_mark(const struct ps_report *r, struct ps_pytorch *py, const char *t, uint32_t pid, int configured)
+{
+    const struct ps_model *m = r->m;
+    if (!strncmp(t, "python hook ", 12)) {
+        if (py->hooked++ == 0 && !configured)
+            hook_config(py, t);
+        return 0;
+    }
+    if (strncmp(t, "DataLoader worker ", 18))
+        return 0;
+    const struct ps_process *p = process(m, pid);
+    /* another rank's worker (one trace, several ranks): its parent made loaders but is not ours */
+    if (r->scoped && p && p->ppid && p->ppid != r->pid && process(m, p->ppid))
+        return 0;
+    for (size_t k = 0; k < py->nworkers; k++)
+        if (py->workers[k].pid == pid)
+            return 0;
+    struct ps_py_worker *w = realloc(py->workers, (py->nworkers + 1) * sizeof *w);
+    if (!w)
+        return -ENOMEM;
+    py->workers = w;
+    w = &w[py->nworkers++];
+    *w = (struct ps_py_worker){ .pid = pid, .id = kv_int(t, "id"), .loader = kv_int(t, "loader"),
+                                .cpu_ns = p ? p->cpu_ns : -1,
+                                .life_ns = p && p->cpu_ns >= 0 ? p->last_sample_ns - p->first_sample_ns : -1 };
+    return 0;
+}
+
+/* The whole trace's marks (all, and before it: ranges_before): the processes the hook ran in (the configuration of the first when the analysed
  * process has none) and the worker processes of the analysed process's loaders, one row per process (workers
  * restarted each epoch, persistent_workers=False, are new processes). */
 static int read_workers(const struct ps_report *r, const struct ps_view *all, struct ps_pytorch *py, int configured)
 {
     const struct ps_model *m = all->m;
     uint32_t dom = PS_NONE;
+    for (size_t i = 0, n = ranges_before(r); i < n; i++) {
+        const char *t = range_hook_mark(m, &m->ranges.v[i], &dom);
+        if (t && worker_mark(r, py, t, pid_of(m, m->ranges.v[i].thread), configured) < 0)
+            return -ENOMEM;
+    }
     for (size_t i = 0; i < all->nranges; i++) {
         const char *t = hook_mark(all, i, &dom);
-        if (!t)
-            continue;
-        uint32_t pid = pid_of(m, ps_view_range(all, i)->thread);
-        if (!strncmp(t, "python hook ", 12)) {
-            if (py->hooked++ == 0 && !configured)
-                hook_config(py, t);
-        } else if (!strncmp(t, "DataLoader worker ", 18)) {
-            const struct ps_process *p = process(m, pid);
-            /* another rank's worker (one trace, several ranks): its parent made loaders but is not ours */
-            if (r->scoped && p && p->ppid && p->ppid != r->pid && process(m, p->ppid))
-                continue;
-            size_t k = 0;
-            while (k < py->nworkers && py->workers[k].pid != pid)
-                k++;
-            if (k < py->nworkers)
-                continue;
-            struct ps_py_worker *w = realloc(py->workers, (py->nworkers + 1) * sizeof *w);
-            if (!w)
-                return -ENOMEM;
-            py->workers = w;
-            w = &w[py->nworkers++];
-            *w = (struct ps_py_worker){ .pid = pid, .id = kv_int(t, "id"), .loader = kv_int(t, "loader"),
-                                        .cpu_ns = p ? p->cpu_ns : -1,
-                                        .life_ns = p && p->cpu_ns >= 0 ? p->last_sample_ns - p->first_sample_ns : -1 };
-        }
+        if (t && worker_mark(r, py, t, pid_of(m, ps_view_range(all, i)->thread), configured) < 0)
+            return -ENOMEM;
     }
     return 0;
 }
@@ -364,7 +410,7 @@ int ps_pytorch_compute(struct ps_report *r, const struct ps_view *all, const str
     if (!py)
         return -ENOMEM;
     *py = (struct ps_pytorch){ .cores = -1, .workers_busy = NAN, .more_workers = -1 };
-    int rc = read_loaders(scope, py, &iter_start, &niter);
+    int rc = read_loaders(r, scope, py, &iter_start, &niter);
     if (rc >= 0)
         rc = read_workers(r, all, py, rc);
     if (rc == 0 && !py->hooked && !py->nloaders && !py->nworkers)

@@ -293,7 +293,7 @@ int ps_model_grow_finish(struct ps_model *m)
     return grow_gpu(m, new_calls != 0);
 }
 
-int ps_model_drop_before(struct ps_model *m, int64_t cut_ns)
+int ps_model_drop_before(struct ps_model *m, int64_t cut_ns, uint32_t keep_domain)
 {
     struct ps_gpu_build *b = m->gpu_build;
     if (!b || !b->growing || b->sorted_gpu != m->gpu.n || b->sorted_api != m->api.n ||
@@ -319,9 +319,13 @@ int ps_model_drop_before(struct ps_model *m, int64_t cut_ns)
             if (index_call(b, m, &m->api.v[i]) < 0)
                 return -ENOMEM;
     }
-    if (nr) {
-        memmove(m->ranges.v, m->ranges.v + nr, (m->ranges.n - nr) * sizeof *m->ranges.v);
-        m->ranges.n -= nr;
+    size_t kept_marks = 0;   /* the marks kept stay first, in order: they start before every other row */
+    for (size_t i = 0; keep_domain != PS_NONE && i < nr; i++)
+        if (m->ranges.v[i].kind == PS_RANGE_NVTX_MARK && m->ranges.v[i].domain == keep_domain)
+            m->ranges.v[kept_marks++] = m->ranges.v[i];
+    if (nr > kept_marks) {
+        memmove(m->ranges.v + kept_marks, m->ranges.v + nr, (m->ranges.n - nr) * sizeof *m->ranges.v);
+        m->ranges.n -= nr - kept_marks;
     }
     size_t kept = 0;
     for (size_t k = 0; k < b->pending.n; k++)

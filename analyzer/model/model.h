@@ -246,10 +246,16 @@ int ps_model_finish(struct ps_model *m);
 int ps_model_set_growing(struct ps_model *m);
 
 /* Drop the GPU ops, API calls and ranges that start before cut_ns from a growing, finished model (older rows of
- * a live window: memory stays bounded). Ops whose launch is dropped read unlinked (launch PS_NONE); open ranges,
- * strings, processes, threads, streams and attribute rows stay. O(rows kept): call it when the dropped part is
- * a good share of the rows. 0, -EINVAL (not a growing model, or rows added since the last finish), -ENOMEM. */
-int ps_model_drop_before(struct ps_model *m, int64_t cut_ns);
+ * a live window: memory stays bounded), but the NVTX marks of domain `keep_domain` (a string id; PS_NONE: none):
+ * run facts such as the Python hook's configuration and DataLoader settings (PS_PYTHON_HOOK_DOMAIN), few by
+ * nature. Ops whose launch is dropped read unlinked (launch PS_NONE); open ranges, strings, processes, threads,
+ * streams and attribute rows stay. O(rows kept): call it when the dropped part is a good share of the rows.
+ * 0, -EINVAL (not a growing model, or rows added since the last finish), -ENOMEM. */
+int ps_model_drop_before(struct ps_model *m, int64_t cut_ns, uint32_t keep_domain);
+
+/* The NVTX domain of the marks perfscope's Python hook writes (docs/python.md): its configuration and each
+ * DataLoader iterator's settings. */
+#define PS_PYTHON_HOOK_DOMAIN "perfscope"
 
 /* ---- reading GPU ops ---- */
 

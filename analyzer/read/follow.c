@@ -67,7 +67,8 @@ const struct ps_model *ps_follow_model(const struct ps_follow *f)
 
 int ps_follow_drop_before(struct ps_follow *f, int64_t cut_ns)
 {
-    return ps_model_drop_before(f->m, cut_ns);
+    uint32_t hook = ps_model_intern_cstr(f->m, PS_PYTHON_HOOK_DOMAIN);
+    return hook == PS_NONE ? -ENOMEM : ps_model_drop_before(f->m, cut_ns, hook);
 }
 
 void ps_follow_skip_before(struct ps_follow *f, int64_t t_ns)

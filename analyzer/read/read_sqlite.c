@@ -331,8 +331,10 @@ static void after_clause(const struct sctx *c, char *sql, size_t cap, const char
     if (!c->rowid_after)
         return;
     snprintf(sql + strlen(sql), cap - strlen(sql), " %s rowid > %lld", joiner, (long long)c->rowid_after[table]);
-    if (floor && c->start_floor != INT64_MIN)
-        snprintf(sql + strlen(sql), cap - strlen(sql), " AND \"start\" >= %lld", (long long)c->start_floor);
+    if (floor && c->start_floor != INT64_MIN)   /* NVTX marks of a named domain pass: run facts (the hook's) */
+        snprintf(sql + strlen(sql), cap - strlen(sql), " AND (\"start\" >= %lld%s)", (long long)c->start_floor,
+                 table == PS_SQ_NVTX && has_col(c, "domainId")
+                     ? " OR (eventType = " PS_SQL_INT(PS_NSYS_NVTX_MARK) " AND domainId != 0)" : "");
 }
 
 static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind kind)

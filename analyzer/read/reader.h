@@ -40,11 +40,12 @@ long ps_follow_read(struct ps_follow *f, int *restarted, char *err, size_t errle
  * ps_follow_drop_before or ps_follow_free. */
 const struct ps_model *ps_follow_model(const struct ps_follow *f);
 
-/* Drop the rows that start before cut_ns (ps_model_drop_before). 0 or -ENOMEM. */
+/* Drop the rows that start before cut_ns (ps_model_drop_before), but the Python hook's marks (its configuration,
+ * DataLoader settings: run facts the report's PyTorch section reads from before its window). 0 or -ENOMEM. */
 int ps_follow_drop_before(struct ps_follow *f, int64_t cut_ns);
 
 /* From the next read on, do not read the rows that start before t_ns (a floor that only rises: a smaller t_ns
- * is ignored). With it, the first read of a long recording loads only its recent rows (the tables are still
+ * is ignored), but NVTX marks outside the default domain (run facts such as the Python hook's: few). With it, the first read of a long recording loads only its recent rows (the tables are still
  * scanned once, by SQLite, without keeping the older rows), and rows written late that start before it are not
  * added. The model then equals a whole read of the rows that start at or after the floor. */
 void ps_follow_skip_before(struct ps_follow *f, int64_t t_ns);

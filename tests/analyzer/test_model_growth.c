@@ -132,7 +132,7 @@ static void test_growth_equals_one_pass_read(void)
         if (nbatches == 60) {   /* drop the older rows once, then go on growing */
             cut = grown->ranges.v[grown->ranges.n / 2].start_ns;
             cut_at = done;
-            CHECK(ps_model_drop_before(grown, cut) == 0);
+            CHECK(ps_model_drop_before(grown, cut, PS_NONE) == 0);
             struct ps_model *fresh = read_in_one_go(done, cut, cut_at);
             models_same_rows(grown, fresh, "after dropping the rows before the cut");
             CHECK(grown->gpu.n > 0 && grown->gpu.v[0].start_ns >= cut);
@@ -172,14 +172,14 @@ static void test_late_launch_and_moved_call(void)
     CHECK_EQ(ps_model_gpu(m, 1).launch, 1);
     CHECK_EQ(ps_model_gpu(m, 1).correlation, 2);
     /* drop before 150: call a goes, opa (250) stays unlinked, opb's call is now index 0 */
-    CHECK(ps_model_drop_before(m, 150) == 0);
+    CHECK(ps_model_drop_before(m, 150, PS_NONE) == 0);
     CHECK_EQ(m->api.n, 1);
     CHECK_EQ(m->gpu.n, 2);
     CHECK_EQ(ps_model_gpu(m, 0).launch, PS_NONE);
     CHECK_EQ(ps_model_gpu(m, 1).launch, 0);
     /* rows added and not finished: no drop */
     ps_model_add_api(m, &a);
-    CHECK_EQ(ps_model_drop_before(m, 0), -22);
+    CHECK_EQ(ps_model_drop_before(m, 0, PS_NONE), -22);
     ps_model_free(m);
     /* a model with rows cannot start growing */
     m = ps_model_new("hand", PS_FORMAT_PERFSCOPE);

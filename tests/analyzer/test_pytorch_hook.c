@@ -167,6 +167,55 @@ static void workers0_advice_and_copies(void)
     ps_model_free(m);
 }
 
+/* `perfscope top`'s window (ps_report_build_view over ps_view_starting) starts after the hook's marks: the
+ * configuration, the DataLoader settings and the workers' start marks come before it, and the window's advice
+ * must still be the loader's, not the generic one. Main process 100, workers 201, 202 (marks at 0, 5, 6 µs);
+ * steps of 100 µs at 100 i, i = 0..5, each with 60 µs of data wait [100 i, 100 i + 60); the window starts at 250 µs:
+ * steps 3, 4, 5 (300..600), share 60 / 100 = 0.6. num_workers=2, 4 cores; the workers fetch nothing in the window:
+ * busy 0 (< 0.5): the "more workers would not help" advice of DataLoader#1's 2 workers is the fix. Without the
+ * earlier marks: no loader, no workers, the generic fix. */
+static void window_after_the_hook_marks_keeps_the_loader_advice(void)
+{
+    start();
+    uint32_t t0 = ps_model_thread(m, 100, 100), t1 = ps_model_thread(m, 201, 201), t2 = ps_model_thread(m, 202, 202);
+    mark(t0, "python hook mode=default torch=2.4.0 python=3.11.2 cuda_build=12.1 cores=4 cpu_count=4", 0);
+    mark(t0, "DataLoader#1 iterator=_MultiProcessingDataLoaderIter num_workers=2 pin_memory=1 prefetch_factor=2 "
+             "persistent_workers=1 batch_size=8 drop_last=0 dataset=Images multiprocessing_context=default cores=4", 0);
+    mark(t1, "DataLoader worker id=0 num_workers=2 loader=1", 5);
+    mark(t2, "DataLoader worker id=1 num_workers=2 loader=1", 6);
+    for (int i = 0; i < 6; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "ProfilerStep#%d", i + 1);
+        range(t0, name, 100 * i, 100 * (i + 1));
+        range(t0, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 100 * i, 100 * i + 60);
+    }
+    char err[256];
+    struct ps_report_opts o;
+    struct ps_view all, window;
+    ps_report_opts_default(&o);
+    if (ps_model_finish(m) < 0)
+        abort();
+    ps_view_all(&all, m);
+    CHECK(ps_view_starting(&window, &all, US(250), INT64_MAX) == 0);
+    CHECK(ps_report_build_view(&rep, &window, &o, err, sizeof err) == 0, "%s", err);
+    CHECK_EQ("steps in the window", rep.nsteps, 3);
+    CHECK(rep.py != NULL, "no pytorch section");
+    if (rep.py) {
+        CHECK_EQ("loaders (from the mark before the window)", rep.py->nloaders, 1);
+        CHECK_EQ("num_workers", rep.py->loaders[0].num_workers, 2);
+        CHECK_EQ("cores", rep.py->cores, 4);
+        CHECK_EQ("workers (their marks are before the window)", rep.py->nworkers, 2);
+        CHECK_EQ("the window's waits (the iterator started before it: none is a first fetch)", rep.py->wait_ns,
+                 US(180));
+        CHECK(rep.nrecs >= 1 && strstr(rep.recs[0], "DataLoader#1's 2 workers were busy only 0 % of the time the step "
+                                                    "waited for data: more workers would not help"),
+              "the window's fix is not the loader's: %s", rep.nrecs ? rep.recs[0] : "(none)");
+    }
+    ps_report_fini(&rep);
+    ps_view_fini(&window);
+    ps_model_free(m);
+}
+
 /* No GPU rows: copy_to_device ranges are Memcpy (--copy-range). Two steps of 100 µs, each with one pageable blocking
  * copy of 90 µs (category 1): Memcpy 90 %, compute 10 % → verdict memcpy, and the hook's copy advice is its fix:
  * gain 0.090 ms per step (90.0 %). No DataLoader time: no loader advice (share 0 < 5 %). */
@@ -272,6 +321,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; void (*fn)(void); } cases[] = {
         { "workers_busy_while_waiting", workers_busy_while_waiting },
         { "workers0_advice_and_copies", workers0_advice_and_copies },
+        { "window_after_the_hook_marks_keeps_the_loader_advice", window_after_the_hook_marks_keeps_the_loader_advice },
         { "copy_advice_is_the_memcpy_fix", copy_advice_is_the_memcpy_fix },
         { "other_ranks_workers_left_out", other_ranks_workers_left_out },
         { "no_hook_no_section", no_hook_no_section },

@@ -188,7 +188,8 @@ static void test_follows_appended_rows(const char *path)
 /* top's window on the followed model: steps k of 10 ms ("data" 6 ms inside a "step" of 9 ms) appended 25 at a
  * time; the last 100 ms after each batch hold exactly the last 10 steps (each starts at 10k ms), whose bottleneck is
  * data loading (6 of 9 ms). A range that started long ago and ends now (an epoch), appended last, starts before
- * the window: it stays out, and so do older rows dropped from the model. */
+ * the window: it stays out, and so do older rows dropped from the model — but the Python hook's mark (domain
+ * "perfscope", a run fact the report's PyTorch section reads from before its window), which is kept. */
 static void test_window_report_of_followed_model(const char *path)
 {
     const long long ms = 1000000;
@@ -198,6 +199,10 @@ static void test_window_report_of_followed_model(const char *path)
     struct ps_report r;
     struct ps_report_opts o;
     ps_report_opts_default(&o);
+    execf("INSERT INTO NVTX_EVENTS(start, eventType, text, globalTid, domainId) VALUES(0, 75, 'perfscope', %lld, 2)",
+          gtid(100));
+    execf("INSERT INTO NVTX_EVENTS(start, eventType, text, globalTid, domainId) VALUES(1, 34, 'python hook cores=2',"
+          " %lld, 2)", gtid(100));
     for (int batch = 0; batch < 4; batch++) {
         exec("BEGIN");
         for (int k = batch * 25; k < batch * 25 + 25; k++) {
@@ -207,10 +212,10 @@ static void test_window_report_of_followed_model(const char *path)
                   " 59, 2, %lld, 0)", k * 10 * ms, (k * 10 + 9) * ms, gtid(100));
         }
         exec("COMMIT");
-        CHECK_EQ("rows added", ps_follow_read(f, NULL, err, sizeof err), 50);
+        CHECK_EQ("rows added (and the hook's mark)", ps_follow_read(f, NULL, err, sizeof err), batch ? 50 : 51);
         long long end = (batch + 1) * 250 * ms;
         CHECK(ps_follow_drop_before(f, end - 200 * ms) == 0);   /* keeps the last 20 steps */
-        CHECK_EQ("ranges kept after the drop", ps_follow_model(f)->ranges.n, 40);
+        CHECK_EQ("ranges kept after the drop (20 steps and the hook's mark)", ps_follow_model(f)->ranges.n, 41);
         struct ps_view all, window;
         ps_view_all(&all, ps_follow_model(f));
         CHECK(ps_view_starting(&window, &all, end - 100 * ms, INT64_MAX) == 0);
@@ -235,7 +240,8 @@ static void test_window_report_of_followed_model(const char *path)
      * epoch range), the rows the first one holds after its drop */
     struct ps_follow *late = ps_follow_new(path);
     ps_follow_skip_before(late, 800 * ms);
-    CHECK_EQ("rows read by the late follower (2 x 20 steps)", ps_follow_read(late, NULL, err, sizeof err), 40);
+    CHECK_EQ("rows read by the late follower (2 x 20 steps and the hook's mark)",
+             ps_follow_read(late, NULL, err, sizeof err), 41);
     CHECK(ps_follow_drop_before(f, 800 * ms) == 0);
     models_same_rows(ps_follow_model(late), ps_follow_model(f), "a late follower");
     ps_follow_free(late);
