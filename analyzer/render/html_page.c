@@ -19,7 +19,7 @@ static const char style[] =
     ".verdict{font-size:1.15em;background:#f4f8ff;border:1px solid #bcd;padding:8px 12px}"
     "svg.chart{width:100%;height:auto;font-size:12px}svg .axis line{stroke:#e3e3e3}svg text{fill:#333}"
     "figure{margin:0}figcaption{color:#555;font-size:13px}.src{color:#555;word-break:break-all}"
-    "details{margin:.4em 0}summary{cursor:pointer;color:#035}";
+    "details{margin:.4em 0}summary{cursor:pointer;color:#035}.alert,.warn,.verdict{overflow-wrap:anywhere}";
 
 void ps_html_page_open(FILE *f, const char *title)
 {

@@ -241,12 +241,12 @@ static int comm_sections(FILE *f, const struct ps_multirank *mr)
               "</h2>\n<p>None: no rank ran a communication kernel (NCCL/RCCL).</p>\n</section>\n", f);
         return 0;
     }
-    char **all = bar_labels(mr, 1);
-    const char **labels = calloc(mr->nfiles + 1, sizeof *labels);
+    char **hnames = bar_labels(mr, 1), **vnames = bar_labels(mr, 0);
+    const char **hlabels = calloc(mr->nfiles + 1, sizeof *hlabels), **vlabels = calloc(mr->nfiles + 1, sizeof *vlabels);
     double *overlap = calloc(mr->nfiles + 1, sizeof *overlap), *coll = calloc(2 * mr->nfiles + 1, sizeof *coll);
     size_t *which = calloc(mr->nfiles + 1, sizeof *which);
     int rc = -ENOMEM;
-    if (!all || !labels || !overlap || !coll || !which)
+    if (!hnames || !vnames || !hlabels || !vlabels || !overlap || !coll || !which)
         goto out;
     rc = 0;
     n = 0;
@@ -258,7 +258,8 @@ static int comm_sections(FILE *f, const struct ps_multirank *mr)
         for (size_t k = 0; k < r->ncollectives; k++)
             total += r->collectives[k].total_ns, exposed += r->collectives[k].exposed_ns;
         which[n] = i;
-        labels[n] = all[i];
+        hlabels[n] = hnames[i];
+        vlabels[n] = vnames[i];
         overlap[n] = isnan(r->comm_comp_overlap) ? 0 : 100.0 * r->comm_comp_overlap;
         coll[2 * n] = MS(total - exposed);
         coll[2 * n + 1] = MS(exposed);
@@ -269,7 +270,7 @@ static int comm_sections(FILE *f, const struct ps_multirank *mr)
     ps_svg_hbars(f, "overlap-chart", "Communication-computation overlap per rank",
                  "One bar per rank file that ran communication kernels: the share of their time (HTA: the union of "
                  "communication kernels) during which a computation kernel also ran. The table below holds the "
-                 "numbers.", n, overlap, labels, "%", ps_html_groups[PS_BN_COMM].color);
+                 "numbers.", n, overlap, hlabels, "%", ps_html_groups[PS_BN_COMM].color);
     fputs("<figcaption>HTA's communication-computation overlap, computed exactly in ns (HTA rounds to whole µs)."
           "</figcaption>\n</figure>\n<table id=\"overlap-table\">\n<tr><th>rank</th><th>overlap %</th>"
           "<th>collectives ms</th><th>exposed ms</th><th>file</th></tr>\n", f);
@@ -289,7 +290,7 @@ static int comm_sections(FILE *f, const struct ps_multirank *mr)
     ps_svg_stacked_bars(f, "collectives-chart", "Collective kernel time per rank, under computation and exposed",
                         "One bar per rank file that ran NCCL/RCCL kernels: their summed time, split into the part "
                         "overlapped by computation kernels on the same device and the exposed rest, in ms. The "
-                        "table below holds each kernel name.", n, 2, coll, parts, labels, "ms");
+                        "table below holds each kernel name.", n, 2, coll, parts, vlabels, "ms");
     fputs("<figcaption>Exposed = not overlapped by computation kernels on the same device; every kernel of the trace, "
           "not only the steps'.</figcaption>\n</figure>\n<table id=\"collectives-table\">\n<tr><th>rank</th>"
           "<th>count</th><th>total ms</th><th>exposed ms</th><th>exposed %</th><th>bytes</th><th>kernel</th></tr>\n", f);
@@ -310,8 +311,9 @@ static int comm_sections(FILE *f, const struct ps_multirank *mr)
     }
     fputs("</table>\n</section>\n", f);
 out:
-    free_labels(all, mr->nfiles);
-    free(labels), free(overlap), free(coll), free(which);
+    free_labels(hnames, mr->nfiles);
+    free_labels(vnames, mr->nfiles);
+    free(hlabels), free(vlabels), free(overlap), free(coll), free(which);
     return rc;
 }
 

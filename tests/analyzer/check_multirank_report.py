@@ -85,12 +85,17 @@ if "ranks" in by_id:
     bars = by_id["ranks"]["bars"]
     if len(bars) != len(ranks):
         fail(f"the ranks chart has {len(bars)} bars for {len(ranks)} rank files")
-    for bar, k in zip(bars, ranks):
-        if f": {ms(k['step_average']['dur_ns'])} ms" not in bar:
-            fail(f"rank {k['rank']}'s bar tooltip {bar!r} does not give its average step")
+    for bar, k, lab in zip(bars, ranks, labels):   # the label's first word goes under the bar: the rank
+        if not bar.startswith(f"{lab} {k['source']}: {ms(k['step_average']['dur_ns'])} ms"):
+            fail(f"rank {lab}'s bar tooltip {bar!r} does not give its rank, file and average step")
 for sid, kind in (("overlap", "hbars"), ("collectives", "bars")):
     if sid in by_id and len(by_id[sid][kind]) != len(with_comm):
         fail(f"the {sid} chart has {len(by_id[sid][kind])} bars for {len(with_comm)} ranks with communication")
+    for bar, k in zip(by_id.get(sid, {}).get(kind, []), with_comm):
+        lab = str(k["rank"]) if k["launcher_ranks"] is None else f"launcher({k['launcher_ranks']})"
+        want = f"{lab} {k['source']}: " if kind == "bars" else f"rank {lab} ({k['source']}): "
+        if not bar.startswith(want):
+            fail(f"a bar of the {sid} chart is {bar!r}, want it to start with {want!r}")
 
 
 def table(tid, nrows):

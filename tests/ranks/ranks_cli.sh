@@ -238,6 +238,12 @@ trainer_launcher_trace_labelled)
     grep -q "^Rank [0-9]" "$tmp/out" && fail "labelled as one rank"
     "$ps" report --format json "$tmp/all.sqlite" | grep -q '"rank": null, "world_size": 2, "launcher_ranks": 2' ||
         fail "JSON source is not labelled as a launcher trace"
+    # beside a rank file: the launcher row is labelled launcher(2) and listed last in text and page
+    gen "$tmp/r0.json" 0 gemm:0:100:400 || exit 1
+    python3 "$(dirname "$0")/../analyzer/check_multirank_report.py" "$ps" "$tmp/mr" "$tmp/r0.json" "$tmp/all.sqlite" ||
+        fail "check_multirank_report.py"
+    grep -q '^launcher(2) -  ' "$tmp/mr/multirank.text" && grep -q '<td>launcher(2)</td><td>-</td>' "$tmp/mr/multirank.html" ||
+        fail "launcher row"
     ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac
