@@ -29,8 +29,8 @@ static void usage(FILE *out)
             "Where each training step's time goes, and what to change. FILE is a perfscope trace, an Nsight\n"
             "Systems SQLite export or a PyTorch profiler JSON trace (Kineto, ROCm, or the legacy format of PyTorch\n"
             "builds without Kineto), plain or gzip. Several FILEs (one per rank, e.g. run.*.sqlite) give one\n"
-            "report over the ranks: per-rank steps and verdict, stragglers, overlap and collectives (text, json\n"
-            "or md; --fail-on and --fail-on-share then apply to each rank file's verdict).\n\n"
+            "report over the ranks: per-rank steps and verdict, stragglers, overlap and collectives (every\n"
+            "format; --fail-on and --fail-on-share then apply to each rank file's verdict).\n\n"
             "  --format FORMAT        text (default; 100 columns), json (stable keys, docs/report.md), md\n"
             "                         (GitHub Markdown for pull requests) or html (one self-contained page)\n"
             "  -o, --output OUT       write the report to OUT instead of stdout (never the trace itself)\n"
@@ -121,18 +121,18 @@ static int mr_md(const void *mr, FILE *f)
     return ps_multirank_write_md(mr, f);
 }
 
+static int mr_html(const void *mr, FILE *f)
+{
+    return ps_multirank_write_html(mr, f);
+}
+
 /* Several rank files: read in parallel (one worker per online CPU at most), one report over them. */
 static int several_ranks(const struct ps_report_opts *o, const char *const *paths, size_t n,
                          const struct ps_renderer *renderer, const char *output, unsigned fail_on, double fail_share)
 {
     int (*write)(const void *, FILE *) = !strcmp(renderer->name, "text") ? mr_text
                                          : !strcmp(renderer->name, "json") ? mr_json
-                                         : !strcmp(renderer->name, "md") ? mr_md : NULL;
-    if (!write) {
-        fprintf(stderr, "perfscope report: --format %s is not available for several rank files (use text, json "
-                        "or md; or one report per file)\n", renderer->name);
-        return 2;
-    }
+                                         : !strcmp(renderer->name, "md") ? mr_md : mr_html;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     struct ps_multirank mr;
     char err[640] = "";

@@ -3,11 +3,14 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "analyses/multirank.h"
 #include "model/model.h"
 #include "render/json_writer.h"
 #include "render/render.h"
+#include "render/text_style.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 
@@ -16,34 +19,49 @@ static const char *cat_text(int c)
     return c == PS_CAT_COMM ? "Comm" : ps_cat_label[c];
 }
 
-/* "rank 3", or the launcher label of a file that holds every rank as a process. */
-static void rank_label(char *buf, size_t len, const struct ps_rank_file *f)
+const char *ps_render_rank_label(char *buf, size_t len, const struct ps_rank_file *f)
 {
     if (f->launcher_ranks >= 2)
         snprintf(buf, len, "launcher(%zu)", f->launcher_ranks);
     else
         snprintf(buf, len, "%d", f->rank);
+    return buf;
 }
 
-int ps_multirank_write_text(const struct ps_multirank *mr, FILE *f)
+/* The file's path, and what to know about the file beside it ("(no steps: whole run)"), as the last cell of a text
+ * row whose numbers took `cols` columns. */
+static void path_cell(FILE *f, size_t cols, const struct ps_rank_file *r)
+{
+    char *cell = NULL;
+    if (asprintf(&cell, "%s%s%s", r->path, r->whole_run ? " (no steps: whole run)" : "",
+                 r->recording_complete == 0 ? " (recording incomplete)" : "") < 0)
+        cell = NULL;
+    ps_text_row_name(f, cols, cell ? cell : r->path);
+    free(cell);
+}
+
+/* Laid out to fit 100 columns: one table with the verdict per rank, one with the step average in tb's categories
+ * (the rank column as wide as the longest label), paths and kernel names last in full, on a line of their own when
+ * the row would be too wide (ps_text_row_name). */
+static void text_tables(const struct ps_multirank *mr, FILE *f)
 {
     char lab[32];
+    int rw = 4;   /* "rank" */
+    for (size_t i = 0; i < mr->nfiles; i++) {
+        int len = (int)strlen(ps_render_rank_label(lab, sizeof lab, &mr->files[i]));
+        rw = len > rw ? len : rw;
+    }
     fprintf(f, "perfscope report: %zu rank files\n", mr->nfiles);
     for (size_t i = 0; i < mr->nnotes; i++)
         fprintf(f, "Note: %s\n", mr->notes[i]);
-    fprintf(f, "\nRanks (step averages in ms; rank from: metadata, process_info, file_name or order)\n");
-    fprintf(f, "%-12s %-12s %6s %10s", "rank", "from", "steps", "step");
-    for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10s", cat_text(c));
-    fprintf(f, " %-13s %6s %8s  %s\n", "verdict", "share", "overlap", "file");
+    fprintf(f, "\nRanks (average step in ms; rank from: metadata, process_info, file_name or order)\n");
+    fprintf(f, "%-*s %-12s %6s %10s  %-13s %6s %8s  file\n", rw, "rank", "from", "steps", "step", "verdict", "share",
+            "overlap");
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
-        rank_label(lab, sizeof lab, r);
-        fprintf(f, "%-12s %-12s %6zu %10.3f", lab, r->launcher_ranks >= 2 ? "-" : ps_rank_source_name[r->rank_source],
-                r->stat.nsteps, MS(r->stat.avg_dur_ns));
-        for (int c = 0; c < PS_CAT_N; c++)
-            fprintf(f, " %10.3f", MS(r->stat.cat_ns[c]));
-        fprintf(f, " %-13s", ps_bottleneck_name[r->stat.bottleneck]);
+        fprintf(f, "%-*s %-12s %6zu %10.3f  %-13s", rw, ps_render_rank_label(lab, sizeof lab, r),
+                r->launcher_ranks >= 2 ? "-" : ps_rank_source_name[r->rank_source], r->stat.nsteps,
+                MS(r->stat.avg_dur_ns), ps_bottleneck_name[r->stat.bottleneck]);
         if (r->stat.bottleneck == PS_BN_UNKNOWN)
             fprintf(f, " %6s", "-");
         else
@@ -52,44 +70,69 @@ int ps_multirank_write_text(const struct ps_multirank *mr, FILE *f)
             fprintf(f, " %8s", "-");
         else
             fprintf(f, " %7.2f%%", 100.0 * r->comm_comp_overlap);
-        fprintf(f, "  %s%s%s\n", r->path, r->whole_run ? " (no steps: whole run)" : "",
-                r->recording_complete == 0 ? " (recording incomplete)" : "");
+        path_cell(f, (size_t)rw + 62, r);
     }
+    fprintf(f, "\nAverage step per rank in the PyTorch profiler's categories (ms)\n%-*s", rw, "rank");
+    for (int c = 0; c < PS_CAT_N; c++)
+        fprintf(f, " %10s", cat_text(c));
+    for (size_t i = 0; i < mr->nfiles; i++) {
+        fprintf(f, "\n%-*s", rw, ps_render_rank_label(lab, sizeof lab, &mr->files[i]));
+        for (int c = 0; c < PS_CAT_N; c++)
+            fprintf(f, " %10.3f", MS(mr->files[i].stat.cat_ns[c]));
+    }
+    fputc('\n', f);
     if (mr->nstragglers == 0)
         fprintf(f, "\nStragglers: none (no rank's average step is more than 5 %% slower than the median rank's)\n");
     for (size_t i = 0; i < mr->nstragglers; i++) {
         const struct ps_straggler *g = &mr->stragglers[i];
         const struct ps_rank_file *r = &mr->files[g->rank];
-        rank_label(lab, sizeof lab, r);
-        fprintf(f, "%sStraggler: rank %s (%s) is %.1f %% slower than the median rank, most of it in %s\n",
-                i ? "" : "\n", lab, r->path, 100.0 * g->slower_by, cat_text(g->category));
+        int cols = fprintf(f, "%sStraggler: rank %s is %.1f %% slower than the median rank, most of it in %s",
+                           i ? "" : "\n", ps_render_rank_label(lab, sizeof lab, r), 100.0 * g->slower_by,
+                           cat_text(g->category));
+        path_cell(f, cols > 0 ? (size_t)cols - (i == 0) : 0, r);
     }
     size_t ncoll = 0;
     for (size_t i = 0; i < mr->nfiles; i++)
         ncoll += mr->files[i].ncollectives;
-    fprintf(f, "\nCollectives (NCCL/RCCL kernels; exposed = not overlapped by computation kernels on the same "
-               "device; ms)\n");
+    fprintf(f, "\nCollectives (NCCL/RCCL kernels, ms; exposed = not overlapped by computation on the same "
+               "device)\n");
     if (ncoll == 0) {
         fprintf(f, "  none: no rank ran a communication kernel\n");
-        return ferror(f) ? -EIO : 0;
+        return;
     }
-    fprintf(f, "%-12s %8s %12s %12s %8s %12s  %s\n", "rank", "count", "total", "exposed", "exposed", "bytes",
-            "kernel");
+    fprintf(f, "%-*s %7s %10s %10s %8s %12s  kernel\n", rw, "rank", "count", "total", "exposed", "exposed", "bytes");
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
-        rank_label(lab, sizeof lab, r);
+        ps_render_rank_label(lab, sizeof lab, r);
         for (size_t k = 0; k < r->ncollectives; k++) {
             const struct ps_collective_stat *c = &r->collectives[k];
-            char name[161], bytes[24] = "-";
-            ps_text_escape(c->name, name, sizeof name, NULL);
+            char bytes[24] = "-";
             if (c->bytes >= 0)
                 snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes);
-            fprintf(f, "%-12s %8lld %12.3f %12.3f %7.1f%% %12s  %s\n", lab, (long long)c->count, MS(c->total_ns),
+            fprintf(f, "%-*s %7lld %10.3f %10.3f %7.1f%% %12s", rw, lab, (long long)c->count, MS(c->total_ns),
                     MS(c->exposed_ns), c->total_ns > 0 ? 100.0 * (double)c->exposed_ns / (double)c->total_ns : 0.0,
-                    bytes, name);
+                    bytes);
+            ps_text_row_name(f, (size_t)rw + 52, c->name);
         }
     }
-    return ferror(f) ? -EIO : 0;
+}
+
+int ps_multirank_write_text(const struct ps_multirank *mr, FILE *out)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);   /* laid out first, then folded to 100 columns like the single-file text */
+    if (!f)
+        return -ENOMEM;
+    text_tables(mr, f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || !buf) {
+        free(buf);
+        return -ENOMEM;
+    }
+    int rc = ps_text_fold(out, buf, len, PS_TEXT_WIDTH);
+    free(buf);
+    return rc;
 }
 
 /* The file's rank, or null for a launcher trace (it holds several). */
@@ -208,7 +251,7 @@ int ps_multirank_write_md(const struct ps_multirank *mr, FILE *f)
     fputs("---|---:|---:|---|\n", f);
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
-        rank_label(lab, sizeof lab, r);
+        ps_render_rank_label(lab, sizeof lab, r);
         fprintf(f, "| %s | %s | %zu | %.3f |", lab, r->launcher_ranks >= 2 ? "-" : ps_rank_source_name[r->rank_source],
                 r->stat.nsteps, MS(r->stat.avg_dur_ns));
         for (int c = 0; c < PS_CAT_N; c++)
@@ -232,7 +275,7 @@ int ps_multirank_write_md(const struct ps_multirank *mr, FILE *f)
     for (size_t i = 0; i < mr->nstragglers; i++) {
         const struct ps_straggler *g = &mr->stragglers[i];
         const struct ps_rank_file *r = &mr->files[g->rank];
-        rank_label(lab, sizeof lab, r);
+        ps_render_rank_label(lab, sizeof lab, r);
         fprintf(f, "- Straggler: rank %s (", lab);
         ps_render_md_name(f, r->path);
         fprintf(f, ") is %.1f %% slower than the median rank, most of it in %s\n", 100.0 * g->slower_by,
@@ -252,7 +295,7 @@ int ps_multirank_write_md(const struct ps_multirank *mr, FILE *f)
     fputs("| rank | count | total | exposed | exposed % | bytes | kernel |\n|---|---:|---:|---:|---:|---:|---|\n", f);
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
-        rank_label(lab, sizeof lab, r);
+        ps_render_rank_label(lab, sizeof lab, r);
         for (size_t k = 0; k < r->ncollectives; k++) {
             const struct ps_collective_stat *c = &r->collectives[k];
             char bytes[24] = "-";

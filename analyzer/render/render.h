@@ -53,6 +53,14 @@ struct ps_multirank;
 int ps_multirank_write_text(const struct ps_multirank *mr, FILE *out);
 int ps_multirank_write_json(const struct ps_multirank *mr, FILE *out);
 int ps_multirank_write_md(const struct ps_multirank *mr, FILE *out);
+/* One self-contained page like ps_render_html's (multirank_html.c): the ranks' verdicts, a stacked bar per rank
+ * file of its average step in the verdict's groups, the per-rank tables, communication-computation overlap per
+ * rank, stragglers and collectives, each chart followed by its numbers as a table. */
+int ps_multirank_write_html(const struct ps_multirank *mr, FILE *out);
+/* A rank file's label in every format: its rank ("3"), or "launcher(N)" for a trace holding N ranks as processes.
+ * Returns buf (len bytes). */
+struct ps_rank_file;
+const char *ps_render_rank_label(char *buf, size_t len, const struct ps_rank_file *f);
 /* `s` (NUL-terminated) as Markdown text that shows literally: control bytes and invalid UTF-8 escaped as
  * ps_text_escape does, Markdown and GFM table punctuation backslash-escaped (report_md.c). */
 void ps_render_md_name(FILE *f, const char *s);

@@ -10,42 +10,15 @@
 
 #include "analyses/names.h"
 #include "render/render.h"
-#include "render/svg_charts.h"
+#include "render/html_page.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define H ps_html_text
 
-/* The verdict's groups in the charts: colours that stay apart for common colour-vision deficiencies
- * (Okabe-Ito), with the labels of the tables. */
-static const struct ps_svg_series groups[PS_BN_UNKNOWN] = {
-    [PS_BN_KERNEL] = { "kernel", "#009E73" },  [PS_BN_DATA] = { "data-loading", "#E69F00" },
-    [PS_BN_MEMCPY] = { "memcpy", "#0072B2" },  [PS_BN_COMM] = { "communication", "#CC79A7" },
-    [PS_BN_SYNC] = { "sync", "#D55E00" },      [PS_BN_HOST] = { "host", "#999999" },
-};
-
-static const char style[] =
-    "body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1b1b1b;background:#fff}"
-    "main{max-width:1000px;margin:0 auto;padding:16px}h1{font-size:1.5em;margin:.2em 0}"
-    "h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:2px;margin-top:1.6em}"
-    "table{border-collapse:collapse;margin:.5em 0;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;"
-    "vertical-align:top}th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}"
-    "td.name{word-break:break-all;font-family:ui-monospace,monospace;font-size:12px}"
-    ".alert{border-left:4px solid #c00;background:#fff0f0;padding:6px 10px;margin:6px 0}"
-    ".warn{border-left:4px solid #b80;background:#fff8e6;padding:6px 10px;margin:6px 0}"
-    ".verdict{font-size:1.15em;background:#f4f8ff;border:1px solid #bcd;padding:8px 12px}"
-    "svg.chart{width:100%;height:auto;font-size:12px}svg .axis line{stroke:#e3e3e3}svg text{fill:#333}"
-    "figure{margin:0}figcaption{color:#555;font-size:13px}.src{color:#555;word-break:break-all}"
-    "details{margin:.4em 0}summary{cursor:pointer;color:#035}";
-
 static void page_head(FILE *f, const struct ps_report *r)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-          "img-src data:\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<link rel=\"icon\" href=\"data:,\">\n<title>perfscope report: ", f);
-    H(f, r->m->path, 0);
-    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<h1>perfscope report</h1>\n<p class=\"src\">",
-            style);
+    ps_html_page_open(f, r->m->path);
+    fputs("<p class=\"src\">", f);
     H(f, r->m->path, 0);
     fprintf(f, " (%s trace)</p>\n", ps_format_name(r->m->format));
     for (size_t i = 0; i < r->nmsgs; i++) {
@@ -102,12 +75,6 @@ static void verdict(FILE *f, const struct ps_report *r)
     fputs("</section>\n", f);
 }
 
-static void share_td(FILE *f, int64_t part, int64_t whole)
-{
-    whole > 0 ? fprintf(f, "<td class=\"n\">%.1f</td>", 100.0 * (double)part / (double)whole)
-              : fputs("<td class=\"n\">N/A</td>", f);
-}
-
 /* One bar per analysed step (the whole run as one bar when there are none), in the verdict's groups. */
 static int steps_section(FILE *f, const struct ps_report *r)
 {
@@ -135,7 +102,7 @@ static int steps_section(FILE *f, const struct ps_report *r)
     }
     if (rc == 0) {
         struct ps_svg_series series[PS_BN_UNKNOWN];
-        memcpy(series, groups, sizeof series);
+        memcpy(series, ps_html_groups, sizeof series);
         if (!r->has_gpu)
             series[PS_BN_KERNEL].label = "compute";
         char desc[512];
@@ -176,12 +143,12 @@ static int steps_section(FILE *f, const struct ps_report *r)
             H(f, names[i] + strcspn(names[i], " ") + 1, 0);
             fprintf(f, "</td><td class=\"n\">%.3f</td>", MS(s->end_ns - s->start_ns));
             for (int k = 0; k < PS_BN_UNKNOWN; k++)
-                share_td(f, sg[k], s->end_ns - s->start_ns);
+                ps_html_share_td(f, sg[k], s->end_ns - s->start_ns);
             fprintf(f, "<td>%s</td></tr>\n", ps_render_bottleneck(r, s->bottleneck));
         }
         fprintf(f, "<tr><td></td><th>average</th><td class=\"n\">%.3f</td>", MS(r->avg_dur_ns));
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
-            share_td(f, g[k], r->avg_dur_ns);
+            ps_html_share_td(f, g[k], r->avg_dur_ns);
         fprintf(f, "<td>%s</td></tr>\n</table>\n</details>\n", ps_render_bottleneck(r, r->bottleneck));
         fprintf(f, "<table>\n<caption>%s (%.3f ms) in the PyTorch profiler's categories</caption>\n"
                    "<tr><th>category</th><th>ms</th><th>share %%</th></tr>\n",
@@ -189,11 +156,11 @@ static int steps_section(FILE *f, const struct ps_report *r)
         for (int c = 0; c < PS_CAT_N; c++) {
             fprintf(f, "<tr><td>%s</td><td class=\"n\">%.3f</td>",
                     c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c], MS(r->avg.cat_ns[c]));
-            share_td(f, r->avg.cat_ns[c], r->avg_dur_ns);
+            ps_html_share_td(f, r->avg.cat_ns[c], r->avg_dur_ns);
             fputs("</tr>\n", f);
         }
         fprintf(f, "<tr><td>(of which sync)</td><td class=\"n\">%.3f</td>", MS(r->avg.sync_ns));
-        share_td(f, r->avg.sync_ns, r->avg_dur_ns);
+        ps_html_share_td(f, r->avg.sync_ns, r->avg_dur_ns);
         fputs("</tr>\n</table>\n</section>\n", f);
     }
     for (size_t i = 0; i < n; i++)
@@ -237,7 +204,7 @@ static int utilisation_section(FILE *f, const struct ps_report *r)
             busy += r->util[l].busy_ns[i];
         const struct ps_device_stat *d = &r->devs[l];
         fprintf(f, "<tr><td>%d</td>", r->util[l].device);
-        share_td(f, busy, r->run_end_ns - r->run_start_ns);
+        ps_html_share_td(f, busy, r->run_end_ns - r->run_start_ns);
         isnan(d->gpu_util) ? fputs("<td class=\"n\">N/A</td>", f)
                            : fprintf(f, "<td class=\"n\">%.2f</td>", 100.0 * d->gpu_util);
         fputs("</tr>\n", f);
@@ -445,6 +412,6 @@ int ps_render_html(const struct ps_report *r, const struct ps_render_opts *o, FI
         rc = copies_section(f, r);
     findings_section(f, r);
     run_section(f, r);
-    fputs("</main>\n</body>\n</html>\n", f);
+    ps_html_page_close(f);
     return rc < 0 ? rc : ferror(f) ? -EIO : 0;
 }

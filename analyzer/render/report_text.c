@@ -402,24 +402,6 @@ static void gpu(FILE *f, const struct ps_report *r)
     note(f, r, "hta_rounding", "Note: ");
 }
 
-/* The numbers of a row, then its name after two spaces when the whole fits the width, else on its own line
- * indented by 2 (names in full: cut in the middle, two kernels could look alike). */
-static void row_name(FILE *f, size_t numbers_cols, const char *name)
-{
-    char small[256];
-    size_t cap = 4 * strlen(name) + 1, nchars;
-    char *buf = cap <= sizeof small ? small : malloc(cap);
-    if (!buf)
-        buf = small, cap = sizeof small;
-    ps_text_escape(name, buf, cap, &nchars);
-    if (numbers_cols + 2 + nchars <= PS_TEXT_WIDTH)
-        fprintf(f, "  %s\n", buf);
-    else
-        fprintf(f, "\n  %s\n", buf);
-    if (buf != small)
-        free(buf);
-}
-
 static void summaries(FILE *f, const struct ps_report *r, int color)
 {
     const struct ps_model *m = r->m;
@@ -434,7 +416,7 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
         const struct ps_kernel_stat *k = &r->kernels[i];
         fprintf(f, "%8lld %11.3f %9.3f %9.3f %9.3f %9.3f", (long long)k->count, MS(k->total_ns),
                 MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
-        row_name(f, 60, ps_model_str(m, k->name));
+        ps_text_row_name(f, 60, ps_model_str(m, k->name));
     }
     if (r->ncopies) {
         ps_sgr(f, color, PS_SGR_BOLD);
@@ -478,7 +460,7 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
             size_t cols = 34;
             if (w->bytes >= 0)
                 fprintf(f, "  %10.3f MB", (double)w->bytes / 1e6), cols += 15;
-            row_name(f, cols, w->name != PS_NONE            ? ps_model_str(m, w->name)
+            ps_text_row_name(f, cols, w->name != PS_NONE            ? ps_model_str(m, w->name)
                               : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)"
                                                             : "(time slice)");
         }

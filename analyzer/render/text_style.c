@@ -166,3 +166,19 @@ int ps_text_fold(FILE *out, const char *text, size_t len, size_t width)
     }
     return ferror(out) ? -EIO : 0;
 }
+
+void ps_text_row_name(FILE *f, size_t numbers_cols, const char *name)
+{
+    char small[256];
+    size_t cap = 4 * strlen(name) + 1, nchars;
+    char *buf = cap <= sizeof small ? small : malloc(cap);
+    if (!buf)
+        buf = small, cap = sizeof small;
+    ps_text_escape(name, buf, cap, &nchars);
+    if (numbers_cols + 2 + nchars <= PS_TEXT_WIDTH)
+        fprintf(f, "  %s\n", buf);
+    else
+        fprintf(f, "\n  %s\n", buf);
+    if (buf != small)
+        free(buf);
+}

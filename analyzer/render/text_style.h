@@ -24,6 +24,11 @@ void ps_put_name(FILE *f, const char *s, int width);
 /* Columns `s` takes on a terminal (UTF-8 characters; SGR escapes take none). */
 size_t ps_text_columns(const char *s);
 
+/* End a table row whose numbers took `numbers_cols` columns with `name` escaped and in full (cut in the middle, two
+ * kernel names could look alike): after two spaces when the row then fits PS_TEXT_WIDTH, else on a line of its
+ * own indented by 2. */
+void ps_text_row_name(FILE *f, size_t numbers_cols, const char *name);
+
 /* Copy `text` (lines ending in '\n') to `out`, folding each line longer than `width` columns: at the last
  * space within the width that is not inside a 'quoted command' (so it can be copied whole), else after the last
  * ',', ';', '(' or '<', else at the width; continuation lines are indented two more than the line's own indent

@@ -8,14 +8,14 @@
    run without steps), no script and nothing to fetch; loaded in headless Chromium with no console message
    at all, and a screenshot written next to the outputs.
 usage: check_report_formats.py PERFSCOPE TRACE OUTDIR"""
-import html.parser
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+from html_page_check import Page, check_sections, load_in_chromium
 
 perfscope, trace, outdir = sys.argv[1:4]
 name = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(trace))
@@ -153,52 +153,12 @@ if report["kernels"] and (len(kernel_tables) != 1 or len(kernel_tables[0]) - 2 !
 
 
 # ---- html ----
-class Page(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.stack, self.sections, self.bars, self.bad = [], [], 0, []
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "section":
-            self.sections.append({"id": a.get("id"), "chart": "chart" in (a.get("class") or "").split(),
-                                  "svgs": 0, "titled": 0})
-        if tag == "svg" and self.sections:
-            self.sections[-1]["svgs"] += 1
-            if a.get("role") != "img" or not a.get("aria-labelledby"):
-                self.bad.append("an svg without role=img and aria-labelledby")
-        if tag in ("title", "desc") and self.stack and self.stack[-1] == "svg" and self.sections:
-            self.sections[-1]["titled"] += 1
-        if tag == "g" and "bar" in (a.get("class") or "").split() and self.sections and \
-                self.sections[-1]["id"] == "steps":
-            self.bars += 1
-        if tag in ("script", "iframe", "object", "embed"):
-            self.bad.append(f"a <{tag}>")
-        for k in ("src", "href"):
-            if k in a and not (a[k] or "").startswith("data:"):
-                self.bad.append(f"{tag} {k}={a[k]} (a fetch)")
-        if tag not in ("meta", "link", "br", "line", "rect", "polyline", "circle", "input", "img"):
-            self.stack.append(tag)
-
-    def handle_endtag(self, tag):
-        while self.stack and self.stack.pop() != tag:
-            pass
-
-
 p, html_path = run("html")
 if p.returncode != 0:
     fail(f"--format html exited {p.returncode}: {p.stderr}")
 page = Page()
 page.feed(open(html_path, encoding="utf-8").read())
-for b in page.bad:
-    fail(f"HTML: {b}")
-charts = [s for s in page.sections if s["chart"]]
-for s in page.sections:
-    if not s["chart"] and s["svgs"]:
-        fail(f"HTML section {s['id']} is not a chart section but holds {s['svgs']} charts")
-for s in charts:
-    if s["svgs"] != 1 or s["titled"] != 2:
-        fail(f"HTML section {s['id']}: {s['svgs']} charts, {s['titled']} of title/desc (want 1 and 2)")
+charts = check_sections(page, fail)
 want_charts = []
 if report["steps"] or (whole_run and report["step_average"]["dur_ns"] > 0) or report["run"]["events"] > 0:
     want_charts.append("steps")
@@ -215,28 +175,10 @@ if nothing and "steps" in want_charts:
     want_charts.remove("steps")
 if [s["id"] for s in charts] != want_charts:
     fail(f"HTML chart sections {[s['id'] for s in charts]}, want {want_charts}")
-if "steps" in want_charts and page.bars != (len(steps) if steps else 1):
-    fail(f"HTML steps chart has {page.bars} bars for {len(steps)} steps")
-
-chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-if not chromium:
-    fail("chromium is not installed (scripts/install-deps.sh installs it)")
-else:
-    shot = os.path.join(outdir, f"{name}.png")
-    if os.path.exists(shot):
-        os.unlink(shot)
-    home = tempfile.mkdtemp(prefix="ps-chromium-")   # its profile, kept out of the outputs
-    q = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-                        "--v=0", "--window-size=1280,2400", f"--screenshot={shot}",
-                        "file://" + os.path.abspath(html_path)],
-                       capture_output=True, text=True, timeout=120,
-                       env={**os.environ, "HOME": home, "XDG_CONFIG_HOME": home, "XDG_CACHE_HOME": home})
-    shutil.rmtree(home, ignore_errors=True)
-    console = [l for l in q.stderr.split("\n") if ":CONSOLE" in l]
-    if console:
-        fail(f"Chromium console messages: {console[:3]}")
-    if q.returncode != 0 or not os.path.exists(shot) or os.path.getsize(shot) < 1000:
-        fail(f"no screenshot from Chromium (exit {q.returncode}): {q.stderr[-500:]}")
+steps_bars = sum(len(s["bars"]) for s in charts if s["id"] == "steps")
+if "steps" in want_charts and steps_bars != (len(steps) if steps else 1):
+    fail(f"HTML steps chart has {steps_bars} bars for {len(steps)} steps")
+load_in_chromium(html_path, os.path.join(outdir, f"{name}.png"), fail)
 
 print(f"{'FAIL' if failures else 'PASS'}: {name}: json, text, md, html checked "
       f"({len(steps)} steps, verdict {bottleneck}, {len(charts)} charts; outputs in {outdir})")
