@@ -116,8 +116,8 @@ static int read_meta(struct tui_live *l, sqlite3 *db, struct meta *m)
             m->complete = num ? (int)x : -1;
         else if (num && !strcmp(k, "origin_monotonic_ns"))
             m->origin_ns = x;
-        else if (num && !strcmp(k, "duration_ns"))
-            m->duration_ns = x;
+        else if (num && !strcmp(k, "duration_ns") && x >= 0 && x < INT64_MAX / 2)
+            m->duration_ns = x;         /* else unknown, as for a killed recorder */
         else if (num && !strcmp(k, "recorder_pid"))
             m->recorder_pid = x;
         else if (num && !strcmp(k, "child_pid"))
@@ -246,6 +246,7 @@ static void analyse_window(struct tui_live *l, int64_t from_ns)
         l->dropped_before_ns = INT64_MIN;
     }
     const struct ps_model *m = ps_follow_model(l->follow);
+    l->unplaced = m->unplaced_events;
     ps_view_all(&all, m);
     if (drop_old_rows(l, from_ns) < 0 || ps_view_starting(&window, &all, from_ns, INT64_MAX) < 0) {
         l->state = TUI_LIVE_ERROR;
@@ -304,7 +305,12 @@ void tui_live_update(struct tui_live *l)
         return;
     }
     /* SQLite would block opening a FIFO (and no signal ends that wait); a directory is not a trace either */
-    if (stat(l->trace, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (stat(l->trace, &st) != 0) {
+        l->state = TUI_LIVE_ERROR;
+        snprintf(l->message, sizeof l->message, "%s: cannot open: %s", l->trace, strerror(errno));
+        return;
+    }
+    if (!S_ISREG(st.st_mode)) {
         l->state = TUI_LIVE_ERROR;
         snprintf(l->message, sizeof l->message, "%s: %s", l->trace, S_ISDIR(st.st_mode) ?
                  "is a directory, not a trace file" : "not a regular file (a trace is a SQLite file)");

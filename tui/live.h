@@ -76,6 +76,7 @@ struct tui_live {
     int ended_analysed;             /* the finished trace's last window is analysed (not read again while it is
                                      * the same recording) */
     int incomplete;                 /* ended without recording_complete: its recorder was killed */
+    int64_t unplaced;               /* trace rows read but not placed (damaged: end < start, no thread, ...) */
     struct ps_follow *follow;       /* the trace's rows so far (the analyzer's growing model) */
     int64_t dropped_before_ns;      /* the model's rows start at or after this (INT64_MIN: nothing dropped) */
 };

@@ -202,6 +202,7 @@ static void recording(struct ps_jw *w, const struct tui_top *t)
     kint(w, "recorder_pid", l->recorder_pid != 0, l->recorder_pid);
     kint(w, "window_ns", 1, l->window_ns);
     kint(w, "window_end_ns", l->now_ns > 0 && l->now_ns < INT64_MAX / 2, l->now_ns);
+    kint(w, "unplaced_rows", 1, l->unplaced);
     key(w, "analysis");
     if (!l->have_report) {
         ps_jw_null(w);

@@ -178,6 +178,9 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
         l->command[0] ? ": " : "", l->command);
     if (l->state == TUI_LIVE_ERROR || (l->message[0] && !l->have_report))
         add(b, TUI_S_WARN, "%s", l->message);
+    if (l->unplaced > 0)
+        add(b, TUI_S_WARN, "%lld trace rows could not be placed (damaged rows): `perfscope report` lists why",
+            (long long)l->unplaced);
     if (l->have_report) {
         char avg[24], util[16];
         if (l->whole_run)

@@ -190,6 +190,14 @@ top_trace_option_reads_a_finished_trace_with_the_reports_verdict)
     got=$(json "d['recording']['analysis']['bottleneck'], d['recording']['analysis']['steps'], d['recording']['analysis']['step_avg_ns']" "$dir/snap.json")
     [ "$got" = "$want" ] || fail "top says '$got', report says '$want'"
     [ "$(json "d['recording']['state']" "$dir/snap.json")" = ended ] || fail "state"
+    [ "$(json "d['recording']['unplaced_rows']" "$dir/snap.json")" = 0 ] || fail "unplaced rows in a sound trace"
+    # three damaged rows (end < start): top says so, as report does
+    cp "$dir/run.sqlite" "$dir/damaged.sqlite"
+    sqlite3 "$dir/damaged.sqlite" "UPDATE NVTX_EVENTS SET \"end\" = start - 1 WHERE rowid IN (SELECT rowid FROM NVTX_EVENTS WHERE eventType = 59 LIMIT 3)"
+    "$perfscope" top --trace "$dir/damaged.sqlite" --window 3600 -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err" ||
+        fail "damaged: exit $?"
+    [ "$(json "d['recording']['unplaced_rows']" "$dir/snap.json")" = 3 ] ||
+        fail "unplaced rows: $(json "d['recording']['unplaced_rows']" "$dir/snap.json")"
     ;;
 top_reads_a_trace_whose_recorder_was_killed)
     "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 100000 >"$dir/train.out" 2>&1 &
