@@ -228,7 +228,8 @@ static int measure_waits(const struct ps_report *r, const struct ps_view *scope,
 {
     int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
     size_t next_iter = 0;
-    qsort(iter_start, niter, sizeof *iter_start, cmp_i64);
+    if (niter > 1)
+        qsort(iter_start, niter, sizeof *iter_start, cmp_i64);
     for (size_t i = 0; i < scope->nranges; i++) {   /* ranges are in start order */
         const struct ps_range *g = ps_view_range(scope, i);
         if (!host_kind(g->kind))
