@@ -243,10 +243,11 @@ top_trace_follows_a_new_recording_of_the_same_file)
     # it showed the first run's numbers under the second run's command line.
     "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 30 >"$dir/train.out" 2>&1 ||
         fail "first recording"
-    "$perfscope" top --trace "$dir/run.sqlite" -n 24 -d 0.5 --window 5 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
+    # top samples for 15 s: the second recording (300 steps: seconds even under ASan) ends well before
+    "$perfscope" top --trace "$dir/run.sqlite" -n 30 -d 0.5 --window 60 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
     top_pid=$!
     sleep 2
-    "$perfscope" record -f -o "$dir/run.sqlite" -- "$train" --scenario memcpy-bound --steps 2000 >"$dir/train.out" 2>&1 ||
+    "$perfscope" record -f -o "$dir/run.sqlite" -- "$train" --scenario memcpy-bound --steps 300 >"$dir/train.out" 2>&1 ||
         fail "second recording"
     wait $top_pid || fail "top exit status $?"
     [ "$(json "d['recording']['state']" "$dir/snap.json")" = ended ] || fail "state"
