@@ -207,14 +207,18 @@ static uint32_t recorder_child(uint32_t recorder)
 }
 
 /* Rows older than the window are kept for one window more (an op in the window may have been launched before
- * it) and dropped once that margin is a whole window old: the model holds two to three windows of rows, and each
- * row is moved by a drop at most twice. */
+ * it): the start of that margin for a window from from_ns, INT64_MIN when the window has no start. */
+static int64_t margin_start(const struct tui_live *l, int64_t from_ns)
+{
+    return from_ns < INT64_MIN + l->window_ns ? INT64_MIN : from_ns - l->window_ns;
+}
+
+/* Rows before the margin are dropped once they are a whole window old: the model holds two to three windows of
+ * rows, and each row is moved by a drop at most twice. */
 static int drop_old_rows(struct tui_live *l, int64_t from_ns)
 {
-    if (from_ns == INT64_MIN || from_ns < INT64_MIN + l->window_ns)
-        return 0;
-    int64_t cut = from_ns - l->window_ns;
-    if (l->dropped_before_ns != INT64_MIN && cut - l->dropped_before_ns < l->window_ns)
+    int64_t cut = margin_start(l, from_ns);
+    if (cut == INT64_MIN || (l->dropped_before_ns != INT64_MIN && cut - l->dropped_before_ns < l->window_ns))
         return 0;
     l->dropped_before_ns = cut;
     return ps_follow_drop_before(l->follow, cut);
@@ -234,8 +238,7 @@ static void analyse_window(struct tui_live *l, int64_t from_ns)
         snprintf(l->message, sizeof l->message, "out of memory");
         return;
     }
-    if (from_ns != INT64_MIN && from_ns >= INT64_MIN + l->window_ns)
-        ps_follow_skip_before(l->follow, from_ns - l->window_ns);   /* the margin drop_old_rows keeps */
+    ps_follow_skip_before(l->follow, margin_start(l, from_ns));   /* INT64_MIN: no floor */
     if (ps_follow_read(l->follow, &restarted, err, sizeof err) < 0) {
         l->state = TUI_LIVE_ERROR;
         snprintf(l->message, sizeof l->message, "%s", err);

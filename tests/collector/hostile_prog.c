@@ -198,8 +198,9 @@ static int xfsz_disposition(void)
     return sa.sa_handler == SIG_DFL ? 0 : 3;
 }
 
-/* The start of this process's ring mapping (its path holds "/ring-" and ends in ".ps"), or NULL. */
-static char *own_ring(void)
+/* The start of this process's ring mapping (its path holds "/ring-" and ends in ".ps"), or NULL; its file's path
+ * into path[0..cap). */
+static char *own_ring(char *path, size_t cap)
 {
     FILE *f = fopen("/proc/self/maps", "re");
     char line[4096];
@@ -207,12 +208,41 @@ static char *own_ring(void)
     while (f && !base && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
         size_t n = strlen(line);
-        if (strstr(line, "/ring-") && n > 3 && !strcmp(line + n - 3, ".ps"))
+        char *slash = strchr(line, '/');
+        if (slash && strstr(line, "/ring-") && n > 3 && !strcmp(line + n - 3, ".ps")) {
             base = (char *)(uintptr_t)strtoull(line, NULL, 16);
+            snprintf(path, cap, "%s", slash);
+        }
     }
     if (f)
         fclose(f);
     return base;
+}
+
+/* A forked child (*kid) makes n ranges "sibling" in its own ring while this process makes 3000 ranges "before" and
+ * waits (10 s at most) until the recorder has opened its ring and handed a drained chunk back (3000 records fill
+ * more than one chunk), so what is done to the ring next hits a ring the recorder reads. Returns the ring's header
+ * (its file's path in path[0..cap)), NULL on failure. */
+static struct ps_ring_hdr *ring_being_read(long n, pid_t *kid, char *path, size_t cap)
+{
+    *kid = fork();
+    if (*kid == 0) {
+        ranges("sibling", n);
+        _exit(0);
+    }
+    ranges("before", 3000);
+    struct ps_ring_hdr *h = (struct ps_ring_hdr *)(void *)own_ring(path, cap);
+    if (!h || *kid < 0)
+        return NULL;
+    for (int i = 0; i < 10000 && !(uint32_t)atomic_load(&h->free_head); i++)
+        usleep(1000);
+    return h;
+}
+
+static int child_succeeded(pid_t kid)
+{
+    int st;
+    return waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
 /* scribble header|counts|chunk N: a forked child makes N ranges "sibling" in its own ring (untouched) while
@@ -223,19 +253,11 @@ static char *own_ring(void)
  * chunk to 0xfffffff8 (after the last commit, which would set it right again). Waits for the child; exit 0. */
 static int scribble(const char *what, long n)
 {
-    pid_t kid = fork();
-    if (kid == 0) {
-        ranges("sibling", n);
-        _exit(0);
-    }
-    ranges("before", 3000);
-    struct ps_ring_hdr *h = (struct ps_ring_hdr *)(void *)own_ring();
-    if (!h || kid < 0)
+    pid_t kid;
+    char path[4096];
+    struct ps_ring_hdr *h = ring_being_read(n, &kid, path, sizeof path);
+    if (!h)
         return 1;
-    /* 3000 records fill more than one chunk: wait (10 s at most) until the recorder has opened the ring
-     * and handed a drained chunk back, so the overwrite hits a ring it reads, not one it would refuse. */
-    for (int i = 0; i < 10000 && !(uint32_t)atomic_load(&h->free_head); i++)
-        usleep(1000);
     struct ps_ring_lane *lanes = (struct ps_ring_lane *)(void *)((char *)h + h->lanes_off);
     if (!strcmp(what, "header")) {
         h->nchunks = 0xffffffffu;
@@ -256,8 +278,7 @@ static int scribble(const char *what, long n)
                                                                   (uint64_t)(cur - 1) * h->chunk_bytes);
         atomic_store(&c->committed, 0xfffffff8u);
     }
-    int st;
-    return waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+    return child_succeeded(kid) ? 0 : 1;
 }
 
 /* truncate N: a forked child makes N ranges "sibling" in its own ring while this process makes 3000 ranges "before",
@@ -267,37 +288,18 @@ static int scribble(const char *what, long n)
  * not fault) and waits for the child; exit 0. */
 static int truncate_ring(long n)
 {
-    pid_t kid = fork();
-    if (kid == 0) {
-        ranges("sibling", n);
-        _exit(0);
-    }
-    ranges("before", 3000);
-    struct ps_ring_hdr *h = (struct ps_ring_hdr *)(void *)own_ring();
-    char path[4096] = "";
-    FILE *f = fopen("/proc/self/maps", "re");
-    char line[4096];
-    while (f && !path[0] && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        char *slash = strchr(line, '/');
-        size_t len = strlen(line);
-        if (slash && strstr(line, "/ring-") && len > 3 && !strcmp(line + len - 3, ".ps"))
-            snprintf(path, sizeof path, "%s", slash);
-    }
-    if (f)
-        fclose(f);
-    if (!h || kid < 0 || !path[0])
+    pid_t kid;
+    char path[4096];
+    struct ps_ring_hdr *h = ring_being_read(n, &kid, path, sizeof path);
+    if (!h)
         return 1;
-    for (int i = 0; i < 10000 && !(uint32_t)atomic_load(&h->free_head); i++)
-        usleep(1000);
     off_t full = (off_t)(h->chunks_off + (uint64_t)h->nchunks * h->chunk_bytes);
     if (truncate(path, (off_t)h->chunks_off) != 0)
         return 1;
     usleep(500000);
     if (truncate(path, full) != 0)
         return 1;
-    int st;
-    return waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+    return child_succeeded(kid) ? 0 : 1;
 }
 
 int main(int argc, char **argv)
