@@ -18,11 +18,11 @@
 #include "options.h"
 #include "ps_diag.h"
 #include "ps_time.h"
-#include "screen.h"
-#include "session.h"
-#include "snapshot.h"
-#include "top.h"
-#include "view.h"
+#include "tui/screen.h"
+#include "collector/session.h"
+#include "tui/snapshot.h"
+#include "tui/top.h"
+#include "tui/layout.h"
 
 #define MIN_INTERVAL_S 0.25
 #define MAX_INTERVAL_S 10.0
@@ -395,7 +395,7 @@ static int run_screen(struct tui_top *t, const struct opts *o)
         if (dirty) {
             int cols, rows;
             tui_screen_size(scr, &cols, &rows);
-            tui_view_build(t, cols, rows, &frame);
+            tui_layout_build(t, cols, rows, &frame);
             tui_screen_draw(scr, &frame);
             dirty = 0;
         }

@@ -1,7 +1,7 @@
 /* The recording pipeline (see collect.h). The drain thread only copies: ring records go into 4 MiB chunks
  * behind a 16-byte entry header, chunks go onto a queue, and the writer thread turns them into rows in one
  * transaction per batch of chunks, so SQLite never slows the draining of the rings. */
-#include "collect.h"
+#include "collector/collect.h"
 #include "collect_impl.h"
 
 #include <dirent.h>

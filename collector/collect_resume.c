@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "collect.h"
+#include "collector/collect.h"
 #include "collect_impl.h"
 #include "ps_wire.h"
 #include "ps_diag.h"

@@ -8,10 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launch.h"
+#include "collector/launch.h"
 #include "ps_time.h"
-#include "session.h"
-#include "sigwatch.h"
+#include "collector/session.h"
+#include "collector/sigwatch.h"
 
 /* In the child, between fork and exec (async-signal-safe calls only): die with the recorder (SIGTERM when
  * the recorder's thread that forked, its main thread, ends: kill -9, crash), restore the signal state CMD

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "output_file.h"
+#include "collector/output_file.h"
 
 /* What an existing output is, for refusing to replace it: NULL for a regular file (or a link to one, or a
  * dangling link), else a phrase naming the kind. */

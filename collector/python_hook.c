@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "python_hook.h"
+#include "collector/python_hook.h"
 #include "ps_diag.h"
 
 #define ENV_MODE "PERFSCOPE_PYTHON_HOOKS"

@@ -1,5 +1,5 @@
 /* `perfscope record --recover TRACE` (see recover.h). */
-#include "recover.h"
+#include "collector/recover.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect.h"
-#include "session.h"
-#include "trace_writer.h"
+#include "collector/collect.h"
+#include "collector/session.h"
+#include "collector/trace_writer.h"
 #include "ps_diag.h"
 
 /* One text value of the trace (malloc'd), or NULL. */

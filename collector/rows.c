@@ -1,7 +1,7 @@
 /* Probe records and host samples -> trace rows (see rows.h). NVTX encodings follow Nsight Systems'
  * export (notes/nsys-sqlite-schema.md §1.2): plain messages in `text`, registered strings in `textId`,
  * eventType 59 push/pop, 60 start/end (rangeId, endGlobalTid), 34 mark (end NULL), 75 domain, 33 category. */
-#include "rows.h"
+#include "collector/rows.h"
 
 #include <errno.h>
 #include <inttypes.h>

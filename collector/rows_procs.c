@@ -10,7 +10,7 @@
 #include "gpu_rows.h"
 #include "maps.h"
 #include "ps_globalid.h"
-#include "rows.h"
+#include "collector/rows.h"
 #include "rows_impl.h"
 
 static void bind_opt(sqlite3_stmt *st, int i, int64_t v)

@@ -1,7 +1,7 @@
 /* The host sampler (see sampler.h). The tree comes from /proc/PID/task/TID/children (one small read per
  * thread), or, on kernels without it, from the ppid of every process in /proc. CPU times are the kernel's
  * utime/stime, in clock ticks (sysconf(_SC_CLK_TCK), usually 10 ms) converted to ns. */
-#include "sampler.h"
+#include "collector/sampler.h"
 
 #include <ctype.h>
 #include <dirent.h>

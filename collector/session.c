@@ -1,5 +1,5 @@
 /* The recording session (see session.h): directory, probe path, output-name expansion. */
-#include "session.h"
+#include "collector/session.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -16,7 +16,7 @@
 
 #include "ps_diag.h"
 #include "ps_env.h"
-#include "recover.h"
+#include "collector/recover.h"
 
 /* mkdir that accepts an existing directory only if it is ours, private and not a link. */
 static int private_dir(const char *path)

@@ -1,7 +1,7 @@
 /* The trace writer (see trace_writer.h): pragmas, schema, prepared statements and StringIds.
  * Bulk-load recipe from SQLite's test/speedtest1.c: big transactions, statements prepared once,
  * bind/step/reset, indexes after the load. */
-#include "trace_writer.h"
+#include "collector/trace_writer.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "maps.h"
 #include "ps_schema.h"
 
 #define TW_MAX_STMTS 64

@@ -1,5 +1,5 @@
 /* Host metrics from /proc (see host.h). */
-#include "host.h"
+#include "tui/host.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * the only connection). One model follows the trace (the analyzer's ps_follow: the rows appended since the last
  * update are merged into it; rows a window old are dropped), and the window's numbers come from the report's
  * analyses over a view of it (ps_report_build_view): nothing here computes a step-time figure of its own. */
-#include "live.h"
+#include "tui/live.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host.h"
+#include "tui/host.h"
 #include "model/view.h"
 #include "ps_globalid.h"
 #include "ps_time.h"

@@ -1,11 +1,11 @@
 /* The recorded process tree (see procs.h). Rates come from the difference of two samples of the same pid. */
-#include "procs.h"
+#include "tui/procs.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sampler.h"
+#include "collector/sampler.h"
 
 const char *const tui_sort_name[TUI_SORT_N] = { "cpu", "rss", "pid" };
 

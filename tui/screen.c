@@ -1,6 +1,6 @@
 /* ncurses set-up, colours, painting and keys (see screen.h). Resizes arrive as KEY_RESIZE (ncurses' own SIGWINCH
  * handler); the caller rebuilds the frame for the new size. */
-#include "screen.h"
+#include "tui/screen.h"
 
 #include <curses.h>
 #include <errno.h>

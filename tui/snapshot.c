@@ -1,6 +1,6 @@
 /* The --snapshot JSON (see snapshot.h), written through the JSON writer `perfscope report` and `export` use
  * (analyzer/render/json_writer.h: yajl's generator, text from traces and /proc made valid UTF-8 with U+FFFD). */
-#include "snapshot.h"
+#include "tui/snapshot.h"
 
 #include <errno.h>
 #include <math.h>

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "ps_diag.h"
-#include "python_hook.h"
-#include "recover.h"
+#include "collector/python_hook.h"
+#include "collector/recover.h"
 
 #define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
                                         exit(1); } } while (0)

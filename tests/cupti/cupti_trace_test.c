@@ -11,12 +11,12 @@
 
 #include <sqlite3.h>
 
-#include "collect.h"
+#include "collector/collect.h"
 #include "cupti_fake_api.h"
 #include "gpu_rows.h"
 #include "ps_globalid.h"
 #include "ps_ring_writer.h"
-#include "trace_writer.h"
+#include "collector/trace_writer.h"
 
 static char dir[256], trace[300];
 static struct ps_ring *ring;

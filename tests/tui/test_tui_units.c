@@ -8,11 +8,11 @@
 
 #include "../check.h"
 #include "format.h"
-#include "history.h"
-#include "host.h"
-#include "procs.h"
-#include "snapshot.h"
-#include "view.h"
+#include "tui/history.h"
+#include "tui/host.h"
+#include "tui/procs.h"
+#include "tui/snapshot.h"
+#include "tui/layout.h"
 
 static void test_format(void)
 {
@@ -176,14 +176,14 @@ static void test_view(void)
     fill_state(&t);
     int sizes[][2] = { { 80, 24 }, { 200, 60 }, { 40, 10 } };
     for (size_t k = 0; k < 3; k++) {
-        tui_view_build(&t, sizes[k][0], sizes[k][1], &f);
+        tui_layout_build(&t, sizes[k][0], sizes[k][1], &f);
         CHECK_EQ("rows used", f.n, sizes[k][1]);
         for (int i = 0; i < f.n; i++)
             CHECK(tui_text_cols(f.line[i].text) <= (size_t)sizes[k][0], "line %d wider than %d: %s", i, sizes[k][0],
                   f.line[i].text);
         CHECK(strstr(f.line[f.n - 1].text, "q quit"), "the key line is last at %dx%d", sizes[k][0], sizes[k][1]);
     }
-    tui_view_build(&t, 80, 24, &f);
+    tui_layout_build(&t, 80, 24, &f);
     const char *g = find_line(&f, "GPU0 NVIDIA H200");
     CHECK(g && strstr(g, "SM  87%") && strstr(g, "mem  N/A") && strstr(g, "16.0 GiB / 140 GiB"),
           "GPU line: %s", g ? g : "(none)");
@@ -197,15 +197,15 @@ static void test_view(void)
     t.nvml_status = PS_NVML_NO_LIBRARY;
     snprintf(t.nvml_why, sizeof t.nvml_why, "no NVIDIA driver: libnvidia-ml.so.1 not found");
     t.ngpu = 0;
-    tui_view_build(&t, 80, 24, &f);
+    tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "GPU: no NVIDIA driver"), "no-NVML line");
     CHECK(!find_line(&f, "GPU0"), "no GPU rows without NVML");
     CHECK(find_line(&f, "CPU  50%"), "host CPU line without NVML");
     t.panel = TUI_PANEL_GPU_PROCS;
-    tui_view_build(&t, 80, 24, &f);
+    tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "[GPU processes]"), "panel tab marked");
     t.help = 1;
-    tui_view_build(&t, 80, 24, &f);
+    tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "Tab      next panel"), "help panel");
 }
 

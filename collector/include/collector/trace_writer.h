@@ -9,9 +9,8 @@
 
 #include <sqlite3.h>
 
-#include "maps.h"
-
 struct ps_tw;
+struct ps_str;                      /* an interned string (collector/maps.h, private) */
 
 /* Create the trace at `path` (the file must not exist or be empty; the caller decides about -f), set the
  * pragmas (page_size 64 KiB, WAL, synchronous=NORMAL), create the schema and fill the ENUM tables.

@@ -11,7 +11,7 @@
 #include "ps_ring.h"
 #include "ps_utf8.h"
 #include "ps_wire.h"
-#include "trace_writer.h"
+#include "collector/trace_writer.h"
 
 struct ps_rows;
 

@@ -1,9 +1,9 @@
 /* The one module of `perfscope top` that touches ncurses: terminal set-up and restore, colours (only on a colour
- * terminal, never with NO_COLOR set), painting a frame built by view.c, keys and resizes. */
+ * terminal, never with NO_COLOR set), painting a frame built by layout.c, keys and resizes. */
 #ifndef PS_TUI_SCREEN_H
 #define PS_TUI_SCREEN_H
 
-#include "view.h"
+#include "tui/layout.h"
 
 struct tui_screen;
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "analyses/report.h"
-#include "history.h"
+#include "tui/history.h"
 #include "read/reader.h"
 
 struct tui_session {

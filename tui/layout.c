@@ -1,6 +1,6 @@
-/* The screen's lines (see view.h). Layout rules: the title and the key line always show; GPUs and the host get
+/* The screen's lines (see layout.h). Layout rules: the title and the key line always show; GPUs and the host get
  * their summaries first; the selected panel takes the rows left. Unknown values print N/A. */
-#include "view.h"
+#include "tui/layout.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -301,7 +301,7 @@ static void help_panel(struct builder *b)
         add(b, i ? TUI_S_NORMAL : TUI_S_HEADER, "%s", lines[i]);
 }
 
-void tui_view_build(const struct tui_top *t, int cols, int rows, struct tui_frame *f)
+void tui_layout_build(const struct tui_top *t, int cols, int rows, struct tui_frame *f)
 {
     if (cols > 300)
         cols = 300;

@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #include "ps_nvml.h"
-#include "rows.h"
-#include "trace_writer.h"
+#include "collector/rows.h"
+#include "collector/trace_writer.h"
 
 struct ps_collect;
 
