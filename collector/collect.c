@@ -572,7 +572,7 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
 static void report_write_error(struct ps_collect *c, int rc)
 {
     if (rc == -EIO)
-        ps_diag("%s", ps_tw_errmsg(c->w));
+        ps_diag("perfscope record: %s", ps_tw_errmsg(c->w));
     else
         ps_diag("perfscope record: writing the trace failed: %s", strerror(-rc));
 }
@@ -692,7 +692,7 @@ int ps_collect_start(const char *session_dir, int64_t origin_ns, struct ps_tw *w
 fail:
     ps_diag("perfscope record: cannot start the recording threads: %s", strerror(-rc));
     if (rc == -EIO)
-        ps_diag("%s", ps_tw_errmsg(w));
+        ps_diag("perfscope record: %s", ps_tw_errmsg(w));
     ps_collect_stop(c, &(struct ps_rows_totals){ 0 });
     return rc;
 }

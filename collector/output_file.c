@@ -22,15 +22,20 @@ static const char *not_regular(const struct stat *st)
 }
 
 /* An existing trace may be replaced (-f) unless another recorder holds its lock (it is being written). */
-static int may_replace(const char *path)
+static int may_replace(const char *path, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 && errno != ENOENT && errno != ELOOP) {
+        int rc = -errno;
+        snprintf(err, errlen, "cannot replace %s: %s", path, strerror(-rc));
+        return rc;
+    }
     if (fd < 0)
-        return errno == ENOENT || errno == ELOOP ? 0 : -errno;
+        return 0;
     int rc = flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : -errno;
     if (rc == -EWOULDBLOCK)
-        fprintf(stderr, "perfscope record: %s is being written by another perfscope record right now; refusing "
-                        "to replace it (give each recording its own -o, e.g. with %%p or %%r)\n", path);
+        snprintf(err, errlen, "%s is being written by another perfscope record right now; refusing to replace it "
+                              "(give each recording its own -o, e.g. with %%p or %%r)", path);
     else if (!rc)
         unlink(path);               /* while locked: a recorder that created it and locks it next sees it gone */
     close(fd);
@@ -38,34 +43,36 @@ static int may_replace(const char *path)
 }
 
 /* See output_file.h. */
-int ps_output_claim(const char *path, int force)
+int ps_output_claim(const char *path, int force, char *err, size_t errlen)
 {
     struct stat st, target;
+    if (!err)
+        errlen = 0;
     if (lstat(path, &st) == 0) {
         const char *kind = not_regular(&st);
         int link = S_ISLNK(st.st_mode);
         if (link)
             kind = stat(path, &target) == 0 ? not_regular(&target) : NULL;
         if (kind) {
-            fprintf(stderr, "perfscope record: %s %s %s; refusing to replace it (use -o with a file name)\n",
-                    path, link ? "is a symbolic link to" : "is", kind);
-            return -EEXIST;
+            snprintf(err, errlen, "%s %s %s; refusing to replace it (use -o with a file name)", path,
+                     link ? "is a symbolic link to" : "is", kind);
+            return -EINVAL;
         }
         if (!force) {
-            fprintf(stderr, "perfscope record: %s already exists (use -f to overwrite it, or -o to write "
-                            "elsewhere)\n", path);
+            snprintf(err, errlen, "%s exists (use -f to overwrite)", path);
             return -EEXIST;
         }
-        int rc = link ? (unlink(path), 0) : may_replace(path);
+        int rc = link ? (unlink(path), 0) : may_replace(path, err, errlen);
         if (rc)
             return rc;
     }
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
         int rc = -errno;
-        fprintf(stderr, "perfscope record: cannot create %s: %s (%s)\n", path, strerror(-rc),
-                rc == -EEXIST ? "another perfscope record or program created it at the same moment: give each recording its own -o"
-                              : "use -o to write elsewhere");
+        snprintf(err, errlen, "cannot create %s: %s (%s)", path, strerror(-rc),
+                 rc == -EEXIST ? "another perfscope record or program created it at the same moment: give each "
+                                 "recording its own -o"
+                               : "use -o to write elsewhere");
         return rc;
     }
     /* Between the create and the lock another recorder may have replaced it: then it is theirs. */
@@ -73,8 +80,8 @@ int ps_output_claim(const char *path, int force)
     if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &mine) != 0 || stat(path, &st) != 0 ||
         st.st_dev != mine.st_dev || st.st_ino != mine.st_ino) {
         close(fd);
-        fprintf(stderr, "perfscope record: another perfscope record took %s at the same moment; refusing to "
-                        "share it (give each recording its own -o, e.g. with %%p or %%r)\n", path);
+        snprintf(err, errlen, "another perfscope record took %s at the same moment; refusing to share it (give "
+                              "each recording its own -o, e.g. with %%p or %%r)", path);
         return -EBUSY;
     }
     /* Side files of an earlier trace: removed only now that the name is ours (another recorder's are its own). */

@@ -27,7 +27,7 @@ struct ps_tw {
 
 static int tw_fail(struct ps_tw *w, const char *what)
 {
-    snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: %s: %s", w->path, what, sqlite3_errmsg(w->db));
+    snprintf(w->errmsg, sizeof w->errmsg, "%s: %s: %s", w->path, what, sqlite3_errmsg(w->db));
     return -EIO;
 }
 
@@ -35,7 +35,7 @@ static int tw_exec_sql(struct ps_tw *w, const char *sql, const char *what)
 {
     char *msg = NULL;
     if (sqlite3_exec(w->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: %s: %s", w->path, what, msg ? msg : "?");
+        snprintf(w->errmsg, sizeof w->errmsg, "%s: %s: %s", w->path, what, msg ? msg : "?");
         sqlite3_free(msg);
         return -EIO;
     }
@@ -69,9 +69,11 @@ static int64_t tw_max_id(struct ps_tw *w, const char *sql)
 static int tw_open(const char *path, int create, struct ps_tw **out, char *err, size_t errlen)
 {
     int rc = -ENOMEM;
+    if (!err)
+        errlen = 0;
     struct ps_tw *w = calloc(1, sizeof *w);
     if (!w || !(w->path = strdup(path))) {
-        snprintf(err, errlen, "perfscope: %s: out of memory", path);
+        snprintf(err, errlen, "%s: out of memory", path);
         goto out;
     }
     w->next_string_id = 1;
@@ -159,7 +161,7 @@ sqlite3_stmt *ps_tw_prepare(struct ps_tw *w, const char *sql)
 {
     sqlite3_stmt *st = NULL;
     if (w->n_stmts == TW_MAX_STMTS) {
-        snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: more than %d prepared statements", w->path,
+        snprintf(w->errmsg, sizeof w->errmsg, "%s: more than %d prepared statements", w->path,
                  TW_MAX_STMTS);
         return NULL;
     }
@@ -246,7 +248,7 @@ static int tw_leave_wal(struct ps_tw *w)
     if (mode && strcmp(mode, "delete") == 0) {
         rc = 0;
     } else if (step == SQLITE_BUSY || (mode && strcmp(mode, "wal") == 0)) {
-        snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: warning: the trace stays in WAL mode: another program "
+        snprintf(w->errmsg, sizeof w->errmsg, "%s: the trace stays in WAL mode: another program "
                  "had it open (leaving WAL mode needs the only connection). It is complete, but reads only from a "
                  "writable directory until `sqlite3 %s 'PRAGMA journal_mode=DELETE'` is run on it", w->path, w->path);
         rc = -EBUSY;

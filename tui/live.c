@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collector/session.h"
 #include "tui/host.h"
 #include "model/view.h"
 #include "ps_globalid.h"
@@ -55,10 +56,9 @@ size_t tui_sessions_find(const char *base, struct tui_session *out, size_t max)
         if (*end || end == de->d_name || pid == 0 || pid > UINT32_MAX || !tui_recorder_alive((uint32_t)pid))
             continue;
         char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s/trace", base, de->d_name);
-        if (tui_read_file(path, out[n].trace, sizeof out[n].trace) <= 0)
+        snprintf(path, sizeof path, "%s/%s", base, de->d_name);
+        if (ps_session_read_trace_name(path, out[n].trace, sizeof out[n].trace) != 0)
             continue;
-        out[n].trace[strcspn(out[n].trace, "\n")] = '\0';
         out[n].recorder_pid = (uint32_t)pid;
         n++;
     }

@@ -3,14 +3,16 @@
 #ifndef PS_OUTPUT_FILE_H
 #define PS_OUTPUT_FILE_H
 
+#include <stddef.h>
+
 /* Create the trace file `path` empty (O_EXCL) and lock it (flock, exclusive) for the whole recording, so that
  * a second recorder given the same -o fails before it runs CMD instead of replacing the file under the first
- * one (findings-3 #4). An existing file is refused without `force`; anything but a regular file (or a link to
- * one) is refused even with it, since replacing a device, FIFO or directory would destroy it; a trace being
- * written by another recorder (locked) is never replaced. Stale -wal/-shm/-journal side files are removed once
- * the name is ours. Returns the locked descriptor (the caller closes it at the end: then another recorder may
- * replace the file), or -errno (-EEXIST, -EBUSY, open's error) with a message on stderr. */
-int ps_output_claim(const char *path, int force);
+ * one. An existing file is refused without `force` (-EEXIST); anything but a regular file (or a link to one) is
+ * refused even with it (-EINVAL), since replacing a device, FIFO or directory would destroy it; a trace being
+ * written by another recorder (locked) is never replaced (-EBUSY). Stale -wal/-shm/-journal side files are
+ * removed once the name is ours. Returns the locked descriptor (the caller closes it at the end: then another
+ * recorder may replace the file), or -errno (those, or open's error) with one line naming the file in err. */
+int ps_output_claim(const char *path, int force, char *err, size_t errlen);
 
 /* Remove the trace `path` and its -wal, -shm and -journal side files; missing ones are ignored. */
 void ps_output_unlink(const char *path);

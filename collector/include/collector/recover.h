@@ -3,15 +3,23 @@
 #ifndef PS_RECOVER_H
 #define PS_RECOVER_H
 
-/* The session-directory file that names the trace being written (absolute path, one line), so that the
- * next recorder can say which trace a dead recorder's rings belong to. */
-#define PS_SESSION_TRACE_FILE "trace"
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a recovery did. */
+struct ps_recovery {
+    const char *nothing_to_do;      /* NULL: recovered; else why nothing was done ("already recovered: ...") */
+    uint64_t salvaged;              /* records recovered from the rings */
+    uint64_t dropped;               /* records the recording dropped, in all */
+};
 
 /* Recover `trace`: check that no recorder holds it and that its recording did not finish, go on draining the
- * rings left in its session directory into it (ps_collect_resume), write the run rows (PERFSCOPE_META
- * recovered = 1, recovered_records, dropped counts), finish the file and remove the session directory.
- * Messages through ps_diag (stderr unless a hook is set). Returns the exit status: 0 recovered, 1 failure (the
- * trace is left as it was). */
-int ps_record_recover(const char *trace);
+ * rings left in its session directory into it (ps_collect_resume, whose warnings go through ps_diag), write the
+ * session rows (ps_run_rows_session) and the recovery's PERFSCOPE_META rows (recovered = 1, recovered_records,
+ * dropped counts), finish the file and remove the session directory. Returns 0 with *out (also when there was
+ * nothing to do), or -errno with one line in err (-ENOENT: no such trace or its rings are gone; -EBUSY: a
+ * recorder holds it; -EINVAL: not a trace that can be recovered; -EIO: reading or writing it failed); the
+ * trace is then left as it was. */
+int ps_record_recover(const char *trace, struct ps_recovery *out, char *err, size_t errlen);
 
 #endif

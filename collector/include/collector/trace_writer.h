@@ -63,7 +63,7 @@ int ps_tw_meta_i64(struct ps_tw *w, const char *name, int64_t value);
  * need a writable directory); the message is in ps_tw_errmsg. */
 int ps_tw_finish(struct ps_tw *w);
 
-/* The last error, "perfscope: <path>: <what>", valid until the next call. */
+/* The last error, "<path>: <what>" (one line), valid until the next call. */
 const char *ps_tw_errmsg(const struct ps_tw *w);
 
 #endif
