@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "collector/output_file.h"
 #include "commands.h"
 #include "options.h"
 #include "read/reader.h"
@@ -27,7 +28,7 @@ static void usage(FILE *out)
             "reads the export back with the same steps and breakdown (what maps to what: docs/export.md).\n\n"
             "  --format perfetto   the output format (the only one, and the default)\n"
             "  -o, --output OUT    the file to write; gzip-compressed when it ends in .gz\n"
-            "  -f, --force         replace OUT when it exists (never the trace being read)\n");
+            "  -f, --force         overwrite OUT if it exists (never the trace being read)\n");
 }
 
 static ssize_t gz_cookie_write(void *cookie, const char *buf, size_t n)
@@ -115,11 +116,11 @@ int cmd_export(int argc, char **argv)
         return 2;
     }
     const char *input = argv[optind];
-    struct stat out_st;
-    if (ps_output_is_input("export", output, argv + optind, 1))
+    if (ps_output_is_input("export", output, argv + optind, 1) || ps_output_refuse_existing("export", output, force))
         return 2;
-    if (!force && stat(output, &out_st) == 0) {
-        fprintf(stderr, "perfscope export: %s exists (-f replaces it)\n", output);
+    char what[64];
+    if (ps_output_not_regular(output, what, sizeof what)) {   /* the output replaces it (a rename) */
+        fprintf(stderr, "perfscope export: %s %s; refusing to replace it (use -o with a file name)\n", output, what);
         return 2;
     }
 

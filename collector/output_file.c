@@ -10,8 +10,7 @@
 
 #include "collector/output_file.h"
 
-/* What an existing output is, for refusing to replace it: NULL for a regular file (or a link to one, or a
- * dangling link), else a phrase naming the kind. */
+/* The kind of a file that is not a regular one, as a phrase; NULL for a regular file. */
 static const char *not_regular(const struct stat *st)
 {
     if (S_ISREG(st->st_mode))
@@ -19,6 +18,18 @@ static const char *not_regular(const struct stat *st)
     return S_ISDIR(st->st_mode) ? "a directory" : S_ISCHR(st->st_mode) ? "a character device" :
            S_ISBLK(st->st_mode) ? "a block device" : S_ISFIFO(st->st_mode) ? "a FIFO" :
            S_ISSOCK(st->st_mode) ? "a socket" : "not a regular file";
+}
+
+int ps_output_not_regular(const char *path, char *what, size_t len)
+{
+    struct stat st, target;
+    if (lstat(path, &st) != 0)
+        return 0;
+    int link = S_ISLNK(st.st_mode);
+    const char *kind = link ? (stat(path, &target) == 0 ? not_regular(&target) : NULL) : not_regular(&st);
+    if (kind)
+        snprintf(what, len, "%s %s", link ? "is a symbolic link to" : "is", kind);
+    return kind != NULL;
 }
 
 /* An existing trace may be replaced (-f) unless another recorder holds its lock (it is being written). */
@@ -45,19 +56,16 @@ static int may_replace(const char *path, char *err, size_t errlen)
 /* See output_file.h. */
 int ps_output_claim(const char *path, int force, char *err, size_t errlen)
 {
-    struct stat st, target;
+    struct stat st;
+    char what[64];
     if (!err)
         errlen = 0;
+    if (ps_output_not_regular(path, what, sizeof what)) {
+        snprintf(err, errlen, "%s %s; refusing to replace it (use -o with a file name)", path, what);
+        return -EINVAL;
+    }
     if (lstat(path, &st) == 0) {
-        const char *kind = not_regular(&st);
         int link = S_ISLNK(st.st_mode);
-        if (link)
-            kind = stat(path, &target) == 0 ? not_regular(&target) : NULL;
-        if (kind) {
-            snprintf(err, errlen, "%s %s %s; refusing to replace it (use -o with a file name)", path,
-                     link ? "is a symbolic link to" : "is", kind);
-            return -EINVAL;
-        }
         if (!force) {
             snprintf(err, errlen, "%s exists (use -f to overwrite)", path);
             return -EEXIST;
