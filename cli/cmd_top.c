@@ -368,8 +368,11 @@ static void status_hook(void *ctx, const char *line)
 static int run_screen(struct tui_top *t, const struct opts *o)
 {
     struct tui_screen *scr = NULL;
-    if (tui_screen_open(&scr, getenv("NO_COLOR") && *getenv("NO_COLOR")))
+    char err[256];
+    if (tui_screen_open(&scr, getenv("NO_COLOR") && *getenv("NO_COLOR"), err, sizeof err)) {
+        fprintf(stderr, "perfscope top: %s\n", err);
         return 1;
+    }
     t->color = tui_screen_color(scr);
     t->ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
     struct stderr_capture cap;

@@ -176,7 +176,7 @@ unsigned ps_nvml_detect_stride(const unsigned char *buf, size_t cap, unsigned co
 /* The compute process list. The count call (infoCount 0) gives the size; processes can start between the two
  * calls, so the buffer has slack and an INSUFFICIENT_SIZE retries once with the new count. The v2/v3 entry
  * grew from 24 to 32 bytes on R535+ drivers without a version change (nvitop PR #79, pynvml #50): the buffer
- * is pre-filled with 0xAA and the stride read from how far the driver wrote. */
+ * is pre-filled with 0xAA and the stride read from how far the driver wrote. 0, -ENOMEM, or -EIO (NVML failed). */
 static int sample_procs(struct ps_nvml *n, nvml_dev dev, struct ps_gpu_sample *out)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -187,12 +187,12 @@ static int sample_procs(struct ps_nvml *n, nvml_dev dev, struct ps_gpu_sample *o
             return 0;
         }
         if (rc != NVML_ERROR_INSUFFICIENT_SIZE)
-            return -1;
+            return -EIO;
         size_t want = (size_t)count + 8;
         if (want > n->proc_cap) {
             unsigned char *b = realloc(n->proc_buf, want * PROC_SLOT_MAX);
             if (!b)
-                return -1;
+                return -ENOMEM;
             n->proc_buf = b;
             n->proc_cap = want;
         }
@@ -202,7 +202,7 @@ static int sample_procs(struct ps_nvml *n, nvml_dev dev, struct ps_gpu_sample *o
         if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
             continue;
         if (rc != NVML_SUCCESS || count > n->proc_cap)
-            return -1;
+            return -EIO;
         unsigned stride = n->procs_version == 1 ? 16 : ps_nvml_detect_stride(n->proc_buf, n->proc_cap * PROC_SLOT_MAX,
                                                                              count);
         n->proc_stride = stride;
@@ -218,7 +218,7 @@ static int sample_procs(struct ps_nvml *n, nvml_dev dev, struct ps_gpu_sample *o
         }
         return 0;
     }
-    return -1;
+    return -EIO;                    /* the list kept growing */
 }
 
 int ps_nvml_sample(struct ps_nvml *n, unsigned index, struct ps_gpu_sample *out)

@@ -34,7 +34,7 @@ struct ps_enum_name {
 #define PS_NSYS_MEM_KINDS 8
 extern const struct ps_enum_name ps_nsys_copy_kind[PS_NSYS_COPY_KINDS];
 extern const struct ps_enum_name ps_nsys_mem_kind[PS_NSYS_MEM_KINDS];
-/* The id whose label is s[0..len) in table t of n entries (exact, case-sensitive), or -1. */
+/* The id whose label is s[0..len) in table t of n entries (exact, case-sensitive), or -ENOENT. */
 int ps_enum_find(const struct ps_enum_name *t, int n, const char *s, size_t len);
 
 /* PERFSCOPE_THREAD_SAMPLES.state, from the state letter of /proc/PID/task/TID/stat (proc(5)). */

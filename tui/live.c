@@ -91,7 +91,7 @@ struct meta {
     int complete;                   /* recording_complete: 1, 0, -1 absent */
 };
 
-/* PERFSCOPE_META values top needs, and the open ranges; the connection is the caller's. 0 or -1 (message). */
+/* PERFSCOPE_META values top needs; the connection is the caller's. 0, or -EINVAL with l->message set. */
 static int read_meta(struct tui_live *l, sqlite3 *db, struct meta *m)
 {
     sqlite3_stmt *st = NULL;
@@ -101,7 +101,7 @@ static int read_meta(struct tui_live *l, sqlite3 *db, struct meta *m)
                            -1, &st, NULL) != SQLITE_OK) {
         snprintf(l->message, sizeof l->message, "%s: not a perfscope trace being recorded (%s)", l->trace,
                  sqlite3_errmsg(db));
-        return -1;
+        return -EINVAL;
     }
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);

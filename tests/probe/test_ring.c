@@ -396,7 +396,7 @@ static void ring_keeps_open_ranges_for_the_reader(void)
     for (int i = 0; i < 13; i++)
         CHECK(ps_ring_open_begin(&w, 500 + (uint64_t)i, 8, 0, 1 + (uint32_t)i, PS_WIRE_MSG_LANE, 2) == 3 + i,
               "push %d", i);
-    CHECK(ps_ring_open_begin(&w, 600, 8, 0, 14, PS_WIRE_MSG_LANE, 2) == -1, "a 17th open range got a slot");
+    CHECK(ps_ring_open_begin(&w, 600, 8, 0, 14, PS_WIRE_MSG_LANE, 2) == -EBUSY, "a 17th open range got a slot");
     ps_ring_open_end(&w, -1);           /* an unmirrored pop: no-op */
     struct ps_ring_reader *rd = NULL;
     struct open_seen o = {0};

@@ -1,6 +1,7 @@
 /* The ncurses-free parts of `perfscope top`: formatting, sparkline history, the /proc parsers, the process tree
  * order, the screen layout at several sizes and the snapshot JSON, on states built by hand. Expected values are
  * worked out in the comments beside them. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +80,7 @@ static void test_host_parsers(void)
     CHECK_NEAR("cpu0 busy", tui_host_busy_pct(&ca[0], &cb[0]), 75.0, 1e-9);   /* (60+10+5)/100 */
     /* cpu1: user 50 -> 75 (+25), system 50 -> 60 (+10): busy +35; idle +40, iowait +5: total +80 -> 43.75 % */
     CHECK_NEAR("cpu1 busy", tui_host_busy_pct(&ca[1], &cb[1]), 43.75, 1e-9);
-    CHECK_EQ("no cpu line", tui_host_parse_stat("intr 1\n", &a, ca, 4, &n), -1);
+    CHECK_EQ("no cpu line", tui_host_parse_stat("intr 1\n", &a, ca, 4, &n), -EINVAL);
     int64_t total, avail, st, sf;
     CHECK_EQ("meminfo", tui_host_parse_meminfo("MemTotal:       1000 kB\nMemFree: 5 kB\nMemAvailable:    600 kB\n"
                                                "SwapTotal: 0 kB\n", &total, &avail, &st, &sf), 0);
