@@ -73,7 +73,8 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-int cmd_export(int argc, char **argv)
+/* The options: 0 with *input and *output set, 1 after --help, or 2 after a usage error. */
+static int parse_opts(int argc, char **argv, const char **input, const char **output)
 {
     enum { OPT_FORMAT = 256 };
     static const struct option longopts[] = {
@@ -81,17 +82,17 @@ int cmd_export(int argc, char **argv)
         { "force", no_argument, NULL, 'f' },               { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *output = NULL;
     int force = 0, c;
+    *output = NULL;
     if (ps_opt_check_long_names("export", argc, argv, longopts, "o"))
         return 2;
     while ((c = getopt_long(argc, argv, ":ho:f", longopts, NULL)) != -1) {
         switch (c) {
         case 'h':
             usage(stdout);
-            return 0;
+            return 1;
         case 'o':
-            if (ps_output_check_path("export", output = optarg, 0))
+            if (ps_output_check_path("export", *output = optarg, 0))
                 return 2;
             break;
         case 'f':
@@ -111,33 +112,33 @@ int cmd_export(int argc, char **argv)
         fprintf(stderr, "perfscope export: give one trace to export (see 'perfscope export --help')\n");
         return 2;
     }
-    if (!output) {
+    if (!*output) {
         fprintf(stderr, "perfscope export: give the output file with -o OUT.json or -o OUT.json.gz\n");
         return 2;
     }
-    const char *input = argv[optind];
-    if (ps_output_is_input("export", output, argv + optind, 1) || ps_output_refuse_existing("export", output, force))
+    *input = argv[optind];
+    if (ps_output_is_input("export", *output, argv + optind, 1) || ps_output_refuse_existing("export", *output, force))
         return 2;
     char what[64];
-    if (ps_output_not_regular(output, what, sizeof what)) {   /* the output replaces it (a rename) */
-        fprintf(stderr, "perfscope export: %s %s; refusing to replace it (use -o with a file name)\n", output, what);
+    if (ps_output_not_regular(*output, what, sizeof what)) {   /* the output replaces it (a rename) */
+        fprintf(stderr, "perfscope export: %s %s; refusing to replace it (use -o with a file name)\n", *output, what);
         return 2;
     }
+    return 0;
+}
 
-    struct ps_model *m = NULL;
-    char err[512] = "", shown[1024];
-    if (ps_read_trace(input, &m, err, sizeof err) < 0) {
-        ps_text_escape(err, shown, sizeof shown, NULL);
-        fprintf(stderr, "perfscope export: %s\n", shown);
-        return 1;
-    }
+/* Write m to `output` through a temporary file beside it, renamed over it at the end. 0, or 1 after a message (no
+ * file is left behind). */
+static int write_export(const struct ps_model *m, const char *output)
+{
+    char shown[1024];
     size_t len = strlen(output);
     char *tmp = malloc(len + 16);
     int status = 1, fd = -1;
     FILE *out = NULL;
     if (!tmp) {
         fprintf(stderr, "perfscope export: out of memory\n");
-        goto done;
+        return 1;
     }
     snprintf(tmp, len + 16, "%s.tmp-XXXXXX", output);
     if ((fd = mkstemp(tmp)) < 0) {
@@ -174,6 +175,23 @@ int cmd_export(int argc, char **argv)
     status = 0;
 done:
     free(tmp);
+    return status;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    const char *input = NULL, *output = NULL;
+    int rc = parse_opts(argc, argv, &input, &output);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    struct ps_model *m = NULL;
+    char err[512] = "", shown[1024];
+    if (ps_read_trace(input, &m, err, sizeof err) < 0) {
+        ps_text_escape(err, shown, sizeof shown, NULL);
+        fprintf(stderr, "perfscope export: %s\n", shown);
+        return 1;
+    }
+    int status = write_export(m, output);
     ps_model_free(m);
     return status;
 }
