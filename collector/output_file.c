@@ -94,7 +94,7 @@ int ps_output_claim(const char *path, int force, char *err, size_t errlen)
     }
     /* Side files of an earlier trace: removed only now that the name is ours (another recorder's are its own). */
     static const char *const side[] = { "-wal", "-shm", "-journal" };
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof side / sizeof side[0]; i++) {
         char p[PATH_MAX + 16];
         snprintf(p, sizeof p, "%s%s", path, side[i]);
         if (lstat(p, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
@@ -106,7 +106,7 @@ int ps_output_claim(const char *path, int force, char *err, size_t errlen)
 void ps_output_unlink(const char *path)
 {
     static const char *const side[] = { "", "-wal", "-shm", "-journal" };
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < sizeof side / sizeof side[0]; i++) {
         char p[PATH_MAX + 16];
         snprintf(p, sizeof p, "%s%s", path, side[i]);
         unlink(p);

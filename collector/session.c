@@ -257,8 +257,9 @@ int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len)
     size_t used = 0;
     tried[0] = '\0';
     const char *env = getenv("PERFSCOPE_PROBE");
-    const char *list[4];
-    char store[4][sizeof cand];
+    enum { NREL = sizeof rel / sizeof rel[0] };
+    const char *list[NREL];
+    char store[NREL][sizeof cand];
     int n = 0;
     if (env && *env) {
         /* Named explicitly: use it or stop, never fall back to another probe. */
@@ -278,7 +279,7 @@ int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len)
         char *slash = strrchr(bindir, '/');
         if (slash)
             *slash = '\0';
-        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        for (size_t i = 0; i < NREL; i++) {
             snprintf(store[i], sizeof store[i], "%s%s/libperfscope_probe.so", bindir, rel[i]);
             list[n++] = store[i];
         }

@@ -46,6 +46,7 @@ enum ps_thread_state {
     PS_THREAD_ZOMBIE = 4,       /* Z, X */
     PS_THREAD_IDLE = 5,         /* I */
     PS_THREAD_OTHER = 6,        /* any other letter */
+    PS_THREAD_STATES            /* how many */
 };
 
 /* One statement per table, each ending in ';': run them in order with sqlite3_exec.

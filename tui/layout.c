@@ -233,8 +233,8 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
 
 static const char *thread_states(char *buf, size_t len, const struct tui_proc *p)
 {
-    /* running / sleeping / blocked on I/O (enum ps_thread_state 0, 1, 2) */
-    snprintf(buf, len, "%d/%d/%d", p->states[0], p->states[1], p->states[2]);
+    snprintf(buf, len, "%d/%d/%d", p->states[PS_THREAD_RUNNING], p->states[PS_THREAD_SLEEPING],
+             p->states[PS_THREAD_BLOCKED_IO]);
     return buf;
 }
 
