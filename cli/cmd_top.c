@@ -334,6 +334,12 @@ static void teardown(struct tui_top *t)
     tui_live_fini(&t->live);
     tui_procs_free(t->procs);
     ps_nvml_close(t->nvml);
+    t->watching = 0;
+    t->procs = NULL;
+    t->proc_rows = NULL;
+    t->nproc_rows = 0;
+    t->nvml = NULL;
+    t->ngpu = 0;
 }
 
 static void sleep_s(double s)

@@ -152,6 +152,13 @@ static void host_lines(struct builder *b, const struct tui_top *t, size_t spark_
     }
 }
 
+/* A verdict group's name as every output shows it: without GPU rows the kernel group is host compute, "compute"
+ * (the report's word too). */
+static const char *group_name(const struct tui_live *l, enum ps_bottleneck bn)
+{
+    return bn == PS_BN_KERNEL && !l->has_gpu ? "compute" : ps_bottleneck_name[bn];
+}
+
 static int verdict_style(enum ps_bottleneck bn)
 {
     return bn == PS_BN_KERNEL ? TUI_S_GOOD : bn == PS_BN_UNKNOWN ? TUI_S_NORMAL : TUI_S_BAD;
@@ -191,7 +198,7 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
             add(b, TUI_S_NORMAL, "Last %.0f s: %zu steps, average step %s  GPU util %s",
                 (double)l->window_ns / 1e9, l->nsteps, tui_fmt_ns(avg, sizeof avg, l->avg_dur_ns),
                 tui_fmt_pct(util, sizeof util, !isnan(l->gpu_util), l->gpu_util * 100));
-        add(b, verdict_style(l->bottleneck), "Verdict: %s (%.0f%% of the step)", ps_bottleneck_name[l->bottleneck],
+        add(b, verdict_style(l->bottleneck), "Verdict: %s (%.0f%% of the step)", group_name(l, l->bottleneck),
             l->share * 100);
         if (l->fix[0])
             add_wrapped(b, TUI_S_NORMAL, "Fix: ", l->fix, 2);
@@ -200,7 +207,7 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
         char line[512];
         size_t off = 0;
         for (int i = 0; i < PS_BN_UNKNOWN; i++)
-            off += (size_t)snprintf(line + off, sizeof line - off, "%s %.0f%%  ", ps_bottleneck_name[i],
+            off += (size_t)snprintf(line + off, sizeof line - off, "%s %.0f%%  ", group_name(l, (enum ps_bottleneck)i),
                                     l->avg_dur_ns > 0 ? 100.0 * (double)g[i] / (double)l->avg_dur_ns : 0);
         add(b, TUI_S_NORMAL, "Breakdown: %s", line);
         char spark[TUI_LINE_BYTES];

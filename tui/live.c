@@ -70,7 +70,6 @@ size_t tui_sessions_find(const char *base, struct tui_session *out, size_t max)
 void tui_live_watch(struct tui_live *l, const char *trace, uint32_t recorder_pid, int64_t window_ns)
 {
     tui_live_fini(l);
-    memset(l, 0, sizeof *l);
     snprintf(l->trace, sizeof l->trace, "%s", trace);
     l->recorder_pid = recorder_pid;
     l->window_ns = window_ns;
@@ -83,7 +82,7 @@ void tui_live_watch(struct tui_live *l, const char *trace, uint32_t recorder_pid
 void tui_live_fini(struct tui_live *l)
 {
     ps_follow_free(l->follow);
-    l->follow = NULL;
+    memset(l, 0, sizeof *l);        /* no pointer or count left behind */
 }
 
 struct meta {
@@ -281,6 +280,7 @@ static void analyse_window(struct tui_live *l, int64_t from_ns)
     l->bottleneck = r.bottleneck;
     l->share = r.share;
     l->gpu_util = r.gpu_util;
+    l->has_gpu = r.has_gpu;
     snprintf(l->fix, sizeof l->fix, "%s", r.nrecs ? r.recs[0] : "");
     l->nkernels = 0;
     for (size_t i = 0; i < r.nkernels && l->nkernels < TUI_LIVE_KERNELS; i++) {

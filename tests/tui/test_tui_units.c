@@ -190,7 +190,16 @@ static void test_view(void)
           "GPU line: %s", g ? g : "(none)");
     CHECK(g && strstr(g, "N/A  412 / N/A W"), "temperature and power limit N/A, power 412 W: %s", g ? g : "");
     CHECK(find_line(&f, "Verdict: data-loading (62% of the step)"), "verdict line");
-    CHECK(find_line(&f, "kernel 20%  data-loading 62%  memcpy 8%"), "breakdown line");
+    /* no GPU rows (gpu_util NAN): the kernel group is host compute, as the report calls it */
+    CHECK(find_line(&f, "compute 20%  data-loading 62%  memcpy 8%"), "breakdown line without GPU rows");
+    t.live.has_gpu = 1;
+    tui_layout_build(&t, 80, 24, &f);
+    CHECK(find_line(&f, "kernel 20%  data-loading 62%  memcpy 8%"), "breakdown line with GPU rows");
+    t.live.has_gpu = 0;
+    t.live.bottleneck = PS_BN_KERNEL;
+    tui_layout_build(&t, 80, 24, &f);
+    CHECK(find_line(&f, "Verdict: compute (62% of the step)"), "a kernel verdict without GPU rows is compute");
+    t.live.bottleneck = PS_BN_DATA;
     CHECK(find_line(&f, "100/101 (trainer): step > data"), "NVTX stack line");
     CHECK(find_line(&f, "CPU  50%"), "host CPU line");
     CHECK(find_line(&f, "mem 2.00 GiB / 8.00 GiB"), "host memory line");     /* 8 - 6 GiB used */
