@@ -145,8 +145,7 @@ void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring
     p->nolane += d->nolane - g->drops.nolane;
     p->limit += d->limit - g->drops.limit;
     p->alloc += d->alloc - g->drops.alloc;
-    r->procs[g->proc].dropped += (d->full + d->nolane + d->limit + d->alloc) -
-                                 (g->drops.full + g->drops.nolane + g->drops.limit + g->drops.alloc);
+    r->procs[g->proc].dropped += ps_ring_drops_total(d) - ps_ring_drops_total(&g->drops);
     g->drops = *d;
 }
 

@@ -44,13 +44,14 @@ static void add(struct builder *b, int style, const char *fmt, ...)
  * (the first by `first`). */
 static void add_wrapped(struct builder *b, int style, const char *first, const char *text, int max_lines)
 {
-    size_t cols = (size_t)b->f->cols, lead = strlen(first);
+    size_t cols = (size_t)b->f->cols, lead = tui_text_cols(first);
     const char *p = text;
     for (int i = 0; i < max_lines && *p && room(b) > 0; i++) {
         size_t width = cols > lead + 10 ? cols - lead : 10, take = strlen(p);
-        if (take > width) {
-            take = width;
-            while (take > width / 2 && p[take] != ' ')
+        if (tui_text_cols(p) > width) {
+            size_t half = tui_text_bytes(p, width / 2);
+            take = tui_text_bytes(p, width);
+            while (take > half && p[take] != ' ')       /* a space is one byte: never inside a character */
                 take--;
         }
         add(b, style, "%*s%.*s", (int)lead, i == 0 ? first : "", (int)take, p);

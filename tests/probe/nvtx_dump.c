@@ -183,7 +183,8 @@ void dump_load(const char *path, struct dump *d)
             d->unresolved++;
     }
     d->pid = ps_ring_reader_pid(c.r);
-    d->dropped = ps_ring_reader_dropped(c.r);
+    struct ps_ring_drops drops;
+    d->dropped = ps_ring_reader_drops(c.r, &drops) ? UINT64_MAX : ps_ring_drops_total(&drops);
     ps_ring_reader_close(c.r);
     for (long i = 0; i < c.nls; i++)
         free(c.ls[i].text);

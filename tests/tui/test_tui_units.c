@@ -9,6 +9,7 @@
 
 #include "../check.h"
 #include "format.h"
+#include "ps_utf8.h"
 #include "tui/history.h"
 #include "tui/host.h"
 #include "tui/procs.h"
@@ -37,6 +38,11 @@ static void test_format(void)
     CHECK_STR("fit utf8", tui_fit(b, sizeof b, "\xE2\x96\x81\xE2\x96\x82\xE2\x96\x83", 2, 0), "\xE2\x96\x81\xE2\x96\x82");
     CHECK_STR("fit pad", tui_fit(b, sizeof b, "ab", 4, 1), "ab  ");
     CHECK_STR("fit small buffer", tui_fit(b, 5, "\xE2\x96\x81\xE2\x96\x82", 2, 0), "\xE2\x96\x81");
+    /* untrusted bytes: the stray 0xFF and the truncated 3-byte lead E2 96 are one maximal invalid subpart each
+     * (Unicode ch. 3), so one U+FFFD column each */
+    CHECK_EQ("cols of invalid bytes", tui_text_cols("a\xFF" "b\xE2\x96"), 4);
+    CHECK_STR("fit invalid bytes", tui_fit(b, sizeof b, "a\xFF" "b\xE2\x96", 4, 0), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+    CHECK_EQ("bytes of 2 columns", tui_text_bytes("\xE2\x96\x81\xE2\x96\x82x", 2), 6);
     CHECK_STR("bar 50%", tui_bar(b, sizeof b, 0.5, 8), "[||||    ]");
     CHECK_STR("bar clamps", tui_bar(b, sizeof b, 1.7, 4), "[||||]");
 }
@@ -217,6 +223,19 @@ static void test_view(void)
     t.help = 1;
     tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "Tab      next panel"), "help panel");
+    /* a Fix wrapped over lines: cut at spaces by columns, never inside a character (each "µ" is 2 bytes) */
+    t.help = 0;
+    t.panel = TUI_PANEL_RECORDING;
+    snprintf(t.live.fix, sizeof t.live.fix, "%s", "copies of 900 µs each µµµµµµµµµµ µµµµµµµµµµ µµµµµµµµµµ µµµµµµµµµµ "
+                                                  "µµµµµµµµµµ µµµµµµµµµµ µµµµµµµµµµ");
+    tui_layout_build(&t, 40, 24, &f);
+    int fix_lines = 0;
+    for (int i = 0; i < f.n; i++) {
+        CHECK(ps_utf8_valid(f.line[i].text, strlen(f.line[i].text)) && !strstr(f.line[i].text, PS_UTF8_REPLACEMENT),
+              "line %d cut a character: %s", i, f.line[i].text);
+        fix_lines += strstr(f.line[i].text, "µµµµµµµµµµ") != NULL;
+    }
+    CHECK(fix_lines == 2, "the Fix wraps over its 2 lines at 40 columns: %d", fix_lines);
 }
 
 static void test_snapshot(void)
