@@ -35,7 +35,6 @@ struct nvml_mem_v2 { unsigned int version; unsigned long long total, reserved, f
 struct ps_nvml {
     void *lib;
     unsigned count;
-    unsigned proc_stride;
     nvml_ret (*shutdown)(void);
     const char *(*error_string)(nvml_ret);
     nvml_ret (*get_handle)(unsigned, nvml_dev *);
@@ -159,11 +158,6 @@ unsigned ps_nvml_count(const struct ps_nvml *n)
     return n ? n->count : 0;
 }
 
-unsigned ps_nvml_proc_stride(const struct ps_nvml *n)
-{
-    return n->proc_stride;
-}
-
 unsigned ps_nvml_detect_stride(const unsigned char *buf, size_t cap, unsigned count)
 {
     size_t from = (size_t)count * 24, to = (size_t)count * 32;
@@ -205,7 +199,6 @@ static int sample_procs(struct ps_nvml *n, nvml_dev dev, struct ps_gpu_sample *o
             return -EIO;
         unsigned stride = n->procs_version == 1 ? 16 : ps_nvml_detect_stride(n->proc_buf, n->proc_cap * PROC_SLOT_MAX,
                                                                              count);
-        n->proc_stride = stride;
         out->nprocs = 0;
         for (unsigned i = 0; i < count && out->nprocs < PS_GPU_MAX_PROCS; i++) {
             const unsigned char *e = n->proc_buf + (size_t)i * stride;
