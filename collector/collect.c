@@ -518,7 +518,7 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
                 ps_rows_ring_other_pidns(c->rows);
             if (!rc) {
                 sqlite3_bind_int64(c->st_ring, 1, e->ring);
-                sqlite3_bind_text(c->st_ring, 2, ro->file, -1, SQLITE_STATIC);
+                ps_tw_bind_text(c->st_ring, 2, ro->file);
                 sqlite3_bind_int64(c->st_ring, 3, ro->pid);
                 sqlite3_bind_int(c->st_ring, 4, (int)ro->other_pidns);
                 rc = ps_tw_exec(c->w, c->st_ring);

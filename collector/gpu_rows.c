@@ -560,9 +560,9 @@ static int device_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const
     if (!known) {
         sqlite3_stmt *st = g->st_gpu;
         int i = 1;
-        sqlite3_bind_int64(st, i++, 1ll << 48);             /* vmId: the local machine, as globalPid's bits 48.. */
+        sqlite3_bind_int64(st, i++, PS_GLOBAL_VID);         /* vmId: the local machine, as globalPid's bits 48.. */
         sqlite3_bind_int64(st, i++, gpu_id);
-        sqlite3_bind_text(st, i++, name, -1, SQLITE_TRANSIENT);
+        ps_tw_bind_text(st, i++, name);
         sqlite3_bind_int64(st, i++, d->l2_cache_bytes);
         sqlite3_bind_int64(st, i++, (int64_t)d->global_memory_bytes);
         sqlite3_bind_int64(st, i++, (int64_t)d->global_memory_bandwidth_kbps * 1000);   /* B/s */

@@ -64,7 +64,7 @@ static int write_export_rows(struct ps_tw *w, int64_t utc_ns)
         return -EIO;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         sqlite3_bind_text(st, 1, rows[i][0], -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, rows[i][1], -1, SQLITE_STATIC);
+        ps_tw_bind_text(st, 2, rows[i][1]);
         int rc = ps_tw_exec(w, st);
         if (rc)
             return rc;

@@ -16,7 +16,6 @@
 
 #include "ps_diag.h"
 #include "ps_env.h"
-#include "collector/recover.h"
 
 /* mkdir that accepts an existing directory only if it is ours, private and not a link. */
 static int private_dir(const char *path)

@@ -11,6 +11,7 @@
 
 #include "maps.h"
 #include "ps_schema.h"
+#include "ps_utf8.h"
 
 #define TW_MAX_STMTS 64
 
@@ -187,10 +188,20 @@ struct ps_str *ps_tw_intern(struct ps_tw *w, const char *text, size_t len)
     return ps_strtab_intern(&w->strings, text, len);
 }
 
+void ps_tw_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+    size_t n = strlen(s);
+    char *fixed;
+    if (ps_utf8_valid(s, n) || !(fixed = ps_utf8_dup(s, n)))
+        sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_text(st, i, fixed, -1, free);
+}
+
 int ps_tw_string_define(struct ps_tw *w, int64_t id, const char *text)
 {
     sqlite3_bind_int64(w->st_string, 1, id);
-    sqlite3_bind_text(w->st_string, 2, text, -1, SQLITE_STATIC);
+    ps_tw_bind_text(w->st_string, 2, text);
     return ps_tw_exec(w, w->st_string);
 }
 
@@ -217,7 +228,7 @@ int64_t ps_tw_string_id(struct ps_tw *w, const char *text, size_t len)
 int ps_tw_meta(struct ps_tw *w, const char *name, const char *value)
 {
     sqlite3_bind_text(w->st_meta, 1, name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(w->st_meta, 2, value, -1, SQLITE_STATIC);
+    ps_tw_bind_text(w->st_meta, 2, value);
     return ps_tw_exec(w, w->st_meta);
 }
 

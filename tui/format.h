@@ -1,4 +1,4 @@
-/* Text formatting for `perfscope top`, ncurses-free (unit-tested in tests/tui/test_tui_text.c): sizes, rates,
+/* Text formatting for `perfscope top`, ncurses-free (unit-tested in tests/tui/test_tui_units.c): sizes, rates,
  * percentages and durations in fixed widths, N/A for values that are not known (never a fake 0), and
  * column-aware truncation and wrapping of UTF-8 text (every character counted one column: perfscope draws only
  * single-width ones). Each writer fills buf (always NUL-terminated when len > 0) and returns it. */

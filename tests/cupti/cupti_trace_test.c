@@ -318,11 +318,19 @@ static void case_late_name(void)
     CHECK(ring_emit(&lane, &k.h) == 0);
     k.name_id = 4;
     CHECK(ring_emit(&lane, &k.h) == 0);
+    k.name_id = 5;
+    CHECK(ring_emit(&lane, &k.h) == 0);
     struct { struct ps_wire_gpu_string s; char text[24]; } str = { { { sizeof str, PS_WIRE_GPU_STRING,
         PS_WIRE_GPU_STR_KERNEL_NAME }, 3, 11 }, "_Z4reluPfi" };
     CHECK(ring_emit(&lane, &str.s.h) == 0);
+    /* a name that is not UTF-8 (the probe's ring is untrusted): stored with the byte replaced by U+FFFD */
+    struct { struct ps_wire_gpu_string s; char text[8]; } bad = { { { sizeof bad, PS_WIRE_GPU_STRING,
+        PS_WIRE_GPU_STR_KERNEL_NAME }, 5, 4 }, "k\xFFx" };
+    CHECK(ring_emit(&lane, &bad.s.h) == 0);
     sqlite3 *db = collect();
-    CHECK_EQ(q_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 2);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 3);
+    CHECK_STR(q_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.mangledName"
+                         " ORDER BY k.rowid LIMIT 1 OFFSET 2"), "k\xEF\xBF\xBDx");
     CHECK_STR(q_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName"
                          " ORDER BY k.rowid LIMIT 1"), "relu(float*, int)");
     CHECK_STR(q_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName"
