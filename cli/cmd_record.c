@@ -253,8 +253,8 @@ static int sample_gpus(struct run *r, struct ps_collect *c)
     return 0;
 }
 
-/* NVML for the GPU sampler, and the PERFSCOPE_META rows that say whether there are GPU samples and why not
- * (written with the first rows, so a live reader sees them). */
+/* NVML for the GPU sampler; r->gpu_why says whether there are GPU samples and why not (PERFSCOPE_META
+ * gpu_samples, written with the first rows so that a live reader sees it). */
 static void open_gpu_sampler(struct run *r)
 {
     if (r->o->sample_hz <= 0) {

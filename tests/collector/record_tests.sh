@@ -81,12 +81,10 @@ record_child_dies_with_the_recorder)
     "$perfscope" record -o "$trace" -- "$prog" sleep 30 2>"$dir/err" &
     rec=$!
     child=
-    for i in $(seq 50); do
-        # the child of $rec, from /proc (field 4 of /proc/PID/stat, after the ")" that ends the name)
-        child=$(for f in /proc/[0-9]*/stat; do
-                    [ "$(sed 's/.*) //' "$f" 2>/dev/null | cut -d' ' -f2)" = $rec ] &&
-                        [ "$(cat "${f%/stat}/comm" 2>/dev/null)" = nvtx_prog ] && basename "${f%/stat}"
-                done | head -n1)
+    for i in $(seq 200); do
+        # the child of $rec once it runs nvtx_prog (pgrep reads its parent from /proc, one pass; a loop of its
+        # own over /proc outlasted CMD's 30 s on a loaded machine)
+        child=$(pgrep -P $rec -x nvtx_prog | head -n1)
         [ -n "$child" ] && break
         sleep 0.1
     done
