@@ -21,8 +21,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: perfscope report FILE... [--format text|json|md|html] [-o OUT [-f]] [--color auto|always|never]\n"
-            "                        [--fail-on BOTTLENECK[,...]] [--fail-on-share X] [--all-steps]\n");
+            "usage: perfscope report FILE... [--format text|json|md|html] [-o OUT [-f]] [--all-steps]\n"
+            "                        [--color auto|always|never] [--fail-on BOTTLENECK[,...]] [--fail-on-share X]\n");
     ps_analysis_opts_synopsis(out, 24);
     fprintf(out,
             "\n"
