@@ -110,13 +110,15 @@ static int set_option(const char *cmd, int c, const char *arg, struct ps_report_
 }
 
 int ps_analysis_getopt(const char *cmd, int argc, char **argv, const struct option *longopts,
-                       struct ps_report_opts *o, const char **output)
+                       struct ps_report_opts *o, const char **output, int *force)
 {
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:f", longopts, NULL)) != -1) {
         if (c == 'o') {
             if (ps_output_check_path(cmd, *output = optarg, 1))
                 return -2;
+        } else if (c == 'f') {
+            *force = 1;
         } else if (c >= PS_AOPT_FIRST && c < PS_AOPT_END) {
             if (set_option(cmd, c, optarg, o))
                 return -2;

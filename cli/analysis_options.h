@@ -1,6 +1,6 @@
 /* The analysis options that `perfscope report` and `perfscope diff` share: what counts as a step, a data-loading
  * or a copy phase, the thresholds of the verdict and the findings, and how many kernels are listed, each filling a
- * field of struct ps_report_opts (analyses/report.h); and -o OUT. One table, one parser and one help text serve
+ * field of struct ps_report_opts (analyses/report.h); and -o OUT, -f. One table, one parser and one help text serve
  * both commands, so they accept the same words with the same rules and messages. */
 #ifndef PS_CLI_ANALYSIS_OPTIONS_H
 #define PS_CLI_ANALYSIS_OPTIONS_H
@@ -19,10 +19,11 @@ enum ps_analysis_opt {
     PS_AOPT_END
 };
 
-/* The rows of a command's getopt_long table for the options above (all take a value) and for -o, --output OUT;
- * put them before its { NULL, 0, NULL, 0 } row. */
+/* The rows of a command's getopt_long table for the options above (all take a value) and for -o, --output OUT
+ * and -f, --force; put them before its { NULL, 0, NULL, 0 } row. */
 #define PS_ANALYSIS_LONGOPTS                                                                                       \
     { "output", required_argument, NULL, 'o' },                                                                    \
+    { "force", no_argument, NULL, 'f' },                                                                           \
     { "step-range", required_argument, NULL, PS_AOPT_STEP_RANGE },                                                 \
     { "data-range", required_argument, NULL, PS_AOPT_DATA_RANGE },                                                 \
     { "copy-range", required_argument, NULL, PS_AOPT_COPY_RANGE },                                                 \
@@ -40,13 +41,14 @@ enum ps_analysis_opt {
     { "low-occupancy", required_argument, NULL, PS_AOPT_LOW_OCCUPANCY }
 
 /* getopt_long over the options of a command that analyses traces and writes a result (report, diff), after
- * ps_opt_check_long_names: optstring ":ho:", `longopts` holding PS_ANALYSIS_LONGOPTS. It takes the analysis
- * options itself (ps_analysis_opt_set into *o) and -o OUT (ps_output_check_path; *output points at the value).
+ * ps_opt_check_long_names: optstring ":ho:f", `longopts` holding PS_ANALYSIS_LONGOPTS. It takes the analysis
+ * options itself (ps_analysis_opt_set into *o), -o OUT (ps_output_check_path; *output points at the value) and
+ * -f (*force = 1).
  * Returns the next other option as getopt_long does ('h', the command's own values, ':' and '?' for
  * ps_opt_getopt_error), -1 after the last option (optind: the first operand), or -2 after printing why a value
  * is refused (the command exits 2). */
 int ps_analysis_getopt(const char *cmd, int argc, char **argv, const struct option *longopts,
-                       struct ps_report_opts *o, const char **output);
+                       struct ps_report_opts *o, const char **output, int *force);
 
 /* Print the help lines of the analysis options but --top (what it lists differs: each command says it), as a
  * command's option list has them (two spaces, the option, its text from column 26), with the built-in defaults

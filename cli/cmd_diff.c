@@ -13,7 +13,7 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: perfscope diff BEFORE AFTER [--format text|json|md] [-o OUT] [--gate PCT]\n");
+    fprintf(out, "usage: perfscope diff BEFORE AFTER [--format text|json|md] [-o OUT [-f]] [--gate PCT]\n");
     ps_analysis_opts_synopsis(out, 22);
     fprintf(out,
             "\n"
@@ -24,6 +24,7 @@ static void usage(FILE *out)
             "of the step, is noise).\n\n"
             "  --format text|json|md  output format (default text; keys in docs/diff.md)\n"
             "  -o, --output OUT       write to OUT instead of stdout (never one of the traces)\n"
+            "  -f, --force            overwrite OUT if it exists\n"
             "  --gate PCT             exit 3 when the average step got slower by more than PCT %%\n"
             "  --top N                kernels listed in text and md (default 10; 0 lists all)\n\n"
             "The analysis options, as for 'perfscope report', applied to both traces:\n");
@@ -54,11 +55,12 @@ int cmd_diff(int argc, char **argv)
     ps_report_opts_default(&o);
     const struct ps_diff_renderer *renderer = ps_diff_renderer_find("text");
     const char *output = NULL;
+    int force = 0;
     double gate = -1, x;
     int c, rc;
     if (ps_opt_check_long_names("diff", argc, argv, longopts, "o"))
         return 2;
-    while ((c = ps_analysis_getopt("diff", argc, argv, longopts, &o, &output)) >= 0) {
+    while ((c = ps_analysis_getopt("diff", argc, argv, longopts, &o, &output, &force)) >= 0) {
         switch (c) {
         case 'h':
             usage(stdout);
@@ -84,7 +86,7 @@ int cmd_diff(int argc, char **argv)
         fprintf(stderr, "perfscope diff: give two traces, BEFORE and AFTER (see 'perfscope diff --help')\n");
         return 2;
     }
-    if (ps_output_is_input("diff", output, argv + optind, 2))
+    if (ps_output_is_input("diff", output, argv + optind, 2) || ps_output_refuse_existing("diff", output, force))
         return 2;
     const char *before_path = argv[optind], *after_path = argv[optind + 1];
     struct ps_model *mb = NULL, *ma = NULL;

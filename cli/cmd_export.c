@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "collector/output_file.h"
 #include "commands.h"
 #include "options.h"
 #include "read/reader.h"
@@ -27,7 +28,7 @@ static void usage(FILE *out)
             "reads the export back with the same steps and breakdown (what maps to what: docs/export.md).\n\n"
             "  --format perfetto   the output format (the only one, and the default)\n"
             "  -o, --output OUT    the file to write; gzip-compressed when it ends in .gz\n"
-            "  -f, --force         replace OUT when it exists (never the trace being read)\n");
+            "  -f, --force         overwrite OUT if it exists (never the trace being read)\n");
 }
 
 static ssize_t gz_cookie_write(void *cookie, const char *buf, size_t n)
@@ -72,7 +73,8 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-int cmd_export(int argc, char **argv)
+/* The options: 0 with *input and *output set, 1 after --help, or 2 after a usage error. */
+static int parse_opts(int argc, char **argv, const char **input, const char **output)
 {
     enum { OPT_FORMAT = 256 };
     static const struct option longopts[] = {
@@ -80,17 +82,17 @@ int cmd_export(int argc, char **argv)
         { "force", no_argument, NULL, 'f' },               { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *output = NULL;
     int force = 0, c;
+    *output = NULL;
     if (ps_opt_check_long_names("export", argc, argv, longopts, "o"))
         return 2;
     while ((c = getopt_long(argc, argv, ":ho:f", longopts, NULL)) != -1) {
         switch (c) {
         case 'h':
             usage(stdout);
-            return 0;
+            return 1;
         case 'o':
-            if (ps_output_check_path("export", output = optarg, 0))
+            if (ps_output_check_path("export", *output = optarg, 0))
                 return 2;
             break;
         case 'f':
@@ -110,33 +112,33 @@ int cmd_export(int argc, char **argv)
         fprintf(stderr, "perfscope export: give one trace to export (see 'perfscope export --help')\n");
         return 2;
     }
-    if (!output) {
+    if (!*output) {
         fprintf(stderr, "perfscope export: give the output file with -o OUT.json or -o OUT.json.gz\n");
         return 2;
     }
-    const char *input = argv[optind];
-    struct stat out_st;
-    if (ps_output_is_input("export", output, argv + optind, 1))
+    *input = argv[optind];
+    if (ps_output_is_input("export", *output, argv + optind, 1) || ps_output_refuse_existing("export", *output, force))
         return 2;
-    if (!force && stat(output, &out_st) == 0) {
-        fprintf(stderr, "perfscope export: %s exists (-f replaces it)\n", output);
+    char what[64];
+    if (ps_output_not_regular(*output, what, sizeof what)) {   /* the output replaces it (a rename) */
+        fprintf(stderr, "perfscope export: %s %s; refusing to replace it (use -o with a file name)\n", *output, what);
         return 2;
     }
+    return 0;
+}
 
-    struct ps_model *m = NULL;
-    char err[512] = "", shown[1024];
-    if (ps_read_trace(input, &m, err, sizeof err) < 0) {
-        ps_text_escape(err, shown, sizeof shown, NULL);
-        fprintf(stderr, "perfscope export: %s\n", shown);
-        return 1;
-    }
+/* Write m to `output` through a temporary file beside it, renamed over it at the end. 0, or 1 after a message (no
+ * file is left behind). */
+static int write_export(const struct ps_model *m, const char *output)
+{
+    char shown[1024];
     size_t len = strlen(output);
     char *tmp = malloc(len + 16);
     int status = 1, fd = -1;
     FILE *out = NULL;
     if (!tmp) {
         fprintf(stderr, "perfscope export: out of memory\n");
-        goto done;
+        return 1;
     }
     snprintf(tmp, len + 16, "%s.tmp-XXXXXX", output);
     if ((fd = mkstemp(tmp)) < 0) {
@@ -173,6 +175,23 @@ int cmd_export(int argc, char **argv)
     status = 0;
 done:
     free(tmp);
+    return status;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    const char *input = NULL, *output = NULL;
+    int rc = parse_opts(argc, argv, &input, &output);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    struct ps_model *m = NULL;
+    char err[512] = "", shown[1024];
+    if (ps_read_trace(input, &m, err, sizeof err) < 0) {
+        ps_text_escape(err, shown, sizeof shown, NULL);
+        fprintf(stderr, "perfscope export: %s\n", shown);
+        return 1;
+    }
+    int status = write_export(m, output);
     ps_model_free(m);
     return status;
 }

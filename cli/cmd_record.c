@@ -10,27 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "collector/collect.h"
+#include "collector/launch.h"
+#include "collector/output_file.h"
+#include "collector/python_hook.h"
+#include "collector/recover.h"
+#include "collector/rows.h"
+#include "collector/run_rows.h"
+#include "collector/sampler.h"
+#include "collector/session.h"
+#include "collector/sigwatch.h"
+#include "collector/trace_writer.h"
 #include "commands.h"
 #include "options.h"
-#include "collect.h"
-#include "launch.h"
-#include "output_file.h"
 #include "ps_env.h"
 #include "ps_nvml.h"
 #include "ps_ring.h"
-#include "ps_schema.h"
 #include "ps_time.h"
-#include "ps_version.h"
-#include "python_hook.h"
-#include "rows.h"
-#include "sampler.h"
-#include "session.h"
-#include "recover.h"
-#include "sigwatch.h"
-#include "trace_writer.h"
 
 #define DEFAULT_OUTPUT "run.sqlite"
 
@@ -223,53 +221,6 @@ static int set_env(const char *session, const char *probe, const struct opts *o)
     return 0;
 }
 
-/* CMD's words joined by spaces, invalid UTF-8 replaced (U+FFFD). malloc'd; NULL: no memory. */
-static char *join_args(char **argv)
-{
-    size_t len = 1;
-    for (char **a = argv; *a; a++)
-        len += strlen(*a) + 1;
-    char *s = malloc(len);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    for (char **a = argv; *a; a++) {
-        if (a != argv)
-            strcat(s, " ");
-        strcat(s, *a);
-    }
-    if (ps_utf8_valid(s, strlen(s)))
-        return s;
-    char *fixed = ps_utf8_dup(s, strlen(s));   /* file names in argv are bytes on Linux */
-    free(s);
-    return fixed;
-}
-
-/* ISO 8601 with milliseconds: UTC ("...Z") or local time with its offset. */
-static void format_time(int64_t utc_ns, int local, char *buf, size_t len)
-{
-    time_t sec = (time_t)(utc_ns / 1000000000);
-    struct tm tm;
-    if (local)
-        localtime_r(&sec, &tm);
-    else
-        gmtime_r(&sec, &tm);
-    char base[32], zone[8];
-    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-    strftime(zone, sizeof zone, local ? "%z" : "Z", &tm);
-    snprintf(buf, len, "%.20s.%03d%.6s", base, (int)(utc_ns / 1000000 % 1000), zone);
-}
-
-/* CPU time perfscope record itself used so far (all its threads: drain, writer, sampler), ns. */
-static int64_t recorder_cpu_ns(void)
-{
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return -1;
-    return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
-           ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
-}
-
 struct run {
     const struct opts *o;
     char output[PATH_MAX];
@@ -284,121 +235,6 @@ struct run {
     struct ps_nvml *nvml;           /* NULL: no GPU samples (gpu_why says why) */
     char gpu_why[256];
 };
-
-/* META_DATA_EXPORT: the rows of nsys's table (as in shared/traces/nsys/h100_2gpu_1s.sqlite) that say which
- * tool and schema wrote the file: the product is perfscope (never NVIDIA's name); the schema version is the
- * nsys export schema whose tables and columns this trace follows. Written when the trace is created. */
-static int write_export_rows(struct ps_tw *w, int64_t utc_ns)
-{
-    char host[256] = "", utc[32], local[64];
-    gethostname(host, sizeof host - 1);
-    time_t sec = (time_t)(utc_ns / 1000000000);
-    struct tm tm;
-    strftime(utc, sizeof utc, "%Y-%m-%dT%H:%M:%S", gmtime_r(&sec, &tm));
-    strftime(local, sizeof local, "%Y-%m-%dT%H:%M:%S %z %Z", localtime_r(&sec, &tm));
-    const char *const rows[][2] = {
-        { "EXPORT_PRODUCT_NAME", "perfscope" },
-        { "EXPORT_PRODUCT_VERSION", ps_version() },
-        { "EXPORT_SCHEMA_VERSION", "3.25.0" },
-        { "EXPORT_SCHEMA_VERSION_MAJOR", "3" },
-        { "EXPORT_SCHEMA_VERSION_MINOR", "25" },
-        { "EXPORT_SCHEMA_VERSION_MICRO", "0" },
-#if defined(__x86_64__)
-        { "EXPORT_ARCH", "x64" },
-#elif defined(__aarch64__)
-        { "EXPORT_ARCH", "arm64" },
-#endif
-        { "EXPORT_TIME_UTC", utc },
-        { "EXPORT_TIME_LOCAL", local },
-        { "EXPORT_HOST", host },
-    };
-    sqlite3_stmt *st = ps_tw_prepare(w, "INSERT INTO META_DATA_EXPORT(name, value) VALUES(?, ?)");
-    if (!st)
-        return -EIO;
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        sqlite3_bind_text(st, 1, rows[i][0], -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, rows[i][1], -1, SQLITE_STATIC);
-        int rc = ps_tw_exec(w, st);
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-/* The trace-wide rows written at the end. */
-static int write_run_rows(struct ps_tw *w, const struct run *r, const struct ps_rows_totals *t)
-{
-    char host[256] = "", buf[512];
-    gethostname(host, sizeof host - 1);
-    char *cmdline = join_args(r->o->cmd);
-    int rc = -ENOMEM;
-    if (!cmdline)
-        goto out;
-    sqlite3_stmt *st = ps_tw_prepare(w, "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES(?, ?, ?, ?)");
-    sqlite3_stmt *ad = ps_tw_prepare(w, "INSERT INTO ANALYSIS_DETAILS VALUES(?, ?, 0, ?)");
-    rc = -EIO;
-    if (!st || !ad)
-        goto out;
-    char utc[64], local[64];
-    format_time(r->utc_ns, 0, utc, sizeof utc);
-    format_time(r->utc_ns, 1, local, sizeof local);
-    sqlite3_bind_int64(st, 1, r->utc_ns);
-    sqlite3_bind_text(st, 2, utc, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, local, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4, r->origin_ns);
-    int64_t dur = r->end_ns - r->origin_ns;
-    sqlite3_bind_int64(ad, 1, (int64_t)1 << 48);
-    sqlite3_bind_int64(ad, 2, dur);
-    sqlite3_bind_int64(ad, 3, dur);
-    if ((rc = ps_tw_exec(w, st)) || (rc = ps_tw_exec(w, ad)))
-        goto out;
-    snprintf(buf, sizeof buf, "%.6g", r->o->sample_hz);
-    int exit_code = WIFEXITED(r->wstatus) ? WEXITSTATUS(r->wstatus) : -1;
-    int sig = WIFSIGNALED(r->wstatus) ? WTERMSIG(r->wstatus) : 0;
-    const char *rank_env = getenv("RANK") ? getenv("RANK") : getenv("OMPI_COMM_WORLD_RANK") ? getenv("OMPI_COMM_WORLD_RANK") : getenv("SLURM_PROCID");
-    if ((rc = ps_tw_meta(w, "schema_version", PS_SCHEMA_VERSION)) ||
-        (rc = ps_tw_meta(w, "perfscope_version", ps_version())) ||
-        (rc = ps_tw_meta(w, "command_line", cmdline)) ||
-        (rc = ps_tw_meta(w, "host", host)) ||
-        (rc = ps_tw_meta(w, "start_time_utc", utc)) ||
-        (rc = ps_tw_meta_i64(w, "start_utc_epoch_ns", r->utc_ns)) ||
-        (rc = ps_tw_meta_i64(w, "duration_ns", dur)) ||
-        (rc = ps_tw_meta(w, "sample_hz", buf)) ||
-        (rc = ps_tw_meta_i64(w, "ring_bytes", r->o->ring_bytes ? (int64_t)r->o->ring_bytes : PS_RING_DEFAULT_BYTES)) ||
-        (rc = ps_tw_meta(w, "probe_path", r->have_probe ? r->probe : "")) ||
-        (rc = ps_tw_meta(w, "python_hooks", r->python_hooks)) ||
-        (rc = ps_tw_meta_i64(w, "recorder_pid", getpid())) ||
-        (rc = ps_tw_meta_i64(w, "child_pid", r->child)) ||
-        (rc = ps_tw_meta_i64(w, "child_exit_code", exit_code)) ||
-        (rc = ps_tw_meta_i64(w, "child_signal", sig)) ||
-        (rc = ps_tw_meta_i64(w, "processes", (int64_t)t->processes)) ||
-        (rc = ps_tw_meta_i64(w, "probed_processes", (int64_t)t->probed_processes)) ||
-        (rc = ps_tw_meta_i64(w, "probe_failures", r->probe_failures)) ||
-        (rc = ps_tw_meta_i64(w, "rings", (int64_t)t->rings)) ||
-        (rc = ps_tw_meta_i64(w, "nvtx_events", (int64_t)t->nvtx_rows)) ||
-        (rc = ps_tw_meta_i64(w, "dropped_records", (int64_t)t->dropped)) ||
-        (rc = ps_tw_meta_i64(w, "unbalanced_nvtx", (int64_t)t->unbalanced)) ||
-        (rc = ps_tw_meta_i64(w, "unterminated_nvtx", (int64_t)t->unterminated)) ||
-        (rc = ps_tw_meta_i64(w, "unknown_records", (int64_t)t->unknown)) ||
-        (rc = ps_tw_meta_i64(w, "unresolved_strings", (int64_t)t->unresolved_strings)) ||
-        (rc = ps_tw_meta_i64(w, "cuda_injected_processes", (int64_t)t->cuda_injected_processes)) ||
-        (rc = ps_tw_meta_i64(w, "recorder_cpu_ns", recorder_cpu_ns())) ||
-        (rc = ps_tw_meta(w, "recording_complete", "1")))
-        goto out;
-    /* Rank: what the probe saw in the ranks' environment, else the recorder's own. */
-    if (t->rank >= 0) {
-        if ((rc = ps_tw_meta_i64(w, "rank", t->rank)) ||
-            (t->local_rank >= 0 && (rc = ps_tw_meta_i64(w, "local_rank", t->local_rank))) ||
-            (t->world_size >= 0 && (rc = ps_tw_meta_i64(w, "world_size", t->world_size))))
-            goto out;
-    } else if (rank_env && *rank_env && (rc = ps_tw_meta(w, "rank", rank_env))) {
-        goto out;
-    }
-    rc = 0;
-out:
-    free(cmdline);
-    return rc;
-}
 
 /* One NVML sample of every device, queued for PERFSCOPE_GPU_SAMPLES. 0 or -ENOMEM. */
 static int sample_gpus(struct run *r, struct ps_collect *c)
@@ -417,8 +253,8 @@ static int sample_gpus(struct run *r, struct ps_collect *c)
     return 0;
 }
 
-/* NVML for the GPU sampler, and the PERFSCOPE_META rows that say whether there are GPU samples and why not
- * (written with the first rows, so a live reader sees them). */
+/* NVML for the GPU sampler; r->gpu_why says whether there are GPU samples and why not (PERFSCOPE_META
+ * gpu_samples, written with the first rows so that a live reader sees it). */
 static void open_gpu_sampler(struct run *r)
 {
     if (r->o->sample_hz <= 0) {
@@ -498,6 +334,181 @@ static void warn_drops(const struct ps_ring_drops *d, const char *session)
                         "larger one, or use a smaller --ring-size)\n", d->alloc, session);
 }
 
+/* `record --recover TRACE`: the exit status. */
+static int recover(const char *trace)
+{
+    struct ps_recovery res;
+    char err[1024];
+    if (ps_record_recover(trace, &res, err, sizeof err)) {
+        fprintf(stderr, "perfscope record: --recover %s\n", err);
+        return 1;
+    }
+    if (res.nothing_to_do)
+        fprintf(stderr, "perfscope record: --recover %s: %s\n", trace, res.nothing_to_do);
+    else
+        fprintf(stderr, "perfscope record: recovered %" PRIu64 " records from the rings of the recorder that died "
+                        "into %s; %" PRIu64 " records dropped\n", res.salvaged, trace, res.dropped);
+    return 0;
+}
+
+/* Signals are taken synchronously by the main thread from the start (the threads started later inherit the
+ * mask): one that arrives while the output is being set up must not kill record and leave an empty file
+ * behind; ps_sigwatch_take_stop_signal decides before CMD starts. Fills the set of signals record waits for
+ * and the mask it was started with. */
+static void block_signals(sigset_t *waitset, sigset_t *orig)
+{
+    static const int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD };
+    sigemptyset(waitset);
+    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
+        sigaddset(waitset, fwd[i]);
+    pthread_sigmask(SIG_BLOCK, waitset, orig);
+}
+
+/* Find the probe (r->probe, r->have_probe). 0, or 1 after a message when PERFSCOPE_PROBE names no probe. */
+static int find_probe(struct run *r)
+{
+    char tried[4096];
+    int rc = ps_session_find_probe(r->probe, sizeof r->probe, tried, sizeof tried);
+    const char *env_probe = getenv("PERFSCOPE_PROBE");
+    if (rc && env_probe && *env_probe) {
+        fprintf(stderr, "perfscope record: PERFSCOPE_PROBE=%s: %s (name libperfscope_probe.so, or unset it to use "
+                        "the one installed with perfscope)\n", tried,
+                rc == -ENOEXEC ? "not perfscope's probe library" : strerror(-rc));
+        return 1;
+    }
+    r->have_probe = rc == 0;
+    if (!r->have_probe)
+        fprintf(stderr, "perfscope record: warning: libperfscope_probe.so not found (tried %s; set "
+                        "PERFSCOPE_PROBE): recording host samples only, no NVTX or CUDA\n", tried);
+    return 0;
+}
+
+/* Create the trace (a claimed, empty file) and write what it says from the start: that it is incomplete, where
+ * its rings are for `record --recover`, and whether there are GPU samples. 0, or -errno after a message (the file
+ * is removed). */
+static int open_trace(struct run *r, struct ps_tw **w)
+{
+    char err[1024];
+    open_gpu_sampler(r);
+    const struct ps_run_start start = { .session_dir = r->session, .origin_ns = r->origin_ns, .utc_ns = r->utc_ns,
+                                        .gpu_samples = r->gpu_why, .python_hooks = r->python_hooks };
+    int rc = ps_tw_open(r->output, w, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "perfscope record: %s\n", err);
+    else if ((rc = ps_run_rows_start(*w, &start)))
+        fprintf(stderr, "perfscope record: %s\n", ps_tw_errmsg(*w));
+    if (!rc)
+        return 0;
+    say_file_size_limit();
+    ps_tw_free(*w);
+    *w = NULL;
+    ps_output_unlink(r->output);
+    return rc;
+}
+
+/* After CMD: drain the rest, write the end-of-run rows and finish the file; say what was written. Frees w.
+ * Returns 0, or 1 after saying that the trace is incomplete. */
+static int finish_trace(struct run *r, struct ps_tw *w, struct ps_collect *c)
+{
+    struct ps_rows_totals t;
+    int rc = ps_collect_stop(c, &t);
+    r->probe_failures = ps_session_report_probe_failures(r->session);
+    const struct ps_run_end end = {
+        .argv = r->o->cmd, .origin_ns = r->origin_ns, .utc_ns = r->utc_ns, .end_ns = r->end_ns,
+        .sample_hz = r->o->sample_hz, .ring_bytes = r->o->ring_bytes ? (int64_t)r->o->ring_bytes : PS_RING_DEFAULT_BYTES,
+        .probe_path = r->have_probe ? r->probe : "", .python_hooks = r->python_hooks, .child_pid = r->child,
+        .wstatus = r->wstatus, .probe_failures = r->probe_failures,
+    };
+    if (!rc && !(rc = ps_tw_begin(w)) && !(rc = ps_run_rows_end(w, &end, &t)) &&
+        !(rc = ps_collect_forget_recovery(w)) && !(rc = ps_tw_commit(w)))
+        rc = ps_tw_finish(w);
+    if (rc == -EBUSY) {     /* complete, but left in WAL mode by a concurrent reader: a warning, not a failure */
+        fprintf(stderr, "perfscope record: warning: %s\n", ps_tw_errmsg(w));
+        rc = 0;
+    }
+    if (rc == -EIO)
+        fprintf(stderr, "perfscope record: %s\n", ps_tw_errmsg(w));
+    ps_tw_free(w);
+    if (rc) {
+        fprintf(stderr, "perfscope record: the trace %s is incomplete or missing\n", r->output);
+        say_file_size_limit();
+        return 1;
+    }
+    fprintf(stderr, "perfscope record: wrote %s: %" PRIu64 " NVTX events, %" PRIu64 " process%s (%" PRIu64
+                    " probed), %" PRIu64 " records dropped\n", r->output, t.nvtx_rows, t.processes,
+            t.processes == 1 ? "" : "es", t.probed_processes, t.dropped);
+    warn_drops(&t.drops, r->session);
+    return 0;
+}
+
+/* Record CMD into the claimed trace: the trace's first rows, the drain and writer threads, CMD itself while it
+ * is sampled and sent its signals, then the end of the trace. Returns the exit status. */
+static int record_cmd(struct run *r, const sigset_t *waitset, const sigset_t *orig)
+{
+    /* record writes only to its own stderr and the trace: a closed stderr must not kill it (and with it the
+     * recording) with SIGPIPE; CMD gets the disposition record was started with. Likewise a file-size limit
+     * (ulimit -f): writes past it fail with EFBIG and the trace is reported incomplete, instead of SIGXFSZ
+     * killing record silently. */
+    struct sigaction orig_pipe, orig_xfsz, ign = { .sa_handler = SIG_IGN };
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &orig_pipe);
+    sigaction(SIGXFSZ, &ign, &orig_xfsz);
+    /* The drain runs before the child starts: a short burst at its start must not fill a ring unseen. */
+    r->origin_ns = ps_monotonic_ns();
+    r->utc_ns = ps_realtime_ns();
+    struct ps_tw *w = NULL;
+    struct ps_collect *c = NULL;
+    struct ps_sigwatch *sw = NULL;
+    int status = 1;
+    if (open_trace(r, &w))
+        goto out;
+    /* Before the threads: the helper is a fork of this one thread. Without it every signal a process sent is
+     * forwarded. */
+    if (ps_sigwatch_start(waitset, &sw))
+        sw = NULL;
+    if (ps_collect_start(r->session, r->origin_ns, w, &c)) {
+        ps_sigwatch_stop(sw);
+        ps_tw_free(w);
+        ps_output_unlink(r->output);
+        goto out;
+    }
+    /* `perfscope top` finds the trace of a live recording through this file, and `record --recover` the trace
+     * that the rings of a dead recorder belong to. */
+    ps_session_write_trace_name(r->session, r->output);
+    char err[1024];
+    int stop_sig = ps_sigwatch_take_stop_signal(waitset);
+    int start_rc = stop_sig ? 0 : ps_launch_start(r->o->cmd, &(struct ps_launch_signals){ orig, &orig_pipe, &orig_xfsz },
+                                                 &r->child, err, sizeof err);
+    if (stop_sig || start_rc) {
+        /* Nothing ran: no trace is left behind (docs/record.md). */
+        if (stop_sig)
+            fprintf(stderr, "perfscope record: stopped by %s before CMD started: nothing ran, no trace written\n",
+                    strsignal(stop_sig));
+        else
+            fprintf(stderr, "perfscope record: %s\n", err);
+        ps_sigwatch_stop(sw);
+        ps_collect_stop(c, &(struct ps_rows_totals){ 0 });
+        ps_tw_free(w);
+        ps_output_unlink(r->output);
+        status = stop_sig ? 128 + stop_sig : ps_launch_shell_status(start_rc);
+        goto out;
+    }
+    supervise(r, waitset, c, sw);
+    ps_sigwatch_stop(sw);
+    status = ps_launch_exit_status(r->wstatus);
+    if (finish_trace(r, w, c) && status == 0)
+        status = 1;
+out:
+    /* Signals that arrived while the trace was finalised were meant for the child: drop them rather than let
+     * them kill us (and change the exit status) when they are unblocked. */
+    while (sigtimedwait(waitset, NULL, &(struct timespec){ 0, 0 }) > 0)
+        ;
+    pthread_sigmask(SIG_SETMASK, orig, NULL);
+    sigaction(SIGPIPE, &orig_pipe, NULL);
+    sigaction(SIGXFSZ, &orig_xfsz, NULL);
+    return status;
+}
+
 int cmd_record(int argc, char **argv)
 {
     struct opts o;
@@ -505,37 +516,27 @@ int cmd_record(int argc, char **argv)
     if (prc)
         return prc == 1 ? 0 : 2;
     if (o.recover)
-        return ps_record_recover(o.recover);
+        return recover(o.recover);
     struct run r = { .o = &o };
-    if (ps_session_expand_output(o.output, r.output, sizeof r.output))
+    char err[1024];
+    if (ps_session_expand_output(o.output, r.output, sizeof r.output, err, sizeof err)) {
+        fprintf(stderr, "perfscope record: %s\n", err);
         return 2;
-    /* Signals are taken synchronously by the main thread from here on (the threads started below inherit the
-     * mask): one that arrives while the output is being set up must not kill record and leave an empty file
-     * behind (issue 11 #4); ps_sigwatch_take_stop_signal decides before CMD starts. */
+    }
+    if (ps_output_refuse_existing("record", r.output, o.force))
+        return 2;
     sigset_t waitset, orig;
-    sigemptyset(&waitset);
-    int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD };
-    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
-        sigaddset(&waitset, fwd[i]);
-    pthread_sigmask(SIG_BLOCK, &waitset, &orig);
-    char tried[4096];
-    int frc = ps_session_find_probe(r.probe, sizeof r.probe, tried, sizeof tried);
-    const char *env_probe = getenv("PERFSCOPE_PROBE");
-    if (frc && env_probe && *env_probe) {
-        fprintf(stderr, "perfscope record: PERFSCOPE_PROBE=%s: %s (name libperfscope_probe.so, or unset it to use "
-                        "the one installed with perfscope)\n", tried,
-                frc == -ENOEXEC ? "not perfscope's probe library" : strerror(-frc));
+    block_signals(&waitset, &orig);
+    if (find_probe(&r))
+        return 1;
+    int out_lock = ps_output_claim(r.output, o.force, err, sizeof err);
+    if (out_lock < 0) {
+        fprintf(stderr, "perfscope record: %s\n", err);
         return 1;
     }
-    r.have_probe = frc == 0;
-    if (!r.have_probe)
-        fprintf(stderr, "perfscope record: warning: libperfscope_probe.so not found (tried %s; set "
-                        "PERFSCOPE_PROBE): recording host samples only, no NVTX or CUDA\n", tried);
-    int out_lock = ps_output_claim(r.output, o.force);
-    if (out_lock < 0)
-        return 1;
     int status = 1;
-    if (ps_session_dir_create(r.session, sizeof r.session)) {
+    if (ps_session_dir_create(r.session, sizeof r.session, err, sizeof err)) {
+        fprintf(stderr, "perfscope record: %s\n", err);
         ps_output_unlink(r.output);
         close(out_lock);
         return 1;
@@ -544,111 +545,9 @@ int cmd_record(int argc, char **argv)
         ps_pyhook_setenv(o.python_hooks, o.cmd, r.have_probe ? r.probe : NULL, r.python_hooks, sizeof r.python_hooks)) {
         fprintf(stderr, "perfscope record: cannot set the environment: %s\n", strerror(errno));
         ps_output_unlink(r.output);
-        goto out_session;
+    } else {
+        status = record_cmd(&r, &waitset, &orig);
     }
-    /* record writes only to its own stderr and the trace: a closed stderr must not kill it (and with it the
-     * recording) with SIGPIPE; CMD gets the disposition record was started with. */
-    struct sigaction orig_pipe, orig_xfsz, ign = { .sa_handler = SIG_IGN };
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGPIPE, &ign, &orig_pipe);
-    /* Likewise a file-size limit (ulimit -f): writes past it fail with EFBIG and the trace is reported
-     * incomplete, instead of SIGXFSZ killing record silently (findings-3 #2). */
-    sigaction(SIGXFSZ, &ign, &orig_xfsz);
-    /* The drain runs before the child starts: a short burst at its start must not fill a ring unseen. */
-    r.origin_ns = ps_monotonic_ns();
-    r.utc_ns = ps_realtime_ns();
-    char err[1024];
-    struct ps_tw *w = NULL;
-    struct ps_collect *c = NULL;
-    if (ps_tw_open(r.output, &w, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        say_file_size_limit();
-        ps_output_unlink(r.output);
-        goto out_mask;
-    }
-    /* Until the end-of-run rows replace it, the trace says it is incomplete (a killed recorder leaves 0), where
-     * its rings are, for `record --recover` (recover.c), and whether there are GPU samples. */
-    open_gpu_sampler(&r);
-    if (ps_tw_begin(w) || ps_tw_meta(w, "recording_complete", "0") || write_export_rows(w, r.utc_ns) ||
-        ps_tw_meta(w, "recovery.session_dir", r.session) ||
-        ps_tw_meta_i64(w, "recovery.origin_monotonic_ns", r.origin_ns) ||
-        ps_tw_meta_i64(w, "start_utc_epoch_ns", r.utc_ns) || ps_tw_meta(w, "gpu_samples", r.gpu_why) ||
-        ps_tw_meta_i64(w, "origin_monotonic_ns", r.origin_ns) || ps_tw_meta_i64(w, "recorder_pid", getpid()) ||
-        ps_tw_meta(w, "python_hooks", r.python_hooks) || ps_tw_commit(w)) {
-        fprintf(stderr, "%s\n", ps_tw_errmsg(w));
-        say_file_size_limit();
-        ps_tw_free(w);
-        ps_output_unlink(r.output);
-        goto out_mask;
-    }
-    ps_session_name_trace(r.session, r.output);
-    /* Before the threads: the helper is a fork of this one thread. Without it every signal a process sent is
-     * forwarded, as before. */
-    struct ps_sigwatch *sw = NULL;
-    if (ps_sigwatch_start(&waitset, &sw))
-        sw = NULL;
-    if (ps_collect_start(r.session, r.origin_ns, w, &c)) {
-        ps_sigwatch_stop(sw);
-        ps_tw_free(w);
-        ps_output_unlink(r.output);
-        goto out_mask;
-    }
-    /* `perfscope top` finds the trace of a live recording through this file. */
-    ps_session_write_trace_name(r.session, r.output);
-    int stop_sig = ps_sigwatch_take_stop_signal(&waitset);
-    int start_rc = stop_sig ? 128 + stop_sig : ps_launch_start(o.cmd, &(struct ps_launch_signals){ &orig, &orig_pipe, &orig_xfsz }, &r.child);
-    if (stop_sig)
-        fprintf(stderr, "perfscope record: stopped by %s before CMD started: nothing ran, no trace written\n",
-                strsignal(stop_sig));
-    if (start_rc) {
-        /* Nothing ran: no trace is left behind (docs/record.md). */
-        ps_sigwatch_stop(sw);
-        struct ps_rows_totals none;
-        ps_collect_stop(c, &none);
-        ps_tw_free(w);
-        ps_output_unlink(r.output);
-        status = start_rc;
-        goto out_mask;
-    }
-    supervise(&r, &waitset, c, sw);
-    ps_sigwatch_stop(sw);
-    status = ps_launch_exit_status(r.wstatus);
-    struct ps_rows_totals t;
-    int rc = ps_collect_stop(c, &t);
-    r.probe_failures = ps_session_report_probe_failures(r.session);
-    if (!rc && !(rc = ps_tw_begin(w)) && !(rc = write_run_rows(w, &r, &t)) && !(rc = ps_collect_forget_recovery(w)) &&
-        !(rc = ps_tw_commit(w)))
-        rc = ps_tw_finish(w);
-    if (rc == -EBUSY) {     /* complete, but left in WAL mode by a concurrent reader: a warning, not a failure */
-        fprintf(stderr, "%s\n", ps_tw_errmsg(w));
-        rc = 0;
-    }
-    if (rc) {
-        if (rc == -EIO)
-            fprintf(stderr, "%s\n", ps_tw_errmsg(w));
-        ps_tw_free(w);
-        goto out_failed;
-    }
-    ps_tw_free(w);
-    fprintf(stderr, "perfscope record: wrote %s: %" PRIu64 " NVTX events, %" PRIu64 " process%s (%" PRIu64
-                    " probed), %" PRIu64 " records dropped\n", r.output, t.nvtx_rows, t.processes,
-            t.processes == 1 ? "" : "es", t.probed_processes, t.dropped);
-    warn_drops(&t.drops, r.session);
-    goto out_mask;
-out_failed:
-    fprintf(stderr, "perfscope record: the trace %s is incomplete or missing\n", r.output);
-    say_file_size_limit();
-    if (status == 0)
-        status = 1;
-out_mask:
-    /* Signals that arrived while the trace was finalised were meant for the child: drop them rather than
-     * let them kill us (and change the exit status) when they are unblocked. */
-    while (sigtimedwait(&waitset, NULL, &(struct timespec){ 0, 0 }) > 0)
-        ;
-    pthread_sigmask(SIG_SETMASK, &orig, NULL);
-    sigaction(SIGPIPE, &orig_pipe, NULL);
-    sigaction(SIGXFSZ, &orig_xfsz, NULL);
-out_session:
     ps_nvml_close(r.nvml);
     ps_session_dir_remove(r.session);
     close(out_lock);                /* the trace is complete, or removed: another recorder may replace it now */

@@ -21,8 +21,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: perfscope report FILE... [--format text|json|md|html] [-o OUT] [--color auto|always|never]\n"
-            "                        [--fail-on BOTTLENECK[,...]] [--fail-on-share X] [--all-steps]\n");
+            "usage: perfscope report FILE... [--format text|json|md|html] [-o OUT [-f]] [--all-steps]\n"
+            "                        [--color auto|always|never] [--fail-on BOTTLENECK[,...]] [--fail-on-share X]\n");
     ps_analysis_opts_synopsis(out, 24);
     fprintf(out,
             "\n"
@@ -34,6 +34,7 @@ static void usage(FILE *out)
             "  --format FORMAT        text (default; 100 columns), json (stable keys, docs/report.md), md\n"
             "                         (GitHub Markdown for pull requests) or html (one self-contained page)\n"
             "  -o, --output OUT       write the report to OUT instead of stdout (never the trace itself)\n"
+            "  -f, --force            overwrite OUT if it exists\n"
             "  --color WHEN           text colours: auto (default: when stdout is a terminal and NO_COLOR is\n"
             "                         unset or empty), always, never\n"
             "  --fail-on LIST         exit 3 when the run's verdict is one of LIST (comma-separated: kernel,\n"
@@ -170,13 +171,14 @@ int cmd_report(int argc, char **argv)
     struct ps_report_opts o;
     ps_report_opts_default(&o);
     const char *output = NULL;
+    int force = 0;
     const struct ps_renderer *renderer = ps_renderer_find("text");
     double x, fail_share = NAN;
     int c, rc, color = -1;          /* -1 auto */
     unsigned fail_on = 0;           /* bit per enum ps_bottleneck */
     if (ps_opt_check_long_names("report", argc, argv, longopts, "o"))
         return 2;
-    while ((c = ps_analysis_getopt("report", argc, argv, longopts, &o, &output)) >= 0) {
+    while ((c = ps_analysis_getopt("report", argc, argv, longopts, &o, &output, &force)) >= 0) {
         switch (c) {
         case 'h':
             usage(stdout);
@@ -220,8 +222,9 @@ int cmd_report(int argc, char **argv)
                         "report --help')\n");
         return 2;
     }
-    if (ps_output_is_input("report", output, argv + optind, argc - optind))
-        return 1;
+    if (ps_output_is_input("report", output, argv + optind, argc - optind) ||
+        ps_output_refuse_existing("report", output, force))
+        return 2;
     const char *path = argv[optind];
     char err[512] = "";
     int status = 1;

@@ -18,11 +18,11 @@
 #include "options.h"
 #include "ps_diag.h"
 #include "ps_time.h"
-#include "screen.h"
-#include "session.h"
-#include "snapshot.h"
-#include "top.h"
-#include "view.h"
+#include "tui/screen.h"
+#include "collector/session.h"
+#include "tui/snapshot.h"
+#include "tui/top.h"
+#include "tui/layout.h"
 
 #define MIN_INTERVAL_S 0.25
 #define MAX_INTERVAL_S 10.0
@@ -334,6 +334,12 @@ static void teardown(struct tui_top *t)
     tui_live_fini(&t->live);
     tui_procs_free(t->procs);
     ps_nvml_close(t->nvml);
+    t->watching = 0;
+    t->procs = NULL;
+    t->proc_rows = NULL;
+    t->nproc_rows = 0;
+    t->nvml = NULL;
+    t->ngpu = 0;
 }
 
 static void sleep_s(double s)
@@ -368,8 +374,11 @@ static void status_hook(void *ctx, const char *line)
 static int run_screen(struct tui_top *t, const struct opts *o)
 {
     struct tui_screen *scr = NULL;
-    if (tui_screen_open(&scr, getenv("NO_COLOR") && *getenv("NO_COLOR")))
+    char err[256];
+    if (tui_screen_open(&scr, getenv("NO_COLOR") && *getenv("NO_COLOR"), err, sizeof err)) {
+        fprintf(stderr, "perfscope top: %s\n", err);
         return 1;
+    }
     t->color = tui_screen_color(scr);
     t->ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
     struct stderr_capture cap;
@@ -395,7 +404,7 @@ static int run_screen(struct tui_top *t, const struct opts *o)
         if (dirty) {
             int cols, rows;
             tui_screen_size(scr, &cols, &rows);
-            tui_view_build(t, cols, rows, &frame);
+            tui_layout_build(t, cols, rows, &frame);
             tui_screen_draw(scr, &frame);
             dirty = 0;
         }

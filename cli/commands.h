@@ -1,7 +1,12 @@
-/* perfscope subcommands: each is `int cmd_x(int argc, char **argv)` in its own file,
- * called by cli/perfscope.c with argv[0] = the subcommand name.
- * Return value: the process exit status (0 success; 1 bad input/error; 2 usage;
- * record returns the child's status). */
+/* perfscope subcommands: each is `int cmd_x(int argc, char **argv)` in its own file, called by cli/perfscope.c with
+ * argv[0] = the subcommand name. The return value is the process exit status, the same in every command:
+ *   0  done;
+ *   1  the command ran but failed (an unreadable trace, a failed write);
+ *   2  usage error: a bad option or value, a missing argument, an existing -o file without -f
+ *      (ps_output_refuse_existing, options.h), an -o naming an input;
+ *   3  a CI gate tripped (report --fail-on / --fail-on-share, diff --gate): the result was still written.
+ * record returns the recorded program's status instead once it ran (128+N when signal N killed it; 127 / 126 when
+ * it could not be run, as shells do). Messages go to stderr as "perfscope CMD: what happened[ (what to do)]". */
 #ifndef PS_CLI_COMMANDS_H
 #define PS_CLI_COMMANDS_H
 

@@ -108,6 +108,19 @@ int ps_output_check_path(const char *cmd, const char *path, int stdout_without)
     return 2;
 }
 
+int ps_output_refuse_existing(const char *cmd, const char *output, int force)
+{
+    struct stat st;
+    if (!output || force || lstat(output, &st) != 0)
+        return 0;
+    if (S_ISLNK(st.st_mode) && stat(output, &st) != 0)
+        st.st_mode = S_IFREG;       /* a dangling link: a name -f would replace */
+    if (!S_ISREG(st.st_mode))
+        return 0;
+    fprintf(stderr, "perfscope %s: %s exists (use -f to overwrite)\n", cmd, output);
+    return 2;
+}
+
 int ps_output_is_input(const char *cmd, const char *output, char *const *paths, int n)
 {
     struct stat out, in;

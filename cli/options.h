@@ -40,6 +40,13 @@ int ps_opt_getopt_error(const char *cmd, int c, char **argv);
  * the command prints to stdout without -o, which the message then says. Returns 0, or 2 after printing. */
 int ps_output_check_path(const char *cmd, const char *path, int stdout_without);
 
+/* The rule of every command that writes -o FILE (record, report, diff, export): an existing FILE is refused
+ * unless `force` (-f): "perfscope CMD: FILE exists (use -f to overwrite)". A regular file (or a link to one) is
+ * what -f protects; writing into a device or FIFO (-o /dev/null) destroys nothing, and a command that would
+ * replace one (record, export) refuses it itself even with -f. NULL (stdout) needs nothing. Returns 0, or 2 (the
+ * usage exit status) after printing. */
+int ps_output_refuse_existing(const char *cmd, const char *output, int force);
+
 /* Refuse an output file that is one of the `n` input `paths` (the same device and inode: also through a symbolic
  * or hard link), before anything is read or written. Returns 0, or 1 after printing "perfscope CMD: -o OUT is the
  * trace being read (IN): refusing to overwrite it; ..." (the caller chooses its exit status). */

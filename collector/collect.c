@@ -1,7 +1,7 @@
 /* The recording pipeline (see collect.h). The drain thread only copies: ring records go into 4 MiB chunks
  * behind a 16-byte entry header, chunks go onto a queue, and the writer thread turns them into rows in one
  * transaction per batch of chunks, so SQLite never slows the draining of the rings. */
-#include "collect.h"
+#include "collector/collect.h"
 #include "collect_impl.h"
 
 #include <dirent.h>
@@ -518,7 +518,7 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
                 ps_rows_ring_other_pidns(c->rows);
             if (!rc) {
                 sqlite3_bind_int64(c->st_ring, 1, e->ring);
-                sqlite3_bind_text(c->st_ring, 2, ro->file, -1, SQLITE_STATIC);
+                ps_tw_bind_text(c->st_ring, 2, ro->file);
                 sqlite3_bind_int64(c->st_ring, 3, ro->pid);
                 sqlite3_bind_int(c->st_ring, 4, (int)ro->other_pidns);
                 rc = ps_tw_exec(c->w, c->st_ring);
@@ -572,7 +572,7 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
 static void report_write_error(struct ps_collect *c, int rc)
 {
     if (rc == -EIO)
-        ps_diag("%s", ps_tw_errmsg(c->w));
+        ps_diag("perfscope record: %s", ps_tw_errmsg(c->w));
     else
         ps_diag("perfscope record: writing the trace failed: %s", strerror(-rc));
 }
@@ -692,7 +692,7 @@ int ps_collect_start(const char *session_dir, int64_t origin_ns, struct ps_tw *w
 fail:
     ps_diag("perfscope record: cannot start the recording threads: %s", strerror(-rc));
     if (rc == -EIO)
-        ps_diag("%s", ps_tw_errmsg(w));
+        ps_diag("perfscope record: %s", ps_tw_errmsg(w));
     ps_collect_stop(c, &(struct ps_rows_totals){ 0 });
     return rc;
 }

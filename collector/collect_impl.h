@@ -11,8 +11,8 @@
 #include "gpu_samples.h"
 #include "maps.h"
 #include "ps_ring.h"
-#include "rows.h"
-#include "trace_writer.h"
+#include "collector/rows.h"
+#include "collector/trace_writer.h"
 
 enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_RING_CORRUPT, ENT_RING_POS, ENT_PSAMPLE,
                 ENT_TSAMPLE, ENT_GSAMPLE, ENT_LIVE_CLEAR, ENT_LIVE_OPEN };

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "collect.h"
+#include "collector/collect.h"
 #include "collect_impl.h"
 #include "ps_wire.h"
 #include "ps_diag.h"
@@ -138,7 +138,7 @@ fail:
     if (rc == -EPROTO)
         ps_diag("perfscope record: the recovery tables of the trace make no sense: nothing recovered");
     else if (rc == -EIO)
-        ps_diag("%s", ps_tw_errmsg(w));
+        ps_diag("perfscope record: %s", ps_tw_errmsg(w));
     c->write_error = rc ? rc : -EIO;    /* write nothing more: the trace stays as the dead recorder left it */
     return ps_collect_stop(c, t);
 }

@@ -12,6 +12,7 @@
 
 #include "maps.h"
 #include "ps_globalid.h"
+#include "ps_schema.h"
 #include "ps_wire_gpu.h"
 
 /* The C++ runtime's demangler (libstdc++, Itanium C++ ABI §5.1 "__cxa_demangle"). */
@@ -143,27 +144,29 @@ static const char schema_sql[] =
     " (7,'OVERHEAD_LAZY_FUNCTION_LOADING','Lazy function loading (CUDA)'),"
     " (8,'OVERHEAD_COMMAND_BUFFER_FULL','Command buffer full (CUDA)');\n";
 
+/* CUPTI's memory kinds 1 pageable ... 7 are nsys' 0 ... 6 (ps_nsys_mem_kind); anything else is its last, Unknown. */
 int ps_gpu_nsys_mem_kind(unsigned cupti_kind)
 {
-    return cupti_kind >= 1 && cupti_kind <= 7 ? (int)cupti_kind - 1 : 7;
+    return cupti_kind >= 1 && cupti_kind < PS_NSYS_MEM_KINDS ? (int)cupti_kind - 1 : PS_NSYS_MEM_KINDS - 1;
 }
 
-/* nsys' ENUM_CUPTI_OVERHEAD_TYPE from CUPTI's CUpti_ActivityOverheadKind (0 unknown, 1 driver compiler,
- * k << 16 for k = 1 buffer flush ... 6 command buffer full); later CUPTI kinds become Unknown. */
-static int nsys_overhead_type(uint32_t k)
-{
-    if (k == 1)
-        return 2;
-    if (k && !(k & 0xffff) && (k >> 16) <= 6)
-        return (int)(k >> 16) + 2;
-    return 1;
-}
-
-/* nameId strings of CUPTI_ACTIVITY_KIND_OVERHEAD rows, by nsys overhead type. */
+/* nameId strings of CUPTI_ACTIVITY_KIND_OVERHEAD rows, by nsys overhead type (ENUM_CUPTI_OVERHEAD_TYPE above). */
 static const char *const overhead_names[] = {
     "Undefined", "Unknown", "Driver JIT compiler", "Buffer flush", "Instrumentation",
     "Resource creation/destruction", "Runtime module loading", "Lazy function loading", "Command Buffer Full",
 };
+#define NSYS_OVERHEAD_TYPES (sizeof overhead_names / sizeof overhead_names[0])
+
+/* nsys' ENUM_CUPTI_OVERHEAD_TYPE from CUPTI's CUpti_ActivityOverheadKind (0 unknown, 1 driver compiler,
+ * k << 16 for k = 1 buffer flush ... 6 command buffer full, nsys 3 ... 8); later CUPTI kinds become Unknown. */
+static int nsys_overhead_type(uint32_t k)
+{
+    if (k == 1)
+        return 2;
+    if (k && !(k & 0xffff) && (k >> 16) + 2 < NSYS_OVERHEAD_TYPES)
+        return (int)(k >> 16) + 2;
+    return 1;
+}
 
 int ps_gpu_short_name(const char *demangled, char *out, size_t out_len)
 {
@@ -557,9 +560,9 @@ static int device_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const
     if (!known) {
         sqlite3_stmt *st = g->st_gpu;
         int i = 1;
-        sqlite3_bind_int64(st, i++, 1ll << 48);             /* vmId: the local machine, as globalPid's bits 48.. */
+        sqlite3_bind_int64(st, i++, PS_GLOBAL_VID);         /* vmId: the local machine, as globalPid's bits 48.. */
         sqlite3_bind_int64(st, i++, gpu_id);
-        sqlite3_bind_text(st, i++, name, -1, SQLITE_TRANSIENT);
+        ps_tw_bind_text(st, i++, name);
         sqlite3_bind_int64(st, i++, d->l2_cache_bytes);
         sqlite3_bind_int64(st, i++, (int64_t)d->global_memory_bytes);
         sqlite3_bind_int64(st, i++, (int64_t)d->global_memory_bandwidth_kbps * 1000);   /* B/s */

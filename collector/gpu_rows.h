@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "ps_wire.h"
-#include "rows.h"
-#include "trace_writer.h"
+#include "collector/rows.h"
+#include "collector/trace_writer.h"
 
 struct ps_gpu_rows;
 

@@ -50,7 +50,7 @@ int ps_gpu_samples_write(struct ps_gpu_samples *g, const struct ps_gpu_sample *s
     if (s->index < 64 && !(g->devices_seen & (1ull << s->index)) && (s->name[0] || (s->valid & PS_GPU_MEM))) {
         sqlite3_bind_int64(g->st_device, 1, s->index);
         if (s->name[0])
-            sqlite3_bind_text(g->st_device, 2, s->name, -1, SQLITE_TRANSIENT);
+            ps_tw_bind_text(g->st_device, 2, s->name);
         else
             sqlite3_bind_null(g->st_device, 2);
         bind_if(g->st_device, 3, s, PS_GPU_MEM, (int64_t)s->mem_total_bytes);

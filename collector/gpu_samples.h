@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "ps_nvml.h"
-#include "trace_writer.h"
+#include "collector/trace_writer.h"
 
 struct ps_gpu_samples;
 

@@ -8,10 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launch.h"
+#include "collector/launch.h"
 #include "ps_time.h"
-#include "session.h"
-#include "sigwatch.h"
+#include "collector/session.h"
+#include "collector/sigwatch.h"
 
 /* In the child, between fork and exec (async-signal-safe calls only): die with the recorder (SIGTERM when
  * the recorder's thread that forked, its main thread, ends: kill -9, crash), restore the signal state CMD
@@ -37,12 +37,15 @@ fail:
     _exit(127);
 }
 
-int ps_launch_start(char *const argv[], const struct ps_launch_signals *sig, pid_t *child)
+int ps_launch_start(char *const argv[], const struct ps_launch_signals *sig, pid_t *child, char *err, size_t errlen)
 {
+    if (!err)
+        errlen = 0;
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0) {
-        fprintf(stderr, "perfscope record: cannot run '%s': pipe: %s\n", argv[0], strerror(errno));
-        return 126;
+        int rc = -errno;
+        snprintf(err, errlen, "cannot run '%s': pipe: %s", argv[0], strerror(-rc));
+        return rc;
     }
     pid_t recorder = getpid();
     *child = fork();
@@ -65,14 +68,19 @@ int ps_launch_start(char *const argv[], const struct ps_launch_signals *sig, pid
         return 0;
     if (e == EACCES && ps_session_names_a_directory(argv[0])) {
         /* execve says EACCES for a directory too; a shell says "Is a directory" (status 126). */
-        fprintf(stderr, "perfscope record: cannot run '%s': it is a directory (give the program inside it, such "
-                        "as %s/train)\n", argv[0], argv[0]);
-        return 126;
+        snprintf(err, errlen, "cannot run '%s': it is a directory (give the program inside it, such as %s/train)",
+                 argv[0], argv[0]);
+        return -EISDIR;
     }
-    fprintf(stderr, "perfscope record: cannot run '%s': %s%s\n", argv[0], strerror(e),
-            e == ENOENT ? " (check the name, or give a path such as ./prog)" :
-            e == EACCES ? " (is it executable? chmod +x)" : "");
-    return e == ENOENT ? 127 : 126;
+    snprintf(err, errlen, "cannot run '%s': %s%s", argv[0], strerror(e),
+             e == ENOENT ? " (check the name, or give a path such as ./prog)" :
+             e == EACCES ? " (is it executable? chmod +x)" : "");
+    return -e;
+}
+
+int ps_launch_shell_status(int rc)
+{
+    return rc == -ENOENT ? 127 : 126;
 }
 
 int ps_launch_supervise(pid_t child, const sigset_t *waitset, int64_t period_ns, ps_launch_tick_fn *tick,

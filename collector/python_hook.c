@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "python_hook.h"
+#include "collector/python_hook.h"
 #include "ps_diag.h"
 
 #define ENV_MODE "PERFSCOPE_PYTHON_HOOKS"
@@ -50,11 +50,12 @@ static const char *base(const char *path)
     return s ? s + 1 : path;
 }
 
-/* Resolve `prog` as execvp would (a name without '/' is looked up on PATH) into buf. 0 or -1. */
+/* Resolve `prog` as execvp would (a name without '/' is looked up on PATH) into buf. 0, -ENAMETOOLONG, or -ENOENT
+ * when no executable of that name is on PATH. */
 static int resolve(const char *prog, char *buf, size_t len)
 {
     if (strchr(prog, '/'))
-        return snprintf(buf, len, "%s", prog) < (int)len ? 0 : -1;
+        return snprintf(buf, len, "%s", prog) < (int)len ? 0 : -ENAMETOOLONG;
     const char *path = getenv("PATH");
     if (!path)
         path = "/usr/local/bin:/usr/bin:/bin";
@@ -65,7 +66,7 @@ static int resolve(const char *prog, char *buf, size_t len)
         if (n > 0 && (size_t)n < len && access(buf, X_OK) == 0)
             return 0;
         if (!colon)
-            return -1;
+            return -ENOENT;
         p = colon + 1;
     }
 }

@@ -1,7 +1,7 @@
 /* Probe records and host samples -> trace rows (see rows.h). NVTX encodings follow Nsight Systems'
  * export (notes/nsys-sqlite-schema.md §1.2): plain messages in `text`, registered strings in `textId`,
  * eventType 59 push/pop, 60 start/end (rangeId, endGlobalTid), 34 mark (end NULL), 75 domain, 33 category. */
-#include "rows.h"
+#include "collector/rows.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -145,8 +145,7 @@ void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring
     p->nolane += d->nolane - g->drops.nolane;
     p->limit += d->limit - g->drops.limit;
     p->alloc += d->alloc - g->drops.alloc;
-    r->procs[g->proc].dropped += (d->full + d->nolane + d->limit + d->alloc) -
-                                 (g->drops.full + g->drops.nolane + g->drops.limit + g->drops.alloc);
+    r->procs[g->proc].dropped += ps_ring_drops_total(d) - ps_ring_drops_total(&g->drops);
     g->drops = *d;
 }
 
@@ -200,18 +199,6 @@ static int keep_state(struct ps_rows *r, uint32_t ring, uint32_t lane, const str
     sqlite3_bind_int64(r->st_state, 2, lane);
     sqlite3_bind_blob(r->st_state, 3, rec, (int)rec->size, SQLITE_STATIC);
     return ps_tw_exec(r->w, r->st_state);
-}
-
-/* Bind `s` (NUL-terminated) as TEXT, with invalid UTF-8 replaced (findings-3 #5: Python's sqlite3 and pandas
- * cannot read a column holding invalid UTF-8). Valid text, the usual case, is bound without a copy. */
-static void bind_utf8(sqlite3_stmt *st, int i, const char *s)
-{
-    size_t n = strlen(s);
-    char *fixed;
-    if (ps_utf8_valid(s, n) || !(fixed = ps_utf8_dup(s, n)))
-        sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_text(st, i, fixed, -1, free);
 }
 
 /* ps_tw_intern of `s` with invalid UTF-8 replaced. NULL: no memory. */
@@ -323,7 +310,7 @@ static int nvtx_event(struct ps_rows *r, struct ring *g, uint32_t lane, const st
         else if (type != PS_NSYS_NVTX_MARK)
             sqlite3_bind_int64(st, i++, stored_ns(r, g, n->end_tsc));
         if (text)
-            bind_utf8(st, i++, text);
+            ps_tw_bind_text(st, i++, text);
         else
             sqlite3_bind_null(st, i++);
         sqlite3_bind_int64(st, i++, gtid);
@@ -344,7 +331,7 @@ static int nvtx_event(struct ps_rows *r, struct ring *g, uint32_t lane, const st
         if (attr && (attr->flags & PS_WIRE_ATTR_COLOR))
             sqlite3_bind_int64(st, 6, attr->color);
         if (text)
-            bind_utf8(st, 7, text);
+            ps_tw_bind_text(st, 7, text);
         sqlite3_bind_int64(st, 8, gtid);
         if (text_id)
             sqlite3_bind_int64(st, 10, text_id);
@@ -383,7 +370,7 @@ int ps_rows_live_open(struct ps_rows *r, uint32_t ring, uint32_t lane, const str
     if ((rec->flags & PS_WIRE_MSG_MASK) == PS_WIRE_MSG_LANE) {
         uint64_t *str = ps_u64map_get(&g->lane_strings, (uint64_t)lane << 32 | n->msg_id);
         if (str)
-            bind_utf8(st, 3, ((const struct ps_str *)(uintptr_t)*str)->text);
+            ps_tw_bind_text(st, 3, ((const struct ps_str *)(uintptr_t)*str)->text);
     } else if ((rec->flags & PS_WIRE_MSG_MASK) == PS_WIRE_MSG_REGISTERED) {
         /* only an id already seen: a slot read mid-update may hold any id, and reserving one for it would leave
          * a StringIds id that is never defined (counted as an unresolved string at the end) */
@@ -425,7 +412,7 @@ static int nvtx_name(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr
     sqlite3_bind_int(st, 3, rec->type == PS_WIRE_NVTX_DOMAIN ? PS_NSYS_NVTX_DOMAIN_CREATE : PS_NSYS_NVTX_CATEGORY);
     if (rec->type == PS_WIRE_NVTX_CATEGORY)
         sqlite3_bind_int64(st, 5, n->id);
-    bind_utf8(st, 7, name);
+    ps_tw_bind_text(st, 7, name);
     sqlite3_bind_int64(st, 8, ps_global_tid(g->pid, n->tid));
     sqlite3_bind_int64(st, 11, rec->type == PS_WIRE_NVTX_DOMAIN ? n->id : n->domain_id);
     r->nvtx_rows++;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "maps.h"
-#include "rows.h"
+#include "collector/rows.h"
 
 struct proc {
     uint32_t pid, ppid;

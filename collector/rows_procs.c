@@ -10,7 +10,7 @@
 #include "gpu_rows.h"
 #include "maps.h"
 #include "ps_globalid.h"
-#include "rows.h"
+#include "collector/rows.h"
 #include "rows_impl.h"
 
 static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
@@ -150,7 +150,9 @@ static int finish_process(struct ps_rows *r, const struct proc *p, sqlite3_stmt 
         snprintf(key, sizeof key, "cuda_state.pid.%" PRIu32, p->pid);
         static const char *const states[] = { "none", "injected", "cupti_active", "cupti_unavailable",
                                               "cupti_busy" };
-        rc = ps_tw_meta(r->w, key, p->cuda_state >= 0 && p->cuda_state <= 4 ? states[p->cuda_state] : "unknown");
+        _Static_assert(sizeof states / sizeof *states == PS_CUDA_CUPTI_BUSY + 1, "a name per enum ps_cuda_state");
+        rc = ps_tw_meta(r->w, key, p->cuda_state >= 0 && p->cuda_state <= PS_CUDA_CUPTI_BUSY ? states[p->cuda_state]
+                                                                                              : "unknown");
     }
     return rc;
 }

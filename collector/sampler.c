@@ -1,7 +1,7 @@
 /* The host sampler (see sampler.h). The tree comes from /proc/PID/task/TID/children (one small read per
  * thread), or, on kernels without it, from the ppid of every process in /proc. CPU times are the kernel's
  * utime/stime, in clock ticks (sysconf(_SC_CLK_TCK), usually 10 ms) converted to ns. */
-#include "sampler.h"
+#include "collector/sampler.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -43,13 +43,13 @@ static ssize_t read_file(const char *path, char *buf, size_t len)
     return n;
 }
 
-/* Read and parse one /proc/PID/stat or /proc/PID/task/TID/stat. Returns 0, or -1 when the file is gone or
- * does not parse (the task exited between listing and reading). */
+/* Read and parse one /proc/PID/stat or /proc/PID/task/TID/stat. Returns 0, or -ENOENT when the file is gone
+ * or does not parse (the task exited between listing and reading). */
 static int read_stat(const char *path, struct ps_stat *st)
 {
     char buf[1024];
     if (read_file(path, buf, sizeof buf) <= 0 || ps_sampler_parse_stat(buf, st))
-        return -1;
+        return -ENOENT;
     return 0;
 }
 

@@ -1,5 +1,5 @@
 /* The recording session (see session.h): directory, probe path, output-name expansion. */
-#include "session.h"
+#include "collector/session.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -16,7 +16,6 @@
 
 #include "ps_diag.h"
 #include "ps_env.h"
-#include "recover.h"
 
 /* mkdir that accepts an existing directory only if it is ours, private and not a link. */
 static int private_dir(const char *path)
@@ -86,17 +85,8 @@ unsigned ps_session_report_probe_failures(const char *dir)
  * named in it exist), copied to buf; else 0. */
 static int recoverable(const char *dir, char *buf, size_t len)
 {
-    char path[PATH_MAX + 300];
-    snprintf(path, sizeof path, "%s/" PS_SESSION_TRACE_FILE, dir);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return 0;
-    if (!fgets(buf, (int)len, f))
-        buf[0] = '\0';
-    fclose(f);
-    buf[strcspn(buf, "\n")] = '\0';
     struct stat st;
-    if (!buf[0] || stat(buf, &st) != 0)
+    if (ps_session_read_trace_name(dir, buf, len) != 0 || stat(buf, &st) != 0)
         return 0;
     DIR *d = opendir(dir);
     int rings = 0;
@@ -156,6 +146,20 @@ void ps_session_base_dir(char *buf, size_t len)
         snprintf(buf, len, "/tmp/perfscope-%u", (unsigned)getuid());
 }
 
+int ps_session_read_trace_name(const char *dir, char *buf, size_t len)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/" PS_SESSION_TRACE_FILE, dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -errno;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = '\0';
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf[0] ? 0 : -ENODATA;
+}
+
 int ps_session_write_trace_name(const char *dir, const char *trace)
 {
     char path[PATH_MAX], tmp[PATH_MAX], abs[PATH_MAX];
@@ -177,19 +181,23 @@ int ps_session_write_trace_name(const char *dir, const char *trace)
     return rc;
 }
 
-int ps_session_dir_create(char *buf, size_t len)
+int ps_session_dir_create(char *buf, size_t len, char *err, size_t errlen)
 {
     char base[PATH_MAX];
+    if (!err)
+        errlen = 0;
     ps_session_base_dir(base, sizeof base);
     int rc = private_dir(base);
     if (rc) {
-        ps_diag("perfscope record: cannot use the session directory %s: %s (it must be a directory "
-                "of yours with mode 0700; remove it or set XDG_RUNTIME_DIR)", base, strerror(-rc));
+        snprintf(err, errlen, "cannot use the session directory %s: %s (it must be a directory of yours with mode "
+                              "0700; remove it or set XDG_RUNTIME_DIR)", base, strerror(-rc));
         return rc;
     }
     remove_stale_sessions(base);
-    if ((size_t)snprintf(buf, len, "%s/%d", base, (int)getpid()) >= len)
+    if ((size_t)snprintf(buf, len, "%s/%d", base, (int)getpid()) >= len) {
+        snprintf(err, errlen, "cannot create the session directory in %s: %s", base, strerror(ENAMETOOLONG));
         return -ENAMETOOLONG;
+    }
     if (mkdir(buf, 0700) != 0 && errno == EEXIST) {
         ps_session_dir_remove(buf);     /* left by a dead recorder that had our pid */
         if (mkdir(buf, 0700) != 0 && errno != EEXIST)
@@ -200,7 +208,7 @@ int ps_session_dir_create(char *buf, size_t len)
     errno = -rc;
 fail:
     rc = -errno;
-    ps_diag("perfscope record: cannot create the session directory %s: %s", buf, strerror(-rc));
+    snprintf(err, errlen, "cannot create the session directory %s: %s", buf, strerror(-rc));
     return rc;
 }
 
@@ -248,8 +256,9 @@ int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len)
     size_t used = 0;
     tried[0] = '\0';
     const char *env = getenv("PERFSCOPE_PROBE");
-    const char *list[4];
-    char store[4][sizeof cand];
+    enum { NREL = sizeof rel / sizeof rel[0] };
+    const char *list[NREL];
+    char store[NREL][sizeof cand];
     int n = 0;
     if (env && *env) {
         /* Named explicitly: use it or stop, never fall back to another probe. */
@@ -269,7 +278,7 @@ int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len)
         char *slash = strrchr(bindir, '/');
         if (slash)
             *slash = '\0';
-        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        for (size_t i = 0; i < NREL; i++) {
             snprintf(store[i], sizeof store[i], "%s%s/libperfscope_probe.so", bindir, rel[i]);
             list[n++] = store[i];
         }
@@ -286,7 +295,7 @@ int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len)
     return -ENOENT;
 }
 
-static const char *rank_string(void)
+const char *ps_session_rank_env(void)
 {
     static const char *const vars[] = { "RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID" };
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
@@ -294,11 +303,13 @@ static const char *rank_string(void)
         if (v && *v)
             return v;
     }
-    return "0";
+    return NULL;
 }
 
-int ps_session_expand_output(const char *pattern, char *buf, size_t len)
+int ps_session_expand_output(const char *pattern, char *buf, size_t len, char *err, size_t errlen)
 {
+    if (!err)
+        errlen = 0;
     size_t o = 0;
     for (const char *p = pattern; *p; p++) {
         char tmp[256];
@@ -317,38 +328,27 @@ int ps_session_expand_output(const char *pattern, char *buf, size_t len)
                 tmp[sizeof tmp - 1] = '\0';
                 break;
             case 'r':
-                add = rank_string();
+                add = ps_session_rank_env() ? ps_session_rank_env() : "0";
                 break;
             case '%':
                 strcpy(tmp, "%");
                 break;
             default:
-                ps_diag("perfscope record: -o %s: unknown '%%%s' (use %%p pid, %%h host, %%r rank, "
-                        "%%%% a percent sign)", pattern, *p ? (char[]){ *p, 0 } : "");
+                snprintf(err, errlen, "-o %s: unknown '%%%s' (use %%p pid, %%h host, %%r rank, %%%% a percent sign)",
+                         pattern, *p ? (char[]){ *p, 0 } : "");
                 return -EINVAL;
             }
         }
         size_t al = strlen(add);
-        if (o + al >= len)
+        if (o + al >= len) {
+            snprintf(err, errlen, "-o %s: %s", pattern, strerror(ENAMETOOLONG));
             return -ENAMETOOLONG;
+        }
         memcpy(buf + o, add, al);
         o += al;
     }
     buf[o] = '\0';
     return 0;
-}
-
-/* Name the trace in the session directory (PS_SESSION_TRACE_FILE), so that a later recorder that finds this
- * one dead can say which trace its rings belong to. Best effort. */
-void ps_session_name_trace(const char *session, const char *output)
-{
-    char path[PATH_MAX + 16], abs[PATH_MAX];
-    snprintf(path, sizeof path, "%s/" PS_SESSION_TRACE_FILE, session);
-    FILE *f = realpath(output, abs) ? fopen(path, "we") : NULL;
-    if (f) {
-        fprintf(f, "%s\n", abs);
-        fclose(f);
-    }
 }
 
 /* 1 when CMD's name is the path of a directory, or a name without '/' whose first match on $PATH (as

@@ -1,5 +1,5 @@
 /* The group-signal helper of `perfscope record` (see sigwatch.h). */
-#include "sigwatch.h"
+#include "collector/sigwatch.h"
 
 #include <errno.h>
 #include <fcntl.h>

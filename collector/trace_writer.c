@@ -1,7 +1,7 @@
 /* The trace writer (see trace_writer.h): pragmas, schema, prepared statements and StringIds.
  * Bulk-load recipe from SQLite's test/speedtest1.c: big transactions, statements prepared once,
  * bind/step/reset, indexes after the load. */
-#include "trace_writer.h"
+#include "collector/trace_writer.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "maps.h"
 #include "ps_schema.h"
+#include "ps_utf8.h"
 
 #define TW_MAX_STMTS 64
 
@@ -26,7 +28,7 @@ struct ps_tw {
 
 static int tw_fail(struct ps_tw *w, const char *what)
 {
-    snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: %s: %s", w->path, what, sqlite3_errmsg(w->db));
+    snprintf(w->errmsg, sizeof w->errmsg, "%s: %s: %s", w->path, what, sqlite3_errmsg(w->db));
     return -EIO;
 }
 
@@ -34,7 +36,7 @@ static int tw_exec_sql(struct ps_tw *w, const char *sql, const char *what)
 {
     char *msg = NULL;
     if (sqlite3_exec(w->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: %s: %s", w->path, what, msg ? msg : "?");
+        snprintf(w->errmsg, sizeof w->errmsg, "%s: %s: %s", w->path, what, msg ? msg : "?");
         sqlite3_free(msg);
         return -EIO;
     }
@@ -68,9 +70,11 @@ static int64_t tw_max_id(struct ps_tw *w, const char *sql)
 static int tw_open(const char *path, int create, struct ps_tw **out, char *err, size_t errlen)
 {
     int rc = -ENOMEM;
+    if (!err)
+        errlen = 0;
     struct ps_tw *w = calloc(1, sizeof *w);
     if (!w || !(w->path = strdup(path))) {
-        snprintf(err, errlen, "perfscope: %s: out of memory", path);
+        snprintf(err, errlen, "%s: out of memory", path);
         goto out;
     }
     w->next_string_id = 1;
@@ -158,7 +162,7 @@ sqlite3_stmt *ps_tw_prepare(struct ps_tw *w, const char *sql)
 {
     sqlite3_stmt *st = NULL;
     if (w->n_stmts == TW_MAX_STMTS) {
-        snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: more than %d prepared statements", w->path,
+        snprintf(w->errmsg, sizeof w->errmsg, "%s: more than %d prepared statements", w->path,
                  TW_MAX_STMTS);
         return NULL;
     }
@@ -184,10 +188,20 @@ struct ps_str *ps_tw_intern(struct ps_tw *w, const char *text, size_t len)
     return ps_strtab_intern(&w->strings, text, len);
 }
 
+void ps_tw_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+    size_t n = strlen(s);
+    char *fixed;
+    if (ps_utf8_valid(s, n) || !(fixed = ps_utf8_dup(s, n)))
+        sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_text(st, i, fixed, -1, free);
+}
+
 int ps_tw_string_define(struct ps_tw *w, int64_t id, const char *text)
 {
     sqlite3_bind_int64(w->st_string, 1, id);
-    sqlite3_bind_text(w->st_string, 2, text, -1, SQLITE_STATIC);
+    ps_tw_bind_text(w->st_string, 2, text);
     return ps_tw_exec(w, w->st_string);
 }
 
@@ -214,7 +228,7 @@ int64_t ps_tw_string_id(struct ps_tw *w, const char *text, size_t len)
 int ps_tw_meta(struct ps_tw *w, const char *name, const char *value)
 {
     sqlite3_bind_text(w->st_meta, 1, name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(w->st_meta, 2, value, -1, SQLITE_STATIC);
+    ps_tw_bind_text(w->st_meta, 2, value);
     return ps_tw_exec(w, w->st_meta);
 }
 
@@ -245,7 +259,7 @@ static int tw_leave_wal(struct ps_tw *w)
     if (mode && strcmp(mode, "delete") == 0) {
         rc = 0;
     } else if (step == SQLITE_BUSY || (mode && strcmp(mode, "wal") == 0)) {
-        snprintf(w->errmsg, sizeof w->errmsg, "perfscope: %s: warning: the trace stays in WAL mode: another program "
+        snprintf(w->errmsg, sizeof w->errmsg, "%s: the trace stays in WAL mode: another program "
                  "had it open (leaving WAL mode needs the only connection). It is complete, but reads only from a "
                  "writable directory until `sqlite3 %s 'PRAGMA journal_mode=DELETE'` is run on it", w->path, w->path);
         rc = -EBUSY;

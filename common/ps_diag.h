@@ -1,6 +1,7 @@
 /* One hook for the diagnostics (warnings, errors) of perfscope's library code (collector modules, tui sampling):
  * by default each goes to stderr as one line; `perfscope top` installs a hook that shows them in its status line,
- * so no library message tears its ncurses screen. Commands print their own usage errors directly. */
+ * so no library message tears its ncurses screen. Errors a caller reports go back in its err buffer instead;
+ * commands (cli/) print their own messages directly. */
 #ifndef PS_DIAG_H
 #define PS_DIAG_H
 

@@ -5,9 +5,12 @@
 
 #include <stdint.h>
 
+/* The machine part alone (pid and tid 0): ANALYSIS_DETAILS.globalVid (docs/trace-format.md). */
+#define PS_GLOBAL_VID ((int64_t)1 << 48)
+
 static inline int64_t ps_global_pid(uint32_t pid)
 {
-    return (int64_t)((1ull << 48) | ((uint64_t)(pid & 0xFFFFFF) << 24));
+    return PS_GLOBAL_VID | (int64_t)((uint64_t)(pid & 0xFFFFFF) << 24);
 }
 
 static inline int64_t ps_global_tid(uint32_t pid, uint32_t tid)

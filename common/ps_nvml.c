@@ -35,7 +35,6 @@ struct nvml_mem_v2 { unsigned int version; unsigned long long total, reserved, f
 struct ps_nvml {
     void *lib;
     unsigned count;
-    unsigned proc_stride;
     nvml_ret (*shutdown)(void);
     const char *(*error_string)(nvml_ret);
     nvml_ret (*get_handle)(unsigned, nvml_dev *);
@@ -159,11 +158,6 @@ unsigned ps_nvml_count(const struct ps_nvml *n)
     return n ? n->count : 0;
 }
 
-unsigned ps_nvml_proc_stride(const struct ps_nvml *n)
-{
-    return n->proc_stride;
-}
-
 unsigned ps_nvml_detect_stride(const unsigned char *buf, size_t cap, unsigned count)
 {
     size_t from = (size_t)count * 24, to = (size_t)count * 32;
@@ -176,7 +170,7 @@ unsigned ps_nvml_detect_stride(const unsigned char *buf, size_t cap, unsigned co
 /* The compute process list. The count call (infoCount 0) gives the size; processes can start between the two
  * calls, so the buffer has slack and an INSUFFICIENT_SIZE retries once with the new count. The v2/v3 entry
  * grew from 24 to 32 bytes on R535+ drivers without a version change (nvitop PR #79, pynvml #50): the buffer
- * is pre-filled with 0xAA and the stride read from how far the driver wrote. */
+ * is pre-filled with 0xAA and the stride read from how far the driver wrote. 0, -ENOMEM, or -EIO (NVML failed). */
 static int sample_procs(struct ps_nvml *n, nvml_dev dev, struct ps_gpu_sample *out)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -187,12 +181,12 @@ static int sample_procs(struct ps_nvml *n, nvml_dev dev, struct ps_gpu_sample *o
             return 0;
         }
         if (rc != NVML_ERROR_INSUFFICIENT_SIZE)
-            return -1;
+            return -EIO;
         size_t want = (size_t)count + 8;
         if (want > n->proc_cap) {
             unsigned char *b = realloc(n->proc_buf, want * PROC_SLOT_MAX);
             if (!b)
-                return -1;
+                return -ENOMEM;
             n->proc_buf = b;
             n->proc_cap = want;
         }
@@ -202,10 +196,9 @@ static int sample_procs(struct ps_nvml *n, nvml_dev dev, struct ps_gpu_sample *o
         if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
             continue;
         if (rc != NVML_SUCCESS || count > n->proc_cap)
-            return -1;
+            return -EIO;
         unsigned stride = n->procs_version == 1 ? 16 : ps_nvml_detect_stride(n->proc_buf, n->proc_cap * PROC_SLOT_MAX,
                                                                              count);
-        n->proc_stride = stride;
         out->nprocs = 0;
         for (unsigned i = 0; i < count && out->nprocs < PS_GPU_MAX_PROCS; i++) {
             const unsigned char *e = n->proc_buf + (size_t)i * stride;
@@ -218,7 +211,7 @@ static int sample_procs(struct ps_nvml *n, nvml_dev dev, struct ps_gpu_sample *o
         }
         return 0;
     }
-    return -1;
+    return -EIO;                    /* the list kept growing */
 }
 
 int ps_nvml_sample(struct ps_nvml *n, unsigned index, struct ps_gpu_sample *out)

@@ -79,11 +79,6 @@ int ps_nvml_sample(struct ps_nvml *n, unsigned index, struct ps_gpu_sample *out)
  * written to buf (always NUL-terminated). Bits from nvml.h's nvmlClocksEventReason* constants. Returns buf. */
 const char *ps_nvml_throttle_text(uint64_t reasons, char *buf, size_t len);
 
-/* The per-entry size (bytes) the process-list call used on the last sample: 16 (v1 symbol), 24
- * (nvmlProcessInfo_v2_t) or 32 (drivers from R535 that write usedGpuCcProtectedMemory without a version
- * bump, detected by pre-filling the buffer); 0 before any process list. For tests and diagnostics. */
-unsigned ps_nvml_proc_stride(const struct ps_nvml *n);
-
 /* Size of one entry the driver wrote, from a buffer of `cap` bytes pre-filled with 0xAA holding `count`
  * entries: 32 when any byte past count*24 changed, else 24 (exposed for tests). */
 unsigned ps_nvml_detect_stride(const unsigned char *buf, size_t cap, unsigned count);

@@ -69,57 +69,112 @@ static uint32_t pick_chunk_bytes(uint64_t bytes)
     return c;
 }
 
-int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ring **out,
-                   char *path, size_t path_size)
+/* A ring's shape: chunk size and count, where the open-range table and the chunks start. */
+struct ring_shape {
+    uint32_t chunk;
+    uint64_t nchunks, open_off, meta;   /* meta: header + lane table + open-range table, where the chunks start */
+};
+
+/* The shape for a file of at most `bytes`. Growing a file past RLIMIT_FSIZE raises SIGXFSZ, whose default action
+ * kills the program: the ring fits the limit, or fails when even the smallest ring would not. 0, -EFBIG or
+ * -EINVAL. */
+static int ring_shape(uint64_t bytes, struct ring_shape *g)
 {
-    char name[4096], tmp[4096];
-    struct ps_ring *r = NULL;
-    int err = 0, fd = -1;
-    uint32_t pid = (uint32_t)getpid();
-    /* Growing a file past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills the program: make the
-     * ring fit the limit, or fail when even the smallest ring would not (findings-3 #2). */
     struct rlimit fsize;
     if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY && bytes > fsize.rlim_cur) {
         if (fsize.rlim_cur < PS_RING_MIN_BYTES)
             return -EFBIG;
         bytes = fsize.rlim_cur;
     }
-    uint32_t chunk = pick_chunk_bytes(bytes);
-    uint64_t lanes_end = PS_RING_HDR_BYTES + (uint64_t)PS_RING_LANES * sizeof(struct ps_ring_lane);
-    uint64_t meta = lanes_end + OPEN_TABLE_BYTES;
-    if (bytes < meta + (uint64_t)PS_RING_MIN_CHUNKS * chunk || bytes > PS_RING_MAX_BYTES)
+    g->chunk = pick_chunk_bytes(bytes);
+    g->open_off = PS_RING_HDR_BYTES + (uint64_t)PS_RING_LANES * sizeof(struct ps_ring_lane);
+    g->meta = g->open_off + OPEN_TABLE_BYTES;
+    if (bytes < g->meta + (uint64_t)PS_RING_MIN_CHUNKS * g->chunk || bytes > PS_RING_MAX_BYTES)
         return -EINVAL;
-    uint64_t nchunks = (bytes - meta) / chunk;
-    if (nchunks > UINT32_MAX - 1)
-        return -EINVAL;
+    g->nchunks = (bytes - g->meta) / g->chunk;
+    return g->nchunks > UINT32_MAX - 1 ? -EINVAL : 0;
+}
 
-    r = calloc(1, sizeof *r);
+/* Create the ring's file under a hidden name in `dir` (written to tmp), so that a reader scanning the directory
+ * never opens a half-made ring. Processes in other PID namespaces may share pid and tid (both 1): the clock makes
+ * the name unique, and O_EXCL makes sure. The descriptor, or -errno. */
+static int create_hidden(const char *dir, uint32_t pid, char *tmp, size_t tmp_size)
+{
+    for (int tries = 0;; tries++) {
+        int len = snprintf(tmp, tmp_size, "%s/.ring-%u-%d-%llx.tmp", dir, pid, (int)gettid(),
+                           (unsigned long long)ps_ring_clock_now(0) + (unsigned long long)tries);
+        if (len < 0 || (size_t)len >= tmp_size)
+            return -ENAMETOOLONG;
+        int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST || tries == 100)
+            return -errno;
+    }
+}
+
+/* Fill the header of the mapped ring r (its magic last, with release order: a reader that sees it sees the rest). */
+static void init_header(struct ps_ring *r, uint32_t pid, const struct ring_shape *g)
+{
+    struct ps_ring_hdr *h = r->hdr;
+    h->layout = PS_RING_LAYOUT;
+    h->wire_version = PS_WIRE_VERSION;
+    h->pid = pid;
+    struct stat ns;
+    h->pidns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
+    h->clock = r->tsc ? PS_RING_CLOCK_TSC : PS_RING_CLOCK_MONO;
+    h->file_bytes = r->bytes;
+    h->chunk_bytes = g->chunk;
+    h->nchunks = (uint32_t)g->nchunks;
+    h->nlanes = PS_RING_LANES;
+    h->lanes_off = PS_RING_HDR_BYTES;
+    h->open_off = g->open_off;
+    h->chunks_off = g->meta;
+    if (r->tsc)
+        ps_ring_take_pair(tsc_now, &h->cal_tsc, &h->cal_ns);
+    atomic_store_explicit((_Atomic uint64_t *)&h->magic, PS_RING_MAGIC, memory_order_release);
+}
+
+/* Give the finished ring `tmp` its name: ring-<pid>-<n>.ps with the first free n (an exec'd program keeps its pid
+ * and makes another ring), written to name. 0 or -errno. */
+static int publish(const char *dir, uint32_t pid, const char *tmp, char *name, size_t name_size)
+{
+    for (unsigned n = 0;; n++) {
+        int len = snprintf(name, name_size, "%s/" PS_RING_FILE_FMT, dir, pid, n);
+        if (len < 0 || (size_t)len >= name_size)
+            return -ENAMETOOLONG;
+        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) == 0)
+            return 0;
+        if (errno == EINVAL && link(tmp, name) == 0) {     /* file system without RENAME_NOREPLACE */
+            unlink(tmp);
+            return 0;
+        }
+        if (errno != EEXIST || n > 100000)
+            return -errno;
+    }
+}
+
+int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ring **out,
+                   char *path, size_t path_size)
+{
+    char name[4096], tmp[4096];
+    struct ring_shape g;
+    uint32_t pid = (uint32_t)getpid();
+    int err = ring_shape(bytes, &g);
+    if (err)
+        return err;
+    struct ps_ring *r = calloc(1, sizeof *r);
     if (!r)
         return -ENOMEM;
-    /* Build the ring under a hidden name, then give it its final name in one step, so a reader
-     * scanning the directory never opens a half-made ring. */
-    /* Processes in other PID namespaces may share pid and tid (both 1): the clock makes the name unique, and
-     * O_EXCL makes sure (findings-3 #7: two such processes built one file and one's records were lost). */
-    for (int tries = 0; fd < 0; tries++) {
-        int len = snprintf(tmp, sizeof tmp, "%s/.ring-%u-%d-%llx.tmp", dir, pid, (int)gettid(),
-                           (unsigned long long)ps_ring_clock_now(0) + (unsigned long long)tries);
-        if (len < 0 || (size_t)len >= sizeof tmp) {
-            err = -ENAMETOOLONG;
-            goto out;
-        }
-        fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0 && (errno != EEXIST || tries == 100)) {
-            err = -errno;
-            goto out;
-        }
+    int fd = create_hidden(dir, pid, tmp, sizeof tmp);
+    if (fd < 0) {
+        ps_ring_free(r);
+        return fd;
     }
-    r->bytes = meta + nchunks * chunk;
-    if (ftruncate(fd, (off_t)r->bytes) != 0) {
-        err = -errno;
-        goto out_unlink;
-    }
-    /* Back the header, lane table and open-range table now, so a full file system shows here and not as SIGBUS later. */
-    if (fallocate(fd, 0, 0, (off_t)meta) != 0 && errno != EOPNOTSUPP) {
+    r->bytes = g.meta + g.nchunks * g.chunk;
+    /* Back the header, lane table and open-range table now, so a full file system shows here and not as SIGBUS
+     * later. */
+    if (ftruncate(fd, (off_t)r->bytes) != 0 || (fallocate(fd, 0, 0, (off_t)g.meta) != 0 && errno != EOPNOTSUPP)) {
         err = -errno;
         goto out_unlink;
     }
@@ -135,54 +190,20 @@ int ps_ring_create(const char *dir, uint64_t bytes, uint32_t flags, struct ps_ri
     r->hdr = (struct ps_ring_hdr *)(void *)r->base;
     r->lanes = (struct ps_ring_lane *)(void *)(r->base + PS_RING_HDR_BYTES);
     r->tsc = ps_ring_clock_is_tsc(flags);
-
-    struct ps_ring_hdr *h = r->hdr;
-    h->layout = PS_RING_LAYOUT;
-    h->wire_version = PS_WIRE_VERSION;
-    h->pid = pid;
-    struct stat ns;
-    h->pidns = stat("/proc/self/ns/pid", &ns) == 0 ? (uint64_t)ns.st_ino : 0;
-    h->clock = r->tsc ? PS_RING_CLOCK_TSC : PS_RING_CLOCK_MONO;
-    h->file_bytes = r->bytes;
-    h->chunk_bytes = chunk;
-    h->nchunks = (uint32_t)nchunks;
-    h->nlanes = PS_RING_LANES;
-    h->lanes_off = PS_RING_HDR_BYTES;
-    h->open_off = lanes_end;
-    h->chunks_off = meta;
-    if (r->tsc)
-        ps_ring_take_pair(tsc_now, &h->cal_tsc, &h->cal_ns);
-    atomic_store_explicit((_Atomic uint64_t *)&h->magic, PS_RING_MAGIC, memory_order_release);
-    /* ring-<pid>-<n>.ps with the first free n: an exec'd program keeps its pid and makes another ring. */
-    for (unsigned n = 0;; n++) {
-        int len = snprintf(name, sizeof name, "%s/" PS_RING_FILE_FMT, dir, pid, n);
-        if (len < 0 || (size_t)len >= sizeof name) {
-            err = -ENAMETOOLONG;
-            goto out_unlink;
-        }
-        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) == 0)
-            break;
-        if (errno == EINVAL && link(tmp, name) == 0) {     /* file system without RENAME_NOREPLACE */
-            unlink(tmp);
-            break;
-        }
-        if (errno != EEXIST || n > 100000) {
-            err = -errno;
-            goto out_unlink;
-        }
-    }
+    init_header(r, pid, &g);
+    if ((err = publish(dir, pid, tmp, name, sizeof name)))
+        goto out_unlink;
     snprintf(r->path, sizeof r->path, "%s", name);
     if (path && snprintf(path, path_size, "%s", name) >= (int)path_size) {
-        err = -ENAMETOOLONG;
         unlink(name);
-        goto out;
+        ps_ring_free(r);
+        return -ENAMETOOLONG;
     }
     *out = r;
     return 0;
 
 out_unlink:
     unlink(tmp);
-out:
     if (fd >= 0)
         close(fd);
     ps_ring_free(r);

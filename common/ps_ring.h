@@ -71,10 +71,7 @@ int ps_ring_reader_seek(struct ps_ring_reader *r, uint32_t lane, const struct ps
 long ps_ring_reader_open_ranges(struct ps_ring_reader *r,
                                 int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx);
 
-/* Records the writers dropped, every cause (exact count); 0 when the ring is corrupt. */
-uint64_t ps_ring_reader_dropped(struct ps_ring_reader *r);
-
-/* The same count by cause; the four add up to ps_ring_reader_dropped. */
+/* Records the writers dropped (exact counts), by cause. */
 struct ps_ring_drops {
     uint64_t full;                  /* no chunk free (the collector was behind by the whole ring), or a record
                                        larger than a chunk, or one that depended on such a record */
@@ -82,6 +79,13 @@ struct ps_ring_drops {
     uint64_t limit;                 /* beyond the probe's limits: nesting depth, start/end table */
     uint64_t alloc;                 /* a fresh chunk could not be allocated (file system full) */
 };
+
+/* Every cause together: the records dropped. */
+static inline uint64_t ps_ring_drops_total(const struct ps_ring_drops *d)
+{
+    return d->full + d->nolane + d->limit + d->alloc;
+}
+
 /* 0, or -EBADMSG with *out zeroed when a count is nonsense (above 2^48, or a cause above its total): the
  * ring is then corrupt (ps_ring_reader_corrupt) and its drops unknown. */
 int ps_ring_reader_drops(struct ps_ring_reader *r, struct ps_ring_drops *out);

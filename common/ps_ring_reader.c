@@ -519,14 +519,6 @@ int ps_ring_reader_drops(struct ps_ring_reader *r, struct ps_ring_drops *out)
     return rc;
 }
 
-uint64_t ps_ring_reader_dropped(struct ps_ring_reader *r)
-{
-    struct ps_ring_drops d;
-    if (ps_ring_reader_drops(r, &d))
-        return 0;
-    return d.full + d.nolane + d.limit + d.alloc;
-}
-
 uint64_t ps_ring_reader_pidns(const struct ps_ring_reader *r)
 {
     return r->g.pidns;

@@ -4,6 +4,7 @@
 #ifndef PS_RING_WRITER_H
 #define PS_RING_WRITER_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -62,14 +63,14 @@ int ps_ring_lane_claim(struct ps_ring *r, uint32_t tid, struct ps_ring_wlane *w)
 
 /* Mirror a pushed range into a free open-range slot of the lane (ps_ring_layout.h) so that it survives a
  * crash of the process: `start` in the ring clock, `msg_kind` PS_WIRE_MSG_LANE / _REGISTERED (with `msg_id`)
- * or _NONE, `level` its nesting level. Returns the slot (pass it to ps_ring_open_end at the pop), or -1 when
+ * or _NONE, `level` its nesting level. Returns the slot (pass it to ps_ring_open_end at the pop), or -EBUSY when
  * all PS_RING_OPEN_SLOTS are live (the range is then simply not mirrored). */
 static inline int ps_ring_open_begin(struct ps_ring_wlane *w, uint64_t start, uint32_t tid, uint32_t domain,
                                      uint32_t level, uint32_t msg_kind, uint32_t msg_id)
 {
     uint32_t free_bits = ~w->open_used & ((1u << PS_RING_OPEN_SLOTS) - 1);
     if (!w->open || !free_bits)
-        return -1;
+        return -EBUSY;
     int i = __builtin_ctz(free_bits);
     struct ps_ring_open *o = &w->open[i];
     o->tid = tid;
@@ -82,7 +83,7 @@ static inline int ps_ring_open_begin(struct ps_ring_wlane *w, uint64_t start, ui
     return i;
 }
 
-/* The range mirrored in `slot` (from ps_ring_open_begin; -1 is a no-op) was popped. */
+/* The range mirrored in `slot` (from ps_ring_open_begin; a negative slot is a no-op) was popped. */
 static inline void ps_ring_open_end(struct ps_ring_wlane *w, int slot)
 {
     if (slot < 0 || !w->open)

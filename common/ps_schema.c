@@ -3,6 +3,7 @@
  * nsys quotes nothing, we quote "end" so the SQL also runs where END is reserved. */
 #include "ps_schema.h"
 
+#include <errno.h>
 #include <string.h>
 
 const struct ps_enum_name ps_nsys_copy_kind[PS_NSYS_COPY_KINDS] = {
@@ -23,7 +24,7 @@ int ps_enum_find(const struct ps_enum_name *t, int n, const char *s, size_t len)
     for (int i = 0; i < n; i++)
         if (strlen(t[i].label) == len && memcmp(s, t[i].label, len) == 0)
             return i;
-    return -1;
+    return -ENOENT;
 }
 
 const char ps_schema_sql[] =

@@ -34,7 +34,7 @@ struct ps_enum_name {
 #define PS_NSYS_MEM_KINDS 8
 extern const struct ps_enum_name ps_nsys_copy_kind[PS_NSYS_COPY_KINDS];
 extern const struct ps_enum_name ps_nsys_mem_kind[PS_NSYS_MEM_KINDS];
-/* The id whose label is s[0..len) in table t of n entries (exact, case-sensitive), or -1. */
+/* The id whose label is s[0..len) in table t of n entries (exact, case-sensitive), or -ENOENT. */
 int ps_enum_find(const struct ps_enum_name *t, int n, const char *s, size_t len);
 
 /* PERFSCOPE_THREAD_SAMPLES.state, from the state letter of /proc/PID/task/TID/stat (proc(5)). */
@@ -46,6 +46,7 @@ enum ps_thread_state {
     PS_THREAD_ZOMBIE = 4,       /* Z, X */
     PS_THREAD_IDLE = 5,         /* I */
     PS_THREAD_OTHER = 6,        /* any other letter */
+    PS_THREAD_STATES            /* how many */
 };
 
 /* One statement per table, each ending in ';': run them in order with sqlite3_exec.

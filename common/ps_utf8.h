@@ -1,7 +1,9 @@
-/* The one UTF-8 decoder of perfscope: what is well-formed (RFC 3629 §4, Unicode Table 3-7: no overlong forms,
- * no UTF-16 surrogates, nothing above U+10FFFF) and the one replacement policy for what is not — each maximal
- * invalid subpart becomes one U+FFFD (Unicode ch. 3, "U+FFFD Substitution of Maximal Subparts", as Python's
- * decode(errors='replace') does). Used wherever untrusted text is written out: trace rows, JSON, terminals. */
+/* perfscope's UTF-8 decoder: what is well-formed (RFC 3629 §4, Unicode Table 3-7: no overlong forms, no UTF-16
+ * surrogates, nothing above U+10FFFF) and the one replacement policy for what is not — each maximal invalid
+ * subpart becomes one U+FFFD (Unicode ch. 3, "U+FFFD Substitution of Maximal Subparts", as Python's
+ * decode(errors='replace') does). Untrusted bytes are decoded here wherever they are written out as text: trace
+ * rows (collector), JSON, the terminal (tui/format.c). Code that only counts or cuts text already decoded here
+ * steps over continuation bytes itself. */
 #ifndef PS_UTF8_H
 #define PS_UTF8_H
 

@@ -56,7 +56,7 @@ struct ps_wire_thread_name {
     uint32_t name_len;          /* bytes incl. NUL */
 };
 
-/* ps_wire_nvtx.h.flags: where the message is, and what follows the fixed part (in this order:
+/* struct ps_wire_nvtx, h.flags: where the message is, and what follows the fixed part (in this order:
  * attr, ext, inline message). */
 #define PS_WIRE_MSG_NONE        0x0   /* no message */
 #define PS_WIRE_MSG_LANE        0x1   /* msg_id is a PS_WIRE_LANE_STRING id of the writing thread's lane */

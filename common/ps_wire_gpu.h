@@ -1,6 +1,6 @@
 /* GPU wire records (types PS_WIRE_GPU_FIRST..LAST of ps_wire.h): compact copies of CUPTI activity records,
- * written by the probe (probe/cupti_capture.convert.c) and turned into Nsight-Systems-style rows by the collector
- * (collector/gpu_rows.c). Layout rules as in ps_wire.h: struct ps_wire_hdr first, sizes multiples of 8. */
+ * written by the probe (probe/cupti_capture.c, probe/cupti_convert.c) and turned into Nsight-Systems-style rows by
+ * the collector (collector/gpu_rows.c). Layout rules as in ps_wire.h: struct ps_wire_hdr first, sizes multiples of 8. */
 #ifndef PS_WIRE_GPU_H
 #define PS_WIRE_GPU_H
 
@@ -50,7 +50,7 @@ struct ps_wire_gpu_kernel {
     uint64_t graph_node_id;
 };
 
-/* ps_wire_gpu_memcpy.h.flags */
+/* struct ps_wire_gpu_memcpy, h.flags */
 #define PS_WIRE_GPU_MEMCPY_PEER 0x1     /* from MEMCPY2: src/dst device and context are valid */
 
 struct ps_wire_gpu_memcpy {
@@ -95,7 +95,7 @@ struct ps_wire_gpu_sync {
     uint32_t pad32;
 };
 
-/* ps_wire_gpu_api.h.flags */
+/* struct ps_wire_gpu_api, h.flags */
 #define PS_WIRE_GPU_API_DRIVER 0x1      /* a driver API call (CUPTI_ACTIVITY_KIND_DRIVER); else runtime */
 
 struct ps_wire_gpu_api {
@@ -138,7 +138,7 @@ struct ps_wire_gpu_context {
     uint8_t pad8[7];
 };
 
-/* ps_wire_gpu_string.h.flags: what the string names */
+/* struct ps_wire_gpu_string, h.flags: what the string names */
 #define PS_WIRE_GPU_STR_KERNEL_NAME 1   /* a mangled kernel name (as CUPTI gives it) */
 #define PS_WIRE_GPU_STR_API_NAME 2      /* a CUDA runtime/driver API name, e.g. cudaLaunchKernel_v7000 */
 

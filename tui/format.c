@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ps_utf8.h"
+
 const char *tui_fmt_bytes(char *buf, size_t len, double bytes)
 {
     static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
@@ -64,28 +66,50 @@ const char *tui_fmt_ns(char *buf, size_t len, int64_t ns)
     return buf;
 }
 
+/* The next column of s[0..n), n >= 1: its bytes in s, and whether they are a well-formed character (else a
+ * maximal invalid subpart, drawn as one U+FFFD: common/ps_utf8.h). */
+static size_t next_column(const char *s, size_t n, int *valid)
+{
+    int k = ps_utf8_seq((const unsigned char *)s, n);
+    *valid = k > 0;
+    return (size_t)(k > 0 ? k : -k);
+}
+
 size_t tui_text_cols(const char *s)
 {
-    size_t n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
+    size_t cols = 0, n = strlen(s);
+    for (size_t i = 0; i < n; cols++) {
+        int valid;
+        i += next_column(s + i, n - i, &valid);
+    }
+    return cols;
+}
+
+size_t tui_text_bytes(const char *s, size_t cols)
+{
+    size_t i = 0, n = strlen(s);
+    for (size_t c = 0; c < cols && i < n; c++) {
+        int valid;
+        i += next_column(s + i, n - i, &valid);
+    }
+    return i;
 }
 
 const char *tui_fit(char *buf, size_t len, const char *s, size_t cols, int pad)
 {
-    size_t out = 0, used = 0;
+    size_t out = 0, used = 0, n = strlen(s);
     if (!len)
         return buf;
-    for (const unsigned char *p = (const unsigned char *)s; *p && used < cols;) {
-        size_t n = *p >= 0xF0 ? 4 : *p >= 0xE0 ? 3 : *p >= 0xC0 ? 2 : 1;
-        size_t avail = strnlen((const char *)p, n);
-        if (avail < n || out + n >= len)
+    for (size_t i = 0; i < n && used < cols; used++) {
+        int valid;
+        size_t k = next_column(s + i, n - i, &valid);
+        const char *put = valid ? s + i : PS_UTF8_REPLACEMENT;
+        size_t put_len = valid ? k : sizeof PS_UTF8_REPLACEMENT - 1;
+        if (out + put_len >= len)
             break;
-        memcpy(buf + out, p, n);
-        out += n;
-        p += n;
-        used++;
+        memcpy(buf + out, put, put_len);
+        out += put_len;
+        i += k;
     }
     while (pad && used < cols && out + 1 < len) {
         buf[out++] = ' ';

@@ -1,5 +1,5 @@
 /* Metric history and sparklines (see history.h). */
-#include "history.h"
+#include "tui/history.h"
 
 #include <string.h>
 

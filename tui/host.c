@@ -1,5 +1,5 @@
 /* Host metrics from /proc (see host.h). */
-#include "host.h"
+#include "tui/host.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,7 +62,7 @@ int tui_host_parse_stat(const char *text, struct tui_cpu_times *all, struct tui_
             }
         }
     }
-    return found ? 0 : -1;
+    return found ? 0 : -EINVAL;
 }
 
 int tui_host_parse_meminfo(const char *text, int64_t *total, int64_t *available, int64_t *swap_total,
@@ -76,12 +76,12 @@ int tui_host_parse_meminfo(const char *text, int64_t *total, int64_t *available,
         if (p && (p == text || p[-1] == '\n'))
             *out[i] = strtoll(p + strlen(keys[i]), NULL, 10) * 1024;
     }
-    return *total >= 0 ? 0 : -1;
+    return *total >= 0 ? 0 : -EINVAL;
 }
 
 int tui_host_parse_loadavg(const char *text, double load[3])
 {
-    return sscanf(text, "%lf %lf %lf", &load[0], &load[1], &load[2]) == 3 ? 0 : -1;
+    return sscanf(text, "%lf %lf %lf", &load[0], &load[1], &load[2]) == 3 ? 0 : -EINVAL;
 }
 
 double tui_host_busy_pct(const struct tui_cpu_times *before, const struct tui_cpu_times *after)

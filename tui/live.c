@@ -3,7 +3,7 @@
  * the only connection). One model follows the trace (the analyzer's ps_follow: the rows appended since the last
  * update are merged into it; rows a window old are dropped), and the window's numbers come from the report's
  * analyses over a view of it (ps_report_build_view): nothing here computes a step-time figure of its own. */
-#include "live.h"
+#include "tui/live.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,7 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host.h"
+#include "collector/session.h"
+#include "tui/host.h"
 #include "model/view.h"
 #include "ps_globalid.h"
 #include "ps_time.h"
@@ -55,10 +56,9 @@ size_t tui_sessions_find(const char *base, struct tui_session *out, size_t max)
         if (*end || end == de->d_name || pid == 0 || pid > UINT32_MAX || !tui_recorder_alive((uint32_t)pid))
             continue;
         char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s/trace", base, de->d_name);
-        if (tui_read_file(path, out[n].trace, sizeof out[n].trace) <= 0)
+        snprintf(path, sizeof path, "%s/%s", base, de->d_name);
+        if (ps_session_read_trace_name(path, out[n].trace, sizeof out[n].trace) != 0)
             continue;
-        out[n].trace[strcspn(out[n].trace, "\n")] = '\0';
         out[n].recorder_pid = (uint32_t)pid;
         n++;
     }
@@ -70,7 +70,6 @@ size_t tui_sessions_find(const char *base, struct tui_session *out, size_t max)
 void tui_live_watch(struct tui_live *l, const char *trace, uint32_t recorder_pid, int64_t window_ns)
 {
     tui_live_fini(l);
-    memset(l, 0, sizeof *l);
     snprintf(l->trace, sizeof l->trace, "%s", trace);
     l->recorder_pid = recorder_pid;
     l->window_ns = window_ns;
@@ -83,7 +82,7 @@ void tui_live_watch(struct tui_live *l, const char *trace, uint32_t recorder_pid
 void tui_live_fini(struct tui_live *l)
 {
     ps_follow_free(l->follow);
-    l->follow = NULL;
+    memset(l, 0, sizeof *l);        /* no pointer or count left behind */
 }
 
 struct meta {
@@ -91,7 +90,7 @@ struct meta {
     int complete;                   /* recording_complete: 1, 0, -1 absent */
 };
 
-/* PERFSCOPE_META values top needs, and the open ranges; the connection is the caller's. 0 or -1 (message). */
+/* PERFSCOPE_META values top needs; the connection is the caller's. 0, or -EINVAL with l->message set. */
 static int read_meta(struct tui_live *l, sqlite3 *db, struct meta *m)
 {
     sqlite3_stmt *st = NULL;
@@ -101,7 +100,7 @@ static int read_meta(struct tui_live *l, sqlite3 *db, struct meta *m)
                            -1, &st, NULL) != SQLITE_OK) {
         snprintf(l->message, sizeof l->message, "%s: not a perfscope trace being recorded (%s)", l->trace,
                  sqlite3_errmsg(db));
-        return -1;
+        return -EINVAL;
     }
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
@@ -281,6 +280,7 @@ static void analyse_window(struct tui_live *l, int64_t from_ns)
     l->bottleneck = r.bottleneck;
     l->share = r.share;
     l->gpu_util = r.gpu_util;
+    l->has_gpu = r.has_gpu;
     snprintf(l->fix, sizeof l->fix, "%s", r.nrecs ? r.recs[0] : "");
     l->nkernels = 0;
     for (size_t i = 0; i < r.nkernels && l->nkernels < TUI_LIVE_KERNELS; i++) {

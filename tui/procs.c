@@ -1,11 +1,11 @@
 /* The recorded process tree (see procs.h). Rates come from the difference of two samples of the same pid. */
-#include "procs.h"
+#include "tui/procs.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sampler.h"
+#include "collector/sampler.h"
 
 const char *const tui_sort_name[TUI_SORT_N] = { "cpu", "rss", "pid" };
 
@@ -165,7 +165,7 @@ long tui_procs_tick(struct tui_procs *p, enum tui_sort sort, const struct tui_pr
                              ? (double)(s->write_bytes - old->write_bytes) * 1e9 / dt : -1;
         p->cur[i] = (struct prev){ s->pid, s->time_ns, cpu, s->read_bytes, s->write_bytes };
         for (size_t t = 0; t < nt; t++)
-            if (ts[t].pid == s->pid && ts[t].state >= 0 && ts[t].state < TUI_THREAD_STATES)
+            if (ts[t].pid == s->pid && ts[t].state >= 0 && ts[t].state < PS_THREAD_STATES)
                 row->states[ts[t].state]++;
     }
     struct prev *swap = p->prev;

@@ -1,6 +1,6 @@
 /* ncurses set-up, colours, painting and keys (see screen.h). Resizes arrive as KEY_RESIZE (ncurses' own SIGWINCH
  * handler); the caller rebuilds the frame for the new size. */
-#include "screen.h"
+#include "tui/screen.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -12,17 +12,21 @@ struct tui_screen {
     int color;
 };
 
-int tui_screen_open(struct tui_screen **out, int no_color)
+int tui_screen_open(struct tui_screen **out, int no_color, char *err, size_t errlen)
 {
+    if (!err)
+        errlen = 0;
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "perfscope top: not a terminal (use --iterations N --snapshot json to run without one)\n");
+        snprintf(err, errlen, "not a terminal (use --iterations N --snapshot json to run without one)");
         return -ENOTTY;
     }
     struct tui_screen *s = calloc(1, sizeof *s);
-    if (!s)
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
         return -ENOMEM;
+    }
     if (!newterm(NULL, stdout, stdin)) {
-        fprintf(stderr, "perfscope top: cannot use the terminal '%s' (set TERM)\n", getenv("TERM") ? getenv("TERM") : "");
+        snprintf(err, errlen, "cannot use the terminal '%s' (set TERM)", getenv("TERM") ? getenv("TERM") : "");
         free(s);
         return -ENOTTY;
     }

@@ -1,6 +1,6 @@
 /* The --snapshot JSON (see snapshot.h), written through the JSON writer `perfscope report` and `export` use
  * (analyzer/render/json_writer.h: yajl's generator, text from traces and /proc made valid UTF-8 with U+FFFD). */
-#include "snapshot.h"
+#include "tui/snapshot.h"
 
 #include <errno.h>
 #include <math.h>
@@ -151,6 +151,7 @@ static void gpus(struct ps_jw *w, const struct tui_top *t)
 static void processes(struct ps_jw *w, const struct tui_top *t)
 {
     static const char *const states[] = { "running", "sleeping", "blocked_io", "stopped", "zombie", "idle", "other" };
+    _Static_assert(sizeof states / sizeof *states == PS_THREAD_STATES, "a name per enum ps_thread_state");
     key(w, "recorded_processes");
     ps_jw_array_open(w);
     for (size_t i = 0; t->procs && i < t->nproc_rows; i++) {
@@ -168,7 +169,7 @@ static void processes(struct ps_jw *w, const struct tui_top *t)
         kint(w, "threads", 1, p->threads);
         key(w, "thread_states");
         ps_jw_map_open(w);
-        for (int s = 0; s < TUI_THREAD_STATES; s++)
+        for (int s = 0; s < PS_THREAD_STATES; s++)
             kint(w, states[s], 1, p->states[s]);
         ps_jw_map_close(w);
         ps_jw_map_close(w);
@@ -194,6 +195,7 @@ static void recording(struct ps_jw *w, const struct tui_top *t)
     }
     const struct tui_live *l = &t->live;
     static const char *const state[] = { "none", "recording", "ended", "error" };
+    _Static_assert(sizeof state / sizeof *state == TUI_LIVE_ERROR + 1, "a name per enum tui_live_state");
     ps_jw_map_open(w);
     kstr(w, "trace", l->trace);
     kstr(w, "state", state[l->state]);

@@ -264,6 +264,54 @@ static int train_loop(struct ps_loader *ld, struct ps_mlp *mlp, int steps, float
     return rc;
 }
 
+/* The options given on the command line override the scenario's values. 0, or -EINVAL after a message. */
+static int apply_options(struct scenario *sc, const struct options *o)
+{
+    if (o->steps > 0) sc->steps = o->steps;
+    if (o->batch > 0) {
+        /* micro-batches follow the batch unless the scenario splits it and the split still fits */
+        if (sc->micro_batch == sc->batch || o->batch % sc->micro_batch != 0)
+            sc->micro_batch = o->batch;
+        sc->batch = o->batch;
+    }
+    if (o->micro_batch > 0) sc->micro_batch = o->micro_batch;
+    if (o->hidden > 0) sc->hidden = o->hidden;
+    if (o->workers > 0) sc->workers = o->workers;
+    if (o->prefetch > 0) sc->prefetch = o->prefetch;
+    if (sc->micro_batch > sc->batch || sc->batch % sc->micro_batch != 0) {
+        fprintf(stderr, "train: --micro-batch %d must divide --batch %d\n", sc->micro_batch,
+                sc->batch);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* The run's summary on stdout: the ground truth the tests compare a trace's analysis with. */
+static void print_summary(const struct ps_nn *nn, int steps, float loss_first, double loss_last,
+                          const int64_t phase_ns[PH_COUNT], int64_t step_ns)
+{
+    double step = step_ns > 0 ? (double)step_ns : 1.0;
+    int64_t compute = step_ns - phase_ns[PH_DATA] - phase_ns[PH_H2D];
+    printf("steps=%d\n", steps);
+    printf("loss_start=%.4f loss_end=%.4f\n", loss_first, loss_last);
+    printf("nvtx_ranges_opened=%llu\n", (unsigned long long)g_ranges_opened);
+    printf("phase_share data=%.3f h2d=%.3f compute=%.3f\n", phase_ns[PH_DATA] / step,
+           phase_ns[PH_H2D] / step, compute / step);
+    printf("phase_ms step=%.1f", step_ns / 1e6);
+    for (int p = 0; p < PH_COUNT; p++)
+        printf(" %s=%.1f", phase_names[p], phase_ns[p] / 1e6);
+    printf("\n");
+    printf("kernels_launched=%llu\n", (unsigned long long)ps_nn_kernels_total(nn));
+    for (int k = 0; k < PS_NN_K_COUNT; k++)
+        if (nn->stats.kernels[k])
+            printf("kernel name=%s count=%llu\n", ps_nn_kernel_names[k],
+                   (unsigned long long)nn->stats.kernels[k]);
+    printf("copies h2d_bytes=%llu h2d_count=%llu d2h_bytes=%llu d2h_count=%llu syncs=%llu\n",
+           (unsigned long long)nn->stats.h2d_bytes, (unsigned long long)nn->stats.h2d_copies,
+           (unsigned long long)nn->stats.d2h_bytes, (unsigned long long)nn->stats.d2h_copies,
+           (unsigned long long)nn->stats.syncs);
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -285,20 +333,7 @@ int main(int argc, char **argv)
         return 1;
     int on_cuda = strcmp(nn.ops->name, "cuda") == 0;
     struct scenario sc = *find_scenario(on_cuda ? cuda_scenarios : cpu_scenarios, o.scenario);
-    if (o.steps > 0) sc.steps = o.steps;
-    if (o.batch > 0) {
-        /* micro-batches follow the batch unless the scenario splits it and the split still fits */
-        if (sc.micro_batch == sc.batch || o.batch % sc.micro_batch != 0)
-            sc.micro_batch = o.batch;
-        sc.batch = o.batch;
-    }
-    if (o.micro_batch > 0) sc.micro_batch = o.micro_batch;
-    if (o.hidden > 0) sc.hidden = o.hidden;
-    if (o.workers > 0) sc.workers = o.workers;
-    if (o.prefetch > 0) sc.prefetch = o.prefetch;
-    if (sc.micro_batch > sc.batch || sc.batch % sc.micro_batch != 0) {
-        fprintf(stderr, "train: --micro-batch %d must divide --batch %d\n", sc.micro_batch,
-                sc.batch);
+    if (apply_options(&sc, &o) != 0) {
         ps_nn_close(&nn);
         return 2;
     }
@@ -354,26 +389,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "train: training step failed: %s\n", strerror(-rc));
         goto out;
     }
-    double step = step_ns > 0 ? (double)step_ns : 1.0;
-    int64_t compute = step_ns - phase_ns[PH_DATA] - phase_ns[PH_H2D];
-    printf("steps=%d\n", sc.steps);
-    printf("loss_start=%.4f loss_end=%.4f\n", loss_first, loss_last);
-    printf("nvtx_ranges_opened=%llu\n", (unsigned long long)g_ranges_opened);
-    printf("phase_share data=%.3f h2d=%.3f compute=%.3f\n", phase_ns[PH_DATA] / step,
-           phase_ns[PH_H2D] / step, compute / step);
-    printf("phase_ms step=%.1f", step_ns / 1e6);
-    for (int p = 0; p < PH_COUNT; p++)
-        printf(" %s=%.1f", phase_names[p], phase_ns[p] / 1e6);
-    printf("\n");
-    printf("kernels_launched=%llu\n", (unsigned long long)ps_nn_kernels_total(&nn));
-    for (int k = 0; k < PS_NN_K_COUNT; k++)
-        if (nn.stats.kernels[k])
-            printf("kernel name=%s count=%llu\n", ps_nn_kernel_names[k],
-                   (unsigned long long)nn.stats.kernels[k]);
-    printf("copies h2d_bytes=%llu h2d_count=%llu d2h_bytes=%llu d2h_count=%llu syncs=%llu\n",
-           (unsigned long long)nn.stats.h2d_bytes, (unsigned long long)nn.stats.h2d_copies,
-           (unsigned long long)nn.stats.d2h_bytes, (unsigned long long)nn.stats.d2h_copies,
-           (unsigned long long)nn.stats.syncs);
+    print_summary(&nn, sc.steps, loss_first, loss_last, phase_ns, step_ns);
 out:
     ps_loader_free(ld);
     ps_mlp_fini(&mlp);

@@ -12,11 +12,11 @@
 
 #include <sqlite3.h>
 
-#include "collect.h"
+#include "collector/collect.h"
 #include "ps_ring_writer.h"
 #include "ps_time.h"
 #include "ps_wire_gpu.h"
-#include "trace_writer.h"
+#include "collector/trace_writer.h"
 
 static int64_t cpu_ns(clockid_t id)
 {

@@ -30,7 +30,7 @@ def fail(msg):
 
 def run(fmt, extra=()):
     out = os.path.join(outdir, f"{name}.{fmt}")
-    p = subprocess.run([perfscope, "report", "--format", fmt, "-o", out, *extra, trace],
+    p = subprocess.run([perfscope, "report", "--format", fmt, "-f", "-o", out, *extra, trace],
                        capture_output=True, text=True, timeout=600)
     return p, out
 

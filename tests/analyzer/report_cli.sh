@@ -56,10 +56,17 @@ output_is_input)   # -o naming the trace itself (directly, by a symlink, by a ha
     printf '%s' "$tiny_json" >"$tmp/t.json"; cp "$tmp/t.json" "$tmp/orig.json"
     ln -s t.json "$tmp/sym.json"; ln "$tmp/t.json" "$tmp/hard.json"
     for o in "$tmp/t.json" "$tmp/sym.json" "$tmp/hard.json"; do
-        expect 1 "refusing to overwrite" -- "$ps" report "$tmp/t.json" -o "$o"
+        expect 2 "refusing to overwrite" -- "$ps" report "$tmp/t.json" -o "$o"
         cmp -s "$tmp/t.json" "$tmp/orig.json" || { echo "the trace was changed through $o"; exit 1; }
     done
     "$ps" report "$tmp/t.json" -o "$tmp/other.txt" || { echo "a different output is refused"; exit 1; } ;;
+existing_output_needs_force)   # the rule of every command: an existing -o file is kept without -f (exit 2)
+    printf '%s' "$tiny_json" >"$tmp/t.json"; echo keep >"$tmp/r.txt"
+    expect 2 "^perfscope report: $tmp/r.txt exists (use -f to overwrite)\$" -- "$ps" report "$tmp/t.json" -o "$tmp/r.txt"
+    [ "$(cat "$tmp/r.txt")" = keep ] || { echo "the existing output was changed"; exit 1; }
+    "$ps" report "$tmp/t.json" -o "$tmp/r.txt" -f || { echo "-f: exit $?"; exit 1; }
+    grep -q "ProfilerStep" "$tmp/r.txt" || grep -q "^Verdict" "$tmp/r.txt" || { echo "-f wrote:"; cat "$tmp/r.txt"; exit 1; }
+    "$ps" report "$tmp/t.json" -o /dev/null || { echo "-o /dev/null (not a file -f protects): exit $?"; exit 1; } ;;
 write_failure_one_line)
     [ -w /dev/full ] || exit 77
     # 300 steps: a report far larger than stdio's buffer, so writes fail while rendering, not only at the flush

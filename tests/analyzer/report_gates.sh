@@ -13,32 +13,33 @@ status() {   # status WANT -- command...: exit status WANT
     "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
     [ "$got" -eq "$want" ] || { echo "exit $got, expected $want: $*"; cat "$tmp/err"; exit 1; }
 }
+# The cases write one output file in turn: -f replaces it (an existing -o is refused without).
 case $case in
 fail_on)
     [ -f "$k/resnet50_workers0.pt.trace.json.gz" ] || exit 77
     w0=$k/resnet50_workers0.pt.trace.json.gz w4=$k/resnet50_workers4.pt.trace.json.gz
     ddp=$k/ddp_resnet_ns_resolution.pt.trace.json.gz nccl=$k/nccl_2rank.pt.trace.json.gz
-    status 3 -- "$ps" report --fail-on data-loading -o "$tmp/r.txt" "$w0"
+    status 3 -- "$ps" report --fail-on data-loading -f -o "$tmp/r.txt" "$w0"
     grep -q "failing (exit 3): the verdict is data-loading at 33.4 %" "$tmp/err" || { cat "$tmp/err"; exit 1; }
     grep -q "^Verdict: data-loading" "$tmp/r.txt" || { echo "no report written under a tripped gate"; exit 1; }
-    status 3 -- "$ps" report --fail-on memcpy,data-loading --format json -o "$tmp/r.json" "$w0"
+    status 3 -- "$ps" report --fail-on memcpy,data-loading --format json -f -o "$tmp/r.json" "$w0"
     python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/r.json" || exit 1
-    status 0 -- "$ps" report --fail-on memcpy,sync --format md -o "$tmp/r.md" "$w0"
-    status 3 -- "$ps" report --fail-on host -o "$tmp/r.txt" "$w4"
-    status 0 -- "$ps" report --fail-on host,data-loading -o "$tmp/r.txt" "$ddp"
-    status 3 -- "$ps" report --fail-on kernel -o "$tmp/r.txt" "$ddp"
-    status 3 -- "$ps" report --fail-on host --format html -o "$tmp/r.html" "$nccl" ;;
+    status 0 -- "$ps" report --fail-on memcpy,sync --format md -f -o "$tmp/r.md" "$w0"
+    status 3 -- "$ps" report --fail-on host -f -o "$tmp/r.txt" "$w4"
+    status 0 -- "$ps" report --fail-on host,data-loading -f -o "$tmp/r.txt" "$ddp"
+    status 3 -- "$ps" report --fail-on kernel -f -o "$tmp/r.txt" "$ddp"
+    status 3 -- "$ps" report --fail-on host --format html -f -o "$tmp/r.html" "$nccl" ;;
 fail_on_share)
     [ -f "$k/resnet50_workers0.pt.trace.json.gz" ] || exit 77
     w0=$k/resnet50_workers0.pt.trace.json.gz ddp=$k/ddp_resnet_ns_resolution.pt.trace.json.gz
     nccl=$k/nccl_2rank.pt.trace.json.gz
-    status 3 -- "$ps" report --fail-on-share 0.30 -o "$tmp/r" "$w0"      # data-loading 33.4 % >= 30 %
-    status 0 -- "$ps" report --fail-on-share 0.35 -o "$tmp/r" "$w0"      # 33.4 % < 35 %
-    status 0 -- "$ps" report --fail-on-share 0.10 -o "$tmp/r" "$ddp"     # kernel-bound: not a starvation cause
-    status 3 -- "$ps" report --fail-on-share 0.7 -o "$tmp/r" "$nccl"     # host ~76 %
-    status 0 -- "$ps" report --fail-on-share 0.9 -o "$tmp/r" "$nccl"
-    status 0 -- "$ps" report --fail-on data-loading --fail-on-share 0.5 -o "$tmp/r" "$w0"   # both must hold
-    status 3 -- "$ps" report --fail-on data-loading --fail-on-share 0.3 -o "$tmp/r" "$w0" ;;
+    status 3 -- "$ps" report --fail-on-share 0.30 -f -o "$tmp/r" "$w0"      # data-loading 33.4 % >= 30 %
+    status 0 -- "$ps" report --fail-on-share 0.35 -f -o "$tmp/r" "$w0"      # 33.4 % < 35 %
+    status 0 -- "$ps" report --fail-on-share 0.10 -f -o "$tmp/r" "$ddp"     # kernel-bound: not a starvation cause
+    status 3 -- "$ps" report --fail-on-share 0.7 -f -o "$tmp/r" "$nccl"     # host ~76 %
+    status 0 -- "$ps" report --fail-on-share 0.9 -f -o "$tmp/r" "$nccl"
+    status 0 -- "$ps" report --fail-on data-loading --fail-on-share 0.5 -f -o "$tmp/r" "$w0"   # both must hold
+    status 3 -- "$ps" report --fail-on data-loading --fail-on-share 0.3 -f -o "$tmp/r" "$w0" ;;
 gate_usage)
     status 2 -- "$ps" report --fail-on data x
     grep -q "unknown bottleneck 'data'" "$tmp/err" || { cat "$tmp/err"; exit 1; }

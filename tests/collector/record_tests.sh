@@ -25,8 +25,8 @@ record_missing_program_fails_cleanly)
 record_refuses_existing_output_without_force)
     echo keep >"$trace"
     record -o "$trace" -- "$prog" exit 0
-    [ "$rc" -ne 0 ] || fail "overwrote without -f"
-    grep -q "already exists (use -f" "$dir/err" || fail "message: $(cat "$dir/err")"
+    expect "exit status without -f (a usage error, as in report, diff and export)" "$rc" 2
+    grep -qx "perfscope record: $trace exists (use -f to overwrite)" "$dir/err" || fail "message: $(cat "$dir/err")"
     expect "file content" "$(cat "$trace")" keep
     record -f -o "$trace" -- "$prog" exit 0
     expect "exit status with -f" "$rc" 0
@@ -81,12 +81,10 @@ record_child_dies_with_the_recorder)
     "$perfscope" record -o "$trace" -- "$prog" sleep 30 2>"$dir/err" &
     rec=$!
     child=
-    for i in $(seq 50); do
-        # the child of $rec, from /proc (field 4 of /proc/PID/stat, after the ")" that ends the name)
-        child=$(for f in /proc/[0-9]*/stat; do
-                    [ "$(sed 's/.*) //' "$f" 2>/dev/null | cut -d' ' -f2)" = $rec ] &&
-                        [ "$(cat "${f%/stat}/comm" 2>/dev/null)" = nvtx_prog ] && basename "${f%/stat}"
-                done | head -n1)
+    for i in $(seq 200); do
+        # the child of $rec once it runs nvtx_prog (pgrep reads its parent from /proc, one pass; a loop of its
+        # own over /proc outlasted CMD's 30 s on a loaded machine)
+        child=$(pgrep -P $rec -x nvtx_prog | head -n1)
         [ -n "$child" ] && break
         sleep 0.1
     done
@@ -140,6 +138,10 @@ record_recovers_the_rings_of_a_killed_recorder)
     expect "rows + dropped (the program made 1000000; $before were stored before the kill)" \
         $((after + $(meta dropped_records))) 1000000
     expect "recovered" "$(meta recovered)" 1
+    # The session rows the dead recorder did not write, in the same format as a finished recording's.
+    expect "one session row" "$(q "SELECT count(*) FROM TARGET_INFO_SESSION_START_TIME")" 1
+    expect "its start" "$(q "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME")" "$(meta start_utc_epoch_ns)"
+    check_session_start_time
     # recovered_records also counts the process, thread-name and lane-string records, when not yet stored.
     n=$(meta recovered_records)
     [ "$n" -ge $((after - before)) ] && [ "$n" -le $((after - before + 3)) ] ||
@@ -388,6 +390,7 @@ record_writes_known_nvtx_ranges)
     expect "dropped" "$(meta dropped_records)" 0
     expect "event types" "$(q "SELECT group_concat(id) FROM (SELECT id FROM ENUM_NSYS_EVENT_TYPE ORDER BY id)")" "33,34,59,60,75"
     expect "session start" "$(q "SELECT count(*) FROM TARGET_INFO_SESSION_START_TIME WHERE utcEpochNs > 1600000000000000000")" 1
+    check_session_start_time
     # findings-1 #16: nsys's META_DATA_EXPORT, with the rows nsys 2026.2 writes (shared/traces/nsys/h100_2gpu_1s.sqlite)
     # for the product and the export schema 3.25.0 whose tables perfscope follows; never NVIDIA's name.
     x() { q "SELECT group_concat(value, '|') FROM META_DATA_EXPORT WHERE name = '$1'"; }

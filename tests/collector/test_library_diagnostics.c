@@ -1,6 +1,7 @@
-/* The collector's library modules report through common/ps_diag (so that `perfscope top`, which installs a hook,
- * never has its screen torn by a stray line on stderr): each case makes one module warn or fail, and checks that
- * the hook got the message and that nothing reached stderr. Usage: test_library_diagnostics CASE. */
+/* The collector's library modules never print (so that `perfscope top`, which installs a ps_diag hook, never has
+ * its screen torn by a stray line on stderr): warnings go through common/ps_diag, errors come back in the
+ * caller's buffer. Each case makes one module warn or fail, and checks where the message went and that nothing
+ * reached stderr. Usage: test_library_diagnostics CASE. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,8 +11,8 @@
 #include <unistd.h>
 
 #include "ps_diag.h"
-#include "python_hook.h"
-#include "recover.h"
+#include "collector/python_hook.h"
+#include "collector/recover.h"
 
 #define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
                                         exit(1); } } while (0)
@@ -51,21 +52,22 @@ static long with_hook(void (*fn)(void))
 }
 
 static int status;
+static char err[256];
 
 static void recover_missing_trace(void)
 {
-    status = ps_record_recover("/nonexistent-perfscope-dir/run.sqlite");
+    struct ps_recovery res;
+    status = ps_record_recover("/nonexistent-perfscope-dir/run.sqlite", &res, err, sizeof err);
 }
 
-static void recover_missing_trace_goes_to_the_hook(void)
+static void recover_missing_trace_is_an_error_in_the_callers_buffer(void)
 {
     CHECK(with_hook(recover_missing_trace) == 0);
-    CHECK(status == 1);
-    CHECK(ngot == 1);
+    CHECK(status == -ENOENT);
+    CHECK(ngot == 0);
     char want[256];
-    snprintf(want, sizeof want, "perfscope record: --recover /nonexistent-perfscope-dir/run.sqlite: %s",
-             strerror(ENOENT));
-    CHECK(strcmp(got[0], want) == 0);
+    snprintf(want, sizeof want, "/nonexistent-perfscope-dir/run.sqlite: %s", strerror(ENOENT));
+    CHECK(strcmp(err, want) == 0);
 }
 
 static void pyhook_without_probe(void)
@@ -99,7 +101,8 @@ static void python_hook_warnings_go_to_the_hook(void)
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
-        { "recover_missing_trace_goes_to_the_hook", recover_missing_trace_goes_to_the_hook },
+        { "recover_missing_trace_is_an_error_in_the_callers_buffer",
+          recover_missing_trace_is_an_error_in_the_callers_buffer },
         { "python_hook_warnings_go_to_the_hook", python_hook_warnings_go_to_the_hook },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -8,9 +8,9 @@
 
 #include "ps_globalid.h"
 #include "ps_wire.h"
-#include "rows.h"
-#include "sampler.h"
-#include "trace_writer.h"
+#include "collector/rows.h"
+#include "collector/sampler.h"
+#include "collector/trace_writer.h"
 
 #define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
                                         exit(1); } } while (0)

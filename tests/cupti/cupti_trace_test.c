@@ -11,12 +11,12 @@
 
 #include <sqlite3.h>
 
-#include "collect.h"
+#include "collector/collect.h"
 #include "cupti_fake_api.h"
 #include "gpu_rows.h"
 #include "ps_globalid.h"
 #include "ps_ring_writer.h"
-#include "trace_writer.h"
+#include "collector/trace_writer.h"
 
 static char dir[256], trace[300];
 static struct ps_ring *ring;
@@ -111,17 +111,11 @@ static const char *q_text(sqlite3 *db, const char *sql)
 #define CHECK_STR(got, want) do { const char *g_ = (got); if (strcmp(g_, (want))) { \
         fprintf(stderr, "%s:%d: got '%s', expected '%s'\n", __FILE__, __LINE__, g_, (want)); exit(1); } } while (0)
 
-static void case_rows(void)
+/* case_rows' input: the device and its context, one kernel (and one without timing), copies (H2D pageable, D2H
+ * pinned async, peer to peer), a memset, a stream synchronisation, and the runtime and driver calls of the launch.
+ * Times are t0 + offset (stored as the offset). Returns the bytes of buf in use. */
+static size_t append_device(uint8_t *buf, size_t valid)
 {
-    ring_setup();
-    struct ps_cupti_sink sink = { ring_emit, &lane, NULL };
-    f.version = 130100;     /* the CLOCK_MONOTONIC callback: times as written */
-    CHECK(ps_cupti_start(&fake_api, &sink) == 0);
-    uint8_t *buf = NULL;
-    size_t size = 0, max = 0, valid = 0;
-    f.requested(&buf, &size, &max);
-    uint64_t t0 = (uint64_t)origin;     /* times below are t0 + offset: stored as the offset */
-
     CUpti_ActivityDevice5 dev;
     memset(&dev, 0, sizeof dev);
     dev.kind = CUPTI_ACTIVITY_KIND_DEVICE;
@@ -134,6 +128,11 @@ static void case_rows(void)
     ctx.kind = CUPTI_ACTIVITY_KIND_CONTEXT, ctx.contextId = 1, ctx.deviceId = 0;
     valid = fake_append(buf, valid, &ctx);
 
+    return valid;
+}
+
+static size_t append_gpu_activity(uint8_t *buf, size_t valid, uint64_t t0)
+{
     CUpti_ActivityKernel10 k;
     memset(&k, 0, sizeof k);
     k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -182,6 +181,11 @@ static void case_rows(void)
     sy.start = t0 + 9000000, sy.end = t0 + 9500000, sy.contextId = 1, sy.streamId = 7, sy.correlationId = 54;
     sy.cudaEventId = 0xFFFFFFFFu;
     valid = fake_append(buf, valid, &sy);
+    return valid;
+}
+
+static size_t append_api_calls(uint8_t *buf, size_t valid, uint64_t t0)
+{
     CUpti_ActivityAPI rt;
     memset(&rt, 0, sizeof rt);
     rt.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
@@ -195,11 +199,11 @@ static void case_rows(void)
     drv.start = t0 + 600, drv.end = t0 + 800, drv.returnValue = 0;
     valid = fake_append(buf, valid, &drv);
 
-    f.dropped_once = 5;
-    f.completed(NULL, 0, buf, size, valid);
-    ps_cupti_flush_at_exit();
-    sqlite3 *db = collect();
+    return valid;
+}
 
+static void check_kernel_rows(sqlite3 *db)
+{
     long long gpid = ps_global_pid((uint32_t)getpid());
     CHECK_EQ(q_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 1);
     CHECK_EQ(q_int(db, "SELECT start FROM CUPTI_ACTIVITY_KIND_KERNEL"), 1000);
@@ -221,6 +225,10 @@ static void case_rows(void)
     CHECK_STR(q_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName"),
               "gemm_tiled");
 
+}
+
+static void check_copy_sync_rows(sqlite3 *db)
+{
     CHECK_EQ(q_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY"), 3);
     CHECK_EQ(q_int(db, "SELECT bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1"), 67108864);
     CHECK_EQ(q_int(db, "SELECT \"end\" - start FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1"), 5000000);
@@ -245,7 +253,10 @@ static void case_rows(void)
     CHECK_EQ(q_int(db, "SELECT deviceId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), 0);
     CHECK_EQ(q_int(db, "SELECT eventId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), 4294967295ll);
     CHECK_EQ(q_int(db, "SELECT \"end\" - start FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), 500000);
+}
 
+static void check_api_and_device_rows(sqlite3 *db)
+{
     CHECK_EQ(q_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"), 2);
     CHECK_STR(q_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId"
                          " WHERE r.eventClass = 0"), "cudaLaunchKernel_v7000");
@@ -273,6 +284,28 @@ static void case_rows(void)
     CHECK_EQ(q_int(db, "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_records_without_timestamps'"), 1);
     CHECK_EQ(q_int(db, "SELECT value FROM PERFSCOPE_META WHERE name = 'gpu_dropped_records'"), 5);
     CHECK_EQ(q_int(db, "SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO WHERE pid = %d", getpid()), PS_CUDA_CUPTI_ACTIVE);
+}
+
+static void case_rows(void)
+{
+    ring_setup();
+    struct ps_cupti_sink sink = { ring_emit, &lane, NULL };
+    f.version = 130100;     /* the CLOCK_MONOTONIC callback: times as written */
+    CHECK(ps_cupti_start(&fake_api, &sink) == 0);
+    uint8_t *buf = NULL;
+    size_t size = 0, max = 0, valid = 0;
+    f.requested(&buf, &size, &max);
+    uint64_t t0 = (uint64_t)origin;
+    valid = append_device(buf, valid);
+    valid = append_gpu_activity(buf, valid, t0);
+    valid = append_api_calls(buf, valid, t0);
+    f.dropped_once = 5;
+    f.completed(NULL, 0, buf, size, valid);
+    ps_cupti_flush_at_exit();
+    sqlite3 *db = collect();
+    check_kernel_rows(db);
+    check_copy_sync_rows(db);
+    check_api_and_device_rows(db);
     cleanup(db);
 }
 
@@ -285,11 +318,19 @@ static void case_late_name(void)
     CHECK(ring_emit(&lane, &k.h) == 0);
     k.name_id = 4;
     CHECK(ring_emit(&lane, &k.h) == 0);
+    k.name_id = 5;
+    CHECK(ring_emit(&lane, &k.h) == 0);
     struct { struct ps_wire_gpu_string s; char text[24]; } str = { { { sizeof str, PS_WIRE_GPU_STRING,
         PS_WIRE_GPU_STR_KERNEL_NAME }, 3, 11 }, "_Z4reluPfi" };
     CHECK(ring_emit(&lane, &str.s.h) == 0);
+    /* a name that is not UTF-8 (the probe's ring is untrusted): stored with the byte replaced by U+FFFD */
+    struct { struct ps_wire_gpu_string s; char text[8]; } bad = { { { sizeof bad, PS_WIRE_GPU_STRING,
+        PS_WIRE_GPU_STR_KERNEL_NAME }, 5, 4 }, "k\xFFx" };
+    CHECK(ring_emit(&lane, &bad.s.h) == 0);
     sqlite3 *db = collect();
-    CHECK_EQ(q_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 2);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 3);
+    CHECK_STR(q_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.mangledName"
+                         " ORDER BY k.rowid LIMIT 1 OFFSET 2"), "k\xEF\xBF\xBDx");
     CHECK_STR(q_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName"
                          " ORDER BY k.rowid LIMIT 1"), "relu(float*, int)");
     CHECK_STR(q_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName"

@@ -135,6 +135,13 @@ output_naming_a_trace_is_refused_and_the_trace_kept)
     done
     "$ps" diff "$tmp/b.json" "$tmp/a.json" -o "$tmp/d.txt" && grep -q "^Verdict: regression" "$tmp/d.txt" ||
         fail "a different output is refused"
+    # An existing -o file is kept without -f (exit 2, as in every command) and replaced with it.
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" -o "$tmp/d.txt" 2>"$tmp/err"; st=$?
+    [ $st = 2 ] && grep -qx "perfscope diff: $tmp/d.txt exists (use -f to overwrite)" "$tmp/err" ||
+        fail "existing -o without -f: exit $st: $(cat "$tmp/err")"
+    echo keep >"$tmp/d.txt"
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" -o "$tmp/d.txt" -f && grep -q "^Verdict: regression" "$tmp/d.txt" ||
+        fail "-f did not replace the output"
     "$ps" diff "$tmp/b.json" "$tmp/a.json" -o '' 2>"$tmp/err"; [ $? = 2 ] || fail "-o '' is not a usage error"
     grep -q "empty output path; name a file, or leave -o out to print to stdout" "$tmp/err" || fail "$(cat "$tmp/err")"
     ;;
@@ -178,7 +185,7 @@ analysis_options_are_report_s)
     grep -q "^### Kernels by change of total time (2 of 68)$" "$tmp/d.md" || fail "--top 2: $(grep Kernels "$tmp/d.md")"
     # --compat tracelens (TraceLens' GPU timeline) leaves the steps as they are: the peers' 177592 -> 141068 us
     "$ps" diff "$k/resnet50_workers0.pt.trace.json.gz" "$k/resnet50_workers4.pt.trace.json.gz" --compat tracelens \
-        --compat tb --format json -o "$tmp/d.json" || fail "--compat tracelens --compat tb exited $?"
+        --compat tb --format json -o "$tmp/d.json" -f || fail "--compat tracelens --compat tb exited $?"
     [ "$(json "$tmp/d.json" 'round(d["before"]["dur_ns"] / 1e3), round(d["after"]["dur_ns"] / 1e3)')" = "(177592, 141068)" ] ||
         fail "steps with --compat tracelens"
     ;;

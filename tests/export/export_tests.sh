@@ -185,12 +185,16 @@ bad_input_and_usage_are_refused)
     expect 2 "refusing to overwrite" "$tmp/trunc.json" -o "$tmp/trunc.json" -f
     cp "$tmp/trunc.json" "$tmp/before" && cmp -s "$tmp/trunc.json" "$tmp/before" || fail "input changed"
     echo keep >"$tmp/exists.json"
-    "$ps" export "$tmp/trunc.json" -o "$tmp/exists.json" 2>"$tmp/err"; [ $? = 2 ] && grep -q "exists (-f replaces it)" "$tmp/err" ||
-        fail "an existing output is replaced without -f"
+    "$ps" export "$tmp/trunc.json" -o "$tmp/exists.json" 2>"$tmp/err"; [ $? = 2 ] &&
+        grep -qx "perfscope export: $tmp/exists.json exists (use -f to overwrite)" "$tmp/err" ||
+        fail "an existing output is replaced without -f: $(cat "$tmp/err")"
     [ "$(cat "$tmp/exists.json")" = keep ] || fail "existing output changed"
     python3 -c 'import json; json.dump({"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "s", "pid": 1, "tid": 1, "ts": 0, "dur": 3}]}, open("'"$tmp"'/ok.json", "w"))'
     "$ps" export "$tmp/ok.json" -o "$tmp/exists.json" -f 2>/dev/null || fail "-f"
     [ "$(py "[e['name'] for e in ev if e['ph'] == 'X']" "$tmp/exists.json")" = "['s']" ] || fail "-f output"
+    # Not a regular file: the export would replace it (a rename), so it is refused even with -f.
+    mkfifo "$tmp/fifo" && "$ps" export "$tmp/ok.json" -o "$tmp/fifo" -f 2>"$tmp/err"; [ $? = 2 ] &&
+        grep -q "fifo is a FIFO; refusing to replace it" "$tmp/err" && [ -p "$tmp/fifo" ] || fail "FIFO: $(cat "$tmp/err")"
     "$ps" export "$tmp/ok.json" -o "$tmp/no/such/dir.json" 2>"$tmp/err"; [ $? = 1 ] && grep -q "cannot write" "$tmp/err" ||
         fail "unwritable output: $(cat "$tmp/err")"
     ;;

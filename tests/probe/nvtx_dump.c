@@ -46,6 +46,78 @@ static const char *lane_text(struct ctx *c, uint32_t lane, uint32_t id)
     return NULL;
 }
 
+/* One PS_WIRE_THREAD_NAME / _NVTX_DOMAIN / _NVTX_REGISTERED / _NVTX_CATEGORY record into d->names. */
+static void on_name(struct dump *d, const struct ps_wire_hdr *h)
+{
+    struct dump_name n = {.type = h->type};
+    if (h->type == PS_WIRE_THREAD_NAME) {
+        const struct ps_wire_thread_name *t = (const void *)h;
+        n.tid = t->tid;
+        n.text = str_at(h, sizeof *t, t->name_len);
+    } else {
+        const struct ps_wire_nvtx_name *t = (const void *)h;
+        n.domain = t->domain_id;
+        n.id = t->id;
+        n.tid = t->tid;
+        n.text = str_at(h, sizeof *t, t->name_len);
+    }
+    if (d->nnames == d->capnames)
+        d->names = realloc(d->names, (size_t)(d->capnames = d->capnames * 2 + 64) * sizeof *d->names);
+    d->names[d->nnames++] = n;
+}
+
+/* One NVTX range, start/end range, mark or unbalanced pop of `lane` into d->ev, its text resolved when the lane
+ * defined it. */
+static void on_event(struct ctx *c, uint32_t lane, const struct ps_wire_hdr *h)
+{
+    struct dump *d = c->d;
+    const struct ps_wire_nvtx *w = (const void *)h;
+    struct dump_event e = {.type = h->type, .flags = h->flags, .lane = lane};
+    uint32_t off = sizeof *w;
+    if (h->size < off)
+        FAIL("short NVTX record");
+    e.start_ns = ps_ring_reader_to_ns(c->r, w->start_tsc);
+    e.end_ns = ps_ring_reader_to_ns(c->r, w->end_tsc);
+    e.tid = w->tid;
+    e.domain = w->domain_id;
+    if (h->flags & PS_WIRE_HAS_ATTR) {
+        if (off + sizeof e.attr > h->size)
+            FAIL("attr overruns");
+        memcpy(&e.attr, (const char *)h + off, sizeof e.attr);
+        e.has_attr = 1;
+        off += sizeof e.attr;
+    }
+    if (h->type == PS_WIRE_NVTX_STARTEND) {
+        struct ps_wire_nvtx_ext x;
+        if (off + sizeof x > h->size)
+            FAIL("ext overruns");
+        memcpy(&x, (const char *)h + off, sizeof x);
+        e.range_id = x.range_id;
+        e.end_tid = x.end_tid;
+        off += sizeof x;
+    }
+    switch (h->flags & PS_WIRE_MSG_MASK) {
+    case PS_WIRE_MSG_LANE: {
+        const char *t = lane_text(c, lane, w->msg_id);
+        if (t)
+            e.text = strdup(t);
+        else
+            d->unresolved++;
+        break;
+    }
+    case PS_WIRE_MSG_REGISTERED:
+        e.registered = 1;       /* resolved after the drain: definitions are process-wide */
+        e.msg_id = w->msg_id;
+        break;
+    case PS_WIRE_MSG_INLINE:
+        e.text = str_at(h, off, w->msg_len);
+        break;
+    }
+    if (d->nev == d->capev)
+        d->ev = realloc(d->ev, (size_t)(d->capev = d->capev * 2 + 256) * sizeof *d->ev);
+    d->ev[d->nev++] = e;
+}
+
 static int on_rec(void *p, uint32_t lane, const struct ps_wire_hdr *h)
 {
     struct ctx *c = p;
@@ -78,75 +150,15 @@ static int on_rec(void *p, uint32_t lane, const struct ps_wire_hdr *h)
     case PS_WIRE_THREAD_NAME:
     case PS_WIRE_NVTX_DOMAIN:
     case PS_WIRE_NVTX_REGISTERED:
-    case PS_WIRE_NVTX_CATEGORY: {
-        struct dump_name n = {.type = h->type};
-        if (h->type == PS_WIRE_THREAD_NAME) {
-            const struct ps_wire_thread_name *t = (const void *)h;
-            n.tid = t->tid;
-            n.text = str_at(h, sizeof *t, t->name_len);
-        } else {
-            const struct ps_wire_nvtx_name *t = (const void *)h;
-            n.domain = t->domain_id;
-            n.id = t->id;
-            n.tid = t->tid;
-            n.text = str_at(h, sizeof *t, t->name_len);
-        }
-        if (d->nnames == d->capnames)
-            d->names = realloc(d->names, (size_t)(d->capnames = d->capnames * 2 + 64) * sizeof *d->names);
-        d->names[d->nnames++] = n;
+    case PS_WIRE_NVTX_CATEGORY:
+        on_name(d, h);
         return 0;
-    }
     case PS_WIRE_NVTX_RANGE:
     case PS_WIRE_NVTX_STARTEND:
     case PS_WIRE_NVTX_MARK:
-    case PS_WIRE_NVTX_UNBALANCED: {
-        const struct ps_wire_nvtx *w = (const void *)h;
-        struct dump_event e = {.type = h->type, .flags = h->flags, .lane = lane};
-        uint32_t off = sizeof *w;
-        if (h->size < off)
-            FAIL("short NVTX record");
-        e.start_ns = ps_ring_reader_to_ns(c->r, w->start_tsc);
-        e.end_ns = ps_ring_reader_to_ns(c->r, w->end_tsc);
-        e.tid = w->tid;
-        e.domain = w->domain_id;
-        if (h->flags & PS_WIRE_HAS_ATTR) {
-            if (off + sizeof e.attr > h->size)
-                FAIL("attr overruns");
-            memcpy(&e.attr, (const char *)h + off, sizeof e.attr);
-            e.has_attr = 1;
-            off += sizeof e.attr;
-        }
-        if (h->type == PS_WIRE_NVTX_STARTEND) {
-            struct ps_wire_nvtx_ext x;
-            if (off + sizeof x > h->size)
-                FAIL("ext overruns");
-            memcpy(&x, (const char *)h + off, sizeof x);
-            e.range_id = x.range_id;
-            e.end_tid = x.end_tid;
-            off += sizeof x;
-        }
-        switch (h->flags & PS_WIRE_MSG_MASK) {
-        case PS_WIRE_MSG_LANE: {
-            const char *t = lane_text(c, lane, w->msg_id);
-            if (t)
-                e.text = strdup(t);
-            else
-                d->unresolved++;
-            break;
-        }
-        case PS_WIRE_MSG_REGISTERED:
-            e.registered = 1;       /* resolved after the drain: definitions are process-wide */
-            e.msg_id = w->msg_id;
-            break;
-        case PS_WIRE_MSG_INLINE:
-            e.text = str_at(h, off, w->msg_len);
-            break;
-        }
-        if (d->nev == d->capev)
-            d->ev = realloc(d->ev, (size_t)(d->capev = d->capev * 2 + 256) * sizeof *d->ev);
-        d->ev[d->nev++] = e;
+    case PS_WIRE_NVTX_UNBALANCED:
+        on_event(c, lane, h);
         return 0;
-    }
     }
     FAIL("unknown record type %u", h->type);
 }
@@ -171,7 +183,8 @@ void dump_load(const char *path, struct dump *d)
             d->unresolved++;
     }
     d->pid = ps_ring_reader_pid(c.r);
-    d->dropped = ps_ring_reader_dropped(c.r);
+    struct ps_ring_drops drops;
+    d->dropped = ps_ring_reader_drops(c.r, &drops) ? UINT64_MAX : ps_ring_drops_total(&drops);
     ps_ring_reader_close(c.r);
     for (long i = 0; i < c.nls; i++)
         free(c.ls[i].text);

@@ -259,7 +259,8 @@ static void nvtx_records_64_threads_x_100k_ranges_without_loss(void)
     }
     CHECK(ps_ring_reader_drain(rd, storm_rec, &s) >= 0, "drain");
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
-    uint64_t dropped = ps_ring_reader_dropped(rd);
+    struct ps_ring_drops drops;
+    uint64_t dropped = ps_ring_reader_drops(rd, &drops) ? UINT64_MAX : ps_ring_drops_total(&drops);
     ps_ring_reader_close(rd);
     struct stat sb;
     CHECK(stat(paths[0], &sb) == 0, "stat %s", paths[0]);

@@ -154,7 +154,7 @@ several_files_fail_on_each_rank)
 several_files_refuse_output_over_a_trace)
     gen_two
     "$ps" report -o "$tmp/r1.json" "$tmp/r0.json" "$tmp/r1.json" 2>"$tmp/err"; rc=$?
-    [ $rc -eq 1 ] && grep -q "refusing to overwrite" "$tmp/err" || fail "exit $rc: $(cat "$tmp/err")"
+    [ $rc -eq 2 ] && grep -q "refusing to overwrite" "$tmp/err" || fail "exit $rc: $(cat "$tmp/err")"
     ;;
 nccl_2rank_two_ranks)
     trace=$shared/traces/kineto/nccl_2rank.pt.trace.json.gz

@@ -81,7 +81,7 @@ static void every_field(void)
     CHECK_EQ("proc0 bytes", s.procs[0].used_bytes, 1073741824);
     CHECK_EQ("proc1 pid", s.procs[1].pid, 4243);
     CHECK_EQ("proc1 bytes (NVML_VALUE_NOT_AVAILABLE)", s.procs[1].used_bytes, -1);
-    CHECK_EQ("stride", ps_nvml_proc_stride(n), 24);
+    /* the stand-in writes entries 24 bytes apart: the second entry is right only when read at that stride */
     /* gpu1: a MIG-enabled device: utilisation and power unsupported, temperature failing */
     CHECK_EQ("sample gpu1", ps_nvml_sample(n, 1, &s), 0);
     CHECK(!(s.valid & (PS_GPU_UTIL_SM | PS_GPU_UTIL_MEM)), "MIG utilisation must be N/A (valid %#x)", s.valid);
@@ -110,7 +110,7 @@ static void wide_proc_entries(void)
         return;
     struct ps_gpu_sample s;
     ps_nvml_sample(n, 0, &s);
-    CHECK_EQ("stride", ps_nvml_proc_stride(n), 32);
+    /* the stand-in writes entries 32 bytes apart: the second entry is right only when read at that stride */
     CHECK_EQ("nprocs", s.nprocs, 3);
     CHECK_EQ("proc1 pid", s.procs[1].pid, 22);
     CHECK_EQ("proc1 bytes", s.procs[1].used_bytes, 2000);
@@ -149,7 +149,7 @@ static void old_driver(void)
     CHECK_EQ("mem total", s.mem_total_bytes, 8000);
     CHECK(s.valid & PS_GPU_THROTTLE, "throttle through the old name");
     CHECK_EQ("throttle", s.throttle, 4);
-    CHECK_EQ("stride", ps_nvml_proc_stride(n), 16);
+    /* the stand-in writes entries 16 bytes apart: the second entry is right only when read at that stride */
     CHECK_EQ("nprocs", s.nprocs, 2);
     CHECK_EQ("proc1 pid", s.procs[1].pid, 8);
     CHECK_EQ("proc1 bytes", s.procs[1].used_bytes, 900);

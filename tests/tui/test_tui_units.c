@@ -1,6 +1,7 @@
 /* The ncurses-free parts of `perfscope top`: formatting, sparkline history, the /proc parsers, the process tree
  * order, the screen layout at several sizes and the snapshot JSON, on states built by hand. Expected values are
  * worked out in the comments beside them. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,11 +9,12 @@
 
 #include "../check.h"
 #include "format.h"
-#include "history.h"
-#include "host.h"
-#include "procs.h"
-#include "snapshot.h"
-#include "view.h"
+#include "ps_utf8.h"
+#include "tui/history.h"
+#include "tui/host.h"
+#include "tui/procs.h"
+#include "tui/snapshot.h"
+#include "tui/layout.h"
 
 static void test_format(void)
 {
@@ -36,6 +38,11 @@ static void test_format(void)
     CHECK_STR("fit utf8", tui_fit(b, sizeof b, "\xE2\x96\x81\xE2\x96\x82\xE2\x96\x83", 2, 0), "\xE2\x96\x81\xE2\x96\x82");
     CHECK_STR("fit pad", tui_fit(b, sizeof b, "ab", 4, 1), "ab  ");
     CHECK_STR("fit small buffer", tui_fit(b, 5, "\xE2\x96\x81\xE2\x96\x82", 2, 0), "\xE2\x96\x81");
+    /* untrusted bytes: the stray 0xFF and the truncated 3-byte lead E2 96 are one maximal invalid subpart each
+     * (Unicode ch. 3), so one U+FFFD column each */
+    CHECK_EQ("cols of invalid bytes", tui_text_cols("a\xFF" "b\xE2\x96"), 4);
+    CHECK_STR("fit invalid bytes", tui_fit(b, sizeof b, "a\xFF" "b\xE2\x96", 4, 0), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+    CHECK_EQ("bytes of 2 columns", tui_text_bytes("\xE2\x96\x81\xE2\x96\x82x", 2), 6);
     CHECK_STR("bar 50%", tui_bar(b, sizeof b, 0.5, 8), "[||||    ]");
     CHECK_STR("bar clamps", tui_bar(b, sizeof b, 1.7, 4), "[||||]");
 }
@@ -79,7 +86,7 @@ static void test_host_parsers(void)
     CHECK_NEAR("cpu0 busy", tui_host_busy_pct(&ca[0], &cb[0]), 75.0, 1e-9);   /* (60+10+5)/100 */
     /* cpu1: user 50 -> 75 (+25), system 50 -> 60 (+10): busy +35; idle +40, iowait +5: total +80 -> 43.75 % */
     CHECK_NEAR("cpu1 busy", tui_host_busy_pct(&ca[1], &cb[1]), 43.75, 1e-9);
-    CHECK_EQ("no cpu line", tui_host_parse_stat("intr 1\n", &a, ca, 4, &n), -1);
+    CHECK_EQ("no cpu line", tui_host_parse_stat("intr 1\n", &a, ca, 4, &n), -EINVAL);
     int64_t total, avail, st, sf;
     CHECK_EQ("meminfo", tui_host_parse_meminfo("MemTotal:       1000 kB\nMemFree: 5 kB\nMemAvailable:    600 kB\n"
                                                "SwapTotal: 0 kB\n", &total, &avail, &st, &sf), 0);
@@ -176,20 +183,29 @@ static void test_view(void)
     fill_state(&t);
     int sizes[][2] = { { 80, 24 }, { 200, 60 }, { 40, 10 } };
     for (size_t k = 0; k < 3; k++) {
-        tui_view_build(&t, sizes[k][0], sizes[k][1], &f);
+        tui_layout_build(&t, sizes[k][0], sizes[k][1], &f);
         CHECK_EQ("rows used", f.n, sizes[k][1]);
         for (int i = 0; i < f.n; i++)
             CHECK(tui_text_cols(f.line[i].text) <= (size_t)sizes[k][0], "line %d wider than %d: %s", i, sizes[k][0],
                   f.line[i].text);
         CHECK(strstr(f.line[f.n - 1].text, "q quit"), "the key line is last at %dx%d", sizes[k][0], sizes[k][1]);
     }
-    tui_view_build(&t, 80, 24, &f);
+    tui_layout_build(&t, 80, 24, &f);
     const char *g = find_line(&f, "GPU0 NVIDIA H200");
     CHECK(g && strstr(g, "SM  87%") && strstr(g, "mem  N/A") && strstr(g, "16.0 GiB / 140 GiB"),
           "GPU line: %s", g ? g : "(none)");
     CHECK(g && strstr(g, "N/A  412 / N/A W"), "temperature and power limit N/A, power 412 W: %s", g ? g : "");
     CHECK(find_line(&f, "Verdict: data-loading (62% of the step)"), "verdict line");
-    CHECK(find_line(&f, "kernel 20%  data-loading 62%  memcpy 8%"), "breakdown line");
+    /* no GPU rows (gpu_util NAN): the kernel group is host compute, as the report calls it */
+    CHECK(find_line(&f, "compute 20%  data-loading 62%  memcpy 8%"), "breakdown line without GPU rows");
+    t.live.has_gpu = 1;
+    tui_layout_build(&t, 80, 24, &f);
+    CHECK(find_line(&f, "kernel 20%  data-loading 62%  memcpy 8%"), "breakdown line with GPU rows");
+    t.live.has_gpu = 0;
+    t.live.bottleneck = PS_BN_KERNEL;
+    tui_layout_build(&t, 80, 24, &f);
+    CHECK(find_line(&f, "Verdict: compute (62% of the step)"), "a kernel verdict without GPU rows is compute");
+    t.live.bottleneck = PS_BN_DATA;
     CHECK(find_line(&f, "100/101 (trainer): step > data"), "NVTX stack line");
     CHECK(find_line(&f, "CPU  50%"), "host CPU line");
     CHECK(find_line(&f, "mem 2.00 GiB / 8.00 GiB"), "host memory line");     /* 8 - 6 GiB used */
@@ -197,16 +213,29 @@ static void test_view(void)
     t.nvml_status = PS_NVML_NO_LIBRARY;
     snprintf(t.nvml_why, sizeof t.nvml_why, "no NVIDIA driver: libnvidia-ml.so.1 not found");
     t.ngpu = 0;
-    tui_view_build(&t, 80, 24, &f);
+    tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "GPU: no NVIDIA driver"), "no-NVML line");
     CHECK(!find_line(&f, "GPU0"), "no GPU rows without NVML");
     CHECK(find_line(&f, "CPU  50%"), "host CPU line without NVML");
     t.panel = TUI_PANEL_GPU_PROCS;
-    tui_view_build(&t, 80, 24, &f);
+    tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "[GPU processes]"), "panel tab marked");
     t.help = 1;
-    tui_view_build(&t, 80, 24, &f);
+    tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "Tab      next panel"), "help panel");
+    /* a Fix wrapped over lines: cut at spaces by columns, never inside a character (each "µ" is 2 bytes) */
+    t.help = 0;
+    t.panel = TUI_PANEL_RECORDING;
+    snprintf(t.live.fix, sizeof t.live.fix, "%s", "copies of 900 µs each µµµµµµµµµµ µµµµµµµµµµ µµµµµµµµµµ µµµµµµµµµµ "
+                                                  "µµµµµµµµµµ µµµµµµµµµµ µµµµµµµµµµ");
+    tui_layout_build(&t, 40, 24, &f);
+    int fix_lines = 0;
+    for (int i = 0; i < f.n; i++) {
+        CHECK(ps_utf8_valid(f.line[i].text, strlen(f.line[i].text)) && !strstr(f.line[i].text, PS_UTF8_REPLACEMENT),
+              "line %d cut a character: %s", i, f.line[i].text);
+        fix_lines += strstr(f.line[i].text, "µµµµµµµµµµ") != NULL;
+    }
+    CHECK(fix_lines == 2, "the Fix wraps over its 2 lines at 40 columns: %d", fix_lines);
 }
 
 static void test_snapshot(void)

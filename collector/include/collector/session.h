@@ -8,8 +8,8 @@
 /* Create the private session directory $XDG_RUNTIME_DIR/perfscope/<pid> (else /tmp/perfscope-<uid>/<pid>),
  * mode 0700, replacing a stale one left by a dead recorder of the same pid, and first removing those of other
  * recorders that are dead (pid-named directories of this user, mode 0700, whose pid does not exist). Writes its absolute path to
- * buf. Returns 0 or -errno with a message on stderr. */
-int ps_session_dir_create(char *buf, size_t len);
+ * buf. Returns 0 or -errno with one line naming the directory in err. */
+int ps_session_dir_create(char *buf, size_t len, char *err, size_t errlen);
 
 /* Where session directories live: $XDG_RUNTIME_DIR/perfscope when XDG_RUNTIME_DIR is a writable directory,
  * else /tmp/perfscope-<uid> (written to buf; `perfscope top` scans it for live recordings). */
@@ -22,10 +22,14 @@ void ps_session_base_dir(char *buf, size_t len);
  * (made absolute). 0 or -errno. */
 int ps_session_write_trace_name(const char *dir, const char *trace);
 
+/* Read PS_SESSION_TRACE_FILE of the session directory `dir`: the trace's path (without the newline) into buf.
+ * 0, -ENODATA when the file is empty, or open's -errno (-ENOENT: no trace named yet). */
+int ps_session_read_trace_name(const char *dir, char *buf, size_t len);
+
 /* Remove the session directory and the ring files in it. */
 void ps_session_dir_remove(const char *dir);
 
-/* Warn on stderr, once per process, about processes whose probe could not record (the PS_PROBE_FAILED_FMT
+/* Warn through ps_diag, once per process, about processes whose probe could not record (the PS_PROBE_FAILED_FMT
  * files the probe leaves in `dir`): "process N: the probe could not record (reason)". Returns how many. */
 unsigned ps_session_report_probe_failures(const char *dir);
 
@@ -37,14 +41,13 @@ unsigned ps_session_report_probe_failures(const char *dir);
 int ps_session_find_probe(char *buf, size_t len, char *tried, size_t tried_len);
 
 /* Expand %p (the recorder's pid), %h (host name), %r (rank: RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID,
- * else 0) and %% in `pattern`. Returns 0, -EINVAL (unknown % sequence; message on stderr) or
- * -ENAMETOOLONG. */
-int ps_session_expand_output(const char *pattern, char *buf, size_t len);
+ * else 0) and %% in `pattern`. Returns 0, or -EINVAL (an unknown % sequence) or -ENAMETOOLONG with one line
+ * naming the pattern in err. */
+int ps_session_expand_output(const char *pattern, char *buf, size_t len, char *err, size_t errlen);
 
-/* Name the trace being written (`output`, made absolute) in the session directory (PS_SESSION_TRACE_FILE,
- * recover.h), so that a later recorder that finds this one dead can say which trace its rings belong to.
- * Best effort: nothing is reported. */
-void ps_session_name_trace(const char *session, const char *output);
+/* The rank this recorder runs as: the first non-empty one of RANK, OMPI_COMM_WORLD_RANK and SLURM_PROCID in
+ * its environment, else NULL. */
+const char *ps_session_rank_env(void);
 
 /* 1 when CMD's name is the path of a directory, or a name without '/' whose first match on $PATH (as execvp
  * searches it, an empty entry meaning the current directory) is a directory; else 0. For a clear message

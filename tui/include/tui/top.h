@@ -1,4 +1,4 @@
-/* The state of `perfscope top` between its sampling loop (cli/cmd_top.c), its views (view.c: text lines for the
+/* The state of `perfscope top` between its sampling loop (cli/cmd_top.c), its views (layout.c: text lines for the
  * screen; snapshot.c: the JSON of --snapshot) and the ncurses screen (screen.c). ncurses-free. */
 #ifndef PS_TUI_TOP_H
 #define PS_TUI_TOP_H
@@ -6,10 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "history.h"
-#include "host.h"
-#include "live.h"
-#include "procs.h"
+#include "tui/history.h"
+#include "tui/host.h"
+#include "tui/live.h"
+#include "tui/procs.h"
 #include "ps_nvml.h"
 
 #define TUI_MAX_GPUS 16

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rows.h"
+#include "collector/rows.h"
 
 struct ps_sampler;
 

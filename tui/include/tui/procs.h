@@ -7,10 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ps_schema.h"
+
 enum tui_sort { TUI_SORT_CPU, TUI_SORT_RSS, TUI_SORT_PID, TUI_SORT_N };
 extern const char *const tui_sort_name[TUI_SORT_N];     /* "cpu", "rss", "pid" */
 
-#define TUI_THREAD_STATES 7         /* enum ps_thread_state */
 
 struct tui_proc {
     uint32_t pid, ppid;
@@ -21,7 +22,7 @@ struct tui_proc {
     int64_t rss_bytes;              /* -1 N/A */
     double read_bps, write_bps;     /* storage I/O, bytes/s over the last interval; < 0: N/A */
     int64_t threads;
-    int states[TUI_THREAD_STATES];  /* threads in each state (running, sleeping, blocked on I/O, ...) */
+    int states[PS_THREAD_STATES];   /* threads in each state, by enum ps_thread_state (common/ps_schema.h) */
 };
 
 struct tui_procs;

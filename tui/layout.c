@@ -1,6 +1,6 @@
-/* The screen's lines (see view.h). Layout rules: the title and the key line always show; GPUs and the host get
+/* The screen's lines (see layout.h). Layout rules: the title and the key line always show; GPUs and the host get
  * their summaries first; the selected panel takes the rows left. Unknown values print N/A. */
-#include "view.h"
+#include "tui/layout.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -44,13 +44,14 @@ static void add(struct builder *b, int style, const char *fmt, ...)
  * (the first by `first`). */
 static void add_wrapped(struct builder *b, int style, const char *first, const char *text, int max_lines)
 {
-    size_t cols = (size_t)b->f->cols, lead = strlen(first);
+    size_t cols = (size_t)b->f->cols, lead = tui_text_cols(first);
     const char *p = text;
     for (int i = 0; i < max_lines && *p && room(b) > 0; i++) {
         size_t width = cols > lead + 10 ? cols - lead : 10, take = strlen(p);
-        if (take > width) {
-            take = width;
-            while (take > width / 2 && p[take] != ' ')
+        if (tui_text_cols(p) > width) {
+            size_t half = tui_text_bytes(p, width / 2);
+            take = tui_text_bytes(p, width);
+            while (take > half && p[take] != ' ')       /* a space is one byte: never inside a character */
                 take--;
         }
         add(b, style, "%*s%.*s", (int)lead, i == 0 ? first : "", (int)take, p);
@@ -152,6 +153,13 @@ static void host_lines(struct builder *b, const struct tui_top *t, size_t spark_
     }
 }
 
+/* A verdict group's name as every output shows it: without GPU rows the kernel group is host compute, "compute"
+ * (the report's word too). */
+static const char *group_name(const struct tui_live *l, enum ps_bottleneck bn)
+{
+    return bn == PS_BN_KERNEL && !l->has_gpu ? "compute" : ps_bottleneck_name[bn];
+}
+
 static int verdict_style(enum ps_bottleneck bn)
 {
     return bn == PS_BN_KERNEL ? TUI_S_GOOD : bn == PS_BN_UNKNOWN ? TUI_S_NORMAL : TUI_S_BAD;
@@ -191,7 +199,7 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
             add(b, TUI_S_NORMAL, "Last %.0f s: %zu steps, average step %s  GPU util %s",
                 (double)l->window_ns / 1e9, l->nsteps, tui_fmt_ns(avg, sizeof avg, l->avg_dur_ns),
                 tui_fmt_pct(util, sizeof util, !isnan(l->gpu_util), l->gpu_util * 100));
-        add(b, verdict_style(l->bottleneck), "Verdict: %s (%.0f%% of the step)", ps_bottleneck_name[l->bottleneck],
+        add(b, verdict_style(l->bottleneck), "Verdict: %s (%.0f%% of the step)", group_name(l, l->bottleneck),
             l->share * 100);
         if (l->fix[0])
             add_wrapped(b, TUI_S_NORMAL, "Fix: ", l->fix, 2);
@@ -200,7 +208,7 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
         char line[512];
         size_t off = 0;
         for (int i = 0; i < PS_BN_UNKNOWN; i++)
-            off += (size_t)snprintf(line + off, sizeof line - off, "%s %.0f%%  ", ps_bottleneck_name[i],
+            off += (size_t)snprintf(line + off, sizeof line - off, "%s %.0f%%  ", group_name(l, (enum ps_bottleneck)i),
                                     l->avg_dur_ns > 0 ? 100.0 * (double)g[i] / (double)l->avg_dur_ns : 0);
         add(b, TUI_S_NORMAL, "Breakdown: %s", line);
         char spark[TUI_LINE_BYTES];
@@ -233,8 +241,8 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
 
 static const char *thread_states(char *buf, size_t len, const struct tui_proc *p)
 {
-    /* running / sleeping / blocked on I/O (enum ps_thread_state 0, 1, 2) */
-    snprintf(buf, len, "%d/%d/%d", p->states[0], p->states[1], p->states[2]);
+    snprintf(buf, len, "%d/%d/%d", p->states[PS_THREAD_RUNNING], p->states[PS_THREAD_SLEEPING],
+             p->states[PS_THREAD_BLOCKED_IO]);
     return buf;
 }
 
@@ -301,7 +309,7 @@ static void help_panel(struct builder *b)
         add(b, i ? TUI_S_NORMAL : TUI_S_HEADER, "%s", lines[i]);
 }
 
-void tui_view_build(const struct tui_top *t, int cols, int rows, struct tui_frame *f)
+void tui_layout_build(const struct tui_top *t, int cols, int rows, struct tui_frame *f)
 {
     if (cols > 300)
         cols = 300;

@@ -27,12 +27,12 @@ struct tui_host {
 };
 
 /* /proc/stat text: the "cpu" line into *all, "cpuN" lines into cpus[N] (N < max); *n = highest N + 1.
- * Returns 0, or -1 when there is no "cpu" line. */
+ * Returns 0, or -EINVAL when there is no "cpu" line. */
 int tui_host_parse_stat(const char *text, struct tui_cpu_times *all, struct tui_cpu_times *cpus, int max, int *n);
-/* /proc/meminfo text (kB values) into bytes; a missing field stays -1. Returns 0, -1 when MemTotal is missing. */
+/* /proc/meminfo text (kB values) into bytes; a missing field stays -1. Returns 0, -EINVAL when MemTotal is missing. */
 int tui_host_parse_meminfo(const char *text, int64_t *total, int64_t *available, int64_t *swap_total,
                            int64_t *swap_free);
-/* /proc/loadavg text. Returns 0 or -1. */
+/* /proc/loadavg text. Returns 0 or -EINVAL. */
 int tui_host_parse_loadavg(const char *text, double load[3]);
 /* Percentage busy between two readings (0 when no tick passed). */
 double tui_host_busy_pct(const struct tui_cpu_times *before, const struct tui_cpu_times *after);

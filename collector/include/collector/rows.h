@@ -11,7 +11,7 @@
 #include "ps_ring.h"
 #include "ps_utf8.h"
 #include "ps_wire.h"
-#include "trace_writer.h"
+#include "collector/trace_writer.h"
 
 struct ps_rows;
 
@@ -43,8 +43,8 @@ int ps_rows_keep_state(struct ps_rows *r);
 int ps_rows_restore_record(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
 int ps_rows_restore_registered(struct ps_rows *r, uint32_t ring, uint32_t id, int64_t sid, int defined);
 
-/* Every TEXT the collector stores goes through ps_utf8_valid / ps_utf8_dup (common/ps_utf8.h), so Python's
- * sqlite3 and pandas can read it (findings-3 #5). */
+/* Every TEXT the collector stores is valid UTF-8 (ps_tw_bind_text, trace_writer.h), so Python's sqlite3 and
+ * pandas can read it. */
 
 /* The ring's count of dropped records by cause (ps_ring_reader_drops); the last call per ring counts. */
 void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring_drops *d);

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "top.h"
+#include "tui/top.h"
 
 /* Write the object and a newline to out. 0, or -EIO (write failed) / -ENOMEM. */
 int tui_snapshot_write(const struct tui_top *t, FILE *out);

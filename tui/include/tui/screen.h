@@ -1,17 +1,19 @@
 /* The one module of `perfscope top` that touches ncurses: terminal set-up and restore, colours (only on a colour
- * terminal, never with NO_COLOR set), painting a frame built by view.c, keys and resizes. */
+ * terminal, never with NO_COLOR set), painting a frame built by layout.c, keys and resizes. */
 #ifndef PS_TUI_SCREEN_H
 #define PS_TUI_SCREEN_H
 
-#include "view.h"
+#include <stddef.h>
+
+#include "tui/layout.h"
 
 struct tui_screen;
 
 enum { TUI_KEY_NONE = -1, TUI_KEY_RESIZE = 0x1000 };
 
-/* Take over the terminal (stdin/stdout must be a terminal). 0 and *out, or -ENOTTY / -ENOMEM with a message on
- * stderr. `no_color`: the user asked for none (NO_COLOR). */
-int tui_screen_open(struct tui_screen **out, int no_color);
+/* Take over the terminal (stdin/stdout must be a terminal). 0 and *out, or -ENOTTY / -ENOMEM with one line in
+ * err. `no_color`: the user asked for none (NO_COLOR). */
+int tui_screen_open(struct tui_screen **out, int no_color, char *err, size_t errlen);
 /* Give the terminal back as it was (endwin). NULL is a no-op. */
 void tui_screen_close(struct tui_screen *s);
 int tui_screen_color(const struct tui_screen *s);     /* 1 when colours are in use */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "analyses/report.h"
-#include "history.h"
+#include "tui/history.h"
 #include "read/reader.h"
 
 struct tui_session {
@@ -65,6 +65,7 @@ struct tui_live {
     enum ps_bottleneck bottleneck;
     double share;
     double gpu_util;                /* NAN: no GPU rows */
+    int has_gpu;                    /* the window has GPU rows; without, the kernel group is host compute */
     char fix[PS_REC_LEN];           /* the report's first recommendation */
     struct tui_live_kernel kernels[TUI_LIVE_KERNELS];
     size_t nkernels;
@@ -83,7 +84,7 @@ struct tui_live {
 
 /* Start watching `trace` (recorder_pid 0: unknown). Resets l, which is zeroed or was watching. */
 void tui_live_watch(struct tui_live *l, const char *trace, uint32_t recorder_pid, int64_t window_ns);
-/* Free what l holds (tui_live_watch again, or zeroed, afterwards). */
+/* Free what l holds and zero it (tui_live_watch may start again on it). */
 void tui_live_fini(struct tui_live *l);
 
 /* Read what was appended to the trace and recompute everything. Never fails hard: a trace that cannot be read yet (being

@@ -1,6 +1,7 @@
 /* The trace writer: the one SQLite connection that writes a perfscope trace (DESIGN §3), with the
  * pragmas, the schema, statements prepared once, batched transactions and the StringIds table.
- * Used by the collector's writer thread (and by collector/gpu_rows.c for the CUPTI tables). Not thread-safe. */
+ * Used by one thread at a time: `record` before and after the recording, the collector's writer thread during it
+ * (rows.c; gpu_rows.c for the CUPTI tables), `record --recover`. Not thread-safe. */
 #ifndef PS_TRACE_WRITER_H
 #define PS_TRACE_WRITER_H
 
@@ -9,9 +10,8 @@
 
 #include <sqlite3.h>
 
-#include "maps.h"
-
 struct ps_tw;
+struct ps_str;                      /* an interned string (collector/maps.h, private) */
 
 /* Create the trace at `path` (the file must not exist or be empty; the caller decides about -f), set the
  * pragmas (page_size 64 KiB, WAL, synchronous=NORMAL), create the schema and fill the ENUM tables.
@@ -39,6 +39,12 @@ int ps_tw_commit(struct ps_tw *w);
  * (message in ps_tw_errmsg). For writers of other tables (gpu_rows.c). */
 sqlite3_stmt *ps_tw_prepare(struct ps_tw *w, const char *sql);
 
+/* Bind `s` (NUL-terminated) as TEXT parameter i of st, each invalid UTF-8 subpart replaced (common/ps_utf8.h):
+ * Python's sqlite3 and pandas cannot read a column holding invalid UTF-8. Valid text, the usual case, is bound
+ * without a copy (it must outlive the statement's next step). Every TEXT the writer stores goes through it:
+ * ps_tw_string_define, ps_tw_meta and the row writers. */
+void ps_tw_bind_text(sqlite3_stmt *st, int i, const char *s);
+
 /* sqlite3_step + sqlite3_reset of an INSERT; 0 or -EIO (message in ps_tw_errmsg). Bindings are kept. */
 int ps_tw_exec(struct ps_tw *w, sqlite3_stmt *st);
 
@@ -64,7 +70,7 @@ int ps_tw_meta_i64(struct ps_tw *w, const char *name, int64_t value);
  * need a writable directory); the message is in ps_tw_errmsg. */
 int ps_tw_finish(struct ps_tw *w);
 
-/* The last error, "perfscope: <path>: <what>", valid until the next call. */
+/* The last error, "<path>: <what>" (one line), valid until the next call. */
 const char *ps_tw_errmsg(const struct ps_tw *w);
 
 #endif

@@ -1,9 +1,9 @@
 /* What `perfscope top` draws, as text lines with one style each, for a screen of cols x rows: built from the
  * state without ncurses (screen.c only paints the lines), so tests check the layout at any size. */
-#ifndef PS_TUI_VIEW_H
-#define PS_TUI_VIEW_H
+#ifndef PS_TUI_LAYOUT_H
+#define PS_TUI_LAYOUT_H
 
-#include "top.h"
+#include "tui/top.h"
 
 enum tui_style { TUI_S_NORMAL, TUI_S_TITLE, TUI_S_HEADER, TUI_S_GOOD, TUI_S_WARN, TUI_S_BAD, TUI_S_DIM, TUI_S_N };
 
@@ -23,6 +23,6 @@ struct tui_frame {
 
 /* Lay out the whole screen: title, GPU summary, host summary, the selected panel (or the help), and the key /
  * status line as the last row. Every line fits `cols` columns; at most `rows` lines. */
-void tui_view_build(const struct tui_top *t, int cols, int rows, struct tui_frame *f);
+void tui_layout_build(const struct tui_top *t, int cols, int rows, struct tui_frame *f);
 
 #endif

@@ -5,6 +5,7 @@
 #define PS_LAUNCH_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -19,10 +20,14 @@ struct ps_launch_signals {
 
 /* Fork and exec `argv` (argv[0] looked up in PATH, argv NULL-terminated) with `sig`'s signal state. The
  * child dies with the recorder's forking thread (PR_SET_PDEATHSIG, SIGTERM). Returns 0 with *child set once
- * the exec succeeded; else the exit status a shell gives when it cannot run a command (POSIX "Command Search
- * and Execution"): 127 not found, 126 found but not runnable (directory, not executable, fork/pipe failure),
- * with a message on stderr naming argv[0]; the failed child is already reaped. */
-int ps_launch_start(char *const argv[], const struct ps_launch_signals *sig, pid_t *child);
+ * the exec succeeded; else -errno (-ENOENT not found, -EISDIR a directory, -EACCES not executable, a fork or
+ * pipe failure) with one line naming argv[0] in err; the failed child is already reaped. */
+int ps_launch_start(char *const argv[], const struct ps_launch_signals *sig, pid_t *child, char *err,
+                    size_t errlen);
+
+/* The exit status a shell gives when it cannot run a command (POSIX "Command Search and Execution"), for a
+ * failure `rc` of ps_launch_start: 127 not found, 126 found but not runnable. */
+int ps_launch_shell_status(int rc);
 
 /* Called by ps_launch_supervise every period and once more when the child has exited (still a zombie, so
  * its final CPU times are readable); `exited` says which. */
