@@ -46,34 +46,13 @@ int ps_summary_compute(struct ps_report *r, const struct ps_view *v);
 int ps_pytorch_compute(struct ps_report *r, const struct ps_view *all, const struct ps_view *scope,
                        struct ps_names *names);
 void ps_pytorch_free(struct ps_pytorch *py);   /* NULL is a no-op */
-/* verdict.c: per-step and run verdicts, evidence (r->scope), the findings, then the recommendations (the
- * verdict's fix worded from r->py's advice where the hook has some for the bottleneck). */
+/* verdict.c: per-step and run verdicts, the analysed window, the evidence (r->scope). */
 int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
 /* findings.c: the expert findings, each with the time it costs in the analysed window, sorted by cost. */
 int ps_findings_compute(struct ps_report *r, struct ps_names *names);
-
-/* Per-name totals over string ids (verdict.c): O(rows + names), no sort. Init returns 0 or -ENOMEM. */
-struct ps_tally {
-    struct {
-        int64_t count, total;
-    } *agg;                        /* indexed by string id */
-    uint32_t *touched;
-    size_t nt, nstrings;
-};
-int ps_tally_init(struct ps_tally *t, size_t nstrings);
-void ps_tally_fini(struct ps_tally *t);
-static inline void ps_tally_add(struct ps_tally *t, uint32_t name, int64_t count, int64_t total)
-{
-    if (name >= t->nstrings)
-        return;
-    if (t->agg[name].count == 0 && t->agg[name].total == 0)
-        t->touched[t->nt++] = name;
-    t->agg[name].count += count;
-    t->agg[name].total += total;
-}
-/* The k names with the largest totals (by_count: counts), largest first, into ids / count / total; returns how
- * many. Empties the tally. */
-size_t ps_tally_top(struct ps_tally *t, size_t k, int by_count, uint32_t *ids, int64_t *count, int64_t *total);
+/* verdict.c: the recommendations: the verdict's fix (worded from r->py's advice where the hook has some for the
+ * bottleneck), then the fixes of the costliest warnings among the findings. */
+void ps_recommendations_compute(struct ps_report *r);
 
 /* The correctly rounded float64 of ns / 1000: a time as Python reads the JSON's decimal µs (tb's and TraceLens'
  * float64 arithmetic under --compat tb / --compat tracelens). q is exact below 2^53; rem / 1000.0 only breaks
@@ -103,7 +82,7 @@ int ps_util_compute(struct ps_report *r);
 int ps_messages_compute(struct ps_report *r);
 void ps_messages_fini(struct ps_report *r);
 
-/* Find the device stat for `device`, adding it if new (report.c). NULL on out-of-memory. */
+/* Find the device stat for `device`, adding it if new (report_query.c). NULL on out-of-memory. */
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device);
 
 #endif

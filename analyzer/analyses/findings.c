@@ -13,6 +13,7 @@
 #include "analyses/analyses.h"
 #include "analyses/intervals.h"
 #include "analyses/sweep.h"
+#include "analyses/tally.h"
 
 #define MAX_DEVS 64
 #define PS_SLICES 20                   /* time slices of a run without steps (DESIGN §4) */

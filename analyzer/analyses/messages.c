@@ -23,16 +23,6 @@ const char *ps_signal_name(long sig)
     return sig < (long)(sizeof names / sizeof names[0]) && names[sig] ? names[sig] : "signal";
 }
 
-void ps_report_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t *group_ns)
-{
-    group_ns[PS_BN_KERNEL] = cat_ns[PS_CAT_KERNEL];
-    group_ns[PS_BN_DATA] = cat_ns[PS_CAT_DATALOADER];
-    group_ns[PS_BN_MEMCPY] = cat_ns[PS_CAT_MEMCPY] + cat_ns[PS_CAT_MEMSET];
-    group_ns[PS_BN_COMM] = cat_ns[PS_CAT_COMM];
-    group_ns[PS_BN_SYNC] = sync_ns;
-    group_ns[PS_BN_HOST] = cat_ns[PS_CAT_RUNTIME] + cat_ns[PS_CAT_CPU_EXEC] + cat_ns[PS_CAT_OTHER] - sync_ns;
-}
-
 /* Append a message (text formatted); -ENOMEM when it cannot be stored. */
 __attribute__((format(printf, 4, 5))) static int add(struct ps_report *r, enum ps_msg_level level, const char *code,
                                                      const char *fmt, ...)

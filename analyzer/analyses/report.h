@@ -352,15 +352,12 @@ int ps_report_build_view(struct ps_report *r, const struct ps_view *rows, const 
                          char *err, size_t errlen);
 void ps_report_fini(struct ps_report *r);
 
-/* A breakdown in the verdict's groups (DESIGN §4), indexed by enum ps_bottleneck below PS_BN_UNKNOWN: kernel,
- * data-loading, memcpy (+ memset), communication, sync, host (Runtime + CPU Exec + Other - sync). */
-void ps_report_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t *group_ns);
 /* The message with `code`, NULL when the report has none (messages.c). */
 const struct ps_message *ps_report_message(const struct ps_report *r, const char *code);
 /* "SIGKILL", ...; "signal" for another Linux signal (1..64), "unknown signal" outside (messages.c). */
 const char *ps_signal_name(long sig);
 
-/* Display names (report.c): "perfscope" / "nsys" / "kineto"; "HtoD", ..., "Memset"; "pageable", "pinned", ... */
+/* Display names (report_query.c): "perfscope" / "nsys" / "kineto"; "HtoD", ..., "Memset"; "pageable", "pinned", ... */
 const char *ps_format_name(enum ps_format f);
 const char *ps_copy_kind_name(const struct ps_copy_stat *c);
 const char *ps_mem_kind_name(uint8_t kind);
@@ -372,14 +369,14 @@ enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, i
  * kernel = Kernel, data-loading = DataLoader, memcpy = Memcpy + Memset, communication, sync = sync_ns,
  * host = Runtime + CPU Exec + Other - sync_ns. The six sum to the breakdown's total. */
 void ps_verdict_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t out[PS_BN_UNKNOWN]);
-/* The value of metadata key `key` (perfscope: PERFSCOPE_META), NULL when absent (report.c). */
+/* The value of metadata key `key` (perfscope: PERFSCOPE_META), NULL when absent (report_query.c). */
 const char *ps_report_meta(const struct ps_report *r, const char *key);
 /* Kineto's baseTimeNanoseconds (the ns its µs `ts` values are relative to), 0 when the trace has none. */
 int64_t ps_report_kineto_base_ns(const struct ps_report *r);
 /* PERFSCOPE_META recording_complete: 1 the recorder finished, 0 it did not (killed, or still recording),
  * -1 unknown (absent: an older trace, or another format). */
 int ps_report_recording_complete(const struct ps_report *r);
-/* PERFSCOPE_META value of `key` as a decimal integer (report.c): 1 with *v set when it is one in [lo, hi]; 0 when
+/* PERFSCOPE_META value of `key` as a decimal integer (report_query.c): 1 with *v set when it is one in [lo, hi]; 0 when
  * the key is absent; -1 when the value is not an integer (NULL, empty, "1e3", "abc", beyond int64); -2 with *v
  * set when it is an integer outside [lo, hi]. Bad values show as unknown / null, never as a fake 0. */
 int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v);

@@ -144,7 +144,7 @@ static int ranks_section(FILE *f, const struct ps_multirank *mr)
     }
     for (size_t i = 0; i < n; i++) {
         int64_t g[PS_BN_UNKNOWN];
-        ps_report_groups(mr->files[i].stat.cat_ns, mr->files[i].stat.sync_ns, g);
+        ps_verdict_groups(mr->files[i].stat.cat_ns, mr->files[i].stat.sync_ns, g);
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
             v[i * PS_BN_UNKNOWN + k] = MS(g[k] > 0 ? g[k] : 0);
     }

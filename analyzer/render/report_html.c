@@ -92,7 +92,7 @@ static int steps_section(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < n && rc == 0; i++) {
         const struct ps_step *s = r->whole_run ? NULL : &r->steps[i];
         int64_t g[PS_BN_UNKNOWN];
-        ps_report_groups(s ? s->cat_ns : r->avg.cat_ns, s ? s->sync_ns : r->avg.sync_ns, g);
+        ps_verdict_groups(s ? s->cat_ns : r->avg.cat_ns, s ? s->sync_ns : r->avg.sync_ns, g);
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
             v[i * PS_BN_UNKNOWN + k] = MS(g[k] > 0 ? g[k] : 0);
         char made_up[32];
@@ -107,7 +107,7 @@ static int steps_section(FILE *f, const struct ps_report *r)
             series[PS_BN_KERNEL].label = "compute";
         char desc[512];
         int64_t g[PS_BN_UNKNOWN];
-        ps_report_groups(r->avg.cat_ns, r->avg.sync_ns, g);
+        ps_verdict_groups(r->avg.cat_ns, r->avg.sync_ns, g);
         snprintf(desc, sizeof desc, "%zu bar%s, one per %s, each split into the verdict's groups. The average "
                  "step takes %.3f ms: %s %.1f %%, data-loading %.1f %%, memcpy %.1f %%, communication %.1f %%, "
                  "sync %.1f %%, host %.1f %%. The table below holds every number.", n, n == 1 ? "" : "s",
@@ -138,7 +138,7 @@ static int steps_section(FILE *f, const struct ps_report *r)
         for (size_t i = 0; i < r->nsteps && !r->whole_run; i++) {
             const struct ps_step *s = &r->steps[i];
             int64_t sg[PS_BN_UNKNOWN];
-            ps_report_groups(s->cat_ns, s->sync_ns, sg);
+            ps_verdict_groups(s->cat_ns, s->sync_ns, sg);
             fprintf(f, "<tr><td class=\"n\">%zu</td><td class=\"name\">", i + 1);
             H(f, names[i] + strcspn(names[i], " ") + 1, 0);
             fprintf(f, "</td><td class=\"n\">%.3f</td>", MS(s->end_ns - s->start_ns));

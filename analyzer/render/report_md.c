@@ -103,7 +103,7 @@ static void verdict(FILE *f, const struct ps_report *r)
 static void group_cells(FILE *f, const int64_t *cat, int64_t sync_ns, int64_t dur_ns)
 {
     int64_t g[PS_BN_UNKNOWN];
-    ps_report_groups(cat, sync_ns, g);
+    ps_verdict_groups(cat, sync_ns, g);
     for (int i = 0; i < PS_BN_UNKNOWN; i++)
         share_cell(f, g[i], dur_ns);
 }

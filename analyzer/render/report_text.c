@@ -74,7 +74,7 @@ static void group_header(FILE *f, const struct ps_report *r)
 static void group_row(FILE *f, const int64_t *cat, int64_t sync_ns, int64_t dur_ns)
 {
     int64_t g[PS_BN_UNKNOWN];
-    ps_report_groups(cat, sync_ns, g);
+    ps_verdict_groups(cat, sync_ns, g);
     for (int i = 0; i < PS_BN_UNKNOWN; i++)
         put_pct1(f, g[i], dur_ns);
 }
@@ -258,7 +258,7 @@ static void average_table(FILE *f, const struct ps_report *r)
                "GPU activity, so the eight shares above sum to 100 %%.\nThe verdict groups the average step as: %s",
             bn_label(r, PS_BN_KERNEL));
     int64_t g[PS_BN_UNKNOWN];
-    ps_report_groups(c, r->avg.sync_ns, g);
+    ps_verdict_groups(c, r->avg.sync_ns, g);
     for (int k = 0; k < PS_BN_UNKNOWN; k++) {
         if (k)
             fprintf(f, ", %s", ps_bottleneck_name[k]);
