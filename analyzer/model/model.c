@@ -180,10 +180,10 @@ static void gpu_build_free(struct ps_model *m)
         return;
     ps_u64map_fini(&m->gpu_build->attrs);
     free(m->gpu_build->corr);
-    ps_idmap_free(&m->gpu_build->procs);
-    ps_idmap_free(&m->gpu_build->threads);
-    ps_idmap_free(&m->gpu_build->streams);
-    ps_idmap_free(&m->gpu_build->devices);
+    ps_idmap_fini(&m->gpu_build->procs);
+    ps_idmap_fini(&m->gpu_build->threads);
+    ps_idmap_fini(&m->gpu_build->streams);
+    ps_idmap_fini(&m->gpu_build->devices);
     ps_model_grow_fini(m->gpu_build);
     free(m->gpu_build);
     m->gpu_build = NULL;

@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/idmap.h"
 #include "model/model.h"
 #include "ps_hashmap.h"
-#include "read/reader_impl.h"
 
 /* A GPU op waiting for the API call that launched it (a growing model: the call's row has not been read yet).
  * Found again by its start (rows are sorted by start) and correlation id. */

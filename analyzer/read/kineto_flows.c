@@ -67,10 +67,10 @@ int ps_kflows_finish(struct ps_kflows *f, struct ps_model *m)
 
 void ps_kflows_free(struct ps_kflows *f)
 {
-    ps_idmap_free(&f->starts);
-    ps_idmap_free(&f->ends);
-    ps_idmap_free(&f->gpu);
-    ps_idmap_free(&f->places);
+    ps_idmap_fini(&f->starts);
+    ps_idmap_fini(&f->ends);
+    ps_idmap_fini(&f->gpu);
+    ps_idmap_fini(&f->places);
 }
 
 int ps_kineto_names_add(struct ps_kineto_names *n, int is_thread, struct ps_kineto_named item)
@@ -119,7 +119,7 @@ int ps_kineto_names_apply(struct ps_model *m, const struct ps_kineto_names *n)
     }
     rc = 0;
 out:
-    ps_idmap_free(&pmap);
-    ps_idmap_free(&tmap);
+    ps_idmap_fini(&pmap);
+    ps_idmap_fini(&tmap);
     return rc;
 }

@@ -710,11 +710,11 @@ void ps_sq_close(struct sctx *c)
 
 void ps_sq_free_maps(struct sctx *c)
 {
-    ps_idmap_free(&c->strings);
-    ps_idmap_free(&c->threads);
-    ps_idmap_free(&c->streams);
-    ps_idmap_free(&c->copy_names);
-    ps_idmap_free(&c->domains);
+    ps_idmap_fini(&c->strings);
+    ps_idmap_fini(&c->threads);
+    ps_idmap_fini(&c->streams);
+    ps_idmap_fini(&c->copy_names);
+    ps_idmap_fini(&c->domains);
 }
 
 int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen)

@@ -538,7 +538,7 @@ fail:
     rc = -1;
 out:
     sqlite3_finalize(st);
-    ps_idmap_free(&s.pids);
+    ps_idmap_fini(&s.pids);
     free(s.cpu);
     free(s.first);
     free(s.last);

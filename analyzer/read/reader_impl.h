@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/idmap.h"
 #include "model/model.h"
-#include "ps_hashmap.h"
 
 /* Each reader fills a fresh model `m` (created by reader.c) from `path`, without calling ps_model_finish.
  * Returns 0, or -1 with a one-line message in err (errlen bytes) that names the file and the place. */
@@ -45,15 +45,6 @@ struct ps_unplaced {
 };
 void ps_unplaced_count(struct ps_unplaced *u, struct ps_model *m, const char *what);
 int ps_unplaced_summary(const struct ps_unplaced *u, struct ps_model *m);   /* 0 or -ENOMEM */
-
-/* A map from a 64-bit source id to a model index (string ids, threads, streams): common/ps_hashmap.h with 32-bit
- * values. Zero-initialise; ps_idmap_get returns PS_NONE when absent; ps_idmap_put returns 0 or -ENOMEM. */
-struct ps_idmap {
-    struct ps_u64map map;
-};
-uint32_t ps_idmap_get(const struct ps_idmap *h, uint64_t key);
-int ps_idmap_put(struct ps_idmap *h, uint64_t key, uint32_t val);
-void ps_idmap_free(struct ps_idmap *h);
 
 /* Byte source for the JSON reader: plain or gzip (streamed through zlib), read chunk by chunk.
  * ps_gz_read returns bytes placed in buf (0 at a clean end), or -1 with a message in err naming
