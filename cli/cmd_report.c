@@ -136,7 +136,7 @@ static int several_ranks(const struct ps_report_opts *o, const char *const *path
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     struct ps_multirank mr;
     char err[640] = "";
-    int rc = ps_multirank_build(&mr, paths, n, o, cpus > 0 ? (size_t)cpus : 1, err, sizeof err);
+    int rc = ps_multirank_build(&mr, paths, n, ps_read_trace, o, cpus > 0 ? (size_t)cpus : 1, err, sizeof err);
     if (rc < 0) {
         print_error(rc == -ENOMEM && !err[0] ? "out of memory" : err);
         return 1;

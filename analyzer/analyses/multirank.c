@@ -1,5 +1,5 @@
 /* Several rank files in one report (multirank.h): a pool of worker threads, each reading one file at a time into
- * a model, analysing it with ps_report_build, keeping only its struct ps_rank_file and freeing the model before
+ * a model with the caller's loader, analysing it with ps_report_build, keeping only its struct ps_rank_file and freeing the model before
  * taking the next file; then ranks ordered, stragglers found as for processes of one trace (ranks.c). */
 #include <ctype.h>
 #include <errno.h>
@@ -13,7 +13,6 @@
 #include "analyses/multirank.h"
 #include "analyses/names.h"
 #include "analyses/sweep.h"
-#include "read/reader.h"
 
 const char *const ps_rank_source_name[] = { "metadata", "process_info", "file_name", "order" };
 
@@ -234,6 +233,7 @@ struct pool {
     pthread_mutex_t lock;
     size_t next, n;
     const char *const *paths;
+    ps_trace_loader load;
     const struct ps_report_opts *opts;
     struct ps_rank_file *files;
     int *rc;                    /* per file: 0, or its error */
@@ -253,7 +253,7 @@ static void *worker(void *arg)
         struct ps_model *m = NULL;
         struct ps_report rep;
         f->path = p->paths[i];
-        int rc = ps_read_trace(f->path, &m, p->err[i], sizeof p->err[i]);
+        int rc = p->load(f->path, &m, p->err[i], sizeof p->err[i]);
         if (rc == 0 && (rc = ps_report_build(&rep, m, p->opts, p->err[i], sizeof p->err[i])) == 0) {
             rc = summarise(f, &rep, p->opts, i, p->err[i], sizeof p->err[i]);
             ps_report_fini(&rep);
@@ -280,11 +280,11 @@ static int cmp_file(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
-int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, const struct ps_report_opts *o,
-                       size_t workers, char *err, size_t errlen)
+int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
+                       const struct ps_report_opts *o, size_t workers, char *err, size_t errlen)
 {
     memset(mr, 0, sizeof *mr);
-    struct pool p = { .lock = PTHREAD_MUTEX_INITIALIZER, .n = n, .paths = paths, .opts = o };
+    struct pool p = { .lock = PTHREAD_MUTEX_INITIALIZER, .n = n, .paths = paths, .load = load, .opts = o };
     pthread_t *tid = NULL;
     size_t started = 0;
     int rc = -ENOMEM;
