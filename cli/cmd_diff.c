@@ -8,6 +8,7 @@
 #include "analysis_options.h"
 #include "commands.h"
 #include "options.h"
+#include "ps_text_escape.h"
 #include "read/reader.h"
 #include "render/diff_render.h"
 

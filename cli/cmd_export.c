@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "ps_text_escape.h"
 #include "read/reader.h"
 #include "render/export_perfetto.h"
 

@@ -14,6 +14,7 @@
 #include "options.h"
 #include "analyses/multirank.h"
 #include "analyses/names.h"
+#include "ps_text_escape.h"
 #include "read/reader.h"
 #include "render/render.h"
 #include "render/text_style.h"

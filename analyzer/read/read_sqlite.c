@@ -10,6 +10,7 @@
 
 #include "ps_globalid.h"
 #include "ps_schema.h"
+#include "ps_text_escape.h"
 #include "read/read_sqlite_impl.h"
 
 /* Column text, "" for NULL (also when SQLite runs out of memory converting it). */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ps_text_escape.h"
 #include "read/reader_impl.h"
 
 int ps_read_fail(char *err, size_t errlen, const char *fmt, ...)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ps_text_escape.h"
 #include "render/diff_render.h"
 #include "render/json_writer.h"
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyses/names.h"
+#include "ps_text_escape.h"
 #include "render/render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)

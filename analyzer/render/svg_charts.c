@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "ps_text_escape.h"
 #include "render/svg_charts.h"
 
 #define W 960.0                    /* viewBox width */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyses/analyses.h"
+#include "ps_text_escape.h"
 #include "render/render.h"
 #include "check.h"
 #include "read/reader.h"
