@@ -13,7 +13,6 @@
 #include "commands.h"
 #include "options.h"
 #include "analyses/multirank.h"
-#include "analyses/names.h"
 #include "ps_text_escape.h"
 #include "read/reader.h"
 #include "render/render.h"
@@ -232,12 +231,7 @@ int cmd_report(int argc, char **argv)
     FILE *dest;
 
     /* Check the patterns before reading a possibly large trace. */
-    struct ps_model *empty = ps_model_new(path, PS_FORMAT_PERFSCOPE);
-    struct ps_names *names = NULL;
-    rc = empty ? ps_names_new(&names, empty, &o, err, sizeof err) : -ENOMEM;
-    ps_names_free(names);
-    ps_model_free(empty);
-    if (rc < 0) {
+    if ((rc = ps_report_opts_check(&o, err, sizeof err)) < 0) {
         print_error(rc == -ENOMEM ? "out of memory" : err);
         goto out;
     }

@@ -4,6 +4,8 @@
 
 #include "analyses/names.h"
 #include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 
 /* ---- the analyses, called by ps_report_build in this order (each returns 0 or -ENOMEM) ----
  * Each reads the rows of the view it is given (model/view.h), never the model's row arrays: `report` gives the
@@ -84,5 +86,10 @@ void ps_messages_fini(struct ps_report *r);
 
 /* Find the device stat for `device`, adding it if new (report_query.c). NULL on out-of-memory. */
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device);
+/* r->trace from the model (report_query.c): its path, format, tables' sizes, host samples, ranges never ended.
+ * 0 or -ENOMEM. */
+int ps_report_trace_fill(struct ps_report *r);
+/* "perfscope" / "nsys" / "kineto" (report_query.c). */
+const char *ps_format_name(enum ps_format f);
 
 #endif

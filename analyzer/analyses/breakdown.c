@@ -166,7 +166,7 @@ static int gpu_breakdown(struct ps_report *r, const struct ps_view *v, struct ps
             goto out;
     if (!(p.sync = ps_windows_new(start, end, n)))
         goto out;
-    if (r->opts.compat_tb && (rc = tb_comm_ext_ids(&r->all, names, &comm_ext, &ncomm)) < 0)
+    if (r->opts.compat_tb && (rc = tb_comm_ext_ids(r->all, names, &comm_ext, &ncomm)) < 0)
         goto out;
     struct ps_sweep w;
     ps_sweep_init(&w, PS_CAT_OTHER + 1, gpu_piece, &p);

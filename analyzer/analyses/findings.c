@@ -649,16 +649,16 @@ static int cmp_cost(const void *a, const void *b)
 
 int ps_findings_compute(struct ps_report *r, struct ps_names *names)
 {
-    copy_findings(r, &r->all, names);
-    sync_api_finding(r, &r->all, names);
-    slow_copy_finding(r, &r->all);
-    int rc = gap_finding(r, &r->all);
+    copy_findings(r, r->all, names);
+    sync_api_finding(r, r->all, names);
+    slow_copy_finding(r, r->all);
+    int rc = gap_finding(r, r->all);
     if (rc == 0)
-        rc = low_util_finding(r, &r->scope, names);
+        rc = low_util_finding(r, r->scope, names);
     if (rc == 0)
-        rc = launch_findings(r, &r->all);
+        rc = launch_findings(r, r->all);
     if (rc == 0)
-        rc = kernel_findings(r, &r->all);
+        rc = kernel_findings(r, r->all);
     qsort(r->findings, r->nfindings, sizeof *r->findings, cmp_cost);   /* costliest first */
     return rc;
 }

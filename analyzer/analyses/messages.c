@@ -187,8 +187,8 @@ static int notes(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     int rc = 0, cuda = r->facts.ncuda > 0;
-    int slice = r->all.start_ns != INT64_MIN || r->all.end_ns != INT64_MAX;   /* a time slice (ps_report_build_view) */
-    if (!r->has_gpu && r->all.nranges == 0) {
+    int slice = r->all->start_ns != INT64_MIN || r->all->end_ns != INT64_MAX;   /* a time slice (ps_report_build_view) */
+    if (!r->has_gpu && r->all->nranges == 0) {
         r->nothing_to_break_down = 1;
         if (slice) {
             rc |= add(r, PS_MSG_NOTE, "nothing_to_break_down",
@@ -258,7 +258,7 @@ static void verdict_line(struct ps_report *r)
     r->max_gain_ns = r->bottleneck == PS_BN_UNKNOWN ? -1 : llround(r->share * (double)r->avg_dur_ns);
     if (r->bottleneck != PS_BN_UNKNOWN)
         r->verdict_reason = NULL;
-    else if (r->all.nranges == 0 && !r->has_gpu)
+    else if (r->all->nranges == 0 && !r->has_gpu)
         r->verdict_reason = "nothing to break down: no ranges and no GPU activity";
     else if (r->whole_run)
         r->verdict_reason = "zero-length window: nothing to classify";

@@ -117,7 +117,7 @@ static int push_piece(struct dev_ivl **v, size_t *n, size_t *cap, int32_t device
  * device as merged pieces (what the exposed time needs: O(pieces), not O(kernels) when kernels abut). */
 static int collectives(struct ps_rank_file *f, const struct ps_report *r, struct ps_names *names)
 {
-    const struct ps_view *v = &r->all;
+    const struct ps_view *v = r->all;
     const struct ps_model *m = r->m;
     struct dev_ivl *comp = NULL, *comm = NULL;
     struct dev_union *devs = NULL;
@@ -196,7 +196,7 @@ static int summarise(struct ps_rank_file *f, const struct ps_report *r, const st
     const struct ps_model *m = r->m;
     int32_t rank, world, proc_rank;
     ps_report_rank(r, &rank, &world);
-    f->format = m->format;
+    f->format = ps_format_name(m->format);
     f->world_size = world;
     f->launcher_ranks = ps_report_process_ranks(r, &proc_rank);
     if (f->launcher_ranks >= 2) {           /* every rank a process: the file is not one rank of them */

@@ -29,7 +29,7 @@ struct ps_collective_stat {     /* one NCCL / RCCL kernel name (HTA's communicat
 
 struct ps_rank_file {
     const char *path;
-    enum ps_format format;
+    const char *format;         /* "perfscope", "nsys" or "kineto" */
     int32_t rank, world_size;   /* rank: as found (source below), -1 for a launcher trace; world_size -1 unknown */
     enum ps_rank_source rank_source;
     size_t launcher_ranks;      /* >= 2: the file is a trace around a launcher, each rank a process of it */

@@ -22,7 +22,7 @@ void ps_report_opts_default(struct ps_report_opts *o)
 /* The span of the analysed rows (r->all): first start .. last end; 0, 0 without rows. */
 static void run_span(struct ps_report *r)
 {
-    const struct ps_view *v = &r->all;
+    const struct ps_view *v = r->all;
     int64_t a = INT64_MAX, b = INT64_MIN;
     for (size_t i = 0; i < v->ngpu; i++) {
         const struct ps_gpu_row *g = ps_view_gpu_row(v, i);
@@ -44,6 +44,9 @@ static void run_span(struct ps_report *r)
         a = b = 0;
     r->run_start_ns = a;
     r->run_end_ns = b;
+    r->ngpu_rows = v->ngpu;
+    r->napi_calls = v->napi;
+    r->nranges = v->nranges;
     r->nevents = v->ngpu + v->napi + v->nranges;
 }
 
@@ -76,7 +79,7 @@ static void tb_retime(void *ctx, int64_t *start, int64_t *end)
  * with tb's rounded times under --compat tb on Kineto traces. */
 static int steps_view(const struct ps_report *r, int tb_times, int64_t *tb_base, struct ps_view *v)
 {
-    int rc = r->scoped ? ps_view_process(v, &r->all, r->pid) : ps_view_copy(v, &r->all);
+    int rc = r->scoped ? ps_view_process(v, r->all, r->pid) : ps_view_copy(v, r->all);
     if (rc == 0 && tb_times && (rc = ps_view_retime(v, tb_retime, tb_base)) < 0)
         ps_view_fini(v);
     return rc;
@@ -100,9 +103,9 @@ static int infer_steps(struct ps_report *r, int tb_times, int64_t *tb_base, stru
     if (rc < 0 || (rc = ps_steps_infer(r, from)) < 0 || !r->steps_inferred)
         goto out;
     if (r->scoped != scoped || r->pid != pid) {
-        ps_view_fini(&r->scope);
+        ps_view_fini(r->scope);
         ps_view_fini(sv);
-        rc = r->scoped ? ps_view_process(&r->scope, &r->all, r->pid) : ps_view_copy(&r->scope, &r->all);
+        rc = r->scoped ? ps_view_process(r->scope, r->all, r->pid) : ps_view_copy(r->scope, r->all);
         if (rc < 0)
             goto out;
         if ((rc = steps_view(r, tb_times, tb_base, sv)) < 0)
@@ -147,13 +150,13 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
 {
     int rc = steps_and_breakdown(r, names, sv);
     if (rc == 0)
-        rc = ps_hta_compute(r, &r->all, names);
+        rc = ps_hta_compute(r, r->all, names);
     if (rc == 0)
-        rc = ps_tracelens_compute(r, &r->all, names);
+        rc = ps_tracelens_compute(r, r->all, names);
     if (rc == 0)
-        rc = ps_summary_compute(r, &r->all);
+        rc = ps_summary_compute(r, r->all);
     if (rc == 0)
-        rc = ps_pytorch_compute(r, &r->all, &r->scope, names);
+        rc = ps_pytorch_compute(r, r->all, r->scope, names);
     if (rc == 0)
         rc = ps_verdict_compute(r, names);
     if (rc == 0)
@@ -181,16 +184,19 @@ int ps_report_build_view(struct ps_report *r, const struct ps_view *rows, const 
     r->m = m;
     r->opts = *o;
     r->gpu_util = r->comm_comp_overlap = NAN;
-    int rc = ps_view_copy(&r->all, rows);
-    if (rc == -EINVAL) {
+    r->step_tid = -1;
+    r->all = calloc(1, sizeof *r->all);
+    r->scope = calloc(1, sizeof *r->scope);
+    int rc = r->all && r->scope ? ps_report_trace_fill(r) : -ENOMEM;
+    if (rc == 0 && (rc = ps_view_copy(r->all, rows)) == -EINVAL) {
         snprintf(err, errlen, "%s: a retimed view cannot be analysed (the report retimes its own rows under "
                               "--compat tb)", m->path);
         goto out;
     }
     if (rc < 0 || (rc = ps_names_new(&names, m, o, err, errlen)) < 0)
         goto out;
-    for (size_t i = 0; i < r->all.ngpu && !r->has_gpu; i++)
-        r->has_gpu = ps_view_gpu_attr(&r->all, ps_view_gpu_row(&r->all, i))->kind != PS_GPU_SYNC;
+    for (size_t i = 0; i < r->all->ngpu && !r->has_gpu; i++)
+        r->has_gpu = ps_view_gpu_attr(r->all, ps_view_gpu_row(r->all, i))->kind != PS_GPU_SYNC;
     run_span(r);
     int64_t span;
     if (__builtin_sub_overflow(r->run_end_ns, r->run_start_ns, &span) || span > PS_MAX_SPAN_NS) {
@@ -200,12 +206,14 @@ int ps_report_build_view(struct ps_report *r, const struct ps_view *rows, const 
         rc = -EINVAL;
         goto out;
     }
-    if ((rc = ps_steps_pick_process(&r->all, names, &r->pid, &r->step_ranges_found)) < 0)
+    if ((rc = ps_steps_pick_process(r->all, names, &r->pid, &r->step_ranges_found)) < 0)
         goto out;
     r->scoped = r->pid != PS_NONE;
-    rc = r->scoped ? ps_view_process(&r->scope, &r->all, r->pid) : ps_view_copy(&r->scope, &r->all);
+    rc = r->scoped ? ps_view_process(r->scope, r->all, r->pid) : ps_view_copy(r->scope, r->all);
     if (rc == 0)
         rc = run_analyses(r, names, &sv);
+    if (rc == 0 && r->step_thread != PS_NONE)
+        r->step_tid = m->threads.v[r->step_thread].tid;
 out:
     if (rc == -ENOMEM)
         snprintf(err, errlen, "out of memory while analysing %s", m->path);
@@ -219,8 +227,13 @@ out:
 void ps_report_fini(struct ps_report *r)
 {
     ps_messages_fini(r);
-    ps_view_fini(&r->scope);
-    ps_view_fini(&r->all);
+    if (r->scope)
+        ps_view_fini(r->scope);
+    if (r->all)
+        ps_view_fini(r->all);
+    free(r->scope);
+    free(r->all);
+    free(r->trace.open);
     free(r->steps);
     free(r->devs);
     free(r->idle);

@@ -162,3 +162,44 @@ struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)
     r->devs[pos] = (struct ps_device_stat){ .device = device, .gpu_util = NAN };
     return &r->devs[pos];
 }
+
+const char *ps_copy_src_mem_name(const struct ps_copy_stat *c)
+{
+    return c->kind == PS_GPU_MEMCPY ? ps_mem_kind_name(c->src_kind) : NULL;
+}
+
+const char *ps_report_name(const struct ps_report *r, uint32_t id)
+{
+    return id == PS_NONE ? NULL : ps_model_str(r->m, id);
+}
+
+void ps_report_meta_entry(const struct ps_report *r, size_t i, const char **key, const char **value)
+{
+    *key = r->m->meta.v[i].key;
+    *value = r->m->meta.v[i].value;
+}
+
+int ps_report_trace_fill(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    struct ps_trace_info *t = &r->trace;
+    *t = (struct ps_trace_info){ .path = m->path, .format = ps_format_name(m->format), .processes = m->procs.n,
+                                 .threads = m->threads.n, .unplaced_events = m->unplaced_events,
+                                 .samples = { m->samples.n, m->samples.first_ns, m->samples.last_ns,
+                                              m->samples.cpu_ns },
+                                 .nmeta = m->meta.n };
+    if (m->open_ranges.n == 0)
+        return 0;
+    if (!(t->open = calloc(m->open_ranges.n, sizeof *t->open)))
+        return -ENOMEM;
+    for (size_t i = 0; i < m->open_ranges.n; i++) {
+        const struct ps_range *o = &m->open_ranges.v[i];
+        const struct ps_thread *th = o->thread < m->threads.n ? &m->threads.v[o->thread] : NULL;
+        const char *name = ps_model_str(m, o->name);
+        t->open[i] = (struct ps_open_range){ .name = *name ? name : NULL, .domain = ps_report_name(r, o->domain),
+                                             .pid = th ? (int64_t)th->pid : -1, .tid = th ? (int64_t)th->tid : -1,
+                                             .start_ns = o->start_ns };
+    }
+    t->nopen = m->open_ranges.n;
+    return 0;
+}

@@ -247,7 +247,7 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
     r->window_start_ns = r->steps[0].start_ns;
     r->window_end_ns = r->steps[r->nsteps - 1].end_ns > r->window_start_ns ? r->steps[r->nsteps - 1].end_ns
                                                                            : r->window_start_ns;
-    return evidence(r, &r->scope, names);
+    return evidence(r, r->scope, names);
 }
 
 void ps_recommendations_compute(struct ps_report *r)

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "analyses/multirank.h"
-#include "model/model.h"
 #include "render/json_writer.h"
 #include "render/render.h"
 #include "render/text_style.h"
@@ -148,7 +147,7 @@ static void rank_json(struct ps_jw *w, const struct ps_rank_file *r)
     ps_jw_kstr(w, "rank_from", r->launcher_ranks >= 2 ? NULL : ps_rank_source_name[r->rank_source]);
     ps_jw_kint_or_null(w, "launcher_ranks", r->launcher_ranks >= 2 ? (int64_t)r->launcher_ranks : -1);
     ps_jw_kstr(w, "source", r->path);
-    ps_jw_kstr(w, "format", ps_format_name(r->format));
+    ps_jw_kstr(w, "format", r->format);
     ps_jw_kint_or_null(w, "world_size", r->world_size > 0 ? r->world_size : -1);
     r->recording_complete < 0 ? ps_jw_knull(w, "recording_complete")
                               : ps_jw_kbool(w, "recording_complete", r->recording_complete);

@@ -39,11 +39,33 @@ void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len)
 
 const char *ps_render_step_name(const struct ps_report *r, size_t i, char *buf, size_t len)
 {
-    const struct ps_step *s = &r->steps[i];
-    if (s->name != PS_NONE)
-        return ps_model_str(r->m, s->name);
+    const char *name = ps_report_name(r, r->steps[i].name);
+    if (name)
+        return name;
     snprintf(buf, len, r->steps_inferred ? "inferred#%zu" : "(whole run)", i + 1);
     return buf;
+}
+
+const char *ps_render_name(const struct ps_report *r, uint32_t id, const char *none)
+{
+    const char *name = ps_report_name(r, id);
+    return name ? name : none;
+}
+
+const char *ps_render_row_name(const struct ps_report *r, const struct ps_finding *g, const struct ps_row *w)
+{
+    return ps_render_name(r, w->name, !strcmp(g->rule, "gpu_gap") ? "(GPU idle)" : "(time slice)");
+}
+
+void ps_render_run_line(const struct ps_report *r, char *buf, size_t len)
+{
+    size_t np = r->trace.processes, nt = r->trace.threads;
+    if (r->nevents == 0)   /* no span to measure: the duration is the program's (metadata, host samples) */
+        snprintf(buf, len, "no events, %zu process%s, %zu thread%s", np, np == 1 ? "" : "es", nt, nt == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "%.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu "
+                           "ranges)", (double)(r->run_end_ns - r->run_start_ns) / 1e6, np, np == 1 ? "" : "es", nt,
+                 nt == 1 ? "" : "s", r->nevents, r->ngpu_rows, r->napi_calls, r->nranges);
 }
 
 size_t ps_render_steps_shown(const struct ps_report *r, unsigned char *shown)

@@ -42,6 +42,13 @@ void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len);
 /* The name of step i: its range's name, "inferred#N" for a step inferred from the kernel sequence (--steps),
  * "(whole run)" for the one window; buf (len bytes) holds the made-up ones. */
 const char *ps_render_step_name(const struct ps_report *r, size_t i, char *buf, size_t len);
+/* The text of string id `id` of the report's model (ps_report_name), `none` when it names nothing. */
+const char *ps_render_name(const struct ps_report *r, uint32_t id, const char *none);
+/* The name of row `w` of finding `g`: the row's name, else "(GPU idle)" for a GPU gap, "(time slice)" for a slice. */
+const char *ps_render_row_name(const struct ps_report *r, const struct ps_finding *g, const struct ps_row *w);
+/* The run in one line, the same in every format after "Run: ": "12.345 ms, 2 processes, 3 threads, 100 events (5 GPU
+ * rows, 10 API calls, 85 ranges)", or "no events, 1 process, 1 thread" when the analysed rows hold none. */
+void ps_render_run_line(const struct ps_report *r, char *buf, size_t len);
 /* Which steps a table shows: all when --all-steps or up to 20, else the first 10, the 5 slowest and the last 5
  * (at most 20 rows). shown[i] is 1 for a shown step, 2 for a shown one among the slowest; returns how many
  * are shown. `shown` holds r->nsteps entries. */

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/names.h"
 #include "ps_text_escape.h"
 #include "render/render.h"
 
@@ -52,8 +51,8 @@ static void share_cell(FILE *f, int64_t part, int64_t whole)
 static void header(FILE *f, const struct ps_report *r)
 {
     fputs("## perfscope report: ", f);
-    ps_render_md_name(f, r->m->path);
-    fprintf(f, " (%s trace)\n\n", ps_format_name(r->m->format));
+    ps_render_md_name(f, r->trace.path);
+    fprintf(f, " (%s trace)\n\n", r->trace.format);
     for (size_t i = 0; i < r->nmsgs; i++) {
         const struct ps_message *g = &r->msgs[i];
         if (g->level == PS_MSG_NOTE)
@@ -92,7 +91,7 @@ static void verdict(FILE *f, const struct ps_report *r)
               "| kind | count | total ms | name |\n|---|---:|---:|---|\n", f);
         for (size_t i = 0; i < r->nevidence; i++) {
             const struct ps_evidence *e = &r->evidence[i];
-            const char *name = ps_model_str(r->m, e->name);
+            const char *name = ps_render_name(r, e->name, "");
             fprintf(f, "| %s | %lld | %.3f | ", e->kind, (long long)e->count, MS(e->total_ns));
             md_text(f, name, !strcmp(e->kind, "range") ? ps_names_base_len(name) : strlen(name));
             fputs(" |\n", f);
@@ -168,7 +167,7 @@ static void kernels_and_copies(FILE *f, const struct ps_report *r)
             const struct ps_kernel_stat *k = &r->kernels[i];
             fprintf(f, "| %lld | %.3f | %.3f | %.3f | %.3f | %.3f | ", (long long)k->count, MS(k->total_ns),
                     MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
-            ps_render_md_name(f, ps_model_str(r->m, k->name));
+            ps_render_md_name(f, ps_render_name(r, k->name, ""));
             fputs(" |\n", f);
         }
         fputc('\n', f);
@@ -179,7 +178,7 @@ static void kernels_and_copies(FILE *f, const struct ps_report *r)
         for (size_t i = 0; i < r->ncopies; i++) {
             const struct ps_copy_stat *c = &r->copies[i];
             fprintf(f, "| %s | %s | %s | %lld | %.3f | %.3f | ", ps_copy_kind_name(c),
-                    c->kind == PS_GPU_MEMCPY ? ps_mem_kind_name(c->src_kind) : "-", ps_mem_kind_name(c->dst_kind),
+                    ps_copy_src_mem_name(c) ? ps_copy_src_mem_name(c) : "-", ps_mem_kind_name(c->dst_kind),
                     (long long)c->count, (double)c->bytes / 1e6, MS(c->total_ns));
             c->total_ns > 0 ? fprintf(f, "%.2f |\n", (double)c->bytes / (double)c->total_ns) : fputs("N/A |\n", f);
         }
@@ -206,8 +205,7 @@ static void findings(FILE *f, const struct ps_report *r)
             if (w->bytes >= 0)
                 fprintf(f, ", %.3f MB", (double)w->bytes / 1e6);
             fputs(", ", f);
-            ps_render_md_name(f, w->name != PS_NONE ? ps_model_str(r->m, w->name)
-                       : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)" : "(time slice)");
+            ps_render_md_name(f, ps_render_row_name(r, g, w));
             fputc('\n', f);
         }
     }
@@ -241,16 +239,10 @@ static void ranks(FILE *f, const struct ps_report *r)
 /* The run's facts and the notes, last: what a reader checks after the numbers. */
 static void run_and_notes(FILE *f, const struct ps_report *r)
 {
-    const struct ps_model *m = r->m;
     const struct ps_run_facts *x = &r->facts;
-    fputs("### Run\n\n", f);
-    if (r->nevents)
-        fprintf(f, "- Trace: %.3f ms of events, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API "
-                   "calls, %zu ranges)\n", MS(r->run_end_ns - r->run_start_ns), m->procs.n,
-                m->procs.n == 1 ? "" : "es", m->threads.n, m->threads.n == 1 ? "" : "s", r->nevents, r->all.ngpu,
-                r->all.napi, r->all.nranges);
-    else
-        fputs("- Trace: no events\n", f);
+    char line[256];
+    ps_render_run_line(r, line, sizeof line);
+    fprintf(f, "### Run\n\n- Run: %s\n", line);
     const char *const vals[] = { x->command, x->host, x->started }, *const labels[] = { "Command", "Host", "Started" };
     for (size_t i = 0; i < 3; i++)
         if (vals[i]) {

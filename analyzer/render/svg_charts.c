@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
 #include "ps_text_escape.h"
 #include "render/svg_charts.h"
 

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
 #include "ps_text_escape.h"
 #include "ps_utf8.h"
 #include "render/text_style.h"
