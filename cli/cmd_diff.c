@@ -1,5 +1,5 @@
 /* `perfscope diff BEFORE AFTER`: read two traces (any format), run the report's analyses on each and print what
- * changed (analyzer/analyses/diff.h). Exit 0, 1 bad input or runs that cannot be compared, 2 usage, 3 when
+ * changed (analyses/diff.h). Exit 0, 1 bad input or runs that cannot be compared, 2 usage, 3 when
  * --gate PCT is given and the average step got slower by more than PCT %. */
 #include <errno.h>
 #include <stdio.h>

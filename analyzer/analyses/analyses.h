@@ -2,7 +2,7 @@
 #ifndef PS_ANALYSES_H
 #define PS_ANALYSES_H
 
-#include "analyses/names.h"
+#include "names.h"
 #include "analyses/report.h"
 #include "model/model.h"
 #include "model/view.h"

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "analyses/analyses.h"
-#include "analyses/intervals.h"
-#include "analyses/sweep.h"
+#include "analyses.h"
+#include "intervals.h"
+#include "sweep.h"
 
 const char *const ps_cat_key[PS_CAT_N] = { "kernel", "memcpy", "memset", "communication",
                                            "runtime", "dataloader", "cpu_exec", "other" };

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "analyses/diff.h"
 
 const char *const ps_diff_verdict_name[] = { "no significant change", "improvement", "regression" };

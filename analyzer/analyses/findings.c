@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
-#include "analyses/intervals.h"
-#include "analyses/sweep.h"
-#include "analyses/tally.h"
+#include "analyses.h"
+#include "intervals.h"
+#include "sweep.h"
+#include "tally.h"
 
 #define MAX_DEVS 64
 #define PS_SLICES 20                   /* time slices of a run without steps (DESIGN §4) */

@@ -1,6 +1,6 @@
 /* Interval-set algebra over half-open ns intervals: sort+merge, union, intersection, difference,
  * and length inside a window. Used by the step breakdown, HTA and TraceLens analyses. */
-#include "analyses/intervals.h"
+#include "intervals.h"
 
 #include <errno.h>
 #include <stdlib.h>

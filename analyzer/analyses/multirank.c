@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "analyses/multirank.h"
-#include "analyses/names.h"
-#include "analyses/sweep.h"
+#include "names.h"
+#include "sweep.h"
 
 const char *const ps_rank_source_name[] = { "metadata", "process_info", "file_name", "order" };
 

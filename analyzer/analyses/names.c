@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "ps_hashmap.h"
 
 #define FLAG_KNOWN 0x8000

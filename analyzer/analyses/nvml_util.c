@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 
 static struct ps_nvml_util_stat *stat_of(struct ps_report *r, int32_t device)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 
 #define STRAGGLER_MARGIN 0.05   /* slower than the median by more than this: a straggler */
 

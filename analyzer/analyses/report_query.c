@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "ps_schema.h"
 
 const char *ps_format_name(enum ps_format f)

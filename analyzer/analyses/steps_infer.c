@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 
 #define MIN_STEPS 3           /* periods needed to call anything a period */
 #define MIN_OPS 12            /* GPU operations on the stream */

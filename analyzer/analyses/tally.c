@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "analyses/tally.h"
+#include "tally.h"
 
 int ps_tally_init(struct ps_tally *t, size_t nstrings)
 {

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
-#include "analyses/sweep.h"
+#include "analyses.h"
+#include "sweep.h"
 
 #define MAX_DEVS 64
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 
 /* Add the busy interval [a, b) to the device's slices. */
 static void add_busy(struct ps_util_series *u, int64_t a, int64_t b)

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
-#include "analyses/sweep.h"
-#include "analyses/tally.h"
+#include "analyses.h"
+#include "sweep.h"
+#include "tally.h"
 
 const char *const ps_bottleneck_name[] = { "kernel", "data-loading", "memcpy", "communication", "sync", "host", "unknown" };
 

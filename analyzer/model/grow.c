@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model_impl.h"
+#include "model_impl.h"
 
 int ps_model_set_growing(struct ps_model *m)
 {

@@ -1,7 +1,7 @@
 /* The trace model's storage: growable arrays, an interning string pool, find-or-add lookups,
  * and the final sort + API→GPU correlation link shared by every reader. */
 #include "model/model.h"
-#include "model/model_impl.h"
+#include "model_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>

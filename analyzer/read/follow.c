@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "read/read_sqlite_impl.h"
+#include "read_sqlite_impl.h"
 
 struct ps_follow {
     char *path;

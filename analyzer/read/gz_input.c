@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "read/reader_impl.h"
+#include "reader_impl.h"
 
 
 struct ps_gz_input {

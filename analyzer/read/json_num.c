@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "read/kineto_text.h"
-#include "read/reader_impl.h"
+#include "kineto_text.h"
+#include "reader_impl.h"
 
 #define MAX_DIGITS 38        /* 10^38 < 2^127: the mantissa fits an unsigned __int128 */
 

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "read/kineto_text.h"
+#include "kineto_text.h"
 
 static int place_of(struct ps_kflows *f, uint32_t pid, uint32_t tid, uint32_t *out)
 {

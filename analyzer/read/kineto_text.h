@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "model/model.h"
-#include "read/reader_impl.h"
+#include "reader_impl.h"
 
 /* "Memcpy HtoD (Pageable -> Device)" / "Memset (Device)" (op->kind MEMCPY or MEMSET set): sets op->copy_kind,
  * src_kind, dst_kind from the name Kineto builds (libkineto memcpyKindString / memoryKindString; CUPTI's

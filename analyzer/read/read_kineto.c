@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <yajl/yajl_parse.h>
 
-#include "read/kineto_text.h"
-#include "read/reader_impl.h"
+#include "kineto_text.h"
+#include "reader_impl.h"
 
 #define JSON_CHUNK (256 * 1024)   /* parser input per call; small files get a buffer their size */
 #define JSON_CHUNK_MAX (128 * 1024 * 1024)   /* the chunk doubles up to this while a token spans chunks */

@@ -11,7 +11,7 @@
 #include "ps_globalid.h"
 #include "ps_schema.h"
 #include "ps_text_escape.h"
-#include "read/read_sqlite_impl.h"
+#include "read_sqlite_impl.h"
 
 /* Column text, "" for NULL (also when SQLite runs out of memory converting it). */
 const char *ps_sq_col_text(sqlite3_stmt *st, int i)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "read/reader.h"
-#include "read/reader_impl.h"
+#include "reader_impl.h"
 
 #define MAX_COLS 256
 

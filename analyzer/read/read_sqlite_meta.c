@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ps_globalid.h"
-#include "read/read_sqlite_impl.h"
+#include "read_sqlite_impl.h"
 
 /* 1 when the file's header says WAL mode (bytes 18 and 19, the file format write/read versions, are 2;
  * SQLite's fileformat2.html §1.3), 0 when not or unreadable (the open then says what is wrong). */

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "ps_text_escape.h"
-#include "read/reader_impl.h"
+#include "reader_impl.h"
 
 int ps_read_fail(char *err, size_t errlen, const char *fmt, ...)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analyses/multirank.h"
-#include "render/html_page.h"
+#include "html_page.h"
 #include "render/render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)

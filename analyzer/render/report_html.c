@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "render/render.h"
-#include "render/html_page.h"
+#include "html_page.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define H ps_html_text

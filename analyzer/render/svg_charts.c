@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "ps_text_escape.h"
-#include "render/svg_charts.h"
+#include "svg_charts.h"
 
 #define W 960.0                    /* viewBox width */
 #define LEFT 64.0                  /* room for the y axis labels */

@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "render/render.h"
 #include "read/reader.h"
 

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "render/render.h"
 #include "check.h"
-#include "analyses/intervals.h"
-#include "analyses/sweep.h"
+#include "intervals.h"
+#include "sweep.h"
 
 static void add_kernel(struct ps_model *m, uint32_t stream, uint32_t name, int64_t start, int64_t end)
 {

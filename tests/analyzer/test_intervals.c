@@ -4,7 +4,7 @@
  *   normalises to the merged set. */
 #include <stdio.h>
 
-#include "analyses/intervals.h"
+#include "intervals.h"
 
 static int failures;
 

@@ -1,4 +1,4 @@
-/* Renderers of `perfscope report`: each formats a finished struct ps_report (analyzer/analyses/report.h) and makes
+/* Renderers of `perfscope report`: each formats a finished struct ps_report (analyses/report.h) and makes
  * no judgement of its own. They are picked by name from one table, so a new format is one row. */
 #ifndef PS_RENDER_H
 #define PS_RENDER_H
