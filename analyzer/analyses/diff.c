@@ -23,6 +23,7 @@ static void side_fill(struct ps_diff_side *s, const struct ps_report *r)
     s->sync_ns = r->avg.sync_ns;
     s->bottleneck = r->bottleneck;
     s->share = r->share;
+    s->has_gpu = r->has_gpu;
     s->sd_ns = NAN;
     if (r->nsteps < 2)
         return;

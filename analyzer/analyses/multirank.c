@@ -215,6 +215,7 @@ static int summarise(struct ps_rank_file *f, const struct ps_report *r, const st
         f->rank_source = PS_RANK_FROM_ORDER;
     }
     f->whole_run = r->whole_run;
+    f->has_gpu = r->has_gpu;
     f->steps_inferred = r->steps_inferred;
     f->stat = (struct ps_rank_stat){ .nsteps = r->nsteps, .avg_dur_ns = r->avg_dur_ns, .sync_ns = r->avg.sync_ns,
                                      .bottleneck = r->bottleneck, .share = r->share };

@@ -1,20 +1,46 @@
-/* The table of `perfscope report`'s output formats, and the few layout choices every format shares. */
+/* The table of output formats of `perfscope report` and `perfscope diff`, and the few names and lines every format
+ * words the same way. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "render/render.h"
+#include "render_impl.h"
 
 static const struct ps_renderer renderers[] = {
-    { "text", "for a terminal (default; 100 columns)", ps_render_text },
-    { "json", "the stable machine-readable report (docs/report.md)", ps_render_json },
-    { "md", "GitHub-flavoured Markdown for pull requests and issues", ps_render_md },
-    { "html", "one self-contained page with inline SVG charts", ps_render_html },
+    { "text", "for a terminal (the default)", ps_render_text, ps_render_ranks_text, ps_render_diff_text },
+    { "json", "stable keys (docs/report.md, docs/diff.md)", ps_render_json, ps_render_ranks_json,
+      ps_render_diff_json },
+    { "md", "GitHub-flavoured Markdown for pull requests and issues", ps_render_md, ps_render_ranks_md,
+      ps_render_diff_md },
+    { "html", "one self-contained page with inline SVG charts", ps_render_html, ps_render_ranks_html, NULL },
 };
+
+const char *ps_render_bottleneck_name(enum ps_bottleneck b, int has_gpu)
+{
+    return b == PS_BN_KERNEL && !has_gpu ? "compute" : ps_bottleneck_name[b];
+}
+
+const char *ps_render_cat_label(int c, int has_gpu)
+{
+    return c == PS_CAT_KERNEL && !has_gpu ? "Compute" : ps_cat_label[c];
+}
+
+int ps_render_ranks_have_gpu(const struct ps_multirank *mr)
+{
+    for (size_t i = 0; i < mr->nfiles; i++)
+        if (mr->files[i].has_gpu)
+            return 1;
+    return 0;
+}
+
+const char *ps_render_ranks_cat_label(int c, int has_gpu)
+{
+    return c == PS_CAT_COMM ? "Comm" : ps_render_cat_label(c, has_gpu);
+}
 
 const char *ps_render_bottleneck(const struct ps_report *r, enum ps_bottleneck b)
 {
-    return b == PS_BN_KERNEL && !r->has_gpu ? "compute" : ps_bottleneck_name[b];
+    return ps_render_bottleneck_name(b, r->has_gpu);
 }
 
 void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len)

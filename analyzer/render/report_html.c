@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/render.h"
 #include "html_page.h"
+#include "render_impl.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define H ps_html_text
@@ -102,8 +102,7 @@ static int steps_section(FILE *f, const struct ps_report *r)
     if (rc == 0) {
         struct ps_svg_series series[PS_BN_UNKNOWN];
         memcpy(series, ps_html_groups, sizeof series);
-        if (!r->has_gpu)
-            series[PS_BN_KERNEL].label = "compute";
+        series[PS_BN_KERNEL].label = ps_render_bottleneck_name(PS_BN_KERNEL, r->has_gpu);
         char desc[512];
         int64_t g[PS_BN_UNKNOWN];
         ps_verdict_groups(r->avg.cat_ns, r->avg.sync_ns, g);
@@ -154,7 +153,7 @@ static int steps_section(FILE *f, const struct ps_report *r)
                 r->whole_run ? "The run as one window" : "Average step", MS(r->avg_dur_ns));
         for (int c = 0; c < PS_CAT_N; c++) {
             fprintf(f, "<tr><td>%s</td><td class=\"n\">%.3f</td>",
-                    c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c], MS(r->avg.cat_ns[c]));
+                    ps_render_cat_label(c, r->has_gpu), MS(r->avg.cat_ns[c]));
             ps_html_share_td(f, r->avg.cat_ns[c], r->avg_dur_ns);
             fputs("</tr>\n", f);
         }

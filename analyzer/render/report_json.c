@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "render/json_writer.h"
-#include "render/render.h"
+#include "render_impl.h"
 
 /* A string id of the report's model as a JSON string; null for none. */
 static void name_or_null(struct ps_jw *w, const struct ps_report *r, uint32_t id)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ps_text_escape.h"
-#include "render/render.h"
+#include "render_impl.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 
@@ -123,7 +123,8 @@ static void steps(FILE *f, const struct ps_report *r)
                    "verdict's groups (host = Runtime + CPU Exec + Other − sync).\n\n",
                 r->nsteps, r->step_ranges_found, r->pid);
         fprintf(f, "| # | step | duration ms | %s %% | data %% | memcpy %% | comm %% | sync %% | host %% | verdict |\n"
-                   "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n", r->has_gpu ? "kernel" : "compute");
+                   "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+                ps_render_bottleneck_name(PS_BN_KERNEL, r->has_gpu));
         for (size_t i = 0; i < r->nsteps && show; i++) {
             if (!show[i])
                 continue;
@@ -146,7 +147,7 @@ static void steps(FILE *f, const struct ps_report *r)
     fprintf(f, "**%s** (%.3f ms) in the PyTorch profiler's categories\n\n| category | ms | share %% |\n"
                "|---|---:|---:|\n", r->whole_run ? "The run as one window" : "Average step", MS(r->avg_dur_ns));
     for (int c = 0; c < PS_CAT_N; c++) {
-        fprintf(f, "| %s | %.3f |", c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c],
+        fprintf(f, "| %s | %.3f |", ps_render_cat_label(c, r->has_gpu),
                 MS(r->avg.cat_ns[c]));
         share_cell(f, r->avg.cat_ns[c], r->avg_dur_ns);
         fputc('\n', f);
@@ -219,7 +220,7 @@ static void ranks(FILE *f, const struct ps_report *r)
     fprintf(f, "### Ranks\n\n%zu processes hold steps (rank = order of pid); the average step of each, %% in the "
                "verdict's groups.\n\n| rank | pid | steps | duration ms | %s %% | data %% | memcpy %% | comm %% | "
                "sync %% | host %% | verdict |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
-            r->nranks, r->has_gpu ? "kernel" : "compute");
+            r->nranks, ps_render_bottleneck_name(PS_BN_KERNEL, r->has_gpu));
     for (size_t i = 0; i < r->nranks; i++) {
         const struct ps_rank_stat *k = &r->ranks[i];
         fprintf(f, "| %zu | %u | %zu | %.3f |", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
@@ -230,7 +231,7 @@ static void ranks(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < r->nstragglers; i++) {
         const struct ps_straggler *g = &r->stragglers[i];
         fprintf(f, "- Straggler: rank %zu (pid %u) is %.1f %% slower than the median rank, most of it in %s\n",
-                g->rank, g->pid, 100.0 * g->slower_by, ps_cat_label[g->category]);
+                g->rank, g->pid, 100.0 * g->slower_by, ps_render_cat_label(g->category, r->has_gpu));
     }
     if (r->nstragglers)
         fputc('\n', f);

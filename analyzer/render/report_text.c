@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/render.h"
-#include "render/text_style.h"
+#include "render_impl.h"
+#include "text_style.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define put_name ps_put_name
@@ -38,13 +38,6 @@ static void put_pct1(FILE *f, int64_t part, int64_t whole)
     isnan(p) ? fprintf(f, " %7s", "N/A") : fprintf(f, " %7.1f", p);
 }
 
-/* The verdict name as the text shows it: without GPU rows the `kernel` verdict is host compute, "compute"
- * (the JSON keeps "kernel", DESIGN §4). */
-static const char *bn_label(const struct ps_report *r, enum ps_bottleneck b)
-{
-    return ps_render_bottleneck(r, b);
-}
-
 /* A range name in evidence: grouped by its base, so shown without an emit_nvtx suffix (ps_names_base_len). */
 static void put_base_name(FILE *f, const char *s)
 {
@@ -54,20 +47,12 @@ static void put_base_name(FILE *f, const char *s)
     free(base);
 }
 
-/* Label of a step-time category. Without GPU rows the Kernel category is the host's compute: "Compute"
- * (the JSON key stays "kernel"). */
-static const char *cat_label(const struct ps_report *r, int c)
-{
-    return c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c];
-}
-
 /* The per-step tables' columns: the verdict's groups (DESIGN §4), as a share of the step. */
 static void group_header(FILE *f, const struct ps_report *r)
 {
     for (int g = 0; g < PS_BN_UNKNOWN; g++)
-        fprintf(f, " %7s", g == PS_BN_KERNEL && !r->has_gpu ? "compute" : g == PS_BN_DATA ? "data"
-                           : g == PS_BN_COMM                ? "comm"
-                                                            : ps_bottleneck_name[g]);
+        fprintf(f, " %7s", g == PS_BN_DATA ? "data" : g == PS_BN_COMM ? "comm"
+                                                    : ps_render_bottleneck_name(g, r->has_gpu));
 }
 
 static void group_row(FILE *f, const int64_t *cat, int64_t sync_ns, int64_t dur_ns)
@@ -224,7 +209,7 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
     free(base);
     fprintf(f, " %11.3f", MS(s->end_ns - s->start_ns));
     group_row(f, s->cat_ns, s->sync_ns, s->end_ns - s->start_ns);
-    fprintf(f, "  %s%s\n", bn_label(r, s->bottleneck), slow ? " (slowest)" : "");
+    fprintf(f, "  %s%s\n", ps_render_bottleneck(r, s->bottleneck), slow ? " (slowest)" : "");
 }
 
 /* The average step in tb's eight categories (ms and share), the sync part beside them, and the verdict's
@@ -238,7 +223,7 @@ static void average_table(FILE *f, const struct ps_report *r)
             r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
     note(f, r, "compat_tb_no_comm", "Note: ");
     for (int k = 0; k < PS_CAT_N; k++) {
-        fprintf(f, "  %-16s %12.3f ms", cat_label(r, k), MS(c[k]));
+        fprintf(f, "  %-16s %12.3f ms", ps_render_cat_label(k, r->has_gpu), MS(c[k]));
         put_share(f, c[k], d, 8);
         fputc('\n', f);
     }
@@ -252,7 +237,7 @@ static void average_table(FILE *f, const struct ps_report *r)
     fprintf(f, "(sync) is not a category of its own: it is the part of Runtime + CPU Exec + Other (\"of which sync\") "
                "in which the GPU idles while the host is in a synchronising call or between its return and the next "
                "GPU activity, so the eight shares above sum to 100 %%.\nThe verdict groups the average step as: %s",
-            bn_label(r, PS_BN_KERNEL));
+            ps_render_bottleneck(r, PS_BN_KERNEL));
     int64_t g[PS_BN_UNKNOWN];
     ps_verdict_groups(c, r->avg.sync_ns, g);
     for (int k = 0; k < PS_BN_UNKNOWN; k++) {
@@ -302,7 +287,7 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
         free(show);
         fprintf(f, "%4s %-18s %11.3f", "", "average", MS(r->avg_dur_ns));
         group_row(f, r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns);
-        fprintf(f, "  %s\n", bn_label(r, r->bottleneck));
+        fprintf(f, "  %s\n", ps_render_bottleneck(r, r->bottleneck));
         if (shown < r->nsteps)
             fprintf(f, "%zu more steps: all in --format json (or list them with --all-steps)\n", r->nsteps - shown);
     }
@@ -316,7 +301,7 @@ static void verdict(FILE *f, const struct ps_report *r, int color)
     fputs("Verdict: ", f);
     ps_sgr(f, color, r->bottleneck == PS_BN_UNKNOWN ? PS_SGR_YELLOW : r->bottleneck == PS_BN_KERNEL ? PS_SGR_GREEN
                                                                                                       : PS_SGR_RED);
-    fputs(bn_label(r, r->bottleneck), f);
+    fputs(ps_render_bottleneck(r, r->bottleneck), f);
     ps_sgr_end(f, color);
     char detail[512];
     ps_render_verdict_detail(r, detail, sizeof detail);
@@ -474,12 +459,12 @@ static void ranks(FILE *f, const struct ps_report *r, int color)
         const struct ps_rank_stat *k = &r->ranks[i];
         fprintf(f, "%4zu %8u %6zu %11.3f", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
         group_row(f, k->cat_ns, k->sync_ns, k->avg_dur_ns);
-        fprintf(f, "  %s\n", bn_label(r, k->bottleneck));
+        fprintf(f, "  %s\n", ps_render_bottleneck(r, k->bottleneck));
     }
     for (size_t i = 0; i < r->nstragglers; i++) {
         const struct ps_straggler *g = &r->stragglers[i];
         fprintf(f, "Straggler: rank %zu (pid %u) is %.1f %% slower than the median rank, most of it in %s\n", g->rank,
-                g->pid, 100.0 * g->slower_by, cat_label(r, g->category));
+                g->pid, 100.0 * g->slower_by, ps_render_cat_label(g->category, r->has_gpu));
     }
 }
 

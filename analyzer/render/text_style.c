@@ -6,7 +6,7 @@
 
 #include "ps_text_escape.h"
 #include "ps_utf8.h"
-#include "render/text_style.h"
+#include "text_style.h"
 
 void ps_sgr(FILE *f, int on, const char *sgr)
 {

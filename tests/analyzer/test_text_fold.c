@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "render/text_style.h"
+#include "text_style.h"
 
 static char *fold(const char *in, size_t width)
 {

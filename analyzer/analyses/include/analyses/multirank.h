@@ -34,6 +34,7 @@ struct ps_rank_file {
     enum ps_rank_source rank_source;
     size_t launcher_ranks;      /* >= 2: the file is a trace around a launcher, each rank a process of it */
     int whole_run, steps_inferred;
+    int has_gpu;                /* the file holds GPU rows: without, the `kernel` verdict is host compute */
     struct ps_rank_stat stat;   /* step count, average step, breakdown, verdict (pid: unused, 0) */
     double comm_comp_overlap;   /* HTA, 0..1; NAN when the rank ran no communication kernel */
     int recording_complete;     /* ps_report_recording_complete */

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#define PS_TEXT_WIDTH 100
+#include "render/render.h"   /* PS_TEXT_WIDTH */
 
 /* SGR colours used by the text report; written only when colour is on. */
 #define PS_SGR_BOLD "1"
