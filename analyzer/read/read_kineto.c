@@ -80,6 +80,7 @@ struct kctx {
     char *err;
     size_t errlen;
     int failed;
+    int out_of_memory;           /* the failure was memory (fail_oom): the read returns -ENOMEM */
 
     enum role roles[MAX_FRAMES];
     enum key keys[MAX_FRAMES];       /* the key whose value comes next, per map frame */
@@ -114,6 +115,13 @@ static int fail(struct kctx *c, const char *msg)
     }
     c->failed = 1;
     return 0;
+}
+
+/* fail() for memory that ran out. */
+static int fail_oom(struct kctx *c)
+{
+    c->out_of_memory |= !c->failed;
+    return fail(c, "out of memory");
 }
 
 /* Copy a decoded JSON string, a "\u0000" in it as the four characters \x00 (ps_nul_escape_into): the model's
@@ -324,7 +332,7 @@ static int finish_event(struct kctx *c)
     }
     }
     if (rc < 0)
-        return fail(c, "out of memory");
+        return fail_oom(c);
     c->index++;
     return 1;
 }
@@ -394,7 +402,7 @@ static int top_meta(struct kctx *c, const char *s, size_t len)
     snprintf(key, sizeof key, "kineto.%s", c->top_key);
     int rc = value ? ps_model_add_meta(c->m, key, value) : -ENOMEM;
     free(value);
-    return rc < 0 ? fail(c, "out of memory") : 1;
+    return rc < 0 ? fail_oom(c) : 1;
 }
 
 static int cb_number(void *ctx, const char *s, size_t len)
@@ -531,7 +539,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
     default:
         break;
     }
-    return rc < 0 ? fail(c, "out of memory") : 1;
+    return rc < 0 ? fail_oom(c) : 1;
 }
 
 static int cb_bool(void *ctx, int v)
@@ -607,7 +615,7 @@ static int close_container(struct kctx *c)
     if (role == R_DEV && c->dev.id >= 0) {
         uint32_t i = ps_model_device(c->m, c->dev.id);
         if (i == PS_NONE)
-            return fail(c, "out of memory");
+            return fail_oom(c);
         c->m->devices.v[i] = c->dev;
     }
     return 1;
@@ -669,7 +677,7 @@ static int finish_model(struct kctx *c)
         goto oom;
     return 0;
 oom:
-    return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
+    return ps_read_oom(c->err, c->errlen, c->path);
 }
 
 /* Report a yajl error; p[0..n) is the last chunk given to yajl (at_end: the error came at the end of the text). */
@@ -712,18 +720,20 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
     unsigned char *chunk = malloc(cap);
     size_t last_n = 0, skip = 0;     /* the chunk last given to yajl: chunk + skip, last_n bytes, at c.base */
     long long offset = 0;            /* bytes of JSON read so far (a byte-order mark included) */
-    int rc = -1, eof = 0;
+    int rc = -EINVAL, eof = 0;
     c.h = yajl_alloc(&callbacks, NULL, &c);
     m->format = PS_FORMAT_KINETO;
     m->correlation_global = 1;
     if (!in || !chunk || !c.h) {
-        rc = ps_read_fail(err, errlen, "%s: out of memory", path);
+        rc = ps_read_oom(err, errlen, path);
         goto out;
     }
     while (!eof) {
         long n = ps_gz_read(in, (char *)chunk + have, cap - have, path, err, errlen);
-        if (n < 0)
+        if (n < 0) {
+            rc = (int)n;
             goto out;
+        }
         eof = n == 0;
         int mid = ps_json_scan_bytes(&sc, chunk + have, (size_t)n, have);
         have += (size_t)n;
@@ -747,7 +757,7 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
         if (!eof && mid && sc.tok_start < 0 && cap < JSON_CHUNK_MAX) {
             unsigned char *bigger = realloc(chunk, cap * 2);
             if (!bigger) {
-                rc = ps_read_fail(err, errlen, "%s: out of memory", path);
+                rc = ps_read_oom(err, errlen, path);
                 goto out;
             }
             chunk = bigger;
@@ -774,6 +784,8 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
     }
     rc = finish_model(&c);
 out:
+    if (rc < 0 && c.out_of_memory)
+        rc = -ENOMEM;
     free(c.ev.cat.s);
     free(c.ev.name.s);
     free(c.ev.arg_name.s);
