@@ -351,6 +351,9 @@ struct copy_group {
     uint8_t copy_kind, src_kind, dst_kind;
     int64_t count, bytes, ns;
 };
+/* Groups a trace can hold: HtoD or DtoH, from pinned or pageable host memory (peak_gbps is 0 for the others),
+ * times every memory kind of the device side (enum ps_mem_kind, PS_MEM_UNKNOWN the last). */
+#define SLOW_COPY_GROUPS (2 * 2 * (PS_MEM_UNKNOWN + 1))
 
 /* The peak a copy could reach, GB/s: host<->device copies only (pinned: the link; pageable: half of it, the driver
  * stages it through a pinned buffer); 0 for the others (device memory bandwidth is not known from the trace). */
@@ -364,7 +367,7 @@ static double peak_gbps(const struct ps_report *r, const struct ps_gpu_op *op)
 
 static void slow_copy_finding(struct ps_report *r, const struct ps_view *v)
 {
-    struct copy_group g[8];
+    struct copy_group g[SLOW_COPY_GROUPS];
     size_t ng = 0;
     for (size_t i = 0; i < v->ngpu; i++) {
         const struct ps_gpu_op op = ps_view_gpu(v, i);
@@ -380,7 +383,7 @@ static void slow_copy_finding(struct ps_report *r, const struct ps_view *v)
         }
         g[k].count++, g[k].bytes += (int64_t)op.bytes, g[k].ns += op.end_ns - op.start_ns;
     }
-    uint8_t slow[8] = { 0 };
+    uint8_t slow[SLOW_COPY_GROUPS] = { 0 };
     size_t nslow = 0;
     char groups[240] = "";
     for (size_t k = 0; k < ng; k++) {

@@ -8,8 +8,7 @@
 void ps_ivls_fini(struct ps_ivls *a)
 {
     free(a->v);
-    a->v = NULL;
-    a->n = a->cap = 0;
+    *a = (struct ps_ivls){ 0 };
 }
 
 int ps_ivls_reserve(struct ps_ivls *a, size_t n)

@@ -6,8 +6,6 @@
 
 #include "model/view.h"
 
-enum { OWN_GPU, OWN_API, OWN_RANGES, OWN_GPU_ROWS, OWN_ATTRS, OWN_API_ROWS, OWN_RANGE_ROWS };
-
 void ps_view_all(struct ps_view *v, const struct ps_model *m)
 {
     *v = (struct ps_view){ .m = m, .gpu_rows = m->gpu.v, .gpu_attrs = m->gpu_attrs.v, .api_rows = m->api.v,
@@ -18,10 +16,9 @@ void ps_view_all(struct ps_view *v, const struct ps_model *m)
 
 void ps_view_fini(struct ps_view *v)
 {
-    for (size_t i = 0; i < sizeof v->owned / sizeof v->owned[0]; i++) {
+    for (size_t i = 0; i < PS_VIEW_OWNED; i++)
         free(v->owned[i]);
-        v->owned[i] = NULL;
-    }
+    *v = (struct ps_view){ 0 };   /* no selection or retimed row left pointing at what was freed */
 }
 
 /* A view like base (same rows and times) with no selection of its own yet. */
@@ -121,10 +118,10 @@ static int select_owners(struct ps_view *v, const struct ps_view *base, const ui
     view_like(v, base);
     if (owns_everything(&f))
         return 0;
-    if (select_rows(base->gpu, base->ngpu, keep_gpu_owner, &f, &v->gpu, &v->ngpu, &v->owned[OWN_GPU]) < 0 ||
-        select_rows(base->api, base->napi, keep_api_owner, &f, &v->api, &v->napi, &v->owned[OWN_API]) < 0 ||
+    if (select_rows(base->gpu, base->ngpu, keep_gpu_owner, &f, &v->gpu, &v->ngpu, &v->owned[PS_VIEW_OWN_GPU]) < 0 ||
+        select_rows(base->api, base->napi, keep_api_owner, &f, &v->api, &v->napi, &v->owned[PS_VIEW_OWN_API]) < 0 ||
         select_rows(base->ranges, base->nranges, keep_range_owner, &f, &v->ranges, &v->nranges,
-                    &v->owned[OWN_RANGES]) < 0) {
+                    &v->owned[PS_VIEW_OWN_RANGES]) < 0) {
         ps_view_fini(v);
         return -ENOMEM;
     }
@@ -206,10 +203,10 @@ int ps_view_window(struct ps_view *v, const struct ps_view *base, int64_t start_
         return -EINVAL;
     struct window w = { base, start_ns, end_ns };
     view_like(v, base);
-    if (select_rows(base->gpu, base->ngpu, keep_gpu_window, &w, &v->gpu, &v->ngpu, &v->owned[OWN_GPU]) < 0 ||
-        select_rows(base->api, base->napi, keep_api_window, &w, &v->api, &v->napi, &v->owned[OWN_API]) < 0 ||
+    if (select_rows(base->gpu, base->ngpu, keep_gpu_window, &w, &v->gpu, &v->ngpu, &v->owned[PS_VIEW_OWN_GPU]) < 0 ||
+        select_rows(base->api, base->napi, keep_api_window, &w, &v->api, &v->napi, &v->owned[PS_VIEW_OWN_API]) < 0 ||
         select_rows(base->ranges, base->nranges, keep_range_window, &w, &v->ranges, &v->nranges,
-                    &v->owned[OWN_RANGES]) < 0) {
+                    &v->owned[PS_VIEW_OWN_RANGES]) < 0) {
         ps_view_fini(v);
         return -ENOMEM;
     }
@@ -278,11 +275,11 @@ int ps_view_starting(struct ps_view *v, const struct ps_view *base, int64_t star
     }
     view_like(v, base);
     if (slice_starting(base, base->gpu, base->ngpu, gpu_start, start_ns, end_ns, &v->gpu, &v->ngpu,
-                       &v->owned[OWN_GPU]) < 0 ||
+                       &v->owned[PS_VIEW_OWN_GPU]) < 0 ||
         slice_starting(base, base->api, base->napi, api_start, start_ns, end_ns, &v->api, &v->napi,
-                       &v->owned[OWN_API]) < 0 ||
+                       &v->owned[PS_VIEW_OWN_API]) < 0 ||
         slice_starting(base, base->ranges, base->nranges, range_start, start_ns, end_ns, &v->ranges, &v->nranges,
-                       &v->owned[OWN_RANGES]) < 0) {
+                       &v->owned[PS_VIEW_OWN_RANGES]) < 0) {
         ps_view_fini(v);
         return -ENOMEM;
     }
@@ -327,9 +324,9 @@ int ps_view_copy(struct ps_view *dst, const struct ps_view *src)
         return -EINVAL;
     }
     view_like(dst, src);
-    if (copy_sel(&dst->gpu, dst->ngpu, &dst->owned[OWN_GPU]) < 0 ||
-        copy_sel(&dst->api, dst->napi, &dst->owned[OWN_API]) < 0 ||
-        copy_sel(&dst->ranges, dst->nranges, &dst->owned[OWN_RANGES]) < 0) {
+    if (copy_sel(&dst->gpu, dst->ngpu, &dst->owned[PS_VIEW_OWN_GPU]) < 0 ||
+        copy_sel(&dst->api, dst->napi, &dst->owned[PS_VIEW_OWN_API]) < 0 ||
+        copy_sel(&dst->ranges, dst->nranges, &dst->owned[PS_VIEW_OWN_RANGES]) < 0) {
         ps_view_fini(dst);
         return -ENOMEM;
     }
@@ -378,12 +375,12 @@ int ps_view_retime(struct ps_view *v, void (*fn)(void *ctx, int64_t *start_ns, i
         ranges[i] = v->range_rows[i];
         fn(ctx, &ranges[i].start_ns, &ranges[i].end_ns);
     }
-    for (int k = OWN_GPU_ROWS; k <= OWN_RANGE_ROWS; k++)
+    for (int k = PS_VIEW_OWN_GPU_ROWS; k <= PS_VIEW_OWN_RANGE_ROWS; k++)
         free(v->owned[k]);
-    v->gpu_rows = v->owned[OWN_GPU_ROWS] = gpu;
-    v->gpu_attrs = v->owned[OWN_ATTRS] = attrs;
-    v->api_rows = v->owned[OWN_API_ROWS] = api;
-    v->range_rows = v->owned[OWN_RANGE_ROWS] = ranges;
+    v->gpu_rows = v->owned[PS_VIEW_OWN_GPU_ROWS] = gpu;
+    v->gpu_attrs = v->owned[PS_VIEW_OWN_ATTRS] = attrs;
+    v->api_rows = v->owned[PS_VIEW_OWN_API_ROWS] = api;
+    v->range_rows = v->owned[PS_VIEW_OWN_RANGE_ROWS] = ranges;
     return 0;
 }
 

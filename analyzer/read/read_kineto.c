@@ -789,8 +789,8 @@ out:
     free(c.ev.cat.s);
     free(c.ev.name.s);
     free(c.ev.arg_name.s);
-    ps_kineto_names_free(&c.names);
-    ps_kflows_free(&c.flows);
+    ps_kineto_names_fini(&c.names);
+    ps_kflows_fini(&c.flows);
     if (c.h)
         yajl_free(c.h);
     free(chunk);

@@ -193,7 +193,8 @@ static void steps(struct ps_jw *w, const struct ps_report *r)
     ps_jw_map_close(w);
 }
 
-static void gpu(struct ps_jw *w, const struct ps_report *r)
+/* HTA's temporal breakdown per device and idle breakdown per stream. */
+static void hta(struct ps_jw *w, const struct ps_report *r)
 {
     ps_jw_key(w, "gpu_temporal");
     ps_jw_array_open(w);
@@ -223,7 +224,11 @@ static void gpu(struct ps_jw *w, const struct ps_report *r)
         ps_jw_map_close(w);
     }
     ps_jw_array_close(w);
-    /* TraceLens' GPU timeline: linked events, all devices merged; with recompute functions also split */
+}
+
+/* TraceLens' GPU timeline: linked events, all devices merged; with recompute functions also split. */
+static void tracelens(struct ps_jw *w, const struct ps_report *r)
+{
     static const char *const tl_set[] = { "all", "not_recompute", "recompute" };
     static const char *const tl_key[5] = { "total", "computation", "exposed_comm", "exposed_memcpy", "idle" };
     ps_jw_key(w, "gpu_timeline");
@@ -257,6 +262,12 @@ static void gpu(struct ps_jw *w, const struct ps_report *r)
     ps_jw_array_close(w);
     ps_jw_kint(w, "gpu_timeline_unlinked_events", r->tl_unlinked);
     ps_jw_kstr(w, "gpu_timeline_linked_by", r->tl_by_flows ? "ac2g_flow" : "correlation");
+}
+
+/* perfscope's own per-device timeline (TraceLens' categories over every GPU event), the utilisation timeline, and
+ * the per-device totals. */
+static void devices(struct ps_jw *w, const struct ps_report *r)
+{
     ps_jw_key(w, "gpu_timeline_per_device");
     ps_jw_array_open(w);
     for (size_t i = 0; i < r->ndevs; i++) {
@@ -550,7 +561,9 @@ int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FI
     run(w, r);
     verdict(w, r);
     steps(w, r);
-    gpu(w, r);
+    hta(w, r);
+    tracelens(w, r);
+    devices(w, r);
     gpu_util(w, r);
     summaries(w, r);
     ranks(w, r);

@@ -9,6 +9,14 @@
 
 #include "model/model.h"
 
+/* What a view may own (ps_view_fini frees them): its three selections, and its retimed copies of the GPU rows,
+ * their attribute rows, the API calls and the ranges (ps_view_retime). */
+enum ps_view_owned {
+    PS_VIEW_OWN_GPU, PS_VIEW_OWN_API, PS_VIEW_OWN_RANGES,
+    PS_VIEW_OWN_GPU_ROWS, PS_VIEW_OWN_ATTRS, PS_VIEW_OWN_API_ROWS, PS_VIEW_OWN_RANGE_ROWS,
+    PS_VIEW_OWNED
+};
+
 /* A selection of the model's GPU ops, API calls and ranges, each kind in model order (ascending model index,
  * so sorted by (start, end) like the model). Everything else — strings, processes, threads, streams, devices,
  * metadata — is the model's. Indices stored in rows (op.launch, op.stream, call.thread, a step's range) are
@@ -31,7 +39,7 @@ struct ps_view {
     uint32_t launch_lo, launch_n;
     uint32_t pid;               /* the process of a process view; PS_NONE: not scoped to one process */
     int64_t start_ns, end_ns;   /* the window; INT64_MIN, INT64_MAX: unbounded */
-    void *owned[7];             /* what ps_view_fini frees (selections, retimed rows) */
+    void *owned[PS_VIEW_OWNED]; /* what ps_view_fini frees, by enum ps_view_owned */
 };
 
 /* Every row of finished model `m`. Allocates nothing and never fails; ps_view_fini is optional. */
