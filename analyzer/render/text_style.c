@@ -73,20 +73,6 @@ static size_t sgr_len(const char *p, const char *end)
     return q < end ? (size_t)(q - p + 1) : 0;
 }
 
-size_t ps_text_columns(const char *s)
-{
-    size_t n = 0;
-    const char *end = s + strlen(s);
-    for (const char *p = s; p < end; p++) {
-        size_t k = sgr_len(p, end);
-        if (k)
-            p += k - 1;
-        else
-            n += ((unsigned char)*p & 0xC0) != 0x80;
-    }
-    return n;
-}
-
 /* Fold one line [p, end) (no '\n'). */
 static void fold_line(FILE *out, const char *p, const char *end, size_t width)
 {
