@@ -1,4 +1,6 @@
-/* The analyses ps_report_build runs, in its order, over views of one finished model (DESIGN §4). Internal to analyzer/analyses/ (and its tests): renderers read struct ps_report only. */
+/* The analyses ps_report_build runs (report.c: run_analyses), declared in the order it calls them, over views of
+ * one finished model, and the helpers they share (DESIGN §4). Private to analyzer/analyses/ and its tests:
+ * renderers read struct ps_report only. */
 #ifndef PS_ANALYSES_H
 #define PS_ANALYSES_H
 
@@ -7,7 +9,7 @@
 #include "model/model.h"
 #include "model/view.h"
 
-/* ---- the analyses, called by ps_report_build in this order (each returns 0 or -ENOMEM) ----
+/* ---- the analyses, in the order ps_report_build calls them (each returns 0 or -ENOMEM) ----
  * Each reads the rows of the view it is given (model/view.h), never the model's row arrays: `report` gives the
  * rows analysed (r->all: the whole trace, or the caller's view in ps_report_build_view, e.g. `top`'s time
  * slice) to the whole-trace measures (HTA, TraceLens, summaries) and the analysed process of them (r->scope,
@@ -56,6 +58,25 @@ int ps_findings_compute(struct ps_report *r, struct ps_names *names);
  * bottleneck), then the fixes of the costliest warnings among the findings. */
 void ps_recommendations_compute(struct ps_report *r);
 
+/* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
+int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
+/* ranks.c: the stragglers among ranks[0..n) (several processes of one trace, or several rank files): ranks whose
+ * average step is more than 5 % slower than the median rank's, each with the category (enum ps_cat) that exceeds
+ * the ranks' median of it by the most; .rank indexes `ranks`. Returns 0 with *out (caller frees; never NULL) and
+ * *nout set, or -ENOMEM. */
+int ps_stragglers_find(const struct ps_rank_stat *ranks, size_t n, struct ps_straggler **out, size_t *nout);
+
+/* nvml_util.c: GPU utilisation over time per device from the model's NVML samples. */
+int ps_nvml_util_compute(struct ps_report *r);
+
+/* utilization.c: GPU utilisation over time per device (PS_UTIL_BUCKETS slices of the run). */
+int ps_util_compute(struct ps_report *r);
+/* messages.c (last): run facts, warnings, notes, the verdict line's parts; ps_messages_fini frees them. */
+int ps_messages_compute(struct ps_report *r);
+void ps_messages_fini(struct ps_report *r);
+
+/* ---- what the analyses share ---- */
+
 /* The correctly rounded float64 of ns / 1000: a time as Python reads the JSON's decimal µs (tb's and TraceLens'
  * float64 arithmetic under --compat tb / --compat tracelens). q is exact below 2^53; rem / 1000.0 only breaks
  * true ties. */
@@ -66,23 +87,6 @@ static inline double ps_ns_to_us_double(int64_t ns)
         q -= 1, rem += 1000;
     return (double)q + (double)rem / 1000.0;
 }
-
-/* nvml_util.c: GPU utilisation over time per device from the model's NVML samples. */
-int ps_nvml_util_compute(struct ps_report *r);
-
-/* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
-int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
-/* ranks.c: the stragglers among ranks[0..n) (several processes of one trace, or several rank files): ranks whose
- * average step is more than 5 % slower than the median rank's, each with the category (enum ps_cat) that exceeds
- * the ranks' median of it by the most; .rank indexes `ranks`. Returns 0 with *out (caller frees; never NULL) and
- * *nout set, or -ENOMEM. */
-int ps_stragglers_find(const struct ps_rank_stat *ranks, size_t n, struct ps_straggler **out, size_t *nout);
-
-/* utilization.c: GPU utilisation over time per device (PS_UTIL_BUCKETS slices of the run). */
-int ps_util_compute(struct ps_report *r);
-/* messages.c (last): run facts, warnings, notes, the verdict line's parts; ps_messages_fini frees them. */
-int ps_messages_compute(struct ps_report *r);
-void ps_messages_fini(struct ps_report *r);
 
 /* Find the device stat for `device`, adding it if new (report_query.c). NULL on out-of-memory. */
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device);

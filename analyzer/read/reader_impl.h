@@ -1,5 +1,7 @@
-/* Internal interface between the format dispatcher (reader.c) and the format readers
- * (read_sqlite.c, read_kineto.c, gz_input.c). Not used outside analyzer/. */
+/* What the readers share, private to analyzer/read/ (and tests/readers/test_json_num.c): the format readers' entry
+ * points that the dispatcher (reader.c) calls, the error and out-of-memory messages, NUL escaping of trace text,
+ * the count of rows that could not be placed, the gzip byte source (gz_input.c) and the exact conversion of JSON
+ * number text (json_num.c). */
 #ifndef PS_READER_IMPL_H
 #define PS_READER_IMPL_H
 
