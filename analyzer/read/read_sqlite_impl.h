@@ -58,6 +58,9 @@ int ps_sq_oom(struct sctx *c);
 int ps_sq_table_exists(struct sctx *c, const char *table);
 /* Load the column names of `table` into c->cols. */
 int ps_sq_load_cols(struct sctx *c, const char *table);
+/* 1 + the index of column `col` in c->cols (ps_sq_load_cols), 0 when absent; ps_sq_free_cols empties c->cols. */
+int ps_sq_has_col(const struct sctx *c, const char *col);
+void ps_sq_free_cols(struct sctx *c);
 /* Append `col` (or `fallback` when absent; NULL fallback: the column is required) to the SELECT in sql. */
 int ps_sq_add_col(struct sctx *c, char *sql, size_t cap, const char *table, const char *col, const char *fallback);
 /* Prepare sql on the file, naming `table` in the message on failure. */
