@@ -151,6 +151,31 @@ several_files_fail_on_each_rank)
         fail "--fail-on communication: exit $rc: $(cat "$tmp/err")"
     "$ps" report --fail-on kernel "$tmp/r0.json" "$tmp/r1.json" >/dev/null || fail "--fail-on kernel: exit $?"
     ;;
+host_compute_is_called_compute_without_gpu_rows)
+    # Two CPU-only rank files whose one step (1000 µs) is all an operator: each file's verdict is the host's
+    # compute, "compute" in text, md and HTML (with the Compute column), "kernel" in the JSON (its stable value).
+    for r in 0 1; do
+        python3 - "$tmp/c$r.json" $r <<'PY'
+import json, sys
+json.dump({"distributedInfo": {"rank": int(sys.argv[2]), "world_size": 2}, "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10, "tid": 10, "ts": 0, "dur": 1000},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": 0, "dur": 1000}]},
+    open(sys.argv[1], "w"))
+PY
+    done
+    "$ps" report "$tmp/c0.json" "$tmp/c1.json" >"$tmp/out" || fail "text report exited $?"
+    grep -Eq '^0 +metadata +1 +1\.000  compute +100\.0% ' "$tmp/out" || { cat "$tmp/out"; fail "text verdict"; }
+    grep -Eq '^rank +Compute +Memcpy ' "$tmp/out" || fail "text category heading"
+    ! grep -E '^(rank|[01]) ' "$tmp/out" | grep -qi kernel || fail "a rank row or heading says kernel"
+    "$ps" report --format md "$tmp/c0.json" "$tmp/c1.json" >"$tmp/out" || fail "md report exited $?"
+    grep -Eq '^\| rank \| from \| steps \| step \| Compute \|' "$tmp/out" || fail "md heading"
+    grep -Eq '^\| 1 \| metadata \| 1 \| 1\.000 \| 1\.000 \|.* \| compute \| 100\.0 % \|' "$tmp/out" || fail "md verdict"
+    "$ps" report --format html "$tmp/c0.json" "$tmp/c1.json" >"$tmp/out" || fail "html report exited $?"
+    grep -q '<strong>compute</strong> on 2 of 2 rank files' "$tmp/out" || fail "html verdicts"
+    "$ps" report --format json "$tmp/c0.json" "$tmp/c1.json" >"$tmp/out" || fail "json report exited $?"
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit([r["bottleneck"] for r in d["ranks"]] != ["kernel"] * 2)' \
+        "$tmp/out" || fail "JSON bottlenecks"
+    ;;
 several_files_refuse_output_over_a_trace)
     gen_two
     "$ps" report -o "$tmp/r1.json" "$tmp/r0.json" "$tmp/r1.json" 2>"$tmp/err"; rc=$?
