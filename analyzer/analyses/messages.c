@@ -187,7 +187,7 @@ static int notes(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     int rc = 0, cuda = r->facts.ncuda > 0;
-    int slice = r->all->start_ns != INT64_MIN || r->all->end_ns != INT64_MAX;   /* a time slice (ps_report_build_view) */
+    int slice = r->all->start_ns != INT64_MIN || r->all->end_ns != INT64_MAX;   /* a slice (ps_report_build_view) */
     if (!r->has_gpu && r->all->nranges == 0) {
         r->nothing_to_break_down = 1;
         if (slice) {

@@ -1,6 +1,7 @@
 /* Several rank files in one report (multirank.h): a pool of worker threads, each reading one file at a time into
- * a model with the caller's loader, analysing it with ps_report_build, keeping only its struct ps_rank_file and freeing the model before
- * taking the next file; then ranks ordered, stragglers found as for processes of one trace (ranks.c). */
+ * a model with the caller's loader, analysing it with ps_report_build, keeping only its struct ps_rank_file and
+ * freeing the model before taking the next file; then ranks ordered, stragglers found as for processes of one trace
+ * (ranks.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -215,6 +216,8 @@ static int summarise(struct ps_rank_file *f, const struct ps_report *r, const st
         f->rank_source = PS_RANK_FROM_ORDER;
     }
     f->whole_run = r->whole_run;
+    for (size_t i = 0; i < r->ndevs; i++)
+        f->gpu_ops += r->devs[i].kernel_count + r->devs[i].memcpy_count + r->devs[i].memset_count;
     f->has_gpu = r->has_gpu;
     f->steps_inferred = r->steps_inferred;
     f->stat = (struct ps_rank_stat){ .nsteps = r->nsteps, .avg_dur_ns = r->avg_dur_ns, .sync_ns = r->avg.sync_ns,

@@ -129,10 +129,10 @@ static int is_space(unsigned char ch)
     return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
 }
 
-/* Where a yajl error lies (see kineto_text.h). Lexical errors: yajl stops one past an invalid character or a bad UTF-8 byte,
- * and on the offending character otherwise. Grammar errors ("parse error: ...") are placed at the first token
- * after the last one yajl accepted (last_end), past one ',' or ':' where the error is about what follows
- * it; yajl's own offset for them is the token's end, its start, or inside it, depending on the error. */
+/* Where a yajl error lies (see kineto_text.h). Lexical errors: yajl stops one past an invalid character or a bad
+ * UTF-8 byte, and on the offending character otherwise. Grammar errors ("parse error: ...") are placed at the
+ * first token after the last one yajl accepted (last_end), past one ',' or ':' where the error is about what
+ * follows it; yajl's own offset for them is the token's end, its start, or inside it, depending on the error. */
 long long ps_json_error_byte(const unsigned char *p, size_t n, size_t consumed, long long base, long long last_end,
                              const char *msg)
 {

@@ -1,5 +1,6 @@
-/* Private to the SQLite reader (read_sqlite.c, read_sqlite_meta.c): its state while reading one file and the
- * helpers both parts use. Every helper that fails sets the message in c->err and returns a negative errno (-EINVAL; -ENOMEM; or PS_NONE). */
+/* Private to the SQLite reader (read_sqlite.c, read_sqlite_schema.c, read_sqlite_meta.c; follow.c): its state
+ * while reading one file and the helpers its parts use. Every helper that fails sets the message in c->err and
+ * returns a negative errno (-EINVAL, -ENOMEM), or PS_NONE where it returns an id. */
 #ifndef PS_READ_SQLITE_IMPL_H
 #define PS_READ_SQLITE_IMPL_H
 

@@ -147,6 +147,7 @@ static void rank_json(struct ps_jw *w, const struct ps_rank_file *r)
     r->recording_complete < 0 ? ps_jw_knull(w, "recording_complete")
                               : ps_jw_kbool(w, "recording_complete", r->recording_complete);
     ps_jw_kbool(w, "whole_run", r->whole_run);
+    ps_jw_kint(w, "gpu_ops", r->gpu_ops);
     ps_jw_kint(w, "steps", (int64_t)r->stat.nsteps);
     ps_jw_key(w, "step_average");
     ps_jw_map_open(w);

@@ -359,7 +359,8 @@ static void run_section(FILE *f, const struct ps_report *r)
     const struct ps_run_facts *x = &r->facts;
     char line[256];
     ps_render_run_line(r, line, sizeof line);
-    fprintf(f, "<section id=\"run\" aria-labelledby=\"run-h\">\n<h2 id=\"run-h\">Run</h2>\n<ul>\n<li>Run: %s</li>\n", line);
+    fprintf(f, "<section id=\"run\" aria-labelledby=\"run-h\">\n<h2 id=\"run-h\">Run</h2>\n<ul>\n"
+               "<li>Run: %s</li>\n", line);
     const char *const vals[] = { x->command, x->host, x->started }, *const labels[] = { "Command", "Host", "Started" };
     for (size_t i = 0; i < 3; i++)
         if (vals[i]) {

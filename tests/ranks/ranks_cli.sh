@@ -64,6 +64,7 @@ assert all(k["rank_from"] == "metadata" and k["world_size"] == 2 and k["steps"] 
 assert abs(ranks[0]["comm_comp_overlap"] - 0.6) < 1e-9, ranks[0]
 assert ranks[1]["comm_comp_overlap"] == 0, ranks[1]
 assert abs(r["comm_comp_overlap"] - 0.3) < 1e-9, r["comm_comp_overlap"]
+assert [k["gpu_ops"] for k in ranks] == [4, 3], ranks   # rank 0: 2 gemm + 2 AllReduce; rank 1: gemm, Broadcast, AllReduce
 got = {(c["rank"], c["kernel"]): (c["count"], c["total_ns"], c["exposed_ns"], c["bytes"]) for c in r["collectives"]}
 want = {(0, "ncclKernel_AllReduce_RING_LL_Sum_float"): (2, 500000, 300000, None),
         (1, "ncclKernel_AllReduce_RING_LL_Sum_float"): (1, 200000, 200000, None),
@@ -173,8 +174,9 @@ PY
     "$ps" report --format html "$tmp/c0.json" "$tmp/c1.json" >"$tmp/out" || fail "html report exited $?"
     grep -q '<strong>compute</strong> on 2 of 2 rank files' "$tmp/out" || fail "html verdicts"
     "$ps" report --format json "$tmp/c0.json" "$tmp/c1.json" >"$tmp/out" || fail "json report exited $?"
-    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit([r["bottleneck"] for r in d["ranks"]] != ["kernel"] * 2)' \
-        "$tmp/out" || fail "JSON bottlenecks"
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+sys.exit([(r["bottleneck"], r["gpu_ops"]) for r in d["ranks"]] != [("kernel", 0)] * 2)' "$tmp/out" ||
+        fail "JSON bottlenecks and GPU work"
     ;;
 several_files_refuse_output_over_a_trace)
     gen_two

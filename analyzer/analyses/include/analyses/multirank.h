@@ -1,8 +1,8 @@
 /* `perfscope report FILE...` with several traces, one per rank (run.0.sqlite, run.1.sqlite, ... or one Kineto file
- * per rank): each file is read (by the caller's loader) and analysed on its own (ps_report_build), reduced to a struct ps_rank_file, and
- * its model freed before that worker reads the next file, so memory stays bounded by the files being read at once
- * (at most one per worker), not by their sum. The ranks' step averages then go through the same straggler rule
- * as several processes of one trace (ranks.c, ps_stragglers_find). All times are integer ns. */
+ * per rank): each file is read (by the caller's loader) and analysed on its own (ps_report_build), reduced to a
+ * struct ps_rank_file, and its model freed before that worker reads the next file, so memory stays bounded by the
+ * files being read at once (at most one per worker), not by their sum. The ranks' step averages then go through the
+ * same straggler rule as several processes of one trace (ranks.c, ps_stragglers_find). All times are integer ns. */
 #ifndef PS_MULTIRANK_H
 #define PS_MULTIRANK_H
 
@@ -34,7 +34,8 @@ struct ps_rank_file {
     enum ps_rank_source rank_source;
     size_t launcher_ranks;      /* >= 2: the file is a trace around a launcher, each rank a process of it */
     int whole_run, steps_inferred;
-    int has_gpu;                /* the file holds GPU rows: without, the `kernel` verdict is host compute */
+    int64_t gpu_ops;            /* its kernels, copies and memsets (every device, no filter) */
+    int has_gpu;                /* gpu_ops > 0: without GPU work the `kernel` verdict is host compute */
     struct ps_rank_stat stat;   /* step count, average step, breakdown, verdict (pid: unused, 0) */
     double comm_comp_overlap;   /* HTA, 0..1; NAN when the rank ran no communication kernel */
     int recording_complete;     /* ps_report_recording_complete */

@@ -32,10 +32,10 @@ struct ps_follow *ps_follow_new(const char *path);
 void ps_follow_free(struct ps_follow *f);   /* NULL is a no-op */
 
 /* Read what was appended since the last read into the model and finish it. Returns the rows added (>= 0), or a
- * negative errno (as ps_read_trace's) with a message in err (the file cannot be opened or read, is not SQLite, is corrupt). A file replaced by
- * another (a new inode, or a table with fewer rows than already read: a new recording under the same name)
- * starts a new model: *restarted (may be NULL) is then set to 1, else 0. After a failed read the model is
- * emptied and the next read starts over, so rows are never counted twice. */
+ * negative errno (as ps_read_trace's) with a message in err (the file cannot be opened or read, is not SQLite, is
+ * corrupt). A file replaced by another (a new inode, or a table with fewer rows than already read: a new recording
+ * under the same name) starts a new model: *restarted (may be NULL) is then set to 1, else 0. After a failed read
+ * the model is emptied and the next read starts over, so rows are never counted twice. */
 long ps_follow_read(struct ps_follow *f, int *restarted, char *err, size_t errlen);
 
 /* The model as of the last read (empty before the first). Valid until the next ps_follow_read,
