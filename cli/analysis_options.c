@@ -178,3 +178,42 @@ void ps_analysis_opts_synopsis(FILE *out, int indent)
     }
     fputc('\n', out);
 }
+
+/* The format writes what the command prints. */
+static int writes(const struct ps_renderer *r, int diff)
+{
+    return diff ? r->diff != NULL : r->report != NULL && r->ranks != NULL;
+}
+
+void ps_format_names(FILE *out, int diff, const char *sep)
+{
+    size_t n = 0, k = 0;
+    for (size_t i = 0; ps_renderer_at(i); i++)
+        n += writes(ps_renderer_at(i), diff);
+    for (size_t i = 0; ps_renderer_at(i); i++) {
+        const struct ps_renderer *r = ps_renderer_at(i);
+        if (!writes(r, diff))
+            continue;
+        fprintf(out, "%s%s", k == 0 ? "" : sep ? sep : k + 1 == n ? " or " : ", ", r->name);
+        k++;
+    }
+}
+
+const struct ps_renderer *ps_format_option(const char *cmd, const char *name, int diff)
+{
+    const struct ps_renderer *r = ps_renderer_find(name);
+    if (r && writes(r, diff))
+        return r;
+    fprintf(stderr, "perfscope %s: unknown --format '%s' (use ", cmd, name);
+    ps_format_names(stderr, diff, NULL);
+    fprintf(stderr, ")\n");
+    return NULL;
+}
+
+void ps_format_help(FILE *out, int diff)
+{
+    fprintf(out, "  --format FORMAT        output format, one of:\n");
+    for (size_t i = 0; ps_renderer_at(i); i++)
+        if (writes(ps_renderer_at(i), diff))
+            fprintf(out, "%27s%-6s %s\n", "", ps_renderer_at(i)->name, ps_renderer_at(i)->what);
+}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "analyses/report.h"
+#include "render/render.h"
 
 /* getopt_long values of the analysis options (above any character and a command's own values below 0x200). */
 enum ps_analysis_opt {
@@ -58,5 +59,15 @@ void ps_analysis_opts_help(FILE *out);
 /* Print the usage-line words for them ("[--step-range RE] ..."), on lines of at most 100 columns that each start
  * with `indent` spaces, the last ending in '\n'. */
 void ps_analysis_opts_synopsis(FILE *out, int indent);
+
+/* --format, from the one table of output formats (render/render.h): the format called `name` that writes diffs
+ * (diff 1) or reports (diff 0: one trace and several rank files); NULL after printing "perfscope CMD: unknown
+ * --format 'X' (use text, json, md or html)" with the names that do. */
+const struct ps_renderer *ps_format_option(const char *cmd, const char *name, int diff);
+/* The same formats joined by `sep` ("text|json|md|html" for a usage line; ", " with " or " before the last for
+ * a sentence when sep is NULL). */
+void ps_format_names(FILE *out, int diff, const char *sep);
+/* The help lines of --format: the option, then one line per format with its description, from column 26. */
+void ps_format_help(FILE *out, int diff);
 
 #endif

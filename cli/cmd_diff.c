@@ -1,5 +1,5 @@
 /* `perfscope diff BEFORE AFTER`: read two traces (any format), run the report's analyses on each and print what
- * changed (analyzer/analyses/diff.h). Exit 0, 1 bad input or runs that cannot be compared, 2 usage, 3 when
+ * changed (analyses/diff.h). Exit 0, 1 bad input or runs that cannot be compared, 2 usage, 3 when
  * --gate PCT is given and the average step got slower by more than PCT %. */
 #include <errno.h>
 #include <stdio.h>
@@ -8,12 +8,15 @@
 #include "analysis_options.h"
 #include "commands.h"
 #include "options.h"
+#include "ps_text_escape.h"
 #include "read/reader.h"
-#include "render/diff_render.h"
+#include "render/render.h"
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: perfscope diff BEFORE AFTER [--format text|json|md] [-o OUT [-f]] [--gate PCT]\n");
+    fputs("usage: perfscope diff BEFORE AFTER [--format ", out);
+    ps_format_names(out, 1, "|");
+    fputs("] [-o OUT [-f]] [--gate PCT]\n", out);
     ps_analysis_opts_synopsis(out, 22);
     fprintf(out,
             "\n"
@@ -21,8 +24,9 @@ static void usage(FILE *out)
             "category, the verdict, kernels, copies and findings, from two traces of any format\n"
             "(perfscope, Nsight Systems SQLite, PyTorch profiler JSON). Its own verdict is improvement,\n"
             "regression or no significant change (a change within twice its standard error, or under 1 %%\n"
-            "of the step, is noise).\n\n"
-            "  --format text|json|md  output format (default text; keys in docs/diff.md)\n"
+            "of the step, is noise).\n\n");
+    ps_format_help(out, 1);
+    fprintf(out,
             "  -o, --output OUT       write to OUT instead of stdout (never one of the traces)\n"
             "  -f, --force            overwrite OUT if it exists\n"
             "  --gate PCT             exit 3 when the average step got slower by more than PCT %%\n"
@@ -53,7 +57,7 @@ int cmd_diff(int argc, char **argv)
     };
     struct ps_report_opts o;
     ps_report_opts_default(&o);
-    const struct ps_diff_renderer *renderer = ps_diff_renderer_find("text");
+    const struct ps_renderer *renderer = ps_renderer_find("text");
     const char *output = NULL;
     int force = 0;
     double gate = -1, x;
@@ -66,10 +70,8 @@ int cmd_diff(int argc, char **argv)
             usage(stdout);
             return 0;
         case OPT_FORMAT:
-            if (!(renderer = ps_diff_renderer_find(optarg))) {
-                fprintf(stderr, "perfscope diff: unknown --format '%s' (use text, json or md)\n", optarg);
+            if (!(renderer = ps_format_option("diff", optarg, 1)))
                 return 2;
-            }
             break;
         case OPT_GATE:
             if ((rc = ps_opt_parse_double(optarg, &x)) < 0 || x < 0 || x > 1e6)
@@ -109,7 +111,8 @@ int cmd_diff(int argc, char **argv)
     if (!(dest = ps_output_open("diff", output)))
         goto out;
     struct ps_diff_input in = { &d, before_path, after_path, o.top_n };
-    rc = renderer->write(&in, dest);
+    const struct ps_render_opts ro = { .width = PS_TEXT_WIDTH };
+    rc = renderer->diff(&in, &ro, dest);
     if (ps_output_close("diff", output, dest, rc, errno, "the diff"))
         goto out;
     status = 0;

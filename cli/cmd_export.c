@@ -1,5 +1,5 @@
 /* `perfscope export TRACE --format perfetto -o OUT.json[.gz]`: read a trace of any format into the model and write
- * it as Chrome trace-event JSON (analyzer/render/export_perfetto.h), gzip-compressed through zlib when OUT ends in
+ * it as Chrome trace-event JSON (export/export_perfetto.h), gzip-compressed through zlib when OUT ends in
  * ".gz". The output is written to a temporary file beside OUT and renamed over it at the end, so a failed export
  * leaves no half file. Exit 0, 1 bad input or a write that failed, 2 usage. */
 #include <errno.h>
@@ -14,8 +14,9 @@
 #include "collector/output_file.h"
 #include "commands.h"
 #include "options.h"
+#include "ps_text_escape.h"
 #include "read/reader.h"
-#include "render/export_perfetto.h"
+#include "export/export_perfetto.h"
 
 static void usage(FILE *out)
 {

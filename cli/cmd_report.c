@@ -13,16 +13,16 @@
 #include "commands.h"
 #include "options.h"
 #include "analyses/multirank.h"
-#include "analyses/names.h"
+#include "ps_text_escape.h"
 #include "read/reader.h"
 #include "render/render.h"
-#include "render/text_style.h"
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: perfscope report FILE... [--format text|json|md|html] [-o OUT [-f]] [--all-steps]\n"
-            "                        [--color auto|always|never] [--fail-on BOTTLENECK[,...]] [--fail-on-share X]\n");
+    fputs("usage: perfscope report FILE... [--format ", out);
+    ps_format_names(out, 0, "|");
+    fprintf(out, "] [-o OUT [-f]] [--color auto|always|never]\n"
+                 "                        [--fail-on BOTTLENECK[,...]] [--fail-on-share X] [--all-steps]\n");
     ps_analysis_opts_synopsis(out, 24);
     fprintf(out,
             "\n"
@@ -30,9 +30,9 @@ static void usage(FILE *out)
             "Systems SQLite export or a PyTorch profiler JSON trace (Kineto, ROCm, or the legacy format of PyTorch\n"
             "builds without Kineto), plain or gzip. Several FILEs (one per rank, e.g. run.*.sqlite) give one\n"
             "report over the ranks: per-rank steps and verdict, stragglers, overlap and collectives (every\n"
-            "format; --fail-on and --fail-on-share then apply to each rank file's verdict).\n\n"
-            "  --format FORMAT        text (default; 100 columns), json (stable keys, docs/report.md), md\n"
-            "                         (GitHub Markdown for pull requests) or html (one self-contained page)\n"
+            "format; --fail-on and --fail-on-share then apply to each rank file's verdict).\n\n");
+    ps_format_help(out, 0);
+    fprintf(out,
             "  -o, --output OUT       write the report to OUT instead of stdout (never the trace itself)\n"
             "  -f, --force            overwrite OUT if it exists\n"
             "  --color WHEN           text colours: auto (default: when stdout is a terminal and NO_COLOR is\n"
@@ -97,67 +97,19 @@ static void print_error(const char *msg)
     fprintf(stderr, "perfscope report: %s\n", buf);
 }
 
-/* Write to `output` (stdout when NULL) with `write`; 0, or 1 after a message. */
-static int write_out(const char *output, int (*write)(const void *, FILE *), const void *what)
-{
-    FILE *dest = ps_output_open("report", output);
-    if (!dest)
-        return 1;
-    int rc = write(what, dest);
-    return ps_output_close("report", output, dest, rc, errno, "the report");
-}
+/* What the command line asks for. */
+struct report_args {
+    struct ps_report_opts o;
+    const struct ps_renderer *renderer;   /* --format */
+    const char *output;                   /* -o, NULL: stdout */
+    int force;                            /* -f: overwrite an existing OUT */
+    int color;                            /* --color: 1 always, 0 never, -1 auto */
+    unsigned fail_on;                     /* --fail-on: a bit per enum ps_bottleneck */
+    double fail_share;                    /* --fail-on-share; NAN: not given */
+};
 
-static int mr_text(const void *mr, FILE *f)
-{
-    return ps_multirank_write_text(mr, f);
-}
-
-static int mr_json(const void *mr, FILE *f)
-{
-    return ps_multirank_write_json(mr, f);
-}
-
-static int mr_md(const void *mr, FILE *f)
-{
-    return ps_multirank_write_md(mr, f);
-}
-
-static int mr_html(const void *mr, FILE *f)
-{
-    return ps_multirank_write_html(mr, f);
-}
-
-/* Several rank files: read in parallel (one worker per online CPU at most), one report over them. */
-static int several_ranks(const struct ps_report_opts *o, const char *const *paths, size_t n,
-                         const struct ps_renderer *renderer, const char *output, unsigned fail_on, double fail_share)
-{
-    int (*write)(const void *, FILE *) = !strcmp(renderer->name, "text") ? mr_text
-                                         : !strcmp(renderer->name, "json") ? mr_json
-                                         : !strcmp(renderer->name, "md") ? mr_md : mr_html;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    struct ps_multirank mr;
-    char err[640] = "";
-    int rc = ps_multirank_build(&mr, paths, n, o, cpus > 0 ? (size_t)cpus : 1, err, sizeof err);
-    if (rc < 0) {
-        print_error(rc == -ENOMEM && !err[0] ? "out of memory" : err);
-        return 1;
-    }
-    int status = write_out(output, write, &mr);
-    for (size_t i = 0; status == 0 && i < mr.nfiles; i++) {   /* the gate on each rank file's verdict */
-        const struct ps_rank_file *f = &mr.files[i];
-        char whose[64];
-        if (f->launcher_ranks >= 2)
-            snprintf(whose, sizeof whose, "the launcher trace's (file %zu) ", i + 1);
-        else
-            snprintf(whose, sizeof whose, "rank %d's ", f->rank);
-        if (gate(f->stat.bottleneck, f->stat.share, whose, fail_on, fail_share))
-            status = 3;
-    }
-    ps_multirank_fini(&mr);
-    return status;
-}
-
-int cmd_report(int argc, char **argv)
+/* The options into *a. Returns -1 to go on (optind: the first FILE), else the exit status (0 after --help, 2). */
+static int parse_args(int argc, char **argv, struct report_args *a)
 {
     enum { OPT_FORMAT = 256, OPT_ALL, OPT_COLOR, OPT_FAIL_ON, OPT_FAIL_SHARE };
     static const struct option longopts[] = {
@@ -168,108 +120,131 @@ int cmd_report(int argc, char **argv)
         PS_ANALYSIS_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
-    struct ps_report_opts o;
-    ps_report_opts_default(&o);
-    const char *output = NULL;
-    int force = 0;
-    const struct ps_renderer *renderer = ps_renderer_find("text");
-    double x, fail_share = NAN;
-    int c, rc, color = -1;          /* -1 auto */
-    unsigned fail_on = 0;           /* bit per enum ps_bottleneck */
+    *a = (struct report_args){ .renderer = ps_renderer_find("text"), .color = -1, .fail_share = NAN };
+    ps_report_opts_default(&a->o);
+    double x;
+    int c, rc;
     if (ps_opt_check_long_names("report", argc, argv, longopts, "o"))
         return 2;
-    while ((c = ps_analysis_getopt("report", argc, argv, longopts, &o, &output, &force)) >= 0) {
+    while ((c = ps_analysis_getopt("report", argc, argv, longopts, &a->o, &a->output, &a->force)) >= 0) {
         switch (c) {
         case 'h':
             usage(stdout);
             return 0;
         case OPT_FORMAT:
-            if (!(renderer = ps_renderer_find(optarg))) {
-                fprintf(stderr, "perfscope report: unknown --format '%s' (use", optarg);   /* the table's */
-                for (size_t i = 0; ps_renderer_at(i); i++)
-                    fprintf(stderr, "%s %s", i ? "," : "", ps_renderer_at(i)->name);
-                fprintf(stderr, ")\n");
+            if (!(a->renderer = ps_format_option("report", optarg, 0)))
                 return 2;
-            }
             break;
         case OPT_ALL:
-            o.all_steps = 1;
+            a->o.all_steps = 1;
             break;
         case OPT_COLOR:
             if (!strcmp(optarg, "auto") || !strcmp(optarg, "always") || !strcmp(optarg, "never")) {
-                color = !strcmp(optarg, "auto") ? -1 : !strcmp(optarg, "always");
+                a->color = !strcmp(optarg, "auto") ? -1 : !strcmp(optarg, "always");
                 break;
             }
             fprintf(stderr, "perfscope report: unknown --color '%s' (use auto, always or never)\n", optarg);
             return 2;
         case OPT_FAIL_ON:
-            if ((rc = parse_fail_on(optarg, &fail_on)) != 0)
+            if ((rc = parse_fail_on(optarg, &a->fail_on)) != 0)
                 return rc;
             break;
         case OPT_FAIL_SHARE:
             if ((rc = ps_opt_parse_double(optarg, &x)) < 0 || x < 0 || x > 1)
                 return ps_opt_bad_value("report", "--fail-on-share", "a share from 0 to 1", optarg, rc, x);
-            fail_share = x;
+            a->fail_share = x;
             break;
         default:
             return ps_opt_getopt_error("report", c, argv);
         }
     }
-    if (c != -1)
-        return 2;
+    return c == -1 ? -1 : 2;
+}
+
+/* Write with the format's writer to -o (stdout when none); 0, or 1 after a message. `ranks` picks the several-file
+ * writer over the one-trace one. */
+static int write_out(const struct report_args *a, const struct ps_render_opts *ro, const struct ps_report *r,
+                     const struct ps_multirank *mr)
+{
+    FILE *dest = ps_output_open("report", a->output);
+    if (!dest)
+        return 1;
+    int rc = mr ? a->renderer->ranks(mr, ro, dest) : a->renderer->report(r, ro, dest);
+    return ps_output_close("report", a->output, dest, rc, errno, "the report");
+}
+
+/* Several rank files: read in parallel (one worker per online CPU at most), one report over them. */
+static int several_ranks(const struct report_args *a, const struct ps_render_opts *ro, const char *const *paths,
+                         size_t n)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    struct ps_multirank mr;
+    char err[640] = "";
+    int rc = ps_multirank_build(&mr, paths, n, ps_read_trace, &a->o, cpus > 0 ? (size_t)cpus : 1, err, sizeof err);
+    if (rc < 0) {
+        print_error(rc == -ENOMEM && !err[0] ? "out of memory" : err);
+        return 1;
+    }
+    int status = write_out(a, ro, NULL, &mr);
+    for (size_t i = 0; status == 0 && i < mr.nfiles; i++) {   /* the gate on each rank file's verdict */
+        const struct ps_rank_file *f = &mr.files[i];
+        char whose[64];
+        if (f->launcher_ranks >= 2)
+            snprintf(whose, sizeof whose, "the launcher trace's (file %zu) ", i + 1);
+        else
+            snprintf(whose, sizeof whose, "rank %d's ", f->rank);
+        if (gate(f->stat.bottleneck, f->stat.share, whose, a->fail_on, a->fail_share))
+            status = 3;
+    }
+    ps_multirank_fini(&mr);
+    return status;
+}
+
+/* One trace: read, analysed, written; then the gate on its verdict. */
+static int one_trace(const struct report_args *a, const struct ps_render_opts *ro, const char *path)
+{
+    char err[512] = "";
+    struct ps_model *m = NULL;
+    struct ps_report rep;
+    int status = 1;
+    if (ps_read_trace(path, &m, err, sizeof err) < 0) {
+        print_error(err);
+    } else if (ps_report_build(&rep, m, &a->o, err, sizeof err) < 0) {
+        print_error(err);
+    } else {
+        status = write_out(a, ro, &rep, NULL);
+        if (status == 0)
+            status = gate(rep.bottleneck, rep.share, "", a->fail_on, a->fail_share) ? 3 : 0;
+        ps_report_fini(&rep);
+    }
+    ps_model_free(m);
+    return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    struct report_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
     if (optind >= argc) {
         fprintf(stderr, "perfscope report: which trace? give one FILE, or one FILE per rank (see 'perfscope "
                         "report --help')\n");
         return 2;
     }
-    if (ps_output_is_input("report", output, argv + optind, argc - optind) ||
-        ps_output_refuse_existing("report", output, force))
+    if (ps_output_is_input("report", a.output, argv + optind, argc - optind) ||
+        ps_output_refuse_existing("report", a.output, a.force))
         return 2;
-    const char *path = argv[optind];
     char err[512] = "";
-    int status = 1;
-    struct ps_model *m = NULL;
-    struct ps_report rep;
-    int built = 0;
-    FILE *dest;
-
-    /* Check the patterns before reading a possibly large trace. */
-    struct ps_model *empty = ps_model_new(path, PS_FORMAT_PERFSCOPE);
-    struct ps_names *names = NULL;
-    rc = empty ? ps_names_new(&names, empty, &o, err, sizeof err) : -ENOMEM;
-    ps_names_free(names);
-    ps_model_free(empty);
-    if (rc < 0) {
+    if ((rc = ps_report_opts_check(&a.o, err, sizeof err)) < 0) {   /* before reading a possibly large trace */
         print_error(rc == -ENOMEM ? "out of memory" : err);
-        goto out;
+        return 1;
     }
-    if (optind < argc - 1) {
-        status = several_ranks(&o, (const char *const *)argv + optind, (size_t)(argc - optind), renderer, output,
-                               fail_on, fail_share);
-        goto out;
-    }
-    if (ps_read_trace(path, &m, err, sizeof err) < 0) {
-        print_error(err);
-        goto out;
-    }
-    if (ps_report_build(&rep, m, &o, err, sizeof err) < 0) {
-        print_error(err);
-        goto out;
-    }
-    built = 1;
-    if (!(dest = ps_output_open("report", output)))
-        goto out;
     const char *no_color = getenv("NO_COLOR");
     struct ps_render_opts ro = { .width = PS_TEXT_WIDTH,
-                                 .color = color >= 0 ? color : !output && isatty(STDOUT_FILENO) &&
-                                                                   !(no_color && *no_color) };
-    rc = renderer->write(&rep, &ro, dest);
-    if (ps_output_close("report", output, dest, rc, errno, "the report"))
-        goto out;
-    status = gate(rep.bottleneck, rep.share, "", fail_on, fail_share) ? 3 : 0;
-out:
-    if (built)
-        ps_report_fini(&rep);
-    ps_model_free(m);
-    return status;
+                                 .color = a.color >= 0 ? a.color : !a.output && isatty(STDOUT_FILENO) &&
+                                                                       !(no_color && *no_color) };
+    if (optind < argc - 1)
+        return several_ranks(&a, &ro, (const char *const *)argv + optind, (size_t)(argc - optind));
+    return one_trace(&a, &ro, argv[optind]);
 }

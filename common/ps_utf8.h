@@ -1,9 +1,8 @@
-/* perfscope's UTF-8 decoder: what is well-formed (RFC 3629 §4, Unicode Table 3-7: no overlong forms, no UTF-16
- * surrogates, nothing above U+10FFFF) and the one replacement policy for what is not — each maximal invalid
+/* UTF-8 decoding of untrusted text: what is well-formed (RFC 3629 §4, Unicode Table 3-7: no overlong forms, no
+ * UTF-16 surrogates, nothing above U+10FFFF) and one replacement policy for what is not — each maximal invalid
  * subpart becomes one U+FFFD (Unicode ch. 3, "U+FFFD Substitution of Maximal Subparts", as Python's
- * decode(errors='replace') does). Untrusted bytes are decoded here wherever they are written out as text: trace
- * rows (collector), JSON, the terminal (tui/format.c). Code that only counts or cuts text already decoded here
- * steps over continuation bytes itself. */
+ * decode(errors='replace') does). The collector's trace rows, the analyzer's JSON writer and Perfetto export, the
+ * text for terminals (ps_text_escape, the text report's columns) and top's screen (tui/format.c) decode with it. */
 #ifndef PS_UTF8_H
 #define PS_UTF8_H
 

@@ -1,5 +1,5 @@
 /* The --snapshot JSON (see snapshot.h), written through the JSON writer `perfscope report` and `export` use
- * (analyzer/render/json_writer.h: yajl's generator, text from traces and /proc made valid UTF-8 with U+FFFD). */
+ * (render/json_writer.h: yajl's generator, text from traces and /proc made valid UTF-8 with U+FFFD). */
 #include "tui/snapshot.h"
 
 #include <errno.h>

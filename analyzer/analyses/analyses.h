@@ -1,11 +1,15 @@
-/* The analyses ps_report_build runs, in its order, over views of one finished model (DESIGN §4). Internal to analyzer/analyses/ (and its tests): renderers read struct ps_report only. */
+/* The analyses ps_report_build runs (report.c: run_analyses), declared in the order it calls them, over views of
+ * one finished model, and the helpers they share (DESIGN §4). Private to analyzer/analyses/ and its tests:
+ * renderers read struct ps_report only. */
 #ifndef PS_ANALYSES_H
 #define PS_ANALYSES_H
 
-#include "analyses/names.h"
+#include "names.h"
 #include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 
-/* ---- the analyses, called by ps_report_build in this order (each returns 0 or -ENOMEM) ----
+/* ---- the analyses, in the order ps_report_build calls them (each returns 0 or -ENOMEM) ----
  * Each reads the rows of the view it is given (model/view.h), never the model's row arrays: `report` gives the
  * rows analysed (r->all: the whole trace, or the caller's view in ps_report_build_view, e.g. `top`'s time
  * slice) to the whole-trace measures (HTA, TraceLens, summaries) and the analysed process of them (r->scope,
@@ -46,34 +50,32 @@ int ps_summary_compute(struct ps_report *r, const struct ps_view *v);
 int ps_pytorch_compute(struct ps_report *r, const struct ps_view *all, const struct ps_view *scope,
                        struct ps_names *names);
 void ps_pytorch_free(struct ps_pytorch *py);   /* NULL is a no-op */
-/* verdict.c: per-step and run verdicts, evidence (r->scope), the findings, then the recommendations (the
- * verdict's fix worded from r->py's advice where the hook has some for the bottleneck). */
+/* verdict.c: per-step and run verdicts, the analysed window, the evidence (r->scope). */
 int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
 /* findings.c: the expert findings, each with the time it costs in the analysed window, sorted by cost. */
 int ps_findings_compute(struct ps_report *r, struct ps_names *names);
+/* verdict.c: the recommendations: the verdict's fix (worded from r->py's advice where the hook has some for the
+ * bottleneck), then the fixes of the costliest warnings among the findings. */
+void ps_recommendations_compute(struct ps_report *r);
 
-/* Per-name totals over string ids (verdict.c): O(rows + names), no sort. Init returns 0 or -ENOMEM. */
-struct ps_tally {
-    struct {
-        int64_t count, total;
-    } *agg;                        /* indexed by string id */
-    uint32_t *touched;
-    size_t nt, nstrings;
-};
-int ps_tally_init(struct ps_tally *t, size_t nstrings);
-void ps_tally_fini(struct ps_tally *t);
-static inline void ps_tally_add(struct ps_tally *t, uint32_t name, int64_t count, int64_t total)
-{
-    if (name >= t->nstrings)
-        return;
-    if (t->agg[name].count == 0 && t->agg[name].total == 0)
-        t->touched[t->nt++] = name;
-    t->agg[name].count += count;
-    t->agg[name].total += total;
-}
-/* The k names with the largest totals (by_count: counts), largest first, into ids / count / total; returns how
- * many. Empties the tally. */
-size_t ps_tally_top(struct ps_tally *t, size_t k, int by_count, uint32_t *ids, int64_t *count, int64_t *total);
+/* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
+int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
+/* ranks.c: the stragglers among ranks[0..n) (several processes of one trace, or several rank files): ranks whose
+ * average step is more than 5 % slower than the median rank's, each with the category (enum ps_cat) that exceeds
+ * the ranks' median of it by the most; .rank indexes `ranks`. Returns 0 with *out (caller frees; never NULL) and
+ * *nout set, or -ENOMEM. */
+int ps_stragglers_find(const struct ps_rank_stat *ranks, size_t n, struct ps_straggler **out, size_t *nout);
+
+/* nvml_util.c: GPU utilisation over time per device from the model's NVML samples. */
+int ps_nvml_util_compute(struct ps_report *r);
+
+/* utilization.c: GPU utilisation over time per device (PS_UTIL_BUCKETS slices of the run). */
+int ps_util_compute(struct ps_report *r);
+/* messages.c (last): run facts, warnings, notes, the verdict line's parts; ps_messages_fini frees them. */
+int ps_messages_compute(struct ps_report *r);
+void ps_messages_fini(struct ps_report *r);
+
+/* ---- what the analyses share ---- */
 
 /* The correctly rounded float64 of ns / 1000: a time as Python reads the JSON's decimal µs (tb's and TraceLens'
  * float64 arithmetic under --compat tb / --compat tracelens). q is exact below 2^53; rem / 1000.0 only breaks
@@ -86,24 +88,12 @@ static inline double ps_ns_to_us_double(int64_t ns)
     return (double)q + (double)rem / 1000.0;
 }
 
-/* nvml_util.c: GPU utilisation over time per device from the model's NVML samples. */
-int ps_nvml_util_compute(struct ps_report *r);
-
-/* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
-int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
-/* ranks.c: the stragglers among ranks[0..n) (several processes of one trace, or several rank files): ranks whose
- * average step is more than 5 % slower than the median rank's, each with the category (enum ps_cat) that exceeds
- * the ranks' median of it by the most; .rank indexes `ranks`. Returns 0 with *out (caller frees; never NULL) and
- * *nout set, or -ENOMEM. */
-int ps_stragglers_find(const struct ps_rank_stat *ranks, size_t n, struct ps_straggler **out, size_t *nout);
-
-/* utilization.c: GPU utilisation over time per device (PS_UTIL_BUCKETS slices of the run). */
-int ps_util_compute(struct ps_report *r);
-/* messages.c (last): run facts, warnings, notes, the verdict line's parts; ps_messages_fini frees them. */
-int ps_messages_compute(struct ps_report *r);
-void ps_messages_fini(struct ps_report *r);
-
-/* Find the device stat for `device`, adding it if new (report.c). NULL on out-of-memory. */
+/* Find the device stat for `device`, adding it if new (report_query.c). NULL on out-of-memory. */
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device);
+/* r->trace from the model (report_query.c): its path, format, tables' sizes, host samples, ranges never ended.
+ * 0 or -ENOMEM. */
+int ps_report_trace_fill(struct ps_report *r);
+/* "perfscope" / "nsys" / "kineto" (report_query.c). */
+const char *ps_format_name(enum ps_format f);
 
 #endif

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "analyses/analyses.h"
-#include "analyses/intervals.h"
-#include "analyses/sweep.h"
+#include "analyses.h"
+#include "intervals.h"
+#include "sweep.h"
 
 const char *const ps_cat_key[PS_CAT_N] = { "kernel", "memcpy", "memset", "communication",
                                            "runtime", "dataloader", "cpu_exec", "other" };
@@ -166,7 +166,7 @@ static int gpu_breakdown(struct ps_report *r, const struct ps_view *v, struct ps
             goto out;
     if (!(p.sync = ps_windows_new(start, end, n)))
         goto out;
-    if (r->opts.compat_tb && (rc = tb_comm_ext_ids(&r->all, names, &comm_ext, &ncomm)) < 0)
+    if (r->opts.compat_tb && (rc = tb_comm_ext_ids(r->all, names, &comm_ext, &ncomm)) < 0)
         goto out;
     struct ps_sweep w;
     ps_sweep_init(&w, PS_CAT_OTHER + 1, gpu_piece, &p);

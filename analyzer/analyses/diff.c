@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses.h"
 #include "analyses/diff.h"
 
 const char *const ps_diff_verdict_name[] = { "no significant change", "improvement", "regression" };
@@ -22,6 +23,7 @@ static void side_fill(struct ps_diff_side *s, const struct ps_report *r)
     s->sync_ns = r->avg.sync_ns;
     s->bottleneck = r->bottleneck;
     s->share = r->share;
+    s->has_gpu = r->has_gpu;
     s->sd_ns = NAN;
     if (r->nsteps < 2)
         return;

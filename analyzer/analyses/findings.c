@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
-#include "analyses/intervals.h"
-#include "analyses/sweep.h"
+#include "analyses.h"
+#include "intervals.h"
+#include "sweep.h"
+#include "tally.h"
 
 #define MAX_DEVS 64
 #define PS_SLICES 20                   /* time slices of a run without steps (DESIGN §4) */
@@ -350,6 +351,9 @@ struct copy_group {
     uint8_t copy_kind, src_kind, dst_kind;
     int64_t count, bytes, ns;
 };
+/* Groups a trace can hold: HtoD or DtoH, from pinned or pageable host memory (peak_gbps is 0 for the others),
+ * times every memory kind of the device side (enum ps_mem_kind, PS_MEM_UNKNOWN the last). */
+#define SLOW_COPY_GROUPS (2 * 2 * (PS_MEM_UNKNOWN + 1))
 
 /* The peak a copy could reach, GB/s: host<->device copies only (pinned: the link; pageable: half of it, the driver
  * stages it through a pinned buffer); 0 for the others (device memory bandwidth is not known from the trace). */
@@ -363,7 +367,7 @@ static double peak_gbps(const struct ps_report *r, const struct ps_gpu_op *op)
 
 static void slow_copy_finding(struct ps_report *r, const struct ps_view *v)
 {
-    struct copy_group g[8];
+    struct copy_group g[SLOW_COPY_GROUPS];
     size_t ng = 0;
     for (size_t i = 0; i < v->ngpu; i++) {
         const struct ps_gpu_op op = ps_view_gpu(v, i);
@@ -379,7 +383,7 @@ static void slow_copy_finding(struct ps_report *r, const struct ps_view *v)
         }
         g[k].count++, g[k].bytes += (int64_t)op.bytes, g[k].ns += op.end_ns - op.start_ns;
     }
-    uint8_t slow[8] = { 0 };
+    uint8_t slow[SLOW_COPY_GROUPS] = { 0 };
     size_t nslow = 0;
     char groups[240] = "";
     for (size_t k = 0; k < ng; k++) {
@@ -648,16 +652,16 @@ static int cmp_cost(const void *a, const void *b)
 
 int ps_findings_compute(struct ps_report *r, struct ps_names *names)
 {
-    copy_findings(r, &r->all, names);
-    sync_api_finding(r, &r->all, names);
-    slow_copy_finding(r, &r->all);
-    int rc = gap_finding(r, &r->all);
+    copy_findings(r, r->all, names);
+    sync_api_finding(r, r->all, names);
+    slow_copy_finding(r, r->all);
+    int rc = gap_finding(r, r->all);
     if (rc == 0)
-        rc = low_util_finding(r, &r->scope, names);
+        rc = low_util_finding(r, r->scope, names);
     if (rc == 0)
-        rc = launch_findings(r, &r->all);
+        rc = launch_findings(r, r->all);
     if (rc == 0)
-        rc = kernel_findings(r, &r->all);
+        rc = kernel_findings(r, r->all);
     qsort(r->findings, r->nfindings, sizeof *r->findings, cmp_cost);   /* costliest first */
     return rc;
 }

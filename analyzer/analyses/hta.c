@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "analyses/analyses.h"
-#include "analyses/sweep.h"
+#include "analyses.h"
+#include "sweep.h"
 
 #define MAX_DEVS 64
 #define KERNEL_WAIT_NS 30000   /* HTA consecutive_kernel_delay = 30, in trace units (µs) */

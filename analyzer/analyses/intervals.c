@@ -1,6 +1,6 @@
 /* Interval-set algebra over half-open ns intervals: sort+merge, union, intersection, difference,
  * and length inside a window. Used by the step breakdown, HTA and TraceLens analyses. */
-#include "analyses/intervals.h"
+#include "intervals.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,8 +8,7 @@
 void ps_ivls_fini(struct ps_ivls *a)
 {
     free(a->v);
-    a->v = NULL;
-    a->n = a->cap = 0;
+    *a = (struct ps_ivls){ 0 };
 }
 
 int ps_ivls_reserve(struct ps_ivls *a, size_t n)
@@ -67,33 +66,6 @@ void ps_ivls_normalize(struct ps_ivls *a)
         }
     }
     a->n = w + 1;
-}
-
-/* Append to a normal set being built in increasing order, merging with the last piece. */
-static int append(struct ps_ivls *out, int64_t s, int64_t e)
-{
-    if (e <= s)
-        return 0;
-    if (out->n && s <= out->v[out->n - 1].e) {
-        if (e > out->v[out->n - 1].e)
-            out->v[out->n - 1].e = e;
-        return 0;
-    }
-    return ps_ivls_push(out, s, e);
-}
-
-int ps_ivls_union(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b)
-{
-    if (reserve_empty(out, a->n + b->n + 1) < 0)
-        return -ENOMEM;
-    size_t i = 0, j = 0;
-    out->n = 0;
-    while (i < a->n || j < b->n) {
-        const struct ps_ivl *p = (j >= b->n || (i < a->n && a->v[i].s <= b->v[j].s)) ? &a->v[i++] : &b->v[j++];
-        if (append(out, p->s, p->e) < 0)
-            return -ENOMEM;
-    }
-    return 0;
 }
 
 int ps_ivls_intersect(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b)
@@ -165,14 +137,4 @@ int64_t ps_ivls_within(const struct ps_ivls *a, int64_t s, int64_t e)
             t += y - x;
     }
     return t;
-}
-
-int ps_ivls_unite(struct ps_ivls *a, const struct ps_ivls *b, struct ps_ivls *tmp)
-{
-    if (ps_ivls_union(tmp, a, b) < 0)
-        return -ENOMEM;
-    struct ps_ivls swap = *a;
-    *a = *tmp;
-    *tmp = swap;
-    return 0;
 }

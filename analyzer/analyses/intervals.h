@@ -42,16 +42,13 @@ static inline int ps_ivls_push(struct ps_ivls *a, int64_t s, int64_t e)
 }
 /* Sort and merge in place (touching intervals merge): the set becomes normal. */
 void ps_ivls_normalize(struct ps_ivls *a);
-/* out = a ∪ b, a ∩ b, a − b (a, b normal; out must be a distinct, caller-initialised set whose old
- * contents are replaced). Return 0 or -ENOMEM. */
-int ps_ivls_union(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b);
+/* out = a ∩ b, a − b (a, b normal; out must be a distinct, caller-initialised set whose old contents are
+ * replaced). Return 0 or -ENOMEM. (a ∪ b: push b's pieces into a and normalise.) */
 int ps_ivls_intersect(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b);
 int ps_ivls_subtract(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b);
 /* Total length in ns of a normal set. */
 int64_t ps_ivls_total(const struct ps_ivls *a);
 /* Length of a normal set inside [s, e): O(log n + pieces inside). */
 int64_t ps_ivls_within(const struct ps_ivls *a, int64_t s, int64_t e);
-/* Replace `a` (normal) by a ∪ b in place, using `tmp` as scratch. Returns 0 or -ENOMEM. */
-int ps_ivls_unite(struct ps_ivls *a, const struct ps_ivls *b, struct ps_ivls *tmp);
 
 #endif

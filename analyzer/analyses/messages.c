@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 
 const char *ps_signal_name(long sig)
 {
@@ -21,16 +21,6 @@ const char *ps_signal_name(long sig)
                                          [13] = "SIGPIPE", [14] = "SIGALRM", [15] = "SIGTERM", [24] = "SIGXCPU",
                                          [25] = "SIGXFSZ" };
     return sig < (long)(sizeof names / sizeof names[0]) && names[sig] ? names[sig] : "signal";
-}
-
-void ps_report_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t *group_ns)
-{
-    group_ns[PS_BN_KERNEL] = cat_ns[PS_CAT_KERNEL];
-    group_ns[PS_BN_DATA] = cat_ns[PS_CAT_DATALOADER];
-    group_ns[PS_BN_MEMCPY] = cat_ns[PS_CAT_MEMCPY] + cat_ns[PS_CAT_MEMSET];
-    group_ns[PS_BN_COMM] = cat_ns[PS_CAT_COMM];
-    group_ns[PS_BN_SYNC] = sync_ns;
-    group_ns[PS_BN_HOST] = cat_ns[PS_CAT_RUNTIME] + cat_ns[PS_CAT_CPU_EXEC] + cat_ns[PS_CAT_OTHER] - sync_ns;
 }
 
 /* Append a message (text formatted); -ENOMEM when it cannot be stored. */
@@ -197,8 +187,8 @@ static int notes(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     int rc = 0, cuda = r->facts.ncuda > 0;
-    int slice = r->all.start_ns != INT64_MIN || r->all.end_ns != INT64_MAX;   /* a time slice (ps_report_build_view) */
-    if (!r->has_gpu && r->all.nranges == 0) {
+    int slice = r->all->start_ns != INT64_MIN || r->all->end_ns != INT64_MAX;   /* a slice (ps_report_build_view) */
+    if (!r->has_gpu && r->all->nranges == 0) {
         r->nothing_to_break_down = 1;
         if (slice) {
             rc |= add(r, PS_MSG_NOTE, "nothing_to_break_down",
@@ -268,7 +258,7 @@ static void verdict_line(struct ps_report *r)
     r->max_gain_ns = r->bottleneck == PS_BN_UNKNOWN ? -1 : llround(r->share * (double)r->avg_dur_ns);
     if (r->bottleneck != PS_BN_UNKNOWN)
         r->verdict_reason = NULL;
-    else if (r->all.nranges == 0 && !r->has_gpu)
+    else if (r->all->nranges == 0 && !r->has_gpu)
         r->verdict_reason = "nothing to break down: no ranges and no GPU activity";
     else if (r->whole_run)
         r->verdict_reason = "zero-length window: nothing to classify";

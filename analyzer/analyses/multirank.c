@@ -1,6 +1,7 @@
 /* Several rank files in one report (multirank.h): a pool of worker threads, each reading one file at a time into
- * a model, analysing it with ps_report_build, keeping only its struct ps_rank_file and freeing the model before
- * taking the next file; then ranks ordered, stragglers found as for processes of one trace (ranks.c). */
+ * a model with the caller's loader, analysing it with ps_report_build, keeping only its struct ps_rank_file and
+ * freeing the model before taking the next file; then ranks ordered, stragglers found as for processes of one trace
+ * (ranks.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -9,11 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "analyses/multirank.h"
-#include "analyses/names.h"
-#include "analyses/sweep.h"
-#include "read/reader.h"
+#include "names.h"
+#include "sweep.h"
 
 const char *const ps_rank_source_name[] = { "metadata", "process_info", "file_name", "order" };
 
@@ -118,7 +118,7 @@ static int push_piece(struct dev_ivl **v, size_t *n, size_t *cap, int32_t device
  * device as merged pieces (what the exposed time needs: O(pieces), not O(kernels) when kernels abut). */
 static int collectives(struct ps_rank_file *f, const struct ps_report *r, struct ps_names *names)
 {
-    const struct ps_view *v = &r->all;
+    const struct ps_view *v = r->all;
     const struct ps_model *m = r->m;
     struct dev_ivl *comp = NULL, *comm = NULL;
     struct dev_union *devs = NULL;
@@ -197,7 +197,7 @@ static int summarise(struct ps_rank_file *f, const struct ps_report *r, const st
     const struct ps_model *m = r->m;
     int32_t rank, world, proc_rank;
     ps_report_rank(r, &rank, &world);
-    f->format = m->format;
+    f->format = ps_format_name(m->format);
     f->world_size = world;
     f->launcher_ranks = ps_report_process_ranks(r, &proc_rank);
     if (f->launcher_ranks >= 2) {           /* every rank a process: the file is not one rank of them */
@@ -216,6 +216,9 @@ static int summarise(struct ps_rank_file *f, const struct ps_report *r, const st
         f->rank_source = PS_RANK_FROM_ORDER;
     }
     f->whole_run = r->whole_run;
+    for (size_t i = 0; i < r->ndevs; i++)
+        f->gpu_ops += r->devs[i].kernel_count + r->devs[i].memcpy_count + r->devs[i].memset_count;
+    f->has_gpu = r->has_gpu;
     f->steps_inferred = r->steps_inferred;
     f->stat = (struct ps_rank_stat){ .nsteps = r->nsteps, .avg_dur_ns = r->avg_dur_ns, .sync_ns = r->avg.sync_ns,
                                      .bottleneck = r->bottleneck, .share = r->share };
@@ -234,6 +237,7 @@ struct pool {
     pthread_mutex_t lock;
     size_t next, n;
     const char *const *paths;
+    ps_trace_loader load;
     const struct ps_report_opts *opts;
     struct ps_rank_file *files;
     int *rc;                    /* per file: 0, or its error */
@@ -253,7 +257,7 @@ static void *worker(void *arg)
         struct ps_model *m = NULL;
         struct ps_report rep;
         f->path = p->paths[i];
-        int rc = ps_read_trace(f->path, &m, p->err[i], sizeof p->err[i]);
+        int rc = p->load(f->path, &m, p->err[i], sizeof p->err[i]);
         if (rc == 0 && (rc = ps_report_build(&rep, m, p->opts, p->err[i], sizeof p->err[i])) == 0) {
             rc = summarise(f, &rep, p->opts, i, p->err[i], sizeof p->err[i]);
             ps_report_fini(&rep);
@@ -280,11 +284,11 @@ static int cmp_file(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
-int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, const struct ps_report_opts *o,
-                       size_t workers, char *err, size_t errlen)
+int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
+                       const struct ps_report_opts *o, size_t workers, char *err, size_t errlen)
 {
     memset(mr, 0, sizeof *mr);
-    struct pool p = { .lock = PTHREAD_MUTEX_INITIALIZER, .n = n, .paths = paths, .opts = o };
+    struct pool p = { .lock = PTHREAD_MUTEX_INITIALIZER, .n = n, .paths = paths, .load = load, .opts = o };
     pthread_t *tid = NULL;
     size_t started = 0;
     int rc = -ENOMEM;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "ps_hashmap.h"
 
 #define FLAG_KNOWN 0x8000
@@ -131,6 +131,21 @@ static int compile_user(regex_t *re, const char *pattern, const char *option, ch
         regerror(rc, re, why, sizeof why);
         snprintf(err, errlen, "%s '%s' is not a valid extended regular expression: %s", option, pattern, why);
         return -EINVAL;
+    }
+    return 0;
+}
+
+int ps_report_opts_check(const struct ps_report_opts *o, char *err, size_t errlen)
+{
+    const char *pat[3] = { o->step_re ? o->step_re : PS_STEP_RE_DEFAULT, o->data_re ? o->data_re : PS_DATA_RE_DEFAULT,
+                           o->copy_re ? o->copy_re : PS_COPY_RE_DEFAULT };
+    static const char *const opt[3] = { "--step-range", "--data-range", "--copy-range" };
+    for (int i = 0; i < 3; i++) {
+        regex_t re;
+        int rc = compile_user(&re, pat[i], opt[i], err, errlen);
+        if (rc < 0)
+            return rc;
+        regfree(&re);
     }
     return 0;
 }

@@ -28,12 +28,8 @@ int ps_names_new(struct ps_names **out, const struct ps_model *m, const struct p
                  char *err, size_t errlen);
 void ps_names_free(struct ps_names *n);    /* NULL is a no-op */
 /* The PS_NAME_* bits of string id `id` (computed once per id, then cached). The step / data / copy patterns
- * are matched against the name without a trailing emit_nvtx suffix (ps_names_base_len). */
+ * are matched against the name without a trailing emit_nvtx suffix (ps_names_base_len, report.h). */
 unsigned ps_names_flags(struct ps_names *n, uint32_t id);
-/* Length of `s` without a trailing PyTorch emit_nvtx suffix (", seq = N", ", op_id = N", ", sizes = [...]",
- * ", input_op_ids = [...]", in PyTorch's order, each optional: torch/csrc/profiler/util.cpp getNvtxStr);
- * strlen(s) when there is none. "aten::add, seq = 12, op_id = 5" -> 9. */
-size_t ps_names_base_len(const char *s);
 /* The group of string id `id`: the first id looked up whose name has the same base (ps_names_base_len), so
  * "aten::add, op_id = 5" and "aten::add, op_id = 9" aggregate as one evidence row. O(1) amortised; when memory
  * runs out each id is its own group. */

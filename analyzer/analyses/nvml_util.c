@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 
 static struct ps_nvml_util_stat *stat_of(struct ps_report *r, int32_t device)
 {
@@ -31,7 +31,7 @@ static struct ps_nvml_util_stat *stat_of(struct ps_report *r, int32_t device)
 /* The sample lies in the analysed view's window [start, end) (unbounded for the whole trace). */
 static int in_view(const struct ps_report *r, int64_t t)
 {
-    return t >= r->all.start_ns && (r->all.end_ns == INT64_MAX || t < r->all.end_ns);
+    return t >= r->all->start_ns && (r->all->end_ns == INT64_MAX || t < r->all->end_ns);
 }
 
 static int by_device(const void *a, const void *b)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
-#include "analyses/intervals.h"
+#include "analyses.h"
+#include "intervals.h"
 #include "model/view.h"
 
 #define DOMAIN PS_PYTHON_HOOK_DOMAIN
@@ -90,7 +90,7 @@ static size_t ranges_before(const struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     size_t n = 0;
-    while (r->all.start_ns != INT64_MIN && n < m->ranges.n && m->ranges.v[n].start_ns < r->all.start_ns)
+    while (r->all->start_ns != INT64_MIN && n < m->ranges.n && m->ranges.v[n].start_ns < r->all->start_ns)
         n++;
     return n;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 
 #define STRAGGLER_MARGIN 0.05   /* slower than the median by more than this: a straggler */
 
@@ -34,12 +34,12 @@ static int64_t median(int64_t *v, size_t n)
 static int step_processes(const struct ps_report *r, struct ps_names *names, uint32_t **out, size_t *n)
 {
     const struct ps_model *m = r->m;
-    uint32_t *pids = malloc((r->all.nranges + 1) * sizeof *pids);
+    uint32_t *pids = malloc((r->all->nranges + 1) * sizeof *pids);
     if (!pids)
         return -ENOMEM;
     size_t k = 0;
-    for (size_t i = 0; i < r->all.nranges; i++) {
-        const struct ps_range *g = ps_view_range(&r->all, i);
+    for (size_t i = 0; i < r->all->nranges; i++) {
+        const struct ps_range *g = ps_view_range(r->all, i);
         if (g->kind != PS_RANGE_NVTX_MARK && g->kind != PS_RANGE_PYTHON && g->kind != PS_RANGE_GPU_ANNOTATION &&
             (ps_names_flags(names, g->name) & PS_NAME_STEP))
             pids[k++] = m->threads.v[g->thread].pid;
@@ -102,13 +102,12 @@ int ps_ranks_compute(struct ps_report *r, struct ps_names *names)
     if (rc < 0 || n < 2)
         goto out;
     rc = -ENOMEM;
-    if (!(r->ranks = calloc(n, sizeof *r->ranks)) || ps_view_set_by_process(&views, &r->all, pids, n) < 0)
+    if (!(r->ranks = calloc(n, sizeof *r->ranks)) || ps_view_set_by_process(&views, r->all, pids, n) < 0)
         goto out;
     for (size_t i = 0; i < n; i++) {
         struct ps_report sub = { .m = r->m, .all = r->all, .opts = r->opts, .has_gpu = r->has_gpu,
                                  .run_start_ns = r->run_start_ns, .run_end_ns = r->run_end_ns, .pid = pids[i],
                                  .scoped = 1 };
-        memset(sub.all.owned, 0, sizeof sub.all.owned);   /* r's rows, borrowed: ps_report_fini frees none */
         rc = ps_steps_find(&sub, &views.views[i], names);
         if (rc == 0 && ps_steps_want_inference(&sub) && (rc = ps_steps_infer(&sub, &views.views[i])) == 0 &&
             sub.steps_inferred)   /* --steps infer: each process's own kernel sequence */
@@ -124,6 +123,7 @@ int ps_ranks_compute(struct ps_report *r, struct ps_names *names)
             k->bottleneck = ps_verdict_classify(k->cat_ns, k->sync_ns, k->avg_dur_ns, r->opts.kernel_threshold,
                                                 &k->share);
         }
+        sub.all = NULL;   /* r's rows, borrowed: ps_report_fini frees none */
         ps_report_fini(&sub);
         if (rc < 0)
             goto out;

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 
 /* Host-side range kinds that can be steps (never a gpu_user_annotation, a mark or a python_function). */
 static int host_range_kind(uint8_t kind)

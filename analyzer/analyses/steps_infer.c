@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 
 #define MIN_STEPS 3           /* periods needed to call anything a period */
 #define MIN_OPS 12            /* GPU operations on the stream */
@@ -249,90 +249,68 @@ static int make_steps(struct ps_report *r, const struct ps_view *v, const struct
     return (int)n;
 }
 
-int ps_steps_infer(struct ps_report *r, const struct ps_view *v)
+/* The period among the candidates: the shortest whose match rate over the steady part (from `from` on) is within
+ * TIE_MATCH of the best; *best gets the best rate. 0 when there is no candidate. */
+static size_t best_period(const struct seq *s, size_t from, const struct cand *cand, int nc, double *best)
 {
-    const struct ps_model *m = v->m;
-    struct seq s = { 0 };
-    struct cand cand[MAX_CANDIDATES];
-    uint32_t stream = 0, *occ = NULL;
-    int rc = -ENOMEM;
-    if (busiest_stream(v, &s, &stream) < 0)
-        goto out;
-    rc = 0;
-    if (s.n < MIN_OPS) {
-        note(r, "no steps inferred: %zu GPU operations on the busiest stream, too few to find a period", s.n);
-        goto out;
-    }
-    int nc = candidates(m, &s, cand);
-    if (nc < 0) {
-        rc = -ENOMEM;
-        goto out;
-    }
-    size_t from = s.n / 3;   /* the steady part: a warm-up phase does not repeat */
-    double rate[MAX_CANDIDATES], best = 0;
+    double rate[MAX_CANDIDATES];
+    *best = 0;
     for (int k = 0; k < nc; k++) {
-        rate[k] = match_rate(&s, from, cand[k].gap);
-        best = rate[k] > best ? rate[k] : best;
+        rate[k] = match_rate(s, from, cand[k].gap);
+        *best = rate[k] > *best ? rate[k] : *best;
     }
     size_t p = 0;
     for (int k = 0; k < nc; k++)
-        if (rate[k] >= best - TIE_MATCH && (p == 0 || cand[k].gap < p))
+        if (rate[k] >= *best - TIE_MATCH && (p == 0 || cand[k].gap < p))
             p = cand[k].gap;
-    if (nc == 0 || best < MIN_MATCH) {
-        note(r, "no steps inferred: the kernel sequence of the busiest stream does not repeat (best match %.1f %% of "
-                "operations%s, %.0f %% needed)", 100.0 * best, nc ? "" : ": no kernel recurs at a fixed distance",
-             100.0 * MIN_MATCH);
-        goto out;
-    }
-    /* phase: the offset in the period before which the stream and the host wait longest, over the steady part */
+    return p;
+}
+
+/* The phase of period p: the offset in the period before which the stream and the host wait longest, over the
+ * steady part. 0 with *phase set, or -ENOMEM. */
+static int period_phase(const struct ps_view *v, const struct seq *s, size_t from, size_t p, size_t *phase)
+{
     int64_t *wait = calloc(p, sizeof *wait);
-    if (!wait) {
-        rc = -ENOMEM;
-        goto out;
-    }
-    for (size_t i = from; i < s.n; i++)
-        wait[(i - from) % p] += wait_before(v, &s, i);
-    size_t phase = 0;
+    if (!wait)
+        return -ENOMEM;
+    for (size_t i = from; i < s->n; i++)
+        wait[(i - from) % p] += wait_before(v, s, i);
+    *phase = 0;
     for (size_t k = 1; k < p; k++)
-        phase = wait[k] > wait[phase] ? k : phase;
+        *phase = wait[k] > wait[*phase] ? k : *phase;
     free(wait);
-    if (!(occ = malloc((s.n / (p / 2 ? p / 2 : 1) + 2) * sizeof *occ))) {
-        rc = -ENOMEM;
-        goto out;
-    }
-    size_t q = from + phase, nocc = 0, regular = 0;
+    return 0;
+}
+
+/* Where the period starts recur from operation q on: the occurrences (into occ) of the shortest n-gram at q (16,
+ * 64, then a whole period of operations) that recurs regularly (MIN_REGULAR_GAPS of its gaps within 10 % of p);
+ * *regular gets the regular gaps of the last tried. Returns the occurrences. */
+static size_t period_starts(const struct seq *s, size_t q, size_t p, uint32_t *occ, size_t *regular)
+{
     static const size_t widths[] = { 16, 64, SIZE_MAX };
+    size_t nocc = 0;
     for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
         size_t w = widths[wi] < p ? widths[wi] : p;
-        if (q + w > s.n)
-            w = s.n - q;
-        nocc = find_gram(&s, q, w, p, occ);
-        regular = 0;
+        if (q + w > s->n)
+            w = s->n - q;
+        nocc = find_gram(s, q, w, p, occ);
+        *regular = 0;
         for (size_t j = 0; j + 1 < nocc; j++)
-            regular += (occ[j + 1] - occ[j]) * 10 >= p * 9 && (occ[j + 1] - occ[j]) * 10 <= p * 11;
-        if (nocc >= MIN_STEPS && regular >= MIN_REGULAR_GAPS * (nocc - 1))
-            break;
-        if (w == p)
+            *regular += (occ[j + 1] - occ[j]) * 10 >= p * 9 && (occ[j + 1] - occ[j]) * 10 <= p * 11;
+        if ((nocc >= MIN_STEPS && *regular >= MIN_REGULAR_GAPS * (nocc - 1)) || w == p)
             break;
     }
-    if (nocc < MIN_STEPS || regular < MIN_REGULAR_GAPS * (nocc - 1)) {
-        note(r, "no steps inferred: a period of %zu operations matches %.1f %% of the busiest stream, but its start "
-                "recurs irregularly (%zu of %zu repeats within 10 %% of the period)", p, 100.0 * best, regular,
-             nocc ? nocc - 1 : 0);
-        goto out;
-    }
-    int made = make_steps(r, v, &s, occ, nocc, p);
-    if (made < 0) {
-        rc = -ENOMEM;
-        goto out;
-    }
-    if (made < MIN_STEPS) {
-        note(r, "no steps inferred: a period of %zu operations repeats, but fewer than %d whole periods lie in order",
-             p, MIN_STEPS);
-        goto out;
-    }
+    return nocc;
+}
+
+/* The inferred steps are the report's: where they came from, and the process and thread they belong to (the
+ * thread that launched the first period's first operation; without one, the stream's process). */
+static void adopt_steps(struct ps_report *r, const struct ps_view *v, const struct seq *s, const uint32_t *occ,
+                        uint32_t stream, size_t p, double best, int made)
+{
+    const struct ps_model *m = v->m;
     const struct ps_stream *st = &m->streams.v[stream];
-    struct ps_gpu_op first = ps_view_gpu(v, s.op[occ[0]]);
+    struct ps_gpu_op first = ps_view_gpu(v, s->op[occ[0]]);
     r->steps_inferred = 1;
     r->whole_run = 0;
     r->infer_period_ops = (int64_t)p;
@@ -351,6 +329,57 @@ int ps_steps_infer(struct ps_report *r, const struct ps_view *v)
     note(r, "%d steps inferred from the repeating kernel sequence of device %d stream %lld: a period of %zu GPU "
             "operations (%.1f %% of them repeat one period later); each step starts at the end of the host's last API "
             "call before its period's first launch", made, st->device, (long long)st->stream, p, 100.0 * best);
+}
+
+int ps_steps_infer(struct ps_report *r, const struct ps_view *v)
+{
+    struct seq s = { 0 };
+    struct cand cand[MAX_CANDIDATES];
+    uint32_t stream = 0, *occ = NULL;
+    size_t phase = 0, regular = 0;
+    double best = 0;
+    int rc = -ENOMEM;
+    if (busiest_stream(v, &s, &stream) < 0)
+        goto out;
+    rc = 0;
+    if (s.n < MIN_OPS) {
+        note(r, "no steps inferred: %zu GPU operations on the busiest stream, too few to find a period", s.n);
+        goto out;
+    }
+    int nc = candidates(v->m, &s, cand);
+    if (nc < 0) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    size_t from = s.n / 3;   /* the steady part: a warm-up phase does not repeat */
+    size_t p = best_period(&s, from, cand, nc, &best);
+    if (nc == 0 || best < MIN_MATCH) {
+        note(r, "no steps inferred: the kernel sequence of the busiest stream does not repeat (best match %.1f %% of "
+                "operations%s, %.0f %% needed)", 100.0 * best, nc ? "" : ": no kernel recurs at a fixed distance",
+             100.0 * MIN_MATCH);
+        goto out;
+    }
+    if ((rc = period_phase(v, &s, from, p, &phase)) < 0)
+        goto out;
+    if (!(occ = malloc((s.n / (p / 2 ? p / 2 : 1) + 2) * sizeof *occ))) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    size_t nocc = period_starts(&s, from + phase, p, occ, &regular);
+    if (nocc < MIN_STEPS || regular < MIN_REGULAR_GAPS * (nocc - 1)) {
+        note(r, "no steps inferred: a period of %zu operations matches %.1f %% of the busiest stream, but its start "
+                "recurs irregularly (%zu of %zu repeats within 10 %% of the period)", p, 100.0 * best, regular,
+             nocc ? nocc - 1 : 0);
+        goto out;
+    }
+    int made = make_steps(r, v, &s, occ, nocc, p);
+    if (made < 0)
+        rc = -ENOMEM;
+    else if (made < MIN_STEPS)
+        note(r, "no steps inferred: a period of %zu operations repeats, but fewer than %d whole periods lie in order",
+             p, MIN_STEPS);
+    else
+        adopt_steps(r, v, &s, occ, stream, p, best, made);
 out:
     free(s.op);
     free(s.name);

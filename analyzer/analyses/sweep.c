@@ -1,6 +1,6 @@
 /* Streaming interval tools (sweep.h): the sweep line over categories and window totals at sorted query
  * points, both for events and pieces that arrive in time order. */
-#include "analyses/sweep.h"
+#include "sweep.h"
 
 #include <stdlib.h>
 

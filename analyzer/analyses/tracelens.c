@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
-#include "analyses/sweep.h"
+#include "analyses.h"
+#include "sweep.h"
 
 #define MAX_DEVS 64
 
@@ -262,11 +262,12 @@ out:
     return rc;
 }
 
-static void fsets_free(struct fsets *f)
+static void fsets_fini(struct fsets *f)
 {
     for (int c = 0; c < 3; c++)
         free(f->cat[c].v);
     free(f->all.v);
+    *f = (struct fsets){ 0 };
 }
 
 static void tl_store(struct ps_tl_row *row, int set, struct tl_sets *d)
@@ -335,7 +336,7 @@ int ps_tracelens_compute(struct ps_report *r, const struct ps_view *v, struct ps
             err = -ENOMEM;
     }
     for (size_t s = 0; s < 3; s++)
-        fsets_free(&fl[s]);
+        fsets_fini(&fl[s]);
     if (err)
         return err;
     for (size_t k = 0; k < nd; k++) {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 
 /* Add the busy interval [a, b) to the device's slices. */
 static void add_busy(struct ps_util_series *u, int64_t a, int64_t b)
@@ -24,7 +24,7 @@ static void add_busy(struct ps_util_series *u, int64_t a, int64_t b)
 int ps_util_compute(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
-    const struct ps_view *rows = &r->all;
+    const struct ps_view *rows = r->all;
     int64_t span = r->run_end_ns - r->run_start_ns;
     if (!r->has_gpu || span <= 0)
         return 0;

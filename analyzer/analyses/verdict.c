@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
-#include "analyses/sweep.h"
+#include "analyses.h"
+#include "sweep.h"
+#include "tally.h"
 
 const char *const ps_bottleneck_name[] = { "kernel", "data-loading", "memcpy", "communication", "sync", "host", "unknown" };
 
@@ -44,48 +45,6 @@ enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int6
 }
 
 /* ---- evidence: the top names behind the bottleneck, inside the analysed steps ---- */
-
-int ps_tally_init(struct ps_tally *t, size_t nstrings)
-{
-    *t = (struct ps_tally){ .nstrings = nstrings };
-    t->agg = calloc(nstrings + 1, sizeof *t->agg);
-    t->touched = malloc((nstrings + 1) * sizeof *t->touched);
-    if (!t->agg || !t->touched) {
-        ps_tally_fini(t);
-        return -ENOMEM;
-    }
-    return 0;
-}
-
-void ps_tally_fini(struct ps_tally *t)
-{
-    free(t->agg);
-    free(t->touched);
-    t->agg = NULL;
-    t->touched = NULL;
-}
-
-size_t ps_tally_top(struct ps_tally *t, size_t k, int by_count, uint32_t *ids, int64_t *count, int64_t *total)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < t->nt; i++) {
-        uint32_t id = t->touched[i];
-        int64_t key = by_count ? t->agg[id].count : t->agg[id].total;
-        size_t pos = n;
-        while (pos > 0 && (by_count ? count[pos - 1] : total[pos - 1]) < key)
-            pos--;
-        if (pos < k) {
-            n += n < k;
-            for (size_t j = n - 1; j > pos; j--)
-                ids[j] = ids[j - 1], count[j] = count[j - 1], total[j] = total[j - 1];
-            ids[pos] = id, count[pos] = t->agg[id].count, total[pos] = t->agg[id].total;
-        }
-    }
-    for (size_t i = 0; i < t->nt; i++)
-        t->agg[t->touched[i]].count = t->agg[t->touched[i]].total = 0;
-    t->nt = 0;
-    return n;
-}
 
 /* Append the `k` largest totals to the evidence, then empty the tally. */
 static void tally_top(struct ps_report *r, struct ps_tally *t, const char *kind, size_t k)
@@ -171,20 +130,14 @@ static int evidence(struct ps_report *r, const struct ps_view *v, struct ps_name
     return 0;
 }
 
-/* The time the run's cause takes in the average step: what removing it could gain at most (DESIGN §4 groups). */
+/* The time the run's cause takes in the average step: what removing it could gain at most (its verdict group). */
 static int64_t cause_ns(const struct ps_report *r)
 {
-    const int64_t *c = r->avg.cat_ns;
-    switch (r->bottleneck) {
-    case PS_BN_KERNEL: return c[PS_CAT_KERNEL];
-    case PS_BN_DATA: return c[PS_CAT_DATALOADER];
-    case PS_BN_MEMCPY: return c[PS_CAT_MEMCPY] + c[PS_CAT_MEMSET];
-    case PS_BN_COMM: return c[PS_CAT_COMM];
-    case PS_BN_SYNC: return r->avg.sync_ns;
-    case PS_BN_HOST: return c[PS_CAT_RUNTIME] + c[PS_CAT_CPU_EXEC] + c[PS_CAT_OTHER] - r->avg.sync_ns;
-    case PS_BN_UNKNOWN: break;
-    }
-    return 0;
+    int64_t g[PS_BN_UNKNOWN];
+    if (r->bottleneck == PS_BN_UNKNOWN)
+        return 0;
+    ps_verdict_groups(r->avg.cat_ns, r->avg.sync_ns, g);
+    return g[r->bottleneck];
 }
 
 static int has_evidence(const struct ps_report *r, const char *kind)
@@ -294,12 +247,11 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
     r->window_start_ns = r->steps[0].start_ns;
     r->window_end_ns = r->steps[r->nsteps - 1].end_ns > r->window_start_ns ? r->steps[r->nsteps - 1].end_ns
                                                                            : r->window_start_ns;
-    int rc = evidence(r, &r->scope, names);
-    if (rc == 0)
-        rc = ps_findings_compute(r, names);
-    if (rc == 0) {
-        verdict_fix(r);
-        finding_fixes(r);
-    }
-    return rc;
+    return evidence(r, r->scope, names);
+}
+
+void ps_recommendations_compute(struct ps_report *r)
+{
+    verdict_fix(r);
+    finding_fixes(r);
 }

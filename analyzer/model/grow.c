@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model_impl.h"
+#include "model_impl.h"
 
 int ps_model_set_growing(struct ps_model *m)
 {
@@ -25,6 +25,8 @@ void ps_model_grow_fini(struct ps_gpu_build *b)
     ps_u64map_fini(&b->calls);
     free(b->pending.v);
     memset(&b->pending, 0, sizeof b->pending);
+    b->growing = 0;
+    b->sorted_gpu = b->sorted_api = b->sorted_ranges = b->sorted_open = b->launch_cap = 0;
 }
 
 static uint64_t launch_key(uint32_t pid, uint64_t correlation)

@@ -1,14 +1,14 @@
-/* Private to the model (model.c, grow.c): the reader-time state behind struct ps_model.gpu_build and the sorts
- * both files use. Not included outside analyzer/model/. */
+/* Private to the model (model.c, finish.c, grow.c): the reader-time state behind struct ps_model.gpu_build and the
+ * sorts the finishes use. Not included outside analyzer/model/. */
 #ifndef PS_MODEL_IMPL_H
 #define PS_MODEL_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/idmap.h"
 #include "model/model.h"
 #include "ps_hashmap.h"
-#include "read/reader_impl.h"
 
 /* A GPU op waiting for the API call that launched it (a growing model: the call's row has not been read yet).
  * Found again by its start (rows are sorted by start) and correlation id. */
@@ -34,7 +34,7 @@ struct ps_gpu_build {
     PS_VEC(struct ps_pending_launch) pending;
 };
 
-/* Sorts by (start, end), in place, no temporary buffer (model.c). ps_model_sort_gpu sorts the rows
+/* Sorts by (start, end), in place, no temporary buffer (finish.c). ps_model_sort_gpu sorts the rows
  * [lo, lo + n) together with the parallel correlation ids (build->corr, when present) and, when `launch` is not
  * NULL, the parallel launch links. */
 void ps_model_sort_api(struct ps_api_call *v, size_t n);
@@ -45,6 +45,8 @@ int ps_model_gpu_less(const struct ps_model *m, const struct ps_gpu_row *a, cons
 /* Open ranges: by thread, then start (qsort comparator). */
 int ps_model_cmp_open(const void *a, const void *b);
 
+/* model.c: free the reader-time state (m->gpu_build; NULL after). */
+void ps_model_build_free(struct ps_model *m);
 /* grow.c: ps_model_finish of a growing model; freeing its extra state. */
 int ps_model_grow_finish(struct ps_model *m);
 void ps_model_grow_fini(struct ps_gpu_build *b);

@@ -6,8 +6,6 @@
 
 #include "model/view.h"
 
-enum { OWN_GPU, OWN_API, OWN_RANGES, OWN_GPU_ROWS, OWN_ATTRS, OWN_API_ROWS, OWN_RANGE_ROWS };
-
 void ps_view_all(struct ps_view *v, const struct ps_model *m)
 {
     *v = (struct ps_view){ .m = m, .gpu_rows = m->gpu.v, .gpu_attrs = m->gpu_attrs.v, .api_rows = m->api.v,
@@ -18,10 +16,9 @@ void ps_view_all(struct ps_view *v, const struct ps_model *m)
 
 void ps_view_fini(struct ps_view *v)
 {
-    for (size_t i = 0; i < sizeof v->owned / sizeof v->owned[0]; i++) {
+    for (size_t i = 0; i < PS_VIEW_OWNED; i++)
         free(v->owned[i]);
-        v->owned[i] = NULL;
-    }
+    *v = (struct ps_view){ 0 };   /* no selection or retimed row left pointing at what was freed */
 }
 
 /* A view like base (same rows and times) with no selection of its own yet. */
@@ -59,24 +56,15 @@ static int select_rows(const uint32_t *base_sel, size_t base_n, int (*keep)(cons
     return 0;
 }
 
-/* Which processes a selection keeps: one pid, or a sorted set of pids (a rank). */
+/* Which process a selection keeps. */
 struct owner_filter {
     const struct ps_view *v;
-    const uint32_t *pids;
-    size_t npids;
+    uint32_t pid;
 };
 
 static int pid_in(const struct owner_filter *f, uint32_t pid)
 {
-    size_t lo = 0, hi = f->npids;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->pids[mid] < pid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < f->npids && f->pids[lo] == pid;
+    return pid == f->pid;
 }
 
 static int keep_gpu_owner(const void *ctx, uint32_t idx)
@@ -115,106 +103,20 @@ static int owns_everything(const struct owner_filter *f)
     return 1;
 }
 
-static int select_owners(struct ps_view *v, const struct ps_view *base, const uint32_t *pids, size_t npids)
-{
-    struct owner_filter f = { base, pids, npids };
-    view_like(v, base);
-    if (owns_everything(&f))
-        return 0;
-    if (select_rows(base->gpu, base->ngpu, keep_gpu_owner, &f, &v->gpu, &v->ngpu, &v->owned[OWN_GPU]) < 0 ||
-        select_rows(base->api, base->napi, keep_api_owner, &f, &v->api, &v->napi, &v->owned[OWN_API]) < 0 ||
-        select_rows(base->ranges, base->nranges, keep_range_owner, &f, &v->ranges, &v->nranges,
-                    &v->owned[OWN_RANGES]) < 0) {
-        ps_view_fini(v);
-        return -ENOMEM;
-    }
-    return 0;
-}
-
 int ps_view_process(struct ps_view *v, const struct ps_view *base, uint32_t pid)
 {
-    int rc = select_owners(v, base, &pid, 1);
-    if (rc == 0)
-        v->pid = pid;
-    return rc;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-int ps_view_rank(struct ps_view *v, const struct ps_view *base, int32_t rank)
-{
-    const struct ps_model *m = base->m;
-    uint32_t *pids = malloc((m->procs.n + 1) * sizeof *pids);
-    size_t n = 0, known = 0;
-    if (!pids)
-        return -ENOMEM;
-    for (size_t i = 0; i < m->procs.n; i++) {
-        known += m->procs.v[i].rank >= 0;
-        if (m->procs.v[i].rank == rank)
-            pids[n++] = m->procs.v[i].pid;
-    }
-    qsort(pids, n, sizeof *pids, cmp_u32);
-    int rc;
-    if (known == 0 && m->rank == rank && rank >= 0) {
-        view_like(v, base);   /* a file of one rank */
-        rc = 0;
-    } else {
-        rc = select_owners(v, base, pids, n);
-        if (rc == 0 && n == 1)
-            v->pid = pids[0];
-    }
-    free(pids);
-    return rc;
-}
-
-struct window {
-    const struct ps_view *v;
-    int64_t s, e;
-};
-
-static int in_window(int64_t s, int64_t e, const struct window *w)
-{
-    return s < w->e && (e > w->s || (e == s && s >= w->s));
-}
-
-static int keep_gpu_window(const void *ctx, uint32_t idx)
-{
-    const struct window *w = ctx;
-    const struct ps_gpu_row *g = &w->v->gpu_rows[idx];
-    return in_window(g->start_ns, ps_view_row_end(w->v, g), w);
-}
-
-static int keep_api_window(const void *ctx, uint32_t idx)
-{
-    const struct window *w = ctx;
-    return in_window(w->v->api_rows[idx].start_ns, w->v->api_rows[idx].end_ns, w);
-}
-
-static int keep_range_window(const void *ctx, uint32_t idx)
-{
-    const struct window *w = ctx;
-    return in_window(w->v->range_rows[idx].start_ns, w->v->range_rows[idx].end_ns, w);
-}
-
-int ps_view_window(struct ps_view *v, const struct ps_view *base, int64_t start_ns, int64_t end_ns)
-{
-    if (end_ns < start_ns)
-        return -EINVAL;
-    struct window w = { base, start_ns, end_ns };
+    struct owner_filter f = { base, pid };
     view_like(v, base);
-    if (select_rows(base->gpu, base->ngpu, keep_gpu_window, &w, &v->gpu, &v->ngpu, &v->owned[OWN_GPU]) < 0 ||
-        select_rows(base->api, base->napi, keep_api_window, &w, &v->api, &v->napi, &v->owned[OWN_API]) < 0 ||
-        select_rows(base->ranges, base->nranges, keep_range_window, &w, &v->ranges, &v->nranges,
-                    &v->owned[OWN_RANGES]) < 0) {
+    v->pid = pid;
+    if (owns_everything(&f))
+        return 0;
+    if (select_rows(base->gpu, base->ngpu, keep_gpu_owner, &f, &v->gpu, &v->ngpu, &v->owned[PS_VIEW_OWN_GPU]) < 0 ||
+        select_rows(base->api, base->napi, keep_api_owner, &f, &v->api, &v->napi, &v->owned[PS_VIEW_OWN_API]) < 0 ||
+        select_rows(base->ranges, base->nranges, keep_range_owner, &f, &v->ranges, &v->nranges,
+                    &v->owned[PS_VIEW_OWN_RANGES]) < 0) {
         ps_view_fini(v);
         return -ENOMEM;
     }
-    v->start_ns = start_ns > base->start_ns ? start_ns : base->start_ns;
-    v->end_ns = end_ns < base->end_ns ? end_ns : base->end_ns;
     return 0;
 }
 
@@ -278,11 +180,11 @@ int ps_view_starting(struct ps_view *v, const struct ps_view *base, int64_t star
     }
     view_like(v, base);
     if (slice_starting(base, base->gpu, base->ngpu, gpu_start, start_ns, end_ns, &v->gpu, &v->ngpu,
-                       &v->owned[OWN_GPU]) < 0 ||
+                       &v->owned[PS_VIEW_OWN_GPU]) < 0 ||
         slice_starting(base, base->api, base->napi, api_start, start_ns, end_ns, &v->api, &v->napi,
-                       &v->owned[OWN_API]) < 0 ||
+                       &v->owned[PS_VIEW_OWN_API]) < 0 ||
         slice_starting(base, base->ranges, base->nranges, range_start, start_ns, end_ns, &v->ranges, &v->nranges,
-                       &v->owned[OWN_RANGES]) < 0) {
+                       &v->owned[PS_VIEW_OWN_RANGES]) < 0) {
         ps_view_fini(v);
         return -ENOMEM;
     }
@@ -327,9 +229,9 @@ int ps_view_copy(struct ps_view *dst, const struct ps_view *src)
         return -EINVAL;
     }
     view_like(dst, src);
-    if (copy_sel(&dst->gpu, dst->ngpu, &dst->owned[OWN_GPU]) < 0 ||
-        copy_sel(&dst->api, dst->napi, &dst->owned[OWN_API]) < 0 ||
-        copy_sel(&dst->ranges, dst->nranges, &dst->owned[OWN_RANGES]) < 0) {
+    if (copy_sel(&dst->gpu, dst->ngpu, &dst->owned[PS_VIEW_OWN_GPU]) < 0 ||
+        copy_sel(&dst->api, dst->napi, &dst->owned[PS_VIEW_OWN_API]) < 0 ||
+        copy_sel(&dst->ranges, dst->nranges, &dst->owned[PS_VIEW_OWN_RANGES]) < 0) {
         ps_view_fini(dst);
         return -ENOMEM;
     }
@@ -378,12 +280,12 @@ int ps_view_retime(struct ps_view *v, void (*fn)(void *ctx, int64_t *start_ns, i
         ranges[i] = v->range_rows[i];
         fn(ctx, &ranges[i].start_ns, &ranges[i].end_ns);
     }
-    for (int k = OWN_GPU_ROWS; k <= OWN_RANGE_ROWS; k++)
+    for (int k = PS_VIEW_OWN_GPU_ROWS; k <= PS_VIEW_OWN_RANGE_ROWS; k++)
         free(v->owned[k]);
-    v->gpu_rows = v->owned[OWN_GPU_ROWS] = gpu;
-    v->gpu_attrs = v->owned[OWN_ATTRS] = attrs;
-    v->api_rows = v->owned[OWN_API_ROWS] = api;
-    v->range_rows = v->owned[OWN_RANGE_ROWS] = ranges;
+    v->gpu_rows = v->owned[PS_VIEW_OWN_GPU_ROWS] = gpu;
+    v->gpu_attrs = v->owned[PS_VIEW_OWN_ATTRS] = attrs;
+    v->api_rows = v->owned[PS_VIEW_OWN_API_ROWS] = api;
+    v->range_rows = v->owned[PS_VIEW_OWN_RANGE_ROWS] = ranges;
     return 0;
 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "read/read_sqlite_impl.h"
+#include "read_sqlite_impl.h"
 
 struct ps_follow {
     char *path;
@@ -83,7 +83,8 @@ static size_t model_rows(const struct ps_model *m)
 }
 
 /* The last rowid of each activity table as of this read's snapshot into last[] (0: no table, or empty). Sets
- * *shrunk when a table holds fewer rows than were read from it: another file now has this name. 0 or -1. */
+ * *shrunk when a table holds fewer rows than were read from it: another file now has this name. 0 or -EINVAL
+ * (message set). */
 static int last_rowids(struct ps_follow *f, int64_t *last, int *shrunk)
 {
     *shrunk = 0;
@@ -91,14 +92,14 @@ static int last_rowids(struct ps_follow *f, int64_t *last, int *shrunk)
         last[t] = 0;
         int exists = ps_sq_table_exists(&f->c, ps_sq_tables[t]);
         if (exists < 0)
-            return -1;
+            return -EINVAL;
         if (!exists)
             continue;
         char sql[128];
         sqlite3_stmt *st = NULL;
         snprintf(sql, sizeof sql, "SELECT coalesce(max(rowid), 0) FROM \"%s\"", ps_sq_tables[t]);
         if (ps_sq_prepare(&f->c, ps_sq_tables[t], sql, &st) < 0)
-            return -1;
+            return -EINVAL;
         if (sqlite3_step(st) == SQLITE_ROW)
             last[t] = sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
@@ -108,31 +109,31 @@ static int last_rowids(struct ps_follow *f, int64_t *last, int *shrunk)
     return 0;
 }
 
-/* One read of the open file, in a read transaction. 0 or -1 (message set). */
+/* One read of the open file, in a read transaction. 0 or a negative errno (message set). */
 static int read_appended(struct ps_follow *f, int64_t *last, int *shrunk)
 {
     struct sctx *c = &f->c;
     int is_perfscope = ps_sq_table_exists(c, "PERFSCOPE_META");
     c->have_string_ids = ps_sq_table_exists(c, "StringIds");
     if (is_perfscope < 0 || c->have_string_ids < 0 || last_rowids(f, last, shrunk) < 0 || *shrunk)
-        return -1;
+        return -EINVAL;
     /* GPU rows keep their correlation ids whenever there is an API table: its rows may come in a later read */
     if ((c->have_api = ps_sq_table_exists(c, ps_sq_tables[PS_SQ_RUNTIME])) < 0)
-        return -1;
+        return -EINVAL;
     f->m->format = is_perfscope ? PS_FORMAT_PERFSCOPE : PS_FORMAT_NSYS;
     if (c->have_string_ids &&
         ps_sq_prepare(c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c->string_stmt) < 0)
-        return -1;
+        return -EINVAL;
     if (is_perfscope && !f->meta_read) {
         if (ps_sq_read_meta(c) < 0)
-            return -1;
+            return -EINVAL;
         f->meta_read = 1;
     }
     c->rowid_after = f->rowid_after;
     c->start_floor = f->skip_before;
     int rc = ps_sq_read_activity(c);
     c->rowid_after = NULL;
-    return rc < 0 || ps_sq_read_host_tables(c, 0) < 0 ? -1 : 0;
+    return rc < 0 ? rc : ps_sq_read_host_tables(c, 0);
 }
 
 long ps_follow_read(struct ps_follow *f, int *restarted, char *err, size_t errlen)
@@ -142,15 +143,18 @@ long ps_follow_read(struct ps_follow *f, int *restarted, char *err, size_t errle
     int shrunk = 0, again = 0;
     if (restarted)
         *restarted = 0;
-    if (stat(f->path, &st) < 0)
-        return ps_read_fail(err, errlen, "%s: cannot open: %s", f->path, strerror(errno));
+    if (stat(f->path, &st) < 0) {
+        int e = errno;
+        ps_read_fail(err, errlen, "%s: cannot open: %s", f->path, strerror(e));
+        return -e;
+    }
     if (!S_ISREG(st.st_mode))
         return ps_read_fail(err, errlen, "%s: not a regular file", f->path);
     if ((f->dev || f->ino) && (st.st_dev != f->dev || st.st_ino != f->ino)) {
         again = 1;
         f->skip_before = INT64_MIN;     /* a floor on another recording's clock */
         if (follow_restart(f) < 0)
-            return ps_read_fail(err, errlen, "%s: out of memory", f->path);
+            return ps_read_oom(err, errlen, f->path);
     }
     for (;;) {
         size_t before = model_rows(f->m);
@@ -164,8 +168,8 @@ long ps_follow_read(struct ps_follow *f, int *restarted, char *err, size_t errle
         if (rc == 0)
             rc = read_appended(f, last, &shrunk);
         ps_sq_close(&f->c);   /* ends the read transaction */
-        if (rc == 0 && ps_model_finish(f->m) < 0)
-            rc = ps_read_fail(err, errlen, "%s: out of memory while merging new rows", f->path);
+        if (rc == 0 && (rc = ps_model_finish(f->m)) < 0)
+            ps_read_fail(err, errlen, "%s: out of memory while merging new rows", f->path);
         if (rc == 0) {
             memcpy(f->rowid_after, last, sizeof last);
             f->dev = st.st_dev;
@@ -178,9 +182,9 @@ long ps_follow_read(struct ps_follow *f, int *restarted, char *err, size_t errle
          * was replaced, else at the next read */
         int replaced = shrunk && !again;
         if (follow_restart(f) < 0)
-            return ps_read_fail(err, errlen, "%s: out of memory", f->path);
+            return ps_read_oom(err, errlen, f->path);
         if (!replaced)
-            return -1;
+            return rc;
         again = 1;
         f->skip_before = INT64_MIN;
     }

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "read/reader_impl.h"
+#include "reader_impl.h"
 
 
 struct ps_gz_input {
@@ -65,8 +65,11 @@ long ps_gz_read(struct ps_gz_input *in, char *buf, size_t len, const char *path,
 {
     if (!in->gzip) {
         ssize_t n = read_some(in->fd, buf, len);
-        if (n < 0)
-            return ps_read_fail(err, errlen, "%s: read error: %s", path, strerror(errno));
+        if (n < 0) {
+            int e = errno;
+            ps_read_fail(err, errlen, "%s: read error: %s", path, strerror(e));
+            return -e;
+        }
         return (long)n;
     }
     z_stream *zs = &in->zs;
@@ -75,9 +78,12 @@ long ps_gz_read(struct ps_gz_input *in, char *buf, size_t len, const char *path,
     while (zs->avail_out == len) {
         if (zs->avail_in == 0 && !in->eof) {
             ssize_t n = read_some(in->fd, in->in, in->in_size);
-            if (n < 0)
-                return ps_read_fail(err, errlen, "%s: read error at compressed byte %lld: %s", path, in->in_off,
-                                    strerror(errno));
+            if (n < 0) {
+                int e = errno;
+                ps_read_fail(err, errlen, "%s: read error at compressed byte %lld: %s", path, in->in_off,
+                             strerror(e));
+                return -e;
+            }
             in->eof = n == 0;
             zs->next_in = in->in;
             zs->avail_in = (unsigned)n;

@@ -3,11 +3,12 @@
  * significant digits: 1623143089861.123 µs would lose its last ns). And token-level scanning of the raw text:
  * whether a chunk ends inside a token, and where a libyajl error lies. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "read/kineto_text.h"
-#include "read/reader_impl.h"
+#include "kineto_text.h"
+#include "reader_impl.h"
 
 #define MAX_DIGITS 38        /* 10^38 < 2^127: the mantissa fits an unsigned __int128 */
 
@@ -37,7 +38,7 @@ static int parse_scaled(const char *s, size_t len, int scale, int exact, int64_t
         i++;
     }
     if (i == int_start || (s[int_start] == '0' && i - int_start > 1))
-        return -1;                        /* JSON: no empty integer part, no leading zeros */
+        return -EINVAL;                        /* JSON: no empty integer part, no leading zeros */
     if (i < len && s[i] == '.') {
         size_t frac_start = ++i;
         while (i < len && s[i] >= '0' && s[i] <= '9') {
@@ -52,7 +53,7 @@ static int parse_scaled(const char *s, size_t len, int scale, int exact, int64_t
             i++;
         }
         if (i == frac_start)
-            return -1;
+            return -EINVAL;
     }
     if (i < len && (s[i] == 'e' || s[i] == 'E')) {
         i++;
@@ -67,25 +68,25 @@ static int parse_scaled(const char *s, size_t len, int scale, int exact, int64_t
             i++;
         }
         if (i == exp_start)
-            return -1;
+            return -EINVAL;
         dexp += eneg ? -e : e;
     }
     if (i != len)
-        return -1;
+        return -EINVAL;
     if (mant == 0) {
         *out = 0;
-        return exact && sticky ? -1 : 0;
+        return exact && sticky ? -EINVAL : 0;
     }
     if (dexp > 0) {
         if (dexp > 19 || sticky)
-            return -1;                    /* >= 10^19: beyond int64 (or dropped digits would be lost) */
+            return -EINVAL;                    /* >= 10^19: beyond int64 (or dropped digits would be lost) */
         for (long k = 0; k < dexp; k++)
             mant *= 10;
     } else if (dexp < 0) {
         u128 p = 1;
         if (-dexp > MAX_DIGITS) {         /* the value is below 10^-1 of the unit: rounds to 0 */
             if (exact)
-                return -1;
+                return -EINVAL;
             *out = 0;
             return 0;
         }
@@ -93,15 +94,15 @@ static int parse_scaled(const char *s, size_t len, int scale, int exact, int64_t
             p *= 10;
         u128 q = mant / p, r = mant % p, half = p / 2;
         if (exact && (r || sticky))
-            return -1;
+            return -EINVAL;
         if (r > half || (r == half && (sticky || (q & 1))))
             q++;
         mant = q;
     } else if (exact && sticky) {
-        return -1;
+        return -EINVAL;
     }
     if (mant > (u128)INT64_MAX + (neg ? 1 : 0))
-        return -1;
+        return -EINVAL;
     *out = neg ? (int64_t)(0 - (uint64_t)mant) : (int64_t)mant;
     return 0;
 }
@@ -128,10 +129,10 @@ static int is_space(unsigned char ch)
     return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
 }
 
-/* Where a yajl error lies (see json_text.h). Lexical errors: yajl stops one past an invalid character or a bad UTF-8 byte,
- * and on the offending character otherwise. Grammar errors ("parse error: ...") are placed at the first token
- * after the last one yajl accepted (last_end), past one ',' or ':' where the error is about what follows
- * it; yajl's own offset for them is the token's end, its start, or inside it, depending on the error. */
+/* Where a yajl error lies (see kineto_text.h). Lexical errors: yajl stops one past an invalid character or a bad
+ * UTF-8 byte, and on the offending character otherwise. Grammar errors ("parse error: ...") are placed at the
+ * first token after the last one yajl accepted (last_end), past one ',' or ':' where the error is about what
+ * follows it; yajl's own offset for them is the token's end, its start, or inside it, depending on the error. */
 long long ps_json_error_byte(const unsigned char *p, size_t n, size_t consumed, long long base, long long last_end,
                              const char *msg)
 {

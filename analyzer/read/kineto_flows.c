@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "read/kineto_text.h"
+#include "kineto_text.h"
 
 static int place_of(struct ps_kflows *f, uint32_t pid, uint32_t tid, uint32_t *out)
 {
@@ -65,12 +65,13 @@ int ps_kflows_finish(struct ps_kflows *f, struct ps_model *m)
     return 0;
 }
 
-void ps_kflows_free(struct ps_kflows *f)
+void ps_kflows_fini(struct ps_kflows *f)
 {
-    ps_idmap_free(&f->starts);
-    ps_idmap_free(&f->ends);
-    ps_idmap_free(&f->gpu);
-    ps_idmap_free(&f->places);
+    ps_idmap_fini(&f->starts);
+    ps_idmap_fini(&f->ends);
+    ps_idmap_fini(&f->gpu);
+    ps_idmap_fini(&f->places);
+    *f = (struct ps_kflows){ 0 };
 }
 
 int ps_kineto_names_add(struct ps_kineto_names *n, int is_thread, struct ps_kineto_named item)
@@ -89,10 +90,11 @@ int ps_kineto_names_add(struct ps_kineto_names *n, int is_thread, struct ps_kine
     return 0;
 }
 
-void ps_kineto_names_free(struct ps_kineto_names *n)
+void ps_kineto_names_fini(struct ps_kineto_names *n)
 {
     free(n->procs);
     free(n->threads);
+    *n = (struct ps_kineto_names){ 0 };
 }
 
 int ps_kineto_names_apply(struct ps_model *m, const struct ps_kineto_names *n)
@@ -119,7 +121,7 @@ int ps_kineto_names_apply(struct ps_model *m, const struct ps_kineto_names *n)
     }
     rc = 0;
 out:
-    ps_idmap_free(&pmap);
-    ps_idmap_free(&tmap);
+    ps_idmap_fini(&pmap);
+    ps_idmap_fini(&tmap);
     return rc;
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "ps_schema.h"
-#include "read/kineto_text.h"
+#include "kineto_text.h"
 
 static const struct { const char *text; enum ps_kineto_cat cat; } cat_names[] = {
     { "kernel", PS_KCAT_KERNEL },           { "Kernel", PS_KCAT_KERNEL },       { "gpu_memcpy", PS_KCAT_MEMCPY },

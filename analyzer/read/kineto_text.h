@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "model/model.h"
-#include "read/reader_impl.h"
+#include "reader_impl.h"
 
 /* "Memcpy HtoD (Pageable -> Device)" / "Memset (Device)" (op->kind MEMCPY or MEMSET set): sets op->copy_kind,
  * src_kind, dst_kind from the name Kineto builds (libkineto memcpyKindString / memoryKindString; CUPTI's
@@ -65,7 +65,7 @@ long long ps_json_error_byte(const unsigned char *p, size_t n, size_t consumed, 
 
 /* ac2g flows (`ph` 's' / 'f', cat "ac2g", id = the launch's correlation id) and the GPU events they may land on,
  * collected while reading; ps_kflows_finish turns them into model.flow_linked (TraceLens' link rule, see
- * model.h). Zero-initialise; each add returns 0 or -ENOMEM; ps_kflows_free releases. */
+ * model.h). Zero-initialise; each add returns 0 or -ENOMEM; ps_kflows_fini releases. */
 struct ps_kflows {
     struct ps_idmap starts;   /* flow id -> 0 ('s' seen) */
     struct ps_idmap ends;     /* flow id -> place of the last 'f' with that id */
@@ -77,10 +77,10 @@ struct ps_kflows {
 int ps_kflows_flow(struct ps_kflows *f, int is_start, uint64_t id, uint32_t pid, uint32_t tid);
 int ps_kflows_gpu(struct ps_kflows *f, uint64_t corr, uint32_t pid, uint32_t tid);
 int ps_kflows_finish(struct ps_kflows *f, struct ps_model *m);   /* sets m->has_flows and m->flow_linked */
-void ps_kflows_free(struct ps_kflows *f);
+void ps_kflows_fini(struct ps_kflows *f);
 
 /* The process and thread names of `M` events, collected while reading and applied when the model is complete.
- * Zero-initialise; ps_kineto_names_free releases. */
+ * Zero-initialise; ps_kineto_names_fini releases. */
 struct ps_kineto_named {
     uint32_t pid, tid, name;
 };
@@ -93,6 +93,6 @@ int ps_kineto_names_add(struct ps_kineto_names *n, int is_thread, struct ps_kine
 /* Apply the names to the processes and threads that exist (the last name given wins), through hash maps: linear
  * in threads + names. 0 or -ENOMEM. */
 int ps_kineto_names_apply(struct ps_model *m, const struct ps_kineto_names *n);
-void ps_kineto_names_free(struct ps_kineto_names *n);
+void ps_kineto_names_fini(struct ps_kineto_names *n);
 
 #endif

@@ -8,24 +8,11 @@
 #include <sys/stat.h>
 #include <yajl/yajl_parse.h>
 
-#include "read/kineto_text.h"
-#include "read/reader_impl.h"
+#include "read_kineto_impl.h"
 
 #define JSON_CHUNK (256 * 1024)   /* parser input per call; small files get a buffer their size */
 #define JSON_CHUNK_MAX (128 * 1024 * 1024)   /* the chunk doubles up to this while a token spans chunks */
 #define GZ_CHUNK (128 * 1024)
-#define MAX_FRAMES 64          /* deeper nesting is tracked by a counter only (skipped content) */
-
-/* What a JSON container is, from where it sits. */
-enum role { R_TOP, R_EVENTS, R_EVENT, R_ARGS, R_DEVPROPS, R_DEV, R_DIST, R_SKIP };
-
-enum key {
-    K_OTHER, K_TRACE_EVENTS, K_DEVPROPS, K_DIST, K_BASE_TIME,        /* top level */
-    K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,          /* event */
-    K_CORR, K_EXT, K_STREAM, K_DEVICE, K_BYTES, K_SYNC_KIND, K_OCCUPANCY, /* event args (K_NAME too) */
-    K_ID, K_TOTAL_MEM, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS,           /* deviceProperties (K_NAME too) */
-    K_RANK, K_WORLD_SIZE                                            /* distributedInfo */
-};
 
 struct key_name {
     enum role role;
@@ -50,56 +37,6 @@ static const struct key_name key_names[] = {
     KN(R_DIST, K_RANK, "rank"), KN(R_DIST, K_WORLD_SIZE, "world_size"),
 };
 
-struct buf {
-    char *s;
-    size_t n, cap;
-};
-
-/* An id field (pid / tid): a number, or a string that may hold one ("25738", "stream 7"). */
-struct idval {
-    int set, numeric;
-    int64_t v;
-};
-
-struct event {
-    char ph;
-    struct buf cat, name, arg_name;
-    int has_cat, has_name, has_arg_name, has_ts, has_dur, has_corr, has_ext, has_stream, has_device, has_bytes, has_id;
-    int has_occupancy, occupancy_pct;   /* a kernel's "est. achieved occupancy %" (ps_kineto_occupancy) */
-    struct idval pid, tid;
-    int64_t ts_ns, dur_ns, corr, ext, stream, device, bytes, id;
-    int sync_kind;
-};
-
-struct kctx {
-    struct ps_model *m;
-    yajl_handle h;
-    long long base;                  /* byte of the JSON where the chunk being parsed starts */
-    long long last_end;              /* byte after the last token yajl passed to a callback */
-    const char *path;
-    char *err;
-    size_t errlen;
-    int failed;
-
-    enum role roles[MAX_FRAMES];
-    enum key keys[MAX_FRAMES];       /* the key whose value comes next, per map frame */
-    char top_key[64];                /* top-level key text, for metadata */
-    int depth;                       /* number of open containers */
-    int overflow;                    /* containers open beyond MAX_FRAMES */
-
-    long long index;                 /* event index in traceEvents */
-    struct event ev;
-    struct ps_device dev;
-    int has_base;
-    int64_t base_ns;
-
-    struct ps_unplaced unplaced;
-    long long ignored[PS_KINETO_N_IGNORED];   /* X events per ps_kineto_ignored_name entry */
-    struct ps_kineto_names names;            /* `M` process / thread names */
-    struct ps_kflows flows;
-    uint32_t last_thread_pid, last_thread_tid, last_thread;   /* one-entry lookup cache */
-};
-
 /* Record the first error (naming the event when inside traceEvents); returns 0 to cancel the parse. */
 static int fail(struct kctx *c, const char *msg)
 {
@@ -116,9 +53,16 @@ static int fail(struct kctx *c, const char *msg)
     return 0;
 }
 
+/* fail() for memory that ran out. */
+int ps_kineto_fail_oom(struct kctx *c)
+{
+    c->out_of_memory |= !c->failed;
+    return fail(c, "out of memory");
+}
+
 /* Copy a decoded JSON string, a "\u0000" in it as the four characters \x00 (ps_nul_escape_into): the model's
  * names are C strings, and "kernel\u0000cpu_op" is no kernel. */
-static int buf_set(struct buf *b, const unsigned char *s, size_t len)
+int ps_kineto_buf_set(struct buf *b, const unsigned char *s, size_t len)
 {
     return ps_nul_escape_into(&b->s, &b->cap, &b->n, (const char *)s, len);
 }
@@ -150,191 +94,6 @@ static const char *key_text(enum key k)
         if (key_names[i].key == k)
             return key_names[i].text;
     return "?";
-}
-
-/* ---- the event -> model step ---- */
-
-static void count_unplaced(struct kctx *c, const char *what)
-{
-    ps_unplaced_count(&c->unplaced, c->m, what);
-}
-
-static void unplaced_cat(struct kctx *c, const char *why)
-{
-    char what[80];
-    snprintf(what, sizeof what, "%.24s %.40s", c->ev.has_cat ? c->ev.cat.s : "(no cat)", why);
-    count_unplaced(c, what);
-}
-
-static enum ps_kineto_cat lookup_cat(const struct event *e)
-{
-    return e->has_cat ? ps_kineto_category(e->cat.s) : PS_KCAT_UNKNOWN;
-}
-
-static uint32_t thread_of(struct kctx *c, uint32_t pid, uint32_t tid)
-{
-    if (c->last_thread != PS_NONE && c->last_thread_pid == pid && c->last_thread_tid == tid)
-        return c->last_thread;
-    c->last_thread = ps_model_thread(c->m, pid, tid);
-    c->last_thread_pid = pid;
-    c->last_thread_tid = tid;
-    return c->last_thread;
-}
-
-/* `M` metadata: process and thread names, applied at the end to the CPU processes/threads that exist
- * (GPU "processes" are device indices and get no process entry). */
-static int finish_meta_event(struct kctx *c)
-{
-    struct event *e = &c->ev;
-    if (!e->has_name || !e->has_arg_name || !e->pid.numeric)
-        return 0;
-    int is_proc = strcmp(e->name.s, "process_name") == 0, is_thread = strcmp(e->name.s, "thread_name") == 0;
-    if (!is_proc && !is_thread)
-        return 0;
-    if (is_thread && !e->tid.numeric)
-        return 0;
-    uint32_t name = ps_model_intern(c->m, e->arg_name.s, e->arg_name.n);
-    if (name == PS_NONE)
-        return -ENOMEM;
-    struct ps_kineto_named item = { (uint32_t)e->pid.v, is_thread ? (uint32_t)e->tid.v : 0, name };
-    return ps_kineto_names_add(&c->names, is_thread, item);
-}
-
-static int finish_gpu_event(struct kctx *c, enum ps_kineto_cat cat, int64_t start, int64_t end)
-{
-    struct event *e = &c->ev;
-    int64_t device = e->has_device ? e->device : e->pid.v;
-    int64_t stream = e->has_stream ? e->stream : e->tid.v;
-    if ((!e->has_device && !e->pid.numeric) || (!e->has_stream && !e->tid.numeric)) {
-        unplaced_cat(c, "without device/stream");
-        return 0;
-    }
-    if (device > INT32_MAX) {        /* no "device" arg and a pid (as uint32) that is no device index */
-        unplaced_cat(c, "with a pid that is no device index");
-        return 0;
-    }
-    struct ps_gpu_op op = { .start_ns = start, .end_ns = end, .correlation = e->has_corr ? (uint64_t)e->corr : 0,
-                            .bytes = e->has_bytes ? (uint64_t)e->bytes : 0 };
-    op.has_occupancy = cat == PS_KCAT_KERNEL && e->has_occupancy;
-    op.occupancy_pct = (uint8_t)e->occupancy_pct;
-    op.kind = cat == PS_KCAT_KERNEL ? PS_GPU_KERNEL : cat == PS_KCAT_MEMCPY ? PS_GPU_MEMCPY
-              : cat == PS_KCAT_MEMSET ? PS_GPU_MEMSET : PS_GPU_SYNC;
-    if (cat == PS_KCAT_MEMCPY || cat == PS_KCAT_MEMSET)
-        ps_kineto_parse_copy_name(e->name.s, &op);
-    if (cat == PS_KCAT_SYNC)
-        op.copy_kind = (uint8_t)e->sync_kind;
-    if (e->has_corr && e->pid.numeric && e->tid.numeric &&
-        ps_kflows_gpu(&c->flows, (uint64_t)e->corr, (uint32_t)e->pid.v, (uint32_t)e->tid.v) < 0)
-        return -ENOMEM;
-    op.name = ps_model_intern(c->m, e->name.s, e->name.n);
-    /* Correlation ids are file-global in Kineto traces: streams all belong to "process" 0. */
-    op.stream = ps_model_stream(c->m, 0, (int32_t)device, stream);
-    if (op.name == PS_NONE || op.stream == PS_NONE || ps_model_device(c->m, (int32_t)device) == PS_NONE)
-        return -ENOMEM;
-    return ps_model_add_gpu(c->m, &op);
-}
-
-static int finish_x_event(struct kctx *c)
-{
-    struct event *e = &c->ev;
-    /* The legacy (pre-Kineto) profiler writes host ops only, without `cat`, under "pid": "CPU functions" */
-    int legacy = !e->has_cat;
-    enum ps_kineto_cat cat = legacy ? PS_KCAT_CPU_OP : lookup_cat(e);
-    if (cat == PS_KCAT_TRACE)
-        return 0;                    /* the profiler's own "PyTorch Profiler (0)" span */
-    if (cat == PS_KCAT_UNKNOWN) {
-        int ig = e->has_cat ? ps_kineto_ignored_index(e->cat.s) : -1;
-        if (ig >= 0) {
-            c->ignored[ig]++;
-            return 0;
-        }
-        unplaced_cat(c, "(category not modelled)");
-        return 0;
-    }
-    if (!e->has_ts || !e->has_dur) {
-        unplaced_cat(c, e->has_ts ? "without dur" : "without ts");
-        return 0;
-    }
-    if (e->dur_ns < 0 || e->ts_ns > INT64_MAX - e->dur_ns) {
-        unplaced_cat(c, "with negative dur");
-        return 0;
-    }
-    if (!e->has_name)
-        buf_set(&e->name, (const unsigned char *)"", 0);
-    if (!e->name.s)
-        return -ENOMEM;
-    int64_t start = e->ts_ns, end = e->ts_ns + e->dur_ns;
-    if (cat == PS_KCAT_KERNEL || cat == PS_KCAT_MEMCPY || cat == PS_KCAT_MEMSET || cat == PS_KCAT_SYNC)
-        return finish_gpu_event(c, cat, start, end);
-    if (cat == PS_KCAT_GPU_ANN) {
-        /* Device-side copy of a host annotation: no host thread (thread = PS_NONE); never a step. */
-        struct ps_range r = { .start_ns = start, .end_ns = end, .ext_id = e->has_ext ? (uint64_t)e->ext : 0,
-                              .name = ps_model_intern(c->m, e->name.s, e->name.n), .thread = PS_NONE,
-                              .domain = PS_NONE, .kind = PS_RANGE_GPU_ANNOTATION };
-        return r.name == PS_NONE ? -ENOMEM : ps_model_add_range(c->m, &r);
-    }
-    if ((!e->pid.numeric && !legacy) || !e->tid.numeric) {
-        unplaced_cat(c, "without numeric pid/tid");
-        return 0;
-    }
-    uint32_t thread = thread_of(c, e->pid.numeric ? (uint32_t)e->pid.v : 0, (uint32_t)e->tid.v);
-    uint32_t name = ps_model_intern(c->m, e->name.s, e->name.n);
-    if (thread == PS_NONE || name == PS_NONE)
-        return -ENOMEM;
-    if (cat == PS_KCAT_RUNTIME || cat == PS_KCAT_DRIVER) {
-        struct ps_api_call call = { .start_ns = start, .end_ns = end,
-                                    .correlation = e->has_corr ? (uint64_t)e->corr : 0,
-                                    .ext_id = e->has_ext ? (uint64_t)e->ext : 0, .name = name, .thread = thread,
-                                    .driver = cat == PS_KCAT_DRIVER };
-        return ps_model_add_api(c->m, &call);
-    }
-    struct ps_range r = { .start_ns = start, .end_ns = end, .ext_id = e->has_ext ? (uint64_t)e->ext : 0,
-                          .name = name, .thread = thread, .domain = PS_NONE };
-    r.kind = cat == PS_KCAT_CPU_OP     ? PS_RANGE_CPU_OP
-           : cat == PS_KCAT_USER_ANN ? PS_RANGE_USER_ANNOTATION
-                                     : PS_RANGE_PYTHON;
-    return ps_model_add_range(c->m, &r);
-}
-
-static int finish_event(struct kctx *c)
-{
-    int rc = 0;
-    switch (c->ev.ph) {
-    case 'X':
-        rc = finish_x_event(c);
-        break;
-    case 'M':
-        rc = finish_meta_event(c);
-        break;
-    case 's': case 'f':              /* ac2g flows: TraceLens' CPU -> GPU links */
-        if (c->ev.has_cat && c->ev.has_id && strcmp(c->ev.cat.s, "ac2g") == 0 &&
-            (c->ev.ph == 's' || (c->ev.pid.numeric && c->ev.tid.numeric)))
-            rc = ps_kflows_flow(&c->flows, c->ev.ph == 's', (uint64_t)c->ev.id, (uint32_t)c->ev.pid.v,
-                                (uint32_t)c->ev.tid.v);
-        break;
-    case 'i': case 'I': case 't': case 'C':
-        break;                       /* instants, counters: nothing to place */
-    case 0:
-        count_unplaced(c, "event without ph");
-        break;
-    default: {
-        char what[48];
-        snprintf(what, sizeof what, "ph '%c' events", c->ev.ph);   /* '?': not one printable character */
-        count_unplaced(c, what);
-    }
-    }
-    if (rc < 0)
-        return fail(c, "out of memory");
-    c->index++;
-    return 1;
-}
-
-static void event_reset(struct event *e)
-{
-    struct buf cat = e->cat, name = e->name, arg_name = e->arg_name;
-    memset(e, 0, sizeof *e);
-    e->cat = cat, e->name = name, e->arg_name = arg_name;
-    e->cat.n = e->name.n = e->arg_name.n = 0;
 }
 
 /* ---- yajl callbacks ---- */
@@ -394,7 +153,7 @@ static int top_meta(struct kctx *c, const char *s, size_t len)
     snprintf(key, sizeof key, "kineto.%s", c->top_key);
     int rc = value ? ps_model_add_meta(c->m, key, value) : -ENOMEM;
     free(value);
-    return rc < 0 ? fail(c, "out of memory") : 1;
+    return rc < 0 ? ps_kineto_fail_oom(c) : 1;
 }
 
 static int cb_number(void *ctx, const char *s, size_t len)
@@ -500,8 +259,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
         switch (k) {
         case K_PH: e->ph = len == 1 && s[0] > ' ' && s[0] < 127 ? (char)s[0] : len ? '?' : 0; break;
         case K_ARGS: return wrong_type(c, k, "a string");
-        case K_CAT: e->has_cat = 1; rc = buf_set(&e->cat, s, len); break;
-        case K_NAME: e->has_name = 1; rc = buf_set(&e->name, s, len); break;
+        case K_CAT: e->has_cat = 1; rc = ps_kineto_buf_set(&e->cat, s, len); break;
+        case K_NAME: e->has_name = 1; rc = ps_kineto_buf_set(&e->name, s, len); break;
         case K_PID: return id_from_string(c, k, &e->pid, s, len);
         case K_TID: return id_from_string(c, k, &e->tid, s, len);
         case K_TS: case K_DUR: return type_error(c, k, "a number");
@@ -512,7 +271,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
         if (k == K_SYNC_KIND)
             e->sync_kind = ps_kineto_sync_kind(s, len);
         else if (k == K_NAME)
-            e->has_arg_name = 1, rc = buf_set(&e->arg_name, s, len);
+            e->has_arg_name = 1, rc = ps_kineto_buf_set(&e->arg_name, s, len);
         else if (k != K_OTHER && ps_json_integer_text(s, len))
             return arg_number(c, k, (const char *)s, len);
         else if (k != K_OTHER && k != K_OCCUPANCY)   /* a textual estimate is left out */
@@ -531,7 +290,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
     default:
         break;
     }
-    return rc < 0 ? fail(c, "out of memory") : 1;
+    return rc < 0 ? ps_kineto_fail_oom(c) : 1;
 }
 
 static int cb_bool(void *ctx, int v)
@@ -575,7 +334,7 @@ static int open_container(struct kctx *c, int is_map)
         if (!is_map)
             return fail(c, "the event is not an object");
         role = R_EVENT;
-        event_reset(&c->ev);
+        ps_kineto_event_reset(&c->ev);
     } else if (parent == R_EVENT) {
         enum key k = cur_key(c);
         if (k == K_ARGS && is_map)
@@ -603,11 +362,11 @@ static int close_container(struct kctx *c)
     }
     enum role role = c->roles[--c->depth];
     if (role == R_EVENT)
-        return finish_event(c);
+        return ps_kineto_finish_event(c);
     if (role == R_DEV && c->dev.id >= 0) {
         uint32_t i = ps_model_device(c->m, c->dev.id);
         if (i == PS_NONE)
-            return fail(c, "out of memory");
+            return ps_kineto_fail_oom(c);
         c->m->devices.v[i] = c->dev;
     }
     return 1;
@@ -669,7 +428,7 @@ static int finish_model(struct kctx *c)
         goto oom;
     return 0;
 oom:
-    return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
+    return ps_read_oom(c->err, c->errlen, c->path);
 }
 
 /* Report a yajl error; p[0..n) is the last chunk given to yajl (at_end: the error came at the end of the text). */
@@ -712,18 +471,20 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
     unsigned char *chunk = malloc(cap);
     size_t last_n = 0, skip = 0;     /* the chunk last given to yajl: chunk + skip, last_n bytes, at c.base */
     long long offset = 0;            /* bytes of JSON read so far (a byte-order mark included) */
-    int rc = -1, eof = 0;
+    int rc = -EINVAL, eof = 0;
     c.h = yajl_alloc(&callbacks, NULL, &c);
     m->format = PS_FORMAT_KINETO;
     m->correlation_global = 1;
     if (!in || !chunk || !c.h) {
-        rc = ps_read_fail(err, errlen, "%s: out of memory", path);
+        rc = ps_read_oom(err, errlen, path);
         goto out;
     }
     while (!eof) {
         long n = ps_gz_read(in, (char *)chunk + have, cap - have, path, err, errlen);
-        if (n < 0)
+        if (n < 0) {
+            rc = (int)n;
             goto out;
+        }
         eof = n == 0;
         int mid = ps_json_scan_bytes(&sc, chunk + have, (size_t)n, have);
         have += (size_t)n;
@@ -747,7 +508,7 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
         if (!eof && mid && sc.tok_start < 0 && cap < JSON_CHUNK_MAX) {
             unsigned char *bigger = realloc(chunk, cap * 2);
             if (!bigger) {
-                rc = ps_read_fail(err, errlen, "%s: out of memory", path);
+                rc = ps_read_oom(err, errlen, path);
                 goto out;
             }
             chunk = bigger;
@@ -774,11 +535,13 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
     }
     rc = finish_model(&c);
 out:
+    if (rc < 0 && c.out_of_memory)
+        rc = -ENOMEM;
     free(c.ev.cat.s);
     free(c.ev.name.s);
     free(c.ev.arg_name.s);
-    ps_kineto_names_free(&c.names);
-    ps_kflows_free(&c.flows);
+    ps_kineto_names_fini(&c.names);
+    ps_kflows_fini(&c.flows);
     if (c.h)
         yajl_free(c.h);
     free(chunk);

@@ -1,7 +1,8 @@
 /* SQLite trace reader: perfscope traces and Nsight Systems SQLite exports share the same tables
  * (DESIGN §3), so one reader serves both. Opens read-only, never writing beside the trace (ps_sq_open in
- * read_sqlite_meta.c; works on a trace still being written in WAL mode), never requires optional tables, and checks that every column it reads exists. This part reads the
- * activity tables (GPU rows, API calls, NVTX); read_sqlite_meta.c the tables around them. */
+ * read_sqlite_meta.c; works on a trace still being written in WAL mode), never requires optional tables, and checks
+ * that every column it reads exists (read_sqlite_schema.c). This part reads the activity tables (GPU rows, API
+ * calls, NVTX); read_sqlite_meta.c the tables around them. */
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -10,19 +11,7 @@
 
 #include "ps_globalid.h"
 #include "ps_schema.h"
-#include "read/read_sqlite_impl.h"
-
-/* Column text, "" for NULL (also when SQLite runs out of memory converting it). */
-const char *ps_sq_col_text(sqlite3_stmt *st, int i)
-{
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return s ? s : "";
-}
-
-int ps_sq_oom(struct sctx *c)
-{
-    return ps_read_fail(c->err, c->errlen, "%s: out of memory", c->path);
-}
+#include "read_sqlite_impl.h"
 
 static void count_unplaced(struct sctx *c, const char *table, const char *why)
 {
@@ -31,147 +20,13 @@ static void count_unplaced(struct sctx *c, const char *table, const char *why)
     ps_unplaced_count(&c->unplaced, c->m, what);
 }
 
-/* ---- schema checks ---- */
-
-/* 1 if `table` exists as a real table, 0 if not, -1 (message set) if the database cannot be read or `table` is a
- * view or a virtual table: selecting from either runs code stored in the file (a recursive view never ends), so
- * only tables with their own b-tree (type 'table', rootpage > 0; a virtual table's rootpage is 0) are read. */
-int ps_sq_table_exists(struct sctx *c, const char *table)
-{
-    sqlite3_stmt *st = NULL;
-    int found = -1;
-    const char *what = NULL;
-    if (sqlite3_prepare_v2(c->db, "SELECT type, rootpage FROM sqlite_master WHERE type IN ('table','view') AND "
-                           "name = ?", -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-        int rc = sqlite3_step(st);
-        found = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-        if (found == 1 && strcmp(ps_sq_col_text(st, 0), "table") != 0)
-            what = "a view";
-        else if (found == 1 && sqlite3_column_int64(st, 1) <= 0)
-            what = "a virtual table";
-    }
-    if (found < 0)
-        ps_read_fail(c->err, c->errlen, "%s: not a readable SQLite database (looking for table %s): %s", c->path,
-                     table, c->over_budget ? "the schema is too large" : sqlite3_errmsg(c->db));
-    else if (what)
-        found = ps_read_fail(c->err, c->errlen, "%s: %s is %s, not a table: perfscope reads only real tables (a "
-                             "view or virtual table runs code stored in the file); nsys and perfscope write tables",
-                             c->path, table, what);
-    sqlite3_finalize(st);
-    return found;
-}
-
-static void free_cols(struct sctx *c)
-{
-    for (int i = 0; i < c->ncols; i++)
-        free(c->cols[i]);
-    c->ncols = 0;
-}
-
-/* Load the column names of `table` into c->cols, and which of them are generated (pragma_table_xinfo's hidden
- * 2 or 3: GENERATED ALWAYS AS, computed on every read by an expression stored in the file). */
-int ps_sq_load_cols(struct sctx *c, const char *table)
-{
-    sqlite3_stmt *st = NULL;
-    free_cols(c);
-    if (sqlite3_prepare_v2(c->db, "SELECT name, hidden FROM pragma_table_xinfo(?)", -1, &st, NULL) != SQLITE_OK)
-        return ps_read_fail(c->err, c->errlen, "%s: table %s: cannot read its columns: %s", c->path, table,
-                            sqlite3_errmsg(c->db));
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->ncols < MAX_COLS) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        int64_t hidden = sqlite3_column_int64(st, 1);
-        if (!name)
-            continue;
-        c->generated[c->ncols] = hidden == 2 || hidden == 3;
-        if (!(c->cols[c->ncols++] = strdup(name))) {
-            sqlite3_finalize(st);
-            return ps_sq_oom(c);
-        }
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return ps_read_fail(c->err, c->errlen, "%s: table %s: cannot read its columns: %s", c->path, table,
-                            sqlite3_errmsg(c->db));
-    return 0;
-}
-
-/* 1 + the index of `col` in c->cols, 0 when absent. */
-static int has_col(const struct sctx *c, const char *col)
-{
-    for (int i = 0; i < c->ncols; i++)
-        if (strcmp(c->cols[i], col) == 0)
-            return i + 1;
-    return 0;
-}
-
-/* Append `"col"` (or `fallback` if the column is absent, or an error if fallback is NULL) to the SELECT list. */
-int ps_sq_add_col(struct sctx *c, char *sql, size_t cap, const char *table, const char *col, const char *fallback)
-{
-    size_t len = strlen(sql);
-    const char *sep = sql[len - 1] == ' ' ? "" : ", ";
-    int i = has_col(c, col);
-    if (i && c->generated[i - 1])
-        return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s is a generated column (computed by an "
-                            "expression stored in the file): nsys and perfscope store their values; not read",
-                            c->path, table, col);
-    if (i)
-        snprintf(sql + len, cap - len, "%s\"%s\"", sep, col);
-    else if (fallback)
-        snprintf(sql + len, cap - len, "%s%s", sep, fallback);
-    else
-        return ps_read_fail(c->err, c->errlen, "%s: table %s has no column \"%s\" (unsupported schema version?)",
-                            c->path, table, col);
-    return 0;
-}
-
-int ps_sq_prepare(struct sctx *c, const char *table, const char *sql, sqlite3_stmt **st)
-{
-    if (sqlite3_prepare_v3(c->db, sql, -1, 0, st, NULL) != SQLITE_OK)
-        return ps_read_fail(c->err, c->errlen, "%s: table %s: cannot query: %s", c->path, table,
-                            sqlite3_errmsg(c->db));
-    return 0;
-}
-
-int ps_sq_step_error(struct sctx *c, const char *table, long long row)
-{
-    if (c->over_budget)
-        return ps_read_fail(c->err, c->errlen, "%s: table %s: reading this file took more than %lld SQLite steps, far "
-                            "more than a trace of its size needs (a table without the index nsys and perfscope "
-                            "create, such as StringIds without its primary key, or a crafted file): stopped",
-                            c->path, table, c->work_budget);
-    return ps_read_fail(c->err, c->errlen, "%s: table %s, row %lld: %s", c->path, table, row,
-                        sqlite3_errmsg(c->db));
-}
-
-/* Name of a SQLite value type, for messages. */
-static const char *type_name(int t)
-{
-    return t == SQLITE_TEXT ? "text" : t == SQLITE_FLOAT ? "real" : t == SQLITE_BLOB ? "blob" : "integer";
-}
-
-/* The message for column i of the current row holding a value of the wrong type (t) where `want` is
- * required, naming the table, the column and the rowid (the statement's last column). Returns -1. */
-int ps_sq_type_error(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int t, const char *want)
-{
-    char value[64] = "";
-    if (t != SQLITE_BLOB)
-        ps_text_escape(ps_sq_col_text(st, i), value, sizeof value, NULL);
-    return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s, rowid %lld: %s value%s%s%s where %s is "
-                        "required: the trace is corrupt", c->path, table, sqlite3_column_name(st, i),
-                        (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1), type_name(t),
-                        t == SQLITE_BLOB ? "" : " '", value, t == SQLITE_BLOB ? "" : "'", want);
-}
-
 /* The integer columns of a trace-table row, each fetched once: v[i] its value, t[i] its type (SQLITE_INTEGER or
  * SQLITE_NULL; v[i] = 0 for NULL). Every column but `text_col` (-1: none) and the last (the rowid) must hold an
  * integer or NULL: columns 0 and 1 are the start and end times in ns, the others ids, kinds and byte counts. A
  * text, real or blob value is an error, never read as 0. One sqlite3_column_value per column, then the value
  * accessors: half the calls of sqlite3_column_type + sqlite3_column_int64, which matters at 10 M rows. Using
  * the (unprotected) column value so is sanctioned in multi-thread mode, which SQLITE_OPEN_NOMUTEX selects
- * (SQLite's c3ref/value.html). Returns 0, or -1 with a message naming the table, column and rowid. */
+ * (SQLite's c3ref/value.html). Returns 0, or -EINVAL with a message naming the table, column and rowid. */
 #define ROW_COLS 12
 struct row {
     int64_t v[ROW_COLS];
@@ -195,7 +50,7 @@ static int fetch_ints(struct sctx *c, sqlite3_stmt *st, const char *table, int n
     return 0;
 }
 
-/* Columns in a statement (without its rowid), checked against struct row. Returns ncols, or -1 (message set). */
+/* Columns in a statement (without its rowid), checked against struct row. Returns ncols, or -EINVAL (message set). */
 static int row_cols(struct sctx *c, sqlite3_stmt *st, const char *table)
 {
     int n = sqlite3_column_count(st) - 1;
@@ -204,7 +59,7 @@ static int row_cols(struct sctx *c, sqlite3_stmt *st, const char *table)
     return n;
 }
 
-/* A byte count (column i) must not be negative. Returns 0 or -1 with the message set. */
+/* A byte count (column i) must not be negative. Returns 0 or -EINVAL with the message set. */
 static int check_bytes(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int64_t bytes)
 {
     if (bytes >= 0)
@@ -333,133 +188,148 @@ static void after_clause(const struct sctx *c, char *sql, size_t cap, const char
     snprintf(sql + strlen(sql), cap - strlen(sql), " %s rowid > %lld", joiner, (long long)c->rowid_after[table]);
     if (floor && c->start_floor != INT64_MIN)   /* NVTX marks of a named domain pass: run facts (the hook's) */
         snprintf(sql + strlen(sql), cap - strlen(sql), " AND (\"start\" >= %lld%s)", (long long)c->start_floor,
-                 table == PS_SQ_NVTX && has_col(c, "domainId")
+                 table == PS_SQ_NVTX && ps_sq_has_col(c, "domainId")
                      ? " OR (eventType = " PS_SQL_INT(PS_NSYS_NVTX_MARK) " AND domainId != 0)" : "");
 }
 
-static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind kind)
+/* The SELECT of GPU table `table` into sql: start, end, deviceId, streamId, correlationId, globalPid, then the
+ * kind's own columns (a kernel's name, which *name_col gets; a copy's bytes and kinds; a memset's bytes and memory
+ * kind; a sync's type), rowid, and the follower's WHERE. 0, or -EINVAL (message set). */
+static int gpu_table_sql(struct sctx *c, const char *table, enum ps_gpu_kind kind, char *sql, size_t cap,
+                         const char **name_col)
 {
-    char sql[1024] = "SELECT ";
-    sqlite3_stmt *st = NULL;
-    const char *name_col = NULL;
-    int rc = ps_sq_table_exists(c, table);
-    if (rc <= 0)
-        return rc;
-    if (ps_sq_load_cols(c, table) < 0 || ps_sq_add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
-        ps_sq_add_col(c, sql, sizeof sql, table, "end", NULL) < 0 ||
-        ps_sq_add_col(c, sql, sizeof sql, table, "deviceId", NULL) < 0 ||
-        ps_sq_add_col(c, sql, sizeof sql, table, "streamId", NULL) < 0 ||
-        ps_sq_add_col(c, sql, sizeof sql, table, c->have_api ? "correlationId" : "", "NULL") < 0 ||
-        ps_sq_add_col(c, sql, sizeof sql, table, "globalPid", "NULL") < 0)
-            return -1;   /* no API rows: ("" is no column, so) NULL: correlation ids would link nothing */
+    int rc = 0;
+    snprintf(sql, cap, "SELECT ");
+    if (ps_sq_load_cols(c, table) < 0 || ps_sq_add_col(c, sql, cap, table, "start", NULL) < 0 ||
+        ps_sq_add_col(c, sql, cap, table, "end", NULL) < 0 || ps_sq_add_col(c, sql, cap, table, "deviceId", NULL) < 0 ||
+        ps_sq_add_col(c, sql, cap, table, "streamId", NULL) < 0 ||
+        ps_sq_add_col(c, sql, cap, table, c->have_api ? "correlationId" : "", "NULL") < 0 ||
+        ps_sq_add_col(c, sql, cap, table, "globalPid", "NULL") < 0)
+        return -EINVAL;   /* no API rows: ("" is no column, so) NULL: correlation ids would link nothing */
     switch (kind) {
     case PS_GPU_KERNEL:
         /* nsys names kernels by demangledName (cuda_gpu_kern_sum's default); older schemas may lack it. */
-        name_col = has_col(c, "demangledName") ? "demangledName"
-                   : has_col(c, "shortName")   ? "shortName"
-                   : has_col(c, "mangledName") ? "mangledName"
-                                               : "demangledName";   /* absent: the error names it */
-        rc = ps_sq_add_col(c, sql, sizeof sql, table, name_col, NULL);
+        *name_col = ps_sq_has_col(c, "demangledName") ? "demangledName"
+                    : ps_sq_has_col(c, "shortName")   ? "shortName"
+                    : ps_sq_has_col(c, "mangledName") ? "mangledName"
+                                                : "demangledName";   /* absent: the error names it */
+        rc = ps_sq_add_col(c, sql, cap, table, *name_col, NULL);
         break;
     case PS_GPU_MEMCPY:
-        rc = ps_sq_add_col(c, sql, sizeof sql, table, "bytes", NULL) < 0 ||
-             ps_sq_add_col(c, sql, sizeof sql, table, "copyKind", NULL) < 0 ||
-             ps_sq_add_col(c, sql, sizeof sql, table, "srcKind", "7") < 0 ||
-             ps_sq_add_col(c, sql, sizeof sql, table, "dstKind", "7") < 0 ? -1 : 0;
+        rc = ps_sq_add_col(c, sql, cap, table, "bytes", NULL) < 0 ||
+             ps_sq_add_col(c, sql, cap, table, "copyKind", NULL) < 0 ||
+             ps_sq_add_col(c, sql, cap, table, "srcKind", "7") < 0 ||
+             ps_sq_add_col(c, sql, cap, table, "dstKind", "7") < 0 ? -EINVAL : 0;
         break;
     case PS_GPU_MEMSET:
-        rc = ps_sq_add_col(c, sql, sizeof sql, table, "bytes", NULL) < 0 ||
-             ps_sq_add_col(c, sql, sizeof sql, table, "memKind", "7") < 0 ? -1 : 0;
+        rc = ps_sq_add_col(c, sql, cap, table, "bytes", NULL) < 0 ||
+             ps_sq_add_col(c, sql, cap, table, "memKind", "7") < 0 ? -EINVAL : 0;
         break;
     case PS_GPU_SYNC:
-        rc = ps_sq_add_col(c, sql, sizeof sql, table, "syncType", "0");
+        rc = ps_sq_add_col(c, sql, cap, table, "syncType", "0");
         break;
     }
     if (rc < 0)
-        return -1;
-    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
-    after_clause(c, sql, sizeof sql, "WHERE", kind == PS_GPU_KERNEL ? PS_SQ_KERNEL : kind == PS_GPU_MEMCPY ?
+        return -EINVAL;
+    snprintf(sql + strlen(sql), cap - strlen(sql), ", rowid FROM \"%s\"", table);
+    after_clause(c, sql, cap, "WHERE", kind == PS_GPU_KERNEL ? PS_SQ_KERNEL : kind == PS_GPU_MEMCPY ?
                  PS_SQ_MEMCPY : kind == PS_GPU_MEMSET ? PS_SQ_MEMSET : PS_SQ_SYNC, 1);
-    if (ps_sq_prepare(c, table, sql, &st) < 0)
-        return -1;
-    long long row = 0;
-    int failed = 0, ncols = row_cols(c, st, table);
-    struct row r;
-    if (ncols < 0)
-        goto fail;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        row++;
-        if (fetch_ints(c, st, table, ncols, -1, &r) < 0)
-            goto fail;
-        if (r.t[0] == SQLITE_NULL || r.t[1] == SQLITE_NULL) {
-            count_unplaced(c, table, "rows without start/end");
-            continue;
-        }
-        if (r.t[2] == SQLITE_NULL || r.t[3] == SQLITE_NULL) {
-            count_unplaced(c, table, "rows without deviceId/streamId");   /* never "device 0, stream 0" */
-            continue;
-        }
-        struct ps_gpu_op op = { .start_ns = r.v[0], .end_ns = r.v[1], .correlation = (uint64_t)r.v[4],
-                                .kind = (uint8_t)kind };
-        if ((op.start_ns == 0 && op.end_ns == 0) || op.end_ns < op.start_ns) {
-            /* CUPTI hygiene (DESIGN §2): start = end = 0 records are incomplete; end < start is corrupt. */
-            count_unplaced(c, table, op.end_ns < op.start_ns ? "rows with end < start" : "rows with start = end = 0");
-            continue;
-        }
-        if (r.v[2] < 0 || r.v[2] > INT32_MAX) {
-            ps_read_fail(c->err, c->errlen, "%s: table %s, column deviceId, rowid %lld: device %lld out of range "
-                         "(0 to %d): the trace is corrupt", c->path, table,
-                         (long long)sqlite3_column_int64(st, ncols), (long long)r.v[2], INT32_MAX);
-            goto fail;
-        }
-        if ((kind == PS_GPU_MEMCPY || kind == PS_GPU_MEMSET) && check_bytes(c, st, table, 6, r.v[6]) < 0)
-            goto fail;
-        op.stream = stream_of(c, ps_global_to_pid(r.v[5]), (int32_t)r.v[2], r.v[3]);
-        if (op.stream == PS_NONE)
-            goto oom;
-        switch (kind) {
-        case PS_GPU_KERNEL:
-            op.name = ps_sq_string_of(c, r.v[6], table, name_col, &failed);
-            break;
-        case PS_GPU_MEMCPY:
-            op.bytes = (uint64_t)r.v[6];
-            op.copy_kind = clamp_kind(r.v[7], PS_COPY_PTOP, PS_COPY_UNKNOWN);
-            op.src_kind = clamp_kind(r.v[8], PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
-            op.dst_kind = clamp_kind(r.v[9], PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
-            op.name = copy_name(c, &op);
-            break;
-        case PS_GPU_MEMSET:
-            op.bytes = (uint64_t)r.v[6];
-            op.src_kind = PS_MEM_UNKNOWN;
-            op.dst_kind = clamp_kind(r.v[7], PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
-            op.name = copy_name(c, &op);
-            break;
-        case PS_GPU_SYNC:
-            op.copy_kind = clamp_kind(r.v[6], 4, 0);
-            op.name = ps_model_intern_cstr(c->m, sync_names[op.copy_kind]);
-            break;
-        }
-        if (failed)
-            goto fail;
-        if (op.name == PS_NONE || ps_model_add_gpu(c->m, &op) < 0)
-            goto oom;
-    }
-    if (rc != SQLITE_DONE) {
-        ps_sq_step_error(c, table, row + 1);
-        goto fail;
-    }
-    sqlite3_finalize(st);
     return 0;
-oom:
-    ps_sq_oom(c);
-fail:
+}
+
+/* One row of GPU table `table` (columns as gpu_table_sql selects them, rowid at column ncols) into *op: 1, 0 when the
+ * row is left out (counted as unplaced: no times, no device or stream, CUPTI's incomplete or reversed records), or
+ * a negative errno (message set). */
+static int gpu_row_op(struct sctx *c, sqlite3_stmt *st, const char *table, enum ps_gpu_kind kind,
+                      const char *name_col, int ncols, const struct row *r, struct ps_gpu_op *op)
+{
+    int failed = 0;
+    if (r->t[0] == SQLITE_NULL || r->t[1] == SQLITE_NULL) {
+        count_unplaced(c, table, "rows without start/end");
+        return 0;
+    }
+    if (r->t[2] == SQLITE_NULL || r->t[3] == SQLITE_NULL) {
+        count_unplaced(c, table, "rows without deviceId/streamId");   /* never "device 0, stream 0" */
+        return 0;
+    }
+    *op = (struct ps_gpu_op){ .start_ns = r->v[0], .end_ns = r->v[1], .correlation = (uint64_t)r->v[4],
+                              .kind = (uint8_t)kind };
+    if ((op->start_ns == 0 && op->end_ns == 0) || op->end_ns < op->start_ns) {
+        /* CUPTI hygiene (DESIGN §2): start = end = 0 records are incomplete; end < start is corrupt. */
+        count_unplaced(c, table, op->end_ns < op->start_ns ? "rows with end < start" : "rows with start = end = 0");
+        return 0;
+    }
+    if (r->v[2] < 0 || r->v[2] > INT32_MAX)
+        return ps_read_fail(c->err, c->errlen, "%s: table %s, column deviceId, rowid %lld: device %lld out of range "
+                            "(0 to %d): the trace is corrupt", c->path, table,
+                            (long long)sqlite3_column_int64(st, ncols), (long long)r->v[2], INT32_MAX);
+    if ((kind == PS_GPU_MEMCPY || kind == PS_GPU_MEMSET) && check_bytes(c, st, table, 6, r->v[6]) < 0)
+        return -EINVAL;
+    if ((op->stream = stream_of(c, ps_global_to_pid(r->v[5]), (int32_t)r->v[2], r->v[3])) == PS_NONE)
+        return ps_sq_oom(c);
+    switch (kind) {
+    case PS_GPU_KERNEL:
+        op->name = ps_sq_string_of(c, r->v[6], table, name_col, &failed);
+        break;
+    case PS_GPU_MEMCPY:
+        op->bytes = (uint64_t)r->v[6];
+        op->copy_kind = clamp_kind(r->v[7], PS_COPY_PTOP, PS_COPY_UNKNOWN);
+        op->src_kind = clamp_kind(r->v[8], PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
+        op->dst_kind = clamp_kind(r->v[9], PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
+        op->name = copy_name(c, op);
+        break;
+    case PS_GPU_MEMSET:
+        op->bytes = (uint64_t)r->v[6];
+        op->src_kind = PS_MEM_UNKNOWN;
+        op->dst_kind = clamp_kind(r->v[7], PS_MEM_UNKNOWN, PS_MEM_UNKNOWN);
+        op->name = copy_name(c, op);
+        break;
+    case PS_GPU_SYNC:
+        op->copy_kind = clamp_kind(r->v[6], 4, 0);
+        op->name = ps_model_intern_cstr(c->m, sync_names[op->copy_kind]);
+        break;
+    }
+    if (failed)
+        return -EINVAL;
+    return op->name == PS_NONE ? ps_sq_oom(c) : 1;
+}
+
+/* Every row of GPU table `table` (absent: nothing) into the model. 0, or a negative errno (message set). */
+static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind kind)
+{
+    char sql[1024];
+    sqlite3_stmt *st = NULL;
+    const char *name_col = NULL;
+    struct ps_gpu_op op;
+    struct row r;
+    long long row = 0;
+    int rc = ps_sq_table_exists(c, table);
+    if (rc <= 0)
+        return rc;
+    if ((rc = gpu_table_sql(c, table, kind, sql, sizeof sql, &name_col)) < 0 ||
+        (rc = ps_sq_prepare(c, table, sql, &st)) < 0)
+        return rc;
+    int ncols = row_cols(c, st, table);
+    rc = ncols < 0 ? -EINVAL : 0;
+    while (rc == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row++;
+        if ((rc = fetch_ints(c, st, table, ncols, -1, &r)) == 0 &&
+            (rc = gpu_row_op(c, st, table, kind, name_col, ncols, &r, &op)) > 0)
+            rc = ps_model_add_gpu(c->m, &op) < 0 ? ps_sq_oom(c) : 0;
+    }
+    if (rc == SQLITE_DONE) {
+        rc = 0;
+    } else if (rc > 0) {   /* an SQLite error code */
+        ps_sq_step_error(c, table, row + 1);
+        rc = -EIO;
+    }
     sqlite3_finalize(st);
-    return -1;
+    return rc;
 }
 
 /* ---- CUDA runtime and driver API calls ---- */
 
-/* 1 when the API table exists and has a row, 0 when not, -1 on error (reported). Without API calls no GPU
+/* 1 when the API table exists and has a row, 0 when not, -EINVAL on error (reported). Without API calls no GPU
  * op can be linked, so the model need not hold 8 bytes of correlation id per op while reading. */
 static int api_rows_exist(struct sctx *c)
 {
@@ -468,13 +338,13 @@ static int api_rows_exist(struct sctx *c)
     if (rc <= 0)
         return rc;
     if (ps_sq_prepare(c, "CUPTI_ACTIVITY_KIND_RUNTIME", "SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1", &st) < 0)
-        return -1;
+        return -EINVAL;
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc == SQLITE_ROW || rc == SQLITE_DONE)
         return rc == SQLITE_ROW;
     ps_sq_step_error(c, "CUPTI_ACTIVITY_KIND_RUNTIME", 1);
-    return -1;
+    return -EINVAL;
 }
 
 static int read_api(struct sctx *c)
@@ -491,11 +361,11 @@ static int read_api(struct sctx *c)
         ps_sq_add_col(c, sql, sizeof sql, table, "globalTid", NULL) < 0 ||
         ps_sq_add_col(c, sql, sizeof sql, table, "correlationId", "NULL") < 0 ||
         ps_sq_add_col(c, sql, sizeof sql, table, "nameId", NULL) < 0)
-        return -1;
+        return -EINVAL;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
     after_clause(c, sql, sizeof sql, "WHERE", PS_SQ_RUNTIME, 1);
     if (ps_sq_prepare(c, table, sql, &st) < 0)
-        return -1;
+        return -EINVAL;
     long long row = 0;
     int ncols = row_cols(c, st, table);
     struct row r;
@@ -537,7 +407,7 @@ static int read_api(struct sctx *c)
     return 0;
 fail:
     sqlite3_finalize(st);
-    return -1;
+    return -EINVAL;
 }
 
 /* ---- NVTX ---- */
@@ -566,7 +436,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
              pass == 0 ? "= " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE) : "IS NOT " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE));
     after_clause(c, sql, sizeof sql, "AND", PS_SQ_NVTX, pass == 1);
     if (ps_sq_prepare(c, table, sql, &st) < 0)
-        return -1;
+        return -EINVAL;
     long long row = 0;
     int ncols = row_cols(c, st, table);
     struct row v;
@@ -652,7 +522,7 @@ oom:
     ps_sq_oom(c);
 fail:
     sqlite3_finalize(st);
-    return -1;
+    return -EINVAL;
 }
 
 static int read_nvtx(struct sctx *c)
@@ -670,8 +540,8 @@ static int read_nvtx(struct sctx *c)
         ps_sq_add_col(c, select, sizeof select, table, "globalTid", "NULL") < 0 ||
         ps_sq_add_col(c, select, sizeof select, table, "domainId", "NULL") < 0 ||
         ps_sq_add_col(c, select, sizeof select, table, "category", "NULL") < 0)
-        return -1;
-    return read_nvtx_pass(c, select, 0) < 0 ? -1 : read_nvtx_pass(c, select, 1);
+        return -EINVAL;
+    return read_nvtx_pass(c, select, 0) < 0 ? -EINVAL : read_nvtx_pass(c, select, 1);
 }
 
 /* ---- the whole file ---- */
@@ -689,7 +559,7 @@ int ps_sq_read_activity(struct sctx *c)
         read_gpu_table(c, "CUPTI_ACTIVITY_KIND_MEMSET", PS_GPU_MEMSET) < 0 ||
         read_gpu_table(c, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", PS_GPU_SYNC) < 0 || read_api(c) < 0 ||
         read_nvtx(c) < 0)
-        return -1;
+        return -EINVAL;
     for (size_t i = 0; i < m->threads.n; i++)
         if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE)
             return ps_sq_oom(c);
@@ -701,7 +571,7 @@ int ps_sq_read_activity(struct sctx *c)
 
 void ps_sq_close(struct sctx *c)
 {
-    free_cols(c);
+    ps_sq_free_cols(c);
     sqlite3_finalize(c->string_stmt);
     c->string_stmt = NULL;
     sqlite3_close(c->db);
@@ -710,11 +580,11 @@ void ps_sq_close(struct sctx *c)
 
 void ps_sq_free_maps(struct sctx *c)
 {
-    ps_idmap_free(&c->strings);
-    ps_idmap_free(&c->threads);
-    ps_idmap_free(&c->streams);
-    ps_idmap_free(&c->copy_names);
-    ps_idmap_free(&c->domains);
+    ps_idmap_fini(&c->strings);
+    ps_idmap_fini(&c->threads);
+    ps_idmap_fini(&c->streams);
+    ps_idmap_fini(&c->copy_names);
+    ps_idmap_fini(&c->domains);
 }
 
 int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen)

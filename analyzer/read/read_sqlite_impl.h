@@ -1,5 +1,6 @@
-/* Private to the SQLite reader (read_sqlite.c, read_sqlite_meta.c): its state while reading one file and the
- * helpers both parts use. Every helper that fails sets the message in c->err and returns -1 (or PS_NONE). */
+/* Private to the SQLite reader (read_sqlite.c, read_sqlite_schema.c, read_sqlite_meta.c; follow.c): its state
+ * while reading one file and the helpers its parts use. Every helper that fails sets the message in c->err and
+ * returns a negative errno (-EINVAL, -ENOMEM), or PS_NONE where it returns an id. */
 #ifndef PS_READ_SQLITE_IMPL_H
 #define PS_READ_SQLITE_IMPL_H
 
@@ -7,7 +8,7 @@
 #include <stdint.h>
 
 #include "read/reader.h"
-#include "read/reader_impl.h"
+#include "reader_impl.h"
 
 #define MAX_COLS 256
 
@@ -43,7 +44,7 @@ enum ps_sq_table { PS_SQ_KERNEL, PS_SQ_MEMCPY, PS_SQ_MEMSET, PS_SQ_SYNC, PS_SQ_R
 extern const char *const ps_sq_tables[PS_SQ_TABLES];
 
 /* The GPU op, API call and NVTX tables (c->rowid_after: their new rows) into c->m, and a process for every thread
- * and stream owner. 0, or -1 (message set). */
+ * and stream owner. 0, or a negative errno (message set). */
 int ps_sq_read_activity(struct sctx *c);
 /* Close the file (statements, column list, connection); the id maps stay (ps_sq_free_maps frees them). */
 void ps_sq_close(struct sctx *c);
@@ -51,22 +52,25 @@ void ps_sq_free_maps(struct sctx *c);
 
 /* Column text, "" for NULL. */
 const char *ps_sq_col_text(sqlite3_stmt *st, int i);
-/* "out of memory" message; returns -1. */
+/* "out of memory" message; returns -ENOMEM. */
 int ps_sq_oom(struct sctx *c);
-/* 1 if `table` exists as a real table, 0 if not, -1 (message set) if the database cannot be read or `table` is
+/* 1 if `table` exists as a real table, 0 if not, -EINVAL (message set) if the database cannot be read or `table` is
  * a view or a virtual table (reading one runs code the file supplies: docs/readers.md). */
 int ps_sq_table_exists(struct sctx *c, const char *table);
 /* Load the column names of `table` into c->cols. */
 int ps_sq_load_cols(struct sctx *c, const char *table);
+/* 1 + the index of column `col` in c->cols (ps_sq_load_cols), 0 when absent; ps_sq_free_cols empties c->cols. */
+int ps_sq_has_col(const struct sctx *c, const char *col);
+void ps_sq_free_cols(struct sctx *c);
 /* Append `col` (or `fallback` when absent; NULL fallback: the column is required) to the SELECT in sql. */
 int ps_sq_add_col(struct sctx *c, char *sql, size_t cap, const char *table, const char *col, const char *fallback);
 /* Prepare sql on the file, naming `table` in the message on failure. */
 int ps_sq_prepare(struct sctx *c, const char *table, const char *sql, sqlite3_stmt **st);
 /* Message for a failed sqlite3_step on `row` of `table` (the work bound's own message when the progress
- * handler stopped it); returns -1. */
+ * handler stopped it); returns -EINVAL. */
 int ps_sq_step_error(struct sctx *c, const char *table, long long row);
 /* The "table T, column C, rowid R: text value 'x' where WANT is required" message for column i of the
- * current row of st (whose last column is the rowid), t its sqlite3_column_type. Returns -1. */
+ * current row of st (whose last column is the rowid), t its sqlite3_column_type. Returns -EINVAL. */
 int ps_sq_type_error(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int t, const char *want);
 /* Intern text of len bytes into the model, each embedded NUL written as the four characters \x00 (model
  * names are C strings). ps_sq_intern_col: column i of st ("" for NULL). PS_NONE when out of memory. */
@@ -77,7 +81,7 @@ uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const c
 /* The model thread for an nsys globalTid. */
 uint32_t ps_sq_thread_of(struct sctx *c, int64_t global_tid);
 
-/* read_sqlite_meta.c: open c->path read-only into c->db (0, or -1 with the message set; the caller closes
+/* read_sqlite_meta.c: open c->path read-only into c->db (0, or -EINVAL with the message set; the caller closes
  * c->db either way); PERFSCOPE_META, and the optional process/thread/device/sample tables. */
 int ps_sq_open(struct sctx *c);
 int ps_sq_read_meta(struct sctx *c);

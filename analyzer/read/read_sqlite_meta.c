@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ps_globalid.h"
-#include "read/read_sqlite_impl.h"
+#include "read_sqlite_impl.h"
 
 /* 1 when the file's header says WAL mode (bytes 18 and 19, the file format write/read versions, are 2;
  * SQLite's fileformat2.html §1.3), 0 when not or unreadable (the open then says what is wrong). */
@@ -85,7 +85,7 @@ static int work_bound(void *arg)
 /* Defensive settings for a file that is untrusted input (SQLite's security.html, "Untrusted SQLite Database
  * Files"): the schema is not trusted (functions with side effects are not run from it), defensive mode, no
  * extension loading, views and triggers off (the reader selects from tables only: ps_sq_table_exists), and the
- * work bound above. 0, or -1 with the message set. */
+ * work bound above. 0, or -EINVAL with the message set. */
 static int harden(struct sctx *c, long long bytes)
 {
     static const int settings[][2] = {
@@ -121,7 +121,7 @@ static long long trace_bytes(const char *path, const char *wal_path)
  * complete (PERFSCOPE_META says 0), its -wal was probably not copied with it (c->wal_missing: the last committed
  * rows are missing; c->wal_alone also when the file does not say, for the message of a file without tables). Any
  * other WAL-mode file is opened normally (a live recording is read while it grows); when that fails, the message
- * names the cause. 0 or -1. */
+ * names the cause. 0 or -EINVAL. */
 int ps_sq_open(struct sctx *c)
 {
     char side[PATH_MAX + 8];
@@ -136,7 +136,7 @@ int ps_sq_open(struct sctx *c)
                                  NULL) == SQLITE_OK;
         sqlite3_free(uri);
         if (ok && harden(c, bytes) < 0)
-            return -1;
+            return -EINVAL;
         if (ok) {
             int complete = recording_complete(c);
             c->wal_alone = complete != 1;
@@ -150,7 +150,7 @@ int ps_sq_open(struct sctx *c)
         return ps_read_fail(c->err, c->errlen, "%s: cannot open as SQLite: %s", c->path,
                             c->db ? sqlite3_errmsg(c->db) : "out of memory");
     if (harden(c, bytes) < 0)
-        return -1;
+        return -EINVAL;
     sqlite3_busy_timeout(c->db, 2000);   /* a recorder may hold a write lock for a moment */
     if (!wal || sqlite3_exec(c->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) == SQLITE_OK)
         return 0;
@@ -171,7 +171,7 @@ int ps_sq_open(struct sctx *c)
 }
 
 /* Columns 0..ncols-1 of the current row of st (whose next column is the rowid) must hold an integer or NULL,
- * but those whose bit is set in text_cols. 0, or -1 with the message naming the table, column and rowid. */
+ * but those whose bit is set in text_cols. 0, or -EINVAL with the message naming the table, column and rowid. */
 static int check_int_cols(struct sctx *c, sqlite3_stmt *st, const char *table, int ncols, unsigned text_cols)
 {
     for (int i = 0; i < ncols; i++) {
@@ -191,31 +191,31 @@ static int for_rows(struct sctx *c, const char *table, const char *sql, unsigned
     sqlite3_stmt *st = NULL;
     int rc;
     if (ps_sq_prepare(c, table, sql, &st) < 0)
-        return -1;
+        return -EINVAL;
     long long n = 0;
     int ncols = sqlite3_column_count(st) - 1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         n++;
         if (check_int_cols(c, st, table, ncols, text_cols) < 0) {
             sqlite3_finalize(st);
-            return -1;
+            return -EINVAL;
         }
         if (row(c, st) < 0) {
             sqlite3_finalize(st);
-            return -1;
+            return -EINVAL;
         }
     }
     if (rc != SQLITE_DONE) {
         ps_sq_step_error(c, table, n + 1);
         sqlite3_finalize(st);
-        return -1;
+        return -EINVAL;
     }
     sqlite3_finalize(st);
     return 0;
 }
 
 /* Column i of the current row (an integer or NULL: check_int_cols ran) must lie in lo..hi where it is not NULL:
- * the range of the model field it goes to, never wrapped or truncated. 0, or -1 with the message set. */
+ * the range of the model field it goes to, never wrapped or truncated. 0, or -EINVAL with the message set. */
 static int int_in_range(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int64_t lo, int64_t hi)
 {
     int64_t v = sqlite3_column_int64(st, i);
@@ -232,7 +232,7 @@ static int process_row(struct sctx *c, sqlite3_stmt *st)
     if (sqlite3_column_type(st, 0) == SQLITE_NULL)
         return 0;
     if (int_in_range(c, st, "PROCESSES", 0, 0, UINT32_MAX) < 0)
-        return -1;
+        return -EINVAL;
     uint32_t pid = (uint32_t)sqlite3_column_int64(st, 0);
     uint32_t i = PS_NONE;
     if (c->m->format == PS_FORMAT_PERFSCOPE) {
@@ -284,7 +284,7 @@ static int thread_name_row(struct sctx *c, sqlite3_stmt *st)
         return ps_sq_oom(c);
     name = ps_sq_string_of(c, sqlite3_column_int64(st, 0), "ThreadNames", "nameId", &failed);
     if (failed)
-        return -1;
+        return -EINVAL;
     if (name == PS_NONE)
         return ps_sq_oom(c);
     c->m->threads.v[t].name = name;
@@ -299,7 +299,7 @@ static int gpu_row(struct sctx *c, sqlite3_stmt *st)
     if (int_in_range(c, st, t, 0, 0, INT32_MAX) < 0 || int_in_range(c, st, t, 2, 0, INT64_MAX) < 0 ||
         int_in_range(c, st, t, 3, -1, INT32_MAX) < 0 || int_in_range(c, st, t, 4, -1, INT32_MAX) < 0 ||
         int_in_range(c, st, t, 5, -1, INT32_MAX) < 0)
-        return -1;
+        return -EINVAL;
     uint32_t i = ps_model_device(c->m, (int32_t)sqlite3_column_int64(st, 0));
     if (i == PS_NONE)
         return ps_sq_oom(c);
@@ -324,7 +324,7 @@ static int cuda_device_row(struct sctx *c, sqlite3_stmt *st)
     if (sqlite3_column_type(st, 0) == SQLITE_NULL)
         return 0;
     if (int_in_range(c, st, t, 0, 0, INT32_MAX) < 0 || int_in_range(c, st, t, 1, -1, INT32_MAX) < 0)
-        return -1;
+        return -EINVAL;
     uint32_t i = ps_model_device(c->m, (int32_t)sqlite3_column_int64(st, 0));
     if (i == PS_NONE)
         return ps_sq_oom(c);
@@ -334,16 +334,16 @@ static int cuda_device_row(struct sctx *c, sqlite3_stmt *st)
 }
 
 /* A PERFSCOPE_META count: the whole value a decimal integer from 0 to max (the writer stores them as text,
- * ps_tw_meta_i64). 0 with *out set, or -1 for anything else ("abc", "-5", "1e3", 2^64): the caller then leaves
+ * ps_tw_meta_i64). 0 with *out set, or -EINVAL for anything else ("abc", "-5", "1e3", 2^64): the caller then leaves
  * the model's field unknown (-1) rather than a fake 0 or a clamped value. */
 static int parse_count(const char *s, long long max, long long *out)
 {
     long long v = 0;
     if (!*s)
-        return -1;
+        return -EINVAL;
     for (; *s; s++) {
         if (*s < '0' || *s > '9' || v > (max - (*s - '0')) / 10)
-            return -1;
+            return -EINVAL;
         v = v * 10 + (*s - '0');
     }
     *out = v;
@@ -397,10 +397,10 @@ static int read_optional(struct sctx *c, const char *table, const char *const *c
     if (rc <= 0)
         return rc;
     if (ps_sq_load_cols(c, table) < 0)
-        return -1;
+        return -EINVAL;
     for (int i = 0; i < ncols; i++)
         if (ps_sq_add_col(c, sql, sizeof sql, table, cols[i], i == 0 ? NULL : "NULL") < 0)
-            return -1;
+            return -EINVAL;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
     return for_rows(c, table, sql, text_cols, row);
 }
@@ -409,7 +409,7 @@ int ps_sq_read_meta(struct sctx *c)
 {
     /* The first two columns, whatever their names: (key, value). */
     if (ps_sq_load_cols(c, "PERFSCOPE_META") < 0)
-        return -1;
+        return -EINVAL;
     if (c->ncols < 2)
         return ps_read_fail(c->err, c->errlen, "%s: table PERFSCOPE_META has %d column(s), expected (key, value)",
                             c->path, c->ncols);
@@ -417,7 +417,7 @@ int ps_sq_read_meta(struct sctx *c)
     snprintf(sql, sizeof sql, "SELECT \"%s\", \"%s\", rowid FROM PERFSCOPE_META", c->cols[0], c->cols[1]);
     c->dropped_parts = -1;
     if (for_rows(c, "PERFSCOPE_META", sql, 3u, meta_row) < 0)
-        return -1;
+        return -EINVAL;
     if (c->m->dropped_records < 0 && c->dropped_parts >= 0 && !c->dropped_parts_bad)
         c->m->dropped_records = c->dropped_parts;
     return 0;
@@ -496,13 +496,13 @@ static int read_samples(struct sctx *c)
     if (rc <= 0)
         return rc;
     if (ps_sq_load_cols(c, t) < 0)
-        return -1;
+        return -EINVAL;
     for (int i = 0; i < 5; i++)
         if (ps_sq_add_col(c, sql, sizeof sql, t, cols[i], i < 2 ? NULL : "NULL") < 0)
-            return -1;
+            return -EINVAL;
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM %s", t);
     if (ps_sq_prepare(c, t, sql, &st) < 0)
-        return -1;
+        return -EINVAL;
     long long n = 0;
     c->m->samples.n = 0;
     c->m->host_samples.n = 0;
@@ -535,10 +535,10 @@ static int read_samples(struct sctx *c)
     rc = 0;
     goto out;
 fail:
-    rc = -1;
+    rc = -EINVAL;
 out:
     sqlite3_finalize(st);
-    ps_idmap_free(&s.pids);
+    ps_idmap_fini(&s.pids);
     free(s.cpu);
     free(s.first);
     free(s.last);
@@ -566,7 +566,7 @@ static int nvml_util_row(struct sctx *c, sqlite3_stmt *st)
 
 /* PROCESSES, ThreadNames, TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE (each optional) and, on perfscope traces,
  * the processes' ranks and parents (PERFSCOPE_PROCESS_INFO), the host-sample summary and the NVML utilisation samples. Returns 0
- * or -1 with the message set. */
+ * or -EINVAL with the message set. */
 int ps_sq_read_host_tables(struct sctx *c, int is_perfscope)
 {
     static const char *const proc_cols[] = { "pid", "name" };
@@ -579,10 +579,10 @@ int ps_sq_read_host_tables(struct sctx *c, int is_perfscope)
         read_optional(c, "TARGET_INFO_GPU", gpu_cols, 6, 1u << 1, gpu_row) < 0 ||
         read_optional(c, "TARGET_INFO_CUDA_DEVICE", cdev_cols, 2, 0, cuda_device_row) < 0 ||
         (is_perfscope && read_optional(c, "PERFSCOPE_PROCESS_INFO", info_cols, 3, 0, process_info_row) < 0))
-        return -1;
+        return -EINVAL;
     static const char *const nvml_sample_cols[] = { "timestamp", "deviceIndex", "utilGpuPercent" };
     if (!is_perfscope)
         return 0;
     return read_samples(c) < 0 ||
-           read_optional(c, "PERFSCOPE_GPU_SAMPLES", nvml_sample_cols, 3, 0, nvml_util_row) < 0 ? -1 : 0;
+           read_optional(c, "PERFSCOPE_GPU_SAMPLES", nvml_sample_cols, 3, 0, nvml_util_row) < 0 ? -EINVAL : 0;
 }

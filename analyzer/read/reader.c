@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "read/reader_impl.h"
+#include "ps_text_escape.h"
+#include "reader_impl.h"
 
 int ps_read_fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -22,7 +23,13 @@ int ps_read_fail(char *err, size_t errlen, const char *fmt, ...)
         vsnprintf(err, errlen, fmt, ap);
         va_end(ap);
     }
-    return -1;
+    return -EINVAL;
+}
+
+int ps_read_oom(char *err, size_t errlen, const char *path)
+{
+    ps_read_fail(err, errlen, "%s: out of memory", path);
+    return -ENOMEM;
 }
 
 void ps_unplaced_count(struct ps_unplaced *u, struct ps_model *m, const char *what)
@@ -135,17 +142,17 @@ static enum sniffed sniff(const unsigned char *b, size_t n, size_t *at)
 /* Read on past what sniff() saw, for content that may still be empty: a gzip file (inflated) or a plain file
  * whose first 4 KiB are whitespace. Reads until the first byte that is not whitespace (a real trace costs one
  * chunk), so whitespace only, or nothing, gets the plain empty file's message; and a gzip file holding a SQLite
- * file gets its own. Rewinds fd. Returns 0 (let the JSON reader judge), or -1 with the message set. */
+ * file gets its own. Rewinds fd. Returns 0 (let the JSON reader judge), or a negative errno with the message set. */
 static int sniff_stream(const char *path, int fd, int gzip, char *err, size_t errlen)
 {
     static const unsigned char sqlite_magic[16] = "SQLite format 3", bom[3] = { 0xef, 0xbb, 0xbf };
     unsigned char head[16], buf[16384];
     size_t nhead = 0;
     long long total = 0;
-    int rc = -1, saw_data = 0;
+    int rc = -EINVAL, saw_data = 0;
     struct ps_gz_input *in = ps_gz_open(fd, gzip, 65536);
     if (!in)
-        return ps_read_fail(err, errlen, "%s: out of memory", path);
+        return ps_read_oom(err, errlen, path);
     while (!saw_data || nhead < sizeof head) {
         long n = ps_gz_read(in, (char *)buf, sizeof buf, path, err, errlen);
         if (n < 0)
@@ -176,27 +183,31 @@ static int sniff_stream(const char *path, int fd, int gzip, char *err, size_t er
     rc = 0;
 out:
     ps_gz_close(in);
-    if (rc == 0 && lseek(fd, 0, SEEK_SET) != 0)
-        rc = ps_read_fail(err, errlen, "%s: cannot seek: %s", path, strerror(errno));
+    if (rc == 0 && lseek(fd, 0, SEEK_SET) != 0) {
+        rc = -errno;
+        ps_read_fail(err, errlen, "%s: cannot seek: %s", path, strerror(-rc));
+    }
     return rc;
 }
 
 int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t errlen)
 {
     struct ps_model *m = NULL;
-    int rc = -1;
+    int rc = -EINVAL;
     /* O_NONBLOCK: opening a FIFO without a writer would block forever; a regular file ignores the flag. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     *out = NULL;
     if (err && errlen)
         err[0] = '\0';
     if (fd < 0) {
-        rc = ps_read_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        rc = -errno;
+        ps_read_fail(err, errlen, "%s: cannot open: %s", path, strerror(-rc));
         goto out;
     }
     struct stat st;
     if (fstat(fd, &st) < 0) {
-        rc = ps_read_fail(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+        rc = -errno;
+        ps_read_fail(err, errlen, "%s: cannot stat: %s", path, strerror(-rc));
         goto out;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -216,7 +227,8 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
     unsigned char head[4096];
     ssize_t n = pread(fd, head, sizeof head, 0);
     if (n < 0) {
-        rc = ps_read_fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        rc = -errno;
+        ps_read_fail(err, errlen, "%s: cannot read: %s", path, strerror(-rc));
         goto out;
     }
     size_t at = 0;
@@ -238,7 +250,7 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
     }
     m = ps_model_new(path, kind == SNIFF_SQLITE ? PS_FORMAT_NSYS : PS_FORMAT_KINETO);
     if (!m) {
-        rc = ps_read_fail(err, errlen, "%s: out of memory", path);
+        rc = ps_read_oom(err, errlen, path);
         goto out;
     }
     if (kind == SNIFF_SQLITE)
@@ -247,8 +259,8 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
         rc = ps_read_kineto(path, fd, kind == SNIFF_GZIP, m, err, errlen);
     if (rc < 0)
         goto out;
-    if (ps_model_finish(m) < 0) {
-        rc = ps_read_fail(err, errlen, "%s: out of memory while sorting events", path);
+    if ((rc = ps_model_finish(m)) < 0) {
+        ps_read_fail(err, errlen, "%s: out of memory while sorting events", path);
         goto out;
     }
     *out = m;

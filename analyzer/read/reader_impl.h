@@ -1,22 +1,27 @@
-/* Internal interface between the format dispatcher (reader.c) and the format readers
- * (read_sqlite.c, read_kineto.c, gz_input.c). Not used outside analyzer/. */
+/* What the readers share, private to analyzer/read/ (and tests/readers/test_json_num.c): the format readers' entry
+ * points that the dispatcher (reader.c) calls, the error and out-of-memory messages, NUL escaping of trace text,
+ * the count of rows that could not be placed, the gzip byte source (gz_input.c) and the exact conversion of JSON
+ * number text (json_num.c). */
 #ifndef PS_READER_IMPL_H
 #define PS_READER_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/idmap.h"
 #include "model/model.h"
-#include "ps_hashmap.h"
 
 /* Each reader fills a fresh model `m` (created by reader.c) from `path`, without calling ps_model_finish.
- * Returns 0, or -1 with a one-line message in err (errlen bytes) that names the file and the place. */
+ * Returns 0, or a negative errno (-EINVAL: the trace is not one it can read; -ENOMEM; -EIO and the like: a read
+ * failed) with a one-line message in err (errlen bytes) that names the file and the place. */
 int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen);
 /* `fd` is open on `path` at offset 0; `gzip` says the content starts with the gzip magic 1f 8b. */
 int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char *err, size_t errlen);
 
-/* printf into err, truncating; always NUL-terminates when errlen > 0. Returns -1 (for `return ps_read_fail(..)`). */
+/* printf into err, truncating; always NUL-terminates when errlen > 0. Returns -EINVAL (for `return
+ * ps_read_fail(..)` on input the reader cannot read). ps_read_oom: "PATH: out of memory", returns -ENOMEM. */
 int ps_read_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int ps_read_oom(char *err, size_t errlen, const char *path);
 
 /* Text from a trace keeps all its bytes: model names are C strings, so a NUL byte inside one (which would cut
  * "ProfilerStep#1<NUL>x" to the step "ProfilerStep#1", or "kernel<NUL>cpu_op" to the category "kernel") becomes
@@ -46,18 +51,9 @@ struct ps_unplaced {
 void ps_unplaced_count(struct ps_unplaced *u, struct ps_model *m, const char *what);
 int ps_unplaced_summary(const struct ps_unplaced *u, struct ps_model *m);   /* 0 or -ENOMEM */
 
-/* A map from a 64-bit source id to a model index (string ids, threads, streams): common/ps_hashmap.h with 32-bit
- * values. Zero-initialise; ps_idmap_get returns PS_NONE when absent; ps_idmap_put returns 0 or -ENOMEM. */
-struct ps_idmap {
-    struct ps_u64map map;
-};
-uint32_t ps_idmap_get(const struct ps_idmap *h, uint64_t key);
-int ps_idmap_put(struct ps_idmap *h, uint64_t key, uint32_t val);
-void ps_idmap_free(struct ps_idmap *h);
-
 /* Byte source for the JSON reader: plain or gzip (streamed through zlib), read chunk by chunk.
- * ps_gz_read returns bytes placed in buf (0 at a clean end), or -1 with a message in err naming
- * the compressed byte offset (truncated or corrupt gzip, read error). */
+ * ps_gz_read returns bytes placed in buf (0 at a clean end), or a negative errno (-EINVAL for a truncated or corrupt
+ * gzip stream, the read's errno for a read error) with a message in err naming the compressed byte offset. */
 struct ps_gz_input;
 /* chunk: bytes of compressed input read at a time. NULL on out-of-memory; does not own fd. */
 struct ps_gz_input *ps_gz_open(int fd, int gzip, size_t chunk);
@@ -66,10 +62,10 @@ void ps_gz_close(struct ps_gz_input *in);             /* NULL is a no-op */
 
 /* Exact decimal-µs -> integer-ns conversion of a JSON number's text (no floating point):
  * "12.345" -> 12345, "1623143089861.123" -> 1623143089861123000, "1.5e3" -> 1500000.
- * Digits below 1 ns are rounded half to even. Returns 0, or -1 if the text is not a JSON number
+ * Digits below 1 ns are rounded half to even. Returns 0, or -EINVAL if the text is not a JSON number
  * or the result does not fit in int64. */
 int ps_parse_us_to_ns(const char *s, size_t len, int64_t *out_ns);
-/* Exact JSON integer (also "7.0", "1e3"); -1 if not an integer or out of int64 range. */
+/* Exact JSON integer (also "7.0", "1e3"); -EINVAL if not an integer or out of int64 range. */
 int ps_parse_int(const char *s, size_t len, int64_t *out);
 /* 1 when s[0..len) is exactly a decimal integer (an optional '-', then 1 to 20 digits: no sign '+', space, fraction,
  * exponent or hex), as ROCm's tracer writes args numbers in strings ("bytes": "128"); else 0. */

@@ -5,10 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/diff_render.h"
+#include "ps_text_escape.h"
+#include "analyses/diff.h"
 #include "render/json_writer.h"
+#include "render_impl.h"
 
-/* Which categories a diff shows, in tb's priority order; `sync` follows as a carve-out. */
 static double ms(int64_t ns)
 {
     return (double)ns / 1e6;
@@ -65,8 +66,15 @@ static void text_name(FILE *f, const char *s, size_t max_chars)
     fputs(buf, f);
 }
 
-static int write_text(const struct ps_diff_input *in, FILE *f)
+/* Neither run holds GPU rows: the Kernel category is both runs' host compute. */
+static int host_only(const struct ps_diff *d)
 {
+    return !d->before.has_gpu && !d->after.has_gpu;
+}
+
+int ps_render_diff_text(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *f)
+{
+    (void)o;   /* no colour, no folding: the rows are tables */
     const struct ps_diff *d = in->diff;
     fprintf(f, "perfscope diff\n  before: %s (%zu steps)\n  after:  %s (%zu steps)\n\n", basename_of(in->before_path),
             d->before.nsteps, basename_of(in->after_path), d->after.nsteps);
@@ -74,13 +82,14 @@ static int write_text(const struct ps_diff_input *in, FILE *f)
     step_change(f, d);
     fprintf(f, ", %.3f -> %.3f ms\n  ", ms(d->before.avg_ns), ms(d->after.avg_ns));
     spread(f, d);
-    fprintf(f, "\nBottleneck: %s (%.1f %%) -> %s (%.1f %%)\n\n", ps_bottleneck_name[d->before.bottleneck],
-            100 * d->before.share, ps_bottleneck_name[d->after.bottleneck], 100 * d->after.share);
+    fprintf(f, "\nBottleneck: %s (%.1f %%) -> %s (%.1f %%)\n\n",
+            ps_render_bottleneck_name(d->before.bottleneck, d->before.has_gpu), 100 * d->before.share,
+            ps_render_bottleneck_name(d->after.bottleneck, d->after.has_gpu), 100 * d->after.share);
     fprintf(f, "%-18s%14s%21s%21s\n", "Average step", "before", "after", "change");
     fprintf(f, "  %-15s %11.3f ms       %11.3f ms       %+11.3f ms\n", "step", ms(d->before.avg_ns),
             ms(d->after.avg_ns), ms(d->delta_ns));
     for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n", ps_cat_label[c],
+        fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n", ps_render_cat_label(c, !host_only(d)),
                 ms(d->before.cat_ns[c]), pct(d->before.cat_ns[c], d->before.avg_ns), ms(d->after.cat_ns[c]),
                 pct(d->after.cat_ns[c], d->after.avg_ns), ms(d->after.cat_ns[c] - d->before.cat_ns[c]));
     fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n", "(of which sync)", ms(d->before.sync_ns),
@@ -138,8 +147,9 @@ static void md_cell(FILE *f, const char *s)
         fputs("…", f);
 }
 
-static int write_md(const struct ps_diff_input *in, FILE *f)
+int ps_render_diff_md(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *f)
 {
+    (void)o;
     const struct ps_diff *d = in->diff;
     fprintf(f, "## perfscope diff: %s\n\n", ps_diff_verdict_name[d->verdict]);
     fprintf(f, "The average step is **");
@@ -150,13 +160,15 @@ static int write_md(const struct ps_diff_input *in, FILE *f)
     md_cell(f, basename_of(in->after_path));
     fprintf(f, "`, %zu steps).\n", d->after.nsteps);
     spread(f, d);
-    fprintf(f, ".\n\nBottleneck: **%s** (%.1f %%) → **%s** (%.1f %%)\n\n", ps_bottleneck_name[d->before.bottleneck],
-            100 * d->before.share, ps_bottleneck_name[d->after.bottleneck], 100 * d->after.share);
+    fprintf(f, ".\n\nBottleneck: **%s** (%.1f %%) → **%s** (%.1f %%)\n\n",
+            ps_render_bottleneck_name(d->before.bottleneck, d->before.has_gpu), 100 * d->before.share,
+            ps_render_bottleneck_name(d->after.bottleneck, d->after.has_gpu), 100 * d->after.share);
     fprintf(f, "| category | before ms | before %% | after ms | after %% | change ms |\n|---|---:|---:|---:|---:|---:|\n");
     fprintf(f, "| step | %.3f | 100.0 | %.3f | 100.0 | %+.3f |\n", ms(d->before.avg_ns), ms(d->after.avg_ns),
             ms(d->delta_ns));
     for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, "| %s | %.3f | %.1f | %.3f | %.1f | %+.3f |\n", ps_cat_label[c], ms(d->before.cat_ns[c]),
+        fprintf(f, "| %s | %.3f | %.1f | %.3f | %.1f | %+.3f |\n", ps_render_cat_label(c, !host_only(d)),
+                ms(d->before.cat_ns[c]),
                 pct(d->before.cat_ns[c], d->before.avg_ns), ms(d->after.cat_ns[c]),
                 pct(d->after.cat_ns[c], d->after.avg_ns), ms(d->after.cat_ns[c] - d->before.cat_ns[c]));
     fprintf(f, "| (of which sync) | %.3f | %.1f | %.3f | %.1f | %+.3f |\n", ms(d->before.sync_ns),
@@ -224,8 +236,9 @@ static void json_side(struct ps_jw *w, const char *k, const struct ps_diff_side 
     ps_jw_map_close(w);
 }
 
-static int write_json(const struct ps_diff_input *in, FILE *f)
+int ps_render_diff_json(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *f)
 {
+    (void)o;   /* JSON has one layout */
     const struct ps_diff *d = in->diff;
     struct ps_jw *w = ps_jw_new(f);
     if (!w)
@@ -282,18 +295,4 @@ static int write_json(const struct ps_diff_input *in, FILE *f)
     ps_jw_array_close(w);
     ps_jw_map_close(w);
     return ps_jw_free(w) < 0 ? -EIO : 0;
-}
-
-static const struct ps_diff_renderer renderers[] = {
-    { "text", write_text },
-    { "json", write_json },
-    { "md", write_md },
-};
-
-const struct ps_diff_renderer *ps_diff_renderer_find(const char *name)
-{
-    for (size_t i = 0; i < sizeof renderers / sizeof renderers[0]; i++)
-        if (strcmp(renderers[i].name, name) == 0)
-            return &renderers[i];
-    return NULL;
 }

@@ -7,17 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/multirank.h"
-#include "render/html_page.h"
-#include "render/render.h"
+#include "html_page.h"
+#include "render_impl.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define H ps_html_text
-
-static const char *cat_text(int c)
-{
-    return c == PS_CAT_COMM ? "Comm" : ps_cat_label[c];
-}
 
 /* The rank file's label as a cell. */
 static void rank_td(FILE *f, const struct ps_rank_file *r)
@@ -83,7 +77,8 @@ static void summary(FILE *f, const struct ps_multirank *mr)
     for (int b = 0, first = 1; b <= PS_BN_UNKNOWN; b++) {
         if (!count[b])
             continue;
-        fprintf(f, "%s<strong>%s</strong> on %zu of %zu rank files (rank%s ", first ? "" : "; ", ps_bottleneck_name[b],
+        fprintf(f, "%s<strong>%s</strong> on %zu of %zu rank files (rank%s ", first ? "" : "; ",
+                ps_render_bottleneck_name((enum ps_bottleneck)b, ps_render_ranks_have_gpu(mr)),
                 count[b], mr->nfiles, count[b] == 1 ? "" : "s");
         for (size_t i = 0, shown = 0; i < mr->nfiles; i++) {
             if (mr->files[i].stat.bottleneck != (enum ps_bottleneck)b)
@@ -144,18 +139,22 @@ static int ranks_section(FILE *f, const struct ps_multirank *mr)
     }
     for (size_t i = 0; i < n; i++) {
         int64_t g[PS_BN_UNKNOWN];
-        ps_report_groups(mr->files[i].stat.cat_ns, mr->files[i].stat.sync_ns, g);
+        ps_verdict_groups(mr->files[i].stat.cat_ns, mr->files[i].stat.sync_ns, g);
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
             v[i * PS_BN_UNKNOWN + k] = MS(g[k] > 0 ? g[k] : 0);
     }
+    int gpu = ps_render_ranks_have_gpu(mr);
+    struct ps_svg_series series[PS_BN_UNKNOWN];
+    memcpy(series, ps_html_groups, sizeof series);
+    series[PS_BN_KERNEL].label = ps_render_bottleneck_name(PS_BN_KERNEL, gpu);
     char desc[512];
     snprintf(desc, sizeof desc, "%zu bar%s, one per rank file, each its average step split into the verdict's "
-             "groups (kernel, data-loading, memcpy, communication, sync, host), in ms. The tables below hold "
-             "every number.", n, n == 1 ? "" : "s");
+             "groups (%s, data-loading, memcpy, communication, sync, host), in ms. The tables below hold "
+             "every number.", n, n == 1 ? "" : "s", series[PS_BN_KERNEL].label);
     fputs("<section id=\"ranks\" class=\"chart\" aria-labelledby=\"ranks-h\">\n<h2 id=\"ranks-h\">Average step per "
           "rank</h2>\n<figure>\n", f);
     ps_svg_stacked_bars(f, "ranks-chart", "Average step per rank, by the verdict's groups", desc, n, PS_BN_UNKNOWN, v,
-                        ps_html_groups, (const char *const *)labels, "ms");
+                        series, (const char *const *)labels, "ms");
     fputs("<figcaption>Each bar is one rank file's average step; host = Runtime + CPU Exec + Other − sync."
           "</figcaption>\n</figure>\n<table id=\"ranks-table\">\n<caption>Ranks (rank from: metadata, process_info, "
           "file_name or order)</caption>\n<tr><th>rank</th><th>from</th><th>steps</th><th>step ms</th>"
@@ -166,7 +165,7 @@ static int ranks_section(FILE *f, const struct ps_multirank *mr)
         rank_td(f, r);
         fprintf(f, "<td>%s</td><td class=\"n\">%zu</td><td class=\"n\">%.3f</td><td>%s</td>",
                 r->launcher_ranks >= 2 ? "-" : ps_rank_source_name[r->rank_source], r->stat.nsteps,
-                MS(r->stat.avg_dur_ns), ps_bottleneck_name[r->stat.bottleneck]);
+                MS(r->stat.avg_dur_ns), ps_render_bottleneck_name(r->stat.bottleneck, r->has_gpu));
         pct_td(f, r->stat.bottleneck == PS_BN_UNKNOWN ? NAN : r->stat.share);
         pct_td(f, r->comm_comp_overlap);
         path_td(f, r);
@@ -177,7 +176,7 @@ static int ranks_section(FILE *f, const struct ps_multirank *mr)
     double row[PS_CAT_N + 2];
     heads[0] = "step ms";
     for (int k = 0; k < PS_BN_UNKNOWN; k++)
-        heads[k + 1] = ps_html_groups[k].label;
+        heads[k + 1] = series[k].label;
     fputs("</table>\n", f);
     ms_table_head(f, "groups-table", "Average step per rank in the verdict's groups (ms; the chart's numbers)", heads,
                   PS_BN_UNKNOWN + 1);
@@ -187,7 +186,7 @@ static int ranks_section(FILE *f, const struct ps_multirank *mr)
         ms_table_row(f, &mr->files[i], row, PS_BN_UNKNOWN + 1);
     }
     for (int c = 0; c < PS_CAT_N; c++)
-        heads[c] = cat_text(c);
+        heads[c] = ps_render_ranks_cat_label(c, gpu);
     heads[PS_CAT_N] = "(of which sync)";
     fputs("</table>\n", f);
     ms_table_head(f, "categories-table", "Average step per rank in the PyTorch profiler's categories (ms)", heads,
@@ -220,7 +219,8 @@ static void stragglers_section(FILE *f, const struct ps_multirank *mr)
         const struct ps_rank_file *r = &mr->files[g->rank];
         fputs("<tr>", f);
         rank_td(f, r);
-        fprintf(f, "<td class=\"n\">%.1f</td><td>%s</td>", 100.0 * g->slower_by, cat_text(g->category));
+        fprintf(f, "<td class=\"n\">%.1f</td><td>%s</td>", 100.0 * g->slower_by,
+                ps_render_ranks_cat_label(g->category, r->has_gpu));
         path_td(f, r);
         fputs("</tr>\n", f);
     }
@@ -317,8 +317,9 @@ out:
     return rc;
 }
 
-int ps_multirank_write_html(const struct ps_multirank *mr, FILE *f)
+int ps_render_ranks_html(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *f)
 {
+    (void)o;
     char title[64];
     snprintf(title, sizeof title, "%zu rank files", mr->nfiles);
     ps_html_page_open(f, title);

@@ -6,18 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/multirank.h"
-#include "model/model.h"
 #include "render/json_writer.h"
-#include "render/render.h"
-#include "render/text_style.h"
+#include "render_impl.h"
+#include "text_style.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
-
-static const char *cat_text(int c)
-{
-    return c == PS_CAT_COMM ? "Comm" : ps_cat_label[c];
-}
 
 const char *ps_render_rank_label(char *buf, size_t len, const struct ps_rank_file *f)
 {
@@ -45,6 +38,7 @@ static void path_cell(FILE *f, size_t cols, const struct ps_rank_file *r)
  * the row would be too wide (ps_text_row_name). */
 static void text_tables(const struct ps_multirank *mr, FILE *f)
 {
+    int gpu = ps_render_ranks_have_gpu(mr);
     char lab[32];
     int rw = 4;   /* "rank" */
     for (size_t i = 0; i < mr->nfiles; i++) {
@@ -61,7 +55,7 @@ static void text_tables(const struct ps_multirank *mr, FILE *f)
         const struct ps_rank_file *r = &mr->files[i];
         fprintf(f, "%-*s %-12s %6zu %10.3f  %-13s", rw, ps_render_rank_label(lab, sizeof lab, r),
                 r->launcher_ranks >= 2 ? "-" : ps_rank_source_name[r->rank_source], r->stat.nsteps,
-                MS(r->stat.avg_dur_ns), ps_bottleneck_name[r->stat.bottleneck]);
+                MS(r->stat.avg_dur_ns), ps_render_bottleneck_name(r->stat.bottleneck, r->has_gpu));
         if (r->stat.bottleneck == PS_BN_UNKNOWN)
             fprintf(f, " %6s", "-");
         else
@@ -74,7 +68,7 @@ static void text_tables(const struct ps_multirank *mr, FILE *f)
     }
     fprintf(f, "\nAverage step per rank in the PyTorch profiler's categories (ms)\n%-*s", rw, "rank");
     for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10s", cat_text(c));
+        fprintf(f, " %10s", ps_render_ranks_cat_label(c, gpu));
     for (size_t i = 0; i < mr->nfiles; i++) {
         fprintf(f, "\n%-*s", rw, ps_render_rank_label(lab, sizeof lab, &mr->files[i]));
         for (int c = 0; c < PS_CAT_N; c++)
@@ -88,7 +82,7 @@ static void text_tables(const struct ps_multirank *mr, FILE *f)
         const struct ps_rank_file *r = &mr->files[g->rank];
         int cols = fprintf(f, "%sStraggler: rank %s is %.1f %% slower than the median rank, most of it in %s",
                            i ? "" : "\n", ps_render_rank_label(lab, sizeof lab, r), 100.0 * g->slower_by,
-                           cat_text(g->category));
+                           ps_render_ranks_cat_label(g->category, r->has_gpu));
         path_cell(f, cols > 0 ? (size_t)cols - (i == 0) : 0, r);
     }
     size_t ncoll = 0;
@@ -117,7 +111,7 @@ static void text_tables(const struct ps_multirank *mr, FILE *f)
     }
 }
 
-int ps_multirank_write_text(const struct ps_multirank *mr, FILE *out)
+int ps_render_ranks_text(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -130,7 +124,7 @@ int ps_multirank_write_text(const struct ps_multirank *mr, FILE *out)
         free(buf);
         return -ENOMEM;
     }
-    int rc = ps_text_fold(out, buf, len, PS_TEXT_WIDTH);
+    int rc = ps_text_fold(out, buf, len, o->width);
     free(buf);
     return rc;
 }
@@ -148,11 +142,12 @@ static void rank_json(struct ps_jw *w, const struct ps_rank_file *r)
     ps_jw_kstr(w, "rank_from", r->launcher_ranks >= 2 ? NULL : ps_rank_source_name[r->rank_source]);
     ps_jw_kint_or_null(w, "launcher_ranks", r->launcher_ranks >= 2 ? (int64_t)r->launcher_ranks : -1);
     ps_jw_kstr(w, "source", r->path);
-    ps_jw_kstr(w, "format", ps_format_name(r->format));
+    ps_jw_kstr(w, "format", r->format);
     ps_jw_kint_or_null(w, "world_size", r->world_size > 0 ? r->world_size : -1);
     r->recording_complete < 0 ? ps_jw_knull(w, "recording_complete")
                               : ps_jw_kbool(w, "recording_complete", r->recording_complete);
     ps_jw_kbool(w, "whole_run", r->whole_run);
+    ps_jw_kint(w, "gpu_ops", r->gpu_ops);
     ps_jw_kint(w, "steps", (int64_t)r->stat.nsteps);
     ps_jw_key(w, "step_average");
     ps_jw_map_open(w);
@@ -170,8 +165,9 @@ static void rank_json(struct ps_jw *w, const struct ps_rank_file *r)
     ps_jw_map_close(w);
 }
 
-int ps_multirank_write_json(const struct ps_multirank *mr, FILE *f)
+int ps_render_ranks_json(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *f)
 {
+    (void)o;   /* JSON has one layout */
     struct ps_jw *w = ps_jw_new(f);
     if (!w)
         return -ENOMEM;
@@ -232,8 +228,10 @@ int ps_multirank_write_json(const struct ps_multirank *mr, FILE *f)
 }
 
 /* The same tables as the text, in GitHub-flavoured Markdown; names from the traces escaped (ps_render_md_name). */
-int ps_multirank_write_md(const struct ps_multirank *mr, FILE *f)
+int ps_render_ranks_md(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *f)
 {
+    (void)o;
+    int gpu = ps_render_ranks_have_gpu(mr);
     char lab[32];
     fprintf(f, "## perfscope report: %zu rank files\n\n", mr->nfiles);
     for (size_t i = 0; i < mr->nnotes; i++) {
@@ -244,7 +242,7 @@ int ps_multirank_write_md(const struct ps_multirank *mr, FILE *f)
     fputs("### Ranks\n\nStep averages in ms; rank from: metadata, process_info, file_name or order.\n\n"
           "| rank | from | steps | step |", f);
     for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %s |", cat_text(c));
+        fprintf(f, " %s |", ps_render_ranks_cat_label(c, gpu));
     fputs(" verdict | share | overlap | file |\n|---|---|---:|---:|", f);
     for (int c = 0; c < PS_CAT_N; c++)
         fputs("---:|", f);
@@ -256,7 +254,7 @@ int ps_multirank_write_md(const struct ps_multirank *mr, FILE *f)
                 r->stat.nsteps, MS(r->stat.avg_dur_ns));
         for (int c = 0; c < PS_CAT_N; c++)
             fprintf(f, " %.3f |", MS(r->stat.cat_ns[c]));
-        fprintf(f, " %s |", ps_bottleneck_name[r->stat.bottleneck]);
+        fprintf(f, " %s |", ps_render_bottleneck_name(r->stat.bottleneck, r->has_gpu));
         if (r->stat.bottleneck == PS_BN_UNKNOWN)
             fputs(" - |", f);
         else
@@ -279,7 +277,7 @@ int ps_multirank_write_md(const struct ps_multirank *mr, FILE *f)
         fprintf(f, "- Straggler: rank %s (", lab);
         ps_render_md_name(f, r->path);
         fprintf(f, ") is %.1f %% slower than the median rank, most of it in %s\n", 100.0 * g->slower_by,
-                cat_text(g->category));
+                ps_render_ranks_cat_label(g->category, r->has_gpu));
     }
     if (mr->nstragglers)
         fputc('\n', f);

@@ -1,20 +1,46 @@
-/* The table of `perfscope report`'s output formats, and the few layout choices every format shares. */
+/* The table of output formats of `perfscope report` and `perfscope diff`, and the few names and lines every format
+ * words the same way. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "render/render.h"
+#include "render_impl.h"
 
 static const struct ps_renderer renderers[] = {
-    { "text", "for a terminal (default; 100 columns)", ps_render_text },
-    { "json", "the stable machine-readable report (docs/report.md)", ps_render_json },
-    { "md", "GitHub-flavoured Markdown for pull requests and issues", ps_render_md },
-    { "html", "one self-contained page with inline SVG charts", ps_render_html },
+    { "text", "for a terminal (the default)", ps_render_text, ps_render_ranks_text, ps_render_diff_text },
+    { "json", "stable keys (docs/report.md, docs/diff.md)", ps_render_json, ps_render_ranks_json,
+      ps_render_diff_json },
+    { "md", "GitHub-flavoured Markdown for pull requests and issues", ps_render_md, ps_render_ranks_md,
+      ps_render_diff_md },
+    { "html", "one self-contained page with inline SVG charts", ps_render_html, ps_render_ranks_html, NULL },
 };
+
+const char *ps_render_bottleneck_name(enum ps_bottleneck b, int has_gpu)
+{
+    return b == PS_BN_KERNEL && !has_gpu ? "compute" : ps_bottleneck_name[b];
+}
+
+const char *ps_render_cat_label(int c, int has_gpu)
+{
+    return c == PS_CAT_KERNEL && !has_gpu ? "Compute" : ps_cat_label[c];
+}
+
+int ps_render_ranks_have_gpu(const struct ps_multirank *mr)
+{
+    for (size_t i = 0; i < mr->nfiles; i++)
+        if (mr->files[i].has_gpu)
+            return 1;
+    return 0;
+}
+
+const char *ps_render_ranks_cat_label(int c, int has_gpu)
+{
+    return c == PS_CAT_COMM ? "Comm" : ps_render_cat_label(c, has_gpu);
+}
 
 const char *ps_render_bottleneck(const struct ps_report *r, enum ps_bottleneck b)
 {
-    return b == PS_BN_KERNEL && !r->has_gpu ? "compute" : ps_bottleneck_name[b];
+    return ps_render_bottleneck_name(b, r->has_gpu);
 }
 
 void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len)
@@ -39,11 +65,33 @@ void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len)
 
 const char *ps_render_step_name(const struct ps_report *r, size_t i, char *buf, size_t len)
 {
-    const struct ps_step *s = &r->steps[i];
-    if (s->name != PS_NONE)
-        return ps_model_str(r->m, s->name);
+    const char *name = ps_report_name(r, r->steps[i].name);
+    if (name)
+        return name;
     snprintf(buf, len, r->steps_inferred ? "inferred#%zu" : "(whole run)", i + 1);
     return buf;
+}
+
+const char *ps_render_name(const struct ps_report *r, uint32_t id, const char *none)
+{
+    const char *name = ps_report_name(r, id);
+    return name ? name : none;
+}
+
+const char *ps_render_row_name(const struct ps_report *r, const struct ps_finding *g, const struct ps_row *w)
+{
+    return ps_render_name(r, w->name, !strcmp(g->rule, "gpu_gap") ? "(GPU idle)" : "(time slice)");
+}
+
+void ps_render_run_line(const struct ps_report *r, char *buf, size_t len)
+{
+    size_t np = r->trace.processes, nt = r->trace.threads;
+    if (r->nevents == 0)   /* no span to measure: the duration is the program's (metadata, host samples) */
+        snprintf(buf, len, "no events, %zu process%s, %zu thread%s", np, np == 1 ? "" : "es", nt, nt == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "%.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu "
+                           "ranges)", (double)(r->run_end_ns - r->run_start_ns) / 1e6, np, np == 1 ? "" : "es", nt,
+                 nt == 1 ? "" : "s", r->nevents, r->ngpu_rows, r->napi_calls, r->nranges);
 }
 
 size_t ps_render_steps_shown(const struct ps_report *r, unsigned char *shown)

@@ -8,19 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/names.h"
-#include "render/render.h"
-#include "render/html_page.h"
+#include "html_page.h"
+#include "render_impl.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define H ps_html_text
 
 static void page_head(FILE *f, const struct ps_report *r)
 {
-    ps_html_page_open(f, r->m->path);
+    ps_html_page_open(f, r->trace.path);
     fputs("<p class=\"src\">", f);
-    H(f, r->m->path, 0);
-    fprintf(f, " (%s trace)</p>\n", ps_format_name(r->m->format));
+    H(f, r->trace.path, 0);
+    fprintf(f, " (%s trace)</p>\n", r->trace.format);
     for (size_t i = 0; i < r->nmsgs; i++) {
         const struct ps_message *g = &r->msgs[i];
         if (g->level == PS_MSG_NOTE)
@@ -62,7 +61,7 @@ static void verdict(FILE *f, const struct ps_report *r)
               "</caption>\n<tr><th>kind</th><th>count</th><th>total ms</th><th>name</th></tr>\n", f);
         for (size_t i = 0; i < r->nevidence; i++) {
             const struct ps_evidence *e = &r->evidence[i];
-            const char *name = ps_model_str(r->m, e->name);
+            const char *name = ps_render_name(r, e->name, "");
             char *base = !strcmp(e->kind, "range") ? strndup(name, ps_names_base_len(name)) : NULL;
             fprintf(f, "<tr><td>%s</td><td class=\"n\">%lld</td><td class=\"n\">%.3f</td><td class=\"name\">", e->kind,
                     (long long)e->count, MS(e->total_ns));
@@ -92,7 +91,7 @@ static int steps_section(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < n && rc == 0; i++) {
         const struct ps_step *s = r->whole_run ? NULL : &r->steps[i];
         int64_t g[PS_BN_UNKNOWN];
-        ps_report_groups(s ? s->cat_ns : r->avg.cat_ns, s ? s->sync_ns : r->avg.sync_ns, g);
+        ps_verdict_groups(s ? s->cat_ns : r->avg.cat_ns, s ? s->sync_ns : r->avg.sync_ns, g);
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
             v[i * PS_BN_UNKNOWN + k] = MS(g[k] > 0 ? g[k] : 0);
         char made_up[32];
@@ -103,11 +102,10 @@ static int steps_section(FILE *f, const struct ps_report *r)
     if (rc == 0) {
         struct ps_svg_series series[PS_BN_UNKNOWN];
         memcpy(series, ps_html_groups, sizeof series);
-        if (!r->has_gpu)
-            series[PS_BN_KERNEL].label = "compute";
+        series[PS_BN_KERNEL].label = ps_render_bottleneck_name(PS_BN_KERNEL, r->has_gpu);
         char desc[512];
         int64_t g[PS_BN_UNKNOWN];
-        ps_report_groups(r->avg.cat_ns, r->avg.sync_ns, g);
+        ps_verdict_groups(r->avg.cat_ns, r->avg.sync_ns, g);
         snprintf(desc, sizeof desc, "%zu bar%s, one per %s, each split into the verdict's groups. The average "
                  "step takes %.3f ms: %s %.1f %%, data-loading %.1f %%, memcpy %.1f %%, communication %.1f %%, "
                  "sync %.1f %%, host %.1f %%. The table below holds every number.", n, n == 1 ? "" : "s",
@@ -138,7 +136,7 @@ static int steps_section(FILE *f, const struct ps_report *r)
         for (size_t i = 0; i < r->nsteps && !r->whole_run; i++) {
             const struct ps_step *s = &r->steps[i];
             int64_t sg[PS_BN_UNKNOWN];
-            ps_report_groups(s->cat_ns, s->sync_ns, sg);
+            ps_verdict_groups(s->cat_ns, s->sync_ns, sg);
             fprintf(f, "<tr><td class=\"n\">%zu</td><td class=\"name\">", i + 1);
             H(f, names[i] + strcspn(names[i], " ") + 1, 0);
             fprintf(f, "</td><td class=\"n\">%.3f</td>", MS(s->end_ns - s->start_ns));
@@ -155,7 +153,7 @@ static int steps_section(FILE *f, const struct ps_report *r)
                 r->whole_run ? "The run as one window" : "Average step", MS(r->avg_dur_ns));
         for (int c = 0; c < PS_CAT_N; c++) {
             fprintf(f, "<tr><td>%s</td><td class=\"n\">%.3f</td>",
-                    c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c], MS(r->avg.cat_ns[c]));
+                    ps_render_cat_label(c, r->has_gpu), MS(r->avg.cat_ns[c]));
             ps_html_share_td(f, r->avg.cat_ns[c], r->avg_dur_ns);
             fputs("</tr>\n", f);
         }
@@ -271,7 +269,7 @@ static int kernels_section(FILE *f, const struct ps_report *r)
     }
     for (size_t i = 0; i < top; i++) {
         v[i] = MS(r->kernels[i].total_ns);
-        labels[i] = ps_model_str(r->m, r->kernels[i].name);
+        labels[i] = ps_render_name(r, r->kernels[i].name, "");
     }
     char desc[256];
     snprintf(desc, sizeof desc, "The %zu kernel names with the most GPU time (of %zu), longest first, the first at "
@@ -310,7 +308,7 @@ static int copies_section(FILE *f, const struct ps_report *r)
         const struct ps_copy_stat *c = &r->copies[i];
         v[i] = c->total_ns > 0 ? (double)c->bytes / (double)c->total_ns : 0;
         snprintf(text[i], sizeof text[i], "%s %s to %s", ps_copy_kind_name(c),
-                 c->kind == PS_GPU_MEMCPY ? ps_mem_kind_name(c->src_kind) : "-", ps_mem_kind_name(c->dst_kind));
+                 ps_copy_src_mem_name(c) ? ps_copy_src_mem_name(c) : "-", ps_mem_kind_name(c->dst_kind));
         labels[i] = text[i];
     }
     fputs("<section id=\"copies\" class=\"chart\" aria-labelledby=\"copies-h\">\n<h2 id=\"copies-h\">Copy "
@@ -348,8 +346,7 @@ static void findings_section(FILE *f, const struct ps_report *r)
             fprintf(f, "<td class=\"n\">%.3f</td>", MS(w->dur_ns));
             w->bytes >= 0 ? fprintf(f, "<td class=\"n\">%.3f</td>", (double)w->bytes / 1e6) : fputs("<td></td>", f);
             fputs("<td class=\"name\">", f);
-            H(f, w->name != PS_NONE ? ps_model_str(r->m, w->name) : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)"
-                                                                                                : "(time slice)", 0);
+            H(f, ps_render_row_name(r, g, w), 0);
             fputs("</td></tr>\n", f);
         }
         fputs(g->nrows ? "</table></li>\n" : "</li>\n", f);
@@ -359,16 +356,11 @@ static void findings_section(FILE *f, const struct ps_report *r)
 
 static void run_section(FILE *f, const struct ps_report *r)
 {
-    const struct ps_model *m = r->m;
     const struct ps_run_facts *x = &r->facts;
-    fputs("<section id=\"run\" aria-labelledby=\"run-h\">\n<h2 id=\"run-h\">Run</h2>\n<ul>\n", f);
-    if (r->nevents)
-        fprintf(f, "<li>Trace: %.3f ms of events, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API "
-                   "calls, %zu ranges)</li>\n", MS(r->run_end_ns - r->run_start_ns), m->procs.n,
-                m->procs.n == 1 ? "" : "es", m->threads.n, m->threads.n == 1 ? "" : "s", r->nevents, r->all.ngpu,
-                r->all.napi, r->all.nranges);
-    else
-        fputs("<li>Trace: no events</li>\n", f);
+    char line[256];
+    ps_render_run_line(r, line, sizeof line);
+    fprintf(f, "<section id=\"run\" aria-labelledby=\"run-h\">\n<h2 id=\"run-h\">Run</h2>\n<ul>\n"
+               "<li>Run: %s</li>\n", line);
     const char *const vals[] = { x->command, x->host, x->started }, *const labels[] = { "Command", "Host", "Started" };
     for (size_t i = 0; i < 3; i++)
         if (vals[i]) {

@@ -6,16 +6,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyses/names.h"
 #include "render/json_writer.h"
-#include "render/render.h"
+#include "render_impl.h"
 
-static void name_or_null(struct ps_jw *w, const struct ps_model *m, uint32_t id)
+/* A string id of the report's model as a JSON string; null for none. */
+static void name_or_null(struct ps_jw *w, const struct ps_report *r, uint32_t id)
 {
-    if (id == PS_NONE)
-        ps_jw_null(w);
-    else
-        ps_jw_str(w, ps_model_str(m, id));
+    const char *name = ps_report_name(r, id);
+    name ? ps_jw_str(w, name) : ps_jw_null(w);
 }
 
 static void breakdown(struct ps_jw *w, const char *key, const int64_t *cat)
@@ -27,20 +25,17 @@ static void breakdown(struct ps_jw *w, const char *key, const int64_t *cat)
     ps_jw_map_close(w);
 }
 
-static void unterminated_ranges(struct ps_jw *w, const struct ps_model *m)
+static void unterminated_ranges(struct ps_jw *w, const struct ps_report *r)
 {
     ps_jw_key(w, "unterminated_ranges");      /* never ended: by thread, outermost first */
     ps_jw_array_open(w);
-    for (size_t i = 0; i < m->open_ranges.n; i++) {
-        const struct ps_range *o = &m->open_ranges.v[i];
-        const struct ps_thread *t = o->thread < m->threads.n ? &m->threads.v[o->thread] : NULL;
+    for (size_t i = 0; i < r->trace.nopen; i++) {
+        const struct ps_open_range *o = &r->trace.open[i];
         ps_jw_map_open(w);
-        ps_jw_key(w, "name");
-        *ps_model_str(m, o->name) ? name_or_null(w, m, o->name) : ps_jw_null(w);   /* kept without its text */
-        ps_jw_key(w, "domain");
-        name_or_null(w, m, o->domain);
-        ps_jw_kint_or_null(w, "pid", t ? (int64_t)t->pid : -1);
-        ps_jw_kint_or_null(w, "tid", t ? (int64_t)t->tid : -1);
+        ps_jw_kstr(w, "name", o->name);       /* NULL: kept without its text */
+        ps_jw_kstr(w, "domain", o->domain);
+        ps_jw_kint_or_null(w, "pid", o->pid);
+        ps_jw_kint_or_null(w, "tid", o->tid);
         ps_jw_kint(w, "start_ns", o->start_ns);
         ps_jw_map_close(w);
     }
@@ -49,19 +44,19 @@ static void unterminated_ranges(struct ps_jw *w, const struct ps_model *m)
 
 static void source(struct ps_jw *w, const struct ps_report *r)
 {
-    const struct ps_model *m = r->m;
+    const struct ps_trace_info *t = &r->trace;
     const struct ps_run_facts *x = &r->facts;
     ps_jw_key(w, "source");
     ps_jw_map_open(w);
-    ps_jw_kstr(w, "path", m->path);
-    ps_jw_kstr(w, "format", ps_format_name(m->format));
+    ps_jw_kstr(w, "path", t->path);
+    ps_jw_kstr(w, "format", t->format);
     ps_jw_kint_or_null(w, "rank", x->rank);
     ps_jw_kint_or_null(w, "world_size", x->world_size > 0 ? x->world_size : -1);
     ps_jw_kint_or_null(w, "launcher_ranks", x->launcher_ranks >= 2 ? (int64_t)x->launcher_ranks : -1);
     ps_jw_kint_or_null(w, "dropped_records", x->dropped_records);
     ps_jw_kint_or_null(w, "gpu_records_without_timestamps", x->gpu_records_without_timestamps);
-    ps_jw_kint(w, "unplaced_events", m->unplaced_events);
-    unterminated_ranges(w, m);
+    ps_jw_kint(w, "unplaced_events", t->unplaced_events);
+    unterminated_ranges(w, r);
     ps_jw_kint_or_null(w, "still_running_processes", x->still_running_processes);
     ps_jw_kint_or_null(w, "other_pidns_rings", x->other_pidns_rings);
     ps_jw_kint_or_null(w, "corrupt_rings", x->corrupt_rings);
@@ -72,12 +67,12 @@ static void source(struct ps_jw *w, const struct ps_report *r)
     x->child.code_known ? ps_jw_kint(w, "child_exit_code", x->child.code) : ps_jw_knull(w, "child_exit_code");
     x->child.sig_known ? ps_jw_kint(w, "child_signal", x->child.sig) : ps_jw_knull(w, "child_signal");
     ps_jw_key(w, "host_samples");
-    if (m->samples.n > 0) {
+    if (t->samples.n > 0) {
         ps_jw_map_open(w);
-        ps_jw_kint(w, "count", m->samples.n);
-        ps_jw_kint(w, "first_ns", m->samples.first_ns);
-        ps_jw_kint(w, "last_ns", m->samples.last_ns);
-        ps_jw_kint(w, "cpu_ns", m->samples.cpu_ns);
+        ps_jw_kint(w, "count", t->samples.n);
+        ps_jw_kint(w, "first_ns", t->samples.first_ns);
+        ps_jw_kint(w, "last_ns", t->samples.last_ns);
+        ps_jw_kint(w, "cpu_ns", t->samples.cpu_ns);
         ps_jw_map_close(w);
     } else {
         ps_jw_null(w);
@@ -87,7 +82,6 @@ static void source(struct ps_jw *w, const struct ps_report *r)
 
 static void run(struct ps_jw *w, const struct ps_report *r)
 {
-    const struct ps_model *m = r->m;
     ps_jw_key(w, "run");
     ps_jw_map_open(w);
     ps_jw_kint(w, "start_ns", r->run_start_ns);
@@ -95,12 +89,12 @@ static void run(struct ps_jw *w, const struct ps_report *r)
     ps_jw_kint(w, "duration_ns", r->facts.program_ns >= 0 ? r->facts.program_ns : r->run_end_ns - r->run_start_ns);
     ps_jw_kstr(w, "duration_source", r->facts.program_ns >= 0 ? "program" : "events");
     ps_jw_kint(w, "events_duration_ns", r->run_end_ns - r->run_start_ns);
-    ps_jw_kint(w, "processes", (int64_t)m->procs.n);
-    ps_jw_kint(w, "threads", (int64_t)m->threads.n);
+    ps_jw_kint(w, "processes", (int64_t)r->trace.processes);
+    ps_jw_kint(w, "threads", (int64_t)r->trace.threads);
     ps_jw_kint(w, "events", (int64_t)r->nevents);
-    ps_jw_kint(w, "gpu_rows", (int64_t)r->all.ngpu);
+    ps_jw_kint(w, "gpu_rows", (int64_t)r->ngpu_rows);
     ps_jw_kint_or_null(w, "step_process", r->scoped ? (int64_t)r->pid : -1);
-    ps_jw_kint_or_null(w, "step_thread", r->step_thread != PS_NONE ? (int64_t)m->threads.v[r->step_thread].tid : -1);
+    ps_jw_kint_or_null(w, "step_thread", r->step_tid);
     ps_jw_kint(w, "step_threads", (int64_t)r->step_threads);
     ps_jw_kint(w, "step_ranges_found", (int64_t)r->step_ranges_found);
     ps_jw_kbool(w, "whole_run", r->whole_run);
@@ -125,15 +119,17 @@ static void run(struct ps_jw *w, const struct ps_report *r)
     }
     ps_jw_key(w, "meta");
     ps_jw_map_open(w);
-    for (size_t i = 0; i < m->meta.n; i++)
-        ps_jw_kstr(w, m->meta.v[i].key, m->meta.v[i].value);
+    for (size_t i = 0; i < r->trace.nmeta; i++) {
+        const char *key, *value;
+        ps_report_meta_entry(r, i, &key, &value);
+        ps_jw_kstr(w, key, value);
+    }
     ps_jw_map_close(w);
     ps_jw_map_close(w);
 }
 
 static void verdict(struct ps_jw *w, const struct ps_report *r)
 {
-    const struct ps_model *m = r->m;
     ps_jw_key(w, "verdict");
     ps_jw_map_open(w);
     ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[r->bottleneck]);
@@ -150,7 +146,8 @@ static void verdict(struct ps_jw *w, const struct ps_report *r)
         ps_jw_map_open(w);
         ps_jw_kstr(w, "kind", e->kind);
         ps_jw_key(w, "name");
-        const char *name = ps_model_str(m, e->name);   /* a range: grouped without its emit_nvtx suffix */
+        const char *name = ps_report_name(r, e->name);   /* a range: grouped without its emit_nvtx suffix */
+        name = name ? name : "";
         ps_jw_strn(w, name, !strcmp(e->kind, "range") ? ps_names_base_len(name) : strlen(name));
         ps_jw_kint(w, "count", e->count);
         ps_jw_kint(w, "total_ns", e->total_ns);
@@ -196,7 +193,8 @@ static void steps(struct ps_jw *w, const struct ps_report *r)
     ps_jw_map_close(w);
 }
 
-static void gpu(struct ps_jw *w, const struct ps_report *r)
+/* HTA's temporal breakdown per device and idle breakdown per stream. */
+static void hta(struct ps_jw *w, const struct ps_report *r)
 {
     ps_jw_key(w, "gpu_temporal");
     ps_jw_array_open(w);
@@ -226,7 +224,11 @@ static void gpu(struct ps_jw *w, const struct ps_report *r)
         ps_jw_map_close(w);
     }
     ps_jw_array_close(w);
-    /* TraceLens' GPU timeline: linked events, all devices merged; with recompute functions also split */
+}
+
+/* TraceLens' GPU timeline: linked events, all devices merged; with recompute functions also split. */
+static void tracelens(struct ps_jw *w, const struct ps_report *r)
+{
     static const char *const tl_set[] = { "all", "not_recompute", "recompute" };
     static const char *const tl_key[5] = { "total", "computation", "exposed_comm", "exposed_memcpy", "idle" };
     ps_jw_key(w, "gpu_timeline");
@@ -260,6 +262,12 @@ static void gpu(struct ps_jw *w, const struct ps_report *r)
     ps_jw_array_close(w);
     ps_jw_kint(w, "gpu_timeline_unlinked_events", r->tl_unlinked);
     ps_jw_kstr(w, "gpu_timeline_linked_by", r->tl_by_flows ? "ac2g_flow" : "correlation");
+}
+
+/* perfscope's own per-device timeline (TraceLens' categories over every GPU event), the utilisation timeline, and
+ * the per-device totals. */
+static void devices(struct ps_jw *w, const struct ps_report *r)
+{
     ps_jw_key(w, "gpu_timeline_per_device");
     ps_jw_array_open(w);
     for (size_t i = 0; i < r->ndevs; i++) {
@@ -317,7 +325,7 @@ static void finding_rows(struct ps_jw *w, const struct ps_report *r, const struc
         const struct ps_row *row = &g->rows[j];
         ps_jw_map_open(w);
         ps_jw_key(w, "name");
-        name_or_null(w, r->m, row->name);
+        name_or_null(w, r, row->name);
         ps_jw_kint_or_null(w, "start_ns", row->start_ns);
         ps_jw_kint(w, "dur_ns", row->dur_ns);
         ps_jw_kint_or_null(w, "bytes", row->bytes);
@@ -336,7 +344,7 @@ static void summaries(struct ps_jw *w, const struct ps_report *r)
         const struct ps_kernel_stat *k = &r->kernels[i];
         ps_jw_map_open(w);
         ps_jw_key(w, "name");
-        name_or_null(w, r->m, k->name);
+        name_or_null(w, r, k->name);
         ps_jw_kint(w, "count", k->count);
         ps_jw_kint(w, "total_ns", k->total_ns);
         ps_jw_kint(w, "avg_ns", k->total_ns / k->count);
@@ -353,7 +361,7 @@ static void summaries(struct ps_jw *w, const struct ps_report *r)
         const struct ps_copy_stat *c = &r->copies[i];
         ps_jw_map_open(w);
         ps_jw_kstr(w, "kind", ps_copy_kind_name(c));
-        ps_jw_kstr(w, "src_mem", c->kind == PS_GPU_MEMCPY ? ps_mem_kind_name(c->src_kind) : NULL);
+        ps_jw_kstr(w, "src_mem", ps_copy_src_mem_name(c));
         ps_jw_kstr(w, "dst_mem", ps_mem_kind_name(c->dst_kind));
         ps_jw_kint(w, "count", c->count);
         ps_jw_kint(w, "bytes", c->bytes);
@@ -395,7 +403,7 @@ static void ranks(struct ps_jw *w, const struct ps_report *r)
         ps_jw_map_open(w);
         ps_jw_kint(w, "rank", (int64_t)i);
         ps_jw_kint(w, "pid", k->pid);
-        ps_jw_kstr(w, "source", r->m->path);
+        ps_jw_kstr(w, "source", r->trace.path);
         ps_jw_kint(w, "steps", (int64_t)k->nsteps);
         ps_jw_key(w, "step_average");
         ps_jw_map_open(w);
@@ -553,7 +561,9 @@ int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FI
     run(w, r);
     verdict(w, r);
     steps(w, r);
-    gpu(w, r);
+    hta(w, r);
+    tracelens(w, r);
+    devices(w, r);
     gpu_util(w, r);
     summaries(w, r);
     ranks(w, r);

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/names.h"
-#include "render/render.h"
+#include "ps_text_escape.h"
+#include "render_impl.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 
@@ -51,8 +51,8 @@ static void share_cell(FILE *f, int64_t part, int64_t whole)
 static void header(FILE *f, const struct ps_report *r)
 {
     fputs("## perfscope report: ", f);
-    ps_render_md_name(f, r->m->path);
-    fprintf(f, " (%s trace)\n\n", ps_format_name(r->m->format));
+    ps_render_md_name(f, r->trace.path);
+    fprintf(f, " (%s trace)\n\n", r->trace.format);
     for (size_t i = 0; i < r->nmsgs; i++) {
         const struct ps_message *g = &r->msgs[i];
         if (g->level == PS_MSG_NOTE)
@@ -91,7 +91,7 @@ static void verdict(FILE *f, const struct ps_report *r)
               "| kind | count | total ms | name |\n|---|---:|---:|---|\n", f);
         for (size_t i = 0; i < r->nevidence; i++) {
             const struct ps_evidence *e = &r->evidence[i];
-            const char *name = ps_model_str(r->m, e->name);
+            const char *name = ps_render_name(r, e->name, "");
             fprintf(f, "| %s | %lld | %.3f | ", e->kind, (long long)e->count, MS(e->total_ns));
             md_text(f, name, !strcmp(e->kind, "range") ? ps_names_base_len(name) : strlen(name));
             fputs(" |\n", f);
@@ -103,7 +103,7 @@ static void verdict(FILE *f, const struct ps_report *r)
 static void group_cells(FILE *f, const int64_t *cat, int64_t sync_ns, int64_t dur_ns)
 {
     int64_t g[PS_BN_UNKNOWN];
-    ps_report_groups(cat, sync_ns, g);
+    ps_verdict_groups(cat, sync_ns, g);
     for (int i = 0; i < PS_BN_UNKNOWN; i++)
         share_cell(f, g[i], dur_ns);
 }
@@ -123,7 +123,8 @@ static void steps(FILE *f, const struct ps_report *r)
                    "verdict's groups (host = Runtime + CPU Exec + Other − sync).\n\n",
                 r->nsteps, r->step_ranges_found, r->pid);
         fprintf(f, "| # | step | duration ms | %s %% | data %% | memcpy %% | comm %% | sync %% | host %% | verdict |\n"
-                   "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n", r->has_gpu ? "kernel" : "compute");
+                   "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+                ps_render_bottleneck_name(PS_BN_KERNEL, r->has_gpu));
         for (size_t i = 0; i < r->nsteps && show; i++) {
             if (!show[i])
                 continue;
@@ -146,7 +147,7 @@ static void steps(FILE *f, const struct ps_report *r)
     fprintf(f, "**%s** (%.3f ms) in the PyTorch profiler's categories\n\n| category | ms | share %% |\n"
                "|---|---:|---:|\n", r->whole_run ? "The run as one window" : "Average step", MS(r->avg_dur_ns));
     for (int c = 0; c < PS_CAT_N; c++) {
-        fprintf(f, "| %s | %.3f |", c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c],
+        fprintf(f, "| %s | %.3f |", ps_render_cat_label(c, r->has_gpu),
                 MS(r->avg.cat_ns[c]));
         share_cell(f, r->avg.cat_ns[c], r->avg_dur_ns);
         fputc('\n', f);
@@ -167,7 +168,7 @@ static void kernels_and_copies(FILE *f, const struct ps_report *r)
             const struct ps_kernel_stat *k = &r->kernels[i];
             fprintf(f, "| %lld | %.3f | %.3f | %.3f | %.3f | %.3f | ", (long long)k->count, MS(k->total_ns),
                     MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
-            ps_render_md_name(f, ps_model_str(r->m, k->name));
+            ps_render_md_name(f, ps_render_name(r, k->name, ""));
             fputs(" |\n", f);
         }
         fputc('\n', f);
@@ -178,7 +179,7 @@ static void kernels_and_copies(FILE *f, const struct ps_report *r)
         for (size_t i = 0; i < r->ncopies; i++) {
             const struct ps_copy_stat *c = &r->copies[i];
             fprintf(f, "| %s | %s | %s | %lld | %.3f | %.3f | ", ps_copy_kind_name(c),
-                    c->kind == PS_GPU_MEMCPY ? ps_mem_kind_name(c->src_kind) : "-", ps_mem_kind_name(c->dst_kind),
+                    ps_copy_src_mem_name(c) ? ps_copy_src_mem_name(c) : "-", ps_mem_kind_name(c->dst_kind),
                     (long long)c->count, (double)c->bytes / 1e6, MS(c->total_ns));
             c->total_ns > 0 ? fprintf(f, "%.2f |\n", (double)c->bytes / (double)c->total_ns) : fputs("N/A |\n", f);
         }
@@ -205,8 +206,7 @@ static void findings(FILE *f, const struct ps_report *r)
             if (w->bytes >= 0)
                 fprintf(f, ", %.3f MB", (double)w->bytes / 1e6);
             fputs(", ", f);
-            ps_render_md_name(f, w->name != PS_NONE ? ps_model_str(r->m, w->name)
-                       : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)" : "(time slice)");
+            ps_render_md_name(f, ps_render_row_name(r, g, w));
             fputc('\n', f);
         }
     }
@@ -220,7 +220,7 @@ static void ranks(FILE *f, const struct ps_report *r)
     fprintf(f, "### Ranks\n\n%zu processes hold steps (rank = order of pid); the average step of each, %% in the "
                "verdict's groups.\n\n| rank | pid | steps | duration ms | %s %% | data %% | memcpy %% | comm %% | "
                "sync %% | host %% | verdict |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
-            r->nranks, r->has_gpu ? "kernel" : "compute");
+            r->nranks, ps_render_bottleneck_name(PS_BN_KERNEL, r->has_gpu));
     for (size_t i = 0; i < r->nranks; i++) {
         const struct ps_rank_stat *k = &r->ranks[i];
         fprintf(f, "| %zu | %u | %zu | %.3f |", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
@@ -231,7 +231,7 @@ static void ranks(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < r->nstragglers; i++) {
         const struct ps_straggler *g = &r->stragglers[i];
         fprintf(f, "- Straggler: rank %zu (pid %u) is %.1f %% slower than the median rank, most of it in %s\n",
-                g->rank, g->pid, 100.0 * g->slower_by, ps_cat_label[g->category]);
+                g->rank, g->pid, 100.0 * g->slower_by, ps_render_cat_label(g->category, r->has_gpu));
     }
     if (r->nstragglers)
         fputc('\n', f);
@@ -240,16 +240,10 @@ static void ranks(FILE *f, const struct ps_report *r)
 /* The run's facts and the notes, last: what a reader checks after the numbers. */
 static void run_and_notes(FILE *f, const struct ps_report *r)
 {
-    const struct ps_model *m = r->m;
     const struct ps_run_facts *x = &r->facts;
-    fputs("### Run\n\n", f);
-    if (r->nevents)
-        fprintf(f, "- Trace: %.3f ms of events, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API "
-                   "calls, %zu ranges)\n", MS(r->run_end_ns - r->run_start_ns), m->procs.n,
-                m->procs.n == 1 ? "" : "es", m->threads.n, m->threads.n == 1 ? "" : "s", r->nevents, r->all.ngpu,
-                r->all.napi, r->all.nranges);
-    else
-        fputs("- Trace: no events\n", f);
+    char line[256];
+    ps_render_run_line(r, line, sizeof line);
+    fprintf(f, "### Run\n\n- Run: %s\n", line);
     const char *const vals[] = { x->command, x->host, x->started }, *const labels[] = { "Command", "Host", "Started" };
     for (size_t i = 0; i < 3; i++)
         if (vals[i]) {

@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/names.h"
-#include "render/render.h"
-#include "render/text_style.h"
+#include "render_impl.h"
+#include "text_style.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define put_name ps_put_name
@@ -39,13 +38,6 @@ static void put_pct1(FILE *f, int64_t part, int64_t whole)
     isnan(p) ? fprintf(f, " %7s", "N/A") : fprintf(f, " %7.1f", p);
 }
 
-/* The verdict name as the text shows it: without GPU rows the `kernel` verdict is host compute, "compute"
- * (the JSON keeps "kernel", DESIGN §4). */
-static const char *bn_label(const struct ps_report *r, enum ps_bottleneck b)
-{
-    return ps_render_bottleneck(r, b);
-}
-
 /* A range name in evidence: grouped by its base, so shown without an emit_nvtx suffix (ps_names_base_len). */
 static void put_base_name(FILE *f, const char *s)
 {
@@ -55,26 +47,18 @@ static void put_base_name(FILE *f, const char *s)
     free(base);
 }
 
-/* Label of a step-time category. Without GPU rows the Kernel category is the host's compute: "Compute"
- * (the JSON key stays "kernel"). */
-static const char *cat_label(const struct ps_report *r, int c)
-{
-    return c == PS_CAT_KERNEL && !r->has_gpu ? "Compute" : ps_cat_label[c];
-}
-
 /* The per-step tables' columns: the verdict's groups (DESIGN §4), as a share of the step. */
 static void group_header(FILE *f, const struct ps_report *r)
 {
     for (int g = 0; g < PS_BN_UNKNOWN; g++)
-        fprintf(f, " %7s", g == PS_BN_KERNEL && !r->has_gpu ? "compute" : g == PS_BN_DATA ? "data"
-                           : g == PS_BN_COMM                ? "comm"
-                                                            : ps_bottleneck_name[g]);
+        fprintf(f, " %7s", g == PS_BN_DATA ? "data" : g == PS_BN_COMM ? "comm"
+                                                    : ps_render_bottleneck_name(g, r->has_gpu));
 }
 
 static void group_row(FILE *f, const int64_t *cat, int64_t sync_ns, int64_t dur_ns)
 {
     int64_t g[PS_BN_UNKNOWN];
-    ps_report_groups(cat, sync_ns, g);
+    ps_verdict_groups(cat, sync_ns, g);
     for (int i = 0; i < PS_BN_UNKNOWN; i++)
         put_pct1(f, g[i], dur_ns);
 }
@@ -84,26 +68,27 @@ static void group_row(FILE *f, const int64_t *cat, int64_t sync_ns, int64_t dur_
 
 /* NVTX ranges that never ended: where the program was when it crashed, was killed or exited. One line per
  * thread (the first OPEN_THREADS_SHOWN), its ranges outermost first ("step > forward"), domain in brackets. */
-static void open_ranges(FILE *f, const struct ps_model *m)
+static void open_ranges(FILE *f, const struct ps_report *r)
 {
-    size_t n = m->open_ranges.n, threads = 0;
+    const struct ps_open_range *v = r->trace.open;
+    size_t n = r->trace.nopen, threads = 0;
+#define SAME_THREAD(a, b) ((a)->pid == (b)->pid && (a)->tid == (b)->tid)
     for (size_t i = 0; i < n && threads < OPEN_THREADS_SHOWN; threads++) {
-        const struct ps_range *first = &m->open_ranges.v[i];
-        if (first->thread < m->threads.n)
-            fprintf(f, "  pid %u tid %u: ", m->threads.v[first->thread].pid, m->threads.v[first->thread].tid);
+        const struct ps_open_range *first = &v[i];
+        if (first->tid >= 0)
+            fprintf(f, "  pid %lld tid %lld: ", (long long)first->pid, (long long)first->tid);
         else
             fputs("  (no thread): ", f);
         size_t k = 0;
-        for (; i < n && m->open_ranges.v[i].thread == first->thread; i++, k++) {
-            const struct ps_range *o = &m->open_ranges.v[i];
+        for (; i < n && SAME_THREAD(&v[i], first); i++, k++) {
+            const struct ps_open_range *o = &v[i];
             if (k >= OPEN_NAMES_SHOWN)
                 continue;
             fputs(k ? " > " : "", f);
-            const char *name = ps_model_str(m, o->name);
-            put_name(f, *name ? name : "(no text)", 0);     /* mirrored without its inline text */
-            if (o->domain != PS_NONE) {
+            put_name(f, o->name ? o->name : "(no text)", 0);     /* mirrored without its inline text */
+            if (o->domain) {
                 fputs(" [", f);
-                put_name(f, ps_model_str(m, o->domain), 0);
+                put_name(f, o->domain, 0);
                 fputs("]", f);
             }
         }
@@ -113,7 +98,8 @@ static void open_ranges(FILE *f, const struct ps_model *m)
     }
     size_t all_threads = 1;             /* sorted by thread: count the changes */
     for (size_t i = 1; i < n; i++)
-        all_threads += m->open_ranges.v[i].thread != m->open_ranges.v[i - 1].thread;
+        all_threads += !SAME_THREAD(&v[i], &v[i - 1]);
+#undef SAME_THREAD
     if (all_threads > threads)
         fprintf(f, "  ... and %zu more threads (all in --format json: source.unterminated_ranges)\n",
                 all_threads - threads);
@@ -132,7 +118,7 @@ static void warnings(FILE *f, const struct ps_report *r, int color)
         fprintf(f, " %s", g->text);
         if (!strcmp(g->code, "unterminated_ranges")) {
             fputs(":\n", f);
-            open_ranges(f, r->m);
+            open_ranges(f, r);
         } else {
             fputc('\n', f);
         }
@@ -173,33 +159,28 @@ static void short_meta(FILE *f, const struct ps_report *r)
         }
         fputc('\n', f);
     }
-    const struct ps_model *m = r->m;
-    if (m->samples.n > 0) {
-        int64_t wall = m->samples.last_ns - m->samples.first_ns;
-        fprintf(f, "Host samples: %lld over %.3f s, CPU time %.3f s", (long long)m->samples.n, (double)wall / 1e9,
-                (double)m->samples.cpu_ns / 1e9);
+    const struct ps_trace_info *t = &r->trace;
+    if (t->samples.n > 0) {
+        int64_t wall = t->samples.last_ns - t->samples.first_ns;
+        fprintf(f, "Host samples: %lld over %.3f s, CPU time %.3f s", (long long)t->samples.n, (double)wall / 1e9,
+                (double)t->samples.cpu_ns / 1e9);
         if (wall > 0)
-            fprintf(f, " (%.2f cores on average)", (double)m->samples.cpu_ns / (double)wall);
+            fprintf(f, " (%.2f cores on average)", (double)t->samples.cpu_ns / (double)wall);
         fputc('\n', f);
     }
-    if (m->meta.n)
-        fprintf(f, "(all %zu metadata entries: run.meta in --format json)\n", m->meta.n);
+    if (t->nmeta)
+        fprintf(f, "(all %zu metadata entries: run.meta in --format json)\n", t->nmeta);
 }
 
 static void run_summary(FILE *f, const struct ps_report *r, int color)
 {
-    const struct ps_model *m = r->m;
+    char line[256];
     fputs("perfscope report: ", f);
-    put_name(f, m->path, 0);
-    fprintf(f, " (%s trace)\n\n", ps_format_name(m->format));
+    put_name(f, r->trace.path, 0);
+    fprintf(f, " (%s trace)\n\n", r->trace.format);
     warnings(f, r, color);
-    if (r->nevents == 0)   /* no span to measure: the duration is the program's (metadata, host samples) */
-        fprintf(f, "Run: no events, %zu process%s, %zu thread%s\n", m->procs.n, m->procs.n == 1 ? "" : "es",
-                m->threads.n, m->threads.n == 1 ? "" : "s");
-    else
-        fprintf(f, "Run: %.3f ms, %zu process%s, %zu thread%s, %zu events (%zu GPU rows, %zu API calls, %zu ranges)\n",
-                MS(r->run_end_ns - r->run_start_ns), m->procs.n, m->procs.n == 1 ? "" : "es", m->threads.n,
-                m->threads.n == 1 ? "" : "s", r->nevents, r->all.ngpu, r->all.napi, r->all.nranges);
+    ps_render_run_line(r, line, sizeof line);
+    fprintf(f, "Run: %s\n", line);
     int32_t rank = r->facts.rank, world = r->facts.world_size;
     char world_buf[16];
     snprintf(world_buf, sizeof world_buf, "%d", world);
@@ -228,7 +209,7 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
     free(base);
     fprintf(f, " %11.3f", MS(s->end_ns - s->start_ns));
     group_row(f, s->cat_ns, s->sync_ns, s->end_ns - s->start_ns);
-    fprintf(f, "  %s%s\n", bn_label(r, s->bottleneck), slow ? " (slowest)" : "");
+    fprintf(f, "  %s%s\n", ps_render_bottleneck(r, s->bottleneck), slow ? " (slowest)" : "");
 }
 
 /* The average step in tb's eight categories (ms and share), the sync part beside them, and the verdict's
@@ -242,7 +223,7 @@ static void average_table(FILE *f, const struct ps_report *r)
             r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
     note(f, r, "compat_tb_no_comm", "Note: ");
     for (int k = 0; k < PS_CAT_N; k++) {
-        fprintf(f, "  %-16s %12.3f ms", cat_label(r, k), MS(c[k]));
+        fprintf(f, "  %-16s %12.3f ms", ps_render_cat_label(k, r->has_gpu), MS(c[k]));
         put_share(f, c[k], d, 8);
         fputc('\n', f);
     }
@@ -256,9 +237,9 @@ static void average_table(FILE *f, const struct ps_report *r)
     fprintf(f, "(sync) is not a category of its own: it is the part of Runtime + CPU Exec + Other (\"of which sync\") "
                "in which the GPU idles while the host is in a synchronising call or between its return and the next "
                "GPU activity, so the eight shares above sum to 100 %%.\nThe verdict groups the average step as: %s",
-            bn_label(r, PS_BN_KERNEL));
+            ps_render_bottleneck(r, PS_BN_KERNEL));
     int64_t g[PS_BN_UNKNOWN];
-    ps_report_groups(c, r->avg.sync_ns, g);
+    ps_verdict_groups(c, r->avg.sync_ns, g);
     for (int k = 0; k < PS_BN_UNKNOWN; k++) {
         if (k)
             fprintf(f, ", %s", ps_bottleneck_name[k]);
@@ -306,7 +287,7 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
         free(show);
         fprintf(f, "%4s %-18s %11.3f", "", "average", MS(r->avg_dur_ns));
         group_row(f, r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns);
-        fprintf(f, "  %s\n", bn_label(r, r->bottleneck));
+        fprintf(f, "  %s\n", ps_render_bottleneck(r, r->bottleneck));
         if (shown < r->nsteps)
             fprintf(f, "%zu more steps: all in --format json (or list them with --all-steps)\n", r->nsteps - shown);
     }
@@ -315,13 +296,12 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
 
 static void verdict(FILE *f, const struct ps_report *r, int color)
 {
-    const struct ps_model *m = r->m;
     fputc('\n', f);
     ps_sgr(f, color, PS_SGR_BOLD);
     fputs("Verdict: ", f);
     ps_sgr(f, color, r->bottleneck == PS_BN_UNKNOWN ? PS_SGR_YELLOW : r->bottleneck == PS_BN_KERNEL ? PS_SGR_GREEN
                                                                                                       : PS_SGR_RED);
-    fputs(bn_label(r, r->bottleneck), f);
+    fputs(ps_render_bottleneck(r, r->bottleneck), f);
     ps_sgr_end(f, color);
     char detail[512];
     ps_render_verdict_detail(r, detail, sizeof detail);
@@ -335,9 +315,9 @@ static void verdict(FILE *f, const struct ps_report *r, int color)
         const struct ps_evidence *e = &r->evidence[i];
         fprintf(f, "  %-6s %7lld x  %10.3f ms  ", e->kind, (long long)e->count, MS(e->total_ns));
         if (!strcmp(e->kind, "range"))
-            put_base_name(f, ps_model_str(m, e->name));
+            put_base_name(f, ps_render_name(r, e->name, ""));
         else
-            put_name(f, ps_model_str(m, e->name), 0);
+            put_name(f, ps_render_name(r, e->name, ""), 0);
         fputc('\n', f);
     }
     if (r->nrecs) {
@@ -404,7 +384,6 @@ static void gpu(FILE *f, const struct ps_report *r)
 
 static void summaries(FILE *f, const struct ps_report *r, int color)
 {
-    const struct ps_model *m = r->m;
     size_t top = r->opts.top_n > 0 && (size_t)r->opts.top_n < r->nkernels ? (size_t)r->opts.top_n : r->nkernels;
     if (top) {
         ps_sgr(f, color, PS_SGR_BOLD);
@@ -416,7 +395,7 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
         const struct ps_kernel_stat *k = &r->kernels[i];
         fprintf(f, "%8lld %11.3f %9.3f %9.3f %9.3f %9.3f", (long long)k->count, MS(k->total_ns),
                 MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
-        ps_text_row_name(f, 60, ps_model_str(m, k->name));
+        ps_text_row_name(f, 60, ps_render_name(r, k->name, ""));
     }
     if (r->ncopies) {
         ps_sgr(f, color, PS_SGR_BOLD);
@@ -427,7 +406,7 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
     for (size_t i = 0; i < r->ncopies; i++) {
         const struct ps_copy_stat *c = &r->copies[i];
         fprintf(f, "%-8s %-10s %-10s %8lld %12.3f %11.3f ", ps_copy_kind_name(c),
-                c->kind == PS_GPU_MEMCPY ? ps_mem_kind_name(c->src_kind) : "-", ps_mem_kind_name(c->dst_kind),
+                ps_copy_src_mem_name(c) ? ps_copy_src_mem_name(c) : "-", ps_mem_kind_name(c->dst_kind),
                 (long long)c->count, (double)c->bytes / 1e6, MS(c->total_ns));
         if (c->total_ns > 0)
             fprintf(f, "%8.2f\n", (double)c->bytes / (double)c->total_ns);
@@ -460,9 +439,7 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
             size_t cols = 34;
             if (w->bytes >= 0)
                 fprintf(f, "  %10.3f MB", (double)w->bytes / 1e6), cols += 15;
-            ps_text_row_name(f, cols, w->name != PS_NONE            ? ps_model_str(m, w->name)
-                              : !strcmp(g->rule, "gpu_gap") ? "(GPU idle)"
-                                                            : "(time slice)");
+            ps_text_row_name(f, cols, ps_render_row_name(r, g, w));
         }
     }
 }
@@ -482,12 +459,12 @@ static void ranks(FILE *f, const struct ps_report *r, int color)
         const struct ps_rank_stat *k = &r->ranks[i];
         fprintf(f, "%4zu %8u %6zu %11.3f", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
         group_row(f, k->cat_ns, k->sync_ns, k->avg_dur_ns);
-        fprintf(f, "  %s\n", bn_label(r, k->bottleneck));
+        fprintf(f, "  %s\n", ps_render_bottleneck(r, k->bottleneck));
     }
     for (size_t i = 0; i < r->nstragglers; i++) {
         const struct ps_straggler *g = &r->stragglers[i];
         fprintf(f, "Straggler: rank %zu (pid %u) is %.1f %% slower than the median rank, most of it in %s\n", g->rank,
-                g->pid, 100.0 * g->slower_by, cat_label(r, g->category));
+                g->pid, 100.0 * g->slower_by, ps_render_cat_label(g->category, r->has_gpu));
     }
 }
 

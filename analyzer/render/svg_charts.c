@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
-#include "render/svg_charts.h"
+#include "ps_text_escape.h"
+#include "svg_charts.h"
 
 #define W 960.0                    /* viewBox width */
 #define LEFT 64.0                  /* room for the y axis labels */

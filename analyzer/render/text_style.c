@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "ps_text_escape.h"
 #include "ps_utf8.h"
-#include "render/text_style.h"
+#include "text_style.h"
 
 void ps_sgr(FILE *f, int on, const char *sgr)
 {
@@ -71,20 +71,6 @@ static size_t sgr_len(const char *p, const char *end)
     while (q < end && *q != 'm')
         q++;
     return q < end ? (size_t)(q - p + 1) : 0;
-}
-
-size_t ps_text_columns(const char *s)
-{
-    size_t n = 0;
-    const char *end = s + strlen(s);
-    for (const char *p = s; p < end; p++) {
-        size_t k = sgr_len(p, end);
-        if (k)
-            p += k - 1;
-        else
-            n += ((unsigned char)*p & 0xC0) != 0x80;
-    }
-    return n;
 }
 
 /* Fold one line [p, end) (no '\n'). */

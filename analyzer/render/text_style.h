@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#define PS_TEXT_WIDTH 100
+#include "render/render.h"   /* PS_TEXT_WIDTH */
 
 /* SGR colours used by the text report; written only when colour is on. */
 #define PS_SGR_BOLD "1"
@@ -21,8 +21,6 @@ void ps_sgr_end(FILE *f, int on);
 /* Print `s` escaped (ps_text_escape). width 0: in full; else padded to `width` characters, a longer one cut
  * in the middle ("head...tail") so the distinctive tail of names sharing a long prefix stays visible. */
 void ps_put_name(FILE *f, const char *s, int width);
-/* Columns `s` takes on a terminal (UTF-8 characters; SGR escapes take none). */
-size_t ps_text_columns(const char *s);
 
 /* End a table row whose numbers took `numbers_cols` columns with `name` escaped and in full (cut in the middle, two
  * kernel names could look alike): after two spaces when the row then fits PS_TEXT_WIDTH, else on a line of its

@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "render/render.h"
 #include "read/reader.h"
 
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
             char *buf = NULL;
             FILE *f = open_memstream(&buf, &len);
             double a = now();
-            ps_renderer_at(i)->write(&r, &ro, f);
+            ps_renderer_at(i)->report(&r, &ro, f);
             fclose(f);
             double b = now();
             best = b - a < best ? b - a : best;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "render/render.h"
 #include "check.h"
 

@@ -1,10 +1,10 @@
 /* Interval-set algebra against hand-computed sets. a = [0,10) [20,30) [40,50), b = [5,25) [45,60):
- *   a ∪ b = [0,30) [40,60); a ∩ b = [5,10) [20,25) [45,50); a − b = [0,5) [25,30) [40,45);
+ *   a ∩ b = [5,10) [20,25) [45,50); a − b = [0,5) [25,30) [40,45);
  *   |a| = 30; |a inside [8,42)| = 2 + 10 + 2 = 14. Unsorted input with a nested, a touching and an empty interval
  *   normalises to the merged set. */
 #include <stdio.h>
 
-#include "analyses/intervals.h"
+#include "intervals.h"
 
 static int failures;
 
@@ -35,8 +35,6 @@ int main(void)
     ps_ivls_push(&b, 5, 25);
     ps_ivls_push(&b, 45, 60);
     ps_ivls_normalize(&b);
-    ps_ivls_union(&out, &a, &b);
-    expect("union", &out, (int64_t[]){ 0, 30, 40, 60 }, 2);
     ps_ivls_intersect(&out, &a, &b);
     expect("intersect", &out, (int64_t[]){ 5, 10, 20, 25, 45, 50 }, 3);
     ps_ivls_subtract(&out, &a, &b);
@@ -48,8 +46,6 @@ int main(void)
     ps_ivls_push(&u, 0, 10);
     ps_ivls_push(&u, 10, 15);   /* touching, in order: merged on insert */
     expect("touching", &u, (int64_t[]){ 0, 15 }, 1);
-    ps_ivls_unite(&u, &b, &out);
-    expect("unite", &u, (int64_t[]){ 0, 25, 45, 60 }, 2);
     ps_ivls_fini(&a);
     ps_ivls_fini(&b);
     ps_ivls_fini(&out);

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "render/render.h"
 #include "read/reader.h"
 

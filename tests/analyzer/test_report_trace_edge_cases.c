@@ -8,7 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
+#include "ps_text_escape.h"
 #include "render/render.h"
 #include "check.h"
 #include "read/reader.h"

@@ -30,7 +30,7 @@ static char *render(const struct ps_report *r, const char *format)
     size_t len;
     struct ps_render_opts o = { .width = 0 };
     FILE *f = open_memstream(&buf, &len);
-    CHECK(ps_renderer_find(format)->write(r, &o, f) == 0, "--format %s failed", format);
+    CHECK(ps_renderer_find(format)->report(r, &o, f) == 0, "--format %s failed", format);
     fclose(f);
     return buf;
 }
@@ -104,6 +104,12 @@ static void verdict_line_shows_compute_share_and_gain(void)
                   "cause saves at most 21.9 % of each step, 0.219 ms");
     HAS(a.out[3], "<strong>data-loading</strong> — 21.9 % of the average step; compute (Kernel) 78.0 %; removing "
                   "the cause saves at most 21.9 % of each step, 0.219 ms");
+    /* the run line, worded once for every format: events from 0 to the second kernel's end, 2000 µs; host
+     * process 1, thread 1 (the kernels' pid 0 is the device: on streams, no thread); 2 kernels, 2 launches, 2 steps
+     * and 2 data ranges */
+    const char *run = "Run: 2.000 ms, 1 process, 1 thread, 8 events (2 GPU rows, 2 API calls, 4 ranges)";
+    for (int i = 0; i < 4; i += i == 0 ? 2 : 1)   /* text, md, html */
+        HAS(a.out[i], run);
     done(&a);
 }
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "check.h"
 
 #define US(x) ((int64_t)(x) * 1000)

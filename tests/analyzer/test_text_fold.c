@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "render/text_style.h"
+#include "text_style.h"
 
 static char *fold(const char *in, size_t width)
 {
@@ -46,7 +46,9 @@ int main(void)
     EXPECT("abcdefghijkl\n", 5, "abcde\n  fgh\n  ijk\n  l\n");
     /* SGR escapes take no column */
     EXPECT("\x1b[1mVerdict:\x1b[0m abc def\n", 16, "\x1b[1mVerdict:\x1b[0m abc def\n");
-    CHECK(ps_text_columns("\x1b[1;31mdata\x1b[0m \xc2\xb5s") == 7, "columns of a coloured word and 'µs'");
+    /* "data µs" in colour is 7 columns (the escapes none, µ one): it fits 7, and folds at its space under 7 */
+    EXPECT("\x1b[1;31mdata\x1b[0m \xc2\xb5s\n", 7, "\x1b[1;31mdata\x1b[0m \xc2\xb5s\n");
+    EXPECT("\x1b[1;31mdata\x1b[0m \xc2\xb5s\n", 6, "\x1b[1;31mdata\x1b[0m\n  \xc2\xb5s\n");
     /* width 0: unchanged */
     EXPECT("a b c d e f g h i j k l m n o p q r s t u v w x y z\n", 0,
            "a b c d e f g h i j k l m n o p q r s t u v w x y z\n");

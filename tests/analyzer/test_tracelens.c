@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyses/analyses.h"
+#include "analyses.h"
 #include "check.h"
 #include "read/reader.h"
 

@@ -1,4 +1,4 @@
-/* Views of the model (model/view.h): which rows a process, rank or window view holds, retimed views, and the
+/* Views of the model (model/view.h): which rows a process or starting-time view holds, retimed views, and the
  * one-pass set of process views. Expected rows are listed by hand beside each case (model indices after
  * ps_model_finish sorts each kind by start). Usage: test_views CASE. */
 #include <errno.h>
@@ -139,69 +139,6 @@ static void single_process_view_allocates_nothing(void)
     ps_view_fini(&p);
 }
 
-/* Window [10, 30) over:
- *   gpu 0 [0,10) ends at the window's start: out; 1 [5,20): in; 2 [30,40) starts at its end: out.
- *   api 0 [0,2) out; 1 [3,4) out; 2 [25,26) in.
- *   ranges 0 [0,50) in; 1 [1,2) out; 2 [10,60) in; a mark at 10 (zero length, at the start): in; a mark at 30:
- *   out. */
-static void window_view_holds_overlapping_rows(void)
-{
-    uint32_t t10 = ps_model_thread(m, 10, 10);
-    add_range(t10, 10, 10, PS_RANGE_NVTX_MARK);
-    add_range(t10, 30, 30, PS_RANGE_NVTX_MARK);
-    build_two_processes(0);
-    /* ranges sorted by (start, end): 0 [0,50), 1 [1,2), 2 [10,10) mark, 3 [10,60), 4 [30,30) mark */
-    struct ps_view all, w, w10;
-    ps_view_all(&all, m);
-    CHECK_EQ("window", ps_view_window(&w, &all, 10, 30), 0);
-    CHECK_STR("window gpu", rows(&w, 0), "1");
-    CHECK_STR("window api", rows(&w, 1), "2");
-    CHECK_STR("window ranges", rows(&w, 2), "0,2,3");
-    CHECK_EQ("window start", w.start_ns, 10);
-    CHECK_EQ("window end", w.end_ns, 30);
-    CHECK_EQ("process 10 of the window", ps_view_process(&w10, &w, 10), 0);
-    CHECK_STR("window p10 gpu", rows(&w10, 0), "");
-    CHECK_STR("window p10 ranges", rows(&w10, 2), "0,2");
-    CHECK_EQ("window p10 keeps the window", w10.end_ns, 30);
-    struct ps_view bad;
-    CHECK_EQ("reversed window", ps_view_window(&bad, &all, 30, 10), -EINVAL);
-    ps_view_fini(&w10);
-    ps_view_fini(&w);
-}
-
-/* Ranks: pids 10 and 11 are rank 1 (a launcher and its worker), pid 20 rank 0. Rank 1 holds both processes'
- * rows; rank 2 nothing but the device-side range; a file without per-process ranks is all one rank. */
-static void rank_view_holds_its_processes(void)
-{
-    ps_model_process(m, 11);
-    uint32_t t11 = ps_model_thread(m, 11, 11);
-    add_api(t11, 100, 101, 9);
-    build_two_processes(0);   /* api: 0 [0,2) pid 10, 1 [3,4) pid 20, 2 [25,26) pid 10, 3 [100,101) pid 11 */
-    for (size_t i = 0; i < m->procs.n; i++)
-        m->procs.v[i].rank = m->procs.v[i].pid == 20 ? 0 : 1;
-    struct ps_view all, r1, r2;
-    ps_view_all(&all, m);
-    CHECK_EQ("rank 1", ps_view_rank(&r1, &all, 1), 0);
-    CHECK_STR("rank 1 api", rows(&r1, 1), "0,2,3");
-    CHECK_STR("rank 1 gpu", rows(&r1, 0), "0,2");
-    CHECK_EQ("rank 1 is two processes", r1.pid, PS_NONE);
-    CHECK_EQ("rank 2", ps_view_rank(&r2, &all, 2), 0);
-    CHECK_STR("rank 2 api", rows(&r2, 1), "");
-    CHECK_STR("rank 2 ranges", rows(&r2, 2), "1");
-    ps_view_fini(&r1);
-    ps_view_fini(&r2);
-    for (size_t i = 0; i < m->procs.n; i++)
-        m->procs.v[i].rank = -1;
-    m->rank = 3;
-    struct ps_view f3, f0;
-    CHECK_EQ("file rank 3", ps_view_rank(&f3, &all, 3), 0);
-    CHECK_EQ("file rank 3 holds every call", f3.napi, 4);
-    CHECK_EQ("file rank 0", ps_view_rank(&f0, &all, 0), 0);
-    CHECK_EQ("another rank holds no call", f0.napi, 0);
-    ps_view_fini(&f3);
-    ps_view_fini(&f0);
-}
-
 /* Retiming: every time doubled; model indices hold, the model keeps its times, and an op that grows past
  * 2^32 - 1 ns gets its own long-duration row with the exact end. */
 static void double_times(void *ctx, int64_t *s, int64_t *e)
@@ -277,10 +214,10 @@ static void view_set_equals_process_views(void)
 }
 
 /* Through the reader: a perfscope trace (the collector's schema) whose PERFSCOPE_PROCESS_INFO gives pid 10 rank 0,
- * pid 11 rank 1 and pid 12 no rank (NULL), each with one NVTX range. The rank-1 view holds pid 11's range only;
- * pid 12's process has rank -1. */
+ * pid 11 rank 1 and pid 12 no rank (NULL), each with one NVTX range. Each process gets its rank (pid 12: -1), and
+ * pid 11's process view holds its range only. */
 #define GT(pid, tid) "((1<<48)|(" #pid "<<24)|" #tid ")"
-static void rank_view_of_a_recorded_trace(void)
+static void process_ranks_of_a_recorded_trace(void)
 {
     char path[] = "/tmp/ps-test-views-XXXXXX";
     int fd = mkstemp(path);
@@ -309,17 +246,17 @@ static void rank_view_of_a_recorded_trace(void)
         return;
     if (ps_model_finish(t) < 0)
         abort();
-    struct ps_view all, r1;
+    struct ps_view all, p11;
     ps_view_all(&all, t);
-    CHECK_EQ("rank 1 view", ps_view_rank(&r1, &all, 1), 0);
-    CHECK_EQ("rank 1 ranges", r1.nranges, 1);
-    if (r1.nranges == 1)
-        CHECK_STR("rank 1 range", ps_model_str(t, ps_view_range(&r1, 0)->name), "b");
-    CHECK_EQ("rank 1 is pid 11", r1.pid, 11);
-    for (size_t i = 0; i < t->procs.n; i++)
-        if (t->procs.v[i].pid == 12)
-            CHECK_EQ("pid 12 rank", t->procs.v[i].rank, -1);
-    ps_view_fini(&r1);
+    CHECK_EQ("process 11 view", ps_view_process(&p11, &all, 11), 0);
+    CHECK_EQ("process 11 ranges", p11.nranges, 1);
+    if (p11.nranges == 1)
+        CHECK_STR("process 11 range", ps_model_str(t, ps_view_range(&p11, 0)->name), "b");
+    for (size_t i = 0; i < t->procs.n; i++) {
+        const struct ps_process *p = &t->procs.v[i];
+        CHECK_EQ("process rank", p->rank, p->pid == 10 ? 0 : p->pid == 11 ? 1 : -1);
+    }
+    ps_view_fini(&p11);
     ps_model_free(t);
 }
 
@@ -443,11 +380,9 @@ int main(int argc, char **argv)
         { "process_view_holds_its_rows_and_shared_ones", process_view_holds_its_rows_and_shared_ones },
         { "global_correlation_shares_gpu_ops", global_correlation_shares_gpu_ops },
         { "single_process_view_allocates_nothing", single_process_view_allocates_nothing },
-        { "window_view_holds_overlapping_rows", window_view_holds_overlapping_rows },
-        { "rank_view_holds_its_processes", rank_view_holds_its_processes },
         { "retimed_view_keeps_indices", retimed_view_keeps_indices },
         { "view_set_equals_process_views", view_set_equals_process_views },
-        { "rank_view_of_a_recorded_trace", rank_view_of_a_recorded_trace },
+        { "process_ranks_of_a_recorded_trace", process_ranks_of_a_recorded_trace },
         { "starting_view_holds_rows_starting_inside", starting_view_holds_rows_starting_inside },
         { "starting_view_composes_with_process_views", starting_view_composes_with_process_views },
     };

@@ -8,16 +8,20 @@ k=$shared/traces/kineto
 need_shared() { [ -f "$k/resnet50_workers0.pt.trace.json.gz" ] || { echo "SKIP: no shared traces"; exit 77; }; }
 # json FILE EXPR: a value from the diff's JSON (python3 parses it: the JSON must be valid)
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }
-# A PyTorch-profiler trace with one host step range per argument, each that many ms long (CPU only).
+# A PyTorch-profiler trace with one host step range per argument, each that many ms long (CPU only). With
+# STEP_OP set, an operator of that name fills each step: the host computes the whole step.
 steps() {
     out=$1; shift
     python3 - "$out" "$@" <<'PY'
-import json, sys
+import json, os, sys
 out, durs = sys.argv[1], [float(x) for x in sys.argv[2:]]
 ev, t = [], 0.0
 for i, ms in enumerate(durs):
     ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % i, "pid": 1, "tid": 1,
                "ts": t, "dur": ms * 1000})
+    if os.environ.get("STEP_OP"):
+        ev.append({"ph": "X", "cat": "cpu_op", "name": os.environ["STEP_OP"], "pid": 1, "tid": 1, "ts": t,
+                   "dur": ms * 1000})
     t += ms * 1000
 json.dump({"traceEvents": ev}, open(out, "w"))
 PY
@@ -64,6 +68,23 @@ change_within_step_noise_is_no_significant_change)
     [ "$(json "$tmp/d.json" 'd["verdict"]')" = "no significant change" ] || fail "a 4 ms change in 8 ms of spread counted"
     [ "$(json "$tmp/d.json" 'd["se_ns"]')" = 5773503 ] || fail "standard error $(json "$tmp/d.json" 'd["se_ns"]')"
     [ "$(json "$tmp/d.json" 'd["before"]["sd_ns"]')" = 8164966 ] || fail "sd"
+    ;;
+host_compute_is_called_compute_without_gpu_rows)
+    # Two CPU-only runs whose steps are all an operator: the Kernel category is the host's compute, so the
+    # verdict reads "compute" and the category row "Compute" in text and md, as the report says; the JSON keeps
+    # its stable value "kernel".
+    STEP_OP=aten::mm steps "$tmp/b.json" 11 11 11
+    STEP_OP=aten::mm steps "$tmp/a.json" 10 10 10
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" >"$tmp/d.txt" || fail "diff exited $?"
+    grep -q "^Bottleneck: compute (100.0 %) -> compute (100.0 %)$" "$tmp/d.txt" || { cat "$tmp/d.txt"; fail "text verdicts"; }
+    grep -q "^  Compute  *11.000 ms 100.0%  *10.000 ms 100.0%  *-1.000 ms$" "$tmp/d.txt" || fail "text Compute row"
+    ! grep -qi "kernel" "$tmp/d.txt" || fail "text says kernel"
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" --format md >"$tmp/d.md" || fail "md exited $?"
+    grep -q "^Bottleneck: \*\*compute\*\* (100.0 %) → \*\*compute\*\* (100.0 %)$" "$tmp/d.md" || fail "md verdicts"
+    grep -q "^| Compute | 11.000 | 100.0 | 10.000 | 100.0 | -1.000 |$" "$tmp/d.md" || fail "md Compute row"
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" --format json -o "$tmp/d.json" || fail "json exited $?"
+    [ "$(json "$tmp/d.json" 'd["before"]["bottleneck"] + " " + d["after"]["bottleneck"]')" = "kernel kernel" ] ||
+        fail "JSON bottlenecks"
     ;;
 change_beyond_step_noise_is_a_regression)
     # the same spread, +20 ms: 20 > 11.5 ms -> regression; one step each: only >= 5 % counts (3 % does not)

@@ -64,6 +64,7 @@ assert all(k["rank_from"] == "metadata" and k["world_size"] == 2 and k["steps"] 
 assert abs(ranks[0]["comm_comp_overlap"] - 0.6) < 1e-9, ranks[0]
 assert ranks[1]["comm_comp_overlap"] == 0, ranks[1]
 assert abs(r["comm_comp_overlap"] - 0.3) < 1e-9, r["comm_comp_overlap"]
+assert [k["gpu_ops"] for k in ranks] == [4, 3], ranks   # rank 0: 2 gemm + 2 AllReduce; rank 1: gemm, Broadcast, AllReduce
 got = {(c["rank"], c["kernel"]): (c["count"], c["total_ns"], c["exposed_ns"], c["bytes"]) for c in r["collectives"]}
 want = {(0, "ncclKernel_AllReduce_RING_LL_Sum_float"): (2, 500000, 300000, None),
         (1, "ncclKernel_AllReduce_RING_LL_Sum_float"): (1, 200000, 200000, None),
@@ -150,6 +151,32 @@ several_files_fail_on_each_rank)
     [ $rc -eq 3 ] && grep -q "rank 0's verdict is communication at 20.0 %" "$tmp/err" && [ -s "$tmp/out" ] ||
         fail "--fail-on communication: exit $rc: $(cat "$tmp/err")"
     "$ps" report --fail-on kernel "$tmp/r0.json" "$tmp/r1.json" >/dev/null || fail "--fail-on kernel: exit $?"
+    ;;
+host_compute_is_called_compute_without_gpu_rows)
+    # Two CPU-only rank files whose one step (1000 µs) is all an operator: each file's verdict is the host's
+    # compute, "compute" in text, md and HTML (with the Compute column), "kernel" in the JSON (its stable value).
+    for r in 0 1; do
+        python3 - "$tmp/c$r.json" $r <<'PY'
+import json, sys
+json.dump({"distributedInfo": {"rank": int(sys.argv[2]), "world_size": 2}, "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10, "tid": 10, "ts": 0, "dur": 1000},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": 0, "dur": 1000}]},
+    open(sys.argv[1], "w"))
+PY
+    done
+    "$ps" report "$tmp/c0.json" "$tmp/c1.json" >"$tmp/out" || fail "text report exited $?"
+    grep -Eq '^0 +metadata +1 +1\.000  compute +100\.0% ' "$tmp/out" || { cat "$tmp/out"; fail "text verdict"; }
+    grep -Eq '^rank +Compute +Memcpy ' "$tmp/out" || fail "text category heading"
+    ! grep -E '^(rank|[01]) ' "$tmp/out" | grep -qi kernel || fail "a rank row or heading says kernel"
+    "$ps" report --format md "$tmp/c0.json" "$tmp/c1.json" >"$tmp/out" || fail "md report exited $?"
+    grep -Eq '^\| rank \| from \| steps \| step \| Compute \|' "$tmp/out" || fail "md heading"
+    grep -Eq '^\| 1 \| metadata \| 1 \| 1\.000 \| 1\.000 \|.* \| compute \| 100\.0 % \|' "$tmp/out" || fail "md verdict"
+    "$ps" report --format html "$tmp/c0.json" "$tmp/c1.json" >"$tmp/out" || fail "html report exited $?"
+    grep -q '<strong>compute</strong> on 2 of 2 rank files' "$tmp/out" || fail "html verdicts"
+    "$ps" report --format json "$tmp/c0.json" "$tmp/c1.json" >"$tmp/out" || fail "json report exited $?"
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+sys.exit([(r["bottleneck"], r["gpu_ops"]) for r in d["ranks"]] != [("kernel", 0)] * 2)' "$tmp/out" ||
+        fail "JSON bottlenecks and GPU work"
     ;;
 several_files_refuse_output_over_a_trace)
     gen_two

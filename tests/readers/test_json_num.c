@@ -2,7 +2,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "read/reader_impl.h"
+#include "reader_impl.h"
 
 static long long us_ns(const char *s)
 {

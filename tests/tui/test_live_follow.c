@@ -5,6 +5,7 @@
  * exactly the rows of a read of the whole file at that moment (ps_read_trace: the ground truth), and the read must
  * say how many rows it added (the generator's count). Then: a file replaced by a new recording starts a new model,
  * a missing file and a corrupt row are one-line errors. */
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -169,18 +170,18 @@ static void test_follows_appended_rows(const char *path)
 
     /* a corrupt row: an error naming it; the next read starts over and meets it again */
     exec("INSERT INTO NVTX_EVENTS(start, \"end\", eventType, text, globalTid) VALUES('soon', 5, 59, 'x', 1)");
-    CHECK_EQ(ps_follow_read(f, &restarted, err, sizeof err), -1);
+    CHECK_EQ(ps_follow_read(f, &restarted, err, sizeof err), -EINVAL);   /* a trace it cannot read */
     CHECK_CONTAINS(err, "NVTX_EVENTS");
     CHECK_CONTAINS(err, "rowid");
     CHECK_EQ("emptied after a failed read", ps_follow_model(f)->ranges.n, 0);
-    CHECK_EQ(ps_follow_read(f, &restarted, err, sizeof err), -1);
+    CHECK_EQ(ps_follow_read(f, &restarted, err, sizeof err), -EINVAL);
     sqlite3_close(db);
     ps_follow_free(f);
 
     /* a missing file */
     unlink(path);
     f = ps_follow_new(path);
-    CHECK_EQ(ps_follow_read(f, &restarted, err, sizeof err), -1);
+    CHECK_EQ(ps_follow_read(f, &restarted, err, sizeof err), -ENOENT);   /* stat's errno */
     CHECK_CONTAINS(err, "cannot open");
     ps_follow_free(f);
 }

@@ -200,11 +200,6 @@ uint32_t ps_model_intern_cstr(struct ps_model *m, const char *s);
 /* The string for an id; "" for PS_NONE. Valid until ps_model_free. */
 const char *ps_model_str(const struct ps_model *m, uint32_t id);
 size_t ps_model_nstrings(const struct ps_model *m);
-/* Copy NUL-terminated `s` into out (cap bytes, always NUL-terminated when cap > 0) for printing on a terminal:
- * \n \t \r as two characters, other control characters, DEL and invalid UTF-8 bytes as \xNN, C1 controls as
- * \u00NN, Unicode bidi controls (U+061C, U+200E/F, U+202A..E, U+2066..9) as \uNNNN (text_escape.c). Stops before a piece that does not fit. Returns the bytes written; *chars (may be
- * NULL) gets the characters written (a UTF-8 sequence counts one). */
-size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars);
 
 /* Find-or-add lookups; each returns an index, PS_NONE on out-of-memory. */
 uint32_t ps_model_process(struct ps_model *m, uint32_t pid);

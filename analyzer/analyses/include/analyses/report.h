@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model/model.h"
-#include "model/view.h"
+struct ps_model;                   /* model/model.h: analysed, never read by a renderer */
+struct ps_view;                    /* model/view.h */
 
 /* Step-time categories, in tb's priority order (DESIGN §4). */
 enum ps_cat {
@@ -52,6 +52,9 @@ struct ps_report_opts {
 };
 enum { PS_STEPS_AUTO, PS_STEPS_OFF, PS_STEPS_INFER };
 void ps_report_opts_default(struct ps_report_opts *o);
+/* Check the options' name patterns before any trace is read (names.c: they compile as ps_report_build compiles
+ * them). 0, -EINVAL with a message naming the option and regerror's text, or -ENOMEM. */
+int ps_report_opts_check(const struct ps_report_opts *o, char *err, size_t errlen);
 
 /* ---- results ---- */
 struct ps_step {
@@ -102,7 +105,7 @@ struct ps_kernel_stat {
 };
 
 struct ps_copy_stat {
-    uint8_t kind;                  /* PS_GPU_MEMCPY or PS_GPU_MEMSET */
+    uint8_t kind;                  /* the model's PS_GPU_MEMCPY or PS_GPU_MEMSET (names: ps_copy_kind_name) */
     uint8_t copy_kind, src_kind, dst_kind;
     int64_t count, bytes, total_ns;
 };
@@ -193,6 +196,31 @@ struct ps_run_facts {              /* the recorded program, from PERFSCOPE_META;
                                                                           * recorded or garbage */
 };
 
+/* A range never ended (the program crashed, was killed or exited inside it), as the report lists it. */
+struct ps_open_range {
+    const char *name;              /* NULL: the range has no text (a mirrored range is kept without it) */
+    const char *domain;            /* its NVTX domain, NULL for the default domain */
+    int64_t pid, tid;              /* -1: no thread */
+    int64_t start_ns;
+};
+
+/* What the model holds about the trace file, for the renderers (they read the report, never the model). Strings
+ * are the model's, valid while it lives (it outlives the report). */
+struct ps_trace_info {
+    const char *path;              /* the file read */
+    const char *format;            /* "perfscope", "nsys" or "kineto" */
+    size_t processes, threads;     /* the recording's processes and threads (not only the analysed rows') */
+    int64_t unplaced_events;       /* rows the reader read but could not place in the model */
+    struct {                       /* perfscope host samples (PERFSCOPE_PROCESS_SAMPLES); n 0: none */
+        int64_t n;                 /* sample rows */
+        int64_t first_ns, last_ns; /* first and last sample time */
+        int64_t cpu_ns;            /* CPU time (user + system) the sampled processes used, summed */
+    } samples;
+    size_t nmeta;                  /* metadata entries (PERFSCOPE_META and the like): ps_report_meta_entry */
+    struct ps_open_range *open;    /* the ranges never ended, by thread, each thread's outermost first (owned) */
+    size_t nopen;
+};
+
 #define PS_UTIL_BUCKETS 100
 struct ps_util_series {            /* GPU utilisation over time of one device (utilization.c) */
     int32_t device;
@@ -256,24 +284,27 @@ struct ps_nvml_util_stat {
 #define PS_MAX_FINDINGS 12
 
 struct ps_report {
-    const struct ps_model *m;
-    struct ps_view all;            /* the rows analysed, the report's own copy of the caller's view: every row of
-                                    * the trace for ps_report_build (HTA, TraceLens, summaries, whole-trace
+    const struct ps_model *m;      /* the model analysed (renderers read `trace` and ps_report_name instead) */
+    struct ps_view *all;           /* the rows analysed, the report's own copy of the caller's view (owned): every
+                                    * row of the trace for ps_report_build (HTA, TraceLens, summaries, whole-trace
                                     * findings) */
-    struct ps_view scope;          /* the analysed process's rows of `all` (the steps, their breakdown and
+    struct ps_view *scope;         /* the analysed process's rows of `all` (owned; the steps, their breakdown and
                                     * evidence); all of `all` when no process holds a step range */
+    struct ps_trace_info trace;    /* the file, as the model holds it */
     struct ps_report_opts opts;
     int has_gpu;                   /* `all` holds GPU rows (kernels, copies, memsets) */
     int scoped;                    /* 1: steps, API calls and ranges come from process `pid` only */
     uint32_t pid;
     int64_t run_start_ns, run_end_ns;   /* first start .. last end of `all`'s rows (0, 0: none) */
     size_t nevents;                /* `all`'s rows: GPU ops + API calls + ranges */
+    size_t ngpu_rows, napi_calls, nranges;   /* nevents by kind */
     struct ps_step *steps;
     size_t nsteps;
     size_t nsteps_host;            /* host steps of the analysed thread (nested ones merged), before tb's
                                     * trailing-step rules */
     size_t step_ranges_found;      /* host ranges matching --step-range, all processes and threads, before any rule */
     uint32_t step_thread;          /* index into model.threads of the thread whose steps are analysed; PS_NONE */
+    int64_t step_tid;              /* that thread's tid; -1 when none */
     size_t step_threads;           /* threads of the analysed process holding step ranges */
     int whole_run;                 /* no step range (and none inferred): one window over the run */
     int64_t last_host_step_start_ns; /* start of the last host step range (HTA's last-step filter); nsteps_host > 0 */
@@ -352,18 +383,26 @@ int ps_report_build_view(struct ps_report *r, const struct ps_view *rows, const 
                          char *err, size_t errlen);
 void ps_report_fini(struct ps_report *r);
 
-/* A breakdown in the verdict's groups (DESIGN §4), indexed by enum ps_bottleneck below PS_BN_UNKNOWN: kernel,
- * data-loading, memcpy (+ memset), communication, sync, host (Runtime + CPU Exec + Other - sync). */
-void ps_report_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t *group_ns);
 /* The message with `code`, NULL when the report has none (messages.c). */
 const struct ps_message *ps_report_message(const struct ps_report *r, const char *code);
 /* "SIGKILL", ...; "signal" for another Linux signal (1..64), "unknown signal" outside (messages.c). */
 const char *ps_signal_name(long sig);
 
-/* Display names (report.c): "perfscope" / "nsys" / "kineto"; "HtoD", ..., "Memset"; "pageable", "pinned", ... */
-const char *ps_format_name(enum ps_format f);
+/* Display names (report_query.c): "HtoD", ..., "Memset"; "pageable", "pinned", ... (ENUM_CUDA_MEM_KIND numbering);
+ * a copy's source memory kind, NULL for a memset (it has none). */
 const char *ps_copy_kind_name(const struct ps_copy_stat *c);
 const char *ps_mem_kind_name(uint8_t kind);
+const char *ps_copy_src_mem_name(const struct ps_copy_stat *c);
+/* The text of string id `id` of the report's model (a step, kernel, evidence or finding row name); NULL for none
+ * (the model's PS_NONE). Valid while the model lives. */
+const char *ps_report_name(const struct ps_report *r, uint32_t id);
+/* names.c: the length of `s` without a trailing PyTorch emit_nvtx suffix (", seq = N", ", op_id = N",
+ * ", sizes = [...]", ", input_op_ids = [...]", in PyTorch's order, each optional: torch/csrc/profiler/util.cpp
+ * getNvtxStr); strlen(s) when there is none. "aten::add, seq = 12, op_id = 5" -> 9. Range names group by it, so
+ * renderers show a range's evidence and a step's name without the suffix. */
+size_t ps_names_base_len(const char *s);
+/* Metadata entry i (i < r->trace.nmeta), in the trace's order. */
+void ps_report_meta_entry(const struct ps_report *r, size_t i, const char **key, const char **value);
 
 /* verdict.c: the verdict rule on one breakdown (DESIGN §4); *share gets the bottleneck's share of dur_ns. */
 enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, int64_t dur_ns, double threshold,
@@ -372,14 +411,14 @@ enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, i
  * kernel = Kernel, data-loading = DataLoader, memcpy = Memcpy + Memset, communication, sync = sync_ns,
  * host = Runtime + CPU Exec + Other - sync_ns. The six sum to the breakdown's total. */
 void ps_verdict_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t out[PS_BN_UNKNOWN]);
-/* The value of metadata key `key` (perfscope: PERFSCOPE_META), NULL when absent (report.c). */
+/* The value of metadata key `key` (perfscope: PERFSCOPE_META), NULL when absent (report_query.c). */
 const char *ps_report_meta(const struct ps_report *r, const char *key);
 /* Kineto's baseTimeNanoseconds (the ns its µs `ts` values are relative to), 0 when the trace has none. */
 int64_t ps_report_kineto_base_ns(const struct ps_report *r);
 /* PERFSCOPE_META recording_complete: 1 the recorder finished, 0 it did not (killed, or still recording),
  * -1 unknown (absent: an older trace, or another format). */
 int ps_report_recording_complete(const struct ps_report *r);
-/* PERFSCOPE_META value of `key` as a decimal integer (report.c): 1 with *v set when it is one in [lo, hi]; 0 when
+/* PERFSCOPE_META value of `key` as a decimal integer (report_query.c): 1 with *v set when it is one in [lo, hi]; 0 when
  * the key is absent; -1 when the value is not an integer (NULL, empty, "1e3", "abc", beyond int64); -2 with *v
  * set when it is an integer outside [lo, hi]. Bad values show as unknown / null, never as a fake 0. */
 int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v);

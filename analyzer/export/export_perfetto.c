@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ps_utf8.h"
-#include "render/export_perfetto.h"
+#include "export/export_perfetto.h"
 #include "render/json_writer.h"
 
 

@@ -1,10 +1,8 @@
-/* Escaping of untrusted text (names from a trace, SQLite error messages) before it reaches a terminal: control
- * characters, Unicode bidirectional controls and invalid UTF-8 become visible escapes, so a name can never forge
- * a report line, send a terminal escape sequence or reorder the text around it. */
+/* Escaping of untrusted text before it reaches a terminal (ps_text_escape.h), over the UTF-8 decoder of ps_utf8.h. */
 #include <stdio.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "ps_text_escape.h"
 #include "ps_utf8.h"
 
 /* The code point of a Unicode bidirectional formatting control at p (n bytes of valid UTF-8), or 0: U+061C,

@@ -1,6 +1,7 @@
-/* Views of the trace model: the rows one analysis looks at (one process, one rank, one time window, or the
- * whole trace), without copying the model. `report` scopes its step analysis to a process with them, the
- * per-rank breakdowns take one per process, and `top` / `diff` take windows and ranks. Contract: README.md. */
+/* Views of the trace model: the rows one analysis looks at (one process, the rows that start in a time slice, or
+ * the whole trace), without copying the model. `report` scopes its step analysis to a process with them, the
+ * per-process breakdowns of a multi-rank trace take one per process (ps_view_set_by_process), and `top` analyses
+ * the rows of its last seconds (ps_view_starting). Contract: README.md. */
 #ifndef PS_VIEW_H
 #define PS_VIEW_H
 
@@ -8,6 +9,14 @@
 #include <stdint.h>
 
 #include "model/model.h"
+
+/* What a view may own (ps_view_fini frees them): its three selections, and its retimed copies of the GPU rows,
+ * their attribute rows, the API calls and the ranges (ps_view_retime). */
+enum ps_view_owned {
+    PS_VIEW_OWN_GPU, PS_VIEW_OWN_API, PS_VIEW_OWN_RANGES,
+    PS_VIEW_OWN_GPU_ROWS, PS_VIEW_OWN_ATTRS, PS_VIEW_OWN_API_ROWS, PS_VIEW_OWN_RANGE_ROWS,
+    PS_VIEW_OWNED
+};
 
 /* A selection of the model's GPU ops, API calls and ranges, each kind in model order (ascending model index,
  * so sorted by (start, end) like the model). Everything else — strings, processes, threads, streams, devices,
@@ -31,7 +40,7 @@ struct ps_view {
     uint32_t launch_lo, launch_n;
     uint32_t pid;               /* the process of a process view; PS_NONE: not scoped to one process */
     int64_t start_ns, end_ns;   /* the window; INT64_MIN, INT64_MAX: unbounded */
-    void *owned[7];             /* what ps_view_fini frees (selections, retimed rows) */
+    void *owned[PS_VIEW_OWNED]; /* what ps_view_fini frees, by enum ps_view_owned */
 };
 
 /* Every row of finished model `m`. Allocates nothing and never fails; ps_view_fini is optional. */
@@ -43,16 +52,6 @@ void ps_view_all(struct ps_view *v, const struct ps_model *m);
  * process). Returns 0 or -ENOMEM (*v then holds nothing to free). O(rows of base); a view keeping every row of
  * a selection-free base allocates nothing. */
 int ps_view_process(struct ps_view *v, const struct ps_view *base, uint32_t pid);
-
-/* The rows of `base` that belong to rank `rank`: the processes whose ps_process.rank is `rank`; when no process
- * carries a rank, the whole of `base` if the model's rank (the file's) is `rank`, else nothing. A rank of
- * several processes (a launcher and its workers) keeps all of them. Returns 0 or -ENOMEM. */
-int ps_view_rank(struct ps_view *v, const struct ps_view *base, int32_t rank);
-
-/* The rows of `base` that overlap [start_ns, end_ns): start < end_ns and end > start_ns, or a zero-length row
- * (a mark, an empty op) with start_ns <= start < end_ns. Rows keep their own times (clip them to the window
- * where a measure needs it). Returns 0, -EINVAL when end_ns < start_ns, or -ENOMEM. */
-int ps_view_window(struct ps_view *v, const struct ps_view *base, int64_t start_ns, int64_t end_ns);
 
 /* The rows of `base` that START in [start_ns, end_ns), each kind (GPU ops, API calls, ranges) on its own: a row
  * that started before start_ns is left out whole however long it runs into the window (a step range begun

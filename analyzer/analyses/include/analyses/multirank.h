@@ -1,8 +1,8 @@
 /* `perfscope report FILE...` with several traces, one per rank (run.0.sqlite, run.1.sqlite, ... or one Kineto file
- * per rank): each file is read and analysed on its own (ps_report_build), reduced to a struct ps_rank_file, and
- * its model freed before that worker reads the next file, so memory stays bounded by the files being read at once
- * (at most one per worker), not by their sum. The ranks' step averages then go through the same straggler rule
- * as several processes of one trace (ranks.c, ps_stragglers_find). All times are integer ns. */
+ * per rank): each file is read (by the caller's loader) and analysed on its own (ps_report_build), reduced to a
+ * struct ps_rank_file, and its model freed before that worker reads the next file, so memory stays bounded by the
+ * files being read at once (at most one per worker), not by their sum. The ranks' step averages then go through the
+ * same straggler rule as several processes of one trace (ranks.c, ps_stragglers_find). All times are integer ns. */
 #ifndef PS_MULTIRANK_H
 #define PS_MULTIRANK_H
 
@@ -29,11 +29,13 @@ struct ps_collective_stat {     /* one NCCL / RCCL kernel name (HTA's communicat
 
 struct ps_rank_file {
     const char *path;
-    enum ps_format format;
+    const char *format;         /* "perfscope", "nsys" or "kineto" */
     int32_t rank, world_size;   /* rank: as found (source below), -1 for a launcher trace; world_size -1 unknown */
     enum ps_rank_source rank_source;
     size_t launcher_ranks;      /* >= 2: the file is a trace around a launcher, each rank a process of it */
     int whole_run, steps_inferred;
+    int64_t gpu_ops;            /* its kernels, copies and memsets (every device, no filter) */
+    int has_gpu;                /* gpu_ops > 0: without GPU work the `kernel` verdict is host compute */
     struct ps_rank_stat stat;   /* step count, average step, breakdown, verdict (pid: unused, 0) */
     double comm_comp_overlap;   /* HTA, 0..1; NAN when the rank ran no communication kernel */
     int recording_complete;     /* ps_report_recording_complete */
@@ -50,11 +52,16 @@ struct ps_multirank {
     size_t nnotes;
 };
 
-/* Read and analyse paths[0..n) with at most `workers` threads (clamped to 1..n). Returns 0 and fills *mr (release
- * with ps_multirank_fini), -EINVAL with "FILE: reason" in err when a file cannot be read or analysed (the first
- * such file on the command line), or -ENOMEM. */
-int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, const struct ps_report_opts *o,
-                       size_t workers, char *err, size_t errlen);
+/* How the caller reads one trace file: a new, finished model of `path` in *out (the analysis frees it with
+ * ps_model_free), 0; or a negative errno with a one-line message in err (errlen bytes). Called from several threads
+ * at once, one file each. `perfscope report` passes ps_read_trace (read/reader.h). */
+typedef int (*ps_trace_loader)(const char *path, struct ps_model **out, char *err, size_t errlen);
+
+/* Read paths[0..n) with `load` and analyse them with at most `workers` threads (clamped to 1..n). Returns 0 and
+ * fills *mr (release with ps_multirank_fini), -EINVAL with "FILE: reason" in err when a file cannot be read or
+ * analysed (the first such file on the command line), or -ENOMEM. */
+int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
+                       const struct ps_report_opts *o, size_t workers, char *err, size_t errlen);
 void ps_multirank_fini(struct ps_multirank *mr);
 
 /* The rank in a file name as `record -o run.%r.sqlite` writes it: the last run of decimal digits in the base name

@@ -24,6 +24,7 @@ struct ps_diff_side {              /* one run's step statistics */
     int64_t sync_ns;
     enum ps_bottleneck bottleneck;
     double share;                  /* the bottleneck's share of the average step */
+    int has_gpu;                   /* the run holds GPU rows: without, the `kernel` verdict is host compute */
 };
 
 struct ps_diff_kernel {            /* one kernel name, in either run */

@@ -9,8 +9,10 @@
 #include "model/model.h"
 
 /* Detect the format of `path` and read it into a new, finished model (ps_model_finish called).
- * Returns 0 and *out (free with ps_model_free), or -1 with a one-line message in err that names the file and
- * the place (table / event index / byte offset) and says what is wrong. Never crashes on bad input. */
+ * Returns 0 and *out (free with ps_model_free), or a negative errno with a one-line message in err that names the
+ * file and the place (table / event index / byte offset) and says what is wrong: -EINVAL for a file that is not a
+ * trace it can read, -ENOMEM, or open's / read's errno (-ENOENT, -EACCES, -EIO, ...). Never crashes on bad
+ * input. */
 int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t errlen);
 
 /* ---- following a trace while it is recorded (`perfscope top`) ----
@@ -29,11 +31,11 @@ struct ps_follow;
 struct ps_follow *ps_follow_new(const char *path);
 void ps_follow_free(struct ps_follow *f);   /* NULL is a no-op */
 
-/* Read what was appended since the last read into the model and finish it. Returns the rows added (>= 0), or -1
- * with a message in err (the file cannot be opened or read, is not SQLite, is corrupt). A file replaced by
- * another (a new inode, or a table with fewer rows than already read: a new recording under the same name)
- * starts a new model: *restarted (may be NULL) is then set to 1, else 0. After a failed read the model is
- * emptied and the next read starts over, so rows are never counted twice. */
+/* Read what was appended since the last read into the model and finish it. Returns the rows added (>= 0), or a
+ * negative errno (as ps_read_trace's) with a message in err (the file cannot be opened or read, is not SQLite, is
+ * corrupt). A file replaced by another (a new inode, or a table with fewer rows than already read: a new recording
+ * under the same name) starts a new model: *restarted (may be NULL) is then set to 1, else 0. After a failed read
+ * the model is emptied and the next read starts over, so rows are never counted twice. */
 long ps_follow_read(struct ps_follow *f, int *restarted, char *err, size_t errlen);
 
 /* The model as of the last read (empty before the first). Valid until the next ps_follow_read,

@@ -1,0 +1,205 @@
+/* The small queries the analyses and renderers ask of a report (report.h): PERFSCOPE_META values read as the
+ * trace holds them (absent, garbage, or in range), the run facts derived from them, the display names of formats
+ * and copy kinds, and the device stat table the per-device analyses fill. ps_report_build (report.c) runs the
+ * analyses; nothing here runs one. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses.h"
+#include "ps_schema.h"
+
+const char *ps_format_name(enum ps_format f)
+{
+    return f == PS_FORMAT_NSYS ? "nsys" : f == PS_FORMAT_KINETO ? "kineto" : "perfscope";
+}
+
+const char *ps_copy_kind_name(const struct ps_copy_stat *c)
+{
+    if (c->kind == PS_GPU_MEMSET)
+        return "Memset";
+    return c->copy_kind < PS_NSYS_COPY_KINDS ? ps_nsys_copy_kind[c->copy_kind].key : "unknown";
+}
+
+const char *ps_mem_kind_name(uint8_t kind)
+{
+    return kind < PS_NSYS_MEM_KINDS ? ps_nsys_mem_kind[kind].key : "unknown";
+}
+
+const char *ps_report_meta(const struct ps_report *r, const char *key)
+{
+    for (size_t i = 0; i < r->m->meta.n; i++)
+        if (!strcmp(r->m->meta.v[i].key, key))
+            return r->m->meta.v[i].value;
+    return NULL;
+}
+
+int64_t ps_report_kineto_base_ns(const struct ps_report *r)
+{
+    const char *v = ps_report_meta(r, "kineto.baseTimeNanoseconds");
+    return v ? strtoll(v, NULL, 10) : 0;
+}
+
+int ps_report_recording_complete(const struct ps_report *r)
+{
+    const char *v = ps_report_meta(r, "recording_complete");
+    return !v ? -1 : !strcmp(v, "1") ? 1 : !strcmp(v, "0") ? 0 : -1;
+}
+
+int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v)
+{
+    const char *s = ps_report_meta(r, key);
+    char *end;
+    if (!s)
+        return 0;
+    if (*s == '\0' || isspace((unsigned char)*s))   /* NULL values are read as "" */
+        return -1;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (*end != '\0' || errno == ERANGE)            /* '1e3', 'abc', beyond int64 */
+        return -1;
+    *v = x;
+    return x < lo || x > hi ? -2 : 1;
+}
+
+void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st)
+{
+    long long v = 0;
+    /* docs/trace-format.md: child_exit_code is the exit code (0..255), -1 when a signal killed the program;
+     * child_signal the signal (0: none). Linux signals are 1..64 (SIGRTMAX). */
+    int code = ps_report_meta_int(r, "child_exit_code", -1, 255, &v);
+    *st = (struct ps_child_status){ .recorded = code != 0, .code = code == 1 ? (long)v : 0, .code_known = code == 1 };
+    int sig = ps_report_meta_int(r, "child_signal", 0, 64, &v);
+    st->recorded |= sig != 0;
+    st->sig_known = sig == 1;
+    st->sig = sig == 1 || sig == -2 ? (long)v : 0;
+    st->sig_out_of_range = sig == -2;
+}
+
+size_t ps_report_process_ranks(const struct ps_report *r, int32_t *one)
+{
+    const struct ps_model *m = r->m;
+    size_t n = 0;
+    int32_t first = -1;
+    for (size_t i = 0; i < m->procs.n; i++) {
+        int32_t k = m->procs.v[i].rank;
+        if (k < 0 || k == first)
+            continue;
+        if (first < 0) {
+            first = k;
+            n = 1;
+            continue;
+        }
+        size_t j = 0;   /* a new rank unless an earlier process had it */
+        while (j < i && m->procs.v[j].rank != k)
+            j++;
+        n += j == i;
+    }
+    *one = first;
+    return n;
+}
+
+void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size)
+{
+    long long v;
+    int32_t one;
+    *rank = ps_report_process_ranks(r, &one) >= 2 ? -1 : r->m->rank;   /* around a launcher: no one rank */
+    *world_size = r->m->world_size;
+    if (*rank >= 0 && ps_report_meta_int(r, "rank", 0, INT32_MAX - 1, &v) < 0)   /* perfscope meta: garbage read as 0 */
+        *rank = -1;
+    if (ps_report_meta_int(r, "world_size", 1, INT32_MAX, &v) < 0)
+        *world_size = -1;
+}
+
+int64_t ps_report_gpu_untimed_records(const struct ps_report *r)
+{
+    long long v;
+    return ps_report_meta_int(r, "gpu_records_without_timestamps", 0, INT64_MAX, &v) == 1 ? v : -1;
+}
+
+int64_t ps_report_dropped_records(const struct ps_report *r)
+{
+    long long v;
+    const struct ps_model *m = r->m;
+    int total = ps_report_meta_int(r, "dropped_records", 0, INT64_MAX, &v);
+    if (total < 0)
+        return -1;
+    if (total == 0)   /* the per-process keys the reader summed instead: each must be a count */
+        for (size_t i = 0; i < m->meta.n; i++)
+            if (!strncmp(m->meta.v[i].key, "dropped", 7) &&
+                ps_report_meta_int(r, m->meta.v[i].key, 0, INT64_MAX, &v) < 0)
+                return -1;
+    return m->dropped_records;
+}
+
+const char ps_report_compat_tb_note[] =
+    "--compat tb finds communication as tb does, by linking kernels to Kineto's NCCL host ops (nccl:all_reduce, "
+    "...) through their External id; this trace is not a Kineto trace and has no such ids, so Communication is 0 "
+    "under --compat tb and NCCL kernels count as Kernel. Without --compat tb, kernels named nccl / rccl count as "
+    "Communication.";
+
+int ps_report_compat_tb_no_comm(const struct ps_report *r)
+{
+    return r->opts.compat_tb && r->m->format != PS_FORMAT_KINETO;
+}
+
+struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)
+{
+    for (size_t i = 0; i < r->ndevs; i++)
+        if (r->devs[i].device == device)
+            return &r->devs[i];
+    struct ps_device_stat *v = realloc(r->devs, (r->ndevs + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    r->devs = v;
+    size_t pos = r->ndevs++;
+    while (pos > 0 && r->devs[pos - 1].device > device) {   /* keep devices in id order */
+        r->devs[pos] = r->devs[pos - 1];
+        pos--;
+    }
+    r->devs[pos] = (struct ps_device_stat){ .device = device, .gpu_util = NAN };
+    return &r->devs[pos];
+}
+
+const char *ps_copy_src_mem_name(const struct ps_copy_stat *c)
+{
+    return c->kind == PS_GPU_MEMCPY ? ps_mem_kind_name(c->src_kind) : NULL;
+}
+
+const char *ps_report_name(const struct ps_report *r, uint32_t id)
+{
+    return id == PS_NONE ? NULL : ps_model_str(r->m, id);
+}
+
+void ps_report_meta_entry(const struct ps_report *r, size_t i, const char **key, const char **value)
+{
+    *key = r->m->meta.v[i].key;
+    *value = r->m->meta.v[i].value;
+}
+
+int ps_report_trace_fill(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    struct ps_trace_info *t = &r->trace;
+    *t = (struct ps_trace_info){ .path = m->path, .format = ps_format_name(m->format), .processes = m->procs.n,
+                                 .threads = m->threads.n, .unplaced_events = m->unplaced_events,
+                                 .samples = { m->samples.n, m->samples.first_ns, m->samples.last_ns,
+                                              m->samples.cpu_ns },
+                                 .nmeta = m->meta.n };
+    if (m->open_ranges.n == 0)
+        return 0;
+    if (!(t->open = calloc(m->open_ranges.n, sizeof *t->open)))
+        return -ENOMEM;
+    for (size_t i = 0; i < m->open_ranges.n; i++) {
+        const struct ps_range *o = &m->open_ranges.v[i];
+        const struct ps_thread *th = o->thread < m->threads.n ? &m->threads.v[o->thread] : NULL;
+        const char *name = ps_model_str(m, o->name);
+        t->open[i] = (struct ps_open_range){ .name = *name ? name : NULL, .domain = ps_report_name(r, o->domain),
+                                             .pid = th ? (int64_t)th->pid : -1, .tid = th ? (int64_t)th->tid : -1,
+                                             .start_ns = o->start_ns };
+    }
+    t->nopen = m->open_ranges.n;
+    return 0;
+}

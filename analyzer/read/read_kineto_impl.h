@@ -1,0 +1,88 @@
+/* The Kineto JSON reader's own state, shared by its two files (read_kineto.c: the yajl callbacks and the parse;
+ * kineto_events.c: one finished event into the model). Private to analyzer/read/. */
+#ifndef PS_READ_KINETO_IMPL_H
+#define PS_READ_KINETO_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <yajl/yajl_parse.h>
+
+#include "kineto_text.h"
+#include "reader_impl.h"
+
+#define MAX_FRAMES 64          /* deeper nesting is tracked by a counter only (skipped content) */
+
+/* What a JSON container is, from where it sits. */
+enum role { R_TOP, R_EVENTS, R_EVENT, R_ARGS, R_DEVPROPS, R_DEV, R_DIST, R_SKIP };
+
+enum key {
+    K_OTHER, K_TRACE_EVENTS, K_DEVPROPS, K_DIST, K_BASE_TIME,        /* top level */
+    K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,          /* event */
+    K_CORR, K_EXT, K_STREAM, K_DEVICE, K_BYTES, K_SYNC_KIND, K_OCCUPANCY, /* event args (K_NAME too) */
+    K_ID, K_TOTAL_MEM, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS,           /* deviceProperties (K_NAME too) */
+    K_RANK, K_WORLD_SIZE                                            /* distributedInfo */
+};
+
+struct buf {
+    char *s;
+    size_t n, cap;
+};
+
+/* An id field (pid / tid): a number, or a string that may hold one ("25738", "stream 7"). */
+struct idval {
+    int set, numeric;
+    int64_t v;
+};
+
+struct event {
+    char ph;
+    struct buf cat, name, arg_name;
+    int has_cat, has_name, has_arg_name, has_ts, has_dur, has_corr, has_ext, has_stream, has_device, has_bytes, has_id;
+    int has_occupancy, occupancy_pct;   /* a kernel's "est. achieved occupancy %" (ps_kineto_occupancy) */
+    struct idval pid, tid;
+    int64_t ts_ns, dur_ns, corr, ext, stream, device, bytes, id;
+    int sync_kind;
+};
+
+struct kctx {
+    struct ps_model *m;
+    yajl_handle h;
+    long long base;                  /* byte of the JSON where the chunk being parsed starts */
+    long long last_end;              /* byte after the last token yajl passed to a callback */
+    const char *path;
+    char *err;
+    size_t errlen;
+    int failed;
+    int out_of_memory;           /* the failure was memory (fail_oom): the read returns -ENOMEM */
+
+    enum role roles[MAX_FRAMES];
+    enum key keys[MAX_FRAMES];       /* the key whose value comes next, per map frame */
+    char top_key[64];                /* top-level key text, for metadata */
+    int depth;                       /* number of open containers */
+    int overflow;                    /* containers open beyond MAX_FRAMES */
+
+    long long index;                 /* event index in traceEvents */
+    struct event ev;
+    struct ps_device dev;
+    int has_base;
+    int64_t base_ns;
+
+    struct ps_unplaced unplaced;
+    long long ignored[PS_KINETO_N_IGNORED];   /* X events per ps_kineto_ignored_name entry */
+    struct ps_kineto_names names;            /* `M` process / thread names */
+    struct ps_kflows flows;
+    uint32_t last_thread_pid, last_thread_tid, last_thread;   /* one-entry lookup cache */
+};
+
+/* read_kineto.c: record the first error as fail() does, for memory that ran out (the read returns -ENOMEM);
+ * returns 0 to cancel the parse. */
+int ps_kineto_fail_oom(struct kctx *c);
+/* read_kineto.c: b = s[0..len); 0 or -ENOMEM. */
+int ps_kineto_buf_set(struct buf *b, const unsigned char *s, size_t len);
+/* kineto_events.c: the event just closed (c->ev) into the model, or counted as unplaced: 1 to go on, 0 to cancel
+ * the parse (error set). */
+int ps_kineto_finish_event(struct kctx *c);
+/* kineto_events.c: an empty event for the next one, its buffers kept. */
+void ps_kineto_event_reset(struct event *e);
+
+#endif

@@ -1,0 +1,67 @@
+/* The output formats of `perfscope report` (one trace, or several rank files) and `perfscope diff`: each writer
+ * formats a finished result (struct ps_report, struct ps_multirank, struct ps_diff: analyses/) and makes no
+ * judgement of its own. They are picked by name from one table (render.c), so a new format is one row. */
+#ifndef PS_RENDER_H
+#define PS_RENDER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyses/report.h"
+
+struct ps_multirank;               /* analyses/multirank.h */
+struct ps_rank_file;
+struct ps_diff;                    /* analyses/diff.h */
+
+#define PS_TEXT_WIDTH 100          /* the columns perfscope's text fits (the commands' default width) */
+
+/* How to lay a result out (not what it says: that is the result's). */
+struct ps_render_opts {
+    int color;                     /* text: ANSI colours (the command decides: --color, NO_COLOR, a terminal) */
+    size_t width;                  /* text: fold lines to this many columns; 0: never fold */
+};
+
+/* What `perfscope diff` prints: the diff and where its two runs came from. */
+struct ps_diff_input {
+    const struct ps_diff *diff;
+    const char *before_path, *after_path;
+    int top;                       /* kernels listed (text, md); 0: all. JSON lists all */
+};
+
+/* One output format: its --format value, a line for --help, and its writer of each result; NULL where the format
+ * does not exist for that result (a diff has no HTML page). Each writer returns 0, or -EIO when writing failed
+ * (-ENOMEM when memory ran out). */
+struct ps_renderer {
+    const char *name;              /* "text", "json", "md", "html" */
+    const char *what;              /* one line for --help */
+    int (*report)(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+    int (*ranks)(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
+    int (*diff)(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *out);
+};
+
+/* The format called `name`, or NULL when there is none. */
+const struct ps_renderer *ps_renderer_find(const char *name);
+/* The i-th format of the table (0-based), NULL past the last: for listing the formats. */
+const struct ps_renderer *ps_renderer_at(size_t i);
+
+/* The writers of the table, by result and format (report_*.c, multirank_*.c, diff_render.c). */
+int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+int ps_render_md(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+int ps_render_html(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+/* Several rank files (docs/report.md "Several rank files"): the per-rank table, stragglers, communication-
+ * computation overlap and collectives; the HTML page as ps_render_html's, a stacked bar per rank file of its
+ * average step in the verdict's groups, each chart followed by its numbers as a table. */
+int ps_render_ranks_text(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
+int ps_render_ranks_json(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
+int ps_render_ranks_md(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
+int ps_render_ranks_html(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
+/* `perfscope diff` (docs/diff.md lists the JSON keys). */
+int ps_render_diff_text(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *out);
+int ps_render_diff_json(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *out);
+int ps_render_diff_md(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *out);
+/* Shorthands with the default layout (no colour, text unfolded): what tests compare wording against. */
+int ps_report_write_json(const struct ps_report *r, FILE *out);
+int ps_report_write_text(const struct ps_report *r, FILE *out);
+
+#endif

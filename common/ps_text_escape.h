@@ -1,0 +1,16 @@
+/* Untrusted text (names from a trace, SQLite error messages) made safe to print on a terminal or in a report:
+ * control characters, Unicode bidirectional controls and invalid UTF-8 become visible escapes, so a name can never
+ * forge a report line, send a terminal escape sequence or reorder the text around it. */
+#ifndef PS_TEXT_ESCAPE_H
+#define PS_TEXT_ESCAPE_H
+
+#include <stddef.h>
+
+/* Copy NUL-terminated `s` into out (cap bytes, always NUL-terminated when cap > 0) for printing on a terminal:
+ * \n \t \r as two characters, other control characters, DEL and invalid UTF-8 bytes as \xNN, C1 controls as
+ * \u00NN, Unicode bidi controls (U+061C, U+200E/F, U+202A..E, U+2066..9) as \uNNNN. Stops before a piece that does
+ * not fit. Returns the bytes written; *chars (may be NULL) gets the characters written (a UTF-8 sequence counts
+ * one). */
+size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars);
+
+#endif
