@@ -151,6 +151,11 @@ static int finish_process(struct ps_rows *r, const struct proc *p, sqlite3_stmt 
         static const char *const states[] = { "none", "injected", "cupti_active", "cupti_unavailable",
                                               "cupti_busy" };
         rc = ps_tw_meta(r->w, key, p->cuda_state >= 0 && p->cuda_state <= 4 ? states[p->cuda_state] : "unknown");
+        /* Why CUPTI did not run (unavailable, busy): the report says it in the probe's words. */
+        if (rc == 0 && (p->cuda_state == 3 || p->cuda_state == 4) && p->cuda_msg && *p->cuda_msg) {
+            snprintf(key, sizeof key, "cuda_message.pid.%" PRIu32, p->pid);
+            rc = ps_tw_meta(r->w, key, p->cuda_msg);
+        }
     }
     return rc;
 }
