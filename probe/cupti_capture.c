@@ -331,6 +331,42 @@ static void subscribe_failed(CUptiResult r, char *msg, size_t len)
              old ? "; install an R580+ driver (or the cuda-compat package's R580+ libcuda)" : "");
 }
 
+/* Enable every kind of `kinds`; returns how many CUPTI took, lists the others as " kind:error" in `failed`. */
+static size_t enable_kinds(char *failed, size_t len, CUptiResult *dump_failed)
+{
+    size_t enabled = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        CUptiResult r = enable_kind(kinds[i], dump_failed);
+        if (r == CUPTI_SUCCESS)
+            enabled++;
+        else
+            snprintf(failed + strlen(failed), len - strlen(failed), " %d:%s", (int)kinds[i], result_string(r));
+    }
+    return enabled;
+}
+
+/* The status record of a started collection: the library, the kinds, the clock, CUDA 13.0 GA's missing flushes. */
+static void say_active(uint32_t version, const char *vtext, size_t enabled, const char *failed,
+                       CUptiResult dump_failed)
+{
+    char msg[1536], dump[160] = "";
+    if (dump_failed != CUPTI_SUCCESS)
+        snprintf(dump, sizeof dump, "; cuptiActivityEnableAndDump failed (%s): devices and contexts enabled "
+                 "without a dump of those created before", result_string(dump_failed));
+    snprintf(msg, sizeof msg, "CUPTI %u (%s) active (%s), %zu of %zu activity kinds%s%s%s%s; clock: %s%s", version,
+             vtext, g.api.origin[0] ? g.api.origin : "libcupti", enabled, sizeof kinds / sizeof kinds[0],
+             failed[0] ? " (failed:" : "", failed, failed[0] ? ")" : "", dump,
+             !g.map_clock ? "CLOCK_MONOTONIC callback"
+             : version < PS_CUPTI_VERSION_TIMESTAMP_CALLBACK_FIXED
+                 ? "CUPTI's, mapped with clock pairs (its timestamp callback loses kernel times before CUPTI 13.1)"
+                 : "CUPTI's, mapped with clock pairs (timestamp callback refused)",
+             g.flush_periodically ? ""
+             : "; CUDA 13.0 GA: no periodic flush (a cuptiActivityFlushAll crash, fixed in 13.0 Update 1): GPU rows "
+               "arrive as CUPTI's buffers fill and at exit, and cudaDeviceSynchronize/cuCtxSynchronize have no "
+               "synchronization rows; update to CUDA 13.0 Update 1 or later");
+    ps_cupti_status(&g.sink, PS_CUDA_CUPTI_ACTIVE, msg);
+}
+
 static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sink)
 {
     char msg[1536], vtext[32];
@@ -397,17 +433,9 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
     clock_pair_locked();
     pthread_mutex_unlock(&g.lock);
     pthread_atfork(NULL, NULL, atfork_child);
-    size_t enabled = 0;
     char failed[256] = "";
     CUptiResult dump_failed = CUPTI_SUCCESS;
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        r = enable_kind(kinds[i], &dump_failed);
-        if (r == CUPTI_SUCCESS)
-            enabled++;
-        else
-            snprintf(failed + strlen(failed), sizeof failed - strlen(failed), " %d:%s", (int)kinds[i],
-                     result_string(r));
-    }
+    size_t enabled = enable_kinds(failed, sizeof failed, &dump_failed);
     if (!enabled) {
         snprintf(msg, sizeof msg, "CUPTI enabled no activity kind (kind:error%s): no GPU rows", failed);
         return fail_subscribed(PS_CUDA_CUPTI_UNAVAILABLE, msg, -EIO);
@@ -416,22 +444,7 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
     g.api.enable_callback(1, g.sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
     atomic_store(&g.active, 1);
     start_flush_thread();
-    char dump[160] = "";
-    if (dump_failed != CUPTI_SUCCESS)
-        snprintf(dump, sizeof dump, "; cuptiActivityEnableAndDump failed (%s): devices and contexts enabled "
-                 "without a dump of those created before", result_string(dump_failed));
-    snprintf(msg, sizeof msg, "CUPTI %u (%s) active (%s), %zu of %zu activity kinds%s%s%s%s; clock: %s%s", version,
-             vtext, g.api.origin[0] ? g.api.origin : "libcupti", enabled, sizeof kinds / sizeof kinds[0],
-             failed[0] ? " (failed:" : "", failed, failed[0] ? ")" : "", dump,
-             !g.map_clock ? "CLOCK_MONOTONIC callback"
-             : version < PS_CUPTI_VERSION_TIMESTAMP_CALLBACK_FIXED
-                 ? "CUPTI's, mapped with clock pairs (its timestamp callback loses kernel times before CUPTI 13.1)"
-                 : "CUPTI's, mapped with clock pairs (timestamp callback refused)",
-             g.flush_periodically ? ""
-             : "; CUDA 13.0 GA: no periodic flush (a cuptiActivityFlushAll crash, fixed in 13.0 Update 1): GPU rows "
-               "arrive as CUPTI's buffers fill and at exit, and cudaDeviceSynchronize/cuCtxSynchronize have no "
-               "synchronization rows; update to CUDA 13.0 Update 1 or later");
-    ps_cupti_status(sink, PS_CUDA_CUPTI_ACTIVE, msg);
+    say_active(version, vtext, enabled, failed, dump_failed);
     return 0;
 }
 
