@@ -1,7 +1,7 @@
 /* CUPTI activity collection for the probe: load libcupti, subscribe, hand out activity buffers under a
  * memory cap, convert completed buffers into GPU wire records, flush them every period from a helper thread,
  * at exit and on SIGTERM. Rules and their sources:
- * shared/notes/cupti-nvtx-nvml.md §1.3 (forced flush, fork, finalize, single subscriber, buffers). */
+ * docs/gpu-capture.md (forced flush, fork, finalize, single subscriber, buffers, the versions read). */
 #include "cupti_capture.h"
 
 #include <errno.h>

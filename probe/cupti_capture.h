@@ -1,6 +1,6 @@
 /* CUPTI activity collection inside the probe: libcupti is dlopen'ed at run time (never linked, never
  * dlclose'd, never cuptiFinalize'd), its functions called through a table so tests can put fakes there.
- * One collection per process (CUPTI's buffer callbacks carry no user data); DESIGN §2 "CUPTI hygiene". */
+ * One collection per process (CUPTI's buffer callbacks carry no user data); docs/gpu-capture.md. */
 #ifndef PS_CUPTI_CAPTURE_H
 #define PS_CUPTI_CAPTURE_H
 

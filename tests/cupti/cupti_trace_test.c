@@ -1,7 +1,7 @@
 /* CUPTI records all the way into a trace: real CUDA 13.0 record structs in a buffer handed to the probe's
  * bufferCompleted (fake CUPTI table, injected iterator) -> shared-memory ring -> the collector's drain and
  * writer -> SQLite, then the Nsight-Systems-style rows are checked field by field. Expected values are the
- * ones written into the structs, mapped by nsys' published numbering (notes/nsys-sqlite-schema.md).
+ * ones written into the structs, mapped by nsys' numbering (docs/gpu-capture.md, the nsys export's ENUM tables).
  * Usage: cupti_trace_test CASE. */
 #include <errno.h>
 #include <stdarg.h>
@@ -403,7 +403,7 @@ static void case_mig_and_hidden(void)
     cleanup(db);
 }
 
-/* nsys' shortName and memory-kind numbering (expected: notes/nsys-sqlite-schema.md §1.2, the nsys ENUM table). */
+/* nsys' shortName and memory-kind numbering (expected: docs/gpu-capture.md, the nsys export's ENUM tables). */
 static void case_names_and_kinds(void)
 {
     static const struct { const char *in, *want; } names[] = {
