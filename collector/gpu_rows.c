@@ -531,9 +531,11 @@ static uint32_t new_gpu_id(struct ps_gpu_rows *g, uint32_t ordinal)
     return id;
 }
 
-/* One TARGET_INFO_GPU row per physical GPU (its UUID; a device without one by process and ordinal) and one
- * TARGET_INFO_CUDA_DEVICE row per process and CUDA ordinal, however often CUPTI reports the device (dumped
- * at start and emitted at initialisation). */
+/* One TARGET_INFO_GPU row per physical GPU (its UUID; a device without one by process and ordinal), or per MIG
+ * instance (its MIG UUID, written "MIG-..." as nvidia-smi and CUDA_VISIBLE_DEVICES spell it), and one
+ * TARGET_INFO_CUDA_DEVICE row per process and CUDA ordinal, however often CUPTI reports the device (dumped at start
+ * and emitted at initialisation). A device hidden from the process (CUDA_VISIBLE_DEVICES) has no CUDA ordinal
+ * there: it gets no TARGET_INFO_CUDA_DEVICE row. */
 static int device_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const struct ps_wire_hdr *rec)
 {
     const struct ps_wire_gpu_device *d = (const void *)rec;
@@ -542,11 +544,15 @@ static int device_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const
     const char *name = (const char *)(d + 1);
     if (name[d->name_len - 1] != '\0')
         return 1;
+    int mig = 0;
+    for (int i = 0; d->is_mig_enabled && i < 16; i++)
+        mig |= d->mig_uuid[i] != 0;
+    const uint8_t *u = mig ? d->mig_uuid : d->uuid;
     char uuid[48];
-    const uint8_t *u = d->uuid;
-    snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-    uint64_t key = 0xcbf29ce484222325ull;
+    snprintf(uuid, sizeof uuid, "%s-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             mig ? "MIG" : "GPU", u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+             u[13], u[14], u[15]);
+    uint64_t key = mig ? 0x4d4947ull : 0xcbf29ce484222325ull;     /* a MIG instance never shares a GPU's key */
     int has_uuid = 0;
     for (int i = 0; i < 16; i++) {
         key = (key ^ u[i]) * 0x100000001b3ull;
@@ -593,7 +599,7 @@ static int device_rec(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const
             return rc ? rc : -ENOMEM;
     }
     uint64_t cdev = (uint64_t)src->pid << 32 | d->id;
-    if (ps_u64map_get(&g->cuda_devs, cdev))
+    if (!d->is_cuda_visible || ps_u64map_get(&g->cuda_devs, cdev))
         return 0;
     sqlite3_stmt *st = g->st_cudadev;
     sqlite3_bind_int64(st, 1, gpu_id);

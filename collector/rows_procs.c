@@ -153,6 +153,12 @@ static int finish_process(struct ps_rows *r, const struct proc *p, sqlite3_stmt 
         _Static_assert(sizeof states / sizeof *states == PS_CUDA_CUPTI_BUSY + 1, "a name per enum ps_cuda_state");
         rc = ps_tw_meta(r->w, key, p->cuda_state >= 0 && p->cuda_state <= PS_CUDA_CUPTI_BUSY ? states[p->cuda_state]
                                                                                               : "unknown");
+        /* Why CUPTI did not run (unavailable, busy): the report says it in the probe's words. */
+        if (rc == 0 && (p->cuda_state == PS_CUDA_CUPTI_UNAVAILABLE || p->cuda_state == PS_CUDA_CUPTI_BUSY) &&
+            p->cuda_msg && *p->cuda_msg) {
+            snprintf(key, sizeof key, "cuda_message.pid.%" PRIu32, p->pid);
+            rc = ps_tw_meta(r->w, key, p->cuda_msg);
+        }
     }
     return rc;
 }

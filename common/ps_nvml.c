@@ -1,6 +1,6 @@
-/* The NVML loader and sampler (see ps_nvml.h). Types and constants are declared here from the public nvml.h
- * (no nvml.h on build machines; ../shared/notes/cupti-nvtx-nvml.md §4 lists them); every entry point is looked
- * up with dlsym, newest version first, and a missing one only costs its fields. */
+/* The NVML loader and sampler (see ps_nvml.h). Types and constants are declared here from NVIDIA's NVML API
+ * reference (docs.nvidia.com/deploy/nvml-api; no nvml.h on build machines); every entry point is looked up with
+ * dlsym, newest version first, and a missing one only costs its fields. */
 #include "ps_nvml.h"
 
 #include <dlfcn.h>
@@ -13,7 +13,7 @@
 
 /* nvml.h values */
 enum {
-    NVML_SUCCESS = 0, NVML_ERROR_NOT_SUPPORTED = 3, NVML_ERROR_INSUFFICIENT_SIZE = 7,
+    NVML_SUCCESS = 0, NVML_ERROR_NOT_SUPPORTED = 3, NVML_ERROR_NOT_FOUND = 6, NVML_ERROR_INSUFFICIENT_SIZE = 7,
     NVML_ERROR_DRIVER_NOT_LOADED = 9, NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,
 };
 enum { NVML_TEMPERATURE_GPU = 0 };
@@ -28,6 +28,19 @@ struct nvml_mem_v1 { unsigned long long total, free, used; };
 struct nvml_mem_v2 { unsigned int version; unsigned long long total, reserved, free, used; };
 /* NVML_STRUCT_VERSION(Memory, 2): sizeof | version << 24 = 0x02000028 */
 #define NVML_MEMORY_V2 ((unsigned int)(sizeof(struct nvml_mem_v2) | (2u << 24)))
+
+/* nvmlPciInfo_t of nvmlDeviceGetPciInfo_v2/_v3 (NVML API reference, nvmlPciInfo_t) */
+struct nvml_pci {
+    char bus_id_legacy[16];
+    unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+    char bus_id[32];                /* NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE */
+};
+/* nvmlProcessUtilizationSample_t (NVML API reference): timeStamp is a CPU time in microseconds */
+struct nvml_proc_util {
+    unsigned int pid;
+    unsigned long long time_us;
+    unsigned int sm, mem, enc, dec;
+};
 
 #define NVML_NAME_LEN 96            /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
 #define PROC_SLOT_MAX 32            /* the largest process-entry size a driver writes (R535+) */
@@ -50,9 +63,19 @@ struct ps_nvml {
     nvml_ret (*get_throttle)(nvml_dev, unsigned long long *);
     nvml_ret (*get_mig)(nvml_dev, unsigned *, unsigned *);
     nvml_ret (*get_procs)(nvml_dev, unsigned *, void *);
+    nvml_ret (*get_uuid)(nvml_dev, char *, unsigned);
+    nvml_ret (*get_pci)(nvml_dev, struct nvml_pci *);
+    nvml_ret (*get_proc_util)(nvml_dev, struct nvml_proc_util *, unsigned *, unsigned long long);
+    nvml_ret (*get_max_mig)(nvml_dev, unsigned *);
+    nvml_ret (*get_mig_handle)(nvml_dev, unsigned, nvml_dev *);
+    nvml_ret (*get_gi_id)(nvml_dev, unsigned *);
+    nvml_ret (*get_ci_id)(nvml_dev, unsigned *);
     unsigned procs_version;         /* 1: 16-byte entries; 2/3: 24 or 32 (detected) */
     unsigned char *proc_buf;
     size_t proc_cap;                /* entries */
+    struct nvml_proc_util *util_buf;
+    size_t util_cap;                /* entries */
+    unsigned long long util_seen_us[64];    /* per device: the newest utilisation sample read (lastSeenTimeStamp) */
 };
 
 /* The first of `names` the library exports, NULL if none. */
@@ -125,6 +148,13 @@ int ps_nvml_open(struct ps_nvml **out, char *why, size_t whylen)
                                                    "nvmlDeviceGetComputeRunningProcesses_v2",
                                                    "nvmlDeviceGetComputeRunningProcesses", NULL }, &which);
     n->procs_version = which == 2 ? 1 : 3 - which;
+    n->get_uuid = SYM(lib, "nvmlDeviceGetUUID");
+    n->get_pci = SYM(lib, "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2");
+    n->get_proc_util = SYM(lib, "nvmlDeviceGetProcessUtilization");
+    n->get_max_mig = SYM(lib, "nvmlDeviceGetMaxMigDeviceCount");
+    n->get_mig_handle = SYM(lib, "nvmlDeviceGetMigDeviceHandleByIndex");
+    n->get_gi_id = SYM(lib, "nvmlDeviceGetGpuInstanceId");
+    n->get_ci_id = SYM(lib, "nvmlDeviceGetComputeInstanceId");
     nvml_ret rc = init();
     if (rc != NVML_SUCCESS) {
         char buf[32];
@@ -150,6 +180,7 @@ void ps_nvml_close(struct ps_nvml *n)
         return;
     n->shutdown();
     free(n->proc_buf);
+    free(n->util_buf);
     free(n);
 }
 
@@ -202,16 +233,113 @@ static int sample_procs(struct ps_nvml *n, nvml_dev dev, struct ps_gpu_sample *o
         out->nprocs = 0;
         for (unsigned i = 0; i < count && out->nprocs < PS_GPU_MAX_PROCS; i++) {
             const unsigned char *e = n->proc_buf + (size_t)i * stride;
-            unsigned int pid;
+            unsigned int pid, gi = PS_GPU_NO_INSTANCE, ci = PS_GPU_NO_INSTANCE;
             unsigned long long used;
             memcpy(&pid, e, sizeof pid);
             memcpy(&used, e + 8, sizeof used);   /* after pid and its padding in every version */
+            if (stride >= 24) {                  /* v2/v3: gpuInstanceId, computeInstanceId (0xFFFFFFFF: no MIG) */
+                memcpy(&gi, e + 16, sizeof gi);
+                memcpy(&ci, e + 20, sizeof ci);
+            }
             out->procs[out->nprocs++] = (struct ps_gpu_proc){
-                pid, used == NVML_VALUE_NOT_AVAILABLE || used > INT64_MAX ? -1 : (int64_t)used };
+                .pid = pid, .used_bytes = used == NVML_VALUE_NOT_AVAILABLE || used > INT64_MAX ? -1 : (int64_t)used,
+                .gpu_instance_id = gi, .compute_instance_id = ci };
         }
         return 0;
     }
     return -EIO;                    /* the list kept growing */
+}
+
+/* Per-process SM and memory utilisation of the listed processes (procs[] first): the samples since the last call
+ * for this device, the newest per process; a listed process without one used nothing in that time (NVML returns
+ * samples only for processes with non-zero utilisation; NVML_ERROR_NOT_FOUND when there are none). */
+static int sample_proc_util(struct ps_nvml *n, nvml_dev dev, unsigned index, struct ps_gpu_sample *out)
+{
+    unsigned long long *seen = index < 64 ? &n->util_seen_us[index] : NULL, since = seen ? *seen : 0;
+    unsigned count = 0;
+    nvml_ret rc = n->get_proc_util(dev, NULL, &count, since);
+    if (rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_FOUND)
+        count = 0;
+    else if (rc != NVML_ERROR_INSUFFICIENT_SIZE)
+        return -1;
+    if (count) {
+        size_t want = (size_t)count + 16;        /* processes may start between the two calls */
+        if (want > n->util_cap) {
+            struct nvml_proc_util *b = realloc(n->util_buf, want * sizeof *b);
+            if (!b)
+                return -1;
+            n->util_buf = b;
+            n->util_cap = want;
+        }
+        count = (unsigned)n->util_cap;
+        rc = n->get_proc_util(dev, n->util_buf, &count, since);
+        if (rc == NVML_ERROR_NOT_FOUND)
+            count = 0;
+        else if (rc != NVML_SUCCESS || count > n->util_cap)
+            return -1;
+    }
+    for (size_t k = 0; k < out->nprocs; k++) {
+        unsigned long long newest = 0;
+        out->procs[k].sm_util_pct = out->procs[k].mem_util_pct = 0;
+        for (unsigned i = 0; i < count; i++) {
+            const struct nvml_proc_util *u = &n->util_buf[i];
+            if (u->pid != out->procs[k].pid || u->time_us < newest)
+                continue;
+            newest = u->time_us;
+            out->procs[k].sm_util_pct = u->sm <= 100 ? u->sm : 100;
+            out->procs[k].mem_util_pct = u->mem <= 100 ? u->mem : 100;
+        }
+    }
+    for (unsigned i = 0; seen && i < count; i++)
+        if (n->util_buf[i].time_us > *seen)
+            *seen = n->util_buf[i].time_us;
+    return 0;
+}
+
+/* The MIG devices of a GPU in MIG mode: UUID, instance ids, memory. Slots without a device are skipped. */
+static void sample_mig(struct ps_nvml *n, nvml_dev dev, struct ps_gpu_sample *out)
+{
+    unsigned max = 0;
+    out->nmig = 0;
+    if (!n->get_max_mig || !n->get_mig_handle || n->get_max_mig(dev, &max) != NVML_SUCCESS)
+        return;
+    for (unsigned i = 0; i < max && out->nmig < PS_GPU_MAX_MIG; i++) {
+        nvml_dev mig = NULL;
+        if (n->get_mig_handle(dev, i, &mig) != NVML_SUCCESS || !mig)
+            continue;
+        struct ps_gpu_mig *m = &out->mig[out->nmig++];
+        memset(m, 0, sizeof *m);
+        m->gpu_instance_id = m->compute_instance_id = PS_GPU_NO_INSTANCE;
+        if (n->get_uuid && n->get_uuid(mig, m->uuid, sizeof m->uuid) == NVML_SUCCESS)
+            m->uuid[sizeof m->uuid - 1] = '\0';
+        else
+            m->uuid[0] = '\0';
+        unsigned v;
+        if (n->get_gi_id && n->get_gi_id(mig, &v) == NVML_SUCCESS)
+            m->gpu_instance_id = v;
+        if (n->get_ci_id && n->get_ci_id(mig, &v) == NVML_SUCCESS)
+            m->compute_instance_id = v;
+        struct nvml_mem_v2 m2 = { .version = NVML_MEMORY_V2 };
+        struct nvml_mem_v1 m1;
+        if (n->get_mem_v2 && n->get_mem_v2(mig, &m2) == NVML_SUCCESS)
+            m->mem_valid = 1, m->mem_used_bytes = m2.used, m->mem_total_bytes = m2.total;
+        else if (n->get_mem && n->get_mem(mig, &m1) == NVML_SUCCESS)
+            m->mem_valid = 1, m->mem_used_bytes = m1.used, m->mem_total_bytes = m1.total;
+    }
+}
+
+/* UUID and PCI bus id: what identifies the device beside other tools (TARGET_INFO_GPU, nvidia-smi). */
+static void sample_ids(struct ps_nvml *n, nvml_dev dev, struct ps_gpu_sample *out)
+{
+    if (n->get_uuid && n->get_uuid(dev, out->uuid, sizeof out->uuid) == NVML_SUCCESS) {
+        out->uuid[sizeof out->uuid - 1] = '\0';
+        out->valid |= PS_GPU_UUID;
+    }
+    struct nvml_pci pci;
+    if (n->get_pci && n->get_pci(dev, &pci) == NVML_SUCCESS) {
+        snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%.*s", (int)sizeof pci.bus_id, pci.bus_id);
+        out->valid |= PS_GPU_PCI;
+    }
 }
 
 int ps_nvml_sample(struct ps_nvml *n, unsigned index, struct ps_gpu_sample *out)
@@ -283,9 +411,15 @@ int ps_nvml_sample(struct ps_nvml *n, unsigned index, struct ps_gpu_sample *out)
     if (n->get_mig && n->get_mig(dev, &cur, &pending) == NVML_SUCCESS) {
         out->mig_enabled = cur == 1;
         out->valid |= PS_GPU_MIG;
+        if (out->mig_enabled)
+            sample_mig(n, dev, out);
     }
-    if (n->get_procs && sample_procs(n, dev, out) == 0)
+    sample_ids(n, dev, out);
+    if (n->get_procs && sample_procs(n, dev, out) == 0) {
         out->valid |= PS_GPU_PROCS;
+        if (n->get_proc_util && sample_proc_util(n, dev, index, out) == 0)
+            out->valid |= PS_GPU_PROC_UTIL;
+    }
     return 0;
 }
 

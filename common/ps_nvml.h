@@ -43,14 +43,32 @@ enum ps_gpu_field {
     PS_GPU_THROTTLE = 1u << 10,
     PS_GPU_PROCS = 1u << 11,        /* procs[0..nprocs) is the device's compute process list */
     PS_GPU_MIG = 1u << 12,          /* mig_enabled */
+    PS_GPU_UUID = 1u << 13,         /* uuid */
+    PS_GPU_PCI = 1u << 14,          /* pci_bus_id */
+    PS_GPU_PROC_UTIL = 1u << 15,    /* procs[].sm_util_pct / mem_util_pct (nvmlDeviceGetProcessUtilization) */
 };
 
 #define PS_GPU_MAX_PROCS 64
+#define PS_GPU_MAX_MIG 8            /* MIG devices per GPU (7 on A100/H100/H200) */
+#define PS_GPU_NO_INSTANCE UINT32_MAX
 
 struct ps_gpu_proc {
     uint32_t pid;                   /* host pid (NVML reports host pids even inside a container) */
     int64_t used_bytes;             /* GPU memory; -1: not available (NVML_VALUE_NOT_AVAILABLE, MIG without
                                        permission) */
+    /* MIG instance the process runs on (nvmlProcessInfo_v2_t); PS_GPU_NO_INSTANCE without MIG or a v1 entry */
+    uint32_t gpu_instance_id, compute_instance_id;
+    /* % of the driver's last sample period the process used the SMs / memory (valid with PS_GPU_PROC_UTIL; a
+     * process without a utilisation sample since the previous call used none: 0) */
+    uint32_t sm_util_pct, mem_util_pct;
+};
+
+/* A MIG device (compute instance) of a GPU in MIG mode, as CUDA_VISIBLE_DEVICES=MIG-... names it. */
+struct ps_gpu_mig {
+    char uuid[96];                  /* "MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; "" unknown */
+    uint32_t gpu_instance_id, compute_instance_id;  /* PS_GPU_NO_INSTANCE unknown */
+    int mem_valid;
+    uint64_t mem_used_bytes, mem_total_bytes;
 };
 
 struct ps_gpu_sample {
@@ -66,13 +84,18 @@ struct ps_gpu_sample {
     uint32_t pcie_rx_kbps, pcie_tx_kbps;    /* KB/s over the driver's last 20 ms window */
     uint64_t throttle;              /* nvmlClocksEventReasons bits (ps_nvml_throttle_text) */
     int mig_enabled;                /* 1 MIG mode on, 0 off (valid with PS_GPU_MIG) */
+    char uuid[96];                  /* "GPU-xxxxxxxx-..." (nvmlDeviceGetUUID): joins TARGET_INFO_GPU.uuid */
+    char pci_bus_id[32];            /* "00000000:19:00.0" (nvmlPciInfo_t.busId), as nvidia-smi's pci.bus_id */
     size_t nprocs;
     struct ps_gpu_proc procs[PS_GPU_MAX_PROCS];
+    size_t nmig;                    /* MIG devices found when mig_enabled */
+    struct ps_gpu_mig mig[PS_GPU_MAX_MIG];
 };
 
 /* Read every field of device `index` (< ps_nvml_count) into *out; the fields that fail are left out of
- * out->valid. Returns 0, -EINVAL (no such device) or -ENODEV (the handle itself cannot be had: a lost GPU;
- * *out then holds only index and time). */
+ * out->valid. Per-process SM utilisation covers the samples NVML took since the previous call for that device (the
+ * newest sample of each process; the first call reads the driver's whole sample buffer). Returns 0, -EINVAL (no
+ * such device) or -ENODEV (the handle itself cannot be had: a lost GPU; *out then holds only index and time). */
 int ps_nvml_sample(struct ps_nvml *n, unsigned index, struct ps_gpu_sample *out);
 
 /* The names of the set throttle-reason bits, comma-separated ("sw-power-cap,hw-thermal"), "none" for 0,

@@ -62,11 +62,14 @@ const char ps_schema_sql[] =
     " temperatureC INTEGER, powerMw INTEGER, powerLimitMw INTEGER, clockSmMhz INTEGER, clockMemMhz INTEGER,"
     " pcieRxKBps INTEGER, pcieTxKBps INTEGER, throttleReasons INTEGER, migEnabled INTEGER);\n"
     "CREATE TABLE PERFSCOPE_GPU_PROCESS_SAMPLES(timestamp INTEGER NOT NULL, deviceIndex INTEGER NOT NULL,"
-    " pid INTEGER NOT NULL, usedMemoryBytes INTEGER);\n"
+    " pid INTEGER NOT NULL, usedMemoryBytes INTEGER, smUtilPercent INTEGER, memUtilPercent INTEGER,"
+    " gpuInstanceId INTEGER, computeInstanceId INTEGER);\n"
     "CREATE TABLE PERFSCOPE_LIVE_OPEN_RANGES(globalTid INTEGER NOT NULL, start INTEGER NOT NULL, text TEXT,"
     " textId INTEGER, domainId INTEGER);\n"
     "CREATE TABLE PERFSCOPE_GPU_DEVICES(deviceIndex INTEGER NOT NULL PRIMARY KEY, name TEXT,"
-    " memTotalBytes INTEGER);\n";
+    " memTotalBytes INTEGER, uuid TEXT, pciBusId TEXT);\n"
+    "CREATE TABLE PERFSCOPE_GPU_MIG_DEVICES(deviceIndex INTEGER NOT NULL, uuid TEXT NOT NULL, gpuInstanceId INTEGER,"
+    " computeInstanceId INTEGER, memTotalBytes INTEGER, PRIMARY KEY(deviceIndex, uuid));\n";
 
 const char ps_schema_enum_sql[] =
     "INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES"

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#define PS_WIRE_VERSION 1
+#define PS_WIRE_VERSION 2          /* 2: ps_wire_gpu_device carries MIG and visibility fields */
 
 enum ps_wire_type {
     PS_WIRE_PROCESS = 1,        /* struct ps_wire_process + exe path + NUL-separated argv (argv_len bytes) */

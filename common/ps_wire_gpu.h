@@ -126,6 +126,12 @@ struct ps_wire_gpu_device {
     uint32_t max_block_dim[3], max_grid_dim[3];
     uint32_t name_len;                  /* bytes of the name incl. NUL, after the fixed part */
     uint8_t uuid[16];
+    /* MIG (CUpti_ActivityDevice5): the instance's ids (UINT32_MAX when MIG is off) and UUID */
+    uint32_t gpu_instance_id, compute_instance_id;
+    uint8_t mig_uuid[16];
+    uint8_t is_cuda_visible;            /* 0: the device is hidden from this process (CUDA_VISIBLE_DEVICES) */
+    uint8_t is_mig_enabled;
+    uint8_t pad8[6];
 };
 
 struct ps_wire_gpu_context {

@@ -1,6 +1,7 @@
 /* The CUDA injection entry point of libperfscope_probe.so: the CUDA driver calls InitializeInjection during
  * cuInit when CUDA_INJECTION64_PATH names the probe (`perfscope record` sets it). It records that CUDA
  * injection happened, loads libcupti at run time and starts activity collection into the process's ring. */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,9 +45,11 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     if (probe_start() != 0)
         return 1;       /* no recording session (or no ring): nothing to record into */
     ps_cupti_status(&sink, PS_CUDA_INJECTED, "the CUDA driver called InitializeInjection");
-    if (ps_cupti_load(getenv(PS_ENV_CUPTI_PATH), &api, why, sizeof why) < 0) {
+    int rc = ps_cupti_load(getenv(PS_ENV_CUPTI_PATH), &api, why, sizeof why);
+    if (rc < 0) {
         char msg[640];
-        snprintf(msg, sizeof msg, "no GPU rows (NVTX ranges are still recorded): %s", why);
+        /* -ENOTSUP (a CUDA 12 process) comes as a whole message; the others say what was tried. */
+        snprintf(msg, sizeof msg, "%s%s", rc == -ENOTSUP ? "" : "no GPU rows (NVTX ranges are still recorded): ", why);
         ps_cupti_status(&sink, PS_CUDA_CUPTI_UNAVAILABLE, msg);
         return 1;
     }

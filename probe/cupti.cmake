@@ -1,7 +1,8 @@
 # CUPTI activity collection for libperfscope_probe.so (probe/cupti_*.c), as a static library so the tests
 # can drive it with a fake CUPTI. Included by probe/CMakeLists.txt and tests/cupti/CMakeLists.txt.
 if(NOT TARGET ps_cupti AND PS_HAVE_CUPTI)
-  add_library(ps_cupti STATIC ${CMAKE_SOURCE_DIR}/probe/cupti_capture.c ${CMAKE_SOURCE_DIR}/probe/cupti_convert.c)
+  add_library(ps_cupti STATIC ${CMAKE_SOURCE_DIR}/probe/cupti_capture.c ${CMAKE_SOURCE_DIR}/probe/cupti_convert.c
+              ${CMAKE_SOURCE_DIR}/probe/cupti_load.c)
   # Only common/'s headers: ps_common's objects may carry ASan, which the injected probe must not.
   target_include_directories(ps_cupti PUBLIC ${CMAKE_SOURCE_DIR}/probe ${CMAKE_SOURCE_DIR}/common ${PS_CUPTI_INC}
                              ${PS_CUDA_ROOT}/include)

@@ -1,10 +1,9 @@
 /* CUPTI activity collection for the probe: load libcupti, subscribe, hand out activity buffers under a
  * memory cap, convert completed buffers into GPU wire records, flush them every period from a helper thread,
  * at exit and on SIGTERM. Rules and their sources:
- * shared/notes/cupti-nvtx-nvml.md §1.3 (forced flush, fork, finalize, single subscriber, buffers). */
+ * docs/gpu-capture.md (forced flush, fork, finalize, single subscriber, buffers, the versions read). */
 #include "cupti_capture.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -29,6 +28,8 @@ static struct {
     pid_t owner;                    /* the process that started CUPTI; a forked child differs */
     CUpti_SubscriberHandle sub;
     int map_clock;                  /* CUPTI's own clock, mapped with clock pairs (no timestamp callback) */
+    int clock_registered;           /* perfscope's timestamp callback is CUPTI's clock */
+    int flush_periodically;         /* cuptiActivityFlushAll is safe to call while the program runs */
     atomic_int active;
     atomic_int forked_child;
     atomic_int exit_flushed;
@@ -48,75 +49,6 @@ static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 static int start_result = -EIO;
 static const struct ps_cupti_api *start_api;
 static const struct ps_cupti_sink *start_sink;
-
-/* The file a loaded symbol comes from. */
-static const char *library_of(void *sym)
-{
-    Dl_info info;
-    return sym && dladdr(sym, &info) && info.dli_fname ? info.dli_fname : "?";
-}
-
-int ps_cupti_load(const char *path, struct ps_cupti_api *api, char *why, size_t why_len)
-{
-    static const char toolkit[] = "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13";
-    const char *tried[5];
-    size_t n = 0;
-    /* Never a second instance: a copy already in the process (PyTorch's wheel) is the one to use. */
-    void *h = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-    const char *how = "already loaded by the program";
-    if (!h) {
-        if (path && *path)
-            tried[n++] = path;
-        tried[n++] = "libcupti.so.13";
-        tried[n++] = toolkit;
-        tried[n++] = "libcupti.so";
-        for (size_t i = 0; i < n && !h; i++) {
-            h = dlopen(tried[i], RTLD_NOW | RTLD_LOCAL);
-            how = path && *path && i == 0 ? "PERFSCOPE_CUPTI_PATH" : "loaded by perfscope";
-        }
-    }
-    if (!h) {
-        char list[512] = "";
-        for (size_t i = 0; i < n; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", tried[i]);
-        snprintf(why, why_len, "cannot load libcupti (no libcupti.so.13 in the process; tried %s): %s; set "
-                 "PERFSCOPE_CUPTI_PATH to the libcupti.so.13 of a CUDA 13 install (e.g. "
-                 "/usr/local/cuda/extras/CUPTI/lib64 or the nvidia/cu13/lib folder of the PyTorch wheel)",
-                 list, dlerror());
-        return -ENOENT;
-    }
-    /* Never dlclose: CUDA 13.0 segfaults at shutdown when libcupti is unloaded (PAPI PR #594). */
-    struct { void **slot; const char *name; int optional; } syms[] = {
-        { (void **)&api->get_version, "cuptiGetVersion", 0 },
-        { (void **)&api->subscribe_v2, "cuptiSubscribe_v2", 0 },
-        { (void **)&api->unsubscribe, "cuptiUnsubscribe", 0 },
-        { (void **)&api->enable_callback, "cuptiEnableCallback", 0 },
-        { (void **)&api->register_timestamp_callback, "cuptiActivityRegisterTimestampCallback", 0 },
-        { (void **)&api->set_thread_id_type, "cuptiSetThreadIdType", 0 },
-        { (void **)&api->register_callbacks, "cuptiActivityRegisterCallbacks", 0 },
-        { (void **)&api->activity_enable, "cuptiActivityEnable", 0 },
-        { (void **)&api->flush_all, "cuptiActivityFlushAll", 0 },
-        { (void **)&api->get_next_record, "cuptiActivityGetNextRecord", 0 },
-        { (void **)&api->get_num_dropped, "cuptiActivityGetNumDroppedRecords", 0 },
-        { (void **)&api->get_callback_name, "cuptiGetCallbackName", 0 },
-        { (void **)&api->get_result_string, "cuptiGetResultString", 0 },
-        { (void **)&api->get_timestamp, "cuptiGetTimestamp", 0 },
-        { (void **)&api->enable_and_dump, "cuptiActivityEnableAndDump", 1 },
-        { (void **)&api->enable_all_sync_records, "cuptiActivityEnableAllSyncRecords", 1 },
-        { (void **)&api->enable_runtime_api, "cuptiActivityEnableRuntimeApi", 1 },
-        { (void **)&api->enable_driver_api, "cuptiActivityEnableDriverApi", 1 },
-    };
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        *syms[i].slot = dlsym(h, syms[i].name);
-        if (!*syms[i].slot && !syms[i].optional) {
-            snprintf(why, why_len, "%s has no %s (a CUPTI older than CUDA 13?): set PERFSCOPE_CUPTI_PATH to a "
-                     "CUDA 13 libcupti.so.13", library_of(dlsym(h, "cuptiGetVersion")), syms[i].name);
-            return -ENOSYS;
-        }
-    }
-    snprintf(api->origin, sizeof api->origin, "%s, %s", library_of((void *)api->get_version), how);
-    return 0;
-}
 
 void ps_cupti_status(const struct ps_cupti_sink *sink, uint32_t state, const char *msg)
 {
@@ -324,11 +256,20 @@ static void start_flush_thread(void)
 }
 
 /* Kinds whose records exist only for what is created after enabling them: enabled with
- * cuptiActivityEnableAndDump, which also dumps the devices and contexts that already exist. */
-static int enable_kind(CUpti_ActivityKind kind)
+ * cuptiActivityEnableAndDump, which also dumps the devices and contexts that already exist. When that fails (it
+ * may inside cuInit, where the probe starts), plain cuptiActivityEnable: without DEVICE and CONTEXT records there
+ * are no TARGET_INFO_GPU rows and synchronisation rows have no device. `dump_failed` gets the first such error. */
+static CUptiResult enable_kind(CUpti_ActivityKind kind, CUptiResult *dump_failed)
 {
     int dump = kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_CONTEXT;
-    return dump && g.api.enable_and_dump ? g.api.enable_and_dump(kind) : g.api.activity_enable(kind);
+    if (dump && g.api.enable_and_dump) {
+        CUptiResult r = g.api.enable_and_dump(kind);
+        if (r == CUPTI_SUCCESS)
+            return r;
+        if (*dump_failed == CUPTI_SUCCESS)
+            *dump_failed = r;
+    }
+    return g.api.activity_enable(kind);
 }
 
 /* High-rate API calls that say nothing about where time goes (PyTorch's profiler turns off the same ones,
@@ -346,18 +287,89 @@ static void quiet_noise(void)
     }
 }
 
-/* A failure after subscribing: give CUPTI back (another tool may want it), say why. */
+/* CUPTI's own clock on Linux: "clock_gettime(CLOCK_REALTIME)" (cupti_activity.h,
+ * cuptiActivityRegisterTimestampCallback). There is no way to unregister a callback (NULL is refused). */
+static uint64_t CUPTIAPI cupti_default_timestamp(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A failure after subscribing: give CUPTI back as it was (its default clock, no subscription: another tool,
+ * e.g. torch.profiler later in the program, may want it), say why. */
 static int fail_subscribed(uint32_t state, const char *msg, int rc)
 {
+    if (g.clock_registered)
+        g.api.register_timestamp_callback(cupti_default_timestamp);
+    g.clock_registered = 0;
     g.api.unsubscribe(g.sub);
     g.sub = NULL;
     ps_cupti_status(&g.sink, state, msg);
     return rc;
 }
 
+/* "CUDA 13.2" for CUPTI API 130200 (xxyyzz from CUDA 13 on, cupti_version.h); "CUDA 12.9 or older" before. */
+static void version_text(uint32_t version, char *buf, size_t len)
+{
+    if (version >= 10000)
+        snprintf(buf, len, "CUDA %u.%u", version / 10000, version / 100 % 100);
+    else
+        snprintf(buf, len, "CUDA 12.9 or older");
+}
+
+/* Why cuptiSubscribe_v2 failed when no other tool holds CUPTI: most often a driver older than CUDA 13 needs. */
+static void subscribe_failed(CUptiResult r, char *msg, size_t len)
+{
+    char drv[64];
+    int known = g.api.driver_version && g.api.driver_version(drv, sizeof drv) == 0;
+    int old = known && strtoul(drv, NULL, 10) < PS_CUDA13_DRIVER_MAJOR;
+    snprintf(msg, len, "cuptiSubscribe_v2 failed: %s (%d): %s%s%s: no GPU rows, NVTX ranges are still recorded%s",
+             result_string(r), (int)r,
+             old ? "the NVIDIA driver is " : "CUDA 13's CUPTI needs an R580 or newer NVIDIA driver (driver: ",
+             known ? drv : "unknown", old ? ", CUDA 13's CUPTI needs R580 or newer" : ")",
+             old ? "; install an R580+ driver (or the cuda-compat package's R580+ libcuda)" : "");
+}
+
+/* Enable every kind of `kinds`; returns how many CUPTI took, lists the others as " kind:error" in `failed`. */
+static size_t enable_kinds(char *failed, size_t len, CUptiResult *dump_failed)
+{
+    size_t enabled = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        CUptiResult r = enable_kind(kinds[i], dump_failed);
+        if (r == CUPTI_SUCCESS)
+            enabled++;
+        else
+            snprintf(failed + strlen(failed), len - strlen(failed), " %d:%s", (int)kinds[i], result_string(r));
+    }
+    return enabled;
+}
+
+/* The status record of a started collection: the library, the kinds, the clock, CUDA 13.0 GA's missing flushes. */
+static void say_active(uint32_t version, const char *vtext, size_t enabled, const char *failed,
+                       CUptiResult dump_failed)
+{
+    char msg[1536], dump[160] = "";
+    if (dump_failed != CUPTI_SUCCESS)
+        snprintf(dump, sizeof dump, "; cuptiActivityEnableAndDump failed (%s): devices and contexts enabled "
+                 "without a dump of those created before", result_string(dump_failed));
+    snprintf(msg, sizeof msg, "CUPTI %u (%s) active (%s), %zu of %zu activity kinds%s%s%s%s; clock: %s%s", version,
+             vtext, g.api.origin[0] ? g.api.origin : "libcupti", enabled, sizeof kinds / sizeof kinds[0],
+             failed[0] ? " (failed:" : "", failed, failed[0] ? ")" : "", dump,
+             !g.map_clock ? "CLOCK_MONOTONIC callback"
+             : version < PS_CUPTI_VERSION_TIMESTAMP_CALLBACK_FIXED
+                 ? "CUPTI's, mapped with clock pairs (its timestamp callback loses kernel times before CUPTI 13.1)"
+                 : "CUPTI's, mapped with clock pairs (timestamp callback refused)",
+             g.flush_periodically ? ""
+             : "; CUDA 13.0 GA: no periodic flush (a cuptiActivityFlushAll crash, fixed in 13.0 Update 1): GPU rows "
+               "arrive as CUPTI's buffers fill and at exit, and cudaDeviceSynchronize/cuCtxSynchronize have no "
+               "synchronization rows; update to CUDA 13.0 Update 1 or later");
+    ps_cupti_status(&g.sink, PS_CUDA_CUPTI_ACTIVE, msg);
+}
+
 static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sink)
 {
-    char msg[768];
+    char msg[1536], vtext[32];
     uint32_t version = 0;
     CUptiResult r;
     g.api = *api;
@@ -366,11 +378,12 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
     g.cap_bytes = cap_from_env();
 
     r = g.api.get_version(&version);
+    version_text(version, vtext, sizeof vtext);
     /* CUDA 13 numbers the API xxyyzz (cupti_version.h); the record layouts read are known up to 13.4. */
     if (r != CUPTI_SUCCESS || version < PS_CUPTI_VERSION_FIRST || version >= PS_CUPTI_VERSION_END) {
-        snprintf(msg, sizeof msg, "CUPTI API version %u (%s) has record layouts perfscope does not know (it "
-                 "reads CUDA 13.0 to 13.4: versions %u to %u): no GPU rows, NVTX ranges are still recorded; set "
-                 "PERFSCOPE_CUPTI_PATH to a CUDA 13.0-13.4 libcupti.so.13", version,
+        snprintf(msg, sizeof msg, "CUPTI API version %u (%s, %s) has record layouts perfscope does not know: it reads "
+                 "CUDA 13.0 to 13.4 (API %u to %u): no GPU rows, NVTX ranges are still recorded; set "
+                 "PERFSCOPE_CUPTI_PATH to a CUDA 13.0-13.4 libcupti.so.13", version, vtext,
                  g.api.origin[0] ? g.api.origin : "libcupti", PS_CUPTI_VERSION_FIRST, PS_CUPTI_VERSION_END - 1);
         ps_cupti_status(sink, PS_CUDA_CUPTI_UNAVAILABLE, msg);
         return -ENOTSUP;
@@ -393,41 +406,36 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
         return -EBUSY;
     }
     if (r != CUPTI_SUCCESS) {
-        snprintf(msg, sizeof msg, "cuptiSubscribe_v2 failed: %s (%d): no GPU rows, NVTX goes on",
-                 result_string(r), (int)r);
+        subscribe_failed(r, msg, sizeof msg);
         ps_cupti_status(sink, PS_CUDA_CUPTI_UNAVAILABLE, msg);
         return -EIO;
     }
 
-    /* Clock. The callback gives invalid (zero) kernel timestamps before CUPTI 13.1 (cupti_layout.h); it is
-     * registered once per process and before any kind is enabled (re-registering corrupts timestamps,
-     * pytorch #192021). Without it CUPTI's clock is mapped through clock pairs. */
-    g.map_clock = version < PS_CUPTI_VERSION_TIMESTAMP_CALLBACK_FIXED ||
-                  g.api.register_timestamp_callback(monotonic_timestamp) != CUPTI_SUCCESS;
-    g.api.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-
+    /* What can fail comes before the clock callback, which CUPTI cannot take back (fail_subscribed restores
+     * CUPTI's default clock for the one failure after it). */
     if (ps_cupti_conv_new(sink->emit, sink->emit_ctx, g.api.get_callback_name, &g.conv) < 0)
         return fail_subscribed(PS_CUDA_CUPTI_UNAVAILABLE, "out of memory starting CUPTI: no GPU rows", -ENOMEM);
-    pthread_mutex_lock(&g.lock);
-    clock_pair_locked();
-    pthread_mutex_unlock(&g.lock);
-    pthread_atfork(NULL, NULL, atfork_child);
     r = g.api.register_callbacks(buffer_requested, buffer_completed);
     if (r != CUPTI_SUCCESS) {
         snprintf(msg, sizeof msg, "cuptiActivityRegisterCallbacks failed: %s (%d): no GPU rows",
                  result_string(r), (int)r);
         return fail_subscribed(PS_CUDA_CUPTI_UNAVAILABLE, msg, -EIO);
     }
-    size_t enabled = 0;
+    /* Clock. The callback gives invalid (zero) kernel timestamps before CUPTI 13.1 (cupti_layout.h); it is
+     * registered once per process and before any kind is enabled (re-registering corrupts timestamps,
+     * pytorch #192021). Without it CUPTI's clock is mapped through clock pairs. */
+    g.clock_registered = version >= PS_CUPTI_VERSION_TIMESTAMP_CALLBACK_FIXED &&
+                         g.api.register_timestamp_callback(monotonic_timestamp) == CUPTI_SUCCESS;
+    g.map_clock = !g.clock_registered;
+    g.flush_periodically = version >= PS_CUPTI_VERSION_FLUSH_FIXED;
+    g.api.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    pthread_mutex_lock(&g.lock);
+    clock_pair_locked();
+    pthread_mutex_unlock(&g.lock);
+    pthread_atfork(NULL, NULL, atfork_child);
     char failed[256] = "";
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        r = enable_kind(kinds[i]);
-        if (r == CUPTI_SUCCESS)
-            enabled++;
-        else
-            snprintf(failed + strlen(failed), sizeof failed - strlen(failed), " %d:%s", (int)kinds[i],
-                     result_string(r));
-    }
+    CUptiResult dump_failed = CUPTI_SUCCESS;
+    size_t enabled = enable_kinds(failed, sizeof failed, &dump_failed);
     if (!enabled) {
         snprintf(msg, sizeof msg, "CUPTI enabled no activity kind (kind:error%s): no GPU rows", failed);
         return fail_subscribed(PS_CUDA_CUPTI_UNAVAILABLE, msg, -EIO);
@@ -436,14 +444,7 @@ static int start(const struct ps_cupti_api *api, const struct ps_cupti_sink *sin
     g.api.enable_callback(1, g.sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
     atomic_store(&g.active, 1);
     start_flush_thread();
-    snprintf(msg, sizeof msg, "CUPTI %u active (%s), %zu of %zu activity kinds%s%s%s; clock: %s", version,
-             g.api.origin[0] ? g.api.origin : "libcupti", enabled, sizeof kinds / sizeof kinds[0],
-             failed[0] ? " (failed:" : "", failed, failed[0] ? ")" : "",
-             !g.map_clock ? "CLOCK_MONOTONIC callback"
-             : version < PS_CUPTI_VERSION_TIMESTAMP_CALLBACK_FIXED
-                 ? "CUPTI's, mapped with clock pairs (its timestamp callback loses kernel times before CUPTI 13.1)"
-                 : "CUPTI's, mapped with clock pairs (timestamp callback refused)");
-    ps_cupti_status(sink, PS_CUDA_CUPTI_ACTIVE, msg);
+    say_active(version, vtext, enabled, failed, dump_failed);
     return 0;
 }
 
@@ -467,7 +468,8 @@ void ps_cupti_periodic_flush(void)
     pthread_mutex_lock(&g.lock);
     clock_pair_locked();
     pthread_mutex_unlock(&g.lock);
-    g.api.flush_all(0);
+    if (g.flush_periodically)
+        g.api.flush_all(0);
 }
 
 void ps_cupti_flush_at_exit(void)

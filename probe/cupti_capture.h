@@ -1,6 +1,6 @@
 /* CUPTI activity collection inside the probe: libcupti is dlopen'ed at run time (never linked, never
  * dlclose'd, never cuptiFinalize'd), its functions called through a table so tests can put fakes there.
- * One collection per process (CUPTI's buffer callbacks carry no user data); DESIGN §2 "CUPTI hygiene". */
+ * One collection per process (CUPTI's buffer callbacks carry no user data); docs/gpu-capture.md. */
 #ifndef PS_CUPTI_CAPTURE_H
 #define PS_CUPTI_CAPTURE_H
 
@@ -47,18 +47,28 @@ struct ps_cupti_api {
     CUptiResult (*enable_all_sync_records)(uint8_t enable);
     CUptiResult (*enable_runtime_api)(CUpti_CallbackId cbid, uint8_t enable);
     CUptiResult (*enable_driver_api)(CUpti_CallbackId cbid, uint8_t enable);
+    /* The NVIDIA driver's version ("580.65.06") for messages: ps_nvidia_driver_version, or a test's. */
+    int (*driver_version)(char *buf, size_t len);
     char origin[384];       /* which library, for the status message ("" for a test table) */
 };
 
 /* Find libcupti and fill `api`, in this order (the first that loads wins):
  *   1. a libcupti.so.13 the process has already loaded (dlopen RTLD_NOLOAD: `import torch` loads the wheel's
  *      copy), so the process never holds two CUPTI instances;
- *   2. `path` if non-NULL and non-empty (PERFSCOPE_CUPTI_PATH);
- *   3. libcupti.so.13 on the dynamic linker's path, then the CUDA toolkit's
+ *   2. none when the process runs an older CUDA: a libcudart.so.N or libcupti.so.N with N < 13 is loaded (a cu12x
+ *      PyTorch wheel) and no CUDA 13 one: returns -ENOTSUP, `why` is the whole message ("CUDA 12 process: GPU
+ *      capture needs CUDA 13 (R580+): ..."). A CUDA 12 program with a static runtime is not recognised;
+ *   3. `path` if non-NULL and non-empty (PERFSCOPE_CUPTI_PATH);
+ *   4. libcupti.so.13 on the dynamic linker's path, then the CUDA toolkit's
  *      /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13, then libcupti.so.
- * The library stays loaded for the life of the process. Returns 0 (api->origin says which library and why),
- * or -ENOENT / -ENOSYS with a reason in `why` (what was tried and what to do). */
+ * The library stays loaded for the life of the process. Returns 0 (api->origin says which library and why;
+ * api->driver_version = ps_nvidia_driver_version), or -ENOTSUP / -ENOENT / -ENOSYS with a reason in `why` (what
+ * was found or tried and what to do). */
 int ps_cupti_load(const char *path, struct ps_cupti_api *api, char *why, size_t why_len);
+
+/* The loaded NVIDIA kernel driver's version ("580.65.06") from /sys/module/nvidia/version or
+ * /proc/driver/nvidia/version (files: safe inside cuInit). 0, or -ENOENT (no driver, or a format not known). */
+int ps_nvidia_driver_version(char *buf, size_t len);
 
 /* Where the collection writes its records (the probe's ring) and its one-line log messages. */
 struct ps_cupti_sink {

@@ -510,6 +510,11 @@ static int conv_device(struct ps_cupti_conv *c, const CUpti_ActivityDevice5 *d)
     w->max_grid_dim[0] = d->maxGridDimX, w->max_grid_dim[1] = d->maxGridDimY, w->max_grid_dim[2] = d->maxGridDimZ;
     w->name_len = (uint32_t)len + 1;
     memcpy(w->uuid, d->uuid.bytes, sizeof w->uuid);
+    w->gpu_instance_id = d->gpuInstanceId;
+    w->compute_instance_id = d->computeInstanceId;
+    memcpy(w->mig_uuid, d->migUuid.bytes, sizeof w->mig_uuid);
+    w->is_cuda_visible = d->isCudaVisible;
+    w->is_mig_enabled = d->isMigEnabled;
     memcpy(w + 1, name, len);
     int rc = emit(c, &w->h);
     free(w);

@@ -24,6 +24,15 @@
  * kernel timestamps when using ... cuptiActivityRegisterTimestampCallback ... introduced in the CUDA 12.6
  * Update 2 release"; reproduced on 12.9, not on 13.2, pytorch/pytorch#192021). */
 #define PS_CUPTI_VERSION_TIMESTAMP_CALLBACK_FIXED 130100
+/* CUDA 13.0 GA (API 130000, cupti_version.h) has "a potential crash in the API cuptiActivityFlushAll" and no
+ * synchronization records for cudaDeviceSynchronize() and cuCtxSynchronize_v2(), both fixed in 13.0 Update 1
+ * (API 130001; NVIDIA's CUPTI 13.0 release announcement, "Updates in CUDA Toolkit 13.0 Update 1",
+ * forums.developer.nvidia.com/t/341320): below this version the probe flushes only at exit and on
+ * cudaDeviceReset, never periodically. */
+#define PS_CUPTI_VERSION_FLUSH_FIXED 130001
+/* CUDA 13 needs an R580 or newer Linux driver (580.65.06 for CUDA 13.0 GA: CUDA Toolkit 13.0 release notes, driver
+ * table); the driver's major number is compared with this when CUPTI fails to start. */
+#define PS_CUDA13_DRIVER_MAJOR 580
 
 /* X(struct, field, documented byte offset on x86_64/aarch64 LP64): the fields the converter reads, with the
  * offsets that the field order and types of the published 13.0-13.4 struct pages give (hand-computed with C's
@@ -80,6 +89,9 @@
     X(CUpti_ActivityDevice5, maxBlockDimX, 80) X(CUpti_ActivityDevice5, maxGridDimZ, 100) \
     X(CUpti_ActivityDevice5, computeCapabilityMajor, 104) X(CUpti_ActivityDevice5, computeCapabilityMinor, 108) \
     X(CUpti_ActivityDevice5, id, 112) X(CUpti_ActivityDevice5, uuid, 120) X(CUpti_ActivityDevice5, name, 136) \
+    X(CUpti_ActivityDevice5, isCudaVisible, 144) X(CUpti_ActivityDevice5, isMigEnabled, 145) \
+    X(CUpti_ActivityDevice5, gpuInstanceId, 152) X(CUpti_ActivityDevice5, computeInstanceId, 156) \
+    X(CUpti_ActivityDevice5, migUuid, 160) \
     X(CUpti_ActivityContext3, contextId, 4) X(CUpti_ActivityContext3, deviceId, 8) \
     X(CUpti_ActivityContext3, nullStreamId, 14) X(CUpti_ActivityContext3, parentContextId, 16) \
     X(CUpti_ActivityContext3, isGreenContext, 20) X(CUpti_ActivityContext3, numMultiprocessors, 22) \

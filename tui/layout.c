@@ -70,6 +70,16 @@ static const char *na_u(char *buf, size_t len, int valid, unsigned v, const char
     return buf;
 }
 
+/* "GI 1 CI 0" for a process on a MIG instance, "" otherwise. */
+static const char *mig_ids(char *buf, size_t len, uint32_t gi, uint32_t ci)
+{
+    if (gi == PS_GPU_NO_INSTANCE)
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "GI %u CI %u", gi, ci);
+    return buf;
+}
+
 static void gpu_lines(struct builder *b, const struct tui_top *t, size_t spark_cols)
 {
     if (t->nvml_status != PS_NVML_OK) {
@@ -105,6 +115,14 @@ static void gpu_lines(struct builder *b, const struct tui_top *t, size_t spark_c
             tui_fmt_rate(rx, sizeof rx, s->valid & PS_GPU_PCIE_RX ? s->pcie_rx_kbps * 1024.0 : -1),
             tui_fmt_rate(tx, sizeof tx, s->valid & PS_GPU_PCIE_TX ? s->pcie_tx_kbps * 1024.0 : -1),
             s->valid & PS_GPU_THROTTLE ? ps_nvml_throttle_text(s->throttle, thr, sizeof thr) : TUI_NA);
+        for (size_t k = 0; (s->valid & PS_GPU_MIG) && s->mig_enabled && k < s->nmig && room(b) > 0; k++) {
+            const struct ps_gpu_mig *m = &s->mig[k];
+            char mu[16], mt[16], ids[32];
+            add(b, TUI_S_NORMAL, "     MIG %-10s %s  mem %s / %s", mig_ids(ids, sizeof ids, m->gpu_instance_id,
+                m->compute_instance_id), m->uuid[0] ? m->uuid : TUI_NA,
+                tui_fmt_bytes(mu, sizeof mu, m->mem_valid ? (double)m->mem_used_bytes : -1),
+                tui_fmt_bytes(mt, sizeof mt, m->mem_valid ? (double)m->mem_total_bytes : -1));
+        }
         char su[TUI_LINE_BYTES], sme[TUI_LINE_BYTES], sp[TUI_LINE_BYTES];
         add(b, TUI_S_DIM, "     util %s  mem %s  power %s", SPARK(t, &g->util, spark_cols, 100, su),
             SPARK(t, &g->mem_pct, spark_cols, 100, sme),
@@ -272,7 +290,7 @@ static void processes_panel(struct builder *b, const struct tui_top *t)
 static void gpu_procs_panel(struct builder *b, const struct tui_top *t)
 {
     int any = 0;
-    add(b, TUI_S_HEADER, "GPU      PID  GPU memory");
+    add(b, TUI_S_HEADER, "GPU      PID   SM%%  GPU memory  MIG");
     for (unsigned i = 0; i < t->ngpu; i++) {
         const struct ps_gpu_sample *s = &t->gpu[i].s;
         if (!(s->valid & PS_GPU_PROCS)) {
@@ -280,9 +298,12 @@ static void gpu_procs_panel(struct builder *b, const struct tui_top *t)
             continue;
         }
         for (size_t k = 0; k < s->nprocs && room(b) > 0; k++, any = 1) {
-            char mem[16];
-            add(b, TUI_S_NORMAL, "GPU%-3u %7u  %s", i, s->procs[k].pid,
-                tui_fmt_bytes(mem, sizeof mem, (double)s->procs[k].used_bytes));
+            const struct ps_gpu_proc *p = &s->procs[k];
+            char mem[16], sm[16], mig[32];
+            add(b, TUI_S_NORMAL, "GPU%-3u %7u  %4s  %10s  %s", i, p->pid,
+                tui_fmt_pct(sm, sizeof sm, s->valid & PS_GPU_PROC_UTIL, p->sm_util_pct),
+                tui_fmt_bytes(mem, sizeof mem, (double)p->used_bytes),
+                mig_ids(mig, sizeof mig, p->gpu_instance_id, p->compute_instance_id));
         }
     }
     if (!any && t->ngpu)

@@ -121,18 +121,40 @@ static void gpus(struct ps_jw *w, const struct tui_top *t)
         kint(w, "pcie_tx_kbps", v & PS_GPU_PCIE_TX, s->pcie_tx_kbps);
         kint(w, "throttle_reasons", v & PS_GPU_THROTTLE, (long long)s->throttle);
         kstr(w, "throttle", v & PS_GPU_THROTTLE ? ps_nvml_throttle_text(s->throttle, thr, sizeof thr) : NULL);
+        kstr(w, "uuid", v & PS_GPU_UUID ? s->uuid : NULL);
+        kstr(w, "pci_bus_id", v & PS_GPU_PCI ? s->pci_bus_id : NULL);
         key(w, "mig_enabled");
         if (v & PS_GPU_MIG)
             ps_jw_bool(w, s->mig_enabled);
         else
             ps_jw_null(w);
+        key(w, "mig_devices");
+        ps_jw_array_open(w);
+        for (size_t k = 0; (v & PS_GPU_MIG) && s->mig_enabled && k < s->nmig; k++) {
+            const struct ps_gpu_mig *m = &s->mig[k];
+            ps_jw_map_open(w);
+            kstr(w, "uuid", m->uuid[0] ? m->uuid : NULL);
+            kint(w, "gpu_instance_id", m->gpu_instance_id != PS_GPU_NO_INSTANCE, m->gpu_instance_id);
+            kint(w, "compute_instance_id", m->compute_instance_id != PS_GPU_NO_INSTANCE, m->compute_instance_id);
+            kint(w, "memory_used_bytes", m->mem_valid, (long long)m->mem_used_bytes);
+            kint(w, "memory_total_bytes", m->mem_valid, (long long)m->mem_total_bytes);
+            ps_jw_map_close(w);
+        }
+        ps_jw_array_close(w);
         key(w, "processes");
         if (v & PS_GPU_PROCS) {
             ps_jw_array_open(w);
             for (size_t k = 0; k < s->nprocs; k++) {
+                const struct ps_gpu_proc *p = &s->procs[k];
+                int mig = p->gpu_instance_id != PS_GPU_NO_INSTANCE;
                 ps_jw_map_open(w);
-                kint(w, "pid", 1, s->procs[k].pid);
-                kint(w, "used_memory_bytes", s->procs[k].used_bytes >= 0, s->procs[k].used_bytes);
+                kint(w, "pid", 1, p->pid);
+                kint(w, "used_memory_bytes", p->used_bytes >= 0, p->used_bytes);
+                kint(w, "sm_util_percent", v & PS_GPU_PROC_UTIL, p->sm_util_pct);
+                kint(w, "memory_util_percent", v & PS_GPU_PROC_UTIL, p->mem_util_pct);
+                kint(w, "gpu_instance_id", mig, p->gpu_instance_id);
+                kint(w, "compute_instance_id", mig && p->compute_instance_id != PS_GPU_NO_INSTANCE,
+                     p->compute_instance_id);
                 ps_jw_map_close(w);
             }
             ps_jw_array_close(w);

@@ -99,6 +99,36 @@ static void run_facts(struct ps_report *r)
     f->corrupt_rings = ps_report_meta_int(r, "corrupt_rings", 0, INT64_MAX, &v) == 1 ? v : -1;
 }
 
+/* Why processes have no GPU rows, in the probe's words (PERFSCOPE_META cuda_message.pid.N, written for processes
+ * whose CUPTI was unavailable or busy): one warning per distinct message, the first few. */
+static int gpu_capture_warnings(struct ps_report *r)
+{
+    enum { MAX_SHOWN = 4 };
+    const struct ps_model *m = r->m;
+    const char *msg[MAX_SHOWN];
+    const char *pid[MAX_SHOWN];
+    int count[MAX_SHOWN] = { 0 };
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < m->meta.n; i++) {
+        if (strncmp(m->meta.v[i].key, "cuda_message.pid.", 17) != 0 || !*m->meta.v[i].value)
+            continue;
+        size_t k = 0;
+        while (k < n && strcmp(msg[k], m->meta.v[i].value) != 0)
+            k++;
+        if (k == n && n < MAX_SHOWN) {
+            msg[n] = m->meta.v[i].value;
+            pid[n++] = m->meta.v[i].key + 17;
+        }
+        if (k < n)
+            count[k]++;
+    }
+    for (size_t k = 0; k < n; k++)
+        rc |= add(r, PS_MSG_WARNING, "gpu_capture", "no GPU capture in process %s%s: %s", pid[k],
+                  count[k] > 1 ? " and others with the same message" : "", msg[k]);
+    return rc;
+}
+
 /* Warnings a user must see before any number. */
 static int warnings(struct ps_report *r)
 {
@@ -175,6 +205,7 @@ static int warnings(struct ps_report *r)
                   "%lld GPU activity record%s came from CUPTI without timestamps and %s left out; GPU numbers may "
                   "be low (see docs/gpu-capture.md, Losses)", (long long)untimed, untimed == 1 ? "" : "s",
                   untimed == 1 ? "is" : "are");
+    rc |= gpu_capture_warnings(r);
     if (m->unplaced_events > 0)
         rc |= add(r, PS_MSG_WARNING, "unplaced_events",
                   "%lld events of the trace could not be placed in the model and are not counted (reasons: "

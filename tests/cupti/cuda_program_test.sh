@@ -12,6 +12,8 @@
 #   fakecupti_sigterm: the program gets SIGTERM at once, its records held by CUPTI until a forced flush: the probe
 #           flushes them, then SIGTERM ends the program as it would have (record exits 128 + 15).
 #   fakebusy: that libcupti says another subscriber holds CUPTI: one clear message naming it, NVTX goes on.
+#   cuda12: the program has a CUDA 12 runtime loaded (FAKE_DRIVER_DLOPEN, a stand-in libcudart.so.12): no CUPTI is
+#           loaded (not even PERFSCOPE_CUPTI_PATH's), the trace and the report say "CUDA 12 process: ...".
 #   gpu:    (GPU machines; exit 77 = skip elsewhere) cuda_kernels.cu's known work is in the trace row by row.
 # Usage: cuda_program_test.sh CASE PERFSCOPE PROGRAM [FAKE_LIBCUPTI]
 set -u
@@ -121,6 +123,22 @@ fakebusy)
     echo "$msg" | grep -q "CUPTI for Nsight Systems" || fail "the message should name the other subscriber: '$msg'"
     [ "$(q "SELECT count(*) FROM sqlite_master WHERE name LIKE 'CUPTI_ACTIVITY%'")" = 0 ] || fail "no GPU tables expected"
     [ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'after_injection'")" = 1 ] || fail "NVTX must go on"
+    ;;
+cuda12)
+    [ $rc -eq 0 ] || fail "record exited $rc: $(cat "$dir/err") $(cat "$dir/out")"
+    [ "$(q "SELECT cuptiState FROM PERFSCOPE_PROCESS_INFO")" = 3 ] || fail "cuptiState should be 3 (CUPTI unavailable)"
+    msg=$(q "SELECT cuptiMessage FROM PERFSCOPE_PROCESS_INFO")
+    case $msg in "CUDA 12 process: GPU capture needs CUDA 13 (R580+): "*libcudart.so.12*) ;;
+    *) fail "cuptiMessage should start with 'CUDA 12 process: GPU capture needs CUDA 13 (R580+)': '$msg'" ;; esac
+    [ "$(q "SELECT count(*) FROM sqlite_master WHERE name LIKE 'CUPTI_ACTIVITY%'")" = 0 ] || fail "no GPU tables expected"
+    [ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'after_injection'")" = 1 ] || fail "NVTX must go on"
+    "$ps" report "$dir/t.sqlite" >"$dir/report" 2>&1 || fail "perfscope report failed: $(head -5 "$dir/report")"
+    grep -q "no GPU capture in process $pid: CUDA 12 process: GPU capture needs CUDA 13 (R580+)" "$dir/report" ||
+        fail "the report should say why there are no GPU rows: $(cat "$dir/report")"
+    "$ps" report --format json "$dir/t.sqlite" >"$dir/report.json" 2>&1 || fail "perfscope report --format json failed"
+    grep -q '"CUDA 12 process: GPU capture needs CUDA 13' "$dir/report.json" ||
+        grep -q 'no GPU capture in process [0-9]*: CUDA 12 process' "$dir/report.json" ||
+        fail "the JSON report should carry the message"
     ;;
 gpu)
     [ $rc -eq 77 ] && { echo "skip: no CUDA device"; exit 77; }

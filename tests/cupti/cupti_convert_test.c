@@ -253,7 +253,8 @@ static void case_device(void)
     d.coreClockRate = 1980000, d.l2CacheSize = 52428800, d.numThreadsPerWarp = 32, d.numMemcpyEngines = 7;
     d.maxThreadsPerBlock = 1024, d.maxGridDimX = 2147483647;
     for (int i = 0; i < 16; i++)
-        d.uuid.bytes[i] = (char)(0x10 + i);
+        d.uuid.bytes[i] = (char)(0x10 + i), d.migUuid.bytes[i] = (char)(0xa0 + i);
+    d.isCudaVisible = 1, d.isMigEnabled = 1, d.gpuInstanceId = 3, d.computeInstanceId = 0;
     CHECK(ps_cupti_conv_record(c, (CUpti_Activity *)&d) == 0);
     const struct ps_wire_gpu_device *w = sink_find(&s, PS_WIRE_GPU_DEVICE, 0);
     CHECK(w);
@@ -269,6 +270,10 @@ static void case_device(void)
     CHECK_EQ(w->async_engines, 7);
     CHECK_EQ(w->max_grid_dim[0], 2147483647);
     CHECK_EQ(w->uuid[0], 0x10); CHECK_EQ(w->uuid[15], 0x1f);
+    /* A MIG instance: its ids and UUID ride along (TARGET_INFO_GPU keys MIG instances by their own UUID). */
+    CHECK_EQ(w->is_cuda_visible, 1); CHECK_EQ(w->is_mig_enabled, 1);
+    CHECK_EQ(w->gpu_instance_id, 3); CHECK_EQ(w->compute_instance_id, 0);
+    CHECK_EQ(w->mig_uuid[0], 0xa0); CHECK_EQ(w->mig_uuid[15], 0xaf);
     ps_cupti_conv_free(c);
 }
 

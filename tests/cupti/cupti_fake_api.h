@@ -3,6 +3,7 @@
 #ifndef PS_TEST_CUPTI_FAKE_API_H
 #define PS_TEST_CUPTI_FAKE_API_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -19,6 +20,10 @@ static struct {
     uint32_t version;
     int busy, ts_fails, seq, ts_seq, first_enable_seq, last_enable_seq, enabled, callbacks_enabled;
     int fail_register;                  /* cuptiActivityRegisterCallbacks fails */
+    CUptiResult subscribe_error;        /* cuptiSubscribe_v2 fails with this (an old driver) */
+    int dump_fails;                     /* cuptiActivityEnableAndDump fails (as it may inside cuInit) */
+    int enable_fails;                   /* cuptiActivityEnable fails for every kind */
+    const char *driver;                 /* what the driver-version reader gives; NULL: unknown */
     unsigned long long kinds_mask, dumped_mask;
     CUpti_ActivityThreadIdType tid_type;
     int flushes, forced_flushes, subscribes, unsubscribes, logs;
@@ -52,6 +57,8 @@ static CUptiResult f_subscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc c
         snprintf(p->oldSubscriberName, p->oldSubscriberSize, "CUPTI for Nsight Systems");
         return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;     /* = 39 */
     }
+    if (f.subscribe_error != CUPTI_SUCCESS)
+        return f.subscribe_error;
     *sub = (CUpti_SubscriberHandle)&f;
     return CUPTI_SUCCESS;
 }
@@ -92,12 +99,17 @@ static CUptiResult f_enable(CUpti_ActivityKind k)
     if (!f.first_enable_seq)
         f.first_enable_seq = ++f.seq;
     f.last_enable_seq = ++f.seq;
+    if (f.enable_fails)
+        return CUPTI_ERROR_NOT_INITIALIZED;
     f.enabled++;
     f.kinds_mask |= 1ull << k;
     return CUPTI_SUCCESS;
 }
 static CUptiResult f_enable_and_dump(CUpti_ActivityKind k)
 {
+    GUARD();
+    if (f.dump_fails)
+        return CUPTI_ERROR_NOT_INITIALIZED;
     f.dumped_mask |= 1ull << k;
     return f_enable(k);
 }
@@ -167,6 +179,13 @@ static inline uint64_t fake_cupti_clock(int64_t mono)
     return (uint64_t)(mono + drift) + f.cupti_clock_offset;
 }
 static CUptiResult f_timestamp(uint64_t *ns) { GUARD(); *ns = fake_cupti_clock(ps_monotonic_ns()); return CUPTI_SUCCESS; }
+static int f_driver_version(char *buf, size_t len)
+{
+    if (!f.driver)
+        return -ENOENT;
+    snprintf(buf, len, "%s", f.driver);
+    return 0;
+}
 
 static const struct ps_cupti_api fake_api = {
     .get_version = f_get_version, .subscribe_v2 = f_subscribe, .unsubscribe = f_unsubscribe,
@@ -175,6 +194,7 @@ static const struct ps_cupti_api fake_api = {
     .flush_all = f_flush, .get_next_record = f_next, .get_num_dropped = f_dropped, .get_callback_name = f_cbname,
     .get_result_string = f_result, .get_timestamp = f_timestamp, .enable_and_dump = f_enable_and_dump,
     .enable_all_sync_records = f_all_sync, .enable_runtime_api = f_runtime_api, .enable_driver_api = f_driver_api,
+    .driver_version = f_driver_version,
 };
 
 #endif

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ps_env.h"
@@ -215,7 +216,8 @@ static void case_version_unknown(void)
     CHECK_EQ(sink_count(&s, PS_WIRE_CUDA_STATUS), 1);
     CHECK_EQ(status(0)->state, PS_CUDA_CUPTI_UNAVAILABLE);
     const char *msg = (const char *)(status(0) + 1);
-    CHECK(strstr(msg, "130500") && strstr(msg, "13.0 to 13.4") && strstr(msg, "NVTX ranges are still recorded"));
+    CHECK(strstr(msg, "130500") && strstr(msg, "CUDA 13.5") && strstr(msg, "13.0 to 13.4") &&
+          strstr(msg, "NVTX ranges are still recorded"));
 }
 
 /* CUPTI 13.0: the timestamp callback loses kernel times (fixed in 13.1), so it is never registered; CUPTI's clock
@@ -342,10 +344,12 @@ static void case_sigterm(void)
 /* CUPTI fails after the subscription: perfscope gives the subscription back (another tool may want CUPTI). */
 static void case_unsubscribe_on_failure(void)
 {
+    f.version = 130100;     /* a version that takes perfscope's clock callback: none may be left behind */
     f.fail_register = 1;
     CHECK(ps_cupti_start(&fake_api, &test_sink) == -EIO);
     CHECK_EQ(f.subscribes, 1);
     CHECK_EQ(f.unsubscribes, 1);
+    CHECK_EQ(f.ts_seq, 0);  /* the buffer callbacks are registered before the clock, which CUPTI cannot take back */
     CHECK_EQ(status(0)->state, PS_CUDA_CUPTI_UNAVAILABLE);
     ps_cupti_flush_at_exit();
     CHECK_EQ(f.flushes, 0);
@@ -388,6 +392,103 @@ static void case_load_loaded(void)
     CHECK(strstr(api.origin, "already loaded by the program") && strstr(api.origin, torch_copy));
 }
 
+/* The one failure after perfscope's clock is CUPTI's (no activity kind can be enabled): CUPTI gets its own clock
+ * back, CLOCK_REALTIME on Linux (cupti_activity.h, cuptiActivityRegisterTimestampCallback), so a tool that
+ * subscribes after perfscope gives up does not get CLOCK_MONOTONIC timestamps. */
+static void case_clock_restored(void)
+{
+    f.version = 130100;
+    f.enable_fails = 1;
+    CHECK(ps_cupti_start(&fake_api, &test_sink) == -EIO);
+    CHECK_EQ(f.unsubscribes, 1);
+    CHECK(f.ts);
+    struct timespec a, b;
+    clock_gettime(CLOCK_REALTIME, &a);
+    uint64_t t = f.ts();
+    clock_gettime(CLOCK_REALTIME, &b);
+    CHECK((uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec <= t);
+    CHECK(t <= (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec);
+    CHECK(strstr((const char *)(status(0) + 1), "enabled no activity kind"));
+}
+
+/* Inside cuInit cuptiActivityEnableAndDump may fail: DEVICE and CONTEXT are then enabled plainly, so device rows
+ * exist and synchronisation rows keep their device; the status message says the dump failed. */
+static void case_dump_fallback(void)
+{
+    f.dump_fails = 1;
+    CHECK(ps_cupti_start(&fake_api, &test_sink) == 0);
+    CHECK_EQ(f.enabled, 10);
+    CHECK(f.kinds_mask & (1ull << CUPTI_ACTIVITY_KIND_DEVICE));
+    CHECK(f.kinds_mask & (1ull << CUPTI_ACTIVITY_KIND_CONTEXT));
+    CHECK_EQ(f.dumped_mask, 0);
+    const char *msg = (const char *)(status(0) + 1);
+    CHECK(strstr(msg, "10 of 10 activity kinds") && strstr(msg, "cuptiActivityEnableAndDump failed"));
+    ps_cupti_flush_at_exit();
+}
+
+/* CUPTI 13 on a driver older than R580 fails at subscribe: the message names the driver and what CUDA 13 needs. */
+static void case_old_driver(void)
+{
+    f.subscribe_error = CUPTI_ERROR_NOT_INITIALIZED;
+    f.driver = "570.133.20";
+    CHECK(ps_cupti_start(&fake_api, &test_sink) == -EIO);
+    CHECK_EQ(status(0)->state, PS_CUDA_CUPTI_UNAVAILABLE);
+    const char *msg = (const char *)(status(0) + 1);
+    CHECK(strstr(msg, "cuptiSubscribe_v2 failed") && strstr(msg, "the NVIDIA driver is 570.133.20") &&
+          strstr(msg, "R580 or newer") && strstr(msg, "NVTX ranges are still recorded"));
+    CHECK_EQ(f.enabled, 0);
+    ps_cupti_flush_at_exit();
+    CHECK_EQ(f.flushes, 0);
+}
+
+/* The same failure on an R580 driver: no claim that the driver is too old, the requirement is still stated. */
+static void case_subscribe_fails_new_driver(void)
+{
+    f.subscribe_error = CUPTI_ERROR_UNKNOWN;
+    f.driver = "580.65.06";
+    CHECK(ps_cupti_start(&fake_api, &test_sink) == -EIO);
+    const char *msg = (const char *)(status(0) + 1);
+    CHECK(!strstr(msg, "the NVIDIA driver is") && strstr(msg, "needs an R580 or newer NVIDIA driver (driver: 580.65.06)"));
+}
+
+/* CUDA 13.0 GA (API 130000): cuptiActivityFlushAll may crash while the program runs (fixed in 13.0 Update 1), so the
+ * flush thread only takes clock pairs; the buffers come at exit (forced flush). The trace says so. */
+static void case_flush_13_0_ga(void)
+{
+    f.version = 130000;
+    CHECK(ps_cupti_start(&fake_api, &test_sink) == 0);
+    const char *msg = (const char *)(status(0) + 1);
+    CHECK(strstr(msg, "CUDA 13.0 GA: no periodic flush") && strstr(msg, "13.0 Update 1"));
+    CUpti_ActivityKernel10 k = kernel(1000, 2000);
+    fake_hold(&k);
+    ps_cupti_periodic_flush();
+    CHECK_EQ(f.flushes, 0);
+    CHECK(!sink_find(&s, PS_WIRE_GPU_KERNEL, 0));
+    ps_cupti_flush_at_exit();
+    CHECK_EQ(f.forced_flushes, 1);
+    CHECK_EQ(f.flushes, 1);
+    CHECK(sink_find(&s, PS_WIRE_GPU_KERNEL, 0));
+}
+
+/* A CUDA 12 program (a cu12x PyTorch wheel: its libcudart.so.12 is loaded; here a stand-in with that soname): the
+ * loader loads no CUPTI (not even the one PERFSCOPE_CUPTI_PATH names) and says why in one message. A process that
+ * also holds a CUDA 13 runtime is a CUDA 13 process. */
+static void case_cuda12_process(void)
+{
+    const char *cudart12 = getenv("FAKE_CUDART12"), *cudart13 = getenv("FAKE_CUDART13");
+    const char *cupti = getenv("FAKE_LIBCUPTI_OTHER");
+    CHECK(cudart12 && cudart13 && cupti);
+    CHECK(dlopen(cudart12, RTLD_NOW | RTLD_GLOBAL));
+    struct ps_cupti_api api;
+    char why[768];
+    CHECK(ps_cupti_load(cupti, &api, why, sizeof why) == -ENOTSUP);
+    CHECK(strstr(why, "CUDA 12 process: GPU capture needs CUDA 13 (R580+)") && strstr(why, cudart12));
+    CHECK(!dlopen(cupti, RTLD_NOW | RTLD_NOLOAD));      /* nothing loaded */
+    CHECK(dlopen(cudart13, RTLD_NOW | RTLD_GLOBAL));
+    CHECK(ps_cupti_load(cupti, &api, why, sizeof why) == 0);
+    CHECK(strstr(api.origin, "PERFSCOPE_CUPTI_PATH"));
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
@@ -396,6 +497,9 @@ int main(int argc, char **argv)
         { "version_last_known", case_version_last_known }, { "version_unknown", case_version_unknown },
         { "clock_13_0", case_clock_13_0 }, { "periodic_flush", case_periodic_flush }, { "sigterm", case_sigterm },
         { "unsubscribe", case_unsubscribe_on_failure }, { "load_loaded", case_load_loaded },
+        { "clock_restored", case_clock_restored }, { "dump_fallback", case_dump_fallback },
+        { "old_driver", case_old_driver }, { "subscribe_fails_new_driver", case_subscribe_fails_new_driver },
+        { "flush_13_0_ga", case_flush_13_0_ga }, { "cuda12_process", case_cuda12_process },
     };
     parent = getpid();
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)

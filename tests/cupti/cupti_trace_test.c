@@ -1,7 +1,7 @@
 /* CUPTI records all the way into a trace: real CUDA 13.0 record structs in a buffer handed to the probe's
  * bufferCompleted (fake CUPTI table, injected iterator) -> shared-memory ring -> the collector's drain and
  * writer -> SQLite, then the Nsight-Systems-style rows are checked field by field. Expected values are the
- * ones written into the structs, mapped by nsys' published numbering (notes/nsys-sqlite-schema.md).
+ * ones written into the structs, mapped by nsys' numbering (docs/gpu-capture.md, the nsys export's ENUM tables).
  * Usage: cupti_trace_test CASE. */
 #include <errno.h>
 #include <stdarg.h>
@@ -121,7 +121,7 @@ static size_t append_device(uint8_t *buf, size_t valid)
     dev.kind = CUPTI_ACTIVITY_KIND_DEVICE;
     dev.id = 0, dev.name = "NVIDIA H200", dev.numMultiprocessors = 132, dev.globalMemorySize = 150754820096ull;
     dev.computeCapabilityMajor = 9, dev.coreClockRate = 1980000, dev.globalMemoryBandwidth = 4800000000ull;
-    dev.uuid.bytes[0] = 0x12, dev.uuid.bytes[15] = 0x34;
+    dev.uuid.bytes[0] = 0x12, dev.uuid.bytes[15] = 0x34, dev.isCudaVisible = 1;
     valid = fake_append(buf, valid, &dev);
     CUpti_ActivityContext3 ctx;
     memset(&ctx, 0, sizeof ctx);
@@ -346,7 +346,7 @@ static void emit_device(struct ps_ring_wlane *w, uint32_t ordinal, uint8_t uuid0
     memset(&dev, 0, sizeof dev);
     dev.d.h.size = sizeof dev, dev.d.h.type = PS_WIRE_GPU_DEVICE;
     dev.d.id = ordinal, dev.d.sm_count = 132, dev.d.name_len = 12;
-    dev.d.uuid[0] = uuid0, dev.d.uuid[15] = 0x77;
+    dev.d.uuid[0] = uuid0, dev.d.uuid[15] = 0x77, dev.d.is_cuda_visible = 1;
     memcpy(dev.name, "NVIDIA H200", 12);
     CHECK(ring_emit(w, &dev.d.h) == 0);
 }
@@ -405,7 +405,46 @@ static void case_devices_and_copies(void)
     cleanup(db);
 }
 
-/* nsys' shortName and memory-kind numbering (expected: notes/nsys-sqlite-schema.md §1.2, the nsys ENUM table). */
+/* A device record as CUPTI 13 writes it for a MIG instance or a device hidden by CUDA_VISIBLE_DEVICES. */
+static void emit_device_ex(uint32_t ordinal, uint8_t uuid0, int visible, int mig, uint8_t mig0, uint32_t sms)
+{
+    struct { struct ps_wire_gpu_device d; char name[24]; } dev;
+    memset(&dev, 0, sizeof dev);
+    dev.d.h.size = sizeof dev, dev.d.h.type = PS_WIRE_GPU_DEVICE;
+    dev.d.id = ordinal, dev.d.sm_count = sms, dev.d.name_len = 12;
+    dev.d.uuid[0] = uuid0, dev.d.uuid[15] = 0x77;
+    dev.d.is_cuda_visible = (uint8_t)visible, dev.d.is_mig_enabled = (uint8_t)mig;
+    dev.d.gpu_instance_id = dev.d.compute_instance_id = mig ? 1 : UINT32_MAX;
+    dev.d.mig_uuid[0] = mig0, dev.d.mig_uuid[15] = mig0 ? 0x01 : 0;
+    memcpy(dev.name, "NVIDIA H200", 12);
+    CHECK(ring_emit(&lane, &dev.d.h) == 0);
+}
+
+/* One process on a MIG instance (16 SMs) of GPU 0xcc, with GPU 0xdd (hidden from it, yet reported first with
+ * ordinal 0, as CUPTI reports every device) and the whole GPU 0xcc's own record. Expected (hand-derived): three
+ * TARGET_INFO_GPU rows (the MIG instance under its "MIG-" UUID apart from its parent GPU); the process's CUDA
+ * device 0 is the MIG instance, not the hidden GPU that came first. */
+static void case_mig_and_hidden(void)
+{
+    ring_setup();
+    emit_device_ex(0, 0xdd, 0, 0, 0, 132);
+    emit_device_ex(0, 0xcc, 1, 1, 0xe1, 16);
+    emit_device_ex(1, 0xcc, 0, 0, 0, 132);
+    sqlite3 *db = collect();
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM TARGET_INFO_GPU"), 3);
+    CHECK_STR(q_text(db, "SELECT uuid FROM TARGET_INFO_GPU WHERE smCount = 16"),
+              "MIG-e1000000-0000-0000-0000-000000000001");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM TARGET_INFO_GPU WHERE uuid LIKE 'GPU-cc%%'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM TARGET_INFO_CUDA_DEVICE"), 1);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT uuid FROM TARGET_INFO_CUDA_DEVICE WHERE pid = %d AND cudaId = 0", getpid());
+    CHECK_STR(q_text(db, sql), "MIG-e1000000-0000-0000-0000-000000000001");
+    CHECK_EQ(q_int(db, "SELECT g.smCount FROM TARGET_INFO_CUDA_DEVICE c JOIN TARGET_INFO_GPU g ON g.id = c.gpuId"),
+             16);
+    cleanup(db);
+}
+
+/* nsys' shortName and memory-kind numbering (expected: docs/gpu-capture.md, the nsys export's ENUM tables). */
 static void case_names_and_kinds(void)
 {
     static const struct { const char *in, *want; } names[] = {
@@ -432,7 +471,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
         { "rows", case_rows }, { "late_name", case_late_name }, { "names_and_kinds", case_names_and_kinds },
-        { "devices_and_copies", case_devices_and_copies },
+        { "devices_and_copies", case_devices_and_copies }, { "mig_and_hidden", case_mig_and_hidden },
     };
     parent = getpid();
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)

@@ -2,7 +2,8 @@
  * InitializeInjection twice (as cuInit would, once), then records one NVTX range, so the test can check
  * what the probe does with the real libcupti and no driver. FAKE_DRIVER_EXIT=_exit: then works 1.5 s and ends
  * with _exit(0), as a program killed or ending without atexit handlers would; FAKE_DRIVER_EXIT=sigterm: then
- * gets a SIGTERM (as from a launcher) and waits for it to act. */
+ * gets a SIGTERM (as from a launcher) and waits for it to act. FAKE_DRIVER_DLOPEN=PATH: the program loads PATH first
+ * (a CUDA 12 runtime, as a cu12x PyTorch wheel has it loaded before CUDA initialises). */
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,11 @@
 
 int main(void)
 {
+    const char *pre = getenv("FAKE_DRIVER_DLOPEN");
+    if (pre && !dlopen(pre, RTLD_NOW | RTLD_GLOBAL)) {
+        fprintf(stderr, "fake_driver: cannot load %s: %s\n", pre, dlerror());
+        return 1;
+    }
     const char *path = getenv("CUDA_INJECTION64_PATH");
     void *h = path ? dlopen(path, RTLD_NOW) : NULL;
     int (*init)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;

@@ -136,7 +136,7 @@ EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
     delivered = 1;
     uint64_t now = fake_clock() - 1000000;
     CUpti_ActivityDevice5 dev = { .kind = CUPTI_ACTIVITY_KIND_DEVICE, .id = 0, .name = "Fake GPU",
-                                  .numMultiprocessors = 132, .computeCapabilityMajor = 9 };
+                                  .numMultiprocessors = 132, .computeCapabilityMajor = 9, .isCudaVisible = 1 };
     dev.uuid.bytes[0] = 0x5a;
     valid = append(buf, valid, &dev);
     valid = append(buf, valid, &dev);       /* dumped by EnableAndDump and emitted at initialisation */

@@ -4,7 +4,10 @@
  *   init=ok|mismatch|not_loaded      count=N
  *   gpuI.name=TEXT   gpuI.handle=ok|error   gpuI.util=SM,MEM   gpuI.mem=USED,TOTAL (bytes)   gpuI.temp=C
  *   gpuI.power=MW    gpuI.power_limit=MW    gpuI.clock_sm=MHZ  gpuI.clock_mem=MHZ  gpuI.pcie_rx=KBPS
- *   gpuI.pcie_tx=KBPS  gpuI.throttle=BITS   gpuI.mig=0|1        gpuI.procs=PID:BYTES,PID:na   gpuI.proc_stride=24|32
+ *   gpuI.pcie_tx=KBPS  gpuI.throttle=BITS   gpuI.mig=0|1        gpuI.procs=PID:BYTES[:GI:CI],PID:na   gpuI.proc_stride=24|32
+ *   gpuI.uuid=TEXT   gpuI.pci=BUSID   gpuI.proc_util=PID:SM:MEM:TIME_US,... (only samples newer than the caller's
+ *   lastSeenTimeStamp are returned; none: NVML_ERROR_NOT_FOUND)   gpuI.mig_count=N   gpuI.migK.uuid=TEXT (a MIG
+ *   device in slot K; a slot without it has none)   gpuI.migK.gi=ID   gpuI.migK.ci=ID   gpuI.migK.mem=USED,TOTAL
  * A value may be a sequence `a;b;c`: call k of that field returns item min(k, last). `unsupported` returns
  * NVML_ERROR_NOT_SUPPORTED, `error` NVML_ERROR_UNKNOWN. Built twice: the default exports the versioned entry
  * points of a current driver (_v2/_v3, nvmlMemory_v2, ClocksEventReasons); -DSTANDIN_OLD only the old
@@ -14,8 +17,8 @@
 #include <string.h>
 
 #define API __attribute__((visibility("default")))
-enum { OK = 0, NOT_SUPPORTED = 3, INSUFFICIENT_SIZE = 7, NOT_LOADED = 9, MISMATCH = 18, ARG_VERSION = 25,
-       UNKNOWN = 999 };
+enum { OK = 0, NOT_SUPPORTED = 3, NOT_FOUND = 6, INSUFFICIENT_SIZE = 7, NOT_LOADED = 9, MISMATCH = 18,
+       ARG_VERSION = 25, UNKNOWN = 999 };
 
 #define MAX_KEYS 128
 static struct kv { char key[48]; char val[512]; int calls; } kvs[MAX_KEYS];
@@ -43,12 +46,13 @@ static void load(void)
         fclose(f);
 }
 
-/* The current item of key (device dev, or -1 for a global key), advancing its call count; NULL if absent. */
-static const char *get(int dev, const char *key, char *buf, size_t len)
+/* The current item of key (a device's, "gpu0" or "gpu0.mig1", or NULL for a global key), advancing its call
+ * count; NULL if absent. */
+static const char *get(const char *dev, const char *key, char *buf, size_t len)
 {
     char full[64];
-    if (dev >= 0)
-        snprintf(full, sizeof full, "gpu%d.%s", dev, key);
+    if (dev)
+        snprintf(full, sizeof full, "%s.%s", dev, key);
     else
         snprintf(full, sizeof full, "%s", key);
     load();
@@ -78,13 +82,14 @@ static int status(const char *v)
     return !strcmp(v, "error") ? UNKNOWN : OK;
 }
 
-struct dev { int index; };
+struct dev { char name[24]; };
 static struct dev devs[16];
+#define DEV(d) (((struct dev *)(d))->name)
 
 static int uint_field(void *d, const char *key, unsigned *out)
 {
     char buf[64];
-    const char *v = get(((struct dev *)d)->index, key, buf, sizeof buf);
+    const char *v = get(DEV(d), key, buf, sizeof buf);
     int rc = status(v);
     if (rc == OK)
         *out = (unsigned)strtoul(v, NULL, 0);
@@ -94,7 +99,7 @@ static int uint_field(void *d, const char *key, unsigned *out)
 static int do_init(void)
 {
     char buf[32];
-    const char *v = get(-1, "init", buf, sizeof buf);
+    const char *v = get(NULL, "init", buf, sizeof buf);
     if (v && !strcmp(v, "mismatch"))
         return MISMATCH;
     if (v && !strcmp(v, "not_loaded"))
@@ -105,7 +110,7 @@ static int do_init(void)
 static int do_count(unsigned *n)
 {
     char buf[32];
-    const char *v = get(-1, "count", buf, sizeof buf);
+    const char *v = get(NULL, "count", buf, sizeof buf);
     *n = v ? (unsigned)atoi(v) : 0;
     if (*n > 16)
         *n = 16;
@@ -119,10 +124,10 @@ static int do_handle(unsigned i, void **out)
     char buf[32];
     if (i >= n)
         return 2;
-    const char *v = get((int)i, "handle", buf, sizeof buf);
+    snprintf(devs[i].name, sizeof devs[i].name, "gpu%u", i);
+    const char *v = get(devs[i].name, "handle", buf, sizeof buf);
     if (v && strcmp(v, "ok"))
         return 15;          /* NVML_ERROR_GPU_IS_LOST */
-    devs[i].index = (int)i;
     *out = &devs[i];
     return OK;
 }
@@ -140,7 +145,7 @@ API int nvmlShutdown(void) { return OK; }
 API int nvmlDeviceGetName(void *d, char *name, unsigned len)
 {
     char buf[128];
-    const char *v = get(((struct dev *)d)->index, "name", buf, sizeof buf);
+    const char *v = get(DEV(d), "name", buf, sizeof buf);
     if (status(v))
         return status(v);
     snprintf(name, len, "%s", v);
@@ -149,7 +154,7 @@ API int nvmlDeviceGetName(void *d, char *name, unsigned len)
 API int nvmlDeviceGetUtilizationRates(void *d, unsigned *u)
 {
     char buf[64];
-    const char *v = get(((struct dev *)d)->index, "util", buf, sizeof buf);
+    const char *v = get(DEV(d), "util", buf, sizeof buf);
     if (status(v))
         return status(v);
     return sscanf(v, "%u,%u", &u[0], &u[1]) == 2 ? OK : UNKNOWN;
@@ -157,7 +162,7 @@ API int nvmlDeviceGetUtilizationRates(void *d, unsigned *u)
 static int mem(void *d, unsigned long long *used, unsigned long long *total)
 {
     char buf[64];
-    const char *v = get(((struct dev *)d)->index, "mem", buf, sizeof buf);
+    const char *v = get(DEV(d), "mem", buf, sizeof buf);
     if (status(v))
         return status(v);
     return sscanf(v, "%llu,%llu", used, total) == 2 ? OK : UNKNOWN;
@@ -204,19 +209,18 @@ API int nvmlDeviceGetMigMode(void *d, unsigned *cur, unsigned *pending)
 }
 
 /* Write the script's processes as entries of `stride` bytes: pid, padding, used bytes, then (24/32) the MIG
- * instance ids 0xFFFFFFFF (no MIG) and (32) usedGpuCcProtectedMemory 0. */
+ * instance ids (0xFFFFFFFF: no MIG) and (32) usedGpuCcProtectedMemory 0. */
 static int procs(void *d, unsigned *count, void *infos, unsigned stride)
 {
     char buf[512], sbuf[16];
-    int dev = ((struct dev *)d)->index;
-    const char *v = get(dev, "procs", buf, sizeof buf);
+    const char *v = get(DEV(d), "procs", buf, sizeof buf);
     if (status(v) && !(v && !*v))
         return status(v);
-    const char *s = get(dev, "proc_stride", sbuf, sizeof sbuf);
+    const char *s = get(DEV(d), "proc_stride", sbuf, sizeof sbuf);
     if (stride != 16 && s)
         stride = (unsigned)atoi(s);
     unsigned n = 0;
-    unsigned pids[64];
+    unsigned pids[64], gi[64], ci[64];
     unsigned long long used[64];
     for (const char *p = v; p && *p && n < 64;) {
         pids[n] = (unsigned)strtoul(p, (char **)&p, 10);
@@ -227,6 +231,11 @@ static int procs(void *d, unsigned *count, void *infos, unsigned stride)
             p += 2;
         } else {
             used[n] = strtoull(p, (char **)&p, 10);
+        }
+        gi[n] = ci[n] = 0xFFFFFFFFu;
+        if (*p == ':') {
+            gi[n] = (unsigned)strtoul(p + 1, (char **)&p, 10);
+            ci[n] = (unsigned)strtoul(p + 1, (char **)&p, 10);
         }
         n++;
         if (*p == ',')
@@ -241,14 +250,92 @@ static int procs(void *d, unsigned *count, void *infos, unsigned stride)
         memset(e, 0, stride);
         memcpy(e, &pids[i], 4);
         memcpy(e + 8, &used[i], 8);
-        if (stride >= 24)
-            memset(e + 16, 0xFF, 8);
+        if (stride >= 24) {
+            memcpy(e + 16, &gi[i], 4);
+            memcpy(e + 20, &ci[i], 4);
+        }
     }
     *count = n;
     return OK;
 }
 
+API int nvmlDeviceGetUUID(void *d, char *uuid, unsigned len)
+{
+    char buf[128];
+    const char *v = get(DEV(d), "uuid", buf, sizeof buf);
+    if (status(v))
+        return status(v);
+    snprintf(uuid, len, "%s", v);
+    return OK;
+}
+
 #ifndef STANDIN_OLD
+/* nvmlPciInfo_t: busIdLegacy[16], domain, bus, device, pciDeviceId, pciSubSystemId, busId[32] */
+API int nvmlDeviceGetPciInfo_v3(void *d, unsigned char *pci)
+{
+    char buf[64];
+    const char *v = get(DEV(d), "pci", buf, sizeof buf);
+    if (status(v))
+        return status(v);
+    memset(pci, 0, 68);
+    snprintf((char *)pci, 16, "%.15s", v);
+    snprintf((char *)pci + 36, 32, "%s", v);
+    return OK;
+}
+
+/* nvmlProcessUtilizationSample_t: pid, (pad), timeStamp (us), smUtil, memUtil, encUtil, decUtil = 32 bytes */
+API int nvmlDeviceGetProcessUtilization(void *d, unsigned char *util, unsigned *count, unsigned long long last)
+{
+    char buf[512];
+    const char *v = get(DEV(d), "proc_util", buf, sizeof buf);
+    if (status(v) && !(v && !*v))
+        return status(v);
+    unsigned n = 0, pid[64], sm[64], mem[64];
+    unsigned long long ts[64];
+    for (const char *p = v; *p && n < 64;) {
+        pid[n] = (unsigned)strtoul(p, (char **)&p, 10);
+        sm[n] = (unsigned)strtoul(p + 1, (char **)&p, 10);
+        mem[n] = (unsigned)strtoul(p + 1, (char **)&p, 10);
+        ts[n] = strtoull(p + 1, (char **)&p, 10);
+        if (ts[n] > last)
+            n++;
+        if (*p == ',')
+            p++;
+    }
+    if (!n)
+        return NOT_FOUND;
+    if (!util || *count < n) {
+        *count = n;
+        return INSUFFICIENT_SIZE;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        unsigned char *e = util + (size_t)i * 32;
+        memset(e, 0, 32);
+        memcpy(e, &pid[i], 4);
+        memcpy(e + 8, &ts[i], 8);
+        memcpy(e + 16, &sm[i], 4);
+        memcpy(e + 20, &mem[i], 4);
+    }
+    *count = n;
+    return OK;
+}
+
+static struct dev migs[16][8];
+API int nvmlDeviceGetMaxMigDeviceCount(void *d, unsigned *count) { return uint_field(d, "mig_count", count); }
+API int nvmlDeviceGetMigDeviceHandleByIndex(void *d, unsigned k, void **out)
+{
+    char key[16], buf[128];
+    int parent = (int)(((struct dev *)d - devs));
+    snprintf(key, sizeof key, "mig%u.uuid", k);
+    if (parent < 0 || parent >= 16 || k >= 8 || !get(DEV(d), key, buf, sizeof buf))
+        return NOT_FOUND;
+    snprintf(migs[parent][k].name, sizeof migs[parent][k].name, "%.8s.mig%u", DEV(d), k);
+    *out = &migs[parent][k];
+    return OK;
+}
+API int nvmlDeviceGetGpuInstanceId(void *d, unsigned *id) { return uint_field(d, "gi", id); }
+API int nvmlDeviceGetComputeInstanceId(void *d, unsigned *id) { return uint_field(d, "ci", id); }
+
 API int nvmlInit_v2(void) { return do_init(); }
 API int nvmlDeviceGetCount_v2(unsigned *n) { return do_count(n); }
 API int nvmlDeviceGetHandleByIndex_v2(unsigned i, void **out) { return do_handle(i, out); }

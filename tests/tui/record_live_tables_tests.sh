@@ -25,6 +25,9 @@ gpu0.temp=unsupported
 gpu0.power=error
 gpu0.power_limit=700000
 gpu0.procs=4242:1048576,4243:na
+gpu0.uuid=GPU-5a000000-0000-0000-0000-000000000077
+gpu0.pci=00000000:19:00.0
+gpu0.proc_util=4242:64:9:1000
 S
     PS_NVML_STANDIN=$dir/s.nvml LD_LIBRARY_PATH=$standin_dir \
         "$perfscope" record --sample-hz 10 -o "$trace" -- sleep 0.5 2>"$dir/err" || fail "record failed: $(cat "$dir/err")"
@@ -35,7 +38,15 @@ S
     expect "unsupported temperature is NULL" "$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES WHERE temperatureC IS NOT NULL OR powerMw IS NOT NULL")" 0
     expect "power limit" "$(q "SELECT DISTINCT powerLimitMw FROM PERFSCOPE_GPU_SAMPLES")" 700000
     expect "memory" "$(q "SELECT DISTINCT memUsedBytes || '/' || memTotalBytes FROM PERFSCOPE_GPU_SAMPLES")" "1000/2000"
-    expect "device row" "$(q "SELECT deviceIndex || '|' || name || '|' || memTotalBytes FROM PERFSCOPE_GPU_DEVICES")" "0|NVIDIA H200|2000"
+    expect "device row" "$(q "SELECT deviceIndex || '|' || name || '|' || memTotalBytes || '|' || uuid || '|' || pciBusId FROM PERFSCOPE_GPU_DEVICES")" \
+        "0|NVIDIA H200|2000|GPU-5a000000-0000-0000-0000-000000000077|00000000:19:00.0"
+    # per-process SM utilisation: 64 % in the first sample (the stand-in's only sample, time 1000 us), then no newer
+    # sample: 0 %; 4243 never had one
+    expect "process SM utilisation" \
+        "$(q "SELECT group_concat(pid || ':' || smUtilPercent || ':' || memUtilPercent, ' ') FROM (SELECT pid, smUtilPercent, memUtilPercent FROM PERFSCOPE_GPU_PROCESS_SAMPLES WHERE timestamp = (SELECT min(timestamp) FROM PERFSCOPE_GPU_SAMPLES) ORDER BY pid)")" \
+        "4242:64:9 4243:0:0"
+    expect "later samples: no new utilisation sample is 0 %" \
+        "$(q "SELECT DISTINCT smUtilPercent FROM PERFSCOPE_GPU_PROCESS_SAMPLES WHERE pid = 4242 AND timestamp > (SELECT min(timestamp) FROM PERFSCOPE_GPU_SAMPLES)")" 0
     expect "process memory, NULL when not available" \
         "$(q "SELECT pid || ':' || ifnull(usedMemoryBytes, 'null') FROM PERFSCOPE_GPU_PROCESS_SAMPLES WHERE timestamp = (SELECT min(timestamp) FROM PERFSCOPE_GPU_SAMPLES) ORDER BY pid")" \
         "$(printf '4242:1048576\n4243:null')"
@@ -44,6 +55,38 @@ S
     # (the last sample is taken when the program exits, off the schedule: left out)
     gap=$(q "SELECT ((SELECT timestamp FROM PERFSCOPE_GPU_SAMPLES ORDER BY timestamp DESC LIMIT 1 OFFSET 1) - min(timestamp)) / (count(*) - 2) FROM PERFSCOPE_GPU_SAMPLES")
     [ "$gap" -ge 90000000 ] && [ "$gap" -le 400000000 ] || fail "average sample spacing $gap ns, want ~100 ms"
+    ;;
+record_keys_nvml_samples_by_uuid_joining_target_info_gpu)
+    # Two GPUs: NVML's device 1 is the one the program runs on (CUDA ordinal 0, the stand-in libcupti's "Fake GPU",
+    # UUID GPU-5a000000-0000-0000-0000-000000000000); NVML's device 0 is another. The samples join TARGET_INFO_GPU
+    # through PERFSCOPE_GPU_DEVICES.uuid, not through the index. A MIG device of GPU 0 is listed as such.
+    cat >"$dir/s.nvml" <<'S'
+count=2
+gpu0.name=NVIDIA H200
+gpu0.util=11,1
+gpu0.uuid=GPU-77000000-0000-0000-0000-000000000000
+gpu0.mig=1
+gpu0.mig_count=7
+gpu0.mig3.uuid=MIG-e1000000-0000-0000-0000-000000000001
+gpu0.mig3.gi=1
+gpu0.mig3.ci=0
+gpu0.mig3.mem=500,20000
+gpu1.name=NVIDIA H200
+gpu1.util=93,40
+gpu1.uuid=GPU-5a000000-0000-0000-0000-000000000000
+gpu1.pci=00000000:9A:00.0
+S
+    [ -n "${FAKE_DRIVER:-}" ] && [ -n "${FAKE_LIBCUPTI:-}" ] || fail "FAKE_DRIVER and FAKE_LIBCUPTI must be set"
+    PS_NVML_STANDIN=$dir/s.nvml LD_LIBRARY_PATH=$standin_dir PERFSCOPE_CUPTI_PATH=$FAKE_LIBCUPTI \
+        "$perfscope" record --sample-hz 10 -o "$trace" -- "$FAKE_DRIVER" >"$dir/out" 2>"$dir/err" ||
+        fail "record failed: $(cat "$dir/err")"
+    expect "the GPU the program used" "$(q "SELECT name || '|' || uuid FROM TARGET_INFO_GPU")" \
+        "Fake GPU|GPU-5a000000-0000-0000-0000-000000000000"
+    expect "its samples, by UUID" \
+        "$(q "SELECT DISTINCT s.deviceIndex || '|' || s.utilGpuPercent || '|' || d.pciBusId FROM PERFSCOPE_GPU_SAMPLES s JOIN PERFSCOPE_GPU_DEVICES d USING (deviceIndex) JOIN TARGET_INFO_GPU g ON g.uuid = d.uuid")" \
+        "1|93|00000000:9A:00.0"
+    expect "MIG device" "$(q "SELECT deviceIndex || '|' || uuid || '|' || gpuInstanceId || '|' || computeInstanceId || '|' || memTotalBytes FROM PERFSCOPE_GPU_MIG_DEVICES")" \
+        "0|MIG-e1000000-0000-0000-0000-000000000001|1|0|20000"
     ;;
 record_without_nvml_says_why_and_stores_no_gpu_rows)
     LD_LIBRARY_PATH=$dir "$perfscope" record -o "$trace" -- true 2>"$dir/err" || fail "record failed"

@@ -61,7 +61,7 @@ static void every_field(void)
     CHECK_STR("name", s.name, "NVIDIA H200");
     unsigned all = PS_GPU_UTIL_SM | PS_GPU_UTIL_MEM | PS_GPU_MEM | PS_GPU_TEMP | PS_GPU_POWER | PS_GPU_POWER_LIMIT |
                    PS_GPU_CLOCK_SM | PS_GPU_CLOCK_MEM | PS_GPU_PCIE_RX | PS_GPU_PCIE_TX | PS_GPU_THROTTLE |
-                   PS_GPU_PROCS | PS_GPU_MIG;
+                   PS_GPU_PROCS | PS_GPU_MIG | PS_GPU_UUID | PS_GPU_PCI | PS_GPU_PROC_UTIL;
     CHECK_EQ("valid", s.valid, all);
     CHECK_EQ("util sm", s.util_sm_pct, 87);
     CHECK_EQ("util mem", s.util_mem_pct, 41);
@@ -82,6 +82,14 @@ static void every_field(void)
     CHECK_EQ("proc1 pid", s.procs[1].pid, 4243);
     CHECK_EQ("proc1 bytes (NVML_VALUE_NOT_AVAILABLE)", s.procs[1].used_bytes, -1);
     /* the stand-in writes entries 24 bytes apart: the second entry is right only when read at that stride */
+    CHECK_STR("uuid", s.uuid, "GPU-5a000000-0000-0000-0000-000000000077");
+    CHECK_STR("pci bus id", s.pci_bus_id, "00000000:19:00.0");
+    CHECK_EQ("proc0 not on a MIG instance", s.procs[0].gpu_instance_id, PS_GPU_NO_INSTANCE);
+    /* 4242's newest sample (time 1000) is 87 % SM, not the older 60 %; 4243 had no sample: it used nothing */
+    CHECK_EQ("proc0 sm", s.procs[0].sm_util_pct, 87);
+    CHECK_EQ("proc0 mem", s.procs[0].mem_util_pct, 30);
+    CHECK_EQ("proc1 sm", s.procs[1].sm_util_pct, 0);
+    CHECK_EQ("nmig without MIG", s.nmig, 0);
     /* gpu1: a MIG-enabled device: utilisation and power unsupported, temperature failing */
     CHECK_EQ("sample gpu1", ps_nvml_sample(n, 1, &s), 0);
     CHECK(!(s.valid & (PS_GPU_UTIL_SM | PS_GPU_UTIL_MEM)), "MIG utilisation must be N/A (valid %#x)", s.valid);
@@ -91,6 +99,20 @@ static void every_field(void)
     CHECK_EQ("mig", s.mig_enabled, 1);
     CHECK(s.valid & PS_GPU_MEM, "memory read");
     CHECK_EQ("mem used", s.mem_used_bytes, 1000);
+    CHECK(!(s.valid & PS_GPU_PROC_UTIL), "per-process utilisation unsupported under MIG: N/A");
+    /* its MIG devices: slots 0 and 2 hold one, slot 1 none */
+    CHECK_EQ("nmig", s.nmig, 2);
+    CHECK_STR("mig0 uuid", s.mig[0].uuid, "MIG-e1000000-0000-0000-0000-000000000001");
+    CHECK_EQ("mig0 gi", s.mig[0].gpu_instance_id, 1);
+    CHECK_EQ("mig0 ci", s.mig[0].compute_instance_id, 0);
+    CHECK(s.mig[0].mem_valid, "mig0 memory");
+    CHECK_EQ("mig0 mem total", s.mig[0].mem_total_bytes, 20000);
+    CHECK_STR("mig1 uuid", s.mig[1].uuid, "MIG-e2000000-0000-0000-0000-000000000002");
+    CHECK_EQ("mig1 gi", s.mig[1].gpu_instance_id, 2);
+    CHECK(!s.mig[1].mem_valid, "mig1 memory unsupported");
+    CHECK_EQ("nprocs", s.nprocs, 1);
+    CHECK_EQ("proc on MIG gi", s.procs[0].gpu_instance_id, 2);
+    CHECK_EQ("proc on MIG ci", s.procs[0].compute_instance_id, 0);
     CHECK_EQ("sample gpu2", ps_nvml_sample(n, 2, &s), -EINVAL);
     ps_nvml_close(n);
 }
@@ -100,8 +122,13 @@ static const char every_field_script[] =
     "gpu0.name=NVIDIA H200\ngpu0.util=87,41\ngpu0.mem=17179869184,150754820096\ngpu0.temp=61\n"
     "gpu0.power=412345\ngpu0.power_limit=700000\ngpu0.clock_sm=1980\ngpu0.clock_mem=3201\n"
     "gpu0.pcie_rx=123456\ngpu0.pcie_tx=7890\ngpu0.throttle=0x44\ngpu0.mig=0\ngpu0.procs=4242:1073741824,4243:na\n"
+    "gpu0.uuid=GPU-5a000000-0000-0000-0000-000000000077\ngpu0.pci=00000000:19:00.0\n"
+    "gpu0.proc_util=4242:60:20:900,4242:87:30:1000,9999:50:5:1000\n"
     "gpu1.name=NVIDIA A100 MIG\ngpu1.util=unsupported\ngpu1.mem=1000,40000\ngpu1.temp=error\n"
-    "gpu1.power=unsupported\ngpu1.mig=1\ngpu1.procs=\n";
+    "gpu1.power=unsupported\ngpu1.mig=1\ngpu1.procs=777:500:2:0\ngpu1.proc_util=unsupported\ngpu1.mig_count=7\n"
+    "gpu1.mig0.uuid=MIG-e1000000-0000-0000-0000-000000000001\ngpu1.mig0.gi=1\ngpu1.mig0.ci=0\n"
+    "gpu1.mig0.mem=500,20000\ngpu1.mig2.uuid=MIG-e2000000-0000-0000-0000-000000000002\ngpu1.mig2.gi=2\n"
+    "gpu1.mig2.ci=0\n";
 
 static void wide_proc_entries(void)
 {
@@ -137,6 +164,25 @@ static void sequence_and_errors(void)
     ps_nvml_close(n);
 }
 
+/* The second sample asks only for utilisation samples newer than the newest of the first (lastSeenTimeStamp):
+ * the stand-in's second answer repeats the old sample (time 1000), which must not count again. */
+static void proc_util_since_last(void)
+{
+    struct ps_nvml *n = open_ok();
+    if (!n)
+        return;
+    struct ps_gpu_sample s;
+    ps_nvml_sample(n, 0, &s);
+    CHECK(s.valid & PS_GPU_PROC_UTIL, "per-process utilisation read");
+    CHECK_EQ("first sm", s.procs[0].sm_util_pct, 40);
+    ps_nvml_sample(n, 0, &s);
+    CHECK(s.valid & PS_GPU_PROC_UTIL, "no new sample (NVML_ERROR_NOT_FOUND) is 0 %%, not N/A");
+    CHECK_EQ("second sm", s.procs[0].sm_util_pct, 0);
+    ps_nvml_sample(n, 0, &s);
+    CHECK_EQ("third sm", s.procs[0].sm_util_pct, 75);
+    ps_nvml_close(n);
+}
+
 static void old_driver(void)
 {
     struct ps_nvml *n = open_ok();
@@ -153,6 +199,8 @@ static void old_driver(void)
     CHECK_EQ("nprocs", s.nprocs, 2);
     CHECK_EQ("proc1 pid", s.procs[1].pid, 8);
     CHECK_EQ("proc1 bytes", s.procs[1].used_bytes, 900);
+    CHECK_EQ("v1 entries carry no MIG ids", s.procs[1].gpu_instance_id, PS_GPU_NO_INSTANCE);
+    CHECK(!(s.valid & (PS_GPU_PCI | PS_GPU_PROC_UTIL)), "no PCI info or process utilisation entry points");
     ps_nvml_close(n);
 }
 
@@ -209,6 +257,8 @@ int main(int argc, char **argv)
         failed += scenario("sequence", "count=2\ngpu0.util=10,1;20,2;error\ngpu1.handle=error\n",
                            sequence_and_errors);
         failed += scenario("mismatch", "init=mismatch\n", init_fails);
+        failed += scenario("since_last", "count=1\ngpu0.procs=5:100\n"
+                           "gpu0.proc_util=5:40:1:1000;5:40:1:1000;5:40:1:1000;5:40:1:1000,5:75:2:3000\n", proc_util_since_last);
     }
     return failed || check_failures;
 }

@@ -138,13 +138,17 @@ static void fill_state(struct tui_top *t)
     t->gpu[0].ok = 1;
     struct ps_gpu_sample *s = &t->gpu[0].s;
     snprintf(s->name, sizeof s->name, "NVIDIA H200");
-    s->valid = PS_GPU_UTIL_SM | PS_GPU_MEM | PS_GPU_POWER | PS_GPU_PROCS;   /* no temperature, no power limit */
+    s->valid = PS_GPU_UTIL_SM | PS_GPU_MEM | PS_GPU_POWER | PS_GPU_PROCS |   /* no temperature, no power limit */
+               PS_GPU_PROC_UTIL | PS_GPU_UUID;
     s->util_sm_pct = 87;
     s->mem_used_bytes = 16ull << 30;
     s->mem_total_bytes = 140ull << 30;
     s->power_mw = 412000;
     s->nprocs = 1;
-    s->procs[0] = (struct ps_gpu_proc){ 4242, -1 };
+    snprintf(s->uuid, sizeof s->uuid, "GPU-5a000000-0000-0000-0000-000000000077");
+    s->procs[0] = (struct ps_gpu_proc){ .pid = 4242, .used_bytes = -1, .gpu_instance_id = PS_GPU_NO_INSTANCE,
+                                        .compute_instance_id = PS_GPU_NO_INSTANCE, .sm_util_pct = 71,
+                                        .mem_util_pct = 12 };
     t->watching = 1;
     struct tui_live *l = &t->live;
     snprintf(l->trace, sizeof l->trace, "/runs/run.sqlite");
@@ -220,6 +224,28 @@ static void test_view(void)
     t.panel = TUI_PANEL_GPU_PROCS;
     tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "[GPU processes]"), "panel tab marked");
+    /* with a GPU: each process's SM utilisation (nvmlDeviceGetProcessUtilization), a MIG one with its instance */
+    fill_state(&t);
+    t.panel = TUI_PANEL_GPU_PROCS;
+    t.gpu[0].s.nprocs = 2;
+    t.gpu[0].s.procs[1] = (struct ps_gpu_proc){ .pid = 77, .used_bytes = 1 << 20, .gpu_instance_id = 2,
+                                                .compute_instance_id = 0, .sm_util_pct = 5 };
+    tui_view_build(&t, 80, 24, &f);
+    CHECK(find_line(&f, "GPU0      4242   71%"), "SM%% of 4242: %s", find_line(&f, "4242") ? find_line(&f, "4242") : "");
+    CHECK(find_line(&f, "GPU0        77    5%"), "SM%% of 77");
+    CHECK(find_line(&f, "GI 2 CI 0"), "the MIG instance of 77");
+    t.gpu[0].s.valid &= ~PS_GPU_PROC_UTIL;
+    tui_view_build(&t, 80, 24, &f);
+    CHECK(find_line(&f, "GPU0      4242   N/A"), "SM%% N/A without nvmlDeviceGetProcessUtilization");
+    /* a GPU in MIG mode lists its MIG devices under it */
+    t.panel = TUI_PANEL_RECORDING;
+    t.gpu[0].s.valid |= PS_GPU_MIG;
+    t.gpu[0].s.mig_enabled = 1;
+    t.gpu[0].s.nmig = 1;
+    t.gpu[0].s.mig[0] = (struct ps_gpu_mig){ "MIG-e1000000-0000-0000-0000-000000000001", 1, 0, 1, 1 << 30, 20ull << 30 };
+    tui_view_build(&t, 100, 30, &f);
+    CHECK(find_line(&f, "MIG GI 1 CI 0"), "MIG device line");
+    CHECK(find_line(&f, "MIG-e1000000-0000-0000-0000-000000000001"), "MIG device UUID");
     t.help = 1;
     tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "Tab      next panel"), "help panel");
@@ -249,7 +275,10 @@ static void test_snapshot(void)
     fclose(f);
     CHECK(strstr(buf, "\"util_sm_percent\": 87, \"util_memory_percent\": null"), "N/A as null: %.300s", buf);
     CHECK(strstr(buf, "\"temperature_c\": null, \"power_mw\": 412000, \"power_limit_mw\": null"), "power fields");
-    CHECK(strstr(buf, "\"processes\": [{\"pid\": 4242, \"used_memory_bytes\": null}]"), "GPU processes");
+    CHECK(strstr(buf, "\"processes\": [{\"pid\": 4242, \"used_memory_bytes\": null, \"sm_util_percent\": 71, "
+                      "\"memory_util_percent\": 12, \"gpu_instance_id\": null, \"compute_instance_id\": null}]"),
+          "GPU processes: %.400s", strstr(buf, "\"processes\"") ? strstr(buf, "\"processes\"") : buf);
+    CHECK(strstr(buf, "\"uuid\": \"GPU-5a000000-0000-0000-0000-000000000077\", \"pci_bus_id\": null"), "uuid, no PCI id");
     CHECK(strstr(buf, "\"bottleneck\": \"data-loading\""), "bottleneck");
     CHECK(strstr(buf, "\"groups_ns\": {\"kernel\": 20000000, \"data-loading\": 62000000, \"memcpy\": 8000000, "
                       "\"communication\": 0, \"sync\": 0, \"host\": 10000000}"), "groups: %s", strstr(buf, "groups"));

@@ -44,12 +44,20 @@ gpu0.throttle=4
 gpu0.mig=0
 gpu0.procs=4242:1073741824
 gpu0.proc_stride=32
+gpu0.uuid=GPU-5a000000-0000-0000-0000-000000000077
+gpu0.pci=00000000:19:00.0
+gpu0.proc_util=4242:64:9:1000;4242:64:9:1000;4242:50:8:2000;4242:50:8:2000;4242:71:9:3000
 gpu1.name=NVIDIA A100 MIG
 gpu1.util=unsupported
 gpu1.mem=1000,40000
 gpu1.temp=error
 gpu1.mig=1
 gpu1.procs=
+gpu1.mig_count=7
+gpu1.mig0.uuid=MIG-e1000000-0000-0000-0000-000000000001
+gpu1.mig0.gi=1
+gpu1.mig0.ci=0
+gpu1.mig0.mem=500,20000
 S
 with_gpu() { env PS_NVML_STANDIN="$dir/gpu.nvml" LD_LIBRARY_PATH="$standin_dir" "$@"; }
 
@@ -147,8 +155,13 @@ top_snapshot_shows_standin_gpu_values_and_na)
     [ "$(json "d['gpu']['devices'][0]['memory_total_bytes']" "$dir/snap.json")" = 150754820096 ] || fail "memory"
     [ "$(json "d['gpu']['devices'][0]['power_limit_mw']" "$dir/snap.json")" = 700000 ] || fail "power limit"
     [ "$(json "d['gpu']['devices'][0]['throttle']" "$dir/snap.json")" = "sw-power-cap" ] || fail "throttle"
-    [ "$(json "d['gpu']['devices'][0]['processes']" "$dir/snap.json")" = "[{'pid': 4242, 'used_memory_bytes': 1073741824}]" ] ||
+    # the third sample's per-process utilisation: the stand-in's samples newer than the second's (time 3000: 71 %)
+    [ "$(json "d['gpu']['devices'][0]['processes']" "$dir/snap.json")" = "[{'pid': 4242, 'used_memory_bytes': 1073741824, 'sm_util_percent': 71, 'memory_util_percent': 9, 'gpu_instance_id': None, 'compute_instance_id': None}]" ] ||
         fail "32-byte process entries: $(json "d['gpu']['devices'][0]['processes']" "$dir/snap.json")"
+    [ "$(json "d['gpu']['devices'][0]['uuid'], d['gpu']['devices'][0]['pci_bus_id']" "$dir/snap.json")" = \
+      "GPU-5a000000-0000-0000-0000-000000000077 00000000:19:00.0" ] || fail "uuid and PCI bus id"
+    [ "$(json "[(m['uuid'], m['gpu_instance_id'], m['memory_total_bytes']) for m in d['gpu']['devices'][1]['mig_devices']]" "$dir/snap.json")" = \
+      "[('MIG-e1000000-0000-0000-0000-000000000001', 1, 20000)]" ] || fail "MIG devices"
     [ "$(json "d['gpu']['devices'][1]['util_sm_percent'], d['gpu']['devices'][1]['temperature_c'], d['gpu']['devices'][1]['mig_enabled']" "$dir/snap.json")" = "None None True" ] ||
         fail "MIG device fields"
     [ "$(json "d['gpu']['devices'][1]['processes']" "$dir/snap.json")" = "[]" ] || fail "MIG processes"
