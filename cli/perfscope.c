@@ -29,6 +29,57 @@ static void usage(FILE *out)
     fprintf(out, "\nSee 'perfscope help COMMAND' for a command's options.\n");
 }
 
+/* Damerau-Levenshtein distance (optimal string alignment) of two short words, capped at 9: how many single-letter
+ * edits (insert, delete, replace, swap of neighbours) turn a into b. */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 31 || lb > 31)
+        return 9;
+    int d[33][33];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = a[i - 1] != b[j - 1];
+            int best = d[i - 1][j - 1] + cost;
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb] > 9 ? 9 : d[la][lb];
+}
+
+/* The command a mistyped name most likely meant (at most two edits away, as git's "did you mean"), or NULL. */
+static const char *closest_cmd(const char *name)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        int d = edit_distance(name, commands[i].name);
+        if (d < best_d) {
+            best_d = d;
+            best = commands[i].name;
+        }
+    }
+    return best;
+}
+
+static void unknown_cmd(const char *name)
+{
+    const char *near = closest_cmd(name);
+    if (near)
+        fprintf(stderr, "perfscope: unknown command '%s' (did you mean '%s'? see 'perfscope --help')\n", name, near);
+    else
+        fprintf(stderr, "perfscope: unknown command '%s' (see 'perfscope --help')\n", name);
+}
+
 static const struct ps_cmd *find_cmd(const char *name)
 {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -72,7 +123,7 @@ int main(int argc, char **argv)
         }
         const struct ps_cmd *cmd = find_cmd(argv[2]);
         if (!cmd) {
-            fprintf(stderr, "perfscope: unknown command '%s'\n", argv[2]);
+            unknown_cmd(argv[2]);
             return 2;
         }
         char *help_argv[] = { argv[2], "--help", NULL };
@@ -80,7 +131,7 @@ int main(int argc, char **argv)
     }
     const struct ps_cmd *cmd = find_cmd(name);
     if (!cmd) {
-        fprintf(stderr, "perfscope: unknown command '%s' (see 'perfscope --help')\n", name);
+        unknown_cmd(name);
         return 2;
     }
     return run_cmd(cmd, argc - 1, argv + 1);

@@ -4,6 +4,7 @@
 ps=$1 case=$2 shared=$3
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../need_shared.sh"
 tiny_json='{"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 10}]}'
 expect() {   # expect STATUS PATTERN -- command...: the status and a stderr line matching PATTERN
     want=$1 pat=$2; shift 3
@@ -16,13 +17,17 @@ missing_file) expect 1 "no-such.json" -- "$ps" report "$tmp/no-such.json" ;;
 bad_regex) expect 1 "--step-range" -- "$ps" report --step-range 'step(' "$tmp/x.json" ;;
 unknown_option) expect 2 "unknown option" -- "$ps" report --frobnicate x ;;
 no_file) expect 2 "which trace" -- "$ps" report ;;
+mistyped_command_suggests_nearest)   # two edits or fewer: the nearest command; farther: no guess
+    expect 2 "did you mean 'report'" -- "$ps" reprot x
+    expect 2 "did you mean 'report'" -- "$ps" help reoprt
+    expect 2 "did you mean 'export'" -- "$ps" exprot x
+    "$ps" frobnicate 2>"$tmp/err"; [ $? -eq 2 ] || { echo "unknown command: not status 2"; exit 1; }
+    if grep -q "did you mean" "$tmp/err"; then echo "guessed a command for frobnicate:"; cat "$tmp/err"; exit 1; fi ;;
 bad_format) expect 2 "unknown --format" -- "$ps" report --format xml x ;;
 bad_threshold) expect 2 "kernel-threshold" -- "$ps" report --kernel-threshold 2 x ;;
 json_keys)
     trace=$shared/traces/kineto/resnet50_workers0.pt.trace.json.gz
-    if [ ! -f "$trace" ]; then   # skipped in a user's clone; in CI (CI set) the shared traces must be there
-        case ${CI:-} in ''|false|0) exit 77 ;; *) echo "$trace missing: required in CI (CI=$CI)"; exit 1 ;; esac
-    fi
+    need_shared "$trace"
     "$ps" report "$trace" --format json -o "$tmp/r.json" || exit 1
     for key in perfscope_report_version source verdict bottleneck share gpu_utilization evidence recommendations \
                steps step_average breakdown_ns sync_ns gpu_temporal idle_breakdown gpu_timeline kernels copies \
@@ -37,7 +42,7 @@ steps_option)   # --steps: a bad value is a usage error; infer replaces ResNet's
     expect 2 "unknown --steps" -- "$ps" report --steps sometimes x
     expect 2 "unknown --compat" -- "$ps" report --compat hta x
     trace=$shared/traces/kineto/resnet50_workers0.pt.trace.json.gz
-    [ -f "$trace" ] || exit 77
+    need_shared "$trace"
     "$ps" report "$trace" --steps infer --format json -o "$tmp/i.json" || exit 1
     grep -q '"steps_source": "inferred", "step_inference": {"found": true, "device": 0, "stream": 7' "$tmp/i.json" ||
         { echo "--steps infer: no inferred steps"; grep -o '"step_inference": [^}]*' "$tmp/i.json"; exit 1; }
@@ -68,7 +73,7 @@ existing_output_needs_force)   # the rule of every command: an existing -o file 
     grep -q "ProfilerStep" "$tmp/r.txt" || grep -q "^Verdict" "$tmp/r.txt" || { echo "-f wrote:"; cat "$tmp/r.txt"; exit 1; }
     "$ps" report "$tmp/t.json" -o /dev/null || { echo "-o /dev/null (not a file -f protects): exit $?"; exit 1; } ;;
 write_failure_one_line)
-    [ -w /dev/full ] || exit 77
+    [ -w /dev/full ] || { echo "SKIP: no writable /dev/full"; exit 77; }
     # 300 steps: a report far larger than stdio's buffer, so writes fail while rendering, not only at the flush
     i=0; ev=''
     while [ $i -lt 300 ]; do
@@ -80,7 +85,7 @@ write_failure_one_line)
     expect 1 "No space left" -- sh -c "\"$ps\" report --format json \"$tmp/t.json\" >/dev/full"
     [ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "not one error line:"; cat "$tmp/err"; exit 1; } ;;
 gzip_trailing_garbage)   # concatenated members are one stream; other bytes after the stream are an error
-    command -v gzip >/dev/null || exit 77
+    command -v gzip >/dev/null || { echo "SKIP: no gzip"; exit 77; }
     half=${#tiny_json}; half=$((half / 2))
     printf '%s' "$tiny_json" | cut -c1-$half | tr -d '\n' | gzip >"$tmp/c.json.gz"
     printf '%s' "$tiny_json" | cut -c$((half + 1))- | gzip >>"$tmp/c.json.gz"

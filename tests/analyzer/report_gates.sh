@@ -8,6 +8,7 @@ ps=$1 case=$2 shared=$3
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 k=$shared/traces/kineto
+. "$(dirname "$0")/../need_shared.sh"
 status() {   # status WANT -- command...: exit status WANT
     want=$1; shift 2
     "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
@@ -16,7 +17,7 @@ status() {   # status WANT -- command...: exit status WANT
 # The cases write one output file in turn: -f replaces it (an existing -o is refused without).
 case $case in
 fail_on)
-    [ -f "$k/resnet50_workers0.pt.trace.json.gz" ] || exit 77
+    need_shared "$k/resnet50_workers0.pt.trace.json.gz"
     w0=$k/resnet50_workers0.pt.trace.json.gz w4=$k/resnet50_workers4.pt.trace.json.gz
     ddp=$k/ddp_resnet_ns_resolution.pt.trace.json.gz nccl=$k/nccl_2rank.pt.trace.json.gz
     status 3 -- "$ps" report --fail-on data-loading -f -o "$tmp/r.txt" "$w0"
@@ -30,7 +31,7 @@ fail_on)
     status 3 -- "$ps" report --fail-on kernel -f -o "$tmp/r.txt" "$ddp"
     status 3 -- "$ps" report --fail-on host --format html -f -o "$tmp/r.html" "$nccl" ;;
 fail_on_share)
-    [ -f "$k/resnet50_workers0.pt.trace.json.gz" ] || exit 77
+    need_shared "$k/resnet50_workers0.pt.trace.json.gz"
     w0=$k/resnet50_workers0.pt.trace.json.gz ddp=$k/ddp_resnet_ns_resolution.pt.trace.json.gz
     nccl=$k/nccl_2rank.pt.trace.json.gz
     status 3 -- "$ps" report --fail-on-share 0.30 -f -o "$tmp/r" "$w0"      # data-loading 33.4 % >= 30 %
@@ -49,7 +50,7 @@ gate_usage)
     status 2 -- "$ps" report --color sometimes x
     "$ps" report --help | grep -q "^Exit status: 0 report written" || { echo "exit codes not in --help"; exit 1; } ;;
 color)
-    [ -f "$k/resnet50_workers0.pt.trace.json.gz" ] || exit 77
+    need_shared "$k/resnet50_workers0.pt.trace.json.gz"
     w0=$k/resnet50_workers0.pt.trace.json.gz
     esc=$(printf '\033')
     "$ps" report "$w0" >"$tmp/plain" || exit 1

@@ -443,8 +443,7 @@ static int real_trace_slice_equals_sql_cut_copy(const char *shared)
     snprintf(path, sizeof path, "%s/traces/nsys/h100_2gpu_1s.sqlite", shared);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fprintf(stderr, "skip: %s not found\n", path);
-        return 77;
+        return check_shared_missing(path);
     }
     fclose(f);
     int fd = mkstemp(cut);

@@ -12,7 +12,6 @@
 #include "check.h"
 #include "read/reader.h"
 
-#define SKIP 77
 
 static struct ps_model *model;
 static struct ps_report rep;
@@ -43,8 +42,7 @@ static int load(const char *path)
 {
     char err[512];
     if (access(path, R_OK) != 0) {
-        fprintf(stderr, "skip: %s not found\n", path);
-        return SKIP;
+        return check_shared_missing(path);
     }
     if (ps_read_trace(path, &model, err, sizeof err) < 0) {
         fprintf(stderr, "reading failed: %s\n", err);
@@ -79,8 +77,10 @@ static int golden(const char *dir, const char *name, int64_t want_events, int64_
     double ms[5];
     snprintf(path, sizeof path, "%s/traces/kineto/%s.gpu_timeline.csv", dir, name);
     if (read_csv(path, ms) < 0) {
-        fprintf(stderr, "skip: %s not found or not TraceLens' CSV\n", path);
-        return SKIP;
+        if (access(path, R_OK) != 0)
+            return check_shared_missing(path);
+        fprintf(stderr, "%s: not TraceLens' GPU timeline CSV\n", path);
+        return 1;
     }
     snprintf(path, sizeof path, "%s/traces/kineto/%s.pt.trace.json.gz", dir, name);
     int rc = load(path);

@@ -365,7 +365,7 @@ static void case_load(void)
     CHECK(rc == -ENOSYS && strstr(why, "cuptiGetVersion"));
     rc = ps_cupti_load(getenv(PS_ENV_CUPTI_PATH), &api, why, sizeof why);
     if (rc == -ENOENT) {
-        fprintf(stderr, "skip: %s\n", why);
+        fprintf(stderr, "SKIP: no libcupti to load (%s)\n", why);
         exit(77);
     }
     CHECK(rc == 0);

@@ -5,7 +5,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 k=$shared/traces/kineto
-need_shared() { [ -f "$k/resnet50_workers0.pt.trace.json.gz" ] || { echo "SKIP: no shared traces"; exit 77; }; }
+. "$(dirname "$0")/../need_shared.sh"
 # json FILE EXPR: a value from the diff's JSON (python3 parses it: the JSON must be valid)
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }
 # A PyTorch-profiler trace with one host step range per argument, each that many ms long (CPU only). With
@@ -28,7 +28,7 @@ PY
 }
 case $case in
 resnet_workers0_to_workers4_is_an_improvement_in_data_loading)
-    need_shared
+    need_shared "$k/resnet50_workers0.pt.trace.json.gz"
     "$ps" diff "$k/resnet50_workers0.pt.trace.json.gz" "$k/resnet50_workers4.pt.trace.json.gz" --format json \
         -o "$tmp/d.json" || fail "diff exited $?"
     # peers (../shared/traces/README.md, tb): average step 177592 -> 141068 us; DataLoader 33.37 % -> 0.84 %
@@ -51,7 +51,7 @@ resnet_workers0_to_workers4_is_an_improvement_in_data_loading)
                { prev = $0 } END { exit bad }' "$tmp/d.md" || fail "md table with a wrong number of cells"
     ;;
 trace_against_itself_has_no_change)
-    need_shared
+    need_shared "$k/resnet50_workers0.pt.trace.json.gz"
     "$ps" diff "$k/nccl_2rank.pt.trace.json.gz" "$k/nccl_2rank.pt.trace.json.gz" --format json -o "$tmp/d.json" --gate 0 ||
         fail "diff of a trace with itself exited $? (with --gate 0)"
     [ "$(json "$tmp/d.json" 'd["verdict"]')" = "no significant change" ] || fail "verdict"
@@ -121,7 +121,7 @@ runs_without_steps_or_on_different_gpus_are_refused)
     "$ps" diff "$tmp/b.json" >/dev/null 2>&1; [ $? = 2 ] || fail "one trace is not a usage error"
     "$ps" diff "$tmp/b.json" "$tmp/missing.json" >/dev/null 2>"$tmp/err"; [ $? = 1 ] || fail "a missing trace"
     grep -q "missing.json" "$tmp/err" || fail "the missing trace is not named"
-    need_shared
+    need_shared "$k/resnet50_workers0.pt.trace.json.gz"
     "$ps" diff "$k/resnet50_workers0.pt.trace.json.gz" "$k/h100_owlv2_inference.pt.trace.json.gz" >/dev/null 2>"$tmp/err"
     st=$?
     [ $st = 1 ] || fail "V100 vs H100 exited $st"
@@ -199,7 +199,7 @@ analysis_options_are_report_s)
     "$ps" diff "$tmp/b.json" "$tmp/a.json" --step-range 'profilerstep#[0-9]+' --format json -o "$tmp/d.json" ||
         fail "--step-range naming the steps exited $?"
     [ "$(json "$tmp/d.json" 'd["verdict"]')" = regression ] || fail "verdict with --step-range"
-    need_shared
+    need_shared "$k/resnet50_workers0.pt.trace.json.gz"
     # --top N: the md lists N kernels ("2 of 68": the ResNet-50 pair has 68 kernel names in either run)
     "$ps" diff "$k/resnet50_workers0.pt.trace.json.gz" "$k/resnet50_workers4.pt.trace.json.gz" --format md --top 2 \
         >"$tmp/d.md" || fail "--top 2 exited $?"

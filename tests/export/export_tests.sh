@@ -5,7 +5,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 k=$shared/traces/kineto
-need() { [ -f "$1" ] || { echo "SKIP: no $1"; exit 77; }; }
+. "$(dirname "$0")/../need_shared.sh"
 # py EXPR FILE...: evaluate EXPR with t = the parsed export (python3's json: the export must be valid JSON),
 # ev = its traceEvents, sql(q) = a query's first value on the source trace ($src)
 py() {
@@ -47,17 +47,17 @@ PY
 }
 case $case in
 round_trip_nsys_h100_2gpu)
-    need "$shared/traces/nsys/h100_2gpu_1s.sqlite"
+    need_shared "$shared/traces/nsys/h100_2gpu_1s.sqlite"
     round_trip "$shared/traces/nsys/h100_2gpu_1s.sqlite"
     ;;
 round_trip_*)
     f=$k/${case#round_trip_}.pt.trace.json.gz
-    need "$f"
+    need_shared "$f"
     round_trip "$f"
     ;;
 nsys_export_has_a_track_per_thread_and_stream_and_a_flow_per_linked_launch)
     src=$shared/traces/nsys/h100_2gpu_1s.sqlite
-    need "$src"
+    need_shared "$src"
     "$ps" export "$src" -o "$tmp/x.json" 2>/dev/null || fail "export exited $?"
     x=$tmp/x.json
     # every GPU record of the source, one X event each on its stream track, by category
@@ -160,7 +160,7 @@ PY
     [ "$(py "sorted({(e['pid'], e['tid']) for e in ev if e['ph'] == 'X'})" "$tmp/x.json")" = "[(7, 8), (7, 9)]" ] || fail "threads"
     ;;
 gz_output_decompresses_to_the_same_json)
-    need "$k/resnet50_workers0.pt.trace.json.gz"
+    need_shared "$k/resnet50_workers0.pt.trace.json.gz"
     "$ps" export "$k/resnet50_workers0.pt.trace.json.gz" -o "$tmp/x.json" 2>/dev/null || fail "plain export"
     "$ps" export "$k/resnet50_workers0.pt.trace.json.gz" -o "$tmp/x.json.gz" 2>/dev/null || fail "gz export"
     [ "$(head -c 2 "$tmp/x.json.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "not gzip"

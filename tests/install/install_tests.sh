@@ -22,14 +22,25 @@ record_and_report() {   # $1 = the perfscope binary to use; $2 = the tree it mus
     rm -f "$tmp/known.sqlite"
 }
 
+# Every relative link of the installed README and docs (](docs/x.md), ](x.md)) names an installed file.
+readme_links_resolve() {   # $1 = the installed share/doc/perfscope
+    local doc=$1 f link
+    for f in "$doc"/README.md "$doc"/docs/*.md; do
+        for link in $(grep -o '](\([^)#:]*\.md\)' "$f" | sed 's/^](//'); do
+            [ -f "$(dirname "$f")/$link" ] || fail "$f links to $link, which is not installed"
+        done
+    done
+}
+
 case $case in
 installed_tree_moved_elsewhere_records_nvtx_without_environment)
     cmake --install "$build" --prefix "$tmp/first" >/dev/null
     for f in bin/perfscope lib/perfscope/libperfscope_probe.so share/man/man1/perfscope.1 \
              lib/perfscope/python/sitecustomize.py lib/perfscope/python/perfscope_hook/torch_hooks.py \
-             share/bash-completion/completions/perfscope share/doc/perfscope/report.md; do
+             share/bash-completion/completions/perfscope share/doc/perfscope/docs/report.md; do
         [ -f "$tmp/first/$f" ] || fail "cmake --install did not install $f"
     done
+    readme_links_resolve "$tmp/first/share/doc/perfscope"
     mv "$tmp/first" "$tmp/moved"    # relocated: nothing may point back at the build tree or the first prefix
     record_and_report "$tmp/moved/bin/perfscope" "$tmp/moved/lib/perfscope"
     ;;
@@ -77,8 +88,20 @@ deb_package_unpacked_records_and_reports)
         grep -q " $f\$" "$tmp/contents" || fail "the .deb does not hold $f"
     done
     dpkg-deb -f "$deb" Depends | grep -q libc6 || fail "the .deb does not depend on libc6"
+    dpkg-deb -f "$deb" Recommends | grep -qw bash-completion || fail "the .deb does not recommend bash-completion"
     dpkg-deb -x "$deb" "$tmp/root"
     record_and_report "$tmp/root/usr/bin/perfscope" "$tmp/root/usr/lib/perfscope"
+    readme_links_resolve "$tmp/root/usr/share/doc/perfscope"
+    # The hook run by root writes __pycache__ beside itself; the package's prerm (run by dpkg -r / -P, with
+    # DPKG_ROOT naming the root it acts on) removes them, so no folder of the package is left behind.
+    hook=$tmp/root/usr/lib/perfscope/python
+    python3 -m compileall -q "$hook" >/dev/null
+    [ -n "$(find "$hook" -name __pycache__)" ] || fail "no __pycache__ was made to clean up"
+    dpkg-deb -e "$deb" "$tmp/control"
+    [ -x "$tmp/control/prerm" ] || fail "the .deb has no prerm"
+    DPKG_ROOT=$tmp/root sh "$tmp/control/prerm" remove || fail "prerm remove failed"
+    left=$(find "$hook" -name __pycache__)
+    [ -z "$left" ] || fail "prerm left $left"
     ;;
 *) fail "unknown case $case" ;;
 esac

@@ -6,11 +6,7 @@ ps=$1 case=$2 shared=$3
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ps-ranks.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $case: $*"; exit 1; }
-need_shared() {
-    if [ ! -f "$1" ]; then   # skipped in a user's clone; in CI the shared traces must be there
-        case ${CI:-} in ''|false|0) exit 77 ;; *) fail "$1 missing: required in CI" ;; esac
-    fi
-}
+. "$(dirname "$0")/../need_shared.sh"
 
 # Kineto rank files written here with known numbers (µs). Rank 0, one step [0, 1000):
 #   device 0: gemm [100, 500) (compute), AllReduce [300, 700) and AllReduce [800, 900) (communication)
