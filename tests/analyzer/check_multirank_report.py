@@ -30,8 +30,7 @@ def fail(msg):
 
 def run(fmt):
     out = os.path.join(outdir, f"multirank.{fmt}")
-    p = subprocess.run([perfscope, "report", "--format", fmt, "-f", "-o", out, *files], capture_output=True, text=True,
-                       timeout=600)
+    p = subprocess.run([perfscope, "report", "--format", fmt, "-f", "-o", out, *files], capture_output=True, text=True)
     if p.returncode != 0:
         fail(f"--format {fmt} exited {p.returncode}: {p.stderr}")
         sys.exit(1)

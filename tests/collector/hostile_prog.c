@@ -69,25 +69,32 @@ static int fsize(long bytes, long n)
     return 0;
 }
 
+/* Wait until `file` exists: the test creates it once it has seen what it waits for (no clock decides). */
+static void wait_for_file(const char *file)
+{
+    while (access(file, F_OK) != 0)
+        usleep(10000);
+}
+
 /* A thread that names itself "w-データローダー" (23 bytes): Linux keeps 15, cutting the second ー (E3 83 BC)
- * after its first byte; it makes no NVTX call, so only the sampler names it. */
+ * after its first byte; it makes no NVTX call, so only the sampler names it: it lives until the file arg
+ * exists (the test creates it once the trace holds the name). */
 static void *cut_name(void *arg)
 {
-    (void)arg;
     prctl(PR_SET_NAME, "w-\xE3\x83\x87\xE3\x83\xBC\xE3\x82\xBF\xE3\x83\xAD\xE3\x83\xBC\xE3\x83\x80\xE3\x83\xBC");
-    usleep(400000);
+    wait_for_file(arg);
     return NULL;
 }
 
-/* badutf8 [ARG]: bytes that are not UTF-8 everywhere NVTX takes text: the main thread's NVTX name "bad\xFF\xFE
+/* badutf8 FILE [ARG]: bytes that are not UTF-8 everywhere NVTX takes text: the main thread's NVTX name "bad\xFF\xFE
  * name", a domain "dom\xFF", a registered string "reg\xC3(" (pushed in that domain), a category
  * "cat\xED\xA0\x80" (an encoded surrogate), a pushed range "msg\xFF\xFE\xC3(" and a valid mark "ok \xC3\xA9";
- * a second thread's OS name cut mid-character (cut_name); ARG (the test passes one with a bad byte) is
- * in the command line. */
-static int badutf8(void)
+ * a second thread's OS name cut mid-character (cut_name, until FILE exists); ARG (the test passes one with a
+ * bad byte) is in the command line. */
+static int badutf8(const char *file)
 {
     pthread_t th;
-    if (pthread_create(&th, NULL, cut_name, NULL) != 0)
+    if (pthread_create(&th, NULL, cut_name, (void *)file) != 0)
         return 1;
     nvtxNameOsThreadA((uint32_t)gettid(), "bad\xFF\xFE name");
     nvtxDomainHandle_t d = nvtxDomainCreateA("dom\xFF");
@@ -131,9 +138,10 @@ static int deep(long n)
     return 0;
 }
 
-/* background: a child that outlives this program: it makes a mark "bg" (so it has a ring), tells the parent,
- * which then exits at once, and makes another mark "late" 1 s later. Prints the child's pid. */
-static int background(void)
+/* background FILE: a child that outlives this program: it makes a mark "bg" (so it has a ring), tells the
+ * parent, which then exits at once, and makes another mark "late" once FILE exists (the test creates it after
+ * `record` has written the trace). Prints the child's pid. */
+static int background(const char *file)
 {
     int pfd[2];
     if (pipe(pfd) != 0)
@@ -142,7 +150,7 @@ static int background(void)
     if (pid == 0) {
         nvtxMarkA("bg");
         close(pfd[1]);
-        sleep(1);
+        wait_for_file(file);
         nvtxMarkA("late");
         _exit(0);
     }
@@ -220,9 +228,9 @@ static char *own_ring(char *path, size_t cap)
 }
 
 /* A forked child (*kid) makes n ranges "sibling" in its own ring while this process makes 3000 ranges "before" and
- * waits (10 s at most) until the recorder has opened its ring and handed a drained chunk back (3000 records fill
- * more than one chunk), so what is done to the ring next hits a ring the recorder reads. Returns the ring's header
- * (its file's path in path[0..cap)), NULL on failure. */
+ * waits until the recorder has opened its ring and handed a drained chunk back (3000 records fill more than one
+ * chunk), so what is done to the ring next hits a ring the recorder reads. Returns the ring's header (its file's
+ * path in path[0..cap)), NULL on failure. */
 static struct ps_ring_hdr *ring_being_read(long n, pid_t *kid, char *path, size_t cap)
 {
     *kid = fork();
@@ -234,7 +242,7 @@ static struct ps_ring_hdr *ring_being_read(long n, pid_t *kid, char *path, size_
     struct ps_ring_hdr *h = (struct ps_ring_hdr *)(void *)own_ring(path, cap);
     if (!h || *kid < 0)
         return NULL;
-    for (int i = 0; i < 10000 && !(uint32_t)atomic_load(&h->free_head); i++)
+    while (!(uint32_t)atomic_load(&h->free_head))
         usleep(1000);
     return h;
 }
@@ -281,12 +289,24 @@ static int scribble(const char *what, long n)
     return child_succeeded(kid) ? 0 : 1;
 }
 
-/* truncate N: a forked child makes N ranges "sibling" in its own ring while this process makes 3000 ranges "before",
- * waits for the recorder to free a drained chunk, and truncates its own ring file to the end of its header and
- * lane tables: every chunk is gone from under the mappings (a reader touching one gets SIGBUS). After 500 ms (the
- * recorder drains every few ms) it gives the file its size back (zero pages: the probe's own writes at exit must
- * not fault) and waits for the child; exit 0. */
-static int truncate_ring(long n)
+/* truncate N LOG: a forked child makes N ranges "sibling" in its own ring while this process makes 3000 ranges
+ * "before", waits for the recorder to free a drained chunk, and truncates its own ring file to the end of its header
+ * and lane tables: every chunk is gone from under the mappings (a reader touching one gets SIGBUS). Once LOG (the
+ * recorder's stderr) says the recorder found the file truncated, it gives the file its size back (zero pages: the
+ * probe's own writes at exit must not fault) and waits for the child; exit 0. */
+static int saw_truncation(const char *log)
+{
+    char line[1024];
+    int seen = 0;
+    FILE *f = fopen(log, "r");
+    while (f && !seen && fgets(line, sizeof line, f))
+        seen = strstr(line, "its file was truncated") != NULL;
+    if (f)
+        fclose(f);
+    return seen;
+}
+
+static int truncate_ring(long n, const char *log)
 {
     pid_t kid;
     char path[4096];
@@ -296,7 +316,8 @@ static int truncate_ring(long n)
     off_t full = (off_t)(h->chunks_off + (uint64_t)h->nchunks * h->chunk_bytes);
     if (truncate(path, (off_t)h->chunks_off) != 0)
         return 1;
-    usleep(500000);
+    while (!saw_truncation(log))
+        usleep(10000);
     if (truncate(path, full) != 0)
         return 1;
     return child_succeeded(kid) ? 0 : 1;
@@ -311,24 +332,24 @@ int main(int argc, char **argv)
         return dup2_stdin(argv[2], atol(argv[3]));
     if (!strcmp(mode, "fsize") && argc == 4)
         return fsize(atol(argv[2]), atol(argv[3]));
-    if (!strcmp(mode, "badutf8"))
-        return badutf8();
+    if (!strcmp(mode, "badutf8") && argc >= 3)
+        return badutf8(argv[2]);
     if (!strcmp(mode, "forkexec") && argc == 3)
         return forkexec(atoi(argv[2]));
     if (!strcmp(mode, "deep") && argc == 3)
         return deep(atol(argv[2]));
-    if (!strcmp(mode, "background"))
-        return background();
+    if (!strcmp(mode, "background") && argc == 3)
+        return background(argv[2]);
     if (!strcmp(mode, "registry") && argc == 3)
         return registry(atoi(argv[2]));
     if (!strcmp(mode, "xfsz_disposition"))
         return xfsz_disposition();
-    if (!strcmp(mode, "truncate") && argc == 3)
-        return truncate_ring(atol(argv[2]));
+    if (!strcmp(mode, "truncate") && argc == 4)
+        return truncate_ring(atol(argv[2]), argv[3]);
     if (!strcmp(mode, "scribble") && argc == 4)
         return scribble(argv[2], atol(argv[3]));
-    fprintf(stderr, "usage: hostile_prog closefds FILE N | dup2 FILE N | fsize BYTES N | badutf8 [ARG] |"
-                    " forkexec N | deep N | background | registry N |"
-                    " xfsz_disposition | scribble header|counts|chunk N\n");
+    fprintf(stderr, "usage: hostile_prog closefds FILE N | dup2 FILE N | fsize BYTES N | badutf8 FILE [ARG] |"
+                    " forkexec N | deep N | background FILE | registry N |"
+                    " xfsz_disposition | scribble header|counts|chunk N | truncate N LOG\n");
     return 2;
 }

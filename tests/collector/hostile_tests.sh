@@ -68,12 +68,20 @@ record_stores_only_valid_utf8_text)
     # findings-3 #5: bytes that are not UTF-8 were stored as is, and Python's sqlite3 (pandas) could not read
     # NVTX_EVENTS, StringIds, ThreadNames, PROCESSES, PERFSCOPE_PROCESS_INFO or PERFSCOPE_META. Every table must
     # read, and each bad text must read as Python's own bytes.decode('utf-8', 'replace') of the raw bytes
-    # (the peer that defines the expected value; hostile_prog.c's badutf8 lists them).
-    record -o "$trace" --sample-hz 50 -- "$prog" badutf8 "$(printf 'a\377b')"
+    # (the peer that defines the expected value; hostile_prog.c's badutf8 lists them). Its thread with a cut
+    # OS name, which only the sampler sees, lives until the trace holds that name (PROCESSES and ThreadNames
+    # are written while recording).
+    start_record -o "$trace" --sample-hz 50 -- "$prog" badutf8 "$dir/named" "$(printf 'a\377b')"
+    trap 'touch "$dir/named" 2>/dev/null' EXIT        # a failed test lets the thread end
+    await "the sampler to name the thread that named itself" $rec eval '[ "$(live "SELECT count(*) FROM ThreadNames t
+        JOIN StringIds s ON s.id = t.nameId WHERE s.value LIKE '\''w-%'\''")" -ge 1 ] 2>/dev/null'
+    touch "$dir/named"
+    end_record
     expect "status" "$rc" 0
-    python3 - "$trace" >"$dir/py" 2>&1 <<'PY' || fail "python: $(cat "$dir/py")"
+    python3 - "$trace" "$dir/named" >"$dir/py" 2>&1 <<'PY' || fail "python: $(cat "$dir/py")"
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
+named = sys.argv[2]
 for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
     db.execute(f'SELECT * FROM "{t}"').fetchall()          # raises on invalid UTF-8
 def want(raw):
@@ -92,8 +100,9 @@ assert want(b"bad\xff\xfe name") in names, names
 cut = "w-\u30c7\u30fc\u30bf\u30ed\u30fc".encode()[:15]      # what Linux kept of the thread name
 assert want(cut) in names and want(cut).endswith("\u30ed\ufffd"), (want(cut), names)
 assert one("SELECT commandLine FROM PERFSCOPE_PROCESS_INFO WHERE commandLine LIKE '%badutf8%'").endswith(
-    " badutf8 " + want(b"a\xffb")), "commandLine"
-assert one("SELECT value FROM PERFSCOPE_META WHERE name = 'command_line'").endswith(" badutf8 " + want(b"a\xffb"))
+    " badutf8 " + named + " " + want(b"a\xffb")), "commandLine"
+assert one("SELECT value FROM PERFSCOPE_META WHERE name = 'command_line'").endswith(
+    " badutf8 " + named + " " + want(b"a\xffb"))
 print("ok")
 PY
     ;;
@@ -113,13 +122,19 @@ record_two_recorders_with_the_same_output_one_fails_clearly)
     # other wrote into an unlinked file), or no tables at all. Now the first to lock the file wins; the other
     # fails before running CMD and says why. Each CMD runs 1 s after its ranges, so the two recordings
     # overlap whatever the scheduling: exactly one exit 0, and the file holds exactly its rows (A: 3000 rows
-    # "A", B: 2000 rows "B"). Three tries, as the race had several outcomes.
+    # "A", B: 2000 rows "B"). Three tries, as the race had several outcomes. Each CMD says "ran", makes its
+    # ranges, then stays until the other recorder has exited or the other CMD ran too (both ran: the bug): the
+    # recordings overlap whatever the scheduling, and none waits for the other for good.
     nvtx=$(dirname "$prog")/nvtx_prog
+    one() { # one ME OTHER N
+        ("$perfscope" record -f -o "$trace" -- sh -c "echo ran; '$nvtx' ranges $1 $3 &&
+            until [ -e '$dir/rc$2' ] || [ -s '$dir/out$2' ]; do sleep 0.05; done" >"$dir/out$1" 2>"$dir/err$1"
+         echo $? >"$dir/rc$1.tmp" && mv "$dir/rc$1.tmp" "$dir/rc$1") &
+    }
     for try in 1 2 3; do
-        ("$perfscope" record -f -o "$trace" -- sh -c "'$nvtx' ranges A 3000 && sleep 1" >"$dir/outA" 2>"$dir/errA"
-         echo $? >"$dir/rcA") &
-        ("$perfscope" record -f -o "$trace" -- sh -c "'$nvtx' ranges B 2000 && sleep 1" >"$dir/outB" 2>"$dir/errB"
-         echo $? >"$dir/rcB") &
+        rm -f "$dir/rcA" "$dir/rcB"
+        one A B 3000
+        one B A 2000
         wait
         a=$(cat "$dir/rcA") b=$(cat "$dir/rcB")
         case $a$b in
@@ -165,7 +180,7 @@ record_survives_a_program_that_truncates_its_ring)
     # reader. hostile_prog truncate (see its comment): the reads that fault are caught, the ring is reported
     # once as corrupt (its file truncated), the forked sibling's 5000 ranges (a ring of their own) are all kept,
     # and the recording completes with the program's status.
-    record -o "$trace" -- "$prog" truncate 5000
+    record -o "$trace" -- "$prog" truncate 5000 "$dir/err"
     expect "status" "$rc" 0
     grep -q "warning: process [0-9]* overwrote its ring ring-[0-9]*-0.ps (its file was truncated" "$dir/err" ||
         fail "no warning: $(cat "$dir/err")"
@@ -191,9 +206,11 @@ record_names_the_cause_of_dropped_records)
     ;;
 record_warns_about_probed_processes_still_running)
     # findings-3 #6: a probed child still running when CMD exited lost its later records without a word. The
-    # background child made a mark "bg" and outlives CMD by 1 s: one warning naming its pid, META
-    # still_running_processes 1, its "bg" row kept (its "late" mark comes after the trace is written).
-    record -o "$trace" -- "$prog" background
+    # background child made a mark "bg" and outlives CMD until the test has checked the trace: one warning
+    # naming its pid, META still_running_processes 1, its "bg" row kept (its "late" mark comes after the trace
+    # is written).
+    trap 'touch "$dir/written" 2>/dev/null' EXIT      # a failed test lets the child end
+    record -o "$trace" -- "$prog" background "$dir/written"
     expect "status" "$rc" 0
     pid=$(cat "$dir/out")
     grep -q "warning: process $pid (hostile_prog) was still running when CMD exited" "$dir/err" ||
@@ -206,7 +223,8 @@ record_warns_about_probed_processes_still_running)
         fail "report: $(head -5 "$dir/report.txt")"
     "$perfscope" report --format json "$trace" | grep -q '"still_running_processes": 1, "other_pidns_rings": 0' ||
         fail "json: $("$perfscope" report --format json "$trace" | grep -o '"still_running[^,]*')"
-    sleep 1.2      # let the child finish before the directory goes
+    touch "$dir/written"
+    await "the background child $pid to end" - eval '! running $pid'
     # A child that exits before CMD is not reported.
     record -f -o "$trace" -- "$prog" forkexec 2
     expect "forkexec status" "$rc" 0

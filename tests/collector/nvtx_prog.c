@@ -279,8 +279,7 @@ static void *reg_storm(void *arg)
     a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
     a.message.registered = storm_str;
     nvtxDomainRangePushEx(storm_dom, &a);   /* attaches the thread: its thread-name record goes now */
-    pthread_barrier_wait(&storm_barrier);
-    pthread_barrier_wait(&storm_barrier);
+    pthread_barrier_wait(&storm_barrier);   /* the storm starts once every thread has attached */
     nvtxDomainRangePop(storm_dom);
     for (long i = 1; i < per_thread; i++) {
         nvtxDomainRangePushEx(storm_dom, &a);
@@ -290,9 +289,10 @@ static void *reg_storm(void *arg)
 }
 
 /* registered_storm T N: T threads each close N push/pop ranges whose message is the registered string "s"
- * of domain "storm". Every thread attaches (and the registration is written) before the storm, and the
- * main thread waits 200 ms for `record` to drain those records, so during the storm the ring holds range
- * records only: with a tiny ring, each lost range is exactly one dropped record. */
+ * of domain "storm". Every thread attaches (its thread-name record) and the domain and registration are
+ * written before the storm starts (the barriers), so every record written during the storm is a range
+ * record: with a tiny ring, each lost range is exactly one dropped record. Records already committed are
+ * never dropped, drained by `record` yet or not, so nothing waits for the drain. */
 static int registered_storm(int t, long n)
 {
     pthread_t th[256];
@@ -304,8 +304,6 @@ static int registered_storm(int t, long n)
     pthread_barrier_init(&storm_barrier, NULL, (unsigned)t + 1);
     for (int i = 0; i < t; i++)
         pthread_create(&th[i], NULL, reg_storm, NULL);
-    pthread_barrier_wait(&storm_barrier);
-    usleep(200000);
     pthread_barrier_wait(&storm_barrier);
     for (int i = 0; i < t; i++)
         pthread_join(th[i], NULL);
@@ -363,7 +361,7 @@ static int tree(const char *self, long n)
     return bad;
 }
 
-/* burn SECONDS: spin until this process has used SECONDS of CPU time; sleep SECONDS: sleep. */
+/* burn SECONDS: spin until this process has used SECONDS of CPU time. */
 static int burn(double s)
 {
     volatile unsigned long x = 0;
@@ -373,9 +371,29 @@ static int burn(double s)
     return x == 1;      /* never: x only keeps the loop from being optimised away */
 }
 
+/* Write TEXT to FILE whole: through FILE.tmp and a rename, so that a test polling FILE never reads half of it. */
+static int say(const char *file, const char *text)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", file) >= (int)sizeof tmp)
+        return 1;
+    FILE *f = fopen(tmp, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f))
+        return 1;
+    return rename(tmp, file) != 0;
+}
+
+static int say_pid(const char *file)
+{
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+    return say(file, pid);
+}
+
 /* count_signals FILE: count the SIGINTs and SIGTERMs it gets (handlers, as Python's KeyboardInterrupt);
- * writes "ready" to FILE once the handlers are in place; 500 ms after the first signal (30 s at most) writes
- * "INT=<n> TERM=<m>" to FILE and exits 0. */
+ * writes "ready" to FILE once the handlers are in place; waits for the first signal, then 500 ms for a second
+ * copy (the duplicate a recorder that forwards a group's signal would send: nothing tells when it would have
+ * come), writes "INT=<n> TERM=<m>" to FILE and exits 0. */
 static volatile sig_atomic_t n_int, n_term;
 static void count_signal(int sig)
 {
@@ -388,20 +406,47 @@ static void count_signal(int sig)
 static int count_signals(const char *file)
 {
     struct sigaction sa = { .sa_handler = count_signal };
+    sigset_t counted, old;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+    sigemptyset(&counted);
+    sigaddset(&counted, SIGINT);
+    sigaddset(&counted, SIGTERM);
+    if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+        sigprocmask(SIG_BLOCK, &counted, &old) || say(file, "ready\n"))
         return 1;
-    FILE *f = fopen(file, "w");
-    if (!f || fputs("ready\n", f) < 0 || fclose(f))
+    sigdelset(&old, SIGINT);
+    sigdelset(&old, SIGTERM);
+    while (!n_int && !n_term)       /* blocked outside sigsuspend: no signal slips in before it sleeps */
+        sigsuspend(&old);
+    sigprocmask(SIG_UNBLOCK, &counted, NULL);
+    for (int i = 0; i < 50; i++)    /* 500 ms for a second copy to arrive */
+        usleep(10000);
+    char counts[64];
+    snprintf(counts, sizeof counts, "INT=%d TERM=%d\n", (int)n_int, (int)n_term);
+    return say(file, counts);
+}
+
+/* sleep S [FILE]: writes its pid to FILE (when given) once running, then sleeps S seconds. */
+static int sleep_s(double s, const char *file)
+{
+    if (file && say_pid(file))
         return 1;
-    for (int i = 0; i < 3000 && !n_int && !n_term; i++)
-        usleep(10000);
-    for (int i = 0; i < 50; i++)      /* 500 ms for a second copy to arrive */
-        usleep(10000);
-    f = fopen(file, "w");
+    usleep((useconds_t)(s * 1e6));
+    return 0;
+}
+
+/* blocked FIFO FILE: writes its pid to FILE, then reads the FIFO to its end and exits 0. The test holds the
+ * FIFO open for writing: the program sleeps (state S) in read() exactly as long as the test needs, and ends
+ * when the test closes it, not by a clock. */
+static int blocked(const char *fifo, const char *file)
+{
+    if (say_pid(file))
+        return 1;
+    FILE *f = fopen(fifo, "r");
     if (!f)
         return 1;
-    fprintf(f, "INT=%d TERM=%d\n", (int)n_int, (int)n_term);
+    while (fgetc(f) != EOF)
+        ;
     return fclose(f) != 0;
 }
 
@@ -421,21 +466,19 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "threads_exit_open") && argc == 3)
         return threads_exit_open(atoi(argv[2]));
     if (!strcmp(mode, "ranges_ignoring_sigterm") && argc == 5) {
-        /* ranges_ignoring_sigterm NAME N FILE: writes its pid to FILE, makes N ranges NAME, waits (60 s at
-         * most) until its parent, the recorder, is gone (it ignores the recorder's PR_SET_PDEATHSIG SIGTERM),
-         * makes N more, then creates FILE.done: 2N ranges, N of them made after the recorder died. */
+        /* ranges_ignoring_sigterm NAME N FILE: writes its pid to FILE, makes N ranges NAME, waits until its
+         * parent, the recorder, is gone (it ignores the recorder's PR_SET_PDEATHSIG SIGTERM; the test kills the
+         * recorder), makes N more, then creates FILE.done: 2N ranges, N of them made after the recorder died. */
         signal(SIGTERM, SIG_IGN);
         char done[4096];
         pid_t parent = getppid();
-        FILE *f = fopen(argv[4], "w");
-        if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) ||
-            snprintf(done, sizeof done, "%s.done", argv[4]) >= (int)sizeof done)
+        if (say_pid(argv[4]) || snprintf(done, sizeof done, "%s.done", argv[4]) >= (int)sizeof done)
             return 1;
         ranges(argv[2], atol(argv[3]));
-        for (int i = 0; i < 60000 && getppid() == parent; i++)
+        while (getppid() == parent)
             usleep(1000);
         ranges(argv[2], atol(argv[3]));
-        return (f = fopen(done, "w")) && !fclose(f) ? 0 : 1;
+        return say(done, "");
     }
     if (!strcmp(mode, "count_signals") && argc == 3)
         return count_signals(argv[2]);
@@ -457,12 +500,19 @@ int main(int argc, char **argv)
         return unbalanced_exit();
     if (!strcmp(mode, "burn") && argc == 3)
         return burn(atof(argv[2]));
-    if (!strcmp(mode, "sleep") && argc == 3) {
-        usleep((useconds_t)(atof(argv[2]) * 1e6));
+    if (!strcmp(mode, "sleep") && (argc == 3 || argc == 4))
+        return sleep_s(atof(argv[2]), argc == 4 ? argv[3] : NULL);
+    if (!strcmp(mode, "blocked") && argc == 4)
+        return blocked(argv[2], argv[3]);
+    if (!strcmp(mode, "clock")) {
+        /* clock: print CLOCK_MONOTONIC in ns (the clock of record's samples) for a test script */
+        printf("%lld\n", mono_ns());
         return 0;
     }
     if (!strcmp(mode, "write") && argc == 4) {
-        /* write FILE MIB: write MIB MiB to FILE in 1 MiB write() calls, then stay alive 0.3 s to be sampled */
+        /* write FILE MIB: write MIB MiB to FILE in 1 MiB write() calls and exit. `record` samples the exited
+         * child once more before reaping it (collector/launch.c: waitid WNOWAIT), so that sample has the full
+         * count, however late the periodic ones come. */
         static char block[1 << 20];
         FILE *f = fopen(argv[2], "w");
         if (!f)
@@ -471,9 +521,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < atoi(argv[3]); i++)
             if (fwrite(block, 1, sizeof block, f) != sizeof block)
                 return 1;
-        fclose(f);
-        usleep(300000);
-        return 0;
+        return fclose(f) != 0;
     }
     if (!strcmp(mode, "exit") && argc == 3)
         return atoi(argv[2]);
@@ -483,6 +531,7 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(stderr, "usage: nvtx_prog known | closed_then_sigkill N FILE | threads T N | unbalanced_exit |"
-                    " registered_storm T N | tree N | ranges NAME N | burn S | sleep S | exit CODE | signal N\n");
+                    " registered_storm T N | tree N | ranges NAME N | burn S | sleep S [FILE] | blocked FIFO FILE |"
+                    " clock | exit CODE | signal N\n");
     return 2;
 }

@@ -78,26 +78,14 @@ record_warns_when_the_probe_could_not_record)
 record_child_dies_with_the_recorder)
     # findings-1 #7: after kill -9 of record, CMD ran on unobserved. Now it gets SIGTERM (PR_SET_PDEATHSIG).
     # findings-1 #9: the trace of a killed recorder says it is incomplete (recording_complete = 0).
-    "$perfscope" record -o "$trace" -- "$prog" sleep 30 2>"$dir/err" &
-    rec=$!
-    child=
-    for i in $(seq 200); do
-        # the child of $rec once it runs nvtx_prog (pgrep reads its parent from /proc, one pass; a loop of its
-        # own over /proc outlasted CMD's 30 s on a loaded machine)
-        child=$(pgrep -P $rec -x nvtx_prog | head -n1)
-        [ -n "$child" ] && break
-        sleep 0.1
-    done
-    [ -n "$child" ] || fail "no child of the recorder"
+    # The program sleeps 600 s, past this test's TIMEOUT: only the SIGTERM ends it while the test runs.
+    start_record -o "$trace" -- "$prog" sleep 600 "$dir/pid"
+    await "the program to start" $rec test -s "$dir/pid"
+    child=$(cat "$dir/pid")
     kill -KILL $rec
-    wait $rec
+    end_record
     # Gone, or a zombie waiting for its new parent to reap it: either way no longer running.
-    for i in $(seq 50); do
-        state=$(sed 's/.*) //' "/proc/$child/stat" 2>/dev/null | cut -d' ' -f1)
-        [ -z "$state" ] || [ "$state" = Z ] && break
-        sleep 0.1
-    done
-    [ -z "$state" ] || [ "$state" = Z ] || { kill -KILL $child; fail "the child still runs (state $state)"; }
+    await "process $child to end by the SIGTERM record's death sends it" - eval '! running $child'
     expect "recording_complete of a killed recorder" "$(meta recording_complete)" 0
     expect "no end-of-run rows" "$(meta child_pid)" ""
     ;;
@@ -108,19 +96,14 @@ record_recovers_the_rings_of_a_killed_recorder)
     # `record --recover`, stored rows + dropped records = 1000000 exactly, wherever the kill fell.
     mkdir -p -m 700 "$dir/xdg" || fail setup
     export XDG_RUNTIME_DIR=$dir/xdg
-    "$perfscope" record -o "$trace" -- "$prog" ranges_ignoring_sigterm storm 500000 "$dir/pid" 2>"$dir/err" &
-    rec=$!
-    # Kill it once it has stored some rows (so that it dies with lanes half stored), or after 10 s. The CLI
-    # creates a file that does not exist: only look once record has written its schema.
-    for i in $(seq 500); do
-        [ -s "$trace" ] && [ "$(sqlite3 "$trace" "SELECT count(*) FROM NVTX_EVENTS" 2>/dev/null || echo 0)" -gt 0 ] && break
-        sleep 0.02
-    done
+    start_record -o "$trace" -- "$prog" ranges_ignoring_sigterm storm 500000 "$dir/pid"
+    # Kill it once it has stored some rows (so that it dies with lanes half stored). The CLI creates a file that
+    # does not exist: only look once record has written its schema.
+    await "record to store rows" $rec eval '[ -s "$trace" ] && [ "$(live "SELECT count(*) FROM NVTX_EVENTS")" -gt 0 ] 2>/dev/null'
     kill -KILL $rec
-    wait $rec
-    for i in $(seq 1200); do [ -e "$dir/pid.done" ] && break; sleep 0.05; done
-    [ -e "$dir/pid.done" ] || fail "the program did not finish its ranges"
+    end_record
     child=$(cat "$dir/pid")
+    await "the program to make its ranges after the recorder died" $child test -e "$dir/pid.done"
     # Its process ends right after; the final drain of --recover takes whatever it wrote until then.
     before=$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'storm'")
     # The report of the unrecovered trace says what may be missing and how to get it.
@@ -160,15 +143,14 @@ record_recovers_the_rings_of_a_killed_recorder)
     ;;
 record_forwards_sigalrm_and_survives_sigpipe)
     # findings-1 #7: SIGALRM (e.g. a batch time limit) killed record, not CMD; SIGPIPE killed record.
-    "$perfscope" record -o "$trace" -- "$prog" sleep 30 2>"$dir/err" &
-    rec=$!
-    sleep 1
+    # Once CMD runs, record ignores SIGPIPE and forwards SIGALRM. A SIGPIPE that killed record would end it
+    # before the SIGALRM sent after it (status 141); forwarded, the SIGALRM ends CMD and record says so (142).
+    start_record -o "$trace" -- "$prog" sleep 600 "$dir/pid"
+    await "the program to start" $rec test -s "$dir/pid"
     kill -PIPE $rec
-    sleep 0.2
-    kill -0 $rec || fail "SIGPIPE killed record"
     kill -ALRM $rec
-    wait $rec
-    expect "status after SIGALRM (128 + 14)" "$?" 142
+    end_record
+    expect "status after SIGPIPE then SIGALRM (141: SIGPIPE killed record; 128 + 14: CMD got SIGALRM)" "$rc" 142
     expect "child_signal" "$(meta child_signal)" 14
     ;;
 record_removes_stale_session_dirs_of_dead_recorders)
@@ -189,18 +171,22 @@ record_removes_stale_session_dirs_of_dead_recorders)
     ;;
 record_sigterm_while_setting_up_leaves_no_file)
     # issue 11 #4: a SIGTERM in record's first milliseconds (after it created the output, before CMD ran) left
-    # a 0-byte file that a rerun without -f refused. 400 session dirs of dead recorders (pids above any
-    # pid_max, 2^22) make the set-up after the output's creation last long enough to be hit: the signal is
-    # sent as soon as the file exists. Now: exit 143, no file, CMD never ran.
-    mkdir -p -m 700 "$dir/xdg/perfscope" || fail setup
-    for i in $(seq 400); do mkdir -m 700 "$dir/xdg/perfscope/$((100000000 + i))"; done
-    XDG_RUNTIME_DIR=$dir/xdg "$perfscope" record -o "$trace" -- sh -c "touch '$dir/ran'" 2>"$dir/err" &
-    rec=$!
-    while [ ! -e "$trace" ] && kill -0 $rec 2>/dev/null; do :; done
-    [ -e "$trace" ] || fail "record finished before the test saw its output: $(cat "$dir/err")"
+    # a 0-byte file that a rerun without -f refused. Now: exit 143, no file, CMD never ran.
+    # The test holds record in that stretch: after creating the output record loads NVML, here the test-only
+    # stand-in (tests/tui/nvml_standin.c), whose initialisation reads its script from a FIFO that the test
+    # writes only after sending the SIGTERM.
+    mkdir -p -m 700 "$dir/xdg/perfscope" && mkfifo "$dir/nvml" && exec 4<>"$dir/nvml" || fail setup
+    [ -e "${PS_NVML_STANDIN_DIR:-}/libnvidia-ml.so.1" ] || fail "PS_NVML_STANDIN_DIR names no NVML stand-in"
+    XDG_RUNTIME_DIR=$dir/xdg PS_NVML_STANDIN=$dir/nvml LD_LIBRARY_PATH=$PS_NVML_STANDIN_DIR \
+        "$perfscope" record -o "$trace" -- sh -c "touch '$dir/ran'" >"$dir/out" 2>"$dir/err" 4>&- &
+    rec=$! rec_live=1
+    await "record to open the NVML stand-in's script" $rec eval 'ls -l /proc/$rec/fd 2>/dev/null | grep -q "$dir/nvml"'
+    [ -e "$trace" ] || fail "record loads NVML before it creates its output: this test no longer holds it there"
     kill -TERM $rec
-    wait $rec
-    expect "status" "$?" 143
+    printf 'count=0\n' >&4
+    exec 4>&-           # the stand-in has read its script to the end: record goes on
+    end_record
+    expect "status" "$rc" 143
     [ ! -e "$trace" ] || fail "an output of $(stat -c %s "$trace") bytes was left behind"
     [ ! -e "$dir/ran" ] || fail "CMD ran after record was told to stop"
     grep -q "stopped by Terminated before CMD started" "$dir/err" || fail "message: $(cat "$dir/err")"
@@ -306,12 +292,11 @@ record_expands_pid_host_rank_in_output)
     expect "unknown %x" "$rc" 2
     ;;
 record_forwards_sigterm_and_finalises_the_trace)
-    "$perfscope" record -o "$trace" -- "$prog" sleep 30 2>"$dir/err" &
-    rec=$!
-    sleep 1
+    start_record -o "$trace" -- "$prog" sleep 600 "$dir/pid"
+    await "the program to start" $rec test -s "$dir/pid"
     kill -TERM $rec
-    wait $rec
-    expect "status after SIGTERM" "$?" 143
+    end_record
+    expect "status after SIGTERM" "$rc" 143
     expect "child_signal" "$(meta child_signal)" 15
     [ ! -e "$trace-wal" ] || [ ! -s "$trace-wal" ] || fail "WAL not checkpointed"
     ;;
@@ -320,8 +305,7 @@ record_forwards_each_signal_once)
     # forwarded. nvtx_prog count_signals counts what it gets (see its comment). setsid makes record the leader
     # of a group of its own, so -$rec is "its process group"; CMD shares that group.
     wait_ready() { # wait_ready PID: until the program's handlers are in place
-        for i in $(seq 300); do [ "$(cat "$dir/sigs" 2>/dev/null)" = ready ] && return; kill -0 "$1" || break; sleep 0.02; done
-        fail "the program never became ready: $(cat "$dir/err")"
+        await "the program's signal handlers" "$1" eval '[ "$(cat "$dir/sigs" 2>/dev/null)" = ready ]'
     }
     got() { # got WHAT PID WANT
         wait "$2"
@@ -341,22 +325,29 @@ record_forwards_each_signal_once)
     rec=$!; wait_ready $rec
     kill -INT $rec
     got "kill -INT PID" $rec "INT=1 TERM=0"
-    # GNU timeout signals its child (record), then its whole group (record and CMD).
+    # GNU timeout signals its child (record), then its whole group (record and CMD). Its timer is a SIGALRM
+    # (coreutils src/timeout.c), and one sent from outside acts the same: it fires once the program is ready.
     rm -f "$dir/sigs"
-    timeout --preserve-status -s INT 2 "$perfscope" record -f -o "$trace" -- "$prog" count_signals "$dir/sigs" 2>"$dir/err"
+    timeout --preserve-status -s INT 1h "$perfscope" record -f -o "$trace" -- "$prog" count_signals "$dir/sigs" 2>"$dir/err" &
+    tmo=$!; wait_ready $tmo
+    kill -ALRM $tmo
+    wait $tmo
     expect "timeout: status (the program exits 0 after the signal)" "$?" 0
     expect "timeout: signals the program got" "$(cat "$dir/sigs")" "INT=1 TERM=0"
     expect "timeout: child_exit_code" "$(meta child_exit_code)" 0
     ;;
 record_trace_is_readable_while_recording)
-    # WAL: another connection reads committed rows while record writes (what `perfscope top` relies on).
-    "$perfscope" record -o "$trace" -- "$prog" sleep 3 2>"$dir/err" &
-    rec=$!
-    sleep 1.5
-    n=$(sqlite3 "$trace" "SELECT count(*) FROM PERFSCOPE_PROCESS_SAMPLES" 2>&1)
-    wait $rec
-    expect "status" "$?" 0
-    [ "$n" -ge 5 ] 2>/dev/null || fail "a reader 1.5 s into the recording saw '$n' samples, want >= 5 (20 Hz)"
+    # WAL: another connection reads committed rows while record writes (what `perfscope top` relies on). The
+    # program runs until the test has read them: it reads a FIFO the test holds open (nvtx_prog blocked).
+    mkfifo "$dir/go" && exec 5<>"$dir/go" || fail setup
+    start_record -o "$trace" -- "$prog" blocked "$dir/go" "$dir/pid" 5>&-
+    await "another connection to read 5 host samples" $rec \
+        eval '[ "$(live "SELECT count(*) FROM PERFSCOPE_PROCESS_SAMPLES")" -ge 5 ] 2>/dev/null'
+    expect "recording_complete seen by that reader" "$(live "SELECT value FROM PERFSCOPE_META WHERE name = 'recording_complete'")" 0
+    exec 5>&-           # the program reads to the end of the FIFO and exits
+    end_record
+    expect "status" "$rc" 0
+    expect "recording_complete at the end" "$(meta recording_complete)" 1
     ;;
 record_warns_when_another_injection_is_set)
     NVTX_INJECTION64_PATH=/opt/other/libtool.so "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err" ||
@@ -587,20 +578,30 @@ record_samples_io_bytes)
     [ "$r" -lt 1048576 ] || fail "readCharBytes $r for a program that reads almost nothing"
     ;;
 record_samples_sleeping_child_as_sleeping)
-    # 2 s asleep at 20 Hz: about 40 samples of the main thread. Startup (exec, loading; slow under ASan or on a
-    # loaded machine) runs, and the end is busy too (LeakSanitizer stops the threads; the exited child is a
-    # zombie), so only the samples from 50 % to 85 % of the run are checked: all of them but at most one (a
-    # sample racing a scheduler tick on a loaded 2-core machine) must say S (1).
-    record -o "$trace" -- "$prog" sleep 2
+    # The program sleeps in a read() of a FIFO the test holds open (nvtx_prog blocked) until the test closes
+    # it. Startup (exec, loading) and the end (LeakSanitizer, the zombie) are busy: only samples taken while it
+    # is surely asleep are checked, and every one of them must say S (1). Those are the samples stamped after
+    # the test saw it asleep in /proc and stored before the test let it go: the sampler stamps a tick, then
+    # reads /proc (collector/sampler.c), and stores ticks in order. Sample times are ns from record's origin,
+    # the CLOCK_MONOTONIC in META origin_monotonic_ns (written before CMD starts).
+    mkfifo "$dir/go" && exec 5<>"$dir/go" || fail setup
+    start_record -o "$trace" -- "$prog" blocked "$dir/go" "$dir/pid" 5>&-
+    await "the program to start" $rec test -s "$dir/pid"
+    pid=$(cat "$dir/pid")
+    await "process $pid to sleep reading the FIFO" $rec eval '[ "$(sed "s/.*) //" /proc/$pid/stat 2>/dev/null | cut -d" " -f1)" = S ]'
+    from=$(( $("$prog" clock) - $(meta origin_monotonic_ns) ))
+    main="(1 << 48) | ($pid << 24) | $pid"
+    asleep="globalTid = $main AND timestamp >= $from"
+    await "10 samples of process $pid asleep" $rec \
+        eval '[ "$(live "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $asleep")" -ge 10 ] 2>/dev/null'
+    upto=$(live "SELECT max(timestamp) FROM PERFSCOPE_THREAD_SAMPLES WHERE $asleep")
+    exec 5>&-
+    end_record
     expect "status" "$rc" 0
-    main="(1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)"
-    n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE globalTid = $main")
-    [ "$n" -ge 20 ] || fail "only $n samples in 2 s at 20 Hz"
-    late="globalTid = $main AND timestamp > $(meta duration_ns) * 0.5 AND timestamp < $(meta duration_ns) * 0.85"
-    n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $late")
-    s=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE state = 1 AND $late")
-    [ "$n" -ge 8 ] || fail "only $n samples from 50 % to 85 % of the run"
-    [ "$s" -ge $((n - 1)) ] || fail "only $s of $n samples from 50 % to 85 % of the run say sleeping"
+    n=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $asleep AND timestamp <= $upto")
+    [ "$n" -ge 10 ] || fail "only $n samples in the trace of the 10 seen while it was asleep"
+    expect "samples taken while it slept that say sleeping (S)" \
+        "$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $asleep AND timestamp <= $upto AND state = 1")" "$n"
     expect "thread named by the OS" "$(q "SELECT s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId
         WHERE t.globalTid = (1 << 48) | ($(meta child_pid) << 24) | $(meta child_pid)")" nvtx_prog
     # Not probed (no NVTX call): named from /proc, after its exec (the first sample may precede it).
@@ -637,13 +638,22 @@ record_finished_trace_is_one_file_readable_from_a_read_only_dir)
 record_warns_when_a_reader_keeps_the_trace_in_wal_mode)
     # Leaving WAL mode needs the only connection: a reader holding a read transaction when the recording ends
     # keeps the trace in WAL mode. record waits 5 s, then warns and still succeeds (the trace is complete).
-    "$perfscope" record -o "$trace" -- "$prog" sleep 2 2>"$dir/err" &
-    rec=$!
-    sleep 0.7
-    (echo "BEGIN; SELECT count(*) FROM StringIds;"; sleep 9; echo "COMMIT;") | sqlite3 "$trace" >/dev/null 2>&1 &
+    # The reader (the sqlite3 CLI, its SQL from a FIFO) holds its transaction from before the program ends
+    # (nvtx_prog blocked: it ends when the test closes the FIFO it reads) until record has ended.
+    mkfifo "$dir/go" "$dir/sql" && exec 5<>"$dir/go" || fail setup
+    start_record -o "$trace" -- "$prog" blocked "$dir/go" "$dir/pid" 5>&-
+    await "the program to start" $rec test -s "$dir/pid"
+    sqlite3 "$trace" <"$dir/sql" >"$dir/reader.out" 2>&1 5>&- &
     reader=$!
-    wait $rec
-    expect "status" "$?" 0
+    exec 3>"$dir/sql"
+    echo "BEGIN; SELECT count(*) FROM StringIds;" >&3
+    await "the reader's read transaction" $reader test -s "$dir/reader.out"
+    grep -Eqx "[0-9]+" "$dir/reader.out" || fail "reader: $(cat "$dir/reader.out")"
+    exec 5>&-
+    end_record
+    expect "status" "$rc" 0
+    echo "COMMIT;" >&3
+    exec 3>&-
     wait $reader
     grep -q "the trace stays in WAL mode: another program had it open" "$dir/err" || fail "no warning: $(cat "$dir/err")"
     expect "recording_complete" "$(meta recording_complete)" 1

@@ -1,9 +1,10 @@
 /* Plays the CUDA driver's part on a machine without one: loads $CUDA_INJECTION64_PATH and calls its
  * InitializeInjection twice (as cuInit would, once), then records one NVTX range, so the test can check
- * what the probe does with the real libcupti and no driver. FAKE_DRIVER_EXIT=_exit: then works 1.5 s and ends
- * with _exit(0), as a program killed or ending without atexit handlers would; FAKE_DRIVER_EXIT=sigterm: then
- * gets a SIGTERM (as from a launcher) and waits for it to act. FAKE_DRIVER_DLOPEN=PATH: the program loads PATH first
- * (a CUDA 12 runtime, as a cu12x PyTorch wheel has it loaded before CUDA initialises). */
+ * what the probe does with the real libcupti and no driver. FAKE_DRIVER_EXIT=_exit: then works until the probe's
+ * periodic flush has taken the stand-in libcupti's buffer ($PERFSCOPE_CUPTI_PATH, tests/cupti/fake_libcupti.c)
+ * and ends with _exit(0), as a program killed or ending without atexit handlers would; FAKE_DRIVER_EXIT=sigterm:
+ * then gets a SIGTERM (as from a launcher) and waits for it to act. FAKE_DRIVER_DLOPEN=PATH: the program
+ * loads PATH first (a CUDA 12 runtime, as a cu12x PyTorch wheel has it loaded before CUDA initialises). */
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,16 +34,24 @@ int main(void)
     printf("init=%d again=%d\n", a, b);
     const char *how = getenv("FAKE_DRIVER_EXIT");
     if (how && !strcmp(how, "_exit")) {
+        /* the probe loaded that libcupti: the same file, so RTLD_NOLOAD finds its copy */
+        const char *cupti = getenv("PERFSCOPE_CUPTI_PATH");
+        void *lib = cupti ? dlopen(cupti, RTLD_NOW | RTLD_NOLOAD) : NULL;
+        int (*handed_over)(void) = lib ? (int (*)(void))dlsym(lib, "fake_cupti_handed_over") : NULL;
+        if (!handed_over) {
+            fprintf(stderr, "fake_driver: no fake_cupti_handed_over in %s\n", cupti ? cupti : "(PERFSCOPE_CUPTI_PATH unset)");
+            return 1;
+        }
         fflush(stdout);
-        usleep(1500000);
+        while (!handed_over())
+            usleep(10000);
         _exit(a == 1 && b == 1 ? 0 : 1);
     }
     if (how && !strcmp(how, "sigterm")) {
         fflush(stdout);
         kill(getpid(), SIGTERM);
-        for (int i = 0; i < 50; i++)
-            usleep(100000);     /* the default action ends the process long before */
-        return 2;
+        for (;;)
+            pause();            /* the probe flushes, then SIGTERM's default action ends the process */
     }
     return a == 1 && b == 1 ? 0 : 1;
 }

@@ -5,7 +5,9 @@
  * query on unfinished work) timed 1 ms before the flush. Its API version is 130001 (CUDA 13.0 Update 1), so the
  * probe keeps its clock, which runs 5 s ahead of CLOCK_MONOTONIC, unless it registers a timestamp callback.
  * FAKE_CUPTI_BUSY=1: cuptiSubscribe_v2 answers CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (39).
- * FAKE_CUPTI_INCOMPLETE=1: the buffer holds an unfinished record, so only a forced flush returns it. */
+ * FAKE_CUPTI_INCOMPLETE=1: the buffer holds an unfinished record, so only a forced flush returns it.
+ * fake_cupti_handed_over() (not CUPTI's) says whether the probe has taken that buffer, for a test program. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,6 +21,9 @@ static CUpti_BuffersCallbackRequestFunc requested;
 static CUpti_BuffersCallbackCompleteFunc completed;
 static CUpti_TimestampCallbackFunc clock_cb;
 static int delivered;
+static atomic_int handed_over;      /* the probe's completion callback has returned the buffer */
+
+EXPORT int fake_cupti_handed_over(void) { return atomic_load(&handed_over); }
 
 /* CUPTI's clock: the registered callback's, else CLOCK_MONOTONIC + 5 s. */
 static uint64_t fake_clock(void)
@@ -178,5 +183,6 @@ EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
                                          .returnValue = 600 };      /* cudaStreamQuery: CUDA_ERROR_NOT_READY */
     valid = append(buf, valid, &q);
     completed(NULL, 0, buf, size, valid);
+    atomic_store(&handed_over, 1);
     return CUPTI_SUCCESS;
 }

@@ -243,8 +243,9 @@ static void ring_keeps_each_writers_order_under_concurrency(void)
 }
 
 /* A child process writes numbered records and, after each commit, stores how many it has committed in
- * a shared page; the parent SIGKILLs it mid-run. The reader must then hold exactly records 0..k-1 with
- * k the last published count or one more (killed between commit and count), none torn. */
+ * a shared page; the parent SIGKILLs it once 100000 are committed: mid-run, or (a parent that ran late) in the
+ * pause after record 200000. The reader must then hold exactly records 0..k-1 with k the last published count
+ * or one more (killed between commit and count), none torn. */
 static void ring_keeps_committed_records_after_sigkill(void)
 {
     char path[4096];
@@ -262,8 +263,8 @@ static void ring_keeps_committed_records_after_sigkill(void)
             if (!put(&w, 0, s, rec_size(s, 7)))
                 _exit(4);                       /* ring full: the parent waited too long */
             atomic_store(count, s + 1);
-            if (s == 200000)
-                usleep(100000);                 /* let the parent kill us in the middle of nowhere */
+            while (s == 200000)
+                pause();                        /* the parent is late: wait for its kill, never fill the ring */
         }
     }
     while (atomic_load(count) < 100000)

@@ -4,7 +4,6 @@
  * a tiny file; the expected values and messages are written beside it. Usage: test_untrusted_traces CASE */
 #include <sqlite3.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include "tinyfs.h"
 
@@ -48,15 +47,9 @@ static const char *make_db(const char *name, const char *sql1, const char *sql2)
     return path;
 }
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* #6: a recursive VIEW named NVTX_EVENTS made `report` run forever and grow past 3 GB; a virtual table or a
- * generated column runs code from the file too. Each is refused at once, naming the table. */
+ * generated column runs code from the file too. Each is refused from the schema, naming the table, before any of
+ * its code runs (a reader that ran the view would never return: this test's timeout). */
 static void sqlite_reader_reads_only_real_tables(void)
 {
     static const struct {
@@ -81,15 +74,14 @@ static void sqlite_reader_reads_only_real_tables(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char name[32];
         snprintf(name, sizeof name, "code%zu.sqlite", i);
-        double t0 = now_s();
         CHECK_CONTAINS(tiny_read_err(make_db(name, base, cases[i].sql)), cases[i].message);
-        CHECK(now_s() - t0 < 5);
     }
 }
 
 /* #6: the work is bounded. StringIds without its primary key makes every name lookup a full scan: 8,000 distinct
  * names cost 8,000 x 8,000 row visits (quadratic; a 1.7 MB file of 30,000 took 30 s, a 17 MB one would take about
- * 50 minutes). The same rows with the primary key read at once. */
+ * 50 minutes). The bound counts SQLite steps, not seconds: the unindexed file is refused for the steps it would
+ * take, whatever the machine's speed; the same rows with the primary key read. */
 static void sqlite_reader_bounds_its_work(void)
 {
     char sql[400];
@@ -105,11 +97,9 @@ static void sqlite_reader_bounds_its_work(void)
         CHECK_EQ(m->gpu.n, 8000);
     ps_model_free(m);
     snprintf(sql, sizeof sql, "CREATE TABLE StringIds(id INTEGER, value TEXT);");
-    double t0 = now_s();
     const char *err = tiny_read_err(make_db("unindexed.sqlite", sql, make));
     CHECK_CONTAINS(err, "unindexed.sqlite: table StringIds: reading this file took more than");
     CHECK_CONTAINS(err, "SQLite steps, far more than a trace of its size needs");
-    CHECK(now_s() - t0 < 10);
 }
 
 /* #7: values of the wrong type in numeric columns were read as 0 or made rows vanish (exit 0): host samples

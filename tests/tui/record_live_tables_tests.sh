@@ -11,6 +11,10 @@ trace=$dir/t.sqlite
 fail() { echo "FAIL $case: $*" >&2; exit 1; }
 q() { sqlite3 "$trace" "$1" || fail "query failed: $1"; }
 expect() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
+# What `record` runs where a test needs N GPU samples: sh -c "$until_gpu_samples" - TRACE N ends once the trace it
+# is recorded into holds N (committed while recording), however slow the machine.
+until_gpu_samples='until [ "$(sqlite3 -readonly "$1" "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES" 2>/dev/null)" -ge "$2" ] 2>/dev/null
+    do sleep 0.05; done'
 
 case $case in
 record_stores_nvml_samples_with_null_for_unsupported_fields)
@@ -30,10 +34,9 @@ gpu0.pci=00000000:19:00.0
 gpu0.proc_util=4242:64:9:1000
 S
     PS_NVML_STANDIN=$dir/s.nvml LD_LIBRARY_PATH=$standin_dir \
-        "$perfscope" record --sample-hz 10 -o "$trace" -- sleep 0.5 2>"$dir/err" || fail "record failed: $(cat "$dir/err")"
+        "$perfscope" record --sample-hz 10 -o "$trace" -- sh -c "$until_gpu_samples" - "$trace" 4 2>"$dir/err" ||
+        fail "record failed: $(cat "$dir/err")"
     expect "meta gpu_samples" "$(q "SELECT value FROM PERFSCOPE_META WHERE name='gpu_samples'")" nvml
-    n=$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES")
-    [ "$n" -ge 3 ] || fail "expected at least 3 samples at 10 Hz over 0.5 s, got $n"
     expect "first three utilisations" "$(q "SELECT group_concat(utilGpuPercent) FROM (SELECT utilGpuPercent FROM PERFSCOPE_GPU_SAMPLES ORDER BY timestamp LIMIT 3)")" "50,60,70"
     expect "unsupported temperature is NULL" "$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES WHERE temperatureC IS NOT NULL OR powerMw IS NOT NULL")" 0
     expect "power limit" "$(q "SELECT DISTINCT powerLimitMw FROM PERFSCOPE_GPU_SAMPLES")" 700000
@@ -50,11 +53,13 @@ S
     expect "process memory, NULL when not available" \
         "$(q "SELECT pid || ':' || ifnull(usedMemoryBytes, 'null') FROM PERFSCOPE_GPU_PROCESS_SAMPLES WHERE timestamp = (SELECT min(timestamp) FROM PERFSCOPE_GPU_SAMPLES) ORDER BY pid")" \
         "$(printf '4242:1048576\n4243:null')"
-    # --sample-hz 10 drives the GPU sampler: never faster than 100 ms apart on average (slower on a loaded machine),
-    # times in ns since the session start
-    # (the last sample is taken when the program exits, off the schedule: left out)
+    # --sample-hz 10 drives the GPU sampler: one GPU sample per tick of the host sampler (cli/cmd_record.c's
+    # sample_tick), never faster than 100 ms apart on average (slower on a loaded machine), times in ns since the
+    # session start (the last sample is taken when the program exits, off the schedule: left out)
+    expect "GPU samples, host sampling ticks" "$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES")" \
+        "$(q "SELECT count(DISTINCT timestamp) FROM PERFSCOPE_PROCESS_SAMPLES")"
     gap=$(q "SELECT ((SELECT timestamp FROM PERFSCOPE_GPU_SAMPLES ORDER BY timestamp DESC LIMIT 1 OFFSET 1) - min(timestamp)) / (count(*) - 2) FROM PERFSCOPE_GPU_SAMPLES")
-    [ "$gap" -ge 90000000 ] && [ "$gap" -le 400000000 ] || fail "average sample spacing $gap ns, want ~100 ms"
+    [ "$gap" -ge 90000000 ] || fail "average sample spacing $gap ns: faster than --sample-hz 10"
     ;;
 record_keys_nvml_samples_by_uuid_joining_target_info_gpu)
     # Two GPUs: NVML's device 1 is the one the program runs on (CUDA ordinal 0, the stand-in libcupti's "Fake GPU",
@@ -109,9 +114,9 @@ report_draws_nvml_utilisation_over_time)
     # utilisation 0, 10, ..., 100 %, then 100 % for every later sample; a trace with an out-of-range row added
     printf 'count=1\ngpu0.name=NVIDIA H200\ngpu0.util=0,0;10,0;20,0;30,0;40,0;50,0;60,0;70,0;80,0;90,0;100,0\n' >"$dir/s.nvml"
     PS_NVML_STANDIN=$dir/s.nvml LD_LIBRARY_PATH=$standin_dir \
-        "$perfscope" record --sample-hz 10 -o "$trace" -- sleep 2 2>"$dir/err" || fail "record failed: $(cat "$dir/err")"
+        "$perfscope" record --sample-hz 10 -o "$trace" -- sh -c "$until_gpu_samples" - "$trace" 12 2>"$dir/err" ||
+        fail "record failed: $(cat "$dir/err")"
     n=$(q "SELECT count(*) FROM PERFSCOPE_GPU_SAMPLES")
-    [ "$n" -ge 12 ] || fail "only $n samples"
     "$perfscope" report --format json "$trace" >"$dir/r.json" 2>"$dir/err" || fail "report failed: $(cat "$dir/err")"
     # mean by hand: (0 + 10 + ... + 100 + 100 (n - 11)) / n = (550 + 100 (n - 11)) / n (JSON has 6 digits)
     python3 -c "
@@ -136,20 +141,22 @@ print(' '.join('%d:%s' % (i, ('%.1f' % v).rstrip('0').rstrip('.') if v != int(v)
         fail "an out-of-range utilisation was used"
     ;;
 record_writes_processes_thread_names_and_open_ranges_while_recording)
-    # the data-bound scenario names its loader threads (nvtxNameOsThread) and keeps "step" open most of the time
+    # the data-bound scenario names its loader threads (nvtxNameOsThread) and keeps "step" open most of the time.
+    # The loop has no time limit: tables that never show up fail by the test's timeout, after the line saying so.
     "$perfscope" record -o "$trace" -- "$train" --scenario data-bound --steps 100000 >"$dir/train.out" 2>&1 &
     rec=$!
-    until=$((SECONDS + 30)); ok=""
-    while [ $SECONDS -lt $until ] && [ -z "$ok" ]; do
-        sleep 0.5
+    echo "waiting for PROCESSES, ThreadNames and an open 'step' range in the trace while it is recorded"
+    ok=""
+    until [ -n "$ok" ]; do
+        kill -0 $rec 2>/dev/null || fail "record ended: $(tail -3 "$dir/train.out")"
         p=$(sqlite3 -readonly "$trace" "SELECT name FROM PROCESSES" 2>/dev/null)
         t=$(sqlite3 -readonly "$trace" "SELECT count(*) FROM ThreadNames" 2>/dev/null)
         o=$(sqlite3 -readonly "$trace" "SELECT group_concat(text, ' > ') FROM (SELECT text FROM PERFSCOPE_LIVE_OPEN_RANGES ORDER BY start)" 2>/dev/null)
         [ "$p" = train ] && [ "${t:-0}" -ge 1 ] && case $o in step*) ok=1 ;; esac
+        [ -n "$ok" ] || sleep 0.2
     done
     complete=$(sqlite3 -readonly "$trace" "SELECT value FROM PERFSCOPE_META WHERE name = 'recording_complete'")
     kill -TERM $rec; wait $rec
-    [ -n "$ok" ] || fail "while recording: PROCESSES '$p', $t ThreadNames rows, open ranges '$o'"
     [ "$complete" = 0 ] || fail "the check did not run during the recording (recording_complete=$complete)"
     # at the end: one PROCESSES row per process (no duplicate from the live rows), no open-range rows left
     [ "$(q "SELECT count(*) - count(DISTINCT globalPid) FROM PROCESSES")" = 0 ] || fail "duplicate PROCESSES rows"

@@ -67,14 +67,35 @@ start_recording() { # start_recording STEPS: record the data-bound scenario in t
     rec_pid=$!
 }
 
-pane() { tmux -S "$sock" capture-pane -p -t top; }
-wait_for() { # wait_for TEXT SECONDS: until the pane shows TEXT
-    local until=$((SECONDS + $2))
-    while [ $SECONDS -lt "$until" ]; do
-        pane | grep -qF -- "$1" && return 0
-        sleep 0.2
-    done
-    fail "the pane never showed '$1'"
+# await WHAT CHECK...: run CHECK every 0.2 s until it succeeds. No time limit: a test waits for the event it needs,
+# never for a clock, and one that never comes ends in CTest's TIMEOUT after this line said what was awaited (the
+# pane's last capture is in $dir/pane.last).
+await() {
+    local what=$1
+    shift
+    echo "waiting for $what"
+    until "$@"; do sleep 0.2; done
+}
+pane() { tmux -S "$sock" capture-pane -p -t top | tee "$dir/pane.last"; }
+shows() { pane | grep -qF -- "$1"; }
+wait_for() { await "the pane to show '$1'" shows "$1"; }
+drawn_at() { # drawn_at ROWS: the pane holds a whole frame drawn for ROWS rows: the title on its first row, the keys
+    # on its last (a frame drawn for another height and cropped or padded by tmux lacks one of them there)
+    local p
+    p=$(pane)
+    [ "$(printf '%s\n' "$p" | wc -l)" = "$1" ] && printf '%s\n' "$p" | head -1 | grep -q "^perfscope top" &&
+        printf '%s\n' "$p" | tail -1 | grep -q "q quit"
+}
+# top --snapshot prints nothing until it ends: the tests follow it through /proc. Between samples it sleeps in
+# nanosleep (cli/cmd_top.c, sleep_s); each time it goes to sleep its voluntary context switches grow (proc(5)).
+# A SIGTERM there ends the sleep, and one more sample is taken before the JSON.
+asleep() { grep -q nanosleep "/proc/$1/wchan" 2>/dev/null; }
+switches() { sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "/proc/$1/status"; }
+sampled_since() { # sampled_since PID: returns once top PID has taken a whole sample begun after this call
+    local n
+    await "top (pid $1) between samples" asleep "$1"
+    n=$(switches "$1")
+    await "top (pid $1) to take a sample and sleep again" eval "asleep $1 && [ \"\$(switches $1)\" -gt $n ]"
 }
 check_width() { # every pane line fits the width (in characters: the sparklines are 3-byte UTF-8)
     pane | python3 -c "
@@ -90,58 +111,54 @@ top_in_tmux_shows_gpu_host_live_verdict_and_nvtx_stack)
     start_recording 100000
     tmux -S "$sock" new-session -d -s top -x 120 -y 40 \
         "env PS_NVML_STANDIN=$dir/gpu.nvml LD_LIBRARY_PATH=$standin_dir $perfscope top -d 0.5; echo \"EXIT=\$?\" >$dir/exit; sleep 60"
-    wait_for "GPU0 NVIDIA H200" 15
-    wait_for "GPU1 NVIDIA A100 MIG" 5
-    wait_for "CPU " 5
-    wait_for "Verdict: data-loading" 30
-    wait_for "NVTX ranges open now" 10
-    wait_for "step > " 10
+    wait_for "GPU0 NVIDIA H200"
+    wait_for "GPU1 NVIDIA A100 MIG"
+    wait_for "CPU "
+    wait_for "Verdict: data-loading"
+    wait_for "NVTX ranges open now"
+    wait_for "step > "
     # MIG / unsupported / failing fields show N/A, never 0
     pane | grep -F "GPU1 NVIDIA A100 MIG" | grep -q "SM  N/A" || fail "MIG utilisation is not N/A"
     pane | grep -F "GPU0 NVIDIA H200" | grep -q "16.0 GiB / 140 GiB  61C  412 / 700 W" || fail "GPU0 values"
     tmux -S "$sock" resize-window -t top -x 80 -y 24
-    sleep 1.5
+    await "a whole frame at 80x24" drawn_at 24
     check_width 80
     [ "$(pane | wc -l)" -le 24 ] || fail "more than 24 rows"
     pane | grep -q "q quit" || fail "no key line at 80x24"
     pane | grep -q "Verdict: data-loading" || fail "no verdict at 80x24"
     tmux -S "$sock" resize-window -t top -x 200 -y 60
-    sleep 1.5
+    await "a whole frame at 200x60" drawn_at 60
     check_width 200
     pane | grep -q "Top kernels\|Step time" || fail "no step history at 200x60"
     tmux -S "$sock" send-keys -t top p
-    wait_for "[paused]" 5
+    wait_for "[paused]"
     tmux -S "$sock" send-keys -t top p
     tmux -S "$sock" send-keys -t top +
-    wait_for "every 1 s" 5                      # 0.5 s doubled
+    wait_for "every 1 s"                        # 0.5 s doubled
     tmux -S "$sock" send-keys -t top s
-    wait_for "sort (rss)" 5
+    wait_for "sort (rss)"
     tmux -S "$sock" send-keys -t top Tab
-    wait_for "[Processes]" 5
-    wait_for "train" 5
+    wait_for "[Processes]"
+    wait_for "train"
     tmux -S "$sock" send-keys -t top h
-    wait_for "next panel" 5
+    wait_for "next panel"
     tmux -S "$sock" send-keys -t top x          # any key closes the help
-    sleep 0.5
-    pane | grep -q "next panel" && fail "help did not close"
+    await "the help to close" eval '! shows "next panel"'
     tmux -S "$sock" send-keys -t top q
-    until=$((SECONDS + 10))
-    while [ ! -s "$dir/exit" ] && [ $SECONDS -lt $until ]; do sleep 0.2; done
-    [ "$(cat "$dir/exit" 2>/dev/null)" = "EXIT=0" ] || fail "q did not exit 0: $(cat "$dir/exit" 2>/dev/null)"
-    sleep 0.3
-    pane | grep -q "perfscope top" && fail "the terminal was not restored (top's screen is still shown)"
+    await "top to exit" test -s "$dir/exit"
+    [ "$(cat "$dir/exit")" = "EXIT=0" ] || fail "q did not exit 0: $(cat "$dir/exit")"
+    await "the terminal to be restored (top's screen gone)" eval '! shows "perfscope top"'
     ;;
 top_colours_only_without_no_color)
     for mode in color nocolor; do
         env_extra=""
         [ $mode = nocolor ] && env_extra="NO_COLOR=1"
+        sock=$dir/tmux.$mode.sock               # a server of its own: no wait for the last one to go
         tmux -S "$sock" new-session -d -s top -x 100 -y 30 \
             "env TERM=screen-256color $env_extra $perfscope top -d 0.5; sleep 30"
-        wait_for "q quit" 10
-        sleep 0.5
+        await "a whole frame ($mode)" drawn_at 30
         tmux -S "$sock" capture-pane -e -p -t top >"$dir/$mode.ansi"
         tmux -S "$sock" kill-server
-        sleep 0.3
     done
     # colour set by ncurses: SGR 3x foreground (the title is cyan, the no-GPU line yellow)
     grep -q $'\e\[[0-9;]*3[1-6]m' "$dir/color.ansi" || fail "no colours on a colour terminal"
@@ -178,13 +195,21 @@ top_without_nvml_shows_host_panels_and_exits_0)
     [ "$(grep -c "no NVIDIA driver" "$dir/err")" = 1 ] || fail "one line on stderr about NVML: $(cat "$dir/err")"
     ;;
 top_says_when_the_watched_recording_ends)
-    # top samples until SIGTERM (then it prints the JSON of what it saw, like the last iteration)
-    "$perfscope" top -n 100000 -d 0.25 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
+    # top samples until SIGTERM (then it prints the JSON of what it saw, like the last iteration). The recorded
+    # command holds the recording open after train's 30 steps until top has sampled it running; once record has
+    # ended, a SIGTERM while top sleeps makes it sample the ended recording. The window covers the whole run.
+    "$perfscope" top -n 100000 -d 0.25 --window 3600 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
     top_pid=$!
-    sleep 0.5
-    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 30 >"$dir/train.out" 2>&1 ||
-        fail "record failed"
-    sleep 1.5
+    "$perfscope" record -o "$dir/run.sqlite" -- sh -c "'$train' --scenario data-bound --hidden 4 --steps 30 &&
+        until [ -e '$dir/go' ]; do sleep 0.05; done" >"$dir/train.out" 2>&1 &
+    rec_pid=$!
+    await "train's 30 steps in the trace" eval '[ "$(sqlite3 -readonly "$dir/run.sqlite" "SELECT count(*) FROM
+        NVTX_EVENTS WHERE text = '\''step'\''" 2>/dev/null)" -ge 30 ] 2>/dev/null'
+    sampled_since $top_pid
+    touch "$dir/go"
+    wait $rec_pid || fail "record failed: $(tail -3 "$dir/train.out")"
+    rec_pid=
+    await "top (pid $top_pid) between samples" asleep $top_pid
     kill -TERM $top_pid
     wait $top_pid || fail "top exit status $?"
     [ "$(json "d['recording']['state']" "$dir/snap.json")" = ended ] || fail "state $(json "d['recording']" "$dir/snap.json")"
@@ -215,19 +240,26 @@ top_trace_option_reads_a_finished_trace_with_the_reports_verdict)
 top_reads_a_trace_whose_recorder_was_killed)
     "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 100000 >"$dir/train.out" 2>&1 &
     rec=$!
-    sleep 4
+    await "40 steps in the trace" eval '[ "$(sqlite3 -readonly "$dir/run.sqlite" "SELECT count(*) FROM NVTX_EVENTS
+        WHERE text = '\''step'\''" 2>/dev/null)" -ge 40 ] 2>/dev/null'
     kill -KILL $rec
     wait $rec 2>/dev/null
-    sleep 0.5
-    "$perfscope" top --trace "$dir/run.sqlite" --window 1 -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err" ||
-        fail "exit $?"
     # the window ends just after the last activity start in the trace (no duration in a killed recording)
     last=$(sqlite3 -readonly "$dir/run.sqlite" "SELECT max(start) + 1 FROM NVTX_EVENTS")
     all=$(sqlite3 -readonly "$dir/run.sqlite" "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'step'")
+    # A window of twice the time from the last complete step's start to that end holds that step, whatever the
+    # machine's speed; the run's first step must lie before it.
+    from=$(sqlite3 -readonly "$dir/run.sqlite" "SELECT max(start) FROM NVTX_EVENTS WHERE text = 'step' AND \"end\" < $last")
+    window=$(awk -v ns=$((2 * (last - from))) 'BEGIN { s = ns / 1e9; printf "%.3f", s < 1 ? 1 : s }')
+    first=$(sqlite3 -readonly "$dir/run.sqlite" "SELECT min(start) FROM NVTX_EVENTS WHERE text = 'step'")
+    awk -v a="$first" -v l="$last" -v w="$window" 'BEGIN { exit !(a < l - w * 1e9) }' ||
+        fail "the run's steps all lie in the last $window s: a step far longer than the others"
+    "$perfscope" top --trace "$dir/run.sqlite" --window "$window" -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err" ||
+        fail "exit $?"
     [ "$(json "d['recording']['state'], d['recording']['window_end_ns']" "$dir/snap.json")" = "ended $last" ] ||
         fail "state/end $(json "d['recording']['state'], d['recording']['window_end_ns']" "$dir/snap.json"), want ended $last"
     steps=$(json "d['recording']['analysis']['steps']" "$dir/snap.json")
-    [ "$steps" -ge 1 ] && [ "$steps" -lt "$all" ] || fail "steps in the last second: $steps of $all"
+    [ "$steps" -ge 1 ] && [ "$steps" -lt "$all" ] || fail "steps in the last $window s: $steps of $all"
     [ "$(json "d['recording']['analysis']['bottleneck']" "$dir/snap.json")" = data-loading ] || fail "verdict"
     ;;
 top_option_errors_are_usage_errors)
@@ -244,10 +276,11 @@ top_option_errors_are_usage_errors)
     grep -q "missing.sqlite" "$dir/err" || fail "missing trace message"
     # a FIFO would block SQLite's open for good (no signal ends it): refused at once; a directory too
     mkfifo "$dir/fifo"
-    timeout 10 "$perfscope" top --trace "$dir/fifo" -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err"
-    [ $? = 1 ] || fail "FIFO: exit status (124: it blocked)"
+    echo "top --trace FIFO must refuse it: waiting for top (blocked for good here: the bug)"
+    "$perfscope" top --trace "$dir/fifo" -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err"
+    [ $? = 1 ] || fail "FIFO: exit status"
     grep -q "fifo: not a regular file" "$dir/err" || fail "FIFO message: $(cat "$dir/err")"
-    timeout 10 "$perfscope" top --trace "$dir" -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err"
+    "$perfscope" top --trace "$dir" -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err"
     [ $? = 1 ] || fail "directory: exit status"
     grep -q "is a directory" "$dir/err" || fail "directory message: $(cat "$dir/err")"
     ;;
@@ -256,12 +289,15 @@ top_trace_follows_a_new_recording_of_the_same_file)
     # it showed the first run's numbers under the second run's command line.
     "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 30 >"$dir/train.out" 2>&1 ||
         fail "first recording"
-    # top samples for 15 s: the second recording (300 steps: seconds even under ASan) ends well before
-    "$perfscope" top --trace "$dir/run.sqlite" -n 30 -d 0.5 --window 60 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
+    # top has sampled the first run before the second starts; once the second has ended, a SIGTERM while top
+    # sleeps makes it sample once more. The window covers the whole run, as the report does.
+    "$perfscope" top --trace "$dir/run.sqlite" -n 100000 -d 0.5 --window 3600 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
     top_pid=$!
-    sleep 2
+    await "top (pid $top_pid) to sample the first run" asleep $top_pid
     "$perfscope" record -f -o "$dir/run.sqlite" -- "$train" --scenario memcpy-bound --steps 300 >"$dir/train.out" 2>&1 ||
         fail "second recording"
+    await "top (pid $top_pid) between samples" asleep $top_pid
+    kill -TERM $top_pid
     wait $top_pid || fail "top exit status $?"
     [ "$(json "d['recording']['state']" "$dir/snap.json")" = ended ] || fail "state"
     json "d['recording']['command_line']" "$dir/snap.json" | grep -q "memcpy-bound" || fail "command line"
