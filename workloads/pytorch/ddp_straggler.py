@@ -14,10 +14,11 @@ inside loss.backward()) or by one dist.all_reduce of the flattened gradients aft
 
 Each rank prints its own timers: per step the step time and the time it spent waiting for the allreduce, then
 their means over the steps after the first (DDP's first step builds its buckets). The wait is measured by the
-script: with --sync allreduce, the time inside dist.all_reduce; with --sync ddp, the time from the last gradient
-computed (a tensor hook on the first layer's parameters, whose gradients backward computes last) to the return of
-loss.backward(), the part of backward DDP spends finishing its allreduces. The other ranks should wait about
-D ms per step for rank R.
+script: with --sync allreduce, the time inside dist.all_reduce; with --sync ddp, the time from the end of
+backward's computation to the return of loss.backward(), which DDP spends waiting for its allreduces (the end of
+the computation: an autograd-engine callback queued from a hook on the first layer's gradients, the last ones
+backward computes; it runs when the graph is done, right before the callback in which DDP waits). The other
+ranks should wait about D ms per step for rank R.
 """
 import argparse
 import os
@@ -84,12 +85,17 @@ def run(rank, world, a):
         for p in params:
             dist.broadcast(p.data, 0)
     it = iter(loader)
-    last_grad = [0.0]               # when backward computed the first layer's gradients (its last ones)
+    computed = {"queued": False, "at": 0.0}     # when this step's backward computation ended
 
-    def grad_computed(g):
-        last_grad[0] = time.perf_counter()
+    def graph_done():
+        computed["at"] = time.perf_counter()
+
+    def last_gradients(g):
+        if not computed["queued"]:
+            computed["queued"] = True
+            torch.autograd.Variable._execution_engine.queue_callback(graph_done)
     for p in net.body[0].parameters():
-        p.register_hook(grad_computed)
+        p.register_hook(last_gradients)
 
     step_s, wait_s = [], []
     for _ in range(a.steps):
@@ -97,11 +103,12 @@ def run(rank, world, a):
         x, y = next(it)
         loss = torch.nn.functional.cross_entropy(model(x), y)
         opt.zero_grad()
+        computed["queued"] = False
         t1 = time.perf_counter()
         loss.backward()
         t2 = time.perf_counter()
         if a.sync == "ddp":
-            wait = t2 - max(t1, last_grad[0])
+            wait = t2 - max(t1, computed["at"])
         else:
             flat = torch.cat([p.grad.reshape(-1) for p in params])
             t3 = time.perf_counter()
@@ -118,7 +125,7 @@ def run(rank, world, a):
     dist.barrier()
     dist.destroy_process_group()
     tail_step, tail_wait = step_s[1:] or step_s, wait_s[1:] or wait_s
-    how = "from the last gradient to the end of backward" if a.sync == "ddp" else "time inside dist.all_reduce"
+    how = "end of backward's computation to its return" if a.sync == "ddp" else "time inside dist.all_reduce"
     lines = [
         "steps: %d" % len(step_s),
         "slow: %s" % (("%s ms per step in %s" % (ms(delay), a.slow_in)) if slow else "no"),
