@@ -76,18 +76,19 @@ ranges=$(sqlite3 "$TMP/s.sqlite" "SELECT count(*) FROM NVTX_EVENTS WHERE eventTy
 awk -v a="$(median "${off[@]}")" -v b="$(median "${on[@]}")" -v r="$ranges" 'BEGIN {
     printf "hook_cost_per_step_us=%.1f (hook_step.py: median %.1f us/step without the hook, %.1f us with it; %.1f ranges per step)\n", (b - a) / 1e3, a / 1e3, b / 1e3, r / 3050 }'
 fi
-# 4. torch.distributed: the hook's cost per collective, per async collective + wait, per DDP step (one-rank gloo)
+# 4. torch.distributed: what the hook adds per collective, per async collective + wait, per DDP step (one-rank
+#    gloo; wrappers and originals alternate in one recorded process: bench/python/hook_collectives.py)
 if [[ $SECTIONS == *" 4 "* ]]; then
-declare -A coll_off coll_on
 for i in $(seq "$RUNS"); do
-    "$PS" record -f -o "$TMP/d.sqlite" --no-python-hooks -- "$PY" bench/python/hook_collectives.py 3000 >"$TMP/o" 2>/dev/null
-    for k in all_reduce async_all_reduce_wait ddp_step; do coll_off[$k]+="$(sed -n "s/^ns_per_$k=//p" "$TMP/o") "; done
-    "$PS" record -f -o "$TMP/d.sqlite" -- "$PY" bench/python/hook_collectives.py 3000 >"$TMP/o" 2>/dev/null
-    for k in all_reduce async_all_reduce_wait ddp_step; do coll_on[$k]+="$(sed -n "s/^ns_per_$k=//p" "$TMP/o") "; done
-done
-for k in all_reduce async_all_reduce_wait ddp_step; do
-    # shellcheck disable=SC2086
-    awk -v k="$k" -v a="$(median ${coll_off[$k]})" -v b="$(median ${coll_on[$k]})" 'BEGIN {
-        printf "hook_cost_per_%s_us=%.1f (hook_collectives.py, one-rank gloo: median %.1f us without the hook, %.1f us with it)\n", k, (b - a) / 1e3, a / 1e3, b / 1e3 }'
+    "$PS" record -f -o "$TMP/d.sqlite" -- "$PY" bench/python/hook_collectives.py 15 2>/dev/null
+done >"$TMP/coll"
+for k in all_reduce async_all_reduce_wait ddp_step hook_only_collective hook_only_wait hook_only_ddp_sync; do
+    for unit in cpu wall; do
+        grep -q "^${k}_${unit}_ns=" "$TMP/coll" || continue
+        b=$(median $(sed -n "s/^${k}_${unit}_ns=\([0-9]*\) .*/\1/p" "$TMP/coll"))
+        h=$(median $(sed -n "s/^${k}_${unit}_ns=[0-9]* \([0-9]*\)/\1/p" "$TMP/coll"))
+        awk -v k="$k" -v u="$unit" -v b="$b" -v h="$h" -v n="$RUNS" 'BEGIN {
+            printf "hook_cost_per_%s_%s_us=%.1f (%.1f us bare, %.1f us hooked; medians of %d runs)\n", k, u, (h - b) / 1e3, b / 1e3, h / 1e3, n }'
+    done
 done
 fi

@@ -19,6 +19,7 @@ _works = weakref.WeakKeyDictionary()    # Work returned by a recorded call -> (i
 _ids = {"next": 1}
 _groups = weakref.WeakKeyDictionary()   # ProcessGroup -> [name, backend, calls so far]
 _ddp = weakref.WeakKeyDictionary()      # DistributedDataParallel -> CLOCK_REALTIME end of its last written sync
+_static = {}        # (op, group name, async, dtype, peer) -> (mark format, range name, wait range name)
 UNKNOWN_WAIT = b"Work.wait"
 DDP_ALLREDUCE = b"ddp:gradient_allreduce"
 DDP_WAIT = b"ddp:gradient_allreduce_wait"
@@ -36,18 +37,18 @@ def _nested_total(lists):
     return sum(_total(ts) for ts in lists) if lists else 0
 
 
-# op -> (parameter names this reads, by position: tensors in, tensors out, group, async_op, peer or root;
-#        input bytes, output bytes, (gloo name, nccl name) of the work as the PyTorch profiler records it).
-# Bytes are of this rank's call: tensors are numel x element size, summed over lists. A None parameter name:
-# the op has no such argument. Names were read from torch 1.13's profiler on gloo (workloads/pytorch and
+# op -> (parameter names this reads: tensors in, tensors out, group, async_op, peer or root; input bytes,
+#        output bytes, (gloo name, nccl name) of the work as the PyTorch profiler records it).
+# Bytes are of this rank's call: tensors are numel x element size, summed over lists; an in-place op's tensor is
+# both its input and its output. A None parameter name: the op has no such argument. Names were read from torch 1.13's profiler on gloo (workloads/pytorch and
 # docs/python.md say how); the nccl ones are ProcessGroupNCCL's profiling titles.
 def _one(x):
     return _nbytes(x) if x is not None else 0
 
 
 _OPS = {
-    "all_reduce": (("tensor", None, "group", "async_op", None), _one, None, ("all_reduce", "all_reduce")),
-    "all_reduce_coalesced": (("tensors", None, "group", "async_op", None), _total, None,
+    "all_reduce": (("tensor", "tensor", "group", "async_op", None), _one, _one, ("all_reduce", "all_reduce")),
+    "all_reduce_coalesced": (("tensors", "tensors", "group", "async_op", None), _total, _total,
                              ("all_reduce", "all_reduce")),
     "all_gather": (("tensor", "tensor_list", "group", "async_op", None), _one, _total, ("all_gather", "all_gather")),
     "all_gather_into_tensor": (("input_tensor", "output_tensor", "group", "async_op", None), _one, _one,
@@ -62,8 +63,8 @@ _OPS = {
                               ("reduce_scatter", "_reduce_scatter_base")),
     "_reduce_scatter_base": (("input", "output", "group", "async_op", None), _one, _one,
                              ("reduce_scatter", "_reduce_scatter_base")),
-    "broadcast": (("tensor", None, "group", "async_op", "src"), _one, None, ("broadcast", "broadcast")),
-    "reduce": (("tensor", None, "group", "async_op", "dst"), _one, None, ("reduce", "reduce")),
+    "broadcast": (("tensor", "tensor", "group", "async_op", "src"), _one, _one, ("broadcast", "broadcast")),
+    "reduce": (("tensor", "tensor", "group", "async_op", "dst"), _one, _one, ("reduce", "reduce")),
     "gather": (("tensor", "gather_list", "group", "async_op", "dst"), _one, _total, ("gather", "gather")),
     "scatter": (("scatter_list", "tensor", "group", "async_op", "src"), _total, _one, ("scatter", "scatter")),
     "all_to_all_single": (("input", "output", "group", "async_op", None), _one, _one, ("all_to_all", "all_to_all")),
@@ -157,18 +158,22 @@ def _describe(c10d, call, args, kwargs):
     nin = call.fin(tin) if call.fin else 0
     nout = call.fout(tout) if call.fout else 0
     is_async = call.op in _ALWAYS_ASYNC or bool(call.arg(call.async_op, args, kwargs))
-    profiler_op = call.names[1] if g[1] == "nccl" else call.names[0]
-    name = core.b("%s:%s" % (g[1], profiler_op))
+    peer = call.arg(call.peer, args, kwargs)
+    key = (call.op, g[0], is_async, _dtype(tin if tin is not None else tout), peer)
+    static = _static.get(key)
+    if static is None:      # the mark's text but its numbers, and the range names: made once per kind of call
+        profiler_op = call.names[1] if g[1] == "nccl" else call.names[0]
+        text = "collective id=%d seq=%d bytes=%d in_bytes=%d out_bytes=%d" + core.kv("", [
+            ("op", call.op), ("backend", g[1]), ("pg", g[0]), ("async", is_async), ("dtype", key[3]),
+            ("peer" if call.op in _POINT_TO_POINT else "root", peer)]).replace("%", "%%")
+        static = _static[key] = (text, core.b("%s:%s" % (g[1], profiler_op)),
+                                 core.b("Work.wait#%s:%s" % (g[1], profiler_op)))
     cid = _ids["next"]
     _ids["next"] = cid + 1
     g[2] += 1
-    peer = call.arg(call.peer, args, kwargs)
-    core.mark("collective", [
-        ("id", cid), ("op", call.op), ("backend", g[1]), ("pg", g[0]), ("seq", g[2]),
-        ("bytes", max(nin, nout)), ("in_bytes", nin), ("out_bytes", nout), ("async", is_async),
-        ("dtype", _dtype(tin if tin is not None else tout)),
-        ("peer" if call.op in _POINT_TO_POINT else "root", peer)])
-    return name, core.b("Work.wait#%s:%s" % (g[1], profiler_op)), cid, max(nin, nout)
+    nbytes = max(nin, nout)
+    core.p.mark(core.DOMAIN, (static[0] % (cid, g[2], nbytes, nin, nout)).encode())
+    return static[1], static[2], cid, nbytes
 
 
 def _wrap_collective(c10d, op, orig):
@@ -256,6 +261,7 @@ def _wrap_wait(orig):
             core.pop()
     wait.__name__ = "wait"
     wait.__doc__ = getattr(orig, "__doc__", None)
+    wait.__wrapped__ = orig
     return wait
 
 
