@@ -8,7 +8,7 @@ the hook does not know is left out rather than written empty.
 import os
 import time
 
-from . import log
+from . import log  # noqa: F401  (re-exported: core.log)
 
 DOMAIN = b"perfscope"
 

@@ -20,6 +20,13 @@ _ids = {"next": 1}
 _groups = weakref.WeakKeyDictionary()   # ProcessGroup -> [name, backend, calls so far]
 _ddp = weakref.WeakKeyDictionary()      # DistributedDataParallel -> CLOCK_REALTIME end of its last written sync
 _static = {}        # (op, group name, async, dtype, peer) -> (mark format, range name, wait range name)
+_ddp_on = [True]    # False once reading DDP's internals failed: its ranges stop, the rest of the hook goes on
+
+
+def _ddp_off(where, e):
+    if _ddp_on[0]:
+        _ddp_on[0] = False
+        core.log("cannot read DistributedDataParallel in %s (%r): its gradient sync is not recorded" % (where, e))
 UNKNOWN_WAIT = b"Work.wait"
 DDP_ALLREDUCE = b"ddp:gradient_allreduce"
 DDP_WAIT = b"ddp:gradient_allreduce_wait"
@@ -291,7 +298,7 @@ def _wrap_init(c10d, orig):
             try:
                 _mark_rank(c10d)
             except Exception as e:
-                core.off("init_process_group", e)
+                core.log_once("cannot mark the rank (%r)" % (e,))
         return r
     return init_process_group
 
@@ -340,11 +347,11 @@ def _wrap_ddp_init(orig):
     @functools.wraps(orig)
     def __init__(self, *args, **kwargs):
         orig(self, *args, **kwargs)
-        if core.p is not None:
+        if core.p is not None and _ddp_on[0]:
             try:
                 _ddp_made(self)
             except Exception as e:
-                core.off("DistributedDataParallel", e)
+                _ddp_off("its construction", e)
     return __init__
 
 
@@ -352,11 +359,11 @@ def _wrap_ddp_forward(orig):
     @functools.wraps(orig)
     def forward(self, *args, **kwargs):
         out = orig(self, *args, **kwargs)
-        if core.p is not None:
+        if core.p is not None and _ddp_on[0]:
             try:
                 _ddp_sync(self)
             except Exception as e:
-                core.off("DistributedDataParallel.forward", e)
+                _ddp_off("forward", e)
         return out
     return forward
 
@@ -374,7 +381,11 @@ def patches(torch):
         orig = getattr(c10d, op, None)
         if orig is None:
             continue
-        fn = _wrap_collective(c10d, op, orig)
+        try:
+            fn = _wrap_collective(c10d, op, orig)
+        except (TypeError, ValueError) as e:    # a torch whose signature this does not know: left alone
+            core.log("not recording torch.distributed.%s (%r)" % (op, e))
+            continue
         out.append((c10d, op, fn))
         if getattr(dist, op, None) is orig:
             out.append((dist, op, fn))
