@@ -349,6 +349,20 @@ allreduce_gloo_spawned_ranks_record_collectives_bytes_and_waits)
             fail "rank $rank: $hook ms in gloo:all_reduce ranges, $own ms inside dist.all_reduce by its own timer"
     done
     ;;
+collective_ranges_are_named_as_the_pytorch_profiler_names_them)
+    needs_torch
+    record -o "$trace" -- "$py" "$progs/collective_names.py" $((20000 + $$ % 20000))
+    expect "exit status" "$rc" 0
+    expect "calls the profiler named" "$(grep -c '^rank [01] [a-z_]* gloo:[a-z_]*$' "$dir/out")" 26
+    while read -r _ rank op name; do
+        pid=$(marks 'distributed ' | grep " rank=$rank " | cut -d'|' -f1)
+        # the hook's range for this call: the first gloo range its thread pushed after the call's collective mark
+        got=$(q "SELECT r.text FROM NVTX_EVENTS m JOIN NVTX_EVENTS r ON r.globalTid = m.globalTid AND r.eventType = 59
+                 AND r.text LIKE 'gloo:%' AND r.start >= m.start WHERE m.eventType = 34 AND m.text LIKE 'collective %'
+                 AND m.text LIKE '% op=$op %' AND m.globalTid >> 24 & 16777215 = $pid ORDER BY r.start LIMIT 1")
+        expect "rank $rank $op" "$got" "$name"
+    done <"$dir/out"
+    ;;
 record_no_python_hooks_and_modules_mode)
     needs_torch
     record -o "$trace" --no-python-hooks -- "$py" "$train" --steps 3
