@@ -21,15 +21,15 @@ _groups = weakref.WeakKeyDictionary()   # ProcessGroup -> [name, backend, calls 
 _ddp = weakref.WeakKeyDictionary()      # DistributedDataParallel -> CLOCK_REALTIME end of its last written sync
 _static = {}        # (op, group name, async, dtype, peer) -> (mark format, range name, wait range name)
 _ddp_on = [True]    # False once reading DDP's internals failed: its ranges stop, the rest of the hook goes on
+UNKNOWN_WAIT = b"Work.wait"
+DDP_ALLREDUCE = b"ddp:gradient_allreduce"
+DDP_WAIT = b"ddp:gradient_allreduce_wait"
 
 
 def _ddp_off(where, e):
     if _ddp_on[0]:
         _ddp_on[0] = False
         core.log("cannot read DistributedDataParallel in %s (%r): its gradient sync is not recorded" % (where, e))
-UNKNOWN_WAIT = b"Work.wait"
-DDP_ALLREDUCE = b"ddp:gradient_allreduce"
-DDP_WAIT = b"ddp:gradient_allreduce_wait"
 
 
 def _nbytes(t):
@@ -193,7 +193,7 @@ def _wrap_collective(c10d, op, orig):
             return orig(*args, **kwargs)
         try:
             what = _describe(c10d, call, args, kwargs)
-        except Exception as e:      # a call torch itself will refuse (bad arguments): not ours to record
+        except Exception as e:      # a call torch will refuse (no process group yet, bad arguments): left to it
             core.log_once("cannot describe %s (%r): not recorded" % (op, e))
             what = None
         if what is None:
