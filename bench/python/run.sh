@@ -5,13 +5,17 @@
 #   2. hook start-up cost: `python3 -c pass` with the hook armed vs without (no torch: what every Python program pays);
 #      and `import torch` with the hook installing itself vs without (both under record);
 #   3. hook cost per step: bench/python/hook_step.py under record vs record --no-python-hooks; and the cost of one
-#      push + pop pair through ctypes (bench/python/hook_calls.py), the unit of that cost.
+#      push + pop pair through ctypes (bench/python/hook_calls.py), the unit of that cost;
+#   4. torch.distributed: the hook's cost per collective and per DistributedDataParallel step
+#      (bench/python/hook_collectives.py under record vs record --no-python-hooks).
 # CPU time (user + system of the whole process tree, the recorder included) is printed beside wall time: on a
 # machine shared with other jobs it is the steadier of the two.
-# Usage: bench/python/run.sh [BUILD_DIR] [RUNS]   (default build, 7). A busy machine makes figures noisy: medians.
+# Usage: bench/python/run.sh [BUILD_DIR] [RUNS] [SECTIONS]   (default build, 7, "1 2 3 4"). A busy machine makes
+# figures noisy: medians.
 set -u
 BUILD=${1:-build}
 RUNS=${2:-7}
+SECTIONS=" ${3:-1 2 3 4} "
 PS=$BUILD/cli/perfscope
 PY=/usr/bin/python3
 HOOK=$BUILD/probe/python
@@ -20,6 +24,7 @@ trap 'rm -rf "$TMP"' EXIT
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 now() { date +%s%N; }
 
+if [[ $SECTIONS == *" 1 "* ]]; then
 bare_loop=() rec_loop=() bare_wall=() rec_wall=() bare_cpu=() rec_cpu=()
 TIMEFORMAT='%U %S'
 cpu() { awk '{printf "%.3f", $1 + $2}' "$1"; }
@@ -37,7 +42,8 @@ awk -v b="$bl" -v r="$rl" -v bw="$bw" -v rw="$rw" -v bc="$bc" -v rc="$rc" -v n="
     printf "workers2_loop_slowdown=%.2f%% (median loop %.3f s bare, %.3f s recorded; %d interleaved runs each)\n", 100 * (r / b - 1), b, r, n
     printf "workers2_wall_slowdown=%.2f%% (median wall %.3f s bare, %.3f s recorded: includes start-up, torch import, trace writing)\n", 100 * (rw / bw - 1), bw / 1e9, rw / 1e9
     printf "workers2_cpu_increase=%.2f%% (median CPU %.3f s bare, %.3f s recorded, recorder included)\n", 100 * (rc / bc - 1), bc, rc }'
-
+fi
+if [[ $SECTIONS == *" 2 "* ]]; then
 off=() on=()
 for i in $(seq $((RUNS * 3))); do
     t=$(now); "$PY" -c pass; off+=($(( $(now) - t )))
@@ -54,7 +60,8 @@ for i in $(seq "$RUNS"); do
 done
 awk -v a="$(median "${off[@]}")" -v b="$(median "${on[@]}")" 'BEGIN {
     printf "hook_install_at_import_torch_ms=%.1f (import torch: median %.0f ms without the hook, %.0f ms with it installing itself)\n", (b - a) / 1e6, a / 1e6, b / 1e6 }'
-
+fi
+if [[ $SECTIONS == *" 3 "* ]]; then
 off=() on=()
 for i in $(seq "$RUNS"); do
     "$PS" record -f -o "$TMP/s.sqlite" --no-python-hooks -- "$PY" bench/python/hook_step.py 3000 >"$TMP/o" 2>/dev/null
@@ -68,3 +75,20 @@ done | sed -n 's/^ns_per_push_pop=//p' | sort -n | awk '{a[NR]=$1} END {printf "
 ranges=$(sqlite3 "$TMP/s.sqlite" "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59" 2>/dev/null)
 awk -v a="$(median "${off[@]}")" -v b="$(median "${on[@]}")" -v r="$ranges" 'BEGIN {
     printf "hook_cost_per_step_us=%.1f (hook_step.py: median %.1f us/step without the hook, %.1f us with it; %.1f ranges per step)\n", (b - a) / 1e3, a / 1e3, b / 1e3, r / 3050 }'
+fi
+# 4. torch.distributed: what the hook adds per collective, per async collective + wait, per DDP step (one-rank
+#    gloo; wrappers and originals alternate in one recorded process: bench/python/hook_collectives.py)
+if [[ $SECTIONS == *" 4 "* ]]; then
+for i in $(seq "$RUNS"); do
+    "$PS" record -f -o "$TMP/d.sqlite" -- "$PY" bench/python/hook_collectives.py 15 2>/dev/null
+done >"$TMP/coll"
+for k in all_reduce async_all_reduce_wait ddp_step hook_only_collective hook_only_wait hook_only_ddp_sync; do
+    for unit in cpu wall; do
+        grep -q "^${k}_${unit}_ns=" "$TMP/coll" || continue
+        b=$(median $(sed -n "s/^${k}_${unit}_ns=\([0-9]*\) .*/\1/p" "$TMP/coll"))
+        h=$(median $(sed -n "s/^${k}_${unit}_ns=[0-9]* \([0-9]*\)/\1/p" "$TMP/coll"))
+        awk -v k="$k" -v u="$unit" -v b="$b" -v h="$h" -v n="$RUNS" 'BEGIN {
+            printf "hook_cost_per_%s_%s_us=%.1f (%.1f us bare, %.1f us hooked; medians of %d runs)\n", k, u, (h - b) / 1e3, b / 1e3, h / 1e3, n }'
+    done
+done
+fi

@@ -9,9 +9,16 @@ turns it off (logged to $PERFSCOPE_LOG when set) and leaves the program running 
 """
 import os
 import sys
+import time
 
 _ENV_MODE = "PERFSCOPE_PYTHON_HOOKS"
 _ENV_LOG = "PERFSCOPE_LOG"
+_armed = [0]        # CLOCK_MONOTONIC ns when arm() ran (interpreter start-up), 0 before
+
+
+def armed_at_ns():
+    """CLOCK_MONOTONIC ns when the hook was armed at the interpreter's start-up (sitecustomize), or 0."""
+    return _armed[0]
 
 
 def log(msg):
@@ -61,8 +68,9 @@ class _TorchWatcher:
             exec_module = loader.exec_module
 
             def exec_then_hook(module):
+                t0 = time.monotonic_ns()
                 exec_module(module)         # torch's own errors propagate untouched
-                _install(module)
+                _install(module, time.monotonic_ns() - t0)
 
             loader.exec_module = exec_then_hook
             return spec
@@ -71,18 +79,24 @@ class _TorchWatcher:
             return None
 
 
-def _install(torch):
+def _install(torch, import_ns=None):
     try:
         from . import torch_hooks
-        torch_hooks.install(torch, mode())
+        torch_hooks.install(torch, mode(), import_ns)
     except Exception as e:
         log("cannot hook torch (%r): hook off" % (e,))
+
+
+def _forked():
+    _armed[0] = time.monotonic_ns()
 
 
 def arm():
     """Called at start-up: install the torch watcher when record asked for the hook."""
     if not mode() or not os.environ.get("PERFSCOPE_SESSION_DIR"):
         return
+    _armed[0] = time.monotonic_ns()
+    os.register_at_fork(after_in_child=_forked)     # a forked child (a fork server's) starts now
     if "torch" in sys.modules:
         _install(sys.modules["torch"])
     else:

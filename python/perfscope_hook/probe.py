@@ -1,9 +1,9 @@
 """ctypes binding of libperfscope_probe.so's PerfscopeHookApi table (probe/hook_api.h, version 1).
 
 The functions are called as PYFUNCTYPE: they keep the GIL (each returns in well under a microsecond and never
-blocks), which makes a call cheaper than a GIL round trip. The hot ones (now, push, pop) are declared without
-argtypes: ctypes then passes a bytes object as its char* directly instead of calling a from_param per argument
-(several times cheaper per call). Strings are bytes; the probe caches them by address, so callers pass the same
+blocks), which makes a call cheaper than a GIL round trip. The hot ones (now, push, pop, mark) are declared
+without argtypes: ctypes then passes a bytes object as its char* directly instead of calling a from_param per
+argument (several times cheaper per call); their callers pass bytes only. Strings are bytes; the probe caches them by address, so callers pass the same
 bytes object for the same name.
 """
 import ctypes
@@ -44,5 +44,5 @@ class Probe:
         self.push_attr = F(ctypes.c_int, c_str, ctypes.c_uint32, ctypes.c_int64)(a.push_attr)
         self.pop = F(ctypes.c_int)(a.pop)
         self.range = F(None, c_str, u64, u64)(a.range)
-        self.mark = F(None, c_str, c_str)(a.mark)
+        self.mark = F(None)(a.mark)                             # mark(bytes, bytes): no argtypes, see above
         self.name_category = F(None, ctypes.c_uint32, c_str)(a.name_category)

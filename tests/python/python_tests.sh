@@ -9,6 +9,8 @@ case=$4
 py=/usr/bin/python3
 progs=$src/tests/python/progs
 train=$src/workloads/pytorch/train_loader.py
+epochs=$src/workloads/pytorch/loader_epochs.py
+straggler=$src/workloads/pytorch/ddp_straggler.py
 rm -rf "$dir"
 mkdir -p "$dir"
 trace=$dir/t.sqlite
@@ -23,6 +25,13 @@ j() { "$py" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(eval(s
 report_json() { "$perfscope" report "${1:-$trace}" --format json >"$dir/r.json" 2>"$dir/report.err" ||
                 fail "report failed: $(cat "$dir/report.err")"; }
 printed() { sed -n "s/^$1: //p" "$dir/out"; }   # a value train_loader.py printed
+# marks SUBJECT: "pid|text" of each hook mark whose text starts with SUBJECT, in time order
+marks() { q "SELECT (globalTid >> 24) & 16777215, text FROM NVTX_EVENTS WHERE eventType = 34 AND text LIKE '$1%'
+             ORDER BY start"; }
+# kv KEY: the value of KEY=... in each line of stdin (an empty line where the key is absent)
+kv() { awk -v k="$1" '{ v = ""; for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) v = substr($i, length(k) + 2); print v }'; }
+# sum_ms I J: the sum of the I-th to J-th numbers of the line on stdin (a script's per-step list in ms)
+sum_ms() { awk -v i="$1" -v j="$2" '{ s = 0; for (k = i; k <= j; k++) s += $k; print s }'; }
 # within A B TOL: |A - B| <= TOL
 within() { "$py" -c 'import sys; a, b, t = map(float, sys.argv[1:]); sys.exit(abs(a - b) > t)' "$1" "$2" "$3"; }
 
@@ -147,6 +156,212 @@ python_two_gloo_ranks_each_get_a_complete_trace)
         report_json "$trace"
         expect "rank $rank steps" "$(j 'len(r["steps"])')" 20
     done
+    ;;
+dataloader_fork_workers_link_to_their_iterator_and_training_process|\
+dataloader_spawn_workers_link_to_their_iterator_and_training_process|\
+dataloader_forkserver_workers_link_to_their_iterator_and_training_process)
+    needs_torch
+    method=${case#dataloader_}
+    method=${method%%_*}
+    record -o "$trace" -- "$py" "$epochs" --start-method "$method" --epochs 2 --steps-per-epoch 3 --workers 2 \
+        --sample-ms 2 --compute-ms 1
+    expect "exit status" "$rc" 0
+    expect "steps printed" "$(printed steps)" 6
+    training=$(marks 'DataLoader#1 ' | cut -d'|' -f1 | sort -u)
+    expect "processes making iterators" "$(echo "$training" | wc -l)" 1
+    # persistent_workers=False: one iterator per epoch, each starting its own 2 workers (4 worker processes)
+    expect "iterator ids" "$(marks 'DataLoader#1 ' | kv iterator_id | tr '\n' ' ')" "1 2 "
+    expect "start method" "$(marks 'DataLoader#1 ' | kv start_method | sort -u)" "$method"
+    expect "workers started per epoch" "$(marks 'DataLoader epoch' | kv workers_started | tr '\n' ' ')" "2 2 "
+    expect "iter() ranges" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'enumerate(DataLoader)#DataLoader.__iter__'
+            AND globalTid >> 24 & 16777215 = $training")" 2
+    expect "worker processes" "$(marks 'DataLoader worker ' | cut -d'|' -f1 | sort -u | wc -l)" 4
+    expect "workers' training process" "$(marks 'DataLoader worker ' | kv training_pid | sort -u)" "$training"
+    expect "workers' start method" "$(marks 'DataLoader worker ' | kv start_method | sort -u)" "$method"
+    for k in 1 2; do
+        seed=$(marks 'DataLoader#1 ' | kv base_seed | sed -n "${k}p")
+        [ -n "$seed" ] || fail "iterator $k has no base_seed"
+        started=$(marks 'DataLoader epoch' | sed -n "${k}p" | kv worker_pids | tr ',' '\n' | sort -n | tr '\n' ' ')
+        # the workers that name iterator k's seed are the processes iterator k started, ids 0 and 1
+        expect "workers of iterator $k" "$(marks 'DataLoader worker ' | grep " base_seed=$seed " | cut -d'|' -f1 |
+                                           sort -n | tr '\n' ' ')" "$started"
+        expect "worker ids of iterator $k" "$(marks 'DataLoader worker ' | grep " base_seed=$seed " | kv id | sort |
+                                              tr '\n' ' ')" "0 1 "
+        # start-up: iter() k starts before each of its workers says it is running, its epoch mark after iter() ends
+        iter_start=$(q "SELECT start FROM NVTX_EVENTS WHERE text = 'enumerate(DataLoader)#DataLoader.__iter__'
+                        ORDER BY start LIMIT 1 OFFSET $((k - 1))")
+        for w in $started; do
+            at=$(q "SELECT start FROM NVTX_EVENTS WHERE eventType = 34 AND text LIKE 'DataLoader worker %'
+                    AND globalTid >> 24 & 16777215 = $w")
+            [ "$at" -gt "$iter_start" ] || fail "worker $w marked at $at, before iter() $k began at $iter_start"
+            expect "fetches of worker $w after its mark" "$(q "SELECT count(*) > 0 FROM NVTX_EVENTS WHERE
+                    text = '_MapDatasetFetcher.fetch' AND globalTid >> 24 & 16777215 = $w AND start >= $at")" 1
+            ppid=$(q "SELECT ppid FROM PERFSCOPE_PROCESS_INFO WHERE pid = $w")
+            case $method in
+            fork)
+                expect "worker $w's parent" "$ppid" "$training"
+                expect "worker $w's inherited loader and iterator" \
+                    "$(marks 'DataLoader worker ' | grep "^$w|" | kv loader) $(marks 'DataLoader worker ' | grep "^$w|" |
+                                                                               kv iterator_id)" "1 $k" ;;
+            spawn|forkserver)
+                [ "$method" = spawn ] && expect "worker $w's parent" "$ppid" "$training"
+                # a forkserver worker's parent is the fork server: the link above did not come from it
+                [ "$method" = forkserver ] && [ "$ppid" = "$training" ] && fail "forkserver worker $w's parent is the training process"
+                # its own interpreter imported torch (the hook's mark says how long), before its loop started
+                expect "worker $w imported torch before its loop" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE
+                        eventType = 34 AND text LIKE 'python hook %torch_import_ns=%' AND start <= $at AND
+                        globalTid >> 24 & 16777215 = $w")" 1
+                expect "worker $w's loader (not inherited)" "$(marks 'DataLoader worker ' | grep "^$w|" | kv loader)" "" ;;
+            esac
+        done
+        expect "epoch $k marked after its iter()" "$(q "SELECT count(*) FROM NVTX_EVENTS r, NVTX_EVENTS m WHERE
+                r.text = 'enumerate(DataLoader)#DataLoader.__iter__' AND r.start = $iter_start AND m.eventType = 34
+                AND m.text LIKE 'DataLoader epoch % epoch=$k %' AND m.start >= r.\"end\"")" 1
+    done
+    ;;
+dataloader_persistent_workers_start_once)
+    needs_torch
+    record -o "$trace" -- "$py" "$epochs" --persistent-workers --epochs 3 --steps-per-epoch 3 --workers 2 \
+        --sample-ms 2 --compute-ms 1
+    expect "exit status" "$rc" 0
+    expect "steps printed" "$(printed steps)" 9
+    expect "iterators made" "$(marks 'DataLoader#1 ' | wc -l)" 1
+    expect "epochs' iterator" "$(marks 'DataLoader epoch' | kv iterator_id | tr '\n' ' ')" "1 1 1 "
+    expect "epochs' new iterator" "$(marks 'DataLoader epoch' | kv new_iterator | tr '\n' ' ')" "1 0 0 "
+    expect "epochs' workers started" "$(marks 'DataLoader epoch' | kv workers_started | tr '\n' ' ')" "2 0 0 "
+    expect "worker processes" "$(marks 'DataLoader worker ' | cut -d'|' -f1 | sort -u | wc -l)" 2
+    expect "iter() ranges (each epoch resumes the workers)" \
+        "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'enumerate(DataLoader)#DataLoader.__iter__'")" 3
+    ;;
+python_hook_marks_threads_and_cores)
+    needs_torch
+    # 2 workers and 3 intra-op threads on this machine's cores: what the report needs to call it oversubscribed
+    record -o "$trace" -- "$py" "$epochs" --threads 3 --workers 2 --epochs 1 --steps-per-epoch 2 --sample-ms 1
+    expect "exit status" "$rc" 0
+    hook=$(marks 'python hook ' | head -1)
+    expect "cores (affinity)" "$(echo "$hook" | kv cores)" "$(nproc)"
+    expect "cpu_count" "$(echo "$hook" | kv cpu_count)" "$(getconf _NPROCESSORS_ONLN)"
+    # at torch's import: torch's defaults, as a bare interpreter reports them
+    expect "intra-op threads at import" "$(echo "$hook" | kv intra_op_threads)" \
+        "$("$py" -c 'import torch; print(torch.get_num_threads())')"
+    expect "inter-op threads at import" "$(echo "$hook" | kv interop_threads)" \
+        "$("$py" -c 'import torch; print(torch.get_num_interop_threads())')"
+    # when the loader is iterated: the program's own setting
+    expect "intra-op threads at iter()" "$(marks 'DataLoader#1 ' | kv intra_op_threads)" 3
+    expect "loader cores" "$(marks 'DataLoader#1 ' | kv cores)" "$(nproc)"
+    expect "num_workers" "$(marks 'DataLoader#1 ' | kv num_workers)" 2
+    ;;
+python_hook_keeps_start_method_choice_and_worker_init_fn)
+    needs_torch
+    "$py" "$progs/worker_init.py" >"$dir/bare.out" 2>"$dir/bare.err"
+    expect "bare exit status" "$?" 0
+    record -o "$trace" -- "$py" "$progs/worker_init.py"
+    expect "exit status" "$rc" 0
+    cmp -s "$dir/bare.out" "$dir/out" || fail "stdout differs: $(diff "$dir/bare.out" "$dir/out")"
+    grep -q "^worker \[\[0, 100\], \[1, 100\]\]$" "$dir/out" || fail "worker_init_fn did not run: $(cat "$dir/out")"
+    w=$(marks 'DataLoader worker ' | cut -d'|' -f1)
+    expect "worker start method" "$(marks 'DataLoader worker ' | kv start_method)" spawn
+    expect "worker_init_fn range in the worker" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'worker_init_fn#init'
+            AND globalTid >> 24 & 16777215 = $w")" 1
+    ;;
+ddp_gloo_ranks_by_hand_record_gradient_sync_rank_and_who_waits)
+    needs_torch
+    # rank 1 sleeps 150 ms in each forward: rank 0 waits for it in DDP's allreduce at the end of its backward
+    port=$((20000 + $$ % 20000))
+    for rank in 0 1; do
+        (cd "$dir" && RANK=$rank WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+            "$perfscope" record -o "run.$rank.sqlite" -- "$py" "$straggler" --slow-rank 1 --delay-ms 150 --steps 8 \
+            >"out.$rank" 2>"err.$rank"; echo $? >"rc.$rank") &
+    done
+    wait
+    for rank in 0 1; do
+        expect "rank $rank exit status" "$(cat "$dir/rc.$rank")" 0
+        trace=$dir/run.$rank.sqlite
+        expect "rank $rank in its trace" "$(meta rank)" "$rank"
+        expect "rank mark" "$(marks 'distributed ' | kv rank) $(marks 'distributed ' | kv world_size) $(marks 'distributed ' |
+                              kv backend)" "$rank 2 gloo"
+        expect "process group mark" "$(marks 'process group ' | head -1 | cut -d'|' -f2)" \
+            "process group pg=0 backend=gloo size=2 rank=$rank ranks=0-1"
+        # Net's parameters: 256x512 + 512 + 512x512 + 512 + 512x10 + 10 = 399370 floats, 4 bytes each
+        expect "DDP gradient bytes" "$(marks 'DDP ' | kv gradient_bytes)" 1597480
+        expect "DDP's parameter broadcast" "$(q "SELECT group_concat(int64Value) FROM NVTX_EVENTS WHERE
+                text = 'gloo:broadcast'")" 1597480
+        # 8 steps: DDP times an iteration at the next forward, so the 8th is never timed
+        expect "gradient allreduce ranges" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'ddp:gradient_allreduce'")" 7
+        expect "sync ranges outside backward" "$(q "SELECT count(*) FROM NVTX_EVENTS s WHERE s.text LIKE 'ddp:gradient_allreduce%'
+                AND NOT EXISTS (SELECT 1 FROM NVTX_EVENTS b WHERE b.text = 'backward' AND b.globalTid = s.globalTid
+                AND b.start <= s.start AND s.\"end\" <= b.\"end\")")" 0
+        expect "waits outside their allreduce" "$(q "SELECT count(*) FROM NVTX_EVENTS w WHERE w.text = 'ddp:gradient_allreduce_wait'
+                AND NOT EXISTS (SELECT 1 FROM NVTX_EVENTS a WHERE a.text = 'ddp:gradient_allreduce' AND a.start <= w.start
+                AND w.\"end\" <= a.\"end\")")" 0
+        # the hook's waits (DDP's reducer timer) against the script's own clock (from an autograd callback that runs
+        # right before DDP's, to the return of backward), steps 2-7: the same interval, read by two clocks
+        # (the allreduce ranges are steps 1-7 in order; a step whose gradients were all reduced before backward's
+        # last gradient has no wait range and counts 0)
+        hook=$(q "SELECT coalesce(sum(\"end\" - start), 0) / 1e6 FROM NVTX_EVENTS WHERE text = 'ddp:gradient_allreduce_wait'
+                  AND start >= (SELECT start FROM NVTX_EVENTS WHERE text = 'ddp:gradient_allreduce' ORDER BY start
+                  LIMIT 1 OFFSET 1)")
+        own=$(sed -n "s/^rank $rank allreduce wait ms: //p" "$dir/out.$rank" | sum_ms 2 7)
+        within "$hook" "$own" "$("$py" -c "print(3 + 0.05 * $own)")" ||
+            fail "rank $rank waited $hook ms in DDP's allreduce by the hook, $own ms by its own timer (steps 2-7)"
+        eval "wait_$rank=$hook"
+    done
+    # who waits for whom: rank 0 waits about the injected 150 ms per step more than rank 1 (half of it at least,
+    # on a machine shared with other jobs)
+    "$py" -c "import sys; sys.exit(not ($wait_0 - $wait_1) / 6 >= 75)" ||
+        fail "rank 0 waited $wait_0 ms, rank 1 $wait_1 ms over 6 steps: not the slow rank's 150 ms per step"
+    ;;
+allreduce_gloo_spawned_ranks_record_collectives_bytes_and_waits)
+    needs_torch
+    # both ranks under one recording (torch.multiprocessing.spawn: no RANK in their environment); gradients
+    # averaged by one dist.all_reduce per step after the initial broadcasts of the 6 parameter tensors
+    record -o "$trace" -- "$py" "$straggler" --sync allreduce --slow-rank 1 --delay-ms 100 --steps 6 \
+        --port $((20000 + $$ % 20000))
+    expect "exit status" "$rc" 0
+    expect "ranks marked" "$(marks 'distributed ' | kv rank | sort | tr '\n' ' ')" "0 1 "
+    launcher=$(q "SELECT pid FROM PERFSCOPE_PROCESS_INFO WHERE ppid NOT IN (SELECT pid FROM PERFSCOPE_PROCESS_INFO)")
+    for rank in 0 1; do
+        pid=$(marks 'distributed ' | grep " rank=$rank " | cut -d'|' -f1)
+        expect "rank $rank's parent" "$(q "SELECT ppid FROM PERFSCOPE_PROCESS_INFO WHERE pid = $pid")" "$launcher"
+        of_rank="globalTid >> 24 & 16777215 = $pid"
+        # bytes of each broadcast parameter: 10, 512, 512 floats (biases), 512x10, 256x512, 512x512 (weights)
+        expect "rank $rank broadcasts" "$(q "SELECT group_concat(int64Value, ' ') FROM (SELECT int64Value FROM NVTX_EVENTS
+                WHERE text = 'gloo:broadcast' AND $of_rank ORDER BY int64Value)")" "40 2048 2048 20480 524288 1048576"
+        expect "rank $rank allreduce bytes" "$(q "SELECT count(*) || ' ' || min(int64Value) || ' ' || max(int64Value)
+                FROM NVTX_EVENTS WHERE text = 'gloo:all_reduce' AND $of_rank")" "6 1597480 1597480"
+        expect "rank $rank allreduce marks" "$(marks 'collective ' | grep "^$pid|" | grep " op=all_reduce " |
+                kv seq | tr '\n' ' ')" "7 8 9 10 11 12 "
+        expect "rank $rank allreduce mark fields" "$(marks 'collective ' | grep "^$pid|" | grep " op=all_reduce " |
+                kv backend | sort -u) $(marks 'collective ' | grep "^$pid|" | grep " op=all_reduce " | kv async | sort -u)" "gloo 0"
+        # each allreduce holds its wait, whose payload is the id of the collective mark just before the allreduce
+        expect "rank $rank waits linked to their allreduce" "$(q "SELECT count(*) FROM NVTX_EVENTS r JOIN NVTX_EVENTS w
+                ON w.globalTid = r.globalTid AND w.text = 'Work.wait#gloo:all_reduce' AND w.start >= r.start
+                AND w.\"end\" <= r.\"end\" WHERE r.text = 'gloo:all_reduce' AND r.$of_rank AND w.int64Value =
+                (SELECT CAST(substr(m.text, 15, instr(substr(m.text, 15), ' ') - 1) AS INTEGER) FROM NVTX_EVENTS m
+                 WHERE m.eventType = 34 AND m.globalTid = r.globalTid AND m.text LIKE 'collective %' AND m.start <= r.start
+                 ORDER BY m.start DESC LIMIT 1)")" 6
+        expect "rank $rank barrier" "$(q "SELECT count(*) || ' ' || int64Value FROM NVTX_EVENTS WHERE text = 'gloo:barrier'
+                AND $of_rank")" "1 0"
+        # the hook's allreduce ranges against the script's time inside dist.all_reduce, steps 1-6
+        hook=$(q "SELECT sum(\"end\" - start) / 1e6 FROM NVTX_EVENTS WHERE text = 'gloo:all_reduce' AND $of_rank")
+        own=$(sed -n "s/^rank $rank allreduce wait ms: //p" "$dir/out" | sum_ms 1 6)
+        within "$hook" "$own" "$("$py" -c "print(6 + 0.05 * $own)")" ||
+            fail "rank $rank: $hook ms in gloo:all_reduce ranges, $own ms inside dist.all_reduce by its own timer"
+    done
+    ;;
+collective_ranges_are_named_as_the_pytorch_profiler_names_them)
+    needs_torch
+    record -o "$trace" -- "$py" "$progs/collective_names.py" $((20000 + $$ % 20000))
+    expect "exit status" "$rc" 0
+    expect "calls the profiler named" "$(grep -c '^rank [01] [a-z_]* gloo:[a-z_]*$' "$dir/out")" 26
+    while read -r _ rank op name; do
+        pid=$(marks 'distributed ' | grep " rank=$rank " | cut -d'|' -f1)
+        # the hook's range for this call: the first gloo range its thread pushed after the call's collective mark
+        got=$(q "SELECT r.text FROM NVTX_EVENTS m JOIN NVTX_EVENTS r ON r.globalTid = m.globalTid AND r.eventType = 59
+                 AND r.text LIKE 'gloo:%' AND r.start >= m.start WHERE m.eventType = 34 AND m.text LIKE 'collective %'
+                 AND m.text LIKE '% op=$op %' AND m.globalTid >> 24 & 16777215 = $pid ORDER BY r.start LIMIT 1")
+        expect "rank $rank $op" "$got" "$name"
+    done <"$dir/out"
     ;;
 record_no_python_hooks_and_modules_mode)
     needs_torch
