@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Slowdown of a reference scenario under `perfscope record` versus bare (issue 2 goal: <= 2 % on `balanced`).
+# Slowdown of a reference scenario under `perfscope record` versus bare (goal: <= 2 % on `balanced`).
 #   bench/record_overhead.sh [BUILD_DIR] [SCENARIO] [RUNS]
 # Runs the scenario RUNS times bare and RUNS times recorded, interleaved (so machine-load drift hits both alike),
 # and prints the median of the training loop's own time (train's `phase_ms step=`, the sum of its step ranges)

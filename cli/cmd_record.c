@@ -1,6 +1,6 @@
 /* `perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--] CMD ARGS...`: run CMD with the
  * probe injected, drain its rings and sample its process tree while it runs, and write the trace
- * (DESIGN §1-3, docs/record.md). Returns CMD's exit status (128+N when a signal N killed it). */
+ * (docs/record.md, docs/trace-format.md). Returns CMD's exit status (128+N when a signal N killed it). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -313,7 +313,7 @@ static void say_file_size_limit(void)
                         "trace where it holds\n", (unsigned long long)l.rlim_cur);
 }
 
-/* One warning per cause of dropped records, each with its own remedy (findings-3 #8). */
+/* One warning per cause of dropped records, each with its own remedy. */
 static void warn_drops(const struct ps_ring_drops *d, const char *session)
 {
     if (d->full)

@@ -242,7 +242,7 @@ static int ring_writer_alive(uint32_t pid, const char *name)
 }
 
 /* Warn about probed processes still running now that CMD has exited (daemons, background jobs): what they
- * record from now on is not in the trace (findings-3 #6). Once per pid (an exec'd process has two rings). */
+ * record from now on is not in the trace. Once per pid (an exec'd process has two rings). */
 static void report_still_running(struct ps_collect *c)
 {
     for (size_t i = 0; i < c->n_rings; i++) {

@@ -1,6 +1,6 @@
 /* GPU rows (see gpu_rows.h): GPU wire records (common/ps_wire_gpu.h) -> Nsight Systems' CUPTI_ACTIVITY_KIND_*,
  * TARGET_INFO_GPU / _CUDA_DEVICE and ENUM_* tables, with its column names, types and numbering (schema 3.25,
- * checked against shared/traces/nsys/h100_2gpu_1s.sqlite; notes/nsys-sqlite-schema.md §1.2). Tables are
+ * checked against shared/traces/nsys/h100_2gpu_1s.sqlite; docs/trace-format.md). Tables are
  * created with the first GPU record of the run, as nsys creates only the tables it has data for. */
 #include "gpu_rows.h"
 

@@ -107,7 +107,7 @@ int ps_launch_supervise(pid_t child, const sigset_t *waitset, int64_t period_ns,
         int sig = sigtimedwait(waitset, &si, &ts);
         if (sig <= 0 || sig == SIGCHLD)
             continue;
-        /* Forward only what the child did not get itself (issue 11 #3). A terminal's Ctrl-C (si_code > 0:
+        /* Forward only what the child did not get itself. A terminal's Ctrl-C (si_code > 0:
          * the kernel) already reached it, being in our process group; so did a signal a process sent to the
          * whole group (timeout, kill -TERM -PGID, a job-control shell), which the group's helper also got.
          * A child that left our group gets everything forwarded. */

@@ -1,5 +1,5 @@
 /* Probe records and host samples -> trace rows (see rows.h). NVTX encodings follow Nsight Systems'
- * export (notes/nsys-sqlite-schema.md §1.2): plain messages in `text`, registered strings in `textId`,
+ * export (docs/trace-format.md): plain messages in `text`, registered strings in `textId`,
  * eventType 59 push/pop, 60 start/end (rangeId, endGlobalTid), 34 mark (end NULL), 75 domain, 33 category. */
 #include "collector/rows.h"
 

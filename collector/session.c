@@ -104,7 +104,7 @@ static int recoverable(const char *dir, char *buf, size_t len)
 /* Remove the session directories in `base` left by recorders that died without cleaning up (kill -9):
  * only entries that look like ours (a decimal pid name, a directory of this user, mode 0700) whose pid no
  * longer exists. A live recorder's directory, or anything else, is left alone; so is a dead one whose rings
- * can still be recovered into its trace (issue 11 #1): it is named, with the command that does it. */
+ * can still be recovered into its trace: it is named, with the command that does it. */
 static void remove_stale_sessions(const char *base)
 {
     DIR *d = opendir(base);

@@ -1,4 +1,4 @@
-/* Environment variables between `perfscope record` and the probe it injects (DESIGN §2). */
+/* Environment variables between `perfscope record` and the probe it injects (docs/design.md). */
 #ifndef PS_ENV_H
 #define PS_ENV_H
 

@@ -1,4 +1,4 @@
-/* Nsight Systems' serialized thread/process ids (notes/nsys-sqlite-schema.md §1.1):
+/* Nsight Systems' serialized thread/process ids (docs/trace-format.md):
  * globalTid = (1<<48) | (pid<<24) | tid, globalPid = globalTid & ~0xFFFFFF. */
 #ifndef PS_GLOBALID_H
 #define PS_GLOBALID_H

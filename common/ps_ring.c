@@ -330,7 +330,7 @@ void ps_ring_lane_drop_limit(struct ps_ring_wlane *w, uint64_t n)
  * [off, off + len) of the ring before first use, 0 or -errno (the file system is full: the chunk is given
  * up). Through the mapping (MADV_POPULATE_WRITE, Linux 5.14: an error instead of SIGBUS), else by opening
  * the ring by its name for the one fallocate. Never through a descriptor kept from ps_ring_create: the
- * program may have closed that number and opened its own file on it (findings-3 #1). */
+ * program may have closed that number and opened its own file on it. */
 static int chunk_back(struct ps_ring *r, uint64_t off, uint32_t len)
 {
     if (madvise(r->base + off, len, MADV_POPULATE_WRITE) == 0)

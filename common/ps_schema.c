@@ -1,5 +1,5 @@
 /* The SQL of the perfscope trace (see ps_schema.h and docs/trace-format.md). Column names, order and
- * types of the Nsight Systems tables follow its export schema 3.25 (notes/nsys-sqlite-schema.md §1.2);
+ * types of the Nsight Systems tables follow its export schema 3.25 (docs/trace-format.md);
  * nsys quotes nothing, we quote "end" so the SQL also runs where END is reserved. */
 #include "ps_schema.h"
 

@@ -1,4 +1,4 @@
-/* The perfscope trace schema (DESIGN §3, docs/trace-format.md): the SQL that creates the tables
+/* The perfscope trace schema (docs/trace-format.md, docs/trace-format.md): the SQL that creates the tables
  * `perfscope record` writes, shared by the collector and by tests that build traces by hand.
  * Tables named like Nsight Systems' export use its column names, order, types and encodings. */
 #ifndef PS_SCHEMA_H
@@ -9,7 +9,7 @@
 /* Version of the perfscope-specific part of the schema (PERFSCOPE_META 'schema_version'). */
 #define PS_SCHEMA_VERSION "1"
 
-/* Nsight Systems' ENUM_NSYS_EVENT_TYPE ids used by perfscope (notes/nsys-sqlite-schema.md, verified on a
+/* Nsight Systems' ENUM_NSYS_EVENT_TYPE ids used by perfscope (docs/trace-format.md, verified on a
  * 2026.2 export). Macros, so SQL text can hold them: PS_SQL_INT(PS_NSYS_NVTX_PUSHPOP) is "59". */
 #define PS_NSYS_NVTX_CATEGORY 33
 #define PS_NSYS_NVTX_MARK 34

@@ -1,5 +1,5 @@
 /* Clocks shared by the probe, the collector and the analyzer.
- * perfscope has one time base: CLOCK_MONOTONIC in nanoseconds (DESIGN §2). */
+ * perfscope has one time base: CLOCK_MONOTONIC in nanoseconds (docs/design.md). */
 #ifndef PS_TIME_H
 #define PS_TIME_H
 

@@ -1,4 +1,4 @@
-/* The records the probe writes into its per-process ring and the collector reads (DESIGN §2).
+/* The records the probe writes into its per-process ring and the collector reads (docs/design.md).
  * Every record starts with struct ps_wire_hdr; sizes are multiples of 8; strings follow the fixed part,
  * UTF-8, NUL-terminated, counted in `size`. Timestamps (`*_tsc`) are raw probe clock ticks, converted to
  * CLOCK_MONOTONIC ns by the ring reader (ps_ring_reader_to_ns); times already in ns say so (`_ns`).

@@ -2,7 +2,7 @@
 """Cut the fuzzers' seed corpora (a few KB each) from the shared real traces:
 Kineto: per trace, its top-level metadata and the first two events of every (ph, cat) kind, args reduced
 to the fields the reader uses; SQLite: the nsys export's tables with their real schema and a few rows each.
-Then the hostile shapes a trace file may hold (issue 11, readers): hostile_*.json and hostile_*.sqlite.
+Then the hostile shapes a trace file may hold (docs/readers.md): hostile_*.json and hostile_*.sqlite.
 Usage: fuzz/make_seeds.py SHARED_TRACES_DIR OUT_DIR  (writes OUT_DIR/kineto/*, OUT_DIR/sqlite/*)."""
 import gzip, json, os, sqlite3, sys
 
@@ -78,7 +78,7 @@ for variant in ("nsys", "perfscope"):
     db.close()
 
 
-# ---- hostile shapes (issue 11 #6-#10): each one small, each one refused or read with a count, never a hang ----
+# ---- hostile shapes (docs/readers.md): each one small, each one refused or read with a count, never a hang ----
 LAUNCH = ('{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":2,'
           '"args":{"correlation":5}}')
 def kernel(args):

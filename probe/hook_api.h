@@ -1,4 +1,4 @@
-/* The one C entry perfscope's language hooks call (DESIGN §2: "a minimal C entry for perfscope's own language
+/* The one C entry perfscope's language hooks call (docs/design.md: "a minimal C entry for perfscope's own language
  * hooks"): python/perfscope_hook loads libperfscope_probe.so with ctypes and records its ranges through this
  * table, so they land in the same ring, thread lanes and NVTX push/pop stacks as the program's own NVTX calls.
  * ABI: the layout below is fixed for PS_HOOK_API_VERSION 1; later versions only append members. */

@@ -1,6 +1,6 @@
 /* NVTX v3 injection: InitializeInjectionNvtx2 fills every CORE and CORE2 slot of each NVTX copy that
  * calls it with the handlers below, which turn marks, push/pop and start/end ranges, names and registered
- * strings into ring records (facts: shared/notes/cupti-nvtx-nvml.md §2; types: nvtx3/nvToolsExt.h). */
+ * strings into ring records (facts: the NVTX injection interface in nvtx3/nvtxDetail; types: nvtx3/nvToolsExt.h). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>

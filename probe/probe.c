@@ -26,7 +26,7 @@ __thread struct probe_thread *probe_tls __attribute__((tls_model("initial-exec")
 static int log_fd = -1;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 static int start_err = -EAGAIN;
-/* The ring is made on the process's first record, not in InitializeInjectionNvtx2 (findings-3 #3, #12):
+/* The ring is made on the process's first record, not in InitializeInjectionNvtx2:
  * `ring_lock` serialises that (and is held across fork), `ring_ready` publishes it once its creator wrote
  * PROCESS, `ring_failed` keeps a process whose ring could not be made from trying on every call. */
 static pthread_mutex_t ring_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -357,7 +357,7 @@ static void fork_parent(void)
 
 /* The child is single-threaded now: drop the parent's mapping and clear the forking thread's state (its
  * open push/pop and start/end ranges belong to the parent). The child's own ring is made on its first record, so a
- * child that only execs (or exits) costs nothing and is not counted as probed (findings-3 #12). */
+ * child that only execs (or exits) costs nothing and is not counted as probed. */
 static void fork_child(void)
 {
     probe_registry_unlock();
@@ -404,8 +404,8 @@ static void start(void)
 }
 
 /* Only what every later call needs, nothing slow: this runs inside the program's first NVTX call, while
- * NVTX's own init state says "in progress" (a fork by another thread then would leave the child spinning,
- * findings-3 #3). The ring is made by the first record (probe_thread_slow). */
+ * NVTX's own init state says "in progress" (a fork by another thread then would leave the child spinning;
+ * bench/probe/bench_first_call.c). The ring is made by the first record (probe_thread_slow). */
 int probe_start(void)
 {
     pthread_once(&start_once, start);

@@ -1,5 +1,5 @@
 /* The analyses ps_report_build runs (report.c: run_analyses), declared in the order it calls them, over views of
- * one finished model, and the helpers they share (DESIGN §4). Private to analyzer/analyses/ and its tests:
+ * one finished model, and the helpers they share (docs/report.md). Private to analyzer/analyses/ and its tests:
  * renderers read struct ps_report only. */
 #ifndef PS_ANALYSES_H
 #define PS_ANALYSES_H
@@ -20,18 +20,18 @@
  * how many step ranges v holds in all. */
 int ps_steps_pick_process(const struct ps_view *v, struct ps_names *names, uint32_t *pid, size_t *found);
 /* steps.c: the steps of view v (one process's view, or the whole trace when no process holds a step range): the
- * thread holding most step ranges, tb step windows (DESIGN §4 Steps); one whole-run window without steps. Steps
+ * thread holding most step ranges, tb step windows (docs/report.md "Steps"); one whole-run window without steps. Steps
  * are not inferred here: see ps_steps_want_inference. */
 int ps_steps_find(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
 /* steps.c: 1 when the steps ps_steps_find left should be replaced by inferred ones if a period is found (--steps
  * auto without step ranges, --steps infer), on a trace with GPU operations. */
 int ps_steps_want_inference(const struct ps_report *r);
-/* steps_infer.c: steps from the period of the busiest stream's kernel sequence in view v (DESIGN §4 Steps, no
+/* steps_infer.c: steps from the period of the busiest stream's kernel sequence in view v (docs/report.md "Steps", no
  * markers): replaces r->steps, sets r->steps_inferred and the process they belong to (r->scoped, r->pid: the
  * caller then gives ps_steps_windows that process's view), or leaves them and says why in r->steps_note. 0 or
  * -ENOMEM. */
 int ps_steps_infer(struct ps_report *r, const struct ps_view *v);
-/* steps.c: extend r->steps to the GPU work launched inside them, over view v, as tb does (DESIGN §4 Steps); drops
+/* steps.c: extend r->steps to the GPU work launched inside them, over view v, as tb does (docs/report.md); drops
  * trailing steps without GPU work. 0 or -ENOMEM. */
 int ps_steps_windows(struct ps_report *r, const struct ps_view *v);
 /* breakdown.c: priority breakdown, sync_ns, averages, tb GPU utilisation per device, over the steps' view. */

@@ -1,4 +1,4 @@
-/* The step-time breakdown (DESIGN §4), following the PyTorch profiler TensorBoard plugin
+/* The step-time breakdown (docs/report.md), following the PyTorch profiler TensorBoard plugin
  * (tb_plugin overall_parser.py Statistics.create_from_range): every instant of a step goes to the
  * highest-priority category active then, Kernel > Memcpy > Memset > Communication > Runtime > DataLoader >
  * CPU Exec > Other. Also sync_ns, the averages and tb's GPU utilisation, and the rule for traces without

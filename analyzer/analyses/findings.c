@@ -1,4 +1,4 @@
-/* The expert findings of `perfscope report` (DESIGN §4, docs/report.md "Findings"): pageable and synchronous
+/* The expert findings of `perfscope report` (docs/report.md "Findings"): pageable and synchronous
  * copies, synchronising calls, GPU idle gaps, low-utilisation time slices with what the host did meanwhile,
  * slow copies against the link's peak, launch-bound streams, tiny kernels, matrix math without Tensor Cores and
  * kernels of low estimated occupancy. Each carries the time its cause takes inside the analysed window (overlaps
@@ -16,7 +16,7 @@
 #include "tally.h"
 
 #define MAX_DEVS 64
-#define PS_SLICES 20                   /* time slices of a run without steps (DESIGN §4) */
+#define PS_SLICES 20                   /* time slices of a run without steps (docs/report.md) */
 #define LAUNCH_BOUND_MIN_KERNELS 100   /* a stream with fewer kernels is never called launch-bound */
 #define TINY_MIN_KERNELS 1000          /* tiny_kernels: at least this many kernels, half of them tiny */
 #define SLOW_COPY_MIN_BYTES (1 << 20)  /* smaller copies are latency-bound: their rate says nothing of the link */

@@ -1,5 +1,5 @@
 /* Name classes: whole-name, case-insensitive POSIX patterns for steps / data loading / copy phases
- * (DESIGN §4; a trailing PyTorch emit_nvtx suffix is ignored), the peers' kernel-type rules (HTA, tb) and
+ * (docs/report.md; a trailing PyTorch emit_nvtx suffix is ignored), the peers' kernel-type rules (HTA, tb) and
  * synchronising CUDA API names. Each string id is classified once and cached, so analyses can ask per event. */
 #include <errno.h>
 #include <regex.h>

@@ -1,4 +1,4 @@
-/* Steps (DESIGN §4): host-side ranges matching --step-range, and their windows as the PyTorch profiler
+/* Steps (docs/report.md): host-side ranges matching --step-range, and their windows as the PyTorch profiler
  * TensorBoard plugin computes them (tb_plugin event_parser.py _find_device_steps / _update_steps_duration):
  * start = max(previous step end, host start), end extended to the end of the GPU work launched by runtime
  * calls inside the host range; trailing steps without GPU work dropped, and the last step dropped when it
@@ -62,7 +62,7 @@ int ps_steps_pick_process(const struct ps_view *v, struct ps_names *names, uint3
 }
 
 /* The thread whose step ranges are analysed: the one holding most of the view's step ranges idx[0..n) (view
- * indices; DESIGN §4 steps are one sequence, as in the tb plugin; step ranges of other threads run concurrently
+ * indices; steps are one sequence (docs/report.md), as in the tb plugin; step ranges of other threads run concurrently
  * and are not nested in this sequence). Returns 0 or -ENOMEM. */
 static int pick_step_thread(struct ps_report *r, const struct ps_view *v, const uint32_t *idx, size_t n)
 {

@@ -1,4 +1,4 @@
-/* Steps without step markers (issue 12 item 4): training iterations found from the repeating GPU work, for traces
+/* Steps without step markers: training iterations found from the repeating GPU work, for traces
  * with no range matching --step-range (nsys exports of PyTorch runs, plain CUDA programs), or on request
  * (--steps infer). The kernel sequence of the busiest stream is periodic in a training loop: the same kernels, in
  * the same order, once per iteration. Its period P (in operations) is found from names that recur at a fixed

@@ -1,5 +1,5 @@
 /* TraceLens' GPU timeline (TraceLens TreePerf get_df_gpu_timeline + gpu_event_analyser.py, with its default
- * include_unlinked_kernels=False; notes/peer-definitions-hta-tb-kineto.md): over the GPU events linked to a launch
+ * include_unlinked_kernels=False; docs/report.md): over the GPU events linked to a launch
  * recorded in the trace, all devices merged into one timeline, no step filter: computation, exposed communication,
  * exposed memcpy and idle between the first and the last such event. With recompute functions in the trace
  * (torch/utils/checkpoint.py recompute_fn), the events they launched and the others form two more rows, each with

@@ -1,4 +1,4 @@
-/* The verdict (DESIGN §4): per step and for the run, what the GPU waits on most — `kernel` when the Kernel
+/* The verdict (docs/report.md): per step and for the run, what the GPU waits on most — `kernel` when the Kernel
  * share reaches the threshold, else the largest cause among data-loading, memcpy, communication, sync and
  * host — with the evidence behind it and the fixes, each pointing at what the report shows and bounded by the
  * time its cause takes. The findings are findings.c's. */
@@ -186,7 +186,7 @@ static void verdict_fix(struct ps_report *r)
         [PS_BN_HOST] = "The GPU waits for the host to launch work: capture the step in CUDA graphs (torch.compile "
                        "mode=\"reduce-overhead\"), fuse operators into fewer, larger kernels, use larger batches.",
     };
-    /* Without GPU rows the `kernel` group is the host's own compute (DESIGN §4): GPU advice would not apply. */
+    /* Without GPU rows the `kernel` group is the host's own compute (docs/report.md): GPU advice would not apply. */
     static const char host_compute[] =
         "The host is busy computing (no GPU rows in this trace): profile the hot functions (perf record, "
         "py-spy), vectorise them or call optimised libraries (BLAS, oneDNN, NumPy / PyTorch ops instead of "

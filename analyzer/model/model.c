@@ -198,7 +198,7 @@ static uint64_t stream_key(uint32_t pid, int32_t device, int64_t stream)
 }
 
 /* Hash lookups of processes (by pid), threads (by pid << 32 | tid), streams and devices, kept in the reader-time
- * state: a linear search per lookup made 20000 processes quadratic (findings-2 #9). Rows pushed since the last
+ * state: a linear search per lookup made 20000 processes quadratic. Rows pushed since the last
  * call (or all of them, after ps_model_finish freed the state) are indexed first; a later row with the same key
  * wins, as the backward searches did (rows are find-or-add: keys do not repeat). */
 static int owners_index(struct ps_model *m, struct ps_gpu_build *b)

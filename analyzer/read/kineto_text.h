@@ -21,7 +21,7 @@ int ps_kineto_sync_kind(const unsigned char *s, size_t len);
  * smaller than the GPU gives a real 0). */
 int ps_kineto_occupancy(const char *s, size_t len);
 
-/* Event categories, modern and pre-2.0 (notes/peer-definitions-hta-tb-kineto.md §3). */
+/* Event categories, modern and pre-2.0 (docs/report.md). */
 enum ps_kineto_cat {
     PS_KCAT_UNKNOWN, PS_KCAT_KERNEL, PS_KCAT_MEMCPY, PS_KCAT_MEMSET, PS_KCAT_SYNC, PS_KCAT_RUNTIME, PS_KCAT_DRIVER,
     PS_KCAT_CPU_OP, PS_KCAT_USER_ANN, PS_KCAT_GPU_ANN, PS_KCAT_PYTHON, PS_KCAT_TRACE

@@ -1,5 +1,5 @@
 /* SQLite trace reader: perfscope traces and Nsight Systems SQLite exports share the same tables
- * (DESIGN §3), so one reader serves both. Opens read-only, never writing beside the trace (ps_sq_open in
+ * (docs/trace-format.md), so one reader serves both. Opens read-only, never writing beside the trace (ps_sq_open in
  * read_sqlite_meta.c; works on a trace still being written in WAL mode), never requires optional tables, and checks
  * that every column it reads exists (read_sqlite_schema.c). This part reads the activity tables (GPU rows, API
  * calls, NVTX); read_sqlite_meta.c the tables around them. */
@@ -255,7 +255,7 @@ static int gpu_row_op(struct sctx *c, sqlite3_stmt *st, const char *table, enum 
     *op = (struct ps_gpu_op){ .start_ns = r->v[0], .end_ns = r->v[1], .correlation = (uint64_t)r->v[4],
                               .kind = (uint8_t)kind };
     if ((op->start_ns == 0 && op->end_ns == 0) || op->end_ns < op->start_ns) {
-        /* CUPTI hygiene (DESIGN §2): start = end = 0 records are incomplete; end < start is corrupt. */
+        /* CUPTI hygiene (docs/design.md): start = end = 0 records are incomplete; end < start is corrupt. */
         count_unplaced(c, table, op->end_ns < op->start_ns ? "rows with end < start" : "rows with start = end = 0");
         return 0;
     }
@@ -412,7 +412,7 @@ fail:
 
 /* ---- NVTX ---- */
 
-/* nsys ENUM_NSYS_EVENT_TYPE (notes/nsys-sqlite-schema.md): 34 mark, 59 push/pop range, 60 start/end range, 75
+/* nsys ENUM_NSYS_EVENT_TYPE (docs/trace-format.md): 34 mark, 59 push/pop range, 60 start/end range, 75
  * domain create; 35/37 (separate push / start records) and 70/71 (imported NVTXT ranges) are ranges this reader
  * does not place: unplaced. Not events: 33 category, 36/38 (the pop / end records of 35/37), 39 thread name,
  * 64-69 (other imported NVTXT records), 76 domain destroy, 97-99 resource names. Any other type, and a row

@@ -1,4 +1,4 @@
-/* `perfscope report --format json`: the stable machine-readable report (DESIGN §4, documented key by key in
+/* `perfscope report --format json`: the stable machine-readable report (docs/report.md, documented key by key in
  * docs/report.md), written through the shared JSON writer. Times are integer ns, shares 0..1, absent values
  * null. */
 #include <errno.h>

@@ -47,7 +47,7 @@ static void put_base_name(FILE *f, const char *s)
     free(base);
 }
 
-/* The per-step tables' columns: the verdict's groups (DESIGN §4), as a share of the step. */
+/* The per-step tables' columns: the verdict's groups (docs/report.md), as a share of the step. */
 static void group_header(FILE *f, const struct ps_report *r)
 {
     for (int g = 0; g < PS_BN_UNKNOWN; g++)
@@ -213,7 +213,7 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
 }
 
 /* The average step in tb's eight categories (ms and share), the sync part beside them, and the verdict's
- * groups (DESIGN §4), so that the verdict's `host` share visibly differs from Runtime + CPU Exec + Other by
+ * groups (docs/report.md), so that the verdict's `host` share visibly differs from Runtime + CPU Exec + Other by
  * the sync time. */
 static void average_table(FILE *f, const struct ps_report *r)
 {

@@ -117,7 +117,7 @@ int main(int argc, char **argv)
         printf("render --format %-5s %8.3f ms, %9zu bytes\n", ps_renderer_at(i)->name, best * 1e3, len);
     }
     printf("peak RSS %.1f MB\n", peak_mb());
-    /* what finding steps without markers costs on its own (issue 12): the period of the busiest stream's kernel
+    /* what finding steps without markers costs on its own: the period of the busiest stream's kernel
      * sequence and its boundaries, as `--steps infer` runs it before the breakdown */
     struct ps_report ri = { .m = m, .opts = o, .run_start_ns = r.run_start_ns, .run_end_ns = r.run_end_ns };
     struct ps_view whole;

@@ -1,8 +1,8 @@
 /* Benchmark: what the probe adds to a process's first NVTX call, median over fresh processes:
  * (1) InitializeInjectionNvtx2 alone (dlopen excluded): the window in which NVTX's init state says "in
- * progress", so a fork by another thread leaves the child spinning (findings-3 #3); (2) the first
+ * progress", so a fork by another thread leaves the child spinning; (2) the first
  * nvtxMarkA as a program sees it (load the probe, init, the ring, the record); (3) fork + _exit of a
- * child after the parent's first NVTX call (the probe's fork handlers; findings-3 #12).
+ * child after the parent's first NVTX call (the probe's fork handlers).
  * Usage: bench_first_call [PROBE.so [RUNS]]   (default: the built probe, 200 runs). */
 #include <dirent.h>
 #include <dlfcn.h>

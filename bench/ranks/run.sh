@@ -1,5 +1,5 @@
 #!/bin/sh
-# Several-rank report benchmark (issue 10 "Figures"): FILES generated perfscope rank traces of KERNELS kernel rows
+# Several-rank report benchmark: FILES generated perfscope rank traces of KERNELS kernel rows
 # each (bench/readers/gen_kernels; default 8 files of 2.5 million kernels, ~110 MB each, written to a scratch
 # folder and removed after), then
 #   - `perfscope report run.*.sqlite` once: wall time and peak RSS (/usr/bin/time -v),

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Crafted inputs that were quadratic (findings-2 #9): many processes holding step ranges (ranks.c ran every
+# Crafted inputs that were quadratic: many processes holding step ranges (ranks.c ran every
 # analysis over the whole trace once per process) and one very long event name (libyajl re-scanned a token that
 # spans parser chunks from its start at every chunk). Prints the wall time and peak RSS of `perfscope report`
 # on each. Usage: bench/readers/crafted.sh [BUILD_DIR] [NAME_MB]  (default build, 64; needs python3, gzip)

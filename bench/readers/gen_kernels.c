@@ -1,6 +1,6 @@
 /* Writes a synthetic perfscope-format trace with a known content, for the reader benchmark:
  * N kernel rows (default 10 million) on one device, 4 streams, 100 kernel names, in the
- * CUPTI_ACTIVITY_KIND_KERNEL table of DESIGN §3, plus StringIds, PERFSCOPE_META and one NVTX
+ * CUPTI_ACTIVITY_KIND_KERNEL table of docs/trace-format.md, plus StringIds, PERFSCOPE_META and one NVTX
  * `step` push/pop range per 10,000 kernels. Kernel i: stream 7 + i % 4, name id i % 100,
  * start 1000 * i ns, duration 500 + i % 1000 ns, correlation i + 1.
  * So total kernel time = sum over i of (500 + i % 1000); the program prints it. */

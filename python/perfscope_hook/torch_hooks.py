@@ -1,5 +1,5 @@
 """The PyTorch side of perfscope's Python hook: wraps a few torch entry points so that each records a range
-through the probe (probe.py), named so that `perfscope report`'s default patterns (DESIGN §4) find them:
+through the probe (probe.py), named so that `perfscope report`'s default patterns (docs/report.md) find them:
 
   ProfilerStep#N                                    each step: optimizer.step to optimizer.step, or fetch to
                                                     fetch of one loader when no optimizer exists (steps.py)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # `perfscope report` through the real binary: exit statuses and messages for bad input (1) and bad usage (2),
-# and, when the shared traces are present, the JSON keys DESIGN §4 lists. Usage: report_cli.sh PERFSCOPE CASE SHARED
+# and, when the shared traces are present, its documented JSON keys. Usage: report_cli.sh PERFSCOPE CASE SHARED
 ps=$1 case=$2 shared=$3
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -38,7 +38,7 @@ json_keys)
     "$ps" report "$trace" >"$tmp/r.txt" || exit 1
     grep -q "^Verdict: data-loading (33.4 %" "$tmp/r.txt" || { echo "text verdict missing"; exit 1; } ;;
 steps_option)   # --steps: a bad value is a usage error; infer replaces ResNet's ProfilerSteps by inferred ones (6, the
-                # same count: docs/report.md), off keeps the ranges; TraceLens keys (issue 12)
+                # same count: docs/report.md), off keeps the ranges; TraceLens keys
     expect 2 "unknown --steps" -- "$ps" report --steps sometimes x
     expect 2 "unknown --compat" -- "$ps" report --compat hta x
     trace=$shared/traces/kineto/resnet50_workers0.pt.trace.json.gz

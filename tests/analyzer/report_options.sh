@@ -1,5 +1,5 @@
 #!/bin/sh
-# `perfscope report` option parsing and text escaping through the real binary (findings-2 #17, #18): long options
+# `perfscope report` option parsing and text escaping through the real binary: long options
 # are never abbreviated, --top is decimal only, out-of-range numbers and empty paths get their own message, and a
 # Unicode bidi control in a name is shown escaped. Usage: report_options.sh PERFSCOPE CASE
 ps=$1 case=$2

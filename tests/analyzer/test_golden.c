@@ -1,5 +1,5 @@
 /* Golden tests on the real traces in shared/traces/: the expected numbers are the peers' published results
- * (shared/traces/README.md, shared/notes/peer-definitions-hta-tb-kineto.md) or plain SQL over the trace,
+ * (shared/traces/README.md, docs/report.md) or plain SQL over the trace,
  * written here by hand — never produced by perfscope. `test_golden CASE SHARED_DIR`; exit 77 (skip) when the
  * trace is absent. */
 #include <math.h>

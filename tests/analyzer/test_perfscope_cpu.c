@@ -88,7 +88,7 @@ static void scenario(const char *dir, const char *name, long long data_us, long 
     ps_report_write_text(&r, f);
     fclose(f);
     CHECK(strstr(text, "No GPU rows") != NULL, "%s: the text report does not say there are no GPU rows", name);
-    /* the raw metadata is not dumped (findings-1 #11); the text points to where all of it is */
+    /* the raw metadata is not dumped; the text points to where all of it is */
     CHECK(strstr(text, "cuda_injection = not called") == NULL, "%s: the text report dumps raw metadata", name);
     CHECK(strstr(text, "(all 1 metadata entries: run.meta in --format json)") != NULL,
           "%s: the text report does not say where the metadata is", name);

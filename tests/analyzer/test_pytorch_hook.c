@@ -113,7 +113,7 @@ static void workers_busy_while_waiting(void)
     CHECK_EQ("more_workers", rep.py->more_workers, -1);
     CHECK(has_advice("busy 59 % of the time the step waited for data: close to saturated; raise prefetch_factor"),
           "advice: %s", rep.py->nadvice ? rep.py->advice[0] : "(none)");
-    CHECK_EQ("verdict", rep.bottleneck, PS_BN_DATA);   /* compute 60 % < 80 %: the largest cause wins (DESIGN §4) */
+    CHECK_EQ("verdict", rep.bottleneck, PS_BN_DATA);   /* compute 60 % < 80 %: the largest cause wins */
     ps_report_fini(&rep);
     ps_model_free(m);
 }

@@ -1,6 +1,6 @@
 /* Per-process breakdowns (ranks.c) on models with GPU work: each process is analysed on a view holding only
- * its rows (findings-2 #9: P processes cost P whole-trace passes before). The expected values are worked out
- * by hand beside each case (µs), from the rules in DESIGN §4: a step window runs from the host range's start to
+ * its rows (P processes must not cost P whole-trace passes). The expected values are worked out
+ * by hand beside each case (µs), from the rules in docs/report.md: a step window runs from the host range's start to
  * the later of its end and the end of the GPU work its runtime calls launched. Usage: test_ranks_views CASE. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* `perfscope report` on small hand-built traces, one case per problem a fresh user found in the analysis and its
- * presentation (findings-2): emit_nvtx range names, the sync column, zero-length windows, CPU-only compute advice,
+ * presentation: emit_nvtx range names, the sync column, zero-length windows, CPU-only compute advice,
  * PERFSCOPE_META garbage, --compat tb without Kineto ids, labels. Kineto traces are written as JSON, perfscope
  * traces with plain SQL; the expected values are worked out beside each case. */
 #include <sqlite3.h>
@@ -28,7 +28,7 @@ static const char *write_file(const char *name, const char *text)
     return path;
 }
 
-/* globalTid = (1<<48) | (pid<<24) | tid (DESIGN §3) */
+/* globalTid = (1<<48) | (pid<<24) | tid (docs/trace-format.md) */
 #define GT(pid, tid) "((1<<48)|(" #pid "<<24)|" #tid ")"
 
 /* Write a perfscope trace from `sql` (NVTX_EVENTS and PERFSCOPE_META are created first) and return its path. */
@@ -393,7 +393,7 @@ static void compat_tb_without_kineto_ids_noted(void)
     done(&b);
 }
 
-/* findings-3 #5: JSON text must be UTF-8 (RFC 8259 §8.1). A command line with a Latin-1 byte (0xFF), a range
+/* JSON text must be UTF-8 (RFC 8259 §8.1). A command line with a Latin-1 byte (0xFF), a range
  * name cut mid-character (0xE3 0x83 with its third byte missing) and a valid 'データ' (3 x 3 bytes): each invalid
  * maximal subpart comes out as one U+FFFD, as UTF-8 bytes EF BF BD (Python: b'w-\xe3\x83'.decode('utf-8', 'replace') == 'w-\ufffd'),
  * the valid one unchanged, byte for byte. */

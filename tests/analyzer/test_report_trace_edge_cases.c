@@ -1,5 +1,5 @@
 /* `perfscope report` on small perfscope traces built with plain SQL, one case per problem a fresh user found
- * (findings-1): the dropped-record total, step ranges on several threads, names that try to forge report lines,
+ *: the dropped-record total, step ranges on several threads, names that try to forge report lines,
  * unfinished recordings and crashed programs, traces without NVTX or GPU rows, corrupt time values, long step
  * tables, full kernel names, the HTA rounding note. Expected values are worked out beside each case. */
 #include <sqlite3.h>
@@ -16,7 +16,7 @@
 
 static char dir[256];
 
-/* globalTid = (1<<48) | (pid<<24) | tid (DESIGN §3) */
+/* globalTid = (1<<48) | (pid<<24) | tid (docs/trace-format.md) */
 #define GT(pid, tid) "((1<<48)|(" #pid "<<24)|" #tid ")"
 #define GP(pid) "((1<<48)|(" #pid "<<24))"
 

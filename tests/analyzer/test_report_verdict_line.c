@@ -1,4 +1,4 @@
-/* What every format says (issue 9): the verdict line with the compute (Kernel) share beside the bottleneck and
+/* What every format says: the verdict line with the compute (Kernel) share beside the bottleneck and
  * the most removing its cause could save; a run without steps says so in every format, its JSON has steps: []
  * and run.duration_ns is the program's own duration when the trace knows it; GPU utilisation over time; names
  * escaped for Markdown and HTML. Expected values are worked out beside each case. */

@@ -1,4 +1,4 @@
-/* Steps inferred without step markers (issue 12 item 4), on generated traces whose true step boundaries are known:
+/* Steps inferred without step markers, on generated traces whose true step boundaries are known:
  * a training loop with a warm-up phase and jittered durations (steps found within 1 % of the true boundaries),
  * traces without a period (inference abstains), and step ranges that win over inference unless --steps infer.
  * `test_steps_infer CASE`; the periodic and aperiodic cases print the measured boundary error and false detections. */
@@ -16,7 +16,7 @@
 static struct ps_model *m;
 static uint32_t thread, stream;
 static uint64_t corr;
-static int64_t truth[MAX_TRUE];   /* true step window starts, ns (DESIGN §4 / tb: max(the host's start of the step,
+static int64_t truth[MAX_TRUE];   /* true step window starts, ns (docs/report.md / tb: max(the host's start of the step,
                                    * the end of the previous step's GPU work)) */
 static int64_t gpu_end;            /* end of the last generated step's GPU work */
 static size_t ntruth;

@@ -1,4 +1,4 @@
-/* TraceLens' GPU timeline (issue 12, items 1 and 2): on the shared traces against TraceLens' own
+/* TraceLens' GPU timeline: on the shared traces against TraceLens' own
  * gpu_timeline.csv files (read by this test, never produced by perfscope), and on hand-built Kineto traces whose
  * expected values are worked out beside each case. `test_tracelens CASE SHARED_DIR`; 77 = skip. */
 #include <errno.h>

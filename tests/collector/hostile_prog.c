@@ -1,4 +1,4 @@
-/* Programs that do what real programs do and a probe must survive (findings-3): close every descriptor
+/* Programs that do what real programs do and a probe must survive: close every descriptor
  * (daemons, launchers), set a file-size limit (batch systems), emit bytes that are not UTF-8.
  * Run by tests/collector/hostile_tests.sh under `perfscope record`; each mode says what it did. */
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # End-to-end tests of `perfscope record` with programs that do what real programs do and must survive being
-# recorded (findings-3): tests/collector/hostile_prog.c, whose comments say what each mode did.
+# recorded: tests/collector/hostile_prog.c, whose comments say what each mode did.
 # Usage: hostile_tests.sh PERFSCOPE HOSTILE_PROG WORKDIR CASE
 set -u
 perfscope=$1 prog=$2 work=$3 case=$4
@@ -13,7 +13,7 @@ size() { wc -c <"$1" | tr -d ' '; }
 
 case $case in
 record_probe_never_writes_to_a_descriptor_it_no_longer_owns)
-    # findings-3 #1: the probe kept the ring's descriptor and fallocate'd every fresh chunk through it; after
+    # the probe kept the ring's descriptor and fallocate'd every fresh chunk through it; after
     # the program closed all descriptors and opened its own file on that number, the file grew by 64 KiB per
     # chunk. 300000 ranges "r" of 40 bytes each are 12 MB of records: about 180 chunks of 64 KiB, many of
     # them fresh (the collector drains every millisecond, the program writes a chunk in well under one).
@@ -24,7 +24,7 @@ record_probe_never_writes_to_a_descriptor_it_no_longer_owns)
     expect "content" "$(cat "$dir/victim.dat")" hello
     expect "rows" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59")" 300001
     expect "dropped_records" "$(meta dropped_records)" 0
-    # Same with stdin closed before the first NVTX call and a file moved onto 0 by dup2 (findings-3 t29).
+    # Same with stdin closed before the first NVTX call and a file moved onto 0 by dup2.
     record -f -o "$trace" -- "$prog" dup2 "$dir/stdin.dat" 300000
     expect "dup2 status" "$rc" 0
     expect "the file moved onto fd 0 (6 bytes written)" "$(size "$dir/stdin.dat")" 6
@@ -32,7 +32,7 @@ record_probe_never_writes_to_a_descriptor_it_no_longer_owns)
     expect "dup2 dropped_records" "$(meta dropped_records)" 0
     ;;
 record_probe_fits_its_ring_under_a_file_size_limit)
-    # findings-3 #2: with RLIMIT_FSIZE below the 512 MiB ring, ftruncate raised SIGXFSZ and killed the
+    # with RLIMIT_FSIZE below the 512 MiB ring, ftruncate raised SIGXFSZ and killed the
     # program (exit 153). A 4 MiB limit: the ring is made 4 MiB (4 KiB chunks) and 20000 ranges (800 KB)
     # all fit; a 64 KiB limit is below the smallest ring (659456 bytes): the probe records nothing and
     # says why, and the program still runs to the end.
@@ -49,7 +49,7 @@ record_probe_fits_its_ring_under_a_file_size_limit)
     expect "rows under a 64 KiB limit" "$(q "SELECT count(*) FROM NVTX_EVENTS")" 0
     ;;
 record_reports_a_file_size_limit_and_gives_cmd_the_default_sigxfsz)
-    # findings-3 #2, the recorder: under `ulimit -f` it died of SIGXFSZ (exit 153) without a word. Now it
+    # under `ulimit -f` it died of SIGXFSZ (exit 153) without a word. Now it
     # ignores SIGXFSZ, so its writes fail with EFBIG and it says the trace is incomplete and why; CMD still
     # gets SIGXFSZ's default action (xfsz_disposition exits 0 only then). The soft limit is 4 MiB (8192 blocks of
     # 512 bytes in dash, 1024 in bash): enough for the schema (64 KiB pages); CMD lifts its own soft limit and
@@ -65,7 +65,7 @@ record_reports_a_file_size_limit_and_gives_cmd_the_default_sigxfsz)
     grep -Eq "a file size limit is set \(ulimit -f: (4194304|8388608) bytes\)" "$dir/err" || fail "cause: $(cat "$dir/err")"
     ;;
 record_stores_only_valid_utf8_text)
-    # findings-3 #5: bytes that are not UTF-8 were stored as is, and Python's sqlite3 (pandas) could not read
+    # bytes that are not UTF-8 were stored as is, and Python's sqlite3 (pandas) could not read
     # NVTX_EVENTS, StringIds, ThreadNames, PROCESSES, PERFSCOPE_PROCESS_INFO or PERFSCOPE_META. Every table must
     # read, and each bad text must read as Python's own bytes.decode('utf-8', 'replace') of the raw bytes
     # (the peer that defines the expected value; hostile_prog.c's badutf8 lists them). Its thread with a cut
@@ -107,7 +107,7 @@ print("ok")
 PY
     ;;
 record_counts_only_forked_children_that_record_as_probed)
-    # findings-3 #12: every fork of a probed process made a 512 MiB ring before its exec, so 20 children that
+    # every fork of a probed process made a 512 MiB ring before its exec, so 20 children that
     # exec /bin/true (not probed: no NVTX call) and one that _exits counted as 22 probed processes with 22
     # rings. The ring now comes with a process's first record: 1 probed process (the parent), 1 ring, 1 row.
     record -o "$trace" -- "$prog" forkexec 20
@@ -118,7 +118,7 @@ record_counts_only_forked_children_that_record_as_probed)
     grep -q "(1 probed)" "$dir/err" || fail "summary: $(cat "$dir/err")"
     ;;
 record_two_recorders_with_the_same_output_one_fails_clearly)
-    # findings-3 #4: two recorders given the same -o -f both said "wrote" while the file held one trace (the
+    # two recorders given the same -o -f both said "wrote" while the file held one trace (the
     # other wrote into an unlinked file), or no tables at all. Now the first to lock the file wins; the other
     # fails before running CMD and says why. Each CMD runs 1 s after its ranges, so the two recordings
     # overlap whatever the scheduling: exactly one exit 0, and the file holds exactly its rows (A: 3000 rows
@@ -152,7 +152,7 @@ record_two_recorders_with_the_same_output_one_fails_clearly)
     done
     ;;
 record_survives_a_program_that_overwrites_its_ring)
-    # issue 11 #2: the ring's header was checked once at open and re-read live; a program that overwrote it
+    # the ring's header was checked once at open and re-read live; a program that overwrote it
     # made record die of SIGSEGV in the ring reader (and the program with it, PDEATHSIG); drop counts read
     # from a corrupt ring were reported as 41799811430613058. hostile_prog scribble (see its comment): its
     # forked sibling's 5000 "sibling" ranges are in a ring of their own and must all be kept; the scribbled
@@ -191,7 +191,7 @@ record_survives_a_program_that_truncates_its_ring)
     [ "$before" -gt 0 ] && [ "$before" -le 3000 ] || fail "$before 'before' rows of 3000"
     ;;
 record_names_the_cause_of_dropped_records)
-    # findings-3 #8: ranges nested deeper than the probe's 65536 levels were reported as "dropped because a
+    # ranges nested deeper than the probe's 65536 levels were reported as "dropped because a
     # ring was full (use a larger --ring-size)". 70000 nested ranges: 65536 rows, 70000 - 65536 = 4464
     # dropped beyond the probe's limits, none because a ring was full, and no ring-size advice.
     record -o "$trace" -- "$prog" deep 70000
@@ -205,7 +205,7 @@ record_names_the_cause_of_dropped_records)
     ! grep -q "ring-size" "$dir/err" || fail "ring-size advice for a nesting limit: $(cat "$dir/err")"
     ;;
 record_warns_about_probed_processes_still_running)
-    # findings-3 #6: a probed child still running when CMD exited lost its later records without a word. The
+    # a probed child still running when CMD exited lost its later records without a word. The
     # background child made a mark "bg" and outlives CMD until the test has checked the trace: one warning
     # naming its pid, META still_running_processes 1, its "bg" row kept (its "late" mark comes after the trace
     # is written).
@@ -217,7 +217,7 @@ record_warns_about_probed_processes_still_running)
         fail "warning: $(cat "$dir/err")"
     expect "still_running_processes" "$(meta still_running_processes)" 1
     expect "the child's mark" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'bg'")" 1
-    # findings-4 #4: the report says so too.
+    # the report says so too.
     "$perfscope" report "$trace" >"$dir/report.txt" 2>&1 || fail "report exited $?"
     grep -q "^WARNING: 1 probed process was still running when the program exited" "$dir/report.txt" ||
         fail "report: $(head -5 "$dir/report.txt")"
@@ -232,7 +232,7 @@ record_warns_about_probed_processes_still_running)
     expect "still_running_processes without one" "$(meta still_running_processes)" 0
     ;;
 record_keeps_thousands_of_domains_and_registered_strings)
-    # findings-3 #13: the registries were linked lists (20000 of each took 11 s); now hashed. Correctness
+    # the registries were linked lists (20000 of each took 11 s); now hashed. Correctness
     # across their resizes: 3000 domains, strings and categories, each handle given back for its name
     # (hostile_prog exits 3 otherwise); rows: 3000 domain (75), 3000 category (33) and 3000 push/pop (59)
     # rows, each range's textId resolving to its own "sI" in the domain "domI".
@@ -245,7 +245,7 @@ record_keeps_thousands_of_domains_and_registered_strings)
         WHERE r.eventType = 59 AND 's' || substr(d.text, 4) = s.value")" 3000
     ;;
 record_warns_about_rings_of_another_pid_namespace_and_keeps_them)
-    # findings-3 #7: two programs in their own PID namespaces (both pid 1 there) built their rings under the
+    # two programs in their own PID namespaces (both pid 1 there) built their rings under the
     # same temporary name, and one's records were lost without a word (2 runs of 3). Now both rings are kept
     # (300 rows "A" and 300 rows "B") and record warns that their pids are those of another namespace.
     # Needs unshare --pid (root or user namespaces): else skipped.

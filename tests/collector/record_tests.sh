@@ -33,7 +33,7 @@ record_refuses_existing_output_without_force)
     expect "child_exit_code" "$(meta child_exit_code)" 0
     ;;
 record_force_refuses_to_replace_non_regular_files)
-    # findings-1 #1: -f replaced /dev/null and FIFOs with a regular file. A symbolic link stands in for
+    # -f replaced /dev/null and FIFOs with a regular file. A symbolic link stands in for
     # /dev/null here, so a regression removes the link, not the device.
     mkfifo "$dir/fifo" && mkdir "$dir/sub" && ln -s /dev/null "$dir/null" && ln -s fifo "$dir/tofifo" || fail setup
     for out in fifo sub null tofifo; do
@@ -52,7 +52,7 @@ record_force_refuses_to_replace_non_regular_files)
     expect "the link's target is kept" "$(cat "$dir/target")" keep
     ;;
 record_ring_size_bounds_are_the_probes)
-    # findings-1 #3: 64K was accepted and the probe then recorded nothing. The probe's smallest ring is the
+    # 64K was accepted and the probe then recorded nothing. The probe's smallest ring is the
     # header page + 1024 lanes x 64 bytes + the open-range table (1024 lanes x 16 slots x 32 bytes) + 16 chunks
     # of 4 KiB = 4096 + 65536 + 524288 + 65536 = 659456 bytes.
     for bad in 64K 659455 2T 0x10 " 5" 1e3 -1 16E; do
@@ -76,8 +76,8 @@ record_warns_when_the_probe_could_not_record)
     expect "probed" "$(meta probed_processes)" 0
     ;;
 record_child_dies_with_the_recorder)
-    # findings-1 #7: after kill -9 of record, CMD ran on unobserved. Now it gets SIGTERM (PR_SET_PDEATHSIG).
-    # findings-1 #9: the trace of a killed recorder says it is incomplete (recording_complete = 0).
+    # after kill -9 of record, CMD ran on unobserved. Now it gets SIGTERM (PR_SET_PDEATHSIG).
+    # the trace of a killed recorder says it is incomplete (recording_complete = 0).
     # The program sleeps 600 s, past this test's TIMEOUT: only the SIGTERM ends it while the test runs.
     start_record -o "$trace" -- "$prog" sleep 600 "$dir/pid"
     await "the program to start" $rec test -s "$dir/pid"
@@ -90,7 +90,7 @@ record_child_dies_with_the_recorder)
     expect "no end-of-run rows" "$(meta child_pid)" ""
     ;;
 record_recovers_the_rings_of_a_killed_recorder)
-    # issue 11 #1: with the program recording faster than the writer stores, kill -9 of record lost everything
+    # with the program recording faster than the writer stores, kill -9 of record lost everything
     # still in the rings, and the next record deleted them without a word. nvtx_prog ranges_ignoring_sigterm
     # (see its comment) makes 500000 ranges "storm", waits for the recorder to die, makes 500000 more: after
     # `record --recover`, stored rows + dropped records = 1000000 exactly, wherever the kill fell.
@@ -142,7 +142,7 @@ record_recovers_the_rings_of_a_killed_recorder)
     grep -q "already recovered" "$dir/err3" || fail "second --recover: $(cat "$dir/err3")"
     ;;
 record_forwards_sigalrm_and_survives_sigpipe)
-    # findings-1 #7: SIGALRM (e.g. a batch time limit) killed record, not CMD; SIGPIPE killed record.
+    # SIGALRM (e.g. a batch time limit) killed record, not CMD; SIGPIPE killed record.
     # Once CMD runs, record ignores SIGPIPE and forwards SIGALRM. A SIGPIPE that killed record would end it
     # before the SIGALRM sent after it (status 141); forwarded, the SIGALRM ends CMD and record says so (142).
     start_record -o "$trace" -- "$prog" sleep 600 "$dir/pid"
@@ -154,7 +154,7 @@ record_forwards_sigalrm_and_survives_sigpipe)
     expect "child_signal" "$(meta child_signal)" 14
     ;;
 record_removes_stale_session_dirs_of_dead_recorders)
-    # findings-1 #7: /tmp/perfscope-UID/<pid>/ of a killed recorder stayed forever. Only directories that look
+    # /tmp/perfscope-UID/<pid>/ of a killed recorder stayed forever. Only directories that look
     # like a session (pid name, ours, mode 0700) whose pid is dead are removed.
     base=$dir/xdg/perfscope
     mkdir -p -m 700 "$dir/xdg" "$base" || fail setup
@@ -170,7 +170,7 @@ record_removes_stale_session_dirs_of_dead_recorders)
     expect "record's own session dir is removed" "$(ls "$base" | sort | tr '\n' ' ')" "$(printf '%s\n' $$ 1$dead keep | sort | tr '\n' ' ')"
     ;;
 record_sigterm_while_setting_up_leaves_no_file)
-    # issue 11 #4: a SIGTERM in record's first milliseconds (after it created the output, before CMD ran) left
+    # a SIGTERM in record's first milliseconds (after it created the output, before CMD ran) left
     # a 0-byte file that a rerun without -f refused. Now: exit 143, no file, CMD never ran.
     # The test holds record in that stretch: after creating the output record loads NVML, here the test-only
     # stand-in (tests/tui/nvml_standin.c), whose initialisation reads its script from a FIFO that the test
@@ -195,7 +195,7 @@ record_sigterm_while_setting_up_leaves_no_file)
         fail "a rerun without -f: status $?: $(cat "$dir/err")"
     ;;
 record_cannot_run_exits_127_not_found_126_not_executable)
-    # findings-1 #15: as shells do (POSIX "Command Search and Execution").
+    # as shells do (POSIX "Command Search and Execution").
     record -o "$trace" -- "$dir/no-such-program"
     expect "not found" "$rc" 127
     printf '#!/bin/sh\nexit 0\n' >"$dir/noexec" && chmod 644 "$dir/noexec"
@@ -203,7 +203,7 @@ record_cannot_run_exits_127_not_found_126_not_executable)
     expect "not executable" "$rc" 126
     grep -q "cannot run '$dir/noexec': Permission denied" "$dir/err" || fail "message: $(cat "$dir/err")"
     [ ! -e "$trace" ] || fail "a trace was left behind"
-    # issue 11 #5: a directory was "Permission denied (is it executable? chmod +x)".
+    # a directory was "Permission denied (is it executable? chmod +x)".
     record -o "$trace" -- "$dir"
     expect "a directory" "$rc" 126
     grep -q "cannot run '$dir': it is a directory" "$dir/err" || fail "message: $(cat "$dir/err")"
@@ -214,7 +214,7 @@ record_cannot_run_exits_127_not_found_126_not_executable)
     grep -q "cannot run 'subdir': it is a directory" "$dir/err" || fail "message on PATH: $(cat "$dir/err")"
     ;;
 record_disk_full_removes_the_session_dir)
-    # findings-1 #7: a trace on a full file system: record says the trace is incomplete, exits 1, and leaves
+    # a trace on a full file system: record says the trace is incomplete, exits 1, and leaves
     # no ring file behind. Needs a small tmpfs (root); skipped elsewhere.
     mkdir -p "$dir/small" "$dir/xdg" && chmod 700 "$dir/xdg" || fail setup
     mount -t tmpfs -o size=3m tmpfs "$dir/small" 2>/dev/null || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
@@ -226,7 +226,7 @@ record_disk_full_removes_the_session_dir)
     expect "session dirs left" "$(ls -A "$dir/xdg/perfscope")" ""
     ;;
 record_rejects_a_probe_path_that_is_not_the_probe)
-    # findings-1 #15: a missing PERFSCOPE_PROBE silently used the build tree's probe; /etc/passwd recorded
+    # a missing PERFSCOPE_PROBE silently used the build tree's probe; /etc/passwd recorded
     # nothing without a word. Both now stop record (exit 1) before CMD runs.
     PERFSCOPE_PROBE=$dir/nonexist.so "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err"
     expect "status, missing" "$?" 1
@@ -242,7 +242,7 @@ record_rejects_a_probe_path_that_is_not_the_probe)
     [ ! -e "$trace" ] || fail "a trace was written"
     ;;
 record_option_errors_are_one_line_usage_errors)
-    # findings-1 #15: strict numbers, `-o -- ./p` is a missing value, one line + a pointer to --help.
+    # strict numbers, `-o -- ./p` is a missing value, one line + a pointer to --help.
     for bad in "--sample-hz 0x10" "--sample-hz 1e3" "--sample-hz nan" "--sample-hz 1001" "--sample-hz -1" \
                "-o --" "--bogus" "--ring-size"; do
         # shellcheck disable=SC2086
@@ -251,7 +251,7 @@ record_option_errors_are_one_line_usage_errors)
         expect "lines for '$bad'" "$(wc -l <"$dir/err")" 1
         grep -q "see 'perfscope record --help'" "$dir/err" || fail "'$bad': message: $(cat "$dir/err")"
     done
-    # long options are never abbreviated (issue 10); the command's own options after it are its own
+    # long options are never abbreviated; the command's own options after it are its own
     record --samp 5 -- "$prog" exit 0
     expect "status for --samp" "$rc" 2
     grep -q "did you mean --sample-hz" "$dir/err" || fail "'--samp': message: $(cat "$dir/err")"
@@ -301,7 +301,7 @@ record_forwards_sigterm_and_finalises_the_trace)
     [ ! -e "$trace-wal" ] || [ ! -s "$trace-wal" ] || fail "WAL not checkpointed"
     ;;
 record_forwards_each_signal_once)
-    # issue 11 #3: a signal sent to record's whole process group reached CMD twice: once from the sender, once
+    # a signal sent to record's whole process group reached CMD twice: once from the sender, once
     # forwarded. nvtx_prog count_signals counts what it gets (see its comment). setsid makes record the leader
     # of a group of its own, so -$rec is "its process group"; CMD shares that group.
     wait_ready() { # wait_ready PID: until the program's handlers are in place
@@ -382,7 +382,7 @@ record_writes_known_nvtx_ranges)
     expect "event types" "$(q "SELECT group_concat(id) FROM (SELECT id FROM ENUM_NSYS_EVENT_TYPE ORDER BY id)")" "33,34,59,60,75"
     expect "session start" "$(q "SELECT count(*) FROM TARGET_INFO_SESSION_START_TIME WHERE utcEpochNs > 1600000000000000000")" 1
     check_session_start_time
-    # findings-1 #16: nsys's META_DATA_EXPORT, with the rows nsys 2026.2 writes (shared/traces/nsys/h100_2gpu_1s.sqlite)
+    # nsys's META_DATA_EXPORT, with the rows nsys 2026.2 writes (shared/traces/nsys/h100_2gpu_1s.sqlite)
     # for the product and the export schema 3.25.0 whose tables perfscope follows; never NVIDIA's name.
     x() { q "SELECT group_concat(value, '|') FROM META_DATA_EXPORT WHERE name = '$1'"; }
     expect "EXPORT_PRODUCT_NAME" "$(x EXPORT_PRODUCT_NAME)" perfscope
@@ -420,7 +420,7 @@ record_keeps_ranges_closed_before_sigkill)
         WHERE text = 'open-at-kill') >= (SELECT max(\"end\") FROM NVTX_EVENTS WHERE text = 'r')")" 1
     expect "unterminated_nvtx" "$(meta unterminated_nvtx)" 1
     expect "integrity" "$(q "PRAGMA integrity_check")" ok
-    # findings-4 #5: with no range closed at all, the report lists the open one and does not claim the program
+    # with no range closed at all, the report lists the open one and does not claim the program
     # never used NVTX.
     record -f -o "$trace" -- "$prog" closed_then_sigkill 0 "$dir/closed"
     "$perfscope" report "$trace" >"$dir/report.txt" || fail "report exited $?"
@@ -429,7 +429,7 @@ record_keeps_ranges_closed_before_sigkill)
     ! grep -q "did not use NVTX" "$dir/report.txt" || fail "claims no NVTX: $(cat "$dir/report.txt")"
     ;;
 record_keeps_ranges_of_threads_that_exit_inside_them)
-    # findings-4 #3: 50 threads in turn exit inside 2 ranges each, all on the same lane; a lane has 16 open-range
+    # 50 threads in turn exit inside 2 ranges each, all on the same lane; a lane has 16 open-range
     # slots, so without freeing them at thread exit only the first 8 threads' ranges were kept. Then main exits
     # inside "main_open". Expected: 2 x 50 + 1 = 101 rows with end NULL, 50 per name on 50 threads.
     record -o "$trace" -- "$prog" threads_exit_open 50
@@ -439,7 +439,7 @@ record_keeps_ranges_of_threads_that_exit_inside_them)
         count(DISTINCT globalTid) AS t FROM NVTX_EVENTS WHERE \"end\" IS NULL GROUP BY text ORDER BY text)")" \
         "main_open:1:1 te_inner:50:50 te_outer:50:50"
     expect "unterminated_nvtx" "$(meta unterminated_nvtx)" 101
-    # findings-5 #3: a thread exiting 20 deep (past the lane's 16 slots) writes all 20 from its own stack, with
+    # a thread exiting 20 deep (past the lane's 16 slots) writes all 20 from its own stack, with
     # their names and attributes (d19's colour 0xFF00FF00 = 4278255360).
     record -f -o "$trace" -- "$prog" thread_exit_deep
     expect "deep status" "$rc" 0
@@ -449,7 +449,7 @@ record_keeps_ranges_of_threads_that_exit_inside_them)
     expect "d19's colour" "$(q "SELECT color FROM NVTX_EVENTS WHERE text = 'd19'")" 4278255360
     ;;
 record_keeps_open_ranges_with_inline_text_unnamed)
-    # findings-4 #2: past 4096 distinct names a thread's messages go inline, which the open-range table cannot
+    # past 4096 distinct names a thread's messages go inline, which the open-range table cannot
     # hold; such a range is kept without its text (docs/probe.md). nvtx_prog inline_open: 5000 closed, 1 open.
     record -o "$trace" -- "$prog" inline_open
     expect "status" "$rc" 0
@@ -458,14 +458,14 @@ record_keeps_open_ranges_with_inline_text_unnamed)
         WHERE eventType = 59 AND \"end\" IS NULL")" "1 0 0"
     expect "it starts after the last closed one" "$(q "SELECT (SELECT start FROM NVTX_EVENTS WHERE \"end\" IS NULL
         AND eventType = 59) >= (SELECT max(\"end\") FROM NVTX_EVENTS WHERE eventType = 59)")" 1
-    # findings-5 #3: the report names it "(no text)" (JSON: null), not a blank.
+    # the report names it "(no text)" (JSON: null), not a blank.
     "$perfscope" report "$trace" >"$dir/report.txt" || fail "report exited $?"
     grep -Eqx "  pid [0-9]+ tid [0-9]+: \(no text\)" "$dir/report.txt" || fail "report: $(head "$dir/report.txt")"
     "$perfscope" report --format json "$trace" | grep -q '"unterminated_ranges": \[{"name": null' ||
         fail "json: $("$perfscope" report --format json "$trace" | grep -o '"unterminated_ranges[^]]*')"
     ;;
 record_forked_child_does_not_own_the_parents_start_end_ranges)
-    # findings-5 #1: the child inherited the parent's open start/end table, so its end of the parent's id
+    # the child inherited the parent's open start/end table, so its end of the parent's id
     # wrote a second row (under the parent's tid in the child's pid).
     record -o "$trace" -- "$prog" fork_startend
     expect "status" "$rc" 0
@@ -474,11 +474,11 @@ record_forked_child_does_not_own_the_parents_start_end_ranges)
     expect "the child's end is unbalanced" "$(meta unbalanced_nvtx)" 1
     ;;
 record_first_range_excludes_the_probes_set_up)
-    # findings-4 #1: the process's first push makes the ring (milliseconds); its range must start after that
+    # the process's first push makes the ring (milliseconds); its range must start after that
     # set-up, not before it. The probe stamps the process's attach time (PERFSCOPE_PROCESS_INFO.attachTime,
     # CLOCK_MONOTONIC) once the ring exists, near the end of the set-up, and the range's start is stamped
-    # after the set-up: so start >= attachTime, whatever the scheduling (issue 11: this was a timing, "in the
-    # last quarter of the call", that needed up to 3 tries under ASan). Without the fix the start precedes
+    # after the set-up: so start >= attachTime, whatever the scheduling (not a timing such as "in the
+    # last quarter of the call", which needed up to 3 tries under ASan). Without the fix the start precedes
     # attachTime by the whole set-up. nvtx_prog also wrote CLOCK_MONOTONIC before and after its first push
     # call: the start (+ systemClockNs, the CLOCK_MONOTONIC of time 0) lies between them.
     record -o "$trace" -- "$prog" first_range "$dir/times"
@@ -608,7 +608,7 @@ record_samples_sleeping_child_as_sleeping)
     expect "process named by the OS" "$(q "SELECT name FROM PROCESSES WHERE pid = $(meta child_pid)")" nvtx_prog
     ;;
 record_finished_trace_is_one_file_readable_from_a_read_only_dir)
-    # findings-2 #1: a finished trace stayed in WAL mode, so `report` failed in a read-only folder ("attempt to
+    # a finished trace stayed in WAL mode, so `report` failed in a read-only folder ("attempt to
     # write a readonly database") and left -wal/-shm files beside the trace elsewhere. Root ignores a folder's
     # mode, so as root the report runs as user nobody (runuser or setpriv; skipped without either).
     record -o "$trace" -- "$prog" known

@@ -1,6 +1,6 @@
 /* Unit tests of the collector's translation of probe records (common/ps_wire.h) into trace rows
  * (collector/rows.c), fed with hand-built records; expected rows are written out beside each case from
- * Nsight Systems' encodings (notes/nsys-sqlite-schema.md §1.2). Usage: test_rows CASE. */
+ * Nsight Systems' encodings (docs/trace-format.md). Usage: test_rows CASE. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -307,7 +307,7 @@ static void child_unbalanced(void)
     nvtxRangeEnd(id);
     nvtxRangePushA("ok");
     T->level[4] = nvtxRangePop();
-    /* ids no start returned, with the bit the probe sets on ranges it could not track (issue 11 #9) */
+    /* ids no start returned, with the bit the probe sets on ranges it could not track */
     nvtxRangeEnd((nvtxRangeId_t)-1);
     nvtxRangeEnd((1ull << 63) | 5);
     /* a range that did not fit the open-range table (65536 slots): its end is no unbalanced end, but the same

@@ -1,7 +1,7 @@
 /* Every fuzzer seed (fuzz/corpus/) and every saved reproducer (tests/readers/regress/) goes through
  * ps_read_trace: it must either read, or fail with one line naming the file, never crash (this test runs under
  * ASan+UBSan in CI). Seeds are valid slices of real traces: they must read; but seeds named hostile_*
- * (fuzz/make_seeds.py: the shapes of issue 11, a view, text in a numeric column, "args": [1,2]) may fail, with the
+ * (fuzz/make_seeds.py: hostile shapes: a view, text in a numeric column, "args": [1,2]) may fail, with the
  * one-line message. Reproducers named reject_* are damaged traces (cut mid-event, truncated gzip, a SQLite file
  * cut after one page): they must be rejected. */
 #include <dirent.h>

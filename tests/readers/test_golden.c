@@ -139,7 +139,7 @@ struct kineto_expect {
  *     'cuda_runtime': 8567, 'gpu_memset': 750, 'kernel': 4330, 'overhead': 2, 'cuda_driver': 725, 'gpu_memcpy': 85,
  *     'gpu_user_annotation': 1, 'Trace': 1} 551451628 1752829952234460955 177315930 1 None None
  * "overhead" (2 events in the OWLv2 trace: CUPTI's overhead samples) is ignored by design, counted in the
- * metadata entry "ignored_events", not unplaced (findings-2 #14); "Trace" is the profiler's own span, ignored.
+ * metadata entry "ignored_events", not unplaced; "Trace" is the profiler's own span, ignored.
  * API calls = cuda_runtime + cuda_driver (pre-2.0: Runtime). */
 static const struct kineto_expect kineto[] = {
     { "kineto/resnet50_workers0.pt.trace.json.gz", 8772, 12, 312, 11923, 0, 23646, 0, 0, 0, 0,
@@ -152,7 +152,7 @@ static const struct kineto_expect kineto[] = {
       162532340, 307323096, 1716423322422880181LL, 0, 2, 8 },
     { "kineto/h100_owlv2_inference.pt.trace.json.gz", 4330, 85, 750, 8567 + 725, 725, 24378, 7, 1, 65313, 0,
       551451628, 177315930, 1752829952234460955LL, -1, -1, 1 },
-    /* ROCm: "bytes": "1" on its one gpu_memcpy and on hipMemcpyWithStream (string args, issue 12 item 2); HIP calls
+    /* ROCm: "bytes": "1" on its one gpu_memcpy and on hipMemcpyWithStream (string args); HIP calls
      * are cuda_runtime; deviceProperties lists device 0, its events run on device 2: 2 devices. The command above
      * prints: {'user_annotation': 1, 'cpu_op': 4619, 'python_function': 4266, 'cuda_runtime': 1707, 'kernel': 1516,
      * 'gpu_memcpy': 1, 'gpu_user_annotation': 1, 'Trace': 1} 43062042 1753652182127176383 1 1 None None

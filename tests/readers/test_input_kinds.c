@@ -1,4 +1,4 @@
-/* What ps_read_trace does with inputs that are not plain trace files (findings-2 #2, #10, #18): a FIFO
+/* What ps_read_trace does with inputs that are not plain trace files: a FIFO
  * without a writer (used to block in open forever), pipes and devices (refused before any read), /dev/stdin
  * redirected from a file (read), and gzip files that hold whitespace only or a SQLite file.
  * Usage: test_input_kinds CASE */

@@ -1,4 +1,4 @@
-/* Kineto reader cases from a fresh user's findings (findings-2 #7, #9b, #14, #15, #18): integers out of the
+/* Kineto reader cases from a fresh user's findings: integers out of the
  * model field's range, by-design categories, exact error byte offsets, the JSON Array Format without its ']'
  * and a name far longer than the parser chunk. Usage: test_kineto_edge_cases CASE. */
 #include "tinyfs.h"
@@ -38,7 +38,7 @@ static void out_of_range_integers_are_errors(void)
     const char pid[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"pid\": 4294967296, "
                        "\"tid\": 1, \"ts\": 0, \"dur\": 1}]}";
     CHECK_CONTAINS(tiny_read_err(tiny_write("pid.json", pid, strlen(pid))), "event 0: \"pid\" is not an integer in range");
-    /* findings-4 #6: the same pid as a digit string (pre-2.0 traces write ids so) is the same error */
+    /* the same pid as a digit string (pre-2.0 traces write ids so) is the same error */
     const char spid[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"pid\": \"4294967296\", "
                         "\"tid\": 1, \"ts\": 0, \"dur\": 1}]}";
     CHECK_CONTAINS(tiny_read_err(tiny_write("spid.json", spid, strlen(spid))),

@@ -1,4 +1,4 @@
-/* The legacy (pre-Kineto) PyTorch profiler JSON (issue 12 item 3): a JSON array of `X` events without `cat`,
+/* The legacy (pre-Kineto) PyTorch profiler JSON: a JSON array of `X` events without `cat`,
  * "pid": "CPU functions" and numeric thread ids, as Debian 12's python3-torch 1.13 writes it
  * (torch/autograd/profiler_util.py export_chrome_trace). Usage: test_legacy_profiler CASE [FIXTURE]. */
 #include "analyses/report.h"

@@ -1,4 +1,4 @@
-/* The SQLite reader's checks on values and on how it opens a file (findings-2 #1, #6, #18): integer columns
+/* The SQLite reader's checks on values and on how it opens a file: integer columns
  * holding text, real or blob values, negative byte counts, NUL bytes inside names, and WAL-mode traces (read
  * without writing beside them, and a clear message where their folder is read-only). Each case builds a tiny
  * file with plain SQL; the expected messages and values are written beside it. Also PERFSCOPE_META values that
@@ -169,7 +169,7 @@ static void nul_bytes_in_names(void)
     ps_model_free(m);
 }
 
-/* findings-2 #8 (reader part): PERFSCOPE_META values are text; a value that is not a count leaves the model's
+/* PERFSCOPE_META values are text; a value that is not a count leaves the model's
  * field unknown (-1), where it used to become 0 ('abc', '-5'), 1 ('1e3') or INT64_MAX (a 23-digit number). */
 static void meta_counts_that_are_not_integers(void)
 {
@@ -266,7 +266,7 @@ static void read_in_read_only_dir(void)
     if (m)
         CHECK_EQ(m->gpu.n, 4);
     ps_model_free(m);
-    /* the main file of a killed recording copied without its -wal (issue 11 #10): what it holds reads, as it
+    /* the main file of a killed recording copied without its -wal: what it holds reads, as it
      * would in a writable folder, and the model says the -wal is missing (the report warns) */
     m = tiny_read(ro_copy);
     if (m) {

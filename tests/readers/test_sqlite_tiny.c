@@ -5,7 +5,7 @@
 
 #include "tinyfs.h"
 
-/* globalTid = (1<<48) | (pid<<24) | tid, globalPid = globalTid & ~0xFFFFFF (DESIGN §3) */
+/* globalTid = (1<<48) | (pid<<24) | tid, globalPid = globalTid & ~0xFFFFFF (docs/trace-format.md) */
 #define GP(pid) "((1<<48)|(" #pid "<<24))"
 #define GT(pid, tid) "((1<<48)|(" #pid "<<24)|" #tid ")"
 

@@ -1,4 +1,4 @@
-/* A trace file is untrusted input (issue 11, "Readers" #6-#10): what the SQLite reader refuses to run (views,
+/* A trace file is untrusted input: what the SQLite reader refuses to run (views,
  * virtual tables, generated columns, unbounded work), values of the wrong type in every numeric column, NUL bytes
  * inside Kineto strings, Kineto "args" that are not objects, and the messages that name the cause. Each case builds
  * a tiny file; the expected values and messages are written beside it. Usage: test_untrusted_traces CASE */

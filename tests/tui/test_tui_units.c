@@ -230,12 +230,12 @@ static void test_view(void)
     t.gpu[0].s.nprocs = 2;
     t.gpu[0].s.procs[1] = (struct ps_gpu_proc){ .pid = 77, .used_bytes = 1 << 20, .gpu_instance_id = 2,
                                                 .compute_instance_id = 0, .sm_util_pct = 5 };
-    tui_view_build(&t, 80, 24, &f);
+    tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "GPU0      4242   71%"), "SM%% of 4242: %s", find_line(&f, "4242") ? find_line(&f, "4242") : "");
     CHECK(find_line(&f, "GPU0        77    5%"), "SM%% of 77");
     CHECK(find_line(&f, "GI 2 CI 0"), "the MIG instance of 77");
     t.gpu[0].s.valid &= ~PS_GPU_PROC_UTIL;
-    tui_view_build(&t, 80, 24, &f);
+    tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "GPU0      4242   N/A"), "SM%% N/A without nvmlDeviceGetProcessUtilization");
     /* a GPU in MIG mode lists its MIG devices under it */
     t.panel = TUI_PANEL_RECORDING;
@@ -243,7 +243,7 @@ static void test_view(void)
     t.gpu[0].s.mig_enabled = 1;
     t.gpu[0].s.nmig = 1;
     t.gpu[0].s.mig[0] = (struct ps_gpu_mig){ "MIG-e1000000-0000-0000-0000-000000000001", 1, 0, 1, 1 << 30, 20ull << 30 };
-    tui_view_build(&t, 100, 30, &f);
+    tui_layout_build(&t, 100, 30, &f);
     CHECK(find_line(&f, "MIG GI 1 CI 0"), "MIG device line");
     CHECK(find_line(&f, "MIG-e1000000-0000-0000-0000-000000000001"), "MIG device UUID");
     t.help = 1;

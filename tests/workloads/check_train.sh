@@ -2,7 +2,7 @@
 # check_train.sh — runs the real `train` binary and checks what it prints: exit status, the NVTX
 # range count (6 per step: step, data, h2d, forward, backward, optimizer; no others), the loss going
 # down, and which phase dominates the step for each scenario (the analyzer's rule for traces
-# without GPU rows, DESIGN §4: compute is kernel-bound at >= 80 %, else the largest cause wins).
+# without GPU rows, docs/report.md: compute is kernel-bound at >= 80 %, else the largest cause wins).
 # Usage: check_train.sh TRAIN DATA_DIR scenario NAME STEPS EXPECT [TRAIN ARGS...]
 #        (EXPECT: data|h2d|compute|any)
 #        check_train.sh TRAIN DATA_DIR cuda-without-gpu

@@ -37,7 +37,7 @@ typedef void ps_launch_tick_fn(void *ctx, int exited);
  * forward to it each signal of `waitset` (blocked by the caller; SIGCHLD excepted) that it did not get itself:
  * a kernel-sent signal (terminal Ctrl-C) and one sent to the whole process group (`sw` says which, may be
  * NULL: then every process-sent signal is forwarded) already reached a child in the recorder's group; a
- * child that left the group gets everything (issue 11 #3). Reaps the child; returns its wait status. */
+ * child that left the group gets everything. Reaps the child; returns its wait status. */
 int ps_launch_supervise(pid_t child, const sigset_t *waitset, int64_t period_ns, ps_launch_tick_fn *tick,
                         void *ctx, struct ps_sigwatch *sw);
 

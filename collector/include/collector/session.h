@@ -1,4 +1,4 @@
-/* The recording session of `perfscope record`: its private directory (DESIGN §2), the probe's path, the
+/* The recording session of `perfscope record`: its private directory (docs/design.md), the probe's path, the
  * injection environment, and the expansion of the -o name. */
 #ifndef PS_SESSION_H
 #define PS_SESSION_H

@@ -1,4 +1,4 @@
-/* The trace writer: the one SQLite connection that writes a perfscope trace (DESIGN §3), with the
+/* The trace writer: the one SQLite connection that writes a perfscope trace (docs/trace-format.md), with the
  * pragmas, the schema, statements prepared once, batched transactions and the StringIds table.
  * Used by one thread at a time: `record` before and after the recording, the collector's writer thread during it
  * (rows.c; gpu_rows.c for the CUPTI tables), `record --recover`. Not thread-safe. */

@@ -1,5 +1,5 @@
 /* The live recording view of `perfscope top`: finds recordings in progress (the session directories of
- * DESIGN §2) and, for the one watched, reads its trace through read-only connections while `record` writes it
+ * docs/design.md) and, for the one watched, reads its trace through read-only connections while `record` writes it
  * (SQLite WAL) and runs the report's own analyses (analyzer/analyses, ps_report_build) over the last N seconds:
  * step-time breakdown, verdict and its fix, top kernels; plus the NVTX ranges open right now per thread
  * (PERFSCOPE_LIVE_OPEN_RANGES, refreshed by `record` 4 times a second). ncurses-free. */

@@ -1,4 +1,4 @@
-/* The result of `perfscope report`'s analyses (DESIGN §4): options, the step-time categories and verdicts,
+/* The result of `perfscope report`'s analyses (docs/report.md): options, the step-time categories and verdicts,
  * and struct ps_report, which ps_report_build fills from one finished model and every renderer (analyzer/render/)
  * only formats. All times are integer ns, shares 0..1. */
 #ifndef PS_REPORT_H
@@ -11,7 +11,7 @@
 struct ps_model;                   /* model/model.h: analysed, never read by a renderer */
 struct ps_view;                    /* model/view.h */
 
-/* Step-time categories, in tb's priority order (DESIGN §4). */
+/* Step-time categories, in tb's priority order (docs/report.md). */
 enum ps_cat {
     PS_CAT_KERNEL, PS_CAT_MEMCPY, PS_CAT_MEMSET, PS_CAT_COMM, PS_CAT_RUNTIME, PS_CAT_DATALOADER,
     PS_CAT_CPU_EXEC, PS_CAT_OTHER, PS_CAT_N
@@ -22,7 +22,7 @@ extern const char *const ps_cat_label[PS_CAT_N];  /* tb's labels: "Kernel", "Mem
 enum ps_bottleneck { PS_BN_KERNEL, PS_BN_DATA, PS_BN_MEMCPY, PS_BN_COMM, PS_BN_SYNC, PS_BN_HOST, PS_BN_UNKNOWN };
 extern const char *const ps_bottleneck_name[];    /* "kernel", "data-loading", ... as in the JSON */
 
-/* Default name patterns (DESIGN §4), matched case-insensitively as whole names. */
+/* Default name patterns (docs/report.md), matched case-insensitively as whole names. */
 #define PS_STEP_RE_DEFAULT "^(ProfilerStep#[0-9]+|step|train_step|iteration)([ _#:-]?[0-9]+)?$"
 #define PS_DATA_RE_DEFAULT "^(enumerate\\(DataLoader\\)#.*|data|data_?load(er|ing)?|load_batch|next_batch|fetch_batch)$"
 #define PS_COPY_RE_DEFAULT "^(h2d|d2h|memcpy|copy_to_device|transfer)$"
@@ -404,10 +404,10 @@ size_t ps_names_base_len(const char *s);
 /* Metadata entry i (i < r->trace.nmeta), in the trace's order. */
 void ps_report_meta_entry(const struct ps_report *r, size_t i, const char **key, const char **value);
 
-/* verdict.c: the verdict rule on one breakdown (DESIGN §4); *share gets the bottleneck's share of dur_ns. */
+/* verdict.c: the verdict rule on one breakdown (docs/report.md); *share gets the bottleneck's share of dur_ns. */
 enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, int64_t dur_ns, double threshold,
                                        double *share);
-/* verdict.c: a breakdown grouped as the verdict groups it (DESIGN §4), indexed by enum ps_bottleneck:
+/* verdict.c: a breakdown grouped as the verdict groups it (docs/report.md), indexed by enum ps_bottleneck:
  * kernel = Kernel, data-loading = DataLoader, memcpy = Memcpy + Memset, communication, sync = sync_ns,
  * host = Runtime + CPU Exec + Other - sync_ns. The six sum to the breakdown's total. */
 void ps_verdict_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t out[PS_BN_UNKNOWN]);
