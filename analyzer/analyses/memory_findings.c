@@ -83,7 +83,8 @@ static void oom_risk(struct ps_memory *mem, const struct ps_model *m, size_t dv)
              autocast ? "" : "no autocast region is in the trace: mixed precision (torch.autocast, bf16) halves "
                              "activation sizes; ",
              training ? "optimizer.zero_grad(set_to_none=True) frees gradients between steps"
-                      : "running under torch.inference_mode() keeps no activations for backward");
+                      : "the trace holds no backward pass: if the model does not run under torch.inference_mode() "
+                        "or torch.no_grad(), doing so keeps no activations for a backward pass");
 }
 
 static void fragmentation(struct ps_memory *mem, const struct ps_model *m, size_t dv)

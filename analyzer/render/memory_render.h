@@ -20,4 +20,11 @@ void ps_render_memory_op_label(const struct ps_report *r, const struct ps_mem_de
 /* "allocated" (Kineto totals), "running_sum" (sizes only), "device_resident" (nsys / CUPTI driver allocations). */
 const char *ps_render_memory_peak_kind(const struct ps_mem_device *d);
 
+/* `perfscope diff`: each memory device's peak allocated and max reserved before and after; nothing (text, md) or
+ * "memory": [] (JSON) when neither run has memory records. */
+struct ps_diff;
+void ps_render_memory_diff_text(FILE *f, const struct ps_diff *d);
+void ps_render_memory_diff_md(FILE *f, const struct ps_diff *d);
+void ps_render_memory_diff_json(struct ps_jw *w, const struct ps_diff *d);
+
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyses/diff.h"
 #include "analyses/memory.h"
 #include "analyses/report.h"
 #include "check.h"
@@ -398,6 +399,37 @@ static int case_generated_sizes_only_running_sum(void)
     return 0;
 }
 
+/* diff: the generated trace (peak 15 GiB, reserved 15 GiB) before, its sizes-only variant after (running-sum peak
+ * 15 GiB - W = 11 GiB, no reserved): GPU0 -4 GiB, the memory held before the trace that a running sum cannot see. */
+static int case_diff_compares_peaks(void)
+{
+    if (load_generated(0, 0))
+        return 1;
+    struct ps_model *before_model = model;
+    struct ps_report before = rep;
+    if (load_generated(0, 1))
+        return 1;
+    struct ps_diff d = { 0 };
+    CHECK_EQ(ps_diff_memory(&d, &before, &rep), 0);
+    const struct ps_diff_memory *gpu = NULL;
+    for (size_t i = 0; i < d.nmemory; i++)
+        if (!strcmp(d.memory[i].label, "GPU0"))
+            gpu = &d.memory[i];
+    CHECK(gpu != NULL);
+    if (gpu) {
+        CHECK_EQ("before", gpu->before_peak, 15 * GIB);
+        CHECK_EQ("after", gpu->after_peak, 15 * GIB - W);
+        CHECK_EQ("reserved before", gpu->before_reserved, 15 * GIB);
+        CHECK_EQ("reserved after (unknown)", gpu->after_reserved, -1);
+        CHECK_EQ("capacity", gpu->capacity, CAP);
+    }
+    CHECK_EQ("devices (GPU0, CPU)", (int64_t)d.nmemory, 2);
+    free(d.memory);
+    ps_report_fini(&before);
+    ps_model_free(before_model);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -416,6 +448,8 @@ int main(int argc, char **argv)
         rc = case_generated_leak_fragmentation_oom();
     else if (!strcmp(c, "generated_hip_device_type"))
         rc = case_generated_hip_device_type();
+    else if (!strcmp(c, "diff_compares_peaks"))
+        rc = case_diff_compares_peaks();
     else if (!strcmp(c, "generated_sizes_only_running_sum"))
         rc = case_generated_sizes_only_running_sum();
     else {
