@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include "analyses/diff.h"
@@ -430,6 +431,68 @@ static int case_diff_compares_peaks(void)
     return 0;
 }
 
+/* An Nsight Systems export with CUDA_GPU_MEMORY_USAGE_EVENTS (nsys profile --cuda-memory-usage=true; the layout of
+ * NVIDIA's SQLite schema reference), one kernel at 0 ns so the report's time origin is 0. Rows (start, device, bytes,
+ * memKind, operation, address), worked by hand in (start, operation, rowid) order, device-resident kinds only:
+ *   device 0: 100 +2 GiB -> 2; 200 +1 GiB -> 3 GiB (the allocation sorts before the release at the same ns: the
+ *   peak, at 200 ns); 200 -2 GiB -> 1; 300 pinned host 4 KiB: not the device's; 500 -1 GiB -> 0; 600 +512 B
+ *   device static -> 512 B, never freed. 5 points, 2 pairs, 1 never freed (512 B).
+ *   device 1: 400 +3 GiB: 1 point, peak 3 GiB, never freed. */
+static int case_nsys_memory_usage_table(void)
+{
+    char path[] = "/tmp/perfscope-memtest-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return 1;
+    close(fd);
+    sqlite3 *db = NULL;
+    char sql[4096];
+    int n = snprintf(sql, sizeof sql,
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,"
+        " correlationId INTEGER, globalPid INTEGER, demangledName INTEGER);"
+        "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES (1, 'k');"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 1000, 0, 7, 1, %lld, 1);"
+        "CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INTEGER NOT NULL,"
+        " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, address INTEGER NOT NULL, pc INTEGER NOT NULL,"
+        " bytes INTEGER NOT NULL, memKind INTEGER NOT NULL, memoryOperationType INTEGER NOT NULL, name TEXT,"
+        " correlationId INTEGER, localMemoryPoolAddress INTEGER, localMemoryPoolReleaseThreshold INTEGER,"
+        " localMemoryPoolSize INTEGER, localMemoryPoolUtilizedSize INTEGER, importedMemoryPoolAddress INTEGER,"
+        " importedMemoryPoolProcessId INTEGER);", (1ll << 48) | (1ll << 24));
+    static const long long rows[][6] = {   /* start, device, bytes, memKind, operation, address */
+        { 100, 0, 2 * GIB, 2, 0, 0xA }, { 200, 0, 1 * GIB, 2, 0, 0xB }, { 200, 0, 2 * GIB, 2, 1, 0xA },
+        { 300, 0, 4096, 1, 0, 0xC }, { 400, 1, 3 * GIB, 2, 0, 0xD }, { 500, 0, 1 * GIB, 2, 1, 0xB },
+        { 600, 0, 512, 5, 0, 0xE } };
+    /* inserted with the release at 200 first: the reader's order, not the table's, must put the allocation first */
+    static const int insert_order[] = { 0, 2, 1, 3, 4, 5, 6 };
+    for (size_t k = 0; k < 7; k++) {
+        const long long *r = rows[insert_order[k]];
+        n += snprintf(sql + n, sizeof sql - (size_t)n, "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS (start, globalPid,"
+                      " deviceId, contextId, address, pc, bytes, memKind, memoryOperationType) VALUES (%lld, %lld, "
+                      "%lld, 1, %lld, 0, %lld, %lld, %lld);", r[0], (1ll << 48) | (1ll << 24), r[1], r[5], r[2], r[3],
+                      r[4]);
+    }
+    int ok = sqlite3_open(path, &db) == SQLITE_OK && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+    sqlite3_close(db);
+    int rc = ok ? load_path(path) : 1;
+    unlink(path);
+    if (rc)
+        return rc;
+    const struct ps_mem_device *d = device("GPU0");
+    CHECK_EQ("source", d->source, PS_MEMSRC_NSYS);
+    CHECK_EQ("points", (int64_t)d->npoints, 5);
+    CHECK_EQ("peak", d->peak_allocated_bytes, 3 * GIB);
+    CHECK_EQ("peak time", d->peak_allocated_ns, 200);
+    CHECK_EQ("pairs", (int64_t)d->pairs, 2);
+    CHECK_EQ("never freed", (int64_t)d->never_freed, 1);
+    CHECK_EQ("never freed bytes", d->never_freed_bytes, 512);
+    CHECK_EQ("no reserved figure", d->peak_reserved_bytes, -1);
+    const struct ps_mem_device *d1 = device("GPU1");
+    CHECK_EQ("device 1 points", (int64_t)d1->npoints, 1);
+    CHECK_EQ("device 1 peak", d1->peak_allocated_bytes, 3 * GIB);
+    CHECK_EQ("devices (pinned host memory is no device's)", (int64_t)rep.mem->ndevs, 2);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -448,6 +511,8 @@ int main(int argc, char **argv)
         rc = case_generated_leak_fragmentation_oom();
     else if (!strcmp(c, "generated_hip_device_type"))
         rc = case_generated_hip_device_type();
+    else if (!strcmp(c, "nsys_memory_usage_table"))
+        rc = case_nsys_memory_usage_table();
     else if (!strcmp(c, "diff_compares_peaks"))
         rc = case_diff_compares_peaks();
     else if (!strcmp(c, "generated_sizes_only_running_sum"))
