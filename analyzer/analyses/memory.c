@@ -326,7 +326,7 @@ static void capacity(struct ps_memory *mem, const struct ps_model *m)
 {
     for (size_t dv = 0; dv < mem->ndevs; dv++) {
         struct ps_mem_device *d = &mem->devs[dv];
-        if (d->device_type == 0)
+        if (d->device_type == 0 || d->source == PS_MEMSRC_NVML)
             continue;
         for (size_t i = 0; i < m->devices.n; i++)
             if (m->devices.v[i].id == d->device && m->devices.v[i].total_mem_bytes > 0)
@@ -336,15 +336,56 @@ static void capacity(struct ps_memory *mem, const struct ps_model *m)
     }
 }
 
+/* NVML memory samples (perfscope traces): one device per NVML index, its curve the samples' used memory (every
+ * process's allocations and CUDA contexts, as nvmlDeviceGetMemoryInfo counts them), its capacity their total. */
+static int nvml_devices(struct ps_memory *mem, const struct ps_model *m)
+{
+    for (size_t i = 0; i < m->nvml_mem.n; i++) {
+        const struct ps_nvml_mem_sample *s = &m->nvml_mem.v[i];
+        char label[32];
+        snprintf(label, sizeof label, "GPU%d (NVML)", s->device);
+        size_t dv = 0;
+        while (dv < mem->ndevs && strcmp(mem->devs[dv].label, label) != 0)
+            dv++;
+        if (dv == mem->ndevs) {
+            struct ps_mem_event e = { .device = s->device, .device_type = 1 };
+            if (add_device(mem, &e, PS_MEMSRC_NVML) < 0)
+                return -ENOMEM;
+            snprintf(mem->devs[dv].label, sizeof mem->devs[dv].label, "%s", label);
+        }
+        struct ps_mem_device *d = &mem->devs[dv];
+        struct ps_mem_point *c = realloc(d->curve, (d->npoints + 1) * sizeof *c);
+        if (!c)
+            return -ENOMEM;
+        d->curve = c;
+        c[d->npoints++] = (struct ps_mem_point){ s->time_ns - mem->origin_ns, s->used_bytes, -1 };
+        d->records++;
+        if (s->used_bytes > d->peak_allocated_bytes) {
+            d->peak_allocated_bytes = s->used_bytes, d->peak_allocated_ns = s->time_ns - mem->origin_ns;
+            d->peak_ties = 1;
+        } else if (s->used_bytes == d->peak_allocated_bytes) {
+            d->peak_ties++;
+        }
+        if (s->total_bytes > 0)
+            d->capacity_bytes = s->total_bytes;
+    }
+    for (size_t dv = 0; dv < mem->ndevs; dv++) {
+        struct ps_mem_device *d = &mem->devs[dv];
+        if (d->source == PS_MEMSRC_NVML && d->capacity_bytes > 0)
+            d->headroom_bytes = d->capacity_bytes - d->peak_allocated_bytes;
+    }
+    return 0;
+}
+
 int ps_memory_build(const struct ps_model *m, int64_t origin_ns, struct ps_memory **out)
 {
     *out = NULL;
     size_t n = m->mem_events.n;
-    if (n == 0)
+    if (n == 0 && m->nvml_mem.n == 0)
         return 0;
     struct ps_memory *mem = calloc(1, sizeof *mem);
-    size_t *dev_of = malloc(n * sizeof *dev_of), *order = malloc(n * sizeof *order);
-    struct ps_mem_attrib *at = malloc(n * sizeof *at);
+    size_t *dev_of = malloc((n + 1) * sizeof *dev_of), *order = malloc((n + 1) * sizeof *order);
+    struct ps_mem_attrib *at = malloc((n + 1) * sizeof *at);
     int rc = mem && dev_of && order && at ? 0 : -ENOMEM;
     if (rc == 0) {
         mem->records = n;
@@ -359,7 +400,7 @@ int ps_memory_build(const struct ps_model *m, int64_t origin_ns, struct ps_memor
     for (size_t d = 0; rc == 0 && d < mem->ndevs; d++)
         if ((rc = curve_device(mem, m, d, order, dev_of, at)) == 0)
             rc = pairs_device(mem, m, d, order, dev_of, at);
-    if (rc == 0 && (rc = step_ends(mem, m)) == 0) {
+    if (rc == 0 && (rc = step_ends(mem, m)) == 0 && (rc = nvml_devices(mem, m)) == 0) {
         capacity(mem, m);
         ps_memory_findings(mem, m);
         *out = mem;

@@ -70,15 +70,17 @@ static void oom_risk(struct ps_memory *mem, const struct ps_model *m, size_t dv)
         return;
     char a[32], c[32], h[32], op[160];
     op_label(m, d->peak_op, d->peak_op_parent, op, sizeof op);
-    snprintf(f->summary, sizeof f->summary, "%s: peak allocated %s is %.1f %% of its %s at %.3f ms, in %s%s%s; "
-             "%s left: close to out of memory", d->label, human(d->peak_allocated_bytes, a, sizeof a),
+    snprintf(f->summary, sizeof f->summary, "%s: peak %s %s is %.1f %% of its %s at %.3f ms%s%s%s%s; "
+             "%s left: close to out of memory", d->label, d->source == PS_MEMSRC_NVML ? "used (NVML)" : "allocated",
+             human(d->peak_allocated_bytes, a, sizeof a),
              100.0 * (double)d->peak_allocated_bytes / (double)d->capacity_bytes, human(d->capacity_bytes, c, sizeof c),
-             (double)d->peak_allocated_ns / 1e6, op, d->peak_step != PS_NONE ? " during " : "",
-             d->peak_step != PS_NONE ? ps_model_str(m, d->peak_step) : "", human(d->headroom_bytes, h, sizeof h));
+             (double)d->peak_allocated_ns / 1e6, d->peak_op != PS_NONE ? ", in " : "", d->peak_op != PS_NONE ? op : "",
+             d->peak_step != PS_NONE ? " during " : "", d->peak_step != PS_NONE ? ps_model_str(m, d->peak_step) : "",
+             human(d->headroom_bytes, h, sizeof h));
     int training = model_has_name(m, "backward") || model_has_name(m, "Backward");
     int autocast = model_has_name(m, "autocast");
-    snprintf(f->fix, sizeof f->fix, "Lower the peak made by %s: %s%s%s",
-             op, training ? "activation checkpointing (torch.utils.checkpoint) on the blocks whose activations are "
+    snprintf(f->fix, sizeof f->fix, "Lower the peak%s%s: %s%s%s", d->peak_op != PS_NONE ? " made by " : "",
+             d->peak_op != PS_NONE ? op : "", training ? "activation checkpointing (torch.utils.checkpoint) on the blocks whose activations are "
                             "alive at the peak trades recompute for memory; " : "",
              autocast ? "" : "no autocast region is in the trace: mixed precision (torch.autocast, bf16) halves "
                              "activation sizes; ",

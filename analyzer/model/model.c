@@ -158,6 +158,7 @@ void ps_model_free(struct ps_model *m)
     free(m->nvml_util.v);
     free(m->host_samples.v);
     free(m->mem_events.v);
+    free(m->nvml_mem.v);
     strpool_free(m->strings);
     free(m->path);
     free(m);
@@ -423,6 +424,11 @@ int ps_model_add_host_sample(struct ps_model *m, const struct ps_host_sample *s)
 int ps_model_add_mem_event(struct ps_model *m, const struct ps_mem_event *e)
 {
     return VEC_PUSH(m->mem_events, *e);
+}
+
+int ps_model_add_nvml_mem(struct ps_model *m, const struct ps_nvml_mem_sample *s)
+{
+    return VEC_PUSH(m->nvml_mem, *s);
 }
 
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value)

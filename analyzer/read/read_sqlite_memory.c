@@ -3,7 +3,8 @@
  * or release with its device, address, size, memory kind (ENUM_CUDA_MEM_KIND) and operation
  * (ENUM_CUDA_DEV_MEM_EVENT_OPER: 0 allocation, 1 deallocation), into the model's memory events (analyses/memory.c).
  * Rows are read in (start, operation, rowid) order: an allocation sorts before a release at the same ns, the
- * conservative peak. The table is optional: without it the trace has no memory data. */
+ * conservative peak. The table is optional: without it the trace has no memory data. Also perfscope's NVML memory
+ * samples (PERFSCOPE_GPU_SAMPLES memUsedBytes / memTotalBytes). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,8 +37,54 @@ static int memory_row(struct sctx *c, sqlite3_stmt *st)
     return ps_model_add_mem_event(c->m, &e) < 0 ? ps_sq_oom(c) : 0;
 }
 
+/* PERFSCOPE_GPU_SAMPLES (perfscope traces): timestamp, deviceIndex, memUsedBytes, memTotalBytes, rowid; rows without
+ * a used figure are skipped. */
+static int nvml_memory(struct sctx *c)
+{
+    static const char *const table = "PERFSCOPE_GPU_SAMPLES";
+    int rc = ps_sq_table_exists(c, table);
+    if (rc <= 0)
+        return rc;
+    if (ps_sq_load_cols(c, table) < 0)
+        return -EINVAL;
+    if (!ps_sq_has_col(c, "memUsedBytes"))
+        return 0;
+    sqlite3_stmt *st = NULL;
+    if (ps_sq_prepare(c, table, "SELECT timestamp, deviceIndex, memUsedBytes, memTotalBytes, rowid FROM "
+                      "PERFSCOPE_GPU_SAMPLES WHERE memUsedBytes IS NOT NULL ORDER BY rowid", &st) < 0)
+        return -EINVAL;
+    long long n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        n++;
+        for (int i = 0; i < 4; i++) {
+            int t = sqlite3_column_type(st, i);
+            if (t != SQLITE_INTEGER && !(t == SQLITE_NULL && i == 3)) {
+                rc = ps_sq_type_error(c, st, table, i, t, "an integer");
+                sqlite3_finalize(st);
+                return rc;
+            }
+        }
+        struct ps_nvml_mem_sample s = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2),
+                                        sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3),
+                                        (int32_t)sqlite3_column_int64(st, 1) };
+        int64_t dev = sqlite3_column_int64(st, 1);
+        if (s.used_bytes < 0 || dev < 0 || dev > INT32_MAX || s.total_bytes < -1) {
+            ps_unplaced_count(&c->unplaced, c->m, "PERFSCOPE_GPU_SAMPLES rows with a negative memory or device");
+            continue;
+        }
+        if (ps_model_add_nvml_mem(c->m, &s) < 0) {
+            sqlite3_finalize(st);
+            return ps_sq_oom(c);
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : ps_sq_step_error(c, table, n + 1);
+}
+
 int ps_sq_read_memory(struct sctx *c)
 {
+    if (nvml_memory(c) < 0)
+        return -EINVAL;
     static const char *const cols[] = { "start", "deviceId", "address", "bytes", "memKind", "memoryOperationType",
                                         "globalPid", "localMemoryPoolAddress" };
     char sql[512] = "SELECT ";

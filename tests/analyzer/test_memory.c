@@ -493,6 +493,48 @@ static int case_nsys_memory_usage_table(void)
     return 0;
 }
 
+/* perfscope's NVML memory samples (PERFSCOPE_GPU_SAMPLES memUsedBytes, memTotalBytes) of device 0 at 0, 1 and 2 s:
+ * 10, 75 and 20 GiB used of 80 GiB: peak 75 GiB at 1 s (the run starts at 0 with its step), 93.75 % of capacity
+ * (OOM risk), headroom 5 GiB. */
+static int case_nvml_memory_samples(void)
+{
+    char path[] = "/tmp/perfscope-memtest-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return 1;
+    close(fd);
+    sqlite3 *db = NULL;
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "CREATE TABLE NVTX_EVENTS(start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,"
+             " text TEXT, textId INTEGER, globalTid INTEGER, domainId INTEGER);"
+             "CREATE TABLE PERFSCOPE_META(name TEXT, value TEXT);"
+             "CREATE TABLE PERFSCOPE_GPU_SAMPLES(timestamp INTEGER NOT NULL, deviceIndex INTEGER NOT NULL,"
+             " utilGpuPercent INTEGER, memUsedBytes INTEGER, memTotalBytes INTEGER);"
+             "INSERT INTO PERFSCOPE_GPU_SAMPLES VALUES (0, 0, 0, %lld, %lld), (1000000000, 0, 50, %lld, %lld),"
+             " (2000000000, 0, 100, %lld, %lld);"
+             "INSERT INTO NVTX_EVENTS VALUES (0, 2000000000, 59, 'step', NULL, ((1<<48)|(7<<24)|7), 0);",
+             10 * GIB, 80 * GIB, 75 * GIB, 80 * GIB, 20 * GIB, 80 * GIB);
+    int ok = sqlite3_open(path, &db) == SQLITE_OK && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+    sqlite3_close(db);
+    int rc = ok ? load_path(path) : 1;
+    unlink(path);
+    if (rc)
+        return rc;
+    const struct ps_mem_device *d = device("GPU0 (NVML)");
+    CHECK_EQ("source", d->source, PS_MEMSRC_NVML);
+    CHECK_EQ("points", (int64_t)d->npoints, 3);
+    CHECK_EQ("peak used", d->peak_allocated_bytes, 75 * GIB);
+    CHECK_EQ("at", d->peak_allocated_ns, 1000000000);
+    CHECK_EQ("capacity", d->capacity_bytes, 80 * GIB);
+    CHECK_EQ("headroom", d->headroom_bytes, 5 * GIB);
+    const struct ps_mem_finding *f = finding("oom_risk");
+    CHECK(f != NULL);
+    if (f)
+        CHECK_CONTAINS(f->summary, "93.8 %");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -511,6 +553,8 @@ int main(int argc, char **argv)
         rc = case_generated_leak_fragmentation_oom();
     else if (!strcmp(c, "generated_hip_device_type"))
         rc = case_generated_hip_device_type();
+    else if (!strcmp(c, "nvml_memory_samples"))
+        rc = case_nvml_memory_samples();
     else if (!strcmp(c, "nsys_memory_usage_table"))
         rc = case_nsys_memory_usage_table();
     else if (!strcmp(c, "diff_compares_peaks"))

@@ -156,6 +156,14 @@ struct ps_mem_event {
     uint8_t pool;              /* nsys rows: 1 when the row comes from a stream-ordered memory pool */
 };
 
+/* One NVML memory sample of a GPU (perfscope traces: PERFSCOPE_GPU_SAMPLES rows with memUsedBytes). */
+struct ps_nvml_mem_sample {
+    int64_t time_ns;
+    int64_t used_bytes;        /* nvmlDeviceGetMemoryInfo used: every process's allocations and contexts */
+    int64_t total_bytes;       /* its total; -1 unknown */
+    int32_t device;            /* NVML device index */
+};
+
 struct ps_meta_kv {
     char *key, *value;
 };
@@ -211,6 +219,7 @@ struct ps_model {
     int64_t mem_origin_ns;          /* Kineto: the smallest ts of the events the PyTorch profiler's TensorBoard
                                      * plugin parses (its profiler_start_ts: complete events of its categories, the
                                      * profiler's own span included, and [memory] instants): its memory curve's 0 */
+    PS_VEC(struct ps_nvml_mem_sample) nvml_mem;   /* NVML memory samples in table order; empty without them */
 };
 
 /* Allocate an empty model for `path` (copied). Returns NULL on out-of-memory. Free with ps_model_free. */
@@ -244,6 +253,7 @@ int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
 int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample *s);
 int ps_model_add_host_sample(struct ps_model *m, const struct ps_host_sample *s);
 int ps_model_add_mem_event(struct ps_model *m, const struct ps_mem_event *e);   /* 0 or -ENOMEM */
+int ps_model_add_nvml_mem(struct ps_model *m, const struct ps_nvml_mem_sample *s);   /* 0 or -ENOMEM */
 
 /* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call
  * with the same correlation id in the same process (any process if correlation_global) in gpu_launch (the
