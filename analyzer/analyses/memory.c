@@ -327,7 +327,7 @@ static void capacity(struct ps_memory *mem, const struct ps_model *m)
     for (size_t dv = 0; dv < mem->ndevs; dv++) {
         struct ps_mem_device *d = &mem->devs[dv];
         if (d->device_type == 0 || d->source == PS_MEMSRC_NVML)
-            continue;
+            continue;     /* NVML gives its own total (nvml_devices) */
         for (size_t i = 0; i < m->devices.n; i++)
             if (m->devices.v[i].id == d->device && m->devices.v[i].total_mem_bytes > 0)
                 d->capacity_bytes = m->devices.v[i].total_mem_bytes;
@@ -377,11 +377,85 @@ static int nvml_devices(struct ps_memory *mem, const struct ps_model *m)
     return 0;
 }
 
+/* Whether the trace holds the Python hook's `cuda memory` marks. */
+static int has_torch_marks(const struct ps_model *m)
+{
+    for (size_t i = 0; i < m->ranges.n; i++)
+        if (m->ranges.v[i].kind == PS_RANGE_NVTX_MARK && m->ranges.v[i].domain != PS_NONE &&
+            !strncmp(ps_model_str(m, m->ranges.v[i].name), "cuda memory ", 12))
+            return 1;
+    return 0;
+}
+
+/* The value of `key` in a hook mark's "key=value" text ("cuda memory step=3 device=0 allocated=..."), -1 absent. */
+static int64_t mark_value(const char *text, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = strchr(text, ' '); p; p = strchr(p + 1, ' '))
+        if (!strncmp(p + 1, key, n) && p[1 + n] == '=') {
+            char *end;
+            long long v = strtoll(p + 2 + n, &end, 10);
+            return end != p + 2 + n && (*end == ' ' || !*end) && v >= 0 ? v : -1;
+        }
+    return -1;
+}
+
+static struct ps_mem_device *labelled_device(struct ps_memory *mem, const char *label, int32_t id,
+                                             enum ps_mem_source src)
+{
+    for (size_t dv = 0; dv < mem->ndevs; dv++)
+        if (!strcmp(mem->devs[dv].label, label))
+            return &mem->devs[dv];
+    struct ps_mem_event e = { .device = id, .device_type = 1 };
+    if (add_device(mem, &e, src) < 0)
+        return NULL;
+    struct ps_mem_device *d = &mem->devs[mem->ndevs - 1];
+    snprintf(d->label, sizeof d->label, "%s", label);
+    return d;
+}
+
+/* perfscope's Python hook: a `cuda memory` mark per used device at each step boundary (docs/python.md) with the
+ * caching allocator's allocated / reserved bytes and their peaks since the program started. The curve is the
+ * step-boundary values; the peak is the largest max_allocated, first seen at that mark (it happened at or before). */
+static int torch_devices(struct ps_memory *mem, const struct ps_model *m)
+{
+    uint32_t dom = PS_NONE;
+    for (size_t i = 0; i < m->ranges.n; i++) {
+        const struct ps_range *g = &m->ranges.v[i];
+        if (g->kind != PS_RANGE_NVTX_MARK || g->domain == PS_NONE)
+            continue;
+        if (g->domain != dom && strcmp(ps_model_str(m, g->domain), PS_PYTHON_HOOK_DOMAIN) != 0)
+            continue;
+        dom = g->domain;
+        const char *text = ps_model_str(m, g->name);
+        int64_t dev = mark_value(text, "device"), alloc = mark_value(text, "allocated");
+        if (strncmp(text, "cuda memory ", 12) != 0 || dev < 0 || dev > INT32_MAX || alloc < 0)
+            continue;
+        char label[32];
+        snprintf(label, sizeof label, "GPU%d (torch)", (int)dev);
+        struct ps_mem_device *d = labelled_device(mem, label, (int32_t)dev, PS_MEMSRC_TORCH);
+        struct ps_mem_point *c = d ? realloc(d->curve, (d->npoints + 1) * sizeof *c) : NULL;
+        if (!c)
+            return -ENOMEM;
+        d->curve = c;
+        c[d->npoints++] = (struct ps_mem_point){ g->start_ns - mem->origin_ns, alloc, mark_value(text, "reserved") };
+        d->records++;
+        int64_t peak = mark_value(text, "max_allocated"), res = mark_value(text, "max_reserved");
+        peak = peak > alloc ? peak : alloc;
+        if (peak > d->peak_allocated_bytes)
+            d->peak_allocated_bytes = peak, d->peak_allocated_ns = g->start_ns - mem->origin_ns;
+        res = res > c[d->npoints - 1].reserved ? res : c[d->npoints - 1].reserved;
+        if (res > d->peak_reserved_bytes)
+            d->peak_reserved_bytes = res;
+    }
+    return 0;
+}
+
 int ps_memory_build(const struct ps_model *m, int64_t origin_ns, struct ps_memory **out)
 {
     *out = NULL;
     size_t n = m->mem_events.n;
-    if (n == 0 && m->nvml_mem.n == 0)
+    if (n == 0 && m->nvml_mem.n == 0 && !has_torch_marks(m))
         return 0;
     struct ps_memory *mem = calloc(1, sizeof *mem);
     size_t *dev_of = malloc((n + 1) * sizeof *dev_of), *order = malloc((n + 1) * sizeof *order);
@@ -400,7 +474,8 @@ int ps_memory_build(const struct ps_model *m, int64_t origin_ns, struct ps_memor
     for (size_t d = 0; rc == 0 && d < mem->ndevs; d++)
         if ((rc = curve_device(mem, m, d, order, dev_of, at)) == 0)
             rc = pairs_device(mem, m, d, order, dev_of, at);
-    if (rc == 0 && (rc = step_ends(mem, m)) == 0 && (rc = nvml_devices(mem, m)) == 0) {
+    if (rc == 0 && (rc = step_ends(mem, m)) == 0 && (rc = nvml_devices(mem, m)) == 0 &&
+        (rc = torch_devices(mem, m)) == 0) {
         capacity(mem, m);
         ps_memory_findings(mem, m);
         *out = mem;

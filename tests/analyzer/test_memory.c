@@ -535,6 +535,52 @@ static int case_nvml_memory_samples(void)
     return 0;
 }
 
+/* The Python hook's `cuda memory` marks (docs/python.md) at three step boundaries, 1, 2 and 3 s after a step range
+ * that starts the run at 0: allocated 1, 1.5, 1 GiB; reserved 2 GiB; max_allocated 3, 5, 5 GiB; max_reserved 4, 6,
+ * 6 GiB. The peak is 5 GiB, first seen at 2 s; reserved 6 GiB; device 0 holds 16 GiB: headroom 11 GiB. */
+static int case_torch_allocator_marks(void)
+{
+    model = ps_model_new("hook.sqlite", PS_FORMAT_PERFSCOPE);
+    if (!model)
+        return 1;
+    uint32_t thread = ps_model_thread(model, 7, 7), dom = ps_model_intern_cstr(model, "perfscope");
+    struct ps_range step = { .start_ns = 0, .end_ns = 3000000000ll, .name = ps_model_intern_cstr(model, "step"),
+                             .thread = thread, .domain = PS_NONE, .kind = PS_RANGE_NVTX_PUSHPOP };
+    ps_model_add_range(model, &step);
+    static const char *const marks[] = {
+        "cuda memory step=1 device=0 allocated=1073741824 reserved=2147483648 max_allocated=3221225472 "
+        "max_reserved=4294967296 alloc_retries=0 ooms=0",
+        "cuda memory step=2 device=0 allocated=1610612736 reserved=2147483648 max_allocated=5368709120 "
+        "max_reserved=6442450944 alloc_retries=0 ooms=0",
+        "cuda memory step=3 device=0 allocated=1073741824 reserved=2147483648 max_allocated=5368709120 "
+        "max_reserved=6442450944 alloc_retries=0 ooms=0",
+    };
+    for (int i = 0; i < 3; i++) {
+        struct ps_range g = { .start_ns = (i + 1) * 1000000000ll, .end_ns = (i + 1) * 1000000000ll,
+                              .name = ps_model_intern_cstr(model, marks[i]), .thread = thread, .domain = dom,
+                              .kind = PS_RANGE_NVTX_MARK };
+        ps_model_add_range(model, &g);
+    }
+    uint32_t dev0 = ps_model_device(model, 0);
+    model->devices.v[dev0].total_mem_bytes = 16 * GIB;
+    ps_model_process(model, 7);
+    char err[256];
+    struct ps_report_opts o;
+    ps_report_opts_default(&o);
+    if (ps_model_finish(model) < 0 || ps_report_build(&rep, model, &o, err, sizeof err) < 0)
+        return 1;
+    const struct ps_mem_device *d = device("GPU0 (torch)");
+    CHECK_EQ("source", d->source, PS_MEMSRC_TORCH);
+    CHECK_EQ("points", (int64_t)d->npoints, 3);
+    CHECK_EQ("peak (max_allocated)", d->peak_allocated_bytes, 5 * GIB);
+    CHECK_EQ("first seen at", d->peak_allocated_ns, 2000000000);
+    CHECK_EQ("max reserved", d->peak_reserved_bytes, 6 * GIB);
+    CHECK_EQ("allocated at the 2nd boundary", d->curve[1].allocated, 3 * GIB / 2);
+    CHECK_EQ("capacity", d->capacity_bytes, 16 * GIB);
+    CHECK_EQ("headroom", d->headroom_bytes, 11 * GIB);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -553,6 +599,8 @@ int main(int argc, char **argv)
         rc = case_generated_leak_fragmentation_oom();
     else if (!strcmp(c, "generated_hip_device_type"))
         rc = case_generated_hip_device_type();
+    else if (!strcmp(c, "torch_allocator_marks"))
+        rc = case_torch_allocator_marks();
     else if (!strcmp(c, "nvml_memory_samples"))
         rc = case_nvml_memory_samples();
     else if (!strcmp(c, "nsys_memory_usage_table"))
