@@ -199,6 +199,15 @@ static void test_view(void)
     CHECK(g && strstr(g, "SM  87%") && strstr(g, "mem  N/A") && strstr(g, "16.0 GiB / 140 GiB"),
           "GPU line: %s", g ? g : "(none)");
     CHECK(g && strstr(g, "N/A  412 / N/A W"), "temperature and power limit N/A, power 412 W: %s", g ? g : "");
+    CHECK(find_line(&f, "     free 124 GiB  clocks SM"), "headroom line: 140 - 16 GiB free");
+    /* the hook's allocator statistics of cuda:0: 1.5 GiB allocated, 2 GiB reserved, peak 5 GiB */
+    t.live.ntorch_mem = 1;
+    t.live.torch_mem[0] = (struct tui_live_torch_mem){ 0, 3ll << 29, 2ll << 30, 5ll << 30 };
+    tui_layout_build(&t, 100, 30, &f);
+    CHECK(find_line(&f, "PyTorch cuda:0 at the last step: allocated 1.50 GiB  reserved 2.00 GiB  peak 5.00 GiB"),
+          "torch memory line");
+    t.live.ntorch_mem = 0;
+    tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "Verdict: data-loading (62% of the step)"), "verdict line");
     /* no GPU rows (gpu_util NAN): the kernel group is host compute, as the report calls it */
     CHECK(find_line(&f, "compute 20%  data-loading 62%  memcpy 8%"), "breakdown line without GPU rows");
