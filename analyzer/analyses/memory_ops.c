@@ -92,22 +92,17 @@ static int node_cmp(const void *a, const void *b)
     return x->range < y->range ? -1 : x->range > y->range;
 }
 
-static void add_child(struct tree *t, size_t parent, size_t c, size_t seg)
+/* Append c to the children of `parent` (a node; the thread root's children are linked by build_segment). */
+static void add_child(struct tree *t, size_t parent, size_t c)
 {
+    struct node *p = &t->v[parent];
     t->v[c].parent = parent;
-    size_t *first = parent == NONE_IDX ? &t->root_first[seg] : &t->v[parent].first;
-    if (*first == NONE_IDX) {
-        *first = c;
-    } else {
-        size_t last = parent == NONE_IDX ? NONE_IDX : t->v[parent].last;
-        if (last == NONE_IDX)                         /* the root: walk (kept short by the root's few children) */
-            for (last = *first; t->v[last].next != NONE_IDX; last = t->v[last].next) {}
-        t->v[last].next = c;
-    }
-    if (parent != NONE_IDX) {
-        t->v[parent].last = c;
-        t->v[parent].nchild++;
-    }
+    if (p->first == NONE_IDX)
+        p->first = c;
+    else
+        t->v[p->last].next = c;
+    p->last = c;
+    p->nchild++;
 }
 
 /* op_tree.py _build_tree_internal for nodes [lo, hi) of one thread (sorted by start, longer first): each node goes
@@ -132,7 +127,7 @@ static int build_segment(struct tree *t, size_t seg, size_t *stack)
             root_last = i;
             n->parent = NONE_IDX;
         } else {
-            add_child(t, parent, i, seg);
+            add_child(t, parent, i);
         }
         stack[depth++] = i;
     }
@@ -242,7 +237,8 @@ static int64_t node_end(const struct descent *d, size_t n)
 }
 
 /* The innermost node holding time `ts` ([start, end)), moving forward only (records come in time order); NONE_IDX
- * with *in_tree 0 when the record is before the root, after it, or after the descent has left the root. */
+ * with *in_tree 0 when the record is before the root, after it, or after the descent has left the root. Every node
+ * entered is marked processed in tw (the tree d->t reads). */
 static size_t descend(struct descent *d, int64_t ts, int64_t root_end, struct tree *tw, int *in_tree)
 {
     *in_tree = 0;
