@@ -527,6 +527,26 @@ def selftest():
     c12 = make_trace(t("c12"), info=(100, 3, "CUDA 12 process: GPU capture needs CUDA 13 (R580+): the program ..."))
     check_cuda12(c12, "torch")
     want("PASS", "cuda12_process_said_torch")
+    # Memory: CUPTI allocations of device memory, 2 step-boundary marks (2 steps wanted: >= 1 mark), and a report
+    # whose torch peaks (1, 2 GiB) sit under CUPTI's device-resident peak (3 GiB); then torch reserved above it.
+    mem = make_trace(t("mem"), ranges=[(10, 10, "cuda memory step=1 device=0 allocated=1", 1, None),
+                                       (20, 20, "cuda memory step=2 device=0 allocated=1", 1, None)])
+    db = sqlite3.connect(mem)
+    db.execute("CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS(start INTEGER, bytes INTEGER, memKind INTEGER,"
+               " memoryOperationType INTEGER)")
+    db.executemany("INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (?,?,?,?)", [(1, 3 << 30, 2, 0), (2, 3 << 30, 2, 1)])
+    db.commit()
+    db.close()
+    mrep = os.path.join(d, "mem.json")
+    devs = lambda res: {"memory": {"devices": [
+        {"source": "cupti", "device": 0, "peak_allocated_bytes": 3 << 30, "capacity_bytes": 150754820096},
+        {"source": "torch", "device": 0, "peak_allocated_bytes": 1 << 30, "peak_reserved_bytes": res}]}}
+    json.dump(devs(2 << 30), open(mrep, "w"))
+    check_memory(mem, mrep, "mem", 2)
+    want("PASS", "pytorch_mem_memory_rows", "pytorch_mem_torch_memory_marks", "pytorch_mem_memory_report")
+    json.dump(devs(4 << 30), open(mrep, "w"))
+    check_memory(good, mrep, "nomem", 2)
+    want("FAIL", "pytorch_nomem_memory_rows", "pytorch_nomem_torch_memory_marks", "pytorch_nomem_memory_report")
     # top's NVML snapshot beside nvidia-smi: same device; then another UUID.
     top = os.path.join(d, "top.json")
     json.dump({"gpu": {"message": None, "devices": [{"name": "NVIDIA H200", "memory_total_bytes": 150754820096,
