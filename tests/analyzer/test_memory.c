@@ -370,6 +370,11 @@ static int generated_case(int hip)
         CHECK_CONTAINS(f->fix, "aten::cat allocates 256.0 MiB");
     }
     CHECK(finding("memory_headroom") == NULL);   /* 1 GiB free: no room for a larger batch */
+    /* the three warnings join the report's recommendations, after the verdict's fix */
+    size_t memory_recs = 0;
+    for (size_t i = 0; i < rep.nrecs; i++)
+        memory_recs += strncmp(rep.recs[i], "GPU memory: ", 12) == 0;
+    CHECK_EQ("memory recommendations", (int64_t)memory_recs, 3);
     return 0;
 }
 
