@@ -277,6 +277,8 @@ static void test_snapshot(void)
 {
     static struct tui_top t;
     fill_state(&t);
+    t.live.ntorch_mem = 1;   /* cuda:0 at the last step: 1 GiB allocated, reserved unknown, peak 2 GiB */
+    t.live.torch_mem[0] = (struct tui_live_torch_mem){ 0, 1ll << 30, -1, 2ll << 30 };
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -293,6 +295,9 @@ static void test_snapshot(void)
                       "\"communication\": 0, \"sync\": 0, \"host\": 10000000}"), "groups: %s", strstr(buf, "groups"));
     CHECK(strstr(buf, "\"stack\": \"step > data\""), "open ranges");
     CHECK(strstr(buf, "\"gpu_utilization\": null"), "gpu utilisation null without GPU rows");
+    CHECK(strstr(buf, "\"torch_memory\": [{\"device\": 0, \"allocated_bytes\": 1073741824, \"reserved_bytes\": null, "
+                      "\"peak_allocated_bytes\": 2147483648}]"), "torch memory: %.200s",
+          strstr(buf, "torch_memory") ? strstr(buf, "torch_memory") : buf);
     CHECK(buf[len - 1] == '\n' && buf[0] == '{', "one object, ending with a newline");
     free(buf);
 }
