@@ -331,7 +331,8 @@ static void capacity(struct ps_memory *mem, const struct ps_model *m)
         for (size_t i = 0; i < m->devices.n; i++)
             if (m->devices.v[i].id == d->device && m->devices.v[i].total_mem_bytes > 0)
                 d->capacity_bytes = m->devices.v[i].total_mem_bytes;
-        if (d->capacity_bytes > 0 && d->peak_allocated_bytes >= 0)
+        if (d->capacity_bytes > 0 && d->peak_allocated_bytes >= 0 && !d->running_sum)   /* a running sum is only
+                                                                                * a lower bound of the peak */
             d->headroom_bytes = d->capacity_bytes - d->peak_allocated_bytes;
     }
 }

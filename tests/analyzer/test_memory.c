@@ -401,6 +401,7 @@ static int case_generated_sizes_only_running_sum(void)
     CHECK_EQ("its time", d->peak_allocated_ns, 26110000);
     CHECK_EQ("final running sum", d->running_sum_final, 4 * L_);
     CHECK_EQ("no reserved", d->peak_reserved_bytes, -1);
+    CHECK_EQ("no headroom from a lower bound", d->headroom_bytes, -1);
     CHECK(finding("oom_risk") == NULL);   /* a running sum is no allocated peak */
     return 0;
 }
