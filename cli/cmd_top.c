@@ -18,6 +18,7 @@
 #include "options.h"
 #include "ps_diag.h"
 #include "ps_time.h"
+#include "read/reader.h"
 #include "tui/screen.h"
 #include "collector/session.h"
 #include "tui/snapshot.h"
@@ -33,6 +34,29 @@ static void on_quit_signal(int sig)
 {
     (void)sig;
     quit_requested = 1;
+}
+
+/* The screen whose keys a long read checks for q (NULL in snapshot mode), and when it next looks (every 50 ms:
+ * a look is a read(2) on the terminal). */
+static struct tui_screen *quit_key_screen;
+static int64_t quit_key_next_ns;
+
+/* The reader's stop request (ps_read_set_stop): a signal or q ends any SQLite statement of top, however large or
+ * crafted the trace (a recursive view is refused, but a long scan of a large file is still a wait). */
+static int stop_reading(void *arg)
+{
+    (void)arg;
+    if (quit_requested)
+        return 1;
+    if (!quit_key_screen)
+        return 0;
+    int64_t now = ps_monotonic_ns();
+    if (now < quit_key_next_ns)
+        return 0;
+    quit_key_next_ns = now + 50 * 1000 * 1000;
+    if (tui_screen_take_quit_key(quit_key_screen))
+        quit_requested = 1;
+    return quit_requested;
 }
 
 static void usage(FILE *out)
@@ -380,6 +404,7 @@ static int run_screen(struct tui_top *t, const struct opts *o)
         return 1;
     }
     t->color = tui_screen_color(scr);
+    quit_key_screen = scr;
     t->ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
     struct stderr_capture cap;
     capture_stderr(&cap);
@@ -422,6 +447,7 @@ static int run_screen(struct tui_top *t, const struct opts *o)
         }
     }
     ps_diag_set_hook(NULL, NULL);
+    quit_key_screen = NULL;
     tui_screen_close(scr);
     restore_stderr(&cap, t);
     return 0;
@@ -439,6 +465,7 @@ int cmd_top(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    ps_read_set_stop(stop_reading, NULL);
     static struct tui_top t;        /* large (histories, frames): static, one per process */
     memset(&t, 0, sizeof t);
     setup(&t, &o);

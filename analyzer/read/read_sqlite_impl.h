@@ -35,6 +35,7 @@ struct sctx {
     /* the work bound (ps_sq_open): SQLite VM steps allowed for this file, and the steps taken so far */
     long long work_budget, work_done;
     int over_budget;                  /* the progress handler stopped a statement */
+    int stopped;                      /* ... because the caller asked to stop (ps_read_set_stop) */
     int wal_missing;                  /* a WAL-mode file of an unfinished recording with no -wal beside it */
     int wal_alone;                    /* a WAL-mode file with no -wal beside it, not known to be complete */
 };
