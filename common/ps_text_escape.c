@@ -34,7 +34,10 @@ size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars)
         int n = ps_utf8_seq(p, (size_t)(end - p));   /* < 0: an invalid subpart of -n bytes */
         const char *piece = tmp;
         size_t len;
-        if (n == 1 && (*p < 0x20 || *p == 0x7f)) {
+        if (n < 0 && end - p >= 2 && p[0] == 0xC0 && p[1] == 0x80) {
+            snprintf(tmp, sizeof tmp, "\\x00");          /* a NUL in the name (PS_UTF8_NUL) */
+            n = 2;
+        } else if (n == 1 && (*p < 0x20 || *p == 0x7f)) {
             if (*p == '\n' || *p == '\t' || *p == '\r')
                 snprintf(tmp, sizeof tmp, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
             else

@@ -73,7 +73,7 @@ int ps_sq_step_error(struct sctx *c, const char *table, long long row);
 /* The "table T, column C, rowid R: text value 'x' where WANT is required" message for column i of the
  * current row of st (whose last column is the rowid), t its sqlite3_column_type. Returns -EINVAL. */
 int ps_sq_type_error(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int t, const char *want);
-/* Intern text of len bytes into the model, each embedded NUL written as the four characters \x00 (model
+/* Intern text of len bytes into the model, each embedded NUL written as PS_UTF8_NUL (model
  * names are C strings). ps_sq_intern_col: column i of st ("" for NULL). PS_NONE when out of memory. */
 uint32_t ps_sq_intern(struct sctx *c, const char *s, size_t len);
 uint32_t ps_sq_intern_col(struct sctx *c, sqlite3_stmt *st, int i);
