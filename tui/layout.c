@@ -194,6 +194,8 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
         for (size_t i = 0; i < t->nsessions && room(b) > 0; i++)
             add(b, t->watching && t->sessions[i].recorder_pid == l->recorder_pid ? TUI_S_HEADER : TUI_S_NORMAL,
                 "%zu) recorder %u  %s", i + 1, t->sessions[i].recorder_pid, t->sessions[i].trace);
+    if (t->watching && t->watch_reason[0])
+        add(b, TUI_S_DIM, "Watching recorder %u (%s)", l->recorder_pid, t->watch_reason);
     if (!t->watching) {
         add(b, TUI_S_DIM, "No live recording: start one with `perfscope record -o run.sqlite -- CMD`, or watch a "
                           "trace with --trace FILE");

@@ -38,13 +38,38 @@ int tui_recorder_alive(uint32_t pid)
     return (long)first + 1 < n && strcmp(cmd + first + 1, "record") == 0;
 }
 
-static int by_pid_desc(const void *a, const void *b)
+unsigned long tui_process_tty(uint32_t pid)
+{
+    char path[64], stat[1024];
+    if (pid)
+        snprintf(path, sizeof path, "/proc/%u/stat", pid);
+    else
+        snprintf(path, sizeof path, "/proc/self/stat");
+    if (tui_read_file(path, stat, sizeof stat) <= 0)
+        return 0;
+    const char *p = strrchr(stat, ')');   /* comm may hold spaces and parentheses: fields follow the last ')' */
+    int ppid;
+    unsigned long tty = 0;
+    if (!p || sscanf(p + 1, " %*c %d %*d %*d %lu", &ppid, &tty) != 2)
+        return 0;
+    return tty;
+}
+
+static unsigned long order_tty;     /* tui_sessions_find's terminal, for the comparison below */
+
+/* This user's first, then those of terminal order_tty, then the newest recorder. */
+static int by_preference(const void *a, const void *b)
 {
     const struct tui_session *x = a, *y = b;
+    int xt = order_tty && x->tty == order_tty, yt = order_tty && y->tty == order_tty;
+    if (x->own != y->own)
+        return y->own - x->own;
+    if (xt != yt)
+        return yt - xt;
     return x->recorder_pid < y->recorder_pid ? 1 : x->recorder_pid > y->recorder_pid ? -1 : 0;
 }
 
-size_t tui_sessions_find(const char *base, struct tui_session *out, size_t max)
+size_t tui_sessions_find(const char *base, unsigned long tty, struct tui_session *out, size_t max)
 {
     DIR *d = opendir(base);
     size_t n = 0;
@@ -61,10 +86,15 @@ size_t tui_sessions_find(const char *base, struct tui_session *out, size_t max)
         if (ps_session_read_trace_name(path, out[n].trace, sizeof out[n].trace) != 0)
             continue;
         out[n].recorder_pid = (uint32_t)pid;
+        struct stat st;
+        snprintf(path, sizeof path, "/proc/%lu", pid);
+        out[n].own = stat(path, &st) == 0 && st.st_uid == getuid();
+        out[n].tty = tui_process_tty((uint32_t)pid);
         n++;
     }
     closedir(d);
-    qsort(out, n, sizeof *out, by_pid_desc);
+    order_tty = tty;
+    qsort(out, n, sizeof *out, by_preference);
     return n;
 }
 

@@ -217,6 +217,38 @@ top_says_when_the_watched_recording_ends)
     [ "$(json "d['recording']['analysis']['bottleneck']" "$dir/snap.json")" = data-loading ] || fail "verdict kept"
     [ "$(json "d['recording']['open_nvtx_ranges']" "$dir/snap.json")" = "[]" ] || fail "open ranges after the end"
     ;;
+top_stays_with_its_recording_when_another_terminal_starts_one)
+    # top (no --trace) follows the recording it found; when that one ends while another terminal's recording runs,
+    # it names the other one instead of jumping to it (it jumped, and said only "the newest one running").
+    "$perfscope" record -o "$dir/mine.sqlite" -- sh -c "'$train' --scenario data-bound --hidden 4 --steps 30 &&
+        until [ -e '$dir/go' ]; do sleep 0.05; done" >"$dir/train.out" 2>&1 &
+    rec_pid=$!
+    await "train's 30 steps in mine.sqlite" eval '[ "$(sqlite3 -readonly "$dir/mine.sqlite" "SELECT count(*) FROM
+        NVTX_EVENTS WHERE text = '\''step'\''" 2>/dev/null)" -ge 30 ] 2>/dev/null'
+    "$perfscope" top -n 100000 -d 0.25 --window 3600 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
+    top_pid=$!
+    sampled_since $top_pid
+    # another terminal: a recording started in a tmux pane (its own pseudo-terminal)
+    tmux -S "$sock" new-session -d -s other -x 80 -y 24 \
+        "$perfscope record -o $dir/other.sqlite -- $train --scenario data-bound --hidden 4 --steps 1000000"
+    await "the other terminal's recording to write steps" eval '[ "$(sqlite3 -readonly "$dir/other.sqlite" "SELECT
+        count(*) FROM NVTX_EVENTS WHERE text = '\''step'\''" 2>/dev/null)" -ge 1 ] 2>/dev/null'
+    touch "$dir/go"
+    wait $rec_pid || fail "record failed: $(tail -3 "$dir/train.out")"
+    rec_pid=
+    sampled_since $top_pid
+    sampled_since $top_pid
+    await "top (pid $top_pid) between samples" asleep $top_pid
+    kill -TERM $top_pid
+    wait $top_pid || fail "top exit status $?"
+    tmux -S "$sock" kill-server
+    [ "$(json "d['recording']['trace']" "$dir/snap.json")" = "$dir/mine.sqlite" ] ||
+        fail "followed $(json "d['recording']['trace']" "$dir/snap.json")"
+    json "d['recording']['why_this_one']" "$dir/snap.json" | grep -q "^followed: the only recording of yours running" ||
+        fail "why: $(json "d['recording']['why_this_one']" "$dir/snap.json")"
+    json "d['status']" "$dir/snap.json" | grep -q "another runs (recorder [0-9]*, another terminal): press 1 to watch it" ||
+        fail "status $(json "d['status']" "$dir/snap.json")"
+    ;;
 top_trace_option_reads_a_finished_trace_with_the_reports_verdict)
     "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 30 >"$dir/train.out" 2>&1 ||
         fail "record failed"
