@@ -3,6 +3,7 @@
  * checked against shared/traces/nsys/h100_2gpu_1s.sqlite; docs/trace-format.md). Tables are
  * created with the first GPU record of the run, as nsys creates only the tables it has data for. */
 #include "gpu_rows.h"
+#include "gpu_memory_rows.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -46,6 +47,7 @@ struct ps_gpu_rows {
     struct gproc *gprocs;
     size_t n_gprocs, cap_gprocs;
     sqlite3_stmt *st_kernel, *st_memcpy, *st_memset, *st_sync, *st_api, *st_gpu, *st_cudadev, *st_overhead;
+    struct ps_gpu_memory_rows memory;   /* CUDA_GPU_MEMORY_* tables (gpu_memory_rows.c) */
 };
 
 /* Column lists as in nsys' export DDL; SYNCHRONIZATION.deviceId is nullable here (CUPTI's sync record has
@@ -632,6 +634,8 @@ static size_t min_size(uint16_t type)
 
 int ps_gpu_rows_write(struct ps_gpu_rows *g, const struct ps_gpu_src *src, const struct ps_wire_hdr *rec)
 {
+    if (rec->type == PS_WIRE_GPU_MEMORY || rec->type == PS_WIRE_GPU_MEMPOOL)
+        return ps_gpu_memory_rows_write(&g->memory, g->w, src, rec);
     size_t need = min_size(rec->type);
     if (!need || rec->size < need)
         return 1;

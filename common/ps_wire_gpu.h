@@ -25,6 +25,8 @@ enum ps_wire_gpu_type {
     PS_WIRE_GPU_STRING = 107,   /* struct ps_wire_gpu_string + text: defines a per-process name_id */
     PS_WIRE_GPU_DROPS = 108,    /* struct ps_wire_gpu_drops: cumulative loss counters of the process */
     PS_WIRE_GPU_OVERHEAD = 109, /* struct ps_wire_gpu_overhead (CUpti_ActivityOverhead3) */
+    PS_WIRE_GPU_MEMORY = 110,   /* struct ps_wire_gpu_memory (CUpti_ActivityMemory4: an allocation or release) */
+    PS_WIRE_GPU_MEMPOOL = 111,  /* struct ps_wire_gpu_mempool (CUpti_ActivityMemoryPool3) */
 };
 
 #define PS_WIRE_GPU_NONE UINT32_MAX     /* an id/field the record does not know (written as SQL NULL) */
@@ -174,6 +176,34 @@ struct ps_wire_gpu_overhead {
     uint32_t pid_or_device, tid_or_context;  /* objectId: pt.processId/threadId or dcs.deviceId/contextId */
     uint32_t correlation_id;
     uint32_t pad32;
+};
+
+/* One device memory allocation or release (CUPTI_ACTIVITY_KIND_MEMORY2). Pool fields are set when pool_type is not
+ * 0 (the block comes from a stream-ordered memory pool). */
+struct ps_wire_gpu_memory {
+    struct ps_wire_hdr h;
+    uint64_t timestamp_ns;
+    uint64_t address, bytes, pc;
+    uint64_t pool_address, pool_release_threshold;
+    uint64_t pool_size_or_pid;          /* LOCAL pool: its size; IMPORTED pool: the exporting process id */
+    uint64_t pool_utilized_bytes;
+    uint32_t pid, device_id, context_id, stream_id, correlation_id;
+    uint8_t operation;                  /* CUpti_ActivityMemoryOperationType: 1 allocation, 2 release */
+    uint8_t memory_kind;                /* CUpti_ActivityMemoryKind: 3 device, ... */
+    uint8_t pool_type;                  /* CUpti_ActivityMemoryPoolType: 0 none, 1 local, 2 imported */
+    uint8_t is_async;
+};
+
+/* A stream-ordered memory pool created, destroyed or trimmed (CUPTI_ACTIVITY_KIND_MEMORY_POOL). */
+struct ps_wire_gpu_mempool {
+    struct ps_wire_hdr h;
+    uint64_t timestamp_ns;
+    uint64_t address, size, release_threshold, utilized_bytes, min_bytes_to_keep;
+    uint32_t pid, device_id, correlation_id;
+    uint8_t operation;                  /* CUpti_ActivityMemoryPoolOperationType: 1 created, 2 destroyed, 3 trimmed */
+    uint8_t pool_type;                  /* 1 local, 2 imported */
+    uint8_t is_managed;
+    uint8_t pad8;
 };
 
 #endif

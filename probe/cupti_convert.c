@@ -557,6 +557,50 @@ static int conv_overhead(struct ps_cupti_conv *c, const CUpti_ActivityOverhead3 
     return emit(c, &w.h);
 }
 
+static uint64_t one_time(const struct ps_cupti_conv *c, uint64_t t)
+{
+    return c->npairs ? (uint64_t)ps_cupti_conv_map_time(c, t) : t;
+}
+
+static int conv_memory(struct ps_cupti_conv *c, const CUpti_ActivityMemory4 *r)
+{
+    if (!timed(c, r->timestamp, r->timestamp))
+        return 0;
+    struct ps_wire_gpu_memory w = { 0 };
+    HDR(w, PS_WIRE_GPU_MEMORY);
+    w.timestamp_ns = one_time(c, r->timestamp);
+    w.address = r->address, w.bytes = r->bytes, w.pc = r->PC;
+    w.pid = r->processId, w.device_id = r->deviceId, w.context_id = r->contextId, w.stream_id = r->streamId;
+    w.correlation_id = r->correlationId;
+    w.operation = (uint8_t)r->memoryOperationType;
+    w.memory_kind = (uint8_t)r->memoryKind;
+    w.is_async = (uint8_t)(r->isAsync != 0);
+    w.pool_type = (uint8_t)r->memoryPoolConfig.memoryPoolType;
+    if (w.pool_type) {
+        w.pool_address = r->memoryPoolConfig.address;
+        w.pool_release_threshold = r->memoryPoolConfig.releaseThreshold;
+        w.pool_size_or_pid = r->memoryPoolConfig.pool.size;
+        w.pool_utilized_bytes = r->memoryPoolConfig.utilizedSize;
+    }
+    return emit(c, &w.h);
+}
+
+static int conv_mempool(struct ps_cupti_conv *c, const CUpti_ActivityMemoryPool3 *r)
+{
+    if (!timed(c, r->timestamp, r->timestamp))
+        return 0;
+    struct ps_wire_gpu_mempool w = { 0 };
+    HDR(w, PS_WIRE_GPU_MEMPOOL);
+    w.timestamp_ns = one_time(c, r->timestamp);
+    w.address = r->address, w.size = r->size, w.release_threshold = r->releaseThreshold;
+    w.utilized_bytes = r->utilizedSize, w.min_bytes_to_keep = r->minBytesToKeep;
+    w.pid = r->processId, w.device_id = r->deviceId, w.correlation_id = r->correlationId;
+    w.operation = (uint8_t)r->memoryPoolOperationType;
+    w.pool_type = (uint8_t)r->memoryPoolType;
+    w.is_managed = r->isManagedPool;
+    return emit(c, &w.h);
+}
+
 int ps_cupti_conv_record(struct ps_cupti_conv *c, const CUpti_Activity *rec)
 {
     int rc;
@@ -589,6 +633,12 @@ int ps_cupti_conv_record(struct ps_cupti_conv *c, const CUpti_Activity *rec)
         break;
     case CUPTI_ACTIVITY_KIND_OVERHEAD:
         rc = conv_overhead(c, (const CUpti_ActivityOverhead3 *)rec);
+        break;
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+        rc = conv_memory(c, (const CUpti_ActivityMemory4 *)rec);
+        break;
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+        rc = conv_mempool(c, (const CUpti_ActivityMemoryPool3 *)rec);
         break;
     default:
         c->drops.unknown_kinds++;
@@ -647,3 +697,5 @@ _Static_assert(sizeof(struct ps_wire_gpu_context) % 8 == 0, "wire records are mu
 _Static_assert(sizeof(struct ps_wire_gpu_string) % 8 == 0, "wire records are multiples of 8 bytes");
 _Static_assert(sizeof(struct ps_wire_gpu_drops) % 8 == 0, "wire records are multiples of 8 bytes");
 _Static_assert(sizeof(struct ps_wire_gpu_overhead) % 8 == 0, "wire records are multiples of 8 bytes");
+_Static_assert(sizeof(struct ps_wire_gpu_memory) % 8 == 0, "wire records are multiples of 8 bytes");
+_Static_assert(sizeof(struct ps_wire_gpu_mempool) % 8 == 0, "wire records are multiples of 8 bytes");

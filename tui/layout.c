@@ -104,6 +104,9 @@ static void gpu_lines(struct builder *b, const struct tui_top *t, size_t spark_c
             continue;
         }
         int vm = (s->valid & PS_GPU_MEM) != 0;
+        char room_left[16];   /* headroom: what another allocation can still get */
+        tui_fmt_bytes(room_left, sizeof room_left, vm && s->mem_total_bytes >= s->mem_used_bytes
+                                                    ? (double)(s->mem_total_bytes - s->mem_used_bytes) : -1);
         add(b, TUI_S_NORMAL, "GPU%u %-16.16s SM %4s  mem %4s  %s / %s  %s  %s / %s W%s", i,
             s->name[0] ? s->name : TUI_NA, tui_fmt_pct(sm, sizeof sm, s->valid & PS_GPU_UTIL_SM, s->util_sm_pct),
             tui_fmt_pct(mem, sizeof mem, s->valid & PS_GPU_UTIL_MEM, s->util_mem_pct),
@@ -113,7 +116,7 @@ static void gpu_lines(struct builder *b, const struct tui_top *t, size_t spark_c
             na_u(pw, sizeof pw, s->valid & PS_GPU_POWER, s->power_mw / 1000, ""),
             na_u(lim, sizeof lim, s->valid & PS_GPU_POWER_LIMIT, s->power_limit_mw / 1000, ""),
             (s->valid & PS_GPU_MIG) && s->mig_enabled ? "  MIG" : "");
-        add(b, TUI_S_NORMAL, "     clocks SM %s mem %s MHz  PCIe rx %s tx %s  throttle %s",
+        add(b, TUI_S_NORMAL, "     free %s  clocks SM %s mem %s MHz  PCIe rx %s tx %s  throttle %s", room_left,
             na_u(clk, sizeof clk, s->valid & PS_GPU_CLOCK_SM, s->clock_sm_mhz, ""),
             na_u(mclk, sizeof mclk, s->valid & PS_GPU_CLOCK_MEM, s->clock_mem_mhz, ""),
             tui_fmt_rate(rx, sizeof rx, s->valid & PS_GPU_PCIE_RX ? s->pcie_rx_kbps * 1024.0 : -1),
@@ -235,6 +238,13 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
             off += (size_t)snprintf(line + off, sizeof line - off, "%s %.0f%%  ", group_name(l, (enum ps_bottleneck)i),
                                     l->avg_dur_ns > 0 ? 100.0 * (double)g[i] / (double)l->avg_dur_ns : 0);
         add(b, TUI_S_NORMAL, "Breakdown: %s", line);
+        for (size_t i = 0; i < l->ntorch_mem && room(b) > 2; i++) {
+            const struct tui_live_torch_mem *tm = &l->torch_mem[i];
+            char a[16], r[16], p[16];
+            add(b, TUI_S_NORMAL, "PyTorch cuda:%d at the last step: allocated %s  reserved %s  peak %s", tm->device,
+                tui_fmt_bytes(a, sizeof a, (double)tm->allocated), tui_fmt_bytes(r, sizeof r, (double)tm->reserved),
+                tui_fmt_bytes(p, sizeof p, (double)tm->peak));
+        }
         char spark[TUI_LINE_BYTES];
         if (l->step_ms.n)
             add(b, TUI_S_DIM, "Step time %s (last %zu steps)", SPARK(t, &l->step_ms, spark_cols, 0, spark),

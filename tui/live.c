@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyses/memory.h"
 #include "collector/session.h"
 #include "tui/host.h"
 #include "model/view.h"
@@ -269,6 +270,21 @@ static int drop_old_rows(struct tui_live *l, int64_t from_ns)
     return ps_follow_drop_before(l->follow, cut);
 }
 
+/* The report's torch memory devices (the hook's `cuda memory` marks, kept across the window: docs/memory.md): each
+ * device's last step-boundary figures and its peak. */
+static void live_torch_memory(struct tui_live *l, const struct ps_report *r)
+{
+    l->ntorch_mem = 0;
+    for (size_t i = 0; r->mem && i < r->mem->ndevs && l->ntorch_mem < TUI_LIVE_TORCH_DEVICES; i++) {
+        const struct ps_mem_device *d = &r->mem->devs[i];
+        if (d->source != PS_MEMSRC_TORCH || !d->npoints)
+            continue;
+        l->torch_mem[l->ntorch_mem++] = (struct tui_live_torch_mem){ d->device, d->curve[d->npoints - 1].allocated,
+                                                                     d->curve[d->npoints - 1].reserved,
+                                                                     d->peak_allocated_bytes };
+    }
+}
+
 /* Read what the recording appended, then run the report over the rows that start in [from_ns, ...): a step that
  * began before the window is left out whole (a window never shows part of a step), and keep what the view shows. */
 static void analyse_window(struct tui_live *l, int64_t from_ns)
@@ -335,6 +351,7 @@ static void analyse_window(struct tui_live *l, int64_t from_ns)
         k->count = r.kernels[i].count;
         k->total_ns = r.kernels[i].total_ns;
     }
+    live_torch_memory(l, &r);
     for (size_t i = 0; !r.whole_run && i < r.nsteps; i++)
         if (r.steps[i].end_ns > l->last_step_end_ns) {
             tui_history_push(&l->step_ms, 1, (double)(r.steps[i].end_ns - r.steps[i].start_ns) / 1e6);

@@ -264,6 +264,17 @@ static void recording(struct ps_jw *w, const struct tui_top *t)
             ps_jw_map_close(w);
         }
         ps_jw_array_close(w);
+        key(w, "torch_memory");   /* the Python hook's allocator statistics (docs/memory.md) */
+        ps_jw_array_open(w);
+        for (size_t i = 0; i < l->ntorch_mem; i++) {
+            ps_jw_map_open(w);
+            kint(w, "device", 1, l->torch_mem[i].device);
+            kint(w, "allocated_bytes", 1, l->torch_mem[i].allocated);
+            kint(w, "reserved_bytes", l->torch_mem[i].reserved >= 0, l->torch_mem[i].reserved);
+            kint(w, "peak_allocated_bytes", 1, l->torch_mem[i].peak);
+            ps_jw_map_close(w);
+        }
+        ps_jw_array_close(w);
         ps_jw_map_close(w);
     }
     history(w, "step_ms_history", &l->step_ms);

@@ -252,7 +252,7 @@ int ps_diff_build(struct ps_diff *d, const struct ps_report *before, const struc
         d->verdict = d->delta_ns < 0 ? PS_DIFF_IMPROVEMENT : PS_DIFF_REGRESSION;
     int rc;
     if ((rc = diff_kernels(d, before, after)) || (rc = diff_copies(d, before, after)) ||
-        (rc = diff_findings(d, before, after))) {
+        (rc = diff_findings(d, before, after)) || (rc = ps_diff_memory(d, before, after))) {
         ps_diff_fini(d);
         snprintf(err, errlen, "out of memory");
         return rc;
@@ -265,5 +265,6 @@ void ps_diff_fini(struct ps_diff *d)
     free(d->kernels);
     free(d->copies);
     free(d->findings);
+    free(d->memory);
     memset(d, 0, sizeof *d);
 }

@@ -157,6 +157,8 @@ void ps_model_free(struct ps_model *m)
     free(m->devices.v);
     free(m->nvml_util.v);
     free(m->host_samples.v);
+    free(m->mem_events.v);
+    free(m->nvml_mem.v);
     strpool_free(m->strings);
     free(m->path);
     free(m);
@@ -419,6 +421,16 @@ int ps_model_add_host_sample(struct ps_model *m, const struct ps_host_sample *s)
     return VEC_PUSH(m->host_samples, *s);
 }
 
+int ps_model_add_mem_event(struct ps_model *m, const struct ps_mem_event *e)
+{
+    return VEC_PUSH(m->mem_events, *e);
+}
+
+int ps_model_add_nvml_mem(struct ps_model *m, const struct ps_nvml_mem_sample *s)
+{
+    return VEC_PUSH(m->nvml_mem, *s);
+}
+
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value)
 {
     struct ps_meta_kv kv = { strdup(key), strdup(value ? value : "") };
@@ -450,5 +462,10 @@ int ps_model_shift_times(struct ps_model *m, int64_t base)
     SHIFT(m->api)
     SHIFT(m->ranges)
 #undef SHIFT
+    for (size_t i = 0; i < m->mem_events.n; i++)
+        if (__builtin_add_overflow(m->mem_events.v[i].time_ns, base, &m->mem_events.v[i].time_ns))
+            return -ERANGE;
+    if (m->has_mem_origin && __builtin_add_overflow(m->mem_origin_ns, base, &m->mem_origin_ns))
+        return -ERANGE;
     return 0;
 }

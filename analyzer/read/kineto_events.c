@@ -153,6 +153,8 @@ static int finish_x_event(struct kctx *c)
 int ps_kineto_finish_event(struct kctx *c)
 {
     int rc = 0;
+    if (ps_kineto_memory_note(c) < 0)
+        return ps_kineto_fail_oom(c);
     switch (c->ev.ph) {
     case 'X':
         rc = finish_x_event(c);

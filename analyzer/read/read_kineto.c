@@ -35,6 +35,9 @@ static const struct key_name key_names[] = {
     KN(R_DEV, K_ID, "id"), KN(R_DEV, K_NAME, "name"), KN(R_DEV, K_TOTAL_MEM, "totalGlobalMem"),
     KN(R_DEV, K_CC_MAJOR, "computeMajor"), KN(R_DEV, K_CC_MINOR, "computeMinor"), KN(R_DEV, K_NUM_SMS, "numSms"),
     KN(R_DIST, K_RANK, "rank"), KN(R_DIST, K_WORLD_SIZE, "world_size"),
+    KN(R_ARGS, K_MEM_DEV_TYPE, "Device Type"), KN(R_ARGS, K_MEM_DEV_ID, "Device Id"), KN(R_ARGS, K_MEM_ADDR, "Addr"),
+    KN(R_ARGS, K_MEM_BYTES, "Bytes"), KN(R_ARGS, K_MEM_TOTAL_ALLOC, "Total Allocated"),
+    KN(R_ARGS, K_MEM_TOTAL_RES, "Total Reserved"),
 };
 
 /* Record the first error (naming the event when inside traceEvents); returns 0 to cancel the parse. */
@@ -143,6 +146,8 @@ static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
     case K_BYTES: e->has_bytes = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->bytes);
     case K_OCCUPANCY: e->occupancy_pct = ps_kineto_occupancy(s, len); e->has_occupancy = e->occupancy_pct >= 0;
         return 1;   /* an estimate: one that is not a percentage is left out, never an error */
+    case K_MEM_DEV_TYPE: case K_MEM_DEV_ID: case K_MEM_ADDR: case K_MEM_BYTES: case K_MEM_TOTAL_ALLOC:
+    case K_MEM_TOTAL_RES: return ps_kineto_mem_arg(c, k, s, len);
     default: return 1;
     }
 }
@@ -272,6 +277,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
             e->sync_kind = ps_kineto_sync_kind(s, len);
         else if (k == K_NAME)
             e->has_arg_name = 1, rc = ps_kineto_buf_set(&e->arg_name, s, len);
+        else if (k >= K_MEM_DEV_TYPE)   /* [memory] args: a bad one drops that record only */
+            return ps_kineto_mem_arg(c, k, (const char *)s, len);
         else if (k != K_OTHER && ps_json_integer_text(s, len))
             return arg_number(c, k, (const char *)s, len);
         else if (k != K_OTHER && k != K_OCCUPANCY)   /* a textual estimate is left out */

@@ -20,7 +20,8 @@ enum key {
     K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,          /* event */
     K_CORR, K_EXT, K_STREAM, K_DEVICE, K_BYTES, K_SYNC_KIND, K_OCCUPANCY, /* event args (K_NAME too) */
     K_ID, K_TOTAL_MEM, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS,           /* deviceProperties (K_NAME too) */
-    K_RANK, K_WORLD_SIZE                                            /* distributedInfo */
+    K_RANK, K_WORLD_SIZE,                                           /* distributedInfo */
+    K_MEM_DEV_TYPE, K_MEM_DEV_ID, K_MEM_ADDR, K_MEM_BYTES, K_MEM_TOTAL_ALLOC, K_MEM_TOTAL_RES   /* [memory] args */
 };
 
 struct buf {
@@ -42,6 +43,9 @@ struct event {
     struct idval pid, tid;
     int64_t ts_ns, dur_ns, corr, ext, stream, device, bytes, id;
     int sync_kind;
+    /* a [memory] instant's args (kineto_memory.c); mem_set: bit (k - K_MEM_DEV_TYPE) per arg read */
+    int mem_set, mem_bad;
+    int64_t mem_dev_type, mem_dev_id, mem_addr, mem_bytes, mem_total_alloc, mem_total_res;
 };
 
 struct kctx {
@@ -82,6 +86,13 @@ int ps_kineto_buf_set(struct buf *b, const unsigned char *s, size_t len);
 /* kineto_events.c: the event just closed (c->ev) into the model, or counted as unplaced: 1 to go on, 0 to cancel
  * the parse (error set). */
 int ps_kineto_finish_event(struct kctx *c);
+/* kineto_memory.c: a [memory] args value (K_MEM_*): stored, or marked bad (the record is then counted unplaced,
+ * never an error of the whole trace). Returns 1. */
+int ps_kineto_mem_arg(struct kctx *c, enum key k, const char *s, size_t len);
+/* kineto_memory.c: the event just closed, for the memory view: a [memory] instant into the model's memory events,
+ * and every event the PyTorch profiler's TensorBoard plugin parses into the model's memory time origin. 0 or
+ * -ENOMEM. */
+int ps_kineto_memory_note(struct kctx *c);
 /* kineto_events.c: an empty event for the next one, its buffers kept. */
 void ps_kineto_event_reset(struct event *e);
 

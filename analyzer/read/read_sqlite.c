@@ -626,7 +626,7 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
         goto out;
     }
     if ((is_perfscope && ps_sq_read_meta(&c) < 0) || ps_sq_read_activity(&c) < 0 ||
-        ps_sq_read_host_tables(&c, is_perfscope) < 0 || (ps_unplaced_summary(&c.unplaced, m) < 0 && ps_sq_oom(&c)))
+        ps_sq_read_host_tables(&c, is_perfscope) < 0 || ps_sq_read_memory(&c) < 0 || (ps_unplaced_summary(&c.unplaced, m) < 0 && ps_sq_oom(&c)))
         goto out;
     rc = 0;
 out:

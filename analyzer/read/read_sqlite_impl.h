@@ -87,5 +87,8 @@ uint32_t ps_sq_thread_of(struct sctx *c, int64_t global_tid);
 int ps_sq_open(struct sctx *c);
 int ps_sq_read_meta(struct sctx *c);
 int ps_sq_read_host_tables(struct sctx *c, int is_perfscope);
+/* read_sqlite_memory.c: CUDA_GPU_MEMORY_USAGE_EVENTS (optional) into the model's memory events. 0 or -EINVAL / -ENOMEM
+ * with the message set. */
+int ps_sq_read_memory(struct sctx *c);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "memory_render.h"
 #include "ps_text_escape.h"
 #include "analyses/diff.h"
 #include "render/json_writer.h"
@@ -126,6 +127,7 @@ int ps_render_diff_text(const struct ps_diff_input *in, const struct ps_render_o
         fprintf(f, "%s %s %s", i ? ";" : "", d->findings[i].rule,
                 d->findings[i].change == PS_CHANGE_ADDED ? "appeared" : "disappeared");
     fputc('\n', f);
+    ps_render_memory_diff_text(f, d);
     return ferror(f) ? -EIO : 0;
 }
 
@@ -203,6 +205,7 @@ int ps_render_diff_md(const struct ps_diff_input *in, const struct ps_render_opt
     for (size_t i = 0; i < d->nfindings; i++)
         fprintf(f, "- `%s` %s\n", d->findings[i].rule,
                 d->findings[i].change == PS_CHANGE_ADDED ? "appeared" : "disappeared");
+    ps_render_memory_diff_md(f, d);
     return ferror(f) ? -EIO : 0;
 }
 
@@ -293,6 +296,7 @@ int ps_render_diff_json(const struct ps_diff_input *in, const struct ps_render_o
         ps_jw_map_close(w);
     }
     ps_jw_array_close(w);
+    ps_render_memory_diff_json(w, d);
     ps_jw_map_close(w);
     return ps_jw_free(w) < 0 ? -EIO : 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "render/json_writer.h"
+#include "memory_render.h"
 #include "render_impl.h"
 
 /* A string id of the report's model as a JSON string; null for none. */
@@ -568,6 +569,7 @@ int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FI
     summaries(w, r);
     ranks(w, r);
     pytorch(w, r);
+    ps_render_memory_json(w, r);
     messages(w, r);
     ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);
     ps_jw_map_close(w);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ps_text_escape.h"
+#include "memory_render.h"
 #include "render_impl.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
@@ -282,6 +283,7 @@ int ps_render_md(const struct ps_report *r, const struct ps_render_opts *o, FILE
     steps(f, r);
     kernels_and_copies(f, r);
     findings(f, r);
+    ps_render_memory_md(f, r);
     ranks(f, r);
     run_and_notes(f, r);
     return ferror(f) ? -EIO : 0;

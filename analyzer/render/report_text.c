@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memory_render.h"
 #include "render_impl.h"
 #include "text_style.h"
 
@@ -557,6 +558,7 @@ int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FI
     ranks(f, r, o->color);
     gpu(f, r);
     gpu_util(f, r);
+    ps_render_memory_text(f, r);
     summaries(f, r, o->color);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || !buf) {

@@ -1,8 +1,33 @@
 """ProfilerStep#N ranges of perfscope's Python hook (docs/python.md), written when each step ends through the
 probe's range()."""
+import sys
 import weakref
 
 from . import core
+
+
+def cuda_memory(step):
+    """A `cuda memory` mark per CUDA device this process has used, at a step boundary: the caching allocator's
+    allocated and reserved bytes now and their peaks since the program started (never reset: the program's own
+    numbers stay). Only when CUDA is already initialised (the call initialises nothing); one
+    memory_stats_as_nested_dict per device, no flattening (docs/python.md "Cost")."""
+    torch = sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None) if torch is not None else None
+    try:
+        if cuda is None or not cuda.is_initialized():
+            return
+        for d in range(cuda.device_count()):
+            s = cuda.memory_stats_as_nested_dict(d)
+            a = (s.get("allocated_bytes") or {}).get("all") or {}
+            r = (s.get("reserved_bytes") or {}).get("all") or {}
+            if not a.get("peak") and not r.get("peak"):
+                continue                    # a device this process never allocated on
+            core.mark("cuda memory", [("step", step), ("device", d), ("allocated", a.get("current")),
+                                      ("reserved", r.get("current")), ("max_allocated", a.get("peak")),
+                                      ("max_reserved", r.get("peak")), ("alloc_retries", s.get("num_alloc_retries")),
+                                      ("ooms", s.get("num_ooms"))])
+    except Exception as e:                  # a torch without these calls: no marks, the rest goes on
+        core.log_once("cuda memory statistics not recorded: %r" % (e,))
 
 
 class Steps:
@@ -24,6 +49,7 @@ class Steps:
     def _emit(self, end):
         self.n += 1
         core.p.range(("ProfilerStep#%d" % self.n).encode(), self.start, end)
+        cuda_memory(self.n)
 
     def optimizer_made(self):
         if not self.training:

@@ -170,6 +170,9 @@ if report["kernels"]:
     want_charts.append("kernels")
 if report["copies"]:
     want_charts.append("copies")
+for dev in (report.get("memory") or {}).get("devices", []):   # one curve per device with two points or more
+    if dev["points"] > 1:
+        want_charts.append("memory-" + "".join(ch for ch in dev["label"].lower() if ch.isalnum()))
 nothing = "nothing to break down" in (report["verdict"]["unknown_reason"] or "")
 if nothing and "steps" in want_charts:
     want_charts.remove("steps")

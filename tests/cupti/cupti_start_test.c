@@ -44,11 +44,12 @@ static void case_active(void)
     uint64_t before = (uint64_t)ps_monotonic_ns(), t = f.ts(), after = (uint64_t)ps_monotonic_ns();
     CHECK(before <= t && t <= after);                        /* the callback is CLOCK_MONOTONIC */
     CHECK_EQ(f.tid_type, CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-    CHECK_EQ(f.enabled, 10);
+    CHECK_EQ(f.enabled, 12);
     static const CUpti_ActivityKind want[] = {
         CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_RUNTIME,
         CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_OVERHEAD,
+        CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_MEMORY_POOL,
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         CHECK(f.kinds_mask & (1ull << want[i]));
@@ -428,12 +429,12 @@ static void case_dump_fallback(void)
 {
     f.dump_fails = 1;
     CHECK(ps_cupti_start(&fake_api, &test_sink) == 0);
-    CHECK_EQ(f.enabled, 10);
+    CHECK_EQ(f.enabled, 12);
     CHECK(f.kinds_mask & (1ull << CUPTI_ACTIVITY_KIND_DEVICE));
     CHECK(f.kinds_mask & (1ull << CUPTI_ACTIVITY_KIND_CONTEXT));
     CHECK_EQ(f.dumped_mask, 0);
     const char *msg = (const char *)(status(0) + 1);
-    CHECK(strstr(msg, "10 of 10 activity kinds") && strstr(msg, "cuptiActivityEnableAndDump failed"));
+    CHECK(strstr(msg, "12 of 12 activity kinds") && strstr(msg, "cuptiActivityEnableAndDump failed"));
     ps_cupti_flush_at_exit();
 }
 

@@ -202,6 +202,72 @@ static size_t append_api_calls(uint8_t *buf, size_t valid, uint64_t t0)
     return valid;
 }
 
+/* Device memory records (CUPTI_ACTIVITY_KIND_MEMORY2): on device 0, 2 GiB allocated at +10 ms, 1 GiB at +11 ms,
+ * the 2 GiB released at +12 ms, 4 KiB of pinned host memory at +13 ms; one block from a local stream-ordered pool
+ * (64 MiB of a 256 MiB pool) at +14 ms; and one pool creation record. */
+static size_t append_memory(uint8_t *buf, size_t valid, uint64_t t0)
+{
+    static const struct { uint64_t at_ms, bytes, addr; int op, kind; } m[] = {
+        { 10, 2ull << 30, 0x7f0000000000ull, CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION,
+          CUPTI_ACTIVITY_MEMORY_KIND_DEVICE },
+        { 11, 1ull << 30, 0x7f0080000000ull, CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION,
+          CUPTI_ACTIVITY_MEMORY_KIND_DEVICE },
+        { 12, 2ull << 30, 0x7f0000000000ull, CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE,
+          CUPTI_ACTIVITY_MEMORY_KIND_DEVICE },
+        { 13, 4096, 0x600000, CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, CUPTI_ACTIVITY_MEMORY_KIND_PINNED },
+        { 14, 64ull << 20, 0x7f0100000000ull, CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION,
+          CUPTI_ACTIVITY_MEMORY_KIND_DEVICE },
+    };
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        CUpti_ActivityMemory4 r;
+        memset(&r, 0, sizeof r);
+        r.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+        r.memoryOperationType = m[i].op, r.memoryKind = m[i].kind;
+        r.correlationId = 60 + (uint32_t)i, r.address = m[i].addr, r.bytes = m[i].bytes;
+        r.timestamp = t0 + m[i].at_ms * 1000000, r.processId = (uint32_t)getpid(), r.deviceId = 0, r.contextId = 1;
+        r.streamId = 7;
+        if (i == 4) {
+            r.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+            r.memoryPoolConfig.address = 0x7f0100000000ull, r.memoryPoolConfig.pool.size = 256ull << 20;
+            r.memoryPoolConfig.utilizedSize = 64ull << 20;
+        }
+        valid = fake_append(buf, valid, &r);
+    }
+    CUpti_ActivityMemoryPool3 p;
+    memset(&p, 0, sizeof p);
+    p.kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
+    p.memoryPoolOperationType = CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED;
+    p.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL, p.address = 0x7f0100000000ull, p.size = 256ull << 20;
+    p.timestamp = t0 + 9000000, p.processId = (uint32_t)getpid(), p.correlationId = 59;
+    return fake_append(buf, valid, &p);
+}
+
+/* nsys' numbering: operation = CUPTI's - 1 (1 allocation -> 0, 2 release -> 1), memKind = CUPTI's - 1 (3 device -> 2,
+ * 2 pinned -> 1); times in ns since the session origin. */
+static void check_memory_rows(sqlite3 *db)
+{
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM CUDA_GPU_MEMORY_USAGE_EVENTS"), 5);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE memoryOperationType = 0"), 4);
+    CHECK_EQ(q_int(db, "SELECT start FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE memoryOperationType = 1"), 12000000);
+    CHECK_EQ(q_int(db, "SELECT bytes FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE memoryOperationType = 1"), 2147483648ll);
+    CHECK_EQ(q_int(db, "SELECT memKind FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE correlationId = 60"), 2);
+    CHECK_EQ(q_int(db, "SELECT memKind FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE correlationId = 63"), 1);
+    CHECK_EQ(q_int(db, "SELECT globalPid FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE correlationId = 60"),
+             ps_global_pid((uint32_t)getpid()));
+    CHECK_STR(q_text(db, "SELECT e.label FROM CUDA_GPU_MEMORY_USAGE_EVENTS m JOIN ENUM_CUDA_DEV_MEM_EVENT_OPER e"
+                         " ON e.id = m.memoryOperationType WHERE m.correlationId = 62"), "Deallocation");
+    CHECK_EQ(q_int(db, "SELECT localMemoryPoolSize FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE correlationId = 64"),
+             268435456);
+    CHECK_EQ(q_int(db, "SELECT localMemoryPoolSize FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE correlationId = 60"),
+             -999);   /* NULL: not from a pool */
+    CHECK_EQ(q_int(db, "SELECT operationType FROM CUDA_GPU_MEMORY_POOL_EVENTS"), 1);   /* Created */
+    CHECK_EQ(q_int(db, "SELECT localMemoryPoolSize FROM CUDA_GPU_MEMORY_POOL_EVENTS"), 268435456);
+    /* the device's balance in (start, operation) order, device kinds: 2 GiB, 3 GiB (the peak), 1 GiB, + 64 MiB */
+    CHECK_EQ(q_int(db, "SELECT max(b) FROM (SELECT sum(CASE memoryOperationType WHEN 0 THEN bytes ELSE -bytes END)"
+                       " OVER (ORDER BY start, memoryOperationType, rowid) AS b FROM CUDA_GPU_MEMORY_USAGE_EVENTS"
+                       " WHERE memKind IN (2, 3, 5))"), 3ll << 30);
+}
+
 static void check_kernel_rows(sqlite3 *db)
 {
     long long gpid = ps_global_pid((uint32_t)getpid());
@@ -299,6 +365,7 @@ static void case_rows(void)
     valid = append_device(buf, valid);
     valid = append_gpu_activity(buf, valid, t0);
     valid = append_api_calls(buf, valid, t0);
+    valid = append_memory(buf, valid, t0);
     f.dropped_once = 5;
     f.completed(NULL, 0, buf, size, valid);
     ps_cupti_flush_at_exit();
@@ -306,6 +373,7 @@ static void case_rows(void)
     check_kernel_rows(db);
     check_copy_sync_rows(db);
     check_api_and_device_rows(db);
+    check_memory_rows(db);
     cleanup(db);
 }
 

@@ -8,6 +8,7 @@
   check_trace.py devices TRACE LABEL
   check_trace.py verdict REPORT_JSON LABEL WANT
   check_trace.py pytorch TRACE REPORT_JSON LABEL WANT MIN_STEPS
+  check_trace.py memory TRACE REPORT_JSON LABEL MIN_STEPS
   check_trace.py cuda12 TRACE LABEL
   check_trace.py nvml TOP_JSON SMI_CSV
   check_trace.py overhead STEPS KERNELS BUDGET_S  bare=NS,.. record=NS,.. fixed_bare=NS,.. fixed_record=NS,..
@@ -292,6 +293,38 @@ def check_pytorch(trace, report_json, label, want, min_steps):
                                                                               for op, n in parts), in_steps))
 
 
+def check_memory(trace, report_json, label, min_steps):
+    """GPU memory of a CUDA PyTorch run: CUPTI's allocations in CUDA_GPU_MEMORY_USAGE_EVENTS (device memory, nsys'
+    numbering), the hook's `cuda memory` marks at the step boundaries, and the report's memory devices: the driver's
+    device-resident peak (cupti) holds the caching allocator's reserved peak (torch), which holds its allocated
+    peak."""
+    name = "pytorch_" + label
+    db = connect(trace)
+    if not has_table(db, "CUDA_GPU_MEMORY_USAGE_EVENTS"):
+        report(False, name + "_memory_rows", "no CUDA_GPU_MEMORY_USAGE_EVENTS (%s)" % cuda_state(db))
+    else:
+        n, dev, frees = db.execute("SELECT count(*), coalesce(sum(memKind = 2 AND memoryOperationType = 0), 0),"
+                                   " coalesce(sum(memoryOperationType = 1), 0) FROM CUDA_GPU_MEMORY_USAGE_EVENTS"
+                                   ).fetchone()
+        report(dev > 0, name + "_memory_rows", "%d rows, %d device allocations, %d releases" % (n, dev, frees))
+    marks = one(db, "SELECT count(*) FROM NVTX_EVENTS n WHERE %s LIKE 'cuda memory %%'" % range_text("n")) \
+        if has_table(db, "NVTX_EVENTS") else 0
+    report(marks >= min_steps - 1, name + "_torch_memory_marks",
+           "%d `cuda memory` marks (want >= %d: one per step boundary)" % (marks, min_steps - 1))
+    try:
+        devs = (json.load(open(report_json)).get("memory") or {}).get("devices") or []
+        cupti = [d for d in devs if d["source"] == "cupti" and d["device"] == 0]
+        torch_ = [d for d in devs if d["source"] == "torch" and d["device"] == 0]
+        ok = bool(cupti and torch_) and 0 < torch_[0]["peak_allocated_bytes"] <= torch_[0]["peak_reserved_bytes"] \
+            <= cupti[0]["peak_allocated_bytes"] and cupti[0]["capacity_bytes"]
+        report(ok, name + "_memory_report", "device 0: cupti peak %s of %s; torch allocated peak %s, reserved peak %s"
+               % (cupti[0]["peak_allocated_bytes"] if cupti else None, cupti[0]["capacity_bytes"] if cupti else None,
+                  torch_[0]["peak_allocated_bytes"] if torch_ else None,
+                  torch_[0]["peak_reserved_bytes"] if torch_ else None))
+    except Exception as e:
+        report(False, name + "_memory_report", "report unreadable: %r" % (e,))
+
+
 def check_cuda12(trace, label):
     """A CUDA 12 PyTorch (cu12x wheel): no CUPTI loaded, and the trace says why."""
     db = connect(trace)
@@ -494,6 +527,26 @@ def selftest():
     c12 = make_trace(t("c12"), info=(100, 3, "CUDA 12 process: GPU capture needs CUDA 13 (R580+): the program ..."))
     check_cuda12(c12, "torch")
     want("PASS", "cuda12_process_said_torch")
+    # Memory: CUPTI allocations of device memory, 2 step-boundary marks (2 steps wanted: >= 1 mark), and a report
+    # whose torch peaks (1, 2 GiB) sit under CUPTI's device-resident peak (3 GiB); then torch reserved above it.
+    mem = make_trace(t("mem"), ranges=[(10, 10, "cuda memory step=1 device=0 allocated=1", 1, None),
+                                       (20, 20, "cuda memory step=2 device=0 allocated=1", 1, None)])
+    db = sqlite3.connect(mem)
+    db.execute("CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS(start INTEGER, bytes INTEGER, memKind INTEGER,"
+               " memoryOperationType INTEGER)")
+    db.executemany("INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (?,?,?,?)", [(1, 3 << 30, 2, 0), (2, 3 << 30, 2, 1)])
+    db.commit()
+    db.close()
+    mrep = os.path.join(d, "mem.json")
+    devs = lambda res: {"memory": {"devices": [
+        {"source": "cupti", "device": 0, "peak_allocated_bytes": 3 << 30, "capacity_bytes": 150754820096},
+        {"source": "torch", "device": 0, "peak_allocated_bytes": 1 << 30, "peak_reserved_bytes": res}]}}
+    json.dump(devs(2 << 30), open(mrep, "w"))
+    check_memory(mem, mrep, "mem", 2)
+    want("PASS", "pytorch_mem_memory_rows", "pytorch_mem_torch_memory_marks", "pytorch_mem_memory_report")
+    json.dump(devs(4 << 30), open(mrep, "w"))
+    check_memory(good, mrep, "nomem", 2)
+    want("FAIL", "pytorch_nomem_memory_rows", "pytorch_nomem_torch_memory_marks", "pytorch_nomem_memory_report")
     # top's NVML snapshot beside nvidia-smi: same device; then another UUID.
     top = os.path.join(d, "top.json")
     json.dump({"gpu": {"message": None, "devices": [{"name": "NVIDIA H200", "memory_total_bytes": 150754820096,
@@ -554,6 +607,8 @@ def main(argv):
         check_verdict(*a)
     elif cmd == "pytorch" and len(a) == 5:
         check_pytorch(a[0], a[1], a[2], a[3], int(a[4]))
+    elif cmd == "memory" and len(a) == 4:
+        check_memory(a[0], a[1], a[2], int(a[3]))
     elif cmd == "cuda12" and len(a) == 2:
         check_cuda12(*a)
     elif cmd == "nvml" and len(a) == 2:

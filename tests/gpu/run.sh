@@ -249,7 +249,8 @@ fi
 for run in "${PYRUNS[@]}"; do
     name=${run%%:*}; rest=${run#*:}; args=${rest%%:*}; want=${rest#*:}
     tr=$WORK/pytorch_$name.sqlite; log=$WORK/pytorch_$name.out
-    deps="pytorch_${name}_steps_verdict pytorch_${name}_dataloader pytorch_${name}_h2d_copies pytorch_${name}_kernels_in_ops"
+    deps="pytorch_${name}_steps_verdict pytorch_${name}_dataloader pytorch_${name}_h2d_copies pytorch_${name}_kernels_in_ops
+          pytorch_${name}_memory_rows pytorch_${name}_torch_memory_marks pytorch_${name}_memory_report"
     # shellcheck disable=SC2086
     if [ "${torch_info%% *}" != "1" ] || ! [ -x "$PS" ]; then fail_all "not run: no torch with CUDA" $deps; continue; fi
     # shellcheck disable=SC2086
@@ -263,6 +264,7 @@ for run in "${PYRUNS[@]}"; do
     timeout -k 5 "$(tmo 60)" "$PS" report --format json "$tr" >"$WORK/pytorch_$name.report.json" 2>"$WORK/pytorch_$name.report.err"
     if [ "$torch_major" = "12" ]; then py_checks cuda12 "$tr" "pytorch_$name"; fi
     py_checks pytorch "$tr" "$WORK/pytorch_$name.report.json" "$name" "$want" 29
+    py_checks memory "$tr" "$WORK/pytorch_$name.report.json" "$name" 29
 done
 if [ -e "$WORK/pytorch_w8.sqlite" ]; then
     py_checks timeline "$WORK/pytorch_w8.sqlite" pytorch_w8

@@ -199,6 +199,15 @@ static void test_view(void)
     CHECK(g && strstr(g, "SM  87%") && strstr(g, "mem  N/A") && strstr(g, "16.0 GiB / 140 GiB"),
           "GPU line: %s", g ? g : "(none)");
     CHECK(g && strstr(g, "N/A  412 / N/A W"), "temperature and power limit N/A, power 412 W: %s", g ? g : "");
+    CHECK(find_line(&f, "     free 124 GiB  clocks SM"), "headroom line: 140 - 16 GiB free");
+    /* the hook's allocator statistics of cuda:0: 1.5 GiB allocated, 2 GiB reserved, peak 5 GiB */
+    t.live.ntorch_mem = 1;
+    t.live.torch_mem[0] = (struct tui_live_torch_mem){ 0, 3ll << 29, 2ll << 30, 5ll << 30 };
+    tui_layout_build(&t, 100, 30, &f);
+    CHECK(find_line(&f, "PyTorch cuda:0 at the last step: allocated 1.50 GiB  reserved 2.00 GiB  peak 5.00 GiB"),
+          "torch memory line");
+    t.live.ntorch_mem = 0;
+    tui_layout_build(&t, 80, 24, &f);
     CHECK(find_line(&f, "Verdict: data-loading (62% of the step)"), "verdict line");
     /* no GPU rows (gpu_util NAN): the kernel group is host compute, as the report calls it */
     CHECK(find_line(&f, "compute 20%  data-loading 62%  memcpy 8%"), "breakdown line without GPU rows");
@@ -268,6 +277,8 @@ static void test_snapshot(void)
 {
     static struct tui_top t;
     fill_state(&t);
+    t.live.ntorch_mem = 1;   /* cuda:0 at the last step: 1 GiB allocated, reserved unknown, peak 2 GiB */
+    t.live.torch_mem[0] = (struct tui_live_torch_mem){ 0, 1ll << 30, -1, 2ll << 30 };
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -284,6 +295,9 @@ static void test_snapshot(void)
                       "\"communication\": 0, \"sync\": 0, \"host\": 10000000}"), "groups: %s", strstr(buf, "groups"));
     CHECK(strstr(buf, "\"stack\": \"step > data\""), "open ranges");
     CHECK(strstr(buf, "\"gpu_utilization\": null"), "gpu utilisation null without GPU rows");
+    CHECK(strstr(buf, "\"torch_memory\": [{\"device\": 0, \"allocated_bytes\": 1073741824, \"reserved_bytes\": null, "
+                      "\"peak_allocated_bytes\": 2147483648}]"), "torch memory: %.200s",
+          strstr(buf, "torch_memory") ? strstr(buf, "torch_memory") : buf);
     CHECK(buf[len - 1] == '\n' && buf[0] == '{', "one object, ending with a newline");
     free(buf);
 }

@@ -38,6 +38,7 @@ enum tui_live_state {
 };
 
 #define TUI_LIVE_KERNELS 5
+#define TUI_LIVE_TORCH_DEVICES 8
 #define TUI_LIVE_STACKS 8
 
 struct tui_live_kernel {
@@ -86,6 +87,13 @@ struct tui_live {
     int64_t unplaced;               /* trace rows read but not placed (damaged: end < start, no thread, ...) */
     struct ps_follow *follow;       /* the trace's rows so far (the analyzer's growing model) */
     int64_t dropped_before_ns;      /* the model's rows start at or after this (INT64_MIN: nothing dropped) */
+    /* ---- GPU memory: the Python hook's allocator statistics (the report's torch memory devices) ---- */
+    struct tui_live_torch_mem {
+        int32_t device;             /* CUDA ordinal in the recorded process */
+        int64_t allocated, reserved;   /* at the last step boundary; reserved -1 unknown */
+        int64_t peak;               /* max_memory_allocated since the program started */
+    } torch_mem[TUI_LIVE_TORCH_DEVICES];
+    size_t ntorch_mem;
 };
 
 /* Start watching `trace` (recorder_pid 0: unknown). Resets l, which is zeroed or was watching. */

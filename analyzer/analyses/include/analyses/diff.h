@@ -44,6 +44,13 @@ struct ps_diff_finding {
     enum ps_diff_change change;    /* PS_CHANGE_ADDED (appeared) or PS_CHANGE_REMOVED (disappeared) */
 };
 
+struct ps_diff_memory {            /* one memory device (its label) of either run: the peaks (memory_diff.c) */
+    char label[32];                /* "GPU0", "CPU" */
+    int64_t before_peak, after_peak;           /* peak allocated (bytes); -1 absent from that run */
+    int64_t before_reserved, after_reserved;   /* max reserved; -1 unknown */
+    int64_t capacity;              /* the after run's capacity (else the before run's); -1 unknown */
+};
+
 struct ps_diff {
     struct ps_diff_side before, after;
     int64_t delta_ns;              /* after.avg_ns - before.avg_ns */
@@ -57,7 +64,13 @@ struct ps_diff {
     size_t ncopies;
     struct ps_diff_finding *findings; /* only rules that appeared or disappeared */
     size_t nfindings;
+    /* ---- GPU memory (memory_diff.c): the peaks of each device in either run; none without memory records ---- */
+    struct ps_diff_memory *memory;
+    size_t nmemory;
 };
+
+/* memory_diff.c: d->memory from the two reports' memory views. 0 or -ENOMEM. */
+int ps_diff_memory(struct ps_diff *d, const struct ps_report *before, const struct ps_report *after);
 
 /* Compare two finished reports (ps_report_build). A change of the average step counts when it exceeds both twice
  * its standard error (Welch: sqrt(sd_b^2/n_b + sd_a^2/n_a)) and 1 % of the before step; with one step on either

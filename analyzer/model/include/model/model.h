@@ -138,6 +138,32 @@ struct ps_host_sample {
     uint32_t pid;
 };
 
+/* One memory event (memory.c): a Kineto `[memory]` instant (one caching-allocator allocation or free, with the
+ * allocator's totals after it) or one row of Nsight Systems' CUDA_GPU_MEMORY_USAGE_EVENTS (a driver-level
+ * allocation or release; perfscope's own traces write the same table from CUPTI memory records). */
+struct ps_mem_event {
+    int64_t time_ns;
+    int64_t bytes;             /* > 0 an allocation, <= 0 a free (Kineto writes a free's Bytes negative; nsys rows
+                                * are stored here with the released size negated) */
+    int64_t total_allocated;   /* Kineto "Total Allocated": bytes allocated on the device after the event; -1 absent */
+    int64_t total_reserved;    /* Kineto "Total Reserved": bytes the allocator holds after it; -1 absent */
+    uint64_t addr;             /* the block's address, when has_addr */
+    uint32_t pid, tid;         /* the host thread it was recorded on, as the trace writes it (has_tid) */
+    int32_t device;            /* the trace's device id (-1: the host) */
+    uint8_t device_type;       /* c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP, ... (nsys rows: 1) */
+    uint8_t has_addr, has_tid;
+    uint8_t mem_kind;          /* nsys rows: enum ps_mem_kind; Kineto: PS_MEM_UNKNOWN */
+    uint8_t pool;              /* nsys rows: 1 when the row comes from a stream-ordered memory pool */
+};
+
+/* One NVML memory sample of a GPU (perfscope traces: PERFSCOPE_GPU_SAMPLES rows with memUsedBytes). */
+struct ps_nvml_mem_sample {
+    int64_t time_ns;
+    int64_t used_bytes;        /* nvmlDeviceGetMemoryInfo used: every process's allocations and contexts */
+    int64_t total_bytes;       /* its total; -1 unknown */
+    int32_t device;            /* NVML device index */
+};
+
 struct ps_meta_kv {
     char *key, *value;
 };
@@ -187,6 +213,13 @@ struct ps_model {
     struct ps_strpool *strings;
     struct ps_gpu_build *gpu_build; /* reader-time state (attribute index, correlation ids, process / thread /
                                      * stream / device lookup maps); freed by finish */
+    /* ---- memory events (analyses/memory.c): empty when the trace has none ---- */
+    PS_VEC(struct ps_mem_event) mem_events;   /* in the trace's order (Kineto: file order) */
+    int has_mem_origin;             /* Kineto: mem_origin_ns is set */
+    int64_t mem_origin_ns;          /* Kineto: the smallest ts of the events the PyTorch profiler's TensorBoard
+                                     * plugin parses (its profiler_start_ts: complete events of its categories, the
+                                     * profiler's own span included, and [memory] instants): its memory curve's 0 */
+    PS_VEC(struct ps_nvml_mem_sample) nvml_mem;   /* NVML memory samples in table order; empty without them */
 };
 
 /* Allocate an empty model for `path` (copied). Returns NULL on out-of-memory. Free with ps_model_free. */
@@ -219,6 +252,8 @@ int ps_model_shift_times(struct ps_model *m, int64_t base);
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
 int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample *s);
 int ps_model_add_host_sample(struct ps_model *m, const struct ps_host_sample *s);
+int ps_model_add_mem_event(struct ps_model *m, const struct ps_mem_event *e);   /* 0 or -ENOMEM */
+int ps_model_add_nvml_mem(struct ps_model *m, const struct ps_nvml_mem_sample *s);   /* 0 or -ENOMEM */
 
 /* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call
  * with the same correlation id in the same process (any process if correlation_global) in gpu_launch (the
