@@ -1,0 +1,91 @@
+/* Rooflines and MFU (roofline.c, docs/op-perf-roofline.md): how close each modeled operator's GPU time comes to
+ * what the GPU's peaks allow, and how much of each step's time the matrix units would need at peak.
+ *
+ * Input is the operator performance model's calls (FLOPs and bytes from recorded shapes, the GPU kernel time each
+ * CPU op launched), through the small adapter structs below, so this file depends on no trace format. */
+#ifndef PS_ROOFLINE_H
+#define PS_ROOFLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyses/gpu_peaks.h"
+
+/* A group of calls of one op with one set of parameters (TraceLens' grouping: op name and shapes). */
+struct ps_roof_group {
+    const char *name;              /* "aten::mm" (borrowed: lives as long as the caller's model) */
+    const char *params;            /* shapes and dtypes as shown, "" none (borrowed) */
+    const char *kind;              /* the model's category: "GEMM", "SDPA", "CONV", "elementwise", ... ("" none) */
+    int matrix;                    /* 1: matrix work (GEMM, convolution, attention): the matrix peak applies */
+    int prec;                      /* enum ps_precision of the work; -1 unknown */
+    int modeled;                   /* 1: FLOPs and bytes known for its calls; 0: GPU time with no model */
+};
+
+/* One call of a group. */
+struct ps_roof_call {
+    uint32_t group;                /* index into the groups */
+    int64_t start_ns;              /* the CPU op's start: places the call in a step */
+    double flops, bytes;           /* this call's work (FLOPs, bytes moved); NAN for an unmodeled group */
+    int64_t kernel_ns;             /* GPU time of the work it launched (union of its kernels' intervals) */
+};
+
+enum ps_roof_bound { PS_BOUND_COMPUTE, PS_BOUND_MEMORY, PS_BOUND_UNKNOWN };
+extern const char *const ps_roof_bound_name[];   /* "compute", "memory", "unknown" */
+
+/* A group's figures. Times in ns; rates per second of kernel time; NAN when unknown (no model, no peak for its
+ * precision, no kernel time). */
+struct ps_roof_row {
+    struct ps_roof_group g;
+    int64_t calls, kernel_ns;      /* over its calls */
+    double flops, bytes;           /* summed over its calls */
+    double compute_ns, memory_ns;  /* summed per call: flops / peak(precision), bytes / bandwidth */
+    double roofline_ns;            /* summed per call: max(compute, memory) */
+    double peak_tflops;            /* the peak used (matrix or vector, of its precision) */
+    enum ps_roof_bound bound;      /* compute when compute_ns >= memory_ns (TraceLens' Roofline Bound) */
+    double pct_of_roofline;        /* 100 * roofline_ns / kernel_ns */
+    double recoverable_ns;         /* kernel_ns - roofline_ns (0 at or above the roof) */
+    double tflops_s, tb_s;         /* achieved: flops / kernel time (TFLOPS/s), bytes / kernel time (TB/s) */
+    double flops_per_byte;         /* arithmetic intensity */
+};
+
+/* One step's MFU. */
+struct ps_mfu_step {
+    int64_t start_ns, end_ns;
+    double matrix_flops;           /* modeled matrix FLOPs of the calls starting in the step */
+    double ideal_ns;               /* sum over those calls of flops / matrix peak(precision) */
+    double mfu;                    /* ideal_ns / (end - start); NAN for an empty step */
+    int64_t modeled_kernel_ns, unmodeled_kernel_ns;   /* GPU time of its calls with and without a model */
+    double unmodeled_share;        /* unmodeled_kernel_ns / (end - start) */
+};
+
+#define PS_ROOF_UNMODELED_TOP 5
+struct ps_roofline {
+    struct ps_gpu_peak gpu;        /* the GPU whose peaks were used (valid when has_gpu) */
+    int has_gpu;
+    const char *match_how;         /* how the caller matched the GPU: "name", "properties"; "none" */
+    struct ps_roof_row *rows;      /* modeled groups, by recoverable_ns descending (owned) */
+    size_t nrows;
+    struct ps_mfu_step *steps;     /* one per step window given (owned) */
+    size_t nsteps;
+    double mfu;                    /* sum of ideal_ns / sum of step durations over the steps; NAN: none */
+    double matrix_flops;           /* over the steps */
+    double unmodeled_share;        /* over the steps: unmodeled kernel time / step time */
+    struct {                       /* the unmodeled groups with the most GPU time in the steps */
+        const char *name;
+        int64_t calls, kernel_ns;
+    } unmodeled[PS_ROOF_UNMODELED_TOP];
+    size_t nunmodeled;
+    int64_t modeled_kernel_ns, unmodeled_kernel_ns;   /* every call, in steps or not */
+};
+
+/* The figures of `calls` (of `groups`) on GPU `gpu` (NULL: no roofline and no MFU, only the unmodeled time),
+ * with MFU over the step windows [starts[i], ends[i]) (nsteps may be 0). A call counts in the step its start
+ * lies in. A modeled group whose precision has no peak uses, for vector work, the GPU's vector fp32 peak (an
+ * elementwise half-precision op runs at least at that rate), else it gets NAN figures. Fills *out
+ * (ps_roofline_fini frees); 0, -EINVAL (a call's group out of range) or -ENOMEM. */
+int ps_roofline_build(struct ps_roofline *out, const struct ps_gpu_peak *gpu, const struct ps_roof_group *groups,
+                      size_t ngroups, const struct ps_roof_call *calls, size_t ncalls, const int64_t *starts,
+                      const int64_t *ends, size_t nsteps);
+void ps_roofline_fini(struct ps_roofline *r);
+
+#endif
