@@ -63,25 +63,32 @@ static int by_recoverable(const void *a, const void *b)
 
 /* Add one modeled call to its group's row and to its step. */
 static void add_modeled(struct ps_roofline *out, struct ps_roof_row *row, const struct ps_roof_call *c,
-                        const struct ps_gpu_peak *gpu, struct ps_mfu_step *step)
+                        const struct ps_gpu_peak *gpu, struct ps_mfu_step *step, double *untimed_ideal)
 {
-    double peak = row->peak_tflops;
-    double compute = c->flops / (peak * 1e3), memory = gpu ? c->bytes / gpu->mem_gbps : NAN;  /* ns */
-    row->flops += c->flops;
-    row->bytes += c->bytes;
-    row->compute_ns += compute;
-    row->memory_ns += memory;
-    row->roofline_ns += fmax(compute, memory);   /* fmax: NAN only when both are */
+    double n = (double)(c->count > 0 ? c->count : 1), peak = row->peak_tflops;
+    double compute = c->flops / (peak * 1e3), memory = gpu ? c->bytes / gpu->mem_gbps : NAN;  /* ns per call */
+    row->flops += n * c->flops;
+    row->bytes += n * c->bytes;
+    row->compute_ns += n * compute;
+    row->memory_ns += n * memory;
+    row->roofline_ns += n * fmax(compute, memory);   /* fmax: NAN only when both are */
     if (isnan(compute) || isnan(memory))
         row->roofline_ns = NAN;
     out->modeled_kernel_ns += c->kernel_ns;
+    int counts = gpu && row->g.matrix && !isnan(peak) && c->flops > 0;
+    if (c->start_ns == PS_ROOF_NO_TIME) {
+        if (counts) {
+            *untimed_ideal += n * compute;
+            out->matrix_flops += n * c->flops;
+        }
+        return;
+    }
     if (!step)
         return;
     step->modeled_kernel_ns += c->kernel_ns;
-    double mpeak = gpu && row->g.matrix ? peak : NAN;
-    if (row->g.matrix && !isnan(mpeak) && c->flops > 0) {
-        step->matrix_flops += c->flops;
-        step->ideal_ns += c->flops / (mpeak * 1e3);
+    if (counts) {
+        step->matrix_flops += n * c->flops;
+        step->ideal_ns += n * compute;
     }
 }
 
@@ -104,9 +111,9 @@ static void top_unmodeled(struct ps_roofline *out, const struct ps_roof_group *g
     }
 }
 
-static void finish_steps(struct ps_roofline *out)
+static void finish_steps(struct ps_roofline *out, double untimed_ideal, int64_t untimed_unmodeled_ns)
 {
-    double ideal = 0, dur = 0, unmodeled = 0;
+    double ideal = untimed_ideal, dur = 0, unmodeled = (double)untimed_unmodeled_ns;
     for (size_t s = 0; s < out->nsteps; s++) {
         struct ps_mfu_step *st = &out->steps[s];
         double d = (double)(st->end_ns - st->start_ns);
@@ -144,25 +151,31 @@ int ps_roofline_build(struct ps_roofline *out, const struct ps_gpu_peak *gpu, co
         rows[g].g = groups[g];
         rows[g].peak_tflops = group_peak(gpu, &groups[g]);
     }
+    double untimed_ideal = 0;
+    int64_t untimed_unmodeled_ns = 0;
     for (size_t i = 0; rc == 0 && i < ncalls; i++) {
         const struct ps_roof_call *c = &calls[i];
         if (c->group >= ngroups) {
             rc = -EINVAL;
             break;
         }
-        size_t s = step_of(starts, ends, nsteps, c->start_ns);
+        int untimed = c->start_ns == PS_ROOF_NO_TIME;
+        size_t s = untimed ? nsteps : step_of(starts, ends, nsteps, c->start_ns);
         struct ps_mfu_step *step = s < nsteps ? &out->steps[s] : NULL;
-        rows[c->group].calls++;
+        int64_t n = c->count > 0 ? c->count : 1;
+        rows[c->group].calls += n;
         rows[c->group].kernel_ns += c->kernel_ns;
+        out->untimed_calls += untimed ? n : 0;
         if (groups[c->group].modeled) {
-            add_modeled(out, &rows[c->group], c, gpu, step);
+            add_modeled(out, &rows[c->group], c, gpu, step, &untimed_ideal);
             continue;
         }
         out->unmodeled_kernel_ns += c->kernel_ns;
+        untimed_unmodeled_ns += untimed ? c->kernel_ns : 0;
         if (step)
             step->unmodeled_kernel_ns += c->kernel_ns;
-        if (step || !nsteps) {
-            un_calls[c->group]++;
+        if (step || untimed || !nsteps) {
+            un_calls[c->group] += n;
             un_ns[c->group] += c->kernel_ns;
         }
     }
@@ -178,7 +191,7 @@ int ps_roofline_build(struct ps_roofline *out, const struct ps_gpu_peak *gpu, co
         out->nrows = n;
         rows = NULL;
         top_unmodeled(out, groups, ngroups, un_calls, un_ns);
-        finish_steps(out);
+        finish_steps(out, untimed_ideal, untimed_unmodeled_ns);
     }
     free(rows);
     free(un_calls);

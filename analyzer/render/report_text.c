@@ -9,6 +9,7 @@
 
 #include "render_impl.h"
 #include "text_style.h"
+#include "op_perf_render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define put_name ps_put_name
@@ -557,6 +558,7 @@ int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FI
     ranks(f, r, o->color);
     gpu(f, r);
     gpu_util(f, r);
+    ps_render_op_efficiency_text(f, r);
     summaries(f, r, o->color);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || !buf) {

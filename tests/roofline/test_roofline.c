@@ -37,13 +37,13 @@ static const struct ps_roof_group groups[] = {
 #define B_ADDMM 14684160.0
 #define F_ADD 16777216.0
 static const struct ps_roof_call calls[] = {
-    { 0, 500 * US, F_MM, B_MM, 200 * US },          /* before the first step: in the rows, not in an MFU */
-    { 0, 1010 * US, F_MM, B_MM, 200 * US },
-    { 2, 1300 * US, F_ADD, B_MM, 60 * US },
-    { 3, 1400 * US, NAN, NAN, 100 * US },
-    { 0, 2010 * US, F_MM, B_MM, 200 * US },
-    { 1, 2300 * US, F_ADDMM, B_ADDMM, 64200 },
-    { 3, 2400 * US, NAN, NAN, 100 * US },
+    { 0, 500 * US, 1, F_MM, B_MM, 200 * US },          /* before the first step: in the rows, not in an MFU */
+    { 0, 1010 * US, 1, F_MM, B_MM, 200 * US },
+    { 2, 1300 * US, 1, F_ADD, B_MM, 60 * US },
+    { 3, 1400 * US, 1, NAN, NAN, 100 * US },
+    { 0, 2010 * US, 1, F_MM, B_MM, 200 * US },
+    { 1, 2300 * US, 1, F_ADDMM, B_ADDMM, 64200 },
+    { 3, 2400 * US, 1, NAN, NAN, 100 * US },
 };
 static const int64_t starts[] = { 1000 * US, 2000 * US }, ends[] = { 2000 * US, 3000 * US };
 
@@ -120,14 +120,37 @@ static void unknown_gpu_has_no_roofline_but_unmodeled_time(void)
     CHECK_STR("no figure sorts last", r.nrows == 3 ? r.rows[2].g.name : "", "aten::mm");
     CHECK_NEAR("no bf16 peak: MFU counts only the fp32 GEMM", r.steps[1].mfu, F_ADDMM / 15.7e3 / 1e6, 1e-9);
     ps_roofline_fini(&r);
-    struct ps_roof_call bad = { 9, 0, 1, 1, 1 };
+    struct ps_roof_call bad = { 9, 0, 1, 1, 1, 1 };
     CHECK_EQ("group out of range", ps_roofline_build(&r, NULL, groups, 4, &bad, 1, NULL, NULL, 0), -22);
+}
+
+/* The operator model's aggregate rows (no call times): the same groups as above, minus the call before the first
+ * step, given as one entry per group with its call count. Rows equal the per-call ones over the same calls, and
+ * the MFU over the two steps is the mean above: (2 * 138,911.414 + 32,107.742) / 2e6 = 15.4965 %. */
+static void aggregate_rows_give_the_same_figures(void)
+{
+    const struct ps_roof_call agg[] = {
+        { 0, PS_ROOF_NO_TIME, 2, F_MM, B_MM, 400 * US },
+        { 1, PS_ROOF_NO_TIME, 1, F_ADDMM, B_ADDMM, 64200 },
+        { 2, PS_ROOF_NO_TIME, 1, F_ADD, B_MM, 60 * US },
+        { 3, PS_ROOF_NO_TIME, 2, NAN, NAN, 200 * US },
+    };
+    struct ps_roofline r;
+    CHECK_EQ(ps_roofline_build(&r, h100(), groups, 4, agg, 4, starts, ends, 2), 0);
+    CHECK_NEAR("MFU over the steps", r.mfu, 0.154965, 1e-6);
+    CHECK_EQ(r.untimed_calls, 6);
+    CHECK(r.nsteps == 2 && r.steps[0].ideal_ns == 0, "no call placed in a step");
+    CHECK(r.nrows == 3 && r.rows[0].calls == 2 && fabs(r.rows[0].roofline_ns - 2 * 138911.414) < 1e-3);
+    CHECK_NEAR("unmodeled over the steps", r.unmodeled_share, 0.10, 1e-12);
+    CHECK_EQ(r.nunmodeled, 1);
+    ps_roofline_fini(&r);
 }
 
 static const struct {
     const char *name;
     void (*fn)(void);
 } cases[] = {
+    { "aggregate_rows_give_the_same_figures", aggregate_rows_give_the_same_figures },
     { "roofline_per_group_by_hand", roofline_per_group_by_hand },
     { "mfu_per_step_by_hand", mfu_per_step_by_hand },
     { "unknown_gpu_has_no_roofline_but_unmodeled_time", unknown_gpu_has_no_roofline_but_unmodeled_time },

@@ -362,6 +362,9 @@ struct ps_report {
     struct ps_nvml_util_stat *nvml_util; /* one per device with NVML samples, by device; NULL when none */
     size_t nnvml_util;
     struct ps_pytorch *py;         /* NULL unless the trace holds perfscope's Python hook marks */
+    /* Operator efficiency (analyses/roofline.h, op_efficiency.c; docs/op-perf-roofline.md): rooflines of the
+     * operator model's rows on the trace's GPU, MFU, unmodeled time. NULL until ps_report_op_efficiency adds it. */
+    struct ps_op_efficiency *opeff;
 };
 
 /* Run every analysis over `m` (finished): ps_report_build_view over ps_view_all(m). Returns 0 and fills *r

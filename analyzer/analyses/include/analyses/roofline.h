@@ -21,12 +21,16 @@ struct ps_roof_group {
     int modeled;                   /* 1: FLOPs and bytes known for its calls; 0: GPU time with no model */
 };
 
-/* One call of a group. */
+/* One call of a group, or `count` calls with equal work (an aggregate row of the operator model). */
+#define PS_ROOF_NO_TIME INT64_MIN
 struct ps_roof_call {
     uint32_t group;                /* index into the groups */
-    int64_t start_ns;              /* the CPU op's start: places the call in a step */
-    double flops, bytes;           /* this call's work (FLOPs, bytes moved); NAN for an unmodeled group */
-    int64_t kernel_ns;             /* GPU time of the work it launched (union of its kernels' intervals) */
+    int64_t start_ns;              /* the CPU op's start: places the call in a step; PS_ROOF_NO_TIME: unknown
+                                    * (an aggregate): counted in the MFU over all steps, in no single step */
+    int64_t count;                 /* calls it stands for; 0 is read as 1 */
+    double flops, bytes;           /* work of ONE call (FLOPs, bytes moved); NAN for an unmodeled group */
+    int64_t kernel_ns;             /* GPU time of the work its calls launched (union of each call's kernels'
+                                    * intervals, summed over the calls) */
 };
 
 enum ps_roof_bound { PS_BOUND_COMPUTE, PS_BOUND_MEMORY, PS_BOUND_UNKNOWN };
@@ -67,7 +71,9 @@ struct ps_roofline {
     size_t nrows;
     struct ps_mfu_step *steps;     /* one per step window given (owned) */
     size_t nsteps;
-    double mfu;                    /* sum of ideal_ns / sum of step durations over the steps; NAN: none */
+    double mfu;                    /* ideal time of the calls in the steps and of the untimed calls / sum of step
+                                    * durations; NAN: no step or no GPU */
+    int64_t untimed_calls;         /* calls with PS_ROOF_NO_TIME: the per-step figures leave them out */
     double matrix_flops;           /* over the steps */
     double unmodeled_share;        /* over the steps: unmodeled kernel time / step time */
     struct {                       /* the unmodeled groups with the most GPU time in the steps */
@@ -81,11 +87,38 @@ struct ps_roofline {
 /* The figures of `calls` (of `groups`) on GPU `gpu` (NULL: no roofline and no MFU, only the unmodeled time),
  * with MFU over the step windows [starts[i], ends[i]) (nsteps may be 0). A call counts in the step its start
  * lies in. A modeled group whose precision has no peak uses, for vector work, the GPU's vector fp32 peak (an
- * elementwise half-precision op runs at least at that rate), else it gets NAN figures. Fills *out
+ * elementwise half-precision op runs at least at that rate), else it gets NAN figures. Untimed calls
+ * (PS_ROOF_NO_TIME) are taken to lie in the steps: right when the steps cover the trace's ops. Fills *out
  * (ps_roofline_fini frees); 0, -EINVAL (a call's group out of range) or -ENOMEM. */
 int ps_roofline_build(struct ps_roofline *out, const struct ps_gpu_peak *gpu, const struct ps_roof_group *groups,
                       size_t ngroups, const struct ps_roof_call *calls, size_t ncalls, const int64_t *starts,
                       const int64_t *ends, size_t nsteps);
 void ps_roofline_fini(struct ps_roofline *r);
+
+/* ---- the report's "Operator efficiency" section (op_efficiency.c) ---- */
+struct ps_report;                  /* analyses/report.h */
+struct ps_op_perf;                 /* analyses/op_perf.h */
+
+#define PS_OPEFF_TOP 10
+struct ps_op_efficiency {
+    int has_shapes;                /* 0: the trace's ops carry no shapes: nothing modeled (say how to record them) */
+    char device[96];               /* the trace's device name, "" when it has none */
+    int32_t cc_major, cc_minor, sm_count;   /* the device's properties, -1 unknown */
+    struct ps_roofline roof;       /* rows by recoverable time, MFU over the analysed steps, unmodeled time;
+                                    * roof.has_gpu 0: no peaks for the device (roof.match_how "none") */
+    size_t nsteps;                 /* the analysed steps MFU is over (0: the whole run, one window) */
+    double window_ns;              /* their total duration (the run's span without steps) */
+    double gpu_busy_ns;            /* GPU time of the ops' work (the operator model's busy time), NAN unknown */
+    int uses_compile;              /* the trace holds Triton kernels (torch.compile / Inductor): fusion is on */
+};
+
+/* Build the section from the operator model of the report's trace (`perf`: analyses/op_perf.h) with the peaks of
+ * the trace's first named device (ps_gpu_peak_match, `user` first: --gpu-spec) and add it to r->opeff; add the
+ * findings it sizes by recoverable time (docs/op-perf-roofline.md "Findings": op_below_roofline, fp32_matmul,
+ * memory_bound_elementwise, attention_not_fused) and, when the verdict is kernel-bound, name the ops with the most
+ * recoverable time in its fix. The operator model covers the whole trace: MFU is taken over the analysed steps'
+ * total time (the ops are assumed to lie in the steps). 0 or -ENOMEM (r unchanged). */
+int ps_report_op_efficiency(struct ps_report *r, const struct ps_op_perf *perf, const struct ps_gpu_specs *user);
+void ps_op_efficiency_free(struct ps_op_efficiency *e);   /* NULL: no-op */
 
 #endif

@@ -1,0 +1,119 @@
+/* The report's JSON key "op_perf" (op_perf_render.h, docs/op-perf-roofline.md "JSON"): the GPU and its peaks, MFU,
+ * the GPU time with no model, and one row per modeled op group with every figure of the operator model and of
+ * its roofline. Unknown values are null. */
+#include <math.h>
+
+#include "analyses/roofline.h"
+#include "op_perf_render.h"
+
+static void gpu(struct ps_jw *w, const struct ps_op_efficiency *e)
+{
+    const struct ps_gpu_peak *g = &e->roof.gpu;
+    ps_jw_key(w, "gpu");
+    ps_jw_map_open(w);
+    ps_jw_kstr(w, "device", e->device[0] ? e->device : NULL);
+    ps_jw_kstr(w, "matched", e->roof.has_gpu ? g->key : NULL);
+    ps_jw_kstr(w, "matched_by", e->roof.match_how);
+    ps_jw_kstr(w, "source", e->roof.has_gpu ? g->source : NULL);
+    ps_jw_kdouble(w, "mem_bw_gbps", e->roof.has_gpu ? g->mem_gbps : NAN);
+    ps_jw_key(w, "peak_tflops");
+    ps_jw_map_open(w);
+    for (int m = 1; e->roof.has_gpu && m >= 0; m--)
+        for (int p = 0; p < PS_PREC_N; p++) {
+            char key[24];
+            double v = m ? g->matrix_tflops[p] : g->vector_tflops[p];
+            snprintf(key, sizeof key, "%s_%s", m ? "matrix" : "vector", ps_precision_name[p]);
+            if (!isnan(v))
+                ps_jw_kdouble(w, key, v);
+        }
+    ps_jw_map_close(w);
+    ps_jw_map_close(w);
+}
+
+static void mfu(struct ps_jw *w, const struct ps_op_efficiency *e)
+{
+    ps_jw_key(w, "mfu");
+    ps_jw_map_open(w);
+    ps_jw_kdouble(w, "mean", e->roof.mfu);
+    ps_jw_kint(w, "steps", (int64_t)e->nsteps);
+    ps_jw_kdouble(w, "window_ns", e->window_ns);
+    ps_jw_kdouble(w, "matrix_flops", e->roof.matrix_flops);
+    ps_jw_kdouble(w, "ideal_matrix_ns", isnan(e->roof.mfu) ? NAN : e->roof.mfu * e->window_ns);
+    ps_jw_key(w, "per_step");   /* null: the operator model's rows carry no call times (docs/op-perf-roofline.md) */
+    if (e->roof.untimed_calls) {
+        ps_jw_null(w);
+    } else {
+        ps_jw_array_open(w);
+        for (size_t i = 0; i < e->roof.nsteps; i++)
+            ps_jw_double(w, e->roof.steps[i].mfu);
+        ps_jw_array_close(w);
+    }
+    ps_jw_map_close(w);
+}
+
+static void unmodeled(struct ps_jw *w, const struct ps_op_efficiency *e)
+{
+    ps_jw_key(w, "unmodeled");
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "kernel_ns", e->roof.unmodeled_kernel_ns);
+    ps_jw_kint(w, "modeled_kernel_ns", e->roof.modeled_kernel_ns);
+    ps_jw_kdouble(w, "gpu_busy_ns", e->gpu_busy_ns);
+    ps_jw_kdouble(w, "share_of_window", e->roof.unmodeled_share);
+    ps_jw_key(w, "top");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < e->roof.nunmodeled; i++) {
+        ps_jw_map_open(w);
+        ps_jw_kstr(w, "name", e->roof.unmodeled[i].name);
+        ps_jw_kint(w, "calls", e->roof.unmodeled[i].calls);
+        ps_jw_kint(w, "kernel_ns", e->roof.unmodeled[i].kernel_ns);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+    ps_jw_map_close(w);
+}
+
+static void row(struct ps_jw *w, const struct ps_roof_row *x)
+{
+    ps_jw_map_open(w);
+    ps_jw_kstr(w, "name", x->g.name);
+    ps_jw_kstr(w, "params", x->g.params);
+    ps_jw_kstr(w, "category", x->g.kind);
+    ps_jw_kstr(w, "precision", x->g.prec >= 0 ? ps_precision_name[x->g.prec] : NULL);
+    ps_jw_kbool(w, "matrix", x->g.matrix);
+    ps_jw_kint(w, "calls", x->calls);
+    ps_jw_kint(w, "kernel_ns", x->kernel_ns);
+    ps_jw_kdouble(w, "flops", x->flops);
+    ps_jw_kdouble(w, "bytes", x->bytes);
+    ps_jw_kdouble(w, "tflops_s", x->tflops_s);
+    ps_jw_kdouble(w, "tb_s", x->tb_s);
+    ps_jw_kdouble(w, "flops_per_byte", x->flops_per_byte);
+    ps_jw_kdouble(w, "peak_tflops", x->peak_tflops);
+    ps_jw_kdouble(w, "compute_ns", x->compute_ns);
+    ps_jw_kdouble(w, "memory_ns", x->memory_ns);
+    ps_jw_kdouble(w, "roofline_ns", x->roofline_ns);
+    ps_jw_kstr(w, "bound", x->bound == PS_BOUND_UNKNOWN ? NULL : ps_roof_bound_name[x->bound]);
+    ps_jw_kdouble(w, "pct_of_roofline", x->pct_of_roofline);
+    ps_jw_kdouble(w, "recoverable_ns", x->recoverable_ns);
+    ps_jw_map_close(w);
+}
+
+void ps_render_op_efficiency_json(struct ps_jw *w, const struct ps_report *r)
+{
+    const struct ps_op_efficiency *e = r->opeff;
+    if (!e)
+        return;
+    char gap[320];
+    ps_jw_key(w, "op_perf");
+    ps_jw_map_open(w);
+    ps_jw_kbool(w, "has_shapes", e->has_shapes);
+    ps_jw_kstr(w, "note", ps_op_efficiency_gap(r, gap, sizeof gap)[0] ? gap : NULL);
+    gpu(w, e);
+    mfu(w, e);
+    unmodeled(w, e);
+    ps_jw_key(w, "rows");   /* by recoverable time, most first */
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < e->roof.nrows; i++)
+        row(w, &e->roof.rows[i]);
+    ps_jw_array_close(w);
+    ps_jw_map_close(w);
+}
