@@ -170,6 +170,10 @@ int tl_ops_summary(const struct tl_tree *tr, const struct launchers *L, struct p
 int tl_kernel_summary_table(const struct tl_tree *tr, const struct launchers *L, double total_us,
                             struct ps_tl_tables *out);
 /* op_perf_unified.c */
+char *tl_params_dict(const struct tl_call *c);   /* "{'M': 141, ...}" (owned), NULL: out of memory */
+/* The ops of the unified table without a model (by name, kernel time descending) and the kernel time of those
+ * with and without one, into p. 0 or -ENOMEM. */
+int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p);
 int tl_unified(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out);
 
 /* ---- op_perf_sheets.c ---- */

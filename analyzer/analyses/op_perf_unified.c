@@ -66,7 +66,7 @@ struct urow {
     size_t group;
 };
 
-static char *params_dict(const struct tl_call *c)
+char *tl_params_dict(const struct tl_call *c)
 {
     struct tl_str b = { 0 };
     tl_str_add(&b, "{");
@@ -118,7 +118,7 @@ static int unified_row(const struct tl_tree *tr, const struct launchers *L, uint
         if (rc == 0) {
             tl_metrics(&c, kt, &u->m);
             u->has_spec = 1;
-            u->perf_params = params_dict(&c);
+            u->perf_params = tl_params_dict(&c);
             rc = u->perf_params ? 0 : -ENOMEM;
             tl_call_fini(&c);
         } else if (rc == -EINVAL)
@@ -393,6 +393,51 @@ int tl_unified(const struct tl_tree *tr, const struct launchers *L, struct ps_tl
     }
     free(u), free(keys), free(parts), free(buf), free(lists), free(o), free(firsts), free(perm), free(got.v);
     return rc;
+}
+
+static int by_unmodeled(const void *x, const void *y)
+{
+    const struct ps_op_perf_unmodeled *a = x, *b = y;
+    if (a->kernel_time_us != b->kernel_time_us)
+        return a->kernel_time_us > b->kernel_time_us ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p)
+{
+    struct tl_u32v got = { 0 };
+    int rc = 0;
+    for (uint32_t r = 0; r < tr->roots.n && rc == 0; r++)
+        rc = collect(tr, tr->roots.v[r], &got);
+    p->unmodeled = calloc(got.n + 1, sizeof *p->unmodeled);
+    if (rc < 0 || !p->unmodeled) {
+        free(got.v);
+        return -ENOMEM;
+    }
+    for (uint32_t k = 0; k < got.n; k++) {
+        uint32_t i = got.v[k];
+        double us = tl_busy(tr, tr->gpu_events[i].v, tr->gpu_events[i].n);
+        if (has_model(tr, i)) {
+            p->modeled_us += us;
+            continue;
+        }
+        p->unmodeled_us += us;
+        size_t j = 0;
+        while (j < p->nunmodeled && strcmp(p->unmodeled[j].name, tl_name(tr, i)) != 0)
+            j++;
+        if (j == p->nunmodeled) {
+            if (!(p->unmodeled[j].name = strdup(tl_name(tr, i)))) {
+                free(got.v);
+                return -ENOMEM;
+            }
+            p->nunmodeled++;
+        }
+        p->unmodeled[j].kernel_time_us += us;
+        p->unmodeled[j].calls++;
+    }
+    qsort(p->unmodeled, p->nunmodeled, sizeof *p->unmodeled, by_unmodeled);
+    free(got.v);
+    return 0;
 }
 
 int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out)
