@@ -76,7 +76,7 @@ static void below_roofline(struct ps_report *r, const struct ps_op_efficiency *e
 {
     double cost = 0;
     size_t n = 0;
-    char list[300] = "", hint[96], c[96];
+    char list[300] = "", hint[96], c[96], sp[160];
     size_t len = 0;
     for (size_t i = 0; i < e->roof.nrows; i++) {
         const struct ps_roof_row *w = &e->roof.rows[i];
@@ -87,7 +87,7 @@ static void below_roofline(struct ps_report *r, const struct ps_op_efficiency *e
             continue;
         shape_hint(w, hint, sizeof hint);
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s %s (%lld calls at %.0f %%%s%s)", len ? "; " : "",
-                                w->g.name, w->g.params, (long long)w->calls, w->pct_of_roofline, hint[0] ? ": " : "",
+                                w->g.name, ps_op_params_short(w->g.params, sp, sizeof sp), (long long)w->calls, w->pct_of_roofline, hint[0] ? ": " : "",
                                 hint);
     }
     struct ps_finding *f = n ? add(r, "op_below_roofline", cost, cost) : NULL;
@@ -198,15 +198,16 @@ static void verdict_fix(struct ps_report *r, const struct ps_op_efficiency *e)
     for (size_t i = 0; i < r->nrecs; i++) {
         if (strncmp(r->recs[i], prefix, sizeof prefix - 1))
             continue;
-        char buf[PS_REC_LEN];
+        char buf[PS_REC_LEN], sp[160];
         size_t len = (size_t)snprintf(buf, sizeof buf, "%s; the ops furthest from the %s roofline (Operator "
                                       "efficiency) are ", prefix, e->roof.gpu.key);
         double gain = 0;
         for (size_t k = 0; k < e->roof.nrows && k < 3 && e->roof.rows[k].recoverable_ns > 0 && len < sizeof buf; k++) {
             const struct ps_roof_row *w = &e->roof.rows[k];
             gain += w->recoverable_ns;
-            len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s %.80s (%lld calls, %.3f ms at %.0f %% of "
-                                    "roofline, %s-bound, %.3f ms recoverable)", k ? "; " : "", w->g.name, w->g.params,
+            len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s %s (%lld calls, %.3f ms at %.0f %% of "
+                                    "roofline, %s-bound, %.3f ms recoverable)", k ? "; " : "", w->g.name,
+                                    ps_op_params_short(w->g.params, sp, sizeof sp),
                                     (long long)w->calls, ms((double)w->kernel_ns), w->pct_of_roofline,
                                     ps_roof_bound_name[w->bound], ms(w->recoverable_ns));
         }
@@ -237,8 +238,11 @@ int ps_op_efficiency_findings(struct ps_report *r)
     elementwise(r, e);
     attention(r, e);
     verdict_fix(r, e);
+    int simt = 0;   /* findings.c's no_tensor_cores already gives the Tensor Core fix for these kernels */
+    for (size_t i = 0; i < before; i++)
+        simt |= !strcmp(r->findings[i].rule, "no_tensor_cores");
     for (size_t i = before; i < r->nfindings && r->nrecs < PS_MAX_RECS; i++)
-        if (!strcmp(r->findings[i].severity, "warning"))
+        if (!strcmp(r->findings[i].severity, "warning") && !(simt && !strcmp(r->findings[i].rule, "fp32_matmul")))
             snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s (finding %s).", r->findings[i].fix, r->findings[i].rule);
     qsort(r->findings, r->nfindings, sizeof *r->findings, cmp_cost);
     return 0;

@@ -103,7 +103,8 @@ static void points(FILE *f, const struct axes *a, const struct ps_op_efficiency 
         fputs("<g class=\"op\"><title>", f);
         ps_html_text(f, w->g.name, 0);
         fputc(' ', f);
-        ps_html_text(f, w->g.params, 200);
+        char sp[256];
+        ps_html_text(f, ps_op_params_short(w->g.params, sp, sizeof sp), 0);
         fprintf(f, ": %.2f TFLOPS/s at %.2f FLOPs/byte, %.1f %% of roofline, %s-bound, %.3f ms recoverable</title>"
                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" fill-opacity=\"0.7\"/></g>\n",
                 w->tflops_s, w->flops_per_byte, w->pct_of_roofline, ps_roof_bound_name[w->bound],
@@ -137,16 +138,17 @@ static void chart(FILE *f, const struct ps_op_efficiency *e, size_t n)
 static void table(FILE *f, const struct ps_op_efficiency *e, size_t n)
 {
     fputs("<table>\n<tr><th>calls</th><th>time ms</th><th>recoverable ms</th><th>TFLOPS/s</th><th>FLOPs/byte</th>"
-          "<th>% of roofline</th><th>bound</th><th>op</th><th>parameters</th></tr>\n", f);
+          "<th>% of roofline</th><th>bound</th><th>op [parameters]</th></tr>\n", f);
     for (size_t i = 0; i < n; i++) {
         const struct ps_roof_row *w = &e->roof.rows[i];
         fprintf(f, "<tr><td class=\"n\">%lld</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">"
                    "%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.1f</td><td>%s</td><td class=\"name\">",
                 (long long)w->calls, MS(w->kernel_ns), MS(w->recoverable_ns), w->tflops_s, w->flops_per_byte,
                 w->pct_of_roofline, ps_roof_bound_name[w->bound]);
+        char sp[256];
         ps_html_text(f, w->g.name, 0);
-        fputs("</td><td class=\"name\">", f);
-        ps_html_text(f, w->g.params, 0);
+        fputc(' ', f);
+        ps_html_text(f, ps_op_params_short(w->g.params, sp, sizeof sp), 0);
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);

@@ -2,9 +2,23 @@
  * the GPU time with no model, and one row per modeled op group with every figure of the operator model and of
  * its roofline. Unknown values are null. */
 #include <math.h>
+#include <stdio.h>
 
 #include "analyses/roofline.h"
 #include "op_perf_render.h"
+
+/* A figure with 12 significant digits (ps_jw_kdouble keeps 6: too few for ns over a long run); NAN: null. */
+static void kfig(struct ps_jw *w, const char *key, double v)
+{
+    char num[40];
+    ps_jw_key(w, key);
+    if (!isfinite(v)) {
+        ps_jw_null(w);
+        return;
+    }
+    snprintf(num, sizeof num, "%.12g", v);
+    ps_jw_number(w, num);
+}
 
 static void gpu(struct ps_jw *w, const struct ps_op_efficiency *e)
 {
@@ -15,7 +29,7 @@ static void gpu(struct ps_jw *w, const struct ps_op_efficiency *e)
     ps_jw_kstr(w, "matched", e->roof.has_gpu ? g->key : NULL);
     ps_jw_kstr(w, "matched_by", e->roof.match_how);
     ps_jw_kstr(w, "source", e->roof.has_gpu ? g->source : NULL);
-    ps_jw_kdouble(w, "mem_bw_gbps", e->roof.has_gpu ? g->mem_gbps : NAN);
+    kfig(w, "mem_bw_gbps", e->roof.has_gpu ? g->mem_gbps : NAN);
     ps_jw_key(w, "peak_tflops");
     ps_jw_map_open(w);
     for (int m = 1; e->roof.has_gpu && m >= 0; m--)
@@ -24,7 +38,7 @@ static void gpu(struct ps_jw *w, const struct ps_op_efficiency *e)
             double v = m ? g->matrix_tflops[p] : g->vector_tflops[p];
             snprintf(key, sizeof key, "%s_%s", m ? "matrix" : "vector", ps_precision_name[p]);
             if (!isnan(v))
-                ps_jw_kdouble(w, key, v);
+                kfig(w, key, v);
         }
     ps_jw_map_close(w);
     ps_jw_map_close(w);
@@ -34,11 +48,11 @@ static void mfu(struct ps_jw *w, const struct ps_op_efficiency *e)
 {
     ps_jw_key(w, "mfu");
     ps_jw_map_open(w);
-    ps_jw_kdouble(w, "mean", e->roof.mfu);
+    kfig(w, "mean", e->roof.mfu);
     ps_jw_kint(w, "steps", (int64_t)e->nsteps);
-    ps_jw_kdouble(w, "window_ns", e->window_ns);
-    ps_jw_kdouble(w, "matrix_flops", e->roof.matrix_flops);
-    ps_jw_kdouble(w, "ideal_matrix_ns", isnan(e->roof.mfu) ? NAN : e->roof.mfu * e->window_ns);
+    kfig(w, "window_ns", e->window_ns);
+    kfig(w, "matrix_flops", e->roof.matrix_flops);
+    kfig(w, "ideal_matrix_ns", isnan(e->roof.mfu) ? NAN : e->roof.mfu * e->window_ns);
     ps_jw_key(w, "per_step");   /* null: the operator model's rows carry no call times (docs/op-perf-roofline.md) */
     if (e->roof.untimed_calls) {
         ps_jw_null(w);
@@ -57,8 +71,8 @@ static void unmodeled(struct ps_jw *w, const struct ps_op_efficiency *e)
     ps_jw_map_open(w);
     ps_jw_kint(w, "kernel_ns", e->roof.unmodeled_kernel_ns);
     ps_jw_kint(w, "modeled_kernel_ns", e->roof.modeled_kernel_ns);
-    ps_jw_kdouble(w, "gpu_busy_ns", e->gpu_busy_ns);
-    ps_jw_kdouble(w, "share_of_window", e->roof.unmodeled_share);
+    kfig(w, "gpu_busy_ns", e->gpu_busy_ns);
+    kfig(w, "share_of_window", e->roof.unmodeled_share);
     ps_jw_key(w, "top");
     ps_jw_array_open(w);
     for (size_t i = 0; i < e->roof.nunmodeled; i++) {
@@ -82,18 +96,18 @@ static void row(struct ps_jw *w, const struct ps_roof_row *x)
     ps_jw_kbool(w, "matrix", x->g.matrix);
     ps_jw_kint(w, "calls", x->calls);
     ps_jw_kint(w, "kernel_ns", x->kernel_ns);
-    ps_jw_kdouble(w, "flops", x->flops);
-    ps_jw_kdouble(w, "bytes", x->bytes);
-    ps_jw_kdouble(w, "tflops_s", x->tflops_s);
-    ps_jw_kdouble(w, "tb_s", x->tb_s);
-    ps_jw_kdouble(w, "flops_per_byte", x->flops_per_byte);
-    ps_jw_kdouble(w, "peak_tflops", x->peak_tflops);
-    ps_jw_kdouble(w, "compute_ns", x->compute_ns);
-    ps_jw_kdouble(w, "memory_ns", x->memory_ns);
-    ps_jw_kdouble(w, "roofline_ns", x->roofline_ns);
+    kfig(w, "flops", x->flops);
+    kfig(w, "bytes", x->bytes);
+    kfig(w, "tflops_s", x->tflops_s);
+    kfig(w, "tb_s", x->tb_s);
+    kfig(w, "flops_per_byte", x->flops_per_byte);
+    kfig(w, "peak_tflops", x->peak_tflops);
+    kfig(w, "compute_ns", x->compute_ns);
+    kfig(w, "memory_ns", x->memory_ns);
+    kfig(w, "roofline_ns", x->roofline_ns);
     ps_jw_kstr(w, "bound", x->bound == PS_BOUND_UNKNOWN ? NULL : ps_roof_bound_name[x->bound]);
-    ps_jw_kdouble(w, "pct_of_roofline", x->pct_of_roofline);
-    ps_jw_kdouble(w, "recoverable_ns", x->recoverable_ns);
+    kfig(w, "pct_of_roofline", x->pct_of_roofline);
+    kfig(w, "recoverable_ns", x->recoverable_ns);
     ps_jw_map_close(w);
 }
 

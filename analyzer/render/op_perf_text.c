@@ -55,7 +55,8 @@ static void mfu_line(FILE *f, const struct ps_op_efficiency *e, int md)
 /* "aten::bmm {'B': 16, ...}" into buf */
 static const char *label(const struct ps_roof_row *w, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s%s%s", w->g.name, w->g.params[0] ? " " : "", w->g.params);
+    char sp[256];
+    snprintf(buf, cap, "%s%s%s", w->g.name, w->g.params[0] ? " " : "", ps_op_params_short(w->g.params, sp, sizeof sp));
     return buf;
 }
 

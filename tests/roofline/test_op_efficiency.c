@@ -168,7 +168,8 @@ static void every_format_shows_the_section(void)
     CHECK_CONTAINS(md, "| 2 | 0.400 | 0.122 | 687.19 | 69.5 | compute | aten::mm");
     CHECK_CONTAINS(html, "<h2 id=\"op-efficiency-h\">Operator efficiency</h2>");
     CHECK_CONTAINS(html, "<svg role=\"img\" aria-labelledby=\"roofline-t roofline-d\"");
-    CHECK_CONTAINS(html, "<td class=\"name\">aten::addmm</td>");
+    CHECK_CONTAINS(html, "<td class=\"name\">aten::addmm {&#39;M&#39;: 512, &#39;N&#39;: 1024, &#39;K&#39;: 2048, "
+                         "&#39;bias&#39;: True}</td>");
     char err[256];
     yajl_val root = yajl_tree_parse(json, err, sizeof err);
     CHECK(root != NULL, "%s", err);

@@ -121,4 +121,10 @@ struct ps_op_efficiency {
 int ps_report_op_efficiency(struct ps_report *r, const struct ps_op_perf *perf, const struct ps_gpu_specs *user);
 void ps_op_efficiency_free(struct ps_op_efficiency *e);   /* NULL: no-op */
 
+/* The operator model's parameters (a Python dict as TraceLens prints it: "{'M': 141, 'N': 512, 'K': 768,
+ * 'bias': True, 'stride_A': (768, 1), 'dtype_A_B': ('c10::BFloat16', ...)}") without the stride and dtype
+ * entries, for reports: "{'M': 141, 'N': 512, 'K': 768, 'bias': True}". Text that is not such a dict is copied.
+ * Writes at most cap bytes (NUL included); returns buf. */
+const char *ps_op_params_short(const char *params, char *buf, size_t cap);
+
 #endif

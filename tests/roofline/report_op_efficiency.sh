@@ -1,0 +1,68 @@
+#!/bin/sh
+# `perfscope report` end to end on the generated trace (gen_roofline_trace.py: every expected value below is
+# worked out in its docstring), and --gpu-spec on the command line.
+# usage: report_op_efficiency.sh PERFSCOPE GEN_SCRIPT WORKDIR CASE
+set -u
+ps=$1 gen=$2 dir=$3 case=$4
+mkdir -p "$dir" || exit 1
+trace=$dir/roofline_cli_$case.json
+python3 "$gen" "$trace" || exit 1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+case $case in
+json_figures_equal_the_hand_values)
+    "$ps" report --format json "$trace" > "$dir/$case.out" || fail "report exit $?"
+    python3 - "$dir/$case.out" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))["op_perf"]
+rows = {r["name"]: r for r in d["rows"]}
+def near(what, got, want, tol):
+    if got is None or abs(got - want) > tol:
+        sys.exit("%s = %r, expected %r" % (what, got, want))
+near("MFU", d["mfu"]["mean"], 0.368965, 1e-6)          # (2 * 138,911.414 + 32,107.742) ns / 840 us
+near("step time", d["mfu"]["window_ns"], 840000, 1)
+near("mm recoverable", rows["aten::mm"]["recoverable_ns"], 122177.171, 1)
+near("mm FLOPs", rows["aten::mm"]["flops"], 2 * 137438953472, 1e6)
+near("addmm % of roofline", rows["aten::addmm"]["pct_of_roofline"], 50.012, 1e-3)
+near("add memory time", rows["aten::add"]["memory_ns"], 30048.745, 1e-2)
+near("unmodeled", d["unmodeled"]["kernel_ns"], 200000, 1)
+assert d["rows"][0]["name"] == "aten::mm", d["rows"][0]["name"]
+assert d["gpu"]["matched"] == "H100 SXM" and d["gpu"]["matched_by"] == "name", d["gpu"]
+assert d["unmodeled"]["top"][0]["name"] == "aten::_softmax", d["unmodeled"]
+PY
+    ;;
+gpu_spec_overrides_the_bandwidth)
+    # 1000 GB/s: aten::add's 100,663,296 bytes take 100,663.296 ns > its 60 us kernel: 167.8 % of roofline;
+    # the MFU (matrix peaks unchanged) stays 36.8965 %.
+    printf '{"name": "H100 SXM", "mem_bw_gbps": 1000}\n' > "$dir/$case.spec"
+    "$ps" report --format json --gpu-spec "$dir/$case.spec" "$trace" > "$dir/$case.out" || fail "report exit $?"
+    python3 - "$dir/$case.out" "$dir/$case.spec" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))["op_perf"]
+add = [r for r in d["rows"] if r["name"] == "aten::add"][0]
+assert abs(add["pct_of_roofline"] - 167.772) < 1e-3, add["pct_of_roofline"]
+assert add["recoverable_ns"] == 0, add["recoverable_ns"]
+assert abs(d["mfu"]["mean"] - 0.368965) < 1e-6, d["mfu"]
+assert d["gpu"]["source"] == sys.argv[2], d["gpu"]
+PY
+    ;;
+bad_gpu_spec_is_one_line_and_exit_1)
+    printf '{"name": "H100 SXM", "mem_bw_gbps": "fast"}\n' > "$dir/$case.spec"
+    "$ps" report --gpu-spec "$dir/$case.spec" "$trace" > "$dir/$case.out" 2> "$dir/$case.err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc, expected 1"
+    grep -q "^perfscope report: $dir/$case.spec: GPU entry 1: \"mem_bw_gbps\" must be a positive number" \
+        "$dir/$case.err" || fail "message: $(cat "$dir/$case.err")"
+    [ "$(wc -l < "$dir/$case.err")" -eq 1 ] || fail "more than one line"
+    [ -s "$dir/$case.out" ] && fail "wrote a report"
+    "$ps" report --gpu-spec "$dir/missing.spec" "$trace" 2> "$dir/$case.err" > /dev/null
+    [ $? -eq 1 ] || fail "missing file: not exit 1"
+    grep -q "cannot open $dir/missing.spec" "$dir/$case.err" || fail "missing file message"
+    "$ps" report "$trace" --gpu-spec 2> "$dir/$case.err" > /dev/null
+    [ $? -eq 2 ] || fail "no value: not exit 2"
+    ;;
+*)
+    fail "unknown case $case"
+    ;;
+esac
+exit 0
