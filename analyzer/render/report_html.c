@@ -10,7 +10,7 @@
 
 #include "html_page.h"
 #include "render_impl.h"
-#include "op_perf_render.h"
+#include "op_eff_render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define H ps_html_text

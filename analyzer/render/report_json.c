@@ -8,7 +8,7 @@
 
 #include "render/json_writer.h"
 #include "render_impl.h"
-#include "op_perf_render.h"
+#include "op_eff_render.h"
 
 /* A string id of the report's model as a JSON string; null for none. */
 static void name_or_null(struct ps_jw *w, const struct ps_report *r, uint32_t id)

@@ -9,7 +9,7 @@
 
 #include "ps_text_escape.h"
 #include "render_impl.h"
-#include "op_perf_render.h"
+#include "op_eff_render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 

@@ -9,7 +9,7 @@
 
 #include "render_impl.h"
 #include "text_style.h"
-#include "op_perf_render.h"
+#include "op_eff_render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define put_name ps_put_name

@@ -1,11 +1,11 @@
-/* The "Operator efficiency" section as text and Markdown (op_perf_render.h): the GPU and its peaks, MFU, the GPU
+/* The "Operator efficiency" section as text and Markdown (op_eff_render.h): the GPU and its peaks, MFU, the GPU
  * time with no model, and the op groups with the most recoverable time (kernel time - roofline time). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analyses/roofline.h"
-#include "op_perf_render.h"
+#include "op_eff_render.h"
 #include "render_impl.h"
 #include "text_style.h"
 

@@ -1,4 +1,4 @@
-/* The "Operator efficiency" section of the HTML report (op_perf_render.h): MFU and unmodeled time, a roofline chart
+/* The "Operator efficiency" section of the HTML report (op_eff_render.h): MFU and unmodeled time, a roofline chart
  * (op groups as points on log-log FLOPs/byte vs TFLOPS/s under the GPU's memory and compute roofs; inline SVG, no
  * script) and its text equivalent, the table of the same op groups. */
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analyses/roofline.h"
-#include "op_perf_render.h"
+#include "op_eff_render.h"
 #include "svg_charts.h"
 
 #define MS(ns) ((double)(ns) / 1e6)

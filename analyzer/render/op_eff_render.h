@@ -1,7 +1,7 @@
-/* The "Operator efficiency" section in each format (op_perf_text.c, op_perf_html.c, op_perf_json.c;
+/* The "Operator efficiency" section in each format (op_eff_text.c, op_eff_html.c, op_eff_json.c;
  * docs/op-perf-roofline.md): each prints r->opeff and nothing when the report has none. */
-#ifndef PS_OP_PERF_RENDER_H
-#define PS_OP_PERF_RENDER_H
+#ifndef PS_OP_EFF_RENDER_H
+#define PS_OP_EFF_RENDER_H
 
 #include <stdio.h>
 
