@@ -15,9 +15,11 @@
 #include "analyses/gpu_peaks.h"
 #include "analyses/multirank.h"
 #include "analyses/op_perf.h"
+#include "analyses/roofline.h"
 #include "ps_text_escape.h"
 #include "read/reader.h"
 #include "render/render.h"
+#include "model/op_trace.h"
 
 static void usage(FILE *out)
 {
@@ -216,6 +218,20 @@ static int several_ranks(const struct report_args *a, const struct ps_render_opt
     return status;
 }
 
+/* The per-operator performance model of a PyTorch profiler trace (a second pass over the file, as TraceLens reads
+ * it); NULL when it cannot be had (memory), which leaves the report without it. */
+static struct ps_op_perf *op_perf_of(const char *path)
+{
+    struct ps_op_trace *t = NULL;
+    struct ps_op_perf *p = calloc(1, sizeof *p);
+    if (!p || ps_read_kineto_ops(path, &t, NULL, 0) < 0 || ps_op_perf_build(t, p) < 0) {
+        free(p);
+        p = NULL;
+    }
+    ps_op_trace_free(t);
+    return p;
+}
+
 /* One trace: read, analysed, written; then the gate on its verdict. */
 static int one_trace(const struct report_args *a, const struct ps_render_opts *ro, const char *path,
                      const struct ps_gpu_specs *specs)
@@ -223,21 +239,29 @@ static int one_trace(const struct report_args *a, const struct ps_render_opts *r
     char err[512] = "";
     struct ps_model *m = NULL;
     struct ps_report rep;
-    struct ps_op_perf perf = { 0 };
     int status = 1;
     if (ps_read_trace(path, &m, err, sizeof err) < 0) {
         print_error(err);
     } else if (ps_report_build(&rep, m, &a->o, err, sizeof err) < 0) {
         print_error(err);
     } else {
-        status = ps_report_add_op_efficiency(&rep, path, specs, &perf);
-        if (status == 0)
+        struct ps_op_perf *op = m->format == PS_FORMAT_KINETO ? op_perf_of(path) : NULL;
+        if (op && ps_op_perf_attach(&rep, op) < 0)
+            rep.op_perf = NULL;
+        if (op && ps_report_op_efficiency(&rep, op, specs) < 0) {
+            print_error("out of memory");
+            status = 1;
+        } else {
             status = write_out(a, ro, &rep, NULL);
+        }
+        if (op) {
+            ps_op_perf_fini(op);
+            free(op);
+        }
         if (status == 0)
             status = gate(rep.bottleneck, rep.share, "", a->fail_on, a->fail_share) ? 3 : 0;
         ps_report_fini(&rep);
     }
-    ps_op_perf_fini(&perf);
     ps_model_free(m);
     return status;
 }

@@ -22,14 +22,4 @@ int cmd_top(int argc, char **argv);      /* cli/cmd_top.c */
 int ps_export_tracelens_check_dir(const char *dir, int force);
 int ps_export_tracelens(const char *input, const char *dir);
 
-/* cli/report_op_efficiency.c: on a Kineto trace, build the operator model of `path` and add the "Operator
- * efficiency" section to `rep` with the peaks of `specs` (--gpu-spec) before the built-in ones; *perf holds the
- * rows the section borrows (ps_op_perf_fini after the report is written). Other formats: nothing. 0, or 1 after
- * a message. */
-struct ps_report;
-struct ps_gpu_specs;
-struct ps_op_perf;
-int ps_report_add_op_efficiency(struct ps_report *rep, const char *path, const struct ps_gpu_specs *specs,
-                                struct ps_op_perf *perf);
-
 #endif

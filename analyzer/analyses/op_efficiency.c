@@ -59,14 +59,14 @@ static int build_roofline(struct ps_op_efficiency *e, const struct ps_op_perf *p
         for (size_t i = 0; i < perf->nrows; i++) {
             const struct ps_op_perf_row *row = &perf->rows[i];
             g[i] = (struct ps_roof_group){ row->name, row->params, row->category ? row->category : "",
-                                           row->is_matrix, spec_precision(row->compute_spec), 1 };
+                                           row->is_matrix, spec_precision(row->compute_spec), 1, (int64_t)i };
             c[i] = (struct ps_roof_call){ (uint32_t)i, PS_ROOF_NO_TIME, row->calls, row->flops_per_call,
                                           row->bytes_per_call, (int64_t)llround(row->kernel_time_ns_total) };
         }
         for (size_t j = 0; j < perf->nunmodeled; j++) {
             const struct ps_op_perf_unmodeled *u = &perf->unmodeled[j];
             size_t i = perf->nrows + j;
-            g[i] = (struct ps_roof_group){ u->name, "", "", 0, -1, 0 };
+            g[i] = (struct ps_roof_group){ u->name, "", "", 0, -1, 0, -1 };
             c[i] = (struct ps_roof_call){ (uint32_t)i, PS_ROOF_NO_TIME, u->calls, NAN, NAN,
                                           (int64_t)llround(u->kernel_time_us * 1e3) };
         }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/report.h"
 #include "op_perf_impl.h"
 
 static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n, size_t g, int family,
@@ -97,12 +98,21 @@ int ps_op_perf_build(const struct ps_op_trace *t, struct ps_op_perf *out)
     int rc = tl_tree_build(&tr, t);
     if (rc < 0)
         return rc;
-    struct tl_u32v linked = { 0 };
-    for (uint32_t i = 0; i < tr.n && rc == 0; i++)
-        if (tl_is_gpu(t, i) && tr.linked[i])
-            rc = tl_u32_push(&linked, i);
+    struct tl_u32v linked = { 0 }, no_op = { 0 };
+    for (uint32_t i = 0; i < tr.n && rc == 0; i++) {
+        if (!tl_is_gpu(t, i) || !tr.linked[i])
+            continue;
+        rc = tl_u32_push(&linked, i);
+        uint32_t p = tr.parent[i];
+        while (p != PS_NONE && t->ev.v[p].cat != PS_OPEV_CPU_OP)
+            p = tr.parent[p];
+        if (rc == 0 && p == PS_NONE)
+            rc = tl_u32_push(&no_op, i);
+    }
     out->gpu_busy_us = tl_busy(&tr, linked.v, linked.n);
+    out->no_op_us = tl_busy(&tr, no_op.v, no_op.n);
     free(linked.v);
+    free(no_op.v);
     for (int f = 0; f < PS_OPF_COUNT && rc == 0; f++)
         rc = family_rows(&tr, f, out);
     if (rc == 0)
@@ -127,4 +137,21 @@ void ps_op_perf_fini(struct ps_op_perf *p)
     free(p->rows);
     free(p->unmodeled);
     memset(p, 0, sizeof *p);
+}
+
+int ps_op_perf_attach(struct ps_report *r, const struct ps_op_perf *p)
+{
+    r->op_perf = p;
+    if (!p || p->has_shapes || p->gpu_busy_us <= 0)
+        return 0;
+    char *text = strdup("This PyTorch profiler trace records no operator shapes, so no operator has FLOPs, bytes or "
+                        "achieved TFLOP/s: record with torch.profiler.profile(record_shapes=True).");
+    struct ps_message *v = text ? realloc(r->msgs, (r->nmsgs + 1) * sizeof *v) : NULL;
+    if (!v) {
+        free(text);
+        return -ENOMEM;
+    }
+    r->msgs = v;
+    r->msgs[r->nmsgs++] = (struct ps_message){ .level = PS_MSG_NOTE, .code = "no_op_shapes", .text = text };
+    return 0;
 }

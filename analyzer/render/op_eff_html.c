@@ -158,7 +158,7 @@ int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r)
 {
     const struct ps_op_efficiency *e = r->opeff;
     char gap[320];
-    if (!e)
+    if (!e || !e->has_shapes)   /* no shapes: the report's no_op_shapes note says so once */
         return 0;
     fputs("<section id=\"op-efficiency\" aria-labelledby=\"op-efficiency-h\">\n<h2 id=\"op-efficiency-h\">Operator "
           "efficiency</h2>\n", f);
@@ -167,7 +167,7 @@ int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r)
         ps_html_text(f, gap, 0);
         fputs("</p>\n", f);
     }
-    if (e->has_shapes) {
+    {
         if (!isnan(e->roof.mfu)) {
             fputs("<p>GPU ", f);
             ps_html_text(f, e->device, 0);

@@ -65,39 +65,24 @@ static void mfu(struct ps_jw *w, const struct ps_op_efficiency *e)
     ps_jw_map_close(w);
 }
 
+/* GPU time in ops with no model (which ops: op_perf.unmodeled) and its share of the steps' time. */
 static void unmodeled(struct ps_jw *w, const struct ps_op_efficiency *e)
 {
     ps_jw_key(w, "unmodeled");
     ps_jw_map_open(w);
     ps_jw_kint(w, "kernel_ns", e->roof.unmodeled_kernel_ns);
-    ps_jw_kint(w, "modeled_kernel_ns", e->roof.modeled_kernel_ns);
-    kfig(w, "gpu_busy_ns", e->gpu_busy_ns);
-    kfig(w, "share_of_window", e->roof.unmodeled_share);
-    ps_jw_key(w, "top");
-    ps_jw_array_open(w);
-    for (size_t i = 0; i < e->roof.nunmodeled; i++) {
-        ps_jw_map_open(w);
-        ps_jw_kstr(w, "name", e->roof.unmodeled[i].name);
-        ps_jw_kint(w, "calls", e->roof.unmodeled[i].calls);
-        ps_jw_kint(w, "kernel_ns", e->roof.unmodeled[i].kernel_ns);
-        ps_jw_map_close(w);
-    }
-    ps_jw_array_close(w);
+    kfig(w, "share_of_steps", e->roof.unmodeled_share);
     ps_jw_map_close(w);
 }
 
 static void row(struct ps_jw *w, const struct ps_roof_row *x)
 {
     ps_jw_map_open(w);
+    ps_jw_kint_or_null(w, "op_perf_row", x->g.source);
     ps_jw_kstr(w, "name", x->g.name);
-    ps_jw_kstr(w, "params", x->g.params);
-    ps_jw_kstr(w, "category", x->g.kind);
     ps_jw_kstr(w, "precision", x->g.prec >= 0 ? ps_precision_name[x->g.prec] : NULL);
-    ps_jw_kbool(w, "matrix", x->g.matrix);
     ps_jw_kint(w, "calls", x->calls);
     ps_jw_kint(w, "kernel_ns", x->kernel_ns);
-    kfig(w, "flops", x->flops);
-    kfig(w, "bytes", x->bytes);
     kfig(w, "tflops_s", x->tflops_s);
     kfig(w, "tb_s", x->tb_s);
     kfig(w, "flops_per_byte", x->flops_per_byte);
@@ -114,12 +99,13 @@ static void row(struct ps_jw *w, const struct ps_roof_row *x)
 void ps_render_op_efficiency_json(struct ps_jw *w, const struct ps_report *r)
 {
     const struct ps_op_efficiency *e = r->opeff;
-    if (!e)
+    ps_jw_key(w, "op_efficiency");
+    if (!e || !e->has_shapes) {   /* no operator model, or no shapes (op_perf.has_shapes, the no_op_shapes note) */
+        ps_jw_null(w);
         return;
+    }
     char gap[320];
-    ps_jw_key(w, "op_perf");
     ps_jw_map_open(w);
-    ps_jw_kbool(w, "has_shapes", e->has_shapes);
     ps_jw_kstr(w, "note", ps_op_efficiency_gap(r, gap, sizeof gap)[0] ? gap : NULL);
     gpu(w, e);
     mfu(w, e);

@@ -12,7 +12,7 @@ void ps_render_op_efficiency_text(FILE *f, const struct ps_report *r);
 void ps_render_op_efficiency_md(FILE *f, const struct ps_report *r);
 /* 0, or -ENOMEM */
 int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r);
-/* The top-level key "op_perf" (docs/op-perf-roofline.md "JSON"). */
+/* The top-level key "op_efficiency" (docs/op-perf-roofline.md "JSON"); null without an operator model or shapes. */
 void ps_render_op_efficiency_json(struct ps_jw *w, const struct ps_report *r);
 
 /* Shared by the formats: the sentence saying why there are no figures ("" when there are), into buf. */

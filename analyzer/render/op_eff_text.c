@@ -15,10 +15,7 @@ const char *ps_op_efficiency_gap(const struct ps_report *r, char *buf, size_t ca
 {
     const struct ps_op_efficiency *e = r->opeff;
     buf[0] = '\0';
-    if (!e->has_shapes)
-        snprintf(buf, cap, "The trace's operators carry no input shapes, so their FLOPs and bytes are unknown: "
-                           "record with torch.profiler.profile(record_shapes=True) to get rooflines and MFU.");
-    else if (!e->roof.has_gpu)
+    if (e->has_shapes && !e->roof.has_gpu)
         snprintf(buf, cap, "No peaks known for the device '%s' (docs/gpu-peaks.md): give them with --gpu-spec FILE "
                            "for rooflines and MFU.", e->device[0] ? e->device : "(unnamed)");
     return buf;
@@ -64,13 +61,11 @@ void ps_render_op_efficiency_text(FILE *f, const struct ps_report *r)
 {
     const struct ps_op_efficiency *e = r->opeff;
     char gap[320], name[512];
-    if (!e)
+    if (!e || !e->has_shapes)   /* no shapes: the report's no_op_shapes note says so once */
         return;
     fputs("\nOperator efficiency\n", f);
     if (ps_op_efficiency_gap(r, gap, sizeof gap)[0]) {
         fprintf(f, "%s\n", gap);
-        if (!e->has_shapes)
-            return;
     } else {
         gpu_line(f, e);
     }
@@ -93,13 +88,11 @@ void ps_render_op_efficiency_md(FILE *f, const struct ps_report *r)
 {
     const struct ps_op_efficiency *e = r->opeff;
     char gap[320], name[512];
-    if (!e)
+    if (!e || !e->has_shapes)
         return;
     fputs("### Operator efficiency\n\n", f);
     if (ps_op_efficiency_gap(r, gap, sizeof gap)[0]) {
         fprintf(f, "%s\n\n", gap);
-        if (!e->has_shapes)
-            return;
     } else {
         gpu_line(f, e);
         fputc('\n', f);

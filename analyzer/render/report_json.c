@@ -8,6 +8,7 @@
 
 #include "render/json_writer.h"
 #include "render_impl.h"
+#include "op_perf_render.h"
 #include "op_eff_render.h"
 
 /* A string id of the report's model as a JSON string; null for none. */
@@ -569,6 +570,7 @@ int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FI
     summaries(w, r);
     ranks(w, r);
     pytorch(w, r);
+    ps_render_op_perf_json(w, r);
     ps_render_op_efficiency_json(w, r);
     messages(w, r);
     ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);

@@ -61,6 +61,18 @@ static void op(struct json *j, const char *name, const char *dims, const char *t
     }
 }
 
+/* A launch outside any host op (as a CUDA graph replay is): one kernel of `us` µs. */
+static void bare_launch(struct json *j, double us)
+{
+    double ts = j->ts;
+    int c = ++j->corr;
+    j->ts += 1000;
+    add(j, ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,\"tid\":1,"
+           "\"ts\":%.3f,\"dur\":2,\"args\":{\"correlation\":%d}}", ts, c);
+    add(j, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"graph_kernel\",\"pid\":0,\"tid\":7,\"ts\":%.3f,"
+           "\"dur\":%.3f,\"args\":{\"correlation\":%d,\"stream\":7}}", ts + 10, us, c);
+}
+
 static void op1(struct json *j, const char *name, const char *dims, const char *types, const char *strides,
                 const char *concrete)
 {
@@ -277,7 +289,8 @@ static void kernel_time_is_the_union(void)
     struct ps_op_perf p;
     /* Two addmm calls of one shape. Call 1: kernels [0, 10) and [5, 20) overlap: union 20 µs. Call 2: one kernel
      * of 10 µs. Sum 30 µs; mean 15; sample std sqrt(((20-15)^2 + (10-15)^2) / 1) = 7.0710678...
-     * TFLOP/s per call = 73,996,800 / t: 3.69984 and 7.39968, mean 5.54976. A relu with no model: 10 µs. */
+     * TFLOP/s per call = 73,996,800 / t: 3.69984 and 7.39968, mean 5.54976. A relu with no model: 10 µs. A graph
+     * launch outside any op: 5 µs of GPU work under no op. Busy: 20 + 10 + 10 + 5 = 45 µs. */
     static const double s1[] = { 0, 5 }, e1[] = { 10, 20 };
     const char *d = "[[512],[141,512],[512,512],[],[]]",
                *t = "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"Scalar\"]",
@@ -285,6 +298,7 @@ static void kernel_time_is_the_union(void)
     op(&j, "aten::addmm", d, t, st, c, 2, s1, e1);
     op1(&j, "aten::addmm", d, t, st, c);
     op1(&j, "aten::relu", "[[1,141,512]]", "[\"c10::BFloat16\"]", "[[72192,512,1]]", "[\"\"]");
+    bare_launch(&j, 5);
     build(&j, &p);
     CHECK_EQ(p.nrows, (size_t)1);
     const struct ps_op_perf_row *r = row(&p, "aten::addmm");
@@ -298,7 +312,8 @@ static void kernel_time_is_the_union(void)
     CHECK_NEAR(p.unmodeled_us, 10.0, 1e-6);
     CHECK_EQ(p.nunmodeled, (size_t)1);
     CHECK_STR(p.unmodeled[0].name, "aten::relu");
-    CHECK_NEAR(p.gpu_busy_us, 40.0, 1e-6);
+    CHECK_NEAR(p.gpu_busy_us, 45.0, 1e-6);
+    CHECK_NEAR(p.no_op_us, 5.0, 1e-6);
     CHECK(p.has_shapes);
     ps_op_perf_fini(&p);
 }

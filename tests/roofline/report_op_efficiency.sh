@@ -14,21 +14,24 @@ json_figures_equal_the_hand_values)
     "$ps" report --format json "$trace" > "$dir/$case.out" || fail "report exit $?"
     python3 - "$dir/$case.out" <<'PY' || exit 1
 import json, sys
-d = json.load(open(sys.argv[1]))["op_perf"]
+report = json.load(open(sys.argv[1]))
+d = report["op_efficiency"]
 rows = {r["name"]: r for r in d["rows"]}
+model = report["op_perf"]["rows"]
 def near(what, got, want, tol):
     if got is None or abs(got - want) > tol:
         sys.exit("%s = %r, expected %r" % (what, got, want))
 near("MFU", d["mfu"]["mean"], 0.368965, 1e-6)          # (2 * 138,911.414 + 32,107.742) ns / 840 us
 near("step time", d["mfu"]["window_ns"], 840000, 1)
 near("mm recoverable", rows["aten::mm"]["recoverable_ns"], 122177.171, 1)
-near("mm FLOPs", rows["aten::mm"]["flops"], 2 * 137438953472, 1e6)
+near("mm FLOPs (op_perf)", model[rows["aten::mm"]["op_perf_row"]]["flops_total"], 2 * 137438953472, 1e-3)
 near("addmm % of roofline", rows["aten::addmm"]["pct_of_roofline"], 50.012, 1e-3)
 near("add memory time", rows["aten::add"]["memory_ns"], 30048.745, 1e-2)
 near("unmodeled", d["unmodeled"]["kernel_ns"], 200000, 1)
+near("unmodeled share", d["unmodeled"]["share_of_steps"], 200 / 840, 1e-9)
 assert d["rows"][0]["name"] == "aten::mm", d["rows"][0]["name"]
 assert d["gpu"]["matched"] == "H100 SXM" and d["gpu"]["matched_by"] == "name", d["gpu"]
-assert d["unmodeled"]["top"][0]["name"] == "aten::_softmax", d["unmodeled"]
+assert report["op_perf"]["unmodeled"][0]["name"] == "aten::_softmax", report["op_perf"]["unmodeled"]
 PY
     ;;
 gpu_spec_overrides_the_bandwidth)
@@ -38,7 +41,7 @@ gpu_spec_overrides_the_bandwidth)
     "$ps" report --format json --gpu-spec "$dir/$case.spec" "$trace" > "$dir/$case.out" || fail "report exit $?"
     python3 - "$dir/$case.out" "$dir/$case.spec" <<'PY' || exit 1
 import json, sys
-d = json.load(open(sys.argv[1]))["op_perf"]
+d = json.load(open(sys.argv[1]))["op_efficiency"]
 add = [r for r in d["rows"] if r["name"] == "aten::add"][0]
 assert abs(add["pct_of_roofline"] - 167.772) < 1e-3, add["pct_of_roofline"]
 assert add["recoverable_ns"] == 0, add["recoverable_ns"]

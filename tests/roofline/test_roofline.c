@@ -26,10 +26,10 @@
 #define US 1000
 
 static const struct ps_roof_group groups[] = {
-    { "aten::mm", "[[4096,4096],[4096,4096]] bf16", "GEMM", 1, PS_PREC_BF16, 1 },
-    { "aten::addmm", "[[1024],[512,2048],[2048,1024]] fp32", "GEMM", 1, PS_PREC_FP32, 1 },
-    { "aten::add", "[[4096,4096],[4096,4096]] bf16", "elementwise", 0, PS_PREC_BF16, 1 },
-    { "aten::_softmax", "", "", 0, PS_PREC_BF16, 0 },
+    { "aten::mm", "[[4096,4096],[4096,4096]] bf16", "GEMM", 1, PS_PREC_BF16, 1, 0 },
+    { "aten::addmm", "[[1024],[512,2048],[2048,1024]] fp32", "GEMM", 1, PS_PREC_FP32, 1, 1 },
+    { "aten::add", "[[4096,4096],[4096,4096]] bf16", "elementwise", 0, PS_PREC_BF16, 1, 2 },
+    { "aten::_softmax", "", "", 0, PS_PREC_BF16, 0, -1 },
 };
 #define F_MM 137438953472.0
 #define B_MM 100663296.0

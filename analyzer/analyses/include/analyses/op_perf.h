@@ -67,12 +67,19 @@ struct ps_op_perf {
     double unmodeled_us;          /* kernel time of the ops that launch GPU work and have no model, µs */
     struct ps_op_perf_unmodeled { char *name; double kernel_time_us; int64_t calls; } *unmodeled;
     size_t nunmodeled;            /* ops without a model, by kernel time descending */
+    double no_op_us;              /* union of the linked GPU work under no host op (CUDA / HIP graph replay, copies
+                                   * launched outside any op), µs: time no model can cover */
 };
 
 /* Build the model of trace `t` into *out (zeroed first). 0, or -ENOMEM (out is then empty). Free with
  * ps_op_perf_fini. */
 int ps_op_perf_build(const struct ps_op_trace *t, struct ps_op_perf *out);
 void ps_op_perf_fini(struct ps_op_perf *p);   /* leaves *p zeroed; a zeroed struct is a no-op */
+
+/* Give report r the model p (borrowed: it must outlive the report) and, when the trace records no shapes, the
+ * note that says so once and how to get them (code "no_op_shapes"). 0 or -ENOMEM. */
+struct ps_report;
+int ps_op_perf_attach(struct ps_report *r, const struct ps_op_perf *p);
 
 /* ---- TraceLens' CSV report (perfscope export --format tracelens) ----
  * One table = one CSV file of TraceLens' generate_perf_report_pytorch, cells already as pandas' to_csv writes

@@ -19,6 +19,7 @@ struct ps_roof_group {
     int matrix;                    /* 1: matrix work (GEMM, convolution, attention): the matrix peak applies */
     int prec;                      /* enum ps_precision of the work; -1 unknown */
     int modeled;                   /* 1: FLOPs and bytes known for its calls; 0: GPU time with no model */
+    int64_t source;                /* the caller's index of the row it comes from (JSON: op_perf.rows), -1 none */
 };
 
 /* One call of a group, or `count` calls with equal work (an aggregate row of the operator model). */
