@@ -113,13 +113,17 @@ static void points(FILE *f, const struct axes *a, const struct ps_op_efficiency 
     }
 }
 
-static void chart(FILE *f, const struct ps_op_efficiency *e, size_t n)
+/* The highest peak among the first n rows: the chart's top roof; 0 when none (no chart). */
+static double top_peak_of(const struct ps_op_efficiency *e, size_t n)
 {
     double top_peak = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; e->roof.has_gpu && i < n; i++)
         top_peak = fmax(top_peak, isnan(e->roof.rows[i].peak_tflops) ? 0 : e->roof.rows[i].peak_tflops);
-    if (top_peak <= 0)
-        return;
+    return top_peak;
+}
+
+static void chart(FILE *f, const struct ps_op_efficiency *e, size_t n, double top_peak)
+{
     struct axes a = pick_axes(e, n, top_peak);
     fprintf(f, "<figure>\n<svg role=\"img\" aria-labelledby=\"roofline-t roofline-d\" viewBox=\"0 0 %.0f %.0f\" "
                "width=\"100%%\" xmlns=\"http://www.w3.org/2000/svg\">\n<title id=\"roofline-t\">Roofline of the "
@@ -160,8 +164,10 @@ int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r)
     char gap[320];
     if (!e || !e->has_shapes)   /* no shapes: the report's no_op_shapes note says so once */
         return 0;
-    fputs("<section id=\"op-efficiency\" aria-labelledby=\"op-efficiency-h\">\n<h2 id=\"op-efficiency-h\">Operator "
-          "efficiency</h2>\n", f);
+    size_t n = e->roof.nrows < HTML_TOP ? e->roof.nrows : HTML_TOP;
+    double top_peak = top_peak_of(e, n);
+    fprintf(f, "<section id=\"op-efficiency\"%s aria-labelledby=\"op-efficiency-h\">\n<h2 id=\"op-efficiency-h\">"
+               "Operator efficiency</h2>\n", top_peak > 0 ? " class=\"chart\"" : "");
     if (ps_op_efficiency_gap(r, gap, sizeof gap)[0]) {
         fputs("<p>", f);
         ps_html_text(f, gap, 0);
@@ -184,9 +190,8 @@ int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r)
             fprintf(f, " %.3f ms%s", MS(e->roof.unmodeled[i].kernel_ns), i + 1 == e->roof.nunmodeled ? ")" : "");
         }
         fputs(".</p>\n", f);
-        size_t n = e->roof.nrows < HTML_TOP ? e->roof.nrows : HTML_TOP;
-        if (n && e->roof.has_gpu)
-            chart(f, e, n);
+        if (top_peak > 0)
+            chart(f, e, n, top_peak);
         if (n)
             table(f, e, n);
     }

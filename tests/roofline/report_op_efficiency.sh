@@ -64,6 +64,31 @@ bad_gpu_spec_is_one_line_and_exit_1)
     "$ps" report "$trace" --gpu-spec 2> "$dir/$case.err" > /dev/null
     [ $? -eq 2 ] || fail "no value: not exit 2"
     ;;
+html_roofline_chart_passes_the_page_checks)
+    # one chart section (svg role=img, title, desc) whose points are the op groups, a table as its text
+    # equivalent, nothing fetched, no console message in headless Chromium (tests/analyzer/html_page_check.py)
+    "$ps" report --format html -o "$dir/$case.html" -f "$trace" || fail "report exit $?"
+    python3 - "$dir/$case.html" "$dir/$case.png" "$(dirname "$gen")/../analyzer" <<'PY' || exit 1
+import sys
+sys.path.insert(0, sys.argv[3])
+from html_page_check import Page, check_sections, load_in_chromium
+fails = []
+page = Page()
+page.feed(open(sys.argv[1]).read())
+charts = {s["id"]: s for s in check_sections(page, fails.append)}
+if "op-efficiency" not in charts:
+    fails.append("no op-efficiency chart section")
+text = open(sys.argv[1]).read()
+for want in ("<circle", "matrix bf16 989", "aten::mm {&#39;M&#39;: 4096", "MFU 36.90 %"):
+    if want not in text:
+        fails.append("page lacks " + want)
+if text.count('<g class="op">') != 3:
+    fails.append("%d op points, want 3" % text.count('<g class="op">'))
+load_in_chromium(sys.argv[1], sys.argv[2], fails.append)
+if fails:
+    sys.exit("; ".join(fails))
+PY
+    ;;
 *)
     fail "unknown case $case"
     ;;
