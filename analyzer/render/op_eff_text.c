@@ -33,11 +33,15 @@ static void gpu_line(FILE *f, const struct ps_op_efficiency *e)
 static void mfu_line(FILE *f, const struct ps_op_efficiency *e, int md)
 {
     const char *b = md ? "**" : "";
+    char over[48];
+    if (e->nsteps)
+        snprintf(over, sizeof over, "%zu step%s", e->nsteps, e->nsteps == 1 ? "" : "s");
+    else
+        snprintf(over, sizeof over, "the run without steps");
     if (!isnan(e->roof.mfu))
-        fprintf(f, "%sMFU %.2f %%%s over %s%zu step%s (%.3f ms): the modeled matrix work (%.3f TFLOP) would take "
-                   "%.3f ms at the matrix peak of its precision.\n", b, 100.0 * e->roof.mfu, b,
-                e->nsteps ? "" : "the run, ", e->nsteps ? e->nsteps : 1, e->nsteps == 1 || !e->nsteps ? "" : "s",
-                MS(e->window_ns), e->roof.matrix_flops / 1e12, MS(e->roof.mfu * e->window_ns));
+        fprintf(f, "%sMFU %.2f %%%s over %s (%.3f ms): the modeled matrix work (%.3f TFLOP) would take %.3f ms at the "
+                   "matrix peak of its precision.\n", b, 100.0 * e->roof.mfu, b, over, MS(e->window_ns),
+                e->roof.matrix_flops / 1e12, MS(e->roof.mfu * e->window_ns));
     double busy = e->gpu_busy_ns;
     fprintf(f, "GPU time in ops with no model: %.3f ms", MS(e->roof.unmodeled_kernel_ns));
     if (busy > 0)
