@@ -219,16 +219,19 @@ static int several_ranks(const struct report_args *a, const struct ps_render_opt
 }
 
 /* The per-operator performance model of a PyTorch profiler trace (a second pass over the file, as TraceLens reads
- * it); NULL when it cannot be had (memory), which leaves the report without it. */
-static struct ps_op_perf *op_perf_of(const char *path)
+ * it); NULL when it cannot be had (memory), which leaves the report without it. *events gets the events it was
+ * built from (the per-step MFU models each step's share of them; ps_op_trace_free), NULL with the model. */
+static struct ps_op_perf *op_perf_of(const char *path, struct ps_op_trace **events)
 {
     struct ps_op_trace *t = NULL;
     struct ps_op_perf *p = calloc(1, sizeof *p);
     if (!p || ps_read_kineto_ops(path, &t, NULL, 0) < 0 || ps_op_perf_build(t, p) < 0) {
         free(p);
         p = NULL;
+        ps_op_trace_free(t);
+        t = NULL;
     }
-    ps_op_trace_free(t);
+    *events = t;
     return p;
 }
 
@@ -245,10 +248,11 @@ static int one_trace(const struct report_args *a, const struct ps_render_opts *r
     } else if (ps_report_build(&rep, m, &a->o, err, sizeof err) < 0) {
         print_error(err);
     } else {
-        struct ps_op_perf *op = m->format == PS_FORMAT_KINETO ? op_perf_of(path) : NULL;
+        struct ps_op_trace *events = NULL;
+        struct ps_op_perf *op = m->format == PS_FORMAT_KINETO ? op_perf_of(path, &events) : NULL;
         if (op && ps_op_perf_attach(&rep, op) < 0)
             rep.op_perf = NULL;
-        if (op && ps_report_op_efficiency(&rep, op, specs) < 0) {
+        if (op && (ps_report_op_efficiency(&rep, op, specs) < 0 || ps_report_op_efficiency_steps(&rep, events) < 0)) {
             print_error("out of memory");
             status = 1;
         } else {
@@ -258,6 +262,7 @@ static int one_trace(const struct report_args *a, const struct ps_render_opts *r
             ps_op_perf_fini(op);
             free(op);
         }
+        ps_op_trace_free(events);
         if (status == 0)
             status = gate(rep.bottleneck, rep.share, "", a->fail_on, a->fail_share) ? 3 : 0;
         ps_report_fini(&rep);

@@ -53,13 +53,20 @@ static void mfu(struct ps_jw *w, const struct ps_op_efficiency *e)
     kfig(w, "window_ns", e->window_ns);
     kfig(w, "matrix_flops", e->roof.matrix_flops);
     kfig(w, "ideal_matrix_ns", isnan(e->roof.mfu) ? NAN : e->roof.mfu * e->window_ns);
-    ps_jw_key(w, "per_step");   /* null: the operator model's rows carry no call times (docs/op-perf-roofline.md) */
-    if (e->roof.untimed_calls) {
+    ps_jw_key(w, "per_step");   /* null: no per-step models (no step ranges, or inferred steps) */
+    if (!e->per_step) {
         ps_jw_null(w);
     } else {
         ps_jw_array_open(w);
-        for (size_t i = 0; i < e->roof.nsteps; i++)
-            ps_jw_double(w, e->roof.steps[i].mfu);
+        for (size_t i = 0; i < e->roof.nsteps; i++) {
+            ps_jw_map_open(w);
+            kfig(w, "mfu", e->roof.steps[i].mfu);
+            kfig(w, "matrix_flops", e->roof.steps[i].matrix_flops);
+            kfig(w, "ideal_matrix_ns", e->roof.steps[i].ideal_ns);
+            ps_jw_kint(w, "unmodeled_kernel_ns", e->roof.steps[i].unmodeled_kernel_ns);
+            kfig(w, "unmodeled_share", e->roof.steps[i].unmodeled_share);
+            ps_jw_map_close(w);
+        }
         ps_jw_array_close(w);
     }
     ps_jw_map_close(w);

@@ -42,6 +42,15 @@ static void mfu_line(FILE *f, const struct ps_op_efficiency *e, int md)
         fprintf(f, "%sMFU %.2f %%%s over %s (%.3f ms): the modeled matrix work (%.3f TFLOP) would take %.3f ms at the "
                    "matrix peak of its precision.\n", b, 100.0 * e->roof.mfu, b, over, MS(e->window_ns),
                 e->roof.matrix_flops / 1e12, MS(e->roof.mfu * e->window_ns));
+    if (e->per_step && e->roof.nsteps > 1) {
+        size_t lo = 0, hi = 0;
+        for (size_t i = 1; i < e->roof.nsteps; i++) {
+            lo = e->roof.steps[i].mfu < e->roof.steps[lo].mfu ? i : lo;
+            hi = e->roof.steps[i].mfu > e->roof.steps[hi].mfu ? i : hi;
+        }
+        fprintf(f, "MFU per step from %.2f %% (step %zu) to %.2f %% (step %zu).\n", 100.0 * e->roof.steps[lo].mfu,
+                lo + 1, 100.0 * e->roof.steps[hi].mfu, hi + 1);
+    }
     double busy = e->gpu_busy_ns;
     fprintf(f, "GPU time in ops with no model: %.3f ms", MS(e->roof.unmodeled_kernel_ns));
     if (busy > 0)

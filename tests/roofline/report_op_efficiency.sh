@@ -23,6 +23,9 @@ def near(what, got, want, tol):
         sys.exit("%s = %r, expected %r" % (what, got, want))
 near("MFU", d["mfu"]["mean"], 0.368965, 1e-6)          # (2 * 138,911.414 + 32,107.742) ns / 840 us
 near("step time", d["mfu"]["window_ns"], 840000, 1)
+near("step 1 MFU", d["mfu"]["per_step"][0]["mfu"], 0.330741463, 1e-8)   # 138,911.414 ns / 420 us
+near("step 2 MFU", d["mfu"]["per_step"][1]["mfu"], 0.407188468, 1e-8)   # (138,911.414 + 32,107.742) / 420 us
+near("step 1 unmodeled", d["mfu"]["per_step"][0]["unmodeled_share"], 100 / 420, 1e-9)
 near("mm recoverable", rows["aten::mm"]["recoverable_ns"], 122177.171, 1)
 near("mm FLOPs (op_perf)", model[rows["aten::mm"]["op_perf_row"]]["flops_total"], 2 * 137438953472, 1e-3)
 near("addmm % of roofline", rows["aten::addmm"]["pct_of_roofline"], 50.012, 1e-3)

@@ -111,16 +111,27 @@ struct ps_op_efficiency {
     double window_ns;              /* their total duration (the run's span without steps) */
     double gpu_busy_ns;            /* GPU time of the ops' work (the operator model's busy time), NAN unknown */
     int uses_compile;              /* the trace holds Triton kernels (torch.compile / Inductor): fusion is on */
+    int per_step;                  /* 1: roof.steps hold each step's own MFU (ps_report_op_efficiency_steps) and
+                                    * roof.mfu is over the ops in the steps; 0: roof.mfu is over all modeled ops */
 };
 
 /* Build the section from the operator model of the report's trace (`perf`: analyses/op_perf.h) with the peaks of
  * the trace's first named device (ps_gpu_peak_match, `user` first: --gpu-spec) and add it to r->opeff; add the
  * findings it sizes by recoverable time (docs/op-perf-roofline.md "Findings": op_below_roofline, fp32_matmul,
  * memory_bound_elementwise, attention_not_fused) and, when the verdict is kernel-bound, name the ops with the most
- * recoverable time in its fix. The operator model covers the whole trace: MFU is taken over the analysed steps'
- * total time (the ops are assumed to lie in the steps). 0 or -ENOMEM (r unchanged). */
+ * recoverable time in its fix. The operator model covers the whole trace: MFU is every modeled op's ideal time
+ * over the analysed steps' total time until ps_report_op_efficiency_steps gives each step its own. 0 or -ENOMEM
+ * (r unchanged). */
 int ps_report_op_efficiency(struct ps_report *r, const struct ps_op_perf *perf, const struct ps_gpu_specs *user);
 void ps_op_efficiency_free(struct ps_op_efficiency *e);   /* NULL: no-op */
+
+/* Per-step MFU: for each analysed step (host step ranges, not inferred steps) the operator model of the ops its
+ * host range holds and the GPU work they launched (trace `t`, model/op_trace.h: the events r->op_perf was built
+ * from), into r->opeff->roof.steps (matrix FLOPs, ideal time, MFU, modeled / unmodeled GPU time); roof.mfu becomes
+ * their total ideal time over the steps' total time. Nothing to do without the section, shapes, peaks or steps.
+ * 0 or -ENOMEM (the section is then unchanged). */
+struct ps_op_trace;
+int ps_report_op_efficiency_steps(struct ps_report *r, const struct ps_op_trace *t);
 
 /* The operator model's parameters (a Python dict as TraceLens prints it: "{'M': 141, 'N': 512, 'K': 768,
  * 'bias': True, 'stride_A': (768, 1), 'dtype_A_B': ('c10::BFloat16', ...)}") without the stride and dtype
