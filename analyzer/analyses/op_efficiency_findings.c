@@ -83,12 +83,15 @@ static void below_roofline(struct ps_report *r, const struct ps_op_efficiency *e
         if (!w->g.matrix || !(w->pct_of_roofline < BELOW_PCT) || !(w->recoverable_ns > 0))
             continue;
         cost += w->recoverable_ns;
-        if (n++ >= 3 || len >= sizeof list)
+        if (n++ >= 3)
             continue;
+        char one[sizeof list];
         shape_hint(w, hint, sizeof hint);
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s %s (%lld calls at %.0f %%%s%s)", len ? "; " : "",
-                                w->g.name, ps_op_params_short(w->g.params, sp, sizeof sp), (long long)w->calls, w->pct_of_roofline, hint[0] ? ": " : "",
-                                hint);
+        int k = snprintf(one, sizeof one, "%s%s %s (%lld calls at %.0f %%%s%s)", len ? "; " : "", w->g.name,
+                         ps_op_params_short(w->g.params, sp, sizeof sp), (long long)w->calls, w->pct_of_roofline,
+                         hint[0] ? ": " : "", hint);
+        if (k > 0 && len + (size_t)k < sizeof list)   /* whole entries only */
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s", one);
     }
     struct ps_finding *f = n ? add(r, "op_below_roofline", cost, cost) : NULL;
     if (!f)
@@ -219,6 +222,12 @@ static void verdict_fix(struct ps_report *r, const struct ps_op_efficiency *e)
     }
 }
 
+static int is_ours(const char *rule)
+{
+    return !strcmp(rule, "op_below_roofline") || !strcmp(rule, "fp32_matmul") ||
+           !strcmp(rule, "memory_bound_elementwise") || !strcmp(rule, "attention_not_fused");
+}
+
 static int cmp_cost(const void *a, const void *b)
 {
     const struct ps_finding *x = a, *y = b;
@@ -241,9 +250,11 @@ int ps_op_efficiency_findings(struct ps_report *r)
     int simt = 0;   /* findings.c's no_tensor_cores already gives the Tensor Core fix for these kernels */
     for (size_t i = 0; i < before; i++)
         simt |= !strcmp(r->findings[i].rule, "no_tensor_cores");
-    for (size_t i = before; i < r->nfindings && r->nrecs < PS_MAX_RECS; i++)
-        if (!strcmp(r->findings[i].severity, "warning") && !(simt && !strcmp(r->findings[i].rule, "fp32_matmul")))
-            snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s (finding %s).", r->findings[i].fix, r->findings[i].rule);
     qsort(r->findings, r->nfindings, sizeof *r->findings, cmp_cost);
+    for (size_t i = 0; i < r->nfindings && r->nrecs < PS_MAX_RECS; i++) {   /* the new warnings' fixes, costliest first */
+        const struct ps_finding *f = &r->findings[i];
+        if (is_ours(f->rule) && !strcmp(f->severity, "warning") && !(simt && !strcmp(f->rule, "fp32_matmul")))
+            snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s (finding %s).", f->fix, f->rule);
+    }
     return 0;
 }
