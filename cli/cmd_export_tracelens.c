@@ -101,14 +101,19 @@ int ps_export_tracelens(const char *input, const char *dir)
         fprintf(stderr, "perfscope export: out of memory\n");
         return 1;
     }
+    if (tabs.n == 0) {
+        ps_text_escape(input, shown, sizeof shown, NULL);
+        fprintf(stderr, "perfscope export: %s has no GPU kernels, copies or memsets linked to a launch (TraceLens "
+                "reads PyTorch 2.0+ traces: categories cpu_op, cuda_runtime, kernel): nothing to write\n", shown);
+        ps_tl_tables_fini(&tabs);
+        return 1;
+    }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         ps_text_escape(dir, shown, sizeof shown, NULL);
         fprintf(stderr, "perfscope export: cannot make the folder %s: %s\n", shown, strerror(errno));
         ps_tl_tables_fini(&tabs);
         return 1;
     }
-    if (tabs.n == 0)
-        fprintf(stderr, "perfscope export: %s has no GPU work linked to host ops: no TraceLens tables\n", input);
     size_t rows = 0;
     for (size_t k = 0; k < tabs.n; k++) {
         if ((rc = write_table(&tabs.v[k], dir)) < 0) {

@@ -122,7 +122,8 @@ int ps_op_perf_build(const struct ps_op_trace *t, struct ps_op_perf *out)
         ps_op_perf_fini(out);
         return rc;
     }
-    qsort(out->rows, out->nrows, sizeof *out->rows, by_time);
+    if (out->nrows)
+        qsort(out->rows, out->nrows, sizeof *out->rows, by_time);
     return 0;
 }
 

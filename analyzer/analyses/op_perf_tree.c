@@ -346,6 +346,8 @@ double tl_busy(const struct tl_tree *tr, const uint32_t *ev, size_t n)
 
 void tl_sort_by_dur(const struct tl_tree *tr, uint32_t *ev, size_t n)
 {
+    if (n < 2)
+        return;
     struct iv *v = malloc((n + 1) * sizeof *v);
     if (!v)
         return;

@@ -450,6 +450,10 @@ int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out)
     if (rc < 0)
         return rc;
     rc = tl_gpu_timeline(&tr, out, &total_us);
+    if (rc == 0 && out->n == 0) {   /* no linked GPU work: TraceLens stops ("No GPU events found") */
+        tl_tree_fini(&tr);
+        return 0;
+    }
     if (rc == 0)
         rc = tl_find_launchers(&tr, &L);
     if (rc == 0)
