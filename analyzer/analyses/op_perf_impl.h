@@ -23,6 +23,7 @@ struct tl_tree {
     struct tl_u32v *gpu_events;   /* per event: the GPU events linked under it, in link order */
     uint8_t *linked;              /* GPU event: linked to a runtime call ("tree" set) */
     struct tl_u32v roots;         /* root cpu_ops in sorted order */
+    int8_t *family;               /* per event: tl_family of its name (cpu_ops), else -1 */
 };
 
 int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t);   /* 0 or -ENOMEM */

@@ -14,7 +14,7 @@
 /* ---- unified_perf_summary (tree_perf.py collect_unified_perf_events, summarize_df_unified_perf_table) ---- */
 static int has_model(const struct tl_tree *tr, uint32_t i)
 {
-    return tl_family(tl_name(tr, i)) >= 0;
+    return tr->family[i] >= 0;
 }
 
 static int is_leaf(const struct tl_tree *tr, uint32_t i)
