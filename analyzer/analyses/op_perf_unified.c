@@ -130,7 +130,7 @@ static int unified_row(const struct tl_tree *tr, const struct launchers *L, uint
 }
 
 /* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL text -> "None". */
-static void tuple_text(struct tl_str *b, const char *s)
+void tl_tuple_text(struct tl_str *b, const char *s)
 {
     int count[64], depth = 0, want = 0;
     if (!s) {
@@ -183,7 +183,7 @@ static char *unified_key(const struct tl_tree *tr, const struct urow *u, char *p
     tl_str_addf(&b, "%s\x1f%s\x1f%s\x1f%s\x1f%s", tl_name(tr, u->ev), u->category, names[0], names[1], names[2]);
     for (int w = 0; w < 4; w++) {
         struct tl_str p = { 0 };
-        tuple_text(&p, tl_arg_text(tr, u->ev, w));
+        tl_tuple_text(&p, tl_arg_text(tr, u->ev, w));
         parts[w] = tl_str_take(&p);
         tl_str_addf(&b, "\x1f%s", parts[w] ? parts[w] : "");
     }
@@ -458,7 +458,7 @@ static char *launcher_key(const struct tl_tree *tr, const struct launcher *l, ch
     tl_str_addf(&b, "%s\x1f%s\x1f%s\x1f%s\x1f%s", tl_name(tr, l->ev), l->category, names[0], names[1], names[2]);
     for (int w = 0; w < 4; w++) {
         struct tl_str p = { 0 };
-        tuple_text(&p, tl_arg_text(tr, l->ev, w));
+        tl_tuple_text(&p, tl_arg_text(tr, l->ev, w));
         parts[w] = tl_str_take(&p);
         tl_str_addf(&b, "\x1f%s", parts[w] ? parts[w] : "");
     }
@@ -616,6 +616,8 @@ int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out)
         rc = tl_unified(&tr, &L, out);
     if (rc == 0)
         rc = tl_kernel_summary_table(&tr, &L, total_us, out);
+    if (rc == 0)
+        rc = tl_short_kernels(&tr, total_us, out);
     tl_launchers_fini(&L);
     tl_tree_fini(&tr);
     if (rc < 0)

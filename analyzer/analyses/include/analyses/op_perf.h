@@ -98,8 +98,9 @@ struct ps_tl_tables {
 
 /* Compute TraceLens' tables of trace `t`: GEMM, CONV_fwd, CONV_bwd, SDPA_fwd, SDPA_bwd, UnaryElementwise,
  * BinaryElementwise, Normalization, Reduce_fwd (each only when it has rows), ops_summary,
- * ops_summary_by_category, ops_unique_args, kernel_summary, gpu_timeline, unified_perf_summary; none when no GPU
- * work is linked to a launch (TraceLens stops there). 0 or -ENOMEM. Free with ps_tl_tables_fini. */
+ * ops_summary_by_category, ops_unique_args, kernel_summary, gpu_timeline, unified_perf_summary,
+ * short_kernel_histogram, short_kernels_summary (with kernels under 10 µs); none when no GPU work is linked to a
+ * launch (TraceLens stops there). 0 or -ENOMEM. Free with ps_tl_tables_fini. */
 int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out);
 void ps_tl_tables_fini(struct ps_tl_tables *t);
 
