@@ -307,6 +307,11 @@ static void kernel_time_is_the_union(void)
     CHECK_NEAR(r->kernel_time_us_mean, 15.0, 1e-9);
     CHECK_NEAR(r->kernel_time_us_std, 7.0710678118654755, 1e-9);
     CHECK_NEAR(r->tflops_s_mean, 5.54976, 1e-9);
+    CHECK_NEAR(r->tflops_s_min, 3.69984, 1e-9);
+    CHECK_NEAR(r->tflops_s_max, 7.39968, 1e-9);
+    /* TB/s per call = 814,080 bytes / t: 0.040704 and 0.081408; sample std sqrt(2) * 0.020352 = 0.0287820744... */
+    CHECK_NEAR(r->tb_s_median, 0.061056, 1e-12);
+    CHECK_NEAR(r->tb_s_std, 0.02878207442141723, 1e-12);
     CHECK_NEAR(r->flops_total, 2 * 73996800.0, 1e-3);
     CHECK_NEAR(p.modeled_us, 30.0, 1e-6);
     CHECK_NEAR(p.unmodeled_us, 10.0, 1e-6);

@@ -55,6 +55,9 @@ struct ps_op_perf_row {
     double tb_s_mean;             /* mean over calls of bytes / kernel time, TB/s */
     double flops_per_byte;        /* FLOPs / bytes of one call; NaN when bytes are unknown or 0 */
     uint64_t first_uid;           /* index in traceEvents of the group's first call */
+    /* the rest of TraceLens' per-group statistics over the calls (sample std; NaN where no call has a value) */
+    double tflops_s_median, tflops_s_std, tflops_s_min, tflops_s_max;
+    double tb_s_median, tb_s_std, tb_s_min, tb_s_max;
 };
 
 /* The model over one trace. Rows are ordered by kernel_time_ns_total descending, then first_uid. */
