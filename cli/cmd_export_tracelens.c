@@ -1,7 +1,7 @@
 /* `perfscope export TRACE --format tracelens -o DIR`: TraceLens' CSV report of a PyTorch profiler trace
- * (analyses/op_perf.h ps_tl_tables_build: GEMM.csv, SDPA_fwd.csv, ..., ops_summary.csv, kernel_summary.csv,
- * gpu_timeline.csv, unified_perf_summary.csv), written as pandas' to_csv writes them, so a TraceLens user can
- * diff the two folders. DIR is made when missing; an existing non-empty DIR is refused without -f (exit 2). */
+ * (analyses/op_perf.h ps_tl_tables_build: GEMM.csv, SDPA_fwd.csv, ..., ops_summary.csv, ops_unique_args.csv,
+ * kernel_summary.csv, gpu_timeline.csv, unified_perf_summary.csv), written as pandas' to_csv writes them, so a
+ * TraceLens user can diff the two folders. DIR is made when missing; an existing non-empty DIR is refused without -f (exit 2). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>

@@ -48,11 +48,19 @@ static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n
         if (r[k].group == g)
             buf[m++] = r[k].m.tflops;
     o->tflops_s_mean = tl_pd_mean(buf, m);
+    o->tflops_s_median = tl_pd_median(buf, m);
+    o->tflops_s_std = tl_pd_std(buf, m);
+    o->tflops_s_min = tl_pd_min(buf, m);
+    o->tflops_s_max = tl_pd_max(buf, m);
     m = 0;
     for (size_t k = 0; k < n; k++)
         if (r[k].group == g)
             buf[m++] = r[k].m.tbs;
     o->tb_s_mean = tl_pd_mean(buf, m);
+    o->tb_s_median = tl_pd_median(buf, m);
+    o->tb_s_std = tl_pd_std(buf, m);
+    o->tb_s_min = tl_pd_min(buf, m);
+    o->tb_s_max = tl_pd_max(buf, m);
     o->first_uid = tr->t->ev.v[f->ev].uid;
     return 0;
 }

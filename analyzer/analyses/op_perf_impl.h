@@ -23,6 +23,7 @@ struct tl_tree {
     struct tl_u32v *gpu_events;   /* per event: the GPU events linked under it, in link order */
     uint8_t *linked;              /* GPU event: linked to a runtime call ("tree" set) */
     struct tl_u32v roots;         /* root cpu_ops in sorted order */
+    int8_t *family;               /* per event: tl_family of its name (cpu_ops), else -1 */
 };
 
 int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t);   /* 0 or -ENOMEM */
@@ -170,6 +171,11 @@ int tl_ops_summary(const struct tl_tree *tr, const struct launchers *L, struct p
 int tl_kernel_summary_table(const struct tl_tree *tr, const struct launchers *L, double total_us,
                             struct ps_tl_tables *out);
 /* op_perf_unified.c */
+/* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL -> "None". */
+void tl_tuple_text(struct tl_str *b, const char *s);
+int tl_ops_unique_args(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out);
+/* op_perf_short.c: short_kernel_histogram and short_kernels_summary (kernels under 10 µs) */
+int tl_short_kernels(const struct tl_tree *tr, double total_us, struct ps_tl_tables *out);
 char *tl_params_dict(const struct tl_call *c);   /* "{'M': 141, ...}" (owned), NULL: out of memory */
 /* The ops of the unified table without a model (by name, kernel time descending) and the kernel time of those
  * with and without one, into p. 0 or -ENOMEM. */

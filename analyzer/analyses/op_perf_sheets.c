@@ -70,7 +70,7 @@ int tl_eval_rows(const struct tl_tree *tr, int family, struct prow **out, size_t
     struct prow *r = NULL;
     size_t n = 0, cap = 0;
     for (uint32_t i = 0; i < tr->n; i++) {
-        if (tr->t->ev.v[i].cat != PS_OPEV_CPU_OP || tl_family(tl_name(tr, i)) != family)
+        if (tr->family[i] != family)
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;

@@ -398,7 +398,9 @@ struct kgroup {
 static int by_ksum(const void *x, const void *y)
 {
     const struct kgroup *a = x, *b = y;
-    return (a->sum < b->sum) - (a->sum > b->sum);
+    if (a->sum != b->sum)
+        return a->sum > b->sum ? -1 : 1;
+    return (a->first > b->first) - (a->first < b->first);   /* ties in key order (pandas: no set order) */
 }
 
 static void kernel_row(struct tl_tab *tab, const struct krec *r, const struct kgroup *g, double *d, double total_k,

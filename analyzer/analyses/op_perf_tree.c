@@ -251,6 +251,31 @@ done:
     return rc;
 }
 
+/* The model family of each cpu_op, looked up once per distinct name. */
+static int families(struct tl_tree *tr)
+{
+    const struct ps_op_trace *t = tr->t;
+    int8_t *by_name = malloc(t->nstr + 1);
+    tr->family = malloc(tr->n + 1);
+    if (!by_name || !tr->family) {
+        free(by_name);
+        return -ENOMEM;
+    }
+    memset(by_name, -2, t->nstr + 1);
+    for (size_t i = 0; i < tr->n; i++) {
+        const struct ps_op_event *e = &t->ev.v[i];
+        if (e->cat != PS_OPEV_CPU_OP || e->name >= t->nstr) {
+            tr->family[i] = -1;
+            continue;
+        }
+        if (by_name[e->name] == -2)
+            by_name[e->name] = (int8_t)tl_family(ps_op_trace_str(t, e->name));
+        tr->family[i] = by_name[e->name];
+    }
+    free(by_name);
+    return 0;
+}
+
 int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t)
 {
     memset(tr, 0, sizeof *tr);
@@ -273,7 +298,9 @@ int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t)
         tr->t_end[i] = t->ev.v[i].ts_us + t->ev.v[i].dur_us;
         tr->parent[i] = tr->child_head[i] = tr->child_tail[i] = tr->next_sib[i] = PS_NONE;
     }
-    int rc = host_tree(tr);
+    int rc = families(tr);
+    if (rc == 0)
+        rc = host_tree(tr);
     if (rc == 0)
         rc = link_gpu(tr);
     if (rc < 0)
@@ -294,6 +321,7 @@ void tl_tree_fini(struct tl_tree *tr)
     free(tr->next_sib);
     free(tr->linked);
     free(tr->roots.v);
+    free(tr->family);
     memset(tr, 0, sizeof *tr);
 }
 

@@ -14,7 +14,7 @@
 /* ---- unified_perf_summary (tree_perf.py collect_unified_perf_events, summarize_df_unified_perf_table) ---- */
 static int has_model(const struct tl_tree *tr, uint32_t i)
 {
-    return tl_family(tl_name(tr, i)) >= 0;
+    return tr->family[i] >= 0;
 }
 
 static int is_leaf(const struct tl_tree *tr, uint32_t i)
@@ -130,7 +130,7 @@ static int unified_row(const struct tl_tree *tr, const struct launchers *L, uint
 }
 
 /* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL text -> "None". */
-static void tuple_text(struct tl_str *b, const char *s)
+void tl_tuple_text(struct tl_str *b, const char *s)
 {
     int count[64], depth = 0, want = 0;
     if (!s) {
@@ -183,7 +183,7 @@ static char *unified_key(const struct tl_tree *tr, const struct urow *u, char *p
     tl_str_addf(&b, "%s\x1f%s\x1f%s\x1f%s\x1f%s", tl_name(tr, u->ev), u->category, names[0], names[1], names[2]);
     for (int w = 0; w < 4; w++) {
         struct tl_str p = { 0 };
-        tuple_text(&p, tl_arg_text(tr, u->ev, w));
+        tl_tuple_text(&p, tl_arg_text(tr, u->ev, w));
         parts[w] = tl_str_take(&p);
         tl_str_addf(&b, "\x1f%s", parts[w] ? parts[w] : "");
     }
@@ -440,6 +440,156 @@ int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p)
     return 0;
 }
 
+/* ---- ops_unique_args (tree_perf.py get_df_kernel_launchers_unique_args) ---- */
+static const char *const acols[] = { "name", "op category", "process_name", "process_label", "thread_name",
+    "Input Dims", "Input type", "Input Strides", "Concrete Inputs", "operation_count",
+    "total_direct_kernel_time_mean", "total_subtree_kernel_time_mean", "total_direct_kernel_time_median",
+    "total_subtree_kernel_time_median", "total_direct_kernel_time_std", "total_subtree_kernel_time_std",
+    "total_direct_kernel_time_min", "total_subtree_kernel_time_min", "total_direct_kernel_time_max",
+    "total_subtree_kernel_time_max", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum", "ex_UID",
+    "kernel_details_summary", "trunc_kernel_details", "Percentage (%)", "Cumulative Percentage (%)" };
+#define NACOLS (sizeof acols / sizeof acols[0])
+
+static char *launcher_key(const struct tl_tree *tr, const struct launcher *l, char *parts[4])
+{
+    struct tl_str b = { 0 };
+    const char *names[3];
+    tl_names_for(tr, l->ev, names);
+    tl_str_addf(&b, "%s\x1f%s\x1f%s\x1f%s\x1f%s", tl_name(tr, l->ev), l->category, names[0], names[1], names[2]);
+    for (int w = 0; w < 4; w++) {
+        struct tl_str p = { 0 };
+        tl_tuple_text(&p, tl_arg_text(tr, l->ev, w));
+        parts[w] = tl_str_take(&p);
+        tl_str_addf(&b, "\x1f%s", parts[w] ? parts[w] : "");
+    }
+    return tl_str_take(&b);
+}
+
+/* One group's cells but the percentages; *sum: its direct time sum. */
+static void args_group(const struct tl_tree *tr, struct tl_tab *tab, const struct launchers *L, const size_t *grp,
+                       size_t g, char *parts[4], double *d, double *s, struct tl_u32v *lists, double *sum)
+{
+    size_t m = 0, first = SIZE_MAX;
+    for (size_t k = 0; k < L->n; k++)
+        if (grp[k] == g) {
+            first = first == SIZE_MAX ? k : first;
+            d[m] = L->v[k].direct_us, s[m] = L->v[k].subtree_us;
+            const struct tl_u32v *dk = &L->v[k].direct;   /* copied: the launch order stays for the categories */
+            lists[m] = (struct tl_u32v){ malloc((dk->n + 1) * sizeof(uint32_t)), dk->n, dk->n };
+            if (!lists[m].v) {
+                lists[m].n = 0;
+                tab->oom = 1;
+            } else
+                memcpy(lists[m].v, dk->v, dk->n * sizeof(uint32_t));
+            tl_sort_by_dur(tr, lists[m].v, lists[m].n);
+            m++;
+        }
+    const struct launcher *f = &L->v[first];
+    const char *names[3];
+    tl_names_for(tr, f->ev, names);
+    tl_tab_text(tab, tl_name(tr, f->ev));
+    tl_tab_text(tab, f->category);
+    for (int k = 0; k < 3; k++)
+        tl_tab_text(tab, names[k]);
+    for (int w = 0; w < 4; w++)
+        tl_tab_text(tab, tl_arg_text(tr, f->ev, w) ? parts[w] : "");
+    tl_tab_int(tab, (long long)m);
+    double (*agg[])(const double *, size_t) = { tl_pd_mean, tl_pd_median, tl_pd_std, tl_pd_min, tl_pd_max,
+                                                tl_pd_sum };
+    for (int a = 0; a < 6; a++) {
+        tl_tab_num(tab, agg[a](d, m));
+        tl_tab_num(tab, agg[a](s, m));
+    }
+    *sum = tl_pd_sum(d, m);
+    tl_tab_int(tab, tr->t->ev.v[f->ev].uid);
+    char *full, *trunc;
+    if (tl_kernel_summary(tr, lists, m, &full, &trunc) < 0)
+        full = trunc = NULL, tab->oom = 1;
+    for (size_t k = 0; k < m; k++)
+        free(lists[k].v);
+    tl_tab_cell(tab, full);
+    tl_tab_cell(tab, trunc ? trunc : strdup(""));
+    tl_tab_text(tab, "");
+    tl_tab_text(tab, "");
+}
+
+static int args_percent(struct tl_tab *tab, const struct uorder *o, size_t ng)
+{
+    double *v = malloc((ng + 1) * sizeof *v), cum = 0;
+    if (!v)
+        return -ENOMEM;
+    for (size_t k = 0; k < ng; k++)
+        v[k] = o[k].sum;
+    double total = tl_np_sum(v, ng);
+    for (size_t k = 0; k < ng; k++) {
+        char **cell = &tab->t->cells[k * NACOLS + NACOLS - 2], r[40];
+        double pct = o[k].sum / total * 100;
+        cum += pct;
+        tl_repr(pct, r);
+        free(cell[0]);
+        cell[0] = strdup(r);
+        tl_repr(cum, r);
+        free(cell[1]);
+        cell[1] = strdup(r);
+        if (!cell[0] || !cell[1])
+            tab->oom = 1;
+    }
+    free(v);
+    return 0;
+}
+
+int tl_ops_unique_args(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out)
+{
+    size_t n = L->n, ng = 0;
+    struct ukey *keys = calloc(n + 1, sizeof *keys);
+    char *(*parts)[4] = calloc(n + 1, sizeof *parts);
+    size_t *grp = malloc((n + 1) * sizeof *grp), *firsts = malloc((n + 1) * sizeof *firsts),
+           *perm = malloc((n + 1) * sizeof *perm);
+    double *d = malloc((n + 1) * sizeof *d), *s = malloc((n + 1) * sizeof *s);
+    struct tl_u32v *lists = malloc((n + 1) * sizeof *lists);
+    struct uorder *o = malloc((n + 1) * sizeof *o);
+    int rc = keys && parts && grp && firsts && perm && d && s && lists && o ? 0 : -ENOMEM;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        keys[k].row = k;
+        if (!(keys[k].key = launcher_key(tr, &L->v[k], parts[k])))
+            rc = -ENOMEM;
+    }
+    if (rc == 0 && n) {
+        qsort(keys, n, sizeof *keys, by_ukey);
+        for (size_t k = 0; k < n; k++) {
+            if (k == 0 || strcmp(keys[k].key, keys[k - 1].key) != 0)
+                firsts[ng++] = keys[k].row;
+            grp[keys[k].row] = ng - 1;
+        }
+    }
+    struct tl_tab tab;
+    if (rc == 0 && n)
+        rc = tl_tab_start(out, "ops_unique_args", acols, NACOLS, &tab);
+    for (size_t g = 0; rc == 0 && n && g < ng; g++) {
+        args_group(tr, &tab, L, grp, g, parts[firsts[g]], d, s, lists, &o[g].sum);
+        o[g].uid = tr->t->ev.v[L->v[firsts[g]].ev].uid;
+        o[g].g = g;
+    }
+    if (rc == 0 && n) {
+        qsort(o, ng, sizeof *o, by_uorder);
+        for (size_t g = 0; g < ng; g++)
+            perm[g] = o[g].g;
+        rc = tab.oom ? -ENOMEM : tl_tab_permute(&tab, perm);
+        if (rc == 0)
+            rc = args_percent(&tab, o, ng);
+        if (rc == 0 && tab.oom)
+            rc = -ENOMEM;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (keys)
+            free(keys[k].key);
+        for (int w = 0; parts && w < 4; w++)
+            free(parts[k][w]);
+    }
+    free(keys), free(parts), free(grp), free(firsts), free(perm), free(d), free(s), free(lists), free(o);
+    return rc;
+}
+
 int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out)
 {
     struct tl_tree tr;
@@ -459,11 +609,15 @@ int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out)
     if (rc == 0)
         rc = tl_ops_summary(&tr, &L, out);
     if (rc == 0)
+        rc = tl_ops_unique_args(&tr, &L, out);
+    if (rc == 0)
         rc = tl_perf_sheets(&tr, out);
     if (rc == 0)
         rc = tl_unified(&tr, &L, out);
     if (rc == 0)
         rc = tl_kernel_summary_table(&tr, &L, total_us, out);
+    if (rc == 0)
+        rc = tl_short_kernels(&tr, total_us, out);
     tl_launchers_fini(&L);
     tl_tree_fini(&tr);
     if (rc < 0)

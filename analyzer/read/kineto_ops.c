@@ -282,12 +282,13 @@ static int cb_start_array(void *ctx) { return open_c(ctx, 0); }
 static int cb_end_map(void *ctx) { return close_c(ctx, 1); }
 static int cb_end_array(void *ctx) { return close_c(ctx, 0); }
 
-static const struct { enum okey k; const char *s; int args; } keys[] = {
-    { OK_PH, "ph", 0 }, { OK_CAT, "cat", 0 }, { OK_NAME, "name", 0 }, { OK_PID, "pid", 0 }, { OK_TID, "tid", 0 },
-    { OK_TS, "ts", 0 }, { OK_DUR, "dur", 0 }, { OK_ID, "id", 0 }, { OK_ARGS, "args", 0 },
-    { OK_CORR, "correlation", 1 }, { OK_EXT, "External id", 1 }, { OK_STREAM, "stream", 1 },
-    { OK_ANAME, "name", 1 }, { OK_LABELS, "labels", 1 }, { OK_DIMS, "Input Dims", 1 },
-    { OK_TYPES, "Input type", 1 }, { OK_STRIDES, "Input Strides", 1 }, { OK_CONCRETE, "Concrete Inputs", 1 },
+#define KEY(k, s, args) { k, s, sizeof s - 1, args }
+static const struct { enum okey k; const char *s; size_t len; int args; } keys[] = {
+    KEY(OK_PH, "ph", 0), KEY(OK_CAT, "cat", 0), KEY(OK_NAME, "name", 0), KEY(OK_PID, "pid", 0), KEY(OK_TID, "tid", 0),
+    KEY(OK_TS, "ts", 0), KEY(OK_DUR, "dur", 0), KEY(OK_ID, "id", 0), KEY(OK_ARGS, "args", 0),
+    KEY(OK_CORR, "correlation", 1), KEY(OK_EXT, "External id", 1), KEY(OK_STREAM, "stream", 1),
+    KEY(OK_ANAME, "name", 1), KEY(OK_LABELS, "labels", 1), KEY(OK_DIMS, "Input Dims", 1),
+    KEY(OK_TYPES, "Input type", 1), KEY(OK_STRIDES, "Input Strides", 1), KEY(OK_CONCRETE, "Concrete Inputs", 1),
 };
 
 static int cb_key(void *ctx, const unsigned char *s, size_t n)
@@ -310,7 +311,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n)
     if (!args && !at_event(c))
         return 1;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (keys[i].args == args && strlen(keys[i].s) == n && memcmp(keys[i].s, s, n) == 0)
+        if (keys[i].len == n && keys[i].args == args && memcmp(keys[i].s, s, n) == 0)
             c->key = keys[i].k;
     if (args && c->key >= OK_DIMS) {
         c->cap_key = (int)(c->key - OK_DIMS);

@@ -43,7 +43,15 @@ static void op_row(struct ps_jw *w, const struct ps_op_perf_row *o)
     num(w, "kernel_time_us_min", o->kernel_time_us_min);
     num(w, "kernel_time_us_max", o->kernel_time_us_max);
     num(w, "tflops_s_mean", o->tflops_s_mean);
+    num(w, "tflops_s_median", o->tflops_s_median);
+    num(w, "tflops_s_std", o->tflops_s_std);
+    num(w, "tflops_s_min", o->tflops_s_min);
+    num(w, "tflops_s_max", o->tflops_s_max);
     num(w, "tb_s_mean", o->tb_s_mean);
+    num(w, "tb_s_median", o->tb_s_median);
+    num(w, "tb_s_std", o->tb_s_std);
+    num(w, "tb_s_min", o->tb_s_min);
+    num(w, "tb_s_max", o->tb_s_max);
     ps_jw_kint(w, "first_uid", (int64_t)o->first_uid);
     ps_jw_map_close(w);
 }

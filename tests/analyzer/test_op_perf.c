@@ -307,6 +307,11 @@ static void kernel_time_is_the_union(void)
     CHECK_NEAR(r->kernel_time_us_mean, 15.0, 1e-9);
     CHECK_NEAR(r->kernel_time_us_std, 7.0710678118654755, 1e-9);
     CHECK_NEAR(r->tflops_s_mean, 5.54976, 1e-9);
+    CHECK_NEAR(r->tflops_s_min, 3.69984, 1e-9);
+    CHECK_NEAR(r->tflops_s_max, 7.39968, 1e-9);
+    /* TB/s per call = 814,080 bytes / t: 0.040704 and 0.081408; sample std sqrt(2) * 0.020352 = 0.0287820744... */
+    CHECK_NEAR(r->tb_s_median, 0.061056, 1e-12);
+    CHECK_NEAR(r->tb_s_std, 0.02878207442141723, 1e-12);
     CHECK_NEAR(r->flops_total, 2 * 73996800.0, 1e-3);
     CHECK_NEAR(p.modeled_us, 30.0, 1e-6);
     CHECK_NEAR(p.unmodeled_us, 10.0, 1e-6);
@@ -330,6 +335,41 @@ static void no_shapes(void)
     ps_op_perf_fini(&p);
 }
 
+static void reader_keeps_what_tracelens_reads(void)
+{
+    /* UIDs count every traceEvents entry (metadata and flows too); ts and dur are the JSON numbers as doubles;
+     * the shape arguments are kept as Python's str() prints them: ", " separators, strings in single quotes, or
+     * in double quotes when they hold a ' and no ", escapes for \ and control characters */
+    static const char json[] =
+        "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"python3\"}},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":9},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op\",\"pid\":1,\"tid\":1,\"ts\":1743457654123.456,"
+        "\"dur\":0.001,\"args\":{\"Input Dims\":[[1,2],[],[3]],\"Input type\":[\"float\",\"\"],"
+        "\"Concrete Inputs\":[\"it's\",\"a\\\"b\",\"x\\ty\",\"both ' and \\\"\"],\"Input Strides\":[[2,1],[],[1]]}}]}";
+    char path[] = "/tmp/test_op_perf_XXXXXX", err[256] = "";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    CHECK(write(fd, json, sizeof json - 1) == (ssize_t)(sizeof json - 1));
+    close(fd);
+    struct ps_op_trace *t = NULL;
+    int rc = ps_read_kineto_ops(path, &t, err, sizeof err);
+    unlink(path);
+    CHECK(rc == 0, "%s", err);
+    if (rc)
+        return;
+    CHECK_EQ(t->ev.n, (size_t)1);   /* only the cpu_op: user annotations are not in TraceLens' tree */
+    const struct ps_op_event *e = &t->ev.v[0];
+    CHECK_EQ(e->uid, 2);
+    CHECK(e->ts_us == 1743457654123.456 && e->dur_us == 0.001, "ts %.17g dur %.17g", e->ts_us, e->dur_us);
+    const struct ps_op_args *a = &t->args.v[e->args];
+    CHECK_STR(ps_op_trace_str(t, a->dims), "[[1, 2], [], [3]]");
+    CHECK_STR(ps_op_trace_str(t, a->types), "['float', '']");
+    CHECK_STR(ps_op_trace_str(t, a->concrete), "[\"it's\", 'a\"b', 'x\\ty', 'both \\' and \"']");
+    CHECK_EQ(t->meta.n, (size_t)1);
+    CHECK_STR(ps_op_trace_str(t, t->meta.v[0].value), "python3");
+    ps_op_trace_free(t);
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
@@ -337,6 +377,7 @@ int main(int argc, char **argv)
         { "elementwise_flops_and_bytes", elementwise }, { "norm_and_reduce_flops_and_bytes", norms_and_reductions },
         { "kernel_time_is_the_union_of_the_op_gpu_work", kernel_time_is_the_union },
         { "trace_without_shapes_has_no_rows", no_shapes },
+        { "reader_keeps_what_tracelens_reads", reader_keeps_what_tracelens_reads },
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         if (argc > 1 && strcmp(argv[1], cases[k].name) == 0) {

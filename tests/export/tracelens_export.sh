@@ -2,8 +2,8 @@
 # `perfscope export TRACE --format tracelens -o DIR` through the real binary.
 # usage: tracelens_export.sh PERFSCOPE CASE SHARED_DIR
 #   csvs_equal_tracelens_published: every CSV TraceLens published for the shared traces (SHARED/traces/tracelens/*/)
-#       that the model covers equals the export row by row (compare_tracelens.py: grouping keys exact, numbers to
-#       1e-6, TraceLens' own regression rule); the uncovered CSVs are listed with the reason.
+#       equals the export row by row (compare_tracelens.py: grouping keys exact, numbers to 1e-6, TraceLens' own
+#       regression rule), and the export writes no CSV TraceLens did not publish.
 #   output_folder_rules: a missing DIR is made; an existing non-empty DIR is refused without -f (exit 2) and written
 #       with -f; a file as DIR is refused (exit 2); a trace that is no JSON fails with one line (exit 1).
 set -u

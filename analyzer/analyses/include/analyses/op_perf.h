@@ -55,6 +55,9 @@ struct ps_op_perf_row {
     double tb_s_mean;             /* mean over calls of bytes / kernel time, TB/s */
     double flops_per_byte;        /* FLOPs / bytes of one call; NaN when bytes are unknown or 0 */
     uint64_t first_uid;           /* index in traceEvents of the group's first call */
+    /* the rest of TraceLens' per-group statistics over the calls (sample std; NaN where no call has a value) */
+    double tflops_s_median, tflops_s_std, tflops_s_min, tflops_s_max;
+    double tb_s_median, tb_s_std, tb_s_min, tb_s_max;
 };
 
 /* The model over one trace. Rows are ordered by kernel_time_ns_total descending, then first_uid. */
@@ -98,8 +101,9 @@ struct ps_tl_tables {
 
 /* Compute TraceLens' tables of trace `t`: GEMM, CONV_fwd, CONV_bwd, SDPA_fwd, SDPA_bwd, UnaryElementwise,
  * BinaryElementwise, Normalization, Reduce_fwd (each only when it has rows), ops_summary,
- * ops_summary_by_category, kernel_summary, gpu_timeline, unified_perf_summary. 0 or -ENOMEM. Free with
- * ps_tl_tables_fini. */
+ * ops_summary_by_category, ops_unique_args, kernel_summary, gpu_timeline, unified_perf_summary,
+ * short_kernel_histogram, short_kernels_summary (with kernels under 10 µs); none when no GPU work is linked to a
+ * launch (TraceLens stops there). 0 or -ENOMEM. Free with ps_tl_tables_fini. */
 int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out);
 void ps_tl_tables_fini(struct ps_tl_tables *t);
 
