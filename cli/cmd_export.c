@@ -21,15 +21,19 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: perfscope export TRACE [--format perfetto] -o OUT.json[.gz] [-f]\n\n"
+            "usage: perfscope export TRACE [--format perfetto] -o OUT.json[.gz] [-f]\n"
+            "       perfscope export TRACE --format tracelens -o DIR [-f]\n\n"
             "Write a trace of any format (perfscope, Nsight Systems SQLite, PyTorch profiler JSON) as Chrome\n"
             "trace-event JSON for ui.perfetto.dev and chrome://tracing: a track per host thread and GPU stream,\n"
             "NVTX ranges and host ops, kernels, copies and memsets with their args, flow arrows from each launch\n"
             "to its GPU activity, counters for host CPU / RSS and GPU utilisation samples. 'perfscope report'\n"
             "reads the export back with the same steps and breakdown (what maps to what: docs/export.md).\n\n"
-            "  --format perfetto   the output format (the only one, and the default)\n"
+            "  --format perfetto   Chrome trace-event JSON (the default)\n"
+            "  --format tracelens  TraceLens' CSV report of a PyTorch profiler trace recorded with shapes\n"
+            "                      (GEMM.csv, ..., unified_perf_summary.csv) into the folder DIR (docs/op-perf.md)\n"
             "  -o, --output OUT    the file to write; gzip-compressed when it ends in .gz\n"
-            "  -f, --force         overwrite OUT if it exists (never the trace being read)\n");
+            "  -f, --force         overwrite OUT if it exists (never the trace being read); write into a\n"
+            "                      non-empty DIR\n");
 }
 
 static ssize_t gz_cookie_write(void *cookie, const char *buf, size_t n)
@@ -75,7 +79,7 @@ static int ends_with(const char *s, const char *suffix)
 }
 
 /* The options: 0 with *input and *output set, 1 after --help, or 2 after a usage error. */
-static int parse_opts(int argc, char **argv, const char **input, const char **output)
+static int parse_opts(int argc, char **argv, const char **input, const char **output, int *tracelens, int *forced)
 {
     enum { OPT_FORMAT = 256 };
     static const struct option longopts[] = {
@@ -100,8 +104,9 @@ static int parse_opts(int argc, char **argv, const char **input, const char **ou
             force = 1;
             break;
         case OPT_FORMAT:
-            if (strcmp(optarg, "perfetto") != 0) {
-                fprintf(stderr, "perfscope export: unknown --format '%s' (the only one is perfetto)\n", optarg);
+            *tracelens = strcmp(optarg, "tracelens") == 0;
+            if (strcmp(optarg, "perfetto") != 0 && !*tracelens) {
+                fprintf(stderr, "perfscope export: unknown --format '%s' (perfetto or tracelens)\n", optarg);
                 return 2;
             }
             break;
@@ -118,6 +123,9 @@ static int parse_opts(int argc, char **argv, const char **input, const char **ou
         return 2;
     }
     *input = argv[optind];
+    *forced = force;
+    if (*tracelens)
+        return ps_export_tracelens_check_dir(*output, force);
     if (ps_output_is_input("export", *output, argv + optind, 1) || ps_output_refuse_existing("export", *output, force))
         return 2;
     char what[64];
@@ -182,9 +190,12 @@ done:
 int cmd_export(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL;
-    int rc = parse_opts(argc, argv, &input, &output);
+    int tracelens = 0, force = 0;
+    int rc = parse_opts(argc, argv, &input, &output, &tracelens, &force);
     if (rc)
         return rc == 1 ? 0 : rc;
+    if (tracelens)
+        return ps_export_tracelens(input, output);
     struct ps_model *m = NULL;
     char err[512] = "", shown[1024];
     if (ps_read_trace(input, &m, err, sizeof err) < 0) {

@@ -63,7 +63,8 @@ static void usage(FILE *out)
             "      --python-hooks=MODE  auto (default: when CMD is a Python program, the hook records PyTorch\n"
             "                         DataLoader fetches, steps, optimizer.step, backward and copies), on (whatever\n"
             "                         CMD is, e.g. a shell script starting Python), modules (on, plus the forward\n"
-            "                         of top-level nn.Modules), off\n"
+            "                         of top-level nn.Modules), shapes (on, plus PyTorch's NVTX range per op with\n"
+            "                         its input sizes: emit_nvtx(record_shapes=True), for rooflines), off\n"
             "      --recover FILE     finish the trace FILE of a perfscope record that died (kill -9, out of\n"
             "                         memory), adding what its program had recorded that it had not written\n"
             "  -h, --help             this help\n"
@@ -165,7 +166,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             break;
         case 'P':
             if (ps_pyhook_parse(optarg, &o->python_hooks)) {
-                fprintf(stderr, "perfscope record: --python-hooks=%s: give auto, on, off or modules (see 'perfscope "
+                fprintf(stderr, "perfscope record: --python-hooks=%s: give auto, on, off, modules or shapes (see 'perfscope "
                                 "record --help')\n", optarg);
                 return 2;
             }

@@ -12,17 +12,22 @@
 #include "analysis_options.h"
 #include "commands.h"
 #include "options.h"
+#include "analyses/gpu_peaks.h"
 #include "analyses/multirank.h"
+#include "analyses/op_perf.h"
+#include "analyses/roofline.h"
 #include "ps_text_escape.h"
 #include "read/reader.h"
 #include "render/render.h"
+#include "model/op_trace.h"
 
 static void usage(FILE *out)
 {
     fputs("usage: perfscope report FILE... [--format ", out);
     ps_format_names(out, 0, "|");
     fprintf(out, "] [-o OUT [-f]] [--color auto|always|never]\n"
-                 "                        [--fail-on BOTTLENECK[,...]] [--fail-on-share X] [--all-steps]\n");
+                 "                        [--fail-on BOTTLENECK[,...]] [--fail-on-share X] [--all-steps]\n"
+                 "                        [--gpu-spec FILE]\n");
     ps_analysis_opts_synopsis(out, 24);
     fprintf(out,
             "\n"
@@ -42,7 +47,9 @@ static void usage(FILE *out)
             "  --fail-on-share X      exit 3 when the verdict's share of the average step is at least X (0..1);\n"
             "                         alone: for any verdict but kernel and unknown; with --fail-on: for those\n"
             "  --all-steps            text: list every step (default: at most 20 rows; JSON always has all)\n"
-            "  --top N                kernels listed (default 10; 0 lists all)\n");
+            "  --top N                kernels listed (default 10; 0 lists all)\n"
+            "  --gpu-spec FILE        GPU peaks (JSON) that override or add to the built-in table for rooflines\n"
+            "                         and MFU (docs/gpu-peaks.md); may be given more than once\n");
     ps_analysis_opts_help(out);
     fprintf(out,
             "\n"
@@ -106,17 +113,20 @@ struct report_args {
     int color;                            /* --color: 1 always, 0 never, -1 auto */
     unsigned fail_on;                     /* --fail-on: a bit per enum ps_bottleneck */
     double fail_share;                    /* --fail-on-share; NAN: not given */
+    const char *gpu_spec[8];              /* --gpu-spec files, in order */
+    size_t ngpu_spec;
 };
 
 /* The options into *a. Returns -1 to go on (optind: the first FILE), else the exit status (0 after --help, 2). */
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
-    enum { OPT_FORMAT = 256, OPT_ALL, OPT_COLOR, OPT_FAIL_ON, OPT_FAIL_SHARE };
+    enum { OPT_FORMAT = 256, OPT_ALL, OPT_COLOR, OPT_FAIL_ON, OPT_FAIL_SHARE, OPT_GPU_SPEC };
     static const struct option longopts[] = {
         { "format", required_argument, NULL, OPT_FORMAT }, { "color", required_argument, NULL, OPT_COLOR },
         { "fail-on", required_argument, NULL, OPT_FAIL_ON },
         { "fail-on-share", required_argument, NULL, OPT_FAIL_SHARE },
         { "all-steps", no_argument, NULL, OPT_ALL },       { "help", no_argument, NULL, 'h' },
+        { "gpu-spec", required_argument, NULL, OPT_GPU_SPEC },
         PS_ANALYSIS_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
@@ -137,6 +147,14 @@ static int parse_args(int argc, char **argv, struct report_args *a)
             break;
         case OPT_ALL:
             a->o.all_steps = 1;
+            break;
+        case OPT_GPU_SPEC:
+            if (a->ngpu_spec == sizeof a->gpu_spec / sizeof a->gpu_spec[0]) {
+                fprintf(stderr, "perfscope report: --gpu-spec: at most %zu files (put several GPUs in one file)\n",
+                        sizeof a->gpu_spec / sizeof a->gpu_spec[0]);
+                return 2;
+            }
+            a->gpu_spec[a->ngpu_spec++] = optarg;
             break;
         case OPT_COLOR:
             if (!strcmp(optarg, "auto") || !strcmp(optarg, "always") || !strcmp(optarg, "never")) {
@@ -200,8 +218,26 @@ static int several_ranks(const struct report_args *a, const struct ps_render_opt
     return status;
 }
 
+/* The per-operator performance model of a PyTorch profiler trace (a second pass over the file, as TraceLens reads
+ * it); NULL when it cannot be had (memory), which leaves the report without it. *events gets the events it was
+ * built from (the per-step MFU models each step's share of them; ps_op_trace_free), NULL with the model. */
+static struct ps_op_perf *op_perf_of(const char *path, struct ps_op_trace **events)
+{
+    struct ps_op_trace *t = NULL;
+    struct ps_op_perf *p = calloc(1, sizeof *p);
+    if (!p || ps_read_kineto_ops(path, &t, NULL, 0) < 0 || ps_op_perf_build(t, p) < 0) {
+        free(p);
+        p = NULL;
+        ps_op_trace_free(t);
+        t = NULL;
+    }
+    *events = t;
+    return p;
+}
+
 /* One trace: read, analysed, written; then the gate on its verdict. */
-static int one_trace(const struct report_args *a, const struct ps_render_opts *ro, const char *path)
+static int one_trace(const struct report_args *a, const struct ps_render_opts *ro, const char *path,
+                     const struct ps_gpu_specs *specs)
 {
     char err[512] = "";
     struct ps_model *m = NULL;
@@ -212,13 +248,41 @@ static int one_trace(const struct report_args *a, const struct ps_render_opts *r
     } else if (ps_report_build(&rep, m, &a->o, err, sizeof err) < 0) {
         print_error(err);
     } else {
-        status = write_out(a, ro, &rep, NULL);
+        struct ps_op_trace *events = NULL;
+        struct ps_op_perf *op = m->format == PS_FORMAT_KINETO ? op_perf_of(path, &events) : NULL;
+        if (op && ps_op_perf_attach(&rep, op) < 0)
+            rep.op_perf = NULL;
+        if (op && (ps_report_op_efficiency(&rep, op, specs) < 0 || ps_report_op_efficiency_steps(&rep, events) < 0)) {
+            print_error("out of memory");
+            status = 1;
+        } else {
+            status = write_out(a, ro, &rep, NULL);
+        }
+        if (op) {
+            ps_op_perf_fini(op);
+            free(op);
+        }
+        ps_op_trace_free(events);
         if (status == 0)
             status = gate(rep.bottleneck, rep.share, "", a->fail_on, a->fail_share) ? 3 : 0;
         ps_report_fini(&rep);
     }
     ps_model_free(m);
     return status;
+}
+
+/* The --gpu-spec files into *specs. 0, or 1 after a message (docs/design.md: unreadable input). */
+static int load_gpu_specs(const struct report_args *a, struct ps_gpu_specs *specs)
+{
+    for (size_t i = 0; i < a->ngpu_spec; i++) {
+        char err[512] = "";
+        int rc = ps_gpu_specs_load(specs, a->gpu_spec[i], err, sizeof err);
+        if (rc < 0) {
+            print_error(rc == -ENOMEM && !err[0] ? "out of memory" : err);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int cmd_report(int argc, char **argv)
@@ -246,5 +310,10 @@ int cmd_report(int argc, char **argv)
                                                                        !(no_color && *no_color) };
     if (optind < argc - 1)
         return several_ranks(&a, &ro, (const char *const *)argv + optind, (size_t)(argc - optind));
-    return one_trace(&a, &ro, argv[optind]);
+    struct ps_gpu_specs specs = { 0 };
+    rc = load_gpu_specs(&a, &specs);
+    if (rc == 0)
+        rc = one_trace(&a, &ro, argv[optind], &specs);
+    ps_gpu_specs_fini(&specs);
+    return rc;
 }

@@ -16,4 +16,10 @@ int cmd_diff(int argc, char **argv);     /* cli/cmd_diff.c */
 int cmd_export(int argc, char **argv);   /* cli/cmd_export.c */
 int cmd_top(int argc, char **argv);      /* cli/cmd_top.c */
 
+/* cli/cmd_export_tracelens.c: `export --format tracelens -o DIR`. check_dir: 0 when DIR may be written (made when
+ * missing), 2 after a message (not a folder, or not empty without -f). ps_export_tracelens: 0, or 1 after a
+ * message. */
+int ps_export_tracelens_check_dir(const char *dir, int force);
+int ps_export_tracelens(const char *input, const char *dir);
+
 #endif

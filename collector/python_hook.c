@@ -17,6 +17,7 @@ int ps_pyhook_parse(const char *s, enum ps_pyhook_mode *out)
 {
     static const struct { const char *name; enum ps_pyhook_mode mode; } modes[] = {
         { "auto", PS_PYHOOK_AUTO }, { "on", PS_PYHOOK_ON }, { "off", PS_PYHOOK_OFF }, { "modules", PS_PYHOOK_MODULES },
+        { "shapes", PS_PYHOOK_SHAPES },
     };
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
         if (strcmp(s, modes[i].name) == 0) {
@@ -115,7 +116,9 @@ int ps_pyhook_is_python(char *const *cmd)
 
 int ps_pyhook_setenv(enum ps_pyhook_mode mode, char *const *cmd, const char *probe, char *applied, size_t len)
 {
-    int want = mode == PS_PYHOOK_ON || mode == PS_PYHOOK_MODULES || (mode == PS_PYHOOK_AUTO && ps_pyhook_is_python(cmd));
+    int want = mode == PS_PYHOOK_ON || mode == PS_PYHOOK_MODULES || mode == PS_PYHOOK_SHAPES ||
+               (mode == PS_PYHOOK_AUTO && ps_pyhook_is_python(cmd));
+    const char *named = mode == PS_PYHOOK_MODULES ? "modules" : mode == PS_PYHOOK_SHAPES ? "shapes" : NULL;
     snprintf(applied, len, "off");
     if (!want || !probe) {
         if (want)
@@ -143,9 +146,9 @@ int ps_pyhook_setenv(enum ps_pyhook_mode mode, char *const *cmd, const char *pro
         snprintf(path, n, "%s:%s", dir, old);
     else
         snprintf(path, n, "%s", dir);
-    int rc = setenv("PYTHONPATH", path, 1) || setenv(ENV_MODE, mode == PS_PYHOOK_MODULES ? "modules" : "1", 1) ? -errno : 0;
+    int rc = setenv("PYTHONPATH", path, 1) || setenv(ENV_MODE, named ? named : "1", 1) ? -errno : 0;
     free(path);
     if (!rc)
-        snprintf(applied, len, "%s", mode == PS_PYHOOK_MODULES ? "modules" : "default");
+        snprintf(applied, len, "%s", named ? named : "default");
     return rc;
 }

@@ -5,6 +5,7 @@
  * Built twice: fuzz_kineto (PS_FUZZ_SQLITE=0: inputs that are not SQLite; seeds are slices of Kineto
  * JSON, plain and gzip) and fuzz_sqlite (PS_FUZZ_SQLITE=1: the first 16 bytes are always the SQLite
  * magic, so every mutation reaches the SQLite reader; seeds are tiny traces).
+ * fuzz_kineto also reads each input with ps_read_kineto_ops (the per-operator model's events).
  * Any crash, leak, hang or silent failure is a bug. */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "model/op_trace.h"
 #include "read/reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -75,6 +77,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (err[0] == '\0') {
         __builtin_trap();                  /* a failure must always say why */
     }
+#if !PS_FUZZ_SQLITE
+    /* the per-operator model's pass over the same JSON (export --format tracelens): every argument index in range */
+    struct ps_op_trace *t = NULL;
+    err[0] = '\0';
+    if (ps_read_kineto_ops(path, &t, err, sizeof err) == 0) {
+        for (size_t i = 0; i < t->ev.n; i++)
+            if (t->ev.v[i].args != PS_NONE && t->ev.v[i].args >= t->args.n)
+                __builtin_trap();
+        ps_op_trace_free(t);
+    } else if (err[0] == '\0') {
+        __builtin_trap();
+    }
+#endif
     return 0;
 out:
     close(fd);

@@ -8,6 +8,7 @@
 
 #include "analyses.h"
 #include "memory_impl.h"
+#include "analyses/roofline.h"
 
 /* Longest run analysed: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span
  * keeps every sum of durations far from int64 overflow. */
@@ -248,5 +249,6 @@ void ps_report_fini(struct ps_report *r)
     free(r->nvml_util);
     ps_pytorch_free(r->py);
     ps_memory_free(r->mem);
+    ps_op_efficiency_free(r->opeff);
     *r = (struct ps_report){ 0 };
 }

@@ -11,6 +11,7 @@
 #include "html_page.h"
 #include "memory_render.h"
 #include "render_impl.h"
+#include "op_eff_render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define H ps_html_text
@@ -399,6 +400,8 @@ int ps_render_html(const struct ps_report *r, const struct ps_render_opts *o, FI
         rc = utilisation_section(f, r);
     if (rc == 0)
         rc = nvml_section(f, r);
+    if (rc == 0)
+        rc = ps_render_op_efficiency_html(f, r);
     if (rc == 0)
         rc = kernels_section(f, r);
     if (rc == 0)

@@ -9,6 +9,8 @@
 #include "render/json_writer.h"
 #include "memory_render.h"
 #include "render_impl.h"
+#include "op_perf_render.h"
+#include "op_eff_render.h"
 
 /* A string id of the report's model as a JSON string; null for none. */
 static void name_or_null(struct ps_jw *w, const struct ps_report *r, uint32_t id)
@@ -570,6 +572,8 @@ int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FI
     ranks(w, r);
     pytorch(w, r);
     ps_render_memory_json(w, r);
+    ps_render_op_perf_json(w, r);
+    ps_render_op_efficiency_json(w, r);
     messages(w, r);
     ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);
     ps_jw_map_close(w);

@@ -10,6 +10,7 @@
 #include "ps_text_escape.h"
 #include "memory_render.h"
 #include "render_impl.h"
+#include "op_eff_render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 
@@ -281,6 +282,7 @@ int ps_render_md(const struct ps_report *r, const struct ps_render_opts *o, FILE
     header(f, r);
     verdict(f, r);
     steps(f, r);
+    ps_render_op_efficiency_md(f, r);
     kernels_and_copies(f, r);
     findings(f, r);
     ps_render_memory_md(f, r);

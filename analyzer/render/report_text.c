@@ -10,6 +10,7 @@
 #include "memory_render.h"
 #include "render_impl.h"
 #include "text_style.h"
+#include "op_eff_render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define put_name ps_put_name
@@ -559,6 +560,7 @@ int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FI
     gpu(f, r);
     gpu_util(f, r);
     ps_render_memory_text(f, r);
+    ps_render_op_efficiency_text(f, r);
     summaries(f, r, o->color);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || !buf) {

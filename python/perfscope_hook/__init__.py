@@ -2,7 +2,8 @@
 backward passes and host-to-device copies as NVTX-like ranges through libperfscope_probe.so, with no change to
 the program (docs/python.md).
 
-`perfscope record` sets PERFSCOPE_PYTHON_HOOKS ("1", or "modules" to add the forward of top-level modules) and
+`perfscope record` sets PERFSCOPE_PYTHON_HOOKS ("1"; "modules" adds the forward of top-level modules, "shapes"
+PyTorch's own NVTX range per op with its input sizes) and
 puts this package's folder on PYTHONPATH; sitecustomize.py calls arm(). arm() costs one entry on
 sys.meta_path until `torch` is imported; then torch_hooks.install() patches torch. Any failure inside the hook
 turns it off (logged to $PERFSCOPE_LOG when set) and leaves the program running as if it were absent.
@@ -38,11 +39,11 @@ def log(msg):
 
 
 def mode():
-    """The hook mode record asked for: "" (off), "default" or "modules"."""
+    """The hook mode record asked for: "" (off), "default", "modules" or "shapes"."""
     m = os.environ.get(_ENV_MODE, "")
     if m in ("1", "default", "on"):
         return "default"
-    return "modules" if m == "modules" else ""
+    return m if m in ("modules", "shapes") else ""
 
 
 class _TorchWatcher:

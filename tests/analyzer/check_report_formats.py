@@ -166,6 +166,9 @@ if report["gpu_utilization_timeline"]:
     want_charts.append("utilisation")
 if report["gpu_utilization_samples"]:
     want_charts.append("nvml-utilisation")
+if any(r["peak_tflops"] for r in ((report.get("op_efficiency") or {}).get("rows") or [])[:30]):
+    want_charts.append("op-efficiency")   # the roofline of the 30 most recoverable op groups with a peak
+                                          # (docs/op-perf-roofline.md), before the kernels
 if report["kernels"]:
     want_charts.append("kernels")
 if report["copies"]:

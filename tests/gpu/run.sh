@@ -275,6 +275,20 @@ else
     for c in gpu_times_pytorch_w8 stream_order_pytorch_w8 pytorch_pinned_non_blocking_copies; do fail "$c" "no PyTorch trace"; done
 fi
 
+# --- 8b. --python-hooks=shapes: PyTorch's own NVTX range per op with its input sizes (emit_nvtx(record_shapes=True),
+# from the end of the first step), in the format analyses/nvtx_shapes.h parses ("aten::mm, seq = 3, sizes = [...]") ---
+tr=$WORK/pytorch_shapes.sqlite
+if [ "${torch_info%% *}" != "1" ] || ! [ -x "$PS" ]; then
+    fail "pytorch_emit_nvtx_shapes" "not run: no torch with CUDA"
+elif fits 30 pytorch_emit_nvtx_shapes; then
+    timeout -k 5 "$(tmo 90)" "$PS" record -f --python-hooks=shapes -o "$tr" -- "$PY" "$HERE/../../workloads/pytorch/train_loader.py" --workers 0 --steps 6 --device cuda >"$WORK/pytorch_shapes.out" 2>&1
+    rc=$?
+    n=$(q "$tr" "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE 'aten::%, sizes = [%'")
+    ex=$(q "$tr" "SELECT text FROM NVTX_EVENTS WHERE text LIKE 'aten::%mm%, sizes = [%' LIMIT 1")
+    if [ $rc -eq 0 ] && [ "${n:-0}" -gt 0 ]; then pass "pytorch_emit_nvtx_shapes" "$n op ranges with sizes, e.g. '$ex'"
+    else fail "pytorch_emit_nvtx_shapes" "record exited $rc, ${n:-0} op ranges with sizes: $(tail -2 "$WORK/pytorch_shapes.out" 2>/dev/null | tr '\n' ' ')"; fi
+fi
+
 # --- 9. H2D bandwidth of the pinned copies of 1 MiB or more (kernel-bound's batches: 2 MiB) ---
 if [ ${#TRACES[@]} -gt 0 ]; then py_checks bandwidth "${TRACES[@]}"
 else fail "h2d_pinned_bandwidth" "no trace was recorded"; fi

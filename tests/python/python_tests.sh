@@ -376,6 +376,16 @@ record_no_python_hooks_and_modules_mode)
     expect "top-level forwards" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'nn.Module: SmallNet'")" 3
     expect "submodule forwards" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE 'nn.Module: Conv2d%'")" 0
     ;;
+record_shapes_mode_without_cuda_records_as_default)
+    # --python-hooks=shapes asks PyTorch for its per-op NVTX ranges with sizes (emit_nvtx(record_shapes=True))
+    # once CUDA is initialised; with a CPU-only torch it never is: the run is the default mode's, the mode noted
+    needs_torch
+    record -o "$trace" --python-hooks=shapes -- "$py" "$train" --steps 3
+    expect "exit status" "$rc" 0
+    expect "hook mode" "$(meta python_hooks)" shapes
+    expect "steps" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE 'ProfilerStep#%'")" 3
+    expect "emit_nvtx ranges without CUDA" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE '%, sizes = [%'")" 0
+    ;;
 record_detects_python_commands)
     # python3 by name, through env, a #! script (directly and through env), torchrun-like wrappers; not sh
     printf '#!%s\nprint("shebang")\n' "$py" >"$dir/direct.py"
@@ -394,7 +404,7 @@ record_detects_python_commands)
     expect "hook forced on a shell script" "$(meta python_hooks)" default
     record -o "$dir/x.sqlite" --python-hooks=sometimes -- true
     expect "bad mode" "$rc" 2
-    grep -q "give auto, on, off or modules" "$dir/err" || fail "bad mode message: $(cat "$dir/err")"
+    grep -q "give auto, on, off, modules or shapes" "$dir/err" || fail "bad mode message: $(cat "$dir/err")"
     ;;
 python_hook_chains_the_sitecustomize_it_shadows)
     mkdir -p "$dir/site"

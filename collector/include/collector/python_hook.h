@@ -10,9 +10,11 @@ enum ps_pyhook_mode {
     PS_PYHOOK_OFF,      /* --no-python-hooks, --python-hooks=off */
     PS_PYHOOK_ON,       /* --python-hooks=on: on whatever CMD is (a shell script that starts Python) */
     PS_PYHOOK_MODULES,  /* --python-hooks=modules: on, plus the forward of top-level nn.Modules */
+    PS_PYHOOK_SHAPES,   /* --python-hooks=shapes: on, plus PyTorch's per-op NVTX ranges with input sizes
+                         * (torch.autograd.profiler.emit_nvtx(record_shapes=True)) in the step process */
 };
 
-/* Parse a --python-hooks value ("auto", "on", "off", "modules"). 0, or -EINVAL. */
+/* Parse a --python-hooks value ("auto", "on", "off", "modules", "shapes"). 0, or -EINVAL. */
 int ps_pyhook_parse(const char *s, enum ps_pyhook_mode *out);
 
 /* 1 when `cmd` (argv, NULL-terminated) runs Python: its program's name is python, python3, python3.11, pypy3
@@ -22,9 +24,9 @@ int ps_pyhook_parse(const char *s, enum ps_pyhook_mode *out);
 int ps_pyhook_is_python(char *const *cmd);
 
 /* Apply `mode` for `cmd` to the environment CMD will get: when the hook applies, prepend <dir of probe>/python
- * to PYTHONPATH and set PERFSCOPE_PYTHON_HOOKS ("1" or "modules"); otherwise unset PERFSCOPE_PYTHON_HOOKS.
+ * to PYTHONPATH and set PERFSCOPE_PYTHON_HOOKS ("1", "modules" or "shapes"); otherwise unset PERFSCOPE_PYTHON_HOOKS.
  * `probe` is the probe's absolute path (NULL: no probe, no hook). Writes the applied mode ("off", "default",
- * "modules") to `applied` (`len` bytes). Returns 0, or -errno (setenv failed). A Python program whose hook is
+ * "modules", "shapes") to `applied` (`len` bytes). Returns 0, or -errno (setenv failed). A Python program whose hook is
  * missing next to the probe gets a warning (ps_diag) and no hook. */
 int ps_pyhook_setenv(enum ps_pyhook_mode mode, char *const *cmd, const char *probe, char *applied, size_t len);
 

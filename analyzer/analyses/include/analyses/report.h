@@ -365,6 +365,14 @@ struct ps_report {
     struct ps_pytorch *py;         /* NULL unless the trace holds perfscope's Python hook marks */
     /* ---- GPU memory (analyses/memory.c; the structs: analyses/memory.h; docs/memory.md) ---- */
     struct ps_memory *mem;         /* NULL unless the trace holds memory records */
+
+    /* The per-operator performance model (analyses/op_perf.h) of a PyTorch profiler trace: set by
+     * ps_op_perf_attach after ps_report_build, borrowed (the caller frees it after the report); NULL when not
+     * computed (not a Kineto trace). */
+    const struct ps_op_perf *op_perf;
+    /* Operator efficiency (analyses/roofline.h, op_efficiency.c; docs/op-perf-roofline.md): rooflines of the
+     * operator model's rows on the trace's GPU, MFU, unmodeled time. NULL until ps_report_op_efficiency adds it. */
+    struct ps_op_efficiency *opeff;
 };
 
 /* Run every analysis over `m` (finished): ps_report_build_view over ps_view_all(m). Returns 0 and fills *r

@@ -52,6 +52,14 @@ int ps_follow_drop_before(struct ps_follow *f, int64_t cut_ns);
  * added. The model then equals a whole read of the rows that start at or after the floor. */
 void ps_follow_skip_before(struct ps_follow *f, int64_t t_ns);
 
+/* ---- the per-operator performance model's events (model/op_trace.h) ----
+ * Read the Kineto JSON trace `path` (plain or gzip) as TraceLens reads it: the cpu_op, runtime/driver, kernel,
+ * memcpy and memset complete events in file order with their float64 µs times and traceEvents index, the cpu_ops'
+ * shape arguments, the ac2g flows and the process / thread names. Returns 0 and *out (free with ps_op_trace_free),
+ * or a negative errno with a one-line message in err naming the file (-EINVAL: not JSON; -ENOMEM; open's errno). */
+struct ps_op_trace;
+int ps_read_kineto_ops(const char *path, struct ps_op_trace **out, char *err, size_t errlen);
+
 /* ---- stopping a read, and a hardened connection for a caller's own queries (`perfscope top`) ---- */
 
 /* Every SQLite statement of this reader (ps_read_trace, ps_follow_read, ps_trace_db_*) asks stop(arg) every 1000

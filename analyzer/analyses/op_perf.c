@@ -1,0 +1,166 @@
+/* The per-operator performance model's rows (analyses/op_perf.h): TraceLens' perf-sheet groups with their totals,
+ * for the report and for roofline / MFU; and the GPU time of ops without a model. docs/op-perf.md. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/report.h"
+#include "op_perf_impl.h"
+
+static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n, size_t g, int family,
+                        double *buf, struct ps_op_perf_row *o)
+{
+    size_t m = 0, first = SIZE_MAX;
+    memset(o, 0, sizeof *o);
+    o->flops_total = o->bytes_total = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (r[k].group != g)
+            continue;
+        first = first == SIZE_MAX ? k : first;
+        buf[m++] = r[k].m.kt;
+        o->flops_total += r[k].c.flops;
+        o->bytes_total += r[k].c.bytes;   /* NaN stays NaN */
+    }
+    const struct prow *f = &r[first];
+    o->name = strdup(tl_name(tr, f->ev));
+    o->params = tl_params_dict(&f->c);
+    if (!o->name || !o->params)
+        return -ENOMEM;
+    o->family = (enum ps_op_family)family;
+    o->category = tl_family_category(family);
+    o->sheet = tl_family_sheet(family);
+    memcpy(o->compute_spec, f->m.spec, sizeof o->compute_spec);
+    o->precision = f->c.precision;
+    o->is_matrix = strcmp(f->c.spec_kind, "matrix") == 0;
+    o->calls = (int64_t)m;
+    o->flops_per_call = f->c.flops;
+    o->bytes_per_call = f->c.bytes;
+    o->flops_per_byte = f->m.fpb;
+    o->kernel_time_ns_total = tl_pd_sum(buf, m) * 1e3;
+    o->kernel_time_us_mean = tl_pd_mean(buf, m);
+    o->kernel_time_us_median = tl_pd_median(buf, m);
+    o->kernel_time_us_std = tl_pd_std(buf, m);
+    o->kernel_time_us_min = tl_pd_min(buf, m);
+    o->kernel_time_us_max = tl_pd_max(buf, m);
+    m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (r[k].group == g)
+            buf[m++] = r[k].m.tflops;
+    o->tflops_s_mean = tl_pd_mean(buf, m);
+    o->tflops_s_median = tl_pd_median(buf, m);
+    o->tflops_s_std = tl_pd_std(buf, m);
+    o->tflops_s_min = tl_pd_min(buf, m);
+    o->tflops_s_max = tl_pd_max(buf, m);
+    m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (r[k].group == g)
+            buf[m++] = r[k].m.tbs;
+    o->tb_s_mean = tl_pd_mean(buf, m);
+    o->tb_s_median = tl_pd_median(buf, m);
+    o->tb_s_std = tl_pd_std(buf, m);
+    o->tb_s_min = tl_pd_min(buf, m);
+    o->tb_s_max = tl_pd_max(buf, m);
+    o->first_uid = tr->t->ev.v[f->ev].uid;
+    return 0;
+}
+
+static int family_rows(const struct tl_tree *tr, int family, struct ps_op_perf *p)
+{
+    struct prow *r;
+    size_t n, *first = NULL;
+    int rc = tl_eval_rows(tr, family, &r, &n);
+    if (rc < 0 || n == 0) {
+        tl_prows_free(r, n);
+        return rc;
+    }
+    long ng = tl_make_keys(tr, r, n) < 0 ? -ENOMEM : tl_group(r, n, &first);
+    double *buf = malloc((n + 1) * sizeof *buf);
+    struct ps_op_perf_row *rows = ng > 0 ? realloc(p->rows, (p->nrows + (size_t)ng) * sizeof *rows) : NULL;
+    rc = ng < 0 || !buf || !rows ? -ENOMEM : 0;
+    if (rows)
+        p->rows = rows;
+    for (long g = 0; rc == 0 && g < ng; g++) {
+        rc = group_to_row(tr, r, n, (size_t)g, family, buf, &p->rows[p->nrows]);
+        p->nrows++;
+    }
+    free(buf), free(first);
+    tl_prows_free(r, n);
+    return rc;
+}
+
+static int by_time(const void *x, const void *y)
+{
+    const struct ps_op_perf_row *a = x, *b = y;
+    if (a->kernel_time_ns_total != b->kernel_time_ns_total)
+        return a->kernel_time_ns_total > b->kernel_time_ns_total ? -1 : 1;
+    return (a->first_uid > b->first_uid) - (a->first_uid < b->first_uid);
+}
+
+int ps_op_perf_build(const struct ps_op_trace *t, struct ps_op_perf *out)
+{
+    struct tl_tree tr;
+    memset(out, 0, sizeof *out);
+    for (size_t k = 0; k < t->args.n && !out->has_shapes; k++)
+        out->has_shapes = t->args.v[k].dims != PS_NONE;
+    int rc = tl_tree_build(&tr, t);
+    if (rc < 0)
+        return rc;
+    struct tl_u32v linked = { 0 }, no_op = { 0 };
+    for (uint32_t i = 0; i < tr.n && rc == 0; i++) {
+        if (!tl_is_gpu(t, i) || !tr.linked[i])
+            continue;
+        rc = tl_u32_push(&linked, i);
+        uint32_t p = tr.parent[i];
+        while (p != PS_NONE && t->ev.v[p].cat != PS_OPEV_CPU_OP)
+            p = tr.parent[p];
+        if (rc == 0 && p == PS_NONE)
+            rc = tl_u32_push(&no_op, i);
+    }
+    out->gpu_busy_us = tl_busy(&tr, linked.v, linked.n);
+    out->no_op_us = tl_busy(&tr, no_op.v, no_op.n);
+    free(linked.v);
+    free(no_op.v);
+    for (int f = 0; f < PS_OPF_COUNT && rc == 0; f++)
+        rc = family_rows(&tr, f, out);
+    if (rc == 0)
+        rc = tl_unmodeled(&tr, out);
+    tl_tree_fini(&tr);
+    if (rc < 0) {
+        ps_op_perf_fini(out);
+        return rc;
+    }
+    if (out->nrows)
+        qsort(out->rows, out->nrows, sizeof *out->rows, by_time);
+    return 0;
+}
+
+void ps_op_perf_fini(struct ps_op_perf *p)
+{
+    for (size_t k = 0; k < p->nrows; k++) {
+        free(p->rows[k].name);
+        free(p->rows[k].params);
+    }
+    for (size_t k = 0; k < p->nunmodeled; k++)
+        free(p->unmodeled[k].name);
+    free(p->rows);
+    free(p->unmodeled);
+    memset(p, 0, sizeof *p);
+}
+
+int ps_op_perf_attach(struct ps_report *r, const struct ps_op_perf *p)
+{
+    r->op_perf = p;
+    if (!p || p->has_shapes || p->gpu_busy_us <= 0)
+        return 0;
+    char *text = strdup("This PyTorch profiler trace records no operator shapes, so no operator has FLOPs, bytes or "
+                        "achieved TFLOP/s: record with torch.profiler.profile(record_shapes=True).");
+    struct ps_message *v = text ? realloc(r->msgs, (r->nmsgs + 1) * sizeof *v) : NULL;
+    if (!v) {
+        free(text);
+        return -ENOMEM;
+    }
+    r->msgs = v;
+    r->msgs[r->nmsgs++] = (struct ps_message){ .level = PS_MSG_NOTE, .code = "no_op_shapes", .text = text };
+    return 0;
+}

@@ -1,0 +1,470 @@
+/* The arithmetic and the text behind TraceLens' CSV numbers: numpy's pairwise summation (np.sum, np.mean,
+ * np.std, np.median), pandas' groupby aggregations (Kahan-compensated sum and mean, Welford's sample std), and
+ * pandas' to_csv text (floats as Python's repr: shortest round trip). docs/op-perf.md. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_perf_impl.h"
+
+/* numpy pairwise_sum (numpy/_core/src/umath/loops_utils.h.src): blocks of 8 below 128 elements, halves above */
+static double pairwise(const double *a, size_t n)
+{
+    if (n < 8) {
+        double r = -0.0;
+        for (size_t i = 0; i < n; i++)
+            r += a[i];
+        return r;
+    }
+    if (n <= 128) {
+        double r[8];
+        size_t i;
+        memcpy(r, a, sizeof r);
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; j++)
+                r[j] += a[i + j];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++)
+            res += a[i];
+        return res;
+    }
+    size_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise(a, n2) + pairwise(a + n2, n - n2);
+}
+
+double tl_np_sum(const double *a, size_t n)
+{
+    return n ? pairwise(a, n) : 0.0;
+}
+
+static int cmp_d(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+double tl_np_median(double *a, size_t n)
+{
+    qsort(a, n, sizeof *a, cmp_d);
+    if (n % 2)
+        return a[n / 2];
+    double two[2] = { a[n / 2 - 1], a[n / 2] };
+    return tl_np_sum(two, 2) / 2;
+}
+
+double tl_kahan(const double *a, size_t n)
+{
+    double total = 0.0, comp = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i] != a[i])
+            continue;
+        double y = a[i] - comp, t = total + y;
+        comp = t - total - y;
+        total = t;
+    }
+    return total;
+}
+
+static size_t valid(const double *a, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += a[i] == a[i];
+    return k;
+}
+
+double tl_pd_mean(const double *a, size_t n)
+{
+    size_t k = valid(a, n);
+    return k ? tl_kahan(a, n) / (double)k : NAN;
+}
+
+double tl_pd_sum(const double *a, size_t n)
+{
+    return tl_kahan(a, n);
+}
+
+double tl_pd_std(const double *a, size_t n)
+{
+    double mean = 0, ssq = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i] != a[i])
+            continue;
+        k++;
+        double old = mean;
+        mean += (a[i] - old) / (double)k;
+        ssq += (a[i] - mean) * (a[i] - old);
+    }
+    return k < 2 ? NAN : sqrt(ssq / (double)(k - 1));
+}
+
+double tl_pd_median(const double *a, size_t n)
+{
+    double *v = malloc((n + 1) * sizeof *v);
+    size_t k = 0;
+    if (!v)
+        return NAN;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] == a[i])
+            v[k++] = a[i];
+    double r = NAN;
+    if (k) {
+        qsort(v, k, sizeof *v, cmp_d);
+        r = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+    }
+    free(v);
+    return r;
+}
+
+double tl_pd_min(const double *a, size_t n)
+{
+    double r = NAN;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] == a[i] && !(r <= a[i]))
+            r = a[i];
+    return r;
+}
+
+double tl_pd_max(const double *a, size_t n)
+{
+    double r = NAN;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] == a[i] && !(r >= a[i]))
+            r = a[i];
+    return r;
+}
+
+double tl_pd_first(const double *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] == a[i])
+            return a[i];
+    return NAN;
+}
+
+/* Python's float repr (the shortest text that reads back to x; fixed notation for exponents -4..15). */
+void tl_repr(double x, char *out)
+{
+    if (x != x) {
+        strcpy(out, "nan");
+        return;
+    }
+    if (isinf(x)) {
+        strcpy(out, x > 0 ? "inf" : "-inf");
+        return;
+    }
+    if (x == 0) {
+        strcpy(out, signbit(x) ? "-0.0" : "0.0");
+        return;
+    }
+    char e[40];
+    for (int p = 0; p < 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p, x);
+        if (strtod(e, NULL) == x)
+            break;
+    }
+    char digits[24];
+    int nd = 0, neg = e[0] == '-';
+    const char *s = e + neg;
+    for (; *s && *s != 'e'; s++)
+        if (*s != '.')
+            digits[nd++] = *s;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    digits[nd] = 0;
+    int exp = atoi(s + 1);
+    char *o = out;
+    if (neg)
+        *o++ = '-';
+    if (exp < -4 || exp >= 16) {
+        o += sprintf(o, "%c", digits[0]);
+        if (nd > 1)
+            o += sprintf(o, ".%s", digits + 1);
+        sprintf(o, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    } else if (exp < 0) {
+        o += sprintf(o, "0.");
+        for (int k = 0; k < -exp - 1; k++)
+            *o++ = '0';
+        strcpy(o, digits);
+    } else if (exp + 1 >= nd) {
+        o += sprintf(o, "%s", digits);
+        for (int k = nd; k < exp + 1; k++)
+            *o++ = '0';
+        strcpy(o, ".0");
+    } else {
+        memcpy(o, digits, (size_t)exp + 1);
+        o += exp + 1;
+        sprintf(o, ".%s", digits + exp + 1);
+    }
+}
+
+/* ---- growing strings ---- */
+void tl_str_add(struct tl_str *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (b->oom)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 128;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n + 1);
+    b->n += n;
+}
+
+void tl_str_addf(struct tl_str *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        tl_str_add(b, small);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->oom = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    tl_str_add(b, big);
+    free(big);
+}
+
+void tl_str_num(struct tl_str *b, double x)
+{
+    char r[40];
+    if (x != x)
+        return;
+    tl_repr(x, r);
+    tl_str_add(b, r);
+}
+
+char *tl_str_take(struct tl_str *b)
+{
+    char *s = b->oom ? NULL : b->s ? b->s : strdup("");
+    if (b->oom)
+        free(b->s);
+    memset(b, 0, sizeof *b);
+    return s;
+}
+
+/* ---- tables ---- */
+int tl_tab_start(struct ps_tl_tables *all, const char *name, const char *const *cols, size_t ncols,
+                 struct tl_tab *tab)
+{
+    struct ps_tl_table *v = realloc(all->v, (all->n + 1) * sizeof *v);
+    memset(tab, 0, sizeof *tab);
+    if (!v)
+        return -ENOMEM;
+    all->v = v;
+    struct ps_tl_table *t = &v[all->n];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->cols = calloc(ncols + 1, sizeof *t->cols);
+    if (!t->cols)
+        return -ENOMEM;
+    all->n++;
+    t->ncols = ncols;
+    for (size_t k = 0; k < ncols; k++)
+        if (!(t->cols[k] = strdup(cols[k])))
+            return -ENOMEM;
+    tab->t = t;
+    return 0;
+}
+
+void tl_tab_cell(struct tl_tab *tab, char *owned)
+{
+    struct ps_tl_table *t = tab->t;
+    if (!owned || tab->oom) {
+        free(owned);
+        tab->oom = 1;
+        return;
+    }
+    size_t n = t->nrows * t->ncols + tab->pending;
+    if (n + 1 > tab->cap_cells) {
+        size_t cap = tab->cap_cells ? tab->cap_cells * 2 : 256;
+        char **p = realloc(t->cells, cap * sizeof *p);
+        if (!p) {
+            free(owned);
+            tab->oom = 1;
+            return;
+        }
+        t->cells = p;
+        tab->cap_cells = cap;
+    }
+    t->cells[n] = owned;
+    if (++tab->pending == t->ncols) {
+        tab->pending = 0;
+        t->nrows++;
+    }
+}
+
+void tl_tab_text(struct tl_tab *tab, const char *s)
+{
+    tl_tab_cell(tab, strdup(s ? s : ""));
+}
+
+void tl_tab_num(struct tl_tab *tab, double x)
+{
+    char r[40] = "";
+    if (x == x)
+        tl_repr(x, r);
+    tl_tab_text(tab, r);
+}
+
+void tl_tab_int(struct tl_tab *tab, long long x)
+{
+    char r[32];
+    snprintf(r, sizeof r, "%lld", x);
+    tl_tab_text(tab, r);
+}
+
+int tl_tab_permute(struct tl_tab *tab, const size_t *perm)
+{
+    struct ps_tl_table *t = tab->t;
+    size_t nc = t->ncols, total = t->nrows * nc;
+    char **cells = malloc((total + 1) * sizeof *cells);
+    if (!cells)
+        return -ENOMEM;
+    for (size_t r = 0; r < t->nrows; r++)
+        memcpy(cells + r * nc, t->cells + perm[r] * nc, nc * sizeof *cells);
+    memcpy(t->cells, cells, total * sizeof *cells);
+    free(cells);
+    return 0;
+}
+
+void ps_tl_tables_fini(struct ps_tl_tables *all)
+{
+    for (size_t k = 0; k < all->n; k++) {
+        struct ps_tl_table *t = &all->v[k];
+        for (size_t c = 0; c < t->ncols; c++)
+            free(t->cols ? t->cols[c] : NULL);
+        size_t cells = t->nrows * t->ncols;
+        for (size_t c = 0; t->cells && c < cells; c++)
+            free(t->cells[c]);
+        free(t->cols);
+        free(t->cells);
+    }
+    free(all->v);
+    memset(all, 0, sizeof *all);
+}
+
+/* Python str() of a kernel's name inside a dict: repr-quoted. */
+static void add_pystr(struct tl_str *b, const char *s)
+{
+    char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
+    tl_str_addf(b, "%c", q);
+    for (; *s; s++) {
+        if (*s == '\\' || *s == q)
+            tl_str_addf(b, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            tl_str_addf(b, *s == '\n' ? "\\n" : *s == '\t' ? "\\t" : *s == '\r' ? "\\r" : "\\x%02x", (unsigned char)*s);
+        else
+            tl_str_addf(b, "%c", *s);
+    }
+    tl_str_addf(b, "%c", q);
+}
+
+static void add_npf(struct tl_str *b, const char *key, double x)
+{
+    char r[40];
+    tl_repr(x, r);
+    tl_str_addf(b, ", '%s': np.float64(%s)", key, r);
+}
+
+static void add_stream(struct tl_str *b, const struct ps_op_event *e)
+{
+    if (e->has_stream)
+        tl_str_addf(b, "%lld", (long long)e->stream);
+    else
+        tl_str_add(b, "None");
+}
+
+/* tree_perf _summarize_kernel_stats: the first non-empty list is the template; a list of another length is
+ * skipped; per position: count, np.sum, np.mean, np.median, np.std (ddof 0), min, max of the durations. */
+int tl_kernel_summary(const struct tl_tree *tr, const struct tl_u32v *lists, size_t n, char **full, char **trunc)
+{
+    const struct tl_u32v *tpl = NULL;
+    *full = *trunc = NULL;
+    for (size_t k = 0; k < n && !tpl; k++)
+        if (lists[k].n)
+            tpl = &lists[k];
+    if (!tpl) {
+        *full = strdup("[]");
+        return *full ? 0 : -ENOMEM;
+    }
+    double *d = malloc((n + 1) * sizeof *d), *sq = malloc((n + 1) * sizeof *sq);
+    struct tl_str f = { 0 }, t = { 0 };
+    if (!d || !sq) {
+        free(d), free(sq);
+        return -ENOMEM;
+    }
+    tl_str_add(&f, "[");
+    tl_str_add(&t, "[");
+    for (uint32_t pos = 0; pos < tpl->n; pos++) {
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++)
+            if (lists[k].n == tpl->n)
+                d[m++] = tr->t->ev.v[lists[k].v[pos]].dur_us;
+        const struct ps_op_event *e = &tr->t->ev.v[tpl->v[pos]];
+        const char *name = tl_name(tr, tpl->v[pos]);
+        double sum = tl_np_sum(d, m), mean = sum / (double)m;
+        for (size_t k = 0; k < m; k++)
+            sq[k] = (d[k] - mean) * (d[k] - mean);
+        double sd = sqrt(tl_np_sum(sq, m) / (double)m), mn = tl_pd_min(d, m), mx = tl_pd_max(d, m);
+        double med = tl_np_median(d, m);
+        tl_str_add(&f, pos ? ", {'name': " : "{'name': ");
+        add_pystr(&f, name);
+        tl_str_add(&f, ", 'stream': ");
+        add_stream(&f, e);
+        tl_str_addf(&f, ", 'count': %zu", m);
+        add_npf(&f, "total_duration_us", sum);
+        add_npf(&f, "mean_duration_us", mean);
+        add_npf(&f, "median_duration_us", med);
+        add_npf(&f, "std_dev_duration_us", sd);
+        add_npf(&f, "min_duration_us", mn);
+        add_npf(&f, "max_duration_us", mx);
+        tl_str_add(&f, "}");
+        char cut[72];
+        size_t len = strlen(name);
+        snprintf(cut, sizeof cut, "%.64s%s", name, len > 64 ? "..." : "");
+        tl_str_add(&t, pos ? ", {'name': " : "{'name': ");
+        add_pystr(&t, cut);
+        tl_str_add(&t, ", 'stream': ");
+        add_stream(&t, e);
+        add_npf(&t, "mean_duration_us", rint(mean * 100.0) / 100.0);
+        tl_str_add(&t, "}");
+    }
+    tl_str_add(&f, "]");
+    tl_str_add(&t, "]");
+    free(d);
+    free(sq);
+    *full = tl_str_take(&f);
+    *trunc = tl_str_take(&t);
+    if (!*full || !*trunc) {
+        free(*full), free(*trunc);
+        *full = *trunc = NULL;
+        return -ENOMEM;
+    }
+    return 0;
+}

@@ -1,0 +1,208 @@
+/* The per-operator performance model's internals (analyses/op_perf.h), shared by op_perf*.c. Private. */
+#ifndef PS_OP_PERF_IMPL_H
+#define PS_OP_PERF_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyses/op_perf.h"
+#include "model/op_trace.h"
+
+/* ---- op_perf_tree.c: TraceLens' call tree and CPU -> GPU links (trace_to_tree.py) ---- */
+struct tl_u32v {
+    uint32_t *v;
+    uint32_t n, cap;
+};
+
+struct tl_tree {
+    const struct ps_op_trace *t;
+    size_t n;                     /* events (= t->ev.n); indices below are event indices */
+    double *t_end;                /* ts + dur, double */
+    uint32_t *parent;             /* PS_NONE: none */
+    uint32_t *child_head, *child_tail, *next_sib;
+    struct tl_u32v *gpu_events;   /* per event: the GPU events linked under it, in link order */
+    uint8_t *linked;              /* GPU event: linked to a runtime call ("tree" set) */
+    struct tl_u32v roots;         /* root cpu_ops in sorted order */
+    int8_t *family;               /* per event: tl_family of its name (cpu_ops), else -1 */
+};
+
+int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t);   /* 0 or -ENOMEM */
+void tl_tree_fini(struct tl_tree *tr);
+int tl_is_gpu(const struct ps_op_trace *t, uint32_t i);
+/* GPU events in the subtree of i, depth-first over children (TreePerf agg_kernels_in_subtree). */
+int tl_subtree_gpu(const struct tl_tree *tr, uint32_t i, struct tl_u32v *out);
+/* Union of the [ts, ts + dur] intervals of the events (gpu_event_analyser merge_intervals), µs; 0.0 for none. */
+double tl_busy(const struct tl_tree *tr, const uint32_t *ev, size_t n);
+/* The events sorted by dur ascending, stable (the published kernel lists' order). */
+void tl_sort_by_dur(const struct tl_tree *tr, uint32_t *ev, size_t n);
+int tl_u32_push(struct tl_u32v *v, uint32_t x);
+const char *tl_name(const struct tl_tree *tr, uint32_t i);
+
+/* ---- op_perf_models.c: the models (perf_model.py) ---- */
+#define TL_MAX_PARAMS 16
+struct tl_param {
+    const char *key;
+    char *repr;                   /* Python repr of the value (owned); NULL: None */
+    uint8_t is_str;               /* the cell prints the string without quotes */
+};
+
+struct tl_call {                  /* one evaluated call */
+    struct tl_param p[TL_MAX_PARAMS];
+    int np;
+    double flops;                 /* as TraceLens' flops() (an int or a float in Python; exact here) */
+    double bytes;                 /* NaN: None */
+    const char *spec_kind;        /* "matrix" / "vector" */
+    const char *precision;        /* "" unknown */
+};
+
+/* The op's family and TraceLens category; -1 when the name has no model. */
+int tl_family(const char *name);
+const char *tl_family_category(int family);
+const char *tl_family_sheet(int family);
+/* Evaluate the model of cpu_op i with its subtree kernels (duration order). 0, -EINVAL (TraceLens raises: the
+ * call is dropped) or -ENOMEM. Free with tl_call_fini. */
+int tl_call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, size_t nk, struct tl_call *c);
+void tl_call_fini(struct tl_call *c);
+/* TraceLens categorize_torch_op: name and the first kernel's name (NULL: none). */
+const char *tl_categorize(const char *name, const char *first_kernel);
+
+/* ---- op_perf_fmt.c: numpy / pandas arithmetic and pandas' to_csv text ---- */
+double tl_np_sum(const double *a, size_t n);
+double tl_np_median(double *a, size_t n);   /* sorts a */
+double tl_kahan(const double *a, size_t n);
+double tl_pd_mean(const double *a, size_t n);   /* NaN skipped */
+double tl_pd_std(const double *a, size_t n);
+double tl_pd_median(const double *a, size_t n);
+double tl_pd_min(const double *a, size_t n);
+double tl_pd_max(const double *a, size_t n);
+double tl_pd_sum(const double *a, size_t n);
+double tl_pd_first(const double *a, size_t n);
+/* Python repr of a double into out (>= 32 bytes); NaN -> "nan". */
+void tl_repr(double x, char *out);
+
+struct tl_str {
+    char *s;
+    size_t n, cap;
+    int oom;
+};
+void tl_str_add(struct tl_str *b, const char *s);
+void tl_str_addf(struct tl_str *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tl_str_num(struct tl_str *b, double x);        /* repr; NaN adds nothing */
+char *tl_str_take(struct tl_str *b);                /* the text (owned by the caller), "" for none */
+
+/* A table being built. */
+struct tl_tab {
+    struct ps_tl_table *t;
+    size_t cap_cells, pending;
+    int oom;
+};
+int tl_tab_start(struct ps_tl_tables *all, const char *name, const char *const *cols, size_t ncols,
+                 struct tl_tab *tab);
+void tl_tab_cell(struct tl_tab *tab, char *owned);  /* next cell (NULL: out of memory) */
+void tl_tab_text(struct tl_tab *tab, const char *s);
+void tl_tab_num(struct tl_tab *tab, double x);      /* repr; NaN empty */
+void tl_tab_int(struct tl_tab *tab, long long x);
+/* Reorder the rows by perm (row r of the result = row perm[r]). */
+int tl_tab_permute(struct tl_tab *tab, const size_t *perm);
+
+/* Kernel summary (tree_perf _summarize_kernel_stats) over per-call kernel lists (each in duration order); also
+ * writes the truncated summary (trunc_kernel_details). Both owned; *full "[]" and *trunc NULL without kernels. */
+int tl_kernel_summary(const struct tl_tree *tr, const struct tl_u32v *lists, size_t n, char **full, char **trunc);
+
+/* ---- op_perf_args.c: the recorded arguments as Python literals, dtypes, parameters ---- */
+enum { PV_LIST, PV_INT, PV_STR, PV_NONE, PV_BOOL, PV_OTHER };
+struct pv {
+    int kind;
+    int64_t i;
+    char *s;
+    struct pv *items;
+    size_t n;
+};
+struct args {
+    struct pv d, t, s, c;         /* Input Dims, Input type, Input Strides, Concrete Inputs */
+    int has_d, has_t, has_s, has_c;
+    const char *name;
+};
+void tl_pv_free(struct pv *v);
+int tl_pv_parse(const char **p, struct pv *v, int depth);
+int tl_parse_arg(const struct ps_op_trace *t, uint32_t id, struct pv *v, int *has);
+const struct pv *tl_item(const struct pv *l, int has, size_t i);   /* NULL: no such item */
+int tl_ints(const struct pv *v, int64_t *out, size_t max);          /* a list of ints: its length, else -1 */
+double tl_prod(const int64_t *x, int n);
+const char *tl_str_at(const struct pv *l, int has, size_t i);
+int tl_bpe(const char *dtype);                /* bytes per element, 0: unknown (utils.py name2bpe) */
+const char *tl_precision(const char *dtype);  /* "bf16", ... or "" */
+int tl_param(struct tl_call *c, const char *key, const char *repr, int is_str);
+int tl_p_int(struct tl_call *c, const char *key, long long v);
+int tl_p_bool(struct tl_call *c, const char *key, int v);
+int tl_p_ints(struct tl_call *c, const char *key, const int64_t *x, int n);   /* n < 0: None */
+int tl_p_strs(struct tl_call *c, const char *key, const char *const *s, int n);
+int tl_p_float(struct tl_call *c, const char *key, double v);
+int tl_eval_bool(const char *s, int *out);   /* "True" / "False", else -EINVAL */
+void tl_pyrepr_str(struct tl_str *b, const char *s);
+/* op_perf_models.c */
+enum gemm_kind { G_MM, G_ADDMM, G_BMM, G_BADDBMM, G_SCALED };
+enum sdpa_kind { S_FLASH, S_EFFICIENT, S_FA_FWD, S_FA_BWD };
+int tl_gemm(struct tl_call *c, const struct args *a, enum gemm_kind kind, const struct tl_tree *tr,
+            const uint32_t *kernels, size_t nk);
+int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind);
+int tl_conv(struct tl_call *c, const struct args *a, int bwd);
+int tl_unary(struct tl_call *c, const struct args *a);
+int tl_binary(struct tl_call *c, const struct args *a);
+
+/* ---- op_perf_tables.c: kernel launchers (tree_perf.py get_kernel_launchers) and the op tables ---- */
+struct launcher {
+    uint32_t ev;
+    struct tl_u32v direct;        /* its GPU events, in file order */
+    double direct_us, subtree_us;
+    const char *category;
+};
+
+struct launchers {
+    struct launcher *v;
+    size_t n;
+    uint32_t *of;                 /* per event: index into v, PS_NONE */
+};
+
+int tl_find_launchers(const struct tl_tree *tr, struct launchers *L);   /* 0 or -ENOMEM; tl_launchers_fini */
+void tl_launchers_fini(struct launchers *L);
+int tl_gpu_timeline(const struct tl_tree *tr, struct ps_tl_tables *out, double *total_us);
+int tl_ops_summary(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out);
+int tl_kernel_summary_table(const struct tl_tree *tr, const struct launchers *L, double total_us,
+                            struct ps_tl_tables *out);
+/* op_perf_unified.c */
+/* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL -> "None". */
+void tl_tuple_text(struct tl_str *b, const char *s);
+int tl_ops_unique_args(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out);
+/* op_perf_short.c: short_kernel_histogram and short_kernels_summary (kernels under 10 µs) */
+int tl_short_kernels(const struct tl_tree *tr, double total_us, struct ps_tl_tables *out);
+char *tl_params_dict(const struct tl_call *c);   /* "{'M': 141, ...}" (owned), NULL: out of memory */
+/* The ops of the unified table without a model (by name, kernel time descending) and the kernel time of those
+ * with and without one, into p. 0 or -ENOMEM. */
+int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p);
+int tl_unified(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out);
+
+/* ---- op_perf_sheets.c ---- */
+struct tl_metrics {               /* tree_perf.py compute_perf_metrics, one call */
+    double gflops, kt, tflops, mb, fpb, tbs;   /* NaN where TraceLens has none */
+    char spec[24];                /* Compute Spec, "" unknown */
+};
+struct prow {                     /* one evaluated call of a perf sheet */
+    uint32_t ev;
+    struct tl_call c;
+    struct tl_metrics m;
+    struct tl_u32v kernels;       /* subtree GPU events, duration order */
+    char *key;                    /* group key */
+    size_t group;
+};
+void tl_names_for(const struct tl_tree *tr, uint32_t i, const char *out[3]);
+const char *tl_arg_text(const struct tl_tree *tr, uint32_t i, int which);   /* NULL: absent */
+void tl_metrics(const struct tl_call *c, double t_us, struct tl_metrics *m);
+const struct tl_param *tl_param_of(const struct tl_call *c, const char *key);
+int tl_eval_rows(const struct tl_tree *tr, int family, struct prow **out, size_t *nout);
+void tl_prows_free(struct prow *r, size_t n);
+long tl_group(struct prow *r, size_t n, size_t **first);
+int tl_make_keys(const struct tl_tree *tr, struct prow *r, size_t n);   /* key: name + parameters */
+int tl_perf_sheets(const struct tl_tree *tr, struct ps_tl_tables *out);
+
+#endif

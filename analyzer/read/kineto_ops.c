@@ -1,0 +1,461 @@
+/* The Kineto events of the per-operator performance model (model/op_trace.h), read as TraceLens reads them
+ * (TraceLens/Trace2Tree/trace_to_tree.py, util DataLoader: json.load): traceEvents in file order, UID = index in
+ * that list, "ts" and "dur" as the JSON numbers parsed to doubles (strtod rounds correctly, like Python's float),
+ * and the shape arguments of cpu_ops ("Input Dims", "Input type", "Input Strides", "Concrete Inputs") kept as the
+ * text Python's str() prints for them. A second streaming pass over the file, separate from ps_read_kineto: the
+ * trace model keeps integer ns and its own order, this keeps TraceLens' numbers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <yajl/yajl_parse.h>
+
+#include "model/op_trace.h"
+#include "read/reader.h"
+#include "reader_impl.h"
+
+#define MAXD 24
+
+enum okey { OK_NONE, OK_PH, OK_CAT, OK_NAME, OK_PID, OK_TID, OK_TS, OK_DUR, OK_ID, OK_ARGS,
+            OK_CORR, OK_EXT, OK_STREAM, OK_ANAME, OK_LABELS, OK_DIMS, OK_TYPES, OK_STRIDES, OK_CONCRETE };
+
+struct text {
+    char *s;
+    size_t n, cap;
+};
+
+struct octx {
+    struct ps_op_trace *t;
+    int depth;                    /* open containers */
+    int events_depth;             /* depth of the traceEvents array, 0 while not inside it */
+    enum okey key;                /* key whose value comes next at the event / args level */
+    int in_args;
+    uint32_t index;               /* UID of the event being read */
+    int decided_link;
+    int events_pending;           /* the top-level key just read is traceEvents */
+    /* the event being read */
+    char ph;
+    struct text cat, name, aname;
+    int has_ts, has_dur, has_pid, has_tid, has_corr, has_ext, has_stream, has_id, has_aname;
+    double ts, dur;
+    int64_t pid, tid, corr, ext, stream, id;
+    uint32_t shape[4];            /* string ids of the four shape arguments, PS_NONE absent */
+    /* a shape argument being captured as Python text */
+    int cap_key, cap_depth;       /* cap_key: index 0..3 into shape, -1 none */
+    int first[MAXD];              /* per capture level: no item written yet */
+    struct text cap;
+    int oom;
+};
+
+static int put(struct octx *c, struct text *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p)
+            return c->oom = 1, 0;
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = 0;
+    return 1;
+}
+
+static int set(struct octx *c, struct text *b, const unsigned char *s, size_t n)
+{
+    b->n = 0;
+    return put(c, b, (const char *)s, n);
+}
+
+/* Python's repr of a str: single quotes unless the text holds ' and no ". */
+static int put_pystr(struct octx *c, const unsigned char *s, size_t n)
+{
+    int sq = memchr(s, '\'', n) != NULL, dq = memchr(s, '"', n) != NULL;
+    char q = sq && !dq ? '"' : '\'';
+    if (!put(c, &c->cap, &q, 1))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char e[8];
+        unsigned char ch = s[i];
+        if (ch == '\\' || ch == (unsigned char)q)
+            snprintf(e, sizeof e, "\\%c", ch);
+        else if (ch == '\n' || ch == '\r' || ch == '\t')
+            snprintf(e, sizeof e, "\\%c", ch == '\n' ? 'n' : ch == '\r' ? 'r' : 't');
+        else if (ch < 0x20 || ch == 0x7f)
+            snprintf(e, sizeof e, "\\x%02x", ch);
+        else
+            e[0] = (char)ch, e[1] = 0;
+        if (!put(c, &c->cap, e, strlen(e)))
+            return 0;
+    }
+    return put(c, &c->cap, &q, 1);
+}
+
+/* Inside a capture: the separator before an item of the innermost list. */
+static int cap_item(struct octx *c)
+{
+    int lvl = c->depth - c->cap_depth;
+    if (lvl <= 0 || lvl >= MAXD)
+        return 1;
+    if (!c->first[lvl] && !put(c, &c->cap, ", ", 2))
+        return 0;
+    c->first[lvl] = 0;
+    return 1;
+}
+
+static int at_event(const struct octx *c)
+{
+    return c->events_depth && c->depth == c->events_depth + 1;
+}
+
+static int at_args(const struct octx *c)
+{
+    return c->events_depth && c->in_args && c->depth == c->events_depth + 2;
+}
+
+/* A shape argument's value is complete: keep its text. */
+static int cap_done(struct octx *c)
+{
+    uint32_t id = ps_op_trace_intern(c->t, c->cap.s ? c->cap.s : "", c->cap.n);
+    if (id == PS_NONE)
+        return c->oom = 1, 0;
+    c->shape[c->cap_key] = id;
+    c->cap_key = -1;
+    return 1;
+}
+
+static int scalar(struct octx *c, const char *txt, size_t n, int is_str)
+{
+    if (c->cap_key >= 0 && c->depth >= c->cap_depth) {
+        if (!cap_item(c) || !(is_str ? put_pystr(c, (const unsigned char *)txt, n) : put(c, &c->cap, txt, n)))
+            return 0;
+        return c->depth == c->cap_depth ? cap_done(c) : 1;   /* a value that is no list */
+    }
+    if (c->events_depth && c->depth == c->events_depth)
+        c->index++;                   /* an event that is no object: counted, never read */
+    return 1;
+}
+
+static int num_field(const char *s, size_t n, int64_t *out)
+{
+    char b[40];
+    if (n >= sizeof b)
+        return 0;
+    memcpy(b, s, n);
+    b[n] = 0;
+    char *end;
+    double d = strtod(b, &end);
+    if (*end || d != d || d < -9.2e18 || d > 9.2e18)
+        return 0;
+    *out = (int64_t)d;
+    return 1;
+}
+
+static int cb_number(void *ctx, const char *s, size_t n)
+{
+    struct octx *c = ctx;
+    if (c->cap_key >= 0 && c->depth >= c->cap_depth)
+        return scalar(c, s, n, 0);
+    if (at_event(c)) {
+        char b[64];
+        if (n < sizeof b && (c->key == OK_TS || c->key == OK_DUR)) {
+            memcpy(b, s, n);
+            b[n] = 0;
+            *(c->key == OK_TS ? &c->ts : &c->dur) = strtod(b, NULL);
+            *(c->key == OK_TS ? &c->has_ts : &c->has_dur) = 1;
+        } else if (c->key == OK_PID)
+            c->has_pid = num_field(s, n, &c->pid);
+        else if (c->key == OK_TID)
+            c->has_tid = num_field(s, n, &c->tid);
+        else if (c->key == OK_ID)
+            c->has_id = num_field(s, n, &c->id);
+        return 1;
+    }
+    if (at_args(c)) {
+        if (c->key == OK_CORR)
+            c->has_corr = num_field(s, n, &c->corr);
+        else if (c->key == OK_EXT)
+            c->has_ext = num_field(s, n, &c->ext);
+        else if (c->key == OK_STREAM)
+            c->has_stream = num_field(s, n, &c->stream);
+        return 1;
+    }
+    return scalar(c, s, n, 0);
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t n)
+{
+    struct octx *c = ctx;
+    if (c->cap_key >= 0 && c->depth >= c->cap_depth)
+        return scalar(c, (const char *)s, n, 1);
+    if (at_event(c)) {
+        if (c->key == OK_PH)
+            c->ph = n == 1 ? (char)s[0] : '?';
+        else if (c->key == OK_CAT)
+            return set(c, &c->cat, s, n);
+        else if (c->key == OK_NAME)
+            return set(c, &c->name, s, n);
+        return 1;
+    }
+    if (at_args(c)) {
+        if (c->key == OK_ANAME || c->key == OK_LABELS) {
+            c->has_aname = 1;
+            return set(c, &c->aname, s, n);
+        }
+        return 1;
+    }
+    return scalar(c, (const char *)s, n, 1);
+}
+
+static int cb_bool(void *ctx, int v)
+{
+    return scalar(ctx, v ? "True" : "False", v ? 4 : 5, 0);
+}
+
+static int cb_null(void *ctx)
+{
+    return scalar(ctx, "None", 4, 0);
+}
+
+static void event_reset(struct octx *c)
+{
+    c->ph = 0;
+    c->cat.n = c->name.n = c->aname.n = 0;
+    if (c->cat.s)
+        c->cat.s[0] = 0;
+    if (c->name.s)
+        c->name.s[0] = 0;
+    c->has_ts = c->has_dur = c->has_pid = c->has_tid = c->has_corr = c->has_ext = c->has_stream = 0;
+    c->has_id = c->has_aname = 0;
+    c->shape[0] = c->shape[1] = c->shape[2] = c->shape[3] = PS_NONE;
+    c->cap_key = -1;
+    c->in_args = 0;
+}
+
+static int open_c(struct octx *c, int is_map)
+{
+    if (c->cap_key >= 0 && c->depth >= c->cap_depth) {
+        if (!cap_item(c) || !put(c, &c->cap, is_map ? "{" : "[", 1))
+            return 0;
+        int lvl = c->depth + 1 - c->cap_depth;
+        if (lvl < MAXD)
+            c->first[lvl] = 1;
+    } else if (c->events_depth && c->depth == c->events_depth) {
+        event_reset(c);
+    } else if (at_event(c) && c->key == OK_ARGS && is_map) {
+        c->in_args = 1;
+    } else if (c->depth == 1 && c->events_pending && !is_map && !c->events_depth) {
+        c->events_depth = 2;
+    }
+    c->depth++;
+    return 1;
+}
+
+static int finish_event(struct octx *c);
+
+static int close_c(struct octx *c, int is_map)
+{
+    c->depth--;
+    if (c->cap_key >= 0 && c->depth >= c->cap_depth) {
+        if (!put(c, &c->cap, is_map ? "}" : "]", 1))
+            return 0;
+        return c->depth == c->cap_depth ? cap_done(c) : 1;
+    }
+    if (c->events_depth && c->depth == c->events_depth + 1 && c->in_args)
+        c->in_args = 0;
+    else if (c->events_depth && c->depth == c->events_depth)
+        return finish_event(c);
+    else if (c->events_depth && c->depth == c->events_depth - 1)
+        c->events_depth = 0;
+    return 1;
+}
+
+static int cb_start_map(void *ctx) { return open_c(ctx, 1); }
+static int cb_start_array(void *ctx) { return open_c(ctx, 0); }
+static int cb_end_map(void *ctx) { return close_c(ctx, 1); }
+static int cb_end_array(void *ctx) { return close_c(ctx, 0); }
+
+#define KEY(k, s, args) { k, s, sizeof s - 1, args }
+static const struct { enum okey k; const char *s; size_t len; int args; } keys[] = {
+    KEY(OK_PH, "ph", 0), KEY(OK_CAT, "cat", 0), KEY(OK_NAME, "name", 0), KEY(OK_PID, "pid", 0), KEY(OK_TID, "tid", 0),
+    KEY(OK_TS, "ts", 0), KEY(OK_DUR, "dur", 0), KEY(OK_ID, "id", 0), KEY(OK_ARGS, "args", 0),
+    KEY(OK_CORR, "correlation", 1), KEY(OK_EXT, "External id", 1), KEY(OK_STREAM, "stream", 1),
+    KEY(OK_ANAME, "name", 1), KEY(OK_LABELS, "labels", 1), KEY(OK_DIMS, "Input Dims", 1),
+    KEY(OK_TYPES, "Input type", 1), KEY(OK_STRIDES, "Input Strides", 1), KEY(OK_CONCRETE, "Concrete Inputs", 1),
+};
+
+static int cb_key(void *ctx, const unsigned char *s, size_t n)
+{
+    struct octx *c = ctx;
+    if (c->cap_key >= 0 && c->depth > c->cap_depth) {
+        int lvl = c->depth - c->cap_depth;   /* a map inside a shape argument (Kineto writes none) */
+        if (lvl < MAXD && !c->first[lvl] && !put(c, &c->cap, ", ", 2))
+            return 0;
+        if (lvl < MAXD)
+            c->first[lvl] = 1;
+        return put_pystr(c, s, n) && put(c, &c->cap, ": ", 2);
+    }
+    c->key = OK_NONE;
+    if (c->depth == 1 && !c->events_depth) {
+        c->events_pending = n == 11 && memcmp(s, "traceEvents", 11) == 0;
+        return 1;
+    }
+    int args = at_args(c);
+    if (!args && !at_event(c))
+        return 1;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (keys[i].len == n && keys[i].args == args && memcmp(keys[i].s, s, n) == 0)
+            c->key = keys[i].k;
+    if (args && c->key >= OK_DIMS) {
+        c->cap_key = (int)(c->key - OK_DIMS);
+        c->cap_depth = c->depth;
+        c->cap.n = 0;
+        c->first[0] = 1;
+    }
+    return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    cb_null, cb_bool, NULL, NULL, cb_number, cb_string, cb_start_map, cb_key, cb_end_map, cb_start_array,
+    cb_end_array,
+};
+
+static int cat_of(const char *cat)
+{
+    static const char *const names[] = { "cpu_op", "cuda_runtime", "cuda_driver", "kernel", "gpu_memcpy",
+                                         "gpu_memset" };
+    for (int i = 0; i < 6; i++)
+        if (strcmp(cat, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static int add_x(struct octx *c, int cat)
+{
+    struct ps_op_event e = { .ts_us = c->ts, .dur_us = c->dur, .pid = c->pid, .tid = c->tid, .corr = c->corr,
+                             .ext = c->ext, .stream = c->stream, .uid = c->index, .args = PS_NONE,
+                             .cat = (uint8_t)cat, .has_pid_tid = c->has_pid && c->has_tid,
+                             .has_corr = (uint8_t)c->has_corr, .has_ext = (uint8_t)c->has_ext,
+                             .has_stream = (uint8_t)c->has_stream };
+    e.name = ps_op_trace_intern(c->t, c->name.s ? c->name.s : "", c->name.n);
+    if (e.name == PS_NONE)
+        return -ENOMEM;
+    if (cat == PS_OPEV_CPU_OP) {
+        struct ps_op_args a = { c->shape[0], c->shape[1], c->shape[2], c->shape[3] };
+        e.args = (uint32_t)c->t->args.n;
+        if (ps_op_trace_add_args(c->t, &a) < 0)
+            return -ENOMEM;
+    }
+    if ((cat == PS_OPEV_RUNTIME || cat == PS_OPEV_DRIVER) && !c->decided_link && c->name.s &&
+        strcasestr(c->name.s, "launch")) {
+        c->decided_link = 1;             /* TraceLens _set_linking_key: the first launch call decides */
+        c->t->link_by_ext = !c->has_corr;
+    }
+    return ps_op_trace_add_event(c->t, &e);
+}
+
+static int finish_event(struct octx *c)
+{
+    int rc = 0;
+    const char *cat = c->cat.s && c->cat.n ? c->cat.s : "";
+    int k = cat_of(cat);
+    if (c->ph == 'X' && k >= 0 && c->has_ts && c->has_dur)
+        rc = add_x(c, k);
+    else if ((c->ph == 's' || c->ph == 'f') && c->has_id && strcmp(cat, "ac2g") == 0) {
+        struct ps_op_flow f = { c->id, c->pid, c->tid, c->ph == 's', c->has_pid && c->has_tid };
+        rc = ps_op_trace_add_flow(c->t, &f);
+    } else if (c->ph == 'M' && c->has_aname && c->has_pid && c->name.s) {
+        int kind = strcmp(c->name.s, "process_name") == 0 ? PS_OPMETA_PROCESS_NAME
+                   : strcmp(c->name.s, "process_labels") == 0 ? PS_OPMETA_PROCESS_LABELS
+                   : strcmp(c->name.s, "thread_name") == 0 ? PS_OPMETA_THREAD_NAME : -1;
+        if (kind >= 0) {
+            struct ps_op_meta m = { c->pid, kind == PS_OPMETA_THREAD_NAME ? c->tid : 0,
+                                    ps_op_trace_intern(c->t, c->aname.s, c->aname.n), (uint8_t)kind };
+            rc = m.value == PS_NONE ? -ENOMEM : ps_op_trace_add_meta(c->t, &m);
+        }
+    }
+    c->index++;
+    if (rc < 0)
+        c->oom = 1;
+    return rc == 0;
+}
+
+static int parse(struct octx *c, int fd, int gzip, const char *path, char *err, size_t errlen)
+{
+    enum { CHUNK = 1 << 20 };
+    struct ps_gz_input *in = ps_gz_open(fd, gzip, 256 * 1024);
+    unsigned char *buf = malloc(CHUNK);
+    yajl_handle h = yajl_alloc(&callbacks, NULL, c);
+    int rc = 0;
+    if (!in || !buf || !h) {
+        rc = ps_read_oom(err, errlen, path);
+        goto out;
+    }
+    yajl_config(h, yajl_allow_multiple_values, 0);
+    for (;;) {
+        long n = ps_gz_read(in, (char *)buf, CHUNK, path, err, errlen);
+        if (n < 0) {
+            rc = (int)n;
+            goto out;
+        }
+        yajl_status st = n ? yajl_parse(h, buf, (size_t)n) : yajl_complete_parse(h);
+        if (st != yajl_status_ok) {
+            if (c->oom) {
+                rc = ps_read_oom(err, errlen, path);
+            } else {
+                unsigned char *msg = yajl_get_error(h, 0, NULL, 0);
+                size_t len = msg ? strlen((char *)msg) : 0;
+                while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+                    msg[--len] = 0;   /* yajl ends its message with a newline */
+                rc = ps_read_fail(err, errlen, "%s: event %u: %s", path, c->index, msg ? (char *)msg : "bad JSON");
+                if (msg)
+                    yajl_free_error(h, msg);
+            }
+            goto out;
+        }
+        if (n == 0)
+            break;
+    }
+out:
+    if (h)
+        yajl_free(h);
+    free(buf);
+    ps_gz_close(in);
+    return rc;
+}
+
+int ps_read_kineto_ops(const char *path, struct ps_op_trace **out, char *err, size_t errlen)
+{
+    unsigned char magic[2] = { 0, 0 };
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        ps_read_fail(err, errlen, "%s: %s", path, strerror(e));
+        return -e;
+    }
+    ssize_t got = read(fd, magic, 2);
+    int gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    struct octx c = { .t = ps_op_trace_new(), .cap_key = -1 };
+    int rc = !c.t ? ps_read_oom(err, errlen, path)
+             : lseek(fd, 0, SEEK_SET) != 0 ? ps_read_fail(err, errlen, "%s: cannot seek", path)
+                                           : parse(&c, fd, gzip, path, err, errlen);
+    close(fd);
+    free(c.cat.s);
+    free(c.name.s);
+    free(c.aname.s);
+    free(c.cap.s);
+    if (rc < 0) {
+        ps_op_trace_free(c.t);
+        return rc;
+    }
+    *out = c.t;
+    return 0;
+}

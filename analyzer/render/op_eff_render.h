@@ -1,0 +1,21 @@
+/* The "Operator efficiency" section in each format (op_eff_text.c, op_eff_html.c, op_eff_json.c;
+ * docs/op-perf-roofline.md): each prints r->opeff and nothing when the report has none. */
+#ifndef PS_OP_EFF_RENDER_H
+#define PS_OP_EFF_RENDER_H
+
+#include <stdio.h>
+
+#include "analyses/report.h"
+#include "render/json_writer.h"
+
+void ps_render_op_efficiency_text(FILE *f, const struct ps_report *r);
+void ps_render_op_efficiency_md(FILE *f, const struct ps_report *r);
+/* 0, or -ENOMEM */
+int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r);
+/* The top-level key "op_efficiency" (docs/op-perf-roofline.md "JSON"); null without an operator model or shapes. */
+void ps_render_op_efficiency_json(struct ps_jw *w, const struct ps_report *r);
+
+/* Shared by the formats: the sentence saying why there are no figures ("" when there are), into buf. */
+const char *ps_op_efficiency_gap(const struct ps_report *r, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,225 @@
+/* The report's "Operator efficiency" section (analyses/roofline.h ps_report_op_efficiency) on the generated trace
+ * of gen_roofline_trace.py (its docstring works out every expected value below), with the operator model's rows
+ * (analyses/op_perf.h) written here as TraceLens' models give them for that trace's shapes; then every format.
+ * usage: test_op_efficiency CASE TRACE.json */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_tree.h>
+
+#include "../check.h"
+#include "analyses/op_perf.h"
+#include "analyses/roofline.h"
+#include "model/model.h"
+#include "read/reader.h"
+#include "render/render.h"
+
+static const char *trace_path;
+
+/* TraceLens' figures for the generated trace: F and B per call, kernel time summed over the calls. */
+static struct ps_op_perf_row rows_of_trace[] = {
+    { .name = "aten::mm", .params = "{'M': 4096, 'N': 4096, 'K': 4096, 'bias': False}", .category = "GEMM",
+      .compute_spec = "matrix_bf16", .is_matrix = 1, .calls = 2, .flops_per_call = 137438953472.0,
+      .bytes_per_call = 100663296.0, .kernel_time_ns_total = 400000 },
+    { .name = "aten::addmm", .params = "{'M': 512, 'N': 1024, 'K': 2048, 'bias': True}", .category = "GEMM",
+      .compute_spec = "matrix_fp32", .is_matrix = 1, .calls = 1, .flops_per_call = 2148007936.0,
+      .bytes_per_call = 14684160.0, .kernel_time_ns_total = 64200 },
+    { .name = "aten::add", .params = "{'shape_in1': (4096, 4096)}", .category = "elementwise",
+      .compute_spec = "vector_bf16", .calls = 1, .flops_per_call = 16777216.0, .bytes_per_call = 100663296.0,
+      .kernel_time_ns_total = 60000 },
+};
+static struct ps_op_perf_unmodeled softmax = { "aten::_softmax", 200.0, 2 };
+
+struct fixture {
+    struct ps_model *m;
+    struct ps_report r;
+    int ok;
+};
+
+static void open_report(struct fixture *fx, const struct ps_op_perf *perf)
+{
+    char err[512] = "";
+    struct ps_report_opts o;
+    ps_report_opts_default(&o);
+    fx->ok = ps_read_trace(trace_path, &fx->m, err, sizeof err) == 0 && ps_report_build(&fx->r, fx->m, &o, err,
+                                                                                       sizeof err) == 0;
+    CHECK(fx->ok, "%s", err);
+    if (fx->ok)
+        CHECK_EQ(ps_report_op_efficiency(&fx->r, perf, NULL), 0);
+    fx->ok = fx->ok && fx->r.opeff;
+}
+
+static void close_report(struct fixture *fx)
+{
+    if (fx->m)
+        ps_report_fini(&fx->r);
+    ps_model_free(fx->m);
+}
+
+static struct ps_op_perf trace_perf(void)
+{
+    return (struct ps_op_perf){ .rows = rows_of_trace, .nrows = 3, .has_shapes = 1, .gpu_busy_us = 824.2,
+                                .unmodeled = &softmax, .nunmodeled = 1 };
+}
+
+static void mfu_and_rows_of_the_generated_trace(void)
+{
+    struct ps_op_perf perf = trace_perf();
+    struct fixture fx = { 0 };
+    open_report(&fx, &perf);
+    if (!fx.ok)
+        return close_report(&fx);
+    const struct ps_op_efficiency *e = fx.r.opeff;
+    CHECK_STR(e->device, "NVIDIA H100 80GB HBM3");
+    CHECK_STR(e->roof.gpu.key, "H100 SXM");
+    CHECK_STR(e->roof.match_how, "name");
+    CHECK_EQ("steps", e->nsteps, 2);
+    CHECK_NEAR("step time", e->window_ns, 840000, 0.5);
+    CHECK_NEAR("MFU", e->roof.mfu, 0.368965, 1e-6);
+    CHECK_NEAR("unmodeled share", e->roof.unmodeled_share, 200.0 / 840, 1e-9);
+    CHECK(e->roof.nrows == 3 && !strcmp(e->roof.rows[0].g.name, "aten::mm"), "most recoverable first");
+    if (e->roof.nrows == 3) {
+        CHECK_NEAR("mm recoverable", e->roof.rows[0].recoverable_ns, 122177.171, 1e-3);
+        CHECK_NEAR("mm % of roofline", e->roof.rows[0].pct_of_roofline, 69.4557, 1e-4);
+        CHECK_EQ("mm precision", e->roof.rows[0].g.prec, PS_PREC_BF16);
+    }
+    /* fp32 addmm at 2,148,007,936 / 64.2 us = 33.46 TFLOPS/s <= 66.9: at TF32 (494.7) compute F / 494.7e3 =
+     * 4,342.037 ns, memory 4,383.331 ns (the larger): gain 64,200 - 4,383.331 = 59,816.669 ns */
+    const struct ps_finding *fp32 = NULL;
+    for (size_t i = 0; i < fx.r.nfindings; i++)
+        if (!strcmp(fx.r.findings[i].rule, "fp32_matmul"))
+            fp32 = &fx.r.findings[i];
+    CHECK(fp32 != NULL, "fp32_matmul finding");
+    if (fp32) {
+        CHECK_EQ(fp32->cost_ns, 64200);
+        CHECK_EQ(fp32->gain_ns, 59817);
+    }
+    int named = 0;
+    for (size_t i = 0; i < fx.r.nrecs; i++)
+        named |= strstr(fx.r.recs[i], "ops furthest from the H100 SXM roofline") &&
+                 strstr(fx.r.recs[i], "aten::mm {'M': 4096");
+    CHECK(named, "the kernel-bound verdict's fix names aten::mm");
+    close_report(&fx);
+}
+
+/* Rows not of the trace (the section only reads them): attention by hand with odd shapes, two memory-bound
+ * elementwise groups. bmm B=16 M=N=5185 K=64 bf16: F = 16 * 2 * 5185^2 * 64 = 55,057,561,600, 10 calls of 1 ms:
+ * roofline per call = F / 989.4e3 = 55,647.4 ns (B = 16 * (5185*64*2 + 5185^2) * 2 = 881,494,080 bytes:
+ * 263,132.6 ns memory: memory-bound) -> 26.3 % of roofline. */
+static void findings_name_shapes_and_fused_attention(void)
+{
+    static struct ps_op_perf_row rows[] = {
+        { .name = "aten::bmm", .params = "{'B': 16, 'M': 5185, 'N': 5185, 'K': 64}", .category = "GEMM",
+          .compute_spec = "matrix_bf16", .is_matrix = 1, .calls = 10, .flops_per_call = 55057561600.0,
+          .bytes_per_call = 881494080.0, .kernel_time_ns_total = 10e6 },
+        { .name = "aten::mul", .params = "{'shape_in1': (16, 5185, 5185)}", .category = "elementwise",
+          .compute_spec = "vector_bf16", .calls = 10, .flops_per_call = 430144400.0, .bytes_per_call = 2580866400.0,
+          .kernel_time_ns_total = 9e6 },
+        { .name = "aten::add", .params = "{'shape_in1': (16, 5185, 5185)}", .category = "elementwise",
+          .compute_spec = "vector_bf16", .calls = 10, .flops_per_call = 430144400.0, .bytes_per_call = 2580866400.0,
+          .kernel_time_ns_total = 9e6 },
+    };
+    static struct ps_op_perf_unmodeled un = { "aten::_softmax", 5000.0, 10 };
+    struct ps_op_perf perf = { .rows = rows, .nrows = 3, .has_shapes = 1, .unmodeled = &un, .nunmodeled = 1 };
+    struct fixture fx = { 0 };
+    open_report(&fx, &perf);
+    const char *want[] = { "op_below_roofline", "memory_bound_elementwise", "attention_not_fused" };
+    for (size_t k = 0; fx.ok && k < 3; k++) {
+        const struct ps_finding *f = NULL;
+        for (size_t i = 0; i < fx.r.nfindings; i++)
+            if (!strcmp(fx.r.findings[i].rule, want[k]))
+                f = &fx.r.findings[i];
+        CHECK(f != NULL, "%s", want[k]);
+        if (f && k == 0)
+            CHECK(strstr(f->summary, "M=5185, N=5185 not a multiple of 8") != NULL, "%s", f->summary);
+        if (f && k == 2)
+            CHECK(strstr(f->fix, "scaled_dot_product_attention") != NULL, "%s", f->fix);
+    }
+    close_report(&fx);
+}
+
+/* Render a format into a string (caller frees). */
+static char *render(const struct ps_report *r, const char *format)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct ps_render_opts o = { 0, 0 };
+    CHECK_EQ(format, ps_renderer_find(format)->report(r, &o, f), 0);
+    fclose(f);
+    return buf;
+}
+
+static void every_format_shows_the_section(void)
+{
+    struct ps_op_perf perf = trace_perf();
+    struct fixture fx = { 0 };
+    open_report(&fx, &perf);
+    if (!fx.ok)
+        return close_report(&fx);
+    char *text = render(&fx.r, "text"), *md = render(&fx.r, "md"), *html = render(&fx.r, "html"),
+         *json = render(&fx.r, "json");
+    CHECK_CONTAINS(text, "\nOperator efficiency\n");
+    CHECK_CONTAINS(text, "MFU 36.90 % over 2 steps (0.840 ms)");
+    CHECK_CONTAINS(text, "GPU time in ops with no model: 0.200 ms");
+    CHECK_CONTAINS(md, "### Operator efficiency");
+    CHECK_CONTAINS(md, "| 2 | 0.400 | 0.122 | 687.19 | 69.5 | compute | aten::mm");
+    CHECK_CONTAINS(html, "<h2 id=\"op-efficiency-h\">Operator efficiency</h2>");
+    CHECK_CONTAINS(html, "<svg role=\"img\" aria-labelledby=\"roofline-t roofline-d\"");
+    CHECK_CONTAINS(html, "<td class=\"name\">aten::addmm {&#39;M&#39;: 512, &#39;N&#39;: 1024, &#39;K&#39;: 2048, "
+                         "&#39;bias&#39;: True}</td>");
+    char err[256];
+    yajl_val root = yajl_tree_parse(json, err, sizeof err);
+    CHECK(root != NULL, "%s", err);
+    const char *mfu_path[] = { "op_efficiency", "mfu", "mean", NULL },
+               *rows_path[] = { "op_efficiency", "rows", NULL };
+    yajl_val mfu = root ? yajl_tree_get(root, mfu_path, yajl_t_number) : NULL;
+    CHECK(mfu && fabs(YAJL_GET_DOUBLE(mfu) - 0.368965) < 1e-6, "op_efficiency.mfu.mean");
+    yajl_val rows = root ? yajl_tree_get(root, rows_path, yajl_t_array) : NULL;
+    CHECK(rows && rows->u.array.len == 3, "op_efficiency.rows");
+    const char *ref_path[] = { "op_perf_row", NULL };
+    yajl_val ref = rows && rows->u.array.len ? yajl_tree_get(rows->u.array.values[0], ref_path, yajl_t_number) : NULL;
+    CHECK(ref && YAJL_GET_INTEGER(ref) == 0, "the most recoverable row is op_perf row 0 (aten::mm)");
+    yajl_tree_free(root);
+    free(text), free(md), free(html), free(json);
+    close_report(&fx);
+}
+
+/* Without shapes the operator model's note (code no_op_shapes, op_perf.c) says so once: the section adds nothing. */
+static void trace_without_shapes_adds_no_section(void)
+{
+    struct ps_op_perf perf = { .has_shapes = 0 };
+    struct fixture fx = { 0 };
+    open_report(&fx, &perf);
+    if (!fx.ok)
+        return close_report(&fx);
+    char *text = render(&fx.r, "text"), *json = render(&fx.r, "json");
+    CHECK(!strstr(text, "Operator efficiency"), "no section without shapes");
+    CHECK(!strstr(text, "MFU "), "no MFU without shapes");
+    CHECK_CONTAINS(json, "\"op_efficiency\": null");
+    free(text), free(json);
+    close_report(&fx);
+}
+
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} cases[] = {
+    { "mfu_and_rows_of_the_generated_trace", mfu_and_rows_of_the_generated_trace },
+    { "findings_name_shapes_and_fused_attention", findings_name_shapes_and_fused_attention },
+    { "every_format_shows_the_section", every_format_shows_the_section },
+    { "trace_without_shapes_adds_no_section", trace_without_shapes_adds_no_section },
+};
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    trace_path = argv[2];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (!strcmp(argv[1], cases[i].name))
+            cases[i].fn();
+    return check_failures ? 1 : 0;
+}
