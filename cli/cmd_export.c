@@ -21,8 +21,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: perfscope export TRACE [--format perfetto] -o OUT.json[.gz] [-f]\n"
-            "       perfscope export TRACE --format tracelens -o DIR [-f]\n\n"
+            "usage: perfscope export TRACE [--format perfetto|tracelens] -o OUT [-f]\n"
+            "       (perfetto: OUT.json or OUT.json.gz; tracelens: a folder DIR of CSV files)\n\n"
             "Write a trace of any format (perfscope, Nsight Systems SQLite, PyTorch profiler JSON) as Chrome\n"
             "trace-event JSON for ui.perfetto.dev and chrome://tracing: a track per host thread and GPU stream,\n"
             "NVTX ranges and host ops, kernels, copies and memsets with their args, flow arrows from each launch\n"
