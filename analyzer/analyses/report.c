@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyses.h"
+#include "graphs.h"
 
 /* Longest run analysed: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span
  * keeps every sum of durations far from int64 overflow. */
@@ -148,7 +149,9 @@ static int steps_and_breakdown(struct ps_report *r, struct ps_names *names, stru
  * all of it. 0 or -ENOMEM. */
 static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_view *sv)
 {
-    int rc = steps_and_breakdown(r, names, sv);
+    int rc = ps_graphs_compute(r, r->all, names);
+    if (rc == 0)
+        rc = steps_and_breakdown(r, names, sv);
     if (rc == 0)
         rc = ps_hta_compute(r, r->all, names);
     if (rc == 0)
@@ -244,5 +247,6 @@ void ps_report_fini(struct ps_report *r)
     free(r->util);
     free(r->nvml_util);
     ps_pytorch_free(r->py);
+    free(r->backlog.spans);
     *r = (struct ps_report){ 0 };
 }

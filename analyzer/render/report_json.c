@@ -8,6 +8,7 @@
 
 #include "render/json_writer.h"
 #include "render_impl.h"
+#include "setup_render.h"
 
 /* A string id of the report's model as a JSON string; null for none. */
 static void name_or_null(struct ps_jw *w, const struct ps_report *r, uint32_t id)
@@ -568,6 +569,7 @@ int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FI
     summaries(w, r);
     ranks(w, r);
     pytorch(w, r);
+    ps_render_setup_json(w, r);
     messages(w, r);
     ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);
     ps_jw_map_close(w);

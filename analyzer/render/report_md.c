@@ -9,6 +9,7 @@
 
 #include "ps_text_escape.h"
 #include "render_impl.h"
+#include "setup_render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 
@@ -280,6 +281,7 @@ int ps_render_md(const struct ps_report *r, const struct ps_render_opts *o, FILE
     steps(f, r);
     kernels_and_copies(f, r);
     findings(f, r);
+    ps_render_setup_md(f, r);
     ranks(f, r);
     run_and_notes(f, r);
     return ferror(f) ? -EIO : 0;

@@ -9,6 +9,7 @@
 
 #include "render_impl.h"
 #include "text_style.h"
+#include "setup_render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define put_name ps_put_name
@@ -554,6 +555,7 @@ int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FI
     steps_table(f, r, o->color);
     verdict(f, r, o->color);
     pytorch(f, r);
+    ps_render_setup_text(f, r);
     ranks(f, r, o->color);
     gpu(f, r);
     gpu_util(f, r);

@@ -66,7 +66,9 @@ struct ps_step {
     int64_t cat_ns[PS_CAT_N];      /* sums to end_ns - start_ns */
     int64_t sync_ns;               /* carved out of runtime + cpu_exec + other */
     enum ps_bottleneck bottleneck;
-    double share;                  /* share of the step in the bottleneck's category */
+    double share;                  /* share of the step in the bottleneck's category (of the step less pretrace_ns) */
+    int64_t pretrace_ns;           /* backlog.c: the part of Runtime + CPU Exec + Other (never sync) in which the GPU
+                                    * ran work the trace does not hold while launched work waited for it */
 };
 
 struct ps_device_stat {
@@ -266,6 +268,36 @@ struct ps_pytorch {
     size_t nadvice;
 };
 
+/* CUDA / HIP graph replays (graphs.c): GPU ops linked to a graph launch call (cudaGraphLaunch, cuGraphLaunch,
+ * hipGraphLaunch) are graph nodes; every other linked op is an eager launch. Durations are summed per op
+ * (overlaps counted twice), as the share of GPU time the trace's README and TraceLens' "graph" category give. */
+struct ps_graph_stat {
+    int64_t launches;              /* graph launch calls */
+    int64_t ops, kernels;          /* GPU ops (of them kernels) the graph launches ran */
+    int64_t eager_ops, eager_kernels;   /* GPU ops (kernels) launched by other calls */
+    int64_t ops_ns, graph_ops_ns;  /* summed durations of every GPU op, and of the graph-launched ones */
+    double share;                  /* graph_ops_ns / ops_ns; NAN without GPU ops */
+};
+
+/* GPU work the trace does not hold (backlog.c): a GPU op that was launched and whose stream had drained, but that
+ * started at least --gap-threshold-ms later while its device ran nothing the trace holds, waited behind work
+ * launched before the trace began (or by another process, or whose records were lost). That time is the GPU's,
+ * not the host's: it is never sync, the verdict leaves it out, and the GPU idle findings do not count it. When the
+ * op is its device's first recorded activity, the device is taken as busy from the start of the rows analysed. */
+struct ps_backlog_span {
+    int64_t start_ns, end_ns;
+};
+struct ps_backlog_stat {
+    int64_t ns;                    /* that time inside the analysed steps, out of sync (union over devices) */
+    struct ps_backlog_span *spans; /* the times themselves, disjoint and increasing (owned) */
+    size_t nspans;
+    int64_t waiting_ops;           /* GPU ops that waited behind it */
+    uint32_t first_name;           /* string id of the first of them; PS_NONE when none */
+    int64_t first_launch_ns;       /* the end of its launch call */
+    int64_t first_start_ns;        /* its start */
+    int32_t first_device;
+};
+
 /* GPU utilisation over time from NVML samples (perfscope traces recorded with a driver: PERFSCOPE_GPU_SAMPLES). */
 #define PS_NVML_UTIL_BUCKETS 60
 struct ps_nvml_util_stat {
@@ -362,6 +394,11 @@ struct ps_report {
     struct ps_nvml_util_stat *nvml_util; /* one per device with NVML samples, by device; NULL when none */
     size_t nnvml_util;
     struct ps_pytorch *py;         /* NULL unless the trace holds perfscope's Python hook marks */
+
+    /* ---- setups the advice must recognise (graphs.c, backlog.c; docs/report.md "CUDA graphs" and "Work queued
+     * before the trace") ---- */
+    struct ps_graph_stat graphs;   /* CUDA / HIP graph replays in `all` */
+    struct ps_backlog_stat backlog;/* GPU work the trace does not hold, which launched work waited behind */
 };
 
 /* Run every analysis over `m` (finished): ps_report_build_view over ps_view_all(m). Returns 0 and fills *r
