@@ -442,6 +442,22 @@ struct stream_launch {
     int seen;
 };
 
+/* The eager kernels of the launch-bound streams that ran shorter than their launch call, by name. */
+static void tally_shorter(const struct ps_report *r, const struct ps_view *v, struct ps_names *names,
+                          const struct stream_launch *s, struct ps_tally *shorter)
+{
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op = ps_view_gpu(v, i);
+        const struct stream_launch *x = &s[op.stream];
+        if (op.kind != PS_GPU_KERNEL || op.launch == PS_NONE || x->kernels < LAUNCH_BOUND_MIN_KERNELS ||
+            (double)x->shorter < r->opts.launch_bound_share * (double)x->kernels || ps_graph_launched(v, names, &op))
+            continue;
+        const struct ps_api_call *call = ps_view_api_at(v, op.launch);
+        if (op.end_ns - op.start_ns < call->end_ns - call->start_ns)
+            ps_tally_add(shorter, op.name, 1, op.end_ns - op.start_ns);
+    }
+}
+
 static int launch_findings(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
     const struct ps_model *m = v->m;
@@ -494,16 +510,7 @@ static int launch_findings(struct ps_report *r, const struct ps_view *v, struct 
     char c[96];
     struct ps_finding *f;
     if (nstreams) {
-        for (size_t i = 0; i < v->ngpu; i++) {
-            const struct ps_gpu_op op = ps_view_gpu(v, i);
-            const struct stream_launch *x = &s[op.stream];
-            if (op.kind != PS_GPU_KERNEL || op.launch == PS_NONE || x->kernels < LAUNCH_BOUND_MIN_KERNELS ||
-                (double)x->shorter < r->opts.launch_bound_share * (double)x->kernels || ps_graph_launched(v, names, &op))
-                continue;
-            const struct ps_api_call *call = ps_view_api_at(v, op.launch);
-            if (op.end_ns - op.start_ns < call->end_ns - call->start_ns)
-                ps_tally_add(&shorter, op.name, 1, op.end_ns - op.start_ns);
-        }
+        tally_shorter(r, v, names, s, &shorter);
         struct ps_finding acc = { 0 };
         size_t n = ps_tally_top(&shorter, PS_FINDING_ROWS, 1, ids, cnt, tot);
         for (size_t i = 0; i < n; i++)
