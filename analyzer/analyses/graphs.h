@@ -30,4 +30,9 @@ struct ps_backlog_cursor {
 void ps_backlog_split(struct ps_backlog_cursor *b, int64_t s, int64_t e, struct ps_windows *in,
                       struct ps_windows *out);
 
+/* warmup.c: leave the first opts.skip_steps steps out (before the breakdown; r->warmup.skipped, skip_ignored), and
+ * whether the first analysed step is an outlier (after it). ps_warmup_compute returns 0 or -ENOMEM. */
+void ps_warmup_skip(struct ps_report *r);
+int ps_warmup_compute(struct ps_report *r);
+
 #endif

@@ -137,8 +137,12 @@ static int steps_and_breakdown(struct ps_report *r, struct ps_names *names, stru
     int rc = steps_view(r, tb_times, &tb_base, sv);
     if (rc == 0 && (rc = ps_steps_find(r, sv, names)) == 0 && ps_steps_want_inference(r))
         rc = infer_steps(r, tb_times, &tb_base, sv);
-    if (rc == 0)
+    if (rc == 0) {
+        ps_warmup_skip(r);   /* --skip-steps: before every average */
         rc = ps_breakdown_compute(r, sv, names);
+    }
+    if (rc == 0)
+        rc = ps_warmup_compute(r);
     return rc;
 }
 

@@ -493,8 +493,9 @@ static void pytorch(FILE *f, const struct ps_report *r)
         put_name(f, l->iterator, 0);
         fputs(")\n", f);
     }
-    fprintf(f, "  The step thread waited for data %.3f ms in the analysed steps (+ %.3f ms in the iterators' first "
-               "fetches, which include starting the workers)\n", MS(py->wait_ns), MS(py->first_fetch_wait_ns));
+    fprintf(f, "  The step thread waited for data %.3f ms in the analysed steps in the steady state, and %.3f ms for "
+               "worker start-up (iter(), each new iterator's first fetch, and the fetch that stops non-persistent "
+               "workers)\n", MS(py->wait_ns), MS(py->startup_wait_ns));
     if (py->nworkers) {
         fprintf(f, "  %zu worker process%s:\n  %8s %6s %3s %8s %10s %19s %10s %8s\n", py->nworkers,
                 py->nworkers == 1 ? "" : "es", "pid", "loader", "id", "fetches", "fetch ms", "busy while waiting",

@@ -22,9 +22,28 @@ static char *next_line(struct lines *l)
     return l->n < MAX_LINES ? l->v[l->n++] : NULL;
 }
 
-/* The graph and pre-trace sentences. */
+/* The warm-up sentences: steps left out, and a first step far slower than the others. */
+static void warmup_lines(const struct ps_report *r, struct lines *l)
+{
+    const struct ps_warmup_stat *w = &r->warmup;
+    char *s;
+    if (w->skipped && (s = next_line(l)))
+        snprintf(s, LINE, "Warm-up: the first %zu step%s %s left out of every average, the verdict and the findings "
+                 "(--skip-steps %zu).", w->skipped, w->skipped == 1 ? "" : "s", w->skipped == 1 ? "is" : "are",
+                 w->skipped);
+    if (w->skip_ignored && (s = next_line(l)))
+        snprintf(s, LINE, "Warm-up: --skip-steps %d would leave no step to analyse (%zu analysed): none was left out.",
+                 r->opts.skip_steps, r->whole_run ? (size_t)0 : r->nsteps);
+    if (w->first_outlier && w->median_ns > 0 && (s = next_line(l)))
+        snprintf(s, LINE, "Warm-up: the first analysed step took %.3f ms, %.1f times the median of the others (%.3f "
+                 "ms), and raises every average: leave it out with --skip-steps %zu.", MS(w->first_ns),
+                 (double)w->first_ns / (double)w->median_ns, MS(w->median_ns), w->skipped + 1);
+}
+
+/* The graph, pre-trace and warm-up sentences. */
 static void setup_lines(const struct ps_report *r, struct lines *l)
 {
+    warmup_lines(r, l);
     const struct ps_graph_stat *g = &r->graphs;
     const struct ps_backlog_stat *b = &r->backlog;
     char *s;
@@ -72,8 +91,13 @@ static void py_lines(const struct ps_report *r, struct lines *l)
                  tf(d->persistent_workers), pf, d->batch_size, d->iterators, d->iterators == 1 ? "" : "s", d->iterator);
     }
     if ((s = next_line(l)))
-        snprintf(s, LINE, "The step thread waited for data %.3f ms in the analysed steps (+ %.3f ms in the iterators' "
-                 "first fetches, which include starting the workers)", MS(py->wait_ns), MS(py->first_fetch_wait_ns));
+        snprintf(s, LINE, "The step thread waited for data %.3f ms in the analysed steps in the steady state, and %.3f ms "
+                 "for worker start-up (iter(), each new iterator's first fetch, and the fetch that stops non-persistent "
+                 "workers)", MS(py->wait_ns), MS(py->startup_wait_ns));
+    if (py->intra_op_threads > 0 && py->cores > 0 && (s = next_line(l)))
+        snprintf(s, LINE, "Threads: %d intra-op threads in the training process%s on %d cores%s",
+                 py->intra_op_threads, py->nloaders && py->loaders[0].num_workers > 0 ? " + DataLoader workers" : "",
+                 py->cores, py->oversubscribed ? ": oversubscribed" : "");
     if (py->more_workers >= 0 && (s = next_line(l)))
         snprintf(s, LINE, "More workers would %s",
                  !py->more_workers ? "not help: the workers idled while the step waited"
@@ -225,6 +249,14 @@ void ps_render_setup_json(struct ps_jw *w, const struct ps_report *r)
     ps_jw_kint(w, "ops_ns", g->ops_ns);
     ps_jw_kint(w, "graph_ops_ns", g->graph_ops_ns);
     ps_jw_kdouble(w, "share", g->share);
+    ps_jw_map_close(w);
+    ps_jw_key(w, "warmup");
+    ps_jw_map_open(w);
+    ps_jw_kint(w, "skipped_steps", (int64_t)r->warmup.skipped);
+    ps_jw_kbool(w, "skip_ignored", r->warmup.skip_ignored);
+    ps_jw_kbool(w, "first_step_outlier", r->warmup.first_outlier);
+    ps_jw_kint(w, "first_step_ns", r->warmup.first_ns);
+    ps_jw_kint(w, "median_other_steps_ns", r->warmup.median_ns);
     ps_jw_map_close(w);
     ps_jw_key(w, "pretrace_gpu_work");
     ps_jw_map_open(w);
