@@ -196,8 +196,9 @@ static int read_loaders(const struct ps_report *r, const struct ps_view *scope, 
         if (t && (l = hook_mark_apply(py, t, &configured))) {
             if (seed_add(seeds, t, l->number) < 0)
                 return -ENOMEM;
-            if (l->num_workers > 0)
-                py->startups++;
+            if (l->num_workers <= 0)   /* no worker to start: its first fetch is a fetch like the others */
+                continue;
+            py->startups++;
             int64_t *v = realloc(*iter_start, (*niter + 1) * sizeof *v);
             if (!v)
                 return -ENOMEM;
@@ -528,10 +529,11 @@ static void loader_advice(struct ps_report *r, struct ps_pytorch *py)
     py->more_workers = -1;
     if (!l || l->num_workers < 0)
         return;
-    /* more threads than cores, and (where sampled) those processes kept most of the cores busy */
+    /* more threads than cores: oversubscribed when the workers look saturated or the sampled processes kept most
+     * of the cores busy (oversubscribed_advice) */
+    int loaded = !isnan(py->sampled_cores) && py->sampled_cores >= BUSY_MACHINE * cores;
     py->oversubscribed = cores > 0 && py->intra_op_threads > 0 && l->num_workers > 0 &&
-                         l->num_workers + py->intra_op_threads > cores &&
-                         (isnan(py->sampled_cores) || py->sampled_cores >= BUSY_MACHINE * cores);
+                         l->num_workers + py->intra_op_threads > cores && (loaded || py->workers_busy >= IDLE);
     if (py->startup_wait_ns >= py->wait_ns)   /* the larger cause first: it leads the verdict's fix */
         startup_advice(r, py, l, total);
     if (s >= MIN_DATA_SHARE)
