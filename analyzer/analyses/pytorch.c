@@ -529,11 +529,12 @@ static void loader_advice(struct ps_report *r, struct ps_pytorch *py)
     py->more_workers = -1;
     if (!l || l->num_workers < 0)
         return;
-    /* more threads than cores: oversubscribed when the workers look saturated or the sampled processes kept most
-     * of the cores busy (oversubscribed_advice) */
+    /* more threads than cores, and the sampled processes kept most of the cores busy (without host samples: the
+     * workers were busy at least half the waits); busy sleeping workers (I/O) are no load */
     int loaded = !isnan(py->sampled_cores) && py->sampled_cores >= BUSY_MACHINE * cores;
     py->oversubscribed = cores > 0 && py->intra_op_threads > 0 && l->num_workers > 0 &&
-                         l->num_workers + py->intra_op_threads > cores && (loaded || py->workers_busy >= IDLE);
+                         l->num_workers + py->intra_op_threads > cores &&
+                         (isnan(py->sampled_cores) ? py->workers_busy >= IDLE : loaded);
     if (py->startup_wait_ns >= py->wait_ns)   /* the larger cause first: it leads the verdict's fix */
         startup_advice(r, py, l, total);
     if (s >= MIN_DATA_SHARE)

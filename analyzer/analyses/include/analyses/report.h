@@ -275,9 +275,9 @@ struct ps_pytorch {
     int64_t startups;              /* iterators that started workers (DataLoader#N marks of loaders with workers) */
     char start_method[16];         /* the first loader's worker start method ("fork", "spawn", "forkserver"; "") */
     int32_t intra_op_threads;      /* the training process's torch.get_num_threads(), -1 unknown */
-    int oversubscribed;            /* 1: the first loader's workers + intra-op threads > cores, and the workers were
-                                    * busy at least half the steady waits or the sampled processes kept 75 % of the
-                                    * cores busy */
+    int oversubscribed;            /* 1: the first loader's workers + intra-op threads > cores, and the sampled
+                                    * processes kept 75 % of the cores busy (without host samples: the workers were
+                                    * busy at least half the steady waits) */
     double sampled_cores;          /* CPUs the sampled processes used on average over their samples; NAN unknown */
 };
 
