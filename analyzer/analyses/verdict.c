@@ -82,6 +82,32 @@ static void tally_top(struct ps_report *r, struct ps_tally *t, const char *kind,
             r->evidence[r->nevidence++] = (struct ps_evidence){ kind, ids[i], count[i], total[i] };
 }
 
+/* Host compute's evidence: the ranges that take the compute time (forward, backward, optimizer, the program's own),
+ * not data loading: a range inside a data range of its thread (a fetch's __getitem__, collate) is loading. */
+static int compute_ranges(struct ps_report *r, const struct ps_view *v, struct ps_names *names, struct ps_tally *t)
+{
+    int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
+    int64_t *data_end = calloc(v->m->threads.n + 1, sizeof *data_end);
+    if (!data_end)
+        return -ENOMEM;
+    for (size_t i = 0; i < v->nranges; i++) {   /* in start order: a data range is seen before what it holds */
+        const struct ps_range *g = ps_view_range(v, i);
+        unsigned f = ps_names_flags(names, g->name);
+        size_t th = g->thread == PS_NONE ? v->m->threads.n : g->thread;
+        if (g->kind == PS_RANGE_NVTX_MARK || g->kind == PS_RANGE_GPU_ANNOTATION)
+            continue;
+        if (f & PS_NAME_DATA) {
+            data_end[th] = g->end_ns > data_end[th] ? g->end_ns : data_end[th];
+            continue;
+        }
+        if (!(f & (PS_NAME_STEP | PS_NAME_COPY)) && g->start_ns >= data_end[th] && g->start_ns >= a && g->end_ns <= b)
+            ps_tally_add(t, ps_names_group(names, g->name), 1, g->end_ns - g->start_ns);
+    }
+    free(data_end);
+    tally_top(r, t, "range", 3);
+    return 0;
+}
+
 static int evidence(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
     const struct ps_model *m = v->m;
@@ -90,15 +116,9 @@ static int evidence(struct ps_report *r, const struct ps_view *v, struct ps_name
     if (ps_tally_init(&t, ps_model_nstrings(m)) < 0)
         return -ENOMEM;
 #define IN_WINDOW(x) ((x)->start_ns >= a && (x)->end_ns <= b)
-    if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu) {   /* host compute: the compute ranges */
-        for (size_t i = 0; i < v->nranges; i++) {
-            const struct ps_range *g = ps_view_range(v, i);
-            unsigned f = ps_names_flags(names, g->name);
-            if (!(f & (PS_NAME_DATA | PS_NAME_STEP | PS_NAME_COPY)) && g->kind != PS_RANGE_NVTX_MARK &&
-                g->kind != PS_RANGE_GPU_ANNOTATION && IN_WINDOW(g))
-                ps_tally_add(&t, ps_names_group(names, g->name), 1, g->end_ns - g->start_ns);
-        }
-        tally_top(r, &t, "range", 3);
+    if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu && compute_ranges(r, v, names, &t) < 0) {
+        ps_tally_fini(&t);
+        return -ENOMEM;
     }
     switch (r->bottleneck) {
     case PS_BN_DATA:
@@ -175,6 +195,19 @@ static int has_evidence(const struct ps_report *r, const char *kind)
     return 0;
 }
 
+/* Whether the evidence names the model's own work: a module's forward, backward or an optimizer step (the Python
+ * hook's ranges, docs/python.md). */
+static int model_ranges(const struct ps_report *r)
+{
+    for (size_t i = 0; i < r->nevidence; i++) {
+        const char *n = ps_model_str(r->m, r->evidence[i].name);
+        if (!strcmp(r->evidence[i].kind, "range") &&
+            (!strncmp(n, "nn.Module: ", 11) || !strcmp(n, "backward") || !strncmp(n, "Optimizer.step#", 15)))
+            return 1;
+    }
+    return 0;
+}
+
 /* The advice perfscope's Python hook has for the run's bottleneck (pytorch.c: worded from the DataLoader's
  * settings, its workers and the copies), whole sentences joined into out while they fit; "" when it has none. */
 static void hook_fix(const struct ps_report *r, char *out, size_t cap)
@@ -240,6 +273,9 @@ static void verdict_fix(struct ps_report *r)
                      : host                     ? "the Compute column of the steps"
                                                 : column[r->bottleneck];
     char hook[PS_REC_LEN - 256];   /* the rest of the sentence fits in 256 */
+    if (host && r->py && !model_ranges(r))   /* the hook ran without --python-hooks=modules */
+        ev = "the ranges under Evidence (no forward range: record with --python-hooks=modules for one per top-level "
+             "module)";
     hook_fix(r, hook, sizeof hook);
     int from_hook = hook[0] != '\0';
     if (!hook[0] && r->bottleneck == PS_BN_HOST && r->graphs.launches > 0)   /* never advise what it does */

@@ -65,6 +65,20 @@ static void setup_lines(const struct ps_report *r, struct lines *l)
     }
 }
 
+/* md, html: the CUDA/CUPTI state per process (the text report prints it with the run's facts); the notes refer to it. */
+static void cuda_state_line(const struct ps_report *r, struct lines *l)
+{
+    const struct ps_run_facts *x = &r->facts;
+    char *s;
+    if (!x->ncuda || !(s = next_line(l)))
+        return;
+    size_t n = (size_t)snprintf(s, LINE, "CUDA/CUPTI state:");
+    for (size_t k = 0; k < x->ncuda && n < LINE; k++)
+        n += (size_t)snprintf(s + n, LINE - n, "%s %.60s in %d process%s", k ? "," : "",
+                              *x->cuda[k].state ? x->cuda[k].state : "unknown", x->cuda[k].processes,
+                              x->cuda[k].processes == 1 ? "" : "es");
+}
+
 static const char *tf(int32_t v)
 {
     return v < 0 ? "?" : v ? "True" : "False";
@@ -159,13 +173,14 @@ void ps_render_setup_md(FILE *f, const struct ps_report *r)
 {
     struct lines l = { .n = 0 };
     setup_lines(r, &l);
+    cuda_state_line(r, &l);
     if (l.n) {
-        fputs("## Setup\n\n", f);
+        fputs("### Setup\n\n", f);
         md_list(f, &l);
     }
     if (!r->py)
         return;
-    fputs("## PyTorch\n\n", f);
+    fputs("### PyTorch\n\n", f);
     l.n = 0;
     py_lines(r, &l);
     md_list(f, &l);
@@ -213,6 +228,7 @@ void ps_render_setup_html(FILE *f, const struct ps_report *r)
 {
     struct lines l = { .n = 0 };
     setup_lines(r, &l);
+    cuda_state_line(r, &l);
     if (l.n) {
         fputs("<section id=\"setup\" aria-labelledby=\"setup-h\">\n<h2 id=\"setup-h\">Setup</h2>\n", f);
         html_list(f, &l);

@@ -215,6 +215,53 @@ static void warmup_steps(void)
     CHECK_EQ("ignored", rep.warmup.skip_ignored, 1);
 }
 
+/* No GPU rows: the host computes. Two steps of 100 µs; each loads a batch inside the training loop (num_workers=0):
+ * __next__ [0,10) holding _MapDatasetFetcher.fetch [2,8); then `work` [20,95) (the second: [120,195)), and with
+ * `model` the hook's backward range inside it [30,90) ([130,190)). Compute = 200 - 20 of data = 180 µs (90 %):
+ * verdict kernel (host compute). Its evidence: backward 2 x 60 µs, work 2 x 75 µs; never the fetch (loading). Without
+ * backward (a hook without --python-hooks=modules ranges) the fix says how to get forward ranges. */
+static void build_host_compute(int model)
+{
+    start();
+    uint32_t t = ps_model_thread(m, 100, 100);
+    mark(t, "python hook mode=default torch=1.13.0 cores=2 intra_op_threads=1 pid=100", 0);
+    mark(t, "DataLoader#1 iterator=_SingleProcessDataLoaderIter num_workers=0 pin_memory=0 prefetch_factor=None "
+            "persistent_workers=0 batch_size=4 cores=2 iterator_id=1", 0);
+    for (int i = 0; i < 2; i++) {
+        char name[32];
+        int64_t o = 100 * i;
+        snprintf(name, sizeof name, "ProfilerStep#%d", i + 1);
+        range(t, name, o, o + 100);
+        range(t, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", o, o + 10);
+        range(t, "_MapDatasetFetcher.fetch", o + 2, o + 8);
+        range(t, "work", o + 20, o + 95);
+        if (model)
+            range(t, "backward", o + 30, o + 90);
+    }
+    build_skip(0);
+}
+
+static void compute_evidence_is_compute(void)
+{
+    build_host_compute(1);
+    CHECK_EQ("verdict", rep.bottleneck, PS_BN_KERNEL);
+    CHECK(rep.nevidence == 2, "evidence rows: %zu", rep.nevidence);
+    for (size_t i = 0; i < rep.nevidence; i++)
+        CHECK(strcmp(ps_report_name(&rep, rep.evidence[i].name), "_MapDatasetFetcher.fetch") != 0,
+              "data loading listed as compute");
+    if (rep.nevidence == 2) {
+        CHECK_STR("first", ps_report_name(&rep, rep.evidence[0].name), "work");
+        CHECK_EQ("work total", rep.evidence[0].total_ns, US(150));
+        CHECK_STR("second", ps_report_name(&rep, rep.evidence[1].name), "backward");
+    }
+    CHECK(rep.nrecs >= 1 && !strstr(rep.recs[0], "--python-hooks=modules"));
+    ps_report_fini(&rep);
+    ps_model_free(m);
+    build_host_compute(0);
+    CHECK(rep.nrecs >= 1 && strstr(rep.recs[0], "no forward range: record with --python-hooks=modules"),
+          "fix: %s", rep.nrecs ? rep.recs[0] : "(none)");
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -224,6 +271,7 @@ int main(int argc, char **argv)
         { "forkserver_workers_link_and_startup_is_its_own_cause", two_forkserver_iterators },
         { "oversubscribed_machine_is_not_told_to_add_workers", oversubscribed_machine },
         { "warmup_steps_skipped_and_first_step_outlier", warmup_steps },
+        { "compute_evidence_lists_compute_not_loading", compute_evidence_is_compute },
     };
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof cases[0]; i++)
         if (!strcmp(argv[1], cases[i].name)) {
