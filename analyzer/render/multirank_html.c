@@ -305,7 +305,7 @@ static int comm_sections(FILE *f, const struct ps_multirank *mr)
             ps_html_share_td(f, c->exposed_ns, c->total_ns);
             c->bytes >= 0 ? fprintf(f, "<td class=\"n\">%lld</td>", (long long)c->bytes) : fputs("<td>-</td>", f);
             fputs("<td class=\"name\">", f);
-            H(f, c->name, 0);
+            ps_html_name(f, c->name);
             fputs("</td></tr>\n", f);
         }
     }
