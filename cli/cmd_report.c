@@ -26,7 +26,7 @@ static void usage(FILE *out)
     fputs("usage: perfscope report FILE... [--format ", out);
     ps_format_names(out, 0, "|");
     fprintf(out, "] [-o OUT [-f]] [--color auto|always|never]\n"
-                 "                        [--fail-on BOTTLENECK[,...]] [--fail-on-share X] [--all-steps]\n"
+                 "                        [--fail-on BOTTLENECK[,...]] [--fail-on-share X] [--all-steps] [--skip-steps N]\n"
                  "                        [--gpu-spec FILE]\n");
     ps_analysis_opts_synopsis(out, 24);
     fprintf(out,
@@ -47,6 +47,8 @@ static void usage(FILE *out)
             "  --fail-on-share X      exit 3 when the verdict's share of the average step is at least X (0..1);\n"
             "                         alone: for any verdict but kernel and unknown; with --fail-on: for those\n"
             "  --all-steps            text: list every step (default: at most 20 rows; JSON always has all)\n"
+            "  --skip-steps N         leave the first N steps (warm-up: worker start-up, autotuning, first\n"
+            "                         allocations) out of every average, the verdict and the findings\n"
             "  --top N                kernels listed (default 10; 0 lists all)\n"
             "  --gpu-spec FILE        GPU peaks (JSON) that override or add to the built-in table for rooflines\n"
             "                         and MFU (docs/gpu-peaks.md); may be given more than once\n");
@@ -120,13 +122,14 @@ struct report_args {
 /* The options into *a. Returns -1 to go on (optind: the first FILE), else the exit status (0 after --help, 2). */
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
-    enum { OPT_FORMAT = 256, OPT_ALL, OPT_COLOR, OPT_FAIL_ON, OPT_FAIL_SHARE, OPT_GPU_SPEC };
+    enum { OPT_FORMAT = 256, OPT_ALL, OPT_COLOR, OPT_FAIL_ON, OPT_FAIL_SHARE, OPT_GPU_SPEC, OPT_SKIP };
     static const struct option longopts[] = {
         { "format", required_argument, NULL, OPT_FORMAT }, { "color", required_argument, NULL, OPT_COLOR },
         { "fail-on", required_argument, NULL, OPT_FAIL_ON },
         { "fail-on-share", required_argument, NULL, OPT_FAIL_SHARE },
         { "all-steps", no_argument, NULL, OPT_ALL },       { "help", no_argument, NULL, 'h' },
         { "gpu-spec", required_argument, NULL, OPT_GPU_SPEC },
+        { "skip-steps", required_argument, NULL, OPT_SKIP },
         PS_ANALYSIS_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
@@ -155,6 +158,14 @@ static int parse_args(int argc, char **argv, struct report_args *a)
                 return 2;
             }
             a->gpu_spec[a->ngpu_spec++] = optarg;
+            break;
+        case OPT_SKIP:   /* decimal digits only, as --top */
+            if (!optarg[0] || optarg[strspn(optarg, "0123456789")] || strlen(optarg) > 7) {
+                fprintf(stderr, "perfscope report: --skip-steps needs a whole decimal number from 0 to 9999999, "
+                                "not '%s'\n", optarg);
+                return 2;
+            }
+            a->o.skip_steps = atoi(optarg);
             break;
         case OPT_COLOR:
             if (!strcmp(optarg, "auto") || !strcmp(optarg, "always") || !strcmp(optarg, "never")) {

@@ -65,6 +65,47 @@ static void add_wrapped(struct builder *b, int style, const char *first, const c
     }
 }
 
+/* How many lines add_wrapped needs for the whole text. */
+static int wrapped_lines(const struct builder *b, const char *first, const char *text)
+{
+    size_t cols = (size_t)b->f->cols, lead = tui_text_cols(first), width = cols > lead + 10 ? cols - lead : 10;
+    int n = 0;
+    for (const char *p = text; *p; n++) {
+        size_t take = strlen(p);
+        if (tui_text_cols(p) > width) {
+            size_t half = tui_text_bytes(p, width / 2);
+            take = tui_text_bytes(p, width);
+            while (take > half && p[take] != ' ')
+                take--;
+        }
+        p += take;
+        while (*p == ' ')
+            p++;
+    }
+    return n;
+}
+
+/* The verdict's fix wrapped to the screen, leaving FIX_KEEP rows for what follows; when it does not fit, its first
+ * sentence and then its expected gain (the report words every fix "... Expected gain: at most ..."). */
+#define FIX_KEEP 4
+static void add_fix(struct builder *b, const char *fix)
+{
+    int lines = room(b) - FIX_KEEP > 2 ? room(b) - FIX_KEEP : 2;
+    const char *gain = strstr(fix, "Expected gain:");
+    if (wrapped_lines(b, "Fix: ", fix) <= lines || !gain) {
+        add_wrapped(b, TUI_S_NORMAL, "Fix: ", fix, lines);
+        return;
+    }
+    int gain_lines = wrapped_lines(b, "Fix: ", gain);
+    gain_lines = gain_lines < lines - 1 ? gain_lines : lines - 1;
+    const char *stop = strstr(fix, ". ");
+    size_t first = stop && stop < gain ? (size_t)(stop - fix) + 1 : (size_t)(gain - fix);
+    char head[PS_REC_LEN];
+    snprintf(head, sizeof head, "%.*s ...", (int)first, fix);
+    add_wrapped(b, TUI_S_NORMAL, "Fix: ", head, lines - gain_lines);
+    add_wrapped(b, TUI_S_NORMAL, "     ", gain, gain_lines);
+}
+
 static const char *na_u(char *buf, size_t len, int valid, unsigned v, const char *unit)
 {
     if (valid)
@@ -229,7 +270,7 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
         add(b, verdict_style(l->bottleneck), "Verdict: %s (%.0f%% of the step)", group_name(l, l->bottleneck),
             l->share * 100);
         if (l->fix[0])
-            add_wrapped(b, TUI_S_NORMAL, "Fix: ", l->fix, 2);
+            add_fix(b, l->fix);
         int64_t g[PS_BN_UNKNOWN];
         ps_verdict_groups(l->cat_ns, l->sync_ns, g);
         char line[512];

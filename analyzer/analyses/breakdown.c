@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "analyses.h"
+#include "graphs.h"
 #include "intervals.h"
 #include "sweep.h"
 
@@ -56,7 +57,8 @@ static int tb_comm_ext_ids(const struct ps_view *all, struct ps_names *names, ui
 #define CAT_SYNC PS_CAT_OTHER   /* the sweep's category for sync ranges (Other itself is never an event) */
 
 struct gpu_pass {
-    struct ps_windows *cat[PS_CAT_OTHER], *sync;
+    struct ps_windows *cat[PS_CAT_OTHER], *sync, *pretrace;   /* pretrace: backlog.c's time that is not */
+    struct ps_backlog_cursor backlog;   /* GPU work the trace does not hold (backlog.c): never sync */
 };
 
 static void gpu_piece(void *ctx, int64_t s, int64_t e, unsigned active)
@@ -66,8 +68,10 @@ static void gpu_piece(void *ctx, int64_t s, int64_t e, unsigned active)
     int top = roles ? __builtin_ctz(roles) : PS_CAT_OTHER;
     if (top < PS_CAT_OTHER)
         ps_windows_piece(p->cat[top], s, e);
-    if ((active & (1u << CAT_SYNC)) && top > PS_CAT_COMM && top != PS_CAT_DATALOADER)
-        ps_windows_piece(p->sync, s, e);
+    if (top > PS_CAT_COMM && top != PS_CAT_DATALOADER)
+        ps_backlog_split(&p->backlog, s, e, NULL, (active & (1u << CAT_SYNC)) ? p->sync : NULL);
+    else   /* recorded GPU work or a data wait: not pre-trace work */
+        ps_backlog_split(&p->backlog, s, e, p->pretrace, NULL);
 }
 
 /* The role of a GPU op, -1 for none (synchronisation records). */
@@ -164,8 +168,11 @@ static int gpu_breakdown(struct ps_report *r, const struct ps_view *v, struct ps
     for (int c = 0; c < PS_CAT_OTHER; c++)
         if (!(p.cat[c] = ps_windows_new(start, end, n)))
             goto out;
-    if (!(p.sync = ps_windows_new(start, end, n)))
+    if (!(p.sync = ps_windows_new(start, end, n)) || !(p.pretrace = ps_windows_new(start, end, n)))
         goto out;
+    if ((rc = ps_backlog_find(r, v)) < 0)
+        goto out;
+    p.backlog = (struct ps_backlog_cursor){ r->backlog.spans, r->backlog.nspans, 0 };
     if (r->opts.compat_tb && (rc = tb_comm_ext_ids(r->all, names, &comm_ext, &ncomm)) < 0)
         goto out;
     struct ps_sweep w;
@@ -179,12 +186,15 @@ static int gpu_breakdown(struct ps_report *r, const struct ps_view *v, struct ps
             sum += s->cat_ns[c] = ps_windows_get(p.cat[c], i);
         s->cat_ns[PS_CAT_OTHER] = (s->end_ns - s->start_ns) - sum;
         s->sync_ns = ps_windows_get(p.sync, i);
+        s->pretrace_ns = ps_backlog_within(r, s->start_ns, s->end_ns) - ps_windows_get(p.pretrace, i);
+        r->backlog.ns += s->pretrace_ns;
     }
     rc = 0;
 out:
     for (int c = 0; c < PS_CAT_OTHER; c++)
         ps_windows_free(p.cat[c]);
     ps_windows_free(p.sync);
+    ps_windows_free(p.pretrace);
     free(comm_ext);
     free(start);
     free(end);
@@ -317,6 +327,7 @@ int ps_breakdown_compute(struct ps_report *r, const struct ps_view *v, struct ps
         r->avg.cat_ns[PS_CAT_OTHER] = 0;
     }
     r->avg.sync_ns = n ? (sync + n / 2) / n : 0;
+    r->avg.pretrace_ns = n ? (r->backlog.ns + n / 2) / n : 0;   /* backlog.c; sync and it are disjoint */
     r->avg.start_ns = 0;
     r->avg.end_ns = r->avg_dur_ns;
     return gpu_utilization(r, v);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyses.h"
+#include "graphs.h"
 #include "intervals.h"
 #include "sweep.h"
 #include "tally.h"
@@ -206,7 +207,8 @@ static int gap_finding(struct ps_report *r, const struct ps_view *v)
             if (!done)
                 continue;
             int64_t gap = ps - prev_end;
-            if (have_prev && gap >= r->opts.gap_ns && gap > 0) {
+            if (have_prev && gap >= r->opts.gap_ns && gap > 0 &&
+                gap - ps_backlog_within(r, prev_end, ps) >= r->opts.gap_ns) {   /* not GPU work before the trace */
                 n++, total += gap;
                 keep_row(&acc, (struct ps_row){ PS_NONE, prev_end, gap, -1, 0 });
                 rc = ps_ivls_push(&gaps, prev_end, ps);
@@ -302,7 +304,7 @@ static int low_util_finding(struct ps_report *r, const struct ps_view *v, struct
     if (ps_run_flush(&k, &ps, &pe))
         ps_windows_piece(busy, ps, pe);
     for (size_t i = 0; i < slices; i++) {
-        int64_t s = start[i], e = end[i], b = ps_windows_get(busy, i);
+        int64_t s = start[i], e = end[i], b = ps_windows_get(busy, i) + ps_backlog_within(r, s, e);   /* backlog.c */
         if (e <= s || (double)b >= r->opts.low_util * (double)(e - s))
             continue;
         low[i] = 1;
@@ -440,7 +442,23 @@ struct stream_launch {
     int seen;
 };
 
-static int launch_findings(struct ps_report *r, const struct ps_view *v)
+/* The eager kernels of the launch-bound streams that ran shorter than their launch call, by name. */
+static void tally_shorter(const struct ps_report *r, const struct ps_view *v, struct ps_names *names,
+                          const struct stream_launch *s, struct ps_tally *shorter)
+{
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op = ps_view_gpu(v, i);
+        const struct stream_launch *x = &s[op.stream];
+        if (op.kind != PS_GPU_KERNEL || op.launch == PS_NONE || x->kernels < LAUNCH_BOUND_MIN_KERNELS ||
+            (double)x->shorter < r->opts.launch_bound_share * (double)x->kernels || ps_graph_launched(v, names, &op))
+            continue;
+        const struct ps_api_call *call = ps_view_api_at(v, op.launch);
+        if (op.end_ns - op.start_ns < call->end_ns - call->start_ns)
+            ps_tally_add(shorter, op.name, 1, op.end_ns - op.start_ns);
+    }
+}
+
+static int launch_findings(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
     const struct ps_model *m = v->m;
     struct stream_launch *s = calloc(m->streams.n + 1, sizeof *s);
@@ -455,6 +473,11 @@ static int launch_findings(struct ps_report *r, const struct ps_view *v)
             continue;
         struct stream_launch *x = &s[op.stream];
         int64_t dur = op.end_ns - op.start_ns, wait = 0;
+        if (ps_graph_launched(v, names, &op)) {   /* a graph node: one launch ran them all (graphs.c) */
+            x->prev_end = op.end_ns > x->prev_end ? op.end_ns : x->prev_end;
+            x->seen = 1;
+            continue;
+        }
         const struct ps_api_call *call = op.launch != PS_NONE ? ps_view_api_at(v, op.launch) : NULL;
         if (x->seen && call && call->start_ns > x->prev_end && op.start_ns > x->prev_end &&
             op.start_ns - x->prev_end < r->opts.gap_ns)   /* longer waits are gpu_gap's: the host was busy */
@@ -487,16 +510,7 @@ static int launch_findings(struct ps_report *r, const struct ps_view *v)
     char c[96];
     struct ps_finding *f;
     if (nstreams) {
-        for (size_t i = 0; i < v->ngpu; i++) {
-            const struct ps_gpu_op op = ps_view_gpu(v, i);
-            const struct stream_launch *x = &s[op.stream];
-            if (op.kind != PS_GPU_KERNEL || op.launch == PS_NONE || x->kernels < LAUNCH_BOUND_MIN_KERNELS ||
-                (double)x->shorter < r->opts.launch_bound_share * (double)x->kernels)
-                continue;
-            const struct ps_api_call *call = ps_view_api_at(v, op.launch);
-            if (op.end_ns - op.start_ns < call->end_ns - call->start_ns)
-                ps_tally_add(&shorter, op.name, 1, op.end_ns - op.start_ns);
-        }
+        tally_shorter(r, v, names, s, &shorter);
         struct ps_finding acc = { 0 };
         size_t n = ps_tally_top(&shorter, PS_FINDING_ROWS, 1, ids, cnt, tot);
         for (size_t i = 0; i < n; i++)
@@ -504,14 +518,16 @@ static int launch_findings(struct ps_report *r, const struct ps_view *v)
         const struct ps_stream *st = &m->streams.v[worst];
         if ((f = add_finding(r, &acc, "launch_bound_stream", wait, wait))) {
             snprintf(f->summary, sizeof f->summary,
-                     "%lld streams are launch-bound (at least %.0f %% of their kernels ran shorter than the call that "
-                     "launched them); on stream %lld of device %d %lld of %lld did; the streams waited for launches "
+                     "%lld streams are launch-bound (at least %.0f %% of their eagerly launched kernels ran shorter than "
+                     "the call that launched them); on stream %lld of device %d %lld of %lld did; the streams waited for launches "
                      "for %s", (long long)nstreams, 100.0 * r->opts.launch_bound_share, (long long)st->stream,
                      st->device, (long long)s[worst].shorter, (long long)s[worst].kernels, cost_text(f, c, sizeof c));
             snprintf(f->fix, sizeof f->fix,
-                     "Launch the kernels listed under launch_bound_stream in fewer, larger launches: capture the "
-                     "step in a CUDA graph (torch.compile mode=\"reduce-overhead\", torch.cuda.graphs) or fuse them: "
-                     "at most %.3f ms, the time the streams waited for launches", ms(f->gain_ns));
+                     "Launch the kernels listed under launch_bound_stream in fewer, larger launches: %s or fuse "
+                     "them: at most %.3f ms, the time the streams waited for launches",
+                     r->graphs.launches ? "capture them into the CUDA graphs the program already replays"
+                                        : "capture the step in a CUDA graph (torch.compile mode=\"reduce-overhead\", "
+                                          "torch.cuda.graphs)", ms(f->gain_ns));
         }
     }
     if (nk >= TINY_MIN_KERNELS && 2 * ntiny >= nk) {
@@ -525,8 +541,10 @@ static int launch_findings(struct ps_report *r, const struct ps_view *v)
                      "GPU waited for their launches for %s", (long long)ntiny, (long long)nk,
                      (double)r->opts.tiny_kernel_ns / 1e3, cost_text(f, c, sizeof c));
             snprintf(f->fix, sizeof f->fix,
-                     "Fuse the short kernels listed under tiny_kernels (torch.compile) or replay them as a CUDA "
-                     "graph: at most %.3f ms, the time the GPU waited for their launches", ms(f->gain_ns));
+                     "Fuse the short kernels listed under tiny_kernels (torch.compile) or %s: at most %.3f ms, the "
+                     "time the GPU waited for their launches",
+                     r->graphs.launches ? "capture them into the CUDA graphs the program already replays"
+                                        : "replay them as a CUDA graph", ms(f->gain_ns));
         }
     }
     rc = 0;
@@ -659,7 +677,7 @@ int ps_findings_compute(struct ps_report *r, struct ps_names *names)
     if (rc == 0)
         rc = low_util_finding(r, r->scope, names);
     if (rc == 0)
-        rc = launch_findings(r, r->all);
+        rc = launch_findings(r, r->all, names);
     if (rc == 0)
         rc = kernel_findings(r, r->all);
     qsort(r->findings, r->nfindings, sizeof *r->findings, cmp_cost);   /* costliest first */

@@ -286,7 +286,9 @@ static void verdict_line(struct ps_report *r)
 {
     r->kernel_share = r->avg_dur_ns > 0 ? (double)r->avg.cat_ns[PS_CAT_KERNEL] / (double)r->avg_dur_ns : NAN;
     r->max_gain_share = r->bottleneck == PS_BN_UNKNOWN ? NAN : r->share;
-    r->max_gain_ns = r->bottleneck == PS_BN_UNKNOWN ? -1 : llround(r->share * (double)r->avg_dur_ns);
+    /* the share is of the step less the GPU's pre-trace work (backlog.c), which no change of the program saves */
+    r->max_gain_ns = r->bottleneck == PS_BN_UNKNOWN ? -1
+                                                    : llround(r->share * (double)(r->avg_dur_ns - r->avg.pretrace_ns));
     if (r->bottleneck != PS_BN_UNKNOWN)
         r->verdict_reason = NULL;
     else if (r->all->nranges == 0 && !r->has_gpu)

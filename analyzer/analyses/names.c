@@ -237,6 +237,8 @@ static unsigned classify(struct ps_names *n, const char *s)
         f |= PS_NAME_SYNC_API;
     if (strstr(s, "Async"))
         f |= PS_NAME_ASYNC_API;
+    if (!strncmp(s, "cudaGraphLaunch", 15) || !strncmp(s, "cuGraphLaunch", 13) || !strncmp(s, "hipGraphLaunch", 14))
+        f |= PS_NAME_GRAPH_LAUNCH;
     return f;
 }
 

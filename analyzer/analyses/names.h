@@ -20,6 +20,8 @@
 #define PS_NAME_ASYNC_API 0x100 /* an API name containing "Async" */
 #define PS_NAME_TL_COMM 0x200   /* TraceLens' communication: contains nccl, rccl or cross_device_reduce, any case */
 #define PS_NAME_ROCM_COPY 0x400 /* a ROCm copy kernel (__amd_rocclr_copyBuffer, ...): a copy, not compute */
+#define PS_NAME_GRAPH_LAUNCH 0x4000 /* an API call replaying a CUDA / HIP graph (cudaGraphLaunch, cuGraphLaunch,
+                                     * hipGraphLaunch; any _vNNNN / _ptsz suffix): its GPU ops are graph nodes */
 
 struct ps_names;
 /* Compile the three patterns (NULL: default), anchored as ^(RE)$, REG_EXTENDED | REG_ICASE.

@@ -18,6 +18,8 @@
 #define SATURATED 0.75      /* workers busy at least this share of the wait: they are the limit */
 #define IDLE 0.5            /* below this share: the wait is elsewhere */
 #define MIN_DATA_SHARE 0.05 /* below this DataLoader share of the step, no loader advice */
+#define BUSY_MACHINE 0.75   /* sampled processes using this share of the cores: the machine is busy */
+#define ITER_RANGE "enumerate(DataLoader)#DataLoader.__iter__"   /* docs/python.md: iter(loader) */
 
 /* The integer after " key=" (or "key=" at the start) in `text`; -1 when absent or not a number ("None"). */
 static int32_t kv_int(const char *text, const char *key)
@@ -95,11 +97,45 @@ static size_t ranges_before(const struct ps_report *r)
     return n;
 }
 
+/* Each iterator's base_seed (the DataLoader#N marks of the analysed process) and its loader: a worker's
+ * `DataLoader worker` mark names its iterator's seed whatever the start method (docs/python.md "Linking a worker
+ * to its loader"). */
+struct iter_seeds {
+    struct { char seed[32]; int32_t loader; } *v;
+    size_t n;
+};
+
+static int seed_add(struct iter_seeds *k, const char *t, int32_t loader)
+{
+    char seed[32];
+    kv_str(t, "base_seed", seed, sizeof seed);
+    if (!seed[0])
+        return 0;
+    void *v = realloc(k->v, (k->n + 1) * sizeof *k->v);
+    if (!v)
+        return -ENOMEM;
+    k->v = v;
+    snprintf(k->v[k->n].seed, sizeof k->v[k->n].seed, "%s", seed);
+    k->v[k->n++].loader = loader;
+    return 0;
+}
+
+static int32_t seed_loader(const struct iter_seeds *k, const char *t)
+{
+    char seed[32];
+    kv_str(t, "base_seed", seed, sizeof seed);
+    for (size_t i = 0; seed[0] && i < k->n; i++)
+        if (!strcmp(k->v[i].seed, seed))
+            return k->v[i].loader;
+    return -1;
+}
+
 static void hook_config(struct ps_pytorch *py, const char *t)
 {
     kv_str(t, "torch", py->torch_version, sizeof py->torch_version);
     kv_str(t, "mode", py->mode, sizeof py->mode);
     py->cores = kv_int(t, "cores");
+    py->intra_op_threads = kv_int(t, "intra_op_threads");
 }
 
 /* One hook mark `t` of the analysed process: its configuration (the first one: *configured counts them) or a
@@ -130,13 +166,18 @@ static struct ps_py_loader *hook_mark_apply(struct ps_pytorch *py, const char *t
     l->persistent_workers = kv_int(t, "persistent_workers");
     l->prefetch_factor = kv_int(t, "prefetch_factor");
     l->batch_size = kv_int(t, "batch_size");
+    if (l == &py->loaders[0]) {   /* the loop's loader: its settings now (the program may change threads) */
+        int32_t threads = kv_int(t, "intra_op_threads");
+        py->intra_op_threads = threads > 0 ? threads : py->intra_op_threads;
+        kv_str(t, "start_method", py->start_method, sizeof py->start_method);
+    }
     return l;
 }
 
 /* The analysed process's marks (scope, and before it: ranges_before): its hook configuration and its loaders,
  * with each iterator's start in scope. */
 static int read_loaders(const struct ps_report *r, const struct ps_view *scope, struct ps_pytorch *py,
-                        int64_t **iter_start, size_t *niter)
+                        int64_t **iter_start, size_t *niter, struct iter_seeds *seeds)
 {
     const struct ps_model *m = r->m;
     uint32_t dom = PS_NONE;
@@ -144,12 +185,20 @@ static int read_loaders(const struct ps_report *r, const struct ps_view *scope, 
     for (size_t i = 0, n = ranges_before(r); i < n; i++) {   /* settings only: not the window's iterators */
         const struct ps_range *g = &m->ranges.v[i];
         const char *t = range_hook_mark(m, g, &dom);
-        if (t && (!r->scoped || pid_of(m, g->thread) == r->pid))
-            hook_mark_apply(py, t, &configured);
+        const struct ps_py_loader *l;
+        if (t && (!r->scoped || pid_of(m, g->thread) == r->pid) && (l = hook_mark_apply(py, t, &configured)) &&
+            seed_add(seeds, t, l->number) < 0)
+            return -ENOMEM;
     }
     for (size_t i = 0; i < scope->nranges; i++) {
         const char *t = hook_mark(scope, i, &dom);
-        if (t && hook_mark_apply(py, t, &configured)) {
+        const struct ps_py_loader *l;
+        if (t && (l = hook_mark_apply(py, t, &configured))) {
+            if (seed_add(seeds, t, l->number) < 0)
+                return -ENOMEM;
+            if (l->num_workers <= 0)   /* no worker to start: its first fetch is a fetch like the others */
+                continue;
+            py->startups++;
             int64_t *v = realloc(*iter_start, (*niter + 1) * sizeof *v);
             if (!v)
                 return -ENOMEM;
@@ -161,7 +210,8 @@ static int read_loaders(const struct ps_report *r, const struct ps_view *scope, 
 }
 
 /* One hook mark `t` of process `pid` seen by read_workers. 0 or -ENOMEM. */
-static int worker_mark(const struct ps_report *r, struct ps_pytorch *py, const char *t, uint32_t pid, int configured)
+static int worker_mark(const struct ps_report *r, struct ps_pytorch *py, const char *t, uint32_t pid, int configured,
+                       const struct iter_seeds *seeds)
 {
     const struct ps_model *m = r->m;
     if (!strncmp(t, "python hook ", 12)) {
@@ -172,8 +222,13 @@ static int worker_mark(const struct ps_report *r, struct ps_pytorch *py, const c
     if (strncmp(t, "DataLoader worker ", 18))
         return 0;
     const struct ps_process *p = process(m, pid);
-    /* another rank's worker (one trace, several ranks): its parent made loaders but is not ours */
-    if (r->scoped && p && p->ppid && p->ppid != r->pid && process(m, p->ppid))
+    /* another process's worker (one trace, several ranks): training_pid names the process that made its iterator,
+     * whatever the start method (a forkserver worker's parent is the fork server); traces of hooks that wrote no
+     * training_pid fall back to the parent pid */
+    int32_t training = kv_int(t, "training_pid");
+    if (r->scoped && training > 0 && (uint32_t)training != r->pid)
+        return 0;
+    if (r->scoped && training <= 0 && p && p->ppid && p->ppid != r->pid && process(m, p->ppid))
         return 0;
     for (size_t k = 0; k < py->nworkers; k++)
         if (py->workers[k].pid == pid)
@@ -183,7 +238,8 @@ static int worker_mark(const struct ps_report *r, struct ps_pytorch *py, const c
         return -ENOMEM;
     py->workers = w;
     w = &w[py->nworkers++];
-    *w = (struct ps_py_worker){ .pid = pid, .id = kv_int(t, "id"), .loader = kv_int(t, "loader"),
+    int32_t loader = kv_int(t, "loader");
+    *w = (struct ps_py_worker){ .pid = pid, .id = kv_int(t, "id"), .loader = loader >= 0 ? loader : seed_loader(seeds, t),
                                 .cpu_ns = p ? p->cpu_ns : -1,
                                 .life_ns = p && p->cpu_ns >= 0 ? p->last_sample_ns - p->first_sample_ns : -1 };
     return 0;
@@ -192,18 +248,19 @@ static int worker_mark(const struct ps_report *r, struct ps_pytorch *py, const c
 /* The whole trace's marks (all, and before it: ranges_before): the processes the hook ran in (the configuration of the first when the analysed
  * process has none) and the worker processes of the analysed process's loaders, one row per process (workers
  * restarted each epoch, persistent_workers=False, are new processes). */
-static int read_workers(const struct ps_report *r, const struct ps_view *all, struct ps_pytorch *py, int configured)
+static int read_workers(const struct ps_report *r, const struct ps_view *all, struct ps_pytorch *py, int configured,
+                        const struct iter_seeds *seeds)
 {
     const struct ps_model *m = all->m;
     uint32_t dom = PS_NONE;
     for (size_t i = 0, n = ranges_before(r); i < n; i++) {
         const char *t = range_hook_mark(m, &m->ranges.v[i], &dom);
-        if (t && worker_mark(r, py, t, pid_of(m, m->ranges.v[i].thread), configured) < 0)
+        if (t && worker_mark(r, py, t, pid_of(m, m->ranges.v[i].thread), configured, seeds) < 0)
             return -ENOMEM;
     }
     for (size_t i = 0; i < all->nranges; i++) {
         const char *t = hook_mark(all, i, &dom);
-        if (t && worker_mark(r, py, t, pid_of(m, ps_view_range(all, i)->thread), configured) < 0)
+        if (t && worker_mark(r, py, t, pid_of(m, ps_view_range(all, i)->thread), configured, seeds) < 0)
             return -ENOMEM;
     }
     return 0;
@@ -226,8 +283,10 @@ static int cmp_u32(const void *a, const void *b)
 static int measure_waits(const struct ps_report *r, const struct ps_view *scope, struct ps_names *names,
                          struct ps_pytorch *py, int64_t *iter_start, size_t niter, struct ps_ivls *wait)
 {
-    int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
+    int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns, pend_s = 0, pend_e = 0;
     size_t next_iter = 0;
+    /* without persistent workers an iterator's last fetch (the one that ends it) waits for its workers to exit */
+    int stops = py->nloaders && py->loaders[0].num_workers > 0 && py->loaders[0].persistent_workers == 0;
     if (niter > 1)
         qsort(iter_start, niter, sizeof *iter_start, cmp_i64);
     for (size_t i = 0; i < scope->nranges; i++) {   /* ranges are in start order */
@@ -250,11 +309,26 @@ static int measure_waits(const struct ps_report *r, const struct ps_view *scope,
         int64_t s = g->start_ns > a ? g->start_ns : a, e = g->end_ns < b ? g->end_ns : b;
         if (e <= s)
             continue;
-        if (first)
-            py->first_fetch_wait_ns += e - s;
-        else if (ps_ivls_push(wait, s, e) < 0)
+        if (!strcmp(ps_model_str(scope->m, g->name), ITER_RANGE)) {   /* iter(): making the workers */
+            py->startup_wait_ns += e - s;
+            continue;
+        }
+        if (first && stops && pend_e > pend_s) {   /* the previous fetch ended the iterator before */
+            py->startup_wait_ns += pend_e - pend_s;
+            pend_s = pend_e = 0;
+        }
+        if (pend_e > pend_s && ps_ivls_push(wait, pend_s, pend_e) < 0)
             return -ENOMEM;
+        pend_s = pend_e = 0;
+        if (first) {
+            py->first_fetch_wait_ns += e - s;
+            py->startup_wait_ns += e - s;
+        } else {
+            pend_s = s, pend_e = e;
+        }
     }
+    if (pend_e > pend_s && ps_ivls_push(wait, pend_s, pend_e) < 0)
+        return -ENOMEM;
     ps_ivls_normalize(wait);
     py->wait_ns = ps_ivls_total(wait);
     return 0;
@@ -308,6 +382,25 @@ static int measure_workers(const struct ps_view *all, struct ps_pytorch *py, con
     return rc;
 }
 
+/* The CPUs the training process and its workers kept busy, each over its own host samples (its CPU time / the
+ * span of its samples), summed: NAN without samples. */
+static void sampled_load(const struct ps_report *r, struct ps_pytorch *py)
+{
+    const struct ps_process *p = r->scoped ? process(r->m, r->pid) : NULL;
+    double load = 0;
+    int known = 0;
+    if (p && p->cpu_ns >= 0 && p->last_sample_ns > p->first_sample_ns) {
+        load += (double)p->cpu_ns / (double)(p->last_sample_ns - p->first_sample_ns);
+        known++;
+    }
+    for (size_t i = 0; i < py->nworkers; i++)
+        if (py->workers[i].cpu_ns >= 0 && py->workers[i].life_ns > 0) {
+            load += (double)py->workers[i].cpu_ns / (double)py->workers[i].life_ns;
+            known++;
+        }
+    py->sampled_cores = known ? load : NAN;
+}
+
 static void advise(struct ps_pytorch *py, enum ps_bottleneck for_bn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void advise(struct ps_pytorch *py, enum ps_bottleneck for_bn, const char *fmt, ...)
@@ -330,26 +423,38 @@ static int suggest(double need, int cores, int *capped)
     return *capped ? room : n;
 }
 
-static void loader_advice(struct ps_report *r, struct ps_pytorch *py)
+/* Workers + the training process's intra-op threads beyond the cores: more workers compete for the same CPUs. */
+static int oversubscribed_advice(struct ps_pytorch *py, const struct ps_py_loader *l, double busy)
 {
-    const struct ps_py_loader *l = py->nloaders ? &py->loaders[0] : NULL;
-    double s = r->avg_dur_ns > 0 ? (double)r->avg.cat_ns[PS_CAT_DATALOADER] / (double)r->avg_dur_ns : 0;
-    int cores = py->cores, capped = 0;
-    char machine[96] = "";
-    if (cores > 0)
-        snprintf(machine, sizeof machine, "this machine has %d core%s", cores, cores == 1 ? "" : "s");
-    py->more_workers = -1;
-    if (!l || l->num_workers < 0 || s < MIN_DATA_SHARE)
-        return;
+    if (!py->oversubscribed)
+        return 0;
+    char load[80] = "";
+    if (!isnan(py->sampled_cores))
+        snprintf(load, sizeof load, "; the sampled processes kept %.1f cores busy on average", py->sampled_cores);
+    py->more_workers = 0;
+    int room = py->cores - l->num_workers;
+    advise(py, PS_BN_DATA, "The machine is oversubscribed: DataLoader#%d's %d workers (busy %.0f %% of the waits) and "
+           "the training process's %d intra-op thread%s share %d cores%s: more workers would compete for the same "
+           "cores. Lower the training threads (torch.set_num_threads(%d)), or make the per-sample work cheaper (cache "
+           "decoded samples, augment on the GPU).", l->number, l->num_workers, 100 * busy, py->intra_op_threads,
+           py->intra_op_threads == 1 ? "" : "s", py->cores, load, room > 1 ? room : 1);
+    return 1;
+}
+
+/* Steady-state waits (worker start-up left out): worded from the loader's settings and how busy its workers were. */
+static void steady_advice(struct ps_pytorch *py, const struct ps_py_loader *l, double s, const char *machine,
+                          int *capped)
+{
+    int cores = py->cores;
     const char *cheaper = "make the per-sample transform cheaper, cache decoded samples, or move augmentation to the "
                           "GPU (transforms on CUDA tensors after the copy, or NVIDIA DALI)";
     if (l->num_workers == 0) {
         py->more_workers = 1;
-        py->suggest_workers = suggest(s / (1 - s > 0.01 ? 1 - s : 0.01), cores, &capped);
+        py->suggest_workers = suggest(s / (1 - s > 0.01 ? 1 - s : 0.01), cores, capped);
         advise(py, PS_BN_DATA, "DataLoader#%d has num_workers=0 and %.1f %% of each step waits for data: try "
                "num_workers=%d (%s%sloading now runs inside the training loop).", l->number, 100 * s,
                py->suggest_workers, machine, *machine ? "; " : "");
-        if (capped)
+        if (*capped)
             advise(py, PS_BN_DATA, "Loading needs more cores than this machine has (%d): beyond num_workers=%d, %s.",
                    cores, py->suggest_workers, cheaper);
         return;
@@ -361,9 +466,11 @@ static void loader_advice(struct ps_report *r, struct ps_pytorch *py)
         return;
     }
     double busy = py->workers_busy;
+    if (oversubscribed_advice(py, l, busy))
+        return;
     if (busy >= SATURATED) {
         py->more_workers = 1;
-        py->suggest_workers = suggest((double)l->num_workers / (1 - s > 0.01 ? 1 - s : 0.01) - 1, cores, &capped);
+        py->suggest_workers = suggest((double)l->num_workers / (1 - s > 0.01 ? 1 - s : 0.01) - 1, cores, capped);
         if (py->suggest_workers > l->num_workers)
             advise(py, PS_BN_DATA, "DataLoader#%d's %d workers were busy %.0f %% of the time the step waited for data "
                    "(saturated): more workers help: try num_workers=%d%s%s%s.", l->number, l->num_workers, 100 * busy,
@@ -383,9 +490,57 @@ static void loader_advice(struct ps_report *r, struct ps_pytorch *py)
                "close to saturated; raise prefetch_factor (batches each worker loads ahead) and try num_workers=%d.",
                l->number, l->num_workers, 100 * busy, l->num_workers + 1);
     }
-    if (l->persistent_workers == 0 && l->iterators > 1 && py->first_fetch_wait_ns > py->wait_ns / 4)
-        advise(py, PS_BN_DATA, "%.1f ms of waiting is the first batch of each of the %d epochs (workers start again "
-               "every epoch): set persistent_workers=True.", (double)py->first_fetch_wait_ns / 1e6, l->iterators);
+}
+
+/* Worker start-up as its own cause (docs/python.md "Start-up"): the step waited in iter() and in the first fetch of
+ * each iterator that started workers. Worded from what the program does: persistent workers start once (then the
+ * start-up is warm-up: --skip-steps), spawn and forkserver workers import the main module and torch again. */
+static void startup_advice(const struct ps_report *r, struct ps_pytorch *py, const struct ps_py_loader *l, double total)
+{
+    double share = total > 0 ? (double)py->startup_wait_ns / total : 0;
+    if (l->num_workers <= 0 || share < MIN_DATA_SHARE)
+        return;
+    char how[160];
+    if (l->persistent_workers == 0 && l->iterators > 1)
+        snprintf(how, sizeof how, "set persistent_workers=True so they start once, not %d times (or make fewer "
+                 "iterators)", l->iterators);
+    else
+        snprintf(how, sizeof how, "they start once: leave that warm-up out of the averages with --skip-steps %zu",
+                 r->warmup.skipped + 1);
+    int fresh = !strcmp(py->start_method, "spawn") || !strcmp(py->start_method, "forkserver");
+    advise(py, PS_BN_DATA, "Worker start-up: %.1f ms of waiting for data (%.1f %% of the analysed steps) went to "
+           "starting%s DataLoader#%d's workers (%lld time%s, %s): %s%s.", (double)py->startup_wait_ns / 1e6,
+           100 * share, l->persistent_workers == 0 ? " and stopping" : "", l->number, (long long)py->startups, py->startups == 1 ? "" : "s",
+           py->start_method[0] ? py->start_method : "default start method", how,
+           fresh ? "; each worker imports torch and the main module again: keep heavy imports under if __name__ == "
+                   "\"__main__\"" : "");
+}
+
+static void loader_advice(struct ps_report *r, struct ps_pytorch *py)
+{
+    const struct ps_py_loader *l = py->nloaders ? &py->loaders[0] : NULL;
+    double total = (double)r->avg_dur_ns * (double)r->nsteps;
+    /* steady-state waits only: the start-up waits are their own cause */
+    double s = total > 0 ? (double)py->wait_ns / total : 0;
+    int cores = py->cores, capped = 0;
+    char machine[96] = "";
+    if (cores > 0)
+        snprintf(machine, sizeof machine, "this machine has %d core%s", cores, cores == 1 ? "" : "s");
+    py->more_workers = -1;
+    if (!l || l->num_workers < 0)
+        return;
+    /* more threads than cores, and the sampled processes kept most of the cores busy (without host samples: the
+     * workers were busy at least half the waits); busy sleeping workers (I/O) are no load */
+    int loaded = !isnan(py->sampled_cores) && py->sampled_cores >= BUSY_MACHINE * cores;
+    py->oversubscribed = cores > 0 && py->intra_op_threads > 0 && l->num_workers > 0 &&
+                         l->num_workers + py->intra_op_threads > cores &&
+                         (isnan(py->sampled_cores) ? py->workers_busy >= IDLE : loaded);
+    if (py->startup_wait_ns >= py->wait_ns)   /* the larger cause first: it leads the verdict's fix */
+        startup_advice(r, py, l, total);
+    if (s >= MIN_DATA_SHARE)
+        steady_advice(py, l, s, machine, &capped);
+    if (py->startup_wait_ns < py->wait_ns)
+        startup_advice(r, py, l, total);
 }
 
 static void copy_advice(struct ps_pytorch *py)
@@ -410,16 +565,21 @@ int ps_pytorch_compute(struct ps_report *r, const struct ps_view *all, const str
     struct ps_pytorch *py = calloc(1, sizeof *py);
     if (!py)
         return -ENOMEM;
-    *py = (struct ps_pytorch){ .cores = -1, .workers_busy = NAN, .more_workers = -1 };
-    int rc = read_loaders(r, scope, py, &iter_start, &niter);
+    *py = (struct ps_pytorch){ .cores = -1, .workers_busy = NAN, .more_workers = -1, .intra_op_threads = -1,
+                               .sampled_cores = NAN };
+    struct iter_seeds seeds = { 0 };
+    int rc = read_loaders(r, scope, py, &iter_start, &niter, &seeds);
     if (rc >= 0)
-        rc = read_workers(r, all, py, rc);
+        rc = read_workers(r, all, py, rc, &seeds);
+    free(seeds.v);
     if (rc == 0 && !py->hooked && !py->nloaders && !py->nworkers)
         goto out;                   /* not recorded with the hook */
     if (rc == 0)
         rc = measure_waits(r, scope, names, py, iter_start, niter, &wait);
     if (rc == 0 && py->nworkers)
         rc = measure_workers(all, py, &wait);
+    if (rc == 0)
+        sampled_load(r, py);
     if (rc == 0) {
         loader_advice(r, py);
         copy_advice(py);

@@ -9,6 +9,7 @@
 #include "analyses.h"
 #include "memory_impl.h"
 #include "analyses/roofline.h"
+#include "graphs.h"
 
 /* Longest run analysed: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span
  * keeps every sum of durations far from int64 overflow. */
@@ -138,8 +139,12 @@ static int steps_and_breakdown(struct ps_report *r, struct ps_names *names, stru
     int rc = steps_view(r, tb_times, &tb_base, sv);
     if (rc == 0 && (rc = ps_steps_find(r, sv, names)) == 0 && ps_steps_want_inference(r))
         rc = infer_steps(r, tb_times, &tb_base, sv);
-    if (rc == 0)
+    if (rc == 0) {
+        ps_warmup_skip(r);   /* --skip-steps: before every average */
         rc = ps_breakdown_compute(r, sv, names);
+    }
+    if (rc == 0)
+        rc = ps_warmup_compute(r);
     return rc;
 }
 
@@ -150,7 +155,9 @@ static int steps_and_breakdown(struct ps_report *r, struct ps_names *names, stru
  * all of it. 0 or -ENOMEM. */
 static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_view *sv)
 {
-    int rc = steps_and_breakdown(r, names, sv);
+    int rc = ps_graphs_compute(r, r->all, names);
+    if (rc == 0)
+        rc = steps_and_breakdown(r, names, sv);
     if (rc == 0)
         rc = ps_hta_compute(r, r->all, names);
     if (rc == 0)
@@ -250,5 +257,6 @@ void ps_report_fini(struct ps_report *r)
     ps_pytorch_free(r->py);
     ps_memory_free(r->mem);
     ps_op_efficiency_free(r->opeff);
+    free(r->backlog.spans);
     *r = (struct ps_report){ 0 };
 }

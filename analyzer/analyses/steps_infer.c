@@ -22,6 +22,8 @@
 #define MAX_CANDIDATES 8      /* periods checked (the distances most names share) */
 #define MIN_REGULAR_GAPS 0.75 /* share of found periods within 10 % of P */
 #define PREV_CALL_SCAN 4096   /* API calls looked back for the previous call of the launching thread */
+#define MAX_REPEATS 16        /* multiples of the shortest period checked against the host's waits */
+#define HOST_CONCENTRATION 4  /* a multiple's boundary wait at least this many times each other repeat's */
 
 struct seq {
     uint32_t *op, *name;      /* view index and name of the stream's operations, in start order */
@@ -188,11 +190,11 @@ static int64_t boundary(const struct ps_report *r, const struct ps_view *v, uint
     return k == SIZE_MAX ? r->run_start_ns : c->start_ns;
 }
 
-/* Occurrences of name[q .. q + w) in the sequence, at least p / 2 apart, into occ (capacity n / (p / 2) + 1).
- * Returns their number. */
-static size_t find_gram(const struct seq *s, size_t q, size_t w, size_t p, uint32_t *occ)
+/* Occurrences of name[q .. q + w) in the sequence, at least p / 2 apart (whole: 0.9 p), into occ (capacity
+ * n / (p / 2) + 1). Returns their number. */
+static size_t find_gram(const struct seq *s, size_t q, size_t w, size_t p, uint32_t *occ, int whole)
 {
-    size_t k = 0, skip = p / 2 ? p / 2 : 1;
+    size_t k = 0, skip = whole ? p - p / 10 : p / 2 ? p / 2 : 1;   /* whole: the gram recurs inside the period too */
     for (size_t i = 0; i + w <= s->n;) {
         if (s->name[i] == s->name[q] && memcmp(&s->name[i], &s->name[q], w * sizeof *s->name) == 0) {
             occ[k++] = (uint32_t)i;
@@ -282,10 +284,42 @@ static int period_phase(const struct ps_view *v, const struct seq *s, size_t fro
     return 0;
 }
 
+/* Repeated identical layers make the kernel sequence periodic at one layer: the shortest period p may be a part of
+ * the host's iteration. The host's structure decides: for k = 2.. (k p at most a third of the steady part), the wait
+ * profile of period k p (period_phase's waits per offset) is checked at its longest wait's offset against the same
+ * offset one, two, ... p later; when the longest wait is HOST_CONCENTRATION times each of those (the host's idle gap
+ * comes once every k p operations, not every p), k p is the period. Returns k (1: p stands). 0 with *k, or -ENOMEM. */
+static int host_repeats(const struct ps_view *v, const struct seq *s, size_t from, size_t p, size_t *k)
+{
+    *k = 1;
+    size_t steady = s->n - from;
+    int64_t *wait = malloc(MAX_REPEATS * p * sizeof *wait);
+    if (!wait)
+        return -ENOMEM;
+    for (size_t r = 2; r <= MAX_REPEATS && r * p * MIN_STEPS <= steady; r++) {
+        size_t q = r * p, top = 0;
+        memset(wait, 0, q * sizeof *wait);
+        for (size_t i = from; i < s->n; i++)
+            wait[(i - from) % q] += wait_before(v, s, i);
+        for (size_t j = 1; j < q; j++)
+            top = wait[j] > wait[top] ? j : top;
+        int alone = wait[top] > 0;
+        for (size_t j = 1; j < r && alone; j++)
+            alone = wait[top] >= HOST_CONCENTRATION * wait[(top + j * p) % q];
+        if (alone) {
+            *k = r;
+            break;
+        }
+    }
+    free(wait);
+    return 0;
+}
+
 /* Where the period starts recur from operation q on: the occurrences (into occ) of the shortest n-gram at q (16,
  * 64, then a whole period of operations) that recurs regularly (MIN_REGULAR_GAPS of its gaps within 10 % of p);
- * *regular gets the regular gaps of the last tried. Returns the occurrences. */
-static size_t period_starts(const struct seq *s, size_t q, size_t p, uint32_t *occ, size_t *regular)
+ * *regular gets the regular gaps of the last tried. `whole`: p is several repeats of a shorter sequence
+ * (host_repeats), so an occurrence is looked for only 0.9 p after the one before. Returns the occurrences. */
+static size_t period_starts(const struct seq *s, size_t q, size_t p, uint32_t *occ, size_t *regular, int whole)
 {
     static const size_t widths[] = { 16, 64, SIZE_MAX };
     size_t nocc = 0;
@@ -293,7 +327,7 @@ static size_t period_starts(const struct seq *s, size_t q, size_t p, uint32_t *o
         size_t w = widths[wi] < p ? widths[wi] : p;
         if (q + w > s->n)
             w = s->n - q;
-        nocc = find_gram(s, q, w, p, occ);
+        nocc = find_gram(s, q, w, p, occ, whole);
         *regular = 0;
         for (size_t j = 0; j + 1 < nocc; j++)
             *regular += (occ[j + 1] - occ[j]) * 10 >= p * 9 && (occ[j + 1] - occ[j]) * 10 <= p * 11;
@@ -306,7 +340,7 @@ static size_t period_starts(const struct seq *s, size_t q, size_t p, uint32_t *o
 /* The inferred steps are the report's: where they came from, and the process and thread they belong to (the
  * thread that launched the first period's first operation; without one, the stream's process). */
 static void adopt_steps(struct ps_report *r, const struct ps_view *v, const struct seq *s, const uint32_t *occ,
-                        uint32_t stream, size_t p, double best, int made)
+                        uint32_t stream, size_t p, double best, int made, size_t repeats)
 {
     const struct ps_model *m = v->m;
     const struct ps_stream *st = &m->streams.v[stream];
@@ -326,9 +360,14 @@ static void adopt_steps(struct ps_report *r, const struct ps_view *v, const stru
         r->scoped = 1;
         r->pid = st->pid;
     }
+    char host[96] = "";
+    if (repeats > 1)   /* the host's structure decided (host_repeats) */
+        snprintf(host, sizeof host, ", %zu repeats of a %zu-operation sequence: the host's idle gap comes once per "
+                 "period", repeats, p / repeats);
     note(r, "%d steps inferred from the repeating kernel sequence of device %d stream %lld: a period of %zu GPU "
-            "operations (%.1f %% of them repeat one period later); each step starts at the end of the host's last API "
-            "call before its period's first launch", made, st->device, (long long)st->stream, p, 100.0 * best);
+            "operations (%.1f %% of them repeat one period later%s); each step starts at the end of the host's last "
+            "API call before its period's first launch", made, st->device, (long long)st->stream, p, 100.0 * best,
+         host);
 }
 
 int ps_steps_infer(struct ps_report *r, const struct ps_view *v)
@@ -359,13 +398,17 @@ int ps_steps_infer(struct ps_report *r, const struct ps_view *v)
              100.0 * MIN_MATCH);
         goto out;
     }
+    size_t repeats = 1;
+    if ((rc = host_repeats(v, &s, from, p, &repeats)) < 0)
+        goto out;
+    p *= repeats;
     if ((rc = period_phase(v, &s, from, p, &phase)) < 0)
         goto out;
     if (!(occ = malloc((s.n / (p / 2 ? p / 2 : 1) + 2) * sizeof *occ))) {
         rc = -ENOMEM;
         goto out;
     }
-    size_t nocc = period_starts(&s, from + phase, p, occ, &regular);
+    size_t nocc = period_starts(&s, from + phase, p, occ, &regular, repeats > 1);
     if (nocc < MIN_STEPS || regular < MIN_REGULAR_GAPS * (nocc - 1)) {
         note(r, "no steps inferred: a period of %zu operations matches %.1f %% of the busiest stream, but its start "
                 "recurs irregularly (%zu of %zu repeats within 10 %% of the period)", p, 100.0 * best, regular,
@@ -379,7 +422,7 @@ int ps_steps_infer(struct ps_report *r, const struct ps_view *v)
         note(r, "no steps inferred: a period of %zu operations repeats, but fewer than %d whole periods lie in order",
              p, MIN_STEPS);
     else
-        adopt_steps(r, v, &s, occ, stream, p, best, made);
+        adopt_steps(r, v, &s, occ, stream, p, best, made, repeats);
 out:
     free(s.op);
     free(s.name);

@@ -44,6 +44,31 @@ enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int6
     return best;
 }
 
+/* The verdict of one breakdown without its pre-trace GPU work (backlog.c): that time is neither the host's nor
+ * anything the program can change, so the groups are weighed over the rest of the window and *share is of it. */
+static enum ps_bottleneck classify_seen(const int64_t *cat, int64_t sync_ns, int64_t pretrace_ns, int64_t dur,
+                                        double threshold, double *share)
+{
+    int64_t g[PS_BN_UNKNOWN];
+    ps_verdict_groups(cat, sync_ns, g);
+    if (pretrace_ns <= 0 || pretrace_ns > g[PS_BN_HOST])
+        return ps_verdict_classify(cat, sync_ns, dur, threshold, share);
+    int64_t seen = dur - pretrace_ns;
+    g[PS_BN_HOST] -= pretrace_ns;
+    *share = 0;
+    if (seen <= 0)
+        return PS_BN_UNKNOWN;
+    enum ps_bottleneck best = PS_BN_KERNEL;
+    if ((double)g[PS_BN_KERNEL] < threshold * (double)seen) {
+        best = PS_BN_DATA;
+        for (int b = PS_BN_DATA; b < PS_BN_UNKNOWN; b++)
+            if (g[b] > g[best])
+                best = (enum ps_bottleneck)b;
+    }
+    *share = (double)g[best] / (double)seen;
+    return best;
+}
+
 /* ---- evidence: the top names behind the bottleneck, inside the analysed steps ---- */
 
 /* Append the `k` largest totals to the evidence, then empty the tally. */
@@ -57,6 +82,32 @@ static void tally_top(struct ps_report *r, struct ps_tally *t, const char *kind,
             r->evidence[r->nevidence++] = (struct ps_evidence){ kind, ids[i], count[i], total[i] };
 }
 
+/* Host compute's evidence: the ranges that take the compute time (forward, backward, optimizer, the program's own),
+ * not data loading: a range inside a data range of its thread (a fetch's __getitem__, collate) is loading. */
+static int compute_ranges(struct ps_report *r, const struct ps_view *v, struct ps_names *names, struct ps_tally *t)
+{
+    int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
+    int64_t *data_end = calloc(v->m->threads.n + 1, sizeof *data_end);
+    if (!data_end)
+        return -ENOMEM;
+    for (size_t i = 0; i < v->nranges; i++) {   /* in start order: a data range is seen before what it holds */
+        const struct ps_range *g = ps_view_range(v, i);
+        unsigned f = ps_names_flags(names, g->name);
+        size_t th = g->thread == PS_NONE ? v->m->threads.n : g->thread;
+        if (g->kind == PS_RANGE_NVTX_MARK || g->kind == PS_RANGE_GPU_ANNOTATION)
+            continue;
+        if (f & PS_NAME_DATA) {
+            data_end[th] = g->end_ns > data_end[th] ? g->end_ns : data_end[th];
+            continue;
+        }
+        if (!(f & (PS_NAME_STEP | PS_NAME_COPY)) && g->start_ns >= data_end[th] && g->start_ns >= a && g->end_ns <= b)
+            ps_tally_add(t, ps_names_group(names, g->name), 1, g->end_ns - g->start_ns);
+    }
+    free(data_end);
+    tally_top(r, t, "range", 3);
+    return 0;
+}
+
 static int evidence(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
     const struct ps_model *m = v->m;
@@ -65,15 +116,9 @@ static int evidence(struct ps_report *r, const struct ps_view *v, struct ps_name
     if (ps_tally_init(&t, ps_model_nstrings(m)) < 0)
         return -ENOMEM;
 #define IN_WINDOW(x) ((x)->start_ns >= a && (x)->end_ns <= b)
-    if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu) {   /* host compute: the compute ranges */
-        for (size_t i = 0; i < v->nranges; i++) {
-            const struct ps_range *g = ps_view_range(v, i);
-            unsigned f = ps_names_flags(names, g->name);
-            if (!(f & (PS_NAME_DATA | PS_NAME_STEP | PS_NAME_COPY)) && g->kind != PS_RANGE_NVTX_MARK &&
-                g->kind != PS_RANGE_GPU_ANNOTATION && IN_WINDOW(g))
-                ps_tally_add(&t, ps_names_group(names, g->name), 1, g->end_ns - g->start_ns);
-        }
-        tally_top(r, &t, "range", 3);
+    if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu && compute_ranges(r, v, names, &t) < 0) {
+        ps_tally_fini(&t);
+        return -ENOMEM;
     }
     switch (r->bottleneck) {
     case PS_BN_DATA:
@@ -137,6 +182,8 @@ static int64_t cause_ns(const struct ps_report *r)
     if (r->bottleneck == PS_BN_UNKNOWN)
         return 0;
     ps_verdict_groups(r->avg.cat_ns, r->avg.sync_ns, g);
+    if (r->bottleneck == PS_BN_HOST && r->avg.pretrace_ns <= g[PS_BN_HOST])
+        return g[PS_BN_HOST] - r->avg.pretrace_ns;   /* the GPU's pre-trace work is no host time (backlog.c) */
     return g[r->bottleneck];
 }
 
@@ -145,6 +192,19 @@ static int has_evidence(const struct ps_report *r, const char *kind)
     for (size_t i = 0; i < r->nevidence; i++)
         if (!strcmp(r->evidence[i].kind, kind))
             return 1;
+    return 0;
+}
+
+/* Whether the evidence names the model's own work: a module's forward, backward or an optimizer step (the Python
+ * hook's ranges, docs/python.md). */
+static int model_ranges(const struct ps_report *r)
+{
+    for (size_t i = 0; i < r->nevidence; i++) {
+        const char *n = ps_model_str(r->m, r->evidence[i].name);
+        if (!strcmp(r->evidence[i].kind, "range") &&
+            (!strncmp(n, "nn.Module: ", 11) || !strcmp(n, "backward") || !strncmp(n, "Optimizer.step#", 15)))
+            return 1;
+    }
     return 0;
 }
 
@@ -213,12 +273,24 @@ static void verdict_fix(struct ps_report *r)
                      : host                     ? "the Compute column of the steps"
                                                 : column[r->bottleneck];
     char hook[PS_REC_LEN - 256];   /* the rest of the sentence fits in 256 */
+    if (host && r->py && !model_ranges(r))   /* the hook ran without --python-hooks=modules */
+        ev = "the ranges under Evidence (no forward range: record with --python-hooks=modules for one per top-level "
+             "module)";
     hook_fix(r, hook, sizeof hook);
+    int from_hook = hook[0] != '\0';
+    if (!hook[0] && r->bottleneck == PS_BN_HOST && r->graphs.launches > 0)   /* never advise what it does */
+        snprintf(hook, sizeof hook, "The GPU waits for the host to launch work, and the program already replays "
+                 "CUDA graphs (%lld graph launches ran %lld kernels, %.1f %% of GPU time): capture the eager work "
+                 "between the replays too (%lld kernels launched one by one: fewer graph breaks under torch.compile, "
+                 "whole-step instead of piecewise graphs), fuse operators, use larger batches.",
+                 (long long)r->graphs.launches, (long long)r->graphs.kernels, 100.0 * r->graphs.share,
+                 (long long)r->graphs.eager_kernels);
     int64_t gain = cause_ns(r);
     snprintf(r->recs[r->nrecs++], PS_REC_LEN,
              "%s Look at %s%s. Expected gain: at most %.3f ms per step (%.1f %% of the average step), the time %s "
              "takes now.",
-             host ? host_compute : hook[0] ? hook : fix[r->bottleneck], ev, hook[0] ? " and the PyTorch section" : "",
+             host ? host_compute : hook[0] ? hook : fix[r->bottleneck], ev,
+             from_hook ? " and the PyTorch section" : "",
              (double)gain / 1e6, 100.0 * (double)gain / (double)r->avg_dur_ns,
              host ? "host compute" : what[r->bottleneck]);
 }
@@ -239,9 +311,9 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
     double th = r->opts.kernel_threshold;
     for (size_t i = 0; i < r->nsteps; i++) {
         struct ps_step *s = &r->steps[i];
-        s->bottleneck = ps_verdict_classify(s->cat_ns, s->sync_ns, s->end_ns - s->start_ns, th, &s->share);
+        s->bottleneck = classify_seen(s->cat_ns, s->sync_ns, s->pretrace_ns, s->end_ns - s->start_ns, th, &s->share);
     }
-    r->bottleneck = ps_verdict_classify(r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns, th, &r->share);
+    r->bottleneck = classify_seen(r->avg.cat_ns, r->avg.sync_ns, r->avg.pretrace_ns, r->avg_dur_ns, th, &r->share);
     r->avg.bottleneck = r->bottleneck;
     r->avg.share = r->share;
     r->window_start_ns = r->steps[0].start_ns;

@@ -47,7 +47,13 @@ void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len)
 {
     const char *compute = r->has_gpu ? "compute (Kernel)" : "host compute";
     /* without steps the one window is the run: never call it a step */
+    char window_buf[96];
     const char *window = r->whole_run ? "the whole run" : "the average step";
+    if (r->avg.pretrace_ns > 0) {   /* the verdict leaves out GPU work queued before the trace (analyses/backlog.c) */
+        snprintf(window_buf, sizeof window_buf, "%s less %.3f ms of work queued before the trace", window,
+                 (double)r->avg.pretrace_ns / 1e6);
+        window = window_buf;
+    }
     const char *each = r->whole_run ? "the run" : "each step";
     if (r->bottleneck == PS_BN_UNKNOWN)
         snprintf(buf, len, "%s", r->verdict_reason ? r->verdict_reason : "nothing to classify");

@@ -12,6 +12,7 @@
 #include "memory_render.h"
 #include "render_impl.h"
 #include "op_eff_render.h"
+#include "setup_render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define H ps_html_text
@@ -408,6 +409,7 @@ int ps_render_html(const struct ps_report *r, const struct ps_render_opts *o, FI
         rc = copies_section(f, r);
     findings_section(f, r);
     ps_render_memory_html(f, r);
+    ps_render_setup_html(f, r);
     run_section(f, r);
     ps_html_page_close(f);
     return rc < 0 ? rc : ferror(f) ? -EIO : 0;

@@ -11,6 +11,7 @@
 #include "render_impl.h"
 #include "op_perf_render.h"
 #include "op_eff_render.h"
+#include "setup_render.h"
 
 /* A string id of the report's model as a JSON string; null for none. */
 static void name_or_null(struct ps_jw *w, const struct ps_report *r, uint32_t id)
@@ -509,6 +510,12 @@ static void pytorch(struct ps_jw *w, const struct ps_report *r)
     ps_jw_array_close(w);
     ps_jw_kint(w, "data_wait_ns", py->wait_ns);
     ps_jw_kint(w, "first_fetch_wait_ns", py->first_fetch_wait_ns);
+    ps_jw_kint(w, "startup_wait_ns", py->startup_wait_ns);
+    ps_jw_kint(w, "startups", py->startups);
+    ps_jw_kstr(w, "start_method", py->start_method[0] ? py->start_method : NULL);
+    ps_jw_kint_or_null(w, "intra_op_threads", py->intra_op_threads);
+    ps_jw_kbool(w, "oversubscribed", py->oversubscribed);
+    ps_jw_kdouble(w, "sampled_cores", py->sampled_cores);
     ps_jw_kdouble(w, "workers_busy_while_waiting", py->workers_busy);
     py->more_workers < 0 ? ps_jw_knull(w, "more_workers_help") : ps_jw_kbool(w, "more_workers_help", py->more_workers);
     ps_jw_kint_or_null(w, "suggested_num_workers", py->suggest_workers > 0 ? py->suggest_workers : -1);
@@ -574,6 +581,7 @@ int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FI
     ps_render_memory_json(w, r);
     ps_render_op_perf_json(w, r);
     ps_render_op_efficiency_json(w, r);
+    ps_render_setup_json(w, r);
     messages(w, r);
     ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);
     ps_jw_map_close(w);

@@ -11,6 +11,7 @@
 #include "memory_render.h"
 #include "render_impl.h"
 #include "op_eff_render.h"
+#include "setup_render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 
@@ -286,6 +287,7 @@ int ps_render_md(const struct ps_report *r, const struct ps_render_opts *o, FILE
     kernels_and_copies(f, r);
     findings(f, r);
     ps_render_memory_md(f, r);
+    ps_render_setup_md(f, r);
     ranks(f, r);
     run_and_notes(f, r);
     return ferror(f) ? -EIO : 0;

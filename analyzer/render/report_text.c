@@ -11,6 +11,7 @@
 #include "render_impl.h"
 #include "text_style.h"
 #include "op_eff_render.h"
+#include "setup_render.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define put_name ps_put_name
@@ -494,8 +495,9 @@ static void pytorch(FILE *f, const struct ps_report *r)
         put_name(f, l->iterator, 0);
         fputs(")\n", f);
     }
-    fprintf(f, "  The step thread waited for data %.3f ms in the analysed steps (+ %.3f ms in the iterators' first "
-               "fetches, which include starting the workers)\n", MS(py->wait_ns), MS(py->first_fetch_wait_ns));
+    fprintf(f, "  The step thread waited for data %.3f ms in the analysed steps in the steady state, and %.3f ms for "
+               "worker start-up (iter(), each new iterator's first fetch, and the fetch that stops non-persistent "
+               "workers)\n", MS(py->wait_ns), MS(py->startup_wait_ns));
     if (py->nworkers) {
         fprintf(f, "  %zu worker process%s:\n  %8s %6s %3s %8s %10s %19s %10s %8s\n", py->nworkers,
                 py->nworkers == 1 ? "" : "es", "pid", "loader", "id", "fetches", "fetch ms", "busy while waiting",
@@ -556,6 +558,7 @@ int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FI
     steps_table(f, r, o->color);
     verdict(f, r, o->color);
     pytorch(f, r);
+    ps_render_setup_text(f, r);
     ranks(f, r, o->color);
     gpu(f, r);
     gpu_util(f, r);

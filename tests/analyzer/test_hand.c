@@ -370,7 +370,8 @@ static const struct ps_finding *finding(const char *rule)
 
 /* Findings. cudaMemcpyAsync [5,6) -> HtoD pageable->device [10,20), 1000 B: pageable_memcpy. cudaMemcpy [25,41)
  * -> DtoH device->pageable [30,40): synchronous, so sync_memcpy (not pageable_memcpy: that rule is about Async calls
- * the driver silently serialises). cudaStreamSynchronize [41,45): sync_api. Kernel [2000,2010) after the copy ended
+ * the driver silently serialises). cudaStreamSynchronize [41,45): sync_api. Kernel [2000,2010) (launched at 1990: it
+ * started 9 µs after its launch, so nothing queued before the trace held it back) after the copy ended
  * at 40: one GPU gap of 1960 µs >= 1 ms: gpu_gap. No step range: the run [5,2010) is one window with 10 µs of
  * kernels: low_gpu_utilization. Costs (analysed window: the run, 2005 µs): pageable 10 µs (0.5 %: info);
  * sync_memcpy 10 µs (info); sync_api = the sync time: the synchronous cudaMemcpy [25,41) and the synchronize
@@ -382,7 +383,7 @@ static void findings(void)
     api(t, "cudaMemcpyAsync_v3020", 5, 6, 1, 0);
     api(t, "cudaMemcpy_v3020", 25, 41, 2, 0);
     api(t, "cudaStreamSynchronize_v3020", 41, 45, 3, 0);
-    api(t, "cudaLaunchKernel_v7000", 46, 47, 4, 0);
+    api(t, "cudaLaunchKernel_v7000", 1990, 1991, 4, 0);
     gpu(s7, PS_GPU_MEMCPY, "Memcpy HtoD (Pageable -> Device)", 10, 20, 1, 1000, PS_COPY_HTOD, PS_MEM_PAGEABLE,
         PS_MEM_DEVICE);
     gpu(s7, PS_GPU_MEMCPY, "Memcpy DtoH (Device -> Pageable)", 30, 40, 2, 1000, PS_COPY_DTOH, PS_MEM_DEVICE,

@@ -270,7 +270,21 @@ static void test_view(void)
               "line %d cut a character: %s", i, f.line[i].text);
         fix_lines += strstr(f.line[i].text, "µµµµµµµµµµ") != NULL;
     }
-    CHECK(fix_lines == 2, "the Fix wraps over its 2 lines at 40 columns: %d", fix_lines);
+    /* 35 columns after "Fix: ": "copies of 900 µs each" + one µ-word (32), then 3 µ-words per line (32): 3 lines */
+    CHECK(fix_lines == 3, "the Fix wraps over 3 lines at 40 columns: %d", fix_lines);
+    /* a fix longer than the screen keeps its first sentence and its expected gain */
+    char longfix[PS_REC_LEN] = "Make the loader faster.";
+    for (int i = 0; i < 40; i++)
+        strcat(longfix, " words words words");
+    strcat(longfix, " Expected gain: at most 5.000 ms per step (50.0 % of the average step).");
+    snprintf(t.live.fix, sizeof t.live.fix, "%s", longfix);
+    tui_layout_build(&t, 40, 24, &f);
+    int head = 0, gain = 0;
+    for (int i = 0; i < f.n; i++) {
+        head |= strstr(f.line[i].text, "Fix: Make the loader faster. ...") != NULL;
+        gain |= strstr(f.line[i].text, "Expected gain: at most 5.000 ms") != NULL;
+    }
+    CHECK(head && gain, "the Fix's first sentence and its gain on a small screen (head %d, gain %d)", head, gain);
 }
 
 static void test_snapshot(void)

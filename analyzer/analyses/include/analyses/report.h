@@ -50,6 +50,7 @@ struct ps_report_opts {
     double low_occupancy_pct;  /* kernels whose trace-estimated achieved occupancy is below this are low;
                                 * default 25 (%) */
     int all_steps;             /* text: list every step (default: at most ~20 rows) */
+    int skip_steps;            /* --skip-steps N: leave the first N steps out of every average (warm-up); 0 none */
 };
 enum { PS_STEPS_AUTO, PS_STEPS_OFF, PS_STEPS_INFER };
 void ps_report_opts_default(struct ps_report_opts *o);
@@ -67,7 +68,9 @@ struct ps_step {
     int64_t cat_ns[PS_CAT_N];      /* sums to end_ns - start_ns */
     int64_t sync_ns;               /* carved out of runtime + cpu_exec + other */
     enum ps_bottleneck bottleneck;
-    double share;                  /* share of the step in the bottleneck's category */
+    double share;                  /* share of the step in the bottleneck's category (of the step less pretrace_ns) */
+    int64_t pretrace_ns;           /* backlog.c: the part of Runtime + CPU Exec + Other (never sync) in which the GPU
+                                    * ran work the trace does not hold while launched work waited for it */
 };
 
 struct ps_device_stat {
@@ -255,8 +258,8 @@ struct ps_pytorch {
     size_t nloaders;
     struct ps_py_worker *workers;
     size_t nworkers;
-    int64_t wait_ns;               /* step thread inside data ranges in the analysed steps, each iterator's first
-                                    * fetch apart (union) */
+    int64_t wait_ns;               /* step thread inside data ranges in the analysed steps, the start-up waits apart
+                                    * (iter() and each iterator's first fetch: startup_wait_ns) (union) */
     int64_t first_fetch_wait_ns;   /* the first fetches of the iterators (worker start-up), in the steps */
     double workers_busy;           /* mean over workers of busy_wait_ns / wait_ns; NAN: no worker or no wait */
     int more_workers;              /* 1 more workers help, 0 they would not, -1 unknown / not relevant */
@@ -265,6 +268,57 @@ struct ps_pytorch {
     char advice[PS_PY_MAX_ADVICE][400];
     enum ps_bottleneck advice_for[PS_PY_MAX_ADVICE];  /* the verdict each piece of advice is for */
     size_t nadvice;
+    /* worker start-up and a busy machine (docs/python.md "Start-up", "A busy machine") */
+    int64_t startup_wait_ns;       /* the step thread's waits in iter() (the __iter__ ranges), in the first fetch of
+                                    * each iterator that started workers and (persistent_workers=False) in the last
+                                    * fetch of each iterator followed by another (its workers exit), in the analysed
+                                    * steps (not in wait_ns) */
+    int64_t startups;              /* iterators that started workers (DataLoader#N marks of loaders with workers) */
+    char start_method[16];         /* the first loader's worker start method ("fork", "spawn", "forkserver"; "") */
+    int32_t intra_op_threads;      /* the training process's torch.get_num_threads(), -1 unknown */
+    int oversubscribed;            /* 1: the first loader's workers + intra-op threads > cores, and the sampled
+                                    * processes kept 75 % of the cores busy (without host samples: the workers were
+                                    * busy at least half the steady waits) */
+    double sampled_cores;          /* CPUs the sampled processes used on average over their samples; NAN unknown */
+};
+
+/* CUDA / HIP graph replays (graphs.c): GPU ops linked to a graph launch call (cudaGraphLaunch, cuGraphLaunch,
+ * hipGraphLaunch) are graph nodes; every other linked op is an eager launch. Durations are summed per op
+ * (overlaps counted twice), as the share of GPU time the trace's README and TraceLens' "graph" category give. */
+struct ps_graph_stat {
+    int64_t launches;              /* graph launch calls */
+    int64_t ops, kernels;          /* GPU ops (of them kernels) the graph launches ran */
+    int64_t eager_ops, eager_kernels;   /* GPU ops (kernels) launched by other calls */
+    int64_t ops_ns, graph_ops_ns;  /* summed durations of every GPU op, and of the graph-launched ones */
+    double share;                  /* graph_ops_ns / ops_ns; NAN without GPU ops */
+};
+
+/* GPU work the trace does not hold (backlog.c): a GPU op that was launched and whose stream had drained, but that
+ * started at least --gap-threshold-ms later while its device ran nothing the trace holds, waited behind work
+ * launched before the trace began (or by another process, or whose records were lost). That time is the GPU's,
+ * not the host's: it is never sync, the verdict leaves it out, and the GPU idle findings do not count it. When the
+ * op is its device's first recorded activity, the device is taken as busy from the start of the rows analysed. */
+struct ps_backlog_span {
+    int64_t start_ns, end_ns;
+};
+struct ps_backlog_stat {
+    int64_t ns;                    /* that time inside the analysed steps, out of sync (union over devices) */
+    struct ps_backlog_span *spans; /* the times themselves, disjoint and increasing (owned) */
+    size_t nspans;
+    int64_t waiting_ops;           /* GPU ops that waited behind it */
+    uint32_t first_name;           /* string id of the first of them; PS_NONE when none */
+    int64_t first_launch_ns;       /* the end of its launch call */
+    int64_t first_start_ns;        /* its start */
+    int32_t first_device;
+};
+
+/* Warm-up (graphs.c): the first analysed step against the median of the others, and the steps --skip-steps left
+ * out of every average. */
+struct ps_warmup_stat {
+    size_t skipped;                /* leading steps left out (--skip-steps) */
+    int skip_ignored;              /* 1: --skip-steps asked for all of them (or there are no steps): none left out */
+    int first_outlier;             /* 1: the first step took more than twice the median of the others (>= 3 steps) */
+    int64_t first_ns, median_ns;   /* its duration and that median (0 when fewer than 3 steps) */
 };
 
 /* GPU utilisation over time from NVML samples (perfscope traces recorded with a driver: PERFSCOPE_GPU_SAMPLES). */
@@ -373,6 +427,12 @@ struct ps_report {
     /* Operator efficiency (analyses/roofline.h, op_efficiency.c; docs/op-perf-roofline.md): rooflines of the
      * operator model's rows on the trace's GPU, MFU, unmodeled time. NULL until ps_report_op_efficiency adds it. */
     struct ps_op_efficiency *opeff;
+
+    /* ---- setups the advice must recognise (graphs.c, backlog.c; docs/report.md "CUDA graphs" and "Work queued
+     * before the trace") ---- */
+    struct ps_graph_stat graphs;   /* CUDA / HIP graph replays in `all` */
+    struct ps_backlog_stat backlog;/* GPU work the trace does not hold, which launched work waited behind */
+    struct ps_warmup_stat warmup;  /* the first step against the others, and the steps left out (--skip-steps) */
 };
 
 /* Run every analysis over `m` (finished): ps_report_build_view over ps_view_all(m). Returns 0 and fills *r

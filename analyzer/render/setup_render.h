@@ -1,0 +1,20 @@
+/* The report's parts about the program's setup (setup_render.c): CUDA-graph replays, GPU work queued before the trace,
+ * and the PyTorch section with its advice in every format (text, md, html; JSON keys `cuda_graphs` and
+ * `pretrace_gpu_work`). Private to analyzer/render/. */
+#ifndef PS_SETUP_RENDER_H
+#define PS_SETUP_RENDER_H
+
+#include <stdio.h>
+
+#include "analyses/report.h"
+#include "render/json_writer.h"
+
+/* text: after the PyTorch section: its advice, then the graph and pre-trace lines. */
+void ps_render_setup_text(FILE *f, const struct ps_report *r);
+/* md, html: the setup lines and the whole PyTorch section (loaders, waits, workers, copies, advice). */
+void ps_render_setup_md(FILE *f, const struct ps_report *r);
+void ps_render_setup_html(FILE *f, const struct ps_report *r);
+/* JSON: "cuda_graphs" and "pretrace_gpu_work" (docs/report.md). */
+void ps_render_setup_json(struct ps_jw *w, const struct ps_report *r);
+
+#endif
