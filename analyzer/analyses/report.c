@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyses.h"
+#include "analyses/multirank.h"
 
 /* Longest run analysed: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span
  * keeps every sum of durations far from int64 overflow. */
@@ -170,6 +171,8 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
     if (rc == 0)
         rc = ps_util_compute(r);
     if (rc == 0)
+        rc = ps_rank_summary_compute(r, names);
+    if (rc == 0)
         rc = ps_messages_compute(r);
     return rc;
 }
@@ -244,5 +247,8 @@ void ps_report_fini(struct ps_report *r)
     free(r->util);
     free(r->nvml_util);
     ps_pytorch_free(r->py);
+    if (r->rank_summary)
+        ps_rank_file_fini(r->rank_summary);
+    free(r->rank_summary);
     *r = (struct ps_report){ 0 };
 }

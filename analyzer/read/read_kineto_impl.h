@@ -20,7 +20,8 @@ enum key {
     K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,          /* event */
     K_CORR, K_EXT, K_STREAM, K_DEVICE, K_BYTES, K_SYNC_KIND, K_OCCUPANCY, /* event args (K_NAME too) */
     K_ID, K_TOTAL_MEM, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS,           /* deviceProperties (K_NAME too) */
-    K_RANK, K_WORLD_SIZE                                            /* distributedInfo */
+    K_RANK, K_WORLD_SIZE,                                           /* distributedInfo */
+    K_IN_NELEMS, K_OUT_NELEMS, K_DTYPE                              /* collective args (record_param_comms) */
 };
 
 struct buf {
@@ -42,6 +43,8 @@ struct event {
     struct idval pid, tid;
     int64_t ts_ns, dur_ns, corr, ext, stream, device, bytes, id;
     int sync_kind;
+    int64_t in_nelems, out_nelems;      /* a collective's "In msg nelems" / "Out msg nelems"; 0 unknown */
+    int dtype_bytes;                    /* its "dtype" element size in bytes; 0 unknown */
 };
 
 struct kctx {

@@ -88,13 +88,15 @@ static void text_tables(const struct ps_multirank *mr, FILE *f)
     size_t ncoll = 0;
     for (size_t i = 0; i < mr->nfiles; i++)
         ncoll += mr->files[i].ncollectives;
-    fprintf(f, "\nCollectives (NCCL/RCCL kernels, ms; exposed = not overlapped by computation on the same "
-               "device)\n");
+    fprintf(f, "\nCollectives (NCCL/RCCL kernels and host collective calls, ms; exposed = kernels: not overlapped "
+               "by computation on the same device, host calls: the caller blocked; bytes per call; algbw = bytes / "
+               "time, GB/s)\n");
     if (ncoll == 0) {
-        fprintf(f, "  none: no rank ran a communication kernel\n");
+        fprintf(f, "  none: no rank ran a communication kernel or a collective call\n");
         return;
     }
-    fprintf(f, "%-*s %7s %10s %10s %8s %12s  kernel\n", rw, "rank", "count", "total", "exposed", "exposed", "bytes");
+    fprintf(f, "%-*s %7s %10s %10s %8s %12s %8s  name\n", rw, "rank", "count", "total", "exposed", "exposed", "bytes",
+            "algbw");
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
         ps_render_rank_label(lab, sizeof lab, r);
@@ -103,10 +105,15 @@ static void text_tables(const struct ps_multirank *mr, FILE *f)
             char bytes[24] = "-";
             if (c->bytes >= 0)
                 snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes);
-            fprintf(f, "%-*s %7lld %10.3f %10.3f %7.1f%% %12s", rw, lab, (long long)c->count, MS(c->total_ns),
+            char bw[24] = "-";
+            double alg, bus;
+            ps_collective_bandwidth(c, r->world_size, &alg, &bus);
+            if (!isnan(alg))
+                snprintf(bw, sizeof bw, "%.3f", alg);
+            fprintf(f, "%-*s %7lld %10.3f %10.3f %7.1f%% %12s %8s", rw, lab, (long long)c->count, MS(c->total_ns),
                     MS(c->exposed_ns), c->total_ns > 0 ? 100.0 * (double)c->exposed_ns / (double)c->total_ns : 0.0,
-                    bytes);
-            ps_text_row_name(f, (size_t)rw + 52, c->name);
+                    bytes, bw);
+            ps_text_row_name(f, (size_t)rw + 61, c->name);
         }
     }
 }
@@ -212,6 +219,12 @@ int ps_render_ranks_json(const struct ps_multirank *mr, const struct ps_render_o
             ps_jw_kint(w, "total_ns", c->total_ns);
             ps_jw_kint(w, "exposed_ns", c->exposed_ns);
             ps_jw_kint_or_null(w, "bytes", c->bytes);
+            double alg, bus;
+            ps_collective_bandwidth(c, r->world_size, &alg, &bus);
+            ps_jw_kbool(w, "host", c->host);
+            ps_jw_kint(w, "wait_ns", c->wait_ns);
+            ps_jw_kdouble(w, "algbw_gbps", alg);
+            ps_jw_kdouble(w, "busbw_gbps", bus);
             ps_jw_map_close(w);
         }
     }
@@ -284,13 +297,15 @@ int ps_render_ranks_md(const struct ps_multirank *mr, const struct ps_render_opt
     size_t ncoll = 0;
     for (size_t i = 0; i < mr->nfiles; i++)
         ncoll += mr->files[i].ncollectives;
-    fputs("### Collectives\n\nNCCL/RCCL kernels; exposed = not overlapped by computation kernels on the same "
-          "device; ms.\n\n", f);
+    fputs("### Collectives\n\nNCCL/RCCL kernels and host collective calls; exposed = kernels: not overlapped by "
+          "computation kernels on the same device, host calls: the caller blocked; ms; bytes per call; algbw = "
+          "bytes / time, GB/s.\n\n", f);
     if (ncoll == 0) {
-        fputs("None: no rank ran a communication kernel.\n", f);
+        fputs("None: no rank ran a communication kernel or a collective call.\n", f);
         return ferror(f) ? -EIO : 0;
     }
-    fputs("| rank | count | total | exposed | exposed % | bytes | kernel |\n|---|---:|---:|---:|---:|---:|---|\n", f);
+    fputs("| rank | count | total | exposed | exposed % | bytes | algbw | name |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---|\n", f);
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
         ps_render_rank_label(lab, sizeof lab, r);
@@ -299,9 +314,14 @@ int ps_render_ranks_md(const struct ps_multirank *mr, const struct ps_render_opt
             char bytes[24] = "-";
             if (c->bytes >= 0)
                 snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes);
-            fprintf(f, "| %s | %lld | %.3f | %.3f | %.1f | %s | ", lab, (long long)c->count, MS(c->total_ns),
+            char bw[24] = "-";
+            double alg, bus;
+            ps_collective_bandwidth(c, r->world_size, &alg, &bus);
+            if (!isnan(alg))
+                snprintf(bw, sizeof bw, "%.3f", alg);
+            fprintf(f, "| %s | %lld | %.3f | %.3f | %.1f | %s | %s | ", lab, (long long)c->count, MS(c->total_ns),
                     MS(c->exposed_ns), c->total_ns > 0 ? 100.0 * (double)c->exposed_ns / (double)c->total_ns : 0.0,
-                    bytes);
+                    bytes, bw);
             ps_render_md_name(f, c->name);
             fputs(" |\n", f);
         }

@@ -68,7 +68,7 @@ want = {(0, "ncclKernel_AllReduce_RING_LL_Sum_float"): (2, 500000, 300000, None)
 assert got == want, got
 PY
     "$ps" report "$tmp/r0.json" "$tmp/r1.json" >"$tmp/out" || fail "text report exited $?"
-    grep -Eq '^0 +2 +0\.500 +0\.300 +60\.0% +- +ncclKernel_AllReduce' "$tmp/out" || { cat "$tmp/out"; fail "text collective row"; }
+    grep -Eq '^0 +2 +0\.500 +0\.300 +60\.0% +- +- +ncclKernel_AllReduce' "$tmp/out" || { cat "$tmp/out"; fail "text collective row"; }
     ;;
 rank_from_file_name)
     gen "$tmp/trace.7.json" none gemm:0:100:400 || exit 1
@@ -97,7 +97,7 @@ several_files_markdown_tables)
     gen_two
     "$ps" report --format md "$tmp/r0.json" "$tmp/r1.json" >"$tmp/out" || fail "md report exited $?"
     # the collective numbers of generated_kineto_collectives; names escaped for Markdown (_ -> \_)
-    grep -Fqx '| 0 | 2 | 0.500 | 0.300 | 60.0 | - | ncclKernel\_AllReduce\_RING\_LL\_Sum\_float |' "$tmp/out" ||
+    grep -Fqx '| 0 | 2 | 0.500 | 0.300 | 60.0 | - | - | ncclKernel\_AllReduce\_RING\_LL\_Sum\_float |' "$tmp/out" ||
         { cat "$tmp/out"; fail "md collective row"; }
     # rank 1: step 1000 µs; comm = Broadcast [0, 50) + AllReduce [600, 800) = 250 µs; gemm 400 µs; the rest 350 µs
     grep -Eq '^\| 1 \| metadata \| 1 \| 1\.000 \| 0\.400 \|.* 0\.250 \|.* host \| 35\.0 % \| 0\.00 % \|' "$tmp/out" ||
@@ -190,20 +190,39 @@ nccl_2rank_two_ranks)
 import gzip, json, sys
 r = json.load(open(sys.argv[1]))
 t = json.load(gzip.open(sys.argv[2]))
-want = {}
+want, by_size = {}, {}
 for e in t["traceEvents"]:
     if e.get("cat") == "kernel" and "nccl" in e["name"].lower():
         c, tot = want.get(e["name"], (0, 0))
         want[e["name"]] = (c + 1, tot + round(e["dur"] * 1000))
+        # the message size: the larger of the kernel's In / Out msg nelems x its dtype's element size (Float 4, Long 8)
+        a = e["args"]
+        size = max(a["In msg nelems"], a["Out msg nelems"]) * {"Float": 4, "Long": 8}[a["dtype"]]
+        c, tot = by_size.get((e["name"], size), (0, 0))
+        by_size[(e["name"], size)] = (c + 1, tot + round(e["dur"] * 1000))
 assert len(want) == 2 and want["ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"][0] == 15, want
+assert len(by_size) == 7, by_size
 assert [k["rank"] for k in r["ranks"]] == [0, 1], r["ranks"]
 for k in r["ranks"]:
     assert abs(k["comm_comp_overlap"] - 0.1476) < 0.00005, k["comm_comp_overlap"]
     assert k["bottleneck"] == "host" and k["steps"] == 3, k
 for rank in (0, 1):
-    got = {c["kernel"]: (c["count"], c["total_ns"]) for c in r["collectives"] if c["rank"] == rank}
+    got = {}
+    for c in r["collectives"]:
+        if c["rank"] == rank:
+            n, tot = got.get(c["kernel"], (0, 0))
+            got[c["kernel"]] = (n + c["count"], tot + c["total_ns"])
     for name, (cnt, tot) in want.items():
         assert got[name][0] == cnt and abs(got[name][1] - tot) <= cnt, (name, got[name], cnt, tot)
+    # per name and size: bytes per call, and algbw = bytes x count / total time (nccl-tests' size / time)
+    rows = {(c["kernel"], c["bytes"]): c for c in r["collectives"] if c["rank"] == rank}
+    assert set(rows) == set(by_size), (sorted(rows), sorted(by_size))
+    for key, (cnt, tot) in by_size.items():
+        c = rows[key]
+        assert c["count"] == cnt and abs(c["total_ns"] - tot) <= cnt, (key, c, cnt, tot)
+        assert abs(c["algbw_gbps"] - key[1] * cnt / tot) <= 1e-3 * c["algbw_gbps"], (key, c)
+        factor = 2 * (2 - 1) / 2 if "AllReduce" in key[0] else 1.0   # nccl-tests' bus factors, 2 ranks
+        assert abs(c["busbw_gbps"] - c["algbw_gbps"] * factor) <= 1e-9 * c["algbw_gbps"], (key, c)
     ex = [c for c in r["collectives"] if c["rank"] == rank]
     assert all(0 <= c["exposed_ns"] <= c["total_ns"] for c in ex), ex
 assert r["stragglers"] == [], r["stragglers"]   # identical ranks

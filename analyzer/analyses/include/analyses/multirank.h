@@ -20,11 +20,20 @@ enum ps_rank_source {
 };
 extern const char *const ps_rank_source_name[];   /* "metadata", "process_info", "file_name", "order" */
 
-struct ps_collective_stat {     /* one NCCL / RCCL kernel name (HTA's communication kernels) of one rank */
+/* One collective of one rank, by name and message size: an NCCL / RCCL kernel name (HTA's communication kernels;
+ * host 0), or a host collective range of perfscope's Python hook (host 1: `gloo:all_reduce`, `nccl:broadcast`,
+ * `ddp:gradient_allreduce`; docs/python.md). Algorithm bandwidth (nccl-tests, TraceLens) = bytes * count /
+ * total_ns, in bytes per ns = GB/s (docs/distributed.md). */
+struct ps_collective_stat {
     char *name;                 /* owned */
     int64_t count, total_ns;
-    int64_t exposed_ns;         /* not overlapped by HTA computation kernels on the same device */
-    int64_t bytes;              /* -1: the trace does not say (kernel rows carry no message size) */
+    int64_t exposed_ns;         /* kernels: not overlapped by HTA computation kernels on the same device; host
+                                 * calls: the caller blocked (a whole call; DDP's sync: its wait at the end of
+                                 * backward) */
+    int64_t bytes;              /* per call: the message size (Kineto kernel args "In/Out msg nelems" x dtype, the
+                                 * hook's `collective` mark); -1: the trace does not say */
+    int host;                   /* 1: a host range, 0: a GPU kernel */
+    int64_t wait_ns;            /* host: the Work.wait ranges inside the calls; 0 for kernels */
 };
 
 struct ps_rank_file {
@@ -39,8 +48,13 @@ struct ps_rank_file {
     struct ps_rank_stat stat;   /* step count, average step, breakdown, verdict (pid: unused, 0) */
     double comm_comp_overlap;   /* HTA, 0..1; NAN when the rank ran no communication kernel */
     int recording_complete;     /* ps_report_recording_complete */
-    struct ps_collective_stat *collectives;   /* by total_ns, descending */
+    struct ps_collective_stat *collectives;   /* by total_ns, descending (ps_collective_cmp) */
     size_t ncollectives;
+    /* distributed (rank_summary.c, docs/distributed.md) */
+    size_t capcollectives;      /* allocated rows */
+    int64_t comm_wait_ns;       /* average step: the step thread blocked waiting on collectives (the hook's
+                                 * Work.wait and ddp:gradient_allreduce_wait ranges, union); 0 when none */
+    char *owned_path;           /* path when the file owns it (merged JSON reports), else NULL */
 };
 
 struct ps_multirank {
@@ -63,6 +77,16 @@ typedef int (*ps_trace_loader)(const char *path, struct ps_model **out, char *er
 int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
                        const struct ps_report_opts *o, size_t workers, char *err, size_t errlen);
 void ps_multirank_fini(struct ps_multirank *mr);
+
+/* Release a rank file's rows and owned strings (the struct is the caller's) and zero it. */
+void ps_rank_file_fini(struct ps_rank_file *f);
+/* Algorithm bandwidth of a collective row, bytes * count / total_ns (nccl-tests' algbw = size / time; TraceLens'
+ * NCCL analyser), and bus bandwidth = algbw x nccl-tests' factor for the operation named and `world_size` ranks
+ * (all-reduce 2(n-1)/n, all-gather / reduce-scatter (n-1)/n, broadcast / reduce / send / recv 1), both in GB/s
+ * (bytes per ns); NAN when the size is unknown (busbw: also when the world size or the operation is). */
+void ps_collective_bandwidth(const struct ps_collective_stat *c, int32_t world_size, double *algbw, double *busbw);
+/* qsort order of collective rows: total_ns descending, then name, then bytes. */
+int ps_collective_cmp(const void *a, const void *b);
 
 /* The rank in a file name as `record -o run.%r.sqlite` writes it: the last run of decimal digits in the base name
  * that has '.', '_', '-' or the name's start on its left and '.', '_', '-' or the end on its right; -1 when none. */

@@ -10,6 +10,7 @@
 
 struct ps_model;                   /* model/model.h: analysed, never read by a renderer */
 struct ps_view;                    /* model/view.h */
+struct ps_rank_file;               /* analyses/multirank.h */
 
 /* Step-time categories, in tb's priority order (docs/report.md). */
 enum ps_cat {
@@ -362,6 +363,10 @@ struct ps_report {
     struct ps_nvml_util_stat *nvml_util; /* one per device with NVML samples, by device; NULL when none */
     size_t nnvml_util;
     struct ps_pytorch *py;         /* NULL unless the trace holds perfscope's Python hook marks */
+    /* distributed (rank_summary.c, docs/distributed.md): this trace as one rank of a several-rank report — rank,
+     * step average, collectives with bytes, time blocked in collectives. JSON "rank_summary", which
+     * `perfscope report run.*.report.json` merges. Owned; NULL only when the report failed. */
+    struct ps_rank_file *rank_summary;
 };
 
 /* Run every analysis over `m` (finished): ps_report_build_view over ps_view_all(m). Returns 0 and fills *r
