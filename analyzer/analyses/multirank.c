@@ -151,6 +151,8 @@ int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t
     }
     free(stats);
     free(at);
+    if (rc == 0)
+        rc = ps_wait_straggler_find(mr);
 out:
     free(tid);
     free(p.rc);

@@ -339,6 +339,8 @@ int ps_render_ranks_html(const struct ps_multirank *mr, const struct ps_render_o
     if (rc == 0)
         stragglers_section(f, mr);
     if (rc == 0)
+        ps_render_straggler_html(f, mr);
+    if (rc == 0)
         rc = comm_sections(f, mr);
     ps_html_page_close(f);
     return rc < 0 ? rc : ferror(f) ? -EIO : 0;

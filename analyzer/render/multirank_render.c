@@ -76,7 +76,8 @@ static void text_tables(const struct ps_multirank *mr, FILE *f)
     }
     fputc('\n', f);
     if (mr->nstragglers == 0)
-        fprintf(f, "\nStragglers: none (no rank's average step is more than 5 %% slower than the median rank's)\n");
+        fprintf(f, "\nStragglers by step time: none (no rank's average step is more than 5 %% slower than the median "
+                   "rank's)\n");
     for (size_t i = 0; i < mr->nstragglers; i++) {
         const struct ps_straggler *g = &mr->stragglers[i];
         const struct ps_rank_file *r = &mr->files[g->rank];
@@ -85,6 +86,7 @@ static void text_tables(const struct ps_multirank *mr, FILE *f)
                            ps_render_ranks_cat_label(g->category, r->has_gpu));
         path_cell(f, cols > 0 ? (size_t)cols - (i == 0) : 0, r);
     }
+    ps_render_straggler_text(f, mr);
     size_t ncoll = 0;
     for (size_t i = 0; i < mr->nfiles; i++)
         ncoll += mr->files[i].ncollectives;
@@ -206,6 +208,7 @@ int ps_render_ranks_json(const struct ps_multirank *mr, const struct ps_render_o
         ps_jw_map_close(w);
     }
     ps_jw_array_close(w);
+    ps_render_straggler_json(w, mr);
     ps_jw_key(w, "collectives");
     ps_jw_array_open(w);
     for (size_t i = 0; i < mr->nfiles; i++) {
@@ -294,6 +297,7 @@ int ps_render_ranks_md(const struct ps_multirank *mr, const struct ps_render_opt
     }
     if (mr->nstragglers)
         fputc('\n', f);
+    ps_render_straggler_md(f, mr);
     size_t ncoll = 0;
     for (size_t i = 0; i < mr->nfiles; i++)
         ncoll += mr->files[i].ncollectives;

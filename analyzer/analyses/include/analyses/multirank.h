@@ -57,6 +57,21 @@ struct ps_rank_file {
     char *owned_path;           /* path when the file owns it (merged JSON reports), else NULL */
 };
 
+/* The rank the others wait for (straggler.c, docs/distributed.md): per rank, Communication per average step (time
+ * blocked in collectives) against the rest of its step (its own work). */
+struct ps_wait_straggler {
+    size_t file;                /* index into ps_multirank.files */
+    int64_t own_ns;             /* its average step minus its Communication */
+    int64_t median_own_ns;      /* the median of the other ranks' own work */
+    int64_t own_wait_ns;        /* its own Communication per step */
+    int64_t others_wait_ns;     /* the median of the other ranks' Communication per step */
+    size_t waiter;              /* the rank file blocked the most */
+    const char *wait_in;        /* that rank's collective row with the most exposed time (borrowed), NULL none */
+    int category;               /* enum ps_cat (not Communication) where its step exceeds the median of the other
+                                 * ranks' the most */
+    int64_t excess_ns, median_category_ns;   /* that excess, and the others' median time in the category */
+};
+
 struct ps_multirank {
     struct ps_rank_file *files; /* by rank, then path; launcher traces last */
     size_t nfiles;
@@ -64,7 +79,17 @@ struct ps_multirank {
     size_t nstragglers;
     char notes[2][240];         /* e.g. two files claiming one rank; "" when none */
     size_t nnotes;
+    /* distributed (straggler.c, docs/distributed.md): the straggler by who waits for whom */
+    int has_wait_straggler;     /* 1: `wait` holds the rank the others wait for (that rule decided) */
+    struct ps_wait_straggler wait;
 };
+
+/* The straggler by who waits for whom over mr's one-rank files with steps (fills mr->wait, has_wait_straggler):
+ * the rank with the least Communication per step (ties: the most own work), when the median of the others'
+ * Communication exceeds its own by more than 5 % of the median step and its own work exceeds the median of the
+ * others'.
+ * 0 or -ENOMEM. */
+int ps_wait_straggler_find(struct ps_multirank *mr);
 
 /* How the caller reads one trace file: a new, finished model of `path` in *out (the analysis frees it with
  * ps_model_free), 0; or a negative errno with a one-line message in err (errlen bytes). Called from several threads
