@@ -101,7 +101,8 @@ int ps_wait_straggler_find(struct ps_multirank *mr)
         v[i] = f[at[i]].stat.avg_dur_ns - f[at[i]].stat.cat_ns[PS_CAT_COMM];
     w.median_own_ns = median(v, no);
     largest_excess(&w, f, at, no, v);
-    if (w.others_wait_ns - w.own_wait_ns > (int64_t)(WAIT_MARGIN * (double)med_step) && w.own_ns > w.median_own_ns) {
+    w.waited_for_ns = w.others_wait_ns - w.own_wait_ns;
+    if (w.waited_for_ns > (int64_t)(WAIT_MARGIN * (double)med_step) && w.own_ns > w.median_own_ns) {
         mr->wait = w;
         mr->has_wait_straggler = 1;
     }

@@ -10,9 +10,9 @@
 
 #define MS(ns) ((double)(ns) / 1e6)
 
-/* The finding as one sentence (no newline) into buf: "rank 1: +150.0 ms Compute per step over the other ranks' median
- * (200.3 against 55.5 ms); the other ranks wait 150.0 ms per step in collectives (rank 0: most in
- * ddp:gradient_allreduce), rank 1 itself 4.5 ms". */
+/* The finding as one sentence (no newline) into buf: "rank 1: +144.8 ms Compute per step over the other ranks'
+ * median (200.3 against 55.5 ms: ...); the other ranks wait 145.5 ms per step for it (rank 0 most, in
+ * ddp:gradient_allreduce; blocked in collectives 150.0 ms per step, rank 1 itself 4.5 ms)". */
 static void sentence(char *buf, size_t len, const struct ps_multirank *mr)
 {
     const struct ps_wait_straggler *w = &mr->wait;
@@ -21,11 +21,13 @@ static void sentence(char *buf, size_t len, const struct ps_multirank *mr)
     ps_render_rank_label(lab, sizeof lab, s);
     ps_render_rank_label(olab, sizeof olab, o);
     snprintf(buf, len, "rank %s: +%.1f ms %s per step over the other ranks' median (%.1f against %.1f ms%s); the other "
-             "ranks wait %.1f ms per step in collectives (rank %s most, in %s), rank %s itself %.1f ms",
+             "ranks wait %.1f ms per step for it (rank %s most, in %s; blocked in collectives %.1f ms per step, rank %s "
+             "itself %.1f ms)",
              lab, MS(w->excess_ns), ps_render_ranks_cat_label(w->category, s->has_gpu),
              MS(w->excess_ns + w->median_category_ns), MS(w->median_category_ns),
              w->category == PS_CAT_KERNEL && !s->has_gpu ? ": host time outside data loading and collectives" : "",
-             MS(w->others_wait_ns), olab, w->wait_in ? w->wait_in : "Communication", lab, MS(w->own_wait_ns));
+             MS(w->waited_for_ns), olab, w->wait_in ? w->wait_in : "Communication", MS(w->others_wait_ns), lab,
+             MS(w->own_wait_ns));
 }
 
 static const char RULE_WAIT[] = "who waits for whom: the rank blocked the least in collectives while the others "
@@ -82,6 +84,7 @@ void ps_render_straggler_json(struct ps_jw *w, const struct ps_multirank *mr)
     ps_jw_kint(w, "median_own_work_ns", g->median_own_ns);
     ps_jw_kint(w, "own_wait_ns", g->own_wait_ns);
     ps_jw_kint(w, "others_wait_ns", g->others_wait_ns);
+    ps_jw_kint(w, "waited_for_ns", g->waited_for_ns);
     ps_jw_kint(w, "most_waiting_rank", mr->files[g->waiter].rank);
     ps_jw_kstr(w, "wait_in", g->wait_in);
     ps_jw_kstr(w, "category", ps_cat_key[g->category]);

@@ -65,6 +65,8 @@ struct ps_wait_straggler {
     int64_t median_own_ns;      /* the median of the other ranks' own work */
     int64_t own_wait_ns;        /* its own Communication per step */
     int64_t others_wait_ns;     /* the median of the other ranks' Communication per step */
+    int64_t waited_for_ns;      /* others_wait_ns - own_wait_ns: how long the others wait for it per step (the
+                                 * collectives' own cost, which it pays too, taken out) */
     size_t waiter;              /* the rank file blocked the most */
     const char *wait_in;        /* that rank's collective row with the most exposed time (borrowed), NULL none */
     int category;               /* enum ps_cat (not Communication) where its step exceeds the median of the other
