@@ -99,7 +99,10 @@ int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t
     struct pool p = { .lock = PTHREAD_MUTEX_INITIALIZER, .n = n, .paths = paths, .load = load, .opts = o };
     pthread_t *tid = NULL;
     size_t started = 0;
-    int rc = -ENOMEM;
+    int rc = ps_multirank_refuse_same_file(paths, n, err, errlen);
+    if (rc < 0)
+        return rc;
+    rc = -ENOMEM;
     workers = workers < 1 ? 1 : workers > n ? n : workers;
     p.files = calloc(n + 1, sizeof *p.files);
     p.rc = calloc(n + 1, sizeof *p.rc);
@@ -131,11 +134,9 @@ int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t
         goto out;
     }
     qsort(mr->files, n, sizeof *mr->files, cmp_file);
-    for (size_t i = 0; i + 1 < n && mr->nnotes < 2; i++)
-        if (mr->files[i].rank >= 0 && mr->files[i].rank == mr->files[i + 1].rank)
-            snprintf(mr->notes[mr->nnotes++], sizeof mr->notes[0], "%s and %s both hold rank %d (%s)",
-                     mr->files[i].path, mr->files[i + 1].path, mr->files[i].rank,
-                     ps_rank_source_name[mr->files[i].rank_source]);
+    if ((rc = ps_multirank_refuse_shared_ranks(mr, err, errlen)) < 0)
+        goto out;
+    rc = -ENOMEM;
     /* stragglers among the one-rank files (a launcher trace mixes its ranks: its own report has them) */
     struct ps_rank_stat *stats = calloc(n + 1, sizeof *stats);
     size_t *at = calloc(n + 1, sizeof *at), k = 0;

@@ -68,7 +68,9 @@ want = {(0, "ncclKernel_AllReduce_RING_LL_Sum_float"): (2, 500000, 300000, None)
 assert got == want, got
 PY
     "$ps" report "$tmp/r0.json" "$tmp/r1.json" >"$tmp/out" || fail "text report exited $?"
-    grep -Eq '^0 +2 +0\.500 +0\.300 +60\.0% +- +- +ncclKernel_AllReduce' "$tmp/out" || { cat "$tmp/out"; fail "text collective row"; }
+    # the name follows the numbers, on the next line when the row would pass 100 columns
+    sed -n '/^0  *2  *0\.500  *0\.300  *60\.0%  *-  *-/{N;p;}' "$tmp/out" | grep -q 'ncclKernel_AllReduce' ||
+        { cat "$tmp/out"; fail "text collective row"; }
     ;;
 rank_from_file_name)
     gen "$tmp/trace.7.json" none gemm:0:100:400 || exit 1
@@ -286,6 +288,52 @@ trainer_launcher_trace_labelled)
         fail "check_multirank_report.py"
     grep -q '^launcher(2) -  ' "$tmp/mr/multirank.text" && grep -q '<td>launcher(2)</td><td>-</td>' "$tmp/mr/multirank.html" ||
         fail "launcher row"
+    ;;
+the_same_file_twice_is_refused_naming_both)
+    gen_two
+    "$ps" report "$tmp/r0.json" "$tmp/r1.json" "$tmp/./r0.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc, expected 1"
+    grep -Fq "$tmp/r0.json and $tmp/./r0.json are the same file" "$tmp/err" || { cat "$tmp/err"; fail "message"; }
+    [ -s "$tmp/out" ] && fail "a report was printed"
+    ;;
+two_files_of_one_rank_are_refused_naming_both)
+    gen_two
+    cp "$tmp/r0.json" "$tmp/copy.json"
+    "$ps" report --format json "$tmp/r0.json" "$tmp/r1.json" "$tmp/copy.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc, expected 1"
+    grep -Fq "$tmp/copy.json and $tmp/r0.json both hold rank 0 (from metadata and metadata" "$tmp/err" ||
+        { cat "$tmp/err"; fail "message"; }
+    [ -s "$tmp/out" ] && fail "a report was printed"
+    # a rank from the file name against the same rank from metadata
+    gen "$tmp/trace.1.json" none gemm:0:100:400 || exit 1
+    "$ps" report "$tmp/r0.json" "$tmp/r1.json" "$tmp/trace.1.json" >/dev/null 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc with rank 1 in metadata and in a file name"
+    grep -Fq "$tmp/r1.json and $tmp/trace.1.json both hold rank 1 (from metadata and file_name" "$tmp/err" ||
+        { cat "$tmp/err"; fail "file-name message"; }
+    ;;
+generated_ranks_straggler_is_the_rank_the_others_wait_for)
+    # Three ranks, one 1000 µs step each, synchronous: ranks 0 and 1 compute [0, 300) and wait in an AllReduce
+    # [300, 1000); rank 2 computes [0, 900) and its AllReduce runs [900, 1000). Equal steps: no rank is slower.
+    # By hand: rank 2 is blocked the least (100 µs); the others' median 700 µs; they wait 700 - 100 = 600 µs for
+    # it; its own work 900 µs against the others' median 300 µs, +600 µs in Kernel (compute).
+    gen "$tmp/r0.json" 0 gemm:0:0:300 $AR:0:300:700 || exit 1
+    gen "$tmp/r1.json" 1 gemm:0:0:300 $AR:0:300:700 || exit 1
+    gen "$tmp/r2.json" 2 gemm:0:0:900 $AR:0:900:100 || exit 1
+    "$ps" report --format json -o "$tmp/r.json" "$tmp/r0.json" "$tmp/r1.json" "$tmp/r2.json" || fail "exit $?"
+    python3 - "$tmp/r.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["stragglers"] == [] and r["straggler_rule"] == "wait", (r["stragglers"], r["straggler_rule"])
+g = r["straggler_waited_for"]
+want = {"rank": 2, "own_wait_ns": 100000, "others_wait_ns": 700000, "waited_for_ns": 600000, "own_work_ns": 900000,
+        "median_own_work_ns": 300000, "category": "kernel", "category_excess_ns": 600000,
+        "median_category_ns": 300000, "wait_in": "ncclKernel_AllReduce_RING_LL_Sum_float"}
+assert {k: g[k] for k in want} == want, g
+assert g["most_waiting_rank"] in (0, 1), g
+PY
+    "$ps" report "$tmp/r0.json" "$tmp/r1.json" "$tmp/r2.json" >"$tmp/out" || fail "text exit $?"
+    grep -q "^Straggler (waited for): rank 2: +0.6 ms Kernel per step" "$tmp/out" || { cat "$tmp/out"; fail "text"; }
+    grep -q "^Straggler rule: who waits for whom" "$tmp/out" || fail "text rule"
     ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac

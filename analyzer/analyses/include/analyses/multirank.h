@@ -105,6 +105,13 @@ int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t
                        const struct ps_report_opts *o, size_t workers, char *err, size_t errlen);
 void ps_multirank_fini(struct ps_multirank *mr);
 
+/* Duplicate rank files (rank_checks.c): -EINVAL with "A and B are the same file (...)" when two of paths[0..n)
+ * name one file (same device and inode; a path that cannot be stat'ed is left to the reader), else 0. */
+int ps_multirank_refuse_same_file(const char *const *paths, size_t n, char *err, size_t errlen);
+/* -EINVAL with "A and B both hold rank N (from ...)" when two of mr's one-rank files (sorted by rank) hold the
+ * same rank, else 0. */
+int ps_multirank_refuse_shared_ranks(const struct ps_multirank *mr, char *err, size_t errlen);
+
 /* Release a rank file's rows and owned strings (the struct is the caller's) and zero it. */
 void ps_rank_file_fini(struct ps_rank_file *f);
 /* Algorithm bandwidth of a collective row, bytes * count / total_ns (nccl-tests' algbw = size / time; TraceLens'
