@@ -15,6 +15,7 @@
 #include "analyses/multirank.h"
 #include "ps_text_escape.h"
 #include "read/reader.h"
+#include "report_merge.h"
 #include "render/render.h"
 
 static void usage(FILE *out)
@@ -173,14 +174,17 @@ static int write_out(const struct report_args *a, const struct ps_render_opts *r
     return ps_output_close("report", a->output, dest, rc, errno, "the report");
 }
 
-/* Several rank files: read in parallel (one worker per online CPU at most), one report over them. */
+/* Several rank files: read in parallel (one worker per online CPU at most), one report over them; or, `merge`,
+ * per-rank JSON reports merged without their traces (report_merge.h). */
 static int several_ranks(const struct report_args *a, const struct ps_render_opts *ro, const char *const *paths,
-                         size_t n)
+                         size_t n, int merge)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     struct ps_multirank mr;
     char err[640] = "";
-    int rc = ps_multirank_build(&mr, paths, n, ps_read_trace, &a->o, cpus > 0 ? (size_t)cpus : 1, err, sizeof err);
+    int rc = merge ? ps_report_merge(&mr, paths, n, err, sizeof err)
+                   : ps_multirank_build(&mr, paths, n, ps_read_trace, &a->o, cpus > 0 ? (size_t)cpus : 1, err,
+                                        sizeof err);
     if (rc < 0) {
         print_error(rc == -ENOMEM && !err[0] ? "out of memory" : err);
         return 1;
@@ -244,7 +248,15 @@ int cmd_report(int argc, char **argv)
     struct ps_render_opts ro = { .width = PS_TEXT_WIDTH,
                                  .color = a.color >= 0 ? a.color : !a.output && isatty(STDOUT_FILENO) &&
                                                                        !(no_color && *no_color) };
-    if (optind < argc - 1)
-        return several_ranks(&a, &ro, (const char *const *)argv + optind, (size_t)(argc - optind));
+    int reports = 0;
+    for (int i = optind; i < argc; i++)
+        reports += ps_report_merge_is_report(argv[i]);
+    if (reports > 0 && reports < argc - optind) {
+        fprintf(stderr, "perfscope report: give traces or per-rank JSON reports, not both (%d of the %d files are "
+                        "perfscope JSON reports)\n", reports, argc - optind);
+        return 2;
+    }
+    if (optind < argc - 1 || reports > 0)
+        return several_ranks(&a, &ro, (const char *const *)argv + optind, (size_t)(argc - optind), reports > 0);
     return one_trace(&a, &ro, argv[optind]);
 }

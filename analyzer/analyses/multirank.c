@@ -92,6 +92,36 @@ static int cmp_file(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
+/* Everything across the ranks, once each file is summarised: ranks ordered, shared ranks refused, stragglers by
+ * step time (among the one-rank files: a launcher trace mixes its ranks, its own report has them) and by who waits
+ * for whom. 0, -EINVAL (message in err) or -ENOMEM. */
+static int cross_rank(struct ps_multirank *mr, char *err, size_t errlen)
+{
+    size_t n = mr->nfiles;
+    qsort(mr->files, n, sizeof *mr->files, cmp_file);
+    int rc = ps_multirank_refuse_shared_ranks(mr, err, errlen);
+    if (rc < 0)
+        return rc;
+    rc = -ENOMEM;
+    struct ps_rank_stat *stats = calloc(n + 1, sizeof *stats);
+    size_t *at = calloc(n + 1, sizeof *at), k = 0;
+    if (stats && at) {
+        for (size_t i = 0; i < n; i++)
+            if (mr->files[i].launcher_ranks < 2) {
+                at[k] = i;
+                stats[k++] = mr->files[i].stat;
+            }
+        rc = ps_stragglers_find(stats, k, &mr->stragglers, &mr->nstragglers);
+        for (size_t i = 0; i < mr->nstragglers; i++)
+            mr->stragglers[i].rank = at[mr->stragglers[i].rank];
+    }
+    free(stats);
+    free(at);
+    if (rc == 0)
+        rc = ps_wait_straggler_find(mr);
+    return rc;
+}
+
 int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
                        const struct ps_report_opts *o, size_t workers, char *err, size_t errlen)
 {
@@ -133,27 +163,7 @@ int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t
         }
         goto out;
     }
-    qsort(mr->files, n, sizeof *mr->files, cmp_file);
-    if ((rc = ps_multirank_refuse_shared_ranks(mr, err, errlen)) < 0)
-        goto out;
-    rc = -ENOMEM;
-    /* stragglers among the one-rank files (a launcher trace mixes its ranks: its own report has them) */
-    struct ps_rank_stat *stats = calloc(n + 1, sizeof *stats);
-    size_t *at = calloc(n + 1, sizeof *at), k = 0;
-    if (stats && at) {
-        for (size_t i = 0; i < n; i++)
-            if (mr->files[i].launcher_ranks < 2) {
-                at[k] = i;
-                stats[k++] = mr->files[i].stat;
-            }
-        rc = ps_stragglers_find(stats, k, &mr->stragglers, &mr->nstragglers);
-        for (size_t i = 0; i < mr->nstragglers; i++)
-            mr->stragglers[i].rank = at[mr->stragglers[i].rank];
-    }
-    free(stats);
-    free(at);
-    if (rc == 0)
-        rc = ps_wait_straggler_find(mr);
+    rc = cross_rank(mr, err, errlen);
 out:
     free(tid);
     free(p.rc);
@@ -163,6 +173,20 @@ out:
             free(p.files);
         ps_multirank_fini(mr);
     }
+    return rc;
+}
+
+int ps_multirank_from_files(struct ps_multirank *mr, struct ps_rank_file *files, size_t n, char *err, size_t errlen)
+{
+    memset(mr, 0, sizeof *mr);
+    mr->files = files;
+    mr->nfiles = n;
+    for (size_t i = 0; i < n; i++)
+        if (files[i].rank < 0 && files[i].launcher_ranks < 2)
+            files[i].rank = (int32_t)i;        /* PS_RANK_FROM_ORDER, as ps_multirank_build numbers them */
+    int rc = cross_rank(mr, err, errlen);
+    if (rc < 0)
+        ps_multirank_fini(mr);
     return rc;
 }
 

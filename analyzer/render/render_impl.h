@@ -52,5 +52,7 @@ void ps_render_straggler_text(FILE *f, const struct ps_multirank *mr);
 void ps_render_straggler_md(FILE *f, const struct ps_multirank *mr);
 void ps_render_straggler_json(struct ps_jw *w, const struct ps_multirank *mr);
 void ps_render_straggler_html(FILE *f, const struct ps_multirank *mr);
+/* rank_summary_json.c: the JSON report's last key, "rank_summary" (what a several-rank merge reads). */
+void ps_render_rank_summary_json(struct ps_jw *w, const struct ps_report *r);
 
 #endif

@@ -335,6 +335,46 @@ PY
     grep -q "^Straggler (waited for): rank 2: +0.6 ms Kernel per step" "$tmp/out" || { cat "$tmp/out"; fail "text"; }
     grep -q "^Straggler rule: who waits for whom" "$tmp/out" || fail "text rule"
     ;;
+per_rank_json_reports_merge_into_the_traces_report)
+    # Each rank's `report --format json`, merged, gives byte for byte the report over the traces, in every format:
+    # the generated ranks (a wait straggler among three, one rank from its file name) and the shared NCCL trace as
+    # two ranks (HTA overlap, collective bytes).
+    gen "$tmp/r0.json" 0 gemm:0:0:300 $AR:0:300:700 || exit 1
+    gen "$tmp/r1.json" 1 gemm:0:0:300 $AR:0:300:700 || exit 1
+    gen "$tmp/run.2.json" none gemm:0:0:900 $AR:0:900:100 || exit 1
+    trace=$shared/traces/kineto/nccl_2rank.pt.trace.json.gz
+    [ -f "$trace" ] && as_rank1 "$trace" "$tmp/rank1.json.gz"
+    merge_check() {   # merge_check TRACE...: each trace's JSON report, merged, against the report over the traces
+        reports=""
+        for f in "$@"; do
+            "$ps" report --format json -o "$f.report.json" "$f" || fail "report of $f exited $?"
+            reports="$reports $f.report.json"
+        done
+        for fmt in text json md html; do
+            "$ps" report --format $fmt "$@" >"$tmp/direct.$fmt" || fail "direct $fmt exited $?"
+            # shellcheck disable=SC2086
+            "$ps" report --format $fmt $reports >"$tmp/merged.$fmt" || fail "merged $fmt exited $?"
+            cmp -s "$tmp/direct.$fmt" "$tmp/merged.$fmt" ||
+                fail "merged $fmt differs: $(diff "$tmp/direct.$fmt" "$tmp/merged.$fmt" | head -5)"
+        done
+    }
+    merge_check "$tmp/r0.json" "$tmp/r1.json" "$tmp/run.2.json"
+    grep -q "^Straggler (waited for): rank 2: " "$tmp/merged.text" || fail "the merged text names no straggler"
+    if [ -f "$trace" ]; then
+        merge_check "$trace" "$tmp/rank1.json.gz"
+        grep -q '"busbw_gbps"' "$tmp/merged.json" || fail "no bandwidth in the merged NCCL collectives"
+    fi
+    # reports and traces together: a usage error; a report cut short: refused, naming it
+    "$ps" report "$tmp/r0.json.report.json" "$tmp/r1.json" >/dev/null 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] || fail "reports mixed with traces: exit $rc, expected 2"
+    head -c 2000 "$tmp/r1.json.report.json" >"$tmp/cut.report.json"
+    "$ps" report "$tmp/r0.json.report.json" "$tmp/cut.report.json" >/dev/null 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] || fail "a cut report: exit $rc, expected 1"
+    grep -q "cut.report.json: no \"rank_summary\"" "$tmp/err" || { cat "$tmp/err"; fail "cut report message"; }
+    # the same report twice
+    "$ps" report "$tmp/r0.json.report.json" "$tmp/r0.json.report.json" >/dev/null 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] && grep -q "are the same file" "$tmp/err" || fail "the same report twice: exit $rc"
+    ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac
 echo "PASS: $case"

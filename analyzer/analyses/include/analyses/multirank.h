@@ -104,6 +104,11 @@ typedef int (*ps_trace_loader)(const char *path, struct ps_model **out, char *er
 int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
                        const struct ps_report_opts *o, size_t workers, char *err, size_t errlen);
 void ps_multirank_fini(struct ps_multirank *mr);
+/* The several-rank report from rank files already summarised (per-rank JSON reports read back: `perfscope report
+ * run.*.report.json`), files[0..n) in command-line order, taken over (heap, calloc'ed; freed by ps_multirank_fini
+ * and on error): files without a rank (rank_source PS_RANK_FROM_ORDER) are numbered by their position, then the
+ * same cross-rank steps as ps_multirank_build. 0, -EINVAL (two files of one rank; message in err) or -ENOMEM. */
+int ps_multirank_from_files(struct ps_multirank *mr, struct ps_rank_file *files, size_t n, char *err, size_t errlen);
 
 /* Duplicate rank files (rank_checks.c): -EINVAL with "A and B are the same file (...)" when two of paths[0..n)
  * name one file (same device and inode; a path that cannot be stat'ed is left to the reader), else 0. */
