@@ -347,8 +347,9 @@ per_rank_json_reports_merge_into_the_traces_report)
     merge_check() {   # merge_check TRACE...: each trace's JSON report, merged, against the report over the traces
         reports=""
         for f in "$@"; do
-            "$ps" report --format json -o "$f.report.json" "$f" || fail "report of $f exited $?"
-            reports="$reports $f.report.json"
+            out=$tmp/$(basename "$f").report.json
+            "$ps" report --format json -o "$out" -f "$f" || fail "report of $f exited $?"
+            reports="$reports $out"
         done
         for fmt in text json md html; do
             "$ps" report --format $fmt "$@" >"$tmp/direct.$fmt" || fail "direct $fmt exited $?"
