@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "options.h"
 #include "analyses/multirank.h"
+#include "collector/session.h"
 #include "ps_text_escape.h"
 #include "read/reader.h"
 #include "report_merge.h"
@@ -225,9 +226,29 @@ static int one_trace(const struct report_args *a, const struct ps_render_opts *r
     return status;
 }
 
+/* `%r` (the rank from RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID), `%h`, `%p`, `%%` as `record -o` expands them,
+ * so every rank of a launcher runs the same line (docs/distributed.md): in -o always; in a lone FILE only when no
+ * file has that literal name. Returns 0, or 2 after a message (an unknown `%` sequence in -o). */
+static int expand_rank_names(struct report_args *a, int nfiles, char **file, char *out_buf, char *in_buf, size_t len)
+{
+    char err[512];
+    if (a->output && strchr(a->output, '%')) {
+        if (ps_session_expand_output(a->output, out_buf, len, err, sizeof err) < 0) {
+            fprintf(stderr, "perfscope report: %s\n", err);
+            return 2;
+        }
+        a->output = out_buf;
+    }
+    if (nfiles == 1 && strchr(*file, '%') && access(*file, F_OK) != 0 &&
+        ps_session_expand_output(*file, in_buf, len, NULL, 0) == 0)
+        *file = in_buf;
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     struct report_args a;
+    char out_buf[4096], in_buf[4096];
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
@@ -236,6 +257,8 @@ int cmd_report(int argc, char **argv)
                         "report --help')\n");
         return 2;
     }
+    if ((rc = expand_rank_names(&a, argc - optind, argv + optind, out_buf, in_buf, sizeof out_buf)) != 0)
+        return rc;
     if (ps_output_is_input("report", a.output, argv + optind, argc - optind) ||
         ps_output_refuse_existing("report", a.output, a.force))
         return 2;

@@ -376,6 +376,15 @@ per_rank_json_reports_merge_into_the_traces_report)
     "$ps" report "$tmp/r0.json.report.json" "$tmp/r0.json.report.json" >/dev/null 2>"$tmp/err"; rc=$?
     [ $rc -eq 1 ] && grep -q "are the same file" "$tmp/err" || fail "the same report twice: exit $rc"
     ;;
+report_expands_the_rank_in_its_file_and_output_names)
+    # what every rank of a launcher runs: `report run.%r.json --format json -o run.%r.report.json`
+    gen "$tmp/run.1.json" 1 gemm:0:100:400 || exit 1
+    (cd "$tmp" && SLURM_PROCID=1 "$ps" report run.%r.json --format json -o run.%r.report.json) || fail "exit $?"
+    python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["rank_summary"]
+sys.exit(not (s["rank"] == 1 and s["trace"] == "run.1.json"))' "$tmp/run.1.report.json" || fail "rank summary"
+    "$ps" report "$tmp/run.1.json" -o "$tmp/x.%y" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q "unknown '%y'" "$tmp/err" || fail "unknown %y in -o: exit $rc"
+    ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac
 echo "PASS: $case"
