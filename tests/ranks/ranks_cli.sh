@@ -385,6 +385,33 @@ sys.exit(not (s["rank"] == 1 and s["trace"] == "run.1.json"))' "$tmp/run.1.repor
     "$ps" report "$tmp/run.1.json" -o "$tmp/x.%y" 2>"$tmp/err"; rc=$?
     [ $rc -eq 2 ] && grep -q "unknown '%y'" "$tmp/err" || fail "unknown %y in -o: exit $rc"
     ;;
+cpu_collective_ranges_are_communication)
+    # A CPU-only rank (no GPU rows) with torch.distributed's own range names, one step [0, 1000) µs: data [0, 100),
+    # gloo:all_reduce [600, 900) holding its Work.wait#gloo:all_reduce [700, 900), and an async broadcast's wait
+    # Work.wait [950, 980). By hand: Communication = 300 + 30 = 330 µs, DataLoader 100, compute the rest, 570;
+    # comm_wait_ns = 200 + 30 = 230 µs; one collective row, gloo:all_reduce, 300 µs, exposed 300 (the caller is
+    # blocked), wait 200, bytes null (no hook mark).
+    python3 - "$tmp/cpu.json" <<'PY' || exit 1
+import json, sys
+ev = lambda name, ts, dur: {"ph": "X", "cat": "user_annotation", "name": name, "pid": 10, "tid": 10, "ts": ts, "dur": dur}
+t = {"schemaVersion": 1, "distributedInfo": {"backend": "gloo", "rank": 0, "world_size": 2}, "traceEvents": [
+    ev("ProfilerStep#1", 0, 1000), ev("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, 100),
+    ev("gloo:all_reduce", 600, 300), ev("Work.wait#gloo:all_reduce", 700, 200), ev("Work.wait", 950, 30)]}
+json.dump(t, open(sys.argv[1], "w"))
+PY
+    "$ps" report --format json -o "$tmp/r.json" "$tmp/cpu.json" || fail "exit $?"
+    python3 - "$tmp/r.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = r["step_average"]["breakdown_ns"] if "breakdown_ns" in r["step_average"] else r["step_average"]
+got = {k: b[k] for k in ("communication", "dataloader", "kernel")}
+assert got == {"communication": 330000, "dataloader": 100000, "kernel": 570000}, b
+s = r["rank_summary"]
+assert s["comm_wait_ns"] == 230000 and s["breakdown_ns"]["communication"] == 330000, s
+assert s["collectives"] == [{"name": "gloo:all_reduce", "host": True, "count": 1, "total_ns": 300000,
+                             "exposed_ns": 300000, "bytes": None, "wait_ns": 200000}], s["collectives"]
+PY
+    ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac
 echo "PASS: $case"
