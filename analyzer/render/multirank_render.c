@@ -171,6 +171,9 @@ static void rank_json(struct ps_jw *w, const struct ps_rank_file *r)
     ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[r->stat.bottleneck]);
     ps_jw_kdouble(w, "share", r->stat.bottleneck == PS_BN_UNKNOWN ? NAN : r->stat.share);
     ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);
+    /* docs/distributed.md: what the straggler rule compares */
+    ps_jw_kint(w, "own_work_ns", r->stat.avg_dur_ns - r->stat.cat_ns[PS_CAT_COMM]);
+    ps_jw_kint(w, "comm_wait_ns", r->comm_wait_ns);
     ps_jw_map_close(w);
 }
 
