@@ -18,6 +18,7 @@
 #include "options.h"
 #include "ps_diag.h"
 #include "ps_time.h"
+#include "read/reader.h"
 #include "tui/screen.h"
 #include "collector/session.h"
 #include "tui/snapshot.h"
@@ -33,6 +34,29 @@ static void on_quit_signal(int sig)
 {
     (void)sig;
     quit_requested = 1;
+}
+
+/* The screen whose keys a long read checks for q (NULL in snapshot mode), and when it next looks (every 50 ms:
+ * a look is a read(2) on the terminal). */
+static struct tui_screen *quit_key_screen;
+static int64_t quit_key_next_ns;
+
+/* The reader's stop request (ps_read_set_stop): a signal or q ends any SQLite statement of top, however large or
+ * crafted the trace (a recursive view is refused, but a long scan of a large file is still a wait). */
+static int stop_reading(void *arg)
+{
+    (void)arg;
+    if (quit_requested)
+        return 1;
+    if (!quit_key_screen)
+        return 0;
+    int64_t now = ps_monotonic_ns();
+    if (now < quit_key_next_ns)
+        return 0;
+    quit_key_next_ns = now + 50 * 1000 * 1000;
+    if (tui_screen_take_quit_key(quit_key_screen))
+        quit_requested = 1;
+    return quit_requested;
 }
 
 static void usage(FILE *out)
@@ -144,11 +168,21 @@ static void set_status(struct tui_top *t, const char *msg)
     snprintf(t->status, sizeof t->status, "%.255s", msg);
 }
 
+/* Why top follows session s (shown with the recording, and in the snapshot). */
+static void say_why(struct tui_top *t, const struct tui_session *s, const char *what)
+{
+    const char *why = !s->own ? "another user's: no recording of yours is running" :
+                      t->tty && s->tty == t->tty ? "started from this terminal" :
+                      t->nsessions == 1 ? "the only recording of yours running" : "the newest recording of yours";
+    snprintf(t->watch_reason, sizeof t->watch_reason, "%s: %s", what, why);
+}
+
 /* Watch session i (0-based) of the list. */
 static void watch_session(struct tui_top *t, size_t i)
 {
     if (i >= t->nsessions)
         return;
+    t->watched = t->sessions[i];
     tui_live_watch(&t->live, t->sessions[i].trace, t->sessions[i].recorder_pid, t->window_ns);
     t->watching = 1;
     tui_procs_free(t->procs);
@@ -171,6 +205,26 @@ static void follow_tree(struct tui_top *t)
         set_status(t, "out of memory: no process tree");
 }
 
+/* The watched recording ended and another runs: follow it when it is the same user's and was started from
+ * top's terminal or the ended recording's (the user's next run); a recording of another terminal or user is
+ * named, not followed (keys 1..9 pick it). */
+static void follow_next(struct tui_top *t)
+{
+    const struct tui_session *s = &t->sessions[0];
+    int same_place = s->own && s->tty && (s->tty == t->tty || s->tty == t->watched.tty);
+    if (same_place || (s->own && !t->watched.own)) {
+        watch_session(t, 0);
+        say_why(t, s, "followed when the last one ended");
+        return;
+    }
+    if (!strstr(t->status, "press 1")) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "the recording ended; another runs (recorder %u, %s): press 1 to watch it",
+                 s->recorder_pid, s->own ? "another terminal" : "another user");
+        set_status(t, msg);
+    }
+}
+
 /* One sampling round: host, GPUs, live recordings, process tree. */
 static void sample(struct tui_top *t)
 {
@@ -188,13 +242,13 @@ static void sample(struct tui_top *t)
     if (!t->trace_opt) {
         char base[4096];
         ps_session_base_dir(base, sizeof base);
-        t->nsessions = tui_sessions_find(base, t->sessions, TUI_MAX_SESSIONS);
+        t->nsessions = tui_sessions_find(base, t->tty, t->sessions, TUI_MAX_SESSIONS);
         if (!t->watching && t->nsessions) {
             watch_session(t, 0);
+            say_why(t, &t->sessions[0], "followed");
         } else if (t->watching && t->nsessions && t->live.state != TUI_LIVE_RECORDING &&
                    t->sessions[0].recorder_pid != t->live.recorder_pid) {
-            watch_session(t, 0);    /* the watched recording ended and a newer one runs: follow it */
-            set_status(t, "the watched recording ended: now watching the newest one running");
+            follow_next(t);
         }
     }
     if (t->watching) {
@@ -248,6 +302,7 @@ static int handle_key(struct tui_top *t, int key)
     default:
         if (key >= '1' && key <= '9' && (size_t)(key - '1') < t->nsessions) {
             watch_session(t, (size_t)(key - '1'));
+            say_why(t, &t->watched, "picked with its key");
             return 1;
         }
         return 0;
@@ -323,6 +378,7 @@ static void setup(struct tui_top *t, const struct opts *o)
     if (t->ngpu > TUI_MAX_GPUS)
         t->ngpu = TUI_MAX_GPUS;
     t->trace_opt = o->trace;
+    t->tty = tui_process_tty(0);
     if (o->trace) {
         tui_live_watch(&t->live, o->trace, 0, t->window_ns);
         t->watching = 1;
@@ -380,6 +436,7 @@ static int run_screen(struct tui_top *t, const struct opts *o)
         return 1;
     }
     t->color = tui_screen_color(scr);
+    quit_key_screen = scr;
     t->ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
     struct stderr_capture cap;
     capture_stderr(&cap);
@@ -422,6 +479,7 @@ static int run_screen(struct tui_top *t, const struct opts *o)
         }
     }
     ps_diag_set_hook(NULL, NULL);
+    quit_key_screen = NULL;
     tui_screen_close(scr);
     restore_stderr(&cap, t);
     return 0;
@@ -439,6 +497,7 @@ int cmd_top(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    ps_read_set_stop(stop_reading, NULL);
     static struct tui_top t;        /* large (histories, frames): static, one per process */
     memset(&t, 0, sizeof t);
     setup(&t, &o);

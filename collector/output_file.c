@@ -43,14 +43,17 @@ static int may_replace(const char *path, char *err, size_t errlen)
     }
     if (fd < 0)
         return 0;
-    int rc = flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : -errno;
-    if (rc == -EWOULDBLOCK)
+    int rc = 0;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
         snprintf(err, errlen, "%s is being written by another perfscope record right now; refusing to replace it "
                               "(give each recording its own -o, e.g. with %%p or %%r)", path);
-    else if (!rc)
-        unlink(path);               /* while locked: a recorder that created it and locks it next sees it gone */
+        rc = -EBUSY;
+    } else if (unlink(path) != 0) {  /* while locked: a recorder that created it and locks it next sees it gone */
+        rc = -errno;
+        snprintf(err, errlen, "cannot replace %s: %s", path, strerror(-rc));
+    }
     close(fd);
-    return rc == -EWOULDBLOCK ? -EBUSY : 0;
+    return rc;
 }
 
 /* See output_file.h. */

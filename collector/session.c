@@ -1,5 +1,6 @@
 /* The recording session (see session.h): directory, probe path, output-name expansion. */
 #include "collector/session.h"
+#include "ps_text_escape.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -306,6 +307,23 @@ const char *ps_session_rank_env(void)
     return NULL;
 }
 
+/* A rank as %r pastes it into a file name: decimal digits only (RANK, OMPI_COMM_WORLD_RANK and SLURM_PROCID are
+ * non-negative integers), so a variable can never add a directory ("../x") or a control character to the name. */
+static int rank_is_digits(const char *v)
+{
+    size_t n = strspn(v, "0123456789");
+    return n > 0 && n <= 10 && v[n] == '\0';
+}
+
+static int rank_refused(const char *pattern, const char *value, char *err, size_t errlen)
+{
+    char shown[128];
+    ps_text_escape(value, shown, sizeof shown, NULL);
+    snprintf(err, errlen, "-o %.200s: %%r: the rank variable holds '%s', not a rank (decimal digits only)", pattern,
+             shown);
+    return -EINVAL;
+}
+
 int ps_session_expand_output(const char *pattern, char *buf, size_t len, char *err, size_t errlen)
 {
     if (!err)
@@ -329,6 +347,8 @@ int ps_session_expand_output(const char *pattern, char *buf, size_t len, char *e
                 break;
             case 'r':
                 add = ps_session_rank_env() ? ps_session_rank_env() : "0";
+                if (!rank_is_digits(add))
+                    return rank_refused(pattern, add, err, errlen);
                 break;
             case '%':
                 strcpy(tmp, "%");
@@ -341,7 +361,9 @@ int ps_session_expand_output(const char *pattern, char *buf, size_t len, char *e
         }
         size_t al = strlen(add);
         if (o + al >= len) {
-            snprintf(err, errlen, "-o %s: %s", pattern, strerror(ENAMETOOLONG));
+            /* the name itself would fill the message: its start and its length say which one */
+            snprintf(err, errlen, "-o %.40s...: the file name is too long (over %zu bytes%s)", pattern, len - 1,
+                     strchr(pattern, '%') ? " once %p, %h and %r are expanded" : "");
             return -ENAMETOOLONG;
         }
         memcpy(buf + o, add, al);

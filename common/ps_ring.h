@@ -86,8 +86,9 @@ static inline uint64_t ps_ring_drops_total(const struct ps_ring_drops *d)
     return d->full + d->nolane + d->limit + d->alloc;
 }
 
-/* 0, or -EBADMSG with *out zeroed when a count is nonsense (above 2^48, or a cause above its total): the
- * ring is then corrupt (ps_ring_reader_corrupt) and its drops unknown. */
+/* 0, or -EBADMSG with *out zeroed when a count is nonsense (above what a writer could have counted since the ring
+ * was made, one a nanosecond per counter, or above 2^48): the ring is then corrupt (ps_ring_reader_corrupt) and its
+ * drops unknown. */
 int ps_ring_reader_drops(struct ps_ring_reader *r, struct ps_ring_drops *out);
 /* The pid of the process that owns the ring, in its PID namespace (ps_ring_reader_pidns). */
 uint32_t ps_ring_reader_pid(const struct ps_ring_reader *r);

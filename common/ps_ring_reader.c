@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ps_ring.h"
@@ -54,6 +55,12 @@ struct ps_ring_reader {
 #define PAIR_SPACING_NS 1000000000  /* keep one pair a second: piecewise-linear across NTP slews */
 /* A drop count above this (2^48, about 78 hours of 10^9 dropped calls a second) was not counted by a writer. */
 #define DROPS_MAX (1ull << 48)
+/* A writer counts a dropped record with an atomic add on a counter it shares with its lane (or, lane-less, with
+ * every such thread): at most one count per nanosecond per counter, however fast the program. A count above the
+ * nanoseconds since the ring was made (plus a margin for clock steps between the writer's pair and ours) was not
+ * counted by a writer: the counter was overwritten (one stray byte makes 2^43 of it). */
+#define DROPS_PER_NS 1
+#define DROPS_MARGIN (1ull << 20)
 
 /* ---- a ring file truncated under the mapping ----
  * The program (or anyone who can write its ring file) may truncate the file while the reader maps it; reading a
@@ -428,20 +435,32 @@ static long open_ranges(struct ps_ring_reader *r,
     return n;
 }
 
+/* The largest drop count a writer could have reached by now (DROPS_PER_NS since the ring's calibration pair,
+ * never above DROPS_MAX). */
+static uint64_t drops_bound(const struct ps_ring_reader *r)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, made = r->pairs[0].ns;
+    uint64_t elapsed = now > made ? (uint64_t)(now - made) : 0;
+    uint64_t bound = elapsed > DROPS_MAX / DROPS_PER_NS ? DROPS_MAX : elapsed * DROPS_PER_NS + DROPS_MARGIN;
+    return bound < DROPS_MAX ? bound : DROPS_MAX;
+}
+
 /* Each lane's counts, checked: a cause larger than the total, or a count no writer could have reached,
  * marks the ring corrupt (and its counts unknown: -EBADMSG). */
 static int drops(struct ps_ring_reader *r, struct ps_ring_drops *out)
 {
-    uint64_t all = 0;
+    uint64_t all = 0, bound = drops_bound(r);
     *out = (struct ps_ring_drops){ .nolane = atomic_load_explicit(&r->hdr->dropped_nolane, memory_order_relaxed) };
-    if (out->nolane > DROPS_MAX)
+    if (out->nolane > bound)
         set_corrupt(r, "its lane-less drop count is %llu", (unsigned long long)out->nolane);
     uint32_t used = lanes_used(r);
     for (uint32_t i = 0; i < used && !r->corrupt[0]; i++) {
         uint64_t lim = atomic_load_explicit(&r->lanes[i].dropped_limit, memory_order_relaxed);
         uint64_t alloc = atomic_load_explicit(&r->lanes[i].dropped_alloc, memory_order_relaxed);
         uint64_t lane_all = atomic_load_explicit(&r->lanes[i].dropped, memory_order_relaxed);
-        if (lane_all > DROPS_MAX || lim > DROPS_MAX || alloc > DROPS_MAX)
+        if (lane_all > bound || lim > bound || alloc > bound)
             set_corrupt(r, "lane %u's drop counts are %llu (%llu, %llu)", i, (unsigned long long)lane_all,
                         (unsigned long long)lim, (unsigned long long)alloc);
         all += lane_all;

@@ -34,7 +34,10 @@ size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars)
         int n = ps_utf8_seq(p, (size_t)(end - p));   /* < 0: an invalid subpart of -n bytes */
         const char *piece = tmp;
         size_t len;
-        if (n == 1 && (*p < 0x20 || *p == 0x7f)) {
+        if (n < 0 && end - p >= 2 && p[0] == 0xC0 && p[1] == 0x80) {
+            snprintf(tmp, sizeof tmp, "\\x00");          /* a NUL in the name (PS_UTF8_NUL) */
+            n = 2;
+        } else if (n == 1 && (*p < 0x20 || *p == 0x7f)) {
             if (*p == '\n' || *p == '\t' || *p == '\r')
                 snprintf(tmp, sizeof tmp, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
             else
@@ -61,4 +64,36 @@ size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars)
     if (chars)
         *chars = nchars;
     return o;
+}
+
+/* Bytes of the first `chars` characters of s[0..n) (a well-formed UTF-8 sequence or one invalid byte each). */
+static size_t char_bytes(const char *s, size_t n, size_t chars)
+{
+    size_t i = 0;
+    for (size_t c = 0; c < chars && i < n; c++) {
+        int k = ps_utf8_seq((const unsigned char *)s + i, n - i);
+        i += k > 0 ? (size_t)k : 1;
+    }
+    return i;
+}
+
+const char *ps_name_shown(const char *s, char *buf, size_t len)
+{
+    size_t n = strlen(s), total = 0, i = 0;
+    while (i < n && total <= PS_NAME_SHOWN_MAX) {
+        int k = ps_utf8_seq((const unsigned char *)s + i, n - i);
+        i += k > 0 ? (size_t)k : 1;
+        total++;
+    }
+    if (total <= PS_NAME_SHOWN_MAX || len < PS_NAME_SHOWN_BYTES)
+        return s;
+    for (; i < n; total++) {
+        int k = ps_utf8_seq((const unsigned char *)s + i, n - i);
+        i += k > 0 ? (size_t)k : 1;
+    }
+    size_t head = char_bytes(s, n, PS_NAME_SHOWN_HEAD);
+    size_t tail = char_bytes(s, n, total - PS_NAME_SHOWN_TAIL);
+    snprintf(buf, len, "%.*s...[%zu characters]...%s", (int)head, s,
+             total - PS_NAME_SHOWN_HEAD - PS_NAME_SHOWN_TAIL, s + tail);
+    return buf;
 }

@@ -13,4 +13,17 @@
  * one). */
 size_t ps_text_escape(const char *s, char *out, size_t cap, size_t *chars);
 
+/* Names longer than this many characters are shortened in the human formats (text, Markdown, HTML; JSON and HTML's
+ * hover keep them whole): a templated kernel name can run to 100,000 characters. */
+#define PS_NAME_SHOWN_MAX 160
+#define PS_NAME_SHOWN_HEAD 110
+#define PS_NAME_SHOWN_TAIL 30
+#define PS_NAME_SHOWN_BYTES (4 * (PS_NAME_SHOWN_HEAD + PS_NAME_SHOWN_TAIL) + 64)
+
+/* `s` as a human format shows a name: itself when it has at most PS_NAME_SHOWN_MAX characters (a UTF-8 sequence
+ * or an invalid byte counts one), else its first PS_NAME_SHOWN_HEAD and last PS_NAME_SHOWN_TAIL characters around
+ * "...[N characters]...", N the characters left out (so two names cut alike still differ by their length), written
+ * into buf (len bytes, at least PS_NAME_SHOWN_BYTES) and returned. Raw text: escape it as the format does. */
+const char *ps_name_shown(const char *s, char *buf, size_t len);
+
 #endif

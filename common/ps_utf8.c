@@ -38,7 +38,9 @@ int ps_utf8_valid(const char *s, size_t n)
     return 1;
 }
 
-char *ps_utf8_dup(const char *s, size_t n)
+
+/* The copy of ps_utf8_dup and ps_utf8_dup_nul: with `nul`, each PS_UTF8_NUL becomes a NUL byte. */
+static char *dup_replacing(const char *s, size_t n, int nul, size_t *out_n)
 {
     const unsigned char *u = (const unsigned char *)s;
     char *out = malloc(n * 3 + 1), *o = out;
@@ -50,6 +52,9 @@ char *ps_utf8_dup(const char *s, size_t n)
             memcpy(o, u + i, (size_t)k);
             o += k;
             i += (size_t)k;
+        } else if (nul && n - i >= 2 && u[i] == 0xC0 && u[i + 1] == 0x80) {
+            *o++ = '\0';
+            i += 2;
         } else {
             memcpy(o, PS_UTF8_REPLACEMENT, 3);
             o += 3;
@@ -57,5 +62,17 @@ char *ps_utf8_dup(const char *s, size_t n)
         }
     }
     *o = '\0';
+    *out_n = (size_t)(o - out);
     return out;
+}
+
+char *ps_utf8_dup(const char *s, size_t n)
+{
+    size_t len;
+    return dup_replacing(s, n, 0, &len);
+}
+
+char *ps_utf8_dup_nul(const char *s, size_t n, size_t *out_n)
+{
+    return dup_replacing(s, n, 1, out_n);
 }

@@ -19,4 +19,13 @@ char *ps_utf8_dup(const char *s, size_t n);
 
 #define PS_UTF8_REPLACEMENT "\xEF\xBF\xBD"   /* U+FFFD */
 
+/* A NUL byte inside text read from a trace, as the analyzer's C strings hold it: the two-byte overlong form of
+ * U+0000 that "Modified UTF-8" uses for the same purpose (Java's DataInput, JNI). Never well-formed UTF-8, so it
+ * cannot be confused with printable text such as the four characters \x00; ps_text_escape shows it as \x00 and
+ * the JSON writer writes it as \u0000. */
+#define PS_UTF8_NUL "\xC0\x80"
+
+/* ps_utf8_dup, but each PS_UTF8_NUL written as a NUL byte; *out_n gets the copy's length (NULs included). */
+char *ps_utf8_dup_nul(const char *s, size_t n, size_t *out_n);
+
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "ps_text_escape.h"
 
 /* Sparklines in UTF-8 blocks, or ASCII when the terminal has no UTF-8 (tui_top.ascii). */
 #define SPARK(t, h, cols, max, buf) ((t)->ascii ? tui_sparkline_ascii : tui_sparkline)(h, cols, max, buf, sizeof buf)
@@ -30,14 +31,17 @@ static void add(struct builder *b, int style, const char *fmt, ...)
 {
     if (room(b) <= 0)
         return;
-    char raw[2048];
+    char raw[2048], shown[sizeof raw * 4];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    /* names from the trace, /proc and the recorded command are untrusted: a control character would move the
+     * cursor (a \r lets a name overwrite its own line) or start a terminal sequence; shown escaped, as in report */
+    ps_text_escape(raw, shown, sizeof shown, NULL);
     struct tui_line *l = &b->f->line[b->f->n++];
     l->style = style;
-    tui_fit(l->text, sizeof l->text, raw, (size_t)b->f->cols, 0);
+    tui_fit(l->text, sizeof l->text, shown, (size_t)b->f->cols, 0);
 }
 
 /* Text wrapped at spaces into at most max_lines lines of cols columns, each prefixed by `indent` spaces
@@ -190,6 +194,8 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
         for (size_t i = 0; i < t->nsessions && room(b) > 0; i++)
             add(b, t->watching && t->sessions[i].recorder_pid == l->recorder_pid ? TUI_S_HEADER : TUI_S_NORMAL,
                 "%zu) recorder %u  %s", i + 1, t->sessions[i].recorder_pid, t->sessions[i].trace);
+    if (t->watching && t->watch_reason[0])
+        add(b, TUI_S_DIM, "Watching recorder %u (%s)", l->recorder_pid, t->watch_reason);
     if (!t->watching) {
         add(b, TUI_S_DIM, "No live recording: start one with `perfscope record -o run.sqlite -- CMD`, or watch a "
                           "trace with --trace FILE");

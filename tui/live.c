@@ -20,6 +20,7 @@
 #include "collector/session.h"
 #include "tui/host.h"
 #include "model/view.h"
+#include "read/reader.h"
 #include "ps_globalid.h"
 #include "ps_time.h"
 
@@ -37,13 +38,38 @@ int tui_recorder_alive(uint32_t pid)
     return (long)first + 1 < n && strcmp(cmd + first + 1, "record") == 0;
 }
 
-static int by_pid_desc(const void *a, const void *b)
+unsigned long tui_process_tty(uint32_t pid)
+{
+    char path[64], stat[1024];
+    if (pid)
+        snprintf(path, sizeof path, "/proc/%u/stat", pid);
+    else
+        snprintf(path, sizeof path, "/proc/self/stat");
+    if (tui_read_file(path, stat, sizeof stat) <= 0)
+        return 0;
+    const char *p = strrchr(stat, ')');   /* comm may hold spaces and parentheses: fields follow the last ')' */
+    int ppid;
+    unsigned long tty = 0;
+    if (!p || sscanf(p + 1, " %*c %d %*d %*d %lu", &ppid, &tty) != 2)
+        return 0;
+    return tty;
+}
+
+static unsigned long order_tty;     /* tui_sessions_find's terminal, for the comparison below */
+
+/* This user's first, then those of terminal order_tty, then the newest recorder. */
+static int by_preference(const void *a, const void *b)
 {
     const struct tui_session *x = a, *y = b;
+    int xt = order_tty && x->tty == order_tty, yt = order_tty && y->tty == order_tty;
+    if (x->own != y->own)
+        return y->own - x->own;
+    if (xt != yt)
+        return yt - xt;
     return x->recorder_pid < y->recorder_pid ? 1 : x->recorder_pid > y->recorder_pid ? -1 : 0;
 }
 
-size_t tui_sessions_find(const char *base, struct tui_session *out, size_t max)
+size_t tui_sessions_find(const char *base, unsigned long tty, struct tui_session *out, size_t max)
 {
     DIR *d = opendir(base);
     size_t n = 0;
@@ -60,10 +86,15 @@ size_t tui_sessions_find(const char *base, struct tui_session *out, size_t max)
         if (ps_session_read_trace_name(path, out[n].trace, sizeof out[n].trace) != 0)
             continue;
         out[n].recorder_pid = (uint32_t)pid;
+        struct stat st;
+        snprintf(path, sizeof path, "/proc/%lu", pid);
+        out[n].own = stat(path, &st) == 0 && st.st_uid == getuid();
+        out[n].tty = tui_process_tty((uint32_t)pid);
         n++;
     }
     closedir(d);
-    qsort(out, n, sizeof *out, by_pid_desc);
+    order_tty = tty;
+    qsort(out, n, sizeof *out, by_preference);
     return n;
 }
 
@@ -91,10 +122,20 @@ struct meta {
 };
 
 /* PERFSCOPE_META values top needs; the connection is the caller's. 0, or -EINVAL with l->message set. */
-static int read_meta(struct tui_live *l, sqlite3 *db, struct meta *m)
+static int read_meta(struct tui_live *l, struct ps_trace_db *tdb, struct meta *m)
 {
+    sqlite3 *db = ps_trace_db_sqlite(tdb);
     sqlite3_stmt *st = NULL;
+    char why[PATH_MAX + 256];
     *m = (struct meta){ -1, -1, -1, -1, -1 };
+    int table = ps_trace_db_has_table(tdb, "PERFSCOPE_META", why, sizeof why);
+    if (table <= 0) {
+        snprintf(l->message, sizeof l->message, "%s", table < 0 ? why : "");
+        if (!table)
+            snprintf(l->message, sizeof l->message, "%s: not a perfscope trace being recorded (no PERFSCOPE_META "
+                     "table)", l->trace);
+        return -EINVAL;
+    }
     if (sqlite3_prepare_v2(db, "SELECT name, value FROM PERFSCOPE_META WHERE name IN ('origin_monotonic_ns',"
                                "'duration_ns', 'recorder_pid', 'child_pid', 'recording_complete', 'command_line')",
                            -1, &st, NULL) != SQLITE_OK) {
@@ -127,11 +168,13 @@ static int read_meta(struct tui_live *l, sqlite3 *db, struct meta *m)
 }
 
 /* The open push/pop ranges per thread, outermost first. */
-static void read_open_ranges(struct tui_live *l, sqlite3 *db)
+static void read_open_ranges(struct tui_live *l, struct ps_trace_db *tdb)
 {
+    sqlite3 *db = ps_trace_db_sqlite(tdb);
     sqlite3_stmt *st = NULL;
     l->nstacks = 0;
-    l->have_open_table = sqlite3_prepare_v2(db, "SELECT o.globalTid, coalesce(o.text, s.value, '(unnamed)')"
+    l->have_open_table = ps_trace_db_has_table(tdb, "PERFSCOPE_LIVE_OPEN_RANGES", NULL, 0) == 1 &&
+                         ps_trace_db_has_table(tdb, "StringIds", NULL, 0) == 1 && sqlite3_prepare_v2(db, "SELECT o.globalTid, coalesce(o.text, s.value, '(unnamed)')"
                                                 " FROM PERFSCOPE_LIVE_OPEN_RANGES o LEFT JOIN StringIds s"
                                                 " ON s.id = o.textId ORDER BY o.globalTid, o.start",
                                             -1, &st, NULL) == SQLITE_OK;
@@ -162,13 +205,16 @@ static void read_open_ranges(struct tui_live *l, sqlite3 *db)
 
 /* The trace's last activity start (NVTX ranges, kernels), for a trace whose end the metadata does not give (its
  * recorder was killed); -1 when there is none. */
-static int64_t last_start(sqlite3 *db)
+static int64_t last_start(struct ps_trace_db *tdb)
 {
-    static const char *const sql[] = { "SELECT max(start) FROM NVTX_EVENTS", "SELECT max(start) FROM CUPTI_ACTIVITY_KIND_KERNEL" };
+    static const char *const table[] = { "NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_KERNEL" };
     int64_t last = -1;
-    for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(db, sql[i], -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+        char sql[96];
+        snprintf(sql, sizeof sql, "SELECT max(start) FROM %s", table[i]);
+        if (ps_trace_db_has_table(tdb, table[i], NULL, 0) == 1 &&
+            sqlite3_prepare_v2(ps_trace_db_sqlite(tdb), sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
             sqlite3_column_type(st, 0) == SQLITE_INTEGER && sqlite3_column_int64(st, 0) > last)
             last = sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
@@ -300,7 +346,7 @@ static void analyse_window(struct tui_live *l, int64_t from_ns)
 
 void tui_live_update(struct tui_live *l)
 {
-    sqlite3 *db = NULL;
+    struct ps_trace_db *db = NULL;
     struct meta meta;
     struct stat st;
     if (!l->trace[0]) {
@@ -319,13 +365,10 @@ void tui_live_update(struct tui_live *l)
                  "is a directory, not a trace file" : "not a regular file (a trace is a SQLite file)");
         return;
     }
-    if (sqlite3_open_v2(l->trace, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    if (ps_trace_db_open(l->trace, &db, l->message, sizeof l->message) < 0) {
         l->state = TUI_LIVE_ERROR;
-        snprintf(l->message, sizeof l->message, "%s: cannot open: %s", l->trace, db ? sqlite3_errmsg(db) : "?");
-        sqlite3_close(db);
         return;
     }
-    sqlite3_busy_timeout(db, 200);
     int rc = read_meta(l, db, &meta);
     if (rc == 0)
         read_open_ranges(l, db);
@@ -342,7 +385,7 @@ void tui_live_update(struct tui_live *l)
         l->recorder_pid = (uint32_t)meta.recorder_pid;
     int running = rc == 0 && meta.complete != 1 && tui_recorder_alive(l->recorder_pid);
     int64_t end_unknown_last = rc == 0 && !running && meta.duration_ns < 0 && l->now_ns <= 0 ? last_start(db) : -1;
-    sqlite3_close(db);
+    ps_trace_db_close(db);
     if (rc < 0) {
         l->state = TUI_LIVE_ERROR;
         return;

@@ -90,6 +90,18 @@ void tui_screen_draw(struct tui_screen *s, const struct tui_frame *f)
     refresh();
 }
 
+int tui_screen_take_quit_key(struct tui_screen *s)
+{
+    (void)s;
+    timeout(0);
+    int c = getch();
+    if (c == 'q' || c == 'Q')
+        return 1;
+    if (c != ERR)
+        ungetch(c);
+    return 0;
+}
+
 int tui_screen_key(struct tui_screen *s, int timeout_ms)
 {
     (void)s;

@@ -220,6 +220,7 @@ static void recording(struct ps_jw *w, const struct tui_top *t)
     _Static_assert(sizeof state / sizeof *state == TUI_LIVE_ERROR + 1, "a name per enum tui_live_state");
     ps_jw_map_open(w);
     kstr(w, "trace", l->trace);
+    kstr(w, "why_this_one", t->watch_reason[0] ? t->watch_reason : NULL);
     kstr(w, "state", state[l->state]);
     kstr(w, "message", l->message[0] ? l->message : NULL);
     kstr(w, "command_line", l->command[0] ? l->command : NULL);

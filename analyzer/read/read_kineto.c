@@ -77,7 +77,7 @@ int ps_kineto_fail_oom(struct kctx *c)
     return fail(c, "out of memory");
 }
 
-/* Copy a decoded JSON string, a "\u0000" in it as the four characters \x00 (ps_nul_escape_into): the model's
+/* Copy a decoded JSON string, a "\u0000" in it as PS_UTF8_NUL (ps_nul_escape_into): the model's
  * names are C strings, and "kernel\u0000cpu_op" is no kernel. */
 int ps_kineto_buf_set(struct buf *b, const unsigned char *s, size_t len)
 {

@@ -35,6 +35,7 @@ struct sctx {
     /* the work bound (ps_sq_open): SQLite VM steps allowed for this file, and the steps taken so far */
     long long work_budget, work_done;
     int over_budget;                  /* the progress handler stopped a statement */
+    int stopped;                      /* ... because the caller asked to stop (ps_read_set_stop) */
     int wal_missing;                  /* a WAL-mode file of an unfinished recording with no -wal beside it */
     int wal_alone;                    /* a WAL-mode file with no -wal beside it, not known to be complete */
 };
@@ -72,7 +73,7 @@ int ps_sq_step_error(struct sctx *c, const char *table, long long row);
 /* The "table T, column C, rowid R: text value 'x' where WANT is required" message for column i of the
  * current row of st (whose last column is the rowid), t its sqlite3_column_type. Returns -EINVAL. */
 int ps_sq_type_error(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int t, const char *want);
-/* Intern text of len bytes into the model, each embedded NUL written as the four characters \x00 (model
+/* Intern text of len bytes into the model, each embedded NUL written as PS_UTF8_NUL (model
  * names are C strings). ps_sq_intern_col: column i of st ("" for NULL). PS_NONE when out of memory. */
 uint32_t ps_sq_intern(struct sctx *c, const char *s, size_t len);
 uint32_t ps_sq_intern_col(struct sctx *c, sqlite3_stmt *st, int i);

@@ -72,9 +72,22 @@ static int recording_complete(struct sctx *c)
 #define WORK_PER_BYTE 50
 #define WORK_MIN (20 * 1000 * 1000)
 
+static int (*stop_requested)(void *);
+static void *stop_arg;
+
+void ps_read_set_stop(int (*stop)(void *), void *arg)
+{
+    stop_requested = stop;
+    stop_arg = arg;
+}
+
 static int work_bound(void *arg)
 {
     struct sctx *c = arg;
+    if (stop_requested && stop_requested(stop_arg)) {
+        c->stopped = 1;
+        return 1;                   /* SQLITE_INTERRUPT: the caller is quitting */
+    }
     c->work_done += WORK_STEP;
     if (c->work_done <= c->work_budget)
         return 0;
@@ -585,4 +598,57 @@ int ps_sq_read_host_tables(struct sctx *c, int is_perfscope)
         return 0;
     return read_samples(c) < 0 ||
            read_optional(c, "PERFSCOPE_GPU_SAMPLES", nvml_sample_cols, 3, 0, nvml_util_row) < 0 ? -EINVAL : 0;
+}
+
+/* ---- a hardened connection for a caller's own queries (reader.h) ---- */
+
+struct ps_trace_db {
+    struct sctx c;
+    char *path;
+};
+
+int ps_trace_db_open(const char *path, struct ps_trace_db **out, char *err, size_t errlen)
+{
+    struct ps_trace_db *d = calloc(1, sizeof *d);
+    *out = NULL;
+    if (!d || !(d->path = strdup(path))) {
+        free(d);
+        return ps_read_oom(err, errlen, path);
+    }
+    d->c = (struct sctx){ .path = d->path, .err = err, .errlen = errlen };
+    int rc = ps_sq_open(&d->c);
+    if (rc < 0) {
+        ps_trace_db_close(d);
+        return rc;
+    }
+    sqlite3_busy_timeout(d->c.db, 200);  /* a caller that refreshes (top) waits a refresh, not the reader's 2 s */
+    *out = d;
+    return 0;
+}
+
+sqlite3 *ps_trace_db_sqlite(struct ps_trace_db *d)
+{
+    return d->c.db;
+}
+
+int ps_trace_db_has_table(struct ps_trace_db *d, const char *table, char *err, size_t errlen)
+{
+    d->c.err = err;
+    d->c.errlen = errlen;
+    return ps_sq_table_exists(&d->c, table);
+}
+
+int ps_trace_db_stopped(const struct ps_trace_db *d)
+{
+    return d->c.stopped || d->c.over_budget;
+}
+
+void ps_trace_db_close(struct ps_trace_db *d)
+{
+    if (!d)
+        return;
+    if (d->c.db)
+        sqlite3_close(d->c.db);
+    free(d->path);
+    free(d);
 }

@@ -127,6 +127,8 @@ int ps_sq_prepare(struct sctx *c, const char *table, const char *sql, sqlite3_st
 
 int ps_sq_step_error(struct sctx *c, const char *table, long long row)
 {
+    if (c->stopped)
+        return ps_read_fail(c->err, c->errlen, "%s: table %s: reading stopped on request", c->path, table);
     if (c->over_budget)
         return ps_read_fail(c->err, c->errlen, "%s: table %s: reading this file took more than %lld SQLite steps, far "
                             "more than a trace of its size needs (a table without the index nsys and perfscope "

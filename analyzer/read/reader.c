@@ -1,6 +1,7 @@
 /* ps_read_trace: detect a trace's format from its first bytes (SQLite, gzip, JSON) and dispatch to
  * the SQLite reader (perfscope traces, Nsight Systems exports) or the Kineto JSON reader. */
 #include "read/reader.h"
+#include "ps_utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,8 +73,8 @@ size_t ps_nul_escape(char *out, const char *s, size_t len)
             continue;
         }
         if (out)
-            memcpy(out + n, "\\x00", 4);
-        n += 4;
+            memcpy(out + n, PS_UTF8_NUL, 2);
+        n += 2;
     }
     if (out)
         out[n] = '\0';

@@ -25,7 +25,8 @@ int ps_read_oom(char *err, size_t errlen, const char *path);
 
 /* Text from a trace keeps all its bytes: model names are C strings, so a NUL byte inside one (which would cut
  * "ProfilerStep#1<NUL>x" to the step "ProfilerStep#1", or "kernel<NUL>cpu_op" to the category "kernel") becomes
- * the four characters \x00, the escape the text report prints for the other control bytes.
+ * the two bytes PS_UTF8_NUL (common/ps_utf8.h): never valid text, so a name holding the printable text \x00 stays
+ * another name; reports show it as \x00, JSON as \u0000.
  * ps_nul_escape: writes s[0..len) so escaped and a NUL to out (NULL: only counts); returns the escaped length.
  * ps_nul_escape_into: the same into *buf (*cap bytes, grown with realloc, doubling from 256), *n its length; 0 or
  * -ENOMEM (the caller frees *buf).

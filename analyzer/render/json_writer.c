@@ -191,16 +191,18 @@ void ps_jw_number(struct ps_jw *w, const char *num)
 }
 
 /* Give yajl the string with each maximal invalid UTF-8 subpart (a Latin-1 byte in a command line, a name cut
- * mid-character) replaced by one U+FFFD: common/ps_utf8.h's policy, the collector's too. */
+ * mid-character) replaced by one U+FFFD: common/ps_utf8.h's policy, the collector's too; a NUL inside a name
+ * (PS_UTF8_NUL) as the NUL it stands for, which yajl writes as \u0000. */
 static void string_piece(struct ps_jw *w, const char *s, size_t len)
 {
-    char *fixed = ps_utf8_valid(s, len) ? NULL : ps_utf8_dup(s, len);
+    size_t fixed_len = 0;
+    char *fixed = ps_utf8_valid(s, len) ? NULL : ps_utf8_dup_nul(s, len, &fixed_len);
     if (!ps_utf8_valid(s, len) && !fixed) {
         w->failed = 1;
         return;
     }
     w->in_string = 1;
-    check(w, yajl_gen_string(w->g, (const unsigned char *)(fixed ? fixed : s), fixed ? strlen(fixed) : len));
+    check(w, yajl_gen_string(w->g, (const unsigned char *)(fixed ? fixed : s), fixed ? fixed_len : len));
     w->in_string = 0;
     free(fixed);
 }

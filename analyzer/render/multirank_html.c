@@ -309,7 +309,7 @@ static int comm_sections(FILE *f, const struct ps_multirank *mr)
             ps_collective_bandwidth(c, r->world_size, &alg, &bus);
             isnan(alg) ? fputs("<td>-</td>", f) : fprintf(f, "<td class=\"n\">%.3f</td>", alg);
             fputs("<td class=\"name\">", f);
-            H(f, c->name, 0);
+            ps_html_name(f, c->name);
             fputs("</td></tr>\n", f);
         }
     }

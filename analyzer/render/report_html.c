@@ -65,7 +65,7 @@ static void verdict(FILE *f, const struct ps_report *r)
             char *base = !strcmp(e->kind, "range") ? strndup(name, ps_names_base_len(name)) : NULL;
             fprintf(f, "<tr><td>%s</td><td class=\"n\">%lld</td><td class=\"n\">%.3f</td><td class=\"name\">", e->kind,
                     (long long)e->count, MS(e->total_ns));
-            H(f, base ? base : name, 0);
+            ps_html_name(f, base ? base : name);
             fputs("</td></tr>\n", f);
             free(base);
         }
@@ -138,7 +138,7 @@ static int steps_section(FILE *f, const struct ps_report *r)
             int64_t sg[PS_BN_UNKNOWN];
             ps_verdict_groups(s->cat_ns, s->sync_ns, sg);
             fprintf(f, "<tr><td class=\"n\">%zu</td><td class=\"name\">", i + 1);
-            H(f, names[i] + strcspn(names[i], " ") + 1, 0);
+            ps_html_name(f, names[i] + strcspn(names[i], " ") + 1);
             fprintf(f, "</td><td class=\"n\">%.3f</td>", MS(s->end_ns - s->start_ns));
             for (int k = 0; k < PS_BN_UNKNOWN; k++)
                 ps_html_share_td(f, sg[k], s->end_ns - s->start_ns);
@@ -285,7 +285,7 @@ static int kernels_section(FILE *f, const struct ps_report *r)
                    "%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"name\">",
                 (long long)k->count, MS(k->total_ns), MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns),
                 MS(k->max_ns));
-        H(f, labels[i], 0);
+        ps_html_name(f, labels[i]);
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n</section>\n", f);
@@ -346,7 +346,7 @@ static void findings_section(FILE *f, const struct ps_report *r)
             fprintf(f, "<td class=\"n\">%.3f</td>", MS(w->dur_ns));
             w->bytes >= 0 ? fprintf(f, "<td class=\"n\">%.3f</td>", (double)w->bytes / 1e6) : fputs("<td></td>", f);
             fputs("<td class=\"name\">", f);
-            H(f, ps_render_row_name(r, g, w), 0);
+            ps_html_name(f, ps_render_row_name(r, g, w));
             fputs("</td></tr>\n", f);
         }
         fputs(g->nrows ? "</table></li>\n" : "</li>\n", f);

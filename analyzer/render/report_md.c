@@ -37,6 +37,8 @@ static void md_text(FILE *f, const char *s, size_t len)
 
 void ps_render_md_name(FILE *f, const char *s)
 {
+    char shown[PS_NAME_SHOWN_BYTES];
+    s = ps_name_shown(s, shown, sizeof shown);
     md_text(f, s, strlen(s));
 }
 

@@ -141,7 +141,7 @@ static void short_meta(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < 3; i++)
         if (vals[i]) {
             fprintf(f, "%s: ", labels[i]);
-            put_name(f, *vals[i] ? vals[i] : "unknown (empty in PERFSCOPE_META)", 0);
+            ps_put_text(f, *vals[i] ? vals[i] : "unknown (empty in PERFSCOPE_META)");
             fputc('\n', f);
         }
     if (x->program_ns >= 0)
@@ -154,7 +154,7 @@ static void short_meta(FILE *f, const struct ps_report *r)
         fprintf(f, "CUDA/CUPTI state:");
         for (size_t k = 0; k < x->ncuda; k++) {
             fprintf(f, "%s ", k ? "," : "");
-            put_name(f, *x->cuda[k].state ? x->cuda[k].state : "unknown", 0);
+            ps_put_text(f, *x->cuda[k].state ? x->cuda[k].state : "unknown");
             fprintf(f, " in %d process%s", x->cuda[k].processes, x->cuda[k].processes == 1 ? "" : "es");
         }
         fputc('\n', f);
@@ -417,7 +417,7 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
         ps_sgr(f, color, PS_SGR_BOLD);
         fprintf(f, "\nFindings");
         ps_sgr_end(f, color);
-        fprintf(f, " (rows: \"at X ms\" from the run's first event; names in full, last)\n");
+        fprintf(f, " (rows: \"at X ms\" from the run's first event; names last)\n");
     }
     for (size_t i = 0; i < r->nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
@@ -426,7 +426,7 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
         fprintf(f, "[%s]", g->severity);
         ps_sgr_end(f, color);
         fprintf(f, " %s: ", g->rule);
-        put_name(f, g->summary, 0);   /* escaped: a summary may quote names from the trace */
+        ps_put_text(f, g->summary);   /* escaped: a summary may quote names from the trace */
         fputc('\n', f);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];

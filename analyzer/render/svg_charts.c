@@ -37,6 +37,21 @@ void ps_html_text(FILE *f, const char *s, size_t max_chars)
         free(buf);
 }
 
+void ps_html_name(FILE *f, const char *s)
+{
+    char shown[PS_NAME_SHOWN_BYTES];
+    const char *cut = ps_name_shown(s, shown, sizeof shown);
+    if (cut == s) {
+        ps_html_text(f, s, 0);
+        return;
+    }
+    fputs("<span title=\"", f);
+    ps_html_text(f, s, 0);
+    fputs("\">", f);
+    ps_html_text(f, cut, 0);
+    fputs("</span>", f);
+}
+
 /* A round step for an axis from 0 to max with about 4 ticks: 1, 2 or 5 times a power of ten. */
 static double nice_step(double max)
 {

@@ -41,7 +41,21 @@ static void name_cut(FILE *f, const char *buf, int width)
     fputs(q, f);
 }
 
+static void put_escaped(FILE *f, const char *s, int width);
+
 void ps_put_name(FILE *f, const char *s, int width)
+{
+    char shown[PS_NAME_SHOWN_BYTES];
+    put_escaped(f, width <= 0 ? ps_name_shown(s, shown, sizeof shown) : s, width);
+}
+
+void ps_put_text(FILE *f, const char *s)
+{
+    put_escaped(f, s, 0);
+}
+
+/* ps_put_name without the shortening of long names. */
+static void put_escaped(FILE *f, const char *s, int width)
 {
     char small[256];
     size_t nchars, cap = 4 * strlen(s) + 1;   /* an escape is at most 4 bytes per input byte */
@@ -155,7 +169,8 @@ int ps_text_fold(FILE *out, const char *text, size_t len, size_t width)
 
 void ps_text_row_name(FILE *f, size_t numbers_cols, const char *name)
 {
-    char small[256];
+    char small[256], shown[PS_NAME_SHOWN_BYTES];
+    name = ps_name_shown(name, shown, sizeof shown);
     size_t cap = 4 * strlen(name) + 1, nchars;
     char *buf = cap <= sizeof small ? small : malloc(cap);
     if (!buf)

@@ -18,9 +18,12 @@
 void ps_sgr(FILE *f, int on, const char *sgr);
 void ps_sgr_end(FILE *f, int on);
 
-/* Print `s` escaped (ps_text_escape). width 0: in full; else padded to `width` characters, a longer one cut
- * in the middle ("head...tail") so the distinctive tail of names sharing a long prefix stays visible. */
+/* Print name `s` escaped (ps_text_escape). width 0: whole, or shortened when longer than PS_NAME_SHOWN_MAX
+ * characters (ps_name_shown); else padded to `width` characters, a longer one cut in the middle ("head...tail")
+ * so the distinctive tail of names sharing a long prefix stays visible. */
 void ps_put_name(FILE *f, const char *s, int width);
+/* Print text `s` (a message that may quote names from the trace) escaped and whole. */
+void ps_put_text(FILE *f, const char *s);
 
 /* End a table row whose numbers took `numbers_cols` columns with `name` escaped and in full (cut in the middle, two
  * kernel names could look alike): after two spaces when the row then fits PS_TEXT_WIDTH, else on a line of its

@@ -253,12 +253,12 @@ static int child_succeeded(pid_t kid)
     return waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-/* scribble header|counts|chunk N: a forked child makes N ranges "sibling" in its own ring (untouched) while
+/* scribble header|counts|onebyte|chunk N: a forked child makes N ranges "sibling" in its own ring (untouched) while
  * this process makes 3000 ranges "before", waits for the recorder to free a drained chunk, and overwrites
  * part of its own ring as a stray pointer would: `header` the geometry (chunk count and offset, lane count:
  * a reader that re-reads them reads 1 TiB past the mapping), `counts` every used lane's drop counts with
- * 41799811430613058; then 100 ranges "after"; `chunk` then sets the committed offset of its lane's current
- * chunk to 0xfffffff8 (after the last commit, which would set it right again). Waits for the child; exit 0. */
+ * 41799811430613058, `onebyte` one byte of lane 0's drop count (bit 43); then 100 ranges "after"; `chunk` then
+ * sets the committed offset of its lane's current chunk to 0xfffffff8 (after the last commit, which would set it right again). Waits for the child; exit 0. */
 static int scribble(const char *what, long n)
 {
     pid_t kid;
@@ -276,6 +276,8 @@ static int scribble(const char *what, long n)
     } else if (!strcmp(what, "counts")) {
         for (uint32_t i = 0; i < atomic_load(&h->lanes_used) && i < PS_RING_LANES; i++)
             atomic_store(&lanes[i].dropped, 41799811430613058ull);
+    } else if (!strcmp(what, "onebyte")) {   /* byte 5 of lane 0's count: 2^43 = 8796093022208 more */
+        ((unsigned char *)&lanes[0].dropped)[5] ^= 0x08;
     } else if (strcmp(what, "chunk")) {
         return 2;
     }

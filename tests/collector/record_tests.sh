@@ -291,6 +291,33 @@ record_expands_pid_host_rank_in_output)
     record -o "$dir/bad.%x.sqlite" -- "$prog" exit 0
     expect "unknown %x" "$rc" 2
     ;;
+record_rank_in_output_is_digits_only)
+    # %r pastes a rank variable into a file name: anything but digits could leave the directory or add a newline
+    mkdir -p "$dir/out"
+    RANK=../escaped "$perfscope" record -o "$dir/out/%r.sqlite" -- "$prog" exit 0 2>"$dir/err"
+    expect "RANK=../escaped: status" "$?" 2
+    [ -e "$dir/escaped.sqlite" ] && fail "wrote outside out/"
+    grep -q "the rank variable holds '../escaped', not a rank (decimal digits only)" "$dir/err" || fail "message: $(cat "$dir/err")"
+    RANK="$(printf '1\nfake')" "$perfscope" record -o "$dir/out/%r.sqlite" -- "$prog" exit 0 2>"$dir/err"
+    expect "RANK with a newline: status" "$?" 2
+    grep -qF "holds '1\nfake'" "$dir/err" || fail "newline shown escaped: $(cat "$dir/err")"
+    expect "nothing written" "$(ls "$dir/out" | wc -l)" 0
+    RANK=12 "$perfscope" record -o "$dir/out/%r.sqlite" -- "$prog" exit 0 2>/dev/null || fail "RANK=12: status $?"
+    [ -e "$dir/out/12.sqlite" ] || fail "RANK=12 not written as out/12.sqlite"
+    ;;
+record_output_errors_name_the_cause)
+    # a name longer than PATH_MAX (4096 bytes with its NUL, limits.h on Linux)
+    long=$(printf 'a%.0s' $(seq 5000))
+    "$perfscope" record -o "$dir/$long" -- "$prog" exit 0 2>"$dir/err"
+    expect "name of 5000 bytes: status" "$?" 2
+    grep -q "the file name is too long (over 4095 bytes)" "$dir/err" || fail "message: $(cut -c1-300 "$dir/err")"
+    [ "$(wc -c <"$dir/err")" -lt 300 ] || fail "the message repeats the whole name"
+    # a file that cannot be replaced (procfs): say why, not "another record created it at the same moment"
+    "$perfscope" record -f -o /proc/self/comm -- "$prog" exit 0 2>"$dir/err"
+    expect "-f -o /proc/self/comm: status" "$?" 1
+    grep -q "cannot replace /proc/self/comm: " "$dir/err" || fail "message: $(cat "$dir/err")"
+    grep -q "same moment" "$dir/err" && fail "blames another recorder: $(cat "$dir/err")"
+    ;;
 record_forwards_sigterm_and_finalises_the_trace)
     start_record -o "$trace" -- "$prog" sleep 600 "$dir/pid"
     await "the program to start" $rec test -s "$dir/pid"

@@ -144,16 +144,16 @@ range_names_survive_exactly)
     # names with quotes, backslashes, control characters, non-ASCII text and a "\u0000"; ranges on two threads
     python3 - "$tmp/in.json" <<'PY'
 import json, sys
-names = ['ProfilerStep#1', 'say "hi"\\there', 'tab\there\nline\x01', 'données→GPU ✓ 日本', 'nul\u0000inside']
+names = ['ProfilerStep#1', 'say "hi"\\there', 'tab\there\nline\x01', 'données→GPU ✓ 日本', 'nul\u0000inside', 'nul\\x00inside']
 ev = [{"ph": "X", "cat": "user_annotation", "name": n, "pid": 7, "tid": 8 + i % 2, "ts": 10 * i, "dur": 5}
       for i, n in enumerate(names)]
 ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 8, "ts": 1, "dur": 2, "args": {"External id": 42}})
 json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
 PY
     "$ps" export "$tmp/in.json" -o "$tmp/x.json" 2>/dev/null || fail "export exited $?"
-    # the reader keeps "\u0000" as the four characters \x00 (the model's names are C strings)
+    # every byte of a name is kept, the NUL too: written back as \u0000, never as the text \x00 (a name of its own)
     [ "$(py "sorted(e['name'] for e in ev if e['cat'] == 'user_annotation')" "$tmp/x.json")" = \
-      "$(python3 -c "print(sorted(['ProfilerStep#1', 'say \"hi\"\\\\there', 'tab\there\nline\x01', 'données→GPU ✓ 日本', 'nul\\\\x00inside']))")" ] ||
+      "$(python3 -c "print(sorted(['ProfilerStep#1', 'say \"hi\"\\\\there', 'tab\there\nline\x01', 'données→GPU ✓ 日本', 'nul\\x00inside', 'nul\\\\x00inside']))")" ] ||
         fail "names: $(py "sorted(e['name'] for e in ev if e['cat'] == 'user_annotation')" "$tmp/x.json")"
     [ "$(py "[(e['name'], e['args']['External id'], e['ts'], e['dur']) for e in ev if e['cat'] == 'cpu_op']" "$tmp/x.json")" = \
       "[('aten::mm', 42, 1.0, 2.0)]" ] || fail "cpu_op"

@@ -217,6 +217,38 @@ top_says_when_the_watched_recording_ends)
     [ "$(json "d['recording']['analysis']['bottleneck']" "$dir/snap.json")" = data-loading ] || fail "verdict kept"
     [ "$(json "d['recording']['open_nvtx_ranges']" "$dir/snap.json")" = "[]" ] || fail "open ranges after the end"
     ;;
+top_stays_with_its_recording_when_another_terminal_starts_one)
+    # top (no --trace) follows the recording it found; when that one ends while another terminal's recording runs,
+    # it names the other one instead of jumping to it (it jumped, and said only "the newest one running").
+    "$perfscope" record -o "$dir/mine.sqlite" -- sh -c "'$train' --scenario data-bound --hidden 4 --steps 30 &&
+        until [ -e '$dir/go' ]; do sleep 0.05; done" >"$dir/train.out" 2>&1 &
+    rec_pid=$!
+    await "train's 30 steps in mine.sqlite" eval '[ "$(sqlite3 -readonly "$dir/mine.sqlite" "SELECT count(*) FROM
+        NVTX_EVENTS WHERE text = '\''step'\''" 2>/dev/null)" -ge 30 ] 2>/dev/null'
+    "$perfscope" top -n 100000 -d 0.25 --window 3600 --snapshot json >"$dir/snap.json" 2>"$dir/err" &
+    top_pid=$!
+    sampled_since $top_pid
+    # another terminal: a recording started in a tmux pane (its own pseudo-terminal)
+    tmux -S "$sock" new-session -d -s other -x 80 -y 24 \
+        "$perfscope record -o $dir/other.sqlite -- $train --scenario data-bound --hidden 4 --steps 1000000"
+    await "the other terminal's recording to write steps" eval '[ "$(sqlite3 -readonly "$dir/other.sqlite" "SELECT
+        count(*) FROM NVTX_EVENTS WHERE text = '\''step'\''" 2>/dev/null)" -ge 1 ] 2>/dev/null'
+    touch "$dir/go"
+    wait $rec_pid || fail "record failed: $(tail -3 "$dir/train.out")"
+    rec_pid=
+    sampled_since $top_pid
+    sampled_since $top_pid
+    await "top (pid $top_pid) between samples" asleep $top_pid
+    kill -TERM $top_pid
+    wait $top_pid || fail "top exit status $?"
+    tmux -S "$sock" kill-server
+    [ "$(json "d['recording']['trace']" "$dir/snap.json")" = "$dir/mine.sqlite" ] ||
+        fail "followed $(json "d['recording']['trace']" "$dir/snap.json")"
+    json "d['recording']['why_this_one']" "$dir/snap.json" | grep -q "^followed: the only recording of yours running" ||
+        fail "why: $(json "d['recording']['why_this_one']" "$dir/snap.json")"
+    json "d['status']" "$dir/snap.json" | grep -q "another runs (recorder [0-9]*, another terminal): press 1 to watch it" ||
+        fail "status $(json "d['status']" "$dir/snap.json")"
+    ;;
 top_trace_option_reads_a_finished_trace_with_the_reports_verdict)
     "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 30 >"$dir/train.out" 2>&1 ||
         fail "record failed"
@@ -283,6 +315,55 @@ top_option_errors_are_usage_errors)
     "$perfscope" top --trace "$dir" -n 1 --snapshot json >"$dir/snap.json" 2>"$dir/err"
     [ $? = 1 ] || fail "directory: exit status"
     grep -q "is a directory" "$dir/err" || fail "directory message: $(cat "$dir/err")"
+    ;;
+top_refuses_views_in_a_trace_and_quits_on_q_and_sigterm)
+    # A trace is untrusted: a view stored in it runs the file's own SQL, and a recursive one never ends. top reads
+    # only real tables, as report does, and stays responsive to q and SIGTERM.
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 5 >"$dir/train.out" 2>&1 ||
+        fail "record failed"
+    endless="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)"
+    cp "$dir/run.sqlite" "$dir/meta_view.sqlite"
+    sqlite3 "$dir/meta_view.sqlite" "DROP TABLE PERFSCOPE_META; CREATE VIEW PERFSCOPE_META AS $endless
+        SELECT 'recorder_pid' AS name, x AS value FROM c" || fail "setup"
+    cp "$dir/run.sqlite" "$dir/open_view.sqlite"
+    sqlite3 "$dir/open_view.sqlite" "DROP TABLE IF EXISTS PERFSCOPE_LIVE_OPEN_RANGES;
+        CREATE VIEW PERFSCOPE_LIVE_OPEN_RANGES AS $endless SELECT x AS globalTid, 'r' AS text, 0 AS textId,
+        x AS start FROM c" || fail "setup"
+    echo "top --trace with a recursive view: waiting for top (it never ended here: the bug)"
+    "$perfscope" top --trace "$dir/meta_view.sqlite" -n 2 --snapshot json >"$dir/snap.json" 2>"$dir/err"
+    [ $? = 1 ] || fail "PERFSCOPE_META a view: exit status"
+    grep -q "PERFSCOPE_META is a view, not a table" "$dir/err" || fail "message: $(cat "$dir/err")"
+    "$perfscope" top --trace "$dir/open_view.sqlite" --window 3600 -n 2 --snapshot json >"$dir/snap.json" 2>"$dir/err" ||
+        fail "PERFSCOPE_LIVE_OPEN_RANGES a view: exit $?"
+    [ "$(json "d['recording']['analysis']['bottleneck']" "$dir/snap.json")" = data-loading ] || fail "verdict"
+    # on the screen: q quits, and so does SIGTERM
+    for how in q TERM; do
+        rm -f "$dir/exit"
+        tmux -S "$sock" new-session -d -s top -x 120 -y 40 \
+            "$perfscope top --trace $dir/meta_view.sqlite -d 0.25; echo \"EXIT=\$?\" >$dir/exit; sleep 60"
+        wait_for "meta_view.sqlite (cannot read)"
+        if [ $how = q ]; then
+            tmux -S "$sock" send-keys -t top q
+        else
+            pkill -TERM -f "^$perfscope top --trace $dir/meta_view.sqlite" || fail "no top to signal"
+        fi
+        await "top to end on $how" test -s "$dir/exit"
+        grep -q "EXIT=0" "$dir/exit" || fail "$how: $(cat "$dir/exit")"
+        tmux -S "$sock" kill-server
+    done
+    ;;
+top_shows_control_characters_of_names_escaped)
+    # A name with a carriage return would move the cursor and overwrite its own line with a forged one.
+    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 5 >"$dir/train.out" 2>&1 ||
+        fail "record failed"
+    sqlite3 "$dir/run.sqlite" "UPDATE PERFSCOPE_META SET value = 'train' || char(13) || 'Verdict: forged' ||
+        char(27) || '[1m' WHERE name = 'command_line'" || fail "setup"
+    tmux -S "$sock" new-session -d -s top -x 160 -y 40 \
+        "$perfscope top --trace $dir/run.sqlite --window 3600 -d 0.25; echo \"EXIT=\$?\" >$dir/exit; sleep 60"
+    wait_for 'train\rVerdict: forged\x1b[1m'
+    pane | grep -q "^Verdict: forged" && fail "a name overwrote its line"
+    tmux -S "$sock" send-keys -t top q
+    await "top to end" test -s "$dir/exit"
     ;;
 top_trace_follows_a_new_recording_of_the_same_file)
     # `top --trace FILE` watching a finished recording goes on to a new one written to the same file (record -f):

@@ -17,12 +17,18 @@
 struct tui_session {
     uint32_t recorder_pid;
     char trace[PATH_MAX];
+    int own;                        /* the recorder runs as this user (its /proc entry is ours) */
+    unsigned long tty;              /* the recorder's controlling terminal (proc(5) stat tty_nr; 0: none) */
 };
 
-/* Live recordings of this user: session directories under `base` (ps_session_base_dir) whose recorder is
- * running and that name their trace. Fills out[0..max), newest recorder first (highest pid as a tie-break).
- * Returns how many were found. */
-size_t tui_sessions_find(const char *base, struct tui_session *out, size_t max);
+/* Live recordings: session directories under `base` (ps_session_base_dir) whose recorder is running and that
+ * name their trace. Fills out[0..max): this user's recordings first, of those the ones started from terminal
+ * `tty` (the caller's tty_nr, tui_own_tty; 0: none) first, then the newest recorder (highest pid). Returns how
+ * many were found. */
+size_t tui_sessions_find(const char *base, unsigned long tty, struct tui_session *out, size_t max);
+/* The controlling terminal of process pid (proc(5) /proc/PID/stat field 7, tty_nr; 0 when it has none or is
+ * gone); pid 0: this process. */
+unsigned long tui_process_tty(uint32_t pid);
 
 enum tui_live_state {
     TUI_LIVE_NONE,          /* nothing watched */

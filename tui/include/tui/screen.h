@@ -22,5 +22,8 @@ void tui_screen_draw(struct tui_screen *s, const struct tui_frame *f);
 /* Wait up to timeout_ms for a key: its code ('q', '\t', '+', ...), TUI_KEY_RESIZE after the terminal was
  * resized, or TUI_KEY_NONE on timeout or interruption by a signal. */
 int tui_screen_key(struct tui_screen *s, int timeout_ms);
+/* 1 when the next typed key is q or Q (taken), 0 otherwise (a key other than q is put back for tui_screen_key).
+ * Never waits: for a long computation to notice a quit key. */
+int tui_screen_take_quit_key(struct tui_screen *s);
 
 #endif

@@ -54,6 +54,9 @@ struct tui_top {
     const char *trace_opt;          /* --trace FILE, else NULL: automatic */
     struct tui_session sessions[TUI_MAX_SESSIONS];
     size_t nsessions;
+    unsigned long tty;              /* top's own controlling terminal (tty_nr; 0: none) */
+    struct tui_session watched;     /* the session live watches (automatic mode) */
+    char watch_reason[160];         /* why that one ("started from this terminal"); "" with --trace */
     int watching;                   /* live below is in use */
     struct tui_live live;
 };

@@ -52,4 +52,28 @@ int ps_follow_drop_before(struct ps_follow *f, int64_t cut_ns);
  * added. The model then equals a whole read of the rows that start at or after the floor. */
 void ps_follow_skip_before(struct ps_follow *f, int64_t t_ns);
 
+/* ---- stopping a read, and a hardened connection for a caller's own queries (`perfscope top`) ---- */
+
+/* Every SQLite statement of this reader (ps_read_trace, ps_follow_read, ps_trace_db_*) asks stop(arg) every 1000
+ * SQLite VM steps; a non-zero answer interrupts it (the read then fails with -EINVAL, "reading stopped on
+ * request"). For a program that must quit promptly on a key or signal however large or crafted the file. One
+ * setting per process (stop NULL: none); stop must be async-signal-safe to read what a handler writes. */
+void ps_read_set_stop(int (*stop)(void *), void *arg);
+
+/* A read-only SQLite connection to an untrusted trace file with the reader's own defences (docs/readers.md:
+ * untrusted-schema settings, views and triggers off, no extensions, a bound on SQLite steps proportional to the
+ * file's size, the stop request above; WAL-mode files opened as the reader opens them). 0 and *out (close with
+ * ps_trace_db_close), or a negative errno with one line in err naming the file. */
+struct ps_trace_db;
+struct sqlite3;
+int ps_trace_db_open(const char *path, struct ps_trace_db **out, char *err, size_t errlen);
+/* The connection, valid until ps_trace_db_close; the caller's statements are bounded as the reader's. */
+struct sqlite3 *ps_trace_db_sqlite(struct ps_trace_db *db);
+/* 1 if `table` is a real table, 0 if absent, -EINVAL with the message in err when it is a view or a virtual table
+ * (reading one runs code stored in the file) or the schema cannot be read. */
+int ps_trace_db_has_table(struct ps_trace_db *db, const char *table, char *err, size_t errlen);
+/* 1 when a statement failed because of the step bound or a stop request, not the file's content. */
+int ps_trace_db_stopped(const struct ps_trace_db *db);
+void ps_trace_db_close(struct ps_trace_db *db);   /* NULL is a no-op */
+
 #endif
