@@ -8,6 +8,7 @@
 
 #include "render/json_writer.h"
 #include "render_impl.h"
+#include "ps_text_escape.h"
 #include "text_style.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
@@ -22,14 +23,23 @@ const char *ps_render_rank_label(char *buf, size_t len, const struct ps_rank_fil
 }
 
 /* The file's path, and what to know about the file beside it ("(no steps: whole run)"), as the last cell of a text
- * row whose numbers took `cols` columns. */
+ * row whose numbers took `cols` columns: escaped and whole (a path is never shortened, unlike a name: a longer one
+ * wraps), after two spaces when the row fits, else on a line of its own. */
 static void path_cell(FILE *f, size_t cols, const struct ps_rank_file *r)
 {
-    char *cell = NULL;
+    char *cell = NULL, *buf = NULL;
     if (asprintf(&cell, "%s%s%s", r->path, r->whole_run ? " (no steps: whole run)" : "",
                  r->recording_complete == 0 ? " (recording incomplete)" : "") < 0)
         cell = NULL;
-    ps_text_row_name(f, cols, cell ? cell : r->path);
+    const char *text = cell ? cell : r->path;
+    size_t cap = 4 * strlen(text) + 1, nchars = 0;   /* an escape is at most 4 bytes per input byte */
+    if ((buf = malloc(cap)) != NULL) {
+        ps_text_escape(text, buf, cap, &nchars);
+        fprintf(f, "%s  %s\n", cols + 2 + nchars <= PS_TEXT_WIDTH ? "" : "\n", buf);
+    } else {
+        ps_text_row_name(f, cols, text);
+    }
+    free(buf);
     free(cell);
 }
 
