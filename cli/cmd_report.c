@@ -16,8 +16,10 @@
 #include "analyses/multirank.h"
 #include "analyses/op_perf.h"
 #include "analyses/roofline.h"
+#include "collector/session.h"
 #include "ps_text_escape.h"
 #include "read/reader.h"
+#include "report_merge.h"
 #include "render/render.h"
 #include "model/op_trace.h"
 
@@ -202,14 +204,17 @@ static int write_out(const struct report_args *a, const struct ps_render_opts *r
     return ps_output_close("report", a->output, dest, rc, errno, "the report");
 }
 
-/* Several rank files: read in parallel (one worker per online CPU at most), one report over them. */
+/* Several rank files: read in parallel (one worker per online CPU at most), one report over them; or, `merge`,
+ * per-rank JSON reports merged without their traces (report_merge.h). */
 static int several_ranks(const struct report_args *a, const struct ps_render_opts *ro, const char *const *paths,
-                         size_t n)
+                         size_t n, int merge)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     struct ps_multirank mr;
     char err[640] = "";
-    int rc = ps_multirank_build(&mr, paths, n, ps_read_trace, &a->o, cpus > 0 ? (size_t)cpus : 1, err, sizeof err);
+    int rc = merge ? ps_report_merge(&mr, paths, n, err, sizeof err)
+                   : ps_multirank_build(&mr, paths, n, ps_read_trace, &a->o, cpus > 0 ? (size_t)cpus : 1, err,
+                                        sizeof err);
     if (rc < 0) {
         print_error(rc == -ENOMEM && !err[0] ? "out of memory" : err);
         return 1;
@@ -296,9 +301,29 @@ static int load_gpu_specs(const struct report_args *a, struct ps_gpu_specs *spec
     return 0;
 }
 
+/* `%r` (the rank from RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID), `%h`, `%p`, `%%` as `record -o` expands them,
+ * so every rank of a launcher runs the same line (docs/distributed.md): in -o always; in a lone FILE only when no
+ * file has that literal name. Returns 0, or 2 after a message (an unknown `%` sequence in -o). */
+static int expand_rank_names(struct report_args *a, int nfiles, char **file, char *out_buf, char *in_buf, size_t len)
+{
+    char err[512];
+    if (a->output && strchr(a->output, '%')) {
+        if (ps_session_expand_output(a->output, out_buf, len, err, sizeof err) < 0) {
+            fprintf(stderr, "perfscope report: %s\n", err);
+            return 2;
+        }
+        a->output = out_buf;
+    }
+    if (nfiles == 1 && strchr(*file, '%') && access(*file, F_OK) != 0 &&
+        ps_session_expand_output(*file, in_buf, len, NULL, 0) == 0)
+        *file = in_buf;
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     struct report_args a;
+    char out_buf[4096], in_buf[4096];
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
@@ -307,6 +332,8 @@ int cmd_report(int argc, char **argv)
                         "report --help')\n");
         return 2;
     }
+    if ((rc = expand_rank_names(&a, argc - optind, argv + optind, out_buf, in_buf, sizeof out_buf)) != 0)
+        return rc;
     if (ps_output_is_input("report", a.output, argv + optind, argc - optind) ||
         ps_output_refuse_existing("report", a.output, a.force))
         return 2;
@@ -319,8 +346,16 @@ int cmd_report(int argc, char **argv)
     struct ps_render_opts ro = { .width = PS_TEXT_WIDTH,
                                  .color = a.color >= 0 ? a.color : !a.output && isatty(STDOUT_FILENO) &&
                                                                        !(no_color && *no_color) };
-    if (optind < argc - 1)
-        return several_ranks(&a, &ro, (const char *const *)argv + optind, (size_t)(argc - optind));
+    int reports = 0;
+    for (int i = optind; i < argc; i++)
+        reports += ps_report_merge_is_report(argv[i]);
+    if (reports > 0 && reports < argc - optind) {
+        fprintf(stderr, "perfscope report: give traces or per-rank JSON reports, not both (%d of the %d files are "
+                        "perfscope JSON reports)\n", reports, argc - optind);
+        return 2;
+    }
+    if (optind < argc - 1 || reports > 0)
+        return several_ranks(&a, &ro, (const char *const *)argv + optind, (size_t)(argc - optind), reports > 0);
     struct ps_gpu_specs specs = { 0 };
     rc = load_gpu_specs(&a, &specs);
     if (rc == 0)

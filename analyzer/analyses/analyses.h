@@ -74,6 +74,9 @@ int ps_util_compute(struct ps_report *r);
 /* messages.c (last): run facts, warnings, notes, the verdict line's parts; ps_messages_fini frees them. */
 int ps_messages_compute(struct ps_report *r);
 void ps_messages_fini(struct ps_report *r);
+/* rank_summary.c: r->rank_summary from the finished analyses (collectives: r->all's kernels, r->scope's host
+ * ranges). 0 or -ENOMEM. */
+int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names);
 
 /* ---- what the analyses share ---- */
 

@@ -203,7 +203,7 @@ out:
 
 struct lists {
     struct ps_ivls cat[PS_CAT_N];   /* raw role ranges */
-    struct ps_ivls tmp;
+    struct ps_ivls tmp, comm;
 };
 
 static void lists_fini(struct lists *l)
@@ -211,9 +211,11 @@ static void lists_fini(struct lists *l)
     for (int c = 0; c < PS_CAT_N; c++)
         ps_ivls_fini(&l->cat[c]);
     ps_ivls_fini(&l->tmp);
+    ps_ivls_fini(&l->comm);
 }
 
-/* No GPU rows: the threads that own steps are the "device". Copy ranges > data ranges > compute. */
+/* No GPU rows: the threads that own steps are the "device". Copy ranges > collective ranges and their waits
+ * (Communication: the host blocked in torch.distributed, docs/distributed.md) > data ranges > compute. */
 static int host_breakdown(struct ps_report *r, const struct ps_view *v, struct ps_names *names, struct lists *l)
 {
     const struct ps_model *m = v->m;
@@ -233,6 +235,8 @@ static int host_breakdown(struct ps_report *r, const struct ps_view *v, struct p
             continue;
         if (f & PS_NAME_COPY)
             rc = ps_ivls_push(&l->cat[PS_CAT_MEMCPY], g->start_ns, g->end_ns);
+        else if (f & PS_NAME_HOST_COMM)
+            rc = ps_ivls_push(&l->cat[PS_CAT_COMM], g->start_ns, g->end_ns);
         else if (f & PS_NAME_DATA)
             rc = ps_ivls_push(&l->cat[PS_CAT_DATALOADER], g->start_ns, g->end_ns);
     }
@@ -240,14 +244,19 @@ static int host_breakdown(struct ps_report *r, const struct ps_view *v, struct p
     if (rc < 0)
         return rc;
     ps_ivls_normalize(&l->cat[PS_CAT_MEMCPY]);
+    ps_ivls_normalize(&l->cat[PS_CAT_COMM]);
     ps_ivls_normalize(&l->cat[PS_CAT_DATALOADER]);
-    if ((rc = ps_ivls_subtract(&l->tmp, &l->cat[PS_CAT_DATALOADER], &l->cat[PS_CAT_MEMCPY])) < 0)
+    if ((rc = ps_ivls_subtract(&l->comm, &l->cat[PS_CAT_COMM], &l->cat[PS_CAT_MEMCPY])) < 0 ||
+        (rc = ps_ivls_subtract(&l->tmp, &l->cat[PS_CAT_DATALOADER], &l->cat[PS_CAT_MEMCPY])) < 0 ||
+        (rc = ps_ivls_subtract(&l->cat[PS_CAT_DATALOADER], &l->tmp, &l->comm)) < 0)
         return rc;
     for (size_t i = 0; i < r->nsteps; i++) {
         struct ps_step *s = &r->steps[i];
         s->cat_ns[PS_CAT_MEMCPY] = ps_ivls_within(&l->cat[PS_CAT_MEMCPY], s->start_ns, s->end_ns);
-        s->cat_ns[PS_CAT_DATALOADER] = ps_ivls_within(&l->tmp, s->start_ns, s->end_ns);
-        s->cat_ns[PS_CAT_KERNEL] = (s->end_ns - s->start_ns) - s->cat_ns[PS_CAT_MEMCPY] - s->cat_ns[PS_CAT_DATALOADER];
+        s->cat_ns[PS_CAT_COMM] = ps_ivls_within(&l->comm, s->start_ns, s->end_ns);
+        s->cat_ns[PS_CAT_DATALOADER] = ps_ivls_within(&l->cat[PS_CAT_DATALOADER], s->start_ns, s->end_ns);
+        s->cat_ns[PS_CAT_KERNEL] = (s->end_ns - s->start_ns) - s->cat_ns[PS_CAT_MEMCPY] - s->cat_ns[PS_CAT_COMM] -
+                                   s->cat_ns[PS_CAT_DATALOADER];
     }
     return 0;
 }

@@ -215,6 +215,23 @@ static int classify_user(struct ps_names *n, const char *s)
     return f;
 }
 
+/* The host-communication bits of a range name (names.h): the Python hook's collective and wait ranges
+ * (docs/python.md), which are torch.distributed's own record_function names, so Kineto traces match too. */
+static unsigned host_comm_bits(const char *s)
+{
+    static const char *const backends[] = { "gloo:", "nccl:", "mpi:", "ucc:" };
+    if (strcmp(s, "Work.wait") == 0 || strncmp(s, "Work.wait#", 10) == 0 ||
+        strcmp(s, "ddp:gradient_allreduce_wait") == 0)
+        return PS_NAME_HOST_COMM | PS_NAME_HOST_COMM_WAIT;
+    for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
+        size_t len = strlen(backends[i]);
+        if (strncmp(s, backends[i], len) == 0 && s[len] && strspn(s + len, "abcdefghijklmnopqrstuvwxyz_") ==
+            strlen(s + len))
+            return PS_NAME_HOST_COMM;
+    }
+    return 0;
+}
+
 static unsigned classify(struct ps_names *n, const char *s)
 {
     int user = classify_user(n, s);
@@ -239,6 +256,7 @@ static unsigned classify(struct ps_names *n, const char *s)
         f |= PS_NAME_ASYNC_API;
     if (!strncmp(s, "cudaGraphLaunch", 15) || !strncmp(s, "cuGraphLaunch", 13) || !strncmp(s, "hipGraphLaunch", 14))
         f |= PS_NAME_GRAPH_LAUNCH;
+    f |= host_comm_bits(s);
     return f;
 }
 

@@ -22,6 +22,10 @@
 #define PS_NAME_ROCM_COPY 0x400 /* a ROCm copy kernel (__amd_rocclr_copyBuffer, ...): a copy, not compute */
 #define PS_NAME_GRAPH_LAUNCH 0x4000 /* an API call replaying a CUDA / HIP graph (cudaGraphLaunch, cuGraphLaunch,
                                      * hipGraphLaunch; any _vNNNN / _ptsz suffix): its GPU ops are graph nodes */
+#define PS_NAME_HOST_COMM 0x800 /* a host collective range: "<backend>:<op>" with backend gloo, nccl, mpi or ucc
+                                 * (docs/python.md; Kineto's record_function names), or a wait below */
+#define PS_NAME_HOST_COMM_WAIT 0x1000 /* the host blocked on a collective: "Work.wait", "Work.wait#<backend>:<op>",
+                                       * "ddp:gradient_allreduce_wait" (docs/python.md) */
 
 struct ps_names;
 /* Compile the three patterns (NULL: default), anchored as ^(RE)$, REG_EXTENDED | REG_ICASE.

@@ -10,6 +10,7 @@
 #include "memory_impl.h"
 #include "analyses/roofline.h"
 #include "graphs.h"
+#include "analyses/multirank.h"
 
 /* Longest run analysed: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span
  * keeps every sum of durations far from int64 overflow. */
@@ -181,6 +182,8 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
     if (rc == 0)
         rc = ps_memory_compute(r);
     if (rc == 0)
+        rc = ps_rank_summary_compute(r, names);
+    if (rc == 0)
         rc = ps_messages_compute(r);
     return rc;
 }
@@ -258,5 +261,8 @@ void ps_report_fini(struct ps_report *r)
     ps_memory_free(r->mem);
     ps_op_efficiency_free(r->opeff);
     free(r->backlog.spans);
+    if (r->rank_summary)
+        ps_rank_file_fini(r->rank_summary);
+    free(r->rank_summary);
     *r = (struct ps_report){ 0 };
 }

@@ -238,8 +238,10 @@ static void verdict_fix(struct ps_report *r)
         [PS_BN_MEMCPY] = "Host<->device copies stall the step: copy from pinned (page-locked) memory with "
                          "non_blocking=True so transfers overlap compute, batch small copies, keep tensors on the "
                          "GPU between steps.",
-        [PS_BN_COMM] = "Collective communication is exposed: overlap it with backward (DDP bucket size), "
-                       "accumulate gradients over several micro-batches (no_sync), use larger batches.",
+        [PS_BN_COMM] = "Collective communication is exposed: in synchronous training much of it can be waiting for "
+                       "a slower rank (report every rank's file together, perfscope report run.*.sqlite, to name "
+                       "it); otherwise overlap it with backward (DDP bucket size), accumulate gradients over several "
+                       "micro-batches (no_sync), use larger batches.",
         [PS_BN_SYNC] = "The host synchronises with the GPU and then leaves it idle: remove .item(), .cpu(), "
                        "printing GPU tensors and explicit synchronize calls from the step; use non_blocking "
                        "copies and CUDA events.",

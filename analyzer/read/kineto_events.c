@@ -70,6 +70,10 @@ static int finish_gpu_event(struct kctx *c, enum ps_kineto_cat cat, int64_t star
     struct ps_gpu_op op = { .start_ns = start, .end_ns = end, .correlation = e->has_corr ? (uint64_t)e->corr : 0,
                             .bytes = e->has_bytes ? (uint64_t)e->bytes : 0 };
     op.has_occupancy = cat == PS_KCAT_KERNEL && e->has_occupancy;
+    int64_t nelems = e->in_nelems > e->out_nelems ? e->in_nelems : e->out_nelems, msg;
+    if (cat == PS_KCAT_KERNEL && e->dtype_bytes > 0 && nelems > 0 &&   /* a collective kernel's message size */
+        !__builtin_mul_overflow(nelems, (int64_t)e->dtype_bytes, &msg))
+        op.bytes = (uint64_t)msg;
     op.occupancy_pct = (uint8_t)e->occupancy_pct;
     op.kind = cat == PS_KCAT_KERNEL ? PS_GPU_KERNEL : cat == PS_KCAT_MEMCPY ? PS_GPU_MEMCPY
               : cat == PS_KCAT_MEMSET ? PS_GPU_MEMSET : PS_GPU_SYNC;

@@ -38,7 +38,24 @@ static const struct key_name key_names[] = {
     KN(R_ARGS, K_MEM_DEV_TYPE, "Device Type"), KN(R_ARGS, K_MEM_DEV_ID, "Device Id"), KN(R_ARGS, K_MEM_ADDR, "Addr"),
     KN(R_ARGS, K_MEM_BYTES, "Bytes"), KN(R_ARGS, K_MEM_TOTAL_ALLOC, "Total Allocated"),
     KN(R_ARGS, K_MEM_TOTAL_RES, "Total Reserved"),
+    KN(R_ARGS, K_IN_NELEMS, "In msg nelems"), KN(R_ARGS, K_OUT_NELEMS, "Out msg nelems"), KN(R_ARGS, K_DTYPE, "dtype"),
 };
+
+/* The element size of a c10 ScalarType name as PyTorch's profiler writes a collective's "dtype" (c10/core/
+ * ScalarType.h); 0 for one not listed. */
+static int dtype_bytes(const unsigned char *s, size_t len)
+{
+    static const struct { const char *name; int bytes; } types[] = {
+        { "Float", 4 }, { "Half", 2 }, { "BFloat16", 2 }, { "Double", 8 }, { "Int", 4 }, { "Long", 8 },
+        { "Short", 2 }, { "Byte", 1 }, { "Char", 1 }, { "Bool", 1 }, { "ComplexHalf", 4 }, { "ComplexFloat", 8 },
+        { "ComplexDouble", 16 }, { "Float8_e5m2", 1 }, { "Float8_e4m3fn", 1 }, { "Float8_e5m2fnuz", 1 },
+        { "Float8_e4m3fnuz", 1 }, { "UInt16", 2 }, { "UInt32", 4 }, { "UInt64", 8 },
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strlen(types[i].name) == len && memcmp(types[i].name, s, len) == 0)
+            return types[i].bytes;
+    return 0;
+}
 
 /* Record the first error (naming the event when inside traceEvents); returns 0 to cancel the parse. */
 static int fail(struct kctx *c, const char *msg)
@@ -148,6 +165,12 @@ static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
         return 1;   /* an estimate: one that is not a percentage is left out, never an error */
     case K_MEM_DEV_TYPE: case K_MEM_DEV_ID: case K_MEM_ADDR: case K_MEM_BYTES: case K_MEM_TOTAL_ALLOC:
     case K_MEM_TOTAL_RES: return ps_kineto_mem_arg(c, k, s, len);
+    case K_IN_NELEMS: case K_OUT_NELEMS: {   /* a message size: one out of range is left out, never an error */
+        int64_t v;
+        if (ps_parse_int(s, len, &v) == 0 && v > 0)
+            *(k == K_IN_NELEMS ? &e->in_nelems : &e->out_nelems) = v;
+        return 1;
+    }
     default: return 1;
     }
 }
@@ -275,13 +298,15 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
     case R_ARGS:
         if (k == K_SYNC_KIND)
             e->sync_kind = ps_kineto_sync_kind(s, len);
+        else if (k == K_DTYPE)
+            e->dtype_bytes = dtype_bytes(s, len);
         else if (k == K_NAME)
             e->has_arg_name = 1, rc = ps_kineto_buf_set(&e->arg_name, s, len);
         else if (k >= K_MEM_DEV_TYPE)   /* [memory] args: a bad one drops that record only */
             return ps_kineto_mem_arg(c, k, (const char *)s, len);
         else if (k != K_OTHER && ps_json_integer_text(s, len))
             return arg_number(c, k, (const char *)s, len);
-        else if (k != K_OTHER && k != K_OCCUPANCY)   /* a textual estimate is left out */
+        else if (k != K_OTHER && k != K_OCCUPANCY && k != K_IN_NELEMS && k != K_OUT_NELEMS)   /* left out */
             return type_error(c, k, "a number (or a string holding exactly an integer)");
         break;
     case R_DEV:

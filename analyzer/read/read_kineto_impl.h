@@ -21,7 +21,8 @@ enum key {
     K_CORR, K_EXT, K_STREAM, K_DEVICE, K_BYTES, K_SYNC_KIND, K_OCCUPANCY, /* event args (K_NAME too) */
     K_ID, K_TOTAL_MEM, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS,           /* deviceProperties (K_NAME too) */
     K_RANK, K_WORLD_SIZE,                                           /* distributedInfo */
-    K_MEM_DEV_TYPE, K_MEM_DEV_ID, K_MEM_ADDR, K_MEM_BYTES, K_MEM_TOTAL_ALLOC, K_MEM_TOTAL_RES   /* [memory] args */
+    K_MEM_DEV_TYPE, K_MEM_DEV_ID, K_MEM_ADDR, K_MEM_BYTES, K_MEM_TOTAL_ALLOC, K_MEM_TOTAL_RES,  /* [memory] args */
+    K_IN_NELEMS, K_OUT_NELEMS, K_DTYPE                              /* collective args (record_param_comms) */
 };
 
 struct buf {
@@ -46,6 +47,8 @@ struct event {
     /* a [memory] instant's args (kineto_memory.c); mem_set: bit (k - K_MEM_DEV_TYPE) per arg read */
     int mem_set, mem_bad;
     int64_t mem_dev_type, mem_dev_id, mem_addr, mem_bytes, mem_total_alloc, mem_total_res;
+    int64_t in_nelems, out_nelems;      /* a collective's "In msg nelems" / "Out msg nelems"; 0 unknown */
+    int dtype_bytes;                    /* its "dtype" element size in bytes; 0 unknown */
 };
 
 struct kctx {

@@ -263,3 +263,17 @@ void ps_jw_kint_or_null(struct ps_jw *w, const char *key, int64_t v)
     ps_jw_key(w, key);
     v >= 0 ? ps_jw_int(w, v) : ps_jw_null(w);
 }
+
+void ps_jw_kdouble_exact(struct ps_jw *w, const char *key, double v)
+{
+    char buf[40];
+    ps_jw_key(w, key);
+    if (w->failed)
+        return;
+    if (!isfinite(v)) {
+        ps_jw_null(w);
+        return;
+    }
+    int n = snprintf(buf, sizeof buf, "%.17g", v);
+    check(w, yajl_gen_number(w->g, buf, (size_t)n));
+}

@@ -293,7 +293,8 @@ static int comm_sections(FILE *f, const struct ps_multirank *mr)
                         "table below holds each kernel name.", n, 2, coll, parts, vlabels, "ms");
     fputs("<figcaption>Exposed = not overlapped by computation kernels on the same device; every kernel of the trace, "
           "not only the steps'.</figcaption>\n</figure>\n<table id=\"collectives-table\">\n<tr><th>rank</th>"
-          "<th>count</th><th>total ms</th><th>exposed ms</th><th>exposed %</th><th>bytes</th><th>kernel</th></tr>\n", f);
+          "<th>count</th><th>total ms</th><th>exposed ms</th><th>exposed %</th><th>bytes</th><th>algbw GB/s</th>"
+          "<th>name</th></tr>\n", f);
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
         for (size_t k = 0; k < r->ncollectives; k++) {
@@ -304,6 +305,9 @@ static int comm_sections(FILE *f, const struct ps_multirank *mr)
                     (long long)c->count, MS(c->total_ns), MS(c->exposed_ns));
             ps_html_share_td(f, c->exposed_ns, c->total_ns);
             c->bytes >= 0 ? fprintf(f, "<td class=\"n\">%lld</td>", (long long)c->bytes) : fputs("<td>-</td>", f);
+            double alg, bus;
+            ps_collective_bandwidth(c, r->world_size, &alg, &bus);
+            isnan(alg) ? fputs("<td>-</td>", f) : fprintf(f, "<td class=\"n\">%.3f</td>", alg);
             fputs("<td class=\"name\">", f);
             ps_html_name(f, c->name);
             fputs("</td></tr>\n", f);
@@ -334,6 +338,8 @@ int ps_render_ranks_html(const struct ps_multirank *mr, const struct ps_render_o
     int rc = ranks_section(f, mr);
     if (rc == 0)
         stragglers_section(f, mr);
+    if (rc == 0)
+        ps_render_straggler_html(f, mr);
     if (rc == 0)
         rc = comm_sections(f, mr);
     ps_html_page_close(f);

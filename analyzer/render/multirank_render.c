@@ -8,6 +8,7 @@
 
 #include "render/json_writer.h"
 #include "render_impl.h"
+#include "ps_text_escape.h"
 #include "text_style.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
@@ -22,14 +23,23 @@ const char *ps_render_rank_label(char *buf, size_t len, const struct ps_rank_fil
 }
 
 /* The file's path, and what to know about the file beside it ("(no steps: whole run)"), as the last cell of a text
- * row whose numbers took `cols` columns. */
+ * row whose numbers took `cols` columns: escaped and whole (a path is never shortened, unlike a name: a longer one
+ * wraps), after two spaces when the row fits, else on a line of its own. */
 static void path_cell(FILE *f, size_t cols, const struct ps_rank_file *r)
 {
-    char *cell = NULL;
+    char *cell = NULL, *buf = NULL;
     if (asprintf(&cell, "%s%s%s", r->path, r->whole_run ? " (no steps: whole run)" : "",
                  r->recording_complete == 0 ? " (recording incomplete)" : "") < 0)
         cell = NULL;
-    ps_text_row_name(f, cols, cell ? cell : r->path);
+    const char *text = cell ? cell : r->path;
+    size_t cap = 4 * strlen(text) + 1, nchars = 0;   /* an escape is at most 4 bytes per input byte */
+    if ((buf = malloc(cap)) != NULL) {
+        ps_text_escape(text, buf, cap, &nchars);
+        fprintf(f, "%s  %s\n", cols + 2 + nchars <= PS_TEXT_WIDTH ? "" : "\n", buf);
+    } else {
+        ps_text_row_name(f, cols, text);
+    }
+    free(buf);
     free(cell);
 }
 
@@ -76,7 +86,8 @@ static void text_tables(const struct ps_multirank *mr, FILE *f)
     }
     fputc('\n', f);
     if (mr->nstragglers == 0)
-        fprintf(f, "\nStragglers: none (no rank's average step is more than 5 %% slower than the median rank's)\n");
+        fprintf(f, "\nStragglers by step time: none (no rank's average step is more than 5 %% slower than the median "
+                   "rank's)\n");
     for (size_t i = 0; i < mr->nstragglers; i++) {
         const struct ps_straggler *g = &mr->stragglers[i];
         const struct ps_rank_file *r = &mr->files[g->rank];
@@ -85,16 +96,19 @@ static void text_tables(const struct ps_multirank *mr, FILE *f)
                            ps_render_ranks_cat_label(g->category, r->has_gpu));
         path_cell(f, cols > 0 ? (size_t)cols - (i == 0) : 0, r);
     }
+    ps_render_straggler_text(f, mr);
     size_t ncoll = 0;
     for (size_t i = 0; i < mr->nfiles; i++)
         ncoll += mr->files[i].ncollectives;
-    fprintf(f, "\nCollectives (NCCL/RCCL kernels, ms; exposed = not overlapped by computation on the same "
-               "device)\n");
+    fprintf(f, "\nCollectives (NCCL/RCCL kernels and host collective calls, ms; exposed = kernels: not overlapped "
+               "by computation on the same device, host calls: the caller blocked; bytes per call; algbw = bytes / "
+               "time, GB/s)\n");
     if (ncoll == 0) {
-        fprintf(f, "  none: no rank ran a communication kernel\n");
+        fprintf(f, "  none: no rank ran a communication kernel or a collective call\n");
         return;
     }
-    fprintf(f, "%-*s %7s %10s %10s %8s %12s  kernel\n", rw, "rank", "count", "total", "exposed", "exposed", "bytes");
+    fprintf(f, "%-*s %7s %10s %10s %8s %12s %8s  name\n", rw, "rank", "count", "total", "exposed", "exposed", "bytes",
+            "algbw");
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
         ps_render_rank_label(lab, sizeof lab, r);
@@ -103,10 +117,15 @@ static void text_tables(const struct ps_multirank *mr, FILE *f)
             char bytes[24] = "-";
             if (c->bytes >= 0)
                 snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes);
-            fprintf(f, "%-*s %7lld %10.3f %10.3f %7.1f%% %12s", rw, lab, (long long)c->count, MS(c->total_ns),
+            char bw[24] = "-";
+            double alg, bus;
+            ps_collective_bandwidth(c, r->world_size, &alg, &bus);
+            if (!isnan(alg))
+                snprintf(bw, sizeof bw, "%.3f", alg);
+            fprintf(f, "%-*s %7lld %10.3f %10.3f %7.1f%% %12s %8s", rw, lab, (long long)c->count, MS(c->total_ns),
                     MS(c->exposed_ns), c->total_ns > 0 ? 100.0 * (double)c->exposed_ns / (double)c->total_ns : 0.0,
-                    bytes);
-            ps_text_row_name(f, (size_t)rw + 52, c->name);
+                    bytes, bw);
+            ps_text_row_name(f, (size_t)rw + 61, c->name);
         }
     }
 }
@@ -162,6 +181,9 @@ static void rank_json(struct ps_jw *w, const struct ps_rank_file *r)
     ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[r->stat.bottleneck]);
     ps_jw_kdouble(w, "share", r->stat.bottleneck == PS_BN_UNKNOWN ? NAN : r->stat.share);
     ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);
+    /* docs/distributed.md: what the straggler rule compares */
+    ps_jw_kint(w, "own_work_ns", r->stat.avg_dur_ns - r->stat.cat_ns[PS_CAT_COMM]);
+    ps_jw_kint(w, "comm_wait_ns", r->comm_wait_ns);
     ps_jw_map_close(w);
 }
 
@@ -199,6 +221,7 @@ int ps_render_ranks_json(const struct ps_multirank *mr, const struct ps_render_o
         ps_jw_map_close(w);
     }
     ps_jw_array_close(w);
+    ps_render_straggler_json(w, mr);
     ps_jw_key(w, "collectives");
     ps_jw_array_open(w);
     for (size_t i = 0; i < mr->nfiles; i++) {
@@ -212,6 +235,12 @@ int ps_render_ranks_json(const struct ps_multirank *mr, const struct ps_render_o
             ps_jw_kint(w, "total_ns", c->total_ns);
             ps_jw_kint(w, "exposed_ns", c->exposed_ns);
             ps_jw_kint_or_null(w, "bytes", c->bytes);
+            double alg, bus;
+            ps_collective_bandwidth(c, r->world_size, &alg, &bus);
+            ps_jw_kbool(w, "host", c->host);
+            ps_jw_kint(w, "wait_ns", c->wait_ns);
+            ps_jw_kdouble(w, "algbw_gbps", alg);
+            ps_jw_kdouble(w, "busbw_gbps", bus);
             ps_jw_map_close(w);
         }
     }
@@ -281,16 +310,19 @@ int ps_render_ranks_md(const struct ps_multirank *mr, const struct ps_render_opt
     }
     if (mr->nstragglers)
         fputc('\n', f);
+    ps_render_straggler_md(f, mr);
     size_t ncoll = 0;
     for (size_t i = 0; i < mr->nfiles; i++)
         ncoll += mr->files[i].ncollectives;
-    fputs("### Collectives\n\nNCCL/RCCL kernels; exposed = not overlapped by computation kernels on the same "
-          "device; ms.\n\n", f);
+    fputs("### Collectives\n\nNCCL/RCCL kernels and host collective calls; exposed = kernels: not overlapped by "
+          "computation kernels on the same device, host calls: the caller blocked; ms; bytes per call; algbw = "
+          "bytes / time, GB/s.\n\n", f);
     if (ncoll == 0) {
-        fputs("None: no rank ran a communication kernel.\n", f);
+        fputs("None: no rank ran a communication kernel or a collective call.\n", f);
         return ferror(f) ? -EIO : 0;
     }
-    fputs("| rank | count | total | exposed | exposed % | bytes | kernel |\n|---|---:|---:|---:|---:|---:|---|\n", f);
+    fputs("| rank | count | total | exposed | exposed % | bytes | algbw | name |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---|\n", f);
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
         ps_render_rank_label(lab, sizeof lab, r);
@@ -299,9 +331,14 @@ int ps_render_ranks_md(const struct ps_multirank *mr, const struct ps_render_opt
             char bytes[24] = "-";
             if (c->bytes >= 0)
                 snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes);
-            fprintf(f, "| %s | %lld | %.3f | %.3f | %.1f | %s | ", lab, (long long)c->count, MS(c->total_ns),
+            char bw[24] = "-";
+            double alg, bus;
+            ps_collective_bandwidth(c, r->world_size, &alg, &bus);
+            if (!isnan(alg))
+                snprintf(bw, sizeof bw, "%.3f", alg);
+            fprintf(f, "| %s | %lld | %.3f | %.3f | %.1f | %s | %s | ", lab, (long long)c->count, MS(c->total_ns),
                     MS(c->exposed_ns), c->total_ns > 0 ? 100.0 * (double)c->exposed_ns / (double)c->total_ns : 0.0,
-                    bytes);
+                    bytes, bw);
             ps_render_md_name(f, c->name);
             fputs(" |\n", f);
         }

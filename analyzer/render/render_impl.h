@@ -46,5 +46,13 @@ const char *ps_render_rank_label(char *buf, size_t len, const struct ps_rank_fil
 /* `s` (NUL-terminated) as Markdown text that shows literally: control bytes and invalid UTF-8 escaped as
  * ps_text_escape does, Markdown and GFM table punctuation backslash-escaped (report_md.c). */
 void ps_render_md_name(FILE *f, const char *s);
+struct ps_jw;
+/* straggler_render.c: the straggler the others wait for, and which rule decided (docs/distributed.md). */
+void ps_render_straggler_text(FILE *f, const struct ps_multirank *mr);
+void ps_render_straggler_md(FILE *f, const struct ps_multirank *mr);
+void ps_render_straggler_json(struct ps_jw *w, const struct ps_multirank *mr);
+void ps_render_straggler_html(FILE *f, const struct ps_multirank *mr);
+/* rank_summary_json.c: the JSON report's last key, "rank_summary" (what a several-rank merge reads). */
+void ps_render_rank_summary_json(struct ps_jw *w, const struct ps_report *r);
 
 #endif

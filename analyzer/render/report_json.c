@@ -584,6 +584,7 @@ int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FI
     ps_render_setup_json(w, r);
     messages(w, r);
     ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);
+    ps_render_rank_summary_json(w, r);   /* last: `report run.*.report.json` finds it from the end */
     ps_jw_map_close(w);
     return ps_jw_free(w) < 0 ? -EIO : 0;
 }

@@ -151,8 +151,10 @@ if with_comm:
             fail(f"overlap-table row {r}, the JSON says {k['comm_comp_overlap']}")
     for r, c in zip(table("collectives-table", len(report["collectives"])), report["collectives"]):
         want = [str(c["rank"]), str(c["count"]), ms(c["total_ns"]), ms(c["exposed_ns"])]
-        if r[:4] != want or r[6] != c["kernel"]:
-            fail(f"collectives-table row {r}, the JSON says {want + [c['kernel']]}")
+        bytes_cell = "-" if c["bytes"] is None else str(c["bytes"])
+        algbw_cell = "-" if c["algbw_gbps"] is None else "%.3f" % c["algbw_gbps"]
+        if r[:4] != want or r[5:8] != [bytes_cell, algbw_cell, c["kernel"]]:
+            fail(f"collectives-table row {r}, the JSON says {want + [bytes_cell, algbw_cell, c['kernel']]}")
 summary = open(os.path.join(outdir, "multirank.html"), encoding="utf-8").read()
 for b in {k["bottleneck"] for k in ranks}:
     n = sum(k["bottleneck"] == b for k in ranks)

@@ -68,7 +68,9 @@ want = {(0, "ncclKernel_AllReduce_RING_LL_Sum_float"): (2, 500000, 300000, None)
 assert got == want, got
 PY
     "$ps" report "$tmp/r0.json" "$tmp/r1.json" >"$tmp/out" || fail "text report exited $?"
-    grep -Eq '^0 +2 +0\.500 +0\.300 +60\.0% +- +ncclKernel_AllReduce' "$tmp/out" || { cat "$tmp/out"; fail "text collective row"; }
+    # the name follows the numbers, on the next line when the row would pass 100 columns
+    sed -n '/^0  *2  *0\.500  *0\.300  *60\.0%  *-  *-/{N;p;}' "$tmp/out" | grep -q 'ncclKernel_AllReduce' ||
+        { cat "$tmp/out"; fail "text collective row"; }
     ;;
 rank_from_file_name)
     gen "$tmp/trace.7.json" none gemm:0:100:400 || exit 1
@@ -97,7 +99,7 @@ several_files_markdown_tables)
     gen_two
     "$ps" report --format md "$tmp/r0.json" "$tmp/r1.json" >"$tmp/out" || fail "md report exited $?"
     # the collective numbers of generated_kineto_collectives; names escaped for Markdown (_ -> \_)
-    grep -Fqx '| 0 | 2 | 0.500 | 0.300 | 60.0 | - | ncclKernel\_AllReduce\_RING\_LL\_Sum\_float |' "$tmp/out" ||
+    grep -Fqx '| 0 | 2 | 0.500 | 0.300 | 60.0 | - | - | ncclKernel\_AllReduce\_RING\_LL\_Sum\_float |' "$tmp/out" ||
         { cat "$tmp/out"; fail "md collective row"; }
     # rank 1: step 1000 µs; comm = Broadcast [0, 50) + AllReduce [600, 800) = 250 µs; gemm 400 µs; the rest 350 µs
     grep -Eq '^\| 1 \| metadata \| 1 \| 1\.000 \| 0\.400 \|.* 0\.250 \|.* host \| 35\.0 % \| 0\.00 % \|' "$tmp/out" ||
@@ -190,20 +192,39 @@ nccl_2rank_two_ranks)
 import gzip, json, sys
 r = json.load(open(sys.argv[1]))
 t = json.load(gzip.open(sys.argv[2]))
-want = {}
+want, by_size = {}, {}
 for e in t["traceEvents"]:
     if e.get("cat") == "kernel" and "nccl" in e["name"].lower():
         c, tot = want.get(e["name"], (0, 0))
         want[e["name"]] = (c + 1, tot + round(e["dur"] * 1000))
+        # the message size: the larger of the kernel's In / Out msg nelems x its dtype's element size (Float 4, Long 8)
+        a = e["args"]
+        size = max(a["In msg nelems"], a["Out msg nelems"]) * {"Float": 4, "Long": 8}[a["dtype"]]
+        c, tot = by_size.get((e["name"], size), (0, 0))
+        by_size[(e["name"], size)] = (c + 1, tot + round(e["dur"] * 1000))
 assert len(want) == 2 and want["ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"][0] == 15, want
+assert len(by_size) == 7, by_size
 assert [k["rank"] for k in r["ranks"]] == [0, 1], r["ranks"]
 for k in r["ranks"]:
     assert abs(k["comm_comp_overlap"] - 0.1476) < 0.00005, k["comm_comp_overlap"]
     assert k["bottleneck"] == "host" and k["steps"] == 3, k
 for rank in (0, 1):
-    got = {c["kernel"]: (c["count"], c["total_ns"]) for c in r["collectives"] if c["rank"] == rank}
+    got = {}
+    for c in r["collectives"]:
+        if c["rank"] == rank:
+            n, tot = got.get(c["kernel"], (0, 0))
+            got[c["kernel"]] = (n + c["count"], tot + c["total_ns"])
     for name, (cnt, tot) in want.items():
         assert got[name][0] == cnt and abs(got[name][1] - tot) <= cnt, (name, got[name], cnt, tot)
+    # per name and size: bytes per call, and algbw = bytes x count / total time (nccl-tests' size / time)
+    rows = {(c["kernel"], c["bytes"]): c for c in r["collectives"] if c["rank"] == rank}
+    assert set(rows) == set(by_size), (sorted(rows), sorted(by_size))
+    for key, (cnt, tot) in by_size.items():
+        c = rows[key]
+        assert c["count"] == cnt and abs(c["total_ns"] - tot) <= cnt, (key, c, cnt, tot)
+        assert abs(c["algbw_gbps"] - key[1] * cnt / tot) <= 1e-3 * c["algbw_gbps"], (key, c)
+        factor = 2 * (2 - 1) / 2 if "AllReduce" in key[0] else 1.0   # nccl-tests' bus factors, 2 ranks
+        assert abs(c["busbw_gbps"] - c["algbw_gbps"] * factor) <= 1e-9 * c["algbw_gbps"], (key, c)
     ex = [c for c in r["collectives"] if c["rank"] == rank]
     assert all(0 <= c["exposed_ns"] <= c["total_ns"] for c in ex), ex
 assert r["stragglers"] == [], r["stragglers"]   # identical ranks
@@ -267,6 +288,129 @@ trainer_launcher_trace_labelled)
         fail "check_multirank_report.py"
     grep -q '^launcher(2) -  ' "$tmp/mr/multirank.text" && grep -q '<td>launcher(2)</td><td>-</td>' "$tmp/mr/multirank.html" ||
         fail "launcher row"
+    ;;
+the_same_file_twice_is_refused_naming_both)
+    gen_two
+    "$ps" report "$tmp/r0.json" "$tmp/r1.json" "$tmp/./r0.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc, expected 1"
+    grep -Fq "$tmp/r0.json and $tmp/./r0.json are the same file" "$tmp/err" || { cat "$tmp/err"; fail "message"; }
+    [ -s "$tmp/out" ] && fail "a report was printed"
+    ;;
+two_files_of_one_rank_are_refused_naming_both)
+    gen_two
+    cp "$tmp/r0.json" "$tmp/copy.json"
+    "$ps" report --format json "$tmp/r0.json" "$tmp/r1.json" "$tmp/copy.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc, expected 1"
+    grep -Fq "$tmp/copy.json and $tmp/r0.json both hold rank 0 (from metadata and metadata" "$tmp/err" ||
+        { cat "$tmp/err"; fail "message"; }
+    [ -s "$tmp/out" ] && fail "a report was printed"
+    # a rank from the file name against the same rank from metadata
+    gen "$tmp/trace.1.json" none gemm:0:100:400 || exit 1
+    "$ps" report "$tmp/r0.json" "$tmp/r1.json" "$tmp/trace.1.json" >/dev/null 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc with rank 1 in metadata and in a file name"
+    grep -Fq "$tmp/r1.json and $tmp/trace.1.json both hold rank 1 (from metadata and file_name" "$tmp/err" ||
+        { cat "$tmp/err"; fail "file-name message"; }
+    ;;
+generated_ranks_straggler_is_the_rank_the_others_wait_for)
+    # Three ranks, one 1000 µs step each, synchronous: ranks 0 and 1 compute [0, 300) and wait in an AllReduce
+    # [300, 1000); rank 2 computes [0, 900) and its AllReduce runs [900, 1000). Equal steps: no rank is slower.
+    # By hand: rank 2 is blocked the least (100 µs); the others' median 700 µs; they wait 700 - 100 = 600 µs for
+    # it; its own work 900 µs against the others' median 300 µs, +600 µs in Kernel (compute).
+    gen "$tmp/r0.json" 0 gemm:0:0:300 $AR:0:300:700 || exit 1
+    gen "$tmp/r1.json" 1 gemm:0:0:300 $AR:0:300:700 || exit 1
+    gen "$tmp/r2.json" 2 gemm:0:0:900 $AR:0:900:100 || exit 1
+    "$ps" report --format json -o "$tmp/r.json" "$tmp/r0.json" "$tmp/r1.json" "$tmp/r2.json" || fail "exit $?"
+    python3 - "$tmp/r.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["stragglers"] == [] and r["straggler_rule"] == "wait", (r["stragglers"], r["straggler_rule"])
+g = r["straggler_waited_for"]
+want = {"rank": 2, "own_wait_ns": 100000, "others_wait_ns": 700000, "waited_for_ns": 600000, "own_work_ns": 900000,
+        "median_own_work_ns": 300000, "category": "kernel", "category_excess_ns": 600000,
+        "median_category_ns": 300000, "wait_in": "ncclKernel_AllReduce_RING_LL_Sum_float"}
+assert {k: g[k] for k in want} == want, g
+assert g["most_waiting_rank"] in (0, 1), g
+PY
+    "$ps" report "$tmp/r0.json" "$tmp/r1.json" "$tmp/r2.json" >"$tmp/out" || fail "text exit $?"
+    grep -q "^Straggler (waited for): rank 2: +0.6 ms Kernel per step" "$tmp/out" || { cat "$tmp/out"; fail "text"; }
+    grep -q "^Straggler rule: who waits for whom" "$tmp/out" || fail "text rule"
+    ;;
+per_rank_json_reports_merge_into_the_traces_report)
+    # Each rank's `report --format json`, merged, gives byte for byte the report over the traces, in every format:
+    # the generated ranks (a wait straggler among three, one rank from its file name) and the shared NCCL trace as
+    # two ranks (HTA overlap, collective bytes).
+    gen "$tmp/r0.json" 0 gemm:0:0:300 $AR:0:300:700 || exit 1
+    gen "$tmp/r1.json" 1 gemm:0:0:300 $AR:0:300:700 || exit 1
+    gen "$tmp/run.2.json" none gemm:0:0:900 $AR:0:900:100 || exit 1
+    trace=$shared/traces/kineto/nccl_2rank.pt.trace.json.gz
+    [ -f "$trace" ] && as_rank1 "$trace" "$tmp/rank1.json.gz"
+    merge_check() {   # merge_check TRACE...: each trace's JSON report, merged, against the report over the traces
+        reports=""
+        for f in "$@"; do
+            out=$tmp/$(basename "$f").report.json
+            "$ps" report --format json -o "$out" -f "$f" || fail "report of $f exited $?"
+            reports="$reports $out"
+        done
+        for fmt in text json md html; do
+            "$ps" report --format $fmt "$@" >"$tmp/direct.$fmt" || fail "direct $fmt exited $?"
+            # shellcheck disable=SC2086
+            "$ps" report --format $fmt $reports >"$tmp/merged.$fmt" || fail "merged $fmt exited $?"
+            cmp -s "$tmp/direct.$fmt" "$tmp/merged.$fmt" ||
+                fail "merged $fmt differs: $(diff "$tmp/direct.$fmt" "$tmp/merged.$fmt" | head -5)"
+        done
+    }
+    merge_check "$tmp/r0.json" "$tmp/r1.json" "$tmp/run.2.json"
+    grep -q "^Straggler (waited for): rank 2: " "$tmp/merged.text" || fail "the merged text names no straggler"
+    if [ -f "$trace" ]; then
+        merge_check "$trace" "$tmp/rank1.json.gz"
+        grep -q '"busbw_gbps"' "$tmp/merged.json" || fail "no bandwidth in the merged NCCL collectives"
+    fi
+    # reports and traces together: a usage error; a report cut short: refused, naming it
+    "$ps" report "$tmp/r0.json.report.json" "$tmp/r1.json" >/dev/null 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] || fail "reports mixed with traces: exit $rc, expected 2"
+    head -c 2000 "$tmp/r1.json.report.json" >"$tmp/cut.report.json"
+    "$ps" report "$tmp/r0.json.report.json" "$tmp/cut.report.json" >/dev/null 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] || fail "a cut report: exit $rc, expected 1"
+    grep -q "cut.report.json: no \"rank_summary\"" "$tmp/err" || { cat "$tmp/err"; fail "cut report message"; }
+    # the same report twice
+    "$ps" report "$tmp/r0.json.report.json" "$tmp/r0.json.report.json" >/dev/null 2>"$tmp/err"; rc=$?
+    [ $rc -eq 1 ] && grep -q "are the same file" "$tmp/err" || fail "the same report twice: exit $rc"
+    ;;
+report_expands_the_rank_in_its_file_and_output_names)
+    # what every rank of a launcher runs: `report run.%r.json --format json -o run.%r.report.json`
+    gen "$tmp/run.1.json" 1 gemm:0:100:400 || exit 1
+    (cd "$tmp" && SLURM_PROCID=1 "$ps" report run.%r.json --format json -o run.%r.report.json) || fail "exit $?"
+    python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["rank_summary"]
+sys.exit(not (s["rank"] == 1 and s["trace"] == "run.1.json"))' "$tmp/run.1.report.json" || fail "rank summary"
+    "$ps" report "$tmp/run.1.json" -o "$tmp/x.%y" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q "unknown '%y'" "$tmp/err" || fail "unknown %y in -o: exit $rc"
+    ;;
+cpu_collective_ranges_are_communication)
+    # A CPU-only rank (no GPU rows) with torch.distributed's own range names, one step [0, 1000) µs: data [0, 100),
+    # gloo:all_reduce [600, 900) holding its Work.wait#gloo:all_reduce [700, 900), and an async broadcast's wait
+    # Work.wait [950, 980). By hand: Communication = 300 + 30 = 330 µs, DataLoader 100, compute the rest, 570;
+    # comm_wait_ns = 200 + 30 = 230 µs; one collective row, gloo:all_reduce, 300 µs, exposed 300 (the caller is
+    # blocked), wait 200, bytes null (no hook mark).
+    python3 - "$tmp/cpu.json" <<'PY' || exit 1
+import json, sys
+ev = lambda name, ts, dur: {"ph": "X", "cat": "user_annotation", "name": name, "pid": 10, "tid": 10, "ts": ts, "dur": dur}
+t = {"schemaVersion": 1, "distributedInfo": {"backend": "gloo", "rank": 0, "world_size": 2}, "traceEvents": [
+    ev("ProfilerStep#1", 0, 1000), ev("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, 100),
+    ev("gloo:all_reduce", 600, 300), ev("Work.wait#gloo:all_reduce", 700, 200), ev("Work.wait", 950, 30)]}
+json.dump(t, open(sys.argv[1], "w"))
+PY
+    "$ps" report --format json -o "$tmp/r.json" "$tmp/cpu.json" || fail "exit $?"
+    python3 - "$tmp/r.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = r["step_average"]["breakdown_ns"] if "breakdown_ns" in r["step_average"] else r["step_average"]
+got = {k: b[k] for k in ("communication", "dataloader", "kernel")}
+assert got == {"communication": 330000, "dataloader": 100000, "kernel": 570000}, b
+s = r["rank_summary"]
+assert s["comm_wait_ns"] == 230000 and s["breakdown_ns"]["communication"] == 330000, s
+assert s["collectives"] == [{"name": "gloo:all_reduce", "host": True, "count": 1, "total_ns": 300000,
+                             "exposed_ns": 300000, "bytes": None, "wait_ns": 200000}], s["collectives"]
+PY
     ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac

@@ -20,11 +20,20 @@ enum ps_rank_source {
 };
 extern const char *const ps_rank_source_name[];   /* "metadata", "process_info", "file_name", "order" */
 
-struct ps_collective_stat {     /* one NCCL / RCCL kernel name (HTA's communication kernels) of one rank */
+/* One collective of one rank, by name and message size: an NCCL / RCCL kernel name (HTA's communication kernels;
+ * host 0), or a host collective range of perfscope's Python hook (host 1: `gloo:all_reduce`, `nccl:broadcast`,
+ * `ddp:gradient_allreduce`; docs/python.md). Algorithm bandwidth (nccl-tests, TraceLens) = bytes * count /
+ * total_ns, in bytes per ns = GB/s (docs/distributed.md). */
+struct ps_collective_stat {
     char *name;                 /* owned */
     int64_t count, total_ns;
-    int64_t exposed_ns;         /* not overlapped by HTA computation kernels on the same device */
-    int64_t bytes;              /* -1: the trace does not say (kernel rows carry no message size) */
+    int64_t exposed_ns;         /* kernels: not overlapped by HTA computation kernels on the same device; host
+                                 * calls: the caller blocked (a whole call; DDP's sync: its wait at the end of
+                                 * backward) */
+    int64_t bytes;              /* per call: the message size (Kineto kernel args "In/Out msg nelems" x dtype, the
+                                 * hook's `collective` mark); -1: the trace does not say */
+    int host;                   /* 1: a host range, 0: a GPU kernel */
+    int64_t wait_ns;            /* host: the Work.wait ranges inside the calls; 0 for kernels */
 };
 
 struct ps_rank_file {
@@ -39,8 +48,30 @@ struct ps_rank_file {
     struct ps_rank_stat stat;   /* step count, average step, breakdown, verdict (pid: unused, 0) */
     double comm_comp_overlap;   /* HTA, 0..1; NAN when the rank ran no communication kernel */
     int recording_complete;     /* ps_report_recording_complete */
-    struct ps_collective_stat *collectives;   /* by total_ns, descending */
+    struct ps_collective_stat *collectives;   /* by total_ns, descending (ps_collective_cmp) */
     size_t ncollectives;
+    /* distributed (rank_summary.c, docs/distributed.md) */
+    size_t capcollectives;      /* allocated rows */
+    int64_t comm_wait_ns;       /* average step: the step thread blocked waiting on collectives (the hook's
+                                 * Work.wait and ddp:gradient_allreduce_wait ranges, union); 0 when none */
+    char *owned_path;           /* path when the file owns it (merged JSON reports), else NULL */
+};
+
+/* The rank the others wait for (straggler.c, docs/distributed.md): per rank, Communication per average step (time
+ * blocked in collectives) against the rest of its step (its own work). */
+struct ps_wait_straggler {
+    size_t file;                /* index into ps_multirank.files */
+    int64_t own_ns;             /* its average step minus its Communication */
+    int64_t median_own_ns;      /* the median of the other ranks' own work */
+    int64_t own_wait_ns;        /* its own Communication per step */
+    int64_t others_wait_ns;     /* the median of the other ranks' Communication per step */
+    int64_t waited_for_ns;      /* others_wait_ns - own_wait_ns: how long the others wait for it per step (the
+                                 * collectives' own cost, which it pays too, taken out) */
+    size_t waiter;              /* the rank file blocked the most */
+    const char *wait_in;        /* that rank's collective row with the most exposed time (borrowed), NULL none */
+    int category;               /* enum ps_cat (not Communication) where its step exceeds the median of the other
+                                 * ranks' the most */
+    int64_t excess_ns, median_category_ns;   /* that excess, and the others' median time in the category */
 };
 
 struct ps_multirank {
@@ -50,7 +81,17 @@ struct ps_multirank {
     size_t nstragglers;
     char notes[2][240];         /* e.g. two files claiming one rank; "" when none */
     size_t nnotes;
+    /* distributed (straggler.c, docs/distributed.md): the straggler by who waits for whom */
+    int has_wait_straggler;     /* 1: `wait` holds the rank the others wait for (that rule decided) */
+    struct ps_wait_straggler wait;
 };
+
+/* The straggler by who waits for whom over mr's one-rank files with steps (fills mr->wait, has_wait_straggler):
+ * the rank with the least Communication per step (ties: the most own work), when the median of the others'
+ * Communication exceeds its own by more than 5 % of the median step and its own work exceeds the median of the
+ * others'.
+ * 0 or -ENOMEM. */
+int ps_wait_straggler_find(struct ps_multirank *mr);
 
 /* How the caller reads one trace file: a new, finished model of `path` in *out (the analysis frees it with
  * ps_model_free), 0; or a negative errno with a one-line message in err (errlen bytes). Called from several threads
@@ -63,6 +104,28 @@ typedef int (*ps_trace_loader)(const char *path, struct ps_model **out, char *er
 int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
                        const struct ps_report_opts *o, size_t workers, char *err, size_t errlen);
 void ps_multirank_fini(struct ps_multirank *mr);
+/* The several-rank report from rank files already summarised (per-rank JSON reports read back: `perfscope report
+ * run.*.report.json`), files[0..n) in command-line order, taken over (heap, calloc'ed; freed by ps_multirank_fini
+ * and on error): files without a rank (rank_source PS_RANK_FROM_ORDER) are numbered by their position, then the
+ * same cross-rank steps as ps_multirank_build. 0, -EINVAL (two files of one rank; message in err) or -ENOMEM. */
+int ps_multirank_from_files(struct ps_multirank *mr, struct ps_rank_file *files, size_t n, char *err, size_t errlen);
+
+/* Duplicate rank files (rank_checks.c): -EINVAL with "A and B are the same file (...)" when two of paths[0..n)
+ * name one file (same device and inode; a path that cannot be stat'ed is left to the reader), else 0. */
+int ps_multirank_refuse_same_file(const char *const *paths, size_t n, char *err, size_t errlen);
+/* -EINVAL with "A and B both hold rank N (from ...)" when two of mr's one-rank files (sorted by rank) hold the
+ * same rank, else 0. */
+int ps_multirank_refuse_shared_ranks(const struct ps_multirank *mr, char *err, size_t errlen);
+
+/* Release a rank file's rows and owned strings (the struct is the caller's) and zero it. */
+void ps_rank_file_fini(struct ps_rank_file *f);
+/* Algorithm bandwidth of a collective row, bytes * count / total_ns (nccl-tests' algbw = size / time; TraceLens'
+ * NCCL analyser), and bus bandwidth = algbw x nccl-tests' factor for the operation named and `world_size` ranks
+ * (all-reduce 2(n-1)/n, all-gather / reduce-scatter (n-1)/n, broadcast / reduce / send / recv 1), both in GB/s
+ * (bytes per ns); NAN when the size is unknown (busbw: also when the world size or the operation is). */
+void ps_collective_bandwidth(const struct ps_collective_stat *c, int32_t world_size, double *algbw, double *busbw);
+/* qsort order of collective rows: total_ns descending, then name, then bytes. */
+int ps_collective_cmp(const void *a, const void *b);
 
 /* The rank in a file name as `record -o run.%r.sqlite` writes it: the last run of decimal digits in the base name
  * that has '.', '_', '-' or the name's start on its left and '.', '_', '-' or the end on its right; -1 when none. */

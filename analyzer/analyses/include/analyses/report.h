@@ -11,6 +11,7 @@
 struct ps_model;                   /* model/model.h: analysed, never read by a renderer */
 struct ps_view;                    /* model/view.h */
 struct ps_memory;                  /* analyses/memory.h */
+struct ps_rank_file;               /* analyses/multirank.h */
 
 /* Step-time categories, in tb's priority order (docs/report.md). */
 enum ps_cat {
@@ -433,6 +434,10 @@ struct ps_report {
     struct ps_graph_stat graphs;   /* CUDA / HIP graph replays in `all` */
     struct ps_backlog_stat backlog;/* GPU work the trace does not hold, which launched work waited behind */
     struct ps_warmup_stat warmup;  /* the first step against the others, and the steps left out (--skip-steps) */
+    /* distributed (rank_summary.c, docs/distributed.md): this trace as one rank of a several-rank report — rank,
+     * step average, collectives with bytes, time blocked in collectives. JSON "rank_summary", which
+     * `perfscope report run.*.report.json` merges. Owned; NULL only when the report failed. */
+    struct ps_rank_file *rank_summary;
 };
 
 /* Run every analysis over `m` (finished): ps_report_build_view over ps_view_all(m). Returns 0 and fills *r

@@ -37,6 +37,7 @@ void ps_jw_strn(struct ps_jw *w, const char *s, size_t len);   /* at most len by
 void ps_jw_key(struct ps_jw *w, const char *key);
 void ps_jw_kint(struct ps_jw *w, const char *key, int64_t v);
 void ps_jw_kdouble(struct ps_jw *w, const char *key, double v);
+void ps_jw_kdouble_exact(struct ps_jw *w, const char *key, double v);   /* "%.17g": reads back the same double */
 void ps_jw_kstr(struct ps_jw *w, const char *key, const char *s);   /* s NULL: null */
 void ps_jw_kbool(struct ps_jw *w, const char *key, int v);
 void ps_jw_knull(struct ps_jw *w, const char *key);

@@ -1,0 +1,19 @@
+/* `perfscope report run.*.report.json`: per-rank JSON reports (`report --format json` on each rank) merged into the
+ * several-rank report without reading any trace (report_merge.c, docs/distributed.md). */
+#ifndef PS_REPORT_MERGE_H
+#define PS_REPORT_MERGE_H
+
+#include <stddef.h>
+
+#include "analyses/multirank.h"
+
+/* 1 when `path` is a perfscope JSON report (its first key is "perfscope_report_version"), 0 otherwise (a trace, or
+ * a file that cannot be read: the trace reader says why). */
+int ps_report_merge_is_report(const char *path);
+
+/* Read the "rank_summary" of each of paths[0..n) and build the several-rank report into *mr (release with
+ * ps_multirank_fini). 0; -EINVAL with "FILE: reason" in err (a file that cannot be read, is no perfscope report, or
+ * whose rank summary is malformed; the same file twice; two files of one rank); -ENOMEM. */
+int ps_report_merge(struct ps_multirank *mr, const char *const *paths, size_t n, char *err, size_t errlen);
+
+#endif
