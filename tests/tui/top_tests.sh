@@ -18,6 +18,7 @@ fail() {
     exit 1
 }
 cleanup() {
+    touch "$dir/go" "$dir/other_go" 2>/dev/null   # programs that hold a recording open until the test says so
     [ -S "$sock" ] && tmux -S "$sock" kill-server 2>/dev/null
     [ -n "${rec_pid:-}" ] && kill "$rec_pid" 2>/dev/null && wait "$rec_pid" 2>/dev/null
     return 0
@@ -229,8 +230,10 @@ top_stays_with_its_recording_when_another_terminal_starts_one)
     top_pid=$!
     sampled_since $top_pid
     # another terminal: a recording started in a tmux pane (its own pseudo-terminal)
+    # (it holds its recording open until the test ends it: never left running after the test)
     tmux -S "$sock" new-session -d -s other -x 80 -y 24 \
-        "$perfscope record -o $dir/other.sqlite -- $train --scenario data-bound --hidden 4 --steps 1000000"
+        "$perfscope record -o $dir/other.sqlite -- sh -c \"'$train' --scenario data-bound --hidden 4 --steps 30 &&
+        until [ -e '$dir/other_go' ]; do sleep 0.05; done\"; touch $dir/other_done"
     await "the other terminal's recording to write steps" eval '[ "$(sqlite3 -readonly "$dir/other.sqlite" "SELECT
         count(*) FROM NVTX_EVENTS WHERE text = '\''step'\''" 2>/dev/null)" -ge 1 ] 2>/dev/null'
     touch "$dir/go"
@@ -241,6 +244,8 @@ top_stays_with_its_recording_when_another_terminal_starts_one)
     await "top (pid $top_pid) between samples" asleep $top_pid
     kill -TERM $top_pid
     wait $top_pid || fail "top exit status $?"
+    touch "$dir/other_go"
+    await "the other terminal's recording to end" test -e "$dir/other_done"
     tmux -S "$sock" kill-server
     [ "$(json "d['recording']['trace']" "$dir/snap.json")" = "$dir/mine.sqlite" ] ||
         fail "followed $(json "d['recording']['trace']" "$dir/snap.json")"
