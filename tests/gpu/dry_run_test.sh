@@ -52,7 +52,8 @@ for sc in $scenarios; do
     [ "$sc" = balanced ] || names="$names verdict_$sc"
 done
 for r in w0 w8; do
-    names="$names pytorch_${r}_steps_verdict pytorch_${r}_dataloader pytorch_${r}_h2d_copies pytorch_${r}_kernels_in_ops"
+    names="$names pytorch_${r}_steps_verdict pytorch_${r}_dataloader pytorch_${r}_h2d_copies pytorch_${r}_kernels_in_ops
+           pytorch_${r}_memory_rows pytorch_${r}_torch_memory_marks pytorch_${r}_memory_report"
 done
 for n in $names; do
     c=$(grep -c "^\(PASS\|FAIL\) $n " "$out")
