@@ -41,15 +41,17 @@ static void on_quit_signal(int sig)
 static struct tui_screen *quit_key_screen;
 static int64_t quit_key_next_ns;
 
-/* The reader's stop request (ps_read_set_stop): a signal or q ends any SQLite statement of top, however large or
- * crafted the trace (a recursive view is refused, but a long scan of a large file is still a wait). */
+/* The reader's stop request (ps_read_set_stop): on the screen, a signal or q ends any SQLite statement of top,
+ * however large or crafted the trace (a recursive view is refused, but a long scan of a large file is still a
+ * wait). Snapshot mode is not stopped: its SIGTERM asks for one last sample and the JSON (docs/top.md), and its
+ * reads are bounded by the file's size. */
 static int stop_reading(void *arg)
 {
     (void)arg;
-    if (quit_requested)
-        return 1;
     if (!quit_key_screen)
         return 0;
+    if (quit_requested)
+        return 1;
     int64_t now = ps_monotonic_ns();
     if (now < quit_key_next_ns)
         return 0;
