@@ -360,7 +360,7 @@ static void adopt_steps(struct ps_report *r, const struct ps_view *v, const stru
         r->scoped = 1;
         r->pid = st->pid;
     }
-    char host[96] = "";
+    char host[160] = "";
     if (repeats > 1)   /* the host's structure decided (host_repeats) */
         snprintf(host, sizeof host, ", %zu repeats of a %zu-operation sequence: the host's idle gap comes once per "
                  "period", repeats, p / repeats);
