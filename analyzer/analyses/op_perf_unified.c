@@ -175,15 +175,18 @@ void tl_tuple_text(struct tl_str *b, const char *s)
     }
 }
 
-static char *unified_key(const struct tl_tree *tr, const struct urow *u, char *parts[4])
+/* The grouping key of op event `ev` of `category` (name, category, process/thread names and the four shape
+ * arguments as tuple text, separated by 0x1f), the four argument texts in parts[] (malloc'd). The unified table
+ * and the launcher summary group by the same columns. */
+static char *op_group_key(const struct tl_tree *tr, uint32_t ev, const char *category, char *parts[4])
 {
     struct tl_str b = { 0 };
     const char *names[3];
-    tl_names_for(tr, u->ev, names);
-    tl_str_addf(&b, "%s\x1f%s\x1f%s\x1f%s\x1f%s", tl_name(tr, u->ev), u->category, names[0], names[1], names[2]);
+    tl_names_for(tr, ev, names);
+    tl_str_addf(&b, "%s\x1f%s\x1f%s\x1f%s\x1f%s", tl_name(tr, ev), category, names[0], names[1], names[2]);
     for (int w = 0; w < 4; w++) {
         struct tl_str p = { 0 };
-        tl_tuple_text(&p, tl_arg_text(tr, u->ev, w));
+        tl_tuple_text(&p, tl_arg_text(tr, ev, w));
         parts[w] = tl_str_take(&p);
         tl_str_addf(&b, "\x1f%s", parts[w] ? parts[w] : "");
     }
@@ -350,7 +353,7 @@ int tl_unified(const struct tl_tree *tr, const struct launchers *L, struct ps_tl
     for (size_t k = 0; k < n && rc == 0; k++) {
         rc = unified_row(tr, L, got.v[k], &u[k]);
         keys[k].row = k;
-        if (rc == 0 && !(keys[k].key = unified_key(tr, &u[k], parts[k])))
+        if (rc == 0 && !(keys[k].key = op_group_key(tr, u[k].ev, u[k].category, parts[k])))
             rc = -ENOMEM;
     }
     if (rc == 0) {
@@ -450,21 +453,6 @@ static const char *const acols[] = { "name", "op category", "process_name", "pro
     "kernel_details_summary", "trunc_kernel_details", "Percentage (%)", "Cumulative Percentage (%)" };
 #define NACOLS (sizeof acols / sizeof acols[0])
 
-static char *launcher_key(const struct tl_tree *tr, const struct launcher *l, char *parts[4])
-{
-    struct tl_str b = { 0 };
-    const char *names[3];
-    tl_names_for(tr, l->ev, names);
-    tl_str_addf(&b, "%s\x1f%s\x1f%s\x1f%s\x1f%s", tl_name(tr, l->ev), l->category, names[0], names[1], names[2]);
-    for (int w = 0; w < 4; w++) {
-        struct tl_str p = { 0 };
-        tl_tuple_text(&p, tl_arg_text(tr, l->ev, w));
-        parts[w] = tl_str_take(&p);
-        tl_str_addf(&b, "\x1f%s", parts[w] ? parts[w] : "");
-    }
-    return tl_str_take(&b);
-}
-
 /* One group's cells but the percentages; *sum: its direct time sum. */
 static void args_group(const struct tl_tree *tr, struct tl_tab *tab, const struct launchers *L, const size_t *grp,
                        size_t g, char *parts[4], double *d, double *s, struct tl_u32v *lists, double *sum)
@@ -551,7 +539,7 @@ int tl_ops_unique_args(const struct tl_tree *tr, const struct launchers *L, stru
     int rc = keys && parts && grp && firsts && perm && d && s && lists && o ? 0 : -ENOMEM;
     for (size_t k = 0; k < n && rc == 0; k++) {
         keys[k].row = k;
-        if (!(keys[k].key = launcher_key(tr, &L->v[k], parts[k])))
+        if (!(keys[k].key = op_group_key(tr, L->v[k].ev, L->v[k].category, parts[k])))
             rc = -ENOMEM;
     }
     if (rc == 0 && n) {
