@@ -277,8 +277,10 @@ top_trace_option_reads_a_finished_trace_with_the_reports_verdict)
 top_reads_a_trace_whose_recorder_was_killed)
     "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 100000 >"$dir/train.out" 2>&1 &
     rec=$!
-    await "40 steps in the trace" eval '[ "$(sqlite3 -readonly "$dir/run.sqlite" "SELECT count(*) FROM NVTX_EVENTS
-        WHERE text = '\''step'\''" 2>/dev/null)" -ge 40 ] 2>/dev/null'
+    # top's shortest window is 1 s: wait until the recorded steps span 3 s (and number at least 40), so that the
+    # window below holds some of them and not all, however fast this machine runs a step.
+    await "40 steps over 3 s in the trace" eval '[ "$(sqlite3 -readonly "$dir/run.sqlite" "SELECT count(*) >= 40
+        AND max(start) - min(start) > 3000000000 FROM NVTX_EVENTS WHERE text = '\''step'\''" 2>/dev/null)" = 1 ]'
     kill -KILL $rec
     wait $rec 2>/dev/null
     # the window ends just after the last activity start in the trace (no duration in a killed recording)
