@@ -2,8 +2,9 @@
  * (TraceLens/Trace2Tree/trace_to_tree.py, util DataLoader: json.load): traceEvents in file order, UID = index in
  * that list, "ts" and "dur" as the JSON numbers parsed to doubles (strtod rounds correctly, like Python's float),
  * and the shape arguments of cpu_ops ("Input Dims", "Input type", "Input Strides", "Concrete Inputs") kept as the
- * text Python's str() prints for them. A second streaming pass over the file, separate from ps_read_kineto: the
- * trace model keeps integer ns and its own order, this keeps TraceLens' numbers. */
+ * text Python's str() prints for them. A second streaming pass over the file (simdjson, libyajl where it declines:
+ * json_fast.h), separate from ps_read_kineto: the trace model keeps integer ns and its own order, this keeps
+ * TraceLens' numbers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "model/op_trace.h"
+#include "json_fast.h"
 #include "read/reader.h"
 #include "reader_impl.h"
 
@@ -431,6 +433,29 @@ out:
     return rc;
 }
 
+static void octx_fini(struct octx *c)
+{
+    free(c->cat.s);
+    free(c->name.s);
+    free(c->aname.s);
+    free(c->cap.s);
+}
+
+/* The text through simdjson (json_fast.h), or, where that path declines it, through libyajl from the start with a
+ * fresh context. 0, or a negative errno (message set). */
+static int parse_any(struct octx *c, int fd, int gzip, const char *path, char *err, size_t errlen)
+{
+    int rc = ps_json_fast_parse(fd, gzip, &callbacks, c);
+    if (rc != 1)
+        return rc == -ENOMEM ? ps_read_oom(err, errlen, path) : rc;
+    octx_fini(c);
+    ps_op_trace_free(c->t);
+    *c = (struct octx){ .t = ps_op_trace_new(), .cap_key = -1 };
+    return !c->t ? ps_read_oom(err, errlen, path)
+           : lseek(fd, 0, SEEK_SET) != 0 ? ps_read_fail(err, errlen, "%s: cannot seek", path)
+                                         : parse(c, fd, gzip, path, err, errlen);
+}
+
 int ps_read_kineto_ops(const char *path, struct ps_op_trace **out, char *err, size_t errlen)
 {
     unsigned char magic[2] = { 0, 0 };
@@ -446,12 +471,9 @@ int ps_read_kineto_ops(const char *path, struct ps_op_trace **out, char *err, si
     struct octx c = { .t = ps_op_trace_new(), .cap_key = -1 };
     int rc = !c.t ? ps_read_oom(err, errlen, path)
              : lseek(fd, 0, SEEK_SET) != 0 ? ps_read_fail(err, errlen, "%s: cannot seek", path)
-                                           : parse(&c, fd, gzip, path, err, errlen);
+                                           : parse_any(&c, fd, gzip, path, err, errlen);
     close(fd);
-    free(c.cat.s);
-    free(c.name.s);
-    free(c.aname.s);
-    free(c.cap.s);
+    octx_fini(&c);
     if (rc < 0) {
         ps_op_trace_free(c.t);
         return rc;

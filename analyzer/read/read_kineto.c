@@ -1,5 +1,6 @@
-/* PyTorch profiler (Kineto / Chrome trace) JSON reader: streams the file (plain or gzip) through
- * libyajl's event parser, one event object at a time, into the trace model. Handles the modern and
+/* PyTorch profiler (Kineto / Chrome trace) JSON reader: streams the file (plain or gzip) through libyajl-style
+ * event callbacks, one event object at a time, into the trace model; simdjson drives them over bounded windows
+ * (json_fast.h), libyajl's own streaming parse where that path declines (and for every error message). Handles the modern and
  * the pre-2.0 categories, µs timestamps as integers or floats (exact ns), and baseTimeNanoseconds. */
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 #include <yajl/yajl_parse.h>
 
+#include "json_fast.h"
 #include "read_kineto_impl.h"
 
 #define JSON_CHUNK (256 * 1024)   /* parser input per call; small files get a buffer their size */
@@ -104,7 +106,8 @@ static enum key cur_key(const struct kctx *c)
 static struct kctx *mark(void *ctx)
 {
     struct kctx *c = ctx;
-    c->last_end = c->base + (long long)yajl_get_bytes_consumed(c->h);
+    if (c->h)                        /* none on the fast path, which leaves errors to libyajl (json_fast.h) */
+        c->last_end = c->base + (long long)yajl_get_bytes_consumed(c->h);
     return c;
 }
 
@@ -491,9 +494,9 @@ static int open_array_is_complete(const struct kctx *c, const struct ps_json_sca
            (st->last == '}' || st->last == ',' || st->last == '[');
 }
 
-int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char *err, size_t errlen)
+/* The text through libyajl, chunk by chunk: 0, or a negative errno (message set). */
+static int parse_yajl(struct kctx *c, int fd, int gzip)
 {
-    struct kctx c = { .m = m, .path = path, .err = err, .errlen = errlen, .last_thread = PS_NONE };
     struct stat st;
     struct ps_json_scan sc = { .tok_start = -1 };
     size_t file_size = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : JSON_CHUNK;
@@ -501,18 +504,16 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
     size_t cap = gzip ? JSON_CHUNK : (file_size + 1 < JSON_CHUNK ? file_size + 1 : JSON_CHUNK), have = 0;
     struct ps_gz_input *in = ps_gz_open(fd, gzip, file_size < GZ_CHUNK ? file_size + 1 : GZ_CHUNK);
     unsigned char *chunk = malloc(cap);
-    size_t last_n = 0, skip = 0;     /* the chunk last given to yajl: chunk + skip, last_n bytes, at c.base */
+    size_t last_n = 0, skip = 0;     /* the chunk last given to yajl: chunk + skip, last_n bytes, at c->base */
     long long offset = 0;            /* bytes of JSON read so far (a byte-order mark included) */
     int rc = -EINVAL, eof = 0;
-    c.h = yajl_alloc(&callbacks, NULL, &c);
-    m->format = PS_FORMAT_KINETO;
-    m->correlation_global = 1;
-    if (!in || !chunk || !c.h) {
-        rc = ps_read_oom(err, errlen, path);
+    c->h = yajl_alloc(&callbacks, NULL, c);
+    if (!in || !chunk || !c->h) {
+        rc = ps_read_oom(c->err, c->errlen, c->path);
         goto out;
     }
     while (!eof) {
-        long n = ps_gz_read(in, (char *)chunk + have, cap - have, path, err, errlen);
+        long n = ps_gz_read(in, (char *)chunk + have, cap - have, c->path, c->err, c->errlen);
         if (n < 0) {
             rc = (int)n;
             goto out;
@@ -526,11 +527,11 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
             break;
         /* a UTF-8 byte-order mark (RFC 8259 §8.1: a parser may ignore it) */
         skip = offset == 0 && have >= 3 && !memcmp(chunk, "\xef\xbb\xbf", 3) ? 3 : 0;
-        c.base = offset + (long long)skip;
+        c->base = offset + (long long)skip;
         last_n = have - skip;
-        if (yajl_parse(c.h, chunk + skip, last_n) != yajl_status_ok) {
-            if (!c.failed)
-                parse_error(&c, chunk + skip, last_n, 0);
+        if (yajl_parse(c->h, chunk + skip, last_n) != yajl_status_ok) {
+            if (!c->failed)
+                parse_error(c, chunk + skip, last_n, 0);
             goto out;
         }
         offset += (long long)have;
@@ -540,7 +541,7 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
         if (!eof && mid && sc.tok_start < 0 && cap < JSON_CHUNK_MAX) {
             unsigned char *bigger = realloc(chunk, cap * 2);
             if (!bigger) {
-                rc = ps_read_oom(err, errlen, path);
+                rc = ps_read_oom(c->err, c->errlen, c->path);
                 goto out;
             }
             chunk = bigger;
@@ -548,11 +549,37 @@ int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char 
         }
         sc.tok_start = -1;
     }
-    if (yajl_complete_parse(c.h) != yajl_status_ok && !open_array_is_complete(&c, &sc)) {
-        if (!c.failed)
-            parse_error(&c, chunk + skip, last_n, 1);
+    if (yajl_complete_parse(c->h) != yajl_status_ok && !open_array_is_complete(c, &sc)) {
+        if (!c->failed)
+            parse_error(c, chunk + skip, last_n, 1);
         goto out;
     }
+    rc = 0;
+out:
+    free(chunk);
+    ps_gz_close(in);
+    return rc;
+}
+
+int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parser, struct ps_model *m, char *err,
+                   size_t errlen)
+{
+    struct kctx c = { .m = m, .path = path, .err = err, .errlen = errlen, .last_thread = PS_NONE };
+    int rc;
+    m->format = PS_FORMAT_KINETO;
+    m->correlation_global = 1;
+    if (parser != PS_JSON_PARSER_YAJL) {
+        rc = ps_json_fast_parse(fd, gzip, &callbacks, &c);
+        if (rc == -ENOMEM)
+            rc = ps_read_oom(err, errlen, path);
+        else if (rc == 1)
+            rc = PS_READ_KINETO_RETRY;
+    } else {
+        rc = parse_yajl(&c, fd, gzip);
+    }
+    if (rc != 0)
+        goto out;
+    rc = -EINVAL;
     if (m->gpu.n + m->api.n + m->ranges.n == 0 && m->unplaced_events > 0) {
         /* the counts by reason, as the metadata entry "unplaced_events" words them */
         const char *why = ps_unplaced_summary(&c.unplaced, m) == 0 && m->meta.n ? m->meta.v[m->meta.n - 1].value : "?";
@@ -576,7 +603,5 @@ out:
     ps_kflows_fini(&c.flows);
     if (c.h)
         yajl_free(c.h);
-    free(chunk);
-    ps_gz_close(in);
     return rc;
 }

@@ -193,6 +193,31 @@ out:
 
 int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t errlen)
 {
+    return ps_read_trace_with(path, PS_JSON_PARSER_AUTO, out, err, errlen);
+}
+
+/* Kineto JSON with `parser`; declined by the fast path: again with libyajl, into a new model. */
+static int read_json(const char *path, int fd, int gzip, enum ps_json_parser parser, struct ps_model **m, char *err,
+                     size_t errlen)
+{
+    int rc = ps_read_kineto(path, fd, gzip, parser, *m, err, errlen);
+    if (rc != PS_READ_KINETO_RETRY)
+        return rc;
+    if (parser == PS_JSON_PARSER_SIMDJSON)
+        return ps_read_fail(err, errlen, "%s: the simdjson path declined the text", path), -ENOTSUP;
+    ps_model_free(*m);
+    if (!(*m = ps_model_new(path, PS_FORMAT_KINETO)))
+        return ps_read_oom(err, errlen, path);
+    if (lseek(fd, 0, SEEK_SET) != 0) {
+        rc = -errno;
+        return ps_read_fail(err, errlen, "%s: cannot seek: %s", path, strerror(-rc)), rc;
+    }
+    return ps_read_kineto(path, fd, gzip, PS_JSON_PARSER_YAJL, *m, err, errlen);
+}
+
+int ps_read_trace_with(const char *path, enum ps_json_parser parser, struct ps_model **out, char *err,
+                       size_t errlen)
+{
     struct ps_model *m = NULL;
     int rc = -EINVAL;
     /* O_NONBLOCK: opening a FIFO without a writer would block forever; a regular file ignores the flag. */
@@ -257,7 +282,7 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
     if (kind == SNIFF_SQLITE)
         rc = ps_read_sqlite(path, m, err, errlen);
     else
-        rc = ps_read_kineto(path, fd, kind == SNIFF_GZIP, m, err, errlen);
+        rc = read_json(path, fd, kind == SNIFF_GZIP, parser, &m, err, errlen);
     if (rc < 0)
         goto out;
     if ((rc = ps_model_finish(m)) < 0) {

@@ -10,13 +10,18 @@
 
 #include "model/idmap.h"
 #include "model/model.h"
+#include "read/reader.h"
 
 /* Each reader fills a fresh model `m` (created by reader.c) from `path`, without calling ps_model_finish.
  * Returns 0, or a negative errno (-EINVAL: the trace is not one it can read; -ENOMEM; -EIO and the like: a read
  * failed) with a one-line message in err (errlen bytes) that names the file and the place. */
 int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen);
 /* `fd` is open on `path` at offset 0; `gzip` says the content starts with the gzip magic 1f 8b. */
-int ps_read_kineto(const char *path, int fd, int gzip, struct ps_model *m, char *err, size_t errlen);
+int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parser, struct ps_model *m, char *err,
+                   size_t errlen);
+/* ps_read_kineto's answer when the fast path (parser AUTO) declined the text: read it again, from offset 0, with
+ * PS_JSON_PARSER_YAJL into a new model. */
+#define PS_READ_KINETO_RETRY 1
 
 /* printf into err, truncating; always NUL-terminates when errlen > 0. Returns -EINVAL (for `return
  * ps_read_fail(..)` on input the reader cannot read). ps_read_oom: "PATH: out of memory", returns -ENOMEM. */

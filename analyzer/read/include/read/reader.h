@@ -15,6 +15,15 @@
  * input. */
 int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t errlen);
 
+/* The parser of Kineto JSON: simdjson over bounded windows, libyajl where that path declines and for every error
+ * message (AUTO, what ps_read_trace uses); libyajl's streaming parse only (YAJL: the reference the fast path is
+ * tested against, tests/analyzer/test_kineto_parsers.c); or the simdjson path only (SIMDJSON: -ENOTSUP where it
+ * declines, for that test). All give the same model. */
+enum ps_json_parser { PS_JSON_PARSER_AUTO, PS_JSON_PARSER_YAJL, PS_JSON_PARSER_SIMDJSON };
+/* ps_read_trace with the Kineto JSON parser chosen. */
+int ps_read_trace_with(const char *path, enum ps_json_parser parser, struct ps_model **out, char *err,
+                       size_t errlen);
+
 /* ---- following a trace while it is recorded (`perfscope top`) ----
  * One growing model (model.h: ps_model_set_growing) of a perfscope or Nsight Systems SQLite trace, to which each
  * ps_follow_read adds the rows appended to the activity tables (GPU ops, CUDA API calls, NVTX events) since the

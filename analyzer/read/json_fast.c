@@ -1,0 +1,258 @@
+/* The JSON readers' fast path (json_fast.h): the window over the text, the string-aware scan that finds where the
+ * "traceEvents" array starts, the commas between its elements and its end, and the documents handed to simdjson
+ * (json_simd.cc). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_fast.h"
+#include "reader_impl.h"
+
+#define LEAD 32   /* bytes kept free before the window's text: '[' of an element chunk, the tail's opening */
+
+static const char tail_open[] = "{\"traceEvents\":[]";
+
+struct fast {
+    struct ps_gz_input *in;
+    struct ps_simd *simd;
+    char *buf;          /* LEAD bytes, then the text: text = buf + LEAD */
+    size_t cap;         /* text capacity (the padding comes after it) */
+    size_t have;        /* text bytes in the window */
+    int eof;
+    const yajl_callbacks *cb;
+    void *ctx;
+};
+
+static char *text(struct fast *f)
+{
+    return f->buf + LEAD;
+}
+
+/* Fill the window to its capacity or the end of the text. 0, or 1 on a read error (libyajl's read reports it). */
+static int fill(struct fast *f)
+{
+    while (!f->eof && f->have < f->cap) {
+        long n = ps_gz_read(f->in, text(f) + f->have, f->cap - f->have, "", NULL, 0);
+        if (n < 0)
+            return 1;
+        f->eof = n == 0;
+        f->have += (size_t)n;
+    }
+    return 0;
+}
+
+/* Double the window (up to PS_JSON_FAST_WINDOW_MAX). 0, 1 when it is at its largest, or -ENOMEM. */
+static int grow(struct fast *f)
+{
+    if (f->cap >= PS_JSON_FAST_WINDOW_MAX)
+        return 1;
+    char *bigger = realloc(f->buf, LEAD + f->cap * 2 + ps_simd_padding());
+    if (!bigger)
+        return -ENOMEM;
+    f->buf = bigger;
+    f->cap *= 2;
+    return 0;
+}
+
+/* Walk doc[0..len), a part of the window: the byte after it is overwritten for the walk (simdjson reads the
+ * padding) and restored. */
+static int walk(struct fast *f, enum ps_simd_mode mode, char *doc, size_t len)
+{
+    return ps_simd_walk(f->simd, mode, doc, len, f->cb, f->ctx);
+}
+
+/* The end of the string that starts after p[i] = '"': the index of its closing quote, or n when p[0..n) ends
+ * inside it. */
+static size_t string_end(const char *p, size_t i, size_t n)
+{
+    for (i++; i < n; i++) {
+        const char *q = memchr(p + i, '"', n - i);
+        if (!q)
+            return n;
+        size_t j = (size_t)(q - p), k = j;
+        while (k > i && p[k - 1] == '\\')
+            k--;
+        if ((j - k) % 2 == 0)
+            return j;              /* an even run of backslashes escapes itself, not the quote */
+        i = j;
+    }
+    return n;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* In the window's text, the '[' that opens the first "traceEvents" array among the top-level keys: its index, or
+ * -1 (not in the window, or the text is no object). */
+static long events_start(const char *p, size_t n)
+{
+    size_t i = 0;
+    int depth = 0;
+    while (i < n && is_space(p[i]))
+        i++;
+    if (i == n || p[i] != '{')
+        return -1;
+    for (; i < n; i++) {
+        char c = p[i];
+        if (c == '"') {
+            size_t e = string_end(p, i, n);
+            if (e == n)
+                return -1;
+            size_t k = e + 1;
+            if (depth == 1 && e - i - 1 == 11 && memcmp(p + i + 1, "traceEvents", 11) == 0) {
+                while (k < n && is_space(p[k]))
+                    k++;
+                if (k < n && p[k] == ':') {
+                    for (k++; k < n && is_space(p[k]); k++)
+                        ;
+                    if (k < n && p[k] == '[')
+                        return (long)k;
+                }
+            }
+            i = e;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (--depth <= 0)
+                return -1;
+        }
+    }
+    return -1;
+}
+
+/* Scan the window's text, which starts at an element of the events array (or its end): *last_comma = the index of
+ * the last comma between elements (-1 none), *end = the index of the array's ']' (-1 not in the window). Returns
+ * 0, or 1 for text that cannot be the inside of an array (a '}' or ']' closing nothing). */
+static int scan_elements(const char *p, size_t n, long *last_comma, long *end)
+{
+    static const unsigned char special[256] = { ['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1, [','] = 1 };
+    int depth = 0;
+    *last_comma = *end = -1;
+    for (size_t i = 0; i < n; i++) {
+        while (i < n && !special[(unsigned char)p[i]])
+            i++;
+        if (i == n)
+            break;
+        switch (p[i]) {
+        case '"': i = string_end(p, i, n); break;
+        case '{': case '[': depth++; break;
+        case ',': if (depth == 0) *last_comma = (long)i; break;
+        default:
+            if (depth == 0) {
+                if (p[i] == '}')
+                    return 1;
+                *end = (long)i;
+                return 0;
+            }
+            depth--;
+        }
+    }
+    return 0;
+}
+
+/* Walk text[0..len) as the elements of an array: wrapped in '[' ']' in place (text[len] is overwritten). */
+static int walk_elements(struct fast *f, size_t len)
+{
+    char *t = text(f);
+    t[-1] = '[';
+    t[len] = ']';
+    return walk(f, PS_SIMD_ELEMENTS, t - 1, len + 2);
+}
+
+/* Drop the first n bytes of the window. */
+static void consume(struct fast *f, size_t n)
+{
+    memmove(text(f), text(f) + n, f->have - n);
+    f->have -= n;
+}
+
+/* After the events array's ']' (text[end]): the rest of the text, whole in the window, walked as the tail. */
+static int finish_tail(struct fast *f, size_t end)
+{
+    int rc;
+    consume(f, end + 1);
+    while (!f->eof) {
+        if ((rc = grow(f)) != 0 || (rc = fill(f)) != 0)
+            return rc;
+    }
+    char *doc = text(f) - (sizeof tail_open - 1);
+    memcpy(doc, tail_open, sizeof tail_open - 1);
+    return walk(f, PS_SIMD_TAIL, doc, f->have + sizeof tail_open - 1);
+}
+
+/* The events array, window by window, from its first element on. */
+static int walk_events(struct fast *f)
+{
+    for (;;) {
+        long comma, end;
+        int rc = fill(f);
+        if (rc != 0 || (rc = scan_elements(text(f), f->have, &comma, &end)) != 0)
+            return rc;
+        if (end >= 0) {
+            if ((rc = walk_elements(f, (size_t)end)) != 0)
+                return rc;
+            return finish_tail(f, (size_t)end);
+        }
+        if (comma >= 0) {
+            if ((rc = walk_elements(f, (size_t)comma)) != 0)
+                return rc;
+            consume(f, (size_t)comma + 1);
+            continue;
+        }
+        if (f->eof)
+            return 1;                 /* the array never ends: libyajl says where the text is cut */
+        if ((rc = grow(f)) != 0)
+            return rc;                /* one element longer than the largest window */
+    }
+}
+
+static int parse(struct fast *f)
+{
+    int rc = fill(f);
+    if (rc != 0)
+        return rc;
+    if (f->have >= 3 && memcmp(text(f), "\xef\xbb\xbf", 3) == 0)
+        return 1;                     /* a byte-order mark: libyajl's path skips it */
+    if (f->eof)
+        return walk(f, PS_SIMD_WHOLE, text(f), f->have);
+    long open = events_start(text(f), f->have);
+    if (open < 0)
+        return 1;
+    /* `{...,"traceEvents":[` + `]}` */
+    size_t head = (size_t)open + 1;
+    char saved[2] = { text(f)[head], text(f)[head + 1] };
+    text(f)[head] = ']';
+    text(f)[head + 1] = '}';
+    rc = walk(f, PS_SIMD_HEAD, text(f), head + 2);
+    text(f)[head] = saved[0];
+    text(f)[head + 1] = saved[1];
+    if (rc != 0)
+        return rc;
+    consume(f, head);
+    return walk_events(f);
+}
+
+/* json_simd.cc is compiled for Haswell's instructions (analyzer/CMakeLists.txt): this CPU must have them. */
+static int cpu_has_simd(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("pclmul") &&
+           __builtin_cpu_supports("popcnt");
+}
+
+int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx)
+{
+    if (!cpu_has_simd())
+        return 1;
+    struct fast f = { .cap = PS_JSON_FAST_WINDOW, .cb = cb, .ctx = ctx };
+    f.in = ps_gz_open(fd, gzip, 256 * 1024);
+    f.simd = ps_simd_new();
+    f.buf = malloc(LEAD + f.cap + ps_simd_padding());
+    int rc = f.in && f.simd && f.buf ? parse(&f) : -ENOMEM;
+    free(f.buf);
+    ps_simd_free(f.simd);
+    ps_gz_close(f.in);
+    return rc;
+}

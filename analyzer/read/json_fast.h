@@ -1,0 +1,54 @@
+/* The fast path of the JSON readers: simdjson (On-Demand API) over bounded windows of the text, driving the same
+ * libyajl callbacks (yajl_callbacks, with yajl_number set) the streaming libyajl parse drives, in the same order,
+ * so both give the same model. Private to analyzer/read/.
+ *
+ * The text is read (gzip inflated as it goes) into a window of at most PS_JSON_FAST_WINDOW_MAX bytes. A file that
+ * fits in the first window is parsed whole. A longer one must be an object whose "traceEvents" array starts in
+ * the first window: the keys before it are parsed as one document, then the array's elements in chunks cut at the
+ * commas between them (found by a string-aware scan), then the keys after it. Anything else (a bare array, an
+ * element longer than the largest window, invalid JSON, a callback that cancels) stops the fast path: the caller
+ * then reads the file again with libyajl, which gives the reader's own messages. So the fast path never decides
+ * what an error says; it only makes valid traces fast. Peak memory: the window plus simdjson's index of it
+ * (about 6 bytes per byte of the window), whatever the file's size. */
+#ifndef PS_JSON_FAST_H
+#define PS_JSON_FAST_H
+
+#include <stddef.h>
+#include <yajl/yajl_parse.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PS_JSON_FAST_WINDOW (1 << 20)          /* bytes parsed per chunk */
+#define PS_JSON_FAST_WINDOW_MAX (64 << 20)     /* one element may need this much */
+
+/* Parse the JSON read from fd (regular file at offset 0; gzip content when gzip) with callbacks cb on ctx.
+ * Returns 0 when the whole text was parsed and every callback returned nonzero; 1 when the caller must parse it
+ * again with libyajl (from offset 0, a fresh ctx and model: callbacks may have run); -ENOMEM. */
+int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx);
+
+/* ---- json_simd.cc: the simdjson walk of one document of a window ---- */
+
+enum ps_simd_mode {
+    PS_SIMD_WHOLE,    /* one JSON text: every value, then nothing but whitespace */
+    PS_SIMD_HEAD,     /* `{...,"traceEvents":[]}`: callbacks up to the start of the first top-level "traceEvents"
+                       * array, then stop */
+    PS_SIMD_ELEMENTS, /* `[e1,e2,...]`: each element's callbacks, none for the brackets */
+    PS_SIMD_TAIL      /* `{"traceEvents":[],...}`: the array's end, the keys after it, the object's end */
+};
+struct ps_simd;
+struct ps_simd *ps_simd_new(void);
+void ps_simd_free(struct ps_simd *s);
+/* Bytes that must be readable after a document (simdjson's padding). */
+size_t ps_simd_padding(void);
+/* Walk doc[0..len) in `mode` (doc + len + ps_simd_padding() readable). 0: walked, every callback returned
+ * nonzero; 1: invalid JSON, JSON the fast path leaves to libyajl, or a callback that cancelled. */
+int ps_simd_walk(struct ps_simd *s, enum ps_simd_mode mode, const char *doc, size_t len, const yajl_callbacks *cb,
+                 void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

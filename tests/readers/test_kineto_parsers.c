@@ -1,0 +1,143 @@
+/* The Kineto reader's two parsers give the same model: every shared Kineto trace (../shared/traces/kineto) and
+ * the hand-built ones given on the command line are read with the simdjson path alone (PS_JSON_PARSER_SIMDJSON,
+ * which fails rather than hand a text to libyajl) and with libyajl alone, and the finished models are compared
+ * whole: every GPU op, API call, range, open range, process, thread, stream, device, memory event, metadata entry,
+ * flow link and the scalar facts, field by field, strings by their text. Usage: test_kineto_parsers TRACES_DIR.
+ * Exit 77 (skip) without the folder. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "read/reader.h"
+
+static const char *str(const struct ps_model *m, uint32_t id)
+{
+    return id == PS_NONE ? "(none)" : ps_model_str(m, id);
+}
+
+#define SAME(what, i, field) CHECK((a)->field == (b)->field, "%s: %s %zu: " #field " %lld != %lld", path, what, i, \
+                                   (long long)(a)->field, (long long)(b)->field)
+#define SAME_STR(what, i, field) CHECK(strcmp(str(x, (a)->field), str(y, (b)->field)) == 0, "%s: %s %zu: " #field \
+                                       " \"%s\" != \"%s\"", path, what, i, str(x, (a)->field), str(y, (b)->field))
+
+static void same_gpu(const char *path, const struct ps_model *x, const struct ps_model *y)
+{
+    for (size_t i = 0; i < x->gpu.n && i < y->gpu.n; i++) {
+        const struct ps_gpu_op oa = ps_model_gpu(x, i), ob = ps_model_gpu(y, i), *a = &oa, *b = &ob;
+        SAME("gpu", i, start_ns); SAME("gpu", i, end_ns); SAME("gpu", i, correlation); SAME("gpu", i, bytes);
+        SAME_STR("gpu", i, name); SAME("gpu", i, stream); SAME("gpu", i, launch); SAME("gpu", i, kind);
+        SAME("gpu", i, copy_kind); SAME("gpu", i, src_kind); SAME("gpu", i, dst_kind);
+        SAME("gpu", i, has_occupancy); SAME("gpu", i, occupancy_pct);
+    }
+}
+
+static void same_api_ranges(const char *path, const struct ps_model *x, const struct ps_model *y)
+{
+    for (size_t i = 0; i < x->api.n && i < y->api.n; i++) {
+        const struct ps_api_call *a = &x->api.v[i], *b = &y->api.v[i];
+        SAME("api", i, start_ns); SAME("api", i, end_ns); SAME("api", i, correlation); SAME("api", i, ext_id);
+        SAME_STR("api", i, name); SAME("api", i, thread); SAME("api", i, driver);
+    }
+    for (int open = 0; open < 2; open++) {
+        const struct ps_range *ra = open ? x->open_ranges.v : x->ranges.v, *rb = open ? y->open_ranges.v : y->ranges.v;
+        size_t n = open ? x->open_ranges.n : x->ranges.n, nb = open ? y->open_ranges.n : y->ranges.n;
+        for (size_t i = 0; i < n && i < nb; i++) {
+            const struct ps_range *a = &ra[i], *b = &rb[i];
+            SAME("range", i, start_ns); SAME("range", i, end_ns); SAME("range", i, ext_id); SAME_STR("range", i, name);
+            SAME("range", i, thread); SAME_STR("range", i, domain); SAME("range", i, category); SAME("range", i, kind);
+        }
+    }
+}
+
+static void same_places(const char *path, const struct ps_model *x, const struct ps_model *y)
+{
+    for (size_t i = 0; i < x->procs.n && i < y->procs.n; i++) {
+        const struct ps_process *a = &x->procs.v[i], *b = &y->procs.v[i];
+        SAME("process", i, pid); SAME_STR("process", i, name); SAME("process", i, rank); SAME("process", i, ppid);
+    }
+    for (size_t i = 0; i < x->threads.n && i < y->threads.n; i++) {
+        const struct ps_thread *a = &x->threads.v[i], *b = &y->threads.v[i];
+        SAME("thread", i, pid); SAME("thread", i, tid); SAME_STR("thread", i, name);
+    }
+    for (size_t i = 0; i < x->streams.n && i < y->streams.n; i++) {
+        const struct ps_stream *a = &x->streams.v[i], *b = &y->streams.v[i];
+        SAME("stream", i, pid); SAME("stream", i, device); SAME("stream", i, stream);
+    }
+    for (size_t i = 0; i < x->devices.n && i < y->devices.n; i++) {
+        const struct ps_device *a = &x->devices.v[i], *b = &y->devices.v[i];
+        SAME("device", i, id); SAME_STR("device", i, name); SAME("device", i, cc_major); SAME("device", i, cc_minor);
+        SAME("device", i, sm_count); SAME("device", i, total_mem_bytes);
+    }
+}
+
+static void same_rest(const char *path, const struct ps_model *x, const struct ps_model *y)
+{
+    for (size_t i = 0; i < x->mem_events.n && i < y->mem_events.n; i++) {
+        const struct ps_mem_event *a = &x->mem_events.v[i], *b = &y->mem_events.v[i];
+        SAME("mem", i, time_ns); SAME("mem", i, bytes); SAME("mem", i, total_allocated);
+        SAME("mem", i, total_reserved); SAME("mem", i, addr); SAME("mem", i, pid); SAME("mem", i, tid);
+        SAME("mem", i, device); SAME("mem", i, device_type); SAME("mem", i, has_addr); SAME("mem", i, has_tid);
+    }
+    for (size_t i = 0; i < x->meta.n && i < y->meta.n; i++) {
+        CHECK_STR(x->meta.v[i].key, y->meta.v[i].key);
+        CHECK_STR(x->meta.v[i].value, y->meta.v[i].value);
+    }
+    for (size_t i = 0; i < x->nflow_linked && i < y->nflow_linked; i++)
+        CHECK_EQ(x->flow_linked[i], y->flow_linked[i]);
+    const struct ps_model *a = x, *b = y;
+    size_t z = 0;
+    SAME("model", z, rank); SAME("model", z, world_size); SAME("model", z, unplaced_events);
+    SAME("model", z, has_flows); SAME("model", z, has_mem_origin); SAME("model", z, mem_origin_ns);
+    SAME("model", z, gpu.n); SAME("model", z, api.n); SAME("model", z, ranges.n); SAME("model", z, open_ranges.n);
+    SAME("model", z, procs.n); SAME("model", z, threads.n); SAME("model", z, streams.n); SAME("model", z, devices.n);
+    SAME("model", z, mem_events.n); SAME("model", z, meta.n); SAME("model", z, nflow_linked);
+    CHECK_EQ(ps_model_nstrings(x), ps_model_nstrings(y));
+}
+
+static void compare(const char *path)
+{
+    struct ps_model *fast = NULL, *yajl = NULL;
+    char err_fast[512], err_yajl[512];
+    int rc_fast = ps_read_trace_with(path, PS_JSON_PARSER_SIMDJSON, &fast, err_fast, sizeof err_fast);
+    int rc_yajl = ps_read_trace_with(path, PS_JSON_PARSER_YAJL, &yajl, err_yajl, sizeof err_yajl);
+    CHECK(rc_fast == 0, "%s: simdjson path: %s", path, err_fast);
+    CHECK(rc_yajl == 0, "%s: libyajl: %s", path, err_yajl);
+    if (rc_fast == 0 && rc_yajl == 0) {
+        same_gpu(path, fast, yajl);
+        same_api_ranges(path, fast, yajl);
+        same_places(path, fast, yajl);
+        same_rest(path, fast, yajl);
+        printf("%s: same model (%zu GPU ops, %zu API calls, %zu ranges)\n", path, fast->gpu.n, fast->api.n,
+               fast->ranges.n);
+    }
+    ps_model_free(fast);
+    ps_model_free(yajl);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return fprintf(stderr, "usage: %s TRACES_DIR [TRACE...]\n", argv[0]), 2;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/kineto", argv[1]);
+    DIR *d = opendir(dir);
+    if (!d)
+        return fprintf(stderr, "%s: %s: skipped\n", dir, strerror(errno)), 77;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len > 8 && strcmp(e->d_name + len - 8, ".json.gz") == 0) {
+            char path[8192];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            compare(path);
+            n++;
+        }
+    }
+    closedir(d);
+    for (int i = 2; i < argc; i++, n++)
+        compare(argv[i]);
+    CHECK(n >= 10, "only %d Kineto traces in %s", n, dir);
+    return check_failures != 0;
+}
