@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages perfscope needs to build and test (only what is missing).
 set -euo pipefail
-pkgs=(cmake ninja-build gcc g++ make pkg-config libsqlite3-dev zlib1g-dev libyajl-dev libdeflate-dev
+pkgs=(cmake ninja-build gcc g++ make pkg-config libsqlite3-dev zlib1g-dev libyajl-dev libdeflate-dev libsimdjson-dev
       libncurses-dev sqlite3 python3 clang libclang-rt-14-dev dpkg-dev procps tmux
       python3-torch python3-torchvision python3-numpy python3-pil   # tests/python: the PyTorch hook (CPU torch 1.13)
       chromium)   # chromium: the HTML report is loaded headless in tests (check_report_formats.py)

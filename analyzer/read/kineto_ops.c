@@ -313,7 +313,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n)
     if (!args && !at_event(c))
         return 1;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (keys[i].len == n && keys[i].args == args && memcmp(keys[i].s, s, n) == 0)
+        if (keys[i].len == n && keys[i].args == args && keys[i].s[0] == s[0] && memcmp(keys[i].s, s, n) == 0)
             c->key = keys[i].k;
     if (args && c->key >= OK_DIMS) {
         c->cap_key = (int)(c->key - OK_DIMS);

@@ -3,6 +3,7 @@
  * (json_fast.h), libyajl's own streaming parse where that path declines (and for every error message). Handles the modern and
  * the pre-2.0 categories, µs timestamps as integers or floats (exact ns), and baseTimeNanoseconds. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,19 +412,46 @@ static int cb_start_map(void *ctx) { return open_container(mark(ctx), 1); }
 static int cb_start_array(void *ctx) { return open_container(mark(ctx), 0); }
 static int cb_end(void *ctx) { return close_container(mark(ctx)); }
 
+/* key_names by (role, text): open addressing, built once (a key is looked up for every member of every event). */
+#define KEY_SLOTS 256
+static uint8_t key_slot[KEY_SLOTS];      /* 1 + index into key_names; 0: empty */
+static pthread_once_t key_slots_once = PTHREAD_ONCE_INIT;
+
+static unsigned key_hash(enum role role, const unsigned char *s, size_t len)
+{
+    return ((unsigned)role * 61u + (unsigned)len * 31u + s[0] * 7u + s[len - 1]) & (KEY_SLOTS - 1);
+}
+
+static void key_slots_build(void)
+{
+    for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++) {
+        unsigned h = key_hash(key_names[i].role, (const unsigned char *)key_names[i].text, key_names[i].len);
+        while (key_slot[h])
+            h = (h + 1) & (KEY_SLOTS - 1);
+        key_slot[h] = (uint8_t)(i + 1);
+    }
+}
+
+static enum key lookup_key(enum role role, const unsigned char *s, size_t len)
+{
+    if (len == 0)
+        return K_OTHER;
+    pthread_once(&key_slots_once, key_slots_build);
+    for (unsigned h = key_hash(role, s, len); key_slot[h]; h = (h + 1) & (KEY_SLOTS - 1)) {
+        const struct key_name *k = &key_names[key_slot[h] - 1];
+        if (k->len == len && k->role == role && memcmp(k->text, s, len) == 0)
+            return k->key;
+    }
+    return K_OTHER;
+}
+
 static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 {
     struct kctx *c = mark(ctx);
     enum role role = cur_role(c);
     if (role == R_SKIP)
         return 1;
-    enum key k = K_OTHER;
-    for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
-        if (key_names[i].len == len && key_names[i].role == role && memcmp(key_names[i].text, s, len) == 0) {
-            k = key_names[i].key;
-            break;
-        }
-    c->keys[c->depth - 1] = k;
+    c->keys[c->depth - 1] = lookup_key(role, s, len);
     if (role == R_TOP)
         snprintf(c->top_key, sizeof c->top_key, "%.*s", len > 60 ? 60 : (int)len, (const char *)s);
     return 1;
