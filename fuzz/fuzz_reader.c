@@ -5,7 +5,8 @@
  * Built twice: fuzz_kineto (PS_FUZZ_SQLITE=0: inputs that are not SQLite; seeds are slices of Kineto
  * JSON, plain and gzip) and fuzz_sqlite (PS_FUZZ_SQLITE=1: the first 16 bytes are always the SQLite
  * magic, so every mutation reaches the SQLite reader; seeds are tiny traces).
- * fuzz_kineto also reads each input with ps_read_kineto_ops (the per-operator model's events).
+ * fuzz_kineto also reads each input with ps_read_kineto_ops (the per-operator model's events), and with each
+ * Kineto JSON parser alone: text the simdjson path takes must be text libyajl takes, into a model of the same size.
  * Any crash, leak, hang or silent failure is a bug. */
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,25 @@ static void remove_input(void)
 {
     unlink(path);
 }
+
+#if !PS_FUZZ_SQLITE
+/* The simdjson path (json_fast.h) never takes text libyajl refuses, and both give models of the same size. */
+static void same_model_both_parsers(void)
+{
+    char err[512];
+    struct ps_model *fast = NULL, *yajl = NULL;
+    if (ps_read_trace_with(path, PS_JSON_PARSER_SIMDJSON, &fast, err, sizeof err) != 0)
+        return;
+    if (ps_read_trace_with(path, PS_JSON_PARSER_YAJL, &yajl, err, sizeof err) != 0)
+        __builtin_trap();
+    if (fast->gpu.n != yajl->gpu.n || fast->api.n != yajl->api.n || fast->ranges.n != yajl->ranges.n ||
+        fast->meta.n != yajl->meta.n || fast->unplaced_events != yajl->unplaced_events ||
+        fast->mem_events.n != yajl->mem_events.n || fast->devices.n != yajl->devices.n)
+        __builtin_trap();
+    ps_model_free(fast);
+    ps_model_free(yajl);
+}
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -78,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         __builtin_trap();                  /* a failure must always say why */
     }
 #if !PS_FUZZ_SQLITE
+    same_model_both_parsers();
     /* the per-operator model's pass over the same JSON (export --format tracelens): every argument index in range */
     struct ps_op_trace *t = NULL;
     err[0] = '\0';

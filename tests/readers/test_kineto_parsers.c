@@ -2,12 +2,15 @@
  * the hand-built ones given on the command line are read with the simdjson path alone (PS_JSON_PARSER_SIMDJSON,
  * which fails rather than hand a text to libyajl) and with libyajl alone, and the finished models are compared
  * whole: every GPU op, API call, range, open range, process, thread, stream, device, memory event, metadata entry,
- * flow link and the scalar facts, field by field, strings by their text. Usage: test_kineto_parsers TRACES_DIR.
- * Exit 77 (skip) without the folder. */
+ * flow link and the scalar facts, field by field, strings by their text. Then generated traces of several windows
+ * (json_fast.h cuts them into chunks), valid and damaged in each of the chunk kinds: read the default way
+ * (PS_JSON_PARSER_AUTO), each must give libyajl's model or libyajl's own message, byte for byte.
+ * Usage: test_kineto_parsers TRACES_DIR. Exit 77 (skip) without the folder, after the generated traces. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "read/reader.h"
@@ -116,15 +119,112 @@ static void compare(const char *path)
     ps_model_free(yajl);
 }
 
+/* A trace of n events (about 330 bytes each: n = 10000 spans three 1 MiB windows), keys before and after
+ * traceEvents; `damage` is written in place of event `at`'s "args" value (NULL: none), `after` after the
+ * top-level object. Returns the path (static) or NULL. */
+static const char *generate(int n, int at, const char *damage, const char *after)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/ps-kineto-parsers-%d.json", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (int)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return NULL;
+    fprintf(f, "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU \\\"0\\\"\", "
+               "\"totalGlobalMem\": 85, \"numSms\": 132}],\n\"traceEvents\": [\n");
+    for (int i = 0; i < n; i++) {
+        int gpu = i % 2;
+        fprintf(f, "%s{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"op_%d \\\"q\\\" \\\\ \\u00e9 },{ [\", "
+                   "\"pid\": %d, \"tid\": %d, \"ts\": %d.%03d, \"dur\": 1.5, \"args\": ",
+                i ? ",\n" : "", gpu ? "kernel" : "cuda_runtime", i % 50, gpu ? 0 : 100, gpu ? 7 : 101, 1000 + i, i % 1000);
+        if (i == at && damage)
+            fputs(damage, f);
+        else
+            fprintf(f, "{\"correlation\": %d, \"device\": 0, \"stream\": 7, \"Input Dims\": [[1, 2], [], [3]], "
+                       "\"flags\": [true, false, null, -0.5e-3], \"nested\": {\"a\": {\"b\": [{}]}}}", i / 2 + 1);
+        fputs("}", f);
+    }
+    fprintf(f, "\n], \"traceName\": \"t\", \"baseTimeNanoseconds\": 1000}%s\n", after ? after : "");
+    return fclose(f) == 0 ? path : NULL;
+}
+
+/* The default read of the generated trace equals libyajl's: the same model, or the same message. */
+static void same_as_yajl(const char *what, int n, int at, const char *damage, const char *after)
+{
+    const char *path = generate(n, at, damage, after);
+    CHECK(path != NULL, "%s: cannot write the trace", what);
+    if (!path)
+        return;
+    struct ps_model *a = NULL, *y = NULL;
+    char err_a[512] = "", err_y[512] = "";
+    int rc_a = ps_read_trace_with(path, PS_JSON_PARSER_AUTO, &a, err_a, sizeof err_a);
+    int rc_y = ps_read_trace_with(path, PS_JSON_PARSER_YAJL, &y, err_y, sizeof err_y);
+    CHECK(rc_a == rc_y, "%s: default read %d (%s), libyajl %d (%s)", what, rc_a, err_a, rc_y, err_y);
+    CHECK_STR(err_a, err_y);
+    if (rc_a == 0 && rc_y == 0) {
+        same_gpu(what, a, y);
+        same_api_ranges(what, a, y);
+        same_places(what, a, y);
+        same_rest(what, a, y);
+    }
+    printf("%s: %s\n", what, rc_y == 0 ? "same model" : err_y);
+    ps_model_free(a);
+    ps_model_free(y);
+    unlink(path);
+}
+
+static void generated_traces(void)
+{
+    char deep[4200] = "{\"x\": ";
+    int d = (int)strlen(deep);
+    for (int i = 0; i < 2000; i++, d++)
+        deep[d] = '[';
+    for (int i = 0; i < 2000; i++)
+        deep[d++] = ']';
+    deep[d++] = '}';
+    deep[d] = 0;
+    same_as_yajl("valid, one window", 100, -1, NULL, NULL);
+    same_as_yajl("valid, three windows", 10000, -1, NULL, NULL);
+    struct ps_model *m = NULL;
+    char err[512];
+    const char *path = generate(10000, -1, NULL, NULL);
+    CHECK(path && ps_read_trace_with(path, PS_JSON_PARSER_SIMDJSON, &m, err, sizeof err) == 0,
+          "the simdjson path declined a valid trace of three windows: %s", err);
+    ps_model_free(m);
+    if (path)
+        unlink(path);
+    for (int at = 50; at < 10000; at += 4900) {   /* in the first window's chunk, and in a later one */
+        char what[96];
+        static const struct { const char *name, *args; } bad[] = {
+            { "a number that is not JSON", "{\"x\": 1.2.3}" }, { "a bare word", "{\"x\": nul}" },
+            { "a bad escape", "{\"x\": \"\\q\"}" }, { "a raw NUL in a string", "{\"x\": \"a\0b\"}" },
+            { "a raw tab in a string", "{\"x\": \"a\tb\"}" }, { "a lone surrogate", "{\"x\": \"\\ud800\"}" },
+            { "a huge number", "{\"correlation\": 1e400}" }, { "a huge integer", "{\"correlation\": 123456789012345678901234567890}" },
+            { "args that are a string", "\"args\"" }, { "an unclosed object", "{\"x\": [}" },
+            { "a missing comma", "{\"x\": 1 \"y\": 2}" }, { "invalid UTF-8", "{\"x\": \"\xc3\x28\"}" },
+            { "a NUL escape in a name", "{\"name\": \"a\\u0000b\"}" },
+        };
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            snprintf(what, sizeof what, "%s at event %d", bad[k].name, at);
+            same_as_yajl(what, 10000, at, bad[k].args, NULL);
+        }
+        snprintf(what, sizeof what, "2000 nested arrays in args at event %d", at);
+        same_as_yajl(what, 10000, at, deep, NULL);
+    }
+    same_as_yajl("trailing garbage", 10000, -1, NULL, " x");
+    same_as_yajl("a second object after the first", 10000, -1, NULL, " {}");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
         return fprintf(stderr, "usage: %s TRACES_DIR [TRACE...]\n", argv[0]), 2;
+    generated_traces();
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/kineto", argv[1]);
     DIR *d = opendir(dir);
     if (!d)
-        return fprintf(stderr, "%s: %s: skipped\n", dir, strerror(errno)), 77;
+        return fprintf(stderr, "%s: %s: skipped\n", dir, strerror(errno)), check_failures ? 1 : 77;
     int n = 0;
     for (struct dirent *e; (e = readdir(d));) {
         size_t len = strlen(e->d_name);
