@@ -3,11 +3,8 @@
  * (json_simd.cc). */
 #include <emmintrin.h>
 #include <errno.h>
-#include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "json_fast.h"
 #include "reader_impl.h"
@@ -17,9 +14,7 @@
 static const char tail_open[] = "{\"traceEvents\":[]";
 
 struct fast {
-    struct ps_gz_input *in;   /* the text streamed (plain, or gzip through zlib), or: */
-    char *whole;              /* the whole text, inflated at once by libdeflate (whole_n bytes, whole_at read) */
-    size_t whole_n, whole_at;
+    struct ps_gz_input *in;   /* the text streamed (plain, or gzip through zlib) */
     struct ps_simd *simd;
     char *buf;          /* LEAD bytes, then the text: text = buf + LEAD */
     size_t cap;         /* text capacity (the padding comes after it) */
@@ -37,14 +32,6 @@ static char *text(struct fast *f)
 /* Fill the window to its capacity or the end of the text. 0, or 1 on a read error (libyajl's read reports it). */
 static int fill(struct fast *f)
 {
-    if (f->whole) {
-        size_t n = f->whole_n - f->whole_at < f->cap - f->have ? f->whole_n - f->whole_at : f->cap - f->have;
-        memcpy(text(f) + f->have, f->whole + f->whole_at, n);
-        f->have += n;
-        f->whole_at += n;
-        f->eof = f->whole_at == f->whole_n;
-        return 0;
-    }
     while (!f->eof && f->have < f->cap) {
         long n = ps_gz_read(f->in, text(f) + f->have, f->cap - f->have, "", NULL, 0);
         if (n < 0)
@@ -305,71 +292,16 @@ static int cpu_has_simd(void)
            __builtin_cpu_supports("popcnt");
 }
 
-/* read(2) until n bytes or the end: the bytes read, or -1. */
-static ssize_t read_full(int fd, void *buf, size_t n)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, (char *)buf + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return r < 0 ? -1 : (ssize_t)got;
-        got += (size_t)r;
-    }
-    return (ssize_t)got;
-}
-
-/* A gzip file of one member whose text is at most PS_JSON_FAST_INFLATE_MAX bytes (its trailer's ISIZE, RFC 1952
- * §2.3.1, checked by libdeflate): inflated whole into f->whole, which is about twice as fast as zlib's stream.
- * Returns 0 (f->whole set, or not: any other file is streamed) or -ENOMEM; fd is left at offset 0. */
-static int inflate_whole(struct fast *f, int fd)
-{
-    struct stat st;
-    unsigned char trailer[4];
-    if (fstat(fd, &st) != 0 || st.st_size < 18 || st.st_size > PS_JSON_FAST_INFLATE_MAX ||
-        pread(fd, trailer, 4, st.st_size - 4) != 4)
-        return 0;
-    size_t isize = trailer[0] | trailer[1] << 8 | trailer[2] << 16 | (size_t)trailer[3] << 24, in_n = 0, out_n = 0;
-    if (isize > PS_JSON_FAST_INFLATE_MAX)
-        return 0;
-    unsigned char *in = malloc((size_t)st.st_size);
-    char *out = malloc(isize ? isize : 1);
-    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-    int rc = in && out && d ? 0 : -ENOMEM;
-    if (rc == 0 && read_full(fd, in, (size_t)st.st_size) == st.st_size &&
-        libdeflate_gzip_decompress_ex(d, in, (size_t)st.st_size, out, isize, &in_n, &out_n) == LIBDEFLATE_SUCCESS &&
-        in_n == (size_t)st.st_size && out_n == isize) {
-        f->whole = out;             /* one member, its size as the trailer says: else zlib streams the file */
-        f->whole_n = out_n;
-        out = NULL;
-    }
-    libdeflate_free_decompressor(d);
-    free(in);
-    free(out);
-    if (lseek(fd, 0, SEEK_SET) != 0)
-        rc = rc ? rc : -EIO;
-    return rc;
-}
-
 int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx)
 {
     if (!cpu_has_simd())
         return 1;
     struct fast f = { .cap = PS_JSON_FAST_WINDOW, .cb = cb, .ctx = ctx };
-    if (gzip) {
-        int rc = inflate_whole(&f, fd);
-        if (rc == -EIO)
-            return 1;
-        if (rc < 0)
-            return rc;
-    }
     f.in = ps_gz_open(fd, gzip, 256 * 1024);
     f.simd = ps_simd_new();
     f.buf = malloc(LEAD + f.cap + ps_simd_padding());
     int rc = f.in && f.simd && f.buf ? parse(&f) : -ENOMEM;
     free(f.buf);
-    free(f.whole);
     ps_simd_free(f.simd);
     ps_gz_close(f.in);
     return rc;

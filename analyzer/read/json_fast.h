@@ -9,8 +9,8 @@
  * element longer than the largest window, invalid JSON, a callback that cancels) stops the fast path: the caller
  * then reads the file again with libyajl, which gives the reader's own messages. So the fast path never decides
  * what an error says; it only makes valid traces fast. Peak memory: the window plus simdjson's index of it
- * (about 6 bytes per byte of the window), whatever the file's size; and for a gzip file whose text is at most
- * PS_JSON_FAST_INFLATE_MAX bytes, that text, inflated whole by libdeflate (larger ones stream through zlib). */
+ * (about 6 bytes per byte of the window), whatever the file's size. gzip text streams through zlib (ps_gz_read):
+ * inflating it whole with libdeflate was measured slower (docs/readers.md, "Reading speed and memory"). */
 #ifndef PS_JSON_FAST_H
 #define PS_JSON_FAST_H
 
@@ -23,7 +23,6 @@ extern "C" {
 
 #define PS_JSON_FAST_WINDOW (1 << 20)          /* bytes parsed per chunk */
 #define PS_JSON_FAST_WINDOW_MAX (64 << 20)     /* one element may need this much */
-#define PS_JSON_FAST_INFLATE_MAX (64 << 20)    /* gzip text up to this is inflated whole (libdeflate) */
 
 /* Parse the JSON read from fd (regular file at offset 0; gzip content when gzip) with callbacks cb on ctx.
  * Returns 0 when the whole text was parsed and every callback returned nonzero; 1 when the caller must parse it
