@@ -17,7 +17,7 @@ struct fast {
     struct ps_gz_input *in;   /* the text streamed (plain, or gzip through zlib) */
     struct ps_simd *simd;
     char *buf;          /* LEAD bytes, then the text: text = buf + LEAD */
-    size_t cap;         /* text capacity (the padding comes after it) */
+    size_t cap;         /* text capacity (twice simdjson's padding comes after it) */
     size_t have;        /* text bytes in the window */
     int eof;
     const yajl_callbacks *cb;
@@ -47,7 +47,7 @@ static int grow(struct fast *f)
 {
     if (f->cap >= PS_JSON_FAST_WINDOW_MAX)
         return 1;
-    char *bigger = realloc(f->buf, LEAD + f->cap * 2 + ps_simd_padding());
+    char *bigger = realloc(f->buf, LEAD + f->cap * 2 + 2 * ps_simd_padding());
     if (!bigger)
         return -ENOMEM;
     f->buf = bigger;
@@ -55,8 +55,9 @@ static int grow(struct fast *f)
     return 0;
 }
 
-/* Walk doc[0..len), a part of the window: the byte after it is overwritten for the walk (simdjson reads the
- * padding) and restored. */
+/* Walk doc[0..len), a part of the buffer: simdjson reads up to ps_simd_padding() bytes past its end, which the
+ * buffer always has (its text capacity is followed by twice the padding: a document may end two bytes past the
+ * capacity, the head's closing "]}"). */
 static int walk(struct fast *f, enum ps_simd_mode mode, char *doc, size_t len)
 {
     return ps_simd_walk(f->simd, mode, doc, len, f->cb, f->ctx);
@@ -299,7 +300,7 @@ int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx)
     struct fast f = { .cap = PS_JSON_FAST_WINDOW, .cb = cb, .ctx = ctx };
     f.in = ps_gz_open(fd, gzip, 256 * 1024);
     f.simd = ps_simd_new();
-    f.buf = malloc(LEAD + f.cap + ps_simd_padding());
+    f.buf = malloc(LEAD + f.cap + 2 * ps_simd_padding());
     int rc = f.in && f.simd && f.buf ? parse(&f) : -ENOMEM;
     free(f.buf);
     ps_simd_free(f.simd);
