@@ -7,7 +7,7 @@
 #      read alone vs one plain SELECT of the same columns (sql_scan).
 # Each line: wall s, CPU s (user + sys), peak RSS MB, from /usr/bin/time. The CPU column is the one to compare
 # on a loaded machine. Usage: bench/readers/side_by_side.sh [BUILD_DIR] [KERNELS] [MB] [RUNS]  (needs /usr/bin/time,
-# python3, zcat; PS_BENCH_LONG=FILE reuses a replica already made; scratch space: MB of JSON + ~450 MB of SQLite per 10 M kernels, in $TMPDIR or /tmp)
+# python3, zcat; PS_BENCH_LONG=FILE reuses a replica already made, PS_BENCH_PARTS=13 runs cases 1 and 3 only; scratch space: MB of JSON + ~450 MB of SQLite per 10 M kernels, in $TMPDIR or /tmp)
 set -eu
 build=${1:-build} n=${2:-10000000} mb=${3:-900} runs=${4:-5}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,12 +46,17 @@ PY
 pyload='import gzip, json, sys; f = sys.argv[1]; json.load(gzip.open(f) if f.endswith(".gz") else open(f))'
 
 echo "perfscope readers, side by side (median of $runs; $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
+parts=${PS_BENCH_PARTS:-123}   # which of the three cases to run (e.g. 13)
+case $parts in *1*) ;; *) resnet_skip=1 ;; esac
+if [ -z "${resnet_skip:-}" ]; then
 echo "1. $(basename "$resnet") ($(gzip -l "$resnet" | awk 'NR==2 { printf "%.1f MB of JSON", $2 / 1e6 }'))"
 measure "perfscope report" "$ps" report "$resnet"
 measure "read alone (bench_read)" "$build/bench/readers/bench_read" "$resnet"
 measure "zcat FILE" zcat "$resnet"
 measure "python3 json.load" python3 -c "$pyload" "$resnet"
+fi
 
+case $parts in *2*)
 long=${PS_BENCH_LONG:-}   # an already made replica (make_long_kineto.py), to save the minute it takes to write
 if [ -z "$long" ]; then
     long=$scratch/long.json
@@ -62,6 +67,8 @@ measure "perfscope report" "$ps" report "$long"
 measure "read alone (bench_read)" "$build/bench/readers/bench_read" "$long"
 measure "cat FILE" cat "$long"
 rm -f "$scratch/long.json"   # (json.load of 900 MB would need ~10 GB of memory: left out)
+;; esac
+case $parts in *3*)
 
 kern=$scratch/kernels.sqlite
 "$build/bench/readers/gen_kernels" "$kern" "$n" | sed 's/^/   /'
@@ -69,3 +76,4 @@ echo "3. perfscope trace of $n kernel rows ($(du -m "$kern" | cut -f1) MB)"
 measure "perfscope report" "$ps" report "$kern"
 measure "read alone (bench_read)" "$build/bench/readers/bench_read" "$kern"
 measure "plain SELECT of the same columns (sql_scan)" "$build/bench/readers/sql_scan" "$kern"
+;; esac
