@@ -234,14 +234,15 @@ static int several_ranks(const struct report_args *a, const struct ps_render_opt
     return status;
 }
 
-/* The per-operator performance model of a PyTorch profiler trace (a second pass over the file, as TraceLens reads
- * it); NULL when it cannot be had (memory), which leaves the report without it. *events gets the events it was
- * built from (the per-step MFU models each step's share of them; ps_op_trace_free), NULL with the model. */
-static struct ps_op_perf *op_perf_of(const char *path, struct ps_op_trace **events)
+/* The per-operator performance model of a PyTorch profiler trace, from the events read as TraceLens reads them in
+ * the trace's own pass (m->op_events; a pass of their own when that one had no memory for them); NULL when it
+ * cannot be had (memory), which leaves the report without it. *events gets the events it was built from (the
+ * per-step MFU models each step's share of them; ps_op_trace_free), NULL with the model. */
+static struct ps_op_perf *op_perf_of(struct ps_model *m, struct ps_op_trace **events)
 {
-    struct ps_op_trace *t = NULL;
+    struct ps_op_trace *t = ps_model_take_op_events(m);
     struct ps_op_perf *p = calloc(1, sizeof *p);
-    if (!p || ps_read_kineto_ops(path, &t, NULL, 0) < 0 || ps_op_perf_build(t, p) < 0) {
+    if (!p || (!t && ps_read_kineto_ops(m->path, &t, NULL, 0) < 0) || ps_op_perf_build(t, p) < 0) {
         free(p);
         p = NULL;
         ps_op_trace_free(t);
@@ -259,13 +260,13 @@ static int one_trace(const struct report_args *a, const struct ps_render_opts *r
     struct ps_model *m = NULL;
     struct ps_report rep;
     int status = 1;
-    if (ps_read_trace(path, &m, err, sizeof err) < 0) {
+    if (ps_read_trace_with(path, &(struct ps_read_opts){ .op_events = 1 }, &m, err, sizeof err) < 0) {
         print_error(err);
     } else if (ps_report_build(&rep, m, &a->o, err, sizeof err) < 0) {
         print_error(err);
     } else {
         struct ps_op_trace *events = NULL;
-        struct ps_op_perf *op = m->format == PS_FORMAT_KINETO ? op_perf_of(path, &events) : NULL;
+        struct ps_op_perf *op = m->format == PS_FORMAT_KINETO ? op_perf_of(m, &events) : NULL;
         if (op && ps_op_perf_attach(&rep, op) < 0)
             rep.op_perf = NULL;
         if (op && (ps_report_op_efficiency(&rep, op, specs) < 0 || ps_report_op_efficiency_steps(&rep, events) < 0)) {

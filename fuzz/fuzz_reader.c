@@ -34,9 +34,11 @@ static void same_model_both_parsers(void)
 {
     char err[512];
     struct ps_model *fast = NULL, *yajl = NULL;
-    if (ps_read_trace_with(path, PS_JSON_PARSER_SIMDJSON, &fast, err, sizeof err) != 0)
+    if (ps_read_trace_with(path, &(struct ps_read_opts){ .parser = PS_JSON_PARSER_SIMDJSON, .op_events = 1 },
+                                &fast, err, sizeof err) != 0)
         return;
-    if (ps_read_trace_with(path, PS_JSON_PARSER_YAJL, &yajl, err, sizeof err) != 0)
+    if (ps_read_trace_with(path, &(struct ps_read_opts){ .parser = PS_JSON_PARSER_YAJL, .op_events = 1 },
+                                &yajl, err, sizeof err) != 0)
         __builtin_trap();
     if (fast->gpu.n != yajl->gpu.n || fast->api.n != yajl->api.n || fast->ranges.n != yajl->ranges.n ||
         fast->meta.n != yajl->meta.n || fast->unplaced_events != yajl->unplaced_events ||

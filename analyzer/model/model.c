@@ -1,6 +1,7 @@
 /* The trace model's storage: growable arrays, an interning string pool, find-or-add lookups,
  * and the final sort + API→GPU correlation link shared by every reader. */
 #include "model/model.h"
+#include "model/op_trace.h"
 #include "model_impl.h"
 
 #include <errno.h>
@@ -134,6 +135,13 @@ struct ps_model *ps_model_new(const char *path, enum ps_format format)
     return m;
 }
 
+struct ps_op_trace *ps_model_take_op_events(struct ps_model *m)
+{
+    struct ps_op_trace *t = m->op_events;
+    m->op_events = NULL;
+    return t;
+}
+
 void ps_model_free(struct ps_model *m)
 {
     if (!m)
@@ -147,6 +155,7 @@ void ps_model_free(struct ps_model *m)
     free(m->gpu_attrs.v);
     free(m->gpu_launch);
     free(m->flow_linked);
+    ps_op_trace_free(m->op_events);
     ps_model_build_free(m);
     free(m->api.v);
     free(m->ranges.v);

@@ -456,6 +456,38 @@ static int parse_any(struct octx *c, int fd, int gzip, const char *path, char *e
                                          : parse(c, fd, gzip, path, err, errlen);
 }
 
+struct ps_kineto_ops *ps_kineto_ops_new(void)
+{
+    struct octx *c = calloc(1, sizeof *c);
+    if (c && !(c->t = ps_op_trace_new())) {
+        free(c);
+        c = NULL;
+    }
+    if (c)
+        c->cap_key = -1;
+    return (struct ps_kineto_ops *)c;
+}
+
+const yajl_callbacks *ps_kineto_ops_callbacks(void)
+{
+    return &callbacks;
+}
+
+struct ps_op_trace *ps_kineto_ops_finish(struct ps_kineto_ops *ops, int ok)
+{
+    struct octx *c = (struct octx *)ops;
+    struct ps_op_trace *t = NULL;
+    if (!c)
+        return NULL;
+    if (ok && !c->oom)
+        t = c->t;
+    else
+        ps_op_trace_free(c->t);
+    octx_fini(c);
+    free(c);
+    return t;
+}
+
 int ps_read_kineto_ops(const char *path, struct ps_op_trace **out, char *err, size_t errlen)
 {
     unsigned char magic[2] = { 0, 0 };

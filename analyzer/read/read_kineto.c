@@ -463,6 +463,76 @@ static const yajl_callbacks callbacks = {
     .yajl_start_array = cb_start_array, .yajl_end_array = cb_end,
 };
 
+/* ---- the trace model and the per-operator model's events in one pass ----
+ * Each value goes to the reader's callback, then to kineto_ops.c's; the read stops when the reader's refuses a
+ * value, and only the events are dropped when theirs does (as a separate ps_read_kineto_ops would fail alone). */
+
+struct tee {
+    struct kctx *k;
+    struct ps_kineto_ops *ops;
+    const yajl_callbacks *ocb;
+    int ops_failed;
+};
+
+static int tee_ops(struct tee *t, int ok)
+{
+    t->ops_failed |= !ok;
+    return 1;
+}
+
+#define TEE_OPS(t, call) ((t)->ops_failed || tee_ops((t), (t)->ocb->call))
+static int tee_null(void *x)
+{
+    struct tee *t = x;
+    return cb_null(t->k) && TEE_OPS(t, yajl_null(t->ops));
+}
+static int tee_bool(void *x, int v)
+{
+    struct tee *t = x;
+    return cb_bool(t->k, v) && TEE_OPS(t, yajl_boolean(t->ops, v));
+}
+static int tee_number(void *x, const char *s, size_t len)
+{
+    struct tee *t = x;
+    return cb_number(t->k, s, len) && TEE_OPS(t, yajl_number(t->ops, s, len));
+}
+static int tee_string(void *x, const unsigned char *s, size_t len)
+{
+    struct tee *t = x;
+    return cb_string(t->k, s, len) && TEE_OPS(t, yajl_string(t->ops, s, len));
+}
+static int tee_key(void *x, const unsigned char *s, size_t len)
+{
+    struct tee *t = x;
+    return cb_map_key(t->k, s, len) && TEE_OPS(t, yajl_map_key(t->ops, s, len));
+}
+static int tee_start_map(void *x)
+{
+    struct tee *t = x;
+    return cb_start_map(t->k) && TEE_OPS(t, yajl_start_map(t->ops));
+}
+static int tee_end_map(void *x)
+{
+    struct tee *t = x;
+    return cb_end(t->k) && TEE_OPS(t, yajl_end_map(t->ops));
+}
+static int tee_start_array(void *x)
+{
+    struct tee *t = x;
+    return cb_start_array(t->k) && TEE_OPS(t, yajl_start_array(t->ops));
+}
+static int tee_end_array(void *x)
+{
+    struct tee *t = x;
+    return cb_end(t->k) && TEE_OPS(t, yajl_end_array(t->ops));
+}
+
+static const yajl_callbacks tee_callbacks = {
+    .yajl_null = tee_null, .yajl_boolean = tee_bool, .yajl_number = tee_number, .yajl_string = tee_string,
+    .yajl_start_map = tee_start_map, .yajl_map_key = tee_key, .yajl_end_map = tee_end_map,
+    .yajl_start_array = tee_start_array, .yajl_end_array = tee_end_array,
+};
+
 /* ---- after the parse ---- */
 
 /* "overhead: 2; cuda_profiler_range: 1" as the metadata entry "ignored_events" (none: no entry). */
@@ -522,8 +592,9 @@ static int open_array_is_complete(const struct kctx *c, const struct ps_json_sca
            (st->last == '}' || st->last == ',' || st->last == '[');
 }
 
-/* The text through libyajl, chunk by chunk: 0, or a negative errno (message set). */
-static int parse_yajl(struct kctx *c, int fd, int gzip)
+/* The text through libyajl, chunk by chunk, into callbacks cb on ctx (c's, or a tee holding c): 0, or a negative
+ * errno (message set). */
+static int parse_yajl(struct kctx *c, int fd, int gzip, const yajl_callbacks *cb, void *ctx)
 {
     struct stat st;
     struct ps_json_scan sc = { .tok_start = -1 };
@@ -535,7 +606,7 @@ static int parse_yajl(struct kctx *c, int fd, int gzip)
     size_t last_n = 0, skip = 0;     /* the chunk last given to yajl: chunk + skip, last_n bytes, at c->base */
     long long offset = 0;            /* bytes of JSON read so far (a byte-order mark included) */
     int rc = -EINVAL, eof = 0;
-    c->h = yajl_alloc(&callbacks, NULL, c);
+    c->h = yajl_alloc(cb, NULL, ctx);
     if (!in || !chunk || !c->h) {
         rc = ps_read_oom(c->err, c->errlen, c->path);
         goto out;
@@ -589,21 +660,24 @@ out:
     return rc;
 }
 
-int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parser, struct ps_model *m, char *err,
-                   size_t errlen)
+int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parser, struct ps_kineto_ops *ops,
+                   struct ps_model *m, char *err, size_t errlen)
 {
     struct kctx c = { .m = m, .path = path, .err = err, .errlen = errlen, .last_thread = PS_NONE };
+    struct tee t = { .k = &c, .ops = ops, .ocb = ps_kineto_ops_callbacks() };
+    const yajl_callbacks *cb = ops ? &tee_callbacks : &callbacks;
+    void *ctx = ops ? (void *)&t : (void *)&c;
     int rc;
     m->format = PS_FORMAT_KINETO;
     m->correlation_global = 1;
     if (parser != PS_JSON_PARSER_YAJL) {
-        rc = ps_json_fast_parse(fd, gzip, &callbacks, &c);
+        rc = ps_json_fast_parse(fd, gzip, cb, ctx);
         if (rc == -ENOMEM)
             rc = ps_read_oom(err, errlen, path);
         else if (rc == 1)
             rc = PS_READ_KINETO_RETRY;
     } else {
-        rc = parse_yajl(&c, fd, gzip);
+        rc = parse_yajl(&c, fd, gzip, cb, ctx);
     }
     if (rc != 0)
         goto out;
@@ -624,6 +698,7 @@ int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parse
 out:
     if (rc < 0 && c.out_of_memory)
         rc = -ENOMEM;
+    m->op_events = ps_kineto_ops_finish(ops, rc == 0 && !t.ops_failed);
     free(c.ev.cat.s);
     free(c.ev.name.s);
     free(c.ev.arg_name.s);

@@ -193,14 +193,21 @@ out:
 
 int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t errlen)
 {
-    return ps_read_trace_with(path, PS_JSON_PARSER_AUTO, out, err, errlen);
+    return ps_read_trace_with(path, NULL, out, err, errlen);
 }
 
-/* Kineto JSON with `parser`; declined by the fast path: again with libyajl, into a new model. */
-static int read_json(const char *path, int fd, int gzip, enum ps_json_parser parser, struct ps_model **m, char *err,
-                     size_t errlen)
+/* The per-operator model's events collector when asked for (NULL when out of memory: the read goes on without). */
+static struct ps_kineto_ops *ops_if(const struct ps_read_opts *o)
 {
-    int rc = ps_read_kineto(path, fd, gzip, parser, *m, err, errlen);
+    return o->op_events ? ps_kineto_ops_new() : NULL;
+}
+
+/* Kineto JSON as o says; declined by the fast path: again with libyajl, into a new model. */
+static int read_json(const char *path, int fd, int gzip, const struct ps_read_opts *o, struct ps_model **m,
+                     char *err, size_t errlen)
+{
+    enum ps_json_parser parser = o->parser;
+    int rc = ps_read_kineto(path, fd, gzip, parser, ops_if(o), *m, err, errlen);
     if (rc != PS_READ_KINETO_RETRY)
         return rc;
     if (parser == PS_JSON_PARSER_SIMDJSON)
@@ -212,12 +219,15 @@ static int read_json(const char *path, int fd, int gzip, enum ps_json_parser par
         rc = -errno;
         return ps_read_fail(err, errlen, "%s: cannot seek: %s", path, strerror(-rc)), rc;
     }
-    return ps_read_kineto(path, fd, gzip, PS_JSON_PARSER_YAJL, *m, err, errlen);
+    return ps_read_kineto(path, fd, gzip, PS_JSON_PARSER_YAJL, ops_if(o), *m, err, errlen);
 }
 
-int ps_read_trace_with(const char *path, enum ps_json_parser parser, struct ps_model **out, char *err,
+int ps_read_trace_with(const char *path, const struct ps_read_opts *o, struct ps_model **out, char *err,
                        size_t errlen)
 {
+    static const struct ps_read_opts defaults;
+    if (!o)
+        o = &defaults;
     struct ps_model *m = NULL;
     int rc = -EINVAL;
     /* O_NONBLOCK: opening a FIFO without a writer would block forever; a regular file ignores the flag. */
@@ -282,7 +292,7 @@ int ps_read_trace_with(const char *path, enum ps_json_parser parser, struct ps_m
     if (kind == SNIFF_SQLITE)
         rc = ps_read_sqlite(path, m, err, errlen);
     else
-        rc = read_json(path, fd, kind == SNIFF_GZIP, parser, &m, err, errlen);
+        rc = read_json(path, fd, kind == SNIFF_GZIP, o, &m, err, errlen);
     if (rc < 0)
         goto out;
     if ((rc = ps_model_finish(m)) < 0) {

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <yajl/yajl_parse.h>
 
 #include "model/idmap.h"
 #include "model/model.h"
@@ -17,11 +18,21 @@
  * failed) with a one-line message in err (errlen bytes) that names the file and the place. */
 int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen);
 /* `fd` is open on `path` at offset 0; `gzip` says the content starts with the gzip magic 1f 8b. */
-int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parser, struct ps_model *m, char *err,
-                   size_t errlen);
+/* ops (may be NULL): the per-operator model's events are collected in the same pass (kineto_ops.c's callbacks
+ * beside the reader's) and, when the read succeeds, become m->op_events; ops is consumed either way. */
+struct ps_kineto_ops;
+int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parser, struct ps_kineto_ops *ops,
+                   struct ps_model *m, char *err, size_t errlen);
 /* ps_read_kineto's answer when the fast path (parser AUTO) declined the text: read it again, from offset 0, with
  * PS_JSON_PARSER_YAJL into a new model. */
 #define PS_READ_KINETO_RETRY 1
+
+/* kineto_ops.c: ps_read_kineto_ops's event callbacks on a context of their own, for a pass another reader drives:
+ * new (NULL when out of memory), the callbacks, and finish (ok: the pass succeeded): the events (the caller frees
+ * them), or NULL when !ok or memory ran out; the context is freed. */
+struct ps_kineto_ops *ps_kineto_ops_new(void);
+const yajl_callbacks *ps_kineto_ops_callbacks(void);
+struct ps_op_trace *ps_kineto_ops_finish(struct ps_kineto_ops *ops, int ok);
 
 /* printf into err, truncating; always NUL-terminates when errlen > 0. Returns -EINVAL (for `return
  * ps_read_fail(..)` on input the reader cannot read). ps_read_oom: "PATH: out of memory", returns -ENOMEM. */

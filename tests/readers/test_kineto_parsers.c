@@ -2,7 +2,8 @@
  * the hand-built ones given on the command line are read with the simdjson path alone (PS_JSON_PARSER_SIMDJSON,
  * which fails rather than hand a text to libyajl) and with libyajl alone, and the finished models are compared
  * whole: every GPU op, API call, range, open range, process, thread, stream, device, memory event, metadata entry,
- * flow link and the scalar facts, field by field, strings by their text. Then generated traces of several windows
+ * flow link and the scalar facts, field by field, strings by their text; and the per-operator model's events each
+ * collects in the same pass equal those of a pass of their own (ps_read_kineto_ops). Then generated traces of several windows
  * (json_fast.h cuts them into chunks), valid and damaged in each of the chunk kinds: read the default way
  * (PS_JSON_PARSER_AUTO), each must give libyajl's model or libyajl's own message, byte for byte.
  * Usage: test_kineto_parsers TRACES_DIR. Exit 77 (skip) without the folder, after the generated traces. */
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "model/op_trace.h"
 #include "read/reader.h"
 
 static const char *str(const struct ps_model *m, uint32_t id)
@@ -99,12 +101,63 @@ static void same_rest(const char *path, const struct ps_model *x, const struct p
     CHECK_EQ(ps_model_nstrings(x), ps_model_nstrings(y));
 }
 
+/* The trace read with `parser`, the per-operator model's events collected in the same pass. */
+static int read_with(const char *path, enum ps_json_parser parser, struct ps_model **m, char *err, size_t errlen)
+{
+    return ps_read_trace_with(path, &(struct ps_read_opts){ .parser = parser, .op_events = 1 }, m, err, errlen);
+}
+
+#define SAME_OP(what, i, field) CHECK(a->field == b->field, "%s: %s %zu: " #field " differs", path, what, i)
+
+/* The per-operator model's events: those of the shared pass (x) equal a pass of their own (ps_read_kineto_ops). */
+static void same_op_events(const char *path, const struct ps_op_trace *x)
+{
+    struct ps_op_trace *y = NULL;
+    char err[512];
+    CHECK(x != NULL, "%s: no op_events from the shared pass", path);
+    CHECK(ps_read_kineto_ops(path, &y, err, sizeof err) == 0, "%s: ps_read_kineto_ops: %s", path, err);
+    if (x && y) {
+        CHECK_EQ(x->ev.n, y->ev.n);
+        for (size_t i = 0; i < x->ev.n && i < y->ev.n; i++) {
+            const struct ps_op_event *a = &x->ev.v[i], *b = &y->ev.v[i];
+            SAME_OP("op event", i, ts_us); SAME_OP("op event", i, dur_us); SAME_OP("op event", i, pid);
+            SAME_OP("op event", i, tid); SAME_OP("op event", i, corr); SAME_OP("op event", i, ext);
+            SAME_OP("op event", i, stream); SAME_OP("op event", i, uid); SAME_OP("op event", i, cat);
+            SAME_OP("op event", i, has_pid_tid); SAME_OP("op event", i, has_corr); SAME_OP("op event", i, has_ext);
+            SAME_OP("op event", i, has_stream); SAME_OP("op event", i, args);
+            CHECK_STR(ps_op_trace_str(x, a->name), ps_op_trace_str(y, b->name));
+        }
+        CHECK_EQ(x->args.n, y->args.n);
+        for (size_t i = 0; i < x->args.n && i < y->args.n; i++) {
+            const struct ps_op_args *a = &x->args.v[i], *b = &y->args.v[i];
+            CHECK_STR(ps_op_trace_str(x, a->dims), ps_op_trace_str(y, b->dims));
+            CHECK_STR(ps_op_trace_str(x, a->types), ps_op_trace_str(y, b->types));
+            CHECK_STR(ps_op_trace_str(x, a->strides), ps_op_trace_str(y, b->strides));
+            CHECK_STR(ps_op_trace_str(x, a->concrete), ps_op_trace_str(y, b->concrete));
+        }
+        CHECK_EQ(x->flows.n, y->flows.n);
+        for (size_t i = 0; i < x->flows.n && i < y->flows.n; i++) {
+            const struct ps_op_flow *a = &x->flows.v[i], *b = &y->flows.v[i];
+            SAME_OP("flow", i, id); SAME_OP("flow", i, pid); SAME_OP("flow", i, tid); SAME_OP("flow", i, is_start);
+            SAME_OP("flow", i, has_pid_tid);
+        }
+        CHECK_EQ(x->meta.n, y->meta.n);
+        for (size_t i = 0; i < x->meta.n && i < y->meta.n; i++) {
+            const struct ps_op_meta *a = &x->meta.v[i], *b = &y->meta.v[i];
+            SAME_OP("meta", i, pid); SAME_OP("meta", i, tid); SAME_OP("meta", i, kind);
+            CHECK_STR(ps_op_trace_str(x, a->value), ps_op_trace_str(y, b->value));
+        }
+        CHECK_EQ(x->link_by_ext, y->link_by_ext);
+    }
+    ps_op_trace_free(y);
+}
+
 static void compare(const char *path)
 {
     struct ps_model *fast = NULL, *yajl = NULL;
     char err_fast[512], err_yajl[512];
-    int rc_fast = ps_read_trace_with(path, PS_JSON_PARSER_SIMDJSON, &fast, err_fast, sizeof err_fast);
-    int rc_yajl = ps_read_trace_with(path, PS_JSON_PARSER_YAJL, &yajl, err_yajl, sizeof err_yajl);
+    int rc_fast = read_with(path, PS_JSON_PARSER_SIMDJSON, &fast, err_fast, sizeof err_fast);
+    int rc_yajl = read_with(path, PS_JSON_PARSER_YAJL, &yajl, err_yajl, sizeof err_yajl);
     CHECK(rc_fast == 0, "%s: simdjson path: %s", path, err_fast);
     CHECK(rc_yajl == 0, "%s: libyajl: %s", path, err_yajl);
     if (rc_fast == 0 && rc_yajl == 0) {
@@ -112,6 +165,8 @@ static void compare(const char *path)
         same_api_ranges(path, fast, yajl);
         same_places(path, fast, yajl);
         same_rest(path, fast, yajl);
+        same_op_events(path, fast->op_events);
+        same_op_events(path, yajl->op_events);
         printf("%s: same model (%zu GPU ops, %zu API calls, %zu ranges)\n", path, fast->gpu.n, fast->api.n,
                fast->ranges.n);
     }
@@ -157,8 +212,8 @@ static void same_as_yajl(const char *what, int n, int at, const char *damage, co
         return;
     struct ps_model *a = NULL, *y = NULL;
     char err_a[512] = "", err_y[512] = "";
-    int rc_a = ps_read_trace_with(path, PS_JSON_PARSER_AUTO, &a, err_a, sizeof err_a);
-    int rc_y = ps_read_trace_with(path, PS_JSON_PARSER_YAJL, &y, err_y, sizeof err_y);
+    int rc_a = read_with(path, PS_JSON_PARSER_AUTO, &a, err_a, sizeof err_a);
+    int rc_y = read_with(path, PS_JSON_PARSER_YAJL, &y, err_y, sizeof err_y);
     CHECK(rc_a == rc_y, "%s: default read %d (%s), libyajl %d (%s)", what, rc_a, err_a, rc_y, err_y);
     CHECK_STR(err_a, err_y);
     if (rc_a == 0 && rc_y == 0) {
@@ -188,7 +243,7 @@ static void generated_traces(void)
     struct ps_model *m = NULL;
     char err[512];
     const char *path = generate(10000, -1, NULL, NULL);
-    CHECK(path && ps_read_trace_with(path, PS_JSON_PARSER_SIMDJSON, &m, err, sizeof err) == 0,
+    CHECK(path && read_with(path, PS_JSON_PARSER_SIMDJSON, &m, err, sizeof err) == 0,
           "the simdjson path declined a valid trace of three windows: %s", err);
     ps_model_free(m);
     if (path)

@@ -220,11 +220,16 @@ struct ps_model {
                                      * plugin parses (its profiler_start_ts: complete events of its categories, the
                                      * profiler's own span included, and [memory] instants): its memory curve's 0 */
     PS_VEC(struct ps_nvml_mem_sample) nvml_mem;   /* NVML memory samples in table order; empty without them */
+    struct ps_op_trace *op_events;  /* Kineto: the per-operator model's events (model/op_trace.h), read in the same
+                                     * pass when asked (read/reader.h: ps_read_opts.op_events); NULL otherwise.
+                                     * Owned by the model; ps_model_take_op_events hands them over */
 };
 
 /* Allocate an empty model for `path` (copied). Returns NULL on out-of-memory. Free with ps_model_free. */
 struct ps_model *ps_model_new(const char *path, enum ps_format format);
 void ps_model_free(struct ps_model *m);   /* NULL is a no-op */
+/* m->op_events, which the caller then owns (ps_op_trace_free); m keeps none. NULL when it has none. */
+struct ps_op_trace *ps_model_take_op_events(struct ps_model *m);
 
 /* Intern a string of `len` bytes (need not be NUL-terminated). Returns its id, PS_NONE on out-of-memory.
  * Equal strings get equal ids, so names compare by id. */

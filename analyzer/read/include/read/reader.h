@@ -17,11 +17,16 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
 
 /* The parser of Kineto JSON: simdjson over bounded windows, libyajl where that path declines and for every error
  * message (AUTO, what ps_read_trace uses); libyajl's streaming parse only (YAJL: the reference the fast path is
- * tested against, tests/analyzer/test_kineto_parsers.c); or the simdjson path only (SIMDJSON: -ENOTSUP where it
+ * tested against, tests/readers/test_kineto_parsers.c); or the simdjson path only (SIMDJSON: -ENOTSUP where it
  * declines, for that test). All give the same model. */
 enum ps_json_parser { PS_JSON_PARSER_AUTO, PS_JSON_PARSER_YAJL, PS_JSON_PARSER_SIMDJSON };
-/* ps_read_trace with the Kineto JSON parser chosen. */
-int ps_read_trace_with(const char *path, enum ps_json_parser parser, struct ps_model **out, char *err,
+struct ps_read_opts {
+    enum ps_json_parser parser;
+    int op_events;   /* 1: a Kineto trace's model also gets op_events, the events ps_read_kineto_ops would read,
+                      * from the same pass over the file (NULL when memory ran out for them only) */
+};
+/* ps_read_trace with options (NULL: the defaults, all zero). */
+int ps_read_trace_with(const char *path, const struct ps_read_opts *o, struct ps_model **out, char *err,
                        size_t errlen);
 
 /* ---- following a trace while it is recorded (`perfscope top`) ----
