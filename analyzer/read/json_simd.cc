@@ -21,9 +21,14 @@ struct ps_simd {
 
 namespace {
 
+// Deeper nesting than this is left to libyajl (Kineto writes a few levels; the walk recurses once per level, so
+// an unbounded depth would be an unbounded stack).
+constexpr int max_depth = 64;
+
 struct walker {
     const yajl_callbacks *cb;
     void *ctx;
+    int depth;
 };
 
 const unsigned char *bytes(std::string_view s)
@@ -73,9 +78,9 @@ std::string_view trim_space(std::string_view t)
     return t;
 }
 
-bool walk(const walker &w, ondemand::value v);
+bool walk(walker &w, ondemand::value v);
 
-bool walk_fields(const walker &w, ondemand::object o)
+bool walk_fields(walker &w, ondemand::object o)
 {
     for (auto f : o) {
         ondemand::field field;
@@ -87,7 +92,7 @@ bool walk_fields(const walker &w, ondemand::object o)
     return true;
 }
 
-bool walk_elements(const walker &w, ondemand::array a)
+bool walk_elements(walker &w, ondemand::array a)
 {
     for (auto e : a) {
         ondemand::value v;
@@ -97,7 +102,18 @@ bool walk_elements(const walker &w, ondemand::array a)
     return true;
 }
 
-bool walk(const walker &w, ondemand::value v)
+// An object's or array's members, one level deeper.
+template <typename F> bool nested(walker &w, F members)
+{
+    if (w.depth >= max_depth)
+        return false;
+    w.depth++;
+    bool ok = members();
+    w.depth--;
+    return ok;
+}
+
+bool walk(walker &w, ondemand::value v)
 {
     ondemand::json_type type;
     if (v.type().get(type))
@@ -105,12 +121,13 @@ bool walk(const walker &w, ondemand::value v)
     switch (type) {
     case ondemand::json_type::object: {
         ondemand::object o;
-        return !v.get_object().get(o) && w.cb->yajl_start_map(w.ctx) && walk_fields(w, o) && w.cb->yajl_end_map(w.ctx);
+        return !v.get_object().get(o) && w.cb->yajl_start_map(w.ctx) &&
+               nested(w, [&] { return walk_fields(w, o); }) && w.cb->yajl_end_map(w.ctx);
     }
     case ondemand::json_type::array: {
         ondemand::array a;
-        return !v.get_array().get(a) && w.cb->yajl_start_array(w.ctx) && walk_elements(w, a) &&
-               w.cb->yajl_end_array(w.ctx);
+        return !v.get_array().get(a) && w.cb->yajl_start_array(w.ctx) &&
+               nested(w, [&] { return walk_elements(w, a); }) && w.cb->yajl_end_array(w.ctx);
     }
     case ondemand::json_type::string: {
         std::string_view s;
@@ -139,7 +156,7 @@ bool at_end(ondemand::document &doc)
 }
 
 // The fields of the head document up to the first "traceEvents" whose value is an array: that array's start.
-bool walk_head(const walker &w, ondemand::object o)
+bool walk_head(walker &w, ondemand::object o)
 {
     if (!w.cb->yajl_start_map(w.ctx))
         return false;
@@ -162,7 +179,7 @@ bool walk_head(const walker &w, ondemand::object o)
 }
 
 // `{"traceEvents":[],...}`: the first field stands for the array being closed.
-bool walk_tail(const walker &w, ondemand::object o)
+bool walk_tail(walker &w, ondemand::object o)
 {
     bool first = true;
     for (auto f : o) {
@@ -183,7 +200,7 @@ bool walk_tail(const walker &w, ondemand::object o)
     return !first && w.cb->yajl_end_map(w.ctx);
 }
 
-bool walk_document(const walker &w, enum ps_simd_mode mode, ondemand::document &doc)
+bool walk_document(walker &w, enum ps_simd_mode mode, ondemand::document &doc)
 {
     ondemand::object o;
     ondemand::array a;
@@ -229,7 +246,7 @@ int ps_simd_walk(struct ps_simd *s, enum ps_simd_mode mode, const char *doc, siz
     ondemand::document d;
     if (s->parser.iterate(doc, len, len + simdjson::SIMDJSON_PADDING).get(d))
         return 1;
-    walker w{ cb, ctx };
+    walker w{ cb, ctx, 0 };
     return walk_document(w, mode, d) ? 0 : 1;
 }
 
