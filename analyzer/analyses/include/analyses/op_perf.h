@@ -38,7 +38,7 @@ struct ps_op_perf_row {
     char *params;                 /* the model's parameters, as TraceLens prints them: "{'M': 141, 'N': 512, ...}" */
     enum ps_op_family family;
     const char *category;         /* TraceLens op category: "GEMM", "SDPA_fwd", "SDPA_bwd", "CONV_fwd", "CONV_bwd",
-                                   * "elementwise", "NORM_fwd", "reduce" (static storage) */
+                                   * "elementwise", "NORM_fwd", "NORM_bwd", "reduce" (static storage) */
     const char *sheet;            /* TraceLens CSV sheet: "GEMM", "UnaryElementwise", ... (static storage) */
     char compute_spec[24];        /* "matrix_bf16", "vector_fp32", ...; "" when the precision is unknown */
     const char *precision;        /* "fp64", "fp32", "bf16", "fp16", "fp8", "fp4", or "" (static storage) */
