@@ -79,6 +79,18 @@ struct ps_op_perf {
 int ps_op_perf_build(const struct ps_op_trace *t, struct ps_op_perf *out);
 void ps_op_perf_fini(struct ps_op_perf *p);   /* leaves *p zeroed; a zeroed struct is a no-op */
 
+/* The operator events of a perfscope trace (or an Nsight Systems export) whose Python hook recorded one range per
+ * op with its inputs (`perfscope record --python-hooks=shapes`: python/perfscope_hook/op_shapes.py), in the form
+ * ps_op_perf_build reads: the ranges as host ops with Kineto's "Input Dims", "Input type", "Input Strides" and
+ * "Concrete Inputs", the CUDA API calls and the GPU work they launched (linked as the model links them), times in
+ * µs. *out NULL when the trace has no such range (PyTorch's emit_nvtx ranges carry sizes but no dtypes: no
+ * model); else free with ps_op_trace_free. 0 or -ENOMEM. */
+struct ps_model;
+int ps_op_trace_from_model(const struct ps_model *m, struct ps_op_trace **out);
+/* An op range's text "NAME, dims = [...], types = [...], strides = [...], concrete = [...]" (each list a Python
+ * literal): the name's length and each list's text [lo[k], hi[k]). 0, or -1 when the text is not one. */
+int ps_op_range_parse(const char *s, size_t *name_len, const char *lo[4], const char *hi[4]);
+
 /* Give report r the model p (borrowed: it must outlive the report) and, when the trace records no shapes, the
  * note that says so once and how to get them (code "no_op_shapes"). 0 or -ENOMEM. */
 struct ps_report;
