@@ -287,6 +287,8 @@ static int one_trace(const struct report_args *a, const struct ps_render_opts *r
                                                               : op_perf_of_model(m, &events);
         if (op && ps_op_perf_attach(&rep, op) < 0)
             rep.op_perf = NULL;
+        if (!op && m->format != PS_FORMAT_KINETO)
+            (void)ps_op_perf_suggest_shapes(&rep);   /* out of memory: the report goes out without the note */
         if (op && (ps_report_op_efficiency(&rep, op, specs) < 0 || ps_report_op_efficiency_steps(&rep, events) < 0)) {
             print_error("out of memory");
             status = 1;

@@ -5,9 +5,11 @@
  * correlation id (the model's own link, so ids reused by two processes never mix). docs/op-perf-roofline.md
  * "Recorded runs". */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyses/op_perf.h"
+#include "analyses/report.h"
 #include "model/model.h"
 #include "model/op_trace.h"
 #include "op_perf_impl.h"
@@ -131,5 +133,23 @@ int ps_op_trace_from_model(const struct ps_model *m, struct ps_op_trace **out)
         return rc < 0 ? rc : 0;
     }
     *out = t;
+    return 0;
+}
+
+int ps_op_perf_suggest_shapes(struct ps_report *r)
+{
+    const char *mode = ps_report_meta(r, "python_hooks");
+    if (!mode || (strcmp(mode, "default") != 0 && strcmp(mode, "modules") != 0) || r->m->gpu.n == 0)
+        return 0;
+    char *text = strdup("No operator has FLOPs, bytes or achieved TFLOP/s: the Python hook ran without per-op "
+                        "shapes. Record with --python-hooks=shapes for the operator model (a range per ATen op with "
+                        "its inputs' sizes and dtypes; docs/op-perf-roofline.md).");
+    struct ps_message *v = text ? realloc(r->msgs, (r->nmsgs + 1) * sizeof *v) : NULL;
+    if (!v) {
+        free(text);
+        return -ENOMEM;
+    }
+    r->msgs = v;
+    r->msgs[r->nmsgs++] = (struct ps_message){ .level = PS_MSG_NOTE, .code = "no_op_shapes", .text = text };
     return 0;
 }

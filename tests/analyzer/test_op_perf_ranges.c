@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyses/op_perf.h"
+#include "analyses/report.h"
 #include "check.h"
 #include "model/model.h"
 #include "model/op_trace.h"
@@ -114,12 +115,42 @@ static void op_range_text_is_parsed_strictly(void)
         CHECK(ps_op_range_parse(bad[k], &nl, lo, hi) == -1, "accepted: %s", bad[k]);
 }
 
+/* A perfscope trace with GPU work whose hook ran in mode default gets the note that says how to get the model;
+ * the same trace recorded in mode shapes (but without op ranges) or without the hook does not. */
+static void default_hook_mode_with_gpu_work_suggests_shapes(void)
+{
+    static const char *const modes[] = { "default", "shapes", NULL };
+    for (int k = 0; k < 3; k++) {
+        struct ps_model *m = ps_model_new("hand.sqlite", PS_FORMAT_PERFSCOPE);
+        if (modes[k])
+            CHECK_EQ(ps_model_add_meta(m, "python_hooks", modes[k]), 0);
+        range(m, 100, "ProfilerStep#1", 0, 100000);
+        launch(m, 100, 1000, 1, 10000, 30000);
+        CHECK_EQ(ps_model_finish(m), 0);
+        struct ps_report r;
+        struct ps_report_opts o;
+        char err[256];
+        ps_report_opts_default(&o);
+        CHECK_EQ(ps_report_build(&r, m, &o, err, sizeof err), 0);
+        size_t before = r.nmsgs;
+        CHECK_EQ(ps_op_perf_suggest_shapes(&r), 0);
+        CHECK_EQ(r.nmsgs - before, (size_t)(k == 0));
+        if (k == 0 && r.nmsgs > before) {
+            CHECK_STR(r.msgs[before].code, "no_op_shapes");
+            CHECK_CONTAINS(r.msgs[before].text, "--python-hooks=shapes");
+        }
+        ps_report_fini(&r);
+        ps_model_free(m);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
         { "hook_ranges_linked_to_their_kernels", hook_ranges_linked_to_their_kernels },
         { "trace_without_op_ranges_has_no_model", trace_without_op_ranges_has_no_model },
         { "op_range_text_is_parsed_strictly", op_range_text_is_parsed_strictly },
+        { "default_hook_mode_with_gpu_work_suggests_shapes", default_hook_mode_with_gpu_work_suggests_shapes },
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         if (argc > 1 && strcmp(argv[1], cases[k].name) == 0) {

@@ -91,6 +91,12 @@ int ps_op_trace_from_model(const struct ps_model *m, struct ps_op_trace **out);
  * literal): the name's length and each list's text [lo[k], hi[k]). 0, or -1 when the text is not one. */
 int ps_op_range_parse(const char *s, size_t *name_len, const char *lo[4], const char *hi[4]);
 
+/* The note that says how to get the operator model (code "no_op_shapes") for a perfscope trace whose Python hook
+ * ran without per-op shapes (PERFSCOPE_META python_hooks "default" or "modules") and that holds GPU work; nothing
+ * otherwise. 0 or -ENOMEM. */
+struct ps_report;
+int ps_op_perf_suggest_shapes(struct ps_report *r);
+
 /* Give report r the model p (borrowed: it must outlive the report) and, when the trace records no shapes, the
  * note that says so once and how to get them (code "no_op_shapes"). 0 or -ENOMEM. */
 struct ps_report;
