@@ -252,6 +252,24 @@ static struct ps_op_perf *op_perf_of(struct ps_model *m, struct ps_op_trace **ev
     return p;
 }
 
+/* The operator model of a perfscope / nsys trace whose Python hook recorded per-op ranges with shapes
+ * (--python-hooks=shapes); NULL without such ranges or memory. *events as op_perf_of. */
+static struct ps_op_perf *op_perf_of_model(const struct ps_model *m, struct ps_op_trace **events)
+{
+    struct ps_op_trace *t = NULL;
+    struct ps_op_perf *p = NULL;
+    if (ps_op_trace_from_model(m, &t) == 0 && t && (p = calloc(1, sizeof *p)) && ps_op_perf_build(t, p) < 0) {
+        free(p);
+        p = NULL;
+    }
+    if (!p) {
+        ps_op_trace_free(t);
+        t = NULL;
+    }
+    *events = t;
+    return p;
+}
+
 /* One trace: read, analysed, written; then the gate on its verdict. */
 static int one_trace(const struct report_args *a, const struct ps_render_opts *ro, const char *path,
                      const struct ps_gpu_specs *specs)
@@ -266,9 +284,12 @@ static int one_trace(const struct report_args *a, const struct ps_render_opts *r
         print_error(err);
     } else {
         struct ps_op_trace *events = NULL;
-        struct ps_op_perf *op = m->format == PS_FORMAT_KINETO ? op_perf_of(m, &events) : NULL;
+        struct ps_op_perf *op = m->format == PS_FORMAT_KINETO ? op_perf_of(m, &events)
+                                                              : op_perf_of_model(m, &events);
         if (op && ps_op_perf_attach(&rep, op) < 0)
             rep.op_perf = NULL;
+        if (!op && m->format != PS_FORMAT_KINETO)
+            (void)ps_op_perf_suggest_shapes(&rep);   /* out of memory: the report goes out without the note */
         if (op && (ps_report_op_efficiency(&rep, op, specs) < 0 || ps_report_op_efficiency_steps(&rep, events) < 0)) {
             print_error("out of memory");
             status = 1;

@@ -122,6 +122,7 @@ int ps_report_op_efficiency(struct ps_report *r, const struct ps_op_perf *perf, 
     if (!r->nsteps)
         e->window_ns = (double)(r->run_end_ns - r->run_start_ns);
     e->gpu_busy_ns = perf ? perf->gpu_busy_us * 1e3 : NAN;
+    e->no_gpu_work = perf && perf->nrows > 0 && !(perf->gpu_busy_us > 0);
     for (size_t i = 0; i < r->nkernels; i++) {
         const char *k = ps_report_name(r, r->kernels[i].name);
         e->uses_compile |= k && !strncmp(k, "triton_", 7);

@@ -23,12 +23,17 @@ static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n
         o->bytes_total += r[k].c.bytes;   /* NaN stays NaN */
     }
     const struct prow *f = &r[first];
-    o->name = strdup(tl_name(tr, f->ev));
+    /* a forward op measured on its backward pass: "aten::convolution (backward)" */
+    struct tl_str nm = { 0 };
+    tl_str_add(&nm, tl_name(tr, f->ev));
+    if (f->bwd)
+        tl_str_add(&nm, " (backward)");
+    o->name = tl_str_take(&nm);
     o->params = tl_params_dict(&f->c);
     if (!o->name || !o->params)
         return -ENOMEM;
     o->family = (enum ps_op_family)family;
-    o->category = tl_family_category(family);
+    o->category = tl_op_category(o->name, family);
     o->sheet = tl_family_sheet(family);
     memcpy(o->compute_spec, f->m.spec, sizeof o->compute_spec);
     o->precision = f->c.precision;

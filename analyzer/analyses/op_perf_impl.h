@@ -62,6 +62,9 @@ const char *tl_family_sheet(int family);
 /* Evaluate the model of cpu_op i with its subtree kernels (duration order). 0, -EINVAL (TraceLens raises: the
  * call is dropped) or -ENOMEM. Free with tl_call_fini. */
 int tl_call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, size_t nk, struct tl_call *c);
+/* The same with the op's backward model (a forward SDPA or convolution op measured on its autograd backward
+ * events: op_perf_bwd.c); -EINVAL for an op without one. */
+int tl_call_eval_bwd(const struct tl_tree *tr, uint32_t i, struct tl_call *c);
 void tl_call_fini(struct tl_call *c);
 /* TraceLens categorize_torch_op: name and the first kernel's name (NULL: none). */
 const char *tl_categorize(const char *name, const char *first_kernel);
@@ -145,10 +148,18 @@ enum gemm_kind { G_MM, G_ADDMM, G_BMM, G_BADDBMM, G_SCALED };
 enum sdpa_kind { S_FLASH, S_EFFICIENT, S_FA_FWD, S_FA_BWD };
 int tl_gemm(struct tl_call *c, const struct args *a, enum gemm_kind kind, const struct tl_tree *tr,
             const uint32_t *kernels, size_t nk);
-int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind);
-int tl_conv(struct tl_call *c, const struct args *a, int bwd);
+/* as_bwd: the forward op's backward model (TraceLens flops_bwd / bytes_bwd), for its autograd backward work */
+int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind, int as_bwd);
+/* bwd: aten::convolution_backward's inputs (grad_output first) and the backward model; as_bwd: a forward
+ * convolution's inputs with the backward model */
+int tl_conv(struct tl_call *c, const struct args *a, int bwd, int as_bwd);
 int tl_unary(struct tl_call *c, const struct args *a);
 int tl_binary(struct tl_call *c, const struct args *a);
+/* op_perf_norm_bwd.c: the backward normalisation ops */
+enum tl_norm_bwd_kind { NB_BATCH, NB_BATCH_CUDNN, NB_LAYER, NB_GROUP, NB_INSTANCE, NB_RMS };
+int tl_norm_bwd(struct tl_call *c, const struct args *a, enum tl_norm_bwd_kind kind);
+/* TraceLens' op category of a modeled op: its family's, "NORM_bwd" for a backward normalisation op. */
+const char *tl_op_category(const char *name, int family);
 
 /* ---- op_perf_tables.c: kernel launchers (tree_perf.py get_kernel_launchers) and the op tables ---- */
 struct launcher {
@@ -194,12 +205,16 @@ struct prow {                     /* one evaluated call of a perf sheet */
     struct tl_u32v kernels;       /* subtree GPU events, duration order */
     char *key;                    /* group key */
     size_t group;
+    int bwd;                      /* a forward op evaluated on its autograd backward work (op_perf_bwd.c) */
 };
 void tl_names_for(const struct tl_tree *tr, uint32_t i, const char *out[3]);
 const char *tl_arg_text(const struct tl_tree *tr, uint32_t i, int which);   /* NULL: absent */
 void tl_metrics(const struct tl_call *c, double t_us, struct tl_metrics *m);
 const struct tl_param *tl_param_of(const struct tl_call *c, const char *key);
 int tl_eval_rows(const struct tl_tree *tr, int family, struct prow **out, size_t *nout);
+/* op_perf_bwd.c: append to r (n rows, cap allocated) the ops of fwd_family (SDPA_FWD, CONV_FWD) that have
+ * autograd backward events, each evaluated with its backward model on their GPU work. 0 or -ENOMEM. */
+int tl_eval_bwd_rows(const struct tl_tree *tr, int fwd_family, struct prow **r, size_t *n, size_t *cap);
 void tl_prows_free(struct prow *r, size_t n);
 long tl_group(struct prow *r, size_t n, size_t **first);
 int tl_make_keys(const struct tl_tree *tr, struct prow *r, size_t n);   /* key: name + parameters */

@@ -113,7 +113,7 @@ static int reduce(struct tl_call *c, const struct args *a)
 }
 
 /* ---- the op map (torch_op_mapping.py op_to_perf_model_class_map at the CSVs' version) ---- */
-enum model { M_GEMM, M_SDPA, M_CONV, M_CONV_BWD, M_UNARY, M_BINARY, M_NORM, M_REDUCE };
+enum model { M_GEMM, M_SDPA, M_CONV, M_CONV_BWD, M_UNARY, M_BINARY, M_NORM, M_REDUCE, M_NORM_BWD };
 static const struct op_map { const char *name; int family; enum model model; int sub; } ops[] = {
     { "aten::mm", PS_OPF_GEMM, M_GEMM, G_MM }, { "aten::addmm", PS_OPF_GEMM, M_GEMM, G_ADDMM },
     { "aten::_scaled_mm", PS_OPF_GEMM, M_GEMM, G_SCALED }, { "aten::bmm", PS_OPF_GEMM, M_GEMM, G_BMM },
@@ -158,6 +158,26 @@ static int norm_name(const char *name)
     return -1;
 }
 
+/* The backward normalisation ops (torch_op_mapping.py norm_ops): aten::{,native_,miopen_,cudnn_}{batch,layer,
+ * group,instance,rms}_norm_backward and aten::_fused_rms_norm_backward -> enum tl_norm_bwd_kind, else -1. */
+static int norm_bwd_name(const char *name)
+{
+    static const char *const pre[] = { "aten::", "aten::native_", "aten::miopen_", "aten::cudnn_" };
+    static const char *const suf[] = { "batch_norm_backward", "layer_norm_backward", "group_norm_backward",
+                                       "instance_norm_backward", "rms_norm_backward" };
+    static const int kind[] = { NB_BATCH, NB_LAYER, NB_GROUP, NB_INSTANCE, NB_RMS };
+    if (strcmp(name, "aten::_fused_rms_norm_backward") == 0)
+        return NB_RMS;
+    for (int p = 0; p < 4; p++) {
+        size_t n = strlen(pre[p]);
+        if (strncmp(name, pre[p], n) == 0)
+            for (int s = 0; s < 5; s++)
+                if (strcmp(name + n, suf[s]) == 0)   /* cuDNN / MIOpen batch norm backward: other inputs */
+                    return s == 0 && p >= 2 ? NB_BATCH_CUDNN : kind[s];
+    }
+    return -1;
+}
+
 static int lookup(const char *name, enum model *m, int *sub)
 {
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
@@ -169,6 +189,9 @@ static int lookup(const char *name, enum model *m, int *sub)
     int nk = norm_name(name);
     if (nk >= 0)
         return *m = M_NORM, *sub = nk, PS_OPF_NORM;
+    nk = norm_bwd_name(name);
+    if (nk >= 0)
+        return *m = M_NORM_BWD, *sub = nk, PS_OPF_NORM;
     return -1;
 }
 
@@ -186,6 +209,11 @@ const char *tl_family_category(int f)
     return f >= 0 && f < PS_OPF_COUNT ? c[f] : "other";
 }
 
+const char *tl_op_category(const char *name, int family)
+{
+    return family == PS_OPF_NORM && norm_bwd_name(name) >= 0 ? "NORM_bwd" : tl_family_category(family);
+}
+
 const char *tl_family_sheet(int f)
 {
     static const char *const s[] = { "GEMM", "SDPA_fwd", "SDPA_bwd", "CONV_fwd", "CONV_bwd", "UnaryElementwise",
@@ -193,14 +221,15 @@ const char *tl_family_sheet(int f)
     return f >= 0 && f < PS_OPF_COUNT ? s[f] : "";
 }
 
-int tl_call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, size_t nk, struct tl_call *c)
+static int call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, size_t nk, struct tl_call *c,
+                     int as_bwd)
 {
     const struct ps_op_event *e = &tr->t->ev.v[i];
     memset(c, 0, sizeof *c);
     enum model m;
     int sub, rc;
     struct args a = { .name = tl_name(tr, i) };
-    if (lookup(a.name, &m, &sub) < 0 || e->args == PS_NONE)
+    if (lookup(a.name, &m, &sub) < 0 || e->args == PS_NONE || (as_bwd && m != M_SDPA && m != M_CONV))
         return -EINVAL;
     const struct ps_op_args *oa = &tr->t->args.v[e->args];
     rc = tl_parse_arg(tr->t, oa->dims, &a.d, &a.has_d);
@@ -213,19 +242,30 @@ int tl_call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, 
     if (!rc) {
         switch (m) {
         case M_GEMM: rc = tl_gemm(c, &a, (enum gemm_kind)sub, tr, kernels, nk); break;
-        case M_SDPA: rc = tl_sdpa(c, &a, (enum sdpa_kind)sub); break;
-        case M_CONV: rc = tl_conv(c, &a, 0); break;
-        case M_CONV_BWD: rc = tl_conv(c, &a, 1); break;
+        case M_SDPA: rc = tl_sdpa(c, &a, (enum sdpa_kind)sub, as_bwd); break;
+        case M_CONV: rc = tl_conv(c, &a, 0, as_bwd); break;
+        case M_CONV_BWD: rc = tl_conv(c, &a, 1, 0); break;
         case M_UNARY: rc = tl_unary(c, &a); break;
         case M_BINARY: rc = tl_binary(c, &a); break;
         case M_NORM: rc = norm(c, &a, (enum norm_kind)sub); break;
         case M_REDUCE: rc = reduce(c, &a); break;
+        case M_NORM_BWD: rc = tl_norm_bwd(c, &a, (enum tl_norm_bwd_kind)sub); break;
         }
     }
     tl_pv_free(&a.d), tl_pv_free(&a.t), tl_pv_free(&a.s), tl_pv_free(&a.c);
     if (rc < 0)
         tl_call_fini(c);
     return rc;
+}
+
+int tl_call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, size_t nk, struct tl_call *c)
+{
+    return call_eval(tr, i, kernels, nk, c, 0);
+}
+
+int tl_call_eval_bwd(const struct tl_tree *tr, uint32_t i, struct tl_call *c)
+{
+    return call_eval(tr, i, NULL, 0, c, 1);
 }
 
 const char *tl_categorize(const char *name, const char *first_kernel)
@@ -238,7 +278,7 @@ const char *tl_categorize(const char *name, const char *first_kernel)
         { "FlashAttnFuncBackward", "SDPA_bwd" } };
     int f = tl_family(name);
     if (f >= 0)
-        return tl_family_category(f);
+        return tl_op_category(name, f);
     for (size_t k = 0; k < sizeof only / sizeof only[0]; k++)
         if (strcmp(name, only[k].n) == 0)
             return only[k].c;

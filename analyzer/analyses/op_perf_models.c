@@ -118,7 +118,7 @@ static double cfloat(const char *s)
     return *end ? 0.0 : d;
 }
 
-int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind)
+int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind, int as_bwd)
 {
     size_t o = kind == S_FA_BWD ? 1 : 0;
     int64_t q[8], k[8], v[8];
@@ -175,18 +175,20 @@ int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind)
     if (causal && Nq != Nk)
         return -EINVAL;
     double Bd = (double)B, f;
-    if (kind != S_FA_BWD) {
+    if (kind != S_FA_BWD && !as_bwd) {
         f = Bd * Hq * (2.0 * Nq * Nk * dq) + Bd * Hq * (2.0 * Nq * dv * Nk);
         c->bytes = (Bd * Nq * Hq * dq + Bd * Nk * Hk * dq + Bd * Nk * Hk * dv + Bd * Nq * Hq * dv) * 2;
     } else {
         if (Hk == 0)
             return -EINVAL;
-        f = Bd * Hq * (2.0 * Nq * Nk * dq);
+        /* SDPA.flops_bwd_func: the QK^T recompute (flash implementations only), then dV (+ the GQA reduction),
+         * dP, dQ, dK (+ the GQA reduction) */
+        f = kind != S_EFFICIENT ? Bd * Hq * (2.0 * Nq * Nk * dq) : 0;
         f += Bd * Hq * (2.0 * Nk * Nq * dv) + Bd * Nk * dv * (double)(Hq / Hk - 1);
         f += Bd * Hq * (2.0 * Nq * Nk * dv);
         f += Bd * Hq * (2.0 * Nq * Nk * dq);
         f += Bd * Hq * (2.0 * Nk * Nq * dq) + Bd * Nk * dq * (double)(Hq / Hk - 1);
-        int b = tl_bpe(dt[0]);
+        int b = as_bwd ? 2 : tl_bpe(dt[0]);   /* a forward op's bytes_bwd(): bytes_per_element=2 */
         c->bytes = b ? (Bd * Nq * Hq * dq + Bd * Nk * Hk * dq + Bd * Nk * Hk * dv + Bd * Nq * Hq * dv +
                         Bd * Nq * Hq * dq + Bd * Nk * Hk * dq + Bd * Nk * Hk * dv) * b : NAN;
     }
@@ -257,7 +259,7 @@ static void swap01(const int64_t *a, int64_t *b, int n)
     b[0] = a[1], b[1] = a[0];
 }
 
-int tl_conv(struct tl_call *c, const struct args *a, int bwd)
+int tl_conv(struct tl_call *c, const struct args *a, int bwd, int as_bwd)
 {
     size_t o = bwd ? 1 : 0;
     int64_t x[8], w[8], out[8], st[8], pad[8], dil[8], opad[8], xs[8], ws[8];
@@ -299,7 +301,7 @@ int tl_conv(struct tl_call *c, const struct args *a, int bwd)
         return -ENOMEM;
     conv_out(x, w, nx, st, pad, dil, opad, tr, out);
     int b = tl_bpe(dt[0]);
-    if (!bwd) {
+    if (!bwd && !as_bwd) {
         c->flops = conv_flops(x, w, out, nx, bias, tr);
         c->bytes = b ? (tl_prod(x, nx) + tl_prod(w, nx) + (bias ? (double)out[1] : 0) + tl_prod(out, nx)) * b : NAN;
     } else {

@@ -96,6 +96,11 @@ int tl_eval_rows(const struct tl_tree *tr, int family, struct prow **out, size_t
         tl_metrics(&x->c, kt, &x->m);
         n++;
     }
+    if (family == PS_OPF_SDPA_BWD || family == PS_OPF_CONV_BWD) {
+        /* the forward ops measured on their backward pass share the backward sheet (TraceLens' `_bwd` sheets) */
+        if (tl_eval_bwd_rows(tr, family == PS_OPF_SDPA_BWD ? PS_OPF_SDPA_FWD : PS_OPF_CONV_FWD, &r, &n, &cap) < 0)
+            goto oom;
+    }
     *out = r;
     *nout = n;
     return 0;

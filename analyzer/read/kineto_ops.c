@@ -22,7 +22,7 @@
 #define MAXD 24
 
 enum okey { OK_NONE, OK_PH, OK_CAT, OK_NAME, OK_PID, OK_TID, OK_TS, OK_DUR, OK_ID, OK_ARGS,
-            OK_CORR, OK_EXT, OK_STREAM, OK_ANAME, OK_LABELS, OK_DIMS, OK_TYPES, OK_STRIDES, OK_CONCRETE };
+            OK_CORR, OK_EXT, OK_STREAM, OK_ANAME, OK_LABELS, OK_SEQ, OK_DIMS, OK_TYPES, OK_STRIDES, OK_CONCRETE };
 
 struct text {
     char *s;
@@ -45,6 +45,8 @@ struct octx {
     double ts, dur;
     int64_t pid, tid, corr, ext, stream, id;
     uint32_t shape[4];            /* string ids of the four shape arguments, PS_NONE absent */
+    int64_t seq;                  /* args "Sequence number" (has_seq) */
+    int has_seq;
     /* a shape argument being captured as Python text */
     int cap_key, cap_depth;       /* cap_key: index 0..3 into shape, -1 none */
     int first[MAXD];              /* per capture level: no item written yet */
@@ -187,6 +189,8 @@ static int cb_number(void *ctx, const char *s, size_t n)
             c->has_ext = num_field(s, n, &c->ext);
         else if (c->key == OK_STREAM)
             c->has_stream = num_field(s, n, &c->stream);
+        else if (c->key == OK_SEQ)
+            c->has_seq = num_field(s, n, &c->seq);
         return 1;
     }
     return scalar(c, s, n, 0);
@@ -236,6 +240,7 @@ static void event_reset(struct octx *c)
         c->name.s[0] = 0;
     c->has_ts = c->has_dur = c->has_pid = c->has_tid = c->has_corr = c->has_ext = c->has_stream = 0;
     c->has_id = c->has_aname = 0;
+    c->has_seq = 0;
     c->shape[0] = c->shape[1] = c->shape[2] = c->shape[3] = PS_NONE;
     c->cap_key = -1;
     c->in_args = 0;
@@ -289,7 +294,8 @@ static const struct { enum okey k; const char *s; size_t len; int args; } keys[]
     KEY(OK_PH, "ph", 0), KEY(OK_CAT, "cat", 0), KEY(OK_NAME, "name", 0), KEY(OK_PID, "pid", 0), KEY(OK_TID, "tid", 0),
     KEY(OK_TS, "ts", 0), KEY(OK_DUR, "dur", 0), KEY(OK_ID, "id", 0), KEY(OK_ARGS, "args", 0),
     KEY(OK_CORR, "correlation", 1), KEY(OK_EXT, "External id", 1), KEY(OK_STREAM, "stream", 1),
-    KEY(OK_ANAME, "name", 1), KEY(OK_LABELS, "labels", 1), KEY(OK_DIMS, "Input Dims", 1),
+    KEY(OK_ANAME, "name", 1), KEY(OK_LABELS, "labels", 1),
+    KEY(OK_SEQ, "Sequence number", 1), KEY(OK_DIMS, "Input Dims", 1),
     KEY(OK_TYPES, "Input type", 1), KEY(OK_STRIDES, "Input Strides", 1), KEY(OK_CONCRETE, "Concrete Inputs", 1),
 };
 
@@ -345,7 +351,8 @@ static int add_x(struct octx *c, int cat)
                              .ext = c->ext, .stream = c->stream, .uid = c->index, .args = PS_NONE,
                              .cat = (uint8_t)cat, .has_pid_tid = c->has_pid && c->has_tid,
                              .has_corr = (uint8_t)c->has_corr, .has_ext = (uint8_t)c->has_ext,
-                             .has_stream = (uint8_t)c->has_stream };
+                             .has_stream = (uint8_t)c->has_stream, .seq = c->seq,
+                             .has_seq = (uint8_t)c->has_seq };
     e.name = ps_op_trace_intern(c->t, c->name.s ? c->name.s : "", c->name.n);
     if (e.name == PS_NONE)
         return -ENOMEM;

@@ -164,6 +164,8 @@ int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r)
     char gap[320];
     if (!e || !e->has_shapes)   /* no shapes: the report's no_op_shapes note says so once */
         return 0;
+    if (e->no_gpu_work)
+        return ps_render_op_model_host_html(f, r);
     size_t n = e->roof.nrows < HTML_TOP ? e->roof.nrows : HTML_TOP;
     double top_peak = top_peak_of(e, n);
     fprintf(f, "<section id=\"op-efficiency\"%s aria-labelledby=\"op-efficiency-h\">\n<h2 id=\"op-efficiency-h\">"

@@ -82,14 +82,14 @@ static void unmodeled(struct ps_jw *w, const struct ps_op_efficiency *e)
     ps_jw_map_close(w);
 }
 
-static void row(struct ps_jw *w, const struct ps_roof_row *x)
+static void row(struct ps_jw *w, const struct ps_roof_row *x, int no_gpu)
 {
     ps_jw_map_open(w);
     ps_jw_kint_or_null(w, "op_perf_row", x->g.source);
     ps_jw_kstr(w, "name", x->g.name);
     ps_jw_kstr(w, "precision", x->g.prec >= 0 ? ps_precision_name[x->g.prec] : NULL);
     ps_jw_kint(w, "calls", x->calls);
-    ps_jw_kint(w, "kernel_ns", x->kernel_ns);
+    ps_jw_kint_or_null(w, "kernel_ns", no_gpu ? -1 : x->kernel_ns);   /* null: not measured (no GPU work) */
     kfig(w, "tflops_s", x->tflops_s);
     kfig(w, "tb_s", x->tb_s);
     kfig(w, "flops_per_byte", x->flops_per_byte);
@@ -114,13 +114,14 @@ void ps_render_op_efficiency_json(struct ps_jw *w, const struct ps_report *r)
     char gap[320];
     ps_jw_map_open(w);
     ps_jw_kstr(w, "note", ps_op_efficiency_gap(r, gap, sizeof gap)[0] ? gap : NULL);
+    ps_jw_kbool(w, "no_gpu_work", e->no_gpu_work);
     gpu(w, e);
     mfu(w, e);
     unmodeled(w, e);
     ps_jw_key(w, "rows");   /* by recoverable time, most first */
     ps_jw_array_open(w);
     for (size_t i = 0; i < e->roof.nrows; i++)
-        row(w, &e->roof.rows[i]);
+        row(w, &e->roof.rows[i], e->no_gpu_work);
     ps_jw_array_close(w);
     ps_jw_map_close(w);
 }

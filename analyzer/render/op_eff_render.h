@@ -15,6 +15,11 @@ int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r);
 /* The top-level key "op_efficiency" (docs/op-perf-roofline.md "JSON"); null without an operator model or shapes. */
 void ps_render_op_efficiency_json(struct ps_jw *w, const struct ps_report *r);
 
+/* The section of a trace whose modeled ops launched no GPU work (e->no_gpu_work: op_model_host.c): FLOPs and
+ * bytes per call of each op group, no times. md: Markdown. The html one returns 0 or -ENOMEM / -EIO. */
+void ps_render_op_model_host_text(FILE *f, const struct ps_report *r, int md);
+int ps_render_op_model_host_html(FILE *f, const struct ps_report *r);
+
 /* Shared by the formats: the sentence saying why there are no figures ("" when there are), into buf. */
 const char *ps_op_efficiency_gap(const struct ps_report *r, char *buf, size_t cap);
 

@@ -15,7 +15,11 @@ const char *ps_op_efficiency_gap(const struct ps_report *r, char *buf, size_t ca
 {
     const struct ps_op_efficiency *e = r->opeff;
     buf[0] = '\0';
-    if (e->has_shapes && !e->roof.has_gpu)
+    if (e->has_shapes && e->no_gpu_work)
+        snprintf(buf, cap, "No GPU work in this trace (a CPU run): the ops' FLOPs and bytes are modeled from their "
+                           "recorded shapes and dtypes, but there is no kernel time, TFLOPS/s, roofline or MFU "
+                           "(record on a GPU for them).");
+    else if (e->has_shapes && !e->roof.has_gpu)
         snprintf(buf, cap, "No peaks known for the device '%s' (docs/gpu-peaks.md): give them with --gpu-spec FILE "
                            "for rooflines and MFU.", e->device[0] ? e->device : "(unnamed)");
     return buf;
@@ -76,6 +80,10 @@ void ps_render_op_efficiency_text(FILE *f, const struct ps_report *r)
     char gap[320], name[512];
     if (!e || !e->has_shapes)   /* no shapes: the report's no_op_shapes note says so once */
         return;
+    if (e->no_gpu_work) {
+        ps_render_op_model_host_text(f, r, 0);
+        return;
+    }
     fputs("\nOperator efficiency\n", f);
     if (ps_op_efficiency_gap(r, gap, sizeof gap)[0]) {
         fprintf(f, "%s\n", gap);
@@ -103,6 +111,10 @@ void ps_render_op_efficiency_md(FILE *f, const struct ps_report *r)
     char gap[320], name[512];
     if (!e || !e->has_shapes)
         return;
+    if (e->no_gpu_work) {
+        ps_render_op_model_host_text(f, r, 1);
+        return;
+    }
     fputs("### Operator efficiency\n\n", f);
     if (ps_op_efficiency_gap(r, gap, sizeof gap)[0]) {
         fprintf(f, "%s\n\n", gap);

@@ -20,7 +20,8 @@ static void num(struct ps_jw *w, const char *key, double v)
     ps_jw_number(w, buf);
 }
 
-static void op_row(struct ps_jw *w, const struct ps_op_perf_row *o)
+/* measured 0: the trace's ops launched no GPU work (a CPU run): the kernel-time figures are null, not 0 */
+static void op_row(struct ps_jw *w, const struct ps_op_perf_row *o, int measured)
 {
     ps_jw_map_open(w);
     ps_jw_kstr(w, "name", o->name);
@@ -36,12 +37,12 @@ static void op_row(struct ps_jw *w, const struct ps_op_perf_row *o)
     num(w, "flops_total", o->flops_total);
     num(w, "bytes_total", o->bytes_total);
     num(w, "flops_per_byte", o->flops_per_byte);
-    num(w, "kernel_time_ns_total", o->kernel_time_ns_total);
-    num(w, "kernel_time_us_mean", o->kernel_time_us_mean);
-    num(w, "kernel_time_us_median", o->kernel_time_us_median);
-    num(w, "kernel_time_us_std", o->kernel_time_us_std);
-    num(w, "kernel_time_us_min", o->kernel_time_us_min);
-    num(w, "kernel_time_us_max", o->kernel_time_us_max);
+    num(w, "kernel_time_ns_total", measured ? o->kernel_time_ns_total : NAN);
+    num(w, "kernel_time_us_mean", measured ? o->kernel_time_us_mean : NAN);
+    num(w, "kernel_time_us_median", measured ? o->kernel_time_us_median : NAN);
+    num(w, "kernel_time_us_std", measured ? o->kernel_time_us_std : NAN);
+    num(w, "kernel_time_us_min", measured ? o->kernel_time_us_min : NAN);
+    num(w, "kernel_time_us_max", measured ? o->kernel_time_us_max : NAN);
     num(w, "tflops_s_mean", o->tflops_s_mean);
     num(w, "tflops_s_median", o->tflops_s_median);
     num(w, "tflops_s_std", o->tflops_s_std);
@@ -66,6 +67,7 @@ void ps_render_op_perf_json(struct ps_jw *w, const struct ps_report *r)
     }
     ps_jw_map_open(w);
     ps_jw_kbool(w, "has_shapes", p->has_shapes);
+    ps_jw_kbool(w, "no_gpu_work", p->nrows > 0 && !(p->gpu_busy_us > 0));
     num(w, "gpu_busy_us", p->gpu_busy_us);
     num(w, "modeled_us", p->modeled_us);
     num(w, "unmodeled_us", p->unmodeled_us);
@@ -83,7 +85,7 @@ void ps_render_op_perf_json(struct ps_jw *w, const struct ps_report *r)
     ps_jw_key(w, "rows");
     ps_jw_array_open(w);
     for (size_t k = 0; k < p->nrows; k++)
-        op_row(w, &p->rows[k]);
+        op_row(w, &p->rows[k], p->gpu_busy_us > 0);
     ps_jw_array_close(w);
     ps_jw_map_close(w);
 }

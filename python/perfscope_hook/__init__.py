@@ -3,7 +3,7 @@ backward passes and host-to-device copies as NVTX-like ranges through libperfsco
 the program (docs/python.md).
 
 `perfscope record` sets PERFSCOPE_PYTHON_HOOKS ("1"; "modules" adds the forward of top-level modules, "shapes"
-PyTorch's own NVTX range per op with its input sizes) and
+a range per ATen op with its inputs' sizes and dtypes: op_shapes.py) and
 puts this package's folder on PYTHONPATH; sitecustomize.py calls arm(). arm() costs one entry on
 sys.meta_path until `torch` is imported; then torch_hooks.install() patches torch. Any failure inside the hook
 turns it off (logged to $PERFSCOPE_LOG when set) and leaves the program running as if it were absent.

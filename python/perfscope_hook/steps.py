@@ -37,7 +37,6 @@ class Steps:
     first loader that fetched to its next fetch; the fetch that ends the epoch (StopIteration) ends the last."""
 
     def __init__(self):
-        self.on_step = None         # called after each step's range (mode "shapes": torch_hooks.py)
         self.reset()
 
     def reset(self):
@@ -51,8 +50,6 @@ class Steps:
         self.n += 1
         core.p.range(("ProfilerStep#%d" % self.n).encode(), self.start, end)
         cuda_memory(self.n)
-        if self.on_step is not None:
-            self.on_step()
 
     def optimizer_made(self):
         if not self.training:

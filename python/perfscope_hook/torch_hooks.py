@@ -5,8 +5,8 @@ through the probe (probe.py), named so that `perfscope report`'s default pattern
                                                     fetch of one loader when no optimizer exists (steps.py)
   Optimizer.step#<class>.step, backward             optimizer step, autograd engine entry
   nn.Module: <class>                                forward of top-level modules (mode "modules")
-  aten::mm, seq = 3, sizes = [[32, 64], [64, 16]]   PyTorch's own range per op with input sizes (mode "shapes":
-                                                    torch.autograd.profiler.emit_nvtx(record_shapes=True))
+  aten::mm, dims = [[32, 64], [64, 16]], types = ...  each ATen op with its inputs' sizes, dtypes, strides and
+                                                    scalars (mode "shapes": op_shapes.py)
   copy_to_device                                    Tensor.to / .cuda host-to-device copies; category names
                                                     the source memory and non_blocking, payload = bytes
 
@@ -21,7 +21,7 @@ import sys
 import threading
 
 from . import armed_at_ns, core, log
-from . import loader_hooks
+from . import loader_hooks, op_shapes
 from .probe import Probe
 from .steps import steps
 
@@ -136,29 +136,6 @@ def _wrap_module_call(orig):
     return __call__
 
 
-_emit_nvtx = []     # mode "shapes": the emit_nvtx context entered in this process (None: it could not be)
-
-
-def _enable_emit_nvtx():
-    """Mode "shapes": after the first step, PyTorch's own NVTX range around every op with its input sizes
-    (torch.autograd.profiler.emit_nvtx(record_shapes=True)), from then to the process's end. Only where CUDA is
-    already initialised (emit_nvtx synchronises the device on entry: it must not start CUDA in a process that
-    would not have), so in the step process, not in its DataLoader workers. Tried once."""
-    if _emit_nvtx:
-        return
-    torch = sys.modules.get("torch")
-    try:
-        if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
-            return
-        ctx = torch.autograd.profiler.emit_nvtx(record_shapes=True)
-        ctx.__enter__()
-        _emit_nvtx.append(ctx)
-        log("emit_nvtx(record_shapes=True) on after step %d" % steps.n)
-    except Exception as e:
-        _emit_nvtx.append(None)
-        log("cannot enable emit_nvtx (%r): no per-op shapes" % (e,))
-
-
 def _forked():
     """A forked child (a DataLoader worker) starts with no step of its own and says who it is again."""
     steps.reset()
@@ -192,8 +169,6 @@ def install(torch, mode, import_ns=None):
     ]
     if mode == "modules":
         patches.append((torch.nn.Module, "__call__", _wrap_module_call(torch.nn.Module.__call__)))
-    if mode == "shapes":
-        steps.on_step = _enable_emit_nvtx
     try:
         from . import dist_hooks
         patches += dist_hooks.patches(torch)
@@ -207,4 +182,6 @@ def install(torch, mode, import_ns=None):
     for obj, attr, fn in patches:
         setattr(obj, attr, fn)
     os.register_at_fork(after_in_child=_forked)
+    if mode == "shapes":
+        op_shapes.enter(torch, core, log)
     log("hooked torch %s (mode %s)" % (torch.__version__, mode))

@@ -45,7 +45,7 @@ names="driver_version ldd_perfscope ldd_libperfscope_probe.so ldd_train ldd_cuda
 libcupti_found cupti_known_work_rows train_backend record_fixed_cost record_overhead_balanced
 probe_cost_per_kernel_launch gpu_device_rows_kernel-bound nvml_samples_join_gpu_kernel-bound
 nvml_process_sm_util_kernel-bound torch_cuda gpu_times_pytorch_w8 stream_order_pytorch_w8
-pytorch_pinned_non_blocking_copies pytorch_emit_nvtx_shapes h2d_pinned_bandwidth dropped_records_longest_run
+pytorch_pinned_non_blocking_copies pytorch_op_shapes_model h2d_pinned_bandwidth dropped_records_longest_run
 record_gpu_samples"
 for sc in $scenarios; do
     names="$names record_$sc cupti_active_$sc kernels_$sc h2d_bytes_$sc d2h_bytes_$sc gpu_times_$sc stream_order_$sc"

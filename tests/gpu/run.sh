@@ -275,18 +275,24 @@ else
     for c in gpu_times_pytorch_w8 stream_order_pytorch_w8 pytorch_pinned_non_blocking_copies; do fail "$c" "no PyTorch trace"; done
 fi
 
-# --- 8b. --python-hooks=shapes: PyTorch's own NVTX range per op with its input sizes (emit_nvtx(record_shapes=True),
-# from the end of the first step), in the format analyses/nvtx_shapes.h parses ("aten::mm, seq = 3, sizes = [...]") ---
+# --- 8b. --python-hooks=shapes: one range per ATen op with its inputs' sizes, dtypes, strides and scalars
+# (python/perfscope_hook/op_shapes.py, "aten::addmm, dims = [...], types = [...], ..."), linked by correlation to
+# the kernels each launched: the report's operator model has GEMM rows with kernel time and TFLOPS/s ---
 tr=$WORK/pytorch_shapes.sqlite
 if [ "${torch_info%% *}" != "1" ] || ! [ -x "$PS" ]; then
-    fail "pytorch_emit_nvtx_shapes" "not run: no torch with CUDA"
-elif fits 30 pytorch_emit_nvtx_shapes; then
+    fail "pytorch_op_shapes_model" "not run: no torch with CUDA"
+elif fits 40 pytorch_op_shapes_model; then
     timeout -k 5 "$(tmo 90)" "$PS" record -f --python-hooks=shapes -o "$tr" -- "$PY" "$HERE/../../workloads/pytorch/train_loader.py" --workers 0 --steps 6 --device cuda >"$WORK/pytorch_shapes.out" 2>&1
     rc=$?
-    n=$(q "$tr" "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE 'aten::%, sizes = [%'")
-    ex=$(q "$tr" "SELECT text FROM NVTX_EVENTS WHERE text LIKE 'aten::%mm%, sizes = [%' LIMIT 1")
-    if [ $rc -eq 0 ] && [ "${n:-0}" -gt 0 ]; then pass "pytorch_emit_nvtx_shapes" "$n op ranges with sizes, e.g. '$ex'"
-    else fail "pytorch_emit_nvtx_shapes" "record exited $rc, ${n:-0} op ranges with sizes: $(tail -2 "$WORK/pytorch_shapes.out" 2>/dev/null | tr '\n' ' ')"; fi
+    n=$(q "$tr" "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE 'aten::%, dims = [%'")
+    timeout -k 5 "$(tmo 60)" "$PS" report --format json "$tr" >"$WORK/pytorch_shapes.report.json" 2>"$WORK/pytorch_shapes.report.err"
+    fig=$("$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))["op_perf"] or {"rows": []}
+g = [x for x in r["rows"] if x["category"] == "GEMM" and (x["kernel_time_ns_total"] or 0) > 0]
+print(len(g), "%.3f" % max([x["tflops_s_mean"] or 0 for x in g] + [0]), r.get("no_gpu_work"))' "$WORK/pytorch_shapes.report.json" 2>/dev/null)
+    if [ $rc -eq 0 ] && [ "${n:-0}" -gt 0 ] && [ "${fig%% *}" -gt 0 ] 2>/dev/null; then
+        pass "pytorch_op_shapes_model" "$n op ranges; GEMM groups with kernel time, best TFLOPS/s, no_gpu_work: $fig"
+    else fail "pytorch_op_shapes_model" "record exited $rc, ${n:-0} op ranges, GEMM rows: ${fig:-none}: $(tail -2 "$WORK/pytorch_shapes.report.err" "$WORK/pytorch_shapes.out" 2>/dev/null | tr '\n' ' ')"; fi
 fi
 
 # --- 9. H2D bandwidth of the pinned copies of 1 MiB or more (kernel-bound's batches: 2 MiB) ---

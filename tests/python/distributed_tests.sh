@@ -31,7 +31,7 @@ two_ranks() {
 }
 
 # check_straggler DELAY_MS CATEGORY: the report over both traces names rank 1 by the wait rule, rank 0 waits for
-# it about the injected delay per step (within 20 %), and rank 1's largest excess is CATEGORY
+# it as long as the ranks' own timers say (within 20 %; at most the injected delay), and rank 1's largest excess is CATEGORY
 check_straggler() {
     "$perfscope" report --format json -o "$dir/r.json" "$dir/run.0.sqlite" "$dir/run.1.sqlite" ||
         fail "report exited $?"
@@ -52,8 +52,10 @@ assert g["category"] == category, g
 # ddp:gradient_allreduce_wait range (docs/python.md): steps 1-7 of the program's timers, averaged over 8 steps.
 want = sum(own[0][:7]) / 8 - sum(own[1][:7]) / 8
 assert abs(g["waited_for_ns"] - want) <= 0.2 * want, (g["waited_for_ns"], g["others_wait_ns"], want)
-# and the injected delay: at least 80 % of it in each of the 7 timed steps (a loaded machine only adds to the wait)
-assert g["waited_for_ns"] >= 0.8 * delay_ns * 7 / 8, (g["waited_for_ns"], delay_ns)
+# and the injected delay bounds it from above: rank 0 cannot wait for rank 1 longer than rank 1's extra work (plus
+# the scheduler's latency). Not from below: on a loaded machine rank 0's own work stretches too and absorbs part of
+# the delay (80 ms of 150 with 2 busy loops per core), which is what rank 0's own timers above measure.
+assert 0 < g["waited_for_ns"] <= 1.2 * delay_ns, (g["waited_for_ns"], delay_ns)
 assert g["others_wait_ns"] > g["own_wait_ns"], g
 # what in rank 1's step is longer: the delay, in that category (sleeps only overrun: with --slow-in data, each of
 # the batch's 8 sleeps of delay / 8 overruns by the scheduler's latency on a loaded machine, so no upper bound)

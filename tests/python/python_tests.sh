@@ -79,6 +79,25 @@ pytorch_workers2_light_transform_records_both_workers)
         expect "CPU samples of worker $pid" "$(q "SELECT count(*) > 0 FROM PERFSCOPE_PROCESS_SAMPLES WHERE globalPid >> 24 & 16777215 = $pid")" 1
     done
     ;;
+pytorch_profiler_trace_leaves_out_its_cut_last_step)
+    # The profiler's own trace (no perfscope recording): 6 iterations, prof.step() at the end of each, open 7
+    # ProfilerStep ranges, the 7th cut where the profiler stopped. The report analyses the 6 the loop ran.
+    needs_torch
+    "$py" "$progs/profiler_steps.py" "$dir/p.json" 6 2>"$dir/py.err" || fail "profiler_steps.py: $(cat "$dir/py.err")"
+    ranges=$("$py" -c 'import json, sys
+e = json.load(open(sys.argv[1]))
+e = e["traceEvents"] if isinstance(e, dict) else e
+print(*sorted("%d:%d" % (x["ts"], x["dur"]) for x in e if x.get("name", "").startswith("ProfilerStep#")))' "$dir/p.json")
+    expect "ProfilerStep ranges in the profiler's trace" "$(echo "$ranges" | wc -w)" 7
+    report_json "$dir/p.json"
+    expect steps "$(j 'len(r["steps"])')" 6
+    # the mean of the first six ranges' durations in µs, by the trace's own numbers (host windows: no GPU rows)
+    mean_us=$("$py" -c 'import sys; r = sorted(tuple(map(int, t.split(":"))) for t in sys.argv[1:]); print(sum(d for _, d in r[:6]) / 6)' $ranges)
+    within "$(j 'r["step_average"]["dur_ns"] / 1000')" "$mean_us" 0.01 || fail "average step $(j 'r["step_average"]["dur_ns"]') ns, want $mean_us µs"
+    j '[t for t in r["notes"] if t.startswith("The last step")][0]' |
+        grep -q "^The last step (ProfilerStep#5, 0.0[0-9][0-9] ms on the host against .* it holds [0-9] host operations* against" ||
+        fail "no note on the step left out: $(j 'r["notes"]')"
+    ;;
 pytorch_inference_loop_gets_steps_from_fetches)
     needs_torch
     record -o "$trace" -- "$py" "$train" --inference --steps 20
@@ -376,15 +395,32 @@ record_no_python_hooks_and_modules_mode)
     expect "top-level forwards" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'nn.Module: SmallNet'")" 3
     expect "submodule forwards" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE 'nn.Module: Conv2d%'")" 0
     ;;
-record_shapes_mode_without_cuda_records_as_default)
-    # --python-hooks=shapes asks PyTorch for its per-op NVTX ranges with sizes (emit_nvtx(record_shapes=True))
-    # once CUDA is initialised; with a CPU-only torch it never is: the run is the default mode's, the mode noted
+record_shapes_mode_models_cpu_ops_by_hand)
+    # --python-hooks=shapes records each ATen op with its inputs' sizes, dtypes, strides and scalars; on the CPU
+    # (no GPU work) the report lists the modeled ops with their FLOPs and bytes and no kernel time.
+    # FLOPs and bytes by hand from op_shapes.py's shapes (fp32, 4 bytes):
+    #   mm [64,128] x [128,32]: 2*64*32*128 = 524,288; (64*128 + 128*32 + 64*32)*4 = 57,344
+    #   addmm (F.linear) [16,256] x [256,512] + bias [512]: 2*16*512*256 + 16*512 = 4,202,496;
+    #     (16*256 + 256*512 + 16*512 + 512)*4 = 575,488
+    #   convolution x [2,3,32,32], w [8,3,3,3], pad 1 -> out [2,8,32,32] = 16,384: 2*27*16,384 = 884,736;
+    #     (6,144 + 216 + 16,384)*4 = 90,976
+    #   native_layer_norm [4,10,64] over [64]: N = 2,560, C = 64: 6C + 5N = 13,184; (2N + 6C)*4 = 22,016
     needs_torch
-    record -o "$trace" --python-hooks=shapes -- "$py" "$train" --steps 3
+    record -o "$trace" --python-hooks=shapes -- "$py" "$progs/op_shapes.py"
     expect "exit status" "$rc" 0
     expect "hook mode" "$(meta python_hooks)" shapes
-    expect "steps" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE 'ProfilerStep#%'")" 3
-    expect "emit_nvtx ranges without CUDA" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE '%, sizes = [%'")" 0
+    expect "mm range" "$(q "SELECT count(*) FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = e.textId WHERE coalesce(e.text, s.value) = 'aten::mm, dims = [[64, 128], [128, 32]], types = [''float'', ''float''], strides = [[128, 1], [32, 1]], concrete = ['''', '''']'")" 1
+    report_json
+    for want in "aten::mm 524288 57344" "aten::addmm 4202496 575488" "aten::convolution 884736 90976" \
+                "aten::native_layer_norm 13184 22016"; do
+        set -- $want
+        expect "$1 FLOPs, bytes" "$(j "[(int(x['flops_per_call']), int(x['bytes_per_call'])) for x in r['op_perf']['rows'] if x['name'] == '$1']")" "[($2, $3)]"
+        expect "$1 kernel time not measured" "$(j "[x['kernel_time_ns_total'] for x in r['op_perf']['rows'] if x['name'] == '$1']")" "[None]"
+    done
+    expect "no GPU work" "$(j "r['op_efficiency']['no_gpu_work']")" True
+    "$perfscope" report "$trace" >"$dir/report.txt" 2>&1 || fail "text report failed"
+    grep -q "No GPU work in this trace (a CPU run)" "$dir/report.txt" || fail "the text report does not say there is no kernel time"
+    grep -Eq "^ +1 +524288 +57344 +9.14" "$dir/report.txt" || fail "the text report's mm row: $(grep -B1 "aten::mm " "$dir/report.txt")"
     ;;
 record_detects_python_commands)
     # python3 by name, through env, a #! script (directly and through env), torchrun-like wrappers; not sh

@@ -124,7 +124,8 @@ static void same_op_events(const char *path, const struct ps_op_trace *x)
             SAME_OP("op event", i, tid); SAME_OP("op event", i, corr); SAME_OP("op event", i, ext);
             SAME_OP("op event", i, stream); SAME_OP("op event", i, uid); SAME_OP("op event", i, cat);
             SAME_OP("op event", i, has_pid_tid); SAME_OP("op event", i, has_corr); SAME_OP("op event", i, has_ext);
-            SAME_OP("op event", i, has_stream); SAME_OP("op event", i, args);
+            SAME_OP("op event", i, has_stream); SAME_OP("op event", i, args); SAME_OP("op event", i, seq);
+            SAME_OP("op event", i, has_seq);
             CHECK_STR(ps_op_trace_str(x, a->name), ps_op_trace_str(y, b->name));
         }
         CHECK_EQ(x->args.n, y->args.n);

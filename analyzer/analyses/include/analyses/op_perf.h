@@ -38,7 +38,7 @@ struct ps_op_perf_row {
     char *params;                 /* the model's parameters, as TraceLens prints them: "{'M': 141, 'N': 512, ...}" */
     enum ps_op_family family;
     const char *category;         /* TraceLens op category: "GEMM", "SDPA_fwd", "SDPA_bwd", "CONV_fwd", "CONV_bwd",
-                                   * "elementwise", "NORM_fwd", "reduce" (static storage) */
+                                   * "elementwise", "NORM_fwd", "NORM_bwd", "reduce" (static storage) */
     const char *sheet;            /* TraceLens CSV sheet: "GEMM", "UnaryElementwise", ... (static storage) */
     char compute_spec[24];        /* "matrix_bf16", "vector_fp32", ...; "" when the precision is unknown */
     const char *precision;        /* "fp64", "fp32", "bf16", "fp16", "fp8", "fp4", or "" (static storage) */
@@ -78,6 +78,24 @@ struct ps_op_perf {
  * ps_op_perf_fini. */
 int ps_op_perf_build(const struct ps_op_trace *t, struct ps_op_perf *out);
 void ps_op_perf_fini(struct ps_op_perf *p);   /* leaves *p zeroed; a zeroed struct is a no-op */
+
+/* The operator events of a perfscope trace (or an Nsight Systems export) whose Python hook recorded one range per
+ * op with its inputs (`perfscope record --python-hooks=shapes`: python/perfscope_hook/op_shapes.py), in the form
+ * ps_op_perf_build reads: the ranges as host ops with Kineto's "Input Dims", "Input type", "Input Strides" and
+ * "Concrete Inputs", the CUDA API calls and the GPU work they launched (linked as the model links them), times in
+ * µs. *out NULL when the trace has no such range (PyTorch's emit_nvtx ranges carry sizes but no dtypes: no
+ * model); else free with ps_op_trace_free. 0 or -ENOMEM. */
+struct ps_model;
+int ps_op_trace_from_model(const struct ps_model *m, struct ps_op_trace **out);
+/* An op range's text "NAME, dims = [...], types = [...], strides = [...], concrete = [...]" (each list a Python
+ * literal): the name's length and each list's text [lo[k], hi[k]). 0, or -1 when the text is not one. */
+int ps_op_range_parse(const char *s, size_t *name_len, const char *lo[4], const char *hi[4]);
+
+/* The note that says how to get the operator model (code "no_op_shapes") for a perfscope trace whose Python hook
+ * ran without per-op shapes (PERFSCOPE_META python_hooks "default" or "modules") and that holds GPU work; nothing
+ * otherwise. 0 or -ENOMEM. */
+struct ps_report;
+int ps_op_perf_suggest_shapes(struct ps_report *r);
 
 /* Give report r the model p (borrowed: it must outlive the report) and, when the trace records no shapes, the
  * note that says so once and how to get them (code "no_op_shapes"). 0 or -ENOMEM. */

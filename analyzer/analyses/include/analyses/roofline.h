@@ -113,6 +113,8 @@ struct ps_op_efficiency {
     int uses_compile;              /* the trace holds Triton kernels (torch.compile / Inductor): fusion is on */
     int per_step;                  /* 1: roof.steps hold each step's own MFU (ps_report_op_efficiency_steps) and
                                     * roof.mfu is over the ops in the steps; 0: roof.mfu is over all modeled ops */
+    int no_gpu_work;               /* 1: the modeled ops launched no GPU work (a CPU run): FLOPs and bytes only; their
+                                    * kernel time, rates and rooflines are not measured (not 0) */
 };
 
 /* Build the section from the operator model of the report's trace (`perf`: analyses/op_perf.h) with the peaks of

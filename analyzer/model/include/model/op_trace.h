@@ -28,6 +28,8 @@ struct ps_op_event {
     uint32_t args;            /* cpu_op: index into ps_op_trace.args, else PS_NONE */
     uint8_t cat;              /* enum ps_opev_cat */
     uint8_t has_pid_tid, has_corr, has_ext, has_stream;
+    uint8_t has_seq;
+    int64_t seq;              /* args "Sequence number" (has_seq): autograd's forward op <-> backward function */
 };
 
 /* A cpu_op's shape arguments: string ids of the JSON text of each list as Python prints it (TraceLens' CSVs:
