@@ -7,6 +7,7 @@
  * TraceLens' numbers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +300,39 @@ static const struct { enum okey k; const char *s; size_t len; int args; } keys[]
     KEY(OK_TYPES, "Input type", 1), KEY(OK_STRIDES, "Input Strides", 1), KEY(OK_CONCRETE, "Concrete Inputs", 1),
 };
 
+/* keys by (args, text): open addressing, built once (a key is looked up for every member of every event). */
+#define KEY_SLOTS 64
+static uint8_t key_slot[KEY_SLOTS];      /* 1 + index into keys; 0: empty */
+static pthread_once_t key_slots_once = PTHREAD_ONCE_INIT;
+
+static unsigned key_hash(int args, const unsigned char *s, size_t n)
+{
+    return ((unsigned)args * 29u + (unsigned)n * 31u + s[0] * 7u + s[n - 1]) & (KEY_SLOTS - 1);
+}
+
+static void key_slots_build(void)
+{
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        unsigned h = key_hash(keys[i].args, (const unsigned char *)keys[i].s, keys[i].len);
+        while (key_slot[h])
+            h = (h + 1) & (KEY_SLOTS - 1);
+        key_slot[h] = (uint8_t)(i + 1);
+    }
+}
+
+static enum okey lookup_key(int args, const unsigned char *s, size_t n)
+{
+    if (n == 0)
+        return OK_NONE;
+    pthread_once(&key_slots_once, key_slots_build);
+    for (unsigned h = key_hash(args, s, n); key_slot[h]; h = (h + 1) & (KEY_SLOTS - 1)) {
+        size_t i = key_slot[h] - 1u;
+        if (keys[i].len == n && keys[i].args == args && memcmp(keys[i].s, s, n) == 0)
+            return keys[i].k;
+    }
+    return OK_NONE;
+}
+
 static int cb_key(void *ctx, const unsigned char *s, size_t n)
 {
     struct octx *c = ctx;
@@ -318,9 +352,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n)
     int args = at_args(c);
     if (!args && !at_event(c))
         return 1;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (keys[i].len == n && keys[i].args == args && keys[i].s[0] == s[0] && memcmp(keys[i].s, s, n) == 0)
-            c->key = keys[i].k;
+    c->key = lookup_key(args, s, n);
     if (args && c->key >= OK_DIMS) {
         c->cap_key = (int)(c->key - OK_DIMS);
         c->cap_depth = c->depth;
