@@ -68,13 +68,13 @@ assert r["straggler_rule"] == "wait", r["straggler_rule"]
 assert g["rank"] == 1 and g["most_waiting_rank"] == 0, g
 assert g["category"] == category, g
 # rank 0 waits for rank 1: its time blocked in collectives beyond rank 1's own (the collectives' cost both pay),
-# against the ranks' own clocks. DDP times an iteration at the next forward, so the 8th step has no
-# ddp:gradient_allreduce_wait range (docs/python.md): steps 1-7 of the program's timers, averaged over 8 steps.
-want = sum(own[0][:7]) / 8 - sum(own[1][:7]) / 8
+# against the ranks' own clocks over the same 8 steps
+want = sum(own[0]) / 8 - sum(own[1]) / 8
 assert abs(g["waited_for_ns"] - want) <= 0.2 * want, (g["waited_for_ns"], g["others_wait_ns"], want)
-# and the injected delay: at least 80 % of it in each of the 7 timed steps (a loaded machine only adds to the wait)
-assert g["waited_for_ns"] >= 0.8 * delay_ns * 7 / 8, (g["waited_for_ns"], delay_ns)
-if where == "process_ranks":   # one trace: within 20 % of the delay both ways
+# and the injected delay: at least 80 % of it (a loaded machine only adds to the wait); in one trace, where both
+# ranks' recording shares one recorder, also at most 120 %
+assert g["waited_for_ns"] >= 0.8 * delay_ns, (g["waited_for_ns"], delay_ns)
+if where == "process_ranks":
     assert g["waited_for_ns"] <= 1.2 * delay_ns, (g["waited_for_ns"], delay_ns)
 assert g["others_wait_ns"] > g["own_wait_ns"], g
 # what in rank 1's step is longer: the delay, in that category (sleeps only overrun: with --slow-in data, each of
