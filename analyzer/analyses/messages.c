@@ -214,6 +214,36 @@ static int warnings(struct ps_report *r)
 }
 
 /* Notes on how to read the numbers, and why there may be nothing to read. */
+/* Which trailing steps the step rule left out, and why (steps.c). */
+static int tail_note(struct ps_report *r)
+{
+    size_t out = r->nsteps_host - r->nsteps;
+    const struct ps_step *first = &r->steps[r->nsteps];
+    int64_t kept_ns = 0;
+    for (size_t i = 0; i < r->nsteps; i++)
+        kept_ns += r->steps[i].host_end_ns - r->steps[i].host_start_ns;
+    char name[96];
+    snprintf(name, sizeof name, "%s", ps_model_str(r->m, first->name));
+    double ms = (double)(first->host_end_ns - first->host_start_ns) / 1e6, avg = (double)kept_ns / 1e6 / r->nsteps;
+    if (r->tail_rule == PS_TAIL_HOST_OPS)
+        return add(r, PS_MSG_NOTE, "last_step_left_out",
+                   "The last step (%s, %.3f ms on the host against %.3f ms on average for the others) is left out: it "
+                   "holds %lld host operation%s against %lld in the step before, so the profiler stopped inside it "
+                   "(a loop that calls prof.step() at the end of each iteration opens one step more than it runs). "
+                   "This is the PyTorch profiler's TensorBoard plugin rule for the last step (fewer than 0.8x the "
+                   "operations of the step before), counting host operations as the trace has no GPU work.",
+                   name, ms, avg, (long long)r->tail_host_ops, r->tail_host_ops == 1 ? "" : "s",
+                   (long long)r->tail_host_ops_before);
+    char which[64] = "The last step";
+    if (out > 1)
+        snprintf(which, sizeof which, "The last %zu steps", out);
+    return add(r, PS_MSG_NOTE, "last_step_left_out",
+               "%s (%s%s, %.3f ms on the host) %s left out, as the PyTorch profiler's TensorBoard plugin does: "
+               "trailing steps that launched no GPU work, and a last step with fewer than 0.8x the GPU operations of "
+               "the one before (the profiler stopped before capturing them all).",
+               which, out > 1 ? "from " : "", name, ms, out > 1 ? "are" : "is");
+}
+
 static int notes(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
@@ -267,6 +297,8 @@ static int notes(struct ps_report *r)
                   "Step ranges are on %zu threads of process %u: thread %u, which holds the most, is analysed as the "
                   "step sequence; the other threads' step ranges are not steps of it.", r->step_threads, r->pid,
                   m->threads.v[r->step_thread].tid);
+    if (!r->whole_run && !r->steps_inferred && r->nsteps_host > r->nsteps)
+        rc |= tail_note(r);
     if (ps_report_compat_tb_no_comm(r))
         rc |= add(r, PS_MSG_NOTE, "compat_tb_no_comm", "%s", ps_report_compat_tb_note);
     int hta = !isnan(r->comm_comp_overlap) || r->nidle > 0;

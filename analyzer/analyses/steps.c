@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyses.h"
 
@@ -194,6 +195,8 @@ int ps_steps_windows(struct ps_report *r, const struct ps_view *v)
             size_t keep = last;
             if (last > 1 && (double)r->steps[last - 2].device_ops * 0.8 > (double)r->steps[last - 1].device_ops)
                 keep = last - 1;
+            if (keep < r->nsteps)
+                r->tail_rule = PS_TAIL_TB;
             r->nsteps = keep;
         }
     }
@@ -201,6 +204,39 @@ out:
     free(dev_min);
     free(dev_max);
     return rc;
+}
+
+/* Host operations (ranges of the step thread other than the step itself) inside step i's host range. */
+static int64_t host_ops_in_step(const struct ps_report *r, const struct ps_view *v, size_t i)
+{
+    const struct ps_step *s = &r->steps[i];
+    int64_t n = 0;
+    for (size_t k = 0; k < v->nranges; k++) {
+        const struct ps_range *g = ps_view_range(v, k);
+        n += g->thread == r->step_thread && g->start_ns >= s->host_start_ns && g->end_ns <= s->host_end_ns &&
+             ps_view_range_index(v, k) != s->range;
+    }
+    return n;
+}
+
+/* Without GPU work the tb rule above cannot decide, and the PyTorch profiler, stopped inside its last step,
+ * leaves that ProfilerStep#N cut short (a loop that calls prof.step() at the end of each iteration opens one more
+ * step than it runs, and the profile's exit closes it at once). tb's last-step rule is applied to host operations
+ * in place of GPU operations: the last ProfilerStep goes when it holds fewer than 0.8x the host operations of the
+ * step before (docs/report.md). Only in the profiler's own (Kineto) traces: the ProfilerStep#N ranges perfscope's
+ * Python hook records are whole steps. */
+static void drop_cut_profiler_step(struct ps_report *r, const struct ps_view *v)
+{
+    size_t last = r->nsteps - 1;
+    if (v->m->format != PS_FORMAT_KINETO || r->nsteps < 2 ||
+        strncmp(ps_model_str(v->m, r->steps[last].name), "ProfilerStep#", 13) != 0)
+        return;
+    r->tail_host_ops = host_ops_in_step(r, v, last);
+    r->tail_host_ops_before = host_ops_in_step(r, v, last - 1);
+    if ((double)r->tail_host_ops_before * 0.8 > (double)r->tail_host_ops) {
+        r->nsteps--;
+        r->tail_rule = PS_TAIL_HOST_OPS;
+    }
 }
 
 int ps_steps_find(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
@@ -251,7 +287,11 @@ int ps_steps_find(struct ps_report *r, const struct ps_view *v, struct ps_names 
         goto out;
     }
     r->last_host_step_start_ns = v->m->ranges.v[r->steps[r->nsteps - 1].range].start_ns;   /* the model's: exact */
-    rc = r->has_gpu ? ps_steps_windows(r, v) : 0;
+    rc = 0;
+    if (r->has_gpu)
+        rc = ps_steps_windows(r, v);
+    else
+        drop_cut_profiler_step(r, v);
 out:
     free(idx);
     return rc;

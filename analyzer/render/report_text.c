@@ -265,6 +265,7 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
                 r->pid, r->has_gpu ? "windows as the PyTorch profiler's TensorBoard plugin extends them to the GPU work "
                                      "they launched"
                                    : "windows are the host ranges");
+    note(f, r, "last_step_left_out", "  ");
     note(f, r, "steps_inference_unused", "  ");
     note(f, r, "step_threads", "");
     if (!r->whole_run) {

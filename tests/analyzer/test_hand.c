@@ -169,6 +169,63 @@ static void step_without_gpu_work(void)
     CHECK_EQ("idle streams", rep.nidle, 1);
     CHECK_EQ("host_wait", rep.idle[0].host_wait_ns, US(70));
     CHECK_EQ("kernel_wait", rep.idle[0].kernel_wait_ns, 0);
+    const struct ps_message *why = ps_report_message(&rep, "last_step_left_out");
+    CHECK_STR("why s4 is left out", why ? why->text : "(none)",
+              "The last step (ProfilerStep#4, 0.100 ms on the host) is left out, as the PyTorch profiler's "
+              "TensorBoard plugin does: trailing steps that launched no GPU work, and a last step with fewer than "
+              "0.8x the GPU operations of the one before (the profiler stopped before capturing them all).");
+}
+
+/* No GPU rows, a Kineto trace: tb's last-step rule on host operations. Host ranges s1 [0,100), s2 [100,300),
+ * s3 [300,300+len) on one thread; s1 and s2 hold 5 "aten::op" ranges each, s3 holds `ops` of them.
+ *   ops 0 (the profiler's cut step), len 1: 0.8 * 5 = 4 > 0 -> s3 left out: 2 steps, average (100 + 200) / 2 = 150.
+ *   ops 3, len 100: 4 > 3 -> left out.   ops 4, len 100: 4 > 4 is false -> kept, 3 steps.
+ * NVTX "step" ranges (not the profiler's) with ops 0: kept, 3 steps. */
+static void cut_profiler_step_without_gpu(void)
+{
+    const struct { int nvtx, ops, len, steps; } c[] = { { 0, 0, 1, 2 }, { 0, 3, 100, 2 }, { 0, 4, 100, 3 },
+                                                        { 1, 0, 1, 3 } };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        ps_model_free(m);
+        m = ps_model_new("hand", PS_FORMAT_KINETO);
+        uint32_t t = ps_model_thread(m, 1, 1);
+        int kind = c[k].nvtx ? PS_RANGE_NVTX_PUSHPOP : PS_RANGE_USER_ANNOTATION;
+        range(t, kind, c[k].nvtx ? "step" : "ProfilerStep#1", 0, 100, 0);
+        range(t, kind, c[k].nvtx ? "step" : "ProfilerStep#2", 100, 300, 0);
+        range(t, kind, c[k].nvtx ? "step" : "ProfilerStep#3", 300, 300 + c[k].len, 0);
+        for (int i = 0; i < 5; i++) {
+            range(t, PS_RANGE_CPU_OP, "aten::op", 10 + 10 * i, 15 + 10 * i, 0);
+            range(t, PS_RANGE_CPU_OP, "aten::op", 110 + 10 * i, 115 + 10 * i, 0);
+        }
+        for (int i = 0; i < c[k].ops; i++)
+            range(t, PS_RANGE_CPU_OP, "aten::op", 310 + 10 * i, 315 + 10 * i, 0);
+        build_default();
+        char what[64];
+        snprintf(what, sizeof what, "case %zu: steps", k);
+        CHECK_EQ(what, rep.nsteps, c[k].steps);
+        const struct ps_message *why = ps_report_message(&rep, "last_step_left_out");
+        snprintf(what, sizeof what, "case %zu: a note when a step is left out", k);
+        CHECK_EQ(what, why != NULL, c[k].steps == 2);
+        ps_report_fini(&rep);
+    }
+    /* the cut step's note, and the average of the two whole steps */
+    ps_model_free(m);
+    m = ps_model_new("hand", PS_FORMAT_KINETO);
+    uint32_t t = ps_model_thread(m, 1, 1);
+    range(t, PS_RANGE_USER_ANNOTATION, "ProfilerStep#1", 0, 100, 0);
+    range(t, PS_RANGE_USER_ANNOTATION, "ProfilerStep#2", 100, 300, 0);
+    range(t, PS_RANGE_USER_ANNOTATION, "ProfilerStep#3", 300, 301, 0);
+    range(t, PS_RANGE_CPU_OP, "aten::mm", 10, 90, 0);
+    range(t, PS_RANGE_CPU_OP, "aten::mm", 110, 290, 0);
+    build_default();
+    CHECK_EQ("average step", rep.avg_dur_ns, US(150));
+    const struct ps_message *why = ps_report_message(&rep, "last_step_left_out");
+    CHECK_STR("why", why ? why->text : "(none)",
+              "The last step (ProfilerStep#3, 0.001 ms on the host against 0.150 ms on average for the others) is "
+              "left out: it holds 0 host operations against 1 in the step before, so the profiler stopped inside it "
+              "(a loop that calls prof.step() at the end of each iteration opens one step more than it runs). This "
+              "is the PyTorch profiler's TensorBoard plugin rule for the last step (fewer than 0.8x the operations "
+              "of the step before), counting host operations as the trace has no GPU work.");
 }
 
 /* tb's last-step rule: s1 launches 5 GPU ops, s2 (last) 3; 3 < 0.8 * 5 = 4 -> s2 dropped. */
@@ -525,6 +582,7 @@ static const struct {
     { "hidden_memcpy", hidden_memcpy },
     { "step_without_gpu_work", step_without_gpu_work },
     { "last_step_with_few_gpu_ops_dropped", last_step_with_few_gpu_ops_dropped },
+    { "cut_profiler_step_without_gpu", cut_profiler_step_without_gpu },
     { "nested_and_cross_thread_ranges", nested_and_cross_thread_ranges },
     { "zero_length_out_of_order", zero_length_out_of_order },
     { "cpu_only_trace", cpu_only_trace },

@@ -79,6 +79,25 @@ pytorch_workers2_light_transform_records_both_workers)
         expect "CPU samples of worker $pid" "$(q "SELECT count(*) > 0 FROM PERFSCOPE_PROCESS_SAMPLES WHERE globalPid >> 24 & 16777215 = $pid")" 1
     done
     ;;
+pytorch_profiler_trace_leaves_out_its_cut_last_step)
+    # The profiler's own trace (no perfscope recording): 6 iterations, prof.step() at the end of each, open 7
+    # ProfilerStep ranges, the 7th cut where the profiler stopped. The report analyses the 6 the loop ran.
+    needs_torch
+    "$py" "$progs/profiler_steps.py" "$dir/p.json" 6 2>"$dir/py.err" || fail "profiler_steps.py: $(cat "$dir/py.err")"
+    ranges=$("$py" -c 'import json, sys
+e = json.load(open(sys.argv[1]))
+e = e["traceEvents"] if isinstance(e, dict) else e
+print(*sorted("%d:%d" % (x["ts"], x["dur"]) for x in e if x.get("name", "").startswith("ProfilerStep#")))' "$dir/p.json")
+    expect "ProfilerStep ranges in the profiler's trace" "$(echo "$ranges" | wc -w)" 7
+    report_json "$dir/p.json"
+    expect steps "$(j 'len(r["steps"])')" 6
+    # the mean of the first six ranges' durations in µs, by the trace's own numbers (host windows: no GPU rows)
+    mean_us=$("$py" -c 'import sys; r = sorted(tuple(map(int, t.split(":"))) for t in sys.argv[1:]); print(sum(d for _, d in r[:6]) / 6)' $ranges)
+    within "$(j 'r["step_average"]["dur_ns"] / 1000')" "$mean_us" 0.01 || fail "average step $(j 'r["step_average"]["dur_ns"]') ns, want $mean_us µs"
+    j '[t for t in r["notes"] if t.startswith("The last step")][0]' |
+        grep -q "^The last step (ProfilerStep#5, 0.0[0-9][0-9] ms on the host against .* it holds [0-9] host operations* against" ||
+        fail "no note on the step left out: $(j 'r["notes"]')"
+    ;;
 pytorch_inference_loop_gets_steps_from_fetches)
     needs_torch
     record -o "$trace" -- "$py" "$train" --inference --steps 20
