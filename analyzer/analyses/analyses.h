@@ -58,6 +58,16 @@ int ps_findings_compute(struct ps_report *r, struct ps_names *names);
  * bottleneck), then the fixes of the costliest warnings among the findings. */
 void ps_recommendations_compute(struct ps_report *r);
 
+/* process_ranks.c: each process's rank (the Python hook's `distributed` mark, else its environment's) and, with
+ * two ranks or more among r->all's processes (not one process's view), each rank's process analysed on its own
+ * and the several-rank analysis across them (r->process_ranks). Before every caller of ps_report_process_ranks.
+ * 0 or -ENOMEM; ps_process_ranks_free releases them. */
+int ps_process_ranks_compute(struct ps_report *r);
+void ps_process_ranks_free(struct ps_report *r);
+/* process_ranks.c: the verdict's fix for exposed communication in such a trace, naming the rank the others wait for
+ * (or saying none is), into buf (len bytes); buf unchanged without process ranks. */
+void ps_process_ranks_comm_fix(const struct ps_report *r, char *buf, size_t len);
+
 /* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
 int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
 /* ranks.c: the stragglers among ranks[0..n) (several processes of one trace, or several rank files): ranks whose

@@ -158,6 +158,8 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
 {
     int rc = ps_graphs_compute(r, r->all, names);
     if (rc == 0)
+        rc = ps_process_ranks_compute(r);
+    if (rc == 0)
         rc = steps_and_breakdown(r, names, sv);
     if (rc == 0)
         rc = ps_hta_compute(r, r->all, names);
@@ -264,5 +266,6 @@ void ps_report_fini(struct ps_report *r)
     if (r->rank_summary)
         ps_rank_file_fini(r->rank_summary);
     free(r->rank_summary);
+    ps_process_ranks_free(r);
     *r = (struct ps_report){ 0 };
 }

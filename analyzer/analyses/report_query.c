@@ -78,13 +78,23 @@ void ps_report_child_status(const struct ps_report *r, struct ps_child_status *s
     st->sig_out_of_range = sig == -2;
 }
 
+/* Process i's rank: the one process_ranks.c found (the hook's mark, else the environment's), else the model's;
+ * -1 for a process outside a one-process report's rows. */
+static int32_t process_rank(const struct ps_report *r, size_t i)
+{
+    const struct ps_model *m = r->m;
+    if (r->all && r->all->pid != PS_NONE && m->procs.v[i].pid != r->all->pid)
+        return -1;
+    return r->proc_rank ? r->proc_rank[i] : m->procs.v[i].rank;
+}
+
 size_t ps_report_process_ranks(const struct ps_report *r, int32_t *one)
 {
     const struct ps_model *m = r->m;
     size_t n = 0;
     int32_t first = -1;
     for (size_t i = 0; i < m->procs.n; i++) {
-        int32_t k = m->procs.v[i].rank;
+        int32_t k = process_rank(r, i);
         if (k < 0 || k == first)
             continue;
         if (first < 0) {
@@ -93,7 +103,7 @@ size_t ps_report_process_ranks(const struct ps_report *r, int32_t *one)
             continue;
         }
         size_t j = 0;   /* a new rank unless an earlier process had it */
-        while (j < i && m->procs.v[j].rank != k)
+        while (j < i && process_rank(r, j) != k)
             j++;
         n += j == i;
     }
@@ -111,6 +121,9 @@ void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_siz
         *rank = -1;
     if (ps_report_meta_int(r, "world_size", 1, INT32_MAX, &v) < 0)
         *world_size = -1;
+    for (size_t i = 0; *world_size < 0 && r->proc_world && i < r->m->procs.n; i++)
+        if (process_rank(r, i) >= 0 && r->proc_world[i] > 0)   /* the hook's mark: its process group's size */
+            *world_size = r->proc_world[i];
 }
 
 int64_t ps_report_gpu_untimed_records(const struct ps_report *r)

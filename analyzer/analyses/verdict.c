@@ -280,6 +280,8 @@ static void verdict_fix(struct ps_report *r)
              "module)";
     hook_fix(r, hook, sizeof hook);
     int from_hook = hook[0] != '\0';
+    if (!hook[0] && r->bottleneck == PS_BN_COMM)   /* the ranks are processes of this trace: it names the one */
+        ps_process_ranks_comm_fix(r, hook, sizeof hook);
     if (!hook[0] && r->bottleneck == PS_BN_HOST && r->graphs.launches > 0)   /* never advise what it does */
         snprintf(hook, sizeof hook, "The GPU waits for the host to launch work, and the program already replays "
                  "CUDA graphs (%lld graph launches ran %lld kernels, %.1f %% of GPU time): capture the eager work "

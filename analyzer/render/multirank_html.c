@@ -335,6 +335,13 @@ int ps_render_ranks_html(const struct ps_multirank *mr, const struct ps_render_o
         fputs("</p>\n", f);
     }
     summary(f, mr);
+    int rc = ps_render_ranks_html_sections(f, mr);
+    ps_html_page_close(f);
+    return rc < 0 ? rc : ferror(f) ? -EIO : 0;
+}
+
+int ps_render_ranks_html_sections(FILE *f, const struct ps_multirank *mr)
+{
     int rc = ranks_section(f, mr);
     if (rc == 0)
         stragglers_section(f, mr);
@@ -342,6 +349,5 @@ int ps_render_ranks_html(const struct ps_multirank *mr, const struct ps_render_o
         ps_render_straggler_html(f, mr);
     if (rc == 0)
         rc = comm_sections(f, mr);
-    ps_html_page_close(f);
-    return rc < 0 ? rc : ferror(f) ? -EIO : 0;
+    return rc;
 }

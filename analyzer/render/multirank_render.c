@@ -48,6 +48,14 @@ static void path_cell(FILE *f, size_t cols, const struct ps_rank_file *r)
  * the row would be too wide (ps_text_row_name). */
 static void text_tables(const struct ps_multirank *mr, FILE *f)
 {
+    fprintf(f, "perfscope report: %zu rank files\n", mr->nfiles);
+    for (size_t i = 0; i < mr->nnotes; i++)
+        fprintf(f, "Note: %s\n", mr->notes[i]);
+    ps_render_ranks_text_body(f, mr, "Ranks");
+}
+
+void ps_render_ranks_text_body(FILE *f, const struct ps_multirank *mr, const char *title)
+{
     int gpu = ps_render_ranks_have_gpu(mr);
     char lab[32];
     int rw = 4;   /* "rank" */
@@ -55,10 +63,7 @@ static void text_tables(const struct ps_multirank *mr, FILE *f)
         int len = (int)strlen(ps_render_rank_label(lab, sizeof lab, &mr->files[i]));
         rw = len > rw ? len : rw;
     }
-    fprintf(f, "perfscope report: %zu rank files\n", mr->nfiles);
-    for (size_t i = 0; i < mr->nnotes; i++)
-        fprintf(f, "Note: %s\n", mr->notes[i]);
-    fprintf(f, "\nRanks (average step in ms; rank from: metadata, process_info, file_name or order)\n");
+    fprintf(f, "\n%s (average step in ms; rank from: metadata, process_info, file_name or order)\n", title);
     fprintf(f, "%-*s %-12s %6s %10s  %-13s %6s %8s  file\n", rw, "rank", "from", "steps", "step", "verdict", "share",
             "overlap");
     for (size_t i = 0; i < mr->nfiles; i++) {
@@ -195,6 +200,13 @@ int ps_render_ranks_json(const struct ps_multirank *mr, const struct ps_render_o
         return -ENOMEM;
     ps_jw_map_open(w);
     ps_jw_kint(w, "perfscope_report_version", 1);
+    ps_render_ranks_json_body(w, mr);
+    ps_jw_map_close(w);
+    return ps_jw_free(w);
+}
+
+void ps_render_ranks_json_body(struct ps_jw *w, const struct ps_multirank *mr)
+{
     ps_jw_kint(w, "files", (int64_t)mr->nfiles);
     double overlap_sum = 0;
     size_t overlap_n = 0;
@@ -252,24 +264,27 @@ int ps_render_ranks_json(const struct ps_multirank *mr, const struct ps_render_o
     ps_jw_array_close(w);
     /* mean over the ranks that ran communication kernels */
     ps_jw_kdouble(w, "comm_comp_overlap", overlap_n ? overlap_sum / (double)overlap_n : NAN);
-    ps_jw_map_close(w);
-    return ps_jw_free(w);
 }
 
 /* The same tables as the text, in GitHub-flavoured Markdown; names from the traces escaped (ps_render_md_name). */
 int ps_render_ranks_md(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *f)
 {
     (void)o;
-    int gpu = ps_render_ranks_have_gpu(mr);
-    char lab[32];
     fprintf(f, "## perfscope report: %zu rank files\n\n", mr->nfiles);
     for (size_t i = 0; i < mr->nnotes; i++) {
         fputs("> **Note:** ", f);
         ps_render_md_name(f, mr->notes[i]);
         fputs("\n\n", f);
     }
-    fputs("### Ranks\n\nStep averages in ms; rank from: metadata, process_info, file_name or order.\n\n"
-          "| rank | from | steps | step |", f);
+    return ps_render_ranks_md_body(f, mr, "Ranks");
+}
+
+int ps_render_ranks_md_body(FILE *f, const struct ps_multirank *mr, const char *title)
+{
+    int gpu = ps_render_ranks_have_gpu(mr);
+    char lab[32];
+    fprintf(f, "### %s\n\nStep averages in ms; rank from: metadata, process_info, file_name or order.\n\n"
+            "| rank | from | steps | step |", title);
     for (int c = 0; c < PS_CAT_N; c++)
         fprintf(f, " %s |", ps_render_ranks_cat_label(c, gpu));
     fputs(" verdict | share | overlap | file |\n|---|---|---:|---:|", f);

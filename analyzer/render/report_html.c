@@ -408,6 +408,7 @@ int ps_render_html(const struct ps_report *r, const struct ps_render_opts *o, FI
     if (rc == 0)
         rc = copies_section(f, r);
     findings_section(f, r);
+    ps_render_process_ranks_html(f, r);
     ps_render_memory_html(f, r);
     ps_render_setup_html(f, r);
     run_section(f, r);

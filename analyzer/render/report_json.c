@@ -577,6 +577,7 @@ int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FI
     gpu_util(w, r);
     summaries(w, r);
     ranks(w, r);
+    ps_render_process_ranks_json(w, r);
     pytorch(w, r);
     ps_render_memory_json(w, r);
     ps_render_op_perf_json(w, r);

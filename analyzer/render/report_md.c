@@ -220,7 +220,7 @@ static void findings(FILE *f, const struct ps_report *r)
 
 static void ranks(FILE *f, const struct ps_report *r)
 {
-    if (r->nranks < 2)
+    if (ps_render_process_ranks_md(f, r) || r->nranks < 2)
         return;
     fprintf(f, "### Ranks\n\n%zu processes hold steps (rank = order of pid); the average step of each, %% in the "
                "verdict's groups.\n\n| rank | pid | steps | duration ms | %s %% | data %% | memcpy %% | comm %% | "

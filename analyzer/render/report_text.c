@@ -450,7 +450,7 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
 
 static void ranks(FILE *f, const struct ps_report *r, int color)
 {
-    if (r->nranks < 2)
+    if (ps_render_process_ranks_text(f, r) || r->nranks < 2)
         return;
     ps_sgr(f, color, PS_SGR_BOLD);
     fprintf(f, "\nRanks: %zu processes hold steps", r->nranks);

@@ -19,6 +19,7 @@ _works = weakref.WeakKeyDictionary()    # Work returned by a recorded call -> (i
 _ids = {"next": 1}
 _groups = weakref.WeakKeyDictionary()   # ProcessGroup -> [name, backend, calls so far]
 _ddp = weakref.WeakKeyDictionary()      # DistributedDataParallel -> CLOCK_REALTIME end of its last written sync
+_ddp_timed = weakref.WeakSet()          # DDP modules whose reducer times every iteration (CPU)
 _static = {}        # (op, group name, async, dtype, peer) -> (mark format, range name, wait range name)
 _ddp_on = [True]    # False once reading DDP's internals failed: its ranges stop, the rest of the hook goes on
 UNKNOWN_WAIT = b"Work.wait"
@@ -315,6 +316,7 @@ def _ddp_made(ddp):
     if device == "cpu":
         ddp.reducer._set_ddp_runtime_logging_sample_rate(1)
         every = 1
+        _ddp_timed.add(ddp)
     g = _group(_c10d(), ddp.process_group)
     core.mark("DDP", [("module", type(ddp.module).__name__), ("pg", g[0]), ("backend", g[1]), ("device", device),
                       ("gradient_bytes", _total(params)), ("bucket_cap_bytes", getattr(ddp, "bucket_bytes_cap", None)),
@@ -343,6 +345,55 @@ def _ddp_sync(ddp):
         core.p.range(DDP_WAIT, t[2], t[1])
 
 
+def _first_grad_tensor(out):
+    """The first tensor in a forward's output (a tensor, or one in a tuple, list or dict) that backward will
+    reach; None when there is none."""
+    import torch
+    items = out.values() if isinstance(out, dict) else out if isinstance(out, (tuple, list)) else (out,)
+    for t in items:
+        if isinstance(t, torch.Tensor) and t.requires_grad:
+            return t
+    return None
+
+
+def _at_end_of_backward(ddp, out):
+    """Write this iteration's gradient synchronisation once its backward is done, rather than at the next
+    forward (which the last iteration never has). DDP queues its own end-of-backward callback on the autograd
+    engine (the one that waits for the bucket allreduces and stops its timer) when its last bucket is ready, late
+    in backward. A hook on the forward's output runs first in backward and queues callback `first`; the engine
+    runs callbacks in queue order, and one queued from a callback after all those queued before it (torch's
+    GraphTask::exec_post_processing), so `first` queues the write, which then runs after DDP's callback. The write
+    asks DDP's logger to compute the timings now (what its next forward would do; it does it again there for the
+    same iteration, which _ddp_sync skips). CPU modules only: on CUDA reading the timer synchronises."""
+    t = _first_grad_tensor(out)
+    if t is None:
+        return
+    import torch
+    engine = torch.autograd.Variable._execution_engine
+
+    def write():
+        if core.p is not None and _ddp_on[0]:
+            try:
+                ddp.logger.set_runtime_stats_and_log()
+                _ddp_sync(ddp)
+            except Exception as e:
+                _ddp_off("the end of backward", e)
+
+    def first():
+        try:
+            engine.queue_callback(write)
+        except Exception as e:
+            _ddp_off("the end of backward", e)
+
+    def hook(grad):
+        try:
+            engine.queue_callback(first)
+        except Exception as e:
+            _ddp_off("the end of backward", e)
+
+    t.register_hook(hook)
+
+
 def _wrap_ddp_init(orig):
     @functools.wraps(orig)
     def __init__(self, *args, **kwargs):
@@ -362,6 +413,10 @@ def _wrap_ddp_forward(orig):
         if core.p is not None and _ddp_on[0]:
             try:
                 _ddp_sync(self)
+                if self in _ddp_timed and getattr(self, "require_backward_grad_sync", True):
+                    import torch
+                    if torch.is_grad_enabled():
+                        _at_end_of_backward(self, out)
             except Exception as e:
                 _ddp_off("forward", e)
         return out

@@ -305,8 +305,16 @@ ddp_gloo_ranks_by_hand_record_gradient_sync_rank_and_who_waits)
         expect "DDP gradient bytes" "$(marks 'DDP ' | kv gradient_bytes)" 1597480
         expect "DDP's parameter broadcast" "$(q "SELECT group_concat(int64Value) FROM NVTX_EVENTS WHERE
                 text = 'gloo:broadcast'")" 1597480
-        # 8 steps: DDP times an iteration at the next forward, so the 8th is never timed
-        expect "gradient allreduce ranges" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'ddp:gradient_allreduce'")" 7
+        # 8 steps, each with its gradient synchronisation, the last one too (the hook writes it at the end of
+        # backward; DDP itself times an iteration only at the next forward, which the last one never has)
+        expect "gradient allreduce ranges" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'ddp:gradient_allreduce'")" 8
+        per_step="SELECT group_concat(n, ' ') FROM (SELECT (SELECT count(*) FROM NVTX_EVENTS d WHERE d.text = '%s'
+                  AND d.globalTid = s.globalTid AND s.start <= d.start AND d.\"end\" <= s.\"end\") AS n
+                  FROM NVTX_EVENTS s WHERE s.text LIKE 'ProfilerStep#%%' ORDER BY s.start)"
+        expect "gradient allreduce ranges per step" "$(q "$(printf "$per_step" ddp:gradient_allreduce)")" "1 1 1 1 1 1 1 1"
+        # rank 0 waits for slow rank 1 in every step, the last one too
+        [ "$rank" = 1 ] || expect "gradient allreduce waits per step" \
+            "$(q "$(printf "$per_step" ddp:gradient_allreduce_wait)")" "1 1 1 1 1 1 1 1"
         expect "sync ranges outside backward" "$(q "SELECT count(*) FROM NVTX_EVENTS s WHERE s.text LIKE 'ddp:gradient_allreduce%'
                 AND NOT EXISTS (SELECT 1 FROM NVTX_EVENTS b WHERE b.text = 'backward' AND b.globalTid = s.globalTid
                 AND b.start <= s.start AND s.\"end\" <= b.\"end\")")" 0
@@ -314,21 +322,21 @@ ddp_gloo_ranks_by_hand_record_gradient_sync_rank_and_who_waits)
                 AND NOT EXISTS (SELECT 1 FROM NVTX_EVENTS a WHERE a.text = 'ddp:gradient_allreduce' AND a.start <= w.start
                 AND w.\"end\" <= a.\"end\")")" 0
         # the hook's waits (DDP's reducer timer) against the script's own clock (from an autograd callback that runs
-        # right before DDP's, to the return of backward), steps 2-7: the same interval, read by two clocks
-        # (the allreduce ranges are steps 1-7 in order; a step whose gradients were all reduced before backward's
+        # right before DDP's, to the return of backward), steps 2-8: the same interval, read by two clocks
+        # (the allreduce ranges are steps 1-8 in order; a step whose gradients were all reduced before backward's
         # last gradient has no wait range and counts 0)
         hook=$(q "SELECT coalesce(sum(\"end\" - start), 0) / 1e6 FROM NVTX_EVENTS WHERE text = 'ddp:gradient_allreduce_wait'
                   AND start >= (SELECT start FROM NVTX_EVENTS WHERE text = 'ddp:gradient_allreduce' ORDER BY start
                   LIMIT 1 OFFSET 1)")
-        own=$(sed -n "s/^rank $rank allreduce wait ms: //p" "$dir/out.$rank" | sum_ms 2 7)
+        own=$(sed -n "s/^rank $rank allreduce wait ms: //p" "$dir/out.$rank" | sum_ms 2 8)
         within "$hook" "$own" "$("$py" -c "print(3 + 0.05 * $own)")" ||
-            fail "rank $rank waited $hook ms in DDP's allreduce by the hook, $own ms by its own timer (steps 2-7)"
+            fail "rank $rank waited $hook ms in DDP's allreduce by the hook, $own ms by its own timer (steps 2-8)"
         eval "wait_$rank=$hook"
     done
     # who waits for whom: rank 0 waits about the injected 150 ms per step more than rank 1 (half of it at least,
     # on a machine shared with other jobs)
-    "$py" -c "import sys; sys.exit(not ($wait_0 - $wait_1) / 6 >= 75)" ||
-        fail "rank 0 waited $wait_0 ms, rank 1 $wait_1 ms over 6 steps: not the slow rank's 150 ms per step"
+    "$py" -c "import sys; sys.exit(not ($wait_0 - $wait_1) / 7 >= 75)" ||
+        fail "rank 0 waited $wait_0 ms, rank 1 $wait_1 ms over 7 steps: not the slow rank's 150 ms per step"
     ;;
 allreduce_gloo_spawned_ranks_record_collectives_bytes_and_waits)
     needs_torch

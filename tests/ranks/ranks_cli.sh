@@ -282,6 +282,20 @@ trainer_launcher_trace_labelled)
     grep -q "^Rank [0-9]" "$tmp/out" && fail "labelled as one rank"
     "$ps" report --format json "$tmp/all.sqlite" | grep -q '"rank": null, "world_size": 2, "launcher_ranks": 2' ||
         fail "JSON source is not labelled as a launcher trace"
+    # its ranks (from each process's RANK) analysed one by one as the several-rank report does: one row per rank,
+    # named by the process that holds it, with that process's 5 steps
+    "$ps" report --format json -o "$tmp/all.json" "$tmp/all.sqlite" || fail "report --format json exited $?"
+    python3 - "$tmp/all.json" "$tmp/all.sqlite" <<'PY' || fail "process_ranks"
+import json, sqlite3, sys
+r = json.load(open(sys.argv[1]))["process_ranks"]
+db = sqlite3.connect(sys.argv[2])
+pids = dict(db.execute("SELECT rank, pid FROM PERFSCOPE_PROCESS_INFO WHERE rank IS NOT NULL"))
+assert sorted(pids) == [0, 1], pids
+got = [(k["rank"], k["rank_from"], k["world_size"], k["source"], k["steps"]) for k in r["ranks"]]
+assert got == [(i, "process_info", 2, "pid %d" % pids[i], 5) for i in (0, 1)], got
+assert r["files"] == 2 and "straggler_rule" in r, r
+PY
+    grep -q "^Ranks in this trace, each a process" "$tmp/out" || fail "text has no per-rank table"
     # beside a rank file: the launcher row is labelled launcher(2) and listed last in text and page
     gen "$tmp/r0.json" 0 gemm:0:100:400 || exit 1
     python3 "$(dirname "$0")/../analyzer/check_multirank_report.py" "$ps" "$tmp/mr" "$tmp/r0.json" "$tmp/all.sqlite" ||

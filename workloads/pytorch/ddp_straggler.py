@@ -12,7 +12,8 @@ samples of its batch in its dataset's __getitem__ (--slow-in data; the loader ha
 for it). Gradients are averaged by DistributedDataParallel (--sync ddp: the allreduce runs and is waited for
 inside loss.backward()) or by one dist.all_reduce of the flattened gradients after backward (--sync allreduce).
 
-Each rank prints its own timers: per step the step time and the time it spent waiting for the allreduce, then
+Each rank prints its own timers: per step the step time, the time it spent waiting for the allreduce and the time
+it actually slept (the delay as injected: on a loaded machine each sleep overruns), then
 their means over the steps after the first (DDP's first step builds its buckets). The wait is measured by the
 script: with --sync allreduce, the time inside dist.all_reduce; with --sync ddp, the time from the end of
 backward's computation to the return of loss.backward(), which DDP spends waiting for its allreduces (the end of
@@ -32,6 +33,13 @@ from torch.utils.data import DataLoader, Dataset
 from torch.utils.data.distributed import DistributedSampler
 
 FEATURES = 256
+SLEPT = [0.0]   # seconds the slow rank actually slept since the step began (a loaded machine overruns each sleep)
+
+
+def sleep(s):
+    t = time.perf_counter()
+    time.sleep(s)
+    SLEPT[0] += time.perf_counter() - t
 
 
 class Samples(Dataset):
@@ -45,7 +53,7 @@ class Samples(Dataset):
 
     def __getitem__(self, i):
         if self.delay_s > 0:
-            time.sleep(self.delay_s)
+            sleep(self.delay_s)
         g = torch.Generator().manual_seed(i)
         return torch.randn(FEATURES, generator=g), i % 10
 
@@ -59,7 +67,7 @@ class Net(torch.nn.Module):
 
     def forward(self, x):
         if self.sleep_s > 0:
-            time.sleep(self.sleep_s)
+            sleep(self.sleep_s)
         return self.body(x)
 
 
@@ -97,9 +105,10 @@ def run(rank, world, a):
     for p in net.body[0].parameters():
         p.register_hook(last_gradients)
 
-    step_s, wait_s = [], []
+    step_s, wait_s, slept_s = [], [], []
     for _ in range(a.steps):
         t0 = time.perf_counter()
+        SLEPT[0] = 0.0
         x, y = next(it)
         loss = torch.nn.functional.cross_entropy(model(x), y)
         opt.zero_grad()
@@ -122,6 +131,7 @@ def run(rank, world, a):
         opt.step()
         step_s.append(time.perf_counter() - t0)
         wait_s.append(wait)
+        slept_s.append(SLEPT[0])
     dist.barrier()
     dist.destroy_process_group()
     tail_step, tail_wait = step_s[1:] or step_s, wait_s[1:] or wait_s
@@ -131,6 +141,7 @@ def run(rank, world, a):
         "slow: %s" % (("%s ms per step in %s" % (ms(delay), a.slow_in)) if slow else "no"),
         "step ms: %s" % " ".join(ms(s) for s in step_s),
         "allreduce wait ms: %s" % " ".join(ms(s) for s in wait_s),
+        "slept ms: %s" % " ".join(ms(s) for s in slept_s),
         "mean step ms (steps 2-): %s" % ms(statistics.mean(tail_step)),
         "mean allreduce wait ms (steps 2-, %s): %s" % (how, ms(statistics.mean(tail_wait)))]
     print("".join("rank %d %s\n" % (rank, line) for line in lines), end="", flush=True)   # one write per rank

@@ -12,6 +12,7 @@ struct ps_model;                   /* model/model.h: analysed, never read by a r
 struct ps_view;                    /* model/view.h */
 struct ps_memory;                  /* analyses/memory.h */
 struct ps_rank_file;               /* analyses/multirank.h */
+struct ps_multirank;               /* analyses/multirank.h */
 
 /* Step-time categories, in tb's priority order (docs/report.md). */
 enum ps_cat {
@@ -440,6 +441,14 @@ struct ps_report {
      * step average, collectives with bytes, time blocked in collectives. JSON "rank_summary", which
      * `perfscope report run.*.report.json` merges. Owned; NULL only when the report failed. */
     struct ps_rank_file *rank_summary;
+    /* Several ranks as processes of this trace (process_ranks.c, docs/distributed.md "Ranks in one trace"):
+     * per process of the model (m->procs order), its rank and world size (-1 unknown) and whether the Python
+     * hook's `distributed` mark gave them (1) or its environment (0); and, when r->all holds two ranks or more
+     * and is not one process's rows, the several-rank analysis over the rank processes, as `perfscope report`
+     * makes it over one trace per rank (each rank file's path "pid N"). Owned; NULL when not computed. */
+    int32_t *proc_rank, *proc_world;
+    uint8_t *proc_marked;
+    struct ps_multirank *process_ranks;
 };
 
 /* Run every analysis over `m` (finished): ps_report_build_view over ps_view_all(m). Returns 0 and fills *r
