@@ -434,10 +434,10 @@ static int oversubscribed_advice(struct ps_pytorch *py, const struct ps_py_loade
     py->more_workers = 0;
     int room = py->cores - l->num_workers;
     advise(py, PS_BN_DATA, "The machine is oversubscribed: DataLoader#%d's %d workers (busy %.0f %% of the waits) and "
-           "the training process's %d intra-op thread%s share %d cores%s: more workers would compete for the same "
+           "the training process's %d intra-op thread%s share %d core%s%s: more workers would compete for the same "
            "cores. Lower the training threads (torch.set_num_threads(%d)), or make the per-sample work cheaper (cache "
            "decoded samples, augment on the GPU).", l->number, l->num_workers, 100 * busy, py->intra_op_threads,
-           py->intra_op_threads == 1 ? "" : "s", py->cores, load, room > 1 ? room : 1);
+           py->intra_op_threads == 1 ? "" : "s", py->cores, py->cores == 1 ? "" : "s", load, room > 1 ? room : 1);
     return 1;
 }
 
