@@ -217,21 +217,20 @@ static int warnings(struct ps_report *r)
 /* Which trailing steps the step rule left out, and why (steps.c). */
 static int tail_note(struct ps_report *r)
 {
-    size_t out = r->nsteps_host - r->nsteps;
-    const struct ps_step *first = &r->steps[r->nsteps];
+    size_t out = r->tail_left_out;
     int64_t kept_ns = 0;
     for (size_t i = 0; i < r->nsteps; i++)
         kept_ns += r->steps[i].host_end_ns - r->steps[i].host_start_ns;
     char name[96];
-    snprintf(name, sizeof name, "%s", ps_model_str(r->m, first->name));
-    double ms = (double)(first->host_end_ns - first->host_start_ns) / 1e6, avg = (double)kept_ns / 1e6 / r->nsteps;
+    snprintf(name, sizeof name, "%s", ps_model_str(r->m, r->tail_first_name));
+    double ms = (double)r->tail_first_host_ns / 1e6, avg = r->nsteps ? (double)kept_ns / 1e6 / r->nsteps : 0;
     if (r->tail_rule == PS_TAIL_HOST_OPS)
         return add(r, PS_MSG_NOTE, "last_step_left_out",
                    "The last step (%s, %.3f ms on the host against %.3f ms on average for the others) is left out: it "
-                   "holds %lld host operation%s against %lld in the step before, so the profiler stopped inside it "
-                   "(a loop that calls prof.step() at the end of each iteration opens one step more than it runs). "
-                   "This is the PyTorch profiler's TensorBoard plugin rule for the last step (fewer than 0.8x the "
-                   "operations of the step before), counting host operations as the trace has no GPU work.",
+                   "holds %lld host operation%s against %lld in the step before: the profiler closed it at once (a loop "
+                   "that calls prof.step() at the end of each iteration opens one step more than it runs). Without "
+                   "GPU work, the PyTorch profiler's TensorBoard plugin rule for the last step is applied to host "
+                   "operations, with a share of 0.1 in place of 0.8.",
                    name, ms, avg, (long long)r->tail_host_ops, r->tail_host_ops == 1 ? "" : "s",
                    (long long)r->tail_host_ops_before);
     char which[64] = "The last step";
@@ -297,7 +296,7 @@ static int notes(struct ps_report *r)
                   "Step ranges are on %zu threads of process %u: thread %u, which holds the most, is analysed as the "
                   "step sequence; the other threads' step ranges are not steps of it.", r->step_threads, r->pid,
                   m->threads.v[r->step_thread].tid);
-    if (!r->whole_run && !r->steps_inferred && r->nsteps_host > r->nsteps)
+    if (!r->whole_run && !r->steps_inferred && r->tail_left_out > 0)
         rc |= tail_note(r);
     if (ps_report_compat_tb_no_comm(r))
         rc |= add(r, PS_MSG_NOTE, "compat_tb_no_comm", "%s", ps_report_compat_tb_note);

@@ -267,9 +267,9 @@ void ps_render_memory_md(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < mem->nfindings; i++) {
         const struct ps_mem_finding *g = &mem->findings[i];
         fprintf(f, "- **[%s] %s**: ", g->severity, g->rule);
-        ps_render_md_name(f, g->summary);
+        ps_render_md_prose(f, g->summary);
         fputs(" — fix: ", f);
-        ps_render_md_name(f, g->fix);
+        ps_render_md_prose(f, g->fix);
         fputc('\n', f);
     }
 }

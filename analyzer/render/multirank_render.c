@@ -273,7 +273,7 @@ int ps_render_ranks_md(const struct ps_multirank *mr, const struct ps_render_opt
     fprintf(f, "## perfscope report: %zu rank files\n\n", mr->nfiles);
     for (size_t i = 0; i < mr->nnotes; i++) {
         fputs("> **Note:** ", f);
-        ps_render_md_name(f, mr->notes[i]);
+        ps_render_md_prose(f, mr->notes[i]);
         fputs("\n\n", f);
     }
     return ps_render_ranks_md_body(f, mr, "Ranks");

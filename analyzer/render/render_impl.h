@@ -44,8 +44,12 @@ const char *ps_render_ranks_cat_label(int c, int has_gpu);
  * Returns buf (len bytes). */
 const char *ps_render_rank_label(char *buf, size_t len, const struct ps_rank_file *f);
 /* `s` (NUL-terminated) as Markdown text that shows literally: control bytes and invalid UTF-8 escaped as
- * ps_text_escape does, Markdown and GFM table punctuation backslash-escaped (report_md.c). */
+ * ps_text_escape does, Markdown and GFM table punctuation backslash-escaped, a long name shortened as ps_name_shown
+ * shortens it (report_md.c). */
 void ps_render_md_name(FILE *f, const char *s);
+/* Prose (a sentence that may quote names: messages, fixes, findings) escaped for Markdown as ps_render_md_name
+ * escapes a name, but whole: a sentence is never shortened. */
+void ps_render_md_prose(FILE *f, const char *s);
 struct ps_jw;
 /* straggler_render.c: the straggler the others wait for, and which rule decided (docs/distributed.md). */
 void ps_render_straggler_text(FILE *f, const struct ps_multirank *mr);

@@ -45,6 +45,11 @@ void ps_render_md_name(FILE *f, const char *s)
     md_text(f, s, strlen(s));
 }
 
+void ps_render_md_prose(FILE *f, const char *s)
+{
+    md_text(f, s, strlen(s));
+}
+
 static void share_cell(FILE *f, int64_t part, int64_t whole)
 {
     if (whole > 0)
@@ -63,7 +68,7 @@ static void header(FILE *f, const struct ps_report *r)
         if (g->level == PS_MSG_NOTE)
             continue;
         fprintf(f, "> **%s:** ", g->level == PS_MSG_NOTICE ? "Note" : "Warning");
-        ps_render_md_name(f, g->text);
+        ps_render_md_prose(f, g->text);
         fputs("\n\n", f);
     }
 }
@@ -73,20 +78,20 @@ static void verdict(FILE *f, const struct ps_report *r)
     char detail[512];
     ps_render_verdict_detail(r, detail, sizeof detail);
     fprintf(f, "**Verdict: %s** — ", ps_render_bottleneck(r, r->bottleneck));
-    ps_render_md_name(f, detail);
+    ps_render_md_prose(f, detail);
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
     fputs(".\n\n", f);
     const struct ps_message *nothing = ps_report_message(r, "nothing_to_break_down");
     if (nothing) {
-        ps_render_md_name(f, nothing->text);
+        ps_render_md_prose(f, nothing->text);
         fputs("\n\n", f);
     }
     if (r->nrecs) {
         fputs("**What to do**\n\n", f);
         for (size_t i = 0; i < r->nrecs; i++) {
             fputs("- ", f);
-            ps_render_md_name(f, r->recs[i]);
+            ps_render_md_prose(f, r->recs[i]);
             fputc('\n', f);
         }
         fputc('\n', f);
@@ -119,7 +124,7 @@ static void steps(FILE *f, const struct ps_report *r)
         return;
     fputs("### Steps\n\n", f);
     if (r->whole_run) {
-        ps_render_md_name(f, ps_report_message(r, "no_steps") ? ps_report_message(r, "no_steps")->text : "No steps.");
+        ps_render_md_prose(f, ps_report_message(r, "no_steps") ? ps_report_message(r, "no_steps")->text : "No steps.");
         fputs("\n\n", f);
     } else {
         unsigned char *show = malloc(r->nsteps);
@@ -200,7 +205,7 @@ static void findings(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < r->nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
         fprintf(f, "- **%s** `%s`: ", g->severity, g->rule);
-        ps_render_md_name(f, g->summary);
+        ps_render_md_prose(f, g->summary);
         fputc('\n', f);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
@@ -270,7 +275,7 @@ static void run_and_notes(FILE *f, const struct ps_report *r)
         if (g->level != PS_MSG_NOTE || !strcmp(g->code, "nothing_to_break_down") || !strcmp(g->code, "no_steps"))
             continue;
         fputs(notes++ ? "- " : "### Notes\n\n- ", f);
-        ps_render_md_name(f, g->text);
+        ps_render_md_prose(f, g->text);
         fputc('\n', f);
     }
     if (notes)

@@ -147,7 +147,7 @@ static void md_list(FILE *f, const struct lines *l)
 {
     for (size_t i = 0; i < l->n; i++) {
         fputs("- ", f);
-        ps_render_md_name(f, l->v[i]);
+        ps_render_md_prose(f, l->v[i]);
         fputc('\n', f);
     }
     if (l->n)

@@ -63,7 +63,7 @@ void ps_render_straggler_md(FILE *f, const struct ps_multirank *mr)
     }
     sentence(buf, sizeof buf, mr);
     fputs("- Straggler (waited for): ", f);
-    ps_render_md_name(f, buf);
+    ps_render_md_prose(f, buf);
     fprintf(f, "\n\nStraggler rule: %s.\n\n", RULE_WAIT);
 }
 

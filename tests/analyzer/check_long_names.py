@@ -1,5 +1,5 @@
 """A 100,000-character kernel name (a deeply templated kernel) through every report format: the human formats
-show it shortened (the text report's lines stay within its width, Markdown's within a screen, HTML's table cell
+show it shortened (the text report's lines stay within its width, Markdown's tables shortened, HTML's table cell
 short with the whole name on hover), JSON keeps it whole.
 Usage: check_long_names.py PERFSCOPE WORKDIR"""
 import html.parser
@@ -47,8 +47,8 @@ if text.count("x" * 200):
     failures.append("text: a run of 200 x's: the name printed whole")
 
 md = report("md")
-if max(len(line) for line in md.splitlines()) > 300:
-    failures.append(f"md: a line of {max(len(line) for line in md.splitlines())} characters")
+if md.count("x" * 200):   # sentences (fixes, notes) are whole and may be long lines; a name is never whole
+    failures.append("md: a run of 200 x's: the name printed whole")
 if SHOWN not in md.replace("\\", ""):   # Markdown backslash-escapes < > [ ]
     failures.append("md: no shortened name")
 

@@ -176,15 +176,17 @@ static void step_without_gpu_work(void)
               "0.8x the GPU operations of the one before (the profiler stopped before capturing them all).");
 }
 
-/* No GPU rows, a Kineto trace: tb's last-step rule on host operations. Host ranges s1 [0,100), s2 [100,300),
- * s3 [300,300+len) on one thread; s1 and s2 hold 5 "aten::op" ranges each, s3 holds `ops` of them.
- *   ops 0 (the profiler's cut step), len 1: 0.8 * 5 = 4 > 0 -> s3 left out: 2 steps, average (100 + 200) / 2 = 150.
- *   ops 3, len 100: 4 > 3 -> left out.   ops 4, len 100: 4 > 4 is false -> kept, 3 steps.
- * NVTX "step" ranges (not the profiler's) with ops 0: kept, 3 steps. */
+/* No GPU rows, a Kineto trace: tb's last-step rule on host operations, share 0.1. Host ranges s1 [0,100),
+ * s2 [100,300), s3 [300,300+len) on one thread; s1 and s2 hold 20 "aten::op" ranges each, s3 holds `ops` of them.
+ *   ops 0 (the profiler's cut step), len 1: 0.1 * 20 = 2 > 0 -> s3 left out: 2 steps.
+ *   ops 1, len 100: 2 > 1 -> left out.   ops 2, len 100 (a smaller whole iteration): 2 > 2 is false -> kept, 3 steps.
+ * NVTX "step" ranges (not the profiler's) with ops 0: kept, 3 steps. --skip-steps 1 (the first step out of the
+ * averages) changes none of this, and says nothing about trailing steps when none is left out. */
 static void cut_profiler_step_without_gpu(void)
 {
-    const struct { int nvtx, ops, len, steps; } c[] = { { 0, 0, 1, 2 }, { 0, 3, 100, 2 }, { 0, 4, 100, 3 },
-                                                        { 1, 0, 1, 3 } };
+    const struct { int nvtx, ops, len, skip, steps; } c[] = {
+        { 0, 0, 1, 0, 2 }, { 0, 1, 100, 0, 2 }, { 0, 2, 100, 0, 3 }, { 1, 0, 1, 0, 3 }, { 0, 0, 1, 1, 1 },
+        { 0, 2, 100, 1, 2 } };
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
         ps_model_free(m);
         m = ps_model_new("hand", PS_FORMAT_KINETO);
@@ -193,19 +195,26 @@ static void cut_profiler_step_without_gpu(void)
         range(t, kind, c[k].nvtx ? "step" : "ProfilerStep#1", 0, 100, 0);
         range(t, kind, c[k].nvtx ? "step" : "ProfilerStep#2", 100, 300, 0);
         range(t, kind, c[k].nvtx ? "step" : "ProfilerStep#3", 300, 300 + c[k].len, 0);
-        for (int i = 0; i < 5; i++) {
-            range(t, PS_RANGE_CPU_OP, "aten::op", 10 + 10 * i, 15 + 10 * i, 0);
-            range(t, PS_RANGE_CPU_OP, "aten::op", 110 + 10 * i, 115 + 10 * i, 0);
+        for (int i = 0; i < 20; i++) {
+            range(t, PS_RANGE_CPU_OP, "aten::op", 10 + 4 * i, 12 + 4 * i, 0);
+            range(t, PS_RANGE_CPU_OP, "aten::op", 110 + 4 * i, 112 + 4 * i, 0);
         }
         for (int i = 0; i < c[k].ops; i++)
             range(t, PS_RANGE_CPU_OP, "aten::op", 310 + 10 * i, 315 + 10 * i, 0);
-        build_default();
+        struct ps_report_opts o;
+        ps_report_opts_default(&o);
+        o.skip_steps = c[k].skip;
+        build(&o);
         char what[64];
-        snprintf(what, sizeof what, "case %zu: steps", k);
+        snprintf(what, sizeof what, "case %zu: steps analysed", k);
         CHECK_EQ(what, rep.nsteps, c[k].steps);
         const struct ps_message *why = ps_report_message(&rep, "last_step_left_out");
         snprintf(what, sizeof what, "case %zu: a note when a step is left out", k);
-        CHECK_EQ(what, why != NULL, c[k].steps == 2);
+        CHECK_EQ(what, why != NULL, c[k].ops < 2 && !c[k].nvtx);
+        if (why) {
+            snprintf(what, sizeof what, "case %zu: the step the note names", k);
+            CHECK_EQ(what, strncmp(why->text, "The last step (ProfilerStep#3, ", 31), 0);
+        }
         ps_report_fini(&rep);
     }
     /* the cut step's note, and the average of the two whole steps */
@@ -222,10 +231,10 @@ static void cut_profiler_step_without_gpu(void)
     const struct ps_message *why = ps_report_message(&rep, "last_step_left_out");
     CHECK_STR("why", why ? why->text : "(none)",
               "The last step (ProfilerStep#3, 0.001 ms on the host against 0.150 ms on average for the others) is "
-              "left out: it holds 0 host operations against 1 in the step before, so the profiler stopped inside it "
-              "(a loop that calls prof.step() at the end of each iteration opens one step more than it runs). This "
-              "is the PyTorch profiler's TensorBoard plugin rule for the last step (fewer than 0.8x the operations "
-              "of the step before), counting host operations as the trace has no GPU work.");
+              "left out: it holds 0 host operations against 1 in the step before: the profiler closed it at once (a "
+              "loop that calls prof.step() at the end of each iteration opens one step more than it runs). Without "
+              "GPU work, the PyTorch profiler's TensorBoard plugin rule for the last step is applied to host "
+              "operations, with a share of 0.1 in place of 0.8.");
 }
 
 /* tb's last-step rule: s1 launches 5 GPU ops, s2 (last) 3; 3 < 0.8 * 5 = 4 -> s2 dropped. */

@@ -358,8 +358,11 @@ struct ps_report {
     struct ps_step *steps;
     size_t nsteps;
     size_t nsteps_host;            /* host steps of the analysed thread (nested ones merged), before the
-                                    * trailing-step rule; steps[nsteps .. nsteps_host) are the ones it left out */
-    enum ps_tail_rule { PS_TAIL_NONE, PS_TAIL_TB, PS_TAIL_HOST_OPS } tail_rule;   /* which rule left them out */
+                                    * trailing-step rule */
+    enum ps_tail_rule { PS_TAIL_NONE, PS_TAIL_TB, PS_TAIL_HOST_OPS } tail_rule;   /* which rule left steps out */
+    size_t tail_left_out;          /* trailing steps that rule left out (0: none) */
+    uint32_t tail_first_name;      /* the first of them: its name (string id) and host duration */
+    int64_t tail_first_host_ns;
     int64_t tail_host_ops, tail_host_ops_before; /* PS_TAIL_HOST_OPS: host ops in the last step and the one before */
     size_t step_ranges_found;      /* host ranges matching --step-range, all processes and threads, before any rule */
     uint32_t step_thread;          /* index into model.threads of the thread whose steps are analysed; PS_NONE */
