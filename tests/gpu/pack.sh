@@ -2,8 +2,9 @@
 # The carried build of the GPU check: the files tests/gpu/run.sh runs, copied from a build of this tree into DEST in
 # the build's own layout (perfscope finds its probe and the Python hook beside it: probe/, probe/python/), debug info
 # stripped. The GPU host needs only glibc, libstdc++ and libgcc_s: SQLite, yajl, zlib and ncurses are linked in
-# statically (checked here with ldd), the CUDA runtime of train and cuda_kernels too; libcupti and NVML come from the
-# GPU host (its driver, its CUDA toolkit or its PyTorch wheel). The rest run.sh needs is in the source tree
+# statically (checked here with ldd), the CUDA runtime of train and cuda_kernels too; simdjson, which Debian ships
+# only as a shared library, is carried in DEST/lib (run.sh puts it on LD_LIBRARY_PATH); libcupti and NVML come from
+# the GPU host (its driver, its CUDA toolkit or its PyTorch wheel). The rest run.sh needs is in the source tree
 # (tests/gpu, tests/cupti/cuda_program_test.sh, workloads/pytorch/train_loader.py), which travels with it.
 # Usage: tests/gpu/pack.sh [BUILD_DIR [DEST]]   (defaults: build, build-gpu; DEST is under .gitignore's /build*/)
 set -eu
@@ -36,7 +37,14 @@ total=0
             unresolved=$(ldd "$DEST/$f" 2>&1 | grep -E 'not found' || true)
             [ -z "$unresolved" ] || die "$f: $unresolved"
             needs=$(ldd "$DEST/$f" | awk '/=>/{print $1}' | grep -vE '^(libc|libm|libstdc\+\+|libgcc_s|libdl|libpthread|librt)\.so' || true)
-            [ -z "$needs" ] || die "$f needs $needs, which a GPU host may not have (link it statically)"
+            for lib in $needs; do   # the carried shared libraries: copied once, into DEST/lib
+                case $lib in libsimdjson.so.*) ;; *) die "$f needs $lib, which a GPU host may not have (link it statically)" ;; esac
+                [ -e "$DEST/lib/$lib" ] && continue
+                mkdir -p "$DEST/lib"
+                cp -L "$(ldd "$DEST/$f" | awk -v l="$lib" '$1 == l {print $3}')" "$DEST/lib/$lib"
+                echo "$(stat -c %s "$DEST/lib/$lib") lib/$lib"
+                total=$((total + $(stat -c %s "$DEST/lib/$lib")))
+            done
         fi
         size=$(stat -c %s "$DEST/$f")
         total=$((total + size))

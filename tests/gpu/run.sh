@@ -25,6 +25,8 @@ mkdir -p "$WORK" || exit 100
 HERE=$(cd "$(dirname "$0")" && pwd)
 CHECKS=$HERE/check_trace.py
 PS=$BUILD/cli/perfscope
+# shared libraries pack.sh carried (simdjson): found there by perfscope, harmless to the programs it records
+[ -d "$BUILD/lib" ] && export LD_LIBRARY_PATH="$(cd "$BUILD/lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 PROBE=$BUILD/probe/libperfscope_probe.so
 TRAIN=$BUILD/workloads/train
 KERNELS=$BUILD/tests/cupti/cuda_kernels
