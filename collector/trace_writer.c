@@ -86,6 +86,11 @@ static int tw_open(const char *path, int create, struct ps_tw **out, char *err, 
         rc = tw_fail(w, create ? "cannot create the trace (use -o to write elsewhere)" : "cannot open the trace");
         goto out_msg;
     }
+    /* A reader may hold a shared lock on the new file for a moment (top finds recordings by their files, and may
+     * open this one before its schema exists): journal_mode=WAL and the schema wait for it instead of failing
+     * with "database is locked". Recording itself runs without a busy handler, as before (WAL: readers never
+     * block the writer). */
+    sqlite3_busy_timeout(w->db, 5000);
     if (!create) {
         /* A trace a dead recorder left: go on where it stopped (page_size no longer changes). */
         if ((rc = tw_exec_sql(w, tw_pragmas, "setting pragmas")))
@@ -101,6 +106,7 @@ static int tw_open(const char *path, int create, struct ps_tw **out, char *err, 
         (rc = tw_exec_sql(w, "COMMIT", "creating the schema"))) {
         goto out_msg;
     }
+    sqlite3_busy_timeout(w->db, 0);
     w->st_string = ps_tw_prepare(w, "INSERT INTO StringIds(id, value) VALUES(?, ?)");
     w->st_meta = ps_tw_prepare(w, "INSERT OR REPLACE INTO PERFSCOPE_META(name, value) VALUES(?, ?)");
     if (!w->st_string || !w->st_meta) {

@@ -333,7 +333,9 @@ ddp_gloo_ranks_by_hand_record_gradient_sync_rank_and_who_waits)
                   AND start >= (SELECT start FROM NVTX_EVENTS WHERE text = 'ddp:gradient_allreduce' ORDER BY start
                   LIMIT 1 OFFSET 1)")
         own=$(sed -n "s/^rank $rank allreduce wait ms: //p" "$dir/out.$rank" | sum_ms 2 8)
-        within "$hook" "$own" "$("$py" -c "print(3 + 0.05 * $own)")" ||
+        # (the clocks differ by what runs between DDP's callback and the return of backward — the hook reading
+        # DDP's timer among it —, up to about 1 ms a step on a busy machine: 7 ms over 7 steps, plus 5 %)
+        within "$hook" "$own" "$("$py" -c "print(7 + 0.05 * $own)")" ||
             fail "rank $rank waited $hook ms in DDP's allreduce by the hook, $own ms by its own timer (steps 2-8)"
         eval "wait_$rank=$hook"
     done

@@ -204,8 +204,8 @@ top_says_when_the_watched_recording_ends)
     "$perfscope" record -o "$dir/run.sqlite" -- sh -c "'$train' --scenario data-bound --hidden 4 --steps 30 &&
         until [ -e '$dir/go' ]; do sleep 0.05; done" >"$dir/train.out" 2>&1 &
     rec_pid=$!
-    await "train's 30 steps in the trace" eval '[ "$(sqlite3 -readonly "$dir/run.sqlite" "SELECT count(*) FROM
-        NVTX_EVENTS WHERE text = '\''step'\''" 2>/dev/null)" -ge 30 ] 2>/dev/null'
+    await "train's 30 steps in the trace" eval '{ kill -0 $rec_pid 2>/dev/null || fail "record ended early: $(cat "$dir/train.out")"; } &&
+        [ "$(sqlite3 -readonly "$dir/run.sqlite" "SELECT count(*) FROM NVTX_EVENTS WHERE text = '\''step'\''" 2>/dev/null)" -ge 30 ] 2>/dev/null'
     sampled_since $top_pid
     touch "$dir/go"
     wait $rec_pid || fail "record failed: $(tail -3 "$dir/train.out")"
