@@ -119,6 +119,20 @@ const char *tui_fit(char *buf, size_t len, const char *s, size_t cols, int pad)
     return buf;
 }
 
+const char *tui_fit_path(char *buf, size_t len, const char *path, size_t cols)
+{
+    size_t total = tui_text_cols(path);
+    if (total <= cols || cols < 2)
+        return tui_fit(buf, len, path, cols, 0);
+    const char *tail = path + tui_text_bytes(path, total - (cols - 1));
+    const char *slash = strchr(tail, '/');
+    if (slash && slash[1])
+        tail = slash;
+    char shown[4096];
+    snprintf(shown, sizeof shown, "\xE2\x80\xA6%s", tail);   /* U+2026 HORIZONTAL ELLIPSIS */
+    return tui_fit(buf, len, shown, cols, 0);
+}
+
 const char *tui_bar(char *buf, size_t len, double frac, size_t width)
 {
     if (!(frac >= 0))

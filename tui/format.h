@@ -29,6 +29,10 @@ size_t tui_text_bytes(const char *s, size_t cols);
  * columns when pad is set. */
 const char *tui_fit(char *buf, size_t len, const char *s, size_t cols, int pad);
 
+/* A file path in at most `cols` columns (cols >= 2): whole when it fits, else "…" and its last columns, from a '/'
+ * where the kept tail holds one ("…/dir/run.sqlite"): the file's name is what tells recordings apart. */
+const char *tui_fit_path(char *buf, size_t len, const char *path, size_t cols);
+
 /* A bar of `width` columns filled to frac (0..1, clamped) with '|' and spaces: "[|||||     ]" is width + 2. */
 const char *tui_bar(char *buf, size_t len, double frac, size_t width);
 

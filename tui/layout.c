@@ -235,9 +235,15 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
 {
     const struct tui_live *l = &t->live;
     if (t->nsessions > 1)
-        for (size_t i = 0; i < t->nsessions && room(b) > 0; i++)
+        for (size_t i = 0; i < t->nsessions && room(b) > 0; i++) {
+            char lead[48], trace[TUI_LINE_BYTES];
+            size_t lead_cols = (size_t)snprintf(lead, sizeof lead, "%zu) recorder %u  ", i + 1,
+                                                t->sessions[i].recorder_pid);
+            tui_fit_path(trace, sizeof trace, t->sessions[i].trace,
+                         (size_t)b->f->cols > lead_cols + 16 ? (size_t)b->f->cols - lead_cols : 16);
             add(b, t->watching && t->sessions[i].recorder_pid == l->recorder_pid ? TUI_S_HEADER : TUI_S_NORMAL,
-                "%zu) recorder %u  %s", i + 1, t->sessions[i].recorder_pid, t->sessions[i].trace);
+                "%s%s", lead, trace);
+        }
     if (t->watching && t->watch_reason[0])
         add(b, TUI_S_DIM, "Watching recorder %u (%s)", l->recorder_pid, t->watch_reason);
     if (!t->watching) {
@@ -250,7 +256,11 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
                                                                            "was killed; `perfscope record --recover`"
                                                                          : "recording ended")
                         : l->state == TUI_LIVE_ERROR ? "cannot read" : "";
-    add(b, l->state == TUI_LIVE_RECORDING ? TUI_S_GOOD : TUI_S_WARN, "%s (%s)%s%s", l->trace, state,
+    /* the path gives way before the state: a long build-tree path would otherwise push "(cannot read)" off */
+    size_t cols = (size_t)b->f->cols, state_cols = tui_text_cols(state) + 3;
+    char trace[TUI_LINE_BYTES];
+    tui_fit_path(trace, sizeof trace, l->trace, cols > state_cols + 16 ? cols - state_cols : 16);
+    add(b, l->state == TUI_LIVE_RECORDING ? TUI_S_GOOD : TUI_S_WARN, "%s (%s)%s%s", trace, state,
         l->command[0] ? ": " : "", l->command);
     if (l->state == TUI_LIVE_ERROR || (l->message[0] && !l->have_report))
         add(b, TUI_S_WARN, "%s", l->message);

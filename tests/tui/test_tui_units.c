@@ -43,6 +43,12 @@ static void test_format(void)
     CHECK_EQ("cols of invalid bytes", tui_text_cols("a\xFF" "b\xE2\x96"), 4);
     CHECK_STR("fit invalid bytes", tui_fit(b, sizeof b, "a\xFF" "b\xE2\x96", 4, 0), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
     CHECK_EQ("bytes of 2 columns", tui_text_bytes("\xE2\x96\x81\xE2\x96\x82x", 2), 6);
+    /* a path in 16 columns: "…" + the last 15 columns "ng/dir/run.sqlite"[2:], cut back to its first '/' */
+    CHECK_STR("path fits", tui_fit_path(b, sizeof b, "/a/run.sqlite", 16), "/a/run.sqlite");
+    CHECK_STR("path elided at a slash", tui_fit_path(b, sizeof b, "/tmp/very/long/dir/run.sqlite", 16),
+              "\xE2\x80\xA6/dir/run.sqlite");
+    /* no '/' in the kept tail: its last 7 columns after the ellipsis */
+    CHECK_STR("name elided", tui_fit_path(b, sizeof b, "/x/abcdefghijklmnop.sqlite", 8), "\xE2\x80\xA6.sqlite");
     CHECK_STR("bar 50%", tui_bar(b, sizeof b, 0.5, 8), "[||||    ]");
     CHECK_STR("bar clamps", tui_bar(b, sizeof b, 1.7, 4), "[||||]");
 }

@@ -10,7 +10,10 @@ dir=$4/$case
 rm -rf "$dir" && mkdir -p "$dir/xdg" && chmod 700 "$dir/xdg"
 export XDG_RUNTIME_DIR=$dir/xdg          # a private session directory: only this test's recordings are found
 export LANG=C.UTF-8
-sock=$dir/tmux.sock
+# tmux's socket lives in a short private directory: a Unix socket's path holds at most 107 bytes (unix(7)), and
+# the build tree's path plus a test's name can pass that (tmux then fails with "File name too long").
+sockdir=$(mktemp -d "${TMPDIR:-/tmp}/pstop.XXXXXX") || { echo "FAIL $case: mktemp" >&2; exit 1; }
+sock=$sockdir/tmux.sock
 fail() {
     echo "FAIL $case: $*" >&2
     [ -S "$sock" ] && { echo "--- pane:" >&2; tmux -S "$sock" capture-pane -p -t top >&2 2>/dev/null; }
@@ -20,6 +23,7 @@ fail() {
 cleanup() {
     touch "$dir/go" "$dir/other_go" 2>/dev/null   # programs that hold a recording open until the test says so
     [ -S "$sock" ] && tmux -S "$sock" kill-server 2>/dev/null
+    rm -rf "$sockdir"
     [ -n "${rec_pid:-}" ] && kill "$rec_pid" 2>/dev/null && wait "$rec_pid" 2>/dev/null
     return 0
 }
@@ -77,6 +81,9 @@ await() {
     echo "waiting for $what"
     until "$@"; do sleep 0.2; done
 }
+new_session() { # new_session NAME COLS ROWS COMMAND: a detached tmux session; a tmux that cannot start fails the test
+    tmux -S "$sock" new-session -d -s "$1" -x "$2" -y "$3" "$4" 2>"$dir/tmux.err" || fail "tmux: $(cat "$dir/tmux.err")"
+}
 pane() { tmux -S "$sock" capture-pane -p -t top | tee "$dir/pane.last"; }
 shows() { pane | grep -qF -- "$1"; }
 wait_for() { await "the pane to show '$1'" shows "$1"; }
@@ -110,7 +117,7 @@ sys.exit(1 if bad else 0)" "$1" || fail "lines wider than $1"
 case $case in
 top_in_tmux_shows_gpu_host_live_verdict_and_nvtx_stack)
     start_recording 100000
-    tmux -S "$sock" new-session -d -s top -x 120 -y 40 \
+    new_session top 120 40 \
         "env PS_NVML_STANDIN=$dir/gpu.nvml LD_LIBRARY_PATH=$standin_dir $perfscope top -d 0.5; echo \"EXIT=\$?\" >$dir/exit; sleep 60"
     wait_for "GPU0 NVIDIA H200"
     wait_for "GPU1 NVIDIA A100 MIG"
@@ -155,7 +162,7 @@ top_colours_only_without_no_color)
         env_extra=""
         [ $mode = nocolor ] && env_extra="NO_COLOR=1"
         sock=$dir/tmux.$mode.sock               # a server of its own: no wait for the last one to go
-        tmux -S "$sock" new-session -d -s top -x 100 -y 30 \
+        new_session top 100 30 \
             "env TERM=screen-256color $env_extra $perfscope top -d 0.5; sleep 30"
         await "a whole frame ($mode)" drawn_at 30
         tmux -S "$sock" capture-pane -e -p -t top >"$dir/$mode.ansi"
@@ -231,7 +238,7 @@ top_stays_with_its_recording_when_another_terminal_starts_one)
     sampled_since $top_pid
     # another terminal: a recording started in a tmux pane (its own pseudo-terminal)
     # (it holds its recording open until the test ends it: never left running after the test)
-    tmux -S "$sock" new-session -d -s other -x 80 -y 24 \
+    new_session other 80 24 \
         "$perfscope record -o $dir/other.sqlite -- sh -c \"'$train' --scenario data-bound --hidden 4 --steps 30 &&
         until [ -e '$dir/other_go' ]; do sleep 0.05; done\"; touch $dir/other_done"
     await "the other terminal's recording to write steps" eval '[ "$(sqlite3 -readonly "$dir/other.sqlite" "SELECT
@@ -346,7 +353,7 @@ top_refuses_views_in_a_trace_and_quits_on_q_and_sigterm)
     # on the screen: q quits, and so does SIGTERM
     for how in q TERM; do
         rm -f "$dir/exit"
-        tmux -S "$sock" new-session -d -s top -x 120 -y 40 \
+        new_session top 120 40 \
             "$perfscope top --trace $dir/meta_view.sqlite -d 0.25; echo \"EXIT=\$?\" >$dir/exit; sleep 60"
         wait_for "meta_view.sqlite (cannot read)"
         if [ $how = q ]; then
@@ -365,7 +372,7 @@ top_shows_control_characters_of_names_escaped)
         fail "record failed"
     sqlite3 "$dir/run.sqlite" "UPDATE PERFSCOPE_META SET value = 'train' || char(13) || 'Verdict: forged' ||
         char(27) || '[1m' WHERE name = 'command_line'" || fail "setup"
-    tmux -S "$sock" new-session -d -s top -x 160 -y 40 \
+    new_session top 160 40 \
         "$perfscope top --trace $dir/run.sqlite --window 3600 -d 0.25; echo \"EXIT=\$?\" >$dir/exit; sleep 60"
     wait_for 'train\rVerdict: forged\x1b[1m'
     pane | grep -q "^Verdict: forged" && fail "a name overwrote its line"
