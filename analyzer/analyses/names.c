@@ -223,6 +223,8 @@ static unsigned host_comm_bits(const char *s)
     if (strcmp(s, "Work.wait") == 0 || strncmp(s, "Work.wait#", 10) == 0 ||
         strcmp(s, "ddp:gradient_allreduce_wait") == 0)
         return PS_NAME_HOST_COMM | PS_NAME_HOST_COMM_WAIT;
+    if (strcmp(s, "ddp:gradient_allreduce") == 0)
+        return PS_NAME_DDP_ALLREDUCE;
     for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
         size_t len = strlen(backends[i]);
         if (strncmp(s, backends[i], len) == 0 && s[len] && strspn(s + len, "abcdefghijklmnopqrstuvwxyz_") ==

@@ -26,6 +26,9 @@
                                  * (docs/python.md; Kineto's record_function names), or a wait below */
 #define PS_NAME_HOST_COMM_WAIT 0x1000 /* the host blocked on a collective: "Work.wait", "Work.wait#<backend>:<op>",
                                        * "ddp:gradient_allreduce_wait" (docs/python.md) */
+#define PS_NAME_DDP_ALLREDUCE 0x2000 /* "ddp:gradient_allreduce": DDP's allreduces from the first bucket's launch,
+                                      * during backward, to the end of their wait (docs/distributed.md): no
+                                      * Communication itself, and no function that computes */
 
 struct ps_names;
 /* Compile the three patterns (NULL: default), anchored as ^(RE)$, REG_EXTENDED | REG_ICASE.

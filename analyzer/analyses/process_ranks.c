@@ -164,6 +164,7 @@ static int rank_file(const struct ps_report *r, const struct ranked *p, const st
     int32_t rank, world;
     ps_report_rank(r, &rank, &world);
     f->rank = p->rank;
+    f->stat.pid = p->pid;
     f->rank_source = PS_RANK_FROM_PROCESSES;
     f->world_size = r->proc_world[p->index] > 0 ? r->proc_world[p->index] : world;
     f->launcher_ranks = 0;

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "analyses.h"
+#include "ps_schema.h"
+#include "analyses/multirank.h"
 #include "sweep.h"
 #include "tally.h"
 
@@ -83,7 +85,8 @@ static void tally_top(struct ps_report *r, struct ps_tally *t, const char *kind,
 }
 
 /* Host compute's evidence: the ranges that take the compute time (forward, backward, optimizer, the program's own),
- * not data loading: a range inside a data range of its thread (a fetch's __getitem__, collate) is loading. */
+ * not data loading: a range inside a data range of its thread (a fetch's __getitem__, collate) is loading; nor a
+ * collective range, a wait on one (the Communication category, breakdown.c) or DDP's allreduce span. */
 static int compute_ranges(struct ps_report *r, const struct ps_view *v, struct ps_names *names, struct ps_tally *t)
 {
     int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
@@ -100,7 +103,8 @@ static int compute_ranges(struct ps_report *r, const struct ps_view *v, struct p
             data_end[th] = g->end_ns > data_end[th] ? g->end_ns : data_end[th];
             continue;
         }
-        if (!(f & (PS_NAME_STEP | PS_NAME_COPY)) && g->start_ns >= data_end[th] && g->start_ns >= a && g->end_ns <= b)
+        if (!(f & (PS_NAME_STEP | PS_NAME_COPY | PS_NAME_HOST_COMM | PS_NAME_DDP_ALLREDUCE)) &&
+            g->start_ns >= data_end[th] && g->start_ns >= a && g->end_ns <= b)
             ps_tally_add(t, ps_names_group(names, g->name), 1, g->end_ns - g->start_ns);
     }
     free(data_end);
@@ -208,6 +212,75 @@ static int model_ranges(const struct ps_report *r)
     return 0;
 }
 
+/* Host compute that is no computing: without GPU rows the Compute group is the step's time outside data loading,
+ * copies and collectives, whether or not the step thread ran. perfscope samples each thread's scheduler state
+ * (PERFSCOPE_THREAD_SAMPLES, --sample-hz a second, at times that owe nothing to the program): of the step thread's
+ * samples inside the analysed steps, those outside its data, copy and collective ranges and in state S or D
+ * (asleep or blocked: time.sleep, a lock, I/O) estimate the share of the step it spent off CPU in host compute.
+ * A runnable thread on a busy machine is R and counts as computing. *asleep and *samples get the counts; 1 when
+ * the estimate is a quarter of the step or more over 8 samples or more, else 0. */
+static int host_compute_asleep(const struct ps_report *r, struct ps_names *names, size_t *asleep, size_t *samples)
+{
+    const struct ps_model *m = r->m;
+    *asleep = *samples = 0;
+    if (r->has_gpu || r->nsteps == 0 || r->step_thread == PS_NONE || m->thread_samples.n == 0)
+        return 0;
+    int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
+    /* the step thread's non-compute ranges, in start order, merged into disjoint intervals */
+    int64_t (*iv)[2] = malloc((r->scope->nranges + 1) * sizeof *iv);
+    size_t n = 0;
+    if (!iv)
+        return 0;                      /* out of memory: no claim */
+    for (size_t i = 0; i < r->scope->nranges; i++) {
+        const struct ps_range *g = ps_view_range(r->scope, i);
+        if (g->thread != r->step_thread || g->kind == PS_RANGE_NVTX_MARK || g->end_ns <= a || g->start_ns >= b ||
+            !(ps_names_flags(names, g->name) & (PS_NAME_DATA | PS_NAME_COPY | PS_NAME_HOST_COMM)))
+            continue;
+        if (n && g->start_ns <= iv[n - 1][1]) {
+            iv[n - 1][1] = g->end_ns > iv[n - 1][1] ? g->end_ns : iv[n - 1][1];
+        } else {
+            iv[n][0] = g->start_ns;
+            iv[n++][1] = g->end_ns;
+        }
+    }
+    for (size_t i = 0; i < m->thread_samples.n; i++) {
+        const struct ps_thread_sample *s = &m->thread_samples.v[i];
+        if (s->thread != r->step_thread || s->time_ns <= a || s->time_ns >= b)
+            continue;
+        ++*samples;
+        if (s->state != PS_THREAD_SLEEPING && s->state != PS_THREAD_BLOCKED_IO)
+            continue;
+        size_t lo = 0, hi = n;         /* the first interval ending after the sample */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (iv[mid][1] <= s->time_ns)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        *asleep += !(lo < n && iv[lo][0] <= s->time_ns);
+    }
+    free(iv);
+    return *samples >= 8 && *asleep * 4 >= *samples;
+}
+
+/* When the ranks are processes of this trace and the analysed one is the rank the others wait for: a sentence
+ * saying so (ahead of the verdict's fix: shortening its own work shortens every rank's step); else "". */
+static void straggler_sentence(const struct ps_report *r, char *buf, size_t len)
+{
+    const struct ps_multirank *mr = r->process_ranks;
+    buf[0] = '\0';
+    if (!mr || !mr->has_wait_straggler || !r->scoped || mr->files[mr->wait.file].stat.pid != r->pid)
+        return;
+    const struct ps_wait_straggler *w = &mr->wait;
+    const struct ps_rank_file *s = &mr->files[w->file];
+    snprintf(buf, len, "This process is rank %d, the one the other ranks wait for: they wait %.1f ms per step for "
+             "it, and its %s takes %.1f ms per step longer than theirs (Straggler below); shortening it shortens "
+             "every rank's step. ", s->rank, (double)w->waited_for_ns / 1e6,
+             w->category == PS_CAT_KERNEL && !s->has_gpu ? "host compute" : ps_cat_label[w->category],
+             (double)w->excess_ns / 1e6);
+}
+
 /* The advice perfscope's Python hook has for the run's bottleneck (pytorch.c: worded from the DataLoader's
  * settings, its workers and the copies), whole sentences joined into out while they fit; "" when it has none. */
 static void hook_fix(const struct ps_report *r, char *out, size_t cap)
@@ -226,7 +299,7 @@ static void hook_fix(const struct ps_report *r, char *out, size_t cap)
 /* The verdict's fix, naming what the report shows for it (the evidence rows, else the step table's column) and
  * its expected gain, bounded by the cause's time. Where the Python hook has advice for the bottleneck, that
  * advice is the fix (it names the loader's settings and the num_workers to try) in place of the generic one. */
-static void verdict_fix(struct ps_report *r)
+static void verdict_fix(struct ps_report *r, struct ps_names *names)
 {
     static const char *const fix[] = {
         [PS_BN_KERNEL] = "The device is busy computing: speed up the kernels that take the most time; use mixed "
@@ -289,11 +362,24 @@ static void verdict_fix(struct ps_report *r)
                  "whole-step instead of piecewise graphs), fuse operators, use larger batches.",
                  (long long)r->graphs.launches, (long long)r->graphs.kernels, 100.0 * r->graphs.share,
                  (long long)r->graphs.eager_kernels);
+    char off_cpu[512] = "", straggler[400];
+    size_t asleep, samples;
+    if (host && host_compute_asleep(r, names, &asleep, &samples)) {
+        snprintf(off_cpu, sizeof off_cpu, "Much of this host compute is no computing: in %zu of %zu samples of the "
+                 "step thread's state during the analysed steps it was asleep or blocked (S or D) outside its data, "
+                 "copy and collective ranges, about %.1f ms of the %.1f ms of host compute per step: it waits for "
+                 "something no range shows (time.sleep, a lock or the GIL, file or network I/O, another process); "
+                 "find what with py-spy dump --native or perf sched, then remove the wait.", asleep, samples,
+                 (double)asleep / (double)samples * (double)r->avg_dur_ns / 1e6,
+                 (double)r->avg.cat_ns[PS_CAT_KERNEL] / 1e6);
+        ev = "the ranges under Evidence: the waits lie inside them";
+    }
+    straggler_sentence(r, straggler, sizeof straggler);
     int64_t gain = cause_ns(r);
     snprintf(r->recs[r->nrecs++], PS_REC_LEN,
-             "%s Look at %s%s. Expected gain: at most %.3f ms per step (%.1f %% of the average step), the time %s "
+             "%s%s Look at %s%s. Expected gain: at most %.3f ms per step (%.1f %% of the average step), the time %s "
              "takes now.",
-             host ? host_compute : hook[0] ? hook : fix[r->bottleneck], ev,
+             straggler, off_cpu[0] ? off_cpu : host ? host_compute : hook[0] ? hook : fix[r->bottleneck], ev,
              from_hook ? " and the PyTorch section" : "",
              (double)gain / 1e6, 100.0 * (double)gain / (double)r->avg_dur_ns,
              host ? "host compute" : what[r->bottleneck]);
@@ -326,8 +412,8 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
     return evidence(r, r->scope, names);
 }
 
-void ps_recommendations_compute(struct ps_report *r)
+void ps_recommendations_compute(struct ps_report *r, struct ps_names *names)
 {
-    verdict_fix(r);
+    verdict_fix(r, names);
     finding_fixes(r);
 }

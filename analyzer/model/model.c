@@ -166,6 +166,7 @@ void ps_model_free(struct ps_model *m)
     free(m->devices.v);
     free(m->nvml_util.v);
     free(m->host_samples.v);
+    free(m->thread_samples.v);
     free(m->mem_events.v);
     free(m->nvml_mem.v);
     strpool_free(m->strings);
@@ -428,6 +429,11 @@ int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample 
 int ps_model_add_host_sample(struct ps_model *m, const struct ps_host_sample *s)
 {
     return VEC_PUSH(m->host_samples, *s);
+}
+
+int ps_model_add_thread_sample(struct ps_model *m, const struct ps_thread_sample *s)
+{
+    return VEC_PUSH(m->thread_samples, *s);
 }
 
 int ps_model_add_mem_event(struct ps_model *m, const struct ps_mem_event *e)

@@ -371,6 +371,22 @@ static int burn(double s)
     return x == 1;      /* never: x only keeps the loop from being optimised away */
 }
 
+/* steps N SLEEP_MS BURN_MS: N ranges "step", each holding a range "compute" in which the process first uses BURN_MS
+ * of CPU time, then sleeps SLEEP_MS (usleep: state S). No GPU work: the report's Compute is host compute. */
+static int steps(int n, double sleep_ms, double burn_ms)
+{
+    for (int i = 0; i < n; i++) {
+        nvtxRangePushA("step");
+        nvtxRangePushA("compute");
+        if (burn(cpu_s() + burn_ms / 1e3))
+            return 1;
+        usleep((useconds_t)(sleep_ms * 1e3));
+        nvtxRangePop();
+        nvtxRangePop();
+    }
+    return 0;
+}
+
 /* Write TEXT to FILE whole: through FILE.tmp and a rename, so that a test polling FILE never reads half of it. */
 static int say(const char *file, const char *text)
 {
@@ -500,6 +516,8 @@ int main(int argc, char **argv)
         return unbalanced_exit();
     if (!strcmp(mode, "burn") && argc == 3)
         return burn(atof(argv[2]));
+    if (!strcmp(mode, "steps") && argc == 5)
+        return steps(atoi(argv[2]), atof(argv[3]), atof(argv[4]));
     if (!strcmp(mode, "sleep") && (argc == 3 || argc == 4))
         return sleep_s(atof(argv[2]), argc == 4 ? argv[3] : NULL);
     if (!strcmp(mode, "blocked") && argc == 4)

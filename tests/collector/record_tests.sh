@@ -593,6 +593,40 @@ record_samples_cpu_time_of_a_burning_child)
     running=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE state = 0")
     [ "$running" -ge 1 ] || fail "no running sample"
     ;;
+report_host_compute_asleep_is_called_a_wait_not_computing)
+    # 16 steps, each burning 10 ms of CPU then sleeping 120 ms (usleep: state S) in a range "compute"; no GPU rows,
+    # so Compute is host compute. The fix must say the step thread was asleep, counting the step thread's samples
+    # in the analysed steps as this SQL counts them, and estimate at least half of the 120 ms slept per step.
+    record -o "$trace" -- "$prog" steps 16 120 10
+    expect "status" "$rc" 0
+    "$perfscope" report --format json "$trace" >"$dir/r.json" || fail "report exited $?"
+    set -- $(python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r['steps']
+print(s[0]['start_ns'], s[-1]['start_ns'] + s[-1]['dur_ns'], r['run']['step_process'], r['run']['step_thread'],
+      sum(x['dur_ns'] for x in s) / len(s) / 1e6)" "$dir/r.json")
+a=$1 b=$2 of_thread="(globalTid >> 24) & 16777215 = $3 AND globalTid & 16777215 = $4 AND timestamp > $1 AND timestamp < $2"
+samples=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $of_thread")
+asleep=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $of_thread AND state IN (1, 2)")
+python3 - "$dir/r.json" "$samples" "$asleep" "$5" <<'PY' || fail "the fix: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['verdict']['recommendations'][0])" "$dir/r.json")"
+import json, re, sys
+fix = json.load(open(sys.argv[1]))['verdict']['recommendations'][0]
+samples, asleep, step_ms = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+m = re.search(r"in (\d+) of (\d+) samples .* about ([0-9.]+) ms of", fix)
+sys.exit(not (m and int(m.group(1)) == asleep and int(m.group(2)) == samples and 60 <= float(m.group(3)) <= step_ms
+              and "profile the hot functions" not in fix))
+PY
+    ;;
+report_host_compute_burning_cpu_gets_the_compute_advice)
+    # 12 steps of 100 ms of CPU each, no sleep: the step thread is running (R), or runnable on a loaded machine
+    # (R too): the host-compute advice, no claim of waiting.
+    record -o "$trace" -- "$prog" steps 12 0 100
+    expect "status" "$rc" 0
+    "$perfscope" report "$trace" >"$dir/r.txt" || fail "report exited $?"
+    grep -q "profile the hot functions" "$dir/r.txt" || fail "no host-compute advice: $(cat "$dir/r.txt")"
+    ! grep -q "asleep or blocked" "$dir/r.txt" || fail "a burning step called a wait: $(cat "$dir/r.txt")"
+    ;;
 record_samples_io_bytes)
     # nvtx_prog writes 8 MiB with write() (wchar counts every byte passed to write(), proc(5)), then
     # lives 0.3 s more: several samples see the full count. It reads little: its rchar stays far below.

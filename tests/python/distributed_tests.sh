@@ -31,14 +31,14 @@ two_ranks() {
     done
 }
 
-# spawned DELAY_MS SLOW_IN: one `perfscope record` around the script, which starts ranks 0 and 1 itself with
-# torch.multiprocessing.spawn (rank 1 slow), into $dir/run.sqlite; waits for the recorder. The recorder and every
+# spawned DELAY_MS SLOW_IN [SLOW_RANK]: one `perfscope record` around the script, which starts ranks 0 and 1 itself
+# with torch.multiprocessing.spawn (SLOW_RANK slow, default 1), into $dir/run.sqlite; waits for the recorder. The recorder and every
 # process under it run in a session of their own (setsid: the background subshell is no process-group leader, so
 # setsid does not fork and $! is the group), which the test ends whenever it exits.
 spawned() {
     port=$((20000 + $$ % 20000))
     (cd "$dir" && OMP_NUM_THREADS=1 exec setsid "$perfscope" record -o run.sqlite -- "$py" "$straggler" \
-        --slow-rank 1 --delay-ms "$1" --slow-in "$2" --steps 10 --batch-size 8 --port "$port" >out 2>err) &
+        --slow-rank "${3:-1}" --delay-ms "$1" --slow-in "$2" --steps 10 --batch-size 8 --port "$port" >out 2>err) &
     group=$!
     trap 'kill -TERM -- "-$group" 2>/dev/null' EXIT
     wait "$group"
@@ -135,6 +135,21 @@ ddp_gloo_spawned_ranks_in_one_trace_slow_compute_rank_is_waited_for)
 ddp_gloo_spawned_ranks_in_one_trace_slow_data_loading_rank_is_waited_for)
     spawned 150 data
     check_one_trace 150 dataloader
+    ;;
+ddp_gloo_spawned_slow_rank_0_is_told_it_is_waited_for_and_asleep)
+    # Rank 0 (the report's own process) sleeps 150 ms in each forward: the fix says it is the rank the others
+    # wait for and that its host compute is mostly asleep; no collective range is compute evidence.
+    spawned 150 compute 0
+    "$perfscope" report --skip-steps 2 --format json -o "$dir/r.json" "$dir/run.sqlite" || fail "report exited $?"
+    "$py" - "$dir/r.json" <<'PY' || fail "verdict: $(cat "$dir/r.json" | "$py" -c 'import json,sys; print(json.load(sys.stdin)["verdict"])')"
+import json, sys
+v = json.load(open(sys.argv[1]))['verdict']
+fix = v['recommendations'][0]
+names = [e['name'] for e in v['evidence']]
+sys.exit(not (fix.startswith("This process is rank 0, the one the other ranks wait for") and
+              "asleep or blocked" in fix and "profile the hot functions" not in fix and
+              not any(n.startswith("ddp:") or n.startswith("gloo:") for n in names)))
+PY
     ;;
 *)
     fail "unknown case"

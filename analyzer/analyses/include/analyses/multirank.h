@@ -45,7 +45,8 @@ struct ps_rank_file {
     int whole_run, steps_inferred;
     int64_t gpu_ops;            /* its kernels, copies and memsets (every device, no filter) */
     int has_gpu;                /* gpu_ops > 0: without GPU work the `kernel` verdict is host compute */
-    struct ps_rank_stat stat;   /* step count, average step, breakdown, verdict (pid: unused, 0) */
+    struct ps_rank_stat stat;   /* step count, average step, breakdown, verdict (pid: the rank's process when the
+                                 * ranks are processes of one trace, process_ranks.c; else 0) */
     double comm_comp_overlap;   /* HTA, 0..1; NAN when the rank ran no communication kernel */
     int recording_complete;     /* ps_report_recording_complete */
     struct ps_collective_stat *collectives;   /* by total_ns, descending (ps_collective_cmp) */

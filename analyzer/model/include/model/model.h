@@ -138,6 +138,13 @@ struct ps_host_sample {
     uint32_t pid;
 };
 
+/* One perfscope thread sample (PERFSCOPE_THREAD_SAMPLES): the thread's scheduler state when sampled. */
+struct ps_thread_sample {
+    int64_t time_ns;
+    uint32_t thread;        /* index into model.threads */
+    uint8_t state;          /* enum ps_thread_state (common/ps_schema.h); an unknown id reads as PS_THREAD_OTHER */
+};
+
 /* One memory event (memory.c): a Kineto `[memory]` instant (one caching-allocator allocation or free, with the
  * allocator's totals after it) or one row of Nsight Systems' CUDA_GPU_MEMORY_USAGE_EVENTS (a driver-level
  * allocation or release; perfscope's own traces write the same table from CUPTI memory records). */
@@ -194,6 +201,8 @@ struct ps_model {
     PS_VEC(struct ps_nvml_util_sample) nvml_util;  /* NVML samples in table (time) order; empty without them */
     PS_VEC(struct ps_host_sample) host_samples;    /* host samples in table order (per process: time order);
                                      * empty without them (`perfscope export` writes them as counters) */
+    PS_VEC(struct ps_thread_sample) thread_samples;   /* thread samples in table order (per thread: time order);
+                                     * empty without them */
     int32_t rank, local_rank, world_size;   /* -1 when unknown */
     int64_t dropped_records;        /* records lost while recording (probe rings + CUPTI), -1 unknown */
     int64_t unplaced_events;        /* events the reader read but could not place in the model (reported) */
@@ -257,6 +266,7 @@ int ps_model_shift_times(struct ps_model *m, int64_t base);
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
 int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample *s);
 int ps_model_add_host_sample(struct ps_model *m, const struct ps_host_sample *s);
+int ps_model_add_thread_sample(struct ps_model *m, const struct ps_thread_sample *s);   /* 0 or -ENOMEM */
 int ps_model_add_mem_event(struct ps_model *m, const struct ps_mem_event *e);   /* 0 or -ENOMEM */
 int ps_model_add_nvml_mem(struct ps_model *m, const struct ps_nvml_mem_sample *s);   /* 0 or -ENOMEM */
 
