@@ -4,6 +4,7 @@
 #ifndef PS_GPU_PEAKS_H
 #define PS_GPU_PEAKS_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,7 +31,8 @@ struct ps_gpu_peak {
     double matrix_tflops[PS_PREC_N];   /* tensor / matrix cores; fp32: FP32 CUDA cores where there is no fp32
                                         * matrix path (NVIDIA: an fp32 GEMM without TF32 runs there) */
     double vector_tflops[PS_PREC_N];   /* non-matrix (CUDA core / vector ALU) peaks */
-    char source[96];               /* where the numbers come from: "docs/gpu-peaks.md" or the spec file */
+    char source[PATH_MAX];         /* where the numbers come from: "docs/gpu-peaks.md" or the spec file (whole,
+                                    * however long its path) */
 };
 
 /* GPUs from spec files, tried before the built-in table (ps_gpu_peaks_load). */
