@@ -56,7 +56,7 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
 int ps_findings_compute(struct ps_report *r, struct ps_names *names);
 /* verdict.c: the recommendations: the verdict's fix (worded from r->py's advice where the hook has some for the
  * bottleneck), then the fixes of the costliest warnings among the findings. */
-void ps_recommendations_compute(struct ps_report *r, struct ps_names *names);
+void ps_recommendations_compute(struct ps_report *r);
 
 /* process_ranks.c: each process's rank (the Python hook's `distributed` mark, else its environment's) and, with
  * two ranks or more among r->all's processes (not one process's view), each rank's process analysed on its own

@@ -174,7 +174,7 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
     if (rc == 0)
         rc = ps_findings_compute(r, names);
     if (rc == 0)
-        ps_recommendations_compute(r, names);
+        ps_recommendations_compute(r);
     if (rc == 0)
         rc = ps_ranks_compute(r, names);
     if (rc == 0)

@@ -212,29 +212,20 @@ static int model_ranges(const struct ps_report *r)
     return 0;
 }
 
-/* Host compute that is no computing: without GPU rows the Compute group is the step's time outside data loading,
- * copies and collectives, whether or not the step thread ran. perfscope samples each thread's scheduler state
- * (PERFSCOPE_THREAD_SAMPLES, --sample-hz a second, at times that owe nothing to the program): of the step thread's
- * samples inside the analysed steps, those outside its data, copy and collective ranges and in state S or D
- * (asleep or blocked: time.sleep, a lock, I/O) estimate the share of the step it spent off CPU in host compute.
- * A runnable thread on a busy machine is R and counts as computing. *asleep and *samples get the counts; 1 when
- * the estimate is a quarter of the step or more over 8 samples or more, else 0. */
-static int host_compute_asleep(const struct ps_report *r, struct ps_names *names, size_t *asleep, size_t *samples)
+/* Merged disjoint intervals of the step thread's ranges inside (a, b) that `want` accepts, in start order, into
+ * *out (caller frees); their number, or -1 when out of memory. */
+static long thread_intervals(const struct ps_report *r, int64_t a, int64_t b, struct ps_names *names,
+                             int (*want)(const struct ps_report *, struct ps_names *, const struct ps_range *),
+                             int64_t (**out)[2])
 {
-    const struct ps_model *m = r->m;
-    *asleep = *samples = 0;
-    if (r->has_gpu || r->nsteps == 0 || r->step_thread == PS_NONE || m->thread_samples.n == 0)
-        return 0;
-    int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
-    /* the step thread's non-compute ranges, in start order, merged into disjoint intervals */
     int64_t (*iv)[2] = malloc((r->scope->nranges + 1) * sizeof *iv);
     size_t n = 0;
     if (!iv)
-        return 0;                      /* out of memory: no claim */
-    for (size_t i = 0; i < r->scope->nranges; i++) {
+        return -1;
+    for (size_t i = 0; i < r->scope->nranges; i++) {   /* in start order */
         const struct ps_range *g = ps_view_range(r->scope, i);
         if (g->thread != r->step_thread || g->kind == PS_RANGE_NVTX_MARK || g->end_ns <= a || g->start_ns >= b ||
-            !(ps_names_flags(names, g->name) & (PS_NAME_DATA | PS_NAME_COPY | PS_NAME_HOST_COMM)))
+            !want(r, names, g))
             continue;
         if (n && g->start_ns <= iv[n - 1][1]) {
             iv[n - 1][1] = g->end_ns > iv[n - 1][1] ? g->end_ns : iv[n - 1][1];
@@ -243,25 +234,75 @@ static int host_compute_asleep(const struct ps_report *r, struct ps_names *names
             iv[n++][1] = g->end_ns;
         }
     }
-    for (size_t i = 0; i < m->thread_samples.n; i++) {
-        const struct ps_thread_sample *s = &m->thread_samples.v[i];
-        if (s->thread != r->step_thread || s->time_ns <= a || s->time_ns >= b)
-            continue;
-        ++*samples;
-        if (s->state != PS_THREAD_SLEEPING && s->state != PS_THREAD_BLOCKED_IO)
-            continue;
-        size_t lo = 0, hi = n;         /* the first interval ending after the sample */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (iv[mid][1] <= s->time_ns)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        *asleep += !(lo < n && iv[lo][0] <= s->time_ns);
+    *out = iv;
+    return (long)n;
+}
+
+static int inside(int64_t (*iv)[2], long n, int64_t t)
+{
+    long lo = 0, hi = n;               /* the first interval ending after t */
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (iv[mid][1] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    free(iv);
-    return *samples >= 8 && *asleep * 4 >= *samples;
+    return lo < n && iv[lo][0] <= t;
+}
+
+static int not_compute_range(const struct ps_report *r, struct ps_names *names, const struct ps_range *g)
+{
+    (void)r;
+    return (ps_names_flags(names, g->name) & (PS_NAME_DATA | PS_NAME_COPY | PS_NAME_HOST_COMM)) != 0;
+}
+
+static int evidence_range(const struct ps_report *r, struct ps_names *names, const struct ps_range *g)
+{
+    uint32_t group = ps_names_group(names, g->name);
+    for (size_t i = 0; i < r->nevidence; i++)
+        if (!strcmp(r->evidence[i].kind, "range") && ps_names_group(names, r->evidence[i].name) == group)
+            return 1;
+    return 0;
+}
+
+/* Host compute that is not computing: without GPU rows the Compute group is the step's time outside data loading,
+ * copies and collectives, whether or not the step thread ran. perfscope samples each thread's scheduler state
+ * (PERFSCOPE_THREAD_SAMPLES, --sample-hz a second, at times that owe nothing to the program): of the step thread's
+ * samples inside the analysed steps, those outside its data, copy and collective ranges and in state S, D or T
+ * (asleep, blocked or stopped: time.sleep, a lock, I/O, a debugger) estimate the share of the step it spent
+ * waiting in host compute. A runnable thread on a busy machine is R and counts as computing. Fills r->host_wait. */
+static void host_compute_wait(struct ps_report *r, struct ps_names *names)
+{
+    const struct ps_model *m = r->m;
+    struct ps_host_wait *w = &r->host_wait;
+    *w = (struct ps_host_wait){ 0 };
+    if (r->has_gpu || m->format != PS_FORMAT_PERFSCOPE || r->nsteps == 0 || r->step_thread == PS_NONE ||
+        r->bottleneck != PS_BN_KERNEL)
+        return;
+    int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
+    int64_t (*other)[2] = NULL, (*ev)[2] = NULL;
+    long nother = thread_intervals(r, a, b, names, not_compute_range, &other);
+    long nev = nother < 0 ? -1 : thread_intervals(r, a, b, names, evidence_range, &ev);
+    if (nev >= 0) {
+        w->checked = 1;
+        for (size_t i = 0; i < m->thread_samples.n; i++) {
+            const struct ps_thread_sample *s = &m->thread_samples.v[i];
+            if (s->thread != r->step_thread || s->time_ns <= a || s->time_ns >= b)
+                continue;
+            w->samples++;
+            if ((s->state == PS_THREAD_SLEEPING || s->state == PS_THREAD_BLOCKED_IO ||
+                 s->state == PS_THREAD_STOPPED) && !inside(other, nother, s->time_ns)) {
+                w->waiting++;
+                w->in_evidence += inside(ev, nev, s->time_ns);
+            }
+        }
+        if (w->samples)
+            w->wait_ns = (int64_t)((double)w->waiting / (double)w->samples * (double)r->avg_dur_ns);
+        w->claimed = w->samples >= 8 && w->waiting * 4 >= w->samples;
+    }
+    free(other);
+    free(ev);
 }
 
 /* When the ranks are processes of this trace and the analysed one is the rank the others wait for: a sentence
@@ -299,7 +340,7 @@ static void hook_fix(const struct ps_report *r, char *out, size_t cap)
 /* The verdict's fix, naming what the report shows for it (the evidence rows, else the step table's column) and
  * its expected gain, bounded by the cause's time. Where the Python hook has advice for the bottleneck, that
  * advice is the fix (it names the loader's settings and the num_workers to try) in place of the generic one. */
-static void verdict_fix(struct ps_report *r, struct ps_names *names)
+static void verdict_fix(struct ps_report *r)
 {
     static const char *const fix[] = {
         [PS_BN_KERNEL] = "The device is busy computing: speed up the kernels that take the most time; use mixed "
@@ -362,25 +403,39 @@ static void verdict_fix(struct ps_report *r, struct ps_names *names)
                  "whole-step instead of piecewise graphs), fuse operators, use larger batches.",
                  (long long)r->graphs.launches, (long long)r->graphs.kernels, 100.0 * r->graphs.share,
                  (long long)r->graphs.eager_kernels);
-    char off_cpu[512] = "", straggler[400];
-    size_t asleep, samples;
-    if (host && host_compute_asleep(r, names, &asleep, &samples)) {
-        snprintf(off_cpu, sizeof off_cpu, "Much of this host compute is no computing: in %zu of %zu samples of the "
-                 "step thread's state during the analysed steps it was asleep or blocked (S or D) outside its data, "
-                 "copy and collective ranges, about %.1f ms of the %.1f ms of host compute per step: it waits for "
-                 "something no range shows (time.sleep, a lock or the GIL, file or network I/O, another process); "
-                 "find what with py-spy dump --native or perf sched, then remove the wait.", asleep, samples,
-                 (double)asleep / (double)samples * (double)r->avg_dur_ns / 1e6,
+    char off_cpu[640] = "", straggler[400], where[224] = "";
+    const struct ps_host_wait *w = &r->host_wait;
+    if (host && w->claimed) {
+        snprintf(off_cpu, sizeof off_cpu, "Much of this host compute is not computing: in %zu of %zu samples of "
+                 "the step thread's state during the analysed steps it was asleep, blocked or stopped (S, D or T) "
+                 "outside its data, copy and collective ranges, about %.1f ms of the %.1f ms of host compute per "
+                 "step: it waits for something no range shows (time.sleep, a lock or the GIL, file or network I/O, "
+                 "another process, a debugger); find what with py-spy dump --native or perf sched, then remove the "
+                 "wait.", w->waiting, w->samples, (double)w->wait_ns / 1e6,
                  (double)r->avg.cat_ns[PS_CAT_KERNEL] / 1e6);
-        ev = "the ranges under Evidence: the waits lie inside them";
+        int outside = w->in_evidence * 2 < w->waiting;
+        snprintf(where, sizeof where, outside
+                 ? "the step's code outside the ranges under Evidence: only %zu of the %zu waiting samples lie "
+                   "inside them%s"
+                 : "the ranges under Evidence: %zu of the %zu waiting samples lie inside them%s",
+                 w->in_evidence, w->waiting, outside && r->py && !model_ranges(r)
+                 ? " (--python-hooks=modules records a range per top-level module, forward's too)" : "");
+        ev = where;
+    } else if (host && w->checked && w->samples < 8) {
+        snprintf(off_cpu, sizeof off_cpu, "%s Whether the step thread computed or waited is not known here: %zu "
+                 "samples of its state in the analysed steps, 8 needed (record with --sample-hz 20 or more, or "
+                 "more steps).", host_compute, w->samples);
     }
     straggler_sentence(r, straggler, sizeof straggler);
     int64_t gain = cause_ns(r);
+    char waits[96] = "";
+    if (host && w->claimed)
+        snprintf(waits, sizeof waits, "about %.3f ms per step from the waits alone; ", (double)w->wait_ns / 1e6);
     snprintf(r->recs[r->nrecs++], PS_REC_LEN,
-             "%s%s Look at %s%s. Expected gain: at most %.3f ms per step (%.1f %% of the average step), the time %s "
+             "%s%s Look at %s%s. Expected gain: %sat most %.3f ms per step (%.1f %% of the average step), the time %s "
              "takes now.",
              straggler, off_cpu[0] ? off_cpu : host ? host_compute : hook[0] ? hook : fix[r->bottleneck], ev,
-             from_hook ? " and the PyTorch section" : "",
+             from_hook ? " and the PyTorch section" : "", waits,
              (double)gain / 1e6, 100.0 * (double)gain / (double)r->avg_dur_ns,
              host ? "host compute" : what[r->bottleneck]);
 }
@@ -409,11 +464,14 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
     r->window_start_ns = r->steps[0].start_ns;
     r->window_end_ns = r->steps[r->nsteps - 1].end_ns > r->window_start_ns ? r->steps[r->nsteps - 1].end_ns
                                                                            : r->window_start_ns;
-    return evidence(r, r->scope, names);
+    int rc = evidence(r, r->scope, names);
+    if (rc == 0)
+        host_compute_wait(r, names);
+    return rc;
 }
 
-void ps_recommendations_compute(struct ps_report *r, struct ps_names *names)
+void ps_recommendations_compute(struct ps_report *r)
 {
-    verdict_fix(r, names);
+    verdict_fix(r);
     finding_fixes(r);
 }

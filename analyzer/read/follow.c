@@ -133,6 +133,8 @@ static int read_appended(struct ps_follow *f, int64_t *last, int *shrunk)
     c->start_floor = f->skip_before;
     int rc = ps_sq_read_activity(c);
     c->rowid_after = NULL;
+    if (rc == 0 && is_perfscope)   /* top's fix is the report's: the same thread samples (new rows only) */
+        rc = ps_sq_read_thread_samples(c);
     return rc < 0 ? rc : ps_sq_read_host_tables(c, 0);
 }
 

@@ -38,6 +38,7 @@ struct sctx {
     int stopped;                      /* ... because the caller asked to stop (ps_read_set_stop) */
     int wal_missing;                  /* a WAL-mode file of an unfinished recording with no -wal beside it */
     int wal_alone;                    /* a WAL-mode file with no -wal beside it, not known to be complete */
+    int64_t thread_samples_after;     /* PERFSCOPE_THREAD_SAMPLES rows up to this rowid are read (follow.c) */
 };
 
 /* The activity tables, in the order of ps_sq_tables[]. */
@@ -87,6 +88,11 @@ uint32_t ps_sq_thread_of(struct sctx *c, int64_t global_tid);
 int ps_sq_open(struct sctx *c);
 int ps_sq_read_meta(struct sctx *c);
 int ps_sq_read_host_tables(struct sctx *c, int is_perfscope);
+/* PERFSCOPE_THREAD_SAMPLES rows after rowid c->thread_samples_after (optional table), of the threads the activity
+ * rows named, into model.thread_samples; c->thread_samples_after moves to the last row read. Read only on traces
+ * without GPU rows (where they tell host compute's waiting from its computing: analyses/verdict.c). 0, or -EINVAL
+ * with the message set. */
+int ps_sq_read_thread_samples(struct sctx *c);
 /* read_sqlite_memory.c: CUDA_GPU_MEMORY_USAGE_EVENTS (optional) into the model's memory events. 0 or -EINVAL / -ENOMEM
  * with the message set. */
 int ps_sq_read_memory(struct sctx *c);

@@ -578,9 +578,9 @@ static int nvml_util_row(struct sctx *c, sqlite3_stmt *st)
     return ps_model_add_nvml_util(c->m, &s) < 0 ? ps_sq_oom(c) : 0;
 }
 
-/* A PERFSCOPE_THREAD_SAMPLES row: (timestamp, globalTid, state) of a thread the trace's activity rows named (the
- * others' samples are kept nowhere: no analysis looks at a thread without ranges or calls); a row without one of
- * the three is no sample, and a state outside the schema's enum reads as PS_THREAD_OTHER. */
+/* A PERFSCOPE_THREAD_SAMPLES row: (timestamp, globalTid, state, rowid) of a thread the trace's activity rows named
+ * (the others' samples are kept nowhere: no analysis looks at a thread without ranges or calls); a row without one
+ * of the three is no sample, and a state outside the schema's enum reads as PS_THREAD_OTHER. */
 static int thread_sample_row(struct sctx *c, sqlite3_stmt *st)
 {
     if (sqlite3_column_type(st, 0) == SQLITE_NULL || sqlite3_column_type(st, 1) == SQLITE_NULL ||
@@ -590,9 +590,32 @@ static int thread_sample_row(struct sctx *c, sqlite3_stmt *st)
     struct ps_thread_sample s = { .time_ns = sqlite3_column_int64(st, 0),
                                   .thread = ps_idmap_get(&c->threads, (uint64_t)sqlite3_column_int64(st, 1)),
                                   .state = state >= 0 && state < PS_THREAD_STATES ? (uint8_t)state : PS_THREAD_OTHER };
+    int64_t rowid = sqlite3_column_int64(st, 3);
+    if (rowid > c->thread_samples_after)
+        c->thread_samples_after = rowid;
     if (s.thread == PS_NONE)
         return 0;
     return ps_model_add_thread_sample(c->m, &s) < 0 ? ps_sq_oom(c) : 0;
+}
+
+int ps_sq_read_thread_samples(struct sctx *c)
+{
+    static const char t[] = "PERFSCOPE_THREAD_SAMPLES";
+    static const char *const cols[] = { "timestamp", "globalTid", "state" };
+    char sql[400] = "SELECT ";
+    if (c->m->gpu.n > 0)
+        return 0;
+    int rc = ps_sq_table_exists(c, t);
+    if (rc <= 0)
+        return rc;
+    if (ps_sq_load_cols(c, t) < 0)
+        return -EINVAL;
+    for (int i = 0; i < 3; i++)
+        if (ps_sq_add_col(c, sql, sizeof sql, t, cols[i], i == 0 ? NULL : "NULL") < 0)
+            return -EINVAL;
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\" WHERE rowid > %lld", t,
+             (long long)c->thread_samples_after);
+    return for_rows(c, t, sql, 0, thread_sample_row);
 }
 
 /* PROCESSES, ThreadNames, TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE (each optional) and, on perfscope traces,
@@ -613,14 +636,10 @@ int ps_sq_read_host_tables(struct sctx *c, int is_perfscope)
         (is_perfscope && read_optional(c, "PERFSCOPE_PROCESS_INFO", info_cols, 3, 0, process_info_row) < 0))
         return -EINVAL;
     static const char *const nvml_sample_cols[] = { "timestamp", "deviceIndex", "utilGpuPercent" };
-    static const char *const thread_sample_cols[] = { "timestamp", "globalTid", "state" };
     if (!is_perfscope)
         return 0;
     return read_samples(c) < 0 ||
-           /* only where host compute is the Compute group (no GPU rows): they tell its sleeping from its running
-            * (analyses/verdict.c), and a long run's table is large */
-           (c->m->gpu.n == 0 &&
-            read_optional(c, "PERFSCOPE_THREAD_SAMPLES", thread_sample_cols, 3, 0, thread_sample_row) < 0) ||
+           ps_sq_read_thread_samples(c) < 0 ||
            read_optional(c, "PERFSCOPE_GPU_SAMPLES", nvml_sample_cols, 3, 0, nvml_util_row) < 0 ? -EINVAL : 0;
 }
 

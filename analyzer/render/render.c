@@ -57,6 +57,12 @@ void ps_render_verdict_detail(const struct ps_report *r, char *buf, size_t len)
     const char *each = r->whole_run ? "the run" : "each step";
     if (r->bottleneck == PS_BN_UNKNOWN)
         snprintf(buf, len, "%s", r->verdict_reason ? r->verdict_reason : "nothing to classify");
+    else if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu && r->host_wait.claimed)   /* analyses/verdict.c */
+        snprintf(buf, len, "host compute, \"kernel\" in JSON; %.1f %% of %s is host compute, but for about %.3f ms "
+                           "of it the step thread was waiting, not computing (thread samples: What to do); "
+                           "removing the cause saves at most %.1f %%, %.3f ms",
+                 100.0 * r->share, window, (double)r->host_wait.wait_ns / 1e6, 100.0 * r->max_gain_share,
+                 (double)r->max_gain_ns / 1e6);
     else if (r->bottleneck == PS_BN_KERNEL)
         snprintf(buf, len, "%s%.1f %% of %s is %s: nothing starves the %s; only faster %s shorten %s, by at "
                            "most %.1f %%, %.3f ms",

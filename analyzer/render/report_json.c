@@ -143,6 +143,19 @@ static void verdict(struct ps_jw *w, const struct ps_report *r)
     ps_jw_kdouble(w, "max_gain_share", r->max_gain_share);
     ps_jw_kint_or_null(w, "max_gain_ns", r->max_gain_ns);
     ps_jw_kstr(w, "unknown_reason", r->verdict_reason);
+    if (r->host_wait.checked) {   /* docs/report.md "Traces without GPU rows" */
+        const struct ps_host_wait *hw = &r->host_wait;
+        ps_jw_key(w, "host_compute_wait");
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "samples", (int64_t)hw->samples);
+        ps_jw_kint(w, "waiting", (int64_t)hw->waiting);
+        ps_jw_kint(w, "in_evidence", (int64_t)hw->in_evidence);
+        ps_jw_kint_or_null(w, "wait_ns", hw->samples ? hw->wait_ns : -1);
+        ps_jw_kbool(w, "claimed", hw->claimed);
+        ps_jw_map_close(w);
+    } else {
+        ps_jw_knull(w, "host_compute_wait");
+    }
     ps_jw_key(w, "evidence");
     ps_jw_array_open(w);
     for (size_t i = 0; i < r->nevidence; i++) {

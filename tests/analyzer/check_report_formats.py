@@ -60,7 +60,7 @@ for k in top_keys:
     if k not in report:
         fail(f"JSON lacks the documented key {k}")
 for k in ["bottleneck", "share", "gpu_utilization", "kernel_share", "max_gain_share", "max_gain_ns",
-          "unknown_reason", "evidence", "recommendations"]:
+          "unknown_reason", "host_compute_wait", "evidence", "recommendations"]:
     if k not in report["verdict"]:
         fail(f"JSON verdict lacks {k}")
 for k in ["start_ns", "duration_ns", "events_duration_ns", "processes", "threads", "events", "whole_run", "steps_source",

@@ -608,15 +608,35 @@ print(s[0]['start_ns'], s[-1]['start_ns'] + s[-1]['dur_ns'], r['run']['step_proc
       sum(x['dur_ns'] for x in s) / len(s) / 1e6)" "$dir/r.json")
 a=$1 b=$2 of_thread="(globalTid >> 24) & 16777215 = $3 AND globalTid & 16777215 = $4 AND timestamp > $1 AND timestamp < $2"
 samples=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $of_thread")
-asleep=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $of_thread AND state IN (1, 2)")
+asleep=$(q "SELECT count(*) FROM PERFSCOPE_THREAD_SAMPLES WHERE $of_thread AND state IN (1, 2, 3)")
 python3 - "$dir/r.json" "$samples" "$asleep" "$5" <<'PY' || fail "the fix: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['verdict']['recommendations'][0])" "$dir/r.json")"
 import json, re, sys
-fix = json.load(open(sys.argv[1]))['verdict']['recommendations'][0]
+v = json.load(open(sys.argv[1]))['verdict']
+fix, w = v['recommendations'][0], v['host_compute_wait']
 samples, asleep, step_ms = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+# every waiting sample lies in the range "compute", the only one listed under Evidence
+assert (w['samples'], w['waiting'], w['in_evidence'], w['claimed']) == (samples, asleep, asleep, True), w
 m = re.search(r"in (\d+) of (\d+) samples .* about ([0-9.]+) ms of", fix)
 sys.exit(not (m and int(m.group(1)) == asleep and int(m.group(2)) == samples and 60 <= float(m.group(3)) <= step_ms
               and "profile the hot functions" not in fix))
 PY
+    # top, watching the same trace over a window that holds the whole run, gives the report's fix (docs/top.md)
+    "$perfscope" top --trace "$trace" --window 3600 -n 1 --snapshot json >"$dir/snap.json" 2>/dev/null ||
+        fail "top exited $?"
+    python3 -c "
+import json, sys
+fix = json.load(open(sys.argv[1]))['recording']['analysis']['fix']
+want = json.load(open(sys.argv[2]))['verdict']['recommendations'][0]
+sys.exit(fix != want)" "$dir/snap.json" "$dir/r.json" || fail "top's fix is not the report's"
+    ;;
+report_host_compute_without_thread_samples_says_it_cannot_tell)
+    # --sample-hz 0: no thread samples, so no claim either way: the host-compute advice says it is not known
+    record -o "$trace" --sample-hz 0 -- "$prog" steps 6 100 10
+    expect "status" "$rc" 0
+    "$perfscope" report "$trace" >"$dir/r.txt" || fail "report exited $?"
+    grep -q "Whether the step thread computed or waited is not known here: 0 samples" "$dir/r.txt" ||
+        fail "no hedge: $(cat "$dir/r.txt")"
+    ! grep -q "not computing" "$dir/r.txt" || fail "a claim without samples: $(cat "$dir/r.txt")"
     ;;
 report_host_compute_burning_cpu_gets_the_compute_advice)
     # 12 steps of 100 ms of CPU each, no sleep: the step thread is running (R), or runnable on a loaded machine
@@ -625,7 +645,7 @@ report_host_compute_burning_cpu_gets_the_compute_advice)
     expect "status" "$rc" 0
     "$perfscope" report "$trace" >"$dir/r.txt" || fail "report exited $?"
     grep -q "profile the hot functions" "$dir/r.txt" || fail "no host-compute advice: $(cat "$dir/r.txt")"
-    ! grep -q "asleep or blocked" "$dir/r.txt" || fail "a burning step called a wait: $(cat "$dir/r.txt")"
+    ! grep -q "not computing" "$dir/r.txt" || fail "a burning step called a wait: $(cat "$dir/r.txt")"
     ;;
 record_samples_io_bytes)
     # nvtx_prog writes 8 MiB with write() (wchar counts every byte passed to write(), proc(5)), then

@@ -147,7 +147,8 @@ v = json.load(open(sys.argv[1]))['verdict']
 fix = v['recommendations'][0]
 names = [e['name'] for e in v['evidence']]
 sys.exit(not (fix.startswith("This process is rank 0, the one the other ranks wait for") and
-              "asleep or blocked" in fix and "profile the hot functions" not in fix and
+              "is not computing" in fix and v['host_compute_wait']['claimed'] and
+              "profile the hot functions" not in fix and
               not any(n.startswith("ddp:") or n.startswith("gloo:") for n in names)))
 PY
     ;;

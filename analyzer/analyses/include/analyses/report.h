@@ -141,6 +141,18 @@ struct ps_evidence {               /* "the GPU waits on this": aggregated over t
     int64_t count, total_ns;
 };
 
+/* Host compute that is waiting (analyses/verdict.c, docs/report.md "Traces without GPU rows"): the step thread's
+ * scheduler-state samples (PERFSCOPE_THREAD_SAMPLES) inside the analysed steps. */
+struct ps_host_wait {
+    int checked;                   /* 1: a perfscope trace without GPU rows, steps on one thread: the counts hold */
+    size_t samples;                /* the step thread's samples inside the analysed steps */
+    size_t waiting;                /* of them: asleep, blocked or stopped (S, D, T) outside its data, copy and
+                                    * collective ranges */
+    size_t in_evidence;            /* of those: inside a range listed as evidence */
+    int64_t wait_ns;               /* waiting / samples x the average step: the estimated wait per step */
+    int claimed;                   /* samples >= 8 and waiting >= samples / 4: the report says so */
+};
+
 struct ps_rank_stat {              /* one process's steps, when several processes hold step ranges */
     uint32_t pid;
     size_t nsteps;
@@ -397,6 +409,7 @@ struct ps_report {
     struct ps_copy_stat *copies;
     size_t ncopies;
     struct ps_evidence evidence[PS_MAX_EVIDENCE];
+    struct ps_host_wait host_wait;
     size_t nevidence;
     char recs[PS_MAX_RECS][PS_REC_LEN];   /* the verdict's fix, then the fixes of the costliest warnings; each
                                            * names what the report shows and its expected gain */
