@@ -349,7 +349,7 @@ struct ps_nvml_util_stat {
 
 #define PS_MAX_EVIDENCE 8
 #define PS_MAX_RECS 6
-#define PS_REC_LEN 1024
+#define PS_REC_LEN 1536
 #define PS_MAX_FINDINGS 12
 
 struct ps_report {
