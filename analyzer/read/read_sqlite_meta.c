@@ -401,10 +401,10 @@ static int meta_row(struct sctx *c, sqlite3_stmt *st)
     return 0;
 }
 
-/* Read optional table `table` with the listed columns (NULL where absent; the first one required); bit i of
- * text_cols: column i holds text. */
-static int read_optional(struct sctx *c, const char *table, const char *const *cols, int ncols, unsigned text_cols,
-                         int (*row)(struct sctx *, sqlite3_stmt *))
+/* Read optional table `table` with the listed columns (NULL where absent; the first one required) and the rowid
+ * last, the rows `where` keeps ("" all; else " WHERE ..."); bit i of text_cols: column i holds text. */
+static int read_optional_where(struct sctx *c, const char *table, const char *const *cols, int ncols,
+                               unsigned text_cols, const char *where, int (*row)(struct sctx *, sqlite3_stmt *))
 {
     char sql[512] = "SELECT ";
     int rc = ps_sq_table_exists(c, table);
@@ -415,8 +415,14 @@ static int read_optional(struct sctx *c, const char *table, const char *const *c
     for (int i = 0; i < ncols; i++)
         if (ps_sq_add_col(c, sql, sizeof sql, table, cols[i], i == 0 ? NULL : "NULL") < 0)
             return -EINVAL;
-    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"", table);
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\"%s", table, where);
     return for_rows(c, table, sql, text_cols, row);
+}
+
+static int read_optional(struct sctx *c, const char *table, const char *const *cols, int ncols, unsigned text_cols,
+                         int (*row)(struct sctx *, sqlite3_stmt *))
+{
+    return read_optional_where(c, table, cols, ncols, text_cols, "", row);
 }
 
 int ps_sq_read_meta(struct sctx *c)
@@ -600,22 +606,12 @@ static int thread_sample_row(struct sctx *c, sqlite3_stmt *st)
 
 int ps_sq_read_thread_samples(struct sctx *c)
 {
-    static const char t[] = "PERFSCOPE_THREAD_SAMPLES";
     static const char *const cols[] = { "timestamp", "globalTid", "state" };
-    char sql[400] = "SELECT ";
+    char where[64];
     if (c->m->gpu.n > 0)
         return 0;
-    int rc = ps_sq_table_exists(c, t);
-    if (rc <= 0)
-        return rc;
-    if (ps_sq_load_cols(c, t) < 0)
-        return -EINVAL;
-    for (int i = 0; i < 3; i++)
-        if (ps_sq_add_col(c, sql, sizeof sql, t, cols[i], i == 0 ? NULL : "NULL") < 0)
-            return -EINVAL;
-    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", rowid FROM \"%s\" WHERE rowid > %lld", t,
-             (long long)c->thread_samples_after);
-    return for_rows(c, t, sql, 0, thread_sample_row);
+    snprintf(where, sizeof where, " WHERE rowid > %lld", (long long)c->thread_samples_after);
+    return read_optional_where(c, "PERFSCOPE_THREAD_SAMPLES", cols, 3, 0, where, thread_sample_row);
 }
 
 /* PROCESSES, ThreadNames, TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE (each optional) and, on perfscope traces,
