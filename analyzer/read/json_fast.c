@@ -298,7 +298,7 @@ int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx)
     if (!cpu_has_simd())
         return 1;
     struct fast f = { .cap = PS_JSON_FAST_WINDOW, .cb = cb, .ctx = ctx };
-    f.in = ps_gz_open(fd, gzip, 256 * 1024, "");
+    f.in = ps_gz_open(fd, gzip, 256 * 1024);
     f.simd = ps_simd_new();
     f.buf = malloc(LEAD + f.cap + 2 * ps_simd_padding());
     int rc = f.in && f.simd && f.buf ? parse(&f) : -ENOMEM;

@@ -431,7 +431,7 @@ static int finish_event(struct octx *c)
 static int parse(struct octx *c, int fd, int gzip, const char *path, char *err, size_t errlen)
 {
     enum { CHUNK = 1 << 20 };
-    struct ps_gz_input *in = ps_gz_open(fd, gzip, 256 * 1024, path);
+    struct ps_gz_input *in = ps_gz_open(fd, gzip, 256 * 1024);
     unsigned char *buf = malloc(CHUNK);
     yajl_handle h = yajl_alloc(&callbacks, NULL, c);
     int rc = 0;

@@ -151,7 +151,7 @@ static int sniff_stream(const char *path, int fd, int gzip, char *err, size_t er
     size_t nhead = 0;
     long long total = 0;
     int rc = -EINVAL, saw_data = 0;
-    struct ps_gz_input *in = ps_gz_open(fd, gzip, 65536, path);
+    struct ps_gz_input *in = ps_gz_open(fd, gzip, 65536);
     if (!in)
         return ps_read_oom(err, errlen, path);
     while (!saw_data || nhead < sizeof head) {

@@ -72,10 +72,8 @@ int ps_unplaced_summary(const struct ps_unplaced *u, struct ps_model *m);   /* 0
  * ps_gz_read returns bytes placed in buf (0 at a clean end), or a negative errno (-EINVAL for a truncated or corrupt
  * gzip stream, the read's errno for a read error) with a message in err naming the compressed byte offset. */
 struct ps_gz_input;
-/* chunk: bytes of compressed input read at a time; path: the file, for messages (copied). gzip content is inflated
- * on a thread of its own, up to 1 MiB ahead of the reads (gz_input.c), which ps_gz_close stops and joins; the fd
- * must stay open until then. NULL when out of memory or no thread can be started; does not own fd. */
-struct ps_gz_input *ps_gz_open(int fd, int gzip, size_t chunk, const char *path);
+/* chunk: bytes of compressed input read at a time. NULL on out-of-memory; does not own fd. */
+struct ps_gz_input *ps_gz_open(int fd, int gzip, size_t chunk);
 long ps_gz_read(struct ps_gz_input *in, char *buf, size_t len, const char *path, char *err, size_t errlen);
 void ps_gz_close(struct ps_gz_input *in);             /* NULL is a no-op */
 

@@ -1,7 +1,7 @@
-/* The gzip byte source (analyzer/read/gz_input.c), white-box: inflating runs on a thread of its own a few buffers
- * ahead of the reads. Whatever the read sizes, the bytes are the text gzip wrote (two concatenated members here:
- * one stream, as gzip(1) reads them); a reader that stops early closes without waiting for the rest; a cut file
- * gives a prefix of the text, then the message; a damaged one the message. Each expectation is the text written. */
+/* The gzip byte source (analyzer/read/gz_input.c), white-box. Whatever the read sizes, the bytes are the text gzip
+ * wrote (two concatenated members here: one stream, as gzip(1) reads them); a reader may close before the end; a
+ * cut file gives a prefix of the text, then the message; a damaged one the message. Each expectation is the text
+ * written. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@
 #include "reader_impl.h"
 #include "tinyfs.h"
 
-enum { TEXT_BYTES = 6 * 1024 * 1024 + 12345 };   /* several of the pipeline's buffers, not a whole number of them */
+enum { TEXT_BYTES = 6 * 1024 * 1024 + 12345 };   /* several input chunks' worth, not a whole number of them */
 
 /* Text like a trace's: records with varying numbers (compresses ~10x, as Kineto JSON does). */
 static char *make_text(size_t n)
@@ -42,14 +42,14 @@ static void write_two_members(const char *path, const char *text, size_t n, size
 }
 
 /* Read the whole source in requests of sizes[i % nsizes] bytes into a new buffer; *rc gets the final return. */
-static char *read_all(struct ps_gz_input *in, const size_t *sizes, size_t nsizes, size_t *got, long *rc,
-                      char *err, size_t errlen)
+static char *read_all(struct ps_gz_input *in, const char *path, const size_t *sizes, size_t nsizes, size_t *got,
+                      long *rc, char *err, size_t errlen)
 {
     size_t cap = TEXT_BYTES + 1024 * 1024, have = 0;
     char *out = malloc(cap);
     for (size_t i = 0;; i++) {
         size_t want = sizes[i % nsizes] < cap - have ? sizes[i % nsizes] : cap - have;
-        long n = ps_gz_read(in, out + have, want, "unused", err, errlen);
+        long n = ps_gz_read(in, out + have, want, path, err, errlen);
         if (n <= 0) {
             *rc = n;
             break;
@@ -65,16 +65,16 @@ static void every_read_size_gives_the_text(const char *path, const char *text, s
     static const size_t sizes[][3] = { { 1, 7, 4096 }, { 65536, 65536, 65536 }, { 1 << 20, 3, 300000 } };
     for (size_t k = 0; k < 3; k++) {
         int fd = open(path, O_RDONLY);
-        struct ps_gz_input *in = ps_gz_open(fd, 1, 256 * 1024, path);
+        struct ps_gz_input *in = ps_gz_open(fd, 1, 256 * 1024);
         size_t got;
         long rc;
         char err[256] = "";
-        char *out = read_all(in, sizes[k], 3, &got, &rc, err, sizeof err);
+        char *out = read_all(in, path, sizes[k], 3, &got, &rc, err, sizeof err);
         CHECK_EQ("end", rc, 0);
         CHECK_EQ("bytes", got, n);
         CHECK(got == n && memcmp(out, text, n) == 0, "read sizes %zu,%zu,%zu: the bytes differ", sizes[k][0],
               sizes[k][1], sizes[k][2]);
-        CHECK_EQ("a read after the end", ps_gz_read(in, out, 16, "unused", err, sizeof err), 0);
+        CHECK_EQ("a read after the end", ps_gz_read(in, out, 16, path, err, sizeof err), 0);
         free(out);
         ps_gz_close(in);
         close(fd);
@@ -83,13 +83,13 @@ static void every_read_size_gives_the_text(const char *path, const char *text, s
 
 static void an_early_close_returns(const char *path)
 {
-    /* the producer fills its buffers and waits for room: closing must end it (a hang is CTest's timeout) */
+    /* the format sniffer reads a few bytes and closes: nothing is left behind (ASan's leak check) */
     for (int i = 0; i < 20; i++) {
         int fd = open(path, O_RDONLY);
-        struct ps_gz_input *in = ps_gz_open(fd, 1, 256 * 1024, path);
+        struct ps_gz_input *in = ps_gz_open(fd, 1, 256 * 1024);
         char b[16];
         if (i % 2)
-            CHECK_EQ("first bytes", ps_gz_read(in, b, sizeof b, "unused", NULL, 0), 16);
+            CHECK_EQ("first bytes", ps_gz_read(in, b, sizeof b, path, NULL, 0), 16);
         ps_gz_close(in);
         close(fd);
     }
@@ -108,11 +108,11 @@ static void damage_gives_the_bytes_before_then_the_message(const char *path, con
     /* cut at half the compressed size: a prefix of the text, then "truncated gzip" naming the path */
     const char *cut = tiny_write("cut.json.gz", z, size / 2);
     int fd = open(cut, O_RDONLY);
-    struct ps_gz_input *in = ps_gz_open(fd, 1, 256 * 1024, cut);
+    struct ps_gz_input *in = ps_gz_open(fd, 1, 256 * 1024);
     size_t got;
     long rc;
     char err[512] = "";
-    char *out = read_all(in, sizes, 1, &got, &rc, err, sizeof err);
+    char *out = read_all(in, cut, sizes, 1, &got, &rc, err, sizeof err);
     CHECK_EQ("cut: status", rc, -EINVAL);
     CHECK(got > 0 && got < n && memcmp(out, text, got) == 0, "cut: %zu bytes, not a prefix of the text", got);
     CHECK_CONTAINS(err, "cut.json.gz: truncated gzip: the compressed data ends at byte");
@@ -124,8 +124,8 @@ static void damage_gives_the_bytes_before_then_the_message(const char *path, con
     z[size / 4] ^= 0x55;
     const char *bad = tiny_write("bad.json.gz", z, size);
     fd = open(bad, O_RDONLY);
-    in = ps_gz_open(fd, 1, 256 * 1024, bad);
-    out = read_all(in, sizes, 1, &got, &rc, err, sizeof err);
+    in = ps_gz_open(fd, 1, 256 * 1024);
+    out = read_all(in, bad, sizes, 1, &got, &rc, err, sizeof err);
     CHECK(rc < 0, "damaged: status %ld", rc);
     CHECK_CONTAINS(err, "bad.json.gz: ");
     CHECK(strstr(err, "corrupt gzip data near compressed byte") || strstr(err, "truncated gzip"), "message: %s",
