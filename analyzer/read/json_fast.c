@@ -3,6 +3,7 @@
  * (json_simd.cc). */
 #include <emmintrin.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,23 @@
 
 static const char tail_open[] = "{\"traceEvents\":[]";
 
+/* The second set of callbacks of ps_json_fast_parse_side: a thread that walks a copy of each document the main
+ * walk is given, with its own simdjson parser, while the main thread walks the original and reads on. One slot:
+ * a document is copied in once the thread has finished the one before. */
+struct side {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct ps_simd *simd;
+    const yajl_callbacks *cb;
+    void *ctx;
+    char *doc;               /* the copy: len bytes, then simdjson's padding */
+    size_t len, cap;
+    enum ps_simd_mode mode;
+    int full, stop, failed;  /* full: doc waits for (or is in) the walk; failed: a walk returned nonzero */
+    int inline_walk;         /* no thread could be started: each document is walked here, before the main walk */
+};
+
 struct fast {
     struct ps_gz_input *in;   /* the text streamed (plain, or gzip through zlib) */
     struct ps_simd *simd;
@@ -22,6 +40,7 @@ struct fast {
     int eof;
     const yajl_callbacks *cb;
     void *ctx;
+    struct side *side;  /* NULL: one set of callbacks */
 };
 
 static char *text(struct fast *f)
@@ -58,8 +77,68 @@ static int grow(struct fast *f)
 /* Walk doc[0..len), a part of the buffer: simdjson reads up to ps_simd_padding() bytes past its end, which the
  * buffer always has (its text capacity is followed by twice the padding: a document may end two bytes past the
  * capacity, the head's closing "]}"). */
+static void *side_main(void *arg)
+{
+    struct side *d = arg;
+    pthread_mutex_lock(&d->mu);
+    for (;;) {
+        while (!d->full && !d->stop)
+            pthread_cond_wait(&d->cv, &d->mu);
+        if (!d->full)
+            break;
+        pthread_mutex_unlock(&d->mu);
+        int failed = d->failed || ps_simd_walk(d->simd, d->mode, d->doc, d->len, d->cb, d->ctx) != 0;
+        pthread_mutex_lock(&d->mu);
+        d->failed = failed;   /* after a failed walk the rest is skipped: the callbacks' state is partial */
+        d->full = 0;
+        pthread_cond_broadcast(&d->cv);
+    }
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+}
+
+/* Wait until the side thread has finished its document (the slot is free). */
+static void side_wait(struct side *d)
+{
+    pthread_mutex_lock(&d->mu);
+    while (d->full)
+        pthread_cond_wait(&d->cv, &d->mu);
+    pthread_mutex_unlock(&d->mu);
+}
+
+/* Hand a copy of doc[0..len) to the side thread. 0 or -ENOMEM. */
+static int side_give(struct side *d, enum ps_simd_mode mode, const char *doc, size_t len)
+{
+    if (d->inline_walk) {
+        d->failed = d->failed || ps_simd_walk(d->simd, mode, doc, len, d->cb, d->ctx) != 0;
+        return 0;
+    }
+    side_wait(d);
+    if (len + ps_simd_padding() > d->cap) {
+        char *bigger = realloc(d->doc, len + ps_simd_padding());
+        if (!bigger)
+            return -ENOMEM;
+        d->doc = bigger;
+        d->cap = len + ps_simd_padding();
+    }
+    memcpy(d->doc, doc, len);
+    memset(d->doc + len, 0, ps_simd_padding());
+    pthread_mutex_lock(&d->mu);
+    d->mode = mode;
+    d->len = len;
+    d->full = 1;
+    pthread_cond_broadcast(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+    return 0;
+}
+
 static int walk(struct fast *f, enum ps_simd_mode mode, char *doc, size_t len)
 {
+    if (f->side) {
+        int rc = side_give(f->side, mode, doc, len);
+        if (rc != 0)
+            return rc;
+    }
     return ps_simd_walk(f->simd, mode, doc, len, f->cb, f->ctx);
 }
 
@@ -293,11 +372,9 @@ static int cpu_has_simd(void)
            __builtin_cpu_supports("popcnt");
 }
 
-int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx)
+static int parse_fd(int fd, int gzip, const yajl_callbacks *cb, void *ctx, struct side *side)
 {
-    if (!cpu_has_simd())
-        return 1;
-    struct fast f = { .cap = PS_JSON_FAST_WINDOW, .cb = cb, .ctx = ctx };
+    struct fast f = { .cap = PS_JSON_FAST_WINDOW, .cb = cb, .ctx = ctx, .side = side };
     f.in = ps_gz_open(fd, gzip, 256 * 1024);
     f.simd = ps_simd_new();
     f.buf = malloc(LEAD + f.cap + 2 * ps_simd_padding());
@@ -305,5 +382,41 @@ int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx)
     free(f.buf);
     ps_simd_free(f.simd);
     ps_gz_close(f.in);
+    return rc;
+}
+
+int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx)
+{
+    return cpu_has_simd() ? parse_fd(fd, gzip, cb, ctx, NULL) : 1;
+}
+
+int ps_json_fast_parse_side(int fd, int gzip, const yajl_callbacks *cb, void *ctx, const yajl_callbacks *side_cb,
+                            void *side_ctx, int *side_failed)
+{
+    if (!cpu_has_simd())
+        return 1;
+    struct side d = { .cb = side_cb, .ctx = side_ctx, .simd = ps_simd_new() };
+    int rc = -ENOMEM;
+    if (!d.simd)
+        goto out;
+    pthread_mutex_init(&d.mu, NULL);
+    pthread_cond_init(&d.cv, NULL);
+    d.inline_walk = pthread_create(&d.thread, NULL, side_main, &d) != 0;
+    rc = parse_fd(fd, gzip, cb, ctx, &d);
+    if (!d.inline_walk) {
+        pthread_mutex_lock(&d.mu);
+        while (d.full)
+            pthread_cond_wait(&d.cv, &d.mu);
+        d.stop = 1;
+        pthread_cond_broadcast(&d.cv);
+        pthread_mutex_unlock(&d.mu);
+        pthread_join(d.thread, NULL);
+    }
+    pthread_mutex_destroy(&d.mu);
+    pthread_cond_destroy(&d.cv);
+out:
+    *side_failed = d.failed || rc != 0;
+    free(d.doc);
+    ps_simd_free(d.simd);
     return rc;
 }

@@ -29,6 +29,16 @@ extern "C" {
  * again with libyajl (from offset 0, a fresh ctx and model: callbacks may have run); -ENOMEM. */
 int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx);
 
+/* ps_json_fast_parse with a second set of callbacks: side_cb on side_ctx gets the same calls in the same order,
+ * on a thread of its own that walks a copy of each document while this thread walks the original (two readers
+ * of one text for about the time of the slower one, on two cores). side_cb may return 0 to stop its own walk
+ * (the rest of the text then goes to cb alone). *side_failed: 1 when side_cb did not get every call (it stopped,
+ * or the parse did not return 0). Returns as ps_json_fast_parse (1: the caller parses the text again with
+ * libyajl, for both sets) or -ENOMEM. Without a thread (none could be started) side_cb runs here, before cb.
+ * Peak memory: the window once more. */
+int ps_json_fast_parse_side(int fd, int gzip, const yajl_callbacks *cb, void *ctx, const yajl_callbacks *side_cb,
+                            void *side_ctx, int *side_failed);
+
 /* ---- json_simd.cc: the simdjson walk of one document of a window ---- */
 
 enum ps_simd_mode {

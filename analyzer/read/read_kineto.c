@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <yajl/yajl_parse.h>
@@ -671,7 +672,10 @@ int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parse
     m->format = PS_FORMAT_KINETO;
     m->correlation_global = 1;
     if (parser != PS_JSON_PARSER_YAJL) {
-        rc = ps_json_fast_parse(fd, gzip, cb, ctx);
+        /* the operator events on a thread of their own where there is a second core (json_fast.h) */
+        rc = ops && sysconf(_SC_NPROCESSORS_ONLN) > 1
+                 ? ps_json_fast_parse_side(fd, gzip, &callbacks, &c, t.ocb, ops, &t.ops_failed)
+                 : ps_json_fast_parse(fd, gzip, cb, ctx);
         if (rc == -ENOMEM)
             rc = ps_read_oom(err, errlen, path);
         else if (rc == 1)
