@@ -13,6 +13,8 @@
 
 struct dev_sets {
     int32_t id;
+    int has_busy;            /* an op with end > start was seen: first_busy is the first one's start */
+    int64_t first_busy;
     struct ps_ivls busy, wait;
 };
 
@@ -27,8 +29,9 @@ static struct dev_sets *dev_of(struct dev_sets *d, size_t *nd, int32_t id)
     return &d[(*nd)++];
 }
 
-/* Per device: recorded activity, and the waits of ops launched onto a drained stream. */
-static int gather(struct ps_report *r, const struct ps_view *v, struct dev_sets *d, size_t *nd)
+/* Per device, the waits of ops launched onto a drained stream. The view's ops are in start order, so the first
+ * busy op of a device is the first one seen with end > start. */
+static int gather_waits(struct ps_report *r, const struct ps_view *v, struct dev_sets *d, size_t *nd)
 {
     const struct ps_model *m = v->m;
     int64_t *prev_end = malloc((m->streams.n + 1) * sizeof *prev_end);
@@ -45,14 +48,18 @@ static int gather(struct ps_report *r, const struct ps_view *v, struct dev_sets 
         int64_t ready = prev_end[op.stream];
         if (op.end_ns > prev_end[op.stream])
             prev_end[op.stream] = op.end_ns;
-        if ((rc = ps_ivls_push(&x->busy, op.start_ns, op.end_ns)) < 0 || op.launch == PS_NONE)
+        if (op.end_ns > op.start_ns && !x->has_busy)
+            x->has_busy = 1, x->first_busy = op.start_ns;
+        if (op.launch == PS_NONE)
             continue;
         const struct ps_api_call *call = ps_view_api_at(v, op.launch);
         ready = call->end_ns > ready ? call->end_ns : ready;
         if (op.start_ns <= ready || op.start_ns - ready < r->opts.gap_ns)
             continue;
-        if (x->busy.n == 1 && x->busy.v[0].s == op.start_ns && r->run_start_ns < ready)
-            ready = r->run_start_ns;   /* the device's first op: busy since before the trace began (report.h) */
+        /* the device's first busy op (every busy op so far starts with it): busy since before the trace began
+         * (report.h) */
+        if (x->has_busy && x->first_busy == op.start_ns && r->run_start_ns < ready)
+            ready = r->run_start_ns;
         rc = ps_ivls_push(&x->wait, ready, op.start_ns);
         if (r->backlog.waiting_ops++ == 0) {
             r->backlog.first_name = op.name;
@@ -65,6 +72,36 @@ static int gather(struct ps_report *r, const struct ps_view *v, struct dev_sets 
     return rc;
 }
 
+/* Per device with waits: the recorded activity that meets them (the rest cannot shorten a wait), so memory
+ * follows the waits, not the ops. Waits are normal; ops come in start order, so a wait that ends before one op
+ * starts ends before every later one. */
+static int gather_busy(const struct ps_view *v, struct dev_sets *d, size_t nd)
+{
+    const struct ps_model *m = v->m;
+    size_t *at = calloc(nd + 1, sizeof *at);
+    int rc = at ? 0 : -ENOMEM;
+    for (size_t i = 0; i < v->ngpu && rc == 0; i++) {
+        const struct ps_gpu_row *g = ps_view_gpu_row(v, i);
+        const struct ps_gpu_attr *a = ps_view_gpu_attr(v, g);
+        if (a->kind == PS_GPU_SYNC)
+            continue;
+        int32_t dev = m->streams.v[a->stream].device;
+        size_t k = 0;
+        while (k < nd && d[k].id != dev)
+            k++;
+        if (k == nd || !d[k].wait.n)
+            continue;
+        int64_t s = g->start_ns, e = ps_view_row_end(v, g);
+        const struct ps_ivls *w = &d[k].wait;
+        while (at[k] < w->n && w->v[at[k]].e <= s)
+            at[k]++;
+        if (at[k] < w->n && w->v[at[k]].s < e)
+            rc = ps_ivls_push(&d[k].busy, s, e);
+    }
+    free(at);
+    return rc;
+}
+
 int ps_backlog_find(struct ps_report *r, const struct ps_view *v)
 {
     struct dev_sets *d = calloc(MAX_DEVS, sizeof *d);
@@ -72,12 +109,15 @@ int ps_backlog_find(struct ps_report *r, const struct ps_view *v)
     size_t nd = 0;
     free(r->backlog.spans);
     r->backlog = (struct ps_backlog_stat){ .first_name = PS_NONE, .first_device = -1 };
-    int rc = d ? gather(r, v, d, &nd) : -ENOMEM;
+    int rc = d ? gather_waits(r, v, d, &nd) : -ENOMEM;
+    for (size_t k = 0; k < nd && rc == 0; k++)
+        ps_ivls_normalize(&d[k].wait);
+    if (rc == 0 && r->backlog.waiting_ops)
+        rc = gather_busy(v, d, nd);
     for (size_t k = 0; k < nd && rc == 0; k++) {
         if (!d[k].wait.n)
             continue;
         ps_ivls_normalize(&d[k].busy);
-        ps_ivls_normalize(&d[k].wait);
         if ((rc = ps_ivls_subtract(&idle, &d[k].wait, &d[k].busy)) < 0)
             break;
         for (size_t j = 0; j < idle.n && rc == 0; j++)

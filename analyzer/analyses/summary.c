@@ -213,9 +213,11 @@ static int copies(struct ps_report *r, const struct ps_view *v)
 {
     size_t cap = 0;
     for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_row *g = ps_view_gpu_row(v, i);
+        uint8_t kind = ps_view_gpu_attr(v, g)->kind;
+        if (kind != PS_GPU_MEMCPY && kind != PS_GPU_MEMSET)
+            continue;   /* (the attribute row alone: decoding every kernel's op cost more than the rest) */
         const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
-        if (op->kind != PS_GPU_MEMCPY && op->kind != PS_GPU_MEMSET)
-            continue;
         struct ps_copy_stat key = { .kind = op->kind, .dst_kind = op->dst_kind };
         if (op->kind == PS_GPU_MEMCPY) {
             key.copy_kind = op->copy_kind;
