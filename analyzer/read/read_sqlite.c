@@ -20,20 +20,15 @@ static void count_unplaced(struct sctx *c, const char *table, const char *why)
     ps_unplaced_count(&c->unplaced, c->m, what);
 }
 
-/* The integer columns of a trace-table row, each fetched once: v[i] its value, t[i] its type (SQLITE_INTEGER or
- * SQLITE_NULL; v[i] = 0 for NULL). Every column but `text_col` (-1: none) and the last (the rowid) must hold an
- * integer or NULL: columns 0 and 1 are the start and end times in ns, the others ids, kinds and byte counts. A
- * text, real or blob value is an error, never read as 0. One sqlite3_column_value per column, then the value
- * accessors: half the calls of sqlite3_column_type + sqlite3_column_int64, which matters at 10 M rows. Using
- * the (unprotected) column value so is sanctioned in multi-thread mode, which SQLITE_OPEN_NOMUTEX selects
- * (SQLite's c3ref/value.html). Returns 0, or -EINVAL with a message naming the table, column and rowid. */
-#define ROW_COLS 12
-struct row {
-    int64_t v[ROW_COLS];
-    int t[ROW_COLS];
-};
-
-static int fetch_ints(struct sctx *c, sqlite3_stmt *st, const char *table, int ncols, int text_col, struct row *r)
+/* Fetch the integer columns of the current row of st into *r (struct ps_sq_row), each once, and its rowid (the
+ * last column). Every column but `text_col` (-1: none) and the rowid must hold an integer or NULL: columns 0 and 1
+ * are the start and end times in ns, the others ids, kinds and byte counts. A text, real or blob value is an
+ * error, never read as 0. One sqlite3_column_value per column, then the value accessors: half the calls of
+ * sqlite3_column_type + sqlite3_column_int64, which matters at 10 M rows. Using the (unprotected) column value so
+ * is sanctioned in multi-thread mode, which SQLITE_OPEN_NOMUTEX selects (SQLite's c3ref/value.html). Returns 0,
+ * or -EINVAL with a message naming the table, column and rowid. */
+static int fetch_ints(struct sctx *c, sqlite3_stmt *st, const char *table, int ncols, int text_col,
+                      struct ps_sq_row *r)
 {
     for (int i = 0; i < ncols; i++) {
         if (i == text_col) {
@@ -47,26 +42,75 @@ static int fetch_ints(struct sctx *c, sqlite3_stmt *st, const char *table, int n
             return ps_sq_type_error(c, st, table, i, t, i < 2 ? "an integer time in ns" : "an integer");
         r->v[i] = sqlite3_value_int64(x);
     }
+    r->rowid = sqlite3_column_int64(st, ncols);
     return 0;
 }
 
-/* Columns in a statement (without its rowid), checked against struct row. Returns ncols, or -EINVAL (message set). */
+/* The rows of one statement of an activity table, read ahead on a second connection where the table is large
+ * (read_sqlite_ahead.c), else stepped here. */
+struct rows {
+    struct ps_sq_ahead *ahead;
+    sqlite3_stmt *st;
+    int ncols;
+};
+
+#define AHEAD_MIN_ROWS 65536   /* below this the second connection costs more than it saves */
+
+static void rows_begin(struct sctx *c, struct rows *src, const char *table, const char *sql, sqlite3_stmt *st,
+                       int ncols)
+{
+    *src = (struct rows){ .st = st, .ncols = ncols };
+    src->ahead = ps_sq_ahead_start(c, table, sql, ncols, AHEAD_MIN_ROWS);
+}
+
+/* The next row into *r: SQLITE_ROW; SQLITE_DONE; another SQLite result code from stepping the statement (the
+ * caller reports it with ps_sq_step_error); or -EINVAL (a value that is no integer: message set). */
+static int rows_next(struct sctx *c, struct rows *src, const char *table, struct ps_sq_row *r)
+{
+    if (src->ahead) {
+        int done = 0;
+        long long given = 0;
+        if (ps_sq_ahead_next(src->ahead, r, &done, &given))
+            return SQLITE_ROW;
+        ps_sq_ahead_end(c, src->ahead);
+        src->ahead = NULL;
+        if (done)
+            return SQLITE_DONE;
+        for (long long i = 0; i < given; i++) {   /* the read-ahead stopped short: on from its last row, here */
+            int rc = sqlite3_step(src->st);
+            if (rc != SQLITE_ROW)
+                return rc;
+        }
+    }
+    int rc = sqlite3_step(src->st);
+    if (rc == SQLITE_ROW && fetch_ints(c, src->st, table, src->ncols, -1, r) < 0)
+        return -EINVAL;
+    return rc;
+}
+
+static void rows_end(struct sctx *c, struct rows *src)
+{
+    ps_sq_ahead_end(c, src->ahead);
+    src->ahead = NULL;
+}
+
+/* Columns in a statement (without its rowid), checked against struct ps_sq_row. Returns ncols, or -EINVAL (message set). */
 static int row_cols(struct sctx *c, sqlite3_stmt *st, const char *table)
 {
     int n = sqlite3_column_count(st) - 1;
-    if (n > ROW_COLS)
+    if (n > PS_SQ_ROW_COLS)
         return ps_read_fail(c->err, c->errlen, "%s: table %s: internal error: %d columns selected", c->path, table, n);
     return n;
 }
 
 /* A byte count (column i) must not be negative. Returns 0 or -EINVAL with the message set. */
-static int check_bytes(struct sctx *c, sqlite3_stmt *st, const char *table, int i, int64_t bytes)
+static int check_bytes(struct sctx *c, sqlite3_stmt *st, const char *table, int i, const struct ps_sq_row *r)
 {
-    if (bytes >= 0)
+    if (r->v[i] >= 0)
         return 0;
     return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s, rowid %lld: negative byte count %lld: the "
-                        "trace is corrupt", c->path, table, sqlite3_column_name(st, i),
-                        (long long)sqlite3_column_int64(st, sqlite3_column_count(st) - 1), (long long)bytes);
+                        "trace is corrupt", c->path, table, sqlite3_column_name(st, i), (long long)r->rowid,
+                        (long long)r->v[i]);
 }
 
 /* Intern a text value of `len` bytes, keeping every byte (ps_intern_bytes). */
@@ -237,11 +281,11 @@ static int gpu_table_sql(struct sctx *c, const char *table, enum ps_gpu_kind kin
     return 0;
 }
 
-/* One row of GPU table `table` (columns as gpu_table_sql selects them, rowid at column ncols) into *op: 1, 0 when the
+/* One row of GPU table `table` (columns as gpu_table_sql selects them; st names them) into *op: 1, 0 when the
  * row is left out (counted as unplaced: no times, no device or stream, CUPTI's incomplete or reversed records), or
  * a negative errno (message set). */
 static int gpu_row_op(struct sctx *c, sqlite3_stmt *st, const char *table, enum ps_gpu_kind kind,
-                      const char *name_col, int ncols, const struct row *r, struct ps_gpu_op *op)
+                      const char *name_col, const struct ps_sq_row *r, struct ps_gpu_op *op)
 {
     int failed = 0;
     if (r->t[0] == SQLITE_NULL || r->t[1] == SQLITE_NULL) {
@@ -262,8 +306,8 @@ static int gpu_row_op(struct sctx *c, sqlite3_stmt *st, const char *table, enum 
     if (r->v[2] < 0 || r->v[2] > INT32_MAX)
         return ps_read_fail(c->err, c->errlen, "%s: table %s, column deviceId, rowid %lld: device %lld out of range "
                             "(0 to %d): the trace is corrupt", c->path, table,
-                            (long long)sqlite3_column_int64(st, ncols), (long long)r->v[2], INT32_MAX);
-    if ((kind == PS_GPU_MEMCPY || kind == PS_GPU_MEMSET) && check_bytes(c, st, table, 6, r->v[6]) < 0)
+                            (long long)r->rowid, (long long)r->v[2], INT32_MAX);
+    if ((kind == PS_GPU_MEMCPY || kind == PS_GPU_MEMSET) && check_bytes(c, st, table, 6, r) < 0)
         return -EINVAL;
     if ((op->stream = stream_of(c, ps_global_to_pid(r->v[5]), (int32_t)r->v[2], r->v[3])) == PS_NONE)
         return ps_sq_oom(c);
@@ -301,7 +345,7 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     sqlite3_stmt *st = NULL;
     const char *name_col = NULL;
     struct ps_gpu_op op;
-    struct row r;
+    struct ps_sq_row r;
     long long row = 0;
     int rc = ps_sq_table_exists(c, table);
     if (rc <= 0)
@@ -310,13 +354,16 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
         (rc = ps_sq_prepare(c, table, sql, &st)) < 0)
         return rc;
     int ncols = row_cols(c, st, table);
+    struct rows src = { 0 };
     rc = ncols < 0 ? -EINVAL : 0;
-    while (rc == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (rc == 0)
+        rows_begin(c, &src, table, sql, st, ncols);
+    while (rc == 0 && (rc = rows_next(c, &src, table, &r)) == SQLITE_ROW) {
         row++;
-        if ((rc = fetch_ints(c, st, table, ncols, -1, &r)) == 0 &&
-            (rc = gpu_row_op(c, st, table, kind, name_col, ncols, &r, &op)) > 0)
+        if ((rc = gpu_row_op(c, st, table, kind, name_col, &r, &op)) > 0)
             rc = ps_model_add_gpu(c->m, &op) < 0 ? ps_sq_oom(c) : 0;
     }
+    rows_end(c, &src);
     if (rc == SQLITE_DONE) {
         rc = 0;
     } else if (rc > 0) {   /* an SQLite error code */
@@ -368,13 +415,13 @@ static int read_api(struct sctx *c)
         return -EINVAL;
     long long row = 0;
     int ncols = row_cols(c, st, table);
-    struct row r;
+    struct ps_sq_row r;
+    struct rows src = { 0 };
     if (ncols < 0)
         goto fail;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    rows_begin(c, &src, table, sql, st, ncols);
+    while ((rc = rows_next(c, &src, table, &r)) == SQLITE_ROW) {
         row++;
-        if (fetch_ints(c, st, table, ncols, -1, &r) < 0)
-            goto fail;
         int64_t cls = r.v[2];
         if (r.t[0] == SQLITE_NULL || r.t[1] == SQLITE_NULL || r.t[3] == SQLITE_NULL) {
             count_unplaced(c, table, "rows without start/end/globalTid");
@@ -399,6 +446,9 @@ static int read_api(struct sctx *c)
             goto fail;
         }
     }
+    rows_end(c, &src);
+    if (rc < 0)
+        goto fail;       /* a value that is no integer: the message is set */
     if (rc != SQLITE_DONE) {
         ps_sq_step_error(c, table, row + 1);
         goto fail;
@@ -406,6 +456,7 @@ static int read_api(struct sctx *c)
     sqlite3_finalize(st);
     return 0;
 fail:
+    rows_end(c, &src);
     sqlite3_finalize(st);
     return -EINVAL;
 }
@@ -439,7 +490,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
         return -EINVAL;
     long long row = 0;
     int ncols = row_cols(c, st, table);
-    struct row v;
+    struct ps_sq_row v;
     if (ncols < 0)
         goto fail;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -12,6 +12,19 @@
 
 #define MAX_COLS 256
 
+/* Whether a second connection sees what c->db sees (ps_sq_open sets it): a WAL-mode file that may still grow
+ * (a live recording) gets none, as its rows may differ between two snapshots. */
+enum ps_sq_twin { PS_SQ_TWIN_NONE, PS_SQ_TWIN_PLAIN, PS_SQ_TWIN_IMMUTABLE };
+
+/* The integer columns of a trace-table row, each fetched once: v[i] its value, t[i] its type (SQLITE_INTEGER or
+ * SQLITE_NULL; v[i] = 0 for NULL), and the row's rowid (the statement's last column). */
+#define PS_SQ_ROW_COLS 12
+struct ps_sq_row {
+    int64_t v[PS_SQ_ROW_COLS];
+    int t[PS_SQ_ROW_COLS];
+    int64_t rowid;
+};
+
 struct sctx {
     sqlite3 *db;
     struct ps_model *m;
@@ -39,6 +52,7 @@ struct sctx {
     int wal_missing;                  /* a WAL-mode file of an unfinished recording with no -wal beside it */
     int wal_alone;                    /* a WAL-mode file with no -wal beside it, not known to be complete */
     int64_t thread_samples_after;     /* PERFSCOPE_THREAD_SAMPLES rows up to this rowid are read (follow.c) */
+    enum ps_sq_twin twin;             /* how a second connection may open the file (ps_sq_open_twin) */
 };
 
 /* The activity tables, in the order of ps_sq_tables[]. */
@@ -59,6 +73,31 @@ int ps_sq_oom(struct sctx *c);
 /* 1 if `table` exists as a real table, 0 if not, -EINVAL (message set) if the database cannot be read or `table` is
  * a view or a virtual table (reading one runs code the file supplies: docs/readers.md). */
 int ps_sq_table_exists(struct sctx *c, const char *table);
+/* A second read-only connection to c's file, opened as c->db was and with its defensive settings but without
+ * the work bound (its user sets its own): 0, or -1 when there is none (c->twin, or it cannot be opened: the
+ * caller reads on c->db alone). sqlite3_close it. */
+int ps_sq_open_twin(const struct sctx *c, sqlite3 **db);
+
+/* 1 when the reader's caller asked it to stop (ps_read_set_stop). */
+int ps_sq_stop_requested(void);
+
+/* Rows of one SELECT read ahead by a thread on a second connection (read_sqlite_ahead.c). */
+struct ps_sq_ahead;
+/* Start reading `sql` (ncols integer-or-NULL columns, then the rowid) ahead, when the table holds at least
+ * min_rows rows (by its largest rowid), c reads the whole file (no c->rowid_after) and a second connection and
+ * thread are to be had; NULL otherwise (the caller steps its own statement). */
+struct ps_sq_ahead *ps_sq_ahead_start(struct sctx *c, const char *table, const char *sql, int ncols,
+                                      int64_t min_rows);
+/* The next row read ahead into *r: 1; 0 when the read-ahead has no more: *done 1 when the statement ended
+ * (SQLITE_DONE), else 0 and *delivered rows were given, after which the caller reads on with its own statement
+ * (a row with another type, an SQLite error, the work bound, a stop: the caller's own step then meets it and
+ * says so as it always did). */
+int ps_sq_ahead_next(struct ps_sq_ahead *a, struct ps_sq_row *r, int *done, long long *delivered);
+/* Stop and free the read-ahead (NULL: nothing); its SQLite steps count into c's work bound. */
+void ps_sq_ahead_end(struct sctx *c, struct ps_sq_ahead *a);
+/* Rows every read-ahead of this process has handed over so far (the tests' proof that it ran). */
+long long ps_sq_ahead_rows(void);
+
 /* Load the column names of `table` into c->cols. */
 int ps_sq_load_cols(struct sctx *c, const char *table);
 /* 1 + the index of column `col` in c->cols (ps_sq_load_cols), 0 when absent; ps_sq_free_cols empties c->cols. */

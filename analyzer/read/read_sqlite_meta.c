@@ -82,6 +82,11 @@ void ps_read_set_stop(int (*stop)(void *), void *arg)
     stop_arg = arg;
 }
 
+int ps_sq_stop_requested(void)
+{
+    return stop_requested && stop_requested(stop_arg);
+}
+
 static int work_bound(void *arg)
 {
     struct sctx *c = arg;
@@ -100,17 +105,27 @@ static int work_bound(void *arg)
  * Files"): the schema is not trusted (functions with side effects are not run from it), defensive mode, no
  * extension loading, views and triggers off (the reader selects from tables only: ps_sq_table_exists), and the
  * work bound above. 0, or -EINVAL with the message set. */
+static const int defensive_settings[][2] = {
+    { SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0 }, { SQLITE_DBCONFIG_DEFENSIVE, 1 },
+    { SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0 }, { SQLITE_DBCONFIG_ENABLE_VIEW, 0 },
+    { SQLITE_DBCONFIG_ENABLE_TRIGGER, 0 },
+};
+
+/* The defensive settings on db: -1 when all took, else the index of the one that failed. */
+static int defend(sqlite3 *db)
+{
+    for (size_t i = 0; i < sizeof defensive_settings / sizeof defensive_settings[0]; i++)
+        if (sqlite3_db_config(db, defensive_settings[i][0], defensive_settings[i][1], (int *)NULL) != SQLITE_OK)
+            return (int)i;
+    return -1;
+}
+
 static int harden(struct sctx *c, long long bytes)
 {
-    static const int settings[][2] = {
-        { SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0 }, { SQLITE_DBCONFIG_DEFENSIVE, 1 },
-        { SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0 }, { SQLITE_DBCONFIG_ENABLE_VIEW, 0 },
-        { SQLITE_DBCONFIG_ENABLE_TRIGGER, 0 },
-    };
-    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
-        if (sqlite3_db_config(c->db, settings[i][0], settings[i][1], (int *)NULL) != SQLITE_OK)
-            return ps_read_fail(c->err, c->errlen, "%s: cannot configure SQLite (setting %d): %s", c->path,
-                                settings[i][0], sqlite3_errmsg(c->db));
+    int bad = defend(c->db);
+    if (bad >= 0)
+        return ps_read_fail(c->err, c->errlen, "%s: cannot configure SQLite (setting %d): %s", c->path,
+                            defensive_settings[bad][0], sqlite3_errmsg(c->db));
     c->work_budget = bytes > (LLONG_MAX - WORK_MIN) / WORK_PER_BYTE ? LLONG_MAX : WORK_MIN + bytes * WORK_PER_BYTE;
     c->work_done = 0;
     sqlite3_progress_handler(c->db, WORK_STEP, work_bound, c);
@@ -152,6 +167,7 @@ int ps_sq_open(struct sctx *c)
         if (ok && harden(c, bytes) < 0)
             return -EINVAL;
         if (ok) {
+            c->twin = PS_SQ_TWIN_IMMUTABLE;
             int complete = recording_complete(c);
             c->wal_alone = complete != 1;
             c->wal_missing = complete == 0;
@@ -166,6 +182,7 @@ int ps_sq_open(struct sctx *c)
     if (harden(c, bytes) < 0)
         return -EINVAL;
     sqlite3_busy_timeout(c->db, 2000);   /* a recorder may hold a write lock for a moment */
+    c->twin = wal ? PS_SQ_TWIN_NONE : PS_SQ_TWIN_PLAIN;
     if (!wal || sqlite3_exec(c->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) == SQLITE_OK)
         return 0;
     char dir[PATH_MAX];
@@ -182,6 +199,25 @@ int ps_sq_open(struct sctx *c)
                         "it, and this user cannot create one in %s (%s). It is still being recorded, or a copy of a "
                         "live or killed recording: let the recording finish, or copy it (with its -wal file, if "
                         "any) to a writable directory", c->path, dir, sqlite3_errmsg(c->db));
+}
+
+int ps_sq_open_twin(const struct sctx *c, sqlite3 **db)
+{
+    *db = NULL;
+    if (c->twin == PS_SQ_TWIN_NONE)
+        return -1;
+    char *uri = c->twin == PS_SQ_TWIN_IMMUTABLE ? immutable_uri(c->path) : NULL;
+    if (c->twin == PS_SQ_TWIN_IMMUTABLE && !uri)
+        return -1;
+    int ok = sqlite3_open_v2(uri ? uri : c->path, db,
+                             SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0),
+                             NULL) == SQLITE_OK && defend(*db) < 0;
+    sqlite3_free(uri);
+    if (ok)
+        return 0;
+    sqlite3_close(*db);
+    *db = NULL;
+    return -1;
 }
 
 /* Columns 0..ncols-1 of the current row of st (whose next column is the rowid) must hold an integer or NULL,
