@@ -41,8 +41,22 @@ int ps_hta_compute(struct ps_report *r, const struct ps_view *v, struct ps_names
 /* tracelens.c: TraceLens' GPU timeline of v (linked events, devices merged; recompute split), perfscope's
  * per-device view. */
 int ps_tracelens_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
-/* summary.c: kernel and copy summaries, per-device totals. */
+/* summary.c: kernel and copy summaries, per-device totals (ps_summary_devices_compute, then the tables). */
 int ps_summary_compute(struct ps_report *r, const struct ps_view *v);
+/* summary.c: the per-device totals alone (r->devs). */
+int ps_summary_devices_compute(struct ps_report *r, const struct ps_view *v);
+/* summary.c: the kernel and copy tables of v apart from any report, so that another thread may make them while
+ * the report's other analyses run (they read v only): *t owns its arrays until ps_summary_tables_give moves them
+ * into r (freeing what r held) or ps_summary_tables_fini frees them. 0 or -ENOMEM (*t then holds nothing). */
+struct ps_summary_tables {
+    struct ps_kernel_stat *kernels;
+    size_t nkernels;
+    struct ps_copy_stat *copies;
+    size_t ncopies;
+};
+int ps_summary_tables_compute(struct ps_summary_tables *t, const struct ps_view *v);
+void ps_summary_tables_give(struct ps_report *r, struct ps_summary_tables *t);
+void ps_summary_tables_fini(struct ps_summary_tables *t);
 /* pytorch.c: what perfscope's Python hook saw (r->py; NULL when the trace holds none of its marks): the hook's
  * marks and the DataLoader worker processes from `all`, the loaders, the step thread's waits for data and the
  * copies from `scope` (the analysed process), each worker's busy time from its own process view; then advice

@@ -493,13 +493,21 @@ int ps_memory_build(const struct ps_model *m, int64_t origin_ns, struct ps_memor
  * the costliest time findings, while there is room: every format lists them with the rest. */
 int ps_memory_compute(struct ps_report *r)
 {
-    int rc = ps_memory_build(r->m, r->run_start_ns, &r->mem);
-    for (size_t i = 0; rc == 0 && r->mem && i < r->mem->nfindings && r->nrecs < PS_MAX_RECS; i++) {
+    struct ps_memory *mem = NULL;
+    int rc = ps_memory_build(r->m, r->run_start_ns, &mem);
+    return rc < 0 ? rc : ps_memory_give(r, mem);
+}
+
+int ps_memory_give(struct ps_report *r, struct ps_memory *mem)
+{
+    ps_memory_free(r->mem);
+    r->mem = mem;
+    for (size_t i = 0; r->mem && i < r->mem->nfindings && r->nrecs < PS_MAX_RECS; i++) {
         const struct ps_mem_finding *f = &r->mem->findings[i];
         if (!strcmp(f->severity, "warning"))
             snprintf(r->recs[r->nrecs++], PS_REC_LEN, "GPU memory: %.400s. %s", f->summary, f->fix);
     }
-    return rc;
+    return 0;
 }
 
 void ps_memory_free(struct ps_memory *mem)

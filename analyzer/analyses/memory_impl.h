@@ -28,6 +28,9 @@ int ps_memory_build(const struct ps_model *m, int64_t origin_ns, struct ps_memor
  * r's model, times from r->run_start_ns where the trace has no origin of its own. 0 or -ENOMEM. */
 struct ps_report;
 int ps_memory_compute(struct ps_report *r);
+/* memory.c: what ps_memory_compute does with a view ps_memory_build made (maybe on another thread): r->mem = mem
+ * (r owns it now) and its warnings among r's recommendations. 0. */
+int ps_memory_give(struct ps_report *r, struct ps_memory *mem);
 void ps_memory_free(struct ps_memory *mem);   /* NULL is a no-op */
 
 /* memory_findings.c: OOM risk, fragmentation, leak and headroom findings of mem (mem->findings). */

@@ -3,6 +3,7 @@
  * results the renderers print. The small queries the analyses ask of a report are report_query.c's. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +150,28 @@ static int steps_and_breakdown(struct ps_report *r, struct ps_names *names, stru
     return rc;
 }
 
+/* The analyses that read the model and r->all only, never the rest of the report: the kernel and copy tables and
+ * the memory view. run_analyses has a second thread make them while it runs the others (two cores: about the
+ * time of the longest of them saved on large traces), and takes their results where they used to be made, so the
+ * report is the same. */
+struct side_work {
+    const struct ps_model *m;
+    const struct ps_view *all;
+    int64_t origin_ns;
+    struct ps_summary_tables tables;
+    struct ps_memory *mem;
+    int rc;
+};
+
+static void *side_run(void *arg)
+{
+    struct side_work *w = arg;
+    w->rc = ps_summary_tables_compute(&w->tables, w->all);
+    if (w->rc == 0)
+        w->rc = ps_memory_build(w->m, w->origin_ns, &w->mem);
+    return NULL;
+}
+
 /* Every analysis, in the order each needs the ones before it: the steps and their breakdown (the analysed process,
  * r->scope), the whole-trace measures over r->all (HTA, TraceLens, kernel and copy summaries, the Python hook),
  * the verdict and its evidence, the findings, the recommendations (the verdict's fix, then the costliest
@@ -156,6 +179,11 @@ static int steps_and_breakdown(struct ps_report *r, struct ps_names *names, stru
  * all of it. 0 or -ENOMEM. */
 static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_view *sv)
 {
+    struct side_work w = { .m = r->m, .all = r->all, .origin_ns = r->run_start_ns };
+    pthread_t side;
+    int threaded = pthread_create(&side, NULL, side_run, &w) == 0;
+    if (!threaded)
+        side_run(&w);   /* no thread to be had: here, first */
     int rc = ps_graphs_compute(r, r->all, names);
     if (rc == 0)
         rc = ps_process_ranks_compute(r);
@@ -166,7 +194,11 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
     if (rc == 0)
         rc = ps_tracelens_compute(r, r->all, names);
     if (rc == 0)
-        rc = ps_summary_compute(r, r->all);
+        rc = ps_summary_devices_compute(r, r->all);
+    if (threaded)
+        pthread_join(side, NULL);
+    if (rc == 0 && (rc = w.rc) == 0)
+        ps_summary_tables_give(r, &w.tables);
     if (rc == 0)
         rc = ps_pytorch_compute(r, r->all, r->scope, names);
     if (rc == 0)
@@ -181,12 +213,16 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
         rc = ps_nvml_util_compute(r);
     if (rc == 0)
         rc = ps_util_compute(r);
-    if (rc == 0)
-        rc = ps_memory_compute(r);
+    if (rc == 0) {
+        rc = ps_memory_give(r, w.mem);
+        w.mem = NULL;
+    }
     if (rc == 0)
         rc = ps_rank_summary_compute(r, names);
     if (rc == 0)
         rc = ps_messages_compute(r);
+    ps_summary_tables_fini(&w.tables);
+    ps_memory_free(w.mem);
     return rc;
 }
 

@@ -150,7 +150,7 @@ static int wide_median(const struct ps_view *v, struct ps_kernel_stat *k, uint32
 
 /* Per kernel name: count, total, min and max in one pass over the rows; medians exact, in bounded memory
  * (gather_medians, kth_radix, wide_median). */
-static int kernels(struct ps_report *r, const struct ps_view *v)
+static int kernels(struct ps_summary_tables *r, const struct ps_view *v)
 {
     const struct ps_model *m = v->m;
     size_t nstr = ps_model_nstrings(m), names = 0, *hist = NULL;
@@ -209,7 +209,7 @@ out:
     return rc;
 }
 
-static int copies(struct ps_report *r, const struct ps_view *v)
+static int copies(struct ps_summary_tables *r, const struct ps_view *v)
 {
     size_t cap = 0;
     for (size_t i = 0; i < v->ngpu; i++) {
@@ -268,12 +268,43 @@ static int device_totals(struct ps_report *r, const struct ps_view *v)
     return 0;
 }
 
+int ps_summary_tables_compute(struct ps_summary_tables *t, const struct ps_view *v)
+{
+    *t = (struct ps_summary_tables){ 0 };
+    int rc = kernels(t, v);
+    if (rc == 0)
+        rc = copies(t, v);
+    if (rc < 0)
+        ps_summary_tables_fini(t);
+    return rc;
+}
+
+void ps_summary_tables_fini(struct ps_summary_tables *t)
+{
+    free(t->kernels);
+    free(t->copies);
+    *t = (struct ps_summary_tables){ 0 };
+}
+
+void ps_summary_tables_give(struct ps_report *r, struct ps_summary_tables *t)
+{
+    free(r->kernels);
+    free(r->copies);
+    r->kernels = t->kernels, r->nkernels = t->nkernels;
+    r->copies = t->copies, r->ncopies = t->ncopies;
+    *t = (struct ps_summary_tables){ 0 };
+}
+
+int ps_summary_devices_compute(struct ps_report *r, const struct ps_view *v)
+{
+    return device_totals(r, v);
+}
+
 int ps_summary_compute(struct ps_report *r, const struct ps_view *v)
 {
+    struct ps_summary_tables t;
     int rc = device_totals(r, v);
-    if (rc == 0)
-        rc = kernels(r, v);
-    if (rc == 0)
-        rc = copies(r, v);
+    if (rc == 0 && (rc = ps_summary_tables_compute(&t, v)) == 0)
+        ps_summary_tables_give(r, &t);
     return rc;
 }
