@@ -147,31 +147,115 @@ static int build_segment(struct tree *t, size_t seg, size_t *stack)
     return 0;
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Nodes in node_cmp order, placed rather than sorted: the model's ranges come sorted by start, so counting the
+ * nodes of each thread id and placing each after the ones before it gives (tid, start) order at once; only runs
+ * of equal start are then sorted (the longer first). class_of[i]: range i's node prototype (0: none). A
+ * model not in start order (never made by ps_model_finish) is sorted whole. 0 or -ENOMEM. */
+static int place_nodes(struct tree *t, const struct ps_model *m, const struct node *proto, const uint8_t *class_of)
+{
+    size_t nthr = m->threads.n, ntid = 0;
+    uint32_t *tids = malloc((nthr + 1) * sizeof *tids), *rank = malloc((nthr + 1) * sizeof *rank);
+    size_t *next = calloc(nthr + 1, sizeof *next), *begin = malloc((nthr + 1) * sizeof *begin);
+    int rc = tids && rank && next && begin ? 0 : -ENOMEM;
+    for (size_t k = 0; rc == 0 && k < nthr; k++)
+        tids[k] = m->threads.v[k].tid;
+    if (rc == 0 && nthr) {
+        qsort(tids, nthr, sizeof *tids, u32_cmp);
+        for (size_t k = 0; k < nthr; k++)
+            if (k == 0 || tids[k] != tids[k - 1])
+                tids[ntid++] = tids[k];
+        for (size_t k = 0; k < nthr; k++)
+            rank[k] = (uint32_t)((uint32_t *)bsearch(&m->threads.v[k].tid, tids, ntid, sizeof *tids, u32_cmp) - tids);
+    }
+    for (size_t i = 0; rc == 0 && i < m->ranges.n; i++)   /* nodes per thread id, then where each id's begin */
+        if (class_of[i])
+            next[rank[m->ranges.v[i].thread]]++;
+    for (size_t k = 0, at = 0; rc == 0 && k < ntid; k++) {
+        size_t n = next[k];
+        next[k] = begin[k] = at;
+        at += n;
+    }
+    int sorted = 1;
+    for (size_t i = 0; rc == 0 && i < m->ranges.n; i++) {
+        if (!class_of[i])
+            continue;
+        const struct ps_range *r = &m->ranges.v[i];
+        uint32_t k = rank[r->thread];
+        size_t at = next[k]++;
+        struct node n = proto[class_of[i]];
+        n.start = r->start_ns, n.end = r->end_ns, n.name = r->name, n.range = (uint32_t)i;
+        n.tid = m->threads.v[r->thread].tid;
+        sorted &= at == begin[k] || t->v[at - 1].start <= n.start;
+        t->v[at] = n;
+    }
+    if (rc == 0 && !sorted)
+        qsort(t->v, t->n, sizeof *t->v, node_cmp);
+    for (size_t i = 1; rc == 0 && sorted && i < t->n; i++)   /* equal (tid, start): the longer first */
+        for (size_t j = i; j > 0 && node_cmp(&t->v[j], &t->v[j - 1]) < 0; j--) {
+            struct node x = t->v[j];
+            t->v[j] = t->v[j - 1];
+            t->v[j - 1] = x;
+        }
+    free(tids);
+    free(rank);
+    free(next);
+    free(begin);
+    return rc;
+}
+
 static int tree_build(struct tree *t, const struct ps_model *m)
 {
-    size_t cap = 0;
-    for (size_t i = 0; i < m->ranges.n; i++)
-        cap += m->ranges.v[i].thread != PS_NONE;
-    t->v = calloc(cap ? cap : 1, sizeof *t->v);
-    if (!t->v)
-        return -ENOMEM;
-    for (size_t i = 0; i < m->ranges.n; i++) {
+    /* a range's node depends on its kind and name only: classified once per (kind, name) */
+    size_t nstr = ps_model_nstrings(m);
+    uint8_t *class_of = malloc(m->ranges.n + 1), *seen = calloc(2 * (nstr + 1), 1);
+    struct node proto[256];
+    size_t nproto = 1;
+    int rc = class_of && seen ? 0 : -ENOMEM;
+    for (size_t i = 0; rc == 0 && i < m->ranges.n; i++) {
         const struct ps_range *r = &m->ranges.v[i];
-        struct node n = { .start = r->start_ns, .end = r->end_ns, .name = r->name, .range = (uint32_t)i,
-                          .parent = NONE_IDX, .first = NONE_IDX, .next = NONE_IDX, .last = NONE_IDX };
-        if (r->thread == PS_NONE || !classify(m, r, &n))
+        class_of[i] = 0;
+        if (r->thread == PS_NONE || (r->kind != PS_RANGE_CPU_OP && r->kind != PS_RANGE_USER_ANNOTATION) ||
+            r->name >= nstr)
             continue;
-        n.tid = m->threads.v[r->thread].tid;
-        t->v[t->n++] = n;
+        uint8_t *c = &seen[2 * (size_t)r->name + (r->kind == PS_RANGE_CPU_OP)];
+        if (!*c) {
+            struct node n = { .parent = NONE_IDX, .first = NONE_IDX, .next = NONE_IDX, .last = NONE_IDX };
+            *c = 1;   /* no node */
+            if (classify(m, r, &n)) {
+                size_t k = 0;   /* the prototypes are few: the combinations of kind, type_op and is_operator */
+                while (k + 1 < nproto && !(proto[k + 1].kind == n.kind && proto[k + 1].type_op == n.type_op &&
+                                          proto[k + 1].is_operator == n.is_operator))
+                    k++;
+                if (k + 1 == nproto)
+                    proto[nproto++] = n;
+                *c = (uint8_t)(k + 2);
+            }
+        }
+        class_of[i] = (uint8_t)(*c - 1);
+        t->n += *c > 1;
     }
-    qsort(t->v, t->n, sizeof *t->v, node_cmp);
+    t->v = rc == 0 ? malloc((t->n ? t->n : 1) * sizeof *t->v) : NULL;
+    if (rc == 0 && !t->v)
+        rc = -ENOMEM;
+    if (rc == 0)
+        rc = place_nodes(t, m, proto, class_of);
+    free(class_of);
+    free(seen);
+    if (rc < 0)
+        return rc;
     for (size_t i = 0; i < t->n; i++)
         t->nseg += i == 0 || t->v[i].tid != t->v[i - 1].tid;
     t->root_first = malloc((t->nseg + 1) * sizeof *t->root_first);
     t->seg_lo = malloc((t->nseg + 1) * sizeof *t->seg_lo);
     t->seg_hi = malloc((t->nseg + 1) * sizeof *t->seg_hi);
     size_t *stack = malloc((t->n + 1) * sizeof *stack);
-    int rc = t->root_first && t->seg_lo && t->seg_hi && stack ? 0 : -ENOMEM;
+    rc = t->root_first && t->seg_lo && t->seg_hi && stack ? 0 : -ENOMEM;
     for (size_t i = 0, s = 0; rc == 0 && i < t->n; i++)
         if (i == 0 || t->v[i].tid != t->v[i - 1].tid) {
             t->seg_lo[s] = i;
@@ -338,24 +422,14 @@ static int attribute(struct tree *t, const struct ps_model *m, const size_t *by_
 
 /* ---- the table: memory_parser.py get_memory_statistics ---- */
 
-struct op_acc {
-    uint32_t name;
-    size_t node;
-    int64_t v[6];                  /* self increase, self alloc bytes, self alloc count, increase, alloc bytes, count */
-};
-
-static int acc_cmp(const void *a, const void *b)
-{
-    const struct op_acc *x = a, *y = b;
-    return x->name < y->name ? -1 : x->name > y->name;
-}
-
 struct table_ctx {
     const struct tree *t;
     const struct ps_model *m;
     const uint8_t *contrib;        /* per node: visited by the plugin's traversal and processed */
     const int64_t *calls;          /* per string id */
     int64_t (*sums)[6];            /* per node, scratch */
+    int64_t (*by_name)[6];         /* per string id, scratch */
+    size_t nstr;
     struct ps_memory *mem;
     size_t cap;
 };
@@ -371,7 +445,9 @@ static int row_cmp(const void *a, const void *b, void *ctx)
     return strcmp(ps_model_str(m, x->name), ps_model_str(m, y->name));
 }
 
-/* The rows of device `dev`: per operator name, the six sizes summed over its nodes the traversal reached. */
+/* The rows of device `dev`: per operator name, the six sizes summed over its nodes the traversal reached. The
+ * sums go to the name's slot (c->by_name) and the rows come out in name-id order, as the plugin's grouping by name
+ * gives them before the final sort (row_cmp). */
 static int table_device(struct table_ctx *c, size_t dev, const size_t *node_of, const size_t *dev_of, size_t nrec)
 {
     const struct tree *t = c->t;
@@ -388,40 +464,28 @@ static int table_device(struct table_ctx *c, size_t dev, const size_t *node_of, 
         if (c->contrib[i] && t->v[i].parent != NONE_IDX)
             for (int k = 3; k < 6; k++)
                 c->sums[t->v[i].parent][k] += c->sums[i][k];
-    size_t nacc = 0;
-    struct op_acc *acc = malloc((t->n + 1) * sizeof *acc);
-    if (!acc)
-        return -ENOMEM;
+    memset(c->by_name, 0, c->nstr * sizeof *c->by_name);
     for (size_t i = 0; i < t->n; i++)
-        if (c->contrib[i] && t->v[i].is_operator) {
-            acc[nacc] = (struct op_acc){ .name = t->v[i].name, .node = i };
-            memcpy(acc[nacc++].v, c->sums[i], sizeof acc->v);
-        }
-    qsort(acc, nacc, sizeof *acc, acc_cmp);
-    int rc = 0;
-    for (size_t i = 0, j; rc == 0 && i < nacc; i = j) {
-        int64_t v[6] = { 0 };
-        for (j = i; j < nacc && acc[j].name == acc[i].name; j++)
+        if (c->contrib[i] && t->v[i].is_operator && t->v[i].name < c->nstr)
             for (int k = 0; k < 6; k++)
-                v[k] += acc[j].v[k];
+                c->by_name[t->v[i].name][k] += c->sums[i][k];
+    for (size_t name = 0; name < c->nstr; name++) {
+        const int64_t *v = c->by_name[name];
         if (!(v[0] | v[1] | v[2] | v[3] | v[4] | v[5]))
             continue;
         if (c->mem->nops == c->cap) {
             size_t cap = c->cap ? 2 * c->cap : 64;
             struct ps_mem_op *ops = realloc(c->mem->ops, cap * sizeof *ops);
-            if (!ops) {
-                rc = -ENOMEM;
-                break;
-            }
+            if (!ops)
+                return -ENOMEM;
             c->mem->ops = ops, c->cap = cap;
         }
         c->mem->ops[c->mem->nops++] = (struct ps_mem_op){
-            .device = dev, .name = acc[i].name, .calls = c->calls[acc[i].name], .self_increase = v[0],
+            .device = dev, .name = (uint32_t)name, .calls = c->calls[name], .self_increase = v[0],
             .self_alloc_bytes = v[1], .self_alloc_count = v[2], .increase = v[3], .alloc_bytes = v[4],
             .alloc_count = v[5] };
     }
-    free(acc);
-    return rc;
+    return 0;
 }
 
 /* Which nodes the plugin's traversal reaches (from each thread root's children, stopping below a node no record
@@ -432,8 +496,8 @@ static int op_table(struct tree *t, const struct ps_model *m, struct ps_memory *
     size_t nstr = ps_model_nstrings(m);
     uint8_t *visited = calloc(t->n + 1, 1), *contrib = calloc(t->n + 1, 1);
     int64_t *calls = calloc(nstr + 1, sizeof *calls);
-    int64_t (*sums)[6] = malloc((t->n + 1) * sizeof *sums);
-    int rc = visited && contrib && calls && sums ? 0 : -ENOMEM;
+    int64_t (*sums)[6] = malloc((t->n + 1) * sizeof *sums), (*by_name)[6] = malloc((nstr + 1) * sizeof *by_name);
+    int rc = visited && contrib && calls && sums && by_name ? 0 : -ENOMEM;
     for (size_t i = 0; rc == 0 && i < t->n; i++) {
         const struct node *n = &t->v[i];
         if (n->dropped)
@@ -443,7 +507,8 @@ static int op_table(struct tree *t, const struct ps_model *m, struct ps_memory *
         if (visited[i] && n->is_operator && n->name < nstr)
             calls[n->name]++;
     }
-    struct table_ctx c = { .t = t, .m = m, .contrib = contrib, .calls = calls, .sums = sums, .mem = mem };
+    struct table_ctx c = { .t = t, .m = m, .contrib = contrib, .calls = calls, .sums = sums, .by_name = by_name,
+                           .nstr = nstr, .mem = mem };
     for (size_t d = 0; rc == 0 && d < mem->ndevs; d++)
         rc = table_device(&c, d, node_of, dev_of, m->mem_events.n);
     if (rc == 0 && mem->nops)
@@ -452,6 +517,7 @@ static int op_table(struct tree *t, const struct ps_model *m, struct ps_memory *
     free(contrib);
     free(calls);
     free(sums);
+    free(by_name);
     return rc;
 }
 

@@ -408,6 +408,49 @@ static int case_generated_sizes_only_running_sum(void)
 
 /* diff: the generated trace (peak 15 GiB, reserved 15 GiB) before, its sizes-only variant after (running-sum peak
  * 15 GiB - W = 11 GiB, no reserved): GPU0 -4 GiB, the memory held before the trace that a running sum cannot see. */
+/* Operators that start at the same microsecond as their child (aten::linear and the aten::addmm it calls; a
+ * three-deep convolution chain), written child first as a profiler may order them: the plugin's tree puts the
+ * longer one above (op_tree.py sorts by start, then by end descending), so the record inside belongs to the
+ * innermost op by itself and to the others with children. Allocations: 1 MiB inside addmm, 2 MiB inside
+ * _convolution. */
+static int case_operator_and_child_starting_together(void)
+{
+    char path[] = "/tmp/perfscope-memtest-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f)
+        return 1;
+    static const char *const ops[][3] = {   /* name, ts, dur: children first */
+        { "aten::addmm", "1100", "50" }, { "aten::linear", "1100", "100" },
+        { "aten::_convolution", "1300", "100" }, { "aten::convolution", "1300", "150" }, { "aten::conv2d", "1300", "200" },
+    };
+    fprintf(f, "{\"schemaVersion\": 1, \"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"user_annotation\", "
+            "\"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 1000, \"dur\": 1000}");
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        fprintf(f, ",\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": 1, \"tid\": 1, "
+                "\"ts\": %s, \"dur\": %s}", ops[i][0], ops[i][1], ops[i][2]);
+    fprintf(f, ",\n{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+            "\"pid\": 1, \"tid\": 1, \"ts\": 1120, \"args\": {\"Device Type\": 1, \"Device Id\": 0, "
+            "\"Bytes\": %lld, \"Addr\": 4096, \"Total Allocated\": %lld, \"Total Reserved\": %lld}}",
+            MIB, MIB, 4 * MIB);
+    fprintf(f, ",\n{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+            "\"pid\": 1, \"tid\": 1, \"ts\": 1310, \"args\": {\"Device Type\": 1, \"Device Id\": 0, "
+            "\"Bytes\": %lld, \"Addr\": 8192, \"Total Allocated\": %lld, \"Total Reserved\": %lld}}\n]}\n",
+            2 * MIB, 3 * MIB, 4 * MIB);
+    int rc = fclose(f) == 0 ? load_path(path) : 1;
+    unlink(path);
+    if (rc)
+        return rc;
+    /* calls, increase, self increase, allocations, self allocations, bytes allocated, self bytes allocated */
+    check_op("GPU0", "aten::addmm", (int64_t[7]){ 1, MIB, MIB, 1, 1, MIB, MIB });
+    check_op("GPU0", "aten::linear", (int64_t[7]){ 1, MIB, 0, 1, 0, MIB, 0 });
+    check_op("GPU0", "aten::_convolution", (int64_t[7]){ 1, 2 * MIB, 2 * MIB, 1, 1, 2 * MIB, 2 * MIB });
+    check_op("GPU0", "aten::convolution", (int64_t[7]){ 1, 2 * MIB, 0, 1, 0, 2 * MIB, 0 });
+    check_op("GPU0", "aten::conv2d", (int64_t[7]){ 1, 2 * MIB, 0, 1, 0, 2 * MIB, 0 });
+    CHECK_EQ("unattributed", (int64_t)rep.mem->unattributed, 0);
+    return 0;
+}
+
 static int case_diff_compares_peaks(void)
 {
     if (load_generated(0, 0))
@@ -615,6 +658,8 @@ int main(int argc, char **argv)
         rc = case_diff_compares_peaks();
     else if (!strcmp(c, "generated_sizes_only_running_sum"))
         rc = case_generated_sizes_only_running_sum();
+    else if (!strcmp(c, "operator_and_child_starting_together"))
+        rc = case_operator_and_child_starting_together();
     else {
         fprintf(stderr, "unknown case %s\n", c);
         return 2;
