@@ -152,8 +152,8 @@ static int steps_and_breakdown(struct ps_report *r, struct ps_names *names, stru
 
 /* The analyses that read the model and r->all only, never the rest of the report: the kernel and copy tables and
  * the memory view. run_analyses has a second thread make them while it runs the others (two cores: about the
- * time of the longest of them saved on large traces), and takes their results where they used to be made, so the
- * report is the same. */
+ * time of the shorter side saved on large traces), and takes their results where the memory view's warnings join
+ * the recommendations, so the report is the same (no analysis reads the kernel and copy tables; renderers do). */
 struct side_work {
     const struct ps_model *m;
     const struct ps_view *all;
@@ -195,10 +195,6 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
         rc = ps_tracelens_compute(r, r->all, names);
     if (rc == 0)
         rc = ps_summary_devices_compute(r, r->all);
-    if (threaded)
-        pthread_join(side, NULL);
-    if (rc == 0 && (rc = w.rc) == 0)
-        ps_summary_tables_give(r, &w.tables);
     if (rc == 0)
         rc = ps_pytorch_compute(r, r->all, r->scope, names);
     if (rc == 0)
@@ -213,7 +209,10 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
         rc = ps_nvml_util_compute(r);
     if (rc == 0)
         rc = ps_util_compute(r);
-    if (rc == 0) {
+    if (threaded)   /* as late as the memory warnings' place: nothing before reads the tables (renderers do) */
+        pthread_join(side, NULL);
+    if (rc == 0 && (rc = w.rc) == 0) {
+        ps_summary_tables_give(r, &w.tables);
         rc = ps_memory_give(r, w.mem);
         w.mem = NULL;
     }
