@@ -256,10 +256,21 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
                                                                            "was killed; `perfscope record --recover`"
                                                                          : "recording ended")
                         : l->state == TUI_LIVE_ERROR ? "cannot read" : "";
-    /* the path gives way before the state: a long build-tree path would otherwise push "(cannot read)" off */
-    size_t cols = (size_t)b->f->cols, state_cols = tui_text_cols(state) + 3;
-    char trace[TUI_LINE_BYTES];
-    tui_fit_path(trace, sizeof trace, l->trace, cols > state_cols + 16 ? cols - state_cols : 16);
+    /* the path gives way before the state and the command line: a long build-tree path would otherwise push
+     * "(cannot read)" or the command off the line. It keeps a third of the line at least (a long command is cut
+     * at its end then). The command is measured as add shows it, escaped. */
+    size_t cols = (size_t)b->f->cols, state_cols = tui_text_cols(state) + 3, cmd_cols = 0;
+    char trace[TUI_LINE_BYTES], shown[TUI_LINE_BYTES * 4];
+    if (l->command[0]) {
+        ps_text_escape(l->command, shown, sizeof shown, NULL);
+        cmd_cols = tui_text_cols(shown) + 2;   /* ": " before it */
+    }
+    size_t keep = cols / 3 > 16 ? cols / 3 : 16;
+    size_t path_cols = cols > state_cols + cmd_cols + keep ? cols - state_cols - cmd_cols
+                       : cols > state_cols + keep     ? keep
+                       : cols > state_cols + 16       ? cols - state_cols
+                                                      : 16;
+    tui_fit_path(trace, sizeof trace, l->trace, path_cols);
     add(b, l->state == TUI_LIVE_RECORDING ? TUI_S_GOOD : TUI_S_WARN, "%s (%s)%s%s", trace, state,
         l->command[0] ? ": " : "", l->command);
     if (l->state == TUI_LIVE_ERROR || (l->message[0] && !l->have_report))

@@ -161,7 +161,7 @@ top_colours_only_without_no_color)
     for mode in color nocolor; do
         env_extra=""
         [ $mode = nocolor ] && env_extra="NO_COLOR=1"
-        sock=$dir/tmux.$mode.sock               # a server of its own: no wait for the last one to go
+        sock=$sockdir/tmux.$mode.sock           # a server of its own: no wait for the last one to go
         new_session top 100 30 \
             "env TERM=screen-256color $env_extra $perfscope top -d 0.5; sleep 30"
         await "a whole frame ($mode)" drawn_at 30
@@ -367,13 +367,17 @@ top_refuses_views_in_a_trace_and_quits_on_q_and_sigterm)
     done
     ;;
 top_shows_control_characters_of_names_escaped)
-    # A name with a carriage return would move the cursor and overwrite its own line with a forged one.
-    "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 5 >"$dir/train.out" 2>&1 ||
+    # A name with a carriage return would move the cursor and overwrite its own line with a forged one. The trace
+    # lies deep enough (over 160 bytes of path, wherever the build tree is) that its path must give way to the
+    # command line on the 160-column recording line.
+    deep=$dir/a-folder-whose-name-is-long-enough/to-push-the-command-line-off-a-160-column-line/unless-the-path-gives-way
+    mkdir -p "$deep" || fail "mkdir"
+    "$perfscope" record -o "$deep/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 5 >"$dir/train.out" 2>&1 ||
         fail "record failed"
-    sqlite3 "$dir/run.sqlite" "UPDATE PERFSCOPE_META SET value = 'train' || char(13) || 'Verdict: forged' ||
+    sqlite3 "$deep/run.sqlite" "UPDATE PERFSCOPE_META SET value = 'train' || char(13) || 'Verdict: forged' ||
         char(27) || '[1m' WHERE name = 'command_line'" || fail "setup"
     new_session top 160 40 \
-        "$perfscope top --trace $dir/run.sqlite --window 3600 -d 0.25; echo \"EXIT=\$?\" >$dir/exit; sleep 60"
+        "$perfscope top --trace $deep/run.sqlite --window 3600 -d 0.25; echo \"EXIT=\$?\" >$dir/exit; sleep 60"
     wait_for 'train\rVerdict: forged\x1b[1m'
     pane | grep -q "^Verdict: forged" && fail "a name overwrote its line"
     tmux -S "$sock" send-keys -t top q
