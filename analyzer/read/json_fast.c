@@ -74,9 +74,6 @@ static int grow(struct fast *f)
     return 0;
 }
 
-/* Walk doc[0..len), a part of the buffer: simdjson reads up to ps_simd_padding() bytes past its end, which the
- * buffer always has (its text capacity is followed by twice the padding: a document may end two bytes past the
- * capacity, the head's closing "]}"). */
 static void *side_main(void *arg)
 {
     struct side *d = arg;
@@ -132,6 +129,9 @@ static int side_give(struct side *d, enum ps_simd_mode mode, const char *doc, si
     return 0;
 }
 
+/* Walk doc[0..len), a part of the buffer: simdjson reads up to ps_simd_padding() bytes past its end, which the
+ * buffer always has (its text capacity is followed by twice the padding: a document may end two bytes past the
+ * capacity, the head's closing "]}"). */
 static int walk(struct fast *f, enum ps_simd_mode mode, char *doc, size_t len)
 {
     if (f->side) {
@@ -404,9 +404,8 @@ int ps_json_fast_parse_side(int fd, int gzip, const yajl_callbacks *cb, void *ct
     d.inline_walk = pthread_create(&d.thread, NULL, side_main, &d) != 0;
     rc = parse_fd(fd, gzip, cb, ctx, &d);
     if (!d.inline_walk) {
+        side_wait(&d);
         pthread_mutex_lock(&d.mu);
-        while (d.full)
-            pthread_cond_wait(&d.cv, &d.mu);
         d.stop = 1;
         pthread_cond_broadcast(&d.cv);
         pthread_mutex_unlock(&d.mu);

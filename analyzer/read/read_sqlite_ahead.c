@@ -21,7 +21,6 @@
 
 #define BLOCK_ROWS 4096
 #define BLOCKS 4                  /* blocks in flight: 4 x 4096 x 144 bytes */
-#define WORK_STEP 1000            /* SQLite VM steps between two calls of the progress handler */
 
 struct block {
     struct ps_sq_row rows[BLOCK_ROWS];
@@ -57,7 +56,7 @@ long long ps_sq_ahead_rows(void)
 static int work_bound(void *arg)
 {
     struct ps_sq_ahead *a = arg;
-    a->work_done += WORK_STEP;
+    a->work_done += PS_SQ_WORK_STEP;
     /* cancel is read without the lock: a late look only costs one more progress call */
     return a->work_done > a->work_budget || __atomic_load_n(&a->cancel, __ATOMIC_RELAXED) || ps_sq_stop_requested();
 }
@@ -136,7 +135,7 @@ struct ps_sq_ahead *ps_sq_ahead_start(struct sctx *c, const char *table, const c
     if (ps_sq_open_twin(c, &a->db) < 0 || sqlite3_prepare_v3(a->db, sql, -1, 0, &a->st, NULL) != SQLITE_OK ||
         sqlite3_column_count(a->st) != ncols + 1)
         goto fail;
-    sqlite3_progress_handler(a->db, WORK_STEP, work_bound, a);
+    sqlite3_progress_handler(a->db, PS_SQ_WORK_STEP, work_bound, a);
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->cv, NULL);
     if (pthread_create(&a->thread, NULL, ahead_main, a) == 0)

@@ -78,6 +78,9 @@ int ps_sq_table_exists(struct sctx *c, const char *table);
  * caller reads on c->db alone). sqlite3_close it. */
 int ps_sq_open_twin(const struct sctx *c, sqlite3 **db);
 
+/* SQLite VM steps between two calls of a connection's progress handler (the work bound's unit). */
+#define PS_SQ_WORK_STEP 1000
+
 /* 1 when the reader's caller asked it to stop (ps_read_set_stop). */
 int ps_sq_stop_requested(void);
 

@@ -65,11 +65,10 @@ static int recording_complete(struct sctx *c)
     return done;
 }
 
-/* SQLite VM steps between two calls of the progress handler, and the steps a file of N bytes may take (20 M + 50
+/* The steps a file of N bytes may take (20 M + 50
  * per byte): reading a real trace takes under 2 steps per byte of it (each row is decoded once or twice, each
  * StringIds id looked up once through its primary key; measured in docs/readers.md), so the bound only stops work
  * that grows faster than the file: a lookup table without its index (a full scan per id), a crafted file. */
-#define WORK_STEP 1000
 #define WORK_PER_BYTE 50
 #define WORK_MIN (20 * 1000 * 1000)
 
@@ -94,7 +93,7 @@ static int work_bound(void *arg)
         c->stopped = 1;
         return 1;                   /* SQLITE_INTERRUPT: the caller is quitting */
     }
-    c->work_done += WORK_STEP;
+    c->work_done += PS_SQ_WORK_STEP;
     if (c->work_done <= c->work_budget)
         return 0;
     c->over_budget = 1;
@@ -128,7 +127,7 @@ static int harden(struct sctx *c, long long bytes)
                             defensive_settings[bad][0], sqlite3_errmsg(c->db));
     c->work_budget = bytes > (LLONG_MAX - WORK_MIN) / WORK_PER_BYTE ? LLONG_MAX : WORK_MIN + bytes * WORK_PER_BYTE;
     c->work_done = 0;
-    sqlite3_progress_handler(c->db, WORK_STEP, work_bound, c);
+    sqlite3_progress_handler(c->db, PS_SQ_WORK_STEP, work_bound, c);
     return 0;
 }
 
