@@ -183,6 +183,9 @@ void ps_model_sort_gpu(struct ps_model *m, size_t lo, size_t n, uint32_t *launch
 {
     struct gpu_sort g = { m->gpu.v, m->gpu_build ? m->gpu_build->corr : NULL, launch, m->gpu_attrs.v };
     size_t i = lo + 1;
+    const struct ps_gpu_build *b = m->gpu_build;
+    if (b && !b->growing && b->gpu_rising > i)   /* [lo, gpu_rising) known in order as it was added */
+        i = b->gpu_rising < lo + n ? b->gpu_rising : lo + n;
     while (i < lo + n && (g.v[i].start_ns > g.v[i - 1].start_ns || !row_less(&g, &g.v[i], &g.v[i - 1])))
         i++;
     if (i >= lo + n)

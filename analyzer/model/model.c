@@ -384,6 +384,8 @@ int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op)
     }
     if (b->corr)
         b->corr[m->gpu.n - 1] = op->correlation;
+    if (b->gpu_rising == m->gpu.n - 1 && (m->gpu.n == 1 || row.start_ns > m->gpu.v[m->gpu.n - 2].start_ns))
+        b->gpu_rising = m->gpu.n;
     return 0;
 }
 
@@ -391,6 +393,8 @@ int ps_model_gpu_retime(struct ps_model *m, size_t i, int64_t start_ns, int64_t 
 {
     struct ps_gpu_row *g = &m->gpu.v[i];
     struct ps_gpu_attr a = m->gpu_attrs.v[g->attr];
+    if (m->gpu_build && m->gpu_build->gpu_rising > i)
+        m->gpu_build->gpu_rising = i;   /* row i may now be out of order */
     int64_t dur;
     int fits = !__builtin_sub_overflow(end_ns, start_ns, &dur) && dur >= 0 && dur < PS_GPU_LONG;
     g->start_ns = start_ns;

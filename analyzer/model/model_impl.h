@@ -23,6 +23,8 @@ struct ps_gpu_build {
     size_t nattrs;        /* attributes indexed so far */
     uint64_t *corr;       /* correlation id per op (parallel to gpu); NULL while all are 0 */
     size_t corr_cap;
+    size_t gpu_rising;    /* gpu[0, gpu_rising) rise strictly in start_ns, known as the rows were added (a read in
+                           * time order then needs no pass to find it sorted); not kept in a growing model */
     struct ps_idmap procs, threads;   /* pid -> procs index; pid << 32 | tid -> threads index */
     struct ps_idmap streams, devices; /* stream_key() -> streams index; (uint32) id -> devices index */
     size_t nprocs, nthreads, nstreams, ndevices;   /* rows indexed so far */
