@@ -581,20 +581,25 @@ static int kernel_findings(struct ps_report *r, const struct ps_view *v)
 {
     const struct ps_model *m = v->m;
     size_t nstr = ps_model_nstrings(m);
-    uint8_t *simt = calloc(nstr + 1, 1);   /* per string id: 0 unknown, 1 not SIMT matmul, 2 SIMT matmul */
+    /* per string id, the name's classes, found once: NAME_SEEN, then NAME_SIMT_MATMUL / NAME_TENSOR_CORE */
+    enum { NAME_SEEN = 1, NAME_SIMT_MATMUL = 2, NAME_TENSOR_CORE = 4 };
+    uint8_t *cls = calloc(nstr + 1, 1);
     struct ps_tally ts = { 0 }, to = { 0 };
     struct cost cs = cost_in(r), co = cost_in(r);
     int64_t ns = 0, no = 0, nocc = 0;
     int rc = -ENOMEM;
-    if (!simt || ps_tally_init(&ts, nstr) < 0 || ps_tally_init(&to, nstr) < 0)
+    if (!cls || ps_tally_init(&ts, nstr) < 0 || ps_tally_init(&to, nstr) < 0)
         goto out;
     for (size_t i = 0; i < v->ngpu; i++) {
         const struct ps_gpu_op op = ps_view_gpu(v, i);
         if (op.kind != PS_GPU_KERNEL || op.name >= nstr)
             continue;
-        if (!simt[op.name])
-            simt[op.name] = simt_matmul(ps_model_str(m, op.name)) ? 2 : 1;
-        if (simt[op.name] == 2) {
+        if (!cls[op.name]) {
+            const char *name = ps_model_str(m, op.name);
+            cls[op.name] = NAME_SEEN | (simt_matmul(name) ? NAME_SIMT_MATMUL : 0) |
+                           (tensor_core(name) ? NAME_TENSOR_CORE : 0);
+        }
+        if (cls[op.name] & NAME_SIMT_MATMUL) {
             ns++;
             cost_add(&cs, op.start_ns, op.end_ns);
             ps_tally_add(&ts, op.name, 1, op.end_ns - op.start_ns);
@@ -602,7 +607,7 @@ static int kernel_findings(struct ps_report *r, const struct ps_view *v)
         if (op.has_occupancy) {
             nocc++;
             /* Tensor Core GEMMs run few large tiles per SM by design: their low occupancy is not a problem */
-            if (op.occupancy_pct < r->opts.low_occupancy_pct && !tensor_core(ps_model_str(m, op.name))) {
+            if (op.occupancy_pct < r->opts.low_occupancy_pct && !(cls[op.name] & NAME_TENSOR_CORE)) {
                 no++;
                 cost_add(&co, op.start_ns, op.end_ns);
                 ps_tally_add(&to, op.name, 1, op.end_ns - op.start_ns);
@@ -654,7 +659,7 @@ static int kernel_findings(struct ps_report *r, const struct ps_view *v)
     }
     rc = 0;
 out:
-    free(simt);
+    free(cls);
     ps_tally_fini(&ts);
     ps_tally_fini(&to);
     return rc;
