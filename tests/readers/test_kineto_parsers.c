@@ -229,6 +229,61 @@ static void same_as_yajl(const char *what, int n, int at, const char *damage, co
     unlink(path);
 }
 
+/* Strings with runs of backslashes at every offset of the fast path's 64-byte scan blocks: event i's name is
+ * i % 64 x's, then i / 64 % 4 + 1 escaped backslashes, an escaped quote and the brackets and comma of an element
+ * boundary ("},{ ["); its args hold a string that ends in i % 3 + 1 escaped backslashes right before its closing
+ * quote (an even run of raw backslashes, which escapes no quote). The simdjson path alone (no libyajl to fall back
+ * to) must read it, and its model must equal libyajl's. The names are checked against the text written. */
+static void backslash_runs_at_every_block_offset(void)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/ps-kineto-backslashes-%d.json", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (int)getpid());
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f)
+        return;
+    const int n = 12000;   /* ~190 bytes each: two 1 MiB windows and a part */
+    fputs("{\"traceEvents\": [", f);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%.*s", i ? ",\n" : "", i % 64,
+                "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+        for (int k = 0; k < i / 64 % 4 + 1; k++)
+            fputs("\\\\", f);
+        fprintf(f, "\\\"},{ [\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 1, \"args\": {\"correlation\": %d, "
+                   "\"stream\": 7, \"v\": \"", 10 * i, i + 1);
+        for (int k = 0; k < i % 3 + 1; k++)
+            fputs("\\\\", f);
+        fputs("\"}}", f);
+    }
+    fputs("]}\n", f);
+    CHECK(fclose(f) == 0, "cannot write %s", path);
+    struct ps_model *a = NULL, *y = NULL;
+    char err_a[512] = "", err_y[512] = "";
+    CHECK(read_with(path, PS_JSON_PARSER_SIMDJSON, &a, err_a, sizeof err_a) == 0,
+          "backslash runs: the simdjson path declined them: %s", err_a);
+    CHECK(read_with(path, PS_JSON_PARSER_YAJL, &y, err_y, sizeof err_y) == 0, "backslash runs: libyajl: %s", err_y);
+    if (a && y) {
+        same_gpu("backslash runs", a, y);
+        same_api_ranges("backslash runs", a, y);
+        same_rest("backslash runs", a, y);
+        CHECK_EQ(a->gpu.n, (size_t)n);
+        for (size_t i = 0; i < a->gpu.n && i < (size_t)n; i += 997) {   /* rows in time order: row i is event i */
+            char want[128];
+            int len = snprintf(want, sizeof want, "%.*s", (int)(i % 64),
+                               "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+            for (size_t k = 0; k < i / 64 % 4 + 1; k++)
+                want[len++] = '\\';
+            snprintf(want + len, sizeof want - (size_t)len, "\"},{ [");
+            CHECK_STR(str(a, ps_model_gpu(a, i).name), want);
+        }
+    }
+    printf("backslash runs at every block offset: %zu kernels\n", a ? a->gpu.n : 0);
+    ps_model_free(a);
+    ps_model_free(y);
+    unlink(path);
+}
+
 static void generated_traces(void)
 {
     char deep[4200] = "{\"x\": ";
@@ -276,6 +331,7 @@ int main(int argc, char **argv)
     if (argc < 2)
         return fprintf(stderr, "usage: %s TRACES_DIR [TRACE...]\n", argv[0]), 2;
     generated_traces();
+    backslash_runs_at_every_block_offset();
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/kineto", argv[1]);
     DIR *d = opendir(dir);
