@@ -79,28 +79,31 @@ static int set(struct octx *c, struct text *b, const unsigned char *s, size_t n)
     return put(c, b, (const char *)s, n);
 }
 
-/* Python's repr of a str: single quotes unless the text holds ' and no ". */
+/* Python's repr of a str: single quotes unless the text holds ' and no ". Runs of bytes that need no escape are
+ * copied whole. */
 static int put_pystr(struct octx *c, const unsigned char *s, size_t n)
 {
     int sq = memchr(s, '\'', n) != NULL, dq = memchr(s, '"', n) != NULL;
     char q = sq && !dq ? '"' : '\'';
     if (!put(c, &c->cap, &q, 1))
         return 0;
+    size_t run = 0;   /* start of the bytes not yet copied */
     for (size_t i = 0; i < n; i++) {
-        char e[8];
         unsigned char ch = s[i];
+        if (ch >= 0x20 && ch != 0x7f && ch != '\\' && ch != (unsigned char)q)
+            continue;
+        char e[8];
         if (ch == '\\' || ch == (unsigned char)q)
             snprintf(e, sizeof e, "\\%c", ch);
         else if (ch == '\n' || ch == '\r' || ch == '\t')
             snprintf(e, sizeof e, "\\%c", ch == '\n' ? 'n' : ch == '\r' ? 'r' : 't');
-        else if (ch < 0x20 || ch == 0x7f)
-            snprintf(e, sizeof e, "\\x%02x", ch);
         else
-            e[0] = (char)ch, e[1] = 0;
-        if (!put(c, &c->cap, e, strlen(e)))
+            snprintf(e, sizeof e, "\\x%02x", ch);
+        if (!put(c, &c->cap, (const char *)s + run, i - run) || !put(c, &c->cap, e, strlen(e)))
             return 0;
+        run = i + 1;
     }
-    return put(c, &c->cap, &q, 1);
+    return put(c, &c->cap, (const char *)s + run, n - run) && put(c, &c->cap, &q, 1);
 }
 
 /* Inside a capture: the separator before an item of the innermost list. */
@@ -148,16 +151,48 @@ static int scalar(struct octx *c, const char *txt, size_t n, int is_str)
     return 1;
 }
 
-static int num_field(const char *s, size_t n, int64_t *out)
+/* A JSON number's text as the double strtod gives (correctly rounded). The common short form -ddd.ddd with at
+ * most 15 digits is worked out here: its digits are an integer below 2^53 and the divisor a power of ten below
+ * 10^16, both exact doubles, so one IEEE division rounds the exact quotient once, as strtod does (Clinger, "How to
+ * Read Floating Point Numbers Accurately", PLDI 1990: the fast path). Anything else goes to strtod. Returns 0 for
+ * text strtod does not take whole (n >= 64 included). */
+static int number_value(const char *s, size_t n, double *out)
 {
-    char b[40];
+    static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+                                    1e15 };
+    size_t i = s[0] == '-' && n > 1, digits = 0, frac = 0;
+    int dot = 0;
+    uint64_t w = 0;
+    for (; i < n && digits <= 15; i++) {
+        if (s[i] >= '0' && s[i] <= '9') {
+            w = 10 * w + (uint64_t)(s[i] - '0');
+            digits++;
+            frac += dot;
+        } else if (s[i] == '.' && !dot && digits) {
+            dot = 1;
+        } else {
+            break;
+        }
+    }
+    if (i == n && digits && digits <= 15 && s[n - 1] != '.') {
+        double d = (double)w / pow10[frac];
+        *out = s[0] == '-' ? -d : d;
+        return 1;
+    }
+    char b[64];
     if (n >= sizeof b)
         return 0;
     memcpy(b, s, n);
     b[n] = 0;
     char *end;
-    double d = strtod(b, &end);
-    if (*end || d != d || d < -9.2e18 || d > 9.2e18)
+    *out = strtod(b, &end);
+    return *end == 0;
+}
+
+static int num_field(const char *s, size_t n, int64_t *out)
+{
+    double d;
+    if (n >= 40 || !number_value(s, n, &d) || d != d || d < -9.2e18 || d > 9.2e18)
         return 0;
     *out = (int64_t)d;
     return 1;
@@ -169,11 +204,9 @@ static int cb_number(void *ctx, const char *s, size_t n)
     if (c->cap_key >= 0 && c->depth >= c->cap_depth)
         return scalar(c, s, n, 0);
     if (at_event(c)) {
-        char b[64];
-        if (n < sizeof b && (c->key == OK_TS || c->key == OK_DUR)) {
-            memcpy(b, s, n);
-            b[n] = 0;
-            *(c->key == OK_TS ? &c->ts : &c->dur) = strtod(b, NULL);
+        if (n < 64 && (c->key == OK_TS || c->key == OK_DUR)) {
+            double *v = c->key == OK_TS ? &c->ts : &c->dur;
+            (void)number_value(s, n, v);   /* the text is a JSON number: taken whole */
             *(c->key == OK_TS ? &c->has_ts : &c->has_dur) = 1;
         } else if (c->key == OK_PID)
             c->has_pid = num_field(s, n, &c->pid);
