@@ -427,7 +427,6 @@ struct table_ctx {
     const struct ps_model *m;
     const uint8_t *contrib;        /* per node: visited by the plugin's traversal and processed */
     const int64_t *calls;          /* per string id */
-    int64_t (*sums)[6];            /* per node, scratch */
     int64_t (*by_name)[6];         /* per string id, scratch */
     size_t nstr;
     struct ps_memory *mem;
@@ -445,30 +444,34 @@ static int row_cmp(const void *a, const void *b, void *ctx)
     return strcmp(ps_model_str(m, x->name), ps_model_str(m, y->name));
 }
 
-/* The rows of device `dev`: per operator name, the six sizes summed over its nodes the traversal reached. The
- * sums go to the name's slot (c->by_name) and the rows come out in name-id order, as the plugin's grouping by name
- * gives them before the final sort (row_cmp). */
+/* The rows of device `dev`: per operator name, the six sizes summed over its nodes the traversal reached. A
+ * record counts for its own node's self sizes and for the totals of the node and of each ancestor up to the
+ * first node the traversal does not count (a node's totals flow to its parent only when the node counts), so
+ * the sums go straight to each reached operator's name slot (c->by_name), record by record up its path: no
+ * per-node array. The rows come out in name-id order, as the plugin's grouping by name gives them before the
+ * final sort (row_cmp). */
 static int table_device(struct table_ctx *c, size_t dev, const size_t *node_of, const size_t *dev_of, size_t nrec)
 {
     const struct tree *t = c->t;
-    memset(c->sums, 0, t->n * sizeof *c->sums);
-    for (size_t i = 0; i < nrec; i++) {
-        if (node_of[i] == NONE_IDX || dev_of[i] != dev || !c->contrib[node_of[i]])
-            continue;
-        int64_t b = c->m->mem_events.v[i].bytes, *v = c->sums[node_of[i]];
-        v[0] += b, v[3] += b;
-        if (b > 0)
-            v[1] += b, v[4] += b, v[2]++, v[5]++;
-    }
-    for (size_t i = t->n; i-- > 0;)                /* children after parents: totals flow up */
-        if (c->contrib[i] && t->v[i].parent != NONE_IDX)
-            for (int k = 3; k < 6; k++)
-                c->sums[t->v[i].parent][k] += c->sums[i][k];
     memset(c->by_name, 0, c->nstr * sizeof *c->by_name);
-    for (size_t i = 0; i < t->n; i++)
-        if (c->contrib[i] && t->v[i].is_operator && t->v[i].name < c->nstr)
-            for (int k = 0; k < 6; k++)
-                c->by_name[t->v[i].name][k] += c->sums[i][k];
+    for (size_t i = 0; i < nrec; i++) {
+        size_t node = node_of[i];
+        if (node == NONE_IDX || dev_of[i] != dev || !c->contrib[node])
+            continue;
+        int64_t b = c->m->mem_events.v[i].bytes, alloc = b > 0 ? b : 0, count = b > 0;
+        for (int self = 1;; self = 0) {
+            const struct node *n = &t->v[node];
+            if (n->is_operator && n->name < c->nstr) {
+                int64_t *v = c->by_name[n->name];
+                if (self)
+                    v[0] += b, v[1] += alloc, v[2] += count;
+                v[3] += b, v[4] += alloc, v[5] += count;
+            }
+            if (n->parent == NONE_IDX || !c->contrib[n->parent])
+                break;   /* the parent's totals get no more from here up: it does not count, nor do its own */
+            node = n->parent;
+        }
+    }
     for (size_t name = 0; name < c->nstr; name++) {
         const int64_t *v = c->by_name[name];
         if (!(v[0] | v[1] | v[2] | v[3] | v[4] | v[5]))
@@ -496,8 +499,8 @@ static int op_table(struct tree *t, const struct ps_model *m, struct ps_memory *
     size_t nstr = ps_model_nstrings(m);
     uint8_t *visited = calloc(t->n + 1, 1), *contrib = calloc(t->n + 1, 1);
     int64_t *calls = calloc(nstr + 1, sizeof *calls);
-    int64_t (*sums)[6] = malloc((t->n + 1) * sizeof *sums), (*by_name)[6] = malloc((nstr + 1) * sizeof *by_name);
-    int rc = visited && contrib && calls && sums && by_name ? 0 : -ENOMEM;
+    int64_t (*by_name)[6] = malloc((nstr + 1) * sizeof *by_name);
+    int rc = visited && contrib && calls && by_name ? 0 : -ENOMEM;
     for (size_t i = 0; rc == 0 && i < t->n; i++) {
         const struct node *n = &t->v[i];
         if (n->dropped)
@@ -507,7 +510,7 @@ static int op_table(struct tree *t, const struct ps_model *m, struct ps_memory *
         if (visited[i] && n->is_operator && n->name < nstr)
             calls[n->name]++;
     }
-    struct table_ctx c = { .t = t, .m = m, .contrib = contrib, .calls = calls, .sums = sums, .by_name = by_name,
+    struct table_ctx c = { .t = t, .m = m, .contrib = contrib, .calls = calls, .by_name = by_name,
                            .nstr = nstr, .mem = mem };
     for (size_t d = 0; rc == 0 && d < mem->ndevs; d++)
         rc = table_device(&c, d, node_of, dev_of, m->mem_events.n);
@@ -516,7 +519,6 @@ static int op_table(struct tree *t, const struct ps_model *m, struct ps_memory *
     free(visited);
     free(contrib);
     free(calls);
-    free(sums);
     free(by_name);
     return rc;
 }
