@@ -26,7 +26,7 @@ struct node {
     uint8_t is_operator;           /* the plugin's is_operator_node */
     uint8_t processed, dropped;
     uint32_t range;                /* model index, the sort's last key */
-    size_t parent, first, next, last, nchild;   /* SIZE_MAX: none (parent SIZE_MAX: the thread's root) */
+    uint32_t parent, first, next, last, nchild;   /* node indices, NONE_IDX: none (parent NONE_IDX: the thread's root) */
 };
 
 struct tree {
@@ -37,7 +37,7 @@ struct tree {
     size_t nseg;
 };
 
-#define NONE_IDX SIZE_MAX
+#define NONE_IDX UINT32_MAX   /* no node; a tree holds fewer nodes (tree_build) */
 
 static int starts_with(const char *s, const char *p)
 {
@@ -240,6 +240,8 @@ static int tree_build(struct tree *t, const struct ps_model *m)
         class_of[i] = (uint8_t)(*c - 1);
         t->n += *c > 1;
     }
+    if (rc == 0 && t->n >= NONE_IDX)
+        rc = -EOVERFLOW;   /* node indices are 32-bit */
     t->v = rc == 0 ? malloc((t->n ? t->n : 1) * sizeof *t->v) : NULL;
     if (rc == 0 && !t->v)
         rc = -ENOMEM;
