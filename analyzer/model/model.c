@@ -112,6 +112,21 @@ static int vec_grow(void **v, size_t *cap, size_t n, size_t item)
     return 0;
 }
 
+/* Capacity for `more` items past n (no change when there is room already). */
+static int vec_reserve(void **v, size_t *cap, size_t n, size_t more, size_t item)
+{
+    if (more > SIZE_MAX / item - n - 1)
+        return -ENOMEM;
+    if (n + more <= *cap)
+        return 0;
+    void *nv = realloc(*v, (n + more) * item);
+    if (!nv)
+        return -ENOMEM;
+    *v = nv;
+    *cap = n + more;
+    return 0;
+}
+
 #define VEC_PUSH(vec, item)                                                                  \
     (vec_grow((void **)&(vec).v, &(vec).cap, (vec).n, sizeof *(vec).v) < 0                    \
          ? -ENOMEM                                                                           \
@@ -386,6 +401,23 @@ int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op)
         b->corr[m->gpu.n - 1] = op->correlation;
     if (b->gpu_rising == m->gpu.n - 1 && (m->gpu.n == 1 || row.start_ns > m->gpu.v[m->gpu.n - 2].start_ns))
         b->gpu_rising = m->gpu.n;
+    return 0;
+}
+
+int ps_model_reserve(struct ps_model *m, size_t gpu_ops, size_t api_calls)
+{
+    if (gpu_ops && vec_reserve((void **)&m->gpu.v, &m->gpu.cap, m->gpu.n, gpu_ops, sizeof *m->gpu.v) < 0)
+        return -ENOMEM;
+    struct ps_gpu_build *b = m->gpu_build;
+    if (b && b->corr && b->corr_cap < m->gpu.cap) {   /* the correlation ids stay parallel (ps_model_add_gpu) */
+        uint64_t *corr = realloc(b->corr, m->gpu.cap * sizeof *corr);
+        if (!corr)
+            return -ENOMEM;
+        b->corr = corr;
+        b->corr_cap = m->gpu.cap;
+    }
+    if (api_calls && vec_reserve((void **)&m->api.v, &m->api.cap, m->api.n, api_calls, sizeof *m->api.v) < 0)
+        return -ENOMEM;
     return 0;
 }
 

@@ -56,11 +56,19 @@ struct rows {
 
 #define AHEAD_MIN_ROWS 65536   /* below this the second connection costs more than it saves */
 
-static void rows_begin(struct sctx *c, struct rows *src, const char *table, const char *sql, sqlite3_stmt *st,
-                       int ncols)
+/* Returns how many rows the table will likely give, for the model to make room for them at once (growing a vector
+ * of 10 M rows by doubling moves it, and every moved page is touched again): the largest rowid of a large table,
+ * capped by the file's size at 16 bytes a row (a row of the activity tables takes more; a file whose rowids
+ * claim more rows than it can hold gets no more room than its size allows); 0 for a table read here alone. */
+static size_t rows_begin(struct sctx *c, struct rows *src, const char *table, const char *sql, sqlite3_stmt *st,
+                         int ncols)
 {
     *src = (struct rows){ .st = st, .ncols = ncols };
     src->ahead = ps_sq_ahead_start(c, table, sql, ncols, AHEAD_MIN_ROWS);
+    if (!src->ahead)
+        return 0;
+    int64_t bound = ps_sq_ahead_row_bound(src->ahead), cap = c->file_bytes / 16;
+    return (size_t)(bound < cap ? bound : cap);
 }
 
 /* The next row into *r: SQLITE_ROW; SQLITE_DONE; another SQLite result code from stepping the statement (the
@@ -357,7 +365,7 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     struct rows src = { 0 };
     rc = ncols < 0 ? -EINVAL : 0;
     if (rc == 0)
-        rows_begin(c, &src, table, sql, st, ncols);
+        ps_model_reserve(c->m, rows_begin(c, &src, table, sql, st, ncols), 0);   /* a hint: adds grow as before */
     while (rc == 0 && (rc = rows_next(c, &src, table, &r)) == SQLITE_ROW) {
         row++;
         if ((rc = gpu_row_op(c, st, table, kind, name_col, &r, &op)) > 0)
@@ -419,7 +427,7 @@ static int read_api(struct sctx *c)
     struct rows src = { 0 };
     if (ncols < 0)
         goto fail;
-    rows_begin(c, &src, table, sql, st, ncols);
+    ps_model_reserve(c->m, 0, rows_begin(c, &src, table, sql, st, ncols));   /* a hint: adds grow as before */
     while ((rc = rows_next(c, &src, table, &r)) == SQLITE_ROW) {
         row++;
         int64_t cls = r.v[2];

@@ -44,9 +44,15 @@ struct ps_sq_ahead {
     int cancel;                   /* the reader wants no more rows */
     long long delivered;          /* rows the reader has taken */
     long long work_budget, work_done;
+    int64_t row_bound;            /* the table's largest rowid at the start */
 };
 
 static long long rows_read_ahead;   /* every read-ahead's rows, for ps_sq_ahead_rows */
+
+int64_t ps_sq_ahead_row_bound(const struct ps_sq_ahead *a)
+{
+    return a->row_bound;
+}
 
 long long ps_sq_ahead_rows(void)
 {
@@ -124,12 +130,14 @@ static int64_t max_rowid(sqlite3 *db, const char *table)
 struct ps_sq_ahead *ps_sq_ahead_start(struct sctx *c, const char *table, const char *sql, int ncols,
                                       int64_t min_rows)
 {
+    int64_t bound;
     if (c->rowid_after || ncols > PS_SQ_ROW_COLS || sqlite3_threadsafe() == 0 ||
-        sysconf(_SC_NPROCESSORS_ONLN) < 2 || max_rowid(c->db, table) < min_rows)
+        sysconf(_SC_NPROCESSORS_ONLN) < 2 || (bound = max_rowid(c->db, table)) < min_rows)
         return NULL;
     struct ps_sq_ahead *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
+    a->row_bound = bound;
     a->ncols = ncols;
     a->work_budget = c->work_budget - c->work_done;
     if (ps_sq_open_twin(c, &a->db) < 0 || sqlite3_prepare_v3(a->db, sql, -1, 0, &a->st, NULL) != SQLITE_OK ||

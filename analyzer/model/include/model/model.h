@@ -257,6 +257,10 @@ uint32_t ps_model_device(struct ps_model *m, int32_t id);   /* fields other than
 /* Append one item (copied). Return 0, or -ENOMEM. A GPU op is stored as a row + shared attribute row (its
  * correlation id kept until ps_model_finish); op->launch is ignored: ps_model_finish sets it. */
 int ps_model_add_gpu(struct ps_model *m, const struct ps_gpu_op *op);
+/* Room for gpu_ops more GPU ops (and their correlation ids) and api_calls more API calls, for a reader that knows
+ * how many a table holds: later adds then never move the rows. A hint: 0, or -ENOMEM when the room could not be
+ * had (nothing is lost; adds grow the arrays as they would have). */
+int ps_model_reserve(struct ps_model *m, size_t gpu_ops, size_t api_calls);
 int ps_model_add_api(struct ps_model *m, const struct ps_api_call *call);
 int ps_model_add_range(struct ps_model *m, const struct ps_range *r);
 int ps_model_add_open_range(struct ps_model *m, const struct ps_range *r);   /* to open_ranges */
