@@ -26,7 +26,7 @@ struct node {
     uint8_t is_operator;           /* the plugin's is_operator_node */
     uint8_t processed, dropped;
     uint32_t range;                /* model index, the sort's last key */
-    uint32_t parent, first, next, last, nchild;   /* node indices, NONE_IDX: none (parent NONE_IDX: the thread's root) */
+    uint32_t parent, first, next, last, nchild;   /* node indices; NONE_IDX: none (parent: the thread's root) */
 };
 
 struct tree {

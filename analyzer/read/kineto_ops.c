@@ -1,10 +1,10 @@
 /* The Kineto events of the per-operator performance model (model/op_trace.h), read as TraceLens reads them
  * (TraceLens/Trace2Tree/trace_to_tree.py, util DataLoader: json.load): traceEvents in file order, UID = index in
- * that list, "ts" and "dur" as the JSON numbers parsed to doubles (strtod rounds correctly, like Python's float),
- * and the shape arguments of cpu_ops ("Input Dims", "Input type", "Input Strides", "Concrete Inputs") kept as the
- * text Python's str() prints for them. A second streaming pass over the file (simdjson, libyajl where it declines:
- * json_fast.h), separate from ps_read_kineto: the trace model keeps integer ns and its own order, this keeps
- * TraceLens' numbers. */
+ * that list, "ts" and "dur" as the JSON numbers parsed to correctly rounded doubles, like Python's float
+ * (number_value), and the shape arguments of cpu_ops ("Input Dims", "Input type", "Input Strides", "Concrete
+ * Inputs") kept as the text Python's str() prints for them. A second streaming pass over the file (simdjson,
+ * libyajl where it declines: json_fast.h), separate from ps_read_kineto: the trace model keeps integer ns and its
+ * own order, this keeps TraceLens' numbers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
