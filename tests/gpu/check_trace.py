@@ -452,7 +452,11 @@ def make_trace(path, kernels=(), copies=(), api=(), ranges=(), meta=None, info=N
 
 
 def selftest():
-    d = tempfile.mkdtemp(prefix="perfscope-gpu-checks-")
+    with tempfile.TemporaryDirectory(prefix="perfscope-gpu-checks-") as d:
+        return selftest_in(d)
+
+
+def selftest_in(d):
     t = lambda n: os.path.join(d, n + ".sqlite")
     expect = []
 
