@@ -56,19 +56,14 @@ struct rows {
 
 #define AHEAD_MIN_ROWS 65536   /* below this the second connection costs more than it saves */
 
-/* Returns how many rows the table will likely give, for the model to make room for them at once (growing a vector
- * of 10 M rows by doubling moves it, and every moved page is touched again): the largest rowid of a large table,
- * capped by the file's size at 16 bytes a row (a row of the activity tables takes more; a file whose rowids
- * claim more rows than it can hold gets no more room than its size allows); 0 for a table read here alone. */
+/* Returns how many rows a large table holds, for the model to make room for them at once (growing a vector of
+ * 10 M rows by doubling moves it, and every moved page is touched again); 0 for a table read here alone. */
 static size_t rows_begin(struct sctx *c, struct rows *src, const char *table, const char *sql, sqlite3_stmt *st,
                          int ncols)
 {
     *src = (struct rows){ .st = st, .ncols = ncols };
     src->ahead = ps_sq_ahead_start(c, table, sql, ncols, AHEAD_MIN_ROWS);
-    if (!src->ahead)
-        return 0;
-    int64_t bound = ps_sq_ahead_row_bound(src->ahead), cap = c->file_bytes / 16;
-    return (size_t)(bound < cap ? bound : cap);
+    return src->ahead ? (size_t)ps_sq_ahead_row_count(src->ahead) : 0;
 }
 
 /* The next row into *r: SQLITE_ROW; SQLITE_DONE; another SQLite result code from stepping the statement (the

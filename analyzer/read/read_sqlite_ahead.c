@@ -44,14 +44,14 @@ struct ps_sq_ahead {
     int cancel;                   /* the reader wants no more rows */
     long long delivered;          /* rows the reader has taken */
     long long work_budget, work_done;
-    int64_t row_bound;            /* the table's largest rowid at the start */
+    int64_t rows;                 /* the table's rows at the start (count(*)), 0 unknown */
 };
 
 static long long rows_read_ahead;   /* every read-ahead's rows, for ps_sq_ahead_rows */
 
-int64_t ps_sq_ahead_row_bound(const struct ps_sq_ahead *a)
+int64_t ps_sq_ahead_row_count(const struct ps_sq_ahead *a)
 {
-    return a->row_bound;
+    return a->rows;
 }
 
 long long ps_sq_ahead_rows(void)
@@ -114,13 +114,13 @@ static void *ahead_main(void *arg)
     return NULL;
 }
 
-/* The table's largest rowid (an upper bound of its rows), 0 when empty or unknown. */
-static int64_t max_rowid(sqlite3 *db, const char *table)
+/* `what` of the table (an aggregate: "max(rowid)", "count(*)"), 0 when empty or unknown (an SQLite error). */
+static int64_t table_figure(sqlite3 *db, const char *table, const char *what)
 {
     char sql[256];
     sqlite3_stmt *st = NULL;
     int64_t n = 0;
-    snprintf(sql, sizeof sql, "SELECT max(rowid) FROM \"%s\"", table);
+    snprintf(sql, sizeof sql, "SELECT %s FROM \"%s\"", what, table);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         n = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
@@ -130,14 +130,15 @@ static int64_t max_rowid(sqlite3 *db, const char *table)
 struct ps_sq_ahead *ps_sq_ahead_start(struct sctx *c, const char *table, const char *sql, int ncols,
                                       int64_t min_rows)
 {
-    int64_t bound;
     if (c->rowid_after || ncols > PS_SQ_ROW_COLS || sqlite3_threadsafe() == 0 ||
-        sysconf(_SC_NPROCESSORS_ONLN) < 2 || (bound = max_rowid(c->db, table)) < min_rows)
+        sysconf(_SC_NPROCESSORS_ONLN) < 2 || table_figure(c->db, table, "max(rowid)") < min_rows)
         return NULL;
     struct ps_sq_ahead *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
-    a->row_bound = bound;
+    /* the rows themselves, not the largest rowid a file may claim: count(*) counts the b-tree's cells without
+     * decoding a record (10 M kernel rows: 0.06 s) */
+    a->rows = table_figure(c->db, table, "count(*)");
     a->ncols = ncols;
     a->work_budget = c->work_budget - c->work_done;
     if (ps_sq_open_twin(c, &a->db) < 0 || sqlite3_prepare_v3(a->db, sql, -1, 0, &a->st, NULL) != SQLITE_OK ||

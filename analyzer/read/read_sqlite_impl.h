@@ -47,7 +47,6 @@ struct sctx {
     int ncols;
     /* the work bound (ps_sq_open): SQLite VM steps allowed for this file, and the steps taken so far */
     long long work_budget, work_done;
-    long long file_bytes;             /* the file's size (with its WAL), as the work bound counts it */
     int over_budget;                  /* the progress handler stopped a statement */
     int stopped;                      /* ... because the caller asked to stop (ps_read_set_stop) */
     int wal_missing;                  /* a WAL-mode file of an unfinished recording with no -wal beside it */
@@ -92,8 +91,8 @@ struct ps_sq_ahead;
  * thread are to be had; NULL otherwise (the caller steps its own statement). */
 struct ps_sq_ahead *ps_sq_ahead_start(struct sctx *c, const char *table, const char *sql, int ncols,
                                       int64_t min_rows);
-/* The table's largest rowid when the read-ahead started: an upper bound of its rows, as the file claims it. */
-int64_t ps_sq_ahead_row_bound(const struct ps_sq_ahead *a);
+/* The table's rows, counted when the read-ahead started (SELECT count(*)); 0 when the count failed. */
+int64_t ps_sq_ahead_row_count(const struct ps_sq_ahead *a);
 /* The next row read ahead into *r: 1; 0 when the read-ahead has no more: *done 1 when the statement ended
  * (SQLITE_DONE), else 0 and *delivered rows were given, after which the caller reads on with its own statement
  * (a row with another type, an SQLite error, the work bound, a stop: the caller's own step then meets it and

@@ -127,7 +127,6 @@ static int harden(struct sctx *c, long long bytes)
                             defensive_settings[bad][0], sqlite3_errmsg(c->db));
     c->work_budget = bytes > (LLONG_MAX - WORK_MIN) / WORK_PER_BYTE ? LLONG_MAX : WORK_MIN + bytes * WORK_PER_BYTE;
     c->work_done = 0;
-    c->file_bytes = bytes;
     sqlite3_progress_handler(c->db, PS_SQ_WORK_STEP, work_bound, c);
     return 0;
 }

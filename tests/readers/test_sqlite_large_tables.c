@@ -1,7 +1,8 @@
 /* Large activity tables are read on two connections (read_sqlite_ahead.c): a thread steps the SELECT ahead while
  * the reader builds the model. These cases check that the model and every message are what reading on one
  * connection gives: the rows of 100,000-row kernel, memcpy and runtime tables with their totals (worked out
- * beside each check), and a bad value late in each table, whose message must name the row that holds it.
+ * beside each check), a bad value late in each table, whose message must name the row that holds it, and the room
+ * made for a table's rows, which a file's rowids must not inflate.
  * Usage: test_sqlite_large_tables CASE */
 #include <sqlite3.h>
 
@@ -93,6 +94,27 @@ static void large_tables_give_every_row(void)
     CHECK(ps_sq_ahead_rows() - before >= 3 * (N + 1));
 }
 
+/* Room for a large table's rows is made from the rows it holds, not from its largest rowid: a file may claim rowid
+ * 2^62 for its last kernel (SQLite takes any rowid) and carry 13 MB of blobs beside it, so neither that rowid nor the
+ * file's size may size the model's vectors. The kernel and copy tables hold 100,002 + 100,001 rows: the GPU rows'
+ * room must stay below twice that (the old bound, the file's size / 16 bytes, gave over 800,000). */
+static void room_for_the_rows_not_the_rowids(void)
+{
+    struct ps_model *m = tiny_read(make_db("rowids.sqlite",
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(rowid, start, end, deviceId, streamId, correlationId, globalPid,"
+        " demangledName) VALUES (4611686018427387904, 200000000, 200000500, 0, 7, 99999999, " GP(100) ", 1);"
+        "CREATE TABLE filler(b);"
+        "WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 199)"
+        " INSERT INTO filler SELECT randomblob(65536) FROM s;"));
+    if (!m)
+        return;
+    CHECK_EQ(m->gpu.n, 2 * (N + 1) + 1);
+    CHECK(m->gpu.cap < 2 * m->gpu.n, "room for %zu GPU rows, %zu read", m->gpu.cap, m->gpu.n);
+    CHECK(m->api.cap < 2 * m->api.n, "room for %zu API calls, %zu read", m->api.cap, m->api.n);
+    CHECK_EQ(ps_model_gpu(m, m->gpu.n - 1).start_ns, 200000000);   /* the kernel at rowid 2^62, last in time */
+    ps_model_free(m);
+}
+
 /* A bad value late in a large table: the read stops with the message reading on one connection gives, naming
  * the value's rowid. */
 static void late_bad_values_are_named_by_rowid(void)
@@ -153,6 +175,8 @@ int main(int argc, char **argv)
         large_tables_give_every_row();
     else if (strcmp(c, "sqlite_reader_names_the_rowid_of_a_late_bad_value_in_a_large_table") == 0)
         late_bad_values_are_named_by_rowid();
+    else if (strcmp(c, "sqlite_reader_makes_room_for_the_rows_a_large_table_holds_not_its_largest_rowid") == 0)
+        room_for_the_rows_not_the_rowids();
     else if (strcmp(c, "sqlite_reader_stops_with_a_message_at_damaged_pages_of_a_large_table") == 0)
         damaged_pages_stop_the_read_with_a_message();
     else {
