@@ -373,9 +373,12 @@ static int parse(struct fast *f)
         return rc;
     if (f->have >= 3 && memcmp(text(f), "\xef\xbb\xbf", 3) == 0)
         return 1;                     /* a byte-order mark: libyajl's path skips it */
+    long open = -1;   /* keys before the array beyond the first window: it grows up to PS_JSON_FAST_HEAD_MAX */
+    while (!f->eof && (open = events_start(text(f), f->have)) < 0 && f->cap < PS_JSON_FAST_HEAD_MAX)
+        if ((rc = grow(f)) != 0 || (rc = fill(f)) != 0)
+            return rc;
     if (f->eof)
         return walk(f, PS_SIMD_WHOLE, text(f), f->have);
-    long open = events_start(text(f), f->have);
     if (open < 0)
         return 1;
     /* `{...,"traceEvents":[` + `]}` */

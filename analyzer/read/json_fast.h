@@ -4,8 +4,9 @@
  *
  * The text is read (gzip inflated as it goes) into a window of at most PS_JSON_FAST_WINDOW_MAX bytes. A file that
  * fits in the first window is parsed whole. A longer one must be an object whose "traceEvents" array starts in
- * the first window: the keys before it are parsed as one document, then the array's elements in chunks cut at the
- * commas between them (found by a string-aware scan), then the keys after it. Anything else (a bare array, an
+ * its first PS_JSON_FAST_HEAD_MAX bytes (the first window grows to find it): the keys before it are parsed as one
+ * document, then the array's elements in chunks cut at the commas between them (found by a string-aware scan),
+ * then the keys after it. Anything else (a bare array, an
  * element longer than the largest window, invalid JSON, a callback that cancels) stops the fast path: the caller
  * then reads the file again with libyajl, which gives the reader's own messages. So the fast path never decides
  * what an error says; it only makes valid traces fast. Peak memory: the window plus simdjson's index of it
@@ -21,7 +22,8 @@
 extern "C" {
 #endif
 
-#define PS_JSON_FAST_WINDOW (1 << 20)          /* bytes parsed per chunk */
+#define PS_JSON_FAST_WINDOW (1 << 18)          /* bytes parsed per chunk (docs/readers.md: why 256 KiB) */
+#define PS_JSON_FAST_HEAD_MAX (1 << 20)        /* "traceEvents" must start within this many bytes */
 #define PS_JSON_FAST_WINDOW_MAX (64 << 20)     /* one element may need this much */
 
 /* Parse the JSON read from fd (regular file at offset 0; gzip content when gzip) with callbacks cb on ctx.

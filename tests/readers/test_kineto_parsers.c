@@ -175,8 +175,8 @@ static void compare(const char *path)
     ps_model_free(yajl);
 }
 
-/* A trace of n events (about 330 bytes each: n = 10000 spans three 1 MiB windows), keys before and after
- * traceEvents; `damage` is written in place of event `at`'s "args" value (NULL: none), `after` after the
+/* A trace of n events (about 330 bytes each: n = 10000 spans several of the fast path's windows), keys before and
+ * after traceEvents; `damage` is written in place of event `at`'s "args" value (NULL: none), `after` after the
  * top-level object. Returns the path (static) or NULL. */
 static const char *generate(int n, int at, const char *damage, const char *after)
 {
@@ -243,7 +243,7 @@ static void backslash_runs_at_every_block_offset(void)
     CHECK(f != NULL, "cannot write %s", path);
     if (!f)
         return;
-    const int n = 12000;   /* ~190 bytes each: two 1 MiB windows and a part */
+    const int n = 12000;   /* ~190 bytes each: several of the fast path's windows */
     fputs("{\"traceEvents\": [", f);
     for (int i = 0; i < n; i++) {
         fprintf(f, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%.*s", i ? ",\n" : "", i % 64,
@@ -284,6 +284,49 @@ static void backslash_runs_at_every_block_offset(void)
     unlink(path);
 }
 
+/* Top-level keys before "traceEvents" that fill more than the fast path's first window (256 KiB): with 600 KB of
+ * them the window grows to find the array and the simdjson path alone reads the trace (the model equals
+ * libyajl's); with 1.2 MB (past the 1 MiB the fast path looks through) it declines, and the default read still
+ * gives libyajl's model. */
+static void keys_before_the_events(size_t preamble, int simdjson_reads_it)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/ps-kineto-preamble-%d.json", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (int)getpid());
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f)
+        return;
+    fputs("{\"schemaVersion\": 1, \"padding\": \"", f);
+    for (size_t i = 0; i < preamble; i++)
+        fputc('x', f);
+    fputs("\", \"traceEvents\": [", f);
+    for (int i = 0; i < 4000; i++)   /* ~250 KB of events: more than one window after the keys */
+        fprintf(f, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, \"tid\": 7, \"ts\": %d, "
+                   "\"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7}}", i ? ",\n" : "", i % 9, 10 * i);
+    fputs("]}\n", f);
+    CHECK(fclose(f) == 0, "cannot write %s", path);
+    struct ps_model *s = NULL, *a = NULL, *y = NULL;
+    char err_s[512] = "", err_a[512] = "", err_y[512] = "";
+    int rc_s = read_with(path, PS_JSON_PARSER_SIMDJSON, &s, err_s, sizeof err_s);
+    CHECK(read_with(path, PS_JSON_PARSER_AUTO, &a, err_a, sizeof err_a) == 0, "default read: %s", err_a);
+    CHECK(read_with(path, PS_JSON_PARSER_YAJL, &y, err_y, sizeof err_y) == 0, "libyajl: %s", err_y);
+    CHECK((rc_s == 0) == simdjson_reads_it, "%zu bytes of keys before the events: the simdjson path %s (%s)",
+          preamble, rc_s == 0 ? "read it" : "declined", err_s);
+    if (a && y) {
+        CHECK_EQ(y->gpu.n, 4000);
+        same_gpu("keys before the events (default read)", a, y);
+        same_rest("keys before the events (default read)", a, y);
+    }
+    if (s && y)
+        same_gpu("keys before the events (simdjson)", s, y);
+    printf("%zu bytes of keys before the events: simdjson path %s\n", preamble, rc_s == 0 ? "read it" : "declined");
+    ps_model_free(s);
+    ps_model_free(a);
+    ps_model_free(y);
+    unlink(path);
+}
+
 static void generated_traces(void)
 {
     char deep[4200] = "{\"x\": ";
@@ -295,12 +338,12 @@ static void generated_traces(void)
     deep[d++] = '}';
     deep[d] = 0;
     same_as_yajl("valid, one window", 100, -1, NULL, NULL);
-    same_as_yajl("valid, three windows", 10000, -1, NULL, NULL);
+    same_as_yajl("valid, several windows", 10000, -1, NULL, NULL);
     struct ps_model *m = NULL;
     char err[512];
     const char *path = generate(10000, -1, NULL, NULL);
     CHECK(path && read_with(path, PS_JSON_PARSER_SIMDJSON, &m, err, sizeof err) == 0,
-          "the simdjson path declined a valid trace of three windows: %s", err);
+          "the simdjson path declined a valid trace of several windows: %s", err);
     ps_model_free(m);
     if (path)
         unlink(path);
@@ -332,6 +375,8 @@ int main(int argc, char **argv)
         return fprintf(stderr, "usage: %s TRACES_DIR [TRACE...]\n", argv[0]), 2;
     generated_traces();
     backslash_runs_at_every_block_offset();
+    keys_before_the_events(600000, 1);
+    keys_before_the_events(1200000, 0);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/kineto", argv[1]);
     DIR *d = opendir(dir);
