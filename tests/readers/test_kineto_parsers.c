@@ -175,15 +175,21 @@ static void compare(const char *path)
     ps_model_free(yajl);
 }
 
+/* A scratch file in $TMPDIR (or /tmp) named after `stem` and this process, opened for writing (NULL: it could not
+ * be); its path goes to path. */
+static FILE *scratch(const char *stem, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/ps-kineto-%s-%d.json", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", stem, (int)getpid());
+    return fopen(path, "w");
+}
+
 /* A trace of n events (about 330 bytes each: n = 10000 spans several of the fast path's windows), keys before and
  * after traceEvents; `damage` is written in place of event `at`'s "args" value (NULL: none), `after` after the
  * top-level object. Returns the path (static) or NULL. */
 static const char *generate(int n, int at, const char *damage, const char *after)
 {
     static char path[256];
-    snprintf(path, sizeof path, "%s/ps-kineto-parsers-%d.json", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-             (int)getpid());
-    FILE *f = fopen(path, "w");
+    FILE *f = scratch("parsers", path, sizeof path);
     if (!f)
         return NULL;
     fprintf(f, "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU \\\"0\\\"\", "
@@ -237,17 +243,16 @@ static void same_as_yajl(const char *what, int n, int at, const char *damage, co
 static void backslash_runs_at_every_block_offset(void)
 {
     static char path[256];
-    snprintf(path, sizeof path, "%s/ps-kineto-backslashes-%d.json", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-             (int)getpid());
-    FILE *f = fopen(path, "w");
+    FILE *f = scratch("backslashes", path, sizeof path);
     CHECK(f != NULL, "cannot write %s", path);
     if (!f)
         return;
     const int n = 12000;   /* ~190 bytes each: several of the fast path's windows */
+    /* 64 x's: a name's padding, to each block offset */
+    static const char xs[] = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
     fputs("{\"traceEvents\": [", f);
     for (int i = 0; i < n; i++) {
-        fprintf(f, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%.*s", i ? ",\n" : "", i % 64,
-                "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+        fprintf(f, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%.*s", i ? ",\n" : "", i % 64, xs);
         for (int k = 0; k < i / 64 % 4 + 1; k++)
             fputs("\\\\", f);
         fprintf(f, "\\\"},{ [\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 1, \"args\": {\"correlation\": %d, "
@@ -270,8 +275,7 @@ static void backslash_runs_at_every_block_offset(void)
         CHECK_EQ(a->gpu.n, (size_t)n);
         for (size_t i = 0; i < a->gpu.n && i < (size_t)n; i += 997) {   /* rows in time order: row i is event i */
             char want[128];
-            int len = snprintf(want, sizeof want, "%.*s", (int)(i % 64),
-                               "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+            int len = snprintf(want, sizeof want, "%.*s", (int)(i % 64), xs);
             for (size_t k = 0; k < i / 64 % 4 + 1; k++)
                 want[len++] = '\\';
             snprintf(want + len, sizeof want - (size_t)len, "\"},{ [");
@@ -291,9 +295,7 @@ static void backslash_runs_at_every_block_offset(void)
 static void keys_before_the_events(size_t preamble, int simdjson_reads_it)
 {
     char path[256];
-    snprintf(path, sizeof path, "%s/ps-kineto-preamble-%d.json", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-             (int)getpid());
-    FILE *f = fopen(path, "w");
+    FILE *f = scratch("preamble", path, sizeof path);
     CHECK(f != NULL, "cannot write %s", path);
     if (!f)
         return;
