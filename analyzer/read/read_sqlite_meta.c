@@ -721,8 +721,7 @@ void ps_trace_db_close(struct ps_trace_db *d)
 {
     if (!d)
         return;
-    if (d->c.db)
-        sqlite3_close(d->c.db);
+    ps_sq_close(&d->c);   /* the connection, and the column names ps_sq_open may have loaded (recording_complete) */
     free(d->path);
     free(d);
 }
