@@ -13,7 +13,7 @@
 #include "commands.h"
 #include "options.h"
 #include "analyses/gpu_peaks.h"
-#include "analyses/multirank.h"
+#include "analyses/ranks.h"
 #include "analyses/op_perf.h"
 #include "analyses/roofline.h"
 #include "collector/session.h"

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "analyses/multirank.h"
+#include "analyses/ranks.h"
 
 /* 1 when `path` is a perfscope JSON report (its first key is "perfscope_report_version"), 0 otherwise (a trace, or
  * a file that cannot be read: the trace reader says why). */

@@ -1,4 +1,4 @@
-/* `perfscope report --format html FILE FILE...`: the several-rank-file report (analyses/multirank.h) as one
+/* `perfscope report --format html FILE FILE...`: the several-rank-file report (analyses/ranks.h) as one
  * self-contained page in the frame of the single-file page (html_page.h): the ranks' verdicts, then one section per
  * chart (average step per rank in the verdict's groups, communication-computation overlap per rank, collective
  * time per rank), each followed by its numbers as tables, with the stragglers between them. */

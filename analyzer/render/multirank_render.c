@@ -1,5 +1,5 @@
 /* `perfscope report FILE FILE...`: the per-rank table, stragglers, communication-computation overlap and
- * collective table of several rank files (analyses/multirank.h), as text, JSON and Markdown (docs/report.md). */
+ * collective table of several rank files (analyses/ranks.h), as text, JSON and Markdown (docs/report.md). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * worded as for one trace per rank, each rank's file named "pid N". */
 #include <stdio.h>
 
-#include "analyses/multirank.h"
+#include "analyses/ranks.h"
 #include "render/json_writer.h"
 #include "render_impl.h"
 

@@ -1,7 +1,7 @@
 /* The JSON report's "rank_summary" (docs/distributed.md): this trace as one rank of a several-rank report, every
- * field of struct ps_rank_file (analyses/multirank.h), doubles written to read back exactly, so that
+ * field of struct ps_rank_file (analyses/ranks.h), doubles written to read back exactly, so that
  * `perfscope report run.*.report.json` merges per-rank reports into the report the traces themselves give. */
-#include "analyses/multirank.h"
+#include "analyses/ranks.h"
 #include "render/json_writer.h"
 #include "render_impl.h"
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analyses/multirank.h"
+#include "analyses/ranks.h"
 #include "analyses/report.h"
 #include "render/render.h"
 

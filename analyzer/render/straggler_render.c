@@ -1,4 +1,4 @@
-/* The several-rank report's straggler by who waits for whom (analyses/multirank.h: struct ps_wait_straggler;
+/* The several-rank report's straggler by who waits for whom (analyses/ranks.h: struct ps_wait_straggler;
  * docs/distributed.md) in every format, one sentence said the same way, and which rule decided. */
 #include <math.h>
 #include <stdio.h>

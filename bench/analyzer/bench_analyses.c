@@ -8,7 +8,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "render/render.h"
 #include "read/reader.h"
 

@@ -1,16 +1,17 @@
 /* The compact model and the streaming analyses against hand-computed values: GPU ops stored as 16-byte rows
- * keep durations of 4.29 s and more exactly; the sweep line and the window totals of sweep.h (by hand, and
+ * keep durations of 4.29 s and more exactly; the sweep line and the window totals of analyses/base.h (by hand, and
  * against the interval-set algebra on random events); exact kernel
  * medians for names too common to gather at once (summary.c's radix selection and batched gathering). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "render/render.h"
 #include "check.h"
-#include "intervals.h"
-#include "sweep.h"
+#include "analyses/base.h"
 
 static void add_kernel(struct ps_model *m, uint32_t stream, uint32_t name, int64_t start, int64_t end)
 {
@@ -150,7 +151,7 @@ static void sweep_and_windows_by_hand(void)
     ps_windows_free(win);
 }
 
-/* The sweep's priority split against the interval-set algebra (intervals.h, itself tested by hand): 2000 random
+/* The sweep's priority split against the interval-set algebra (analyses/base.h, itself tested by hand): 2000 random
  * events in 3 categories (start order, random lengths, many overlaps and gaps) and 50 random windows. Category c's
  * exclusive time in a window = |c − (categories before c)| inside it, computed both ways. */
 struct prio_sums {

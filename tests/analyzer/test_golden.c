@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "render/render.h"
 #include "check.h"
 #include "read/reader.h"

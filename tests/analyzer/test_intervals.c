@@ -4,7 +4,7 @@
  *   normalises to the merged set. */
 #include <stdio.h>
 
-#include "intervals.h"
+#include "analyses/base.h"
 
 static int failures;
 

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "render/render.h"
 #include "read/reader.h"
 

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "render/render.h"
 #include "check.h"
 #include "read/reader.h"

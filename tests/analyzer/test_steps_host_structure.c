@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "check.h"
 
 #define US(x) ((int64_t)(x) * 1000)

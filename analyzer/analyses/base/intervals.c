@@ -1,6 +1,6 @@
 /* Interval-set algebra over half-open ns intervals: sort+merge, union, intersection, difference,
  * and length inside a window. Used by the step breakdown, HTA and TraceLens analyses. */
-#include "intervals.h"
+#include "analyses/base.h"
 
 #include <errno.h>
 #include <stdlib.h>

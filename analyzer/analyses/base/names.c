@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/base.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "ps_hashmap.h"
 
 #define FLAG_KNOWN 0x8000
@@ -215,7 +217,7 @@ static int classify_user(struct ps_names *n, const char *s)
     return f;
 }
 
-/* The host-communication bits of a range name (names.h): the Python hook's collective and wait ranges
+/* The host-communication bits of a range name (analyses/base.h): the Python hook's collective and wait ranges
  * (docs/python.md), which are torch.distributed's own record_function names, so Kineto traces match too. */
 static unsigned host_comm_bits(const char *s)
 {

@@ -8,25 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "ps_schema.h"
-
-const char *ps_format_name(enum ps_format f)
-{
-    return f == PS_FORMAT_NSYS ? "nsys" : f == PS_FORMAT_KINETO ? "kineto" : "perfscope";
-}
-
-const char *ps_copy_kind_name(const struct ps_copy_stat *c)
-{
-    if (c->kind == PS_GPU_MEMSET)
-        return "Memset";
-    return c->copy_kind < PS_NSYS_COPY_KINDS ? ps_nsys_copy_kind[c->copy_kind].key : "unknown";
-}
-
-const char *ps_mem_kind_name(uint8_t kind)
-{
-    return kind < PS_NSYS_MEM_KINDS ? ps_nsys_mem_kind[kind].key : "unknown";
-}
 
 const char *ps_report_meta(const struct ps_report *r, const char *key)
 {
@@ -158,29 +143,6 @@ int ps_report_compat_tb_no_comm(const struct ps_report *r)
     return r->opts.compat_tb && r->m->format != PS_FORMAT_KINETO;
 }
 
-struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)
-{
-    for (size_t i = 0; i < r->ndevs; i++)
-        if (r->devs[i].device == device)
-            return &r->devs[i];
-    struct ps_device_stat *v = realloc(r->devs, (r->ndevs + 1) * sizeof *v);
-    if (!v)
-        return NULL;
-    r->devs = v;
-    size_t pos = r->ndevs++;
-    while (pos > 0 && r->devs[pos - 1].device > device) {   /* keep devices in id order */
-        r->devs[pos] = r->devs[pos - 1];
-        pos--;
-    }
-    r->devs[pos] = (struct ps_device_stat){ .device = device, .gpu_util = NAN };
-    return &r->devs[pos];
-}
-
-const char *ps_copy_src_mem_name(const struct ps_copy_stat *c)
-{
-    return c->kind == PS_GPU_MEMCPY ? ps_mem_kind_name(c->src_kind) : NULL;
-}
-
 const char *ps_report_name(const struct ps_report *r, uint32_t id)
 {
     return id == PS_NONE ? NULL : ps_model_str(r->m, id);
@@ -192,27 +154,3 @@ void ps_report_meta_entry(const struct ps_report *r, size_t i, const char **key,
     *value = r->m->meta.v[i].value;
 }
 
-int ps_report_trace_fill(struct ps_report *r)
-{
-    const struct ps_model *m = r->m;
-    struct ps_trace_info *t = &r->trace;
-    *t = (struct ps_trace_info){ .path = m->path, .format = ps_format_name(m->format), .processes = m->procs.n,
-                                 .threads = m->threads.n, .unplaced_events = m->unplaced_events,
-                                 .samples = { m->samples.n, m->samples.first_ns, m->samples.last_ns,
-                                              m->samples.cpu_ns },
-                                 .nmeta = m->meta.n };
-    if (m->open_ranges.n == 0)
-        return 0;
-    if (!(t->open = calloc(m->open_ranges.n, sizeof *t->open)))
-        return -ENOMEM;
-    for (size_t i = 0; i < m->open_ranges.n; i++) {
-        const struct ps_range *o = &m->open_ranges.v[i];
-        const struct ps_thread *th = o->thread < m->threads.n ? &m->threads.v[o->thread] : NULL;
-        const char *name = ps_model_str(m, o->name);
-        t->open[i] = (struct ps_open_range){ .name = *name ? name : NULL, .domain = ps_report_name(r, o->domain),
-                                             .pid = th ? (int64_t)th->pid : -1, .tid = th ? (int64_t)th->tid : -1,
-                                             .start_ns = o->start_ns };
-    }
-    t->nopen = m->open_ranges.n;
-    return 0;
-}

@@ -1,6 +1,6 @@
-/* Streaming interval tools (sweep.h): the sweep line over categories and window totals at sorted query
+/* Streaming interval tools (analyses/base.h): the sweep line over categories and window totals at sorted query
  * points, both for events and pieces that arrive in time order. */
-#include "sweep.h"
+#include "analyses/base.h"
 
 #include <stdlib.h>
 

@@ -1,9 +1,9 @@
-/* Per-name totals over string ids (tally.h): a dense array indexed by id, and the list of ids touched so that
+/* Per-name totals over string ids (analyses/base.h): a dense array indexed by id, and the list of ids touched so that
  * taking the top k and emptying the tally cost the names seen, not every string of the model. */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "tally.h"
+#include "analyses/base.h"
 
 int ps_tally_init(struct ps_tally *t, size_t nstrings)
 {

@@ -7,15 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "analyses.h"
-#include "graphs.h"
-#include "intervals.h"
-#include "sweep.h"
-
-const char *const ps_cat_key[PS_CAT_N] = { "kernel", "memcpy", "memset", "communication",
-                                           "runtime", "dataloader", "cpu_exec", "other" };
-const char *const ps_cat_label[PS_CAT_N] = { "Kernel", "Memcpy", "Memset", "Communication",
-                                             "Runtime", "DataLoader", "CPU Exec", "Other" };
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

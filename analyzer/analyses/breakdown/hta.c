@@ -6,8 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "analyses.h"
-#include "sweep.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 
 #define MAX_DEVS 64
 #define KERNEL_WAIT_NS 30000   /* HTA consecutive_kernel_delay = 30, in trace units (µs) */

@@ -2,10 +2,14 @@
  * direction and memory kinds; memsets per memory kind) and per-device totals, over every GPU row of the trace
  * (no step filter), so they equal plain SQL over the trace's tables. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "ps_schema.h"
+#include "model/model.h"
+#include "model/view.h"
 
 /* Put the k-th smallest of v[0..n) at v[k], smaller ones before it (Hoare's selection, median-of-three pivot):
  * O(n) on average, in place. Generated for int64 durations and for the 32-bit ones of the stored rows. */
@@ -307,4 +311,39 @@ int ps_summary_compute(struct ps_report *r, const struct ps_view *v)
     if (rc == 0 && (rc = ps_summary_tables_compute(&t, v)) == 0)
         ps_summary_tables_give(r, &t);
     return rc;
+}
+
+struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)
+{
+    for (size_t i = 0; i < r->ndevs; i++)
+        if (r->devs[i].device == device)
+            return &r->devs[i];
+    struct ps_device_stat *v = realloc(r->devs, (r->ndevs + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    r->devs = v;
+    size_t pos = r->ndevs++;
+    while (pos > 0 && r->devs[pos - 1].device > device) {   /* keep devices in id order */
+        r->devs[pos] = r->devs[pos - 1];
+        pos--;
+    }
+    r->devs[pos] = (struct ps_device_stat){ .device = device, .gpu_util = NAN };
+    return &r->devs[pos];
+}
+
+const char *ps_copy_kind_name(const struct ps_copy_stat *c)
+{
+    if (c->kind == PS_GPU_MEMSET)
+        return "Memset";
+    return c->copy_kind < PS_NSYS_COPY_KINDS ? ps_nsys_copy_kind[c->copy_kind].key : "unknown";
+}
+
+const char *ps_mem_kind_name(uint8_t kind)
+{
+    return kind < PS_NSYS_MEM_KINDS ? ps_nsys_mem_kind[kind].key : "unknown";
+}
+
+const char *ps_copy_src_mem_name(const struct ps_copy_stat *c)
+{
+    return c->kind == PS_GPU_MEMCPY ? ps_mem_kind_name(c->src_kind) : NULL;
 }

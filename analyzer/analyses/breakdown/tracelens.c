@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
-#include "sweep.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 
 #define MAX_DEVS 64
 

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "analyses/diff.h"
 
 const char *const ps_diff_verdict_name[] = { "no significant change", "improvement", "regression" };

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "memory_impl.h"
 
 const char *const ps_mem_source_name[] = { "kineto", "nsys", "cupti", "nvml", "torch" };

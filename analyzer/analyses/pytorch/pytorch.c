@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
-#include "intervals.h"
+#include "analyses/report.h"
+#include "model/model.h"
 #include "model/view.h"
 
 #define DOMAIN PS_PYTHON_HOOK_DOMAIN

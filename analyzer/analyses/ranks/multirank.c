@@ -1,4 +1,4 @@
-/* Several rank files in one report (multirank.h): a pool of worker threads, each reading one file at a time into
+/* Several rank files in one report (analyses/ranks.h): a pool of worker threads, each reading one file at a time into
  * a model with the caller's loader, analysing it with ps_report_build, keeping only its struct ps_rank_file and
  * freeing the model before taking the next file; then ranks ordered, stragglers found as for processes of one trace
  * (ranks.c). */
@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
-#include "analyses/multirank.h"
+#include "analyses/report.h"
+#include "analyses/ranks.h"
+#include "model/model.h"
+#include "model/view.h"
 
 const char *const ps_rank_source_name[] = { "metadata", "process_info", "file_name", "order" };
 

@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
-#include "analyses/multirank.h"
+#include "analyses/report.h"
+#include "analyses/ranks.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "ps_diag.h"
 
 /* The integer after " key=" in a mark's text; -1 when absent or not a number in [0, INT32_MAX]. */

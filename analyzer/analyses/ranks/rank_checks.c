@@ -1,4 +1,4 @@
-/* Several rank files that cannot all be ranks of one run (multirank.h): the same file given twice, or two files
+/* Several rank files that cannot all be ranks of one run (analyses/ranks.h): the same file given twice, or two files
  * holding one rank. Either would count a rank twice and change every cross-rank figure (the medians, the
  * straggler), so the report refuses them and names both files (docs/distributed.md). */
 #include <errno.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "analyses/multirank.h"
+#include "analyses/ranks.h"
 
 struct file_id {
     dev_t dev;

@@ -1,4 +1,4 @@
-/* One trace reduced to what the several-rank report needs (multirank.h: struct ps_rank_file): its rank and where
+/* One trace reduced to what the several-rank report needs (analyses/ranks.h: struct ps_rank_file): its rank and where
  * it came from, the step average and verdict, and its collectives — NCCL/RCCL kernels by name and message size
  * (GPU), and the collectives perfscope's Python hook records on the host (docs/python.md: `<backend>:<op>`
  * ranges with their `collective` marks' bytes, DDP's `ddp:gradient_allreduce` with the `DDP` mark's gradient
@@ -10,11 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
-#include "analyses/multirank.h"
-#include "intervals.h"
-#include "names.h"
-#include "sweep.h"
+#include "analyses/report.h"
+#include "analyses/ranks.h"
+#include "model/model.h"
+#include "model/view.h"
 
 /* The row of collective `name` with per-call size `bytes` (-1 unknown) and origin `host`, added (zeroed) when
  * new; NULL on out-of-memory. Rows are few (kernel names x sizes): a linear search. */

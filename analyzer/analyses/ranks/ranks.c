@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "analyses/ranks.h"
+#include "model/model.h"
+#include "model/view.h"
 
 #define STRAGGLER_MARGIN 0.05   /* slower than the median by more than this: a straggler */
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
-#include "analyses/multirank.h"
+#include "analyses/base.h"
+#include "analyses/ranks.h"
 
 #define WAIT_MARGIN 0.05   /* the others blocked longer than the straggler by more than this share of the median step */
 

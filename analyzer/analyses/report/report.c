@@ -7,21 +7,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "analyses/ranks.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "memory_impl.h"
 #include "analyses/roofline.h"
-#include "graphs.h"
-#include "analyses/multirank.h"
 
 /* Longest run analysed: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span
  * keeps every sum of durations far from int64 overflow. */
 #define PS_MAX_SPAN_NS (1ll << 50)
 
-void ps_report_opts_default(struct ps_report_opts *o)
+/* "perfscope" / "nsys" / "kineto": the trace's format as every format of the report names it. */
+static const char *format_name(enum ps_format f)
 {
-    *o = (struct ps_report_opts){ .top_n = 10, .kernel_threshold = 0.8, .gap_ns = 1000000, .tiny_kernel_ns = 10000,
-                                  .info_share = 0.02, .low_util = 0.5, .launch_bound_share = 0.5, .link_gbps = 25,
-                                  .slow_copy_share = 0.25, .low_occupancy_pct = 25 };
+    return f == PS_FORMAT_NSYS ? "nsys" : f == PS_FORMAT_KINETO ? "kineto" : "perfscope";
+}
+
+int ps_report_trace_fill(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    struct ps_trace_info *t = &r->trace;
+    *t = (struct ps_trace_info){ .path = m->path, .format = format_name(m->format), .processes = m->procs.n,
+                                 .threads = m->threads.n, .unplaced_events = m->unplaced_events,
+                                 .samples = { m->samples.n, m->samples.first_ns, m->samples.last_ns,
+                                              m->samples.cpu_ns },
+                                 .nmeta = m->meta.n };
+    if (m->open_ranges.n == 0)
+        return 0;
+    if (!(t->open = calloc(m->open_ranges.n, sizeof *t->open)))
+        return -ENOMEM;
+    for (size_t i = 0; i < m->open_ranges.n; i++) {
+        const struct ps_range *o = &m->open_ranges.v[i];
+        const struct ps_thread *th = o->thread < m->threads.n ? &m->threads.v[o->thread] : NULL;
+        const char *name = ps_model_str(m, o->name);
+        t->open[i] = (struct ps_open_range){ .name = *name ? name : NULL, .domain = ps_report_name(r, o->domain),
+                                             .pid = th ? (int64_t)th->pid : -1, .tid = th ? (int64_t)th->tid : -1,
+                                             .start_ns = o->start_ns };
+    }
+    t->nopen = m->open_ranges.n;
+    return 0;
 }
 
 /* The span of the analysed rows (r->all): first start .. last end; 0, 0 without rows. */

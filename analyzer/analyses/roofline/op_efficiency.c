@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "analyses/op_perf.h"
 #include "analyses/roofline.h"
 #include "op_efficiency.h"

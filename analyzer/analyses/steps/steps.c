@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 
 /* Host-side range kinds that can be steps (never a gpu_user_annotation, a mark or a python_function). */
 static int host_range_kind(uint8_t kind)

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 
 #define MIN_STEPS 3           /* periods needed to call anything a period */
 #define MIN_OPS 12            /* GPU operations on the stream */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graphs.h"
+#include "analyses/report.h"
 
 #define OUTLIER 2.0   /* the first step is an outlier above this multiple of the others' median */
 

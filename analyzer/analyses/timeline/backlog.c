@@ -6,8 +6,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "graphs.h"
-#include "sweep.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 
 #define MAX_DEVS 64
 

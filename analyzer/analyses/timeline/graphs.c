@@ -5,8 +5,9 @@
  * the advice says the trace replays graphs instead of suggesting them. */
 #include <math.h>
 
-#include "analyses.h"
-#include "graphs.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 
 int ps_graph_launched(const struct ps_view *v, struct ps_names *names, const struct ps_gpu_op *op)
 {

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 
 static struct ps_nvml_util_stat *stat_of(struct ps_report *r, int32_t device)
 {

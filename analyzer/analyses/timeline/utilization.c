@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 
 /* Add the busy interval [a, b) to the device's slices. */
 static void add_busy(struct ps_util_series *u, int64_t a, int64_t b)

@@ -10,11 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
-#include "graphs.h"
-#include "intervals.h"
-#include "sweep.h"
-#include "tally.h"
+#include "analyses/report.h"
+#include "model/model.h"
+#include "model/view.h"
 
 #define MAX_DEVS 64
 #define PS_SLICES 20                   /* time slices of a run without steps (docs/report.md) */

@@ -8,13 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
+#include "analyses/report.h"
+#include "analyses/ranks.h"
+#include "model/model.h"
+#include "model/view.h"
 #include "ps_schema.h"
-#include "analyses/multirank.h"
-#include "sweep.h"
-#include "tally.h"
 
-const char *const ps_bottleneck_name[] = { "kernel", "data-loading", "memcpy", "communication", "sync", "host", "unknown" };
 
 void ps_verdict_groups(const int64_t *cat, int64_t sync_ns, int64_t out[PS_BN_UNKNOWN])
 {

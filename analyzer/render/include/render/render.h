@@ -9,7 +9,7 @@
 
 #include "analyses/report.h"
 
-struct ps_multirank;               /* analyses/multirank.h */
+struct ps_multirank;               /* analyses/ranks.h */
 struct ps_rank_file;
 struct ps_diff;                    /* analyses/diff.h */
 

@@ -3,13 +3,30 @@
  * struct ps_rank_file, and its model freed before that worker reads the next file, so memory stays bounded by the
  * files being read at once (at most one per worker), not by their sum. The ranks' step averages then go through the
  * same straggler rule as several processes of one trace (ranks.c, ps_stragglers_find). All times are integer ns. */
-#ifndef PS_MULTIRANK_H
-#define PS_MULTIRANK_H
+#ifndef PS_ANALYSES_RANKS_H
+#define PS_ANALYSES_RANKS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "analyses/report.h"
+
+struct ps_names;
+
+struct ps_rank_stat {              /* one process's steps, when several processes hold step ranges */
+    uint32_t pid;
+    size_t nsteps;
+    int64_t avg_dur_ns, cat_ns[PS_CAT_N], sync_ns;   /* the step average */
+    enum ps_bottleneck bottleneck;
+    double share;
+};
+
+struct ps_straggler {
+    uint32_t pid;
+    size_t rank;                   /* index into ps_report.ranks */
+    double slower_by;              /* average step / median of the ranks' average steps - 1 */
+    int category;                  /* enum ps_cat that exceeds the ranks' median by the most */
+};
 
 /* Where a file's rank came from, in the order they are tried. */
 enum ps_rank_source {
@@ -131,5 +148,31 @@ int ps_collective_cmp(const void *a, const void *b);
 /* The rank in a file name as `record -o run.%r.sqlite` writes it: the last run of decimal digits in the base name
  * that has '.', '_', '-' or the name's start on its left and '.', '_', '-' or the end on its right; -1 when none. */
 int32_t ps_rank_from_file_name(const char *path);
+
+/* ---- several ranks in one trace (process_ranks.c, ranks.c) ---- */
+
+/* process_ranks.c: each process's rank (the Python hook's `distributed` mark, else its environment's) and, with
+ * two ranks or more among r->all's processes (not one process's view), each rank's process analysed on its own
+ * and the several-rank analysis across them (r->process_ranks). Before every caller of ps_report_process_ranks.
+ * 0 or -ENOMEM; ps_process_ranks_free releases them. */
+int ps_process_ranks_compute(struct ps_report *r);
+void ps_process_ranks_free(struct ps_report *r);
+/* process_ranks.c: the verdict's fix for exposed communication in such a trace, naming the rank the others wait for
+ * (or saying none is), into buf (len bytes); buf unchanged without process ranks. */
+void ps_process_ranks_comm_fix(const struct ps_report *r, char *buf, size_t len);
+
+/* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
+int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
+/* ranks.c: the stragglers among ranks[0..n) (several processes of one trace, or several rank files): ranks whose
+ * average step is more than 5 % slower than the median rank's, each with the category (enum ps_cat) that exceeds
+ * the ranks' median of it by the most; .rank indexes `ranks`. Returns 0 with *out (caller frees; never NULL) and
+ * *nout set, or -ENOMEM. */
+int ps_stragglers_find(const struct ps_rank_stat *ranks, size_t n, struct ps_straggler **out, size_t *nout);
+
+/* ---- one trace as one rank of a several-rank report (rank_summary.c) ---- */
+
+/* rank_summary.c: r->rank_summary from the finished analyses (collectives: r->all's kernels, r->scope's host
+ * ranges). 0 or -ENOMEM. */
+int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names);
 
 #endif

@@ -1,0 +1,309 @@
+/* The analyses' base (analyzer/analyses/base/): the report's vocabulary, which every family and every renderer
+ * uses (options, the step-time categories, the verdict's causes, "absent" and "unknown" facts), and the tools every
+ * family shares: name classes (names.c), interval sets (intervals.c), streaming sweeps (sweep.c), per-name tallies
+ * (tally.c) and the queries of a report's trace facts (report_query.c). It calls nothing of the other families
+ * (docs/design.md "The analyses' families"). All times are integer ns. */
+#ifndef PS_ANALYSES_BASE_H
+#define PS_ANALYSES_BASE_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ps_report;                  /* analyses/report.h */
+struct ps_child_status;            /* analyses/report.h */
+
+/* ---- the vocabulary (vocabulary.c) ---- */
+
+/* Step-time categories, in tb's priority order (docs/report.md). */
+enum ps_cat {
+    PS_CAT_KERNEL, PS_CAT_MEMCPY, PS_CAT_MEMSET, PS_CAT_COMM, PS_CAT_RUNTIME, PS_CAT_DATALOADER,
+    PS_CAT_CPU_EXEC, PS_CAT_OTHER, PS_CAT_N
+};
+extern const char *const ps_cat_key[PS_CAT_N];    /* JSON keys: "kernel", "memcpy", ... */
+extern const char *const ps_cat_label[PS_CAT_N];  /* tb's labels: "Kernel", "Memcpy", ..., "CPU Exec" */
+
+enum ps_bottleneck { PS_BN_KERNEL, PS_BN_DATA, PS_BN_MEMCPY, PS_BN_COMM, PS_BN_SYNC, PS_BN_HOST, PS_BN_UNKNOWN };
+extern const char *const ps_bottleneck_name[];    /* "kernel", "data-loading", ... as in the JSON */
+
+/* Default name patterns (docs/report.md), matched case-insensitively as whole names. */
+#define PS_STEP_RE_DEFAULT "^(ProfilerStep#[0-9]+|step|train_step|iteration)([ _#:-]?[0-9]+)?$"
+#define PS_DATA_RE_DEFAULT "^(enumerate\\(DataLoader\\)#.*|data|data_?load(er|ing)?|load_batch|next_batch|fetch_batch)$"
+#define PS_COPY_RE_DEFAULT "^(h2d|d2h|memcpy|copy_to_device|transfer)$"
+
+struct ps_report_opts {
+    const char *step_re, *data_re, *copy_re;   /* NULL: the defaults above */
+    int compat_tb;             /* 1: tb's communication rule (kernels linked to nccl:/gloo: host ops) */
+    int steps_mode;            /* PS_STEPS_AUTO (default): steps from step ranges, else inferred (steps_infer.c);
+                                * PS_STEPS_OFF: never inferred; PS_STEPS_INFER: inferred even when step ranges exist */
+    int compat_tracelens;      /* 1: TraceLens' GPU timeline in its own float64 µs arithmetic (Kineto traces) */
+    int top_n;                 /* kernels listed; default 10 */
+    double kernel_threshold;   /* Kernel share at or above which a step is kernel-bound; default 0.8 */
+    int64_t gap_ns;            /* GPU idle gaps reported as findings from this length; default 1 ms */
+    int64_t tiny_kernel_ns;    /* kernels shorter than this count as tiny; default 10 µs */
+    double info_share;         /* a finding costing less than this share of the analysed window is "info", else
+                                * "warning"; default 0.02 */
+    double low_util;           /* a time slice whose kernels run less than this share of it has low GPU
+                                * utilisation; default 0.5 */
+    double launch_bound_share; /* a stream is launch-bound when at least this share of its kernels (100 or more)
+                                * run shorter than their launch call; default 0.5 */
+    double link_gbps;          /* host<->device link peak for copies from / to pinned memory, GB/s; pageable
+                                * memory is expected at half of it; default 25 (PCIe 4.0 x16 in practice) */
+    double slow_copy_share;    /* copies slower than this share of that peak are slow; default 0.25 */
+    double low_occupancy_pct;  /* kernels whose trace-estimated achieved occupancy is below this are low;
+                                * default 25 (%) */
+    int all_steps;             /* text: list every step (default: at most ~20 rows) */
+    int skip_steps;            /* --skip-steps N: leave the first N steps out of every average (warm-up); 0 none */
+};
+enum { PS_STEPS_AUTO, PS_STEPS_OFF, PS_STEPS_INFER };
+void ps_report_opts_default(struct ps_report_opts *o);
+/* Check the options' name patterns before any trace is read (names.c: they compile as ps_report_build compiles
+ * them). 0, -EINVAL with a message naming the option and regerror's text, or -ENOMEM. */
+int ps_report_opts_check(const struct ps_report_opts *o, char *err, size_t errlen);
+
+#define PS_ABSENT (-2)             /* a fact the trace does not hold */
+#define PS_UNKNOWN (-1)            /* a fact the trace holds as garbage */
+
+/* ---- name classes (names.c) ---- */
+
+/* ---- name classes (names.c) ---- */
+#define PS_NAME_STEP 0x01       /* matches --step-range */
+#define PS_NAME_DATA 0x02       /* matches --data-range */
+#define PS_NAME_COPY 0x04       /* matches --copy-range */
+#define PS_NAME_NCCL 0x08       /* contains nccl or rccl, any case (DESIGN: communication kernel) */
+#define PS_NAME_HTA_COMPUTE 0x10 /* HTA get_kernel_type == COMPUTATION */
+#define PS_NAME_HTA_COMM 0x20   /* HTA get_kernel_type == COMMUNICATION */
+#define PS_NAME_TB_COMM_OP 0x40 /* tb NcclOpNameSet / GlooOpNameSet host op */
+#define PS_NAME_SYNC_API 0x80   /* a CUDA API call that blocks the host until the device catches up */
+#define PS_NAME_ASYNC_API 0x100 /* an API name containing "Async" */
+#define PS_NAME_TL_COMM 0x200   /* TraceLens' communication: contains nccl, rccl or cross_device_reduce, any case */
+#define PS_NAME_ROCM_COPY 0x400 /* a ROCm copy kernel (__amd_rocclr_copyBuffer, ...): a copy, not compute */
+#define PS_NAME_GRAPH_LAUNCH 0x4000 /* an API call replaying a CUDA / HIP graph (cudaGraphLaunch, cuGraphLaunch,
+                                     * hipGraphLaunch; any _vNNNN / _ptsz suffix): its GPU ops are graph nodes */
+#define PS_NAME_HOST_COMM 0x800 /* a host collective range: "<backend>:<op>" with backend gloo, nccl, mpi or ucc
+                                 * (docs/python.md; Kineto's record_function names), or a wait below */
+#define PS_NAME_HOST_COMM_WAIT 0x1000 /* the host blocked on a collective: "Work.wait", "Work.wait#<backend>:<op>",
+                                       * "ddp:gradient_allreduce_wait" (docs/python.md) */
+#define PS_NAME_DDP_ALLREDUCE 0x2000 /* "ddp:gradient_allreduce": DDP's allreduces from the first bucket's launch,
+                                      * during backward, to the end of their wait (docs/distributed.md): no
+                                      * Communication itself, and no function that computes */
+
+struct ps_model;
+struct ps_names;
+/* Compile the three patterns (NULL: default), anchored as ^(RE)$, REG_EXTENDED | REG_ICASE.
+ * Returns 0, -EINVAL with a message naming the option and regerror's text, or -ENOMEM. */
+int ps_names_new(struct ps_names **out, const struct ps_model *m, const struct ps_report_opts *o,
+                 char *err, size_t errlen);
+void ps_names_free(struct ps_names *n);    /* NULL is a no-op */
+/* The PS_NAME_* bits of string id `id` (computed once per id, then cached). The step / data / copy patterns
+ * are matched against the name without a trailing emit_nvtx suffix (ps_names_base_len, report.h). */
+unsigned ps_names_flags(struct ps_names *n, uint32_t id);
+/* The group of string id `id`: the first id looked up whose name has the same base (ps_names_base_len), so
+ * "aten::add, op_id = 5" and "aten::add, op_id = 9" aggregate as one evidence row. O(1) amortised; when memory
+ * runs out each id is its own group. */
+uint32_t ps_names_group(struct ps_names *n, uint32_t id);
+
+/* names.c: the length of `s` without a trailing PyTorch emit_nvtx suffix (", seq = N", ", op_id = N",
+ * ", sizes = [...]", ", input_op_ids = [...]", in PyTorch's order, each optional: torch/csrc/profiler/util.cpp
+ * getNvtxStr); strlen(s) when there is none. "aten::add, seq = 12, op_id = 5" -> 9. Range names group by it, so
+ * renderers show a range's evidence and a step's name without the suffix. */
+size_t ps_names_base_len(const char *s);
+
+/* ---- interval sets (intervals.c) ---- */
+
+struct ps_ivl {
+    int64_t s, e;   /* ns, s <= e */
+};
+
+struct ps_ivls {
+    struct ps_ivl *v;
+    size_t n, cap;
+};
+
+/* Free the storage (the struct itself is caller-owned) and leave an empty set. */
+void ps_ivls_fini(struct ps_ivls *a);
+/* Make room for n intervals in all (one allocation instead of repeated growth). Returns 0 or -ENOMEM. */
+int ps_ivls_reserve(struct ps_ivls *a, size_t n);
+/* Add [s, e) to the set; empty or reversed intervals are ignored. An interval starting inside the last one
+ * is merged into it at once, so sets built in start order stay small. Returns 0 or -ENOMEM.
+ * Inline: called once per row. */
+static inline int ps_ivls_push(struct ps_ivls *a, int64_t s, int64_t e)
+{
+    if (e <= s)
+        return 0;
+    if (a->n && s >= a->v[a->n - 1].s && s <= a->v[a->n - 1].e) {
+        if (e > a->v[a->n - 1].e)   /* in order and overlapping the last piece: merge now, the set is a union */
+            a->v[a->n - 1].e = e;
+        return 0;
+    }
+    if (a->n == a->cap && ps_ivls_reserve(a, a->cap ? a->cap * 2 : 64) < 0)
+        return -ENOMEM;
+    a->v[a->n++] = (struct ps_ivl){ s, e };
+    return 0;
+}
+/* Sort and merge in place (touching intervals merge): the set becomes normal. */
+void ps_ivls_normalize(struct ps_ivls *a);
+/* out = a ∩ b, a − b (a, b normal; out must be a distinct, caller-initialised set whose old contents are
+ * replaced). Return 0 or -ENOMEM. (a ∪ b: push b's pieces into a and normalise.) */
+int ps_ivls_intersect(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b);
+int ps_ivls_subtract(struct ps_ivls *out, const struct ps_ivls *a, const struct ps_ivls *b);
+/* Total length in ns of a normal set. */
+int64_t ps_ivls_total(const struct ps_ivls *a);
+/* Length of a normal set inside [s, e): O(log n + pieces inside). */
+int64_t ps_ivls_within(const struct ps_ivls *a, int64_t s, int64_t e);
+
+/* ---- streaming sweeps (sweep.c) ---- */
+
+/* Running union of [s, e) intervals added with non-decreasing s. ps_run_add returns 1 and sets *ds, *de when
+ * the piece before the new interval is complete (disjoint pieces come out in increasing order, touching
+ * intervals merge, empty ones are ignored: ps_ivls_push's rules); ps_run_flush gives the last piece. */
+struct ps_run {
+    int64_t s, e;
+    int open;
+};
+
+static inline int ps_run_add(struct ps_run *u, int64_t s, int64_t e, int64_t *ds, int64_t *de)
+{
+    if (e <= s)
+        return 0;
+    if (u->open && s <= u->e) {
+        if (e > u->e)
+            u->e = e;
+        return 0;
+    }
+    int done = u->open;
+    *ds = u->s;
+    *de = u->e;
+    u->s = s;
+    u->e = e;
+    u->open = 1;
+    return done;
+}
+
+static inline int ps_run_flush(struct ps_run *u, int64_t *ds, int64_t *de)
+{
+    int done = u->open;
+    *ds = u->s;
+    *de = u->e;
+    u->open = 0;
+    return done;
+}
+
+/* Length of [s, e) inside [a, b). */
+static inline int64_t ps_overlap(int64_t s, int64_t e, int64_t a, int64_t b)
+{
+    int64_t lo = s > a ? s : a, hi = e < b ? e : b;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* Sweep line over up to PS_SWEEP_MAX categories: events (category, [s, e)) added with non-decreasing s; the
+ * time they cover is cut into pieces of constant "active set" (a bit mask of the categories with an event
+ * covering the piece), handed in increasing order to `piece`. Memory: one end time per category. */
+#define PS_SWEEP_MAX 16
+struct ps_sweep {
+    int ncat;
+    int64_t t;                      /* time accounted so far */
+    int64_t end[PS_SWEEP_MAX];      /* latest end of the category's events so far */
+    unsigned active;                /* categories with end > t */
+    int64_t next;                   /* earliest end among them, INT64_MAX if none */
+    void (*piece)(void *ctx, int64_t s, int64_t e, unsigned active);
+    void *ctx;
+};
+
+void ps_sweep_init(struct ps_sweep *w, int ncat, void (*piece)(void *, int64_t, int64_t, unsigned), void *ctx);
+/* Add an event of category cat (< ncat). Its start must not be before an earlier event's start. */
+void ps_sweep_add(struct ps_sweep *w, int cat, int64_t s, int64_t e);
+/* Hand out the rest (call once, after the last event). */
+void ps_sweep_finish(struct ps_sweep *w);
+
+/* Time of a stream of disjoint pieces (given in increasing order) inside each of n windows [start, end):
+ * ps_windows_new sorts the 2n window ends once (copied: the arrays may go after the call); ps_windows_piece adds a piece; ps_windows_get gives window
+ * i's total after the last piece. Returns NULL on out-of-memory. Free with ps_windows_free. */
+struct ps_windows;
+struct ps_windows *ps_windows_new(const int64_t *start, const int64_t *end, size_t n);
+void ps_windows_piece(struct ps_windows *w, int64_t s, int64_t e);
+int64_t ps_windows_get(const struct ps_windows *w, size_t i);
+void ps_windows_free(struct ps_windows *w);
+
+/* ---- per-name totals (tally.c) ---- */
+
+struct ps_tally {
+    struct {
+        int64_t count, total;
+    } *agg;                        /* indexed by string id */
+    uint32_t *touched;             /* the ids with a nonzero entry, nt of them */
+    size_t nt, nstrings;
+};
+/* An empty tally over string ids 0..nstrings-1. 0 or -ENOMEM (then *t holds nothing to free). */
+int ps_tally_init(struct ps_tally *t, size_t nstrings);
+void ps_tally_fini(struct ps_tally *t);   /* zeroed: no-op; leaves *t zeroed */
+/* Add `count` and `total` to name's entry; an id at or beyond nstrings (PS_NONE) is ignored. */
+static inline void ps_tally_add(struct ps_tally *t, uint32_t name, int64_t count, int64_t total)
+{
+    if (name >= t->nstrings)
+        return;
+    if (t->agg[name].count == 0 && t->agg[name].total == 0)
+        t->touched[t->nt++] = name;
+    t->agg[name].count += count;
+    t->agg[name].total += total;
+}
+/* The k names with the largest totals (by_count: counts), largest first, into ids / count / total; returns how
+ * many. Empties the tally. */
+size_t ps_tally_top(struct ps_tally *t, size_t k, int by_count, uint32_t *ids, int64_t *count, int64_t *total);
+
+/* ---- times as the peers' float64 arithmetic sees them ---- */
+
+/* The correctly rounded float64 of ns / 1000: a time as Python reads the JSON's decimal µs (tb's and TraceLens'
+ * float64 arithmetic under --compat tb / --compat tracelens). q is exact below 2^53; rem / 1000.0 only breaks
+ * true ties. */
+static inline double ps_ns_to_us_double(int64_t ns)
+{
+    int64_t q = ns / 1000, rem = ns % 1000;
+    if (rem < 0)
+        q -= 1, rem += 1000;
+    return (double)q + (double)rem / 1000.0;
+}
+
+/* ---- the trace's facts, as a report's model holds them (report_query.c) ---- */
+
+/* The text of string id `id` of the report's model (a step, kernel, evidence or finding row name); NULL for none
+ * (the model's PS_NONE). Valid while the model lives. */
+const char *ps_report_name(const struct ps_report *r, uint32_t id);
+/* Metadata entry i (i < r->trace.nmeta), in the trace's order. */
+void ps_report_meta_entry(const struct ps_report *r, size_t i, const char **key, const char **value);
+/* The value of metadata key `key` (perfscope: PERFSCOPE_META), NULL when absent (report_query.c). */
+const char *ps_report_meta(const struct ps_report *r, const char *key);
+/* Kineto's baseTimeNanoseconds (the ns its µs `ts` values are relative to), 0 when the trace has none. */
+int64_t ps_report_kineto_base_ns(const struct ps_report *r);
+/* PERFSCOPE_META recording_complete: 1 the recorder finished, 0 it did not (killed, or still recording),
+ * -1 unknown (absent: an older trace, or another format). */
+int ps_report_recording_complete(const struct ps_report *r);
+/* PERFSCOPE_META value of `key` as a decimal integer (report_query.c): 1 with *v set when it is one in [lo, hi]; 0 when
+ * the key is absent; -1 when the value is not an integer (NULL, empty, "1e3", "abc", beyond int64); -2 with *v
+ * set when it is an integer outside [lo, hi]. Bad values show as unknown / null, never as a fake 0. */
+int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v);
+void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st);
+/* The model's rank and world size, each -1 when unknown: absent, or a PERFSCOPE_META value that is not an
+ * integer in range (rank 0..2^31-2, world_size 1..2^31-1). Rank is -1 too for a trace recorded around a launcher
+ * (ps_report_process_ranks >= 2): the recorder's "rank" is then only its first rank's. */
+void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size);
+/* How many distinct ranks the trace's processes hold (PERFSCOPE_PROCESS_INFO; other formats: 0). Two or more: a
+ * trace recorded around a launcher (`perfscope record -- torchrun ...`), every rank a process of it. *one gets the
+ * first process rank found, -1 when none. */
+size_t ps_report_process_ranks(const struct ps_report *r, int32_t *one);
+/* Records lost while recording: the model's count, or -1 when unknown (absent, or a PERFSCOPE_META dropped*
+ * value that is not a non-negative integer: the reader's number for it would be a fake 0). */
+int64_t ps_report_dropped_records(const struct ps_report *r);
+/* GPU activity records CUPTI delivered without timing (start or end 0, or end < start: "timestamp information
+ * could not be collected", cupti_activity.h), left out of the trace and every number: PERFSCOPE_META
+ * gpu_records_without_timestamps (collector/gpu_rows.c), or -1 when absent (not a perfscope trace with GPU
+ * rows) or not a count. */
+int64_t ps_report_gpu_untimed_records(const struct ps_report *r);
+
+/* --compat tb on a trace that is not Kineto (nsys, perfscope): tb's communication rule needs Kineto's NCCL host
+ * ops and their External ids, so Communication is always 0 under it. Renderers print ps_report_compat_tb_note
+ * (text: under the breakdown header; JSON: "notes"). */
+int ps_report_compat_tb_no_comm(const struct ps_report *r);
+extern const char ps_report_compat_tb_note[];
+
+#endif

@@ -1,0 +1,73 @@
+/* The steps family (analyzer/analyses/steps/): which process and thread hold the training steps, their windows as
+ * the PyTorch profiler's TensorBoard plugin computes them (steps.c), steps inferred from repeating GPU work when
+ * the trace marks none (steps_infer.c), and warm-up steps (warmup.c). Uses the base family only. Times are ns. */
+#ifndef PS_ANALYSES_STEPS_H
+#define PS_ANALYSES_STEPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyses/base.h"
+
+struct ps_report;
+struct ps_view;
+struct ps_names;
+
+/* One analysed step: its host range, the window its breakdown partitions, and what the later families put in it
+ * (the breakdown's categories, the verdict and the GPU's pre-trace work). */
+struct ps_step {
+    uint32_t name;                 /* string id of the step range */
+    uint32_t range;                /* index into model.ranges */
+    int64_t host_start_ns, host_end_ns;
+    int64_t start_ns, end_ns;      /* the window the breakdown partitions */
+    int64_t device_ops;            /* GPU ops launched by runtime calls inside the host range */
+    int64_t cat_ns[PS_CAT_N];      /* sums to end_ns - start_ns */
+    int64_t sync_ns;               /* carved out of runtime + cpu_exec + other */
+    enum ps_bottleneck bottleneck;
+    double share;                  /* share of the step in the bottleneck's category (of the step less pretrace_ns) */
+    int64_t pretrace_ns;           /* backlog.c: the part of Runtime + CPU Exec + Other (never sync) in which the GPU
+                                    * ran work the trace does not hold while launched work waited for it */
+};
+
+/* Which rule left trailing steps out of the analysis (docs/report.md "Steps"). */
+enum ps_tail_rule { PS_TAIL_NONE, PS_TAIL_TB, PS_TAIL_HOST_OPS };
+
+
+/* Warm-up (graphs.c): the first analysed step against the median of the others, and the steps --skip-steps left
+ * out of every average. */
+struct ps_warmup_stat {
+    size_t skipped;                /* leading steps left out (--skip-steps) */
+    int skip_ignored;              /* 1: --skip-steps asked for all of them (or there are no steps): none left out */
+    int first_outlier;             /* 1: the first step took more than twice the median of the others (>= 3 steps) */
+    int64_t first_ns, median_ns;   /* its duration and that median (0 when fewer than 3 steps) */
+};
+
+/* ---- finding the steps (steps.c, steps_infer.c) ---- */
+
+/* steps.c: the process holding the most host step ranges in v (the lowest pid on a tie; PS_NONE when none), and
+ * how many step ranges v holds in all. */
+int ps_steps_pick_process(const struct ps_view *v, struct ps_names *names, uint32_t *pid, size_t *found);
+/* steps.c: the steps of view v (one process's view, or the whole trace when no process holds a step range): the
+ * thread holding most step ranges, tb step windows (docs/report.md "Steps"); one whole-run window without steps. Steps
+ * are not inferred here: see ps_steps_want_inference. */
+int ps_steps_find(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
+/* steps.c: 1 when the steps ps_steps_find left should be replaced by inferred ones if a period is found (--steps
+ * auto without step ranges, --steps infer), on a trace with GPU operations. */
+int ps_steps_want_inference(const struct ps_report *r);
+/* steps_infer.c: steps from the period of the busiest stream's kernel sequence in view v (docs/report.md "Steps", no
+ * markers): replaces r->steps, sets r->steps_inferred and the process they belong to (r->scoped, r->pid: the
+ * caller then gives ps_steps_windows that process's view), or leaves them and says why in r->steps_note. 0 or
+ * -ENOMEM. */
+int ps_steps_infer(struct ps_report *r, const struct ps_view *v);
+/* steps.c: extend r->steps to the GPU work launched inside them, over view v, as tb does (docs/report.md); drops
+ * trailing steps without GPU work. 0 or -ENOMEM. */
+int ps_steps_windows(struct ps_report *r, const struct ps_view *v);
+
+/* ---- warm-up (warmup.c) ---- */
+
+/* warmup.c: leave the first opts.skip_steps steps out (before the breakdown; r->warmup.skipped, skip_ignored), and
+ * whether the first analysed step is an outlier (after it). ps_warmup_compute returns 0 or -ENOMEM. */
+void ps_warmup_skip(struct ps_report *r);
+int ps_warmup_compute(struct ps_report *r);
+
+#endif
