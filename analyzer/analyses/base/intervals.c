@@ -23,6 +23,21 @@ int ps_ivls_reserve(struct ps_ivls *a, size_t n)
     return 0;
 }
 
+int ps_ivls_push(struct ps_ivls *a, int64_t s, int64_t e)
+{
+    if (e <= s)
+        return 0;
+    if (a->n && s >= a->v[a->n - 1].s && s <= a->v[a->n - 1].e) {
+        if (e > a->v[a->n - 1].e)   /* in order and overlapping the last piece: merge now, the set is a union */
+            a->v[a->n - 1].e = e;
+        return 0;
+    }
+    if (a->n == a->cap && ps_ivls_reserve(a, a->cap ? a->cap * 2 : 64) < 0)
+        return -ENOMEM;
+    a->v[a->n++] = (struct ps_ivl){ s, e };
+    return 0;
+}
+
 /* Room for n intervals in a set whose contents are about to be replaced: no copy of the old ones. */
 static int reserve_empty(struct ps_ivls *a, size_t n)
 {

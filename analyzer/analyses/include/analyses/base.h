@@ -125,22 +125,8 @@ void ps_ivls_fini(struct ps_ivls *a);
 /* Make room for n intervals in all (one allocation instead of repeated growth). Returns 0 or -ENOMEM. */
 int ps_ivls_reserve(struct ps_ivls *a, size_t n);
 /* Add [s, e) to the set; empty or reversed intervals are ignored. An interval starting inside the last one
- * is merged into it at once, so sets built in start order stay small. Returns 0 or -ENOMEM.
- * Inline: called once per row. */
-static inline int ps_ivls_push(struct ps_ivls *a, int64_t s, int64_t e)
-{
-    if (e <= s)
-        return 0;
-    if (a->n && s >= a->v[a->n - 1].s && s <= a->v[a->n - 1].e) {
-        if (e > a->v[a->n - 1].e)   /* in order and overlapping the last piece: merge now, the set is a union */
-            a->v[a->n - 1].e = e;
-        return 0;
-    }
-    if (a->n == a->cap && ps_ivls_reserve(a, a->cap ? a->cap * 2 : 64) < 0)
-        return -ENOMEM;
-    a->v[a->n++] = (struct ps_ivl){ s, e };
-    return 0;
-}
+ * is merged into it at once, so sets built in start order stay small. Returns 0 or -ENOMEM. */
+int ps_ivls_push(struct ps_ivls *a, int64_t s, int64_t e);
 /* Sort and merge in place (touching intervals merge): the set becomes normal. */
 void ps_ivls_normalize(struct ps_ivls *a);
 /* out = a ∩ b, a − b (a, b normal; out must be a distinct, caller-initialised set whose old contents are
