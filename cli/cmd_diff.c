@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "analyses/ranks.h"
 #include "analyses/diff.h"
 #include "analysis_options.h"
 #include "commands.h"
@@ -39,7 +40,7 @@ static void usage(FILE *out)
 static int analyse(const char *path, const struct ps_report_opts *o, struct ps_model **m, struct ps_report *r)
 {
     char err[512] = "", shown[1024];
-    if (ps_read_trace(path, m, err, sizeof err) < 0 || ps_report_build(r, *m, o, err, sizeof err) < 0) {
+    if (ps_read_trace(path, m, err, sizeof err) < 0 || ps_ranks_report_compute(r, *m, o, err, sizeof err) < 0) {
         ps_text_escape(err, shown, sizeof shown, NULL);
         fprintf(stderr, "perfscope diff: %s\n", shown);
         return 1;

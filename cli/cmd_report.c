@@ -280,7 +280,7 @@ static int one_trace(const struct report_args *a, const struct ps_render_opts *r
     int status = 1;
     if (ps_read_trace_with(path, &(struct ps_read_opts){ .op_events = 1 }, &m, err, sizeof err) < 0) {
         print_error(err);
-    } else if (ps_report_build(&rep, m, &a->o, err, sizeof err) < 0) {
+    } else if (ps_ranks_report_compute(&rep, m, &a->o, err, sizeof err) < 0) {
         print_error(err);
     } else {
         struct ps_op_trace *events = NULL;

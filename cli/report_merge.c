@@ -89,6 +89,13 @@ static int64_t get_int(struct reader *r, const char *key)
     return v && YAJL_IS_INTEGER(v) ? YAJL_GET_INTEGER(v) : 0;
 }
 
+/* An integer that may be absent (0 then). */
+static int64_t get_opt_int(struct reader *r, const char *key)
+{
+    const char *path[] = { key, NULL };
+    return yajl_tree_get(r->obj, path, yajl_t_any) ? get_int(r, key) : 0;
+}
+
 static int get_bool(struct reader *r, const char *key)
 {
     const char *path[] = { key, NULL };
@@ -182,6 +189,7 @@ static int read_summary(struct ps_rank_file *f, yajl_val o, const char **what)
         f->stat.cat_ns[c] = get_int(&b, ps_cat_key[c]);
     r.missing = r.missing ? r.missing : b.missing;
     f->stat.sync_ns = get_int(&r, "sync_ns");
+    f->stat.pretrace_ns = get_opt_int(&r, "pretrace_ns");   /* absent in reports before it was written: none */
     int bn = get_enum(&r, "bottleneck", ps_bottleneck_name, PS_BN_UNKNOWN + 1);
     f->stat.share = get_double(&r, "share");
     f->comm_comp_overlap = get_double(&r, "comm_comp_overlap");
@@ -197,6 +205,9 @@ static int read_summary(struct ps_rank_file *f, yajl_val o, const char **what)
     f->format = formats[fmt];
     f->rank_source = (enum ps_rank_source)src;
     f->stat.bottleneck = (enum ps_bottleneck)bn;
+    double share;   /* the verdict's groups of the rank's step, as its own report made them; its share is read */
+    ps_verdict_classify(f->stat.cat_ns, f->stat.sync_ns, f->stat.pretrace_ns, f->stat.avg_dur_ns, 1.0,
+                        f->stat.group_ns, &f->stat.seen_ns, &share);
     if (!(f->owned_path = strdup(text(trace))))
         return -ENOMEM;
     f->path = f->owned_path;

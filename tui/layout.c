@@ -292,13 +292,11 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
             l->share * 100);
         if (l->fix[0])
             add_fix(b, l->fix);
-        int64_t g[PS_BN_UNKNOWN];
-        ps_verdict_groups(l->cat_ns, l->sync_ns, g);
         char line[512];
         size_t off = 0;
         for (int i = 0; i < PS_BN_UNKNOWN; i++)
             off += (size_t)snprintf(line + off, sizeof line - off, "%s %.0f%%  ", group_name(l, (enum ps_bottleneck)i),
-                                    l->avg_dur_ns > 0 ? 100.0 * (double)g[i] / (double)l->avg_dur_ns : 0);
+                                    l->seen_ns > 0 ? 100.0 * (double)l->group_ns[i] / (double)l->seen_ns : 0);
         add(b, TUI_S_NORMAL, "Breakdown: %s", line);
         for (size_t i = 0; i < l->ntorch_mem && room(b) > 2; i++) {
             const struct tui_live_torch_mem *tm = &l->torch_mem[i];

@@ -2,7 +2,8 @@
  * it again, so `top` never holds the trace open between refreshes (record's final switch out of WAL mode needs
  * the only connection). One model follows the trace (the analyzer's ps_follow: the rows appended since the last
  * update are merged into it; rows a window old are dropped), and the window's numbers come from the report's
- * analyses over a view of it (ps_report_build_view): nothing here computes a step-time figure of its own. */
+ * analyses over a view of it (ps_ranks_report_compute_view): nothing here computes a step-time figure of its own. */
+#include "analyses/ranks.h"
 #include "tui/live.h"
 
 #include <dirent.h>
@@ -326,7 +327,7 @@ static void analyse_window(struct tui_live *l, int64_t from_ns)
         ps_view_fini(&window);
         return;
     }
-    if (ps_report_build_view(&r, &window, &o, err, sizeof err) < 0) {
+    if (ps_ranks_report_compute_view(&r, &window, &o, err, sizeof err) < 0) {
         l->state = TUI_LIVE_ERROR;
         snprintf(l->message, sizeof l->message, "%s", err);
         ps_view_fini(&window);
@@ -339,6 +340,8 @@ static void analyse_window(struct tui_live *l, int64_t from_ns)
     l->avg_dur_ns = r.avg_dur_ns;
     memcpy(l->cat_ns, r.avg.cat_ns, sizeof l->cat_ns);
     l->sync_ns = r.avg.sync_ns;
+    memcpy(l->group_ns, r.avg.group_ns, sizeof l->group_ns);
+    l->seen_ns = r.avg.seen_ns;
     l->bottleneck = r.bottleneck;
     l->share = r.share;
     l->gpu_util = r.gpu_util;

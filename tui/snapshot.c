@@ -243,12 +243,10 @@ static void recording(struct ps_jw *w, const struct tui_top *t)
             kint(w, ps_cat_key[i], 1, l->cat_ns[i]);
         ps_jw_map_close(w);
         kint(w, "sync_ns", 1, l->sync_ns);
-        int64_t g[PS_BN_UNKNOWN];
-        ps_verdict_groups(l->cat_ns, l->sync_ns, g);
         key(w, "groups_ns");
         ps_jw_map_open(w);
         for (int i = 0; i < PS_BN_UNKNOWN; i++)
-            kint(w, ps_bottleneck_name[i], 1, g[i]);
+            kint(w, ps_bottleneck_name[i], 1, l->group_ns[i]);
         ps_jw_map_close(w);
         kstr(w, "bottleneck", ps_bottleneck_name[l->bottleneck]);
         knum(w, "share", 1, l->share);

@@ -138,8 +138,7 @@ static int ranks_section(FILE *f, const struct ps_multirank *mr)
         return -ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
-        int64_t g[PS_BN_UNKNOWN];
-        ps_verdict_groups(mr->files[i].stat.cat_ns, mr->files[i].stat.sync_ns, g);
+        const int64_t *g = mr->files[i].stat.group_ns;   /* the verdict's groups (analyses/verdict.h) */
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
             v[i * PS_BN_UNKNOWN + k] = MS(g[k] > 0 ? g[k] : 0);
     }

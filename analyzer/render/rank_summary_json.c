@@ -33,6 +33,7 @@ void ps_render_rank_summary_json(struct ps_jw *w, const struct ps_report *r)
         ps_jw_kint(w, ps_cat_key[c], f->stat.cat_ns[c]);
     ps_jw_map_close(w);
     ps_jw_kint(w, "sync_ns", f->stat.sync_ns);
+    ps_jw_kint(w, "pretrace_ns", f->stat.pretrace_ns);
     ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[f->stat.bottleneck]);
     ps_jw_kdouble_exact(w, "share", f->stat.share);
     ps_jw_kdouble_exact(w, "comm_comp_overlap", f->comm_comp_overlap);

@@ -93,13 +93,16 @@ static int steps_section(FILE *f, const struct ps_report *r)
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const struct ps_step *s = r->whole_run ? NULL : &r->steps[i];
-        int64_t g[PS_BN_UNKNOWN];
-        ps_verdict_groups(s ? s->cat_ns : r->avg.cat_ns, s ? s->sync_ns : r->avg.sync_ns, g);
+        const int64_t *g = s ? s->group_ns : r->avg.group_ns;   /* the verdict's groups (analyses/verdict.h) */
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
             v[i * PS_BN_UNKNOWN + k] = MS(g[k] > 0 ? g[k] : 0);
         char made_up[32];
         const char *name = !s ? "whole run" : ps_render_step_name(r, i, made_up, sizeof made_up);
-        if (asprintf(&names[i], "#%zu %.*s", i + 1, (int)ps_names_base_len(name), name) < 0)
+        int64_t dur = s ? s->end_ns - s->start_ns : r->avg_dur_ns, seen = s ? s->seen_ns : r->avg.seen_ns;
+        char left_out[80] = "";   /* the verdict's groups leave out the work queued before the trace */
+        if (dur > seen)
+            snprintf(left_out, sizeof left_out, " less %.3f ms queued before the trace", MS(dur - seen));
+        if (asprintf(&names[i], "#%zu %.*s%s", i + 1, (int)ps_names_base_len(name), name, left_out) < 0)
             names[i] = NULL, rc = -ENOMEM;
     }
     if (rc == 0) {
@@ -107,18 +110,21 @@ static int steps_section(FILE *f, const struct ps_report *r)
         memcpy(series, ps_html_groups, sizeof series);
         series[PS_BN_KERNEL].label = ps_render_bottleneck_name(PS_BN_KERNEL, r->has_gpu);
         char desc[512];
-        int64_t g[PS_BN_UNKNOWN];
-        ps_verdict_groups(r->avg.cat_ns, r->avg.sync_ns, g);
+        const int64_t *g = r->avg.group_ns, seen = r->avg.seen_ns;
+        char left_out[96] = "";
+        if (r->avg_dur_ns > seen)
+            snprintf(left_out, sizeof left_out, ", of which %.3f ms is work queued before the trace; the rest is",
+                     MS(r->avg_dur_ns - seen));
         snprintf(desc, sizeof desc, "%zu bar%s, one per %s, each split into the verdict's groups. The average "
-                 "step takes %.3f ms: %s %.1f %%, data-loading %.1f %%, memcpy %.1f %%, communication %.1f %%, "
+                 "step takes %.3f ms%s: %s %.1f %%, data-loading %.1f %%, memcpy %.1f %%, communication %.1f %%, "
                  "sync %.1f %%, host %.1f %%. The table below holds every number.", n, n == 1 ? "" : "s",
-                 r->whole_run ? "run (no steps were found)" : "step", MS(r->avg_dur_ns), series[0].label,
-                 r->avg_dur_ns > 0 ? 100.0 * (double)g[0] / (double)r->avg_dur_ns : 0.0,
-                 r->avg_dur_ns > 0 ? 100.0 * (double)g[1] / (double)r->avg_dur_ns : 0.0,
-                 r->avg_dur_ns > 0 ? 100.0 * (double)g[2] / (double)r->avg_dur_ns : 0.0,
-                 r->avg_dur_ns > 0 ? 100.0 * (double)g[3] / (double)r->avg_dur_ns : 0.0,
-                 r->avg_dur_ns > 0 ? 100.0 * (double)g[4] / (double)r->avg_dur_ns : 0.0,
-                 r->avg_dur_ns > 0 ? 100.0 * (double)g[5] / (double)r->avg_dur_ns : 0.0);
+                 r->whole_run ? "run (no steps were found)" : "step", MS(r->avg_dur_ns), left_out, series[0].label,
+                 seen > 0 ? 100.0 * (double)g[0] / (double)seen : 0.0,
+                 seen > 0 ? 100.0 * (double)g[1] / (double)seen : 0.0,
+                 seen > 0 ? 100.0 * (double)g[2] / (double)seen : 0.0,
+                 seen > 0 ? 100.0 * (double)g[3] / (double)seen : 0.0,
+                 seen > 0 ? 100.0 * (double)g[4] / (double)seen : 0.0,
+                 seen > 0 ? 100.0 * (double)g[5] / (double)seen : 0.0);
         fputs("<section id=\"steps\" class=\"chart\" aria-labelledby=\"steps-h\">\n"
               "<h2 id=\"steps-h\">Step-time breakdown per step</h2>\n", f);
         if (r->whole_run) {
@@ -138,18 +144,16 @@ static int steps_section(FILE *f, const struct ps_report *r)
         fputs("<th>verdict</th></tr>\n", f);
         for (size_t i = 0; i < r->nsteps && !r->whole_run; i++) {
             const struct ps_step *s = &r->steps[i];
-            int64_t sg[PS_BN_UNKNOWN];
-            ps_verdict_groups(s->cat_ns, s->sync_ns, sg);
             fprintf(f, "<tr><td class=\"n\">%zu</td><td class=\"name\">", i + 1);
             ps_html_name(f, names[i] + strcspn(names[i], " ") + 1);
             fprintf(f, "</td><td class=\"n\">%.3f</td>", MS(s->end_ns - s->start_ns));
             for (int k = 0; k < PS_BN_UNKNOWN; k++)
-                ps_html_share_td(f, sg[k], s->end_ns - s->start_ns);
+                ps_html_share_td(f, s->group_ns[k], s->seen_ns);
             fprintf(f, "<td>%s</td></tr>\n", ps_render_bottleneck(r, s->bottleneck));
         }
         fprintf(f, "<tr><td></td><th>average</th><td class=\"n\">%.3f</td>", MS(r->avg_dur_ns));
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
-            ps_html_share_td(f, g[k], r->avg_dur_ns);
+            ps_html_share_td(f, g[k], seen);
         fprintf(f, "<td>%s</td></tr>\n</table>\n</details>\n", ps_render_bottleneck(r, r->bottleneck));
         fprintf(f, "<table>\n<caption>%s (%.3f ms) in the PyTorch profiler's categories</caption>\n"
                    "<tr><th>category</th><th>ms</th><th>share %%</th></tr>\n",

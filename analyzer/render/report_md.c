@@ -110,12 +110,11 @@ static void verdict(FILE *f, const struct ps_report *r)
     }
 }
 
-static void group_cells(FILE *f, const int64_t *cat, int64_t sync_ns, int64_t dur_ns)
+/* The verdict's groups (analyses/verdict.h), as shares of what they sum to. */
+static void group_cells(FILE *f, const int64_t *group_ns, int64_t seen_ns)
 {
-    int64_t g[PS_BN_UNKNOWN];
-    ps_verdict_groups(cat, sync_ns, g);
     for (int i = 0; i < PS_BN_UNKNOWN; i++)
-        share_cell(f, g[i], dur_ns);
+        share_cell(f, group_ns[i], seen_ns);
 }
 
 static void steps(FILE *f, const struct ps_report *r)
@@ -144,11 +143,11 @@ static void steps(FILE *f, const struct ps_report *r)
             fprintf(f, "| %zu | ", i + 1);
             md_text(f, name, ps_names_base_len(name));
             fprintf(f, " | %.3f |", MS(s->end_ns - s->start_ns));
-            group_cells(f, s->cat_ns, s->sync_ns, s->end_ns - s->start_ns);
+            group_cells(f, s->group_ns, s->seen_ns);
             fprintf(f, " %s%s |\n", ps_render_bottleneck(r, s->bottleneck), show[i] == 2 ? " (slowest)" : "");
         }
         fprintf(f, "| | **average** | %.3f |", MS(r->avg_dur_ns));
-        group_cells(f, r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns);
+        group_cells(f, r->avg.group_ns, r->avg.seen_ns);
         fprintf(f, " %s |\n\n", ps_render_bottleneck(r, r->bottleneck));
         if (shown < r->nsteps)
             fprintf(f, "%zu more steps: all in `--format json`.\n\n", r->nsteps - shown);
@@ -234,7 +233,7 @@ static void ranks(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < r->nranks; i++) {
         const struct ps_rank_stat *k = &r->ranks[i];
         fprintf(f, "| %zu | %u | %zu | %.3f |", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
-        group_cells(f, k->cat_ns, k->sync_ns, k->avg_dur_ns);
+        group_cells(f, k->group_ns, k->seen_ns);
         fprintf(f, " %s |\n", ps_render_bottleneck(r, k->bottleneck));
     }
     fputc('\n', f);

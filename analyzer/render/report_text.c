@@ -58,12 +58,12 @@ static void group_header(FILE *f, const struct ps_report *r)
                                                     : ps_render_bottleneck_name(g, r->has_gpu));
 }
 
-static void group_row(FILE *f, const int64_t *cat, int64_t sync_ns, int64_t dur_ns)
+/* The verdict's groups (analyses/verdict.h), as shares of what they sum to: the window less the work queued before
+ * the trace that the verdict left out. */
+static void group_row(FILE *f, const int64_t *group_ns, int64_t seen_ns)
 {
-    int64_t g[PS_BN_UNKNOWN];
-    ps_verdict_groups(cat, sync_ns, g);
     for (int i = 0; i < PS_BN_UNKNOWN; i++)
-        put_pct1(f, g[i], dur_ns);
+        put_pct1(f, group_ns[i], seen_ns);
 }
 
 #define OPEN_THREADS_SHOWN 8
@@ -211,7 +211,7 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
     put_name(f, base ? base : name, 18);
     free(base);
     fprintf(f, " %11.3f", MS(s->end_ns - s->start_ns));
-    group_row(f, s->cat_ns, s->sync_ns, s->end_ns - s->start_ns);
+    group_row(f, s->group_ns, s->seen_ns);
     fprintf(f, "  %s%s\n", ps_render_bottleneck(r, s->bottleneck), slow ? " (slowest)" : "");
 }
 
@@ -239,16 +239,21 @@ static void average_table(FILE *f, const struct ps_report *r)
     }
     fprintf(f, "(sync) is not a category of its own: it is the part of Runtime + CPU Exec + Other (\"of which sync\") "
                "in which the GPU idles while the host is in a synchronising call or between its return and the next "
-               "GPU activity, so the eight shares above sum to 100 %%.\nThe verdict groups the average step as: %s",
-            ps_render_bottleneck(r, PS_BN_KERNEL));
-    int64_t g[PS_BN_UNKNOWN];
-    ps_verdict_groups(c, r->avg.sync_ns, g);
+               "GPU activity, so the eight shares above sum to 100 %%.\n");
+    /* the groups the verdict weighed (analyses/verdict.h): of the step less the work queued before the trace */
+    int64_t left_out = d - r->avg.seen_ns;
+    if (left_out > 0)
+        fprintf(f, "The verdict groups the average step less %.3f ms of work queued before the trace as: %s",
+                MS(left_out), ps_render_bottleneck(r, PS_BN_KERNEL));
+    else
+        fprintf(f, "The verdict groups the average step as: %s", ps_render_bottleneck(r, PS_BN_KERNEL));
     for (int k = 0; k < PS_BN_UNKNOWN; k++) {
         if (k)
             fprintf(f, ", %s", ps_bottleneck_name[k]);
-        put_share(f, g[k], d, 0);
+        put_share(f, r->avg.group_ns[k], r->avg.seen_ns, 0);
     }
-    fputs(" (host = Runtime + CPU Exec + Other - sync).\n", f);
+    fputs(left_out > 0 ? " (host = Runtime + CPU Exec + Other - sync - the work queued before the trace).\n"
+                       : " (host = Runtime + CPU Exec + Other - sync).\n", f);
 }
 
 static void steps_table(FILE *f, const struct ps_report *r, int color)
@@ -290,7 +295,7 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
         }
         free(show);
         fprintf(f, "%4s %-18s %11.3f", "", "average", MS(r->avg_dur_ns));
-        group_row(f, r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns);
+        group_row(f, r->avg.group_ns, r->avg.seen_ns);
         fprintf(f, "  %s\n", ps_render_bottleneck(r, r->bottleneck));
         if (shown < r->nsteps)
             fprintf(f, "%zu more steps: all in --format json (or list them with --all-steps)\n", r->nsteps - shown);
@@ -462,7 +467,7 @@ static void ranks(FILE *f, const struct ps_report *r, int color)
     for (size_t i = 0; i < r->nranks; i++) {
         const struct ps_rank_stat *k = &r->ranks[i];
         fprintf(f, "%4zu %8u %6zu %11.3f", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
-        group_row(f, k->cat_ns, k->sync_ns, k->avg_dur_ns);
+        group_row(f, k->group_ns, k->seen_ns);
         fprintf(f, "  %s\n", ps_render_bottleneck(r, k->bottleneck));
     }
     for (size_t i = 0; i < r->nstragglers; i++) {

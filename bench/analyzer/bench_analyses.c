@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "render/render.h"
@@ -94,7 +95,7 @@ int main(int argc, char **argv)
     struct ps_report r;
     struct ps_report_opts o;
     ps_report_opts_default(&o);
-    if (ps_report_build(&r, m, &o, err, sizeof err) < 0) {
+    if (ps_ranks_report_compute(&r, m, &o, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/view.h"
 #include "ps_schema.h"
 #include "read/reader.h"
@@ -93,7 +94,7 @@ static void window_report(const struct ps_model *m, long long now)
     ps_view_all(&all, m);
     ps_report_opts_default(&o);
     if (ps_view_starting(&win, &all, now - WINDOW_NS, INT64_MAX) < 0 ||
-        ps_report_build_view(&r, &win, &o, err, sizeof err) < 0) {
+        ps_ranks_report_compute_view(&r, &win, &o, err, sizeof err) < 0) {
         fprintf(stderr, "report: %s\n", err);
         exit(1);
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "check.h"
@@ -40,7 +41,7 @@ static void build_skip(int skip)
     struct ps_report_opts o;
     ps_report_opts_default(&o);
     o.skip_steps = skip;
-    if (ps_model_finish(m) < 0 || ps_report_build(&rep, m, &o, err, sizeof err) < 0) {
+    if (ps_model_finish(m) < 0 || ps_ranks_report_compute(&rep, m, &o, err, sizeof err) < 0) {
         fprintf(stderr, "build failed: %s\n", err);
         exit(1);
     }

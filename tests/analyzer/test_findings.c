@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "render/render.h"
@@ -75,7 +76,7 @@ static const struct ps_finding *build(const char *rule)
     char err[256];
     ps_report_fini(&rep);
     ps_report_opts_default(&o);
-    if (ps_model_finish(m) < 0 || ps_report_build(&rep, m, &o, err, sizeof err) < 0) {
+    if (ps_model_finish(m) < 0 || ps_ranks_report_compute(&rep, m, &o, err, sizeof err) < 0) {
         fprintf(stderr, "build failed: %s\n", err);
         exit(1);
     }

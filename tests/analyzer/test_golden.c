@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "render/render.h"
@@ -40,7 +41,7 @@ static void analyse(int compat_tb)
     char err[512];
     ps_report_opts_default(&o);
     o.compat_tb = compat_tb;
-    if (ps_report_build(&rep, model, &o, err, sizeof err) < 0) {
+    if (ps_ranks_report_compute(&rep, model, &o, err, sizeof err) < 0) {
         fprintf(stderr, "analysis failed: %s\n", err);
         exit(1);
     }

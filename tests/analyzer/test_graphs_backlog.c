@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "check.h"
@@ -23,7 +24,7 @@ static void build(void)
     struct ps_report_opts o;
     char err[512];
     ps_report_opts_default(&o);
-    if (ps_model_finish(m) < 0 || ps_report_build(&rep, m, &o, err, sizeof err) < 0) {
+    if (ps_model_finish(m) < 0 || ps_ranks_report_compute(&rep, m, &o, err, sizeof err) < 0) {
         fprintf(stderr, "analysis failed: %s\n", err);
         exit(1);
     }
@@ -37,7 +38,7 @@ static int load(const char *dir, const char *name)
         return check_shared_missing(path);
     struct ps_report_opts o;
     ps_report_opts_default(&o);
-    if (ps_read_trace(path, &m, err, sizeof err) < 0 || ps_report_build(&rep, m, &o, err, sizeof err) < 0) {
+    if (ps_read_trace(path, &m, err, sizeof err) < 0 || ps_ranks_report_compute(&rep, m, &o, err, sizeof err) < 0) {
         fprintf(stderr, "reading or analysing failed: %s\n", err);
         return 1;
     }

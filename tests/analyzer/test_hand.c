@@ -55,7 +55,7 @@ static struct ps_report rep;
 static void build(const struct ps_report_opts *o)
 {
     char err[256];
-    if (ps_model_finish(m) < 0 || ps_report_build(&rep, m, o, err, sizeof err) < 0) {
+    if (ps_model_finish(m) < 0 || ps_ranks_report_compute(&rep, m, o, err, sizeof err) < 0) {
         fprintf(stderr, "build failed: %s\n", err);
         exit(1);
     }
@@ -556,6 +556,88 @@ static void ranks_and_stragglers(void)
     CHECK_STR("category", ps_cat_key[rep.stragglers[0].category], "dataloader");
 }
 
+/* The per-process table goes through the one step pipeline (analyses/verdict.h ps_verdict_steps_compute), so
+ * --skip-steps leaves a process's first steps out of its average as it does the report's (docs/setups.md).
+ * No GPU rows: two processes, three steps each (µs): [0,300) [300,400) [400,500), data ranges at each step's start
+ * of 250, 20, 20 (pid 10) and 260, 30, 30 (pid 20). --skip-steps 1 keeps the two 100 µs steps: pid 10 loads
+ * 20 µs and computes 80 (80 % >= the 0.8 threshold: kernel, share 0.8); pid 20 loads 30 and computes 70: the
+ * largest group besides compute is data-loading, share 0.3. With the first step kept, pid 10 would average
+ * 166.667 µs, 58 % of it loading (data-loading). */
+static void per_process_table_leaves_out_skipped_steps(void)
+{
+    static const int64_t pid[2] = { 10, 20 }, first_data[2] = { 250, 260 }, data[2] = { 20, 30 };
+    static const int64_t step[3][2] = { { 0, 300 }, { 300, 400 }, { 400, 500 } };
+    for (int p = 0; p < 2; p++) {
+        uint32_t t = ps_model_thread(m, (uint32_t)pid[p], (uint32_t)pid[p]);
+        for (int k = 0; k < 3; k++) {
+            range(t, PS_RANGE_NVTX_PUSHPOP, "step", step[k][0], step[k][1], 0);
+            range(t, PS_RANGE_NVTX_PUSHPOP, "data", step[k][0], step[k][0] + (k ? data[p] : first_data[p]), 0);
+        }
+    }
+    struct ps_report_opts o;
+    ps_report_opts_default(&o);
+    o.skip_steps = 1;
+    build(&o);
+    CHECK_EQ("ranks", rep.nranks, 2);
+    if (rep.nranks != 2)
+        return;
+    CHECK_EQ("pid 10 steps", rep.ranks[0].nsteps, 2);
+    CHECK_EQ("pid 10 average step", rep.ranks[0].avg_dur_ns, US(100));
+    CHECK_EQ("pid 10 dataloader", rep.ranks[0].cat_ns[PS_CAT_DATALOADER], US(20));
+    CHECK_STR("pid 10 verdict", ps_bottleneck_name[rep.ranks[0].bottleneck], "kernel");
+    CHECK_NEAR("pid 10 share", rep.ranks[0].share, 0.8, 1e-12);
+    CHECK_EQ("pid 20 average step", rep.ranks[1].avg_dur_ns, US(100));
+    CHECK_STR("pid 20 verdict", ps_bottleneck_name[rep.ranks[1].bottleneck], "data-loading");
+    CHECK_NEAR("pid 20 share", rep.ranks[1].share, 0.3, 1e-12);
+    CHECK_EQ("the report's own average (pid 10)", rep.avg_dur_ns, US(100));
+}
+
+static void launch_call(uint32_t thread, const char *name, int64_t s, int64_t e, uint64_t corr)
+{
+    struct ps_api_call c = { .start_ns = US(s), .end_ns = US(e), .correlation = corr,
+                             .name = ps_model_intern_cstr(m, name), .thread = thread };
+    if (ps_model_add_api(m, &c) < 0)
+        abort();
+}
+
+/* The per-process table's verdicts leave out the GPU work queued before the trace, as the report's do
+ * (docs/report.md "Work queued before the trace"). Process 10 (device 0), one step range [0, 6012): a kernel
+ * queued at [0,1) on a drained stream starts at 5000 with nothing before it on its device, so its device ran
+ * earlier work over [0, 5000) (from the run's start, 0); a cudaDeviceSynchronize [2,3) returns at once; a second
+ * kernel launched at [6000,6001) runs [6002,6012). The verdict weighs 6012 - 5000 = 1012 µs: kernels 20 µs, host
+ * 992 µs (the gap [5010,6002)): host, share 992 / 1012 (without the correction: 5992 / 6012). Process 20
+ * (device 1), one step range [0, 6012) with a kernel launched at [0,1) that runs [2,12): nothing queued before. */
+static void per_process_table_leaves_out_pretrace_work(void)
+{
+    uint32_t t10 = ps_model_thread(m, 10, 10), s10 = ps_model_stream(m, 10, 0, 7);
+    uint32_t t20 = ps_model_thread(m, 20, 20), s20 = ps_model_stream(m, 20, 1, 7);
+    range(t10, PS_RANGE_NVTX_PUSHPOP, "step", 0, 6012, 0);
+    launch_call(t10, "cudaLaunchKernel_v7000", 0, 1, 1);
+    launch_call(t10, "cudaDeviceSynchronize_v3020", 2, 3, 2);
+    launch_call(t10, "cudaLaunchKernel_v7000", 6000, 6001, 3);
+    kernel(s10, "k", 5000, 5010, 1);
+    kernel(s10, "k", 6002, 6012, 3);
+    range(t20, PS_RANGE_NVTX_PUSHPOP, "step", 0, 6012, 0);
+    launch_call(t20, "cudaLaunchKernel_v7000", 0, 1, 1);
+    kernel(s20, "k", 2, 12, 1);
+    build_default();
+    CHECK_EQ("ranks", rep.nranks, 2);
+    if (rep.nranks != 2)
+        return;
+    const struct ps_rank_stat *k = &rep.ranks[0];
+    CHECK_EQ("pid", k->pid, 10);
+    CHECK_EQ("pre-trace work", k->pretrace_ns, US(5000));
+    CHECK_EQ("what the verdict weighs", k->seen_ns, US(1012));
+    CHECK_EQ("host group", k->group_ns[PS_BN_HOST], US(992));
+    CHECK_STR("verdict", ps_bottleneck_name[k->bottleneck], "host");
+    CHECK_NEAR("share", k->share, 992.0 / 1012.0, 1e-12);
+    CHECK_EQ("pid 20 pre-trace work", rep.ranks[1].pretrace_ns, 0);
+    CHECK_EQ("pid 20 weighs its whole step", rep.ranks[1].seen_ns, US(6012));
+    /* the report's own verdict (process 10 holds the steps: the lowest pid of a tie) is the same */
+    CHECK_EQ("report's seen", rep.avg.seen_ns, US(1012));
+    CHECK_NEAR("report's share", rep.share, 992.0 / 1012.0, 1e-12);
+}
+
 /* Timestamps 2^51 ns (26 days) apart: refused as corrupt rather than summed into overflowing totals. */
 static void corrupt_span_rejected(void)
 {
@@ -568,7 +650,7 @@ static void corrupt_span_rejected(void)
     ps_report_opts_default(&o);
     char err[256] = "";
     ps_model_finish(m);
-    CHECK_EQ("rc", ps_report_build(&rep, m, &o, err, sizeof err) < 0, 1);
+    CHECK_EQ("rc", ps_ranks_report_compute(&rep, m, &o, err, sizeof err) < 0, 1);
     CHECK_EQ("message says corrupt", strstr(err, "corrupt") != NULL, 1);
     memset(&rep, 0, sizeof rep);
 }
@@ -581,7 +663,7 @@ static void bad_pattern_rejected(void)
     o.data_re = "data(";
     char err[256] = "";
     ps_model_finish(m);
-    CHECK_EQ("rc", ps_report_build(&rep, m, &o, err, sizeof err) < 0, 1);
+    CHECK_EQ("rc", ps_ranks_report_compute(&rep, m, &o, err, sizeof err) < 0, 1);
     CHECK_EQ("message names the option", strstr(err, "--data-range") != NULL, 1);
     memset(&rep, 0, sizeof rep);
 }
@@ -604,6 +686,8 @@ static const struct {
     { "findings", findings },
     { "kernel_summary_median", kernel_summary_median },
     { "ranks_and_stragglers", ranks_and_stragglers },
+    { "per_process_table_leaves_out_skipped_steps", per_process_table_leaves_out_skipped_steps },
+    { "per_process_table_leaves_out_pretrace_work", per_process_table_leaves_out_pretrace_work },
     { "corrupt_span_rejected", corrupt_span_rejected },
     { "bad_pattern_rejected", bad_pattern_rejected },
 };

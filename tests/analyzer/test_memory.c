@@ -16,6 +16,7 @@
 #include "analyses/diff.h"
 #include "analyses/memory.h"
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "check.h"
 #include "model/model.h"
 #include "read/reader.h"
@@ -32,7 +33,7 @@ static int load_path(const char *path)
     }
     struct ps_report_opts o;
     ps_report_opts_default(&o);
-    if (ps_report_build(&rep, model, &o, err, sizeof err) < 0) {
+    if (ps_ranks_report_compute(&rep, model, &o, err, sizeof err) < 0) {
         fprintf(stderr, "analysis failed: %s\n", err);
         return 1;
     }
@@ -616,7 +617,7 @@ static int case_torch_allocator_marks(void)
     char err[256];
     struct ps_report_opts o;
     ps_report_opts_default(&o);
-    if (ps_model_finish(model) < 0 || ps_report_build(&rep, model, &o, err, sizeof err) < 0)
+    if (ps_model_finish(model) < 0 || ps_ranks_report_compute(&rep, model, &o, err, sizeof err) < 0)
         return 1;
     const struct ps_mem_device *d = device("GPU0 (torch)");
     CHECK_EQ("source", d->source, PS_MEMSRC_TORCH);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "render/render.h"
@@ -45,7 +46,7 @@ static void analyse(const char *path, int compat_tb)
     o.compat_tb = compat_tb;
     if (ps_read_trace(path, &m, err, sizeof err) < 0)
         return;   /* rejected input is the reader's business */
-    if (ps_report_build(&r, m, &o, err, sizeof err) == 0) {
+    if (ps_ranks_report_compute(&r, m, &o, err, sizeof err) == 0) {
         analysed++;
         FILE *devnull = fopen("/dev/null", "w");
         ps_report_write_json(&r, devnull);

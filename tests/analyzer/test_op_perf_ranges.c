@@ -7,6 +7,7 @@
 
 #include "analyses/op_perf.h"
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "check.h"
 #include "model/model.h"
 #include "model/op_trace.h"
@@ -131,7 +132,7 @@ static void default_hook_mode_with_gpu_work_suggests_shapes(void)
         struct ps_report_opts o;
         char err[256];
         ps_report_opts_default(&o);
-        CHECK_EQ(ps_report_build(&r, m, &o, err, sizeof err), 0);
+        CHECK_EQ(ps_ranks_report_compute(&r, m, &o, err, sizeof err), 0);
         size_t before = r.nmsgs;
         CHECK_EQ(ps_op_perf_suggest_shapes(&r), 0);
         CHECK_EQ(r.nmsgs - before, (size_t)(k == 0));

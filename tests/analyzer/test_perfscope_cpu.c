@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "render/render.h"
@@ -72,7 +73,7 @@ static void scenario(const char *dir, const char *name, long long data_us, long 
     struct ps_report r;
     struct ps_report_opts o;
     ps_report_opts_default(&o);
-    if (ps_read_trace(path, &m, err, sizeof err) < 0 || ps_report_build(&r, m, &o, err, sizeof err) < 0) {
+    if (ps_read_trace(path, &m, err, sizeof err) < 0 || ps_ranks_report_compute(&r, m, &o, err, sizeof err) < 0) {
         fprintf(stderr, "%s: %s\n", name, err);
         exit(1);
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "check.h"
@@ -46,7 +47,7 @@ static void build(void)
     char err[256];
     struct ps_report_opts o;
     ps_report_opts_default(&o);
-    if (ps_model_finish(m) < 0 || ps_report_build(&rep, m, &o, err, sizeof err) < 0) {
+    if (ps_model_finish(m) < 0 || ps_ranks_report_compute(&rep, m, &o, err, sizeof err) < 0) {
         fprintf(stderr, "build failed: %s\n", err);
         exit(1);
     }
@@ -169,7 +170,7 @@ static void workers0_advice_and_copies(void)
     ps_model_free(m);
 }
 
-/* `perfscope top`'s window (ps_report_build_view over ps_view_starting) starts after the hook's marks: the
+/* `perfscope top`'s window (ps_ranks_report_compute_view over ps_view_starting) starts after the hook's marks: the
  * configuration, the DataLoader settings and the workers' start marks come before it, and the window's advice
  * must still be the loader's, not the generic one. Main process 100, workers 201, 202 (marks at 0, 5, 6 µs);
  * steps of 100 µs at 100 i, i = 0..5, each with 60 µs of data wait [100 i, 100 i + 60); the window starts at 250 µs:
@@ -199,7 +200,7 @@ static void window_after_the_hook_marks_keeps_the_loader_advice(void)
         abort();
     ps_view_all(&all, m);
     CHECK(ps_view_starting(&window, &all, US(250), INT64_MAX) == 0);
-    CHECK(ps_report_build_view(&rep, &window, &o, err, sizeof err) == 0, "%s", err);
+    CHECK(ps_ranks_report_compute_view(&rep, &window, &o, err, sizeof err) == 0, "%s", err);
     CHECK_EQ("steps in the window", rep.nsteps, 3);
     CHECK(rep.py != NULL, "no pytorch section");
     if (rep.py) {

@@ -60,7 +60,7 @@ static void build(struct ps_report *r)
     struct ps_report_opts o;
     char err[256];
     ps_report_opts_default(&o);
-    if (ps_model_finish(m) < 0 || ps_report_build(r, m, &o, err, sizeof err) < 0) {
+    if (ps_model_finish(m) < 0 || ps_ranks_report_compute(r, m, &o, err, sizeof err) < 0) {
         fprintf(stderr, "build failed: %s\n", err);
         exit(1);
     }

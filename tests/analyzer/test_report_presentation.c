@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "render/render.h"
@@ -70,7 +71,7 @@ static void report(const char *path, struct result *res, const struct ps_report_
     ps_report_opts_default(&def);
     memset(res, 0, sizeof *res);
     if (ps_read_trace(path, &res->m, err, sizeof err) < 0 ||
-        ps_report_build(&res->r, res->m, o ? o : &def, err, sizeof err) < 0) {
+        ps_ranks_report_compute(&res->r, res->m, o ? o : &def, err, sizeof err) < 0) {
         fprintf(stderr, "%s: %s\n", path, err);
         exit(1);
     }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "ps_text_escape.h"
@@ -59,7 +60,7 @@ static int report(const char *path, struct result *res, const struct ps_report_o
     memset(res, 0, sizeof *res);
     if (ps_read_trace(path, &res->m, res->err, sizeof res->err) < 0)
         return -1;
-    if (ps_report_build(&res->r, res->m, opts ? opts : &o, res->err, sizeof res->err) < 0) {
+    if (ps_ranks_report_compute(&res->r, res->m, opts ? opts : &o, res->err, sizeof res->err) < 0) {
         fprintf(stderr, "%s: %s\n", path, res->err);
         exit(1);
     }

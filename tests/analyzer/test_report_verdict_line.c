@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "check.h"
 #include "read/reader.h"
 #include "render/render.h"
@@ -41,7 +42,7 @@ static void report(const char *path, struct result *res)
     char err[512];
     ps_report_opts_default(&o);
     memset(res, 0, sizeof *res);
-    if (ps_read_trace(path, &res->m, err, sizeof err) < 0 || ps_report_build(&res->r, res->m, &o, err, sizeof err) < 0) {
+    if (ps_read_trace(path, &res->m, err, sizeof err) < 0 || ps_ranks_report_compute(&res->r, res->m, &o, err, sizeof err) < 0) {
         fprintf(stderr, "%s: %s\n", path, err);
         exit(1);
     }

@@ -1,4 +1,4 @@
-/* The report over a time slice of a model (ps_report_build_view over ps_view_starting), as `perfscope top` runs it
+/* The report over a time slice of a model (ps_ranks_report_compute_view over ps_view_starting), as `perfscope top` runs it
  * on the last seconds of a growing recording. Ground truth: a generator that feeds the same rows twice, once
  * into a whole model (then sliced by the view) and once into a second model that gets only the rows starting in
  * the window; the report of the slice must equal the report of the second model, field by field. Hand-worked
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "check.h"
@@ -127,7 +128,7 @@ static void build_view(struct ps_report *r, const struct ps_view *v)
     struct ps_report_opts o;
     char err[256];
     ps_report_opts_default(&o);
-    if (ps_report_build_view(r, v, &o, err, sizeof err) < 0) {
+    if (ps_ranks_report_compute_view(r, v, &o, err, sizeof err) < 0) {
         fprintf(stderr, "report failed: %s\n", err);
         exit(1);
     }
@@ -138,7 +139,7 @@ static void build_model(struct ps_report *r, const struct ps_model *model)
     struct ps_report_opts o;
     char err[256];
     ps_report_opts_default(&o);
-    if (ps_report_build(r, model, &o, err, sizeof err) < 0) {
+    if (ps_ranks_report_compute(r, model, &o, err, sizeof err) < 0) {
         fprintf(stderr, "report failed: %s\n", err);
         exit(1);
     }
@@ -397,7 +398,7 @@ static void retimed_view_refused(void)
     ps_report_opts_default(&o);
     ps_view_all(&v, whole);
     CHECK_EQ("retime", ps_view_retime(&v, shift_times, NULL), 0);
-    CHECK_EQ("report of a retimed view", ps_report_build_view(&r, &v, &o, err, sizeof err), -EINVAL);
+    CHECK_EQ("report of a retimed view", ps_ranks_report_compute_view(&r, &v, &o, err, sizeof err), -EINVAL);
     CHECK_CONTAINS(err, "retimed");
     ps_view_fini(&v);
     ps_model_free(whole);

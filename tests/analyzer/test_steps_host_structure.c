@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "check.h"
@@ -45,7 +46,7 @@ static int repeated_layers_give_one_step_per_iteration(void)
     struct ps_report_opts o;
     char err[256];
     ps_report_opts_default(&o);
-    if (ps_model_finish(m) < 0 || ps_report_build(&rep, m, &o, err, sizeof err) < 0) {
+    if (ps_model_finish(m) < 0 || ps_ranks_report_compute(&rep, m, &o, err, sizeof err) < 0) {
         fprintf(stderr, "build failed: %s\n", err);
         return 1;
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "check.h"
@@ -121,7 +122,7 @@ static void analyse(struct ps_report *r, int mode)
     char err[256];
     ps_report_opts_default(&o);
     o.steps_mode = mode;
-    if (ps_model_finish(m) < 0 || ps_report_build(r, m, &o, err, sizeof err) < 0) {
+    if (ps_model_finish(m) < 0 || ps_ranks_report_compute(r, m, &o, err, sizeof err) < 0) {
         fprintf(stderr, "analysis failed: %s\n", err);
         exit(1);
     }
@@ -238,7 +239,7 @@ static void markers_win_and_inferred_agree(void)
     char err[256];
     ps_report_opts_default(&o);
     o.steps_mode = PS_STEPS_INFER;
-    if (ps_report_build(&r, m, &o, err, sizeof err) < 0)
+    if (ps_ranks_report_compute(&r, m, &o, err, sizeof err) < 0)
         abort();
     CHECK(r.steps_inferred, "--steps infer: %s", r.steps_note);
     CHECK_EQ("inferred steps", r.nsteps, 8);
@@ -252,7 +253,7 @@ static void markers_win_and_inferred_agree(void)
     for (int k = 0; k < 8; k++)
         t = step(t, 0, US(5000), US(50));
     o.steps_mode = PS_STEPS_OFF;
-    if (ps_model_finish(m) < 0 || ps_report_build(&r, m, &o, err, sizeof err) < 0)
+    if (ps_model_finish(m) < 0 || ps_ranks_report_compute(&r, m, &o, err, sizeof err) < 0)
         abort();
     CHECK(r.whole_run && !r.steps_inferred && !r.steps_note[0], "--steps off: inferred %d", r.steps_inferred);
     ps_report_fini(&r);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "check.h"
@@ -59,7 +60,7 @@ static void analyse(int compat_tracelens)
     char err[512];
     ps_report_opts_default(&o);
     o.compat_tracelens = compat_tracelens;
-    if (ps_report_build(&rep, model, &o, err, sizeof err) < 0) {
+    if (ps_ranks_report_compute(&rep, model, &o, err, sizeof err) < 0) {
         fprintf(stderr, "analysis failed: %s\n", err);
         exit(1);
     }

@@ -2,6 +2,7 @@
  * "pid": "CPU functions" and numeric thread ids, as Debian 12's python3-torch 1.13 writes it
  * (torch/autograd/profiler_util.py export_chrome_trace). Usage: test_legacy_profiler CASE [FIXTURE]. */
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "tinyfs.h"
 
 static const char *fixture;
@@ -25,7 +26,7 @@ static void fixture_steps_and_dataloader(void)
     struct ps_report_opts o;
     char err[256];
     ps_report_opts_default(&o);
-    CHECK_EQ(ps_report_build(&r, m, &o, err, sizeof err), 0);
+    CHECK_EQ(ps_ranks_report_compute(&r, m, &o, err, sizeof err), 0);
     CHECK_EQ(r.nsteps, 2);
     CHECK_EQ(r.whole_run, 0);
     if (r.nsteps == 2) {

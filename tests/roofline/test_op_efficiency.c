@@ -9,6 +9,7 @@
 
 #include <yajl/yajl_tree.h>
 
+#include "analyses/ranks.h"
 #include "../check.h"
 #include "analyses/op_perf.h"
 #include "analyses/roofline.h"
@@ -43,7 +44,7 @@ static void open_report(struct fixture *fx, const struct ps_op_perf *perf)
     char err[512] = "";
     struct ps_report_opts o;
     ps_report_opts_default(&o);
-    fx->ok = ps_read_trace(trace_path, &fx->m, err, sizeof err) == 0 && ps_report_build(&fx->r, fx->m, &o, err,
+    fx->ok = ps_read_trace(trace_path, &fx->m, err, sizeof err) == 0 && ps_ranks_report_compute(&fx->r, fx->m, &o, err,
                                                                                        sizeof err) == 0;
     CHECK(fx->ok, "%s", err);
     if (fx->ok)

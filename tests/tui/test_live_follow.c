@@ -16,6 +16,7 @@
 #include "../check.h"
 #include "../model_compare.h"
 #include "analyses/report.h"
+#include "analyses/ranks.h"
 #include "model/view.h"
 #include "ps_schema.h"
 #include "read/reader.h"
@@ -221,7 +222,7 @@ static void test_window_report_of_followed_model(const char *path)
         ps_view_all(&all, ps_follow_model(f));
         CHECK(ps_view_starting(&window, &all, end - 100 * ms, INT64_MAX) == 0);
         CHECK_EQ("ranges in the window (2 per step x 10 steps)", window.nranges, 20);
-        CHECK(ps_report_build_view(&r, &window, &o, err, sizeof err) == 0, "report: %s", err);
+        CHECK(ps_ranks_report_compute_view(&r, &window, &o, err, sizeof err) == 0, "report: %s", err);
         CHECK_EQ("steps in the window", r.nsteps, 10);
         CHECK_EQ("average step (ms)", r.avg_dur_ns, 9 * ms);
         CHECK_EQ("DataLoader time per step (ms)", r.avg.cat_ns[PS_CAT_DATALOADER], 6 * ms);

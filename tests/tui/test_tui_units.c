@@ -167,6 +167,12 @@ static void fill_state(struct tui_top *t)
     l->cat_ns[PS_CAT_KERNEL] = 20000000;
     l->cat_ns[PS_CAT_MEMCPY] = 8000000;
     l->cat_ns[PS_CAT_OTHER] = 10000000;
+    /* the verdict's groups as the report carries them (top prints them, never regroups): host = Other */
+    l->group_ns[PS_BN_DATA] = 62000000;
+    l->group_ns[PS_BN_KERNEL] = 20000000;
+    l->group_ns[PS_BN_MEMCPY] = 8000000;
+    l->group_ns[PS_BN_HOST] = 10000000;
+    l->seen_ns = 100000000;
     l->bottleneck = PS_BN_DATA;
     l->share = 0.62;
     l->gpu_util = NAN;

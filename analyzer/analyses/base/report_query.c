@@ -1,7 +1,6 @@
-/* The small queries the analyses and renderers ask of a report (report.h): PERFSCOPE_META values read as the
- * trace holds them (absent, garbage, or in range), the run facts derived from them, the display names of formats
- * and copy kinds, and the device stat table the per-device analyses fill. ps_report_build (report.c) runs the
- * analyses; nothing here runs one. */
+/* The small queries the analyses and renderers ask of a report's trace (analyses/base.h): PERFSCOPE_META values
+ * read as the trace holds them (absent, garbage, or in range), the run facts derived from them, the processes'
+ * ranks, and names of the model's strings. Nothing here runs an analysis. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -13,12 +12,35 @@
 #include "model/view.h"
 #include "ps_schema.h"
 
+/* The value of metadata key `key` of m, NULL when absent. */
+static const char *meta(const struct ps_model *m, const char *key)
+{
+    for (size_t i = 0; i < m->meta.n; i++)
+        if (!strcmp(m->meta.v[i].key, key))
+            return m->meta.v[i].value;
+    return NULL;
+}
+
+/* ps_report_meta_int's rule over the model's metadata. */
+static int meta_int(const struct ps_model *m, const char *key, long long lo, long long hi, long long *v)
+{
+    const char *s = meta(m, key);
+    char *end;
+    if (!s)
+        return 0;
+    if (*s == '\0' || isspace((unsigned char)*s))   /* NULL values are read as "" */
+        return -1;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (*end != '\0' || errno == ERANGE)            /* '1e3', 'abc', beyond int64 */
+        return -1;
+    *v = x;
+    return x < lo || x > hi ? -2 : 1;
+}
+
 const char *ps_report_meta(const struct ps_report *r, const char *key)
 {
-    for (size_t i = 0; i < r->m->meta.n; i++)
-        if (!strcmp(r->m->meta.v[i].key, key))
-            return r->m->meta.v[i].value;
-    return NULL;
+    return meta(r->m, key);
 }
 
 int64_t ps_report_kineto_base_ns(const struct ps_report *r)
@@ -35,18 +57,7 @@ int ps_report_recording_complete(const struct ps_report *r)
 
 int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v)
 {
-    const char *s = ps_report_meta(r, key);
-    char *end;
-    if (!s)
-        return 0;
-    if (*s == '\0' || isspace((unsigned char)*s))   /* NULL values are read as "" */
-        return -1;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (*end != '\0' || errno == ERANGE)            /* '1e3', 'abc', beyond int64 */
-        return -1;
-    *v = x;
-    return x < lo || x > hi ? -2 : 1;
+    return meta_int(r->m, key, lo, hi, v);
 }
 
 void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st)
@@ -63,23 +74,21 @@ void ps_report_child_status(const struct ps_report *r, struct ps_child_status *s
     st->sig_out_of_range = sig == -2;
 }
 
-/* Process i's rank: the one process_ranks.c found (the hook's mark, else the environment's), else the model's;
- * -1 for a process outside a one-process report's rows. */
-static int32_t process_rank(const struct ps_report *r, size_t i)
+/* Process i's rank: the one ps_proc_ranks_find found (the hook's mark, else the environment's), else the model's;
+ * -1 for a process other than only_pid. */
+static int32_t process_rank(const struct ps_model *m, const struct ps_proc_ranks *p, uint32_t only_pid, size_t i)
 {
-    const struct ps_model *m = r->m;
-    if (r->all && r->all->pid != PS_NONE && m->procs.v[i].pid != r->all->pid)
+    if (only_pid != PS_NONE && m->procs.v[i].pid != only_pid)
         return -1;
-    return r->proc_rank ? r->proc_rank[i] : m->procs.v[i].rank;
+    return p && p->rank ? p->rank[i] : m->procs.v[i].rank;
 }
 
-size_t ps_report_process_ranks(const struct ps_report *r, int32_t *one)
+size_t ps_proc_ranks_count(const struct ps_model *m, const struct ps_proc_ranks *p, uint32_t only_pid, int32_t *one)
 {
-    const struct ps_model *m = r->m;
     size_t n = 0;
     int32_t first = -1;
     for (size_t i = 0; i < m->procs.n; i++) {
-        int32_t k = process_rank(r, i);
+        int32_t k = process_rank(m, p, only_pid, i);
         if (k < 0 || k == first)
             continue;
         if (first < 0) {
@@ -88,7 +97,7 @@ size_t ps_report_process_ranks(const struct ps_report *r, int32_t *one)
             continue;
         }
         size_t j = 0;   /* a new rank unless an earlier process had it */
-        while (j < i && process_rank(r, j) != k)
+        while (j < i && process_rank(m, p, only_pid, j) != k)
             j++;
         n += j == i;
     }
@@ -96,19 +105,35 @@ size_t ps_report_process_ranks(const struct ps_report *r, int32_t *one)
     return n;
 }
 
+int32_t ps_proc_ranks_world(const struct ps_model *m, const struct ps_proc_ranks *p, uint32_t only_pid)
+{
+    long long v;
+    int32_t world = meta_int(m, "world_size", 1, INT32_MAX, &v) < 0 ? -1 : m->world_size;
+    for (size_t i = 0; world < 0 && p && p->world && i < m->procs.n; i++)
+        if (process_rank(m, p, only_pid, i) >= 0 && p->world[i] > 0)   /* the hook's mark: its process group's size */
+            world = p->world[i];
+    return world;
+}
+
+/* The rows' one process, PS_NONE when they are not one process's. */
+static uint32_t only_pid(const struct ps_report *r)
+{
+    return r->all ? r->all->pid : PS_NONE;
+}
+
+size_t ps_report_process_ranks(const struct ps_report *r, int32_t *one)
+{
+    return ps_proc_ranks_count(r->m, &r->proc_ranks, only_pid(r), one);
+}
+
 void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size)
 {
     long long v;
     int32_t one;
     *rank = ps_report_process_ranks(r, &one) >= 2 ? -1 : r->m->rank;   /* around a launcher: no one rank */
-    *world_size = r->m->world_size;
     if (*rank >= 0 && ps_report_meta_int(r, "rank", 0, INT32_MAX - 1, &v) < 0)   /* perfscope meta: garbage read as 0 */
         *rank = -1;
-    if (ps_report_meta_int(r, "world_size", 1, INT32_MAX, &v) < 0)
-        *world_size = -1;
-    for (size_t i = 0; *world_size < 0 && r->proc_world && i < r->m->procs.n; i++)
-        if (process_rank(r, i) >= 0 && r->proc_world[i] > 0)   /* the hook's mark: its process group's size */
-            *world_size = r->proc_world[i];
+    *world_size = ps_proc_ranks_world(r->m, &r->proc_ranks, only_pid(r));
 }
 
 int64_t ps_report_gpu_untimed_records(const struct ps_report *r)

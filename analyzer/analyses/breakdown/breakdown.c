@@ -164,8 +164,6 @@ static int gpu_breakdown(struct ps_report *r, const struct ps_view *v, struct ps
             goto out;
     if (!(p.sync = ps_windows_new(start, end, n)) || !(p.pretrace = ps_windows_new(start, end, n)))
         goto out;
-    if ((rc = ps_backlog_find(r, v)) < 0)
-        goto out;
     p.backlog = (struct ps_backlog_cursor){ r->backlog.spans, r->backlog.nspans, 0 };
     if (r->opts.compat_tb && (rc = tb_comm_ext_ids(r->all, names, &comm_ext, &ncomm)) < 0)
         goto out;

@@ -1,5 +1,5 @@
 /* Several rank files in one report (analyses/ranks.h): a pool of worker threads, each reading one file at a time into
- * a model with the caller's loader, analysing it with ps_report_build, keeping only its struct ps_rank_file and
+ * a model with the caller's loader, analysing it with ps_ranks_report_compute, keeping only its struct ps_rank_file and
  * freeing the model before taking the next file; then ranks ordered, stragglers found as for processes of one trace
  * (ranks.c). */
 #include <ctype.h>
@@ -64,7 +64,7 @@ static void *worker(void *arg)
         struct ps_report rep;
         f->path = p->paths[i];
         int rc = p->load(f->path, &m, p->err[i], sizeof p->err[i]);
-        if (rc == 0 && (rc = ps_report_build(&rep, m, p->opts, p->err[i], sizeof p->err[i])) == 0) {
+        if (rc == 0 && (rc = ps_ranks_report_compute(&rep, m, p->opts, p->err[i], sizeof p->err[i])) == 0) {
             *f = *rep.rank_summary;            /* taken over: the report keeps an empty one */
             memset(rep.rank_summary, 0, sizeof *rep.rank_summary);
             f->path = p->paths[i];

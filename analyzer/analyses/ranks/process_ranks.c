@@ -1,17 +1,12 @@
-/* Several ranks as processes of one trace (`perfscope record -o run.sqlite -- python train.py` where the program
- * starts its ranks with torch.multiprocessing.spawn, or `perfscope record -- torchrun ...`): each process's rank,
- * and the several-rank analysis over them (docs/distributed.md "Ranks in one trace").
- *
- * A process's rank is the Python hook's `distributed` mark in it (docs/python.md: rank and world size of its default
- * process group, once init_process_group returns), else the rank its environment gave it (PERFSCOPE_PROCESS_INFO:
- * RANK, OMPI_COMM_WORLD_RANK, ...). The mark comes first: processes started by torch.multiprocessing.spawn get their
- * rank as an argument, not in their environment, and a DataLoader worker inherits its rank's environment but makes
- * no process group.
- *
- * With two ranks or more, each rank's process is analysed on its own view of the trace exactly as its own trace
- * would be (ps_report_build_view: steps, breakdown, collectives, time blocked in them), reduced to a struct
- * ps_rank_file, and the ranks go through the several-file report's cross-rank analysis (ps_multirank_from_files:
- * the straggler by who waits for whom, the step-time rule, the collective table). */
+/* The report with its rank analyses (analyses/ranks.h ps_ranks_report_compute): the ranks family runs above the
+ * single-trace report. When the trace's processes hold several ranks (`perfscope record -o run.sqlite -- python
+ * train.py` where the program starts its ranks with torch.multiprocessing.spawn, or `perfscope record -- torchrun
+ * ...`; a process's rank: analyses/pytorch.h ps_proc_ranks_find), each rank's process is first analysed on its own
+ * view exactly as its own trace would be (ps_report_compute and its rank summary), and the ranks go through the
+ * several-file report's cross-rank analysis (ps_multirank_from_files: the straggler by who waits for whom, the
+ * step-time rule, the collective table; docs/distributed.md "Ranks in one trace"). Then the report of the whole
+ * is made, its verdict told which rank the others wait for, and last the per-process table (ranks.c) and this
+ * trace as one rank of a several-rank report (rank_summary.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,20 +17,6 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "ps_diag.h"
-
-/* The integer after " key=" in a mark's text; -1 when absent or not a number in [0, INT32_MAX]. */
-static int32_t mark_int(const char *text, const char *key)
-{
-    size_t kl = strlen(key);
-    for (const char *p = text; (p = strstr(p, key)); p += kl) {
-        if (p == text || p[-1] != ' ' || p[kl] != '=')
-            continue;
-        char *end;
-        long long v = strtoll(p + kl + 1, &end, 10);
-        return end != p + kl + 1 && (*end == ' ' || !*end) && v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
-    }
-    return -1;
-}
 
 struct pid_index {
     uint32_t pid;
@@ -48,51 +29,12 @@ static int cmp_pid_index(const void *a, const void *b)
     return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* The index in m->procs of process `pid` through by_pid[0..n) (sorted by pid); n_procs when it is not there. */
+/* The index in m->procs of process `pid` through by_pid[0..n) (sorted by pid); n when it is not there. */
 static size_t process_index(const struct pid_index *by_pid, size_t n, uint32_t pid)
 {
     struct pid_index key = { pid, 0 };
     const struct pid_index *hit = bsearch(&key, by_pid, n, sizeof *by_pid, cmp_pid_index);
     return hit ? hit->index : n;
-}
-
-/* r->proc_rank / proc_world / proc_marked from the processes' environment ranks and the hook's `distributed`
- * marks among r->all's ranges. 0 or -ENOMEM. */
-static int find_ranks(struct ps_report *r, const struct pid_index *by_pid)
-{
-    const struct ps_model *m = r->m;
-    size_t n = m->procs.n;
-    r->proc_rank = malloc((n + 1) * sizeof *r->proc_rank);
-    r->proc_world = malloc((n + 1) * sizeof *r->proc_world);
-    r->proc_marked = calloc(n + 1, sizeof *r->proc_marked);
-    if (!r->proc_rank || !r->proc_world || !r->proc_marked)
-        return -ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        r->proc_rank[i] = m->procs.v[i].rank;
-        r->proc_world[i] = -1;
-    }
-    uint32_t dom = PS_NONE;
-    for (size_t i = 0; i < r->all->nranges; i++) {
-        const struct ps_range *g = ps_view_range(r->all, i);
-        if (g->kind != PS_RANGE_NVTX_MARK || g->domain == PS_NONE || g->thread == PS_NONE)
-            continue;
-        if (g->domain != dom) {
-            if (strcmp(ps_model_str(m, g->domain), PS_PYTHON_HOOK_DOMAIN) != 0)
-                continue;
-            dom = g->domain;
-        }
-        const char *text = ps_model_str(m, g->name);
-        if (!text || strncmp(text, "distributed ", 12) != 0)
-            continue;
-        size_t k = process_index(by_pid, n, m->threads.v[g->thread].pid);
-        int32_t rank = mark_int(text, "rank");
-        if (k == n || rank < 0 || rank == INT32_MAX)
-            continue;
-        r->proc_rank[k] = rank;
-        r->proc_world[k] = mark_int(text, "world_size");
-        r->proc_marked[k] = 1;
-    }
-    return 0;
 }
 
 /* A process with a rank, and what decides which of a rank's processes stands for it. */
@@ -124,22 +66,29 @@ static int cmp_ranked_pid(const void *a, const void *b)
 }
 
 /* The process standing for each rank, by pid, into *out (caller frees) and *nout. 0 or -ENOMEM. */
-static int rank_processes(const struct ps_report *r, const struct pid_index *by_pid, struct ranked **out,
+static int rank_processes(const struct ps_model *m, const struct ps_proc_ranks *pr, struct ranked **out,
                           size_t *nout)
 {
-    const struct ps_model *m = r->m;
     size_t n = 0;
     struct ranked *v = malloc((m->procs.n + 1) * sizeof *v);
-    if (!v)
+    struct pid_index *by_pid = malloc((m->procs.n + 1) * sizeof *by_pid);
+    if (!v || !by_pid) {
+        free(v);
+        free(by_pid);
         return -ENOMEM;
+    }
+    for (size_t i = 0; i < m->procs.n; i++)
+        by_pid[i] = (struct pid_index){ m->procs.v[i].pid, (uint32_t)i };
+    qsort(by_pid, m->procs.n, sizeof *by_pid, cmp_pid_index);
     for (size_t k = 0; k < m->procs.n; k++) {
-        if (r->proc_rank[k] < 0)
+        if (pr->rank[k] < 0)
             continue;
         size_t parent = process_index(by_pid, m->procs.n, m->procs.v[k].ppid);
-        v[n++] = (struct ranked){ .rank = r->proc_rank[k], .marked = r->proc_marked[k],
-                                  .top = parent == m->procs.n || r->proc_rank[parent] != r->proc_rank[k],
+        v[n++] = (struct ranked){ .rank = pr->rank[k], .marked = pr->marked[k],
+                                  .top = parent == m->procs.n || pr->rank[parent] != pr->rank[k],
                                   .pid = m->procs.v[k].pid, .index = k };
     }
+    free(by_pid);
     qsort(v, n, sizeof *v, cmp_ranked);
     size_t u = 0;
     for (size_t i = 0; i < n; i++)
@@ -151,24 +100,29 @@ static int rank_processes(const struct ps_report *r, const struct pid_index *by_
     return 0;
 }
 
-/* One rank's process as a rank file: its own report over its view of r->all, reduced to the rank summary, which
- * *f takes over. 0, or a negative errno with a message in err. */
-static int rank_file(const struct ps_report *r, const struct ranked *p, const struct ps_view *v,
-                     struct ps_rank_file *f, char *err, size_t errlen)
+/* One rank's process as a rank file: its own report over its view v, reduced to the rank summary, which *f takes
+ * over; `world` is the trace's world size where the rank's mark gives none. 0, or a negative errno with a message
+ * in err. */
+static int rank_file(const struct ps_view *v, const struct ps_report_opts *o, struct ps_names *names,
+                     const struct ps_proc_ranks *pr, int32_t world, const struct ranked *p, struct ps_rank_file *f,
+                     char *err, size_t errlen)
 {
     struct ps_report sub;
-    int rc = ps_report_build_view(&sub, v, &r->opts, err, errlen);
+    int rc = ps_report_compute(&sub, v, o, NULL, err, errlen);
     if (rc < 0)
         return rc;
-    *f = *sub.rank_summary;   /* taken over: the sub-report keeps an empty one */
-    memset(sub.rank_summary, 0, sizeof *sub.rank_summary);
+    if ((rc = ps_rank_summary_compute(&sub, names)) == 0) {
+        *f = *sub.rank_summary;   /* taken over: the sub-report keeps an empty one */
+        memset(sub.rank_summary, 0, sizeof *sub.rank_summary);
+    }
+    ps_rank_summary_free(&sub);
     ps_report_fini(&sub);
-    int32_t rank, world;
-    ps_report_rank(r, &rank, &world);
+    if (rc < 0)
+        return rc;
     f->rank = p->rank;
     f->stat.pid = p->pid;
     f->rank_source = PS_RANK_FROM_PROCESSES;
-    f->world_size = r->proc_world[p->index] > 0 ? r->proc_world[p->index] : world;
+    f->world_size = pr->world[p->index] > 0 ? pr->world[p->index] : world;
     f->launcher_ranks = 0;
     if (asprintf(&f->owned_path, "pid %u", p->pid) < 0) {
         f->owned_path = NULL;
@@ -178,18 +132,21 @@ static int rank_file(const struct ps_report *r, const struct ranked *p, const st
     return 0;
 }
 
-/* The several-rank analysis over the rank processes of r->all (r->process_ranks): each rank's process analysed on
- * its own view (one pass makes them all), then across the ranks. A rank that cannot be analysed (a message in
- * ps_diag) leaves the report without it. 0 or -ENOMEM. */
-static int split_ranks(struct ps_report *r, const struct pid_index *by_pid)
+/* The several-rank analysis over the rank processes of `rows` (*out): each rank's process analysed on its own view
+ * (one pass makes them all), then across the ranks. A rank that cannot be analysed (a message in ps_diag) leaves
+ * the result NULL. 0 or -ENOMEM. */
+static int split_ranks(const struct ps_view *rows, const struct ps_report_opts *o, struct ps_names *names,
+                       const struct ps_proc_ranks *pr, struct ps_multirank **out)
 {
+    const struct ps_model *m = rows->m;
     struct ranked *procs = NULL;
     size_t n = 0, got = 0;
     struct ps_view_set views = { 0 };
     struct ps_rank_file *files = NULL;
     uint32_t *pids = NULL;
     char err[512] = "";
-    int rc = rank_processes(r, by_pid, &procs, &n);
+    int32_t world = ps_proc_ranks_world(m, pr, PS_NONE);
+    int rc = rank_processes(m, pr, &procs, &n);
     if (rc < 0)
         return rc;
     rc = -ENOMEM;
@@ -197,24 +154,24 @@ static int split_ranks(struct ps_report *r, const struct pid_index *by_pid)
         goto out;
     for (size_t i = 0; i < n; i++)
         pids[i] = procs[i].pid;
-    if ((rc = ps_view_set_by_process(&views, r->all, pids, n)) < 0)
+    if ((rc = ps_view_set_by_process(&views, rows, pids, n)) < 0)
         goto out;
     for (; got < n && rc == 0; got++)
-        rc = rank_file(r, &procs[got], &views.views[got], &files[got], err, sizeof err);
+        rc = rank_file(&views.views[got], o, names, pr, world, &procs[got], &files[got], err, sizeof err);
     if (rc < 0)
         goto out;
     rc = -ENOMEM;
-    if (!(r->process_ranks = calloc(1, sizeof *r->process_ranks)))
+    if (!(*out = calloc(1, sizeof **out)))
         goto out;
-    rc = ps_multirank_from_files(r->process_ranks, files, n, err, sizeof err);   /* takes files over */
+    rc = ps_multirank_from_files(*out, files, n, err, sizeof err);   /* takes files over */
     files = NULL;
     n = 0;
 out:
     if (rc < 0 && rc != -ENOMEM)
-        ps_diag("%s: the ranks cannot be analysed one by one: %s", r->m->path, err);
+        ps_diag("%s: the ranks cannot be analysed one by one: %s", m->path, err);
     if (rc < 0) {
-        free(r->process_ranks);
-        r->process_ranks = NULL;
+        free(*out);
+        *out = NULL;
     }
     for (size_t i = 0; files && i < n; i++)
         ps_rank_file_fini(&files[i]);
@@ -225,55 +182,75 @@ out:
     return rc == -ENOMEM ? rc : 0;
 }
 
-int ps_process_ranks_compute(struct ps_report *r)
+/* What the verdict's fix says of the ranks of this trace: the rank the others wait for, if any. */
+static void waited_rank(const struct ps_multirank *mr, struct ps_waited_rank *w)
 {
-    const struct ps_model *m = r->m;
-    struct pid_index *by_pid = malloc((m->procs.n + 1) * sizeof *by_pid);
-    if (!by_pid)
-        return -ENOMEM;
-    for (size_t i = 0; i < m->procs.n; i++)
-        by_pid[i] = (struct pid_index){ m->procs.v[i].pid, (uint32_t)i };
-    qsort(by_pid, m->procs.n, sizeof *by_pid, cmp_pid_index);
-    int rc = find_ranks(r, by_pid);
-    int32_t one;
-    /* a report over one process's rows (a rank's own, made here) holds at most one rank: no split */
-    if (rc == 0 && r->all->pid == PS_NONE && ps_report_process_ranks(r, &one) >= 2)
-        rc = split_ranks(r, by_pid);
-    free(by_pid);
-    return rc;
+    *w = (struct ps_waited_rank){ .analysed = mr != NULL };
+    if (!mr || !mr->has_wait_straggler)
+        return;
+    const struct ps_rank_file *s = &mr->files[mr->wait.file];
+    *w = (struct ps_waited_rank){ .analysed = 1, .found = 1, .pid = s->stat.pid, .rank = s->rank, .path = s->path,
+                                  .waited_for_ns = mr->wait.waited_for_ns, .excess_ns = mr->wait.excess_ns,
+                                  .category = mr->wait.category, .has_gpu = s->has_gpu };
 }
 
-void ps_process_ranks_comm_fix(const struct ps_report *r, char *buf, size_t len)
+/* ps_report_fini's callback for what the ranks family added to a report. */
+static void ranks_parts_fini(struct ps_report *r)
 {
-    const struct ps_multirank *mr = r->process_ranks;
-    if (!mr)
-        return;
-    if (!mr->has_wait_straggler) {
-        snprintf(buf, len, "Collective communication is exposed, and no rank of this trace is waited for (Ranks in "
-                 "this trace): overlap it with backward (DDP bucket size), accumulate gradients over several "
-                 "micro-batches (no_sync), use larger batches.");
-        return;
-    }
-    const struct ps_wait_straggler *w = &mr->wait;
-    const struct ps_rank_file *s = &mr->files[w->file];
-    snprintf(buf, len, "Collective communication is exposed, and most of it is waiting for rank %d (%s): the other "
-             "ranks wait %.1f ms per step for it, and its %s takes %.1f ms per step longer than theirs (Straggler "
-             "below): make that rank's own work shorter or give the ranks equal work; then overlap what is left "
-             "with backward (DDP bucket size).", s->rank, s->path, (double)w->waited_for_ns / 1e6,
-             w->category == PS_CAT_KERNEL && !s->has_gpu ? "host compute" : ps_cat_label[w->category],
-             (double)w->excess_ns / 1e6);
-}
-
-void ps_process_ranks_free(struct ps_report *r)
-{
-    free(r->proc_rank);
-    free(r->proc_world);
-    free(r->proc_marked);
+    free(r->ranks);
+    free(r->stragglers);
+    ps_rank_summary_free(r);
     if (r->process_ranks) {
         ps_multirank_fini(r->process_ranks);
         free(r->process_ranks);
     }
-    r->proc_rank = r->proc_world = NULL;
-    r->proc_marked = NULL;
+    r->ranks = NULL;
+    r->stragglers = NULL;
+    r->nranks = r->nstragglers = 0;
     r->process_ranks = NULL;
+}
+
+int ps_ranks_report_compute_view(struct ps_report *r, const struct ps_view *rows, const struct ps_report_opts *o,
+                                 char *err, size_t errlen)
+{
+    const struct ps_model *m = rows->m;
+    struct ps_proc_ranks pr = { 0 };
+    struct ps_multirank *mr = NULL;
+    struct ps_names *names = NULL;
+    struct ps_waited_rank waited;
+    int32_t one;
+    memset(r, 0, sizeof *r);
+    int rc = ps_names_new(&names, m, o, err, errlen);
+    if (rc == 0)
+        rc = ps_proc_ranks_find(rows, &pr);
+    /* a report over one process's rows (a rank's own) holds at most one rank: no split */
+    if (rc == 0 && rows->pid == PS_NONE && ps_proc_ranks_count(m, &pr, PS_NONE, &one) >= 2)
+        rc = split_ranks(rows, o, names, &pr, &mr);
+    ps_proc_ranks_fini(&pr);
+    waited_rank(mr, &waited);
+    if (rc == 0 && (rc = ps_report_compute(r, rows, o, &waited, err, errlen)) == 0) {
+        r->process_ranks = mr;   /* the report owns it from here: ranks_parts_fini */
+        mr = NULL;
+        r->ranks_fini = ranks_parts_fini;
+        if ((rc = ps_ranks_compute(r, names)) == 0)
+            rc = ps_rank_summary_compute(r, names);
+        if (rc < 0)
+            ps_report_fini(r);
+    }
+    if (rc == -ENOMEM)
+        snprintf(err, errlen, "out of memory while analysing %s", m->path);
+    if (mr) {
+        ps_multirank_fini(mr);
+        free(mr);
+    }
+    ps_names_free(names);
+    return rc;
+}
+
+int ps_ranks_report_compute(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
+                            char *err, size_t errlen)
+{
+    struct ps_view all;
+    ps_view_all(&all, m);
+    return ps_ranks_report_compute_view(r, &all, o, err, errlen);
 }

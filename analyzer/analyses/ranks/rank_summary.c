@@ -320,8 +320,10 @@ int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names)
     f->has_gpu = r->has_gpu;
     f->steps_inferred = r->steps_inferred;
     f->stat = (struct ps_rank_stat){ .nsteps = r->nsteps, .avg_dur_ns = r->avg_dur_ns, .sync_ns = r->avg.sync_ns,
-                                     .bottleneck = r->bottleneck, .share = r->share };
+                                     .pretrace_ns = r->avg.pretrace_ns, .bottleneck = r->bottleneck,
+                                     .share = r->share, .seen_ns = r->avg.seen_ns };
     memcpy(f->stat.cat_ns, r->avg.cat_ns, sizeof f->stat.cat_ns);
+    memcpy(f->stat.group_ns, r->avg.group_ns, sizeof f->stat.group_ns);
     f->comm_comp_overlap = r->comm_comp_overlap;
     f->recording_complete = ps_report_recording_complete(r);
     int rc = gpu_collectives(f, r, names);
@@ -378,4 +380,12 @@ void ps_collective_bandwidth(const struct ps_collective_stat *c, int32_t world_s
     *algbw = (double)c->bytes * (double)c->count / (double)c->total_ns;
     if (world_size >= 2)
         *busbw = *algbw * bus_factor(c->name, world_size);
+}
+
+void ps_rank_summary_free(struct ps_report *r)
+{
+    if (r->rank_summary)
+        ps_rank_file_fini(r->rank_summary);
+    free(r->rank_summary);
+    r->rank_summary = NULL;
 }

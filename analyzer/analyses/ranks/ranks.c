@@ -4,6 +4,7 @@
  * analysed on its own view of the model (ps_view_set_by_process: one pass makes them all), so P processes cost
  * the sum of their sizes, not P times the whole trace (20000 processes: 9.4 s with whole-trace passes). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,34 @@ int ps_stragglers_find(const struct ps_rank_stat *ranks, size_t n, struct ps_str
     return 0;
 }
 
+/* Process views.views[i] through the one step pipeline (steps, work queued before the trace, breakdown, verdict)
+ * as its own trace's report would go, into *k. */
+static int process_stat(const struct ps_report *r, struct ps_names *names, const struct ps_view *rows, uint32_t pid,
+                        struct ps_rank_stat *k)
+{
+    struct ps_report sub = { .m = r->m, .opts = r->opts, .has_gpu = r->has_gpu, .run_start_ns = r->run_start_ns,
+                             .run_end_ns = r->run_end_ns, .pid = pid, .scoped = 1, .step_tid = -1,
+                             .gpu_util = NAN, .comm_comp_overlap = NAN };
+    struct ps_view sv = { 0 };
+    sub.all = (struct ps_view *)rows;   /* borrowed: the process's rows are its whole trace here */
+    sub.scope = calloc(1, sizeof *sub.scope);
+    int rc = sub.scope ? ps_view_copy(sub.scope, rows) : -ENOMEM;
+    if (rc == 0)
+        rc = ps_verdict_steps_compute(&sub, names, &sv);
+    if (rc == 0) {
+        *k = (struct ps_rank_stat){ .pid = pid, .nsteps = sub.nsteps, .avg_dur_ns = sub.avg_dur_ns,
+                                    .sync_ns = sub.avg.sync_ns, .pretrace_ns = sub.avg.pretrace_ns,
+                                    .bottleneck = sub.avg.bottleneck, .share = sub.avg.share,
+                                    .seen_ns = sub.avg.seen_ns };
+        memcpy(k->cat_ns, sub.avg.cat_ns, sizeof k->cat_ns);
+        memcpy(k->group_ns, sub.avg.group_ns, sizeof k->group_ns);
+    }
+    ps_view_fini(&sv);
+    sub.all = NULL;   /* borrowed: ps_report_fini frees none */
+    ps_report_fini(&sub);
+    return rc;
+}
+
 int ps_ranks_compute(struct ps_report *r, struct ps_names *names)
 {
     uint32_t *pids = NULL;
@@ -108,28 +137,9 @@ int ps_ranks_compute(struct ps_report *r, struct ps_names *names)
     if (!(r->ranks = calloc(n, sizeof *r->ranks)) || ps_view_set_by_process(&views, r->all, pids, n) < 0)
         goto out;
     for (size_t i = 0; i < n; i++) {
-        struct ps_report sub = { .m = r->m, .all = r->all, .opts = r->opts, .has_gpu = r->has_gpu,
-                                 .run_start_ns = r->run_start_ns, .run_end_ns = r->run_end_ns, .pid = pids[i],
-                                 .scoped = 1 };
-        rc = ps_steps_find(&sub, &views.views[i], names);
-        if (rc == 0 && ps_steps_want_inference(&sub) && (rc = ps_steps_infer(&sub, &views.views[i])) == 0 &&
-            sub.steps_inferred)   /* --steps infer: each process's own kernel sequence */
-            rc = ps_steps_windows(&sub, &views.views[i]);
-        if (rc == 0)
-            rc = ps_breakdown_compute(&sub, &views.views[i], names);
-        if (rc == 0) {
-            struct ps_rank_stat *k = &r->ranks[r->nranks++];
-            *k = (struct ps_rank_stat){ .pid = pids[i], .nsteps = sub.nsteps, .avg_dur_ns = sub.avg_dur_ns,
-                                        .sync_ns = sub.avg.sync_ns };
-            for (int c = 0; c < PS_CAT_N; c++)
-                k->cat_ns[c] = sub.avg.cat_ns[c];
-            k->bottleneck = ps_verdict_classify(k->cat_ns, k->sync_ns, k->avg_dur_ns, r->opts.kernel_threshold,
-                                                &k->share);
-        }
-        sub.all = NULL;   /* r's rows, borrowed: ps_report_fini frees none */
-        ps_report_fini(&sub);
-        if (rc < 0)
+        if ((rc = process_stat(r, names, &views.views[i], pids[i], &r->ranks[i])) < 0)
             goto out;
+        r->nranks++;
     }
     rc = ps_stragglers_find(r->ranks, r->nranks, &r->stragglers, &r->nstragglers);
 out:

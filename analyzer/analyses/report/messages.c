@@ -249,7 +249,7 @@ static int notes(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     int rc = 0, cuda = r->facts.ncuda > 0;
-    int slice = r->all->start_ns != INT64_MIN || r->all->end_ns != INT64_MAX;   /* a slice (ps_report_build_view) */
+    int slice = r->all->start_ns != INT64_MIN || r->all->end_ns != INT64_MAX;   /* a slice (ps_report_compute over ps_view_starting) */
     if (!r->has_gpu && r->all->nranges == 0) {
         r->nothing_to_break_down = 1;
         if (slice) {
@@ -313,29 +313,9 @@ static int notes(struct ps_report *r)
     return rc;
 }
 
-/* The verdict as a sentence's parts (item "the verdict line", docs/report.md): the compute share beside the
- * bottleneck, and the most that removing the cause could save. */
-static void verdict_line(struct ps_report *r)
-{
-    r->kernel_share = r->avg_dur_ns > 0 ? (double)r->avg.cat_ns[PS_CAT_KERNEL] / (double)r->avg_dur_ns : NAN;
-    r->max_gain_share = r->bottleneck == PS_BN_UNKNOWN ? NAN : r->share;
-    /* the share is of the step less the GPU's pre-trace work (backlog.c), which no change of the program saves */
-    r->max_gain_ns = r->bottleneck == PS_BN_UNKNOWN ? -1
-                                                    : llround(r->share * (double)(r->avg_dur_ns - r->avg.pretrace_ns));
-    if (r->bottleneck != PS_BN_UNKNOWN)
-        r->verdict_reason = NULL;
-    else if (r->all->nranges == 0 && !r->has_gpu)
-        r->verdict_reason = "nothing to break down: no ranges and no GPU activity";
-    else if (r->whole_run)
-        r->verdict_reason = "zero-length window: nothing to classify";
-    else
-        r->verdict_reason = "zero-length steps: nothing to classify";
-}
-
 int ps_messages_compute(struct ps_report *r)
 {
     run_facts(r);
-    verdict_line(r);
     return warnings(r) | notes(r) ? -ENOMEM : 0;
 }
 

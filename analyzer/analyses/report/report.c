@@ -1,6 +1,6 @@
-/* ps_report_build / ps_report_build_view: the orchestrator. It makes the views the analyses read (the rows analysed,
- * the analysed process's, tb's retimed ones), calls every analysis in one order (run_analyses below) and owns the
- * results the renderers print. The small queries the analyses ask of a report are report_query.c's. */
+/* ps_report_compute: the single-trace report's orchestrator. It makes the views the analyses read (the rows
+ * analysed, the analysed process's), calls every family in one order (run_analyses below) and owns the results the
+ * renderers print. The rank analyses run above it (analyses/ranks.h ps_ranks_report_compute). */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "analyses/report.h"
-#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "memory_impl.h"
@@ -80,101 +79,6 @@ static void run_span(struct ps_report *r)
     r->nevents = v->ngpu + v->napi + v->nranges;
 }
 
-/* ---- --compat tb on Kineto traces: tb's float64 µs arithmetic ----
- * tb_plugin keeps `ts` and `dur` as Python floats in µs (as written in the JSON, i.e. relative to
- * baseTimeNanoseconds when the trace has one) and computes end = ts + dur in float64. On absolute
- * ns-resolution timestamps (~1.7e15 µs) a float64 holds only multiples of 0.25 µs, which moves tb's
- * step breakdown by several µs. Every float64 in that range is a whole number of ns, so redoing tb's
- * rounding on the times gives tb's numbers exactly with integer arithmetic afterwards. */
-static int64_t us_double_to_ns(double us)
-{
-    double q = floor(us);
-    return (int64_t)q * 1000 + llround((us - q) * 1000.0);   /* us - q is exact */
-}
-
-static void tb_round(int64_t base, int64_t *start, int64_t *end)
-{
-    double ts = ps_ns_to_us_double(*start - base), dur = (double)(*end - *start) / 1000.0;
-    *start = base + us_double_to_ns(ts);
-    *end = base + us_double_to_ns(ts + dur);
-}
-
-/* ps_view_retime's callback: a time pair as tb sees it (ctx: baseTimeNanoseconds). */
-static void tb_retime(void *ctx, int64_t *start, int64_t *end)
-{
-    tb_round(*(const int64_t *)ctx, start, end);
-}
-
-/* The view steps and their breakdown are computed on: the analysed process (the one holding most step ranges),
- * with tb's rounded times under --compat tb on Kineto traces. */
-static int steps_view(const struct ps_report *r, int tb_times, int64_t *tb_base, struct ps_view *v)
-{
-    int rc = r->scoped ? ps_view_process(v, r->all, r->pid) : ps_view_copy(v, r->all);
-    if (rc == 0 && tb_times && (rc = ps_view_retime(v, tb_retime, tb_base)) < 0)
-        ps_view_fini(v);
-    return rc;
-}
-
-/* Steps inferred from the kernel sequence of the whole trace (--steps auto without step ranges, --steps infer),
- * seen as the steps are (tb's times under --compat tb). Inference names the process the steps belong to: the
- * analysed process (r->scope) and the steps' view *sv become that process's before the steps get their windows. */
-static int infer_steps(struct ps_report *r, int tb_times, int64_t *tb_base, struct ps_view *sv)
-{
-    struct ps_view whole = { 0 };
-    const struct ps_view *from = sv;
-    uint32_t pid = r->pid;
-    int scoped = r->scoped, rc = 0;
-    if (scoped) {   /* --steps infer beside step ranges: the ranges' process view is not the whole trace */
-        r->scoped = 0;
-        rc = steps_view(r, tb_times, tb_base, &whole);
-        r->scoped = 1;
-        from = &whole;
-    }
-    if (rc < 0 || (rc = ps_steps_infer(r, from)) < 0 || !r->steps_inferred)
-        goto out;
-    if (r->scoped != scoped || r->pid != pid) {
-        ps_view_fini(r->scope);
-        ps_view_fini(sv);
-        rc = r->scoped ? ps_view_process(r->scope, r->all, r->pid) : ps_view_copy(r->scope, r->all);
-        if (rc < 0)
-            goto out;
-        if ((rc = steps_view(r, tb_times, tb_base, sv)) < 0)
-            goto out;
-    }
-    rc = ps_steps_windows(r, sv);
-out:
-    ps_view_fini(&whole);
-    return rc;
-}
-
-int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
-                    char *err, size_t errlen)
-{
-    struct ps_view all;
-    ps_view_all(&all, m);
-    return ps_report_build_view(r, &all, o, err, errlen);
-}
-
-/* The steps of the analysed process and their breakdown, as tb computes them: found from step ranges, else
- * inferred (--steps), in the steps' view *sv (tb's times under --compat tb on Kineto traces). */
-static int steps_and_breakdown(struct ps_report *r, struct ps_names *names, struct ps_view *sv)
-{
-    int64_t tb_base = 0;
-    int tb_times = r->opts.compat_tb && r->m->format == PS_FORMAT_KINETO;
-    if (tb_times)
-        tb_base = ps_report_kineto_base_ns(r);
-    int rc = steps_view(r, tb_times, &tb_base, sv);
-    if (rc == 0 && (rc = ps_steps_find(r, sv, names)) == 0 && ps_steps_want_inference(r))
-        rc = infer_steps(r, tb_times, &tb_base, sv);
-    if (rc == 0) {
-        ps_warmup_skip(r);   /* --skip-steps: before every average */
-        rc = ps_breakdown_compute(r, sv, names);
-    }
-    if (rc == 0)
-        rc = ps_warmup_compute(r);
-    return rc;
-}
-
 /* The analyses that read the model and r->all only, never the rest of the report: the kernel and copy tables and
  * the memory view. run_analyses has a second thread make them while it runs the others (two cores: about the
  * time of the shorter side saved on large traces), and takes their results where the memory view's warnings join
@@ -197,11 +101,11 @@ static void *side_run(void *arg)
     return NULL;
 }
 
-/* Every analysis, in the order each needs the ones before it: the steps and their breakdown (the analysed process,
- * r->scope), the whole-trace measures over r->all (HTA, TraceLens, kernel and copy summaries, the Python hook),
- * the verdict and its evidence, the findings, the recommendations (the verdict's fix, then the costliest
- * findings'), the per-process ranks, the NVML and trace utilisation timelines, and last the messages, which read
- * all of it. 0 or -ENOMEM. */
+/* Every analysis, in the order each needs the ones before it: each process's rank; the steps, their breakdown and
+ * verdicts (the analysed process, r->scope: the one step pipeline, analyses/verdict.h); the whole-trace measures
+ * over r->all (HTA, TraceLens, kernel and copy summaries, the Python hook); the verdict's evidence and numbers, the
+ * findings, the recommendations (the verdict's fix, then the costliest findings'); the NVML and trace utilisation
+ * timelines; and last the messages, which read all of it. 0 or -ENOMEM. */
 static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_view *sv)
 {
     struct side_work w = { .m = r->m, .all = r->all, .origin_ns = r->run_start_ns };
@@ -211,9 +115,9 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
         side_run(&w);   /* no thread to be had: here, first */
     int rc = ps_graphs_compute(r, r->all, names);
     if (rc == 0)
-        rc = ps_process_ranks_compute(r);
+        rc = ps_proc_ranks_find(r->all, &r->proc_ranks);
     if (rc == 0)
-        rc = steps_and_breakdown(r, names, sv);
+        rc = ps_verdict_steps_compute(r, names, sv);
     if (rc == 0)
         rc = ps_hta_compute(r, r->all, names);
     if (rc == 0)
@@ -229,8 +133,6 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
     if (rc == 0)
         ps_recommendations_compute(r);
     if (rc == 0)
-        rc = ps_ranks_compute(r, names);
-    if (rc == 0)
         rc = ps_nvml_util_compute(r);
     if (rc == 0)
         rc = ps_util_compute(r);
@@ -242,16 +144,14 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
         w.mem = NULL;
     }
     if (rc == 0)
-        rc = ps_rank_summary_compute(r, names);
-    if (rc == 0)
         rc = ps_messages_compute(r);
     ps_summary_tables_fini(&w.tables);
     ps_memory_free(w.mem);
     return rc;
 }
 
-int ps_report_build_view(struct ps_report *r, const struct ps_view *rows, const struct ps_report_opts *o,
-                         char *err, size_t errlen)
+int ps_report_compute(struct ps_report *r, const struct ps_view *rows, const struct ps_report_opts *o,
+                      const struct ps_waited_rank *waited, char *err, size_t errlen)
 {
     const struct ps_model *m = rows->m;
     struct ps_names *names = NULL;
@@ -261,6 +161,8 @@ int ps_report_build_view(struct ps_report *r, const struct ps_view *rows, const 
     r->opts = *o;
     r->gpu_util = r->comm_comp_overlap = NAN;
     r->step_tid = -1;
+    if (waited)
+        r->waited = *waited;
     r->all = calloc(1, sizeof *r->all);
     r->scope = calloc(1, sizeof *r->scope);
     int rc = r->all && r->scope ? ps_report_trace_fill(r) : -ENOMEM;
@@ -302,6 +204,8 @@ out:
 
 void ps_report_fini(struct ps_report *r)
 {
+    if (r->ranks_fini)
+        r->ranks_fini(r);   /* the ranks family's parts (analyses/ranks.h) */
     ps_messages_fini(r);
     if (r->scope)
         ps_view_fini(r->scope);
@@ -315,17 +219,12 @@ void ps_report_fini(struct ps_report *r)
     free(r->idle);
     free(r->kernels);
     free(r->copies);
-    free(r->ranks);
-    free(r->stragglers);
     free(r->util);
     free(r->nvml_util);
     ps_pytorch_free(r->py);
     ps_memory_free(r->mem);
     ps_op_efficiency_free(r->opeff);
     free(r->backlog.spans);
-    if (r->rank_summary)
-        ps_rank_file_fini(r->rank_summary);
-    free(r->rank_summary);
-    ps_process_ranks_free(r);
+    ps_proc_ranks_fini(&r->proc_ranks);
     *r = (struct ps_report){ 0 };
 }

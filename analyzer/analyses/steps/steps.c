@@ -4,6 +4,7 @@
  * calls inside the host range; trailing steps without GPU work dropped, and the last step dropped when it
  * has fewer than 0.8x the previous step's GPU events. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,4 +315,85 @@ out:
 int ps_steps_want_inference(const struct ps_report *r)
 {
     return r->has_gpu && (r->opts.steps_mode == PS_STEPS_INFER || (r->whole_run && r->opts.steps_mode == PS_STEPS_AUTO));
+}
+
+/* ---- --compat tb on Kineto traces: tb's float64 µs arithmetic ----
+ * tb_plugin keeps `ts` and `dur` as Python floats in µs (as written in the JSON, i.e. relative to
+ * baseTimeNanoseconds when the trace has one) and computes end = ts + dur in float64. On absolute
+ * ns-resolution timestamps (~1.7e15 µs) a float64 holds only multiples of 0.25 µs, which moves tb's
+ * step breakdown by several µs. Every float64 in that range is a whole number of ns, so redoing tb's
+ * rounding on the times gives tb's numbers exactly with integer arithmetic afterwards. */
+static int64_t us_double_to_ns(double us)
+{
+    double q = floor(us);
+    return (int64_t)q * 1000 + llround((us - q) * 1000.0);   /* us - q is exact */
+}
+
+static void tb_round(int64_t base, int64_t *start, int64_t *end)
+{
+    double ts = ps_ns_to_us_double(*start - base), dur = (double)(*end - *start) / 1000.0;
+    *start = base + us_double_to_ns(ts);
+    *end = base + us_double_to_ns(ts + dur);
+}
+
+/* ps_view_retime's callback: a time pair as tb sees it (ctx: baseTimeNanoseconds). */
+static void tb_retime(void *ctx, int64_t *start, int64_t *end)
+{
+    tb_round(*(const int64_t *)ctx, start, end);
+}
+
+/* The rows of `from` as the steps see them: tb's rounded times under --compat tb on Kineto traces. */
+static int steps_view(const struct ps_view *from, int tb_times, int64_t *tb_base, struct ps_view *v)
+{
+    int rc = ps_view_copy(v, from);
+    if (rc == 0 && tb_times && (rc = ps_view_retime(v, tb_retime, tb_base)) < 0)
+        ps_view_fini(v);
+    return rc;
+}
+
+/* Steps inferred from the kernel sequence (--steps auto without step ranges, --steps infer), of the whole of r->all
+ * (the trace, or a process's rows in the per-process table), seen as the steps are (tb's times under --compat tb).
+ * Inference names the process the steps belong to: the analysed process (r->scope) and the steps' view *sv become
+ * that process's before the steps get their windows. */
+static int infer_steps(struct ps_report *r, int tb_times, int64_t *tb_base, struct ps_view *sv)
+{
+    struct ps_view whole = { 0 };
+    const struct ps_view *from = sv;
+    uint32_t pid = r->pid;
+    int scoped = r->scoped, rc = 0;
+    if (scoped) {   /* --steps infer beside step ranges: the ranges' process view is not the whole trace */
+        rc = steps_view(r->all, tb_times, tb_base, &whole);
+        from = &whole;
+    }
+    if (rc < 0 || (rc = ps_steps_infer(r, from)) < 0 || !r->steps_inferred)
+        goto out;
+    if (r->scoped != scoped || r->pid != pid) {
+        ps_view_fini(r->scope);
+        ps_view_fini(sv);
+        rc = r->scoped ? ps_view_process(r->scope, r->all, r->pid) : ps_view_copy(r->scope, r->all);
+        if (rc < 0)
+            goto out;
+        if ((rc = steps_view(r->scope, tb_times, tb_base, sv)) < 0)
+            goto out;
+    }
+    rc = ps_steps_windows(r, sv);
+out:
+    ps_view_fini(&whole);
+    return rc;
+}
+
+int ps_steps_compute(struct ps_report *r, struct ps_names *names, struct ps_view *sv)
+{
+    int64_t tb_base = 0;
+    int tb_times = r->opts.compat_tb && r->m->format == PS_FORMAT_KINETO;
+    if (tb_times)
+        tb_base = ps_report_kineto_base_ns(r);
+    int rc = steps_view(r->scope, tb_times, &tb_base, sv);
+    if (rc == 0 && (rc = ps_steps_find(r, sv, names)) == 0 && ps_steps_want_inference(r))
+        rc = infer_steps(r, tb_times, &tb_base, sv);
+    if (rc == 0) {
+        ps_warmup_skip(r);   /* --skip-steps: before every average */
+        rc = ps_warmup_compute(r);
+    }
+    return rc;
 }

@@ -2,7 +2,7 @@
  * maximum of NVML's utilisation samples (PERFSCOPE_GPU_SAMPLES.utilGpuPercent: % of the driver's sample period
  * with a kernel running, not SM occupancy) and their means in PS_NVML_UTIL_BUCKETS equal slices of the sampled span,
  * for a timeline. A device without samples gets no entry. Whole run (the samples inside the analysed view's window
- * when the report is of a time slice: ps_report_build_view), not per step: the samples are the driver's own
+ * when the report is of a time slice: ps_report_compute over ps_view_starting), not per step: the samples are the driver's own
  * averages over periods that do not align with steps. */
 #include <errno.h>
 #include <stdlib.h>

@@ -9,13 +9,12 @@
 #include <string.h>
 
 #include "analyses/report.h"
-#include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
 #include "ps_schema.h"
 
-
-void ps_verdict_groups(const int64_t *cat, int64_t sync_ns, int64_t out[PS_BN_UNKNOWN])
+/* The verdict's groups of one breakdown, before the pre-trace correction. */
+static void groups(const int64_t *cat, int64_t sync_ns, int64_t out[PS_BN_UNKNOWN])
 {
     out[PS_BN_KERNEL] = cat[PS_CAT_KERNEL];
     out[PS_BN_DATA] = cat[PS_CAT_DATALOADER];
@@ -25,37 +24,19 @@ void ps_verdict_groups(const int64_t *cat, int64_t sync_ns, int64_t out[PS_BN_UN
     out[PS_BN_HOST] = cat[PS_CAT_RUNTIME] + cat[PS_CAT_CPU_EXEC] + cat[PS_CAT_OTHER] - sync_ns;
 }
 
-enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int64_t dur, double threshold,
-                                       double *share)
+/* The GPU's work queued before the trace is neither the host's nor anything the program can change: the verdict
+ * weighs the groups over the rest of the window, taking that work out of host, where the breakdown carved it
+ * (backlog.c). A pre-trace time larger than host cannot have come from it and is not taken out. */
+enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int64_t pretrace_ns, int64_t dur,
+                                       double threshold, int64_t g[PS_BN_UNKNOWN], int64_t *seen_ns, double *share)
 {
-    *share = 0;
-    if (dur <= 0)
-        return PS_BN_UNKNOWN;
-    if ((double)cat[PS_CAT_KERNEL] >= threshold * (double)dur) {
-        *share = (double)cat[PS_CAT_KERNEL] / (double)dur;
-        return PS_BN_KERNEL;
+    groups(cat, sync_ns, g);
+    int64_t seen = dur;
+    if (pretrace_ns > 0 && pretrace_ns <= g[PS_BN_HOST]) {
+        g[PS_BN_HOST] -= pretrace_ns;
+        seen -= pretrace_ns;
     }
-    int64_t cause[PS_BN_UNKNOWN];
-    ps_verdict_groups(cat, sync_ns, cause);
-    enum ps_bottleneck best = PS_BN_DATA;
-    for (int b = PS_BN_DATA; b < PS_BN_UNKNOWN; b++)
-        if (cause[b] > cause[best])
-            best = (enum ps_bottleneck)b;
-    *share = (double)cause[best] / (double)dur;
-    return best;
-}
-
-/* The verdict of one breakdown without its pre-trace GPU work (backlog.c): that time is neither the host's nor
- * anything the program can change, so the groups are weighed over the rest of the window and *share is of it. */
-static enum ps_bottleneck classify_seen(const int64_t *cat, int64_t sync_ns, int64_t pretrace_ns, int64_t dur,
-                                        double threshold, double *share)
-{
-    int64_t g[PS_BN_UNKNOWN];
-    ps_verdict_groups(cat, sync_ns, g);
-    if (pretrace_ns <= 0 || pretrace_ns > g[PS_BN_HOST])
-        return ps_verdict_classify(cat, sync_ns, dur, threshold, share);
-    int64_t seen = dur - pretrace_ns;
-    g[PS_BN_HOST] -= pretrace_ns;
+    *seen_ns = seen;
     *share = 0;
     if (seen <= 0)
         return PS_BN_UNKNOWN;
@@ -178,18 +159,6 @@ static int evidence(struct ps_report *r, const struct ps_view *v, struct ps_name
     return 0;
 }
 
-/* The time the run's cause takes in the average step: what removing it could gain at most (its verdict group). */
-static int64_t cause_ns(const struct ps_report *r)
-{
-    int64_t g[PS_BN_UNKNOWN];
-    if (r->bottleneck == PS_BN_UNKNOWN)
-        return 0;
-    ps_verdict_groups(r->avg.cat_ns, r->avg.sync_ns, g);
-    if (r->bottleneck == PS_BN_HOST && r->avg.pretrace_ns <= g[PS_BN_HOST])
-        return g[PS_BN_HOST] - r->avg.pretrace_ns;   /* the GPU's pre-trace work is no host time (backlog.c) */
-    return g[r->bottleneck];
-}
-
 static int has_evidence(const struct ps_report *r, const char *kind)
 {
     for (size_t i = 0; i < r->nevidence; i++)
@@ -308,16 +277,35 @@ static void host_compute_wait(struct ps_report *r, struct ps_names *names)
  * saying so (ahead of the verdict's fix: shortening its own work shortens every rank's step); else "". */
 static void straggler_sentence(const struct ps_report *r, char *buf, size_t len)
 {
-    const struct ps_multirank *mr = r->process_ranks;
+    const struct ps_waited_rank *w = &r->waited;
     buf[0] = '\0';
-    if (!mr || !mr->has_wait_straggler || !r->scoped || mr->files[mr->wait.file].stat.pid != r->pid)
+    if (!w->found || !r->scoped || w->pid != r->pid)
         return;
-    const struct ps_wait_straggler *w = &mr->wait;
-    const struct ps_rank_file *s = &mr->files[w->file];
     snprintf(buf, len, "This process is rank %d, the one the other ranks wait for: they wait %.1f ms per step for "
              "it, and its %s takes %.1f ms per step longer than theirs (Straggler below); shortening it shortens "
-             "every rank's step. ", s->rank, (double)w->waited_for_ns / 1e6,
-             w->category == PS_CAT_KERNEL && !s->has_gpu ? "host compute" : ps_cat_label[w->category],
+             "every rank's step. ", w->rank, (double)w->waited_for_ns / 1e6,
+             w->category == PS_CAT_KERNEL && !w->has_gpu ? "host compute" : ps_cat_label[w->category],
+             (double)w->excess_ns / 1e6);
+}
+
+/* The fix for exposed communication when the ranks are processes of this trace: it names the rank the others
+ * wait for, or says none is; buf unchanged when the ranks were not analysed. */
+static void waited_rank_fix(const struct ps_report *r, char *buf, size_t len)
+{
+    const struct ps_waited_rank *w = &r->waited;
+    if (!w->analysed)
+        return;
+    if (!w->found) {
+        snprintf(buf, len, "Collective communication is exposed, and no rank of this trace is waited for (Ranks in "
+                 "this trace): overlap it with backward (DDP bucket size), accumulate gradients over several "
+                 "micro-batches (no_sync), use larger batches.");
+        return;
+    }
+    snprintf(buf, len, "Collective communication is exposed, and most of it is waiting for rank %d (%s): the other "
+             "ranks wait %.1f ms per step for it, and its %s takes %.1f ms per step longer than theirs (Straggler "
+             "below): make that rank's own work shorter or give the ranks equal work; then overlap what is left "
+             "with backward (DDP bucket size).", w->rank, w->path, (double)w->waited_for_ns / 1e6,
+             w->category == PS_CAT_KERNEL && !w->has_gpu ? "host compute" : ps_cat_label[w->category],
              (double)w->excess_ns / 1e6);
 }
 
@@ -394,7 +382,7 @@ static void verdict_fix(struct ps_report *r)
     hook_fix(r, hook, sizeof hook);
     int from_hook = hook[0] != '\0';
     if (!hook[0] && r->bottleneck == PS_BN_COMM)   /* the ranks are processes of this trace: it names the one */
-        ps_process_ranks_comm_fix(r, hook, sizeof hook);
+        waited_rank_fix(r, hook, sizeof hook);
     if (!hook[0] && r->bottleneck == PS_BN_HOST && r->graphs.launches > 0)   /* never advise what it does */
         snprintf(hook, sizeof hook, "The GPU waits for the host to launch work, and the program already replays "
                  "CUDA graphs (%lld graph launches ran %lld kernels, %.1f %% of GPU time): capture the eager work "
@@ -426,7 +414,7 @@ static void verdict_fix(struct ps_report *r)
                  "more steps).", host_compute, w->samples);
     }
     straggler_sentence(r, straggler, sizeof straggler);
-    int64_t gain = cause_ns(r);
+    int64_t gain = r->max_gain_ns;
     char waits[96] = "";
     if (host && w->claimed)
         snprintf(waits, sizeof waits, "about %.3f ms per step from the waits alone; ", (double)w->wait_ns / 1e6);
@@ -450,19 +438,57 @@ static void finding_fixes(struct ps_report *r)
     }
 }
 
-int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
+/* Each step's verdict and the average step's, with the groups every format prints (ps_verdict_classify). */
+static void step_verdicts(struct ps_report *r)
 {
     double th = r->opts.kernel_threshold;
     for (size_t i = 0; i < r->nsteps; i++) {
         struct ps_step *s = &r->steps[i];
-        s->bottleneck = classify_seen(s->cat_ns, s->sync_ns, s->pretrace_ns, s->end_ns - s->start_ns, th, &s->share);
+        s->bottleneck = ps_verdict_classify(s->cat_ns, s->sync_ns, s->pretrace_ns, s->end_ns - s->start_ns, th,
+                                            s->group_ns, &s->seen_ns, &s->share);
     }
-    r->bottleneck = classify_seen(r->avg.cat_ns, r->avg.sync_ns, r->avg.pretrace_ns, r->avg_dur_ns, th, &r->share);
-    r->avg.bottleneck = r->bottleneck;
-    r->avg.share = r->share;
+    struct ps_step *a = &r->avg;
+    a->bottleneck = ps_verdict_classify(a->cat_ns, a->sync_ns, a->pretrace_ns, r->avg_dur_ns, th, a->group_ns,
+                                        &a->seen_ns, &a->share);
+    r->bottleneck = a->bottleneck;
+    r->share = a->share;
+}
+
+int ps_verdict_steps_compute(struct ps_report *r, struct ps_names *names, struct ps_view *sv)
+{
+    int rc = ps_steps_compute(r, names, sv);
+    if (rc == 0 && r->has_gpu)   /* GPU work the trace does not hold: the breakdown keeps it out of sync */
+        rc = ps_backlog_find(r, sv);
+    if (rc == 0)
+        rc = ps_breakdown_compute(r, sv, names);
+    if (rc == 0)
+        step_verdicts(r);
+    return rc;
+}
+
+/* The verdict as a sentence's parts (docs/report.md "Verdict"): the compute share beside the bottleneck, and the
+ * most that removing the cause could save: its group of the average step, which the share is of. */
+static void verdict_line(struct ps_report *r)
+{
+    r->kernel_share = r->avg_dur_ns > 0 ? (double)r->avg.cat_ns[PS_CAT_KERNEL] / (double)r->avg_dur_ns : NAN;
+    r->max_gain_share = r->bottleneck == PS_BN_UNKNOWN ? NAN : r->share;
+    r->max_gain_ns = r->bottleneck == PS_BN_UNKNOWN ? -1 : r->avg.group_ns[r->bottleneck];
+    if (r->bottleneck != PS_BN_UNKNOWN)
+        r->verdict_reason = NULL;
+    else if (r->all->nranges == 0 && !r->has_gpu)
+        r->verdict_reason = "nothing to break down: no ranges and no GPU activity";
+    else if (r->whole_run)
+        r->verdict_reason = "zero-length window: nothing to classify";
+    else
+        r->verdict_reason = "zero-length steps: nothing to classify";
+}
+
+int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
+{
     r->window_start_ns = r->steps[0].start_ns;
     r->window_end_ns = r->steps[r->nsteps - 1].end_ns > r->window_start_ns ? r->steps[r->nsteps - 1].end_ns
                                                                            : r->window_start_ns;
+    verdict_line(r);
     int rc = evidence(r, r->scope, names);
     if (rc == 0)
         host_compute_wait(r, names);

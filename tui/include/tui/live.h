@@ -1,6 +1,6 @@
 /* The live recording view of `perfscope top`: finds recordings in progress (the session directories of
  * docs/design.md) and, for the one watched, reads its trace through read-only connections while `record` writes it
- * (SQLite WAL) and runs the report's own analyses (analyzer/analyses, ps_report_build) over the last N seconds:
+ * (SQLite WAL) and runs the report's own analyses (analyzer/analyses, ps_ranks_report_compute) over the last N seconds:
  * step-time breakdown, verdict and its fix, top kernels; plus the NVTX ranges open right now per thread
  * (PERFSCOPE_LIVE_OPEN_RANGES, refreshed by `record` 4 times a second). ncurses-free. */
 #ifndef PS_TUI_LIVE_H
@@ -69,6 +69,8 @@ struct tui_live {
     int64_t avg_dur_ns;
     int64_t cat_ns[PS_CAT_N];       /* the average step's breakdown (sums to avg_dur_ns) */
     int64_t sync_ns;
+    int64_t group_ns[PS_BN_UNKNOWN];   /* the verdict's groups of the average step (analyses/verdict.h) */
+    int64_t seen_ns;                /* what they sum to: the step less the work queued before the trace */
     enum ps_bottleneck bottleneck;
     double share;
     double gpu_util;                /* NAN: no GPU rows */

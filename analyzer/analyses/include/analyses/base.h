@@ -57,7 +57,7 @@ struct ps_report_opts {
 };
 enum { PS_STEPS_AUTO, PS_STEPS_OFF, PS_STEPS_INFER };
 void ps_report_opts_default(struct ps_report_opts *o);
-/* Check the options' name patterns before any trace is read (names.c: they compile as ps_report_build compiles
+/* Check the options' name patterns before any trace is read (names.c: they compile as ps_report_compute compiles
  * them). 0, -EINVAL with a message naming the option and regerror's text, or -ENOMEM. */
 int ps_report_opts_check(const struct ps_report_opts *o, char *err, size_t errlen);
 
@@ -251,6 +251,20 @@ static inline double ps_ns_to_us_double(int64_t ns)
 }
 
 /* ---- the trace's facts, as a report's model holds them (report_query.c) ---- */
+
+struct ps_model;
+/* Each process's rank (analyses/pytorch.h ps_proc_ranks_find fills it): per process of the model, in m->procs
+ * order. */
+struct ps_proc_ranks {
+    int32_t *rank, *world;         /* rank and world size; -1 unknown */
+    uint8_t *marked;               /* 1: the Python hook's `distributed` mark gave them, 0: the environment */
+};
+/* How many distinct ranks the processes hold, counting only process `only_pid` unless it is PS_NONE; p NULL or
+ * without ranks: the environment's (m->procs). *one gets the first rank found, -1 when none. */
+size_t ps_proc_ranks_count(const struct ps_model *m, const struct ps_proc_ranks *p, uint32_t only_pid, int32_t *one);
+/* The world size: PERFSCOPE_META world_size when it is an integer in 1..2^31-1, else the first world size a
+ * counted process's `distributed` mark gives (as ps_proc_ranks_count counts), else -1. */
+int32_t ps_proc_ranks_world(const struct ps_model *m, const struct ps_proc_ranks *p, uint32_t only_pid);
 
 /* The text of string id `id` of the report's model (a step, kernel, evidence or finding row name); NULL for none
  * (the model's PS_NONE). Valid while the model lives. */

@@ -57,7 +57,8 @@ struct ps_copy_stat {
 
 /* ---- the analyses (each returns 0 or -ENOMEM) ---- */
 
-/* breakdown.c: priority breakdown, sync_ns, averages, tb GPU utilisation per device, over the steps' view. */
+/* breakdown.c: priority breakdown, sync_ns and pretrace_ns (of r->backlog: ps_backlog_find runs first), averages,
+ * tb GPU utilisation per device, over the steps' view. */
 int ps_breakdown_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
 /* hta.c: temporal breakdown per device, idle breakdown per stream, comm-comp overlap. */
 int ps_hta_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);

@@ -72,7 +72,7 @@ struct ps_diff {
 /* memory_diff.c: d->memory from the two reports' memory views. 0 or -ENOMEM. */
 int ps_diff_memory(struct ps_diff *d, const struct ps_report *before, const struct ps_report *after);
 
-/* Compare two finished reports (ps_report_build). A change of the average step counts when it exceeds both twice
+/* Compare two finished reports (analyses/ranks.h ps_ranks_report_compute). A change of the average step counts when it exceeds both twice
  * its standard error (Welch: sqrt(sd_b^2/n_b + sd_a^2/n_a)) and 1 % of the before step; with one step on either
  * side the spread is unknown and only a change of 5 % counts. A kernel or copy is faster / slower when its time
  * per call (copies: bandwidth) moved by 5 % or more.

@@ -70,4 +70,10 @@ int ps_pytorch_compute(struct ps_report *r, const struct ps_view *all, const str
                        struct ps_names *names);
 void ps_pytorch_free(struct ps_pytorch *py);   /* NULL is a no-op */
 
+/* proc_ranks.c: each process's rank and world size among `rows`' ranges (the hook's `distributed` marks, else the
+ * processes' environment; struct ps_proc_ranks: analyses/base.h), for every process of the model. 0 or -ENOMEM
+ * (*p then holds nothing); ps_proc_ranks_fini releases it (a zeroed one too). */
+int ps_proc_ranks_find(const struct ps_view *rows, struct ps_proc_ranks *p);
+void ps_proc_ranks_fini(struct ps_proc_ranks *p);
+
 #endif

@@ -1,5 +1,5 @@
 /* `perfscope report FILE...` with several traces, one per rank (run.0.sqlite, run.1.sqlite, ... or one Kineto file
- * per rank): each file is read (by the caller's loader) and analysed on its own (ps_report_build), reduced to a
+ * per rank): each file is read (by the caller's loader) and analysed on its own (ps_ranks_report_compute), reduced to a
  * struct ps_rank_file, and its model freed before that worker reads the next file, so memory stays bounded by the
  * files being read at once (at most one per worker), not by their sum. The ranks' step averages then go through the
  * same straggler rule as several processes of one trace (ranks.c, ps_stragglers_find). All times are integer ns. */
@@ -13,12 +13,14 @@
 
 struct ps_names;
 
-struct ps_rank_stat {              /* one process's steps, when several processes hold step ranges */
+struct ps_rank_stat {              /* one process's or rank's steps: their average and its verdict */
     uint32_t pid;
     size_t nsteps;
     int64_t avg_dur_ns, cat_ns[PS_CAT_N], sync_ns;   /* the step average */
-    enum ps_bottleneck bottleneck;
+    int64_t pretrace_ns;           /* of it: GPU work queued before the trace (analyses/timeline.h) */
+    enum ps_bottleneck bottleneck; /* the verdict (analyses/verdict.h ps_verdict_classify) */
     double share;
+    int64_t group_ns[PS_BN_UNKNOWN], seen_ns;   /* the verdict's groups and what they sum to */
 };
 
 struct ps_straggler {
@@ -149,19 +151,25 @@ int ps_collective_cmp(const void *a, const void *b);
  * that has '.', '_', '-' or the name's start on its left and '.', '_', '-' or the end on its right; -1 when none. */
 int32_t ps_rank_from_file_name(const char *path);
 
-/* ---- several ranks in one trace (process_ranks.c, ranks.c) ---- */
+/* ---- the report with its rank analyses (process_ranks.c): the entry point of `perfscope report`, `diff`, `top` ---- */
 
-/* process_ranks.c: each process's rank (the Python hook's `distributed` mark, else its environment's) and, with
- * two ranks or more among r->all's processes (not one process's view), each rank's process analysed on its own
- * and the several-rank analysis across them (r->process_ranks). Before every caller of ps_report_process_ranks.
- * 0 or -ENOMEM; ps_process_ranks_free releases them. */
-int ps_process_ranks_compute(struct ps_report *r);
-void ps_process_ranks_free(struct ps_report *r);
-/* process_ranks.c: the verdict's fix for exposed communication in such a trace, naming the rank the others wait for
- * (or saying none is), into buf (len bytes); buf unchanged without process ranks. */
-void ps_process_ranks_comm_fix(const struct ps_report *r, char *buf, size_t len);
+/* Every analysis over the rows of view `rows` (model/view.h; ps_ranks_report_compute: the whole model): when the
+ * trace's processes hold two ranks or more (and `rows` are not one process's), each rank's process analysed on its
+ * own and the several-rank analysis across them (r->process_ranks); the single-trace report of `rows`
+ * (analyses/report.h ps_report_compute), told which rank the others wait for; the per-process table and its
+ * stragglers (r->ranks, r->stragglers: ranks.c); this trace as one rank of a several-rank report
+ * (r->rank_summary). Returns 0 and fills *r (release with ps_report_fini, which releases these parts too), or
+ * ps_report_compute's errors with a message in err. `rows`' model must outlive *r; `rows` may be freed at once. */
+int ps_ranks_report_compute_view(struct ps_report *r, const struct ps_view *rows, const struct ps_report_opts *o,
+                                 char *err, size_t errlen);
+int ps_ranks_report_compute(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
+                            char *err, size_t errlen);
 
-/* ranks.c: per-process step averages and stragglers when several processes hold step ranges. */
+/* ---- several processes of one trace (ranks.c) ---- */
+
+/* ranks.c: per-process step averages and their verdicts (each process through the one step pipeline,
+ * analyses/verdict.h ps_verdict_steps_compute) and stragglers, when several processes hold step ranges. 0 or
+ * -ENOMEM. */
 int ps_ranks_compute(struct ps_report *r, struct ps_names *names);
 /* ranks.c: the stragglers among ranks[0..n) (several processes of one trace, or several rank files): ranks whose
  * average step is more than 5 % slower than the median rank's, each with the category (enum ps_cat) that exceeds
@@ -171,8 +179,9 @@ int ps_stragglers_find(const struct ps_rank_stat *ranks, size_t n, struct ps_str
 
 /* ---- one trace as one rank of a several-rank report (rank_summary.c) ---- */
 
-/* rank_summary.c: r->rank_summary from the finished analyses (collectives: r->all's kernels, r->scope's host
- * ranges). 0 or -ENOMEM. */
+/* rank_summary.c: r->rank_summary from the finished report (collectives: r->all's kernels, r->scope's host
+ * ranges). 0 or -ENOMEM. ps_rank_summary_free releases it (NULL is a no-op) and leaves r->rank_summary NULL. */
 int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names);
+void ps_rank_summary_free(struct ps_report *r);
 
 #endif

@@ -1,19 +1,25 @@
-/* The report family (analyzer/analyses/report/): struct ps_report, which ps_report_build fills from one finished
+/* The report family (analyzer/analyses/report/): struct ps_report, which ps_report_compute fills from one finished
  * model by calling every family in order, and what a report says besides its numbers (messages.c). Renderers
  * (analyzer/render/) only format it. All times are integer ns, shares 0..1.
  *
  * The pipeline (report.c, run_analyses), in the order it calls the families:
- *   timeline   graph replays                         ps_graphs_compute
- *   ranks      the ranks among the trace's processes  ps_process_ranks_compute
- *   steps      find, infer, windows, warm-up          ps_steps_find .. ps_warmup_compute
- *   breakdown  tb breakdown (backlog inside), HTA, TraceLens, device totals
+ *   timeline   graph replays                          ps_graphs_compute
+ *   pytorch    each process's rank                    ps_proc_ranks_find
+ *   verdict    the one step pipeline                  ps_verdict_steps_compute:
+ *     steps      find, infer, windows, warm-up          ps_steps_compute
+ *     timeline   work queued before the trace           ps_backlog_find
+ *     breakdown  tb's breakdown with sync               ps_breakdown_compute
+ *     verdict    each step's and the average's verdict  ps_verdict_classify
+ *   breakdown  HTA, TraceLens, device totals          ps_hta_compute, ps_tracelens_compute, ps_summary_devices_compute
  *   pytorch    the Python hook's view                 ps_pytorch_compute
- *   verdict    verdict, evidence, findings, fixes     ps_verdict_compute, ps_findings_compute, ps_recommendations_compute
- *   ranks      per-process steps and stragglers       ps_ranks_compute
+ *   verdict    evidence and the verdict line, findings, fixes
+ *                                                     ps_verdict_compute, ps_findings_compute, ps_recommendations_compute
  *   timeline   utilisation over time                  ps_nvml_util_compute, ps_util_compute
- *   memory     the memory view (second thread)        ps_memory_build, ps_memory_give
- *   ranks      this trace as one rank                 ps_rank_summary_compute
- *   report     messages, last                         ps_messages_compute */
+ *   breakdown  kernel and copy tables   } on a second  ps_summary_tables_compute
+ *   memory     the memory view          } thread       ps_memory_build
+ *   report     messages, last                         ps_messages_compute
+ * Above it, the ranks family's entry point (analyses/ranks.h ps_ranks_report_compute) analyses the ranks of the
+ * trace's processes, calls ps_report_compute, then makes the per-process table and the rank summary. */
 #ifndef PS_REPORT_H
 #define PS_REPORT_H
 
@@ -112,7 +118,7 @@ struct ps_trace_info {
 struct ps_report {
     const struct ps_model *m;      /* the model analysed (renderers read `trace` and ps_report_name instead) */
     struct ps_view *all;           /* the rows analysed, the report's own copy of the caller's view (owned): every
-                                    * row of the trace for ps_report_build (HTA, TraceLens, summaries, whole-trace
+                                    * row of the trace for ps_report_compute over the whole model (HTA, TraceLens, summaries, whole-trace
                                     * findings) */
     struct ps_view *scope;         /* the analysed process's rows of `all` (owned; the steps, their breakdown and
                                     * evidence); all of `all` when no process holds a step range */
@@ -175,10 +181,6 @@ struct ps_report {
                                            * without steps); findings' shares are of its length */
     struct ps_finding findings[PS_MAX_FINDINGS];
     size_t nfindings;
-    struct ps_rank_stat *ranks;    /* NULL unless two or more processes hold step ranges (ordered by pid) */
-    size_t nranks;
-    struct ps_straggler *stragglers;
-    size_t nstragglers;
     struct ps_util_series *util;   /* per device, in devs order; none without GPU rows */
     size_t nutil;
     /* messages.c: everything said besides the numbers */
@@ -198,7 +200,7 @@ struct ps_report {
     struct ps_memory *mem;         /* NULL unless the trace holds memory records */
 
     /* The per-operator performance model (analyses/op_perf.h) of a PyTorch profiler trace: set by
-     * ps_op_perf_attach after ps_report_build, borrowed (the caller frees it after the report); NULL when not
+     * ps_op_perf_attach after the report is made, borrowed (the caller frees it after the report); NULL when not
      * computed (not a Kineto trace). */
     const struct ps_op_perf *op_perf;
     /* Operator efficiency (analyses/roofline.h, op_efficiency.c; docs/op-perf-roofline.md): rooflines of the
@@ -210,38 +212,43 @@ struct ps_report {
     struct ps_graph_stat graphs;   /* CUDA / HIP graph replays in `all` */
     struct ps_backlog_stat backlog;/* GPU work the trace does not hold, which launched work waited behind */
     struct ps_warmup_stat warmup;  /* the first step against the others, and the steps left out (--skip-steps) */
-    /* distributed (rank_summary.c, docs/distributed.md): this trace as one rank of a several-rank report — rank,
-     * step average, collectives with bytes, time blocked in collectives. JSON "rank_summary", which
-     * `perfscope report run.*.report.json` merges. Owned; NULL only when the report failed. */
-    struct ps_rank_file *rank_summary;
-    /* Several ranks as processes of this trace (process_ranks.c, docs/distributed.md "Ranks in one trace"):
-     * per process of the model (m->procs order), its rank and world size (-1 unknown) and whether the Python
-     * hook's `distributed` mark gave them (1) or its environment (0); and, when r->all holds two ranks or more
-     * and is not one process's rows, the several-rank analysis over the rank processes, as `perfscope report`
-     * makes it over one trace per rank (each rank file's path "pid N"). Owned; NULL when not computed. */
-    int32_t *proc_rank, *proc_world;
-    uint8_t *proc_marked;
+    /* per process of the model (m->procs order), its rank and world size and whether the Python hook's
+     * `distributed` mark gave them (analyses/pytorch.h ps_proc_ranks_find) */
+    struct ps_proc_ranks proc_ranks;
+
+    /* ---- what the ranks family adds (analyses/ranks.h ps_ranks_report_compute; NULL / 0 in a report made by
+     * ps_report_compute alone). ps_report_fini releases them through ranks_fini, the ranks family's callback. ---- */
+    struct ps_waited_rank waited;  /* the rank the other ranks of this trace wait for: the verdict's fix names it */
+    struct ps_rank_stat *ranks;    /* per process when two or more hold step ranges (ordered by pid) */
+    size_t nranks;
+    struct ps_straggler *stragglers;
+    size_t nstragglers;
+    /* Several ranks as processes of this trace (docs/distributed.md "Ranks in one trace"): when r->all holds two
+     * ranks or more and is not one process's rows, the several-rank analysis over the rank processes, as
+     * `perfscope report` makes it over one trace per rank (each rank file's path "pid N"). */
     struct ps_multirank *process_ranks;
+    /* this trace as one rank of a several-rank report (docs/distributed.md): rank, step average, collectives with
+     * bytes, time blocked in collectives. JSON "rank_summary", which `perfscope report run.*.report.json` merges. */
+    struct ps_rank_file *rank_summary;
+    void (*ranks_fini)(struct ps_report *r);
 };
 
 
-/* Run every analysis over `m` (finished): ps_report_build_view over ps_view_all(m). Returns 0 and fills *r
- * (release with ps_report_fini), or -EINVAL (bad pattern, or events spanning more than ~13 days: corrupt
- * timestamps; message in err) / -ENOMEM. `m` must outlive *r. */
-int ps_report_build(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
-                    char *err, size_t errlen);
-/* Run every analysis over the rows of view `rows` (model/view.h) instead of the whole model: a time slice
- * (ps_view_starting: `perfscope top`'s last N seconds of a growing model), a process or a rank. The report
- * copies the view into r->all (ps_view_copy: free for ps_view_all, O(rows) for a view with a selection), so
- * `rows` may be freed at once; its model must outlive *r. Every figure is of those rows: steps, breakdown, GPU
- * utilisation, HTA, TraceLens, kernel and copy tables, findings, the verdict, run_start_ns / run_end_ns /
- * nevents and the GPU utilisation timeline (their span), and the NVML utilisation samples inside the view's
- * window ([rows->start_ns, rows->end_ns)). Facts of the whole recording stay the model's: processes, threads,
- * strings, metadata (the program's duration, exit status, dropped records, warnings), never-ended ranges, host
- * samples and the per-process CPU time taken from them (the Python section's workers). Returns as
- * ps_report_build, and -EINVAL for a retimed view (ps_view_retime; message in err). */
-int ps_report_build_view(struct ps_report *r, const struct ps_view *rows, const struct ps_report_opts *o,
-                         char *err, size_t errlen);
+/* The single-trace report of the rows of view `rows` (model/view.h): the whole model (ps_view_all), a time slice
+ * (ps_view_starting: `perfscope top`'s last N seconds of a growing model), a process or a rank; every family in
+ * the order above, without the rank analyses (those run above it: analyses/ranks.h ps_ranks_report_compute, the
+ * entry point of the commands). `waited` (NULL: none) is the rank the other ranks of this trace wait for, which the
+ * verdict's fix names. The report copies the view into r->all (ps_view_copy: free for ps_view_all, O(rows) for a
+ * view with a selection), so `rows` may be freed at once; its model must outlive *r. Every figure is of those
+ * rows: steps, breakdown, GPU utilisation, HTA, TraceLens, kernel and copy tables, findings, the verdict,
+ * run_start_ns / run_end_ns / nevents and the GPU utilisation timeline (their span), and the NVML utilisation
+ * samples inside the view's window ([rows->start_ns, rows->end_ns)). Facts of the whole recording stay the
+ * model's: processes, threads, strings, metadata (the program's duration, exit status, dropped records,
+ * warnings), never-ended ranges, host samples and the per-process CPU time taken from them (the Python section's
+ * workers). Returns 0 and fills *r (release with ps_report_fini), or -EINVAL (bad pattern, events spanning more
+ * than ~13 days: corrupt timestamps, or a retimed view: ps_view_retime; message in err) / -ENOMEM. */
+int ps_report_compute(struct ps_report *r, const struct ps_view *rows, const struct ps_report_opts *o,
+                      const struct ps_waited_rank *waited, char *err, size_t errlen);
 void ps_report_fini(struct ps_report *r);
 
 /* The message with `code`, NULL when the report has none (messages.c). */
@@ -252,7 +259,7 @@ const char *ps_signal_name(long sig);
 /* r->trace from the model (report.c): its path, format, tables' sizes, host samples, ranges never ended.
  * 0 or -ENOMEM. */
 int ps_report_trace_fill(struct ps_report *r);
-/* messages.c (last): run facts, warnings, notes, the verdict line's parts; ps_messages_fini frees them. */
+/* messages.c (last): run facts, warnings, notes; ps_messages_fini frees them. */
 int ps_messages_compute(struct ps_report *r);
 void ps_messages_fini(struct ps_report *r);
 

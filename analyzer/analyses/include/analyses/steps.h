@@ -23,10 +23,13 @@ struct ps_step {
     int64_t device_ops;            /* GPU ops launched by runtime calls inside the host range */
     int64_t cat_ns[PS_CAT_N];      /* sums to end_ns - start_ns */
     int64_t sync_ns;               /* carved out of runtime + cpu_exec + other */
-    enum ps_bottleneck bottleneck;
-    double share;                  /* share of the step in the bottleneck's category (of the step less pretrace_ns) */
     int64_t pretrace_ns;           /* backlog.c: the part of Runtime + CPU Exec + Other (never sync) in which the GPU
                                     * ran work the trace does not hold while launched work waited for it */
+    /* the verdict (analyses/verdict.h ps_verdict_classify): every format prints these, none recomputes them */
+    enum ps_bottleneck bottleneck;
+    double share;                  /* the bottleneck's group / seen_ns */
+    int64_t group_ns[PS_BN_UNKNOWN];   /* the breakdown as the verdict groups it, host less pretrace_ns */
+    int64_t seen_ns;               /* what the groups sum to: the step less the pre-trace work the verdict left out */
 };
 
 /* Which rule left trailing steps out of the analysis (docs/report.md "Steps"). */
@@ -41,6 +44,16 @@ struct ps_warmup_stat {
     int first_outlier;             /* 1: the first step took more than twice the median of the others (>= 3 steps) */
     int64_t first_ns, median_ns;   /* its duration and that median (0 when fewer than 3 steps) */
 };
+
+/* ---- the steps of a report (steps.c) ---- */
+
+/* steps.c: the steps of r->scope, the analysed process's rows (the whole of r->all when no process holds a step
+ * range), in one order: found from step ranges (ps_steps_find), else or also inferred from the repeating GPU work
+ * (--steps; inference may name another process: r->scope and r->pid follow it), their windows (ps_steps_windows),
+ * the leading steps --skip-steps leaves out, and whether the first step kept is an outlier (r->warmup). *sv gets
+ * the rows the steps' breakdown reads: r->scope's, with tb's rounded times under --compat tb on Kineto traces
+ * (the caller finis it, also on failure). 0 or -ENOMEM. */
+int ps_steps_compute(struct ps_report *r, struct ps_names *names, struct ps_view *sv);
 
 /* ---- finding the steps (steps.c, steps_infer.c) ---- */
 

@@ -11,6 +11,7 @@
 
 struct ps_report;
 struct ps_names;
+struct ps_view;
 
 struct ps_row {                    /* a trace row (count 0) or an aggregate of rows (count > 0) cited by a finding */
     uint32_t name;                 /* string id, PS_NONE for a GPU idle gap */
@@ -54,24 +55,52 @@ struct ps_host_wait {
 #define PS_REC_LEN 1536
 #define PS_MAX_FINDINGS 12
 
-/* ---- the verdict rule ---- */
+/* The rank the other ranks of this trace wait for (docs/distributed.md "Ranks in one trace"), as the ranks family
+ * found it before the report's analyses ran; the verdict's fix names it. Strings are the caller's, valid while the
+ * report lives. */
+struct ps_waited_rank {
+    int analysed;                  /* 1: the trace's ranks (processes of it) were analysed one by one */
+    int found;                     /* 1: the others wait for one rank (the fields below), 0: for none */
+    uint32_t pid;                  /* that rank's process */
+    int32_t rank;
+    const char *path;              /* how the several-rank report names it ("pid N") */
+    int64_t waited_for_ns;         /* the others' wait for it per step */
+    int64_t excess_ns;             /* how much longer its `category` takes than theirs per step */
+    int category;                  /* enum ps_cat */
+    int has_gpu;                   /* its rows hold GPU work: else `kernel` is its host compute */
+};
 
-/* verdict.c: the verdict rule on one breakdown (docs/report.md); *share gets the bottleneck's share of dur_ns. */
-enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, int64_t dur_ns, double threshold,
+/* ---- the verdict rule: one function for every breakdown (a step, the average step, a rank) ---- */
+
+/* verdict.c: the verdict of one breakdown of dur_ns (docs/report.md "Verdict"). Its parts grouped as the verdict
+ * weighs them, into group_ns (indexed by enum ps_bottleneck): kernel = Kernel, data-loading = DataLoader,
+ * memcpy = Memcpy + Memset, communication, sync = sync_ns, host = Runtime + CPU Exec + Other - sync_ns less the
+ * GPU's work queued before the trace (pretrace_ns, when it lies within host: analyses/timeline.h), which no change
+ * of the program saves. *seen_ns gets what the groups sum to: dur_ns less that work. The bottleneck is `kernel`
+ * when its group reaches `threshold` of *seen_ns, else the largest other group; *share gets its group / *seen_ns
+ * (0 and PS_BN_UNKNOWN when *seen_ns <= 0). */
+enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, int64_t pretrace_ns, int64_t dur_ns,
+                                       double threshold, int64_t group_ns[PS_BN_UNKNOWN], int64_t *seen_ns,
                                        double *share);
-/* verdict.c: a breakdown grouped as the verdict groups it (docs/report.md), indexed by enum ps_bottleneck:
- * kernel = Kernel, data-loading = DataLoader, memcpy = Memcpy + Memset, communication, sync = sync_ns,
- * host = Runtime + CPU Exec + Other - sync_ns. The six sum to the breakdown's total. */
-void ps_verdict_groups(const int64_t *cat_ns, int64_t sync_ns, int64_t out[PS_BN_UNKNOWN]);
 
 /* ---- the analyses ---- */
 
-/* verdict.c: per-step and run verdicts, the analysed window, the evidence (r->scope). */
+/* verdict.c: the pipeline every step analysis goes through, for the single-trace report and each process of the
+ * per-process table alike: the steps of r->scope (analyses/steps.h ps_steps_compute: find, infer, windows,
+ * warm-up), the GPU's work queued before the trace (ps_backlog_find), the breakdown (ps_breakdown_compute) and
+ * each step's and the average step's verdict (ps_verdict_classify). *sv gets the steps' view (the caller
+ * finis it). 0 or -ENOMEM. */
+int ps_verdict_steps_compute(struct ps_report *r, struct ps_names *names, struct ps_view *sv);
+/* verdict.c: the analysed window, the evidence behind the run's verdict (r->scope), whether host compute waits
+ * (r->host_wait), and the verdict line's numbers: the Kernel share, the most removing the cause saves
+ * (max_gain_ns, the bottleneck's group of the average step, and max_gain_share) or why the verdict is unknown.
+ * 0 or -ENOMEM. */
 int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
 /* findings.c: the expert findings, each with the time it costs in the analysed window, sorted by cost. */
 int ps_findings_compute(struct ps_report *r, struct ps_names *names);
 /* verdict.c: the recommendations: the verdict's fix (worded from r->py's advice where the hook has some for the
- * bottleneck), then the fixes of the costliest warnings among the findings. */
+ * bottleneck, naming r->waited's rank for exposed communication), then the fixes of the costliest warnings among
+ * the findings. */
 void ps_recommendations_compute(struct ps_report *r);
 
 #endif

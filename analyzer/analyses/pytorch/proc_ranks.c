@@ -1,0 +1,91 @@
+/* Each process's rank (analyses/pytorch.h ps_proc_ranks_find; docs/distributed.md "Ranks in one trace"): the
+ * Python hook's `distributed` mark in it (docs/python.md: rank and world size of its default process group, once
+ * init_process_group returns), else the rank its environment gave it (PERFSCOPE_PROCESS_INFO: RANK,
+ * OMPI_COMM_WORLD_RANK, ...). The mark comes first: processes started by torch.multiprocessing.spawn get their rank
+ * as an argument, not in their environment, and a DataLoader worker inherits its rank's environment but makes no
+ * process group. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/pytorch.h"
+#include "model/model.h"
+#include "model/view.h"
+
+/* The integer after " key=" in a mark's text; -1 when absent or not a number in [0, INT32_MAX]. */
+static int32_t mark_int(const char *text, const char *key)
+{
+    size_t kl = strlen(key);
+    for (const char *p = text; (p = strstr(p, key)); p += kl) {
+        if (p == text || p[-1] != ' ' || p[kl] != '=')
+            continue;
+        char *end;
+        long long v = strtoll(p + kl + 1, &end, 10);
+        return end != p + kl + 1 && (*end == ' ' || !*end) && v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+    }
+    return -1;
+}
+
+struct pid_index {
+    uint32_t pid;
+    uint32_t index;             /* into m->procs */
+};
+
+static int cmp_pid_index(const void *a, const void *b)
+{
+    const struct pid_index *x = a, *y = b;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int ps_proc_ranks_find(const struct ps_view *rows, struct ps_proc_ranks *p)
+{
+    const struct ps_model *m = rows->m;
+    size_t n = m->procs.n;
+    struct pid_index *by_pid = malloc((n + 1) * sizeof *by_pid);
+    p->rank = malloc((n + 1) * sizeof *p->rank);
+    p->world = malloc((n + 1) * sizeof *p->world);
+    p->marked = calloc(n + 1, sizeof *p->marked);
+    if (!by_pid || !p->rank || !p->world || !p->marked) {
+        free(by_pid);
+        ps_proc_ranks_fini(p);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        p->rank[i] = m->procs.v[i].rank;
+        p->world[i] = -1;
+        by_pid[i] = (struct pid_index){ m->procs.v[i].pid, (uint32_t)i };
+    }
+    qsort(by_pid, n, sizeof *by_pid, cmp_pid_index);
+    uint32_t dom = PS_NONE;
+    for (size_t i = 0; i < rows->nranges; i++) {
+        const struct ps_range *g = ps_view_range(rows, i);
+        if (g->kind != PS_RANGE_NVTX_MARK || g->domain == PS_NONE || g->thread == PS_NONE)
+            continue;
+        if (g->domain != dom) {
+            if (strcmp(ps_model_str(m, g->domain), PS_PYTHON_HOOK_DOMAIN) != 0)
+                continue;
+            dom = g->domain;
+        }
+        const char *text = ps_model_str(m, g->name);
+        if (!text || strncmp(text, "distributed ", 12) != 0)
+            continue;
+        struct pid_index key = { m->threads.v[g->thread].pid, 0 };
+        const struct pid_index *hit = bsearch(&key, by_pid, n, sizeof *by_pid, cmp_pid_index);
+        int32_t rank = mark_int(text, "rank");
+        if (!hit || rank < 0 || rank == INT32_MAX)
+            continue;
+        p->rank[hit->index] = rank;
+        p->world[hit->index] = mark_int(text, "world_size");
+        p->marked[hit->index] = 1;
+    }
+    free(by_pid);
+    return 0;
+}
+
+void ps_proc_ranks_fini(struct ps_proc_ranks *p)
+{
+    free(p->rank);
+    free(p->world);
+    free(p->marked);
+    *p = (struct ps_proc_ranks){ 0 };
+}
