@@ -5,6 +5,7 @@
  * bytes) — plus the time the step thread spends blocked waiting on collectives. Every report computes it
  * (ps_rank_summary_compute), so `report --format json` carries it and per-rank reports merge without the traces
  * (docs/distributed.md). */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +15,31 @@
 #include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
+
+const char *const ps_rank_source_name[] = { "metadata", "process_info", "file_name", "order" };
+
+int32_t ps_rank_from_file_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    int32_t rank = -1;
+    for (const char *p = base; *p;) {
+        if (!isdigit((unsigned char)*p) || (p > base && !strchr("._-", p[-1]))) {
+            p++;
+            continue;
+        }
+        const char *q = p;
+        long long v = 0;
+        while (isdigit((unsigned char)*q) && v <= INT32_MAX)
+            v = v * 10 + (*q++ - '0');
+        if (!isdigit((unsigned char)*q) && (!*q || strchr("._-", *q)) && v < INT32_MAX)
+            rank = (int32_t)v;
+        while (isdigit((unsigned char)*q))
+            q++;
+        p = q;
+    }
+    return rank;
+}
 
 /* The row of collective `name` with per-call size `bytes` (-1 unknown) and origin `host`, added (zeroed) when
  * new; NULL on out-of-memory. Rows are few (kernel names x sizes): a linear search. */

@@ -1,4 +1,4 @@
-/* `perfscope report FILE...` with several traces, one per rank (run.0.sqlite, run.1.sqlite, ... or one Kineto file
+/* The ranks family (analyzer/analyses/ranks/). `perfscope report FILE...` with several traces, one per rank (run.0.sqlite, run.1.sqlite, ... or one Kineto file
  * per rank): each file is read (by the caller's loader) and analysed on its own (ps_ranks_report_compute), reduced to a
  * struct ps_rank_file, and its model freed before that worker reads the next file, so memory stays bounded by the
  * files being read at once (at most one per worker), not by their sum. The ranks' step averages then go through the
