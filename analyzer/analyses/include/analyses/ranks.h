@@ -1,8 +1,11 @@
-/* The ranks family (analyzer/analyses/ranks/). `perfscope report FILE...` with several traces, one per rank (run.0.sqlite, run.1.sqlite, ... or one Kineto file
- * per rank): each file is read (by the caller's loader) and analysed on its own (ps_ranks_report_compute), reduced to a
- * struct ps_rank_file, and its model freed before that worker reads the next file, so memory stays bounded by the
- * files being read at once (at most one per worker), not by their sum. The ranks' step averages then go through the
- * same straggler rule as several processes of one trace (ranks.c, ps_stragglers_find). All times are integer ns. */
+/* The ranks family (analyzer/analyses/ranks/), above the single-trace report: the report with its rank analyses
+ * (process_ranks.c: the entry point of the commands), several processes of one trace (ranks.c), one trace as one
+ * rank (rank_summary.c), and `perfscope report FILE...` with several traces, one per rank (run.0.sqlite,
+ * run.1.sqlite, ... or one Kineto file per rank: rank_files.c): each file is read (by the caller's loader) and
+ * analysed on its own (ps_ranks_report_compute), reduced to a struct ps_rank_file, and its model freed before that
+ * worker reads the next file, so memory stays bounded by the files being read at once (at most one per worker),
+ * not by their sum; then the cross-rank analysis (multirank.c): the same straggler rule as several processes of
+ * one trace (ranks.c, ps_stragglers_find) and who waits for whom (straggler.c). All times are integer ns. */
 #ifndef PS_ANALYSES_RANKS_H
 #define PS_ANALYSES_RANKS_H
 
