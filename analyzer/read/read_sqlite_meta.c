@@ -712,11 +712,6 @@ int ps_trace_db_has_table(struct ps_trace_db *d, const char *table, char *err, s
     return ps_sq_table_exists(&d->c, table);
 }
 
-int ps_trace_db_stopped(const struct ps_trace_db *d)
-{
-    return d->c.stopped || d->c.over_budget;
-}
-
 void ps_trace_db_close(struct ps_trace_db *d)
 {
     if (!d)

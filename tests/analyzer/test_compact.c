@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "render/render.h"
+#include "cases.h"
 #include "check.h"
 #include "analyses/base.h"
 
@@ -244,20 +245,15 @@ static void kernel_median_of_very_common_names(void)
     ps_model_free(m);
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} cases[] = {
-    { "model_keeps_long_gpu_durations_exact", model_keeps_long_gpu_durations_exact },
-    { "sweep_and_windows_by_hand", sweep_and_windows_by_hand },
-    { "sweep_matches_interval_algebra", sweep_matches_interval_algebra },
-    { "kernel_median_of_very_common_names", kernel_median_of_very_common_names },
+static const struct test_case cases[] = {
+    { "model_keeps_long_gpu_durations_exact", .fn = model_keeps_long_gpu_durations_exact },
+    { "sweep_and_windows_by_hand", .fn = sweep_and_windows_by_hand },
+    { "sweep_matches_interval_algebra", .fn = sweep_matches_interval_algebra },
+    { "kernel_median_of_very_common_names", .fn = kernel_median_of_very_common_names },
 };
 
 int main(int argc, char **argv)
 {
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (argc < 2 || !strcmp(argv[1], cases[i].name))
-            cases[i].fn();
-    return check_failures ? 1 : 0;
+    static const struct case_hooks hooks = { .all_when_none = 1 };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

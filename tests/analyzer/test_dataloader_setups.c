@@ -11,6 +11,7 @@
 #include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
+#include "cases.h"
 #include "check.h"
 
 #define US(x) ((int64_t)(x) * 1000)
@@ -265,24 +266,20 @@ static void compute_evidence_is_compute(void)
           "fix: %s", rep.nrecs ? rep.recs[0] : "(none)");
 }
 
+static void free_report_and_model(void)
+{
+    ps_report_fini(&rep);
+    ps_model_free(m);
+}
+
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } cases[] = {
-        { "forkserver_workers_link_and_startup_is_its_own_cause", two_forkserver_iterators },
-        { "oversubscribed_machine_is_not_told_to_add_workers", oversubscribed_machine },
-        { "warmup_steps_skipped_and_first_step_outlier", warmup_steps },
-        { "compute_evidence_lists_compute_not_loading", compute_evidence_is_compute },
+    static const struct test_case cases[] = {
+        { "forkserver_workers_link_and_startup_is_its_own_cause", .fn = two_forkserver_iterators },
+        { "oversubscribed_machine_is_not_told_to_add_workers", .fn = oversubscribed_machine },
+        { "warmup_steps_skipped_and_first_step_outlier", .fn = warmup_steps },
+        { "compute_evidence_lists_compute_not_loading", .fn = compute_evidence_is_compute },
     };
-    for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof cases[0]; i++)
-        if (!strcmp(argv[1], cases[i].name)) {
-            cases[i].fn();
-            ps_report_fini(&rep);
-            ps_model_free(m);
-            return check_failures != 0;
-        }
-    fprintf(stderr, "unknown case %s\n", argc > 1 ? argv[1] : "(none)");
-    return 2;
+    static const struct case_hooks hooks = { .teardown = free_report_and_model };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

@@ -12,6 +12,7 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "render/render.h"
+#include "cases.h"
 #include "check.h"
 
 #define US(x) ((int64_t)(x) * 1000)
@@ -347,27 +348,22 @@ static void recommendations_point_at_the_report(void)
           "CPU-only recommendation: %s", rep.nrecs ? rep.recs[0] : "(none)");
 }
 
+static void free_report_and_model(void)
+{
+    ps_report_fini(&rep);
+    ps_model_free(m);
+}
+
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } cases[] = {
-        { "pageable_memcpy", pageable_memcpy },         { "sync_memcpy", sync_memcpy },
-        { "sync_api", sync_api },                       { "gpu_gap", gpu_gap },
-        { "low_gpu_utilization", low_gpu_utilization }, { "slow_memcpy", slow_memcpy },
-        { "launch_bound_stream", launch_bound_stream }, { "tiny_kernels", tiny_kernels },
-        { "no_tensor_cores", no_tensor_cores },         { "low_occupancy", low_occupancy },
-        { "recommendations_point_at_the_report", recommendations_point_at_the_report },
+    static const struct test_case cases[] = {
+        { "pageable_memcpy", .fn = pageable_memcpy }, { "sync_memcpy", .fn = sync_memcpy },
+        { "sync_api", .fn = sync_api }, { "gpu_gap", .fn = gpu_gap },
+        { "low_gpu_utilization", .fn = low_gpu_utilization }, { "slow_memcpy", .fn = slow_memcpy },
+        { "launch_bound_stream", .fn = launch_bound_stream }, { "tiny_kernels", .fn = tiny_kernels },
+        { "no_tensor_cores", .fn = no_tensor_cores }, { "low_occupancy", .fn = low_occupancy },
+        { "recommendations_point_at_the_report", .fn = recommendations_point_at_the_report },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (argc != 2 || strcmp(argv[1], cases[i].name))
-            continue;
-        cases[i].fn();
-        ps_report_fini(&rep);
-        ps_model_free(m);
-        return check_failures != 0;
-    }
-    fprintf(stderr, "usage: test_findings CASE\n");
-    return 2;
+    static const struct case_hooks hooks = { .teardown = free_report_and_model };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

@@ -12,6 +12,7 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "render/render.h"
+#include "cases.h"
 #include "check.h"
 #include "read/reader.h"
 
@@ -353,33 +354,24 @@ static int nsys_h100(const char *dir)
     return 0;
 }
 
-static const struct {
-    const char *name;
-    int (*fn)(const char *dir);
-} cases[] = {
-    { "resnet50_workers0", resnet50_workers0 }, { "resnet50_workers4", resnet50_workers4 },
-    { "ddp_resnet", ddp_resnet },               { "nccl_2rank", nccl_2rank },
-    { "h100_owlv2", h100_owlv2 },               { "nsys_h100", nsys_h100 },
+static void free_report_and_model(void)
+{
+    ps_report_fini(&rep);
+    ps_model_free(model);
+}
+
+static const struct test_case cases[] = {
+    { "resnet50_workers0", .fn_arg = resnet50_workers0 },
+    { "resnet50_workers4", .fn_arg = resnet50_workers4 },
+    { "ddp_resnet", .fn_arg = ddp_resnet },
+    { "nccl_2rank", .fn_arg = nccl_2rank },
+    { "h100_owlv2", .fn_arg = h100_owlv2 },
+    { "nsys_h100", .fn_arg = nsys_h100 },
 };
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: test_golden CASE SHARED_DIR\n");
-        return 2;
-    }
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (strcmp(argv[1], cases[i].name))
-            continue;
-        int rc = cases[i].fn(argv[2]);
-        ps_report_fini(&rep);
-        ps_model_free(model);
-        if (rc)
-            return rc;
-        if (check_failures)
-            fprintf(stderr, "%d check(s) failed\n", check_failures);
-        return check_failures ? 1 : 0;
-    }
-    fprintf(stderr, "unknown case %s\n", argv[1]);
-    return 2;
+    static const struct case_hooks hooks = { .teardown = free_report_and_model };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, argc > 2 ? argv[2] : NULL,
+                     &hooks);
 }

@@ -11,6 +11,7 @@
 #include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
+#include "cases.h"
 #include "check.h"
 #include "read/reader.h"
 
@@ -229,23 +230,13 @@ static int pretrace_work_is_not_sync(void)
 
 int main(int argc, char **argv)
 {
-    const char *c = argc > 1 ? argv[1] : "", *dir = argc > 2 ? argv[2] : "../shared";
-    int rc = 0;
-    if (!strcmp(c, "vllm_decode_graph_replay_is_not_launch_bound"))
-        rc = vllm_decode(dir);
-    else if (!strcmp(c, "sglang_decode_graph_replay_waits_on_pretrace_work"))
-        rc = sglang_decode(dir);
-    else if (!strcmp(c, "vllm_piecewise_graph_replay_counts_eager_launches"))
-        rc = vllm_piecewise(dir);
-    else if (!strcmp(c, "eager_launches_judged_alone"))
-        rc = eager_launches_judged_alone();
-    else if (!strcmp(c, "pretrace_work_is_not_sync"))
-        rc = pretrace_work_is_not_sync();
-    else {
-        fprintf(stderr, "unknown case %s\n", c);
-        return 2;
-    }
-    if (rc)
-        return rc;
-    return check_failures != 0;
+    static const struct test_case cases[] = {
+        { "vllm_decode_graph_replay_is_not_launch_bound", .fn_arg = vllm_decode },
+        { "sglang_decode_graph_replay_waits_on_pretrace_work", .fn_arg = sglang_decode },
+        { "vllm_piecewise_graph_replay_counts_eager_launches", .fn_arg = vllm_piecewise },
+        { "eager_launches_judged_alone", .fn_status = eager_launches_judged_alone },
+        { "pretrace_work_is_not_sync", .fn_status = pretrace_work_is_not_sync },
+    };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, argc > 2 ? argv[2] : "../shared",
+                     NULL);
 }

@@ -11,6 +11,7 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "render/render.h"
+#include "cases.h"
 #include "check.h"
 
 #define US(x) ((int64_t)(x) * 1000)
@@ -668,42 +669,43 @@ static void bad_pattern_rejected(void)
     memset(&rep, 0, sizeof rep);
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} cases[] = {
-    { "overlapping_kernels", overlapping_kernels },
-    { "hidden_memcpy", hidden_memcpy },
-    { "step_without_gpu_work", step_without_gpu_work },
-    { "last_step_with_few_gpu_ops_dropped", last_step_with_few_gpu_ops_dropped },
-    { "cut_profiler_step_without_gpu", cut_profiler_step_without_gpu },
-    { "nested_and_cross_thread_ranges", nested_and_cross_thread_ranges },
-    { "zero_length_out_of_order", zero_length_out_of_order },
-    { "cpu_only_trace", cpu_only_trace },
-    { "sync_carved_from_host_time", sync_carved_from_host_time },
-    { "communication_rules", communication_rules },
-    { "hta_idle_categories", hta_idle_categories },
-    { "findings", findings },
-    { "kernel_summary_median", kernel_summary_median },
-    { "ranks_and_stragglers", ranks_and_stragglers },
-    { "per_process_table_leaves_out_skipped_steps", per_process_table_leaves_out_skipped_steps },
-    { "per_process_table_leaves_out_pretrace_work", per_process_table_leaves_out_pretrace_work },
-    { "corrupt_span_rejected", corrupt_span_rejected },
-    { "bad_pattern_rejected", bad_pattern_rejected },
+static int new_model(void)
+{
+    m = ps_model_new("hand", PS_FORMAT_PERFSCOPE);
+    return m ? 0 : 1;
+}
+
+static void free_report_and_model(void)
+{
+    ps_report_fini(&rep);
+    ps_model_free(m);
+    m = NULL;
+}
+
+static const struct test_case cases[] = {
+    { "overlapping_kernels", .fn = overlapping_kernels },
+    { "hidden_memcpy", .fn = hidden_memcpy },
+    { "step_without_gpu_work", .fn = step_without_gpu_work },
+    { "last_step_with_few_gpu_ops_dropped", .fn = last_step_with_few_gpu_ops_dropped },
+    { "cut_profiler_step_without_gpu", .fn = cut_profiler_step_without_gpu },
+    { "nested_and_cross_thread_ranges", .fn = nested_and_cross_thread_ranges },
+    { "zero_length_out_of_order", .fn = zero_length_out_of_order },
+    { "cpu_only_trace", .fn = cpu_only_trace },
+    { "sync_carved_from_host_time", .fn = sync_carved_from_host_time },
+    { "communication_rules", .fn = communication_rules },
+    { "hta_idle_categories", .fn = hta_idle_categories },
+    { "findings", .fn = findings },
+    { "kernel_summary_median", .fn = kernel_summary_median },
+    { "ranks_and_stragglers", .fn = ranks_and_stragglers },
+    { "per_process_table_leaves_out_skipped_steps", .fn = per_process_table_leaves_out_skipped_steps },
+    { "per_process_table_leaves_out_pretrace_work", .fn = per_process_table_leaves_out_pretrace_work },
+    { "corrupt_span_rejected", .fn = corrupt_span_rejected },
+    { "bad_pattern_rejected", .fn = bad_pattern_rejected },
 };
 
 int main(int argc, char **argv)
 {
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (argc > 1 && strcmp(argv[1], cases[i].name))
-            continue;
-        m = ps_model_new("hand", PS_FORMAT_PERFSCOPE);
-        cases[i].fn();
-        ps_report_fini(&rep);
-        ps_model_free(m);
-        m = NULL;
-    }
-    if (check_failures)
-        fprintf(stderr, "%d check(s) failed\n", check_failures);
-    return check_failures ? 1 : 0;
+    static const struct case_hooks hooks = { .setup = new_model, .teardown = free_report_and_model,
+                                             .all_when_none = 1 };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

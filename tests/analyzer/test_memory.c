@@ -17,6 +17,7 @@
 #include "analyses/memory.h"
 #include "analyses/report.h"
 #include "analyses/ranks.h"
+#include "cases.h"
 #include "check.h"
 #include "model/model.h"
 #include "read/reader.h"
@@ -631,42 +632,29 @@ static int case_torch_allocator_marks(void)
     return 0;
 }
 
-int main(int argc, char **argv)
+static void free_report_and_model(void)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_memory CASE [SHARED_DIR]\n");
-        return 2;
-    }
-    const char *c = argv[1], *dir = argc > 2 ? argv[2] : "../shared";
-    int rc;
-    if (!strcmp(c, "plugin_h100_bert"))
-        rc = case_plugin_h100_bert(dir);
-    else if (!strcmp(c, "plugin_h100_falconsai"))
-        rc = case_plugin_h100_falconsai(dir);
-    else if (!strcmp(c, "plugin_mi300_bert"))
-        rc = case_plugin_mi300_bert(dir);
-    else if (!strcmp(c, "generated_leak_fragmentation_oom"))
-        rc = case_generated_leak_fragmentation_oom();
-    else if (!strcmp(c, "generated_hip_device_type"))
-        rc = case_generated_hip_device_type();
-    else if (!strcmp(c, "torch_allocator_marks"))
-        rc = case_torch_allocator_marks();
-    else if (!strcmp(c, "nvml_memory_samples"))
-        rc = case_nvml_memory_samples();
-    else if (!strcmp(c, "nsys_memory_usage_table"))
-        rc = case_nsys_memory_usage_table();
-    else if (!strcmp(c, "diff_compares_peaks"))
-        rc = case_diff_compares_peaks();
-    else if (!strcmp(c, "generated_sizes_only_running_sum"))
-        rc = case_generated_sizes_only_running_sum();
-    else if (!strcmp(c, "operator_and_child_starting_together"))
-        rc = case_operator_and_child_starting_together();
-    else {
-        fprintf(stderr, "unknown case %s\n", c);
-        return 2;
-    }
-    if (rc == 0 && rep.m)
+    if (rep.m)
         ps_report_fini(&rep);
     ps_model_free(model);
-    return rc ? rc : check_failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct test_case cases[] = {
+        { "plugin_h100_bert", .fn_arg = case_plugin_h100_bert },
+        { "plugin_h100_falconsai", .fn_arg = case_plugin_h100_falconsai },
+        { "plugin_mi300_bert", .fn_arg = case_plugin_mi300_bert },
+        { "generated_leak_fragmentation_oom", .fn_status = case_generated_leak_fragmentation_oom },
+        { "generated_hip_device_type", .fn_status = case_generated_hip_device_type },
+        { "generated_sizes_only_running_sum", .fn_status = case_generated_sizes_only_running_sum },
+        { "diff_compares_peaks", .fn_status = case_diff_compares_peaks },
+        { "nsys_memory_usage_table", .fn_status = case_nsys_memory_usage_table },
+        { "nvml_memory_samples", .fn_status = case_nvml_memory_samples },
+        { "torch_allocator_marks", .fn_status = case_torch_allocator_marks },
+        { "operator_and_child_starting_together", .fn_status = case_operator_and_child_starting_together },
+    };
+    static const struct case_hooks hooks = { .teardown = free_report_and_model };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, argc > 2 ? argv[2] : "../shared",
+                     &hooks);
 }

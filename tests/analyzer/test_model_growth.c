@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cases.h"
 #include "../check.h"
 #include "../model_compare.h"
 #include "model/model.h"
@@ -190,14 +191,9 @@ static void test_late_launch_and_moved_call(void)
 
 int main(int argc, char **argv)
 {
-    const char *which = argc > 1 ? argv[1] : "";
-    if (!strcmp(which, "equals_one_pass_read"))
-        test_growth_equals_one_pass_read();
-    else if (!strcmp(which, "late_launch_and_moved_call"))
-        test_late_launch_and_moved_call();
-    else {
-        fprintf(stderr, "unknown case '%s'\n", which);
-        return 2;
-    }
-    return check_failures != 0;
+    static const struct test_case cases[] = {
+        { "equals_one_pass_read", .fn = test_growth_equals_one_pass_read },
+        { "late_launch_and_moved_call", .fn = test_late_launch_and_moved_call },
+    };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

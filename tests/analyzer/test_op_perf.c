@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analyses/op_perf.h"
+#include "cases.h"
 #include "check.h"
 #include "model/op_trace.h"
 #include "read/reader.h"
@@ -372,20 +373,15 @@ static void reader_keeps_what_tracelens_reads(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; void (*fn)(void); } cases[] = {
-        { "gemm_flops_and_bytes", gemm }, { "sdpa_flops_and_bytes", sdpa }, { "conv_flops_and_bytes", conv },
-        { "elementwise_flops_and_bytes", elementwise }, { "norm_and_reduce_flops_and_bytes", norms_and_reductions },
-        { "kernel_time_is_the_union_of_the_op_gpu_work", kernel_time_is_the_union },
-        { "trace_without_shapes_has_no_rows", no_shapes },
-        { "reader_keeps_what_tracelens_reads", reader_keeps_what_tracelens_reads },
+    static const struct test_case cases[] = {
+        { "gemm_flops_and_bytes", .fn = gemm },
+        { "sdpa_flops_and_bytes", .fn = sdpa },
+        { "conv_flops_and_bytes", .fn = conv },
+        { "elementwise_flops_and_bytes", .fn = elementwise },
+        { "norm_and_reduce_flops_and_bytes", .fn = norms_and_reductions },
+        { "kernel_time_is_the_union_of_the_op_gpu_work", .fn = kernel_time_is_the_union },
+        { "trace_without_shapes_has_no_rows", .fn = no_shapes },
+        { "reader_keeps_what_tracelens_reads", .fn = reader_keeps_what_tracelens_reads },
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-        if (argc > 1 && strcmp(argv[1], cases[k].name) == 0) {
-            cases[k].fn();
-            if (check_failures)
-                fprintf(stderr, "%d check(s) failed\n", check_failures);
-            return check_failures ? 1 : 0;
-        }
-    fprintf(stderr, "unknown case\n");
-    return 2;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analyses/op_perf.h"
+#include "cases.h"
 #include "check.h"
 #include "model/op_trace.h"
 #include "read/reader.h"
@@ -273,17 +274,9 @@ static void forward_ops_timed_on_their_backward_events(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; void (*fn)(void); } cases[] = {
-        { "backward_norm_flops_and_bytes", backward_norm_flops_and_bytes },
-        { "forward_ops_timed_on_their_backward_events", forward_ops_timed_on_their_backward_events },
+    static const struct test_case cases[] = {
+        { "backward_norm_flops_and_bytes", .fn = backward_norm_flops_and_bytes },
+        { "forward_ops_timed_on_their_backward_events", .fn = forward_ops_timed_on_their_backward_events },
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-        if (argc > 1 && strcmp(argv[1], cases[k].name) == 0) {
-            cases[k].fn();
-            if (check_failures)
-                fprintf(stderr, "%d check(s) failed\n", check_failures);
-            return check_failures ? 1 : 0;
-        }
-    fprintf(stderr, "unknown case\n");
-    return 2;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include "analyses/op_perf.h"
 #include "analyses/report.h"
 #include "analyses/ranks.h"
+#include "cases.h"
 #include "check.h"
 #include "model/model.h"
 #include "model/op_trace.h"
@@ -147,19 +148,11 @@ static void default_hook_mode_with_gpu_work_suggests_shapes(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; void (*fn)(void); } cases[] = {
-        { "hook_ranges_linked_to_their_kernels", hook_ranges_linked_to_their_kernels },
-        { "trace_without_op_ranges_has_no_model", trace_without_op_ranges_has_no_model },
-        { "op_range_text_is_parsed_strictly", op_range_text_is_parsed_strictly },
-        { "default_hook_mode_with_gpu_work_suggests_shapes", default_hook_mode_with_gpu_work_suggests_shapes },
+    static const struct test_case cases[] = {
+        { "hook_ranges_linked_to_their_kernels", .fn = hook_ranges_linked_to_their_kernels },
+        { "trace_without_op_ranges_has_no_model", .fn = trace_without_op_ranges_has_no_model },
+        { "op_range_text_is_parsed_strictly", .fn = op_range_text_is_parsed_strictly },
+        { "default_hook_mode_with_gpu_work_suggests_shapes", .fn = default_hook_mode_with_gpu_work_suggests_shapes },
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-        if (argc > 1 && strcmp(argv[1], cases[k].name) == 0) {
-            cases[k].fn();
-            if (check_failures)
-                fprintf(stderr, "%d check(s) failed\n", check_failures);
-            return check_failures ? 1 : 0;
-        }
-    fprintf(stderr, "unknown case\n");
-    return 2;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

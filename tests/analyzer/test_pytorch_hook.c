@@ -10,6 +10,7 @@
 #include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
+#include "cases.h"
 #include "check.h"
 
 #define US(x) ((int64_t)(x) * 1000)
@@ -321,19 +322,14 @@ static void no_hook_no_section(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; void (*fn)(void); } cases[] = {
-        { "workers_busy_while_waiting", workers_busy_while_waiting },
-        { "workers0_advice_and_copies", workers0_advice_and_copies },
-        { "window_after_the_hook_marks_keeps_the_loader_advice", window_after_the_hook_marks_keeps_the_loader_advice },
-        { "copy_advice_is_the_memcpy_fix", copy_advice_is_the_memcpy_fix },
-        { "other_ranks_workers_left_out", other_ranks_workers_left_out },
-        { "no_hook_no_section", no_hook_no_section },
+    static const struct test_case cases[] = {
+        { "workers_busy_while_waiting", .fn = workers_busy_while_waiting },
+        { "workers0_advice_and_copies", .fn = workers0_advice_and_copies },
+        { "window_after_the_hook_marks_keeps_the_loader_advice",
+          .fn = window_after_the_hook_marks_keeps_the_loader_advice },
+        { "copy_advice_is_the_memcpy_fix", .fn = copy_advice_is_the_memcpy_fix },
+        { "other_ranks_workers_left_out", .fn = other_ranks_workers_left_out },
+        { "no_hook_no_section", .fn = no_hook_no_section },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (argc > 1 && !strcmp(argv[1], cases[i].name)) {
-            cases[i].fn();
-            return check_failures != 0;
-        }
-    fprintf(stderr, "unknown case\n");
-    return 2;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "render/render.h"
+#include "cases.h"
 #include "check.h"
 
 #define US(x) ((int64_t)(x) * 1000)
@@ -110,28 +111,24 @@ static void kineto_ranks_share_gpu_ops(void)
     ps_report_fini(&r);
 }
 
+static int new_model(void)
+{
+    m = ps_model_new("hand", PS_FORMAT_PERFSCOPE);
+    return m ? 0 : 1;
+}
+
+static void free_model(void)
+{
+    ps_model_free(m);
+    m = NULL;
+}
+
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } cases[] = {
-        { "ranks_see_only_their_streams", ranks_see_only_their_streams },
-        { "kineto_ranks_share_gpu_ops", kineto_ranks_share_gpu_ops },
+    static const struct test_case cases[] = {
+        { "ranks_see_only_their_streams", .fn = ranks_see_only_their_streams },
+        { "kineto_ranks_share_gpu_ops", .fn = kineto_ranks_share_gpu_ops },
     };
-    m = ps_model_new("hand", PS_FORMAT_PERFSCOPE);
-    if (!m)
-        return 1;
-    int found = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (argc > 1 && strcmp(argv[1], cases[i].name) == 0) {
-            cases[i].fn();
-            found = 1;
-        }
-    ps_model_free(m);
-    if (!found) {
-        fprintf(stderr, "usage: test_ranks_views CASE\n");
-        return 2;
-    }
-    return check_failures ? 1 : 0;
+    static const struct case_hooks hooks = { .setup = new_model, .teardown = free_model };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

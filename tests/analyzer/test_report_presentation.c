@@ -13,6 +13,7 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "render/render.h"
+#include "cases.h"
 #include "check.h"
 #include "read/reader.h"
 
@@ -417,34 +418,23 @@ static void json_is_utf8(void)
     done(&a);
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} cases[] = {
-    { "json_is_utf8", json_is_utf8 },
-    { "emit_nvtx_suffix_ignored", emit_nvtx_suffix_ignored },
-    { "sync_is_part_of_host_columns", sync_is_part_of_host_columns },
-    { "zero_length_window_shares_na", zero_length_window_shares_na },
-    { "cpu_only_compute_advice", cpu_only_compute_advice },
-    { "meta_garbage_is_unknown", meta_garbage_is_unknown },
-    { "labels_are_exact", labels_are_exact },
-    { "compat_tb_without_kineto_ids_noted", compat_tb_without_kineto_ids_noted },
+static const struct test_case cases[] = {
+    { "json_is_utf8", .fn = json_is_utf8 },
+    { "emit_nvtx_suffix_ignored", .fn = emit_nvtx_suffix_ignored },
+    { "sync_is_part_of_host_columns", .fn = sync_is_part_of_host_columns },
+    { "zero_length_window_shares_na", .fn = zero_length_window_shares_na },
+    { "cpu_only_compute_advice", .fn = cpu_only_compute_advice },
+    { "meta_garbage_is_unknown", .fn = meta_garbage_is_unknown },
+    { "labels_are_exact", .fn = labels_are_exact },
+    { "compat_tb_without_kineto_ids_noted", .fn = compat_tb_without_kineto_ids_noted },
 };
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
+    if (argc < 2) {
         fprintf(stderr, "usage: test_report_presentation TMPDIR CASE\n");
         return 2;
     }
     snprintf(dir, sizeof dir, "%s", argv[1]);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (!strcmp(argv[2], cases[i].name)) {
-            cases[i].fn();
-            if (check_failures)
-                fprintf(stderr, "%d check(s) failed\n", check_failures);
-            return check_failures ? 1 : 0;
-        }
-    fprintf(stderr, "unknown case %s\n", argv[2]);
-    return 2;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 2 ? argv[2] : NULL, NULL, NULL);
 }

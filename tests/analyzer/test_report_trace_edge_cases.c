@@ -14,6 +14,7 @@
 #include "model/view.h"
 #include "ps_text_escape.h"
 #include "render/render.h"
+#include "cases.h"
 #include "check.h"
 #include "read/reader.h"
 
@@ -325,33 +326,22 @@ static void corrupt_sqlite_message_escaped(void)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } cases[] = {
-        { "dropped_records_total_not_doubled", dropped_records_total_not_doubled },
-        { "steps_nest_only_within_a_thread", steps_nest_only_within_a_thread },
-        { "text_escapes_names", text_escapes_names },
-        { "unfinished_recording_and_crash_are_prominent", unfinished_recording_and_crash_are_prominent },
-        { "no_nvtx_no_gpu_explained", no_nvtx_no_gpu_explained },
-        { "corrupt_times_rejected", corrupt_times_rejected },
-        { "steps_table_is_bounded", steps_table_is_bounded },
-        { "kernel_names_in_full_and_hta_note", kernel_names_in_full_and_hta_note },
-        { "json_bom_accepted", json_bom_accepted },
-        { "corrupt_sqlite_message_escaped", corrupt_sqlite_message_escaped },
+    static const struct test_case cases[] = {
+        { "dropped_records_total_not_doubled", .fn = dropped_records_total_not_doubled },
+        { "steps_nest_only_within_a_thread", .fn = steps_nest_only_within_a_thread },
+        { "text_escapes_names", .fn = text_escapes_names },
+        { "unfinished_recording_and_crash_are_prominent", .fn = unfinished_recording_and_crash_are_prominent },
+        { "no_nvtx_no_gpu_explained", .fn = no_nvtx_no_gpu_explained },
+        { "corrupt_times_rejected", .fn = corrupt_times_rejected },
+        { "steps_table_is_bounded", .fn = steps_table_is_bounded },
+        { "kernel_names_in_full_and_hta_note", .fn = kernel_names_in_full_and_hta_note },
+        { "json_bom_accepted", .fn = json_bom_accepted },
+        { "corrupt_sqlite_message_escaped", .fn = corrupt_sqlite_message_escaped },
     };
-    if (argc < 3) {
-        fprintf(stderr, "usage: %s DIR CASE\n", argv[0]);
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_report_trace_edge_cases DIR CASE\n");
         return 2;
     }
     snprintf(dir, sizeof dir, "%s", argv[1]);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (!strcmp(argv[2], cases[i].name)) {
-            cases[i].fn();
-            if (check_failures)
-                fprintf(stderr, "%d check(s) failed\n", check_failures);
-            return check_failures ? 1 : 0;
-        }
-    fprintf(stderr, "unknown case %s\n", argv[2]);
-    return 2;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 2 ? argv[2] : NULL, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 
 #include "analyses/report.h"
 #include "analyses/ranks.h"
+#include "cases.h"
 #include "check.h"
 #include "read/reader.h"
 #include "render/render.h"
@@ -248,20 +249,17 @@ static void nvml_samples_charted_in_html(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3)
+    static const struct test_case cases[] = {
+        { "verdict_line_shows_compute_share_and_gain", .fn = verdict_line_shows_compute_share_and_gain },
+        { "no_steps_said_in_every_format", .fn = no_steps_said_in_every_format },
+        { "utilization_timeline_by_hand", .fn = utilization_timeline_by_hand },
+        { "nvml_samples_charted_in_html", .fn = nvml_samples_charted_in_html },
+        { "hostile_names_escaped_in_md_and_html", .fn = hostile_names_escaped_in_md_and_html },
+    };
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_report_verdict_line DIR CASE\n");
         return 2;
+    }
     snprintf(dir, sizeof dir, "%s", argv[1]);
-    if (!strcmp(argv[2], "verdict_line_shows_compute_share_and_gain"))
-        verdict_line_shows_compute_share_and_gain();
-    else if (!strcmp(argv[2], "no_steps_said_in_every_format"))
-        no_steps_said_in_every_format();
-    else if (!strcmp(argv[2], "utilization_timeline_by_hand"))
-        utilization_timeline_by_hand();
-    else if (!strcmp(argv[2], "nvml_samples_charted_in_html"))
-        nvml_samples_charted_in_html();
-    else if (!strcmp(argv[2], "hostile_names_escaped_in_md_and_html"))
-        hostile_names_escaped_in_md_and_html();
-    else
-        return 2;
-    return check_failures ? 1 : 0;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 2 ? argv[2] : NULL, NULL, NULL);
 }

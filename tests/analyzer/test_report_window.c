@@ -15,6 +15,7 @@
 #include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
+#include "cases.h"
 #include "check.h"
 #include "read/reader.h"
 
@@ -491,23 +492,15 @@ static int real_trace_slice_equals_sql_cut_copy(const char *shared)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && !strcmp(argv[1], "real_trace_slice_equals_sql_cut_copy"))
-        return real_trace_slice_equals_sql_cut_copy(argv[2]);
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } cases[] = {
-        { "slice_to_the_end_equals_model_of_its_rows", slice_to_the_end_equals_model_of_its_rows },
-        { "bounded_slice_equals_model_of_its_rows", bounded_slice_equals_model_of_its_rows },
-        { "empty_slice_has_nothing_to_break_down", empty_slice_has_nothing_to_break_down },
-        { "retimed_view_refused", retimed_view_refused },
-        { "slice_of_a_growing_model_equals_model_of_its_rows", slice_of_a_growing_model_equals_model_of_its_rows },
+    static const struct test_case cases[] = {
+        { "slice_to_the_end_equals_model_of_its_rows", .fn = slice_to_the_end_equals_model_of_its_rows },
+        { "bounded_slice_equals_model_of_its_rows", .fn = bounded_slice_equals_model_of_its_rows },
+        { "empty_slice_has_nothing_to_break_down", .fn = empty_slice_has_nothing_to_break_down },
+        { "retimed_view_refused", .fn = retimed_view_refused },
+        { "slice_of_a_growing_model_equals_model_of_its_rows",
+          .fn = slice_of_a_growing_model_equals_model_of_its_rows },
+        { "real_trace_slice_equals_sql_cut_copy", .fn_arg = real_trace_slice_equals_sql_cut_copy },
     };
-    for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
-        if (!strcmp(argv[1], cases[i].name)) {
-            cases[i].fn();
-            return check_failures != 0;
-        }
-    fprintf(stderr, "usage: test_report_window CASE\n");
-    return 2;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, argc > 2 ? argv[2] : NULL,
+                     NULL);
 }

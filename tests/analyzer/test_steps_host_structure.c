@@ -9,6 +9,7 @@
 #include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
+#include "cases.h"
 #include "check.h"
 
 #define US(x) ((int64_t)(x) * 1000)
@@ -61,8 +62,8 @@ static int repeated_layers_give_one_step_per_iteration(void)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "repeated_layers_give_one_step_per_iteration"))
-        return repeated_layers_give_one_step_per_iteration() || check_failures != 0;
-    fprintf(stderr, "unknown case %s\n", argc > 1 ? argv[1] : "(none)");
-    return 2;
+    static const struct test_case cases[] = {
+        { "repeated_layers_give_one_step_per_iteration", .fn_status = repeated_layers_give_one_step_per_iteration },
+    };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
+#include "cases.h"
 #include "check.h"
 
 #define US(x) ((int64_t)(x) * 1000)
@@ -262,15 +263,10 @@ static void markers_win_and_inferred_agree(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2)
-        return 2;
-    if (!strcmp(argv[1], "periodic_with_warmup_and_jitter"))
-        periodic_with_warmup_and_jitter();
-    else if (!strcmp(argv[1], "aperiodic_traces_abstain"))
-        aperiodic_traces_abstain();
-    else if (!strcmp(argv[1], "markers_win_and_inferred_agree"))
-        markers_win_and_inferred_agree();
-    else
-        return 2;
-    return check_failures != 0;
+    static const struct test_case cases[] = {
+        { "periodic_with_warmup_and_jitter", .fn = periodic_with_warmup_and_jitter },
+        { "aperiodic_traces_abstain", .fn = aperiodic_traces_abstain },
+        { "markers_win_and_inferred_agree", .fn = markers_win_and_inferred_agree },
+    };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

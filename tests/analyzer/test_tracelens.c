@@ -12,6 +12,7 @@
 #include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
+#include "cases.h"
 #include "check.h"
 #include "read/reader.h"
 
@@ -281,25 +282,25 @@ static int mi300_reads_as_kernel_bound(const char *dir)
     return 0;
 }
 
+static int mi300_qwen_inference(const char *dir)
+{
+    return golden(dir, "mi300_qwen_inference", 1054, 463);   /* README: 463 of its 1517 GPU events have no launch */
+}
+
+static int h100_owlv2_inference(const char *dir)
+{
+    return golden(dir, "h100_owlv2_inference", 5165, 0);     /* 4330 kernels + 85 copies + 750 memsets, all linked */
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2)
-        return 2;
-    const char *c = argv[1], *dir = argc > 2 ? argv[2] : "";
-    int rc;
-    if (!strcmp(c, "mi300_qwen_inference"))
-        rc = golden(dir, c, 1054, 463);   /* README: 463 of its 1517 GPU events have no launch in the trace */
-    else if (!strcmp(c, "h100_owlv2_inference"))
-        rc = golden(dir, c, 5165, 0);     /* 4330 kernels + 85 copies + 750 memsets, all linked */
-    else if (!strcmp(c, "mi300_reads_as_kernel_bound"))
-        rc = mi300_reads_as_kernel_bound(dir);
-    else if (!strcmp(c, "links_and_merged_devices"))
-        rc = links_and_merged_devices();
-    else if (!strcmp(c, "recompute_rows"))
-        rc = recompute_rows();
-    else if (!strcmp(c, "rocm_strings_and_kernels"))
-        rc = rocm_strings_and_kernels();
-    else
-        return 2;
-    return rc ? rc : check_failures != 0;
+    static const struct test_case cases[] = {
+        { "mi300_qwen_inference", .fn_arg = mi300_qwen_inference },
+        { "h100_owlv2_inference", .fn_arg = h100_owlv2_inference },
+        { "mi300_reads_as_kernel_bound", .fn_arg = mi300_reads_as_kernel_bound },
+        { "links_and_merged_devices", .fn_status = links_and_merged_devices },
+        { "recompute_rows", .fn_status = recompute_rows },
+        { "rocm_strings_and_kernels", .fn_status = rocm_strings_and_kernels },
+    };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, argc > 2 ? argv[2] : "", NULL);
 }

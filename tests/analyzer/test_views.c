@@ -12,6 +12,7 @@
 #include "model/view.h"
 #include "ps_schema.h"
 #include "read/reader.h"
+#include "cases.h"
 #include "check.h"
 
 static struct ps_model *m;
@@ -371,31 +372,30 @@ static void starting_view_composes_with_process_views(void)
     ps_view_fini(&p10);
 }
 
+static int new_model(void)
+{
+    m = ps_model_new("hand", PS_FORMAT_PERFSCOPE);
+    return m ? 0 : 1;
+}
+
+static void free_model(void)
+{
+    ps_model_free(m);
+    m = NULL;
+}
+
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } cases[] = {
-        { "process_view_holds_its_rows_and_shared_ones", process_view_holds_its_rows_and_shared_ones },
-        { "global_correlation_shares_gpu_ops", global_correlation_shares_gpu_ops },
-        { "single_process_view_allocates_nothing", single_process_view_allocates_nothing },
-        { "retimed_view_keeps_indices", retimed_view_keeps_indices },
-        { "view_set_equals_process_views", view_set_equals_process_views },
-        { "process_ranks_of_a_recorded_trace", process_ranks_of_a_recorded_trace },
-        { "starting_view_holds_rows_starting_inside", starting_view_holds_rows_starting_inside },
-        { "starting_view_composes_with_process_views", starting_view_composes_with_process_views },
+    static const struct test_case cases[] = {
+        { "process_view_holds_its_rows_and_shared_ones", .fn = process_view_holds_its_rows_and_shared_ones },
+        { "global_correlation_shares_gpu_ops", .fn = global_correlation_shares_gpu_ops },
+        { "single_process_view_allocates_nothing", .fn = single_process_view_allocates_nothing },
+        { "retimed_view_keeps_indices", .fn = retimed_view_keeps_indices },
+        { "view_set_equals_process_views", .fn = view_set_equals_process_views },
+        { "process_ranks_of_a_recorded_trace", .fn = process_ranks_of_a_recorded_trace },
+        { "starting_view_holds_rows_starting_inside", .fn = starting_view_holds_rows_starting_inside },
+        { "starting_view_composes_with_process_views", .fn = starting_view_composes_with_process_views },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (argc != 2 || strcmp(argv[1], cases[i].name))
-            continue;
-        m = ps_model_new("hand", PS_FORMAT_PERFSCOPE);
-        if (!m)
-            return 1;
-        cases[i].fn();
-        ps_model_free(m);
-        return check_failures != 0;
-    }
-    fprintf(stderr, "usage: test_views CASE\n");
-    return 2;
+    static const struct case_hooks hooks = { .setup = new_model, .teardown = free_model };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

@@ -260,7 +260,7 @@ record_warns_about_rings_of_another_pid_namespace_and_keeps_them)
     [ "$(grep -c "comes from a process in another PID namespace" "$dir/err")" = 2 ] || fail "warnings: $(cat "$dir/err")"
     ;;
 *)
-    fail "unknown case"
+    fail "unknown case $case"
     ;;
 esac
 rm -rf "$dir"

@@ -741,7 +741,7 @@ record_warns_when_a_reader_keeps_the_trace_in_wal_mode)
     expect "journal mode" "$(q "PRAGMA journal_mode")" wal
     ;;
 *)
-    fail "unknown case"
+    fail "unknown case $case"
     ;;
 esac
 rm -rf "$dir"

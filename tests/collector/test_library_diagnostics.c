@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cases.h"
 #include "ps_diag.h"
 #include "collector/python_hook.h"
 #include "collector/recover.h"
@@ -100,16 +101,10 @@ static void python_hook_warnings_go_to_the_hook(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; void (*fn)(void); } cases[] = {
+    static const struct test_case cases[] = {
         { "recover_missing_trace_is_an_error_in_the_callers_buffer",
-          recover_missing_trace_is_an_error_in_the_callers_buffer },
-        { "python_hook_warnings_go_to_the_hook", python_hook_warnings_go_to_the_hook },
+          .fn = recover_missing_trace_is_an_error_in_the_callers_buffer },
+        { "python_hook_warnings_go_to_the_hook", .fn = python_hook_warnings_go_to_the_hook },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (argc == 2 && strcmp(argv[1], cases[i].name) == 0) {
-            cases[i].fn();
-            return 0;
-        }
-    fprintf(stderr, "usage: test_library_diagnostics CASE\n");
-    return 2;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cases.h"
 #include "ps_globalid.h"
 #include "ps_wire.h"
 #include "collector/rows.h"
@@ -333,19 +334,15 @@ static void rows_replace_invalid_utf8_per_maximal_subpart(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; void (*fn)(void); } cases[] = {
-        { "rows_push_pop_ranges_become_eventtype_59_with_text", rows_push_pop_ranges_become_eventtype_59_with_text },
-        { "rows_registered_strings_resolve_across_lanes", rows_registered_strings_resolve_across_lanes },
-        { "rows_startend_domain_category_and_attributes", rows_startend_domain_category_and_attributes },
-        { "rows_process_rows_count_drops_and_unknown_records", rows_process_rows_count_drops_and_unknown_records },
-        { "sampler_parses_stat_with_parens_in_comm", sampler_parses_stat_with_parens_in_comm },
-        { "rows_replace_invalid_utf8_per_maximal_subpart", rows_replace_invalid_utf8_per_maximal_subpart },
+    static const struct test_case cases[] = {
+        { "rows_push_pop_ranges_become_eventtype_59_with_text",
+          .fn = rows_push_pop_ranges_become_eventtype_59_with_text },
+        { "rows_registered_strings_resolve_across_lanes", .fn = rows_registered_strings_resolve_across_lanes },
+        { "rows_startend_domain_category_and_attributes", .fn = rows_startend_domain_category_and_attributes },
+        { "rows_process_rows_count_drops_and_unknown_records",
+          .fn = rows_process_rows_count_drops_and_unknown_records },
+        { "sampler_parses_stat_with_parens_in_comm", .fn = sampler_parses_stat_with_parens_in_comm },
+        { "rows_replace_invalid_utf8_per_maximal_subpart", .fn = rows_replace_invalid_utf8_per_maximal_subpart },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (argc == 2 && strcmp(argv[1], cases[i].name) == 0) {
-            cases[i].fn();
-            return 0;
-        }
-    fprintf(stderr, "usage: test_rows CASE\n");
-    return 2;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

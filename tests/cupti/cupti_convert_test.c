@@ -3,6 +3,7 @@
  * Usage: cupti_convert_test CASE (one ctest per case). */
 #include <errno.h>
 
+#include "cases.h"
 #include "cupti_convert.h"
 #include "cupti_fake.h"
 
@@ -432,18 +433,14 @@ static void case_clock_pairs(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; void (*fn)(void); } cases[] = {
-        { "kernel", case_kernel }, { "kernel_names_once", case_kernel_names_once }, { "memcpy", case_memcpy },
-        { "memset_sync", case_memset_sync }, { "api", case_api }, { "device", case_device },
-        { "zero_timestamps", case_zero_timestamps }, { "buffer", case_buffer },
-        { "sync_not_ready", case_sync_not_ready }, { "dropped_name_resent", case_dropped_name_resent },
-        { "clock_pairs", case_clock_pairs },
+    static const struct test_case cases[] = {
+        { "kernel", .fn = case_kernel },
+        { "kernel_names_once", .fn = case_kernel_names_once },
+        { "memcpy", .fn = case_memcpy },
+        { "memset_sync", .fn = case_memset_sync }, { "api", .fn = case_api }, { "device", .fn = case_device },
+        { "zero_timestamps", .fn = case_zero_timestamps }, { "buffer", .fn = case_buffer },
+        { "sync_not_ready", .fn = case_sync_not_ready }, { "dropped_name_resent", .fn = case_dropped_name_resent },
+        { "clock_pairs", .fn = case_clock_pairs },
     };
-    for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
-        if (!strcmp(argv[1], cases[i].name)) {
-            cases[i].fn();
-            return 0;
-        }
-    fprintf(stderr, "usage: %s CASE\n", argv[0]);
-    return 2;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cases.h"
 #include "ps_env.h"
 #include "ps_time.h"
 
@@ -503,22 +504,24 @@ static void case_cuda12_process(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; void (*fn)(void); } cases[] = {
-        { "active", case_active }, { "busy", case_busy }, { "fork", case_fork }, { "cap", case_cap },
-        { "version", case_version }, { "clock_fallback", case_clock_fallback }, { "load", case_load },
-        { "version_last_known", case_version_last_known }, { "version_unknown", case_version_unknown },
-        { "clock_13_0", case_clock_13_0 }, { "periodic_flush", case_periodic_flush }, { "sigterm", case_sigterm },
-        { "unsubscribe", case_unsubscribe_on_failure }, { "load_loaded", case_load_loaded },
-        { "clock_restored", case_clock_restored }, { "dump_fallback", case_dump_fallback },
-        { "old_driver", case_old_driver }, { "subscribe_fails_new_driver", case_subscribe_fails_new_driver },
-        { "flush_13_0_ga", case_flush_13_0_ga }, { "cuda12_process", case_cuda12_process },
+    static const struct test_case cases[] = {
+        { "active", .fn = case_active },
+        { "busy", .fn = case_busy },
+        { "fork", .fn = case_fork },
+        { "cap", .fn = case_cap },
+        { "version", .fn = case_version },
+        { "clock_fallback", .fn = case_clock_fallback },
+        { "load", .fn = case_load },
+        { "version_last_known", .fn = case_version_last_known }, { "version_unknown", .fn = case_version_unknown },
+        { "clock_13_0", .fn = case_clock_13_0 },
+        { "periodic_flush", .fn = case_periodic_flush },
+        { "sigterm", .fn = case_sigterm },
+        { "unsubscribe", .fn = case_unsubscribe_on_failure }, { "load_loaded", .fn = case_load_loaded },
+        { "clock_restored", .fn = case_clock_restored }, { "dump_fallback", .fn = case_dump_fallback },
+        { "old_driver", .fn = case_old_driver },
+        { "subscribe_fails_new_driver", .fn = case_subscribe_fails_new_driver },
+        { "flush_13_0_ga", .fn = case_flush_13_0_ga }, { "cuda12_process", .fn = case_cuda12_process },
     };
     parent = getpid();
-    for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
-        if (!strcmp(argv[1], cases[i].name)) {
-            cases[i].fn();
-            return 0;
-        }
-    fprintf(stderr, "usage: %s CASE\n", argv[0]);
-    return 2;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include "cases.h"
 #include "collector/collect.h"
 #include "cupti_fake_api.h"
 #include "gpu_rows.h"
@@ -537,16 +538,12 @@ static void case_names_and_kinds(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; void (*fn)(void); } cases[] = {
-        { "rows", case_rows }, { "late_name", case_late_name }, { "names_and_kinds", case_names_and_kinds },
-        { "devices_and_copies", case_devices_and_copies }, { "mig_and_hidden", case_mig_and_hidden },
+    static const struct test_case cases[] = {
+        { "rows", .fn = case_rows },
+        { "late_name", .fn = case_late_name },
+        { "names_and_kinds", .fn = case_names_and_kinds },
+        { "devices_and_copies", .fn = case_devices_and_copies }, { "mig_and_hidden", .fn = case_mig_and_hidden },
     };
     parent = getpid();
-    for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
-        if (!strcmp(argv[1], cases[i].name)) {
-            cases[i].fn();
-            return 0;
-        }
-    fprintf(stderr, "usage: %s CASE\n", argv[0]);
-    return 2;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

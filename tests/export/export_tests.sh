@@ -61,7 +61,8 @@ round_trip_nsys_h100_2gpu)
     need_shared "$shared/traces/nsys/h100_2gpu_1s.sqlite"
     round_trip "$shared/traces/nsys/h100_2gpu_1s.sqlite"
     ;;
-round_trip_*)
+round_trip_resnet50_workers0|round_trip_nccl_2rank|round_trip_h100_owlv2_inference|\
+round_trip_mi300_qwen_inference|round_trip_ddp_resnet_ns_resolution)
     f=$k/${case#round_trip_}.pt.trace.json.gz
     need_shared "$f"
     round_trip "$f"

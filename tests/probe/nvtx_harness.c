@@ -132,25 +132,20 @@ int has_range(struct dump *d, const char *text)
     return 0;
 }
 
-int nvtx_test_main(int argc, char **argv, const struct nvtx_case *cases, size_t n)
+static int new_session(void)
 {
+    T = mmap(NULL, sizeof *T, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(T != MAP_FAILED, "mmap");
+    CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    atexit(cleanup_dir);
+    unsetenv(PS_ENV_LOG);
+    return 0;
+}
+
+int nvtx_test_main(int argc, char **argv, const struct test_case *cases, size_t n)
+{
+    static const struct case_hooks hooks = { .setup = new_session };
     argc_g = argc;
     argv_g = argv;
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s CASE\n", argv[0]);
-        return 2;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(argv[1], cases[i].name) != 0)
-            continue;
-        T = mmap(NULL, sizeof *T, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        CHECK(T != MAP_FAILED, "mmap");
-        CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-        atexit(cleanup_dir);
-        unsetenv(PS_ENV_LOG);
-        cases[i].fn();
-        return 0;
-    }
-    fprintf(stderr, "%s: no test case %s\n", argv[0], argv[1]);
-    return 2;
+    return run_cases(cases, n, argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

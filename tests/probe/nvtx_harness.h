@@ -10,6 +10,7 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include "cases.h"
 #include "nvtx_dump.h"
 #include "ps_time.h"
 
@@ -49,13 +50,8 @@ extern const char *session_override; /* run_child sets PERFSCOPE_SESSION_DIR to 
         T->after[i] = ps_monotonic_ns();                                        \
     } while (0)
 
-struct nvtx_case {
-    const char *name;
-    void (*fn)(void);
-};
-
-/* Run the case named argv[1] in a fresh session directory (removed at exit). */
-int nvtx_test_main(int argc, char **argv, const struct nvtx_case *cases, size_t n);
+/* Run the case named argv[1] in a fresh session directory (removed at exit): tests/cases.h's run_cases(). */
+int nvtx_test_main(int argc, char **argv, const struct test_case *cases, size_t n);
 
 uint32_t tid_now(void);
 /* Run fn in a child under the probe; returns its wait status. `ring_bytes` may be NULL (default);

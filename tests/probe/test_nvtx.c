@@ -376,13 +376,14 @@ static void nvtx_keeps_closed_ranges_when_program_calls_exit_early(void)
     dump_free(&d);
 }
 
-static const struct nvtx_case cases[] = {
-    {"nvtx_decodes_ascii_wide_and_registered_messages", nvtx_decodes_ascii_wide_and_registered_messages},
-    {"nvtx_keeps_colors_categories_and_payloads", nvtx_keeps_colors_categories_and_payloads},
-    {"nvtx_nests_push_pop_per_domain_with_times", nvtx_nests_push_pop_per_domain_with_times},
-    {"nvtx_ends_start_end_ranges_on_other_threads", nvtx_ends_start_end_ranges_on_other_threads},
-    {"nvtx_records_unbalanced_pops_and_ends", nvtx_records_unbalanced_pops_and_ends},
-    {"nvtx_keeps_closed_ranges_when_program_calls_exit_early", nvtx_keeps_closed_ranges_when_program_calls_exit_early},
+static const struct test_case cases[] = {
+    { "nvtx_decodes_ascii_wide_and_registered_messages", .fn = nvtx_decodes_ascii_wide_and_registered_messages },
+    { "nvtx_keeps_colors_categories_and_payloads", .fn = nvtx_keeps_colors_categories_and_payloads },
+    { "nvtx_nests_push_pop_per_domain_with_times", .fn = nvtx_nests_push_pop_per_domain_with_times },
+    { "nvtx_ends_start_end_ranges_on_other_threads", .fn = nvtx_ends_start_end_ranges_on_other_threads },
+    { "nvtx_records_unbalanced_pops_and_ends", .fn = nvtx_records_unbalanced_pops_and_ends },
+    { "nvtx_keeps_closed_ranges_when_program_calls_exit_early",
+      .fn = nvtx_keeps_closed_ranges_when_program_calls_exit_early },
 };
 
 int main(int argc, char **argv)

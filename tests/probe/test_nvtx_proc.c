@@ -379,14 +379,14 @@ static void nvtx_gives_an_execd_program_a_second_ring(void)
     dump_free(&b);
 }
 
-static const struct nvtx_case cases[] = {
-    {"nvtx_gives_a_forked_child_its_own_ring", nvtx_gives_a_forked_child_its_own_ring},
-    {"nvtx_gives_an_execd_program_a_second_ring", nvtx_gives_an_execd_program_a_second_ring},
-    {"nvtx_writes_process_and_thread_records", nvtx_writes_process_and_thread_records},
-    {"nvtx_follows_new_text_at_a_reused_address", nvtx_follows_new_text_at_a_reused_address},
-    {"nvtx_records_64_threads_x_100k_ranges_without_loss", nvtx_records_64_threads_x_100k_ranges_without_loss},
-    {"nvtx_counts_drops_exactly_with_a_tiny_ring", nvtx_counts_drops_exactly_with_a_tiny_ring},
-    {"nvtx_without_session_dir_is_silent", nvtx_without_session_dir_is_silent},
+static const struct test_case cases[] = {
+    { "nvtx_gives_a_forked_child_its_own_ring", .fn = nvtx_gives_a_forked_child_its_own_ring },
+    { "nvtx_gives_an_execd_program_a_second_ring", .fn = nvtx_gives_an_execd_program_a_second_ring },
+    { "nvtx_writes_process_and_thread_records", .fn = nvtx_writes_process_and_thread_records },
+    { "nvtx_follows_new_text_at_a_reused_address", .fn = nvtx_follows_new_text_at_a_reused_address },
+    { "nvtx_records_64_threads_x_100k_ranges_without_loss", .fn = nvtx_records_64_threads_x_100k_ranges_without_loss },
+    { "nvtx_counts_drops_exactly_with_a_tiny_ring", .fn = nvtx_counts_drops_exactly_with_a_tiny_ring },
+    { "nvtx_without_session_dir_is_silent", .fn = nvtx_without_session_dir_is_silent },
 };
 
 int main(int argc, char **argv)

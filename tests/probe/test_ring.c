@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cases.h"
 #include "ps_ring.h"
 #include "ps_ring_writer.h"
 #include "ps_time.h"
@@ -441,34 +442,26 @@ static void ring_reader_rejects_foreign_files(void)
     ps_ring_free(r);
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} cases[] = {
-    {"ring_wraps_around_in_order", ring_wraps_around_in_order},
-    {"ring_counts_drops_exactly_when_full", ring_counts_drops_exactly_when_full},
-    {"ring_keeps_each_writers_order_under_concurrency", ring_keeps_each_writers_order_under_concurrency},
-    {"ring_keeps_committed_records_after_sigkill", ring_keeps_committed_records_after_sigkill},
-    {"ring_converts_timestamps_to_monotonic_ns", ring_converts_timestamps_to_monotonic_ns},
-    {"ring_reuses_lanes_without_reusing_string_ids", ring_reuses_lanes_without_reusing_string_ids},
-    {"ring_reader_rejects_foreign_files", ring_reader_rejects_foreign_files},
-    {"ring_keeps_open_ranges_for_the_reader", ring_keeps_open_ranges_for_the_reader},
+static int make_dir(void)
+{
+    CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    atexit(cleanup_dir);
+    return 0;
+}
+
+static const struct test_case cases[] = {
+    { "ring_wraps_around_in_order", .fn = ring_wraps_around_in_order },
+    { "ring_counts_drops_exactly_when_full", .fn = ring_counts_drops_exactly_when_full },
+    { "ring_keeps_each_writers_order_under_concurrency", .fn = ring_keeps_each_writers_order_under_concurrency },
+    { "ring_keeps_committed_records_after_sigkill", .fn = ring_keeps_committed_records_after_sigkill },
+    { "ring_converts_timestamps_to_monotonic_ns", .fn = ring_converts_timestamps_to_monotonic_ns },
+    { "ring_reuses_lanes_without_reusing_string_ids", .fn = ring_reuses_lanes_without_reusing_string_ids },
+    { "ring_reader_rejects_foreign_files", .fn = ring_reader_rejects_foreign_files },
+    { "ring_keeps_open_ranges_for_the_reader", .fn = ring_keeps_open_ranges_for_the_reader },
 };
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s CASE\n", argv[0]);
-        return 2;
-    }
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (strcmp(argv[1], cases[i].name) != 0)
-            continue;
-        CHECK(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-        atexit(cleanup_dir);
-        cases[i].fn();
-        return 0;
-    }
-    fprintf(stderr, "%s: no test case %s\n", argv[0], argv[1]);
-    return 2;
+    static const struct case_hooks hooks = { .setup = make_dir };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

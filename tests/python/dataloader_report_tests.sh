@@ -21,7 +21,9 @@ report_json() { "$perfscope" report "$trace" --format json "$@" >"$dir/r.json" 2
                 fail "report failed: $(cat "$dir/report.err")"; }
 
 case $case in
-dataloader_report_*_restarting_workers_advises_persistent_workers)
+dataloader_report_fork_restarting_workers_advises_persistent_workers|\
+dataloader_report_spawn_restarting_workers_advises_persistent_workers|\
+dataloader_report_forkserver_restarting_workers_advises_persistent_workers)
     method=${case#dataloader_report_}
     method=${method%%_*}
     # 3 epochs of 3 steps, 2 workers started each epoch: 6 worker processes; samples of 0.5 ms, steps of ~1 ms of

@@ -153,7 +153,7 @@ sys.exit(not (fix.startswith("This process is rank 0, the one the other ranks wa
 PY
     ;;
 *)
-    fail "unknown case"
+    fail "unknown case $case"
     ;;
 esac
 echo "PASS $case"

@@ -484,7 +484,7 @@ python_hook_that_cannot_load_the_probe_turns_itself_off)
     grep -q "cannot hook torch .*missing.so.*hook off" "$dir/log" || fail "no log line: $(cat "$dir/log" 2>&1)"
     ;;
 *)
-    fail "unknown case"
+    fail "unknown case $case"
     ;;
 esac
 exit 0

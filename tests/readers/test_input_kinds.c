@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include "cases.h"
 #include "tinyfs.h"
 
 static const char one_kernel[] =
@@ -93,23 +94,20 @@ static void gzip_of_sqlite(void)
     CHECK_CONTAINS(tiny_read_err(path), "t.sqlite.gz: a compressed SQLite file: decompress it first (gunzip");
 }
 
+static int tiny_setup(void)
+{
+    tiny_init();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *c = argc > 1 ? argv[1] : "";
-    int rc = 0;
-    tiny_init();
-    if (strcmp(c, "reader_refuses_a_fifo_without_writer_at_once") == 0)
-        fifo_without_writer();
-    else if (strcmp(c, "reader_refuses_pipes_and_devices_but_reads_stdin_from_a_file") == 0)
-        pipes_devices_and_stdin();
-    else if (strcmp(c, "reader_gzip_of_whitespace_is_an_empty_file") == 0)
-        gzip_of_whitespace();
-    else if (strcmp(c, "reader_gzip_of_a_sqlite_file_says_decompress_first") == 0)
-        gzip_of_sqlite();
-    else {
-        fprintf(stderr, "unknown case '%s'\n", c);
-        rc = 2;
-    }
-    tiny_cleanup();
-    return rc ? rc : check_failures ? 1 : 0;
+    static const struct test_case cases[] = {
+        { "reader_refuses_a_fifo_without_writer_at_once", .fn = fifo_without_writer },
+        { "reader_refuses_pipes_and_devices_but_reads_stdin_from_a_file", .fn = pipes_devices_and_stdin },
+        { "reader_gzip_of_whitespace_is_an_empty_file", .fn = gzip_of_whitespace },
+        { "reader_gzip_of_a_sqlite_file_says_decompress_first", .fn = gzip_of_sqlite },
+    };
+    static const struct case_hooks hooks = { .setup = tiny_setup, .teardown = tiny_cleanup };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

@@ -1,6 +1,7 @@
 /* Kineto reader cases from a fresh user's findings: integers out of the
  * model field's range, by-design categories, exact error byte offsets, the JSON Array Format without its ']'
  * and a name far longer than the parser chunk. Usage: test_kineto_edge_cases CASE. */
+#include "cases.h"
 #include "tinyfs.h"
 
 #define EV_STEP "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, " \
@@ -210,29 +211,21 @@ static void long_name_across_chunks(void)
     free(text);
 }
 
+static int tiny_setup(void)
+{
+    tiny_init();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } cases[] = {
-        { "out_of_range_integers_are_errors", out_of_range_integers_are_errors },
-        { "by_design_categories_are_not_unplaced", by_design_categories_are_not_unplaced },
-        { "error_offsets_are_exact_zero_based", error_offsets_are_exact_zero_based },
-        { "array_format_without_closing_bracket", array_format_without_closing_bracket },
-        { "long_name_across_chunks", long_name_across_chunks },
+    static const struct test_case cases[] = {
+        { "out_of_range_integers_are_errors", .fn = out_of_range_integers_are_errors },
+        { "by_design_categories_are_not_unplaced", .fn = by_design_categories_are_not_unplaced },
+        { "error_offsets_are_exact_zero_based", .fn = error_offsets_are_exact_zero_based },
+        { "array_format_without_closing_bracket", .fn = array_format_without_closing_bracket },
+        { "long_name_across_chunks", .fn = long_name_across_chunks },
     };
-    int found = 0;
-    tiny_init();
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (argc > 1 && strcmp(argv[1], cases[i].name) == 0) {
-            cases[i].fn();
-            found = 1;
-        }
-    tiny_cleanup();
-    if (!found) {
-        fprintf(stderr, "usage: test_kineto_edge_cases CASE\n");
-        return 2;
-    }
-    return check_failures ? 1 : 0;
+    static const struct case_hooks hooks = { .setup = tiny_setup, .teardown = tiny_cleanup };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

@@ -1,6 +1,7 @@
 /* The legacy (pre-Kineto) PyTorch profiler JSON: a JSON array of `X` events without `cat`,
  * "pid": "CPU functions" and numeric thread ids, as Debian 12's python3-torch 1.13 writes it
  * (torch/autograd/profiler_util.py export_chrome_trace). Usage: test_legacy_profiler CASE [FIXTURE]. */
+#include "cases.h"
 #include "analyses/report.h"
 #include "analyses/ranks.h"
 #include "tinyfs.h"
@@ -71,28 +72,20 @@ static void legacy_remote_thread_is_unplaced(void)
     ps_model_free(m);
 }
 
+static int tiny_setup(void)
+{
+    tiny_init();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } cases[] = {
-        { "fixture_steps_and_dataloader", fixture_steps_and_dataloader },
-        { "unplaced_message_counts_reasons", unplaced_message_counts_reasons },
-        { "legacy_remote_thread_is_unplaced", legacy_remote_thread_is_unplaced },
+    static const struct test_case cases[] = {
+        { "fixture_steps_and_dataloader", .fn = fixture_steps_and_dataloader },
+        { "unplaced_message_counts_reasons", .fn = unplaced_message_counts_reasons },
+        { "legacy_remote_thread_is_unplaced", .fn = legacy_remote_thread_is_unplaced },
     };
-    int found = 0;
+    static const struct case_hooks hooks = { .setup = tiny_setup, .teardown = tiny_cleanup };
     fixture = argc > 2 ? argv[2] : "";
-    tiny_init();
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (argc > 1 && strcmp(argv[1], cases[i].name) == 0) {
-            cases[i].fn();
-            found = 1;
-        }
-    tiny_cleanup();
-    if (!found) {
-        fprintf(stderr, "usage: test_legacy_profiler CASE [FIXTURE]\n");
-        return 2;
-    }
-    return check_failures ? 1 : 0;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

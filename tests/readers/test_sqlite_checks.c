@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "cases.h"
 #include "tinyfs.h"
 
 #define GP(pid) "((1<<48)|(" #pid "<<24))"
@@ -333,29 +334,30 @@ static int wal_trace_in_read_only_dir(void)
     return rc;
 }
 
-int main(int argc, char **argv)
+static int tiny_setup(void)
 {
-    const char *c = argc > 1 ? argv[1] : "";
-    int rc = 0;
     tiny_init();
-    if (strcmp(c, "sqlite_reader_rejects_wrong_types_in_integer_columns") == 0)
-        wrong_types_in_integer_columns();
-    else if (strcmp(c, "sqlite_reader_rejects_negative_bytes_and_out_of_range_devices") == 0)
-        negative_byte_counts();
-    else if (strcmp(c, "sqlite_reader_keeps_names_whole_across_nul_bytes") == 0)
-        nul_bytes_in_names();
-    else if (strcmp(c, "sqlite_reader_leaves_meta_counts_unknown_when_not_integers") == 0)
-        meta_counts_that_are_not_integers();
-    else if (strcmp(c, "sqlite_reader_never_writes_beside_a_complete_wal_trace") == 0)
-        complete_wal_trace_reads_without_writing_beside_it();
-    else if (strcmp(c, "sqlite_reader_reads_or_explains_wal_traces_in_read_only_dirs") == 0)
-        rc = wal_trace_in_read_only_dir();
-    else {
-        fprintf(stderr, "unknown case '%s'\n", c);
-        rc = 2;
-    }
+    return 0;
+}
+
+static void tiny_and_ro_cleanup(void)
+{
     tiny_cleanup();
     if (ro_dir[0] && rmdir(ro_dir) == 0)     /* tiny_cleanup removed its files but could not remove it */
         rmdir(tiny_dir);
-    return rc ? rc : check_failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct test_case cases[] = {
+        { "sqlite_reader_rejects_wrong_types_in_integer_columns", .fn = wrong_types_in_integer_columns },
+        { "sqlite_reader_rejects_negative_bytes_and_out_of_range_devices", .fn = negative_byte_counts },
+        { "sqlite_reader_keeps_names_whole_across_nul_bytes", .fn = nul_bytes_in_names },
+        { "sqlite_reader_leaves_meta_counts_unknown_when_not_integers", .fn = meta_counts_that_are_not_integers },
+        { "sqlite_reader_never_writes_beside_a_complete_wal_trace",
+          .fn = complete_wal_trace_reads_without_writing_beside_it },
+        { "sqlite_reader_reads_or_explains_wal_traces_in_read_only_dirs", .fn_status = wal_trace_in_read_only_dir },
+    };
+    static const struct case_hooks hooks = { .setup = tiny_setup, .teardown = tiny_and_ro_cleanup };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

@@ -6,6 +6,7 @@
  * Usage: test_sqlite_large_tables CASE */
 #include <sqlite3.h>
 
+#include "cases.h"
 #include "read_sqlite_impl.h"
 #include "tinyfs.h"
 
@@ -167,23 +168,23 @@ static void damaged_pages_stop_the_read_with_a_message(void)
     CHECK(strstr(err, "malformed") != NULL || strstr(err, "corrupt") != NULL);
 }
 
+static int tiny_setup(void)
+{
+    tiny_init();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *c = argc > 1 ? argv[1] : "";
-    tiny_init();
-    if (strcmp(c, "sqlite_reader_reads_large_tables_ahead_and_gives_every_row") == 0)
-        large_tables_give_every_row();
-    else if (strcmp(c, "sqlite_reader_names_the_rowid_of_a_late_bad_value_in_a_large_table") == 0)
-        late_bad_values_are_named_by_rowid();
-    else if (strcmp(c, "sqlite_reader_makes_room_for_the_rows_a_large_table_holds_not_its_largest_rowid") == 0)
-        room_for_the_rows_not_the_rowids();
-    else if (strcmp(c, "sqlite_reader_stops_with_a_message_at_damaged_pages_of_a_large_table") == 0)
-        damaged_pages_stop_the_read_with_a_message();
-    else {
-        fprintf(stderr, "unknown case '%s'\n", c);
-        tiny_cleanup();
-        return 2;
-    }
-    tiny_cleanup();
-    return check_failures ? 1 : 0;
+    static const struct test_case cases[] = {
+        { "sqlite_reader_reads_large_tables_ahead_and_gives_every_row", .fn = large_tables_give_every_row },
+        { "sqlite_reader_names_the_rowid_of_a_late_bad_value_in_a_large_table",
+          .fn = late_bad_values_are_named_by_rowid },
+        { "sqlite_reader_makes_room_for_the_rows_a_large_table_holds_not_its_largest_rowid",
+          .fn = room_for_the_rows_not_the_rowids },
+        { "sqlite_reader_stops_with_a_message_at_damaged_pages_of_a_large_table",
+          .fn = damaged_pages_stop_the_read_with_a_message },
+    };
+    static const struct case_hooks hooks = { .setup = tiny_setup, .teardown = tiny_cleanup };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

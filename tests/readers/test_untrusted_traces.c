@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <sys/wait.h>
 
+#include "cases.h"
 #include "tinyfs.h"
 
 #define GP "((1<<48)|(100<<24))"
@@ -337,28 +338,23 @@ static void reader_messages_name_the_cause(void)
     CHECK_CONTAINS(tiny_read_err(tiny_write("zip.json", "PK\3\4", 4)), "zip.json: byte 0: unknown format (0x50;");
 }
 
+static int tiny_setup(void)
+{
+    tiny_init();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } cases[] = {
-        { "sqlite_reader_reads_only_real_tables", sqlite_reader_reads_only_real_tables },
-        { "sqlite_reader_bounds_its_work", sqlite_reader_bounds_its_work },
-        { "sqlite_reader_checks_every_numeric_column", sqlite_reader_checks_every_numeric_column },
-        { "sqlite_reader_says_when_the_wal_file_is_missing", sqlite_reader_says_when_the_wal_file_is_missing },
-        { "kineto_reader_keeps_nul_bytes", kineto_reader_keeps_nul_bytes },
-        { "kineto_reader_refuses_args_that_are_not_objects", kineto_reader_refuses_args_that_are_not_objects },
-        { "reader_messages_name_the_cause", reader_messages_name_the_cause },
+    static const struct test_case cases[] = {
+        { "sqlite_reader_reads_only_real_tables", .fn = sqlite_reader_reads_only_real_tables },
+        { "sqlite_reader_bounds_its_work", .fn = sqlite_reader_bounds_its_work },
+        { "sqlite_reader_checks_every_numeric_column", .fn = sqlite_reader_checks_every_numeric_column },
+        { "sqlite_reader_says_when_the_wal_file_is_missing", .fn = sqlite_reader_says_when_the_wal_file_is_missing },
+        { "kineto_reader_keeps_nul_bytes", .fn = kineto_reader_keeps_nul_bytes },
+        { "kineto_reader_refuses_args_that_are_not_objects", .fn = kineto_reader_refuses_args_that_are_not_objects },
+        { "reader_messages_name_the_cause", .fn = reader_messages_name_the_cause },
     };
-    const char *c = argc > 1 ? argv[1] : "";
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (strcmp(c, cases[i].name) == 0) {
-            tiny_init();
-            cases[i].fn();
-            tiny_cleanup();
-            return check_failures ? 1 : 0;
-        }
-    fprintf(stderr, "unknown case '%s'\n", c);
-    return 2;
+    static const struct case_hooks hooks = { .setup = tiny_setup, .teardown = tiny_cleanup };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

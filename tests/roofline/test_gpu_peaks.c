@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../cases.h"
 #include "../check.h"
 #include "analyses/gpu_peaks.h"
 
@@ -169,21 +170,16 @@ static void bad_spec_files_are_refused_by_name(void)
     CHECK_CONTAINS(err, "cannot open /nonexistent/spec.json");
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} cases[] = {
-    { "device_names_match_their_gpu", device_names_match_their_gpu },
-    { "empty_name_falls_back_to_properties", empty_name_falls_back_to_properties },
-    { "datasheet_values", datasheet_values },
-    { "spec_file_overrides_and_adds", spec_file_overrides_and_adds },
-    { "bad_spec_files_are_refused_by_name", bad_spec_files_are_refused_by_name },
+static const struct test_case cases[] = {
+    { "device_names_match_their_gpu", .fn = device_names_match_their_gpu },
+    { "empty_name_falls_back_to_properties", .fn = empty_name_falls_back_to_properties },
+    { "datasheet_values", .fn = datasheet_values },
+    { "spec_file_overrides_and_adds", .fn = spec_file_overrides_and_adds },
+    { "bad_spec_files_are_refused_by_name", .fn = bad_spec_files_are_refused_by_name },
 };
 
 int main(int argc, char **argv)
 {
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (argc < 2 || !strcmp(argv[1], cases[i].name))
-            cases[i].fn();
-    return check_failures ? 1 : 0;
+    static const struct case_hooks hooks = { .all_when_none = 1 };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

@@ -10,6 +10,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "analyses/ranks.h"
+#include "../cases.h"
 #include "../check.h"
 #include "analyses/op_perf.h"
 #include "analyses/roofline.h"
@@ -204,23 +205,19 @@ static void trace_without_shapes_adds_no_section(void)
     close_report(&fx);
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} cases[] = {
-    { "mfu_and_rows_of_the_generated_trace", mfu_and_rows_of_the_generated_trace },
-    { "findings_name_shapes_and_fused_attention", findings_name_shapes_and_fused_attention },
-    { "every_format_shows_the_section", every_format_shows_the_section },
-    { "trace_without_shapes_adds_no_section", trace_without_shapes_adds_no_section },
+static const struct test_case cases[] = {
+    { "mfu_and_rows_of_the_generated_trace", .fn = mfu_and_rows_of_the_generated_trace },
+    { "findings_name_shapes_and_fused_attention", .fn = findings_name_shapes_and_fused_attention },
+    { "every_format_shows_the_section", .fn = every_format_shows_the_section },
+    { "trace_without_shapes_adds_no_section", .fn = trace_without_shapes_adds_no_section },
 };
 
 int main(int argc, char **argv)
 {
-    if (argc < 3)
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_op_efficiency CASE TRACE\n");
         return 2;
+    }
     trace_path = argv[2];
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (!strcmp(argv[1], cases[i].name))
-            cases[i].fn();
-    return check_failures ? 1 : 0;
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../cases.h"
 #include "../check.h"
 #include "analyses/roofline.h"
 
@@ -146,20 +147,15 @@ static void aggregate_rows_give_the_same_figures(void)
     ps_roofline_fini(&r);
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} cases[] = {
-    { "aggregate_rows_give_the_same_figures", aggregate_rows_give_the_same_figures },
-    { "roofline_per_group_by_hand", roofline_per_group_by_hand },
-    { "mfu_per_step_by_hand", mfu_per_step_by_hand },
-    { "unknown_gpu_has_no_roofline_but_unmodeled_time", unknown_gpu_has_no_roofline_but_unmodeled_time },
+static const struct test_case cases[] = {
+    { "aggregate_rows_give_the_same_figures", .fn = aggregate_rows_give_the_same_figures },
+    { "roofline_per_group_by_hand", .fn = roofline_per_group_by_hand },
+    { "mfu_per_step_by_hand", .fn = mfu_per_step_by_hand },
+    { "unknown_gpu_has_no_roofline_but_unmodeled_time", .fn = unknown_gpu_has_no_roofline_but_unmodeled_time },
 };
 
 int main(int argc, char **argv)
 {
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (argc < 2 || !strcmp(argv[1], cases[i].name))
-            cases[i].fn();
-    return check_failures ? 1 : 0;
+    static const struct case_hooks hooks = { .all_when_none = 1 };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

@@ -163,6 +163,6 @@ record_writes_processes_thread_names_and_open_ranges_while_recording)
     [ "$(q "SELECT count(*) - count(DISTINCT globalTid) FROM ThreadNames")" = 0 ] || fail "duplicate ThreadNames rows"
     [ "$(q "SELECT count(*) FROM PERFSCOPE_LIVE_OPEN_RANGES")" = 0 ] || fail "open-range rows left in the finished trace"
     ;;
-*) fail "unknown case" ;;
+*) fail "unknown case $case" ;;
 esac
 echo "ok $case"

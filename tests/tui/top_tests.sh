@@ -405,6 +405,6 @@ top_trace_follows_a_new_recording_of_the_same_file)
         fail "verdict $(json "d['recording']['analysis']['bottleneck']" "$dir/snap.json"), report says $want"
     [ "$want" != data-loading ] || fail "the second run's verdict is the first run's"
     ;;
-*) fail "unknown case" ;;
+*) fail "unknown case $case" ;;
 esac
 echo "ok $case"

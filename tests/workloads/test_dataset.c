@@ -2,6 +2,7 @@
  * and missing files, concurrent generation by several processes) and the loader (in-order,
  * deterministic batches whatever the worker count; a clear error, not a hang, on a corrupt file).
  * Usage: test_dataset <case> <scratch dir>. */
+#include "cases.h"
 #include "ps_dataset.h"
 #include "ps_loader.h"
 
@@ -214,17 +215,15 @@ static int test_loader(const char *scratch)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3)
-        return 2;
+    static const struct test_case cases[] = {
+        { "codec", .fn_status = test_codec },
+        { "regenerate", .fn_arg = test_regenerate },
+        { "concurrent", .fn_arg = test_concurrent },
+        { "loader", .fn_arg = test_loader },
+    };
     char scratch[4096];
-    snprintf(scratch, sizeof scratch, "%s/%s-%d", argv[2], argv[1], (int)getpid());
-    if (strcmp(argv[1], "codec") == 0)
-        return test_codec();
-    if (strcmp(argv[1], "regenerate") == 0)
-        return test_regenerate(scratch);
-    if (strcmp(argv[1], "concurrent") == 0)
-        return test_concurrent(scratch);
-    if (strcmp(argv[1], "loader") == 0)
-        return test_loader(scratch);
-    return 2;
+    if (argc > 2)
+        snprintf(scratch, sizeof scratch, "%s/%s-%d", argv[2], argv[1], (int)getpid());
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, argc > 2 ? scratch : NULL,
+                     NULL);
 }

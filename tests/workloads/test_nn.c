@@ -2,6 +2,7 @@
  * calculations: GEMM (all three layouts, accumulate, sizes that cross the blocking), bias+ReLU,
  * ReLU gradient, column sums, softmax cross-entropy (hand values and finite differences), SGD, crop,
  * and the exact operation/copy counts the wrappers keep. Usage: test_nn <case>. */
+#include "cases.h"
 #include "ps_mlp.h"
 #include "ps_nn.h"
 
@@ -237,22 +238,34 @@ static int test_training_reduces_loss(struct ps_nn *nn)
     return 0;
 }
 
+/* Each case on the C backend, opened for it. */
+static struct ps_nn nn;
+
+static int open_nn(void)
+{
+    return ps_nn_open_cpu(&nn, PS_NN_PAGEABLE) != 0 ? 2 : 0;
+}
+
+static void close_nn(void)
+{
+    ps_nn_close(&nn);
+}
+
+static int gemm(void) { return test_gemm(&nn); }
+static int elementwise(void) { return test_elementwise(&nn); }
+static int softmax(void) { return test_softmax_ce(&nn); }
+static int counts(void) { return test_counts(&nn); }
+static int training(void) { return test_training_reduces_loss(&nn); }
+
 int main(int argc, char **argv)
 {
-    struct ps_nn nn;
-    if (argc != 2 || ps_nn_open_cpu(&nn, PS_NN_PAGEABLE) != 0)
-        return 2;
-    int rc = 2;
-    if (strcmp(argv[1], "gemm") == 0)
-        rc = test_gemm(&nn);
-    else if (strcmp(argv[1], "elementwise") == 0)
-        rc = test_elementwise(&nn);
-    else if (strcmp(argv[1], "softmax") == 0)
-        rc = test_softmax_ce(&nn);
-    else if (strcmp(argv[1], "counts") == 0)
-        rc = test_counts(&nn);
-    else if (strcmp(argv[1], "training") == 0)
-        rc = test_training_reduces_loss(&nn);
-    ps_nn_close(&nn);
-    return rc;
+    static const struct test_case cases[] = {
+        { "gemm", .fn_status = gemm },
+        { "elementwise", .fn_status = elementwise },
+        { "softmax", .fn_status = softmax },
+        { "counts", .fn_status = counts },
+        { "training", .fn_status = training },
+    };
+    static const struct case_hooks hooks = { .setup = open_nn, .teardown = close_nn };
+    return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
 }

@@ -94,8 +94,6 @@ struct sqlite3 *ps_trace_db_sqlite(struct ps_trace_db *db);
 /* 1 if `table` is a real table, 0 if absent, -EINVAL with the message in err when it is a view or a virtual table
  * (reading one runs code stored in the file) or the schema cannot be read. */
 int ps_trace_db_has_table(struct ps_trace_db *db, const char *table, char *err, size_t errlen);
-/* 1 when a statement failed because of the step bound or a stop request, not the file's content. */
-int ps_trace_db_stopped(const struct ps_trace_db *db);
 void ps_trace_db_close(struct ps_trace_db *db);   /* NULL is a no-op */
 
 #endif
