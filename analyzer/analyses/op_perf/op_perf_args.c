@@ -207,7 +207,7 @@ int tl_p_ints(struct tl_call *c, const char *key, const int64_t *x, int n)
     return tl_param(c, key, b, 0);
 }
 
-void tl_pyrepr_str(struct tl_str *b, const char *s)
+static void pyrepr_str(struct tl_str *b, const char *s)
 {
     if (!s) {
         tl_str_add(b, "None");
@@ -236,7 +236,7 @@ int tl_p_strs(struct tl_call *c, const char *key, const char *const *s, int n)
     for (int k = 0; k < n; k++) {
         if (k)
             tl_str_add(&b, ", ");
-        tl_pyrepr_str(&b, s[k]);
+        pyrepr_str(&b, s[k]);
     }
     tl_str_add(&b, n == 1 ? ",)" : ")");
     int rc = b.oom ? -ENOMEM : tl_param(c, key, b.s, 0);

@@ -47,7 +47,7 @@ static int cmp_d(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-double tl_np_median(double *a, size_t n)
+static double np_median(double *a, size_t n)
 {
     qsort(a, n, sizeof *a, cmp_d);
     if (n % 2)
@@ -56,7 +56,7 @@ double tl_np_median(double *a, size_t n)
     return tl_np_sum(two, 2) / 2;
 }
 
-double tl_kahan(const double *a, size_t n)
+static double kahan(const double *a, size_t n)
 {
     double total = 0.0, comp = 0.0;
     for (size_t i = 0; i < n; i++) {
@@ -80,12 +80,12 @@ static size_t valid(const double *a, size_t n)
 double tl_pd_mean(const double *a, size_t n)
 {
     size_t k = valid(a, n);
-    return k ? tl_kahan(a, n) / (double)k : NAN;
+    return k ? kahan(a, n) / (double)k : NAN;
 }
 
 double tl_pd_sum(const double *a, size_t n)
 {
-    return tl_kahan(a, n);
+    return kahan(a, n);
 }
 
 double tl_pd_std(const double *a, size_t n)
@@ -248,15 +248,6 @@ void tl_str_addf(struct tl_str *b, const char *fmt, ...)
     va_end(ap);
     tl_str_add(b, big);
     free(big);
-}
-
-void tl_str_num(struct tl_str *b, double x)
-{
-    char r[40];
-    if (x != x)
-        return;
-    tl_repr(x, r);
-    tl_str_add(b, r);
 }
 
 char *tl_str_take(struct tl_str *b)
@@ -432,7 +423,7 @@ int tl_kernel_summary(const struct tl_tree *tr, const struct tl_u32v *lists, siz
         for (size_t k = 0; k < m; k++)
             sq[k] = (d[k] - mean) * (d[k] - mean);
         double sd = sqrt(tl_np_sum(sq, m) / (double)m), mn = tl_pd_min(d, m), mx = tl_pd_max(d, m);
-        double med = tl_np_median(d, m);
+        double med = np_median(d, m);
         tl_str_add(&f, pos ? ", {'name': " : "{'name': ");
         add_pystr(&f, name);
         tl_str_add(&f, ", 'stream': ");

@@ -57,7 +57,6 @@ struct tl_call {                  /* one evaluated call */
 
 /* The op's family and TraceLens category; -1 when the name has no model. */
 int tl_family(const char *name);
-const char *tl_family_category(int family);
 const char *tl_family_sheet(int family);
 /* Evaluate the model of cpu_op i with its subtree kernels (duration order). 0, -EINVAL (TraceLens raises: the
  * call is dropped) or -ENOMEM. Free with tl_call_fini. */
@@ -71,8 +70,6 @@ const char *tl_categorize(const char *name, const char *first_kernel);
 
 /* ---- op_perf_fmt.c: numpy / pandas arithmetic and pandas' to_csv text ---- */
 double tl_np_sum(const double *a, size_t n);
-double tl_np_median(double *a, size_t n);   /* sorts a */
-double tl_kahan(const double *a, size_t n);
 double tl_pd_mean(const double *a, size_t n);   /* NaN skipped */
 double tl_pd_std(const double *a, size_t n);
 double tl_pd_median(const double *a, size_t n);
@@ -90,7 +87,6 @@ struct tl_str {
 };
 void tl_str_add(struct tl_str *b, const char *s);
 void tl_str_addf(struct tl_str *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tl_str_num(struct tl_str *b, double x);        /* repr; NaN adds nothing */
 char *tl_str_take(struct tl_str *b);                /* the text (owned by the caller), "" for none */
 
 /* A table being built. */
@@ -142,7 +138,6 @@ int tl_p_ints(struct tl_call *c, const char *key, const int64_t *x, int n);   /*
 int tl_p_strs(struct tl_call *c, const char *key, const char *const *s, int n);
 int tl_p_float(struct tl_call *c, const char *key, double v);
 int tl_eval_bool(const char *s, int *out);   /* "True" / "False", else -EINVAL */
-void tl_pyrepr_str(struct tl_str *b, const char *s);
 /* op_perf_models.c */
 enum gemm_kind { G_MM, G_ADDMM, G_BMM, G_BADDBMM, G_SCALED };
 enum sdpa_kind { S_FLASH, S_EFFICIENT, S_FA_FWD, S_FA_BWD };
@@ -184,14 +179,12 @@ int tl_kernel_summary_table(const struct tl_tree *tr, const struct launchers *L,
 /* op_perf_unified.c */
 /* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL -> "None". */
 void tl_tuple_text(struct tl_str *b, const char *s);
-int tl_ops_unique_args(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out);
 /* op_perf_short.c: short_kernel_histogram and short_kernels_summary (kernels under 10 µs) */
 int tl_short_kernels(const struct tl_tree *tr, double total_us, struct ps_tl_tables *out);
 char *tl_params_dict(const struct tl_call *c);   /* "{'M': 141, ...}" (owned), NULL: out of memory */
 /* The ops of the unified table without a model (by name, kernel time descending) and the kernel time of those
  * with and without one, into p. 0 or -ENOMEM. */
 int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p);
-int tl_unified(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out);
 
 /* ---- op_perf_sheets.c ---- */
 struct tl_metrics {               /* tree_perf.py compute_perf_metrics, one call */
@@ -210,7 +203,6 @@ struct prow {                     /* one evaluated call of a perf sheet */
 void tl_names_for(const struct tl_tree *tr, uint32_t i, const char *out[3]);
 const char *tl_arg_text(const struct tl_tree *tr, uint32_t i, int which);   /* NULL: absent */
 void tl_metrics(const struct tl_call *c, double t_us, struct tl_metrics *m);
-const struct tl_param *tl_param_of(const struct tl_call *c, const char *key);
 int tl_eval_rows(const struct tl_tree *tr, int family, struct prow **out, size_t *nout);
 /* op_perf_bwd.c: append to r (n rows, cap allocated) the ops of fwd_family (SDPA_FWD, CONV_FWD) that have
  * autograd backward events, each evaluated with its backward model on their GPU work. 0 or -ENOMEM. */

@@ -202,7 +202,7 @@ int tl_family(const char *name)
     return lookup(name, &m, &sub);
 }
 
-const char *tl_family_category(int f)
+static const char *family_category(int f)
 {
     static const char *const c[] = { "GEMM", "SDPA_fwd", "SDPA_bwd", "CONV_fwd", "CONV_bwd", "elementwise",
                                      "elementwise", "NORM_fwd", "reduce" };
@@ -211,7 +211,7 @@ const char *tl_family_category(int f)
 
 const char *tl_op_category(const char *name, int family)
 {
-    return family == PS_OPF_NORM && norm_bwd_name(name) >= 0 ? "NORM_bwd" : tl_family_category(family);
+    return family == PS_OPF_NORM && norm_bwd_name(name) >= 0 ? "NORM_bwd" : family_category(family);
 }
 
 const char *tl_family_sheet(int f)

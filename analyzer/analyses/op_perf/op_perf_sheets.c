@@ -126,7 +126,7 @@ static int param_cols(const struct prow *r, size_t n, const char **cols)
     return nc;
 }
 
-const struct tl_param *tl_param_of(const struct tl_call *c, const char *key)
+static const struct tl_param *param_of(const struct tl_call *c, const char *key)
 {
     for (int p = 0; p < c->np; p++)
         if (strcmp(c->p[p].key, key) == 0)
@@ -212,7 +212,7 @@ static void group_row(const struct tl_tree *tr, struct tl_tab *tab, struct prow 
     const struct prow *f = &r[first];
     tl_tab_text(tab, tl_name(tr, f->ev));
     for (int p = 0; p < npc; p++) {
-        const struct tl_param *x = tl_param_of(&f->c, pc[p]);
+        const struct tl_param *x = param_of(&f->c, pc[p]);
         tl_tab_text(tab, x && x->repr ? x->repr : "");
     }
 #define COLLECT(field) do { size_t j = 0; for (size_t k = 0; k < n; k++) if (r[k].group == g) buf[j++] = r[k].m.field; } while (0)
@@ -255,7 +255,7 @@ static int make_keys(const struct tl_tree *tr, struct prow *r, size_t n, const c
         struct tl_str b = { 0 };
         tl_str_add(&b, tl_name(tr, r[k].ev));
         for (int p = 0; p < npc; p++) {
-            const struct tl_param *x = tl_param_of(&r[k].c, pc[p]);
+            const struct tl_param *x = param_of(&r[k].c, pc[p]);
             tl_str_add(&b, "\x1f");
             tl_str_add(&b, x && x->repr ? x->repr : "\x01");
         }

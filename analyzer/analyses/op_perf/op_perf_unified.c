@@ -334,7 +334,7 @@ static int unified_percent(struct tl_tab *tab, const struct uorder *o, size_t ng
     return 0;
 }
 
-int tl_unified(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out)
+static int unified(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out)
 {
     struct tl_u32v got = { 0 };
     int rc = 0;
@@ -526,7 +526,7 @@ static int args_percent(struct tl_tab *tab, const struct uorder *o, size_t ng)
     return 0;
 }
 
-int tl_ops_unique_args(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out)
+static int ops_unique_args(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out)
 {
     size_t n = L->n, ng = 0;
     struct ukey *keys = calloc(n + 1, sizeof *keys);
@@ -597,11 +597,11 @@ int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out)
     if (rc == 0)
         rc = tl_ops_summary(&tr, &L, out);
     if (rc == 0)
-        rc = tl_ops_unique_args(&tr, &L, out);
+        rc = ops_unique_args(&tr, &L, out);
     if (rc == 0)
         rc = tl_perf_sheets(&tr, out);
     if (rc == 0)
-        rc = tl_unified(&tr, &L, out);
+        rc = unified(&tr, &L, out);
     if (rc == 0)
         rc = tl_kernel_summary_table(&tr, &L, total_us, out);
     if (rc == 0)
