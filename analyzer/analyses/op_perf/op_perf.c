@@ -108,7 +108,7 @@ int ps_op_perf_build(const struct ps_op_trace *t, struct ps_op_perf *out)
     memset(out, 0, sizeof *out);
     for (size_t k = 0; k < t->args.n && !out->has_shapes; k++)
         out->has_shapes = t->args.v[k].dims != PS_NONE;
-    int rc = tl_tree_build(&tr, t);
+    int rc = tl_tree_build(&tr, t, tl_family);
     if (rc < 0)
         return rc;
     struct tl_u32v linked = { 0 }, no_op = { 0 };

@@ -23,10 +23,14 @@ struct tl_tree {
     struct tl_u32v *gpu_events;   /* per event: the GPU events linked under it, in link order */
     uint8_t *linked;              /* GPU event: linked to a runtime call ("tree" set) */
     struct tl_u32v roots;         /* root cpu_ops in sorted order */
-    int8_t *family;               /* per event: tl_family of its name (cpu_ops), else -1 */
+    int8_t *family;               /* per event: the family_of of its name (cpu_ops), else -1 */
 };
 
-int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t);   /* 0 or -ENOMEM */
+/* The model family of an op name (op_perf_map.c tl_family), given to the tree by its callers: the map is a layer
+ * above the tree. */
+typedef int tl_family_fn(const char *name);
+/* Build the tree of trace t, each cpu_op's family from family_of. 0 or -ENOMEM. */
+int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t, tl_family_fn *family_of);
 void tl_tree_fini(struct tl_tree *tr);
 int tl_is_gpu(const struct ps_op_trace *t, uint32_t i);
 /* GPU events in the subtree of i, depth-first over children (TreePerf agg_kernels_in_subtree). */
@@ -70,6 +74,7 @@ const char *tl_categorize(const char *name, const char *first_kernel);
 
 /* ---- op_perf_fmt.c: numpy / pandas arithmetic and pandas' to_csv text ---- */
 double tl_np_sum(const double *a, size_t n);
+double tl_np_median(double *a, size_t n);   /* sorts a */
 double tl_pd_mean(const double *a, size_t n);   /* NaN skipped */
 double tl_pd_std(const double *a, size_t n);
 double tl_pd_median(const double *a, size_t n);
@@ -103,10 +108,6 @@ void tl_tab_num(struct tl_tab *tab, double x);      /* repr; NaN empty */
 void tl_tab_int(struct tl_tab *tab, long long x);
 /* Reorder the rows by perm (row r of the result = row perm[r]). */
 int tl_tab_permute(struct tl_tab *tab, const size_t *perm);
-
-/* Kernel summary (tree_perf _summarize_kernel_stats) over per-call kernel lists (each in duration order); also
- * writes the truncated summary (trunc_kernel_details). Both owned; *full "[]" and *trunc NULL without kernels. */
-int tl_kernel_summary(const struct tl_tree *tr, const struct tl_u32v *lists, size_t n, char **full, char **trunc);
 
 /* ---- op_perf_args.c: the recorded arguments as Python literals, dtypes, parameters ---- */
 enum { PV_LIST, PV_INT, PV_STR, PV_NONE, PV_BOOL, PV_OTHER };
@@ -176,6 +177,9 @@ int tl_gpu_timeline(const struct tl_tree *tr, struct ps_tl_tables *out, double *
 int tl_ops_summary(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out);
 int tl_kernel_summary_table(const struct tl_tree *tr, const struct launchers *L, double total_us,
                             struct ps_tl_tables *out);
+/* Kernel summary (tree_perf _summarize_kernel_stats) over per-call kernel lists (each in duration order); also
+ * writes the truncated summary (trunc_kernel_details). Both owned; *full "[]" and *trunc NULL without kernels. */
+int tl_kernel_summary(const struct tl_tree *tr, const struct tl_u32v *lists, size_t n, char **full, char **trunc);
 /* op_perf_unified.c */
 /* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL -> "None". */
 void tl_tuple_text(struct tl_str *b, const char *s);

@@ -252,7 +252,7 @@ done:
 }
 
 /* The model family of each cpu_op, looked up once per distinct name. */
-static int families(struct tl_tree *tr)
+static int families(struct tl_tree *tr, tl_family_fn *family_of)
 {
     const struct ps_op_trace *t = tr->t;
     int8_t *by_name = malloc(t->nstr + 1);
@@ -269,14 +269,14 @@ static int families(struct tl_tree *tr)
             continue;
         }
         if (by_name[e->name] == -2)
-            by_name[e->name] = (int8_t)tl_family(ps_op_trace_str(t, e->name));
+            by_name[e->name] = (int8_t)family_of(ps_op_trace_str(t, e->name));
         tr->family[i] = by_name[e->name];
     }
     free(by_name);
     return 0;
 }
 
-int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t)
+int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t, tl_family_fn *family_of)
 {
     memset(tr, 0, sizeof *tr);
     tr->t = t;
@@ -298,7 +298,7 @@ int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t)
         tr->t_end[i] = t->ev.v[i].ts_us + t->ev.v[i].dur_us;
         tr->parent[i] = tr->child_head[i] = tr->child_tail[i] = tr->next_sib[i] = PS_NONE;
     }
-    int rc = families(tr);
+    int rc = families(tr, family_of);
     if (rc == 0)
         rc = host_tree(tr);
     if (rc == 0)

@@ -584,7 +584,7 @@ int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out)
     struct launchers L = { 0 };
     double total_us;
     memset(out, 0, sizeof *out);
-    int rc = tl_tree_build(&tr, t);
+    int rc = tl_tree_build(&tr, t, tl_family);
     if (rc < 0)
         return rc;
     rc = tl_gpu_timeline(&tr, out, &total_us);
