@@ -69,6 +69,12 @@ int tl_call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, 
  * events: op_perf_bwd.c); -EINVAL for an op without one. */
 int tl_call_eval_bwd(const struct tl_tree *tr, uint32_t i, struct tl_call *c);
 void tl_call_fini(struct tl_call *c);
+struct tl_metrics {               /* tree_perf.py compute_perf_metrics, one call */
+    double gflops, kt, tflops, mb, fpb, tbs;   /* NaN where TraceLens has none */
+    char spec[24];                /* Compute Spec, "" unknown */
+};
+/* Per-call figures of call c whose GPU work took t_us (tree_perf.py compute_perf_metrics). */
+void tl_metrics(const struct tl_call *c, double t_us, struct tl_metrics *m);
 /* TraceLens categorize_torch_op: name and the first kernel's name (NULL: none). */
 const char *tl_categorize(const char *name, const char *first_kernel);
 
@@ -191,10 +197,6 @@ char *tl_params_dict(const struct tl_call *c);   /* "{'M': 141, ...}" (owned), N
 int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p);
 
 /* ---- op_perf_sheets.c ---- */
-struct tl_metrics {               /* tree_perf.py compute_perf_metrics, one call */
-    double gflops, kt, tflops, mb, fpb, tbs;   /* NaN where TraceLens has none */
-    char spec[24];                /* Compute Spec, "" unknown */
-};
 struct prow {                     /* one evaluated call of a perf sheet */
     uint32_t ev;
     struct tl_call c;
@@ -206,7 +208,6 @@ struct prow {                     /* one evaluated call of a perf sheet */
 };
 void tl_names_for(const struct tl_tree *tr, uint32_t i, const char *out[3]);
 const char *tl_arg_text(const struct tl_tree *tr, uint32_t i, int which);   /* NULL: absent */
-void tl_metrics(const struct tl_call *c, double t_us, struct tl_metrics *m);
 int tl_eval_rows(const struct tl_tree *tr, int family, struct prow **out, size_t *nout);
 /* op_perf_bwd.c: append to r (n rows, cap allocated) the ops of fwd_family (SDPA_FWD, CONV_FWD) that have
  * autograd backward events, each evaluated with its backward model on their GPU work. 0 or -ENOMEM. */

@@ -1,6 +1,6 @@
 /* TraceLens' op map (TraceLens/PerfModel/torch_op_mapping.py at the published CSVs' version), the normalisation
- * and reduction models (perf_model.py Normalization, Reduce), the model of one call and the op category
- * (categorize_torch_op). docs/op-perf.md. */
+ * and reduction models (perf_model.py Normalization, Reduce), the model of one call with its figures
+ * (tree_perf.py compute_perf_metrics) and the op category (categorize_torch_op). docs/op-perf.md. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -266,6 +266,21 @@ int tl_call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, 
 int tl_call_eval_bwd(const struct tl_tree *tr, uint32_t i, struct tl_call *c)
 {
     return call_eval(tr, i, NULL, 0, c, 1);
+}
+
+/* Per-call figures (tree_perf.py compute_perf_metrics). */
+void tl_metrics(const struct tl_call *c, double t_us, struct tl_metrics *m)
+{
+    m->gflops = c->flops / 1e9;
+    m->kt = t_us;
+    m->tflops = t_us > 0 ? (m->gflops / 1e3) / (t_us / 1e6) : NAN;
+    m->mb = c->bytes / (1024.0 * 1024.0);
+    m->fpb = c->bytes > 0 ? (m->gflops * 1e9) / c->bytes : NAN;
+    m->tbs = t_us > 0 ? (c->bytes / 1e12) / (t_us / 1e6) : NAN;
+    if (*c->precision)
+        snprintf(m->spec, sizeof m->spec, "%s_%s", c->spec_kind, c->precision);
+    else
+        m->spec[0] = 0;
 }
 
 const char *tl_categorize(const char *name, const char *first_kernel)

@@ -38,22 +38,6 @@ const char *tl_arg_text(const struct tl_tree *tr, uint32_t i, int which)
     return id == PS_NONE ? NULL : ps_op_trace_str(tr->t, id);
 }
 
-/* Per-call figures (tree_perf.py compute_perf_metrics). */
-void tl_metrics(const struct tl_call *c, double t_us, struct tl_metrics *m)
-{
-    m->gflops = c->flops / 1e9;
-    m->kt = t_us;
-    m->tflops = t_us > 0 ? (m->gflops / 1e3) / (t_us / 1e6) : NAN;
-    m->mb = c->bytes / (1024.0 * 1024.0);
-    m->fpb = c->bytes > 0 ? (m->gflops * 1e9) / c->bytes : NAN;
-    m->tbs = t_us > 0 ? (c->bytes / 1e12) / (t_us / 1e6) : NAN;
-    if (*c->precision)
-        snprintf(m->spec, sizeof m->spec, "%s_%s", c->spec_kind, c->precision);
-    else
-        m->spec[0] = 0;
-}
-
-
 void tl_prows_free(struct prow *r, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
