@@ -143,6 +143,52 @@ const char *tl_str_at(const struct pv *l, int has, size_t i)
     return v && v->kind == PV_STR ? v->s : NULL;
 }
 
+/* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL text -> "None". */
+void tl_tuple_text(struct tl_str *b, const char *s)
+{
+    int count[64], depth = 0, want = 0;
+    if (!s) {
+        tl_str_add(b, "None");
+        return;
+    }
+    for (; *s; s++) {
+        char ch = *s;
+        if (want && ch != ' ' && ch != ']' && depth > 0 && depth <= 64) {
+            count[depth - 1]++;
+            want = 0;
+        }
+        if (ch == '\'' || ch == '"') {
+            char q = ch;
+            tl_str_addf(b, "%c", ch);
+            for (s++; *s && *s != q; s++) {
+                if (*s == '\\' && s[1])
+                    tl_str_addf(b, "%c", *s++);
+                tl_str_addf(b, "%c", *s);
+            }
+            if (*s)
+                tl_str_addf(b, "%c", q);
+            else
+                s--;
+            continue;
+        }
+        if (ch == '[') {
+            if (depth < 64)
+                count[depth] = 0;
+            depth++;
+            want = 1;
+            tl_str_add(b, "(");
+        } else if (ch == ']') {
+            depth--;
+            tl_str_add(b, depth >= 0 && depth < 64 && count[depth] == 1 ? ",)" : ")");
+            want = 0;
+        } else {
+            if (ch == ',')
+                want = 1;
+            tl_str_addf(b, "%c", ch);
+        }
+    }
+}
+
 /* ---- dtypes (utils.py name2bpe, torch_dtype_map) ---- */
 int tl_bpe(const char *dtype)
 {

@@ -136,6 +136,8 @@ const struct pv *tl_item(const struct pv *l, int has, size_t i);   /* NULL: no s
 int tl_ints(const struct pv *v, int64_t *out, size_t max);          /* a list of ints: its length, else -1 */
 double tl_prod(const int64_t *x, int n);
 const char *tl_str_at(const struct pv *l, int has, size_t i);
+/* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL -> "None". */
+void tl_tuple_text(struct tl_str *b, const char *s);
 int tl_bpe(const char *dtype);                /* bytes per element, 0: unknown (utils.py name2bpe) */
 const char *tl_precision(const char *dtype);  /* "bf16", ... or "" */
 int tl_param(struct tl_call *c, const char *key, const char *repr, int is_str);
@@ -187,8 +189,6 @@ int tl_kernel_summary_table(const struct tl_tree *tr, const struct launchers *L,
  * writes the truncated summary (trunc_kernel_details). Both owned; *full "[]" and *trunc NULL without kernels. */
 int tl_kernel_summary(const struct tl_tree *tr, const struct tl_u32v *lists, size_t n, char **full, char **trunc);
 /* op_perf_unified.c */
-/* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL -> "None". */
-void tl_tuple_text(struct tl_str *b, const char *s);
 /* op_perf_short.c: short_kernel_histogram and short_kernels_summary (kernels under 10 µs) */
 int tl_short_kernels(const struct tl_tree *tr, double total_us, struct ps_tl_tables *out);
 char *tl_params_dict(const struct tl_call *c);   /* "{'M': 141, ...}" (owned), NULL: out of memory */

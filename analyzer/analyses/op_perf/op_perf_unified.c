@@ -129,52 +129,6 @@ static int unified_row(const struct tl_tree *tr, const struct launchers *L, uint
     return rc;
 }
 
-/* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL text -> "None". */
-void tl_tuple_text(struct tl_str *b, const char *s)
-{
-    int count[64], depth = 0, want = 0;
-    if (!s) {
-        tl_str_add(b, "None");
-        return;
-    }
-    for (; *s; s++) {
-        char ch = *s;
-        if (want && ch != ' ' && ch != ']' && depth > 0 && depth <= 64) {
-            count[depth - 1]++;
-            want = 0;
-        }
-        if (ch == '\'' || ch == '"') {
-            char q = ch;
-            tl_str_addf(b, "%c", ch);
-            for (s++; *s && *s != q; s++) {
-                if (*s == '\\' && s[1])
-                    tl_str_addf(b, "%c", *s++);
-                tl_str_addf(b, "%c", *s);
-            }
-            if (*s)
-                tl_str_addf(b, "%c", q);
-            else
-                s--;
-            continue;
-        }
-        if (ch == '[') {
-            if (depth < 64)
-                count[depth] = 0;
-            depth++;
-            want = 1;
-            tl_str_add(b, "(");
-        } else if (ch == ']') {
-            depth--;
-            tl_str_add(b, depth >= 0 && depth < 64 && count[depth] == 1 ? ",)" : ")");
-            want = 0;
-        } else {
-            if (ch == ',')
-                want = 1;
-            tl_str_addf(b, "%c", ch);
-        }
-    }
-}
-
 /* The grouping key of op event `ev` of `category` (name, category, process/thread names and the four shape
  * arguments as tuple text, separated by 0x1f), the four argument texts in parts[] (malloc'd). The unified table
  * and the launcher summary group by the same columns. */
