@@ -304,6 +304,23 @@ void tl_call_fini(struct tl_call *c)
     c->np = 0;
 }
 
+char *tl_params_dict(const struct tl_call *c)
+{
+    struct tl_str b = { 0 };
+    tl_str_add(&b, "{");
+    for (int p = 0; p < c->np; p++) {
+        tl_str_addf(&b, "%s'%s': ", p ? ", " : "", c->p[p].key);
+        if (!c->p[p].repr)
+            tl_str_add(&b, "None");
+        else if (c->p[p].is_str)
+            tl_str_addf(&b, "'%s'", c->p[p].repr);
+        else
+            tl_str_add(&b, c->p[p].repr);
+    }
+    tl_str_add(&b, "}");
+    return tl_str_take(&b);
+}
+
 
 int tl_eval_bool(const char *s, int *out)
 {

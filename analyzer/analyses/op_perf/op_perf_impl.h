@@ -41,6 +41,8 @@ double tl_busy(const struct tl_tree *tr, const uint32_t *ev, size_t n);
 void tl_sort_by_dur(const struct tl_tree *tr, uint32_t *ev, size_t n);
 int tl_u32_push(struct tl_u32v *v, uint32_t x);
 const char *tl_name(const struct tl_tree *tr, uint32_t i);
+void tl_names_for(const struct tl_tree *tr, uint32_t i, const char *out[3]);
+const char *tl_arg_text(const struct tl_tree *tr, uint32_t i, int which);   /* NULL: absent */
 
 /* ---- op_perf_models.c: the models (perf_model.py) ---- */
 #define TL_MAX_PARAMS 16
@@ -69,6 +71,7 @@ int tl_call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, 
  * events: op_perf_bwd.c); -EINVAL for an op without one. */
 int tl_call_eval_bwd(const struct tl_tree *tr, uint32_t i, struct tl_call *c);
 void tl_call_fini(struct tl_call *c);
+char *tl_params_dict(const struct tl_call *c);   /* "{'M': 141, ...}" (owned), NULL: out of memory */
 struct tl_metrics {               /* tree_perf.py compute_perf_metrics, one call */
     double gflops, kt, tflops, mb, fpb, tbs;   /* NaN where TraceLens has none */
     char spec[24];                /* Compute Spec, "" unknown */
@@ -191,7 +194,6 @@ int tl_kernel_summary(const struct tl_tree *tr, const struct tl_u32v *lists, siz
 /* op_perf_unified.c */
 /* op_perf_short.c: short_kernel_histogram and short_kernels_summary (kernels under 10 µs) */
 int tl_short_kernels(const struct tl_tree *tr, double total_us, struct ps_tl_tables *out);
-char *tl_params_dict(const struct tl_call *c);   /* "{'M': 141, ...}" (owned), NULL: out of memory */
 /* The ops of the unified table without a model (by name, kernel time descending) and the kernel time of those
  * with and without one, into p. 0 or -ENOMEM. */
 int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p);
@@ -206,8 +208,6 @@ struct prow {                     /* one evaluated call of a perf sheet */
     size_t group;
     int bwd;                      /* a forward op evaluated on its autograd backward work (op_perf_bwd.c) */
 };
-void tl_names_for(const struct tl_tree *tr, uint32_t i, const char *out[3]);
-const char *tl_arg_text(const struct tl_tree *tr, uint32_t i, int which);   /* NULL: absent */
 int tl_eval_rows(const struct tl_tree *tr, int family, struct prow **out, size_t *nout);
 /* op_perf_bwd.c: append to r (n rows, cap allocated) the ops of fwd_family (SDPA_FWD, CONV_FWD) that have
  * autograd backward events, each evaluated with its backward model on their GPU work. 0 or -ENOMEM. */

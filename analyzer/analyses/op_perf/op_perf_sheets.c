@@ -9,35 +9,6 @@
 
 #include "op_perf_impl.h"
 
-/* process_name / process_labels / thread_name of an event's pid, tid; "Unknown" when absent (last one wins). */
-void tl_names_for(const struct tl_tree *tr, uint32_t i, const char *out[3])
-{
-    const struct ps_op_trace *t = tr->t;
-    const struct ps_op_event *e = &t->ev.v[i];
-    out[0] = out[1] = out[2] = "Unknown";
-    int found[3] = { 0, 0, 0 };
-    for (size_t k = t->meta.n; k-- > 0;) {
-        const struct ps_op_meta *m = &t->meta.v[k];
-        if (!e->has_pid_tid || m->pid != e->pid || found[m->kind])
-            continue;
-        if (m->kind == PS_OPMETA_THREAD_NAME ? m->tid == e->tid : 1) {
-            out[m->kind] = ps_op_trace_str(t, m->value);
-            found[m->kind] = 1;
-        }
-    }
-}
-
-/* One argument's text, "" when absent. */
-const char *tl_arg_text(const struct tl_tree *tr, uint32_t i, int which)
-{
-    const struct ps_op_event *e = &tr->t->ev.v[i];
-    if (e->args == PS_NONE)
-        return NULL;
-    const struct ps_op_args *a = &tr->t->args.v[e->args];
-    uint32_t id = which == 0 ? a->dims : which == 1 ? a->types : which == 2 ? a->strides : a->concrete;
-    return id == PS_NONE ? NULL : ps_op_trace_str(tr->t, id);
-}
-
 void tl_prows_free(struct prow *r, size_t n)
 {
     for (size_t k = 0; k < n; k++) {

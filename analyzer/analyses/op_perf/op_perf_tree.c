@@ -33,6 +33,36 @@ const char *tl_name(const struct tl_tree *tr, uint32_t i)
     return ps_op_trace_str(tr->t, tr->t->ev.v[i].name);
 }
 
+/* process_name / process_labels / thread_name of an event's pid, tid; "Unknown" when absent (last one wins). */
+void tl_names_for(const struct tl_tree *tr, uint32_t i, const char *out[3])
+{
+    const struct ps_op_trace *t = tr->t;
+    const struct ps_op_event *e = &t->ev.v[i];
+    out[0] = out[1] = out[2] = "Unknown";
+    int found[3] = { 0, 0, 0 };
+    for (size_t k = t->meta.n; k-- > 0;) {
+        const struct ps_op_meta *m = &t->meta.v[k];
+        if (!e->has_pid_tid || m->pid != e->pid || found[m->kind])
+            continue;
+        if (m->kind == PS_OPMETA_THREAD_NAME ? m->tid == e->tid : 1) {
+            out[m->kind] = ps_op_trace_str(t, m->value);
+            found[m->kind] = 1;
+        }
+    }
+}
+
+/* One recorded argument of event i (which: 0 Input Dims, 1 Input type, 2 Input Strides, 3 Concrete Inputs), NULL when
+ * absent. */
+const char *tl_arg_text(const struct tl_tree *tr, uint32_t i, int which)
+{
+    const struct ps_op_event *e = &tr->t->ev.v[i];
+    if (e->args == PS_NONE)
+        return NULL;
+    const struct ps_op_args *a = &tr->t->args.v[e->args];
+    uint32_t id = which == 0 ? a->dims : which == 1 ? a->types : which == 2 ? a->strides : a->concrete;
+    return id == PS_NONE ? NULL : ps_op_trace_str(tr->t, id);
+}
+
 static void add_child(struct tl_tree *tr, uint32_t parent, uint32_t child)
 {
     tr->parent[child] = parent;

@@ -66,23 +66,6 @@ struct urow {
     size_t group;
 };
 
-char *tl_params_dict(const struct tl_call *c)
-{
-    struct tl_str b = { 0 };
-    tl_str_add(&b, "{");
-    for (int p = 0; p < c->np; p++) {
-        tl_str_addf(&b, "%s'%s': ", p ? ", " : "", c->p[p].key);
-        if (!c->p[p].repr)
-            tl_str_add(&b, "None");
-        else if (c->p[p].is_str)
-            tl_str_addf(&b, "'%s'", c->p[p].repr);
-        else
-            tl_str_add(&b, c->p[p].repr);
-    }
-    tl_str_add(&b, "}");
-    return tl_str_take(&b);
-}
-
 static void nan_metrics(struct tl_metrics *m)
 {
     m->gflops = m->kt = m->tflops = m->mb = m->fpb = m->tbs = NAN;
