@@ -78,33 +78,6 @@ static int build_roofline(struct ps_op_efficiency *e, const struct ps_op_perf *p
     return rc;
 }
 
-const char *ps_op_params_short(const char *params, char *buf, size_t cap)
-{
-    size_t n = strlen(params), len = 0;
-    if (!cap)
-        return buf;
-    if (n < 2 || params[0] != '{' || params[n - 1] != '}') {
-        snprintf(buf, cap, "%s", params);
-        return buf;
-    }
-    size_t i = 1;
-    while (i < n - 1) {   /* one "'key': value" entry per turn, split at commas outside brackets */
-        size_t j = i;
-        for (int depth = 0; j < n - 1 && (depth > 0 || params[j] != ','); j++)
-            depth += strchr("([{", params[j]) ? 1 : strchr(")]}", params[j]) ? -1 : 0;
-        const char *e = params + i;
-        int skip = !strncmp(e, "'stride", 7) || !strncmp(e, "'dtype", 6);
-        if (!skip && len + 1 < cap)
-            len += (size_t)snprintf(buf + len, cap - len, "%s%.*s", len ? ", " : "{", (int)(j - i), e);
-        i = j + 1;
-        while (i < n - 1 && params[i] == ' ')
-            i++;
-    }
-    if (len + 1 < cap)
-        snprintf(buf + len, cap - len, "%s}", len ? "" : "{");
-    return buf;
-}
-
 int ps_report_op_efficiency(struct ps_report *r, const struct ps_op_perf *perf, const struct ps_gpu_specs *user)
 {
     struct ps_op_efficiency *e = calloc(1, sizeof *e);
