@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses.h"
 #include "analyses/op_perf.h"
+#include "analyses/report.h"
 #include "analyses/roofline.h"
+#include "model/model.h"
 #include "op_efficiency.h"
 
 void ps_op_efficiency_free(struct ps_op_efficiency *e)
