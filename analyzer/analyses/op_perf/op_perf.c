@@ -8,7 +8,7 @@
 #include "analyses/report.h"
 #include "op_perf_impl.h"
 
-static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n, size_t g, int family,
+static int group_to_row(const struct tl_tree *tr, const struct tl_prow *r, size_t n, size_t g, int family,
                         double *buf, struct ps_op_perf_row *o)
 {
     size_t m = 0, first = SIZE_MAX;
@@ -22,7 +22,7 @@ static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n
         o->flops_total += r[k].c.flops;
         o->bytes_total += r[k].c.bytes;   /* NaN stays NaN */
     }
-    const struct prow *f = &r[first];
+    const struct tl_prow *f = &r[first];
     /* a forward op measured on its backward pass: "aten::convolution (backward)" */
     struct tl_str nm = { 0 };
     tl_str_add(&nm, tl_name(tr, f->ev));
@@ -72,7 +72,7 @@ static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n
 
 static int family_rows(const struct tl_tree *tr, int family, struct ps_op_perf *p)
 {
-    struct prow *r;
+    struct tl_prow *r;
     size_t n, *first = NULL;
     int rc = tl_eval_rows(tr, family, &r, &n);
     if (rc < 0 || n == 0) {
@@ -108,7 +108,7 @@ int ps_op_perf_build(const struct ps_op_trace *t, struct ps_op_perf *out)
     memset(out, 0, sizeof *out);
     for (size_t k = 0; k < t->args.n && !out->has_shapes; k++)
         out->has_shapes = t->args.v[k].dims != PS_NONE;
-    int rc = tl_tree_build(&tr, t, tl_family);
+    int rc = tl_tree_init(&tr, t, tl_family);
     if (rc < 0)
         return rc;
     struct tl_u32v linked = { 0 }, no_op = { 0 };

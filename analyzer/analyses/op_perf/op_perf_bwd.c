@@ -121,7 +121,7 @@ static int bwd_gpu(const struct tl_tree *tr, const struct seq_index *x, uint32_t
     return rc;
 }
 
-int tl_eval_bwd_rows(const struct tl_tree *tr, int fwd_family, struct prow **r, size_t *n, size_t *cap)
+int tl_eval_bwd_rows(const struct tl_tree *tr, int fwd_family, struct tl_prow **r, size_t *n, size_t *cap)
 {
     struct seq_index x;
     int rc = seq_index_build(tr, &x);
@@ -130,14 +130,14 @@ int tl_eval_bwd_rows(const struct tl_tree *tr, int fwd_family, struct prow **r, 
             continue;
         if (*n == *cap) {
             *cap = *cap ? *cap * 2 : 64;
-            struct prow *p = realloc(*r, *cap * sizeof *p);
+            struct tl_prow *p = realloc(*r, *cap * sizeof *p);
             if (!p) {
                 rc = -ENOMEM;
                 break;
             }
             *r = p;
         }
-        struct prow *w = &(*r)[*n];
+        struct tl_prow *w = &(*r)[*n];
         int linked;
         memset(w, 0, sizeof *w);
         w->ev = i;

@@ -30,7 +30,7 @@ struct tl_tree {
  * above the tree. */
 typedef int tl_family_fn(const char *name);
 /* Build the tree of trace t, each cpu_op's family from family_of. 0 or -ENOMEM. */
-int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t, tl_family_fn *family_of);
+int tl_tree_init(struct tl_tree *tr, const struct ps_op_trace *t, tl_family_fn *family_of);
 void tl_tree_fini(struct tl_tree *tr);
 int tl_is_gpu(const struct ps_op_trace *t, uint32_t i);
 /* GPU events in the subtree of i, depth-first over children (TreePerf agg_kernels_in_subtree). */
@@ -119,26 +119,26 @@ void tl_tab_int(struct tl_tab *tab, long long x);
 int tl_tab_permute(struct tl_tab *tab, const size_t *perm);
 
 /* ---- op_perf_args.c: the recorded arguments as Python literals, dtypes, parameters ---- */
-enum { PV_LIST, PV_INT, PV_STR, PV_NONE, PV_BOOL, PV_OTHER };
-struct pv {
+enum tl_pv_kind { TL_PV_LIST, TL_PV_INT, TL_PV_STR, TL_PV_NONE, TL_PV_BOOL, TL_PV_OTHER };
+struct tl_pv {
     int kind;
     int64_t i;
     char *s;
-    struct pv *items;
+    struct tl_pv *items;
     size_t n;
 };
-struct args {
-    struct pv d, t, s, c;         /* Input Dims, Input type, Input Strides, Concrete Inputs */
+struct tl_args {
+    struct tl_pv d, t, s, c;      /* Input Dims, Input type, Input Strides, Concrete Inputs */
     int has_d, has_t, has_s, has_c;
     const char *name;
 };
-void tl_pv_free(struct pv *v);
-int tl_pv_parse(const char **p, struct pv *v, int depth);
-int tl_parse_arg(const struct ps_op_trace *t, uint32_t id, struct pv *v, int *has);
-const struct pv *tl_item(const struct pv *l, int has, size_t i);   /* NULL: no such item */
-int tl_ints(const struct pv *v, int64_t *out, size_t max);          /* a list of ints: its length, else -1 */
+void tl_pv_fini(struct tl_pv *v);
+int tl_pv_parse(const char **p, struct tl_pv *v, int depth);
+int tl_parse_arg(const struct ps_op_trace *t, uint32_t id, struct tl_pv *v, int *has);
+const struct tl_pv *tl_item(const struct tl_pv *l, int has, size_t i);   /* NULL: no such item */
+int tl_ints(const struct tl_pv *v, int64_t *out, size_t max);          /* a list of ints: its length, else -1 */
 double tl_prod(const int64_t *x, int n);
-const char *tl_str_at(const struct pv *l, int has, size_t i);
+const char *tl_str_at(const struct tl_pv *l, int has, size_t i);
 /* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL -> "None". */
 void tl_tuple_text(struct tl_str *b, const char *s);
 int tl_bpe(const char *dtype);                /* bytes per element, 0: unknown (utils.py name2bpe) */
@@ -151,42 +151,45 @@ int tl_p_strs(struct tl_call *c, const char *key, const char *const *s, int n);
 int tl_p_float(struct tl_call *c, const char *key, double v);
 int tl_eval_bool(const char *s, int *out);   /* "True" / "False", else -EINVAL */
 /* op_perf_models.c */
-enum gemm_kind { G_MM, G_ADDMM, G_BMM, G_BADDBMM, G_SCALED };
-enum sdpa_kind { S_FLASH, S_EFFICIENT, S_FA_FWD, S_FA_BWD };
-int tl_gemm(struct tl_call *c, const struct args *a, enum gemm_kind kind, const struct tl_tree *tr,
+enum tl_gemm_kind { TL_GEMM_MM, TL_GEMM_ADDMM, TL_GEMM_BMM, TL_GEMM_BADDBMM, TL_GEMM_SCALED };
+enum tl_sdpa_kind { TL_SDPA_FLASH, TL_SDPA_EFFICIENT, TL_SDPA_FA_FWD, TL_SDPA_FA_BWD };
+int tl_gemm(struct tl_call *c, const struct tl_args *a, enum tl_gemm_kind kind, const struct tl_tree *tr,
             const uint32_t *kernels, size_t nk);
 /* as_bwd: the forward op's backward model (TraceLens flops_bwd / bytes_bwd), for its autograd backward work */
-int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind, int as_bwd);
+int tl_sdpa(struct tl_call *c, const struct tl_args *a, enum tl_sdpa_kind kind, int as_bwd);
 /* bwd: aten::convolution_backward's inputs (grad_output first) and the backward model; as_bwd: a forward
  * convolution's inputs with the backward model */
-int tl_conv(struct tl_call *c, const struct args *a, int bwd, int as_bwd);
-int tl_unary(struct tl_call *c, const struct args *a);
-int tl_binary(struct tl_call *c, const struct args *a);
+int tl_conv(struct tl_call *c, const struct tl_args *a, int bwd, int as_bwd);
+int tl_unary(struct tl_call *c, const struct tl_args *a);
+int tl_binary(struct tl_call *c, const struct tl_args *a);
 /* op_perf_norm_bwd.c: the backward normalisation ops */
-enum tl_norm_bwd_kind { NB_BATCH, NB_BATCH_CUDNN, NB_LAYER, NB_GROUP, NB_INSTANCE, NB_RMS };
-int tl_norm_bwd(struct tl_call *c, const struct args *a, enum tl_norm_bwd_kind kind);
+enum tl_norm_bwd_kind {
+    TL_NORM_BWD_BATCH, TL_NORM_BWD_BATCH_CUDNN, TL_NORM_BWD_LAYER, TL_NORM_BWD_GROUP, TL_NORM_BWD_INSTANCE,
+    TL_NORM_BWD_RMS
+};
+int tl_norm_bwd(struct tl_call *c, const struct tl_args *a, enum tl_norm_bwd_kind kind);
 /* TraceLens' op category of a modeled op: its family's, "NORM_bwd" for a backward normalisation op. */
 const char *tl_op_category(const char *name, int family);
 
 /* ---- op_perf_tables.c: kernel launchers (tree_perf.py get_kernel_launchers) and the op tables ---- */
-struct launcher {
+struct tl_launcher {
     uint32_t ev;
     struct tl_u32v direct;        /* its GPU events, in file order */
     double direct_us, subtree_us;
     const char *category;
 };
 
-struct launchers {
-    struct launcher *v;
+struct tl_launchers {
+    struct tl_launcher *v;
     size_t n;
     uint32_t *of;                 /* per event: index into v, PS_NONE */
 };
 
-int tl_find_launchers(const struct tl_tree *tr, struct launchers *L);   /* 0 or -ENOMEM; tl_launchers_fini */
-void tl_launchers_fini(struct launchers *L);
+int tl_launchers_init(const struct tl_tree *tr, struct tl_launchers *L);   /* 0 or -ENOMEM; tl_launchers_fini */
+void tl_launchers_fini(struct tl_launchers *L);
 int tl_gpu_timeline(const struct tl_tree *tr, struct ps_tl_tables *out, double *total_us);
-int tl_ops_summary(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out);
-int tl_kernel_summary_table(const struct tl_tree *tr, const struct launchers *L, double total_us,
+int tl_ops_summary(const struct tl_tree *tr, const struct tl_launchers *L, struct ps_tl_tables *out);
+int tl_kernel_summary_table(const struct tl_tree *tr, const struct tl_launchers *L, double total_us,
                             struct ps_tl_tables *out);
 /* Kernel summary (tree_perf _summarize_kernel_stats) over per-call kernel lists (each in duration order); also
  * writes the truncated summary (trunc_kernel_details). Both owned; *full "[]" and *trunc NULL without kernels. */
@@ -199,7 +202,7 @@ int tl_short_kernels(const struct tl_tree *tr, double total_us, struct ps_tl_tab
 int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p);
 
 /* ---- op_perf_sheets.c ---- */
-struct prow {                     /* one evaluated call of a perf sheet */
+struct tl_prow {                  /* one evaluated call of a perf sheet */
     uint32_t ev;
     struct tl_call c;
     struct tl_metrics m;
@@ -208,13 +211,13 @@ struct prow {                     /* one evaluated call of a perf sheet */
     size_t group;
     int bwd;                      /* a forward op evaluated on its autograd backward work (op_perf_bwd.c) */
 };
-int tl_eval_rows(const struct tl_tree *tr, int family, struct prow **out, size_t *nout);
+int tl_eval_rows(const struct tl_tree *tr, int family, struct tl_prow **out, size_t *nout);
 /* op_perf_bwd.c: append to r (n rows, cap allocated) the ops of fwd_family (SDPA_FWD, CONV_FWD) that have
  * autograd backward events, each evaluated with its backward model on their GPU work. 0 or -ENOMEM. */
-int tl_eval_bwd_rows(const struct tl_tree *tr, int fwd_family, struct prow **r, size_t *n, size_t *cap);
-void tl_prows_free(struct prow *r, size_t n);
-long tl_group(struct prow *r, size_t n, size_t **first);
-int tl_make_keys(const struct tl_tree *tr, struct prow *r, size_t n);   /* key: name + parameters */
+int tl_eval_bwd_rows(const struct tl_tree *tr, int fwd_family, struct tl_prow **r, size_t *n, size_t *cap);
+void tl_prows_free(struct tl_prow *r, size_t n);
+long tl_group(struct tl_prow *r, size_t n, size_t **first);
+int tl_make_keys(const struct tl_tree *tr, struct tl_prow *r, size_t n);   /* key: name + parameters */
 int tl_perf_sheets(const struct tl_tree *tr, struct ps_tl_tables *out);
 
 #endif

@@ -41,11 +41,11 @@ static int gemm_transpose(const char *k, int *ta, int *tb)
     return 0;
 }
 
-int tl_gemm(struct tl_call *c, const struct args *a, enum gemm_kind kind, const struct tl_tree *tr,
-                const uint32_t *kernels, size_t nk)
+int tl_gemm(struct tl_call *c, const struct tl_args *a, enum tl_gemm_kind kind, const struct tl_tree *tr,
+            const uint32_t *kernels, size_t nk)
 {
-    int batched = kind == G_BMM || kind == G_BADDBMM;
-    size_t ia = kind == G_ADDMM || kind == G_BADDBMM ? 1 : 0, ib = ia + 1;
+    int batched = kind == TL_GEMM_BMM || kind == TL_GEMM_BADDBMM;
+    size_t ia = kind == TL_GEMM_ADDMM || kind == TL_GEMM_BADDBMM ? 1 : 0, ib = ia + 1;
     int64_t A[8], B[8], sa[8], sb[8];
     int na = tl_ints(tl_item(&a->d, a->has_d, ia), A, 8), nb = tl_ints(tl_item(&a->d, a->has_d, ib), B, 8);
     int64_t M, N, K, Bd = 1;
@@ -58,7 +58,7 @@ int tl_gemm(struct tl_call *c, const struct args *a, enum gemm_kind kind, const 
             return -EINVAL;
         M = A[0], N = B[1], K = A[1];
     }
-    int bias = kind == G_ADDMM || kind == G_BADDBMM || (kind == G_SCALED && a->has_d && a->d.n == 3);
+    int bias = kind == TL_GEMM_ADDMM || kind == TL_GEMM_BADDBMM || (kind == TL_GEMM_SCALED && a->has_d && a->d.n == 3);
     const char *dt[2] = { tl_str_at(&a->t, a->has_t, ia), tl_str_at(&a->t, a->has_t, ib) };
     if (!dt[0] || !dt[1])
         return -EINVAL;
@@ -91,7 +91,7 @@ int tl_gemm(struct tl_call *c, const struct args *a, enum gemm_kind kind, const 
     double f = 2.0 * (double)M * (double)N * (double)K + (bias ? (double)M * (double)N : 0);
     c->flops = batched ? (double)Bd * f : f;
     int b = tl_bpe(dt[0]), bo = b;
-    if (kind == G_SCALED) {
+    if (kind == TL_GEMM_SCALED) {
         if (!b || !tl_bpe(dt[1]))
             return -EINVAL;
         bo = b == 1 ? 2 : b == 2 || b == 4 ? b : 0;
@@ -118,14 +118,14 @@ static double cfloat(const char *s)
     return *end ? 0.0 : d;
 }
 
-int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind, int as_bwd)
+int tl_sdpa(struct tl_call *c, const struct tl_args *a, enum tl_sdpa_kind kind, int as_bwd)
 {
-    size_t o = kind == S_FA_BWD ? 1 : 0;
+    size_t o = kind == TL_SDPA_FA_BWD ? 1 : 0;
     int64_t q[8], k[8], v[8];
     if (tl_ints(tl_item(&a->d, a->has_d, o), q, 8) < 4 || tl_ints(tl_item(&a->d, a->has_d, o + 1), k, 8) < 4 ||
         tl_ints(tl_item(&a->d, a->has_d, o + 2), v, 8) < 4)
         return -EINVAL;
-    int fa = kind == S_FA_FWD || kind == S_FA_BWD;   /* flash_attn lays q, k, v out (B, N, H, d) */
+    int fa = kind == TL_SDPA_FA_FWD || kind == TL_SDPA_FA_BWD;   /* flash_attn lays q, k, v out (B, N, H, d) */
     int ih = fa ? 2 : 1, in = fa ? 1 : 2;
     int64_t B = q[0], Hq = q[ih], Nq = q[in], dq = q[3], Hk = k[ih], Nk = k[in], dk = k[3], Hv = v[ih],
             Nv = v[in], dv = v[3];
@@ -134,14 +134,14 @@ int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind, int as
     double dropout = 0;
     int causal = 0;
     const char *ci;
-    if (kind == S_FLASH || kind == S_EFFICIENT) {
-        size_t at = kind == S_FLASH ? 3 : 5;
+    if (kind == TL_SDPA_FLASH || kind == TL_SDPA_EFFICIENT) {
+        size_t at = kind == TL_SDPA_FLASH ? 3 : 5;
         if (!tl_item(&a->c, a->has_c, at + 1))
             return -EINVAL;
         dropout = cfloat(tl_str_at(&a->c, 1, at));
         ci = tl_str_at(&a->c, 1, at + 1);
         causal = ci && strcasecmp(ci, "true") == 0;
-    } else if (kind == S_FA_FWD) {
+    } else if (kind == TL_SDPA_FA_FWD) {
         ci = tl_str_at(&a->c, a->has_c, 3);
         char *end;
         if (!ci || !*ci || (dropout = strtod(ci, &end), *end) || tl_eval_bool(tl_str_at(&a->c, a->has_c, 5), &causal))
@@ -169,13 +169,13 @@ int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind, int as
         }
     }
     rc |= tl_p_float(c, "dropout", dropout) | tl_p_bool(c, "causal", causal) |
-          tl_p_bool(c, "flash_impl", kind != S_EFFICIENT) | tl_p_strs(c, "dtype_A_B", dt, 2);
+          tl_p_bool(c, "flash_impl", kind != TL_SDPA_EFFICIENT) | tl_p_strs(c, "dtype_A_B", dt, 2);
     if (rc)
         return -ENOMEM;
     if (causal && Nq != Nk)
         return -EINVAL;
     double Bd = (double)B, f;
-    if (kind != S_FA_BWD && !as_bwd) {
+    if (kind != TL_SDPA_FA_BWD && !as_bwd) {
         f = Bd * Hq * (2.0 * Nq * Nk * dq) + Bd * Hq * (2.0 * Nq * dv * Nk);
         c->bytes = (Bd * Nq * Hq * dq + Bd * Nk * Hk * dq + Bd * Nk * Hk * dv + Bd * Nq * Hq * dv) * 2;
     } else {
@@ -183,7 +183,7 @@ int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind, int as
             return -EINVAL;
         /* SDPA.flops_bwd_func: the QK^T recompute (flash implementations only), then dV (+ the GQA reduction),
          * dP, dQ, dK (+ the GQA reduction) */
-        f = kind != S_EFFICIENT ? Bd * Hq * (2.0 * Nq * Nk * dq) : 0;
+        f = kind != TL_SDPA_EFFICIENT ? Bd * Hq * (2.0 * Nq * Nk * dq) : 0;
         f += Bd * Hq * (2.0 * Nk * Nq * dv) + Bd * Nk * dv * (double)(Hq / Hk - 1);
         f += Bd * Hq * (2.0 * Nq * Nk * dv);
         f += Bd * Hq * (2.0 * Nq * Nk * dq);
@@ -259,14 +259,14 @@ static void swap01(const int64_t *a, int64_t *b, int n)
     b[0] = a[1], b[1] = a[0];
 }
 
-int tl_conv(struct tl_call *c, const struct args *a, int bwd, int as_bwd)
+int tl_conv(struct tl_call *c, const struct tl_args *a, int bwd, int as_bwd)
 {
     size_t o = bwd ? 1 : 0;
     int64_t x[8], w[8], out[8], st[8], pad[8], dil[8], opad[8], xs[8], ws[8];
     int nx = tl_ints(tl_item(&a->d, a->has_d, o), x, 8), nw = tl_ints(tl_item(&a->d, a->has_d, o + 1), w, 8);
     if (nx < 0 || nw < 0 || !a->has_c)
         return -EINVAL;
-    int nd = nx - 2, bias = bwd ? a->d.n > 3 && a->d.items[3].kind == PV_LIST && a->d.items[3].n > 0
+    int nd = nx - 2, bias = bwd ? a->d.n > 3 && a->d.items[3].kind == TL_PV_LIST && a->d.items[3].n > 0
                                 : a->d.n == 3;
     size_t ci = 3 + o;
     int tr;
@@ -319,12 +319,12 @@ int tl_conv(struct tl_call *c, const struct args *a, int bwd, int as_bwd)
 }
 
 /* ---- elementwise (perf_model.py UnaryElementwise, BinaryElementwise) ---- */
-int tl_unary(struct tl_call *c, const struct args *a)
+int tl_unary(struct tl_call *c, const struct tl_args *a)
 {
     int64_t x[16], s0[16], s1[16];
     int nx = tl_ints(tl_item(&a->d, a->has_d, 0), x, 16);
-    const struct pv *d1 = tl_item(&a->d, a->has_d, 1);
-    int has_out = d1 && d1->kind == PV_LIST && d1->n > 0;
+    const struct tl_pv *d1 = tl_item(&a->d, a->has_d, 1);
+    int has_out = d1 && d1->kind == TL_PV_LIST && d1->n > 0;
     const char *dt[2] = { tl_str_at(&a->t, a->has_t, 0), has_out ? tl_str_at(&a->t, a->has_t, 1) : NULL };
     int ns0 = tl_ints(tl_item(&a->s, a->has_s, 0), s0, 16), ns1 = has_out ? tl_ints(tl_item(&a->s, a->has_s, 1), s1, 16) : -1;
     if (nx < 0 || !dt[0] || (has_out && !dt[1]) || ns0 < 0 || (has_out && ns1 < 0))
@@ -341,12 +341,12 @@ int tl_unary(struct tl_call *c, const struct args *a)
     return 0;
 }
 
-int tl_binary(struct tl_call *c, const struct args *a)
+int tl_binary(struct tl_call *c, const struct tl_args *a)
 {
     int64_t x1[16], x2[16], s[3][16];
     int n1 = tl_ints(tl_item(&a->d, a->has_d, 0), x1, 16), n2 = tl_ints(tl_item(&a->d, a->has_d, 1), x2, 16);
-    const struct pv *d2 = tl_item(&a->d, a->has_d, 2);
-    int has_out = d2 && d2->kind == PV_LIST && d2->n > 0;
+    const struct tl_pv *d2 = tl_item(&a->d, a->has_d, 2);
+    int has_out = d2 && d2->kind == TL_PV_LIST && d2->n > 0;
     const char *dt[3] = { tl_str_at(&a->t, a->has_t, 0), tl_str_at(&a->t, a->has_t, 1),
                           has_out ? tl_str_at(&a->t, a->has_t, 2) : NULL };
     int ns[3];

@@ -13,28 +13,28 @@
 
 /* ast.literal_eval of a Concrete Inputs item as a list, each item through int() (as_bool 0) or bool() (1): its
  * length, or -1 when it is not such a list (TraceLens raises: the call has no row). */
-static int literal_list(const struct args *a, size_t i, int as_bool, int64_t *out, size_t max)
+static int literal_list(const struct tl_args *a, size_t i, int as_bool, int64_t *out, size_t max)
 {
     const char *s = tl_str_at(&a->c, a->has_c, i);
-    struct pv v;
-    if (!s || tl_pv_parse(&s, &v, 0) < 0 || v.kind != PV_LIST || v.n > max) {
+    struct tl_pv v;
+    if (!s || tl_pv_parse(&s, &v, 0) < 0 || v.kind != TL_PV_LIST || v.n > max) {
         if (s)
-            tl_pv_free(&v);
+            tl_pv_fini(&v);
         return -1;
     }
     int n = (int)v.n;
     for (size_t k = 0; k < v.n && n >= 0; k++) {
-        const struct pv *x = &v.items[k];
-        if (x->kind == PV_INT || x->kind == PV_BOOL)
+        const struct tl_pv *x = &v.items[k];
+        if (x->kind == TL_PV_INT || x->kind == TL_PV_BOOL)
             out[k] = as_bool ? x->i != 0 : x->i;
-        else if (as_bool && x->kind == PV_STR)
+        else if (as_bool && x->kind == TL_PV_STR)
             out[k] = x->s && *x->s;   /* bool(str) */
-        else if (as_bool && x->kind == PV_NONE)
+        else if (as_bool && x->kind == TL_PV_NONE)
             out[k] = 0;
         else
             n = -1;
     }
-    tl_pv_free(&v);
+    tl_pv_fini(&v);
     return n;
 }
 
@@ -96,9 +96,9 @@ static void rms_bwd(struct tl_call *c, double N, double C, double b, int affine,
  *   native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
  *   native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
  *   _fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask) */
-int tl_norm_bwd(struct tl_call *c, const struct args *a, enum tl_norm_bwd_kind kind)
+int tl_norm_bwd(struct tl_call *c, const struct tl_args *a, enum tl_norm_bwd_kind kind)
 {
-    int xi = kind == NB_BATCH_CUDNN ? 0 : 1;
+    int xi = kind == TL_NORM_BWD_BATCH_CUDNN ? 0 : 1;
     int64_t x[16], s[16], mask[8], shape[16];
     int nx = tl_ints(tl_item(&a->d, a->has_d, (size_t)xi), x, 16);
     int ns = tl_ints(tl_item(&a->s, a->has_s, (size_t)xi), s, 16);
@@ -109,13 +109,13 @@ int tl_norm_bwd(struct tl_call *c, const struct args *a, enum tl_norm_bwd_kind k
     if (nx < 0 || ns < 0 || !dt[0])
         return -EINVAL;
     switch (kind) {
-    case NB_BATCH:
-    case NB_BATCH_CUDNN:
+    case TL_NORM_BWD_BATCH:
+    case TL_NORM_BWD_BATCH_CUDNN:
         /* "X is not None" on Kineto's lists (an absent tensor is []): grad_input and the weight are always on */
         if (nx < 2 || !tl_item(&a->d, a->has_d, 0) || !tl_item(&a->d, a->has_d, 2))
             return -EINVAL;
         C = (double)x[1];
-        if (kind == NB_BATCH) {
+        if (kind == TL_NORM_BWD_BATCH) {
             const char *t = tl_str_at(&a->c, a->has_c, 7);
             if (!t)
                 return -EINVAL;
@@ -124,14 +124,14 @@ int tl_norm_bwd(struct tl_call *c, const struct args *a, enum tl_norm_bwd_kind k
             training = 0;         /* cuDNN / MIOpen backward: inference statistics by assertion */
         }
         break;
-    case NB_LAYER:
-    case NB_RMS: {
+    case TL_NORM_BWD_LAYER:
+    case TL_NORM_BWD_RMS: {
         int n = literal_list(a, 2, 0, shape, 16);
-        nmask = literal_list(a, kind == NB_LAYER ? 7 : 5, 1, mask, 8);
+        nmask = literal_list(a, kind == TL_NORM_BWD_LAYER ? 7 : 5, 1, mask, 8);
         if (n < 0 || nmask < 0)
             return -EINVAL;
         C = tl_prod(shape, n);
-        if (kind == NB_LAYER) {
+        if (kind == TL_NORM_BWD_LAYER) {
             if (nmask < 3)
                 return -EINVAL;   /* output_mask[1], [2]: IndexError */
             affine = (int)mask[1], has_bias = (int)mask[2];
@@ -142,7 +142,7 @@ int tl_norm_bwd(struct tl_call *c, const struct args *a, enum tl_norm_bwd_kind k
         }
         break;
     }
-    case NB_GROUP: {
+    case TL_NORM_BWD_GROUP: {
         const char *g = tl_str_at(&a->c, a->has_c, 8);
         char *end;
         long long groups = g ? strtoll(g, &end, 10) : 0;
@@ -159,7 +159,7 @@ int tl_norm_bwd(struct tl_call *c, const struct args *a, enum tl_norm_bwd_kind k
         return -EINVAL;
     int rc = tl_p_ints(c, "op_shape", x, nx) | tl_p_strs(c, "dtype_in_out", dt, 2) |
              tl_p_ints(c, "stride_input", s, ns) | tl_param(c, "stride_output", NULL, 0) |
-             (kind == NB_GROUP ? tl_p_float(c, "num_channels", C) : tl_p_int(c, "num_channels", (long long)C)) |
+             (kind == TL_NORM_BWD_GROUP ? tl_p_float(c, "num_channels", C) : tl_p_int(c, "num_channels", (long long)C)) |
              tl_p_bool(c, "has_bias", has_bias) | tl_p_bool(c, "is_affine", affine) |
              tl_p_bool(c, "is_training", training);
     struct tl_str m = { 0 };
@@ -175,7 +175,7 @@ int tl_norm_bwd(struct tl_call *c, const struct args *a, enum tl_norm_bwd_kind k
     if (!b || C == 0)
         return -EINVAL;   /* None * int, or a division by zero: TraceLens raises */
     double N = tl_prod(x, nx);
-    if (kind == NB_RMS) {
+    if (kind == TL_NORM_BWD_RMS) {
         rms_bwd(c, N, C, b, affine, mask, nmask);
     } else {
         c->flops = flops_bwd(training, N, C, (int)mask[0]);

@@ -29,11 +29,11 @@ int ps_op_range_parse(const char *s, size_t *name_len, const char *lo[4], const 
         if (strncmp(p, FIELDS[k], n) != 0)
             return -1;
         p += n;
-        struct pv v;
+        struct tl_pv v;
         lo[k] = p;
         int rc = tl_pv_parse(&p, &v, 0);
-        int list = rc == 0 && v.kind == PV_LIST;
-        tl_pv_free(&v);
+        int list = rc == 0 && v.kind == TL_PV_LIST;
+        tl_pv_fini(&v);
         if (!list)
             return -1;
         hi[k] = p;

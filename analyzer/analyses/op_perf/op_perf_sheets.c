@@ -9,7 +9,7 @@
 
 #include "op_perf_impl.h"
 
-void tl_prows_free(struct prow *r, size_t n)
+void tl_prows_free(struct tl_prow *r, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
         tl_call_fini(&r[k].c);
@@ -20,21 +20,21 @@ void tl_prows_free(struct prow *r, size_t n)
 }
 
 /* Evaluate the calls of one sheet; 0 or -ENOMEM. */
-int tl_eval_rows(const struct tl_tree *tr, int family, struct prow **out, size_t *nout)
+int tl_eval_rows(const struct tl_tree *tr, int family, struct tl_prow **out, size_t *nout)
 {
-    struct prow *r = NULL;
+    struct tl_prow *r = NULL;
     size_t n = 0, cap = 0;
     for (uint32_t i = 0; i < tr->n; i++) {
         if (tr->family[i] != family)
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
-            struct prow *p = realloc(r, cap * sizeof *p);
+            struct tl_prow *p = realloc(r, cap * sizeof *p);
             if (!p)
                 goto oom;
             r = p;
         }
-        struct prow *x = &r[n];
+        struct tl_prow *x = &r[n];
         memset(x, 0, sizeof *x);
         x->ev = i;
         if (tl_subtree_gpu(tr, i, &x->kernels) < 0)
@@ -67,7 +67,7 @@ oom:
 }
 
 /* The union of parameter keys in first-seen order. */
-static int param_cols(const struct prow *r, size_t n, const char **cols)
+static int param_cols(const struct tl_prow *r, size_t n, const char **cols)
 {
     int nc = 0;
     for (size_t k = 0; k < n; k++)
@@ -89,7 +89,7 @@ static const struct tl_param *param_of(const struct tl_call *c, const char *key)
     return NULL;
 }
 
-static const struct prow *sort_rows;
+static const struct tl_prow *sort_rows;
 
 static int by_key(const void *x, const void *y)
 {
@@ -99,7 +99,7 @@ static int by_key(const void *x, const void *y)
 }
 
 /* Group rows by key: groups[g] = first row index; row.group set; returns the group count or -ENOMEM. */
-long tl_group(struct prow *r, size_t n, size_t **first)
+long tl_group(struct tl_prow *r, size_t n, size_t **first)
 {
     size_t *idx = malloc((n + 1) * sizeof *idx), ng = 0;
     *first = malloc((n + 1) * sizeof **first);
@@ -154,7 +154,7 @@ static int by_time(const void *x, const void *y)
     return (a->uid > b->uid) - (a->uid < b->uid);
 }
 
-static void group_row(const struct tl_tree *tr, struct tl_tab *tab, struct prow *r, size_t n, size_t g,
+static void group_row(const struct tl_tree *tr, struct tl_tab *tab, struct tl_prow *r, size_t n, size_t g,
                       const char **pc, int npc, double *buf, struct tl_u32v *lists)
 {
     size_t m = 0, first = SIZE_MAX;
@@ -164,7 +164,7 @@ static void group_row(const struct tl_tree *tr, struct tl_tab *tab, struct prow 
                 first = k;
             lists[m++] = r[k].kernels;
         }
-    const struct prow *f = &r[first];
+    const struct tl_prow *f = &r[first];
     tl_tab_text(tab, tl_name(tr, f->ev));
     for (int p = 0; p < npc; p++) {
         const struct tl_param *x = param_of(&f->c, pc[p]);
@@ -204,7 +204,7 @@ static void group_row(const struct tl_tree *tr, struct tl_tab *tab, struct prow 
 }
 
 /* The group keys: name and every parameter's repr (None and absent alike). */
-static int make_keys(const struct tl_tree *tr, struct prow *r, size_t n, const char **pc, int npc)
+static int make_keys(const struct tl_tree *tr, struct tl_prow *r, size_t n, const char **pc, int npc)
 {
     for (size_t k = 0; k < n; k++) {
         struct tl_str b = { 0 };
@@ -222,7 +222,7 @@ static int make_keys(const struct tl_tree *tr, struct prow *r, size_t n, const c
 
 static int sheet(const struct tl_tree *tr, int family, struct ps_tl_tables *out)
 {
-    struct prow *r;
+    struct tl_prow *r;
     size_t n, *first = NULL;
     int rc = tl_eval_rows(tr, family, &r, &n);
     if (rc < 0 || n == 0) {
@@ -269,7 +269,7 @@ static int sheet(const struct tl_tree *tr, int family, struct ps_tl_tables *out)
     return rc;
 }
 
-int tl_make_keys(const struct tl_tree *tr, struct prow *r, size_t n)
+int tl_make_keys(const struct tl_tree *tr, struct tl_prow *r, size_t n)
 {
     const char *pc[2 * TL_MAX_PARAMS];
     return make_keys(tr, r, n, pc, param_cols(r, n, pc));

@@ -138,13 +138,13 @@ done:
 static int cmp_launch_ts(const void *x, const void *y, void *ctx)
 {
     const struct tl_tree *tr = ctx;
-    const struct launcher *a = x, *b = y;
+    const struct tl_launcher *a = x, *b = y;
     double ta = tr->t->ev.v[a->ev].ts_us, tb = tr->t->ev.v[b->ev].ts_us;
     return ta < tb ? -1 : ta > tb ? 1 : 0;
 }
 
 /* Stable merge sort of launchers by ts (Python's sorted). */
-static void sort_launchers(const struct tl_tree *tr, struct launcher *v, size_t n, struct launcher *tmp)
+static void sort_launchers(const struct tl_tree *tr, struct tl_launcher *v, size_t n, struct tl_launcher *tmp)
 {
     if (n < 2)
         return;
@@ -172,8 +172,9 @@ static uint32_t launcher_of(const struct tl_tree *tr, uint32_t rt)
     return rt;
 }
 
-int tl_find_launchers(const struct tl_tree *tr, struct launchers *L)
+int tl_launchers_init(const struct tl_tree *tr, struct tl_launchers *L)
 {
+    memset(L, 0, sizeof *L);
     L->of = malloc((tr->n + 1) * sizeof *L->of);
     if (!L->of)
         return -ENOMEM;
@@ -187,7 +188,7 @@ int tl_find_launchers(const struct tl_tree *tr, struct launchers *L)
         if (L->of[owner] == PS_NONE) {
             if (L->n == cap) {
                 cap = cap ? cap * 2 : 64;
-                struct launcher *p = realloc(L->v, cap * sizeof *p);
+                struct tl_launcher *p = realloc(L->v, cap * sizeof *p);
                 if (!p)
                     return -ENOMEM;
                 L->v = p;
@@ -199,13 +200,13 @@ int tl_find_launchers(const struct tl_tree *tr, struct launchers *L)
         if (tl_u32_push(&L->v[L->of[owner]].direct, k) < 0)
             return -ENOMEM;
     }
-    struct launcher *tmp = malloc((L->n + 1) * sizeof *tmp);
+    struct tl_launcher *tmp = malloc((L->n + 1) * sizeof *tmp);
     if (!tmp)
         return -ENOMEM;
     sort_launchers(tr, L->v, L->n, tmp);
     free(tmp);
     for (size_t k = 0; k < L->n; k++) {
-        struct launcher *l = &L->v[k];
+        struct tl_launcher *l = &L->v[k];
         L->of[l->ev] = (uint32_t)k;
         l->direct_us = tl_busy(tr, l->direct.v, l->direct.n);
         l->subtree_us = tl_busy(tr, tr->gpu_events[l->ev].v, tr->gpu_events[l->ev].n);
@@ -214,12 +215,13 @@ int tl_find_launchers(const struct tl_tree *tr, struct launchers *L)
     return 0;
 }
 
-void tl_launchers_fini(struct launchers *L)
+void tl_launchers_fini(struct tl_launchers *L)
 {
     for (size_t k = 0; k < L->n; k++)
         free(L->v[k].direct.v);
     free(L->v);
     free(L->of);
+    memset(L, 0, sizeof *L);
 }
 
 /* ---- ops_summary, ops_summary_by_category (tree_perf.py get_df_kernel_launchers_summary*) ---- */
@@ -245,7 +247,7 @@ static int by_direct_desc(const void *x, const void *y)
 }
 
 /* Group launchers by name (by_cat 0) or category (1): groups sorted by key, then by direct time descending. */
-static struct ogroup *ogroups(const struct tl_tree *tr, const struct launchers *L, int by_cat, size_t *ng)
+static struct ogroup *ogroups(const struct tl_tree *tr, const struct tl_launchers *L, int by_cat, size_t *ng)
 {
     struct ogroup *g = calloc(L->n + 1, sizeof *g);
     double *d = malloc((L->n + 1) * sizeof *d), *s = malloc((L->n + 1) * sizeof *s);
@@ -265,7 +267,7 @@ static struct ogroup *ogroups(const struct tl_tree *tr, const struct launchers *
     for (size_t j = 0; j < *ng; j++) {
         size_t m = 0;
         for (size_t k = 0; k < L->n; k++) {
-            const struct launcher *l = &L->v[k];
+            const struct tl_launcher *l = &L->v[k];
             if (strcmp(g[j].key, by_cat ? l->category : tl_name(tr, l->ev)) != 0)
                 continue;
             d[m] = l->direct_us, s[m++] = l->subtree_us;
@@ -290,7 +292,7 @@ static struct ogroup *ogroups(const struct tl_tree *tr, const struct launchers *
     return g;
 }
 
-int tl_ops_summary(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out)
+int tl_ops_summary(const struct tl_tree *tr, const struct tl_launchers *L, struct ps_tl_tables *out)
 {
     static const char *const cols[] = { "name", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
         "total_direct_kernel_time_ms", "total_subtree_kernel_time_ms", "Count", "Categories", "Percentage (%)",
@@ -369,7 +371,7 @@ static int by_krec(const void *x, const void *y)
     return c ? c : (a->order > b->order) - (a->order < b->order);
 }
 
-static void kernel_parent(const struct tl_tree *tr, const struct launchers *L, uint32_t k, struct krec *r)
+static void kernel_parent(const struct tl_tree *tr, const struct tl_launchers *L, uint32_t k, struct krec *r)
 {
     uint32_t rt = tr->parent[k], cpu = rt;
     while (cpu != PS_NONE && tr->t->ev.v[cpu].cat != PS_OPEV_CPU_OP)
@@ -426,8 +428,8 @@ static void kernel_row(struct tl_tab *tab, const struct krec *r, const struct kg
     tl_tab_num(tab, g->sum / (total_us / 1e3 * 1e3) * 100);
 }
 
-int tl_kernel_summary_table(const struct tl_tree *tr, const struct launchers *L, double total_us,
-                          struct ps_tl_tables *out)
+int tl_kernel_summary_table(const struct tl_tree *tr, const struct tl_launchers *L, double total_us,
+                            struct ps_tl_tables *out)
 {
     static const char *const cols[] = { "Parent op category", "Parent cpu_op", "Kernel name", "Kernel stream",
         "Kernel duration (µs)_sum", "Kernel duration (µs)_count", "Kernel duration (µs)_mean",

@@ -306,7 +306,7 @@ static int families(struct tl_tree *tr, tl_family_fn *family_of)
     return 0;
 }
 
-int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t, tl_family_fn *family_of)
+int tl_tree_init(struct tl_tree *tr, const struct ps_op_trace *t, tl_family_fn *family_of)
 {
     memset(tr, 0, sizeof *tr);
     tr->t = t;

@@ -72,7 +72,7 @@ static void nan_metrics(struct tl_metrics *m)
     m->spec[0] = 0;
 }
 
-static int unified_row(const struct tl_tree *tr, const struct launchers *L, uint32_t i, struct urow *u)
+static int unified_row(const struct tl_tree *tr, const struct tl_launchers *L, uint32_t i, struct urow *u)
 {
     memset(u, 0, sizeof *u);
     u->ev = i;
@@ -88,7 +88,7 @@ static int unified_row(const struct tl_tree *tr, const struct launchers *L, uint
         return -ENOMEM;
     const char *first = sub.n ? tl_name(tr, sub.v[0]) : NULL;
     if (!u->has_model && L->of[i] != PS_NONE) {
-        const struct launcher *l = &L->v[L->of[i]];
+        const struct tl_launcher *l = &L->v[L->of[i]];
         first = l->direct.n ? tl_name(tr, l->direct.v[0]) : NULL;
     }
     u->category = tl_categorize(tl_name(tr, i), first);
@@ -271,7 +271,7 @@ static int unified_percent(struct tl_tab *tab, const struct uorder *o, size_t ng
     return 0;
 }
 
-static int unified(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out)
+static int unified(const struct tl_tree *tr, const struct tl_launchers *L, struct ps_tl_tables *out)
 {
     struct tl_u32v got = { 0 };
     int rc = 0;
@@ -391,7 +391,7 @@ static const char *const acols[] = { "name", "op category", "process_name", "pro
 #define NACOLS (sizeof acols / sizeof acols[0])
 
 /* One group's cells but the percentages; *sum: its direct time sum. */
-static void args_group(const struct tl_tree *tr, struct tl_tab *tab, const struct launchers *L, const size_t *grp,
+static void args_group(const struct tl_tree *tr, struct tl_tab *tab, const struct tl_launchers *L, const size_t *grp,
                        size_t g, char *parts[4], double *d, double *s, struct tl_u32v *lists, double *sum)
 {
     size_t m = 0, first = SIZE_MAX;
@@ -409,7 +409,7 @@ static void args_group(const struct tl_tree *tr, struct tl_tab *tab, const struc
             tl_sort_by_dur(tr, lists[m].v, lists[m].n);
             m++;
         }
-    const struct launcher *f = &L->v[first];
+    const struct tl_launcher *f = &L->v[first];
     const char *names[3];
     tl_names_for(tr, f->ev, names);
     tl_tab_text(tab, tl_name(tr, f->ev));
@@ -463,7 +463,7 @@ static int args_percent(struct tl_tab *tab, const struct uorder *o, size_t ng)
     return 0;
 }
 
-static int ops_unique_args(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out)
+static int ops_unique_args(const struct tl_tree *tr, const struct tl_launchers *L, struct ps_tl_tables *out)
 {
     size_t n = L->n, ng = 0;
     struct ukey *keys = calloc(n + 1, sizeof *keys);
@@ -518,10 +518,10 @@ static int ops_unique_args(const struct tl_tree *tr, const struct launchers *L, 
 int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out)
 {
     struct tl_tree tr;
-    struct launchers L = { 0 };
+    struct tl_launchers L = { 0 };
     double total_us;
     memset(out, 0, sizeof *out);
-    int rc = tl_tree_build(&tr, t, tl_family);
+    int rc = tl_tree_init(&tr, t, tl_family);
     if (rc < 0)
         return rc;
     rc = tl_gpu_timeline(&tr, out, &total_us);
@@ -530,7 +530,7 @@ int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out)
         return 0;
     }
     if (rc == 0)
-        rc = tl_find_launchers(&tr, &L);
+        rc = tl_launchers_init(&tr, &L);
     if (rc == 0)
         rc = tl_ops_summary(&tr, &L, out);
     if (rc == 0)
