@@ -102,7 +102,7 @@ static int by_time(const void *x, const void *y)
     return (a->first_uid > b->first_uid) - (a->first_uid < b->first_uid);
 }
 
-int ps_op_perf_build(const struct ps_op_trace *t, struct ps_op_perf *out)
+int ps_op_perf_compute(const struct ps_op_trace *t, struct ps_op_perf *out)
 {
     struct tl_tree tr;
     memset(out, 0, sizeof *out);

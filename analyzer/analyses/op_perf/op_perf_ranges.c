@@ -1,5 +1,5 @@
 /* The operator events of a perfscope (or Nsight Systems) trace for the per-operator performance model
- * (analyses/op_perf.h ps_op_trace_from_model): the Python hook's per-op ranges (mode "shapes",
+ * (analyses/op_perf.h ps_op_perf_trace_compute): the Python hook's per-op ranges (mode "shapes",
  * python/perfscope_hook/op_shapes.py) become host ops with Kineto's four shape arguments, the CUDA API calls
  * their launches, the kernels, copies and memsets their GPU work, each linked to the call that launched it by
  * correlation id (the model's own link, so ids reused by two processes never mix). docs/op-perf-roofline.md
@@ -18,7 +18,7 @@ static const char *const FIELDS[4] = { ", dims = ", ", types = ", ", strides = "
 
 /* Parse an op range's text "NAME, dims = [...], types = [...], strides = [...], concrete = [...]": the name's
  * length and each list's [start, end). 0, or -1 when the text is not such a range. */
-int ps_op_range_parse(const char *s, size_t *name_len, const char *lo[4], const char *hi[4])
+int ps_op_perf_range_parse(const char *s, size_t *name_len, const char *lo[4], const char *hi[4])
 {
     const char *p = strstr(s, FIELDS[0]);
     if (!p || p == s)
@@ -45,7 +45,7 @@ static int add_range(struct ps_op_trace *t, const struct ps_model *m, const stru
 {
     const char *s = ps_model_str(m, r->name), *lo[4], *hi[4];
     size_t nl;
-    if (r->kind != PS_RANGE_NVTX_PUSHPOP || r->thread == PS_NONE || ps_op_range_parse(s, &nl, lo, hi) < 0)
+    if (r->kind != PS_RANGE_NVTX_PUSHPOP || r->thread == PS_NONE || ps_op_perf_range_parse(s, &nl, lo, hi) < 0)
         return 0;
     const struct ps_thread *th = &m->threads.v[r->thread];
     struct ps_op_event e = { .ts_us = (double)r->start_ns / 1e3, .dur_us = (double)(r->end_ns - r->start_ns) / 1e3,
@@ -113,7 +113,7 @@ static int add_gpu(struct ps_op_trace *t, const struct ps_model *m, uint32_t *ui
     return 0;
 }
 
-int ps_op_trace_from_model(const struct ps_model *m, struct ps_op_trace **out)
+int ps_op_perf_trace_compute(const struct ps_model *m, struct ps_op_trace **out)
 {
     struct ps_op_trace *t = ps_op_trace_new();
     uint32_t uid = 0;

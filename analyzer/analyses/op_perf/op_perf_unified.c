@@ -1,7 +1,7 @@
 /* TraceLens' unified_perf_summary.csv (TreePerf/tree_perf.py collect_unified_perf_events,
  * build_df_unified_perf_table, summarize_df_unified_perf_table): one row per op that owns GPU time (the modeled op
  * where there is one, else the leaf launcher), grouped by name, category, process / thread and arguments, sorted by
- * kernel time, and ps_tl_tables_build, which makes every table. docs/op-perf.md. */
+ * kernel time, and ps_tl_tables_compute, which makes every table. docs/op-perf.md. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -515,7 +515,7 @@ static int ops_unique_args(const struct tl_tree *tr, const struct tl_launchers *
     return rc;
 }
 
-int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out)
+int ps_tl_tables_compute(const struct ps_op_trace *t, struct ps_tl_tables *out)
 {
     struct tl_tree tr;
     struct tl_launchers L = { 0 };

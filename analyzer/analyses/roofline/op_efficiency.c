@@ -72,14 +72,14 @@ static int build_roofline(struct ps_op_efficiency *e, const struct ps_op_perf *p
                                           (int64_t)llround(u->kernel_time_us * 1e3) };
         }
         int64_t start = 0, end = (int64_t)llround(e->window_ns);
-        rc = ps_roofline_build(&e->roof, gpu, g, n, c, n, &start, &end, 1);
+        rc = ps_roofline_compute(&e->roof, gpu, g, n, c, n, &start, &end, 1);
     }
     free(g);
     free(c);
     return rc;
 }
 
-int ps_report_op_efficiency(struct ps_report *r, const struct ps_op_perf *perf, const struct ps_gpu_specs *user)
+int ps_op_efficiency_compute(struct ps_report *r, const struct ps_op_perf *perf, const struct ps_gpu_specs *user)
 {
     struct ps_op_efficiency *e = calloc(1, sizeof *e);
     if (!e)
