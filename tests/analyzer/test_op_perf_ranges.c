@@ -2,6 +2,7 @@
  * ranges (python/perfscope_hook/op_shapes.py's text) with the CUDA API calls and the GPU work they launched, in a
  * model built here as the SQLite reader fills it. Expected values: FLOPs and bytes by hand, kernel time = the
  * union of the kernels launched inside the op's range, linked by correlation id within each process. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "check.h"
 #include "model/model.h"
 #include "model/op_trace.h"
+#include "op_perf_testing.h"
 
 #define MM_TEXT(M, K, N)                                                                                              \
     "aten::mm, dims = [[" #M ", " #K "], [" #K ", " #N "]], types = ['c10::BFloat16', 'c10::BFloat16'], "             \
@@ -112,7 +114,7 @@ static void op_range_text_is_parsed_strictly(void)
         "aten::mm, dims = 3, types = [], strides = [], concrete = []",              /* not a list */
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
-        CHECK(ps_op_perf_range_parse(bad[k], &nl, lo, hi) == -1, "accepted: %s", bad[k]);
+        CHECK(ps_op_perf_range_parse(bad[k], &nl, lo, hi) == -EINVAL, "accepted: %s", bad[k]);
 }
 
 /* A perfscope trace with GPU work whose hook ran in mode default gets the note that says how to get the model;

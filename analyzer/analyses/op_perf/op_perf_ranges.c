@@ -13,21 +13,21 @@
 #include "model/model.h"
 #include "model/op_trace.h"
 #include "op_perf_impl.h"
+#include "op_perf_testing.h"
 
 static const char *const FIELDS[4] = { ", dims = ", ", types = ", ", strides = ", ", concrete = " };
 
-/* Parse an op range's text "NAME, dims = [...], types = [...], strides = [...], concrete = [...]": the name's
- * length and each list's [start, end). 0, or -1 when the text is not such a range. */
+/* The op range's text (op_perf_testing.h: only the tests call it from outside). */
 int ps_op_perf_range_parse(const char *s, size_t *name_len, const char *lo[4], const char *hi[4])
 {
     const char *p = strstr(s, FIELDS[0]);
     if (!p || p == s)
-        return -1;
+        return -EINVAL;
     *name_len = (size_t)(p - s);
     for (int k = 0; k < 4; k++) {
         size_t n = strlen(FIELDS[k]);
         if (strncmp(p, FIELDS[k], n) != 0)
-            return -1;
+            return -EINVAL;
         p += n;
         struct tl_pv v;
         lo[k] = p;
@@ -35,10 +35,10 @@ int ps_op_perf_range_parse(const char *s, size_t *name_len, const char *lo[4], c
         int list = rc == 0 && v.kind == TL_PV_LIST;
         tl_pv_fini(&v);
         if (!list)
-            return -1;
+            return -EINVAL;
         hi[k] = p;
     }
-    return *p ? -1 : 0;
+    return *p ? -EINVAL : 0;
 }
 
 static int add_range(struct ps_op_trace *t, const struct ps_model *m, const struct ps_range *r, uint32_t uid)

@@ -87,9 +87,6 @@ void ps_op_perf_fini(struct ps_op_perf *p);   /* leaves *p zeroed; a zeroed stru
  * model); else free with ps_op_trace_free. 0 or -ENOMEM. */
 struct ps_model;
 int ps_op_perf_trace_compute(const struct ps_model *m, struct ps_op_trace **out);
-/* An op range's text "NAME, dims = [...], types = [...], strides = [...], concrete = [...]" (each list a Python
- * literal): the name's length and each list's text [lo[k], hi[k]). 0, or -1 when the text is not one. */
-int ps_op_perf_range_parse(const char *s, size_t *name_len, const char *lo[4], const char *hi[4]);
 
 /* The note that says how to get the operator model (code "no_op_shapes") for a perfscope trace whose Python hook
  * ran without per-op shapes (PERFSCOPE_META python_hooks "default" or "modules") and that holds GPU work; nothing
