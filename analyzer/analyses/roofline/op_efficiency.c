@@ -25,7 +25,8 @@ void ps_op_efficiency_free(struct ps_op_efficiency *e)
 static int spec_precision(const char *spec)
 {
     const char *u = strchr(spec, '_');
-    return u ? ps_precision_from_name(u + 1, strlen(u + 1)) : -1;
+    enum ps_precision p;
+    return u && ps_precision_from_name(u + 1, strlen(u + 1), &p) ? (int)p : -1;
 }
 
 /* The first device with a name (else the first device) into e. */
@@ -110,5 +111,6 @@ int ps_op_efficiency_compute(struct ps_report *r, const struct ps_op_perf *perf,
     e->roof.match_how = how;
     ps_op_efficiency_free(r->opeff);
     r->opeff = e;
-    return ps_op_efficiency_findings(r);
+    ps_op_efficiency_findings(r);
+    return 0;
 }

@@ -264,12 +264,12 @@ static int cmp_cost(const void *a, const void *b)
     return strcmp(x->rule, y->rule);
 }
 
-int ps_op_efficiency_findings(struct ps_report *r)
+void ps_op_efficiency_findings(struct ps_report *r)
 {
     const struct ps_op_efficiency *e = r->opeff;
     size_t before = r->nfindings;
     if (!e || !e->roof.has_gpu)
-        return 0;
+        return;
     below_roofline(r, e);
     fp32_matmul(r, e);
     elementwise(r, e);
@@ -284,5 +284,4 @@ int ps_op_efficiency_findings(struct ps_report *r)
         if (is_ours(f->rule) && !strcmp(f->severity, "warning") && !(simt && !strcmp(f->rule, "fp32_matmul")))
             snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s (finding %s).", f->fix, f->rule);
     }
-    return 0;
 }

@@ -62,8 +62,8 @@ static void step_figures(struct ps_mfu_step *st, const struct ps_op_perf *p, con
     for (size_t k = 0; k < p->nrows; k++) {
         const struct ps_op_perf_row *w = &p->rows[k];
         const char *u = strchr(w->compute_spec, '_');
-        int prec = u ? ps_precision_from_name(u + 1, strlen(u + 1)) : -1;
-        double peak = prec >= 0 ? ps_gpu_peak_tflops(g, 1, (enum ps_precision)prec) : NAN;
+        enum ps_precision prec;
+        double peak = u && ps_precision_from_name(u + 1, strlen(u + 1), &prec) ? ps_gpu_peak_tflops(g, 1, prec) : NAN;
         st->modeled_kernel_ns += (int64_t)llround(w->kernel_time_ns_total);
         if (!w->is_matrix || isnan(peak) || !(w->flops_total > 0))
             continue;

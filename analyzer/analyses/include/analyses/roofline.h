@@ -137,8 +137,8 @@ int ps_op_efficiency_steps_compute(struct ps_report *r, const struct ps_op_trace
 
 /* The operator model's parameters (a Python dict as TraceLens prints it: "{'M': 141, 'N': 512, 'K': 768,
  * 'bias': True, 'stride_A': (768, 1), 'dtype_A_B': ('c10::BFloat16', ...)}") without the stride and dtype
- * entries, for reports: "{'M': 141, 'N': 512, 'K': 768, 'bias': True}". Text that is not such a dict is copied.
- * Writes at most cap bytes (NUL included); returns buf. */
+ * entries, for reports: "{'M': 141, 'N': 512, 'K': 768, 'bias': True}" (op_efficiency_findings.c). Text that is
+ * not such a dict is copied. Writes at most cap bytes (NUL included); cannot fail: returns buf, for printf. */
 const char *ps_op_params_short(const char *params, char *buf, size_t cap);
 
 #endif
