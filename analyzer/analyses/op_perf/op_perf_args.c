@@ -46,8 +46,10 @@ int tl_pv_parse(const char **p, struct tl_pv *v, int depth)
             }
             const char *q = s;
             int rc = tl_pv_parse(&q, &v->items[v->n], depth + 1);
-            if (rc < 0)
+            if (rc < 0) {
+                tl_pv_fini(&v->items[v->n]);   /* the item is not counted in v->n: free what it holds */
                 return rc;
+            }
             v->n++;
             s = q;
             while (*s == ' ' || *s == ',' || *s == ':')

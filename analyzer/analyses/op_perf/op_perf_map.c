@@ -16,7 +16,7 @@ enum norm_kind { N_LAYER, N_BATCH, N_GROUP, N_INSTANCE, N_RMS };
 /* ast.literal_eval of a Concrete Inputs list of ints, multiplied; -1 when it is none. */
 static double int_list_prod(const char *s)
 {
-    struct tl_pv v;
+    struct tl_pv v = { 0 };   /* finished below even when s is NULL */
     if (!s || tl_pv_parse(&s, &v, 0) < 0 || v.kind != TL_PV_LIST) {
         tl_pv_fini(&v);
         return -1;
