@@ -8,10 +8,12 @@
 #include "analyses/report.h"
 #include "op_perf_impl.h"
 
+/* Group g of the n rows r as a row of the model (buf, tmp: room for n values each). 0 or -ENOMEM. */
 static int group_to_row(const struct tl_tree *tr, const struct tl_prow *r, size_t n, size_t g, int family,
-                        double *buf, struct ps_op_perf_row *o)
+                        double *buf, double *tmp, struct ps_op_perf_row *o)
 {
     size_t m = 0, first = SIZE_MAX;
+    int rc;
     memset(o, 0, sizeof *o);
     o->flops_total = o->bytes_total = 0;
     for (size_t k = 0; k < n; k++) {
@@ -28,10 +30,8 @@ static int group_to_row(const struct tl_tree *tr, const struct tl_prow *r, size_
     tl_str_add(&nm, tl_name(tr, f->ev));
     if (f->bwd)
         tl_str_add(&nm, " (backward)");
-    o->name = tl_str_take(&nm);
-    o->params = tl_params_dict(&f->c);
-    if (!o->name || !o->params)
-        return -ENOMEM;
+    if ((rc = tl_str_take(&nm, &o->name)) < 0 || (rc = tl_params_dict(&f->c, &o->params)) < 0)
+        return rc;
     o->family = (enum ps_op_family)family;
     o->category = tl_op_category(o->name, family);
     o->sheet = tl_family_sheet(family);
@@ -44,7 +44,7 @@ static int group_to_row(const struct tl_tree *tr, const struct tl_prow *r, size_
     o->flops_per_byte = f->m.fpb;
     o->kernel_time_ns_total = tl_pd_sum(buf, m) * 1e3;
     o->kernel_time_us_mean = tl_pd_mean(buf, m);
-    o->kernel_time_us_median = tl_pd_median(buf, m);
+    o->kernel_time_us_median = tl_pd_median(buf, m, tmp);
     o->kernel_time_us_std = tl_pd_std(buf, m);
     o->kernel_time_us_min = tl_pd_min(buf, m);
     o->kernel_time_us_max = tl_pd_max(buf, m);
@@ -53,7 +53,7 @@ static int group_to_row(const struct tl_tree *tr, const struct tl_prow *r, size_
         if (r[k].group == g)
             buf[m++] = r[k].m.tflops;
     o->tflops_s_mean = tl_pd_mean(buf, m);
-    o->tflops_s_median = tl_pd_median(buf, m);
+    o->tflops_s_median = tl_pd_median(buf, m, tmp);
     o->tflops_s_std = tl_pd_std(buf, m);
     o->tflops_s_min = tl_pd_min(buf, m);
     o->tflops_s_max = tl_pd_max(buf, m);
@@ -62,7 +62,7 @@ static int group_to_row(const struct tl_tree *tr, const struct tl_prow *r, size_
         if (r[k].group == g)
             buf[m++] = r[k].m.tbs;
     o->tb_s_mean = tl_pd_mean(buf, m);
-    o->tb_s_median = tl_pd_median(buf, m);
+    o->tb_s_median = tl_pd_median(buf, m, tmp);
     o->tb_s_std = tl_pd_std(buf, m);
     o->tb_s_min = tl_pd_min(buf, m);
     o->tb_s_max = tl_pd_max(buf, m);
@@ -80,13 +80,13 @@ static int family_rows(const struct tl_tree *tr, int family, struct ps_op_perf *
         return rc;
     }
     long ng = tl_make_keys(tr, r, n) < 0 ? -ENOMEM : tl_group(r, n, &first);
-    double *buf = malloc((n + 1) * sizeof *buf);
+    double *buf = malloc(2 * (n + 1) * sizeof *buf);   /* the values of a group, then scratch for medians */
     struct ps_op_perf_row *rows = ng > 0 ? realloc(p->rows, (p->nrows + (size_t)ng) * sizeof *rows) : NULL;
     rc = ng < 0 || !buf || !rows ? -ENOMEM : 0;
     if (rows)
         p->rows = rows;
     for (long g = 0; rc == 0 && g < ng; g++) {
-        rc = group_to_row(tr, r, n, (size_t)g, family, buf, &p->rows[p->nrows]);
+        rc = group_to_row(tr, r, n, (size_t)g, family, buf, buf + n + 1, &p->rows[p->nrows]);
         p->nrows++;
     }
     free(buf), free(first);
@@ -122,8 +122,8 @@ int ps_op_perf_compute(const struct ps_op_trace *t, struct ps_op_perf *out)
         if (rc == 0 && p == PS_NONE)
             rc = tl_u32_push(&no_op, i);
     }
-    out->gpu_busy_us = tl_busy(&tr, linked.v, linked.n);
-    out->no_op_us = tl_busy(&tr, no_op.v, no_op.n);
+    if (rc == 0 && (rc = tl_busy(&tr, linked.v, linked.n, &out->gpu_busy_us)) == 0)
+        rc = tl_busy(&tr, no_op.v, no_op.n, &out->no_op_us);
     free(linked.v);
     free(no_op.v);
     for (int f = 0; f < PS_OPF_COUNT && rc == 0; f++)

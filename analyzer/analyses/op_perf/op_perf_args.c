@@ -118,14 +118,14 @@ const struct tl_pv *tl_item(const struct tl_pv *l, int has, size_t i)
     return has && l->kind == TL_PV_LIST && i < l->n ? &l->items[i] : NULL;
 }
 
-/* A list of ints (a shape or strides); -1 when it is not one. */
+/* A list of ints (a shape or strides): its length; -EINVAL when it is not one. */
 int tl_ints(const struct tl_pv *v, int64_t *out, size_t max)
 {
     if (!v || v->kind != TL_PV_LIST || v->n > max)
-        return -1;
+        return -EINVAL;
     for (size_t k = 0; k < v->n; k++) {
         if (v->items[k].kind != TL_PV_INT)
-            return -1;
+            return -EINVAL;
         out[k] = v->items[k].i;
     }
     return (int)v->n;
@@ -221,7 +221,7 @@ const char *tl_precision(const char *dtype)
 int tl_param(struct tl_call *c, const char *key, const char *repr, int is_str)
 {
     if (c->np >= TL_MAX_PARAMS)
-        return -EINVAL;
+        return -E2BIG;   /* a model with more parameters than a call holds: not the input's fault */
     char *r = repr ? strdup(repr) : NULL;
     if (repr && !r)
         return -ENOMEM;
@@ -306,7 +306,7 @@ void tl_call_fini(struct tl_call *c)
     memset(c, 0, sizeof *c);
 }
 
-char *tl_params_dict(const struct tl_call *c)
+int tl_params_dict(const struct tl_call *c, char **out)
 {
     struct tl_str b = { 0 };
     tl_str_add(&b, "{");
@@ -320,7 +320,7 @@ char *tl_params_dict(const struct tl_call *c)
             tl_str_add(&b, c->p[p].repr);
     }
     tl_str_add(&b, "}");
-    return tl_str_take(&b);
+    return tl_str_take(&b, out);
 }
 
 

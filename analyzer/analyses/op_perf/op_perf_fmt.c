@@ -103,22 +103,16 @@ double tl_pd_std(const double *a, size_t n)
     return k < 2 ? NAN : sqrt(ssq / (double)(k - 1));
 }
 
-double tl_pd_median(const double *a, size_t n)
+double tl_pd_median(const double *a, size_t n, double *tmp)
 {
-    double *v = malloc((n + 1) * sizeof *v);
     size_t k = 0;
-    if (!v)
-        return NAN;
     for (size_t i = 0; i < n; i++)
         if (a[i] == a[i])
-            v[k++] = a[i];
-    double r = NAN;
-    if (k) {
-        qsort(v, k, sizeof *v, cmp_d);
-        r = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-    }
-    free(v);
-    return r;
+            tmp[k++] = a[i];
+    if (!k)
+        return NAN;
+    qsort(tmp, k, sizeof *tmp, cmp_d);
+    return k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2;
 }
 
 double tl_pd_min(const double *a, size_t n)
@@ -250,13 +244,13 @@ void tl_str_addf(struct tl_str *b, const char *fmt, ...)
     free(big);
 }
 
-char *tl_str_take(struct tl_str *b)
+int tl_str_take(struct tl_str *b, char **out)
 {
-    char *s = b->oom ? NULL : b->s ? b->s : strdup("");
+    *out = b->oom ? NULL : b->s ? b->s : strdup("");
     if (b->oom)
         free(b->s);
     memset(b, 0, sizeof *b);
-    return s;
+    return *out ? 0 : -ENOMEM;
 }
 
 /* ---- tables ---- */
@@ -308,6 +302,13 @@ void tl_tab_cell(struct tl_tab *tab, char *owned)
         tab->pending = 0;
         t->nrows++;
     }
+}
+
+void tl_tab_str(struct tl_tab *tab, struct tl_str *b)
+{
+    char *s;
+    (void)tl_str_take(b, &s);   /* out of memory: s NULL, which marks the table */
+    tl_tab_cell(tab, s);
 }
 
 void tl_tab_text(struct tl_tab *tab, const char *s)

@@ -26,19 +26,20 @@ struct tl_tree {
     int8_t *family;               /* per event: the family_of of its name (cpu_ops), else -1 */
 };
 
-/* The model family of an op name (op_perf_map.c tl_family), given to the tree by its callers: the map is a layer
- * above the tree. */
-typedef int tl_family_fn(const char *name);
+/* The model family of an op name (op_perf_map.c tl_family: 1 and *family when the name has a model, 0 when not),
+ * given to the tree by its callers: the map is a layer above the tree. */
+typedef int tl_family_fn(const char *name, int *family);
 /* Build the tree of trace t, each cpu_op's family from family_of. 0 or -ENOMEM. */
 int tl_tree_init(struct tl_tree *tr, const struct ps_op_trace *t, tl_family_fn *family_of);
 void tl_tree_fini(struct tl_tree *tr);
 int tl_is_gpu(const struct ps_op_trace *t, uint32_t i);
 /* GPU events in the subtree of i, depth-first over children (TreePerf agg_kernels_in_subtree). */
 int tl_subtree_gpu(const struct tl_tree *tr, uint32_t i, struct tl_u32v *out);
-/* Union of the [ts, ts + dur] intervals of the events (gpu_event_analyser merge_intervals), µs; 0.0 for none. */
-double tl_busy(const struct tl_tree *tr, const uint32_t *ev, size_t n);
-/* The events sorted by dur ascending, stable (the published kernel lists' order). */
-void tl_sort_by_dur(const struct tl_tree *tr, uint32_t *ev, size_t n);
+/* Union of the [ts, ts + dur] intervals of the events (gpu_event_analyser merge_intervals) into *us, µs; 0.0 for
+ * none. 0 or -ENOMEM. */
+int tl_busy(const struct tl_tree *tr, const uint32_t *ev, size_t n, double *us);
+/* The events sorted by dur ascending, stable (the published kernel lists' order). 0 or -ENOMEM (ev unchanged). */
+int tl_sort_by_dur(const struct tl_tree *tr, uint32_t *ev, size_t n);
 int tl_u32_push(struct tl_u32v *v, uint32_t x);
 const char *tl_name(const struct tl_tree *tr, uint32_t i);
 void tl_names_for(const struct tl_tree *tr, uint32_t i, const char *out[3]);
@@ -61,17 +62,20 @@ struct tl_call {                  /* one evaluated call */
     const char *precision;        /* "" unknown */
 };
 
-/* The op's family and TraceLens category; -1 when the name has no model. */
-int tl_family(const char *name);
+/* The family (enum ps_op_family) of an op name: 1 and *family when the name has a model, 0 when not. */
+int tl_family(const char *name, int *family);
 const char *tl_family_sheet(int family);
-/* Evaluate the model of cpu_op i with its subtree kernels (duration order). 0, -EINVAL (TraceLens raises: the
- * call is dropped) or -ENOMEM. Free with tl_call_fini. */
-int tl_call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, size_t nk, struct tl_call *c);
+/* Evaluate the model of cpu_op i with its subtree kernels (duration order) into *c: *modeled 1 and the figures
+ * (free with tl_call_fini), or *modeled 0 where TraceLens raises (no model for the name, inputs that do not fit
+ * it: the call is dropped; *c empty). 0, or -ENOMEM / -E2BIG (a model with more than TL_MAX_PARAMS). */
+int tl_call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, size_t nk, struct tl_call *c,
+                 int *modeled);
 /* The same with the op's backward model (a forward SDPA or convolution op measured on its autograd backward
- * events: op_perf_bwd.c); -EINVAL for an op without one. */
-int tl_call_eval_bwd(const struct tl_tree *tr, uint32_t i, struct tl_call *c);
+ * events: op_perf_bwd.c); *modeled 0 for an op without one. */
+int tl_call_eval_bwd(const struct tl_tree *tr, uint32_t i, struct tl_call *c, int *modeled);
 void tl_call_fini(struct tl_call *c);
-char *tl_params_dict(const struct tl_call *c);   /* "{'M': 141, ...}" (owned), NULL: out of memory */
+/* The call's parameters as TraceLens prints them, "{'M': 141, ...}", into *out (the caller's). 0 or -ENOMEM. */
+int tl_params_dict(const struct tl_call *c, char **out);
 struct tl_metrics {               /* tree_perf.py compute_perf_metrics, one call */
     double gflops, kt, tflops, mb, fpb, tbs;   /* NaN where TraceLens has none */
     char spec[24];                /* Compute Spec, "" unknown */
@@ -86,7 +90,7 @@ double tl_np_sum(const double *a, size_t n);
 double tl_np_median(double *a, size_t n);   /* sorts a */
 double tl_pd_mean(const double *a, size_t n);   /* NaN skipped */
 double tl_pd_std(const double *a, size_t n);
-double tl_pd_median(const double *a, size_t n);
+double tl_pd_median(const double *a, size_t n, double *tmp);   /* tmp: room for n values, overwritten */
 double tl_pd_min(const double *a, size_t n);
 double tl_pd_max(const double *a, size_t n);
 double tl_pd_sum(const double *a, size_t n);
@@ -101,7 +105,9 @@ struct tl_str {
 };
 void tl_str_add(struct tl_str *b, const char *s);
 void tl_str_addf(struct tl_str *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-char *tl_str_take(struct tl_str *b);                /* the text (owned by the caller), "" for none */
+/* The text into *out (the caller's to free; "" for none) and b emptied. 0, or -ENOMEM (*out NULL) when a growth
+ * failed. */
+int tl_str_take(struct tl_str *b, char **out);
 
 /* A table being built. */
 struct tl_tab {
@@ -112,6 +118,7 @@ struct tl_tab {
 int tl_tab_start(struct ps_tl_tables *all, const char *name, const char *const *cols, size_t ncols,
                  struct tl_tab *tab);
 void tl_tab_cell(struct tl_tab *tab, char *owned);  /* next cell (NULL: out of memory) */
+void tl_tab_str(struct tl_tab *tab, struct tl_str *b);   /* b's text as the next cell, b emptied */
 void tl_tab_text(struct tl_tab *tab, const char *s);
 void tl_tab_num(struct tl_tab *tab, double x);      /* repr; NaN empty */
 void tl_tab_int(struct tl_tab *tab, long long x);
@@ -136,7 +143,7 @@ void tl_pv_fini(struct tl_pv *v);
 int tl_pv_parse(const char **p, struct tl_pv *v, int depth);
 int tl_parse_arg(const struct ps_op_trace *t, uint32_t id, struct tl_pv *v, int *has);
 const struct tl_pv *tl_item(const struct tl_pv *l, int has, size_t i);   /* NULL: no such item */
-int tl_ints(const struct tl_pv *v, int64_t *out, size_t max);          /* a list of ints: its length, else -1 */
+int tl_ints(const struct tl_pv *v, int64_t *out, size_t max);   /* a list of ints: its length, else -EINVAL */
 double tl_prod(const int64_t *x, int n);
 const char *tl_str_at(const struct tl_pv *l, int has, size_t i);
 /* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL -> "None". */

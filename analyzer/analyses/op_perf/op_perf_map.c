@@ -52,10 +52,12 @@ static int norm(struct tl_call *c, const struct tl_args *a, enum norm_kind kind)
             return -EINVAL;
         training = *t != 0;   /* bool(str): "False" is True */
     }
-    if (tl_p_ints(c, "op_shape", x, nx) | tl_p_strs(c, "dtype_in_out", dt, 2) | tl_p_ints(c, "stride_input", s, ns) |
-        tl_param(c, "stride_output", NULL, 0) | tl_p_int(c, "num_channels", (long long)C) | tl_p_bool(c, "has_bias", has_bias) |
-        tl_p_bool(c, "is_affine", 1) | tl_p_bool(c, "is_training", training))
-        return -ENOMEM;
+    int rc;
+    if ((rc = tl_p_ints(c, "op_shape", x, nx)) < 0 || (rc = tl_p_strs(c, "dtype_in_out", dt, 2)) < 0 ||
+        (rc = tl_p_ints(c, "stride_input", s, ns)) < 0 || (rc = tl_param(c, "stride_output", NULL, 0)) < 0 ||
+        (rc = tl_p_int(c, "num_channels", (long long)C)) < 0 || (rc = tl_p_bool(c, "has_bias", has_bias)) < 0 ||
+        (rc = tl_p_bool(c, "is_affine", 1)) < 0 || (rc = tl_p_bool(c, "is_training", training)) < 0)
+        return rc;
     int b = tl_bpe(dt[0]);
     if (!b)
         return -EINVAL;   /* TypeError on None * int: dropped */
@@ -79,11 +81,12 @@ static int norm(struct tl_call *c, const struct tl_args *a, enum norm_kind kind)
 static int reduce(struct tl_call *c, const struct tl_args *a)
 {
     int64_t x[16];
+    int rc;
     const struct tl_pv *d0 = tl_item(&a->d, a->has_d, 0);
     if (!d0) {
-        if (tl_p_int(c, "num_input_elems", 0) | tl_p_int(c, "num_output_elems", 0) ||
-            tl_p_strs(c, "dtype_in_out", (const char *const[]){ NULL, NULL }, 2))
-            return -ENOMEM;
+        if ((rc = tl_p_int(c, "num_input_elems", 0)) < 0 || (rc = tl_p_int(c, "num_output_elems", 0)) < 0 ||
+            (rc = tl_p_strs(c, "dtype_in_out", (const char *const[]){ NULL, NULL }, 2)) < 0)
+            return rc;
         c->flops = 0;
         c->bytes = NAN;
         c->spec_kind = "vector";
@@ -101,9 +104,10 @@ static int reduce(struct tl_call *c, const struct tl_args *a)
         if (strstr(a->name, kinds[k]))
             rt = kinds[k];
     const char *dt[2] = { tl_str_at(&a->t, a->has_t, 0), NULL };
-    if (tl_p_int(c, "num_input_elems", (long long)nin) | tl_p_int(c, "num_output_elems", (long long)nout) |
-        tl_p_strs(c, "dtype_in_out", dt, 2) | tl_param(c, "reduce_type", rt, 1))
-        return -ENOMEM;
+    if ((rc = tl_p_int(c, "num_input_elems", (long long)nin)) < 0 ||
+        (rc = tl_p_int(c, "num_output_elems", (long long)nout)) < 0 || (rc = tl_p_strs(c, "dtype_in_out", dt, 2)) < 0 ||
+        (rc = tl_param(c, "reduce_type", rt, 1)) < 0)
+        return rc;
     int b = dt[0] && *dt[0] ? tl_bpe(dt[0]) : 0;
     c->flops = nin;
     c->bytes = b ? nin * b + nout * b : NAN;
@@ -196,11 +200,14 @@ static int lookup(const char *name, enum model *m, int *sub)
     return -1;
 }
 
-int tl_family(const char *name)
+int tl_family(const char *name, int *family)
 {
     enum model m;
-    int sub;
-    return lookup(name, &m, &sub);
+    int sub, f = lookup(name, &m, &sub);
+    if (f < 0)
+        return 0;
+    *family = f;
+    return 1;
 }
 
 static const char *family_category(int f)
@@ -223,15 +230,16 @@ const char *tl_family_sheet(int f)
 }
 
 static int call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, size_t nk, struct tl_call *c,
-                     int as_bwd)
+                     int as_bwd, int *modeled)
 {
     const struct ps_op_event *e = &tr->t->ev.v[i];
     memset(c, 0, sizeof *c);
+    *modeled = 0;
     enum model m;
     int sub, rc;
     struct tl_args a = { .name = tl_name(tr, i) };
     if (lookup(a.name, &m, &sub) < 0 || e->args == PS_NONE || (as_bwd && m != M_SDPA && m != M_CONV))
-        return -EINVAL;
+        return 0;
     const struct ps_op_args *oa = &tr->t->args.v[e->args];
     rc = tl_parse_arg(tr->t, oa->dims, &a.d, &a.has_d);
     if (!rc)
@@ -254,19 +262,23 @@ static int call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kerne
         }
     }
     tl_pv_fini(&a.d), tl_pv_fini(&a.t), tl_pv_fini(&a.s), tl_pv_fini(&a.c);
-    if (rc < 0)
+    if (rc < 0) {
         tl_call_fini(c);
-    return rc;
+        return rc == -EINVAL ? 0 : rc;   /* -EINVAL: the inputs do not fit the model (TraceLens raises) */
+    }
+    *modeled = 1;
+    return 0;
 }
 
-int tl_call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, size_t nk, struct tl_call *c)
+int tl_call_eval(const struct tl_tree *tr, uint32_t i, const uint32_t *kernels, size_t nk, struct tl_call *c,
+                 int *modeled)
 {
-    return call_eval(tr, i, kernels, nk, c, 0);
+    return call_eval(tr, i, kernels, nk, c, 0, modeled);
 }
 
-int tl_call_eval_bwd(const struct tl_tree *tr, uint32_t i, struct tl_call *c)
+int tl_call_eval_bwd(const struct tl_tree *tr, uint32_t i, struct tl_call *c, int *modeled)
 {
-    return call_eval(tr, i, NULL, 0, c, 1);
+    return call_eval(tr, i, NULL, 0, c, 1, modeled);
 }
 
 /* Per-call figures (tree_perf.py compute_perf_metrics). */
@@ -292,8 +304,8 @@ const char *tl_categorize(const char *name, const char *first_kernel)
         { "aten::_scaled_dot_product_efficient_attention_backward", "SDPA_bwd" },
         { "aten::_scaled_dot_product_flash_attention_backward", "SDPA_bwd" },
         { "FlashAttnFuncBackward", "SDPA_bwd" } };
-    int f = tl_family(name);
-    if (f >= 0)
+    int f;
+    if (tl_family(name, &f))
         return tl_op_category(name, f);
     for (size_t k = 0; k < sizeof only / sizeof only[0]; k++)
         if (strcmp(name, only[k].n) == 0)

@@ -27,13 +27,14 @@ static int by_start_k(const void *x, const void *y)
     return a->s < b->s ? -1 : a->s > b->s ? 1 : (a->k > b->k) - (a->k < b->k);
 }
 
-/* merge_intervals: sorted by start (stable), merged when start <= last end. out has room for n. */
-static size_t merge(const struct tl_tree *tr, const uint32_t *ev, size_t n, struct span *out)
+/* merge_intervals: sorted by start (stable), merged when start <= last end, into out (room for n), *nout of them.
+ * 0 or -ENOMEM. */
+static int merge(const struct tl_tree *tr, const uint32_t *ev, size_t n, struct span *out, size_t *nout)
 {
     struct ivk *v = malloc((n + 1) * sizeof *v);
     size_t m = 0;
     if (!v)
-        return 0;
+        return -ENOMEM;
     for (size_t k = 0; k < n; k++)
         v[k] = (struct ivk){ tr->t->ev.v[ev[k]].ts_us, tr->t_end[ev[k]], k };
     qsort(v, n, sizeof *v, by_start_k);
@@ -45,7 +46,8 @@ static size_t merge(const struct tl_tree *tr, const uint32_t *ev, size_t n, stru
             out[m++] = (struct span){ v[k].s, v[k].e };
     }
     free(v);
-    return m;
+    *nout = m;
+    return 0;
 }
 
 /* b minus a, both merged and sorted (gpu_event_analyser.py subtract_intervalsA_from_B) */
@@ -93,17 +95,18 @@ int tl_gpu_timeline(const struct tl_tree *tr, struct ps_tl_tables *out, double *
         if (!tl_is_gpu(tr->t, i) || !tr->linked[i])
             continue;
         int which = tr->t->ev.v[i].cat == PS_OPEV_MEMCPY ? 2 : strstr(tl_name(tr, i), "nccl") ? 1 : 0;
-        rc = tl_u32_push(&set[which], i) | tl_u32_push(&set[3], i);
+        if ((rc = tl_u32_push(&set[which], i)) == 0)
+            rc = tl_u32_push(&set[3], i);
     }
     if (rc == 0 && set[3].n == 0)
         goto done;   /* TraceLens stops here ("No GPU events found") */
     for (int k = 0; k < 6 && rc == 0; k++)
         if (!(sp[k] = malloc((set[3].n + 1) * 2 * sizeof **sp)))
             rc = -ENOMEM;
-    if (rc)
+    for (int k = 0; k < 4 && rc == 0; k++)
+        rc = merge(tr, set[k].v, set[k].n, sp[k], &ns[k]);
+    if (rc < 0)
         goto done;
-    for (int k = 0; k < 4; k++)
-        ns[k] = merge(tr, set[k].v, set[k].n, sp[k]);
     ns[4] = subtract(sp[0], ns[0], sp[1], ns[1], sp[4]);                      /* comm - comp */
     ns[5] = subtract(sp[0], ns[0], sp[2], ns[2], sp[5]);                      /* memcpy - comp */
     struct span *exp_mem = malloc((ns[5] + ns[1] + 1) * 2 * sizeof *exp_mem);
@@ -174,13 +177,14 @@ static uint32_t launcher_of(const struct tl_tree *tr, uint32_t rt)
 
 int tl_launchers_init(const struct tl_tree *tr, struct tl_launchers *L)
 {
+    struct tl_launcher *tmp;
+    size_t cap = 0;
+    int rc = -ENOMEM;
     memset(L, 0, sizeof *L);
-    L->of = malloc((tr->n + 1) * sizeof *L->of);
-    if (!L->of)
-        return -ENOMEM;
+    if (!(L->of = malloc((tr->n + 1) * sizeof *L->of)))
+        goto fail;
     for (size_t i = 0; i < tr->n; i++)
         L->of[i] = PS_NONE;
-    size_t cap = 0;
     for (uint32_t k = 0; k < tr->n; k++) {
         if (!tl_is_gpu(tr->t, k) || tr->parent[k] == PS_NONE || strcasestr(tl_name(tr, k), "nccl"))
             continue;
@@ -189,30 +193,37 @@ int tl_launchers_init(const struct tl_tree *tr, struct tl_launchers *L)
             if (L->n == cap) {
                 cap = cap ? cap * 2 : 64;
                 struct tl_launcher *p = realloc(L->v, cap * sizeof *p);
-                if (!p)
-                    return -ENOMEM;
+                if (!p) {
+                    rc = -ENOMEM;
+                    goto fail;
+                }
                 L->v = p;
             }
             memset(&L->v[L->n], 0, sizeof L->v[L->n]);
             L->v[L->n].ev = owner;
             L->of[owner] = (uint32_t)L->n++;
         }
-        if (tl_u32_push(&L->v[L->of[owner]].direct, k) < 0)
-            return -ENOMEM;
+        if ((rc = tl_u32_push(&L->v[L->of[owner]].direct, k)) < 0)
+            goto fail;
     }
-    struct tl_launcher *tmp = malloc((L->n + 1) * sizeof *tmp);
-    if (!tmp)
-        return -ENOMEM;
+    if (!(tmp = malloc((L->n + 1) * sizeof *tmp))) {
+        rc = -ENOMEM;
+        goto fail;
+    }
     sort_launchers(tr, L->v, L->n, tmp);
     free(tmp);
     for (size_t k = 0; k < L->n; k++) {
         struct tl_launcher *l = &L->v[k];
         L->of[l->ev] = (uint32_t)k;
-        l->direct_us = tl_busy(tr, l->direct.v, l->direct.n);
-        l->subtree_us = tl_busy(tr, tr->gpu_events[l->ev].v, tr->gpu_events[l->ev].n);
+        if ((rc = tl_busy(tr, l->direct.v, l->direct.n, &l->direct_us)) < 0 ||
+            (rc = tl_busy(tr, tr->gpu_events[l->ev].v, tr->gpu_events[l->ev].n, &l->subtree_us)) < 0)
+            goto fail;
         l->category = tl_categorize(tl_name(tr, l->ev), l->direct.n ? tl_name(tr, l->direct.v[0]) : NULL);
     }
     return 0;
+fail:
+    tl_launchers_fini(L);
+    return rc;
 }
 
 void tl_launchers_fini(struct tl_launchers *L)
@@ -327,7 +338,7 @@ int tl_ops_summary(const struct tl_tree *tr, const struct tl_launchers *L, struc
                 tl_tab_num(&tab, ms[j]);
                 tl_tab_num(&tab, g[j].subtree / 1000);
                 tl_tab_int(&tab, g[j].count);
-                tl_tab_cell(&tab, tl_str_take(&c));
+                tl_tab_str(&tab, &c);
             }
             tl_tab_num(&tab, pct);
             tl_tab_num(&tab, cum);
@@ -371,7 +382,8 @@ static int by_krec(const void *x, const void *y)
     return c ? c : (a->order > b->order) - (a->order < b->order);
 }
 
-static void kernel_parent(const struct tl_tree *tr, const struct tl_launchers *L, uint32_t k, struct krec *r)
+/* The parent op and its category of kernel k into r. 0 or -ENOMEM. */
+static int kernel_parent(const struct tl_tree *tr, const struct tl_launchers *L, uint32_t k, struct krec *r)
 {
     uint32_t rt = tr->parent[k], cpu = rt;
     while (cpu != PS_NONE && tr->t->ev.v[cpu].cat != PS_OPEV_CPU_OP)
@@ -383,14 +395,16 @@ static void kernel_parent(const struct tl_tree *tr, const struct tl_launchers *L
             r->cat = L->v[L->of[cpu]].category;
         else {
             struct tl_u32v sub = { 0 };
-            tl_subtree_gpu(tr, cpu, &sub);
+            int rc = tl_subtree_gpu(tr, cpu, &sub);
             r->cat = tl_categorize(r->pop, sub.n ? tl_name(tr, sub.v[0]) : NULL);
             free(sub.v);
+            return rc;
         }
     } else if (rt != PS_NONE) {
         r->pop = tl_name(tr, rt);
         r->cat = strcasestr(r->pop, "cudagraph") || strcasestr(r->pop, "graphlaunch") ? "graph" : "runtime";
     }
+    return 0;
 }
 
 struct kgroup {
@@ -444,7 +458,8 @@ int tl_kernel_summary_table(const struct tl_tree *tr, const struct tl_launchers 
         const struct ps_op_event *e = &tr->t->ev.v[k];
         if (e->cat != PS_OPEV_KERNEL)
             continue;
-        kernel_parent(tr, L, k, &r[n]);
+        if ((rc = kernel_parent(tr, L, k, &r[n])) < 0)
+            break;
         r[n].name = tl_name(tr, k);
         r[n].has_stream = e->has_stream, r[n].stream = e->has_stream ? e->stream : 0;
         r[n].dur = e->dur_us;
@@ -568,9 +583,8 @@ int tl_kernel_summary(const struct tl_tree *tr, const struct tl_u32v *lists, siz
     tl_str_add(&t, "]");
     free(d);
     free(sq);
-    *full = tl_str_take(&f);
-    *trunc = tl_str_take(&t);
-    if (!*full || !*trunc) {
+    int rc_full = tl_str_take(&f, full), rc_trunc = tl_str_take(&t, trunc);   /* both: each frees its text */
+    if (rc_full < 0 || rc_trunc < 0) {
         free(*full), free(*trunc);
         *full = *trunc = NULL;
         return -ENOMEM;

@@ -7,7 +7,7 @@
 
 /* An op range's text "NAME, dims = [...], types = [...], strides = [...], concrete = [...]" (each list a Python
  * literal, as python/perfscope_hook/op_shapes.py writes it): the name's length into *name_len and each list's
- * text [lo[k], hi[k]). 0, or -EINVAL when the text is not such a range (the outputs are then undefined). */
+ * text [lo[k], hi[k]). 0; -EINVAL when the text is not such a range, -ENOMEM (the outputs are then undefined). */
 int ps_op_perf_range_parse(const char *s, size_t *name_len, const char *lo[4], const char *hi[4]);
 
 #endif

@@ -298,8 +298,9 @@ static int families(struct tl_tree *tr, tl_family_fn *family_of)
             tr->family[i] = -1;
             continue;
         }
+        int f;
         if (by_name[e->name] == -2)
-            by_name[e->name] = (int8_t)family_of(ps_op_trace_str(t, e->name));
+            by_name[e->name] = (int8_t)(family_of(ps_op_trace_str(t, e->name), &f) ? f : -1);
         tr->family[i] = by_name[e->name];
     }
     free(by_name);
@@ -376,13 +377,14 @@ static int by_start(const void *x, const void *y)
     return a->s < b->s ? -1 : a->s > b->s ? 1 : (a->k > b->k) - (a->k < b->k);
 }
 
-double tl_busy(const struct tl_tree *tr, const uint32_t *ev, size_t n)
+int tl_busy(const struct tl_tree *tr, const uint32_t *ev, size_t n, double *us)
 {
+    *us = 0.0;
     if (n == 0)
-        return 0.0;
+        return 0;
     struct iv stack_iv[64], *v = n <= 64 ? stack_iv : malloc(n * sizeof *v);
     if (!v)
-        return 0.0 / 0.0;
+        return -ENOMEM;
     for (size_t k = 0; k < n; k++)
         v[k] = (struct iv){ tr->t->ev.v[ev[k]].ts_us, tr->t_end[ev[k]], (uint32_t)k };
     qsort(v, n, sizeof *v, by_start);
@@ -399,25 +401,27 @@ double tl_busy(const struct tl_tree *tr, const uint32_t *ev, size_t n)
     total += e - s;
     if (v != stack_iv)
         free(v);
-    return total;
+    *us = total;
+    return 0;
 }
 
-void tl_sort_by_dur(const struct tl_tree *tr, uint32_t *ev, size_t n)
+int tl_sort_by_dur(const struct tl_tree *tr, uint32_t *ev, size_t n)
 {
     if (n < 2)
-        return;
+        return 0;
     struct iv *v = malloc((n + 1) * sizeof *v);
-    if (!v)
-        return;
+    uint32_t *copy = malloc((n + 1) * sizeof *copy);
+    if (!v || !copy) {
+        free(v), free(copy);
+        return -ENOMEM;
+    }
     for (size_t k = 0; k < n; k++)
         v[k] = (struct iv){ tr->t->ev.v[ev[k]].dur_us, 0, (uint32_t)k };
     qsort(v, n, sizeof *v, by_start);   /* by dur here, position breaking ties */
-    uint32_t *copy = malloc((n + 1) * sizeof *copy);
-    if (copy) {
-        memcpy(copy, ev, n * sizeof *copy);
-        for (size_t k = 0; k < n; k++)
-            ev[k] = copy[v[k].k];
-    }
+    memcpy(copy, ev, n * sizeof *copy);
+    for (size_t k = 0; k < n; k++)
+        ev[k] = copy[v[k].k];
     free(copy);
     free(v);
+    return 0;
 }
