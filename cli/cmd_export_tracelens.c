@@ -1,5 +1,5 @@
 /* `perfscope export TRACE --format tracelens -o DIR`: TraceLens' CSV report of a PyTorch profiler trace
- * (analyses/op_perf.h ps_tl_tables_build: GEMM.csv, SDPA_fwd.csv, ..., ops_summary.csv, ops_unique_args.csv,
+ * (analyses/op_perf.h ps_tl_tables_compute: GEMM.csv, SDPA_fwd.csv, ..., ops_summary.csv, ops_unique_args.csv,
  * kernel_summary.csv, gpu_timeline.csv, unified_perf_summary.csv), written as pandas' to_csv writes them, so a
  * TraceLens user can diff the two folders. DIR is made when missing; an existing non-empty DIR is refused without -f (exit 2). */
 #include <dirent.h>
@@ -95,7 +95,7 @@ int ps_export_tracelens(const char *input, const char *dir)
         return 1;
     }
     struct ps_tl_tables tabs;
-    int rc = ps_tl_tables_build(t, &tabs);
+    int rc = ps_tl_tables_compute(t, &tabs);
     ps_op_trace_free(t);
     if (rc < 0) {
         fprintf(stderr, "perfscope export: out of memory\n");

@@ -242,7 +242,7 @@ static struct ps_op_perf *op_perf_of(struct ps_model *m, struct ps_op_trace **ev
 {
     struct ps_op_trace *t = ps_model_take_op_events(m);
     struct ps_op_perf *p = calloc(1, sizeof *p);
-    if (!p || (!t && ps_read_kineto_ops(m->path, &t, NULL, 0) < 0) || ps_op_perf_build(t, p) < 0) {
+    if (!p || (!t && ps_read_kineto_ops(m->path, &t, NULL, 0) < 0) || ps_op_perf_compute(t, p) < 0) {
         free(p);
         p = NULL;
         ps_op_trace_free(t);
@@ -258,7 +258,7 @@ static struct ps_op_perf *op_perf_of_model(const struct ps_model *m, struct ps_o
 {
     struct ps_op_trace *t = NULL;
     struct ps_op_perf *p = NULL;
-    if (ps_op_trace_from_model(m, &t) == 0 && t && (p = calloc(1, sizeof *p)) && ps_op_perf_build(t, p) < 0) {
+    if (ps_op_perf_trace_compute(m, &t) == 0 && t && (p = calloc(1, sizeof *p)) && ps_op_perf_compute(t, p) < 0) {
         free(p);
         p = NULL;
     }
@@ -290,7 +290,7 @@ static int one_trace(const struct report_args *a, const struct ps_render_opts *r
             rep.op_perf = NULL;
         if (!op && m->format != PS_FORMAT_KINETO)
             (void)ps_op_perf_suggest_shapes(&rep);   /* out of memory: the report goes out without the note */
-        if (op && (ps_report_op_efficiency(&rep, op, specs) < 0 || ps_report_op_efficiency_steps(&rep, events) < 0)) {
+        if (op && (ps_op_efficiency_compute(&rep, op, specs) < 0 || ps_op_efficiency_steps_compute(&rep, events) < 0)) {
             print_error("out of memory");
             status = 1;
         } else {

@@ -94,7 +94,7 @@ static void build(struct json *j, struct ps_op_perf *p)
     int rc = ps_read_kineto_ops(path, &t, err, sizeof err);
     unlink(path);
     CHECK(rc == 0, "%s", err);
-    CHECK_EQ(ps_op_perf_build(t, p), 0);
+    CHECK_EQ(ps_op_perf_compute(t, p), 0);
     ps_op_trace_free(t);
 }
 

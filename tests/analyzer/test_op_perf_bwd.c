@@ -155,7 +155,7 @@ static void backward_norm_flops_and_bytes(void)
     if (!t)
         return;
     struct ps_op_perf p;
-    CHECK_EQ(ps_op_perf_build(t, &p), 0);
+    CHECK_EQ(ps_op_perf_compute(t, &p), 0);
     static const struct { const char *name; double flops, bytes; } want[] = {
         { "aten::native_layer_norm_backward", 2304, 3584 }, { "aten::native_batch_norm_backward", 36864, 24704 },
         { "aten::cudnn_batch_norm_backward", 1048, 2080 }, { "aten::native_group_norm_backward", 9216, 6176 },
@@ -175,7 +175,7 @@ static void backward_norm_flops_and_bytes(void)
     CHECK_STR(row(&p, "aten::layer_norm")->category, "NORM_fwd");
     ps_op_perf_fini(&p);
     struct ps_tl_tables tabs;
-    CHECK_EQ(ps_tl_tables_build(t, &tabs), 0);
+    CHECK_EQ(ps_tl_tables_compute(t, &tabs), 0);
     const struct ps_tl_table *nt = table(&tabs, "Normalization");
     CHECK(nt && nt->nrows == 6);
     for (size_t r = 0; nt && r < nt->nrows; r++) {
@@ -230,7 +230,7 @@ static void forward_ops_timed_on_their_backward_events(void)
     if (!t)
         return;
     struct ps_op_perf p;
-    CHECK_EQ(ps_op_perf_build(t, &p), 0);
+    CHECK_EQ(ps_op_perf_compute(t, &p), 0);
     /* The convolution's backward model, x [2,3,8,8], w [4,3,3,3], pad 1: out [2,4,8,8] = 512 elements. Input
      * gradient 2 * (3*3*3) * 512 = 27,648; weight gradient 2 * (2*8*8) * (4*3*3*3) = 27,648: 55,296 FLOPs. Bytes
      * 2 * (512 out + 108 w + 384 x) * 2 = 4,016. Kernel time 30 µs, one call. */
@@ -259,7 +259,7 @@ static void forward_ops_timed_on_their_backward_events(void)
     }
     ps_op_perf_fini(&p);
     struct ps_tl_tables tabs;
-    CHECK_EQ(ps_tl_tables_build(t, &tabs), 0);
+    CHECK_EQ(ps_tl_tables_compute(t, &tabs), 0);
     const struct ps_tl_table *cb = table(&tabs, "CONV_bwd"), *sb = table(&tabs, "SDPA_bwd");
     CHECK(cb && cb->nrows == 1 && sb && sb->nrows == 1);
     if (cb && cb->nrows == 1) {

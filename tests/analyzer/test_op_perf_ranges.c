@@ -1,7 +1,8 @@
-/* The operator model of a perfscope trace (analyses/op_perf.h ps_op_trace_from_model): the Python hook's per-op
+/* The operator model of a perfscope trace (analyses/op_perf.h ps_op_perf_trace_compute): the Python hook's per-op
  * ranges (python/perfscope_hook/op_shapes.py's text) with the CUDA API calls and the GPU work they launched, in a
  * model built here as the SQLite reader fills it. Expected values: FLOPs and bytes by hand, kernel time = the
  * union of the kernels launched inside the op's range, linked by correlation id within each process. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "check.h"
 #include "model/model.h"
 #include "model/op_trace.h"
+#include "op_perf_testing.h"
 
 #define MM_TEXT(M, K, N)                                                                                              \
     "aten::mm, dims = [[" #M ", " #K "], [" #K ", " #N "]], types = ['c10::BFloat16', 'c10::BFloat16'], "             \
@@ -54,10 +56,10 @@ static void hook_ranges_linked_to_their_kernels(void)
     launch(m, 200, 1000, 1, 60000, 65000);
     CHECK_EQ(ps_model_finish(m), 0);
     struct ps_op_trace *t = NULL;
-    CHECK_EQ(ps_op_trace_from_model(m, &t), 0);
+    CHECK_EQ(ps_op_perf_trace_compute(m, &t), 0);
     CHECK(t != NULL);
     struct ps_op_perf p;
-    CHECK_EQ(ps_op_perf_build(t, &p), 0);
+    CHECK_EQ(ps_op_perf_compute(t, &p), 0);
     CHECK(p.has_shapes);
     CHECK_EQ(p.nrows, (size_t)2);
     for (size_t k = 0; k < p.nrows; k++) {
@@ -90,7 +92,7 @@ static void trace_without_op_ranges_has_no_model(void)
     range(m, 100, "ProfilerStep#1", 0, 2000);
     CHECK_EQ(ps_model_finish(m), 0);
     struct ps_op_trace *t = (struct ps_op_trace *)1;
-    CHECK_EQ(ps_op_trace_from_model(m, &t), 0);
+    CHECK_EQ(ps_op_perf_trace_compute(m, &t), 0);
     CHECK(t == NULL);
     ps_model_free(m);
 }
@@ -101,7 +103,7 @@ static void op_range_text_is_parsed_strictly(void)
     size_t nl;
     const char *ok = "aten::addmm, dims = [[32], [8, 16], [16, 32], [], []], types = ['float', 'float', 'float', "
                      "'Scalar', 'Scalar'], strides = [[1], [16, 1], [1, 16], [], []], concrete = ['', '', '', '1', '1']";
-    CHECK_EQ(ps_op_range_parse(ok, &nl, lo, hi), 0);
+    CHECK_EQ(ps_op_perf_range_parse(ok, &nl, lo, hi), 0);
     CHECK_EQ(nl, strlen("aten::addmm"));
     CHECK_EQ((size_t)(hi[0] - lo[0]), strlen("[[32], [8, 16], [16, 32], [], []]"));
     CHECK(strncmp(lo[3], "['', '', '', '1', '1']", (size_t)(hi[3] - lo[3])) == 0);
@@ -114,7 +116,7 @@ static void op_range_text_is_parsed_strictly(void)
         "aten::mm, dims = 3, types = [], strides = [], concrete = []",              /* not a list */
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
-        CHECK(ps_op_range_parse(bad[k], &nl, lo, hi) == -1, "accepted: %s", bad[k]);
+        CHECK(ps_op_perf_range_parse(bad[k], &nl, lo, hi) == -EINVAL, "accepted: %s", bad[k]);
 }
 
 /* A perfscope trace with GPU work whose hook ran in mode default gets the note that says how to get the model;

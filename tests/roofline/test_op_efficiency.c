@@ -1,4 +1,4 @@
-/* The report's "Operator efficiency" section (analyses/roofline.h ps_report_op_efficiency) on the generated trace
+/* The report's "Operator efficiency" section (analyses/roofline.h ps_op_efficiency_compute) on the generated trace
  * of gen_roofline_trace.py (its docstring works out every expected value below), with the operator model's rows
  * (analyses/op_perf.h) written here as TraceLens' models give them for that trace's shapes; then every format.
  * usage: test_op_efficiency CASE TRACE.json */
@@ -49,7 +49,7 @@ static void open_report(struct fixture *fx, const struct ps_op_perf *perf)
                                                                                        sizeof err) == 0;
     CHECK(fx->ok, "%s", err);
     if (fx->ok)
-        CHECK_EQ(ps_report_op_efficiency(&fx->r, perf, NULL), 0);
+        CHECK_EQ(ps_op_efficiency_compute(&fx->r, perf, NULL), 0);
     fx->ok = fx->ok && fx->r.opeff;
 }
 

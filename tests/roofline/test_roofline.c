@@ -56,7 +56,7 @@ static const struct ps_gpu_peak *h100(void)
 static void roofline_per_group_by_hand(void)
 {
     struct ps_roofline r;
-    CHECK_EQ(ps_roofline_build(&r, h100(), groups, 4, calls, 7, starts, ends, 2), 0);
+    CHECK_EQ(ps_roofline_compute(&r, h100(), groups, 4, calls, 7, starts, ends, 2), 0);
     CHECK_EQ("modeled groups", r.nrows, 3);
     if (r.nrows == 3) {
         const struct ps_roof_row *mm = &r.rows[0], *addmm = &r.rows[1], *add = &r.rows[2];
@@ -83,7 +83,7 @@ static void roofline_per_group_by_hand(void)
 static void mfu_per_step_by_hand(void)
 {
     struct ps_roofline r;
-    CHECK_EQ(ps_roofline_build(&r, h100(), groups, 4, calls, 7, starts, ends, 2), 0);
+    CHECK_EQ(ps_roofline_compute(&r, h100(), groups, 4, calls, 7, starts, ends, 2), 0);
     CHECK_EQ(r.nsteps, 2);
     if (r.nsteps == 2) {
         CHECK_NEAR("step 1 MFU", r.steps[0].mfu, 0.138911, 1e-6);
@@ -104,7 +104,7 @@ static void mfu_per_step_by_hand(void)
 static void unknown_gpu_has_no_roofline_but_unmodeled_time(void)
 {
     struct ps_roofline r;
-    CHECK_EQ(ps_roofline_build(&r, NULL, groups, 4, calls, 7, starts, ends, 2), 0);
+    CHECK_EQ(ps_roofline_compute(&r, NULL, groups, 4, calls, 7, starts, ends, 2), 0);
     CHECK(isnan(r.mfu));
     CHECK(r.nrows == 3 && isnan(r.rows[0].pct_of_roofline) && r.rows[0].bound == PS_BOUND_UNKNOWN);
     CHECK(r.nrows == 3 && fabs(r.rows[0].tflops_s - 687.195) < 1e-3, "achieved rate needs no peak");
@@ -112,7 +112,7 @@ static void unknown_gpu_has_no_roofline_but_unmodeled_time(void)
     ps_roofline_fini(&r);
     /* a bf16 GEMM on a GPU without a bf16 matrix peak (V100): NAN, never a rate against another precision */
     const struct ps_gpu_peak *v100 = ps_gpu_peak_match(NULL, "Tesla V100-SXM2-32GB", -1, -1, -1, -1, NULL);
-    CHECK_EQ(ps_roofline_build(&r, v100, groups, 4, calls, 7, starts, ends, 2), 0);
+    CHECK_EQ(ps_roofline_compute(&r, v100, groups, 4, calls, 7, starts, ends, 2), 0);
     const struct ps_roof_row *mm = NULL;
     for (size_t i = 0; i < r.nrows; i++)
         if (!strcmp(r.rows[i].g.name, "aten::mm"))
@@ -122,7 +122,7 @@ static void unknown_gpu_has_no_roofline_but_unmodeled_time(void)
     CHECK_NEAR("no bf16 peak: MFU counts only the fp32 GEMM", r.steps[1].mfu, F_ADDMM / 15.7e3 / 1e6, 1e-9);
     ps_roofline_fini(&r);
     struct ps_roof_call bad = { 9, 0, 1, 1, 1, 1 };
-    CHECK_EQ("group out of range", ps_roofline_build(&r, NULL, groups, 4, &bad, 1, NULL, NULL, 0), -22);
+    CHECK_EQ("group out of range", ps_roofline_compute(&r, NULL, groups, 4, &bad, 1, NULL, NULL, 0), -22);
 }
 
 /* The operator model's aggregate rows (no call times): the same groups as above, minus the call before the first
@@ -137,7 +137,7 @@ static void aggregate_rows_give_the_same_figures(void)
         { 3, PS_ROOF_NO_TIME, 2, NAN, NAN, 200 * US },
     };
     struct ps_roofline r;
-    CHECK_EQ(ps_roofline_build(&r, h100(), groups, 4, agg, 4, starts, ends, 2), 0);
+    CHECK_EQ(ps_roofline_compute(&r, h100(), groups, 4, agg, 4, starts, ends, 2), 0);
     CHECK_NEAR("MFU over the steps", r.mfu, 0.154965, 1e-6);
     CHECK_EQ(r.untimed_calls, 6);
     CHECK(r.nsteps == 2 && r.steps[0].ideal_ns == 0, "no call placed in a step");

@@ -8,10 +8,12 @@
 #include "analyses/report.h"
 #include "op_perf_impl.h"
 
-static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n, size_t g, int family,
-                        double *buf, struct ps_op_perf_row *o)
+/* Group g of the n rows r as a row of the model (buf, tmp: room for n values each). 0 or -ENOMEM. */
+static int group_to_row(const struct tl_tree *tr, const struct tl_prow *r, size_t n, size_t g, int family,
+                        double *buf, double *tmp, struct ps_op_perf_row *o)
 {
     size_t m = 0, first = SIZE_MAX;
+    int rc;
     memset(o, 0, sizeof *o);
     o->flops_total = o->bytes_total = 0;
     for (size_t k = 0; k < n; k++) {
@@ -22,16 +24,14 @@ static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n
         o->flops_total += r[k].c.flops;
         o->bytes_total += r[k].c.bytes;   /* NaN stays NaN */
     }
-    const struct prow *f = &r[first];
+    const struct tl_prow *f = &r[first];
     /* a forward op measured on its backward pass: "aten::convolution (backward)" */
     struct tl_str nm = { 0 };
     tl_str_add(&nm, tl_name(tr, f->ev));
     if (f->bwd)
         tl_str_add(&nm, " (backward)");
-    o->name = tl_str_take(&nm);
-    o->params = tl_params_dict(&f->c);
-    if (!o->name || !o->params)
-        return -ENOMEM;
+    if ((rc = tl_str_take(&nm, &o->name)) < 0 || (rc = tl_params_dict(&f->c, &o->params)) < 0)
+        return rc;
     o->family = (enum ps_op_family)family;
     o->category = tl_op_category(o->name, family);
     o->sheet = tl_family_sheet(family);
@@ -44,7 +44,7 @@ static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n
     o->flops_per_byte = f->m.fpb;
     o->kernel_time_ns_total = tl_pd_sum(buf, m) * 1e3;
     o->kernel_time_us_mean = tl_pd_mean(buf, m);
-    o->kernel_time_us_median = tl_pd_median(buf, m);
+    o->kernel_time_us_median = tl_pd_median(buf, m, tmp);
     o->kernel_time_us_std = tl_pd_std(buf, m);
     o->kernel_time_us_min = tl_pd_min(buf, m);
     o->kernel_time_us_max = tl_pd_max(buf, m);
@@ -53,7 +53,7 @@ static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n
         if (r[k].group == g)
             buf[m++] = r[k].m.tflops;
     o->tflops_s_mean = tl_pd_mean(buf, m);
-    o->tflops_s_median = tl_pd_median(buf, m);
+    o->tflops_s_median = tl_pd_median(buf, m, tmp);
     o->tflops_s_std = tl_pd_std(buf, m);
     o->tflops_s_min = tl_pd_min(buf, m);
     o->tflops_s_max = tl_pd_max(buf, m);
@@ -62,7 +62,7 @@ static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n
         if (r[k].group == g)
             buf[m++] = r[k].m.tbs;
     o->tb_s_mean = tl_pd_mean(buf, m);
-    o->tb_s_median = tl_pd_median(buf, m);
+    o->tb_s_median = tl_pd_median(buf, m, tmp);
     o->tb_s_std = tl_pd_std(buf, m);
     o->tb_s_min = tl_pd_min(buf, m);
     o->tb_s_max = tl_pd_max(buf, m);
@@ -72,7 +72,7 @@ static int group_to_row(const struct tl_tree *tr, const struct prow *r, size_t n
 
 static int family_rows(const struct tl_tree *tr, int family, struct ps_op_perf *p)
 {
-    struct prow *r;
+    struct tl_prow *r;
     size_t n, *first = NULL;
     int rc = tl_eval_rows(tr, family, &r, &n);
     if (rc < 0 || n == 0) {
@@ -80,13 +80,13 @@ static int family_rows(const struct tl_tree *tr, int family, struct ps_op_perf *
         return rc;
     }
     long ng = tl_make_keys(tr, r, n) < 0 ? -ENOMEM : tl_group(r, n, &first);
-    double *buf = malloc((n + 1) * sizeof *buf);
+    double *buf = malloc(2 * (n + 1) * sizeof *buf);   /* the values of a group, then scratch for medians */
     struct ps_op_perf_row *rows = ng > 0 ? realloc(p->rows, (p->nrows + (size_t)ng) * sizeof *rows) : NULL;
     rc = ng < 0 || !buf || !rows ? -ENOMEM : 0;
     if (rows)
         p->rows = rows;
     for (long g = 0; rc == 0 && g < ng; g++) {
-        rc = group_to_row(tr, r, n, (size_t)g, family, buf, &p->rows[p->nrows]);
+        rc = group_to_row(tr, r, n, (size_t)g, family, buf, buf + n + 1, &p->rows[p->nrows]);
         p->nrows++;
     }
     free(buf), free(first);
@@ -102,13 +102,13 @@ static int by_time(const void *x, const void *y)
     return (a->first_uid > b->first_uid) - (a->first_uid < b->first_uid);
 }
 
-int ps_op_perf_build(const struct ps_op_trace *t, struct ps_op_perf *out)
+int ps_op_perf_compute(const struct ps_op_trace *t, struct ps_op_perf *out)
 {
     struct tl_tree tr;
     memset(out, 0, sizeof *out);
     for (size_t k = 0; k < t->args.n && !out->has_shapes; k++)
         out->has_shapes = t->args.v[k].dims != PS_NONE;
-    int rc = tl_tree_build(&tr, t);
+    int rc = tl_tree_init(&tr, t, tl_family);
     if (rc < 0)
         return rc;
     struct tl_u32v linked = { 0 }, no_op = { 0 };
@@ -122,8 +122,8 @@ int ps_op_perf_build(const struct ps_op_trace *t, struct ps_op_perf *out)
         if (rc == 0 && p == PS_NONE)
             rc = tl_u32_push(&no_op, i);
     }
-    out->gpu_busy_us = tl_busy(&tr, linked.v, linked.n);
-    out->no_op_us = tl_busy(&tr, no_op.v, no_op.n);
+    if (rc == 0 && (rc = tl_busy(&tr, linked.v, linked.n, &out->gpu_busy_us)) == 0)
+        rc = tl_busy(&tr, no_op.v, no_op.n, &out->no_op_us);
     free(linked.v);
     free(no_op.v);
     for (int f = 0; f < PS_OPF_COUNT && rc == 0; f++)

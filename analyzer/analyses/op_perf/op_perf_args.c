@@ -12,16 +12,16 @@
 
 /* ---- Python literals as the reader keeps them (lists, ints, strings, None, True, False) ---- */
 
-void tl_pv_free(struct pv *v)
+void tl_pv_fini(struct tl_pv *v)
 {
     for (size_t k = 0; k < v->n; k++)
-        tl_pv_free(&v->items[k]);
+        tl_pv_fini(&v->items[k]);
     free(v->items);
     free(v->s);
     memset(v, 0, sizeof *v);
 }
 
-int tl_pv_parse(const char **p, struct pv *v, int depth)
+int tl_pv_parse(const char **p, struct tl_pv *v, int depth)
 {
     const char *s = *p;
     memset(v, 0, sizeof *v);
@@ -31,7 +31,7 @@ int tl_pv_parse(const char **p, struct pv *v, int depth)
         return -EINVAL;
     if (*s == '[' || *s == '{') {
         char close = *s == '[' ? ']' : '}';
-        v->kind = *s == '[' ? PV_LIST : PV_OTHER;
+        v->kind = *s == '[' ? TL_PV_LIST : TL_PV_OTHER;
         s++;
         size_t cap = 0;
         while (*s == ' ')
@@ -39,15 +39,17 @@ int tl_pv_parse(const char **p, struct pv *v, int depth)
         while (*s && *s != close) {
             if (v->n == cap) {
                 cap = cap ? cap * 2 : 4;
-                struct pv *items = realloc(v->items, cap * sizeof *items);
+                struct tl_pv *items = realloc(v->items, cap * sizeof *items);
                 if (!items)
                     return -ENOMEM;
                 v->items = items;
             }
             const char *q = s;
             int rc = tl_pv_parse(&q, &v->items[v->n], depth + 1);
-            if (rc < 0)
+            if (rc < 0) {
+                tl_pv_fini(&v->items[v->n]);   /* the item is not counted in v->n: free what it holds */
                 return rc;
+            }
             v->n++;
             s = q;
             while (*s == ' ' || *s == ',' || *s == ':')
@@ -79,19 +81,19 @@ int tl_pv_parse(const char **p, struct pv *v, int depth)
                 v->s[n++] = *s++;
         }
         v->s[n] = 0;
-        v->kind = PV_STR;
+        v->kind = TL_PV_STR;
         *p = *s ? s + 1 : s;
         return 0;
     }
     char *end;
     long long x = strtoll(s, &end, 10);
     if (end != s && (*end == ',' || *end == ']' || *end == 0 || *end == ' ' || *end == '}')) {
-        v->kind = PV_INT, v->i = x;
+        v->kind = TL_PV_INT, v->i = x;
         *p = end;
         return 0;
     }
-    v->kind = strncmp(s, "None", 4) == 0 ? PV_NONE : strncmp(s, "True", 4) == 0 || strncmp(s, "False", 5) == 0
-                                                         ? PV_BOOL : PV_OTHER;
+    v->kind = strncmp(s, "None", 4) == 0 ? TL_PV_NONE : strncmp(s, "True", 4) == 0 || strncmp(s, "False", 5) == 0
+                                                         ? TL_PV_BOOL : TL_PV_OTHER;
     v->i = strncmp(s, "True", 4) == 0;
     while (*s && *s != ',' && *s != ']' && *s != '}')
         s++;
@@ -100,30 +102,30 @@ int tl_pv_parse(const char **p, struct pv *v, int depth)
 }
 
 
-int tl_parse_arg(const struct ps_op_trace *t, uint32_t id, struct pv *v, int *has)
+int tl_parse_arg(const struct ps_op_trace *t, uint32_t id, struct tl_pv *v, int *has)
 {
     *has = id != PS_NONE;
     if (!*has)
         return 0;
     const char *p = ps_op_trace_str(t, id);
     int rc = tl_pv_parse(&p, v, 0);
-    return rc < 0 ? rc : v->kind == PV_LIST ? 0 : -EINVAL;
+    return rc < 0 ? rc : v->kind == TL_PV_LIST ? 0 : -EINVAL;
 }
 
 /* Item i of a list, or NULL (TraceLens: IndexError / KeyError). */
-const struct pv *tl_item(const struct pv *l, int has, size_t i)
+const struct tl_pv *tl_item(const struct tl_pv *l, int has, size_t i)
 {
-    return has && l->kind == PV_LIST && i < l->n ? &l->items[i] : NULL;
+    return has && l->kind == TL_PV_LIST && i < l->n ? &l->items[i] : NULL;
 }
 
-/* A list of ints (a shape or strides); -1 when it is not one. */
-int tl_ints(const struct pv *v, int64_t *out, size_t max)
+/* A list of ints (a shape or strides): its length; -EINVAL when it is not one. */
+int tl_ints(const struct tl_pv *v, int64_t *out, size_t max)
 {
-    if (!v || v->kind != PV_LIST || v->n > max)
-        return -1;
+    if (!v || v->kind != TL_PV_LIST || v->n > max)
+        return -EINVAL;
     for (size_t k = 0; k < v->n; k++) {
-        if (v->items[k].kind != PV_INT)
-            return -1;
+        if (v->items[k].kind != TL_PV_INT)
+            return -EINVAL;
         out[k] = v->items[k].i;
     }
     return (int)v->n;
@@ -137,10 +139,56 @@ double tl_prod(const int64_t *x, int n)
     return p;
 }
 
-const char *tl_str_at(const struct pv *l, int has, size_t i)
+const char *tl_str_at(const struct tl_pv *l, int has, size_t i)
 {
-    const struct pv *v = tl_item(l, has, i);
-    return v && v->kind == PV_STR ? v->s : NULL;
+    const struct tl_pv *v = tl_item(l, has, i);
+    return v && v->kind == TL_PV_STR ? v->s : NULL;
+}
+
+/* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL text -> "None". */
+void tl_tuple_text(struct tl_str *b, const char *s)
+{
+    int count[64], depth = 0, want = 0;
+    if (!s) {
+        tl_str_add(b, "None");
+        return;
+    }
+    for (; *s; s++) {
+        char ch = *s;
+        if (want && ch != ' ' && ch != ']' && depth > 0 && depth <= 64) {
+            count[depth - 1]++;
+            want = 0;
+        }
+        if (ch == '\'' || ch == '"') {
+            char q = ch;
+            tl_str_addf(b, "%c", ch);
+            for (s++; *s && *s != q; s++) {
+                if (*s == '\\' && s[1])
+                    tl_str_addf(b, "%c", *s++);
+                tl_str_addf(b, "%c", *s);
+            }
+            if (*s)
+                tl_str_addf(b, "%c", q);
+            else
+                s--;
+            continue;
+        }
+        if (ch == '[') {
+            if (depth < 64)
+                count[depth] = 0;
+            depth++;
+            want = 1;
+            tl_str_add(b, "(");
+        } else if (ch == ']') {
+            depth--;
+            tl_str_add(b, depth >= 0 && depth < 64 && count[depth] == 1 ? ",)" : ")");
+            want = 0;
+        } else {
+            if (ch == ',')
+                want = 1;
+            tl_str_addf(b, "%c", ch);
+        }
+    }
 }
 
 /* ---- dtypes (utils.py name2bpe, torch_dtype_map) ---- */
@@ -173,7 +221,7 @@ const char *tl_precision(const char *dtype)
 int tl_param(struct tl_call *c, const char *key, const char *repr, int is_str)
 {
     if (c->np >= TL_MAX_PARAMS)
-        return -EINVAL;
+        return -E2BIG;   /* a model with more parameters than a call holds: not the input's fault */
     char *r = repr ? strdup(repr) : NULL;
     if (repr && !r)
         return -ENOMEM;
@@ -207,7 +255,7 @@ int tl_p_ints(struct tl_call *c, const char *key, const int64_t *x, int n)
     return tl_param(c, key, b, 0);
 }
 
-void tl_pyrepr_str(struct tl_str *b, const char *s)
+static void pyrepr_str(struct tl_str *b, const char *s)
 {
     if (!s) {
         tl_str_add(b, "None");
@@ -236,7 +284,7 @@ int tl_p_strs(struct tl_call *c, const char *key, const char *const *s, int n)
     for (int k = 0; k < n; k++) {
         if (k)
             tl_str_add(&b, ", ");
-        tl_pyrepr_str(&b, s[k]);
+        pyrepr_str(&b, s[k]);
     }
     tl_str_add(&b, n == 1 ? ",)" : ")");
     int rc = b.oom ? -ENOMEM : tl_param(c, key, b.s, 0);
@@ -255,7 +303,24 @@ void tl_call_fini(struct tl_call *c)
 {
     for (int k = 0; k < c->np; k++)
         free(c->p[k].repr);
-    c->np = 0;
+    memset(c, 0, sizeof *c);
+}
+
+int tl_params_dict(const struct tl_call *c, char **out)
+{
+    struct tl_str b = { 0 };
+    tl_str_add(&b, "{");
+    for (int p = 0; p < c->np; p++) {
+        tl_str_addf(&b, "%s'%s': ", p ? ", " : "", c->p[p].key);
+        if (!c->p[p].repr)
+            tl_str_add(&b, "None");
+        else if (c->p[p].is_str)
+            tl_str_addf(&b, "'%s'", c->p[p].repr);
+        else
+            tl_str_add(&b, c->p[p].repr);
+    }
+    tl_str_add(&b, "}");
+    return tl_str_take(&b, out);
 }
 
 

@@ -121,7 +121,7 @@ static int bwd_gpu(const struct tl_tree *tr, const struct seq_index *x, uint32_t
     return rc;
 }
 
-int tl_eval_bwd_rows(const struct tl_tree *tr, int fwd_family, struct prow **r, size_t *n, size_t *cap)
+int tl_eval_bwd_rows(const struct tl_tree *tr, int fwd_family, struct tl_prow **r, size_t *n, size_t *cap)
 {
     struct seq_index x;
     int rc = seq_index_build(tr, &x);
@@ -130,31 +130,28 @@ int tl_eval_bwd_rows(const struct tl_tree *tr, int fwd_family, struct prow **r, 
             continue;
         if (*n == *cap) {
             *cap = *cap ? *cap * 2 : 64;
-            struct prow *p = realloc(*r, *cap * sizeof *p);
+            struct tl_prow *p = realloc(*r, *cap * sizeof *p);
             if (!p) {
                 rc = -ENOMEM;
                 break;
             }
             *r = p;
         }
-        struct prow *w = &(*r)[*n];
-        int linked;
+        struct tl_prow *w = &(*r)[*n];
+        int linked, modeled = 0;
+        double kt;
         memset(w, 0, sizeof *w);
         w->ev = i;
-        rc = bwd_gpu(tr, &x, i, &w->kernels, &linked);
-        if (rc == 0 && linked) {
-            double kt = tl_busy(tr, w->kernels.v, w->kernels.n);
-            tl_sort_by_dur(tr, w->kernels.v, w->kernels.n);
-            rc = tl_call_eval_bwd(tr, i, &w->c);
-            if (rc == 0) {
-                tl_metrics(&w->c, kt, &w->m);
-                w->bwd = 1;
-                (*n)++;
-                continue;
-            }
-            rc = rc == -ENOMEM ? rc : 0;   /* no backward model: no row, as in TraceLens */
+        if ((rc = bwd_gpu(tr, &x, i, &w->kernels, &linked)) == 0 && linked &&
+            (rc = tl_busy(tr, w->kernels.v, w->kernels.n, &kt)) == 0 &&
+            (rc = tl_sort_by_dur(tr, w->kernels.v, w->kernels.n)) == 0 &&
+            (rc = tl_call_eval_bwd(tr, i, &w->c, &modeled)) == 0 && modeled) {
+            tl_metrics(&w->c, kt, &w->m);
+            w->bwd = 1;
+            (*n)++;
+            continue;
         }
-        free(w->kernels.v);
+        free(w->kernels.v);   /* no backward event, or no backward model: no row, as in TraceLens */
     }
     free(x.v);
     return rc;

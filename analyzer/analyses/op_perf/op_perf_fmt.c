@@ -56,7 +56,7 @@ double tl_np_median(double *a, size_t n)
     return tl_np_sum(two, 2) / 2;
 }
 
-double tl_kahan(const double *a, size_t n)
+static double kahan(const double *a, size_t n)
 {
     double total = 0.0, comp = 0.0;
     for (size_t i = 0; i < n; i++) {
@@ -80,12 +80,12 @@ static size_t valid(const double *a, size_t n)
 double tl_pd_mean(const double *a, size_t n)
 {
     size_t k = valid(a, n);
-    return k ? tl_kahan(a, n) / (double)k : NAN;
+    return k ? kahan(a, n) / (double)k : NAN;
 }
 
 double tl_pd_sum(const double *a, size_t n)
 {
-    return tl_kahan(a, n);
+    return kahan(a, n);
 }
 
 double tl_pd_std(const double *a, size_t n)
@@ -103,22 +103,16 @@ double tl_pd_std(const double *a, size_t n)
     return k < 2 ? NAN : sqrt(ssq / (double)(k - 1));
 }
 
-double tl_pd_median(const double *a, size_t n)
+double tl_pd_median(const double *a, size_t n, double *tmp)
 {
-    double *v = malloc((n + 1) * sizeof *v);
     size_t k = 0;
-    if (!v)
-        return NAN;
     for (size_t i = 0; i < n; i++)
         if (a[i] == a[i])
-            v[k++] = a[i];
-    double r = NAN;
-    if (k) {
-        qsort(v, k, sizeof *v, cmp_d);
-        r = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-    }
-    free(v);
-    return r;
+            tmp[k++] = a[i];
+    if (!k)
+        return NAN;
+    qsort(tmp, k, sizeof *tmp, cmp_d);
+    return k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2;
 }
 
 double tl_pd_min(const double *a, size_t n)
@@ -250,22 +244,13 @@ void tl_str_addf(struct tl_str *b, const char *fmt, ...)
     free(big);
 }
 
-void tl_str_num(struct tl_str *b, double x)
+int tl_str_take(struct tl_str *b, char **out)
 {
-    char r[40];
-    if (x != x)
-        return;
-    tl_repr(x, r);
-    tl_str_add(b, r);
-}
-
-char *tl_str_take(struct tl_str *b)
-{
-    char *s = b->oom ? NULL : b->s ? b->s : strdup("");
+    *out = b->oom ? NULL : b->s ? b->s : strdup("");
     if (b->oom)
         free(b->s);
     memset(b, 0, sizeof *b);
-    return s;
+    return *out ? 0 : -ENOMEM;
 }
 
 /* ---- tables ---- */
@@ -319,6 +304,13 @@ void tl_tab_cell(struct tl_tab *tab, char *owned)
     }
 }
 
+void tl_tab_str(struct tl_tab *tab, struct tl_str *b)
+{
+    char *s;
+    (void)tl_str_take(b, &s);   /* out of memory: s NULL, which marks the table */
+    tl_tab_cell(tab, s);
+}
+
 void tl_tab_text(struct tl_tab *tab, const char *s)
 {
     tl_tab_cell(tab, strdup(s ? s : ""));
@@ -367,104 +359,4 @@ void ps_tl_tables_fini(struct ps_tl_tables *all)
     }
     free(all->v);
     memset(all, 0, sizeof *all);
-}
-
-/* Python str() of a kernel's name inside a dict: repr-quoted. */
-static void add_pystr(struct tl_str *b, const char *s)
-{
-    char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
-    tl_str_addf(b, "%c", q);
-    for (; *s; s++) {
-        if (*s == '\\' || *s == q)
-            tl_str_addf(b, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            tl_str_addf(b, *s == '\n' ? "\\n" : *s == '\t' ? "\\t" : *s == '\r' ? "\\r" : "\\x%02x", (unsigned char)*s);
-        else
-            tl_str_addf(b, "%c", *s);
-    }
-    tl_str_addf(b, "%c", q);
-}
-
-static void add_npf(struct tl_str *b, const char *key, double x)
-{
-    char r[40];
-    tl_repr(x, r);
-    tl_str_addf(b, ", '%s': np.float64(%s)", key, r);
-}
-
-static void add_stream(struct tl_str *b, const struct ps_op_event *e)
-{
-    if (e->has_stream)
-        tl_str_addf(b, "%lld", (long long)e->stream);
-    else
-        tl_str_add(b, "None");
-}
-
-/* tree_perf _summarize_kernel_stats: the first non-empty list is the template; a list of another length is
- * skipped; per position: count, np.sum, np.mean, np.median, np.std (ddof 0), min, max of the durations. */
-int tl_kernel_summary(const struct tl_tree *tr, const struct tl_u32v *lists, size_t n, char **full, char **trunc)
-{
-    const struct tl_u32v *tpl = NULL;
-    *full = *trunc = NULL;
-    for (size_t k = 0; k < n && !tpl; k++)
-        if (lists[k].n)
-            tpl = &lists[k];
-    if (!tpl) {
-        *full = strdup("[]");
-        return *full ? 0 : -ENOMEM;
-    }
-    double *d = malloc((n + 1) * sizeof *d), *sq = malloc((n + 1) * sizeof *sq);
-    struct tl_str f = { 0 }, t = { 0 };
-    if (!d || !sq) {
-        free(d), free(sq);
-        return -ENOMEM;
-    }
-    tl_str_add(&f, "[");
-    tl_str_add(&t, "[");
-    for (uint32_t pos = 0; pos < tpl->n; pos++) {
-        size_t m = 0;
-        for (size_t k = 0; k < n; k++)
-            if (lists[k].n == tpl->n)
-                d[m++] = tr->t->ev.v[lists[k].v[pos]].dur_us;
-        const struct ps_op_event *e = &tr->t->ev.v[tpl->v[pos]];
-        const char *name = tl_name(tr, tpl->v[pos]);
-        double sum = tl_np_sum(d, m), mean = sum / (double)m;
-        for (size_t k = 0; k < m; k++)
-            sq[k] = (d[k] - mean) * (d[k] - mean);
-        double sd = sqrt(tl_np_sum(sq, m) / (double)m), mn = tl_pd_min(d, m), mx = tl_pd_max(d, m);
-        double med = tl_np_median(d, m);
-        tl_str_add(&f, pos ? ", {'name': " : "{'name': ");
-        add_pystr(&f, name);
-        tl_str_add(&f, ", 'stream': ");
-        add_stream(&f, e);
-        tl_str_addf(&f, ", 'count': %zu", m);
-        add_npf(&f, "total_duration_us", sum);
-        add_npf(&f, "mean_duration_us", mean);
-        add_npf(&f, "median_duration_us", med);
-        add_npf(&f, "std_dev_duration_us", sd);
-        add_npf(&f, "min_duration_us", mn);
-        add_npf(&f, "max_duration_us", mx);
-        tl_str_add(&f, "}");
-        char cut[72];
-        size_t len = strlen(name);
-        snprintf(cut, sizeof cut, "%.64s%s", name, len > 64 ? "..." : "");
-        tl_str_add(&t, pos ? ", {'name': " : "{'name': ");
-        add_pystr(&t, cut);
-        tl_str_add(&t, ", 'stream': ");
-        add_stream(&t, e);
-        add_npf(&t, "mean_duration_us", rint(mean * 100.0) / 100.0);
-        tl_str_add(&t, "}");
-    }
-    tl_str_add(&f, "]");
-    tl_str_add(&t, "]");
-    free(d);
-    free(sq);
-    *full = tl_str_take(&f);
-    *trunc = tl_str_take(&t);
-    if (!*full || !*trunc) {
-        free(*full), free(*trunc);
-        *full = *trunc = NULL;
-        return -ENOMEM;
-    }
-    return 0;
 }

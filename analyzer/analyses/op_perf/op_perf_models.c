@@ -41,11 +41,26 @@ static int gemm_transpose(const char *k, int *ta, int *tb)
     return 0;
 }
 
-int tl_gemm(struct tl_call *c, const struct args *a, enum gemm_kind kind, const struct tl_tree *tr,
-                const uint32_t *kernels, size_t nk)
+/* The transpose flags of the first kernel whose name gives them, as the parameter "transpose"; none without one. */
+static int gemm_transpose_param(struct tl_call *c, const struct tl_tree *tr, const uint32_t *kernels, size_t nk)
 {
-    int batched = kind == G_BMM || kind == G_BADDBMM;
-    size_t ia = kind == G_ADDMM || kind == G_BADDBMM ? 1 : 0, ib = ia + 1;
+    for (size_t k = 0; k < nk; k++) {
+        int ta, tb;
+        if (gemm_transpose(tl_name(tr, kernels[k]), &ta, &tb)) {
+            char b[32];
+            snprintf(b, sizeof b, "(%s, %s)", ta == 2 ? "None" : ta ? "True" : "False",
+                     tb == 2 ? "None" : tb ? "True" : "False");
+            return tl_param(c, "transpose", b, 0);
+        }
+    }
+    return 0;
+}
+
+int tl_gemm(struct tl_call *c, const struct tl_args *a, enum tl_gemm_kind kind, const struct tl_tree *tr,
+            const uint32_t *kernels, size_t nk)
+{
+    int batched = kind == TL_GEMM_BMM || kind == TL_GEMM_BADDBMM;
+    size_t ia = kind == TL_GEMM_ADDMM || kind == TL_GEMM_BADDBMM ? 1 : 0, ib = ia + 1;
     int64_t A[8], B[8], sa[8], sb[8];
     int na = tl_ints(tl_item(&a->d, a->has_d, ia), A, 8), nb = tl_ints(tl_item(&a->d, a->has_d, ib), B, 8);
     int64_t M, N, K, Bd = 1;
@@ -58,40 +73,32 @@ int tl_gemm(struct tl_call *c, const struct args *a, enum gemm_kind kind, const 
             return -EINVAL;
         M = A[0], N = B[1], K = A[1];
     }
-    int bias = kind == G_ADDMM || kind == G_BADDBMM || (kind == G_SCALED && a->has_d && a->d.n == 3);
+    int bias = kind == TL_GEMM_ADDMM || kind == TL_GEMM_BADDBMM || (kind == TL_GEMM_SCALED && a->has_d && a->d.n == 3);
     const char *dt[2] = { tl_str_at(&a->t, a->has_t, ia), tl_str_at(&a->t, a->has_t, ib) };
     if (!dt[0] || !dt[1])
         return -EINVAL;
-    int rc = 0;
-    if (batched)
-        rc |= tl_p_int(c, "B", Bd);
-    rc |= tl_p_int(c, "M", M) | tl_p_int(c, "N", N) | tl_p_int(c, "K", K) | tl_p_bool(c, "bias", bias);
+    int rc;
+    if (batched && (rc = tl_p_int(c, "B", Bd)) < 0)
+        return rc;
+    if ((rc = tl_p_int(c, "M", M)) < 0 || (rc = tl_p_int(c, "N", N)) < 0 || (rc = tl_p_int(c, "K", K)) < 0 ||
+        (rc = tl_p_bool(c, "bias", bias)) < 0)
+        return rc;
     if (a->has_s) {
         int ns1 = tl_ints(tl_item(&a->s, 1, ia), sa, 8), ns2 = tl_ints(tl_item(&a->s, 1, ib), sb, 8);
         if (ns1 < 0 || ns2 < 0)
             return -EINVAL;
-        rc |= tl_p_ints(c, "stride_A", sa, ns1) | tl_p_ints(c, "stride_B", sb, ns2);
-    } else
-        rc |= tl_param(c, "stride_A", NULL, 0) | tl_param(c, "stride_B", NULL, 0);
-    rc |= tl_p_strs(c, "dtype_A_B", dt, 2);
-    if (!batched)
-        rc |= tl_p_int(c, "B", 1);
-    for (size_t k = 0; k < nk; k++) {
-        int ta, tb;
-        if (gemm_transpose(tl_name(tr, kernels[k]), &ta, &tb)) {
-            char b[32];
-            snprintf(b, sizeof b, "(%s, %s)", ta == 2 ? "None" : ta ? "True" : "False",
-                     tb == 2 ? "None" : tb ? "True" : "False");
-            rc |= tl_param(c, "transpose", b, 0);
-            break;
-        }
+        if ((rc = tl_p_ints(c, "stride_A", sa, ns1)) < 0 || (rc = tl_p_ints(c, "stride_B", sb, ns2)) < 0)
+            return rc;
+    } else if ((rc = tl_param(c, "stride_A", NULL, 0)) < 0 || (rc = tl_param(c, "stride_B", NULL, 0)) < 0) {
+        return rc;
     }
-    if (rc)
-        return -ENOMEM;
+    if ((rc = tl_p_strs(c, "dtype_A_B", dt, 2)) < 0 || (!batched && (rc = tl_p_int(c, "B", 1)) < 0) ||
+        (rc = gemm_transpose_param(c, tr, kernels, nk)) < 0)
+        return rc;
     double f = 2.0 * (double)M * (double)N * (double)K + (bias ? (double)M * (double)N : 0);
     c->flops = batched ? (double)Bd * f : f;
     int b = tl_bpe(dt[0]), bo = b;
-    if (kind == G_SCALED) {
+    if (kind == TL_GEMM_SCALED) {
         if (!b || !tl_bpe(dt[1]))
             return -EINVAL;
         bo = b == 1 ? 2 : b == 2 || b == 4 ? b : 0;
@@ -118,64 +125,74 @@ static double cfloat(const char *s)
     return *end ? 0.0 : d;
 }
 
-int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind, int as_bwd)
+/* An attention call's shapes: batch; query heads, length, head dim; key / value heads, length; value head dim. */
+struct sdpa_dims {
+    int64_t B, Hq, Nq, dq, Hk, Nk, dv;
+};
+
+/* The dropout and causal flags, from the Concrete Inputs each kind's schema holds them in. 0 or -EINVAL
+ * (TraceLens raises). */
+static int sdpa_flags(const struct tl_args *a, enum tl_sdpa_kind kind, double *dropout, int *causal)
 {
-    size_t o = kind == S_FA_BWD ? 1 : 0;
-    int64_t q[8], k[8], v[8];
-    if (tl_ints(tl_item(&a->d, a->has_d, o), q, 8) < 4 || tl_ints(tl_item(&a->d, a->has_d, o + 1), k, 8) < 4 ||
-        tl_ints(tl_item(&a->d, a->has_d, o + 2), v, 8) < 4)
-        return -EINVAL;
-    int fa = kind == S_FA_FWD || kind == S_FA_BWD;   /* flash_attn lays q, k, v out (B, N, H, d) */
-    int ih = fa ? 2 : 1, in = fa ? 1 : 2;
-    int64_t B = q[0], Hq = q[ih], Nq = q[in], dq = q[3], Hk = k[ih], Nk = k[in], dk = k[3], Hv = v[ih],
-            Nv = v[in], dv = v[3];
-    if (B != k[0] || B != v[0] || Hk != Hv || Nk != Nv || dq != dk)
-        return -EINVAL;
-    double dropout = 0;
-    int causal = 0;
     const char *ci;
-    if (kind == S_FLASH || kind == S_EFFICIENT) {
-        size_t at = kind == S_FLASH ? 3 : 5;
+    *dropout = 0;
+    *causal = 0;
+    if (kind == TL_SDPA_FLASH || kind == TL_SDPA_EFFICIENT) {
+        size_t at = kind == TL_SDPA_FLASH ? 3 : 5;
         if (!tl_item(&a->c, a->has_c, at + 1))
             return -EINVAL;
-        dropout = cfloat(tl_str_at(&a->c, 1, at));
+        *dropout = cfloat(tl_str_at(&a->c, 1, at));
         ci = tl_str_at(&a->c, 1, at + 1);
-        causal = ci && strcasecmp(ci, "true") == 0;
-    } else if (kind == S_FA_FWD) {
+        *causal = ci && strcasecmp(ci, "true") == 0;
+    } else if (kind == TL_SDPA_FA_FWD) {
         ci = tl_str_at(&a->c, a->has_c, 3);
         char *end;
-        if (!ci || !*ci || (dropout = strtod(ci, &end), *end) || tl_eval_bool(tl_str_at(&a->c, a->has_c, 5), &causal))
+        if (!ci || !*ci || (*dropout = strtod(ci, &end), *end) || tl_eval_bool(tl_str_at(&a->c, a->has_c, 5), causal))
             return -EINVAL;
     } else {
         ci = tl_str_at(&a->c, a->has_c, 8);
-        dropout = ci && *ci ? strtod(ci, NULL) : 0.0;
+        *dropout = ci && *ci ? strtod(ci, NULL) : 0.0;
         ci = tl_str_at(&a->c, a->has_c, 10);
-        causal = 1;
-        if (ci && *ci && tl_eval_bool(ci, &causal))
+        *causal = 1;
+        if (ci && *ci && tl_eval_bool(ci, causal))
             return -EINVAL;
     }
-    const char *dt[2] = { tl_str_at(&a->t, a->has_t, 0), tl_str_at(&a->t, a->has_t, 1) };
-    if (!dt[0] || !dt[1])
-        return -EINVAL;
-    int rc = tl_p_int(c, "B", B) | tl_p_int(c, "N_Q", Nq) | tl_p_int(c, "H_Q", Hq) | tl_p_int(c, "N_KV", Nk) |
-             tl_p_int(c, "H_KV", Hk) | tl_p_int(c, "d_h_qk", dq) | tl_p_int(c, "d_h_v", dv);
-    if (fa) {
+    return 0;
+}
+
+/* The call's parameters in TraceLens' order; flash_attn's (fa) with the strides of q, k, v (inputs o..o + 2).
+ * 0, -EINVAL (a stride that is not a list of ints) or -ENOMEM. */
+static int sdpa_params(struct tl_call *c, const struct tl_args *a, const struct sdpa_dims *d, size_t o, int fa,
+                       double dropout, int causal, int flash_impl, const char *const dt[2])
+{
+    int rc;
+    if ((rc = tl_p_int(c, "B", d->B)) < 0 || (rc = tl_p_int(c, "N_Q", d->Nq)) < 0 ||
+        (rc = tl_p_int(c, "H_Q", d->Hq)) < 0 || (rc = tl_p_int(c, "N_KV", d->Nk)) < 0 ||
+        (rc = tl_p_int(c, "H_KV", d->Hk)) < 0 || (rc = tl_p_int(c, "d_h_qk", d->dq)) < 0 ||
+        (rc = tl_p_int(c, "d_h_v", d->dv)) < 0)
+        return rc;
+    for (size_t i = 0; fa && i < 3; i++) {
         int64_t s[8];
-        for (size_t i = 0; i < 3; i++) {
-            int ns = tl_ints(tl_item(&a->s, a->has_s, o + i), s, 8);
-            if (ns < 0)
-                return -EINVAL;
-            rc |= tl_p_ints(c, i == 0 ? "q_stride" : i == 1 ? "k_stride" : "v_stride", s, ns);
-        }
+        int ns = tl_ints(tl_item(&a->s, a->has_s, o + i), s, 8);
+        if (ns < 0)
+            return -EINVAL;
+        if ((rc = tl_p_ints(c, i == 0 ? "q_stride" : i == 1 ? "k_stride" : "v_stride", s, ns)) < 0)
+            return rc;
     }
-    rc |= tl_p_float(c, "dropout", dropout) | tl_p_bool(c, "causal", causal) |
-          tl_p_bool(c, "flash_impl", kind != S_EFFICIENT) | tl_p_strs(c, "dtype_A_B", dt, 2);
-    if (rc)
-        return -ENOMEM;
-    if (causal && Nq != Nk)
-        return -EINVAL;
+    if ((rc = tl_p_float(c, "dropout", dropout)) < 0 || (rc = tl_p_bool(c, "causal", causal)) < 0 ||
+        (rc = tl_p_bool(c, "flash_impl", flash_impl)) < 0 || (rc = tl_p_strs(c, "dtype_A_B", dt, 2)) < 0)
+        return rc;
+    return 0;
+}
+
+/* FLOPs and bytes: SDPA.flops / bytes, or flops_bwd / bytes_bwd for the backward op and for a forward op measured
+ * on its backward pass (as_bwd). 0, or -EINVAL where TraceLens divides by zero. */
+static int sdpa_work(struct tl_call *c, const struct sdpa_dims *d, enum tl_sdpa_kind kind, int as_bwd, int causal,
+                     const char *dtype)
+{
+    int64_t B = d->B, Hq = d->Hq, Nq = d->Nq, dq = d->dq, Hk = d->Hk, Nk = d->Nk, dv = d->dv;
     double Bd = (double)B, f;
-    if (kind != S_FA_BWD && !as_bwd) {
+    if (kind != TL_SDPA_FA_BWD && !as_bwd) {
         f = Bd * Hq * (2.0 * Nq * Nk * dq) + Bd * Hq * (2.0 * Nq * dv * Nk);
         c->bytes = (Bd * Nq * Hq * dq + Bd * Nk * Hk * dq + Bd * Nk * Hk * dv + Bd * Nq * Hq * dv) * 2;
     } else {
@@ -183,16 +200,44 @@ int tl_sdpa(struct tl_call *c, const struct args *a, enum sdpa_kind kind, int as
             return -EINVAL;
         /* SDPA.flops_bwd_func: the QK^T recompute (flash implementations only), then dV (+ the GQA reduction),
          * dP, dQ, dK (+ the GQA reduction) */
-        f = kind != S_EFFICIENT ? Bd * Hq * (2.0 * Nq * Nk * dq) : 0;
+        f = kind != TL_SDPA_EFFICIENT ? Bd * Hq * (2.0 * Nq * Nk * dq) : 0;
         f += Bd * Hq * (2.0 * Nk * Nq * dv) + Bd * Nk * dv * (double)(Hq / Hk - 1);
         f += Bd * Hq * (2.0 * Nq * Nk * dv);
         f += Bd * Hq * (2.0 * Nq * Nk * dq);
         f += Bd * Hq * (2.0 * Nk * Nq * dq) + Bd * Nk * dq * (double)(Hq / Hk - 1);
-        int b = as_bwd ? 2 : tl_bpe(dt[0]);   /* a forward op's bytes_bwd(): bytes_per_element=2 */
+        int b = as_bwd ? 2 : tl_bpe(dtype);   /* a forward op's bytes_bwd(): bytes_per_element=2 */
         c->bytes = b ? (Bd * Nq * Hq * dq + Bd * Nk * Hk * dq + Bd * Nk * Hk * dv + Bd * Nq * Hq * dv +
                         Bd * Nq * Hq * dq + Bd * Nk * Hk * dq + Bd * Nk * Hk * dv) * b : NAN;
     }
     c->flops = causal ? f / 2 : f;
+    return 0;
+}
+
+int tl_sdpa(struct tl_call *c, const struct tl_args *a, enum tl_sdpa_kind kind, int as_bwd)
+{
+    size_t o = kind == TL_SDPA_FA_BWD ? 1 : 0;
+    int64_t q[8], k[8], v[8];
+    if (tl_ints(tl_item(&a->d, a->has_d, o), q, 8) < 4 || tl_ints(tl_item(&a->d, a->has_d, o + 1), k, 8) < 4 ||
+        tl_ints(tl_item(&a->d, a->has_d, o + 2), v, 8) < 4)
+        return -EINVAL;
+    int fa = kind == TL_SDPA_FA_FWD || kind == TL_SDPA_FA_BWD;   /* flash_attn lays q, k, v out (B, N, H, d) */
+    int ih = fa ? 2 : 1, in = fa ? 1 : 2;
+    struct sdpa_dims d = { .B = q[0], .Hq = q[ih], .Nq = q[in], .dq = q[3], .Hk = k[ih], .Nk = k[in], .dv = v[3] };
+    if (d.B != k[0] || d.B != v[0] || d.Hk != v[ih] || d.Nk != v[in] || d.dq != k[3])
+        return -EINVAL;
+    double dropout;
+    int causal, rc;
+    if ((rc = sdpa_flags(a, kind, &dropout, &causal)) < 0)
+        return rc;
+    const char *dt[2] = { tl_str_at(&a->t, a->has_t, 0), tl_str_at(&a->t, a->has_t, 1) };
+    if (!dt[0] || !dt[1])
+        return -EINVAL;
+    if ((rc = sdpa_params(c, a, &d, o, fa, dropout, causal, kind != TL_SDPA_EFFICIENT, dt)) < 0)
+        return rc;
+    if (causal && d.Nq != d.Nk)
+        return -EINVAL;
+    if ((rc = sdpa_work(c, &d, kind, as_bwd, causal, dt[0])) < 0)
+        return rc;
     c->spec_kind = "matrix";
     c->precision = tl_precision(dt[0]);
     return 0;
@@ -259,14 +304,14 @@ static void swap01(const int64_t *a, int64_t *b, int n)
     b[0] = a[1], b[1] = a[0];
 }
 
-int tl_conv(struct tl_call *c, const struct args *a, int bwd, int as_bwd)
+int tl_conv(struct tl_call *c, const struct tl_args *a, int bwd, int as_bwd)
 {
     size_t o = bwd ? 1 : 0;
     int64_t x[8], w[8], out[8], st[8], pad[8], dil[8], opad[8], xs[8], ws[8];
     int nx = tl_ints(tl_item(&a->d, a->has_d, o), x, 8), nw = tl_ints(tl_item(&a->d, a->has_d, o + 1), w, 8);
     if (nx < 0 || nw < 0 || !a->has_c)
         return -EINVAL;
-    int nd = nx - 2, bias = bwd ? a->d.n > 3 && a->d.items[3].kind == PV_LIST && a->d.items[3].n > 0
+    int nd = nx - 2, bias = bwd ? a->d.n > 3 && a->d.items[3].kind == TL_PV_LIST && a->d.items[3].n > 0
                                 : a->d.n == 3;
     size_t ci = 3 + o;
     int tr;
@@ -285,20 +330,24 @@ int tl_conv(struct tl_call *c, const struct args *a, int bwd, int as_bwd)
             return -EINVAL;
     char convnd[8];
     snprintf(convnd, sizeof convnd, "conv%dd", nd);
-    int rc = tl_param(c, "convNd", convnd, 1) | tl_p_ints(c, "input_shape", x, nx) | tl_p_ints(c, "filter_shape", w, nw) |
-             tl_p_strs(c, "dtype_input_weight", dt, 2);
+    int rc;
+    if ((rc = tl_param(c, "convNd", convnd, 1)) < 0 || (rc = tl_p_ints(c, "input_shape", x, nx)) < 0 ||
+        (rc = tl_p_ints(c, "filter_shape", w, nw)) < 0 || (rc = tl_p_strs(c, "dtype_input_weight", dt, 2)) < 0)
+        return rc;
     if (a->has_s) {
         int n1 = tl_ints(tl_item(&a->s, 1, o), xs, 8), n2 = tl_ints(tl_item(&a->s, 1, o + 1), ws, 8);
         if (n1 < 0 || n2 < 0)
             return -EINVAL;
-        rc |= tl_p_ints(c, "input_stride", xs, n1) | tl_p_ints(c, "weight_stride", ws, n2);
-    } else
-        rc |= tl_param(c, "input_stride", NULL, 0) | tl_param(c, "weight_stride", NULL, 0);
-    rc |= tl_p_bool(c, "bias", bias) | tl_p_ints(c, "stride", st, nd) | tl_p_ints(c, "padding", pad, nd) |
-          tl_p_ints(c, "dilation", dil, nd) | tl_p_bool(c, "transposed_conv", tr) | tl_p_ints(c, "output_padding", opad, nd) |
-          tl_p_int(c, "groups", groups);
-    if (rc)
-        return -ENOMEM;
+        if ((rc = tl_p_ints(c, "input_stride", xs, n1)) < 0 || (rc = tl_p_ints(c, "weight_stride", ws, n2)) < 0)
+            return rc;
+    } else if ((rc = tl_param(c, "input_stride", NULL, 0)) < 0 || (rc = tl_param(c, "weight_stride", NULL, 0)) < 0) {
+        return rc;
+    }
+    if ((rc = tl_p_bool(c, "bias", bias)) < 0 || (rc = tl_p_ints(c, "stride", st, nd)) < 0 ||
+        (rc = tl_p_ints(c, "padding", pad, nd)) < 0 || (rc = tl_p_ints(c, "dilation", dil, nd)) < 0 ||
+        (rc = tl_p_bool(c, "transposed_conv", tr)) < 0 || (rc = tl_p_ints(c, "output_padding", opad, nd)) < 0 ||
+        (rc = tl_p_int(c, "groups", groups)) < 0)
+        return rc;
     conv_out(x, w, nx, st, pad, dil, opad, tr, out);
     int b = tl_bpe(dt[0]);
     if (!bwd && !as_bwd) {
@@ -319,19 +368,21 @@ int tl_conv(struct tl_call *c, const struct args *a, int bwd, int as_bwd)
 }
 
 /* ---- elementwise (perf_model.py UnaryElementwise, BinaryElementwise) ---- */
-int tl_unary(struct tl_call *c, const struct args *a)
+int tl_unary(struct tl_call *c, const struct tl_args *a)
 {
     int64_t x[16], s0[16], s1[16];
     int nx = tl_ints(tl_item(&a->d, a->has_d, 0), x, 16);
-    const struct pv *d1 = tl_item(&a->d, a->has_d, 1);
-    int has_out = d1 && d1->kind == PV_LIST && d1->n > 0;
+    const struct tl_pv *d1 = tl_item(&a->d, a->has_d, 1);
+    int has_out = d1 && d1->kind == TL_PV_LIST && d1->n > 0;
     const char *dt[2] = { tl_str_at(&a->t, a->has_t, 0), has_out ? tl_str_at(&a->t, a->has_t, 1) : NULL };
     int ns0 = tl_ints(tl_item(&a->s, a->has_s, 0), s0, 16), ns1 = has_out ? tl_ints(tl_item(&a->s, a->has_s, 1), s1, 16) : -1;
     if (nx < 0 || !dt[0] || (has_out && !dt[1]) || ns0 < 0 || (has_out && ns1 < 0))
         return -EINVAL;
-    if (tl_p_ints(c, "op_shape", x, nx) | tl_p_strs(c, "dtype_in_out", dt, 2) | tl_p_ints(c, "stride_input", s0, ns0) |
-        tl_p_ints(c, "stride_output", s1, has_out ? ns1 : -1))
-        return -ENOMEM;
+    int rc;
+    if ((rc = tl_p_ints(c, "op_shape", x, nx)) < 0 || (rc = tl_p_strs(c, "dtype_in_out", dt, 2)) < 0 ||
+        (rc = tl_p_ints(c, "stride_input", s0, ns0)) < 0 ||
+        (rc = tl_p_ints(c, "stride_output", s1, has_out ? ns1 : -1)) < 0)
+        return rc;
     double n = tl_prod(x, nx);
     int bi = tl_bpe(dt[0]), bo = dt[1] ? tl_bpe(dt[1]) : bi;
     c->flops = n;
@@ -341,12 +392,12 @@ int tl_unary(struct tl_call *c, const struct args *a)
     return 0;
 }
 
-int tl_binary(struct tl_call *c, const struct args *a)
+int tl_binary(struct tl_call *c, const struct tl_args *a)
 {
     int64_t x1[16], x2[16], s[3][16];
     int n1 = tl_ints(tl_item(&a->d, a->has_d, 0), x1, 16), n2 = tl_ints(tl_item(&a->d, a->has_d, 1), x2, 16);
-    const struct pv *d2 = tl_item(&a->d, a->has_d, 2);
-    int has_out = d2 && d2->kind == PV_LIST && d2->n > 0;
+    const struct tl_pv *d2 = tl_item(&a->d, a->has_d, 2);
+    int has_out = d2 && d2->kind == TL_PV_LIST && d2->n > 0;
     const char *dt[3] = { tl_str_at(&a->t, a->has_t, 0), tl_str_at(&a->t, a->has_t, 1),
                           has_out ? tl_str_at(&a->t, a->has_t, 2) : NULL };
     int ns[3];
@@ -363,10 +414,12 @@ int tl_binary(struct tl_call *c, const struct args *a)
             return -EINVAL;
         nout *= (double)(p > q ? p : q);
     }
-    if (tl_p_ints(c, "shape_in1", x1, n1) | tl_p_ints(c, "shape_in2", x2, n2) | tl_p_strs(c, "dtype_in1_in2_out", dt, 3) |
-        tl_p_ints(c, "stride_input1", s[0], ns[0]) | tl_p_ints(c, "stride_input2", s[1], ns[1]) |
-        tl_p_ints(c, "stride_output", s[2], has_out ? ns[2] : -1))
-        return -ENOMEM;
+    int rc;
+    if ((rc = tl_p_ints(c, "shape_in1", x1, n1)) < 0 || (rc = tl_p_ints(c, "shape_in2", x2, n2)) < 0 ||
+        (rc = tl_p_strs(c, "dtype_in1_in2_out", dt, 3)) < 0 || (rc = tl_p_ints(c, "stride_input1", s[0], ns[0])) < 0 ||
+        (rc = tl_p_ints(c, "stride_input2", s[1], ns[1])) < 0 ||
+        (rc = tl_p_ints(c, "stride_output", s[2], has_out ? ns[2] : -1)) < 0)
+        return rc;
     int b1 = tl_bpe(dt[0]), b2 = tl_bpe(dt[1]), bo;
     if (dt[2])
         bo = tl_bpe(dt[2]);

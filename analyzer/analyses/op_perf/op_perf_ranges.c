@@ -1,5 +1,5 @@
 /* The operator events of a perfscope (or Nsight Systems) trace for the per-operator performance model
- * (analyses/op_perf.h ps_op_trace_from_model): the Python hook's per-op ranges (mode "shapes",
+ * (analyses/op_perf.h ps_op_perf_trace_compute): the Python hook's per-op ranges (mode "shapes",
  * python/perfscope_hook/op_shapes.py) become host ops with Kineto's four shape arguments, the CUDA API calls
  * their launches, the kernels, copies and memsets their GPU work, each linked to the call that launched it by
  * correlation id (the model's own link, so ids reused by two processes never mix). docs/op-perf-roofline.md
@@ -13,40 +13,49 @@
 #include "model/model.h"
 #include "model/op_trace.h"
 #include "op_perf_impl.h"
+#include "op_perf_testing.h"
 
 static const char *const FIELDS[4] = { ", dims = ", ", types = ", ", strides = ", ", concrete = " };
 
-/* Parse an op range's text "NAME, dims = [...], types = [...], strides = [...], concrete = [...]": the name's
- * length and each list's [start, end). 0, or -1 when the text is not such a range. */
-int ps_op_range_parse(const char *s, size_t *name_len, const char *lo[4], const char *hi[4])
+/* The op range's text (op_perf_testing.h: only the tests call it from outside). */
+int ps_op_perf_range_parse(const char *s, size_t *name_len, const char *lo[4], const char *hi[4])
 {
     const char *p = strstr(s, FIELDS[0]);
     if (!p || p == s)
-        return -1;
+        return -EINVAL;
     *name_len = (size_t)(p - s);
     for (int k = 0; k < 4; k++) {
         size_t n = strlen(FIELDS[k]);
         if (strncmp(p, FIELDS[k], n) != 0)
-            return -1;
+            return -EINVAL;
         p += n;
-        struct pv v;
+        struct tl_pv v;
         lo[k] = p;
         int rc = tl_pv_parse(&p, &v, 0);
-        int list = rc == 0 && v.kind == PV_LIST;
-        tl_pv_free(&v);
+        int list = rc == 0 && v.kind == TL_PV_LIST;
+        tl_pv_fini(&v);
+        if (rc == -ENOMEM)
+            return rc;
         if (!list)
-            return -1;
+            return -EINVAL;
         hi[k] = p;
     }
-    return *p ? -1 : 0;
+    return *p ? -EINVAL : 0;
 }
 
-static int add_range(struct ps_op_trace *t, const struct ps_model *m, const struct ps_range *r, uint32_t uid)
+/* Range r as a host op with its four shape arguments when it is an op range (*added 1), else nothing (*added 0).
+ * 0 or -ENOMEM. */
+static int add_range(struct ps_op_trace *t, const struct ps_model *m, const struct ps_range *r, uint32_t uid,
+                     int *added)
 {
     const char *s = ps_model_str(m, r->name), *lo[4], *hi[4];
     size_t nl;
-    if (r->kind != PS_RANGE_NVTX_PUSHPOP || r->thread == PS_NONE || ps_op_range_parse(s, &nl, lo, hi) < 0)
+    *added = 0;
+    if (r->kind != PS_RANGE_NVTX_PUSHPOP || r->thread == PS_NONE)
         return 0;
+    int rc = ps_op_perf_range_parse(s, &nl, lo, hi);
+    if (rc < 0)
+        return rc == -EINVAL ? 0 : rc;   /* -EINVAL: another range */
     const struct ps_thread *th = &m->threads.v[r->thread];
     struct ps_op_event e = { .ts_us = (double)r->start_ns / 1e3, .dur_us = (double)(r->end_ns - r->start_ns) / 1e3,
                              .pid = th->pid, .tid = th->tid, .uid = uid, .cat = PS_OPEV_CPU_OP, .has_pid_tid = 1 };
@@ -59,7 +68,8 @@ static int add_range(struct ps_op_trace *t, const struct ps_model *m, const stru
     e.args = (uint32_t)t->args.n;
     if (e.name == PS_NONE || ps_op_trace_add_args(t, &a) < 0 || ps_op_trace_add_event(t, &e) < 0)
         return -ENOMEM;
-    return 1;
+    *added = 1;
+    return 0;
 }
 
 /* The API's name without Nsight Systems' version suffix ("cudaLaunchKernel_v7000" -> "cudaLaunchKernel"), so a
@@ -113,27 +123,25 @@ static int add_gpu(struct ps_op_trace *t, const struct ps_model *m, uint32_t *ui
     return 0;
 }
 
-int ps_op_trace_from_model(const struct ps_model *m, struct ps_op_trace **out)
+int ps_op_perf_trace_compute(const struct ps_model *m, struct ps_op_trace **out)
 {
     struct ps_op_trace *t = ps_op_trace_new();
     uint32_t uid = 0;
-    int rc = t ? 0 : -ENOMEM, nops = 0;
+    int rc = t ? 0 : -ENOMEM, nops = 0, added;
     *out = NULL;
-    for (size_t i = 0; i < m->ranges.n && rc >= 0; i++) {
-        rc = add_range(t, m, &m->ranges.v[i], uid);
-        nops += rc > 0;
-        uid += rc > 0;
+    for (size_t i = 0; i < m->ranges.n && rc == 0; i++) {
+        if ((rc = add_range(t, m, &m->ranges.v[i], uid, &added)) == 0 && added)
+            nops++, uid++;
     }
-    if (rc >= 0 && nops)
-        rc = add_calls(t, m, &uid);
-    if (rc >= 0 && nops)
-        rc = add_gpu(t, m, &uid);
-    if (rc < 0 || !nops) {
-        ps_op_trace_free(t);
-        return rc < 0 ? rc : 0;
-    }
+    if (rc < 0 || !nops)
+        goto out;
+    if ((rc = add_calls(t, m, &uid)) < 0 || (rc = add_gpu(t, m, &uid)) < 0)
+        goto out;
     *out = t;
     return 0;
+out:
+    ps_op_trace_free(t);
+    return rc;
 }
 
 int ps_op_perf_suggest_shapes(struct ps_report *r)

@@ -9,52 +9,7 @@
 
 #include "op_perf_impl.h"
 
-/* process_name / process_labels / thread_name of an event's pid, tid; "Unknown" when absent (last one wins). */
-void tl_names_for(const struct tl_tree *tr, uint32_t i, const char *out[3])
-{
-    const struct ps_op_trace *t = tr->t;
-    const struct ps_op_event *e = &t->ev.v[i];
-    out[0] = out[1] = out[2] = "Unknown";
-    int found[3] = { 0, 0, 0 };
-    for (size_t k = t->meta.n; k-- > 0;) {
-        const struct ps_op_meta *m = &t->meta.v[k];
-        if (!e->has_pid_tid || m->pid != e->pid || found[m->kind])
-            continue;
-        if (m->kind == PS_OPMETA_THREAD_NAME ? m->tid == e->tid : 1) {
-            out[m->kind] = ps_op_trace_str(t, m->value);
-            found[m->kind] = 1;
-        }
-    }
-}
-
-/* One argument's text, "" when absent. */
-const char *tl_arg_text(const struct tl_tree *tr, uint32_t i, int which)
-{
-    const struct ps_op_event *e = &tr->t->ev.v[i];
-    if (e->args == PS_NONE)
-        return NULL;
-    const struct ps_op_args *a = &tr->t->args.v[e->args];
-    uint32_t id = which == 0 ? a->dims : which == 1 ? a->types : which == 2 ? a->strides : a->concrete;
-    return id == PS_NONE ? NULL : ps_op_trace_str(tr->t, id);
-}
-
-/* Per-call figures (tree_perf.py compute_perf_metrics). */
-void tl_metrics(const struct tl_call *c, double t_us, struct tl_metrics *m)
-{
-    m->gflops = c->flops / 1e9;
-    m->kt = t_us;
-    m->tflops = t_us > 0 ? (m->gflops / 1e3) / (t_us / 1e6) : NAN;
-    m->mb = c->bytes / (1024.0 * 1024.0);
-    m->fpb = c->bytes > 0 ? (m->gflops * 1e9) / c->bytes : NAN;
-    m->tbs = t_us > 0 ? (c->bytes / 1e12) / (t_us / 1e6) : NAN;
-    if (*c->precision)
-        snprintf(m->spec, sizeof m->spec, "%s_%s", c->spec_kind, c->precision);
-    else
-        m->spec[0] = 0;
-}
-
-
-void tl_prows_free(struct prow *r, size_t n)
+void tl_prows_free(struct tl_prow *r, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
         tl_call_fini(&r[k].c);
@@ -64,55 +19,62 @@ void tl_prows_free(struct prow *r, size_t n)
     free(r);
 }
 
-/* Evaluate the calls of one sheet; 0 or -ENOMEM. */
-int tl_eval_rows(const struct tl_tree *tr, int family, struct prow **out, size_t *nout)
+/* Cpu_op i evaluated into x: its subtree's GPU work by duration, the call and its figures; *kept 0 (x holds
+ * nothing) where TraceLens has no row for it ("failed performance metric computation"). 0 or -ENOMEM. */
+static int eval_row(const struct tl_tree *tr, uint32_t i, struct tl_prow *x, int *kept)
 {
-    struct prow *r = NULL;
+    double kt = 0;
+    int rc, modeled = 0;
+    memset(x, 0, sizeof *x);
+    x->ev = i;
+    if ((rc = tl_subtree_gpu(tr, i, &x->kernels)) == 0 && (rc = tl_busy(tr, x->kernels.v, x->kernels.n, &kt)) == 0 &&
+        (rc = tl_sort_by_dur(tr, x->kernels.v, x->kernels.n)) == 0)
+        rc = tl_call_eval(tr, i, x->kernels.v, x->kernels.n, &x->c, &modeled);
+    *kept = rc == 0 && modeled;
+    if (*kept)
+        tl_metrics(&x->c, kt, &x->m);
+    else
+        free(x->kernels.v);
+    return rc;
+}
+
+/* Evaluate the calls of one sheet; 0 or -ENOMEM. */
+int tl_eval_rows(const struct tl_tree *tr, int family, struct tl_prow **out, size_t *nout)
+{
+    struct tl_prow *r = NULL;
     size_t n = 0, cap = 0;
-    for (uint32_t i = 0; i < tr->n; i++) {
+    int rc = 0, kept;
+    *out = NULL;
+    *nout = 0;
+    for (uint32_t i = 0; i < tr->n && rc == 0; i++) {
         if (tr->family[i] != family)
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
-            struct prow *p = realloc(r, cap * sizeof *p);
-            if (!p)
-                goto oom;
+            struct tl_prow *p = realloc(r, cap * sizeof *p);
+            if (!p) {
+                rc = -ENOMEM;
+                break;
+            }
             r = p;
         }
-        struct prow *x = &r[n];
-        memset(x, 0, sizeof *x);
-        x->ev = i;
-        if (tl_subtree_gpu(tr, i, &x->kernels) < 0)
-            goto oom_x;
-        double kt = tl_busy(tr, x->kernels.v, x->kernels.n);
-        tl_sort_by_dur(tr, x->kernels.v, x->kernels.n);
-        int rc = tl_call_eval(tr, i, x->kernels.v, x->kernels.n, &x->c);
-        if (rc == -ENOMEM)
-            goto oom_x;
-        if (rc < 0) {
-            free(x->kernels.v);
-            continue;   /* TraceLens: "failed performance metric computation", no row */
-        }
-        tl_metrics(&x->c, kt, &x->m);
-        n++;
+        if ((rc = eval_row(tr, i, &r[n], &kept)) == 0 && kept)
+            n++;
     }
-    if (family == PS_OPF_SDPA_BWD || family == PS_OPF_CONV_BWD) {
-        /* the forward ops measured on their backward pass share the backward sheet (TraceLens' `_bwd` sheets) */
-        if (tl_eval_bwd_rows(tr, family == PS_OPF_SDPA_BWD ? PS_OPF_SDPA_FWD : PS_OPF_CONV_FWD, &r, &n, &cap) < 0)
-            goto oom;
+    /* the forward ops measured on their backward pass share the backward sheet (TraceLens' `_bwd` sheets) */
+    if (rc == 0 && (family == PS_OPF_SDPA_BWD || family == PS_OPF_CONV_BWD))
+        rc = tl_eval_bwd_rows(tr, family == PS_OPF_SDPA_BWD ? PS_OPF_SDPA_FWD : PS_OPF_CONV_FWD, &r, &n, &cap);
+    if (rc < 0) {
+        tl_prows_free(r, n);
+        return rc;
     }
     *out = r;
     *nout = n;
     return 0;
-oom_x:
-    free(r[n].kernels.v);
-oom:
-    tl_prows_free(r, n);
-    return -ENOMEM;
 }
 
 /* The union of parameter keys in first-seen order. */
-static int param_cols(const struct prow *r, size_t n, const char **cols)
+static int param_cols(const struct tl_prow *r, size_t n, const char **cols)
 {
     int nc = 0;
     for (size_t k = 0; k < n; k++)
@@ -126,7 +88,7 @@ static int param_cols(const struct prow *r, size_t n, const char **cols)
     return nc;
 }
 
-const struct tl_param *tl_param_of(const struct tl_call *c, const char *key)
+static const struct tl_param *param_of(const struct tl_call *c, const char *key)
 {
     for (int p = 0; p < c->np; p++)
         if (strcmp(c->p[p].key, key) == 0)
@@ -134,7 +96,7 @@ const struct tl_param *tl_param_of(const struct tl_call *c, const char *key)
     return NULL;
 }
 
-static const struct prow *sort_rows;
+static const struct tl_prow *sort_rows;
 
 static int by_key(const void *x, const void *y)
 {
@@ -144,7 +106,7 @@ static int by_key(const void *x, const void *y)
 }
 
 /* Group rows by key: groups[g] = first row index; row.group set; returns the group count or -ENOMEM. */
-long tl_group(struct prow *r, size_t n, size_t **first)
+long tl_group(struct tl_prow *r, size_t n, size_t **first)
 {
     size_t *idx = malloc((n + 1) * sizeof *idx), ng = 0;
     *first = malloc((n + 1) * sizeof **first);
@@ -175,11 +137,11 @@ static const char *const tail_cols[] = {
     "UID_first" };
 #define NTAIL (sizeof tail_cols / sizeof tail_cols[0])
 
-/* mean, median, std, min, max of one figure over a group's calls */
-static void five(struct tl_tab *tab, const double *v, size_t n)
+/* mean, median, std, min, max of one figure over a group's calls (tmp: room for n values) */
+static void five(struct tl_tab *tab, const double *v, size_t n, double *tmp)
 {
     tl_tab_num(tab, tl_pd_mean(v, n));
-    tl_tab_num(tab, tl_pd_median(v, n));
+    tl_tab_num(tab, tl_pd_median(v, n, tmp));
     tl_tab_num(tab, tl_pd_std(v, n));
     tl_tab_num(tab, tl_pd_min(v, n));
     tl_tab_num(tab, tl_pd_max(v, n));
@@ -199,8 +161,9 @@ static int by_time(const void *x, const void *y)
     return (a->uid > b->uid) - (a->uid < b->uid);
 }
 
-static void group_row(const struct tl_tree *tr, struct tl_tab *tab, struct prow *r, size_t n, size_t g,
-                      const char **pc, int npc, double *buf, struct tl_u32v *lists)
+/* Group g's cells (buf, tmp: room for n values each; lists: for n). */
+static void group_row(const struct tl_tree *tr, struct tl_tab *tab, struct tl_prow *r, size_t n, size_t g,
+                      const char **pc, int npc, double *buf, double *tmp, struct tl_u32v *lists)
 {
     size_t m = 0, first = SIZE_MAX;
     for (size_t k = 0; k < n; k++)
@@ -209,18 +172,18 @@ static void group_row(const struct tl_tree *tr, struct tl_tab *tab, struct prow 
                 first = k;
             lists[m++] = r[k].kernels;
         }
-    const struct prow *f = &r[first];
+    const struct tl_prow *f = &r[first];
     tl_tab_text(tab, tl_name(tr, f->ev));
     for (int p = 0; p < npc; p++) {
-        const struct tl_param *x = tl_param_of(&f->c, pc[p]);
+        const struct tl_param *x = param_of(&f->c, pc[p]);
         tl_tab_text(tab, x && x->repr ? x->repr : "");
     }
 #define COLLECT(field) do { size_t j = 0; for (size_t k = 0; k < n; k++) if (r[k].group == g) buf[j++] = r[k].m.field; } while (0)
     COLLECT(gflops); tl_tab_num(tab, tl_pd_first(buf, m));
     COLLECT(mb); tl_tab_num(tab, tl_pd_first(buf, m));
     COLLECT(fpb); tl_tab_num(tab, tl_pd_first(buf, m));
-    COLLECT(tbs); five(tab, buf, m);
-    COLLECT(tflops); five(tab, buf, m);
+    COLLECT(tbs); five(tab, buf, m, tmp);
+    COLLECT(tflops); five(tab, buf, m, tmp);
     const char *names[3];
     tl_names_for(tr, f->ev, names);
     for (int k = 0; k < 3; k++)
@@ -241,7 +204,7 @@ static void group_row(const struct tl_tree *tr, struct tl_tab *tab, struct prow 
         tl_tab_text(tab, txt ? txt : "");
     }
     COLLECT(kt);
-    five(tab, buf, m);
+    five(tab, buf, m, tmp);
     tl_tab_num(tab, tl_pd_sum(buf, m));
 #undef COLLECT
     tl_tab_int(tab, (long long)m);
@@ -249,25 +212,26 @@ static void group_row(const struct tl_tree *tr, struct tl_tab *tab, struct prow 
 }
 
 /* The group keys: name and every parameter's repr (None and absent alike). */
-static int make_keys(const struct tl_tree *tr, struct prow *r, size_t n, const char **pc, int npc)
+static int make_keys(const struct tl_tree *tr, struct tl_prow *r, size_t n, const char **pc, int npc)
 {
+    int rc;
     for (size_t k = 0; k < n; k++) {
         struct tl_str b = { 0 };
         tl_str_add(&b, tl_name(tr, r[k].ev));
         for (int p = 0; p < npc; p++) {
-            const struct tl_param *x = tl_param_of(&r[k].c, pc[p]);
+            const struct tl_param *x = param_of(&r[k].c, pc[p]);
             tl_str_add(&b, "\x1f");
             tl_str_add(&b, x && x->repr ? x->repr : "\x01");
         }
-        if (!(r[k].key = tl_str_take(&b)))
-            return -ENOMEM;
+        if ((rc = tl_str_take(&b, &r[k].key)) < 0)
+            return rc;
     }
     return 0;
 }
 
 static int sheet(const struct tl_tree *tr, int family, struct ps_tl_tables *out)
 {
-    struct prow *r;
+    struct tl_prow *r;
     size_t n, *first = NULL;
     int rc = tl_eval_rows(tr, family, &r, &n);
     if (rc < 0 || n == 0) {
@@ -285,14 +249,14 @@ static int sheet(const struct tl_tree *tr, int family, struct ps_tl_tables *out)
     memcpy(cols + 1 + npc, tail_cols, sizeof tail_cols);
     long ng = make_keys(tr, r, n, pc, npc) < 0 ? -ENOMEM : tl_group(r, n, &first);
     struct tl_tab tab;
-    double *buf = malloc((n + 1) * sizeof *buf);
+    double *buf = malloc(2 * (n + 1) * sizeof *buf);   /* the values of a group, then scratch for medians */
     struct tl_u32v *lists = malloc((n + 1) * sizeof *lists);
     struct gsum *gs = ng > 0 ? calloc((size_t)ng, sizeof *gs) : NULL;
     size_t *perm = ng > 0 ? malloc((size_t)ng * sizeof *perm) : NULL;
     rc = ng < 0 || !buf || !lists || !gs || !perm ? -ENOMEM
          : tl_tab_start(out, tl_family_sheet(family), cols, 1 + (size_t)npc + NTAIL, &tab);
     for (long g = 0; rc == 0 && g < ng; g++) {
-        group_row(tr, &tab, r, n, (size_t)g, pc, npc, buf, lists);
+        group_row(tr, &tab, r, n, (size_t)g, pc, npc, buf, buf + n + 1, lists);
         gs[g].g = (size_t)g;
         gs[g].uid = tr->t->ev.v[r[first[g]].ev].uid;
         size_t m = 0;
@@ -314,7 +278,7 @@ static int sheet(const struct tl_tree *tr, int family, struct ps_tl_tables *out)
     return rc;
 }
 
-int tl_make_keys(const struct tl_tree *tr, struct prow *r, size_t n)
+int tl_make_keys(const struct tl_tree *tr, struct tl_prow *r, size_t n)
 {
     const char *pc[2 * TL_MAX_PARAMS];
     return make_keys(tr, r, n, pc, param_cols(r, n, pc));

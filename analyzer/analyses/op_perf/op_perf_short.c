@@ -84,7 +84,7 @@ static void summary_row(const struct tl_tree *tr, struct tl_tab *tab, const stru
         const char *txt = f->cpu != PS_NONE ? tl_arg_text(tr, f->cpu, w == 0 ? 0 : w + 1) : NULL;
         if (txt)
             tl_tuple_text(&b, txt);
-        tl_tab_cell(tab, tl_str_take(&b));
+        tl_tab_str(tab, &b);
     }
     tl_tab_text(tab, f->name);
     for (size_t k = 0; k < g->n; k++)
@@ -154,8 +154,7 @@ int tl_short_kernels(const struct tl_tree *tr, double total_us, struct ps_tl_tab
         tl_str_addf(&b, "%s\x1f%s\x1f%s\x1f%s\x1f%s", x->pop, cpu != PS_NONE ? tl_arg_text(tr, cpu, 0) ?: "" : "",
                     cpu != PS_NONE ? tl_arg_text(tr, cpu, 2) ?: "" : "", cpu != PS_NONE ? tl_arg_text(tr, cpu, 3) ?: "" : "",
                     x->name);
-        if (!(x->key = tl_str_take(&b)))
-            rc = -ENOMEM;
+        rc = tl_str_take(&b, &x->key);
         n++;
     }
     if (rc == 0 && nd)

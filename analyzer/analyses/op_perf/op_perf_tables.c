@@ -1,6 +1,7 @@
 /* TraceLens' op-level tables (TreePerf/tree_perf.py get_kernel_launchers, get_df_kernel_launchers_summary*,
  * get_df_gpu_timeline, collect_unified_perf_events; Reporting/generate_perf_report_pytorch.py kernel summary):
- * gpu_timeline, ops_summary, ops_summary_by_category, kernel_summary and unified_perf_summary. docs/op-perf.md. */
+ * gpu_timeline, ops_summary, ops_summary_by_category, kernel_summary, and the kernel details the perf sheets and
+ * the unified table print (_summarize_kernel_stats). docs/op-perf.md. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,13 +27,14 @@ static int by_start_k(const void *x, const void *y)
     return a->s < b->s ? -1 : a->s > b->s ? 1 : (a->k > b->k) - (a->k < b->k);
 }
 
-/* merge_intervals: sorted by start (stable), merged when start <= last end. out has room for n. */
-static size_t merge(const struct tl_tree *tr, const uint32_t *ev, size_t n, struct span *out)
+/* merge_intervals: sorted by start (stable), merged when start <= last end, into out (room for n), *nout of them.
+ * 0 or -ENOMEM. */
+static int merge(const struct tl_tree *tr, const uint32_t *ev, size_t n, struct span *out, size_t *nout)
 {
     struct ivk *v = malloc((n + 1) * sizeof *v);
     size_t m = 0;
     if (!v)
-        return 0;
+        return -ENOMEM;
     for (size_t k = 0; k < n; k++)
         v[k] = (struct ivk){ tr->t->ev.v[ev[k]].ts_us, tr->t_end[ev[k]], k };
     qsort(v, n, sizeof *v, by_start_k);
@@ -44,7 +46,8 @@ static size_t merge(const struct tl_tree *tr, const uint32_t *ev, size_t n, stru
             out[m++] = (struct span){ v[k].s, v[k].e };
     }
     free(v);
-    return m;
+    *nout = m;
+    return 0;
 }
 
 /* b minus a, both merged and sorted (gpu_event_analyser.py subtract_intervalsA_from_B) */
@@ -92,17 +95,18 @@ int tl_gpu_timeline(const struct tl_tree *tr, struct ps_tl_tables *out, double *
         if (!tl_is_gpu(tr->t, i) || !tr->linked[i])
             continue;
         int which = tr->t->ev.v[i].cat == PS_OPEV_MEMCPY ? 2 : strstr(tl_name(tr, i), "nccl") ? 1 : 0;
-        rc = tl_u32_push(&set[which], i) | tl_u32_push(&set[3], i);
+        if ((rc = tl_u32_push(&set[which], i)) == 0)
+            rc = tl_u32_push(&set[3], i);
     }
     if (rc == 0 && set[3].n == 0)
         goto done;   /* TraceLens stops here ("No GPU events found") */
     for (int k = 0; k < 6 && rc == 0; k++)
         if (!(sp[k] = malloc((set[3].n + 1) * 2 * sizeof **sp)))
             rc = -ENOMEM;
-    if (rc)
+    for (int k = 0; k < 4 && rc == 0; k++)
+        rc = merge(tr, set[k].v, set[k].n, sp[k], &ns[k]);
+    if (rc < 0)
         goto done;
-    for (int k = 0; k < 4; k++)
-        ns[k] = merge(tr, set[k].v, set[k].n, sp[k]);
     ns[4] = subtract(sp[0], ns[0], sp[1], ns[1], sp[4]);                      /* comm - comp */
     ns[5] = subtract(sp[0], ns[0], sp[2], ns[2], sp[5]);                      /* memcpy - comp */
     struct span *exp_mem = malloc((ns[5] + ns[1] + 1) * 2 * sizeof *exp_mem);
@@ -137,13 +141,13 @@ done:
 static int cmp_launch_ts(const void *x, const void *y, void *ctx)
 {
     const struct tl_tree *tr = ctx;
-    const struct launcher *a = x, *b = y;
+    const struct tl_launcher *a = x, *b = y;
     double ta = tr->t->ev.v[a->ev].ts_us, tb = tr->t->ev.v[b->ev].ts_us;
     return ta < tb ? -1 : ta > tb ? 1 : 0;
 }
 
 /* Stable merge sort of launchers by ts (Python's sorted). */
-static void sort_launchers(const struct tl_tree *tr, struct launcher *v, size_t n, struct launcher *tmp)
+static void sort_launchers(const struct tl_tree *tr, struct tl_launcher *v, size_t n, struct tl_launcher *tmp)
 {
     if (n < 2)
         return;
@@ -171,14 +175,16 @@ static uint32_t launcher_of(const struct tl_tree *tr, uint32_t rt)
     return rt;
 }
 
-int tl_find_launchers(const struct tl_tree *tr, struct launchers *L)
+int tl_launchers_init(const struct tl_tree *tr, struct tl_launchers *L)
 {
-    L->of = malloc((tr->n + 1) * sizeof *L->of);
-    if (!L->of)
-        return -ENOMEM;
+    struct tl_launcher *tmp;
+    size_t cap = 0;
+    int rc = -ENOMEM;
+    memset(L, 0, sizeof *L);
+    if (!(L->of = malloc((tr->n + 1) * sizeof *L->of)))
+        goto fail;
     for (size_t i = 0; i < tr->n; i++)
         L->of[i] = PS_NONE;
-    size_t cap = 0;
     for (uint32_t k = 0; k < tr->n; k++) {
         if (!tl_is_gpu(tr->t, k) || tr->parent[k] == PS_NONE || strcasestr(tl_name(tr, k), "nccl"))
             continue;
@@ -186,39 +192,47 @@ int tl_find_launchers(const struct tl_tree *tr, struct launchers *L)
         if (L->of[owner] == PS_NONE) {
             if (L->n == cap) {
                 cap = cap ? cap * 2 : 64;
-                struct launcher *p = realloc(L->v, cap * sizeof *p);
-                if (!p)
-                    return -ENOMEM;
+                struct tl_launcher *p = realloc(L->v, cap * sizeof *p);
+                if (!p) {
+                    rc = -ENOMEM;
+                    goto fail;
+                }
                 L->v = p;
             }
             memset(&L->v[L->n], 0, sizeof L->v[L->n]);
             L->v[L->n].ev = owner;
             L->of[owner] = (uint32_t)L->n++;
         }
-        if (tl_u32_push(&L->v[L->of[owner]].direct, k) < 0)
-            return -ENOMEM;
+        if ((rc = tl_u32_push(&L->v[L->of[owner]].direct, k)) < 0)
+            goto fail;
     }
-    struct launcher *tmp = malloc((L->n + 1) * sizeof *tmp);
-    if (!tmp)
-        return -ENOMEM;
+    if (!(tmp = malloc((L->n + 1) * sizeof *tmp))) {
+        rc = -ENOMEM;
+        goto fail;
+    }
     sort_launchers(tr, L->v, L->n, tmp);
     free(tmp);
     for (size_t k = 0; k < L->n; k++) {
-        struct launcher *l = &L->v[k];
+        struct tl_launcher *l = &L->v[k];
         L->of[l->ev] = (uint32_t)k;
-        l->direct_us = tl_busy(tr, l->direct.v, l->direct.n);
-        l->subtree_us = tl_busy(tr, tr->gpu_events[l->ev].v, tr->gpu_events[l->ev].n);
+        if ((rc = tl_busy(tr, l->direct.v, l->direct.n, &l->direct_us)) < 0 ||
+            (rc = tl_busy(tr, tr->gpu_events[l->ev].v, tr->gpu_events[l->ev].n, &l->subtree_us)) < 0)
+            goto fail;
         l->category = tl_categorize(tl_name(tr, l->ev), l->direct.n ? tl_name(tr, l->direct.v[0]) : NULL);
     }
     return 0;
+fail:
+    tl_launchers_fini(L);
+    return rc;
 }
 
-void tl_launchers_fini(struct launchers *L)
+void tl_launchers_fini(struct tl_launchers *L)
 {
     for (size_t k = 0; k < L->n; k++)
         free(L->v[k].direct.v);
     free(L->v);
     free(L->of);
+    memset(L, 0, sizeof *L);
 }
 
 /* ---- ops_summary, ops_summary_by_category (tree_perf.py get_df_kernel_launchers_summary*) ---- */
@@ -244,7 +258,7 @@ static int by_direct_desc(const void *x, const void *y)
 }
 
 /* Group launchers by name (by_cat 0) or category (1): groups sorted by key, then by direct time descending. */
-static struct ogroup *ogroups(const struct tl_tree *tr, const struct launchers *L, int by_cat, size_t *ng)
+static struct ogroup *ogroups(const struct tl_tree *tr, const struct tl_launchers *L, int by_cat, size_t *ng)
 {
     struct ogroup *g = calloc(L->n + 1, sizeof *g);
     double *d = malloc((L->n + 1) * sizeof *d), *s = malloc((L->n + 1) * sizeof *s);
@@ -264,7 +278,7 @@ static struct ogroup *ogroups(const struct tl_tree *tr, const struct launchers *
     for (size_t j = 0; j < *ng; j++) {
         size_t m = 0;
         for (size_t k = 0; k < L->n; k++) {
-            const struct launcher *l = &L->v[k];
+            const struct tl_launcher *l = &L->v[k];
             if (strcmp(g[j].key, by_cat ? l->category : tl_name(tr, l->ev)) != 0)
                 continue;
             d[m] = l->direct_us, s[m++] = l->subtree_us;
@@ -289,7 +303,7 @@ static struct ogroup *ogroups(const struct tl_tree *tr, const struct launchers *
     return g;
 }
 
-int tl_ops_summary(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out)
+int tl_ops_summary(const struct tl_tree *tr, const struct tl_launchers *L, struct ps_tl_tables *out)
 {
     static const char *const cols[] = { "name", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
         "total_direct_kernel_time_ms", "total_subtree_kernel_time_ms", "Count", "Categories", "Percentage (%)",
@@ -324,7 +338,7 @@ int tl_ops_summary(const struct tl_tree *tr, const struct launchers *L, struct p
                 tl_tab_num(&tab, ms[j]);
                 tl_tab_num(&tab, g[j].subtree / 1000);
                 tl_tab_int(&tab, g[j].count);
-                tl_tab_cell(&tab, tl_str_take(&c));
+                tl_tab_str(&tab, &c);
             }
             tl_tab_num(&tab, pct);
             tl_tab_num(&tab, cum);
@@ -368,7 +382,8 @@ static int by_krec(const void *x, const void *y)
     return c ? c : (a->order > b->order) - (a->order < b->order);
 }
 
-static void kernel_parent(const struct tl_tree *tr, const struct launchers *L, uint32_t k, struct krec *r)
+/* The parent op and its category of kernel k into r. 0 or -ENOMEM. */
+static int kernel_parent(const struct tl_tree *tr, const struct tl_launchers *L, uint32_t k, struct krec *r)
 {
     uint32_t rt = tr->parent[k], cpu = rt;
     while (cpu != PS_NONE && tr->t->ev.v[cpu].cat != PS_OPEV_CPU_OP)
@@ -380,14 +395,16 @@ static void kernel_parent(const struct tl_tree *tr, const struct launchers *L, u
             r->cat = L->v[L->of[cpu]].category;
         else {
             struct tl_u32v sub = { 0 };
-            tl_subtree_gpu(tr, cpu, &sub);
+            int rc = tl_subtree_gpu(tr, cpu, &sub);
             r->cat = tl_categorize(r->pop, sub.n ? tl_name(tr, sub.v[0]) : NULL);
             free(sub.v);
+            return rc;
         }
     } else if (rt != PS_NONE) {
         r->pop = tl_name(tr, rt);
         r->cat = strcasestr(r->pop, "cudagraph") || strcasestr(r->pop, "graphlaunch") ? "graph" : "runtime";
     }
+    return 0;
 }
 
 struct kgroup {
@@ -425,8 +442,8 @@ static void kernel_row(struct tl_tab *tab, const struct krec *r, const struct kg
     tl_tab_num(tab, g->sum / (total_us / 1e3 * 1e3) * 100);
 }
 
-int tl_kernel_summary_table(const struct tl_tree *tr, const struct launchers *L, double total_us,
-                          struct ps_tl_tables *out)
+int tl_kernel_summary_table(const struct tl_tree *tr, const struct tl_launchers *L, double total_us,
+                            struct ps_tl_tables *out)
 {
     static const char *const cols[] = { "Parent op category", "Parent cpu_op", "Kernel name", "Kernel stream",
         "Kernel duration (µs)_sum", "Kernel duration (µs)_count", "Kernel duration (µs)_mean",
@@ -441,7 +458,8 @@ int tl_kernel_summary_table(const struct tl_tree *tr, const struct launchers *L,
         const struct ps_op_event *e = &tr->t->ev.v[k];
         if (e->cat != PS_OPEV_KERNEL)
             continue;
-        kernel_parent(tr, L, k, &r[n]);
+        if ((rc = kernel_parent(tr, L, k, &r[n])) < 0)
+            break;
         r[n].name = tl_name(tr, k);
         r[n].has_stream = e->has_stream, r[n].stream = e->has_stream ? e->stream : 0;
         r[n].dur = e->dur_us;
@@ -474,3 +492,102 @@ int tl_kernel_summary_table(const struct tl_tree *tr, const struct launchers *L,
     return rc;
 }
 
+/* ---- kernel details of the perf sheets and op tables (tree_perf.py _summarize_kernel_stats) ---- */
+/* Python str() of a kernel's name inside a dict: repr-quoted. */
+static void add_pystr(struct tl_str *b, const char *s)
+{
+    char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
+    tl_str_addf(b, "%c", q);
+    for (; *s; s++) {
+        if (*s == '\\' || *s == q)
+            tl_str_addf(b, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            tl_str_addf(b, *s == '\n' ? "\\n" : *s == '\t' ? "\\t" : *s == '\r' ? "\\r" : "\\x%02x", (unsigned char)*s);
+        else
+            tl_str_addf(b, "%c", *s);
+    }
+    tl_str_addf(b, "%c", q);
+}
+
+static void add_npf(struct tl_str *b, const char *key, double x)
+{
+    char r[40];
+    tl_repr(x, r);
+    tl_str_addf(b, ", '%s': np.float64(%s)", key, r);
+}
+
+static void add_stream(struct tl_str *b, const struct ps_op_event *e)
+{
+    if (e->has_stream)
+        tl_str_addf(b, "%lld", (long long)e->stream);
+    else
+        tl_str_add(b, "None");
+}
+
+/* tree_perf _summarize_kernel_stats: the first non-empty list is the template; a list of another length is
+ * skipped; per position: count, np.sum, np.mean, np.median, np.std (ddof 0), min, max of the durations. */
+int tl_kernel_summary(const struct tl_tree *tr, const struct tl_u32v *lists, size_t n, char **full, char **trunc)
+{
+    const struct tl_u32v *tpl = NULL;
+    *full = *trunc = NULL;
+    for (size_t k = 0; k < n && !tpl; k++)
+        if (lists[k].n)
+            tpl = &lists[k];
+    if (!tpl) {
+        *full = strdup("[]");
+        return *full ? 0 : -ENOMEM;
+    }
+    double *d = malloc((n + 1) * sizeof *d), *sq = malloc((n + 1) * sizeof *sq);
+    struct tl_str f = { 0 }, t = { 0 };
+    if (!d || !sq) {
+        free(d), free(sq);
+        return -ENOMEM;
+    }
+    tl_str_add(&f, "[");
+    tl_str_add(&t, "[");
+    for (uint32_t pos = 0; pos < tpl->n; pos++) {
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++)
+            if (lists[k].n == tpl->n)
+                d[m++] = tr->t->ev.v[lists[k].v[pos]].dur_us;
+        const struct ps_op_event *e = &tr->t->ev.v[tpl->v[pos]];
+        const char *name = tl_name(tr, tpl->v[pos]);
+        double sum = tl_np_sum(d, m), mean = sum / (double)m;
+        for (size_t k = 0; k < m; k++)
+            sq[k] = (d[k] - mean) * (d[k] - mean);
+        double sd = sqrt(tl_np_sum(sq, m) / (double)m), mn = tl_pd_min(d, m), mx = tl_pd_max(d, m);
+        double med = tl_np_median(d, m);
+        tl_str_add(&f, pos ? ", {'name': " : "{'name': ");
+        add_pystr(&f, name);
+        tl_str_add(&f, ", 'stream': ");
+        add_stream(&f, e);
+        tl_str_addf(&f, ", 'count': %zu", m);
+        add_npf(&f, "total_duration_us", sum);
+        add_npf(&f, "mean_duration_us", mean);
+        add_npf(&f, "median_duration_us", med);
+        add_npf(&f, "std_dev_duration_us", sd);
+        add_npf(&f, "min_duration_us", mn);
+        add_npf(&f, "max_duration_us", mx);
+        tl_str_add(&f, "}");
+        char cut[72];
+        size_t len = strlen(name);
+        snprintf(cut, sizeof cut, "%.64s%s", name, len > 64 ? "..." : "");
+        tl_str_add(&t, pos ? ", {'name': " : "{'name': ");
+        add_pystr(&t, cut);
+        tl_str_add(&t, ", 'stream': ");
+        add_stream(&t, e);
+        add_npf(&t, "mean_duration_us", rint(mean * 100.0) / 100.0);
+        tl_str_add(&t, "}");
+    }
+    tl_str_add(&f, "]");
+    tl_str_add(&t, "]");
+    free(d);
+    free(sq);
+    int rc_full = tl_str_take(&f, full), rc_trunc = tl_str_take(&t, trunc);   /* both: each frees its text */
+    if (rc_full < 0 || rc_trunc < 0) {
+        free(*full), free(*trunc);
+        *full = *trunc = NULL;
+        return -ENOMEM;
+    }
+    return 0;
+}

@@ -33,6 +33,36 @@ const char *tl_name(const struct tl_tree *tr, uint32_t i)
     return ps_op_trace_str(tr->t, tr->t->ev.v[i].name);
 }
 
+/* process_name / process_labels / thread_name of an event's pid, tid; "Unknown" when absent (last one wins). */
+void tl_names_for(const struct tl_tree *tr, uint32_t i, const char *out[3])
+{
+    const struct ps_op_trace *t = tr->t;
+    const struct ps_op_event *e = &t->ev.v[i];
+    out[0] = out[1] = out[2] = "Unknown";
+    int found[3] = { 0, 0, 0 };
+    for (size_t k = t->meta.n; k-- > 0;) {
+        const struct ps_op_meta *m = &t->meta.v[k];
+        if (!e->has_pid_tid || m->pid != e->pid || found[m->kind])
+            continue;
+        if (m->kind == PS_OPMETA_THREAD_NAME ? m->tid == e->tid : 1) {
+            out[m->kind] = ps_op_trace_str(t, m->value);
+            found[m->kind] = 1;
+        }
+    }
+}
+
+/* One recorded argument of event i (which: 0 Input Dims, 1 Input type, 2 Input Strides, 3 Concrete Inputs), NULL when
+ * absent. */
+const char *tl_arg_text(const struct tl_tree *tr, uint32_t i, int which)
+{
+    const struct ps_op_event *e = &tr->t->ev.v[i];
+    if (e->args == PS_NONE)
+        return NULL;
+    const struct ps_op_args *a = &tr->t->args.v[e->args];
+    uint32_t id = which == 0 ? a->dims : which == 1 ? a->types : which == 2 ? a->strides : a->concrete;
+    return id == PS_NONE ? NULL : ps_op_trace_str(tr->t, id);
+}
+
 static void add_child(struct tl_tree *tr, uint32_t parent, uint32_t child)
 {
     tr->parent[child] = parent;
@@ -252,7 +282,7 @@ done:
 }
 
 /* The model family of each cpu_op, looked up once per distinct name. */
-static int families(struct tl_tree *tr)
+static int families(struct tl_tree *tr, tl_family_fn *family_of)
 {
     const struct ps_op_trace *t = tr->t;
     int8_t *by_name = malloc(t->nstr + 1);
@@ -268,15 +298,16 @@ static int families(struct tl_tree *tr)
             tr->family[i] = -1;
             continue;
         }
+        int f;
         if (by_name[e->name] == -2)
-            by_name[e->name] = (int8_t)tl_family(ps_op_trace_str(t, e->name));
+            by_name[e->name] = (int8_t)(family_of(ps_op_trace_str(t, e->name), &f) ? f : -1);
         tr->family[i] = by_name[e->name];
     }
     free(by_name);
     return 0;
 }
 
-int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t)
+int tl_tree_init(struct tl_tree *tr, const struct ps_op_trace *t, tl_family_fn *family_of)
 {
     memset(tr, 0, sizeof *tr);
     tr->t = t;
@@ -298,7 +329,7 @@ int tl_tree_build(struct tl_tree *tr, const struct ps_op_trace *t)
         tr->t_end[i] = t->ev.v[i].ts_us + t->ev.v[i].dur_us;
         tr->parent[i] = tr->child_head[i] = tr->child_tail[i] = tr->next_sib[i] = PS_NONE;
     }
-    int rc = families(tr);
+    int rc = families(tr, family_of);
     if (rc == 0)
         rc = host_tree(tr);
     if (rc == 0)
@@ -346,13 +377,14 @@ static int by_start(const void *x, const void *y)
     return a->s < b->s ? -1 : a->s > b->s ? 1 : (a->k > b->k) - (a->k < b->k);
 }
 
-double tl_busy(const struct tl_tree *tr, const uint32_t *ev, size_t n)
+int tl_busy(const struct tl_tree *tr, const uint32_t *ev, size_t n, double *us)
 {
+    *us = 0.0;
     if (n == 0)
-        return 0.0;
+        return 0;
     struct iv stack_iv[64], *v = n <= 64 ? stack_iv : malloc(n * sizeof *v);
     if (!v)
-        return 0.0 / 0.0;
+        return -ENOMEM;
     for (size_t k = 0; k < n; k++)
         v[k] = (struct iv){ tr->t->ev.v[ev[k]].ts_us, tr->t_end[ev[k]], (uint32_t)k };
     qsort(v, n, sizeof *v, by_start);
@@ -369,25 +401,27 @@ double tl_busy(const struct tl_tree *tr, const uint32_t *ev, size_t n)
     total += e - s;
     if (v != stack_iv)
         free(v);
-    return total;
+    *us = total;
+    return 0;
 }
 
-void tl_sort_by_dur(const struct tl_tree *tr, uint32_t *ev, size_t n)
+int tl_sort_by_dur(const struct tl_tree *tr, uint32_t *ev, size_t n)
 {
     if (n < 2)
-        return;
+        return 0;
     struct iv *v = malloc((n + 1) * sizeof *v);
-    if (!v)
-        return;
+    uint32_t *copy = malloc((n + 1) * sizeof *copy);
+    if (!v || !copy) {
+        free(v), free(copy);
+        return -ENOMEM;
+    }
     for (size_t k = 0; k < n; k++)
         v[k] = (struct iv){ tr->t->ev.v[ev[k]].dur_us, 0, (uint32_t)k };
     qsort(v, n, sizeof *v, by_start);   /* by dur here, position breaking ties */
-    uint32_t *copy = malloc((n + 1) * sizeof *copy);
-    if (copy) {
-        memcpy(copy, ev, n * sizeof *copy);
-        for (size_t k = 0; k < n; k++)
-            ev[k] = copy[v[k].k];
-    }
+    memcpy(copy, ev, n * sizeof *copy);
+    for (size_t k = 0; k < n; k++)
+        ev[k] = copy[v[k].k];
     free(copy);
     free(v);
+    return 0;
 }

@@ -1,7 +1,7 @@
 /* TraceLens' unified_perf_summary.csv (TreePerf/tree_perf.py collect_unified_perf_events,
  * build_df_unified_perf_table, summarize_df_unified_perf_table): one row per op that owns GPU time (the modeled op
  * where there is one, else the leaf launcher), grouped by name, category, process / thread and arguments, sorted by
- * kernel time, and ps_tl_tables_build, which makes every table. docs/op-perf.md. */
+ * kernel time, and ps_tl_tables_compute, which makes every table. docs/op-perf.md. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -66,131 +66,79 @@ struct urow {
     size_t group;
 };
 
-char *tl_params_dict(const struct tl_call *c)
-{
-    struct tl_str b = { 0 };
-    tl_str_add(&b, "{");
-    for (int p = 0; p < c->np; p++) {
-        tl_str_addf(&b, "%s'%s': ", p ? ", " : "", c->p[p].key);
-        if (!c->p[p].repr)
-            tl_str_add(&b, "None");
-        else if (c->p[p].is_str)
-            tl_str_addf(&b, "'%s'", c->p[p].repr);
-        else
-            tl_str_add(&b, c->p[p].repr);
-    }
-    tl_str_add(&b, "}");
-    return tl_str_take(&b);
-}
-
 static void nan_metrics(struct tl_metrics *m)
 {
     m->gflops = m->kt = m->tflops = m->mb = m->fpb = m->tbs = NAN;
     m->spec[0] = 0;
 }
 
-static int unified_row(const struct tl_tree *tr, const struct launchers *L, uint32_t i, struct urow *u)
+/* A modeled op's figures over its subtree's GPU work sub (sorted here by duration); NaN where the model refuses the
+ * call. 0 or -ENOMEM. */
+static int modeled_figures(const struct tl_tree *tr, uint32_t i, struct tl_u32v *sub, struct urow *u)
 {
+    struct tl_call c;
+    double kt;
+    int rc, modeled;
+    if ((rc = tl_busy(tr, sub->v, sub->n, &kt)) < 0 || (rc = tl_sort_by_dur(tr, sub->v, sub->n)) < 0 ||
+        (rc = tl_call_eval(tr, i, sub->v, sub->n, &c, &modeled)) < 0 || !modeled)
+        return rc;
+    tl_metrics(&c, kt, &u->m);
+    u->has_spec = 1;
+    rc = tl_params_dict(&c, &u->perf_params);
+    tl_call_fini(&c);
+    return rc;
+}
+
+static int unified_row(const struct tl_tree *tr, const struct tl_launchers *L, uint32_t i, struct urow *u)
+{
+    struct tl_u32v sub = { 0 };
+    const struct tl_u32v *ge = &tr->gpu_events[i];
+    const char *first;
+    int rc = 0;
     memset(u, 0, sizeof *u);
     u->ev = i;
     u->has_model = has_model(tr, i);
     nan_metrics(&u->m);
-    struct tl_u32v sub = { 0 };
-    const struct tl_u32v *ge = &tr->gpu_events[i];
-    for (uint32_t k = 0; k < ge->n; k++)
-        if (tl_u32_push(&u->kernels, ge->v[k]) < 0)
-            return -ENOMEM;
-    tl_sort_by_dur(tr, u->kernels.v, u->kernels.n);
-    if (tl_subtree_gpu(tr, i, &sub) < 0)
-        return -ENOMEM;
-    const char *first = sub.n ? tl_name(tr, sub.v[0]) : NULL;
+    for (uint32_t k = 0; k < ge->n && rc == 0; k++)
+        rc = tl_u32_push(&u->kernels, ge->v[k]);
+    if (rc < 0 || (rc = tl_sort_by_dur(tr, u->kernels.v, u->kernels.n)) < 0 || (rc = tl_subtree_gpu(tr, i, &sub)) < 0)
+        goto out;
+    first = sub.n ? tl_name(tr, sub.v[0]) : NULL;
     if (!u->has_model && L->of[i] != PS_NONE) {
-        const struct launcher *l = &L->v[L->of[i]];
+        const struct tl_launcher *l = &L->v[L->of[i]];
         first = l->direct.n ? tl_name(tr, l->direct.v[0]) : NULL;
     }
     u->category = tl_categorize(tl_name(tr, i), first);
-    int rc = 0;
-    if (u->has_model) {
-        double kt = tl_busy(tr, sub.v, sub.n);
-        tl_sort_by_dur(tr, sub.v, sub.n);
-        struct tl_call c;
-        rc = tl_call_eval(tr, i, sub.v, sub.n, &c);
-        if (rc == 0) {
-            tl_metrics(&c, kt, &u->m);
-            u->has_spec = 1;
-            u->perf_params = tl_params_dict(&c);
-            rc = u->perf_params ? 0 : -ENOMEM;
-            tl_call_fini(&c);
-        } else if (rc == -EINVAL)
-            rc = 0;
-    } else
-        u->m.kt = tl_busy(tr, ge->v, ge->n);
+    if (u->has_model)
+        rc = modeled_figures(tr, i, &sub, u);
+    else
+        rc = tl_busy(tr, ge->v, ge->n, &u->m.kt);
+out:
     free(sub.v);
     return rc;
 }
 
-/* A Python list's text as the tuple TraceLens' tables print ([[1], []] -> ((1,), ())); NULL text -> "None". */
-void tl_tuple_text(struct tl_str *b, const char *s)
-{
-    int count[64], depth = 0, want = 0;
-    if (!s) {
-        tl_str_add(b, "None");
-        return;
-    }
-    for (; *s; s++) {
-        char ch = *s;
-        if (want && ch != ' ' && ch != ']' && depth > 0 && depth <= 64) {
-            count[depth - 1]++;
-            want = 0;
-        }
-        if (ch == '\'' || ch == '"') {
-            char q = ch;
-            tl_str_addf(b, "%c", ch);
-            for (s++; *s && *s != q; s++) {
-                if (*s == '\\' && s[1])
-                    tl_str_addf(b, "%c", *s++);
-                tl_str_addf(b, "%c", *s);
-            }
-            if (*s)
-                tl_str_addf(b, "%c", q);
-            else
-                s--;
-            continue;
-        }
-        if (ch == '[') {
-            if (depth < 64)
-                count[depth] = 0;
-            depth++;
-            want = 1;
-            tl_str_add(b, "(");
-        } else if (ch == ']') {
-            depth--;
-            tl_str_add(b, depth >= 0 && depth < 64 && count[depth] == 1 ? ",)" : ")");
-            want = 0;
-        } else {
-            if (ch == ',')
-                want = 1;
-            tl_str_addf(b, "%c", ch);
-        }
-    }
-}
-
 /* The grouping key of op event `ev` of `category` (name, category, process/thread names and the four shape
- * arguments as tuple text, separated by 0x1f), the four argument texts in parts[] (malloc'd). The unified table
- * and the launcher summary group by the same columns. */
-static char *op_group_key(const struct tl_tree *tr, uint32_t ev, const char *category, char *parts[4])
+ * arguments as tuple text, separated by 0x1f) into *key, the four argument texts in parts[] (malloc'd; those made
+ * stay there on failure). The unified table and the launcher summary group by the same columns. 0 or -ENOMEM. */
+static int op_group_key(const struct tl_tree *tr, uint32_t ev, const char *category, char *parts[4], char **key)
 {
     struct tl_str b = { 0 };
     const char *names[3];
+    int rc = 0;
     tl_names_for(tr, ev, names);
     tl_str_addf(&b, "%s\x1f%s\x1f%s\x1f%s\x1f%s", tl_name(tr, ev), category, names[0], names[1], names[2]);
-    for (int w = 0; w < 4; w++) {
+    for (int w = 0; w < 4 && rc == 0; w++) {
         struct tl_str p = { 0 };
         tl_tuple_text(&p, tl_arg_text(tr, ev, w));
-        parts[w] = tl_str_take(&p);
-        tl_str_addf(&b, "\x1f%s", parts[w] ? parts[w] : "");
+        if ((rc = tl_str_take(&p, &parts[w])) == 0)
+            tl_str_addf(&b, "\x1f%s", parts[w]);
     }
-    return tl_str_take(&b);
+    if (rc == 0)
+        return tl_str_take(&b, key);
+    free(b.s);
+    *key = NULL;
+    return rc;
 }
 
 static const char *const ucols[] = { "name", "op category", "process_name", "process_label", "thread_name",
@@ -216,9 +164,9 @@ static double ufield(const struct tl_tree *tr, const struct urow *u, int f)
     }
 }
 
-/* One group's cells up to has_perf_model; *kt_sum: its kernel time sum. */
+/* One group's cells up to has_perf_model (buf, tmp: room for n values each); *kt_sum: its kernel time sum. */
 static void unified_group(const struct tl_tree *tr, struct tl_tab *tab, struct urow *u, size_t n, size_t g,
-                          char *parts[4], double *buf, struct tl_u32v *lists, double *kt_sum)
+                          char *parts[4], double *buf, double *tmp, struct tl_u32v *lists, double *kt_sum)
 {
     size_t m = 0, first = SIZE_MAX;
     for (size_t k = 0; k < n; k++)
@@ -265,7 +213,7 @@ static void unified_group(const struct tl_tree *tr, struct tl_tab *tab, struct u
         if (fld >= 1 && fld <= 3)
             continue;
         COLLECT(fld);
-        tl_tab_num(tab, tl_pd_median(buf, m));
+        tl_tab_num(tab, tl_pd_median(buf, m, tmp));
         tl_tab_num(tab, tl_pd_min(buf, m));
         tl_tab_num(tab, tl_pd_max(buf, m));
     }
@@ -334,7 +282,7 @@ static int unified_percent(struct tl_tab *tab, const struct uorder *o, size_t ng
     return 0;
 }
 
-int tl_unified(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out)
+static int unified(const struct tl_tree *tr, const struct tl_launchers *L, struct ps_tl_tables *out)
 {
     struct tl_u32v got = { 0 };
     int rc = 0;
@@ -344,7 +292,7 @@ int tl_unified(const struct tl_tree *tr, const struct launchers *L, struct ps_tl
     struct urow *u = calloc(n + 1, sizeof *u);
     struct ukey *keys = calloc(n + 1, sizeof *keys);
     char *(*parts)[4] = calloc(n + 1, sizeof *parts);
-    double *buf = malloc((n + 1) * sizeof *buf);
+    double *buf = malloc(2 * (n + 1) * sizeof *buf);   /* the values of a group, then scratch for medians */
     struct tl_u32v *lists = malloc((n + 1) * sizeof *lists);
     struct uorder *o = malloc((n + 1) * sizeof *o);
     size_t *firsts = malloc((n + 1) * sizeof *firsts), *perm = malloc((n + 1) * sizeof *perm);
@@ -353,8 +301,8 @@ int tl_unified(const struct tl_tree *tr, const struct launchers *L, struct ps_tl
     for (size_t k = 0; k < n && rc == 0; k++) {
         rc = unified_row(tr, L, got.v[k], &u[k]);
         keys[k].row = k;
-        if (rc == 0 && !(keys[k].key = op_group_key(tr, u[k].ev, u[k].category, parts[k])))
-            rc = -ENOMEM;
+        if (rc == 0)
+            rc = op_group_key(tr, u[k].ev, u[k].category, parts[k], &keys[k].key);
     }
     if (rc == 0) {
         qsort(keys, n, sizeof *keys, by_ukey);
@@ -368,7 +316,7 @@ int tl_unified(const struct tl_tree *tr, const struct launchers *L, struct ps_tl
     if (rc == 0 && n)
         rc = tl_tab_start(out, "unified_perf_summary", ucols, NUCOLS, &tab);
     for (size_t g = 0; rc == 0 && n && g < ng; g++) {
-        unified_group(tr, &tab, u, n, g, parts[firsts[g]], buf, lists, &o[g].sum);
+        unified_group(tr, &tab, u, n, g, parts[firsts[g]], buf, buf + n + 1, lists, &o[g].sum);
         tl_tab_text(&tab, "");
         tl_tab_text(&tab, "");
         o[g].uid = tr->t->ev.v[u[firsts[g]].ev].uid;
@@ -412,14 +360,17 @@ int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p)
     int rc = 0;
     for (uint32_t r = 0; r < tr->roots.n && rc == 0; r++)
         rc = collect(tr, tr->roots.v[r], &got);
-    p->unmodeled = calloc(got.n + 1, sizeof *p->unmodeled);
-    if (rc < 0 || !p->unmodeled) {
-        free(got.v);
-        return -ENOMEM;
+    if (rc < 0)
+        goto out;
+    if (!(p->unmodeled = calloc(got.n + 1, sizeof *p->unmodeled))) {
+        rc = -ENOMEM;
+        goto out;
     }
     for (uint32_t k = 0; k < got.n; k++) {
         uint32_t i = got.v[k];
-        double us = tl_busy(tr, tr->gpu_events[i].v, tr->gpu_events[i].n);
+        double us;
+        if ((rc = tl_busy(tr, tr->gpu_events[i].v, tr->gpu_events[i].n, &us)) < 0)
+            goto out;
         if (has_model(tr, i)) {
             p->modeled_us += us;
             continue;
@@ -430,8 +381,8 @@ int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p)
             j++;
         if (j == p->nunmodeled) {
             if (!(p->unmodeled[j].name = strdup(tl_name(tr, i)))) {
-                free(got.v);
-                return -ENOMEM;
+                rc = -ENOMEM;
+                goto out;
             }
             p->nunmodeled++;
         }
@@ -439,8 +390,9 @@ int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p)
         p->unmodeled[j].calls++;
     }
     qsort(p->unmodeled, p->nunmodeled, sizeof *p->unmodeled, by_unmodeled);
+out:
     free(got.v);
-    return 0;
+    return rc;
 }
 
 /* ---- ops_unique_args (tree_perf.py get_df_kernel_launchers_unique_args) ---- */
@@ -453,9 +405,10 @@ static const char *const acols[] = { "name", "op category", "process_name", "pro
     "kernel_details_summary", "trunc_kernel_details", "Percentage (%)", "Cumulative Percentage (%)" };
 #define NACOLS (sizeof acols / sizeof acols[0])
 
-/* One group's cells but the percentages; *sum: its direct time sum. */
-static void args_group(const struct tl_tree *tr, struct tl_tab *tab, const struct launchers *L, const size_t *grp,
-                       size_t g, char *parts[4], double *d, double *s, struct tl_u32v *lists, double *sum)
+/* One group's cells but the percentages (d, s, tmp: room for L->n values each); *sum: its direct time sum. */
+static void args_group(const struct tl_tree *tr, struct tl_tab *tab, const struct tl_launchers *L, const size_t *grp,
+                       size_t g, char *parts[4], double *d, double *s, double *tmp, struct tl_u32v *lists,
+                       double *sum)
 {
     size_t m = 0, first = SIZE_MAX;
     for (size_t k = 0; k < L->n; k++)
@@ -469,10 +422,11 @@ static void args_group(const struct tl_tree *tr, struct tl_tab *tab, const struc
                 tab->oom = 1;
             } else
                 memcpy(lists[m].v, dk->v, dk->n * sizeof(uint32_t));
-            tl_sort_by_dur(tr, lists[m].v, lists[m].n);
+            if (tl_sort_by_dur(tr, lists[m].v, lists[m].n) < 0)
+                tab->oom = 1;
             m++;
         }
-    const struct launcher *f = &L->v[first];
+    const struct tl_launcher *f = &L->v[first];
     const char *names[3];
     tl_names_for(tr, f->ev, names);
     tl_tab_text(tab, tl_name(tr, f->ev));
@@ -482,9 +436,12 @@ static void args_group(const struct tl_tree *tr, struct tl_tab *tab, const struc
     for (int w = 0; w < 4; w++)
         tl_tab_text(tab, tl_arg_text(tr, f->ev, w) ? parts[w] : "");
     tl_tab_int(tab, (long long)m);
-    double (*agg[])(const double *, size_t) = { tl_pd_mean, tl_pd_median, tl_pd_std, tl_pd_min, tl_pd_max,
-                                                tl_pd_sum };
-    for (int a = 0; a < 6; a++) {
+    tl_tab_num(tab, tl_pd_mean(d, m));
+    tl_tab_num(tab, tl_pd_mean(s, m));
+    tl_tab_num(tab, tl_pd_median(d, m, tmp));
+    tl_tab_num(tab, tl_pd_median(s, m, tmp));
+    double (*agg[])(const double *, size_t) = { tl_pd_std, tl_pd_min, tl_pd_max, tl_pd_sum };
+    for (int a = 0; a < 4; a++) {
         tl_tab_num(tab, agg[a](d, m));
         tl_tab_num(tab, agg[a](s, m));
     }
@@ -526,21 +483,20 @@ static int args_percent(struct tl_tab *tab, const struct uorder *o, size_t ng)
     return 0;
 }
 
-int tl_ops_unique_args(const struct tl_tree *tr, const struct launchers *L, struct ps_tl_tables *out)
+static int ops_unique_args(const struct tl_tree *tr, const struct tl_launchers *L, struct ps_tl_tables *out)
 {
     size_t n = L->n, ng = 0;
     struct ukey *keys = calloc(n + 1, sizeof *keys);
     char *(*parts)[4] = calloc(n + 1, sizeof *parts);
     size_t *grp = malloc((n + 1) * sizeof *grp), *firsts = malloc((n + 1) * sizeof *firsts),
            *perm = malloc((n + 1) * sizeof *perm);
-    double *d = malloc((n + 1) * sizeof *d), *s = malloc((n + 1) * sizeof *s);
+    double *d = malloc((n + 1) * sizeof *d), *s = malloc((n + 1) * sizeof *s), *tmp = malloc((n + 1) * sizeof *tmp);
     struct tl_u32v *lists = malloc((n + 1) * sizeof *lists);
     struct uorder *o = malloc((n + 1) * sizeof *o);
-    int rc = keys && parts && grp && firsts && perm && d && s && lists && o ? 0 : -ENOMEM;
+    int rc = keys && parts && grp && firsts && perm && d && s && tmp && lists && o ? 0 : -ENOMEM;
     for (size_t k = 0; k < n && rc == 0; k++) {
         keys[k].row = k;
-        if (!(keys[k].key = op_group_key(tr, L->v[k].ev, L->v[k].category, parts[k])))
-            rc = -ENOMEM;
+        rc = op_group_key(tr, L->v[k].ev, L->v[k].category, parts[k], &keys[k].key);
     }
     if (rc == 0 && n) {
         qsort(keys, n, sizeof *keys, by_ukey);
@@ -554,7 +510,7 @@ int tl_ops_unique_args(const struct tl_tree *tr, const struct launchers *L, stru
     if (rc == 0 && n)
         rc = tl_tab_start(out, "ops_unique_args", acols, NACOLS, &tab);
     for (size_t g = 0; rc == 0 && n && g < ng; g++) {
-        args_group(tr, &tab, L, grp, g, parts[firsts[g]], d, s, lists, &o[g].sum);
+        args_group(tr, &tab, L, grp, g, parts[firsts[g]], d, s, tmp, lists, &o[g].sum);
         o[g].uid = tr->t->ev.v[L->v[firsts[g]].ev].uid;
         o[g].g = g;
     }
@@ -574,38 +530,28 @@ int tl_ops_unique_args(const struct tl_tree *tr, const struct launchers *L, stru
         for (int w = 0; parts && w < 4; w++)
             free(parts[k][w]);
     }
-    free(keys), free(parts), free(grp), free(firsts), free(perm), free(d), free(s), free(lists), free(o);
+    free(keys), free(parts), free(grp), free(firsts), free(perm), free(d), free(s), free(tmp), free(lists), free(o);
     return rc;
 }
 
-int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out)
+int ps_tl_tables_compute(const struct ps_op_trace *t, struct ps_tl_tables *out)
 {
     struct tl_tree tr;
-    struct launchers L = { 0 };
+    struct tl_launchers L = { 0 };
     double total_us;
+    int rc;
     memset(out, 0, sizeof *out);
-    int rc = tl_tree_build(&tr, t);
-    if (rc < 0)
+    if ((rc = tl_tree_init(&tr, t, tl_family)) < 0)
         return rc;
-    rc = tl_gpu_timeline(&tr, out, &total_us);
-    if (rc == 0 && out->n == 0) {   /* no linked GPU work: TraceLens stops ("No GPU events found") */
-        tl_tree_fini(&tr);
-        return 0;
-    }
-    if (rc == 0)
-        rc = tl_find_launchers(&tr, &L);
-    if (rc == 0)
-        rc = tl_ops_summary(&tr, &L, out);
-    if (rc == 0)
-        rc = tl_ops_unique_args(&tr, &L, out);
-    if (rc == 0)
-        rc = tl_perf_sheets(&tr, out);
-    if (rc == 0)
-        rc = tl_unified(&tr, &L, out);
-    if (rc == 0)
-        rc = tl_kernel_summary_table(&tr, &L, total_us, out);
-    if (rc == 0)
-        rc = tl_short_kernels(&tr, total_us, out);
+    /* no linked GPU work, no gpu_timeline: TraceLens stops there ("No GPU events found") */
+    if ((rc = tl_gpu_timeline(&tr, out, &total_us)) < 0 || out->n == 0)
+        goto out;
+    if ((rc = tl_launchers_init(&tr, &L)) < 0 || (rc = tl_ops_summary(&tr, &L, out)) < 0 ||
+        (rc = ops_unique_args(&tr, &L, out)) < 0 || (rc = tl_perf_sheets(&tr, out)) < 0 ||
+        (rc = unified(&tr, &L, out)) < 0 || (rc = tl_kernel_summary_table(&tr, &L, total_us, out)) < 0 ||
+        (rc = tl_short_kernels(&tr, total_us, out)) < 0)
+        goto out;
+out:
     tl_launchers_fini(&L);
     tl_tree_fini(&tr);
     if (rc < 0)

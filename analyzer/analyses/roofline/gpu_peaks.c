@@ -9,12 +9,14 @@
 
 const char *const ps_precision_name[PS_PREC_N] = { "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4" };
 
-int ps_precision_from_name(const char *name, size_t len)
+int ps_precision_from_name(const char *name, size_t len, enum ps_precision *prec)
 {
     for (int p = 0; p < PS_PREC_N; p++)
-        if (strlen(ps_precision_name[p]) == len && !memcmp(ps_precision_name[p], name, len))
-            return p;
-    return -1;
+        if (strlen(ps_precision_name[p]) == len && !memcmp(ps_precision_name[p], name, len)) {
+            *prec = (enum ps_precision)p;
+            return 1;
+        }
+    return 0;
 }
 
 #define N NAN

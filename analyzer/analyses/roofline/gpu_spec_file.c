@@ -57,9 +57,9 @@ static int read_peaks(struct ps_gpu_peak *g, yajl_val obj, const char *what, cha
     for (size_t i = 0; i < obj->u.object.len; i++) {
         const char *k = obj->u.object.keys[i];
         int matrix = !strncmp(k, "matrix_", 7), vector = !strncmp(k, "vector_", 7);
-        int p = matrix || vector ? ps_precision_from_name(k + 7, strlen(k + 7)) : -1;
+        enum ps_precision p;
         double x;
-        if (p < 0) {
+        if (!(matrix || vector) || !ps_precision_from_name(k + 7, strlen(k + 7), &p)) {
             snprintf(msg, msglen, "%s: unknown key \"%.40s\" (use matrix_ or vector_ with fp64, fp32, tf32, bf16, "
                                   "fp16, fp8, int8 or fp4)", what, k);
             return -EINVAL;

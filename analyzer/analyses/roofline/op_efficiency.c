@@ -7,11 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/report.h"
-#include "model/model.h"
-#include "model/view.h"
 #include "analyses/op_perf.h"
+#include "analyses/report.h"
 #include "analyses/roofline.h"
+#include "model/model.h"
 #include "op_efficiency.h"
 
 void ps_op_efficiency_free(struct ps_op_efficiency *e)
@@ -26,7 +25,8 @@ void ps_op_efficiency_free(struct ps_op_efficiency *e)
 static int spec_precision(const char *spec)
 {
     const char *u = strchr(spec, '_');
-    return u ? ps_precision_from_name(u + 1, strlen(u + 1)) : -1;
+    enum ps_precision p;
+    return u && ps_precision_from_name(u + 1, strlen(u + 1), &p) ? (int)p : -1;
 }
 
 /* The first device with a name (else the first device) into e. */
@@ -73,41 +73,14 @@ static int build_roofline(struct ps_op_efficiency *e, const struct ps_op_perf *p
                                           (int64_t)llround(u->kernel_time_us * 1e3) };
         }
         int64_t start = 0, end = (int64_t)llround(e->window_ns);
-        rc = ps_roofline_build(&e->roof, gpu, g, n, c, n, &start, &end, 1);
+        rc = ps_roofline_compute(&e->roof, gpu, g, n, c, n, &start, &end, 1);
     }
     free(g);
     free(c);
     return rc;
 }
 
-const char *ps_op_params_short(const char *params, char *buf, size_t cap)
-{
-    size_t n = strlen(params), len = 0;
-    if (!cap)
-        return buf;
-    if (n < 2 || params[0] != '{' || params[n - 1] != '}') {
-        snprintf(buf, cap, "%s", params);
-        return buf;
-    }
-    size_t i = 1;
-    while (i < n - 1) {   /* one "'key': value" entry per turn, split at commas outside brackets */
-        size_t j = i;
-        for (int depth = 0; j < n - 1 && (depth > 0 || params[j] != ','); j++)
-            depth += strchr("([{", params[j]) ? 1 : strchr(")]}", params[j]) ? -1 : 0;
-        const char *e = params + i;
-        int skip = !strncmp(e, "'stride", 7) || !strncmp(e, "'dtype", 6);
-        if (!skip && len + 1 < cap)
-            len += (size_t)snprintf(buf + len, cap - len, "%s%.*s", len ? ", " : "{", (int)(j - i), e);
-        i = j + 1;
-        while (i < n - 1 && params[i] == ' ')
-            i++;
-    }
-    if (len + 1 < cap)
-        snprintf(buf + len, cap - len, "%s}", len ? "" : "{");
-    return buf;
-}
-
-int ps_report_op_efficiency(struct ps_report *r, const struct ps_op_perf *perf, const struct ps_gpu_specs *user)
+int ps_op_efficiency_compute(struct ps_report *r, const struct ps_op_perf *perf, const struct ps_gpu_specs *user)
 {
     struct ps_op_efficiency *e = calloc(1, sizeof *e);
     if (!e)
@@ -138,5 +111,6 @@ int ps_report_op_efficiency(struct ps_report *r, const struct ps_op_perf *perf, 
     e->roof.match_how = how;
     ps_op_efficiency_free(r->opeff);
     r->opeff = e;
-    return ps_op_efficiency_findings(r);
+    ps_op_efficiency_findings(r);
+    return 0;
 }

@@ -1,7 +1,8 @@
 /* Findings of the "Operator efficiency" section (docs/op-perf-roofline.md "Findings"), each sized by time as the
  * report's other findings (docs/report.md "Findings"): matrix ops far below the roofline (with the shapes that
  * explain it), fp32 matrix math on a GPU with a faster matrix precision, memory-bound elementwise ops worth fusing,
- * attention computed without a fused kernel; and the kernel-bound verdict's fix naming the ops to speed up. */
+ * attention computed without a fused kernel; and the kernel-bound verdict's fix naming the ops to speed up, with
+ * their parameters shortened as the renderers show them (ps_op_params_short). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,33 @@ static void cost_text(const struct ps_finding *f, char *buf, size_t cap)
         snprintf(buf, cap, "%.3f ms (empty analysed window)", ms((double)f->cost_ns));
     else
         snprintf(buf, cap, "%.3f ms, %.1f %% of the analysed window", ms((double)f->cost_ns), 100.0 * f->share);
+}
+
+const char *ps_op_params_short(const char *params, char *buf, size_t cap)
+{
+    size_t n = strlen(params), len = 0;
+    if (!cap)
+        return buf;
+    if (n < 2 || params[0] != '{' || params[n - 1] != '}') {
+        snprintf(buf, cap, "%s", params);
+        return buf;
+    }
+    size_t i = 1;
+    while (i < n - 1) {   /* one "'key': value" entry per turn, split at commas outside brackets */
+        size_t j = i;
+        for (int depth = 0; j < n - 1 && (depth > 0 || params[j] != ','); j++)
+            depth += strchr("([{", params[j]) ? 1 : strchr(")]}", params[j]) ? -1 : 0;
+        const char *e = params + i;
+        int skip = !strncmp(e, "'stride", 7) || !strncmp(e, "'dtype", 6);
+        if (!skip && len + 1 < cap)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%.*s", len ? ", " : "{", (int)(j - i), e);
+        i = j + 1;
+        while (i < n - 1 && params[i] == ' ')
+            i++;
+    }
+    if (len + 1 < cap)
+        snprintf(buf + len, cap - len, "%s}", len ? "" : "{");
+    return buf;
 }
 
 /* A GEMM dimension from the operator model's parameters ("{'M': 141, 'N': 512, ...}"); -1 when absent. */
@@ -236,12 +264,12 @@ static int cmp_cost(const void *a, const void *b)
     return strcmp(x->rule, y->rule);
 }
 
-int ps_op_efficiency_findings(struct ps_report *r)
+void ps_op_efficiency_findings(struct ps_report *r)
 {
     const struct ps_op_efficiency *e = r->opeff;
     size_t before = r->nfindings;
     if (!e || !e->roof.has_gpu)
-        return 0;
+        return;
     below_roofline(r, e);
     fp32_matmul(r, e);
     elementwise(r, e);
@@ -256,5 +284,4 @@ int ps_op_efficiency_findings(struct ps_report *r)
         if (is_ours(f->rule) && !strcmp(f->severity, "warning") && !(simt && !strcmp(f->rule, "fp32_matmul")))
             snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s (finding %s).", f->fix, f->rule);
     }
-    return 0;
 }

@@ -1,4 +1,4 @@
-/* Per-step MFU (analyses/roofline.h ps_report_op_efficiency_steps): the operator model (analyses/op_perf.h) of the
+/* Per-step MFU (analyses/roofline.h ps_op_efficiency_steps_compute): the operator model (analyses/op_perf.h) of the
  * ops each step's host range holds, built on a view of the trace's events that keeps only them and the GPU work
  * they launched, against the report's GPU peaks. docs/op-perf-roofline.md "Per step: MFU". */
 #include <errno.h>
@@ -62,8 +62,8 @@ static void step_figures(struct ps_mfu_step *st, const struct ps_op_perf *p, con
     for (size_t k = 0; k < p->nrows; k++) {
         const struct ps_op_perf_row *w = &p->rows[k];
         const char *u = strchr(w->compute_spec, '_');
-        int prec = u ? ps_precision_from_name(u + 1, strlen(u + 1)) : -1;
-        double peak = prec >= 0 ? ps_gpu_peak_tflops(g, 1, (enum ps_precision)prec) : NAN;
+        enum ps_precision prec;
+        double peak = u && ps_precision_from_name(u + 1, strlen(u + 1), &prec) ? ps_gpu_peak_tflops(g, 1, prec) : NAN;
         st->modeled_kernel_ns += (int64_t)llround(w->kernel_time_ns_total);
         if (!w->is_matrix || isnan(peak) || !(w->flops_total > 0))
             continue;
@@ -77,7 +77,7 @@ static void step_figures(struct ps_mfu_step *st, const struct ps_op_perf *p, con
     st->unmodeled_share = d > 0 ? (double)st->unmodeled_kernel_ns / d : NAN;
 }
 
-int ps_report_op_efficiency_steps(struct ps_report *r, const struct ps_op_trace *t)
+int ps_op_efficiency_steps_compute(struct ps_report *r, const struct ps_op_trace *t)
 {
     struct ps_op_efficiency *e = r->opeff;
     if (!e || !e->has_shapes || !e->roof.has_gpu || !t || r->whole_run || !r->nsteps || r->steps_inferred)
@@ -97,7 +97,7 @@ int ps_report_op_efficiency_steps(struct ps_report *r, const struct ps_op_trace 
         sub.ev.v = ev;
         struct ps_op_perf p;
         steps[s] = (struct ps_mfu_step){ .start_ns = st->start_ns, .end_ns = st->end_ns };
-        if ((rc = ps_op_perf_build(&sub, &p)) < 0)
+        if ((rc = ps_op_perf_compute(&sub, &p)) < 0)
             break;
         step_figures(&steps[s], &p, &e->roof.gpu);
         ps_op_perf_fini(&p);

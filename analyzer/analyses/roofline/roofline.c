@@ -128,9 +128,9 @@ static void finish_steps(struct ps_roofline *out, double untimed_ideal, int64_t 
     out->unmodeled_share = dur > 0 ? unmodeled / dur : NAN;
 }
 
-int ps_roofline_build(struct ps_roofline *out, const struct ps_gpu_peak *gpu, const struct ps_roof_group *groups,
-                      size_t ngroups, const struct ps_roof_call *calls, size_t ncalls, const int64_t *starts,
-                      const int64_t *ends, size_t nsteps)
+int ps_roofline_compute(struct ps_roofline *out, const struct ps_gpu_peak *gpu, const struct ps_roof_group *groups,
+                        size_t ngroups, const struct ps_roof_call *calls, size_t ncalls, const int64_t *starts,
+                        const int64_t *ends, size_t nsteps)
 {
     *out = (struct ps_roofline){ .mfu = NAN, .unmodeled_share = NAN, .match_how = "none" };
     struct ps_roof_row *rows = calloc(ngroups ? ngroups : 1, sizeof *rows);

@@ -15,8 +15,9 @@ enum ps_precision {
     PS_PREC_N
 };
 extern const char *const ps_precision_name[PS_PREC_N];
-/* "bf16" -> PS_PREC_BF16 (exact, lower case); -1 when none. */
-int ps_precision_from_name(const char *name, size_t len);
+/* The precision named by name[0..len) ("bf16" -> PS_PREC_BF16; exact, lower case): 1 and *prec when it is one, 0
+ * when not. Cannot fail. */
+int ps_precision_from_name(const char *name, size_t len, enum ps_precision *prec);
 
 #define PS_GPU_MATCH_MAX 4
 /* One GPU's dense (no 2:4 sparsity) peaks. TFLOPS (TOPS for int8); NAN where the vendor publishes none. */
@@ -50,7 +51,7 @@ size_t ps_gpu_peaks_builtin(const struct ps_gpu_peak **v);
  * "*" matches any device. With no name match (an empty or unknown name): the entry with the same compute
  * capability and SM/CU count whose memory is within 15 % of `mem_bytes` (H100 SXM and H200 differ only there).
  * cc_major, sm_count -1 and mem_bytes -1 when unknown. *how (may be NULL) gets "name", "properties" or "none".
- * NULL when nothing matches. */
+ * A lookup that cannot fail: the entry (in `user` or the built-in table), NULL when nothing matches. */
 const struct ps_gpu_peak *ps_gpu_peak_match(const struct ps_gpu_specs *user, const char *name, int32_t cc_major,
                                             int32_t cc_minor, int32_t sm_count, int64_t mem_bytes,
                                             const char **how);

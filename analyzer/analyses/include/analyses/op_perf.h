@@ -74,22 +74,19 @@ struct ps_op_perf {
                                    * launched outside any op), µs: time no model can cover */
 };
 
-/* Build the model of trace `t` into *out (zeroed first). 0, or -ENOMEM (out is then empty). Free with
+/* Compute the model of trace `t` into *out (zeroed first). 0, or -ENOMEM (out is then empty). Free with
  * ps_op_perf_fini. */
-int ps_op_perf_build(const struct ps_op_trace *t, struct ps_op_perf *out);
+int ps_op_perf_compute(const struct ps_op_trace *t, struct ps_op_perf *out);
 void ps_op_perf_fini(struct ps_op_perf *p);   /* leaves *p zeroed; a zeroed struct is a no-op */
 
 /* The operator events of a perfscope trace (or an Nsight Systems export) whose Python hook recorded one range per
  * op with its inputs (`perfscope record --python-hooks=shapes`: python/perfscope_hook/op_shapes.py), in the form
- * ps_op_perf_build reads: the ranges as host ops with Kineto's "Input Dims", "Input type", "Input Strides" and
+ * ps_op_perf_compute reads: the ranges as host ops with Kineto's "Input Dims", "Input type", "Input Strides" and
  * "Concrete Inputs", the CUDA API calls and the GPU work they launched (linked as the model links them), times in
  * µs. *out NULL when the trace has no such range (PyTorch's emit_nvtx ranges carry sizes but no dtypes: no
  * model); else free with ps_op_trace_free. 0 or -ENOMEM. */
 struct ps_model;
-int ps_op_trace_from_model(const struct ps_model *m, struct ps_op_trace **out);
-/* An op range's text "NAME, dims = [...], types = [...], strides = [...], concrete = [...]" (each list a Python
- * literal): the name's length and each list's text [lo[k], hi[k]). 0, or -1 when the text is not one. */
-int ps_op_range_parse(const char *s, size_t *name_len, const char *lo[4], const char *hi[4]);
+int ps_op_perf_trace_compute(const struct ps_model *m, struct ps_op_trace **out);
 
 /* The note that says how to get the operator model (code "no_op_shapes") for a perfscope trace whose Python hook
  * ran without per-op shapes (PERFSCOPE_META python_hooks "default" or "modules") and that holds GPU work; nothing
@@ -122,7 +119,7 @@ struct ps_tl_tables {
  * ops_summary_by_category, ops_unique_args, kernel_summary, gpu_timeline, unified_perf_summary,
  * short_kernel_histogram, short_kernels_summary (with kernels under 10 µs); none when no GPU work is linked to a
  * launch (TraceLens stops there). 0 or -ENOMEM. Free with ps_tl_tables_fini. */
-int ps_tl_tables_build(const struct ps_op_trace *t, struct ps_tl_tables *out);
+int ps_tl_tables_compute(const struct ps_op_trace *t, struct ps_tl_tables *out);
 void ps_tl_tables_fini(struct ps_tl_tables *t);
 
 #endif

@@ -91,9 +91,9 @@ struct ps_roofline {
  * elementwise half-precision op runs at least at that rate), else it gets NAN figures. Untimed calls
  * (PS_ROOF_NO_TIME) are taken to lie in the steps: right when the steps cover the trace's ops. Fills *out
  * (ps_roofline_fini frees); 0, -EINVAL (a call's group out of range) or -ENOMEM. */
-int ps_roofline_build(struct ps_roofline *out, const struct ps_gpu_peak *gpu, const struct ps_roof_group *groups,
-                      size_t ngroups, const struct ps_roof_call *calls, size_t ncalls, const int64_t *starts,
-                      const int64_t *ends, size_t nsteps);
+int ps_roofline_compute(struct ps_roofline *out, const struct ps_gpu_peak *gpu, const struct ps_roof_group *groups,
+                        size_t ngroups, const struct ps_roof_call *calls, size_t ncalls, const int64_t *starts,
+                        const int64_t *ends, size_t nsteps);
 void ps_roofline_fini(struct ps_roofline *r);
 
 /* ---- the report's "Operator efficiency" section (op_efficiency.c) ---- */
@@ -111,7 +111,7 @@ struct ps_op_efficiency {
     double window_ns;              /* their total duration (the run's span without steps) */
     double gpu_busy_ns;            /* GPU time of the ops' work (the operator model's busy time), NAN unknown */
     int uses_compile;              /* the trace holds Triton kernels (torch.compile / Inductor): fusion is on */
-    int per_step;                  /* 1: roof.steps hold each step's own MFU (ps_report_op_efficiency_steps) and
+    int per_step;                  /* 1: roof.steps hold each step's own MFU (ps_op_efficiency_steps_compute) and
                                     * roof.mfu is over the ops in the steps; 0: roof.mfu is over all modeled ops */
     int no_gpu_work;               /* 1: the modeled ops launched no GPU work (a CPU run): FLOPs and bytes only; their
                                     * kernel time, rates and rooflines are not measured (not 0) */
@@ -122,9 +122,9 @@ struct ps_op_efficiency {
  * findings it sizes by recoverable time (docs/op-perf-roofline.md "Findings": op_below_roofline, fp32_matmul,
  * memory_bound_elementwise, attention_not_fused) and, when the verdict is kernel-bound, name the ops with the most
  * recoverable time in its fix. The operator model covers the whole trace: MFU is every modeled op's ideal time
- * over the analysed steps' total time until ps_report_op_efficiency_steps gives each step its own. 0 or -ENOMEM
+ * over the analysed steps' total time until ps_op_efficiency_steps_compute gives each step its own. 0 or -ENOMEM
  * (r unchanged). */
-int ps_report_op_efficiency(struct ps_report *r, const struct ps_op_perf *perf, const struct ps_gpu_specs *user);
+int ps_op_efficiency_compute(struct ps_report *r, const struct ps_op_perf *perf, const struct ps_gpu_specs *user);
 void ps_op_efficiency_free(struct ps_op_efficiency *e);   /* NULL: no-op */
 
 /* Per-step MFU: for each analysed step (host step ranges, not inferred steps) the operator model of the ops its
@@ -133,12 +133,12 @@ void ps_op_efficiency_free(struct ps_op_efficiency *e);   /* NULL: no-op */
  * their total ideal time over the steps' total time. Nothing to do without the section, shapes, peaks or steps.
  * 0 or -ENOMEM (the section is then unchanged). */
 struct ps_op_trace;
-int ps_report_op_efficiency_steps(struct ps_report *r, const struct ps_op_trace *t);
+int ps_op_efficiency_steps_compute(struct ps_report *r, const struct ps_op_trace *t);
 
 /* The operator model's parameters (a Python dict as TraceLens prints it: "{'M': 141, 'N': 512, 'K': 768,
  * 'bias': True, 'stride_A': (768, 1), 'dtype_A_B': ('c10::BFloat16', ...)}") without the stride and dtype
- * entries, for reports: "{'M': 141, 'N': 512, 'K': 768, 'bias': True}". Text that is not such a dict is copied.
- * Writes at most cap bytes (NUL included); returns buf. */
+ * entries, for reports: "{'M': 141, 'N': 512, 'K': 768, 'bias': True}" (op_efficiency_findings.c). Text that is
+ * not such a dict is copied. Writes at most cap bytes (NUL included); cannot fail: returns buf, for printf. */
 const char *ps_op_params_short(const char *params, char *buf, size_t cap);
 
 #endif
