@@ -204,7 +204,7 @@ struct ps_report {
      * computed (not a Kineto trace). */
     const struct ps_op_perf *op_perf;
     /* Operator efficiency (analyses/roofline.h, op_efficiency.c; docs/op-perf-roofline.md): rooflines of the
-     * operator model's rows on the trace's GPU, MFU, unmodeled time. NULL until ps_report_op_efficiency adds it. */
+     * operator model's rows on the trace's GPU, MFU, unmodeled time. NULL until ps_op_efficiency_compute adds it. */
     struct ps_op_efficiency *opeff;
 
     /* ---- setups the advice must recognise (graphs.c, backlog.c; docs/report.md "CUDA graphs" and "Work queued
