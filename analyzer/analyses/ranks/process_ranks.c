@@ -23,20 +23,6 @@
 #include "model/view.h"
 #include "ps_diag.h"
 
-/* The integer after " key=" in a mark's text; -1 when absent or not a number in [0, INT32_MAX]. */
-static int32_t mark_int(const char *text, const char *key)
-{
-    size_t kl = strlen(key);
-    for (const char *p = text; (p = strstr(p, key)); p += kl) {
-        if (p == text || p[-1] != ' ' || p[kl] != '=')
-            continue;
-        char *end;
-        long long v = strtoll(p + kl + 1, &end, 10);
-        return end != p + kl + 1 && (*end == ' ' || !*end) && v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
-    }
-    return -1;
-}
-
 struct pid_index {
     uint32_t pid;
     uint32_t index;             /* into m->procs */
@@ -72,24 +58,17 @@ static int find_ranks(struct ps_report *r, const struct pid_index *by_pid)
         r->proc_world[i] = -1;
     }
     uint32_t dom = PS_NONE;
+    struct ps_hook_mark mk;
     for (size_t i = 0; i < r->all->nranges; i++) {
         const struct ps_range *g = ps_view_range(r->all, i);
-        if (g->kind != PS_RANGE_NVTX_MARK || g->domain == PS_NONE || g->thread == PS_NONE)
-            continue;
-        if (g->domain != dom) {
-            if (strcmp(ps_model_str(m, g->domain), PS_PYTHON_HOOK_DOMAIN) != 0)
-                continue;
-            dom = g->domain;
-        }
-        const char *text = ps_model_str(m, g->name);
-        if (!text || strncmp(text, "distributed ", 12) != 0)
+        if (g->thread == PS_NONE || ps_hook_mark_of(m, g, &dom, &mk) < 0 || mk.kind != PS_HOOK_MARK_DISTRIBUTED)
             continue;
         size_t k = process_index(by_pid, n, m->threads.v[g->thread].pid);
-        int32_t rank = mark_int(text, "rank");
-        if (k == n || rank < 0 || rank == INT32_MAX)
+        int64_t rank;   /* 0 .. INT32_MAX - 1, as PERFSCOPE_PROCESS_INFO's rank (read/read_sqlite_meta.c) */
+        if (k == n || ps_hook_mark_int(&mk, "rank", 0, INT32_MAX - 1, &rank) < 0)
             continue;
-        r->proc_rank[k] = rank;
-        r->proc_world[k] = mark_int(text, "world_size");
+        r->proc_rank[k] = (int32_t)rank;
+        r->proc_world[k] = (int32_t)ps_hook_mark_int_or(&mk, "world_size", 0, INT32_MAX, -1);
         r->proc_marked[k] = 1;
     }
     return 0;
