@@ -380,27 +380,21 @@ static int nvml_devices(struct ps_memory *mem, const struct ps_model *m)
     return 0;
 }
 
-/* Whether the trace holds the Python hook's `cuda memory` marks. */
+/* Whether the trace holds the Python hook's `cuda memory` marks (hook_marks.c). */
 static int has_torch_marks(const struct ps_model *m)
 {
+    uint32_t dom = PS_NONE;
+    struct ps_hook_mark mk;
     for (size_t i = 0; i < m->ranges.n; i++)
-        if (m->ranges.v[i].kind == PS_RANGE_NVTX_MARK && m->ranges.v[i].domain != PS_NONE &&
-            !strncmp(ps_model_str(m, m->ranges.v[i].name), "cuda memory ", 12))
+        if (ps_hook_mark_of(m, &m->ranges.v[i], &dom, &mk) == 0 && mk.kind == PS_HOOK_MARK_CUDA_MEMORY)
             return 1;
     return 0;
 }
 
-/* The value of `key` in a hook mark's "key=value" text ("cuda memory step=3 device=0 allocated=..."), -1 absent. */
-static int64_t mark_value(const char *text, const char *key)
+/* A byte count of a `cuda memory` mark: 0 .. INT64_MAX, -1 when absent or malformed. */
+static int64_t mark_bytes(const struct ps_hook_mark *mk, const char *key)
 {
-    size_t n = strlen(key);
-    for (const char *p = strchr(text, ' '); p; p = strchr(p + 1, ' '))
-        if (!strncmp(p + 1, key, n) && p[1 + n] == '=') {
-            char *end;
-            long long v = strtoll(p + 2 + n, &end, 10);
-            return end != p + 2 + n && (*end == ' ' || !*end) && v >= 0 ? v : -1;
-        }
-    return -1;
+    return ps_hook_mark_int_or(mk, key, 0, INT64_MAX, -1);
 }
 
 static struct ps_mem_device *labelled_device(struct ps_memory *mem, const char *label, int32_t id,
@@ -423,16 +417,13 @@ static struct ps_mem_device *labelled_device(struct ps_memory *mem, const char *
 static int torch_devices(struct ps_memory *mem, const struct ps_model *m)
 {
     uint32_t dom = PS_NONE;
+    struct ps_hook_mark mk;
     for (size_t i = 0; i < m->ranges.n; i++) {
         const struct ps_range *g = &m->ranges.v[i];
-        if (g->kind != PS_RANGE_NVTX_MARK || g->domain == PS_NONE)
-            continue;
-        if (g->domain != dom && strcmp(ps_model_str(m, g->domain), PS_PYTHON_HOOK_DOMAIN) != 0)
-            continue;
-        dom = g->domain;
-        const char *text = ps_model_str(m, g->name);
-        int64_t dev = mark_value(text, "device"), alloc = mark_value(text, "allocated");
-        if (strncmp(text, "cuda memory ", 12) != 0 || dev < 0 || dev > INT32_MAX || alloc < 0)
+        int64_t dev, alloc;
+        if (ps_hook_mark_of(m, g, &dom, &mk) < 0 || mk.kind != PS_HOOK_MARK_CUDA_MEMORY ||
+            ps_hook_mark_int(&mk, "device", 0, INT32_MAX, &dev) < 0 ||
+            ps_hook_mark_int(&mk, "allocated", 0, INT64_MAX, &alloc) < 0)
             continue;
         char label[32];
         snprintf(label, sizeof label, "GPU%d (torch)", (int)dev);
@@ -441,9 +432,9 @@ static int torch_devices(struct ps_memory *mem, const struct ps_model *m)
         if (!c)
             return -ENOMEM;
         d->curve = c;
-        c[d->npoints++] = (struct ps_mem_point){ g->start_ns - mem->origin_ns, alloc, mark_value(text, "reserved") };
+        c[d->npoints++] = (struct ps_mem_point){ g->start_ns - mem->origin_ns, alloc, mark_bytes(&mk, "reserved") };
         d->records++;
-        int64_t peak = mark_value(text, "max_allocated"), res = mark_value(text, "max_reserved");
+        int64_t peak = mark_bytes(&mk, "max_allocated"), res = mark_bytes(&mk, "max_reserved");
         peak = peak > alloc ? peak : alloc;
         if (peak > d->peak_allocated_bytes)
             d->peak_allocated_bytes = peak, d->peak_allocated_ns = g->start_ns - mem->origin_ns;

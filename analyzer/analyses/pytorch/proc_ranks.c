@@ -12,20 +12,6 @@
 #include "model/model.h"
 #include "model/view.h"
 
-/* The integer after " key=" in a mark's text; -1 when absent or not a number in [0, INT32_MAX]. */
-static int32_t mark_int(const char *text, const char *key)
-{
-    size_t kl = strlen(key);
-    for (const char *p = text; (p = strstr(p, key)); p += kl) {
-        if (p == text || p[-1] != ' ' || p[kl] != '=')
-            continue;
-        char *end;
-        long long v = strtoll(p + kl + 1, &end, 10);
-        return end != p + kl + 1 && (*end == ' ' || !*end) && v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
-    }
-    return -1;
-}
-
 struct pid_index {
     uint32_t pid;
     uint32_t index;             /* into m->procs */
@@ -57,25 +43,18 @@ int ps_proc_ranks_find(const struct ps_view *rows, struct ps_proc_ranks *p)
     }
     qsort(by_pid, n, sizeof *by_pid, cmp_pid_index);
     uint32_t dom = PS_NONE;
+    struct ps_hook_mark mk;
     for (size_t i = 0; i < rows->nranges; i++) {
         const struct ps_range *g = ps_view_range(rows, i);
-        if (g->kind != PS_RANGE_NVTX_MARK || g->domain == PS_NONE || g->thread == PS_NONE)
-            continue;
-        if (g->domain != dom) {
-            if (strcmp(ps_model_str(m, g->domain), PS_PYTHON_HOOK_DOMAIN) != 0)
-                continue;
-            dom = g->domain;
-        }
-        const char *text = ps_model_str(m, g->name);
-        if (!text || strncmp(text, "distributed ", 12) != 0)
+        if (g->thread == PS_NONE || ps_hook_mark_of(m, g, &dom, &mk) < 0 || mk.kind != PS_HOOK_MARK_DISTRIBUTED)
             continue;
         struct pid_index key = { m->threads.v[g->thread].pid, 0 };
         const struct pid_index *hit = bsearch(&key, by_pid, n, sizeof *by_pid, cmp_pid_index);
-        int32_t rank = mark_int(text, "rank");
-        if (!hit || rank < 0 || rank == INT32_MAX)
+        int64_t rank;   /* 0 .. INT32_MAX - 1, as PERFSCOPE_PROCESS_INFO's rank (read/read_sqlite_meta.c) */
+        if (!hit || ps_hook_mark_int(&mk, "rank", 0, INT32_MAX - 1, &rank) < 0)
             continue;
-        p->rank[hit->index] = rank;
-        p->world[hit->index] = mark_int(text, "world_size");
+        p->rank[hit->index] = (int32_t)rank;
+        p->world[hit->index] = (int32_t)ps_hook_mark_int_or(&mk, "world_size", 0, INT32_MAX, -1);
         p->marked[hit->index] = 1;
     }
     free(by_pid);

@@ -1,8 +1,8 @@
 /* What perfscope's Python hook saw in a PyTorch program (docs/python.md): its DataLoaders' settings and worker
- * processes (marks in the NVTX domain "perfscope"), how busy the workers were while the step waited for data,
- * whether more workers would help, the host-to-device copies it issued — and PyTorch advice worded from that,
- * which becomes the verdict's fix for its bottleneck (verdict.c). It reads the analysed process's rows through
- * r->scope and each worker's through its own process view (model/view.h). */
+ * processes (marks in the NVTX domain "perfscope", read by hook_marks.c), how busy the workers were while the step
+ * waited for data, whether more workers would help, the host-to-device copies it issued — and PyTorch advice worded
+ * from that, which becomes the verdict's fix for its bottleneck (verdict.c). It reads the analysed process's rows
+ * through r->scope and each worker's through its own process view (model/view.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -14,37 +14,23 @@
 #include "model/model.h"
 #include "model/view.h"
 
-#define DOMAIN PS_PYTHON_HOOK_DOMAIN
 #define SATURATED 0.75      /* workers busy at least this share of the wait: they are the limit */
 #define IDLE 0.5            /* below this share: the wait is elsewhere */
 #define MIN_DATA_SHARE 0.05 /* below this DataLoader share of the step, no loader advice */
 #define BUSY_MACHINE 0.75   /* sampled processes using this share of the cores: the machine is busy */
 #define ITER_RANGE "enumerate(DataLoader)#DataLoader.__iter__"   /* docs/python.md: iter(loader) */
 
-/* The integer after " key=" (or "key=" at the start) in `text`; -1 when absent or not a number ("None"). */
-static int32_t kv_int(const char *text, const char *key)
+/* A count or id of a hook mark (hook_marks.c): 0 .. INT32_MAX, -1 when absent or malformed ("None"). */
+static int32_t mark_i32(const struct ps_hook_mark *mk, const char *key)
 {
-    size_t kl = strlen(key);
-    for (const char *p = text; (p = strstr(p, key)); p += kl) {
-        if ((p != text && p[-1] != ' ') || p[kl] != '=')
-            continue;
-        char *end;
-        long v = strtol(p + kl + 1, &end, 10);
-        return end != p + kl + 1 && (*end == ' ' || *end == '\0') && v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
-    }
-    return -1;
+    return (int32_t)ps_hook_mark_int_or(mk, key, 0, INT32_MAX, -1);
 }
 
-/* The word after "key=" into out (cap bytes); "" when absent. */
-static void kv_str(const char *text, const char *key, char *out, size_t cap)
+/* A flag of a hook mark: 0 or 1, -1 when absent or malformed. */
+static int32_t mark_flag(const struct ps_hook_mark *mk, const char *key)
 {
-    size_t kl = strlen(key);
-    out[0] = '\0';
-    for (const char *p = text; (p = strstr(p, key)); p += kl)
-        if ((p == text || p[-1] == ' ') && p[kl] == '=') {
-            snprintf(out, cap, "%.*s", (int)strcspn(p + kl + 1, " "), p + kl + 1);
-            return;
-        }
+    int v;
+    return ps_hook_mark_flag(mk, key, &v) == 0 ? v : -1;
 }
 
 static int host_kind(uint8_t k)
@@ -66,22 +52,10 @@ static const struct ps_process *process(const struct ps_model *m, uint32_t pid)
     return NULL;
 }
 
-/* The text of range g when it is a mark in the hook's NVTX domain, else NULL (*dom caches its string id). */
-static const char *range_hook_mark(const struct ps_model *m, const struct ps_range *g, uint32_t *dom)
+/* Whether range i of v is one of the hook's marks (parsed into *mk; *dom caches the hook's domain's string id). */
+static int hook_mark(const struct ps_view *v, size_t i, uint32_t *dom, struct ps_hook_mark *mk)
 {
-    if (g->kind != PS_RANGE_NVTX_MARK || g->domain == PS_NONE)
-        return NULL;
-    if (g->domain != *dom) {
-        if (strcmp(ps_model_str(m, g->domain), DOMAIN) != 0)
-            return NULL;
-        *dom = g->domain;
-    }
-    return ps_model_str(m, g->name);
-}
-
-static const char *hook_mark(const struct ps_view *v, size_t i, uint32_t *dom)
-{
-    return range_hook_mark(v->m, ps_view_range(v, i), dom);
+    return ps_hook_mark_of(v->m, ps_view_range(v, i), dom, mk) == 0;
 }
 
 /* The model's ranges before the analysed rows: none for a whole-trace report; for a report over a window
@@ -105,11 +79,10 @@ struct iter_seeds {
     size_t n;
 };
 
-static int seed_add(struct iter_seeds *k, const char *t, int32_t loader)
+static int seed_add(struct iter_seeds *k, const struct ps_hook_mark *mk, int32_t loader)
 {
     char seed[32];
-    kv_str(t, "base_seed", seed, sizeof seed);
-    if (!seed[0])
+    if (ps_hook_mark_str(mk, "base_seed", seed, sizeof seed) < 0)
         return 0;
     void *v = realloc(k->v, (k->n + 1) * sizeof *k->v);
     if (!v)
@@ -120,35 +93,36 @@ static int seed_add(struct iter_seeds *k, const char *t, int32_t loader)
     return 0;
 }
 
-static int32_t seed_loader(const struct iter_seeds *k, const char *t)
+static int32_t seed_loader(const struct iter_seeds *k, const struct ps_hook_mark *mk)
 {
     char seed[32];
-    kv_str(t, "base_seed", seed, sizeof seed);
-    for (size_t i = 0; seed[0] && i < k->n; i++)
+    if (ps_hook_mark_str(mk, "base_seed", seed, sizeof seed) < 0)
+        return -1;
+    for (size_t i = 0; i < k->n; i++)
         if (!strcmp(k->v[i].seed, seed))
             return k->v[i].loader;
     return -1;
 }
 
-static void hook_config(struct ps_pytorch *py, const char *t)
+static void hook_config(struct ps_pytorch *py, const struct ps_hook_mark *mk)
 {
-    kv_str(t, "torch", py->torch_version, sizeof py->torch_version);
-    kv_str(t, "mode", py->mode, sizeof py->mode);
-    py->cores = kv_int(t, "cores");
-    py->intra_op_threads = kv_int(t, "intra_op_threads");
+    ps_hook_mark_str(mk, "torch", py->torch_version, sizeof py->torch_version);
+    ps_hook_mark_str(mk, "mode", py->mode, sizeof py->mode);
+    py->cores = mark_i32(mk, "cores");
+    py->intra_op_threads = mark_i32(mk, "intra_op_threads");
 }
 
-/* One hook mark `t` of the analysed process: its configuration (the first one: *configured counts them) or a
+/* One hook mark of the analysed process: its configuration (the first one: *configured counts them) or a
  * DataLoader iterator's settings (the loader's latest). Returns the loader of a DataLoader mark, else NULL. */
-static struct ps_py_loader *hook_mark_apply(struct ps_pytorch *py, const char *t, int *configured)
+static struct ps_py_loader *hook_mark_apply(struct ps_pytorch *py, const struct ps_hook_mark *mk, int *configured)
 {
-    if (!strncmp(t, "python hook ", 12) && !(*configured)++) {
-        hook_config(py, t);
+    if (mk->kind == PS_HOOK_MARK_HOOK && !(*configured)++) {
+        hook_config(py, mk);
         return NULL;
     }
-    if (strncmp(t, "DataLoader#", 11))
+    if (mk->kind != PS_HOOK_MARK_LOADER)
         return NULL;
-    int32_t n = (int32_t)strtol(t + 11, NULL, 10);
+    int32_t n = mk->loader;
     struct ps_py_loader *l = NULL;
     for (size_t k = 0; k < py->nloaders; k++)
         if (py->loaders[k].number == n)
@@ -160,16 +134,16 @@ static struct ps_py_loader *hook_mark_apply(struct ps_pytorch *py, const char *t
         *l = (struct ps_py_loader){ .number = n };
     }
     l->iterators++;
-    kv_str(t, "iterator", l->iterator, sizeof l->iterator);
-    l->num_workers = kv_int(t, "num_workers");
-    l->pin_memory = kv_int(t, "pin_memory");
-    l->persistent_workers = kv_int(t, "persistent_workers");
-    l->prefetch_factor = kv_int(t, "prefetch_factor");
-    l->batch_size = kv_int(t, "batch_size");
+    ps_hook_mark_str(mk, "iterator", l->iterator, sizeof l->iterator);
+    l->num_workers = mark_i32(mk, "num_workers");
+    l->pin_memory = mark_flag(mk, "pin_memory");
+    l->persistent_workers = mark_flag(mk, "persistent_workers");
+    l->prefetch_factor = mark_i32(mk, "prefetch_factor");
+    l->batch_size = mark_i32(mk, "batch_size");
     if (l == &py->loaders[0]) {   /* the loop's loader: its settings now (the program may change threads) */
-        int32_t threads = kv_int(t, "intra_op_threads");
+        int32_t threads = mark_i32(mk, "intra_op_threads");
         py->intra_op_threads = threads > 0 ? threads : py->intra_op_threads;
-        kv_str(t, "start_method", py->start_method, sizeof py->start_method);
+        ps_hook_mark_str(mk, "start_method", py->start_method, sizeof py->start_method);
     }
     return l;
 }
@@ -182,19 +156,18 @@ static int read_loaders(const struct ps_report *r, const struct ps_view *scope, 
     const struct ps_model *m = r->m;
     uint32_t dom = PS_NONE;
     int configured = 0;
+    struct ps_hook_mark mk;
     for (size_t i = 0, n = ranges_before(r); i < n; i++) {   /* settings only: not the window's iterators */
         const struct ps_range *g = &m->ranges.v[i];
-        const char *t = range_hook_mark(m, g, &dom);
         const struct ps_py_loader *l;
-        if (t && (!r->scoped || pid_of(m, g->thread) == r->pid) && (l = hook_mark_apply(py, t, &configured)) &&
-            seed_add(seeds, t, l->number) < 0)
+        if (ps_hook_mark_of(m, g, &dom, &mk) == 0 && (!r->scoped || pid_of(m, g->thread) == r->pid) &&
+            (l = hook_mark_apply(py, &mk, &configured)) && seed_add(seeds, &mk, l->number) < 0)
             return -ENOMEM;
     }
     for (size_t i = 0; i < scope->nranges; i++) {
-        const char *t = hook_mark(scope, i, &dom);
         const struct ps_py_loader *l;
-        if (t && (l = hook_mark_apply(py, t, &configured))) {
-            if (seed_add(seeds, t, l->number) < 0)
+        if (hook_mark(scope, i, &dom, &mk) && (l = hook_mark_apply(py, &mk, &configured))) {
+            if (seed_add(seeds, &mk, l->number) < 0)
                 return -ENOMEM;
             if (l->num_workers <= 0)   /* no worker to start: its first fetch is a fetch like the others */
                 continue;
@@ -209,23 +182,23 @@ static int read_loaders(const struct ps_report *r, const struct ps_view *scope, 
     return configured;
 }
 
-/* One hook mark `t` of process `pid` seen by read_workers. 0 or -ENOMEM. */
-static int worker_mark(const struct ps_report *r, struct ps_pytorch *py, const char *t, uint32_t pid, int configured,
-                       const struct iter_seeds *seeds)
+/* One hook mark of process `pid` seen by read_workers. 0 or -ENOMEM. */
+static int worker_mark(const struct ps_report *r, struct ps_pytorch *py, const struct ps_hook_mark *mk, uint32_t pid,
+                       int configured, const struct iter_seeds *seeds)
 {
     const struct ps_model *m = r->m;
-    if (!strncmp(t, "python hook ", 12)) {
+    if (mk->kind == PS_HOOK_MARK_HOOK) {
         if (py->hooked++ == 0 && !configured)
-            hook_config(py, t);
+            hook_config(py, mk);
         return 0;
     }
-    if (strncmp(t, "DataLoader worker ", 18))
+    if (mk->kind != PS_HOOK_MARK_WORKER)
         return 0;
     const struct ps_process *p = process(m, pid);
     /* another process's worker (one trace, several ranks): training_pid names the process that made its iterator,
      * whatever the start method (a forkserver worker's parent is the fork server); traces of hooks that wrote no
      * training_pid fall back to the parent pid */
-    int32_t training = kv_int(t, "training_pid");
+    int32_t training = mark_i32(mk, "training_pid");
     if (r->scoped && training > 0 && (uint32_t)training != r->pid)
         return 0;
     if (r->scoped && training <= 0 && p && p->ppid && p->ppid != r->pid && process(m, p->ppid))
@@ -238,8 +211,9 @@ static int worker_mark(const struct ps_report *r, struct ps_pytorch *py, const c
         return -ENOMEM;
     py->workers = w;
     w = &w[py->nworkers++];
-    int32_t loader = kv_int(t, "loader");
-    *w = (struct ps_py_worker){ .pid = pid, .id = kv_int(t, "id"), .loader = loader >= 0 ? loader : seed_loader(seeds, t),
+    int32_t loader = mark_i32(mk, "loader");
+    *w = (struct ps_py_worker){ .pid = pid, .id = mark_i32(mk, "id"),
+                                .loader = loader >= 0 ? loader : seed_loader(seeds, mk),
                                 .cpu_ns = p ? p->cpu_ns : -1,
                                 .life_ns = p && p->cpu_ns >= 0 ? p->last_sample_ns - p->first_sample_ns : -1 };
     return 0;
@@ -253,14 +227,15 @@ static int read_workers(const struct ps_report *r, const struct ps_view *all, st
 {
     const struct ps_model *m = all->m;
     uint32_t dom = PS_NONE;
+    struct ps_hook_mark mk;
     for (size_t i = 0, n = ranges_before(r); i < n; i++) {
-        const char *t = range_hook_mark(m, &m->ranges.v[i], &dom);
-        if (t && worker_mark(r, py, t, pid_of(m, m->ranges.v[i].thread), configured, seeds) < 0)
+        if (ps_hook_mark_of(m, &m->ranges.v[i], &dom, &mk) == 0 &&
+            worker_mark(r, py, &mk, pid_of(m, m->ranges.v[i].thread), configured, seeds) < 0)
             return -ENOMEM;
     }
     for (size_t i = 0; i < all->nranges; i++) {
-        const char *t = hook_mark(all, i, &dom);
-        if (t && worker_mark(r, py, t, pid_of(m, ps_view_range(all, i)->thread), configured, seeds) < 0)
+        if (hook_mark(all, i, &dom, &mk) &&
+            worker_mark(r, py, &mk, pid_of(m, ps_view_range(all, i)->thread), configured, seeds) < 0)
             return -ENOMEM;
     }
     return 0;

@@ -203,26 +203,13 @@ out:
 
 /* ---- host: the Python hook's collective ranges (docs/python.md) ---- */
 
-/* The integer after " key=" in a mark's text ("collective id=3 bytes=4096 ..."), -1 when absent. */
-static int64_t mark_int(const char *text, const char *key)
-{
-    size_t kl = strlen(key);
-    for (const char *p = text; (p = strstr(p, key)); p += kl) {
-        if (p == text || p[-1] != ' ' || p[kl] != '=')
-            continue;
-        char *end;
-        long long v = strtoll(p + kl + 1, &end, 10);
-        return end != p + kl + 1 && (*end == ' ' || !*end) && v >= 0 ? (int64_t)v : -1;
-    }
-    return -1;
-}
-
 struct host_pass {
     int64_t *mark_bytes;        /* per thread: the bytes of its latest `collective` mark, -1 none */
     size_t *open_row;           /* per thread: the row of the collective range it is inside, SIZE_MAX none */
     int64_t *open_end;
     int64_t ddp_bytes;          /* the `DDP` marks' gradient_bytes (one value), -1 unknown or several */
     int ddp_marks;
+    uint32_t dom;               /* the hook's NVTX domain's string id once seen (ps_hook_mark_of) */
 };
 
 /* One host range of the analysed process, in start order. */
@@ -231,11 +218,14 @@ static int host_range(struct ps_rank_file *f, struct host_pass *p, struct ps_nam
 {
     const char *text = ps_model_str(m, g->name);
     uint32_t t = g->thread;
-    if (g->kind == PS_RANGE_NVTX_MARK) {
-        if (t != PS_NONE && strncmp(text, "collective ", 11) == 0)
-            p->mark_bytes[t] = mark_int(text, "bytes");
-        if (strncmp(text, "DDP ", 4) == 0) {
-            int64_t b = mark_int(text, "gradient_bytes");
+    if (g->kind == PS_RANGE_NVTX_MARK) {   /* the hook's `collective` and `DDP` marks (hook_marks.c) */
+        struct ps_hook_mark mk;
+        if (ps_hook_mark_of(m, g, &p->dom, &mk) < 0)
+            return 0;
+        if (t != PS_NONE && mk.kind == PS_HOOK_MARK_COLLECTIVE)
+            p->mark_bytes[t] = ps_hook_mark_int_or(&mk, "bytes", 0, INT64_MAX, -1);
+        if (mk.kind == PS_HOOK_MARK_DDP) {
+            int64_t b = ps_hook_mark_int_or(&mk, "gradient_bytes", 0, INT64_MAX, -1);
             p->ddp_bytes = p->ddp_marks++ == 0 || b == p->ddp_bytes ? b : -1;
         }
         return 0;
@@ -278,7 +268,7 @@ static int host_collectives(struct ps_rank_file *f, const struct ps_report *r, s
     size_t nt = m->threads.n + 1;
     struct host_pass p = { .mark_bytes = malloc(nt * sizeof *p.mark_bytes),
                            .open_row = malloc(nt * sizeof *p.open_row), .open_end = calloc(nt, sizeof *p.open_end),
-                           .ddp_bytes = -1 };
+                           .ddp_bytes = -1, .dom = PS_NONE };
     struct ps_ivls waits = { 0 };
     int rc = p.mark_bytes && p.open_row && p.open_end ? 0 : -ENOMEM;
     for (size_t i = 0; i < nt && rc == 0; i++) {

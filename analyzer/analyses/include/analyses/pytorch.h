@@ -12,6 +12,71 @@
 struct ps_report;
 struct ps_view;
 struct ps_names;
+struct ps_model;
+struct ps_range;
+
+/* ---- hook_marks.c: the Python hook's marks, read once for every family (docs/python.md "Marks", "Reading a
+ * mark") ----
+ * A mark's text is `SUBJECT key=value key=value ...`. It comes from the trace file, which is untrusted: nothing
+ * here reads past the text's NUL or past PS_HOOK_MARK_MAX + 1 bytes of it, and a value the grammar does not allow
+ * is an error, never a guess. Results follow the project's convention: 0, or -ENOENT (the key, or the mark, is
+ * absent) or -EINVAL (malformed or out of the asked range); an error leaves no value in the out-parameters
+ * (string buffers get ""). Texts are not copied: a struct ps_hook_mark points into the caller's text, which must
+ * outlive it. */
+enum ps_hook_mark_kind {           /* the SUBJECT, as python/perfscope_hook writes it */
+    PS_HOOK_MARK_NONE = 0,
+    PS_HOOK_MARK_HOOK,             /* "python hook": the hook installed itself in this process */
+    PS_HOOK_MARK_LOADER,           /* "DataLoader#N": an iterator made (N in ps_hook_mark.loader) */
+    PS_HOOK_MARK_EPOCH,            /* "DataLoader epoch" */
+    PS_HOOK_MARK_WORKER,           /* "DataLoader worker" */
+    PS_HOOK_MARK_DISTRIBUTED,      /* "distributed": init_process_group returned */
+    PS_HOOK_MARK_PROCESS_GROUP,    /* "process group" */
+    PS_HOOK_MARK_COLLECTIVE,       /* "collective": before each collective range */
+    PS_HOOK_MARK_DDP,              /* "DDP": a DistributedDataParallel made */
+    PS_HOOK_MARK_CUDA_MEMORY,      /* "cuda memory": the caching allocator at a step boundary */
+};
+
+/* The probe records at most PROBE_MSG_MAX - 1 = 4095 bytes of a mark's text and cuts a longer one there, backing
+ * up over a UTF-8 character it would split (probe/probe.h, probe/probe_strings.c utf8_cut): a longer text is not
+ * the hook's, and one of PS_HOOK_MARK_CUT bytes or more may have lost its end. */
+#define PS_HOOK_MARK_MAX 4095
+#define PS_HOOK_MARK_CUT (PS_HOOK_MARK_MAX - 3)
+
+struct ps_hook_mark {
+    enum ps_hook_mark_kind kind;
+    int32_t loader;                /* DataLoader#N: N (0 .. INT32_MAX); -1 for the other kinds */
+    const char *keys;              /* the text after the subject (points into the text; "" when none) */
+    size_t nkeys;                  /* bytes of keys */
+    int cut;                       /* 1: the text may have been cut by the probe: its last pair is refused */
+};
+
+/* Which of the hook's marks `text` is: 0 and *mk filled; -ENOENT when text is NULL or its subject is none of the
+ * hook's (the subject is matched whole: followed by a space or the end); -EINVAL for "DataLoader#" without a
+ * number in 0 .. INT32_MAX right after it, or a text longer than PS_HOOK_MARK_MAX bytes. */
+int ps_hook_mark_parse(const char *text, struct ps_hook_mark *mk);
+
+/* ps_hook_mark_parse of range g's text when g is an NVTX mark in the hook's domain (PS_PYTHON_HOOK_DOMAIN),
+ * else -ENOENT. *dom caches the domain's string id across calls: start it at PS_NONE. */
+int ps_hook_mark_of(const struct ps_model *m, const struct ps_range *g, uint32_t *dom, struct ps_hook_mark *mk);
+
+/* The value of `key` (one of [a-z_]+, at most 64 bytes; else -EINVAL) as bytes: *value points into the mark's
+ * text, *len > 0, not NUL-terminated, not necessarily UTF-8. A key matches a pair's whole key only (`rank` is
+ * neither `world_rank` nor `rank_x`), and only after the subject. -ENOENT: no pair has the key. -EINVAL: the
+ * key is written twice (whatever the values), without `=`, with an empty value or a value holding `=`, or its
+ * pair is the last one of a text the probe may have cut. */
+int ps_hook_mark_value(const struct ps_hook_mark *mk, const char *key, const char **value, size_t *len);
+/* An integer value: an optional '-' and decimal digits, nothing else (no '+', no space, no hex), in [min, max]
+ * (else -EINVAL, as for a value beyond int64_t: never clamped) into *out. */
+int ps_hook_mark_int(const struct ps_hook_mark *mk, const char *key, int64_t min, int64_t max, int64_t *out);
+/* ps_hook_mark_int's value, or `unknown` on any error (absent and malformed alike): for fields whose unknown is
+ * a sentinel such as -1. */
+int64_t ps_hook_mark_int_or(const struct ps_hook_mark *mk, const char *key, int64_t min, int64_t max,
+                            int64_t unknown);
+/* A flag: the hook writes a bool as `0` or `1`; any other value is -EINVAL. *out gets 0 or 1. */
+int ps_hook_mark_flag(const struct ps_hook_mark *mk, const char *key, int *out);
+/* A text value copied into out[0..cap) with its NUL; -ENOSPC (out "") when it needs more than cap - 1 bytes:
+ * never cut. The bytes are the trace's (renderers replace invalid UTF-8). cap == 0: -EINVAL. */
+int ps_hook_mark_str(const struct ps_hook_mark *mk, const char *key, char *out, size_t cap);
 
 struct ps_py_loader {              /* a torch DataLoader of the step process, from the hook's "DataLoader#N" marks */
     int32_t number;                /* N */
