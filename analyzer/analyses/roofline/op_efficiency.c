@@ -11,7 +11,7 @@
 #include "analyses/report.h"
 #include "analyses/roofline.h"
 #include "model/model.h"
-#include "op_efficiency.h"
+#include "roofline_impl.h"
 
 void ps_op_efficiency_free(struct ps_op_efficiency *e)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analyses/roofline.h"
-#include "op_efficiency.h"
+#include "roofline_impl.h"
 
 #define BELOW_PCT 50.0             /* a matrix op under this % of its roofline is far below it */
 

@@ -10,8 +10,8 @@
  *   op_efficiency.c           the section: ps_op_efficiency_compute          op_efficiency_findings, roofline,
  *                                                                            gpu_peaks
  *   op_efficiency_steps.c     per-step MFU: ps_op_efficiency_steps_compute   gpu_peaks, op_perf */
-#ifndef PS_OP_EFFICIENCY_H
-#define PS_OP_EFFICIENCY_H
+#ifndef PS_ROOFLINE_IMPL_H
+#define PS_ROOFLINE_IMPL_H
 
 #include "analyses/report.h"
 
