@@ -37,6 +37,7 @@ OUTSIDE = {"tests", "fuzz", "bench", "build", "docs", "packaging", "scripts"}
 RENDER_MAY_CALL = {
     "ps_report_name", "ps_report_message", "ps_report_meta_entry", "ps_copy_kind_name", "ps_mem_kind_name",
     "ps_copy_src_mem_name", "ps_names_base_len", "ps_report_opts_default",
+    "ps_op_params_short",   # an operator's parameters as short text (analyses/roofline.h)
 }
 # `perfscope top` (tui/) also builds the report of its window and frees it.
 TOP_MAY_CALL = {"ps_ranks_report_compute_view", "ps_report_fini"}

@@ -11,7 +11,8 @@ void ps_ivls_fini(struct ps_ivls *a)
     *a = (struct ps_ivls){ 0 };
 }
 
-int ps_ivls_reserve(struct ps_ivls *a, size_t n)
+/* Make room for n intervals in all (one allocation instead of repeated growth). Returns 0 or -ENOMEM. */
+static int reserve(struct ps_ivls *a, size_t n)
 {
     if (n <= a->cap)
         return 0;
@@ -32,7 +33,7 @@ int ps_ivls_push(struct ps_ivls *a, int64_t s, int64_t e)
             a->v[a->n - 1].e = e;
         return 0;
     }
-    if (a->n == a->cap && ps_ivls_reserve(a, a->cap ? a->cap * 2 : 64) < 0)
+    if (a->n == a->cap && reserve(a, a->cap ? a->cap * 2 : 64) < 0)
         return -ENOMEM;
     a->v[a->n++] = (struct ps_ivl){ s, e };
     return 0;

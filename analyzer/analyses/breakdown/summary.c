@@ -304,15 +304,6 @@ int ps_summary_devices_compute(struct ps_report *r, const struct ps_view *v)
     return device_totals(r, v);
 }
 
-int ps_summary_compute(struct ps_report *r, const struct ps_view *v)
-{
-    struct ps_summary_tables t;
-    int rc = device_totals(r, v);
-    if (rc == 0 && (rc = ps_summary_tables_compute(&t, v)) == 0)
-        ps_summary_tables_give(r, &t);
-    return rc;
-}
-
 struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)
 {
     for (size_t i = 0; i < r->ndevs; i++)

@@ -484,13 +484,6 @@ int ps_memory_build(const struct ps_model *m, int64_t origin_ns, struct ps_memor
 
 /* The memory warnings (OOM risk, fragmentation, leak) join the report's recommendations after the verdict's fix and
  * the costliest time findings, while there is room: every format lists them with the rest. */
-int ps_memory_compute(struct ps_report *r)
-{
-    struct ps_memory *mem = NULL;
-    int rc = ps_memory_build(r->m, r->run_start_ns, &mem);
-    return rc < 0 ? rc : ps_memory_give(r, mem);
-}
-
 int ps_memory_give(struct ps_report *r, struct ps_memory *mem)
 {
     ps_memory_free(r->mem);

@@ -24,12 +24,9 @@ int ps_memory_ops(struct ps_memory *mem, const struct ps_model *m, const size_t 
  * Kineto traces, else from origin_ns. 0 or -ENOMEM. */
 int ps_memory_build(const struct ps_model *m, int64_t origin_ns, struct ps_memory **out);
 
-/* memory.c: the report's memory view (r->mem; NULL when the trace has no memory record): ps_memory_build over
- * r's model, times from r->run_start_ns where the trace has no origin of its own. 0 or -ENOMEM. */
 struct ps_report;
-int ps_memory_compute(struct ps_report *r);
-/* memory.c: what ps_memory_compute does with a view ps_memory_build made (maybe on another thread): r->mem = mem
- * (r owns it now) and its warnings among r's recommendations. 0. */
+/* memory.c: the report's memory view from what ps_memory_build made (maybe on another thread; NULL when the trace
+ * has no memory record): r->mem = mem (r owns it now) and its warnings among r's recommendations. 0. */
 int ps_memory_give(struct ps_report *r, struct ps_memory *mem);
 void ps_memory_free(struct ps_memory *mem);   /* NULL is a no-op */
 

@@ -18,7 +18,9 @@
 
 const char *const ps_rank_source_name[] = { "metadata", "process_info", "file_name", "order" };
 
-int32_t ps_rank_from_file_name(const char *path)
+/* The rank in a file name as `record -o run.%r.sqlite` writes it: the last run of decimal digits in the base name
+ * that has '.', '_', '-' or the name's start on its left and '.', '_', '-' or the end on its right; -1 when none. */
+static int32_t rank_from_file_name(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -316,9 +318,19 @@ static void rank_of(struct ps_rank_file *f, const struct ps_report *r)
     } else if (proc_rank >= 0) {
         f->rank = proc_rank;
         f->rank_source = PS_RANK_FROM_PROCESSES;
-    } else if ((f->rank = ps_rank_from_file_name(f->path)) >= 0) {
+    } else if ((f->rank = rank_from_file_name(f->path)) >= 0) {
         f->rank_source = PS_RANK_FROM_FILE_NAME;
     }
+}
+
+/* qsort order of collective rows: total_ns descending, then name, then bytes. */
+static int collective_cmp(const void *a, const void *b)
+{
+    const struct ps_collective_stat *x = a, *y = b;
+    if (x->total_ns != y->total_ns)
+        return (x->total_ns < y->total_ns) - (x->total_ns > y->total_ns);
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->bytes > y->bytes) - (x->bytes < y->bytes);
 }
 
 int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names)
@@ -346,17 +358,8 @@ int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names)
     if (rc == 0)   /* with communication kernels the host calls are their launches: the kernels are the table */
         rc = host_collectives(f, r, names, f->ncollectives == 0);
     if (rc == 0 && f->ncollectives > 1)
-        qsort(f->collectives, f->ncollectives, sizeof *f->collectives, ps_collective_cmp);
+        qsort(f->collectives, f->ncollectives, sizeof *f->collectives, collective_cmp);
     return rc;
-}
-
-int ps_collective_cmp(const void *a, const void *b)
-{
-    const struct ps_collective_stat *x = a, *y = b;
-    if (x->total_ns != y->total_ns)
-        return (x->total_ns < y->total_ns) - (x->total_ns > y->total_ns);
-    int c = strcmp(x->name, y->name);
-    return c ? c : (x->bytes > y->bytes) - (x->bytes < y->bytes);
 }
 
 void ps_rank_file_fini(struct ps_rank_file *f)

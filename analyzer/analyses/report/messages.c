@@ -13,7 +13,8 @@
 #include "model/model.h"
 #include "model/view.h"
 
-const char *ps_signal_name(long sig)
+/* "SIGKILL", ...; "signal" for another Linux signal (1..64), "unknown signal" outside. */
+static const char *signal_name(long sig)
 {
     if (sig < 1 || sig > 64)
         return "unknown signal";
@@ -70,7 +71,7 @@ static void run_facts(struct ps_report *r)
     else if (st.sig_out_of_range)
         snprintf(f->exit_status, sizeof f->exit_status, "killed by unknown signal %ld", st.sig);
     else if (st.sig_known && st.sig != 0)
-        snprintf(f->exit_status, sizeof f->exit_status, "killed by signal %ld (%s)", st.sig, ps_signal_name(st.sig));
+        snprintf(f->exit_status, sizeof f->exit_status, "killed by signal %ld (%s)", st.sig, signal_name(st.sig));
     else if (st.code_known)
         snprintf(f->exit_status, sizeof f->exit_status, "exit code %ld", st.code);
     else
@@ -170,7 +171,7 @@ static int warnings(struct ps_report *r)
         rc |= add(r, PS_MSG_ALERT, "program_killed", "the program was killed by unknown signal %ld.", st.sig);
     else if (st.sig_known && st.sig != 0)
         rc |= add(r, PS_MSG_ALERT, "program_killed", "the program was killed by signal %ld (%s).", st.sig,
-                  ps_signal_name(st.sig));
+                  signal_name(st.sig));
     else if (st.code_known && st.code != 0)
         rc |= add(r, PS_MSG_ALERT, "program_failed", "the program exited with code %ld.", st.code);
     size_t n = m->open_ranges.n;

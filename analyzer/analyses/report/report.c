@@ -23,7 +23,8 @@ static const char *format_name(enum ps_format f)
     return f == PS_FORMAT_NSYS ? "nsys" : f == PS_FORMAT_KINETO ? "kineto" : "perfscope";
 }
 
-int ps_report_trace_fill(struct ps_report *r)
+/* r->trace from the model: its path, format, tables' sizes, host samples, ranges never ended. 0 or -ENOMEM. */
+static int trace_fill(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     struct ps_trace_info *t = &r->trace;
@@ -165,7 +166,7 @@ int ps_report_compute(struct ps_report *r, const struct ps_view *rows, const str
         r->waited = *waited;
     r->all = calloc(1, sizeof *r->all);
     r->scope = calloc(1, sizeof *r->scope);
-    int rc = r->all && r->scope ? ps_report_trace_fill(r) : -ENOMEM;
+    int rc = r->all && r->scope ? trace_fill(r) : -ENOMEM;
     if (rc == 0 && (rc = ps_view_copy(r->all, rows)) == -EINVAL) {
         snprintf(err, errlen, "%s: a retimed view cannot be analysed (the report retimes its own rows under "
                               "--compat tb)", m->path);

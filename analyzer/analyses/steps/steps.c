@@ -178,7 +178,9 @@ static void note_tail(struct ps_report *r, size_t keep, enum ps_tail_rule rule)
     r->tail_first_host_ns = r->steps[keep].host_end_ns - r->steps[keep].host_start_ns;
 }
 
-int ps_steps_windows(struct ps_report *r, const struct ps_view *v)
+/* Extend r->steps to the GPU work launched inside them, over view v, as tb does (docs/report.md); drops trailing
+ * steps without GPU work. 0 or -ENOMEM. */
+static int step_windows(struct ps_report *r, const struct ps_view *v)
 {
     int rc = -ENOMEM;
     int64_t *dev_min = malloc(r->nsteps * sizeof *dev_min), *dev_max = malloc(r->nsteps * sizeof *dev_max);
@@ -254,7 +256,10 @@ static void drop_cut_profiler_step(struct ps_report *r, const struct ps_view *v)
     }
 }
 
-int ps_steps_find(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
+/* The steps of view v (one process's view, or the whole trace when no process holds a step range): the thread
+ * holding most step ranges, tb step windows (docs/report.md "Steps"); one whole-run window without steps. Steps are
+ * not inferred here: see want_inference. */
+static int find_steps(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
     int rc = -ENOMEM;
     uint32_t *idx = malloc((v->nranges + 1) * sizeof *idx);
@@ -304,7 +309,7 @@ int ps_steps_find(struct ps_report *r, const struct ps_view *v, struct ps_names 
     r->last_host_step_start_ns = v->m->ranges.v[r->steps[r->nsteps - 1].range].start_ns;   /* the model's: exact */
     rc = 0;
     if (r->has_gpu)
-        rc = ps_steps_windows(r, v);
+        rc = step_windows(r, v);
     else
         drop_cut_profiler_step(r, v);
 out:
@@ -312,7 +317,9 @@ out:
     return rc;
 }
 
-int ps_steps_want_inference(const struct ps_report *r)
+/* 1 when the steps find_steps left should be replaced by inferred ones if a period is found (--steps auto without
+ * step ranges, --steps infer), on a trace with GPU operations. */
+static int want_inference(const struct ps_report *r)
 {
     return r->has_gpu && (r->opts.steps_mode == PS_STEPS_INFER || (r->whole_run && r->opts.steps_mode == PS_STEPS_AUTO));
 }
@@ -376,7 +383,7 @@ static int infer_steps(struct ps_report *r, int tb_times, int64_t *tb_base, stru
         if ((rc = steps_view(r->scope, tb_times, tb_base, sv)) < 0)
             goto out;
     }
-    rc = ps_steps_windows(r, sv);
+    rc = step_windows(r, sv);
 out:
     ps_view_fini(&whole);
     return rc;
@@ -389,7 +396,7 @@ int ps_steps_compute(struct ps_report *r, struct ps_names *names, struct ps_view
     if (tb_times)
         tb_base = ps_report_kineto_base_ns(r);
     int rc = steps_view(r->scope, tb_times, &tb_base, sv);
-    if (rc == 0 && (rc = ps_steps_find(r, sv, names)) == 0 && ps_steps_want_inference(r))
+    if (rc == 0 && (rc = find_steps(r, sv, names)) == 0 && want_inference(r))
         rc = infer_steps(r, tb_times, &tb_base, sv);
     if (rc == 0) {
         ps_warmup_skip(r);   /* --skip-steps: before every average */

@@ -122,8 +122,6 @@ struct ps_ivls {
 
 /* Free the storage (the struct itself is caller-owned) and leave an empty set. */
 void ps_ivls_fini(struct ps_ivls *a);
-/* Make room for n intervals in all (one allocation instead of repeated growth). Returns 0 or -ENOMEM. */
-int ps_ivls_reserve(struct ps_ivls *a, size_t n);
 /* Add [s, e) to the set; empty or reversed intervals are ignored. An interval starting inside the last one
  * is merged into it at once, so sets built in start order stay small. Returns 0 or -ENOMEM. */
 int ps_ivls_push(struct ps_ivls *a, int64_t s, int64_t e);

@@ -65,8 +65,6 @@ int ps_hta_compute(struct ps_report *r, const struct ps_view *v, struct ps_names
 /* tracelens.c: TraceLens' GPU timeline of v (linked events, devices merged; recompute split), perfscope's
  * per-device view. */
 int ps_tracelens_compute(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
-/* summary.c: kernel and copy summaries, per-device totals (ps_summary_devices_compute, then the tables). */
-int ps_summary_compute(struct ps_report *r, const struct ps_view *v);
 /* summary.c: the per-device totals alone (r->devs). */
 int ps_summary_devices_compute(struct ps_report *r, const struct ps_view *v);
 /* summary.c: the kernel and copy tables of v apart from any report, so that another thread may make them while

@@ -71,7 +71,7 @@ struct ps_rank_file {
                                  * ranks are processes of one trace, process_ranks.c; else 0) */
     double comm_comp_overlap;   /* HTA, 0..1; NAN when the rank ran no communication kernel */
     int recording_complete;     /* ps_report_recording_complete */
-    struct ps_collective_stat *collectives;   /* by total_ns, descending (ps_collective_cmp) */
+    struct ps_collective_stat *collectives;   /* by total_ns descending, then name, then bytes */
     size_t ncollectives;
     /* distributed (rank_summary.c, docs/distributed.md) */
     size_t capcollectives;      /* allocated rows */
@@ -147,12 +147,6 @@ void ps_rank_file_fini(struct ps_rank_file *f);
  * (all-reduce 2(n-1)/n, all-gather / reduce-scatter (n-1)/n, broadcast / reduce / send / recv 1), both in GB/s
  * (bytes per ns); NAN when the size is unknown (busbw: also when the world size or the operation is). */
 void ps_collective_bandwidth(const struct ps_collective_stat *c, int32_t world_size, double *algbw, double *busbw);
-/* qsort order of collective rows: total_ns descending, then name, then bytes. */
-int ps_collective_cmp(const void *a, const void *b);
-
-/* The rank in a file name as `record -o run.%r.sqlite` writes it: the last run of decimal digits in the base name
- * that has '.', '_', '-' or the name's start on its left and '.', '_', '-' or the end on its right; -1 when none. */
-int32_t ps_rank_from_file_name(const char *path);
 
 /* ---- the report with its rank analyses (process_ranks.c): the entry point of `perfscope report`, `diff`, `top` ---- */
 

@@ -253,12 +253,7 @@ void ps_report_fini(struct ps_report *r);
 
 /* The message with `code`, NULL when the report has none (messages.c). */
 const struct ps_message *ps_report_message(const struct ps_report *r, const char *code);
-/* "SIGKILL", ...; "signal" for another Linux signal (1..64), "unknown signal" outside (messages.c). */
-const char *ps_signal_name(long sig);
 
-/* r->trace from the model (report.c): its path, format, tables' sizes, host samples, ranges never ended.
- * 0 or -ENOMEM. */
-int ps_report_trace_fill(struct ps_report *r);
 /* messages.c (last): run facts, warnings, notes; ps_messages_fini frees them. */
 int ps_messages_compute(struct ps_report *r);
 void ps_messages_fini(struct ps_report *r);

@@ -48,8 +48,8 @@ struct ps_warmup_stat {
 /* ---- the steps of a report (steps.c) ---- */
 
 /* steps.c: the steps of r->scope, the analysed process's rows (the whole of r->all when no process holds a step
- * range), in one order: found from step ranges (ps_steps_find), else or also inferred from the repeating GPU work
- * (--steps; inference may name another process: r->scope and r->pid follow it), their windows (ps_steps_windows),
+ * range), in one order: found from step ranges, else or also inferred from the repeating GPU work
+ * (--steps; inference may name another process: r->scope and r->pid follow it), their windows as tb makes them,
  * the leading steps --skip-steps leaves out, and whether the first step kept is an outlier (r->warmup). *sv gets
  * the rows the steps' breakdown reads: r->scope's, with tb's rounded times under --compat tb on Kineto traces
  * (the caller finis it, also on failure). 0 or -ENOMEM. */
@@ -60,21 +60,11 @@ int ps_steps_compute(struct ps_report *r, struct ps_names *names, struct ps_view
 /* steps.c: the process holding the most host step ranges in v (the lowest pid on a tie; PS_NONE when none), and
  * how many step ranges v holds in all. */
 int ps_steps_pick_process(const struct ps_view *v, struct ps_names *names, uint32_t *pid, size_t *found);
-/* steps.c: the steps of view v (one process's view, or the whole trace when no process holds a step range): the
- * thread holding most step ranges, tb step windows (docs/report.md "Steps"); one whole-run window without steps. Steps
- * are not inferred here: see ps_steps_want_inference. */
-int ps_steps_find(struct ps_report *r, const struct ps_view *v, struct ps_names *names);
-/* steps.c: 1 when the steps ps_steps_find left should be replaced by inferred ones if a period is found (--steps
- * auto without step ranges, --steps infer), on a trace with GPU operations. */
-int ps_steps_want_inference(const struct ps_report *r);
 /* steps_infer.c: steps from the period of the busiest stream's kernel sequence in view v (docs/report.md "Steps", no
  * markers): replaces r->steps, sets r->steps_inferred and the process they belong to (r->scoped, r->pid: the
- * caller then gives ps_steps_windows that process's view), or leaves them and says why in r->steps_note. 0 or
+ * steps then get their windows over that process's view), or leaves them and says why in r->steps_note. 0 or
  * -ENOMEM. */
 int ps_steps_infer(struct ps_report *r, const struct ps_view *v);
-/* steps.c: extend r->steps to the GPU work launched inside them, over view v, as tb does (docs/report.md); drops
- * trailing steps without GPU work. 0 or -ENOMEM. */
-int ps_steps_windows(struct ps_report *r, const struct ps_view *v);
 
 /* ---- warm-up (warmup.c) ---- */
 
