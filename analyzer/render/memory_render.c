@@ -287,11 +287,10 @@ static void diff_line(FILE *f, const struct ps_diff_memory *m, int md)
         fprintf(f, "| %s | %s | %s | ", m->label, b, a);   /* the change column follows */
     else
         fprintf(f, "  %s: peak allocated %s -> %s", m->label, b, a);
-    if (m->before_peak >= 0 && m->after_peak >= 0)
-    {
+    if (m->has_delta) {
         char delta[32];
-        mib_or_na(delta, sizeof delta, m->after_peak - m->before_peak);
-        fprintf(f, md ? "%s%s" : " (%s%s)", m->after_peak >= m->before_peak ? "+" : "", delta);
+        mib_or_na(delta, sizeof delta, m->delta_bytes);
+        fprintf(f, md ? "%s%s" : " (%s%s)", m->delta_bytes >= 0 ? "+" : "", delta);
     }
     if (md)
         fprintf(f, " | %s | %s |\n", rb, ra);
@@ -330,8 +329,8 @@ void ps_render_memory_diff_json(struct ps_jw *w, const struct ps_diff *d)
         ps_jw_kstr(w, "label", m->label);
         ps_jw_kint_or_null(w, "before_peak_allocated_bytes", m->before_peak);
         ps_jw_kint_or_null(w, "after_peak_allocated_bytes", m->after_peak);
-        if (m->before_peak >= 0 && m->after_peak >= 0)
-            ps_jw_kint(w, "delta_bytes", m->after_peak - m->before_peak);
+        if (m->has_delta)
+            ps_jw_kint(w, "delta_bytes", m->delta_bytes);
         else
             ps_jw_knull(w, "delta_bytes");
         ps_jw_kint_or_null(w, "before_peak_reserved_bytes", m->before_reserved);

@@ -305,9 +305,7 @@ static int comm_sections(FILE *f, const struct ps_multirank *mr)
                     (long long)c->count, MS(c->total_ns), MS(c->exposed_ns));
             ps_html_share_td(f, c->exposed_ns, c->total_ns);
             c->bytes >= 0 ? fprintf(f, "<td class=\"n\">%lld</td>", (long long)c->bytes) : fputs("<td>-</td>", f);
-            double alg, bus;
-            ps_collective_bandwidth(c, r->world_size, &alg, &bus);
-            isnan(alg) ? fputs("<td>-</td>", f) : fprintf(f, "<td class=\"n\">%.3f</td>", alg);
+            isnan(c->algbw_gbps) ? fputs("<td>-</td>", f) : fprintf(f, "<td class=\"n\">%.3f</td>", c->algbw_gbps);
             fputs("<td class=\"name\">", f);
             ps_html_name(f, c->name);
             fputs("</td></tr>\n", f);

@@ -123,10 +123,8 @@ void ps_render_ranks_text_body(FILE *f, const struct ps_multirank *mr, const cha
             if (c->bytes >= 0)
                 snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes);
             char bw[24] = "-";
-            double alg, bus;
-            ps_collective_bandwidth(c, r->world_size, &alg, &bus);
-            if (!isnan(alg))
-                snprintf(bw, sizeof bw, "%.3f", alg);
+            if (!isnan(c->algbw_gbps))
+                snprintf(bw, sizeof bw, "%.3f", c->algbw_gbps);
             fprintf(f, "%-*s %7lld %10.3f %10.3f %7.1f%% %12s %8s", rw, lab, (long long)c->count, MS(c->total_ns),
                     MS(c->exposed_ns), c->total_ns > 0 ? 100.0 * (double)c->exposed_ns / (double)c->total_ns : 0.0,
                     bytes, bw);
@@ -247,12 +245,10 @@ void ps_render_ranks_json_body(struct ps_jw *w, const struct ps_multirank *mr)
             ps_jw_kint(w, "total_ns", c->total_ns);
             ps_jw_kint(w, "exposed_ns", c->exposed_ns);
             ps_jw_kint_or_null(w, "bytes", c->bytes);
-            double alg, bus;
-            ps_collective_bandwidth(c, r->world_size, &alg, &bus);
             ps_jw_kbool(w, "host", c->host);
             ps_jw_kint(w, "wait_ns", c->wait_ns);
-            ps_jw_kdouble(w, "algbw_gbps", alg);
-            ps_jw_kdouble(w, "busbw_gbps", bus);
+            ps_jw_kdouble(w, "algbw_gbps", c->algbw_gbps);
+            ps_jw_kdouble(w, "busbw_gbps", c->busbw_gbps);
             ps_jw_map_close(w);
         }
     }
@@ -347,10 +343,8 @@ int ps_render_ranks_md_body(FILE *f, const struct ps_multirank *mr, const char *
             if (c->bytes >= 0)
                 snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes);
             char bw[24] = "-";
-            double alg, bus;
-            ps_collective_bandwidth(c, r->world_size, &alg, &bus);
-            if (!isnan(alg))
-                snprintf(bw, sizeof bw, "%.3f", alg);
+            if (!isnan(c->algbw_gbps))
+                snprintf(bw, sizeof bw, "%.3f", c->algbw_gbps);
             fprintf(f, "| %s | %lld | %.3f | %.3f | %.1f | %s | %s | ", lab, (long long)c->count, MS(c->total_ns),
                     MS(c->exposed_ns), c->total_ns > 0 ? 100.0 * (double)c->exposed_ns / (double)c->total_ns : 0.0,
                     bytes, bw);
