@@ -73,7 +73,7 @@ static int host_only(const struct ps_diff *d)
     return !d->before.has_gpu && !d->after.has_gpu;
 }
 
-int ps_render_diff_text(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *f)
+int ps_render_diff_text(FILE *f, const struct ps_diff_input *in, const struct ps_render_opts *o)
 {
     (void)o;   /* no colour, no folding: the rows are tables */
     const struct ps_diff *d = in->diff;
@@ -149,7 +149,7 @@ static void md_cell(FILE *f, const char *s)
         fputs("…", f);
 }
 
-int ps_render_diff_md(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *f)
+int ps_render_diff_md(FILE *f, const struct ps_diff_input *in, const struct ps_render_opts *o)
 {
     (void)o;
     const struct ps_diff *d = in->diff;
@@ -239,7 +239,7 @@ static void json_side(struct ps_jw *w, const char *k, const struct ps_diff_side 
     ps_jw_map_close(w);
 }
 
-int ps_render_diff_json(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *f)
+int ps_render_diff_json(FILE *f, const struct ps_diff_input *in, const struct ps_render_opts *o)
 {
     (void)o;   /* JSON has one layout */
     const struct ps_diff *d = in->diff;

@@ -319,7 +319,7 @@ out:
     return rc;
 }
 
-int ps_render_ranks_html(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *f)
+int ps_render_ranks_html(FILE *f, const struct ps_multirank *mr, const struct ps_render_opts *o)
 {
     (void)o;
     char title[64];

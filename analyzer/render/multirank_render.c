@@ -46,7 +46,7 @@ static void path_cell(FILE *f, size_t cols, const struct ps_rank_file *r)
 /* Laid out to fit 100 columns: one table with the verdict per rank, one with the step average in tb's categories
  * (the rank column as wide as the longest label), paths and kernel names last in full, on a line of their own when
  * the row would be too wide (ps_text_row_name). */
-static void text_tables(const struct ps_multirank *mr, FILE *f)
+static void text_tables(FILE *f, const struct ps_multirank *mr)
 {
     fprintf(f, "perfscope report: %zu rank files\n", mr->nfiles);
     for (size_t i = 0; i < mr->nnotes; i++)
@@ -133,14 +133,14 @@ void ps_render_ranks_text_body(FILE *f, const struct ps_multirank *mr, const cha
     }
 }
 
-int ps_render_ranks_text(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out)
+int ps_render_ranks_text(FILE *out, const struct ps_multirank *mr, const struct ps_render_opts *o)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);   /* laid out first, then folded to 100 columns like the single-file text */
     if (!f)
         return -ENOMEM;
-    text_tables(mr, f);
+    text_tables(f, mr);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || !buf) {
         free(buf);
@@ -190,7 +190,7 @@ static void rank_json(struct ps_jw *w, const struct ps_rank_file *r)
     ps_jw_map_close(w);
 }
 
-int ps_render_ranks_json(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *f)
+int ps_render_ranks_json(FILE *f, const struct ps_multirank *mr, const struct ps_render_opts *o)
 {
     (void)o;   /* JSON has one layout */
     struct ps_jw *w = ps_jw_new(f);
@@ -263,7 +263,7 @@ void ps_render_ranks_json_body(struct ps_jw *w, const struct ps_multirank *mr)
 }
 
 /* The same tables as the text, in GitHub-flavoured Markdown; names from the traces escaped (ps_render_md_name). */
-int ps_render_ranks_md(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *f)
+int ps_render_ranks_md(FILE *f, const struct ps_multirank *mr, const struct ps_render_opts *o)
 {
     (void)o;
     fprintf(f, "## perfscope report: %zu rank files\n\n", mr->nfiles);

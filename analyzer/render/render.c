@@ -132,16 +132,16 @@ size_t ps_render_steps_shown(const struct ps_report *r, unsigned char *shown)
     return count;
 }
 
-int ps_report_write_json(const struct ps_report *r, FILE *out)
+int ps_report_write_json(FILE *out, const struct ps_report *r)
 {
     const struct ps_render_opts o = { 0 };
-    return ps_render_json(r, &o, out);
+    return ps_render_json(out, r, &o);
 }
 
-int ps_report_write_text(const struct ps_report *r, FILE *out)
+int ps_report_write_text(FILE *out, const struct ps_report *r)
 {
     const struct ps_render_opts o = { 0 };
-    return ps_render_text(r, &o, out);
+    return ps_render_text(out, r, &o);
 }
 
 const struct ps_renderer *ps_renderer_find(const char *name)

@@ -391,7 +391,7 @@ static void run_section(FILE *f, const struct ps_report *r)
     fputs(notes ? "</ul>\n</section>\n" : "</section>\n", f);
 }
 
-int ps_render_html(const struct ps_report *r, const struct ps_render_opts *o, FILE *f)
+int ps_render_html(FILE *f, const struct ps_report *r, const struct ps_render_opts *o)
 {
     (void)o;
     page_head(f, r);

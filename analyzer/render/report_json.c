@@ -572,7 +572,7 @@ static void messages(struct ps_jw *w, const struct ps_report *r)
     ps_jw_array_close(w);
 }
 
-int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FILE *f)
+int ps_render_json(FILE *f, const struct ps_report *r, const struct ps_render_opts *o)
 {
     (void)o;   /* JSON has one layout */
     struct ps_jw *w = ps_jw_new(f);

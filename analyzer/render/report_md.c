@@ -282,7 +282,7 @@ static void run_and_notes(FILE *f, const struct ps_report *r)
         fputc('\n', f);
 }
 
-int ps_render_md(const struct ps_report *r, const struct ps_render_opts *o, FILE *f)
+int ps_render_md(FILE *f, const struct ps_report *r, const struct ps_render_opts *o)
 {
     (void)o;
     header(f, r);

@@ -548,7 +548,7 @@ static void gpu_util(FILE *f, const struct ps_report *r)
     }
 }
 
-int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FILE *out)
+int ps_render_text(FILE *out, const struct ps_report *r, const struct ps_render_opts *o)
 {
     char *buf = NULL;
     size_t len = 0;

@@ -34,9 +34,9 @@ struct ps_diff_input {
 struct ps_renderer {
     const char *name;              /* "text", "json", "md", "html" */
     const char *what;              /* one line for --help */
-    int (*report)(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
-    int (*ranks)(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
-    int (*diff)(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *out);
+    int (*report)(FILE *out, const struct ps_report *r, const struct ps_render_opts *o);
+    int (*ranks)(FILE *out, const struct ps_multirank *mr, const struct ps_render_opts *o);
+    int (*diff)(FILE *out, const struct ps_diff_input *in, const struct ps_render_opts *o);
 };
 
 /* The format called `name`, or NULL when there is none. */
@@ -45,23 +45,23 @@ const struct ps_renderer *ps_renderer_find(const char *name);
 const struct ps_renderer *ps_renderer_at(size_t i);
 
 /* The writers of the table, by result and format (report_*.c, multirank_*.c, diff_render.c). */
-int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
-int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
-int ps_render_md(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
-int ps_render_html(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+int ps_render_text(FILE *out, const struct ps_report *r, const struct ps_render_opts *o);
+int ps_render_json(FILE *out, const struct ps_report *r, const struct ps_render_opts *o);
+int ps_render_md(FILE *out, const struct ps_report *r, const struct ps_render_opts *o);
+int ps_render_html(FILE *out, const struct ps_report *r, const struct ps_render_opts *o);
 /* Several rank files (docs/report.md "Several rank files"): the per-rank table, stragglers, communication-
  * computation overlap and collectives; the HTML page as ps_render_html's, a stacked bar per rank file of its
  * average step in the verdict's groups, each chart followed by its numbers as a table. */
-int ps_render_ranks_text(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
-int ps_render_ranks_json(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
-int ps_render_ranks_md(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
-int ps_render_ranks_html(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
+int ps_render_ranks_text(FILE *out, const struct ps_multirank *mr, const struct ps_render_opts *o);
+int ps_render_ranks_json(FILE *out, const struct ps_multirank *mr, const struct ps_render_opts *o);
+int ps_render_ranks_md(FILE *out, const struct ps_multirank *mr, const struct ps_render_opts *o);
+int ps_render_ranks_html(FILE *out, const struct ps_multirank *mr, const struct ps_render_opts *o);
 /* `perfscope diff` (docs/diff.md lists the JSON keys). */
-int ps_render_diff_text(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *out);
-int ps_render_diff_json(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *out);
-int ps_render_diff_md(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *out);
+int ps_render_diff_text(FILE *out, const struct ps_diff_input *in, const struct ps_render_opts *o);
+int ps_render_diff_json(FILE *out, const struct ps_diff_input *in, const struct ps_render_opts *o);
+int ps_render_diff_md(FILE *out, const struct ps_diff_input *in, const struct ps_render_opts *o);
 /* Shorthands with the default layout (no colour, text unfolded): what tests compare wording against. */
-int ps_report_write_json(const struct ps_report *r, FILE *out);
-int ps_report_write_text(const struct ps_report *r, FILE *out);
+int ps_report_write_json(FILE *out, const struct ps_report *r);
+int ps_report_write_text(FILE *out, const struct ps_report *r);
 
 #endif
