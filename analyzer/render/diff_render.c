@@ -21,31 +21,6 @@ static double pct(int64_t part, int64_t whole)
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
 }
 
-static const char *basename_of(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
-/* A change of the average step in words: "36.524 ms faster (-20.6 %)". */
-static void step_change(FILE *f, const struct ps_diff *d)
-{
-    double rel = d->before.avg_ns > 0 ? 100.0 * (double)d->delta_ns / (double)d->before.avg_ns : 0;
-    fprintf(f, "%.3f ms %s (%+.1f %%)", fabs(ms(d->delta_ns)), d->delta_ns <= 0 ? "faster" : "slower", rel);
-}
-
-static void spread(FILE *f, const struct ps_diff *d)
-{
-    if (isnan(d->se_ns))
-        fprintf(f, "step-to-step spread unknown (a run with one step): changes under %.0f %% are not counted",
-                100 * d->min_change);
-    else
-        fprintf(f, "step-to-step spread: sd %.3f ms before, %.3f ms after; the change counts beyond %.3f ms "
-                   "(2 standard errors, at least %.0f %%)",
-                d->before.sd_ns / 1e6, d->after.sd_ns / 1e6,
-                fmax(2 * d->se_ns, d->min_change * (double)d->before.avg_ns) / 1e6, 100 * d->min_change);
-}
-
 /* ---- text ---- */
 
 static void text_name(FILE *f, const char *s, size_t max_chars)
@@ -67,30 +42,24 @@ static void text_name(FILE *f, const char *s, size_t max_chars)
     fputs(buf, f);
 }
 
-/* Neither run holds GPU rows: the Kernel category is both runs' host compute. */
-static int host_only(const struct ps_diff *d)
-{
-    return !d->before.has_gpu && !d->after.has_gpu;
-}
-
 int ps_render_diff_text(FILE *f, const struct ps_diff_input *in, const struct ps_render_opts *o)
 {
     (void)o;   /* no colour, no folding: the rows are tables */
     const struct ps_diff *d = in->diff;
-    fprintf(f, "perfscope diff\n  before: %s (%zu steps)\n  after:  %s (%zu steps)\n\n", basename_of(in->before_path),
-            d->before.nsteps, basename_of(in->after_path), d->after.nsteps);
+    fprintf(f, "perfscope diff\n  before: %s (%zu steps)\n  after:  %s (%zu steps)\n\n", ps_words_basename(in->before_path),
+            d->before.nsteps, ps_words_basename(in->after_path), d->after.nsteps);
     fprintf(f, "Verdict: %s: the average step is ", ps_diff_verdict_name[d->verdict]);
-    step_change(f, d);
+    ps_words_diff_step_change(f, d);
     fprintf(f, ", %.3f -> %.3f ms\n  ", ms(d->before.avg_ns), ms(d->after.avg_ns));
-    spread(f, d);
+    ps_words_diff_spread(f, d);
     fprintf(f, "\nBottleneck: %s (%.1f %%) -> %s (%.1f %%)\n\n",
-            ps_render_bottleneck_name(d->before.bottleneck, d->before.has_gpu), 100 * d->before.share,
-            ps_render_bottleneck_name(d->after.bottleneck, d->after.has_gpu), 100 * d->after.share);
+            ps_words_bottleneck_name(d->before.bottleneck, d->before.has_gpu), 100 * d->before.share,
+            ps_words_bottleneck_name(d->after.bottleneck, d->after.has_gpu), 100 * d->after.share);
     fprintf(f, "%-18s%14s%21s%21s\n", "Average step", "before", "after", "change");
     fprintf(f, "  %-15s %11.3f ms       %11.3f ms       %+11.3f ms\n", "step", ms(d->before.avg_ns),
             ms(d->after.avg_ns), ms(d->delta_ns));
     for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n", ps_render_cat_label(c, !host_only(d)),
+        fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n", ps_words_cat_label(c, !ps_words_diff_host_only(d)),
                 ms(d->before.cat_ns[c]), pct(d->before.cat_ns[c], d->before.avg_ns), ms(d->after.cat_ns[c]),
                 pct(d->after.cat_ns[c], d->after.avg_ns), ms(d->after.cat_ns[c] - d->before.cat_ns[c]));
     fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n", "(of which sync)", ms(d->before.sync_ns),
@@ -155,21 +124,21 @@ int ps_render_diff_md(FILE *f, const struct ps_diff_input *in, const struct ps_r
     const struct ps_diff *d = in->diff;
     fprintf(f, "## perfscope diff: %s\n\n", ps_diff_verdict_name[d->verdict]);
     fprintf(f, "The average step is **");
-    step_change(f, d);
+    ps_words_diff_step_change(f, d);
     fprintf(f, "**: %.3f → %.3f ms (before: `", ms(d->before.avg_ns), ms(d->after.avg_ns));
-    md_cell(f, basename_of(in->before_path));
+    md_cell(f, ps_words_basename(in->before_path));
     fprintf(f, "`, %zu steps; after: `", d->before.nsteps);
-    md_cell(f, basename_of(in->after_path));
+    md_cell(f, ps_words_basename(in->after_path));
     fprintf(f, "`, %zu steps).\n", d->after.nsteps);
-    spread(f, d);
+    ps_words_diff_spread(f, d);
     fprintf(f, ".\n\nBottleneck: **%s** (%.1f %%) → **%s** (%.1f %%)\n\n",
-            ps_render_bottleneck_name(d->before.bottleneck, d->before.has_gpu), 100 * d->before.share,
-            ps_render_bottleneck_name(d->after.bottleneck, d->after.has_gpu), 100 * d->after.share);
+            ps_words_bottleneck_name(d->before.bottleneck, d->before.has_gpu), 100 * d->before.share,
+            ps_words_bottleneck_name(d->after.bottleneck, d->after.has_gpu), 100 * d->after.share);
     fprintf(f, "| category | before ms | before %% | after ms | after %% | change ms |\n|---|---:|---:|---:|---:|---:|\n");
     fprintf(f, "| step | %.3f | 100.0 | %.3f | 100.0 | %+.3f |\n", ms(d->before.avg_ns), ms(d->after.avg_ns),
             ms(d->delta_ns));
     for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, "| %s | %.3f | %.1f | %.3f | %.1f | %+.3f |\n", ps_render_cat_label(c, !host_only(d)),
+        fprintf(f, "| %s | %.3f | %.1f | %.3f | %.1f | %+.3f |\n", ps_words_cat_label(c, !ps_words_diff_host_only(d)),
                 ms(d->before.cat_ns[c]),
                 pct(d->before.cat_ns[c], d->before.avg_ns), ms(d->after.cat_ns[c]),
                 pct(d->after.cat_ns[c], d->after.avg_ns), ms(d->after.cat_ns[c] - d->before.cat_ns[c]));

@@ -64,7 +64,7 @@ static void curve_svg(FILE *f, const struct ps_report *r, const struct ps_mem_de
         s.vmax = (double)d->curve[i].reserved > s.vmax ? (double)d->curve[i].reserved : s.vmax;
     }
     char label[256];
-    ps_render_memory_op_label(r, d, label, sizeof label);
+    ps_words_memory_op_label(label, sizeof label, r, d);
     fprintf(f, "<svg role=\"img\" viewBox=\"0 0 %.0f %.0f\" aria-labelledby=\"mem-%zu-t mem-%zu-d\">\n"
                "<title id=\"mem-%zu-t\">%s memory over time</title>\n<desc id=\"mem-%zu-d\">Allocated memory",
             SVG_W, SVG_H, idx, idx, idx, d->label, idx);
@@ -112,7 +112,7 @@ static void cell_bytes(FILE *f, int64_t b)
 static void device_table(FILE *f, const struct ps_report *r, const struct ps_mem_device *d)
 {
     char label[256];
-    ps_render_memory_op_label(r, d, label, sizeof label);
+    ps_words_memory_op_label(label, sizeof label, r, d);
     fputs("<table>\n<tr><th>", f);
     fputs(d->running_sum ? "peak of the running sum of allocation sizes (memory held before the trace not counted)"
           : d->source == PS_MEMSRC_KINETO ? "peak allocated" : "peak of device-resident allocations", f);
@@ -124,7 +124,7 @@ static void device_table(FILE *f, const struct ps_report *r, const struct ps_mem
     fputs("</tr>\n<tr><th>in operator, step</th><td class=\"name\">", f);
     ps_html_text(f, *label ? label : "unknown", 0);
     fputs(", ", f);
-    ps_html_text(f, ps_render_name(r, d->peak_step, "no step"), 0);
+    ps_html_text(f, ps_words_name(r, d->peak_step, "no step"), 0);
     fputs("</td></tr>\n<tr><th>max reserved</th>", f);
     cell_bytes(f, d->peak_reserved_bytes);
     fputs("</tr>\n<tr><th>capacity</th>", f);

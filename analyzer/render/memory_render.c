@@ -14,19 +14,8 @@
 
 #define MIB (1024.0 * 1024.0)
 
-void ps_render_memory_op_label(const struct ps_report *r, const struct ps_mem_device *d, char *buf, size_t len)
-{
-    const char *op = ps_render_name(r, d->peak_op, NULL);
-    const char *parent = ps_render_name(r, d->peak_op_parent, NULL);
-    if (!op)
-        snprintf(buf, len, "%s", "");
-    else if (parent && strncmp(op, "aten::empty", 11) == 0)
-        snprintf(buf, len, "%s (%s)", parent, op);   /* the plugin's label (run.py get_op_name_or_ctx) */
-    else
-        snprintf(buf, len, "%s", op);
-}
-
-const char *ps_render_memory_peak_kind(const struct ps_mem_device *d)
+/* "allocated" (Kineto totals), "running_sum" (sizes only), "device_resident" (nsys / CUPTI driver allocations). */
+static const char *peak_kind(const struct ps_mem_device *d)
 {
     return d->running_sum ? "running_sum" : d->source == PS_MEMSRC_KINETO ? "allocated" : "device_resident";
 }
@@ -39,7 +28,7 @@ static void json_device(struct ps_jw *w, const struct ps_report *r, const struct
     ps_jw_kint(w, "device_type", d->device_type);
     ps_jw_kstr(w, "label", d->label);
     ps_jw_kstr(w, "source", ps_mem_source_name[d->source]);
-    ps_jw_kstr(w, "peak_kind", ps_render_memory_peak_kind(d));
+    ps_jw_kstr(w, "peak_kind", peak_kind(d));
     ps_jw_kint_or_null(w, "peak_allocated_bytes", d->peak_allocated_bytes);
     ps_jw_kint_or_null(w, "peak_allocated_ns", d->peak_allocated_ns);
     ps_jw_kint_or_null(w, "peak_reserved_bytes", d->peak_reserved_bytes);
@@ -48,14 +37,14 @@ static void json_device(struct ps_jw *w, const struct ps_report *r, const struct
     ps_jw_kint(w, "records", (int64_t)d->records);
     ps_jw_kint(w, "points", (int64_t)d->npoints);
     ps_jw_kint(w, "peak_ties", (int64_t)d->peak_ties);
-    ps_render_memory_op_label(r, d, label, sizeof label);
-    ps_jw_kstr(w, "peak_op", ps_render_name(r, d->peak_op, NULL));
+    ps_words_memory_op_label(label, sizeof label, r, d);
+    ps_jw_kstr(w, "peak_op", ps_words_name(r, d->peak_op, NULL));
     ps_jw_kstr(w, "peak_op_label", *label ? label : NULL);
-    ps_jw_kstr(w, "peak_step", ps_render_name(r, d->peak_step, NULL));
+    ps_jw_kstr(w, "peak_step", ps_words_name(r, d->peak_step, NULL));
     ps_jw_kint(w, "pairs", (int64_t)d->pairs);
     ps_jw_kint(w, "never_freed", (int64_t)d->never_freed);
     ps_jw_kint(w, "never_freed_bytes", d->never_freed_bytes);
-    ps_jw_kstr(w, "never_freed_op", ps_render_name(r, d->never_freed_op, NULL));
+    ps_jw_kstr(w, "never_freed_op", ps_words_name(r, d->never_freed_op, NULL));
     ps_jw_kint(w, "unpaired_frees", (int64_t)d->unpaired_frees);
     ps_jw_kint(w, "overwritten_allocations", (int64_t)d->overwritten);
     ps_jw_kint(w, "fragmentation_events", (int64_t)d->fragmentation_events);
@@ -67,7 +56,7 @@ static void json_device(struct ps_jw *w, const struct ps_report *r, const struct
     ps_jw_array_open(w);
     for (size_t i = 0; i < d->nstep_ends; i++) {
         ps_jw_map_open(w);
-        ps_jw_kstr(w, "step", ps_render_name(r, d->step_ends[i].step, ""));
+        ps_jw_kstr(w, "step", ps_words_name(r, d->step_ends[i].step, ""));
         ps_jw_kint(w, "bytes", d->step_ends[i].allocated);
         ps_jw_map_close(w);
     }
@@ -97,7 +86,7 @@ static void json_ops(struct ps_jw *w, const struct ps_report *r, const struct ps
         ps_jw_map_open(w);
         ps_jw_kint(w, "device", mem->devs[o->device].device);
         ps_jw_kstr(w, "label", mem->devs[o->device].label);
-        ps_jw_kstr(w, "name", ps_render_name(r, o->name, ""));
+        ps_jw_kstr(w, "name", ps_words_name(r, o->name, ""));
         ps_jw_kint(w, "calls", o->calls);
         ps_jw_kint(w, "size_increase_bytes", o->increase);
         ps_jw_kint(w, "self_size_increase_bytes", o->self_increase);
@@ -150,59 +139,14 @@ void ps_render_memory_json(struct ps_jw *w, const struct ps_report *r)
 
 #define TEXT_OPS 10                /* operator rows shown per device */
 
-/* "15.00 GiB", "96.6 MiB", "1.5 KiB", "16 B"; N/A for -1 (unknown). */
-static void mib_or_na(char *buf, size_t len, int64_t b)
+/* Names whole and escaped for the terminal (the text report's device lines). */
+static void text_name(FILE *f, const char *s)
 {
-    double a = (double)(b < 0 ? -b : b);
-    if (b == -1)
-        snprintf(buf, len, "N/A");
-    else if (a >= 1024 * MIB)
-        snprintf(buf, len, "%.2f GiB", (double)b / (1024 * MIB));
-    else if (a >= MIB)
-        snprintf(buf, len, "%.1f MiB", (double)b / MIB);
-    else if (a >= 1024)
-        snprintf(buf, len, "%.1f KiB", (double)b / 1024);
-    else
-        snprintf(buf, len, "%lld B", (long long)b);
+    ps_put_name(f, s, 0);
 }
 
-/* One device's line: "GPU0 (kineto): peak allocated 96.6 MiB (101305344 B) at 4.776 ms in aten::addmm
- * (aten::empty), ProfilerStep#6; max reserved 116.0 MiB; capacity 81079.8 MiB, headroom ...; 218 points, 109
- * pairs, 0 never freed" */
-static void device_line(FILE *f, const struct ps_report *r, const struct ps_mem_device *d, int md)
-{
-    char peak[32], res[32], cap[32], room[32], label[256];
-    mib_or_na(peak, sizeof peak, d->peak_allocated_bytes);
-    mib_or_na(res, sizeof res, d->peak_reserved_bytes);
-    mib_or_na(cap, sizeof cap, d->capacity_bytes);
-    mib_or_na(room, sizeof room, d->capacity_bytes > 0 ? d->headroom_bytes : -1);
-    ps_render_memory_op_label(r, d, label, sizeof label);
-    fprintf(f, "%s%s (%s): %s %s (%lld B)", md ? "- **" : "  ", d->label, ps_mem_source_name[d->source],
-            d->running_sum ? "peak of the running sum of allocation sizes since the trace began (memory held before "
-                             "it not counted)"
-            : d->source == PS_MEMSRC_KINETO ? "peak allocated" : "peak of device-resident allocations",
-            peak, (long long)d->peak_allocated_bytes);
-    if (md)
-        fputs("**", f);
-    if (d->peak_allocated_ns >= 0)
-        fprintf(f, " at %.3f ms", (double)d->peak_allocated_ns / 1e6);
-    if (*label) {
-        fputs(" in ", f);
-        md ? ps_render_md_name(f, label) : ps_put_name(f, label, 0);
-    }
-    const char *step = ps_render_name(r, d->peak_step, NULL);
-    if (step) {
-        fputs(", ", f);
-        md ? ps_render_md_name(f, step) : ps_put_name(f, step, 0);
-    }
-    char lost[32];
-    mib_or_na(lost, sizeof lost, d->never_freed_bytes);
-    fprintf(f, "; max reserved %s; capacity %s, headroom %s; %zu records, %zu curve points, %zu pairs, %zu never "
-               "freed (%s)", res, cap, room, d->records, d->npoints, d->pairs, d->never_freed, lost);
-    if (d->unpaired_frees)
-        fprintf(f, ", %zu freed blocks allocated before the trace", d->unpaired_frees);
-    fputc('\n', f);
-}
+static const struct ps_words_markup text_line = { "  ", "", text_name };
+static const struct ps_words_markup md_line = { "- **", "**", ps_render_md_name };
 
 static void text_ops(FILE *f, const struct ps_report *r, const struct ps_memory *mem, size_t dv)
 {
@@ -230,7 +174,7 @@ void ps_render_memory_text(FILE *f, const struct ps_report *r)
     fprintf(f, "\nGPU memory (%zu memory records, %zu in no operator; times from the profiler's start)\n",
             mem->records, mem->unattributed);
     for (size_t d = 0; d < mem->ndevs; d++) {
-        device_line(f, r, &mem->devs[d], 0);
+        ps_words_memory_device_line(f, r, &mem->devs[d], &text_line);
         text_ops(f, r, mem, d);
     }
     for (size_t i = 0; i < mem->nfindings; i++) {
@@ -247,7 +191,7 @@ void ps_render_memory_md(FILE *f, const struct ps_report *r)
     fprintf(f, "\n## GPU memory\n\n%zu memory records, %zu in no operator; times from the profiler's start.\n\n",
             mem->records, mem->unattributed);
     for (size_t d = 0; d < mem->ndevs; d++)
-        device_line(f, r, &mem->devs[d], 1);
+        ps_words_memory_device_line(f, r, &mem->devs[d], &md_line);
     if (mem->nops)
         fputs("\n| device | operator | calls | increase KiB | self increase KiB | allocations | self | "
               "allocation KiB | self allocation KiB |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n", f);
@@ -279,17 +223,17 @@ void ps_render_memory_md(FILE *f, const struct ps_report *r)
 static void diff_line(FILE *f, const struct ps_diff_memory *m, int md)
 {
     char b[32], a[32], rb[32], ra[32];
-    mib_or_na(b, sizeof b, m->before_peak);
-    mib_or_na(a, sizeof a, m->after_peak);
-    mib_or_na(rb, sizeof rb, m->before_reserved);
-    mib_or_na(ra, sizeof ra, m->after_reserved);
+    ps_words_bytes(b, sizeof b, m->before_peak);
+    ps_words_bytes(a, sizeof a, m->after_peak);
+    ps_words_bytes(rb, sizeof rb, m->before_reserved);
+    ps_words_bytes(ra, sizeof ra, m->after_reserved);
     if (md)
         fprintf(f, "| %s | %s | %s | ", m->label, b, a);   /* the change column follows */
     else
         fprintf(f, "  %s: peak allocated %s -> %s", m->label, b, a);
     if (m->has_delta) {
         char delta[32];
-        mib_or_na(delta, sizeof delta, m->delta_bytes);
+        ps_words_bytes(delta, sizeof delta, m->delta_bytes);
         fprintf(f, md ? "%s%s" : " (%s%s)", m->delta_bytes >= 0 ? "+" : "", delta);
     }
     if (md)

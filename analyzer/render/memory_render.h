@@ -15,11 +15,6 @@ void ps_render_memory_text(FILE *f, const struct ps_report *r);
 void ps_render_memory_md(FILE *f, const struct ps_report *r);
 /* The HTML section: per device an SVG curve with its peak marked, and the same figures as a table. */
 void ps_render_memory_html(FILE *f, const struct ps_report *r);
-/* The peak's operator as the plugin labels it ("aten::addmm (aten::empty)"); "" when unknown. */
-void ps_render_memory_op_label(const struct ps_report *r, const struct ps_mem_device *d, char *buf, size_t len);
-/* "allocated" (Kineto totals), "running_sum" (sizes only), "device_resident" (nsys / CUPTI driver allocations). */
-const char *ps_render_memory_peak_kind(const struct ps_mem_device *d);
-
 /* `perfscope diff`: each memory device's peak allocated and max reserved before and after; nothing (text, md) or
  * "memory": [] (JSON) when neither run has memory records. */
 struct ps_diff;

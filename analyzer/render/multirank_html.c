@@ -17,7 +17,7 @@
 static void rank_td(FILE *f, const struct ps_rank_file *r)
 {
     char lab[32];
-    fprintf(f, "<td>%s</td>", ps_render_rank_label(lab, sizeof lab, r));
+    fprintf(f, "<td>%s</td>", ps_words_rank_label(lab, sizeof lab, r));
 }
 
 static void path_td(FILE *f, const struct ps_rank_file *r)
@@ -39,7 +39,7 @@ static char **bar_labels(const struct ps_multirank *mr, int horizontal)
 {
     char **labels = calloc(mr->nfiles + 1, sizeof *labels), lab[32];
     for (size_t i = 0; labels && i < mr->nfiles; i++) {
-        ps_render_rank_label(lab, sizeof lab, &mr->files[i]);
+        ps_words_rank_label(lab, sizeof lab, &mr->files[i]);
         if (asprintf(&labels[i], horizontal ? "rank %s (%s)" : "%s %s", lab, mr->files[i].path) < 0) {
             while (i > 0)
                 free(labels[--i]);
@@ -78,7 +78,7 @@ static void summary(FILE *f, const struct ps_multirank *mr)
         if (!count[b])
             continue;
         fprintf(f, "%s<strong>%s</strong> on %zu of %zu rank files (rank%s ", first ? "" : "; ",
-                ps_render_bottleneck_name((enum ps_bottleneck)b, ps_render_ranks_have_gpu(mr)),
+                ps_words_bottleneck_name((enum ps_bottleneck)b, ps_words_ranks_have_gpu(mr)),
                 count[b], mr->nfiles, count[b] == 1 ? "" : "s");
         for (size_t i = 0, shown = 0; i < mr->nfiles; i++) {
             if (mr->files[i].stat.bottleneck != (enum ps_bottleneck)b)
@@ -87,15 +87,15 @@ static void summary(FILE *f, const struct ps_multirank *mr)
                 fputs(", ...", f);
                 break;
             }
-            fprintf(f, "%s%s", shown > 1 ? ", " : "", ps_render_rank_label(lab, sizeof lab, &mr->files[i]));
+            fprintf(f, "%s%s", shown > 1 ? ", " : "", ps_words_rank_label(lab, sizeof lab, &mr->files[i]));
         }
         fputs(")", f);
         first = 0;
     }
     fputs("</p>\n<ul>\n", f);
-    fprintf(f, "<li>Average step: slowest rank %s, %.3f ms; ", ps_render_rank_label(lab, sizeof lab,
+    fprintf(f, "<li>Average step: slowest rank %s, %.3f ms; ", ps_words_rank_label(lab, sizeof lab,
             &mr->files[slow]), MS(mr->files[slow].stat.avg_dur_ns));
-    fprintf(f, "fastest rank %s, %.3f ms</li>\n", ps_render_rank_label(lab, sizeof lab, &mr->files[fast]),
+    fprintf(f, "fastest rank %s, %.3f ms</li>\n", ps_words_rank_label(lab, sizeof lab, &mr->files[fast]),
             MS(mr->files[fast].stat.avg_dur_ns));
     fprintf(f, "<li>Stragglers (average step more than 5 %% slower than the median rank's): %zu</li>\n",
             mr->nstragglers);
@@ -143,10 +143,10 @@ static int ranks_section(FILE *f, const struct ps_multirank *mr)
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
             v[i * PS_BN_UNKNOWN + k] = MS(g[k] > 0 ? g[k] : 0);
     }
-    int gpu = ps_render_ranks_have_gpu(mr);
+    int gpu = ps_words_ranks_have_gpu(mr);
     struct ps_svg_series series[PS_BN_UNKNOWN];
     memcpy(series, ps_html_groups, sizeof series);
-    series[PS_BN_KERNEL].label = ps_render_bottleneck_name(PS_BN_KERNEL, gpu);
+    series[PS_BN_KERNEL].label = ps_words_bottleneck_name(PS_BN_KERNEL, gpu);
     char desc[512];
     snprintf(desc, sizeof desc, "%zu bar%s, one per rank file, each its average step split into the verdict's "
              "groups (%s, data-loading, memcpy, communication, sync, host), in ms. The tables below hold "
@@ -165,7 +165,7 @@ static int ranks_section(FILE *f, const struct ps_multirank *mr)
         rank_td(f, r);
         fprintf(f, "<td>%s</td><td class=\"n\">%zu</td><td class=\"n\">%.3f</td><td>%s</td>",
                 r->launcher_ranks >= 2 ? "-" : ps_rank_source_name[r->rank_source], r->stat.nsteps,
-                MS(r->stat.avg_dur_ns), ps_render_bottleneck_name(r->stat.bottleneck, r->has_gpu));
+                MS(r->stat.avg_dur_ns), ps_words_bottleneck_name(r->stat.bottleneck, r->has_gpu));
         pct_td(f, r->stat.bottleneck == PS_BN_UNKNOWN ? NAN : r->stat.share);
         pct_td(f, r->comm_comp_overlap);
         path_td(f, r);
@@ -186,7 +186,7 @@ static int ranks_section(FILE *f, const struct ps_multirank *mr)
         ms_table_row(f, &mr->files[i], row, PS_BN_UNKNOWN + 1);
     }
     for (int c = 0; c < PS_CAT_N; c++)
-        heads[c] = ps_render_ranks_cat_label(c, gpu);
+        heads[c] = ps_words_ranks_cat_label(c, gpu);
     heads[PS_CAT_N] = "(of which sync)";
     fputs("</table>\n", f);
     ms_table_head(f, "categories-table", "Average step per rank in the PyTorch profiler's categories (ms)", heads,
@@ -220,7 +220,7 @@ static void stragglers_section(FILE *f, const struct ps_multirank *mr)
         fputs("<tr>", f);
         rank_td(f, r);
         fprintf(f, "<td class=\"n\">%.1f</td><td>%s</td>", 100.0 * g->slower_by,
-                ps_render_ranks_cat_label(g->category, r->has_gpu));
+                ps_words_ranks_cat_label(g->category, r->has_gpu));
         path_td(f, r);
         fputs("</tr>\n", f);
     }

@@ -13,15 +13,6 @@
 
 #define MS(ns) ((double)(ns) / 1e6)
 
-const char *ps_render_rank_label(char *buf, size_t len, const struct ps_rank_file *f)
-{
-    if (f->launcher_ranks >= 2)
-        snprintf(buf, len, "launcher(%zu)", f->launcher_ranks);
-    else
-        snprintf(buf, len, "%d", f->rank);
-    return buf;
-}
-
 /* The file's path, and what to know about the file beside it ("(no steps: whole run)"), as the last cell of a text
  * row whose numbers took `cols` columns: escaped and whole (a path is never shortened, unlike a name: a longer one
  * wraps), after two spaces when the row fits, else on a line of its own. */
@@ -56,11 +47,11 @@ static void text_tables(FILE *f, const struct ps_multirank *mr)
 
 void ps_render_ranks_text_body(FILE *f, const struct ps_multirank *mr, const char *title)
 {
-    int gpu = ps_render_ranks_have_gpu(mr);
+    int gpu = ps_words_ranks_have_gpu(mr);
     char lab[32];
     int rw = 4;   /* "rank" */
     for (size_t i = 0; i < mr->nfiles; i++) {
-        int len = (int)strlen(ps_render_rank_label(lab, sizeof lab, &mr->files[i]));
+        int len = (int)strlen(ps_words_rank_label(lab, sizeof lab, &mr->files[i]));
         rw = len > rw ? len : rw;
     }
     fprintf(f, "\n%s (average step in ms; rank from: metadata, process_info, file_name or order)\n", title);
@@ -68,9 +59,9 @@ void ps_render_ranks_text_body(FILE *f, const struct ps_multirank *mr, const cha
             "overlap");
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
-        fprintf(f, "%-*s %-12s %6zu %10.3f  %-13s", rw, ps_render_rank_label(lab, sizeof lab, r),
+        fprintf(f, "%-*s %-12s %6zu %10.3f  %-13s", rw, ps_words_rank_label(lab, sizeof lab, r),
                 r->launcher_ranks >= 2 ? "-" : ps_rank_source_name[r->rank_source], r->stat.nsteps,
-                MS(r->stat.avg_dur_ns), ps_render_bottleneck_name(r->stat.bottleneck, r->has_gpu));
+                MS(r->stat.avg_dur_ns), ps_words_bottleneck_name(r->stat.bottleneck, r->has_gpu));
         if (r->stat.bottleneck == PS_BN_UNKNOWN)
             fprintf(f, " %6s", "-");
         else
@@ -83,9 +74,9 @@ void ps_render_ranks_text_body(FILE *f, const struct ps_multirank *mr, const cha
     }
     fprintf(f, "\nAverage step per rank in the PyTorch profiler's categories (ms)\n%-*s", rw, "rank");
     for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %10s", ps_render_ranks_cat_label(c, gpu));
+        fprintf(f, " %10s", ps_words_ranks_cat_label(c, gpu));
     for (size_t i = 0; i < mr->nfiles; i++) {
-        fprintf(f, "\n%-*s", rw, ps_render_rank_label(lab, sizeof lab, &mr->files[i]));
+        fprintf(f, "\n%-*s", rw, ps_words_rank_label(lab, sizeof lab, &mr->files[i]));
         for (int c = 0; c < PS_CAT_N; c++)
             fprintf(f, " %10.3f", MS(mr->files[i].stat.cat_ns[c]));
     }
@@ -97,8 +88,8 @@ void ps_render_ranks_text_body(FILE *f, const struct ps_multirank *mr, const cha
         const struct ps_straggler *g = &mr->stragglers[i];
         const struct ps_rank_file *r = &mr->files[g->rank];
         int cols = fprintf(f, "%sStraggler: rank %s is %.1f %% slower than the median rank, most of it in %s",
-                           i ? "" : "\n", ps_render_rank_label(lab, sizeof lab, r), 100.0 * g->slower_by,
-                           ps_render_ranks_cat_label(g->category, r->has_gpu));
+                           i ? "" : "\n", ps_words_rank_label(lab, sizeof lab, r), 100.0 * g->slower_by,
+                           ps_words_ranks_cat_label(g->category, r->has_gpu));
         path_cell(f, cols > 0 ? (size_t)cols - (i == 0) : 0, r);
     }
     ps_render_straggler_text(f, mr);
@@ -116,7 +107,7 @@ void ps_render_ranks_text_body(FILE *f, const struct ps_multirank *mr, const cha
             "algbw");
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
-        ps_render_rank_label(lab, sizeof lab, r);
+        ps_words_rank_label(lab, sizeof lab, r);
         for (size_t k = 0; k < r->ncollectives; k++) {
             const struct ps_collective_stat *c = &r->collectives[k];
             char bytes[24] = "-";
@@ -277,24 +268,24 @@ int ps_render_ranks_md(FILE *f, const struct ps_multirank *mr, const struct ps_r
 
 int ps_render_ranks_md_body(FILE *f, const struct ps_multirank *mr, const char *title)
 {
-    int gpu = ps_render_ranks_have_gpu(mr);
+    int gpu = ps_words_ranks_have_gpu(mr);
     char lab[32];
     fprintf(f, "### %s\n\nStep averages in ms; rank from: metadata, process_info, file_name or order.\n\n"
             "| rank | from | steps | step |", title);
     for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %s |", ps_render_ranks_cat_label(c, gpu));
+        fprintf(f, " %s |", ps_words_ranks_cat_label(c, gpu));
     fputs(" verdict | share | overlap | file |\n|---|---|---:|---:|", f);
     for (int c = 0; c < PS_CAT_N; c++)
         fputs("---:|", f);
     fputs("---|---:|---:|---|\n", f);
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
-        ps_render_rank_label(lab, sizeof lab, r);
+        ps_words_rank_label(lab, sizeof lab, r);
         fprintf(f, "| %s | %s | %zu | %.3f |", lab, r->launcher_ranks >= 2 ? "-" : ps_rank_source_name[r->rank_source],
                 r->stat.nsteps, MS(r->stat.avg_dur_ns));
         for (int c = 0; c < PS_CAT_N; c++)
             fprintf(f, " %.3f |", MS(r->stat.cat_ns[c]));
-        fprintf(f, " %s |", ps_render_bottleneck_name(r->stat.bottleneck, r->has_gpu));
+        fprintf(f, " %s |", ps_words_bottleneck_name(r->stat.bottleneck, r->has_gpu));
         if (r->stat.bottleneck == PS_BN_UNKNOWN)
             fputs(" - |", f);
         else
@@ -313,11 +304,11 @@ int ps_render_ranks_md_body(FILE *f, const struct ps_multirank *mr, const char *
     for (size_t i = 0; i < mr->nstragglers; i++) {
         const struct ps_straggler *g = &mr->stragglers[i];
         const struct ps_rank_file *r = &mr->files[g->rank];
-        ps_render_rank_label(lab, sizeof lab, r);
+        ps_words_rank_label(lab, sizeof lab, r);
         fprintf(f, "- Straggler: rank %s (", lab);
         ps_render_md_name(f, r->path);
         fprintf(f, ") is %.1f %% slower than the median rank, most of it in %s\n", 100.0 * g->slower_by,
-                ps_render_ranks_cat_label(g->category, r->has_gpu));
+                ps_words_ranks_cat_label(g->category, r->has_gpu));
     }
     if (mr->nstragglers)
         fputc('\n', f);
@@ -336,7 +327,7 @@ int ps_render_ranks_md_body(FILE *f, const struct ps_multirank *mr, const char *
           "|---|---:|---:|---:|---:|---:|---:|---|\n", f);
     for (size_t i = 0; i < mr->nfiles; i++) {
         const struct ps_rank_file *r = &mr->files[i];
-        ps_render_rank_label(lab, sizeof lab, r);
+        ps_words_rank_label(lab, sizeof lab, r);
         for (size_t k = 0; k < r->ncollectives; k++) {
             const struct ps_collective_stat *c = &r->collectives[k];
             char bytes[24] = "-";

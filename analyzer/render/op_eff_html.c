@@ -8,6 +8,7 @@
 
 #include "analyses/roofline.h"
 #include "op_eff_render.h"
+#include "words/words.h"
 #include "svg_charts.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
@@ -170,7 +171,7 @@ int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r)
     double top_peak = top_peak_of(e, n);
     fprintf(f, "<section id=\"op-efficiency\"%s aria-labelledby=\"op-efficiency-h\">\n<h2 id=\"op-efficiency-h\">"
                "Operator efficiency</h2>\n", top_peak > 0 ? " class=\"chart\"" : "");
-    if (ps_op_efficiency_gap(r, gap, sizeof gap)[0]) {
+    if (ps_words_op_eff_gap(gap, sizeof gap, r)[0]) {
         fputs("<p>", f);
         ps_html_text(f, gap, 0);
         fputs("</p>\n", f);

@@ -6,6 +6,7 @@
 
 #include "analyses/roofline.h"
 #include "op_eff_render.h"
+#include "words/words.h"
 
 /* A figure with 12 significant digits (ps_jw_kdouble keeps 6: too few for ns over a long run); NAN: null. */
 static void kfig(struct ps_jw *w, const char *key, double v)
@@ -113,7 +114,7 @@ void ps_render_op_efficiency_json(struct ps_jw *w, const struct ps_report *r)
     }
     char gap[320];
     ps_jw_map_open(w);
-    ps_jw_kstr(w, "note", ps_op_efficiency_gap(r, gap, sizeof gap)[0] ? gap : NULL);
+    ps_jw_kstr(w, "note", ps_words_op_eff_gap(gap, sizeof gap, r)[0] ? gap : NULL);
     ps_jw_kbool(w, "no_gpu_work", e->no_gpu_work);
     gpu(w, e);
     mfu(w, e);

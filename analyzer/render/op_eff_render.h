@@ -20,7 +20,4 @@ void ps_render_op_efficiency_json(struct ps_jw *w, const struct ps_report *r);
 void ps_render_op_model_host_text(FILE *f, const struct ps_report *r, int md);
 int ps_render_op_model_host_html(FILE *f, const struct ps_report *r);
 
-/* Shared by the formats: the sentence saying why there are no figures ("" when there are), into buf. */
-const char *ps_op_efficiency_gap(const struct ps_report *r, char *buf, size_t cap);
-
 #endif

@@ -11,69 +11,6 @@
 
 #define MS(ns) ((double)(ns) / 1e6)
 
-const char *ps_op_efficiency_gap(const struct ps_report *r, char *buf, size_t cap)
-{
-    const struct ps_op_efficiency *e = r->opeff;
-    buf[0] = '\0';
-    if (e->has_shapes && e->no_gpu_work)
-        snprintf(buf, cap, "No GPU work in this trace (a CPU run): the ops' FLOPs and bytes are modeled from their "
-                           "recorded shapes and dtypes, but there is no kernel time, TFLOPS/s, roofline or MFU "
-                           "(record on a GPU for them).");
-    else if (e->has_shapes && !e->roof.has_gpu)
-        snprintf(buf, cap, "No peaks known for the device '%s' (docs/gpu-peaks.md): give them with --gpu-spec FILE "
-                           "for rooflines and MFU.", e->device[0] ? e->device : "(unnamed)");
-    return buf;
-}
-
-/* "GPU: NVIDIA H100 80GB HBM3 -> H100 SXM (by name; peaks: docs/gpu-peaks.md)" */
-static void gpu_line(FILE *f, const struct ps_op_efficiency *e)
-{
-    const struct ps_gpu_peak *g = &e->roof.gpu;
-    fprintf(f, "GPU: %s -> %s (matched by %s; peaks from %s: matrix bf16 %.1f, fp32 %.1f TFLOPS, memory %.0f GB/s)\n",
-            e->device[0] ? e->device : "(unnamed)", g->key, e->roof.match_how, g->source,
-            g->matrix_tflops[PS_PREC_BF16], g->matrix_tflops[PS_PREC_FP32], g->mem_gbps);
-}
-
-static void mfu_line(FILE *f, const struct ps_op_efficiency *e, int md)
-{
-    const char *b = md ? "**" : "";
-    char over[48];
-    if (e->nsteps)
-        snprintf(over, sizeof over, "%zu step%s", e->nsteps, e->nsteps == 1 ? "" : "s");
-    else
-        snprintf(over, sizeof over, "the run without steps");
-    if (!isnan(e->roof.mfu))
-        fprintf(f, "%sMFU %.2f %%%s over %s (%.3f ms): the modeled matrix work (%.3f TFLOP) would take %.3f ms at the "
-                   "matrix peak of its precision.\n", b, 100.0 * e->roof.mfu, b, over, MS(e->window_ns),
-                e->roof.matrix_flops / 1e12, MS(e->roof.mfu * e->window_ns));
-    if (e->per_step && e->roof.nsteps > 1) {
-        size_t lo = 0, hi = 0;
-        for (size_t i = 1; i < e->roof.nsteps; i++) {
-            lo = e->roof.steps[i].mfu < e->roof.steps[lo].mfu ? i : lo;
-            hi = e->roof.steps[i].mfu > e->roof.steps[hi].mfu ? i : hi;
-        }
-        fprintf(f, "MFU per step from %.2f %% (step %zu) to %.2f %% (step %zu).\n", 100.0 * e->roof.steps[lo].mfu,
-                lo + 1, 100.0 * e->roof.steps[hi].mfu, hi + 1);
-    }
-    double busy = e->gpu_busy_ns;
-    fprintf(f, "GPU time in ops with no model: %.3f ms", MS(e->roof.unmodeled_kernel_ns));
-    if (busy > 0)
-        fprintf(f, " (%.1f %% of the ops' GPU busy time)", 100.0 * (double)e->roof.unmodeled_kernel_ns / busy);
-    fputs(e->roof.nunmodeled ? ": " : ".\n", f);
-    for (size_t i = 0; i < e->roof.nunmodeled; i++)
-        fprintf(f, "%s%s %.3f ms (%lld calls)%s", i ? ", " : "", e->roof.unmodeled[i].name,
-                MS(e->roof.unmodeled[i].kernel_ns), (long long)e->roof.unmodeled[i].calls,
-                i + 1 == e->roof.nunmodeled ? ".\n" : "");
-}
-
-/* "aten::bmm {'B': 16, ...}" into buf */
-static const char *label(const struct ps_roof_row *w, char *buf, size_t cap)
-{
-    char sp[256];
-    snprintf(buf, cap, "%s%s%s", w->g.name, w->g.params[0] ? " " : "", ps_op_params_short(w->g.params, sp, sizeof sp));
-    return buf;
-}
-
 void ps_render_op_efficiency_text(FILE *f, const struct ps_report *r)
 {
     const struct ps_op_efficiency *e = r->opeff;
@@ -85,12 +22,12 @@ void ps_render_op_efficiency_text(FILE *f, const struct ps_report *r)
         return;
     }
     fputs("\nOperator efficiency\n", f);
-    if (ps_op_efficiency_gap(r, gap, sizeof gap)[0]) {
+    if (ps_words_op_eff_gap(gap, sizeof gap, r)[0]) {
         fprintf(f, "%s\n", gap);
     } else {
-        gpu_line(f, e);
+        ps_words_op_eff_gpu_line(f, e);
     }
-    mfu_line(f, e, 0);
+    ps_words_op_eff_mfu_lines(f, e, "");
     size_t top = e->roof.nrows < PS_OPEFF_TOP ? e->roof.nrows : PS_OPEFF_TOP;
     if (!top)
         return;
@@ -101,7 +38,7 @@ void ps_render_op_efficiency_text(FILE *f, const struct ps_report *r)
         const struct ps_roof_row *w = &e->roof.rows[i];
         fprintf(f, "%7lld %10.3f %10.3f %9.2f %7.1f %-8s", (long long)w->calls, MS(w->kernel_ns),
                 MS(w->recoverable_ns), w->tflops_s, w->pct_of_roofline, ps_roof_bound_name[w->bound]);
-        ps_text_row_name(f, 55, label(w, name, sizeof name));
+        ps_text_row_name(f, 55, ps_words_op_label(name, sizeof name, w));
     }
 }
 
@@ -116,13 +53,13 @@ void ps_render_op_efficiency_md(FILE *f, const struct ps_report *r)
         return;
     }
     fputs("### Operator efficiency\n\n", f);
-    if (ps_op_efficiency_gap(r, gap, sizeof gap)[0]) {
+    if (ps_words_op_eff_gap(gap, sizeof gap, r)[0]) {
         fprintf(f, "%s\n\n", gap);
     } else {
-        gpu_line(f, e);
+        ps_words_op_eff_gpu_line(f, e);
         fputc('\n', f);
     }
-    mfu_line(f, e, 1);
+    ps_words_op_eff_mfu_lines(f, e, "**");
     fputc('\n', f);
     size_t top = e->roof.nrows < PS_OPEFF_TOP ? e->roof.nrows : PS_OPEFF_TOP;
     if (!top)
@@ -134,7 +71,7 @@ void ps_render_op_efficiency_md(FILE *f, const struct ps_report *r)
         const struct ps_roof_row *w = &e->roof.rows[i];
         fprintf(f, "| %lld | %.3f | %.3f | %.2f | %.1f | %s | ", (long long)w->calls, MS(w->kernel_ns),
                 MS(w->recoverable_ns), w->tflops_s, w->pct_of_roofline, ps_roof_bound_name[w->bound]);
-        ps_render_md_name(f, label(w, name, sizeof name));
+        ps_render_md_name(f, ps_words_op_label(name, sizeof name, w));
         fputs(" |\n", f);
     }
     fputc('\n', f);

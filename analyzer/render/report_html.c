@@ -37,9 +37,9 @@ static void page_head(FILE *f, const struct ps_report *r)
 static void verdict(FILE *f, const struct ps_report *r)
 {
     char detail[512];
-    ps_render_verdict_detail(r, detail, sizeof detail);
+    ps_words_verdict_detail(detail, sizeof detail, r);
     fprintf(f, "<section id=\"verdict\" aria-labelledby=\"verdict-h\">\n<h2 id=\"verdict-h\">Verdict</h2>\n"
-               "<p class=\"verdict\"><strong>%s</strong> — ", ps_render_bottleneck(r, r->bottleneck));
+               "<p class=\"verdict\"><strong>%s</strong> — ", ps_words_bottleneck(r, r->bottleneck));
     H(f, detail, 0);
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
@@ -64,7 +64,7 @@ static void verdict(FILE *f, const struct ps_report *r)
               "</caption>\n<tr><th>kind</th><th>count</th><th>total ms</th><th>name</th></tr>\n", f);
         for (size_t i = 0; i < r->nevidence; i++) {
             const struct ps_evidence *e = &r->evidence[i];
-            const char *name = ps_render_name(r, e->name, "");
+            const char *name = ps_words_name(r, e->name, "");
             char *base = !strcmp(e->kind, "range") ? strndup(name, ps_names_base_len(name)) : NULL;
             fprintf(f, "<tr><td>%s</td><td class=\"n\">%lld</td><td class=\"n\">%.3f</td><td class=\"name\">", e->kind,
                     (long long)e->count, MS(e->total_ns));
@@ -98,14 +98,14 @@ static int steps_section(FILE *f, const struct ps_report *r)
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
             v[i * PS_BN_UNKNOWN + k] = MS(g[k] > 0 ? g[k] : 0);
         char made_up[32];
-        const char *name = !s ? "whole run" : ps_render_step_name(r, i, made_up, sizeof made_up);
+        const char *name = !s ? "whole run" : ps_words_step_name(made_up, sizeof made_up, r, i);
         if (asprintf(&names[i], "#%zu %.*s", i + 1, (int)ps_names_base_len(name), name) < 0)
             names[i] = NULL, rc = -ENOMEM;
     }
     if (rc == 0) {
         struct ps_svg_series series[PS_BN_UNKNOWN];
         memcpy(series, ps_html_groups, sizeof series);
-        series[PS_BN_KERNEL].label = ps_render_bottleneck_name(PS_BN_KERNEL, r->has_gpu);
+        series[PS_BN_KERNEL].label = ps_words_bottleneck_name(PS_BN_KERNEL, r->has_gpu);
         char desc[512];
         int64_t g[PS_BN_UNKNOWN];
         ps_verdict_groups(r->avg.cat_ns, r->avg.sync_ns, g);
@@ -145,18 +145,18 @@ static int steps_section(FILE *f, const struct ps_report *r)
             fprintf(f, "</td><td class=\"n\">%.3f</td>", MS(s->end_ns - s->start_ns));
             for (int k = 0; k < PS_BN_UNKNOWN; k++)
                 ps_html_share_td(f, sg[k], s->end_ns - s->start_ns);
-            fprintf(f, "<td>%s</td></tr>\n", ps_render_bottleneck(r, s->bottleneck));
+            fprintf(f, "<td>%s</td></tr>\n", ps_words_bottleneck(r, s->bottleneck));
         }
         fprintf(f, "<tr><td></td><th>average</th><td class=\"n\">%.3f</td>", MS(r->avg_dur_ns));
         for (int k = 0; k < PS_BN_UNKNOWN; k++)
             ps_html_share_td(f, g[k], r->avg_dur_ns);
-        fprintf(f, "<td>%s</td></tr>\n</table>\n</details>\n", ps_render_bottleneck(r, r->bottleneck));
+        fprintf(f, "<td>%s</td></tr>\n</table>\n</details>\n", ps_words_bottleneck(r, r->bottleneck));
         fprintf(f, "<table>\n<caption>%s (%.3f ms) in the PyTorch profiler's categories</caption>\n"
                    "<tr><th>category</th><th>ms</th><th>share %%</th></tr>\n",
                 r->whole_run ? "The run as one window" : "Average step", MS(r->avg_dur_ns));
         for (int c = 0; c < PS_CAT_N; c++) {
             fprintf(f, "<tr><td>%s</td><td class=\"n\">%.3f</td>",
-                    ps_render_cat_label(c, r->has_gpu), MS(r->avg.cat_ns[c]));
+                    ps_words_cat_label(c, r->has_gpu), MS(r->avg.cat_ns[c]));
             ps_html_share_td(f, r->avg.cat_ns[c], r->avg_dur_ns);
             fputs("</tr>\n", f);
         }
@@ -272,7 +272,7 @@ static int kernels_section(FILE *f, const struct ps_report *r)
     }
     for (size_t i = 0; i < top; i++) {
         v[i] = MS(r->kernels[i].total_ns);
-        labels[i] = ps_render_name(r, r->kernels[i].name, "");
+        labels[i] = ps_words_name(r, r->kernels[i].name, "");
     }
     char desc[256];
     snprintf(desc, sizeof desc, "The %zu kernel names with the most GPU time (of %zu), longest first, the first at "
@@ -349,7 +349,7 @@ static void findings_section(FILE *f, const struct ps_report *r)
             fprintf(f, "<td class=\"n\">%.3f</td>", MS(w->dur_ns));
             w->bytes >= 0 ? fprintf(f, "<td class=\"n\">%.3f</td>", (double)w->bytes / 1e6) : fputs("<td></td>", f);
             fputs("<td class=\"name\">", f);
-            ps_html_name(f, ps_render_row_name(r, g, w));
+            ps_html_name(f, ps_words_row_name(r, g, w));
             fputs("</td></tr>\n", f);
         }
         fputs(g->nrows ? "</table></li>\n" : "</li>\n", f);
@@ -361,7 +361,7 @@ static void run_section(FILE *f, const struct ps_report *r)
 {
     const struct ps_run_facts *x = &r->facts;
     char line[256];
-    ps_render_run_line(r, line, sizeof line);
+    ps_words_run_line(line, sizeof line, r);
     fprintf(f, "<section id=\"run\" aria-labelledby=\"run-h\">\n<h2 id=\"run-h\">Run</h2>\n<ul>\n"
                "<li>Run: %s</li>\n", line);
     const char *const vals[] = { x->command, x->host, x->started }, *const labels[] = { "Command", "Host", "Started" };

@@ -187,7 +187,7 @@ static void steps(struct ps_jw *w, const struct ps_report *r)
         const struct ps_step *s = &r->steps[i];
         ps_jw_map_open(w);
         char made_up[32];
-        ps_jw_kstr(w, "name", ps_render_step_name(r, i, made_up, sizeof made_up));
+        ps_jw_kstr(w, "name", ps_words_step_name(made_up, sizeof made_up, r, i));
         ps_jw_kint(w, "start_ns", s->start_ns);
         ps_jw_kint(w, "dur_ns", s->end_ns - s->start_ns);
         ps_jw_kint(w, "host_start_ns", s->host_start_ns);

@@ -76,8 +76,8 @@ static void header(FILE *f, const struct ps_report *r)
 static void verdict(FILE *f, const struct ps_report *r)
 {
     char detail[512];
-    ps_render_verdict_detail(r, detail, sizeof detail);
-    fprintf(f, "**Verdict: %s** — ", ps_render_bottleneck(r, r->bottleneck));
+    ps_words_verdict_detail(detail, sizeof detail, r);
+    fprintf(f, "**Verdict: %s** — ", ps_words_bottleneck(r, r->bottleneck));
     ps_render_md_prose(f, detail);
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
@@ -101,7 +101,7 @@ static void verdict(FILE *f, const struct ps_report *r)
               "| kind | count | total ms | name |\n|---|---:|---:|---|\n", f);
         for (size_t i = 0; i < r->nevidence; i++) {
             const struct ps_evidence *e = &r->evidence[i];
-            const char *name = ps_render_name(r, e->name, "");
+            const char *name = ps_words_name(r, e->name, "");
             fprintf(f, "| %s | %lld | %.3f | ", e->kind, (long long)e->count, MS(e->total_ns));
             md_text(f, name, !strcmp(e->kind, "range") ? ps_names_base_len(name) : strlen(name));
             fputs(" |\n", f);
@@ -128,28 +128,28 @@ static void steps(FILE *f, const struct ps_report *r)
         fputs("\n\n", f);
     } else {
         unsigned char *show = malloc(r->nsteps);
-        size_t shown = show ? ps_render_steps_shown(r, show) : 0;
+        size_t shown = show ? ps_words_steps_shown(show, r) : 0;
         fprintf(f, "%zu steps analysed (of %zu step ranges found), process %u; shares in %% of each step, in the "
                    "verdict's groups (host = Runtime + CPU Exec + Other − sync).\n\n",
                 r->nsteps, r->step_ranges_found, r->pid);
         fprintf(f, "| # | step | duration ms | %s %% | data %% | memcpy %% | comm %% | sync %% | host %% | verdict |\n"
                    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
-                ps_render_bottleneck_name(PS_BN_KERNEL, r->has_gpu));
+                ps_words_bottleneck_name(PS_BN_KERNEL, r->has_gpu));
         for (size_t i = 0; i < r->nsteps && show; i++) {
             if (!show[i])
                 continue;
             const struct ps_step *s = &r->steps[i];
             char made_up[32];
-            const char *name = ps_render_step_name(r, i, made_up, sizeof made_up);
+            const char *name = ps_words_step_name(made_up, sizeof made_up, r, i);
             fprintf(f, "| %zu | ", i + 1);
             md_text(f, name, ps_names_base_len(name));
             fprintf(f, " | %.3f |", MS(s->end_ns - s->start_ns));
             group_cells(f, s->cat_ns, s->sync_ns, s->end_ns - s->start_ns);
-            fprintf(f, " %s%s |\n", ps_render_bottleneck(r, s->bottleneck), show[i] == 2 ? " (slowest)" : "");
+            fprintf(f, " %s%s |\n", ps_words_bottleneck(r, s->bottleneck), show[i] == 2 ? " (slowest)" : "");
         }
         fprintf(f, "| | **average** | %.3f |", MS(r->avg_dur_ns));
         group_cells(f, r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns);
-        fprintf(f, " %s |\n\n", ps_render_bottleneck(r, r->bottleneck));
+        fprintf(f, " %s |\n\n", ps_words_bottleneck(r, r->bottleneck));
         if (shown < r->nsteps)
             fprintf(f, "%zu more steps: all in `--format json`.\n\n", r->nsteps - shown);
         free(show);
@@ -157,7 +157,7 @@ static void steps(FILE *f, const struct ps_report *r)
     fprintf(f, "**%s** (%.3f ms) in the PyTorch profiler's categories\n\n| category | ms | share %% |\n"
                "|---|---:|---:|\n", r->whole_run ? "The run as one window" : "Average step", MS(r->avg_dur_ns));
     for (int c = 0; c < PS_CAT_N; c++) {
-        fprintf(f, "| %s | %.3f |", ps_render_cat_label(c, r->has_gpu),
+        fprintf(f, "| %s | %.3f |", ps_words_cat_label(c, r->has_gpu),
                 MS(r->avg.cat_ns[c]));
         share_cell(f, r->avg.cat_ns[c], r->avg_dur_ns);
         fputc('\n', f);
@@ -178,7 +178,7 @@ static void kernels_and_copies(FILE *f, const struct ps_report *r)
             const struct ps_kernel_stat *k = &r->kernels[i];
             fprintf(f, "| %lld | %.3f | %.3f | %.3f | %.3f | %.3f | ", (long long)k->count, MS(k->total_ns),
                     MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
-            ps_render_md_name(f, ps_render_name(r, k->name, ""));
+            ps_render_md_name(f, ps_words_name(r, k->name, ""));
             fputs(" |\n", f);
         }
         fputc('\n', f);
@@ -216,7 +216,7 @@ static void findings(FILE *f, const struct ps_report *r)
             if (w->bytes >= 0)
                 fprintf(f, ", %.3f MB", (double)w->bytes / 1e6);
             fputs(", ", f);
-            ps_render_md_name(f, ps_render_row_name(r, g, w));
+            ps_render_md_name(f, ps_words_row_name(r, g, w));
             fputc('\n', f);
         }
     }
@@ -230,18 +230,18 @@ static void ranks(FILE *f, const struct ps_report *r)
     fprintf(f, "### Ranks\n\n%zu processes hold steps (rank = order of pid); the average step of each, %% in the "
                "verdict's groups.\n\n| rank | pid | steps | duration ms | %s %% | data %% | memcpy %% | comm %% | "
                "sync %% | host %% | verdict |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
-            r->nranks, ps_render_bottleneck_name(PS_BN_KERNEL, r->has_gpu));
+            r->nranks, ps_words_bottleneck_name(PS_BN_KERNEL, r->has_gpu));
     for (size_t i = 0; i < r->nranks; i++) {
         const struct ps_rank_stat *k = &r->ranks[i];
         fprintf(f, "| %zu | %u | %zu | %.3f |", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
         group_cells(f, k->cat_ns, k->sync_ns, k->avg_dur_ns);
-        fprintf(f, " %s |\n", ps_render_bottleneck(r, k->bottleneck));
+        fprintf(f, " %s |\n", ps_words_bottleneck(r, k->bottleneck));
     }
     fputc('\n', f);
     for (size_t i = 0; i < r->nstragglers; i++) {
         const struct ps_straggler *g = &r->stragglers[i];
         fprintf(f, "- Straggler: rank %zu (pid %u) is %.1f %% slower than the median rank, most of it in %s\n",
-                g->rank, g->pid, 100.0 * g->slower_by, ps_render_cat_label(g->category, r->has_gpu));
+                g->rank, g->pid, 100.0 * g->slower_by, ps_words_cat_label(g->category, r->has_gpu));
     }
     if (r->nstragglers)
         fputc('\n', f);
@@ -252,7 +252,7 @@ static void run_and_notes(FILE *f, const struct ps_report *r)
 {
     const struct ps_run_facts *x = &r->facts;
     char line[256];
-    ps_render_run_line(r, line, sizeof line);
+    ps_words_run_line(line, sizeof line, r);
     fprintf(f, "### Run\n\n- Run: %s\n", line);
     const char *const vals[] = { x->command, x->host, x->started }, *const labels[] = { "Command", "Host", "Started" };
     for (size_t i = 0; i < 3; i++)

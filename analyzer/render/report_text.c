@@ -55,7 +55,7 @@ static void group_header(FILE *f, const struct ps_report *r)
 {
     for (int g = 0; g < PS_BN_UNKNOWN; g++)
         fprintf(f, " %7s", g == PS_BN_DATA ? "data" : g == PS_BN_COMM ? "comm"
-                                                    : ps_render_bottleneck_name(g, r->has_gpu));
+                                                    : ps_words_bottleneck_name(g, r->has_gpu));
 }
 
 static void group_row(FILE *f, const int64_t *cat, int64_t sync_ns, int64_t dur_ns)
@@ -182,7 +182,7 @@ static void run_summary(FILE *f, const struct ps_report *r, int color)
     put_name(f, r->trace.path, 0);
     fprintf(f, " (%s trace)\n\n", r->trace.format);
     warnings(f, r, color);
-    ps_render_run_line(r, line, sizeof line);
+    ps_words_run_line(line, sizeof line, r);
     fprintf(f, "Run: %s\n", line);
     int32_t rank = r->facts.rank, world = r->facts.world_size;
     char world_buf[16];
@@ -205,14 +205,14 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
     const struct ps_step *s = &r->steps[i];
     fprintf(f, "%4zu ", i + 1);
     char made_up[32];
-    const char *name = ps_render_step_name(r, i, made_up, sizeof made_up);
+    const char *name = ps_words_step_name(made_up, sizeof made_up, r, i);
     size_t len = ps_names_base_len(name);   /* "ProfilerStep#3, op_id = 17" shows as ProfilerStep#3 */
     char *base = name[len] ? strndup(name, len) : NULL;
     put_name(f, base ? base : name, 18);
     free(base);
     fprintf(f, " %11.3f", MS(s->end_ns - s->start_ns));
     group_row(f, s->cat_ns, s->sync_ns, s->end_ns - s->start_ns);
-    fprintf(f, "  %s%s\n", ps_render_bottleneck(r, s->bottleneck), slow ? " (slowest)" : "");
+    fprintf(f, "  %s%s\n", ps_words_bottleneck(r, s->bottleneck), slow ? " (slowest)" : "");
 }
 
 /* The average step in tb's eight categories (ms and share), the sync part beside them, and the verdict's
@@ -226,7 +226,7 @@ static void average_table(FILE *f, const struct ps_report *r)
             r->opts.compat_tb ? "; --compat tb: tb's communication rule and time rounding" : "");
     note(f, r, "compat_tb_no_comm", "Note: ");
     for (int k = 0; k < PS_CAT_N; k++) {
-        fprintf(f, "  %-16s %12.3f ms", ps_render_cat_label(k, r->has_gpu), MS(c[k]));
+        fprintf(f, "  %-16s %12.3f ms", ps_words_cat_label(k, r->has_gpu), MS(c[k]));
         put_share(f, c[k], d, 8);
         fputc('\n', f);
     }
@@ -240,7 +240,7 @@ static void average_table(FILE *f, const struct ps_report *r)
     fprintf(f, "(sync) is not a category of its own: it is the part of Runtime + CPU Exec + Other (\"of which sync\") "
                "in which the GPU idles while the host is in a synchronising call or between its return and the next "
                "GPU activity, so the eight shares above sum to 100 %%.\nThe verdict groups the average step as: %s",
-            ps_render_bottleneck(r, PS_BN_KERNEL));
+            ps_words_bottleneck(r, PS_BN_KERNEL));
     int64_t g[PS_BN_UNKNOWN];
     ps_verdict_groups(c, r->avg.sync_ns, g);
     for (int k = 0; k < PS_BN_UNKNOWN; k++) {
@@ -276,7 +276,7 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
         group_header(f, r);
         fputs("  verdict\n", f);
         unsigned char *show = malloc(r->nsteps ? r->nsteps : 1);
-        size_t shown = show ? ps_render_steps_shown(r, show) : 0;
+        size_t shown = show ? ps_words_steps_shown(show, r) : 0;
         int gap = 0;
         for (size_t i = 0; i < r->nsteps && show; i++) {
             if (show[i]) {
@@ -291,7 +291,7 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
         free(show);
         fprintf(f, "%4s %-18s %11.3f", "", "average", MS(r->avg_dur_ns));
         group_row(f, r->avg.cat_ns, r->avg.sync_ns, r->avg_dur_ns);
-        fprintf(f, "  %s\n", ps_render_bottleneck(r, r->bottleneck));
+        fprintf(f, "  %s\n", ps_words_bottleneck(r, r->bottleneck));
         if (shown < r->nsteps)
             fprintf(f, "%zu more steps: all in --format json (or list them with --all-steps)\n", r->nsteps - shown);
     }
@@ -305,10 +305,10 @@ static void verdict(FILE *f, const struct ps_report *r, int color)
     fputs("Verdict: ", f);
     ps_sgr(f, color, r->bottleneck == PS_BN_UNKNOWN ? PS_SGR_YELLOW : r->bottleneck == PS_BN_KERNEL ? PS_SGR_GREEN
                                                                                                       : PS_SGR_RED);
-    fputs(ps_render_bottleneck(r, r->bottleneck), f);
+    fputs(ps_words_bottleneck(r, r->bottleneck), f);
     ps_sgr_end(f, color);
     char detail[512];
-    ps_render_verdict_detail(r, detail, sizeof detail);
+    ps_words_verdict_detail(detail, sizeof detail, r);
     fprintf(f, " (%s)", detail);
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
@@ -319,9 +319,9 @@ static void verdict(FILE *f, const struct ps_report *r, int color)
         const struct ps_evidence *e = &r->evidence[i];
         fprintf(f, "  %-6s %7lld x  %10.3f ms  ", e->kind, (long long)e->count, MS(e->total_ns));
         if (!strcmp(e->kind, "range"))
-            put_base_name(f, ps_render_name(r, e->name, ""));
+            put_base_name(f, ps_words_name(r, e->name, ""));
         else
-            put_name(f, ps_render_name(r, e->name, ""), 0);
+            put_name(f, ps_words_name(r, e->name, ""), 0);
         fputc('\n', f);
     }
     if (r->nrecs) {
@@ -399,7 +399,7 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
         const struct ps_kernel_stat *k = &r->kernels[i];
         fprintf(f, "%8lld %11.3f %9.3f %9.3f %9.3f %9.3f", (long long)k->count, MS(k->total_ns),
                 MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
-        ps_text_row_name(f, 60, ps_render_name(r, k->name, ""));
+        ps_text_row_name(f, 60, ps_words_name(r, k->name, ""));
     }
     if (r->ncopies) {
         ps_sgr(f, color, PS_SGR_BOLD);
@@ -443,7 +443,7 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
             size_t cols = 34;
             if (w->bytes >= 0)
                 fprintf(f, "  %10.3f MB", (double)w->bytes / 1e6), cols += 15;
-            ps_text_row_name(f, cols, ps_render_row_name(r, g, w));
+            ps_text_row_name(f, cols, ps_words_row_name(r, g, w));
         }
     }
 }
@@ -463,12 +463,12 @@ static void ranks(FILE *f, const struct ps_report *r, int color)
         const struct ps_rank_stat *k = &r->ranks[i];
         fprintf(f, "%4zu %8u %6zu %11.3f", i, k->pid, k->nsteps, MS(k->avg_dur_ns));
         group_row(f, k->cat_ns, k->sync_ns, k->avg_dur_ns);
-        fprintf(f, "  %s\n", ps_render_bottleneck(r, k->bottleneck));
+        fprintf(f, "  %s\n", ps_words_bottleneck(r, k->bottleneck));
     }
     for (size_t i = 0; i < r->nstragglers; i++) {
         const struct ps_straggler *g = &r->stragglers[i];
         fprintf(f, "Straggler: rank %zu (pid %u) is %.1f %% slower than the median rank, most of it in %s\n", g->rank,
-                g->pid, 100.0 * g->slower_by, ps_render_cat_label(g->category, r->has_gpu));
+                g->pid, 100.0 * g->slower_by, ps_words_cat_label(g->category, r->has_gpu));
     }
 }
 

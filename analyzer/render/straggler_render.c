@@ -8,33 +8,6 @@
 #include "render_impl.h"
 #include "svg_charts.h"
 
-#define MS(ns) ((double)(ns) / 1e6)
-
-/* The finding as one sentence (no newline) into buf: "rank 1: +144.8 ms Compute per step over the other ranks'
- * median (200.3 against 55.5 ms: ...); the other ranks wait 145.5 ms per step for it (rank 0 most, in
- * ddp:gradient_allreduce; blocked in collectives 150.0 ms per step, rank 1 itself 4.5 ms)". */
-static void sentence(char *buf, size_t len, const struct ps_multirank *mr)
-{
-    const struct ps_wait_straggler *w = &mr->wait;
-    const struct ps_rank_file *s = &mr->files[w->file], *o = &mr->files[w->waiter];
-    char lab[32], olab[32];
-    ps_render_rank_label(lab, sizeof lab, s);
-    ps_render_rank_label(olab, sizeof olab, o);
-    snprintf(buf, len, "rank %s: +%.1f ms %s per step over the other ranks' median (%.1f against %.1f ms%s); the other "
-             "ranks wait %.1f ms per step for it (rank %s most, in %s; blocked in collectives %.1f ms per step, rank %s "
-             "itself %.1f ms)",
-             lab, MS(w->excess_ns), ps_render_ranks_cat_label(w->category, s->has_gpu),
-             MS(w->excess_ns + w->median_category_ns), MS(w->median_category_ns),
-             w->category == PS_CAT_KERNEL && !s->has_gpu ? ": host time outside data loading and collectives" : "",
-             MS(w->waited_for_ns), olab, w->wait_in ? w->wait_in : "Communication", MS(w->others_wait_ns), lab,
-             MS(w->own_wait_ns));
-}
-
-static const char RULE_WAIT[] = "who waits for whom: the rank blocked the least in collectives while the others "
-                                "wait for it, its own work above the others' median";
-static const char RULE_STEP[] = "step time: average step more than 5 % slower than the median rank's (no rank is "
-                                "waited for in collectives)";
-
 /* Which rule named the straggler: "wait", "step_time", or NULL when neither did. */
 static const char *rule_key(const struct ps_multirank *mr)
 {
@@ -46,11 +19,11 @@ void ps_render_straggler_text(FILE *f, const struct ps_multirank *mr)
     char buf[640];
     if (!mr->has_wait_straggler) {
         if (mr->nstragglers)
-            fprintf(f, "Straggler rule: %s\n", RULE_STEP);
+            fprintf(f, "Straggler rule: %s\n", ps_words_straggler_rule_step);
         return;
     }
-    sentence(buf, sizeof buf, mr);
-    fprintf(f, "\nStraggler (waited for): %s\nStraggler rule: %s\n", buf, RULE_WAIT);
+    ps_words_straggler_sentence(buf, sizeof buf, mr);
+    fprintf(f, "\nStraggler (waited for): %s\nStraggler rule: %s\n", buf, ps_words_straggler_rule_wait);
 }
 
 void ps_render_straggler_md(FILE *f, const struct ps_multirank *mr)
@@ -58,13 +31,13 @@ void ps_render_straggler_md(FILE *f, const struct ps_multirank *mr)
     char buf[640];
     if (!mr->has_wait_straggler) {
         if (mr->nstragglers)
-            fprintf(f, "Straggler rule: %s.\n\n", RULE_STEP);
+            fprintf(f, "Straggler rule: %s.\n\n", ps_words_straggler_rule_step);
         return;
     }
-    sentence(buf, sizeof buf, mr);
+    ps_words_straggler_sentence(buf, sizeof buf, mr);
     fputs("- Straggler (waited for): ", f);
     ps_render_md_prose(f, buf);
-    fprintf(f, "\n\nStraggler rule: %s.\n\n", RULE_WAIT);
+    fprintf(f, "\n\nStraggler rule: %s.\n\n", ps_words_straggler_rule_wait);
 }
 
 void ps_render_straggler_json(struct ps_jw *w, const struct ps_multirank *mr)
@@ -98,12 +71,12 @@ void ps_render_straggler_html(FILE *f, const struct ps_multirank *mr)
     char buf[640];
     if (!mr->has_wait_straggler) {
         if (mr->nstragglers)
-            fprintf(f, "<p id=\"straggler-rule\">Straggler rule: %s.</p>\n", RULE_STEP);
+            fprintf(f, "<p id=\"straggler-rule\">Straggler rule: %s.</p>\n", ps_words_straggler_rule_step);
         return;
     }
-    sentence(buf, sizeof buf, mr);
+    ps_words_straggler_sentence(buf, sizeof buf, mr);
     fputs("<section id=\"straggler-waited-for\" aria-labelledby=\"straggler-waited-for-h\">\n<h2 "
           "id=\"straggler-waited-for-h\">Straggler: the rank the others wait for</h2>\n<p>", f);
     ps_html_text(f, buf, 0);
-    fprintf(f, "</p>\n<p id=\"straggler-rule\">Straggler rule: %s.</p>\n</section>\n", RULE_WAIT);
+    fprintf(f, "</p>\n<p id=\"straggler-rule\">Straggler rule: %s.</p>\n</section>\n", ps_words_straggler_rule_wait);
 }
