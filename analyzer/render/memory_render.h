@@ -8,8 +8,6 @@
 #include "analyses/report.h"
 
 struct ps_jw;
-/* "memory": null without memory records, else the object docs/memory.md describes. */
-void ps_render_memory_json(struct ps_jw *w, const struct ps_report *r);
 /* The text / Markdown section; nothing without memory records. */
 void ps_render_memory_text(FILE *f, const struct ps_report *r);
 void ps_render_memory_md(FILE *f, const struct ps_report *r);
@@ -20,6 +18,5 @@ void ps_render_memory_html(FILE *f, const struct ps_report *r);
 struct ps_diff;
 void ps_render_memory_diff_text(FILE *f, const struct ps_diff *d);
 void ps_render_memory_diff_md(FILE *f, const struct ps_diff *d);
-void ps_render_memory_diff_json(struct ps_jw *w, const struct ps_diff *d);
 
 #endif

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/json_writer.h"
 #include "render_impl.h"
 #include "ps_text_escape.h"
 #include "text_style.h"
@@ -140,117 +139,6 @@ int ps_render_ranks_text(FILE *out, const struct ps_multirank *mr, const struct 
     int rc = ps_text_fold(out, buf, len, o->width);
     free(buf);
     return rc;
-}
-
-/* The file's rank, or null for a launcher trace (it holds several). */
-static void rank_or_null(struct ps_jw *w, const struct ps_rank_file *r)
-{
-    ps_jw_kint_or_null(w, "rank", r->launcher_ranks >= 2 ? -1 : r->rank);
-}
-
-static void rank_json(struct ps_jw *w, const struct ps_rank_file *r)
-{
-    ps_jw_map_open(w);
-    rank_or_null(w, r);
-    ps_jw_kstr(w, "rank_from", r->launcher_ranks >= 2 ? NULL : ps_rank_source_name[r->rank_source]);
-    ps_jw_kint_or_null(w, "launcher_ranks", r->launcher_ranks >= 2 ? (int64_t)r->launcher_ranks : -1);
-    ps_jw_kstr(w, "source", r->path);
-    ps_jw_kstr(w, "format", r->format);
-    ps_jw_kint_or_null(w, "world_size", r->world_size > 0 ? r->world_size : -1);
-    r->recording_complete < 0 ? ps_jw_knull(w, "recording_complete")
-                              : ps_jw_kbool(w, "recording_complete", r->recording_complete);
-    ps_jw_kbool(w, "whole_run", r->whole_run);
-    ps_jw_kint(w, "gpu_ops", r->gpu_ops);
-    ps_jw_kint(w, "steps", (int64_t)r->stat.nsteps);
-    ps_jw_key(w, "step_average");
-    ps_jw_map_open(w);
-    ps_jw_kint(w, "dur_ns", r->stat.avg_dur_ns);
-    ps_jw_key(w, "breakdown_ns");
-    ps_jw_map_open(w);
-    for (int c = 0; c < PS_CAT_N; c++)
-        ps_jw_kint(w, ps_cat_key[c], r->stat.cat_ns[c]);
-    ps_jw_map_close(w);
-    ps_jw_kint(w, "sync_ns", r->stat.sync_ns);
-    ps_jw_map_close(w);
-    ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[r->stat.bottleneck]);
-    ps_jw_kdouble(w, "share", r->stat.bottleneck == PS_BN_UNKNOWN ? NAN : r->stat.share);
-    ps_jw_kdouble(w, "comm_comp_overlap", r->comm_comp_overlap);
-    /* docs/distributed.md: what the straggler rule compares */
-    ps_jw_kint(w, "own_work_ns", r->stat.avg_dur_ns - r->stat.cat_ns[PS_CAT_COMM]);
-    ps_jw_kint(w, "comm_wait_ns", r->comm_wait_ns);
-    ps_jw_map_close(w);
-}
-
-int ps_render_ranks_json(FILE *f, const struct ps_multirank *mr, const struct ps_render_opts *o)
-{
-    (void)o;   /* JSON has one layout */
-    struct ps_jw *w = ps_jw_new(f);
-    if (!w)
-        return -ENOMEM;
-    ps_jw_map_open(w);
-    ps_jw_kint(w, "perfscope_report_version", 1);
-    ps_render_ranks_json_body(w, mr);
-    ps_jw_map_close(w);
-    return ps_jw_free(w);
-}
-
-void ps_render_ranks_json_body(struct ps_jw *w, const struct ps_multirank *mr)
-{
-    ps_jw_kint(w, "files", (int64_t)mr->nfiles);
-    double overlap_sum = 0;
-    size_t overlap_n = 0;
-    ps_jw_key(w, "ranks");
-    ps_jw_array_open(w);
-    for (size_t i = 0; i < mr->nfiles; i++) {
-        rank_json(w, &mr->files[i]);
-        if (!isnan(mr->files[i].comm_comp_overlap)) {
-            overlap_sum += mr->files[i].comm_comp_overlap;
-            overlap_n++;
-        }
-    }
-    ps_jw_array_close(w);
-    ps_jw_key(w, "stragglers");
-    ps_jw_array_open(w);
-    for (size_t i = 0; i < mr->nstragglers; i++) {
-        const struct ps_straggler *g = &mr->stragglers[i];
-        const struct ps_rank_file *r = &mr->files[g->rank];
-        ps_jw_map_open(w);
-        rank_or_null(w, r);
-        ps_jw_kstr(w, "source", r->path);
-        ps_jw_kdouble(w, "slower_by", g->slower_by);
-        ps_jw_kstr(w, "category", ps_cat_key[g->category]);
-        ps_jw_map_close(w);
-    }
-    ps_jw_array_close(w);
-    ps_render_straggler_json(w, mr);
-    ps_jw_key(w, "collectives");
-    ps_jw_array_open(w);
-    for (size_t i = 0; i < mr->nfiles; i++) {
-        const struct ps_rank_file *r = &mr->files[i];
-        for (size_t k = 0; k < r->ncollectives; k++) {
-            const struct ps_collective_stat *c = &r->collectives[k];
-            ps_jw_map_open(w);
-            rank_or_null(w, r);
-            ps_jw_kstr(w, "kernel", c->name);
-            ps_jw_kint(w, "count", c->count);
-            ps_jw_kint(w, "total_ns", c->total_ns);
-            ps_jw_kint(w, "exposed_ns", c->exposed_ns);
-            ps_jw_kint_or_null(w, "bytes", c->bytes);
-            ps_jw_kbool(w, "host", c->host);
-            ps_jw_kint(w, "wait_ns", c->wait_ns);
-            ps_jw_kdouble(w, "algbw_gbps", c->algbw_gbps);
-            ps_jw_kdouble(w, "busbw_gbps", c->busbw_gbps);
-            ps_jw_map_close(w);
-        }
-    }
-    ps_jw_array_close(w);
-    ps_jw_key(w, "notes");
-    ps_jw_array_open(w);
-    for (size_t i = 0; i < mr->nnotes; i++)
-        ps_jw_str(w, mr->notes[i]);
-    ps_jw_array_close(w);
-    /* mean over the ranks that ran communication kernels */
-    ps_jw_kdouble(w, "comm_comp_overlap", overlap_n ? overlap_sum / (double)overlap_n : NAN);
 }
 
 /* The same tables as the text, in GitHub-flavoured Markdown; names from the traces escaped (ps_render_md_name). */

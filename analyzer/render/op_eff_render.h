@@ -12,8 +12,6 @@ void ps_render_op_efficiency_text(FILE *f, const struct ps_report *r);
 void ps_render_op_efficiency_md(FILE *f, const struct ps_report *r);
 /* 0, or -ENOMEM */
 int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r);
-/* The top-level key "op_efficiency" (docs/op-perf-roofline.md "JSON"); null without an operator model or shapes. */
-void ps_render_op_efficiency_json(struct ps_jw *w, const struct ps_report *r);
 
 /* The section of a trace whose modeled ops launched no GPU work (e->no_gpu_work: op_model_host.c): FLOPs and
  * bytes per call of each op group, no times. md: Markdown. The html one returns 0 or -ENOMEM / -EIO. */

@@ -4,7 +4,6 @@
 #include <stdio.h>
 
 #include "analyses/ranks.h"
-#include "render/json_writer.h"
 #include "render_impl.h"
 
 #define TITLE "Ranks in this trace, each a process"
@@ -32,14 +31,3 @@ void ps_render_process_ranks_html(FILE *f, const struct ps_report *r)
         ps_render_ranks_html_sections(f, r->process_ranks);
 }
 
-void ps_render_process_ranks_json(struct ps_jw *w, const struct ps_report *r)
-{
-    ps_jw_key(w, "process_ranks");
-    if (!r->process_ranks) {
-        ps_jw_null(w);
-        return;
-    }
-    ps_jw_map_open(w);
-    ps_render_ranks_json_body(w, r->process_ranks);
-    ps_jw_map_close(w);
-}

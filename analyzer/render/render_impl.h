@@ -22,7 +22,6 @@ struct ps_jw;
 /* straggler_render.c: the straggler the others wait for, and which rule decided (docs/distributed.md). */
 void ps_render_straggler_text(FILE *f, const struct ps_multirank *mr);
 void ps_render_straggler_md(FILE *f, const struct ps_multirank *mr);
-void ps_render_straggler_json(struct ps_jw *w, const struct ps_multirank *mr);
 void ps_render_straggler_html(FILE *f, const struct ps_multirank *mr);
 /* The several-rank report's sections after its title and notes, for several rank files (multirank_render.c,
  * multirank_html.c) and for ranks that are processes of one trace (process_ranks_render.c): text and Markdown
@@ -30,7 +29,6 @@ void ps_render_straggler_html(FILE *f, const struct ps_multirank *mr);
  * collectives). The Markdown and HTML ones return 0, -EIO or -ENOMEM. */
 void ps_render_ranks_text_body(FILE *f, const struct ps_multirank *mr, const char *title);
 int ps_render_ranks_md_body(FILE *f, const struct ps_multirank *mr, const char *title);
-void ps_render_ranks_json_body(struct ps_jw *w, const struct ps_multirank *mr);
 int ps_render_ranks_html_sections(FILE *f, const struct ps_multirank *mr);
 /* process_ranks_render.c: a trace whose processes hold several ranks (ps_report.process_ranks), in the
  * single-trace report: the several-rank sections in place of the per-process table (text, Markdown, HTML:
@@ -39,8 +37,5 @@ int ps_render_ranks_html_sections(FILE *f, const struct ps_multirank *mr);
 int ps_render_process_ranks_text(FILE *f, const struct ps_report *r);
 int ps_render_process_ranks_md(FILE *f, const struct ps_report *r);
 void ps_render_process_ranks_html(FILE *f, const struct ps_report *r);
-void ps_render_process_ranks_json(struct ps_jw *w, const struct ps_report *r);
-/* rank_summary_json.c: the JSON report's last key, "rank_summary" (what a several-rank merge reads). */
-void ps_render_rank_summary_json(struct ps_jw *w, const struct ps_report *r);
 
 #endif

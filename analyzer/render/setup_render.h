@@ -14,7 +14,5 @@ void ps_render_setup_text(FILE *f, const struct ps_report *r);
 /* md, html: the setup lines and the whole PyTorch section (loaders, waits, workers, copies, advice). */
 void ps_render_setup_md(FILE *f, const struct ps_report *r);
 void ps_render_setup_html(FILE *f, const struct ps_report *r);
-/* JSON: "cuda_graphs" and "pretrace_gpu_work" (docs/report.md). */
-void ps_render_setup_json(struct ps_jw *w, const struct ps_report *r);
 
 #endif

@@ -1,11 +1,11 @@
-/* The report's JSON key "op_perf" (op_eff_render.h, docs/op-perf-roofline.md "JSON"): the GPU and its peaks, MFU,
+/* The report's JSON key "op_efficiency" (docs/op-perf-roofline.md "JSON"): the GPU and its peaks, MFU,
  * the GPU time with no model, and one row per modeled op group with every figure of the operator model and of
  * its roofline. Unknown values are null. */
 #include <math.h>
 #include <stdio.h>
 
 #include "analyses/roofline.h"
-#include "op_eff_render.h"
+#include "json/json_sections.h"
 #include "words/words.h"
 
 /* A figure with 12 significant digits (ps_jw_kdouble keeps 6: too few for ns over a long run); NAN: null. */

@@ -2,8 +2,7 @@
  * field of struct ps_rank_file (analyses/ranks.h), doubles written to read back exactly, so that
  * `perfscope report run.*.report.json` merges per-rank reports into the report the traces themselves give. */
 #include "analyses/ranks.h"
-#include "render/json_writer.h"
-#include "render_impl.h"
+#include "json/json_sections.h"
 
 void ps_render_rank_summary_json(struct ps_jw *w, const struct ps_report *r)
 {

@@ -5,7 +5,7 @@
 
 #include "analyses/op_perf.h"
 #include "analyses/report.h"
-#include "op_perf_render.h"
+#include "json/json_sections.h"
 
 /* A number with all its digits (the JSON writer's default keeps 6); null when NaN. */
 static void num(struct ps_jw *w, const char *key, double v)

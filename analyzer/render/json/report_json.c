@@ -6,12 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyses/ranks.h"
+#include "json/json_sections.h"
 #include "render/json_writer.h"
-#include "memory_render.h"
-#include "render_impl.h"
-#include "op_perf_render.h"
-#include "op_eff_render.h"
-#include "setup_render.h"
+#include "render/render.h"
+#include "words/words.h"
 
 /* A string id of the report's model as a JSON string; null for none. */
 static void name_or_null(struct ps_jw *w, const struct ps_report *r, uint32_t id)
