@@ -8,14 +8,11 @@
 #include "analyses/report.h"
 #include "render/json_writer.h"
 
-void ps_render_op_efficiency_text(FILE *f, const struct ps_report *r);
-void ps_render_op_efficiency_md(FILE *f, const struct ps_report *r);
 /* 0, or -ENOMEM */
 int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r);
 
 /* The section of a trace whose modeled ops launched no GPU work (e->no_gpu_work: op_model_host.c): FLOPs and
  * bytes per call of each op group, no times. md: Markdown. The html one returns 0 or -ENOMEM / -EIO. */
-void ps_render_op_model_host_text(FILE *f, const struct ps_report *r, int md);
 int ps_render_op_model_host_html(FILE *f, const struct ps_report *r);
 
 #endif

@@ -10,45 +10,6 @@
 #include "svg_charts.h"
 #include "op_eff_render.h"
 #include "render_impl.h"
-#include "text_style.h"
-
-void ps_render_op_model_host_text(FILE *f, const struct ps_report *r, int md)
-{
-    const struct ps_op_efficiency *e = r->opeff;
-    char gap[320], name[512];
-    size_t n, *ix = ps_words_op_host_order(e, &n);
-    fputs(md ? "### Operator efficiency\n\n" : "\nOperator efficiency\n", f);
-    fprintf(f, "%s\n%s", ps_words_op_eff_gap(gap, sizeof gap, r), md ? "\n" : "");
-    if (!ix || !n) {
-        free(ix);
-        return;
-    }
-    if (md)
-        fprintf(f, "Top %zu of %zu modeled op groups by FLOPs per call (kernel time: none recorded).\n\n"
-                   "| calls | FLOPs per call | bytes per call | FLOPs/byte | op [parameters] |\n"
-                   "|---:|---:|---:|---:|---|\n", n, e->roof.nrows);
-    else
-        fprintf(f, "Top %zu of %zu modeled op groups by FLOPs per call (kernel time: none recorded)\n"
-                   "%7s %16s %14s %10s  %s\n", n, e->roof.nrows, "calls", "FLOPs/call", "bytes/call", "FLOPs/B",
-                "op [parameters]");
-    for (size_t k = 0; k < n; k++) {
-        const struct ps_roof_row *w = &e->roof.rows[ix[k]];
-        double fl, by;
-        ps_words_op_per_call(w, &fl, &by);
-        ps_words_op_label(name, sizeof name, w);
-        if (md) {
-            fprintf(f, "| %lld | %.0f | %.0f | %.2f | ", (long long)w->calls, fl, by, w->flops_per_byte);
-            ps_render_md_name(f, name);
-            fputs(" |\n", f);
-        } else {
-            fprintf(f, "%7lld %16.0f %14.0f %10.2f", (long long)w->calls, fl, by, w->flops_per_byte);
-            ps_text_row_name(f, 50, name);
-        }
-    }
-    if (md)
-        fputc('\n', f);
-    free(ix);
-}
 
 int ps_render_op_model_host_html(FILE *f, const struct ps_report *r)
 {

@@ -8,23 +8,6 @@
 
 #define TITLE "Ranks in this trace, each a process"
 
-int ps_render_process_ranks_text(FILE *f, const struct ps_report *r)
-{
-    if (!r->process_ranks)
-        return 0;
-    ps_render_ranks_text_body(f, r->process_ranks, TITLE);
-    return 1;
-}
-
-int ps_render_process_ranks_md(FILE *f, const struct ps_report *r)
-{
-    if (!r->process_ranks)
-        return 0;
-    ps_render_ranks_md_body(f, r->process_ranks, TITLE);
-    fputc('\n', f);
-    return 1;
-}
-
 void ps_render_process_ranks_html(FILE *f, const struct ps_report *r)
 {
     if (r->process_ranks)

@@ -9,10 +9,6 @@
 #include "analyses/report.h"
 #include "render/json_writer.h"
 
-/* text: after the PyTorch section: its advice, then the graph and pre-trace lines. */
-void ps_render_setup_text(FILE *f, const struct ps_report *r);
-/* md, html: the setup lines and the whole PyTorch section (loaders, waits, workers, copies, advice). */
-void ps_render_setup_md(FILE *f, const struct ps_report *r);
 void ps_render_setup_html(FILE *f, const struct ps_report *r);
 
 #endif

@@ -7,32 +7,6 @@
 #include "render_impl.h"
 #include "svg_charts.h"
 
-void ps_render_straggler_text(FILE *f, const struct ps_multirank *mr)
-{
-    char buf[640];
-    if (!mr->has_wait_straggler) {
-        if (mr->nstragglers)
-            fprintf(f, "Straggler rule: %s\n", ps_words_straggler_rule_step);
-        return;
-    }
-    ps_words_straggler_sentence(buf, sizeof buf, mr);
-    fprintf(f, "\nStraggler (waited for): %s\nStraggler rule: %s\n", buf, ps_words_straggler_rule_wait);
-}
-
-void ps_render_straggler_md(FILE *f, const struct ps_multirank *mr)
-{
-    char buf[640];
-    if (!mr->has_wait_straggler) {
-        if (mr->nstragglers)
-            fprintf(f, "Straggler rule: %s.\n\n", ps_words_straggler_rule_step);
-        return;
-    }
-    ps_words_straggler_sentence(buf, sizeof buf, mr);
-    fputs("- Straggler (waited for): ", f);
-    ps_render_md_prose(f, buf);
-    fprintf(f, "\n\nStraggler rule: %s.\n\n", ps_words_straggler_rule_wait);
-}
-
 void ps_render_straggler_html(FILE *f, const struct ps_multirank *mr)
 {
     char buf[640];

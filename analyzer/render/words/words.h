@@ -101,6 +101,8 @@ void ps_words_advice_lines(struct ps_words_lines *l, const struct ps_report *r);
 
 /* ---- GPU memory (memory_words.c) ---- */
 
+#define PS_WORDS_MEMORY_OPS 10    /* operator rows the text and Markdown sections show per device */
+
 /* A size in bytes as people read it (buf, len bytes): "15.00 GiB", "96.6 MiB", "1.5 KiB", "16 B"; "N/A" for -1
  * (unknown). */
 void ps_words_bytes(char *buf, size_t len, int64_t b);

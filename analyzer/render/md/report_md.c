@@ -7,48 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ps_text_escape.h"
-#include "memory_render.h"
-#include "render_impl.h"
-#include "op_eff_render.h"
-#include "setup_render.h"
+#include "analyses/ranks.h"
+#include "md/md_escape.h"
+#include "md/md_sections.h"
+#include "render/render.h"
+#include "words/words.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
-
-/* Markdown text for `s`: control characters and invalid UTF-8 as ps_text_escape writes them, then every
- * character Markdown or a GFM table could read as markup backslash-escaped (CommonMark: any ASCII punctuation
- * may be), so a kernel name "a|b<c>" stays one cell and shows as written. `len` bytes of s, or up to a NUL. */
-static void md_text(FILE *f, const char *s, size_t len)
-{
-    char small[512];
-    char *cut = len < strlen(s) ? strndup(s, len) : NULL;
-    const char *src = cut ? cut : s;
-    size_t cap = 4 * strlen(src) + 1;
-    char *buf = cap <= sizeof small ? small : malloc(cap);
-    if (!buf)
-        buf = small, cap = sizeof small;
-    ps_text_escape(src, buf, cap, NULL);
-    for (const char *p = buf; *p; p++) {
-        if (strchr("\\`*_[]<>|~&$", *p))
-            fputc('\\', f);
-        fputc(*p, f);
-    }
-    if (buf != small)
-        free(buf);
-    free(cut);
-}
-
-void ps_render_md_name(FILE *f, const char *s)
-{
-    char shown[PS_NAME_SHOWN_BYTES];
-    s = ps_name_shown(s, shown, sizeof shown);
-    md_text(f, s, strlen(s));
-}
-
-void ps_render_md_prose(FILE *f, const char *s)
-{
-    md_text(f, s, strlen(s));
-}
 
 static void share_cell(FILE *f, int64_t part, int64_t whole)
 {
@@ -61,14 +26,14 @@ static void share_cell(FILE *f, int64_t part, int64_t whole)
 static void header(FILE *f, const struct ps_report *r)
 {
     fputs("## perfscope report: ", f);
-    ps_render_md_name(f, r->trace.path);
+    ps_md_name(f, r->trace.path);
     fprintf(f, " (%s trace)\n\n", r->trace.format);
     for (size_t i = 0; i < r->nmsgs; i++) {
         const struct ps_message *g = &r->msgs[i];
         if (g->level == PS_MSG_NOTE)
             continue;
         fprintf(f, "> **%s:** ", g->level == PS_MSG_NOTICE ? "Note" : "Warning");
-        ps_render_md_prose(f, g->text);
+        ps_md_prose(f, g->text);
         fputs("\n\n", f);
     }
 }
@@ -78,20 +43,20 @@ static void verdict(FILE *f, const struct ps_report *r)
     char detail[512];
     ps_words_verdict_detail(detail, sizeof detail, r);
     fprintf(f, "**Verdict: %s** — ", ps_words_bottleneck(r, r->bottleneck));
-    ps_render_md_prose(f, detail);
+    ps_md_prose(f, detail);
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
     fputs(".\n\n", f);
     const struct ps_message *nothing = ps_report_message(r, "nothing_to_break_down");
     if (nothing) {
-        ps_render_md_prose(f, nothing->text);
+        ps_md_prose(f, nothing->text);
         fputs("\n\n", f);
     }
     if (r->nrecs) {
         fputs("**What to do**\n\n", f);
         for (size_t i = 0; i < r->nrecs; i++) {
             fputs("- ", f);
-            ps_render_md_prose(f, r->recs[i]);
+            ps_md_prose(f, r->recs[i]);
             fputc('\n', f);
         }
         fputc('\n', f);
@@ -103,7 +68,7 @@ static void verdict(FILE *f, const struct ps_report *r)
             const struct ps_evidence *e = &r->evidence[i];
             const char *name = ps_words_name(r, e->name, "");
             fprintf(f, "| %s | %lld | %.3f | ", e->kind, (long long)e->count, MS(e->total_ns));
-            md_text(f, name, !strcmp(e->kind, "range") ? ps_names_base_len(name) : strlen(name));
+            ps_md_text(f, name, !strcmp(e->kind, "range") ? ps_names_base_len(name) : strlen(name));
             fputs(" |\n", f);
         }
         fputc('\n', f);
@@ -124,7 +89,7 @@ static void steps(FILE *f, const struct ps_report *r)
         return;
     fputs("### Steps\n\n", f);
     if (r->whole_run) {
-        ps_render_md_prose(f, ps_report_message(r, "no_steps") ? ps_report_message(r, "no_steps")->text : "No steps.");
+        ps_md_prose(f, ps_report_message(r, "no_steps") ? ps_report_message(r, "no_steps")->text : "No steps.");
         fputs("\n\n", f);
     } else {
         unsigned char *show = malloc(r->nsteps);
@@ -142,7 +107,7 @@ static void steps(FILE *f, const struct ps_report *r)
             char made_up[32];
             const char *name = ps_words_step_name(made_up, sizeof made_up, r, i);
             fprintf(f, "| %zu | ", i + 1);
-            md_text(f, name, ps_names_base_len(name));
+            ps_md_text(f, name, ps_names_base_len(name));
             fprintf(f, " | %.3f |", MS(s->end_ns - s->start_ns));
             group_cells(f, s->cat_ns, s->sync_ns, s->end_ns - s->start_ns);
             fprintf(f, " %s%s |\n", ps_words_bottleneck(r, s->bottleneck), show[i] == 2 ? " (slowest)" : "");
@@ -178,7 +143,7 @@ static void kernels_and_copies(FILE *f, const struct ps_report *r)
             const struct ps_kernel_stat *k = &r->kernels[i];
             fprintf(f, "| %lld | %.3f | %.3f | %.3f | %.3f | %.3f | ", (long long)k->count, MS(k->total_ns),
                     MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
-            ps_render_md_name(f, ps_words_name(r, k->name, ""));
+            ps_md_name(f, ps_words_name(r, k->name, ""));
             fputs(" |\n", f);
         }
         fputc('\n', f);
@@ -205,7 +170,7 @@ static void findings(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < r->nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
         fprintf(f, "- **%s** `%s`: ", g->severity, g->rule);
-        ps_render_md_prose(f, g->summary);
+        ps_md_prose(f, g->summary);
         fputc('\n', f);
         for (size_t j = 0; j < g->nrows; j++) {
             const struct ps_row *w = &g->rows[j];
@@ -216,7 +181,7 @@ static void findings(FILE *f, const struct ps_report *r)
             if (w->bytes >= 0)
                 fprintf(f, ", %.3f MB", (double)w->bytes / 1e6);
             fputs(", ", f);
-            ps_render_md_name(f, ps_words_row_name(r, g, w));
+            ps_md_name(f, ps_words_row_name(r, g, w));
             fputc('\n', f);
         }
     }
@@ -258,14 +223,14 @@ static void run_and_notes(FILE *f, const struct ps_report *r)
     for (size_t i = 0; i < 3; i++)
         if (vals[i]) {
             fprintf(f, "- %s: ", labels[i]);
-            ps_render_md_name(f, *vals[i] ? vals[i] : "unknown");
+            ps_md_name(f, *vals[i] ? vals[i] : "unknown");
             fputc('\n', f);
         }
     if (x->program_ns >= 0)
         fprintf(f, "- Program ran: %.3f s\n", (double)x->program_ns / 1e9);
     if (x->exit_status[0]) {
         fputs("- Exit status: ", f);
-        ps_render_md_name(f, x->exit_status);
+        ps_md_name(f, x->exit_status);
         fputc('\n', f);
     }
     fputc('\n', f);
@@ -275,7 +240,7 @@ static void run_and_notes(FILE *f, const struct ps_report *r)
         if (g->level != PS_MSG_NOTE || !strcmp(g->code, "nothing_to_break_down") || !strcmp(g->code, "no_steps"))
             continue;
         fputs(notes++ ? "- " : "### Notes\n\n- ", f);
-        ps_render_md_prose(f, g->text);
+        ps_md_prose(f, g->text);
         fputc('\n', f);
     }
     if (notes)

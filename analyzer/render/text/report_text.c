@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory_render.h"
-#include "render_impl.h"
-#include "text_style.h"
-#include "op_eff_render.h"
-#include "setup_render.h"
+#include "analyses/ranks.h"
+#include "render/render.h"
+#include "text/text_sections.h"
+#include "text/text_style.h"
+#include "words/words.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define put_name ps_put_name
@@ -529,6 +529,19 @@ static void pytorch(FILE *f, const struct ps_report *r)
                 (long long)py->copies, (long long)py->copies_pageable, (long long)py->copies_blocking);
 }
 
+/* After the PyTorch section: its advice, then the warm-up, CUDA-graph and pre-trace sentences (words/setup_words.c). */
+static void setup(FILE *f, const struct ps_report *r)
+{
+    struct ps_words_lines l = { .n = 0 };
+    ps_words_advice_lines(&l, r);
+    for (size_t i = 0; i < l.n; i++)
+        fprintf(f, "%s%s\n", i ? "    " : "  Advice: ", l.v[i]);
+    l.n = 0;
+    ps_words_setup_lines(&l, r);
+    for (size_t i = 0; i < l.n; i++)
+        fprintf(f, "\n%s\n", l.v[i]);
+}
+
 /* NVML utilisation over time: one line of PS_NVML_UTIL_BUCKETS levels " .:-=+*#" (0..100 %; a blank bucket has no
  * sample) under each device's summary. */
 static void gpu_util(FILE *f, const struct ps_report *r)
@@ -559,7 +572,7 @@ int ps_render_text(FILE *out, const struct ps_report *r, const struct ps_render_
     steps_table(f, r, o->color);
     verdict(f, r, o->color);
     pytorch(f, r);
-    ps_render_setup_text(f, r);
+    setup(f, r);
     ranks(f, r, o->color);
     gpu(f, r);
     gpu_util(f, r);

@@ -1,16 +1,21 @@
-/* `perfscope report FILE FILE...`: the per-rank table, stragglers, communication-computation overlap and
- * collective table of several rank files (analyses/ranks.h), as text, JSON and Markdown (docs/report.md). */
+/* `perfscope report FILE FILE...` as text (docs/report.md "Several rank files"): the per-rank tables, stragglers,
+ * communication-computation overlap and the collective table, laid out to fit 100 columns; and the same sections
+ * in the single-trace report when the trace's processes are its ranks (ps_report.process_ranks). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "render_impl.h"
+#include "analyses/ranks.h"
 #include "ps_text_escape.h"
-#include "text_style.h"
+#include "render/render.h"
+#include "text/text_sections.h"
+#include "text/text_style.h"
+#include "words/words.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
+#define TITLE "Ranks in this trace, each a process"
 
 /* The file's path, and what to know about the file beside it ("(no steps: whole run)"), as the last cell of a text
  * row whose numbers took `cols` columns: escaped and whole (a path is never shortened, unlike a name: a longer one
@@ -33,18 +38,24 @@ static void path_cell(FILE *f, size_t cols, const struct ps_rank_file *r)
     free(cell);
 }
 
-/* Laid out to fit 100 columns: one table with the verdict per rank, one with the step average in tb's categories
- * (the rank column as wide as the longest label), paths and kernel names last in full, on a line of their own when
- * the row would be too wide (ps_text_row_name). */
-static void text_tables(FILE *f, const struct ps_multirank *mr)
+/* The straggler the others wait for and the rule that named it (docs/distributed.md). */
+static void straggler(FILE *f, const struct ps_multirank *mr)
 {
-    fprintf(f, "perfscope report: %zu rank files\n", mr->nfiles);
-    for (size_t i = 0; i < mr->nnotes; i++)
-        fprintf(f, "Note: %s\n", mr->notes[i]);
-    ps_render_ranks_text_body(f, mr, "Ranks");
+    char buf[640];
+    if (!mr->has_wait_straggler) {
+        if (mr->nstragglers)
+            fprintf(f, "Straggler rule: %s\n", ps_words_straggler_rule_step);
+        return;
+    }
+    ps_words_straggler_sentence(buf, sizeof buf, mr);
+    fprintf(f, "\nStraggler (waited for): %s\nStraggler rule: %s\n", buf, ps_words_straggler_rule_wait);
 }
 
-void ps_render_ranks_text_body(FILE *f, const struct ps_multirank *mr, const char *title)
+/* The several-rank report's sections under the heading `title`, laid out to fit 100 columns: one table with the
+ * verdict per rank, one with the step average in tb's categories (the rank column as wide as the longest label),
+ * stragglers, the straggler the others wait for, and collectives; paths and kernel names last in full, on a line
+ * of their own when the row would be too wide (ps_text_row_name). */
+static void ranks_body(FILE *f, const struct ps_multirank *mr, const char *title)
 {
     int gpu = ps_words_ranks_have_gpu(mr);
     char lab[32];
@@ -91,7 +102,7 @@ void ps_render_ranks_text_body(FILE *f, const struct ps_multirank *mr, const cha
                            ps_words_ranks_cat_label(g->category, r->has_gpu));
         path_cell(f, cols > 0 ? (size_t)cols - (i == 0) : 0, r);
     }
-    ps_render_straggler_text(f, mr);
+    straggler(f, mr);
     size_t ncoll = 0;
     for (size_t i = 0; i < mr->nfiles; i++)
         ncoll += mr->files[i].ncollectives;
@@ -123,6 +134,15 @@ void ps_render_ranks_text_body(FILE *f, const struct ps_multirank *mr, const cha
     }
 }
 
+/* The several-rank-file report: its title and notes, then the sections. */
+static void text_tables(FILE *f, const struct ps_multirank *mr)
+{
+    fprintf(f, "perfscope report: %zu rank files\n", mr->nfiles);
+    for (size_t i = 0; i < mr->nnotes; i++)
+        fprintf(f, "Note: %s\n", mr->notes[i]);
+    ranks_body(f, mr, "Ranks");
+}
+
 int ps_render_ranks_text(FILE *out, const struct ps_multirank *mr, const struct ps_render_opts *o)
 {
     char *buf = NULL;
@@ -141,95 +161,10 @@ int ps_render_ranks_text(FILE *out, const struct ps_multirank *mr, const struct 
     return rc;
 }
 
-/* The same tables as the text, in GitHub-flavoured Markdown; names from the traces escaped (ps_render_md_name). */
-int ps_render_ranks_md(FILE *f, const struct ps_multirank *mr, const struct ps_render_opts *o)
+int ps_render_process_ranks_text(FILE *f, const struct ps_report *r)
 {
-    (void)o;
-    fprintf(f, "## perfscope report: %zu rank files\n\n", mr->nfiles);
-    for (size_t i = 0; i < mr->nnotes; i++) {
-        fputs("> **Note:** ", f);
-        ps_render_md_prose(f, mr->notes[i]);
-        fputs("\n\n", f);
-    }
-    return ps_render_ranks_md_body(f, mr, "Ranks");
-}
-
-int ps_render_ranks_md_body(FILE *f, const struct ps_multirank *mr, const char *title)
-{
-    int gpu = ps_words_ranks_have_gpu(mr);
-    char lab[32];
-    fprintf(f, "### %s\n\nStep averages in ms; rank from: metadata, process_info, file_name or order.\n\n"
-            "| rank | from | steps | step |", title);
-    for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, " %s |", ps_words_ranks_cat_label(c, gpu));
-    fputs(" verdict | share | overlap | file |\n|---|---|---:|---:|", f);
-    for (int c = 0; c < PS_CAT_N; c++)
-        fputs("---:|", f);
-    fputs("---|---:|---:|---|\n", f);
-    for (size_t i = 0; i < mr->nfiles; i++) {
-        const struct ps_rank_file *r = &mr->files[i];
-        ps_words_rank_label(lab, sizeof lab, r);
-        fprintf(f, "| %s | %s | %zu | %.3f |", lab, r->launcher_ranks >= 2 ? "-" : ps_rank_source_name[r->rank_source],
-                r->stat.nsteps, MS(r->stat.avg_dur_ns));
-        for (int c = 0; c < PS_CAT_N; c++)
-            fprintf(f, " %.3f |", MS(r->stat.cat_ns[c]));
-        fprintf(f, " %s |", ps_words_bottleneck_name(r->stat.bottleneck, r->has_gpu));
-        if (r->stat.bottleneck == PS_BN_UNKNOWN)
-            fputs(" - |", f);
-        else
-            fprintf(f, " %.1f %% |", 100.0 * r->stat.share);
-        if (isnan(r->comm_comp_overlap))
-            fputs(" - | ", f);
-        else
-            fprintf(f, " %.2f %% | ", 100.0 * r->comm_comp_overlap);
-        ps_render_md_name(f, r->path);
-        fprintf(f, "%s%s |\n", r->whole_run ? " (no steps: whole run)" : "",
-                r->recording_complete == 0 ? " (recording incomplete)" : "");
-    }
-    fputc('\n', f);
-    if (mr->nstragglers == 0)
-        fputs("Stragglers: none (no rank's average step is more than 5 % slower than the median rank's)\n\n", f);
-    for (size_t i = 0; i < mr->nstragglers; i++) {
-        const struct ps_straggler *g = &mr->stragglers[i];
-        const struct ps_rank_file *r = &mr->files[g->rank];
-        ps_words_rank_label(lab, sizeof lab, r);
-        fprintf(f, "- Straggler: rank %s (", lab);
-        ps_render_md_name(f, r->path);
-        fprintf(f, ") is %.1f %% slower than the median rank, most of it in %s\n", 100.0 * g->slower_by,
-                ps_words_ranks_cat_label(g->category, r->has_gpu));
-    }
-    if (mr->nstragglers)
-        fputc('\n', f);
-    ps_render_straggler_md(f, mr);
-    size_t ncoll = 0;
-    for (size_t i = 0; i < mr->nfiles; i++)
-        ncoll += mr->files[i].ncollectives;
-    fputs("### Collectives\n\nNCCL/RCCL kernels and host collective calls; exposed = kernels: not overlapped by "
-          "computation kernels on the same device, host calls: the caller blocked; ms; bytes per call; algbw = "
-          "bytes / time, GB/s.\n\n", f);
-    if (ncoll == 0) {
-        fputs("None: no rank ran a communication kernel or a collective call.\n", f);
-        return ferror(f) ? -EIO : 0;
-    }
-    fputs("| rank | count | total | exposed | exposed % | bytes | algbw | name |\n"
-          "|---|---:|---:|---:|---:|---:|---:|---|\n", f);
-    for (size_t i = 0; i < mr->nfiles; i++) {
-        const struct ps_rank_file *r = &mr->files[i];
-        ps_words_rank_label(lab, sizeof lab, r);
-        for (size_t k = 0; k < r->ncollectives; k++) {
-            const struct ps_collective_stat *c = &r->collectives[k];
-            char bytes[24] = "-";
-            if (c->bytes >= 0)
-                snprintf(bytes, sizeof bytes, "%lld", (long long)c->bytes);
-            char bw[24] = "-";
-            if (!isnan(c->algbw_gbps))
-                snprintf(bw, sizeof bw, "%.3f", c->algbw_gbps);
-            fprintf(f, "| %s | %lld | %.3f | %.3f | %.1f | %s | %s | ", lab, (long long)c->count, MS(c->total_ns),
-                    MS(c->exposed_ns), c->total_ns > 0 ? 100.0 * (double)c->exposed_ns / (double)c->total_ns : 0.0,
-                    bytes, bw);
-            ps_render_md_name(f, c->name);
-            fputs(" |\n", f);
-        }
-    }
-    return ferror(f) ? -EIO : 0;
+    if (!r->process_ranks)
+        return 0;
+    ranks_body(f, r->process_ranks, TITLE);
+    return 1;
 }
