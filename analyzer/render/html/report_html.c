@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html_page.h"
-#include "memory_render.h"
-#include "render_impl.h"
-#include "op_eff_render.h"
-#include "setup_render.h"
+#include "html/html_escape.h"
+#include "html/html_page.h"
+#include "html/html_sections.h"
+#include "html/svg_charts.h"
+#include "render/render.h"
+#include "words/words.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define H ps_html_text

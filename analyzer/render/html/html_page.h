@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "analyses/report.h"
-#include "svg_charts.h"
+#include "html/svg_charts.h"
 
 /* The verdict's groups in the charts, indexed by enum ps_bottleneck below PS_BN_UNKNOWN: colours that stay apart
  * for common colour-vision deficiencies (Okabe-Ito), with the labels of the tables. */

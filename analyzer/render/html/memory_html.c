@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "analyses/memory.h"
-#include "memory_render.h"
-#include "render_impl.h"
-#include "svg_charts.h"
+#include "html/html_escape.h"
+#include "html/html_sections.h"
+#include "words/words.h"
 
 #define SVG_W 960.0
 #define SVG_H 280.0

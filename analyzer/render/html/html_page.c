@@ -1,5 +1,6 @@
 /* The frame, style and colours shared by perfscope's HTML pages (html_page.h). */
-#include "html_page.h"
+#include "html/html_escape.h"
+#include "html/html_page.h"
 
 const struct ps_svg_series ps_html_groups[PS_BN_UNKNOWN] = {
     [PS_BN_KERNEL] = { "kernel", "#009E73" },  [PS_BN_DATA] = { "data-loading", "#E69F00" },

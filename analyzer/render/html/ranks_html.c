@@ -1,14 +1,20 @@
 /* `perfscope report --format html FILE FILE...`: the several-rank-file report (analyses/ranks.h) as one
  * self-contained page in the frame of the single-file page (html_page.h): the ranks' verdicts, then one section per
  * chart (average step per rank in the verdict's groups, communication-computation overlap per rank, collective
- * time per rank), each followed by its numbers as tables, with the stragglers between them. */
+ * time per rank), each followed by its numbers as tables, with the stragglers between them; and the same sections
+ * in the single-trace page when the trace's processes are its ranks (ps_report.process_ranks). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "html_page.h"
-#include "render_impl.h"
+#include "analyses/ranks.h"
+#include "html/html_escape.h"
+#include "html/html_page.h"
+#include "html/html_sections.h"
+#include "html/svg_charts.h"
+#include "render/render.h"
+#include "words/words.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define H ps_html_text
@@ -319,6 +325,36 @@ out:
     return rc;
 }
 
+/* The straggler the others wait for and the rule that named it (docs/distributed.md). */
+static void straggler(FILE *f, const struct ps_multirank *mr)
+{
+    char buf[640];
+    if (!mr->has_wait_straggler) {
+        if (mr->nstragglers)
+            fprintf(f, "<p id=\"straggler-rule\">Straggler rule: %s.</p>\n", ps_words_straggler_rule_step);
+        return;
+    }
+    ps_words_straggler_sentence(buf, sizeof buf, mr);
+    fputs("<section id=\"straggler-waited-for\" aria-labelledby=\"straggler-waited-for-h\">\n<h2 "
+          "id=\"straggler-waited-for-h\">Straggler: the rank the others wait for</h2>\n<p>", f);
+    ps_html_text(f, buf, 0);
+    fprintf(f, "</p>\n<p id=\"straggler-rule\">Straggler rule: %s.</p>\n</section>\n", ps_words_straggler_rule_wait);
+}
+
+/* The several-rank report's sections after its title and notes: ranks, stragglers, the straggler the others wait
+ * for, overlap and collectives. 0 or -ENOMEM. */
+static int sections(FILE *f, const struct ps_multirank *mr)
+{
+    int rc = ranks_section(f, mr);
+    if (rc == 0)
+        stragglers_section(f, mr);
+    if (rc == 0)
+        straggler(f, mr);
+    if (rc == 0)
+        rc = comm_sections(f, mr);
+    return rc;
+}
+
 int ps_render_ranks_html(FILE *f, const struct ps_multirank *mr, const struct ps_render_opts *o)
 {
     (void)o;
@@ -333,19 +369,14 @@ int ps_render_ranks_html(FILE *f, const struct ps_multirank *mr, const struct ps
         fputs("</p>\n", f);
     }
     summary(f, mr);
-    int rc = ps_render_ranks_html_sections(f, mr);
+    int rc = sections(f, mr);
     ps_html_page_close(f);
     return rc < 0 ? rc : ferror(f) ? -EIO : 0;
 }
 
-int ps_render_ranks_html_sections(FILE *f, const struct ps_multirank *mr)
+void ps_render_process_ranks_html(FILE *f, const struct ps_report *r)
 {
-    int rc = ranks_section(f, mr);
-    if (rc == 0)
-        stragglers_section(f, mr);
-    if (rc == 0)
-        ps_render_straggler_html(f, mr);
-    if (rc == 0)
-        rc = comm_sections(f, mr);
-    return rc;
+    if (r->process_ranks)
+        sections(f, r->process_ranks);
 }
+

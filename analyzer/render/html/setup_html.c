@@ -1,16 +1,12 @@
-/* The report's parts about the program's setup: CUDA-graph replays (analyses/graphs.c), GPU work queued before the
- * trace (analyses/backlog.c) and the PyTorch section (analyses/pytorch.c) with its advice, worded once here as
- * sentences and laid out per format, so that text, md and html say what JSON says. */
-#include <math.h>
-#include <string.h>
+/* The HTML page's "Setup" and "PyTorch" sections: the sentences every format shares (words/setup_words.c) as lists,
+ * and the DataLoader workers as a table. */
+#include <stdio.h>
 
-#include "render_impl.h"
-#include "setup_render.h"
-#include "svg_charts.h"
+#include "html/html_escape.h"
+#include "html/html_sections.h"
+#include "words/words.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
-
-/* ---- html ---- */
 
 static void html_list(FILE *f, const struct ps_words_lines *l)
 {

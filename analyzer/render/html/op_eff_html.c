@@ -1,15 +1,15 @@
-/* The "Operator efficiency" section of the HTML report (op_eff_render.h): MFU and unmodeled time, a roofline chart
+/* The "Operator efficiency" section of the HTML report (docs/op-perf-roofline.md): MFU and unmodeled time, a roofline chart
  * (op groups as points on log-log FLOPs/byte vs TFLOPS/s under the GPU's memory and compute roofs; inline SVG, no
  * script) and its text equivalent, the table of the same op groups. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
+#include <stdlib.h>
 
 #include "analyses/roofline.h"
-#include "op_eff_render.h"
+#include "html/html_escape.h"
+#include "html/html_sections.h"
 #include "words/words.h"
-#include "svg_charts.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
 #define HTML_TOP 30                /* op groups plotted and listed */
@@ -159,6 +159,40 @@ static void table(FILE *f, const struct ps_op_efficiency *e, size_t n)
     fputs("</table>\n", f);
 }
 
+/* A trace without GPU work (a CPU run recorded with --python-hooks=shapes): each modeled op group's FLOPs and bytes
+ * per call, and no time, rate or roofline, which would need kernel time (docs/op-perf-roofline.md "Recorded
+ * runs"). 0, -ENOMEM or -EIO. */
+static int host_model(FILE *f, const struct ps_report *r)
+{
+    const struct ps_op_efficiency *e = r->opeff;
+    char gap[320], name[512];
+    size_t n, *ix = ps_words_op_host_order(e, &n);
+    if (!ix)
+        return -ENOMEM;
+    fputs("<section id=\"op-efficiency\" aria-labelledby=\"op-efficiency-h\">\n<h2 id=\"op-efficiency-h\">"
+          "Operator efficiency</h2>\n<p>", f);
+    ps_html_text(f, ps_words_op_eff_gap(gap, sizeof gap, r), 0);
+    fputs("</p>\n", f);
+    if (n)
+        fputs("<table><caption>Modeled op groups by FLOPs per call (no kernel time recorded)</caption>\n<thead><tr>"
+              "<th scope=\"col\">calls</th><th scope=\"col\">FLOPs per call</th><th scope=\"col\">bytes per call</th>"
+              "<th scope=\"col\">FLOPs/byte</th><th scope=\"col\">op [parameters]</th></tr></thead>\n<tbody>\n", f);
+    for (size_t k = 0; k < n; k++) {
+        const struct ps_roof_row *w = &e->roof.rows[ix[k]];
+        double fl, by;
+        ps_words_op_per_call(w, &fl, &by);
+        fprintf(f, "<tr><td>%lld</td><td>%.0f</td><td>%.0f</td><td>%.2f</td><td>", (long long)w->calls, fl, by,
+                w->flops_per_byte);
+        ps_html_text(f, ps_words_op_label(name, sizeof name, w), 0);
+        fputs("</td></tr>\n", f);
+    }
+    if (n)
+        fputs("</tbody></table>\n", f);
+    fputs("</section>\n", f);
+    free(ix);
+    return ferror(f) ? -EIO : 0;
+}
+
 int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r)
 {
     const struct ps_op_efficiency *e = r->opeff;
@@ -166,7 +200,7 @@ int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r)
     if (!e || !e->has_shapes)   /* no shapes: the report's no_op_shapes note says so once */
         return 0;
     if (e->no_gpu_work)
-        return ps_render_op_model_host_html(f, r);
+        return host_model(f, r);
     size_t n = e->roof.nrows < HTML_TOP ? e->roof.nrows : HTML_TOP;
     double top_peak = top_peak_of(e, n);
     fprintf(f, "<section id=\"op-efficiency\"%s aria-labelledby=\"op-efficiency-h\">\n<h2 id=\"op-efficiency-h\">"
