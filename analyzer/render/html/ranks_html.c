@@ -233,6 +233,69 @@ static void stragglers_section(FILE *f, const struct ps_multirank *mr)
     fputs("</table>\n</section>\n", f);
 }
 
+/* The overlap section: one horizontal bar per rank file with communication (which[0..n): their indices; overlap[j]
+ * in %, labels[j]), and the table of overlap and collective time (coll[2j], coll[2j + 1]: under computation and
+ * exposed, ms). */
+static void overlap_section(FILE *f, const struct ps_multirank *mr, size_t n, const size_t *which,
+                            const double *overlap, const char **hlabels, const double *coll)
+{
+    fputs("<section id=\"overlap\" class=\"chart\" aria-labelledby=\"overlap-h\">\n<h2 id=\"overlap-h\">"
+          "Communication overlapped by computation</h2>\n<figure>\n", f);
+    ps_svg_hbars(f, "overlap-chart", "Communication-computation overlap per rank",
+                 "One bar per rank file that ran communication kernels: the share of their time (HTA: the union of "
+                 "communication kernels) during which a computation kernel also ran. The table below holds the "
+                 "numbers.", n, overlap, hlabels, "%", ps_html_groups[PS_BN_COMM].color);
+    fputs("<figcaption>HTA's communication-computation overlap, computed exactly in ns (HTA rounds to whole µs)."
+          "</figcaption>\n</figure>\n<table id=\"overlap-table\">\n<tr><th>rank</th><th>overlap %</th>"
+          "<th>collectives ms</th><th>exposed ms</th><th>file</th></tr>\n", f);
+    for (size_t j = 0; j < n; j++) {
+        const struct ps_rank_file *r = &mr->files[which[j]];
+        fputs("<tr>", f);
+        rank_td(f, r);
+        pct_td(f, r->comm_comp_overlap);
+        fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>", coll[2 * j] + coll[2 * j + 1],
+                coll[2 * j + 1]);
+        path_td(f, r);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n</section>\n", f);
+}
+
+/* The collectives section: one stacked bar per rank file with communication (coll: under computation and exposed,
+ * ms; vlabels), then every collective row of every rank file. */
+static void collectives_section(FILE *f, const struct ps_multirank *mr, size_t n, const double *coll,
+                                const char **vlabels)
+{
+    fputs("<section id=\"collectives\" class=\"chart\" aria-labelledby=\"collectives-h\">\n"
+          "<h2 id=\"collectives-h\">Collectives</h2>\n<figure>\n", f);
+    static const struct ps_svg_series parts[] = { { "under computation", "#56B4E9" }, { "exposed", "#CC79A7" } };
+    ps_svg_stacked_bars(f, "collectives-chart", "Collective kernel time per rank, under computation and exposed",
+                        "One bar per rank file that ran NCCL/RCCL kernels: their summed time, split into the part "
+                        "overlapped by computation kernels on the same device and the exposed rest, in ms. The "
+                        "table below holds each kernel name.", n, 2, coll, parts, vlabels, "ms");
+    fputs("<figcaption>Exposed = not overlapped by computation kernels on the same device; every kernel of the trace, "
+          "not only the steps'.</figcaption>\n</figure>\n<table id=\"collectives-table\">\n<tr><th>rank</th>"
+          "<th>count</th><th>total ms</th><th>exposed ms</th><th>exposed %</th><th>bytes</th><th>algbw GB/s</th>"
+          "<th>name</th></tr>\n", f);
+    for (size_t i = 0; i < mr->nfiles; i++) {
+        const struct ps_rank_file *r = &mr->files[i];
+        for (size_t k = 0; k < r->ncollectives; k++) {
+            const struct ps_collective_stat *c = &r->collectives[k];
+            fputs("<tr>", f);
+            rank_td(f, r);
+            fprintf(f, "<td class=\"n\">%lld</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>",
+                    (long long)c->count, MS(c->total_ns), MS(c->exposed_ns));
+            ps_html_share_td(f, c->exposed_ns, c->total_ns);
+            c->bytes >= 0 ? fprintf(f, "<td class=\"n\">%lld</td>", (long long)c->bytes) : fputs("<td>-</td>", f);
+            isnan(c->algbw_gbps) ? fputs("<td>-</td>", f) : fprintf(f, "<td class=\"n\">%.3f</td>", c->algbw_gbps);
+            fputs("<td class=\"name\">", f);
+            ps_html_name(f, c->name);
+            fputs("</td></tr>\n", f);
+        }
+    }
+    fputs("</table>\n</section>\n", f);
+}
+
 /* Per rank with communication kernels: the overlap (HTA) as horizontal bars, and the collective time hidden under
  * computation and exposed as stacked bars; then the collective table. */
 static int comm_sections(FILE *f, const struct ps_multirank *mr)
@@ -271,53 +334,8 @@ static int comm_sections(FILE *f, const struct ps_multirank *mr)
         coll[2 * n + 1] = MS(exposed);
         n++;
     }
-    fputs("<section id=\"overlap\" class=\"chart\" aria-labelledby=\"overlap-h\">\n<h2 id=\"overlap-h\">"
-          "Communication overlapped by computation</h2>\n<figure>\n", f);
-    ps_svg_hbars(f, "overlap-chart", "Communication-computation overlap per rank",
-                 "One bar per rank file that ran communication kernels: the share of their time (HTA: the union of "
-                 "communication kernels) during which a computation kernel also ran. The table below holds the "
-                 "numbers.", n, overlap, hlabels, "%", ps_html_groups[PS_BN_COMM].color);
-    fputs("<figcaption>HTA's communication-computation overlap, computed exactly in ns (HTA rounds to whole µs)."
-          "</figcaption>\n</figure>\n<table id=\"overlap-table\">\n<tr><th>rank</th><th>overlap %</th>"
-          "<th>collectives ms</th><th>exposed ms</th><th>file</th></tr>\n", f);
-    for (size_t j = 0; j < n; j++) {
-        const struct ps_rank_file *r = &mr->files[which[j]];
-        fputs("<tr>", f);
-        rank_td(f, r);
-        pct_td(f, r->comm_comp_overlap);
-        fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>", coll[2 * j] + coll[2 * j + 1],
-                coll[2 * j + 1]);
-        path_td(f, r);
-        fputs("</tr>\n", f);
-    }
-    fputs("</table>\n</section>\n<section id=\"collectives\" class=\"chart\" aria-labelledby=\"collectives-h\">\n"
-          "<h2 id=\"collectives-h\">Collectives</h2>\n<figure>\n", f);
-    static const struct ps_svg_series parts[] = { { "under computation", "#56B4E9" }, { "exposed", "#CC79A7" } };
-    ps_svg_stacked_bars(f, "collectives-chart", "Collective kernel time per rank, under computation and exposed",
-                        "One bar per rank file that ran NCCL/RCCL kernels: their summed time, split into the part "
-                        "overlapped by computation kernels on the same device and the exposed rest, in ms. The "
-                        "table below holds each kernel name.", n, 2, coll, parts, vlabels, "ms");
-    fputs("<figcaption>Exposed = not overlapped by computation kernels on the same device; every kernel of the trace, "
-          "not only the steps'.</figcaption>\n</figure>\n<table id=\"collectives-table\">\n<tr><th>rank</th>"
-          "<th>count</th><th>total ms</th><th>exposed ms</th><th>exposed %</th><th>bytes</th><th>algbw GB/s</th>"
-          "<th>name</th></tr>\n", f);
-    for (size_t i = 0; i < mr->nfiles; i++) {
-        const struct ps_rank_file *r = &mr->files[i];
-        for (size_t k = 0; k < r->ncollectives; k++) {
-            const struct ps_collective_stat *c = &r->collectives[k];
-            fputs("<tr>", f);
-            rank_td(f, r);
-            fprintf(f, "<td class=\"n\">%lld</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>",
-                    (long long)c->count, MS(c->total_ns), MS(c->exposed_ns));
-            ps_html_share_td(f, c->exposed_ns, c->total_ns);
-            c->bytes >= 0 ? fprintf(f, "<td class=\"n\">%lld</td>", (long long)c->bytes) : fputs("<td>-</td>", f);
-            isnan(c->algbw_gbps) ? fputs("<td>-</td>", f) : fprintf(f, "<td class=\"n\">%.3f</td>", c->algbw_gbps);
-            fputs("<td class=\"name\">", f);
-            ps_html_name(f, c->name);
-            fputs("</td></tr>\n", f);
-        }
-    }
-    fputs("</table>\n</section>\n", f);
+    overlap_section(f, mr, n, which, overlap, hlabels, coll);
+    collectives_section(f, mr, n, coll, vlabels);
 out:
     free_labels(hnames, mr->nfiles);
     free_labels(vnames, mr->nfiles);

@@ -78,6 +78,76 @@ static void verdict(FILE *f, const struct ps_report *r)
     fputs("</section>\n", f);
 }
 
+/* The chart of the steps section: its heading (and why there are no steps), one stacked bar per step of v (n bars
+ * of PS_BN_UNKNOWN groups, in ms) named names[i], and a caption. g: the average step in the verdict's groups. */
+static void steps_chart(FILE *f, const struct ps_report *r, size_t n, const double *v, char *const *names,
+                        const struct ps_svg_series *series, const int64_t *g)
+{
+    char desc[512];
+    snprintf(desc, sizeof desc, "%zu bar%s, one per %s, each split into the verdict's groups. The average "
+             "step takes %.3f ms: %s %.1f %%, data-loading %.1f %%, memcpy %.1f %%, communication %.1f %%, "
+             "sync %.1f %%, host %.1f %%. The table below holds every number.", n, n == 1 ? "" : "s",
+             r->whole_run ? "run (no steps were found)" : "step", MS(r->avg_dur_ns), series[0].label,
+             r->avg_dur_ns > 0 ? 100.0 * (double)g[0] / (double)r->avg_dur_ns : 0.0,
+             r->avg_dur_ns > 0 ? 100.0 * (double)g[1] / (double)r->avg_dur_ns : 0.0,
+             r->avg_dur_ns > 0 ? 100.0 * (double)g[2] / (double)r->avg_dur_ns : 0.0,
+             r->avg_dur_ns > 0 ? 100.0 * (double)g[3] / (double)r->avg_dur_ns : 0.0,
+             r->avg_dur_ns > 0 ? 100.0 * (double)g[4] / (double)r->avg_dur_ns : 0.0,
+             r->avg_dur_ns > 0 ? 100.0 * (double)g[5] / (double)r->avg_dur_ns : 0.0);
+    fputs("<section id=\"steps\" class=\"chart\" aria-labelledby=\"steps-h\">\n"
+          "<h2 id=\"steps-h\">Step-time breakdown per step</h2>\n", f);
+    if (r->whole_run) {
+        const struct ps_message *ns = ps_report_message(r, "no_steps");
+        fputs("<p>", f);
+        H(f, ns ? ns->text : "No steps.", 0);
+        fputs("</p>\n", f);
+    }
+    fputs("<figure>\n", f);
+    ps_svg_stacked_bars(f, "steps-chart", "Step time per step, by the verdict's groups", desc, n, PS_BN_UNKNOWN,
+                        v, series, (const char *const *)names, "ms");
+    fprintf(f, "<figcaption>%s; host = Runtime + CPU Exec + Other − sync.</figcaption>\n</figure>\n",
+            r->whole_run ? "The one bar is the whole run" : "Each bar is one step");
+}
+
+/* The chart's numbers as a table (names[i]: "#N step name"), then the average step in the PyTorch profiler's
+ * categories. g: the average step in the verdict's groups. */
+static void steps_tables(FILE *f, const struct ps_report *r, char *const *names, const struct ps_svg_series *series,
+                         const int64_t *g)
+{
+    fputs("<details><summary>Steps as a table</summary>\n<table>\n<tr><th>#</th><th>step</th><th>duration ms</th>",
+          f);
+    for (int k = 0; k < PS_BN_UNKNOWN; k++)
+        fprintf(f, "<th>%s %%</th>", series[k].label);
+    fputs("<th>verdict</th></tr>\n", f);
+    for (size_t i = 0; i < r->nsteps && !r->whole_run; i++) {
+        const struct ps_step *s = &r->steps[i];
+        int64_t sg[PS_BN_UNKNOWN];
+        ps_verdict_groups(s->cat_ns, s->sync_ns, sg);
+        fprintf(f, "<tr><td class=\"n\">%zu</td><td class=\"name\">", i + 1);
+        ps_html_name(f, names[i] + strcspn(names[i], " ") + 1);
+        fprintf(f, "</td><td class=\"n\">%.3f</td>", MS(s->end_ns - s->start_ns));
+        for (int k = 0; k < PS_BN_UNKNOWN; k++)
+            ps_html_share_td(f, sg[k], s->end_ns - s->start_ns);
+        fprintf(f, "<td>%s</td></tr>\n", ps_words_bottleneck(r, s->bottleneck));
+    }
+    fprintf(f, "<tr><td></td><th>average</th><td class=\"n\">%.3f</td>", MS(r->avg_dur_ns));
+    for (int k = 0; k < PS_BN_UNKNOWN; k++)
+        ps_html_share_td(f, g[k], r->avg_dur_ns);
+    fprintf(f, "<td>%s</td></tr>\n</table>\n</details>\n", ps_words_bottleneck(r, r->bottleneck));
+    fprintf(f, "<table>\n<caption>%s (%.3f ms) in the PyTorch profiler's categories</caption>\n"
+               "<tr><th>category</th><th>ms</th><th>share %%</th></tr>\n",
+            r->whole_run ? "The run as one window" : "Average step", MS(r->avg_dur_ns));
+    for (int c = 0; c < PS_CAT_N; c++) {
+        fprintf(f, "<tr><td>%s</td><td class=\"n\">%.3f</td>",
+                ps_words_cat_label(c, r->has_gpu), MS(r->avg.cat_ns[c]));
+        ps_html_share_td(f, r->avg.cat_ns[c], r->avg_dur_ns);
+        fputs("</tr>\n", f);
+    }
+    fprintf(f, "<tr><td>(of which sync)</td><td class=\"n\">%.3f</td>", MS(r->avg.sync_ns));
+    ps_html_share_td(f, r->avg.sync_ns, r->avg_dur_ns);
+    fputs("</tr>\n</table>\n", f);
+}
+
 /* One bar per analysed step (the whole run as one bar when there are none), in the verdict's groups. */
 static int steps_section(FILE *f, const struct ps_report *r)
 {
@@ -107,63 +177,11 @@ static int steps_section(FILE *f, const struct ps_report *r)
         struct ps_svg_series series[PS_BN_UNKNOWN];
         memcpy(series, ps_html_groups, sizeof series);
         series[PS_BN_KERNEL].label = ps_words_bottleneck_name(PS_BN_KERNEL, r->has_gpu);
-        char desc[512];
         int64_t g[PS_BN_UNKNOWN];
         ps_verdict_groups(r->avg.cat_ns, r->avg.sync_ns, g);
-        snprintf(desc, sizeof desc, "%zu bar%s, one per %s, each split into the verdict's groups. The average "
-                 "step takes %.3f ms: %s %.1f %%, data-loading %.1f %%, memcpy %.1f %%, communication %.1f %%, "
-                 "sync %.1f %%, host %.1f %%. The table below holds every number.", n, n == 1 ? "" : "s",
-                 r->whole_run ? "run (no steps were found)" : "step", MS(r->avg_dur_ns), series[0].label,
-                 r->avg_dur_ns > 0 ? 100.0 * (double)g[0] / (double)r->avg_dur_ns : 0.0,
-                 r->avg_dur_ns > 0 ? 100.0 * (double)g[1] / (double)r->avg_dur_ns : 0.0,
-                 r->avg_dur_ns > 0 ? 100.0 * (double)g[2] / (double)r->avg_dur_ns : 0.0,
-                 r->avg_dur_ns > 0 ? 100.0 * (double)g[3] / (double)r->avg_dur_ns : 0.0,
-                 r->avg_dur_ns > 0 ? 100.0 * (double)g[4] / (double)r->avg_dur_ns : 0.0,
-                 r->avg_dur_ns > 0 ? 100.0 * (double)g[5] / (double)r->avg_dur_ns : 0.0);
-        fputs("<section id=\"steps\" class=\"chart\" aria-labelledby=\"steps-h\">\n"
-              "<h2 id=\"steps-h\">Step-time breakdown per step</h2>\n", f);
-        if (r->whole_run) {
-            const struct ps_message *ns = ps_report_message(r, "no_steps");
-            fputs("<p>", f);
-            H(f, ns ? ns->text : "No steps.", 0);
-            fputs("</p>\n", f);
-        }
-        fputs("<figure>\n", f);
-        ps_svg_stacked_bars(f, "steps-chart", "Step time per step, by the verdict's groups", desc, n, PS_BN_UNKNOWN,
-                            v, series, (const char *const *)names, "ms");
-        fprintf(f, "<figcaption>%s; host = Runtime + CPU Exec + Other − sync.</figcaption>\n"
-                   "</figure>\n<details><summary>Steps as a table</summary>\n<table>\n<tr><th>#</th><th>step</th>"
-                   "<th>duration ms</th>", r->whole_run ? "The one bar is the whole run" : "Each bar is one step");
-        for (int k = 0; k < PS_BN_UNKNOWN; k++)
-            fprintf(f, "<th>%s %%</th>", series[k].label);
-        fputs("<th>verdict</th></tr>\n", f);
-        for (size_t i = 0; i < r->nsteps && !r->whole_run; i++) {
-            const struct ps_step *s = &r->steps[i];
-            int64_t sg[PS_BN_UNKNOWN];
-            ps_verdict_groups(s->cat_ns, s->sync_ns, sg);
-            fprintf(f, "<tr><td class=\"n\">%zu</td><td class=\"name\">", i + 1);
-            ps_html_name(f, names[i] + strcspn(names[i], " ") + 1);
-            fprintf(f, "</td><td class=\"n\">%.3f</td>", MS(s->end_ns - s->start_ns));
-            for (int k = 0; k < PS_BN_UNKNOWN; k++)
-                ps_html_share_td(f, sg[k], s->end_ns - s->start_ns);
-            fprintf(f, "<td>%s</td></tr>\n", ps_words_bottleneck(r, s->bottleneck));
-        }
-        fprintf(f, "<tr><td></td><th>average</th><td class=\"n\">%.3f</td>", MS(r->avg_dur_ns));
-        for (int k = 0; k < PS_BN_UNKNOWN; k++)
-            ps_html_share_td(f, g[k], r->avg_dur_ns);
-        fprintf(f, "<td>%s</td></tr>\n</table>\n</details>\n", ps_words_bottleneck(r, r->bottleneck));
-        fprintf(f, "<table>\n<caption>%s (%.3f ms) in the PyTorch profiler's categories</caption>\n"
-                   "<tr><th>category</th><th>ms</th><th>share %%</th></tr>\n",
-                r->whole_run ? "The run as one window" : "Average step", MS(r->avg_dur_ns));
-        for (int c = 0; c < PS_CAT_N; c++) {
-            fprintf(f, "<tr><td>%s</td><td class=\"n\">%.3f</td>",
-                    ps_words_cat_label(c, r->has_gpu), MS(r->avg.cat_ns[c]));
-            ps_html_share_td(f, r->avg.cat_ns[c], r->avg_dur_ns);
-            fputs("</tr>\n", f);
-        }
-        fprintf(f, "<tr><td>(of which sync)</td><td class=\"n\">%.3f</td>", MS(r->avg.sync_ns));
-        ps_html_share_td(f, r->avg.sync_ns, r->avg_dur_ns);
-        fputs("</tr>\n</table>\n</section>\n", f);
+        steps_chart(f, r, n, v, names, series, g);
+        steps_tables(f, r, names, series, g);
+        fputs("</section>\n", f);
     }
     for (size_t i = 0; i < n; i++)
         free(names[i]);
