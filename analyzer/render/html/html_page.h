@@ -1,5 +1,5 @@
 /* What every perfscope HTML page shares (the single-file report, report_html.c, and the several-rank-file report,
- * multirank_html.c): the frame with its Content-Security-Policy that forbids every load, the style sheet, the
+ * ranks_html.c): the frame with its Content-Security-Policy that forbids every load, the style sheet, the
  * verdict groups' colours and a share cell. */
 #ifndef PS_HTML_PAGE_H
 #define PS_HTML_PAGE_H

@@ -1,6 +1,7 @@
-/* The "Operator efficiency" section of the HTML report (docs/op-perf-roofline.md): MFU and unmodeled time, a roofline chart
- * (op groups as points on log-log FLOPs/byte vs TFLOPS/s under the GPU's memory and compute roofs; inline SVG, no
- * script) and its text equivalent, the table of the same op groups. */
+/* The "Operator efficiency" section of the HTML report (docs/op-perf-roofline.md): MFU and unmodeled time, a
+ * roofline chart (op groups as points on log-log FLOPs/byte vs TFLOPS/s under the GPU's memory and compute roofs;
+ * inline SVG, no script) and its text equivalent, the table of the same op groups; for a trace without GPU work,
+ * the op groups by FLOPs per call. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -37,7 +37,7 @@ static void json_side(struct ps_jw *w, const char *k, const struct ps_diff_side 
 }
 
 /* "memory": each memory device's peak allocated and max reserved before and after, and the change of the peak
- * (analyses/memory_diff.c); [] when neither run has memory records. */
+ * (analyses/diff/memory_diff.c); [] when neither run has memory records. */
 static void memory(struct ps_jw *w, const struct ps_diff *d)
 {
     ps_jw_key(w, "memory");

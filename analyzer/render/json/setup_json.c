@@ -1,6 +1,6 @@
-/* The JSON report's keys about the program's setup (docs/report.md): "cuda_graphs" (analyses/graphs.c), "warmup"
- * (analyses/warmup.c) and "pretrace_gpu_work" (analyses/backlog.c); the other formats word the same figures as
- * sentences (words/setup_words.c). */
+/* The JSON report's keys about the program's setup (docs/report.md): "cuda_graphs" (analyses/timeline/graphs.c),
+ * "warmup" (analyses/steps/warmup.c) and "pretrace_gpu_work" (analyses/timeline/backlog.c); the other formats word
+ * the same figures as sentences (words/setup_words.c). */
 #include "json/json_sections.h"
 #include "words/words.h"
 

@@ -26,7 +26,8 @@ void ps_words_verdict_detail(char *buf, size_t len, const struct ps_report *r)
     /* without steps the one window is the run: never call it a step */
     char window_buf[96];
     const char *window = r->whole_run ? "the whole run" : "the average step";
-    if (r->avg.pretrace_ns > 0) {   /* the verdict leaves out GPU work queued before the trace (analyses/backlog.c) */
+    /* the verdict leaves out GPU work queued before the trace (analyses/timeline/backlog.c) */
+    if (r->avg.pretrace_ns > 0) {
         snprintf(window_buf, sizeof window_buf, "%s less %.3f ms of work queued before the trace", window,
                  (double)r->avg.pretrace_ns / 1e6);
         window = window_buf;
@@ -34,7 +35,7 @@ void ps_words_verdict_detail(char *buf, size_t len, const struct ps_report *r)
     const char *each = r->whole_run ? "the run" : "each step";
     if (r->bottleneck == PS_BN_UNKNOWN)
         snprintf(buf, len, "%s", r->verdict_reason ? r->verdict_reason : "nothing to classify");
-    else if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu && r->host_wait.claimed)   /* analyses/verdict.c */
+    else if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu && r->host_wait.claimed)   /* analyses/verdict/verdict.c */
         snprintf(buf, len, "host compute, \"kernel\" in JSON; %.1f %% of %s is host compute, but for about %.3f ms "
                            "of it the step thread was waiting, not computing (thread samples: What to do); "
                            "removing the cause saves at most %.1f %%, %.3f ms",

@@ -89,7 +89,8 @@ struct ps_words_lines {
     size_t n;
 };
 
-/* The warm-up, CUDA-graph and pre-trace sentences (analyses/warmup.c, graphs.c, backlog.c). */
+/* The warm-up, CUDA-graph and pre-trace sentences (analyses/steps/warmup.c, analyses/timeline/graphs.c,
+ * backlog.c). */
 void ps_words_setup_lines(struct ps_words_lines *l, const struct ps_report *r);
 /* The CUDA/CUPTI state per process (md and html; the text report prints it with the run's facts). */
 void ps_words_cuda_state_line(struct ps_words_lines *l, const struct ps_report *r);
