@@ -78,8 +78,7 @@ int ps_render_diff_md(FILE *f, const struct ps_diff_input *in, const struct ps_r
             ms(d->delta_ns));
     for (int c = 0; c < PS_CAT_N; c++)
         fprintf(f, "| %s | %.3f | %.1f | %.3f | %.1f | %+.3f |\n", ps_words_cat_label(c, !ps_words_diff_host_only(d)),
-                ms(d->before.cat_ns[c]),
-                pct(d->before.cat_ns[c], d->before.avg_ns), ms(d->after.cat_ns[c]),
+                ms(d->before.cat_ns[c]), pct(d->before.cat_ns[c], d->before.avg_ns), ms(d->after.cat_ns[c]),
                 pct(d->after.cat_ns[c], d->after.avg_ns), ms(d->after.cat_ns[c] - d->before.cat_ns[c]));
     fprintf(f, "| (of which sync) | %.3f | %.1f | %.3f | %.1f | %+.3f |\n", ms(d->before.sync_ns),
             pct(d->before.sync_ns, d->before.avg_ns), ms(d->after.sync_ns), pct(d->after.sync_ns, d->after.avg_ns),

@@ -72,8 +72,8 @@ int ps_render_diff_text(FILE *f, const struct ps_diff_input *in, const struct ps
 {
     (void)o;   /* no colour, no folding: the rows are tables */
     const struct ps_diff *d = in->diff;
-    fprintf(f, "perfscope diff\n  before: %s (%zu steps)\n  after:  %s (%zu steps)\n\n", ps_words_basename(in->before_path),
-            d->before.nsteps, ps_words_basename(in->after_path), d->after.nsteps);
+    fprintf(f, "perfscope diff\n  before: %s (%zu steps)\n  after:  %s (%zu steps)\n\n",
+            ps_words_basename(in->before_path), d->before.nsteps, ps_words_basename(in->after_path), d->after.nsteps);
     fprintf(f, "Verdict: %s: the average step is ", ps_diff_verdict_name[d->verdict]);
     ps_words_diff_step_change(f, d);
     fprintf(f, ", %.3f -> %.3f ms\n  ", ms(d->before.avg_ns), ms(d->after.avg_ns));
@@ -85,8 +85,9 @@ int ps_render_diff_text(FILE *f, const struct ps_diff_input *in, const struct ps
     fprintf(f, "  %-15s %11.3f ms       %11.3f ms       %+11.3f ms\n", "step", ms(d->before.avg_ns),
             ms(d->after.avg_ns), ms(d->delta_ns));
     for (int c = 0; c < PS_CAT_N; c++)
-        fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n", ps_words_cat_label(c, !ps_words_diff_host_only(d)),
-                ms(d->before.cat_ns[c]), pct(d->before.cat_ns[c], d->before.avg_ns), ms(d->after.cat_ns[c]),
+        fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n",
+                ps_words_cat_label(c, !ps_words_diff_host_only(d)), ms(d->before.cat_ns[c]),
+                pct(d->before.cat_ns[c], d->before.avg_ns), ms(d->after.cat_ns[c]),
                 pct(d->after.cat_ns[c], d->after.avg_ns), ms(d->after.cat_ns[c] - d->before.cat_ns[c]));
     fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n", "(of which sync)", ms(d->before.sync_ns),
             pct(d->before.sync_ns, d->before.avg_ns), ms(d->after.sync_ns), pct(d->after.sync_ns, d->after.avg_ns),

@@ -529,7 +529,8 @@ static void pytorch(FILE *f, const struct ps_report *r)
                 (long long)py->copies, (long long)py->copies_pageable, (long long)py->copies_blocking);
 }
 
-/* After the PyTorch section: its advice, then the warm-up, CUDA-graph and pre-trace sentences (words/setup_words.c). */
+/* After the PyTorch section: its advice, then the warm-up, CUDA-graph and pre-trace sentences
+ * (words/setup_words.c). */
 static void setup(FILE *f, const struct ps_report *r)
 {
     struct ps_words_lines l = { .n = 0 };
