@@ -113,7 +113,7 @@ int cmd_diff(int argc, char **argv)
         goto out;
     struct ps_diff_input in = { &d, before_path, after_path, o.top_n };
     const struct ps_render_opts ro = { .width = PS_TEXT_WIDTH };
-    rc = renderer->diff(&in, &ro, dest);
+    rc = renderer->diff(dest, &in, &ro);
     if (ps_output_close("diff", output, dest, rc, errno, "the diff"))
         goto out;
     status = 0;

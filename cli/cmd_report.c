@@ -200,7 +200,7 @@ static int write_out(const struct report_args *a, const struct ps_render_opts *r
     FILE *dest = ps_output_open("report", a->output);
     if (!dest)
         return 1;
-    int rc = mr ? a->renderer->ranks(mr, ro, dest) : a->renderer->report(r, ro, dest);
+    int rc = mr ? a->renderer->ranks(dest, mr, ro) : a->renderer->report(dest, r, ro);
     return ps_output_close("report", a->output, dest, rc, errno, "the report");
 }
 

@@ -1,5 +1,5 @@
 /* Per-rank JSON reports merged into the several-rank report (report_merge.h): each file's last key,
- * "rank_summary" (analyzer/render/rank_summary_json.c), read back into the struct ps_rank_file the trace gave, then
+ * "rank_summary" (analyzer/render/json/rank_summary_json.c), read back into the struct ps_rank_file the trace gave, then
  * the same cross-rank analysis as for traces (ps_multirank_from_files), so the result equals the several-file
  * report over the traces themselves. Only the rank summary is parsed: a report's other keys (its steps, kernels)
  * are skipped by position, so a thousand reports merge in well under a second. */

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
             char *buf = NULL;
             FILE *f = open_memstream(&buf, &len);
             double a = now();
-            ps_renderer_at(i)->report(&r, &ro, f);
+            ps_renderer_at(i)->report(f, &r, &ro);
             fclose(f);
             double b = now();
             best = b - a < best ? b - a : best;

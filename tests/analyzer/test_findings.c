@@ -203,7 +203,7 @@ static void low_gpu_utilization(void)
             char *text = NULL;
             size_t len = 0;
             FILE *out = open_memstream(&text, &len);
-            if (!out || ps_report_write_text(&rep, out) < 0 || fclose(out) != 0)
+            if (!out || ps_report_write_text(out, &rep) < 0 || fclose(out) != 0)
                 abort();
             CHECK(strstr(text, "meanwhile the host was in load\\x1b[2J 0.050 ms") && !strchr(text, '\x1b'),
                   "the summary is not escaped in the text report");

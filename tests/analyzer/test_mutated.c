@@ -49,8 +49,8 @@ static void analyse(const char *path, int compat_tb)
     if (ps_ranks_report_compute(&r, m, &o, err, sizeof err) == 0) {
         analysed++;
         FILE *devnull = fopen("/dev/null", "w");
-        ps_report_write_json(&r, devnull);
-        ps_report_write_text(&r, devnull);
+        ps_report_write_json(devnull, &r);
+        ps_report_write_text(devnull, &r);
         fclose(devnull);
         for (size_t i = 0; i < r.nsteps; i++) {
             int64_t sum = 0;

@@ -88,7 +88,7 @@ static void scenario(const char *dir, const char *name, long long data_us, long 
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    ps_report_write_text(&r, f);
+    ps_report_write_text(f, &r);
     fclose(f);
     CHECK(strstr(text, "No GPU rows") != NULL, "%s: the text report does not say there are no GPU rows", name);
     /* the raw metadata is not dumped; the text points to where all of it is */

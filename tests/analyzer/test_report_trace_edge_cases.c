@@ -66,10 +66,10 @@ static int report(const char *path, struct result *res, const struct ps_report_o
         exit(1);
     }
     FILE *f = open_memstream(&res->text, &len);
-    ps_report_write_text(&res->r, f);
+    ps_report_write_text(f, &res->r);
     fclose(f);
     f = open_memstream(&res->json, &len);
-    ps_report_write_json(&res->r, f);
+    ps_report_write_json(f, &res->r);
     fclose(f);
     return 0;
 }

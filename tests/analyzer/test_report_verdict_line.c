@@ -32,7 +32,7 @@ static char *render(const struct ps_report *r, const char *format)
     size_t len;
     struct ps_render_opts o = { .width = 0 };
     FILE *f = open_memstream(&buf, &len);
-    CHECK(ps_renderer_find(format)->report(r, &o, f) == 0, "--format %s failed", format);
+    CHECK(ps_renderer_find(format)->report(f, r, &o) == 0, "--format %s failed", format);
     fclose(f);
     return buf;
 }

@@ -1,4 +1,4 @@
-/* Folding the text report to 100 columns (render/text_style.c), by hand: where a long line breaks, how the
+/* Folding the text report to 100 columns (render/text/text_style.c), by hand: where a long line breaks, how the
  * continuation is indented, what is never split (a number and its " %", a quoted command), and that colour
  * escapes take no column. */
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "text_style.h"
+#include "text/text_style.h"
 
 static char *fold(const char *in, size_t width)
 {

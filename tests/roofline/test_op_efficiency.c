@@ -149,7 +149,7 @@ static char *render(const struct ps_report *r, const char *format)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     struct ps_render_opts o = { 0, 0 };
-    CHECK_EQ(format, ps_renderer_find(format)->report(r, &o, f), 0);
+    CHECK_EQ(format, ps_renderer_find(format)->report(f, r, &o), 0);
     fclose(f);
     return buf;
 }

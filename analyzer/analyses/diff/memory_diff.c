@@ -1,5 +1,5 @@
 /* `perfscope diff`'s memory part: each memory device (by label) of either run with its peak allocated and max
- * reserved before and after (analyses/diff.h struct ps_diff_memory). */
+ * reserved before and after, and the change of the peak (analyses/diff.h struct ps_diff_memory). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +39,11 @@ int ps_diff_memory(struct ps_diff *d, const struct ps_report *before, const stru
             if (dev->capacity_bytes > 0)
                 m->capacity = dev->capacity_bytes;
         }
+    }
+    for (size_t i = 0; i < d->nmemory; i++) {
+        struct ps_diff_memory *m = &d->memory[i];
+        m->has_delta = m->before_peak >= 0 && m->after_peak >= 0;
+        m->delta_bytes = m->has_delta ? m->after_peak - m->before_peak : 0;
     }
     return 0;
 }

@@ -18,13 +18,27 @@ static int cmp_file(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
-/* Everything across the ranks, once each file is summarised: ranks ordered, shared ranks refused, stragglers by
- * step time (among the one-rank files: a launcher trace mixes its ranks, its own report has them) and by who waits
- * for whom. 0, -EINVAL (message in err) or -ENOMEM. */
+/* Each collective row's algorithm and bus bandwidth, over its file's world size (final once the files are
+ * summarised: a rank of a launcher trace gets its own in process_ranks.c, a merged report's from its JSON). */
+static void collective_bandwidths(struct ps_multirank *mr)
+{
+    for (size_t i = 0; i < mr->nfiles; i++) {
+        struct ps_rank_file *f = &mr->files[i];
+        for (size_t k = 0; k < f->ncollectives; k++) {
+            struct ps_collective_stat *c = &f->collectives[k];
+            ps_collective_bandwidth(c, f->world_size, &c->algbw_gbps, &c->busbw_gbps);
+        }
+    }
+}
+
+/* Everything across the ranks, once each file is summarised: ranks ordered, shared ranks refused, collectives'
+ * bandwidths, stragglers by step time (among the one-rank files: a launcher trace mixes its ranks, its own report
+ * has them) and by who waits for whom. 0, -EINVAL (message in err) or -ENOMEM. */
 static int cross_rank(struct ps_multirank *mr, char *err, size_t errlen)
 {
     size_t n = mr->nfiles;
     qsort(mr->files, n, sizeof *mr->files, cmp_file);
+    collective_bandwidths(mr);
     int rc = ps_multirank_refuse_shared_ranks(mr, err, errlen);
     if (rc < 0)
         return rc;

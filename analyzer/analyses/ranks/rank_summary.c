@@ -61,7 +61,8 @@ static struct ps_collective_stat *collective_row(struct ps_rank_file *f, const c
         f->capcollectives = cap;
     }
     struct ps_collective_stat *c = &f->collectives[f->ncollectives];
-    *c = (struct ps_collective_stat){ .name = strdup(name), .bytes = bytes, .host = host };
+    *c = (struct ps_collective_stat){ .name = strdup(name), .bytes = bytes, .host = host, .algbw_gbps = NAN,
+                                      .busbw_gbps = NAN };
     if (!c->name)
         return NULL;
     f->ncollectives++;

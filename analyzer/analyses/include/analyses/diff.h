@@ -49,6 +49,8 @@ struct ps_diff_memory {            /* one memory device (its label) of either ru
     int64_t before_peak, after_peak;           /* peak allocated (bytes); -1 absent from that run */
     int64_t before_reserved, after_reserved;   /* max reserved; -1 unknown */
     int64_t capacity;              /* the after run's capacity (else the before run's); -1 unknown */
+    int has_delta;                 /* both peaks known: delta_bytes holds their change */
+    int64_t delta_bytes;           /* after_peak - before_peak; 0 without has_delta */
 };
 
 struct ps_diff {
@@ -69,7 +71,8 @@ struct ps_diff {
     size_t nmemory;
 };
 
-/* memory_diff.c: d->memory from the two reports' memory views. 0 or -ENOMEM. */
+/* memory_diff.c: d->memory from the two reports' memory views: each device's peaks and their change. 0 or
+ * -ENOMEM. */
 int ps_diff_memory(struct ps_diff *d, const struct ps_report *before, const struct ps_report *after);
 
 /* Compare two finished reports (analyses/ranks.h ps_ranks_report_compute). A change of the average step counts when it exceeds both twice

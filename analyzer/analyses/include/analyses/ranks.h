@@ -56,6 +56,9 @@ struct ps_collective_stat {
                                  * hook's `collective` mark); -1: the trace does not say */
     int host;                   /* 1: a host range, 0: a GPU kernel */
     int64_t wait_ns;            /* host: the Work.wait ranges inside the calls; 0 for kernels */
+    double algbw_gbps, busbw_gbps;   /* ps_collective_bandwidth over its file's world_size, stored once the file is
+                                 * one of a several-rank report (ps_multirank_build, ps_multirank_from_files: the
+                                 * world size is final there); NAN unknown, and in a report's own rank_summary */
 };
 
 struct ps_rank_file {
@@ -145,7 +148,8 @@ void ps_rank_file_fini(struct ps_rank_file *f);
 /* Algorithm bandwidth of a collective row, bytes * count / total_ns (nccl-tests' algbw = size / time; TraceLens'
  * NCCL analyser), and bus bandwidth = algbw x nccl-tests' factor for the operation named and `world_size` ranks
  * (all-reduce 2(n-1)/n, all-gather / reduce-scatter (n-1)/n, broadcast / reduce / send / recv 1), both in GB/s
- * (bytes per ns); NAN when the size is unknown (busbw: also when the world size or the operation is). */
+ * (bytes per ns); NAN when the size is unknown (busbw: also when the world size or the operation is). The
+ * several-rank analysis stores both in each row (algbw_gbps, busbw_gbps): renderers print those. */
 void ps_collective_bandwidth(const struct ps_collective_stat *c, int32_t world_size, double *algbw, double *busbw);
 
 /* ---- the report with its rank analyses (process_ranks.c): the entry point of `perfscope report`, `diff`, `top` ---- */

@@ -1,6 +1,8 @@
 /* The output formats of `perfscope report` (one trace, or several rank files) and `perfscope diff`: each writer
  * formats a finished result (struct ps_report, struct ps_multirank, struct ps_diff: analyses/) and makes no
- * judgement of its own. They are picked by name from one table (render.c), so a new format is one row. */
+ * judgement of its own. They are picked by name from one table (render.c), so a new format is one row; each
+ * format's writers live in a folder of their own (text/, json/, md/, html/) over the wording every format shares
+ * (words/). */
 #ifndef PS_RENDER_H
 #define PS_RENDER_H
 
@@ -29,39 +31,42 @@ struct ps_diff_input {
 };
 
 /* One output format: its --format value, a line for --help, and its writer of each result; NULL where the format
- * does not exist for that result (a diff has no HTML page). Each writer returns 0, or -EIO when writing failed
- * (-ENOMEM when memory ran out). */
+ * does not exist for that result (a diff has no HTML page). Each writer prints the whole result to `out` (the
+ * caller's: not closed, not flushed) and returns 0, or -EIO when writing failed (-ENOMEM when memory ran out);
+ * it keeps nothing: what it allocates it frees. Times print in ms (text, md, html) or integer ns (JSON). */
 struct ps_renderer {
     const char *name;              /* "text", "json", "md", "html" */
     const char *what;              /* one line for --help */
-    int (*report)(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
-    int (*ranks)(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
-    int (*diff)(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *out);
+    int (*report)(FILE *out, const struct ps_report *r, const struct ps_render_opts *o);
+    int (*ranks)(FILE *out, const struct ps_multirank *mr, const struct ps_render_opts *o);
+    int (*diff)(FILE *out, const struct ps_diff_input *in, const struct ps_render_opts *o);
 };
 
-/* The format called `name`, or NULL when there is none. */
+/* The format called `name` (a row of the static table: never freed), or NULL when there is none. */
 const struct ps_renderer *ps_renderer_find(const char *name);
 /* The i-th format of the table (0-based), NULL past the last: for listing the formats. */
 const struct ps_renderer *ps_renderer_at(size_t i);
 
-/* The writers of the table, by result and format (report_*.c, multirank_*.c, diff_render.c). */
-int ps_render_text(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
-int ps_render_json(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
-int ps_render_md(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
-int ps_render_html(const struct ps_report *r, const struct ps_render_opts *o, FILE *out);
+/* The writers of the table, by result and format (FORMAT/report_FORMAT.c, FORMAT/ranks_FORMAT.c,
+ * FORMAT/diff_FORMAT.c), as struct ps_renderer says. One trace's report (docs/report.md): */
+int ps_render_text(FILE *out, const struct ps_report *r, const struct ps_render_opts *o);
+int ps_render_json(FILE *out, const struct ps_report *r, const struct ps_render_opts *o);
+int ps_render_md(FILE *out, const struct ps_report *r, const struct ps_render_opts *o);
+int ps_render_html(FILE *out, const struct ps_report *r, const struct ps_render_opts *o);
 /* Several rank files (docs/report.md "Several rank files"): the per-rank table, stragglers, communication-
  * computation overlap and collectives; the HTML page as ps_render_html's, a stacked bar per rank file of its
  * average step in the verdict's groups, each chart followed by its numbers as a table. */
-int ps_render_ranks_text(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
-int ps_render_ranks_json(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
-int ps_render_ranks_md(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
-int ps_render_ranks_html(const struct ps_multirank *mr, const struct ps_render_opts *o, FILE *out);
+int ps_render_ranks_text(FILE *out, const struct ps_multirank *mr, const struct ps_render_opts *o);
+int ps_render_ranks_json(FILE *out, const struct ps_multirank *mr, const struct ps_render_opts *o);
+int ps_render_ranks_md(FILE *out, const struct ps_multirank *mr, const struct ps_render_opts *o);
+int ps_render_ranks_html(FILE *out, const struct ps_multirank *mr, const struct ps_render_opts *o);
 /* `perfscope diff` (docs/diff.md lists the JSON keys). */
-int ps_render_diff_text(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *out);
-int ps_render_diff_json(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *out);
-int ps_render_diff_md(const struct ps_diff_input *in, const struct ps_render_opts *o, FILE *out);
-/* Shorthands with the default layout (no colour, text unfolded): what tests compare wording against. */
-int ps_report_write_json(const struct ps_report *r, FILE *out);
-int ps_report_write_text(const struct ps_report *r, FILE *out);
+int ps_render_diff_text(FILE *out, const struct ps_diff_input *in, const struct ps_render_opts *o);
+int ps_render_diff_json(FILE *out, const struct ps_diff_input *in, const struct ps_render_opts *o);
+int ps_render_diff_md(FILE *out, const struct ps_diff_input *in, const struct ps_render_opts *o);
+/* Shorthands with the default layout (no colour, text unfolded): what tests compare wording against. 0, -EIO or
+ * -ENOMEM as the writers. */
+int ps_report_write_json(FILE *out, const struct ps_report *r);
+int ps_report_write_text(FILE *out, const struct ps_report *r);
 
 #endif

@@ -1,0 +1,128 @@
+/* `perfscope diff` as text: the verdict and the average step before and after, each category, the kernels and
+ * copies that changed, the findings that appeared or disappeared, and memory peaks; it only formats a struct
+ * ps_diff, with names from the traces escaped for the terminal. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "analyses/diff.h"
+#include "ps_text_escape.h"
+#include "render/render.h"
+#include "words/words.h"
+
+static double ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+    return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static void text_name(FILE *f, const char *s, size_t max_chars)
+{
+    char buf[512];
+    size_t chars;
+    ps_text_escape(s, buf, sizeof buf, &chars);
+    if (chars > max_chars) {   /* cut at a character boundary: the escaped text is ASCII + whole UTF-8 sequences */
+        size_t n = 0, c = 0;
+        while (buf[n] && c < max_chars - 1) {
+            n++;
+            while ((buf[n] & 0xC0) == 0x80)
+                n++;
+            c++;
+        }
+        fprintf(f, "%.*s~", (int)n, buf);
+        return;
+    }
+    fputs(buf, f);
+}
+
+/* One memory device: peak allocated before -> after (its change), max reserved, the capacity when known. */
+static void memory_line(FILE *f, const struct ps_diff_memory *m)
+{
+    char b[32], a[32], rb[32], ra[32];
+    ps_words_bytes(b, sizeof b, m->before_peak);
+    ps_words_bytes(a, sizeof a, m->after_peak);
+    ps_words_bytes(rb, sizeof rb, m->before_reserved);
+    ps_words_bytes(ra, sizeof ra, m->after_reserved);
+    fprintf(f, "  %s: peak allocated %s -> %s", m->label, b, a);
+    if (m->has_delta) {
+        char delta[32];
+        ps_words_bytes(delta, sizeof delta, m->delta_bytes);
+        fprintf(f, " (%s%s)", m->delta_bytes >= 0 ? "+" : "", delta);
+    }
+    fprintf(f, "; max reserved %s -> %s", rb, ra);
+    if (m->capacity > 0)
+        fprintf(f, "; capacity %.2f GiB", (double)m->capacity / (1024.0 * 1024.0 * 1024.0));
+    fputc('\n', f);
+}
+
+/* Each memory device's peaks before and after; nothing when neither run has memory records. */
+static void memory(FILE *f, const struct ps_diff *d)
+{
+    if (!d->nmemory)
+        return;
+    fputs("\nGPU memory (peak before -> after):\n", f);
+    for (size_t i = 0; i < d->nmemory; i++)
+        memory_line(f, &d->memory[i]);
+}
+
+int ps_render_diff_text(FILE *f, const struct ps_diff_input *in, const struct ps_render_opts *o)
+{
+    (void)o;   /* no colour, no folding: the rows are tables */
+    const struct ps_diff *d = in->diff;
+    fprintf(f, "perfscope diff\n  before: %s (%zu steps)\n  after:  %s (%zu steps)\n\n",
+            ps_words_basename(in->before_path), d->before.nsteps, ps_words_basename(in->after_path), d->after.nsteps);
+    fprintf(f, "Verdict: %s: the average step is ", ps_diff_verdict_name[d->verdict]);
+    ps_words_diff_step_change(f, d);
+    fprintf(f, ", %.3f -> %.3f ms\n  ", ms(d->before.avg_ns), ms(d->after.avg_ns));
+    ps_words_diff_spread(f, d);
+    fprintf(f, "\nBottleneck: %s (%.1f %%) -> %s (%.1f %%)\n\n",
+            ps_words_bottleneck_name(d->before.bottleneck, d->before.has_gpu), 100 * d->before.share,
+            ps_words_bottleneck_name(d->after.bottleneck, d->after.has_gpu), 100 * d->after.share);
+    fprintf(f, "%-18s%14s%21s%21s\n", "Average step", "before", "after", "change");
+    fprintf(f, "  %-15s %11.3f ms       %11.3f ms       %+11.3f ms\n", "step", ms(d->before.avg_ns),
+            ms(d->after.avg_ns), ms(d->delta_ns));
+    for (int c = 0; c < PS_CAT_N; c++)
+        fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n",
+                ps_words_cat_label(c, !ps_words_diff_host_only(d)), ms(d->before.cat_ns[c]),
+                pct(d->before.cat_ns[c], d->before.avg_ns), ms(d->after.cat_ns[c]),
+                pct(d->after.cat_ns[c], d->after.avg_ns), ms(d->after.cat_ns[c] - d->before.cat_ns[c]));
+    fprintf(f, "  %-15s %11.3f ms %5.1f%% %11.3f ms %5.1f%% %+11.3f ms\n", "(of which sync)", ms(d->before.sync_ns),
+            pct(d->before.sync_ns, d->before.avg_ns), ms(d->after.sync_ns), pct(d->after.sync_ns, d->after.avg_ns),
+            ms(d->after.sync_ns - d->before.sync_ns));
+    if (d->nkernels) {
+        size_t n = in->top > 0 && (size_t)in->top < d->nkernels ? (size_t)in->top : d->nkernels;
+        fprintf(f, "\nKernels by change of total time (%zu of %zu; faster/slower: time per call moved 5 %% or more)\n",
+                n, d->nkernels);
+        fprintf(f, "  %-9s %12s %12s %12s %8s %8s  name\n", "change", "before ms", "after ms", "delta ms", "calls",
+                "after");
+        for (size_t i = 0; i < n; i++) {
+            const struct ps_diff_kernel *k = &d->kernels[i];
+            fprintf(f, "  %-9s %12.3f %12.3f %+12.3f %8lld %8lld  ", ps_diff_change_name[k->change], ms(k->before_ns),
+                    ms(k->after_ns), ms(k->after_ns - k->before_ns), (long long)k->before_count,
+                    (long long)k->after_count);
+            text_name(f, k->name, 40);
+            fputc('\n', f);
+        }
+    }
+    if (d->ncopies) {
+        fprintf(f, "\nCopies (faster/slower: bandwidth moved 5 %% or more)\n  %-28s %-9s %9s %9s %11s %10s\n",
+                "kind", "change", "before MB", "after MB", "before ms", "after ms");
+        for (size_t i = 0; i < d->ncopies; i++) {
+            const struct ps_diff_copy *c = &d->copies[i];
+            fprintf(f, "  %-28s %-9s %9.1f %9.1f %11.3f %10.3f\n", c->kind, ps_diff_change_name[c->change],
+                    (double)c->before_bytes / 1e6, (double)c->after_bytes / 1e6, ms(c->before_ns), ms(c->after_ns));
+        }
+    }
+    fprintf(f, "\nFindings:");
+    if (!d->nfindings)
+        fprintf(f, " the same rules fire in both runs");
+    for (size_t i = 0; i < d->nfindings; i++)
+        fprintf(f, "%s %s %s", i ? ";" : "", d->findings[i].rule,
+                d->findings[i].change == PS_CHANGE_ADDED ? "appeared" : "disappeared");
+    fputc('\n', f);
+    memory(f, d);
+    return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,20 @@
+/* The text report's sections that report_text.c puts together from files of their own. Each prints to `f` (a
+ * memory stream the report folds to its width afterwards) and nothing when the report has no such section.
+ * Private to analyzer/render/. */
+#ifndef PS_RENDER_TEXT_SECTIONS_H
+#define PS_RENDER_TEXT_SECTIONS_H
+
+#include <stdio.h>
+
+#include "analyses/report.h"
+
+/* memory_text.c: GPU memory (docs/memory.md), nothing without memory records. */
+void ps_render_memory_text(FILE *f, const struct ps_report *r);
+/* op_eff_text.c: "Operator efficiency" (docs/op-perf-roofline.md), nothing without an operator model with shapes. */
+void ps_render_op_efficiency_text(FILE *f, const struct ps_report *r);
+/* ranks_text.c: a trace whose processes hold several ranks (ps_report.process_ranks): the several-rank report's
+ * sections in place of the per-process table. Returns 1 when they were written, 0 when the trace holds no such
+ * ranks. */
+int ps_render_process_ranks_text(FILE *f, const struct ps_report *r);
+
+#endif
