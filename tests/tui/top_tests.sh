@@ -84,6 +84,15 @@ await() {
 new_session() { # new_session NAME COLS ROWS COMMAND: a detached tmux session; a tmux that cannot start fails the test
     tmux -S "$sock" new-session -d -s "$1" -x "$2" -y "$3" "$4" 2>"$dir/tmux.err" || fail "tmux: $(cat "$dir/tmux.err")"
 }
+# end_session: kill the tmux server and await its exit: a session started while the old server still exits finds
+# its socket and fails ("server exited unexpectedly"); tmux leaves the socket file, so the server's pid is awaited.
+end_session() {
+    local pid
+    pid=$(tmux -S "$sock" display-message -p '#{pid}' 2>/dev/null)
+    tmux -S "$sock" kill-server 2>/dev/null
+    [ -n "$pid" ] && await "the tmux server ($pid) to exit" sh -c "! kill -0 $pid 2>/dev/null"
+    rm -f "$sock"
+}
 pane() { tmux -S "$sock" capture-pane -p -t top | tee "$dir/pane.last"; }
 shows() { pane | grep -qF -- "$1"; }
 wait_for() { await "the pane to show '$1'" shows "$1"; }
@@ -166,7 +175,7 @@ top_colours_only_without_no_color)
             "env TERM=screen-256color $env_extra $perfscope top -d 0.5; sleep 30"
         await "a whole frame ($mode)" drawn_at 30
         tmux -S "$sock" capture-pane -e -p -t top >"$dir/$mode.ansi"
-        tmux -S "$sock" kill-server
+        end_session
     done
     # colour set by ncurses: SGR 3x foreground (the title is cyan, the no-GPU line yellow)
     grep -q $'\e\[[0-9;]*3[1-6]m' "$dir/color.ansi" || fail "no colours on a colour terminal"
@@ -363,7 +372,7 @@ top_refuses_views_in_a_trace_and_quits_on_q_and_sigterm)
         fi
         await "top to end on $how" test -s "$dir/exit"
         grep -q "EXIT=0" "$dir/exit" || fail "$how: $(cat "$dir/exit")"
-        tmux -S "$sock" kill-server
+        end_session
     done
     ;;
 top_shows_control_characters_of_names_escaped)
