@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "json_fast.h"
+#include "json_simd.h"
 #include "reader_impl.h"
 
 #define LEAD 32   /* bytes kept free before the window's text: '[' of an element chunk, the tail's opening */

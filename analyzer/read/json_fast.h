@@ -18,10 +18,6 @@
 #include <stddef.h>
 #include <yajl/yajl_parse.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 #define PS_JSON_FAST_WINDOW (1 << 18)          /* bytes parsed per chunk (docs/readers.md: why 256 KiB) */
 #define PS_JSON_FAST_HEAD_MAX (1 << 20)        /* "traceEvents" must start within this many bytes */
 #define PS_JSON_FAST_WINDOW_MAX (64 << 20)     /* one element may need this much */
@@ -40,28 +36,5 @@ int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx);
  * Peak memory: the window once more. */
 int ps_json_fast_parse_side(int fd, int gzip, const yajl_callbacks *cb, void *ctx, const yajl_callbacks *side_cb,
                             void *side_ctx, int *side_failed);
-
-/* ---- json_simd.cc: the simdjson walk of one document of a window ---- */
-
-enum ps_simd_mode {
-    PS_SIMD_WHOLE,    /* one JSON text: every value, then nothing but whitespace */
-    PS_SIMD_HEAD,     /* `{...,"traceEvents":[]}`: callbacks up to the start of the first top-level "traceEvents"
-                       * array, then stop */
-    PS_SIMD_ELEMENTS, /* `[e1,e2,...]`: each element's callbacks, none for the brackets */
-    PS_SIMD_TAIL      /* `{"traceEvents":[],...}`: the array's end, the keys after it, the object's end */
-};
-struct ps_simd;
-struct ps_simd *ps_simd_new(void);
-void ps_simd_free(struct ps_simd *s);
-/* Bytes that must be readable after a document (simdjson's padding). */
-size_t ps_simd_padding(void);
-/* Walk doc[0..len) in `mode` (doc + len + ps_simd_padding() readable). 0: walked, every callback returned
- * nonzero; 1: invalid JSON, JSON the fast path leaves to libyajl, or a callback that cancelled. */
-int ps_simd_walk(struct ps_simd *s, enum ps_simd_mode mode, const char *doc, size_t len, const yajl_callbacks *cb,
-                 void *ctx);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

@@ -1,17 +1,17 @@
-// The simdjson side of the JSON readers' fast path (json_fast.h): one document of a window walked with simdjson's
-// On-Demand API (https://simdjson.github.io/simdjson/md_doc_basics.html), each value handed to libyajl-style
-// callbacks in document order, as libyajl's own parse would hand them. Every value is visited, so every scalar
-// is checked as libyajl checks it: strings are unescaped (simdjson validates UTF-8 and rejects raw control
-// characters), numbers are matched against RFC 8259 §6's grammar and passed as their text (yajl_number), and
-// true / false / null must be exactly those words. The only C++ of the readers; errors are simdjson's error
-// codes (no exceptions cross into C).
+// The simdjson side of the JSON readers' fast path (json_fast.h), declared in json_simd.h: one document of a window
+// walked with simdjson's On-Demand API (https://simdjson.github.io/simdjson/md_doc_basics.html), each value handed to
+// libyajl-style callbacks in document order, as libyajl's own parse would hand them. Every value is visited, so every
+// scalar is checked as libyajl checks it: strings are unescaped (simdjson validates UTF-8 and rejects raw control
+// characters), numbers are matched against RFC 8259 §6's grammar and passed as their text (yajl_number), and true /
+// false / null must be exactly those words. The only C++ of the readers; errors are simdjson's error codes (no
+// exceptions cross into C).
 #include <simdjson.h>
 
 #include <new>
 #include <string_view>
 #include <utility>
 
-#include "json_fast.h"
+#include "json_simd.h"
 
 namespace ondemand = simdjson::ondemand;
 
