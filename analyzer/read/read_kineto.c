@@ -77,18 +77,11 @@ static int fail(struct kctx *c, const char *msg)
     return 0;
 }
 
-/* fail() for memory that ran out. */
-int ps_kineto_fail_oom(struct kctx *c)
+/* fail() for memory that ran out (the read then returns -ENOMEM). */
+static int fail_oom(struct kctx *c)
 {
     c->out_of_memory |= !c->failed;
     return fail(c, "out of memory");
-}
-
-/* Copy a decoded JSON string, a "\u0000" in it as PS_UTF8_NUL (ps_nul_escape_into): the model's
- * names are C strings, and "kernel\u0000cpu_op" is no kernel. */
-int ps_kineto_buf_set(struct buf *b, const unsigned char *s, size_t len)
-{
-    return ps_nul_escape_into(&b->s, &b->cap, &b->n, (const char *)s, len);
 }
 
 static enum role cur_role(const struct kctx *c)
@@ -186,7 +179,7 @@ static int top_meta(struct kctx *c, const char *s, size_t len)
     snprintf(key, sizeof key, "kineto.%s", c->top_key);
     int rc = value ? ps_model_add_meta(c->m, key, value) : -ENOMEM;
     free(value);
-    return rc < 0 ? ps_kineto_fail_oom(c) : 1;
+    return rc < 0 ? fail_oom(c) : 1;
 }
 
 static int cb_number(void *ctx, const char *s, size_t len)
@@ -327,7 +320,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
     default:
         break;
     }
-    return rc < 0 ? ps_kineto_fail_oom(c) : 1;
+    return rc < 0 ? fail_oom(c) : 1;
 }
 
 static int cb_bool(void *ctx, int v)
@@ -399,11 +392,11 @@ static int close_container(struct kctx *c)
     }
     enum role role = c->roles[--c->depth];
     if (role == R_EVENT)
-        return ps_kineto_finish_event(c);
+        return ps_kineto_finish_event(c) < 0 ? fail_oom(c) : 1;
     if (role == R_DEV && c->dev.id >= 0) {
         uint32_t i = ps_model_device(c->m, c->dev.id);
         if (i == PS_NONE)
-            return ps_kineto_fail_oom(c);
+            return fail_oom(c);
         c->m->devices.v[i] = c->dev;
     }
     return 1;
