@@ -1,8 +1,9 @@
 /* SQLite trace reader: perfscope traces and Nsight Systems SQLite exports share the same tables
  * (docs/trace-format.md), so one reader serves both. Opens read-only, never writing beside the trace (ps_sq_open in
- * read_sqlite_meta.c; works on a trace still being written in WAL mode), never requires optional tables, and checks
+ * read_sqlite_open.c; works on a trace still being written in WAL mode), never requires optional tables, and checks
  * that every column it reads exists (read_sqlite_schema.c). This part reads the activity tables (GPU rows, API
- * calls, NVTX); read_sqlite_meta.c the tables around them. */
+ * calls, NVTX) and drives the whole file; read_sqlite_meta.c reads the tables around them, read_sqlite_ids.c turns
+ * the file's ids into the model's. The SQLite reader's top file (follow.c aside): it calls the others. */
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -116,64 +117,7 @@ static int check_bytes(struct sctx *c, sqlite3_stmt *st, const char *table, int 
                         (long long)r->v[i]);
 }
 
-/* Intern a text value of `len` bytes, keeping every byte (ps_intern_bytes). */
-uint32_t ps_sq_intern(struct sctx *c, const char *s, size_t len)
-{
-    return ps_intern_bytes(c->m, s, len);
-}
-
-/* Intern column i of the current row (text; "" for NULL), keeping every byte (ps_sq_intern). */
-uint32_t ps_sq_intern_col(struct sctx *c, sqlite3_stmt *st, int i)
-{
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return ps_sq_intern(c, s ? s : "", s ? (size_t)sqlite3_column_bytes(st, i) : 0);
-}
-
 /* ---- lookups ---- */
-
-/* StringIds id -> model string id, each id queried once. */
-uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const char *col, int *failed)
-{
-    uint32_t v = ps_idmap_get(&c->strings, (uint64_t)sid);
-    if (v != PS_NONE)
-        return v;
-    if (!c->have_string_ids) {
-        *failed = ps_read_fail(c->err, c->errlen, "%s: table StringIds is missing (needed by %s.%s)", c->path,
-                               table, col);
-        return PS_NONE;
-    }
-    sqlite3_reset(c->string_stmt);
-    sqlite3_bind_int64(c->string_stmt, 1, sid);
-    int rc = sqlite3_step(c->string_stmt);
-    if (rc == SQLITE_ROW) {
-        v = ps_sq_intern_col(c, c->string_stmt, 0);
-    } else if (rc == SQLITE_DONE) {
-        char missing[64];
-        snprintf(missing, sizeof missing, "(StringIds %lld missing)", (long long)sid);
-        v = ps_model_intern_cstr(c->m, missing);
-    } else {
-        *failed = c->over_budget ? ps_sq_step_error(c, "StringIds", 0)
-                  : ps_read_fail(c->err, c->errlen, "%s: table StringIds, id %lld: %s", c->path, (long long)sid,
-                                 sqlite3_errmsg(c->db));
-        return PS_NONE;
-    }
-    if (v == PS_NONE || ps_idmap_put(&c->strings, (uint64_t)sid, v) < 0) {
-        *failed = ps_sq_oom(c);
-        return PS_NONE;
-    }
-    return v;
-}
-
-uint32_t ps_sq_thread_of(struct sctx *c, int64_t global_tid)
-{
-    uint32_t v = ps_idmap_get(&c->threads, (uint64_t)global_tid);
-    if (v != PS_NONE)
-        return v;
-    v = ps_model_thread(c->m, ps_global_to_pid(global_tid), ps_global_to_tid(global_tid));
-    if (v != PS_NONE && ps_idmap_put(&c->threads, (uint64_t)global_tid, v) < 0)
-        return PS_NONE;
-    return v;
-}
 
 static uint32_t stream_of(struct sctx *c, uint32_t pid, int32_t device, int64_t stream)
 {
@@ -621,15 +565,6 @@ int ps_sq_read_activity(struct sctx *c)
         if (m->streams.v[i].pid && ps_model_process(m, m->streams.v[i].pid) == PS_NONE)
             return ps_sq_oom(c);
     return 0;
-}
-
-void ps_sq_close(struct sctx *c)
-{
-    ps_sq_free_cols(c);
-    sqlite3_finalize(c->string_stmt);
-    c->string_stmt = NULL;
-    sqlite3_close(c->db);
-    c->db = NULL;
 }
 
 void ps_sq_free_maps(struct sctx *c)
