@@ -313,9 +313,8 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     rows_end(c, &src);
     if (rc == SQLITE_DONE) {
         rc = 0;
-    } else if (rc > 0) {   /* an SQLite error code */
-        ps_sq_step_error(c, table, row + 1);
-        rc = -EIO;
+    } else if (rc > 0) {   /* an SQLite error code: -EINVAL, as every other table's (reader.h) */
+        rc = ps_sq_step_error(c, table, row + 1);
     }
     sqlite3_finalize(st);
     return rc;
@@ -552,12 +551,13 @@ const char *const ps_sq_tables[PS_SQ_TABLES] = {
 int ps_sq_read_activity(struct sctx *c)
 {
     struct ps_model *m = c->m;
-    if (read_gpu_table(c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL) < 0 ||
-        read_gpu_table(c, "CUPTI_ACTIVITY_KIND_MEMCPY", PS_GPU_MEMCPY) < 0 ||
-        read_gpu_table(c, "CUPTI_ACTIVITY_KIND_MEMSET", PS_GPU_MEMSET) < 0 ||
-        read_gpu_table(c, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", PS_GPU_SYNC) < 0 || read_api(c) < 0 ||
-        read_nvtx(c) < 0)
-        return -EINVAL;
+    int rc;
+    if ((rc = read_gpu_table(c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL)) < 0 ||
+        (rc = read_gpu_table(c, "CUPTI_ACTIVITY_KIND_MEMCPY", PS_GPU_MEMCPY)) < 0 ||
+        (rc = read_gpu_table(c, "CUPTI_ACTIVITY_KIND_MEMSET", PS_GPU_MEMSET)) < 0 ||
+        (rc = read_gpu_table(c, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", PS_GPU_SYNC)) < 0 ||
+        (rc = read_api(c)) < 0 || (rc = read_nvtx(c)) < 0)
+        return rc;
     for (size_t i = 0; i < m->threads.n; i++)
         if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE)
             return ps_sq_oom(c);
@@ -579,15 +579,14 @@ void ps_sq_free_maps(struct sctx *c)
 int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen)
 {
     struct sctx c = { .m = m, .path = path, .err = err, .errlen = errlen };
-    int rc = -1, found = 0;
+    int rc, found = 0;
 
-    if (ps_sq_open(&c) < 0)
+    if ((rc = ps_sq_open(&c)) < 0)
         goto out;
     for (size_t i = 0; i < PS_SQ_TABLES; i++) {
-        int e = ps_sq_table_exists(&c, ps_sq_tables[i]);
-        if (e < 0)
+        if ((rc = ps_sq_table_exists(&c, ps_sq_tables[i])) < 0)
             goto out;
-        found += e;
+        found += rc;
     }
     if (!found) {
         if (c.wal_alone)
@@ -601,22 +600,26 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
     }
     int is_perfscope = ps_sq_table_exists(&c, "PERFSCOPE_META");
     c.have_string_ids = ps_sq_table_exists(&c, "StringIds");
-    if (is_perfscope < 0 || c.have_string_ids < 0)
+    if ((rc = is_perfscope < 0 ? is_perfscope : c.have_string_ids) < 0)
         goto out;
     m->format = is_perfscope ? PS_FORMAT_PERFSCOPE : PS_FORMAT_NSYS;
     m->correlation_global = 0;
     if (c.have_string_ids &&
-        ps_sq_prepare(&c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c.string_stmt) < 0)
+        (rc = ps_sq_prepare(&c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c.string_stmt)) < 0)
         goto out;
-    if ((c.have_api = api_rows_exist(&c)) < 0)
+    if ((rc = c.have_api = api_rows_exist(&c)) < 0)
         goto out;
     if (is_perfscope && c.wal_missing && ps_model_add_meta(m, "wal_file_missing", "1") < 0) {
         rc = ps_sq_oom(&c);
         goto out;
     }
-    if ((is_perfscope && ps_sq_read_meta(&c) < 0) || ps_sq_read_activity(&c) < 0 ||
-        ps_sq_read_host_tables(&c, is_perfscope) < 0 || ps_sq_read_memory(&c) < 0 || (ps_unplaced_summary(&c.unplaced, m) < 0 && ps_sq_oom(&c)))
+    if ((is_perfscope && (rc = ps_sq_read_meta(&c)) < 0) || (rc = ps_sq_read_activity(&c)) < 0 ||
+        (rc = ps_sq_read_host_tables(&c, is_perfscope)) < 0 || (rc = ps_sq_read_memory(&c)) < 0)
         goto out;
+    if (ps_unplaced_summary(&c.unplaced, m) < 0) {
+        rc = ps_sq_oom(&c);
+        goto out;
+    }
     rc = 0;
 out:
     ps_sq_close(&c);
