@@ -28,7 +28,7 @@ struct side {
     char *doc;               /* the copy: len bytes, then simdjson's padding */
     size_t len, cap;
     enum ps_simd_mode mode;
-    int full, stop, failed;  /* full: doc waits for (or is in) the walk; failed: a walk returned nonzero */
+    int full, stop, failed;  /* full: doc waits for (or is in) the walk; failed: a walk was declined */
     int inline_walk;         /* no thread could be started: each document is walked here, before the main walk */
 };
 
@@ -85,7 +85,7 @@ static void *side_main(void *arg)
         if (!d->full)
             break;
         pthread_mutex_unlock(&d->mu);
-        int failed = d->failed || ps_simd_walk(d->simd, d->mode, d->doc, d->len, d->cb, d->ctx) != 0;
+        int failed = d->failed || !ps_simd_walk(d->simd, d->mode, d->doc, d->len, d->cb, d->ctx);
         pthread_mutex_lock(&d->mu);
         d->failed = failed;   /* after a failed walk the rest is skipped: the callbacks' state is partial */
         d->full = 0;
@@ -108,7 +108,7 @@ static void side_wait(struct side *d)
 static int side_give(struct side *d, enum ps_simd_mode mode, const char *doc, size_t len)
 {
     if (d->inline_walk) {
-        d->failed = d->failed || ps_simd_walk(d->simd, mode, doc, len, d->cb, d->ctx) != 0;
+        d->failed = d->failed || !ps_simd_walk(d->simd, mode, doc, len, d->cb, d->ctx);
         return 0;
     }
     side_wait(d);
@@ -140,7 +140,7 @@ static int walk(struct fast *f, enum ps_simd_mode mode, char *doc, size_t len)
         if (rc != 0)
             return rc;
     }
-    return ps_simd_walk(f->simd, mode, doc, len, f->cb, f->ctx);
+    return ps_simd_walk(f->simd, mode, doc, len, f->cb, f->ctx) ? 0 : 1;
 }
 
 /* The end of the string that starts after p[i] = '"': the index of its closing quote, or n when p[0..n) ends
@@ -417,16 +417,20 @@ static int parse_fd(int fd, int gzip, const yajl_callbacks *cb, void *ctx, struc
     return rc;
 }
 
-int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx)
+int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx, int *declined)
 {
-    return cpu_has_simd() ? parse_fd(fd, gzip, cb, ctx, NULL) : 1;
+    int rc = cpu_has_simd() ? parse_fd(fd, gzip, cb, ctx, NULL) : 1;
+    *declined = rc == 1;
+    return rc < 0 ? rc : 0;
 }
 
 int ps_json_fast_parse_side(int fd, int gzip, const yajl_callbacks *cb, void *ctx, const yajl_callbacks *side_cb,
-                            void *side_ctx, int *side_failed)
+                            void *side_ctx, int *declined, int *side_failed)
 {
+    *declined = 1;
+    *side_failed = 1;
     if (!cpu_has_simd())
-        return 1;
+        return 0;
     struct side d = { .cb = side_cb, .ctx = side_ctx, .simd = ps_simd_new() };
     int rc = -ENOMEM;
     if (!d.simd)
@@ -447,7 +451,8 @@ int ps_json_fast_parse_side(int fd, int gzip, const yajl_callbacks *cb, void *ct
     pthread_cond_destroy(&d.cv);
 out:
     *side_failed = d.failed || rc != 0;
+    *declined = rc == 1;
     free(d.doc);
     ps_simd_free(d.simd);
-    return rc;
+    return rc < 0 ? rc : 0;
 }

@@ -23,18 +23,19 @@
 #define PS_JSON_FAST_WINDOW_MAX (64 << 20)     /* one element may need this much */
 
 /* Parse the JSON read from fd (regular file at offset 0; gzip content when gzip) with callbacks cb on ctx.
- * Returns 0 when the whole text was parsed and every callback returned nonzero; 1 when the caller must parse it
- * again with libyajl (from offset 0, a fresh ctx and model: callbacks may have run); -ENOMEM. */
-int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx);
+ * Returns 0, or -ENOMEM. *declined: 0 when the whole text was parsed and every callback returned nonzero; 1 when
+ * the fast path declined it and the caller must parse it again with libyajl (from offset 0, a fresh ctx and model:
+ * callbacks may have run). */
+int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx, int *declined);
 
 /* ps_json_fast_parse with a second set of callbacks: side_cb on side_ctx gets the same calls in the same order,
  * on a thread of its own that walks a copy of each document while this thread walks the original (two readers
  * of one text for about the time of the slower one, on two cores). side_cb may return 0 to stop its own walk
  * (the rest of the text then goes to cb alone). *side_failed: 1 when side_cb did not get every call (it stopped,
- * or the parse did not return 0). Returns as ps_json_fast_parse (1: the caller parses the text again with
- * libyajl, for both sets) or -ENOMEM. Without a thread (none could be started) side_cb runs here, before cb.
- * Peak memory: the window once more. */
+ * the fast path declined the text, or the parse failed). Returns and sets *declined as ps_json_fast_parse (1: the
+ * caller parses the text again with libyajl, for both sets). Without a thread (none could be started) side_cb runs
+ * here, before cb. Peak memory: the window once more. */
 int ps_json_fast_parse_side(int fd, int gzip, const yajl_callbacks *cb, void *ctx, const yajl_callbacks *side_cb,
-                            void *side_ctx, int *side_failed);
+                            void *side_ctx, int *declined, int *side_failed);
 
 #endif

@@ -242,12 +242,12 @@ int ps_simd_walk(struct ps_simd *s, enum ps_simd_mode mode, const char *doc, siz
 {
     if (!cb->yajl_number || !cb->yajl_map_key || !cb->yajl_string || !cb->yajl_boolean || !cb->yajl_null ||
         !cb->yajl_start_map || !cb->yajl_end_map || !cb->yajl_start_array || !cb->yajl_end_array)
-        return 1;   // the walk hands every value to its callback
+        return 0;   // the walk hands every value to its callback
     ondemand::document d;
     if (s->parser.iterate(doc, len, len + simdjson::SIMDJSON_PADDING).get(d))
-        return 1;
+        return 0;
     walker w{ cb, ctx, 0 };
-    return walk_document(w, mode, d) ? 0 : 1;
+    return walk_document(w, mode, d) ? 1 : 0;
 }
 
 } // extern "C"

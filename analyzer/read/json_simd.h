@@ -22,8 +22,9 @@ struct ps_simd *ps_simd_new(void);
 void ps_simd_free(struct ps_simd *s);
 /* Bytes that must be readable after a document (simdjson's padding). */
 size_t ps_simd_padding(void);
-/* Walk doc[0..len) in `mode` (doc + len + ps_simd_padding() readable). 0: walked, every callback returned
- * nonzero; 1: invalid JSON, JSON the fast path leaves to libyajl, or a callback that cancelled. */
+/* Walk doc[0..len) in `mode` (doc + len + ps_simd_padding() readable): 1 when it was walked and every callback
+ * returned nonzero, 0 when the fast path declines it (invalid JSON, JSON it leaves to libyajl, a callback that
+ * cancelled). Cannot fail otherwise. */
 int ps_simd_walk(struct ps_simd *s, enum ps_simd_mode mode, const char *doc, size_t len, const yajl_callbacks *cb,
                  void *ctx);
 

@@ -517,8 +517,9 @@ static void octx_fini(struct octx *c)
  * fresh context. 0, or a negative errno (message set). */
 static int parse_any(struct octx *c, int fd, int gzip, const char *path, char *err, size_t errlen)
 {
-    int rc = ps_json_fast_parse(fd, gzip, &callbacks, c);
-    if (rc != 1)
+    int declined;
+    int rc = ps_json_fast_parse(fd, gzip, &callbacks, c, &declined);
+    if (rc < 0 || !declined)
         return rc == -ENOMEM ? ps_read_oom(err, errlen, path) : rc;
     octx_fini(c);
     ps_op_trace_free(c->t);

@@ -655,7 +655,7 @@ out:
 }
 
 int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parser, struct ps_kineto_ops *ops,
-                   struct ps_model *m, char *err, size_t errlen)
+                   struct ps_model *m, int *declined, char *err, size_t errlen)
 {
     struct kctx c = { .m = m, .path = path, .err = err, .errlen = errlen, .last_thread = PS_NONE };
     struct tee t = { .k = &c, .ops = ops, .ocb = ps_kineto_ops_callbacks() };
@@ -664,19 +664,18 @@ int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parse
     int rc;
     m->format = PS_FORMAT_KINETO;
     m->correlation_global = 1;
+    *declined = 0;
     if (parser != PS_JSON_PARSER_YAJL) {
         /* the operator events on a thread of their own where there is a second core (json_fast.h) */
         rc = ops && sysconf(_SC_NPROCESSORS_ONLN) > 1
-                 ? ps_json_fast_parse_side(fd, gzip, &callbacks, &c, t.ocb, ops, &t.ops_failed)
-                 : ps_json_fast_parse(fd, gzip, cb, ctx);
+                 ? ps_json_fast_parse_side(fd, gzip, &callbacks, &c, t.ocb, ops, declined, &t.ops_failed)
+                 : ps_json_fast_parse(fd, gzip, cb, ctx, declined);
         if (rc == -ENOMEM)
             rc = ps_read_oom(err, errlen, path);
-        else if (rc == 1)
-            rc = PS_READ_KINETO_RETRY;
     } else {
         rc = parse_yajl(&c, fd, gzip, cb, ctx);
     }
-    if (rc != 0)
+    if (rc != 0 || *declined)
         goto out;
     rc = -EINVAL;
     if (m->gpu.n + m->api.n + m->ranges.n == 0 && m->unplaced_events > 0) {
@@ -695,7 +694,7 @@ int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parse
 out:
     if (rc < 0 && c.out_of_memory)
         rc = -ENOMEM;
-    m->op_events = ps_kineto_ops_finish(ops, rc == 0 && !t.ops_failed);
+    m->op_events = ps_kineto_ops_finish(ops, rc == 0 && !*declined && !t.ops_failed);
     free(c.ev.cat.s);
     free(c.ev.name.s);
     free(c.ev.arg_name.s);

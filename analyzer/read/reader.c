@@ -100,13 +100,15 @@ static struct ps_kineto_ops *ops_if(const struct ps_read_opts *o)
     return o->op_events ? ps_kineto_ops_new() : NULL;
 }
 
-/* Kineto JSON as o says; declined by the fast path: again with libyajl, into a new model. */
+/* Kineto JSON as o says; declined by the fast path: again with libyajl (which never declines), into a new
+ * model. */
 static int read_json(const char *path, int fd, int gzip, const struct ps_read_opts *o, struct ps_model **m,
                      char *err, size_t errlen)
 {
     enum ps_json_parser parser = o->parser;
-    int rc = ps_read_kineto(path, fd, gzip, parser, ops_if(o), *m, err, errlen);
-    if (rc != PS_READ_KINETO_RETRY)
+    int declined;
+    int rc = ps_read_kineto(path, fd, gzip, parser, ops_if(o), *m, &declined, err, errlen);
+    if (rc < 0 || !declined)
         return rc;
     if (parser == PS_JSON_PARSER_SIMDJSON)
         return ps_read_fail(err, errlen, "%s: the simdjson path declined the text", path), -ENOTSUP;
@@ -117,7 +119,7 @@ static int read_json(const char *path, int fd, int gzip, const struct ps_read_op
         rc = -errno;
         return ps_read_fail(err, errlen, "%s: cannot seek: %s", path, strerror(-rc)), rc;
     }
-    return ps_read_kineto(path, fd, gzip, PS_JSON_PARSER_YAJL, ops_if(o), *m, err, errlen);
+    return ps_read_kineto(path, fd, gzip, PS_JSON_PARSER_YAJL, ops_if(o), *m, &declined, err, errlen);
 }
 
 int ps_read_trace_with(const char *path, const struct ps_read_opts *o, struct ps_model **out, char *err,

@@ -111,13 +111,12 @@ struct ps_op_trace *ps_kineto_ops_finish(struct ps_kineto_ops *ops, int ok);
  * Returns 0, or a negative errno (-EINVAL: the trace is not one it can read; -ENOMEM; -EIO and the like: a read
  * failed) with a one-line message in err (errlen bytes) that names the file and the place. */
 int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen);
-/* `fd` is open on `path` at offset 0; `gzip` says the content starts with the gzip magic 1f 8b. */
-/* ops (may be NULL): the per-operator model's events are collected in the same pass (kineto_ops.c's callbacks
- * beside the reader's) and, when the read succeeds, become m->op_events; ops is consumed either way. */
+/* `fd` is open on `path` at offset 0; `gzip` says the content starts with the gzip magic 1f 8b.
+ * ops (may be NULL): the per-operator model's events are collected in the same pass (kineto_ops.c's callbacks
+ * beside the reader's) and, when the read succeeds, become m->op_events; ops is consumed either way.
+ * *declined: 1 when the fast path (parser AUTO or SIMDJSON) declined the text (0 is returned, m holds a partial
+ * read): read it again, from offset 0, with PS_JSON_PARSER_YAJL into a new model; else 0. */
 int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parser, struct ps_kineto_ops *ops,
-                   struct ps_model *m, char *err, size_t errlen);
-/* ps_read_kineto's answer when the fast path (parser AUTO) declined the text: read it again, from offset 0, with
- * PS_JSON_PARSER_YAJL into a new model. */
-#define PS_READ_KINETO_RETRY 1
+                   struct ps_model *m, int *declined, char *err, size_t errlen);
 
 #endif
