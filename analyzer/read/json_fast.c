@@ -407,10 +407,9 @@ static int cpu_has_simd(void)
 static int parse_fd(int fd, int gzip, const yajl_callbacks *cb, void *ctx, struct side *side)
 {
     struct fast f = { .cap = PS_JSON_FAST_WINDOW, .cb = cb, .ctx = ctx, .side = side };
-    f.in = ps_gz_open(fd, gzip, 256 * 1024);
-    f.simd = ps_simd_new();
+    int in_rc = ps_gz_open(fd, gzip, 256 * 1024, &f.in), simd_rc = ps_simd_new(&f.simd);
     f.buf = malloc(LEAD + f.cap + 2 * ps_simd_padding());
-    int rc = f.in && f.simd && f.buf ? parse(&f) : -ENOMEM;
+    int rc = in_rc == 0 && simd_rc == 0 && f.buf ? parse(&f) : -ENOMEM;
     free(f.buf);
     ps_simd_free(f.simd);
     ps_gz_close(f.in);
@@ -431,9 +430,9 @@ int ps_json_fast_parse_side(int fd, int gzip, const yajl_callbacks *cb, void *ct
     *side_failed = 1;
     if (!cpu_has_simd())
         return 0;
-    struct side d = { .cb = side_cb, .ctx = side_ctx, .simd = ps_simd_new() };
-    int rc = -ENOMEM;
-    if (!d.simd)
+    struct side d = { .cb = side_cb, .ctx = side_ctx };
+    int rc = ps_simd_new(&d.simd);
+    if (rc < 0)
         goto out;
     pthread_mutex_init(&d.mu, NULL);
     pthread_cond_init(&d.cv, NULL);

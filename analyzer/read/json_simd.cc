@@ -7,6 +7,7 @@
 // exceptions cross into C).
 #include <simdjson.h>
 
+#include <cerrno>
 #include <new>
 #include <string_view>
 #include <utility>
@@ -222,9 +223,10 @@ bool walk_document(walker &w, enum ps_simd_mode mode, ondemand::document &doc)
 
 extern "C" {
 
-struct ps_simd *ps_simd_new(void)
+int ps_simd_new(struct ps_simd **out)
 {
-    return new (std::nothrow) ps_simd;
+    *out = new (std::nothrow) ps_simd;
+    return *out ? 0 : -ENOMEM;
 }
 
 void ps_simd_free(struct ps_simd *s)

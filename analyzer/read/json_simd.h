@@ -18,7 +18,8 @@ enum ps_simd_mode {
     PS_SIMD_TAIL      /* `{"traceEvents":[],...}`: the array's end, the keys after it, the object's end */
 };
 struct ps_simd;
-struct ps_simd *ps_simd_new(void);
+/* A simdjson parser: 0 and *out (ps_simd_free it), or -ENOMEM. */
+int ps_simd_new(struct ps_simd **out);
 void ps_simd_free(struct ps_simd *s);
 /* Bytes that must be readable after a document (simdjson's padding). */
 size_t ps_simd_padding(void);

@@ -464,11 +464,11 @@ static int finish_event(struct octx *c)
 static int parse(struct octx *c, int fd, int gzip, const char *path, char *err, size_t errlen)
 {
     enum { CHUNK = 1 << 20 };
-    struct ps_gz_input *in = ps_gz_open(fd, gzip, 256 * 1024);
+    struct ps_gz_input *in;
+    int rc = ps_gz_open(fd, gzip, 256 * 1024, &in);
     unsigned char *buf = malloc(CHUNK);
     yajl_handle h = yajl_alloc(&callbacks, NULL, c);
-    int rc = 0;
-    if (!in || !buf || !h) {
+    if (rc < 0 || !buf || !h) {
         rc = ps_read_oom(err, errlen, path);
         goto out;
     }
@@ -529,16 +529,19 @@ static int parse_any(struct octx *c, int fd, int gzip, const char *path, char *e
                                          : parse(c, fd, gzip, path, err, errlen);
 }
 
-struct ps_kineto_ops *ps_kineto_ops_new(void)
+int ps_kineto_ops_new(struct ps_kineto_ops **out)
 {
     struct octx *c = calloc(1, sizeof *c);
+    *out = NULL;
     if (c && !(c->t = ps_op_trace_new())) {
         free(c);
         c = NULL;
     }
-    if (c)
-        c->cap_key = -1;
-    return (struct ps_kineto_ops *)c;
+    if (!c)
+        return -ENOMEM;
+    c->cap_key = -1;
+    *out = (struct ps_kineto_ops *)c;
+    return 0;
 }
 
 const yajl_callbacks *ps_kineto_ops_callbacks(void)

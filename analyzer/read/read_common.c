@@ -93,20 +93,21 @@ int ps_nul_escape_into(char **buf, size_t *cap, size_t *n, const char *s, size_t
     return 0;
 }
 
-char *ps_nul_escape_dup(const char *s, size_t len)
+int ps_nul_escape_dup(const char *s, size_t len, char **out)
 {
-    char *e = malloc(ps_nul_escape(NULL, s, len) + 1);
-    if (e)
-        ps_nul_escape(e, s, len);
-    return e;
+    *out = malloc(ps_nul_escape(NULL, s, len) + 1);
+    if (!*out)
+        return -ENOMEM;
+    ps_nul_escape(*out, s, len);
+    return 0;
 }
 
 uint32_t ps_intern_bytes(struct ps_model *m, const char *s, size_t len)
 {
     if (!memchr(s, '\0', len))
         return ps_model_intern(m, s, len);
-    char *e = ps_nul_escape_dup(s, len);
-    uint32_t v = e ? ps_model_intern(m, e, strlen(e)) : PS_NONE;
+    char *e;
+    uint32_t v = ps_nul_escape_dup(s, len, &e) == 0 ? ps_model_intern(m, e, strlen(e)) : PS_NONE;
     free(e);
     return v;
 }

@@ -175,9 +175,11 @@ static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
 
 static int top_meta(struct kctx *c, const char *s, size_t len)
 {
-    char key[80], *value = ps_nul_escape_dup(s, len);
+    char key[80], *value;
     snprintf(key, sizeof key, "kineto.%s", c->top_key);
-    int rc = value ? ps_model_add_meta(c->m, key, value) : -ENOMEM;
+    int rc = ps_nul_escape_dup(s, len, &value);
+    if (rc == 0)
+        rc = ps_model_add_meta(c->m, key, value);
     free(value);
     return rc < 0 ? fail_oom(c) : 1;
 }
@@ -595,13 +597,14 @@ static int parse_yajl(struct kctx *c, int fd, int gzip, const yajl_callbacks *cb
     size_t file_size = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : JSON_CHUNK;
     /* gzip of JSON inflates ~10-40x: a small compressed file still gets the full parser chunk */
     size_t cap = gzip ? JSON_CHUNK : (file_size + 1 < JSON_CHUNK ? file_size + 1 : JSON_CHUNK), have = 0;
-    struct ps_gz_input *in = ps_gz_open(fd, gzip, file_size < GZ_CHUNK ? file_size + 1 : GZ_CHUNK);
+    struct ps_gz_input *in;
+    int in_rc = ps_gz_open(fd, gzip, file_size < GZ_CHUNK ? file_size + 1 : GZ_CHUNK, &in);
     unsigned char *chunk = malloc(cap);
     size_t last_n = 0, skip = 0;     /* the chunk last given to yajl: chunk + skip, last_n bytes, at c->base */
     long long offset = 0;            /* bytes of JSON read so far (a byte-order mark included) */
     int rc = -EINVAL, eof = 0;
     c->h = yajl_alloc(cb, NULL, ctx);
-    if (!in || !chunk || !c->h) {
+    if (in_rc < 0 || !chunk || !c->h) {
         rc = ps_read_oom(c->err, c->errlen, c->path);
         goto out;
     }

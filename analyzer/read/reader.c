@@ -49,8 +49,8 @@ static int sniff_stream(const char *path, int fd, int gzip, char *err, size_t er
     size_t nhead = 0;
     long long total = 0;
     int rc = -EINVAL, saw_data = 0;
-    struct ps_gz_input *in = ps_gz_open(fd, gzip, 65536);
-    if (!in)
+    struct ps_gz_input *in;
+    if (ps_gz_open(fd, gzip, 65536, &in) < 0)
         return ps_read_oom(err, errlen, path);
     while (!saw_data || nhead < sizeof head) {
         long n = ps_gz_read(in, (char *)buf, sizeof buf, path, err, errlen);
@@ -97,7 +97,10 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
 /* The per-operator model's events collector when asked for (NULL when out of memory: the read goes on without). */
 static struct ps_kineto_ops *ops_if(const struct ps_read_opts *o)
 {
-    return o->op_events ? ps_kineto_ops_new() : NULL;
+    struct ps_kineto_ops *ops = NULL;
+    if (o->op_events)
+        (void)ps_kineto_ops_new(&ops);
+    return ops;
 }
 
 /* Kineto JSON as o says; declined by the fast path: again with libyajl (which never declines), into a new

@@ -49,11 +49,11 @@ int ps_read_oom(char *err, size_t errlen, const char *path);
  * ps_nul_escape: writes s[0..len) so escaped and a NUL to out (NULL: only counts); returns the escaped length.
  * ps_nul_escape_into: the same into *buf (*cap bytes, grown with realloc, doubling from 256), *n its length; 0 or
  * -ENOMEM (the caller frees *buf).
- * ps_nul_escape_dup: the same in a malloc'ed string (NULL when out of memory; the caller frees it).
+ * ps_nul_escape_dup: the same in a malloc'ed string: 0 and *out (the caller frees it), or -ENOMEM (*out NULL).
  * ps_intern_bytes: ps_model_intern of the escaped text (PS_NONE when out of memory). */
 size_t ps_nul_escape(char *out, const char *s, size_t len);
 int ps_nul_escape_into(char **buf, size_t *cap, size_t *n, const char *s, size_t len);
-char *ps_nul_escape_dup(const char *s, size_t len);
+int ps_nul_escape_dup(const char *s, size_t len, char **out);
 uint32_t ps_intern_bytes(struct ps_model *m, const char *s, size_t len);
 
 /* Events a reader read but could not place in the model, counted by reason ("overhead (category not
@@ -90,18 +90,19 @@ int ps_json_integer_text(const unsigned char *s, size_t len);
  * ps_gz_read returns bytes placed in buf (0 at a clean end), or a negative errno (-EINVAL for a truncated or corrupt
  * gzip stream, the read's errno for a read error) with a message in err naming the compressed byte offset. */
 struct ps_gz_input;
-/* chunk: bytes of compressed input read at a time. NULL on out-of-memory; does not own fd. */
-struct ps_gz_input *ps_gz_open(int fd, int gzip, size_t chunk);
+/* chunk: bytes of compressed input read at a time. 0 and *out (ps_gz_close it; it does not own fd), or -ENOMEM
+ * (*out NULL). */
+int ps_gz_open(int fd, int gzip, size_t chunk, struct ps_gz_input **out);
 long ps_gz_read(struct ps_gz_input *in, char *buf, size_t len, const char *path, char *err, size_t errlen);
 void ps_gz_close(struct ps_gz_input *in);             /* NULL is a no-op */
 
 /* ---- kineto_ops.c ---- */
 
 /* ps_read_kineto_ops's event callbacks on a context of their own, for a pass another reader drives:
- * new (NULL when out of memory), the callbacks, and finish (ok: the pass succeeded): the events (the caller frees
+ * new (0 and *out, or -ENOMEM), the callbacks, and finish (ok: the pass succeeded): the events (the caller frees
  * them), or NULL when !ok or memory ran out; the context is freed. */
 struct ps_kineto_ops;
-struct ps_kineto_ops *ps_kineto_ops_new(void);
+int ps_kineto_ops_new(struct ps_kineto_ops **out);
 const yajl_callbacks *ps_kineto_ops_callbacks(void);
 struct ps_op_trace *ps_kineto_ops_finish(struct ps_kineto_ops *ops, int ok);
 
