@@ -101,8 +101,8 @@ static int finish_x_event(struct kctx *c)
     if (cat == PS_KCAT_TRACE)
         return 0;                    /* the profiler's own "PyTorch Profiler (0)" span */
     if (cat == PS_KCAT_UNKNOWN) {
-        int ig = e->has_cat ? ps_kineto_ignored_index(e->cat.s) : -1;
-        if (ig >= 0) {
+        int ig;
+        if (e->has_cat && ps_kineto_ignored_index(e->cat.s, &ig)) {
             c->ignored[ig]++;
             return 0;
         }

@@ -549,19 +549,20 @@ const yajl_callbacks *ps_kineto_ops_callbacks(void)
     return &callbacks;
 }
 
-struct ps_op_trace *ps_kineto_ops_finish(struct ps_kineto_ops *ops, int ok)
+int ps_kineto_ops_finish(struct ps_kineto_ops *ops, int ok, struct ps_op_trace **out)
 {
     struct octx *c = (struct octx *)ops;
-    struct ps_op_trace *t = NULL;
+    int rc = c && ok && c->oom ? -ENOMEM : 0;
+    *out = NULL;
     if (!c)
-        return NULL;
+        return 0;
     if (ok && !c->oom)
-        t = c->t;
+        *out = c->t;
     else
         ps_op_trace_free(c->t);
     octx_fini(c);
     free(c);
-    return t;
+    return rc;
 }
 
 int ps_read_kineto_ops(const char *path, struct ps_op_trace **out, char *err, size_t errlen)

@@ -159,10 +159,10 @@ static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
     case K_STREAM: e->has_stream = 1; return number_field(c, k, s, len, INT64_MIN, INT64_MAX, &e->stream);
     case K_DEVICE: e->has_device = 1; return number_field(c, k, s, len, 0, INT32_MAX, &e->device);
     case K_BYTES: e->has_bytes = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->bytes);
-    case K_OCCUPANCY: e->occupancy_pct = ps_kineto_occupancy(s, len); e->has_occupancy = e->occupancy_pct >= 0;
+    case K_OCCUPANCY: e->has_occupancy = ps_kineto_occupancy(s, len, &e->occupancy_pct);
         return 1;   /* an estimate: one that is not a percentage is left out, never an error */
     case K_MEM_DEV_TYPE: case K_MEM_DEV_ID: case K_MEM_ADDR: case K_MEM_BYTES: case K_MEM_TOTAL_ALLOC:
-    case K_MEM_TOTAL_RES: return ps_kineto_mem_arg(c, k, s, len);
+    case K_MEM_TOTAL_RES: ps_kineto_mem_arg(c, k, s, len); return 1;
     case K_IN_NELEMS: case K_OUT_NELEMS: {   /* a message size: one out of range is left out, never an error */
         int64_t v;
         if (ps_parse_int(s, len, &v) == 0 && v > 0)
@@ -303,7 +303,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
         else if (k == K_NAME)
             e->has_arg_name = 1, rc = ps_kineto_buf_set(&e->arg_name, s, len);
         else if (k >= K_MEM_DEV_TYPE)   /* [memory] args: a bad one drops that record only */
-            return ps_kineto_mem_arg(c, k, (const char *)s, len);
+            ps_kineto_mem_arg(c, k, (const char *)s, len);
         else if (k != K_OTHER && ps_json_integer_text(s, len))
             return arg_number(c, k, (const char *)s, len);
         else if (k != K_OTHER && k != K_OCCUPANCY && k != K_IN_NELEMS && k != K_OUT_NELEMS)   /* left out */
@@ -697,7 +697,8 @@ int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parse
 out:
     if (rc < 0 && c.out_of_memory)
         rc = -ENOMEM;
-    m->op_events = ps_kineto_ops_finish(ops, rc == 0 && !*declined && !t.ops_failed);
+    /* out of memory for the events only: the model goes without them (reader.h), the read succeeds */
+    (void)ps_kineto_ops_finish(ops, rc == 0 && !*declined && !t.ops_failed, &m->op_events);
     free(c.ev.cat.s);
     free(c.ev.name.s);
     free(c.ev.arg_name.s);

@@ -93,8 +93,8 @@ static inline int ps_kineto_buf_set(struct buf *b, const unsigned char *s, size_
  * next event. 0, or -ENOMEM (the caller records the failure: the read then returns -ENOMEM). */
 int ps_kineto_finish_event(struct kctx *c);
 /* kineto_memory.c: a [memory] args value (K_MEM_*): stored, or marked bad (the record is then counted unplaced,
- * never an error of the whole trace). Returns 1. */
-int ps_kineto_mem_arg(struct kctx *c, enum key k, const char *s, size_t len);
+ * never an error of the whole trace). Cannot fail. */
+void ps_kineto_mem_arg(struct kctx *c, enum key k, const char *s, size_t len);
 /* kineto_memory.c: the event just closed, for the memory view: a [memory] instant into the model's memory events,
  * and every event the PyTorch profiler's TensorBoard plugin parses into the model's memory time origin. 0 or
  * -ENOMEM. */

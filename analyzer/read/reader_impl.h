@@ -99,12 +99,13 @@ void ps_gz_close(struct ps_gz_input *in);             /* NULL is a no-op */
 /* ---- kineto_ops.c ---- */
 
 /* ps_read_kineto_ops's event callbacks on a context of their own, for a pass another reader drives:
- * new (0 and *out, or -ENOMEM), the callbacks, and finish (ok: the pass succeeded): the events (the caller frees
- * them), or NULL when !ok or memory ran out; the context is freed. */
+ * new (0 and *out, or -ENOMEM), the callbacks (cannot fail), and finish (ok: the pass succeeded): 0 and *out the
+ * events when ok (the caller frees them; NULL when !ok: the pass failed, there is nothing to hand over), or -ENOMEM
+ * when memory ran out for the events (*out NULL); the context is freed either way (ops NULL: 0, *out NULL). */
 struct ps_kineto_ops;
 int ps_kineto_ops_new(struct ps_kineto_ops **out);
 const yajl_callbacks *ps_kineto_ops_callbacks(void);
-struct ps_op_trace *ps_kineto_ops_finish(struct ps_kineto_ops *ops, int ok);
+int ps_kineto_ops_finish(struct ps_kineto_ops *ops, int ok, struct ps_op_trace **out);
 
 /* ---- read_kineto.c and read_sqlite.c: the format readers, for reader.c ---- */
 
