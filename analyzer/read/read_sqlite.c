@@ -63,8 +63,8 @@ static size_t rows_begin(struct sctx *c, struct rows *src, const char *table, co
                          int ncols)
 {
     *src = (struct rows){ .st = st, .ncols = ncols };
-    src->ahead = ps_sq_ahead_start(c, table, sql, ncols, AHEAD_MIN_ROWS);
-    return src->ahead ? (size_t)ps_sq_ahead_row_count(src->ahead) : 0;
+    return ps_sq_ahead_start(c, table, sql, ncols, AHEAD_MIN_ROWS, &src->ahead)
+               ? (size_t)ps_sq_ahead_row_count(src->ahead) : 0;
 }
 
 /* The next row into *r: SQLITE_ROW; SQLITE_DONE; another SQLite result code from stepping the statement (the
@@ -234,7 +234,7 @@ static int gpu_table_sql(struct sctx *c, const char *table, enum ps_gpu_kind kin
 static int gpu_row_op(struct sctx *c, sqlite3_stmt *st, const char *table, enum ps_gpu_kind kind,
                       const char *name_col, const struct ps_sq_row *r, struct ps_gpu_op *op)
 {
-    int failed = 0;
+    int rc;
     if (r->t[0] == SQLITE_NULL || r->t[1] == SQLITE_NULL) {
         count_unplaced(c, table, "rows without start/end");
         return 0;
@@ -260,7 +260,8 @@ static int gpu_row_op(struct sctx *c, sqlite3_stmt *st, const char *table, enum 
         return ps_sq_oom(c);
     switch (kind) {
     case PS_GPU_KERNEL:
-        op->name = ps_sq_string_of(c, r->v[6], table, name_col, &failed);
+        if ((rc = ps_sq_string_of(c, r->v[6], table, name_col, &op->name)) < 0)
+            return rc;
         break;
     case PS_GPU_MEMCPY:
         op->bytes = (uint64_t)r->v[6];
@@ -280,8 +281,6 @@ static int gpu_row_op(struct sctx *c, sqlite3_stmt *st, const char *table, enum 
         op->name = ps_model_intern_cstr(c->m, sync_names[op->copy_kind]);
         break;
     }
-    if (failed)
-        return -EINVAL;
     return op->name == PS_NONE ? ps_sq_oom(c) : 1;
 }
 
@@ -345,7 +344,7 @@ static int read_api(struct sctx *c)
     static const char table[] = "CUPTI_ACTIVITY_KIND_RUNTIME";
     char sql[512] = "SELECT ";
     sqlite3_stmt *st = NULL;
-    int rc = ps_sq_table_exists(c, table), failed = 0;
+    int rc = ps_sq_table_exists(c, table);
     if (rc <= 0)
         return rc;
     if (ps_sq_load_cols(c, table) < 0 || ps_sq_add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
@@ -384,8 +383,7 @@ static int read_api(struct sctx *c)
             continue;
         }
         call.thread = ps_sq_thread_of(c, r.v[3]);
-        call.name = ps_sq_string_of(c, r.v[5], table, "nameId", &failed);
-        if (failed)
+        if (ps_sq_string_of(c, r.v[5], table, "nameId", &call.name) < 0)
             goto fail;
         if (call.thread == PS_NONE || call.name == PS_NONE || ps_model_add_api(c->m, &call) < 0) {
             ps_sq_oom(c);
@@ -428,7 +426,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
     static const char table[] = "NVTX_EVENTS";
     char sql[600];
     sqlite3_stmt *st = NULL;
-    int rc, failed = 0;
+    int rc;
     snprintf(sql, sizeof sql, "%s, rowid FROM NVTX_EVENTS WHERE eventType %s", select,
              pass == 0 ? "= " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE) : "IS NOT " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE));
     after_clause(c, sql, sizeof sql, "AND", PS_SQ_NVTX, pass == 1);
@@ -457,11 +455,9 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
         uint32_t text;
         if (v.t[3] != SQLITE_NULL)
             text = ps_sq_intern_col(c, st, 3);
-        else if (v.t[4] != SQLITE_NULL)
-            text = ps_sq_string_of(c, v.v[4], table, "textId", &failed);
-        else
+        else if (v.t[4] == SQLITE_NULL)
             text = ps_model_intern_cstr(c->m, "");
-        if (failed)
+        else if (ps_sq_string_of(c, v.v[4], table, "textId", &text) < 0)
             goto fail;
         if (text == PS_NONE)
             goto oom;

@@ -22,16 +22,15 @@ uint32_t ps_sq_intern_col(struct sctx *c, sqlite3_stmt *st, int i)
 }
 
 /* StringIds id -> model string id, each id queried once. */
-uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const char *col, int *failed)
+int ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const char *col, uint32_t *id)
 {
     uint32_t v = ps_idmap_get(&c->strings, (uint64_t)sid);
+    *id = v;
     if (v != PS_NONE)
-        return v;
-    if (!c->have_string_ids) {
-        *failed = ps_read_fail(c->err, c->errlen, "%s: table StringIds is missing (needed by %s.%s)", c->path,
-                               table, col);
-        return PS_NONE;
-    }
+        return 0;
+    if (!c->have_string_ids)
+        return ps_read_fail(c->err, c->errlen, "%s: table StringIds is missing (needed by %s.%s)", c->path, table,
+                            col);
     sqlite3_reset(c->string_stmt);
     sqlite3_bind_int64(c->string_stmt, 1, sid);
     int rc = sqlite3_step(c->string_stmt);
@@ -42,16 +41,14 @@ uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const c
         snprintf(missing, sizeof missing, "(StringIds %lld missing)", (long long)sid);
         v = ps_model_intern_cstr(c->m, missing);
     } else {
-        *failed = c->over_budget ? ps_sq_step_error(c, "StringIds", 0)
-                  : ps_read_fail(c->err, c->errlen, "%s: table StringIds, id %lld: %s", c->path, (long long)sid,
-                                 sqlite3_errmsg(c->db));
-        return PS_NONE;
+        return c->over_budget ? ps_sq_step_error(c, "StringIds", 0)
+               : ps_read_fail(c->err, c->errlen, "%s: table StringIds, id %lld: %s", c->path, (long long)sid,
+                              sqlite3_errmsg(c->db));
     }
-    if (v == PS_NONE || ps_idmap_put(&c->strings, (uint64_t)sid, v) < 0) {
-        *failed = ps_sq_oom(c);
-        return PS_NONE;
-    }
-    return v;
+    if (v == PS_NONE || ps_idmap_put(&c->strings, (uint64_t)sid, v) < 0)
+        return ps_sq_oom(c);
+    *id = v;
+    return 0;
 }
 
 uint32_t ps_sq_thread_of(struct sctx *c, int64_t global_tid)

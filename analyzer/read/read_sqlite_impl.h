@@ -71,7 +71,7 @@ int ps_sq_oom(struct sctx *c);
 int ps_sq_table_exists(struct sctx *c, const char *table);
 /* Load the column names of `table` into c->cols. */
 int ps_sq_load_cols(struct sctx *c, const char *table);
-/* 1 + the index of column `col` in c->cols (ps_sq_load_cols), 0 when absent; ps_sq_free_cols empties c->cols. */
+/* 1 when column `col` is in c->cols (ps_sq_load_cols), 0 when absent; ps_sq_free_cols empties c->cols. */
 int ps_sq_has_col(const struct sctx *c, const char *col);
 void ps_sq_free_cols(struct sctx *c);
 /* Append `col` (or `fallback` when absent; NULL fallback: the column is required) to the SELECT in sql. */
@@ -90,8 +90,9 @@ int ps_sq_type_error(struct sctx *c, sqlite3_stmt *st, const char *table, int i,
 /* Open c->path read-only into c->db (0, or -EINVAL with the message set; the caller closes c->db either way). */
 int ps_sq_open(struct sctx *c);
 /* A second read-only connection to c's file, opened as c->db was and with its defensive settings but without
- * the work bound (its user sets its own): 0, or -1 when there is none (c->twin, or it cannot be opened: the
- * caller reads on c->db alone). sqlite3_close it. */
+ * the work bound (its user sets its own): 0 and *db (sqlite3_close it), NULL when c->twin says no second
+ * connection sees what c->db sees; or -ENOMEM / -EIO when it cannot be opened (*db NULL). Either way without one
+ * the caller reads on c->db alone. */
 int ps_sq_open_twin(const struct sctx *c, sqlite3 **db);
 /* SQLite VM steps between two calls of a connection's progress handler (the work bound's unit). */
 #define PS_SQ_WORK_STEP 1000
@@ -106,8 +107,10 @@ void ps_sq_close(struct sctx *c);
  * names are C strings). ps_sq_intern_col: column i of st ("" for NULL). PS_NONE when out of memory. */
 uint32_t ps_sq_intern(struct sctx *c, const char *s, size_t len);
 uint32_t ps_sq_intern_col(struct sctx *c, sqlite3_stmt *st, int i);
-/* The model string for StringIds id `sid` (*failed set when the file is inconsistent). */
-uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const char *col, int *failed);
+/* The model string for StringIds id `sid` (table.col names the column it came from): 0 and *id, or a negative
+ * errno with the message set (-EINVAL: no StringIds table, or it cannot be read; -ENOMEM). An id StringIds lacks
+ * is the string "(StringIds N missing)". */
+int ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const char *col, uint32_t *id);
 /* The model thread for an nsys globalTid. */
 uint32_t ps_sq_thread_of(struct sctx *c, int64_t global_tid);
 
@@ -116,9 +119,10 @@ uint32_t ps_sq_thread_of(struct sctx *c, int64_t global_tid);
 struct ps_sq_ahead;
 /* Start reading `sql` (ncols integer-or-NULL columns, then the rowid) ahead, when the table holds at least
  * min_rows rows (by its largest rowid), c reads the whole file (no c->rowid_after) and a second connection and
- * thread are to be had; NULL otherwise (the caller steps its own statement). */
-struct ps_sq_ahead *ps_sq_ahead_start(struct sctx *c, const char *table, const char *sql, int ncols,
-                                      int64_t min_rows);
+ * thread are to be had: 1 and *out; else 0 and *out NULL (the caller steps its own statement). Cannot fail: a
+ * read-ahead that cannot be had is none. */
+int ps_sq_ahead_start(struct sctx *c, const char *table, const char *sql, int ncols, int64_t min_rows,
+                      struct ps_sq_ahead **out);
 /* The table's rows, counted when the read-ahead started (SELECT count(*)); 0 when the count failed. */
 int64_t ps_sq_ahead_row_count(const struct ps_sq_ahead *a);
 /* The next row read ahead into *r: 1; 0 when the read-ahead has no more: *done 1 when the statement ended

@@ -120,16 +120,13 @@ static int thread_name_row(struct sctx *c, sqlite3_stmt *st)
 {
     int64_t gtid = sqlite3_column_int64(st, 1);
     uint32_t t = ps_idmap_get(&c->threads, (uint64_t)gtid), name;
-    int failed = 0;
     if (t == PS_NONE && c->m->format != PS_FORMAT_PERFSCOPE)
         return 0;                              /* nsys: name only the threads that have events */
     if (t == PS_NONE && (t = ps_sq_thread_of(c, gtid)) == PS_NONE)
         return ps_sq_oom(c);
-    name = ps_sq_string_of(c, sqlite3_column_int64(st, 0), "ThreadNames", "nameId", &failed);
-    if (failed)
-        return -EINVAL;
-    if (name == PS_NONE)
-        return ps_sq_oom(c);
+    int rc = ps_sq_string_of(c, sqlite3_column_int64(st, 0), "ThreadNames", "nameId", &name);
+    if (rc < 0)
+        return rc;
     c->m->threads.v[t].name = name;
     return 0;
 }

@@ -203,10 +203,10 @@ int ps_sq_open_twin(const struct sctx *c, sqlite3 **db)
 {
     *db = NULL;
     if (c->twin == PS_SQ_TWIN_NONE)
-        return -1;
+        return 0;
     char *uri = c->twin == PS_SQ_TWIN_IMMUTABLE ? immutable_uri(c->path) : NULL;
     if (c->twin == PS_SQ_TWIN_IMMUTABLE && !uri)
-        return -1;
+        return -ENOMEM;
     int ok = sqlite3_open_v2(uri ? uri : c->path, db,
                              SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0),
                              NULL) == SQLITE_OK && defend(*db) < 0;
@@ -215,7 +215,7 @@ int ps_sq_open_twin(const struct sctx *c, sqlite3 **db)
         return 0;
     sqlite3_close(*db);
     *db = NULL;
-    return -1;
+    return -EIO;
 }
 
 void ps_sq_close(struct sctx *c)
