@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "introsort.h"
 #include "model_impl.h"
 
 int ps_model_set_growing(struct ps_model *m)
@@ -18,15 +19,6 @@ int ps_model_set_growing(struct ps_model *m)
         return -ENOMEM;
     m->gpu_build->growing = 1;
     return 0;
-}
-
-void ps_model_grow_fini(struct ps_gpu_build *b)
-{
-    ps_u64map_fini(&b->calls);
-    free(b->pending.v);
-    memset(&b->pending, 0, sizeof b->pending);
-    b->growing = 0;
-    b->sorted_gpu = b->sorted_api = b->sorted_ranges = b->sorted_open = b->launch_cap = 0;
 }
 
 static uint64_t launch_key(uint32_t pid, uint64_t correlation)
@@ -70,7 +62,7 @@ static int index_call(struct ps_gpu_build *b, const struct ps_model *m, const st
 }
 
 /* The call that launched an op of process `pid` with `correlation`: the lowest index among the calls that carry
- * both (the rule of the one-pass link in model.c), PS_NONE when no such call has been read. */
+ * both (the rule of the one-pass link in finish.c), PS_NONE when no such call has been read. */
 static uint32_t find_launch(const struct ps_model *m, uint32_t pid, uint64_t correlation)
 {
     const struct ps_gpu_build *b = m->gpu_build;
@@ -89,9 +81,6 @@ static uint32_t find_launch(const struct ps_model *m, uint32_t pid, uint64_t cor
     }
     return best;
 }
-
-#define LESS_START_END(a, b) \
-    ((a)->start_ns < (b)->start_ns || ((a)->start_ns == (b)->start_ns && (a)->end_ns < (b)->end_ns))
 
 /* Merge the sorted rows v[head, head + tail) into the sorted rows v[0, head), in place. Only the head rows that
  * sort after the first new row move: *first is the first of them; *moved (when not NULL) gets a malloc'ed array

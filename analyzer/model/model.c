@@ -210,7 +210,8 @@ void ps_model_build_free(struct ps_model *m)
     ps_idmap_fini(&m->gpu_build->threads);
     ps_idmap_fini(&m->gpu_build->streams);
     ps_idmap_fini(&m->gpu_build->devices);
-    ps_model_grow_fini(m->gpu_build);
+    ps_u64map_fini(&m->gpu_build->calls);   /* a growing model's (grow.c) */
+    free(m->gpu_build->pending.v);
     free(m->gpu_build);
     m->gpu_build = NULL;
 }

@@ -1,5 +1,13 @@
-/* Private to the model (model.c, finish.c, grow.c): the reader-time state behind struct ps_model.gpu_build and the
- * sorts the finishes use. Not included outside analyzer/model/. */
+/* Private to the model (model.c, sort.c, grow.c, finish.c): the reader-time state behind struct ps_model.gpu_build and
+ * the sorts the finishes use. Not included outside analyzer/model/.
+ *
+ * The files' order: each calls only files before it (tests/layers/check_layers.py: no circle).
+ *   idmap.c, op_trace.c   the id maps and the per-operator events (their public headers)
+ *   model.c               storage: strings, rows, find-or-add lookups, the reader-time state and its free
+ *   sort.c                the row order: in-place sorts, GPU row order, open ranges' order (introsort.h)
+ *   grow.c                a growing model: its finish (merges, late links) and ps_model_drop_before
+ *   finish.c              ps_model_finish: a growing model's through grow.c, else sorts, links, frees the state
+ *   view.c                views of a finished model */
 #ifndef PS_MODEL_IMPL_H
 #define PS_MODEL_IMPL_H
 
@@ -36,7 +44,10 @@ struct ps_gpu_build {
     PS_VEC(struct ps_pending_launch) pending;
 };
 
-/* Sorts by (start, end), in place, no temporary buffer (finish.c). ps_model_sort_gpu sorts the rows
+/* model.c: free the reader-time state (m->gpu_build, a growing model's too; NULL after). */
+void ps_model_build_free(struct ps_model *m);
+
+/* sort.c: sorts by (start, end), in place, no temporary buffer. ps_model_sort_gpu sorts the rows
  * [lo, lo + n) together with the parallel correlation ids (build->corr, when present) and, when `launch` is not
  * NULL, the parallel launch links. */
 void ps_model_sort_api(struct ps_api_call *v, size_t n);
@@ -47,10 +58,7 @@ int ps_model_gpu_less(const struct ps_model *m, const struct ps_gpu_row *a, cons
 /* Open ranges: by thread, then start (qsort comparator). */
 int ps_model_cmp_open(const void *a, const void *b);
 
-/* model.c: free the reader-time state (m->gpu_build; NULL after). */
-void ps_model_build_free(struct ps_model *m);
-/* grow.c: ps_model_finish of a growing model; freeing its extra state. */
+/* grow.c: ps_model_finish of a growing model. 0 or -ENOMEM. */
 int ps_model_grow_finish(struct ps_model *m);
-void ps_model_grow_fini(struct ps_gpu_build *b);
 
 #endif

@@ -22,25 +22,28 @@ struct ps_gz_input {
     unsigned char in[];    /* compressed input buffer, in_size bytes */
 };
 
-struct ps_gz_input *ps_gz_open(int fd, int gzip, size_t chunk)
+int ps_gz_open(int fd, int gzip, size_t chunk, struct ps_gz_input **out)
 {
     size_t in_size = gzip ? chunk : 0;
     struct ps_gz_input *in = malloc(sizeof *in + in_size);
+    *out = NULL;
     if (!in)
-        return NULL;
+        return -ENOMEM;
     memset(in, 0, sizeof *in);
     in->in_size = in_size;
     in->fd = fd;
     in->gzip = gzip;
     if (gzip) {
-        /* 16 + MAX_WBITS: gzip wrapper only (zlib manual, inflateInit2). */
+        /* 16 + MAX_WBITS: gzip wrapper only (zlib manual, inflateInit2: it fails for memory, or for a zlib that is
+         * not the one compiled against) */
         if (inflateInit2(&in->zs, 16 + MAX_WBITS) != Z_OK) {
             free(in);
-            return NULL;
+            return -ENOMEM;
         }
         in->zs_ready = 1;
     }
-    return in;
+    *out = in;
+    return 0;
 }
 
 void ps_gz_close(struct ps_gz_input *in)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "json_fast.h"
+#include "json_simd.h"
 #include "reader_impl.h"
 
 #define LEAD 32   /* bytes kept free before the window's text: '[' of an element chunk, the tail's opening */
@@ -27,7 +28,7 @@ struct side {
     char *doc;               /* the copy: len bytes, then simdjson's padding */
     size_t len, cap;
     enum ps_simd_mode mode;
-    int full, stop, failed;  /* full: doc waits for (or is in) the walk; failed: a walk returned nonzero */
+    int full, stop, failed;  /* full: doc waits for (or is in) the walk; failed: a walk was declined */
     int inline_walk;         /* no thread could be started: each document is walked here, before the main walk */
 };
 
@@ -84,7 +85,7 @@ static void *side_main(void *arg)
         if (!d->full)
             break;
         pthread_mutex_unlock(&d->mu);
-        int failed = d->failed || ps_simd_walk(d->simd, d->mode, d->doc, d->len, d->cb, d->ctx) != 0;
+        int failed = d->failed || !ps_simd_walk(d->simd, d->mode, d->doc, d->len, d->cb, d->ctx);
         pthread_mutex_lock(&d->mu);
         d->failed = failed;   /* after a failed walk the rest is skipped: the callbacks' state is partial */
         d->full = 0;
@@ -107,7 +108,7 @@ static void side_wait(struct side *d)
 static int side_give(struct side *d, enum ps_simd_mode mode, const char *doc, size_t len)
 {
     if (d->inline_walk) {
-        d->failed = d->failed || ps_simd_walk(d->simd, mode, doc, len, d->cb, d->ctx) != 0;
+        d->failed = d->failed || !ps_simd_walk(d->simd, mode, doc, len, d->cb, d->ctx);
         return 0;
     }
     side_wait(d);
@@ -139,7 +140,7 @@ static int walk(struct fast *f, enum ps_simd_mode mode, char *doc, size_t len)
         if (rc != 0)
             return rc;
     }
-    return ps_simd_walk(f->simd, mode, doc, len, f->cb, f->ctx);
+    return ps_simd_walk(f->simd, mode, doc, len, f->cb, f->ctx) ? 0 : 1;
 }
 
 /* The end of the string that starts after p[i] = '"': the index of its closing quote, or n when p[0..n) ends
@@ -406,29 +407,32 @@ static int cpu_has_simd(void)
 static int parse_fd(int fd, int gzip, const yajl_callbacks *cb, void *ctx, struct side *side)
 {
     struct fast f = { .cap = PS_JSON_FAST_WINDOW, .cb = cb, .ctx = ctx, .side = side };
-    f.in = ps_gz_open(fd, gzip, 256 * 1024);
-    f.simd = ps_simd_new();
+    int in_rc = ps_gz_open(fd, gzip, 256 * 1024, &f.in), simd_rc = ps_simd_new(&f.simd);
     f.buf = malloc(LEAD + f.cap + 2 * ps_simd_padding());
-    int rc = f.in && f.simd && f.buf ? parse(&f) : -ENOMEM;
+    int rc = in_rc == 0 && simd_rc == 0 && f.buf ? parse(&f) : -ENOMEM;
     free(f.buf);
     ps_simd_free(f.simd);
     ps_gz_close(f.in);
     return rc;
 }
 
-int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx)
+int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx, int *declined)
 {
-    return cpu_has_simd() ? parse_fd(fd, gzip, cb, ctx, NULL) : 1;
+    int rc = cpu_has_simd() ? parse_fd(fd, gzip, cb, ctx, NULL) : 1;
+    *declined = rc == 1;
+    return rc < 0 ? rc : 0;
 }
 
 int ps_json_fast_parse_side(int fd, int gzip, const yajl_callbacks *cb, void *ctx, const yajl_callbacks *side_cb,
-                            void *side_ctx, int *side_failed)
+                            void *side_ctx, int *declined, int *side_failed)
 {
+    *declined = 1;
+    *side_failed = 1;
     if (!cpu_has_simd())
-        return 1;
-    struct side d = { .cb = side_cb, .ctx = side_ctx, .simd = ps_simd_new() };
-    int rc = -ENOMEM;
-    if (!d.simd)
+        return 0;
+    struct side d = { .cb = side_cb, .ctx = side_ctx };
+    int rc = ps_simd_new(&d.simd);
+    if (rc < 0)
         goto out;
     pthread_mutex_init(&d.mu, NULL);
     pthread_cond_init(&d.cv, NULL);
@@ -446,7 +450,8 @@ int ps_json_fast_parse_side(int fd, int gzip, const yajl_callbacks *cb, void *ct
     pthread_cond_destroy(&d.cv);
 out:
     *side_failed = d.failed || rc != 0;
+    *declined = rc == 1;
     free(d.doc);
     ps_simd_free(d.simd);
-    return rc;
+    return rc < 0 ? rc : 0;
 }

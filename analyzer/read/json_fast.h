@@ -18,50 +18,24 @@
 #include <stddef.h>
 #include <yajl/yajl_parse.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 #define PS_JSON_FAST_WINDOW (1 << 18)          /* bytes parsed per chunk (docs/readers.md: why 256 KiB) */
 #define PS_JSON_FAST_HEAD_MAX (1 << 20)        /* "traceEvents" must start within this many bytes */
 #define PS_JSON_FAST_WINDOW_MAX (64 << 20)     /* one element may need this much */
 
 /* Parse the JSON read from fd (regular file at offset 0; gzip content when gzip) with callbacks cb on ctx.
- * Returns 0 when the whole text was parsed and every callback returned nonzero; 1 when the caller must parse it
- * again with libyajl (from offset 0, a fresh ctx and model: callbacks may have run); -ENOMEM. */
-int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx);
+ * Returns 0, or -ENOMEM. *declined: 0 when the whole text was parsed and every callback returned nonzero; 1 when
+ * the fast path declined it and the caller must parse it again with libyajl (from offset 0, a fresh ctx and model:
+ * callbacks may have run). */
+int ps_json_fast_parse(int fd, int gzip, const yajl_callbacks *cb, void *ctx, int *declined);
 
 /* ps_json_fast_parse with a second set of callbacks: side_cb on side_ctx gets the same calls in the same order,
  * on a thread of its own that walks a copy of each document while this thread walks the original (two readers
  * of one text for about the time of the slower one, on two cores). side_cb may return 0 to stop its own walk
  * (the rest of the text then goes to cb alone). *side_failed: 1 when side_cb did not get every call (it stopped,
- * or the parse did not return 0). Returns as ps_json_fast_parse (1: the caller parses the text again with
- * libyajl, for both sets) or -ENOMEM. Without a thread (none could be started) side_cb runs here, before cb.
- * Peak memory: the window once more. */
+ * the fast path declined the text, or the parse failed). Returns and sets *declined as ps_json_fast_parse (1: the
+ * caller parses the text again with libyajl, for both sets). Without a thread (none could be started) side_cb runs
+ * here, before cb. Peak memory: the window once more. */
 int ps_json_fast_parse_side(int fd, int gzip, const yajl_callbacks *cb, void *ctx, const yajl_callbacks *side_cb,
-                            void *side_ctx, int *side_failed);
-
-/* ---- json_simd.cc: the simdjson walk of one document of a window ---- */
-
-enum ps_simd_mode {
-    PS_SIMD_WHOLE,    /* one JSON text: every value, then nothing but whitespace */
-    PS_SIMD_HEAD,     /* `{...,"traceEvents":[]}`: callbacks up to the start of the first top-level "traceEvents"
-                       * array, then stop */
-    PS_SIMD_ELEMENTS, /* `[e1,e2,...]`: each element's callbacks, none for the brackets */
-    PS_SIMD_TAIL      /* `{"traceEvents":[],...}`: the array's end, the keys after it, the object's end */
-};
-struct ps_simd;
-struct ps_simd *ps_simd_new(void);
-void ps_simd_free(struct ps_simd *s);
-/* Bytes that must be readable after a document (simdjson's padding). */
-size_t ps_simd_padding(void);
-/* Walk doc[0..len) in `mode` (doc + len + ps_simd_padding() readable). 0: walked, every callback returned
- * nonzero; 1: invalid JSON, JSON the fast path leaves to libyajl, or a callback that cancelled. */
-int ps_simd_walk(struct ps_simd *s, enum ps_simd_mode mode, const char *doc, size_t len, const yajl_callbacks *cb,
-                 void *ctx);
-
-#ifdef __cplusplus
-}
-#endif
+                            void *side_ctx, int *declined, int *side_failed);
 
 #endif

@@ -1,17 +1,18 @@
-// The simdjson side of the JSON readers' fast path (json_fast.h): one document of a window walked with simdjson's
-// On-Demand API (https://simdjson.github.io/simdjson/md_doc_basics.html), each value handed to libyajl-style
-// callbacks in document order, as libyajl's own parse would hand them. Every value is visited, so every scalar
-// is checked as libyajl checks it: strings are unescaped (simdjson validates UTF-8 and rejects raw control
-// characters), numbers are matched against RFC 8259 §6's grammar and passed as their text (yajl_number), and
-// true / false / null must be exactly those words. The only C++ of the readers; errors are simdjson's error
-// codes (no exceptions cross into C).
+// The simdjson side of the JSON readers' fast path (json_fast.h), declared in json_simd.h: one document of a window
+// walked with simdjson's On-Demand API (https://simdjson.github.io/simdjson/md_doc_basics.html), each value handed to
+// libyajl-style callbacks in document order, as libyajl's own parse would hand them. Every value is visited, so every
+// scalar is checked as libyajl checks it: strings are unescaped (simdjson validates UTF-8 and rejects raw control
+// characters), numbers are matched against RFC 8259 §6's grammar and passed as their text (yajl_number), and true /
+// false / null must be exactly those words. The only C++ of the readers; errors are simdjson's error codes (no
+// exceptions cross into C).
 #include <simdjson.h>
 
+#include <cerrno>
 #include <new>
 #include <string_view>
 #include <utility>
 
-#include "json_fast.h"
+#include "json_simd.h"
 
 namespace ondemand = simdjson::ondemand;
 
@@ -222,9 +223,10 @@ bool walk_document(walker &w, enum ps_simd_mode mode, ondemand::document &doc)
 
 extern "C" {
 
-struct ps_simd *ps_simd_new(void)
+int ps_simd_new(struct ps_simd **out)
 {
-    return new (std::nothrow) ps_simd;
+    *out = new (std::nothrow) ps_simd;
+    return *out ? 0 : -ENOMEM;
 }
 
 void ps_simd_free(struct ps_simd *s)
@@ -242,12 +244,12 @@ int ps_simd_walk(struct ps_simd *s, enum ps_simd_mode mode, const char *doc, siz
 {
     if (!cb->yajl_number || !cb->yajl_map_key || !cb->yajl_string || !cb->yajl_boolean || !cb->yajl_null ||
         !cb->yajl_start_map || !cb->yajl_end_map || !cb->yajl_start_array || !cb->yajl_end_array)
-        return 1;   // the walk hands every value to its callback
+        return 0;   // the walk hands every value to its callback
     ondemand::document d;
     if (s->parser.iterate(doc, len, len + simdjson::SIMDJSON_PADDING).get(d))
-        return 1;
+        return 0;
     walker w{ cb, ctx, 0 };
-    return walk_document(w, mode, d) ? 0 : 1;
+    return walk_document(w, mode, d) ? 1 : 0;
 }
 
 } // extern "C"

@@ -101,8 +101,8 @@ static int finish_x_event(struct kctx *c)
     if (cat == PS_KCAT_TRACE)
         return 0;                    /* the profiler's own "PyTorch Profiler (0)" span */
     if (cat == PS_KCAT_UNKNOWN) {
-        int ig = e->has_cat ? ps_kineto_ignored_index(e->cat.s) : -1;
-        if (ig >= 0) {
+        int ig;
+        if (e->has_cat && ps_kineto_ignored_index(e->cat.s, &ig)) {
             c->ignored[ig]++;
             return 0;
         }
@@ -156,9 +156,9 @@ static int finish_x_event(struct kctx *c)
 
 int ps_kineto_finish_event(struct kctx *c)
 {
-    int rc = 0;
-    if (ps_kineto_memory_note(c) < 0)
-        return ps_kineto_fail_oom(c);
+    int rc = ps_kineto_memory_note(c);
+    if (rc < 0)
+        return rc;
     switch (c->ev.ph) {
     case 'X':
         rc = finish_x_event(c);
@@ -184,9 +184,9 @@ int ps_kineto_finish_event(struct kctx *c)
     }
     }
     if (rc < 0)
-        return ps_kineto_fail_oom(c);
+        return rc;
     c->index++;
-    return 1;
+    return 0;
 }
 
 void ps_kineto_event_reset(struct event *e)

@@ -17,13 +17,13 @@ static const char *const plugin_cats[] = {
     "python_function", "user_annotation", "gpu_user_annotation",
 };
 
-int ps_kineto_mem_arg(struct kctx *c, enum key k, const char *s, size_t len)
+void ps_kineto_mem_arg(struct kctx *c, enum key k, const char *s, size_t len)
 {
     struct event *e = &c->ev;
     int64_t v;
     if (ps_parse_int(s, len, &v) < 0) {
         e->mem_bad = 1;
-        return 1;
+        return;
     }
     switch (k) {
     case K_MEM_DEV_TYPE: e->mem_dev_type = v; break;
@@ -32,10 +32,9 @@ int ps_kineto_mem_arg(struct kctx *c, enum key k, const char *s, size_t len)
     case K_MEM_BYTES: e->mem_bytes = v; break;
     case K_MEM_TOTAL_ALLOC: e->mem_total_alloc = v; break;
     case K_MEM_TOTAL_RES: e->mem_total_res = v; break;
-    default: return 1;
+    default: return;
     }
     e->mem_set |= 1 << (k - K_MEM_DEV_TYPE);
-    return 1;
 }
 
 static int is_set(const struct event *e, enum key k)

@@ -464,11 +464,11 @@ static int finish_event(struct octx *c)
 static int parse(struct octx *c, int fd, int gzip, const char *path, char *err, size_t errlen)
 {
     enum { CHUNK = 1 << 20 };
-    struct ps_gz_input *in = ps_gz_open(fd, gzip, 256 * 1024);
+    struct ps_gz_input *in;
+    int rc = ps_gz_open(fd, gzip, 256 * 1024, &in);
     unsigned char *buf = malloc(CHUNK);
     yajl_handle h = yajl_alloc(&callbacks, NULL, c);
-    int rc = 0;
-    if (!in || !buf || !h) {
+    if (rc < 0 || !buf || !h) {
         rc = ps_read_oom(err, errlen, path);
         goto out;
     }
@@ -517,8 +517,9 @@ static void octx_fini(struct octx *c)
  * fresh context. 0, or a negative errno (message set). */
 static int parse_any(struct octx *c, int fd, int gzip, const char *path, char *err, size_t errlen)
 {
-    int rc = ps_json_fast_parse(fd, gzip, &callbacks, c);
-    if (rc != 1)
+    int declined;
+    int rc = ps_json_fast_parse(fd, gzip, &callbacks, c, &declined);
+    if (rc < 0 || !declined)
         return rc == -ENOMEM ? ps_read_oom(err, errlen, path) : rc;
     octx_fini(c);
     ps_op_trace_free(c->t);
@@ -528,16 +529,19 @@ static int parse_any(struct octx *c, int fd, int gzip, const char *path, char *e
                                          : parse(c, fd, gzip, path, err, errlen);
 }
 
-struct ps_kineto_ops *ps_kineto_ops_new(void)
+int ps_kineto_ops_new(struct ps_kineto_ops **out)
 {
     struct octx *c = calloc(1, sizeof *c);
+    *out = NULL;
     if (c && !(c->t = ps_op_trace_new())) {
         free(c);
         c = NULL;
     }
-    if (c)
-        c->cap_key = -1;
-    return (struct ps_kineto_ops *)c;
+    if (!c)
+        return -ENOMEM;
+    c->cap_key = -1;
+    *out = (struct ps_kineto_ops *)c;
+    return 0;
 }
 
 const yajl_callbacks *ps_kineto_ops_callbacks(void)
@@ -545,19 +549,20 @@ const yajl_callbacks *ps_kineto_ops_callbacks(void)
     return &callbacks;
 }
 
-struct ps_op_trace *ps_kineto_ops_finish(struct ps_kineto_ops *ops, int ok)
+int ps_kineto_ops_finish(struct ps_kineto_ops *ops, int ok, struct ps_op_trace **out)
 {
     struct octx *c = (struct octx *)ops;
-    struct ps_op_trace *t = NULL;
+    int rc = c && ok && c->oom ? -ENOMEM : 0;
+    *out = NULL;
     if (!c)
-        return NULL;
+        return 0;
     if (ok && !c->oom)
-        t = c->t;
+        *out = c->t;
     else
         ps_op_trace_free(c->t);
     octx_fini(c);
     free(c);
-    return t;
+    return rc;
 }
 
 int ps_read_kineto_ops(const char *path, struct ps_op_trace **out, char *err, size_t errlen)

@@ -29,12 +29,14 @@ enum ps_kineto_cat ps_kineto_category(const char *cat)
     return PS_KCAT_UNKNOWN;
 }
 
-int ps_kineto_ignored_index(const char *cat)
+int ps_kineto_ignored_index(const char *cat, int *index)
 {
     for (int i = 0; i < PS_KINETO_N_IGNORED; i++)
-        if (strcmp(cat, ignored_cats[i]) == 0)
-            return i;
-    return -1;
+        if (strcmp(cat, ignored_cats[i]) == 0) {
+            *index = i;
+            return 1;
+        }
+    return 0;
 }
 
 const char *ps_kineto_ignored_name(int i)
@@ -87,14 +89,17 @@ int ps_kineto_sync_kind(const unsigned char *s, size_t len)
     return 0;
 }
 
-int ps_kineto_occupancy(const char *s, size_t len)
+int ps_kineto_occupancy(const char *s, size_t len, int *pct)
 {
     char num[32];
     if (len == 0 || len >= sizeof num)
-        return -1;
+        return 0;
     memcpy(num, s, len);
     num[len] = '\0';
     char *end;
     double x = strtod(num, &end);
-    return *end || !(x >= 0 && x <= 100) ? -1 : (int)lround(x);
+    if (*end || !(x >= 0 && x <= 100))
+        return 0;
+    *pct = (int)lround(x);
+    return 1;
 }

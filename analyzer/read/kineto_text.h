@@ -16,10 +16,10 @@ void ps_kineto_parse_copy_name(const char *name, struct ps_gpu_op *op);
 /* libkineto's cuda_sync_kind text -> ENUM_CUPTI_SYNC_TYPE (1 Event Sync, 2 Stream Wait Event, 3 Stream Sync,
  * 4 Context Sync); 0 for anything else. */
 int ps_kineto_sync_kind(const unsigned char *s, size_t len);
-/* A kernel's "est. achieved occupancy %" arg (the number's text), rounded: 0..100, or -1 when it is not a number in
- * 0..100 (libkineto writes (int)(0.5 + occupancy * 100) with occupancy -1 when its estimate failed: -99; a grid far
- * smaller than the GPU gives a real 0). */
-int ps_kineto_occupancy(const char *s, size_t len);
+/* A kernel's "est. achieved occupancy %" arg (the number's text): 1 and *pct its value rounded (0..100), or 0 when
+ * it is not a number in 0..100 (libkineto writes (int)(0.5 + occupancy * 100) with occupancy -1 when its estimate
+ * failed: -99; a grid far smaller than the GPU gives a real 0). Cannot fail. */
+int ps_kineto_occupancy(const char *s, size_t len, int *pct);
 
 /* Event categories, modern and pre-2.0 (docs/report.md). */
 enum ps_kineto_cat {
@@ -33,8 +33,9 @@ enum ps_kineto_cat ps_kineto_category(const char *cat);
  * samples, CUPTI profiler-range markers, correlation records, instants and counters. Counted silently in the
  * metadata entry "ignored_events", never as unplaced (docs/readers.md). */
 #define PS_KINETO_N_IGNORED 6
-/* Index 0..PS_KINETO_N_IGNORED-1 of an ignored category, -1 for any other; and the name of an index. */
-int ps_kineto_ignored_index(const char *cat);
+/* 1 and *index (0..PS_KINETO_N_IGNORED-1) when `cat` is an ignored category, 0 for any other; and the name of an
+ * index ("" for none: a lookup that cannot fail). */
+int ps_kineto_ignored_index(const char *cat, int *index);
 const char *ps_kineto_ignored_name(int i);
 
 /* Token state carried across chunks, so that a token spanning chunks can be handed to libyajl in growing pieces:

@@ -77,18 +77,11 @@ static int fail(struct kctx *c, const char *msg)
     return 0;
 }
 
-/* fail() for memory that ran out. */
-int ps_kineto_fail_oom(struct kctx *c)
+/* fail() for memory that ran out (the read then returns -ENOMEM). */
+static int fail_oom(struct kctx *c)
 {
     c->out_of_memory |= !c->failed;
     return fail(c, "out of memory");
-}
-
-/* Copy a decoded JSON string, a "\u0000" in it as PS_UTF8_NUL (ps_nul_escape_into): the model's
- * names are C strings, and "kernel\u0000cpu_op" is no kernel. */
-int ps_kineto_buf_set(struct buf *b, const unsigned char *s, size_t len)
-{
-    return ps_nul_escape_into(&b->s, &b->cap, &b->n, (const char *)s, len);
 }
 
 static enum role cur_role(const struct kctx *c)
@@ -166,10 +159,10 @@ static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
     case K_STREAM: e->has_stream = 1; return number_field(c, k, s, len, INT64_MIN, INT64_MAX, &e->stream);
     case K_DEVICE: e->has_device = 1; return number_field(c, k, s, len, 0, INT32_MAX, &e->device);
     case K_BYTES: e->has_bytes = 1; return number_field(c, k, s, len, 0, INT64_MAX, &e->bytes);
-    case K_OCCUPANCY: e->occupancy_pct = ps_kineto_occupancy(s, len); e->has_occupancy = e->occupancy_pct >= 0;
+    case K_OCCUPANCY: e->has_occupancy = ps_kineto_occupancy(s, len, &e->occupancy_pct);
         return 1;   /* an estimate: one that is not a percentage is left out, never an error */
     case K_MEM_DEV_TYPE: case K_MEM_DEV_ID: case K_MEM_ADDR: case K_MEM_BYTES: case K_MEM_TOTAL_ALLOC:
-    case K_MEM_TOTAL_RES: return ps_kineto_mem_arg(c, k, s, len);
+    case K_MEM_TOTAL_RES: ps_kineto_mem_arg(c, k, s, len); return 1;
     case K_IN_NELEMS: case K_OUT_NELEMS: {   /* a message size: one out of range is left out, never an error */
         int64_t v;
         if (ps_parse_int(s, len, &v) == 0 && v > 0)
@@ -182,11 +175,13 @@ static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
 
 static int top_meta(struct kctx *c, const char *s, size_t len)
 {
-    char key[80], *value = ps_nul_escape_dup(s, len);
+    char key[80], *value;
     snprintf(key, sizeof key, "kineto.%s", c->top_key);
-    int rc = value ? ps_model_add_meta(c->m, key, value) : -ENOMEM;
+    int rc = ps_nul_escape_dup(s, len, &value);
+    if (rc == 0)
+        rc = ps_model_add_meta(c->m, key, value);
     free(value);
-    return rc < 0 ? ps_kineto_fail_oom(c) : 1;
+    return rc < 0 ? fail_oom(c) : 1;
 }
 
 static int cb_number(void *ctx, const char *s, size_t len)
@@ -308,7 +303,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
         else if (k == K_NAME)
             e->has_arg_name = 1, rc = ps_kineto_buf_set(&e->arg_name, s, len);
         else if (k >= K_MEM_DEV_TYPE)   /* [memory] args: a bad one drops that record only */
-            return ps_kineto_mem_arg(c, k, (const char *)s, len);
+            ps_kineto_mem_arg(c, k, (const char *)s, len);
         else if (k != K_OTHER && ps_json_integer_text(s, len))
             return arg_number(c, k, (const char *)s, len);
         else if (k != K_OTHER && k != K_OCCUPANCY && k != K_IN_NELEMS && k != K_OUT_NELEMS)   /* left out */
@@ -327,7 +322,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
     default:
         break;
     }
-    return rc < 0 ? ps_kineto_fail_oom(c) : 1;
+    return rc < 0 ? fail_oom(c) : 1;
 }
 
 static int cb_bool(void *ctx, int v)
@@ -399,11 +394,11 @@ static int close_container(struct kctx *c)
     }
     enum role role = c->roles[--c->depth];
     if (role == R_EVENT)
-        return ps_kineto_finish_event(c);
+        return ps_kineto_finish_event(c) < 0 ? fail_oom(c) : 1;
     if (role == R_DEV && c->dev.id >= 0) {
         uint32_t i = ps_model_device(c->m, c->dev.id);
         if (i == PS_NONE)
-            return ps_kineto_fail_oom(c);
+            return fail_oom(c);
         c->m->devices.v[i] = c->dev;
     }
     return 1;
@@ -602,13 +597,14 @@ static int parse_yajl(struct kctx *c, int fd, int gzip, const yajl_callbacks *cb
     size_t file_size = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : JSON_CHUNK;
     /* gzip of JSON inflates ~10-40x: a small compressed file still gets the full parser chunk */
     size_t cap = gzip ? JSON_CHUNK : (file_size + 1 < JSON_CHUNK ? file_size + 1 : JSON_CHUNK), have = 0;
-    struct ps_gz_input *in = ps_gz_open(fd, gzip, file_size < GZ_CHUNK ? file_size + 1 : GZ_CHUNK);
+    struct ps_gz_input *in;
+    int in_rc = ps_gz_open(fd, gzip, file_size < GZ_CHUNK ? file_size + 1 : GZ_CHUNK, &in);
     unsigned char *chunk = malloc(cap);
     size_t last_n = 0, skip = 0;     /* the chunk last given to yajl: chunk + skip, last_n bytes, at c->base */
     long long offset = 0;            /* bytes of JSON read so far (a byte-order mark included) */
     int rc = -EINVAL, eof = 0;
     c->h = yajl_alloc(cb, NULL, ctx);
-    if (!in || !chunk || !c->h) {
+    if (in_rc < 0 || !chunk || !c->h) {
         rc = ps_read_oom(c->err, c->errlen, c->path);
         goto out;
     }
@@ -662,7 +658,7 @@ out:
 }
 
 int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parser, struct ps_kineto_ops *ops,
-                   struct ps_model *m, char *err, size_t errlen)
+                   struct ps_model *m, int *declined, char *err, size_t errlen)
 {
     struct kctx c = { .m = m, .path = path, .err = err, .errlen = errlen, .last_thread = PS_NONE };
     struct tee t = { .k = &c, .ops = ops, .ocb = ps_kineto_ops_callbacks() };
@@ -671,19 +667,18 @@ int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parse
     int rc;
     m->format = PS_FORMAT_KINETO;
     m->correlation_global = 1;
+    *declined = 0;
     if (parser != PS_JSON_PARSER_YAJL) {
         /* the operator events on a thread of their own where there is a second core (json_fast.h) */
         rc = ops && sysconf(_SC_NPROCESSORS_ONLN) > 1
-                 ? ps_json_fast_parse_side(fd, gzip, &callbacks, &c, t.ocb, ops, &t.ops_failed)
-                 : ps_json_fast_parse(fd, gzip, cb, ctx);
+                 ? ps_json_fast_parse_side(fd, gzip, &callbacks, &c, t.ocb, ops, declined, &t.ops_failed)
+                 : ps_json_fast_parse(fd, gzip, cb, ctx, declined);
         if (rc == -ENOMEM)
             rc = ps_read_oom(err, errlen, path);
-        else if (rc == 1)
-            rc = PS_READ_KINETO_RETRY;
     } else {
         rc = parse_yajl(&c, fd, gzip, cb, ctx);
     }
-    if (rc != 0)
+    if (rc != 0 || *declined)
         goto out;
     rc = -EINVAL;
     if (m->gpu.n + m->api.n + m->ranges.n == 0 && m->unplaced_events > 0) {
@@ -702,7 +697,8 @@ int ps_read_kineto(const char *path, int fd, int gzip, enum ps_json_parser parse
 out:
     if (rc < 0 && c.out_of_memory)
         rc = -ENOMEM;
-    m->op_events = ps_kineto_ops_finish(ops, rc == 0 && !t.ops_failed);
+    /* out of memory for the events only: the model goes without them (reader.h), the read succeeds */
+    (void)ps_kineto_ops_finish(ops, rc == 0 && !*declined && !t.ops_failed, &m->op_events);
     free(c.ev.cat.s);
     free(c.ev.name.s);
     free(c.ev.arg_name.s);

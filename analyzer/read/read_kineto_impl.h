@@ -81,17 +81,20 @@ struct kctx {
     uint32_t last_thread_pid, last_thread_tid, last_thread;   /* one-entry lookup cache */
 };
 
-/* read_kineto.c: record the first error as fail() does, for memory that ran out (the read returns -ENOMEM);
- * returns 0 to cancel the parse. */
-int ps_kineto_fail_oom(struct kctx *c);
-/* read_kineto.c: b = s[0..len); 0 or -ENOMEM. */
-int ps_kineto_buf_set(struct buf *b, const unsigned char *s, size_t len);
-/* kineto_events.c: the event just closed (c->ev) into the model, or counted as unplaced: 1 to go on, 0 to cancel
- * the parse (error set). */
+/* Copy a decoded JSON string, a "\u0000" in it as PS_UTF8_NUL (ps_nul_escape_into): the model's names are C
+ * strings, and "kernel\u0000cpu_op" is no kernel. b = s[0..len); 0 or -ENOMEM. Inline: it runs for every
+ * event's category and name (read_kineto.c, kineto_events.c). */
+static inline int ps_kineto_buf_set(struct buf *b, const unsigned char *s, size_t len)
+{
+    return ps_nul_escape_into(&b->s, &b->cap, &b->n, (const char *)s, len);
+}
+
+/* kineto_events.c: the event just closed (c->ev) into the model, or counted as unplaced; c->index moves on to the
+ * next event. 0, or -ENOMEM (the caller records the failure: the read then returns -ENOMEM). */
 int ps_kineto_finish_event(struct kctx *c);
 /* kineto_memory.c: a [memory] args value (K_MEM_*): stored, or marked bad (the record is then counted unplaced,
- * never an error of the whole trace). Returns 1. */
-int ps_kineto_mem_arg(struct kctx *c, enum key k, const char *s, size_t len);
+ * never an error of the whole trace). Cannot fail. */
+void ps_kineto_mem_arg(struct kctx *c, enum key k, const char *s, size_t len);
 /* kineto_memory.c: the event just closed, for the memory view: a [memory] instant into the model's memory events,
  * and every event the PyTorch profiler's TensorBoard plugin parses into the model's memory time origin. 0 or
  * -ENOMEM. */

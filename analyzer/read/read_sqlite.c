@@ -1,8 +1,9 @@
 /* SQLite trace reader: perfscope traces and Nsight Systems SQLite exports share the same tables
  * (docs/trace-format.md), so one reader serves both. Opens read-only, never writing beside the trace (ps_sq_open in
- * read_sqlite_meta.c; works on a trace still being written in WAL mode), never requires optional tables, and checks
+ * read_sqlite_open.c; works on a trace still being written in WAL mode), never requires optional tables, and checks
  * that every column it reads exists (read_sqlite_schema.c). This part reads the activity tables (GPU rows, API
- * calls, NVTX); read_sqlite_meta.c the tables around them. */
+ * calls, NVTX) and drives the whole file; read_sqlite_meta.c reads the tables around them, read_sqlite_ids.c turns
+ * the file's ids into the model's. The SQLite reader's top file (follow.c aside): it calls the others. */
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -62,8 +63,8 @@ static size_t rows_begin(struct sctx *c, struct rows *src, const char *table, co
                          int ncols)
 {
     *src = (struct rows){ .st = st, .ncols = ncols };
-    src->ahead = ps_sq_ahead_start(c, table, sql, ncols, AHEAD_MIN_ROWS);
-    return src->ahead ? (size_t)ps_sq_ahead_row_count(src->ahead) : 0;
+    return ps_sq_ahead_start(c, table, sql, ncols, AHEAD_MIN_ROWS, &src->ahead)
+               ? (size_t)ps_sq_ahead_row_count(src->ahead) : 0;
 }
 
 /* The next row into *r: SQLITE_ROW; SQLITE_DONE; another SQLite result code from stepping the statement (the
@@ -116,64 +117,7 @@ static int check_bytes(struct sctx *c, sqlite3_stmt *st, const char *table, int 
                         (long long)r->v[i]);
 }
 
-/* Intern a text value of `len` bytes, keeping every byte (ps_intern_bytes). */
-uint32_t ps_sq_intern(struct sctx *c, const char *s, size_t len)
-{
-    return ps_intern_bytes(c->m, s, len);
-}
-
-/* Intern column i of the current row (text; "" for NULL), keeping every byte (ps_sq_intern). */
-uint32_t ps_sq_intern_col(struct sctx *c, sqlite3_stmt *st, int i)
-{
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return ps_sq_intern(c, s ? s : "", s ? (size_t)sqlite3_column_bytes(st, i) : 0);
-}
-
 /* ---- lookups ---- */
-
-/* StringIds id -> model string id, each id queried once. */
-uint32_t ps_sq_string_of(struct sctx *c, int64_t sid, const char *table, const char *col, int *failed)
-{
-    uint32_t v = ps_idmap_get(&c->strings, (uint64_t)sid);
-    if (v != PS_NONE)
-        return v;
-    if (!c->have_string_ids) {
-        *failed = ps_read_fail(c->err, c->errlen, "%s: table StringIds is missing (needed by %s.%s)", c->path,
-                               table, col);
-        return PS_NONE;
-    }
-    sqlite3_reset(c->string_stmt);
-    sqlite3_bind_int64(c->string_stmt, 1, sid);
-    int rc = sqlite3_step(c->string_stmt);
-    if (rc == SQLITE_ROW) {
-        v = ps_sq_intern_col(c, c->string_stmt, 0);
-    } else if (rc == SQLITE_DONE) {
-        char missing[64];
-        snprintf(missing, sizeof missing, "(StringIds %lld missing)", (long long)sid);
-        v = ps_model_intern_cstr(c->m, missing);
-    } else {
-        *failed = c->over_budget ? ps_sq_step_error(c, "StringIds", 0)
-                  : ps_read_fail(c->err, c->errlen, "%s: table StringIds, id %lld: %s", c->path, (long long)sid,
-                                 sqlite3_errmsg(c->db));
-        return PS_NONE;
-    }
-    if (v == PS_NONE || ps_idmap_put(&c->strings, (uint64_t)sid, v) < 0) {
-        *failed = ps_sq_oom(c);
-        return PS_NONE;
-    }
-    return v;
-}
-
-uint32_t ps_sq_thread_of(struct sctx *c, int64_t global_tid)
-{
-    uint32_t v = ps_idmap_get(&c->threads, (uint64_t)global_tid);
-    if (v != PS_NONE)
-        return v;
-    v = ps_model_thread(c->m, ps_global_to_pid(global_tid), ps_global_to_tid(global_tid));
-    if (v != PS_NONE && ps_idmap_put(&c->threads, (uint64_t)global_tid, v) < 0)
-        return PS_NONE;
-    return v;
-}
 
 static uint32_t stream_of(struct sctx *c, uint32_t pid, int32_t device, int64_t stream)
 {
@@ -290,7 +234,7 @@ static int gpu_table_sql(struct sctx *c, const char *table, enum ps_gpu_kind kin
 static int gpu_row_op(struct sctx *c, sqlite3_stmt *st, const char *table, enum ps_gpu_kind kind,
                       const char *name_col, const struct ps_sq_row *r, struct ps_gpu_op *op)
 {
-    int failed = 0;
+    int rc;
     if (r->t[0] == SQLITE_NULL || r->t[1] == SQLITE_NULL) {
         count_unplaced(c, table, "rows without start/end");
         return 0;
@@ -316,7 +260,8 @@ static int gpu_row_op(struct sctx *c, sqlite3_stmt *st, const char *table, enum 
         return ps_sq_oom(c);
     switch (kind) {
     case PS_GPU_KERNEL:
-        op->name = ps_sq_string_of(c, r->v[6], table, name_col, &failed);
+        if ((rc = ps_sq_string_of(c, r->v[6], table, name_col, &op->name)) < 0)
+            return rc;
         break;
     case PS_GPU_MEMCPY:
         op->bytes = (uint64_t)r->v[6];
@@ -336,8 +281,6 @@ static int gpu_row_op(struct sctx *c, sqlite3_stmt *st, const char *table, enum 
         op->name = ps_model_intern_cstr(c->m, sync_names[op->copy_kind]);
         break;
     }
-    if (failed)
-        return -EINVAL;
     return op->name == PS_NONE ? ps_sq_oom(c) : 1;
 }
 
@@ -369,9 +312,8 @@ static int read_gpu_table(struct sctx *c, const char *table, enum ps_gpu_kind ki
     rows_end(c, &src);
     if (rc == SQLITE_DONE) {
         rc = 0;
-    } else if (rc > 0) {   /* an SQLite error code */
-        ps_sq_step_error(c, table, row + 1);
-        rc = -EIO;
+    } else if (rc > 0) {   /* an SQLite error code: -EINVAL, as every other table's (reader.h) */
+        rc = ps_sq_step_error(c, table, row + 1);
     }
     sqlite3_finalize(st);
     return rc;
@@ -402,7 +344,7 @@ static int read_api(struct sctx *c)
     static const char table[] = "CUPTI_ACTIVITY_KIND_RUNTIME";
     char sql[512] = "SELECT ";
     sqlite3_stmt *st = NULL;
-    int rc = ps_sq_table_exists(c, table), failed = 0;
+    int rc = ps_sq_table_exists(c, table);
     if (rc <= 0)
         return rc;
     if (ps_sq_load_cols(c, table) < 0 || ps_sq_add_col(c, sql, sizeof sql, table, "start", NULL) < 0 ||
@@ -441,8 +383,7 @@ static int read_api(struct sctx *c)
             continue;
         }
         call.thread = ps_sq_thread_of(c, r.v[3]);
-        call.name = ps_sq_string_of(c, r.v[5], table, "nameId", &failed);
-        if (failed)
+        if (ps_sq_string_of(c, r.v[5], table, "nameId", &call.name) < 0)
             goto fail;
         if (call.thread == PS_NONE || call.name == PS_NONE || ps_model_add_api(c->m, &call) < 0) {
             ps_sq_oom(c);
@@ -485,7 +426,7 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
     static const char table[] = "NVTX_EVENTS";
     char sql[600];
     sqlite3_stmt *st = NULL;
-    int rc, failed = 0;
+    int rc;
     snprintf(sql, sizeof sql, "%s, rowid FROM NVTX_EVENTS WHERE eventType %s", select,
              pass == 0 ? "= " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE) : "IS NOT " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE));
     after_clause(c, sql, sizeof sql, "AND", PS_SQ_NVTX, pass == 1);
@@ -514,11 +455,9 @@ static int read_nvtx_pass(struct sctx *c, const char *select, int pass)
         uint32_t text;
         if (v.t[3] != SQLITE_NULL)
             text = ps_sq_intern_col(c, st, 3);
-        else if (v.t[4] != SQLITE_NULL)
-            text = ps_sq_string_of(c, v.v[4], table, "textId", &failed);
-        else
+        else if (v.t[4] == SQLITE_NULL)
             text = ps_model_intern_cstr(c->m, "");
-        if (failed)
+        else if (ps_sq_string_of(c, v.v[4], table, "textId", &text) < 0)
             goto fail;
         if (text == PS_NONE)
             goto oom;
@@ -608,12 +547,13 @@ const char *const ps_sq_tables[PS_SQ_TABLES] = {
 int ps_sq_read_activity(struct sctx *c)
 {
     struct ps_model *m = c->m;
-    if (read_gpu_table(c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL) < 0 ||
-        read_gpu_table(c, "CUPTI_ACTIVITY_KIND_MEMCPY", PS_GPU_MEMCPY) < 0 ||
-        read_gpu_table(c, "CUPTI_ACTIVITY_KIND_MEMSET", PS_GPU_MEMSET) < 0 ||
-        read_gpu_table(c, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", PS_GPU_SYNC) < 0 || read_api(c) < 0 ||
-        read_nvtx(c) < 0)
-        return -EINVAL;
+    int rc;
+    if ((rc = read_gpu_table(c, "CUPTI_ACTIVITY_KIND_KERNEL", PS_GPU_KERNEL)) < 0 ||
+        (rc = read_gpu_table(c, "CUPTI_ACTIVITY_KIND_MEMCPY", PS_GPU_MEMCPY)) < 0 ||
+        (rc = read_gpu_table(c, "CUPTI_ACTIVITY_KIND_MEMSET", PS_GPU_MEMSET)) < 0 ||
+        (rc = read_gpu_table(c, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", PS_GPU_SYNC)) < 0 ||
+        (rc = read_api(c)) < 0 || (rc = read_nvtx(c)) < 0)
+        return rc;
     for (size_t i = 0; i < m->threads.n; i++)
         if (ps_model_process(m, m->threads.v[i].pid) == PS_NONE)
             return ps_sq_oom(c);
@@ -621,15 +561,6 @@ int ps_sq_read_activity(struct sctx *c)
         if (m->streams.v[i].pid && ps_model_process(m, m->streams.v[i].pid) == PS_NONE)
             return ps_sq_oom(c);
     return 0;
-}
-
-void ps_sq_close(struct sctx *c)
-{
-    ps_sq_free_cols(c);
-    sqlite3_finalize(c->string_stmt);
-    c->string_stmt = NULL;
-    sqlite3_close(c->db);
-    c->db = NULL;
 }
 
 void ps_sq_free_maps(struct sctx *c)
@@ -644,15 +575,14 @@ void ps_sq_free_maps(struct sctx *c)
 int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errlen)
 {
     struct sctx c = { .m = m, .path = path, .err = err, .errlen = errlen };
-    int rc = -1, found = 0;
+    int rc, found = 0;
 
-    if (ps_sq_open(&c) < 0)
+    if ((rc = ps_sq_open(&c)) < 0)
         goto out;
     for (size_t i = 0; i < PS_SQ_TABLES; i++) {
-        int e = ps_sq_table_exists(&c, ps_sq_tables[i]);
-        if (e < 0)
+        if ((rc = ps_sq_table_exists(&c, ps_sq_tables[i])) < 0)
             goto out;
-        found += e;
+        found += rc;
     }
     if (!found) {
         if (c.wal_alone)
@@ -666,22 +596,26 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
     }
     int is_perfscope = ps_sq_table_exists(&c, "PERFSCOPE_META");
     c.have_string_ids = ps_sq_table_exists(&c, "StringIds");
-    if (is_perfscope < 0 || c.have_string_ids < 0)
+    if ((rc = is_perfscope < 0 ? is_perfscope : c.have_string_ids) < 0)
         goto out;
     m->format = is_perfscope ? PS_FORMAT_PERFSCOPE : PS_FORMAT_NSYS;
     m->correlation_global = 0;
     if (c.have_string_ids &&
-        ps_sq_prepare(&c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c.string_stmt) < 0)
+        (rc = ps_sq_prepare(&c, "StringIds", "SELECT value FROM StringIds WHERE id = ?", &c.string_stmt)) < 0)
         goto out;
-    if ((c.have_api = api_rows_exist(&c)) < 0)
+    if ((rc = c.have_api = api_rows_exist(&c)) < 0)
         goto out;
     if (is_perfscope && c.wal_missing && ps_model_add_meta(m, "wal_file_missing", "1") < 0) {
         rc = ps_sq_oom(&c);
         goto out;
     }
-    if ((is_perfscope && ps_sq_read_meta(&c) < 0) || ps_sq_read_activity(&c) < 0 ||
-        ps_sq_read_host_tables(&c, is_perfscope) < 0 || ps_sq_read_memory(&c) < 0 || (ps_unplaced_summary(&c.unplaced, m) < 0 && ps_sq_oom(&c)))
+    if ((is_perfscope && (rc = ps_sq_read_meta(&c)) < 0) || (rc = ps_sq_read_activity(&c)) < 0 ||
+        (rc = ps_sq_read_host_tables(&c, is_perfscope)) < 0 || (rc = ps_sq_read_memory(&c)) < 0)
         goto out;
+    if (ps_unplaced_summary(&c.unplaced, m) < 0) {
+        rc = ps_sq_oom(&c);
+        goto out;
+    }
     rc = 0;
 out:
     ps_sq_close(&c);

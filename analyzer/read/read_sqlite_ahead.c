@@ -127,35 +127,38 @@ static int64_t table_figure(sqlite3 *db, const char *table, const char *what)
     return n;
 }
 
-struct ps_sq_ahead *ps_sq_ahead_start(struct sctx *c, const char *table, const char *sql, int ncols,
-                                      int64_t min_rows)
+int ps_sq_ahead_start(struct sctx *c, const char *table, const char *sql, int ncols, int64_t min_rows,
+                      struct ps_sq_ahead **out)
 {
+    *out = NULL;
     if (c->rowid_after || ncols > PS_SQ_ROW_COLS || sqlite3_threadsafe() == 0 ||
         sysconf(_SC_NPROCESSORS_ONLN) < 2 || table_figure(c->db, table, "max(rowid)") < min_rows)
-        return NULL;
+        return 0;
     struct ps_sq_ahead *a = calloc(1, sizeof *a);
     if (!a)
-        return NULL;
+        return 0;
     /* the rows themselves, not the largest rowid a file may claim: count(*) counts the b-tree's cells without
      * decoding a record (10 M kernel rows: 0.06 s) */
     a->rows = table_figure(c->db, table, "count(*)");
     a->ncols = ncols;
     a->work_budget = c->work_budget - c->work_done;
-    if (ps_sq_open_twin(c, &a->db) < 0 || sqlite3_prepare_v3(a->db, sql, -1, 0, &a->st, NULL) != SQLITE_OK ||
-        sqlite3_column_count(a->st) != ncols + 1)
+    if (ps_sq_open_twin(c, &a->db) < 0 || !a->db ||
+        sqlite3_prepare_v3(a->db, sql, -1, 0, &a->st, NULL) != SQLITE_OK || sqlite3_column_count(a->st) != ncols + 1)
         goto fail;
     sqlite3_progress_handler(a->db, PS_SQ_WORK_STEP, work_bound, a);
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->cv, NULL);
-    if (pthread_create(&a->thread, NULL, ahead_main, a) == 0)
-        return a;
+    if (pthread_create(&a->thread, NULL, ahead_main, a) == 0) {
+        *out = a;
+        return 1;
+    }
     pthread_mutex_destroy(&a->mu);
     pthread_cond_destroy(&a->cv);
 fail:
     sqlite3_finalize(a->st);
     sqlite3_close(a->db);
     free(a);
-    return NULL;
+    return 0;
 }
 
 int ps_sq_ahead_next(struct ps_sq_ahead *a, struct ps_sq_row *r, int *done, long long *delivered)

@@ -88,13 +88,18 @@ int ps_sq_load_cols(struct sctx *c, const char *table)
     return 0;
 }
 
-/* 1 + the index of `col` in c->cols, 0 when absent. */
-int ps_sq_has_col(const struct sctx *c, const char *col)
+/* The index of `col` in c->cols, -1 when absent. */
+static int col_index(const struct sctx *c, const char *col)
 {
     for (int i = 0; i < c->ncols; i++)
         if (strcmp(c->cols[i], col) == 0)
-            return i + 1;
-    return 0;
+            return i;
+    return -1;
+}
+
+int ps_sq_has_col(const struct sctx *c, const char *col)
+{
+    return col_index(c, col) >= 0;
 }
 
 /* Append `"col"` (or `fallback` if the column is absent, or an error if fallback is NULL) to the SELECT list. */
@@ -102,12 +107,12 @@ int ps_sq_add_col(struct sctx *c, char *sql, size_t cap, const char *table, cons
 {
     size_t len = strlen(sql);
     const char *sep = sql[len - 1] == ' ' ? "" : ", ";
-    int i = ps_sq_has_col(c, col);
-    if (i && c->generated[i - 1])
+    int i = col_index(c, col);
+    if (i >= 0 && c->generated[i])
         return ps_read_fail(c->err, c->errlen, "%s: table %s, column %s is a generated column (computed by an "
                             "expression stored in the file): nsys and perfscope store their values; not read",
                             c->path, table, col);
-    if (i)
+    if (i >= 0)
         snprintf(sql + len, cap - len, "%s\"%s\"", sep, col);
     else if (fallback)
         snprintf(sql + len, cap - len, "%s%s", sep, fallback);

@@ -1,12 +1,10 @@
 /* ps_read_trace: detect a trace's format from its first bytes (SQLite, gzip, JSON) and dispatch to
- * the SQLite reader (perfscope traces, Nsight Systems exports) or the Kineto JSON reader. */
+ * the SQLite reader (perfscope traces, Nsight Systems exports) or the Kineto JSON reader. The readers' top file:
+ * it calls them, none of them calls it (their shared helpers are read_common.c's). */
 #include "read/reader.h"
-#include "ps_utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,106 +13,6 @@
 
 #include "ps_text_escape.h"
 #include "reader_impl.h"
-
-int ps_read_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -EINVAL;
-}
-
-int ps_read_oom(char *err, size_t errlen, const char *path)
-{
-    ps_read_fail(err, errlen, "%s: out of memory", path);
-    return -ENOMEM;
-}
-
-void ps_unplaced_count(struct ps_unplaced *u, struct ps_model *m, const char *what)
-{
-    m->unplaced_events++;
-    for (int i = 0; i < u->n; i++)
-        if (strcmp(u->kinds[i].what, what) == 0) {
-            u->kinds[i].count++;
-            return;
-        }
-    int i = u->n < PS_UNPLACED_KINDS - 1 ? u->n++ : PS_UNPLACED_KINDS - 1;   /* the last slot is "other" */
-    if (i == PS_UNPLACED_KINDS - 1) {
-        u->n = PS_UNPLACED_KINDS;
-        what = "other";
-    }
-    snprintf(u->kinds[i].what, sizeof u->kinds[i].what, "%s", what);
-    u->kinds[i].count++;
-}
-
-int ps_unplaced_summary(const struct ps_unplaced *u, struct ps_model *m)
-{
-    char summary[PS_UNPLACED_KINDS * 100];
-    size_t off = 0;
-    if (u->n == 0)
-        return 0;
-    for (int i = 0; i < u->n && off < sizeof summary; i++)
-        off += (size_t)snprintf(summary + off, sizeof summary - off, "%s%s: %lld", i ? "; " : "", u->kinds[i].what,
-                                u->kinds[i].count);
-    return ps_model_add_meta(m, "unplaced_events", summary);
-}
-
-size_t ps_nul_escape(char *out, const char *s, size_t len)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] != '\0') {
-            if (out)
-                out[n] = s[i];
-            n++;
-            continue;
-        }
-        if (out)
-            memcpy(out + n, PS_UTF8_NUL, 2);
-        n += 2;
-    }
-    if (out)
-        out[n] = '\0';
-    return n;
-}
-
-int ps_nul_escape_into(char **buf, size_t *cap, size_t *n, const char *s, size_t len)
-{
-    size_t need = ps_nul_escape(NULL, s, len) + 1;
-    if (need > *cap) {
-        size_t c = *cap ? *cap : 256;
-        while (c < need)
-            c *= 2;
-        char *grown = realloc(*buf, c);
-        if (!grown)
-            return -ENOMEM;
-        *buf = grown;
-        *cap = c;
-    }
-    *n = ps_nul_escape(*buf, s, len);
-    return 0;
-}
-
-char *ps_nul_escape_dup(const char *s, size_t len)
-{
-    char *e = malloc(ps_nul_escape(NULL, s, len) + 1);
-    if (e)
-        ps_nul_escape(e, s, len);
-    return e;
-}
-
-uint32_t ps_intern_bytes(struct ps_model *m, const char *s, size_t len)
-{
-    if (!memchr(s, '\0', len))
-        return ps_model_intern(m, s, len);
-    char *e = ps_nul_escape_dup(s, len);
-    uint32_t v = e ? ps_model_intern(m, e, strlen(e)) : PS_NONE;
-    free(e);
-    return v;
-}
 
 /* The format by content: SQLite's 16-byte header string, gzip's magic 1f 8b, or a JSON object/array
  * after optional whitespace (and a UTF-8 byte-order mark). */
@@ -151,8 +49,8 @@ static int sniff_stream(const char *path, int fd, int gzip, char *err, size_t er
     size_t nhead = 0;
     long long total = 0;
     int rc = -EINVAL, saw_data = 0;
-    struct ps_gz_input *in = ps_gz_open(fd, gzip, 65536);
-    if (!in)
+    struct ps_gz_input *in;
+    if (ps_gz_open(fd, gzip, 65536, &in) < 0)
         return ps_read_oom(err, errlen, path);
     while (!saw_data || nhead < sizeof head) {
         long n = ps_gz_read(in, (char *)buf, sizeof buf, path, err, errlen);
@@ -199,16 +97,21 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
 /* The per-operator model's events collector when asked for (NULL when out of memory: the read goes on without). */
 static struct ps_kineto_ops *ops_if(const struct ps_read_opts *o)
 {
-    return o->op_events ? ps_kineto_ops_new() : NULL;
+    struct ps_kineto_ops *ops = NULL;
+    if (o->op_events)
+        (void)ps_kineto_ops_new(&ops);
+    return ops;
 }
 
-/* Kineto JSON as o says; declined by the fast path: again with libyajl, into a new model. */
+/* Kineto JSON as o says; declined by the fast path: again with libyajl (which never declines), into a new
+ * model. */
 static int read_json(const char *path, int fd, int gzip, const struct ps_read_opts *o, struct ps_model **m,
                      char *err, size_t errlen)
 {
     enum ps_json_parser parser = o->parser;
-    int rc = ps_read_kineto(path, fd, gzip, parser, ops_if(o), *m, err, errlen);
-    if (rc != PS_READ_KINETO_RETRY)
+    int declined;
+    int rc = ps_read_kineto(path, fd, gzip, parser, ops_if(o), *m, &declined, err, errlen);
+    if (rc < 0 || !declined)
         return rc;
     if (parser == PS_JSON_PARSER_SIMDJSON)
         return ps_read_fail(err, errlen, "%s: the simdjson path declined the text", path), -ENOTSUP;
@@ -219,7 +122,7 @@ static int read_json(const char *path, int fd, int gzip, const struct ps_read_op
         rc = -errno;
         return ps_read_fail(err, errlen, "%s: cannot seek: %s", path, strerror(-rc)), rc;
     }
-    return ps_read_kineto(path, fd, gzip, PS_JSON_PARSER_YAJL, ops_if(o), *m, err, errlen);
+    return ps_read_kineto(path, fd, gzip, PS_JSON_PARSER_YAJL, ops_if(o), *m, &declined, err, errlen);
 }
 
 int ps_read_trace_with(const char *path, const struct ps_read_opts *o, struct ps_model **out, char *err,

@@ -32,6 +32,14 @@ static char *make_text(size_t n)
     return t;
 }
 
+/* The byte source over fd, gzip content (its constructor cannot fail but for memory). */
+static struct ps_gz_input *gz_open(int fd)
+{
+    struct ps_gz_input *in = NULL;
+    CHECK_EQ("ps_gz_open", ps_gz_open(fd, 1, 256 * 1024, &in), 0);
+    return in;
+}
+
 /* TEXT as two gzip members one after the other (split at `cut`), at path. */
 static void write_two_members(const char *path, const char *text, size_t n, size_t cut)
 {
@@ -65,7 +73,7 @@ static void every_read_size_gives_the_text(const char *path, const char *text, s
     static const size_t sizes[][3] = { { 1, 7, 4096 }, { 65536, 65536, 65536 }, { 1 << 20, 3, 300000 } };
     for (size_t k = 0; k < 3; k++) {
         int fd = open(path, O_RDONLY);
-        struct ps_gz_input *in = ps_gz_open(fd, 1, 256 * 1024);
+        struct ps_gz_input *in = gz_open(fd);
         size_t got;
         long rc;
         char err[256] = "";
@@ -86,7 +94,7 @@ static void an_early_close_returns(const char *path)
     /* the format sniffer reads a few bytes and closes: nothing is left behind (ASan's leak check) */
     for (int i = 0; i < 20; i++) {
         int fd = open(path, O_RDONLY);
-        struct ps_gz_input *in = ps_gz_open(fd, 1, 256 * 1024);
+        struct ps_gz_input *in = gz_open(fd);
         char b[16];
         if (i % 2)
             CHECK_EQ("first bytes", ps_gz_read(in, b, sizeof b, path, NULL, 0), 16);
@@ -108,7 +116,7 @@ static void damage_gives_the_bytes_before_then_the_message(const char *path, con
     /* cut at half the compressed size: a prefix of the text, then "truncated gzip" naming the path */
     const char *cut = tiny_write("cut.json.gz", z, size / 2);
     int fd = open(cut, O_RDONLY);
-    struct ps_gz_input *in = ps_gz_open(fd, 1, 256 * 1024);
+    struct ps_gz_input *in = gz_open(fd);
     size_t got;
     long rc;
     char err[512] = "";
@@ -124,7 +132,7 @@ static void damage_gives_the_bytes_before_then_the_message(const char *path, con
     z[size / 4] ^= 0x55;
     const char *bad = tiny_write("bad.json.gz", z, size);
     fd = open(bad, O_RDONLY);
-    in = ps_gz_open(fd, 1, 256 * 1024);
+    in = gz_open(fd);
     out = read_all(in, bad, sizes, 1, &got, &rc, err, sizeof err);
     CHECK(rc < 0, "damaged: status %ld", rc);
     CHECK_CONTAINS(err, "bad.json.gz: ");

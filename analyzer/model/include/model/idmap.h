@@ -11,7 +11,7 @@
 struct ps_idmap {
     struct ps_u64map map;
 };
-/* The index stored for `key`, PS_NONE (UINT32_MAX) when absent. */
+/* The index stored for `key`, PS_NONE (UINT32_MAX) when absent: a lookup that cannot fail. */
 uint32_t ps_idmap_get(const struct ps_idmap *h, uint64_t key);
 /* Store `val` for `key` (replacing any). 0 or -ENOMEM. */
 int ps_idmap_put(struct ps_idmap *h, uint64_t key, uint32_t val);

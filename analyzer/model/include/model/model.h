@@ -237,7 +237,8 @@ struct ps_model {
 /* Allocate an empty model for `path` (copied). Returns NULL on out-of-memory. Free with ps_model_free. */
 struct ps_model *ps_model_new(const char *path, enum ps_format format);
 void ps_model_free(struct ps_model *m);   /* NULL is a no-op */
-/* m->op_events, which the caller then owns (ps_op_trace_free); m keeps none. NULL when it has none. */
+/* m->op_events, which the caller then owns (ps_op_trace_free); m keeps none. NULL when it has none: cannot
+ * fail. */
 struct ps_op_trace *ps_model_take_op_events(struct ps_model *m);
 
 /* Intern a string of `len` bytes (need not be NUL-terminated). Returns its id, PS_NONE on out-of-memory.

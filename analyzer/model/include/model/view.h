@@ -167,7 +167,7 @@ static inline struct ps_gpu_op ps_view_gpu(const struct ps_view *v, size_t i)
 }
 
 /* The view index of the API call at model index `idx`, PS_NONE when the view does not hold it
- * (O(log napi)). */
+ * (O(log napi)): a lookup that cannot fail. */
 uint32_t ps_view_find_api(const struct ps_view *v, uint32_t idx);
 /* The first view index whose GPU op starts at or after t (ngpu if none): O(log ngpu). */
 size_t ps_view_gpu_lower_bound(const struct ps_view *v, int64_t t);
