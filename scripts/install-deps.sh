@@ -7,7 +7,8 @@ pkgs=(cmake ninja-build gcc g++ make pkg-config libsqlite3-dev zlib1g-dev libyaj
       chromium)   # chromium: the HTML report is loaded headless in tests (check_report_formats.py)
 missing=()
 for p in "${pkgs[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)   # read whole: no pipe to break (SIGPIPE)
+    [ "$status" = "install ok installed" ] || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "perfscope: installing ${missing[*]}"

@@ -103,6 +103,19 @@ deb_package_unpacked_records_and_reports)
     left=$(find "$hook" -name __pycache__)
     [ -z "$left" ] || fail "prerm left $left"
     ;;
+quick_start_builds_what_it_runs_and_reports_a_verdict)
+    # The README's first command, scripts/quickstart.sh, on this build tree (its package check skipped): it builds
+    # the binary, the probe and the workload, records the data-bound scenario and prints a report with its verdict.
+    # Its target check once lost the probe at random (SIGPIPE under pipefail) and still exited 0 with "unknown".
+    PS_BUILD_DIR=$build PS_QUICKSTART_NO_INSTALL=1 "$src/scripts/quickstart.sh" data-bound >"$tmp/qs.out" 2>&1 ||
+        fail "quickstart exited $?: $(tail -5 "$tmp/qs.out")"
+    # (data-loading in a plain build; under ASan the workload's own compute may outweigh its loading)
+    grep -q "^Verdict: [a-z]" "$tmp/qs.out" && ! grep -q "^Verdict: unknown" "$tmp/qs.out" ||
+        fail "no verdict: $(grep -m1 Verdict "$tmp/qs.out")"
+    probe=$(sqlite3 "$build/quickstart-data-bound.sqlite" "SELECT value FROM PERFSCOPE_META WHERE name = 'probe_path'")
+    [ -n "$probe" ] || fail "the quick start's recording ran without the probe"
+    rm -f "$build/quickstart-data-bound.sqlite"
+    ;;
 *) fail "unknown case $case" ;;
 esac
 echo "PASS: $case"
