@@ -170,12 +170,29 @@ static void set_status(struct tui_top *t, const char *msg)
     snprintf(t->status, sizeof t->status, "%.255s", msg);
 }
 
-/* Why top follows session s (shown with the recording, and in the snapshot). */
+/* Why top follows session s (shown with the recording, and in the snapshot), each clause true of the list as
+ * it is: whose it is, whether this terminal started it, and where it stands among the user's recordings. */
 static void say_why(struct tui_top *t, const struct tui_session *s, const char *what)
 {
-    const char *why = !s->own ? "another user's: no recording of yours is running" :
-                      t->tty && s->tty == t->tty ? "started from this terminal" :
-                      t->nsessions == 1 ? "the only recording of yours running" : "the newest recording of yours";
+    size_t own = 0, newer_own = 0, here = 0;
+    for (size_t i = 0; i < t->nsessions; i++) {
+        const struct tui_session *o = &t->sessions[i];
+        own += o->own;
+        newer_own += o->own && o->recorder_pid > s->recorder_pid;   /* pids grow: a later recorder */
+        here += o->own && t->tty && o->tty == t->tty;
+    }
+    char why[128];
+    if (!s->own)
+        snprintf(why, sizeof why, "%s", own ? "another user's" : "another user's: no recording of yours is running");
+    else if (t->tty && s->tty == t->tty)
+        snprintf(why, sizeof why, "started from this terminal");
+    else if (own == 1)
+        snprintf(why, sizeof why, "the only recording of yours running");
+    else if (newer_own == 0)
+        snprintf(why, sizeof why, "the newest of your %zu recordings running%s", own,
+                 here ? "" : "; none was started from this terminal");
+    else
+        snprintf(why, sizeof why, "one of your %zu recordings running, not the newest", own);
     snprintf(t->watch_reason, sizeof t->watch_reason, "%s: %s", what, why);
 }
 
@@ -185,6 +202,10 @@ static void watch_session(struct tui_top *t, size_t i)
     if (i >= t->nsessions)
         return;
     t->watched = t->sessions[i];
+    t->picked = 0;
+    if (t->offered_pid && strstr(t->status, "press "))   /* the offer is taken or void: no stale key on screen */
+        t->status[0] = '\0';
+    t->offered_pid = 0;
     tui_live_watch(&t->live, t->sessions[i].trace, t->sessions[i].recorder_pid, t->window_ns);
     t->watching = 1;
     tui_procs_free(t->procs);
@@ -219,11 +240,52 @@ static void follow_next(struct tui_top *t)
         say_why(t, s, "followed when the last one ended");
         return;
     }
-    if (!strstr(t->status, "press 1")) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "the recording ended; another runs (recorder %u, %s): press 1 to watch it",
-                 s->recorder_pid, s->own ? "another terminal" : "another user");
-        set_status(t, msg);
+    t->offered_pid = s->recorder_pid;   /* offered with its row's key, kept true as the list changes */
+}
+
+/* The row (1-based) of recorder pid in the list; 0 when it is not there. */
+static size_t row_of(const struct tui_top *t, uint32_t pid)
+{
+    for (size_t i = 0; i < t->nsessions; i++)
+        if (t->sessions[i].recorder_pid == pid)
+            return i + 1;
+    return 0;
+}
+
+/* The status line's offer of another recording, with the key of the row it holds now. */
+static void offer(struct tui_top *t)
+{
+    size_t row = row_of(t, t->offered_pid);
+    if (!t->offered_pid || t->watched.recorder_pid == t->offered_pid)
+        return;
+    if (!row || row > 9) {
+        t->offered_pid = 0;
+        return;
+    }
+    const struct tui_session *s = &t->sessions[row - 1];
+    char msg[512];
+    snprintf(msg, sizeof msg, "the recording ended; another runs (recorder %u, %s): press %zu to watch it",
+             s->recorder_pid, s->own ? "another terminal" : "another user", row);
+    set_status(t, msg);
+}
+
+/* A recording started from top's own terminal is the one the user just ran (`perfscope record ... &` then
+ * `perfscope top`): when one appears while top watches another terminal's or user's, top switches to it, unless
+ * the user picked the watched one with its key. */
+static void prefer_this_terminal(struct tui_top *t)
+{
+    if (!t->tty || t->picked || (t->watched.own && t->watched.tty == t->tty))
+        return;
+    for (size_t i = 0; i < t->nsessions; i++) {
+        const struct tui_session *s = &t->sessions[i];
+        if (s->own && s->tty == t->tty && s->recorder_pid != t->watched.recorder_pid) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "switched to recorder %u, started from this terminal", s->recorder_pid);
+            watch_session(t, i);
+            say_why(t, &t->watched, "switched to when it started");
+            set_status(t, msg);
+            return;
+        }
     }
 }
 
@@ -251,7 +313,10 @@ static void sample(struct tui_top *t)
         } else if (t->watching && t->nsessions && t->live.state != TUI_LIVE_RECORDING &&
                    t->sessions[0].recorder_pid != t->live.recorder_pid) {
             follow_next(t);
+        } else if (t->watching) {
+            prefer_this_terminal(t);
         }
+        offer(t);
     }
     if (t->watching) {
         enum tui_live_state before = t->live.state;
@@ -304,6 +369,7 @@ static int handle_key(struct tui_top *t, int key)
     default:
         if (key >= '1' && key <= '9' && (size_t)(key - '1') < t->nsessions) {
             watch_session(t, (size_t)(key - '1'));
+            t->picked = 1;
             say_why(t, &t->watched, "picked with its key");
             return 1;
         }

@@ -270,6 +270,33 @@ top_stays_with_its_recording_when_another_terminal_starts_one)
     json "d['status']" "$dir/snap.json" | grep -q "another runs (recorder [0-9]*, another terminal): press 1 to watch it" ||
         fail "status $(json "d['status']" "$dir/snap.json")"
     ;;
+top_switches_to_the_recording_started_from_its_terminal)
+    # README: `perfscope record ... &` then `perfscope top`. top may start before that recording does and follow
+    # another terminal's; once the one started from top's own terminal appears, top switches to it and says why.
+    new_session other 80 24 \
+        "$perfscope record -o $dir/other.sqlite -- sh -c \"'$train' --scenario data-bound --hidden 4 --steps 30 &&
+        until [ -e '$dir/other_go' ]; do sleep 0.05; done\"; touch $dir/other_done"
+    await "the other terminal's recording to write steps" eval '[ "$(sqlite3 -readonly "$dir/other.sqlite" "SELECT
+        count(*) FROM NVTX_EVENTS WHERE text = '\''step'\''" 2>/dev/null)" -ge 1 ] 2>/dev/null'
+    cat >"$dir/mine.sh" <<EOS
+until [ -e '$dir/start_mine' ]; do sleep 0.05; done
+exec "$perfscope" record -o '$dir/mine.sqlite' -- sh -c "'$train' --scenario data-bound --hidden 4 --steps 30 &&
+    until [ -e '$dir/go' ]; do sleep 0.05; done" >'$dir/mine.out' 2>&1
+EOS
+    new_session top 140 40 \
+        "sh $dir/mine.sh & $perfscope top -d 0.25 --window 3600; echo \"EXIT=\$?\" >$dir/exit; wait; touch $dir/mine_done; sleep 60"
+    wait_for "the only recording of yours running"
+    touch "$dir/start_mine"
+    wait_for "started from this terminal"
+    shows "switched to recorder" || fail "no word of the switch in the status line"
+    shows "mine.sqlite" || fail "the switched-to recording's trace is not shown"
+    tmux -S "$sock" send-keys -t top q
+    await "top to exit" test -s "$dir/exit"
+    touch "$dir/go" "$dir/other_go"
+    await "this terminal's recording to end" test -e "$dir/mine_done"
+    await "the other terminal's recording to end" test -e "$dir/other_done"
+    end_session
+    ;;
 top_trace_option_reads_a_finished_trace_with_the_reports_verdict)
     "$perfscope" record -o "$dir/run.sqlite" -- "$train" --scenario data-bound --hidden 4 --steps 30 >"$dir/train.out" 2>&1 ||
         fail "record failed"

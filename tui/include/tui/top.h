@@ -58,6 +58,8 @@ struct tui_top {
     struct tui_session watched;     /* the session live watches (automatic mode) */
     char watch_reason[160];         /* why that one ("started from this terminal"); "" with --trace */
     int watching;                   /* live below is in use */
+    int picked;                     /* the watched one was picked with its key: never switched away from */
+    uint32_t offered_pid;           /* a recorder the status line offers (press its row's key); 0 none */
     struct tui_live live;
 };
 
