@@ -31,7 +31,9 @@ static void usage(FILE *out)
             "  -o, --output OUT       write to OUT instead of stdout (never one of the traces)\n"
             "  -f, --force            overwrite OUT if it exists\n"
             "  --gate PCT             exit 3 when the average step got slower by more than PCT %%\n"
-            "  --top N                kernels listed in text and md (default 10; 0 lists all)\n\n"
+            "  --top N                kernels listed in text and md (default 10; 0 lists all)\n"
+            "  --color WHEN           text: colour the verdict: auto (default: when stdout is a terminal and NO_COLOR\n"
+            "                         is unset), always or never\n\n"
             "The analysis options, as for 'perfscope report', applied to both traces:\n");
     ps_analysis_opts_help(out);
 }
@@ -50,9 +52,10 @@ static int analyse(const char *path, const struct ps_report_opts *o, struct ps_m
 
 int cmd_diff(int argc, char **argv)
 {
-    enum { OPT_FORMAT = 256, OPT_GATE };
+    enum { OPT_FORMAT = 256, OPT_GATE, OPT_COLOR };
     static const struct option longopts[] = {
         { "format", required_argument, NULL, OPT_FORMAT }, { "gate", required_argument, NULL, OPT_GATE },
+        { "color", required_argument, NULL, OPT_COLOR },
         { "help", no_argument, NULL, 'h' },                PS_ANALYSIS_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
@@ -62,7 +65,7 @@ int cmd_diff(int argc, char **argv)
     const char *output = NULL;
     int force = 0;
     double gate = -1, x;
-    int c, rc;
+    int c, rc, color = -1;   /* --color: 1 always, 0 never, -1 auto */
     if (ps_opt_check_long_names("diff", argc, argv, longopts, "o"))
         return 2;
     while ((c = ps_analysis_getopt("diff", argc, argv, longopts, &o, &output, &force)) >= 0) {
@@ -79,6 +82,10 @@ int cmd_diff(int argc, char **argv)
                 return ps_opt_bad_value("diff", "--gate", "a percentage from 0 to 1e6", optarg, rc, x);
             gate = x;
             break;
+        case OPT_COLOR:
+            if ((color = ps_opt_parse_color("diff", optarg)) == -2)
+                return 2;
+            break;
         default:
             return ps_opt_getopt_error("diff", c, argv);
         }
@@ -91,6 +98,11 @@ int cmd_diff(int argc, char **argv)
     }
     if (ps_output_is_input("diff", output, argv + optind, 2) || ps_output_refuse_existing("diff", output, force))
         return 2;
+    char why[512] = "";
+    if ((rc = ps_report_opts_check(&o, why, sizeof why)) < 0) {   /* before reading two possibly large traces */
+        fprintf(stderr, "perfscope diff: %s\n", rc == -ENOMEM ? "out of memory" : why);
+        return rc == -ENOMEM ? 1 : 2;
+    }
     const char *before_path = argv[optind], *after_path = argv[optind + 1];
     struct ps_model *mb = NULL, *ma = NULL;
     struct ps_report rb, ra;
@@ -112,7 +124,7 @@ int cmd_diff(int argc, char **argv)
     if (!(dest = ps_output_open("diff", output)))
         goto out;
     struct ps_diff_input in = { &d, before_path, after_path, o.top_n };
-    const struct ps_render_opts ro = { .width = PS_TEXT_WIDTH };
+    const struct ps_render_opts ro = { .width = PS_TEXT_WIDTH, .color = ps_opt_use_color(color, output) };
     rc = renderer->diff(dest, &in, &ro);
     if (ps_output_close("diff", output, dest, rc, errno, "the diff"))
         goto out;

@@ -170,12 +170,9 @@ static int parse_args(int argc, char **argv, struct report_args *a)
             a->o.skip_steps = atoi(optarg);
             break;
         case OPT_COLOR:
-            if (!strcmp(optarg, "auto") || !strcmp(optarg, "always") || !strcmp(optarg, "never")) {
-                a->color = !strcmp(optarg, "auto") ? -1 : !strcmp(optarg, "always");
-                break;
-            }
-            fprintf(stderr, "perfscope report: unknown --color '%s' (use auto, always or never)\n", optarg);
-            return 2;
+            if ((a->color = ps_opt_parse_color("report", optarg)) == -2)
+                return 2;
+            break;
         case OPT_FAIL_ON:
             if ((rc = parse_fail_on(optarg, &a->fail_on)) != 0)
                 return rc;
@@ -362,12 +359,9 @@ int cmd_report(int argc, char **argv)
     char err[512] = "";
     if ((rc = ps_report_opts_check(&a.o, err, sizeof err)) < 0) {   /* before reading a possibly large trace */
         print_error(rc == -ENOMEM ? "out of memory" : err);
-        return 1;
+        return rc == -ENOMEM ? 1 : 2;   /* a pattern that does not compile is a usage error */
     }
-    const char *no_color = getenv("NO_COLOR");
-    struct ps_render_opts ro = { .width = PS_TEXT_WIDTH,
-                                 .color = a.color >= 0 ? a.color : !a.output && isatty(STDOUT_FILENO) &&
-                                                                       !(no_color && *no_color) };
+    struct ps_render_opts ro = { .width = PS_TEXT_WIDTH, .color = ps_opt_use_color(a.color, a.output) };
     int reports = 0;
     for (int i = optind; i < argc; i++)
         reports += ps_report_merge_is_report(argv[i]);

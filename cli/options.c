@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "options.h"
 
@@ -155,4 +156,20 @@ int ps_output_close(const char *cmd, const char *output, FILE *f, int write_rc, 
         return 0;
     fprintf(stderr, "perfscope %s: writing %s failed: %s\n", cmd, output ? output : what, strerror(err));
     return 1;
+}
+
+int ps_opt_parse_color(const char *cmd, const char *when)
+{
+    if (!strcmp(when, "auto"))
+        return -1;
+    if (!strcmp(when, "always") || !strcmp(when, "never"))
+        return !strcmp(when, "always");
+    fprintf(stderr, "perfscope %s: unknown --color '%s' (use auto, always or never)\n", cmd, when);
+    return -2;
+}
+
+int ps_opt_use_color(int color, const char *output)
+{
+    const char *no_color = getenv("NO_COLOR");
+    return color >= 0 ? color : !output && isatty(STDOUT_FILENO) && !(no_color && *no_color);
 }

@@ -33,6 +33,11 @@ int ps_opt_bad_value(const char *cmd, const char *opt, const char *want, const c
  * an unknown one: print "perfscope CMD: option 'X' needs a value" or "unknown option 'X'", with where to look
  * ("see 'perfscope CMD --help'"). Returns 2 (the usage exit status). */
 int ps_opt_getopt_error(const char *cmd, int c, char **argv);
+/* --color WHEN of `cmd`: 1 always, 0 never, -1 auto; -2 after printing the usage error (exit 2) for another word. */
+int ps_opt_parse_color(const char *cmd, const char *when);
+/* Whether text output gets colours: --color's 1 or 0, else (auto, -1) when the output is stdout, a terminal, and
+ * NO_COLOR is unset or empty (no-color.org). */
+int ps_opt_use_color(int color, const char *output);
 
 /* ---- -o OUT: where a command writes its result (report, diff, export) ---- */
 

@@ -14,7 +14,9 @@ expect() {   # expect STATUS PATTERN -- command...: the status and a stderr line
 }
 case $case in
 missing_file) expect 1 "no-such.json" -- "$ps" report "$tmp/no-such.json" ;;
-bad_regex) expect 1 "--step-range" -- "$ps" report --step-range 'step(' "$tmp/x.json" ;;
+bad_regex)   # a pattern that does not compile is a usage error (2), for report and diff alike
+    expect 2 "--step-range" -- "$ps" report --step-range 'step(' "$tmp/x.json"
+    expect 2 "--data-range" -- "$ps" diff --data-range 'data(' "$tmp/x.json" "$tmp/x.json" ;;
 unknown_option) expect 2 "unknown option" -- "$ps" report --frobnicate x ;;
 no_file) expect 2 "which trace" -- "$ps" report ;;
 mistyped_command_suggests_nearest)   # two edits or fewer: the nearest command; farther: no guess

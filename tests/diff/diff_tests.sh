@@ -177,6 +177,23 @@ write_failure_is_one_line_with_the_reason)
     grep -q "^perfscope diff: writing the diff failed: No space left on device$" "$tmp/err" || fail "$(cat "$tmp/err")"
     [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "not one error line: $(cat "$tmp/err")"
     ;;
+colour_on_the_verdict_as_report_colours)
+    # diff takes --color as report does (auto, always, never; another word is a usage error); colour marks the
+    # verdict alone (green improvement, red regression) and never reaches a file or NO_COLOR's output.
+    steps "$tmp/b.json" 100 100 100 100
+    steps "$tmp/a.json" 50 50 50 50
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" --color always >"$tmp/always" || fail "--color always exited $?"
+    grep -q "^Verdict: $(printf '\033')\[32mimprovement$(printf '\033')\[0m: " "$tmp/always" ||
+        fail "no green verdict: $(grep Verdict "$tmp/always" | od -c | head -3)"
+    "$ps" diff "$tmp/a.json" "$tmp/b.json" --color always | grep -q "$(printf '\033')\[1;31mregression" ||
+        fail "no red regression"
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" --color never >"$tmp/never" || fail "--color never exited $?"
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" >"$tmp/auto" || fail "auto exited $?"
+    ! grep -q "$(printf '\033')" "$tmp/never" "$tmp/auto" || fail "colour in --color never or in a file"
+    cmp -s "$tmp/never" "$tmp/auto" || fail "never and auto to a file differ"
+    "$ps" diff --color sometimes "$tmp/b.json" "$tmp/a.json" >/dev/null 2>"$tmp/err"; st=$?
+    [ $st = 2 ] && grep -q "unknown --color 'sometimes'" "$tmp/err" || fail "--color sometimes: exit $st"
+    ;;
 analysis_options_are_report_s)
     # diff takes report's analysis options with report's rules and messages (one parser for both commands)
     steps "$tmp/b.json" 100 100

@@ -7,6 +7,7 @@
 #include "analyses/diff.h"
 #include "ps_text_escape.h"
 #include "render/render.h"
+#include "text/text_style.h"
 #include "words/words.h"
 
 static double ms(int64_t ns)
@@ -70,11 +71,15 @@ static void memory(FILE *f, const struct ps_diff *d)
 
 int ps_render_diff_text(FILE *f, const struct ps_diff_input *in, const struct ps_render_opts *o)
 {
-    (void)o;   /* no colour, no folding: the rows are tables */
-    const struct ps_diff *d = in->diff;
+    const struct ps_diff *d = in->diff;   /* no folding: the rows are tables; colour on the verdict alone */
     fprintf(f, "perfscope diff\n  before: %s (%zu steps)\n  after:  %s (%zu steps)\n\n",
             ps_words_basename(in->before_path), d->before.nsteps, ps_words_basename(in->after_path), d->after.nsteps);
-    fprintf(f, "Verdict: %s: the average step is ", ps_diff_verdict_name[d->verdict]);
+    fputs("Verdict: ", f);
+    ps_sgr(f, o->color && d->verdict != PS_DIFF_NO_CHANGE,
+           d->verdict == PS_DIFF_IMPROVEMENT ? PS_SGR_GREEN : PS_SGR_RED);
+    fputs(ps_diff_verdict_name[d->verdict], f);
+    ps_sgr_end(f, o->color && d->verdict != PS_DIFF_NO_CHANGE);
+    fputs(": the average step is ", f);
     ps_words_diff_step_change(f, d);
     fprintf(f, ", %.3f -> %.3f ms\n  ", ms(d->before.avg_ns), ms(d->after.avg_ns));
     ps_words_diff_spread(f, d);
