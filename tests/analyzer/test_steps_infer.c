@@ -23,6 +23,7 @@ static uint64_t corr;
 static int64_t truth[MAX_TRUE];   /* true step window starts, ns (docs/report.md / tb: max(the host's start of the step,
                                    * the end of the previous step's GPU work)) */
 static int64_t gpu_end;            /* end of the last generated step's GPU work */
+static int64_t first_launch;       /* start of the last generated step's first launch: its first host activity */
 static size_t ntruth;
 
 static uint64_t rng = 88172645463325252ull;   /* xorshift64: the same traces on every run */
@@ -94,6 +95,7 @@ static int64_t step_sync(int64_t t, int warmup, int64_t data_ns, int64_t kernel_
     seq[n++] = "sgd_add";
     seq[n++] = "zero_grad";
     int64_t host = t + jitter(data_ns, 0.2), gpu_free = 0;
+    first_launch = host;
     for (size_t i = 0; i < n; i++) {
         int64_t launch_end = host + jitter(US(4), 0.3);
         int copy = i == 0;
@@ -130,10 +132,14 @@ static void analyse(struct ps_report *r, int mode)
 }
 
 /* 2 warm-up steps + 20 steps, data loading 5 ms +-20 %, kernels 50 us +-30 %, over 10 seeds (5 with a sync at each
- * step's end, 5 where the host runs ahead: there the host's last API call ends ~20 us before the true start, about
- * 0.4 % of a step, with 1 us kernels so that the GPU is done by then). Every inferred step must
- * start within 1 % of its duration from a true step start, the steady steps must all be found (the warm-up steps
- * differ from the steady period and may be left out), and no two inferred steps may share a true one. */
+ * step's end, 5 where the host runs ahead with 1 us kernels and ~20 us of host work after its last launch). The data
+ * loading records nothing on the host (no range, no API call), so a step's first host activity is its first launch
+ * (docs/report.md, steps without markers: unrecorded host time stays in the step before, and the sync waits for the
+ * previous step's work): its true window start is max(that launch's start, the previous step's GPU end). By hand:
+ * the previous GPU work ends before t (with the sync: at its end - 2 us; running ahead: ~6 us after the last launch),
+ * and the first launch starts at t + data, 4 to 6 ms later, so the truth is the first launch's start. Every inferred
+ * step must start within 1 % of its duration from a true step start, the steady steps must all be found (the
+ * warm-up steps differ from the steady period and may be left out), and no two inferred steps may share a true one. */
 static void periodic_with_warmup_and_jitter(void)
 {
     double worst = 0;
@@ -142,8 +148,8 @@ static void periodic_with_warmup_and_jitter(void)
         fresh(seed);
         int64_t t = US(1000), prev_gpu_end = 0;
         for (int k = 0; k < 22; k++) {
-            truth[ntruth++] = t > prev_gpu_end ? t : prev_gpu_end;
             t = step_sync(t, k < 2, US(5000), seed <= 5 ? US(50) : US(1), seed <= 5);
+            truth[ntruth++] = first_launch > prev_gpu_end ? first_launch : prev_gpu_end;
             prev_gpu_end = gpu_end;
         }
         truth[ntruth] = t > prev_gpu_end ? t : prev_gpu_end;
