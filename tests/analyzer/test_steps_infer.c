@@ -1,6 +1,7 @@
 /* Steps inferred without step markers, on generated traces whose true step boundaries are known:
  * a training loop with a warm-up phase and jittered durations (steps found within 1 % of the true boundaries),
- * traces without a period (inference abstains), and step ranges that win over inference unless --steps infer.
+ * traces without a period (inference abstains), step ranges that win over inference unless --steps infer, and a
+ * hand-built model with host gaps between iterations and a warm-up (each step starts at its first host activity).
  * `test_steps_infer CASE`; the periodic and aperiodic cases print the measured boundary error and false detections. */
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@ static uint64_t corr;
 static int64_t truth[MAX_TRUE];   /* true step window starts, ns (docs/report.md / tb: max(the host's start of the step,
                                    * the end of the previous step's GPU work)) */
 static int64_t gpu_end;            /* end of the last generated step's GPU work */
+static int64_t first_launch;       /* start of the last generated step's first launch: its first host activity */
 static size_t ntruth;
 
 static uint64_t rng = 88172645463325252ull;   /* xorshift64: the same traces on every run */
@@ -94,6 +96,7 @@ static int64_t step_sync(int64_t t, int warmup, int64_t data_ns, int64_t kernel_
     seq[n++] = "sgd_add";
     seq[n++] = "zero_grad";
     int64_t host = t + jitter(data_ns, 0.2), gpu_free = 0;
+    first_launch = host;
     for (size_t i = 0; i < n; i++) {
         int64_t launch_end = host + jitter(US(4), 0.3);
         int copy = i == 0;
@@ -130,10 +133,14 @@ static void analyse(struct ps_report *r, int mode)
 }
 
 /* 2 warm-up steps + 20 steps, data loading 5 ms +-20 %, kernels 50 us +-30 %, over 10 seeds (5 with a sync at each
- * step's end, 5 where the host runs ahead: there the host's last API call ends ~20 us before the true start, about
- * 0.4 % of a step, with 1 us kernels so that the GPU is done by then). Every inferred step must
- * start within 1 % of its duration from a true step start, the steady steps must all be found (the warm-up steps
- * differ from the steady period and may be left out), and no two inferred steps may share a true one. */
+ * step's end, 5 where the host runs ahead with 1 us kernels and ~20 us of host work after its last launch). The data
+ * loading records nothing on the host (no range, no API call), so a step's first host activity is its first launch
+ * (docs/report.md, steps without markers: unrecorded host time stays in the step before, and the sync waits for the
+ * previous step's work): its true window start is max(that launch's start, the previous step's GPU end). By hand:
+ * the previous GPU work ends before t (with the sync: at its end - 2 us; running ahead: ~6 us after the last launch),
+ * and the first launch starts at t + data, 4 to 6 ms later, so the truth is the first launch's start. Every inferred
+ * step must start within 1 % of its duration from a true step start, the steady steps must all be found (the
+ * warm-up steps differ from the steady period and may be left out), and no two inferred steps may share a true one. */
 static void periodic_with_warmup_and_jitter(void)
 {
     double worst = 0;
@@ -142,8 +149,8 @@ static void periodic_with_warmup_and_jitter(void)
         fresh(seed);
         int64_t t = US(1000), prev_gpu_end = 0;
         for (int k = 0; k < 22; k++) {
-            truth[ntruth++] = t > prev_gpu_end ? t : prev_gpu_end;
             t = step_sync(t, k < 2, US(5000), seed <= 5 ? US(50) : US(1), seed <= 5);
+            truth[ntruth++] = first_launch > prev_gpu_end ? first_launch : prev_gpu_end;
             prev_gpu_end = gpu_end;
         }
         truth[ntruth] = t > prev_gpu_end ? t : prev_gpu_end;
@@ -261,12 +268,86 @@ static void markers_win_and_inferred_agree(void)
     ps_model_free(m);
 }
 
+static void host_range(const char *name, int64_t s, int64_t e)
+{
+    struct ps_range g = { .start_ns = s, .end_ns = e, .name = ps_model_intern_cstr(m, name), .thread = thread,
+                          .domain = PS_NONE, .kind = PS_RANGE_NVTX_PUSHPOP };
+    if (ps_model_add_range(m, &g) < 0)
+        abort();
+}
+
+/* A hand-built model with host gaps (docs/report.md, steps without markers: a step starts at its iteration's first
+ * host activity). Six iterations at b = 2000 + 1000 i us, each: an odd one's recorded data loading, NVTX "load" at
+ * [b+100, b+300] (an even one records nothing before its launches); the batch's copy launched on stream 9 at
+ * [b+350, b+355]; kernels k0..k3 on stream 7 launched at [b+400+20m, b+405+20m], run [b+410+20m, b+425+20m]; k3 in
+ * NVTX "optimizer" [b+455, b+520] with a child "opt_tail" [b+500, b+510] after that last launch; then
+ * cudaStreamSynchronize [b+530, b+560]. Warm-up: kernels w0, w1 launched at 500 and 600 us, then NVTX "setup"
+ * [1000, 1900] (no launch). By hand:
+ *   step i's host start is its first activity after the previous iteration's last launch (k3's, b-1000+465): not
+ *   "opt_tail" nor the sync (inside the previous "optimizer" range / a call that launches nothing), so an odd step
+ *   starts at "load", b+100, an even one at the copy's launch, b+350: 2350, 3100, 4350, 5100, 6350, 7100 us. The
+ *   previous step's GPU work ends at b-1000+485, earlier, so the windows start there too.
+ *   the first step: the others' host activity before their first launch on stream 7 is 300 us (odd) or 50 us, so it
+ *   reaches back at most 2 x 300 = 600 us, to 1800; "setup" runs across 1800 and is warm-up whole; left: the copy's
+ *   launch at 2350. Before it: 2350 - 500 = 1850 us of warm-up and the 2 operations w0, w1.
+ *   the last step ends at its last launch's end, 7465, and its window at its GPU work's, k3 at 7485.
+ * The rule before this one started each step at the end of the last API call before k0's launch (the copy's,
+ * b+355): the batch's copy and the odd steps' data loading fell in the step before. */
+static void host_gaps_by_hand(void)
+{
+    fresh(11);
+    uint32_t copy_stream = ps_model_stream(m, 100, 0, 9);
+    static const char *const k[4] = { "k0", "k1", "k2", "k3" };
+    api("cudaLaunchKernel_v7000", US(500), US(505), corr);
+    op(PS_GPU_KERNEL, "w0", US(510), US(560), corr++);
+    api("cudaLaunchKernel_v7000", US(600), US(605), corr);
+    op(PS_GPU_KERNEL, "w1", US(610), US(660), corr++);
+    host_range("setup", US(1000), US(1900));
+    for (int i = 0; i < 6; i++) {
+        int64_t b = 2000 + 1000 * i;
+        if (i % 2)
+            host_range("load", US(b + 100), US(b + 300));
+        api("cudaMemcpyAsync_v3020", US(b + 350), US(b + 355), corr);
+        struct ps_gpu_op g = { .start_ns = US(b + 360), .end_ns = US(b + 400), .correlation = corr++,
+                               .name = ps_model_intern_cstr(m, "Memcpy HtoD"), .stream = copy_stream,
+                               .kind = PS_GPU_MEMCPY, .bytes = 1 << 20, .copy_kind = PS_COPY_HTOD,
+                               .src_kind = PS_MEM_PINNED, .dst_kind = PS_MEM_DEVICE };
+        if (copy_stream == PS_NONE || ps_model_add_gpu(m, &g) < 0)
+            abort();
+        for (int j = 0; j < 4; j++) {
+            api("cudaLaunchKernel_v7000", US(b + 400 + 20 * j), US(b + 405 + 20 * j), corr);
+            op(PS_GPU_KERNEL, k[j], US(b + 410 + 20 * j), US(b + 425 + 20 * j), corr++);
+        }
+        host_range("optimizer", US(b + 455), US(b + 520));
+        host_range("opt_tail", US(b + 500), US(b + 510));
+        api("cudaStreamSynchronize_v3020", US(b + 530), US(b + 560), 0);
+    }
+    struct ps_report r;
+    analyse(&r, PS_STEPS_AUTO);
+    CHECK(r.steps_inferred, "no steps inferred: %s", r.steps_note);
+    CHECK_EQ("period (operations)", r.infer_period_ops, 4);
+    CHECK_EQ("steps", r.nsteps, 6);
+    static const int64_t want_us[6] = { 2350, 3100, 4350, 5100, 6350, 7100 };
+    for (size_t i = 0; i < r.nsteps && i < 6; i++) {
+        CHECK_EQ("host start", r.steps[i].host_start_ns, US(want_us[i]));
+        CHECK_EQ("window start", r.steps[i].start_ns, US(want_us[i]));
+        CHECK_EQ("host end", r.steps[i].host_end_ns, i < 5 ? US(want_us[i + 1]) : US(7465));
+    }
+    if (r.nsteps == 6)
+        CHECK_EQ("last window end", r.steps[5].end_ns, US(7485));
+    CHECK_CONTAINS(r.steps_note, "what came before the first step (1.850 ms from the first event, 2 operations of "
+                                 "the stream) is warm-up, in no step");
+    ps_report_fini(&r);
+    ps_model_free(m);
+}
+
 int main(int argc, char **argv)
 {
     static const struct test_case cases[] = {
         { "periodic_with_warmup_and_jitter", .fn = periodic_with_warmup_and_jitter },
         { "aperiodic_traces_abstain", .fn = aperiodic_traces_abstain },
         { "markers_win_and_inferred_agree", .fn = markers_win_and_inferred_agree },
+        { "host_gaps_by_hand", .fn = host_gaps_by_hand },
     };
     return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

@@ -3,9 +3,10 @@
  * (--steps infer). The kernel sequence of the busiest stream is periodic in a training loop: the same kernels, in
  * the same order, once per iteration. Its period P (in operations) is found from names that recur at a fixed
  * distance and checked by how often name[i] == name[i + P]; each period starts where the stream and the host wait
- * longest (data loading, the optimizer's sync). A step then runs from the end of the host's last API call before
- * that period's first launch to the same point of the next period: its host range, which steps.c then extends to
- * the GPU work launched in it as for step ranges. No clear period: no steps, and the reason. */
+ * longest (data loading, the optimizer's sync). A step then runs from its iteration's first host activity (the
+ * launching thread's first host range or launch after the previous iteration's last launch) to the next one's:
+ * its host range, which steps.c then extends to the GPU work launched in it as for step ranges; what came before
+ * the first step is warm-up, in no step. No clear period: no steps, and the reason. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,13 +24,15 @@
 #define REGULAR_SHARE 0.8     /* a name recurs at its most common distance at least this often */
 #define MAX_CANDIDATES 8      /* periods checked (the distances most names share) */
 #define MIN_REGULAR_GAPS 0.75 /* share of found periods within 10 % of P */
-#define PREV_CALL_SCAN 4096   /* API calls looked back for the previous call of the launching thread */
+#define PREAMBLE_SLACK 2      /* the first step's host activity reaches back at most this many times the others' */
 #define MAX_REPEATS 16        /* multiples of the shortest period checked against the host's waits */
 #define HOST_CONCENTRATION 4  /* a multiple's boundary wait at least this many times each other repeat's */
 
 struct seq {
     uint32_t *op, *name;      /* view index and name of the stream's operations, in start order */
     size_t n;
+    uint64_t *launched;       /* bit per API call (model index) that launched an operation on another stream; NULL
+                               * when every operation is on this one */
 };
 
 struct cand {
@@ -50,17 +53,21 @@ static int cmp_cand_names(const void *a, const void *b)
     return (x->gap > y->gap) - (x->gap < y->gap);
 }
 
-/* The busiest stream's kernels, copies and memsets in view v. Returns 0 or -ENOMEM; s->n 0 when there is none. */
+/* The busiest stream's kernels, copies and memsets in view v, and which API calls launched work on the other streams
+ * (s->launched, NULL when there is none): only those can begin an iteration before its first operation on the
+ * stream (launch_activity), since one stream runs in launch order. Returns 0 or -ENOMEM; s->n 0 when there is no
+ * operation. */
 static int busiest_stream(const struct ps_view *v, struct seq *s, uint32_t *stream)
 {
     const struct ps_model *m = v->m;
     uint32_t *count = calloc(m->streams.n + 1, sizeof *count);
+    size_t all = 0;
     if (!count)
         return -ENOMEM;
     for (size_t i = 0; i < v->ngpu; i++) {
         const struct ps_gpu_attr *a = ps_view_gpu_attr(v, ps_view_gpu_row(v, i));
         if (a->kind != PS_GPU_SYNC)
-            count[a->stream]++;
+            count[a->stream]++, all++;
     }
     *stream = 0;
     for (size_t k = 1; k < m->streams.n; k++)
@@ -72,14 +79,21 @@ static int busiest_stream(const struct ps_view *v, struct seq *s, uint32_t *stre
         return 0;
     s->op = malloc(s->n * sizeof *s->op);
     s->name = malloc(s->n * sizeof *s->name);
+    if (s->n < all && !(s->launched = calloc(m->api.n / 64 + 1, sizeof *s->launched)))
+        return -ENOMEM;
     if (!s->op || !s->name)
         return -ENOMEM;
     size_t k = 0;
-    for (size_t i = 0; i < v->ngpu && k < s->n; i++) {
-        const struct ps_gpu_attr *a = ps_view_gpu_attr(v, ps_view_gpu_row(v, i));
-        if (a->kind != PS_GPU_SYNC && a->stream == *stream) {
+    for (size_t i = 0; i < v->ngpu && (k < s->n || s->launched); i++) {
+        uint32_t g = ps_view_gpu_index(v, i);
+        const struct ps_gpu_attr *a = ps_view_gpu_attr(v, &v->gpu_rows[g]);
+        if (a->kind == PS_GPU_SYNC)
+            continue;
+        if (a->stream == *stream) {
             s->op[k] = (uint32_t)i;
             s->name[k++] = a->name;
+        } else if (s->launched && m->gpu_launch && m->gpu_launch[g] < m->api.n) {
+            s->launched[m->gpu_launch[g] / 64] |= (uint64_t)1 << (m->gpu_launch[g] % 64);
         }
     }
     return 0;
@@ -172,26 +186,6 @@ static int64_t wait_before(const struct ps_view *v, const struct seq *s, size_t 
     return w;
 }
 
-/* Where step boundary j lies: the end of the host's last API call before the launch of the period's first
- * operation (the host finished the previous iteration there: its sync or last launch); the start of the run when
- * the thread made no call before it (the first period); else that launch's start. An operation without a launch
- * in the view: its own start. */
-static int64_t boundary(const struct ps_report *r, const struct ps_view *v, uint32_t op)
-{
-    struct ps_gpu_op g = ps_view_gpu(v, op);
-    uint32_t launch = g.launch == PS_NONE ? PS_NONE : ps_view_find_api(v, g.launch);
-    if (launch == PS_NONE)
-        return g.start_ns;
-    const struct ps_api_call *c = ps_view_api(v, launch);
-    size_t k = launch, seen = 0;
-    for (; k-- > 0 && seen < PREV_CALL_SCAN; seen++) {
-        const struct ps_api_call *p = ps_view_api(v, k);
-        if (p->thread == c->thread && p->end_ns <= c->start_ns)
-            return p->end_ns;
-    }
-    return k == SIZE_MAX ? r->run_start_ns : c->start_ns;
-}
-
 /* Occurrences of name[q .. q + w) in the sequence, at least p / 2 apart (whole: 0.9 p), into occ (capacity
  * n / (p / 2) + 1). Returns their number. */
 static size_t find_gram(const struct seq *s, size_t q, size_t w, size_t p, uint32_t *occ, int whole)
@@ -217,20 +211,169 @@ static void note(struct ps_report *r, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The steps between consecutive occurrences (and the last one, when a whole period follows it) into r->steps. */
+/* ---- where each step begins (docs/report.md "Steps inferred without markers", step 7) ----
+ * Gap j lies between the previous iteration's last launch and the launch of period j's first operation. Host
+ * activity of that launch's thread in the gap (a host range, or a launch on another stream) is iteration j's, unless
+ * it lies inside the previous iteration's host ranges; the step begins at the earliest. Unrecorded time in the gap is
+ * nobody's activity and stays in the step before (a step ends where the next begins). */
+struct gap {
+    int64_t lo;         /* activity starting before this is the previous iteration's: the end of its last launch on
+                         * the stream, raised to the end of the thread's ranges begun before that which close in the
+                         * gap (the optimizer's, loss.item()'s) */
+    int64_t launch_ns;  /* the start of the launch of the period's first operation (the operation's own start
+                         * without a launch in the view) */
+    int64_t first_ns;   /* the iteration's first host activity: a range or a launch in [lo, launch_ns] */
+    uint32_t thread;    /* the launching thread; PS_NONE: no launch, the step starts at its operation */
+    uint32_t call;      /* the launch's view index */
+};
+
+/* Host ranges that are host activity: NVTX, user annotations, cpu_op and python_function (not marks, not the device's
+ * gpu_user_annotation). Step ranges too, under --steps infer: recorded like any range. */
+static int activity(uint8_t kind)
+{
+    return kind == PS_RANGE_NVTX_PUSHPOP || kind == PS_RANGE_NVTX_STARTEND || kind == PS_RANGE_USER_ANNOTATION ||
+           kind == PS_RANGE_CPU_OP || kind == PS_RANGE_PYTHON;
+}
+
+/* Gap j's launch, thread and lower bound: the end of the launch of the last operation before the period's on the
+ * stream (one stream runs in launch order, so that is the previous iteration's last launch on it); else the
+ * previous gap's launch (the first: none). */
+static void gaps_init(const struct ps_view *v, const struct seq *s, const uint32_t *occ, size_t nocc, struct gap *gp)
+{
+    for (size_t j = 0; j < nocc; j++) {
+        struct gap *g = &gp[j];
+        struct ps_gpu_op op = ps_view_gpu(v, s->op[occ[j]]);
+        uint32_t call = op.launch == PS_NONE ? PS_NONE : ps_view_find_api(v, op.launch);
+        *g = (struct gap){ .lo = j ? gp[j - 1].launch_ns : INT64_MIN, .launch_ns = op.start_ns,
+                           .first_ns = op.start_ns, .thread = PS_NONE, .call = call };
+        if (call == PS_NONE)
+            continue;
+        const struct ps_api_call *c = ps_view_api(v, call);
+        g->thread = c->thread;
+        g->launch_ns = g->first_ns = c->start_ns;
+        for (size_t i = occ[j]; i-- > (j ? occ[j - 1] : 0);) {
+            struct ps_gpu_op p = ps_view_gpu(v, s->op[i]);
+            if (p.launch != PS_NONE) {
+                g->lo = ps_view_api_at(v, p.launch)->end_ns;
+                break;
+            }
+        }
+    }
+}
+
+/* The host ranges' part of gaps 1 .. n - 1, in one pass over the view's ranges (sorted by start): a range begun
+ * before a gap's lower bound that closes in the gap raises the bound (whatever starts inside it is the previous
+ * iteration's); a range starting in gap g at or after its bound is iteration g's activity. */
+static void range_activity(const struct ps_view *v, struct gap *gp, size_t n)
+{
+    size_t g = 1;
+    for (size_t i = 0; i < v->nranges && g < n; i++) {
+        const struct ps_range *r = ps_view_range(v, i);
+        if (!activity(r->kind))
+            continue;
+        while (g < n && gp[g].launch_ns < r->start_ns)
+            g++;
+        if (g == n)
+            break;
+        size_t h = g;   /* the gap the range ends in: the first whose launch is at or after its end */
+        if (r->end_ns > gp[g].launch_ns) {
+            size_t lo = g + 1, hi = n;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (gp[mid].launch_ns < r->end_ns)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            h = lo;
+        }
+        if (h < n && r->thread == gp[h].thread && r->start_ns < gp[h].lo && r->end_ns > gp[h].lo)
+            gp[h].lo = r->end_ns;
+        if (r->thread == gp[g].thread && r->start_ns >= gp[g].lo && r->start_ns < gp[g].first_ns)
+            gp[g].first_ns = r->start_ns;
+    }
+}
+
+/* The launches' part of gap g: the thread's calls in [lo, launch) that launched work on another stream (the batch's
+ * copy on a copy stream). Calls that launch nothing (a sync, an event query) do not begin an iteration: a sync
+ * after the last launch waits for the previous iteration's work (loss.item()). */
+static void launch_activity(const struct ps_view *v, const struct seq *s, struct gap *g)
+{
+    if (g->thread == PS_NONE || !s->launched)
+        return;
+    for (size_t k = g->call; k-- > 0;) {
+        const struct ps_api_call *c = ps_view_api(v, k);
+        uint32_t idx = ps_view_api_index(v, k);
+        if (c->start_ns < g->lo)
+            break;
+        if (c->thread == g->thread && c->start_ns < g->first_ns && (s->launched[idx / 64] >> (idx % 64) & 1))
+            g->first_ns = c->start_ns;
+    }
+}
+
+/* Gap 0, whose iteration has no previous one: warm-up is not a step. Host activity before the last launch that
+ * precedes the first period (and inside ranges begun before it) is warm-up, as for the other gaps; so is activity
+ * that ended before the first launch and begins more than PREAMBLE_SLACK times the longest of the other iterations'
+ * preambles (their first activity to their first launch) before it (model loading, setting up the DataLoader; a range
+ * across that point is warm-up whole). The iteration's own ranges, open at its first launch and closed by the next
+ * iteration's (its ProfilerStep, a train_step function), are its activity however early they begin. One pass over
+ * the ranges up to the first launch. */
+static void first_gap(const struct ps_view *v, const struct seq *s, struct gap *gp, size_t nocc)
+{
+    struct gap *g = &gp[0];
+    int64_t longest = 0, next = nocc > 1 ? gp[1].launch_ns : INT64_MAX;
+    for (size_t j = 1; j < nocc; j++)
+        if (gp[j].thread != PS_NONE && gp[j].launch_ns - gp[j].first_ns > longest)
+            longest = gp[j].launch_ns - gp[j].first_ns;
+    if (g->thread == PS_NONE)
+        return;
+    int64_t reach = g->launch_ns - PREAMBLE_SLACK * longest;
+    for (size_t i = 0; i < v->nranges; i++) {
+        const struct ps_range *r = ps_view_range(v, i);
+        if (r->start_ns > g->launch_ns)
+            break;
+        if (r->thread != g->thread || !activity(r->kind))
+            continue;
+        int own = r->end_ns > g->launch_ns && r->end_ns <= next;
+        if (r->start_ns < g->lo) {
+            if (r->end_ns > g->lo && r->end_ns <= g->launch_ns)
+                g->lo = r->end_ns;
+        } else if (r->start_ns < reach && !own) {
+            if (r->end_ns > reach && r->end_ns <= g->launch_ns)
+                reach = r->end_ns;
+        } else if (r->start_ns < g->first_ns) {
+            g->first_ns = r->start_ns;
+        }
+    }
+    g->lo = reach > g->lo ? reach : g->lo;
+    launch_activity(v, s, g);
+}
+
+/* The steps between consecutive occurrences (and the last one, when a whole period follows it) into r->steps:
+ * each from its iteration's first host activity to the next one's; the last to its last launch. Returns the
+ * number of steps, 0 when they are out of order, or -ENOMEM. */
 static int make_steps(struct ps_report *r, const struct ps_view *v, const struct seq *s, const uint32_t *occ,
                       size_t nocc, size_t p)
 {
     size_t n = nocc - 1 + (occ[nocc - 1] + p <= s->n);
     struct ps_step *steps = calloc(n + 1, sizeof *steps);
-    if (!steps)
+    struct gap *gp = malloc(nocc * sizeof *gp);
+    if (!steps || !gp) {
+        free(steps);
+        free(gp);
         return -ENOMEM;
+    }
+    gaps_init(v, s, occ, nocc, gp);
+    range_activity(v, gp, nocc);
+    for (size_t j = 1; j < nocc; j++)
+        launch_activity(v, s, &gp[j]);
+    first_gap(v, s, gp, nocc);
     for (size_t j = 0; j < n; j++) {
         struct ps_step *st = &steps[j];
         st->name = st->range = PS_NONE;
-        st->start_ns = st->host_start_ns = boundary(r, v, s->op[occ[j]]);
+        st->start_ns = st->host_start_ns = gp[j].first_ns;
         if (j + 1 < nocc) {
-            st->end_ns = boundary(r, v, s->op[occ[j + 1]]);
+            st->end_ns = gp[j + 1].first_ns;
             st->device_ops = occ[j + 1] - occ[j];
         } else {   /* the last period: to the end of its last launch (its work on the device, without launches) */
             st->end_ns = st->start_ns;
@@ -244,9 +387,11 @@ static int make_steps(struct ps_report *r, const struct ps_view *v, const struct
         st->host_end_ns = st->end_ns;
         if (st->end_ns <= st->start_ns || (j && st->start_ns < steps[j - 1].end_ns)) {
             free(steps);
+            free(gp);
             return 0;   /* out of order: no clear steps */
         }
     }
+    free(gp);
     free(r->steps);
     r->steps = steps;
     r->nsteps = n;
@@ -366,10 +511,15 @@ static void adopt_steps(struct ps_report *r, const struct ps_view *v, const stru
     if (repeats > 1)   /* the host's structure decided (host_repeats) */
         snprintf(host, sizeof host, ", %zu repeats of a %zu-operation sequence: the host's idle gap comes once per "
                  "period", repeats, p / repeats);
+    char before[160] = "";
+    int64_t warmup_ns = r->steps[0].host_start_ns - r->run_start_ns;
+    if (warmup_ns > 0)   /* docs/report.md: what came before the first step is warm-up, in no step */
+        snprintf(before, sizeof before, "; what came before the first step (%.3f ms from the first event, %u "
+                 "operations of the stream) is warm-up, in no step", (double)warmup_ns / 1e6, occ[0]);
     note(r, "%d steps inferred from the repeating kernel sequence of device %d stream %lld: a period of %zu GPU "
-            "operations (%.1f %% of them repeat one period later%s); each step starts at the end of the host's last "
-            "API call before its period's first launch", made, st->device, (long long)st->stream, p, 100.0 * best,
-         host);
+            "operations (%.1f %% of them repeat one period later%s); each step starts at its iteration's first "
+            "host activity (the launching thread's first range or launch after the previous iteration's last "
+            "launch)%s", made, st->device, (long long)st->stream, p, 100.0 * best, host, before);
 }
 
 int ps_steps_infer(struct ps_report *r, const struct ps_view *v)
@@ -428,6 +578,7 @@ int ps_steps_infer(struct ps_report *r, const struct ps_view *v)
 out:
     free(s.op);
     free(s.name);
+    free(s.launched);
     free(occ);
     return rc;
 }

@@ -146,7 +146,7 @@ struct ps_report {
     int whole_run;                 /* no step range (and none inferred): one window over the run */
     int64_t last_host_step_start_ns; /* start of the last host step range (HTA's last-step filter); nsteps_host > 0 */
     int steps_inferred;            /* 1: the steps were inferred from the repeating kernel sequence (names PS_NONE) */
-    char steps_note[320];          /* how the steps were inferred, or why inference found none; "" when not tried */
+    char steps_note[512];          /* how the steps were inferred, or why inference found none; "" when not tried */
     int64_t infer_period_ops;      /* inferred: the period in GPU operations of the stream below */
     double infer_match;            /* inferred: share of that stream's operations repeated one period later */
     int32_t infer_device;
