@@ -72,8 +72,10 @@ static int resume(struct ps_tw *w, const char *trace, const char *dir, int64_t o
         snprintf(err, errlen, "%s: failed (the trace is left as it was)", trace);   /* why: through ps_diag */
         return rc;
     }
-    if (rows_done)
+    if (rows_done) {
         t.dropped = (uint64_t)query_i64(w, "SELECT sum(droppedRecords) FROM PERFSCOPE_PROCESS_INFO", 0);
+        t.invalid = (uint64_t)query_i64(w, "SELECT value FROM PERFSCOPE_META WHERE name = 'invalid_records'", 0);
+    }
     if (!(rc = ps_tw_begin(w)) && !(rc = ps_run_rows_session(w, origin, utc, last_row_ns(w))) &&
         !(rc = ps_tw_meta(w, "recovered", "1")) &&
         !(rc = ps_tw_meta_i64(w, "recovered_records", (int64_t)t.salvaged)) &&
@@ -93,6 +95,7 @@ static int resume(struct ps_tw *w, const char *trace, const char *dir, int64_t o
     }
     out->salvaged = t.salvaged;
     out->dropped = t.dropped;
+    out->invalid = t.invalid;
     return 0;
 }
 

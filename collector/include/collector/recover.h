@@ -11,6 +11,7 @@ struct ps_recovery {
     const char *nothing_to_do;      /* NULL: recovered; else why nothing was done ("already recovered: ...") */
     uint64_t salvaged;              /* records recovered from the rings */
     uint64_t dropped;               /* records the recording dropped, in all */
+    uint64_t invalid;               /* records no probe wrote that its rings held, left out (invalid_records) */
 };
 
 /* Recover `trace`: check that no recorder holds it and that its recording did not finish, go on draining the
