@@ -15,6 +15,7 @@
 #include "collector/session.h"
 #include "collector/run_rows.h"
 #include "collector/trace_writer.h"
+#include "ps_file.h"
 
 /* One text value of the trace (malloc'd), or NULL. */
 static char *query_text(struct ps_tw *w, const char *sql)
@@ -106,12 +107,9 @@ int ps_record_recover(const char *trace, struct ps_recovery *out, char *err, siz
     if (!err)
         errlen = 0;
     /* The recorder holds an exclusive lock on its trace for the whole recording (ps_output_claim, output_file.h). */
-    int fd = open(trace, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) {
-        int rc = -errno;
-        snprintf(err, errlen, "%s: %s", trace, strerror(-rc));
-        return rc;
-    }
+    int fd = ps_file_open_regular(trace, O_RDONLY | O_NOFOLLOW, "a trace file", err, errlen);
+    if (fd < 0)
+        return fd;
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         snprintf(err, errlen, "%s: a perfscope record is still writing it (wait for it to end)", trace);
         close(fd);

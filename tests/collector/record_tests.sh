@@ -277,6 +277,23 @@ record_rejects_a_probe_path_that_is_not_the_probe)
     expect "status, the perfscope binary" "$?" 1
     [ ! -e "$trace" ] || fail "a trace was written"
     ;;
+record_never_blocks_on_a_fifo_as_probe_or_log)
+    # PERFSCOPE_PROBE=FIFO hung record for good (reading it to check it is the probe, with its signals
+    # blocked: not even SIGTERM ended it); PERFSCOPE_LOG=FIFO hung the recorded program in the probe's start-up (its
+    # open of the log; the probe never breaks the program it is in). No process holds either FIFO's other end: a
+    # regression blocks here until CTest's TIMEOUT.
+    mkfifo "$dir/probe.so" "$dir/log" || fail setup
+    echo "waiting for record with PERFSCOPE_PROBE=FIFO (blocked for good here: the bug)"
+    PERFSCOPE_PROBE=$dir/probe.so "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err"
+    expect "status, a FIFO as the probe" "$?" 1
+    grep -q "PERFSCOPE_PROBE=$dir/probe.so: not perfscope's probe library" "$dir/err" || fail "message: $(cat "$dir/err")"
+    [ ! -e "$trace" ] || fail "a trace was written"
+    echo "waiting for the program with PERFSCOPE_LOG=FIFO (blocked for good here: the bug)"
+    PERFSCOPE_LOG=$dir/log "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err"
+    expect "status, a FIFO as the log" "$?" 0
+    expect "rows of types 59/60/34 (nvtx_prog known)" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 34)")" 27
+    [ -p "$dir/log" ] || fail "the FIFO was replaced"
+    ;;
 record_option_errors_are_one_line_usage_errors)
     # strict numbers, `-o -- ./p` is a missing value, one line + a pointer to --help.
     for bad in "--sample-hz 0x10" "--sample-hz 1e3" "--sample-hz nan" "--sample-hz 1001" "--sample-hz -1" \
