@@ -194,8 +194,8 @@ int cmd_export(int argc, char **argv)
     int rc = parse_opts(argc, argv, &input, &output, &tracelens, &force);
     if (rc)
         return rc == 1 ? 0 : rc;
-    if (tracelens)
-        return ps_export_tracelens(input, output);
+    if (tracelens)   /* its reader opens the trace as it is: refuse a FIFO (its open would block) and the like first */
+        return ps_input_check("export", input, "a trace file") ? 1 : ps_export_tracelens(input, output);
     struct ps_model *m = NULL;
     char err[512] = "", shown[1024];
     if (ps_read_trace(input, &m, err, sizeof err) < 0) {
