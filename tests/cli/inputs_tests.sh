@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every command treats the same situation the same way (docs/design.md, "Conventions"; tests/cli/CMakeLists.txt):
 # one message shape and one exit status for an input that is a FIFO, a directory or cannot be opened (1), an existing
-# -o (2). Usage: inputs_tests.sh PERFSCOPE CASE SHARED
+# -o (2), a write that fails (1, naming the error, no partial output). Usage: inputs_tests.sh PERFSCOPE CASE SHARED
 set -u
 ps=$1 case=$2 shared=$3
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ps-cli.XXXXXX") || exit 1
@@ -76,6 +76,34 @@ report_names_the_file_that_is_not_a_per_rank_report)
     cp "$tmp/r1.json" "$tmp/r3.json"
     expect 2 "perfscope report: $tmp/t.json is not a perfscope JSON report, but 3 of the 4 files are: give traces or per-rank JSON reports, not both" \
         "$ps" report "$tmp/r1.json" "$tmp/t.json" "$tmp/r2.json" "$tmp/r3.json"
+    ;;
+export_that_cannot_write_names_the_error_and_leaves_nothing)
+    # On a full disk `export` said "Input/output error" (tracelens) or nothing (perfetto) and left a folder
+    # behind. A file-size limit makes the writes fail the same way (EFBIG standing in for ENOSPC: no disk needs
+    # filling; SIGXFSZ ignored, as a shell may leave it): 16 blocks (8 KiB in dash, 16 KiB in bash) hold the trace's
+    # GEMM.csv (5.5 KB), not its ops_unique_args.csv (18 KB) nor its Chrome JSON. Each: exit 1, one line naming the
+    # error, no output and no temporary file or folder left; an existing folder keeps its files.
+    trace=$shared/traces/kineto/h100_bert_small_inference.pt.trace.json.gz
+    need_shared "$trace"
+    limited() { (trap '' XFSZ && ulimit -f 16 && exec "$ps" export "$@"); }
+    one_line() { [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "not one line: $(cat "$tmp/err")"; }
+    for out in x.json x.json.gz; do
+        expect 1 "perfscope export: writing $tmp/$out failed: File too large" limited "$trace" -o "$tmp/$out"
+        one_line
+    done
+    expect 1 "perfscope export: writing $tmp/tl/[A-Za-z_]*\.csv failed: File too large" \
+        limited "$trace" --format tracelens -o "$tmp/tl"
+    one_line
+    mkdir "$tmp/old" && echo keep >"$tmp/old/GEMM.csv" || fail setup
+    expect 1 "perfscope export: writing $tmp/old/[A-Za-z_]*\.csv failed: File too large" \
+        limited "$trace" --format tracelens -o "$tmp/old" -f
+    one_line
+    [ "$(ls "$tmp/old") $(cat "$tmp/old/GEMM.csv")" = "GEMM.csv keep" ] || fail "the existing folder: $(ls "$tmp/old")"
+    left=$(ls -d "$tmp"/x.json* "$tmp"/tl* "$tmp"/*tmp* "$tmp"/old/*tmp* 2>/dev/null)
+    [ -z "$left" ] || fail "left behind: $left"
+    # without the limit the same exports are written: the limit is what failed
+    "$ps" export "$trace" --format tracelens -o "$tmp/tl" 2>/dev/null && [ -s "$tmp/tl/ops_unique_args.csv" ] ||
+        fail "the export without a limit"
     ;;
 *) fail "unknown case" ;;
 esac
