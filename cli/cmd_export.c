@@ -166,10 +166,15 @@ static int write_export(const struct ps_model *m, const char *output)
         goto done;
     }
     struct ps_export_counts n;
+    errno = 0;
     int rc = ps_export_perfetto(m, out, &n);
-    if (fclose(out) != 0 || rc < 0) {
+    /* why the writing failed: the errno of the write that failed (ENOSPC: the disk is full), kept since */
+    int why = rc == -ENOMEM ? ENOMEM : rc < 0 ? (errno ? errno : EIO) : 0;
+    if (fclose(out) != 0 && !why)
+        why = errno ? errno : EIO;
+    if (why) {
         ps_text_escape(output, shown, sizeof shown, NULL);
-        fprintf(stderr, "perfscope export: writing %s failed%s\n", shown, rc == -ENOMEM ? ": out of memory" : "");
+        fprintf(stderr, "perfscope export: writing %s failed: %s\n", shown, strerror(why));   /* as report's, diff's */
         unlink(tmp);
         goto done;
     }
@@ -194,8 +199,8 @@ int cmd_export(int argc, char **argv)
     int rc = parse_opts(argc, argv, &input, &output, &tracelens, &force);
     if (rc)
         return rc == 1 ? 0 : rc;
-    if (tracelens)
-        return ps_export_tracelens(input, output);
+    if (tracelens)   /* its reader opens the trace as it is: refuse a FIFO (its open would block) and the like first */
+        return ps_input_check("export", input, "a trace file") ? 1 : ps_export_tracelens(input, output);
     struct ps_model *m = NULL;
     char err[512] = "", shown[1024];
     if (ps_read_trace(input, &m, err, sizeof err) < 0) {

@@ -1,13 +1,15 @@
 /* `perfscope export TRACE --format tracelens -o DIR`: TraceLens' CSV report of a PyTorch profiler trace
  * (analyses/op_perf.h ps_tl_tables_compute: GEMM.csv, SDPA_fwd.csv, ..., ops_summary.csv, ops_unique_args.csv,
  * kernel_summary.csv, gpu_timeline.csv, unified_perf_summary.csv), written as pandas' to_csv writes them, so a
- * TraceLens user can diff the two folders. DIR is made when missing; an existing non-empty DIR is refused without -f (exit 2). */
+ * TraceLens user can diff the two folders. DIR is made when missing; an existing non-empty DIR is refused without -f (exit 2).
+ * The files are written into a new folder beside DIR first, so a failed write (a full disk) leaves nothing behind. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyses/op_perf.h"
 #include "commands.h"
@@ -31,13 +33,15 @@ static void put_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* One table as DIR/NAME.csv. 0, or -errno of the write that failed (-ENOSPC: the disk is full). */
 static int write_table(const struct ps_tl_table *t, const char *dir)
 {
-    char path[4096];
+    char path[4200];
     snprintf(path, sizeof path, "%s/%s.csv", dir, t->name);
     FILE *f = fopen(path, "w");
     if (!f)
         return -errno;
+    errno = 0;
     for (size_t c = 0; c < t->ncols; c++) {
         if (c)
             fputc(',', f);
@@ -52,10 +56,10 @@ static int write_table(const struct ps_tl_table *t, const char *dir)
         }
         fputc('\n', f);
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return -EIO;
-    return 0;
+    int why = ferror(f) ? (errno ? errno : EIO) : 0;   /* a failed write leaves its errno: nothing since resets it */
+    if (fclose(f) != 0 && !why)
+        why = errno ? errno : EIO;
+    return -why;
 }
 
 /* 0: DIR may be written (missing: made after the trace is read); 2 after a message. */
@@ -108,23 +112,58 @@ int ps_export_tracelens(const char *input, const char *dir)
         ps_tl_tables_fini(&tabs);
         return 1;
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        ps_text_escape(dir, shown, sizeof shown, NULL);
-        fprintf(stderr, "perfscope export: cannot make the folder %s: %s\n", shown, strerror(errno));
+    /* The tables go into a new folder beside DIR, which then becomes DIR (or, DIR existing, gives it its files): a
+     * write that fails (a full disk) leaves no part of the export behind. */
+    char tmp[4096];
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    snprintf(tmp, sizeof tmp, "%.*s.tmp-XXXXXX", (int)len, dir);
+    ps_text_escape(dir, shown, sizeof shown, NULL);
+    if (len + 12 >= sizeof tmp || !mkdtemp(tmp)) {
+        fprintf(stderr, "perfscope export: cannot make a folder beside %s: %s\n", shown,
+                len + 12 >= sizeof tmp ? strerror(ENAMETOOLONG) : strerror(errno));
         ps_tl_tables_fini(&tabs);
         return 1;
     }
-    size_t rows = 0;
-    for (size_t k = 0; k < tabs.n; k++) {
-        if ((rc = write_table(&tabs.v[k], dir)) < 0) {
-            ps_text_escape(dir, shown, sizeof shown, NULL);
-            fprintf(stderr, "perfscope export: cannot write %s/%s.csv: %s\n", shown, tabs.v[k].name, strerror(-rc));
-            ps_tl_tables_fini(&tabs);
-            return 1;
+    size_t rows = 0, written = 0;
+    struct stat st;
+    int status = 1, made = stat(dir, &st) != 0;
+    for (; written < tabs.n; written++) {
+        if ((rc = write_table(&tabs.v[written], tmp)) < 0) {
+            fprintf(stderr, "perfscope export: writing %s/%s.csv failed: %s\n", shown, tabs.v[written].name,
+                    strerror(-rc));
+            written++;          /* its file may exist: removed below */
+            goto out;
         }
-        rows += tabs.v[k].nrows;
+        rows += tabs.v[written].nrows;
+    }
+    mode_t mask = umask(0);     /* mkdtemp makes 0700: give DIR the mode a new folder gets */
+    umask(mask);
+    if (made && (chmod(tmp, 0777 & ~mask) != 0 || rename(tmp, dir) != 0)) {
+        fprintf(stderr, "perfscope export: cannot write %s: %s\n", shown, strerror(errno));
+        goto out;
+    }
+    for (size_t k = 0; !made && k < tabs.n; k++) {
+        char from[4200], to[4200];
+        snprintf(from, sizeof from, "%s/%s.csv", tmp, tabs.v[k].name);
+        snprintf(to, sizeof to, "%.*s/%s.csv", (int)len, dir, tabs.v[k].name);
+        if (rename(from, to) != 0) {
+            fprintf(stderr, "perfscope export: cannot write %s/%s.csv: %s\n", shown, tabs.v[k].name, strerror(errno));
+            goto out;
+        }
     }
     fprintf(stderr, "perfscope export: %zu TraceLens tables (%zu rows) -> %s\n", tabs.n, rows, dir);
+    status = 0;
+out:
+    if (status != 0 || !made) {     /* what is left of the new folder */
+        for (size_t k = 0; k < written; k++) {
+            char p[4200];
+            snprintf(p, sizeof p, "%s/%s.csv", tmp, tabs.v[k].name);
+            unlink(p);
+        }
+        rmdir(tmp);
+    }
     ps_tl_tables_fini(&tabs);
-    return 0;
+    return status;
 }

@@ -336,6 +336,16 @@ static void warn_drops(const struct ps_ring_drops *d, const char *session)
                         "larger one, or use a smaller --ring-size)\n", d->alloc, session);
 }
 
+/* Records in the rings that no probe wrote (collector/rows.c), left out of the trace. */
+static void warn_invalid(uint64_t n)
+{
+    if (n)
+        fprintf(stderr, "perfscope record: warning: %" PRIu64 " record%s in the probes' rings made no sense (times "
+                        "outside the recording, threads or domains the process never made, slots no probe fills: "
+                        "the program wrote over its ring) and %s left out (invalid_records)\n",
+                n, n == 1 ? "" : "s", n == 1 ? "was" : "were");
+}
+
 /* `record --recover TRACE`: the exit status. */
 static int recover(const char *trace)
 {
@@ -350,6 +360,7 @@ static int recover(const char *trace)
     else
         fprintf(stderr, "perfscope record: recovered %" PRIu64 " records from the rings of the recorder that died "
                         "into %s; %" PRIu64 " records dropped\n", res.salvaged, trace, res.dropped);
+    warn_invalid(res.invalid);
     return 0;
 }
 
@@ -440,6 +451,7 @@ static int finish_trace(struct run *r, struct ps_tw *w, struct ps_collect *c)
                     " probed), %" PRIu64 " records dropped\n", r->output, t.nvtx_rows, t.processes,
             t.processes == 1 ? "" : "es", t.probed_processes, t.dropped);
     warn_drops(&t.drops, r->session);
+    warn_invalid(t.invalid);
     return 0;
 }
 

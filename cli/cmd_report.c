@@ -311,11 +311,49 @@ static int load_gpu_specs(const struct report_args *a, struct ps_gpu_specs *spec
 {
     for (size_t i = 0; i < a->ngpu_spec; i++) {
         char err[512] = "";
+        if (ps_input_check("report", a->gpu_spec[i], "a GPU spec file"))
+            return 1;
         int rc = ps_gpu_specs_load(specs, a->gpu_spec[i], err, sizeof err);
         if (rc < 0) {
             print_error(rc == -ENOMEM && !err[0] ? "out of memory" : err);
             return 1;
         }
+    }
+    return 0;
+}
+
+/* Whether the n FILEs are per-rank JSON reports (*reports: how many), read without waiting on a FIFO. Reports are
+ * merged only with reports: among them, a file that cannot be read is bad input and a trace is a usage error, each
+ * named (one of thousands of files). Traces go to their readers, which say what is wrong with any of them. Returns 0,
+ * or the exit status after a message. */
+static int classify_inputs(int n, char **files, int *reports)
+{
+    int first_other = -1, bad = 0;
+    char err[1024] = "", first_err[1024] = "";
+    *reports = 0;
+    for (int i = 0; i < n; i++) {
+        int k = ps_report_merge_kind(files[i], err, sizeof err);
+        if (k == 1)
+            ++*reports;
+        else if (k == 0 && first_other < 0)
+            first_other = i;
+        if (k < 0 && bad++ == 0)
+            snprintf(first_err, sizeof first_err, "%s", err);
+    }
+    if (*reports == 0)
+        return 0;
+    if (bad > 0) {
+        if (bad > 1)
+            snprintf(err, sizeof err, "%s (and %d more could not be read)", first_err, bad - 1);
+        print_error(bad > 1 ? err : first_err);
+        return 1;
+    }
+    if (first_other >= 0) {
+        char shown[2048];
+        ps_text_escape(files[first_other], shown, sizeof shown, NULL);
+        fprintf(stderr, "perfscope report: %s is not a perfscope JSON report, but %d of the %d files %s: give traces "
+                        "or per-rank JSON reports, not both\n", shown, *reports, n, *reports == 1 ? "is" : "are");
+        return 2;
     }
     return 0;
 }
@@ -363,13 +401,8 @@ int cmd_report(int argc, char **argv)
     }
     struct ps_render_opts ro = { .width = PS_TEXT_WIDTH, .color = ps_opt_use_color(a.color, a.output) };
     int reports = 0;
-    for (int i = optind; i < argc; i++)
-        reports += ps_report_merge_is_report(argv[i]);
-    if (reports > 0 && reports < argc - optind) {
-        fprintf(stderr, "perfscope report: give traces or per-rank JSON reports, not both (%d of the %d files are "
-                        "perfscope JSON reports)\n", reports, argc - optind);
-        return 2;
-    }
+    if ((rc = classify_inputs(argc - optind, argv + optind, &reports)) != 0)
+        return rc;
     if (optind < argc - 1 || reports > 0)
         return several_ranks(&a, &ro, (const char *const *)argv + optind, (size_t)(argc - optind), reports > 0);
     struct ps_gpu_specs specs = { 0 };

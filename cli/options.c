@@ -1,5 +1,6 @@
 /* Option parsing shared by every perfscope command (options.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,8 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "ps_file.h"
+#include "ps_text_escape.h"
 
 int ps_opt_parse_double(const char *s, double *out)
 {
@@ -98,6 +101,19 @@ int ps_opt_getopt_error(const char *cmd, int c, char **argv)
         fprintf(stderr, "perfscope %s: unknown option '%s' (see 'perfscope %s --help')\n", cmd, argv[optind - 1],
                 cmd);
     return 2;
+}
+
+int ps_input_check(const char *cmd, const char *path, const char *what)
+{
+    char err[1024], shown[2048];
+    int fd = ps_file_open_regular(path, O_RDONLY, what, err, sizeof err);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    ps_text_escape(err, shown, sizeof shown, NULL);     /* a file name is bytes, not text */
+    fprintf(stderr, "perfscope %s: %s\n", cmd, shown);
+    return 1;
 }
 
 int ps_output_check_path(const char *cmd, const char *path, int stdout_without)

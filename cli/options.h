@@ -39,6 +39,15 @@ int ps_opt_parse_color(const char *cmd, const char *when);
  * NO_COLOR is unset or empty (no-color.org). */
 int ps_opt_use_color(int color, const char *output);
 
+/* ---- input files ---- */
+
+/* The rule of every command that reads a file it is given (report, diff, export, top --trace, record --recover,
+ * report --gpu-spec): before any reader opens it, `path` must open (without waiting: a FIFO would block the open
+ * for good) and be a regular file. Returns 0, or 1 (the exit status of an input that cannot be read) after one line
+ * "perfscope CMD: PATH: cannot open: REASON", "... PATH: is a directory, not WHAT" or "... PATH: not a regular file
+ * (a pipe or FIFO): ..." (common/ps_file.h). `what` names what the file should be ("a trace file"). */
+int ps_input_check(const char *cmd, const char *path, const char *what);
+
 /* ---- -o OUT: where a command writes its result (report, diff, export) ---- */
 
 /* -o's value `path`: an empty one is refused (fopen("") fails only after the trace was read). `stdout_without`:

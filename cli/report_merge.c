@@ -4,25 +4,33 @@
  * report over the traces themselves. Only the rank summary is parsed: a report's other keys (its steps, kernels)
  * are skipped by position, so a thousand reports merge in well under a second. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yajl/yajl_tree.h>
 
+#include "ps_file.h"
 #include "report_merge.h"
 
 #define VERSION_KEY "\"perfscope_report_version\""
 
-int ps_report_merge_is_report(const char *path)
+int ps_report_merge_kind(const char *path, char *err, size_t errlen)
 {
     char head[64];
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    size_t n = fread(head, 1, sizeof head - 1, f);
-    fclose(f);
+    int fd = ps_file_open_regular(path, O_RDONLY, "a trace file", err, errlen);   /* never a FIFO's wait */
+    if (fd < 0)
+        return fd;
+    ssize_t n = read(fd, head, sizeof head - 1);
+    int rc = n < 0 ? -errno : 0;
+    close(fd);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(-rc));
+        return rc;
+    }
     head[n] = '\0';
     const char *p = head + strspn(head, " \t\r\n");
     if (*p++ != '{')
@@ -34,9 +42,14 @@ int ps_report_merge_is_report(const char *path)
 /* The whole file into *buf (NUL-terminated; reused across files, grown as needed). 0 or a negative errno. */
 static int slurp(const char *path, char **buf, size_t *cap, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -errno;
+    int fd = ps_file_open_regular(path, O_RDONLY, "a report", NULL, 0);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        int rc = fd >= 0 ? -errno : fd;
+        if (fd >= 0)
+            close(fd);
+        return rc;
+    }
     *len = 0;
     for (;;) {
         if (*cap - *len < 65536) {

@@ -7,9 +7,10 @@
 
 #include "analyses/ranks.h"
 
-/* 1 when `path` is a perfscope JSON report (its first key is "perfscope_report_version"), 0 otherwise (a trace, or
- * a file that cannot be read: the trace reader says why). */
-int ps_report_merge_is_report(const char *path);
+/* 1 when `path` is a perfscope JSON report (its first key is "perfscope_report_version"), 0 when it is another
+ * regular file (a trace), or -errno with one line in err when it cannot be read: it cannot be opened, or it is a
+ * directory, FIFO or device (opened without waiting on a FIFO: common/ps_file.h). */
+int ps_report_merge_kind(const char *path, char *err, size_t errlen);
 
 /* Read the "rank_summary" of each of paths[0..n) and build the several-rank report into *mr (release with
  * ps_multirank_fini). 0; -EINVAL with "FILE: reason" in err (a file that cannot be read, is no perfscope report, or

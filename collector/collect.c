@@ -422,9 +422,15 @@ void *ps_collect_drain_main(void *arg)
      * lane's records, so their strings are defined first. */
     for (size_t i = 0; i < c->n_rings; i++) {
         struct drain_ctx d = { c, (uint32_t)i, 0, 0 };
-        if (c->rings[i].reader && !c->rings[i].corrupt &&
-            ps_ring_reader_open_ranges(c->rings[i].reader, drain_one, &d) == -EBADMSG)
+        if (!c->rings[i].reader || c->rings[i].corrupt)
+            continue;
+        if (ps_ring_reader_open_ranges(c->rings[i].reader, drain_one, &d) == -EBADMSG) {
             ps_collect_ring_corrupt(c, i);
+            continue;
+        }
+        uint64_t refused = ps_ring_reader_open_refused(c->rings[i].reader);
+        if (refused)
+            put_ent(c, &c->cur, ENT_RING_REFUSED, (uint32_t)i, 0, &refused, sizeof refused);
     }
     for (size_t i = 0; i < c->n_rings; i++) {
         struct ps_ring_drops drops;
@@ -535,6 +541,12 @@ static int write_chunk(struct ps_collect *c, const struct chunk *k)
             struct ps_ring_drops drops;
             memcpy(&drops, p, sizeof drops);
             ps_rows_ring_dropped(c->rows, e->ring, &drops);
+            break;
+        }
+        case ENT_RING_REFUSED: {
+            uint64_t n;
+            memcpy(&n, p, sizeof n);
+            ps_rows_ring_refused(c->rows, e->ring, n);
             break;
         }
         case ENT_RING_ALIVE:

@@ -15,7 +15,7 @@
 #include "collector/trace_writer.h"
 
 enum ent_kind { ENT_WIRE, ENT_RING_OPEN, ENT_RING_DROPPED, ENT_RING_ALIVE, ENT_RING_CORRUPT, ENT_RING_POS, ENT_PSAMPLE,
-                ENT_TSAMPLE, ENT_GSAMPLE, ENT_LIVE_CLEAR, ENT_LIVE_OPEN };
+                ENT_TSAMPLE, ENT_GSAMPLE, ENT_LIVE_CLEAR, ENT_LIVE_OPEN, ENT_RING_REFUSED };
 
 struct ent {
     uint32_t size;              /* header + payload, multiple of 8 */

@@ -8,8 +8,10 @@
 
 #include "collector/collect.h"
 #include "collect_impl.h"
-#include "ps_wire.h"
 #include "ps_diag.h"
+#include "ps_globalid.h"
+#include "ps_schema.h"
+#include "ps_wire.h"
 
 /* One column-typed row callback per SELECT; 0 or -EIO. */
 static int each_row(struct ps_tw *w, const char *sql, int (*fn)(struct ps_collect *, sqlite3_stmt *),
@@ -84,6 +86,13 @@ static int resume_registered(struct ps_collect *c, sqlite3_stmt *st)
                                       sqlite3_column_int(st, 3));
 }
 
+/* A domain the dead recorder stored (an NVTX_EVENTS row of type 75): the open-range slots read now may be in it. */
+static int resume_domain(struct ps_collect *c, sqlite3_stmt *st)
+{
+    return ps_rows_restore_domain(c->rows, ps_global_to_pid(sqlite3_column_int64(st, 1)),
+                                  (uint32_t)sqlite3_column_int64(st, 0));
+}
+
 /* Where the dead recorder's stored rows of each lane end: the drain goes on from there. */
 static int resume_lane(struct ps_collect *c, sqlite3_stmt *st)
 {
@@ -125,6 +134,8 @@ int ps_collect_resume(const char *session_dir, int64_t origin_ns, struct ps_tw *
         (rc = each_row(w, "SELECT ring, lane, record FROM PERFSCOPE_RECOVERY_STATE ORDER BY rowid", resume_state, c)) ||
         (rc = each_row(w, "SELECT r.ring, r.id, r.sid, s.id IS NOT NULL FROM PERFSCOPE_RECOVERY_REGISTERED r"
                           " LEFT JOIN StringIds s ON s.id = r.sid", resume_registered, c)) ||
+        (rc = each_row(w, "SELECT DISTINCT domainId, globalTid FROM NVTX_EVENTS"
+                          " WHERE eventType = " PS_SQL_INT(PS_NSYS_NVTX_DOMAIN_CREATE), resume_domain, c)) ||
         (rc = each_row(w, "SELECT ring, lane, chunk, offset FROM PERFSCOPE_RECOVERY_LANES", resume_lane, c)))
         goto fail;
     if ((rc = -pthread_create(&c->writer_thread, NULL, ps_collect_writer_main, c)))

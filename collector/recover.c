@@ -15,6 +15,7 @@
 #include "collector/session.h"
 #include "collector/run_rows.h"
 #include "collector/trace_writer.h"
+#include "ps_file.h"
 
 /* One text value of the trace (malloc'd), or NULL. */
 static char *query_text(struct ps_tw *w, const char *sql)
@@ -72,8 +73,10 @@ static int resume(struct ps_tw *w, const char *trace, const char *dir, int64_t o
         snprintf(err, errlen, "%s: failed (the trace is left as it was)", trace);   /* why: through ps_diag */
         return rc;
     }
-    if (rows_done)
+    if (rows_done) {
         t.dropped = (uint64_t)query_i64(w, "SELECT sum(droppedRecords) FROM PERFSCOPE_PROCESS_INFO", 0);
+        t.invalid = (uint64_t)query_i64(w, "SELECT value FROM PERFSCOPE_META WHERE name = 'invalid_records'", 0);
+    }
     if (!(rc = ps_tw_begin(w)) && !(rc = ps_run_rows_session(w, origin, utc, last_row_ns(w))) &&
         !(rc = ps_tw_meta(w, "recovered", "1")) &&
         !(rc = ps_tw_meta_i64(w, "recovered_records", (int64_t)t.salvaged)) &&
@@ -93,6 +96,7 @@ static int resume(struct ps_tw *w, const char *trace, const char *dir, int64_t o
     }
     out->salvaged = t.salvaged;
     out->dropped = t.dropped;
+    out->invalid = t.invalid;
     return 0;
 }
 
@@ -103,12 +107,9 @@ int ps_record_recover(const char *trace, struct ps_recovery *out, char *err, siz
     if (!err)
         errlen = 0;
     /* The recorder holds an exclusive lock on its trace for the whole recording (ps_output_claim, output_file.h). */
-    int fd = open(trace, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) {
-        int rc = -errno;
-        snprintf(err, errlen, "%s: %s", trace, strerror(-rc));
-        return rc;
-    }
+    int fd = ps_file_open_regular(trace, O_RDONLY | O_NOFOLLOW, "a trace file", err, errlen);
+    if (fd < 0)
+        return fd;
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         snprintf(err, errlen, "%s: a perfscope record is still writing it (wait for it to end)", trace);
         close(fd);

@@ -13,6 +13,7 @@
 #include "maps.h"
 #include "ps_globalid.h"
 #include "ps_schema.h"
+#include "ps_time.h"
 #include "rows_impl.h"
 
 
@@ -60,6 +61,7 @@ void ps_rows_free(struct ps_rows *r)
         free(r->procs[i].cmdline);
         free(r->procs[i].comm);
         free(r->procs[i].cuda_msg);
+        ps_u64map_fini(&r->procs[i].domains);
     }
     free(r->rings);
     free(r->procs);
@@ -135,6 +137,18 @@ void ps_rows_ring_still_running(struct ps_rows *r, uint32_t ring)
         r->procs[r->rings[ring].proc].still_running = 1;
 }
 
+void ps_rows_ring_refused(struct ps_rows *r, uint32_t ring, uint64_t n)
+{
+    if (ring < r->n_rings)
+        r->procs[r->rings[ring].proc].invalid += n;
+}
+
+int ps_rows_restore_domain(struct ps_rows *r, uint32_t pid, uint32_t domain)
+{
+    uint64_t *pi = ps_u64map_get(&r->proc_by_pid, pid);
+    return pi ? ps_u64map_put(&r->procs[*pi].domains, domain, 1) : 0;
+}
+
 void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring_drops *d)
 {
     if (ring >= r->n_rings)
@@ -152,6 +166,73 @@ void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring
 static int64_t stored_ns(const struct ps_rows *r, const struct ring *g, uint64_t tsc)
 {
     return g->clock(g->clock_ctx, tsc) - r->origin_ns;
+}
+
+/* ---- Records no probe wrote ----
+ * A ring is the program's memory: a stray pointer, or anyone who can write the ring file, can leave bytes there
+ * that frame as records (docs/design.md, "Untrusted input"). The ring reader checks the framing (sizes, links,
+ * an open-range slot's fields); here a record must also fit the session: its times after the session started and
+ * not after now (256 KiB of random bytes over a ring's open-range table gave starts of 1e17 to 5e18 ns), a
+ * push/pop range ending after it starts, and a range the reader made from an open-range slot (PS_WIRE_OPEN_SLOT)
+ * on a thread and in a domain the ring's records made known. Records that fail are left out and counted
+ * (invalid_records, docs/trace-format.md). A record the probe wrote into a chunk is not held to its thread and
+ * domain: lanes are read in index order, so the definition may come later in the same drain (docs/probe.md,
+ * "Reader"); an open-range slot is read after every lane is drained. */
+
+/* The clock conversion's error (within 2 us: docs/probe.md, "Clock"), with room to spare. */
+#define TIME_SLACK_NS 1000000
+
+/* 1 when CLOCK_MONOTONIC `ns` lies between the session's start (record takes it before CMD runs) and now. */
+static int in_session(struct ps_rows *r, int64_t ns)
+{
+    if (ns < r->origin_ns - TIME_SLACK_NS)
+        return 0;
+    if (ns <= r->now_ns + TIME_SLACK_NS)
+        return 1;
+    r->now_ns = ps_monotonic_ns();      /* once a batch: records come in time order per lane */
+    return ns <= r->now_ns + TIME_SLACK_NS;
+}
+
+/* 1 when thread `tid` of ring g's process is known: it wrote a thread name or a record taken before, or was
+ * sampled. */
+static int thread_known(const struct ps_rows *r, const struct ring *g, uint32_t tid)
+{
+    return ps_u64map_get(&r->thread_by_gtid, (uint64_t)ps_global_tid(g->pid, tid)) != NULL;
+}
+
+/* A record of thread `tid` was taken: the thread is known. 0 or -ENOMEM. */
+static int thread_seen(struct ps_rows *r, struct ring *g, uint32_t tid)
+{
+    int64_t gtid = ps_global_tid(g->pid, tid);
+    if (gtid == g->seen_gtid)
+        return 0;
+    if (!ps_rows_thread_get(r, g->pid, tid))
+        return -ENOMEM;
+    g->seen_gtid = gtid;
+    return 0;
+}
+
+static int domain_known(const struct ps_rows *r, const struct ring *g, uint32_t domain)
+{
+    return domain == 0 || ps_u64map_get(&r->procs[g->proc].domains, domain) != NULL;
+}
+
+/* 1 when an NVTX event record fits the session (see above). */
+static int nvtx_event_valid(struct ps_rows *r, const struct ring *g, const struct ps_wire_hdr *rec)
+{
+    const struct ps_wire_nvtx *n = (const void *)rec;
+    int64_t start = g->clock(g->clock_ctx, n->start_tsc);
+    if (!in_session(r, start))
+        return 0;
+    if (rec->type == PS_WIRE_NVTX_RANGE || rec->type == PS_WIRE_NVTX_STARTEND) {
+        int64_t end = g->clock(g->clock_ctx, n->end_tsc);
+        /* a start/end range may end on another CPU than it started: no order asked of the two */
+        if (!in_session(r, end) || (rec->type == PS_WIRE_NVTX_RANGE && end < start))
+            return 0;
+    }
+    if (rec->type == PS_WIRE_NVTX_OPEN && (rec->flags & PS_WIRE_OPEN_SLOT))
+        return thread_known(r, g, n->tid) && domain_known(r, g, n->domain_id);
+    return 1;
 }
 
 /* The StringIds id of registered string `id` of ring g, reserved on first reference (and kept in
@@ -275,6 +356,13 @@ static int nvtx_event(struct ps_rows *r, struct ring *g, uint32_t lane, const st
         ext = (const void *)((const char *)rec + off);
         off += sizeof *ext;
     }
+    if (!nvtx_event_valid(r, g, rec)) {
+        p->invalid++;
+        return 0;
+    }
+    int rc = thread_seen(r, g, n->tid);
+    if (rc)
+        return rc;
     const char *text = NULL;
     int64_t text_id = 0;
     switch (rec->flags & PS_WIRE_MSG_MASK) {
@@ -363,6 +451,8 @@ int ps_rows_live_open(struct ps_rows *r, uint32_t ring, uint32_t lane, const str
         return -EIO;
     struct ring *g = &r->rings[ring];
     const struct ps_wire_nvtx *n = (const void *)rec;
+    if (!nvtx_event_valid(r, g, rec))
+        return 0;                   /* a display: nothing counted (the final drain counts what is left out) */
     sqlite3_stmt *st = r->st_live_open;
     sqlite3_clear_bindings(st);
     sqlite3_bind_int64(st, 1, ps_global_tid(g->pid, n->tid));
@@ -391,6 +481,15 @@ static int nvtx_name(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr
         r->procs[g->proc].unknown++;
         return 0;
     }
+    if (!in_session(r, g->clock(g->clock_ctx, n->tsc))) {
+        r->procs[g->proc].invalid++;
+        return 0;
+    }
+    int rc = thread_seen(r, g, n->tid);
+    if (rc)
+        return rc;
+    if (rec->type == PS_WIRE_NVTX_DOMAIN && ps_u64map_put(&r->procs[g->proc].domains, n->id, 1))
+        return -ENOMEM;
     if (rec->type == PS_WIRE_NVTX_REGISTERED) {
         int64_t sid = registered_sid(r, g, n->id);
         if (sid < 0)
@@ -402,7 +501,7 @@ static int nvtx_name(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr
         char *fixed = ps_rows_dup_utf8(name);
         if (!fixed)
             return -ENOMEM;
-        int rc = ps_tw_string_define(r->w, sid, fixed);
+        rc = ps_tw_string_define(r->w, sid, fixed);
         free(fixed);
         return rc;
     }
@@ -556,7 +655,11 @@ int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct p
     case PS_WIRE_NVTX_CATEGORY:
         return nvtx_name(r, g, rec);
     case PS_WIRE_NVTX_UNBALANCED:
-        r->procs[g->proc].unbalanced++;
+        if (rec->size >= sizeof(struct ps_wire_nvtx) &&
+            !in_session(r, g->clock(g->clock_ctx, ((const struct ps_wire_nvtx *)(const void *)rec)->start_tsc)))
+            r->procs[g->proc].invalid++;
+        else
+            r->procs[g->proc].unbalanced++;
         return 0;
     case PS_WIRE_PROCESS:
         return process_rec(r, g, rec);

@@ -17,6 +17,8 @@ struct proc {
     int32_t rank, local_rank, world_size;
     uint32_t rings;
     uint64_t dropped, unbalanced, unknown;
+    uint64_t invalid;               /* records no probe wrote, left out (rows.c, "Records no probe wrote") */
+    struct ps_u64map domains;       /* NVTX domain ids the process defined (PS_WIRE_NVTX_DOMAIN); 0 is always one */
     struct ps_ring_drops drops;     /* `dropped` by cause (summed over the process's rings) */
     int still_running;              /* alive when CMD exited: later records are missing */
     uint64_t unterminated;          /* push/pop ranges never popped (PS_WIRE_NVTX_OPEN rows) */
@@ -33,6 +35,7 @@ struct ring {
     struct ps_u64map lane_strings;  /* lane << 32 | id -> struct ps_str * */
     struct ps_u64map registered;    /* registered id -> StringIds id << 1 | defined */
     struct ps_ring_drops drops;     /* the last count reported */
+    int64_t seen_gtid;              /* the thread of the last record taken (known): spares a lookup per record */
 };
 
 struct thread {
@@ -44,6 +47,7 @@ struct ps_rows {
     struct ps_tw *w;
     struct ps_gpu_rows *gpu;
     int64_t origin_ns;
+    int64_t now_ns;                 /* CLOCK_MONOTONIC ns read when a record's time passed the last one read */
     struct ring *rings;
     size_t n_rings, cap_rings;
     struct proc *procs;

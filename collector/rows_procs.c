@@ -190,6 +190,7 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
         t->unbalanced += p->unbalanced;
         t->unterminated += p->unterminated;
         t->unknown += p->unknown;
+        t->invalid += p->invalid;
         t->cuda_injected_processes += p->cuda_injected;
         if (t->rank < 0 && p->rank >= 0) {
             t->rank = p->rank;
@@ -221,7 +222,8 @@ int ps_rows_finish(struct ps_rows *r, struct ps_rows_totals *t)
         (rc = ps_tw_meta_i64(r->w, "dropped_records.chunk_alloc", (int64_t)t->drops.alloc)) ||
         (rc = ps_tw_meta_i64(r->w, "still_running_processes", (int64_t)t->still_running)) ||
         (rc = ps_tw_meta_i64(r->w, "other_pidns_rings", (int64_t)r->other_pidns_rings)) ||
-        (rc = ps_tw_meta_i64(r->w, "corrupt_rings", (int64_t)r->corrupt_rings)))
+        (rc = ps_tw_meta_i64(r->w, "corrupt_rings", (int64_t)r->corrupt_rings)) ||
+        (rc = ps_tw_meta_i64(r->w, "invalid_records", (int64_t)t->invalid)))
         return rc;
     uint64_t gpu_dropped = 0;
     return ps_gpu_rows_finish(r->gpu, &gpu_dropped);

@@ -17,6 +17,7 @@
 
 #include "ps_diag.h"
 #include "ps_env.h"
+#include "ps_file.h"
 
 /* mkdir that accepts an existing directory only if it is ours, private and not a link. */
 static int private_dir(const char *path)
@@ -219,7 +220,7 @@ fail:
 static int looks_like_probe(const char *path)
 {
     static const char want[] = "InitializeInjectionNvtx2";
-    int found = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+    int found = 0, fd = ps_file_open_regular(path, O_RDONLY, "a library", NULL, 0);   /* never a FIFO's wait */
     Elf64_Ehdr eh;
     Elf64_Shdr *sh = NULL;
     if (fd < 0)

@@ -65,11 +65,16 @@ int ps_ring_reader_seek(struct ps_ring_reader *r, uint32_t lane, const struct ps
 
 /* Call `fn(ctx, lane, rec)` once for every push/pop range the ring's threads pushed and had not popped
  * (ps_ring_layout.h, struct ps_ring_open): `rec` is a PS_WIRE_NVTX_OPEN record made for the call (start_tsc
- * raw, end_tsc 0, h.flags the message kind PS_WIRE_MSG_LANE / _REGISTERED / _NONE), valid only during it.
- * Meaningful once the writing process is gone (exited, crashed, killed): while it runs, ranges open and
- * close under the reader. Returns the number of ranges, or fn's non-zero value (then it stops). */
+ * raw, end_tsc 0, h.flags the message kind PS_WIRE_MSG_LANE / _REGISTERED / _NONE and PS_WIRE_OPEN_SLOT),
+ * valid only during it. Meaningful once the writing process is gone (exited, crashed, killed): while it runs,
+ * ranges open and close under the reader. A live slot no writer would have filled so (a message kind it never
+ * stores, a level past the probe's stacks, no thread, padding that is not zero: the program wrote over the table)
+ * is left out and counted (ps_ring_reader_open_refused); its times, thread and domain are the caller's to check.
+ * Returns the number of ranges, or fn's non-zero value (then it stops). */
 long ps_ring_reader_open_ranges(struct ps_ring_reader *r,
                                 int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx);
+/* The live slots the last ps_ring_reader_open_ranges left out as no range a writer mirrored. */
+uint64_t ps_ring_reader_open_refused(const struct ps_ring_reader *r);
 
 /* Records the writers dropped (exact counts), by cause. */
 struct ps_ring_drops {

@@ -17,6 +17,8 @@
 #define PS_RING_CHUNK_MIN    (4u << 10)
 #define PS_RING_MIN_CHUNKS   16u
 #define PS_RING_OPEN_SLOTS   16u                     /* open push/pop ranges mirrored per lane */
+#define PS_RING_OPEN_LEVELS  (1u << 16)              /* a mirrored range's level is below this: the probe keeps
+                                                        no deeper push/pop nesting (probe/nvtx_inject.c STACK_MAX) */
 
 enum ps_ring_clock {
     PS_RING_CLOCK_MONO = 1,     /* *_tsc fields are CLOCK_MONOTONIC ns */
@@ -73,8 +75,8 @@ struct ps_ring_open {
     uint64_t start_tsc;         /* ring clock */
     uint32_t domain_id;         /* 0 = default domain */
     uint32_t msg_id;            /* PS_WIRE_MSG_LANE / _REGISTERED id; 0 for _NONE (inline text is not kept) */
-    uint32_t level;             /* nesting level in its domain's stack (0 = outermost) */
-    uint32_t pad;
+    uint32_t level;             /* nesting level in its domain's stack (0 = outermost), < PS_RING_OPEN_LEVELS */
+    uint32_t pad;               /* 0 */
 };
 #define PS_RING_OPEN_LIVE 0x80000000u
 

@@ -48,6 +48,7 @@ struct ps_ring_reader {
     char *rec;              /* the record being delivered, copied out of the ring (chunk_bytes) */
     int hold;               /* chunks are released by ps_ring_reader_release, not by the drain */
     char corrupt[160];      /* why reading stopped, "" while the ring makes sense */
+    uint64_t open_refused;  /* live slots the last open_ranges left out: no writer fills a slot so */
     struct pair *pairs;     /* calibration pairs, ascending; [0] from the writer */
     size_t npairs, cap_pairs;
 };
@@ -407,12 +408,26 @@ static int seek(struct ps_ring_reader *r, uint32_t lane, const struct ps_ring_po
     return 0;
 }
 
+/* 1 when a live slot is one a writer fills (ps_ring_open_begin): the state holds the live bit and a message kind of a
+ * mirrored range (lane string, registered string or none: never inline), no message id with no message, a level the
+ * probe's stacks reach, a thread, and zero padding. Anything else is bytes the program wrote over the table: a
+ * random slot passes with a probability of about 2^-77. Times, threads and domains are the collector's to check
+ * (collector/rows.c): it knows the session and what the ring's records defined. */
+static int open_slot_framed(const struct ps_ring_open *o)
+{
+    uint32_t kind = o->state & ~PS_RING_OPEN_LIVE;
+    return (kind == PS_WIRE_MSG_NONE || kind == PS_WIRE_MSG_LANE || kind == PS_WIRE_MSG_REGISTERED) &&
+           (kind != PS_WIRE_MSG_NONE || o->msg_id == 0) && o->level < PS_RING_OPEN_LEVELS && o->tid != 0 &&
+           o->pad == 0;
+}
+
 static long open_ranges(struct ps_ring_reader *r,
                         int (*fn)(void *ctx, uint32_t lane, const struct ps_wire_hdr *rec), void *ctx)
 {
     const struct ps_ring_open *slots = (const struct ps_ring_open *)(const void *)(r->base + r->g.open_off);
     uint32_t used = lanes_used(r);
     long n = 0;
+    r->open_refused = 0;
     if (r->corrupt[0])
         return -EBADMSG;
     for (uint32_t i = 0; i < used; i++) {
@@ -421,11 +436,13 @@ static long open_ranges(struct ps_ring_reader *r,
             memcpy(&o, &slots[(uint64_t)i * PS_RING_OPEN_SLOTS + k], sizeof o);   /* one read of the slot */
             if (!(o.state & PS_RING_OPEN_LIVE))
                 continue;
+            if (!open_slot_framed(&o)) {
+                r->open_refused++;
+                continue;
+            }
             uint32_t kind = o.state & PS_WIRE_MSG_MASK;
-            if (kind == PS_WIRE_MSG_INLINE)
-                kind = PS_WIRE_MSG_NONE;            /* a writer never stores it; a corrupt slot might */
-            struct ps_wire_nvtx rec = {{sizeof rec, PS_WIRE_NVTX_OPEN, (uint16_t)kind}, o.start_tsc, 0, o.tid,
-                                       o.domain_id, kind == PS_WIRE_MSG_NONE ? 0 : o.msg_id, 0};
+            struct ps_wire_nvtx rec = {{sizeof rec, PS_WIRE_NVTX_OPEN, (uint16_t)(kind | PS_WIRE_OPEN_SLOT)},
+                                       o.start_tsc, 0, o.tid, o.domain_id, o.msg_id, 0};
             int rc = fn(ctx, i, &rec.h);
             if (rc)
                 return rc;
@@ -536,6 +553,11 @@ int ps_ring_reader_drops(struct ps_ring_reader *r, struct ps_ring_drops *out)
     int rc = drops(r, out);
     bus_guard_active = outer;
     return rc;
+}
+
+uint64_t ps_ring_reader_open_refused(const struct ps_ring_reader *r)
+{
+    return r->open_refused;
 }
 
 uint64_t ps_ring_reader_pidns(const struct ps_ring_reader *r)

@@ -65,6 +65,9 @@ struct ps_wire_thread_name {
 #define PS_WIRE_MSG_MASK        0x3
 #define PS_WIRE_HAS_ATTR        0x4   /* a struct ps_wire_nvtx_attr follows the fixed part */
 #define PS_WIRE_UNBALANCED_END  0x8   /* PS_WIRE_NVTX_UNBALANCED: an end of an unknown or ended range id (else a pop) */
+#define PS_WIRE_OPEN_SLOT       0x10  /* PS_WIRE_NVTX_OPEN made by the ring reader from an open-range slot (never
+                                         written by the probe): nothing framed it, so its reader checks its thread and
+                                         domain against what the ring's records defined (collector/rows.c) */
 
 /* The hot record: 40 bytes for a plain push/pop range. */
 struct ps_wire_nvtx {

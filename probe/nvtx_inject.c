@@ -13,6 +13,7 @@
 #include "probe_registry.h"
 
 #define STACK_MAX (1u << 16)        /* push/pop nesting kept per domain; deeper ranges are counted as dropped */
+_Static_assert(STACK_MAX <= PS_RING_OPEN_LEVELS, "the ring reader refuses a mirrored level of STACK_MAX or more");
 
 static uint32_t domain_id(nvtxDomainHandle_t d)
 {

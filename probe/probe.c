@@ -17,6 +17,7 @@
 #include "probe_ranges.h"
 #include "probe_registry.h"
 #include "ps_env.h"
+#include "ps_file.h"
 #include "ps_ring.h"
 #include "ps_time.h"
 
@@ -60,8 +61,10 @@ static void open_log(void)
         return;
     if (strcmp(p, "stderr") == 0)
         log_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
-    else
-        log_fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    else    /* a regular file only: a FIFO without a reader would block the program here for good */
+        log_fd = ps_file_open_regular(p, O_WRONLY | O_CREAT | O_APPEND, "a log file", NULL, 0);
+    if (log_fd < 0)
+        log_fd = -1;
 }
 
 /* Read a small /proc file into buf (NUL-terminated); returns bytes read, or -1. */

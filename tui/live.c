@@ -23,6 +23,7 @@
 #include "tui/host.h"
 #include "model/view.h"
 #include "read/reader.h"
+#include "ps_file.h"
 #include "ps_globalid.h"
 #include "ps_time.h"
 
@@ -381,8 +382,11 @@ void tui_live_update(struct tui_live *l)
     }
     if (!S_ISREG(st.st_mode)) {
         l->state = TUI_LIVE_ERROR;
-        snprintf(l->message, sizeof l->message, "%s: %s", l->trace, S_ISDIR(st.st_mode) ?
-                 "is a directory, not a trace file" : "not a regular file (a trace is a SQLite file)");
+        if (S_ISDIR(st.st_mode))
+            snprintf(l->message, sizeof l->message, "%s: is a directory, not a trace file", l->trace);
+        else    /* the shape of every command's message (common/ps_file.h) */
+            snprintf(l->message, sizeof l->message, "%s: not a regular file (%s): a trace is a SQLite file", l->trace,
+                     ps_file_kind(st.st_mode));
         return;
     }
     if (ps_trace_db_open(l->trace, &db, l->message, sizeof l->message) < 0) {

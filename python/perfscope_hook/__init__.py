@@ -9,6 +9,7 @@ sys.meta_path until `torch` is imported; then torch_hooks.install() patches torc
 turns it off (logged to $PERFSCOPE_LOG when set) and leaves the program running as if it were absent.
 """
 import os
+import stat
 import sys
 import time
 
@@ -31,9 +32,15 @@ def log(msg):
     try:
         if where == "stderr":
             sys.stderr.write(line)
-        else:
-            with open(where, "a") as f:
-                f.write(line)
+            return
+        # A regular file only, opened without waiting: open() of a FIFO without a reader blocks the program for
+        # good (the probe's log does the same: common/ps_file.c).
+        fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                os.write(fd, line.encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
     except Exception:
         pass
 

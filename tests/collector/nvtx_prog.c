@@ -451,6 +451,18 @@ static int sleep_s(double s, const char *file)
     return 0;
 }
 
+/* held_when_killed N FILE: push "held", close N ranges "r" inside it, write its pid to FILE, then wait in "held" until
+ * a signal ends it (the recorder's death sends SIGTERM: PR_SET_PDEATHSIG). N closed rows and 1 range never ended. */
+static int held_when_killed(long n, const char *file)
+{
+    nvtxRangePushA("held");
+    ranges("r", n);
+    if (say_pid(file))
+        return 1;
+    for (;;)
+        pause();
+}
+
 /* blocked FIFO FILE: writes its pid to FILE, then reads the FIFO to its end and exits 0. The test holds the
  * FIFO open for writing: the program sleeps (state S) in read() exactly as long as the test needs, and ends
  * when the test closes it, not by a clock. */
@@ -520,6 +532,8 @@ int main(int argc, char **argv)
         return steps(atoi(argv[2]), atof(argv[3]), atof(argv[4]));
     if (!strcmp(mode, "sleep") && (argc == 3 || argc == 4))
         return sleep_s(atof(argv[2]), argc == 4 ? argv[3] : NULL);
+    if (!strcmp(mode, "held_when_killed") && argc == 4)
+        return held_when_killed(atol(argv[2]), argv[3]);
     if (!strcmp(mode, "blocked") && argc == 4)
         return blocked(argv[2], argv[3]);
     if (!strcmp(mode, "clock")) {
@@ -550,6 +564,6 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "usage: nvtx_prog known | closed_then_sigkill N FILE | threads T N | unbalanced_exit |"
                     " registered_storm T N | tree N | ranges NAME N | burn S | sleep S [FILE] | blocked FIFO FILE |"
-                    " clock | exit CODE | signal N\n");
+                    " held_when_killed N FILE | clock | exit CODE | signal N\n");
     return 2;
 }

@@ -141,6 +141,42 @@ record_recovers_the_rings_of_a_killed_recorder)
     expect "a second --recover" "$?" 0
     grep -q "already recovered" "$dir/err3" || fail "second --recover: $(cat "$dir/err3")"
     ;;
+record_recover_leaves_out_what_random_bytes_in_a_ring_make)
+    # after kill -9 of record and 256 KiB of random bytes written into the program's ring,
+    # `record --recover` added 7-9 "never ended" ranges no probe wrote (starts of 1e17-5e18 ns, made-up threads and
+    # domains) and said "0 records dropped". nvtx_prog held_when_killed (see its comment) dies inside "held" after
+    # 100 ranges "r"; the bytes go over its ring's open-range table from the slot after "held" (lane 0, slot 1: the
+    # table's offset is the header's open_off, docs/probe.md "Ring layout"). The trace holds what the program made,
+    # and the recovery counts and names every live slot of the lanes in use it left out (counted here from the bytes).
+    mkdir -p -m 700 "$dir/xdg" || fail setup
+    export XDG_RUNTIME_DIR=$dir/xdg
+    start_record -o "$trace" -- "$prog" held_when_killed 100 "$dir/pid"
+    await "the program to make its ranges" $rec test -s "$dir/pid"
+    child=$(cat "$dir/pid")
+    kill -KILL $rec
+    end_record
+    await "process $child to end by the SIGTERM record's death sends it" - eval '! running $child'
+    ring=$(ls "$dir/xdg/perfscope/$rec"/ring-*.ps) && [ -f "$ring" ] || fail "no ring: $(ls -R "$dir/xdg")"
+    u() { od -An -t "u$1" -j "$2" -N "$1" "$ring" | tr -d ' '; }   # u BYTES OFFSET: an unsigned number of the ring
+    open_off=$(u 8 80) lanes=$(u 4 140)         # struct ps_ring_hdr (common/ps_ring_layout.h)
+    expect "lanes in use" "$lanes" 1
+    head -c 262144 /dev/urandom | dd of="$ring" bs=32 seek=$(((open_off + 32) / 32)) conv=notrunc status=none ||
+        fail "writing into the ring"
+    # Slot 1 live with a lane string (state 0x80000001, little-endian): at least one slot the reader must refuse.
+    printf '\001\000\000\200' | dd of="$ring" bs=1 seek=$((open_off + 32)) conv=notrunc status=none || fail "state"
+    live=0
+    for k in $(seq 1 15); do
+        [ $(($(u 4 $((open_off + 32 * k))) >> 31)) -eq 0 ] || live=$((live + 1))
+    done
+    "$perfscope" record --recover "$trace" 2>"$dir/err2"
+    expect "--recover status" "$?" 0
+    expect "rows (100 'r', 1 'held' never ended)" "$(q "SELECT group_concat(n, ' ') FROM (SELECT text || ':' ||
+        count(*) || ':' || count(\"end\") AS n FROM NVTX_EVENTS GROUP BY text ORDER BY text)")" "held:1:0 r:100:100"
+    expect "unterminated_nvtx of the process" "$(meta "unterminated_nvtx.pid.$child")" 1
+    expect "invalid_records (live slots among the random bytes)" "$(meta invalid_records)" $live
+    grep -q "warning: $live records\{0,1\} in the probes' rings made no sense .* left out (invalid_records)" "$dir/err2" ||
+        fail "no warning: $(cat "$dir/err2")"
+    ;;
 record_forwards_sigalrm_and_survives_sigpipe)
     # SIGALRM (e.g. a batch time limit) killed record, not CMD; SIGPIPE killed record.
     # Once CMD runs, record ignores SIGPIPE and forwards SIGALRM. A SIGPIPE that killed record would end it
@@ -240,6 +276,23 @@ record_rejects_a_probe_path_that_is_not_the_probe)
     PERFSCOPE_PROBE=$perfscope "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err"
     expect "status, the perfscope binary" "$?" 1
     [ ! -e "$trace" ] || fail "a trace was written"
+    ;;
+record_never_blocks_on_a_fifo_as_probe_or_log)
+    # PERFSCOPE_PROBE=FIFO hung record for good (reading it to check it is the probe, with its signals
+    # blocked: not even SIGTERM ended it); PERFSCOPE_LOG=FIFO hung the recorded program in the probe's start-up (its
+    # open of the log; the probe never breaks the program it is in). No process holds either FIFO's other end: a
+    # regression blocks here until CTest's TIMEOUT.
+    mkfifo "$dir/probe.so" "$dir/log" || fail setup
+    echo "waiting for record with PERFSCOPE_PROBE=FIFO (blocked for good here: the bug)"
+    PERFSCOPE_PROBE=$dir/probe.so "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err"
+    expect "status, a FIFO as the probe" "$?" 1
+    grep -q "PERFSCOPE_PROBE=$dir/probe.so: not perfscope's probe library" "$dir/err" || fail "message: $(cat "$dir/err")"
+    [ ! -e "$trace" ] || fail "a trace was written"
+    echo "waiting for the program with PERFSCOPE_LOG=FIFO (blocked for good here: the bug)"
+    PERFSCOPE_LOG=$dir/log "$perfscope" record -o "$trace" -- "$prog" known 2>"$dir/err"
+    expect "status, a FIFO as the log" "$?" 0
+    expect "rows of types 59/60/34 (nvtx_prog known)" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 34)")" 27
+    [ -p "$dir/log" ] || fail "the FIFO was replaced"
     ;;
 record_option_errors_are_one_line_usage_errors)
     # strict numbers, `-o -- ./p` is a missing value, one line + a pointer to --help.

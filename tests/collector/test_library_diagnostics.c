@@ -67,7 +67,7 @@ static void recover_missing_trace_is_an_error_in_the_callers_buffer(void)
     CHECK(status == -ENOENT);
     CHECK(ngot == 0);
     char want[256];
-    snprintf(want, sizeof want, "/nonexistent-perfscope-dir/run.sqlite: %s", strerror(ENOENT));
+    snprintf(want, sizeof want, "/nonexistent-perfscope-dir/run.sqlite: cannot open: %s", strerror(ENOENT));
     CHECK(strcmp(err, want) == 0);
 }
 

@@ -8,6 +8,7 @@
 
 #include "cases.h"
 #include "ps_globalid.h"
+#include "ps_time.h"
 #include "ps_wire.h"
 #include "collector/rows.h"
 #include "collector/sampler.h"
@@ -28,14 +29,27 @@ static int64_t test_clock(const void *ctx, uint64_t t)
     return 1000 + 2 * (int64_t)t;
 }
 
-static void open_trace(void)
+/* A clock for records whose times are CLOCK_MONOTONIC ns already (as the drain thread converts them). */
+static int64_t ps_identity_clock(const void *ctx, uint64_t t)
+{
+    (void)ctx;
+    return (int64_t)t;
+}
+
+/* A trace whose session started at CLOCK_MONOTONIC `origin_ns`. */
+static void open_trace_at(int64_t origin_ns)
 {
     char err[512];
     snprintf(path, sizeof path, "/tmp/ps_test_rows_%d.sqlite", (int)getpid());
     unlink(path);
     CHECK(ps_tw_open(path, &tw, err, sizeof err) == 0);
-    CHECK(ps_rows_new(tw, 1000, &rows) == 0);
+    CHECK(ps_rows_new(tw, origin_ns, &rows) == 0);
     CHECK(ps_tw_begin(tw) == 0);
+}
+
+static void open_trace(void)
+{
+    open_trace_at(1000);
 }
 
 static void close_trace(struct ps_rows_totals *t)
@@ -293,6 +307,97 @@ static void rows_process_rows_count_drops_and_unknown_records(void)
     unlink(path);
 }
 
+/* Records no probe wrote (collector/rows.c): the test clock makes raw t into 1000 + 2 t ns, the session starts at
+ * 1000 ns and "now" is CLOCK_MONOTONIC, so raw 2^61 (4.6e18 ns, 146 years) is after now and raw -10^6 (as
+ * unsigned: -2e6 ns) is before the session, past the 1 ms the clock conversion may err by. Left out and counted
+ * (9 + 3 = 12): a range starting before the session, one ending after now, one ending before it starts, a mark
+ * after now, an unbalanced pop after now, a domain record after now, and open ranges made from open-range slots
+ * (PS_WIRE_OPEN_SLOT) on thread 99 (never seen) or in domain 9 (never defined) or domain 6 (its record was one of
+ * those left out); plus 3 slots the ring reader refused. Kept: slot ranges on thread 77 (a thread name) in domain
+ * 5 (a domain record) and in domain 7 (restored, as a recovery does), one on thread 78 (seen in a range it wrote),
+ * a range at the session's very start, and an open range the probe wrote into a chunk (no PS_WIRE_OPEN_SLOT: its
+ * thread and domain may be defined later in the drain). */
+static void rows_leave_out_records_no_probe_wrote(void)
+{
+    const uint64_t after_now = 1ull << 61, before = (uint64_t)(int64_t)-1000000;
+    const uint16_t slot = PS_WIRE_MSG_NONE | PS_WIRE_OPEN_SLOT;
+    open_trace();
+    CHECK(ps_rows_ring_open(rows, 0, PID, test_clock, NULL) == 0);
+    struct ps_wire_thread_name *tn = (void *)buf;
+    *tn = (struct ps_wire_thread_name){ { sizeof *tn + 8, PS_WIRE_THREAD_NAME, 0 }, 77, 5 };
+    memcpy(tn + 1, "main", 5);
+    CHECK(ps_rows_wire(rows, 0, 0, &tn->h) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, name_rec(PS_WIRE_NVTX_DOMAIN, 1, 5, 5, 77, "dom5")) == 0);
+    CHECK(ps_rows_restore_domain(rows, PID, 7) == 0);
+    /* left out */
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_RANGE, 0, before, 10, 77, 0, 0, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_RANGE, 0, 10, after_now, 77, 0, 0, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_RANGE, 0, 20, 19, 77, 0, 0, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_MARK, 0, after_now, after_now, 77, 0, 0, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_UNBALANCED, 0, after_now, after_now, 77, 0, 0, NULL, NULL,
+                                        NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, name_rec(PS_WIRE_NVTX_DOMAIN, after_now, 6, 6, 77, "dom6")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_OPEN, slot, 30, 0, 99, 0, 0, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_OPEN, slot, 31, 0, 77, 9, 0, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_OPEN, slot, 32, 0, 77, 6, 0, NULL, NULL, NULL)) == 0);
+    ps_rows_ring_refused(rows, 0, 3);
+    /* kept */
+    CHECK(ps_rows_wire(rows, 0, 1, nvtx(PS_WIRE_NVTX_RANGE, 0, 0, 40, 78, 0, 0, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_OPEN, slot, 41, 0, 77, 5, 0, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, nvtx(PS_WIRE_NVTX_OPEN, slot, 42, 0, 77, 7, 0, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 1, nvtx(PS_WIRE_NVTX_OPEN, slot, 43, 0, 78, 0, 0, NULL, NULL, NULL)) == 0);
+    CHECK(ps_rows_wire(rows, 0, 2, nvtx(PS_WIRE_NVTX_OPEN, PS_WIRE_MSG_NONE, 44, 0, 99, 8, 0, NULL, NULL, NULL)) == 0);
+    struct ps_rows_totals t;
+    close_trace(&t);
+    CHECK(t.invalid == 12);
+    CHECK(q_int("SELECT value FROM PERFSCOPE_META WHERE name = 'invalid_records'") == 12);
+    CHECK(t.unbalanced == 0 && t.unknown == 0);
+    CHECK(q_int("SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 75") == 1);
+    CHECK(q_int("SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND \"end\" = 80 AND start = 0") == 1);
+    CHECK(q_text_is("SELECT group_concat(start || ':' || (globalTid % 16777216) || ':' || domainId, ' ') FROM"
+                    " (SELECT * FROM NVTX_EVENTS WHERE eventType = 59 AND \"end\" IS NULL ORDER BY start)",
+                "82:77:5 84:77:7 86:78:0 88:99:8"));
+    CHECK(q_int("SELECT count(*) FROM NVTX_EVENTS") == 6);
+    CHECK(t.unterminated == 4);
+    unlink(path);
+}
+
+/* Random bytes framed as NVTX records (a valid size and type, the rest random, as a program that writes over its
+ * ring's chunks could leave) never become rows: each is left out (invalid_records) or, when its own framing fails
+ * (an inline message longer than the record), counted as unknown. 20000 records, a fixed seed; the session starts
+ * now, so a random time falls in it with a probability of about 2^-40 (a few ms of 2^64 ns). */
+static void rows_never_store_random_nvtx_records(void)
+{
+    static const uint16_t types[] = { PS_WIRE_NVTX_RANGE, PS_WIRE_NVTX_STARTEND, PS_WIRE_NVTX_MARK, PS_WIRE_NVTX_OPEN,
+                                      PS_WIRE_NVTX_UNBALANCED, PS_WIRE_NVTX_DOMAIN, PS_WIRE_NVTX_CATEGORY };
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    const int n = 20000;
+    open_trace_at(ps_monotonic_ns());
+    CHECK(ps_rows_ring_open(rows, 0, PID, ps_identity_clock, NULL) == 0);
+    for (int i = 0; i < n; i++) {
+        _Alignas(8) unsigned char rec[128];
+        for (size_t k = 0; k < sizeof rec; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;      /* xorshift64 */
+            rec[k] = (unsigned char)x;
+        }
+        struct ps_wire_hdr *h = (void *)rec;
+        h->size = sizeof rec;
+        h->type = types[(unsigned)i % (sizeof types / sizeof *types)];
+        rec[sizeof rec - 1] = 0;                          /* a name's text can end */
+        CHECK(ps_rows_wire(rows, 0, (uint32_t)i % 4, h) == 0);
+    }
+    struct ps_rows_totals t;
+    close_trace(&t);
+    CHECK(t.nvtx_rows == 0);
+    CHECK(q_int("SELECT count(*) FROM NVTX_EVENTS") == 0);
+    if (t.invalid + t.unknown != (uint64_t)n)
+        fprintf(stderr, "invalid %llu + unknown %llu != %d\n", (unsigned long long)t.invalid,
+                (unsigned long long)t.unknown, n);
+    CHECK(t.invalid + t.unknown == (uint64_t)n);
+    CHECK(t.invalid > 0);
+    unlink(path);
+}
+
 /* /proc/PID/stat with a ')' and spaces inside comm (proc(5): comm is the text between the first '(' and
  * the last ')'). Fields: 3 state, 4 ppid, 14 utime, 15 stime, 20 num_threads, 24 rss. */
 static void sampler_parses_stat_with_parens_in_comm(void)
@@ -343,6 +448,8 @@ int main(int argc, char **argv)
           .fn = rows_process_rows_count_drops_and_unknown_records },
         { "sampler_parses_stat_with_parens_in_comm", .fn = sampler_parses_stat_with_parens_in_comm },
         { "rows_replace_invalid_utf8_per_maximal_subpart", .fn = rows_replace_invalid_utf8_per_maximal_subpart },
+        { "rows_leave_out_records_no_probe_wrote", .fn = rows_leave_out_records_no_probe_wrote },
+        { "rows_never_store_random_nvtx_records", .fn = rows_never_store_random_nvtx_records },
     };
     return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

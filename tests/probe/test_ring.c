@@ -2,6 +2,7 @@
  * exact drop counts, concurrent writers, SIGKILL of a writer, clock conversion, lane reuse.
  * Usage: test_ring CASE (one ctest per case). Expected values come from what each test wrote. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -422,6 +423,81 @@ static void ring_keeps_open_ranges_for_the_reader(void)
     ps_ring_free(r);
 }
 
+/* Random bytes over the open-range table (a stray pointer in the program, or bytes written into the ring file) never
+ * come out as an open range. Three lanes in use mirror four ranges (lane 0: slots 0 to 2; lane 1: slot 0; lane 2:
+ * none). Each of 300 rounds (a fixed seed) writes random bytes over every other slot of the first 8 lanes (every
+ * third round with a live state of a message kind a writer stores, so that the other fields decide); the reader
+ * reports exactly the four ranges, each marked PS_WIRE_OPEN_SLOT, and counts as refused exactly the random slots of
+ * the lanes in use whose state has the live bit (counted here from the bytes written). */
+static void ring_reader_refuses_open_slots_no_writer_filled(void)
+{
+    char path[4096];
+    struct ps_ring *r = make_ring(1 << 20, 0, path);
+    struct ps_ring_wlane w[3] = {{0}};
+    for (uint32_t i = 0; i < 3; i++)
+        CHECK(ps_ring_lane_claim(r, 100 + i, &w[i]) == 0 && w[i].index == i, "lane %u", i);
+    static const struct { uint32_t lane, slot, tid, domain, level, kind, msg; uint64_t start; } known[] = {
+        { 0, 0, 100, 0, 0, PS_WIRE_MSG_LANE, 5, 1000 },
+        { 0, 1, 100, 3, 0, PS_WIRE_MSG_REGISTERED, 9, 1001 },
+        { 1, 0, 101, 0, 0, PS_WIRE_MSG_NONE, 0, 1002 },
+        { 0, 2, 100, 0, 1, PS_WIRE_MSG_NONE, 0, 1003 },
+    };
+    const size_t nknown = sizeof known / sizeof *known;
+    for (size_t k = 0; k < nknown; k++)
+        CHECK(ps_ring_open_begin(&w[known[k].lane], known[k].start, known[k].tid, known[k].domain, known[k].level,
+                                 known[k].kind, known[k].msg) == (int)known[k].slot, "range %zu", k);
+    struct ps_ring_hdr h;
+    int fd = open(path, O_RDWR);
+    CHECK(fd >= 0 && pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h, "header");
+    struct ps_ring_reader *rd = NULL;
+    CHECK(ps_ring_reader_open(path, &rd) == 0, "open");
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    for (int round = 0; round < 300; round++) {
+        uint64_t live = 0;
+        for (uint32_t lane = 0; lane < 8; lane++) {
+            for (uint32_t k = 0; k < PS_RING_OPEN_SLOTS; k++) {
+                int mine = 0;
+                for (size_t i = 0; i < nknown; i++)
+                    mine |= known[i].lane == lane && known[i].slot == k;
+                if (mine)
+                    continue;
+                struct ps_ring_open o;
+                uint64_t words[sizeof o / 8];
+                for (size_t i = 0; i < sizeof o / 8; i++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;      /* xorshift64 */
+                    words[i] = x;
+                }
+                memcpy(&o, words, sizeof o);
+                if (round % 3 == 1)             /* a live slot with a writer's message kind: the other fields decide */
+                    o.state = PS_RING_OPEN_LIVE | (uint32_t)(round / 3 % 3);
+                live += lane < 3 && (o.state & PS_RING_OPEN_LIVE);
+                off_t at = (off_t)(h.open_off + ((uint64_t)lane * PS_RING_OPEN_SLOTS + k) * sizeof o);
+                CHECK(pwrite(fd, &o, sizeof o, at) == (ssize_t)sizeof o, "pwrite");
+            }
+        }
+        struct open_seen o = {0};
+        long n = ps_ring_reader_open_ranges(rd, collect_open, &o);
+        CHECK(n == (long)nknown, "round %d: %ld open ranges reported, want %zu", round, n, nknown);
+        for (size_t i = 0; i < nknown; i++) {
+            const struct ps_wire_nvtx *got = &o.rec[i];
+            int found = 0;
+            for (size_t k = 0; k < nknown && !found; k++)
+                found = o.lane[i] == known[k].lane && got->start_tsc == known[k].start && got->tid == known[k].tid &&
+                        got->domain_id == known[k].domain && got->msg_id == known[k].msg &&
+                        got->h.flags == (known[k].kind | PS_WIRE_OPEN_SLOT);
+            CHECK(found, "round %d: an open range no writer mirrored: lane %u start %llu tid %u domain %u", round,
+                  o.lane[i], (unsigned long long)got->start_tsc, got->tid, got->domain_id);
+        }
+        CHECK(ps_ring_reader_open_refused(rd) == live, "round %d: %llu slots refused, want %llu", round,
+              (unsigned long long)ps_ring_reader_open_refused(rd), (unsigned long long)live);
+    }
+    close(fd);
+    ps_ring_reader_close(rd);
+    for (uint32_t i = 0; i < 3; i++)
+        ps_ring_lane_release(&w[i]);
+    ps_ring_free(r);
+}
+
 /* A file that is not a ring (or is cut short) is refused with -EPROTO, never mapped blindly. */
 static void ring_reader_rejects_foreign_files(void)
 {
@@ -458,6 +534,7 @@ static const struct test_case cases[] = {
     { "ring_reuses_lanes_without_reusing_string_ids", .fn = ring_reuses_lanes_without_reusing_string_ids },
     { "ring_reader_rejects_foreign_files", .fn = ring_reader_rejects_foreign_files },
     { "ring_keeps_open_ranges_for_the_reader", .fn = ring_keeps_open_ranges_for_the_reader },
+    { "ring_reader_refuses_open_slots_no_writer_filled", .fn = ring_reader_refuses_open_slots_no_writer_filled },
 };
 
 int main(int argc, char **argv)

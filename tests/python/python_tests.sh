@@ -471,6 +471,23 @@ python_hook_chains_the_sitecustomize_it_shadows)
     expect "output" "$(cat "$dir/out")" "user sitecustomize ran
 main ran"
     ;;
+python_hook_never_blocks_on_a_log_fifo)
+    # PERFSCOPE_LOG=FIFO hung the program at `import torch`: the hook's log line (here: a stand-in torch it
+    # cannot hook, so no real torch is needed) opened the FIFO, which blocks while no one reads it; the hook never
+    # breaks the program it is in. No process holds the FIFO's other end: a regression blocks here until CTest's
+    # TIMEOUT. A regular file as the log still gets the line.
+    mkdir -p "$dir/fake/torch" && : >"$dir/fake/torch/__init__.py" && mkfifo "$dir/log" || fail setup
+    echo "waiting for the program with PERFSCOPE_LOG=FIFO (blocked for good here: the bug)"
+    PYTHONPATH=$dir/fake PERFSCOPE_LOG=$dir/log "$perfscope" record -o "$trace" --python-hooks=on -- \
+        "$py" -c 'import torch; print("ran")' >"$dir/out" 2>"$dir/err"
+    expect "exit status" "$?" 0
+    expect "output" "$(cat "$dir/out")" ran
+    [ -p "$dir/log" ] || fail "the FIFO was replaced"
+    PYTHONPATH=$dir/fake PERFSCOPE_LOG=$dir/log.txt "$perfscope" record -f -o "$trace" --python-hooks=on -- \
+        "$py" -c 'import torch' >"$dir/out" 2>"$dir/err"
+    expect "exit status, a regular log" "$?" 0
+    grep -q "perfscope python hook\[[0-9]*\]: cannot hook torch" "$dir/log.txt" || fail "no log line: $(cat "$dir/log.txt" 2>&1)"
+    ;;
 python_hook_that_cannot_load_the_probe_turns_itself_off)
     needs_torch
     # The hook outside a recording, pointed at a probe that does not exist: it logs why and the program runs as

@@ -29,8 +29,10 @@ int ps_rows_ring_open(struct ps_rows *r, uint32_t ring, uint32_t pid, ps_rows_cl
                       const void *clock_ctx);
 
 /* One record of ring `ring`, lane `lane`, in the lane's order. Malformed or unknown records are counted
- * (PERFSCOPE_PROCESS_INFO.unknownRecords), never fatal. Returns 0, or -EIO / -ENOMEM when writing fails
- * (message: ps_tw_errmsg). Call inside a transaction. */
+ * (PERFSCOPE_PROCESS_INFO.unknownRecords), never fatal. NVTX records no probe wrote (times outside the session, a
+ * range ending before it starts; for a range made from an open-range slot, PS_WIRE_OPEN_SLOT, a thread or domain
+ * the ring's records never made known) are left out and counted (invalid_records). Returns 0, or -EIO / -ENOMEM
+ * when writing fails (message: ps_tw_errmsg). Call inside a transaction. */
 int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
 
 /* Keep, in the trace's PERFSCOPE_RECOVERY_* tables (ps_schema_recovery_sql, which must exist), what a later
@@ -42,12 +44,18 @@ int ps_rows_keep_state(struct ps_rows *r);
  * StringIds row exists). Nothing is written. 0, -EINVAL or -ENOMEM. */
 int ps_rows_restore_record(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
 int ps_rows_restore_registered(struct ps_rows *r, uint32_t ring, uint32_t id, int64_t sid, int defined);
+/* Recovery: process `pid` (whose ring is open) defined NVTX domain `domain` (an NVTX_EVENTS row of type 75 the dead
+ * recorder stored): the ranges of its open-range slots may be in it. 0 or -ENOMEM. */
+int ps_rows_restore_domain(struct ps_rows *r, uint32_t pid, uint32_t domain);
 
 /* Every TEXT the collector stores is valid UTF-8 (ps_tw_bind_text, trace_writer.h), so Python's sqlite3 and
  * pandas can read it. */
 
 /* The ring's count of dropped records by cause (ps_ring_reader_drops); the last call per ring counts. */
 void ps_rows_ring_dropped(struct ps_rows *r, uint32_t ring, const struct ps_ring_drops *d);
+/* `n` open-range slots of ring `ring` the ring reader left out (ps_ring_reader_open_refused): counted with the
+ * records no probe wrote (invalid_records). */
+void ps_rows_ring_refused(struct ps_rows *r, uint32_t ring, uint64_t n);
 
 /* One sample of a process of the recorded tree (times: CLOCK_MONOTONIC ns; counters: -1 = unavailable). */
 struct ps_proc_sample {
@@ -94,6 +102,7 @@ int ps_rows_publish_names(struct ps_rows *r);
 struct ps_rows_totals {
     uint64_t processes, probed_processes, rings;
     uint64_t dropped, unbalanced, unknown, unresolved_strings;
+    uint64_t invalid;               /* records no probe wrote, left out (ps_rows_wire) */
     struct ps_ring_drops drops;     /* `dropped` by cause */
     uint64_t still_running;         /* probed processes still running when CMD exited */
     uint64_t other_pidns_rings;     /* rings written in another PID namespace */
