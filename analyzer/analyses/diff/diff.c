@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "analyses/diff.h"
+#include "ps_diag.h"
 
 const char *const ps_diff_verdict_name[] = { "no significant change", "improvement", "regression" };
 const char *const ps_diff_change_name[] = { "unchanged", "added", "removed", "faster", "slower" };
@@ -222,22 +223,16 @@ int ps_diff_build(struct ps_diff *d, const struct ps_report *before, const struc
     const struct ps_report *side[2] = { before, after };
     static const char *const label[2] = { "BEFORE", "AFTER" };
     for (int i = 0; i < 2; i++)
-        if (side[i]->whole_run || side[i]->nsteps == 0) {
-            snprintf(err, errlen, "%s has no steps (no range matches --step-range), so there is no step time to "
-                     "compare; name its step ranges with --step-range", label[i]);
-            return -EINVAL;
-        }
-    if (before->has_gpu != after->has_gpu) {
-        snprintf(err, errlen, "%s has GPU activity and %s has none: their step times are not split the same way",
-                 label[before->has_gpu ? 0 : 1], label[before->has_gpu ? 1 : 0]);
-        return -EINVAL;
-    }
+        if (side[i]->whole_run || side[i]->nsteps == 0)
+            return ps_err(err, errlen, -EINVAL, "%s has no steps (no range matches --step-range), so there is no "
+                          "step time to compare; name its step ranges with --step-range", label[i]);
+    if (before->has_gpu != after->has_gpu)
+        return ps_err(err, errlen, -EINVAL, "%s has GPU activity and %s has none: their step times are not split "
+                      "the same way", label[before->has_gpu ? 0 : 1], label[before->has_gpu ? 1 : 0]);
     const char *gb = device_name(before), *ga = device_name(after);
-    if (gb && ga && strcmp(gb, ga) != 0) {
-        snprintf(err, errlen, "the runs used different GPUs (%.100s, %.100s): a change would mix the code's and the "
-                 "hardware's", gb, ga);
-        return -EINVAL;
-    }
+    if (gb && ga && strcmp(gb, ga) != 0)
+        return ps_err(err, errlen, -EINVAL, "the runs used different GPUs (%.100s, %.100s): a change would mix the "
+                      "code's and the hardware's", gb, ga);
     side_fill(&d->before, before);
     side_fill(&d->after, after);
     d->delta_ns = d->after.avg_ns - d->before.avg_ns;
@@ -253,11 +248,10 @@ int ps_diff_build(struct ps_diff *d, const struct ps_report *before, const struc
     if ((double)abs64(d->delta_ns) > bound)
         d->verdict = d->delta_ns < 0 ? PS_DIFF_IMPROVEMENT : PS_DIFF_REGRESSION;
     int rc;
-    if ((rc = diff_kernels(d, before, after)) || (rc = diff_copies(d, before, after)) ||
-        (rc = diff_findings(d, before, after)) || (rc = ps_diff_memory(d, before, after))) {
+    if ((rc = diff_kernels(d, before, after)) < 0 || (rc = diff_copies(d, before, after)) < 0 ||
+        (rc = diff_findings(d, before, after)) < 0 || (rc = ps_diff_memory(d, before, after)) < 0) {
         ps_diff_fini(d);
-        snprintf(err, errlen, "out of memory");
-        return rc;
+        return ps_err(err, errlen, rc, "out of memory");
     }
     return 0;
 }

@@ -238,7 +238,7 @@ int ps_ranks_report_compute_view(struct ps_report *r, const struct ps_view *rows
             ps_report_fini(r);
     }
     if (rc == -ENOMEM)
-        snprintf(err, errlen, "out of memory while analysing %s", m->path);
+        ps_err(err, errlen, rc, "out of memory while analysing %s", m->path);
     if (mr) {
         ps_multirank_fini(mr);
         free(mr);

@@ -11,6 +11,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "analyses/gpu_peaks.h"
+#include "ps_diag.h"
 
 #define SPEC_MAX_BYTES (1 << 20)   /* a spec file lists a few GPUs: a bigger file is not one */
 
@@ -20,8 +21,7 @@ static int slurp(const char *path, char **out, char *err, size_t errlen)
     FILE *f = fopen(path, "rb");
     if (!f) {
         int e = errno;
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
-        return e == ENOENT ? -ENOENT : -EIO;
+        return ps_err(err, errlen, e == ENOENT ? -ENOENT : -EIO, "cannot open %s: %s", path, strerror(e));
     }
     char *buf = malloc(SPEC_MAX_BYTES + 1);
     size_t n = buf ? fread(buf, 1, SPEC_MAX_BYTES + 1, f) : 0;
@@ -30,9 +30,9 @@ static int slurp(const char *path, char **out, char *err, size_t errlen)
     if (!buf)
         return -ENOMEM;
     if (bad || n > SPEC_MAX_BYTES) {
-        snprintf(err, errlen, bad ? "cannot read %s" : "%s: larger than 1 MiB: not a GPU spec file", path);
         free(buf);
-        return bad ? -EIO : -EINVAL;
+        return ps_err(err, errlen, bad ? -EIO : -EINVAL, bad ? "cannot read %s" : "%s: larger than 1 MiB: not a GPU "
+                      "spec file", path);
     }
     buf[n] = '\0';
     *out = buf;
@@ -50,24 +50,18 @@ static int positive(yajl_val v, double *x)
 /* "matrix_bf16": 989.4 and the like into g. 0 or -EINVAL (message names the key). */
 static int read_peaks(struct ps_gpu_peak *g, yajl_val obj, const char *what, char *msg, size_t msglen)
 {
-    if (!YAJL_IS_OBJECT(obj)) {
-        snprintf(msg, msglen, "%s must be an object of \"matrix_bf16\": TFLOPS and the like", what);
-        return -EINVAL;
-    }
+    if (!YAJL_IS_OBJECT(obj))
+        return ps_err(msg, msglen, -EINVAL, "%s must be an object of \"matrix_bf16\": TFLOPS and the like", what);
     for (size_t i = 0; i < obj->u.object.len; i++) {
         const char *k = obj->u.object.keys[i];
         int matrix = !strncmp(k, "matrix_", 7), vector = !strncmp(k, "vector_", 7);
         enum ps_precision p;
         double x;
-        if (!(matrix || vector) || !ps_precision_from_name(k + 7, strlen(k + 7), &p)) {
-            snprintf(msg, msglen, "%s: unknown key \"%.40s\" (use matrix_ or vector_ with fp64, fp32, tf32, bf16, "
-                                  "fp16, fp8, int8 or fp4)", what, k);
-            return -EINVAL;
-        }
-        if (!positive(obj->u.object.values[i], &x)) {
-            snprintf(msg, msglen, "%s.%s must be a positive number (TFLOPS)", what, k);
-            return -EINVAL;
-        }
+        if (!(matrix || vector) || !ps_precision_from_name(k + 7, strlen(k + 7), &p))
+            return ps_err(msg, msglen, -EINVAL, "%s: unknown key \"%.40s\" (use matrix_ or vector_ with fp64, fp32, "
+                          "tf32, bf16, fp16, fp8, int8 or fp4)", what, k);
+        if (!positive(obj->u.object.values[i], &x))
+            return ps_err(msg, msglen, -EINVAL, "%s.%s must be a positive number (TFLOPS)", what, k);
         (matrix ? g->matrix_tflops : g->vector_tflops)[p] = x;
     }
     return 0;
@@ -88,9 +82,8 @@ static int read_match(struct ps_gpu_peak *g, yajl_val v, char *msg, size_t msgle
     }
     return 0;
 bad:
-    snprintf(msg, msglen, "\"match\" must be a device-name substring or a list of 1 to %d of them (each under %zu "
-                          "characters; \"*\" matches any device)", PS_GPU_MATCH_MAX, sizeof g->match[0]);
-    return -EINVAL;
+    return ps_err(msg, msglen, -EINVAL, "\"match\" must be a device-name substring or a list of 1 to %d of them "
+                  "(each under %zu characters; \"*\" matches any device)", PS_GPU_MATCH_MAX, sizeof g->match[0]);
 }
 
 /* The optional fallback keys: "compute_capability": "9.0", "sm_count": 132, "memory_gib": 80. */
@@ -105,21 +98,20 @@ static int read_props(struct ps_gpu_peak *g, const char *k, yajl_val v, char *ms
             g->cc_minor = min;
             return 0;
         }
-        snprintf(msg, msglen, "\"compute_capability\" must be a string like \"9.0\"");
-    } else if (!strcmp(k, "sm_count")) {
+        return ps_err(msg, msglen, -EINVAL, "\"compute_capability\" must be a string like \"9.0\"");
+    }
+    if (!strcmp(k, "sm_count")) {
         if (positive(v, &x) && x == floor(x) && x < 100000) {
             g->sm_count = (int32_t)x;
             return 0;
         }
-        snprintf(msg, msglen, "\"sm_count\" must be a positive integer");
-    } else {
-        if (positive(v, &x)) {
-            g->memory_gib = x;
-            return 0;
-        }
-        snprintf(msg, msglen, "\"memory_gib\" must be a positive number");
+        return ps_err(msg, msglen, -EINVAL, "\"sm_count\" must be a positive integer");
     }
-    return -EINVAL;
+    if (positive(v, &x)) {   /* memory_gib */
+        g->memory_gib = x;
+        return 0;
+    }
+    return ps_err(msg, msglen, -EINVAL, "\"memory_gib\" must be a positive number");
 }
 
 /* The built-in GPU called `name` (case-insensitive), NULL when none. */
@@ -147,11 +139,9 @@ static int read_entry(struct ps_gpu_peak *g, yajl_val e, const char *path, char 
     const char *name_path[] = { "name", NULL };
     yajl_val name = YAJL_IS_OBJECT(e) ? yajl_tree_get(e, name_path, yajl_t_any) : NULL;
     if (!YAJL_IS_OBJECT(e) || !YAJL_IS_STRING(name) || !name->u.string[0] ||
-        strlen(name->u.string) >= sizeof g->key) {
-        snprintf(msg, msglen, "must be an object with a \"name\" (a string of 1 to %zu characters)",
-                 sizeof g->key - 1);
-        return -EINVAL;
-    }
+        strlen(name->u.string) >= sizeof g->key)
+        return ps_err(msg, msglen, -EINVAL, "must be an object with a \"name\" (a string of 1 to %zu characters)",
+                      sizeof g->key - 1);
     const struct ps_gpu_peak *base = builtin_named(name->u.string);
     if (base) {
         *g = *base;
@@ -171,7 +161,7 @@ static int read_entry(struct ps_gpu_peak *g, yajl_val e, const char *path, char 
             continue;                                  /* "_reference", "_comment": notes for people */
         if (!strcmp(k, "mem_bw_gbps")) {
             if (!positive(v, &g->mem_gbps))
-                snprintf(msg, msglen, "\"mem_bw_gbps\" must be a positive number (GB/s)"), rc = -EINVAL;
+                rc = ps_err(msg, msglen, -EINVAL, "\"mem_bw_gbps\" must be a positive number (GB/s)");
         } else if (!strcmp(k, "peak_tflops") || !strcmp(k, "max_achievable_tflops")) {
             rc = read_peaks(g, v, k, msg, msglen);
         } else if (!strcmp(k, "match")) {
@@ -179,26 +169,21 @@ static int read_entry(struct ps_gpu_peak *g, yajl_val e, const char *path, char 
         } else if (!strcmp(k, "compute_capability") || !strcmp(k, "sm_count") || !strcmp(k, "memory_gib")) {
             rc = read_props(g, k, v, msg, msglen);
         } else {
-            snprintf(msg, msglen, "unknown key \"%.40s\" (use name, match, mem_bw_gbps, peak_tflops, "
-                                  "max_achievable_tflops, compute_capability, sm_count, memory_gib)", k);
-            rc = -EINVAL;
+            rc = ps_err(msg, msglen, -EINVAL, "unknown key \"%.40s\" (use name, match, mem_bw_gbps, peak_tflops, "
+                        "max_achievable_tflops, compute_capability, sm_count, memory_gib)", k);
         }
         if (rc < 0)
             return rc;
     }
-    if (!base && (isnan(g->mem_gbps) || !has_matrix_peak(g))) {
-        snprintf(msg, msglen, "\"%s\" is not a built-in GPU, so it needs \"mem_bw_gbps\" and at least one "
-                              "\"matrix_*\" peak", g->key);
-        return -EINVAL;
-    }
+    if (!base && (isnan(g->mem_gbps) || !has_matrix_peak(g)))
+        return ps_err(msg, msglen, -EINVAL, "\"%s\" is not a built-in GPU, so it needs \"mem_bw_gbps\" and at least "
+                      "one \"matrix_*\" peak", g->key);
     return 0;
 }
 
 int ps_gpu_specs_load(struct ps_gpu_specs *s, const char *path, char *err, size_t errlen)
 {
-    char dummy[1], perr[256] = "", msg[320] = "";
-    if (!err)
-        err = dummy, errlen = sizeof dummy;
+    char perr[256] = "", msg[320] = "";
     char *text = NULL;
     int rc = slurp(path, &text, err, errlen);
     if (rc < 0)
@@ -207,8 +192,7 @@ int ps_gpu_specs_load(struct ps_gpu_specs *s, const char *path, char *err, size_
     free(text);
     if (!root) {
         perr[strcspn(perr, "\n")] = '\0';
-        snprintf(err, errlen, "%s: not JSON (%s)", path, perr[0] ? perr : "parse error");
-        return -EINVAL;
+        return ps_err(err, errlen, -EINVAL, "%s: not JSON (%s)", path, perr[0] ? perr : "parse error");
     }
     const char *gpus_path[] = { "gpus", NULL };
     yajl_val list = YAJL_IS_OBJECT(root) ? yajl_tree_get(root, gpus_path, yajl_t_array) : NULL;
@@ -216,9 +200,8 @@ int ps_gpu_specs_load(struct ps_gpu_specs *s, const char *path, char *err, size_
         list = root;
     size_t n = YAJL_IS_ARRAY(list) ? list->u.array.len : 1;
     if (n == 0) {
-        snprintf(err, errlen, "%s: no GPU in the file", path);
         yajl_tree_free(root);
-        return -EINVAL;
+        return ps_err(err, errlen, -EINVAL, "%s: no GPU in the file", path);
     }
     struct ps_gpu_peak *v = realloc(s->v, (s->n + n) * sizeof *v);
     if (!v) {
@@ -229,7 +212,7 @@ int ps_gpu_specs_load(struct ps_gpu_specs *s, const char *path, char *err, size_
     for (size_t i = 0; rc == 0 && i < n; i++) {
         yajl_val e = YAJL_IS_ARRAY(list) ? list->u.array.values[i] : list;
         if ((rc = read_entry(&v[s->n + i], e, path, msg, sizeof msg)) < 0)
-            snprintf(err, errlen, "%s: GPU entry %zu: %s", path, i + 1, msg);
+            ps_err(err, errlen, rc, "%s: GPU entry %zu: %s", path, i + 1, msg);
     }
     if (rc == 0)
         s->n += n;
