@@ -145,7 +145,9 @@ static int split_ranks(const struct ps_view *rows, const struct ps_report_opts *
     struct ps_rank_file *files = NULL;
     uint32_t *pids = NULL;
     char err[512] = "";
-    int32_t world = ps_proc_ranks_world(m, pr, PS_NONE);
+    int32_t world;                  /* -1 (or a Kineto trace's 0) unless known: rank_file takes it as it is */
+    enum ps_fact world_fact;
+    ps_proc_ranks_world(m, pr, PS_NONE, &world, &world_fact);
     int rc = rank_processes(m, pr, &procs, &n);
     if (rc < 0)
         return rc;

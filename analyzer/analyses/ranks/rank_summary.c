@@ -354,7 +354,10 @@ int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names)
     memcpy(f->stat.cat_ns, r->avg.cat_ns, sizeof f->stat.cat_ns);
     memcpy(f->stat.group_ns, r->avg.group_ns, sizeof f->stat.group_ns);
     f->comm_comp_overlap = r->comm_comp_overlap;
-    f->recording_complete = ps_report_recording_complete(r);
+    int complete;
+    enum ps_fact fact;
+    ps_report_recording_complete(r, &complete, &fact);
+    f->recording_complete = fact == PS_FACT_KNOWN ? complete : -1;
     int rc = gpu_collectives(f, r, names);
     if (rc == 0)   /* with communication kernels the host calls are their launches: the kernels are the table */
         rc = host_collectives(f, r, names, f->ncollectives == 0);

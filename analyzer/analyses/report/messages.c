@@ -53,18 +53,37 @@ const struct ps_message *ps_report_message(const struct ps_report *r, const char
     return NULL;
 }
 
-/* The run's facts from the metadata (docs/trace-format.md: PERFSCOPE_META). */
+/* PERFSCOPE_META `key` as a count from lo (ps_report_meta_int) into *v: 1 when it is one, else 0. */
+static int meta_count(const struct ps_report *r, const char *key, long long lo, long long *v)
+{
+    enum ps_fact fact;
+    ps_report_meta_int(r, key, lo, INT64_MAX, v, &fact);
+    return fact == PS_FACT_KNOWN;
+}
+
+/* 1 when PERFSCOPE_META says the recording did not finish (ps_report_recording_complete), else 0. */
+static int recording_incomplete(const struct ps_report *r)
+{
+    int complete;
+    enum ps_fact fact;
+    ps_report_recording_complete(r, &complete, &fact);
+    return fact == PS_FACT_KNOWN && !complete;
+}
+
+/* The run's facts from the metadata (docs/trace-format.md: PERFSCOPE_META), in struct ps_run_facts' encodings of
+ * the unknown (-1, PS_ABSENT, PS_UNKNOWN). */
 static void run_facts(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     struct ps_run_facts *f = &r->facts;
     struct ps_child_status st;
     long long ns;
+    enum ps_fact fact;
     f->command = ps_report_meta(r, "command_line");
     f->host = ps_report_meta(r, "host");
     f->started = ps_report_meta(r, "start_time_utc");
-    int known = ps_report_meta_int(r, "duration_ns", 0, INT64_MAX, &ns);
-    f->program_ns = known == 1 ? ns : known == 0 ? PS_ABSENT : PS_UNKNOWN;
+    ps_report_meta_int(r, "duration_ns", 0, INT64_MAX, &ns, &fact);
+    f->program_ns = fact == PS_FACT_KNOWN ? ns : fact == PS_FACT_ABSENT ? PS_ABSENT : PS_UNKNOWN;
     ps_report_child_status(r, &st);
     if (!st.recorded)
         f->exit_status[0] = '\0';
@@ -91,15 +110,20 @@ static void run_facts(struct ps_report *r)
     ps_report_rank(r, &f->rank, &f->world_size);
     int32_t rank_one;
     f->launcher_ranks = ps_report_process_ranks(r, &rank_one);
-    f->dropped_records = ps_report_dropped_records(r);
+    int64_t n;
+    ps_report_dropped_records(r, &n, &fact);
+    f->dropped_records = fact == PS_FACT_KNOWN ? n : -1;
     f->wal_file_missing = ps_report_meta(r, "wal_file_missing") != NULL;
-    f->gpu_records_without_timestamps = ps_report_gpu_untimed_records(r);
-    f->recording_complete = ps_report_recording_complete(r);
+    ps_report_gpu_untimed_records(r, &n, &fact);
+    f->gpu_records_without_timestamps = fact == PS_FACT_KNOWN ? n : -1;
+    int complete;
+    ps_report_recording_complete(r, &complete, &fact);
+    f->recording_complete = fact == PS_FACT_KNOWN ? complete : -1;
     f->child = st;
     long long v;
-    f->still_running_processes = ps_report_meta_int(r, "still_running_processes", 0, INT64_MAX, &v) == 1 ? v : -1;
-    f->other_pidns_rings = ps_report_meta_int(r, "other_pidns_rings", 0, INT64_MAX, &v) == 1 ? v : -1;
-    f->corrupt_rings = ps_report_meta_int(r, "corrupt_rings", 0, INT64_MAX, &v) == 1 ? v : -1;
+    f->still_running_processes = meta_count(r, "still_running_processes", 0, &v) ? v : -1;
+    f->other_pidns_rings = meta_count(r, "other_pidns_rings", 0, &v) ? v : -1;
+    f->corrupt_rings = meta_count(r, "corrupt_rings", 0, &v) ? v : -1;
 }
 
 /* Why processes have no GPU rows, in the probe's words (PERFSCOPE_META cuda_message.pid.N, written for processes
@@ -150,8 +174,8 @@ static int warnings(struct ps_report *r)
     long long recovered, stored_ns, not_stored;
     const char *session = ps_report_meta(r, "recovery.session_dir");
     char hint[1024] = "";        /* how much may be missing (docs/record.md, "When the recorder dies") */
-    if (session && ps_report_meta_int(r, "progress.stored_until_ns", 0, INT64_MAX, &stored_ns) == 1 &&
-        ps_report_meta_int(r, "progress.records_not_stored", 0, INT64_MAX, &not_stored) == 1)
+    if (session && meta_count(r, "progress.stored_until_ns", 0, &stored_ns) &&
+        meta_count(r, "progress.records_not_stored", 0, &not_stored))
         snprintf(hint, sizeof hint, " Rows were stored up to %.3f s into the recording; then %lld more records had "
                  "been read and not yet stored, and all the program recorded later was still in its rings. While %s "
                  "exists, 'perfscope record --recover %s' adds all of it.", (double)stored_ns / 1e9, not_stored,
@@ -159,13 +183,12 @@ static int warnings(struct ps_report *r)
     else if (session)
         snprintf(hint, sizeof hint, " No rows were stored before it ended: all the program recorded was still in "
                  "its rings. While %s exists, 'perfscope record --recover %s' adds it.", session, m->path);
-    if (ps_report_recording_complete(r) == 0 &&
-        ps_report_meta_int(r, "recovered_records", 0, INT64_MAX, &recovered) == 1)
+    if (recording_incomplete(r) && meta_count(r, "recovered_records", 0, &recovered))
         rc = add(r, PS_MSG_NOTICE, "recording_recovered",
                  "perfscope record died during this recording; 'perfscope record --recover' added the %lld records "
                  "its program had recorded and it had not written. Host samples end where it died.%s", recovered,
                  hint);
-    else if (ps_report_recording_complete(r) == 0)
+    else if (recording_incomplete(r))
         rc = add(r, PS_MSG_ALERT, "recording_incomplete",
                  "the recording did not finish (perfscope record was killed, ran out of disk, or is still "
                  "recording): this trace is incomplete and its numbers cover only what was written.%s", hint);
@@ -187,12 +210,12 @@ static int warnings(struct ps_report *r)
                        "still running when the recording ended; not in the breakdown)", n, n == 1 ? "" : "s",
                        n == 1 ? "it" : "them")) < 0)
         return rc;
-    if (ps_report_meta_int(r, "still_running_processes", 1, INT64_MAX, &v) == 1 &&
+    if (meta_count(r, "still_running_processes", 1, &v) &&
         (rc = add(r, PS_MSG_ALERT, "still_running_processes",
                   "%lld probed process%s still running when the program exited (a daemon or background job): %s "
                   "later records are not in the trace.", v, v == 1 ? " was" : "es were", v == 1 ? "its" : "their")) < 0)
         return rc;
-    if (ps_report_meta_int(r, "other_pidns_rings", 1, INT64_MAX, &v) == 1 &&
+    if (meta_count(r, "other_pidns_rings", 1, &v) &&
         (rc = add(r, PS_MSG_ALERT, "other_pidns_rings",
                   "%lld ring%s came from processes in another PID namespace (unshare, a container): their pids are "
                   "that namespace's, and processes with the same pid there are merged in this report.", v,
