@@ -68,17 +68,18 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const struct named_kernel *)a)->name, ((const struct named_kernel *)b)->name);
 }
 
-static struct named_kernel *sorted_kernels(const struct ps_report *r)
+/* r's kernels by name into *out (caller frees). 0 or -ENOMEM. */
+static int sorted_kernels(const struct ps_report *r, struct named_kernel **out)
 {
     struct named_kernel *v = malloc((r->nkernels ? r->nkernels : 1) * sizeof *v);
-    if (!v)
-        return NULL;
+    if (!(*out = v))
+        return -ENOMEM;
     for (size_t i = 0; i < r->nkernels; i++) {
         const char *s = ps_model_str(r->m, r->kernels[i].name);
         v[i] = (struct named_kernel){ s ? s : "", &r->kernels[i] };
     }
     qsort(v, r->nkernels, sizeof *v, by_name);
-    return v;
+    return 0;
 }
 
 static int64_t abs64(int64_t x)
@@ -95,12 +96,15 @@ static int by_delta(const void *a, const void *b)
 
 static int diff_kernels(struct ps_diff *d, const struct ps_report *b, const struct ps_report *a)
 {
-    struct named_kernel *kb = sorted_kernels(b), *ka = sorted_kernels(a);
-    d->kernels = calloc(b->nkernels + a->nkernels + 1, sizeof *d->kernels);
-    if (!kb || !ka || !d->kernels) {
+    struct named_kernel *kb = NULL, *ka = NULL;
+    int rc = sorted_kernels(b, &kb);
+    if (rc == 0 && (rc = sorted_kernels(a, &ka)) == 0 &&
+        !(d->kernels = calloc(b->nkernels + a->nkernels + 1, sizeof *d->kernels)))
+        rc = -ENOMEM;
+    if (rc < 0) {
         free(kb);
         free(ka);
-        return -ENOMEM;
+        return rc;
     }
     size_t i = 0, j = 0;
     while (i < b->nkernels || j < a->nkernels) {

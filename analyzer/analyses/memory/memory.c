@@ -397,18 +397,22 @@ static int64_t mark_bytes(const struct ps_hook_mark *mk, const char *key)
     return ps_hook_mark_int_or(mk, key, 0, INT64_MAX, -1);
 }
 
-static struct ps_mem_device *labelled_device(struct ps_memory *mem, const char *label, int32_t id,
-                                             enum ps_mem_source src)
+/* The device labelled `label` into *out, added (GPU `id`, from src) when new. 0 or -ENOMEM. */
+static int labelled_device(struct ps_memory *mem, const char *label, int32_t id, enum ps_mem_source src,
+                           struct ps_mem_device **out)
 {
     for (size_t dv = 0; dv < mem->ndevs; dv++)
-        if (!strcmp(mem->devs[dv].label, label))
-            return &mem->devs[dv];
+        if (!strcmp(mem->devs[dv].label, label)) {
+            *out = &mem->devs[dv];
+            return 0;
+        }
     struct ps_mem_event e = { .device = id, .device_type = 1 };
-    if (add_device(mem, &e, src) < 0)
-        return NULL;
-    struct ps_mem_device *d = &mem->devs[mem->ndevs - 1];
-    snprintf(d->label, sizeof d->label, "%s", label);
-    return d;
+    int rc = add_device(mem, &e, src);
+    if (rc < 0)
+        return rc;
+    *out = &mem->devs[mem->ndevs - 1];
+    snprintf((*out)->label, sizeof (*out)->label, "%s", label);
+    return 0;
 }
 
 /* perfscope's Python hook: a `cuda memory` mark per used device at each step boundary (docs/python.md) with the
@@ -427,8 +431,11 @@ static int torch_devices(struct ps_memory *mem, const struct ps_model *m)
             continue;
         char label[32];
         snprintf(label, sizeof label, "GPU%d (torch)", (int)dev);
-        struct ps_mem_device *d = labelled_device(mem, label, (int32_t)dev, PS_MEMSRC_TORCH);
-        struct ps_mem_point *c = d ? realloc(d->curve, (d->npoints + 1) * sizeof *c) : NULL;
+        struct ps_mem_device *d;
+        int rc = labelled_device(mem, label, (int32_t)dev, PS_MEMSRC_TORCH, &d);
+        if (rc < 0)
+            return rc;
+        struct ps_mem_point *c = realloc(d->curve, (d->npoints + 1) * sizeof *c);
         if (!c)
             return -ENOMEM;
         d->curve = c;

@@ -43,20 +43,23 @@ static int32_t rank_from_file_name(const char *path)
     return rank;
 }
 
-/* The row of collective `name` with per-call size `bytes` (-1 unknown) and origin `host`, added (zeroed) when
- * new; NULL on out-of-memory. Rows are few (kernel names x sizes): a linear search. */
-static struct ps_collective_stat *collective_row(struct ps_rank_file *f, const char *name, int64_t bytes, int host)
+/* The row of collective `name` with per-call size `bytes` (-1 unknown) and origin `host` into *out, added
+ * (zeroed) when new. 0 or -ENOMEM. Rows are few (kernel names x sizes): a linear search. */
+static int collective_row(struct ps_rank_file *f, const char *name, int64_t bytes, int host,
+                          struct ps_collective_stat **out)
 {
     for (size_t k = 0; k < f->ncollectives; k++) {
         struct ps_collective_stat *c = &f->collectives[k];
-        if (c->bytes == bytes && c->host == host && strcmp(c->name, name) == 0)
-            return c;
+        if (c->bytes == bytes && c->host == host && strcmp(c->name, name) == 0) {
+            *out = c;
+            return 0;
+        }
     }
     if (f->ncollectives == f->capcollectives) {
         size_t cap = f->capcollectives ? 2 * f->capcollectives : 8;
         struct ps_collective_stat *v = realloc(f->collectives, cap * sizeof *v);
         if (!v)
-            return NULL;
+            return -ENOMEM;
         f->collectives = v;
         f->capcollectives = cap;
     }
@@ -64,9 +67,10 @@ static struct ps_collective_stat *collective_row(struct ps_rank_file *f, const c
     *c = (struct ps_collective_stat){ .name = strdup(name), .bytes = bytes, .host = host, .algbw_gbps = NAN,
                                       .busbw_gbps = NAN };
     if (!c->name)
-        return NULL;
+        return -ENOMEM;
     f->ncollectives++;
-    return c;
+    *out = c;
+    return 0;
 }
 
 /* ---- GPU: HTA communication kernels by name and message size, exposed = not under the device's computation
@@ -189,8 +193,8 @@ static int gpu_collectives(struct ps_rank_file *f, const struct ps_report *r, st
         size_t lo = device_bound(comp, ncomp, c->device), hi = device_bound(comp, ncomp, c->device + 1LL);
         int64_t dur = c->e - c->s, exposed = dur - covered(comp + lo, hi - lo, c->s, c->e);
         const char *name = ps_model_str(m, c->name);
-        struct ps_collective_stat *row = collective_row(f, name ? name : "?", c->bytes > 0 ? c->bytes : -1, 0);
-        if (!row)
+        struct ps_collective_stat *row;
+        if ((rc = collective_row(f, name ? name : "?", c->bytes > 0 ? c->bytes : -1, 0, &row)) < 0)
             goto out;
         row->count++;
         row->total_ns += dur;
@@ -249,9 +253,10 @@ static int host_range(struct ps_rank_file *f, struct host_pass *p, struct ps_nam
     }
     if (!(fl & PS_NAME_HOST_COMM) && !ddp)
         return 0;
-    struct ps_collective_stat *c = collective_row(f, text, ddp ? p->ddp_bytes : p->mark_bytes[t], 1);
-    if (!c)
-        return -ENOMEM;
+    struct ps_collective_stat *c;
+    int rc = collective_row(f, text, ddp ? p->ddp_bytes : p->mark_bytes[t], 1, &c);
+    if (rc < 0)
+        return rc;
     c->count++;
     c->total_ns += dur;
     if (!ddp)

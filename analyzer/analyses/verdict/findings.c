@@ -290,7 +290,7 @@ static int low_util_finding(struct ps_report *r, const struct ps_view *v, struct
         start[i] = r->whole_run ? a + span * (int64_t)i / (int64_t)slices : r->steps[i].start_ns;
         end[i] = r->whole_run ? a + span * (int64_t)(i + 1) / (int64_t)slices : r->steps[i].end_ns;
     }
-    if (!(busy = ps_windows_new(start, end, slices)))
+    if ((rc = ps_windows_new(&busy, start, end, slices)) < 0)
         goto out;
     struct ps_run k = { 0 };   /* running union of the kernels (start order) */
     int64_t ps, pe;

@@ -213,10 +213,11 @@ void ps_sweep_add(struct ps_sweep *w, int cat, int64_t s, int64_t e);
 void ps_sweep_finish(struct ps_sweep *w);
 
 /* Time of a stream of disjoint pieces (given in increasing order) inside each of n windows [start, end):
- * ps_windows_new sorts the 2n window ends once (copied: the arrays may go after the call); ps_windows_piece adds a piece; ps_windows_get gives window
- * i's total after the last piece. Returns NULL on out-of-memory. Free with ps_windows_free. */
+ * ps_windows_new sorts the 2n window ends once (copied: the arrays may go after the call) into *out, 0, or
+ * -ENOMEM (*out NULL); ps_windows_piece adds a piece; ps_windows_get gives window i's total after the last piece.
+ * Free with ps_windows_free (NULL is a no-op). */
 struct ps_windows;
-struct ps_windows *ps_windows_new(const int64_t *start, const int64_t *end, size_t n);
+int ps_windows_new(struct ps_windows **out, const int64_t *start, const int64_t *end, size_t n);
 void ps_windows_piece(struct ps_windows *w, int64_t s, int64_t e);
 int64_t ps_windows_get(const struct ps_windows *w, size_t i);
 void ps_windows_free(struct ps_windows *w);
