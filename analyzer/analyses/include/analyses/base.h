@@ -108,11 +108,15 @@ int ps_names_new(struct ps_names **out, const struct ps_model *m, const struct p
                  char *err, size_t errlen);
 void ps_names_free(struct ps_names *n);    /* NULL is a no-op */
 /* The PS_NAME_* bits of string id `id` (computed once per id, then cached). The step / data / copy patterns
- * are matched against the name without a trailing emit_nvtx suffix (ps_names_base_len, report.h). */
+ * are matched against the name without a trailing emit_nvtx suffix (ps_names_base_len, report.h). A lookup that
+ * cannot fail, asked once per event: the one allocation it may make (a copy of a name of 256 bytes or more that
+ * has such a suffix) failing leaves that name matching none of the three patterns, deliberately, rather than
+ * failing every analysis that classifies names. */
 unsigned ps_names_flags(struct ps_names *n, uint32_t id);
 /* The group of string id `id`: the first id looked up whose name has the same base (ps_names_base_len), so
- * "aten::add, op_id = 5" and "aten::add, op_id = 9" aggregate as one evidence row. O(1) amortised; when memory
- * runs out each id is its own group. */
+ * "aten::add, op_id = 5" and "aten::add, op_id = 9" aggregate as one evidence row. O(1) amortised. A lookup that
+ * cannot fail: when memory runs out, deliberately, each id is its own group (the rows are then split by suffix,
+ * never lost). */
 uint32_t ps_names_group(struct ps_names *n, uint32_t id);
 
 /* names.c: the length of `s` without a trailing PyTorch emit_nvtx suffix (", seq = N", ", op_id = N",

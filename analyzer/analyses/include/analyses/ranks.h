@@ -160,7 +160,11 @@ void ps_collective_bandwidth(const struct ps_collective_stat *c, int32_t world_s
  * (analyses/report.h ps_report_compute), told which rank the others wait for; the per-process table and its
  * stragglers (r->ranks, r->stragglers: ranks.c); this trace as one rank of a several-rank report
  * (r->rank_summary). Returns 0 and fills *r (release with ps_report_fini, which releases these parts too), or
- * ps_report_compute's errors with a message in err. `rows`' model must outlive *r; `rows` may be freed at once. */
+ * ps_report_compute's errors with a message in err. `rows`' model must outlive *r; `rows` may be freed at once.
+ * The several-rank part is optional, deliberately: when a rank's process cannot be analysed on its own for a
+ * reason other than memory (ps_report_compute's -EINVAL), a one-line message goes through ps_diag
+ * (common/ps_diag.h), r->process_ranks stays NULL and the report goes on without it; out of memory fails the
+ * call. */
 int ps_ranks_report_compute_view(struct ps_report *r, const struct ps_view *rows, const struct ps_report_opts *o,
                                  char *err, size_t errlen);
 int ps_ranks_report_compute(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
