@@ -86,8 +86,9 @@ int ps_report_device(struct ps_report *r, int32_t device, struct ps_device_stat 
 /* ---- display names (summary.c) ---- */
 
 
-/* Display names (report_query.c): "HtoD", ..., "Memset"; "pageable", "pinned", ... (ENUM_CUDA_MEM_KIND numbering);
- * a copy's source memory kind, NULL for a memset (it has none). */
+/* Display names (summary.c): "HtoD", ..., "Memset"; "pageable", "pinned", ... (ENUM_CUDA_MEM_KIND numbering);
+ * a copy's source memory kind, NULL for a memset (it has none). Lookups that cannot fail ("unknown" for a kind
+ * out of the table). */
 const char *ps_copy_kind_name(const struct ps_copy_stat *c);
 const char *ps_mem_kind_name(uint8_t kind);
 const char *ps_copy_src_mem_name(const struct ps_copy_stat *c);

@@ -251,10 +251,11 @@ int ps_report_compute(struct ps_report *r, const struct ps_view *rows, const str
                       const struct ps_waited_rank *waited, char *err, size_t errlen);
 void ps_report_fini(struct ps_report *r);
 
-/* The message with `code`, NULL when the report has none (messages.c). */
+/* The message with `code`, NULL when the report has none (messages.c). A lookup that cannot fail. */
 const struct ps_message *ps_report_message(const struct ps_report *r, const char *code);
 
-/* messages.c (last): run facts, warnings, notes; ps_messages_fini frees them. */
+/* messages.c (last): run facts, warnings, notes; ps_messages_fini frees them. 0 or -ENOMEM (the first message
+ * that cannot be stored stops them). */
 int ps_messages_compute(struct ps_report *r);
 void ps_messages_fini(struct ps_report *r);
 
