@@ -208,3 +208,33 @@ void ps_report_meta_entry(const struct ps_report *r, size_t i, const char **key,
     *value = r->m->meta.v[i].value;
 }
 
+static int cmp_pid_entry(const void *a, const void *b)
+{
+    const struct ps_pid_entry *x = a, *y = b;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int ps_pid_index_init(struct ps_pid_index *x, const struct ps_model *m)
+{
+    *x = (struct ps_pid_index){ 0 };
+    if (!(x->v = malloc((m->procs.n + 1) * sizeof *x->v)))
+        return -ENOMEM;
+    for (size_t i = 0; i < m->procs.n; i++)
+        x->v[i] = (struct ps_pid_entry){ m->procs.v[i].pid, (uint32_t)i };
+    x->n = m->procs.n;
+    qsort(x->v, x->n, sizeof *x->v, cmp_pid_entry);
+    return 0;
+}
+
+size_t ps_pid_index_find(const struct ps_pid_index *x, uint32_t pid)
+{
+    struct ps_pid_entry key = { pid, 0 };
+    const struct ps_pid_entry *hit = x->n ? bsearch(&key, x->v, x->n, sizeof *x->v, cmp_pid_entry) : NULL;
+    return hit ? hit->index : x->n;
+}
+
+void ps_pid_index_fini(struct ps_pid_index *x)
+{
+    free(x->v);
+    *x = (struct ps_pid_index){ 0 };
+}

@@ -220,7 +220,7 @@ static int diff_findings(struct ps_diff *d, const struct ps_report *b, const str
     return 0;
 }
 
-int ps_diff_build(struct ps_diff *d, const struct ps_report *before, const struct ps_report *after,
+int ps_diff_compute(struct ps_diff *d, const struct ps_report *before, const struct ps_report *after,
                   char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);

@@ -452,7 +452,7 @@ static int torch_devices(struct ps_memory *mem, const struct ps_model *m)
     return 0;
 }
 
-int ps_memory_build(const struct ps_model *m, int64_t origin_ns, struct ps_memory **out)
+int ps_memory_compute(const struct ps_model *m, int64_t origin_ns, struct ps_memory **out)
 {
     *out = NULL;
     size_t n = m->mem_events.n;

@@ -1,4 +1,4 @@
-/* Several rank files in one report (analyses/ranks.h ps_multirank_build): a pool of worker threads, each reading one
+/* Several rank files in one report (analyses/ranks.h ps_multirank_compute): a pool of worker threads, each reading one
  * file at a time into a model with the caller's loader, analysing it with ps_ranks_report_compute, keeping only its
  * struct ps_rank_file and freeing the model before taking the next file; then the several-rank analysis across them
  * (multirank.c). */
@@ -59,7 +59,7 @@ static void *worker(void *arg)
     }
 }
 
-int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
+int ps_multirank_compute(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
                        const struct ps_report_opts *o, size_t workers, char *err, size_t errlen)
 {
     memset(mr, 0, sizeof *mr);

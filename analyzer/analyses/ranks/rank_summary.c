@@ -410,10 +410,10 @@ void ps_collective_bandwidth(const struct ps_collective_stat *c, int32_t world_s
         *busbw = *algbw * bus_factor(c->name, world_size);
 }
 
-void ps_rank_summary_free(struct ps_report *r)
+void ps_rank_file_free(struct ps_rank_file *f)
 {
-    if (r->rank_summary)
-        ps_rank_file_fini(r->rank_summary);
-    free(r->rank_summary);
-    r->rank_summary = NULL;
+    if (!f)
+        return;
+    ps_rank_file_fini(f);
+    free(f);
 }

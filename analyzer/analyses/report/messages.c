@@ -159,11 +159,12 @@ static int gpu_capture_warnings(struct ps_report *r)
 }
 
 /* Warnings a user must see before any number. */
-static int warnings(struct ps_report *r)
+/* The recording's and the program's end: a missing -wal file, an unfinished or recovered recording, a program
+ * killed or failed. 0 or -ENOMEM. */
+static int end_warnings(struct ps_report *r)
 {
     const struct ps_model *m = r->m;
     struct ps_child_status st;
-    long long v;
     int rc = 0;
     if (r->facts.wal_file_missing &&   /* docs/readers.md: a killed recording copied without its -wal */
         (rc = add(r, PS_MSG_ALERT, "wal_file_missing",
@@ -204,6 +205,16 @@ static int warnings(struct ps_report *r)
         rc = add(r, PS_MSG_ALERT, "program_failed", "the program exited with code %ld.", st.code);
     if (rc < 0)
         return rc;
+    return 0;
+}
+
+/* What the recording lost: ranges never ended, processes still running, rings of another PID namespace or
+ * overwritten, dropped or untimed records, GPU capture, rows that could not be placed. 0 or -ENOMEM. */
+static int loss_warnings(struct ps_report *r)
+{
+    const struct ps_model *m = r->m;
+    long long v;
+    int rc = 0;
     size_t n = m->open_ranges.n;
     if (n && (rc = add(r, PS_MSG_ALERT, "unterminated_ranges",
                        "%zu NVTX range%s never ended (the program crashed, was killed or exited inside %s, or was "
@@ -252,6 +263,12 @@ static int warnings(struct ps_report *r)
                  "%lld events of the trace could not be placed in the model and are not counted (reasons: "
                  "run.meta.unplaced_events in the JSON report)", (long long)m->unplaced_events);
     return rc;
+}
+
+static int warnings(struct ps_report *r)
+{
+    int rc = end_warnings(r);
+    return rc < 0 ? rc : loss_warnings(r);
 }
 
 /* Notes on how to read the numbers, and why there may be nothing to read. */

@@ -99,7 +99,7 @@ static void *side_run(void *arg)
     struct side_work *w = arg;
     w->rc = ps_summary_tables_compute(&w->tables, w->all);
     if (w->rc == 0)
-        w->rc = ps_memory_build(w->m, w->origin_ns, &w->mem);
+        w->rc = ps_memory_compute(w->m, w->origin_ns, &w->mem);
     return NULL;
 }
 

@@ -329,6 +329,36 @@ static void hook_fix(const struct ps_report *r, char *out, size_t cap)
     }
 }
 
+/* Host compute's fix when the step thread's samples say it waits (r->host_wait): the sentence saying so into
+ * off_cpu and where the waits lie into where (*ev then points at it); or, with too few samples to tell, the
+ * generic host-compute fix with that caveat. Both stay "" otherwise. */
+static void host_wait_fix(const struct ps_report *r, const char *host_compute, char *off_cpu, size_t off_len,
+                          char *where, size_t where_len, const char **ev)
+{
+    const struct ps_host_wait *w = &r->host_wait;
+    if (w->claimed) {
+        snprintf(off_cpu, off_len, "Much of this host compute is not computing: in %zu of %zu samples of "
+                 "the step thread's state during the analysed steps it was asleep, blocked or stopped (S, D or T) "
+                 "outside its data, copy and collective ranges, about %.1f ms of the %.1f ms of host compute per "
+                 "step: it waits for something no range shows (time.sleep, a lock or the GIL, file or network I/O, "
+                 "another process, a debugger); find what with py-spy dump --native or perf sched, then remove the "
+                 "wait.", w->waiting, w->samples, (double)w->wait_ns / 1e6,
+                 (double)r->avg.cat_ns[PS_CAT_KERNEL] / 1e6);
+        int outside = w->in_evidence * 2 < w->waiting;
+        snprintf(where, where_len, outside
+                 ? "the step's code outside the ranges under Evidence: only %zu of the %zu waiting samples lie "
+                   "inside them%s"
+                 : "the ranges under Evidence: %zu of the %zu waiting samples lie inside them%s",
+                 w->in_evidence, w->waiting, outside && r->py && !model_ranges(r)
+                 ? " (--python-hooks=modules records a range per top-level module, forward's too)" : "");
+        *ev = where;
+    } else if (w->checked && w->samples < 8) {
+        snprintf(off_cpu, off_len, "%s Whether the step thread computed or waited is not known here: %zu "
+                 "samples of its state in the analysed steps, 8 needed (record with --sample-hz 20 or more, or "
+                 "more steps).", host_compute, w->samples);
+    }
+}
+
 /* The verdict's fix, naming what the report shows for it (the evidence rows, else the step table's column) and
  * its expected gain, bounded by the cause's time. Where the Python hook has advice for the bottleneck, that
  * advice is the fix (it names the loader's settings and the num_workers to try) in place of the generic one. */
@@ -397,27 +427,8 @@ static void verdict_fix(struct ps_report *r)
                  (long long)r->graphs.eager_kernels);
     char off_cpu[640] = "", straggler[400], where[224] = "";
     const struct ps_host_wait *w = &r->host_wait;
-    if (host && w->claimed) {
-        snprintf(off_cpu, sizeof off_cpu, "Much of this host compute is not computing: in %zu of %zu samples of "
-                 "the step thread's state during the analysed steps it was asleep, blocked or stopped (S, D or T) "
-                 "outside its data, copy and collective ranges, about %.1f ms of the %.1f ms of host compute per "
-                 "step: it waits for something no range shows (time.sleep, a lock or the GIL, file or network I/O, "
-                 "another process, a debugger); find what with py-spy dump --native or perf sched, then remove the "
-                 "wait.", w->waiting, w->samples, (double)w->wait_ns / 1e6,
-                 (double)r->avg.cat_ns[PS_CAT_KERNEL] / 1e6);
-        int outside = w->in_evidence * 2 < w->waiting;
-        snprintf(where, sizeof where, outside
-                 ? "the step's code outside the ranges under Evidence: only %zu of the %zu waiting samples lie "
-                   "inside them%s"
-                 : "the ranges under Evidence: %zu of the %zu waiting samples lie inside them%s",
-                 w->in_evidence, w->waiting, outside && r->py && !model_ranges(r)
-                 ? " (--python-hooks=modules records a range per top-level module, forward's too)" : "");
-        ev = where;
-    } else if (host && w->checked && w->samples < 8) {
-        snprintf(off_cpu, sizeof off_cpu, "%s Whether the step thread computed or waited is not known here: %zu "
-                 "samples of its state in the analysed steps, 8 needed (record with --sample-hz 20 or more, or "
-                 "more steps).", host_compute, w->samples);
-    }
+    if (host)
+        host_wait_fix(r, host_compute, off_cpu, sizeof off_cpu, where, sizeof where, &ev);
     straggler_sentence(r, straggler, sizeof straggler);
     int64_t gain = r->max_gain_ns;
     char waits[96] = "";

@@ -274,6 +274,17 @@ struct ps_proc_ranks {
     int32_t *rank, *world;         /* rank and world size; -1 unknown */
     uint8_t *marked;               /* 1: the Python hook's `distributed` mark gave them, 0: the environment */
 };
+/* The model's processes by pid (m->procs is in reader order): built once, then a binary search a lookup. */
+struct ps_pid_index {
+    struct ps_pid_entry { uint32_t pid, index; } *v;   /* sorted by pid; index: into m->procs */
+    size_t n;
+};
+/* Build the index of m's processes. 0 or -ENOMEM (*x then holds nothing); ps_pid_index_fini releases it. */
+int ps_pid_index_init(struct ps_pid_index *x, const struct ps_model *m);
+/* The index in m->procs of process `pid`, or x->n when it is none of them. Cannot fail. */
+size_t ps_pid_index_find(const struct ps_pid_index *x, uint32_t pid);
+void ps_pid_index_fini(struct ps_pid_index *x);   /* zeroed: no-op; leaves *x zeroed */
+
 /* How many distinct ranks the processes hold, counting only process `only_pid` unless it is PS_NONE; p NULL or
  * without ranks: the environment's (m->procs). *one gets the first rank found, -1 when none. Cannot fail. */
 size_t ps_proc_ranks_count(const struct ps_model *m, const struct ps_proc_ranks *p, uint32_t only_pid, int32_t *one);

@@ -16,7 +16,7 @@
  *                                                     ps_verdict_compute, ps_findings_compute, ps_recommendations_compute
  *   timeline   utilisation over time                  ps_nvml_util_compute, ps_util_compute
  *   breakdown  kernel and copy tables   } on a second  ps_summary_tables_compute
- *   memory     the memory view          } thread       ps_memory_build
+ *   memory     the memory view          } thread       ps_memory_compute
  *   report     messages, last                         ps_messages_compute
  * Above it, the ranks family's entry point (analyses/ranks.h ps_ranks_report_compute) analyses the ranks of the
  * trace's processes, calls ps_report_compute, then makes the per-process table and the rank summary. */
