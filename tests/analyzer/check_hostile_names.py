@@ -248,6 +248,19 @@ for what, fmt, out, err in runs:
             if what.startswith("report") and piece not in text:
                 failures.append(f"{what}: the name is not shown ({piece!r} missing)")
 
+# The HTML pages hold their chart sections whole (the name broke no element), and the one with the roofline and
+# every other chart loads in headless Chromium without a console message (tests/analyzer/html_page_check.py).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from html_page_check import Page, check_sections, load_in_chromium   # noqa: E402
+for i, (what, fmt, out, err) in enumerate(runs):
+    if fmt == "html":
+        page = Page()
+        page.feed(out.decode("utf-8", "replace"))
+        check_sections(page, lambda m, w=what: failures.append(f"{w}: {m}"))
+        if what == "report kineto --gpu-spec html":
+            load_in_chromium(os.path.join(work, "%02d.html" % (i + 1)), os.path.join(work, "page.png"),
+                             lambda m, w=what: failures.append(f"{w}: {m}"))
+
 for f in failures:
     print("FAIL", f)
 print(f"{len(runs)} outputs checked")

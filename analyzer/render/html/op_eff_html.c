@@ -179,7 +179,7 @@ static void table(FILE *f, const struct ps_op_efficiency *e, size_t n)
                 (long long)w->calls, MS(w->kernel_ns), MS(w->recoverable_ns), w->tflops_s, w->flops_per_byte,
                 w->pct_of_roofline, ps_roof_bound_name[w->bound]);
         char sp[256];
-        ps_html_text(f, w->g.name, 0);
+        ps_html_name(f, w->g.name);   /* a long one shortened, whole on hover */
         fputc(' ', f);
         ps_html_text(f, ps_op_params_short(w->g.params, sp, sizeof sp), 0);
         fputs("</td></tr>\n", f);
@@ -211,7 +211,7 @@ static int host_model(FILE *f, const struct ps_report *r)
         ps_words_op_per_call(w, &fl, &by);
         fprintf(f, "<tr><td>%lld</td><td>%.0f</td><td>%.0f</td><td>%.2f</td><td>", (long long)w->calls, fl, by,
                 w->flops_per_byte);
-        ps_html_text(f, ps_words_op_label(name, sizeof name, w), 0);
+        ps_html_name(f, ps_words_op_label(name, sizeof name, w));
         fputs("</td></tr>\n", f);
     }
     if (n)
@@ -251,7 +251,7 @@ int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r)
         fprintf(f, "<p>GPU time in ops with no model: %.3f ms", MS(e->roof.unmodeled_kernel_ns));
         for (size_t i = 0; i < e->roof.nunmodeled; i++) {
             fputs(i ? ", " : " (", f);
-            ps_html_text(f, e->roof.unmodeled[i].name, 0);
+            ps_html_name(f, e->roof.unmodeled[i].name);   /* as the text and Markdown lines show it */
             fprintf(f, " %.3f ms%s", MS(e->roof.unmodeled[i].kernel_ns), i + 1 == e->roof.nunmodeled ? ")" : "");
         }
         fputs(".</p>\n", f);
