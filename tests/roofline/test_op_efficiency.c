@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include <yajl/yajl_tree.h>
 
@@ -205,11 +207,96 @@ static void trace_without_shapes_adds_no_section(void)
     close_report(&fx);
 }
 
+/* A writer that holds at most HTML_CAP bytes: a chart that never ends fails the test at once instead of filling memory
+ * (the unbounded grid wrote 240 MB/s). */
+#define HTML_CAP (16 << 20)
+struct capped {
+    char *buf;
+    size_t len;
+};
+
+static ssize_t capped_write(void *c, const char *data, size_t n)
+{
+    struct capped *w = c;
+    if (w->len + n > HTML_CAP) {
+        fprintf(stderr, "the HTML report passed %d bytes: a chart without end\n", HTML_CAP);
+        abort();
+    }
+    memcpy(w->buf + w->len, data, n);
+    w->len += n;
+    return (ssize_t)n;
+}
+
+static char *render_capped(const struct ps_report *r, const char *format)
+{
+    struct capped w = { malloc(HTML_CAP + 1), 0 };
+    FILE *f = w.buf ? fopencookie(&w, "w", (cookie_io_functions_t){ .write = capped_write }) : NULL;
+    CHECK(f != NULL);
+    if (!f)
+        exit(1);
+    struct ps_render_opts o = { 0, 0 };
+    alarm(60);   /* and a chart that loops without writing */
+    CHECK_EQ(format, ps_renderer_find(format)->report(f, r, &o), 0);
+    alarm(0);
+    fclose(f);
+    w.buf[w.len] = '\0';
+    return w.buf;
+}
+
+/* The numbers of an SVG in `svg` (its first <svg ...> ... </svg>): NULL when every one is finite, else the first place
+ * where "nan" or "inf" is written (any case: "-nan", "inf", "NaN" from a tooltip). */
+static const char *first_non_finite(const char *svg)
+{
+    const char *end = strstr(svg, "</svg>");
+    for (const char *p = svg; *p && (!end || p < end); p++)
+        if (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3))
+            return p;
+    return NULL;
+}
+
+/* A peak of 1e308 TFLOPS and a bandwidth of 1e-320 GB/s (which a spec file may no longer give: gpu_spec_file.c) put
+ * the chart's x axis at +inf, and its grid loop wrote <line x1="-nan" ...> for ever. Whatever the peaks, bandwidth and
+ * rows, the chart has at most 25 grid lines per axis and writes no NaN or infinity. */
+static void html_roofline_is_bounded_and_finite_whatever_the_peaks(void)
+{
+    struct ps_op_perf perf = trace_perf();
+    struct fixture fx = { 0 };
+    open_report(&fx, &perf);
+    if (!fx.ok || fx.r.opeff->roof.nrows < 3)
+        return close_report(&fx);
+    struct ps_roofline *roof = &fx.r.opeff->roof;
+    static const double bw[] = { 1e-320, 0, INFINITY, NAN, 1e308 };
+    for (size_t k = 0; k < sizeof bw / sizeof bw[0]; k++) {
+        roof->gpu.mem_gbps = bw[k];
+        roof->rows[0].peak_tflops = 1e308;
+        roof->rows[1].peak_tflops = k % 2 ? INFINITY : 1e-300;
+        roof->rows[2].flops_per_byte = k % 2 ? 1e-300 : 1e300;
+        roof->rows[2].tflops_s = k % 2 ? 1e300 : 1e-300;
+        roof->rows[2].pct_of_roofline = NAN;
+        char *html = render_capped(&fx.r, "html");
+        const char *svg = strstr(html, "<svg role=\"img\" aria-labelledby=\"roofline-t");
+        CHECK(svg != NULL, "bandwidth %g: a roofline chart", bw[k]);
+        if (svg) {
+            const char *bad = first_non_finite(svg);
+            CHECK(bad == NULL, "bandwidth %g: '%.60s'", bw[k], bad ? bad - 20 : "");
+            size_t lines = 0;
+            for (const char *p = svg; (p = strstr(p, "<line ")) && p < strstr(svg, "</svg>"); p++)
+                lines++;
+            CHECK(lines <= 2 * 25, "bandwidth %g: %zu grid lines", bw[k], lines);
+        }
+        CHECK(strlen(html) < 1000000, "bandwidth %g: %zu bytes", bw[k], strlen(html));
+        free(html);
+    }
+    close_report(&fx);
+}
+
 static const struct test_case cases[] = {
     { "mfu_and_rows_of_the_generated_trace", .fn = mfu_and_rows_of_the_generated_trace },
     { "findings_name_shapes_and_fused_attention", .fn = findings_name_shapes_and_fused_attention },
     { "every_format_shows_the_section", .fn = every_format_shows_the_section },
     { "trace_without_shapes_adds_no_section", .fn = trace_without_shapes_adds_no_section },
+    { "html_roofline_is_bounded_and_finite_whatever_the_peaks",
+      .fn = html_roofline_is_bounded_and_finite_whatever_the_peaks },
 };
 
 int main(int argc, char **argv)
