@@ -2,7 +2,7 @@
  * model by calling every family in order, and what a report says besides its numbers (messages.c). Renderers
  * (analyzer/render/) only format it. All times are integer ns, shares 0..1.
  *
- * The pipeline (report.c, run_analyses), in the order it calls the families:
+ * The pipeline (report/pipeline.c, run_analyses), in the order it calls the families:
  *   timeline   graph replays                          ps_graphs_compute
  *   pytorch    each process's rank                    ps_proc_ranks_find
  *   verdict    the one step pipeline                  ps_verdict_steps_compute:
