@@ -118,6 +118,16 @@ int ps_parse_int(const char *s, size_t len, int64_t *out)
     return parse_scaled(s, len, 0, 1, out);
 }
 
+int ps_json_number_negative(const char *s, size_t len)
+{
+    if (len == 0 || s[0] != '-')
+        return 0;
+    for (size_t i = 1; i < len && s[i] != 'e' && s[i] != 'E'; i++)
+        if (s[i] >= '1' && s[i] <= '9')
+            return 1;
+    return 0;
+}
+
 /* ---- token scanning of the raw text ---- */
 
 static int is_lit(unsigned char ch)

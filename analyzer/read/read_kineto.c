@@ -210,6 +210,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
             if (ps_parse_us_to_ns(s, len, k == K_TS ? &e->ts_ns : &e->dur_ns) < 0)
                 return type_error(c, k, "a number of µs in range");
             *(k == K_TS ? &e->has_ts : &e->has_dur) = 1;
+            if (k == K_DUR)
+                e->dur_negative = s[0] == '-' && ps_json_number_negative(s, len);
         } else if (k == K_PID || k == K_TID) {
             struct idval *id = k == K_PID ? &e->pid : &e->tid;
             /* OS ids are stored as uint32; some traces print 32-bit thread ids as negative int32 values. */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # A 10 MB gzip file that inflates to one 10 GB string or number (concatenated gzip members of one character: gzip(1)
-# reads them as one stream, and so do the readers) through the real binary, under a memory limit: `report` exits 1
-# with the message naming the file and the token's first byte, in bounded time and memory. Before the cap (docs/readers.md, "Strings and numbers: length and UTF-8") libyajl held the token
+# reads them as one stream, and so do the readers) through the real binary, under a memory limit: `report` and
+# `export --format tracelens` exit 1 with the message naming the file and the token's first byte, in bounded time
+# and memory. Before the cap (docs/readers.md, "Strings and numbers: length and UTF-8") libyajl held the token
 # whole, about 5 bytes of memory per byte of it, and crashed in yajl_buf_append on an unchecked realloc (SIGSEGV
 # under `ulimit -v`). The file is written member by member: nothing of gigabytes touches the disk.
 # Usage: huge_token.sh PERFSCOPE CASE SANITIZE (ON: an ASan build, whose shadow memory `ulimit -v` cannot hold:
@@ -60,6 +61,10 @@ report_refuses_a_10_gb_string_of_a_10_mb_gzip_in_bounded_memory)
     ;;
 report_refuses_a_10_gb_number_of_a_10_mb_gzip_in_bounded_memory)
     refused number 57 "$ps" report
+    ;;
+export_tracelens_refuses_a_10_gb_string_of_a_10_mb_gzip_in_bounded_memory)
+    refused string 48 "$ps" export --format tracelens -o "$tmp/csv"
+    [ ! -e "$tmp/csv" ] || fail "a failed export left its folder behind"
     ;;
 *) fail "unknown case $case" ;;
 esac

@@ -1,9 +1,11 @@
 /* The Kineto readers against hostile text (the hardening issue): one rule on both JSON parsers for text that is not
- * UTF-8 and for strings and numbers longer than 16 MiB (docs/readers.md, "Strings and numbers: length and UTF-8").
- * Usage: test_kineto_hostile_text CASE. */
+ * UTF-8 and for strings and numbers longer than 16 MiB (docs/readers.md, "Strings and numbers: length and UTF-8"),
+ * and one rule for an event's times that the trace model and the per-operator model (`export --format tracelens`)
+ * share (docs/readers.md, "Timestamps"). Usage: test_kineto_hostile_text CASE. */
 #include <errno.h>
 
 #include "cases.h"
+#include "model/op_trace.h"
 #include "ps_utf8.h"
 #include "tinyfs.h"
 
@@ -228,6 +230,116 @@ static void takes_strings_and_numbers_of_16_mib_and_refuses_longer_on_both_parse
     free(body);
 }
 
+/* A Tracelens-readable trace: a cpu_op launching three kernels through runtime calls linked by ac2g flows; the
+ * second kernel (event 6) has `dur` and starts at `ts`. */
+static const char *ops_trace(const char *file, const char *ts, const char *dur)
+{
+    char text[4096];
+    size_t n = (size_t)snprintf(text, sizeof text, "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                                "\"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 100, \"args\": {\"Input Dims\": "
+                                "[[4, 4], [4, 4]], \"Input type\": [\"float\", \"float\"]}}");
+    for (int k = 1; k <= 3; k++) {
+        n += (size_t)snprintf(text + n, sizeof text - n, ", {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+                              "\"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 2, \"args\": "
+                              "{\"correlation\": %d}}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel_%d\", "
+                              "\"pid\": 0, \"tid\": 7, \"ts\": %s, \"dur\": %s, \"args\": {\"correlation\": %d, "
+                              "\"stream\": 7}}, {\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": %d, "
+                              "\"pid\": 1, \"tid\": 1, \"ts\": %d}, {\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": "
+                              "\"ac2g\", \"id\": %d, \"pid\": 0, \"tid\": 7, \"ts\": %d, \"bp\": \"e\"}", 8 + 3 * k, k,
+                              k, k == 2 ? ts : k == 1 ? "20" : "40", k == 2 ? dur : "4", k, k, 8 + 3 * k, k,
+                              10 + 10 * k);
+    }
+    n += (size_t)snprintf(text + n, sizeof text - n, "]}");
+    return tiny_write(file, text, n);
+}
+
+/* #4: `export --format tracelens` read the operator events on its own and took what `report` refuses: a dur of
+ * +-1e400 became inf / -inf (and UBSan fired in op_perf_short.c's histogram), 1e300 and 9.2e18 absurd times, a
+ * negative dur a negative kernel time. Now the operator events are read beside the trace model, in its pass: a
+ * file the model's read refuses is refused with the same message, and an event the model leaves out for its times
+ * is left out of the operator events too. */
+static void operator_events_are_the_events_the_model_keeps(void)
+{
+    char err[512], oerr[512];
+    /* beyond +-2^63 ns, +-9.2e15 µs */
+    static const char *const refused[] = { "1e400", "-1e400", "1e300", "9.2e18", "9.3e15", "-9.3e15" };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        const char *path = ops_trace("refused.json", "30", refused[i]);
+        snprintf(err, sizeof err, "%s", tiny_read_err(path));
+        CHECK_CONTAINS(err, "event 6: \"dur\" is not a number of µs in range");
+        struct ps_op_trace *t = NULL;
+        CHECK(ps_read_kineto_ops(path, &t, oerr, sizeof oerr) == -EINVAL, "dur %s: the operator events took it",
+              refused[i]);
+        CHECK_STR(oerr, err);
+        ps_op_trace_free(t);
+    }
+    /* events 23 days apart (2e12 µs): report refused the file, export wrote it */
+    const char *path = ops_trace("span.json", "2000000000000", "4");
+    snprintf(err, sizeof err, "%s", tiny_read_err(path));
+    CHECK_CONTAINS(err, "the events span more than 13 days");
+    struct ps_op_trace *t = NULL;
+    CHECK(ps_read_kineto_ops(path, &t, oerr, sizeof oerr) == -EINVAL);
+    CHECK_STR(oerr, err);
+    ps_op_trace_free(t);
+    /* left out by both: a dur below zero however it rounds, and an end past int64 ns (the times near its end, so
+     * that the events span less than 13 days: the 808 ns end at 2^63 ns, the 807 ns one just fits) */
+    static const struct {
+        const char *ts, *dur;
+        int kept;
+    } cases[] = {
+        { "30", "-5", 0 }, { "30", "-0.0004", 0 }, { "30", "-1e-400", 0 }, { "30", "-0", 1 }, { "30", "0.0004", 1 },
+        { "30", "4", 1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        path = ops_trace("kept.json", cases[i].ts, cases[i].dur);
+        struct ps_model *m = tiny_read(path);
+        if (m) {
+            CHECK(m->gpu.n == (size_t)(2 + cases[i].kept) && m->unplaced_events == !cases[i].kept,
+                  "dur %s: %zu kernels in the model, %lld unplaced", cases[i].dur, m->gpu.n, (long long)m->unplaced_events);
+        }
+        ps_model_free(m);
+        t = NULL;
+        CHECK(ps_read_kineto_ops(path, &t, oerr, sizeof oerr) == 0, "%s", oerr);
+        if (t) {
+            size_t kernels = 0, negative = 0;
+            for (size_t k = 0; k < t->ev.n; k++) {
+                kernels += t->ev.v[k].cat == PS_OPEV_KERNEL;
+                negative += t->ev.v[k].dur_us < 0;
+            }
+            CHECK(kernels == (size_t)(2 + cases[i].kept) && negative == 0,
+                  "dur %s: %zu kernels in the operator events, %zu negative", cases[i].dur, kernels, negative);
+        }
+        ps_op_trace_free(t);
+    }
+    /* the end's limit, exactly: 9223372036854775 µs + 0.807 µs is 2^63 - 1 ns, + 0.808 µs one past it (the
+     * doubles cannot tell them apart: the exact ns decide) */
+    static const char far[] =
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, "
+        "\"ts\": 9223372036850000, \"dur\": 1}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"fits\", \"pid\": 0, "
+        "\"tid\": 7, \"ts\": 9223372036854775, \"dur\": 0.807}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+        "\"past\", \"pid\": 0, \"tid\": 7, \"ts\": 9223372036854775, \"dur\": 0.808}]}";
+    path = tiny_write("far.json", far, strlen(far));
+    struct ps_model *m = tiny_read(path);
+    if (m) {
+        CHECK_EQ(m->gpu.n, (size_t)1);
+        CHECK_EQ(m->unplaced_events, 1);
+    }
+    ps_model_free(m);
+    t = NULL;
+    CHECK(ps_read_kineto_ops(path, &t, oerr, sizeof oerr) == 0, "%s", oerr);
+    if (t) {
+        CHECK_EQ(t->ev.n, (size_t)2);
+        if (t->ev.n == 2)
+            CHECK_STR(ps_op_trace_str(t, t->ev.v[1].name), "fits");
+    }
+    ps_op_trace_free(t);
+    /* a SQLite file is no Kineto trace: said at once */
+    static const char sqlite_head[] = "SQLite format 3";
+    path = tiny_write("trace.sqlite", sqlite_head, sizeof sqlite_head);
+    CHECK(ps_read_kineto_ops(path, &t, oerr, sizeof oerr) == -EINVAL);
+    CHECK_CONTAINS(oerr, "a SQLite trace, not PyTorch profiler (Kineto) JSON");
+}
+
 static int setup(void)
 {
     tiny_init();
@@ -241,6 +353,7 @@ int main(int argc, char **argv)
         { "utf8_stream_check_agrees_with_the_whole_text_check", .fn = utf8_stream_check_agrees_with_the_whole_text_check },
         { "takes_strings_and_numbers_of_16_mib_and_refuses_longer_on_both_parsers",
           .fn = takes_strings_and_numbers_of_16_mib_and_refuses_longer_on_both_parsers },
+        { "operator_events_are_the_events_the_model_keeps", .fn = operator_events_are_the_events_the_model_keeps },
     };
     static const struct case_hooks hooks = { .setup = setup, .teardown = tiny_cleanup };
     return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);
