@@ -42,8 +42,11 @@ const char *ps_kineto_ignored_name(int i);
 /* The longest string (its bytes between the quotes, as in the file) or number a JSON reader takes: far above what
  * any profiler writes (the shared traces' longest string is a 1.7 KB kernel name; a rank list of 100,000 ranks is
  * about 700 KB), and it bounds what one token costs (libyajl holds a token whole, several times over: a 1 GB name
- * took 5.26 GB). Both parsers refuse a longer one (docs/readers.md, "Strings and numbers: length and UTF-8"). */
+ * took 5.26 GB). Both parsers refuse a longer one (docs/readers.md, "Strings and numbers: length and UTF-8"). The
+ * fuzz build sets a small one (fuzz/CMakeLists.txt), so that its inputs reach these paths. */
+#ifndef PS_JSON_TOKEN_MAX
 #define PS_JSON_TOKEN_MAX ((size_t)16 << 20)
+#endif
 
 /* What the text breaks of what libyajl leaves unchecked (the rules simdjson applies): a token longer than
  * PS_JSON_TOKEN_MAX, bytes in a string that are not UTF-8 (RFC 3629: no overlong forms, no encoded surrogates),

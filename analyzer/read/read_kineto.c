@@ -586,11 +586,13 @@ static void parse_error(struct kctx *c, const unsigned char *p, size_t n, int at
 static void flaw_error(struct kctx *c, const struct ps_json_scan *sc)
 {
     static const char *const what[] = { [PS_JSON_FLAW_LONG_STRING] = "string", [PS_JSON_FLAW_LONG_NUMBER] = "number" };
+    char max[32];
+    snprintf(max, sizeof max, PS_JSON_TOKEN_MAX % (1 << 20) ? "%zu bytes" : "%zu MiB",
+             PS_JSON_TOKEN_MAX % (1 << 20) ? PS_JSON_TOKEN_MAX : PS_JSON_TOKEN_MAX >> 20);
     if (sc->flaw == PS_JSON_FLAW_LONG_STRING || sc->flaw == PS_JSON_FLAW_LONG_NUMBER)
-        ps_read_fail(c->err, c->errlen, "%s: byte %lld of the JSON (event %lld): a %s longer than %zu MiB starts "
-                     "here: perfscope reads strings and numbers of up to %zu MiB (a profiler writes names and "
-                     "arguments of a few KB): a damaged or crafted file?", c->path, sc->flaw_at, c->index,
-                     what[sc->flaw], PS_JSON_TOKEN_MAX >> 20, PS_JSON_TOKEN_MAX >> 20);
+        ps_read_fail(c->err, c->errlen, "%s: byte %lld of the JSON (event %lld): a %s longer than %s starts here: "
+                     "perfscope reads strings and numbers of up to %s (a profiler writes names and arguments of a "
+                     "few KB): a damaged or crafted file?", c->path, sc->flaw_at, c->index, what[sc->flaw], max, max);
     else if (sc->flaw == PS_JSON_FLAW_UTF8)
         ps_read_fail(c->err, c->errlen, "%s: byte %lld of the JSON (event %lld): invalid JSON: a string holds %s, "
                      "which is not UTF-8 (RFC 3629: no overlong forms, no encoded UTF-16 surrogates, no bytes C0, C1, "
