@@ -340,10 +340,12 @@ static void reader_keeps_what_tracelens_reads(void)
 {
     /* UIDs count every traceEvents entry (metadata and flows too); ts and dur are the JSON numbers as doubles;
      * the shape arguments are kept as Python's str() prints them: ", " separators, strings in single quotes, or
-     * in double quotes when they hold a ' and no ", escapes for \ and control characters */
+     * in double quotes when they hold a ' and no ", escapes for \ and control characters (the step starts
+     * beside the op: events further apart than 2^50 ns are refused, model/model.h PS_MODEL_MAX_SPAN_NS) */
     static const char json[] =
         "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"python3\"}},"
-        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":9},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,"
+        "\"ts\":1743457654120,\"dur\":9},"
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op\",\"pid\":1,\"tid\":1,\"ts\":1743457654123.456,"
         "\"dur\":0.001,\"args\":{\"Input Dims\":[[1,2],[],[3]],\"Input type\":[\"float\",\"\"],"
         "\"Concrete Inputs\":[\"it's\",\"a\\\"b\",\"x\\ty\",\"both ' and \\\"\"],\"Input Strides\":[[2,1],[],[1]]}}]}";

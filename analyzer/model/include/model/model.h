@@ -275,6 +275,12 @@ int ps_model_add_thread_sample(struct ps_model *m, const struct ps_thread_sample
 int ps_model_add_mem_event(struct ps_model *m, const struct ps_mem_event *e);   /* 0 or -ENOMEM */
 int ps_model_add_nvml_mem(struct ps_model *m, const struct ps_nvml_mem_sample *s);   /* 0 or -ENOMEM */
 
+/* The longest span of a trace's events (the first start to the last end of its GPU ops, API calls and ranges) the
+ * analyzer takes: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span keeps
+ * every sum of durations far from int64 overflow. ps_read_trace refuses a longer trace (read/reader.h), the report
+ * a longer model read otherwise (analyses/report/report.c: `top`'s growing one). */
+#define PS_MODEL_MAX_SPAN_NS (1ll << 50)
+
 /* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call
  * with the same correlation id in the same process (any process if correlation_global) in gpu_launch (the
  * lowest-index call when several carry the id), then frees the correlation ids and the attribute index.
