@@ -79,6 +79,22 @@ struct ps_op_perf {
 int ps_op_perf_compute(const struct ps_op_trace *t, struct ps_op_perf *out);
 void ps_op_perf_fini(struct ps_op_perf *p);   /* leaves *p zeroed; a zeroed struct is a no-op */
 
+/* ---- the model of each step (per-step MFU, analyses/roofline.h) ----
+ * A window of host-op start times on the trace's µs clock (struct ps_op_event ts_us): [lo_us, hi_us). */
+struct ps_op_window {
+    double lo_us, hi_us;
+};
+/* Called with window k's model p: the rows and the ops without a model that ps_op_perf_compute gives for the
+ * calls whose host op starts in the window, each call with its whole subtree's GPU work (a forward op measured on
+ * its backward pass counts where the forward op starts); gpu_busy_us and no_op_us are NaN (not per window). p is
+ * freed once the call returns. Return 0 to go on, a negative errno to stop. */
+typedef int ps_op_perf_window_fn(void *ctx, size_t k, const struct ps_op_perf *p);
+/* The model of each of the n windows w of trace t, in order, through `each`: the operator tree is built and every
+ * call evaluated once for all windows, so the cost is that of ps_op_perf_compute plus each window's own calls.
+ * 0, -ENOMEM, or what `each` returned to stop. */
+int ps_op_perf_windows(const struct ps_op_trace *t, const struct ps_op_window *w, size_t n,
+                       ps_op_perf_window_fn *each, void *ctx);
+
 /* The operator events of a perfscope trace (or an Nsight Systems export) whose Python hook recorded one range per
  * op with its inputs (`perfscope record --python-hooks=shapes`: python/perfscope_hook/op_shapes.py), in the form
  * ps_op_perf_compute reads: the ranges as host ops with Kineto's "Input Dims", "Input type", "Input Strides" and
