@@ -13,10 +13,6 @@
 #include "memory_impl.h"
 #include "analyses/roofline.h"
 
-/* Longest run analysed: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span
- * keeps every sum of durations far from int64 overflow. */
-#define PS_MAX_SPAN_NS (1ll << 50)
-
 /* "perfscope" / "nsys" / "kineto": the trace's format as every format of the report names it. */
 static const char *format_name(enum ps_format f)
 {
