@@ -1,6 +1,7 @@
 #!/bin/sh
 # Operator-model benchmarks on generated Kineto traces recorded with shapes (gen_shapes_trace.py), each printed
-# with wall time and peak RSS of the whole command (/usr/bin/time):
+# with wall time, CPU time (user + system: steadier than wall time on a loaded machine) and peak RSS of the whole
+# command (/usr/bin/time):
 #   steps:  `perfscope report` of N = 1,000 / 2,000 / 4,000 / 8,000 steps (4 ops with shapes per step): the per-step
 #           MFU must cost time linear in the events (the time per step stays flat as N doubles);
 #   inputs: `perfscope report` and `export --format tracelens` of 4 ops with N = 25,000 / 50,000 / 100,000 /
@@ -16,15 +17,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/ps-bench-opmodel.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 ps=$build/cli/perfscope
-run() {   # run PERFSCOPE ARGS...: "WALL_S RSS_MIB"
+run() {   # run PERFSCOPE ARGS...: "WALL_S CPU_S RSS_MIB"
     rm -rf "$scratch/tl"
-    /usr/bin/time -f "%e %M" -o "$scratch/t" "$@" >/dev/null 2>"$scratch/err" || { cat "$scratch/err"; exit 1; }
-    read -r wall rss <"$scratch/t"
-    echo "$wall $((rss / 1024))"
+    /usr/bin/time -f "%e %U %S %M" -o "$scratch/t" "$@" >/dev/null 2>"$scratch/err" || { cat "$scratch/err"; exit 1; }
+    read -r wall user sys rss <"$scratch/t"
+    echo "$wall $(echo "$user $sys" | awk '{ printf "%.2f", $1 + $2 }') $((rss / 1024))"
 }
-column() {   # column PERFSCOPE CMD FILE: "W s R MiB"
+column() {   # column PERFSCOPE CMD FILE: "W s (C s CPU) R MiB"
     set -- $(run "$1" "$2" "$3" $( [ "$2" = export ] && echo --format tracelens -o "$scratch/tl" ))
-    printf '%8s s %6s MiB' "$1" "$2"
+    printf '%7s s (%6s s CPU) %5s MiB' "$1" "$2" "$3"
 }
 echo "report of N steps, 4 ops with shapes each ($ps${other:+ | $other})"
 for n in 1000 2000 4000 8000; do
