@@ -280,10 +280,8 @@ int tl_short_kernels(const struct tl_tree *tr, double total_us, struct ps_tl_tab
 /* The ops of the unified table (each op that owns GPU time: the modeled op where there is one, else the leaf
  * launcher), in the table's collection order, into *out (free out->v). 0 or -ENOMEM (*out empty). */
 int tl_owners(const struct tl_tree *tr, struct tl_u32v *out);
-/* Of owners[0..n) (tl_owners' ops, or some of them in its order), those without a model by name (kernel time
- * descending) and the kernel time of those with and without one, into p. 0 or -ENOMEM. */
-int tl_unmodeled_of(const struct tl_tree *tr, const uint32_t *owners, size_t n, struct ps_op_perf *p);
-/* tl_unmodeled_of over every op of tl_owners. */
+/* The ops of tl_owners without a model by name (kernel time descending) and the kernel time of those with and
+ * without one, into p. 0 or -ENOMEM. */
 int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p);
 
 #endif

@@ -367,7 +367,9 @@ int tl_owners(const struct tl_tree *tr, struct tl_u32v *out)
     return rc;
 }
 
-int tl_unmodeled_of(const struct tl_tree *tr, const uint32_t *owners, size_t n, struct ps_op_perf *p)
+/* Of owners[0..n) (tl_owners' ops), those without a model by name and the kernel time of those with and without
+ * one, into p. 0 or -ENOMEM. */
+static int unmodeled_of(const struct tl_tree *tr, const uint32_t *owners, size_t n, struct ps_op_perf *p)
 {
     if (!(p->unmodeled = calloc(n + 1, sizeof *p->unmodeled)))
         return -ENOMEM;
@@ -402,7 +404,7 @@ int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p)
     struct tl_u32v got;
     int rc = tl_owners(tr, &got);
     if (rc == 0)
-        rc = tl_unmodeled_of(tr, got.v, got.n, p);
+        rc = unmodeled_of(tr, got.v, got.n, p);
     free(got.v);
     return rc;
 }

@@ -10,11 +10,11 @@
 #include "analyses/report.h"
 #include "analyses/roofline.h"
 
-/* Step s's figures from the model of its ops. */
-static void step_figures(struct ps_mfu_step *st, const struct ps_op_perf *p, const struct ps_gpu_peak *g)
+/* Step s's figures from the model of its ops (ps_op_perf's figures of each op group: its compute spec's peak). */
+static void step_figures(struct ps_mfu_step *st, const struct ps_op_window_model *p, const struct ps_gpu_peak *g)
 {
-    for (size_t k = 0; k < p->nrows; k++) {
-        const struct ps_op_perf_row *w = &p->rows[k];
+    for (size_t k = 0; k < p->ngroups; k++) {
+        const struct ps_op_window_group *w = &p->groups[k];
         const char *u = strchr(w->compute_spec, '_');
         enum ps_precision prec;
         double peak = u && ps_precision_from_name(u + 1, strlen(u + 1), &prec) ? ps_gpu_peak_tflops(g, 1, prec) : NAN;
@@ -39,7 +39,7 @@ struct steps_pass {
 };
 
 /* Step k's figures from the model of its ops (ps_op_perf_windows calls the steps in order). */
-static int step_done(void *ctx, size_t k, const struct ps_op_perf *p)
+static int step_done(void *ctx, size_t k, const struct ps_op_window_model *p)
 {
     struct steps_pass *x = ctx;
     const struct ps_step *st = &x->r->steps[k];
