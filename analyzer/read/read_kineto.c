@@ -149,6 +149,31 @@ static int number_field(struct kctx *c, enum key k, const char *s, size_t len, i
     return 1;
 }
 
+/* A [memory] arg (ps_kineto_mem_arg: one that is not an integer drops its record). A size ("Bytes", a free's
+ * negative) or total ("Total Allocated", "Total Reserved") beyond PS_MEM_BYTES_MAX either way, int64 or not, is
+ * an error naming the key: no memory holds that much, and the memory view's sums must stay in int64. */
+static int mem_arg(struct kctx *c, enum key k, const char *s, size_t len)
+{
+    int64_t v;
+    double d = 0;
+    char text[64];
+    if (k == K_MEM_BYTES || k == K_MEM_TOTAL_ALLOC || k == K_MEM_TOTAL_RES) {
+        if (ps_parse_int(s, len, &v) == 0) {
+            d = (double)v;
+        } else if (len < sizeof text) {   /* a number past int64 (1e30, "1e999") is as implausible */
+            char *end;
+            memcpy(text, s, len);
+            text[len] = '\0';
+            d = strtod(text, &end);
+            d = end > text && *end == '\0' ? d : 0;
+        }
+        if (d > (double)PS_MEM_BYTES_MAX || d < -(double)PS_MEM_BYTES_MAX)
+            return number_field(c, k, s, len, k == K_MEM_BYTES ? -PS_MEM_BYTES_MAX : 0, PS_MEM_BYTES_MAX, &v);
+    }
+    ps_kineto_mem_arg(c, k, s, len);
+    return 1;
+}
+
 /* A number in `args` (also given as a string holding exactly an integer, as ROCm's tracer writes "bytes": "128"). */
 static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
 {
@@ -162,7 +187,7 @@ static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
     case K_OCCUPANCY: e->has_occupancy = ps_kineto_occupancy(s, len, &e->occupancy_pct);
         return 1;   /* an estimate: one that is not a percentage is left out, never an error */
     case K_MEM_DEV_TYPE: case K_MEM_DEV_ID: case K_MEM_ADDR: case K_MEM_BYTES: case K_MEM_TOTAL_ALLOC:
-    case K_MEM_TOTAL_RES: ps_kineto_mem_arg(c, k, s, len); return 1;
+    case K_MEM_TOTAL_RES: return mem_arg(c, k, s, len);
     case K_IN_NELEMS: case K_OUT_NELEMS: {   /* a message size: one out of range is left out, never an error */
         int64_t v;
         if (ps_parse_int(s, len, &v) == 0 && v > 0)
@@ -304,8 +329,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
             e->dtype_bytes = dtype_bytes(s, len);
         else if (k == K_NAME)
             e->has_arg_name = 1, rc = ps_kineto_buf_set(&e->arg_name, s, len);
-        else if (k >= K_MEM_DEV_TYPE)   /* [memory] args: a bad one drops that record only */
-            ps_kineto_mem_arg(c, k, (const char *)s, len);
+        else if (k >= K_MEM_DEV_TYPE)   /* [memory] args: a bad one drops that record only, a huge size fails */
+            return mem_arg(c, k, (const char *)s, len);
         else if (k != K_OTHER && ps_json_integer_text(s, len))
             return arg_number(c, k, (const char *)s, len);
         else if (k != K_OTHER && k != K_OCCUPANCY && k != K_IN_NELEMS && k != K_OUT_NELEMS)   /* left out */

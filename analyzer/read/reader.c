@@ -95,7 +95,7 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
 }
 
 /* A finished model whose events span at most PS_MODEL_MAX_SPAN_NS (model/model.h): 0, or -EINVAL with the message
- * the report gives for a longer one (analyses/report/report.c, for models read otherwise), so that every command
+ * the report gives for a longer one (analyses/report/pipeline.c, for models read otherwise), so that every command
  * refuses such a file alike (export too, whose TraceLens tables are of the same events). */
 static int check_span(const struct ps_model *m, const char *path, char *err, size_t errlen)
 {

@@ -171,8 +171,7 @@ static int curve_device(struct ps_memory *mem, const struct ps_model *m, size_t 
         const struct ps_mem_event *e = &m->mem_events.v[i];
         if (dev_of[i] != dv)
             continue;
-        if (__builtin_add_overflow(w.sum, e->bytes, &w.sum))
-            w.sum = e->bytes > 0 ? INT64_MAX : INT64_MIN;
+        w.sum = ps_mem_sum(w.sum, e->bytes);
         if (w.sum > w.sum_peak)
             w.sum_peak = w.sum, w.sum_peak_rec = i;
         w.sum_min = w.sum < w.sum_min ? w.sum : w.sum_min;
@@ -239,7 +238,7 @@ static void never_freed_op(struct ps_mem_device *d, struct op_bytes *list, size_
     for (size_t i = 0, j; i < n; i = j) {
         int64_t sum = 0;
         for (j = i; j < n && list[j].op == list[i].op; j++)
-            sum += list[j].bytes;
+            sum = ps_mem_sum(sum, list[j].bytes);
         if (list[i].op != PS_NONE && sum > d->never_freed_op_bytes)
             d->never_freed_op = list[i].op, d->never_freed_op_bytes = sum;
     }
@@ -283,7 +282,7 @@ static int pairs_device(struct ps_memory *mem, const struct ps_model *m, size_t 
         d->unpaired_frees += unpaired;
         if (open != SIZE_MAX) {
             d->never_freed++;
-            d->never_freed_bytes += m->mem_events.v[open].bytes;
+            d->never_freed_bytes = ps_mem_sum(d->never_freed_bytes, m->mem_events.v[open].bytes);
             left[nleft++] = (struct op_bytes){ at[open].op, m->mem_events.v[open].bytes };
         }
     }

@@ -6,6 +6,14 @@
 #include "analyses/memory.h"
 #include "model/model.h"
 
+/* a + b, held at INT64_MAX / INT64_MIN where it would pass them: the memory view's sums over records (sizes up to
+ * PS_MEM_BYTES_MAX each, model.h) saturate rather than wrap; a saturated sum is a bound, never a negative size. */
+static inline int64_t ps_mem_sum(int64_t a, int64_t b)
+{
+    int64_t s;
+    return __builtin_add_overflow(a, b, &s) ? (b > 0 ? INT64_MAX : INT64_MIN) : s;
+}
+
 /* What memory_ops.c finds for one memory record. */
 struct ps_mem_attrib {
     uint32_t op;                   /* string id of the operator the record was made in (innermost tree node, when

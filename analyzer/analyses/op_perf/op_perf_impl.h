@@ -280,8 +280,11 @@ int tl_perf_sheets(const struct tl_tree *tr, struct ps_tl_tables *out);   /* 0 o
 int tl_short_kernels(const struct tl_tree *tr, double total_us, struct ps_tl_tables *out);   /* 0 or -ENOMEM */
 
 /* ---- op_perf_unified.c ---- */
-/* The ops of the unified table without a model (by name, kernel time descending) and the kernel time of those
- * with and without one, into p. 0 or -ENOMEM. */
+/* The ops of the unified table (each op that owns GPU time: the modeled op where there is one, else the leaf
+ * launcher), in the table's collection order, into *out (free out->v). 0 or -ENOMEM (*out empty). */
+int tl_owners(const struct tl_tree *tr, struct tl_u32v *out);
+/* The ops of tl_owners without a model by name (kernel time descending) and the kernel time of those with and
+ * without one, into p. 0 or -ENOMEM. */
 int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p);
 
 #endif

@@ -312,7 +312,9 @@ static void rank_of(struct ps_rank_file *f, const struct ps_report *r)
 {
     int32_t rank, world, proc_rank;
     ps_report_rank(r, &rank, &world);
-    f->world_size = world;
+    f->world_size = world > 0 ? world : -1;   /* a Kineto distributedInfo may say 0: unknown, as a merge reads it */
+    if (rank == INT32_MAX)                    /* Kineto's rank 2^31-1: no rank below a world size of 2^31-1 */
+        rank = -1;
     f->launcher_ranks = ps_report_process_ranks(r, &proc_rank);
     f->rank = -1;
     f->rank_source = PS_RANK_FROM_ORDER;
