@@ -14,9 +14,6 @@
 #include "analyses/roofline.h"
 #include "ps_diag.h"
 
-/* Longest run analysed: 2^50 ns, about 13 days (model/model.h). */
-#define PS_MAX_SPAN_NS PS_MODEL_MAX_SPAN_NS
-
 /* "perfscope" / "nsys" / "kineto": the trace's format as every format of the report names it. */
 static const char *format_name(enum ps_format f)
 {

@@ -26,7 +26,7 @@ extern const char *const ps_cat_label[PS_CAT_N];  /* tb's labels: "Kernel", "Mem
 enum ps_bottleneck { PS_BN_KERNEL, PS_BN_DATA, PS_BN_MEMCPY, PS_BN_COMM, PS_BN_SYNC, PS_BN_HOST, PS_BN_UNKNOWN };
 extern const char *const ps_bottleneck_name[];    /* "kernel", "data-loading", ... as in the JSON */
 
-/* Longest run analysed (report.c refuses a longer one): 2^50 ns, about 13 days. Longer spans come from corrupt
+/* Longest run analysed (report/pipeline.c refuses a longer one; model/model.h PS_MODEL_MAX_SPAN_NS): 2^50 ns, about 13 days. Longer spans come from corrupt
  * timestamps, and bounding the span keeps every sum of durations far from int64 overflow; no time a report holds is
  * longer (a merged rank summary's times are checked against it, cli/report_merge.c). */
 #define PS_MAX_SPAN_NS (1ll << 50)
