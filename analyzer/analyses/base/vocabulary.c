@@ -15,3 +15,10 @@ const char *const ps_cat_label[PS_CAT_N] = { "Kernel", "Memcpy", "Memset", "Comm
                                              "Runtime", "DataLoader", "CPU Exec", "Other" };
 
 const char *const ps_bottleneck_name[] = { "kernel", "data-loading", "memcpy", "communication", "sync", "host", "unknown" };
+
+const char *const ps_cause_key[PS_CAUSE_N] = { "kernel", "copy", "communication", "pretrace", "stream_wait", "sync",
+                                               "data", "waiting", "launch", "host", "unexplained" };
+const char *const ps_cause_label[PS_CAUSE_N] = { "GPU kernels", "GPU copies", "GPU communication",
+                                                 "work before the trace", "waiting on a stream", "sync",
+                                                 "data loading", "waiting (sleep, lock, I/O)", "launch overhead",
+                                                 "host compute", "unexplained" };

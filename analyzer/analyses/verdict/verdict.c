@@ -478,6 +478,8 @@ int ps_verdict_steps_compute(struct ps_report *r, struct ps_names *names, struct
     if (rc == 0)
         rc = ps_breakdown_compute(r, sv, names);
     if (rc == 0)
+        rc = ps_causes_compute(r, sv, names);
+    if (rc == 0)
         step_verdicts(r);
     return rc;
 }

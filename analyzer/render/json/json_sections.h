@@ -7,6 +7,9 @@
 #include "analyses/report.h"
 #include "render/json_writer.h"
 
+/* causes_json.c: "causes", where the average steady step goes (docs/report.md "Where the step goes"), null when
+ * the steps were not split. */
+void ps_render_causes_json(struct ps_jw *w, const struct ps_report *r);
 /* memory_json.c: "memory", null without memory records, else the object docs/memory.md describes. */
 void ps_render_memory_json(struct ps_jw *w, const struct ps_report *r);
 /* op_perf_json.c: "op_perf", the per-operator performance model (analyses/op_perf.h; docs/op-perf.md), null

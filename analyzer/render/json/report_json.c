@@ -196,6 +196,14 @@ static void steps(struct ps_jw *w, const struct ps_report *r)
         ps_jw_kdouble(w, "share", s->bottleneck == PS_BN_UNKNOWN ? NAN : s->share);
         breakdown(w, "breakdown_ns", s->cat_ns);
         ps_jw_kint(w, "sync_ns", s->sync_ns);
+        if (r->causes.computed) {
+            ps_jw_kbool(w, "startup", s->startup);
+            ps_jw_key(w, "causes_ns");
+            ps_jw_map_open(w);
+            for (int c = 0; c < PS_CAUSE_N; c++)
+                ps_jw_kint(w, ps_cause_key[c], s->cause_ns[c]);
+            ps_jw_map_close(w);
+        }
         ps_jw_map_close(w);
     }
     ps_jw_array_close(w);
@@ -582,6 +590,7 @@ int ps_render_json(FILE *f, const struct ps_report *r, const struct ps_render_op
     source(w, r);
     run(w, r);
     verdict(w, r);
+    ps_render_causes_json(w, r);
     steps(w, r);
     hta(w, r);
     tracelens(w, r);

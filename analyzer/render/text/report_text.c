@@ -597,6 +597,7 @@ int ps_render_text(FILE *out, const struct ps_report *r, const struct ps_render_
     run_summary(f, r, o->color);
     steps_table(f, r, o->color);
     verdict(f, r, o->color);
+    ps_render_causes_text(f, r);
     pytorch(f, r);
     setup(f, r);
     ranks(f, r, o->color);

@@ -8,6 +8,8 @@
 
 #include "analyses/report.h"
 
+/* causes_text.c: "Where the step goes" (docs/report.md), nothing when the steps were not split. */
+void ps_render_causes_text(FILE *f, const struct ps_report *r);
 /* memory_text.c: GPU memory (docs/memory.md), nothing without memory records. */
 void ps_render_memory_text(FILE *f, const struct ps_report *r);
 /* op_eff_text.c: "Operator efficiency" (docs/op-perf-roofline.md), nothing without an operator model with shapes. */

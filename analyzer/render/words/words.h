@@ -29,6 +29,20 @@ struct ps_words_markup {
     void (*name)(FILE *f, const char *s);
 };
 
+/* ---- where the step goes (causes_words.c) ---- */
+
+/* A cause's label and what it means, as every format prints them (static strings). */
+const char *ps_words_cause_label(const struct ps_report *r, enum ps_cause c);
+const char *ps_words_cause_meaning(const struct ps_report *r, enum ps_cause c);
+/* Cause c's largest names with their ms per average steady step ("a.py(3): f 12.000 ms; ..."), the first sync
+ * issuer with the call it made, each name through `name` (the format's escaping). Nothing when it has none. */
+void ps_words_cause_evidence(FILE *f, const struct ps_report *r, enum ps_cause c,
+                             void (*name)(FILE *f, const char *s));
+/* The Python frames around cause c's first name, outermost first, joined by " > "; nothing when none. */
+void ps_words_cause_chain(FILE *f, const struct ps_report *r, enum ps_cause c, void (*name)(FILE *f, const char *s));
+/* The span the causes are over: "per average step of the 9 steady steps, 12.000 ms; start-up left out: ...". */
+void ps_words_causes_span(char *buf, size_t len, const struct ps_report *r);
+
 /* ---- the report (report_words.c) ---- */
 
 /* A verdict's name as people read it: without GPU rows the `kernel` verdict is host compute, "compute" (JSON

@@ -26,6 +26,26 @@ extern const char *const ps_cat_label[PS_CAT_N];  /* tb's labels: "Kernel", "Mem
 enum ps_bottleneck { PS_BN_KERNEL, PS_BN_DATA, PS_BN_MEMCPY, PS_BN_COMM, PS_BN_SYNC, PS_BN_HOST, PS_BN_UNKNOWN };
 extern const char *const ps_bottleneck_name[];    /* "kernel", "data-loading", ... as in the JSON */
 
+/* Where the step goes (analyses/verdict.h ps_causes_compute, docs/report.md "Where the step goes"): each instant
+ * of a step goes to one cause. The first three are the GPU at work (the host's work, on traces without GPU rows);
+ * the others say why the GPU idles, in the order of precedence that picks one when several hold. */
+enum ps_cause {
+    PS_CAUSE_KERNEL, PS_CAUSE_COPY, PS_CAUSE_COMM,
+    PS_CAUSE_PRETRACE,             /* launched work waits behind GPU work the trace does not hold (before the
+                                    * device's first traced op) */
+    PS_CAUSE_STREAM_WAIT,          /* launched work has not started: it waits on another stream or a collective */
+    PS_CAUSE_SYNC,                 /* the step thread blocked in a synchronising call, and the idle time after it
+                                    * that the call's wait exposed */
+    PS_CAUSE_DATA,                 /* the step thread inside a data-loading range */
+    PS_CAUSE_WAITING,              /* the step thread asleep, blocked or stopped (thread-state samples) */
+    PS_CAUSE_LAUNCH,               /* the step thread in a CUDA API call, or a launched op within its latency */
+    PS_CAUSE_HOST,                 /* the step thread computing, named by the deepest range or Python frame */
+    PS_CAUSE_UNEXPLAINED,          /* the GPU idles and the trace records nothing the step thread does */
+    PS_CAUSE_N
+};
+extern const char *const ps_cause_key[PS_CAUSE_N];    /* JSON keys: "kernel", "copy", ..., "unexplained" */
+extern const char *const ps_cause_label[PS_CAUSE_N];  /* as the text report prints them */
+
 /* Longest run analysed (report/pipeline.c refuses a longer one; model/model.h PS_MODEL_MAX_SPAN_NS): 2^50 ns, about 13 days. Longer spans come from corrupt
  * timestamps, and bounding the span keeps every sum of durations far from int64 overflow; no time a report holds is
  * longer (a merged rank summary's times are checked against it, cli/report_merge.c). */

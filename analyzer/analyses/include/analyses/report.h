@@ -151,6 +151,7 @@ struct ps_report {
     double infer_match;            /* inferred: share of that stream's operations repeated one period later */
     int32_t infer_device;
     int64_t infer_stream;
+    struct ps_causes causes;       /* where the step goes (verdict/causes.c) */
     struct ps_step avg;            /* mean over steps (start/end unused; end_ns - start_ns = mean duration) */
     int64_t avg_dur_ns;
     enum ps_bottleneck bottleneck;

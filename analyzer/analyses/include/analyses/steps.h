@@ -30,6 +30,9 @@ struct ps_step {
     double share;                  /* the bottleneck's group / seen_ns */
     int64_t group_ns[PS_BN_UNKNOWN];   /* the breakdown as the verdict groups it, host less pretrace_ns */
     int64_t seen_ns;               /* what the groups sum to: the step less the pre-trace work the verdict left out */
+    /* where the step goes (analyses/verdict.h ps_causes_compute): sums to end_ns - start_ns */
+    int64_t cause_ns[PS_CAUSE_N];
+    int startup;                   /* 1: a leading step the causes leave out as start-up */
 };
 
 /* Which rule left trailing steps out of the analysis (docs/report.md "Steps"). */

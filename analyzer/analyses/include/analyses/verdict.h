@@ -70,6 +70,46 @@ struct ps_waited_rank {
     int has_gpu;                   /* its rows hold GPU work: else `kernel` is its host compute */
 };
 
+/* ---- where the step goes (causes.c; docs/report.md "Where the step goes") ---- */
+
+#define PS_CAUSE_TOP 3             /* names kept per cause */
+#define PS_CAUSE_CHAIN 6           /* Python frames kept around a cause's first name */
+struct ps_cause_name {
+    uint32_t name;                 /* string id: a Python frame ("file.py(12): fn"), range, API call or GPU op */
+    int64_t ns;                    /* its time in the cause per average steady step */
+};
+struct ps_cause_stat {
+    int64_t ns;                    /* per average steady step; the causes sum to ps_causes.step_ns */
+    double share;                  /* ns / step_ns; NAN when step_ns is 0 */
+    struct ps_cause_name top[PS_CAUSE_TOP];   /* its largest names, largest first */
+    size_t ntop;
+    uint32_t chain[PS_CAUSE_CHAIN];/* the Python frames (string ids) enclosing top[0] at its longest stretch,
+                                    * outermost first, top[0] last; nchain 0 when none */
+    size_t nchain;
+    uint32_t call;                 /* sync: the API call top[0] issued (string id), else PS_NONE */
+};
+struct ps_causes {
+    int computed;                  /* 1: the steps were split (r->steps[i].cause_ns hold) */
+    int host_only;                 /* 1: no GPU rows: the first three causes are the step thread's copy,
+                                    * collective and (host compute's) work as the breakdown finds them */
+    uint32_t thread;               /* index into model.threads of the step thread whose activity is read; PS_NONE */
+    uint32_t thread_name;          /* its name (string id), PS_NONE when unknown */
+    size_t steps;                  /* steady steps averaged (the analysed steps less the start-up ones) */
+    size_t startup_steps;          /* leading steps left out as start-up: each more than twice the median of the
+                                    * steps after it */
+    int64_t startup_ns;            /* their summed duration */
+    int64_t startup_excess_ns;     /* startup_ns less as many average steady steps */
+    int64_t step_ns;               /* the average steady step */
+    struct ps_cause_stat c[PS_CAUSE_N];
+    int64_t python_frames;         /* Python frames (Kineto python_function) on the step thread in the steps */
+};
+
+/* causes.c: where each analysed step's time goes (r->steps[i].cause_ns, r->steps[i].startup) and, over the
+ * steady steps, the average with each cause's largest names (r->causes): one sweep over sv's GPU ops, the step
+ * thread's API calls, ranges and thread-state samples, each instant to the first cause that holds in the order
+ * of enum ps_cause (docs/report.md "Where the step goes"). Runs after the breakdown. 0 or -ENOMEM. */
+int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_names *names);
+
 /* ---- the verdict rule: one function for every breakdown (a step, the average step, a rank) ---- */
 
 /* verdict.c: the verdict of one breakdown of dur_ns (docs/report.md "Verdict"). Its parts grouped as the verdict

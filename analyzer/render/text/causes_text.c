@@ -1,0 +1,56 @@
+/* "Where the step goes" in the text report (text_sections.h; docs/report.md "Where the step goes"): each cause of
+ * the average steady step with its time, share and evidence, largest first. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "text/text_sections.h"
+#include "text/text_style.h"
+#include "words/words.h"
+
+static void text_name(FILE *f, const char *s)
+{
+    ps_put_name(f, s, 0);
+}
+
+/* The causes whose names are the host's frames: their Python chain says where in the program they are. */
+static int host_side(enum ps_cause c)
+{
+    return c == PS_CAUSE_SYNC || c == PS_CAUSE_DATA || c == PS_CAUSE_WAITING || c == PS_CAUSE_HOST;
+}
+
+void ps_render_causes_text(FILE *f, const struct ps_report *r)
+{
+    const struct ps_causes *cs = &r->causes;
+    if (!cs->computed || cs->step_ns <= 0)
+        return;
+    int order[PS_CAUSE_N];
+    for (int c = 0; c < PS_CAUSE_N; c++)
+        order[c] = c;
+    for (int i = 1; i < PS_CAUSE_N; i++)   /* largest first; ties keep the precedence order */
+        for (int j = i; j > 0 && cs->c[order[j]].ns > cs->c[order[j - 1]].ns; j--) {
+            int x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    char span[256];
+    ps_words_causes_span(span, sizeof span, r);
+    fprintf(f, "\nWhere the step goes (%s):\n", span);
+    for (int i = 0; i < PS_CAUSE_N; i++) {
+        enum ps_cause c = order[i];
+        const struct ps_cause_stat *st = &cs->c[c];
+        if (st->ns <= 0)
+            continue;
+        fprintf(f, "  %-26s %10.3f ms %6.1f %%  ", ps_words_cause_label(r, c), (double)st->ns / 1e6,
+                100.0 * st->share);
+        if (st->ntop)
+            ps_words_cause_evidence(f, r, c, text_name);
+        else
+            fputs(ps_words_cause_meaning(r, c), f);
+        fputc('\n', f);
+        if (st->nchain > 1 && host_side(c)) {
+            fputs("    in: ", f);
+            ps_words_cause_chain(f, r, c, text_name);
+            fputc('\n', f);
+        }
+    }
+}

@@ -1,0 +1,66 @@
+/* Where the step goes, worded the same in every format (words.h; docs/report.md "Where the step goes"). */
+#include <stdio.h>
+#include <string.h>
+
+#include "words/words.h"
+
+const char *ps_words_cause_label(const struct ps_report *r, enum ps_cause c)
+{
+    if (r->causes.host_only && c == PS_CAUSE_COPY)
+        return "copies (copy ranges)";
+    if (r->causes.host_only && c == PS_CAUSE_COMM)
+        return "collectives (host)";
+    return ps_cause_label[c];
+}
+
+const char *ps_words_cause_meaning(const struct ps_report *r, enum ps_cause c)
+{
+    switch (c) {
+    case PS_CAUSE_KERNEL: return "the GPU runs kernels";
+    case PS_CAUSE_COPY: return r->causes.host_only ? "the step thread in a copy range" : "the GPU copies or sets memory";
+    case PS_CAUSE_COMM: return r->causes.host_only ? "the step thread in a collective" : "the GPU runs collectives";
+    case PS_CAUSE_PRETRACE: return "launched work waits behind GPU work from before the trace";
+    case PS_CAUSE_STREAM_WAIT: return "launched work has not started: it waits on another stream or a collective";
+    case PS_CAUSE_SYNC: return "the host blocked in a synchronising call, and the idle time its wait exposed";
+    case PS_CAUSE_DATA: return "the step thread loads data";
+    case PS_CAUSE_WAITING: return "the step thread sleeps, waits on a lock or on I/O";
+    case PS_CAUSE_LAUNCH: return "the step thread in CUDA API calls, launches in flight";
+    case PS_CAUSE_HOST: return "the step thread computes";
+    case PS_CAUSE_UNEXPLAINED: return "the GPU idles and the trace records nothing the step thread does";
+    default: return "";
+    }
+}
+
+void ps_words_cause_evidence(FILE *f, const struct ps_report *r, enum ps_cause c, void (*name)(FILE *f, const char *s))
+{
+    const struct ps_cause_stat *st = &r->causes.c[c];
+    for (size_t i = 0; i < st->ntop; i++) {
+        fputs(i ? "; " : "", f);
+        name(f, ps_words_name(r, st->top[i].name, "?"));
+        if (i == 0 && c == PS_CAUSE_SYNC && st->call != UINT32_MAX /* none */ && st->call != st->top[0].name) {
+            fputs(" calling ", f);
+            name(f, ps_words_name(r, st->call, "?"));
+        }
+        fprintf(f, " %.3f ms", (double)st->top[i].ns / 1e6);
+    }
+}
+
+void ps_words_cause_chain(FILE *f, const struct ps_report *r, enum ps_cause c, void (*name)(FILE *f, const char *s))
+{
+    const struct ps_cause_stat *st = &r->causes.c[c];
+    for (size_t i = 0; i < st->nchain; i++) {
+        fputs(i ? " > " : "", f);
+        name(f, ps_words_name(r, st->chain[i], "?"));
+    }
+}
+
+void ps_words_causes_span(char *buf, size_t len, const struct ps_report *r)
+{
+    const struct ps_causes *cs = &r->causes;
+    int n = snprintf(buf, len, "per average step of the %zu steady step%s, %.3f ms", cs->steps,
+                     cs->steps == 1 ? "" : "s", (double)cs->step_ns / 1e6);
+    if (cs->startup_steps && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "; start-up left out: %zu leading step%s, %.3f ms (%.3f ms more than as "
+                 "many steady steps)", cs->startup_steps, cs->startup_steps == 1 ? "" : "s",
+                 (double)cs->startup_ns / 1e6, (double)cs->startup_excess_ns / 1e6);
+}

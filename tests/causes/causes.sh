@@ -1,0 +1,72 @@
+#!/bin/sh
+# Where the step goes (docs/report.md) through the real binary, on generated traces whose causes are known by
+# construction (gen_causes_trace.py). Usage: causes.sh PERFSCOPE CASE
+ps=$1 case=$2
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+here=$(dirname "$0")
+check() {   # check JSON-FILE PYTHON-ASSERTIONS
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["causes"]
+by = c["by_cause"]
+exec(sys.argv[2])
+PY
+}
+case $case in
+host_python_is_named_and_sync_is_only_what_its_wait_exposed)
+    # Per step by hand (µs): GPU kernels 80000; launch 10 (the call) + 10 (the kernel's latency after it) = 20;
+    # sync: the call's idle tail [280020, 280030) = 10, then what its 80000 µs wait exposed after it returned,
+    # [280030, 360030) = 80000, so 80010 (not the whole 119970 µs gap to the next launch: log() would have run
+    # while the kernel did); host compute: decode 150000 + preprocess's own 10000 + 40000 + log's
+    # [360030, 399000) 38970 = 238970; unexplained: [399000, 400000) = 1000. Sum 400000.
+    python3 "$here/gen_causes_trace.py" "$tmp/t.json" || exit 1
+    "$ps" report "$tmp/t.json" --format json -o "$tmp/r.json" || exit 1
+    check "$tmp/r.json" '
+want = {"kernel": 80000, "launch": 20, "sync": 80010, "host": 238970, "unexplained": 1000, "data": 0,
+        "waiting": 0, "pretrace": 0, "stream_wait": 0, "copy": 0, "communication": 0}
+got = {k: v["ns"] / 1000 for k, v in by.items()}
+assert got == want, got
+assert c["step_ns"] == 400000000 and c["startup_steps"] == 0, c
+host = [(n["name"], n["ns"]) for n in by["host"]["top"]]
+assert host == [("PIL/Image.py(5): decode", 150000000), ("train.py(10): preprocess", 50000000),
+                ("train.py(20): log", 38970000)], host
+assert by["host"]["chain"] == ["train.py(10): preprocess", "PIL/Image.py(5): decode"], by["host"]["chain"]
+assert by["sync"]["top"][0]["name"] == "cudaStreamSynchronize", by["sync"]
+' || exit 1
+    "$ps" report "$tmp/t.json" >"$tmp/r.txt" || exit 1
+    grep -q "^  host compute  *238.970 ms   59.7 %  PIL/Image.py(5): decode 150.000 ms" "$tmp/r.txt" ||
+        { echo "text: no host compute line"; sed -n '/^Where/,/^$/p' "$tmp/r.txt"; exit 1; } ;;
+startup_step_is_left_out_of_the_average)
+    # The first step opens with 1200 ms of worker start-up: 1600 ms against a median of 400 ms after it, more
+    # than twice: start-up, on its own line; the steady steps' causes are the ones above.
+    python3 "$here/gen_causes_trace.py" "$tmp/t.json" --startup-ms 1200 || exit 1
+    "$ps" report "$tmp/t.json" --format json -o "$tmp/r.json" || exit 1
+    check "$tmp/r.json" '
+assert c["startup_steps"] == 1 and c["startup_ns"] == 1600000000, c
+assert c["startup_excess_ns"] == 1200000000 and c["step_ns"] == 400000000, c
+assert by["host"]["ns"] == 238970000 and by["sync"]["ns"] == 80010000, by
+steps = json.load(open(sys.argv[1]))["steps"]
+assert [s["startup"] for s in steps][:2] == [True, False], steps
+' || exit 1
+    "$ps" report "$tmp/t.json" | tr -s ' \n' '  ' | grep -q "start-up left out: 1 leading step, 1600.000 ms" ||
+        { echo "text: start-up not said"; exit 1; } ;;
+hostile_python_frames_are_read_never_trusted)
+    # python_function events on pid/tid 0, overlapping instead of nesting, ten times more than ops, names empty
+    python3 - "$tmp/t.json" <<'PY' || exit 1
+import json, sys
+ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 0, "tid": 0, "ts": 0, "dur": 1000}]
+for i in range(2000):
+    ev.append({"ph": "X", "cat": "python_function", "name": "" if i % 7 == 0 else "f%d" % i, "pid": 0, "tid": 0,
+               "ts": (i * 37) % 1000, "dur": (i * 53) % 900, "args": {"Python id": i, "Python parent id": i}})
+ev.append({"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 9, "ts": 10, "dur": 0,
+           "args": {"device": 0, "stream": 9, "wait_on_stream": 12345, "wait_on_cuda_event_record_corr_id": 99}})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+    "$ps" report "$tmp/t.json" --format json -o "$tmp/r.json"; rc=$?
+    [ $rc -eq 0 ] || { echo "exit $rc"; exit 1; }
+    check "$tmp/r.json" '
+assert sum(v["ns"] for v in by.values()) == c["step_ns"], by
+' || exit 1 ;;
+*) echo "unknown case $case"; exit 2 ;;
+esac
