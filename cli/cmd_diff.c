@@ -17,7 +17,7 @@ static void usage(FILE *out)
 {
     fputs("usage: perfscope diff BEFORE AFTER [--format ", out);
     ps_format_names(out, 1, "|");
-    fputs("] [-o OUT [-f]] [--gate PCT]\n", out);
+    fputs("] [-o OUT [-f]] [--gate PCT] [--color WHEN]\n", out);
     ps_analysis_opts_synopsis(out, 22);
     fprintf(out,
             "\n"
@@ -50,7 +50,18 @@ static int analyse(const char *path, const struct ps_report_opts *o, struct ps_m
     return 0;
 }
 
-int cmd_diff(int argc, char **argv)
+/* What `perfscope diff` was asked (its options and the two paths). */
+struct diff_args {
+    struct ps_report_opts o;
+    const struct ps_renderer *renderer;
+    const char *output;
+    int force, color;              /* color: --color's 1 always, 0 never, -1 auto */
+    double gate;                   /* --gate PCT; -1: none */
+};
+
+/* Parse the options into *a: 0 to go on (argv[optind], argv[optind + 1] are BEFORE and AFTER), else the exit
+ * status (0 after --help, 2 for a usage error, already said). */
+static int parse_args(int argc, char **argv, struct diff_args *a)
 {
     enum { OPT_FORMAT = 256, OPT_GATE, OPT_COLOR };
     static const struct option longopts[] = {
@@ -59,31 +70,28 @@ int cmd_diff(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },                PS_ANALYSIS_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
-    struct ps_report_opts o;
-    ps_report_opts_default(&o);
-    const struct ps_renderer *renderer = ps_renderer_find("text");
-    const char *output = NULL;
-    int force = 0;
-    double gate = -1, x;
-    int c, rc, color = -1;   /* --color: 1 always, 0 never, -1 auto */
+    *a = (struct diff_args){ .renderer = ps_renderer_find("text"), .color = -1, .gate = -1 };
+    ps_report_opts_default(&a->o);
+    double x;
+    int c, rc;
     if (ps_opt_check_long_names("diff", argc, argv, longopts, "o"))
         return 2;
-    while ((c = ps_analysis_getopt("diff", argc, argv, longopts, &o, &output, &force)) >= 0) {
+    while ((c = ps_analysis_getopt("diff", argc, argv, longopts, &a->o, &a->output, &a->force)) >= 0) {
         switch (c) {
         case 'h':
             usage(stdout);
-            return 0;
+            return -1;
         case OPT_FORMAT:
-            if (!(renderer = ps_format_option("diff", optarg, 1)))
+            if (!(a->renderer = ps_format_option("diff", optarg, 1)))
                 return 2;
             break;
         case OPT_GATE:
             if ((rc = ps_opt_parse_double(optarg, &x)) < 0 || x < 0 || x > 1e6)
                 return ps_opt_bad_value("diff", "--gate", "a percentage from 0 to 1e6", optarg, rc, x);
-            gate = x;
+            a->gate = x;
             break;
         case OPT_COLOR:
-            if ((color = ps_opt_parse_color("diff", optarg)) == -2)
+            if ((a->color = ps_opt_parse_color("diff", optarg)) == -2)
                 return 2;
             break;
         default:
@@ -96,13 +104,22 @@ int cmd_diff(int argc, char **argv)
         fprintf(stderr, "perfscope diff: give two traces, BEFORE and AFTER (see 'perfscope diff --help')\n");
         return 2;
     }
-    if (ps_output_is_input("diff", output, argv + optind, 2) || ps_output_refuse_existing("diff", output, force))
+    if (ps_output_is_input("diff", a->output, argv + optind, 2) || ps_output_refuse_existing("diff", a->output, a->force))
         return 2;
     char why[512] = "";
-    if ((rc = ps_report_opts_check(&o, why, sizeof why)) < 0) {   /* before reading two possibly large traces */
+    if ((rc = ps_report_opts_check(&a->o, why, sizeof why)) < 0) {   /* before reading two possibly large traces */
         fprintf(stderr, "perfscope diff: %s\n", rc == -ENOMEM ? "out of memory" : why);
         return rc == -ENOMEM ? 1 : 2;
     }
+    return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    struct diff_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != 0)
+        return rc < 0 ? 0 : rc;
     const char *before_path = argv[optind], *after_path = argv[optind + 1];
     struct ps_model *mb = NULL, *ma = NULL;
     struct ps_report rb, ra;
@@ -110,28 +127,28 @@ int cmd_diff(int argc, char **argv)
     int built = 0, status = 1;
     char err[512] = "";
     FILE *dest;
-    if (analyse(before_path, &o, &mb, &rb))
+    if (analyse(before_path, &a.o, &mb, &rb))
         goto out;
     built = 1;
-    if (analyse(after_path, &o, &ma, &ra))
+    if (analyse(after_path, &a.o, &ma, &ra))
         goto out;
     built = 2;
-    if ((rc = ps_diff_build(&d, &rb, &ra, err, sizeof err)) < 0) {
+    if ((rc = ps_diff_compute(&d, &rb, &ra, err, sizeof err)) < 0) {
         fprintf(stderr, "perfscope diff: cannot compare %s with %s: %s\n", before_path, after_path, err);
         goto out;
     }
     built = 3;
-    if (!(dest = ps_output_open("diff", output)))
+    if (!(dest = ps_output_open("diff", a.output)))
         goto out;
-    struct ps_diff_input in = { &d, before_path, after_path, o.top_n };
-    const struct ps_render_opts ro = { .width = PS_TEXT_WIDTH, .color = ps_opt_use_color(color, output) };
-    rc = renderer->diff(dest, &in, &ro);
-    if (ps_output_close("diff", output, dest, rc, errno, "the diff"))
+    struct ps_diff_input in = { &d, before_path, after_path, a.o.top_n };
+    const struct ps_render_opts ro = { .width = PS_TEXT_WIDTH, .color = ps_opt_use_color(a.color, a.output) };
+    rc = a.renderer->diff(dest, &in, &ro);
+    if (ps_output_close("diff", a.output, dest, rc, errno, "the diff"))
         goto out;
     status = 0;
-    if (gate >= 0 && d.before.avg_ns > 0 && (double)d.delta_ns > gate / 100 * (double)d.before.avg_ns) {
+    if (a.gate >= 0 && d.before.avg_ns > 0 && (double)d.delta_ns > a.gate / 100 * (double)d.before.avg_ns) {
         fprintf(stderr, "perfscope diff: gate: the average step got %.1f %% slower (more than --gate %g %%)\n",
-                100.0 * (double)d.delta_ns / (double)d.before.avg_ns, gate);
+                100.0 * (double)d.delta_ns / (double)d.before.avg_ns, a.gate);
         status = 3;
     }
 out:

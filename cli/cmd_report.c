@@ -210,7 +210,7 @@ static int several_ranks(const struct report_args *a, const struct ps_render_opt
     struct ps_multirank mr;
     char err[640] = "";
     int rc = merge ? ps_report_merge(&mr, paths, n, err, sizeof err)
-                   : ps_multirank_build(&mr, paths, n, ps_read_trace, &a->o, cpus > 0 ? (size_t)cpus : 1, err,
+                   : ps_multirank_compute(&mr, paths, n, ps_read_trace, &a->o, cpus > 0 ? (size_t)cpus : 1, err,
                                         sizeof err);
     if (rc < 0) {
         print_error(rc == -ENOMEM && !err[0] ? "out of memory" : err);

@@ -2,10 +2,12 @@
  * "rank_summary" (analyzer/render/json/rank_summary_json.c), read back into the struct ps_rank_file the trace gave, then
  * the same cross-rank analysis as for traces (ps_multirank_from_files), so the result equals the several-file
  * report over the traces themselves. Only the rank summary is parsed: a report's other keys (its steps, kernels)
- * are skipped by position, so a thousand reports merge in well under a second. */
+ * are skipped by position, so a thousand reports merge in well under a second. The summary is untrusted input: each
+ * field is checked against the range a report writes it in (docs/distributed.md), as the readers check a trace. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,164 +75,261 @@ static int slurp(const char *path, char **buf, size_t *cap, size_t *len)
     return bad ? -EIO : 0;
 }
 
+/* A JSON object's fields read back, each checked against the range the report writes it in (docs/distributed.md):
+ * the first field that is absent, of another type or out of range is said in `problem`, with its value. */
 struct reader {
     yajl_val obj;
-    const char *missing;        /* the first key that was absent or of the wrong type */
+    const char *where;          /* the object's place in the summary: "" or "\"collectives\"[3]: " */
+    char *problem;              /* the first problem (the caller's PROBLEM_LEN bytes); "" none */
 };
 
-/* A string value's text ("" for anything else: `field` has checked the type). */
-static const char *text(yajl_val v)
+#define PROBLEM_LEN 240
+
+static void say(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct reader *r, const char *fmt, ...)
 {
-    const char *s = v && YAJL_IS_STRING(v) ? v->u.string : NULL;
-    return s ? s : "";
+    if (r->problem[0])
+        return;
+    size_t n = (size_t)snprintf(r->problem, PROBLEM_LEN, "%s", r->where);
+    n = n < PROBLEM_LEN ? n : PROBLEM_LEN - 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->problem + n, PROBLEM_LEN - n, fmt, ap);
+    va_end(ap);
 }
 
-static yajl_val field(struct reader *r, const char *key, yajl_type type)
+/* A value as a message shows it: a number as the file writes it, a string quoted (cut at 40 bytes, bytes that are
+ * not printable ASCII as '?'), else what it is. */
+static const char *shown(yajl_val v, char *buf, size_t len)
+{
+    if (YAJL_IS_NUMBER(v))
+        snprintf(buf, len, "%.40s", YAJL_GET_NUMBER(v));
+    else if (YAJL_IS_STRING(v)) {
+        size_t n = 0;
+        const char *s = v->u.string;
+        buf[n++] = '"';
+        for (; *s && n + 5 < len && n < 41; s++)
+            buf[n++] = *s >= 0x20 && *s < 0x7f ? *s : '?';
+        snprintf(buf + n, len - n, "%s\"", *s ? "..." : "");
+    } else
+        snprintf(buf, len, "%s", YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v) ? (YAJL_IS_TRUE(v) ? "true" : "false")
+                                 : YAJL_IS_NULL(v) ? "null" : YAJL_IS_ARRAY(v) ? "an array" : "an object");
+    return buf;
+}
+
+/* Field `key`, or NULL (said) when absent. */
+static yajl_val field(struct reader *r, const char *key)
 {
     const char *path[] = { key, NULL };
-    yajl_val v = yajl_tree_get(r->obj, path, type);
-    if (!v && !r->missing)
-        r->missing = key;
+    yajl_val v = r->obj ? yajl_tree_get(r->obj, path, yajl_t_any) : NULL;
+    if (!v)
+        say(r, "\"%s\" is missing", key);
     return v;
 }
 
-static int64_t get_int(struct reader *r, const char *key)
+/* An integer in lo..hi (lo when it is not one). */
+static int64_t get_int(struct reader *r, const char *key, int64_t lo, int64_t hi)
 {
-    yajl_val v = field(r, key, yajl_t_number);
-    if (v && !YAJL_IS_INTEGER(v) && !r->missing)
-        r->missing = key;
-    return v && YAJL_IS_INTEGER(v) ? YAJL_GET_INTEGER(v) : 0;
+    char t[64];
+    yajl_val v = field(r, key);
+    if (v && YAJL_IS_INTEGER(v) && YAJL_GET_INTEGER(v) >= lo && YAJL_GET_INTEGER(v) <= hi)
+        return YAJL_GET_INTEGER(v);
+    if (v)
+        say(r, "\"%s\" is not an integer in range %lld..%lld (%s)", key, (long long)lo, (long long)hi,
+            shown(v, t, sizeof t));
+    return lo;
 }
 
-/* An integer that may be absent (0 then). */
-static int64_t get_opt_int(struct reader *r, const char *key)
+/* A time of the report: ns, 0 to the longest span a report takes (PS_MAX_SPAN_NS, the readers' bound). */
+static int64_t get_ns(struct reader *r, const char *key)
 {
-    const char *path[] = { key, NULL };
-    return yajl_tree_get(r->obj, path, yajl_t_any) ? get_int(r, key) : 0;
+    return get_int(r, key, 0, PS_MAX_SPAN_NS);
 }
 
 static int get_bool(struct reader *r, const char *key)
 {
-    const char *path[] = { key, NULL };
-    yajl_val v = yajl_tree_get(r->obj, path, yajl_t_any);
-    if (!v || (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))) {
-        r->missing = r->missing ? r->missing : key;
-        return 0;
-    }
-    return YAJL_IS_TRUE(v);
+    char t[64];
+    yajl_val v = field(r, key);
+    if (v && !YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v))
+        say(r, "\"%s\" is not true or false (%s)", key, shown(v, t, sizeof t));
+    return v && YAJL_IS_TRUE(v);
 }
 
-/* A number or null (NAN). */
-static double get_double(struct reader *r, const char *key)
+/* A share: a number in 0..1, or null (NAN: none). */
+static double get_share(struct reader *r, const char *key)
 {
-    const char *path[] = { key, NULL };
-    yajl_val v = yajl_tree_get(r->obj, path, yajl_t_any);
-    if (v && YAJL_IS_NUMBER(v))
-        return YAJL_IS_INTEGER(v) ? (double)YAJL_GET_INTEGER(v) : YAJL_GET_DOUBLE(v);
-    if (!v || !YAJL_IS_NULL(v))
-        r->missing = r->missing ? r->missing : key;
-    return NAN;
+    char t[64];
+    yajl_val v = field(r, key);
+    double x = v && YAJL_IS_NUMBER(v) ? (YAJL_IS_INTEGER(v) ? (double)YAJL_GET_INTEGER(v) : YAJL_GET_DOUBLE(v)) : NAN;
+    if (v && YAJL_IS_NULL(v))
+        return NAN;
+    if (v && !(x >= 0 && x <= 1))   /* NaN, infinities and numbers past a double fail here too */
+        say(r, "\"%s\" is not a number in range 0..1 or null (%s)", key, shown(v, t, sizeof t));
+    return x;
 }
 
-/* The index of string `key`'s value among names[0..n), -1 (and `missing` set) when it is none of them. */
+/* The index of string `key`'s value among names[0..n), -1 (said) when it is none of them. */
 static int get_enum(struct reader *r, const char *key, const char *const *names, int n)
 {
-    yajl_val v = field(r, key, yajl_t_string);
-    for (int i = 0; v && i < n; i++)
-        if (strcmp(text(v), names[i]) == 0)
+    char t[64], list[160] = "";
+    yajl_val v = field(r, key);
+    for (int i = 0; v && YAJL_IS_STRING(v) && i < n; i++)
+        if (strcmp(v->u.string, names[i]) == 0)
             return i;
-    r->missing = r->missing ? r->missing : key;
+    for (int i = 0; v && i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
+    if (v)
+        say(r, "\"%s\" is not one of %s (%s)", key, list, shown(v, t, sizeof t));
     return -1;
+}
+
+static const char *get_string(struct reader *r, const char *key)
+{
+    char t[64];
+    yajl_val v = field(r, key);
+    if (v && !YAJL_IS_STRING(v))
+        say(r, "\"%s\" is not a string (%s)", key, shown(v, t, sizeof t));
+    return v && YAJL_IS_STRING(v) ? v->u.string : "";
 }
 
 static int read_collectives(struct ps_rank_file *f, struct reader *top)
 {
-    yajl_val arr = field(top, "collectives", yajl_t_array);
-    if (!arr)
+    const char *path[] = { "collectives", NULL };
+    yajl_val arr = top->obj ? yajl_tree_get(top->obj, path, yajl_t_any) : NULL;
+    char t[64];
+    if (!arr || !YAJL_IS_ARRAY(arr)) {
+        if (arr)
+            say(top, "\"collectives\" is not an array (%s)", shown(arr, t, sizeof t));
+        else
+            say(top, "\"collectives\" is missing");
         return 0;
+    }
     size_t n = YAJL_GET_ARRAY(arr)->len;
     f->collectives = calloc(n + 1, sizeof *f->collectives);
     if (!f->collectives)
         return -ENOMEM;
     f->capcollectives = n + 1;
-    for (size_t k = 0; k < n && !top->missing; k++) {
-        struct reader r = { YAJL_GET_ARRAY(arr)->values[k], NULL };
+    for (size_t k = 0; k < n && !top->problem[0]; k++) {
+        char where[48];
+        snprintf(where, sizeof where, "\"collectives\"[%zu]: ", k);
+        struct reader r = { YAJL_GET_ARRAY(arr)->values[k], where, top->problem };
         struct ps_collective_stat *c = &f->collectives[k];
-        yajl_val name = field(&r, "name", yajl_t_string);
-        const char *bpath[] = { "bytes", NULL };
-        yajl_val bytes = yajl_tree_get(r.obj, bpath, yajl_t_any);
-        c->host = get_bool(&r, "host");
-        c->count = get_int(&r, "count");
-        c->total_ns = get_int(&r, "total_ns");
-        c->exposed_ns = get_int(&r, "exposed_ns");
-        c->wait_ns = get_int(&r, "wait_ns");
-        c->bytes = bytes && YAJL_IS_INTEGER(bytes) ? YAJL_GET_INTEGER(bytes) : -1;
-        if (!bytes || (!YAJL_IS_INTEGER(bytes) && !YAJL_IS_NULL(bytes)))
-            r.missing = r.missing ? r.missing : "bytes";
-        if (r.missing) {
-            top->missing = r.missing;
+        if (!YAJL_IS_OBJECT(r.obj)) {
+            snprintf(top->problem, PROBLEM_LEN, "\"collectives\"[%zu] is not an object (%s)", k,
+                     shown(r.obj, t, sizeof t));
             break;
         }
-        if (!(c->name = strdup(text(name))))
+        const char *name = get_string(&r, "name");
+        c->host = get_bool(&r, "host");
+        c->count = get_int(&r, "count", 0, INT64_MAX);
+        c->total_ns = get_ns(&r, "total_ns");
+        c->exposed_ns = get_ns(&r, "exposed_ns");
+        c->wait_ns = get_ns(&r, "wait_ns");
+        yajl_val bytes = field(&r, "bytes");   /* per call; null: the trace does not say */
+        c->bytes = bytes && YAJL_IS_NULL(bytes) ? -1 : get_int(&r, "bytes", 0, INT64_MAX);
+        if (top->problem[0])
+            break;
+        if (!(c->name = strdup(name)))
             return -ENOMEM;
         f->ncollectives++;
     }
     return 0;
 }
 
-/* The rank summary object `o` into *f. 0, -EINVAL (*what: the key at fault) or -ENOMEM. */
-static int read_summary(struct ps_rank_file *f, yajl_val o, const char **what)
+/* The rank summary object `o` into *f. 0, -EINVAL (problem: the field at fault and its value) or -ENOMEM. */
+static int read_summary(struct ps_rank_file *f, yajl_val o, char *problem)
 {
     static const char *const formats[] = { "perfscope", "nsys", "kineto" };
-    struct reader r = { o, NULL };
-    if (get_int(&r, "version") != 1 && !r.missing)
-        r.missing = "version";
-    yajl_val trace = field(&r, "trace", yajl_t_string);
+    struct reader r = { o, "", problem };
+    yajl_val version = field(&r, "version");
+    char t[64];
+    if (version && !(YAJL_IS_INTEGER(version) && YAJL_GET_INTEGER(version) == 1))
+        say(&r, "\"version\" is %s, not 1", shown(version, t, sizeof t));
+    const char *trace = get_string(&r, "trace");
     int fmt = get_enum(&r, "format", formats, 3);
-    f->rank = (int32_t)get_int(&r, "rank");
+    /* rank: 0..2^31-2 as the readers take it (docs/readers.md), -1 exactly when it came from none ("order") */
+    f->rank = (int32_t)get_int(&r, "rank", -1, INT32_MAX - 1);
     int src = get_enum(&r, "rank_from", ps_rank_source_name, PS_RANK_FROM_ORDER + 1);
-    f->world_size = (int32_t)get_int(&r, "world_size");
-    f->launcher_ranks = (size_t)get_int(&r, "launcher_ranks");
+    if (src >= 0 && (f->rank < 0) != (src == PS_RANK_FROM_ORDER))
+        say(&r, "\"rank\" is %d with \"rank_from\" \"%s\" (a rank from no source is -1, \"order\")", f->rank,
+            ps_rank_source_name[src]);
+    yajl_val world = field(&r, "world_size");   /* -1: unknown */
+    int64_t ws = world && YAJL_IS_INTEGER(world) ? YAJL_GET_INTEGER(world) : 0;
+    if (world && !(ws == -1 || (ws >= 1 && ws <= INT32_MAX)))
+        say(&r, "\"world_size\" is not -1 (unknown) or an integer in range 1..%d (%s)", INT32_MAX,
+            shown(world, t, sizeof t));
+    f->world_size = (int32_t)(ws == -1 || (ws >= 1 && ws <= INT32_MAX) ? ws : -1);
+    f->launcher_ranks = (size_t)get_int(&r, "launcher_ranks", 0, INT32_MAX);
     f->whole_run = get_bool(&r, "whole_run");
     f->steps_inferred = get_bool(&r, "steps_inferred");
-    f->gpu_ops = get_int(&r, "gpu_ops");
+    f->gpu_ops = get_int(&r, "gpu_ops", 0, INT64_MAX);
     f->has_gpu = get_bool(&r, "has_gpu");
-    f->stat.nsteps = (size_t)get_int(&r, "steps");
-    f->stat.avg_dur_ns = get_int(&r, "step_dur_ns");
-    struct reader b = { field(&r, "breakdown_ns", yajl_t_object), NULL };
-    for (int c = 0; c < PS_CAT_N && b.obj; c++)
-        f->stat.cat_ns[c] = get_int(&b, ps_cat_key[c]);
-    r.missing = r.missing ? r.missing : b.missing;
-    f->stat.sync_ns = get_int(&r, "sync_ns");
-    f->stat.pretrace_ns = get_opt_int(&r, "pretrace_ns");   /* absent in reports before it was written: none */
+    f->stat.nsteps = (size_t)get_int(&r, "steps", 0, INT64_MAX);
+    f->stat.avg_dur_ns = get_ns(&r, "step_dur_ns");
+    const char *bpath[] = { "breakdown_ns", NULL };
+    yajl_val bd = yajl_tree_get(o, bpath, yajl_t_any);
+    struct reader b = { bd, "\"breakdown_ns\": ", problem };
+    if (bd && !YAJL_IS_OBJECT(bd))
+        say(&r, "\"breakdown_ns\" is not an object (%s)", shown(bd, t, sizeof t));
+    else if (!bd)
+        say(&r, "\"breakdown_ns\" is missing");
+    int64_t sum = 0;
+    for (int c = 0; c < PS_CAT_N && bd && YAJL_IS_OBJECT(bd); c++)
+        sum += f->stat.cat_ns[c] = get_ns(&b, ps_cat_key[c]);
+    /* the categories are the step's (breakdown.c: Other takes the averages' rounding, so they sum to it exactly) */
+    if (!problem[0] && (sum - f->stat.avg_dur_ns > PS_CAT_N || f->stat.avg_dur_ns - sum > PS_CAT_N))
+        say(&r, "\"breakdown_ns\" sums to %lld ns, not to the step's \"step_dur_ns\" (%lld)", (long long)sum,
+            (long long)f->stat.avg_dur_ns);
+    f->stat.sync_ns = get_ns(&r, "sync_ns");
+    const char *ppath[] = { "pretrace_ns", NULL };   /* absent in reports before it was written: none */
+    f->stat.pretrace_ns = yajl_tree_get(o, ppath, yajl_t_any) ? get_ns(&r, "pretrace_ns") : 0;
     int bn = get_enum(&r, "bottleneck", ps_bottleneck_name, PS_BN_UNKNOWN + 1);
-    f->stat.share = get_double(&r, "share");
-    f->comm_comp_overlap = get_double(&r, "comm_comp_overlap");
-    f->recording_complete = (int)get_int(&r, "recording_complete");
-    f->comm_wait_ns = get_int(&r, "comm_wait_ns");
-    int rc = r.missing ? 0 : read_collectives(f, &r);
-    if (rc == 0 && r.missing) {
-        *what = r.missing;
-        return -EINVAL;
-    }
+    f->stat.share = get_share(&r, "share");
+    f->comm_comp_overlap = get_share(&r, "comm_comp_overlap");
+    f->recording_complete = (int)get_int(&r, "recording_complete", -1, 1);
+    f->comm_wait_ns = get_ns(&r, "comm_wait_ns");
+    int rc = problem[0] ? 0 : read_collectives(f, &r);
     if (rc < 0)
         return rc;
+    if (problem[0])
+        return -EINVAL;
     f->format = formats[fmt];
     f->rank_source = (enum ps_rank_source)src;
     f->stat.bottleneck = (enum ps_bottleneck)bn;
     double share;   /* the verdict's groups of the rank's step, as its own report made them; its share is read */
     ps_verdict_classify(f->stat.cat_ns, f->stat.sync_ns, f->stat.pretrace_ns, f->stat.avg_dur_ns, 1.0,
                         f->stat.group_ns, &f->stat.seen_ns, &share);
-    if (!(f->owned_path = strdup(text(trace))))
+    if (!(f->owned_path = strdup(trace)))
         return -ENOMEM;
     f->path = f->owned_path;
     return 0;
+}
+
+/* The report's version (its first key, ps_report_merge_is_report): 1, the one this perfscope writes, or -EINVAL
+ * with the message. */
+static int check_version(const char *path, const char *buf, char *err, size_t errlen)
+{
+    const char *p = buf + strspn(buf, " \t\r\n");
+    p += 1 + strspn(p + 1, " \t\r\n") + sizeof VERSION_KEY - 1;   /* past '{' and the key */
+    p += strspn(p, " \t\r\n");
+    p += *p == ':';
+    p += strspn(p, " \t\r\n");
+    size_t n = strcspn(p, ",} \t\r\n");
+    if (n == 1 && *p == '1')
+        return 0;
+    snprintf(err, errlen, "%s: \"perfscope_report_version\" is %.*s, not 1 (the version this perfscope reads: write "
+                          "each rank's report with this perfscope's `report --format json`)", path,
+             (int)(n > 40 ? 40 : n), p);
+    return -EINVAL;
 }
 
 /* One report's text (buf[0..len), NUL-terminated, changed in place) into *f. */
 static int read_report(struct ps_rank_file *f, const char *path, char *buf, size_t len, char *err, size_t errlen)
 {
     static const char key[] = "\"rank_summary\":";
+    int rc = check_version(path, buf, err, errlen);
+    if (rc < 0)
+        return rc;
     while (len > 0 && strchr(" \t\r\n", buf[len - 1]))
         len--;
     char *at = NULL;
@@ -253,11 +352,12 @@ static int read_report(struct ps_rank_file *f, const char *path, char *buf, size
         yajl_tree_free(o);
         return -EINVAL;
     }
-    const char *what = NULL;
-    int rc = read_summary(f, o, &what);
+    char problem[PROBLEM_LEN] = "";
+    rc = read_summary(f, o, problem);
     yajl_tree_free(o);
     if (rc == -EINVAL)
-        snprintf(err, errlen, "%s: \"rank_summary\": \"%s\" is missing or not what this perfscope writes", path, what);
+        snprintf(err, errlen, "%s: \"rank_summary\": %s (not what this perfscope writes: write each rank's report "
+                              "with this perfscope's `report --format json`)", path, problem);
     else if (rc == -ENOMEM)
         snprintf(err, errlen, "out of memory reading %s", path);
     return rc;

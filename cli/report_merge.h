@@ -13,8 +13,9 @@
 int ps_report_merge_kind(const char *path, char *err, size_t errlen);
 
 /* Read the "rank_summary" of each of paths[0..n) and build the several-rank report into *mr (release with
- * ps_multirank_fini). 0; -EINVAL with "FILE: reason" in err (a file that cannot be read, is no perfscope report, or
- * whose rank summary is malformed; the same file twice; two files of one rank); -ENOMEM. */
+ * ps_multirank_fini). 0; -EINVAL with "FILE: reason" in err (a file that cannot be read, is no perfscope report,
+ * is of another report version, or whose rank summary is malformed or has a field outside the range a report writes
+ * it in, named with its value; the same file twice; two files of one rank); -ENOMEM. */
 int ps_report_merge(struct ps_multirank *mr, const char *const *paths, size_t n, char *err, size_t errlen);
 
 #endif

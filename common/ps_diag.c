@@ -1,4 +1,4 @@
-/* The diagnostics hook (see ps_diag.h). */
+/* The diagnostics hook and the err-buffer helper (see ps_diag.h). */
 #include "ps_diag.h"
 
 #include <pthread.h>
@@ -34,4 +34,15 @@ void ps_diag(const char *fmt, ...)
     else
         fprintf(stderr, "%s\n", line);
     pthread_mutex_unlock(&diag_lock);
+}
+
+int ps_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+    if (err && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
 }

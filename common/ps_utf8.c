@@ -4,22 +4,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Unicode Table 3-7: the length of the sequence a lead byte starts (0: c starts none) and the range of the byte
+ * after it (the bytes after that one: 80..BF). */
+static int lead(unsigned char c, unsigned char *lo, unsigned char *hi)
+{
+    *lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    *hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    return c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+}
+
 int ps_utf8_seq(const unsigned char *s, size_t n)
 {
-    unsigned char c = s[0];
+    unsigned char c = s[0], lo, hi;
     if (c < 0x80)
         return 1;
-    int len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    int len = lead(c, &lo, &hi);
     if (!len)
         return -1;
-    unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
-    unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
     if (n < 2 || s[1] < lo || s[1] > hi)
         return -1;
     for (int i = 2; i < len; i++)
         if ((size_t)i >= n || (s[i] & 0xC0) != 0x80)
             return -i;
     return len;
+}
+
+int ps_utf8_next(struct ps_utf8_stream *u, unsigned char c)
+{
+    if (u->need) {
+        if (c < u->lo || c > u->hi) {
+            u->need = 0;
+            return 0;
+        }
+        u->need--;
+        u->lo = 0x80;
+        u->hi = 0xBF;
+        return 1;
+    }
+    if (c < 0x80)
+        return 1;
+    int len = lead(c, &u->lo, &u->hi);
+    u->need = (unsigned char)(len ? len - 1 : 0);
+    return len != 0;
 }
 
 int ps_utf8_valid(const char *s, size_t n)

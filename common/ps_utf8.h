@@ -13,6 +13,16 @@
 int ps_utf8_seq(const unsigned char *s, size_t n);
 /* 1 when s[0..n) is well-formed UTF-8, else 0. */
 int ps_utf8_valid(const char *s, size_t n);
+/* The same rule for text that arrives in pieces (a parser's chunks), one byte at a time. Zero-initialise; `need` is
+ * the number of continuation bytes the sequence under way still needs (0: the bytes so far are whole, well-formed
+ * text; text that ends with need > 0 is cut inside a sequence). ps_utf8_next takes the next byte: 1 while the bytes
+ * so far are well-formed or end inside a sequence that may still be, 0 at the first byte that makes them
+ * ill-formed (a byte no sequence starts with, or one that does not fit the sequence under way); the state is then
+ * that of a new sequence. */
+struct ps_utf8_stream {
+    unsigned char need, lo, hi;   /* lo..hi: the range of the next byte while need > 0 */
+};
+int ps_utf8_next(struct ps_utf8_stream *u, unsigned char c);
 /* A NUL-terminated copy of s[0..n) with each maximal invalid subpart replaced by U+FFFD (EF BF BD).
  * malloc'd (the caller frees); NULL on out-of-memory. */
 char *ps_utf8_dup(const char *s, size_t n);

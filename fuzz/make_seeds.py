@@ -29,7 +29,7 @@ for name in sorted(os.listdir(os.path.join(src, "kineto"))):
     if d.get("deviceProperties"):
         top["deviceProperties"] = d["deviceProperties"][:1]
     if "distributedInfo" in d:
-        top["distributedInfo"] = {k: d["distributedInfo"][k] for k in ("backend", "rank", "world_size")}
+        top["distributedInfo"] = {k: v for k, v in d["distributedInfo"].items() if k in ("backend", "rank", "world_size")}
     top["traceEvents"] = events
     if "baseTimeNanoseconds" in d:
         top["baseTimeNanoseconds"] = d["baseTimeNanoseconds"]
@@ -99,6 +99,30 @@ hostile_json = {
 for name, text in hostile_json.items():
     open(os.path.join(out, "kineto", "hostile_" + name + ".json"), "w").write(text)
 open(os.path.join(out, "kineto", "hostile_spaces_then_nuls.json"), "wb").write(b"   \0\0\0{}")
+# The hardening issue's inputs, a few hundred bytes each: text that is not UTF-8 and \u escapes of half a surrogate
+# pair (both JSON parsers refuse them), kernel times `report` refuses or leaves out (`export --format tracelens` took
+# them: inf, nan, negative times, UBSan in op_perf_short.c). Not a token over 16 MiB: 17 KB of gzip, but 3 s of
+# reading under ASan for each run (tests/readers/huge_token.sh and test_kineto_hostile_text.c read those).
+def op_trace(name, kdur=b"5", kts=b"13"):
+    return (b'{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"' + name + b'","pid":1,"tid":1,"ts":5,"dur":20,'
+            b'"args":{"Input Dims":[[4,4],[4,4]],"Input type":["float","float"]}},' + LAUNCH.encode() +
+            b',{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":' + kts + b',"dur":' + kdur + b',"args":' +
+            KARGS.encode() + b'}]}')
+hostile_bytes = {
+    "utf8_overlong": op_trace(b"a\xc0\xafb"),
+    "utf8_encoded_surrogate": op_trace(b"a\xed\xa0\x80b"),
+    "utf8_ff_fe": op_trace(b"a\xff\xfeb"),
+    "lone_surrogate_escapes": op_trace(b"a\\ud800b\\udc00"),
+    "dur_plus_1e400": op_trace(b"a", b"1e400"),
+    "dur_minus_1e400": op_trace(b"a", b"-1e400"),
+    "dur_1e300": op_trace(b"a", b"1e300"),
+    "dur_9_2e18": op_trace(b"a", b"9.2e18"),
+    "dur_negative": op_trace(b"a", b"-5"),
+    "span_23_days": op_trace(b"a", b"5", b"2000000000000"),
+    "name_over_4_kib": op_trace(b"\\u0041" * 700 + b"a" * 100),   # over the fuzz build's cap (fuzz/CMakeLists.txt)
+}
+for name, data in hostile_bytes.items():
+    open(os.path.join(out, "kineto", "hostile_" + name + ".json"), "wb").write(data)
 
 GP, GT = "((1<<48)|(100<<24))", "((1<<48)|(100<<24)|100)"
 BASE = (

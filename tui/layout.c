@@ -231,7 +231,8 @@ static int verdict_style(enum ps_bottleneck bn)
     return bn == PS_BN_KERNEL ? TUI_S_GOOD : bn == PS_BN_UNKNOWN ? TUI_S_NORMAL : TUI_S_BAD;
 }
 
-static void recording_panel(struct builder *b, const struct tui_top *t, size_t spark_cols)
+/* The live recordings found (when several: the keys that pick them) and why the watched one is. */
+static void sessions_lines(struct builder *b, const struct tui_top *t)
 {
     const struct tui_live *l = &t->live;
     if (t->nsessions > 1)
@@ -246,11 +247,11 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
         }
     if (t->watching && t->watch_reason[0])
         add(b, TUI_S_DIM, "Watching recorder %u (%s)", l->recorder_pid, t->watch_reason);
-    if (!t->watching) {
-        add(b, TUI_S_DIM, "No live recording: start one with `perfscope record -o run.sqlite -- CMD`, or watch a "
-                          "trace with --trace FILE");
-        return;
-    }
+}
+
+/* The watched trace's line: its path, state and command; then what cannot be read or placed. */
+static void trace_line(struct builder *b, const struct tui_live *l)
+{
     const char *state = l->state == TUI_LIVE_RECORDING ? "recording"
                         : l->state == TUI_LIVE_ENDED    ? (l->incomplete ? "recording ended, incomplete: the recorder "
                                                                            "was killed; `perfscope record --recover`"
@@ -278,59 +279,83 @@ static void recording_panel(struct builder *b, const struct tui_top *t, size_t s
     if (l->unplaced > 0)
         add(b, TUI_S_WARN, "%lld trace rows could not be placed (damaged rows): `perfscope report` lists why",
             (long long)l->unplaced);
-    if (l->have_report) {
-        char avg[24], util[16];
-        if (l->whole_run)
-            add(b, TUI_S_NORMAL, "Last %.0f s: no step ranges; the window as one step (%s)  GPU util %s",
-                (double)l->window_ns / 1e9, tui_fmt_ns(avg, sizeof avg, l->avg_dur_ns),
-                tui_fmt_pct(util, sizeof util, !isnan(l->gpu_util), l->gpu_util * 100));
-        else
-            add(b, TUI_S_NORMAL, "Last %.0f s: %zu steps, average step %s  GPU util %s",
-                (double)l->window_ns / 1e9, l->nsteps, tui_fmt_ns(avg, sizeof avg, l->avg_dur_ns),
-                tui_fmt_pct(util, sizeof util, !isnan(l->gpu_util), l->gpu_util * 100));
-        add(b, verdict_style(l->bottleneck), "Verdict: %s (%.0f%% of the step)", group_name(l, l->bottleneck),
-            l->share * 100);
-        if (l->fix[0])
-            add_fix(b, l->fix);
-        char line[512];
-        size_t off = 0;
-        for (int i = 0; i < PS_BN_UNKNOWN; i++)
-            off += (size_t)snprintf(line + off, sizeof line - off, "%s %.0f%%  ", group_name(l, (enum ps_bottleneck)i),
-                                    l->seen_ns > 0 ? 100.0 * (double)l->group_ns[i] / (double)l->seen_ns : 0);
-        add(b, TUI_S_NORMAL, "Breakdown: %s", line);
-        for (size_t i = 0; i < l->ntorch_mem && room(b) > 2; i++) {
-            const struct tui_live_torch_mem *tm = &l->torch_mem[i];
-            char a[16], r[16], p[16];
-            add(b, TUI_S_NORMAL, "PyTorch cuda:%d at the last step: allocated %s  reserved %s  peak %s", tm->device,
-                tui_fmt_bytes(a, sizeof a, (double)tm->allocated), tui_fmt_bytes(r, sizeof r, (double)tm->reserved),
-                tui_fmt_bytes(p, sizeof p, (double)tm->peak));
-        }
-        char spark[TUI_LINE_BYTES];
-        if (l->step_ms.n)
-            add(b, TUI_S_DIM, "Step time %s (last %zu steps)", SPARK(t, &l->step_ms, spark_cols, 0, spark),
-                l->step_ms.n < spark_cols ? l->step_ms.n : spark_cols);   /* the sparkline draws the newest only */
-        if (l->nkernels && room(b) > 2) {
-            add(b, TUI_S_HEADER, "Top kernels (last %.0f s)", (double)l->window_ns / 1e9);
-            for (size_t i = 0; i < l->nkernels && room(b) > 1; i++) {
-                char tot[24];
-                add(b, TUI_S_NORMAL, "  %10s %7lldx  %s", tui_fmt_ns(tot, sizeof tot, l->kernels[i].total_ns),
-                    (long long)l->kernels[i].count, l->kernels[i].name);
-            }
+}
+
+/* What the report of the window says: steps, verdict and fix, the verdict's groups (as the report carries them),
+ * PyTorch's memory, the step times and the top kernels. */
+static void report_lines(struct builder *b, const struct tui_top *t, size_t spark_cols)
+{
+    const struct tui_live *l = &t->live;
+    char avg[24], util[16];
+    if (l->whole_run)
+        add(b, TUI_S_NORMAL, "Last %.0f s: no step ranges; the window as one step (%s)  GPU util %s",
+            (double)l->window_ns / 1e9, tui_fmt_ns(avg, sizeof avg, l->avg_dur_ns),
+            tui_fmt_pct(util, sizeof util, !isnan(l->gpu_util), l->gpu_util * 100));
+    else
+        add(b, TUI_S_NORMAL, "Last %.0f s: %zu steps, average step %s  GPU util %s",
+            (double)l->window_ns / 1e9, l->nsteps, tui_fmt_ns(avg, sizeof avg, l->avg_dur_ns),
+            tui_fmt_pct(util, sizeof util, !isnan(l->gpu_util), l->gpu_util * 100));
+    add(b, verdict_style(l->bottleneck), "Verdict: %s (%.0f%% of the step)", group_name(l, l->bottleneck),
+        l->share * 100);
+    if (l->fix[0])
+        add_fix(b, l->fix);
+    char line[512];
+    size_t off = 0;
+    for (int i = 0; i < PS_BN_UNKNOWN; i++)
+        off += (size_t)snprintf(line + off, sizeof line - off, "%s %.0f%%  ", group_name(l, (enum ps_bottleneck)i),
+                                l->seen_ns > 0 ? 100.0 * (double)l->group_ns[i] / (double)l->seen_ns : 0);
+    add(b, TUI_S_NORMAL, "Breakdown: %s", line);
+    for (size_t i = 0; i < l->ntorch_mem && room(b) > 2; i++) {
+        const struct tui_live_torch_mem *tm = &l->torch_mem[i];
+        char a[16], r[16], p[16];
+        add(b, TUI_S_NORMAL, "PyTorch cuda:%d at the last step: allocated %s  reserved %s  peak %s", tm->device,
+            tui_fmt_bytes(a, sizeof a, (double)tm->allocated), tui_fmt_bytes(r, sizeof r, (double)tm->reserved),
+            tui_fmt_bytes(p, sizeof p, (double)tm->peak));
+    }
+    char spark[TUI_LINE_BYTES];
+    if (l->step_ms.n)
+        add(b, TUI_S_DIM, "Step time %s (last %zu steps)", SPARK(t, &l->step_ms, spark_cols, 0, spark),
+            l->step_ms.n < spark_cols ? l->step_ms.n : spark_cols);   /* the sparkline draws the newest only */
+    if (l->nkernels && room(b) > 2) {
+        add(b, TUI_S_HEADER, "Top kernels (last %.0f s)", (double)l->window_ns / 1e9);
+        for (size_t i = 0; i < l->nkernels && room(b) > 1; i++) {
+            char tot[24];
+            add(b, TUI_S_NORMAL, "  %10s %7lldx  %s", tui_fmt_ns(tot, sizeof tot, l->kernels[i].total_ns),
+                (long long)l->kernels[i].count, l->kernels[i].name);
         }
     }
-    if (l->state == TUI_LIVE_RECORDING) {
-        if (!l->have_open_table)
-            add(b, TUI_S_DIM, "NVTX ranges open now: not in this trace (recorded by an older perfscope)");
-        else if (!l->nstacks)
-            add(b, TUI_S_DIM, "NVTX ranges open now: none");
-        else {
-            add(b, TUI_S_HEADER, "NVTX ranges open now");
-            for (size_t i = 0; i < l->nstacks; i++)
-                add(b, TUI_S_NORMAL, "  %u/%u%s%s%s: %s", l->stacks[i].pid, l->stacks[i].tid,
-                    l->stacks[i].thread[0] ? " (" : "", l->stacks[i].thread, l->stacks[i].thread[0] ? ")" : "",
-                    l->stacks[i].stack);
-        }
+}
+
+/* The NVTX ranges open now in each thread of a live recording. */
+static void open_ranges_lines(struct builder *b, const struct tui_live *l)
+{
+    if (!l->have_open_table)
+        add(b, TUI_S_DIM, "NVTX ranges open now: not in this trace (recorded by an older perfscope)");
+    else if (!l->nstacks)
+        add(b, TUI_S_DIM, "NVTX ranges open now: none");
+    else {
+        add(b, TUI_S_HEADER, "NVTX ranges open now");
+        for (size_t i = 0; i < l->nstacks; i++)
+            add(b, TUI_S_NORMAL, "  %u/%u%s%s%s: %s", l->stacks[i].pid, l->stacks[i].tid,
+                l->stacks[i].thread[0] ? " (" : "", l->stacks[i].thread, l->stacks[i].thread[0] ? ")" : "",
+                l->stacks[i].stack);
     }
+}
+
+static void recording_panel(struct builder *b, const struct tui_top *t, size_t spark_cols)
+{
+    const struct tui_live *l = &t->live;
+    sessions_lines(b, t);
+    if (!t->watching) {
+        add(b, TUI_S_DIM, "No live recording: start one with `perfscope record -o run.sqlite -- CMD`, or watch a "
+                          "trace with --trace FILE");
+        return;
+    }
+    trace_line(b, l);
+    if (l->have_report)
+        report_lines(b, t, spark_cols);
+    if (l->state == TUI_LIVE_RECORDING)
+        open_ranges_lines(b, l);
 }
 
 static const char *thread_states(char *buf, size_t len, const struct tui_proc *p)

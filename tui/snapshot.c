@@ -199,6 +199,54 @@ static void processes(struct ps_jw *w, const struct tui_top *t)
     ps_jw_array_close(w);
 }
 
+/* The report of the window as `top` keeps it: steps, breakdown, the verdict's groups, verdict and fix, top kernels,
+ * PyTorch's memory (the numbers are the report's: top computes none). */
+static void analysis(struct ps_jw *w, const struct tui_live *l)
+{
+    ps_jw_map_open(w);
+    kint(w, "steps", 1, (long long)l->nsteps);
+    key(w, "whole_window");
+    ps_jw_bool(w, l->whole_run);
+    kint(w, "step_avg_ns", 1, l->avg_dur_ns);
+    key(w, "breakdown_ns");
+    ps_jw_map_open(w);
+    for (int i = 0; i < PS_CAT_N; i++)
+        kint(w, ps_cat_key[i], 1, l->cat_ns[i]);
+    ps_jw_map_close(w);
+    kint(w, "sync_ns", 1, l->sync_ns);
+    key(w, "groups_ns");
+    ps_jw_map_open(w);
+    for (int i = 0; i < PS_BN_UNKNOWN; i++)
+        kint(w, ps_bottleneck_name[i], 1, l->group_ns[i]);
+    ps_jw_map_close(w);
+    kstr(w, "bottleneck", ps_bottleneck_name[l->bottleneck]);
+    knum(w, "share", 1, l->share);
+    knum(w, "gpu_utilization", !isnan(l->gpu_util), l->gpu_util);
+    kstr(w, "fix", l->fix[0] ? l->fix : NULL);
+    key(w, "top_kernels");
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < l->nkernels; i++) {
+        ps_jw_map_open(w);
+        kstr(w, "name", l->kernels[i].name);
+        kint(w, "count", 1, l->kernels[i].count);
+        kint(w, "total_ns", 1, l->kernels[i].total_ns);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+    key(w, "torch_memory");   /* the Python hook's allocator statistics (docs/memory.md) */
+    ps_jw_array_open(w);
+    for (size_t i = 0; i < l->ntorch_mem; i++) {
+        ps_jw_map_open(w);
+        kint(w, "device", 1, l->torch_mem[i].device);
+        kint(w, "allocated_bytes", 1, l->torch_mem[i].allocated);
+        kint(w, "reserved_bytes", l->torch_mem[i].reserved >= 0, l->torch_mem[i].reserved);
+        kint(w, "peak_allocated_bytes", 1, l->torch_mem[i].peak);
+        ps_jw_map_close(w);
+    }
+    ps_jw_array_close(w);
+    ps_jw_map_close(w);
+}
+
 static void recording(struct ps_jw *w, const struct tui_top *t)
 {
     key(w, "sessions");
@@ -232,48 +280,7 @@ static void recording(struct ps_jw *w, const struct tui_top *t)
     if (!l->have_report) {
         ps_jw_null(w);
     } else {
-        ps_jw_map_open(w);
-        kint(w, "steps", 1, (long long)l->nsteps);
-        key(w, "whole_window");
-        ps_jw_bool(w, l->whole_run);
-        kint(w, "step_avg_ns", 1, l->avg_dur_ns);
-        key(w, "breakdown_ns");
-        ps_jw_map_open(w);
-        for (int i = 0; i < PS_CAT_N; i++)
-            kint(w, ps_cat_key[i], 1, l->cat_ns[i]);
-        ps_jw_map_close(w);
-        kint(w, "sync_ns", 1, l->sync_ns);
-        key(w, "groups_ns");
-        ps_jw_map_open(w);
-        for (int i = 0; i < PS_BN_UNKNOWN; i++)
-            kint(w, ps_bottleneck_name[i], 1, l->group_ns[i]);
-        ps_jw_map_close(w);
-        kstr(w, "bottleneck", ps_bottleneck_name[l->bottleneck]);
-        knum(w, "share", 1, l->share);
-        knum(w, "gpu_utilization", !isnan(l->gpu_util), l->gpu_util);
-        kstr(w, "fix", l->fix[0] ? l->fix : NULL);
-        key(w, "top_kernels");
-        ps_jw_array_open(w);
-        for (size_t i = 0; i < l->nkernels; i++) {
-            ps_jw_map_open(w);
-            kstr(w, "name", l->kernels[i].name);
-            kint(w, "count", 1, l->kernels[i].count);
-            kint(w, "total_ns", 1, l->kernels[i].total_ns);
-            ps_jw_map_close(w);
-        }
-        ps_jw_array_close(w);
-        key(w, "torch_memory");   /* the Python hook's allocator statistics (docs/memory.md) */
-        ps_jw_array_open(w);
-        for (size_t i = 0; i < l->ntorch_mem; i++) {
-            ps_jw_map_open(w);
-            kint(w, "device", 1, l->torch_mem[i].device);
-            kint(w, "allocated_bytes", 1, l->torch_mem[i].allocated);
-            kint(w, "reserved_bytes", l->torch_mem[i].reserved >= 0, l->torch_mem[i].reserved);
-            kint(w, "peak_allocated_bytes", 1, l->torch_mem[i].peak);
-            ps_jw_map_close(w);
-        }
-        ps_jw_array_close(w);
-        ps_jw_map_close(w);
+        analysis(w, l);
     }
     history(w, "step_ms_history", &l->step_ms);
     key(w, "open_nvtx_ranges");

@@ -9,6 +9,7 @@
 
 #include "json_fast.h"
 #include "json_simd.h"
+#include "kineto_text.h"
 #include "reader_impl.h"
 
 #define LEAD 32   /* bytes kept free before the window's text: '[' of an element chunk, the tail's opening */
@@ -407,7 +408,7 @@ static int cpu_has_simd(void)
 static int parse_fd(int fd, int gzip, const yajl_callbacks *cb, void *ctx, struct side *side)
 {
     struct fast f = { .cap = PS_JSON_FAST_WINDOW, .cb = cb, .ctx = ctx, .side = side };
-    int in_rc = ps_gz_open(fd, gzip, 256 * 1024, &f.in), simd_rc = ps_simd_new(&f.simd);
+    int in_rc = ps_gz_open(fd, gzip, 256 * 1024, &f.in), simd_rc = ps_simd_new(PS_JSON_TOKEN_MAX, &f.simd);
     f.buf = malloc(LEAD + f.cap + 2 * ps_simd_padding());
     int rc = in_rc == 0 && simd_rc == 0 && f.buf ? parse(&f) : -ENOMEM;
     free(f.buf);
@@ -431,7 +432,7 @@ int ps_json_fast_parse_side(int fd, int gzip, const yajl_callbacks *cb, void *ct
     if (!cpu_has_simd())
         return 0;
     struct side d = { .cb = side_cb, .ctx = side_ctx };
-    int rc = ps_simd_new(&d.simd);
+    int rc = ps_simd_new(PS_JSON_TOKEN_MAX, &d.simd);
     if (rc < 0)
         goto out;
     pthread_mutex_init(&d.mu, NULL);

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kineto_text.h"
@@ -117,6 +118,16 @@ int ps_parse_int(const char *s, size_t len, int64_t *out)
     return parse_scaled(s, len, 0, 1, out);
 }
 
+int ps_json_number_negative(const char *s, size_t len)
+{
+    if (len == 0 || s[0] != '-')
+        return 0;
+    for (size_t i = 1; i < len && s[i] != 'e' && s[i] != 'E'; i++)
+        if (s[i] >= '1' && s[i] <= '9')
+            return 1;
+    return 0;
+}
+
 /* ---- token scanning of the raw text ---- */
 
 static int is_lit(unsigned char ch)
@@ -151,24 +162,115 @@ long long ps_json_error_byte(const unsigned char *p, size_t n, size_t consumed, 
     return base + (long long)(i < n ? i : n);
 }
 
-int ps_json_scan_bytes(struct ps_json_scan *st, const unsigned char *p, size_t n, size_t base)
+static int hex_digit(unsigned char ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+           : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
+/* Stop the scan at a flaw; returns 0 (scan_string's "stop"). */
+static int flaw(struct ps_json_scan *st, enum ps_json_flaw f, long long at)
+{
+    st->flaw = f;
+    st->flaw_at = at;
+    return 0;
+}
+
+/* One byte inside a string (the opening quote excluded), at offset `at` of the text: 1 to go on, 0 at a flaw. The
+ * rules are those simdjson applies (json_simd.cc), so that both parsers take the same text: well-formed UTF-8
+ * (ps_utf8_next), \u escapes of surrogates only in pairs (high, then low: RFC 8259 §7), at most PS_JSON_TOKEN_MAX
+ * bytes. */
+static int scan_string(struct ps_json_scan *st, unsigned char ch, long long at)
+{
+    if (++st->tok_len > PS_JSON_TOKEN_MAX && (ch != '"' || st->esc))   /* the closing quote is no byte of it */
+        return flaw(st, PS_JSON_FLAW_LONG_STRING, st->tok_at);
+    if (st->u8.need || ch >= 0x80) {
+        if (!st->u8.need) {
+            st->u8_at = at;
+            st->u8_n = 0;
+        }
+        if (st->u8_n < 4)
+            st->u8_bytes[st->u8_n++] = ch;
+        if (!ps_utf8_next(&st->u8, ch)) {
+            size_t off = 0;
+            for (int i = 0; i < st->u8_n && off < sizeof st->flaw_text; i++)
+                off += (size_t)snprintf(st->flaw_text + off, sizeof st->flaw_text - off, "%s0x%02X", i ? " " : "",
+                                        st->u8_bytes[i]);
+            return flaw(st, PS_JSON_FLAW_UTF8, st->u8_at);
+        }
+    }
+    if (st->hex) {                                   /* the digits of a \uXXXX escape */
+        int d = hex_digit(ch);
+        if (d < 0) {
+            st->hex = 0;                             /* not JSON: libyajl says so */
+            return 1;
+        }
+        st->u = st->u << 4 | (unsigned)d;
+        if (--st->hex)
+            return 1;
+        int is_high = st->u >= 0xD800 && st->u <= 0xDBFF, is_low = st->u >= 0xDC00 && st->u <= 0xDFFF;
+        if (st->high == 2 && is_low) {
+            st->high = 0;                            /* a pair: one character */
+            return 1;
+        }
+        if (st->high || is_low) {                    /* a high half without its low one, or a low one alone */
+            unsigned u = st->high ? st->high_u : st->u;
+            snprintf(st->flaw_text, sizeof st->flaw_text, "\\u%04x", u);
+            return flaw(st, PS_JSON_FLAW_SURROGATE, st->high ? st->high_at : st->esc_at);
+        }
+        if (is_high) {
+            st->high = 1;
+            st->high_u = st->u;
+            st->high_at = st->esc_at;
+        }
+        return 1;
+    }
+    if (st->esc) {
+        st->esc = 0;
+        if (ch == 'u') {
+            st->hex = 4;
+            st->u = 0;
+            if (st->high == 1)
+                st->high = 2;
+            return 1;
+        }
+    } else if (ch == '\\') {
+        st->esc = 1;
+        st->esc_at = at;
+        return 1;
+    } else if (ch == '"') {
+        st->in_str = 0;
+    }
+    if (st->high) {                                   /* anything but "\u" after a high half */
+        snprintf(st->flaw_text, sizeof st->flaw_text, "\\u%04x", st->high_u);
+        return flaw(st, PS_JSON_FLAW_SURROGATE, st->high_at);
+    }
+    return 1;
+}
+
+size_t ps_json_scan_bytes(struct ps_json_scan *st, const unsigned char *p, size_t n, size_t base)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = p[i];
+        long long at = st->at + (long long)i;
         if (st->in_str) {
-            if (st->esc)
-                st->esc = 0;
-            else if (ch == '\\')
-                st->esc = 1;
-            else if (ch == '"')
-                st->in_str = 0;
+            if (!scan_string(st, ch, at)) {
+                st->at += (long long)i;
+                return i;
+            }
             continue;
         }
         if (ch == '"') {
             st->in_str = 1, st->in_lit = 0, st->tok_start = (long)(base + i);
+            st->tok_at = at, st->tok_len = 0, st->high = 0, st->hex = 0;
         } else if (is_lit(ch)) {
             if (!st->in_lit)
-                st->in_lit = 1, st->tok_start = (long)(base + i);
+                st->in_lit = 1, st->tok_start = (long)(base + i), st->tok_at = at, st->tok_len = 0;
+            if (++st->tok_len > PS_JSON_TOKEN_MAX) {
+                flaw(st, PS_JSON_FLAW_LONG_NUMBER, st->tok_at);
+                st->at += (long long)i;
+                return i;
+            }
         } else {
             st->in_lit = 0;
         }
@@ -177,7 +279,8 @@ int ps_json_scan_bytes(struct ps_json_scan *st, const unsigned char *p, size_t n
     }
     if (st->in_str)
         st->last = '"';
-    return st->in_str || st->in_lit;
+    st->at += (long long)n;
+    return n;
 }
 
 int ps_json_integer_text(const unsigned char *s, size_t len)

@@ -18,6 +18,7 @@ namespace ondemand = simdjson::ondemand;
 
 struct ps_simd {
     ondemand::parser parser;
+    size_t token_max, key_max;   // key_max: token_max / 6 (key_fits)
 };
 
 namespace {
@@ -30,6 +31,7 @@ struct walker {
     const yajl_callbacks *cb;
     void *ctx;
     int depth;
+    size_t token_max, key_max;   // longer strings and numbers are libyajl's to refuse (ps_simd_new)
 };
 
 const unsigned char *bytes(std::string_view s)
@@ -79,6 +81,20 @@ std::string_view trim_space(std::string_view t)
     return t;
 }
 
+// A string value whose bytes between the quotes, as in the text, are at most token_max. raw: its raw JSON token
+// (the quotes, and the whitespace up to the next token): one comparison for every string a trace holds.
+bool string_fits(const walker &w, std::string_view raw)
+{
+    return raw.size() - 2 <= w.token_max || trim_space(raw).size() - 2 <= w.token_max;
+}
+
+// A key: its text is at most 6 bytes per byte unescaped ("\u0041" is "A"), so an unescaped key of at most
+// token_max / 6 bytes fits; a longer one (none in a trace) is left to libyajl, which measures the text itself.
+bool key_fits(const walker &w, std::string_view key)
+{
+    return key.size() <= w.key_max;
+}
+
 bool walk(walker &w, ondemand::value v);
 
 bool walk_fields(walker &w, ondemand::object o)
@@ -86,8 +102,8 @@ bool walk_fields(walker &w, ondemand::object o)
     for (auto f : o) {
         ondemand::field field;
         std::string_view key;
-        if (std::move(f).get(field) || field.unescaped_key().get(key) || !w.cb->yajl_map_key(w.ctx, bytes(key), key.size()) ||
-            !walk(w, field.value()))
+        if (std::move(f).get(field) || field.unescaped_key().get(key) || !key_fits(w, key) ||
+            !w.cb->yajl_map_key(w.ctx, bytes(key), key.size()) || !walk(w, field.value()))
             return false;
     }
     return true;
@@ -132,11 +148,12 @@ bool walk(walker &w, ondemand::value v)
     }
     case ondemand::json_type::string: {
         std::string_view s;
-        return !v.get_string().get(s) && w.cb->yajl_string(w.ctx, bytes(s), s.size());
+        return string_fits(w, v.raw_json_token()) && !v.get_string().get(s) &&
+               w.cb->yajl_string(w.ctx, bytes(s), s.size());
     }
     case ondemand::json_type::number: {
         std::string_view t = trim_space(v.raw_json_token());
-        return json_number(t) && w.cb->yajl_number(w.ctx, t.data(), t.size());
+        return t.size() <= w.token_max && json_number(t) && w.cb->yajl_number(w.ctx, t.data(), t.size());
     }
     case ondemand::json_type::boolean: {
         bool b;
@@ -168,7 +185,7 @@ bool walk_head(walker &w, ondemand::object o)
             return false;
         bool events = field.key().unsafe_is_equal("traceEvents");
         std::string_view key;
-        if (field.unescaped_key().get(key) || !w.cb->yajl_map_key(w.ctx, bytes(key), key.size()) ||
+        if (field.unescaped_key().get(key) || !key_fits(w, key) || !w.cb->yajl_map_key(w.ctx, bytes(key), key.size()) ||
             field.value().type().get(type))
             return false;
         if (events && type == ondemand::json_type::array)
@@ -194,7 +211,7 @@ bool walk_tail(walker &w, ondemand::object o)
             continue;
         }
         std::string_view key;
-        if (field.unescaped_key().get(key) || !w.cb->yajl_map_key(w.ctx, bytes(key), key.size()) ||
+        if (field.unescaped_key().get(key) || !key_fits(w, key) || !w.cb->yajl_map_key(w.ctx, bytes(key), key.size()) ||
             !walk(w, field.value()))
             return false;
     }
@@ -223,9 +240,13 @@ bool walk_document(walker &w, enum ps_simd_mode mode, ondemand::document &doc)
 
 extern "C" {
 
-int ps_simd_new(struct ps_simd **out)
+int ps_simd_new(size_t token_max, struct ps_simd **out)
 {
     *out = new (std::nothrow) ps_simd;
+    if (*out) {
+        (*out)->token_max = token_max;
+        (*out)->key_max = token_max / 6;
+    }
     return *out ? 0 : -ENOMEM;
 }
 
@@ -248,7 +269,7 @@ int ps_simd_walk(struct ps_simd *s, enum ps_simd_mode mode, const char *doc, siz
     ondemand::document d;
     if (s->parser.iterate(doc, len, len + simdjson::SIMDJSON_PADDING).get(d))
         return 0;
-    walker w{ cb, ctx, 0 };
+    walker w{ cb, ctx, 0, s->token_max, s->key_max };
     return walk_document(w, mode, d) ? 1 : 0;
 }
 

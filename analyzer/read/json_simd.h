@@ -18,8 +18,10 @@ enum ps_simd_mode {
     PS_SIMD_TAIL      /* `{"traceEvents":[],...}`: the array's end, the keys after it, the object's end */
 };
 struct ps_simd;
-/* A simdjson parser: 0 and *out (ps_simd_free it), or -ENOMEM. */
-int ps_simd_new(struct ps_simd **out);
+/* A simdjson parser whose walks decline a string or number of more than token_max bytes (a string's between its
+ * quotes, as in the text: kineto_text.h PS_JSON_TOKEN_MAX), which libyajl's read then refuses: 0 and *out
+ * (ps_simd_free it), or -ENOMEM. */
+int ps_simd_new(size_t token_max, struct ps_simd **out);
 void ps_simd_free(struct ps_simd *s);
 /* Bytes that must be readable after a document (simdjson's padding). */
 size_t ps_simd_padding(void);

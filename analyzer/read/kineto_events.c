@@ -113,7 +113,7 @@ static int finish_x_event(struct kctx *c)
         unplaced_cat(c, e->has_ts ? "without dur" : "without ts");
         return 0;
     }
-    if (e->dur_ns < 0 || e->ts_ns > INT64_MAX - e->dur_ns) {
+    if (!ps_event_times_ok(e->ts_ns, e->dur_ns, e->dur_negative)) {
         unplaced_cat(c, "with negative dur");
         return 0;
     }

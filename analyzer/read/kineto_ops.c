@@ -2,22 +2,19 @@
  * (TraceLens/Trace2Tree/trace_to_tree.py, util DataLoader: json.load): traceEvents in file order, UID = index in
  * that list, "ts" and "dur" as the JSON numbers parsed to correctly rounded doubles, like Python's float
  * (number_value), and the shape arguments of cpu_ops ("Input Dims", "Input type", "Input Strides", "Concrete
- * Inputs") kept as the text Python's str() prints for them. A second streaming pass over the file (simdjson,
- * libyajl where it declines: json_fast.h), separate from ps_read_kineto: the trace model keeps integer ns and its
- * own order, this keeps TraceLens' numbers. */
+ * Inputs") kept as the text Python's str() prints for them. Callbacks beside the trace model's reader
+ * (read_kineto.c), in its pass over the file and after its checks of the text (the same values in the same order,
+ * on this thread or on one of their own: json_fast.h): the trace model keeps integer ns and its own order, this
+ * keeps TraceLens' numbers, and both keep the events whose times pass the one rule of reader_impl.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 #include <yajl/yajl_parse.h>
 
 #include "model/op_trace.h"
-#include "json_fast.h"
-#include "read/reader.h"
 #include "reader_impl.h"
 
 #define MAXD 24
@@ -28,6 +25,18 @@ enum okey { OK_NONE, OK_PH, OK_CAT, OK_NAME, OK_PID, OK_TID, OK_TS, OK_DUR, OK_I
 struct text {
     char *s;
     size_t n, cap;
+};
+
+/* "ts" or "dur" of the event being read: the double TraceLens takes, and what the one rule for an event's times
+ * (reader_impl.h ps_event_times_ok) needs where the doubles do not settle it: the text (n < sizeof text), or its
+ * exact ns worked out at once (a longer text; ns_ok 0 when it is no number of µs that fits int64 ns). */
+struct time_val {
+    double us;
+    char text[40];
+    size_t n;
+    int64_t ns;
+    int ns_ok;
+    int negative;   /* below zero as written (ps_json_number_negative) */
 };
 
 struct octx {
@@ -43,7 +52,7 @@ struct octx {
     char ph;
     struct text cat, name, aname;
     int has_ts, has_dur, has_pid, has_tid, has_corr, has_ext, has_stream, has_id, has_aname;
-    double ts, dur;
+    struct time_val ts, dur;
     int64_t pid, tid, corr, ext, stream, id;
     uint32_t shape[4];            /* string ids of the four shape arguments, PS_NONE absent */
     int64_t seq;                  /* args "Sequence number" (has_seq) */
@@ -154,8 +163,9 @@ static int scalar(struct octx *c, const char *txt, size_t n, int is_str)
 /* A JSON number's text as the double strtod gives (correctly rounded). The common short form -ddd.ddd with at
  * most 15 digits is worked out here: its digits are an integer below 2^53 and the divisor a power of ten below
  * 10^16, both exact doubles, so one IEEE division rounds the exact quotient once, as strtod does (Clinger, "How to
- * Read Floating Point Numbers Accurately", PLDI 1990: the fast path). Anything else goes to strtod. Returns 0 for
- * text strtod does not take whole (n >= 64 included). */
+ * Read Floating Point Numbers Accurately", PLDI 1990: the fast path). Anything else goes to strtod (a copy on the
+ * heap for 64 bytes or more: the readers take numbers of up to PS_JSON_TOKEN_MAX). Returns 1, 0 for text strtod
+ * does not take whole, or -ENOMEM. */
 static int number_value(const char *s, size_t n, double *out)
 {
     static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
@@ -179,20 +189,62 @@ static int number_value(const char *s, size_t n, double *out)
         *out = s[0] == '-' ? -d : d;
         return 1;
     }
-    char b[64];
-    if (n >= sizeof b)
-        return 0;
+    char small[64], *b = n < sizeof small ? small : malloc(n + 1);
+    if (!b)
+        return -ENOMEM;
     memcpy(b, s, n);
     b[n] = 0;
     char *end;
     *out = strtod(b, &end);
-    return *end == 0;
+    int whole = *end == 0;
+    if (b != small)
+        free(b);
+    return whole;
+}
+
+/* "ts" or "dur": its double, and its text or exact ns for times_ok. 1, 0 when strtod does not take the text (no
+ * time), or -ENOMEM. */
+static int time_set(struct time_val *t, const char *s, size_t n)
+{
+    int rc = number_value(s, n, &t->us);
+    if (rc != 1)
+        return rc;
+    t->negative = s[0] == '-' && ps_json_number_negative(s, n);
+    t->n = n < sizeof t->text ? n : 0;
+    if (t->n)
+        memcpy(t->text, s, n);
+    else
+        t->ns_ok = ps_parse_us_to_ns(s, n, &t->ns) == 0;
+    return 1;
+}
+
+static int time_ns(const struct time_val *t, int64_t *ns)
+{
+    if (!t->n) {
+        *ns = t->ns;
+        return t->ns_ok;
+    }
+    return ps_parse_us_to_ns(t->text, t->n, ns) == 0;
+}
+
+/* ps_event_times_ok for the event's ts and dur, as the trace model's reader applies it to the same text: from the
+ * doubles where they settle it (ts within ±4e15 µs, dur not below zero as written and below 4e15 µs: the exact ns,
+ * whatever their rounding, are then an end below 8.1e18 ns; epoch µs, 1.7e15 in 2024, are inside), else exactly
+ * from the texts. */
+static int times_ok(const struct octx *c)
+{
+    if (c->dur.negative)
+        return 0;
+    if (c->ts.us > -4e15 && c->ts.us < 4e15 && c->dur.us < 4e15)
+        return 1;
+    int64_t ts, dur;
+    return time_ns(&c->ts, &ts) && time_ns(&c->dur, &dur) && ps_event_times_ok(ts, dur, 0);
 }
 
 static int num_field(const char *s, size_t n, int64_t *out)
 {
     double d;
-    if (n >= 40 || !number_value(s, n, &d) || d != d || d < -9.2e18 || d > 9.2e18)
+    if (n >= 40 || number_value(s, n, &d) != 1 || d != d || d < -9.2e18 || d > 9.2e18)
         return 0;
     *out = (int64_t)d;
     return 1;
@@ -204,10 +256,11 @@ static int cb_number(void *ctx, const char *s, size_t n)
     if (c->cap_key >= 0 && c->depth >= c->cap_depth)
         return scalar(c, s, n, 0);
     if (at_event(c)) {
-        if (n < 64 && (c->key == OK_TS || c->key == OK_DUR)) {
-            double *v = c->key == OK_TS ? &c->ts : &c->dur;
-            (void)number_value(s, n, v);   /* the text is a JSON number: taken whole */
-            *(c->key == OK_TS ? &c->has_ts : &c->has_dur) = 1;
+        if (c->key == OK_TS || c->key == OK_DUR) {
+            int rc = time_set(c->key == OK_TS ? &c->ts : &c->dur, s, n);
+            if (rc < 0)
+                return c->oom = 1, 0;
+            *(c->key == OK_TS ? &c->has_ts : &c->has_dur) = rc;
         } else if (c->key == OK_PID)
             c->has_pid = num_field(s, n, &c->pid);
         else if (c->key == OK_TID)
@@ -412,7 +465,7 @@ static int cat_of(const char *cat)
 
 static int add_x(struct octx *c, int cat)
 {
-    struct ps_op_event e = { .ts_us = c->ts, .dur_us = c->dur, .pid = c->pid, .tid = c->tid, .corr = c->corr,
+    struct ps_op_event e = { .ts_us = c->ts.us, .dur_us = c->dur.us, .pid = c->pid, .tid = c->tid, .corr = c->corr,
                              .ext = c->ext, .stream = c->stream, .uid = c->index, .args = PS_NONE,
                              .cat = (uint8_t)cat, .has_pid_tid = c->has_pid && c->has_tid,
                              .has_corr = (uint8_t)c->has_corr, .has_ext = (uint8_t)c->has_ext,
@@ -440,7 +493,7 @@ static int finish_event(struct octx *c)
     int rc = 0;
     const char *cat = c->cat.s && c->cat.n ? c->cat.s : "";
     int k = cat_of(cat);
-    if (c->ph == 'X' && k >= 0 && c->has_ts && c->has_dur)
+    if (c->ph == 'X' && k >= 0 && c->has_ts && c->has_dur && times_ok(c))   /* else unplaced in the model too */
         rc = add_x(c, k);
     else if ((c->ph == 's' || c->ph == 'f') && c->has_id && strcmp(cat, "ac2g") == 0) {
         struct ps_op_flow f = { c->id, c->pid, c->tid, c->ph == 's', c->has_pid && c->has_tid };
@@ -461,72 +514,12 @@ static int finish_event(struct octx *c)
     return rc == 0;
 }
 
-static int parse(struct octx *c, int fd, int gzip, const char *path, char *err, size_t errlen)
-{
-    enum { CHUNK = 1 << 20 };
-    struct ps_gz_input *in;
-    int rc = ps_gz_open(fd, gzip, 256 * 1024, &in);
-    unsigned char *buf = malloc(CHUNK);
-    yajl_handle h = yajl_alloc(&callbacks, NULL, c);
-    if (rc < 0 || !buf || !h) {
-        rc = ps_read_oom(err, errlen, path);
-        goto out;
-    }
-    yajl_config(h, yajl_allow_multiple_values, 0);
-    for (;;) {
-        long n = ps_gz_read(in, (char *)buf, CHUNK, path, err, errlen);
-        if (n < 0) {
-            rc = (int)n;
-            goto out;
-        }
-        yajl_status st = n ? yajl_parse(h, buf, (size_t)n) : yajl_complete_parse(h);
-        if (st != yajl_status_ok) {
-            if (c->oom) {
-                rc = ps_read_oom(err, errlen, path);
-            } else {
-                unsigned char *msg = yajl_get_error(h, 0, NULL, 0);
-                size_t len = msg ? strlen((char *)msg) : 0;
-                while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
-                    msg[--len] = 0;   /* yajl ends its message with a newline */
-                rc = ps_read_fail(err, errlen, "%s: event %u: %s", path, c->index, msg ? (char *)msg : "bad JSON");
-                if (msg)
-                    yajl_free_error(h, msg);
-            }
-            goto out;
-        }
-        if (n == 0)
-            break;
-    }
-out:
-    if (h)
-        yajl_free(h);
-    free(buf);
-    ps_gz_close(in);
-    return rc;
-}
-
 static void octx_fini(struct octx *c)
 {
     free(c->cat.s);
     free(c->name.s);
     free(c->aname.s);
     free(c->cap.s);
-}
-
-/* The text through simdjson (json_fast.h), or, where that path declines it, through libyajl from the start with a
- * fresh context. 0, or a negative errno (message set). */
-static int parse_any(struct octx *c, int fd, int gzip, const char *path, char *err, size_t errlen)
-{
-    int declined;
-    int rc = ps_json_fast_parse(fd, gzip, &callbacks, c, &declined);
-    if (rc < 0 || !declined)
-        return rc == -ENOMEM ? ps_read_oom(err, errlen, path) : rc;
-    octx_fini(c);
-    ps_op_trace_free(c->t);
-    *c = (struct octx){ .t = ps_op_trace_new(), .cap_key = -1 };
-    return !c->t ? ps_read_oom(err, errlen, path)
-           : lseek(fd, 0, SEEK_SET) != 0 ? ps_read_fail(err, errlen, "%s: cannot seek", path)
-                                         : parse(c, fd, gzip, path, err, errlen);
 }
 
 int ps_kineto_ops_new(struct ps_kineto_ops **out)
@@ -563,30 +556,4 @@ int ps_kineto_ops_finish(struct ps_kineto_ops *ops, int ok, struct ps_op_trace *
     octx_fini(c);
     free(c);
     return rc;
-}
-
-int ps_read_kineto_ops(const char *path, struct ps_op_trace **out, char *err, size_t errlen)
-{
-    unsigned char magic[2] = { 0, 0 };
-    *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        ps_read_fail(err, errlen, "%s: %s", path, strerror(e));
-        return -e;
-    }
-    ssize_t got = read(fd, magic, 2);
-    int gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-    struct octx c = { .t = ps_op_trace_new(), .cap_key = -1 };
-    int rc = !c.t ? ps_read_oom(err, errlen, path)
-             : lseek(fd, 0, SEEK_SET) != 0 ? ps_read_fail(err, errlen, "%s: cannot seek", path)
-                                           : parse_any(&c, fd, gzip, path, err, errlen);
-    close(fd);
-    octx_fini(&c);
-    if (rc < 0) {
-        ps_op_trace_free(c.t);
-        return rc;
-    }
-    *out = c.t;
-    return 0;
 }

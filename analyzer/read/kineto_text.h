@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "model/model.h"
+#include "ps_utf8.h"
 #include "reader_impl.h"
 
 /* "Memcpy HtoD (Pageable -> Device)" / "Memset (Device)" (op->kind MEMCPY or MEMSET set): sets op->copy_kind,
@@ -38,20 +39,58 @@ enum ps_kineto_cat ps_kineto_category(const char *cat);
 int ps_kineto_ignored_index(const char *cat, int *index);
 const char *ps_kineto_ignored_name(int i);
 
+/* The longest string (its bytes between the quotes, as in the file) or number a JSON reader takes: far above what
+ * any profiler writes (the shared traces' longest string is a 1.7 KB kernel name; a rank list of 100,000 ranks is
+ * about 700 KB), and it bounds what one token costs (libyajl holds a token whole, several times over: a 1 GB name
+ * took 5.26 GB). Both parsers refuse a longer one (docs/readers.md, "Strings and numbers: length and UTF-8"). The
+ * fuzz build sets a small one (fuzz/CMakeLists.txt), so that its inputs reach these paths. */
+#ifndef PS_JSON_TOKEN_MAX
+#define PS_JSON_TOKEN_MAX ((size_t)16 << 20)
+#endif
+
+/* What the text breaks of what libyajl leaves unchecked (the rules simdjson applies): a token longer than
+ * PS_JSON_TOKEN_MAX, bytes in a string that are not UTF-8 (RFC 3629: no overlong forms, no encoded surrogates),
+ * a \u escape of half a UTF-16 surrogate pair without the other half. */
+enum ps_json_flaw { PS_JSON_FLAW_NONE, PS_JSON_FLAW_LONG_STRING, PS_JSON_FLAW_LONG_NUMBER, PS_JSON_FLAW_UTF8,
+                    PS_JSON_FLAW_SURROGATE };
+
 /* Token state carried across chunks, so that a token spanning chunks can be handed to libyajl in growing pieces:
- * libyajl re-scans a buffered token from its start on every yajl_parse call (one 64 MB name was quadratic).
- * Zero-initialise with tok_start = -1. */
+ * libyajl re-scans a buffered token from its start on every yajl_parse call (one 64 MB name was quadratic); and
+ * the checks of enum ps_json_flaw. Zero-initialise with tok_start = -1. */
 struct ps_json_scan {
     int in_str, esc, in_lit;  /* inside a string (just after a backslash); inside a number or literal */
     long tok_start;           /* where the open token began in the chunk being scanned; -1: before it (or none);
                                * the caller resets it to -1 when it starts a new chunk */
     unsigned char last;       /* the last byte that is not whitespace ('"' while inside a string) */
+    long long at;             /* bytes scanned so far: the offset in the text of the next byte */
+    long long tok_at;         /* where the open token starts in the text (a string: its opening quote) */
+    size_t tok_len;           /* its bytes so far (a string's after the opening quote) */
+    struct ps_utf8_stream u8; /* the UTF-8 sequence under way inside a string */
+    long long u8_at;          /* where it starts */
+    unsigned char u8_bytes[4];
+    int u8_n;
+    int hex;                  /* in a \u escape: hex digits still to come (4..1), else 0 */
+    unsigned u;               /* its value so far */
+    long long esc_at;         /* where the escape starts (its backslash) */
+    int high;                 /* after a high-surrogate escape: 1 its low half must follow, 2 its backslash came */
+    unsigned high_u;
+    long long high_at;
+    enum ps_json_flaw flaw;   /* why the scan stopped early (ps_json_scan_bytes) */
+    long long flaw_at;        /* the byte that flaw names: the token's first, the sequence's first, the escape's \ */
+    char flaw_text[24];       /* the bytes or the escape in question ("0xED 0xA0", "\\ud800") */
 };
 
-/* Advance st over p[0..n), whose first byte is at offset `base` of the chunk; returns 1 when the bytes end
- * inside a token (string, number or literal), else 0. Valid JSON is assumed: on invalid text the state is only
- * a hint (libyajl reports the error). */
-int ps_json_scan_bytes(struct ps_json_scan *st, const unsigned char *p, size_t n, size_t base);
+/* Advance st over p[0..n), whose first byte is at offset `base` of the chunk. Returns the number of bytes scanned:
+ * n, or fewer when p[returned] is the byte at which the text breaks a rule of enum ps_json_flaw (st->flaw,
+ * st->flaw_at, st->flaw_text set; the byte named may lie before it, in this piece or an earlier one). Valid JSON is
+ * assumed otherwise: on invalid text the state is only a hint (libyajl reports the error), and a flaw counts only
+ * once libyajl has taken every byte before p[returned]. ps_json_scan_mid: 1 when the bytes scanned end inside a
+ * token (string, number or literal). */
+size_t ps_json_scan_bytes(struct ps_json_scan *st, const unsigned char *p, size_t n, size_t base);
+static inline int ps_json_scan_mid(const struct ps_json_scan *st)
+{
+    return st->in_str || st->in_lit;
+}
 
 /* Where a libyajl error lies, as a 0-based byte offset of the JSON. p[0..n) is the chunk given to yajl_parse,
  * starting at byte `base`; `consumed` is yajl_get_bytes_consumed (n after yajl_complete_parse); `last_end` the

@@ -15,7 +15,7 @@
 #include "read_kineto_impl.h"
 
 #define JSON_CHUNK (256 * 1024)   /* parser input per call; small files get a buffer their size */
-#define JSON_CHUNK_MAX (128 * 1024 * 1024)   /* the chunk doubles up to this while a token spans chunks */
+#define JSON_CHUNK_MAX (2 * PS_JSON_TOKEN_MAX)   /* the chunk doubles up to this while a token spans chunks */
 #define GZ_CHUNK (128 * 1024)
 
 struct key_name {
@@ -149,6 +149,31 @@ static int number_field(struct kctx *c, enum key k, const char *s, size_t len, i
     return 1;
 }
 
+/* A [memory] arg (ps_kineto_mem_arg: one that is not an integer drops its record). A size ("Bytes", a free's
+ * negative) or total ("Total Allocated", "Total Reserved") beyond PS_MEM_BYTES_MAX either way, int64 or not, is
+ * an error naming the key: no memory holds that much, and the memory view's sums must stay in int64. */
+static int mem_arg(struct kctx *c, enum key k, const char *s, size_t len)
+{
+    int64_t v;
+    double d = 0;
+    char text[64];
+    if (k == K_MEM_BYTES || k == K_MEM_TOTAL_ALLOC || k == K_MEM_TOTAL_RES) {
+        if (ps_parse_int(s, len, &v) == 0) {
+            d = (double)v;
+        } else if (len < sizeof text) {   /* a number past int64 (1e30, "1e999") is as implausible */
+            char *end;
+            memcpy(text, s, len);
+            text[len] = '\0';
+            d = strtod(text, &end);
+            d = end > text && *end == '\0' ? d : 0;
+        }
+        if (d > (double)PS_MEM_BYTES_MAX || d < -(double)PS_MEM_BYTES_MAX)
+            return number_field(c, k, s, len, k == K_MEM_BYTES ? -PS_MEM_BYTES_MAX : 0, PS_MEM_BYTES_MAX, &v);
+    }
+    ps_kineto_mem_arg(c, k, s, len);
+    return 1;
+}
+
 /* A number in `args` (also given as a string holding exactly an integer, as ROCm's tracer writes "bytes": "128"). */
 static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
 {
@@ -162,7 +187,7 @@ static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
     case K_OCCUPANCY: e->has_occupancy = ps_kineto_occupancy(s, len, &e->occupancy_pct);
         return 1;   /* an estimate: one that is not a percentage is left out, never an error */
     case K_MEM_DEV_TYPE: case K_MEM_DEV_ID: case K_MEM_ADDR: case K_MEM_BYTES: case K_MEM_TOTAL_ALLOC:
-    case K_MEM_TOTAL_RES: ps_kineto_mem_arg(c, k, s, len); return 1;
+    case K_MEM_TOTAL_RES: return mem_arg(c, k, s, len);
     case K_IN_NELEMS: case K_OUT_NELEMS: {   /* a message size: one out of range is left out, never an error */
         int64_t v;
         if (ps_parse_int(s, len, &v) == 0 && v > 0)
@@ -210,6 +235,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
             if (ps_parse_us_to_ns(s, len, k == K_TS ? &e->ts_ns : &e->dur_ns) < 0)
                 return type_error(c, k, "a number of µs in range");
             *(k == K_TS ? &e->has_ts : &e->has_dur) = 1;
+            if (k == K_DUR)
+                e->dur_negative = s[0] == '-' && ps_json_number_negative(s, len);
         } else if (k == K_PID || k == K_TID) {
             struct idval *id = k == K_PID ? &e->pid : &e->tid;
             /* OS ids are stored as uint32; some traces print 32-bit thread ids as negative int32 values. */
@@ -302,8 +329,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
             e->dtype_bytes = dtype_bytes(s, len);
         else if (k == K_NAME)
             e->has_arg_name = 1, rc = ps_kineto_buf_set(&e->arg_name, s, len);
-        else if (k >= K_MEM_DEV_TYPE)   /* [memory] args: a bad one drops that record only */
-            ps_kineto_mem_arg(c, k, (const char *)s, len);
+        else if (k >= K_MEM_DEV_TYPE)   /* [memory] args: a bad one drops that record only, a huge size fails */
+            return mem_arg(c, k, (const char *)s, len);
         else if (k != K_OTHER && ps_json_integer_text(s, len))
             return arg_number(c, k, (const char *)s, len);
         else if (k != K_OTHER && k != K_OCCUPANCY && k != K_IN_NELEMS && k != K_OUT_NELEMS)   /* left out */
@@ -580,6 +607,28 @@ static void parse_error(struct kctx *c, const unsigned char *p, size_t n, int at
         *nl = '\0';
 }
 
+/* The text breaks a rule of kineto_text.h's enum ps_json_flaw at sc->flaw_at (libyajl took the bytes before it). */
+static void flaw_error(struct kctx *c, const struct ps_json_scan *sc)
+{
+    static const char *const what[] = { [PS_JSON_FLAW_LONG_STRING] = "string", [PS_JSON_FLAW_LONG_NUMBER] = "number" };
+    char max[32];
+    snprintf(max, sizeof max, PS_JSON_TOKEN_MAX % (1 << 20) ? "%zu bytes" : "%zu MiB",
+             PS_JSON_TOKEN_MAX % (1 << 20) ? PS_JSON_TOKEN_MAX : PS_JSON_TOKEN_MAX >> 20);
+    if (sc->flaw == PS_JSON_FLAW_LONG_STRING || sc->flaw == PS_JSON_FLAW_LONG_NUMBER)
+        ps_read_fail(c->err, c->errlen, "%s: byte %lld of the JSON (event %lld): a %s longer than %s starts here: "
+                     "perfscope reads strings and numbers of up to %s (a profiler writes names and arguments of a "
+                     "few KB): a damaged or crafted file?", c->path, sc->flaw_at, c->index, what[sc->flaw], max, max);
+    else if (sc->flaw == PS_JSON_FLAW_UTF8)
+        ps_read_fail(c->err, c->errlen, "%s: byte %lld of the JSON (event %lld): invalid JSON: a string holds %s, "
+                     "which is not UTF-8 (RFC 3629: no overlong forms, no encoded UTF-16 surrogates, no bytes C0, C1, "
+                     "F5 to FF)", c->path, sc->flaw_at, c->index, sc->flaw_text);
+    else
+        ps_read_fail(c->err, c->errlen, "%s: byte %lld of the JSON (event %lld): invalid JSON: a string holds %s, "
+                     "half of a UTF-16 surrogate pair without its other half: no character (RFC 8259 section 8.2)",
+                     c->path, sc->flaw_at, c->index, sc->flaw_text);
+    c->failed = 1;
+}
+
 /* The Trace Event Format's JSON Array Format may lack its closing ']' ("to support tracing systems that can not
  * cleanly finish writing the trace"): accepted when the text ends after a complete event (or the '[' or a ','). */
 static int open_array_is_complete(const struct kctx *c, const struct ps_json_scan *st)
@@ -615,11 +664,14 @@ static int parse_yajl(struct kctx *c, int fd, int gzip, const yajl_callbacks *cb
             goto out;
         }
         eof = n == 0;
-        int mid = ps_json_scan_bytes(&sc, chunk + have, (size_t)n, have);
-        have += (size_t)n;
-        if (!eof && mid && have < cap)
+        /* up to the first byte that breaks a rule libyajl does not check (kineto_text.h: a token longer than
+         * PS_JSON_TOKEN_MAX, text that is not UTF-8): libyajl reads the bytes before it, then the read stops */
+        size_t scanned = ps_json_scan_bytes(&sc, chunk + have, (size_t)n, have);
+        int mid = ps_json_scan_mid(&sc), flawed = sc.flaw != PS_JSON_FLAW_NONE;
+        have += scanned;
+        if (!eof && !flawed && mid && have < cap)
             continue;                /* fill the chunk while its end is inside a token */
-        if (have == 0)
+        if (have == 0 && !flawed)
             break;
         /* a UTF-8 byte-order mark (RFC 8259 §8.1: a parser may ignore it) */
         skip = offset == 0 && have >= 3 && !memcmp(chunk, "\xef\xbb\xbf", 3) ? 3 : 0;
@@ -628,6 +680,10 @@ static int parse_yajl(struct kctx *c, int fd, int gzip, const yajl_callbacks *cb
         if (yajl_parse(c->h, chunk + skip, last_n) != yajl_status_ok) {
             if (!c->failed)
                 parse_error(c, chunk + skip, last_n, 0);
+            goto out;
+        }
+        if (flawed) {
+            flaw_error(c, &sc);
             goto out;
         }
         offset += (long long)have;

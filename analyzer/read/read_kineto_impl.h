@@ -43,6 +43,7 @@ struct event {
     int has_occupancy, occupancy_pct;   /* a kernel's "est. achieved occupancy %" (ps_kineto_occupancy) */
     struct idval pid, tid;
     int64_t ts_ns, dur_ns, corr, ext, stream, device, bytes, id;
+    int dur_negative;                   /* "dur" is below zero as written (ps_event_times_ok) */
     int sync_kind;
     /* a [memory] instant's args (kineto_memory.c); mem_set: bit (k - K_MEM_DEV_TYPE) per arg read */
     int mem_set, mem_bad;

@@ -27,6 +27,10 @@ static int memory_row(struct sctx *c, sqlite3_stmt *st)
         ps_unplaced_count(&c->unplaced, c->m, TABLE " rows with a negative device or size, or an unknown operation");
         return 0;
     }
+    if (bytes > PS_MEM_BYTES_MAX)   /* no memory holds that much; the memory view's sums must stay in int64 */
+        return ps_read_fail(c->err, c->errlen, "%s: table %s, column bytes, rowid %lld: %lld is out of range (0 to "
+                            "%lld): the trace is corrupt", c->path, TABLE, (long long)sqlite3_column_int64(st, 8),
+                            (long long)bytes, (long long)PS_MEM_BYTES_MAX);
     struct ps_mem_event e = {
         .time_ns = sqlite3_column_int64(st, 0), .bytes = op == 0 ? bytes : -bytes, .total_allocated = -1,
         .total_reserved = -1, .addr = (uint64_t)sqlite3_column_int64(st, 2), .pid = (uint32_t)((gpid >> 24) & 0xFFFFFF),

@@ -94,6 +94,32 @@ int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t err
     return ps_read_trace_with(path, NULL, out, err, errlen);
 }
 
+/* A finished model whose events span at most PS_MODEL_MAX_SPAN_NS (model/model.h): 0, or -EINVAL with the message
+ * the report gives for a longer one (analyses/report/pipeline.c, for models read otherwise), so that every command
+ * refuses such a file alike (export too, whose TraceLens tables are of the same events). */
+static int check_span(const struct ps_model *m, const char *path, char *err, size_t errlen)
+{
+    int64_t a = INT64_MAX, b = INT64_MIN, span;
+    for (size_t i = 0; i < m->gpu.n; i++) {
+        int64_t end = ps_gpu_row_end(m, &m->gpu.v[i]);
+        a = m->gpu.v[i].start_ns < a ? m->gpu.v[i].start_ns : a;
+        b = end > b ? end : b;
+    }
+    for (size_t i = 0; i < m->api.n; i++) {
+        a = m->api.v[i].start_ns < a ? m->api.v[i].start_ns : a;
+        b = m->api.v[i].end_ns > b ? m->api.v[i].end_ns : b;
+    }
+    for (size_t i = 0; i < m->ranges.n; i++) {
+        a = m->ranges.v[i].start_ns < a ? m->ranges.v[i].start_ns : a;
+        b = m->ranges.v[i].end_ns > b ? m->ranges.v[i].end_ns : b;
+    }
+    if (a > b || (!__builtin_sub_overflow(b, a, &span) && span <= PS_MODEL_MAX_SPAN_NS))
+        return 0;
+    return ps_read_fail(err, errlen, "%s: the events span more than %d days (first start %lld ns, last end %lld ns): "
+                        "its timestamps look corrupt", path, (int)(PS_MODEL_MAX_SPAN_NS / 86400000000000ll),
+                        (long long)a, (long long)b);
+}
+
 /* The per-operator model's events collector when asked for (NULL when out of memory: the read goes on without). */
 static struct ps_kineto_ops *ops_if(const struct ps_read_opts *o)
 {
@@ -125,12 +151,10 @@ static int read_json(const char *path, int fd, int gzip, const struct ps_read_op
     return ps_read_kineto(path, fd, gzip, PS_JSON_PARSER_YAJL, ops_if(o), *m, &declined, err, errlen);
 }
 
-int ps_read_trace_with(const char *path, const struct ps_read_opts *o, struct ps_model **out, char *err,
-                       size_t errlen)
+/* ps_read_trace_with, or with kineto_only the same for ps_read_kineto_ops: a SQLite file refused before its read. */
+static int read_trace(const char *path, const struct ps_read_opts *o, int kineto_only, struct ps_model **out,
+                      char *err, size_t errlen)
 {
-    static const struct ps_read_opts defaults;
-    if (!o)
-        o = &defaults;
     struct ps_model *m = NULL;
     int rc = -EINVAL;
     /* O_NONBLOCK: opening a FIFO without a writer would block forever; a regular file ignores the flag. */
@@ -187,6 +211,10 @@ int ps_read_trace_with(const char *path, const struct ps_read_opts *o, struct ps
                           "profiler JSON, or gzip of it)", path, at, head[at], at ? ", after whitespace" : "");
         goto out;
     }
+    if (kind == SNIFF_SQLITE && kineto_only) {
+        rc = ps_read_fail(err, errlen, "%s: a SQLite trace, not PyTorch profiler (Kineto) JSON", path);
+        goto out;
+    }
     m = ps_model_new(path, kind == SNIFF_SQLITE ? PS_FORMAT_NSYS : PS_FORMAT_KINETO);
     if (!m) {
         rc = ps_read_oom(err, errlen, path);
@@ -202,6 +230,8 @@ int ps_read_trace_with(const char *path, const struct ps_read_opts *o, struct ps
         ps_read_fail(err, errlen, "%s: out of memory while sorting events", path);
         goto out;
     }
+    if ((rc = check_span(m, path, err, errlen)) < 0)
+        goto out;
     *out = m;
     m = NULL;
     rc = 0;
@@ -215,4 +245,25 @@ out:
     if (fd >= 0)
         close(fd);
     return rc;
+}
+
+int ps_read_trace_with(const char *path, const struct ps_read_opts *o, struct ps_model **out, char *err,
+                       size_t errlen)
+{
+    static const struct ps_read_opts defaults;
+    return read_trace(path, o ? o : &defaults, 0, out, err, errlen);
+}
+
+/* The trace model's read with the per-operator events beside it: every check of ps_read_trace applies to them, and
+ * they keep only the events whose times the model keeps (reader_impl.h ps_event_times_ok). */
+int ps_read_kineto_ops(const char *path, struct ps_op_trace **out, char *err, size_t errlen)
+{
+    struct ps_model *m = NULL;
+    *out = NULL;
+    int rc = read_trace(path, &(struct ps_read_opts){ .op_events = 1 }, 1, &m, err, errlen);
+    if (rc < 0)
+        return rc;
+    *out = ps_model_take_op_events(m);
+    ps_model_free(m);
+    return *out ? 0 : ps_read_oom(err, errlen, path);
 }

@@ -13,7 +13,7 @@
  *   kineto_flows.c        ac2g flows and `M` names, applied after the parse (kineto_text.h)
  *   kineto_memory.c       [memory] records and the memory view's time origin (read_kineto_impl.h)
  *   kineto_events.c       one finished Kineto event into the model (read_kineto_impl.h)
- *   kineto_ops.c          the per-operator model's events (ps_read_kineto_ops, or beside ps_read_kineto)
+ *   kineto_ops.c          the per-operator model's events, read beside ps_read_kineto
  *   read_kineto.c         the Kineto JSON reader: yajl callbacks, libyajl's parse, ps_read_kineto
  *   read_sqlite_schema.c  the SQLite reader's tables, columns, statements, messages (read_sqlite_impl.h)
  *   read_sqlite_open.c    its hardened connection, and ps_trace_db_*
@@ -23,7 +23,7 @@
  *   read_sqlite_meta.c    PERFSCOPE_META and the tables around the activity rows
  *   read_sqlite_python.c  the Python hook's stack samples (PERFSCOPE_PYTHON_*)
  *   read_sqlite.c         the activity tables, ps_read_sqlite
- *   reader.c              ps_read_trace: format detection, dispatch, ps_model_finish
+ *   reader.c              ps_read_trace: format detection, dispatch, ps_model_finish; ps_read_kineto_ops
  *   follow.c              following a growing SQLite trace (ps_follow_*) */
 #ifndef PS_READER_IMPL_H
 #define PS_READER_IMPL_H
@@ -84,6 +84,19 @@ int ps_parse_int(const char *s, size_t len, int64_t *out);
 /* 1 when s[0..len) is exactly a decimal integer (an optional '-', then 1 to 20 digits: no sign '+', space, fraction,
  * exponent or hex), as ROCm's tracer writes args numbers in strings ("bytes": "128"); else 0. */
 int ps_json_integer_text(const unsigned char *s, size_t len);
+/* 1 when the JSON number s[0..len) is below zero: a minus sign and a digit other than 0 before any exponent
+ * ("-0.0004" is, "-0" and "-0.0e5" are not), however close to zero it rounds. */
+int ps_json_number_negative(const char *s, size_t len);
+/* The one rule for a Kineto event's times, for each reader of them (the trace model's, kineto_events.c; the
+ * per-operator model's, kineto_ops.c), so that report and export see the same events (docs/readers.md,
+ * "Timestamps"): "ts" and "dur" are JSON numbers of µs whose exact ns fit int64 (ps_parse_us_to_ns; any other
+ * number refuses the file), and an event has a place only when its dur is not below zero as written
+ * (dur_negative: ps_json_number_negative; "-0.0004" is 0 ns, but a TraceLens table would show it negative) and its
+ * end, ts + dur, fits int64 ns (else it is unplaced: "with negative dur"). 1 when it has. */
+static inline int ps_event_times_ok(int64_t ts_ns, int64_t dur_ns, int dur_negative)
+{
+    return !dur_negative && dur_ns >= 0 && ts_ns <= INT64_MAX - dur_ns;
+}
 
 /* ---- gz_input.c ---- */
 
@@ -99,7 +112,7 @@ void ps_gz_close(struct ps_gz_input *in);             /* NULL is a no-op */
 
 /* ---- kineto_ops.c ---- */
 
-/* ps_read_kineto_ops's event callbacks on a context of their own, for a pass another reader drives:
+/* The per-operator model's event callbacks on a context of their own, for the pass ps_read_kineto drives:
  * new (0 and *out, or -ENOMEM), the callbacks (cannot fail), and finish (ok: the pass succeeded): 0 and *out the
  * events when ok (the caller frees them; NULL when !ok: the pass failed, there is nothing to hand over), or -ENOMEM
  * when memory ran out for the events (*out NULL); the context is freed either way (ops NULL: 0, *out NULL). */

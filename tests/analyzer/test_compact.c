@@ -144,8 +144,8 @@ static void sweep_and_windows_by_hand(void)
 
     static const int64_t ws[] = { 8, 0, 25, 45, -5, 30, 5 }, we[] = { 42, 100, 25, 60, 3, 40, 45 };
     static const int64_t wt[] = { 14, 30, 0, 5, 3, 0, 20 };
-    struct ps_windows *win = ps_windows_new(ws, we, 7);
-    if (!win) {
+    struct ps_windows *win;
+    if (ps_windows_new(&win, ws, we, 7) < 0) {
         check_failures++;
         return;
     }
@@ -187,7 +187,10 @@ static void sweep_matches_interval_algebra(void)
     }
     struct prio_sums p;
     for (int c = 0; c < 3; c++)
-        p.w[c] = ps_windows_new(ws, we, 50);
+        if (ps_windows_new(&p.w[c], ws, we, 50) < 0) {
+            check_failures++;
+            return;
+        }
     struct ps_sweep w;
     ps_sweep_init(&w, 3, prio_piece, &p);
     int64_t t = 0;

@@ -632,6 +632,147 @@ static int case_torch_allocator_marks(void)
     return 0;
 }
 
+/* A Kineto trace of one step [1000, 2000) µs holding aten::zeros [1100, 1900) and inside it aten::empty
+ * [1200, 1800), then `records` (each a [memory] instant's args after "Device Type": 1, "Device Id": 0), each at
+ * 1300 µs + its index ns, in aten::empty. 0, or -1 when the file could not be written. */
+static int write_memory_trace(const char *path, const char *const *records, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "{\"schemaVersion\": 1, \"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"user_annotation\", "
+            "\"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 1000, \"dur\": 1000},\n"
+            "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::zeros\", \"pid\": 1, \"tid\": 1, \"ts\": 1100, "
+            "\"dur\": 800},\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::empty\", \"pid\": 1, \"tid\": 1, "
+            "\"ts\": 1200, \"dur\": 600}");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, ",\n{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+                "\"pid\": 1, \"tid\": 1, \"ts\": %zu.%03zu, \"args\": {\"Device Type\": 1, \"Device Id\": 0, %s}}",
+                1300 + i / 1000, i % 1000, records[i]);
+    fprintf(f, "\n]}\n");
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* The read of a trace of these records fails, its message holding `want`. */
+static void refused(const char *label, const char *const *records, size_t n, const char *want)
+{
+    char path[] = "/tmp/perfscope-memtest-XXXXXX", err[512] = "";
+    int fd = mkstemp(path);
+    struct ps_model *m = NULL;
+    if (fd < 0 || close(fd) < 0 || write_memory_trace(path, records, n) < 0) {
+        CHECK(0, "%s: the trace could not be written", label);
+        return;
+    }
+    int rc = ps_read_trace(path, &m, err, sizeof err);
+    unlink(path);
+    CHECK(rc < 0, "%s: read, not refused", label);
+    CHECK(strstr(err, want) != NULL, "%s: message \"%s\", expected it to hold \"%s\"", label, err, want);
+    ps_model_free(m);
+}
+
+#define PIB (1ll << 50)
+
+/* A memory record's size or total beyond 1 PiB (PS_MEM_BYTES_MAX, more than any device or host holds) is refused,
+ * naming the event, the key, the range and the value, as the readers refuse other impossible values: two
+ * allocations of 2^63 - 1 bytes used to overflow the per-operator sums (never_freed_bytes -2). A size of exactly
+ * 1 PiB is read. Nsight Systems' table the same way, by table, column and rowid. */
+static int case_sizes_past_a_pebibyte_are_refused_naming_the_event(void)
+{
+    char ok[160], huge_total[160];
+    snprintf(ok, sizeof ok, "\"Bytes\": %lld, \"Addr\": 4096, \"Total Allocated\": %lld, \"Total Reserved\": %lld",
+             PIB, PIB, PIB);
+    const char *max_alloc = "\"Bytes\": 9223372036854775807, \"Addr\": 8192, \"Total Allocated\": 1, "
+                            "\"Total Reserved\": 1";
+    refused("2^63 - 1 bytes", (const char *[]){ ok, max_alloc }, 2,
+            "event 4: \"Bytes\" is not an integer in range -1125899906842624..1125899906842624 (9223372036854775807)");
+    refused("a free of 2^63 bytes", (const char *[]){ "\"Bytes\": -9223372036854775808, \"Addr\": 4096" }, 1,
+            "event 3: \"Bytes\" is not an integer in range -1125899906842624..1125899906842624 "
+            "(-9223372036854775808)");
+    refused("as a string, past int64", (const char *[]){ "\"Bytes\": \"99999999999999999999\"" }, 1,
+            "\"Bytes\" is not an integer in range -1125899906842624..1125899906842624 (99999999999999999999)");
+    snprintf(huge_total, sizeof huge_total, "\"Bytes\": 16, \"Addr\": 4096, \"Total Allocated\": 16, "
+             "\"Total Reserved\": %lld", PIB + 1);
+    refused("a total one past 1 PiB", (const char *[]){ huge_total }, 1,
+            "event 3: \"Total Reserved\" is not an integer in range 0..1125899906842624 (1125899906842625)");
+    refused("1e30", (const char *[]){ "\"Bytes\": 16, \"Addr\": 4096, \"Total Allocated\": 1e30" }, 1,
+            "event 3: \"Total Allocated\" is not an integer in range 0..1125899906842624 (1e30)");
+
+    char path[] = "/tmp/perfscope-memtest-XXXXXX";   /* exactly 1 PiB: read */
+    int fd = mkstemp(path);
+    int rc = fd >= 0 && close(fd) == 0 && write_memory_trace(path, (const char *[]){ ok }, 1) == 0 ? load_path(path) : 1;
+    unlink(path);
+    if (rc)
+        return rc;
+    CHECK_EQ("1 PiB peak", device("GPU0")->peak_allocated_bytes, PIB);
+    CHECK_EQ("1 PiB never freed", device("GPU0")->never_freed_bytes, PIB);
+
+    char db_path[] = "/tmp/perfscope-memtest-XXXXXX", sql[2048], err[512] = "";
+    fd = mkstemp(db_path);
+    if (fd < 0)
+        return 1;
+    close(fd);
+    snprintf(sql, sizeof sql,
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,"
+        " correlationId INTEGER, globalPid INTEGER, demangledName INTEGER);"
+        "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES (1, 'k');"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0, 1000, 0, 7, 1, %lld, 1);"
+        "CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INTEGER NOT NULL,"
+        " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, address INTEGER NOT NULL, pc INTEGER NOT NULL,"
+        " bytes INTEGER NOT NULL, memKind INTEGER NOT NULL, memoryOperationType INTEGER NOT NULL);"
+        "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (100, %lld, 0, 1, 10, 0, 4096, 2, 0);"
+        "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (200, %lld, 0, 1, 11, 0, 9223372036854775807, 2, 0);",
+        (1ll << 48) | (1ll << 24), (1ll << 48) | (1ll << 24), (1ll << 48) | (1ll << 24));
+    sqlite3 *db = NULL;
+    int ok_db = sqlite3_open(db_path, &db) == SQLITE_OK && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+    sqlite3_close(db);
+    struct ps_model *m = NULL;
+    rc = ok_db ? ps_read_trace(db_path, &m, err, sizeof err) : 0;
+    unlink(db_path);
+    CHECK(ok_db, "the nsys export written");
+    CHECK(rc < 0, "the nsys row of 2^63 - 1 bytes read, not refused");
+    CHECK_CONTAINS(err, "table CUDA_GPU_MEMORY_USAGE_EVENTS, column bytes, rowid 2: 9223372036854775807 is out of "
+                        "range (0 to 1125899906842624)");
+    ps_model_free(m);
+    return 0;
+}
+
+/* Sums over records that would pass int64 stay at INT64_MAX (a bound: at least that much), never wrap to a
+ * negative size: 8,200 allocations of 1 PiB each, at their own addresses, never freed, inside aten::empty inside
+ * aten::zeros. By hand: 8,192 x 2^50 = 2^63 already passes INT64_MAX, so never_freed_bytes, aten::empty's self and
+ * total size increase and allocation bytes, and aten::zeros' totals are INT64_MAX; the counts are exact (8,200
+ * allocations, 8,200 never freed; aten::zeros allocates nothing itself). diff of the report with itself: a peak
+ * change of 0. */
+static int case_sums_saturate_instead_of_wrapping(void)
+{
+    enum { N = 8200 };
+    static char text[N][128];
+    static const char *records[N];
+    for (size_t i = 0; i < N; i++) {
+        snprintf(text[i], sizeof text[i], "\"Bytes\": %lld, \"Addr\": %zu, \"Total Allocated\": %lld, "
+                 "\"Total Reserved\": %lld", PIB, 4096 * (i + 1), PIB, PIB);
+        records[i] = text[i];
+    }
+    char path[] = "/tmp/perfscope-memtest-XXXXXX";
+    int fd = mkstemp(path);
+    int rc = fd >= 0 && close(fd) == 0 && write_memory_trace(path, records, N) == 0 ? load_path(path) : 1;
+    unlink(path);
+    if (rc)
+        return rc;
+    const struct ps_mem_device *d = device("GPU0");
+    CHECK_EQ("never freed", (int64_t)d->never_freed, N);
+    CHECK_EQ("never freed bytes", d->never_freed_bytes, INT64_MAX);
+    CHECK_EQ("the operator holding them", d->never_freed_op_bytes, INT64_MAX);
+    CHECK_STR(ps_report_name(&rep, d->never_freed_op), "aten::empty");
+    /* calls, size increase, self size increase, allocations, self allocations, bytes, self bytes */
+    check_op("GPU0", "aten::empty", (int64_t[7]){ 1, INT64_MAX, INT64_MAX, N, N, INT64_MAX, INT64_MAX });
+    check_op("GPU0", "aten::zeros", (int64_t[7]){ 1, INT64_MAX, 0, N, 0, INT64_MAX, 0 });
+    struct ps_diff df = { 0 };
+    CHECK_EQ(ps_diff_memory(&df, &rep, &rep), 0);
+    CHECK(df.nmemory == 1 && df.memory[0].has_delta && df.memory[0].delta_bytes == 0, "diff with itself");
+    free(df.memory);
+    return 0;
+}
+
 static void free_report_and_model(void)
 {
     if (rep.m)
@@ -653,6 +794,9 @@ int main(int argc, char **argv)
         { "nvml_memory_samples", .fn_status = case_nvml_memory_samples },
         { "torch_allocator_marks", .fn_status = case_torch_allocator_marks },
         { "operator_and_child_starting_together", .fn_status = case_operator_and_child_starting_together },
+        { "sizes_past_a_pebibyte_are_refused_naming_the_event",
+          .fn_status = case_sizes_past_a_pebibyte_are_refused_naming_the_event },
+        { "sums_saturate_instead_of_wrapping", .fn_status = case_sums_saturate_instead_of_wrapping },
     };
     static const struct case_hooks hooks = { .teardown = free_report_and_model };
     return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, argc > 2 ? argv[2] : "../shared",

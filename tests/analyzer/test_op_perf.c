@@ -2,6 +2,7 @@
  * call of each model, worked out by hand beside each case from TraceLens' formulas (docs/op-perf.md;
  * TraceLens/PerfModel/perf_model.py), kernel time as the union of the op's GPU work, and a trace without shapes.
  * Each trace goes through the real reader (ps_read_kineto_ops). */
+#include <malloc.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "cases.h"
 #include "check.h"
 #include "model/op_trace.h"
+#include "op_perf_impl.h"
 #include "read/reader.h"
 
 struct json {
@@ -340,10 +342,12 @@ static void reader_keeps_what_tracelens_reads(void)
 {
     /* UIDs count every traceEvents entry (metadata and flows too); ts and dur are the JSON numbers as doubles;
      * the shape arguments are kept as Python's str() prints them: ", " separators, strings in single quotes, or
-     * in double quotes when they hold a ' and no ", escapes for \ and control characters */
+     * in double quotes when they hold a ' and no ", escapes for \ and control characters (the step starts
+     * beside the op: events further apart than 2^50 ns are refused, model/model.h PS_MODEL_MAX_SPAN_NS) */
     static const char json[] =
         "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"python3\"}},"
-        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":9},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,"
+        "\"ts\":1743457654120,\"dur\":9},"
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op\",\"pid\":1,\"tid\":1,\"ts\":1743457654123.456,"
         "\"dur\":0.001,\"args\":{\"Input Dims\":[[1,2],[],[3]],\"Input type\":[\"float\",\"\"],"
         "\"Concrete Inputs\":[\"it's\",\"a\\\"b\",\"x\\ty\",\"both ' and \\\"\"],\"Input Strides\":[[2,1],[],[1]]}}]}";
@@ -371,6 +375,57 @@ static void reader_keeps_what_tracelens_reads(void)
     ps_op_trace_free(t);
 }
 
+/* The bytes the parse tree of a recorded argument holds (its lists and strings, as malloc_usable_size counts
+ * them). */
+static size_t tree_bytes(const struct tl_pv *v)
+{
+    size_t b = (v->items ? malloc_usable_size(v->items) : 0) + (v->s ? malloc_usable_size(v->s) : 0);
+    for (size_t k = 0; k < v->n; k++)
+        b += tree_bytes(&v->items[k]);
+    return b;
+}
+
+/* An op's recorded inputs (Input type, Concrete Inputs: a string per input) are parsed into memory linear in
+ * their text: each string holds its own characters. It used to get room for the rest of the whole list (a
+ * report of 4 ops with 100,000 inputs each took 1 GB, an export 2.4 GB; bench/analyzer/op_model.sh). 5,000
+ * inputs of "'Scalar', " (10 bytes each): each string asks 7 bytes (glibc hands out 24 usable bytes, or a free
+ * chunk up to 31 bytes larger when splitting it would leave less than its smallest chunk: 64 allowed, where the
+ * whole rest of the list is some 25,000 bytes on average), the whole tree (5,000 items of sizeof(struct tl_pv) =
+ * 40 bytes in an array whose capacity doubles, and the strings) at most 20 bytes per byte of text; and the same for
+ * Input Dims' empty lists ("[], ": 4 bytes, an item each). */
+static void shape_inputs_cost_memory_linear_in_their_text(void)
+{
+    enum { N = 5000 };
+    static char types[N * 10 + 16], dims[N * 4 + 16];
+    size_t n = 0, m = 0;
+    types[n++] = '[', dims[m++] = '[';
+    for (int k = 0; k < N; k++) {
+        n += (size_t)sprintf(types + n, "%s'Scalar'", k ? ", " : "");
+        m += (size_t)sprintf(dims + m, "%s[]", k ? ", " : "");
+    }
+    types[n++] = ']', dims[m++] = ']';
+    const char *texts[2] = { types, dims };
+    for (int w = 0; w < 2; w++) {
+        const char *p = texts[w];
+        struct tl_pv v;
+        CHECK_EQ(tl_pv_parse(&p, &v, 0), 0);
+        CHECK_EQ(v.kind, TL_PV_LIST);
+        CHECK_EQ(v.n, (size_t)N);
+        size_t worst = 0;
+        for (size_t k = 0; k < v.n; k++)
+            if (v.items[k].s && malloc_usable_size(v.items[k].s) > worst)
+                worst = malloc_usable_size(v.items[k].s);
+        if (w == 0) {
+            CHECK_STR(v.items[N - 1].s, "Scalar");
+            CHECK(worst <= 64, "a 6-character input holds %zu bytes", worst);
+        }
+        size_t text = strlen(texts[w]), held = tree_bytes(&v);
+        CHECK(held <= 20 * text, "%zu bytes of inputs held in %zu bytes (%.1f per byte)", text, held,
+              (double)held / (double)text);
+        tl_pv_fini(&v);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const struct test_case cases[] = {
@@ -382,6 +437,7 @@ int main(int argc, char **argv)
         { "kernel_time_is_the_union_of_the_op_gpu_work", .fn = kernel_time_is_the_union },
         { "trace_without_shapes_has_no_rows", .fn = no_shapes },
         { "reader_keeps_what_tracelens_reads", .fn = reader_keeps_what_tracelens_reads },
+        { "shape_inputs_cost_memory_linear_in_their_text", .fn = shape_inputs_cost_memory_linear_in_their_text },
     };
     return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

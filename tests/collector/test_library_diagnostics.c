@@ -99,12 +99,33 @@ static void python_hook_warnings_go_to_the_hook(void)
     CHECK(strchr(got[0], '\n') == NULL);
 }
 
+/* ps_err writes the message only where there is room for it, cut to fit, and hands back the code unchanged: a NULL
+ * buffer or a zero length is no message, never a crash; nothing reaches stderr or the hook. */
+static void err_helper(void)
+{
+    char small[8] = "xxxxxxx", big[64];
+    status = ps_err(big, sizeof big, -EINVAL, "%s: entry %d: bad", "a.json", 3);
+    CHECK(status == -EINVAL && strcmp(big, "a.json: entry 3: bad") == 0);
+    CHECK(ps_err(small, sizeof small, -ENOMEM, "out of memory while analysing %s", "x") == -ENOMEM);
+    CHECK(strcmp(small, "out of ") == 0);   /* 7 bytes and the NUL */
+    CHECK(ps_err(NULL, 64, -ENOENT, "%s", "ignored") == -ENOENT);
+    small[0] = 'y';
+    CHECK(ps_err(small, 0, -EIO, "%s", "ignored") == -EIO && small[0] == 'y');
+}
+
+static void err_helper_writes_only_the_callers_buffer(void)
+{
+    CHECK(with_hook(err_helper) == 0);
+    CHECK(ngot == 0);
+}
+
 int main(int argc, char **argv)
 {
     static const struct test_case cases[] = {
         { "recover_missing_trace_is_an_error_in_the_callers_buffer",
           .fn = recover_missing_trace_is_an_error_in_the_callers_buffer },
         { "python_hook_warnings_go_to_the_hook", .fn = python_hook_warnings_go_to_the_hook },
+        { "err_helper_writes_only_the_callers_buffer", .fn = err_helper_writes_only_the_callers_buffer },
     };
     return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

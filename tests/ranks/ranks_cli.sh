@@ -390,6 +390,67 @@ per_rank_json_reports_merge_into_the_traces_report)
     "$ps" report "$tmp/r0.json.report.json" "$tmp/r0.json.report.json" >/dev/null 2>"$tmp/err"; rc=$?
     [ $rc -eq 1 ] && grep -q "are the same file" "$tmp/err" || fail "the same report twice: exit $rc"
     ;;
+per_rank_reports_out_of_range_are_refused_naming_file_field_and_value)
+    # A merged report's fields are checked against the ranges each rank's report writes them in, as the readers
+    # check a trace (docs/distributed.md): each mutation of a valid rank report is refused, exit 1, naming the file,
+    # the field and its value; the values at the ends of the ranges merge. Before, rank 2^40 was cut to 0 (a false
+    # "both hold rank 0"), steps -1 printed 18446744073709551615, shares of -3 and 1e999 printed -300 % and inf%,
+    # and report version 99 or "1" merged.
+    gen "$tmp/r0.json" 0 gemm:0:0:300 $AR:0:300:700 || exit 1
+    gen "$tmp/r1.json" 1 gemm:0:0:300 $AR:0:300:700 || exit 1
+    "$ps" report --format json -o "$tmp/r0.report.json" "$tmp/r0.json" || fail "report r0: exit $?"
+    "$ps" report --format json -o "$tmp/r1.report.json" "$tmp/r1.json" || fail "report r1: exit $?"
+    "$ps" report "$tmp/r0.report.json" "$tmp/r1.report.json" >/dev/null || fail "the valid reports: exit $?"
+    mutate() {   # mutate KEY VALUE: r1's report with the summary's first KEY (or the top-level version) set
+        python3 - "$tmp/r1.report.json" "$tmp/m.report.json" "$1" "$2" <<'PY' || exit 1
+import re, sys
+src, out, key, val = sys.argv[1:5]
+t = open(src).read()
+i = 0 if key == "perfscope_report_version" else t.rindex('"rank_summary":')
+tail, n = re.subn(r'"%s": (\{[^}]*\}|[^,}]*)' % re.escape(key), lambda m: '"%s": %s' % (key, val), t[i:], count=1)
+assert n == 1, key
+open(out, "w").write(t[:i] + tail)
+PY
+    }
+    refused() {   # refused KEY VALUE MESSAGE: the mutated report is refused with MESSAGE after its name
+        mutate "$1" "$2"
+        "$ps" report "$tmp/r0.report.json" "$tmp/m.report.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+        [ $rc -eq 1 ] || fail "$1 = $2: exit $rc, expected 1"
+        grep -Fq "perfscope report: $tmp/m.report.json: $3" "$tmp/err" || fail "$1 = $2: $(cat "$tmp/err")"
+        [ -s "$tmp/out" ] && fail "$1 = $2: a report was printed"
+        return 0
+    }
+    s='"rank_summary": '
+    refused rank 1099511627776 "$s\"rank\" is not an integer in range -1..2147483646 (1099511627776)"
+    refused rank 2147483647 "$s\"rank\" is not an integer in range -1..2147483646 (2147483647)"
+    refused rank -1 "$s\"rank\" is -1 with \"rank_from\" \"metadata\""
+    refused world_size 0 "$s\"world_size\" is not -1 (unknown) or an integer in range 1..2147483647 (0)"
+    refused steps -1 "$s\"steps\" is not an integer in range 0..9223372036854775807 (-1)"
+    refused step_dur_ns -1000 "$s\"step_dur_ns\" is not an integer in range 0..1125899906842624 (-1000)"
+    refused step_dur_ns 1125899906842625 "$s\"step_dur_ns\" is not an integer in range 0..1125899906842624"
+    refused kernel 1 "$s\"breakdown_ns\" sums to 700001 ns, not to the step's \"step_dur_ns\" (1000000)"
+    refused share -3 "$s\"share\" is not a number in range 0..1 or null (-3)"
+    refused share 1e999 "$s\"share\" is not a number in range 0..1 or null (1e999)"
+    refused share '"0.7"' "$s\"share\" is not a number in range 0..1 or null (\"0.7\")"
+    refused comm_comp_overlap 1.5 "$s\"comm_comp_overlap\" is not a number in range 0..1 or null (1.5)"
+    refused total_ns -5 "$s\"collectives\"[0]: \"total_ns\" is not an integer in range 0..1125899906842624 (-5)"
+    refused count 2.5 "$s\"collectives\"[0]: \"count\" is not an integer in range 0..9223372036854775807 (2.5)"
+    refused version 2 "$s\"version\" is 2, not 1"
+    refused bottleneck '"gpu"' \
+        "$s\"bottleneck\" is not one of kernel, data-loading, memcpy, communication, sync, host, unknown (\"gpu\")"
+    refused perfscope_report_version 99 "\"perfscope_report_version\" is 99, not 1"
+    refused perfscope_report_version '"1"' "\"perfscope_report_version\" is \"1\", not 1"
+    # the ends of the ranges: the largest rank, an unknown world size, shares of 0, 1 and null
+    for kv in "rank 2147483646" "world_size -1" "share 0" "share 1" "comm_comp_overlap null"; do
+        set -- $kv
+        mutate "$1" "$2"
+        "$ps" report --format json "$tmp/r0.report.json" "$tmp/m.report.json" >"$tmp/out" 2>"$tmp/err" ||
+            fail "$1 = $2 refused: $(cat "$tmp/err")"
+    done
+    python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+sys.exit(not any(f["rank"] == 1 and f["comm_comp_overlap"] is None for f in r["ranks"]))' "$tmp/out" ||
+        fail "the last merge: $(head -c 300 "$tmp/out")"
+    ;;
 report_expands_the_rank_in_its_file_and_output_names)
     # what every rank of a launcher runs: `report run.%r.json --format json -o run.%r.report.json`
     gen "$tmp/run.1.json" 1 gemm:0:100:400 || exit 1

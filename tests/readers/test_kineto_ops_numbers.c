@@ -1,9 +1,11 @@
 /* The per-operator model's numbers and argument text, as TraceLens gets them from Python's json.load:
  *  - "ts" and "dur" are the doubles strtod gives for the JSON text (correctly rounded, as Python's float): checked
  *    bit for bit against the C library's strtod of the very text written, for 20,000 generated numbers of 1 to 19
- *    digits with 0 to 12 after the point, negative ones and exponents among them;
- *  - integer fields ("pid", "tid", args "correlation", "stream") are the double's integer part, so a 17-digit id
- *    comes out as its nearest double, and one beyond +-9.2e18 counts as absent: checked against (int64_t)strtod;
+ *    digits with 0 to 12 after the point, negative ones and exponents among them (each within what the trace
+ *    model takes: times within +-5e8 µs of 0, so that the events span less than 2^50 ns, and durations not
+ *    negative: model/model.h, docs/readers.md "Timestamps");
+ *  - integer fields (args "correlation") are the double's integer part, so a 17-digit id comes out as its nearest
+ *    double: checked against (int64_t)strtod;
  *  - "Input type" lists keep the text Python's str() prints: quotes, backslashes, control characters escaped
  *    (the expected text is what python3 printed for str() of the same list).
  * Usage: test_kineto_ops_numbers (writes its trace in $TMPDIR or /tmp). */
@@ -20,7 +22,7 @@
 #define N 20000
 
 /* A JSON number's text for case i (deterministic: a linear congruential generator seeded by i). */
-static void number_text(int i, char *out, size_t cap)
+static void number_text_of(uint64_t i, char *out, size_t cap)
 {
     uint64_t x = (uint64_t)i * 6364136223846793005ull + 1442695040888963407ull;
     x ^= x >> 29;
@@ -39,6 +41,18 @@ static void number_text(int i, char *out, size_t cap)
     if (expo)
         n += (size_t)snprintf(out + n, cap - n, "e%d", (int)((x >> 40) % 9) - 4);
     out[n] = 0;
+}
+
+/* number_text_of for case i, or for the first case after it whose value lies in [lo, hi] (what the trace model
+ * takes for the field it goes to). */
+static void number_text(int i, double lo, double hi, char *out, size_t cap)
+{
+    for (uint64_t k = (uint64_t)i;; k += 1000003) {
+        number_text_of(k, out, cap);
+        double v = strtod(out, NULL);
+        if (v >= lo && v <= hi)
+            return;
+    }
 }
 
 static const char *const types_json =
@@ -61,13 +75,13 @@ int main(void)
     fprintf(f, "{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, "
                "\"tid\": 2, \"ts\": 5, \"dur\": 1, \"args\": {\"Input type\": %s}}", types_json);
     for (int i = 0; i < N; i++) {
-        number_text(2 * i, ts[i], sizeof ts[i]);
-        number_text(2 * i + 1, dur[i], sizeof dur[i]);
-        number_text(7 * i + 3, id[i], sizeof id[i]);
+        number_text(2 * i, -5e8, 5e8, ts[i], sizeof ts[i]);
+        number_text(2 * i + 1, 0, 1e8, dur[i], sizeof dur[i]);
+        number_text(7 * i + 3, 0, 9.2e18, id[i], sizeof id[i]);   /* correlation: 0..2^63-1 */
         if (strchr(id[i], '.') || strchr(id[i], 'e'))   /* integer fields: digits only, up to 19 */
-            snprintf(id[i], sizeof id[i], "%d%s", i + 1, i % 3 ? "" : "123456789012345");
-        fprintf(f, ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": %s, \"tid\": 7, \"ts\": %s, "
-                   "\"dur\": %s, \"args\": {\"correlation\": %s, \"stream\": 7}}", id[i], ts[i], dur[i], id[i]);
+            snprintf(id[i], sizeof id[i], "%d%s", i + 1, i % 3 ? "" : "12345678901234");
+        fprintf(f, ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": %s, "
+                   "\"dur\": %s, \"args\": {\"correlation\": %s, \"stream\": 7}}", ts[i], dur[i], id[i]);
     }
     fputs("\n]}\n", f);
     CHECK(fclose(f) == 0, "cannot write %s", path);
@@ -82,18 +96,14 @@ int main(void)
         for (size_t i = 1; i < t->ev.n && i <= N; i++) {
             const struct ps_op_event *e = &t->ev.v[i];
             double want_ts = strtod(ts[i - 1], NULL), want_dur = strtod(dur[i - 1], NULL);
-            double id_d = strtod(id[i - 1], NULL);
-            int has_id = id_d >= -9.2e18 && id_d <= 9.2e18;   /* beyond: no int64, the field counts as absent */
-            int64_t want_id = has_id ? (int64_t)id_d : 0;
+            int64_t want_id = (int64_t)strtod(id[i - 1], NULL);
             if (memcmp(&e->ts_us, &want_ts, sizeof want_ts) != 0 && bad_ts++ < 5)
                 CHECK(0, "event %zu: ts %s read as %.17g, strtod gives %.17g", i, ts[i - 1], e->ts_us, want_ts);
             if (memcmp(&e->dur_us, &want_dur, sizeof want_dur) != 0 && bad_dur++ < 5)
                 CHECK(0, "event %zu: dur %s read as %.17g, strtod gives %.17g", i, dur[i - 1], e->dur_us, want_dur);
-            if ((e->has_corr != has_id || e->has_pid_tid != has_id ||
-                 (has_id && (e->corr != want_id || e->pid != want_id))) && bad_id++ < 5)
-                CHECK(0, "event %zu: correlation / pid %s read as %lld / %lld (present: %d / %d), want %lld (%d)", i,
-                      id[i - 1], (long long)e->corr, (long long)e->pid, e->has_corr, e->has_pid_tid,
-                      (long long)want_id, has_id);
+            if ((!e->has_corr || e->corr != want_id) && bad_id++ < 5)
+                CHECK(0, "event %zu: correlation %s read as %lld (present: %d), want %lld", i, id[i - 1],
+                      (long long)e->corr, e->has_corr, (long long)want_id);
         }
         printf("%zu events: %zu ts, %zu dur, %zu integer fields differ from strtod\n", t->ev.n - 1, bad_ts, bad_dur,
                bad_id);

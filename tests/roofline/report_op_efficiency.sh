@@ -69,6 +69,24 @@ bad_gpu_spec_is_one_line_and_exit_1)
     "$ps" report "$trace" --gpu-spec 2> "$dir/$case.err" > /dev/null
     [ $? -eq 2 ] || fail "no value: not exit 2"
     ;;
+gpu_spec_past_its_ranges_is_refused_before_any_output)
+    # A peak of 1e308 TFLOPS or a bandwidth of 1e-320 GB/s passed the "positive number" check: the roofline chart's
+    # x axis ended at +inf and the HTML report wrote <line x1="-nan" ...> without end (1.2 GB in 5 s); 1e-300
+    # TFLOPS printed a 300-digit MFU. Each is refused in one line naming the field, the value and the range, exit
+    # 1 and nothing written (the output is cut at 10 MB, which ends a report that never would).
+    for spec in '{"name": "H100 SXM", "peak_tflops": {"matrix_bf16": 1e308}}|peak_tflops.matrix_bf16 is 1e+308, outside 0.001 to 1,000,000 TFLOPS' \
+                '{"name": "H100 SXM", "mem_bw_gbps": 1e-320}|"mem_bw_gbps" is 9.99989e-321, outside 1 to 1,000,000 GB/s' \
+                '{"name": "H100 SXM", "peak_tflops": {"matrix_bf16": 1e-300}}|peak_tflops.matrix_bf16 is 1e-300, outside'; do
+        printf '%s\n' "${spec%%|*}" > "$dir/$case.spec"
+        { timeout 60 "$ps" report --format html --gpu-spec "$dir/$case.spec" "$trace" 2> "$dir/$case.err"
+          echo $? > "$dir/$case.rc"; } | head -c 10000000 > "$dir/$case.out"
+        [ "$(cat "$dir/$case.rc")" -eq 1 ] || fail "${spec%%|*}: exit $(cat "$dir/$case.rc"), expected 1"
+        grep -qF "perfscope report: $dir/$case.spec: GPU entry 1: ${spec#*|}" "$dir/$case.err" ||
+            fail "message for ${spec%%|*}: $(head -c 300 "$dir/$case.err")"
+        [ "$(wc -l < "$dir/$case.err")" -eq 1 ] || fail "more than one line for ${spec%%|*}"
+        [ -s "$dir/$case.out" ] && fail "${spec%%|*}: $(wc -c < "$dir/$case.out") bytes of report written"
+    done
+    ;;
 html_roofline_chart_passes_the_page_checks)
     # one chart section (svg role=img, title, desc) whose points are the op groups, a table as its text
     # equivalent, nothing fetched, no console message in headless Chromium (tests/analyzer/html_page_check.py)

@@ -170,12 +170,95 @@ static void bad_spec_files_are_refused_by_name(void)
     CHECK_CONTAINS(err, "cannot open /nonexistent/spec.json");
 }
 
+/* A positive number can still be no GPU's: 1e308 TFLOPS or 1e-320 GB/s put +inf on the HTML roofline's axis (its grid
+ * loop then never ended) and a 1e-300 TFLOPS peak printed a 300-digit MFU. Each value of a spec file has a range
+ * (gpu_spec_file.c, docs/gpu-peaks.md): its bounds are read, a value past one is refused by field, value and range. */
+static void spec_values_outside_their_range_are_refused_by_field_value_and_range(void)
+{
+    static const struct {
+        const char *text, *says;
+    } bad[] = {
+        { "{\"name\": \"H100 SXM\", \"peak_tflops\": {\"matrix_bf16\": 1e308}}",
+          "peak_tflops.matrix_bf16 is 1e+308, outside 0.001 to 1,000,000 TFLOPS (a peak of a real or foreseeable" },
+        { "{\"name\": \"H100 SXM\", \"max_achievable_tflops\": {\"vector_fp64\": 1e-300}}",
+          "max_achievable_tflops.vector_fp64 is 1e-300, outside 0.001 to 1,000,000 TFLOPS" },
+        { "{\"name\": \"H100 SXM\", \"peak_tflops\": {\"matrix_fp8\": 1000001}}", "is 1e+06, outside 0.001 to" },
+        { "{\"name\": \"H100 SXM\", \"mem_bw_gbps\": 1e-320}",
+          "\"mem_bw_gbps\" is 9.99989e-321, outside 1 to 1,000,000 GB/s (device memory bandwidth" },
+        { "{\"name\": \"H100 SXM\", \"mem_bw_gbps\": 0.5}", "\"mem_bw_gbps\" is 0.5, outside 1 to 1,000,000 GB/s" },
+        { "{\"name\": \"H100 SXM\", \"mem_bw_gbps\": 2e6}", "\"mem_bw_gbps\" is 2e+06, outside" },
+        { "{\"name\": \"H100 SXM\", \"memory_gib\": 1e9}", "\"memory_gib\" is 1e+09, outside 0.0625 to 65,536 GiB" },
+        { "{\"name\": \"H100 SXM\", \"memory_gib\": 0.01}", "\"memory_gib\" is 0.01, outside" },
+        { "{\"name\": \"H100 SXM\", \"sm_count\": 100000}", "\"sm_count\" is 100000, outside 1 to 99,999" },
+        { "{\"name\": \"H100 SXM\", \"sm_count\": 1.5}", "\"sm_count\" must be a positive integer (1.5 is not)" },
+        { "[{\"name\": \"x\", \"mem_bw_gbps\": 100, \"peak_tflops\": {\"matrix_fp16\": 1}},"
+          " {\"name\": \"y\", \"mem_bw_gbps\": 100, \"peak_tflops\": {\"matrix_fp16\": 1e7}}]",
+          "GPU entry 2: peak_tflops.matrix_fp16 is 1e+07" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct ps_gpu_specs s = { 0 };
+        char err[600] = "";
+        CHECK_EQ(bad[i].text, load(&s, bad[i].text, err, sizeof err), -EINVAL);
+        CHECK(strstr(err, bad[i].says) != NULL, "'%s' says '%s'", bad[i].text, err);
+        CHECK_EQ("nothing added", s.n, 0);
+        ps_gpu_specs_fini(&s);
+    }
+    /* the bounds themselves are values a GPU may have */
+    struct ps_gpu_specs s = { 0 };
+    char err[600] = "";
+    int rc = load(&s, "{\"name\": \"edge\", \"mem_bw_gbps\": 1, \"memory_gib\": 0.0625, \"sm_count\": 99999,"
+                      " \"peak_tflops\": {\"matrix_fp4\": 1000000, \"vector_fp64\": 0.001}}", err, sizeof err);
+    CHECK(rc == 0, "%s", err);
+    rc = load(&s, "{\"name\": \"edge2\", \"mem_bw_gbps\": 1000000, \"memory_gib\": 65536,"
+                  " \"peak_tflops\": {\"matrix_bf16\": 0.001}}", err, sizeof err);
+    CHECK(rc == 0, "%s", err);
+    CHECK_EQ(s.n, 2);
+    ps_gpu_specs_fini(&s);
+}
+
+/* yajl's tree keeps strings as C strings: "Z\u0000Y" as a name was silently the GPU "Z". A string (or key) holding a
+ * NUL is refused, naming the entry and the key and showing what it would have been read as; so is a NUL byte in the
+ * file, before which yajl would stop reading. */
+static void spec_strings_holding_a_nul_are_refused(void)
+{
+    static const struct {
+        const char *text;
+        size_t len;                 /* 0: strlen */
+        const char *says;
+    } bad[] = {
+        { "{\"name\": \"Z\\u0000Y\", \"match\": \"*\", \"mem_bw_gbps\": 1000, \"peak_tflops\": {\"matrix_bf16\": 100}}", 0,
+          "GPU entry 1: \"name\" holds a NUL character (\\u0000): \"Z\\u0000Y\" would be read as \"Z\": refused" },
+        { "{\"gpus\": [{\"name\": \"H100 SXM\"}, {\"name\": \"x\", \"match\": [\"a\", \"b\\u0000\"]}]}", 0,
+          "GPU entry 2: \"match\" holds a NUL character (\\u0000): \"b\\u0000\" would be read as \"b\"" },
+        { "[{\"name\": \"H100 SXM\"}, {\"name\": \"H100 SXM\", \"mem_bw_gbps\\u0000x\": 5}]", 0,
+          "GPU entry 2: the key \"mem_bw_gbps\\u0000x\" holds a NUL character" },
+        { "{\"name\": \"H100 SXM\"}\0{\"name\": \"x\"}", 34, "a NUL byte at offset 20: not a JSON text" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct ps_gpu_specs s = { 0 };
+        char err[600] = "", path[] = "/tmp/ps_gpu_spec_nul_XXXXXX";
+        int fd = mkstemp(path);
+        size_t len = bad[i].len ? bad[i].len : strlen(bad[i].text);
+        CHECK(fd >= 0 && write(fd, bad[i].text, len) == (ssize_t)len, "writing %s", path);
+        if (fd >= 0)
+            close(fd);
+        CHECK_EQ(bad[i].says, ps_gpu_specs_load(&s, path, err, sizeof err), -EINVAL);
+        CHECK(strstr(err, bad[i].says) != NULL, "case %zu says '%s'", i, err);
+        CHECK_EQ("nothing added", s.n, 0);
+        unlink(path);
+        ps_gpu_specs_fini(&s);
+    }
+}
+
 static const struct test_case cases[] = {
     { "device_names_match_their_gpu", .fn = device_names_match_their_gpu },
     { "empty_name_falls_back_to_properties", .fn = empty_name_falls_back_to_properties },
     { "datasheet_values", .fn = datasheet_values },
     { "spec_file_overrides_and_adds", .fn = spec_file_overrides_and_adds },
     { "bad_spec_files_are_refused_by_name", .fn = bad_spec_files_are_refused_by_name },
+    { "spec_values_outside_their_range_are_refused_by_field_value_and_range",
+      .fn = spec_values_outside_their_range_are_refused_by_field_value_and_range },
+    { "spec_strings_holding_a_nul_are_refused", .fn = spec_strings_holding_a_nul_are_refused },
 };
 
 int main(int argc, char **argv)

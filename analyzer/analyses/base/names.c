@@ -10,6 +10,7 @@
 #include "analyses/base.h"
 #include "model/model.h"
 #include "model/view.h"
+#include "ps_diag.h"
 #include "ps_hashmap.h"
 
 #define FLAG_KNOWN 0x8000
@@ -131,8 +132,8 @@ static int compile_user(regex_t *re, const char *pattern, const char *option, ch
     if (rc != 0) {
         char why[128];
         regerror(rc, re, why, sizeof why);
-        snprintf(err, errlen, "%s '%s' is not a valid extended regular expression: %s", option, pattern, why);
-        return -EINVAL;
+        return ps_err(err, errlen, -EINVAL, "%s '%s' is not a valid extended regular expression: %s", option,
+                      pattern, why);
     }
     return 0;
 }
@@ -187,7 +188,7 @@ int ps_names_new(struct ps_names **out, const struct ps_model *m, const struct p
     return 0;
 out:
     if (rc == -ENOMEM)
-        snprintf(err, errlen, "out of memory while compiling name patterns");
+        ps_err(err, errlen, rc, "out of memory while compiling name patterns");
     ps_names_free(n);
     return rc;
 }

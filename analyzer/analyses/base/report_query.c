@@ -22,20 +22,25 @@ static const char *meta(const struct ps_model *m, const char *key)
 }
 
 /* ps_report_meta_int's rule over the model's metadata. */
-static int meta_int(const struct ps_model *m, const char *key, long long lo, long long hi, long long *v)
+static void meta_int(const struct ps_model *m, const char *key, long long lo, long long hi, long long *v,
+                     enum ps_fact *fact)
 {
     const char *s = meta(m, key);
     char *end;
-    if (!s)
-        return 0;
+    *v = 0;
+    if (!s) {
+        *fact = PS_FACT_ABSENT;
+        return;
+    }
+    *fact = PS_FACT_GARBAGE;
     if (*s == '\0' || isspace((unsigned char)*s))   /* NULL values are read as "" */
-        return -1;
+        return;
     errno = 0;
     long long x = strtoll(s, &end, 10);
     if (*end != '\0' || errno == ERANGE)            /* '1e3', 'abc', beyond int64 */
-        return -1;
+        return;
     *v = x;
-    return x < lo || x > hi ? -2 : 1;
+    *fact = x < lo || x > hi ? PS_FACT_OUT_OF_RANGE : PS_FACT_KNOWN;
 }
 
 const char *ps_report_meta(const struct ps_report *r, const char *key)
@@ -49,29 +54,34 @@ int64_t ps_report_kineto_base_ns(const struct ps_report *r)
     return v ? strtoll(v, NULL, 10) : 0;
 }
 
-int ps_report_recording_complete(const struct ps_report *r)
+void ps_report_recording_complete(const struct ps_report *r, int *complete, enum ps_fact *fact)
 {
     const char *v = ps_report_meta(r, "recording_complete");
-    return !v ? -1 : !strcmp(v, "1") ? 1 : !strcmp(v, "0") ? 0 : -1;
+    int one = v && !strcmp(v, "1"), zero = v && !strcmp(v, "0");
+    *complete = one;
+    *fact = !v ? PS_FACT_ABSENT : one || zero ? PS_FACT_KNOWN : PS_FACT_GARBAGE;
 }
 
-int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v)
+void ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v,
+                        enum ps_fact *fact)
 {
-    return meta_int(r->m, key, lo, hi, v);
+    meta_int(r->m, key, lo, hi, v, fact);
 }
 
 void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st)
 {
-    long long v = 0;
+    long long code, sig;
+    enum ps_fact code_fact, sig_fact;
     /* docs/trace-format.md: child_exit_code is the exit code (0..255), -1 when a signal killed the program;
      * child_signal the signal (0: none). Linux signals are 1..64 (SIGRTMAX). */
-    int code = ps_report_meta_int(r, "child_exit_code", -1, 255, &v);
-    *st = (struct ps_child_status){ .recorded = code != 0, .code = code == 1 ? (long)v : 0, .code_known = code == 1 };
-    int sig = ps_report_meta_int(r, "child_signal", 0, 64, &v);
-    st->recorded |= sig != 0;
-    st->sig_known = sig == 1;
-    st->sig = sig == 1 || sig == -2 ? (long)v : 0;
-    st->sig_out_of_range = sig == -2;
+    ps_report_meta_int(r, "child_exit_code", -1, 255, &code, &code_fact);
+    ps_report_meta_int(r, "child_signal", 0, 64, &sig, &sig_fact);
+    int sig_known = sig_fact == PS_FACT_KNOWN, sig_out = sig_fact == PS_FACT_OUT_OF_RANGE;
+    *st = (struct ps_child_status){ .recorded = code_fact != PS_FACT_ABSENT || sig_fact != PS_FACT_ABSENT,
+                                    .code_known = code_fact == PS_FACT_KNOWN,
+                                    .code = code_fact == PS_FACT_KNOWN ? (long)code : 0,
+                                    .sig_known = sig_known, .sig_out_of_range = sig_out,
+                                    .sig = sig_known || sig_out ? (long)sig : 0 };
 }
 
 /* Process i's rank: the one ps_proc_ranks_find found (the hook's mark, else the environment's), else the model's;
@@ -105,14 +115,18 @@ size_t ps_proc_ranks_count(const struct ps_model *m, const struct ps_proc_ranks 
     return n;
 }
 
-int32_t ps_proc_ranks_world(const struct ps_model *m, const struct ps_proc_ranks *p, uint32_t only_pid)
+void ps_proc_ranks_world(const struct ps_model *m, const struct ps_proc_ranks *p, uint32_t only_pid, int32_t *world,
+                         enum ps_fact *fact)
 {
     long long v;
-    int32_t world = meta_int(m, "world_size", 1, INT32_MAX, &v) < 0 ? -1 : m->world_size;
-    for (size_t i = 0; world < 0 && p && p->world && i < m->procs.n; i++)
+    enum ps_fact meta_fact;
+    meta_int(m, "world_size", 1, INT32_MAX, &v, &meta_fact);
+    int garbage = meta_fact == PS_FACT_GARBAGE || meta_fact == PS_FACT_OUT_OF_RANGE;
+    *world = garbage ? -1 : m->world_size;   /* the reader's value: -1 when it has none */
+    for (size_t i = 0; *world < 0 && p && p->world && i < m->procs.n; i++)
         if (process_rank(m, p, only_pid, i) >= 0 && p->world[i] > 0)   /* the hook's mark: its process group's size */
-            world = p->world[i];
-    return world;
+            *world = p->world[i];
+    *fact = *world > 0 ? PS_FACT_KNOWN : garbage ? PS_FACT_GARBAGE : PS_FACT_ABSENT;
 }
 
 /* The rows' one process, PS_NONE when they are not one process's. */
@@ -126,35 +140,50 @@ size_t ps_report_process_ranks(const struct ps_report *r, int32_t *one)
     return ps_proc_ranks_count(r->m, &r->proc_ranks, only_pid(r), one);
 }
 
+/* A PERFSCOPE_META value that is there but not an integer in its range. */
+static int bad(enum ps_fact f)
+{
+    return f == PS_FACT_GARBAGE || f == PS_FACT_OUT_OF_RANGE;
+}
+
 void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size)
 {
     long long v;
     int32_t one;
+    enum ps_fact fact;
     *rank = ps_report_process_ranks(r, &one) >= 2 ? -1 : r->m->rank;   /* around a launcher: no one rank */
-    if (*rank >= 0 && ps_report_meta_int(r, "rank", 0, INT32_MAX - 1, &v) < 0)   /* perfscope meta: garbage read as 0 */
+    ps_report_meta_int(r, "rank", 0, INT32_MAX - 1, &v, &fact);
+    if (*rank >= 0 && bad(fact))   /* perfscope meta: garbage read as 0 */
         *rank = -1;
-    *world_size = ps_proc_ranks_world(r->m, &r->proc_ranks, only_pid(r));
+    ps_proc_ranks_world(r->m, &r->proc_ranks, only_pid(r), world_size, &fact);
 }
 
-int64_t ps_report_gpu_untimed_records(const struct ps_report *r)
+void ps_report_gpu_untimed_records(const struct ps_report *r, int64_t *n, enum ps_fact *fact)
 {
     long long v;
-    return ps_report_meta_int(r, "gpu_records_without_timestamps", 0, INT64_MAX, &v) == 1 ? v : -1;
+    ps_report_meta_int(r, "gpu_records_without_timestamps", 0, INT64_MAX, &v, fact);
+    *n = *fact == PS_FACT_KNOWN ? v : 0;
 }
 
-int64_t ps_report_dropped_records(const struct ps_report *r)
+void ps_report_dropped_records(const struct ps_report *r, int64_t *n, enum ps_fact *fact)
 {
     long long v;
     const struct ps_model *m = r->m;
-    int total = ps_report_meta_int(r, "dropped_records", 0, INT64_MAX, &v);
-    if (total < 0)
-        return -1;
-    if (total == 0)   /* the per-process keys the reader summed instead: each must be a count */
-        for (size_t i = 0; i < m->meta.n; i++)
+    enum ps_fact total;
+    ps_report_meta_int(r, "dropped_records", 0, INT64_MAX, &v, &total);
+    *n = 0;
+    *fact = PS_FACT_GARBAGE;
+    if (bad(total))
+        return;
+    if (total == PS_FACT_ABSENT)   /* the per-process keys the reader summed instead: each must be a count */
+        for (size_t i = 0; i < m->meta.n; i++) {
+            enum ps_fact each;
             if (!strncmp(m->meta.v[i].key, "dropped", 7) &&
-                ps_report_meta_int(r, m->meta.v[i].key, 0, INT64_MAX, &v) < 0)
-                return -1;
-    return m->dropped_records;
+                (ps_report_meta_int(r, m->meta.v[i].key, 0, INT64_MAX, &v, &each), bad(each)))
+                return;
+        }
+    *n = m->dropped_records;
+    *fact = PS_FACT_KNOWN;
 }
 
 const char ps_report_compat_tb_note[] =
@@ -179,3 +208,33 @@ void ps_report_meta_entry(const struct ps_report *r, size_t i, const char **key,
     *value = r->m->meta.v[i].value;
 }
 
+static int cmp_pid_entry(const void *a, const void *b)
+{
+    const struct ps_pid_entry *x = a, *y = b;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int ps_pid_index_init(struct ps_pid_index *x, const struct ps_model *m)
+{
+    *x = (struct ps_pid_index){ 0 };
+    if (!(x->v = malloc((m->procs.n + 1) * sizeof *x->v)))
+        return -ENOMEM;
+    for (size_t i = 0; i < m->procs.n; i++)
+        x->v[i] = (struct ps_pid_entry){ m->procs.v[i].pid, (uint32_t)i };
+    x->n = m->procs.n;
+    qsort(x->v, x->n, sizeof *x->v, cmp_pid_entry);
+    return 0;
+}
+
+size_t ps_pid_index_find(const struct ps_pid_index *x, uint32_t pid)
+{
+    struct ps_pid_entry key = { pid, 0 };
+    const struct ps_pid_entry *hit = x->n ? bsearch(&key, x->v, x->n, sizeof *x->v, cmp_pid_entry) : NULL;
+    return hit ? hit->index : x->n;
+}
+
+void ps_pid_index_fini(struct ps_pid_index *x)
+{
+    free(x->v);
+    *x = (struct ps_pid_index){ 0 };
+}

@@ -90,18 +90,19 @@ static int cmp_query(const void *a, const void *b)
     return (x->t > y->t) - (x->t < y->t);
 }
 
-struct ps_windows *ps_windows_new(const int64_t *start, const int64_t *end, size_t n)
+int ps_windows_new(struct ps_windows **out, const int64_t *start, const int64_t *end, size_t n)
 {
     struct ps_windows *w = calloc(1, sizeof *w);
+    *out = NULL;
     if (!w)
-        return NULL;
+        return -ENOMEM;
     w->nq = 2 * n;
     w->q = malloc((w->nq + 1) * sizeof *w->q);
     w->pos = malloc((w->nq + 1) * sizeof *w->pos);
     w->val = calloc(w->nq + 1, sizeof *w->val);
     if (!w->q || !w->pos || !w->val) {
         ps_windows_free(w);
-        return NULL;
+        return -ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
         w->q[2 * i] = (struct query){ start[i], 2 * i };
@@ -110,7 +111,8 @@ struct ps_windows *ps_windows_new(const int64_t *start, const int64_t *end, size
     qsort(w->q, w->nq, sizeof *w->q, cmp_query);
     for (size_t k = 0; k < w->nq; k++)
         w->pos[w->q[k].point] = k;
-    return w;
+    *out = w;
+    return 0;
 }
 
 void ps_windows_piece(struct ps_windows *w, int64_t s, int64_t e)

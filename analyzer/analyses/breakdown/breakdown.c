@@ -160,9 +160,9 @@ static int gpu_breakdown(struct ps_report *r, const struct ps_view *v, struct ps
         end[i] = r->steps[i].end_ns;
     }
     for (int c = 0; c < PS_CAT_OTHER; c++)
-        if (!(p.cat[c] = ps_windows_new(start, end, n)))
+        if ((rc = ps_windows_new(&p.cat[c], start, end, n)) < 0)
             goto out;
-    if (!(p.sync = ps_windows_new(start, end, n)) || !(p.pretrace = ps_windows_new(start, end, n)))
+    if ((rc = ps_windows_new(&p.sync, start, end, n)) < 0 || (rc = ps_windows_new(&p.pretrace, start, end, n)) < 0)
         goto out;
     p.backlog = (struct ps_backlog_cursor){ r->backlog.spans, r->backlog.nspans, 0 };
     if (r->opts.compat_tb && (rc = tb_comm_ext_ids(r->all, names, &comm_ext, &ncomm)) < 0)
@@ -287,11 +287,9 @@ static int gpu_utilization(struct ps_report *r, const struct ps_view *v)
     for (size_t d = 0; d < ndev && rc == 0; d++) {
         if (ps_run_flush(&k[d], &ps, &pe))
             busy[d] += ps_overlap(ps, pe, a, b);
-        struct ps_device_stat *ds = ps_report_device(r, ids[d]);
-        if (!ds) {
-            rc = -ENOMEM;
+        struct ps_device_stat *ds;
+        if ((rc = ps_report_device(r, ids[d], &ds)) < 0)
             break;
-        }
         ds->gpu_util = (double)busy[d] / (double)(b - a);
         sum += ds->gpu_util;
     }

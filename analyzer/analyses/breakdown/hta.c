@@ -74,9 +74,10 @@ static int temporal(struct ps_report *r, const struct ps_view *v, struct ps_name
     for (size_t k = 0; k < nd; k++) {
         run_flush(&d[k].all, &d[k].all_ns);
         run_flush(&d[k].compute, &d[k].compute_ns);
-        struct ps_device_stat *ds = ps_report_device(r, d[k].id);
-        if (!ds)
-            return -ENOMEM;
+        struct ps_device_stat *ds;
+        int rc = ps_report_device(r, d[k].id, &ds);
+        if (rc < 0)
+            return rc;
         ds->hta_span_ns = d[k].last - d[k].first;
         ds->hta_idle_ns = ds->hta_span_ns - d[k].all_ns;
         ds->hta_compute_ns = d[k].compute_ns;

@@ -255,10 +255,9 @@ static int device_totals(struct ps_report *r, const struct ps_view *v)
     for (size_t i = 0; i < v->ngpu; i++) {
         const struct ps_gpu_op op_ = ps_view_gpu(v, i), *op = &op_;
         int32_t dev = m->streams.v[op->stream].device;
-        if (!ds || ds->device != dev)
-            ds = ps_report_device(r, dev);
-        if (!ds)
-            return -ENOMEM;
+        int rc;
+        if ((!ds || ds->device != dev) && (rc = ps_report_device(r, dev, &ds)) < 0)
+            return rc;
         if (op->kind == PS_GPU_KERNEL) {
             ds->kernel_count++;
             ds->kernel_ns += op->end_ns - op->start_ns;
@@ -304,14 +303,17 @@ int ps_summary_devices_compute(struct ps_report *r, const struct ps_view *v)
     return device_totals(r, v);
 }
 
-struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)
+int ps_report_device(struct ps_report *r, int32_t device, struct ps_device_stat **out)
 {
+    *out = NULL;
     for (size_t i = 0; i < r->ndevs; i++)
-        if (r->devs[i].device == device)
-            return &r->devs[i];
+        if (r->devs[i].device == device) {
+            *out = &r->devs[i];
+            return 0;
+        }
     struct ps_device_stat *v = realloc(r->devs, (r->ndevs + 1) * sizeof *v);
     if (!v)
-        return NULL;
+        return -ENOMEM;
     r->devs = v;
     size_t pos = r->ndevs++;
     while (pos > 0 && r->devs[pos - 1].device > device) {   /* keep devices in id order */
@@ -319,7 +321,8 @@ struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device)
         pos--;
     }
     r->devs[pos] = (struct ps_device_stat){ .device = device, .gpu_util = NAN };
-    return &r->devs[pos];
+    *out = &r->devs[pos];
+    return 0;
 }
 
 const char *ps_copy_kind_name(const struct ps_copy_stat *c)

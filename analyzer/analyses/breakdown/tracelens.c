@@ -341,10 +341,10 @@ int ps_tracelens_compute(struct ps_report *r, const struct ps_view *v, struct ps
     if (err)
         return err;
     for (size_t k = 0; k < nd; k++) {
-        struct ps_device_stat *ds = ps_report_device(r, dev_id[k]);
+        struct ps_device_stat *ds;
         struct ps_tl_row row;
-        if (!ds)
-            return -ENOMEM;
+        if ((err = ps_report_device(r, dev_id[k], &ds)) < 0)
+            return err;
         tl_store(&row, 0, &dev[k]);
         ds->tl_total_ns = row.total_ns;
         ds->tl_computation_ns = row.computation_ns;

@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "analyses/diff.h"
+#include "ps_diag.h"
 
 const char *const ps_diff_verdict_name[] = { "no significant change", "improvement", "regression" };
 const char *const ps_diff_change_name[] = { "unchanged", "added", "removed", "faster", "slower" };
@@ -67,17 +68,18 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const struct named_kernel *)a)->name, ((const struct named_kernel *)b)->name);
 }
 
-static struct named_kernel *sorted_kernels(const struct ps_report *r)
+/* r's kernels by name into *out (caller frees). 0 or -ENOMEM. */
+static int sorted_kernels(const struct ps_report *r, struct named_kernel **out)
 {
     struct named_kernel *v = malloc((r->nkernels ? r->nkernels : 1) * sizeof *v);
-    if (!v)
-        return NULL;
+    if (!(*out = v))
+        return -ENOMEM;
     for (size_t i = 0; i < r->nkernels; i++) {
         const char *s = ps_model_str(r->m, r->kernels[i].name);
         v[i] = (struct named_kernel){ s ? s : "", &r->kernels[i] };
     }
     qsort(v, r->nkernels, sizeof *v, by_name);
-    return v;
+    return 0;
 }
 
 static int64_t abs64(int64_t x)
@@ -94,12 +96,15 @@ static int by_delta(const void *a, const void *b)
 
 static int diff_kernels(struct ps_diff *d, const struct ps_report *b, const struct ps_report *a)
 {
-    struct named_kernel *kb = sorted_kernels(b), *ka = sorted_kernels(a);
-    d->kernels = calloc(b->nkernels + a->nkernels + 1, sizeof *d->kernels);
-    if (!kb || !ka || !d->kernels) {
+    struct named_kernel *kb = NULL, *ka = NULL;
+    int rc = sorted_kernels(b, &kb);
+    if (rc == 0 && (rc = sorted_kernels(a, &ka)) == 0 &&
+        !(d->kernels = calloc(b->nkernels + a->nkernels + 1, sizeof *d->kernels)))
+        rc = -ENOMEM;
+    if (rc < 0) {
         free(kb);
         free(ka);
-        return -ENOMEM;
+        return rc;
     }
     size_t i = 0, j = 0;
     while (i < b->nkernels || j < a->nkernels) {
@@ -215,29 +220,23 @@ static int diff_findings(struct ps_diff *d, const struct ps_report *b, const str
     return 0;
 }
 
-int ps_diff_build(struct ps_diff *d, const struct ps_report *before, const struct ps_report *after,
+int ps_diff_compute(struct ps_diff *d, const struct ps_report *before, const struct ps_report *after,
                   char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
     const struct ps_report *side[2] = { before, after };
     static const char *const label[2] = { "BEFORE", "AFTER" };
     for (int i = 0; i < 2; i++)
-        if (side[i]->whole_run || side[i]->nsteps == 0) {
-            snprintf(err, errlen, "%s has no steps (no range matches --step-range), so there is no step time to "
-                     "compare; name its step ranges with --step-range", label[i]);
-            return -EINVAL;
-        }
-    if (before->has_gpu != after->has_gpu) {
-        snprintf(err, errlen, "%s has GPU activity and %s has none: their step times are not split the same way",
-                 label[before->has_gpu ? 0 : 1], label[before->has_gpu ? 1 : 0]);
-        return -EINVAL;
-    }
+        if (side[i]->whole_run || side[i]->nsteps == 0)
+            return ps_err(err, errlen, -EINVAL, "%s has no steps (no range matches --step-range), so there is no "
+                          "step time to compare; name its step ranges with --step-range", label[i]);
+    if (before->has_gpu != after->has_gpu)
+        return ps_err(err, errlen, -EINVAL, "%s has GPU activity and %s has none: their step times are not split "
+                      "the same way", label[before->has_gpu ? 0 : 1], label[before->has_gpu ? 1 : 0]);
     const char *gb = device_name(before), *ga = device_name(after);
-    if (gb && ga && strcmp(gb, ga) != 0) {
-        snprintf(err, errlen, "the runs used different GPUs (%.100s, %.100s): a change would mix the code's and the "
-                 "hardware's", gb, ga);
-        return -EINVAL;
-    }
+    if (gb && ga && strcmp(gb, ga) != 0)
+        return ps_err(err, errlen, -EINVAL, "the runs used different GPUs (%.100s, %.100s): a change would mix the "
+                      "code's and the hardware's", gb, ga);
     side_fill(&d->before, before);
     side_fill(&d->after, after);
     d->delta_ns = d->after.avg_ns - d->before.avg_ns;
@@ -253,11 +252,10 @@ int ps_diff_build(struct ps_diff *d, const struct ps_report *before, const struc
     if ((double)abs64(d->delta_ns) > bound)
         d->verdict = d->delta_ns < 0 ? PS_DIFF_IMPROVEMENT : PS_DIFF_REGRESSION;
     int rc;
-    if ((rc = diff_kernels(d, before, after)) || (rc = diff_copies(d, before, after)) ||
-        (rc = diff_findings(d, before, after)) || (rc = ps_diff_memory(d, before, after))) {
+    if ((rc = diff_kernels(d, before, after)) < 0 || (rc = diff_copies(d, before, after)) < 0 ||
+        (rc = diff_findings(d, before, after)) < 0 || (rc = ps_diff_memory(d, before, after)) < 0) {
         ps_diff_fini(d);
-        snprintf(err, errlen, "out of memory");
-        return rc;
+        return ps_err(err, errlen, rc, "out of memory");
     }
     return 0;
 }

@@ -171,8 +171,7 @@ static int curve_device(struct ps_memory *mem, const struct ps_model *m, size_t 
         const struct ps_mem_event *e = &m->mem_events.v[i];
         if (dev_of[i] != dv)
             continue;
-        if (__builtin_add_overflow(w.sum, e->bytes, &w.sum))
-            w.sum = e->bytes > 0 ? INT64_MAX : INT64_MIN;
+        w.sum = ps_mem_sum(w.sum, e->bytes);
         if (w.sum > w.sum_peak)
             w.sum_peak = w.sum, w.sum_peak_rec = i;
         w.sum_min = w.sum < w.sum_min ? w.sum : w.sum_min;
@@ -239,7 +238,7 @@ static void never_freed_op(struct ps_mem_device *d, struct op_bytes *list, size_
     for (size_t i = 0, j; i < n; i = j) {
         int64_t sum = 0;
         for (j = i; j < n && list[j].op == list[i].op; j++)
-            sum += list[j].bytes;
+            sum = ps_mem_sum(sum, list[j].bytes);
         if (list[i].op != PS_NONE && sum > d->never_freed_op_bytes)
             d->never_freed_op = list[i].op, d->never_freed_op_bytes = sum;
     }
@@ -283,7 +282,7 @@ static int pairs_device(struct ps_memory *mem, const struct ps_model *m, size_t 
         d->unpaired_frees += unpaired;
         if (open != SIZE_MAX) {
             d->never_freed++;
-            d->never_freed_bytes += m->mem_events.v[open].bytes;
+            d->never_freed_bytes = ps_mem_sum(d->never_freed_bytes, m->mem_events.v[open].bytes);
             left[nleft++] = (struct op_bytes){ at[open].op, m->mem_events.v[open].bytes };
         }
     }
@@ -397,18 +396,22 @@ static int64_t mark_bytes(const struct ps_hook_mark *mk, const char *key)
     return ps_hook_mark_int_or(mk, key, 0, INT64_MAX, -1);
 }
 
-static struct ps_mem_device *labelled_device(struct ps_memory *mem, const char *label, int32_t id,
-                                             enum ps_mem_source src)
+/* The device labelled `label` into *out, added (GPU `id`, from src) when new. 0 or -ENOMEM. */
+static int labelled_device(struct ps_memory *mem, const char *label, int32_t id, enum ps_mem_source src,
+                           struct ps_mem_device **out)
 {
     for (size_t dv = 0; dv < mem->ndevs; dv++)
-        if (!strcmp(mem->devs[dv].label, label))
-            return &mem->devs[dv];
+        if (!strcmp(mem->devs[dv].label, label)) {
+            *out = &mem->devs[dv];
+            return 0;
+        }
     struct ps_mem_event e = { .device = id, .device_type = 1 };
-    if (add_device(mem, &e, src) < 0)
-        return NULL;
-    struct ps_mem_device *d = &mem->devs[mem->ndevs - 1];
-    snprintf(d->label, sizeof d->label, "%s", label);
-    return d;
+    int rc = add_device(mem, &e, src);
+    if (rc < 0)
+        return rc;
+    *out = &mem->devs[mem->ndevs - 1];
+    snprintf((*out)->label, sizeof (*out)->label, "%s", label);
+    return 0;
 }
 
 /* perfscope's Python hook: a `cuda memory` mark per used device at each step boundary (docs/python.md) with the
@@ -427,8 +430,11 @@ static int torch_devices(struct ps_memory *mem, const struct ps_model *m)
             continue;
         char label[32];
         snprintf(label, sizeof label, "GPU%d (torch)", (int)dev);
-        struct ps_mem_device *d = labelled_device(mem, label, (int32_t)dev, PS_MEMSRC_TORCH);
-        struct ps_mem_point *c = d ? realloc(d->curve, (d->npoints + 1) * sizeof *c) : NULL;
+        struct ps_mem_device *d;
+        int rc = labelled_device(mem, label, (int32_t)dev, PS_MEMSRC_TORCH, &d);
+        if (rc < 0)
+            return rc;
+        struct ps_mem_point *c = realloc(d->curve, (d->npoints + 1) * sizeof *c);
         if (!c)
             return -ENOMEM;
         d->curve = c;
@@ -445,7 +451,7 @@ static int torch_devices(struct ps_memory *mem, const struct ps_model *m)
     return 0;
 }
 
-int ps_memory_build(const struct ps_model *m, int64_t origin_ns, struct ps_memory **out)
+int ps_memory_compute(const struct ps_model *m, int64_t origin_ns, struct ps_memory **out)
 {
     *out = NULL;
     size_t n = m->mem_events.n;

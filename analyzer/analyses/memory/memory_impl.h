@@ -6,6 +6,14 @@
 #include "analyses/memory.h"
 #include "model/model.h"
 
+/* a + b, held at INT64_MAX / INT64_MIN where it would pass them: the memory view's sums over records (sizes up to
+ * PS_MEM_BYTES_MAX each, model.h) saturate rather than wrap; a saturated sum is a bound, never a negative size. */
+static inline int64_t ps_mem_sum(int64_t a, int64_t b)
+{
+    int64_t s;
+    return __builtin_add_overflow(a, b, &s) ? (b > 0 ? INT64_MAX : INT64_MIN) : s;
+}
+
 /* What memory_ops.c finds for one memory record. */
 struct ps_mem_attrib {
     uint32_t op;                   /* string id of the operator the record was made in (innermost tree node, when
@@ -22,10 +30,10 @@ int ps_memory_ops(struct ps_memory *mem, const struct ps_model *m, const size_t 
 
 /* memory.c: the memory view of m (*out; NULL when m has no memory record), times from the plugin's origin on
  * Kineto traces, else from origin_ns. 0 or -ENOMEM. */
-int ps_memory_build(const struct ps_model *m, int64_t origin_ns, struct ps_memory **out);
+int ps_memory_compute(const struct ps_model *m, int64_t origin_ns, struct ps_memory **out);
 
 struct ps_report;
-/* memory.c: the report's memory view from what ps_memory_build made (maybe on another thread; NULL when the trace
+/* memory.c: the report's memory view from what ps_memory_compute made (maybe on another thread; NULL when the trace
  * has no memory record): r->mem = mem (r owns it now) and its warnings among r's recommendations. 0. */
 int ps_memory_give(struct ps_report *r, struct ps_memory *mem);
 void ps_memory_free(struct ps_memory *mem);   /* NULL is a no-op */

@@ -466,8 +466,8 @@ static int table_device(struct table_ctx *c, size_t dev, const size_t *node_of, 
             if (n->is_operator && n->name < c->nstr) {
                 int64_t *v = c->by_name[n->name];
                 if (self)
-                    v[0] += b, v[1] += alloc, v[2] += count;
-                v[3] += b, v[4] += alloc, v[5] += count;
+                    v[0] = ps_mem_sum(v[0], b), v[1] = ps_mem_sum(v[1], alloc), v[2] += count;
+                v[3] = ps_mem_sum(v[3], b), v[4] = ps_mem_sum(v[4], alloc), v[5] += count;
             }
             if (n->parent == NONE_IDX || !c->contrib[n->parent])
                 break;   /* the parent's totals get no more from here up: it does not count, nor do its own */

@@ -21,6 +21,32 @@ void tl_pv_fini(struct tl_pv *v)
     memset(v, 0, sizeof *v);
 }
 
+/* A quoted string's text from s (just past its opening quote q) up to its closing quote, escapes undone, into
+ * out (NULL: only counted); *end (when not NULL): the closing quote, or the text's end when there is none. Returns
+ * the number of characters. One walk for both the count and the copy, so the copy never passes the count. */
+static size_t unquote(const char *s, char q, char *out, const char **end)
+{
+    size_t n = 0;
+    while (*s && *s != q) {
+        char c = *s;
+        if (*s == '\\' && s[1]) {
+            s++;
+            c = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s == 'r' ? '\r' : *s;
+            if (*s == 'x' && s[1] && s[2]) {
+                c = (char)strtol((char[]){ s[1], s[2], 0 }, NULL, 16);
+                s += 2;
+            }
+        }
+        if (out)
+            out[n] = c;
+        n++;
+        s++;
+    }
+    if (end)
+        *end = s;
+    return n;
+}
+
 int tl_pv_parse(const char **p, struct tl_pv *v, int depth)
 {
     const char *s = *p;
@@ -62,25 +88,11 @@ int tl_pv_parse(const char **p, struct tl_pv *v, int depth)
     }
     if (*s == '\'' || *s == '"') {
         char q = *s++;
-        size_t len = strlen(s);
-        v->s = malloc(len + 1);
-        if (!v->s)
+        size_t len = unquote(s, q, NULL, NULL);   /* the unescaped text's length: its exact room */
+        if (!(v->s = malloc(len + 1)))
             return -ENOMEM;
-        size_t n = 0;
-        while (*s && *s != q) {
-            if (*s == '\\' && s[1]) {
-                s++;
-                char c = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s == 'r' ? '\r' : *s;
-                if (*s == 'x' && s[1] && s[2]) {
-                    c = (char)strtol((char[]){ s[1], s[2], 0 }, NULL, 16);
-                    s += 2;
-                }
-                v->s[n++] = c;
-                s++;
-            } else
-                v->s[n++] = *s++;
-        }
-        v->s[n] = 0;
+        unquote(s, q, v->s, &s);
+        v->s[len] = 0;
         v->kind = TL_PV_STR;
         *p = *s ? s + 1 : s;
         return 0;

@@ -46,7 +46,9 @@ double tl_pd_first(const double *a, size_t n);
 /* Python repr of a double into out (>= 32 bytes); NaN -> "nan". */
 void tl_repr(double x, char *out);
 
-/* A growing string; a growth that fails sets oom, and later adds do nothing. */
+/* A growing string, built by many adds (SQLite's sqlite3_str): a growth that fails sets oom, and later adds do
+ * nothing. The builder's one sticky error, never kept past the build: whoever made the string returns it as
+ * -ENOMEM (tl_str_take does; docs/design.md section 4, "Errors"). */
 struct tl_str {
     char *s;
     size_t n, cap;
@@ -58,7 +60,8 @@ void tl_str_addf(struct tl_str *b, const char *fmt, ...) __attribute__((format(p
  * failed. */
 int tl_str_take(struct tl_str *b, char **out);
 
-/* A table being built (appended to a struct ps_tl_tables); a cell that cannot be stored sets oom. */
+/* A table being built (appended to a struct ps_tl_tables); a cell that cannot be stored sets oom, a sticky error
+ * as tl_str's: the function that called tl_tab_start returns -ENOMEM when it is set once the cells are in. */
 struct tl_tab {
     struct ps_tl_table *t;
     size_t cap_cells, pending;
@@ -277,8 +280,11 @@ int tl_perf_sheets(const struct tl_tree *tr, struct ps_tl_tables *out);   /* 0 o
 int tl_short_kernels(const struct tl_tree *tr, double total_us, struct ps_tl_tables *out);   /* 0 or -ENOMEM */
 
 /* ---- op_perf_unified.c ---- */
-/* The ops of the unified table without a model (by name, kernel time descending) and the kernel time of those
- * with and without one, into p. 0 or -ENOMEM. */
+/* The ops of the unified table (each op that owns GPU time: the modeled op where there is one, else the leaf
+ * launcher), in the table's collection order, into *out (free out->v). 0 or -ENOMEM (*out empty). */
+int tl_owners(const struct tl_tree *tr, struct tl_u32v *out);
+/* The ops of tl_owners without a model by name (kernel time descending) and the kernel time of those with and
+ * without one, into p. 0 or -ENOMEM. */
 int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p);
 
 #endif

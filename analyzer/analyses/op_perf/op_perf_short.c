@@ -41,9 +41,10 @@ static int histogram(const double *d, size_t n, struct ps_tl_tables *out)
         edge[i] = i * step + lo;
     edge[BINS] = hi;
     for (size_t k = 0; k < n; k++) {
-        long i = (long)((d[k] - lo) * norm);
-        if (i >= BINS)
-            i = BINS - 1;
+        /* max - min below 100 / DBL_MAX (durations far below a ns, which the readers take: 0 ns) makes norm
+         * infinite and x inf or NaN, no long: the bins from 0 to the last, as for finite x */
+        double x = (d[k] - lo) * norm;
+        long i = x >= BINS ? BINS - 1 : x > 0 ? (long)x : 0;
         if (i > 0 && d[k] < edge[i])
             i--;
         else if (i < BINS - 1 && d[k] >= edge[i + 1])

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "op_perf_impl.h"
+#include "op_perf_testing.h"
 
 int tl_u32_push(struct tl_u32v *v, uint32_t x)
 {
@@ -307,8 +308,16 @@ static int families(struct tl_tree *tr, tl_family_fn *family_of)
     return 0;
 }
 
+static size_t tree_builds;   /* op_perf_testing.h: how many trees were built, for the tests of their count */
+
+size_t ps_op_perf_tree_builds(void)
+{
+    return __atomic_load_n(&tree_builds, __ATOMIC_RELAXED);
+}
+
 int tl_tree_init(struct tl_tree *tr, const struct ps_op_trace *t, tl_family_fn *family_of)
 {
+    __atomic_add_fetch(&tree_builds, 1, __ATOMIC_RELAXED);
     memset(tr, 0, sizeof *tr);
     tr->t = t;
     tr->n = t->ev.n;

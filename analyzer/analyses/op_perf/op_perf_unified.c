@@ -354,23 +354,31 @@ static int by_unmodeled(const void *x, const void *y)
     return strcmp(a->name, b->name);
 }
 
-int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p)
+int tl_owners(const struct tl_tree *tr, struct tl_u32v *out)
 {
-    struct tl_u32v got = { 0 };
     int rc = 0;
+    memset(out, 0, sizeof *out);
     for (uint32_t r = 0; r < tr->roots.n && rc == 0; r++)
-        rc = collect(tr, tr->roots.v[r], &got);
-    if (rc < 0)
-        goto out;
-    if (!(p->unmodeled = calloc(got.n + 1, sizeof *p->unmodeled))) {
-        rc = -ENOMEM;
-        goto out;
+        rc = collect(tr, tr->roots.v[r], out);
+    if (rc < 0) {
+        free(out->v);
+        memset(out, 0, sizeof *out);
     }
-    for (uint32_t k = 0; k < got.n; k++) {
-        uint32_t i = got.v[k];
+    return rc;
+}
+
+/* Of owners[0..n) (tl_owners' ops), those without a model by name and the kernel time of those with and without
+ * one, into p. 0 or -ENOMEM. */
+static int unmodeled_of(const struct tl_tree *tr, const uint32_t *owners, size_t n, struct ps_op_perf *p)
+{
+    if (!(p->unmodeled = calloc(n + 1, sizeof *p->unmodeled)))
+        return -ENOMEM;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = owners[k];
         double us;
-        if ((rc = tl_busy(tr, tr->gpu_events[i].v, tr->gpu_events[i].n, &us)) < 0)
-            goto out;
+        int rc = tl_busy(tr, tr->gpu_events[i].v, tr->gpu_events[i].n, &us);
+        if (rc < 0)
+            return rc;
         if (has_model(tr, i)) {
             p->modeled_us += us;
             continue;
@@ -380,17 +388,23 @@ int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p)
         while (j < p->nunmodeled && strcmp(p->unmodeled[j].name, tl_name(tr, i)) != 0)
             j++;
         if (j == p->nunmodeled) {
-            if (!(p->unmodeled[j].name = strdup(tl_name(tr, i)))) {
-                rc = -ENOMEM;
-                goto out;
-            }
+            if (!(p->unmodeled[j].name = strdup(tl_name(tr, i))))
+                return -ENOMEM;
             p->nunmodeled++;
         }
         p->unmodeled[j].kernel_time_us += us;
         p->unmodeled[j].calls++;
     }
     qsort(p->unmodeled, p->nunmodeled, sizeof *p->unmodeled, by_unmodeled);
-out:
+    return 0;
+}
+
+int tl_unmodeled(const struct tl_tree *tr, struct ps_op_perf *p)
+{
+    struct tl_u32v got;
+    int rc = tl_owners(tr, &got);
+    if (rc == 0)
+        rc = unmodeled_of(tr, got.v, got.n, p);
     free(got.v);
     return rc;
 }

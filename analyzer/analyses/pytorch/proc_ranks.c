@@ -12,52 +12,37 @@
 #include "model/model.h"
 #include "model/view.h"
 
-struct pid_index {
-    uint32_t pid;
-    uint32_t index;             /* into m->procs */
-};
-
-static int cmp_pid_index(const void *a, const void *b)
-{
-    const struct pid_index *x = a, *y = b;
-    return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
 int ps_proc_ranks_find(const struct ps_view *rows, struct ps_proc_ranks *p)
 {
     const struct ps_model *m = rows->m;
     size_t n = m->procs.n;
-    struct pid_index *by_pid = malloc((n + 1) * sizeof *by_pid);
+    struct ps_pid_index by_pid;
     p->rank = malloc((n + 1) * sizeof *p->rank);
     p->world = malloc((n + 1) * sizeof *p->world);
     p->marked = calloc(n + 1, sizeof *p->marked);
-    if (!by_pid || !p->rank || !p->world || !p->marked) {
-        free(by_pid);
+    if (!p->rank || !p->world || !p->marked || ps_pid_index_init(&by_pid, m) < 0) {
         ps_proc_ranks_fini(p);
         return -ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
         p->rank[i] = m->procs.v[i].rank;
         p->world[i] = -1;
-        by_pid[i] = (struct pid_index){ m->procs.v[i].pid, (uint32_t)i };
     }
-    qsort(by_pid, n, sizeof *by_pid, cmp_pid_index);
     uint32_t dom = PS_NONE;
     struct ps_hook_mark mk;
     for (size_t i = 0; i < rows->nranges; i++) {
         const struct ps_range *g = ps_view_range(rows, i);
         if (g->thread == PS_NONE || ps_hook_mark_of(m, g, &dom, &mk) < 0 || mk.kind != PS_HOOK_MARK_DISTRIBUTED)
             continue;
-        struct pid_index key = { m->threads.v[g->thread].pid, 0 };
-        const struct pid_index *hit = bsearch(&key, by_pid, n, sizeof *by_pid, cmp_pid_index);
+        size_t k = ps_pid_index_find(&by_pid, m->threads.v[g->thread].pid);
         int64_t rank;   /* 0 .. INT32_MAX - 1, as PERFSCOPE_PROCESS_INFO's rank (read/read_sqlite_meta.c) */
-        if (!hit || ps_hook_mark_int(&mk, "rank", 0, INT32_MAX - 1, &rank) < 0)
+        if (k == n || ps_hook_mark_int(&mk, "rank", 0, INT32_MAX - 1, &rank) < 0)
             continue;
-        p->rank[hit->index] = (int32_t)rank;
-        p->world[hit->index] = (int32_t)ps_hook_mark_int_or(&mk, "world_size", 0, INT32_MAX, -1);
-        p->marked[hit->index] = 1;
+        p->rank[k] = (int32_t)rank;
+        p->world[k] = (int32_t)ps_hook_mark_int_or(&mk, "world_size", 0, INT32_MAX, -1);
+        p->marked[k] = 1;
     }
-    free(by_pid);
+    ps_pid_index_fini(&by_pid);
     return 0;
 }
 

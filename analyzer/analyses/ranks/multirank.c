@@ -69,7 +69,7 @@ int ps_multirank_from_files(struct ps_multirank *mr, struct ps_rank_file *files,
     mr->nfiles = n;
     for (size_t i = 0; i < n; i++)
         if (files[i].rank < 0 && files[i].launcher_ranks < 2)
-            files[i].rank = (int32_t)i;        /* PS_RANK_FROM_ORDER, as ps_multirank_build numbers them */
+            files[i].rank = (int32_t)i;        /* PS_RANK_FROM_ORDER, as ps_multirank_compute numbers them */
     int rc = cross_rank(mr, err, errlen);
     if (rc < 0)
         ps_multirank_fini(mr);

@@ -18,25 +18,6 @@
 #include "model/view.h"
 #include "ps_diag.h"
 
-struct pid_index {
-    uint32_t pid;
-    uint32_t index;             /* into m->procs */
-};
-
-static int cmp_pid_index(const void *a, const void *b)
-{
-    const struct pid_index *x = a, *y = b;
-    return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-/* The index in m->procs of process `pid` through by_pid[0..n) (sorted by pid); n when it is not there. */
-static size_t process_index(const struct pid_index *by_pid, size_t n, uint32_t pid)
-{
-    struct pid_index key = { pid, 0 };
-    const struct pid_index *hit = bsearch(&key, by_pid, n, sizeof *by_pid, cmp_pid_index);
-    return hit ? hit->index : n;
-}
-
 /* A process with a rank, and what decides which of a rank's processes stands for it. */
 struct ranked {
     int32_t rank;
@@ -71,24 +52,20 @@ static int rank_processes(const struct ps_model *m, const struct ps_proc_ranks *
 {
     size_t n = 0;
     struct ranked *v = malloc((m->procs.n + 1) * sizeof *v);
-    struct pid_index *by_pid = malloc((m->procs.n + 1) * sizeof *by_pid);
-    if (!v || !by_pid) {
+    struct ps_pid_index by_pid;
+    if (!v || ps_pid_index_init(&by_pid, m) < 0) {
         free(v);
-        free(by_pid);
         return -ENOMEM;
     }
-    for (size_t i = 0; i < m->procs.n; i++)
-        by_pid[i] = (struct pid_index){ m->procs.v[i].pid, (uint32_t)i };
-    qsort(by_pid, m->procs.n, sizeof *by_pid, cmp_pid_index);
     for (size_t k = 0; k < m->procs.n; k++) {
         if (pr->rank[k] < 0)
             continue;
-        size_t parent = process_index(by_pid, m->procs.n, m->procs.v[k].ppid);
+        size_t parent = ps_pid_index_find(&by_pid, m->procs.v[k].ppid);
         v[n++] = (struct ranked){ .rank = pr->rank[k], .marked = pr->marked[k],
                                   .top = parent == m->procs.n || pr->rank[parent] != pr->rank[k],
                                   .pid = m->procs.v[k].pid, .index = k };
     }
-    free(by_pid);
+    ps_pid_index_fini(&by_pid);
     qsort(v, n, sizeof *v, cmp_ranked);
     size_t u = 0;
     for (size_t i = 0; i < n; i++)
@@ -115,7 +92,8 @@ static int rank_file(const struct ps_view *v, const struct ps_report_opts *o, st
         *f = *sub.rank_summary;   /* taken over: the sub-report keeps an empty one */
         memset(sub.rank_summary, 0, sizeof *sub.rank_summary);
     }
-    ps_rank_summary_free(&sub);
+    ps_rank_file_free(sub.rank_summary);
+    sub.rank_summary = NULL;
     ps_report_fini(&sub);
     if (rc < 0)
         return rc;
@@ -145,7 +123,9 @@ static int split_ranks(const struct ps_view *rows, const struct ps_report_opts *
     struct ps_rank_file *files = NULL;
     uint32_t *pids = NULL;
     char err[512] = "";
-    int32_t world = ps_proc_ranks_world(m, pr, PS_NONE);
+    int32_t world;                  /* -1 (or a Kineto trace's 0) unless known: rank_file takes it as it is */
+    enum ps_fact world_fact;
+    ps_proc_ranks_world(m, pr, PS_NONE, &world, &world_fact);
     int rc = rank_processes(m, pr, &procs, &n);
     if (rc < 0)
         return rc;
@@ -199,7 +179,8 @@ static void ranks_parts_fini(struct ps_report *r)
 {
     free(r->ranks);
     free(r->stragglers);
-    ps_rank_summary_free(r);
+    ps_rank_file_free(r->rank_summary);
+    r->rank_summary = NULL;
     if (r->process_ranks) {
         ps_multirank_fini(r->process_ranks);
         free(r->process_ranks);
@@ -238,7 +219,7 @@ int ps_ranks_report_compute_view(struct ps_report *r, const struct ps_view *rows
             ps_report_fini(r);
     }
     if (rc == -ENOMEM)
-        snprintf(err, errlen, "out of memory while analysing %s", m->path);
+        ps_err(err, errlen, rc, "out of memory while analysing %s", m->path);
     if (mr) {
         ps_multirank_fini(mr);
         free(mr);

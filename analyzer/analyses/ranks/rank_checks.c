@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "analyses/ranks.h"
+#include "ps_diag.h"
 
 struct file_id {
     dev_t dev;
@@ -38,11 +39,9 @@ int ps_multirank_refuse_same_file(const char *const *paths, size_t n, char *err,
     qsort(ids, k, sizeof *ids, cmp_file_id);
     int rc = 0;
     for (size_t i = 0; i + 1 < k && rc == 0; i++)
-        if (ids[i].dev == ids[i + 1].dev && ids[i].ino == ids[i + 1].ino) {
-            snprintf(err, errlen, "%s and %s are the same file (give each rank's file once)", paths[ids[i].index],
-                     paths[ids[i + 1].index]);
-            rc = -EINVAL;
-        }
+        if (ids[i].dev == ids[i + 1].dev && ids[i].ino == ids[i + 1].ino)
+            rc = ps_err(err, errlen, -EINVAL, "%s and %s are the same file (give each rank's file once)",
+                        paths[ids[i].index], paths[ids[i + 1].index]);
     free(ids);
     return rc;
 }
@@ -53,9 +52,9 @@ int ps_multirank_refuse_shared_ranks(const struct ps_multirank *mr, char *err, s
         const struct ps_rank_file *a = &mr->files[i], *b = &mr->files[i + 1];
         if (a->launcher_ranks >= 2 || b->launcher_ranks >= 2 || a->rank < 0 || a->rank != b->rank)
             continue;
-        snprintf(err, errlen, "%s and %s both hold rank %d (from %s and %s; give each rank's file once)", a->path,
-                 b->path, a->rank, ps_rank_source_name[a->rank_source], ps_rank_source_name[b->rank_source]);
-        return -EINVAL;
+        return ps_err(err, errlen, -EINVAL, "%s and %s both hold rank %d (from %s and %s; give each rank's file "
+                      "once)", a->path, b->path, a->rank, ps_rank_source_name[a->rank_source],
+                      ps_rank_source_name[b->rank_source]);
     }
     return 0;
 }

@@ -1,4 +1,4 @@
-/* Several rank files in one report (analyses/ranks.h ps_multirank_build): a pool of worker threads, each reading one
+/* Several rank files in one report (analyses/ranks.h ps_multirank_compute): a pool of worker threads, each reading one
  * file at a time into a model with the caller's loader, analysing it with ps_ranks_report_compute, keeping only its
  * struct ps_rank_file and freeing the model before taking the next file; then the several-rank analysis across them
  * (multirank.c). */
@@ -11,6 +11,7 @@
 #include "analyses/report.h"
 #include "analyses/ranks.h"
 #include "model/model.h"
+#include "ps_diag.h"
 
 struct pool {
     pthread_mutex_t lock;
@@ -48,17 +49,17 @@ static void *worker(void *arg)
         ps_model_free(m);
         p->rc[i] = rc < 0 ? rc : 0;
         if (rc == -ENOMEM && !p->err[i][0])
-            snprintf(p->err[i], sizeof p->err[i], "out of memory");
+            ps_err(p->err[i], sizeof p->err[i], rc, "out of memory");
         size_t len = strlen(f->path);
         if (rc < 0 && strncmp(p->err[i], f->path, len) != 0) {   /* analyses' messages do not name the file */
             char msg[sizeof p->err[i]];
-            snprintf(msg, sizeof msg, "%s: %s", f->path, p->err[i]);
-            memcpy(p->err[i], msg, sizeof msg);
+            memcpy(msg, p->err[i], sizeof msg);
+            ps_err(p->err[i], sizeof p->err[i], rc, "%s: %s", f->path, msg);
         }
     }
 }
 
-int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
+int ps_multirank_compute(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
                        const struct ps_report_opts *o, size_t workers, char *err, size_t errlen)
 {
     memset(mr, 0, sizeof *mr);
@@ -90,13 +91,10 @@ int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t
         if (p.rc[i] < 0 && bad++ == 0)
             first = i;
     if (bad > 0) {
-        rc = p.rc[first] == -ENOMEM ? -ENOMEM : -EINVAL;
-        snprintf(err, errlen, "%s", p.err[first]);
-        if (bad > 1) {
-            char more[64];
+        char more[64] = "";
+        if (bad > 1)
             snprintf(more, sizeof more, " (and %zu more could not be read)", bad - 1);
-            snprintf(err, errlen, "%s%s", p.err[first], more);
-        }
+        rc = ps_err(err, errlen, p.rc[first] == -ENOMEM ? -ENOMEM : -EINVAL, "%s%s", p.err[first], more);
         goto out;
     }
     struct ps_rank_file *files = p.files;   /* ps_multirank_from_files takes them over, also when it fails */

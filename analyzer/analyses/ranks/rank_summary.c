@@ -43,20 +43,23 @@ static int32_t rank_from_file_name(const char *path)
     return rank;
 }
 
-/* The row of collective `name` with per-call size `bytes` (-1 unknown) and origin `host`, added (zeroed) when
- * new; NULL on out-of-memory. Rows are few (kernel names x sizes): a linear search. */
-static struct ps_collective_stat *collective_row(struct ps_rank_file *f, const char *name, int64_t bytes, int host)
+/* The row of collective `name` with per-call size `bytes` (-1 unknown) and origin `host` into *out, added
+ * (zeroed) when new. 0 or -ENOMEM. Rows are few (kernel names x sizes): a linear search. */
+static int collective_row(struct ps_rank_file *f, const char *name, int64_t bytes, int host,
+                          struct ps_collective_stat **out)
 {
     for (size_t k = 0; k < f->ncollectives; k++) {
         struct ps_collective_stat *c = &f->collectives[k];
-        if (c->bytes == bytes && c->host == host && strcmp(c->name, name) == 0)
-            return c;
+        if (c->bytes == bytes && c->host == host && strcmp(c->name, name) == 0) {
+            *out = c;
+            return 0;
+        }
     }
     if (f->ncollectives == f->capcollectives) {
         size_t cap = f->capcollectives ? 2 * f->capcollectives : 8;
         struct ps_collective_stat *v = realloc(f->collectives, cap * sizeof *v);
         if (!v)
-            return NULL;
+            return -ENOMEM;
         f->collectives = v;
         f->capcollectives = cap;
     }
@@ -64,9 +67,10 @@ static struct ps_collective_stat *collective_row(struct ps_rank_file *f, const c
     *c = (struct ps_collective_stat){ .name = strdup(name), .bytes = bytes, .host = host, .algbw_gbps = NAN,
                                       .busbw_gbps = NAN };
     if (!c->name)
-        return NULL;
+        return -ENOMEM;
     f->ncollectives++;
-    return c;
+    *out = c;
+    return 0;
 }
 
 /* ---- GPU: HTA communication kernels by name and message size, exposed = not under the device's computation
@@ -189,8 +193,8 @@ static int gpu_collectives(struct ps_rank_file *f, const struct ps_report *r, st
         size_t lo = device_bound(comp, ncomp, c->device), hi = device_bound(comp, ncomp, c->device + 1LL);
         int64_t dur = c->e - c->s, exposed = dur - covered(comp + lo, hi - lo, c->s, c->e);
         const char *name = ps_model_str(m, c->name);
-        struct ps_collective_stat *row = collective_row(f, name ? name : "?", c->bytes > 0 ? c->bytes : -1, 0);
-        if (!row)
+        struct ps_collective_stat *row;
+        if ((rc = collective_row(f, name ? name : "?", c->bytes > 0 ? c->bytes : -1, 0, &row)) < 0)
             goto out;
         row->count++;
         row->total_ns += dur;
@@ -249,9 +253,10 @@ static int host_range(struct ps_rank_file *f, struct host_pass *p, struct ps_nam
     }
     if (!(fl & PS_NAME_HOST_COMM) && !ddp)
         return 0;
-    struct ps_collective_stat *c = collective_row(f, text, ddp ? p->ddp_bytes : p->mark_bytes[t], 1);
-    if (!c)
-        return -ENOMEM;
+    struct ps_collective_stat *c;
+    int rc = collective_row(f, text, ddp ? p->ddp_bytes : p->mark_bytes[t], 1, &c);
+    if (rc < 0)
+        return rc;
     c->count++;
     c->total_ns += dur;
     if (!ddp)
@@ -307,7 +312,9 @@ static void rank_of(struct ps_rank_file *f, const struct ps_report *r)
 {
     int32_t rank, world, proc_rank;
     ps_report_rank(r, &rank, &world);
-    f->world_size = world;
+    f->world_size = world > 0 ? world : -1;   /* a Kineto distributedInfo may say 0: unknown, as a merge reads it */
+    if (rank == INT32_MAX)                    /* Kineto's rank 2^31-1: no rank below a world size of 2^31-1 */
+        rank = -1;
     f->launcher_ranks = ps_report_process_ranks(r, &proc_rank);
     f->rank = -1;
     f->rank_source = PS_RANK_FROM_ORDER;
@@ -354,7 +361,10 @@ int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names)
     memcpy(f->stat.cat_ns, r->avg.cat_ns, sizeof f->stat.cat_ns);
     memcpy(f->stat.group_ns, r->avg.group_ns, sizeof f->stat.group_ns);
     f->comm_comp_overlap = r->comm_comp_overlap;
-    f->recording_complete = ps_report_recording_complete(r);
+    int complete;
+    enum ps_fact fact;
+    ps_report_recording_complete(r, &complete, &fact);
+    f->recording_complete = fact == PS_FACT_KNOWN ? complete : -1;
     int rc = gpu_collectives(f, r, names);
     if (rc == 0)   /* with communication kernels the host calls are their launches: the kernels are the table */
         rc = host_collectives(f, r, names, f->ncollectives == 0);
@@ -402,10 +412,10 @@ void ps_collective_bandwidth(const struct ps_collective_stat *c, int32_t world_s
         *busbw = *algbw * bus_factor(c->name, world_size);
 }
 
-void ps_rank_summary_free(struct ps_report *r)
+void ps_rank_file_free(struct ps_rank_file *f)
 {
-    if (r->rank_summary)
-        ps_rank_file_fini(r->rank_summary);
-    free(r->rank_summary);
-    r->rank_summary = NULL;
+    if (!f)
+        return;
+    ps_rank_file_fini(f);
+    free(f);
 }

@@ -1,6 +1,6 @@
 /* Per-step MFU (analyses/roofline.h ps_op_efficiency_steps_compute): the operator model (analyses/op_perf.h) of the
- * ops each step's host range holds, built on a view of the trace's events that keeps only them and the GPU work
- * they launched, against the report's GPU peaks. docs/op-perf-roofline.md "Per step: MFU". */
+ * ops that start in each step's host range, each with the GPU work of its whole subtree, against the report's GPU
+ * peaks; one operator tree for all the steps (ps_op_perf_windows). docs/op-perf-roofline.md "Per step: MFU". */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,58 +9,12 @@
 #include "analyses/op_perf.h"
 #include "analyses/report.h"
 #include "analyses/roofline.h"
-#include "model/op_trace.h"
 
-static int cmp_i64(const void *a, const void *b)
+/* Step s's figures from the model of its ops (ps_op_perf's figures of each op group: its compute spec's peak). */
+static void step_figures(struct ps_mfu_step *st, const struct ps_op_window_model *p, const struct ps_gpu_peak *g)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int has_key(const int64_t *keys, size_t n, int64_t k)
-{
-    return bsearch(&k, keys, n, sizeof *keys, cmp_i64) != NULL;
-}
-
-/* The events of t a step [lo_us, hi_us) holds: host ops and launch calls starting in it, and the GPU work whose
- * correlation or External id one of those calls carries (the tree links them by flows or correlation). */
-static size_t select_step(const struct ps_op_trace *t, double lo_us, double hi_us, struct ps_op_event *out,
-                          int64_t *keys)
-{
-    size_t n = 0, nk = 0;
-    for (size_t i = 0; i < t->ev.n; i++) {
-        const struct ps_op_event *e = &t->ev.v[i];
-        int host = e->cat == PS_OPEV_CPU_OP || e->cat == PS_OPEV_RUNTIME || e->cat == PS_OPEV_DRIVER;
-        if (!host || e->ts_us < lo_us || e->ts_us >= hi_us)
-            continue;
-        out[n++] = *e;
-        if (e->cat != PS_OPEV_CPU_OP && e->has_corr)
-            keys[nk++] = e->corr;
-        if (e->cat != PS_OPEV_CPU_OP && e->has_ext)
-            keys[nk++] = e->ext;
-    }
-    qsort(keys, nk, sizeof *keys, cmp_i64);
-    for (size_t i = 0; nk && i < t->ev.n; i++) {
-        const struct ps_op_event *e = &t->ev.v[i];
-        int gpu = e->cat == PS_OPEV_KERNEL || e->cat == PS_OPEV_MEMCPY || e->cat == PS_OPEV_MEMSET;
-        if (gpu && ((e->has_corr && has_key(keys, nk, e->corr)) || (e->has_ext && has_key(keys, nk, e->ext))))
-            out[n++] = *e;
-    }
-    /* the tree reads events in file order, as the trace holds them: restore it */
-    return n;
-}
-
-static int by_uid(const void *a, const void *b)
-{
-    const struct ps_op_event *x = a, *y = b;
-    return x->uid < y->uid ? -1 : x->uid > y->uid;
-}
-
-/* Step s's figures from the model of its ops. */
-static void step_figures(struct ps_mfu_step *st, const struct ps_op_perf *p, const struct ps_gpu_peak *g)
-{
-    for (size_t k = 0; k < p->nrows; k++) {
-        const struct ps_op_perf_row *w = &p->rows[k];
+    for (size_t k = 0; k < p->ngroups; k++) {
+        const struct ps_op_window_group *w = &p->groups[k];
         const char *u = strchr(w->compute_spec, '_');
         enum ps_precision prec;
         double peak = u && ps_precision_from_name(u + 1, strlen(u + 1), &prec) ? ps_gpu_peak_tflops(g, 1, prec) : NAN;
@@ -77,46 +31,51 @@ static void step_figures(struct ps_mfu_step *st, const struct ps_op_perf *p, con
     st->unmodeled_share = d > 0 ? (double)st->unmodeled_kernel_ns / d : NAN;
 }
 
+struct steps_pass {
+    struct ps_mfu_step *steps;
+    const struct ps_report *r;
+    const struct ps_gpu_peak *g;
+    double ideal, dur, unmodeled;
+};
+
+/* Step k's figures from the model of its ops (ps_op_perf_windows calls the steps in order). */
+static int step_done(void *ctx, size_t k, const struct ps_op_window_model *p)
+{
+    struct steps_pass *x = ctx;
+    const struct ps_step *st = &x->r->steps[k];
+    x->steps[k] = (struct ps_mfu_step){ .start_ns = st->start_ns, .end_ns = st->end_ns };
+    step_figures(&x->steps[k], p, x->g);
+    x->ideal += x->steps[k].ideal_ns;
+    x->dur += (double)(st->end_ns - st->start_ns);
+    x->unmodeled += (double)x->steps[k].unmodeled_kernel_ns;
+    return 0;
+}
+
 int ps_op_efficiency_steps_compute(struct ps_report *r, const struct ps_op_trace *t)
 {
     struct ps_op_efficiency *e = r->opeff;
     if (!e || !e->has_shapes || !e->roof.has_gpu || !t || r->whole_run || !r->nsteps || r->steps_inferred)
         return 0;
-    struct ps_mfu_step *steps = calloc(r->nsteps, sizeof *steps);
-    struct ps_op_event *ev = malloc((t->ev.n + 1) * sizeof *ev);
-    int64_t *keys = malloc((2 * t->ev.n + 1) * sizeof *keys);
-    int rc = steps && ev && keys ? 0 : -ENOMEM;
-    double ideal = 0, dur = 0, unmodeled = 0;
+    struct steps_pass x = { .steps = calloc(r->nsteps, sizeof *x.steps), .r = r, .g = &e->roof.gpu };
+    struct ps_op_window *w = malloc(r->nsteps * sizeof *w);
+    int rc = x.steps && w ? 0 : -ENOMEM;
     int64_t base = ps_report_kineto_base_ns(r);   /* the model's ns = Kineto's µs ts + baseTimeNanoseconds */
-    for (size_t s = 0; rc == 0 && s < r->nsteps; s++) {
-        const struct ps_step *st = &r->steps[s];
-        struct ps_op_trace sub = *t;   /* the trace's strings, arguments and flows; only the events differ */
-        sub.ev.n = select_step(t, (double)(st->host_start_ns - base) / 1e3,
-                               (double)(st->host_end_ns - base) / 1e3, ev, keys);
-        qsort(ev, sub.ev.n, sizeof *ev, by_uid);
-        sub.ev.v = ev;
-        struct ps_op_perf p;
-        steps[s] = (struct ps_mfu_step){ .start_ns = st->start_ns, .end_ns = st->end_ns };
-        if ((rc = ps_op_perf_compute(&sub, &p)) < 0)
-            break;
-        step_figures(&steps[s], &p, &e->roof.gpu);
-        ps_op_perf_fini(&p);
-        ideal += steps[s].ideal_ns;
-        dur += (double)(st->end_ns - st->start_ns);
-        unmodeled += (double)steps[s].unmodeled_kernel_ns;
-    }
-    free(ev);
-    free(keys);
+    for (size_t s = 0; rc == 0 && s < r->nsteps; s++)   /* the ops its host range (ProfilerStep#N) holds */
+        w[s] = (struct ps_op_window){ (double)(r->steps[s].host_start_ns - base) / 1e3,
+                                      (double)(r->steps[s].host_end_ns - base) / 1e3 };
+    if (rc == 0)
+        rc = ps_op_perf_windows(t, w, r->nsteps, step_done, &x);
+    free(w);
     if (rc < 0) {
-        free(steps);
+        free(x.steps);
         return rc;
     }
     free(e->roof.steps);
-    e->roof.steps = steps;
+    e->roof.steps = x.steps;
     e->roof.nsteps = r->nsteps;
     e->roof.untimed_calls = 0;             /* every step's calls are now placed */
-    e->roof.mfu = dur > 0 ? ideal / dur : NAN;
-    e->roof.unmodeled_share = dur > 0 ? unmodeled / dur : NAN;
+    e->roof.mfu = x.dur > 0 ? x.ideal / x.dur : NAN;
+    e->roof.unmodeled_share = x.dur > 0 ? x.unmodeled / x.dur : NAN;
     e->per_step = 1;
     return 0;
 }

@@ -12,14 +12,16 @@
 #include "model/model.h"
 #include "model/view.h"
 
-static struct ps_nvml_util_stat *stat_of(struct ps_report *r, int32_t device)
+static int stat_of(struct ps_report *r, int32_t device, struct ps_nvml_util_stat **out)
 {
     for (size_t i = 0; i < r->nnvml_util; i++)
-        if (r->nvml_util[i].device == device)
-            return &r->nvml_util[i];
+        if (r->nvml_util[i].device == device) {
+            *out = &r->nvml_util[i];
+            return 0;
+        }
     struct ps_nvml_util_stat *v = realloc(r->nvml_util, (r->nnvml_util + 1) * sizeof *v);
     if (!v)
-        return NULL;
+        return -ENOMEM;
     r->nvml_util = v;
     struct ps_nvml_util_stat *s = &v[r->nnvml_util++];
     memset(s, 0, sizeof *s);
@@ -27,7 +29,8 @@ static struct ps_nvml_util_stat *stat_of(struct ps_report *r, int32_t device)
     s->min_pct = 101;
     s->first_ns = INT64_MAX;
     s->last_ns = INT64_MIN;
-    return s;
+    *out = s;
+    return 0;
 }
 
 /* The sample lies in the analysed view's window [start, end) (unbounded for the whole trace). */
@@ -52,9 +55,10 @@ int ps_nvml_util_compute(struct ps_report *r)
         const struct ps_nvml_util_sample *g = &m->nvml_util.v[i];
         if (!in_view(r, g->time_ns))
             continue;
-        struct ps_nvml_util_stat *s = stat_of(r, g->device);
-        if (!s)
-            return -ENOMEM;
+        struct ps_nvml_util_stat *s;
+        int rc = stat_of(r, g->device, &s);
+        if (rc < 0)
+            return rc;
         s->samples++;
         s->mean_pct += g->util_pct;
         if (g->util_pct < s->min_pct)

@@ -290,7 +290,7 @@ static int low_util_finding(struct ps_report *r, const struct ps_view *v, struct
         start[i] = r->whole_run ? a + span * (int64_t)i / (int64_t)slices : r->steps[i].start_ns;
         end[i] = r->whole_run ? a + span * (int64_t)(i + 1) / (int64_t)slices : r->steps[i].end_ns;
     }
-    if (!(busy = ps_windows_new(start, end, slices)))
+    if ((rc = ps_windows_new(&busy, start, end, slices)) < 0)
         goto out;
     struct ps_run k = { 0 };   /* running union of the kernels (start order) */
     int64_t ps, pe;
@@ -456,6 +456,63 @@ static void tally_shorter(const struct ps_report *r, const struct ps_view *v, st
     }
 }
 
+/* launch_bound_stream: nstreams streams are launch-bound (most of their eager kernels ran shorter than their
+ * launch), the worst (most waiting) is stream index `worst`; they waited `wait` ns for launches. */
+static void launch_bound_finding(struct ps_report *r, const struct ps_view *v, struct ps_names *names,
+                                 struct stream_launch *s, struct ps_tally *shorter, int64_t nstreams, int64_t wait,
+                                 size_t worst)
+{
+    uint32_t ids[PS_FINDING_ROWS];
+    int64_t cnt[PS_FINDING_ROWS], tot[PS_FINDING_ROWS];
+    char c[96];
+    struct ps_finding acc = { 0 }, *f;
+    tally_shorter(r, v, names, s, shorter);
+    size_t n = ps_tally_top(shorter, PS_FINDING_ROWS, 1, ids, cnt, tot);
+    for (size_t i = 0; i < n; i++)
+        acc.rows[acc.nrows++] = (struct ps_row){ ids[i], -1, tot[i], -1, cnt[i] };
+    const struct ps_stream *st = &v->m->streams.v[worst];
+    if (!(f = add_finding(r, &acc, "launch_bound_stream", wait, wait)))
+        return;
+    snprintf(f->summary, sizeof f->summary,
+             "%lld %s launch-bound (at least %.0f %% of their eagerly launched kernels ran shorter than "
+             "the call that launched them); on stream %lld of device %d %lld of %lld did; the streams waited for launches "
+             "for %s", (long long)nstreams, nstreams == 1 ? "stream is" : "streams are",
+             100.0 * r->opts.launch_bound_share, (long long)st->stream,
+             st->device, (long long)s[worst].shorter, (long long)s[worst].kernels, cost_text(f, c, sizeof c));
+    snprintf(f->fix, sizeof f->fix,
+             "Launch the kernels listed under launch_bound_stream in fewer, larger launches: %s or fuse "
+             "them: at most %.3f ms, the time the streams waited for launches",
+             r->graphs.launches ? "capture them into the CUDA graphs the program already replays"
+                                : "capture the step in a CUDA graph (torch.compile mode=\"reduce-overhead\", "
+                                  "torch.cuda.graphs)", ms(f->gain_ns));
+}
+
+/* tiny_kernels: ntiny of nk kernels ran shorter than --tiny-kernel-us; the GPU waited tiny_wait ns for their
+ * launches. */
+static void tiny_kernels_finding(struct ps_report *r, struct ps_tally *tiny, int64_t nk, int64_t ntiny,
+                                 int64_t tiny_wait)
+{
+    uint32_t ids[PS_FINDING_ROWS];
+    int64_t cnt[PS_FINDING_ROWS], tot[PS_FINDING_ROWS];
+    char c[96];
+    struct ps_finding acc = { 0 }, *f;
+    size_t n = ps_tally_top(tiny, PS_FINDING_ROWS, 1, ids, cnt, tot);   /* by count: each name's short launches */
+    for (size_t i = 0; i < n; i++)
+        acc.rows[acc.nrows++] = (struct ps_row){ ids[i], -1, tot[i], -1, cnt[i] };
+    if (!(f = add_finding(r, &acc, "tiny_kernels", tiny_wait, tiny_wait)))
+        return;
+    snprintf(f->summary, sizeof f->summary,
+             "%lld of %lld kernels run shorter than %.6g us (rows: each name's short launches only); the "
+             "GPU waited for their launches for %s", (long long)ntiny, (long long)nk,
+             (double)r->opts.tiny_kernel_ns / 1e3, cost_text(f, c, sizeof c));
+    snprintf(f->fix, sizeof f->fix,
+             "Fuse the short kernels listed under tiny_kernels (torch.compile) or %s: at most %.3f ms, the "
+             "time the GPU waited for their launches",
+             r->graphs.launches ? "capture them into the CUDA graphs the program already replays"
+                                : "replay them as a CUDA graph", ms(f->gain_ns));
+}
+
+
 static int launch_findings(struct ps_report *r, const struct ps_view *v, struct ps_names *names)
 {
     const struct ps_model *m = v->m;
@@ -503,48 +560,10 @@ static int launch_findings(struct ps_report *r, const struct ps_view *v, struct 
         if (nstreams == 1 || s[k].wait_ns > s[worst].wait_ns)
             worst = k;
     }
-    uint32_t ids[PS_FINDING_ROWS];
-    int64_t cnt[PS_FINDING_ROWS], tot[PS_FINDING_ROWS];
-    char c[96];
-    struct ps_finding *f;
-    if (nstreams) {
-        tally_shorter(r, v, names, s, &shorter);
-        struct ps_finding acc = { 0 };
-        size_t n = ps_tally_top(&shorter, PS_FINDING_ROWS, 1, ids, cnt, tot);
-        for (size_t i = 0; i < n; i++)
-            acc.rows[acc.nrows++] = (struct ps_row){ ids[i], -1, tot[i], -1, cnt[i] };
-        const struct ps_stream *st = &m->streams.v[worst];
-        if ((f = add_finding(r, &acc, "launch_bound_stream", wait, wait))) {
-            snprintf(f->summary, sizeof f->summary,
-                     "%lld streams are launch-bound (at least %.0f %% of their eagerly launched kernels ran shorter than "
-                     "the call that launched them); on stream %lld of device %d %lld of %lld did; the streams waited for launches "
-                     "for %s", (long long)nstreams, 100.0 * r->opts.launch_bound_share, (long long)st->stream,
-                     st->device, (long long)s[worst].shorter, (long long)s[worst].kernels, cost_text(f, c, sizeof c));
-            snprintf(f->fix, sizeof f->fix,
-                     "Launch the kernels listed under launch_bound_stream in fewer, larger launches: %s or fuse "
-                     "them: at most %.3f ms, the time the streams waited for launches",
-                     r->graphs.launches ? "capture them into the CUDA graphs the program already replays"
-                                        : "capture the step in a CUDA graph (torch.compile mode=\"reduce-overhead\", "
-                                          "torch.cuda.graphs)", ms(f->gain_ns));
-        }
-    }
-    if (nk >= TINY_MIN_KERNELS && 2 * ntiny >= nk) {
-        struct ps_finding acc = { 0 };
-        size_t n = ps_tally_top(&tiny, PS_FINDING_ROWS, 1, ids, cnt, tot);   /* by count: each name's short launches */
-        for (size_t i = 0; i < n; i++)
-            acc.rows[acc.nrows++] = (struct ps_row){ ids[i], -1, tot[i], -1, cnt[i] };
-        if ((f = add_finding(r, &acc, "tiny_kernels", tiny_wait, tiny_wait))) {
-            snprintf(f->summary, sizeof f->summary,
-                     "%lld of %lld kernels run shorter than %.6g us (rows: each name's short launches only); the "
-                     "GPU waited for their launches for %s", (long long)ntiny, (long long)nk,
-                     (double)r->opts.tiny_kernel_ns / 1e3, cost_text(f, c, sizeof c));
-            snprintf(f->fix, sizeof f->fix,
-                     "Fuse the short kernels listed under tiny_kernels (torch.compile) or %s: at most %.3f ms, the "
-                     "time the GPU waited for their launches",
-                     r->graphs.launches ? "capture them into the CUDA graphs the program already replays"
-                                        : "replay them as a CUDA graph", ms(f->gain_ns));
-        }
-    }
+    if (nstreams)
+        launch_bound_finding(r, v, names, s, &shorter, nstreams, wait, worst);
+    if (nk >= TINY_MIN_KERNELS && 2 * ntiny >= nk)
+        tiny_kernels_finding(r, &tiny, nk, ntiny, tiny_wait);
     rc = 0;
 out:
     free(s);

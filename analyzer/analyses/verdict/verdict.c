@@ -181,15 +181,15 @@ static int model_ranges(const struct ps_report *r)
 }
 
 /* Merged disjoint intervals of the step thread's ranges inside (a, b) that `want` accepts, in start order, into
- * *out (caller frees); their number, or -1 when out of memory. */
-static long thread_intervals(const struct ps_report *r, int64_t a, int64_t b, struct ps_names *names,
-                             int (*want)(const struct ps_report *, struct ps_names *, const struct ps_range *),
-                             int64_t (**out)[2])
+ * *out (caller frees) and their number into *nout. 0 or -ENOMEM. */
+static int thread_intervals(const struct ps_report *r, int64_t a, int64_t b, struct ps_names *names,
+                            int (*want)(const struct ps_report *, struct ps_names *, const struct ps_range *),
+                            int64_t (**out)[2], long *nout)
 {
     int64_t (*iv)[2] = malloc((r->scope->nranges + 1) * sizeof *iv);
     size_t n = 0;
     if (!iv)
-        return -1;
+        return -ENOMEM;
     for (size_t i = 0; i < r->scope->nranges; i++) {   /* in start order */
         const struct ps_range *g = ps_view_range(r->scope, i);
         if (g->thread != r->step_thread || g->kind == PS_RANGE_NVTX_MARK || g->end_ns <= a || g->start_ns >= b ||
@@ -203,7 +203,8 @@ static long thread_intervals(const struct ps_report *r, int64_t a, int64_t b, st
         }
     }
     *out = iv;
-    return (long)n;
+    *nout = (long)n;
+    return 0;
 }
 
 static int inside(int64_t (*iv)[2], long n, int64_t t)
@@ -239,20 +240,23 @@ static int evidence_range(const struct ps_report *r, struct ps_names *names, con
  * (PERFSCOPE_THREAD_SAMPLES, --sample-hz a second, at times that owe nothing to the program): of the step thread's
  * samples inside the analysed steps, those outside its data, copy and collective ranges and in state S, D or T
  * (asleep, blocked or stopped: time.sleep, a lock, I/O, a debugger) estimate the share of the step it spent
- * waiting in host compute. A runnable thread on a busy machine is R and counts as computing. Fills r->host_wait. */
-static void host_compute_wait(struct ps_report *r, struct ps_names *names)
+ * waiting in host compute. A runnable thread on a busy machine is R and counts as computing. Fills r->host_wait.
+ * 0 or -ENOMEM. */
+static int host_compute_wait(struct ps_report *r, struct ps_names *names)
 {
     const struct ps_model *m = r->m;
     struct ps_host_wait *w = &r->host_wait;
     *w = (struct ps_host_wait){ 0 };
     if (r->has_gpu || m->format != PS_FORMAT_PERFSCOPE || r->nsteps == 0 || r->step_thread == PS_NONE ||
         r->bottleneck != PS_BN_KERNEL)
-        return;
+        return 0;
     int64_t a = r->steps[0].start_ns, b = r->steps[r->nsteps - 1].end_ns;
     int64_t (*other)[2] = NULL, (*ev)[2] = NULL;
-    long nother = thread_intervals(r, a, b, names, not_compute_range, &other);
-    long nev = nother < 0 ? -1 : thread_intervals(r, a, b, names, evidence_range, &ev);
-    if (nev >= 0) {
+    long nother = 0, nev = 0;
+    int rc = thread_intervals(r, a, b, names, not_compute_range, &other, &nother);
+    if (rc == 0)
+        rc = thread_intervals(r, a, b, names, evidence_range, &ev, &nev);
+    if (rc == 0) {
         w->checked = 1;
         for (size_t i = 0; i < m->thread_samples.n; i++) {
             const struct ps_thread_sample *s = &m->thread_samples.v[i];
@@ -271,6 +275,7 @@ static void host_compute_wait(struct ps_report *r, struct ps_names *names)
     }
     free(other);
     free(ev);
+    return rc;
 }
 
 /* When the ranks are processes of this trace and the analysed one is the rank the others wait for: a sentence
@@ -321,6 +326,36 @@ static void hook_fix(const struct ps_report *r, char *out, size_t cap)
             continue;
         snprintf(out + len, cap - len, "%s%s", len ? " " : "", r->py->advice[i]);
         len += n + (len ? 1 : 0);
+    }
+}
+
+/* Host compute's fix when the step thread's samples say it waits (r->host_wait): the sentence saying so into
+ * off_cpu and where the waits lie into where (*ev then points at it); or, with too few samples to tell, the
+ * generic host-compute fix with that caveat. Both stay "" otherwise. */
+static void host_wait_fix(const struct ps_report *r, const char *host_compute, char *off_cpu, size_t off_len,
+                          char *where, size_t where_len, const char **ev)
+{
+    const struct ps_host_wait *w = &r->host_wait;
+    if (w->claimed) {
+        snprintf(off_cpu, off_len, "Much of this host compute is not computing: in %zu of %zu samples of "
+                 "the step thread's state during the analysed steps it was asleep, blocked or stopped (S, D or T) "
+                 "outside its data, copy and collective ranges, about %.1f ms of the %.1f ms of host compute per "
+                 "step: it waits for something no range shows (time.sleep, a lock or the GIL, file or network I/O, "
+                 "another process, a debugger); find what with py-spy dump --native or perf sched, then remove the "
+                 "wait.", w->waiting, w->samples, (double)w->wait_ns / 1e6,
+                 (double)r->avg.cat_ns[PS_CAT_KERNEL] / 1e6);
+        int outside = w->in_evidence * 2 < w->waiting;
+        snprintf(where, where_len, outside
+                 ? "the step's code outside the ranges under Evidence: only %zu of the %zu waiting samples lie "
+                   "inside them%s"
+                 : "the ranges under Evidence: %zu of the %zu waiting samples lie inside them%s",
+                 w->in_evidence, w->waiting, outside && r->py && !model_ranges(r)
+                 ? " (--python-hooks=modules records a range per top-level module, forward's too)" : "");
+        *ev = where;
+    } else if (w->checked && w->samples < 8) {
+        snprintf(off_cpu, off_len, "%s Whether the step thread computed or waited is not known here: %zu "
+                 "samples of its state in the analysed steps, 8 needed (record with --sample-hz 20 or more, or "
+                 "more steps).", host_compute, w->samples);
     }
 }
 
@@ -392,27 +427,8 @@ static void verdict_fix(struct ps_report *r)
                  (long long)r->graphs.eager_kernels);
     char off_cpu[640] = "", straggler[400], where[224] = "";
     const struct ps_host_wait *w = &r->host_wait;
-    if (host && w->claimed) {
-        snprintf(off_cpu, sizeof off_cpu, "Much of this host compute is not computing: in %zu of %zu samples of "
-                 "the step thread's state during the analysed steps it was asleep, blocked or stopped (S, D or T) "
-                 "outside its data, copy and collective ranges, about %.1f ms of the %.1f ms of host compute per "
-                 "step: it waits for something no range shows (time.sleep, a lock or the GIL, file or network I/O, "
-                 "another process, a debugger); find what with py-spy dump --native or perf sched, then remove the "
-                 "wait.", w->waiting, w->samples, (double)w->wait_ns / 1e6,
-                 (double)r->avg.cat_ns[PS_CAT_KERNEL] / 1e6);
-        int outside = w->in_evidence * 2 < w->waiting;
-        snprintf(where, sizeof where, outside
-                 ? "the step's code outside the ranges under Evidence: only %zu of the %zu waiting samples lie "
-                   "inside them%s"
-                 : "the ranges under Evidence: %zu of the %zu waiting samples lie inside them%s",
-                 w->in_evidence, w->waiting, outside && r->py && !model_ranges(r)
-                 ? " (--python-hooks=modules records a range per top-level module, forward's too)" : "");
-        ev = where;
-    } else if (host && w->checked && w->samples < 8) {
-        snprintf(off_cpu, sizeof off_cpu, "%s Whether the step thread computed or waited is not known here: %zu "
-                 "samples of its state in the analysed steps, 8 needed (record with --sample-hz 20 or more, or "
-                 "more steps).", host_compute, w->samples);
-    }
+    if (host)
+        host_wait_fix(r, host_compute, off_cpu, sizeof off_cpu, where, sizeof where, &ev);
     straggler_sentence(r, straggler, sizeof straggler);
     int64_t gain = r->max_gain_ns;
     char waits[96] = "";
@@ -491,7 +507,7 @@ int ps_verdict_compute(struct ps_report *r, struct ps_names *names)
     verdict_line(r);
     int rc = evidence(r, r->scope, names);
     if (rc == 0)
-        host_compute_wait(r, names);
+        rc = host_compute_wait(r, names);
     return rc;
 }
 

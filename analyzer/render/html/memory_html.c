@@ -8,6 +8,7 @@
 #include "analyses/memory.h"
 #include "html/html_escape.h"
 #include "html/html_sections.h"
+#include "html/svg_charts.h"
 #include "words/words.h"
 
 #define SVG_W 960.0
@@ -26,12 +27,12 @@ struct scale {
 static double sx(const struct scale *s, int64_t t)
 {
     double span = s->t1 > s->t0 ? s->t1 - s->t0 : 1;
-    return PLOT_L + (SVG_W - PLOT_L - PLOT_R) * ((double)t - s->t0) / span;
+    return ps_svg_coord(PLOT_L + (SVG_W - PLOT_L - PLOT_R) * ((double)t - s->t0) / span);
 }
 
 static double sy(const struct scale *s, int64_t v)
 {
-    return PLOT_B - (PLOT_B - PLOT_T) * (s->vmax > 0 ? (double)v / s->vmax : 0);
+    return ps_svg_coord(PLOT_B - (PLOT_B - PLOT_T) * (s->vmax > 0 ? (double)v / s->vmax : 0));
 }
 
 /* A step plot of one series (reserved: 1) through the curve; above MAX_DRAWN points, runs of points that fall in

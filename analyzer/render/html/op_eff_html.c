@@ -10,6 +10,7 @@
 #include "analyses/roofline.h"
 #include "html/html_escape.h"
 #include "html/html_sections.h"
+#include "html/svg_charts.h"
 #include "words/words.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
@@ -20,6 +21,7 @@
 #define X1 870.0
 #define Y0 30.0
 #define Y1 360.0
+#define MAX_DECADES 24             /* per axis: 1e-3 .. 1e21 FLOPs/byte holds every GPU of docs/gpu-peaks.md's ranges */
 
 struct axes {
     double lx0, lx1, ly0, ly1;     /* log10 ranges */
@@ -27,12 +29,24 @@ struct axes {
 
 static double px(const struct axes *a, double x)
 {
-    return X0 + (log10(x) - a->lx0) / (a->lx1 - a->lx0) * (X1 - X0);
+    return ps_svg_coord(X0 + (log10(x) - a->lx0) / (a->lx1 - a->lx0) * (X1 - X0));
 }
 
 static double py(const struct axes *a, double y)
 {
-    return Y1 - (log10(y) - a->ly0) / (a->ly1 - a->ly0) * (Y1 - Y0);
+    return ps_svg_coord(Y1 - (log10(y) - a->ly0) / (a->ly1 - a->ly0) * (Y1 - Y0));
+}
+
+/* Whole decades [*lo, *hi] of an axis made drawable whatever the numbers behind them: finite (else `dlo`, `dhi`),
+ * within the doubles' range, at least one decade, at most MAX_DECADES (the top kept: the roofs are there). */
+static void fit_decades(double *lo, double *hi, double dlo, double dhi)
+{
+    *lo = isfinite(*lo) ? fmax(-300, fmin(*lo, 300)) : dlo;
+    *hi = isfinite(*hi) ? fmax(-300, fmin(*hi, 300)) : dhi;
+    if (*hi <= *lo)
+        *hi = *lo + 1;
+    if (*hi - *lo > MAX_DECADES)
+        *lo = *hi - MAX_DECADES;
 }
 
 static int plotted(const struct ps_roof_row *w)
@@ -52,19 +66,27 @@ static struct axes pick_axes(const struct ps_op_efficiency *e, size_t n, double 
         xmax = fmax(xmax, w->flops_per_byte);
         ymin = fmin(ymin, fmax(w->tflops_s, 1e-4));
     }
-    return (struct axes){ floor(log10(xmin)), ceil(log10(xmax)), floor(log10(ymin)), ceil(log10(ymax)) };
+    struct axes a = { floor(log10(xmin)), ceil(log10(xmax)), floor(log10(ymin)), ceil(log10(ymax)) };
+    fit_decades(&a.lx0, &a.lx1, -1, 1);
+    fit_decades(&a.ly0, &a.ly1, 0, 1);
+    return a;
 }
 
+/* One grid line and label per decade: at most MAX_DECADES + 1 per axis (fit_decades). */
 static void grid(FILE *f, const struct axes *a)
 {
-    for (double d = a->lx0; d <= a->lx1; d++)
+    for (int k = 0; k <= MAX_DECADES && a->lx0 + k <= a->lx1; k++) {
+        double d = a->lx0 + k;
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
                    "text-anchor=\"middle\">%g</text>\n", px(a, pow(10, d)), Y0, px(a, pow(10, d)), Y1,
                 px(a, pow(10, d)), Y1 + 16, pow(10, d));
-    for (double d = a->ly0; d <= a->ly1; d++)
+    }
+    for (int k = 0; k <= MAX_DECADES && a->ly0 + k <= a->ly1; k++) {
+        double d = a->ly0 + k;
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" "
                    "text-anchor=\"end\">%g</text>\n", X0, py(a, pow(10, d)), X1, py(a, pow(10, d)), X0 - 6,
                 py(a, pow(10, d)) + 4, pow(10, d));
+    }
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">FLOPs per byte moved</text>\n"
                "<text x=\"16\" y=\"%.1f\" transform=\"rotate(-90 16 %.1f)\" text-anchor=\"middle\">TFLOPS/s</text>\n",
             (X0 + X1) / 2, Y1 + 40, (Y0 + Y1) / 2, (Y0 + Y1) / 2);
@@ -79,13 +101,15 @@ static void roofs(FILE *f, const struct axes *a, const struct ps_op_efficiency *
     for (size_t i = 0; i < n; i++) {
         const struct ps_roof_row *w = &e->roof.rows[i];
         double p = w->peak_tflops;
-        int dup = isnan(p);
+        int dup = !(isfinite(p) && p > 0);   /* no peak for its precision: no roof */
         for (size_t k = 0; k < nseen && !dup; k++)
             dup = seen[k] == p;
         if (dup || nseen == sizeof seen / sizeof seen[0])
             continue;
         seen[nseen++] = p;
         double ridge = p / bw, x_start = fmax(xl, fmin(ridge, xr));
+        if (!isfinite(ridge) || !(ridge > 0))   /* no memory roof to draw it from */
+            continue;
         fprintf(f, "<g class=\"roof\"><title>%s %s roof: %.1f TFLOPS/s from %.1f FLOPs/byte; memory %.0f GB/s"
                    "</title><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f "
                    "%.1f,%.1f\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s %s %.0f</text></g>\n",
@@ -107,10 +131,12 @@ static void points(FILE *f, const struct axes *a, const struct ps_op_efficiency 
         fputc(' ', f);
         char sp[256];
         ps_html_text(f, ps_op_params_short(w->g.params, sp, sizeof sp), 0);
-        fprintf(f, ": %.2f TFLOPS/s at %.2f FLOPs/byte, %.1f %% of roofline, %s-bound, %.3f ms recoverable</title>"
-                   "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" fill-opacity=\"0.7\"/></g>\n",
-                w->tflops_s, w->flops_per_byte, w->pct_of_roofline, ps_roof_bound_name[w->bound],
-                MS(w->recoverable_ns), px(a, w->flops_per_byte), py(a, w->tflops_s),
+        fprintf(f, ": %.2f TFLOPS/s at %.2f FLOPs/byte, ", w->tflops_s, w->flops_per_byte);
+        ps_svg_fixed(f, 1, w->pct_of_roofline);   /* N/A without a peak for its precision */
+        fprintf(f, " %% of roofline, %s-bound, ", ps_roof_bound_name[w->bound]);
+        ps_svg_fixed(f, 3, MS(w->recoverable_ns));
+        fprintf(f, " ms recoverable</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" fill-opacity=\"0.7\"/>"
+                   "</g>\n", px(a, w->flops_per_byte), py(a, w->tflops_s),
                 w->bound == PS_BOUND_COMPUTE ? "#D55E00" : "#009E73");
     }
 }
@@ -131,10 +157,11 @@ static void chart(FILE *f, const struct ps_op_efficiency *e, size_t n, double to
                "width=\"100%%\" xmlns=\"http://www.w3.org/2000/svg\">\n<title id=\"roofline-t\">Roofline of the "
                "%zu op groups with the most recoverable time on ", W, H, n);
     ps_html_text(f, e->roof.gpu.key, 0);
-    fprintf(f, "</title>\n<desc id=\"roofline-d\">Log-log: arithmetic intensity (FLOPs per byte) against achieved "
-               "TFLOPS/s, one point per op group (orange compute-bound, green memory-bound) under the GPU's memory "
-               "roof (%.0f GB/s) and the compute roof of each precision used. The table below lists the same "
-               "points.</desc>\n", e->roof.gpu.mem_gbps);
+    fputs("</title>\n<desc id=\"roofline-d\">Log-log: arithmetic intensity (FLOPs per byte) against achieved "
+          "TFLOPS/s, one point per op group (orange compute-bound, green memory-bound) under the GPU's memory "
+          "roof (", f);
+    ps_svg_fixed(f, 0, e->roof.gpu.mem_gbps);
+    fputs(" GB/s) and the compute roof of each precision used. The table below lists the same points.</desc>\n", f);
     grid(f, &a);
     roofs(f, &a, e, n);
     points(f, &a, e, n);
@@ -152,7 +179,7 @@ static void table(FILE *f, const struct ps_op_efficiency *e, size_t n)
                 (long long)w->calls, MS(w->kernel_ns), MS(w->recoverable_ns), w->tflops_s, w->flops_per_byte,
                 w->pct_of_roofline, ps_roof_bound_name[w->bound]);
         char sp[256];
-        ps_html_text(f, w->g.name, 0);
+        ps_html_name(f, w->g.name);   /* a long one shortened, whole on hover */
         fputc(' ', f);
         ps_html_text(f, ps_op_params_short(w->g.params, sp, sizeof sp), 0);
         fputs("</td></tr>\n", f);
@@ -184,7 +211,7 @@ static int host_model(FILE *f, const struct ps_report *r)
         ps_words_op_per_call(w, &fl, &by);
         fprintf(f, "<tr><td>%lld</td><td>%.0f</td><td>%.0f</td><td>%.2f</td><td>", (long long)w->calls, fl, by,
                 w->flops_per_byte);
-        ps_html_text(f, ps_words_op_label(name, sizeof name, w), 0);
+        ps_html_name(f, ps_words_op_label(name, sizeof name, w));
         fputs("</td></tr>\n", f);
     }
     if (n)
@@ -224,7 +251,7 @@ int ps_render_op_efficiency_html(FILE *f, const struct ps_report *r)
         fprintf(f, "<p>GPU time in ops with no model: %.3f ms", MS(e->roof.unmodeled_kernel_ns));
         for (size_t i = 0; i < e->roof.nunmodeled; i++) {
             fputs(i ? ", " : " (", f);
-            ps_html_text(f, e->roof.unmodeled[i].name, 0);
+            ps_html_name(f, e->roof.unmodeled[i].name);   /* as the text and Markdown lines show it */
             fprintf(f, " %.3f ms%s", MS(e->roof.unmodeled[i].kernel_ns), i + 1 == e->roof.nunmodeled ? ")" : "");
         }
         fputs(".</p>\n", f);

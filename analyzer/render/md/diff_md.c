@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "analyses/diff.h"
+#include "md/md_escape.h"
 #include "render/render.h"
 #include "words/words.h"
 
@@ -15,22 +16,6 @@ static double ms(int64_t ns)
 static double pct(int64_t part, int64_t whole)
 {
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
-}
-
-/* A table cell: | and backslash escaped, control characters dropped, at most 80 bytes. */
-static void md_cell(FILE *f, const char *s)
-{
-    size_t n = 0;
-    for (; *s && n < 80; s++, n++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7f)
-            continue;
-        if (c == '|' || c == '\\' || c == '`' || c == '*' || c == '_' || c == '<' || c == '>')
-            fputc('\\', f);
-        fputc(c, f);
-    }
-    if (*s)
-        fputs("…", f);
 }
 
 /* Each memory device's peaks before and after as a table; nothing when neither run has memory records. */
@@ -64,11 +49,11 @@ int ps_render_diff_md(FILE *f, const struct ps_diff_input *in, const struct ps_r
     fprintf(f, "## perfscope diff: %s\n\n", ps_diff_verdict_name[d->verdict]);
     fprintf(f, "The average step is **");
     ps_words_diff_step_change(f, d);
-    fprintf(f, "**: %.3f → %.3f ms (before: `", ms(d->before.avg_ns), ms(d->after.avg_ns));
-    md_cell(f, ps_words_basename(in->before_path));
-    fprintf(f, "`, %zu steps; after: `", d->before.nsteps);
-    md_cell(f, ps_words_basename(in->after_path));
-    fprintf(f, "`, %zu steps).\n", d->after.nsteps);
+    fprintf(f, "**: %.3f → %.3f ms (before: ", ms(d->before.avg_ns), ms(d->after.avg_ns));
+    ps_md_code(f, ps_words_basename(in->before_path));
+    fprintf(f, ", %zu steps; after: ", d->before.nsteps);
+    ps_md_code(f, ps_words_basename(in->after_path));
+    fprintf(f, ", %zu steps).\n", d->after.nsteps);
     ps_words_diff_spread(f, d);
     fprintf(f, ".\n\nBottleneck: **%s** (%.1f %%) → **%s** (%.1f %%)\n\n",
             ps_words_bottleneck_name(d->before.bottleneck, d->before.has_gpu), 100 * d->before.share,
@@ -91,7 +76,7 @@ int ps_render_diff_md(FILE *f, const struct ps_diff_input *in, const struct ps_r
         for (size_t i = 0; i < n; i++) {
             const struct ps_diff_kernel *k = &d->kernels[i];
             fputs("| ", f);
-            md_cell(f, k->name);
+            ps_md_cell(f, k->name, 80);
             fprintf(f, " | %s | %.3f | %.3f | %+.3f | %lld | %lld |\n", ps_diff_change_name[k->change],
                     ms(k->before_ns), ms(k->after_ns), ms(k->after_ns - k->before_ns), (long long)k->before_count,
                     (long long)k->after_count);

@@ -19,7 +19,8 @@ static void host_model(FILE *f, const struct ps_report *r)
     char gap[320], name[512];
     size_t n, *ix = ps_words_op_host_order(e, &n);
     fputs("### Operator efficiency\n\n", f);
-    fprintf(f, "%s\n\n", ps_words_op_eff_gap(gap, sizeof gap, r));
+    ps_md_prose(f, ps_words_op_eff_gap(gap, sizeof gap, r));
+    fputs("\n\n", f);
     if (!ix || !n) {
         free(ix);
         return;
@@ -51,12 +52,13 @@ void ps_render_op_efficiency_md(FILE *f, const struct ps_report *r)
     }
     fputs("### Operator efficiency\n\n", f);
     if (ps_words_op_eff_gap(gap, sizeof gap, r)[0]) {
-        fprintf(f, "%s\n\n", gap);
+        ps_md_prose(f, gap);   /* it quotes the trace's device name */
+        fputs("\n\n", f);
     } else {
-        ps_words_op_eff_gpu_line(f, e);
+        ps_words_op_eff_gpu_line(f, e, ps_md_name);
         fputc('\n', f);
     }
-    ps_words_op_eff_mfu_lines(f, e, "**");
+    ps_words_op_eff_mfu_lines(f, e, "**", ps_md_name);
     fputc('\n', f);
     size_t top = e->roof.nrows < PS_OPEFF_TOP ? e->roof.nrows : PS_OPEFF_TOP;
     if (!top)

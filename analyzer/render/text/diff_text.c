@@ -72,8 +72,11 @@ static void memory(FILE *f, const struct ps_diff *d)
 int ps_render_diff_text(FILE *f, const struct ps_diff_input *in, const struct ps_render_opts *o)
 {
     const struct ps_diff *d = in->diff;   /* no folding: the rows are tables; colour on the verdict alone */
-    fprintf(f, "perfscope diff\n  before: %s (%zu steps)\n  after:  %s (%zu steps)\n\n",
-            ps_words_basename(in->before_path), d->before.nsteps, ps_words_basename(in->after_path), d->after.nsteps);
+    fputs("perfscope diff\n  before: ", f);
+    ps_put_text(f, ps_words_basename(in->before_path));   /* a file name can hold any byte but '/' and NUL */
+    fprintf(f, " (%zu steps)\n  after:  ", d->before.nsteps);
+    ps_put_text(f, ps_words_basename(in->after_path));
+    fprintf(f, " (%zu steps)\n\n", d->after.nsteps);
     fputs("Verdict: ", f);
     ps_sgr(f, o->color && d->verdict != PS_DIFF_NO_CHANGE,
            d->verdict == PS_DIFF_IMPROVEMENT ? PS_SGR_GREEN : PS_SGR_RED);

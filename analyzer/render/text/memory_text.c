@@ -46,6 +46,10 @@ void ps_render_memory_text(FILE *f, const struct ps_report *r)
     }
     for (size_t i = 0; i < mem->nfindings; i++) {
         const struct ps_mem_finding *g = &mem->findings[i];
-        fprintf(f, "  [%s] %s: %s\n    fix: %s\n", g->severity, g->rule, g->summary, g->fix);
+        fprintf(f, "  [%s] %s: ", g->severity, g->rule);
+        ps_put_text(f, g->summary);   /* summary and fix may quote operator names from the trace */
+        fputs("\n    fix: ", f);
+        ps_put_text(f, g->fix);
+        fputc('\n', f);
     }
 }

@@ -12,6 +12,12 @@
 
 #define MS(ns) ((double)(ns) / 1e6)
 
+/* A name from the trace in a sentence, escaped (and a long one shortened) as every text table shows it. */
+static void text_name(FILE *f, const char *s)
+{
+    ps_put_name(f, s, 0);
+}
+
 /* A trace without GPU work: the modeled op groups by FLOPs per call. */
 static void host_model(FILE *f, const struct ps_report *r)
 {
@@ -19,7 +25,8 @@ static void host_model(FILE *f, const struct ps_report *r)
     char gap[320], name[512];
     size_t n, *ix = ps_words_op_host_order(e, &n);
     fputs("\nOperator efficiency\n", f);
-    fprintf(f, "%s\n", ps_words_op_eff_gap(gap, sizeof gap, r));
+    ps_put_text(f, ps_words_op_eff_gap(gap, sizeof gap, r));
+    fputc('\n', f);
     if (!ix || !n) {
         free(ix);
         return;
@@ -49,11 +56,12 @@ void ps_render_op_efficiency_text(FILE *f, const struct ps_report *r)
     }
     fputs("\nOperator efficiency\n", f);
     if (ps_words_op_eff_gap(gap, sizeof gap, r)[0]) {
-        fprintf(f, "%s\n", gap);
+        ps_put_text(f, gap);   /* it quotes the trace's device name */
+        fputc('\n', f);
     } else {
-        ps_words_op_eff_gpu_line(f, e);
+        ps_words_op_eff_gpu_line(f, e, text_name);
     }
-    ps_words_op_eff_mfu_lines(f, e, "");
+    ps_words_op_eff_mfu_lines(f, e, "", text_name);
     size_t top = e->roof.nrows < PS_OPEFF_TOP ? e->roof.nrows : PS_OPEFF_TOP;
     if (!top)
         return;

@@ -48,7 +48,9 @@ static void straggler(FILE *f, const struct ps_multirank *mr)
         return;
     }
     ps_words_straggler_sentence(buf, sizeof buf, mr);
-    fprintf(f, "\nStraggler (waited for): %s\nStraggler rule: %s\n", buf, ps_words_straggler_rule_wait);
+    fputs("\nStraggler (waited for): ", f);
+    ps_put_text(f, buf);   /* it names the range the others wait in */
+    fprintf(f, "\nStraggler rule: %s\n", ps_words_straggler_rule_wait);
 }
 
 /* The several-rank report's sections under the heading `title`, laid out to fit 100 columns: one table with the
@@ -138,8 +140,11 @@ static void ranks_body(FILE *f, const struct ps_multirank *mr, const char *title
 static void text_tables(FILE *f, const struct ps_multirank *mr)
 {
     fprintf(f, "perfscope report: %zu rank files\n", mr->nfiles);
-    for (size_t i = 0; i < mr->nnotes; i++)
-        fprintf(f, "Note: %s\n", mr->notes[i]);
+    for (size_t i = 0; i < mr->nnotes; i++) {   /* a note quotes the files' paths */
+        fputs("Note: ", f);
+        ps_put_text(f, mr->notes[i]);
+        fputc('\n', f);
+    }
     ranks_body(f, mr, "Ranks");
 }
 

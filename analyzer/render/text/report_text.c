@@ -118,7 +118,8 @@ static void warnings(FILE *f, const struct ps_report *r, int color)
         ps_sgr(f, color, g->level == PS_MSG_ALERT ? PS_SGR_RED : PS_SGR_YELLOW);
         fputs(g->level == PS_MSG_ALERT ? "WARNING:" : g->level == PS_MSG_NOTICE ? "NOTE:" : "Warning:", f);
         ps_sgr_end(f, color);
-        fprintf(f, " %s", g->text);
+        fputc(' ', f);
+        ps_put_text(f, g->text);   /* a message may quote names from the trace */
         if (!strcmp(g->code, "unterminated_ranges")) {
             fputs(":\n", f);
             open_ranges(f, r);
@@ -132,8 +133,11 @@ static void warnings(FILE *f, const struct ps_report *r, int color)
 static void note(FILE *f, const struct ps_report *r, const char *code, const char *prefix)
 {
     const struct ps_message *g = ps_report_message(r, code);
-    if (g)
-        fprintf(f, "%s%s\n", prefix, g->text);
+    if (g) {
+        fputs(prefix, f);
+        ps_put_text(f, g->text);
+        fputc('\n', f);
+    }
 }
 
 /* The few metadata facts a user needs (all of it is in the JSON's run.meta). */
@@ -151,8 +155,11 @@ static void short_meta(FILE *f, const struct ps_report *r)
         fprintf(f, "Program ran: %.3f s\n", (double)x->program_ns / 1e9);
     else if (x->program_ns == PS_UNKNOWN)
         fprintf(f, "Program ran: unknown (PERFSCOPE_META duration_ns is not a duration in ns)\n");
-    if (x->exit_status[0])
-        fprintf(f, "Exit status: %s\n", x->exit_status);
+    if (x->exit_status[0]) {
+        fputs("Exit status: ", f);
+        ps_put_text(f, x->exit_status);
+        fputc('\n', f);
+    }
     if (x->ncuda) {
         fprintf(f, "CUDA/CUPTI state:");
         for (size_t k = 0; k < x->ncuda; k++) {
@@ -314,7 +321,9 @@ static void verdict(FILE *f, const struct ps_report *r, int color)
     ps_sgr_end(f, color);
     char detail[512];
     ps_words_verdict_detail(detail, sizeof detail, r);
-    fprintf(f, " (%s)", detail);
+    fputs(" (", f);
+    ps_put_text(f, detail);
+    fputc(')', f);
     if (!isnan(r->gpu_util))
         fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
     fputc('\n', f);
@@ -335,8 +344,11 @@ static void verdict(FILE *f, const struct ps_report *r, int color)
         ps_sgr_end(f, color);
         fputc('\n', f);
     }
-    for (size_t i = 0; i < r->nrecs; i++)
-        fprintf(f, "  - %s\n", r->recs[i]);
+    for (size_t i = 0; i < r->nrecs; i++) {   /* a fix may quote names from the trace */
+        fputs("  - ", f);
+        ps_put_text(f, r->recs[i]);
+        fputc('\n', f);
+    }
 }
 
 /* TraceLens' GPU timeline: linked events, all devices merged; the recompute split as rows of their own. */
@@ -483,7 +495,9 @@ static void pytorch(FILE *f, const struct ps_report *r)
     const struct ps_pytorch *py = r->py;
     if (!py)
         return;
-    fprintf(f, "\nPyTorch (perfscope's Python hook, mode %s; torch ", py->mode[0] ? py->mode : "?");
+    fputs("\nPyTorch (perfscope's Python hook, mode ", f);
+    put_name(f, py->mode[0] ? py->mode : "?", 0);
+    fputs("; torch ", f);
     put_name(f, py->torch_version[0] ? py->torch_version : "?", 0);
     if (py->cores > 0)
         fprintf(f, "; %d cores", py->cores);
@@ -540,12 +554,18 @@ static void setup(FILE *f, const struct ps_report *r)
 {
     struct ps_words_lines l = { .n = 0 };
     ps_words_advice_lines(&l, r);
-    for (size_t i = 0; i < l.n; i++)
-        fprintf(f, "%s%s\n", i ? "    " : "  Advice: ", l.v[i]);
+    for (size_t i = 0; i < l.n; i++) {   /* sentences that may quote names from the trace */
+        fputs(i ? "    " : "  Advice: ", f);
+        ps_put_text(f, l.v[i]);
+        fputc('\n', f);
+    }
     l.n = 0;
     ps_words_setup_lines(&l, r);
-    for (size_t i = 0; i < l.n; i++)
-        fprintf(f, "\n%s\n", l.v[i]);
+    for (size_t i = 0; i < l.n; i++) {
+        fputc('\n', f);
+        ps_put_text(f, l.v[i]);
+        fputc('\n', f);
+    }
 }
 
 /* NVML utilisation over time: one line of PS_NVML_UTIL_BUCKETS levels " .:-=+*#" (0..100 %; a blank bucket has no

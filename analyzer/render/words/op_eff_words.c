@@ -25,15 +25,21 @@ const char *ps_words_op_eff_gap(char *buf, size_t cap, const struct ps_report *r
     return buf;
 }
 
-void ps_words_op_eff_gpu_line(FILE *f, const struct ps_op_efficiency *e)
+void ps_words_op_eff_gpu_line(FILE *f, const struct ps_op_efficiency *e, void (*name)(FILE *f, const char *s))
 {
     const struct ps_gpu_peak *g = &e->roof.gpu;
-    fprintf(f, "GPU: %s -> %s (matched by %s; peaks from %s: matrix bf16 %.1f, fp32 %.1f TFLOPS, memory %.0f GB/s)\n",
-            e->device[0] ? e->device : "(unnamed)", g->key, e->roof.match_how, g->source,
-            g->matrix_tflops[PS_PREC_BF16], g->matrix_tflops[PS_PREC_FP32], g->mem_gbps);
+    fputs("GPU: ", f);
+    name(f, e->device[0] ? e->device : "(unnamed)");   /* the trace's, and the spec file's name and path */
+    fputs(" -> ", f);
+    name(f, g->key);
+    fprintf(f, " (matched by %s; peaks from ", e->roof.match_how);
+    name(f, g->source);
+    fprintf(f, ": matrix bf16 %.1f, fp32 %.1f TFLOPS, memory %.0f GB/s)\n", g->matrix_tflops[PS_PREC_BF16],
+            g->matrix_tflops[PS_PREC_FP32], g->mem_gbps);
 }
 
-void ps_words_op_eff_mfu_lines(FILE *f, const struct ps_op_efficiency *e, const char *strong)
+void ps_words_op_eff_mfu_lines(FILE *f, const struct ps_op_efficiency *e, const char *strong,
+                               void (*name)(FILE *f, const char *s))
 {
     char over[48];
     if (e->nsteps)
@@ -58,10 +64,12 @@ void ps_words_op_eff_mfu_lines(FILE *f, const struct ps_op_efficiency *e, const 
     if (busy > 0)
         fprintf(f, " (%.1f %% of the ops' GPU busy time)", 100.0 * (double)e->roof.unmodeled_kernel_ns / busy);
     fputs(e->roof.nunmodeled ? ": " : ".\n", f);
-    for (size_t i = 0; i < e->roof.nunmodeled; i++)
-        fprintf(f, "%s%s %.3f ms (%lld calls)%s", i ? ", " : "", e->roof.unmodeled[i].name,
-                MS(e->roof.unmodeled[i].kernel_ns), (long long)e->roof.unmodeled[i].calls,
-                i + 1 == e->roof.nunmodeled ? ".\n" : "");
+    for (size_t i = 0; i < e->roof.nunmodeled; i++) {
+        fputs(i ? ", " : "", f);
+        name(f, e->roof.unmodeled[i].name);   /* op names from the trace */
+        fprintf(f, " %.3f ms (%lld calls)%s", MS(e->roof.unmodeled[i].kernel_ns),
+                (long long)e->roof.unmodeled[i].calls, i + 1 == e->roof.nunmodeled ? ".\n" : "");
+    }
 }
 
 const char *ps_words_op_label(char *buf, size_t cap, const struct ps_roof_row *w)

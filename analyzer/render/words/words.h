@@ -120,14 +120,17 @@ void ps_words_memory_device_line(FILE *f, const struct ps_report *r, const struc
 /* ---- operator efficiency (op_eff_words.c; docs/op-perf-roofline.md) ---- */
 
 /* Why the section has no figures, one sentence into buf (cap bytes), "" when it has them (a CPU run: no kernel
- * time; no peaks known for the device). Returns buf. r->opeff must be set. */
+ * time; no peaks known for the device). It quotes the trace's device name: print it escaped as the format escapes a
+ * sentence. Returns buf. r->opeff must be set. */
 const char *ps_words_op_eff_gap(char *buf, size_t cap, const struct ps_report *r);
 /* "GPU: NVIDIA H100 80GB HBM3 -> H100 SXM (matched by name; peaks from ...: matrix bf16 ..., fp32 ... TFLOPS,
- * memory ... GB/s)\n" */
-void ps_words_op_eff_gpu_line(FILE *f, const struct ps_op_efficiency *e);
+ * memory ... GB/s)\n", the device's name, the GPU's and the spec file's path printed by `name` (the format's). */
+void ps_words_op_eff_gpu_line(FILE *f, const struct ps_op_efficiency *e, void (*name)(FILE *f, const char *s));
 /* The MFU sentence (its figure between `strong` marks: "" for text, "**" for Markdown), the spread of per-step MFU,
- * and the GPU time in ops with no model with those ops, each line ending in '\n'. */
-void ps_words_op_eff_mfu_lines(FILE *f, const struct ps_op_efficiency *e, const char *strong);
+ * and the GPU time in ops with no model with those ops (their names printed by `name`, the format's), each line
+ * ending in '\n'. */
+void ps_words_op_eff_mfu_lines(FILE *f, const struct ps_op_efficiency *e, const char *strong,
+                               void (*name)(FILE *f, const char *s));
 /* An op group as "aten::bmm {'B': 16, ...}" (name, then its parameters shortened) into buf (cap bytes); returns
  * buf. */
 const char *ps_words_op_label(char *buf, size_t cap, const struct ps_roof_row *w);

@@ -26,6 +26,11 @@ extern const char *const ps_cat_label[PS_CAT_N];  /* tb's labels: "Kernel", "Mem
 enum ps_bottleneck { PS_BN_KERNEL, PS_BN_DATA, PS_BN_MEMCPY, PS_BN_COMM, PS_BN_SYNC, PS_BN_HOST, PS_BN_UNKNOWN };
 extern const char *const ps_bottleneck_name[];    /* "kernel", "data-loading", ... as in the JSON */
 
+/* Longest run analysed (report/pipeline.c refuses a longer one; model/model.h PS_MODEL_MAX_SPAN_NS): 2^50 ns, about 13 days. Longer spans come from corrupt
+ * timestamps, and bounding the span keeps every sum of durations far from int64 overflow; no time a report holds is
+ * longer (a merged rank summary's times are checked against it, cli/report_merge.c). */
+#define PS_MAX_SPAN_NS (1ll << 50)
+
 /* Default name patterns (docs/report.md), matched case-insensitively as whole names. */
 #define PS_STEP_RE_DEFAULT "^(ProfilerStep#[0-9]+|step|train_step|iteration)([ _#:-]?[0-9]+)?$"
 #define PS_DATA_RE_DEFAULT "^(enumerate\\(DataLoader\\)#.*|data|data_?load(er|ing)?|load_batch|next_batch|fetch_batch)$"
@@ -64,6 +69,18 @@ int ps_report_opts_check(const struct ps_report_opts *o, char *err, size_t errle
 #define PS_ABSENT (-2)             /* a fact the trace does not hold */
 #define PS_UNKNOWN (-1)            /* a fact the trace holds as garbage */
 
+/* What the trace holds of a fact a query asks for (a PERFSCOPE_META value, a count the recorder wrote): the
+ * out-parameter beside the value of the queries below (report_query.c), so that "absent" or "garbage" is never a
+ * second meaning of a value (docs/design.md section 4, "Errors"). The report's own fields keep their documented
+ * encodings of the unknown (-1, PS_ABSENT, NAN: renderers print them as N/A or null). */
+enum ps_fact {
+    PS_FACT_KNOWN,                 /* the value is there and valid */
+    PS_FACT_ABSENT,                /* the trace does not hold it (an older trace, another format) */
+    PS_FACT_GARBAGE,               /* the trace holds something that is not such a value: NULL, "", "1e3", "abc",
+                                    * beyond int64 */
+    PS_FACT_OUT_OF_RANGE,          /* an integer outside the range asked for; the value holds it */
+};
+
 /* ---- name classes (names.c) ---- */
 
 /* ---- name classes (names.c) ---- */
@@ -96,11 +113,15 @@ int ps_names_new(struct ps_names **out, const struct ps_model *m, const struct p
                  char *err, size_t errlen);
 void ps_names_free(struct ps_names *n);    /* NULL is a no-op */
 /* The PS_NAME_* bits of string id `id` (computed once per id, then cached). The step / data / copy patterns
- * are matched against the name without a trailing emit_nvtx suffix (ps_names_base_len, report.h). */
+ * are matched against the name without a trailing emit_nvtx suffix (ps_names_base_len, report.h). A lookup that
+ * cannot fail, asked once per event: the one allocation it may make (a copy of a name of 256 bytes or more that
+ * has such a suffix) failing leaves that name matching none of the three patterns, deliberately, rather than
+ * failing every analysis that classifies names. */
 unsigned ps_names_flags(struct ps_names *n, uint32_t id);
 /* The group of string id `id`: the first id looked up whose name has the same base (ps_names_base_len), so
- * "aten::add, op_id = 5" and "aten::add, op_id = 9" aggregate as one evidence row. O(1) amortised; when memory
- * runs out each id is its own group. */
+ * "aten::add, op_id = 5" and "aten::add, op_id = 9" aggregate as one evidence row. O(1) amortised. A lookup that
+ * cannot fail: when memory runs out, deliberately, each id is its own group (the rows are then split by suffix,
+ * never lost). */
 uint32_t ps_names_group(struct ps_names *n, uint32_t id);
 
 /* names.c: the length of `s` without a trailing PyTorch emit_nvtx suffix (", seq = N", ", op_id = N",
@@ -201,10 +222,11 @@ void ps_sweep_add(struct ps_sweep *w, int cat, int64_t s, int64_t e);
 void ps_sweep_finish(struct ps_sweep *w);
 
 /* Time of a stream of disjoint pieces (given in increasing order) inside each of n windows [start, end):
- * ps_windows_new sorts the 2n window ends once (copied: the arrays may go after the call); ps_windows_piece adds a piece; ps_windows_get gives window
- * i's total after the last piece. Returns NULL on out-of-memory. Free with ps_windows_free. */
+ * ps_windows_new sorts the 2n window ends once (copied: the arrays may go after the call) into *out, 0, or
+ * -ENOMEM (*out NULL); ps_windows_piece adds a piece; ps_windows_get gives window i's total after the last piece.
+ * Free with ps_windows_free (NULL is a no-op). */
 struct ps_windows;
-struct ps_windows *ps_windows_new(const int64_t *start, const int64_t *end, size_t n);
+int ps_windows_new(struct ps_windows **out, const int64_t *start, const int64_t *end, size_t n);
 void ps_windows_piece(struct ps_windows *w, int64_t s, int64_t e);
 int64_t ps_windows_get(const struct ps_windows *w, size_t i);
 void ps_windows_free(struct ps_windows *w);
@@ -257,12 +279,29 @@ struct ps_proc_ranks {
     int32_t *rank, *world;         /* rank and world size; -1 unknown */
     uint8_t *marked;               /* 1: the Python hook's `distributed` mark gave them, 0: the environment */
 };
+/* The model's processes by pid (m->procs is in reader order): built once, then a binary search a lookup. */
+struct ps_pid_index {
+    struct ps_pid_entry { uint32_t pid, index; } *v;   /* sorted by pid; index: into m->procs */
+    size_t n;
+};
+/* Build the index of m's processes. 0 or -ENOMEM (*x then holds nothing); ps_pid_index_fini releases it. */
+int ps_pid_index_init(struct ps_pid_index *x, const struct ps_model *m);
+/* The index in m->procs of process `pid`, or x->n when it is none of them. Cannot fail. */
+size_t ps_pid_index_find(const struct ps_pid_index *x, uint32_t pid);
+void ps_pid_index_fini(struct ps_pid_index *x);   /* zeroed: no-op; leaves *x zeroed */
+
 /* How many distinct ranks the processes hold, counting only process `only_pid` unless it is PS_NONE; p NULL or
- * without ranks: the environment's (m->procs). *one gets the first rank found, -1 when none. */
+ * without ranks: the environment's (m->procs). *one gets the first rank found, -1 when none. Cannot fail. */
 size_t ps_proc_ranks_count(const struct ps_model *m, const struct ps_proc_ranks *p, uint32_t only_pid, int32_t *one);
-/* The world size: PERFSCOPE_META world_size when it is an integer in 1..2^31-1, else the first world size a
- * counted process's `distributed` mark gives (as ps_proc_ranks_count counts), else -1. */
-int32_t ps_proc_ranks_world(const struct ps_model *m, const struct ps_proc_ranks *p, uint32_t only_pid);
+/* The world size into *world: the model's (PERFSCOPE_META world_size, an integer in 1..2^31-1), else the first
+ * world size a counted process's `distributed` mark gives (as ps_proc_ranks_count counts). *fact: PS_FACT_KNOWN
+ * (*world >= 1); PS_FACT_GARBAGE when PERFSCOPE_META world_size is no such integer and no mark gives one (*world
+ * -1); PS_FACT_ABSENT when nothing gives one (*world -1, or the 0 a Kineto trace may record). Cannot fail. */
+void ps_proc_ranks_world(const struct ps_model *m, const struct ps_proc_ranks *p, uint32_t only_pid, int32_t *world,
+                         enum ps_fact *fact);
+
+/* Every query here reads what the report's model holds and cannot fail: lookups return their answer (NULL for
+ * none), the others return nothing and give a fact's value with its state (enum ps_fact) through out-parameters. */
 
 /* The text of string id `id` of the report's model (a step, kernel, evidence or finding row name); NULL for none
  * (the model's PS_NONE). Valid while the model lives. */
@@ -271,36 +310,42 @@ const char *ps_report_name(const struct ps_report *r, uint32_t id);
 void ps_report_meta_entry(const struct ps_report *r, size_t i, const char **key, const char **value);
 /* The value of metadata key `key` (perfscope: PERFSCOPE_META), NULL when absent (report_query.c). */
 const char *ps_report_meta(const struct ps_report *r, const char *key);
-/* Kineto's baseTimeNanoseconds (the ns its µs `ts` values are relative to), 0 when the trace has none. */
+/* Kineto's baseTimeNanoseconds: the ns the reader added to its µs `ts` values, 0 when the trace has none (the
+ * reader added nothing: 0 is the offset, not a stand-in for "unknown"). */
 int64_t ps_report_kineto_base_ns(const struct ps_report *r);
-/* PERFSCOPE_META recording_complete: 1 the recorder finished, 0 it did not (killed, or still recording),
- * -1 unknown (absent: an older trace, or another format). */
-int ps_report_recording_complete(const struct ps_report *r);
-/* PERFSCOPE_META value of `key` as a decimal integer (report_query.c): 1 with *v set when it is one in [lo, hi]; 0 when
- * the key is absent; -1 when the value is not an integer (NULL, empty, "1e3", "abc", beyond int64); -2 with *v
- * set when it is an integer outside [lo, hi]. Bad values show as unknown / null, never as a fake 0. */
-int ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v);
+/* PERFSCOPE_META recording_complete: *fact PS_FACT_KNOWN with *complete 1 (the recorder finished) or 0 (it did
+ * not: killed, or still recording); PS_FACT_ABSENT (an older trace, or another format) or PS_FACT_GARBAGE (neither
+ * "0" nor "1") with *complete 0. */
+void ps_report_recording_complete(const struct ps_report *r, int *complete, enum ps_fact *fact);
+/* PERFSCOPE_META value of `key` as a decimal integer (report_query.c): *fact PS_FACT_KNOWN with *v set when it is
+ * one in [lo, hi]; PS_FACT_OUT_OF_RANGE with *v set when it is an integer outside [lo, hi]; PS_FACT_ABSENT when the
+ * key is absent; PS_FACT_GARBAGE when the value is not an integer (NULL, empty, "1e3", "abc", beyond int64). *v is
+ * 0 in the last two cases: bad values show as unknown / null by *fact, never as that fake 0. */
+void ps_report_meta_int(const struct ps_report *r, const char *key, long long lo, long long hi, long long *v,
+                        enum ps_fact *fact);
 void ps_report_child_status(const struct ps_report *r, struct ps_child_status *st);
 /* The model's rank and world size, each -1 when unknown: absent, or a PERFSCOPE_META value that is not an
  * integer in range (rank 0..2^31-2, world_size 1..2^31-1). Rank is -1 too for a trace recorded around a launcher
- * (ps_report_process_ranks >= 2): the recorder's "rank" is then only its first rank's. */
+ * (ps_report_process_ranks >= 2): the recorder's "rank" is then only its first rank's. (The -1 is the encoding of
+ * struct ps_run_facts' fields, which these fill.) */
 void ps_report_rank(const struct ps_report *r, int32_t *rank, int32_t *world_size);
 /* How many distinct ranks the trace's processes hold (PERFSCOPE_PROCESS_INFO; other formats: 0). Two or more: a
  * trace recorded around a launcher (`perfscope record -- torchrun ...`), every rank a process of it. *one gets the
  * first process rank found, -1 when none. */
 size_t ps_report_process_ranks(const struct ps_report *r, int32_t *one);
-/* Records lost while recording: the model's count, or -1 when unknown (absent, or a PERFSCOPE_META dropped*
- * value that is not a non-negative integer: the reader's number for it would be a fake 0). */
-int64_t ps_report_dropped_records(const struct ps_report *r);
+/* Records lost while recording: *fact PS_FACT_KNOWN with the model's count in *n, or PS_FACT_GARBAGE with *n 0
+ * when a PERFSCOPE_META dropped* value is not a non-negative integer (the reader's number for it would be a fake
+ * 0). */
+void ps_report_dropped_records(const struct ps_report *r, int64_t *n, enum ps_fact *fact);
 /* GPU activity records CUPTI delivered without timing (start or end 0, or end < start: "timestamp information
  * could not be collected", cupti_activity.h), left out of the trace and every number: PERFSCOPE_META
- * gpu_records_without_timestamps (collector/gpu_rows.c), or -1 when absent (not a perfscope trace with GPU
- * rows) or not a count. */
-int64_t ps_report_gpu_untimed_records(const struct ps_report *r);
+ * gpu_records_without_timestamps (collector/gpu_rows.c) as ps_report_meta_int reads a count (0..INT64_MAX); it is
+ * absent from other traces than perfscope's with GPU rows. */
+void ps_report_gpu_untimed_records(const struct ps_report *r, int64_t *n, enum ps_fact *fact);
 
 /* --compat tb on a trace that is not Kineto (nsys, perfscope): tb's communication rule needs Kineto's NCCL host
  * ops and their External ids, so Communication is always 0 under it. Renderers print ps_report_compat_tb_note
- * (text: under the breakdown header; JSON: "notes"). */
+ * (text: under the breakdown header; JSON: "notes"). 1 or 0. */
 int ps_report_compat_tb_no_comm(const struct ps_report *r);
 extern const char ps_report_compat_tb_note[];
 

@@ -79,14 +79,16 @@ struct ps_summary_tables {
 int ps_summary_tables_compute(struct ps_summary_tables *t, const struct ps_view *v);
 void ps_summary_tables_give(struct ps_report *r, struct ps_summary_tables *t);
 void ps_summary_tables_fini(struct ps_summary_tables *t);
-/* summary.c: the device stat for `device` in r->devs, added when new; NULL when out of memory. */
-struct ps_device_stat *ps_report_device(struct ps_report *r, int32_t device);
+/* summary.c: the device stat for `device` in r->devs into *out, added when new (r->devs stays in id order, so a
+ * pointer it gave before may move). 0, or -ENOMEM (*out NULL). */
+int ps_report_device(struct ps_report *r, int32_t device, struct ps_device_stat **out);
 
 /* ---- display names (summary.c) ---- */
 
 
-/* Display names (report_query.c): "HtoD", ..., "Memset"; "pageable", "pinned", ... (ENUM_CUDA_MEM_KIND numbering);
- * a copy's source memory kind, NULL for a memset (it has none). */
+/* Display names (summary.c): "HtoD", ..., "Memset"; "pageable", "pinned", ... (ENUM_CUDA_MEM_KIND numbering);
+ * a copy's source memory kind, NULL for a memset (it has none). Lookups that cannot fail ("unknown" for a kind
+ * out of the table). */
 const char *ps_copy_kind_name(const struct ps_copy_stat *c);
 const char *ps_mem_kind_name(uint8_t kind);
 const char *ps_copy_src_mem_name(const struct ps_copy_stat *c);

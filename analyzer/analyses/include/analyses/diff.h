@@ -81,7 +81,7 @@ int ps_diff_memory(struct ps_diff *d, const struct ps_report *before, const stru
  * per call (copies: bandwidth) moved by 5 % or more.
  * Returns 0 and fills *d (release with ps_diff_fini; the reports must outlive it), -EINVAL with a message in err
  * when the runs cannot be compared (a run without steps; different GPU models), or -ENOMEM. */
-int ps_diff_build(struct ps_diff *d, const struct ps_report *before, const struct ps_report *after,
+int ps_diff_compute(struct ps_diff *d, const struct ps_report *before, const struct ps_report *after,
                   char *err, size_t errlen);
 void ps_diff_fini(struct ps_diff *d);
 

@@ -79,6 +79,43 @@ struct ps_op_perf {
 int ps_op_perf_compute(const struct ps_op_trace *t, struct ps_op_perf *out);
 void ps_op_perf_fini(struct ps_op_perf *p);   /* leaves *p zeroed; a zeroed struct is a no-op */
 
+/* ---- the model of each step (per-step MFU, analyses/roofline.h) ----
+ * A window of host-op start times on the trace's µs clock (struct ps_op_event ts_us): [lo_us, hi_us). */
+struct ps_op_window {
+    double lo_us, hi_us;
+};
+/* One op group of a window: the calls of one op name with equal model parameters (a ps_op_perf_row) that start
+ * in the window, with the totals of its row: the same sums over the same calls in the same order. */
+struct ps_op_window_group {
+    double flops_total;           /* as ps_op_perf_row */
+    double kernel_time_ns_total;  /* as ps_op_perf_row */
+    char compute_spec[24];        /* as ps_op_perf_row */
+    int is_matrix;                /* as ps_op_perf_row */
+    int64_t calls;
+    uint64_t first_uid;           /* index in traceEvents of the window's first call of the group */
+};
+struct ps_op_window_unmodeled {   /* ops without a model of one name (a ps_op_perf_unmodeled) in the window */
+    uint32_t name;                /* string id of the name (ps_op_trace_str) */
+    double kernel_time_us;
+    int64_t calls;
+};
+/* What the model of a window holds (ps_op_perf_compute's rows and ops without a model, of the calls whose host op
+ * starts in the window, each call with its whole subtree's GPU work; a forward op measured on its backward pass
+ * counts where the forward op starts). */
+struct ps_op_window_model {
+    const struct ps_op_window_group *groups;   /* in ps_op_perf's row order: kernel time descending, first_uid */
+    size_t ngroups;
+    const struct ps_op_window_unmodeled *unmodeled;   /* in no set order */
+    size_t nunmodeled;
+};
+/* Called with window k's model (valid during the call only). Return 0 to go on, a negative errno to stop. */
+typedef int ps_op_perf_window_fn(void *ctx, size_t k, const struct ps_op_window_model *m);
+/* The model of each of the n windows w of trace t, in order, through `each`: the operator tree is built and every
+ * call evaluated once for all windows (each call then kept as some 48 bytes), so the cost is about that of
+ * ps_op_perf_compute plus each window's own calls. 0, -ENOMEM, or what `each` returned to stop. */
+int ps_op_perf_windows(const struct ps_op_trace *t, const struct ps_op_window *w, size_t n,
+                       ps_op_perf_window_fn *each, void *ctx);
+
 /* The operator events of a perfscope trace (or an Nsight Systems export) whose Python hook recorded one range per
  * op with its inputs (`perfscope record --python-hooks=shapes`: python/perfscope_hook/op_shapes.py), in the form
  * ps_op_perf_compute reads: the ranges as host ops with Kineto's "Input Dims", "Input type", "Input Strides" and

@@ -57,7 +57,7 @@ struct ps_collective_stat {
     int host;                   /* 1: a host range, 0: a GPU kernel */
     int64_t wait_ns;            /* host: the Work.wait ranges inside the calls; 0 for kernels */
     double algbw_gbps, busbw_gbps;   /* ps_collective_bandwidth over its file's world_size, stored once the file is
-                                 * one of a several-rank report (ps_multirank_build, ps_multirank_from_files: the
+                                 * one of a several-rank report (ps_multirank_compute, ps_multirank_from_files: the
                                  * world size is final there); NAN unknown, and in a report's own rank_summary */
 };
 
@@ -127,13 +127,13 @@ typedef int (*ps_trace_loader)(const char *path, struct ps_model **out, char *er
 /* Read paths[0..n) with `load` and analyse them with at most `workers` threads (clamped to 1..n). Returns 0 and
  * fills *mr (release with ps_multirank_fini), -EINVAL with "FILE: reason" in err when a file cannot be read or
  * analysed (the first such file on the command line), or -ENOMEM. */
-int ps_multirank_build(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
+int ps_multirank_compute(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
                        const struct ps_report_opts *o, size_t workers, char *err, size_t errlen);
 void ps_multirank_fini(struct ps_multirank *mr);
 /* The several-rank report from rank files already summarised (per-rank JSON reports read back: `perfscope report
  * run.*.report.json`), files[0..n) in command-line order, taken over (heap, calloc'ed; freed by ps_multirank_fini
  * and on error): files without a rank (rank_source PS_RANK_FROM_ORDER) are numbered by their position, then the
- * same cross-rank steps as ps_multirank_build. 0, -EINVAL (two files of one rank; message in err) or -ENOMEM. */
+ * same cross-rank steps as ps_multirank_compute. 0, -EINVAL (two files of one rank; message in err) or -ENOMEM. */
 int ps_multirank_from_files(struct ps_multirank *mr, struct ps_rank_file *files, size_t n, char *err, size_t errlen);
 
 /* Duplicate rank files (rank_checks.c): -EINVAL with "A and B are the same file (...)" when two of paths[0..n)
@@ -145,6 +145,8 @@ int ps_multirank_refuse_shared_ranks(const struct ps_multirank *mr, char *err, s
 
 /* Release a rank file's rows and owned strings (the struct is the caller's) and zero it. */
 void ps_rank_file_fini(struct ps_rank_file *f);
+/* ps_rank_file_fini, then free the heap rank file itself (a report's rank_summary); NULL is a no-op. */
+void ps_rank_file_free(struct ps_rank_file *f);
 /* Algorithm bandwidth of a collective row, bytes * count / total_ns (nccl-tests' algbw = size / time; TraceLens'
  * NCCL analyser), and bus bandwidth = algbw x nccl-tests' factor for the operation named and `world_size` ranks
  * (all-reduce 2(n-1)/n, all-gather / reduce-scatter (n-1)/n, broadcast / reduce / send / recv 1), both in GB/s
@@ -160,7 +162,11 @@ void ps_collective_bandwidth(const struct ps_collective_stat *c, int32_t world_s
  * (analyses/report.h ps_report_compute), told which rank the others wait for; the per-process table and its
  * stragglers (r->ranks, r->stragglers: ranks.c); this trace as one rank of a several-rank report
  * (r->rank_summary). Returns 0 and fills *r (release with ps_report_fini, which releases these parts too), or
- * ps_report_compute's errors with a message in err. `rows`' model must outlive *r; `rows` may be freed at once. */
+ * ps_report_compute's errors with a message in err. `rows`' model must outlive *r; `rows` may be freed at once.
+ * The several-rank part is optional, deliberately: when a rank's process cannot be analysed on its own for a
+ * reason other than memory (ps_report_compute's -EINVAL), a one-line message goes through ps_diag
+ * (common/ps_diag.h), r->process_ranks stays NULL and the report goes on without it; out of memory fails the
+ * call. */
 int ps_ranks_report_compute_view(struct ps_report *r, const struct ps_view *rows, const struct ps_report_opts *o,
                                  char *err, size_t errlen);
 int ps_ranks_report_compute(struct ps_report *r, const struct ps_model *m, const struct ps_report_opts *o,
@@ -181,8 +187,7 @@ int ps_stragglers_find(const struct ps_rank_stat *ranks, size_t n, struct ps_str
 /* ---- one trace as one rank of a several-rank report (rank_summary.c) ---- */
 
 /* rank_summary.c: r->rank_summary from the finished report (collectives: r->all's kernels, r->scope's host
- * ranges). 0 or -ENOMEM. ps_rank_summary_free releases it (NULL is a no-op) and leaves r->rank_summary NULL. */
+ * ranges), a heap rank file the report owns (ps_rank_file_free releases it). 0 or -ENOMEM. */
 int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names);
-void ps_rank_summary_free(struct ps_report *r);
 
 #endif

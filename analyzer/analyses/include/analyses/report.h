@@ -2,7 +2,7 @@
  * model by calling every family in order, and what a report says besides its numbers (messages.c). Renderers
  * (analyzer/render/) only format it. All times are integer ns, shares 0..1.
  *
- * The pipeline (report.c, run_analyses), in the order it calls the families:
+ * The pipeline (report/pipeline.c, run_analyses), in the order it calls the families:
  *   timeline   graph replays                          ps_graphs_compute
  *   pytorch    each process's rank                    ps_proc_ranks_find
  *   verdict    the one step pipeline                  ps_verdict_steps_compute:
@@ -16,7 +16,7 @@
  *                                                     ps_verdict_compute, ps_findings_compute, ps_recommendations_compute
  *   timeline   utilisation over time                  ps_nvml_util_compute, ps_util_compute
  *   breakdown  kernel and copy tables   } on a second  ps_summary_tables_compute
- *   memory     the memory view          } thread       ps_memory_build
+ *   memory     the memory view          } thread       ps_memory_compute
  *   report     messages, last                         ps_messages_compute
  * Above it, the ranks family's entry point (analyses/ranks.h ps_ranks_report_compute) analyses the ranks of the
  * trace's processes, calls ps_report_compute, then makes the per-process table and the rank summary. */
@@ -251,10 +251,11 @@ int ps_report_compute(struct ps_report *r, const struct ps_view *rows, const str
                       const struct ps_waited_rank *waited, char *err, size_t errlen);
 void ps_report_fini(struct ps_report *r);
 
-/* The message with `code`, NULL when the report has none (messages.c). */
+/* The message with `code`, NULL when the report has none (messages.c). A lookup that cannot fail. */
 const struct ps_message *ps_report_message(const struct ps_report *r, const char *code);
 
-/* messages.c (last): run facts, warnings, notes; ps_messages_fini frees them. */
+/* messages.c (last): run facts, warnings, notes; ps_messages_fini frees them. 0 or -ENOMEM (the first message
+ * that cannot be stored stops them). */
 int ps_messages_compute(struct ps_report *r);
 void ps_messages_fini(struct ps_report *r);
 

@@ -145,6 +145,11 @@ struct ps_thread_sample {
     uint8_t state;          /* enum ps_thread_state (common/ps_schema.h); an unknown id reads as PS_THREAD_OTHER */
 };
 
+/* The largest memory size or total a reader takes from a memory record: 2^50 bytes (1 PiB), more than any device
+ * or host holds, so that the memory view's sums over records cannot pass int64 before saturating (docs/memory.md,
+ * docs/readers.md); a larger one is refused as the readers refuse other impossible values. */
+#define PS_MEM_BYTES_MAX (1ll << 50)
+
 /* One memory event (memory.c): a Kineto `[memory]` instant (one caching-allocator allocation or free, with the
  * allocator's totals after it) or one row of Nsight Systems' CUDA_GPU_MEMORY_USAGE_EVENTS (a driver-level
  * allocation or release; perfscope's own traces write the same table from CUPTI memory records). */
@@ -306,6 +311,12 @@ int ps_model_add_py_stack(struct ps_model *m, const uint32_t *frames, uint32_t n
 int ps_model_add_py_sample(struct ps_model *m, const struct ps_py_sample *s);
 int ps_model_add_mem_event(struct ps_model *m, const struct ps_mem_event *e);   /* 0 or -ENOMEM */
 int ps_model_add_nvml_mem(struct ps_model *m, const struct ps_nvml_mem_sample *s);   /* 0 or -ENOMEM */
+
+/* The longest span of a trace's events (the first start to the last end of its GPU ops, API calls and ranges) the
+ * analyzer takes: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span keeps
+ * every sum of durations far from int64 overflow. ps_read_trace refuses a longer trace (read/reader.h), the report
+ * a longer model read otherwise (analyses/report/pipeline.c: `top`'s growing one). */
+#define PS_MODEL_MAX_SPAN_NS (1ll << 50)
 
 /* Call once after reading: sorts gpu, api and ranges by (start, end) and links each GPU op to the API call
  * with the same correlation id in the same process (any process if correlation_global) in gpu_launch (the

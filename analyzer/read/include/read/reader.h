@@ -11,8 +11,8 @@
 /* Detect the format of `path` and read it into a new, finished model (ps_model_finish called).
  * Returns 0 and *out (free with ps_model_free), or a negative errno with a one-line message in err that names the
  * file and the place (table / event index / byte offset) and says what is wrong: -EINVAL for a file that is not a
- * trace it can read, -ENOMEM, or open's / read's errno (-ENOENT, -EACCES, -EIO, ...). Never crashes on bad
- * input. */
+ * trace it can read (its events spanning more than PS_MODEL_MAX_SPAN_NS included), -ENOMEM, or open's / read's
+ * errno (-ENOENT, -EACCES, -EIO, ...). Never crashes on bad input. */
 int ps_read_trace(const char *path, struct ps_model **out, char *err, size_t errlen);
 
 /* The parser of Kineto JSON: simdjson over bounded windows, libyajl where that path declines and for every error
@@ -69,8 +69,11 @@ void ps_follow_skip_before(struct ps_follow *f, int64_t t_ns);
 /* ---- the per-operator performance model's events (model/op_trace.h) ----
  * Read the Kineto JSON trace `path` (plain or gzip) as TraceLens reads it: the cpu_op, runtime/driver, kernel,
  * memcpy and memset complete events in file order with their float64 µs times and traceEvents index, the cpu_ops'
- * shape arguments, the ac2g flows and the process / thread names. Returns 0 and *out (free with ps_op_trace_free),
- * or a negative errno with a one-line message in err naming the file (-EINVAL: not JSON; -ENOMEM; open's errno). */
+ * shape arguments, the ac2g flows and the process / thread names. They are read beside the trace model, as
+ * ps_read_trace_with's op_events: a file ps_read_trace refuses is refused with the same message, and an event whose
+ * times the model leaves out (a negative dur: docs/readers.md, "Timestamps") is left out. Returns 0 and *out (free
+ * with ps_op_trace_free), or a negative errno with a one-line message in err naming the file (-EINVAL: not a
+ * Kineto trace this reader takes, a SQLite trace included; -ENOMEM; open's errno). */
 struct ps_op_trace;
 int ps_read_kineto_ops(const char *path, struct ps_op_trace **out, char *err, size_t errlen);
 

@@ -12,10 +12,7 @@
 #include "model/view.h"
 #include "memory_impl.h"
 #include "analyses/roofline.h"
-
-/* Longest run analysed: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span
- * keeps every sum of durations far from int64 overflow. */
-#define PS_MAX_SPAN_NS (1ll << 50)
+#include "ps_diag.h"
 
 /* "perfscope" / "nsys" / "kineto": the trace's format as every format of the report names it. */
 static const char *format_name(enum ps_format f)
@@ -98,7 +95,7 @@ static void *side_run(void *arg)
     struct side_work *w = arg;
     w->rc = ps_summary_tables_compute(&w->tables, w->all);
     if (w->rc == 0)
-        w->rc = ps_memory_build(w->m, w->origin_ns, &w->mem);
+        w->rc = ps_memory_compute(w->m, w->origin_ns, &w->mem);
     return NULL;
 }
 
@@ -168,8 +165,8 @@ int ps_report_compute(struct ps_report *r, const struct ps_view *rows, const str
     r->scope = calloc(1, sizeof *r->scope);
     int rc = r->all && r->scope ? trace_fill(r) : -ENOMEM;
     if (rc == 0 && (rc = ps_view_copy(r->all, rows)) == -EINVAL) {
-        snprintf(err, errlen, "%s: a retimed view cannot be analysed (the report retimes its own rows under "
-                              "--compat tb)", m->path);
+        ps_err(err, errlen, rc, "%s: a retimed view cannot be analysed (the report retimes its own rows under "
+                                "--compat tb)", m->path);
         goto out;
     }
     if (rc < 0 || (rc = ps_names_new(&names, m, o, err, errlen)) < 0)
@@ -179,10 +176,9 @@ int ps_report_compute(struct ps_report *r, const struct ps_view *rows, const str
     run_span(r);
     int64_t span;
     if (__builtin_sub_overflow(r->run_end_ns, r->run_start_ns, &span) || span > PS_MAX_SPAN_NS) {
-        snprintf(err, errlen, "%s: the events span more than %d days (first start %lld ns, last end %lld ns): "
-                              "its timestamps look corrupt", m->path, (int)(PS_MAX_SPAN_NS / 86400000000000ll),
-                 (long long)r->run_start_ns, (long long)r->run_end_ns);
-        rc = -EINVAL;
+        rc = ps_err(err, errlen, -EINVAL, "%s: the events span more than %d days (first start %lld ns, last end "
+                    "%lld ns): its timestamps look corrupt", m->path, (int)(PS_MAX_SPAN_NS / 86400000000000ll),
+                    (long long)r->run_start_ns, (long long)r->run_end_ns);
         goto out;
     }
     if ((rc = ps_steps_pick_process(r->all, names, &r->pid, &r->step_ranges_found)) < 0)
@@ -195,7 +191,7 @@ int ps_report_compute(struct ps_report *r, const struct ps_view *rows, const str
         r->step_tid = m->threads.v[r->step_thread].tid;
 out:
     if (rc == -ENOMEM)
-        snprintf(err, errlen, "out of memory while analysing %s", m->path);
+        ps_err(err, errlen, rc, "out of memory while analysing %s", m->path);
     ps_names_free(names);
     ps_view_fini(&sv);
     if (rc < 0)
