@@ -177,24 +177,39 @@ struct ps_nvml_mem_sample {
 };
 
 /* Python stack samples of perfscope's Python hook (perfscope traces: PERFSCOPE_PYTHON_FRAMES, _STACKS, _SAMPLES;
- * docs/trace-format.md). A code location: */
+ * docs/trace-format.md, docs/python.md "Stack samples"; read by analyzer/read/read_sqlite_python.c). Three arrays of
+ * the model, owned by it and freed by ps_model_free (no pointer into them survives it; an add may move them):
+ *   py_samples -> (stack) py_stacks -> (first, n) py_stack_frames -> (each an index) py_frames.
+ * Frames and stacks are shared by every thread and process of the trace (one per distinct location / sequence).
+ * Every index a reader stores is valid: rows naming what the file does not define are left out and counted in
+ * unplaced_events. Empty arrays when the trace has none (other formats, --python-stack-hz 0, no hook).
+ *
+ * A code location: */
 struct ps_py_frame {
-    uint32_t file;          /* string id: the code's file name as Python has it */
-    uint32_t function;      /* string id: the function's qualified name */
-    int32_t line;           /* 1-based; -1 unknown */
+    uint32_t file;          /* string id (ps_model_str): the code's file name as Python has it (co_filename: a
+                             * path, "<string>", "<frozen runpy>"); never PS_NONE ("" for a NULL in the file) */
+    uint32_t function;      /* string id: the function's qualified name (co_qualname on Python >= 3.11:
+                             * "Trainer.step", "main.<locals>.loop", "<module>"); never PS_NONE (as file) */
+    int32_t line;           /* the line being run, 1-based; -1 unknown */
 };
 
-/* A stack: py_stack_frames.v[first .. first + n), indexes into py_frames, innermost (the function running) first. */
+/* A stack: py_stack_frames.v[first .. first + n), each an index into py_frames, innermost first: level 0 is the
+ * function running when sampled, level 1 its caller, ..., n - 1 the outermost frame kept (ps_model_py_frame_at).
+ * n >= 1. */
 struct ps_py_stack {
     uint32_t first, n;
 };
 
 /* One thread's Python stack at one instant. */
 struct ps_py_sample {
-    int64_t time_ns;
-    uint32_t thread;        /* index into model.threads */
-    uint32_t stack;         /* index into model.py_stacks */
-    uint32_t depth;         /* frames on the thread's stack then, >= its stack's n (more: the outer ones were cut) */
+    int64_t time_ns;        /* when the stack was read: ns on the trace's clock, the clock of ranges' start_ns and
+                             * end_ns (compare directly: s.time_ns >= r.start_ns && s.time_ns < r.end_ns); taken
+                             * just before the read, as the file has it (not range-checked) */
+    uint32_t thread;        /* index into model.threads: threads.v[thread].pid / .tid, the OS ids (the tid of the
+                             * thread's ranges; tid == pid: the process's main thread); never PS_NONE */
+    uint32_t stack;         /* index into model.py_stacks; never PS_NONE */
+    uint32_t depth;         /* frames on the thread's stack then, >= its stack's n; more when the hook cut the stack
+                             * (it keeps the innermost 64): the outermost depth - n frames are not known */
 };
 
 struct ps_meta_kv {
@@ -229,8 +244,9 @@ struct ps_model {
                                      * empty without them (`perfscope export` writes them as counters) */
     PS_VEC(struct ps_thread_sample) thread_samples;   /* thread samples in table order (per thread: time order);
                                      * empty without them */
-    PS_VEC(struct ps_py_sample) py_samples;   /* Python stack samples in table order (per process: time order);
-                                     * empty without them */
+    PS_VEC(struct ps_py_sample) py_samples;   /* Python stack samples in table order: each process's in time
+                                     * order (one sampling thread per process writes them), not sorted
+                                     * across processes; empty without them */
     PS_VEC(struct ps_py_stack) py_stacks;     /* the stacks they name */
     PS_VEC(uint32_t) py_stack_frames;         /* the stacks' frames (indexes into py_frames) */
     PS_VEC(struct ps_py_frame) py_frames;     /* the code locations the stacks name */
