@@ -22,7 +22,7 @@ import time
 
 from . import core
 
-DEFAULT_HZ = 25                 # record's default too (collector/include/collector/python_hook.h)
+DEFAULT_HZ = 20                 # record's default too (collector/include/collector/python_hook.h)
 MAX_DEPTH = 64                  # frames sent per sample, the innermost (the probe takes up to 128)
 MAX_LOCATIONS = 1 << 16         # code locations defined per process; past it sampling stops (logged)
 _LOC_CACHE = 1 << 16            # (code, instruction) -> id entries kept before the cache is emptied
@@ -64,6 +64,7 @@ class _Sampler:
         self.last = {}              # tid -> (its CPU time, frame ids, how many, depth) at the last sample
         self.ticks = self.stacks = self.walked = 0  # wake-ups that sampled; stacks written; stacks read
         self.errors = 0             # samples an exception cut short (swallowed; the first one logged)
+        self.held_ns = 0            # wall time the thread held the GIL (from its wake-up to its next sleep)
         self.ids = {}               # (file, line, function) -> id, defined in the ring
         self.me = None
         self.shorten = _switch_setter()
@@ -103,22 +104,27 @@ class _Sampler:
         if core.p is not None and self.ticks:
             core.mark("python stacks", [("hz", "%g" % (1e9 / self.interval_ns)), ("ticks", self.ticks),
                                         ("stacks", self.stacks), ("walked", self.walked),
-                                        ("errors", self.errors), ("cpu_ns", time.thread_time_ns())])
+                                        ("errors", self.errors), ("gil_ns", self.held_ns),
+                                        ("cpu_ns", time.thread_time_ns())])
 
     def _loop(self):
         p, interval, shorten = self.p, self.interval_ns, self.shorten
         due = time.monotonic_ns() + interval
+        woke = 0
         while not self.stopping:
             # Without the GIL until the sample is due; then the thread running Python code hands the GIL over within
             # SWITCH_US (its switch interval, 5 ms by default, would let a sample land up to 5 ms late: at the next
             # call that lets go of the GIL, which takes the time of the pure Python code before it).
             saved = sys.getswitchinterval() if shorten else None
+            if woke:
+                self.held_ns += time.monotonic_ns() - woke
             p.sleep_until(due, shorten, SWITCH_US)
+            woke = time.monotonic_ns()
             if shorten and sys.getswitchinterval() == SWITCH_US / 1e6:
                 sys.setswitchinterval(saved)    # unless the program set its own meanwhile
             if self.stopping or core.p is None:  # the hook turned itself off
                 return
-            now = time.monotonic_ns()
+            now = woke
             due += interval
             if due < now:                       # fell behind: no burst to catch up
                 due = now + interval

@@ -570,7 +570,7 @@ python_record_function_ranges_on_cpu)
     record -o "$trace" -- "$py" "$progs/preprocess_steps.py" "$dir/timers" 5 20 5
     expect "exit status" "$rc" 0
     # record's default rate of stack samples (docs/record.md), asked and applied
-    expect "default rate" "$(meta python_stack_hz) $(marks 'python hook ' | kv stack_hz)" "25 25"
+    expect "default rate" "$(meta python_stack_hz) $(marks 'python hook ' | kv stack_hz)" "20 20"
     pid=$(q "SELECT pid FROM PERFSCOPE_PROCESS_INFO WHERE exe LIKE '%python%'")
     expect "preprocess ranges (every call)" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'preprocess' AND eventType = 59
             AND globalTid = ((1 << 48) | ($pid << 24) | $pid)")" 6

@@ -34,7 +34,7 @@ int ps_pyhook_setenv(enum ps_pyhook_mode mode, char *const *cmd, const char *pro
  * (--python-stack-hz; docs/python.md "Stack samples": the rate whose cost bench/python/stacks_overhead.sh measured
  * within 1 % of the shared PyTorch examples). python/perfscope_hook/stacks.py has the same default for a hook
  * loaded without record's variable. */
-#define PS_PYHOOK_STACK_HZ_DEFAULT 25
+#define PS_PYHOOK_STACK_HZ_DEFAULT 20
 
 /* Tell the hook how often to sample Python stacks: PERFSCOPE_PYTHON_STACK_HZ = `hz` (samples per second, 0: never).
  * 0, or -errno (setenv failed). */
