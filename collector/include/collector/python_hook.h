@@ -31,9 +31,9 @@ int ps_pyhook_is_python(char *const *cmd);
 int ps_pyhook_setenv(enum ps_pyhook_mode mode, char *const *cmd, const char *probe, char *applied, size_t len);
 
 /* How often the hook samples the Python stacks of each process's threads when `record` is not told
- * (--python-stack-hz; docs/python.md "Stack samples": the rate whose cost bench/python/stacks_overhead.sh measured
- * within 1 % of the shared PyTorch examples). python/perfscope_hook/stacks.py has the same default for a hook
- * loaded without record's variable. */
+ * (--python-stack-hz; docs/python.md "Stack samples" and "Cost": at this rate the sampling threads took 0.5-1.1 % of
+ * the CPU of the shared PyTorch examples in bench/python/stacks_overhead.sh). python/perfscope_hook/stacks.py has the
+ * same default for a hook loaded without record's variable. */
 #define PS_PYHOOK_STACK_HZ_DEFAULT 20
 
 /* Tell the hook how often to sample Python stacks: PERFSCOPE_PYTHON_STACK_HZ = `hz` (samples per second, 0: never).
