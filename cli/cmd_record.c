@@ -1,5 +1,5 @@
-/* `perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--] CMD ARGS...`: run CMD with the
- * probe injected, drain its rings and sample its process tree while it runs, and write the trace
+/* `perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--python-stack-hz N] [--] CMD ARGS...`:
+ * run CMD with the probe injected, drain its rings and sample its process tree while it runs, and write the trace
  * (docs/record.md, docs/trace-format.md). Returns CMD's exit status (128+N when a signal N killed it). */
 #include <errno.h>
 #include <getopt.h>
@@ -38,6 +38,7 @@ struct opts {
     double sample_hz;
     unsigned long long ring_bytes;  /* 0: the probe's default */
     enum ps_pyhook_mode python_hooks;
+    double python_stack_hz;         /* the hook's Python stack samples per second, 0: none */
     const char *recover;            /* --recover TRACE: no CMD */
     char **cmd;
 };
@@ -46,7 +47,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: perfscope record [-o FILE] [-f] [--sample-hz N] [--ring-size BYTES] [--no-python-hooks]\n"
-            "                        [--python-hooks=MODE] [--] CMD [ARGS...]\n"
+            "                        [--python-hooks=MODE] [--python-stack-hz N] [--] CMD [ARGS...]\n"
             "       perfscope record --recover FILE\n"
             "\n"
             "Run CMD with perfscope's probe injected (NVTX, CUDA) and sample its process tree from /proc;\n"
@@ -65,13 +66,15 @@ static void usage(FILE *out)
             "                         CMD is, e.g. a shell script starting Python), modules (on, plus the forward\n"
             "                         of top-level nn.Modules), shapes (on, plus a range per ATen op with its\n"
             "                         input sizes, dtypes and strides, on CPU and GPU: FLOPs, bytes, rooflines), off\n"
+            "      --python-stack-hz N  the Python hook samples the Python stack of every thread of each process\n"
+            "                         N times a second (default %d; 0 = never), DataLoader workers included\n"
             "      --recover FILE     finish the trace FILE of a perfscope record that died (kill -9, out of\n"
             "                         memory), adding what its program had recorded that it had not written\n"
             "  -h, --help             this help\n"
             "\n"
             "Environment: PERFSCOPE_PROBE names libperfscope_probe.so (an error if it is not); PERFSCOPE_LOG=FILE|stderr\n"
             "logs the probe.\n",
-            PS_RING_DEFAULT_BYTES >> 20);
+            PS_RING_DEFAULT_BYTES >> 20, PS_PYHOOK_STACK_HZ_DEFAULT);
 }
 
 /* Decimal digits only, then an optional K/M/G/T (powers of 1024) and an optional B. -EINVAL otherwise, or
@@ -102,7 +105,7 @@ static int parse_size(const char *s, unsigned long long *out)
     return 0;
 }
 
-/* --sample-hz: plain decimal (digits, an optional fraction), 0 to 1000; 0 or -EINVAL. */
+/* --sample-hz, --python-stack-hz: plain decimal (digits, an optional fraction), 0 to 1000; 0 or -EINVAL. */
 static int parse_hz(const char *s, double *out)
 {
     size_t digits = strspn(s, "0123456789");
@@ -125,11 +128,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "ring-size", required_argument, NULL, 'R' },
         { "python-hooks", required_argument, NULL, 'P' },
         { "no-python-hooks", no_argument, NULL, 'N' },
+        { "python-stack-hz", required_argument, NULL, 'Y' },
         { "recover", required_argument, NULL, 'V' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    *o = (struct opts){ .output = DEFAULT_OUTPUT, .sample_hz = 20 };
+    *o = (struct opts){ .output = DEFAULT_OUTPUT, .sample_hz = 20, .python_stack_hz = PS_PYHOOK_STACK_HZ_DEFAULT };
     if (ps_opt_check_long_names_before_command("record", argc, argv, longopts, "o"))
         return 2;
     int c;
@@ -173,6 +177,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             break;
         case 'N':
             o->python_hooks = PS_PYHOOK_OFF;
+            break;
+        case 'Y':
+            if (parse_hz(optarg, &o->python_stack_hz)) {
+                fprintf(stderr, "perfscope record: --python-stack-hz %s: give a decimal number from 0 to 1000, such as "
+                                "100 or 0 (see 'perfscope record --help')\n", optarg);
+                return 2;
+            }
             break;
         case 'V':
             o->recover = optarg;
@@ -404,7 +415,8 @@ static int open_trace(struct run *r, struct ps_tw **w)
     char err[1024];
     open_gpu_sampler(r);
     const struct ps_run_start start = { .session_dir = r->session, .origin_ns = r->origin_ns, .utc_ns = r->utc_ns,
-                                        .gpu_samples = r->gpu_why, .python_hooks = r->python_hooks };
+                                        .gpu_samples = r->gpu_why, .python_hooks = r->python_hooks,
+                                        .python_stack_hz = r->o->python_stack_hz };
     int rc = ps_tw_open(r->output, w, err, sizeof err);
     if (rc)
         fprintf(stderr, "perfscope record: %s\n", err);
@@ -556,7 +568,8 @@ int cmd_record(int argc, char **argv)
         return 1;
     }
     if (set_env(r.session, r.have_probe ? r.probe : NULL, &o) ||
-        ps_pyhook_setenv(o.python_hooks, o.cmd, r.have_probe ? r.probe : NULL, r.python_hooks, sizeof r.python_hooks)) {
+        ps_pyhook_setenv(o.python_hooks, o.cmd, r.have_probe ? r.probe : NULL, r.python_hooks, sizeof r.python_hooks) ||
+        ps_pyhook_set_stack_hz(o.python_stack_hz)) {
         fprintf(stderr, "perfscope record: cannot set the environment: %s\n", strerror(errno));
         ps_output_unlink(r.output);
     } else {

@@ -144,6 +144,13 @@ static void convert_times(struct ps_wire_hdr *rec, const struct ps_ring_reader *
             n->tsc = (uint64_t)ps_ring_reader_to_ns(r, n->tsc);
         }
         break;
+    case PS_WIRE_PY_FRAME:              /* both: the tsc right after the header */
+    case PS_WIRE_PY_SAMPLE:
+        if (rec->size >= sizeof(struct ps_wire_py_frame)) {
+            struct ps_wire_py_frame *f = (void *)rec;
+            f->tsc = (uint64_t)ps_ring_reader_to_ns(r, f->tsc);
+        }
+        break;
     default:   /* GPU records carry CUPTI timestamps already in CLOCK_MONOTONIC ns (ps_wire_gpu.h) */
         break;
     }

@@ -86,6 +86,38 @@ static int resume_registered(struct ps_collect *c, sqlite3_stmt *st)
                                       sqlite3_column_int(st, 3));
 }
 
+/* A Python frame row the dead recorder wrote (in id order): kept Python frame records find it. */
+static int resume_py_frame(struct ps_collect *c, sqlite3_stmt *st)
+{
+    int rc = ps_rows_restore_py_frame(c->rows, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+                                      sqlite3_column_int64(st, 2), (const char *)sqlite3_column_text(st, 3));
+    return rc == -EINVAL ? -EPROTO : rc;
+}
+
+static int resume_py_stacks(struct ps_collect *c, sqlite3_stmt *st)
+{
+    int rc = ps_rows_restore_py_stacks(c->rows, sqlite3_column_int64(st, 0));
+    return rc == -EINVAL ? -EPROTO : rc;
+}
+
+/* The Python stack tables of a trace that has them (a trace made before them has none, and no such records). */
+static int resume_python(struct ps_tw *w, struct ps_collect *c)
+{
+    sqlite3_stmt *st = NULL;
+    const char *sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+                      " ('PERFSCOPE_PYTHON_FRAMES', 'PERFSCOPE_PYTHON_STACKS')";
+    int have = sqlite3_prepare_v2(ps_tw_db(w), sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW
+             ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_finalize(st);
+    if (have < 0)
+        return -EIO;
+    if (have < 2)
+        return 0;
+    int rc = each_row(w, "SELECT id, file, coalesce(line, 0), function FROM PERFSCOPE_PYTHON_FRAMES ORDER BY id",
+                      resume_py_frame, c);
+    return rc ? rc : each_row(w, "SELECT coalesce(max(stackId), 0) FROM PERFSCOPE_PYTHON_STACKS", resume_py_stacks, c);
+}
+
 /* A domain the dead recorder stored (an NVTX_EVENTS row of type 75): the open-range slots read now may be in it. */
 static int resume_domain(struct ps_collect *c, sqlite3_stmt *st)
 {
@@ -131,6 +163,7 @@ int ps_collect_resume(const char *session_dir, int64_t origin_ns, struct ps_tw *
     if (!c->st_ring || !c->st_lane ||
         (rc = each_row(w, "SELECT ring, file, pid, otherPidns FROM PERFSCOPE_RECOVERY_RINGS ORDER BY ring",
                        resume_ring, c)) ||
+        (rc = resume_python(w, c)) ||
         (rc = each_row(w, "SELECT ring, lane, record FROM PERFSCOPE_RECOVERY_STATE ORDER BY rowid", resume_state, c)) ||
         (rc = each_row(w, "SELECT r.ring, r.id, r.sid, s.id IS NOT NULL FROM PERFSCOPE_RECOVERY_REGISTERED r"
                           " LEFT JOIN StringIds s ON s.id = r.sid", resume_registered, c)) ||

@@ -12,6 +12,7 @@
 #include "ps_diag.h"
 
 #define ENV_MODE "PERFSCOPE_PYTHON_HOOKS"
+#define ENV_STACK_HZ "PERFSCOPE_PYTHON_STACK_HZ"   /* python/perfscope_hook/stacks.py reads it */
 
 int ps_pyhook_parse(const char *s, enum ps_pyhook_mode *out)
 {
@@ -151,4 +152,11 @@ int ps_pyhook_setenv(enum ps_pyhook_mode mode, char *const *cmd, const char *pro
     if (!rc)
         snprintf(applied, len, "%s", named ? named : "default");
     return rc;
+}
+
+int ps_pyhook_set_stack_hz(double hz)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.6g", hz);
+    return setenv(ENV_STACK_HZ, buf, 1) ? -errno : 0;
 }

@@ -52,6 +52,7 @@ void ps_rows_free(struct ps_rows *r)
 {
     if (!r)
         return;
+    ps_rows_py_free(r);
     for (size_t i = 0; i < r->n_rings; i++) {
         ps_u64map_fini(&r->rings[i].lane_strings);
         ps_u64map_fini(&r->rings[i].registered);
@@ -183,7 +184,7 @@ static int64_t stored_ns(const struct ps_rows *r, const struct ring *g, uint64_t
 #define TIME_SLACK_NS 1000000
 
 /* 1 when CLOCK_MONOTONIC `ns` lies between the session's start (record takes it before CMD runs) and now. */
-static int in_session(struct ps_rows *r, int64_t ns)
+int ps_rows_in_session(struct ps_rows *r, int64_t ns)
 {
     if (ns < r->origin_ns - TIME_SLACK_NS)
         return 0;
@@ -222,12 +223,12 @@ static int nvtx_event_valid(struct ps_rows *r, const struct ring *g, const struc
 {
     const struct ps_wire_nvtx *n = (const void *)rec;
     int64_t start = g->clock(g->clock_ctx, n->start_tsc);
-    if (!in_session(r, start))
+    if (!ps_rows_in_session(r, start))
         return 0;
     if (rec->type == PS_WIRE_NVTX_RANGE || rec->type == PS_WIRE_NVTX_STARTEND) {
         int64_t end = g->clock(g->clock_ctx, n->end_tsc);
         /* a start/end range may end on another CPU than it started: no order asked of the two */
-        if (!in_session(r, end) || (rec->type == PS_WIRE_NVTX_RANGE && end < start))
+        if (!ps_rows_in_session(r, end) || (rec->type == PS_WIRE_NVTX_RANGE && end < start))
             return 0;
     }
     if (rec->type == PS_WIRE_NVTX_OPEN && (rec->flags & PS_WIRE_OPEN_SLOT))
@@ -270,7 +271,7 @@ int ps_rows_restore_registered(struct ps_rows *r, uint32_t ring, uint32_t id, in
     return ps_u64map_put(&r->rings[ring].registered, id, (uint64_t)sid << 1 | (defined ? 1 : 0));
 }
 
-/* A record whose state later records need (lane strings, process, thread and CUDA records): kept in
+/* A record whose state later records need (lane strings, process, thread and CUDA records, Python frames): kept in
  * PERFSCOPE_RECOVERY_STATE, with the rows, when state is kept. */
 static int keep_state(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec)
 {
@@ -481,7 +482,7 @@ static int nvtx_name(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr
         r->procs[g->proc].unknown++;
         return 0;
     }
-    if (!in_session(r, g->clock(g->clock_ctx, n->tsc))) {
+    if (!ps_rows_in_session(r, g->clock(g->clock_ctx, n->tsc))) {
         r->procs[g->proc].invalid++;
         return 0;
     }
@@ -617,6 +618,7 @@ int ps_rows_restore_record(struct ps_rows *r, uint32_t ring, uint32_t lane, cons
     case PS_WIRE_PROCESS:
     case PS_WIRE_THREAD_NAME:
     case PS_WIRE_CUDA_STATUS:
+    case PS_WIRE_PY_FRAME:
         break;
     default:
         return -EINVAL;
@@ -638,6 +640,7 @@ int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct p
     case PS_WIRE_PROCESS:
     case PS_WIRE_THREAD_NAME:
     case PS_WIRE_CUDA_STATUS:
+    case PS_WIRE_PY_FRAME:          /* its id -> frame row map: later samples name it */
         if ((rc = keep_state(r, ring, lane, rec)))
             return rc;
         break;
@@ -656,7 +659,7 @@ int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct p
         return nvtx_name(r, g, rec);
     case PS_WIRE_NVTX_UNBALANCED:
         if (rec->size >= sizeof(struct ps_wire_nvtx) &&
-            !in_session(r, g->clock(g->clock_ctx, ((const struct ps_wire_nvtx *)(const void *)rec)->start_tsc)))
+            !ps_rows_in_session(r, g->clock(g->clock_ctx, ((const struct ps_wire_nvtx *)(const void *)rec)->start_tsc)))
             r->procs[g->proc].invalid++;
         else
             r->procs[g->proc].unbalanced++;
@@ -667,6 +670,10 @@ int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct p
         return thread_name_rec(r, g, rec);
     case PS_WIRE_CUDA_STATUS:
         return cuda_status_rec(r, g, rec);
+    case PS_WIRE_PY_FRAME:
+        return ps_rows_py_frame(r, g, rec);
+    case PS_WIRE_PY_SAMPLE:
+        return ps_rows_py_sample(r, g, rec);
     }
     if (rec->type >= PS_WIRE_GPU_FIRST && rec->type <= PS_WIRE_GPU_LAST) {
         struct ps_gpu_src src = { g->pid, ps_global_pid(g->pid), r->origin_ns };

@@ -1,5 +1,5 @@
-/* The state shared by rows.c (ring records -> rows) and rows_procs.c (processes, threads, samples, the
- * end of the run): private to those two files. */
+/* The state shared by rows.c (ring records -> rows), rows_procs.c (processes, threads, samples, the end of the
+ * run) and rows_python.c (Python stack samples): private to those files. */
 #ifndef PS_ROWS_IMPL_H
 #define PS_ROWS_IMPL_H
 
@@ -36,6 +36,7 @@ struct ring {
     struct ps_u64map registered;    /* registered id -> StringIds id << 1 | defined */
     struct ps_ring_drops drops;     /* the last count reported */
     int64_t seen_gtid;              /* the thread of the last record taken (known): spares a lookup per record */
+    struct ps_u64map py_frames;     /* the hook's frame id -> PERFSCOPE_PYTHON_FRAMES.id (rows_python.c) */
 };
 
 struct thread {
@@ -65,6 +66,7 @@ struct ps_rows {
     sqlite3_stmt *st_full, *st_psample, *st_tsample;
     sqlite3_stmt *st_live_clear, *st_live_open;     /* PERFSCOPE_LIVE_OPEN_RANGES, prepared on first use */
     sqlite3_stmt *st_names_clear, *st_threads_clear, *st_proc, *st_thread;   /* ps_rows_publish_names */
+    struct py_rows *py;             /* Python stack samples (rows_python.c), made on first use; NULL: none yet */
 };
 
 /* The process entry of `pid`, created on first sight. -ENOMEM on failure, else its index in r->procs. */
@@ -75,5 +77,16 @@ struct thread *ps_rows_thread_get(struct ps_rows *r, uint32_t pid, uint32_t tid)
 struct ps_str *ps_rows_intern_utf8(struct ps_rows *r, const char *s);
 /* strdup of `s` with invalid UTF-8 replaced (free it). NULL: no memory. */
 char *ps_rows_dup_utf8(const char *s);
+/* 1 when CLOCK_MONOTONIC `ns` lies between the session's start and now (rows.c, "Records no probe wrote"). */
+int ps_rows_in_session(struct ps_rows *r, int64_t ns);
+
+/* ---- rows_python.c ---- */
+/* A PS_WIRE_PY_FRAME / PS_WIRE_PY_SAMPLE record of ring g (its time through g's clock). 0, or -EIO /
+ * -ENOMEM when writing fails; a malformed record is counted in unknown, one no probe wrote in invalid. While
+ * r->replaying a frame record only maps its id (to the frame row a dead recorder wrote). */
+int ps_rows_py_frame(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr *rec);
+int ps_rows_py_sample(struct ps_rows *r, struct ring *g, const struct ps_wire_hdr *rec);
+/* Free what rows_python.c holds (r->py and each ring's py_frames). */
+void ps_rows_py_free(struct ps_rows *r);
 
 #endif

@@ -84,6 +84,10 @@ int ps_run_rows_start(struct ps_tw *w, const struct ps_run_start *s)
         (rc = ps_tw_meta_i64(w, "recorder_pid", getpid())) ||
         (rc = ps_tw_meta(w, "python_hooks", s->python_hooks)))
         return rc;
+    char hz[32];
+    snprintf(hz, sizeof hz, "%.6g", strcmp(s->python_hooks, "off") ? s->python_stack_hz : 0.0);
+    if ((rc = ps_tw_meta(w, "python_stack_hz", hz)))
+        return rc;
     return ps_tw_commit(w);
 }
 

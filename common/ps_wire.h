@@ -8,7 +8,8 @@
 
 #include <stdint.h>
 
-#define PS_WIRE_VERSION 2          /* 2: ps_wire_gpu_device carries MIG and visibility fields */
+#define PS_WIRE_VERSION 3          /* 2: ps_wire_gpu_device carries MIG and visibility fields; 3: Python stack
+                                      samples (PS_WIRE_PY_FRAME, PS_WIRE_PY_SAMPLE) */
 
 enum ps_wire_type {
     PS_WIRE_PROCESS = 1,        /* struct ps_wire_process + exe path + NUL-separated argv (argv_len bytes) */
@@ -28,6 +29,10 @@ enum ps_wire_type {
                                    never popped. Written by a thread that exits inside it (ps_ring_open_flush), or
                                    made by the reader from the open-range table once the process is gone
                                    (ps_ring_reader_open_ranges) */
+    PS_WIRE_PY_FRAME = 13,      /* struct ps_wire_py_frame + file + function: a Python code location of the process,
+                                   written in a lane before the first PS_WIRE_PY_SAMPLE of that lane that names it */
+    PS_WIRE_PY_SAMPLE = 14,     /* struct ps_wire_py_sample + n uint32_t frame ids (innermost first), padded to 8:
+                                   one thread's Python stack, sampled by the Python hook (docs/python.md) */
     /* 100..199: GPU records converted from CUPTI activity records (probe/cupti_*.c, collector GPU tables). */
     PS_WIRE_GPU_FIRST = 100,
     PS_WIRE_GPU_LAST = 199,
@@ -113,6 +118,30 @@ struct ps_wire_lane_string {
     struct ps_wire_hdr h;
     uint32_t id;                /* > 0, unique within the lane */
     uint32_t len;               /* bytes incl. NUL */
+};
+
+/* A Python code location (file, line, function) the Python hook numbered: `id` > 0, unique within the process
+ * (the hook never gives one id two locations). */
+struct ps_wire_py_frame {
+    struct ps_wire_hdr h;
+    uint64_t tsc;               /* when it was defined */
+    uint32_t id;
+    uint32_t line;              /* 1-based; 0: unknown */
+    uint32_t file_len;          /* bytes of the file name incl. NUL */
+    uint32_t function_len;      /* bytes of the function's qualified name incl. NUL, right after the file */
+};
+
+/* The most frame ids one sample carries: the innermost ones of a deeper stack (`depth` says how deep it was). */
+#define PS_WIRE_PY_STACK_MAX 128
+
+/* One thread's Python stack at `tsc`, written by the hook's sampling thread (not the sampled one). */
+struct ps_wire_py_sample {
+    struct ps_wire_hdr h;
+    uint64_t tsc;
+    uint32_t tid;               /* the sampled thread (gettid), 1..2^24-1 */
+    uint32_t depth;             /* frames on its stack, >= n (more: the outer ones were cut) */
+    uint32_t n;                 /* frame ids that follow, 1..PS_WIRE_PY_STACK_MAX */
+    uint32_t pad;               /* 0 */
 };
 
 /* ps_wire_cuda_status.state */

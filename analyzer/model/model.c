@@ -182,6 +182,10 @@ void ps_model_free(struct ps_model *m)
     free(m->nvml_util.v);
     free(m->host_samples.v);
     free(m->thread_samples.v);
+    free(m->py_samples.v);
+    free(m->py_stacks.v);
+    free(m->py_stack_frames.v);
+    free(m->py_frames.v);
     free(m->mem_events.v);
     free(m->nvml_mem.v);
     strpool_free(m->strings);
@@ -471,6 +475,31 @@ int ps_model_add_host_sample(struct ps_model *m, const struct ps_host_sample *s)
 int ps_model_add_thread_sample(struct ps_model *m, const struct ps_thread_sample *s)
 {
     return VEC_PUSH(m->thread_samples, *s);
+}
+
+int ps_model_add_py_frame(struct ps_model *m, const struct ps_py_frame *f)
+{
+    return m->py_frames.n >= PS_NONE ? -ENOMEM : VEC_PUSH(m->py_frames, *f);
+}
+
+int ps_model_add_py_stack(struct ps_model *m, const uint32_t *frames, uint32_t n)
+{
+    if (m->py_stacks.n >= PS_NONE || m->py_stack_frames.n > (size_t)UINT32_MAX - n ||
+        vec_reserve((void **)&m->py_stack_frames.v, &m->py_stack_frames.cap, m->py_stack_frames.n, n,
+                    sizeof *m->py_stack_frames.v) < 0)
+        return -ENOMEM;
+    struct ps_py_stack k = { (uint32_t)m->py_stack_frames.n, n };
+    if (VEC_PUSH(m->py_stacks, k) < 0)
+        return -ENOMEM;
+    if (n)
+        memcpy(m->py_stack_frames.v + m->py_stack_frames.n, frames, n * sizeof *frames);
+    m->py_stack_frames.n += n;
+    return 0;
+}
+
+int ps_model_add_py_sample(struct ps_model *m, const struct ps_py_sample *s)
+{
+    return VEC_PUSH(m->py_samples, *s);
 }
 
 int ps_model_add_mem_event(struct ps_model *m, const struct ps_mem_event *e)

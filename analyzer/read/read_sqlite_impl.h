@@ -152,6 +152,13 @@ int ps_sq_read_host_tables(struct sctx *c, int is_perfscope);
  * with the message set. */
 int ps_sq_read_thread_samples(struct sctx *c);
 
+/* ---- read_sqlite_python.c ---- */
+
+/* The Python hook's stack samples (PERFSCOPE_PYTHON_FRAMES, _STACKS, _SAMPLES: all three, or none read) into
+ * model.py_frames, py_stacks and py_samples; rows naming what no row defines are counted as unplaced. 0, or
+ * -EINVAL / -ENOMEM with the message set. */
+int ps_sq_read_python(struct sctx *c);
+
 /* ---- read_sqlite.c: the activity tables, and the whole file (reader_impl.h: ps_read_sqlite) ---- */
 
 /* The GPU op, API call and NVTX tables (c->rowid_after: their new rows) into c->m, and a process for every thread

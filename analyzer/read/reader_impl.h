@@ -21,6 +21,7 @@
  *   read_sqlite_ahead.c   a large table read ahead on a second connection and thread
  *   read_sqlite_memory.c  CUDA_GPU_MEMORY_USAGE_EVENTS and NVML memory samples
  *   read_sqlite_meta.c    PERFSCOPE_META and the tables around the activity rows
+ *   read_sqlite_python.c  the Python hook's stack samples (PERFSCOPE_PYTHON_*)
  *   read_sqlite.c         the activity tables, ps_read_sqlite
  *   reader.c              ps_read_trace: format detection, dispatch, ps_model_finish; ps_read_kineto_ops
  *   follow.c              following a growing SQLite trace (ps_follow_*) */

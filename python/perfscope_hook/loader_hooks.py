@@ -14,7 +14,7 @@ import multiprocessing
 import os
 import weakref
 
-from . import core
+from . import core, stacks
 from .steps import steps
 
 ITER_RANGE = b"enumerate(DataLoader)#DataLoader.__iter__"
@@ -215,6 +215,7 @@ class _SampleTimer:
 def _mark_worker(worker_id, num_workers, base_seed):
     """The `DataLoader worker` mark: who this worker is and what started it."""
     _worker["marked"] = True
+    steps.in_worker = True
     me = multiprocessing.current_process()
     parent = multiprocessing.parent_process()
     training_pid = parent.pid if parent is not None else getattr(me, "_parent_pid", None)
@@ -252,7 +253,10 @@ def _wrap_worker_loop(orig):
                     args = args[:init_at] + (timed(init, core.b("worker_init_fn#" + name)),) + args[init_at + 1:]
             except Exception as e:
                 core.off("DataLoader worker", e)
-        return orig(*args, **kwargs)
+        try:
+            return orig(*args, **kwargs)
+        finally:
+            stacks.stop()           # the worker's process ends with os._exit: no atexit
     return _worker_loop
 
 

@@ -30,11 +30,18 @@ def cuda_memory(step):
         core.log_once("cuda memory statistics not recorded: %r" % (e,))
 
 
+ONCE_MAX = 64                       # top-level modules remembered until one runs again (a bound, not a rule)
+
+
 class Steps:
     """Training (an optimizer exists): a step ends when the step optimizer's step() returns (the first optimizer
     that steps; others, as in a GAN, are inside its steps) and the next one starts there; the first one starts
     at the first fetch after the optimizer was made. Inference (no optimizer): a step runs from one fetch of the
-    first loader that fetched to its next fetch; the fetch that ends the epoch (StopIteration) ends the last."""
+    first loader that fetched to its next fetch; the fetch that ends the epoch (StopIteration) ends the last.
+    Neither (a loop that calls a model on data it makes itself): the first top-level module whose forward runs a
+    second time marks the steps (a module called once while setting up never does): a step ends when one of its
+    outermost forwards returns and the next one starts there; the first one starts at its first forward's start,
+    so N calls give N steps. Not in DataLoader workers: their steps are the training process's."""
 
     def __init__(self):
         self.reset()
@@ -45,6 +52,9 @@ class Steps:
         self.start = None           # probe ticks
         self.n = 0
         self.loader = None          # inference: number of the loader whose fetches delimit steps
+        self.module = None          # neither: weakref to the module whose forwards delimit steps
+        self.once = {}              # neither, until one repeats: id(module) -> (weakref, first forward's start, end)
+        self.in_worker = False      # a DataLoader worker process: no steps of its own
 
     def _emit(self, end):
         self.n += 1
@@ -55,6 +65,32 @@ class Steps:
         if not self.training:
             self.training = True
             self.start = None
+            self.once = {}
+
+    def delimited(self):
+        """True when an optimizer or a DataLoader delimits the steps (or this is a worker): forwards never will."""
+        return self.training or self.loader is not None or self.in_worker
+
+    def forward_done(self, module, start, end):
+        """An outermost forward of `module` ran from `start` to `end` (probe ticks)."""
+        if self.delimited():
+            return
+        if self.module is None:
+            seen = self.once.get(id(module))
+            if seen is None or seen[0]() is not module:
+                if len(self.once) < ONCE_MAX:
+                    self.once[id(module)] = (weakref.ref(module), start, end)
+                return
+            self.module, self.once = seen[0], {}
+            self.start = seen[1]
+            self._emit(seen[2])             # its first forward, written now that it repeats
+            self.start = seen[2]
+        elif self.module() is not module:
+            return
+        if self.start is None:
+            self.start = start
+        self._emit(end)
+        self.start = end
 
     def fetch(self, loader, t):
         if self.training:
@@ -63,6 +99,8 @@ class Steps:
             return
         if self.loader is None:
             self.loader = loader
+            self.start = None       # a step of forwards before it ends with them
+            self.once = {}
         if loader != self.loader:
             return
         if self.start is not None:

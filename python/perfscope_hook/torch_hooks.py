@@ -4,14 +4,17 @@ through the probe (probe.py), named so that `perfscope report`'s default pattern
   ProfilerStep#N                                    each step: optimizer.step to optimizer.step, or fetch to
                                                     fetch of one loader when no optimizer exists (steps.py)
   Optimizer.step#<class>.step, backward             optimizer step, autograd engine entry
-  nn.Module: <class>                                forward of top-level modules (mode "modules")
+  nn.Module: <class>                                forward of top-level modules (mode "modules"); without an
+                                                    optimizer or a DataLoader, these forwards delimit the steps
+  <record_function's name>                          each torch.autograd.profiler.record_function block
   aten::mm, dims = [[32, 64], [64, 16]], types = ...  each ATen op with its inputs' sizes, dtypes, strides and
                                                     scalars (mode "shapes": op_shapes.py)
   copy_to_device                                    Tensor.to / .cuda host-to-device copies; category names
                                                     the source memory and non_blocking, payload = bytes
 
 DataLoader fetches, samples, collation and workers are loader_hooks.py's; torch.distributed collectives, their
-waits and DistributedDataParallel's gradient synchronisation are dist_hooks.py's. Marks in the NVTX domain
+waits and DistributedDataParallel's gradient synchronisation are dist_hooks.py's; Python stack samples
+stacks.py's. Marks in the NVTX domain
 "perfscope" (core.py) carry what the report's advice needs. Every wrapper calls the original whatever happens;
 a failure in our own code turns the hook off. docs/python.md is the contract.
 """
@@ -21,7 +24,7 @@ import sys
 import threading
 
 from . import armed_at_ns, core, log
-from . import loader_hooks, op_shapes
+from . import loader_hooks, op_shapes, stacks
 from .probe import Probe
 from .steps import steps
 
@@ -115,7 +118,11 @@ def _wrap_copy(orig, torch, is_cuda_call):
     return to
 
 
-def _wrap_module_call(orig):
+def _wrap_module_call(module_cls, orig, ranges):
+    """nn.Module.__call__: the outermost forward on each thread (a module called while no other module runs on it)
+    ends a step when nothing else delimits steps (steps.py), and with `ranges` (mode "modules") is a range
+    `nn.Module: <class>`. Without `ranges`, once an optimizer or a DataLoader delimits the steps the original is
+    put back: submodule calls then cost nothing (docs/python.md "Cost")."""
     tl = threading.local()
 
     def __call__(self, *args, **kwargs):
@@ -123,7 +130,13 @@ def _wrap_module_call(orig):
         if p is None or getattr(tl, "inside", False):
             return orig(self, *args, **kwargs)
         try:
-            p.push(core.b("nn.Module: %s" % type(self).__name__))
+            if not ranges and steps.delimited():
+                if module_cls.__dict__.get("__call__") is __call__:
+                    module_cls.__call__ = orig
+                return orig(self, *args, **kwargs)
+            start = p.now()
+            if ranges:
+                p.push(core.b("nn.Module: %s" % type(self).__name__))
         except Exception as e:
             core.off("nn.Module", e)
             return orig(self, *args, **kwargs)
@@ -132,8 +145,64 @@ def _wrap_module_call(orig):
             return orig(self, *args, **kwargs)
         finally:
             tl.inside = False
-            core.pop()
+            if ranges:
+                core.pop()
+            p = core.p
+            if p is not None:
+                try:
+                    steps.forward_done(self, start, p.now())
+                except Exception as e:
+                    core.off("nn.Module", e)
     return __call__
+
+
+# record_function names the hook records itself, with its own ranges (torch's DataLoader and Optimizer.step wrap
+# themselves in record_function, torch.profiler's schedule its steps): one range each, never two.
+_OWN_RANGES = ("enumerate(DataLoader)#", "Optimizer.step#", "ProfilerStep#")
+_RF_NAMES_MAX = 4096                # names kept as bytes (the probe caches by address); later ones are encoded per call
+
+
+def _wrap_record_function(cls):
+    """torch.autograd.profiler.record_function (also torch.profiler.record_function): its block is a push/pop
+    range named as the record_function is, on the calling thread, whether a profiler runs or not (without one
+    torch records nothing: a CPU run's labels would be lost). Pushed after torch's own enter, popped before its
+    exit; an exit that is not the innermost of this thread's record_function ranges pops nothing."""
+    enter, exit_ = cls.__enter__, cls.__exit__
+    tl = threading.local()
+    names = {}
+
+    def __enter__(self):
+        r = enter(self)
+        p = core.p
+        if p is None:
+            return r
+        try:
+            name = self.name
+            if not isinstance(name, str) or name.startswith(_OWN_RANGES):
+                return r
+            b = names.get(name)
+            if b is None:
+                b = name.encode("utf-8", "replace")
+                if len(names) < _RF_NAMES_MAX:
+                    names[name] = b
+            stack = tl.__dict__.setdefault("stack", [])
+            p.push(b)               # popped at exit whatever it returned, as every push of the hook
+            stack.append(self)
+        except Exception as e:
+            core.off("record_function", e)
+        return r
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        try:
+            stack = tl.__dict__.get("stack")
+            if stack and stack[-1] is self:
+                stack.pop()
+                core.pop()
+        except Exception as e:
+            core.off("record_function", e)
+        return exit_(self, exc_type, exc_value, traceback)
+    __enter__.__wrapped__, __exit__.__wrapped__ = enter, exit_
+    return [(cls, "__enter__", __enter__), (cls, "__exit__", __exit__)]
 
 
 def _forked():
@@ -142,7 +211,7 @@ def _forked():
     loader_hooks.forked()
 
 
-def _mark_hook(torch, mode, import_ns):
+def _mark_hook(torch, mode, import_ns, stack_hz):
     intra, inter = core.threads(torch)
     now = core.now_ns()
     core.mark("python hook", [
@@ -152,7 +221,7 @@ def _mark_hook(torch, mode, import_ns):
         ("intra_op_threads", intra), ("interop_threads", inter), ("torch_import_ns", import_ns),
         ("since_start_ns", now - armed_at_ns() if armed_at_ns() else None),
         ("rank", core.env_int("RANK")), ("local_rank", core.env_int("LOCAL_RANK")),
-        ("world_size", core.env_int("WORLD_SIZE"))])
+        ("world_size", core.env_int("WORLD_SIZE")), ("stack_hz", "%g" % stack_hz)])
 
 
 def install(torch, mode, import_ns=None):
@@ -167,8 +236,9 @@ def install(torch, mode, import_ns=None):
         (torch.Tensor, "to", _wrap_copy(torch.Tensor.to, torch, False)),
         (torch.Tensor, "cuda", _wrap_copy(torch.Tensor.cuda, torch, True)),
     ]
-    if mode == "modules":
-        patches.append((torch.nn.Module, "__call__", _wrap_module_call(torch.nn.Module.__call__)))
+    patches.append((torch.nn.Module, "__call__",
+                    _wrap_module_call(torch.nn.Module, torch.nn.Module.__call__, mode == "modules")))
+    patches += _wrap_record_function(torch.autograd.profiler.record_function)
     try:
         from . import dist_hooks
         patches += dist_hooks.patches(torch)
@@ -178,10 +248,15 @@ def install(torch, mode, import_ns=None):
     core.clock.start()
     for pinned_nb, (cat, name) in COPY_CATEGORIES.items():
         probe.name_category(cat, name)
-    _mark_hook(torch, mode, import_ns)
+    stack_hz = stacks.rate() if probe.py_frame is not None else 0
+    _mark_hook(torch, mode, import_ns, stack_hz)
     for obj, attr, fn in patches:
         setattr(obj, attr, fn)
     os.register_at_fork(after_in_child=_forked)
     if mode == "shapes":
         op_shapes.enter(torch, core, log)
+    try:
+        stacks.start(probe, stack_hz)
+    except Exception as e:
+        log("cannot sample Python stacks (%r): the rest of the hook goes on" % (e,))
     log("hooked torch %s (mode %s)" % (torch.__version__, mode))

@@ -1,6 +1,7 @@
 /* Unit tests of the collector's translation of probe records (common/ps_wire.h) into trace rows
  * (collector/rows.c), fed with hand-built records; expected rows are written out beside each case from
  * Nsight Systems' encodings (docs/trace-format.md). Usage: test_rows CASE. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,6 +399,184 @@ static void rows_never_store_random_nvtx_records(void)
     unlink(path);
 }
 
+/* ---- Python stack samples (collector/rows_python.c) ---- */
+
+/* A PS_WIRE_PY_FRAME record: location `id` of the process = (file, line, function), at raw time t. */
+static const struct ps_wire_hdr *py_frame(uint64_t t, uint32_t id, const char *file, uint32_t line, const char *fn)
+{
+    memset(buf, 0, sizeof buf);
+    struct ps_wire_py_frame *f = (void *)buf;
+    uint32_t fl = (uint32_t)strlen(file) + 1, nl = (uint32_t)strlen(fn) + 1;
+    *f = (struct ps_wire_py_frame){ { (uint32_t)((sizeof *f + fl + nl + 7) & ~7u), PS_WIRE_PY_FRAME, 0 }, t, id, line,
+                                    fl, nl };
+    memcpy(f + 1, file, fl);
+    memcpy((char *)(f + 1) + fl, fn, nl);
+    return &f->h;
+}
+
+/* A PS_WIRE_PY_SAMPLE record: thread `tid`'s stack at raw time t, `n` frame ids innermost first, `depth` deep. */
+static const struct ps_wire_hdr *py_sample(uint64_t t, uint32_t tid, uint32_t depth, uint32_t n, const uint32_t *ids)
+{
+    memset(buf, 0, sizeof buf);
+    struct ps_wire_py_sample *w = (void *)buf;
+    *w = (struct ps_wire_py_sample){ { (uint32_t)((sizeof *w + 4 * n + 7) & ~7u), PS_WIRE_PY_SAMPLE, 0 }, t, tid,
+                                     depth, n, 0 };
+    memcpy(w + 1, ids, 4 * n);
+    return &w->h;
+}
+
+/* Two processes (rings 0 and 1) number the same code locations differently: the trace has one frame row per
+ * (file, line, function) and one stack per sequence of frames, whichever process sampled it. Process 4242: main
+ * (t.py:9) -> step (t.py:5) -> preprocess (t.py:2), sampled twice on thread 4242 and once, one level up, on
+ * thread 4250; process 4243 (its ids 7, 8, 9 for the same three) once at full depth, and once 100 deep, of which the
+ * probe sent the innermost 2. Times: stored = 2 * raw. A line of 0 is unknown: NULL. */
+static void rows_python_samples_share_frames_and_stacks_across_processes(void)
+{
+    open_trace();
+    CHECK(ps_rows_ring_open(rows, 0, PID, test_clock, NULL) == 0);
+    CHECK(ps_rows_ring_open(rows, 1, PID + 1, test_clock, NULL) == 0);
+    CHECK(ps_rows_wire(rows, 0, 5, py_frame(1, 1, "t.py", 2, "preprocess")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 5, py_frame(1, 2, "t.py", 5, "step")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 5, py_frame(1, 3, "t.py", 9, "main")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 5, py_sample(10, PID, 3, 3, (const uint32_t[]){ 1, 2, 3 })) == 0);
+    CHECK(ps_rows_wire(rows, 0, 5, py_sample(20, PID, 3, 3, (const uint32_t[]){ 1, 2, 3 })) == 0);
+    CHECK(ps_rows_wire(rows, 0, 5, py_sample(20, 4250, 2, 2, (const uint32_t[]){ 2, 3 })) == 0);
+    CHECK(ps_rows_wire(rows, 1, 0, py_frame(2, 9, "t.py", 9, "main")) == 0);
+    CHECK(ps_rows_wire(rows, 1, 0, py_frame(2, 8, "t.py", 5, "step")) == 0);
+    CHECK(ps_rows_wire(rows, 1, 0, py_frame(2, 7, "t.py", 2, "preprocess")) == 0);
+    CHECK(ps_rows_wire(rows, 1, 0, py_frame(2, 6, "<frozen runpy>", 0, "_run_code")) == 0);
+    CHECK(ps_rows_wire(rows, 1, 0, py_sample(30, PID + 1, 3, 3, (const uint32_t[]){ 7, 8, 9 })) == 0);
+    CHECK(ps_rows_wire(rows, 1, 0, py_sample(40, PID + 1, 100, 2, (const uint32_t[]){ 7, 6 })) == 0);
+    struct ps_rows_totals t;
+    close_trace(&t);
+    CHECK(t.invalid == 0 && t.unknown == 0);
+    CHECK(q_int("SELECT count(*) FROM PERFSCOPE_PYTHON_FRAMES") == 4);
+    CHECK(q_text_is("SELECT group_concat(id || ':' || file || ':' || coalesce(line, 'NULL') || ':' || function, ' ')"
+                    " FROM (SELECT * FROM PERFSCOPE_PYTHON_FRAMES ORDER BY id)",
+                    "1:t.py:2:preprocess 2:t.py:5:step 3:t.py:9:main 4:<frozen runpy>:NULL:_run_code"));
+    CHECK(q_text_is("SELECT group_concat(stackId || '.' || level || '=' || frameId, ' ') FROM"
+                    " (SELECT * FROM PERFSCOPE_PYTHON_STACKS ORDER BY stackId, level)",
+                    "1.0=1 1.1=2 1.2=3 2.0=2 2.1=3 3.0=1 3.1=4"));
+    CHECK(q_int("SELECT count(*) FROM PERFSCOPE_PYTHON_SAMPLES WHERE globalTid >> 48 <> 1") == 0);
+    CHECK(q_text_is("SELECT group_concat(timestamp || ':' || (globalTid >> 24 & 16777215) || '/' ||"
+                    " (globalTid & 16777215) || ':' || stackId || ':' || depth, ' ')"
+                    " FROM (SELECT * FROM PERFSCOPE_PYTHON_SAMPLES ORDER BY rowid)",
+                    "20:4242/4242:1:3 40:4242/4242:1:3 40:4242/4250:2:2 60:4243/4243:1:3 80:4243/4243:3:100"));
+    /* the docs' query (docs/trace-format.md): the innermost function of each sample, by count */
+    CHECK(q_text_is("SELECT group_concat(function || '=' || n, ' ') FROM (SELECT f.function, count(*) AS n"
+                    " FROM PERFSCOPE_PYTHON_SAMPLES s JOIN PERFSCOPE_PYTHON_STACKS k ON k.stackId = s.stackId"
+                    " AND k.level = 0 JOIN PERFSCOPE_PYTHON_FRAMES f ON f.id = k.frameId GROUP BY f.id"
+                    " ORDER BY n DESC, f.function)", "preprocess=4 step=1"));
+    unlink(path);
+}
+
+/* Python records that are malformed (unknown: their framing fails) or that no probe wrote (invalid: the probe
+ * never writes them so, hook_api.c), each counted once and written nowhere. Kept: one frame and one sample. */
+static void rows_python_records_no_probe_wrote_are_left_out(void)
+{
+    const uint64_t after_now = 1ull << 61;
+    open_trace();
+    CHECK(ps_rows_ring_open(rows, 0, PID, test_clock, NULL) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_frame(1, 1, "a.py", 1, "f")) == 0);
+    /* unknown (5): a file longer than the record, a file without its NUL, no function, a sample of 0 frames, one
+     * of more frames than a record may carry, one whose frames run past the record */
+    struct ps_wire_py_frame *f = (void *)py_frame(1, 2, "a.py", 2, "g");
+    f->file_len = 500;
+    CHECK(ps_rows_wire(rows, 0, 0, &f->h) == 0);
+    f = (void *)py_frame(1, 2, "a.py", 2, "g");
+    ((char *)(f + 1))[4] = 'x';
+    CHECK(ps_rows_wire(rows, 0, 0, &f->h) == 0);
+    f = (void *)py_frame(1, 2, "a.py", 2, "g");
+    f->function_len = 0;
+    CHECK(ps_rows_wire(rows, 0, 0, &f->h) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_sample(5, PID, 1, 0, (const uint32_t[]){ 1 })) == 0);
+    struct ps_wire_py_sample *w = (void *)py_sample(5, PID, 1, 1, (const uint32_t[]){ 1 });
+    w->n = PS_WIRE_PY_STACK_MAX + 1;
+    CHECK(ps_rows_wire(rows, 0, 0, &w->h) == 0);
+    w = (void *)py_sample(5, PID, 3, 1, (const uint32_t[]){ 1 });
+    w->n = 3;
+    CHECK(ps_rows_wire(rows, 0, 0, &w->h) == 0);
+    /* invalid (7): a frame id 0, a frame defined after now, samples of thread 0, of a thread globalTid cannot
+     * hold, shallower than the frames sent, naming a location never defined, taken after now */
+    CHECK(ps_rows_wire(rows, 0, 0, py_frame(1, 0, "a.py", 3, "h")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_frame(after_now, 3, "a.py", 3, "h")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_sample(5, 0, 1, 1, (const uint32_t[]){ 1 })) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_sample(5, 1u << 24, 1, 1, (const uint32_t[]){ 1 })) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_sample(5, PID, 1, 2, (const uint32_t[]){ 1, 1 })) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_sample(5, PID, 2, 2, (const uint32_t[]){ 1, 3 })) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_sample(after_now, PID, 1, 1, (const uint32_t[]){ 1 })) == 0);
+    /* kept */
+    CHECK(ps_rows_wire(rows, 0, 0, py_sample(6, PID, 1, 1, (const uint32_t[]){ 1 })) == 0);
+    struct ps_rows_totals t;
+    close_trace(&t);
+    CHECK(t.unknown == 6 && t.invalid == 7);
+    CHECK(q_int("SELECT count(*) FROM PERFSCOPE_PYTHON_FRAMES") == 1);
+    CHECK(q_int("SELECT count(*) FROM PERFSCOPE_PYTHON_STACKS") == 1);
+    CHECK(q_int("SELECT timestamp FROM PERFSCOPE_PYTHON_SAMPLES") == 12);
+    CHECK(q_int("SELECT count(*) FROM PERFSCOPE_PYTHON_SAMPLES") == 1);
+    unlink(path);
+}
+
+/* Random bytes framed as Python records never become rows: each is left out (invalid) or counted as unknown
+ * (as rows_never_store_random_nvtx_records for NVTX records). */
+static void rows_never_store_random_python_records(void)
+{
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    const int n = 20000;
+    open_trace_at(ps_monotonic_ns());
+    CHECK(ps_rows_ring_open(rows, 0, PID, ps_identity_clock, NULL) == 0);
+    for (int i = 0; i < n; i++) {
+        _Alignas(8) unsigned char rec[136];
+        for (size_t k = 0; k < sizeof rec; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;      /* xorshift64 */
+            rec[k] = (unsigned char)x;
+        }
+        struct ps_wire_hdr *h = (void *)rec;
+        h->size = sizeof rec;
+        h->type = i % 2 ? PS_WIRE_PY_SAMPLE : PS_WIRE_PY_FRAME;
+        if (i % 2)
+            ((struct ps_wire_py_sample *)(void *)rec)->n = 1 + (uint32_t)i % 26;     /* frames that fit */
+        rec[sizeof rec - 1] = 0;
+        CHECK(ps_rows_wire(rows, 0, 0, h) == 0);
+    }
+    struct ps_rows_totals t;
+    close_trace(&t);
+    CHECK(q_int("SELECT count(*) FROM PERFSCOPE_PYTHON_SAMPLES") == 0);
+    CHECK(q_int("SELECT count(*) FROM PERFSCOPE_PYTHON_FRAMES") == 0);
+    CHECK(t.invalid + t.unknown == (uint64_t)n);
+    CHECK(t.invalid > 0 && t.unknown > 0);
+    unlink(path);
+}
+
+/* record --recover: a new ps_rows goes on with the frame rows a dead recorder wrote (restored in id order) and a
+ * kept frame record (restored: it writes nothing); a sample naming it gets the old frame row, a new location the
+ * next id, a new stack the id after the last one written (even for frames an old stack holds). */
+static void rows_python_frames_go_on_after_a_recovery(void)
+{
+    open_trace();
+    CHECK(ps_rows_ring_open(rows, 0, PID, test_clock, NULL) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_frame(1, 5, "a.py", 1, "f")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_sample(2, PID, 1, 1, (const uint32_t[]){ 5 })) == 0);
+    ps_rows_free(rows);
+    CHECK(ps_rows_new(tw, 1000, &rows) == 0);
+    CHECK(ps_rows_ring_open(rows, 0, PID, test_clock, NULL) == 0);
+    CHECK(ps_rows_restore_py_frame(rows, 2, "a.py", 1, "f") == -EINVAL);    /* out of id order */
+    CHECK(ps_rows_restore_py_frame(rows, 1, "a.py", 1, "f") == 0);
+    CHECK(ps_rows_restore_py_stacks(rows, 1) == 0);
+    CHECK(ps_rows_restore_record(rows, 0, 0, py_frame(1, 5, "a.py", 1, "f")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_frame(3, 6, "a.py", 7, "g")) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_sample(4, PID, 1, 1, (const uint32_t[]){ 5 })) == 0);
+    CHECK(ps_rows_wire(rows, 0, 0, py_sample(5, PID, 2, 2, (const uint32_t[]){ 6, 5 })) == 0);
+    struct ps_rows_totals t;
+    close_trace(&t);
+    CHECK(t.invalid == 0 && t.unknown == 0);
+    CHECK(q_text_is("SELECT group_concat(id || ':' || function, ' ') FROM PERFSCOPE_PYTHON_FRAMES", "1:f 2:g"));
+    CHECK(q_text_is("SELECT group_concat(stackId || '.' || level || '=' || frameId, ' ') FROM"
+                    " (SELECT * FROM PERFSCOPE_PYTHON_STACKS ORDER BY stackId, level)", "1.0=1 2.0=1 3.0=2 3.1=1"));
+    CHECK(q_text_is("SELECT group_concat(stackId, ' ') FROM PERFSCOPE_PYTHON_SAMPLES", "1 2 3"));
+    unlink(path);
+}
+
 /* /proc/PID/stat with a ')' and spaces inside comm (proc(5): comm is the text between the first '(' and
  * the last ')'). Fields: 3 state, 4 ppid, 14 utime, 15 stime, 20 num_threads, 24 rss. */
 static void sampler_parses_stat_with_parens_in_comm(void)
@@ -450,6 +629,11 @@ int main(int argc, char **argv)
         { "rows_replace_invalid_utf8_per_maximal_subpart", .fn = rows_replace_invalid_utf8_per_maximal_subpart },
         { "rows_leave_out_records_no_probe_wrote", .fn = rows_leave_out_records_no_probe_wrote },
         { "rows_never_store_random_nvtx_records", .fn = rows_never_store_random_nvtx_records },
+        { "rows_python_samples_share_frames_and_stacks_across_processes",
+          .fn = rows_python_samples_share_frames_and_stacks_across_processes },
+        { "rows_python_records_no_probe_wrote_are_left_out", .fn = rows_python_records_no_probe_wrote_are_left_out },
+        { "rows_never_store_random_python_records", .fn = rows_never_store_random_python_records },
+        { "rows_python_frames_go_on_after_a_recovery", .fn = rows_python_frames_go_on_after_a_recovery },
     };
     return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, NULL);
 }

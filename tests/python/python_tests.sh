@@ -500,6 +500,156 @@ python_hook_that_cannot_load_the_probe_turns_itself_off)
     cmp -s "$dir/bare.out" "$dir/out" || fail "stdout differs: $(diff "$dir/bare.out" "$dir/out")"
     grep -q "cannot hook torch .*missing.so.*hook off" "$dir/log" || fail "no log line: $(cat "$dir/log" 2>&1)"
     ;;
+python_stacks_name_preprocess_in_its_share_of_each_step)
+    # The main thread spends about 70 % of each step in preprocess() (PIL and pure Python), the rest in the model's
+    # forward, backward and optimizer step: preprocess is on the stack of that share of its samples inside the
+    # steps, the share the script's own clock measured (not a constant: a loaded machine moves it), within the
+    # samples' binomial noise (3 sigma) and 5 points (a sample is late when the machine is busy: it lands where the
+    # thread next lets go of the GIL or after the switch interval the hook shortens to 50 us; docs/python.md).
+    needs_torch
+    record -o "$trace" --python-stack-hz 100 -- "$py" "$progs/preprocess_steps.py" "$dir/timers" 30
+    expect "exit status" "$rc" 0
+    expect "rate asked" "$(meta python_stack_hz)" 100
+    expect "the hook's rate" "$(marks 'python hook ' | kv stack_hz)" 100
+    timer() { sed -n "s/^$1 //p" "$dir/timers"; }
+    want=$("$py" -c "print($(timer preprocess_ns) / $(timer step_ns))")
+    "$py" -c "import sys; sys.exit(not 0.5 <= $want <= 0.9)" || fail "the script spent $want of its steps in preprocess"
+    main="s.globalTid = r.globalTid AND s.globalTid & 16777215 = (s.globalTid >> 24) & 16777215"
+    in_steps="FROM PERFSCOPE_PYTHON_SAMPLES s JOIN NVTX_EVENTS r ON r.text LIKE 'ProfilerStep#%' AND $main
+              AND s.timestamp >= r.start AND s.timestamp < r.\"end\""
+    on_stack="EXISTS (SELECT 1 FROM PERFSCOPE_PYTHON_STACKS k JOIN PERFSCOPE_PYTHON_FRAMES f ON f.id = k.frameId
+              WHERE k.stackId = s.stackId AND f.function = 'preprocess')"
+    n=$(q "SELECT count(*) $in_steps")
+    k=$(q "SELECT count(*) $in_steps WHERE $on_stack")
+    # at least a third of the rate asked over the steps' time (a busy machine delays the sampling thread)
+    "$py" -c "import sys; sys.exit(not $n >= 100 * $(timer step_ns) / 1e9 / 3)" || fail "$n samples in the steps"
+    "$py" -c "
+import math, sys
+n, k, want = $n, $k, $want
+tol = 0.05 + 3 * math.sqrt(want * (1 - want) / n)
+sys.exit(abs(k / n - want) > tol)" || fail "preprocess on the stack of $k of $n samples in the steps, the script spent $want of them in it"
+    # its call chain, innermost first: preprocess (preprocess_steps.py, a line of its loop), called by main
+    expect "preprocess's caller" "$(q "SELECT DISTINCT c.function FROM PERFSCOPE_PYTHON_STACKS k
+            JOIN PERFSCOPE_PYTHON_FRAMES f ON f.id = k.frameId JOIN PERFSCOPE_PYTHON_STACKS u ON u.stackId = k.stackId
+            AND u.level = k.level + 1 JOIN PERFSCOPE_PYTHON_FRAMES c ON c.id = u.frameId WHERE f.function = 'preprocess'")" main
+    expect "preprocess's file" "$(q "SELECT DISTINCT file FROM PERFSCOPE_PYTHON_FRAMES WHERE function = 'preprocess'")" \
+        "$progs/preprocess_steps.py"
+    expect "records left out" "$(meta invalid_records) $(meta unknown_records)" "0 0"
+    ;;
+python_stacks_sample_dataloader_workers_started_by_fork|\
+python_stacks_sample_dataloader_workers_started_by_spawn|\
+python_stacks_sample_dataloader_workers_started_by_forkserver)
+    # The worker (one, whatever its start method) spends its samples in decode_sample() while the loop waits: its
+    # main thread's stacks are sampled, and name it.
+    needs_torch
+    method=${case##*_}
+    record -o "$trace" --python-stack-hz 100 -- "$py" "$progs/worker_stacks.py" "$method" 12
+    expect "exit status" "$rc" 0
+    expect "batches" "$(printed batches)" 12
+    worker=$(marks 'DataLoader worker ' | cut -d'|' -f1)
+    expect "worker processes" "$(echo "$worker" | wc -l)" 1
+    of_worker="s.globalTid = ((1 << 48) | ($worker << 24) | $worker)"
+    n=$(q "SELECT count(*) FROM PERFSCOPE_PYTHON_SAMPLES s WHERE $of_worker")
+    k=$(q "SELECT count(*) FROM PERFSCOPE_PYTHON_SAMPLES s WHERE $of_worker AND EXISTS (SELECT 1 FROM
+           PERFSCOPE_PYTHON_STACKS k JOIN PERFSCOPE_PYTHON_FRAMES f ON f.id = k.frameId WHERE k.stackId = s.stackId
+           AND f.function = 'decode_sample')")
+    # 24 samples of 15 ms: 0.36 s of decode_sample at 100 Hz; a third of that at least, on a busy machine
+    [ "$k" -ge 12 ] || fail "decode_sample on the stack of $k of the worker's $n samples"
+    # its chain: decode_sample (running) called by the dataset's __getitem__
+    called=$(q "SELECT count(*) FROM PERFSCOPE_PYTHON_SAMPLES s JOIN PERFSCOPE_PYTHON_STACKS i ON i.stackId = s.stackId
+                AND i.level = 0 JOIN PERFSCOPE_PYTHON_FRAMES g ON g.id = i.frameId AND g.function = 'decode_sample'
+                JOIN PERFSCOPE_PYTHON_STACKS k ON k.stackId = s.stackId AND k.level = 1 JOIN PERFSCOPE_PYTHON_FRAMES f
+                ON f.id = k.frameId AND f.function = 'Samples.__getitem__' WHERE $of_worker")
+    [ "$called" -gt 0 ] || fail "no sample of decode_sample called by Samples.__getitem__ in the worker"
+    ;;
+python_record_function_ranges_on_cpu)
+    # torch.autograd.profiler.record_function("preprocess") records nothing without a profiler (a CPU run): with the
+    # hook each block is a range on its thread, its time the script's; torch's own record_function blocks are ranges
+    # too (Optimizer.zero_grad#...), but the DataLoader's and Optimizer.step's are the hook's own ranges, never twice.
+    needs_torch
+    record -o "$trace" -- "$py" "$progs/preprocess_steps.py" "$dir/timers" 5 20 5
+    expect "exit status" "$rc" 0
+    # record's default rate of stack samples (docs/record.md), asked and applied
+    expect "default rate" "$(meta python_stack_hz) $(marks 'python hook ' | kv stack_hz)" "20 20"
+    pid=$(q "SELECT pid FROM PERFSCOPE_PROCESS_INFO WHERE exe LIKE '%python%'")
+    expect "preprocess ranges (every call)" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'preprocess' AND eventType = 59
+            AND globalTid = ((1 << 48) | ($pid << 24) | $pid)")" 6
+    ranges_ms=$(q "SELECT sum(\"end\" - start) / 1e6 FROM NVTX_EVENTS WHERE text = 'preprocess'")
+    own_ms=$("$py" -c "print($(sed -n 's/^preprocess_calls_ns //p' "$dir/timers") / 1e6)")
+    # the ranges lie inside the script's timer (enter and exit of the block): at most its time, at least 95 % of it
+    "$py" -c "import sys; sys.exit(not 0.95 * $own_ms <= $ranges_ms <= $own_ms)" ||
+        fail "preprocess ranges $ranges_ms ms, the script timed $own_ms ms"
+    expect "Optimizer.step ranges, once each" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'Optimizer.step#SGD.step'")" 6
+    expect "zero_grad ranges" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'Optimizer.zero_grad#SGD.zero_grad'")" 6
+    expect "unbalanced pops" "$(meta unbalanced_nvtx)" 0
+    ;;
+python_inference_loop_without_loader_or_optimizer_gets_steps_from_forwards)
+    # `for x in data: model(x)`: no DataLoader, no optimizer. A module called once before the loop marks nothing;
+    # the model, the first top-level module called again, does: each call of it ends a step (the first starts at its
+    # first forward's start), so 20 calls give 20 steps end to end (a step's end and the next one's start are one probe
+    # tick, converted in two drains: 1 us allowed), each ending inside its call by the script's clock
+    # (CLOCK_MONOTONIC around `model(x)`, the trace's origin_monotonic_ns subtracted; the probe's clock agrees within
+    # 2 us, docs/probe.md: 50 us allowed).
+    needs_torch
+    record -o "$trace" -- "$py" "$progs/inference_loop.py" 20
+    expect "exit status" "$rc" 0
+    expect "forwards" "$(printed forwards)" 20
+    expect "steps" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE 'ProfilerStep#%' AND \"end\" > start")" 20
+    steps=$(q "SELECT group_concat(start || ':' || \"end\", ' ') FROM (SELECT * FROM NVTX_EVENTS WHERE
+               text LIKE 'ProfilerStep#%' ORDER BY start)")
+    "$py" -c "
+import sys
+origin, slack = $(meta origin_monotonic_ns), 50000
+steps = [tuple(map(int, x.split(':'))) for x in '$steps'.split()]
+calls = [tuple(int(t) - origin for t in x.split(':')) for x in '$(printed 'forward ns')'.split()]
+inside = lambda t, c: c[0] - slack <= t <= c[1] + slack
+ok = inside(steps[0][0], calls[0]) and all(inside(s[1], c) for s, c in zip(steps, calls))
+ok = ok and all(abs(a[1] - b[0]) <= 1000 for a, b in zip(steps, steps[1:]))   # one tick, converted twice
+sys.exit(not ok)" || fail "steps $steps against the calls of the model $(printed 'forward ns') (origin $(meta origin_monotonic_ns))"
+    report_json
+    expect "steps in the report" "$(j 'len(r["steps"])')" 20
+    "$perfscope" report "$trace" >"$dir/report.txt" 2>&1 || fail "report failed"
+    grep -q "The run as one window" "$dir/report.txt" && fail "the report has no steps: $(cat "$dir/report.txt")"
+    ;;
+python_stack_hz_0_records_no_samples)
+    needs_torch
+    record -o "$trace" --python-stack-hz 0 -- "$py" "$progs/preprocess_steps.py" "$dir/timers" 3 20 5
+    expect "exit status" "$rc" 0
+    expect "rate asked" "$(meta python_stack_hz)" 0
+    expect "the hook's rate" "$(marks 'python hook ' | kv stack_hz)" 0
+    expect "samples, stacks, frames" "$(q "SELECT (SELECT count(*) FROM PERFSCOPE_PYTHON_SAMPLES) || ' ' ||
+            (SELECT count(*) FROM PERFSCOPE_PYTHON_STACKS) || ' ' || (SELECT count(*) FROM PERFSCOPE_PYTHON_FRAMES)")" "0 0 0"
+    expect "sampling threads" "$(q "SELECT count(*) FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId
+            WHERE s.value = 'perfscope-stack'")" 0
+    expect "the rest of the hook" "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text LIKE 'ProfilerStep#%'")" 3
+    record -f -o "$trace" --python-stack-hz 1001 -- true
+    expect "a rate above 1000" "$rc" 2
+    grep -q "python-stack-hz 1001: give a decimal number from 0 to 1000" "$dir/err" || fail "message: $(cat "$dir/err")"
+    ;;
+python_stack_sampler_leaves_a_hostile_program_unchanged)
+    # Threads starting and ending while sampled, a recursion 1000 deep, a thread blocked for good in C, one holding
+    # the GIL in C for 300 ms, one threading does not know, sys._current_frames raising for 0.2 s: the output and
+    # exit status are the bare run's; the deep stack is sampled (its depth, its innermost 64 frames); the failed
+    # samples are counted; nothing in the rings is left out.
+    needs_torch
+    "$py" "$progs/hostile_stacks.py" >"$dir/bare.out" 2>"$dir/bare.err"
+    bare=$?
+    expect "bare exit status" "$bare" 3
+    record -o "$trace" --python-stack-hz 200 -- "$py" "$progs/hostile_stacks.py"
+    expect "exit status" "$rc" "$bare"
+    cmp -s "$dir/bare.out" "$dir/out" || fail "stdout differs: $(diff "$dir/bare.out" "$dir/out")"
+    grep -q "^to stderr$" "$dir/err" || fail "stderr lost: $(cat "$dir/err")"
+    expect "samples in the recursion" "$(q "SELECT count(*) > 0 FROM PERFSCOPE_PYTHON_SAMPLES s WHERE s.depth > 1000 AND
+            (SELECT count(*) FROM PERFSCOPE_PYTHON_STACKS k WHERE k.stackId = s.stackId) = 64 AND (SELECT f.function
+            FROM PERFSCOPE_PYTHON_STACKS k JOIN PERFSCOPE_PYTHON_FRAMES f ON f.id = k.frameId WHERE k.stackId = s.stackId
+            AND k.level = 63) = 'deep'")" 1
+    expect "the thread blocked in C sampled" "$(q "SELECT count(DISTINCT globalTid) > 1 FROM PERFSCOPE_PYTHON_SAMPLES")" 1
+    # the 0.2 s of a raising sys._current_frames: about 40 samples failed (a loaded machine delays some), counted,
+    # and sampling went on (under 100 failures it never stops: stacks.py MAX_ERRORS)
+    errors=$(marks 'python stacks ' | kv errors)
+    [ -n "$errors" ] && [ "$errors" -ge 1 ] && [ "$errors" -lt 100 ] || fail "failed samples: '$errors'"
+    expect "records left out, dropped" "$(meta invalid_records) $(meta unknown_records) $(meta dropped_records)" "0 0 0"
+    ;;
 *)
     fail "unknown case $case"
     ;;

@@ -30,4 +30,14 @@ int ps_pyhook_is_python(char *const *cmd);
  * missing next to the probe gets a warning (ps_diag) and no hook. */
 int ps_pyhook_setenv(enum ps_pyhook_mode mode, char *const *cmd, const char *probe, char *applied, size_t len);
 
+/* How often the hook samples the Python stacks of each process's threads when `record` is not told
+ * (--python-stack-hz; docs/python.md "Stack samples" and "Cost": at this rate the sampling threads took 0.5-1.1 % of
+ * the CPU of the shared PyTorch examples in bench/python/stacks_overhead.sh). python/perfscope_hook/stacks.py has the
+ * same default for a hook loaded without record's variable. */
+#define PS_PYHOOK_STACK_HZ_DEFAULT 20
+
+/* Tell the hook how often to sample Python stacks: PERFSCOPE_PYTHON_STACK_HZ = `hz` (samples per second, 0: never).
+ * 0, or -errno (setenv failed). */
+int ps_pyhook_set_stack_hz(double hz);
+
 #endif

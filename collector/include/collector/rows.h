@@ -1,7 +1,8 @@
 /* From probe records to trace rows: the writer thread's translation of ring records (common/ps_wire.h)
  * and host samples into NVTX_EVENTS, StringIds, ThreadNames, PROCESSES, PERFSCOPE_PROCESS_INFO,
- * PERFSCOPE_*_SAMPLES and the per-process PERFSCOPE_META rows. Keeps per-ring state (lane strings,
- * registered strings) and per-process state (drops, CUDA state). Not thread-safe: the writer thread owns it. */
+ * PERFSCOPE_*_SAMPLES, the Python stack tables (PERFSCOPE_PYTHON_*) and the per-process PERFSCOPE_META rows.
+ * Keeps per-ring state (lane strings, registered strings, Python frame ids) and per-process state (drops, CUDA
+ * state). Not thread-safe: the writer thread owns it. */
 #ifndef PS_ROWS_H
 #define PS_ROWS_H
 
@@ -40,10 +41,17 @@ int ps_rows_wire(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct p
  * string ids. Written inside the transactions of the rows. 0 or -EIO. */
 int ps_rows_keep_state(struct ps_rows *r);
 /* Recovery: give ring `ring` (opened) back a kept state record (PS_WIRE_LANE_STRING, _PROCESS,
- * _THREAD_NAME, _CUDA_STATUS; -EINVAL for others), or a registered string's StringIds id (`defined`: its
+ * _THREAD_NAME, _CUDA_STATUS, _PY_FRAME; -EINVAL for others), or a registered string's StringIds id (`defined`: its
  * StringIds row exists). Nothing is written. 0, -EINVAL or -ENOMEM. */
 int ps_rows_restore_record(struct ps_rows *r, uint32_t ring, uint32_t lane, const struct ps_wire_hdr *rec);
 int ps_rows_restore_registered(struct ps_rows *r, uint32_t ring, uint32_t id, int64_t sid, int defined);
+/* Recovery: PERFSCOPE_PYTHON_FRAMES row `id` (given in id order from 1: -EINVAL otherwise) as a dead recorder wrote
+ * it, so that a kept PS_WIRE_PY_FRAME record (ps_rows_restore_record) finds its row and a new location gets the next
+ * id; then the largest PERFSCOPE_PYTHON_STACKS id it wrote (0: none), after which new stacks are numbered (a
+ * stack it wrote and one written now may be the same frames under two ids). Nothing is written. 0, -EINVAL,
+ * -ENOMEM or -EIO. */
+int ps_rows_restore_py_frame(struct ps_rows *r, int64_t id, const char *file, int64_t line, const char *function);
+int ps_rows_restore_py_stacks(struct ps_rows *r, int64_t last_id);
 /* Recovery: process `pid` (whose ring is open) defined NVTX domain `domain` (an NVTX_EVENTS row of type 75 the dead
  * recorder stored): the ranges of its open-range slots may be in it. 0 or -ENOMEM. */
 int ps_rows_restore_domain(struct ps_rows *r, uint32_t pid, uint32_t domain);

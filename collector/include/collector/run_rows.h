@@ -19,12 +19,13 @@ struct ps_run_start {
     int64_t utc_ns;                 /* CLOCK_REALTIME ns of time 0 */
     const char *gpu_samples;        /* "nvml", or "none: " and why */
     const char *python_hooks;       /* the Python hook mode applied: off, default, modules */
+    double python_stack_hz;         /* the hook's Python stack samples per second (0: none, or no hook) */
 };
 
 /* In one transaction of its own: PERFSCOPE_META recording_complete = 0 (until ps_run_rows_end replaces it),
  * META_DATA_EXPORT, and the PERFSCOPE_META rows of *s (recovery.session_dir, recovery.origin_monotonic_ns,
- * start_utc_epoch_ns, origin_monotonic_ns, gpu_samples, python_hooks, recorder_pid). 0, or -EIO / -ENOMEM
- * (message: ps_tw_errmsg). */
+ * start_utc_epoch_ns, origin_monotonic_ns, gpu_samples, python_hooks, python_stack_hz, recorder_pid). 0, or -EIO /
+ * -ENOMEM (message: ps_tw_errmsg). */
 int ps_run_rows_start(struct ps_tw *w, const struct ps_run_start *s);
 
 /* TARGET_INFO_SESSION_START_TIME (utcTime and localTime in ISO 8601 with milliseconds: "Z" and the UTC

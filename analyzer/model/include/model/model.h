@@ -176,6 +176,42 @@ struct ps_nvml_mem_sample {
     int32_t device;            /* NVML device index */
 };
 
+/* Python stack samples of perfscope's Python hook (perfscope traces: PERFSCOPE_PYTHON_FRAMES, _STACKS, _SAMPLES;
+ * docs/trace-format.md, docs/python.md "Stack samples"; read by analyzer/read/read_sqlite_python.c). Three arrays of
+ * the model, owned by it and freed by ps_model_free (no pointer into them survives it; an add may move them):
+ *   py_samples -> (stack) py_stacks -> (first, n) py_stack_frames -> (each an index) py_frames.
+ * Frames and stacks are shared by every thread and process of the trace (one per distinct location / sequence).
+ * Every index a reader stores is valid: rows naming what the file does not define are left out and counted in
+ * unplaced_events. Empty arrays when the trace has none (other formats, --python-stack-hz 0, no hook).
+ *
+ * A code location: */
+struct ps_py_frame {
+    uint32_t file;          /* string id (ps_model_str): the code's file name as Python has it (co_filename: a
+                             * path, "<string>", "<frozen runpy>"); never PS_NONE ("" for a NULL in the file) */
+    uint32_t function;      /* string id: the function's qualified name (co_qualname on Python >= 3.11:
+                             * "Trainer.step", "main.<locals>.loop", "<module>"); never PS_NONE (as file) */
+    int32_t line;           /* the line being run, 1-based; -1 unknown */
+};
+
+/* A stack: py_stack_frames.v[first .. first + n), each an index into py_frames, innermost first: level 0 is the
+ * function running when sampled, level 1 its caller, ..., n - 1 the outermost frame kept (ps_model_py_frame_at).
+ * n >= 1. */
+struct ps_py_stack {
+    uint32_t first, n;
+};
+
+/* One thread's Python stack at one instant. */
+struct ps_py_sample {
+    int64_t time_ns;        /* when the stack was read: ns on the trace's clock, the clock of ranges' start_ns and
+                             * end_ns (compare directly: s.time_ns >= r.start_ns && s.time_ns < r.end_ns); taken
+                             * just before the read, as the file has it (not range-checked) */
+    uint32_t thread;        /* index into model.threads: threads.v[thread].pid / .tid, the OS ids (the tid of the
+                             * thread's ranges; tid == pid: the process's main thread); never PS_NONE */
+    uint32_t stack;         /* index into model.py_stacks; never PS_NONE */
+    uint32_t depth;         /* frames on the thread's stack then, >= its stack's n; more when the hook cut the stack
+                             * (it keeps the innermost 64): the outermost depth - n frames are not known */
+};
+
 struct ps_meta_kv {
     char *key, *value;
 };
@@ -208,6 +244,12 @@ struct ps_model {
                                      * empty without them (`perfscope export` writes them as counters) */
     PS_VEC(struct ps_thread_sample) thread_samples;   /* thread samples in table order (per thread: time order);
                                      * empty without them */
+    PS_VEC(struct ps_py_sample) py_samples;   /* Python stack samples in table order: each process's in time
+                                     * order (one sampling thread per process writes them), not sorted
+                                     * across processes; empty without them */
+    PS_VEC(struct ps_py_stack) py_stacks;     /* the stacks they name */
+    PS_VEC(uint32_t) py_stack_frames;         /* the stacks' frames (indexes into py_frames) */
+    PS_VEC(struct ps_py_frame) py_frames;     /* the code locations the stacks name */
     int32_t rank, local_rank, world_size;   /* -1 when unknown */
     int64_t dropped_records;        /* records lost while recording (probe rings + CUPTI), -1 unknown */
     int64_t unplaced_events;        /* events the reader read but could not place in the model (reported) */
@@ -277,6 +319,12 @@ int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
 int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample *s);
 int ps_model_add_host_sample(struct ps_model *m, const struct ps_host_sample *s);
 int ps_model_add_thread_sample(struct ps_model *m, const struct ps_thread_sample *s);   /* 0 or -ENOMEM */
+/* Python stack samples: a code location (its index: py_frames.n - 1 after the call), a stack of `n` frames (indexes
+ * into py_frames, innermost first; its index: py_stacks.n - 1), a sample (its stack an index into py_stacks).
+ * 0 or -ENOMEM. */
+int ps_model_add_py_frame(struct ps_model *m, const struct ps_py_frame *f);
+int ps_model_add_py_stack(struct ps_model *m, const uint32_t *frames, uint32_t n);
+int ps_model_add_py_sample(struct ps_model *m, const struct ps_py_sample *s);
 int ps_model_add_mem_event(struct ps_model *m, const struct ps_mem_event *e);   /* 0 or -ENOMEM */
 int ps_model_add_nvml_mem(struct ps_model *m, const struct ps_nvml_mem_sample *s);   /* 0 or -ENOMEM */
 
@@ -358,6 +406,14 @@ static inline int ps_model_flow_linked(const struct ps_model *m, uint64_t corr)
             hi = mid;
     }
     return lo < m->nflow_linked && m->flow_linked[lo] == corr;
+}
+
+/* The code location at `level` (0: innermost) of Python sample s: an index into py_frames, or PS_NONE past the
+ * frames its stack holds. */
+static inline uint32_t ps_model_py_frame_at(const struct ps_model *m, const struct ps_py_sample *s, uint32_t level)
+{
+    const struct ps_py_stack *k = &m->py_stacks.v[s->stack];
+    return level < k->n ? m->py_stack_frames.v[k->first + level] : PS_NONE;
 }
 
 /* Give GPU op i new times (the order is not restored: callers keep it). Returns 0 or -ENOMEM. */
