@@ -36,7 +36,8 @@ run() {
 
 # --- build: the binary, the probe (with the hook copied beside it) and the man page ---
 if [ ! -f "$build/CMakeCache.txt" ]; then
-    run configure.log cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+    # the build type CI tests (RelWithDebInfo, CMakeLists.txt); the debug information is stripped below
+    run configure.log cmake -S "$src" -B "$build" -G Ninja
 fi
 cache() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
 case $(cache PS_SANITIZE) in ON | TRUE | 1) die "$build is a sanitizer build (PS_SANITIZE=ON): package a plain one (-B)" ;; esac
