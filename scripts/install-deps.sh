@@ -3,6 +3,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build gcc g++ make pkg-config libsqlite3-dev zlib1g-dev libyajl-dev libdeflate-dev libsimdjson-dev
       libncurses-dev sqlite3 python3 clang libclang-rt-14-dev dpkg-dev procps tmux
+      patchelf python3-venv python3-wheel   # scripts/build-wheel.sh and its test (tests/install)
       python3-torch python3-torchvision python3-numpy python3-pil   # tests/python: the PyTorch hook (CPU torch 1.13)
       chromium)   # chromium: the HTML report is loaded headless in tests (check_report_formats.py)
 missing=()

@@ -116,6 +116,93 @@ quick_start_builds_what_it_runs_and_reports_a_verdict)
     [ -n "$probe" ] || fail "the quick start's recording ran without the probe"
     rm -f "$build/quickstart-data-bound.sqlite"
     ;;
+wheel_in_fresh_venv_records_and_reports_pytorch_alone)
+    # scripts/build-wheel.sh on this build tree, pip-installed offline into a new venv that sees Debian's torch,
+    # then a CPU PyTorch training script recorded and reported with the venv's perfscope alone: no build tree,
+    # no system perfscope on PATH. train_loader.py with --workers 0 --heavy-transform waits on its loader for
+    # most of each step (its docstring; tests/python: pytorch_workers0_heavy_transform_is_data_loading).
+    py=/usr/bin/python3
+    "$py" -c 'import ensurepip, venv' 2>/dev/null ||
+        { echo "SKIP: /usr/bin/python3 cannot make a venv with pip (apt-get install python3-venv)"; exit 77; }
+    "$py" -c 'import torch, torchvision' 2>/dev/null ||
+        { echo "SKIP: /usr/bin/python3 cannot import torch/torchvision (apt-get install python3-torch python3-torchvision)"; exit 77; }
+    "$py" -c 'import wheel.wheelfile' 2>/dev/null ||
+        { echo "SKIP: no python3-wheel to check the wheel's RECORD with (apt-get install python3-wheel)"; exit 77; }
+    command -v patchelf >/dev/null || { echo "SKIP: no patchelf to bundle libraries with (apt-get install patchelf)"; exit 77; }
+    grep -q '^PS_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" &&
+        { echo "SKIP: a wheel packages a plain build, and $build is a sanitizer build"; exit 77; }
+    "$src/scripts/build-wheel.sh" -B "$build" -o "$tmp/dist" >"$tmp/wheel.out" 2>"$tmp/wheel.err" ||
+        fail "build-wheel.sh exited $?: $(tail -5 "$tmp/wheel.err")"
+    whl=$(tail -n 1 "$tmp/wheel.out")
+    # the README's glibc is the one the wheel's ELF files ask for (the script reads their symbol versions)
+    glibc=$(sed -n 's/.*needs glibc >= \([0-9.]*\).*/\1/p' "$tmp/wheel.err")
+    [ -n "$glibc" ] && grep -q "glibc $glibc or newer" "$src/README.md" ||
+        fail "the wheel needs glibc '$glibc'; README: $(grep -o 'glibc [0-9.]* or newer' "$src/README.md")"
+    version=$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "$build/CMakeCache.txt")
+    [ "$(basename "$whl")" = "perfscope-$version-py3-none-linux_$(uname -m).whl" ] ||
+        fail "the wheel is named $(basename "$whl")"
+    # Debian's wheel package reads every member against RECORD's sha256 and size, and refuses one not listed.
+    "$py" - "$whl" "$tmp/unpacked" <<'EOF' || fail "the wheel does not check out against its RECORD"
+import sys
+from wheel.wheelfile import WheelFile
+with WheelFile(sys.argv[1]) as w:
+    w.extractall(sys.argv[2])
+    tag = w.read(w.dist_info_path + "/WHEEL").decode()
+    assert "Tag: py3-none-linux_" in tag and "Root-Is-Purelib: false" in tag, tag
+    exe = w.getinfo(w.dist_info_path.replace(".dist-info", ".data/scripts/perfscope"))
+    assert exe.external_attr >> 16 & 0o111, "the binary's zip entry is not executable"
+EOF
+
+    "$py" -m venv --system-site-packages "$tmp/venv" >"$tmp/venv.log" 2>&1 || fail "venv: $(tail -3 "$tmp/venv.log")"
+    venv=$tmp/venv
+    "$venv/bin/python" -m pip install --no-index --no-cache-dir --disable-pip-version-check -q "$whl" \
+        >"$tmp/pip.log" 2>&1 || fail "pip install: $(tail -3 "$tmp/pip.log")"
+    # Only the venv and the system's own directories on PATH; nothing pointing perfscope elsewhere.
+    unset PYTHONPATH PYTHONDONTWRITEBYTECODE PERFSCOPE_LOG
+    export PATH=$venv/bin:/usr/bin:/bin
+    [ "$(command -v perfscope)" = "$venv/bin/perfscope" ] || fail "perfscope on PATH is $(command -v perfscope)"
+    for elf in "$venv/bin/perfscope" "$venv/lib/perfscope/libperfscope_probe.so"; do
+        ldd "$elf" >"$tmp/ldd" 2>&1 || fail "ldd $elf: $(cat "$tmp/ldd")"
+        ! grep -q "not found" "$tmp/ldd" || fail "$elf: $(grep "not found" "$tmp/ldd")"
+        ! grep -qF -e "$build" -e "$src" "$tmp/ldd" || fail "$elf loads from the build tree: $(grep -F -e "$build" -e "$src" "$tmp/ldd")"
+        # from outside the venv only the C and C++ runtimes every glibc system has (SQLite, yajl, zlib and
+        # ncurses linked in, libsimdjson bundled: README, Install)
+        outside=$(awk -v v="$venv/" '$2 == "=>" && index($3, v) != 1 {print $1}' "$tmp/ldd" |
+                  grep -v -x -E 'lib(c|m|dl|rt|pthread|stdc\+\+|gcc_s)\.so\.[0-9]+' || true)
+        [ -z "$outside" ] || fail "$elf takes $(echo $outside) from the system, not from the wheel"
+    done
+    simdjson=$(ldd "$venv/bin/perfscope" | awk '$1 ~ /^libsimdjson/ {print $3}')
+    [ -n "$simdjson" ] && [ "$(realpath "$simdjson")" = "$(realpath "$venv/lib/perfscope/libs")/$(basename "$simdjson")" ] ||
+        fail "libsimdjson is not the wheel's own: '$simdjson'"
+
+    mkdir "$tmp/run" && cp "$src/workloads/pytorch/train_loader.py" "$tmp/run/"
+    (cd "$tmp/run" && perfscope record -o run.sqlite -- python3 train_loader.py --workers 0 --heavy-transform \
+        --steps 12 --device cpu >out.txt 2>record.err) || fail "record exited $?: $(tail -5 "$tmp/run/record.err")"
+    # (a warning about another recording's leftovers may come too: only the probe and the hook matter here)
+    warned=$(grep -i warning "$tmp/run/record.err" | grep -i -e probe -e hook || true)   # whole: no -q to break the pipe
+    [ -z "$warned" ] || fail "record: $warned"
+    db=$tmp/run/run.sqlite
+    probe=$(sqlite3 "$db" "SELECT value FROM PERFSCOPE_META WHERE name = 'probe_path'")
+    [ "$probe" = "$(realpath "$venv/lib/perfscope/libperfscope_probe.so")" ] || fail "probe taken from '$probe'"
+    # the hook was imported from the wheel's copy (Python left its bytecode there)
+    [ -d "$venv/lib/perfscope/python/perfscope_hook/__pycache__" ] || fail "the wheel's Python hook was not imported"
+    perfscope report "$db" --format json >"$tmp/r.json" 2>"$tmp/report.err" || fail "report: $(cat "$tmp/report.err")"
+    steps=$(sed -n 's/^steps: //p' "$tmp/run/out.txt")
+    [ "$steps" = 12 ] || fail "the script printed $steps steps, it was asked for 12"
+    got=$("$py" -c 'import json, sys; r = json.load(open(sys.argv[1]))
+print(r["verdict"]["bottleneck"], len(r["steps"]), r["pytorch"]["loaders"][0]["num_workers"])' "$tmp/r.json") ||
+        fail "the JSON report lacks the verdict, steps or loader"
+    set -- $got
+    [ "$1" = data-loading ] || fail "verdict $1, expected data-loading"
+    [ "$2" -ge 11 ] && [ "$2" -le 12 ] || fail "$2 steps in the report, the script took 12"
+    [ "$3" = 0 ] || fail "the hook saw num_workers=$3"
+    perfscope report "$db" >"$tmp/report.txt" || fail "text report exited $?"
+    grep -q "^Verdict: data-loading" "$tmp/report.txt" || fail "text report: $(grep -m1 Verdict "$tmp/report.txt")"
+    # pip uninstall takes back everything, bytecode included (pip removes __pycache__ of each RECORDed .py).
+    "$venv/bin/python" -m pip uninstall -y -q perfscope >"$tmp/pip.log" 2>&1 || fail "pip uninstall: $(cat "$tmp/pip.log")"
+    [ ! -e "$venv/bin/perfscope" ] && [ ! -e "$venv/lib/perfscope" ] ||
+        fail "pip uninstall left $(find "$venv/bin/perfscope" "$venv/lib/perfscope" 2>/dev/null | head -5 | tr '\n' ' ')"
+    ;;
 *) fail "unknown case $case" ;;
 esac
 echo "PASS: $case"

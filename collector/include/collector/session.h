@@ -34,7 +34,8 @@ void ps_session_dir_remove(const char *dir);
 unsigned ps_session_report_probe_failures(const char *dir);
 
 /* Absolute path of libperfscope_probe.so: $PERFSCOPE_PROBE, else next to the perfscope binary
- * (<bin>/, <bin>/../probe/ in the build tree, <bin>/../lib/perfscope/ in an installed or relocated tree,
+ * (<bin>/, <bin>/../probe/ in the build tree, <bin>/../lib/perfscope/ in an installed or relocated tree and in
+ * the prefix a wheel is pip-installed into (scripts/build-wheel.sh lays it out so),
  * <bin>/../lib/); never a path fixed at build time, so a copied tree uses its own probe. Returns 0, or -ENOENT with the places tried written to `tried`. A $PERFSCOPE_PROBE
  * that cannot be read (-errno) or is not the probe (-ENOEXEC: not an ELF file naming the NVTX injection
  * entry point) is an error, with no fallback; `tried` then holds it. */
