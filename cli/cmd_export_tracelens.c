@@ -89,10 +89,31 @@ int ps_export_tracelens_check_dir(const char *dir, int force)
     return 0;
 }
 
+/* 1 when `path` starts as a SQLite database does ("SQLite format 3" and a NUL: a perfscope or Nsight Systems
+ * trace), else 0. */
+static int is_sqlite(const char *path)
+{
+    static const char magic[16] = "SQLite format 3";
+    char head[16];
+    FILE *f = fopen(path, "rb");
+    int yes = f && fread(head, 1, sizeof head, f) == sizeof head && memcmp(head, magic, sizeof head) == 0;
+    if (f)
+        fclose(f);
+    return yes;
+}
+
 int ps_export_tracelens(const char *input, const char *dir)
 {
     struct ps_op_trace *t = NULL;
     char err[512] = "", shown[1024];
+    if (is_sqlite(input)) {   /* what the format needs, not a reader's complaint about JSON */
+        ps_text_escape(input, shown, sizeof shown, NULL);
+        fprintf(stderr, "perfscope export: %s is a SQLite trace (perfscope or Nsight Systems): --format tracelens "
+                        "needs a PyTorch profiler JSON trace recorded with shapes (torch.profiler.profile("
+                        "record_shapes=True), then export_chrome_trace); for this trace use 'perfscope report' (its "
+                        "operator section when recorded with --python-hooks=shapes) or --format perfetto\n", shown);
+        return 1;
+    }
     if (ps_read_kineto_ops(input, &t, err, sizeof err) < 0) {
         ps_text_escape(err, shown, sizeof shown, NULL);
         fprintf(stderr, "perfscope export: %s (--format tracelens reads PyTorch profiler JSON traces)\n", shown);

@@ -58,7 +58,8 @@ static void usage(FILE *out)
     fprintf(out,
             "\n"
             "Exit status: 0 report written; 1 the trace could not be read or the report not written; 2 bad\n"
-            "usage; 3 the report was written and a --fail-on / --fail-on-share gate tripped.\n");
+            "usage (also: several FILEs that cannot be ranks of one job, or one JSON report alone); 3 the report was\n"
+            "written and a --fail-on / --fail-on-share gate tripped.\n");
 }
 
 /* --fail-on LIST: the bottleneck names into bits of *mask. Returns 0, or 2 after printing the problem. */
@@ -212,6 +213,17 @@ static int several_ranks(const struct report_args *a, const struct ps_render_opt
     int rc = merge ? ps_report_merge(&mr, paths, n, err, sizeof err)
                    : ps_multirank_compute(&mr, paths, n, ps_read_trace, &a->o, cpus > 0 ? (size_t)cpus : 1, err,
                                         sizeof err);
+    if (rc == -EDOM) {   /* not ranks of one job: a usage error, with what to do instead (docs/distributed.md) */
+        char msg[2048];
+        if (n == 2 && !merge)
+            snprintf(msg, sizeof msg, "these files are not ranks of one job: %s (to compare two runs: perfscope diff "
+                     "%s %s)", err, paths[0], paths[1]);
+        else
+            snprintf(msg, sizeof msg, "these files are not ranks of one job: %s (give one file per rank of one run)",
+                     err);
+        print_error(msg);
+        return 2;
+    }
     if (rc < 0) {
         print_error(rc == -ENOMEM && !err[0] ? "out of memory" : err);
         return 1;
@@ -342,6 +354,14 @@ static int classify_inputs(int n, char **files, int *reports)
     }
     if (*reports == 0)
         return 0;
+    if (n == 1) {   /* a saved report given by mistake: it is already the answer, and one is no rank set */
+        char shown[2048];
+        ps_text_escape(files[0], shown, sizeof shown, NULL);
+        fprintf(stderr, "perfscope report: %s is a perfscope JSON report (report --format json), not a trace: read it "
+                        "as it is, or give the trace it was made from (its \"source\" path); several per-rank JSON "
+                        "reports, one per rank, merge into one report\n", shown);
+        return 2;
+    }
     if (bad > 0) {
         if (bad > 1)
             snprintf(err, sizeof err, "%s (and %d more could not be read)", first_err, bad - 1);

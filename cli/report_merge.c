@@ -288,6 +288,18 @@ static int read_summary(struct ps_rank_file *f, yajl_val o, char *problem)
     f->comm_comp_overlap = get_share(&r, "comm_comp_overlap");
     f->recording_complete = (int)get_int(&r, "recording_complete", -1, 1);
     f->comm_wait_ns = get_ns(&r, "comm_wait_ns");
+    /* what says whether the files are ranks of one job: absent in reports written before them (unknown) */
+    const char *hpath[] = { "host", NULL }, *cpath[] = { "command", NULL }, *lpath[] = { "local_rank", NULL };
+    const char *spath[] = { "start_epoch_ns", NULL }, *epath[] = { "end_epoch_ns", NULL };
+    yajl_val hv = yajl_tree_get(o, hpath, yajl_t_any), cv = yajl_tree_get(o, cpath, yajl_t_any);
+    yajl_val sv = yajl_tree_get(o, spath, yajl_t_any), ev = yajl_tree_get(o, epath, yajl_t_any);
+    const char *host = hv && !YAJL_IS_NULL(hv) ? get_string(&r, "host") : NULL;
+    const char *cmd = cv && !YAJL_IS_NULL(cv) ? get_string(&r, "command") : NULL;
+    f->local_rank = yajl_tree_get(o, lpath, yajl_t_any) ? (int32_t)get_int(&r, "local_rank", -1, INT32_MAX - 1) : -1;
+    f->start_epoch_ns = sv && !YAJL_IS_NULL(sv) ? get_int(&r, "start_epoch_ns", 0, INT64_MAX) : -1;
+    f->end_epoch_ns = ev && !YAJL_IS_NULL(ev) ? get_int(&r, "end_epoch_ns", 0, INT64_MAX) : -1;
+    if ((host && host[0] && !(f->host = strdup(host))) || (cmd && cmd[0] && !(f->command = strdup(cmd))))
+        return -ENOMEM;
     int rc = problem[0] ? 0 : read_collectives(f, &r);
     if (rc < 0)
         return rc;

@@ -44,11 +44,88 @@ resnet_workers0_to_workers4_is_an_improvement_in_data_loading)
     "$ps" diff "$k/resnet50_workers0.pt.trace.json.gz" "$k/resnet50_workers4.pt.trace.json.gz" >"$tmp/d.txt" || fail text
     grep -q "^Verdict: improvement: the average step is 36.524 ms faster (-20.6 %)" "$tmp/d.txt" || fail "text verdict"
     grep -q "^  DataLoader  *59.262 ms  33.4%  *1.186 ms   0.8%  *-58.076 ms" "$tmp/d.txt" || fail "text DataLoader row"
+    # 100 columns (the spread sentence reached 128, the kernel rows 110)
+    awk 'length($0) > 100 { print length($0) ": " $0; bad = 1 } END { exit bad }' "$tmp/d.txt" || fail "text past 100 columns"
     "$ps" diff "$k/resnet50_workers0.pt.trace.json.gz" "$k/resnet50_workers4.pt.trace.json.gz" --format md >"$tmp/d.md" || fail md
     grep -q "^| DataLoader | 59.262 | 33.4 | 1.186 | 0.8 | -58.076 |$" "$tmp/d.md" || fail "md DataLoader row"
     # every table row of the md has as many cells as its header
     awk -F'|' '/^\|/ { if (hdr == 0 || prev !~ /^\|/) hdr = NF; if (NF != hdr) { print "row with " NF " cells: " $0; bad = 1 } }
                { prev = $0 } END { exit bad }' "$tmp/d.md" || fail "md table with a wrong number of cells"
+    ;;
+kernel_table_says_per_call_and_keeps_long_names_apart)
+    # Generated before/after traces (one 10 ms step, µs): by hand,
+    #   k_fewer_slower_calls: before 10 calls x 100 = 1.000 ms, after 5 x 150 = 0.750 ms: the total fell 0.250 ms
+    #     but each call is 50 % slower -> "slower" (per call), 100.0 -> 150.0 µs per call;
+    #   k_more_faster_calls: before 2 x 300 = 0.600 ms, after 10 x 200 = 2.000 ms: +1.400 ms in total, each call
+    #     33 % faster -> "faster", 300.0 -> 200.0 µs;
+    #   two names sharing their first 120 characters, one only before (removed, 1 x 50 µs), one only after (added,
+    #   1 x 60 µs): both shown, told apart, within 100 columns. Before: "slower" beside a falling total without
+    #   the per-call times, and both long names cut to the same 40 characters.
+    python3 - "$tmp" <<'PY' || exit 1
+import json, sys
+tmp = sys.argv[1]
+prefix = "void long_templated_kernel<" + "float, " * 13 + "128, 64, 8, true>"
+prefix = (prefix + "_" * 120)[:120]
+open(tmp + "/prefix", "w").write(prefix)
+def trace(path, kernels):
+    ev, t = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 10000}], 10
+    for name, calls, dur in kernels:
+        for _ in range(calls):
+            ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": t, "dur": dur,
+                       "args": {"device": 0, "stream": 7}})
+            t += dur + 10
+    json.dump({"traceEvents": ev}, open(path, "w"))
+trace(tmp + "/b.json", [("k_fewer_slower_calls", 10, 100), ("k_more_faster_calls", 2, 300),
+                        (prefix + "(alpha_variant_removed_after_the_change)", 1, 50)])
+trace(tmp + "/a.json", [("k_fewer_slower_calls", 5, 150), ("k_more_faster_calls", 10, 200),
+                        (prefix + "(beta_variant_added_by_the_change)", 1, 60)])
+PY
+    "$ps" diff "$tmp/b.json" "$tmp/a.json" >"$tmp/d.txt" || fail "diff exited $?"
+    grep -q "The change is per call" "$tmp/d.txt" || fail "the table does not say the change is per call"
+    grep -Eq '^  slower +1\.000 +0\.750 +-0\.250 +10 +5 +100\.0 +150\.0$' "$tmp/d.txt" || { cat "$tmp/d.txt"; fail "slower row"; }
+    grep -A1 -E '^  slower ' "$tmp/d.txt" | grep -qx '    k_fewer_slower_calls' || fail "slower row's name"
+    grep -Eq '^  faster +0\.600 +2\.000 +\+1\.400 +2 +10 +300\.0 +200\.0$' "$tmp/d.txt" || { cat "$tmp/d.txt"; fail "faster row"; }
+    grep -Eq '^  removed +0\.050 +0\.000 +-0\.050 +1 +0 +50\.0 +-$' "$tmp/d.txt" || { cat "$tmp/d.txt"; fail "removed row"; }
+    grep -Eq '^  added +0\.000 +0\.060 +\+0\.060 +0 +1 +- +60\.0$' "$tmp/d.txt" || { cat "$tmp/d.txt"; fail "added row"; }
+    awk 'length($0) > 100 { print length($0) ": " $0; bad = 1 } END { exit bad }' "$tmp/d.txt" || fail "text past 100 columns"
+    # the two long names: each shown as pieces of itself in order (split at '~'), the two texts differ, and the
+    # part that tells them apart is visible
+    for fmt in text md; do
+        if [ $fmt = md ]; then "$ps" diff --format md "$tmp/b.json" "$tmp/a.json" >"$tmp/d.md" || fail "md exited $?"; fi
+        python3 - "$tmp" $fmt <<'PY' || fail "$fmt: long names"
+import re, sys
+tmp, fmt = sys.argv[1], sys.argv[2]
+prefix = open(tmp + "/prefix").read()
+names = {"removed": prefix + "(alpha_variant_removed_after_the_change)", "added": prefix + "(beta_variant_added_by_the_change)"}
+lines = open(tmp + ("/d.txt" if fmt == "text" else "/d.md")).read().splitlines()
+shown = {}
+for i, l in enumerate(lines):
+    if fmt == "text":
+        for ch in names:
+            if l.startswith("  " + ch + " "):
+                shown[ch] = lines[i + 1].strip()
+    else:
+        cells = [c.strip() for c in l.strip("|").split("|")]
+        if len(cells) == 9 and cells[1] in names:
+            shown[cells[1]] = re.sub(r"\\(.)", r"\1", cells[0])   # Markdown's backslash escapes undone
+assert set(shown) == {"removed", "added"}, shown
+assert shown["removed"] != shown["added"], shown
+assert "alpha" in shown["removed"] and "beta" in shown["added"], shown
+for ch, text in shown.items():
+    at = 0
+    for piece in text.split("~"):
+        k = names[ch].find(piece, at)
+        assert k >= 0, (ch, piece, text)
+        at = k + len(piece)
+    if fmt == "text":
+        assert len(text) <= 96, (ch, len(text))
+PY
+    done
+    "$ps" diff --format json "$tmp/b.json" "$tmp/a.json" >"$tmp/d.json" || fail "json exited $?"
+    [ "$(json "$tmp/d.json" '[(k["change"], k["before_per_call_ns"], k["after_per_call_ns"]) for k in d["kernels"] if k["name"] == "k_fewer_slower_calls"]')" = "[('slower', 100000, 150000)]" ] ||
+        fail "JSON per call: $(cat "$tmp/d.json")"
+    [ "$(json "$tmp/d.json" '[(k["before_per_call_ns"], k["after_per_call_ns"]) for k in d["kernels"] if k["change"] == "added"]')" = "[(None, 60000)]" ] ||
+        fail "JSON per call of an added kernel"
     ;;
 trace_against_itself_has_no_change)
     need_shared "$k/resnet50_workers0.pt.trace.json.gz"

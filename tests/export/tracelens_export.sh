@@ -11,6 +11,7 @@
 #       nan and absurd times, and -1e400 set off UBSan in op_perf_short.c); a negative "dur": the kernel is left out
 #       as report leaves it out (it was a negative time in the CSVs).
 #   short_kernel_histogram_takes_durations_far_below_a_nanosecond: kernels of 0 and 4e-320 µs are binned, not UB.
+#   sqlite_trace_is_told_what_tracelens_needs: a SQLite trace is told what the format needs (exit 1, one line).
 set -u
 PERFSCOPE=$1 CASE=$2 SHARED=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -57,6 +58,19 @@ output_folder_rules)
     [ $? -eq 1 ] || fail "a trace that is no JSON: want exit 1"
     [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "want one line: $(cat "$WORK/err")"
     [ ! -e "$WORK/bad" ] || fail "a failed export left the folder behind"
+    ;;
+sqlite_trace_is_told_what_tracelens_needs)
+    # A perfscope or Nsight Systems trace (SQLite): one line saying what --format tracelens needs (a PyTorch profiler
+    # JSON trace recorded with shapes) and what to use instead; exit 1 (docs/export.md); no folder.
+    python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("CREATE TABLE StringIds(id INTEGER, value TEXT)"); db.commit()' \
+        "$WORK/run.sqlite" || fail "sqlite3"
+    "$PERFSCOPE" export "$WORK/run.sqlite" --format tracelens -o "$WORK/tl" 2>"$WORK/err"; rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc, want 1"
+    [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "want one line: $(cat "$WORK/err")"
+    grep -Fq "perfscope export: $WORK/run.sqlite is a SQLite trace (perfscope or Nsight Systems): --format tracelens needs a PyTorch profiler JSON trace recorded with shapes (torch.profiler.profile(record_shapes=True)" \
+        "$WORK/err" || fail "message: $(cat "$WORK/err")"
+    grep -qi "lexical" "$WORK/err" && fail "a parser's words: $(cat "$WORK/err")"
+    [ ! -e "$WORK/tl" ] || fail "the folder was made"
     ;;
 refuses_the_times_report_refuses_and_leaves_out_the_events_it_leaves_out)
     for bad in "30 -1e400" "30 1e400" "30 1e300" "30 9.2e18" "2000000000000 4"; do

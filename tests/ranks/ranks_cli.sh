@@ -16,7 +16,7 @@ fail() { echo "FAIL: $case: $*"; exit 1; }
 #   HTA overlap (all devices): comm union 500 µs, under compute [300, 500) + [800, 900) = 300 µs -> 0.6.
 # Rank 1: device 0: gemm [100, 500), Broadcast [0, 50), AllReduce [600, 800): AllReduce 1, 200, exposed 200;
 #   Broadcast 1, 50, exposed 50; overlap 0 / 250 = 0.
-gen() {   # gen FILE RANK|none EVENTS...
+gen() {   # gen FILE RANK|none EVENTS... (GEN_WORLD: the world size with a rank, default 2; "none": not given)
     out=$1 rank=$2; shift 2
     python3 - "$out" "$rank" "$@" <<'PY'
 import json, os, sys
@@ -25,7 +25,9 @@ t = {"schemaVersion": 1, "traceEvents": [
     {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10, "tid": 10, "ts": 0,
      "dur": int(os.environ.get("GEN_STEP_US", "1000"))}]}
 if rank != "none":
-    t["distributedInfo"] = {"backend": "nccl", "rank": int(rank), "world_size": 2}
+    t["distributedInfo"] = {"backend": "nccl", "rank": int(rank)}
+    if os.environ.get("GEN_WORLD", "2") != "none":
+        t["distributedInfo"]["world_size"] = int(os.environ.get("GEN_WORLD", "2"))
 for e in evs:
     name, dev, ts, dur = e.split(":")
     t["traceEvents"].append({"ph": "X", "cat": "kernel", "name": name, "pid": int(dev), "tid": 7,
@@ -75,7 +77,7 @@ PY
 rank_from_file_name)
     gen "$tmp/trace.7.json" none gemm:0:100:400 || exit 1
     gen "$tmp/trace_12.json" none gemm:0:100:500 || exit 1
-    gen "$tmp/r1.json" 1 gemm:0:100:400 || exit 1
+    GEN_WORLD=13 gen "$tmp/r1.json" 1 gemm:0:100:400 || exit 1   # ranks 7 and 12: a world of 13 at least
     "$ps" report --format json -o "$tmp/r.json" "$tmp/trace.7.json" "$tmp/trace_12.json" "$tmp/r1.json" || fail "exit $?"
     python3 - "$tmp/r.json" <<'PY' || exit 1
 import json, sys
@@ -272,15 +274,16 @@ PY
     ;;
 trainer_launcher_trace_labelled)
     train=$4 data=$5
-    # One recording around a launcher (here sh): both ranks are processes of one trace.
-    "$ps" record -o "$tmp/all.sqlite" -- sh -c "RANK=0 WORLD_SIZE=2 '$train' --scenario balanced --steps 5 \
-        --data-dir '$data' & RANK=1 WORLD_SIZE=2 '$train' --scenario balanced --steps 5 --data-dir '$data'; wait" \
+    # One recording around a launcher (here sh): ranks 0 and 1 of three are processes of one trace; rank 2 is
+    # recorded on its own (below, beside it).
+    "$ps" record -o "$tmp/all.sqlite" -- sh -c "RANK=0 WORLD_SIZE=3 '$train' --scenario balanced --steps 5 \
+        --data-dir '$data' & RANK=1 WORLD_SIZE=3 '$train' --scenario balanced --steps 5 --data-dir '$data'; wait" \
         >/dev/null 2>"$tmp/rec.err" || { cat "$tmp/rec.err"; fail "record"; }
     "$ps" report "$tmp/all.sqlite" >"$tmp/out" || fail "report exited $?"
-    grep -q "^Launcher trace: 2 ranks, each a process of this trace (world size 2)" "$tmp/out" ||
+    grep -q "^Launcher trace: 2 ranks, each a process of this trace (world size 3)" "$tmp/out" ||
         { head -8 "$tmp/out"; fail "not labelled as a launcher trace"; }
     grep -q "^Rank [0-9]" "$tmp/out" && fail "labelled as one rank"
-    "$ps" report --format json "$tmp/all.sqlite" | grep -q '"rank": null, "world_size": 2, "launcher_ranks": 2' ||
+    "$ps" report --format json "$tmp/all.sqlite" | grep -q '"rank": null, "world_size": 3, "launcher_ranks": 2' ||
         fail "JSON source is not labelled as a launcher trace"
     # its ranks (from each process's RANK) analysed one by one as the several-rank report does: one row per rank,
     # named by the process that holds it, with that process's 5 steps
@@ -292,13 +295,15 @@ db = sqlite3.connect(sys.argv[2])
 pids = dict(db.execute("SELECT rank, pid FROM PERFSCOPE_PROCESS_INFO WHERE rank IS NOT NULL"))
 assert sorted(pids) == [0, 1], pids
 got = [(k["rank"], k["rank_from"], k["world_size"], k["source"], k["steps"]) for k in r["ranks"]]
-assert got == [(i, "process_info", 2, "pid %d" % pids[i], 5) for i in (0, 1)], got
+assert got == [(i, "process_info", 3, "pid %d" % pids[i], 5) for i in (0, 1)], got
 assert r["files"] == 2 and "straggler_rule" in r, r
 PY
     grep -q "^Ranks in this trace, each a process" "$tmp/out" || fail "text has no per-rank table"
-    # beside a rank file: the launcher row is labelled launcher(2) and listed last in text and page
-    gen "$tmp/r0.json" 0 gemm:0:100:400 || exit 1
-    python3 "$(dirname "$0")/../analyzer/check_multirank_report.py" "$ps" "$tmp/mr" "$tmp/r0.json" "$tmp/all.sqlite" ||
+    # beside a rank file of the same job (a perfscope recording: a PyTorch profiler trace is no rank of it): the
+    # launcher row is labelled launcher(2) and listed last in text and page
+    (cd "$tmp" && RANK=2 WORLD_SIZE=3 "$ps" record -o r2.sqlite -- "$train" --scenario balanced --steps 5 \
+        --data-dir "$data" >/dev/null 2>"$tmp/rec.err") || { cat "$tmp/rec.err"; fail "record rank 2"; }
+    python3 "$(dirname "$0")/../analyzer/check_multirank_report.py" "$ps" "$tmp/mr" "$tmp/r2.sqlite" "$tmp/all.sqlite" ||
         fail "check_multirank_report.py"
     grep -q '^launcher(2) -  ' "$tmp/mr/multirank.text" && grep -q '<td>launcher(2)</td><td>-</td>' "$tmp/mr/multirank.html" ||
         fail "launcher row"
@@ -330,6 +335,7 @@ generated_ranks_straggler_is_the_rank_the_others_wait_for)
     # [300, 1000); rank 2 computes [0, 900) and its AllReduce runs [900, 1000). Equal steps: no rank is slower.
     # By hand: rank 2 is blocked the least (100 µs); the others' median 700 µs; they wait 700 - 100 = 600 µs for
     # it; its own work 900 µs against the others' median 300 µs, +600 µs in Kernel (compute).
+    export GEN_WORLD=3
     gen "$tmp/r0.json" 0 gemm:0:0:300 $AR:0:300:700 || exit 1
     gen "$tmp/r1.json" 1 gemm:0:0:300 $AR:0:300:700 || exit 1
     gen "$tmp/r2.json" 2 gemm:0:0:900 $AR:0:900:100 || exit 1
@@ -353,6 +359,7 @@ per_rank_json_reports_merge_into_the_traces_report)
     # Each rank's `report --format json`, merged, gives byte for byte the report over the traces, in every format:
     # the generated ranks (a wait straggler among three, one rank from its file name) and the shared NCCL trace as
     # two ranks (HTA overlap, collective bytes).
+    export GEN_WORLD=3
     gen "$tmp/r0.json" 0 gemm:0:0:300 $AR:0:300:700 || exit 1
     gen "$tmp/r1.json" 1 gemm:0:0:300 $AR:0:300:700 || exit 1
     gen "$tmp/run.2.json" none gemm:0:0:900 $AR:0:900:100 || exit 1
@@ -395,7 +402,8 @@ per_rank_reports_out_of_range_are_refused_naming_file_field_and_value)
     # check a trace (docs/distributed.md): each mutation of a valid rank report is refused, exit 1, naming the file,
     # the field and its value; the values at the ends of the ranges merge. Before, rank 2^40 was cut to 0 (a false
     # "both hold rank 0"), steps -1 printed 18446744073709551615, shares of -3 and 1e999 printed -300 % and inf%,
-    # and report version 99 or "1" merged.
+    # and report version 99 or "1" merged. No world size: rank 2^31-2 must merge (a world size would exclude it).
+    export GEN_WORLD=none
     gen "$tmp/r0.json" 0 gemm:0:0:300 $AR:0:300:700 || exit 1
     gen "$tmp/r1.json" 1 gemm:0:0:300 $AR:0:300:700 || exit 1
     "$ps" report --format json -o "$tmp/r0.report.json" "$tmp/r0.json" || fail "report r0: exit $?"
@@ -486,6 +494,136 @@ assert s["comm_wait_ns"] == 230000 and s["breakdown_ns"]["communication"] == 330
 assert s["collectives"] == [{"name": "gloo:all_reduce", "host": True, "count": 1, "total_ns": 300000,
                              "exposed_ns": 300000, "bytes": None, "wait_ns": 200000}], s["collectives"]
 PY
+    ;;
+two_runs_of_an_experiment_are_refused_pointing_at_diff)
+    # The shared ResNet-50 traces, num_workers 0 and 4: two runs of one experiment, recorded a day apart (epoch µs
+    # timestamps). Before, a two-rank report with a made-up straggler; now exit 2, the two spans in UTC (computed
+    # here from the raw events' first start and last end), and the command that compares them.
+    w0=$shared/traces/kineto/resnet50_workers0.pt.trace.json.gz w4=$shared/traces/kineto/resnet50_workers4.pt.trace.json.gz
+    need_shared "$w0"
+    need_shared "$w4"
+    "$ps" report "$w0" "$w4" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] || fail "exit $rc, expected 2: $(cat "$tmp/err")"
+    [ -s "$tmp/out" ] && fail "a report was printed"
+    want=$(python3 - "$w0" "$w4" <<'PY'
+import datetime, gzip, json, sys
+def span(p):
+    ev = [e for e in json.load(gzip.open(p))["traceEvents"] if e.get("ph") == "X" and "ts" in e]
+    lo, hi = min(e["ts"] for e in ev), max(e["ts"] + e.get("dur", 0) for e in ev)
+    f = lambda us: datetime.datetime.fromtimestamp(us // 1000000, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return "%s to %s" % (f(lo), f(hi))
+a, b = sys.argv[1], sys.argv[2]
+print("perfscope report: these files are not ranks of one job: %s covers %s and %s %s: ranks of one job run at the same "
+      "time (within 60 s) (to compare two runs: perfscope diff %s %s)" % (a, span(a), b, span(b), a, b))
+PY
+)
+    [ "$(cat "$tmp/err")" = "$want" ] || fail "message: $(cat "$tmp/err") | want: $want"
+    # what the message proposes works on the pair
+    "$ps" diff "$w0" "$w4" >/dev/null || fail "perfscope diff of the pair exited $?"
+    ;;
+files_that_cannot_be_ranks_of_one_job_are_refused_with_the_reason)
+    # Each pair below cannot be two ranks of one job: exit 2, the reason naming both files, no report.
+    refused() {   # refused MESSAGE FILE...
+        want=$1; shift
+        "$ps" report "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+        [ $rc -eq 2 ] || fail "$*: exit $rc, expected 2: $(cat "$tmp/err")"
+        grep -Fq "perfscope report: these files are not ranks of one job: $want" "$tmp/err" ||
+            fail "$*: $(cat "$tmp/err") | want: $want"
+        [ -s "$tmp/out" ] && fail "$*: a report was printed"
+        return 0
+    }
+    # a CPU recording beside a PyTorch profiler trace (the first file's rank 0 by order, the second's from metadata)
+    "$ps" record -o "$tmp/cpu.sqlite" -- sh -c 'sleep 0.1' >/dev/null 2>&1 || fail "record exited $?"
+    GEN_WORLD=none gen "$tmp/k.json" 1 gemm:0:100:400 || exit 1
+    refused "$tmp/cpu.sqlite is a perfscope recording and $tmp/k.json a PyTorch profiler trace: ranks of one job are recorded alike (to compare two runs: perfscope diff $tmp/cpu.sqlite $tmp/k.json)" \
+        "$tmp/cpu.sqlite" "$tmp/k.json"
+    # world sizes 2 and 4
+    gen "$tmp/w2.json" 0 gemm:0:100:400 || exit 1
+    GEN_WORLD=4 gen "$tmp/w4.json" 1 gemm:0:100:400 || exit 1
+    refused "$tmp/w2.json records world size 2 and $tmp/w4.json world size 4" "$tmp/w2.json" "$tmp/w4.json"
+    # rank 5 (its file name) in a world of 2; three files in a world of 2 (the third rank by order)
+    gen "$tmp/run.5.json" none gemm:0:100:400 || exit 1
+    refused "$tmp/run.5.json holds rank 5 (from file_name), but $tmp/w2.json records world size 2 (ranks 0 to 1)" \
+        "$tmp/w2.json" "$tmp/run.5.json"
+    gen "$tmp/r1.json" 1 gemm:0:100:400 || exit 1
+    gen "$tmp/x.json" none gemm:0:100:400 || exit 1
+    refused "the 3 files hold 3 ranks, but $tmp/w2.json records world size 2 (give one file per rank of one run)" \
+        "$tmp/w2.json" "$tmp/r1.json" "$tmp/x.json"
+    # perfscope recordings as rank 0 and 1 (PERFSCOPE_META edited): 61 s between the first's end and the second's
+    # start is past the 60 s the clocks of one job's hosts may differ by; 59 s is not. One host and one local rank
+    # for two ranks: two processes cannot both be local rank 0 of one host.
+    python3 - "$tmp/cpu.sqlite" "$tmp" <<'PY' || exit 1
+import shutil, sqlite3, sys
+src, tmp = sys.argv[1], sys.argv[2]
+def meta(db):
+    return dict(db.execute("SELECT name, value FROM PERFSCOPE_META"))
+def setmeta(db, k, v):
+    db.execute("DELETE FROM PERFSCOPE_META WHERE name = ?", (k,))
+    db.execute("INSERT INTO PERFSCOPE_META(name, value) VALUES(?, ?)", (k, str(v)))
+m = meta(sqlite3.connect(src))
+start, dur = int(m["start_utc_epoch_ns"]), int(m["duration_ns"])
+for name, rank, offset, local in (("p0", 0, 0, None), ("late", 1, dur + 61 * 10**9, None), ("near", 1, dur + 59 * 10**9, None),
+                                  ("l0", 0, 0, 0), ("l1", 1, 0, 0)):
+    out = "%s/%s.sqlite" % (tmp, name)
+    shutil.copy(src, out)
+    db = sqlite3.connect(out)
+    setmeta(db, "rank", rank)
+    setmeta(db, "start_utc_epoch_ns", start + offset)
+    setmeta(db, "host", "node7")
+    if local is not None:
+        setmeta(db, "local_rank", local)
+    db.commit()
+import datetime
+f = lambda ns: datetime.datetime.fromtimestamp(ns // 10**9, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+e = start + dur
+open(tmp + "/late.want", "w").write("%s/p0.sqlite covers %s to %s and %s/late.sqlite %s to %s: ranks of one job run at the "
+    "same time (within 60 s)" % (tmp, f(start), f(e), tmp, f(e + 61 * 10**9), f(e + 61 * 10**9 + dur)))
+PY
+    refused "$(cat "$tmp/late.want")" "$tmp/p0.sqlite" "$tmp/late.sqlite"
+    "$ps" report "$tmp/p0.sqlite" "$tmp/near.sqlite" >/dev/null 2>"$tmp/err" || fail "59 s apart: exit $?: $(cat "$tmp/err")"
+    refused "$tmp/l0.sqlite and $tmp/l1.sqlite were both local rank 0 on host node7" "$tmp/l0.sqlite" "$tmp/l1.sqlite"
+    ;;
+weaker_signs_are_noted_in_the_report)
+    # Files that may be ranks of one job but show a sign they are not: the report is written, with a note.
+    gen "$tmp/a.json" none gemm:0:100:400 || exit 1
+    gen "$tmp/b.json" none gemm:0:100:400 || exit 1
+    "$ps" report "$tmp/a.json" "$tmp/b.json" >"$tmp/out" 2>"$tmp/err" || fail "no ranks: exit $?: $(cat "$tmp/err")"
+    grep -q "^Note: none of the 2 files records its rank: they are numbered in command-line order (separate" \
+        "$tmp/out" || { cat "$tmp/out"; fail "no-rank note"; }
+    "$ps" record -o "$tmp/c.sqlite" -- sh -c 'sleep 0.1' >/dev/null 2>&1 || fail "record exited $?"
+    python3 - "$tmp" <<'PY' || exit 1
+import shutil, sqlite3, sys
+tmp = sys.argv[1]
+for name, rank, cmd in (("c0", 0, "python train.py --lr 0.1 --local_rank=0"), ("c1", 1, "python train.py --lr 0.1 --local_rank=1"),
+                        ("c2", 1, "python train.py --lr 0.2")):
+    shutil.copy(tmp + "/c.sqlite", "%s/%s.sqlite" % (tmp, name))
+    db = sqlite3.connect("%s/%s.sqlite" % (tmp, name))
+    db.execute("UPDATE PERFSCOPE_META SET value = ? WHERE name = 'command_line'", (cmd,))
+    db.execute("DELETE FROM PERFSCOPE_META WHERE name = 'rank'")
+    db.execute("INSERT INTO PERFSCOPE_META(name, value) VALUES('rank', ?)", (str(rank),))
+    db.commit()
+PY
+    # torch.distributed.launch's per-rank --local_rank=N is no difference; another learning rate is
+    "$ps" report "$tmp/c0.sqlite" "$tmp/c1.sqlite" >"$tmp/out" 2>"$tmp/err" || fail "c0 c1: exit $?: $(cat "$tmp/err")"
+    grep -q "^Note:" "$tmp/out" && { cat "$tmp/out"; fail "a note for --local_rank"; }
+    "$ps" report --format json "$tmp/c0.sqlite" "$tmp/c2.sqlite" >"$tmp/out" 2>"$tmp/err" || fail "c0 c2: exit $?"
+    python3 - "$tmp/out" "$tmp" <<'PY' || exit 1
+import json, sys
+r, tmp = json.load(open(sys.argv[1])), sys.argv[2]
+want = ("%s/c0.sqlite ran `python train.py --lr 0.1 --local_rank=0` and %s/c2.sqlite `python train.py --lr 0.2`: ranks of "
+        "one job run one command" % (tmp, tmp))
+assert r["notes"] == [want], r["notes"]
+PY
+    ;;
+a_json_report_alone_is_named_for_what_it_is)
+    # A saved JSON report given alone: before, "perfscope report: 1 rank files" and a one-rank table.
+    gen "$tmp/r0.json" 0 gemm:0:100:400 || exit 1
+    "$ps" report --format json -o "$tmp/r0.report.json" "$tmp/r0.json" || fail "report exited $?"
+    "$ps" report "$tmp/r0.report.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] || fail "exit $rc, expected 2"
+    [ -s "$tmp/out" ] && fail "a report was printed: $(head -3 "$tmp/out")"
+    grep -Fq "perfscope report: $tmp/r0.report.json is a perfscope JSON report (report --format json), not a trace" \
+        "$tmp/err" || fail "message: $(cat "$tmp/err")"
     ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac

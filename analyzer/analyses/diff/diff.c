@@ -122,6 +122,8 @@ static int diff_kernels(struct ps_diff *d, const struct ps_report *b, const stru
             k->after_ns = ka[j].k->total_ns;
             j++;
         }
+        k->before_per_call_ns = k->before_count ? (k->before_ns + k->before_count / 2) / k->before_count : -1;
+        k->after_per_call_ns = k->after_count ? (k->after_ns + k->after_count / 2) / k->after_count : -1;
         if (!k->before_count)
             k->change = PS_CHANGE_ADDED;
         else if (!k->after_count)

@@ -1,5 +1,5 @@
 /* The several-rank analysis across rank files already summarised (analyses/ranks.h ps_multirank_from_files): ranks
- * ordered, two files of one rank refused, stragglers found by step time as for processes of one trace (ranks.c) and
+ * ordered, files that cannot be ranks of one job and two files of one rank refused, stragglers found by step time as for processes of one trace (ranks.c) and
  * by who waits for whom (straggler.c). */
 #include <errno.h>
 #include <stdio.h>
@@ -31,15 +31,18 @@ static void collective_bandwidths(struct ps_multirank *mr)
     }
 }
 
-/* Everything across the ranks, once each file is summarised: ranks ordered, shared ranks refused, collectives'
- * bandwidths, stragglers by step time (among the one-rank files: a launcher trace mixes its ranks, its own report
- * has them) and by who waits for whom. 0, -EINVAL (message in err) or -ENOMEM. */
+/* Everything across the ranks, once each file is summarised: ranks ordered, collectives' bandwidths, shared ranks
+ * refused, files that cannot be ranks of one job refused (notes for weaker signs), stragglers by step time (among
+ * the one-rank files: a launcher trace mixes its ranks, its own report has them) and by who waits for whom. 0,
+ * -EDOM or -EINVAL (message in err) or -ENOMEM. */
 static int cross_rank(struct ps_multirank *mr, char *err, size_t errlen)
 {
     size_t n = mr->nfiles;
     qsort(mr->files, n, sizeof *mr->files, cmp_file);
     collective_bandwidths(mr);
-    int rc = ps_multirank_refuse_shared_ranks(mr, err, errlen);
+    int rc = ps_multirank_refuse_shared_ranks(mr, err, errlen);   /* the exact reason before the count past the world */
+    if (rc == 0)
+        rc = ps_multirank_check_one_job(mr, err, errlen);
     if (rc < 0)
         return rc;
     rc = -ENOMEM;

@@ -331,6 +331,47 @@ static void rank_of(struct ps_rank_file *f, const struct ps_report *r)
     }
 }
 
+/* The Unix-epoch ns between 2000-01-01 and 2100-01-01: a trace time in it is a wall-clock time. */
+#define EPOCH_LO_NS (946684800LL * 1000000000LL)
+#define EPOCH_HI_NS (4102444800LL * 1000000000LL)
+
+/* What says whether files are ranks of one job (rank_checks.c): the host, command line and local rank
+ * (PERFSCOPE_META), and the wall-clock span the trace covers. perfscope: start_utc_epoch_ns to start + duration_ns
+ * (the program's, else the last row's end). Kineto: its times when they are epoch times, i.e. without
+ * baseTimeNanoseconds and between 2000 and 2100 (PyTorch 1.x and some 2.x write epoch µs), or with one when the
+ * times lie within a day after it; Kineto builds that write `ts` from another clock (the shared nccl_2rank and
+ * h100_owlv2 traces: µs since boot) beside a baseTimeNanoseconds get no span. nsys exports: none
+ * (TARGET_INFO_SESSION_START_TIME is not read). 0 or -ENOMEM. */
+static int job_facts(struct ps_rank_file *f, const struct ps_report *r)
+{
+    const char *host = ps_report_meta(r, "host"), *cmd = ps_report_meta(r, "command_line");
+    long long v, dur;
+    enum ps_fact fact, dfact;
+    f->start_epoch_ns = f->end_epoch_ns = -1;
+    ps_report_meta_int(r, "local_rank", 0, INT32_MAX - 1, &v, &fact);
+    f->local_rank = fact == PS_FACT_KNOWN ? (int32_t)v : -1;
+    if ((host && host[0] && !(f->host = strdup(host))) || (cmd && cmd[0] && !(f->command = strdup(cmd))))
+        return -ENOMEM;
+    if (strcmp(r->trace.format, "perfscope") == 0) {
+        ps_report_meta_int(r, "start_utc_epoch_ns", EPOCH_LO_NS, EPOCH_HI_NS, &v, &fact);
+        ps_report_meta_int(r, "duration_ns", 0, EPOCH_HI_NS, &dur, &dfact);
+        if (fact == PS_FACT_KNOWN) {
+            f->start_epoch_ns = v;
+            f->end_epoch_ns = v + (dfact == PS_FACT_KNOWN ? dur : r->run_end_ns > 0 ? r->run_end_ns : 0);
+        }
+    } else if (strcmp(r->trace.format, "kineto") == 0 && r->run_end_ns > r->run_start_ns) {
+        int64_t base = ps_report_kineto_base_ns(r);
+        int epoch = base == 0 ? r->run_start_ns >= EPOCH_LO_NS && r->run_end_ns < EPOCH_HI_NS
+                              : base >= EPOCH_LO_NS && base < EPOCH_HI_NS && r->run_start_ns >= base &&
+                                r->run_end_ns - base < 86400LL * 1000000000LL;
+        if (epoch) {
+            f->start_epoch_ns = r->run_start_ns;
+            f->end_epoch_ns = r->run_end_ns;
+        }
+    }
+    return 0;
+}
+
 /* qsort order of collective rows: total_ns descending, then name, then bytes. */
 static int collective_cmp(const void *a, const void *b)
 {
@@ -365,7 +406,9 @@ int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names)
     enum ps_fact fact;
     ps_report_recording_complete(r, &complete, &fact);
     f->recording_complete = fact == PS_FACT_KNOWN ? complete : -1;
-    int rc = gpu_collectives(f, r, names);
+    int rc = job_facts(f, r);
+    if (rc == 0)
+        rc = gpu_collectives(f, r, names);
     if (rc == 0)   /* with communication kernels the host calls are their launches: the kernels are the table */
         rc = host_collectives(f, r, names, f->ncollectives == 0);
     if (rc == 0 && f->ncollectives > 1)
@@ -379,6 +422,8 @@ void ps_rank_file_fini(struct ps_rank_file *f)
         free(f->collectives[k].name);
     free(f->collectives);
     free(f->owned_path);
+    free(f->host);
+    free(f->command);
     memset(f, 0, sizeof *f);
 }
 

@@ -376,10 +376,10 @@ int ps_render_ranks_html(FILE *f, const struct ps_multirank *mr, const struct ps
 {
     (void)o;
     char title[64];
-    snprintf(title, sizeof title, "%zu rank files", mr->nfiles);
+    snprintf(title, sizeof title, "%zu rank file%s", mr->nfiles, mr->nfiles == 1 ? "" : "s");
     ps_html_page_open(f, title);
-    fprintf(f, "<p class=\"src\">%zu rank files, one report over the ranks; each file analysed on its own as its "
-               "single-file report does</p>\n", mr->nfiles);
+    fprintf(f, "<p class=\"src\">%zu rank file%s, one report over the ranks; each file analysed on its own as its "
+               "single-file report does</p>\n", mr->nfiles, mr->nfiles == 1 ? "" : "s");
     for (size_t i = 0; i < mr->nnotes; i++) {
         fputs("<p class=\"warn\" role=\"alert\"><strong>Note:</strong> ", f);
         H(f, mr->notes[i], 0);

@@ -89,6 +89,8 @@ int ps_render_diff_json(FILE *f, const struct ps_diff_input *in, const struct ps
         ps_jw_kint(w, "after_count", k->after_count);
         ps_jw_kint(w, "before_ns", k->before_ns);
         ps_jw_kint(w, "after_ns", k->after_ns);
+        ps_jw_kint_or_null(w, "before_per_call_ns", k->before_per_call_ns);
+        ps_jw_kint_or_null(w, "after_per_call_ns", k->after_per_call_ns);
         ps_jw_map_close(w);
     }
     ps_jw_array_close(w);

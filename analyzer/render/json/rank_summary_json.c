@@ -38,6 +38,11 @@ void ps_render_rank_summary_json(struct ps_jw *w, const struct ps_report *r)
     ps_jw_kdouble_exact(w, "comm_comp_overlap", f->comm_comp_overlap);
     ps_jw_kint(w, "recording_complete", f->recording_complete);
     ps_jw_kint(w, "comm_wait_ns", f->comm_wait_ns);
+    ps_jw_kstr(w, "host", f->host);             /* null: unknown */
+    ps_jw_kstr(w, "command", f->command);
+    ps_jw_kint(w, "local_rank", f->local_rank); /* -1: unknown */
+    ps_jw_kint_or_null(w, "start_epoch_ns", f->start_epoch_ns);
+    ps_jw_kint_or_null(w, "end_epoch_ns", f->end_epoch_ns);
     ps_jw_key(w, "collectives");
     ps_jw_array_open(w);
     for (size_t k = 0; k < f->ncollectives; k++) {

@@ -2,6 +2,7 @@
  * request; it only formats a struct ps_diff, names from the traces escaped for table cells. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "analyses/diff.h"
 #include "md/md_escape.h"
@@ -70,17 +71,32 @@ int ps_render_diff_md(FILE *f, const struct ps_diff_input *in, const struct ps_r
             ms(d->after.sync_ns - d->before.sync_ns));
     if (d->nkernels) {
         size_t n = in->top > 0 && (size_t)in->top < d->nkernels ? (size_t)in->top : d->nkernels;
-        fprintf(f, "\n### Kernels by change of total time (%zu of %zu)\n\n", n, d->nkernels);
-        fprintf(f, "| kernel | change | before ms | after ms | change ms | calls before | calls after |\n"
-                   "|---|---|---:|---:|---:|---:|---:|\n");
+        fprintf(f, "\n### Kernels by change of total time (%zu of %zu)\n\nThe change is per call: faster or slower "
+                   "when the time per call moved 5 %% or more; the total can move the other way when the number "
+                   "of calls changed.\n\n", n, d->nkernels);
+        fprintf(f, "| kernel | change per call | before ms | after ms | change ms | calls before | calls after | "
+                   "per call before \u00b5s | per call after \u00b5s |\n"
+                   "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        const char **names = calloc(n + 1, sizeof *names);
+        if (!names)
+            return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+            names[i] = d->kernels[i].name;
         for (size_t i = 0; i < n; i++) {
             const struct ps_diff_kernel *k = &d->kernels[i];
+            char shown[4 * 80 + 8];   /* distinct among the rows (words.h), then escaped for the cell */
+            ps_words_distinct_cut(names, n, i, 80, shown, sizeof shown);
             fputs("| ", f);
-            ps_md_cell(f, k->name, 80);
-            fprintf(f, " | %s | %.3f | %.3f | %+.3f | %lld | %lld |\n", ps_diff_change_name[k->change],
+            ps_md_cell(f, shown, sizeof shown);
+            fprintf(f, " | %s | %.3f | %.3f | %+.3f | %lld | %lld | ", ps_diff_change_name[k->change],
                     ms(k->before_ns), ms(k->after_ns), ms(k->after_ns - k->before_ns), (long long)k->before_count,
                     (long long)k->after_count);
+            k->before_per_call_ns >= 0 ? fprintf(f, "%.1f", (double)k->before_per_call_ns / 1e3) : fputs("-", f);
+            fputs(" | ", f);
+            k->after_per_call_ns >= 0 ? fprintf(f, "%.1f", (double)k->after_per_call_ns / 1e3) : fputs("-", f);
+            fputs(" |\n", f);
         }
+        free(names);
     }
     if (d->ncopies) {
         fprintf(f, "\n### Copies\n\n| kind | change | before MB | after MB | before ms | after ms |\n"

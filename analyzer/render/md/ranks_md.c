@@ -115,7 +115,7 @@ static int ranks_body(FILE *f, const struct ps_multirank *mr, const char *title)
 int ps_render_ranks_md(FILE *f, const struct ps_multirank *mr, const struct ps_render_opts *o)
 {
     (void)o;
-    fprintf(f, "## perfscope report: %zu rank files\n\n", mr->nfiles);
+    fprintf(f, "## perfscope report: %zu rank file%s\n\n", mr->nfiles, mr->nfiles == 1 ? "" : "s");
     for (size_t i = 0; i < mr->nnotes; i++) {
         fputs("> **Note:** ", f);
         ps_md_prose(f, mr->notes[i]);

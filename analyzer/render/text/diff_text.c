@@ -3,6 +3,8 @@
  * ps_diff, with names from the traces escaped for the terminal. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "analyses/diff.h"
 #include "ps_text_escape.h"
@@ -20,23 +22,42 @@ static double pct(int64_t part, int64_t whole)
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
 }
 
-static void text_name(FILE *f, const char *s, size_t max_chars)
+/* The kernel rows: the numbers (the change per call, total time before, after and its change, calls, time per
+ * call), then the name on a line of its own, cut so that no two rows shown look alike (ps_words_distinct_cut). */
+static int kernel_table(FILE *f, const struct ps_diff *d, size_t n)
 {
-    char buf[512];
-    size_t chars;
-    ps_text_escape(s, buf, sizeof buf, &chars);
-    if (chars > max_chars) {   /* cut at a character boundary: the escaped text is ASCII + whole UTF-8 sequences */
-        size_t n = 0, c = 0;
-        while (buf[n] && c < max_chars - 1) {
-            n++;
-            while ((buf[n] & 0xC0) == 0x80)
-                n++;
-            c++;
-        }
-        fprintf(f, "%.*s~", (int)n, buf);
-        return;
+    enum { NAME_COLS = PS_TEXT_WIDTH - 4 };
+    char **esc = calloc(n + 1, sizeof *esc);
+    if (!esc)
+        return -ENOMEM;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {   /* escaped first: the cut counts the characters shown */
+        size_t cap = 4 * strlen(d->kernels[i].name) + 1;
+        if (!(esc[i] = malloc(cap)))
+            rc = -ENOMEM;
+        else
+            ps_text_escape(d->kernels[i].name, esc[i], cap, NULL);
     }
-    fputs(buf, f);
+    fprintf(f, "            %-33s%-19s%s\n", "total time (ms)", "calls", "time per call (\u00b5s)");
+    fprintf(f, "  %-9s %10s %10s %10s %9s %8s %11s %10s\n", "per call", "before", "after", "change", "before",
+            "after", "before", "after");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const struct ps_diff_kernel *k = &d->kernels[i];
+        char pb[24] = "-", pa[24] = "-", shown[4 * NAME_COLS + 8];
+        if (k->before_per_call_ns >= 0)
+            snprintf(pb, sizeof pb, "%.1f", (double)k->before_per_call_ns / 1e3);
+        if (k->after_per_call_ns >= 0)
+            snprintf(pa, sizeof pa, "%.1f", (double)k->after_per_call_ns / 1e3);
+        fprintf(f, "  %-9s %10.3f %10.3f %+10.3f %9lld %8lld %11s %10s\n", ps_diff_change_name[k->change],
+                ms(k->before_ns), ms(k->after_ns), ms(k->after_ns - k->before_ns), (long long)k->before_count,
+                (long long)k->after_count, pb, pa);
+        ps_words_distinct_cut((const char *const *)esc, n, i, NAME_COLS, shown, sizeof shown);
+        fprintf(f, "    %s\n", shown);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(esc[i]);
+    free(esc);
+    return rc;
 }
 
 /* One memory device: peak allocated before -> after (its change), max reserved, the capacity when known. */
@@ -69,9 +90,10 @@ static void memory(FILE *f, const struct ps_diff *d)
         memory_line(f, &d->memory[i]);
 }
 
-int ps_render_diff_text(FILE *f, const struct ps_diff_input *in, const struct ps_render_opts *o)
+static int diff_body(FILE *f, const struct ps_diff_input *in, const struct ps_render_opts *o)
 {
-    const struct ps_diff *d = in->diff;   /* no folding: the rows are tables; colour on the verdict alone */
+    const struct ps_diff *d = in->diff;   /* colour on the verdict alone */
+    int rc;
     fputs("perfscope diff\n  before: ", f);
     ps_put_text(f, ps_words_basename(in->before_path));   /* a file name can hold any byte but '/' and NUL */
     fprintf(f, " (%zu steps)\n  after:  ", d->before.nsteps);
@@ -102,18 +124,11 @@ int ps_render_diff_text(FILE *f, const struct ps_diff_input *in, const struct ps
             ms(d->after.sync_ns - d->before.sync_ns));
     if (d->nkernels) {
         size_t n = in->top > 0 && (size_t)in->top < d->nkernels ? (size_t)in->top : d->nkernels;
-        fprintf(f, "\nKernels by change of total time (%zu of %zu; faster/slower: time per call moved 5 %% or more)\n",
-                n, d->nkernels);
-        fprintf(f, "  %-9s %12s %12s %12s %8s %8s  name\n", "change", "before ms", "after ms", "delta ms", "calls",
-                "after");
-        for (size_t i = 0; i < n; i++) {
-            const struct ps_diff_kernel *k = &d->kernels[i];
-            fprintf(f, "  %-9s %12.3f %12.3f %+12.3f %8lld %8lld  ", ps_diff_change_name[k->change], ms(k->before_ns),
-                    ms(k->after_ns), ms(k->after_ns - k->before_ns), (long long)k->before_count,
-                    (long long)k->after_count);
-            text_name(f, k->name, 40);
-            fputc('\n', f);
-        }
+        fprintf(f, "\nKernels by change of total time (%zu of %zu). The change is per call: faster or slower when the "
+                   "time per call moved 5 %% or more; the total can move the other way when the number of calls "
+                   "changed.\n", n, d->nkernels);
+        if ((rc = kernel_table(f, d, n)) < 0)
+            return rc;
     }
     if (d->ncopies) {
         fprintf(f, "\nCopies (faster/slower: bandwidth moved 5 %% or more)\n  %-28s %-9s %9s %9s %11s %10s\n",
@@ -133,4 +148,23 @@ int ps_render_diff_text(FILE *f, const struct ps_diff_input *in, const struct ps
     fputc('\n', f);
     memory(f, d);
     return ferror(f) ? -EIO : 0;
+}
+
+int ps_render_diff_text(FILE *out, const struct ps_diff_input *in, const struct ps_render_opts *o)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);   /* laid out first, then its sentences folded to 100 columns */
+    if (!f)
+        return -ENOMEM;
+    int rc = diff_body(f, in, o);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || !buf) {
+        free(buf);
+        return rc < 0 ? rc : -ENOMEM;
+    }
+    if (rc == 0)
+        rc = ps_text_fold(out, buf, len, o->width);
+    free(buf);
+    return rc;
 }

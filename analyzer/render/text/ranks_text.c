@@ -139,7 +139,7 @@ static void ranks_body(FILE *f, const struct ps_multirank *mr, const char *title
 /* The several-rank-file report: its title and notes, then the sections. */
 static void text_tables(FILE *f, const struct ps_multirank *mr)
 {
-    fprintf(f, "perfscope report: %zu rank files\n", mr->nfiles);
+    fprintf(f, "perfscope report: %zu rank file%s\n", mr->nfiles, mr->nfiles == 1 ? "" : "s");
     for (size_t i = 0; i < mr->nnotes; i++) {   /* a note quotes the files' paths */
         fputs("Note: ", f);
         ps_put_text(f, mr->notes[i]);

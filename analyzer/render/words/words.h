@@ -163,6 +163,13 @@ void ps_words_diff_step_change(FILE *f, const struct ps_diff *d);
 void ps_words_diff_spread(FILE *f, const struct ps_diff *d);
 /* Neither run holds GPU rows: the Kernel category is both runs' host compute. */
 int ps_words_diff_host_only(const struct ps_diff *d);
+/* names[i] shown in at most `width` characters (counting a UTF-8 sequence as one) into out (outlen bytes), so that
+ * no two of names[0..n) that differ show the same text: whole when it fits; else cut with '~' — after its first
+ * width - 1 characters when they hold the first character in which it differs from every other name, else its
+ * first width / 3 characters, '~', and the part around that character ('~' again when the name goes on). The diff's
+ * kernel tables: two kernels whose names share a long prefix stay apart (issue: "added and removed names are cut
+ * to the same text"). */
+void ps_words_distinct_cut(const char *const *names, size_t n, size_t i, size_t width, char *out, size_t outlen);
 /* The file name of `path` (after its last '/'), inside path. */
 const char *ps_words_basename(const char *path);
 

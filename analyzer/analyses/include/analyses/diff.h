@@ -30,7 +30,8 @@ struct ps_diff_side {              /* one run's step statistics */
 struct ps_diff_kernel {            /* one kernel name, in either run */
     const char *name;              /* owned by the report's model it came from */
     int64_t before_count, after_count, before_ns, after_ns;   /* total time; 0 when absent on that side */
-    enum ps_diff_change change;
+    int64_t before_per_call_ns, after_per_call_ns;   /* total / count, rounded; -1 when absent on that side */
+    enum ps_diff_change change;    /* added / removed, else faster / slower by the time per call, or unchanged */
 };
 
 struct ps_diff_copy {              /* one copy kind (direction and memory kinds, or Memset) */

@@ -81,6 +81,11 @@ struct ps_rank_file {
     int64_t comm_wait_ns;       /* average step: the step thread blocked waiting on collectives (the hook's
                                  * Work.wait and ddp:gradient_allreduce_wait ranges, union); 0 when none */
     char *owned_path;           /* path when the file owns it (merged JSON reports), else NULL */
+    /* whether the files can be ranks of one job (rank_checks.c ps_multirank_check_one_job) */
+    char *host, *command;       /* PERFSCOPE_META host and command_line (owned); NULL unknown or recorded empty */
+    int32_t local_rank;         /* PERFSCOPE_META local_rank; -1 unknown */
+    int64_t start_epoch_ns, end_epoch_ns;   /* the wall-clock span the trace covers, ns since the Unix epoch
+                                 * (ps_rank_summary_compute says from what); -1: unknown */
 };
 
 /* The rank the others wait for (straggler.c, docs/distributed.md): per rank, Communication per average step (time
@@ -105,7 +110,7 @@ struct ps_multirank {
     size_t nfiles;
     struct ps_straggler *stragglers;   /* among the one-rank files: .rank indexes files; .pid unused */
     size_t nstragglers;
-    char notes[2][240];         /* e.g. two files claiming one rank; "" when none */
+    char notes[4][400];         /* signs that the files may not be ranks of one job (ps_multirank_check_one_job) */
     size_t nnotes;
     /* distributed (straggler.c, docs/distributed.md): the straggler by who waits for whom */
     int has_wait_straggler;     /* 1: `wait` holds the rank the others wait for (that rule decided) */
@@ -126,19 +131,29 @@ typedef int (*ps_trace_loader)(const char *path, struct ps_model **out, char *er
 
 /* Read paths[0..n) with `load` and analyse them with at most `workers` threads (clamped to 1..n). Returns 0 and
  * fills *mr (release with ps_multirank_fini), -EINVAL with "FILE: reason" in err when a file cannot be read or
- * analysed (the first such file on the command line), or -ENOMEM. */
+ * analysed (the first such file on the command line), -EDOM with the reason when the files cannot be ranks of one
+ * job (ps_multirank_check_one_job), or -ENOMEM. */
 int ps_multirank_compute(struct ps_multirank *mr, const char *const *paths, size_t n, ps_trace_loader load,
                        const struct ps_report_opts *o, size_t workers, char *err, size_t errlen);
 void ps_multirank_fini(struct ps_multirank *mr);
 /* The several-rank report from rank files already summarised (per-rank JSON reports read back: `perfscope report
  * run.*.report.json`), files[0..n) in command-line order, taken over (heap, calloc'ed; freed by ps_multirank_fini
  * and on error): files without a rank (rank_source PS_RANK_FROM_ORDER) are numbered by their position, then the
- * same cross-rank steps as ps_multirank_compute. 0, -EINVAL (two files of one rank; message in err) or -ENOMEM. */
+ * same cross-rank steps as ps_multirank_compute. 0, -EINVAL (two files of one rank; message in err), -EDOM (not
+ * ranks of one job; message in err) or -ENOMEM. */
 int ps_multirank_from_files(struct ps_multirank *mr, struct ps_rank_file *files, size_t n, char *err, size_t errlen);
 
 /* Duplicate rank files (rank_checks.c): -EINVAL with "A and B are the same file (...)" when two of paths[0..n)
  * name one file (same device and inode; a path that cannot be stat'ed is left to the reader), else 0. */
 int ps_multirank_refuse_same_file(const char *const *paths, size_t n, char *err, size_t errlen);
+/* Whether mr's files can be ranks of one job (rank_checks.c, docs/distributed.md "Files that are not ranks of one
+ * job"). Refused, -EDOM with the reason in err naming the two files: formats differ; world sizes differ; a rank
+ * (not numbered by order) at or past the known world size, or more ranks than it; spans in wall-clock time that
+ * do not overlap within PS_RANKS_TIME_TOLERANCE_NS; two files of one host with one local rank. Weaker signs are
+ * notes (mr->notes; at most 4): different command lines, GPU work in some files only, no file recording its rank.
+ * Launcher traces take part in the format and time checks only. 0, or -EDOM. */
+#define PS_RANKS_TIME_TOLERANCE_NS (60 * (int64_t)1000000000)
+int ps_multirank_check_one_job(struct ps_multirank *mr, char *err, size_t errlen);
 /* -EINVAL with "A and B both hold rank N (from ...)" when two of mr's one-rank files (sorted by rank) hold the
  * same rank, else 0. */
 int ps_multirank_refuse_shared_ranks(const struct ps_multirank *mr, char *err, size_t errlen);
