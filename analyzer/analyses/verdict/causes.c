@@ -42,10 +42,12 @@ static const enum ps_cause role_cause[R_N] = {
 #define LAUNCH_LATENCY_NS 50000
 #define MAX_DEVS 64
 
+#define R_PY_SAMPLE R_N            /* a made interval's role: a Python stack sample (names, no role of its own) */
+
 struct made {                      /* a made interval: a launched op's wait, a sync's exposed idle, a sample */
     int64_t s, e;
     uint32_t name;                 /* what names it (string id, PS_NONE: named by the frames open then) */
-    uint32_t call;                 /* a sync's API call (string id), else PS_NONE */
+    uint32_t call;                 /* a sync's API call (string id); a Python sample's stack; else PS_NONE */
     uint8_t role;
 };
 
@@ -70,6 +72,10 @@ struct pass {
     uint32_t last_name[R_N];       /* the name of the latest event fed per role */
     uint32_t last_call;            /* the latest synchronising call's name */
     uint32_t fallback;             /* the step thread's name */
+    uint32_t sample_name;          /* the running function of the step thread's latest Python stack sample, while
+                                    * it holds (until sample_end) */
+    int64_t sample_end;
+    uint32_t sample_stack;         /* its stack (index into model.py_stacks); PS_NONE while no sample holds */
     int64_t *steady_s, *steady_e;  /* the steady steps' windows, in start order */
     size_t nsteady, cur;
     int64_t best_len[PS_CAUSE_N];  /* per cause: its longest named stretch, its name and Python chain */
@@ -111,6 +117,20 @@ static int64_t steady_overlap(struct pass *p, int64_t s, int64_t e)
     return t;
 }
 
+/* Cause c's chain from the Python stack sample that holds: its innermost PS_CAUSE_CHAIN functions, outermost first. */
+static void sample_chain(struct pass *p, enum ps_cause c)
+{
+    const struct ps_model *m = p->m;
+    const struct ps_py_stack *k = &m->py_stacks.v[p->sample_stack];
+    uint32_t n = k->n < PS_CAUSE_CHAIN ? k->n : PS_CAUSE_CHAIN;
+    p->best_nchain[c] = 0;
+    for (uint32_t lv = n; lv-- > 0;) {
+        uint32_t fr = (size_t)k->first + lv < m->py_stack_frames.n ? m->py_stack_frames.v[k->first + lv] : PS_NONE;
+        if (fr < m->py_frames.n)
+            p->best_chain[c][p->best_nchain[c]++] = m->py_frames.v[fr].function;
+    }
+}
+
 /* Add [s, e)'s steady time to cause c under `name`, keeping the Python chain of the cause's longest stretch. */
 static void credit(struct pass *p, enum ps_cause c, uint32_t name, int64_t s, int64_t e)
 {
@@ -131,19 +151,28 @@ static void credit(struct pass *p, enum ps_cause c, uint32_t name, int64_t s, in
         p->best_nchain[c] = 0;
         for (size_t k = from; k < p->py.n; k++)
             p->best_chain[c][p->best_nchain[c]++] = p->py.v[k].name;
+        if (!p->py.n && p->sample_stack != PS_NONE && s < p->sample_end)   /* the sample's stack, outermost first */
+            sample_chain(p, c);
     }
 }
 
-/* Name [s, e) of a host cause by the frames open then: the deepest Python frame, else the deepest range, else
- * `fallback`; a frame that ends inside names its part only. */
+/* Name [s, e) of a host cause by the frames open then: the deepest Python frame, else the function perfscope's
+ * Python stack sample found running, else the deepest range, else `fallback`; a frame that ends inside names its
+ * part only. */
 static void credit_by_frames(struct pass *p, enum ps_cause c, uint32_t fallback, int64_t s, int64_t e)
 {
     for (int64_t t = s; t < e;) {
         pop_ended(&p->py, t);
         pop_ended(&p->ops, t);
-        const struct frame *f = p->py.n && p->py.v[p->py.n - 1].s <= t ? &p->py.v[p->py.n - 1]
-                                : p->ops.n && p->ops.v[p->ops.n - 1].s <= t ? &p->ops.v[p->ops.n - 1]
-                                                                            : NULL;
+        const struct frame *f = p->py.n && p->py.v[p->py.n - 1].s <= t ? &p->py.v[p->py.n - 1] : NULL;
+        if (!f && t < p->sample_end) {
+            int64_t to = p->sample_end < e ? p->sample_end : e;
+            credit(p, c, p->sample_name, t, to);
+            t = to;
+            continue;
+        }
+        if (!f && p->ops.n && p->ops.v[p->ops.n - 1].s <= t)
+            f = &p->ops.v[p->ops.n - 1];
         int64_t to = f && f->e < e ? f->e : e;
         credit(p, c, f ? f->name : fallback, t, to);
         t = to;
@@ -226,7 +255,7 @@ struct made_list {
 
 static int add_made(struct made_list *l, int64_t s, int64_t e, uint32_t name, uint32_t call, int role)
 {
-    if (e <= s)
+    if (e <= s && role != R_PY_SAMPLE)
         return 0;
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 256;
@@ -272,6 +301,50 @@ static int made_queue_waits(const struct ps_report *r, const struct ps_view *v, 
         rc = add_made(l, a->end_ns, op.start_ns, role == R_LAUNCH ? PS_NONE : op.name, PS_NONE, role);
     }
     (void)r;
+    return rc;
+}
+
+/* The step thread's Python stack samples (perfscope's Python hook, PERFSCOPE_PYTHON_SAMPLES) inside [a, b): each
+ * names its running function until the next one, at most twice the median interval. */
+static int made_py_samples(const struct pass *p, int64_t a, int64_t b, struct made_list *l)
+{
+    const struct ps_model *m = p->m;
+    uint32_t t = p->r->causes.thread;
+    if (t == PS_NONE || !m->py_samples.n)
+        return 0;
+    size_t n = 0;
+    int64_t *d = malloc(m->py_samples.n * sizeof *d), prev = INT64_MIN;
+    if (!d)
+        return -ENOMEM;
+    for (size_t i = 0; i < m->py_samples.n; i++) {
+        const struct ps_py_sample *s = &m->py_samples.v[i];
+        if (s->thread != t)
+            continue;
+        if (prev != INT64_MIN && s->time_ns > prev)
+            d[n++] = s->time_ns - prev;
+        prev = s->time_ns;
+    }
+    int rc = 0;
+    if (n) {
+        qsort(d, n, sizeof *d, cmp_i64);
+        int64_t cap = 2 * d[n / 2];
+        const struct ps_py_sample *last = NULL;
+        for (size_t i = 0; i <= m->py_samples.n && rc == 0; i++) {
+            const struct ps_py_sample *s = i < m->py_samples.n ? &m->py_samples.v[i] : NULL;
+            if (s && s->thread != t)
+                continue;
+            if (last && last->time_ns >= a && last->time_ns < b && last->stack < m->py_stacks.n) {
+                const struct ps_py_stack *k = &m->py_stacks.v[last->stack];
+                uint32_t fr = k->n && k->first < m->py_stack_frames.n ? m->py_stack_frames.v[k->first] : PS_NONE;
+                int64_t end = s && s->time_ns > last->time_ns && s->time_ns - last->time_ns < cap
+                                  ? s->time_ns : last->time_ns + cap;
+                if (fr < m->py_frames.n)
+                    rc = add_made(l, last->time_ns, end, m->py_frames.v[fr].function, last->stack, R_PY_SAMPLE);
+            }
+            last = s;
+        }
+    }
+    free(d);
     return rc;
 }
 
@@ -416,6 +489,13 @@ static int feed(struct pass *p, const struct ps_view *v, struct ps_sweep *w, con
                 return -ENOMEM;
         } else {
             const struct made *x = &l->v[mi++];
+            if (x->role == R_PY_SAMPLE) {   /* the sweep hands out what came before x->s first */
+                ps_sweep_add(w, R_RUN, x->s, x->e);   /* the thread ran Python then: host compute */
+                p->sample_name = x->name;
+                p->sample_end = x->e;
+                p->sample_stack = x->call;
+                continue;
+            }
             ps_sweep_add(w, x->role, x->s, x->e);
             if (x->name != PS_NONE)
                 p->last_name[x->role] = x->name;
@@ -447,6 +527,25 @@ static size_t startup_steps(const struct ps_report *r)
     return k;
 }
 
+/* The chain of the step thread's first Python stack sample running function `name`, as cause c's best. */
+static void first_sample_chain(struct pass *p, enum ps_cause c, uint32_t name)
+{
+    const struct ps_model *m = p->m;
+    for (size_t i = 0; i < m->py_samples.n; i++) {
+        const struct ps_py_sample *s = &m->py_samples.v[i];
+        if (s->thread != p->r->causes.thread || s->stack >= m->py_stacks.n)
+            continue;
+        const struct ps_py_stack *k = &m->py_stacks.v[s->stack];
+        uint32_t fr = k->n && k->first < m->py_stack_frames.n ? m->py_stack_frames.v[k->first] : PS_NONE;
+        if (fr < m->py_frames.n && m->py_frames.v[fr].function == name) {
+            p->sample_stack = s->stack;
+            sample_chain(p, c);
+            p->best_name[c] = name;
+            return;
+        }
+    }
+}
+
 static int cmp_name_desc(const void *a, const void *b)
 {
     const struct ps_cause_name *x = a, *y = b;
@@ -474,6 +573,8 @@ static void top_names(struct pass *p, struct ps_causes *cs)
             qsort(st->top, st->ntop, sizeof *st->top, cmp_name_desc);
         }
         st->nchain = 0;
+        if (st->ntop && p->best_name[c] != st->top[0].name)
+            first_sample_chain(p, (enum ps_cause)c, st->top[0].name);
         if (st->ntop && p->best_name[c] == st->top[0].name && p->best_nchain[c]) {
             memcpy(st->chain, p->best_chain[c], p->best_nchain[c] * sizeof *st->chain);
             st->nchain = p->best_nchain[c];
@@ -536,6 +637,7 @@ int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_n
     for (int i = 0; i < R_N; i++)
         p.last_name[i] = PS_NONE;
     p.last_call = PS_NONE;
+    p.sample_stack = PS_NONE;
     struct made_list l = { 0 };
     int64_t *start = malloc(n * sizeof *start), *end = malloc(n * sizeof *end);
     int rc = -ENOMEM;
@@ -559,7 +661,8 @@ int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_n
         if ((rc = ps_windows_new(&p.w[c], start, end, n)) < 0)
             goto out;
     if ((!cs->host_only && (rc = made_queue_waits(r, sv, names, &l)) < 0) || (rc = made_syncs(&p, sv, &l)) < 0 ||
-        (rc = made_samples(&p, start[0], end[n - 1], &l)) < 0)
+        (rc = made_samples(&p, start[0], end[n - 1], &l)) < 0 ||
+        (rc = made_py_samples(&p, start[0], end[n - 1], &l)) < 0)
         goto out;
     qsort(l.v, l.n, sizeof *l.v, cmp_made);
     struct ps_sweep w;
