@@ -7,6 +7,8 @@
 
 #include "analyses/report.h"
 
+/* causes_html.c: "Where the step goes" (docs/report.md), nothing when the steps were not split. */
+void ps_render_causes_html(FILE *f, const struct ps_report *r);
 /* memory_html.c: "GPU memory": per device an SVG curve with its peak marked, and the same figures as a table; the
  * per-operator table and the findings. Nothing without memory records. */
 void ps_render_memory_html(FILE *f, const struct ps_report *r);

@@ -418,6 +418,7 @@ int ps_render_html(FILE *f, const struct ps_report *r, const struct ps_render_op
     (void)o;
     page_head(f, r);
     verdict(f, r);
+    ps_render_causes_html(f, r);
     int rc = steps_section(f, r);
     if (rc == 0)
         rc = utilisation_section(f, r);

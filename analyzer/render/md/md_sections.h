@@ -7,6 +7,8 @@
 
 #include "analyses/report.h"
 
+/* causes_md.c: "Where the step goes" (docs/report.md), nothing when the steps were not split. */
+void ps_render_causes_md(FILE *f, const struct ps_report *r);
 /* memory_md.c: "GPU memory" (docs/memory.md), nothing without memory records. */
 void ps_render_memory_md(FILE *f, const struct ps_report *r);
 /* op_eff_md.c: "Operator efficiency" (docs/op-perf-roofline.md), nothing without an operator model with shapes. */

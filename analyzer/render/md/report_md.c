@@ -251,6 +251,7 @@ int ps_render_md(FILE *f, const struct ps_report *r, const struct ps_render_opts
     (void)o;
     header(f, r);
     verdict(f, r);
+    ps_render_causes_md(f, r);
     steps(f, r);
     ps_render_op_efficiency_md(f, r);
     kernels_and_copies(f, r);

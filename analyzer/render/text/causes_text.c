@@ -12,11 +12,6 @@ static void text_name(FILE *f, const char *s)
     ps_put_name(f, s, 0);
 }
 
-/* The causes whose names are the host's frames: their Python chain says where in the program they are. */
-static int host_side(enum ps_cause c)
-{
-    return c == PS_CAUSE_SYNC || c == PS_CAUSE_DATA || c == PS_CAUSE_WAITING || c == PS_CAUSE_HOST;
-}
 
 void ps_render_causes_text(FILE *f, const struct ps_report *r)
 {
@@ -24,14 +19,7 @@ void ps_render_causes_text(FILE *f, const struct ps_report *r)
     if (!cs->computed || cs->step_ns <= 0)
         return;
     int order[PS_CAUSE_N];
-    for (int c = 0; c < PS_CAUSE_N; c++)
-        order[c] = c;
-    for (int i = 1; i < PS_CAUSE_N; i++)   /* largest first; ties keep the precedence order */
-        for (int j = i; j > 0 && cs->c[order[j]].ns > cs->c[order[j - 1]].ns; j--) {
-            int x = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = x;
-        }
+    ps_words_causes_order(r, order);
     char span[256];
     ps_words_causes_span(span, sizeof span, r);
     fprintf(f, "\nWhere the step goes (%s):\n", span);
@@ -47,7 +35,7 @@ void ps_render_causes_text(FILE *f, const struct ps_report *r)
         else
             fputs(ps_words_cause_meaning(r, c), f);
         fputc('\n', f);
-        if (st->nchain > 1 && host_side(c)) {
+        if (st->nchain > 1 && ps_words_cause_host_side(c)) {
             fputs("    in: ", f);
             ps_words_cause_chain(f, r, c, text_name);
             fputc('\n', f);

@@ -64,3 +64,20 @@ void ps_words_causes_span(char *buf, size_t len, const struct ps_report *r)
                  "many steady steps)", cs->startup_steps, cs->startup_steps == 1 ? "" : "s",
                  (double)cs->startup_ns / 1e6, (double)cs->startup_excess_ns / 1e6);
 }
+
+void ps_words_causes_order(const struct ps_report *r, int order[PS_CAUSE_N])
+{
+    for (int c = 0; c < PS_CAUSE_N; c++)
+        order[c] = c;
+    for (int i = 1; i < PS_CAUSE_N; i++)
+        for (int j = i; j > 0 && r->causes.c[order[j]].ns > r->causes.c[order[j - 1]].ns; j--) {
+            int x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+}
+
+int ps_words_cause_host_side(enum ps_cause c)
+{
+    return c == PS_CAUSE_SYNC || c == PS_CAUSE_DATA || c == PS_CAUSE_WAITING || c == PS_CAUSE_HOST;
+}

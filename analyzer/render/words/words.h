@@ -40,6 +40,10 @@ void ps_words_cause_evidence(FILE *f, const struct ps_report *r, enum ps_cause c
                              void (*name)(FILE *f, const char *s));
 /* The Python frames around cause c's first name, outermost first, joined by " > "; nothing when none. */
 void ps_words_cause_chain(FILE *f, const struct ps_report *r, enum ps_cause c, void (*name)(FILE *f, const char *s));
+/* The causes in the order every format lists them: largest first, ties in precedence order (enum ps_cause). */
+void ps_words_causes_order(const struct ps_report *r, int order[PS_CAUSE_N]);
+/* 1: cause c's names are the host's frames, so its Python chain says where in the program it is. */
+int ps_words_cause_host_side(enum ps_cause c);
 /* The span the causes are over: "per average step of the 9 steady steps, 12.000 ms; start-up left out: ...". */
 void ps_words_causes_span(char *buf, size_t len, const struct ps_report *r);
 
