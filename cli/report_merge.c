@@ -283,6 +283,22 @@ static int read_summary(struct ps_rank_file *f, yajl_val o, char *problem)
     f->stat.sync_ns = get_ns(&r, "sync_ns");
     const char *ppath[] = { "pretrace_ns", NULL };   /* absent in reports before it was written: none */
     f->stat.pretrace_ns = yajl_tree_get(o, ppath, yajl_t_any) ? get_ns(&r, "pretrace_ns") : 0;
+    /* the verdict's groups as the rank's report weighed them; absent in reports written before: made below */
+    const char *gpath[] = { "group_ns", NULL };
+    yajl_val gd = yajl_tree_get(o, gpath, yajl_t_any);
+    struct reader g = { gd, "\"group_ns\": ", problem };
+    int groups_read = gd != NULL;
+    if (gd && !YAJL_IS_OBJECT(gd))
+        say(&r, "\"group_ns\" is not an object (%s)", shown(gd, t, sizeof t));
+    int64_t gsum = 0;
+    for (int k = 0; k < PS_BN_UNKNOWN && gd && YAJL_IS_OBJECT(gd); k++)
+        gsum += f->stat.group_ns[k] = get_ns(&g, ps_bottleneck_name[k]);
+    if (gd) {
+        f->stat.seen_ns = get_ns(&r, "seen_ns");
+        if (!problem[0] && (gsum - f->stat.seen_ns > PS_BN_UNKNOWN || f->stat.seen_ns - gsum > PS_BN_UNKNOWN))
+            say(&r, "\"group_ns\" sums to %lld ns, not to \"seen_ns\" (%lld)", (long long)gsum,
+                (long long)f->stat.seen_ns);
+    }
     int bn = get_enum(&r, "bottleneck", ps_bottleneck_name, PS_BN_UNKNOWN + 1);
     f->stat.share = get_share(&r, "share");
     f->comm_comp_overlap = get_share(&r, "comm_comp_overlap");
@@ -308,9 +324,11 @@ static int read_summary(struct ps_rank_file *f, yajl_val o, char *problem)
     f->format = formats[fmt];
     f->rank_source = (enum ps_rank_source)src;
     f->stat.bottleneck = (enum ps_bottleneck)bn;
-    double share;   /* the verdict's groups of the rank's step, as its own report made them; its share is read */
-    ps_verdict_classify(f->stat.cat_ns, f->stat.sync_ns, f->stat.pretrace_ns, f->stat.avg_dur_ns, 1.0,
-                        f->stat.group_ns, &f->stat.seen_ns, &share);
+    if (!groups_read) {   /* a report written before its groups were: made again as that perfscope made them */
+        double share;
+        ps_verdict_classify(f->stat.cat_ns, f->stat.sync_ns, f->stat.pretrace_ns, f->stat.avg_dur_ns, 1.0,
+                            f->stat.group_ns, &f->stat.seen_ns, &share);
+    }
     if (!(f->owned_path = strdup(trace)))
         return -ENOMEM;
     f->path = f->owned_path;

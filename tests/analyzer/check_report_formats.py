@@ -138,7 +138,7 @@ for t in tables:
 step_tables = [t for t in tables if cells(t[0])[:2] == ["#", "step"]]
 if steps:
     want = ["#", "step", "duration ms", "kernel %" if has_gpu else "compute %", "data %", "memcpy %",
-            "comm %", "sync %", "host %", "verdict"]
+            "comm %", "sync %", "host %", "waiting %", "verdict"]
     if len(step_tables) != 1 or cells(step_tables[0][0]) != want:
         fail(f"Markdown steps table header {[cells(t[0]) for t in step_tables]}, want {want}")
     else:

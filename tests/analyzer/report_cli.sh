@@ -38,7 +38,10 @@ json_keys)
     done
     grep -q '"bottleneck": "data-loading", "share": 0.33' "$tmp/r.json" || { echo "verdict not data-loading 0.33"; exit 1; }
     "$ps" report "$trace" >"$tmp/r.txt" || exit 1
-    grep -q "^Verdict: data-loading (33.4 %" "$tmp/r.txt" || { echo "text verdict missing"; exit 1; } ;;
+    # tb's DataLoader share of the average step (the PyTorch profiler plugin: 33.4 %) stays in the breakdown; the
+    # verdict weighs where the step goes (docs/report.md), data loading about as much
+    python3 -c "import json,sys; a=json.load(open(sys.argv[1]))['step_average']; assert round(100*a['breakdown_ns']['dataloader']/a['dur_ns'],1)==33.4, a" "$tmp/r.json" || exit 1
+    grep -q "^Verdict: data-loading (33\.[0-9] %" "$tmp/r.txt" || { echo "text verdict missing"; exit 1; } ;;
 steps_option)   # --steps: a bad value is a usage error; infer replaces ResNet's ProfilerSteps by inferred ones (6, the
                 # same count: docs/report.md), off keeps the ranges; TraceLens keys
     expect 2 "unknown --steps" -- "$ps" report --steps sometimes x

@@ -353,7 +353,11 @@ static void cpu_only_trace(void)
  *   Kernel |[2,20) ∪ [70,90)| = 38; Runtime [0,1) + [1,2) + [60,61) = 3; CPU Exec [20,60) = 40; Other 19.
  *   Sync: from the call's start to the next GPU activity after its return: [1,70); minus GPU activity:
  *   [1,2) + [20,70) = 51 (out of Runtime [1,2), CPU Exec [20,60), Runtime [60,61), Other [61,70)).
- *   Causes: sync 51, host 3 + 40 + 19 - 51 = 11 -> sync, share 0.51. */
+ *   Where the step goes (docs/report.md), which the verdict weighs: kernel 38; sync: the call's idle [1,2) and
+ *   what its 19 µs wait exposed after it returned, [20,39): 20 (without the call, "optimizer" would have run
+ *   while k did); host compute: "optimizer" after that, [39,60): 21; launch: [0,1) and [60,61) calls and k's
+ *   9 µs latency [61,70): 11; unexplained [90,100): 10. Groups: kernel 38, sync 20, host 21 + 11 + 10 = 42
+ *   -> host, share 0.42. */
 static void sync_carved_from_host_time(void)
 {
     uint32_t t = ps_model_thread(m, 1, 1), s7 = ps_model_stream(m, 1, 0, 7);
@@ -367,8 +371,14 @@ static void sync_carved_from_host_time(void)
     build_default();
     check_cats("step", rep.steps[0].cat_ns, (int64_t[]){ 38, 0, 0, 0, 3, 0, 40, 19 });
     CHECK_EQ("sync_ns", rep.steps[0].sync_ns, US(51));
-    CHECK_STR("verdict", ps_bottleneck_name[rep.bottleneck], "sync");
-    CHECK_NEAR("share", rep.share, 0.51, 1e-12);
+    const int64_t *c = rep.steps[0].cause_ns;
+    CHECK_EQ("cause kernel", c[PS_CAUSE_KERNEL], US(38));
+    CHECK_EQ("cause sync", c[PS_CAUSE_SYNC], US(20));
+    CHECK_EQ("cause host", c[PS_CAUSE_HOST], US(21));
+    CHECK_EQ("cause launch", c[PS_CAUSE_LAUNCH], US(11));
+    CHECK_EQ("cause unexplained", c[PS_CAUSE_UNEXPLAINED], US(10));
+    CHECK_STR("verdict", ps_bottleneck_name[rep.bottleneck], "host");
+    CHECK_NEAR("share", rep.share, 0.42, 1e-12);
 }
 
 /* Communication: default rule (kernel name contains nccl) versus --compat tb (kernel linked by External id to
@@ -605,8 +615,11 @@ static void launch_call(uint32_t thread, const char *name, int64_t s, int64_t e,
  * (docs/report.md "Work queued before the trace"). Process 10 (device 0), one step range [0, 6012): a kernel
  * queued at [0,1) on a drained stream starts at 5000 with nothing before it on its device, so its device ran
  * earlier work over [0, 5000) (from the run's start, 0); a cudaDeviceSynchronize [2,3) returns at once; a second
- * kernel launched at [6000,6001) runs [6002,6012). The verdict weighs 6012 - 5000 = 1012 µs: kernels 20 µs, host
- * 992 µs (the gap [5010,6002)): host, share 992 / 1012 (without the correction: 5992 / 6012). Process 20
+ * kernel launched at [6000,6001) runs [6002,6012). The verdict weighs where the step goes (docs/report.md), whose
+ * work before the trace is [0, 5000) as the breakdown's (the sync call [2,3) inside it waits on nothing the trace
+ * holds): 6012 - 5000 = 1012 µs: kernels 20 µs, host 992 µs (the gap [5010,6000) with nothing recorded, the
+ * second launch and its 1 µs latency [6000,6002)): host, share 992 / 1012 (without the correction: 5992 / 6012).
+ * Process 20
  * (device 1), one step range [0, 6012) with a kernel launched at [0,1) that runs [2,12): nothing queued before. */
 static void per_process_table_leaves_out_pretrace_work(void)
 {

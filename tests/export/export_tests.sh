@@ -48,6 +48,8 @@ for r in (a, b):
         if c:
             c["host"] += c["waiting"] + c["unexplained"]
             c["waiting"] = c["unexplained"] = 0
+    if r["verdict"]["gpu_utilization"] is None:   # without GPU rows the compute share is the host's own work
+        r["verdict"]["kernel_share"] = None
 same = ["verdict", "steps", "step_average", "gpu_temporal", "idle_breakdown", "gpu_timeline",
         "gpu_timeline_per_device", "kernels", "kernel_names", "copies", "findings", "stragglers", "comm_comp_overlap"]
 bad = [k for k in same if a.get(k) != b.get(k)]

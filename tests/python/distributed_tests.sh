@@ -137,8 +137,9 @@ ddp_gloo_spawned_ranks_in_one_trace_slow_data_loading_rank_is_waited_for)
     check_one_trace 150 dataloader
     ;;
 ddp_gloo_spawned_slow_rank_0_is_told_it_is_waited_for_and_asleep)
-    # Rank 0 (the report's own process) sleeps 150 ms in each forward: the fix says it is the rank the others
-    # wait for and that its host compute is mostly asleep; no collective range is compute evidence.
+    # Rank 0 (the report's own process) sleeps 150 ms in each forward: the verdict is waiting (where the step goes,
+    # from its thread samples), named by the range "sleep"; the fix says it is the rank the others wait for and
+    # that its step is longer by waiting, not compute; no collective range is evidence.
     spawned 150 compute 0
     "$perfscope" report --skip-steps 2 --format json -o "$dir/r.json" "$dir/run.sqlite" || fail "report exited $?"
     "$py" - "$dir/r.json" <<'PY' || fail "verdict: $(cat "$dir/r.json" | "$py" -c 'import json,sys; print(json.load(sys.stdin)["verdict"])')"
@@ -147,8 +148,8 @@ v = json.load(open(sys.argv[1]))['verdict']
 fix = v['recommendations'][0]
 names = [e['name'] for e in v['evidence']]
 sys.exit(not (fix.startswith("This process is rank 0, the one the other ranks wait for") and
-              "is not computing" in fix and v['host_compute_wait']['claimed'] and
-              "profile the hot functions" not in fix and
+              v['bottleneck'] == 'waiting' and names[:1] == ['sleep'] and "its waiting (sleep, lock, I/O) takes" in fix
+              and "sleeps or waits" in fix and "profile the hot functions" not in fix and
               not any(n.startswith("ddp:") or n.startswith("gloo:") for n in names)))
 PY
     ;;

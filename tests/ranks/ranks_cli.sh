@@ -445,7 +445,7 @@ PY
     refused count 2.5 "$s\"collectives\"[0]: \"count\" is not an integer in range 0..9223372036854775807 (2.5)"
     refused version 2 "$s\"version\" is 2, not 1"
     refused bottleneck '"gpu"' \
-        "$s\"bottleneck\" is not one of kernel, data-loading, memcpy, communication, sync, host, unknown (\"gpu\")"
+        "$s\"bottleneck\" is not one of kernel, data-loading, memcpy, communication, sync, host, waiting, unknown (\"gpu\")"
     refused perfscope_report_version 99 "\"perfscope_report_version\" is 99, not 1"
     refused perfscope_report_version '"1"' "\"perfscope_report_version\" is \"1\", not 1"
     # the ends of the ranges: the largest rank, an unknown world size, shares of 0, 1 and null

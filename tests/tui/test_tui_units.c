@@ -318,7 +318,7 @@ static void test_snapshot(void)
     CHECK(strstr(buf, "\"uuid\": \"GPU-5a000000-0000-0000-0000-000000000077\", \"pci_bus_id\": null"), "uuid, no PCI id");
     CHECK(strstr(buf, "\"bottleneck\": \"data-loading\""), "bottleneck");
     CHECK(strstr(buf, "\"groups_ns\": {\"kernel\": 20000000, \"data-loading\": 62000000, \"memcpy\": 8000000, "
-                      "\"communication\": 0, \"sync\": 0, \"host\": 10000000}"), "groups: %s", strstr(buf, "groups"));
+                      "\"communication\": 0, \"sync\": 0, \"host\": 10000000, \"waiting\": 0}"), "groups: %s", strstr(buf, "groups"));
     CHECK(strstr(buf, "\"stack\": \"step > data\""), "open ranges");
     CHECK(strstr(buf, "\"gpu_utilization\": null"), "gpu utilisation null without GPU rows");
     CHECK(strstr(buf, "\"torch_memory\": [{\"device\": 0, \"allocated_bytes\": 1073741824, \"reserved_bytes\": null, "

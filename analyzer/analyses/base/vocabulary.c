@@ -14,7 +14,8 @@ const char *const ps_cat_key[PS_CAT_N] = { "kernel", "memcpy", "memset", "commun
 const char *const ps_cat_label[PS_CAT_N] = { "Kernel", "Memcpy", "Memset", "Communication",
                                              "Runtime", "DataLoader", "CPU Exec", "Other" };
 
-const char *const ps_bottleneck_name[] = { "kernel", "data-loading", "memcpy", "communication", "sync", "host", "unknown" };
+const char *const ps_bottleneck_name[] = { "kernel", "data-loading", "memcpy", "communication", "sync", "host", "waiting",
+                                                   "unknown" };
 
 const char *const ps_cause_key[PS_CAUSE_N] = { "kernel", "copy", "communication", "pretrace", "stream_wait", "sync",
                                                "data", "waiting", "launch", "host", "unexplained" };

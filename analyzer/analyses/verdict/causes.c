@@ -82,7 +82,7 @@ struct pass {
     uint32_t best_name[PS_CAUSE_N];
     uint32_t best_chain[PS_CAUSE_N][PS_CAUSE_CHAIN];
     size_t best_nchain[PS_CAUSE_N];
-    int64_t python_frames;
+    int64_t python_frames, python_samples;
     int oom;
 };
 
@@ -298,15 +298,17 @@ static int made_queue_waits(const struct ps_report *r, const struct ps_view *v, 
         int role = wait < LAUNCH_LATENCY_NS || (ps_names_flags(names, a->name) & PS_NAME_GRAPH_LAUNCH) ? R_LAUNCH
                    : d < ndev && op.start_ns <= first_busy[d]                                        ? R_PRE
                                                                                                      : R_QUEUE;
-        rc = add_made(l, a->end_ns, op.start_ns, role == R_LAUNCH ? PS_NONE : op.name, PS_NONE, role);
+        /* the device's first op waiting: its device ran work from before the trace since the rows analysed began
+         * (as backlog.c takes it: the launch call and what preceded it ran while that work did) */
+        int64_t from = role == R_PRE && r->run_start_ns < a->end_ns ? r->run_start_ns : a->end_ns;
+        rc = add_made(l, from, op.start_ns, role == R_LAUNCH ? PS_NONE : op.name, PS_NONE, role);
     }
-    (void)r;
     return rc;
 }
 
 /* The step thread's Python stack samples (perfscope's Python hook, PERFSCOPE_PYTHON_SAMPLES) inside [a, b): each
  * names its running function until the next one, at most twice the median interval. */
-static int made_py_samples(const struct pass *p, int64_t a, int64_t b, struct made_list *l)
+static int made_py_samples(struct pass *p, int64_t a, int64_t b, struct made_list *l)
 {
     const struct ps_model *m = p->m;
     uint32_t t = p->r->causes.thread;
@@ -338,8 +340,10 @@ static int made_py_samples(const struct pass *p, int64_t a, int64_t b, struct ma
                 uint32_t fr = k->n && k->first < m->py_stack_frames.n ? m->py_stack_frames.v[k->first] : PS_NONE;
                 int64_t end = s && s->time_ns > last->time_ns && s->time_ns - last->time_ns < cap
                                   ? s->time_ns : last->time_ns + cap;
-                if (fr < m->py_frames.n)
+                if (fr < m->py_frames.n) {
                     rc = add_made(l, last->time_ns, end, m->py_frames.v[fr].function, last->stack, R_PY_SAMPLE);
+                    p->python_samples++;
+                }
             }
             last = s;
         }
@@ -677,6 +681,7 @@ int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_n
     top_names(&p, cs);
     cs->startup_excess_ns = cs->startup_ns - (int64_t)k0 * cs->step_ns;
     cs->python_frames = p.python_frames;
+    cs->python_samples = p.python_samples;
     cs->computed = 1;
 out:
     for (int c = 0; c < PS_CAUSE_N; c++) {

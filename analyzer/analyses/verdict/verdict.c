@@ -27,16 +27,9 @@ static void groups(const int64_t *cat, int64_t sync_ns, int64_t out[PS_BN_UNKNOW
 /* The GPU's work queued before the trace is neither the host's nor anything the program can change: the verdict
  * weighs the groups over the rest of the window, taking that work out of host, where the breakdown carved it
  * (backlog.c). A pre-trace time larger than host cannot have come from it and is not taken out. */
-enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int64_t pretrace_ns, int64_t dur,
-                                       double threshold, int64_t g[PS_BN_UNKNOWN], int64_t *seen_ns, double *share)
+/* The bottleneck of groups g summing to `seen`: kernel when its group reaches the threshold, else the largest other. */
+static enum ps_bottleneck pick(const int64_t g[PS_BN_UNKNOWN], int64_t seen, double threshold, double *share)
 {
-    groups(cat, sync_ns, g);
-    int64_t seen = dur;
-    if (pretrace_ns > 0 && pretrace_ns <= g[PS_BN_HOST]) {
-        g[PS_BN_HOST] -= pretrace_ns;
-        seen -= pretrace_ns;
-    }
-    *seen_ns = seen;
     *share = 0;
     if (seen <= 0)
         return PS_BN_UNKNOWN;
@@ -49,6 +42,36 @@ enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int6
     }
     *share = (double)g[best] / (double)seen;
     return best;
+}
+
+enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int64_t pretrace_ns, int64_t dur,
+                                       double threshold, int64_t g[PS_BN_UNKNOWN], int64_t *seen_ns, double *share)
+{
+    groups(cat, sync_ns, g);
+    g[PS_BN_WAITING] = 0;
+    int64_t seen = dur;
+    if (pretrace_ns > 0 && pretrace_ns <= g[PS_BN_HOST]) {
+        g[PS_BN_HOST] -= pretrace_ns;
+        seen -= pretrace_ns;
+    }
+    *seen_ns = seen;
+    return pick(g, seen, threshold, share);
+}
+
+enum ps_bottleneck ps_verdict_classify_causes(const int64_t *c, int host_only, int64_t dur, double threshold,
+                                              int64_t g[PS_BN_UNKNOWN], int64_t *seen_ns, double *share)
+{
+    int64_t host = c[PS_CAUSE_LAUNCH] + c[PS_CAUSE_HOST] + c[PS_CAUSE_UNEXPLAINED];
+    g[PS_BN_KERNEL] = c[PS_CAUSE_KERNEL] + (host_only ? host : 0);
+    g[PS_BN_DATA] = c[PS_CAUSE_DATA];
+    g[PS_BN_MEMCPY] = c[PS_CAUSE_COPY];
+    g[PS_BN_COMM] = c[PS_CAUSE_COMM] + c[PS_CAUSE_STREAM_WAIT];
+    g[PS_BN_SYNC] = c[PS_CAUSE_SYNC];
+    g[PS_BN_HOST] = host_only ? 0 : host;
+    g[PS_BN_WAITING] = c[PS_CAUSE_WAITING];
+    *seen_ns = dur - c[PS_CAUSE_PRETRACE];
+    *share = 0;
+    return pick(g, *seen_ns, threshold, share);
 }
 
 /* ---- evidence: the top names behind the bottleneck, inside the analysed steps ---- */
@@ -149,6 +172,13 @@ static int evidence(struct ps_report *r, const struct ps_view *v, struct ps_name
                     ps_tally_add(&t, ps_names_group(names, g->name), 1, g->end_ns - g->start_ns);
             }
             tally_top(r, &t, "range", 3);
+        }
+        break;
+    case PS_BN_WAITING:   /* where the step thread waited (causes.c), per step times the steady steps */
+        for (size_t i = 0; i < r->causes.c[PS_CAUSE_WAITING].ntop && r->nevidence < PS_MAX_EVIDENCE; i++) {
+            const struct ps_cause_name *x = &r->causes.c[PS_CAUSE_WAITING].top[i];
+            r->evidence[r->nevidence++] = (struct ps_evidence){ "range", x->name, (int64_t)r->causes.steps,
+                                                                x->ns * (int64_t)r->causes.steps };
         }
         break;
     case PS_BN_UNKNOWN:
@@ -289,7 +319,11 @@ static void straggler_sentence(const struct ps_report *r, char *buf, size_t len)
     snprintf(buf, len, "This process is rank %d, the one the other ranks wait for: they wait %.1f ms per step for "
              "it, and its %s takes %.1f ms per step longer than theirs (Straggler below); shortening it shortens "
              "every rank's step. ", w->rank, (double)w->waited_for_ns / 1e6,
-             w->category == PS_CAT_KERNEL && !w->has_gpu ? "host compute" : ps_cat_label[w->category],
+             /* its own cause where the step goes says more than the breakdown's category: a sleep, not compute */
+             r->bottleneck == PS_BN_WAITING                         ? "waiting (sleep, lock, I/O)"
+             : r->bottleneck == PS_BN_DATA || r->bottleneck == PS_BN_SYNC ? ps_bottleneck_name[r->bottleneck]
+             : w->category == PS_CAT_KERNEL && !w->has_gpu              ? "host compute"
+                                                                        : ps_cat_label[w->category],
              (double)w->excess_ns / 1e6);
 }
 
@@ -359,6 +393,34 @@ static void host_wait_fix(const struct ps_report *r, const char *host_compute, c
     }
 }
 
+/* The cause of the verdict's group that names where the host spends it (causes.c): data loading, host compute,
+ * sync or waiting; PS_CAUSE_N for the others. */
+static enum ps_cause named_cause(const struct ps_report *r)
+{
+    switch (r->bottleneck) {
+    case PS_BN_DATA: return PS_CAUSE_DATA;
+    case PS_BN_SYNC: return PS_CAUSE_SYNC;
+    case PS_BN_WAITING: return PS_CAUSE_WAITING;
+    case PS_BN_HOST: return PS_CAUSE_HOST;
+    case PS_BN_KERNEL: return r->has_gpu ? PS_CAUSE_N : PS_CAUSE_HOST;
+    default: return PS_CAUSE_N;
+    }
+}
+
+/* "f, where Where the step goes puts most of it (12.000 ms per step)" for the verdict's cause: 1 when written. */
+static int cause_named(const struct ps_report *r, char *buf, size_t len)
+{
+    enum ps_cause c = named_cause(r);
+    /* only a name the ranges under Evidence do not give already: a Python function, or the op behind a sync */
+    int python = r->causes.python_frames > 0 || r->causes.python_samples > 0;
+    if (c == PS_CAUSE_N || !r->causes.computed || !r->causes.c[c].ntop || (!python && c != PS_CAUSE_SYNC))
+        return 0;
+    const struct ps_cause_name *x = &r->causes.c[c].top[0];
+    snprintf(buf, len, "%s, where Where the step goes puts most of it (%.3f ms per step)",
+             ps_model_str(r->m, x->name), (double)x->ns / 1e6);
+    return 1;
+}
+
 /* The verdict's fix, naming what the report shows for it (the evidence rows, else the step table's column) and
  * its expected gain, bounded by the cause's time. Where the Python hook has advice for the bottleneck, that
  * advice is the fix (it names the loader's settings and the num_workers to try) in place of the generic one. */
@@ -383,6 +445,8 @@ static void verdict_fix(struct ps_report *r)
                        "copies and CUDA events.",
         [PS_BN_HOST] = "The GPU waits for the host to launch work: capture the step in CUDA graphs (torch.compile "
                        "mode=\"reduce-overhead\"), fuse operators into fewer, larger kernels, use larger batches.",
+        [PS_BN_WAITING] = "The step thread sleeps or waits (a lock, a queue, I/O) instead of working: remove the "
+                          "sleep, shorten what holds the lock or move the I/O off the step thread.",
     };
     /* Without GPU rows the `kernel` group is the host's own compute (docs/report.md): GPU advice would not apply. */
     static const char host_compute[] =
@@ -394,11 +458,12 @@ static void verdict_fix(struct ps_report *r)
         [PS_BN_MEMCPY] = "the Memcpy and Memset columns of the steps",
         [PS_BN_COMM] = "the Communication column of the steps", [PS_BN_SYNC] = "the sync column of the steps",
         [PS_BN_HOST] = "the Runtime, CPU Exec and Other columns of the steps",
+        [PS_BN_WAITING] = "the waiting line of Where the step goes",
     };
     static const char *const what[] = {
         [PS_BN_KERNEL] = "the kernels", [PS_BN_DATA] = "data loading", [PS_BN_MEMCPY] = "the copies",
         [PS_BN_COMM] = "exposed communication", [PS_BN_SYNC] = "synchronisation",
-        [PS_BN_HOST] = "host-side work",
+        [PS_BN_HOST] = "host-side work", [PS_BN_WAITING] = "waiting",
     };
     if (r->bottleneck == PS_BN_UNKNOWN || r->avg_dur_ns <= 0)
         return;
@@ -410,7 +475,10 @@ static void verdict_fix(struct ps_report *r)
                      : has_evidence(r, "api")   ? "the API calls under Evidence"
                      : host                     ? "the Compute column of the steps"
                                                 : column[r->bottleneck];
-    char hook[PS_REC_LEN - 256];   /* the rest of the sentence fits in 256 */
+    char named[320];
+    if (cause_named(r, named, sizeof named))
+        ev = named;
+    char hook[PS_REC_LEN - 256 - sizeof named];   /* the rest of the sentence fits in 256 */
     if (host && r->py && !model_ranges(r))   /* the hook ran without --python-hooks=modules */
         ev = "the ranges under Evidence (no forward range: record with --python-hooks=modules for one per top-level "
              "module)";
@@ -458,14 +526,19 @@ static void finding_fixes(struct ps_report *r)
 static void step_verdicts(struct ps_report *r)
 {
     double th = r->opts.kernel_threshold;
+    const struct ps_causes *cs = &r->causes;
     for (size_t i = 0; i < r->nsteps; i++) {
         struct ps_step *s = &r->steps[i];
-        s->bottleneck = ps_verdict_classify(s->cat_ns, s->sync_ns, s->pretrace_ns, s->end_ns - s->start_ns, th,
-                                            s->group_ns, &s->seen_ns, &s->share);
+        s->bottleneck = ps_verdict_classify_causes(s->cause_ns, cs->host_only, s->end_ns - s->start_ns, th,
+                                                   s->group_ns, &s->seen_ns, &s->share);
     }
+    /* the average: of the steady steps (start-up left out: causes.c) */
     struct ps_step *a = &r->avg;
-    a->bottleneck = ps_verdict_classify(a->cat_ns, a->sync_ns, a->pretrace_ns, r->avg_dur_ns, th, a->group_ns,
-                                        &a->seen_ns, &a->share);
+    int64_t avg[PS_CAUSE_N];
+    for (int c = 0; c < PS_CAUSE_N; c++)
+        avg[c] = cs->c[c].ns;
+    a->bottleneck = ps_verdict_classify_causes(avg, cs->host_only, cs->step_ns, th, a->group_ns, &a->seen_ns,
+                                               &a->share);
     r->bottleneck = a->bottleneck;
     r->share = a->share;
 }
@@ -488,7 +561,10 @@ int ps_verdict_steps_compute(struct ps_report *r, struct ps_names *names, struct
  * most that removing the cause could save: its group of the average step, which the share is of. */
 static void verdict_line(struct ps_report *r)
 {
-    r->kernel_share = r->avg_dur_ns > 0 ? (double)r->avg.cat_ns[PS_CAT_KERNEL] / (double)r->avg_dur_ns : NAN;
+    r->verdict_step_ns = r->causes.computed ? r->causes.step_ns : r->avg_dur_ns;
+    r->verdict_left_out_ns = r->verdict_step_ns - r->avg.seen_ns;
+    r->kernel_share = r->verdict_step_ns > 0 ? (double)r->avg.group_ns[PS_BN_KERNEL] / (double)r->verdict_step_ns
+                                             : NAN;
     r->max_gain_share = r->bottleneck == PS_BN_UNKNOWN ? NAN : r->share;
     r->max_gain_ns = r->bottleneck == PS_BN_UNKNOWN ? -1 : r->avg.group_ns[r->bottleneck];
     if (r->bottleneck != PS_BN_UNKNOWN)

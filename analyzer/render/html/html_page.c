@@ -6,6 +6,7 @@ const struct ps_svg_series ps_html_groups[PS_BN_UNKNOWN] = {
     [PS_BN_KERNEL] = { "kernel", "#009E73" },  [PS_BN_DATA] = { "data-loading", "#E69F00" },
     [PS_BN_MEMCPY] = { "memcpy", "#0072B2" },  [PS_BN_COMM] = { "communication", "#CC79A7" },
     [PS_BN_SYNC] = { "sync", "#D55E00" },      [PS_BN_HOST] = { "host", "#999999" },
+    [PS_BN_WAITING] = { "waiting", "#F0E442" },
 };
 
 static const char style[] =

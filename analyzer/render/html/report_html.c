@@ -86,19 +86,19 @@ static void steps_chart(FILE *f, const struct ps_report *r, size_t n, const doub
 {
     const int64_t *g = r->avg.group_ns, seen = r->avg.seen_ns;
     char desc[512], left_out[96] = "";
-    if (r->avg_dur_ns > seen)
+    if (r->verdict_left_out_ns > 0)
         snprintf(left_out, sizeof left_out, ", of which %.3f ms is work queued before the trace; the rest is",
-                 MS(r->avg_dur_ns - seen));
-    snprintf(desc, sizeof desc, "%zu bar%s, one per %s, each split into the verdict's groups. The average "
-             "step takes %.3f ms%s: %s %.1f %%, data-loading %.1f %%, memcpy %.1f %%, communication %.1f %%, "
-             "sync %.1f %%, host %.1f %%. The table below holds every number.", n, n == 1 ? "" : "s",
-             r->whole_run ? "run (no steps were found)" : "step", MS(r->avg_dur_ns), left_out, series[0].label,
-             seen > 0 ? 100.0 * (double)g[0] / (double)seen : 0.0,
-             seen > 0 ? 100.0 * (double)g[1] / (double)seen : 0.0,
-             seen > 0 ? 100.0 * (double)g[2] / (double)seen : 0.0,
-             seen > 0 ? 100.0 * (double)g[3] / (double)seen : 0.0,
-             seen > 0 ? 100.0 * (double)g[4] / (double)seen : 0.0,
-             seen > 0 ? 100.0 * (double)g[5] / (double)seen : 0.0);
+                 MS(r->verdict_left_out_ns));
+    int at = snprintf(desc, sizeof desc, "%zu bar%s, one per %s, each split into the verdict's groups. The "
+                      "average %s takes %.3f ms%s:", n, n == 1 ? "" : "s",
+                      r->whole_run ? "run (no steps were found)" : "step",
+                      r->causes.startup_steps ? "steady step" : "step", MS(r->verdict_step_ns), left_out);
+    for (int k = 0; k < PS_BN_UNKNOWN && at > 0 && (size_t)at < sizeof desc; k++)
+        at += snprintf(desc + at, sizeof desc - (size_t)at, "%s %s %.1f %%", k ? "," : "",
+                       k ? ps_bottleneck_name[k] : series[0].label,
+                       seen > 0 ? 100.0 * (double)g[k] / (double)seen : 0.0);
+    if (at > 0 && (size_t)at < sizeof desc)
+        snprintf(desc + at, sizeof desc - (size_t)at, ". The table below holds every number.");
     fputs("<section id=\"steps\" class=\"chart\" aria-labelledby=\"steps-h\">\n"
           "<h2 id=\"steps-h\">Step-time breakdown per step</h2>\n", f);
     if (r->whole_run) {

@@ -21,6 +21,7 @@ void ps_render_causes_json(struct ps_jw *w, const struct ps_report *r)
     ps_jw_kstr(w, "step_thread", ps_words_name(r, cs->thread_name, NULL));
     ps_jw_kbool(w, "host_only", cs->host_only);
     ps_jw_kint(w, "python_frames", cs->python_frames);
+    ps_jw_kint(w, "python_samples", cs->python_samples);
     ps_jw_key(w, "by_cause");
     ps_jw_map_open(w);
     for (int c = 0; c < PS_CAUSE_N; c++) {

@@ -33,6 +33,12 @@ void ps_render_rank_summary_json(struct ps_jw *w, const struct ps_report *r)
     ps_jw_map_close(w);
     ps_jw_kint(w, "sync_ns", f->stat.sync_ns);
     ps_jw_kint(w, "pretrace_ns", f->stat.pretrace_ns);
+    ps_jw_key(w, "group_ns");   /* the verdict's groups as the rank's report weighed them (where the step goes) */
+    ps_jw_map_open(w);
+    for (int g = 0; g < PS_BN_UNKNOWN; g++)
+        ps_jw_kint(w, ps_bottleneck_name[g], f->stat.group_ns[g]);
+    ps_jw_map_close(w);
+    ps_jw_kint(w, "seen_ns", f->stat.seen_ns);
     ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[f->stat.bottleneck]);
     ps_jw_kdouble_exact(w, "share", f->stat.share);
     ps_jw_kdouble_exact(w, "comm_comp_overlap", f->comm_comp_overlap);

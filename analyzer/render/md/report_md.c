@@ -94,10 +94,10 @@ static void steps(FILE *f, const struct ps_report *r)
         unsigned char *show = malloc(r->nsteps);
         size_t shown = show ? ps_words_steps_shown(show, r) : 0;
         fprintf(f, "%zu steps analysed (of %zu step ranges found), process %u; shares in %% of each step, in the "
-                   "verdict's groups (host = Runtime + CPU Exec + Other − sync).\n\n",
+                   "verdict's groups (Where the step goes, grouped: docs/report.md \"Verdict\").\n\n",
                 r->nsteps, r->step_ranges_found, r->pid);
-        fprintf(f, "| # | step | duration ms | %s %% | data %% | memcpy %% | comm %% | sync %% | host %% | verdict |\n"
-                   "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        fprintf(f, "| # | step | duration ms | %s %% | data %% | memcpy %% | comm %% | sync %% | host %% | waiting %% | "
+                   "verdict |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
                 ps_words_bottleneck_name(PS_BN_KERNEL, r->has_gpu));
         for (size_t i = 0; i < r->nsteps && show; i++) {
             if (!show[i])
@@ -193,7 +193,7 @@ static void ranks(FILE *f, const struct ps_report *r)
         return;
     fprintf(f, "### Ranks\n\n%zu processes hold steps (rank = order of pid); the average step of each, %% in the "
                "verdict's groups.\n\n| rank | pid | steps | duration ms | %s %% | data %% | memcpy %% | comm %% | "
-               "sync %% | host %% | verdict |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+               "sync %% | host %% | waiting %% | verdict |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
             r->nranks, ps_words_bottleneck_name(PS_BN_KERNEL, r->has_gpu));
     for (size_t i = 0; i < r->nranks; i++) {
         const struct ps_rank_stat *k = &r->ranks[i];

@@ -246,21 +246,24 @@ static void average_table(FILE *f, const struct ps_report *r)
     }
     fprintf(f, "(sync) is not a category of its own: it is the part of Runtime + CPU Exec + Other (\"of which sync\") "
                "in which the GPU idles while the host is in a synchronising call or between its return and the next "
-               "GPU activity, so the eight shares above sum to 100 %%.\n");
+               "GPU activity, so the eight shares above sum to 100 %%. The verdict weighs Where the step goes "
+               "instead.\n");
     /* the groups the verdict weighed (analyses/verdict.h): of the step less the work queued before the trace */
-    int64_t left_out = d - r->avg.seen_ns;
+    int64_t left_out = r->verdict_left_out_ns;
+    const char *step = r->causes.startup_steps ? "average steady step" : "average step";
     if (left_out > 0)
-        fprintf(f, "The verdict groups the average step less %.3f ms of work queued before the trace as: %s",
-                MS(left_out), ps_words_bottleneck(r, PS_BN_KERNEL));
+        fprintf(f, "The verdict groups where the %s goes less %.3f ms of work queued before the trace as: %s",
+                step, MS(left_out), ps_words_bottleneck(r, PS_BN_KERNEL));
     else
-        fprintf(f, "The verdict groups the average step as: %s", ps_words_bottleneck(r, PS_BN_KERNEL));
+        fprintf(f, "The verdict groups where the %s goes as: %s", step, ps_words_bottleneck(r, PS_BN_KERNEL));
     for (int k = 0; k < PS_BN_UNKNOWN; k++) {
         if (k)
             fprintf(f, ", %s", ps_bottleneck_name[k]);
         put_share(f, r->avg.group_ns[k], r->avg.seen_ns, 0);
     }
-    fputs(left_out > 0 ? " (host = Runtime + CPU Exec + Other - sync - the work queued before the trace).\n"
-                       : " (host = Runtime + CPU Exec + Other - sync).\n", f);
+    fputs(r->has_gpu ? " (host = launch overhead + host compute + unexplained; communication includes waiting on a "
+                       "stream).\n"
+                     : ".\n", f);
 }
 
 static void steps_table(FILE *f, const struct ps_report *r, int color)

@@ -25,11 +25,13 @@ void ps_words_verdict_detail(char *buf, size_t len, const struct ps_report *r)
     const char *compute = r->has_gpu ? "compute (Kernel)" : "host compute";
     /* without steps the one window is the run: never call it a step */
     char window_buf[96];
-    const char *window = r->whole_run ? "the whole run" : "the average step";
-    /* the verdict leaves out GPU work queued before the trace (analyses/timeline/backlog.c) */
-    if (r->avg.pretrace_ns > 0) {
+    const char *window = r->whole_run              ? "the whole run"
+                         : r->causes.startup_steps ? "the average steady step"
+                                                   : "the average step";
+    /* the verdict leaves out GPU work queued before the trace (analyses/verdict/causes.c) */
+    if (r->verdict_left_out_ns > 0) {
         snprintf(window_buf, sizeof window_buf, "%s less %.3f ms of work queued before the trace", window,
-                 (double)r->avg.pretrace_ns / 1e6);
+                 (double)r->verdict_left_out_ns / 1e6);
         window = window_buf;
     }
     const char *each = r->whole_run ? "the run" : "each step";

@@ -23,7 +23,7 @@ enum ps_cat {
 extern const char *const ps_cat_key[PS_CAT_N];    /* JSON keys: "kernel", "memcpy", ... */
 extern const char *const ps_cat_label[PS_CAT_N];  /* tb's labels: "Kernel", "Memcpy", ..., "CPU Exec" */
 
-enum ps_bottleneck { PS_BN_KERNEL, PS_BN_DATA, PS_BN_MEMCPY, PS_BN_COMM, PS_BN_SYNC, PS_BN_HOST, PS_BN_UNKNOWN };
+enum ps_bottleneck { PS_BN_KERNEL, PS_BN_DATA, PS_BN_MEMCPY, PS_BN_COMM, PS_BN_SYNC, PS_BN_HOST, PS_BN_WAITING, PS_BN_UNKNOWN };
 extern const char *const ps_bottleneck_name[];    /* "kernel", "data-loading", ... as in the JSON */
 
 /* Where the step goes (analyses/verdict.h ps_causes_compute, docs/report.md "Where the step goes"): each instant

@@ -193,6 +193,8 @@ struct ps_report {
     double max_gain_share;         /* the most removing the bottleneck's cause could save, as a share of the
                                     * average step (its share); NAN when the verdict is unknown */
     int64_t max_gain_ns;           /* the same in ns of the average step; -1 when unknown */
+    int64_t verdict_step_ns;       /* the step the verdict weighs: the average steady step (verdict/causes.c) */
+    int64_t verdict_left_out_ns;   /* what of it the verdict leaves out: work queued before the trace */
     const char *verdict_reason;    /* why the verdict is unknown; NULL when it is known */
     struct ps_nvml_util_stat *nvml_util; /* one per device with NVML samples, by device; NULL when none */
     size_t nnvml_util;

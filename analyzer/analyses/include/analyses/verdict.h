@@ -102,6 +102,7 @@ struct ps_causes {
     int64_t step_ns;               /* the average steady step */
     struct ps_cause_stat c[PS_CAUSE_N];
     int64_t python_frames;         /* Python frames (Kineto python_function) on the step thread in the steps */
+    int64_t python_samples;        /* perfscope's Python stack samples of the step thread in the steps */
 };
 
 /* causes.c: where each analysed step's time goes (r->steps[i].cause_ns, r->steps[i].startup) and, over the
@@ -122,6 +123,15 @@ int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_n
 enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, int64_t pretrace_ns, int64_t dur_ns,
                                        double threshold, int64_t group_ns[PS_BN_UNKNOWN], int64_t *seen_ns,
                                        double *share);
+
+/* verdict.c: the verdict of one step's causes c (enum ps_cause, summing to dur_ns; analyses/base.h), the rule the
+ * report's steps and average step follow (docs/report.md "Verdict"). The groups: kernel = GPU kernels (without
+ * GPU rows: host compute, launch and unexplained, the step thread's own work), data-loading = data, memcpy =
+ * copies, communication = collectives + waiting on a stream, sync = sync, host = launch overhead + host compute +
+ * unexplained, waiting = waiting; the work before the trace is in none: *seen_ns = dur_ns less it. The
+ * bottleneck as ps_verdict_classify picks it from its groups. */
+enum ps_bottleneck ps_verdict_classify_causes(const int64_t *c, int host_only, int64_t dur_ns, double threshold,
+                                              int64_t group_ns[PS_BN_UNKNOWN], int64_t *seen_ns, double *share);
 
 /* ---- the analyses ---- */
 
