@@ -1,6 +1,9 @@
-/* `perfscope report --format text`: the same numbers as the JSON report, laid out for a person — run summary,
- * steps and their breakdown, the verdict with evidence and fixes, GPU breakdowns per device, top kernels,
- * copies and findings. Durations print in ms with µs precision. */
+/* `perfscope report --format text`: the same numbers as the JSON report, laid out for a person. The answer first
+ * (docs/report.md "Text report"): the run and its warnings, the steps and how much of the run they cover, the
+ * verdict, where the average step goes, evidence, what to do and the warnings on the trace's scope; then the detail
+ * sections --sections asks for (render.h enum ps_text_section): the steps table, the Python hook's view, ranks, GPU
+ * breakdowns per device, memory, operator efficiency, top kernels, copies and findings. Durations print in ms with
+ * µs precision. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +17,9 @@
 #include "words/words.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
+
+const char *const ps_text_section_names[8] = { "steps", "pytorch", "gpu", "memory", "ops", "kernels", "copies",
+                                               "findings" };
 #define put_name ps_put_name
 
 static double pct(int64_t part, int64_t whole)
@@ -207,7 +213,7 @@ static void run_summary(FILE *f, const struct ps_report *r, int color)
     note(f, r, "cuda_state", "");
 }
 
-static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
+static void step_row(FILE *f, const struct ps_report *r, size_t i)
 {
     const struct ps_step *s = &r->steps[i];
     fprintf(f, "%4zu ", i + 1);
@@ -219,7 +225,7 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
     free(base);
     fprintf(f, " %11.3f", MS(s->end_ns - s->start_ns));
     group_row(f, s->group_ns, s->seen_ns);
-    fprintf(f, "  %s%s\n", ps_words_bottleneck(r, s->bottleneck), slow ? " (slowest)" : "");
+    fprintf(f, "  %s\n", ps_words_bottleneck(r, s->bottleneck));
 }
 
 /* The average step in tb's eight categories (ms and share), the sync part beside them, and the verdict's
@@ -263,7 +269,8 @@ static void average_table(FILE *f, const struct ps_report *r)
                        : " (host = Runtime + CPU Exec + Other - sync).\n", f);
 }
 
-static void steps_table(FILE *f, const struct ps_report *r, int color)
+/* Which steps were analysed and how much of the run they cover (steps/coverage.c): always, above the verdict. */
+static void steps_line(FILE *f, const struct ps_report *r)
 {
     if (r->nothing_to_break_down)
         return;   /* run_summary said why there is nothing to break down */
@@ -277,9 +284,36 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
                 r->pid, r->has_gpu ? "windows as the PyTorch profiler's TensorBoard plugin extends them to the GPU work "
                                      "they launched"
                                    : "windows are the host ranges");
+    const struct ps_step_coverage *c = &r->coverage;
+    if (c->computed && c->run_ns > 0)
+        fprintf(f, "  The %zu step%s cover %.1f %% of the run (%.3f of %.3f ms).\n", r->nsteps, r->nsteps == 1 ? "" : "s",
+                pct(c->steps_ns, c->run_ns), MS(c->steps_ns), MS(c->run_ns));
     note(f, r, "last_step_left_out", "  ");
     note(f, r, "steps_inference_unused", "  ");
     note(f, r, "step_threads", "");
+}
+
+/* The slowest step, under the steps table (the table shows the 5 slowest among its rows when it cuts some). */
+static void slowest_step(FILE *f, const struct ps_report *r)
+{
+    if (r->nsteps < 2)
+        return;
+    size_t k = 0;
+    for (size_t i = 1; i < r->nsteps; i++)
+        if (r->steps[i].end_ns - r->steps[i].start_ns > r->steps[k].end_ns - r->steps[k].start_ns)
+            k = i;
+    char made_up[32];
+    const char *name = ps_words_step_name(made_up, sizeof made_up, r, k);
+    fprintf(f, "Slowest: step %zu (", k + 1);
+    put_base_name(f, name);
+    fprintf(f, "), %.3f ms\n", MS(r->steps[k].end_ns - r->steps[k].start_ns));
+}
+
+/* --sections steps: every step's row in the verdict's groups and the average step in tb's categories. */
+static void steps_table(FILE *f, const struct ps_report *r, int color)
+{
+    if (r->nothing_to_break_down)
+        return;
     if (!r->whole_run) {
         ps_sgr(f, color, PS_SGR_BOLD);
         fprintf(f, "\nStep-time breakdown per step (%% of the step in the verdict's groups)");
@@ -295,7 +329,7 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
                 if (gap)
                     fprintf(f, "%4s ...\n", "");
                 gap = 0;
-                step_row(f, r, i, show[i] == 2);
+                step_row(f, r, i);
             } else {
                 gap = 1;
             }
@@ -304,10 +338,18 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
         fprintf(f, "%4s %-18s %11.3f", "", "average", MS(r->avg_dur_ns));
         group_row(f, r->avg.group_ns, r->avg.seen_ns);
         fprintf(f, "  %s\n", ps_words_bottleneck(r, r->bottleneck));
+        slowest_step(f, r);
         if (shown < r->nsteps)
-            fprintf(f, "%zu more steps: all in --format json (or list them with --all-steps)\n", r->nsteps - shown);
+            fprintf(f, "%zu more steps (shown: the first 10, the last 5 and the 5 slowest): all in --format json, or "
+                       "list them with --all-steps\n", r->nsteps - shown);
     }
     average_table(f, r);
+}
+
+/* The span every figure of the answer is over: the average step, or the run analysed as one window. */
+static const char *span_name(const struct ps_report *r)
+{
+    return r->whole_run ? "the whole run" : "the average step";
 }
 
 static void verdict(FILE *f, const struct ps_report *r, int color)
@@ -323,12 +365,61 @@ static void verdict(FILE *f, const struct ps_report *r, int color)
     ps_words_verdict_detail(detail, sizeof detail, r);
     fputs(" (", f);
     ps_put_text(f, detail);
-    fputc(')', f);
+    fputs(")\n", f);
+}
+
+/* Where the average step goes (the run's one window without steps): the verdict's groups (ps_verdict_classify:
+ * group_ns, seen_ns), largest first, in ms and as shares of what they sum to, the shares the verdict line quotes;
+ * the work queued before the trace that the verdict leaves out on a line of its own, and the GPU's busy share. */
+static void where_it_goes(FILE *f, const struct ps_report *r)
+{
+    static const char *const what[] = {
+        [PS_BN_KERNEL] = "GPU kernels (compute)", [PS_BN_DATA] = "DataLoader ranges (--data-range)",
+        [PS_BN_MEMCPY] = "copies and memsets", [PS_BN_COMM] = "NCCL/RCCL collectives, not overlapped",
+        [PS_BN_SYNC] = "GPU idle while the host synchronises",
+        [PS_BN_HOST] = "host-side work: launches, Python, CPU ops (not sync)",
+    };
+    const struct ps_step *a = &r->avg;
+    if (r->nothing_to_break_down || r->avg_dur_ns <= 0 || a->seen_ns <= 0)
+        return;
+    int64_t left_out = r->avg_dur_ns - a->seen_ns;
+    if (r->whole_run)
+        fprintf(f, "\nWhere the run goes (the whole run as one window, %.3f ms", MS(r->avg_dur_ns));
+    else
+        fprintf(f, "\nWhere the average step goes (%.3f ms, the mean of %zu step%s", MS(r->avg_dur_ns), r->nsteps,
+                r->nsteps == 1 ? "" : "s");
+    if (left_out > 0)
+        fprintf(f, "; %.3f ms once the work queued before the trace is left out, as the verdict does", MS(a->seen_ns));
+    fputs("):\n", f);
+    int order[PS_BN_UNKNOWN];
+    for (int g = 0; g < PS_BN_UNKNOWN; g++) {   /* largest first; ties keep the groups' order */
+        int k = g;
+        while (k > 0 && a->group_ns[order[k - 1]] < a->group_ns[g]) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = g;
+    }
+    for (int i = 0; i < PS_BN_UNKNOWN; i++) {
+        int g = order[i];
+        fprintf(f, "  %-14s %11.3f ms", ps_words_bottleneck(r, g), MS(a->group_ns[g]));
+        put_share(f, a->group_ns[g], a->seen_ns, 7);
+        fprintf(f, "  %s\n", g == PS_BN_KERNEL && !r->has_gpu ? "host compute (the host is the device)" : what[g]);
+    }
+    if (left_out > 0)
+        fprintf(f, "  (left out: %.3f ms of work queued before the trace, %.1f %% of %s: the GPU ran work the trace "
+                   "does not hold)\n", MS(left_out), pct(left_out, r->avg_dur_ns), span_name(r));
     if (!isnan(r->gpu_util))
-        fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
-    fputc('\n', f);
+        fprintf(f, "GPU utilisation: %.2f %% of %s%s (the PyTorch profiler's: busy time over the window)\n",
+                100.0 * r->gpu_util, r->whole_run ? "the whole run" : "the steps",
+                left_out > 0 ? ", the work queued before the trace counted idle" : "");
+}
+
+static void evidence(FILE *f, const struct ps_report *r)
+{
     if (r->nevidence)
-        fprintf(f, "Evidence (rows inside the analysed steps; time summed over rows, overlaps counted twice):\n");
+        fprintf(f, "Evidence (rows inside %s; time summed over rows, overlaps counted twice):\n",
+                r->whole_run ? "the run" : "the analysed steps");
     for (size_t i = 0; i < r->nevidence; i++) {
         const struct ps_evidence *e = &r->evidence[i];
         fprintf(f, "  %-6s %7lld x  %10.3f ms  ", e->kind, (long long)e->count, MS(e->total_ns));
@@ -338,17 +429,28 @@ static void verdict(FILE *f, const struct ps_report *r, int color)
             put_name(f, ps_words_name(r, e->name, ""), 0);
         fputc('\n', f);
     }
+}
+
+#define FIXES_SHOWN 3   /* the answer's fixes: the verdict's and the two costliest findings' */
+
+/* The fixes with their gains: the first FIXES_SHOWN, all of them with --sections findings. */
+static void what_to_do(FILE *f, const struct ps_report *r, int color, unsigned sec)
+{
+    size_t n = sec & PS_TEXT_FINDINGS || r->nrecs <= FIXES_SHOWN ? r->nrecs : FIXES_SHOWN;
     if (r->nrecs) {
         ps_sgr(f, color, PS_SGR_BOLD);
         fprintf(f, "What to do:");
         ps_sgr_end(f, color);
         fputc('\n', f);
     }
-    for (size_t i = 0; i < r->nrecs; i++) {   /* a fix may quote names from the trace */
+    for (size_t i = 0; i < n; i++) {   /* a fix may quote names from the trace */
         fputs("  - ", f);
         ps_put_text(f, r->recs[i]);
         fputc('\n', f);
     }
+    if (n < r->nrecs)
+        fprintf(f, "  (%zu more fix%s, from smaller findings: --sections findings)\n", r->nrecs - n,
+                r->nrecs - n == 1 ? "" : "es");
 }
 
 /* TraceLens' GPU timeline: linked events, all devices merged; the recompute split as rows of their own. */
@@ -403,9 +505,12 @@ static void gpu(FILE *f, const struct ps_report *r)
     note(f, r, "hta_rounding", "Note: ");
 }
 
-static void summaries(FILE *f, const struct ps_report *r, int color)
+/* --sections kernels, copies, findings. */
+static void summaries(FILE *f, const struct ps_report *r, int color, unsigned sec)
 {
     size_t top = r->opts.top_n > 0 && (size_t)r->opts.top_n < r->nkernels ? (size_t)r->opts.top_n : r->nkernels;
+    if (!(sec & PS_TEXT_KERNELS))
+        top = 0;
     if (top) {
         ps_sgr(f, color, PS_SGR_BOLD);
         fprintf(f, "\nTop %zu of %zu kernel names by total time (ms)", top, r->nkernels);
@@ -418,13 +523,14 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
                 MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
         ps_text_row_name(f, 60, ps_words_name(r, k->name, ""));
     }
-    if (r->ncopies) {
+    size_t ncopies = sec & PS_TEXT_COPIES ? r->ncopies : 0, nfindings = sec & PS_TEXT_FINDINGS ? r->nfindings : 0;
+    if (ncopies) {
         ps_sgr(f, color, PS_SGR_BOLD);
         fprintf(f, "\nCopies and memsets");
         ps_sgr_end(f, color);
         fprintf(f, "\n%-8s %-10s %-10s %8s %12s %11s %8s\n", "kind", "from", "to", "count", "MB", "ms", "GB/s");
     }
-    for (size_t i = 0; i < r->ncopies; i++) {
+    for (size_t i = 0; i < ncopies; i++) {
         const struct ps_copy_stat *c = &r->copies[i];
         fprintf(f, "%-8s %-10s %-10s %8lld %12.3f %11.3f ", ps_copy_kind_name(c),
                 ps_copy_src_mem_name(c) ? ps_copy_src_mem_name(c) : "-", ps_mem_kind_name(c->dst_kind),
@@ -434,13 +540,13 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
         else
             fprintf(f, "%8s\n", "N/A");
     }
-    if (r->nfindings) {
+    if (nfindings) {
         ps_sgr(f, color, PS_SGR_BOLD);
         fprintf(f, "\nFindings");
         ps_sgr_end(f, color);
         fprintf(f, " (rows: \"at X ms\" from the run's first event; names last)\n");
     }
-    for (size_t i = 0; i < r->nfindings; i++) {
+    for (size_t i = 0; i < nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
         fputs("  ", f);
         ps_sgr(f, color, !strcmp(g->severity, "warning") ? PS_SGR_YELLOW : PS_SGR_DIM);
@@ -548,9 +654,8 @@ static void pytorch(FILE *f, const struct ps_report *r)
                 (long long)py->copies, (long long)py->copies_pageable, (long long)py->copies_blocking);
 }
 
-/* After the PyTorch section: its advice, then the warm-up, CUDA-graph and pre-trace sentences
- * (words/setup_words.c). */
-static void setup(FILE *f, const struct ps_report *r)
+/* After the PyTorch section: its advice the verdict's fix did not already give (words/setup_words.c). */
+static void advice(FILE *f, const struct ps_report *r)
 {
     struct ps_words_lines l = { .n = 0 };
     ps_words_advice_lines(&l, r);
@@ -559,7 +664,13 @@ static void setup(FILE *f, const struct ps_report *r)
         ps_put_text(f, l.v[i]);
         fputc('\n', f);
     }
-    l.n = 0;
+}
+
+/* What the answer's figures leave out or count apart: warm-up, CUDA-graph replays, work queued before the trace
+ * (words/setup_words.c). */
+static void scope(FILE *f, const struct ps_report *r)
+{
+    struct ps_words_lines l = { .n = 0 };
     ps_words_setup_lines(&l, r);
     for (size_t i = 0; i < l.n; i++) {
         fputc('\n', f);
@@ -587,24 +698,60 @@ static void gpu_util(FILE *f, const struct ps_report *r)
     }
 }
 
+/* The detail sections this report holds that `sections` leaves out, as --sections names them, and a line saying
+ * how to see them. */
+static void more(FILE *f, const struct ps_report *r, unsigned sections)
+{
+    const int has[] = {
+        [0] = !r->nothing_to_break_down && r->nsteps > 0, [1] = r->py != NULL,
+        [2] = r->ntl > 0 || r->ndevs > 0 || r->nnvml_util > 0, [3] = r->mem != NULL, [4] = r->opeff != NULL,
+        [5] = r->nkernels > 0, [6] = r->ncopies > 0, [7] = r->nfindings > 0,
+    };
+    char list[128] = "";
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof has / sizeof *has; k++)
+        if (has[k] && !(sections & (1u << k)))
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? "," : "", ps_text_section_names[k]);
+    if (n)
+        fprintf(f, "\nMore: --sections %s (or --details for all of them; --format json, md or html hold them "
+                   "always)\n", list);
+}
+
 int ps_render_text(FILE *out, const struct ps_report *r, const struct ps_render_opts *o)
 {
     char *buf = NULL;
     size_t len = 0;
+    unsigned sec = o->sections;
     FILE *f = open_memstream(&buf, &len);   /* laid out first, then folded to the width */
     if (!f)
         return -ENOMEM;
+    /* the answer: the first screen */
     run_summary(f, r, o->color);
-    steps_table(f, r, o->color);
+    steps_line(f, r);
     verdict(f, r, o->color);
-    pytorch(f, r);
-    setup(f, r);
-    ranks(f, r, o->color);
-    gpu(f, r);
-    gpu_util(f, r);
-    ps_render_memory_text(f, r);
-    ps_render_op_efficiency_text(f, r);
-    summaries(f, r, o->color);
+    /* a section on the verdict's causes slots in here, before the breakdown it explains */
+    where_it_goes(f, r);
+    evidence(f, r);
+    what_to_do(f, r, o->color, sec);
+    scope(f, r);
+    ranks(f, r, o->color);   /* several ranks: who waits for whom is part of the answer */
+    /* the details --sections asks for, in this order */
+    if (sec & PS_TEXT_STEPS)
+        steps_table(f, r, o->color);
+    if (sec & PS_TEXT_PYTORCH) {
+        pytorch(f, r);
+        advice(f, r);
+    }
+    if (sec & PS_TEXT_GPU) {
+        gpu(f, r);
+        gpu_util(f, r);
+    }
+    if (sec & PS_TEXT_MEMORY)
+        ps_render_memory_text(f, r);
+    if (sec & PS_TEXT_OPS)
+        ps_render_op_efficiency_text(f, r);
+    summaries(f, r, o->color, sec);
+    more(f, r, sec);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || !buf) {
         free(buf);
