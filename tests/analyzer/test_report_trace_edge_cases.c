@@ -281,6 +281,18 @@ static void steps_table_is_bounded(void)
           count_lines_with(a.text, "(slowest)"));
     CHECK(count_lines_with(a.text, "\nSlowest: ") == 1 && strstr(a.text, "\nSlowest: step 17 (step), 0.000 ms\n"),
           "the slowest step (17, 24 ns) is not named once");
+    char *md = NULL;
+    size_t mdlen = 0;
+    FILE *mf = open_memstream(&md, &mdlen);
+    const struct ps_render_opts mo = { 0 };
+    CHECK(mf && ps_renderer_find("md")->report(mf, &a.r, &mo) == 0, "md failed");
+    if (mf)
+        fclose(mf);
+    const char *row17 = md ? strstr(md, "\n| 17 | step | 0.000 |") : NULL, *eol = row17 ? strchr(row17 + 1, '\n') : NULL;
+    const char *mark = md ? strstr(md, "(slowest)") : NULL;
+    CHECK(md && count_lines_with(md, "(slowest)") == 1 && row17 && mark > row17 && (!eol || mark < eol),
+          "md marks %d rows (slowest), want step 17 alone", md ? count_lines_with(md, "(slowest)") : -1);
+    free(md);
     CHECK(strstr(a.text, "\n  17 step ") != NULL && strstr(a.text, "\n  12 step ") == NULL &&
           strstr(a.text, "\n  26 step ") != NULL && strstr(a.text, "\n  25 step ") == NULL, "wrong rows shown");
     CHECK(strstr(a.text, "10 more steps (shown: the first 10, the last 5 and the 5 slowest): all in --format json")

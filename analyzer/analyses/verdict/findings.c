@@ -477,10 +477,10 @@ static void launch_bound_finding(struct ps_report *r, const struct ps_view *v, s
     if (!(f = add_finding(r, &acc, "launch_bound_stream", wait, wait)))
         return;
     snprintf(f->summary, sizeof f->summary,
-             "%lld %s launch-bound (at least %.0f %% of their eagerly launched kernels ran shorter than "
+             "%lld %s launch-bound (at least %.0f %% of %s eagerly launched kernels ran shorter than "
              "the call that launched them); on stream %lld of device %d %lld of %lld did; the stream%s waited for "
              "launches for %s", (long long)nstreams, nstreams == 1 ? "stream is" : "streams are",
-             100.0 * r->opts.launch_bound_share, (long long)st->stream,
+             100.0 * r->opts.launch_bound_share, nstreams == 1 ? "its" : "their", (long long)st->stream,
              st->device, (long long)s[worst].shorter, (long long)s[worst].kernels, nstreams == 1 ? "" : "s",
              cost_text(f, c, sizeof c));
     snprintf(f->fix, sizeof f->fix,

@@ -296,12 +296,9 @@ static void steps_line(FILE *f, const struct ps_report *r)
 /* The slowest step, under the steps table (the table shows the 5 slowest among its rows when it cuts some). */
 static void slowest_step(FILE *f, const struct ps_report *r)
 {
-    if (r->nsteps < 2)
+    size_t k = ps_words_slowest_step(r);
+    if (k >= r->nsteps)
         return;
-    size_t k = 0;
-    for (size_t i = 1; i < r->nsteps; i++)
-        if (r->steps[i].end_ns - r->steps[i].start_ns > r->steps[k].end_ns - r->steps[k].start_ns)
-            k = i;
     char made_up[32];
     const char *name = ps_words_step_name(made_up, sizeof made_up, r, k);
     fprintf(f, "Slowest: step %zu (", k + 1);
@@ -379,6 +376,11 @@ static void where_it_goes(FILE *f, const struct ps_report *r)
         [PS_BN_SYNC] = "GPU idle while the host synchronises",
         [PS_BN_HOST] = "host-side work: launches, Python, CPU ops (not sync)",
     };
+    static const char *const no_gpu[] = {   /* the host is the device (docs/report.md "Traces without GPU rows") */
+        [PS_BN_KERNEL] = "host compute (the host is the device)", [PS_BN_DATA] = "DataLoader ranges (--data-range)",
+        [PS_BN_MEMCPY] = "copy ranges (--copy-range)", [PS_BN_COMM] = "collectives",
+        [PS_BN_SYNC] = "the host waiting in synchronising calls", [PS_BN_HOST] = "other host work",
+    };
     const struct ps_step *a = &r->avg;
     if (r->nothing_to_break_down || r->avg_dur_ns <= 0 || a->seen_ns <= 0)
         return;
@@ -404,7 +406,7 @@ static void where_it_goes(FILE *f, const struct ps_report *r)
         int g = order[i];
         fprintf(f, "  %-14s %11.3f ms", ps_words_bottleneck(r, g), MS(a->group_ns[g]));
         put_share(f, a->group_ns[g], a->seen_ns, 7);
-        fprintf(f, "  %s\n", g == PS_BN_KERNEL && !r->has_gpu ? "host compute (the host is the device)" : what[g]);
+        fprintf(f, "  %s\n", r->has_gpu ? what[g] : no_gpu[g]);
     }
     if (left_out > 0)
         fprintf(f, "  (left out: %.3f ms of work queued before the trace, %.1f %% of %s: the GPU ran work the trace "
@@ -704,7 +706,7 @@ static void more(FILE *f, const struct ps_report *r, unsigned sections)
 {
     const int has[] = {
         [0] = !r->nothing_to_break_down && r->nsteps > 0, [1] = r->py != NULL,
-        [2] = r->ntl > 0 || r->ndevs > 0 || r->nnvml_util > 0, [3] = r->mem != NULL, [4] = r->opeff != NULL,
+        [2] = (r->ntl > 0 && r->tl[0].events > 0) || r->ndevs > 0 || r->nnvml_util > 0, [3] = r->mem != NULL, [4] = r->opeff != NULL,
         [5] = r->nkernels > 0, [6] = r->ncopies > 0, [7] = r->nfindings > 0,
     };
     char list[128] = "";
