@@ -296,9 +296,9 @@ static int coverage_warning(struct ps_report *r)
     snprintf(what + n, sizeof what - n, " %.3f ms before the first step, %.3f ms after the last.",
              (double)c->before_ns / 1e6, (double)c->after_ns / 1e6);
     return add(r, PS_MSG_WARNING, "steps_cover_part_of_run",
-               "the %zu analysed step%s cover %.1f %% of the run (%.3f of %.3f ms): the verdict and the breakdown "
+               "the %zu analysed step%s %.1f %% of the run (%.3f of %.3f ms): the verdict and the breakdown "
                "are of the steps alone. Outside them lie %.3f ms (%.1f %% of the run):%s%s",
-               r->nsteps, r->nsteps == 1 ? "" : "s", 100.0 * (double)c->steps_ns / (double)c->run_ns,
+               r->nsteps, r->nsteps == 1 ? " covers" : "s cover", 100.0 * (double)c->steps_ns / (double)c->run_ns,
                (double)c->steps_ns / 1e6, (double)c->run_ns / 1e6, (double)out / 1e6,
                100.0 * (double)out / (double)c->run_ns, what,
                c->data_ns * 2 > out ? " widen --step-range (or the ranges) to hold the data loading, so the verdict "

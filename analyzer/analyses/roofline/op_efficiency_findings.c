@@ -284,6 +284,6 @@ void ps_op_efficiency_findings(struct ps_report *r)
     for (size_t i = 0; i < r->nfindings && r->nrecs < PS_MAX_RECS; i++) {   /* the new warnings' fixes, costliest first */
         const struct ps_finding *f = &r->findings[i];
         if (is_ours(f->rule) && !strcmp(f->severity, "warning") && !(simt && !strcmp(f->rule, "fp32_matmul")))
-            snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s (finding %s).", f->fix, f->rule);
+            ps_report_add_finding_fix(r, f);
     }
 }

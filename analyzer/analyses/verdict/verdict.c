@@ -488,12 +488,7 @@ static void finding_fixes(struct ps_report *r)
         const struct ps_finding *f = &r->findings[i];
         if (strcmp(f->severity, "warning") || !f->fix[0])
             continue;
-        char span[48];   /* a finding's gain is over the analysed window, not per step as the verdict's fix */
-        if (r->whole_run)
-            snprintf(span, sizeof span, "in the run");
-        else
-            snprintf(span, sizeof span, "in all %zu analysed step%s", r->nsteps, r->nsteps == 1 ? "" : "s");
-        snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s, %s (finding %s).", f->fix, span, f->rule);
+        ps_report_add_finding_fix(r, f);
     }
 }
 

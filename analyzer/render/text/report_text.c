@@ -286,7 +286,8 @@ static void steps_line(FILE *f, const struct ps_report *r)
                                    : "windows are the host ranges");
     const struct ps_step_coverage *c = &r->coverage;
     if (c->computed && c->run_ns > 0)
-        fprintf(f, "  The %zu step%s cover %.1f %% of the run (%.3f of %.3f ms).\n", r->nsteps, r->nsteps == 1 ? "" : "s",
+        fprintf(f, "  The %zu step%s %.1f %% of the run (%.3f of %.3f ms).\n", r->nsteps,
+                r->nsteps == 1 ? " covers" : "s cover",
                 pct(c->steps_ns, c->run_ns), MS(c->steps_ns), MS(c->run_ns));
     note(f, r, "last_step_left_out", "  ");
     note(f, r, "steps_inference_unused", "  ");
