@@ -42,13 +42,14 @@ default_text_leads_with_the_answer)   # the verdict, where the average step goes
     grep -q '^Where the average step goes (10.000 ms, the mean of 3 steps):$' "$tmp/d.txt" || fail "no breakdown"
     grep -q '^  kernel               6.000 ms  60.00%  GPU kernels (compute)$' "$tmp/d.txt" || fail "kernel row"
     grep -q '^  memcpy               1.000 ms  10.00%  copies and memsets$' "$tmp/d.txt" || fail "memcpy row"
+    grep -q '^  no time in data-loading, communication, sync$' "$tmp/d.txt" || fail "the groups without time"
     grep -q '^What to do:$' "$tmp/d.txt" || fail "no fixes"
     grep -q '^  The 3 steps cover 100.0 % of the run' "$tmp/d.txt" || fail "no step coverage"
     for peer in 'TraceLens GPU timeline' 'HTA temporal breakdown' 'kernel names by total time' '^Copies and memsets' \
                 '^Findings' 'Step-time breakdown per step' "in the PyTorch profiler's categories"; do
         if grep -q "$peer" "$tmp/d.txt"; then fail "default report holds '$peer'"; fi
     done
-    grep -q '^More: --sections steps,gpu,ops,kernels,copies,findings (or --details' "$tmp/d.txt" || fail "no pointer"
+    grep -q '^More: --sections steps,gpu,ops,kernels,copies,findings, or --details for all$' "$tmp/d.txt" || fail "no pointer"
     "$ps" report --details "$tmp/g.json" >"$tmp/a.txt" || fail "--details exited $?"
     for peer in 'TraceLens GPU timeline' 'HTA temporal breakdown' 'Top 1 of 1 kernel names by total time' \
                 '^Copies and memsets' '^Findings' 'Step-time breakdown per step' "in the PyTorch profiler's categories"; do
@@ -61,7 +62,7 @@ default_text_leads_with_the_answer)   # the verdict, where the average step goes
     grep -q 'kernel names by total time' "$tmp/k.txt" && grep -q '^Copies and memsets' "$tmp/k.txt" ||
         fail "--sections kernels,copies lacks them"
     if grep -q 'TraceLens GPU timeline\|^Findings' "$tmp/k.txt"; then fail "--sections kernels,copies holds more"; fi
-    grep -q '^More: --sections steps,gpu,ops,findings ' "$tmp/k.txt" || fail "pointer lists sections already shown"
+    grep -q '^More: --sections steps,gpu,ops,findings, or --details for all$' "$tmp/k.txt" || fail "pointer lists sections already shown"
     expect 2 "unknown section 'tables'" -- "$ps" report --sections steps,tables x ;;
 steps_cover_part_of_run)   # ProfilerStep ranges of 10 ms, each after 40 ms of enumerate(DataLoader): the steps cover
                            # 30 of 150 ms (20.0 %); the 120 ms outside are data loading: said in every format

@@ -403,12 +403,19 @@ static void where_it_goes(FILE *f, const struct ps_report *r)
         }
         order[k] = g;
     }
+    int zero = 0;
     for (int i = 0; i < PS_BN_UNKNOWN; i++) {
         int g = order[i];
+        if (a->group_ns[g] == 0) {   /* the groups with no time, on one line after the others */
+            zero++;
+            continue;
+        }
         fprintf(f, "  %-14s %11.3f ms", ps_words_bottleneck(r, g), MS(a->group_ns[g]));
         put_share(f, a->group_ns[g], a->seen_ns, 7);
         fprintf(f, "  %s\n", r->has_gpu ? what[g] : no_gpu[g]);
     }
+    for (int i = PS_BN_UNKNOWN - zero, k = 0; i < PS_BN_UNKNOWN; i++, k++)
+        fprintf(f, "%s%s%s", k ? ", " : "  no time in ", ps_words_bottleneck(r, order[i]), i + 1 < PS_BN_UNKNOWN ? "" : "\n");
     if (left_out > 0)
         fprintf(f, "  (left out: %.3f ms of work queued before the trace, %.1f %% of %s: the GPU ran work the trace "
                    "does not hold)\n", MS(left_out), pct(left_out, r->avg_dur_ns), span_name(r));
@@ -716,8 +723,7 @@ static void more(FILE *f, const struct ps_report *r, unsigned sections)
         if (has[k] && !(sections & (1u << k)))
             n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? "," : "", ps_text_section_names[k]);
     if (n)
-        fprintf(f, "\nMore: --sections %s (or --details for all of them; --format json, md or html hold them "
-                   "always)\n", list);
+        fprintf(f, "\nMore: --sections %s, or --details for all\n", list);
 }
 
 int ps_render_text(FILE *out, const struct ps_report *r, const struct ps_render_opts *o)
