@@ -45,7 +45,7 @@ static void verdict(FILE *f, const struct ps_report *r)
     fprintf(f, "**Verdict: %s** — ", ps_words_bottleneck(r, r->bottleneck));
     ps_md_prose(f, detail);
     if (!isnan(r->gpu_util))
-        fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
+        fprintf(f, "; GPU utilisation %.2f %%%s", 100.0 * r->gpu_util, ps_words_util_span(r));
     fputs(".\n\n", f);
     const struct ps_message *nothing = ps_report_message(r, "nothing_to_break_down");
     if (nothing) {

@@ -420,9 +420,8 @@ static void where_it_goes(FILE *f, const struct ps_report *r)
         fprintf(f, "  (left out: %.3f ms of work queued before the trace, %.1f %% of %s: the GPU ran work the trace "
                    "does not hold)\n", MS(left_out), pct(left_out, r->avg_dur_ns), span_name(r));
     if (!isnan(r->gpu_util))
-        fprintf(f, "GPU utilisation: %.2f %% of %s%s (the PyTorch profiler's: busy time over the window)\n",
-                100.0 * r->gpu_util, r->whole_run ? "the whole run" : "the steps",
-                left_out > 0 ? ", the work queued before the trace counted idle" : "");
+        fprintf(f, "GPU utilisation: %.2f %%%s (the PyTorch profiler's: busy time over the window)\n",
+                100.0 * r->gpu_util, ps_words_util_span(r));
 }
 
 static void evidence(FILE *f, const struct ps_report *r)

@@ -120,3 +120,11 @@ size_t ps_words_slowest_step(const struct ps_report *r)
             k = i;
     return k;
 }
+
+const char *ps_words_util_span(const struct ps_report *r)
+{
+    if (r->avg_dur_ns > r->avg.seen_ns)
+        return r->whole_run ? " of the whole run, the work queued before the trace counted idle"
+                            : " of the steps, the work queued before the trace counted idle";
+    return r->whole_run ? " of the whole run" : " of the steps";
+}
