@@ -27,33 +27,11 @@ static double pct(int64_t part, int64_t whole)
     return whole > 0 ? 100.0 * (double)part / (double)whole : NAN;
 }
 
-/* A share in a `width`-character column: "12.34%", or N/A over a zero-length window (JSON: null; never a fake
- * 0.00 %). */
-static void put_share(FILE *f, int64_t part, int64_t whole, int width)
-{
-    char buf[32];
-    double p = pct(part, whole);
-    if (isnan(p))
-        snprintf(buf, sizeof buf, "N/A");
-    else
-        snprintf(buf, sizeof buf, "%.2f%%", p);
-    fprintf(f, " %*s", width, buf);
-}
-
 /* A share with one decimal in a 7-character column (the steps and ranks tables). */
 static void put_pct1(FILE *f, int64_t part, int64_t whole)
 {
     double p = pct(part, whole);
     isnan(p) ? fprintf(f, " %7s", "N/A") : fprintf(f, " %7.1f", p);
-}
-
-/* A range name in evidence: grouped by its base, so shown without an emit_nvtx suffix (ps_names_base_len). */
-static void put_base_name(FILE *f, const char *s)
-{
-    size_t len = ps_names_base_len(s);
-    char *base = s[len] ? strndup(s, len) : NULL;
-    put_name(f, base ? base : s, 0);
-    free(base);
 }
 
 /* The per-step tables' columns: the verdict's groups (docs/report.md), as a share of the step. */
@@ -240,11 +218,11 @@ static void average_table(FILE *f, const struct ps_report *r)
     note(f, r, "compat_tb_no_comm", "Note: ");
     for (int k = 0; k < PS_CAT_N; k++) {
         fprintf(f, "  %-16s %12.3f ms", ps_words_cat_label(k, r->has_gpu), MS(c[k]));
-        put_share(f, c[k], d, 8);
+        ps_text_share(f, c[k], d, 8);
         fputc('\n', f);
     }
     fprintf(f, "  %-16s %12.3f ms", "(of which sync)", MS(r->avg.sync_ns));
-    put_share(f, r->avg.sync_ns, d, 8);
+    ps_text_share(f, r->avg.sync_ns, d, 8);
     fputs("  part of Runtime + CPU Exec + Other\n", f);
     if (d <= 0) {
         fputs("The window is zero-length: its shares are N/A (null in --format json).\n", f);
@@ -263,7 +241,7 @@ static void average_table(FILE *f, const struct ps_report *r)
     for (int k = 0; k < PS_BN_UNKNOWN; k++) {
         if (k)
             fprintf(f, ", %s", ps_bottleneck_name[k]);
-        put_share(f, r->avg.group_ns[k], r->avg.seen_ns, 0);
+        ps_text_share(f, r->avg.group_ns[k], r->avg.seen_ns, 0);
     }
     fputs(left_out > 0 ? " (host = Runtime + CPU Exec + Other - sync - the work queued before the trace).\n"
                        : " (host = Runtime + CPU Exec + Other - sync).\n", f);
@@ -303,7 +281,7 @@ static void slowest_step(FILE *f, const struct ps_report *r)
     char made_up[32];
     const char *name = ps_words_step_name(made_up, sizeof made_up, r, k);
     fprintf(f, "Slowest: step %zu (", k + 1);
-    put_base_name(f, name);
+    ps_text_base_name(f, name);
     fprintf(f, "), %.3f ms\n", MS(r->steps[k].end_ns - r->steps[k].start_ns));
 }
 
@@ -342,124 +320,6 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
                        "list them with --all-steps\n", r->nsteps - shown);
     }
     average_table(f, r);
-}
-
-/* The span every figure of the answer is over: the average step, or the run analysed as one window. */
-static const char *span_name(const struct ps_report *r)
-{
-    return r->whole_run ? "the whole run" : "the average step";
-}
-
-static void verdict(FILE *f, const struct ps_report *r, int color)
-{
-    fputc('\n', f);
-    ps_sgr(f, color, PS_SGR_BOLD);
-    fputs("Verdict: ", f);
-    ps_sgr(f, color, r->bottleneck == PS_BN_UNKNOWN ? PS_SGR_YELLOW : r->bottleneck == PS_BN_KERNEL ? PS_SGR_GREEN
-                                                                                                      : PS_SGR_RED);
-    fputs(ps_words_bottleneck(r, r->bottleneck), f);
-    ps_sgr_end(f, color);
-    char detail[512];
-    ps_words_verdict_detail(detail, sizeof detail, r);
-    fputs(" (", f);
-    ps_put_text(f, detail);
-    fputs(")\n", f);
-}
-
-/* Where the average step goes (the run's one window without steps): the verdict's groups (ps_verdict_classify:
- * group_ns, seen_ns), largest first, in ms and as shares of what they sum to, the shares the verdict line quotes;
- * the work queued before the trace that the verdict leaves out on a line of its own, and the GPU's busy share. */
-static void where_it_goes(FILE *f, const struct ps_report *r)
-{
-    static const char *const what[] = {
-        [PS_BN_KERNEL] = "GPU kernels (compute)", [PS_BN_DATA] = "DataLoader ranges (--data-range)",
-        [PS_BN_MEMCPY] = "copies and memsets", [PS_BN_COMM] = "NCCL/RCCL collectives, not overlapped",
-        [PS_BN_SYNC] = "GPU idle while the host synchronises",
-        [PS_BN_HOST] = "host-side work: launches, Python, CPU ops (not sync)",
-    };
-    static const char *const no_gpu[] = {   /* the host is the device (docs/report.md "Traces without GPU rows") */
-        [PS_BN_KERNEL] = "host compute (the host is the device)", [PS_BN_DATA] = "DataLoader ranges (--data-range)",
-        [PS_BN_MEMCPY] = "copy ranges (--copy-range)", [PS_BN_COMM] = "collectives",
-        [PS_BN_SYNC] = "the host waiting in synchronising calls", [PS_BN_HOST] = "other host work",
-    };
-    const struct ps_step *a = &r->avg;
-    if (r->nothing_to_break_down || r->avg_dur_ns <= 0 || a->seen_ns <= 0)
-        return;
-    int64_t left_out = r->avg_dur_ns - a->seen_ns;
-    if (r->whole_run)
-        fprintf(f, "\nWhere the run goes (the whole run as one window, %.3f ms", MS(r->avg_dur_ns));
-    else
-        fprintf(f, "\nWhere the average step goes (%.3f ms, the mean of %zu step%s", MS(r->avg_dur_ns), r->nsteps,
-                r->nsteps == 1 ? "" : "s");
-    if (left_out > 0)
-        fprintf(f, "; %.3f ms once the work queued before the trace is left out, as the verdict does", MS(a->seen_ns));
-    fputs("):\n", f);
-    int order[PS_BN_UNKNOWN];
-    for (int g = 0; g < PS_BN_UNKNOWN; g++) {   /* largest first; ties keep the groups' order */
-        int k = g;
-        while (k > 0 && a->group_ns[order[k - 1]] < a->group_ns[g]) {
-            order[k] = order[k - 1];
-            k--;
-        }
-        order[k] = g;
-    }
-    int zero = 0;
-    for (int i = 0; i < PS_BN_UNKNOWN; i++) {
-        int g = order[i];
-        if (a->group_ns[g] == 0) {   /* the groups with no time, on one line after the others */
-            zero++;
-            continue;
-        }
-        fprintf(f, "  %-14s %11.3f ms", ps_words_bottleneck(r, g), MS(a->group_ns[g]));
-        put_share(f, a->group_ns[g], a->seen_ns, 7);
-        fprintf(f, "  %s\n", r->has_gpu ? what[g] : no_gpu[g]);
-    }
-    for (int i = PS_BN_UNKNOWN - zero, k = 0; i < PS_BN_UNKNOWN; i++, k++)
-        fprintf(f, "%s%s%s", k ? ", " : "  no time in ", ps_words_bottleneck(r, order[i]), i + 1 < PS_BN_UNKNOWN ? "" : "\n");
-    if (left_out > 0)
-        fprintf(f, "  (left out: %.3f ms of work queued before the trace, %.1f %% of %s: the GPU ran work the trace "
-                   "does not hold)\n", MS(left_out), pct(left_out, r->avg_dur_ns), span_name(r));
-    if (!isnan(r->gpu_util))
-        fprintf(f, "GPU utilisation: %.2f %%%s (the PyTorch profiler's: busy time over the window)\n",
-                100.0 * r->gpu_util, ps_words_util_span(r));
-}
-
-static void evidence(FILE *f, const struct ps_report *r)
-{
-    if (r->nevidence)
-        fprintf(f, "Evidence (rows inside %s; time summed over rows, overlaps counted twice):\n",
-                r->whole_run ? "the run" : "the analysed steps");
-    for (size_t i = 0; i < r->nevidence; i++) {
-        const struct ps_evidence *e = &r->evidence[i];
-        fprintf(f, "  %-6s %7lld x  %10.3f ms  ", e->kind, (long long)e->count, MS(e->total_ns));
-        if (!strcmp(e->kind, "range"))
-            put_base_name(f, ps_words_name(r, e->name, ""));
-        else
-            put_name(f, ps_words_name(r, e->name, ""), 0);
-        fputc('\n', f);
-    }
-}
-
-#define FIXES_SHOWN 3   /* the answer's fixes: the verdict's and the two costliest findings' */
-
-/* The fixes with their gains: the first FIXES_SHOWN, all of them with --sections findings. */
-static void what_to_do(FILE *f, const struct ps_report *r, int color, unsigned sec)
-{
-    size_t n = sec & PS_TEXT_FINDINGS || r->nrecs <= FIXES_SHOWN ? r->nrecs : FIXES_SHOWN;
-    if (r->nrecs) {
-        ps_sgr(f, color, PS_SGR_BOLD);
-        fprintf(f, "What to do:");
-        ps_sgr_end(f, color);
-        fputc('\n', f);
-    }
-    for (size_t i = 0; i < n; i++) {   /* a fix may quote names from the trace */
-        fputs("  - ", f);
-        ps_put_text(f, r->recs[i]);
-        fputc('\n', f);
-    }
-    if (n < r->nrecs)
-        fprintf(f, "  (%zu more fix%s, from smaller findings: --sections findings)\n", r->nrecs - n,
-                r->nrecs - n == 1 ? "" : "es");
 }
 
 /* TraceLens' GPU timeline: linked events, all devices merged; the recompute split as rows of their own. */
@@ -675,19 +535,6 @@ static void advice(FILE *f, const struct ps_report *r)
     }
 }
 
-/* What the answer's figures leave out or count apart: warm-up, CUDA-graph replays, work queued before the trace
- * (words/setup_words.c). */
-static void scope(FILE *f, const struct ps_report *r)
-{
-    struct ps_words_lines l = { .n = 0 };
-    ps_words_setup_lines(&l, r);
-    for (size_t i = 0; i < l.n; i++) {
-        fputc('\n', f);
-        ps_put_text(f, l.v[i]);
-        fputc('\n', f);
-    }
-}
-
 /* NVML utilisation over time: one line of PS_NVML_UTIL_BUCKETS levels " .:-=+*#" (0..100 %; a blank bucket has no
  * sample) under each device's summary. */
 static void gpu_util(FILE *f, const struct ps_report *r)
@@ -736,12 +583,12 @@ int ps_render_text(FILE *out, const struct ps_report *r, const struct ps_render_
     /* the answer: the first screen */
     run_summary(f, r, o->color);
     steps_line(f, r);
-    verdict(f, r, o->color);
+    ps_text_verdict(f, r, o->color);
     /* a section on the verdict's causes slots in here, before the breakdown it explains */
-    where_it_goes(f, r);
-    evidence(f, r);
-    what_to_do(f, r, o->color, sec);
-    scope(f, r);
+    ps_text_where_it_goes(f, r);
+    ps_text_evidence(f, r);
+    ps_text_what_to_do(f, r, o->color, sec);
+    ps_text_scope(f, r);
     ranks(f, r, o->color);   /* several ranks: who waits for whom is part of the answer */
     /* the details --sections asks for, in this order */
     if (sec & PS_TEXT_STEPS)
