@@ -29,7 +29,7 @@ static void usage(FILE *out)
     ps_format_names(out, 0, "|");
     fprintf(out, "] [-o OUT [-f]] [--color auto|always|never]\n"
                  "                        [--fail-on BOTTLENECK[,...]] [--fail-on-share X] [--all-steps] [--skip-steps N]\n"
-                 "                        [--gpu-spec FILE]\n");
+                 "                        [--sections LIST | --details] [--gpu-spec FILE]\n");
     ps_analysis_opts_synopsis(out, 24);
     fprintf(out,
             "\n"
@@ -48,6 +48,11 @@ static void usage(FILE *out)
             "                         data-loading, memcpy, communication, sync, host, unknown)\n"
             "  --fail-on-share X      exit 3 when the verdict's share of the average step is at least X (0..1);\n"
             "                         alone: for any verdict but kernel and unknown; with --fail-on: for those\n"
+            "  --sections LIST        text: after the answer (verdict, where the average step goes, what to do,\n"
+            "                         warnings on the trace's scope, ranks), add these sections (comma-separated):\n"
+            "                         steps, pytorch, gpu, memory, ops, kernels, copies, findings, or all.\n"
+            "                         JSON, md and html always hold every section\n"
+            "  --details              text: every section (--sections all)\n"
             "  --all-steps            text: list every step (default: at most 20 rows; JSON always has all)\n"
             "  --skip-steps N         leave the first N steps (warm-up: worker start-up, autotuning, first\n"
             "                         allocations) out of every average, the verdict and the findings\n"
@@ -109,6 +114,30 @@ static void print_error(const char *msg)
     fprintf(stderr, "perfscope report: %s\n", buf);
 }
 
+/* --sections LIST: section names (render.h ps_text_section_names) or "all" into bits of *mask. 0, or 2 after
+ * printing the problem. */
+static int parse_sections(const char *list, unsigned *mask)
+{
+    const char *p = list;
+    do {
+        size_t len = strcspn(p, ","), k = 0, n = sizeof ps_text_section_names / sizeof *ps_text_section_names;
+        if (len == 3 && !strncmp(p, "all", 3)) {
+            *mask |= PS_TEXT_ALL;
+        } else {
+            while (k < n && !(strlen(ps_text_section_names[k]) == len && !strncmp(ps_text_section_names[k], p, len)))
+                k++;
+            if (k == n) {
+                fprintf(stderr, "perfscope report: --sections: unknown section '%.*s' (use steps, pytorch, gpu, "
+                                "memory, ops, kernels, copies, findings or all, comma-separated)\n", (int)len, p);
+                return 2;
+            }
+            *mask |= 1u << k;
+        }
+        p += len;
+    } while (*p++ == ',');
+    return 0;
+}
+
 /* What the command line asks for. */
 struct report_args {
     struct ps_report_opts o;
@@ -117,6 +146,7 @@ struct report_args {
     int force;                            /* -f: overwrite an existing OUT */
     int color;                            /* --color: 1 always, 0 never, -1 auto */
     unsigned fail_on;                     /* --fail-on: a bit per enum ps_bottleneck */
+    unsigned sections;                    /* --sections, --details: enum ps_text_section bits */
     double fail_share;                    /* --fail-on-share; NAN: not given */
     const char *gpu_spec[8];              /* --gpu-spec files, in order */
     size_t ngpu_spec;
@@ -125,7 +155,8 @@ struct report_args {
 /* The options into *a. Returns -1 to go on (optind: the first FILE), else the exit status (0 after --help, 2). */
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
-    enum { OPT_FORMAT = 256, OPT_ALL, OPT_COLOR, OPT_FAIL_ON, OPT_FAIL_SHARE, OPT_GPU_SPEC, OPT_SKIP };
+    enum { OPT_FORMAT = 256, OPT_ALL, OPT_COLOR, OPT_FAIL_ON, OPT_FAIL_SHARE, OPT_GPU_SPEC, OPT_SKIP, OPT_SECTIONS,
+           OPT_DETAILS };
     static const struct option longopts[] = {
         { "format", required_argument, NULL, OPT_FORMAT }, { "color", required_argument, NULL, OPT_COLOR },
         { "fail-on", required_argument, NULL, OPT_FAIL_ON },
@@ -133,6 +164,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
         { "all-steps", no_argument, NULL, OPT_ALL },       { "help", no_argument, NULL, 'h' },
         { "gpu-spec", required_argument, NULL, OPT_GPU_SPEC },
         { "skip-steps", required_argument, NULL, OPT_SKIP },
+        { "sections", required_argument, NULL, OPT_SECTIONS }, { "details", no_argument, NULL, OPT_DETAILS },
         PS_ANALYSIS_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
@@ -169,6 +201,13 @@ static int parse_args(int argc, char **argv, struct report_args *a)
                 return 2;
             }
             a->o.skip_steps = atoi(optarg);
+            break;
+        case OPT_SECTIONS:
+            if ((rc = parse_sections(optarg, &a->sections)) != 0)
+                return rc;
+            break;
+        case OPT_DETAILS:
+            a->sections = PS_TEXT_ALL;
             break;
         case OPT_COLOR:
             if ((a->color = ps_opt_parse_color("report", optarg)) == -2)
@@ -299,6 +338,9 @@ static int one_trace(const struct report_args *a, const struct ps_render_opts *r
             rep.op_perf = NULL;
         if (!op && m->format != PS_FORMAT_KINETO)
             (void)ps_op_perf_suggest_shapes(&rep);   /* out of memory: the report goes out without the note */
+        const struct ps_message *skip = ps_report_message(&rep, "skip_steps_ignored");
+        if (skip)   /* also on stderr: the report may go to a file */
+            fprintf(stderr, "perfscope report: warning: %s\n", skip->text);
         if (op && (ps_op_efficiency_compute(&rep, op, specs) < 0 || ps_op_efficiency_steps_compute(&rep, events) < 0)) {
             print_error("out of memory");
             status = 1;
@@ -419,7 +461,8 @@ int cmd_report(int argc, char **argv)
         print_error(rc == -ENOMEM ? "out of memory" : err);
         return rc == -ENOMEM ? 1 : 2;   /* a pattern that does not compile is a usage error */
     }
-    struct ps_render_opts ro = { .width = PS_TEXT_WIDTH, .color = ps_opt_use_color(a.color, a.output) };
+    struct ps_render_opts ro = { .width = PS_TEXT_WIDTH, .color = ps_opt_use_color(a.color, a.output),
+                                 .sections = a.sections };
     int reports = 0;
     if ((rc = classify_inputs(argc - optind, argv + optind, &reports)) != 0)
         return rc;

@@ -21,7 +21,7 @@ int ps_report_write_json(FILE *out, const struct ps_report *r)
 
 int ps_report_write_text(FILE *out, const struct ps_report *r)
 {
-    const struct ps_render_opts o = { 0 };
+    const struct ps_render_opts o = { .sections = PS_TEXT_ALL };
     return ps_render_text(out, r, &o);
 }
 

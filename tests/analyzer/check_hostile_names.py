@@ -173,10 +173,10 @@ def run(what, fmt, args, ok=(0,)):
 
 
 for fmt in ("text", "json", "md", "html"):
-    run(f"report kineto {fmt}", fmt, ["report", "--format", fmt, "--color", "never", kin0] + STEPS)
-    run(f"report kineto --gpu-spec {fmt}", fmt, ["report", "--format", fmt, "--color", "never", "--gpu-spec", spec,
-                                                 kin0] + STEPS)
-    run(f"report sqlite {fmt}", fmt, ["report", "--format", fmt, "--color", "never", sq] + STEPS)
+    run(f"report kineto {fmt}", fmt, ["report", "--details", "--format", fmt, "--color", "never", kin0] + STEPS)
+    run(f"report kineto --gpu-spec {fmt}", fmt, ["report", "--details", "--format", fmt, "--color", "never",
+                                                 "--gpu-spec", spec, kin0] + STEPS)
+    run(f"report sqlite {fmt}", fmt, ["report", "--details", "--format", fmt, "--color", "never", sq] + STEPS)
     run(f"report two ranks {fmt}", fmt, ["report", "--format", fmt, "--color", "never", kin0, kin1] + STEPS)
 run("report one rank twice", "error", ["report", kin0, kin0_again] + STEPS, ok=(1,))
 for fmt in ("text", "json", "md"):

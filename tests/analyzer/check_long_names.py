@@ -31,7 +31,7 @@ with open(trace, "w") as f:
 
 
 def report(fmt):
-    p = subprocess.run([perfscope, "report", "--format", fmt, trace], capture_output=True, text=True)
+    p = subprocess.run([perfscope, "report", "--details", "--format", fmt, trace], capture_output=True, text=True)
     if p.returncode != 0:
         failures.append(f"{fmt}: exit {p.returncode}: {p.stderr.strip()}")
     return p.stdout

@@ -28,7 +28,7 @@ elif (kernels[WITH_NUL]["count"], kernels[WITH_TEXT]["count"]) != (1, 1):
     failures.append("each kernel once")
 if '"k\\u0000x"' not in out.stdout:
     failures.append("JSON does not write the NUL as \\u0000")
-text = subprocess.run([perfscope, "report", trace], capture_output=True, text=True).stdout
+text = subprocess.run([perfscope, "report", "--details", trace], capture_output=True, text=True).stdout
 # the kernel table: count, total, avg, median, min, max, name
 rows = [line.split() for line in text.splitlines() if line.rstrip().endswith("k\\x00x") and len(line.split()) == 7]
 if sorted(r[1] for r in rows) != ["0.030", "0.100"]:

@@ -12,7 +12,99 @@ expect() {   # expect STATUS PATTERN -- command...: the status and a stderr line
     if [ "$got" -ne "$want" ]; then echo "exit $got, expected $want: $*"; cat "$tmp/err"; exit 1; fi
     if ! grep -q -- "$pat" "$tmp/err"; then echo "stderr lacks '$pat':"; cat "$tmp/err"; exit 1; fi
 }
+fail() { echo "$*"; exit 1; }
+# gen_gpu_trace FILE: a PyTorch profiler trace of 3 steps of 10 ms: each launches a kernel of 6 ms and copies 1 MB
+# from pageable memory (1 ms); the host runs 1 ms of Python before its launch
+gen_gpu_trace() {
+    python3 - "$1" <<'PY'
+import json, sys
+ev = []
+for i in range(3):
+    t = i * 10000
+    ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (i + 1), "pid": 1, "tid": 1, "ts": t, "dur": 10000})
+    ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": t + 1000, "dur": 500})
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1, "ts": t + 1000, "dur": 100, "args": {"correlation": 2 * i + 1}})
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t + 1200, "dur": 100, "args": {"correlation": 2 * i + 2}})
+    ev.append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": t + 1100, "dur": 1000, "args": {"device": 0, "stream": 7, "correlation": 2 * i + 1, "bytes": 1000000}})
+    ev.append({"ph": "X", "cat": "kernel", "name": "volta_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": t + 2500, "dur": 6000, "args": {"device": 0, "stream": 7, "correlation": 2 * i + 2}})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+}
 case $case in
+default_text_leads_with_the_answer)   # the verdict, where the average step goes and what to do come first; the
+                                      # peer tables only with --sections / --details (docs/report.md "Text report")
+    gen_gpu_trace "$tmp/g.json" || exit 1
+    "$ps" report "$tmp/g.json" >"$tmp/d.txt" || fail "report exited $?"
+    v=$(grep -n '^Verdict: ' "$tmp/d.txt" | cut -d: -f1)
+    [ -n "$v" ] && [ "$v" -le 15 ] || { cat "$tmp/d.txt"; fail "verdict at line '$v', not within the first 15"; }
+    [ "$(wc -l <"$tmp/d.txt")" -le 45 ] || { cat "$tmp/d.txt"; fail "default report longer than 45 lines"; }
+    # the average step: 10 ms; kernel 6 ms = 60.0 %, memcpy 1 ms = 10.0 %, the rest host (no sync, no data)
+    grep -q '^Where the average step goes (10.000 ms, the mean of 3 steps):$' "$tmp/d.txt" || fail "no breakdown"
+    grep -q '^  kernel               6.000 ms  60.00%  GPU kernels (compute)$' "$tmp/d.txt" || fail "kernel row"
+    grep -q '^  memcpy               1.000 ms  10.00%  copies and memsets$' "$tmp/d.txt" || fail "memcpy row"
+    grep -q '^  no time in data-loading, communication, sync$' "$tmp/d.txt" || fail "the groups without time"
+    grep -q '^What to do:$' "$tmp/d.txt" || fail "no fixes"
+    grep -q '^  The 3 steps cover 100.0 % of the run' "$tmp/d.txt" || fail "no step coverage"
+    for peer in 'TraceLens GPU timeline' 'HTA temporal breakdown' 'kernel names by total time' '^Copies and memsets' \
+                '^Findings' 'Step-time breakdown per step' "in the PyTorch profiler's categories"; do
+        if grep -q "$peer" "$tmp/d.txt"; then fail "default report holds '$peer'"; fi
+    done
+    grep -q '^More: --sections steps,gpu,ops,kernels,copies,findings, or --details for all$' "$tmp/d.txt" || fail "no pointer"
+    "$ps" report --details "$tmp/g.json" >"$tmp/a.txt" || fail "--details exited $?"
+    for peer in 'TraceLens GPU timeline' 'HTA temporal breakdown' 'Top 1 of 1 kernel names by total time' \
+                '^Copies and memsets' '^Findings' 'Step-time breakdown per step' "in the PyTorch profiler's categories"; do
+        grep -q "$peer" "$tmp/a.txt" || fail "--details lacks '$peer'"
+    done
+    if grep -q '^More:' "$tmp/a.txt"; then fail "--details still points at more"; fi
+    [ "$(grep '^Verdict' "$tmp/d.txt")" = "$(grep '^Verdict' "$tmp/a.txt")" ] || fail "the verdict differs"
+    "$ps" report --sections all "$tmp/g.json" | cmp -s - "$tmp/a.txt" || fail "--sections all is not --details"
+    "$ps" report --sections kernels,copies "$tmp/g.json" >"$tmp/k.txt" || fail "--sections exited $?"
+    grep -q 'kernel names by total time' "$tmp/k.txt" && grep -q '^Copies and memsets' "$tmp/k.txt" ||
+        fail "--sections kernels,copies lacks them"
+    if grep -q 'TraceLens GPU timeline\|^Findings' "$tmp/k.txt"; then fail "--sections kernels,copies holds more"; fi
+    grep -q '^More: --sections steps,gpu,ops,findings, or --details for all$' "$tmp/k.txt" || fail "pointer lists sections already shown"
+    expect 2 "unknown section 'tables'" -- "$ps" report --sections steps,tables x ;;
+steps_cover_part_of_run)   # ProfilerStep ranges of 10 ms, each after 40 ms of enumerate(DataLoader): the steps cover
+                           # 30 of 150 ms (20.0 %); the 120 ms outside are data loading: said in every format
+    python3 - "$tmp/c.json" <<'PY' || exit 1
+import json, sys
+ev = []
+for i in range(3):
+    t = i * 50000
+    ev.append({"ph": "X", "cat": "cpu_op", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": 1, "tid": 1, "ts": t, "dur": 40000})
+    ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (i + 1), "pid": 1, "tid": 1, "ts": t + 40000, "dur": 10000})
+    ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": t + 41000, "dur": 8000})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+    "$ps" report "$tmp/c.json" >"$tmp/c.txt" || fail "report exited $?"
+    grep -q '^Warning: the 3 analysed steps cover 20.0 % of the run (30.000 of 150.000 ms): the verdict and the' \
+        "$tmp/c.txt" || { cat "$tmp/c.txt"; fail "no coverage warning"; }
+    tr '\n' ' ' <"$tmp/c.txt" | sed 's/  */ /g' | grep -q 'Outside them lie 120.000 ms (80.0 % of the run): 120.000 ms of it in data-loading ranges' ||
+        fail "the warning does not say what lies outside"
+    [ "$(grep -n '^Warning: the 3 analysed' "$tmp/c.txt" | cut -d: -f1)" -lt "$(grep -n '^Verdict' "$tmp/c.txt" | cut -d: -f1)" ] ||
+        fail "the coverage warning comes after the verdict"
+    "$ps" report "$tmp/c.json" --format json -o "$tmp/c.j" || fail "json exited $?"
+    python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r['run']['step_coverage']
+assert (c['run_ns'], c['steps_ns'], c['outside_ns'], c['data_outside_ns']) == (150000000, 30000000, 120000000, 120000000), c
+assert any(w['code'] == 'steps_cover_part_of_run' for w in r['warnings']), r['warnings']
+" "$tmp/c.j" || fail "JSON step_coverage"
+    for fmt in md html; do
+        "$ps" report "$tmp/c.json" --format $fmt | grep -q 'cover 20.0 % of the run' || fail "$fmt lacks the coverage"
+    done ;;
+skip_steps_beyond_the_steps)   # --skip-steps 50 on 3 steps: every step kept, said at the top and on stderr
+    gen_gpu_trace "$tmp/g.json" || exit 1
+    "$ps" report --skip-steps 50 "$tmp/g.json" >"$tmp/s.txt" 2>"$tmp/s.err" || fail "report exited $?"
+    grep -q '^perfscope report: warning: --skip-steps 50 would leave none of the 3 steps: none was left out' \
+        "$tmp/s.err" || { cat "$tmp/s.err"; fail "no warning on stderr"; }
+    sed -n 3p "$tmp/s.txt" | grep -q '^Warning: --skip-steps 50 would leave none of the 3 steps: none was left out' ||
+        { head -5 "$tmp/s.txt"; fail "the warning is not at the top"; }
+    grep -q '^Where the average step goes (10.000 ms, the mean of 3 steps)' "$tmp/s.txt" || fail "steps were left out"
+    "$ps" report --skip-steps 2 "$tmp/g.json" >"$tmp/k.txt" 2>"$tmp/k.err" || fail "report exited $?"
+    [ ! -s "$tmp/k.err" ] || { cat "$tmp/k.err"; fail "a warning for a --skip-steps that fits"; }
+    grep -q 'the mean of 1 step)' "$tmp/k.txt" || fail "--skip-steps 2 of 3 does not keep 1" ;;
 missing_file) expect 1 "no-such.json" -- "$ps" report "$tmp/no-such.json" ;;
 bad_regex)   # a pattern that does not compile is a usage error (2), for report and diff alike
     expect 2 "--step-range" -- "$ps" report --step-range 'step(' "$tmp/x.json"

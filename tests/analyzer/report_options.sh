@@ -47,7 +47,7 @@ bidi_controls_escaped)   # U+202E (right-to-left override) reached the terminal 
     # names short enough for the steps table's 18 columns
     printf '%s' '{"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "s\u202eb\u2066", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
         {"ph": "X", "cat": "user_annotation", "name": "s\u061c\u200f", "pid": 1, "tid": 1, "ts": 10, "dur": 10}]}' >"$tmp/b.json"
-    "$ps" report --step-range 's.*' "$tmp/b.json" >"$tmp/out" || exit 1
+    "$ps" report --sections steps --step-range 's.*' "$tmp/b.json" >"$tmp/out" || exit 1   # the steps table
     grep -qF ' s\u202eb\u2066 ' "$tmp/out" && grep -qF ' s\u061c\u200f ' "$tmp/out" ||
         { echo "escaped names missing:"; cat "$tmp/out"; exit 1; }
     for seq in '\342\200\256' '\342\201\246' '\330\234' '\342\200\217'; do

@@ -11,6 +11,7 @@
 #include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
+#include "render/render.h"
 #include "cases.h"
 #include "check.h"
 
@@ -134,6 +135,35 @@ static void two_forkserver_iterators(void)
           "first fix: %s", rep.nrecs ? rep.recs[0] : "(none)");
     CHECK(rep.nrecs >= 1 && strstr(rep.recs[0], "imports torch and the main module again"));
     CHECK(rep.nrecs >= 1 && !strstr(rep.recs[0], "per-sample"), "per-sample advice for start-up waits");
+}
+
+/* Occurrences of `needle` in `hay`. */
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* The start-up advice of two_forkserver_iterators is the verdict's fix: every format says it once, in "What to do"
+ * (the PyTorch section's Advice lines leave out what the fix quotes), and JSON keeps it under pytorch.advice. */
+static void pytorch_advice_said_once(void)
+{
+    two_forkserver_iterators();
+    static const char advice[] = "imports torch and the main module again";   /* no markup to escape */
+    for (int k = 0; k < 3; k++) {
+        static const char *const formats[] = { "text", "md", "html" };
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        struct ps_render_opts o = { .sections = PS_TEXT_ALL };
+        CHECK(f && ps_renderer_find(formats[k])->report(f, &rep, &o) == 0, "%s failed", formats[k]);
+        if (f)
+            fclose(f);
+        CHECK_EQ(formats[k], count(buf ? buf : "", advice), 1);
+        free(buf);
+    }
 }
 
 /* fork, persistent workers on a 2-core machine whose training process runs 2 intra-op threads: 2 workers + 2
@@ -276,6 +306,7 @@ int main(int argc, char **argv)
 {
     static const struct test_case cases[] = {
         { "forkserver_workers_link_and_startup_is_its_own_cause", .fn = two_forkserver_iterators },
+        { "pytorch_advice_said_once", .fn = pytorch_advice_said_once },
         { "oversubscribed_machine_is_not_told_to_add_workers", .fn = oversubscribed_machine },
         { "warmup_steps_skipped_and_first_step_outlier", .fn = warmup_steps },
         { "compute_evidence_lists_compute_not_loading", .fn = compute_evidence_is_compute },

@@ -348,6 +348,89 @@ static void recommendations_point_at_the_report(void)
           "CPU-only recommendation: %s", rep.nrecs ? rep.recs[0] : "(none)");
 }
 
+/* Fixes the trace contradicts (verdict/advice_facts.c, docs/report.md "What to do"). Step [0,100) µs of a C program
+ * (a perfscope trace: no Python hook, no python command line, no aten:: range): cudaMemcpyAsync [1,2) -> HtoD
+ * [10,90) from pinned memory, 80 % of the step: memcpy-bound, and the copy already comes from pinned memory, so the
+ * fix is not "copy from pinned memory" nor the Python-only non_blocking=True. The same copy from pageable memory
+ * gets the C fix: pinned memory with cudaHostAlloc / cudaMemcpyAsync, never pin_memory=True. */
+static void memcpy_fix_follows_the_copies(void)
+{
+    for (int pageable = 0; pageable < 2; pageable++) {
+        fresh();
+        step(0, US(100));
+        api("cudaMemcpyAsync_v3020", US(1), US(2), 1);
+        copy(US(10), US(90), 1, 1 << 20, PS_COPY_HTOD, pageable ? PS_MEM_PAGEABLE : PS_MEM_PINNED, PS_MEM_DEVICE);
+        build("none");
+        CHECK_EQ("bottleneck", rep.bottleneck, PS_BN_MEMCPY);
+        CHECK_EQ("python", rep.advice.python, 0);
+        const char *fix = rep.nrecs ? rep.recs[0] : "";
+        CHECK(!strstr(fix, "non_blocking") && !strstr(fix, "pin_memory"), "Python advice for a C program: %s", fix);
+        if (!pageable)
+            CHECK(strstr(fix, "already come from pinned (page-locked) memory") &&
+                      !strstr(fix, "copy from pinned"), "pinned copies told to copy from pinned memory: %s", fix);
+        else
+            CHECK(strstr(fix, "copy from pinned (page-locked) memory (cudaHostAlloc"), "pageable copy: %s", fix);
+        for (size_t i = 0; pageable && i < rep.nfindings; i++)
+            CHECK(!strstr(rep.findings[i].fix, "pin_memory"), "finding %s: %s", rep.findings[i].rule,
+                  rep.findings[i].fix);
+    }
+}
+
+/* A data-bound step [0,100) µs: a "data" range [0,60), then a kernel [70,100) (as recommendations_point_at_the_report).
+ * In a C program the fix names no DataLoader setting (num_workers, pin_memory=True); the same trace with an aten::
+ * operator range (PyTorch) gets them. */
+static void data_fix_follows_the_language(void)
+{
+    for (int torch = 0; torch < 2; torch++) {
+        fresh();
+        step(0, US(100));
+        struct ps_range g = { .start_ns = 0, .end_ns = US(60), .name = ps_model_intern_cstr(m, "data"),
+                              .thread = thr, .domain = PS_NONE, .kind = PS_RANGE_NVTX_PUSHPOP };
+        if (ps_model_add_range(m, &g) < 0)
+            abort();
+        if (torch) {
+            g = (struct ps_range){ .start_ns = US(61), .end_ns = US(63), .name = ps_model_intern_cstr(m, "aten::add"),
+                                   .thread = thr, .domain = PS_NONE, .kind = PS_RANGE_NVTX_PUSHPOP };
+            if (ps_model_add_range(m, &g) < 0)
+                abort();
+        }
+        api("cudaLaunchKernel_v7000", US(61), US(62), 1);
+        kernel("k", US(70), US(100), 1);
+        build("none");
+        CHECK_EQ("bottleneck", rep.bottleneck, PS_BN_DATA);
+        CHECK_EQ("python", rep.advice.python, torch);
+        const char *fix = rep.nrecs ? rep.recs[0] : "";
+        if (torch)
+            CHECK(strstr(fix, "num_workers") && strstr(fix, "pin_memory=True"), "PyTorch data fix: %s", fix);
+        else
+            CHECK(!strstr(fix, "num_workers") && !strstr(fix, "pin_memory") && !strstr(fix, "DataLoader") &&
+                      strstr(fix, "prefetch queue"), "C program told about DataLoader settings: %s", fix);
+    }
+}
+
+/* No step range, no repeating kernels: the run [0,100) µs is one window, a kernel [10,100) in it (90 %): the gain is
+ * "over the run (.. % of the run)", never "per step" or "of the average step"; and the plural agrees ("the kernels
+ * take"). With a step range the same trace says "per step (.. % of the average step)". */
+static void whole_run_gain_is_not_per_step(void)
+{
+    for (int steps = 0; steps < 2; steps++) {
+        fresh();
+        if (steps)
+            step(0, US(100));
+        api("cudaLaunchKernel_v7000", 0, US(1), 1);
+        kernel("k", US(10), US(100), 1);
+        build("none");
+        CHECK_EQ("whole run", rep.whole_run, !steps);
+        const char *fix = rep.nrecs ? rep.recs[0] : "";
+        if (steps)
+            CHECK(strstr(fix, "at most 0.090 ms per step (90.0 % of the average step), the time the kernels take now"),
+                  "steps: %s", fix);
+        else
+            CHECK(strstr(fix, "at most 0.090 ms over the run (90.0 % of the run), the time the kernels take now") &&
+                      !strstr(fix, "per step") && !strstr(fix, "average step"), "whole run: %s", fix);
+    }
+}
+
 static void free_report_and_model(void)
 {
     ps_report_fini(&rep);
@@ -363,6 +446,9 @@ int main(int argc, char **argv)
         { "launch_bound_stream", .fn = launch_bound_stream }, { "tiny_kernels", .fn = tiny_kernels },
         { "no_tensor_cores", .fn = no_tensor_cores }, { "low_occupancy", .fn = low_occupancy },
         { "recommendations_point_at_the_report", .fn = recommendations_point_at_the_report },
+        { "memcpy_fix_follows_the_copies", .fn = memcpy_fix_follows_the_copies },
+        { "data_fix_follows_the_language", .fn = data_fix_follows_the_language },
+        { "whole_run_gain_is_not_per_step", .fn = whole_run_gain_is_not_per_step },
     };
     static const struct case_hooks hooks = { .teardown = free_report_and_model };
     return run_cases(cases, sizeof cases / sizeof cases[0], argc > 1 ? argv[1] : NULL, NULL, &hooks);

@@ -11,6 +11,7 @@
 #include "analyses/ranks.h"
 #include "model/model.h"
 #include "model/view.h"
+#include "render/render.h"
 #include "cases.h"
 #include "check.h"
 #include "read/reader.h"
@@ -95,6 +96,42 @@ static int vllm_decode(const char *dir)
     CHECK(!finding("low_gpu_utilization"), "the GPU was busy with pre-trace work, not idle");
     CHECK(!any_rec("CUDA graph"), "never advise graphs to a program that replays them");
     CHECK(rep.nrecs >= 1 && !strncmp(rep.recs[0], "The device is busy computing", 28));
+    return 0;
+}
+
+/* The default text report of mi300_vllm_decode_graph_replay (docs/report.md "Text report"): nothing above the
+ * verdict line states a share that contradicts it, and below it the run's groups are shares of the run less the
+ * 8.371 ms of pre-trace work, as the verdict's 99.4 %: kernel 10.675 of 19.114 - 8.371 = 10.743 ms = 99.36 %; the
+ * queued work on its own line (8.371 / 19.114 = 43.8 % of the whole run); the GPU utilisation (10.675 / 19.114 =
+ * 55.85 %) says that it counts the queued work idle. The tb table with Kernel 55.85 % is a detail (--sections
+ * steps). */
+static int vllm_decode_answer_agrees_with_its_verdict(const char *dir)
+{
+    int rc = load(dir, "mi300_vllm_decode_graph_replay");
+    if (rc)
+        return rc;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    const struct ps_render_opts o = { .width = 0 };   /* the command's default sections: the answer */
+    CHECK(f && ps_render_text(f, &rep, &o) == 0, "text failed");
+    if (f)
+        fclose(f);
+    if (!text)
+        return 1;
+    const char *verdict = strstr(text, "\nVerdict: kernel (99.4 % of the whole run less 8.371 ms of work queued");
+    CHECK(verdict != NULL, "verdict line: %s", text);
+    const char *above = strstr(text, "55.85");
+    CHECK(!above || (verdict && above > verdict), "a share of 55.85 %% above the verdict line: %s", text);
+    CHECK(strstr(text, "\nWhere the run goes (the whole run as one window, 19.114 ms; 10.743 ms once the work queued "
+                       "before the trace is left out, as the verdict does):\n") != NULL, "where header: %s", text);
+    CHECK(strstr(text, "\n  kernel              10.675 ms  99.36%  GPU kernels (compute)\n") != NULL, "kernel row");
+    CHECK(strstr(text, "\n  (left out: 8.371 ms of work queued before the trace, 43.8 % of the whole run: ") != NULL,
+          "the queued work's line");
+    CHECK(strstr(text, "\nGPU utilisation: 55.85 % of the whole run, the work queued before the trace counted idle ")
+          != NULL, "utilisation without its span");
+    CHECK(strstr(text, "55.85%") == NULL, "the tb table (Kernel 55.85%%) is in the answer");
+    free(text);
     return 0;
 }
 
@@ -232,6 +269,7 @@ int main(int argc, char **argv)
 {
     static const struct test_case cases[] = {
         { "vllm_decode_graph_replay_is_not_launch_bound", .fn_arg = vllm_decode },
+        { "vllm_decode_answer_agrees_with_its_verdict", .fn_arg = vllm_decode_answer_agrees_with_its_verdict },
         { "sglang_decode_graph_replay_waits_on_pretrace_work", .fn_arg = sglang_decode },
         { "vllm_piecewise_graph_replay_counts_eager_launches", .fn_arg = vllm_piecewise },
         { "eager_launches_judged_alone", .fn_status = eager_launches_judged_alone },

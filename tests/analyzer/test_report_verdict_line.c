@@ -30,7 +30,7 @@ static char *render(const struct ps_report *r, const char *format)
 {
     char *buf = NULL;
     size_t len;
-    struct ps_render_opts o = { .width = 0 };
+    struct ps_render_opts o = { .width = 0, .sections = PS_TEXT_ALL };   /* every text section */
     FILE *f = open_memstream(&buf, &len);
     CHECK(ps_renderer_find(format)->report(f, r, &o) == 0, "--format %s failed", format);
     fclose(f);

@@ -152,7 +152,7 @@ static char *render(const struct ps_report *r, const char *format)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    struct ps_render_opts o = { 0, 0 };
+    struct ps_render_opts o = { .sections = PS_TEXT_ALL };   /* every text section */
     CHECK_EQ(format, ps_renderer_find(format)->report(f, r, &o), 0);
     fclose(f);
     return buf;
@@ -236,7 +236,7 @@ static char *render_capped(const struct ps_report *r, const char *format)
     CHECK(f != NULL);
     if (!f)
         exit(1);
-    struct ps_render_opts o = { 0, 0 };
+    struct ps_render_opts o = { .sections = PS_TEXT_ALL };   /* every text section */
     alarm(60);   /* and a chart that loops without writing */
     CHECK_EQ(format, ps_renderer_find(format)->report(f, r, &o), 0);
     alarm(0);

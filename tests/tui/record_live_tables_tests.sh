@@ -133,7 +133,8 @@ if got != (0, n, 0, 100) or abs(g['mean_percent'] - (550 + 100 * (n - 11)) / n) 
 import json; g = json.load(open('$dir/r.json'))['gpu_utilization_samples'][0]['bucket_percent']
 print(' '.join('%d:%s' % (i, ('%.1f' % v).rstrip('0').rstrip('.') if v != int(v) else '%d.0' % v) for i, v in enumerate(g) if v is not None))")
     [ "$got" = "$want" ] || fail "slices '$got', want '$want'"
-    "$perfscope" report "$trace" | grep -q "^GPU 0 utilisation over time (NVML, $n samples" || fail "text report line"
+    "$perfscope" report --sections gpu "$trace" | grep -q "^GPU 0 utilisation over time (NVML, $n samples" ||
+        fail "text report line"
     # a corrupt row (utilisation 250) is counted as unplaced, not drawn
     sqlite3 "$trace" "INSERT INTO PERFSCOPE_GPU_SAMPLES(timestamp, deviceIndex, utilGpuPercent) VALUES(1, 0, 250)"
     "$perfscope" report --format json "$trace" >"$dir/r2.json" || fail "report failed on the corrupt row"

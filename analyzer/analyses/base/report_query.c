@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,4 +238,17 @@ void ps_pid_index_fini(struct ps_pid_index *x)
 {
     free(x->v);
     *x = (struct ps_pid_index){ 0 };
+}
+
+void ps_report_add_finding_fix(struct ps_report *r, const struct ps_finding *f)
+{
+    char span[48];
+    if (r->nrecs >= PS_MAX_RECS)
+        return;
+    if (r->whole_run)
+        snprintf(span, sizeof span, "in the run");
+    else
+        snprintf(span, sizeof span, r->nsteps == 1 ? "in the %zu analysed step" : "in all %zu analysed steps",
+                 r->nsteps);
+    snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s, %s (finding %s).", f->fix, span, f->rule);
 }

@@ -265,10 +265,67 @@ static int loss_warnings(struct ps_report *r)
     return rc;
 }
 
+/* 1 when perfscope record ran the program without its probe (PERFSCOPE_META probe_path empty and no probed
+ * process: cli/cmd_record.c find_probe), so no NVTX range or CUDA activity could have been recorded. */
+static int no_probe(const struct ps_report *r)
+{
+    const char *path = ps_report_meta(r, "probe_path");
+    long long probed;
+    return path && !*path && meta_count(r, "probed_processes", 0, &probed) && probed == 0;
+}
+
+#define COVERAGE_WARN_SHARE 0.2    /* the steps leave out at least this share of the run: say so */
+
+/* When the steps leave out much of the run (steps/coverage.c): how much they cover and what lies outside. */
+static int coverage_warning(struct ps_report *r)
+{
+    const struct ps_step_coverage *c = &r->coverage;
+    int64_t out = c->run_ns - c->steps_ns;
+    if (!c->computed || c->run_ns <= 0 || (double)out < COVERAGE_WARN_SHARE * (double)c->run_ns)
+        return 0;
+    char what[640] = "", top[256] = "";
+    size_t n = 0;
+    if (c->data_ns > 0)
+        n += (size_t)snprintf(what + n, sizeof what - n, " %.3f ms of it in data-loading ranges (--data-range);",
+                              (double)c->data_ns / 1e6);
+    if (c->top_name != PS_NONE && c->top_ns > 0) {
+        snprintf(top, sizeof top, "%.160s", ps_model_str(r->m, c->top_name));
+        n += (size_t)snprintf(what + n, sizeof what - n, " the longest range outside them is %s (%.3f ms "
+                              "outside);", top, (double)c->top_ns / 1e6);
+    }
+    snprintf(what + n, sizeof what - n, " %.3f ms before the first step, %.3f ms after the last.",
+             (double)c->before_ns / 1e6, (double)c->after_ns / 1e6);
+    return add(r, PS_MSG_WARNING, "steps_cover_part_of_run",
+               "the %zu analysed step%s %.1f %% of the run (%.3f of %.3f ms): the verdict and the breakdown "
+               "are of the steps alone. Outside them lie %.3f ms (%.1f %% of the run):%s%s",
+               r->nsteps, r->nsteps == 1 ? " covers" : "s cover", 100.0 * (double)c->steps_ns / (double)c->run_ns,
+               (double)c->steps_ns / 1e6, (double)c->run_ns / 1e6, (double)out / 1e6,
+               100.0 * (double)out / (double)c->run_ns, what,
+               c->data_ns * 2 > out ? " widen --step-range (or the ranges) to hold the data loading, so the verdict "
+                                      "weighs it." : "");
+}
+
+/* --skip-steps asked for every step (steps/warmup.c analyses them all): said at the top, where a user looks. */
+static int skip_warning(struct ps_report *r)
+{
+    if (!r->warmup.skip_ignored)
+        return 0;
+    if (r->whole_run || r->nsteps == 0)
+        return add(r, PS_MSG_WARNING, "skip_steps_ignored", "--skip-steps %d: this trace has no steps (the whole run "
+                   "is one window), so none was left out.", r->opts.skip_steps);
+    return add(r, PS_MSG_WARNING, "skip_steps_ignored", "--skip-steps %d would leave none of the %zu step%s: none was "
+               "left out, every step is analysed, warm-up included (give a number below %zu).", r->opts.skip_steps,
+               r->nsteps, r->nsteps == 1 ? "" : "s", r->nsteps);
+}
+
 static int warnings(struct ps_report *r)
 {
     int rc = end_warnings(r);
-    return rc < 0 ? rc : loss_warnings(r);
+    if (rc == 0)
+        rc = skip_warning(r);
+    if (rc == 0)
+        rc = loss_warnings(r);
+    return rc < 0 ? rc : coverage_warning(r);
 }
 
 /* Notes on how to read the numbers, and why there may be nothing to read. */
@@ -315,6 +372,17 @@ static int notes(struct ps_report *r)
             rc = add(r, PS_MSG_NOTE, "nothing_to_break_down",
                      "Nothing to break down: every NVTX range of this trace never ended (see the warning about "
                      "them) and no GPU activity was recorded.");
+        } else if (no_probe(r)) {   /* record found no probe: nothing of the program's own was recorded */
+            rc = add(r, PS_MSG_NOTE, "nothing_to_break_down",
+                     "Nothing to break down: perfscope record found no probe (libperfscope_probe.so), so it injected "
+                     "none and recorded neither NVTX ranges nor CUDA work: this trace holds %s (PERFSCOPE_META "
+                     "probe_path is empty, probed_processes 0).",
+                     m->samples.n > 0 ? "host samples only" : "no events of the program");
+            if (rc == 0 && r->nrecs < PS_MAX_RECS)
+                snprintf(r->recs[r->nrecs++], PS_REC_LEN, "Record again with the probe: build it (cmake --build "
+                         "build builds libperfscope_probe.so beside perfscope) or install perfscope, or name it with "
+                         "PERFSCOPE_PROBE=/path/to/libperfscope_probe.so; perfscope record warns \"libperfscope_probe.so "
+                         "not found\" when it records without one.");
         } else {
             rc = add(r, PS_MSG_NOTE, "nothing_to_break_down",
                      "Nothing to break down: no NVTX ranges and no GPU activity were recorded. The program did not "

@@ -117,6 +117,8 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
     if (rc == 0)
         rc = ps_verdict_steps_compute(r, names, sv);
     if (rc == 0)
+        rc = ps_steps_coverage_compute(r, names);
+    if (rc == 0)
         rc = ps_hta_compute(r, r->all, names);
     if (rc == 0)
         rc = ps_tracelens_compute(r, r->all, names);
@@ -126,6 +128,8 @@ static int run_analyses(struct ps_report *r, struct ps_names *names, struct ps_v
         rc = ps_pytorch_compute(r, r->all, r->scope, names);
     if (rc == 0)
         rc = ps_verdict_compute(r, names);
+    if (rc == 0)
+        rc = ps_advice_facts_compute(r, names);
     if (rc == 0)
         rc = ps_findings_compute(r, names);
     if (rc == 0)

@@ -115,8 +115,9 @@ static void below_roofline(struct ps_report *r, const struct ps_op_efficiency *e
             continue;
         char one[sizeof list];
         shape_hint(w, hint, sizeof hint);
-        int k = snprintf(one, sizeof one, "%s%s %s (%lld calls at %.0f %%%s%s)", len ? "; " : "", w->g.name,
-                         ps_op_params_short(w->g.params, sp, sizeof sp), (long long)w->calls, w->pct_of_roofline,
+        int k = snprintf(one, sizeof one, "%s%s %s (%lld call%s at %.0f %%%s%s)", len ? "; " : "", w->g.name,
+                         ps_op_params_short(w->g.params, sp, sizeof sp), (long long)w->calls,
+                         w->calls == 1 ? "" : "s", w->pct_of_roofline,
                          hint[0] ? ": " : "", hint);
         if (k > 0 && len + (size_t)k < sizeof list)   /* whole entries only */
             len += (size_t)snprintf(list + len, sizeof list - len, "%s", one);
@@ -184,9 +185,9 @@ static void elementwise(struct ps_report *r, const struct ps_op_efficiency *e)
     if (!f)
         return;
     cost_text(f, c, sizeof c);
-    snprintf(f->summary, sizeof f->summary, "%lld calls of %zu memory-bound elementwise op groups each read and "
+    snprintf(f->summary, sizeof f->summary, "%lld call%s of %zu memory-bound elementwise op groups each read and "
              "write their tensors from device memory, and no Triton kernel in the trace says they are fused; %s",
-             (long long)calls, n, c);
+             (long long)calls, calls == 1 ? "" : "s", n, c);
     snprintf(f->fix, sizeof f->fix, "Fuse chains of elementwise ops with torch.compile (one kernel reads the inputs "
              "once): at most %.3f ms, the time they take", ms((double)f->gain_ns));
 }
@@ -236,15 +237,16 @@ static void verdict_fix(struct ps_report *r, const struct ps_op_efficiency *e)
         for (size_t k = 0; k < e->roof.nrows && k < 3 && e->roof.rows[k].recoverable_ns > 0 && len < sizeof buf; k++) {
             const struct ps_roof_row *w = &e->roof.rows[k];
             gain += w->recoverable_ns;
-            len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s %s (%lld calls, %.3f ms at %.0f %% of "
+            len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s %s (%lld call%s, %.3f ms at %.0f %% of "
                                     "roofline, %s-bound, %.3f ms recoverable)", k ? "; " : "", w->g.name,
                                     ps_op_params_short(w->g.params, sp, sizeof sp),
-                                    (long long)w->calls, ms((double)w->kernel_ns), w->pct_of_roofline,
+                                    (long long)w->calls, w->calls == 1 ? "" : "s", ms((double)w->kernel_ns), w->pct_of_roofline,
                                     ps_roof_bound_name[w->bound], ms(w->recoverable_ns));
         }
         if (len < sizeof buf)
             snprintf(buf + len, sizeof buf - len, ": speed these up first (the findings say how). Expected gain: at "
-                     "most %.3f ms over the analysed steps, their recoverable time.", ms(gain));
+                     "most %.3f ms over %s, their recoverable time.", ms(gain),
+                     r->whole_run ? "the run" : "the analysed steps");
         memcpy(r->recs[i], buf, sizeof buf);
         return;
     }
@@ -282,6 +284,6 @@ void ps_op_efficiency_findings(struct ps_report *r)
     for (size_t i = 0; i < r->nfindings && r->nrecs < PS_MAX_RECS; i++) {   /* the new warnings' fixes, costliest first */
         const struct ps_finding *f = &r->findings[i];
         if (is_ours(f->rule) && !strcmp(f->severity, "warning") && !(simt && !strcmp(f->rule, "fp32_matmul")))
-            snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s (finding %s).", f->fix, f->rule);
+            ps_report_add_finding_fix(r, f);
     }
 }

@@ -128,8 +128,9 @@ static void copy_findings(struct ps_report *r, const struct ps_view *v, struct p
                  "pinned buffer and the host waits; %s",
                  (long long)np, (double)bp / 1e6, cost_text(f, c, sizeof c));
         snprintf(f->fix, sizeof f->fix,
-                 "Allocate the host buffers of the copies listed under pageable_memcpy pinned (pin_memory=True, "
-                 "cudaHostAlloc): at most %.3f ms, the time those copies take", ms(f->gain_ns));
+                 "Allocate the host buffers of the copies listed under pageable_memcpy pinned (%s): at most %.3f ms, "
+                 "the time those copies take", r->advice.python ? "pin_memory=True, cudaHostAlloc"
+                                                               : "cudaHostAlloc or cudaHostRegister", ms(f->gain_ns));
     }
     if (ns && (f = add_finding(r, &sync, "sync_memcpy", cost_total(&cs), cost_total(&cs)))) {
         snprintf(f->summary, sizeof f->summary,
@@ -384,7 +385,7 @@ static void slow_copy_finding(struct ps_report *r, const struct ps_view *v)
         g[k].count++, g[k].bytes += (int64_t)op.bytes, g[k].ns += op.end_ns - op.start_ns;
     }
     uint8_t slow[SLOW_COPY_GROUPS] = { 0 };
-    size_t nslow = 0;
+    size_t nslow = 0, slow_pageable = 0;
     char groups[240] = "";
     for (size_t k = 0; k < ng; k++) {
         struct ps_gpu_op key = { .copy_kind = g[k].copy_kind, .src_kind = g[k].src_kind, .dst_kind = g[k].dst_kind };
@@ -395,6 +396,7 @@ static void slow_copy_finding(struct ps_report *r, const struct ps_view *v)
         nslow++;
         struct ps_copy_stat cs = { .kind = PS_GPU_MEMCPY, .copy_kind = g[k].copy_kind };
         uint8_t host = g[k].copy_kind == PS_COPY_HTOD ? g[k].src_kind : g[k].dst_kind;
+        slow_pageable += host == PS_MEM_PAGEABLE;
         snprintf(groups + strlen(groups), sizeof groups - strlen(groups), "%s%lld %s copies with %s host memory at "
                  "%.2f GB/s (%.0f %% of %.1f)", nslow > 1 ? "; " : "", (long long)g[k].count, ps_copy_kind_name(&cs),
                  ps_mem_kind_name(host), rate, 100.0 * rate / peak, peak);
@@ -424,9 +426,10 @@ static void slow_copy_finding(struct ps_report *r, const struct ps_view *v)
                  "copies of 1 MiB or more ran far below the link's peak (--link-gbps %.1f; under %.0f %% of it): "
                  "%s; %s", r->opts.link_gbps, 100.0 * r->opts.slow_copy_share, groups, cost_text(f, ct, sizeof ct));
         snprintf(f->fix, sizeof f->fix,
-                 "Copy the data listed under slow_memcpy from pinned memory in large transfers, and check the GPU's "
-                 "PCIe link (nvidia-smi -q: Link Width / Generation) and its NUMA placement: at most %.3f ms, what "
-                 "those copies would save at the peak", ms(f->gain_ns));
+                 "Copy the data listed under slow_memcpy %sin large transfers, and check the GPU's PCIe link "
+                 "(nvidia-smi -q: Link Width / Generation) and its NUMA placement: at most %.3f ms, what those "
+                 "copies would save at the peak", slow_pageable ? "from pinned memory " : "(already pinned) ",
+                 ms(f->gain_ns));
     }
 }
 
@@ -474,17 +477,18 @@ static void launch_bound_finding(struct ps_report *r, const struct ps_view *v, s
     if (!(f = add_finding(r, &acc, "launch_bound_stream", wait, wait)))
         return;
     snprintf(f->summary, sizeof f->summary,
-             "%lld %s launch-bound (at least %.0f %% of their eagerly launched kernels ran shorter than "
-             "the call that launched them); on stream %lld of device %d %lld of %lld did; the streams waited for launches "
-             "for %s", (long long)nstreams, nstreams == 1 ? "stream is" : "streams are",
-             100.0 * r->opts.launch_bound_share, (long long)st->stream,
-             st->device, (long long)s[worst].shorter, (long long)s[worst].kernels, cost_text(f, c, sizeof c));
+             "%lld %s launch-bound (at least %.0f %% of %s eagerly launched kernels ran shorter than "
+             "the call that launched them); on stream %lld of device %d %lld of %lld did; the stream%s waited for "
+             "launches for %s", (long long)nstreams, nstreams == 1 ? "stream is" : "streams are",
+             100.0 * r->opts.launch_bound_share, nstreams == 1 ? "its" : "their", (long long)st->stream,
+             st->device, (long long)s[worst].shorter, (long long)s[worst].kernels, nstreams == 1 ? "" : "s",
+             cost_text(f, c, sizeof c));
     snprintf(f->fix, sizeof f->fix,
              "Launch the kernels listed under launch_bound_stream in fewer, larger launches: %s or fuse "
-             "them: at most %.3f ms, the time the streams waited for launches",
+             "them: at most %.3f ms, the time the stream%s waited for launches",
              r->graphs.launches ? "capture them into the CUDA graphs the program already replays"
                                 : "capture the step in a CUDA graph (torch.compile mode=\"reduce-overhead\", "
-                                  "torch.cuda.graphs)", ms(f->gain_ns));
+                                  "torch.cuda.graphs)", ms(f->gain_ns), nstreams == 1 ? "" : "s");
 }
 
 /* tiny_kernels: ntiny of nk kernels ran shorter than --tiny-kernel-us; the GPU waited tiny_wait ns for their

@@ -421,6 +421,39 @@ static int cause_named(const struct ps_report *r, char *buf, size_t len)
     return 1;
 }
 
+#define PINNED_SHARE 0.95
+
+/* The generic fix where the trace contradicts parts of fix[] (r->advice, advice_facts.c): copies that already come
+ * from pinned memory, a program without Python (no DataLoader, pin_memory or .item() to change); NULL otherwise. */
+static const char *program_fix(const struct ps_report *r)
+{
+    const struct ps_advice_facts *a = &r->advice;
+    /* pinned: at least PINNED_SHARE of the copies' time (a few small pageable ones do not make the fix) */
+    int pinned = a->host_copy_ns > 0 && (double)a->pinned_copy_ns >= PINNED_SHARE * (double)a->host_copy_ns;
+    if (r->bottleneck == PS_BN_MEMCPY && pinned)
+        return a->python ? "Host<->device copies stall the step, and they already come from pinned (page-locked) "
+                           "memory: copy with non_blocking=True on a side stream so transfers overlap compute, batch "
+                           "small copies into fewer large ones, keep tensors on the GPU between steps."
+                         : "Host<->device copies stall the step, and they already come from pinned (page-locked) "
+                           "memory: issue them with cudaMemcpyAsync on a stream of their own so they overlap "
+                           "kernels, batch small copies into fewer large ones, keep data on the GPU between steps.";
+    if (a->python)
+        return NULL;
+    if (r->bottleneck == PS_BN_DATA)
+        return "The step waits for input data: load, decode and augment the next batches ahead of the step on "
+               "background threads (a prefetch queue of a few batches), move decoding / augmentation onto the GPU, "
+               "cache preprocessed samples.";
+    if (r->bottleneck == PS_BN_MEMCPY)
+        return "Host<->device copies stall the step: copy from pinned (page-locked) memory (cudaHostAlloc, "
+               "cudaHostRegister) with cudaMemcpyAsync on a stream of their own so transfers overlap kernels, batch "
+               "small copies, keep data on the GPU between steps.";
+    if (r->bottleneck == PS_BN_SYNC)
+        return "The host synchronises with the GPU and then leaves it idle: remove cudaDeviceSynchronize / "
+               "cudaStreamSynchronize and synchronous cudaMemcpy from the step; wait on CUDA events only where a "
+               "result is needed, and copy with cudaMemcpyAsync.";
+    return NULL;
+}
+
 /* The verdict's fix, naming what the report shows for it (the evidence rows, else the step table's column) and
  * its expected gain, bounded by the cause's time. Where the Python hook has advice for the bottleneck, that
  * advice is the fix (it names the loader's settings and the num_workers to try) in place of the generic one. */
@@ -500,15 +533,20 @@ static void verdict_fix(struct ps_report *r)
     straggler_sentence(r, straggler, sizeof straggler);
     int64_t gain = r->max_gain_ns;
     char waits[96] = "";
+    /* without steps the window is the run: never "per step" (docs/report.md "What to do") */
+    const char *per = r->whole_run ? "over the run" : "per step", *of = r->whole_run ? "the run" : "the average step";
     if (host && w->claimed)
-        snprintf(waits, sizeof waits, "about %.3f ms per step from the waits alone; ", (double)w->wait_ns / 1e6);
+        snprintf(waits, sizeof waits, "about %.3f ms %s from the waits alone; ", (double)w->wait_ns / 1e6, per);
+    const char *generic = program_fix(r);
+    int plural = !host && (r->bottleneck == PS_BN_KERNEL || r->bottleneck == PS_BN_MEMCPY);
     snprintf(r->recs[r->nrecs++], PS_REC_LEN,
-             "%s%s Look at %s%s. Expected gain: %sat most %.3f ms per step (%.1f %% of the average step), the time %s "
-             "takes now.",
-             straggler, off_cpu[0] ? off_cpu : host ? host_compute : hook[0] ? hook : fix[r->bottleneck], ev,
-             from_hook ? " and the PyTorch section" : "", waits,
-             (double)gain / 1e6, 100.0 * (double)gain / (double)r->avg_dur_ns,
-             host ? "host compute" : what[r->bottleneck]);
+             "%s%s Look at %s%s. Expected gain: %sat most %.3f ms %s (%.1f %% of %s), the time %s %s now.",
+             straggler, off_cpu[0] ? off_cpu : host ? host_compute : hook[0] ? hook : generic ? generic
+             : fix[r->bottleneck], ev, from_hook ? " and the PyTorch section" : "", waits,
+             (double)gain / 1e6, per, 100.0 * (double)gain / (double)r->avg_dur_ns, of,
+             host ? "host compute" : what[r->bottleneck], plural ? "take" : "takes");
+    for (size_t i = 0; from_hook && !off_cpu[0] && !host && i < r->py->nadvice; i++)   /* said once, in the fix */
+        r->py->advice_in_fix[i] = strstr(hook, r->py->advice[i]) != NULL;
 }
 
 /* Then the fixes of the costliest warnings (findings are sorted by cost). */
@@ -518,7 +556,7 @@ static void finding_fixes(struct ps_report *r)
         const struct ps_finding *f = &r->findings[i];
         if (strcmp(f->severity, "warning") || !f->fix[0])
             continue;
-        snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s (finding %s).", f->fix, f->rule);
+        ps_report_add_finding_fix(r, f);
     }
 }
 

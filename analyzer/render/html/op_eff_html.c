@@ -1,5 +1,5 @@
 /* The "Operator efficiency" section of the HTML report (docs/op-perf-roofline.md): MFU and unmodeled time, a
- * roofline chart (op groups as points on log-log FLOPs/byte vs TFLOPS/s under the GPU's memory and compute roofs;
+ * roofline chart (op groups as points on log-log FLOPs/byte vs TFLOPS under the GPU's memory and compute roofs;
  * inline SVG, no script) and its text equivalent, the table of the same op groups; for a trace without GPU work,
  * the op groups by FLOPs per call. */
 #include <errno.h>
@@ -88,7 +88,7 @@ static void grid(FILE *f, const struct axes *a)
                 py(a, pow(10, d)) + 4, pow(10, d));
     }
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">FLOPs per byte moved</text>\n"
-               "<text x=\"16\" y=\"%.1f\" transform=\"rotate(-90 16 %.1f)\" text-anchor=\"middle\">TFLOPS/s</text>\n",
+               "<text x=\"16\" y=\"%.1f\" transform=\"rotate(-90 16 %.1f)\" text-anchor=\"middle\">TFLOPS</text>\n",
             (X0 + X1) / 2, Y1 + 40, (Y0 + Y1) / 2, (Y0 + Y1) / 2);
 }
 
@@ -110,7 +110,7 @@ static void roofs(FILE *f, const struct axes *a, const struct ps_op_efficiency *
         double ridge = p / bw, x_start = fmax(xl, fmin(ridge, xr));
         if (!isfinite(ridge) || !(ridge > 0))   /* no memory roof to draw it from */
             continue;
-        fprintf(f, "<g class=\"roof\"><title>%s %s roof: %.1f TFLOPS/s from %.1f FLOPs/byte; memory %.0f GB/s"
+        fprintf(f, "<g class=\"roof\"><title>%s %s roof: %.1f TFLOPS from %.1f FLOPs/byte; memory %.0f GB/s"
                    "</title><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f "
                    "%.1f,%.1f\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s %s %.0f</text></g>\n",
                 w->g.matrix ? "matrix" : "vector", w->g.prec >= 0 ? ps_precision_name[w->g.prec] : "", p, ridge,
@@ -131,7 +131,7 @@ static void points(FILE *f, const struct axes *a, const struct ps_op_efficiency 
         fputc(' ', f);
         char sp[256];
         ps_html_text(f, ps_op_params_short(w->g.params, sp, sizeof sp), 0);
-        fprintf(f, ": %.2f TFLOPS/s at %.2f FLOPs/byte, ", w->tflops_s, w->flops_per_byte);
+        fprintf(f, ": %.2f TFLOPS at %.2f FLOPs/byte, ", w->tflops_s, w->flops_per_byte);
         ps_svg_fixed(f, 1, w->pct_of_roofline);   /* N/A without a peak for its precision */
         fprintf(f, " %% of roofline, %s-bound, ", ps_roof_bound_name[w->bound]);
         ps_svg_fixed(f, 3, MS(w->recoverable_ns));
@@ -158,7 +158,7 @@ static void chart(FILE *f, const struct ps_op_efficiency *e, size_t n, double to
                "%zu op groups with the most recoverable time on ", W, H, n);
     ps_html_text(f, e->roof.gpu.key, 0);
     fputs("</title>\n<desc id=\"roofline-d\">Log-log: arithmetic intensity (FLOPs per byte) against achieved "
-          "TFLOPS/s, one point per op group (orange compute-bound, green memory-bound) under the GPU's memory "
+          "TFLOPS, one point per op group (orange compute-bound, green memory-bound) under the GPU's memory "
           "roof (", f);
     ps_svg_fixed(f, 0, e->roof.gpu.mem_gbps);
     fputs(" GB/s) and the compute roof of each precision used. The table below lists the same points.</desc>\n", f);
@@ -170,7 +170,7 @@ static void chart(FILE *f, const struct ps_op_efficiency *e, size_t n, double to
 
 static void table(FILE *f, const struct ps_op_efficiency *e, size_t n)
 {
-    fputs("<table>\n<tr><th>calls</th><th>time ms</th><th>recoverable ms</th><th>TFLOPS/s</th><th>FLOPs/byte</th>"
+    fputs("<table>\n<tr><th>calls</th><th>time ms</th><th>recoverable ms</th><th>TFLOPS</th><th>FLOPs/byte</th>"
           "<th>% of roofline</th><th>bound</th><th>op [parameters]</th></tr>\n", f);
     for (size_t i = 0; i < n; i++) {
         const struct ps_roof_row *w = &e->roof.rows[i];

@@ -43,7 +43,7 @@ static void verdict(FILE *f, const struct ps_report *r)
                "<p class=\"verdict\"><strong>%s</strong> — ", ps_words_bottleneck(r, r->bottleneck));
     H(f, detail, 0);
     if (!isnan(r->gpu_util))
-        fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
+        fprintf(f, "; GPU utilisation %.2f %%%s", 100.0 * r->gpu_util, ps_words_util_span(r));
     fputs("</p>\n", f);
     const struct ps_message *nothing = ps_report_message(r, "nothing_to_break_down");
     if (nothing) {

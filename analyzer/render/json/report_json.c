@@ -120,6 +120,22 @@ static void run(struct ps_jw *w, const struct ps_report *r)
         ps_jw_kstr(w, "note", r->steps_note);
         ps_jw_map_close(w);
     }
+    ps_jw_key(w, "step_coverage");    /* steps/coverage.c: how much of the run the steps cover; null without steps */
+    if (!r->coverage.computed) {
+        ps_jw_null(w);
+    } else {
+        const struct ps_step_coverage *c = &r->coverage;
+        ps_jw_map_open(w);
+        ps_jw_kint(w, "run_ns", c->run_ns);
+        ps_jw_kint(w, "steps_ns", c->steps_ns);
+        ps_jw_kint(w, "outside_ns", c->run_ns - c->steps_ns);
+        ps_jw_kint(w, "before_first_ns", c->before_ns);
+        ps_jw_kint(w, "after_last_ns", c->after_ns);
+        ps_jw_kint(w, "data_outside_ns", c->data_ns);
+        ps_jw_kstr(w, "longest_outside_range", ps_report_name(r, c->top_name));
+        ps_jw_kint(w, "longest_outside_ns", c->top_ns);
+        ps_jw_map_close(w);
+    }
     ps_jw_key(w, "meta");
     ps_jw_map_open(w);
     for (size_t i = 0; i < r->trace.nmeta; i++) {

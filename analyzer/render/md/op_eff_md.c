@@ -64,7 +64,7 @@ void ps_render_op_efficiency_md(FILE *f, const struct ps_report *r)
     if (!top)
         return;
     fprintf(f, "Top %zu of %zu op groups by recoverable time (kernel time - roofline time).\n\n"
-               "| calls | time ms | recoverable ms | TFLOPS/s | %% of roofline | bound | op [parameters] |\n"
+               "| calls | time ms | recoverable ms | TFLOPS | %% of roofline | bound | op [parameters] |\n"
                "|---:|---:|---:|---:|---:|---|---|\n", top, e->roof.nrows);
     for (size_t i = 0; i < top; i++) {
         const struct ps_roof_row *w = &e->roof.rows[i];

@@ -45,7 +45,7 @@ static void verdict(FILE *f, const struct ps_report *r)
     fprintf(f, "**Verdict: %s** — ", ps_words_bottleneck(r, r->bottleneck));
     ps_md_prose(f, detail);
     if (!isnan(r->gpu_util))
-        fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
+        fprintf(f, "; GPU utilisation %.2f %%%s", 100.0 * r->gpu_util, ps_words_util_span(r));
     fputs(".\n\n", f);
     const struct ps_message *nothing = ps_report_message(r, "nothing_to_break_down");
     if (nothing) {
@@ -92,7 +92,7 @@ static void steps(FILE *f, const struct ps_report *r)
         fputs("\n\n", f);
     } else {
         unsigned char *show = malloc(r->nsteps);
-        size_t shown = show ? ps_words_steps_shown(show, r) : 0;
+        size_t shown = show ? ps_words_steps_shown(show, r) : 0, slowest = ps_words_slowest_step(r);
         fprintf(f, "%zu steps analysed (of %zu step ranges found), process %u; shares in %% of each step, in the "
                    "verdict's groups (Where the step goes, grouped: docs/report.md \"Verdict\").\n\n",
                 r->nsteps, r->step_ranges_found, r->pid);
@@ -109,7 +109,7 @@ static void steps(FILE *f, const struct ps_report *r)
             ps_md_text(f, name, ps_names_base_len(name));
             fprintf(f, " | %.3f |", MS(s->end_ns - s->start_ns));
             group_cells(f, s->group_ns, s->seen_ns);
-            fprintf(f, " %s%s |\n", ps_words_bottleneck(r, s->bottleneck), show[i] == 2 ? " (slowest)" : "");
+            fprintf(f, " %s%s |\n", ps_words_bottleneck(r, s->bottleneck), i == slowest ? " (slowest)" : "");
         }
         fprintf(f, "| | **average** | %.3f |", MS(r->avg_dur_ns));
         group_cells(f, r->avg.group_ns, r->avg.seen_ns);

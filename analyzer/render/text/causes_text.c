@@ -2,14 +2,29 @@
  * the average steady step with its time, share and evidence, largest first. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "text/text_sections.h"
 #include "text/text_style.h"
 #include "words/words.h"
 
+#define CAUSE_NAME_SHOWN 72   /* a longer name (a templated kernel's) keeps its head and tail, in the first screen */
+
 static void text_name(FILE *f, const char *s)
 {
-    ps_put_name(f, s, 0);
+    size_t n = strlen(s);
+    if (n <= CAUSE_NAME_SHOWN) {
+        ps_put_name(f, s, 0);
+        return;
+    }
+    char cut[CAUSE_NAME_SHOWN + 4];
+    size_t head = CAUSE_NAME_SHOWN / 2 - 2, tail = CAUSE_NAME_SHOWN - head - 3;
+    while (tail < n && ((unsigned char)s[n - tail] & 0xC0) == 0x80)   /* never split a UTF-8 character */
+        tail--;
+    while (head > 0 && ((unsigned char)s[head] & 0xC0) == 0x80)
+        head--;
+    snprintf(cut, sizeof cut, "%.*s...%s", (int)head, s, s + n - tail);
+    ps_put_name(f, cut, 0);
 }
 
 

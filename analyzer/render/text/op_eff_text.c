@@ -66,7 +66,7 @@ void ps_render_op_efficiency_text(FILE *f, const struct ps_report *r)
     if (!top)
         return;
     fprintf(f, "Top %zu of %zu op groups by recoverable time (kernel time - roofline time)\n"
-               "%7s %10s %10s %9s %7s %-8s  %s\n", top, e->roof.nrows, "calls", "time ms", "recov ms", "TFLOPS/s",
+               "%7s %10s %10s %9s %7s %-8s  %s\n", top, e->roof.nrows, "calls", "time ms", "recov ms", "TFLOPS",
             "% roof", "bound", "op [parameters]");
     for (size_t i = 0; i < top; i++) {
         const struct ps_roof_row *w = &e->roof.rows[i];

@@ -1,6 +1,9 @@
-/* `perfscope report --format text`: the same numbers as the JSON report, laid out for a person — run summary,
- * steps and their breakdown, the verdict with evidence and fixes, GPU breakdowns per device, top kernels,
- * copies and findings. Durations print in ms with µs precision. */
+/* `perfscope report --format text`: the same numbers as the JSON report, laid out for a person. The answer first
+ * (docs/report.md "Text report"): the run and its warnings, the steps and how much of the run they cover, the
+ * verdict, where the average step goes, evidence, what to do and the warnings on the trace's scope; then the detail
+ * sections --sections asks for (render.h enum ps_text_section): the steps table, the Python hook's view, ranks, GPU
+ * breakdowns per device, memory, operator efficiency, top kernels, copies and findings. Durations print in ms with
+ * µs precision. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +17,9 @@
 #include "words/words.h"
 
 #define MS(ns) ((double)(ns) / 1e6)
+
+const char *const ps_text_section_names[8] = { "steps", "pytorch", "gpu", "memory", "ops", "kernels", "copies",
+                                               "findings" };
 #define put_name ps_put_name
 
 static double pct(int64_t part, int64_t whole)
@@ -21,33 +27,11 @@ static double pct(int64_t part, int64_t whole)
     return whole > 0 ? 100.0 * (double)part / (double)whole : NAN;
 }
 
-/* A share in a `width`-character column: "12.34%", or N/A over a zero-length window (JSON: null; never a fake
- * 0.00 %). */
-static void put_share(FILE *f, int64_t part, int64_t whole, int width)
-{
-    char buf[32];
-    double p = pct(part, whole);
-    if (isnan(p))
-        snprintf(buf, sizeof buf, "N/A");
-    else
-        snprintf(buf, sizeof buf, "%.2f%%", p);
-    fprintf(f, " %*s", width, buf);
-}
-
 /* A share with one decimal in a 7-character column (the steps and ranks tables). */
 static void put_pct1(FILE *f, int64_t part, int64_t whole)
 {
     double p = pct(part, whole);
     isnan(p) ? fprintf(f, " %7s", "N/A") : fprintf(f, " %7.1f", p);
-}
-
-/* A range name in evidence: grouped by its base, so shown without an emit_nvtx suffix (ps_names_base_len). */
-static void put_base_name(FILE *f, const char *s)
-{
-    size_t len = ps_names_base_len(s);
-    char *base = s[len] ? strndup(s, len) : NULL;
-    put_name(f, base ? base : s, 0);
-    free(base);
 }
 
 /* The per-step tables' columns: the verdict's groups (docs/report.md), as a share of the step. */
@@ -207,7 +191,7 @@ static void run_summary(FILE *f, const struct ps_report *r, int color)
     note(f, r, "cuda_state", "");
 }
 
-static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
+static void step_row(FILE *f, const struct ps_report *r, size_t i)
 {
     const struct ps_step *s = &r->steps[i];
     fprintf(f, "%4zu ", i + 1);
@@ -219,7 +203,7 @@ static void step_row(FILE *f, const struct ps_report *r, size_t i, int slow)
     free(base);
     fprintf(f, " %11.3f", MS(s->end_ns - s->start_ns));
     group_row(f, s->group_ns, s->seen_ns);
-    fprintf(f, "  %s%s\n", ps_words_bottleneck(r, s->bottleneck), slow ? " (slowest)" : "");
+    fprintf(f, "  %s\n", ps_words_bottleneck(r, s->bottleneck));
 }
 
 /* The average step in tb's eight categories (ms and share), the sync part beside them, and the verdict's
@@ -234,11 +218,11 @@ static void average_table(FILE *f, const struct ps_report *r)
     note(f, r, "compat_tb_no_comm", "Note: ");
     for (int k = 0; k < PS_CAT_N; k++) {
         fprintf(f, "  %-16s %12.3f ms", ps_words_cat_label(k, r->has_gpu), MS(c[k]));
-        put_share(f, c[k], d, 8);
+        ps_text_share(f, c[k], d, 8);
         fputc('\n', f);
     }
     fprintf(f, "  %-16s %12.3f ms", "(of which sync)", MS(r->avg.sync_ns));
-    put_share(f, r->avg.sync_ns, d, 8);
+    ps_text_share(f, r->avg.sync_ns, d, 8);
     fputs("  part of Runtime + CPU Exec + Other\n", f);
     if (d <= 0) {
         fputs("The window is zero-length: its shares are N/A (null in --format json).\n", f);
@@ -259,14 +243,15 @@ static void average_table(FILE *f, const struct ps_report *r)
     for (int k = 0; k < PS_BN_UNKNOWN; k++) {
         if (k)
             fprintf(f, ", %s", ps_bottleneck_name[k]);
-        put_share(f, r->avg.group_ns[k], r->avg.seen_ns, 0);
+        ps_text_share(f, r->avg.group_ns[k], r->avg.seen_ns, 0);
     }
     fputs(r->has_gpu ? " (host = launch overhead + host compute + unexplained; communication includes waiting on a "
                        "stream).\n"
                      : ".\n", f);
 }
 
-static void steps_table(FILE *f, const struct ps_report *r, int color)
+/* Which steps were analysed and how much of the run they cover (steps/coverage.c): always, above the verdict. */
+static void steps_line(FILE *f, const struct ps_report *r)
 {
     if (r->nothing_to_break_down)
         return;   /* run_summary said why there is nothing to break down */
@@ -280,9 +265,34 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
                 r->pid, r->has_gpu ? "windows as the PyTorch profiler's TensorBoard plugin extends them to the GPU work "
                                      "they launched"
                                    : "windows are the host ranges");
+    const struct ps_step_coverage *c = &r->coverage;
+    if (c->computed && c->run_ns > 0)
+        fprintf(f, "  The %zu step%s %.1f %% of the run (%.3f of %.3f ms).\n", r->nsteps,
+                r->nsteps == 1 ? " covers" : "s cover",
+                pct(c->steps_ns, c->run_ns), MS(c->steps_ns), MS(c->run_ns));
     note(f, r, "last_step_left_out", "  ");
     note(f, r, "steps_inference_unused", "  ");
     note(f, r, "step_threads", "");
+}
+
+/* The slowest step, under the steps table (the table shows the 5 slowest among its rows when it cuts some). */
+static void slowest_step(FILE *f, const struct ps_report *r)
+{
+    size_t k = ps_words_slowest_step(r);
+    if (k >= r->nsteps)
+        return;
+    char made_up[32];
+    const char *name = ps_words_step_name(made_up, sizeof made_up, r, k);
+    fprintf(f, "Slowest: step %zu (", k + 1);
+    ps_text_base_name(f, name);
+    fprintf(f, "), %.3f ms\n", MS(r->steps[k].end_ns - r->steps[k].start_ns));
+}
+
+/* --sections steps: every step's row in the verdict's groups and the average step in tb's categories. */
+static void steps_table(FILE *f, const struct ps_report *r, int color)
+{
+    if (r->nothing_to_break_down)
+        return;
     if (!r->whole_run) {
         ps_sgr(f, color, PS_SGR_BOLD);
         fprintf(f, "\nStep-time breakdown per step (%% of the step in the verdict's groups)");
@@ -298,7 +308,7 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
                 if (gap)
                     fprintf(f, "%4s ...\n", "");
                 gap = 0;
-                step_row(f, r, i, show[i] == 2);
+                step_row(f, r, i);
             } else {
                 gap = 1;
             }
@@ -307,51 +317,12 @@ static void steps_table(FILE *f, const struct ps_report *r, int color)
         fprintf(f, "%4s %-18s %11.3f", "", "average", MS(r->avg_dur_ns));
         group_row(f, r->avg.group_ns, r->avg.seen_ns);
         fprintf(f, "  %s\n", ps_words_bottleneck(r, r->bottleneck));
+        slowest_step(f, r);
         if (shown < r->nsteps)
-            fprintf(f, "%zu more steps: all in --format json (or list them with --all-steps)\n", r->nsteps - shown);
+            fprintf(f, "%zu more steps (shown: the first 10, the last 5 and the 5 slowest): all in --format json, or "
+                       "list them with --all-steps\n", r->nsteps - shown);
     }
     average_table(f, r);
-}
-
-static void verdict(FILE *f, const struct ps_report *r, int color)
-{
-    fputc('\n', f);
-    ps_sgr(f, color, PS_SGR_BOLD);
-    fputs("Verdict: ", f);
-    ps_sgr(f, color, r->bottleneck == PS_BN_UNKNOWN ? PS_SGR_YELLOW : r->bottleneck == PS_BN_KERNEL ? PS_SGR_GREEN
-                                                                                                      : PS_SGR_RED);
-    fputs(ps_words_bottleneck(r, r->bottleneck), f);
-    ps_sgr_end(f, color);
-    char detail[512];
-    ps_words_verdict_detail(detail, sizeof detail, r);
-    fputs(" (", f);
-    ps_put_text(f, detail);
-    fputc(')', f);
-    if (!isnan(r->gpu_util))
-        fprintf(f, "; GPU utilisation %.2f %%", 100.0 * r->gpu_util);
-    fputc('\n', f);
-    if (r->nevidence)
-        fprintf(f, "Evidence (rows inside the analysed steps; time summed over rows, overlaps counted twice):\n");
-    for (size_t i = 0; i < r->nevidence; i++) {
-        const struct ps_evidence *e = &r->evidence[i];
-        fprintf(f, "  %-6s %7lld x  %10.3f ms  ", e->kind, (long long)e->count, MS(e->total_ns));
-        if (!strcmp(e->kind, "range"))
-            put_base_name(f, ps_words_name(r, e->name, ""));
-        else
-            put_name(f, ps_words_name(r, e->name, ""), 0);
-        fputc('\n', f);
-    }
-    if (r->nrecs) {
-        ps_sgr(f, color, PS_SGR_BOLD);
-        fprintf(f, "What to do:");
-        ps_sgr_end(f, color);
-        fputc('\n', f);
-    }
-    for (size_t i = 0; i < r->nrecs; i++) {   /* a fix may quote names from the trace */
-        fputs("  - ", f);
-        ps_put_text(f, r->recs[i]);
-        fputc('\n', f);
-    }
 }
 
 /* TraceLens' GPU timeline: linked events, all devices merged; the recompute split as rows of their own. */
@@ -406,9 +377,12 @@ static void gpu(FILE *f, const struct ps_report *r)
     note(f, r, "hta_rounding", "Note: ");
 }
 
-static void summaries(FILE *f, const struct ps_report *r, int color)
+/* --sections kernels, copies, findings. */
+static void summaries(FILE *f, const struct ps_report *r, int color, unsigned sec)
 {
     size_t top = r->opts.top_n > 0 && (size_t)r->opts.top_n < r->nkernels ? (size_t)r->opts.top_n : r->nkernels;
+    if (!(sec & PS_TEXT_KERNELS))
+        top = 0;
     if (top) {
         ps_sgr(f, color, PS_SGR_BOLD);
         fprintf(f, "\nTop %zu of %zu kernel names by total time (ms)", top, r->nkernels);
@@ -421,13 +395,14 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
                 MS(k->total_ns / k->count), MS(k->median_ns), MS(k->min_ns), MS(k->max_ns));
         ps_text_row_name(f, 60, ps_words_name(r, k->name, ""));
     }
-    if (r->ncopies) {
+    size_t ncopies = sec & PS_TEXT_COPIES ? r->ncopies : 0, nfindings = sec & PS_TEXT_FINDINGS ? r->nfindings : 0;
+    if (ncopies) {
         ps_sgr(f, color, PS_SGR_BOLD);
         fprintf(f, "\nCopies and memsets");
         ps_sgr_end(f, color);
         fprintf(f, "\n%-8s %-10s %-10s %8s %12s %11s %8s\n", "kind", "from", "to", "count", "MB", "ms", "GB/s");
     }
-    for (size_t i = 0; i < r->ncopies; i++) {
+    for (size_t i = 0; i < ncopies; i++) {
         const struct ps_copy_stat *c = &r->copies[i];
         fprintf(f, "%-8s %-10s %-10s %8lld %12.3f %11.3f ", ps_copy_kind_name(c),
                 ps_copy_src_mem_name(c) ? ps_copy_src_mem_name(c) : "-", ps_mem_kind_name(c->dst_kind),
@@ -437,13 +412,13 @@ static void summaries(FILE *f, const struct ps_report *r, int color)
         else
             fprintf(f, "%8s\n", "N/A");
     }
-    if (r->nfindings) {
+    if (nfindings) {
         ps_sgr(f, color, PS_SGR_BOLD);
         fprintf(f, "\nFindings");
         ps_sgr_end(f, color);
         fprintf(f, " (rows: \"at X ms\" from the run's first event; names last)\n");
     }
-    for (size_t i = 0; i < r->nfindings; i++) {
+    for (size_t i = 0; i < nfindings; i++) {
         const struct ps_finding *g = &r->findings[i];
         fputs("  ", f);
         ps_sgr(f, color, !strcmp(g->severity, "warning") ? PS_SGR_YELLOW : PS_SGR_DIM);
@@ -551,21 +526,13 @@ static void pytorch(FILE *f, const struct ps_report *r)
                 (long long)py->copies, (long long)py->copies_pageable, (long long)py->copies_blocking);
 }
 
-/* After the PyTorch section: its advice, then the warm-up, CUDA-graph and pre-trace sentences
- * (words/setup_words.c). */
-static void setup(FILE *f, const struct ps_report *r)
+/* After the PyTorch section: its advice the verdict's fix did not already give (words/setup_words.c). */
+static void advice(FILE *f, const struct ps_report *r)
 {
     struct ps_words_lines l = { .n = 0 };
     ps_words_advice_lines(&l, r);
     for (size_t i = 0; i < l.n; i++) {   /* sentences that may quote names from the trace */
         fputs(i ? "    " : "  Advice: ", f);
-        ps_put_text(f, l.v[i]);
-        fputc('\n', f);
-    }
-    l.n = 0;
-    ps_words_setup_lines(&l, r);
-    for (size_t i = 0; i < l.n; i++) {
-        fputc('\n', f);
         ps_put_text(f, l.v[i]);
         fputc('\n', f);
     }
@@ -590,25 +557,58 @@ static void gpu_util(FILE *f, const struct ps_report *r)
     }
 }
 
+/* The detail sections this report holds that `sections` leaves out, as --sections names them, and a line saying
+ * how to see them. */
+static void more(FILE *f, const struct ps_report *r, unsigned sections)
+{
+    const int has[] = {
+        [0] = !r->nothing_to_break_down && r->nsteps > 0, [1] = r->py != NULL,
+        [2] = (r->ntl > 0 && r->tl[0].events > 0) || r->ndevs > 0 || r->nnvml_util > 0, [3] = r->mem != NULL, [4] = r->opeff != NULL,
+        [5] = r->nkernels > 0, [6] = r->ncopies > 0, [7] = r->nfindings > 0,
+    };
+    char list[128] = "";
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof has / sizeof *has; k++)
+        if (has[k] && !(sections & (1u << k)))
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? "," : "", ps_text_section_names[k]);
+    if (n)
+        fprintf(f, "\nMore: --sections %s, or --details for all\n", list);
+}
+
 int ps_render_text(FILE *out, const struct ps_report *r, const struct ps_render_opts *o)
 {
     char *buf = NULL;
     size_t len = 0;
+    unsigned sec = o->sections;
     FILE *f = open_memstream(&buf, &len);   /* laid out first, then folded to the width */
     if (!f)
         return -ENOMEM;
+    /* the answer: the first screen */
     run_summary(f, r, o->color);
-    steps_table(f, r, o->color);
-    verdict(f, r, o->color);
-    ps_render_causes_text(f, r);
-    pytorch(f, r);
-    setup(f, r);
-    ranks(f, r, o->color);
-    gpu(f, r);
-    gpu_util(f, r);
-    ps_render_memory_text(f, r);
-    ps_render_op_efficiency_text(f, r);
-    summaries(f, r, o->color);
+    steps_line(f, r);
+    ps_text_verdict(f, r, o->color);
+    ps_text_where_it_goes(f, r);
+    ps_text_evidence(f, r);
+    ps_text_what_to_do(f, r, o->color, sec);
+    ps_text_scope(f, r);
+    ranks(f, r, o->color);   /* several ranks: who waits for whom is part of the answer */
+    /* the details --sections asks for, in this order */
+    if (sec & PS_TEXT_STEPS)
+        steps_table(f, r, o->color);
+    if (sec & PS_TEXT_PYTORCH) {
+        pytorch(f, r);
+        advice(f, r);
+    }
+    if (sec & PS_TEXT_GPU) {
+        gpu(f, r);
+        gpu_util(f, r);
+    }
+    if (sec & PS_TEXT_MEMORY)
+        ps_render_memory_text(f, r);
+    if (sec & PS_TEXT_OPS)
+        ps_render_op_efficiency_text(f, r);
+    summaries(f, r, o->color, sec);
+    more(f, r, sec);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || !buf) {
         free(buf);

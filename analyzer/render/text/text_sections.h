@@ -10,6 +10,16 @@
 
 /* causes_text.c: "Where the step goes" (docs/report.md), nothing when the steps were not split. */
 void ps_render_causes_text(FILE *f, const struct ps_report *r);
+/* answer_text.c: the answer, in this order after the steps: the verdict line; where the average step goes (the
+ * causes the verdict weighs: causes_text.c, the work queued before the trace it leaves out, the GPU utilisation
+ * with its span); the evidence; what to do
+ * (the first 3 fixes, all with PS_TEXT_FINDINGS in `sections`); the setup lines (warm-up, CUDA graphs, work queued
+ * before the trace). `color`: ANSI colours on. */
+void ps_text_verdict(FILE *f, const struct ps_report *r, int color);
+void ps_text_where_it_goes(FILE *f, const struct ps_report *r);
+void ps_text_evidence(FILE *f, const struct ps_report *r);
+void ps_text_what_to_do(FILE *f, const struct ps_report *r, int color, unsigned sections);
+void ps_text_scope(FILE *f, const struct ps_report *r);
 /* memory_text.c: GPU memory (docs/memory.md), nothing without memory records. */
 void ps_render_memory_text(FILE *f, const struct ps_report *r);
 /* op_eff_text.c: "Operator efficiency" (docs/op-perf-roofline.md), nothing without an operator model with shapes. */

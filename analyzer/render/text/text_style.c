@@ -1,8 +1,11 @@
 /* Text styling for the text report (text_style.h): escaping names, ANSI colours, folding lines to 100
  * columns. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "analyses/base.h"   /* ps_names_base_len */
 
 #include "ps_text_escape.h"
 #include "ps_utf8.h"
@@ -182,4 +185,22 @@ void ps_text_row_name(FILE *f, size_t numbers_cols, const char *name)
         fprintf(f, "\n  %s\n", buf);
     if (buf != small)
         free(buf);
+}
+
+void ps_text_share(FILE *f, int64_t part, int64_t whole, int width)
+{
+    char buf[32];
+    if (whole > 0)
+        snprintf(buf, sizeof buf, "%.2f%%", 100.0 * (double)part / (double)whole);
+    else
+        snprintf(buf, sizeof buf, "N/A");
+    fprintf(f, " %*s", width, buf);
+}
+
+void ps_text_base_name(FILE *f, const char *s)
+{
+    size_t len = ps_names_base_len(s);
+    char *base = s[len] ? strndup(s, len) : NULL;
+    ps_put_name(f, base ? base : s, 0);
+    free(base);
 }

@@ -3,6 +3,7 @@
 #ifndef PS_TEXT_STYLE_H
 #define PS_TEXT_STYLE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "render/render.h"   /* PS_TEXT_WIDTH */
@@ -24,6 +25,12 @@ void ps_sgr_end(FILE *f, int on);
 void ps_put_name(FILE *f, const char *s, int width);
 /* Print text `s` (a message that may quote names from the trace) escaped and whole. */
 void ps_put_text(FILE *f, const char *s);
+
+/* A share of `whole` in a `width`-character column after a space: "12.34%", or N/A over a zero-length window
+ * (JSON: null; never a fake 0.00 %). */
+void ps_text_share(FILE *f, int64_t part, int64_t whole, int width);
+/* A range name as evidence groups it: without an emit_nvtx suffix (ps_names_base_len), escaped, whole. */
+void ps_text_base_name(FILE *f, const char *s);
 
 /* End a table row whose numbers took `numbers_cols` columns with `name` escaped and in full (cut in the middle, two
  * kernel names could look alike): after two spaces when the row then fits PS_TEXT_WIDTH, else on a line of its

@@ -17,7 +17,7 @@ const char *ps_words_op_eff_gap(char *buf, size_t cap, const struct ps_report *r
     buf[0] = '\0';
     if (e->has_shapes && e->no_gpu_work)
         snprintf(buf, cap, "No GPU work in this trace (a CPU run): the ops' FLOPs and bytes are modeled from their "
-                           "recorded shapes and dtypes, but there is no kernel time, TFLOPS/s, roofline or MFU "
+                           "recorded shapes and dtypes, but there is no kernel time, TFLOPS, roofline or MFU "
                            "(record on a GPU for them).");
     else if (e->has_shapes && !e->roof.has_gpu)
         snprintf(buf, cap, "No peaks known for the device '%s' (docs/gpu-peaks.md): give them with --gpu-spec FILE "
@@ -67,8 +67,8 @@ void ps_words_op_eff_mfu_lines(FILE *f, const struct ps_op_efficiency *e, const 
     for (size_t i = 0; i < e->roof.nunmodeled; i++) {
         fputs(i ? ", " : "", f);
         name(f, e->roof.unmodeled[i].name);   /* op names from the trace */
-        fprintf(f, " %.3f ms (%lld calls)%s", MS(e->roof.unmodeled[i].kernel_ns),
-                (long long)e->roof.unmodeled[i].calls, i + 1 == e->roof.nunmodeled ? ".\n" : "");
+        fprintf(f, " %.3f ms (%lld call%s)%s", MS(e->roof.unmodeled[i].kernel_ns),
+                (long long)e->roof.unmodeled[i].calls, e->roof.unmodeled[i].calls == 1 ? "" : "s", i + 1 == e->roof.nunmodeled ? ".\n" : "");
     }
 }
 

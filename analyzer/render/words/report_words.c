@@ -111,3 +111,22 @@ size_t ps_words_steps_shown(unsigned char *shown, const struct ps_report *r)
     }
     return count;
 }
+
+size_t ps_words_slowest_step(const struct ps_report *r)
+{
+    if (r->nsteps < 2)
+        return r->nsteps;
+    size_t k = 0;
+    for (size_t i = 1; i < r->nsteps; i++)
+        if (r->steps[i].end_ns - r->steps[i].start_ns > r->steps[k].end_ns - r->steps[k].start_ns)
+            k = i;
+    return k;
+}
+
+const char *ps_words_util_span(const struct ps_report *r)
+{
+    if (r->avg_dur_ns > r->avg.seen_ns)
+        return r->whole_run ? " of the whole run, the work queued before the trace counted idle"
+                            : " of the steps, the work queued before the trace counted idle";
+    return r->whole_run ? " of the whole run" : " of the steps";
+}

@@ -25,9 +25,6 @@ static void warmup_lines(struct ps_words_lines *l, const struct ps_report *r)
         snprintf(s, LINE, "Warm-up: the first %zu step%s %s left out of every average, the verdict and the findings "
                  "(--skip-steps %zu).", w->skipped, w->skipped == 1 ? "" : "s", w->skipped == 1 ? "is" : "are",
                  w->skipped);
-    if (w->skip_ignored && (s = next_line(l)))
-        snprintf(s, LINE, "Warm-up: --skip-steps %d would leave no step to analyse (%zu analysed): none was left out.",
-                 r->opts.skip_steps, r->whole_run ? (size_t)0 : r->nsteps);
     if (w->first_outlier && w->median_ns > 0 && (s = next_line(l)))
         snprintf(s, LINE, "Warm-up: the first analysed step took %.3f ms, %.1f times the median of the others (%.3f "
                  "ms), and raises every average: leave it out with --skip-steps %zu.", MS(w->first_ns),
@@ -116,6 +113,7 @@ void ps_words_pytorch_lines(struct ps_words_lines *l, const struct ps_report *r)
 void ps_words_advice_lines(struct ps_words_lines *l, const struct ps_report *r)
 {
     char *s;
-    for (size_t i = 0; r->py && i < r->py->nadvice && (s = next_line(l)); i++)
-        snprintf(s, LINE, "%s", r->py->advice[i]);
+    for (size_t i = 0; r->py && i < r->py->nadvice; i++)   /* what the verdict's fix quotes is said there */
+        if (!r->py->advice_in_fix[i] && (s = next_line(l)))
+            snprintf(s, LINE, "%s", r->py->advice[i]);
 }

@@ -76,6 +76,12 @@ void ps_words_run_line(char *buf, size_t len, const struct ps_report *r);
  * (at most 20 rows). shown[i] is 1 for a shown step, 2 for a shown one among the slowest; returns how many
  * are shown. `shown` (the caller's) holds r->nsteps entries. */
 size_t ps_words_steps_shown(unsigned char *shown, const struct ps_report *r);
+/* The span r->gpu_util is measured over, after "GPU utilisation 55.85 %": " of the steps", " of the whole run", and
+ * ", the work queued before the trace counted idle" when the verdict left such work out. Static strings. */
+const char *ps_words_util_span(const struct ps_report *r);
+/* The slowest step's index (the first of equals), or r->nsteps when there are fewer than 2 steps: the one step the
+ * tables name as the slowest. */
+size_t ps_words_slowest_step(const struct ps_report *r);
 
 /* ---- several ranks (ranks_words.c) ---- */
 

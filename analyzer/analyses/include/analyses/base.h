@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct ps_report;                  /* analyses/report.h */
+struct ps_finding;                 /* analyses/verdict.h */
 struct ps_child_status;            /* analyses/report.h */
 
 /* ---- the vocabulary (vocabulary.c) ---- */
@@ -322,6 +323,11 @@ void ps_proc_ranks_world(const struct ps_model *m, const struct ps_proc_ranks *p
 
 /* Every query here reads what the report's model holds and cannot fail: lookups return their answer (NULL for
  * none), the others return nothing and give a fact's value with its state (enum ps_fact) through out-parameters. */
+
+/* Finding f's fix as the next recommendation (nothing when r->recs is full): "<fix>, in all N analysed steps
+ * (finding <rule>)." ("in the run" without steps): a finding's gain is over the analysed window, the verdict's
+ * own fix is per step, and every fix says which (docs/report.md "Text report"). Cannot fail. */
+void ps_report_add_finding_fix(struct ps_report *r, const struct ps_finding *f);
 
 /* The text of string id `id` of the report's model (a step, kernel, evidence or finding row name); NULL for none
  * (the model's PS_NONE). Valid while the model lives. */

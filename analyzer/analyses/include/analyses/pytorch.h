@@ -112,6 +112,8 @@ struct ps_pytorch {
     int64_t copies, copies_pageable, copies_blocking;   /* the hook's copy_to_device ranges (step process) */
     char advice[PS_PY_MAX_ADVICE][400];
     enum ps_bottleneck advice_for[PS_PY_MAX_ADVICE];  /* the verdict each piece of advice is for */
+    unsigned char advice_in_fix[PS_PY_MAX_ADVICE];    /* 1: the verdict's fix quotes it (verdict.c hook_fix): the
+                                                       * formats print it there, not a second time */
     size_t nadvice;
     /* worker start-up and a busy machine (docs/python.md "Start-up", "A busy machine") */
     int64_t startup_wait_ns;       /* the step thread's waits in iter() (the __iter__ ranges), in the first fetch of

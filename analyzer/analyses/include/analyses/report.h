@@ -10,10 +10,12 @@
  *     timeline   work queued before the trace           ps_backlog_find
  *     breakdown  tb's breakdown with sync               ps_breakdown_compute
  *     verdict    each step's and the average's verdict  ps_verdict_classify
+ *   steps      how much of the run the steps cover    ps_steps_coverage_compute
  *   breakdown  HTA, TraceLens, device totals          ps_hta_compute, ps_tracelens_compute, ps_summary_devices_compute
  *   pytorch    the Python hook's view                 ps_pytorch_compute
  *   verdict    evidence and the verdict line, findings, fixes
- *                                                     ps_verdict_compute, ps_findings_compute, ps_recommendations_compute
+ *                                                     ps_verdict_compute, ps_advice_facts_compute,
+ *                                                     ps_findings_compute, ps_recommendations_compute
  *   timeline   utilisation over time                  ps_nvml_util_compute, ps_util_compute
  *   breakdown  kernel and copy tables   } on a second  ps_summary_tables_compute
  *   memory     the memory view          } thread       ps_memory_compute
@@ -152,6 +154,7 @@ struct ps_report {
     int32_t infer_device;
     int64_t infer_stream;
     struct ps_causes causes;       /* where the step goes (verdict/causes.c) */
+    struct ps_step_coverage coverage; /* how much of the run the steps cover (steps/coverage.c) */
     struct ps_step avg;            /* mean over steps (start/end unused; end_ns - start_ns = mean duration) */
     int64_t avg_dur_ns;
     enum ps_bottleneck bottleneck;
@@ -174,6 +177,7 @@ struct ps_report {
     size_t ncopies;
     struct ps_evidence evidence[PS_MAX_EVIDENCE];
     struct ps_host_wait host_wait;
+    struct ps_advice_facts advice; /* what the fixes must know of the program (verdict/advice_facts.c) */
     size_t nevidence;
     char recs[PS_MAX_RECS][PS_REC_LEN];   /* the verdict's fix, then the fixes of the costliest warnings; each
                                            * names what the report shows and its expected gain */

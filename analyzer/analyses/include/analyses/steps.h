@@ -48,6 +48,19 @@ struct ps_warmup_stat {
     int64_t first_ns, median_ns;   /* its duration and that median (0 when fewer than 3 steps) */
 };
 
+/* How much of the run the analysed steps cover (coverage.c; docs/report.md "Step coverage"); all 0 and top_name
+ * PS_NONE when not computed (no steps: the whole run is one window). */
+struct ps_step_coverage {
+    int computed;                  /* 1: the report has steps and a run to cover */
+    int64_t run_ns;                /* the run: the report's first event to its last (run_start_ns .. run_end_ns) */
+    int64_t steps_ns;              /* the analysed steps' windows inside it (they do not overlap) */
+    int64_t before_ns, after_ns;   /* the run before the first step's window, after the last one's */
+    int64_t data_ns;               /* outside the steps, in ranges matching --data-range (their union) */
+    uint32_t top_name;             /* the host range (not a step range) with the most time outside the steps: its
+                                    * name (string id), PS_NONE when none */
+    int64_t top_ns;                /* that time */
+};
+
 /* ---- the steps of a report (steps.c) ---- */
 
 /* steps.c: the steps of r->scope, the analysed process's rows (the whole of r->all when no process holds a step
@@ -68,6 +81,10 @@ int ps_steps_pick_process(const struct ps_view *v, struct ps_names *names, uint3
  * steps then get their windows over that process's view), or leaves them and says why in r->steps_note. 0 or
  * -ENOMEM. */
 int ps_steps_infer(struct ps_report *r, const struct ps_view *v);
+
+/* coverage.c: r->coverage from the final steps (after --skip-steps) and r->scope's host ranges. 0 (it allocates
+ * nothing). */
+int ps_steps_coverage_compute(struct ps_report *r, struct ps_names *names);
 
 /* ---- warm-up (warmup.c) ---- */
 

@@ -50,6 +50,17 @@ struct ps_host_wait {
     int claimed;                   /* samples >= 8 and waiting >= samples / 4: the report says so */
 };
 
+/* What the advice must know of the program so that no fix tells it what the trace contradicts (advice_facts.c,
+ * docs/report.md "What to do"): DataLoader or pin_memory advice for a C program, "copy from pinned memory" when
+ * every copy already does. */
+struct ps_advice_facts {
+    int python;                    /* 1: the program runs Python (the Python hook's marks,
+                                    * a python / torchrun command line, aten:: or ProfilerStep ranges) */
+    int64_t host_copies, host_copy_ns;         /* host<->device copies in the analysed window, their GPU time */
+    int64_t pageable_copies, pageable_copy_ns; /* of them, to or from pageable host memory */
+    int64_t pinned_copies, pinned_copy_ns;     /* of them, to or from pinned host memory (the rest: kind unknown) */
+};
+
 #define PS_MAX_EVIDENCE 8
 #define PS_MAX_RECS 6
 #define PS_REC_LEN 1536
@@ -146,6 +157,9 @@ int ps_verdict_steps_compute(struct ps_report *r, struct ps_names *names, struct
  * (max_gain_ns, the bottleneck's group of the average step, and max_gain_share) or why the verdict is unknown.
  * 0 or -ENOMEM. */
 int ps_verdict_compute(struct ps_report *r, struct ps_names *names);
+/* advice_facts.c: r->advice from r->scope's copies in the analysed window and the trace's signs of Python. 0 (it
+ * allocates nothing). */
+int ps_advice_facts_compute(struct ps_report *r, struct ps_names *names);
 /* findings.c: the expert findings, each with the time it costs in the analysed window, sorted by cost. */
 int ps_findings_compute(struct ps_report *r, struct ps_names *names);
 /* verdict.c: the recommendations: the verdict's fix (worded from r->py's advice where the hook has some for the

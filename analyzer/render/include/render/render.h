@@ -17,10 +17,32 @@ struct ps_diff;                    /* analyses/diff.h */
 
 #define PS_TEXT_WIDTH 100          /* the columns perfscope's text fits (the commands' default width) */
 
+/* The text report's detail sections (`perfscope report --sections`, docs/report.md "Text report"): a one-trace
+ * text report always leads with the answer (the run, the steps and how much of the run they cover, the verdict,
+ * where the average step goes, evidence, what to do, warnings about the trace's scope); these add the peer tables
+ * and details after it. JSON, Markdown and HTML always hold every section. */
+enum ps_text_section {
+    PS_TEXT_STEPS = 1u << 0,       /* "steps": every step's row and the average step in tb's eight categories */
+    PS_TEXT_PYTORCH = 1u << 1,     /* "pytorch": what perfscope's Python hook saw (loaders, workers, copies) */
+    PS_TEXT_GPU = 1u << 2,         /* "gpu": TraceLens, HTA and per-device timelines, idle per stream, NVML */
+    PS_TEXT_MEMORY = 1u << 3,      /* "memory": GPU memory */
+    PS_TEXT_OPS = 1u << 4,         /* "ops": operator efficiency (rooflines, MFU) */
+    PS_TEXT_KERNELS = 1u << 5,     /* "kernels": the top kernels by total time */
+    PS_TEXT_COPIES = 1u << 6,      /* "copies": copies and memsets per direction and memory kind */
+    PS_TEXT_FINDINGS = 1u << 7,    /* "findings": every finding with its rows, and every fix */
+    PS_TEXT_ALL = (1u << 8) - 1,   /* "all" */
+};
+/* The ranks of a trace whose processes hold several ranks (the per-process table, the straggler) are part of the
+ * answer: always printed. */
+/* The name of each section bit (bit i: ps_text_section_names[i]), for --sections and its help. */
+extern const char *const ps_text_section_names[8];
+
 /* How to lay a result out (not what it says: that is the result's). */
 struct ps_render_opts {
     int color;                     /* text: ANSI colours (the command decides: --color, NO_COLOR, a terminal) */
     size_t width;                  /* text: fold lines to this many columns; 0: never fold */
+    unsigned sections;             /* text, one trace: detail sections after the answer (enum ps_text_section);
+                                    * 0: the answer alone (the command's default) */
 };
 
 /* What `perfscope diff` prints: the diff and where its two runs came from. */
@@ -64,7 +86,7 @@ int ps_render_ranks_html(FILE *out, const struct ps_multirank *mr, const struct 
 int ps_render_diff_text(FILE *out, const struct ps_diff_input *in, const struct ps_render_opts *o);
 int ps_render_diff_json(FILE *out, const struct ps_diff_input *in, const struct ps_render_opts *o);
 int ps_render_diff_md(FILE *out, const struct ps_diff_input *in, const struct ps_render_opts *o);
-/* Shorthands with the default layout (no colour, text unfolded): what tests compare wording against. 0, -EIO or
+/* Shorthands (no colour, text unfolded, every text section): what tests compare wording against. 0, -EIO or
  * -ENOMEM as the writers. */
 int ps_report_write_json(FILE *out, const struct ps_report *r);
 int ps_report_write_text(FILE *out, const struct ps_report *r);
