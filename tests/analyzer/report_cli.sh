@@ -38,11 +38,16 @@ default_text_leads_with_the_answer)   # the verdict, where the average step goes
     v=$(grep -n '^Verdict: ' "$tmp/d.txt" | cut -d: -f1)
     [ -n "$v" ] && [ "$v" -le 15 ] || { cat "$tmp/d.txt"; fail "verdict at line '$v', not within the first 15"; }
     [ "$(wc -l <"$tmp/d.txt")" -le 45 ] || { cat "$tmp/d.txt"; fail "default report longer than 45 lines"; }
-    # the average step: 10 ms; kernel 6 ms = 60.0 %, memcpy 1 ms = 10.0 %, the rest host (no sync, no data)
-    grep -q '^Where the average step goes (10.000 ms, the mean of 3 steps):$' "$tmp/d.txt" || fail "no breakdown"
-    grep -q '^  kernel               6.000 ms  60.00%  GPU kernels (compute)$' "$tmp/d.txt" || fail "kernel row"
-    grep -q '^  memcpy               1.000 ms  10.00%  copies and memsets$' "$tmp/d.txt" || fail "memcpy row"
-    grep -q '^  no time in data-loading, communication, sync$' "$tmp/d.txt" || fail "the groups without time"
+    # where the average step (10 ms) goes, by hand (µs in each step): the kernel [2500,8500) 6000 = 60.0 %, the
+    # copy [1100,2100) 1000 = 10.0 %, the kernel's wait after the copy [2100,2500) 400 = 4.0 % (launched at 1300:
+    # longer than a launch takes), the copy's call [1000,1100) 100 = 1.0 %, nothing recorded in [0,1000) and
+    # [8500,10000): unexplained 2500 = 25.0 %
+    grep -q '^Where the step goes (per average step of the 3 steady steps, 10.000 ms):$' "$tmp/d.txt" || fail "no breakdown"
+    grep -q '^  GPU kernels                     6.000 ms   60.0 %  the GPU runs kernels$' "$tmp/d.txt" || fail "kernel row"
+    grep -q '^  GPU copies                      1.000 ms   10.0 %' "$tmp/d.txt" || fail "copy row"
+    grep -q '^  waiting on a stream             0.400 ms    4.0 %  volta_sgemm_128x64_nn 0.400 ms$' "$tmp/d.txt" ||
+        fail "stream wait row"
+    grep -q '^  unexplained                     2.500 ms   25.0 %' "$tmp/d.txt" || fail "unexplained row"
     grep -q '^What to do:$' "$tmp/d.txt" || fail "no fixes"
     grep -q '^  The 3 steps cover 100.0 % of the run' "$tmp/d.txt" || fail "no step coverage"
     for peer in 'TraceLens GPU timeline' 'HTA temporal breakdown' 'kernel names by total time' '^Copies and memsets' \
@@ -101,10 +106,10 @@ skip_steps_beyond_the_steps)   # --skip-steps 50 on 3 steps: every step kept, sa
         "$tmp/s.err" || { cat "$tmp/s.err"; fail "no warning on stderr"; }
     sed -n 3p "$tmp/s.txt" | grep -q '^Warning: --skip-steps 50 would leave none of the 3 steps: none was left out' ||
         { head -5 "$tmp/s.txt"; fail "the warning is not at the top"; }
-    grep -q '^Where the average step goes (10.000 ms, the mean of 3 steps)' "$tmp/s.txt" || fail "steps were left out"
+    grep -q '^Where the step goes (per average step of the 3 steady steps, 10.000 ms)' "$tmp/s.txt" || fail "steps were left out"
     "$ps" report --skip-steps 2 "$tmp/g.json" >"$tmp/k.txt" 2>"$tmp/k.err" || fail "report exited $?"
     [ ! -s "$tmp/k.err" ] || { cat "$tmp/k.err"; fail "a warning for a --skip-steps that fits"; }
-    grep -q 'the mean of 1 step)' "$tmp/k.txt" || fail "--skip-steps 2 of 3 does not keep 1" ;;
+    grep -q 'per average step of the 1 steady step,' "$tmp/k.txt" || fail "--skip-steps 2 of 3 does not keep 1" ;;
 missing_file) expect 1 "no-such.json" -- "$ps" report "$tmp/no-such.json" ;;
 bad_regex)   # a pattern that does not compile is a usage error (2), for report and diff alike
     expect 2 "--step-range" -- "$ps" report --step-range 'step(' "$tmp/x.json"

@@ -21,7 +21,8 @@
 /* The sweep's roles, highest precedence first (docs/report.md "Where the step goes" gives the reasons). */
 enum role {
     R_KERNEL, R_COPY, R_COMM,      /* the GPU at work (the step thread's copy and collective ranges without GPU) */
-    R_PRE,                         /* a launched op waiting before its device's first traced op began */
+    R_PRE,                         /* a launched op waiting before its device's or its stream's first traced op
+                                    * began */
     R_QUEUE,                       /* a launched op waiting longer than a launch takes */
     R_SYNC,                        /* the step thread in a synchronising call */
     R_SYNC_AFTER,                  /* the idle time after it that its wait exposed */
@@ -277,11 +278,15 @@ static int made_queue_waits(const struct ps_report *r, const struct ps_view *v, 
     int32_t dev[MAX_DEVS];
     int64_t first_busy[MAX_DEVS];
     size_t ndev = 0;
-    int rc = 0;
+    uint8_t *stream_ran = calloc(m->streams.n + 1, 1);   /* a traced op of the stream began already */
+    int rc = stream_ran ? 0 : -ENOMEM;
     for (size_t i = 0; i < v->ngpu && rc == 0; i++) {
         const struct ps_gpu_op op = ps_view_gpu(v, i);
         if (op.kind == PS_GPU_SYNC)
             continue;
+        int stream_first = op.stream < m->streams.n && !stream_ran[op.stream];
+        if (op.stream < m->streams.n)
+            stream_ran[op.stream] = 1;
         size_t d = 0;
         while (d < ndev && dev[d] != m->streams.v[op.stream].device)
             d++;
@@ -295,14 +300,18 @@ static int made_queue_waits(const struct ps_report *r, const struct ps_view *v, 
             continue;
         const struct ps_api_call *a = ps_view_api_at(v, op.launch);
         int64_t wait = op.start_ns - a->end_ns;
+        int device_first = d < ndev && op.start_ns <= first_busy[d];
+        /* the first traced op of its device or stream that waited: behind work the trace does not hold (launched
+         * before the trace began, or an event recorded by it) */
         int role = wait < LAUNCH_LATENCY_NS || (ps_names_flags(names, a->name) & PS_NAME_GRAPH_LAUNCH) ? R_LAUNCH
-                   : d < ndev && op.start_ns <= first_busy[d]                                        ? R_PRE
-                                                                                                     : R_QUEUE;
+                   : device_first || stream_first                                                      ? R_PRE
+                                                                                                       : R_QUEUE;
         /* the device's first op waiting: its device ran work from before the trace since the rows analysed began
          * (as backlog.c takes it: the launch call and what preceded it ran while that work did) */
-        int64_t from = role == R_PRE && r->run_start_ns < a->end_ns ? r->run_start_ns : a->end_ns;
+        int64_t from = role == R_PRE && device_first && r->run_start_ns < a->end_ns ? r->run_start_ns : a->end_ns;
         rc = add_made(l, from, op.start_ns, role == R_LAUNCH ? PS_NONE : op.name, PS_NONE, role);
     }
+    free(stream_ran);
     return rc;
 }
 

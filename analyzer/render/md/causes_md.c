@@ -10,7 +10,7 @@ void ps_render_causes_md(FILE *f, const struct ps_report *r)
         return;
     char span[256];
     ps_words_causes_span(span, sizeof span, r);
-    fprintf(f, "### Where the step goes\n\n%s.\n\n| cause | ms | %% | where |\n|---|---:|---:|---|\n", span);
+    fprintf(f, "### Where the %s goes\n\n%s.\n\n| cause | ms | %% | where |\n|---|---:|---:|---|\n", r->whole_run ? "run" : "step", span);
     int order[PS_CAUSE_N];
     ps_words_causes_order(r, order);
     for (int i = 0; i < PS_CAUSE_N; i++) {

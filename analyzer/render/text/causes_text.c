@@ -37,7 +37,7 @@ void ps_render_causes_text(FILE *f, const struct ps_report *r)
     ps_words_causes_order(r, order);
     char span[256];
     ps_words_causes_span(span, sizeof span, r);
-    fprintf(f, "\nWhere the step goes (%s):\n", span);
+    fprintf(f, "\nWhere the %s goes (%s):\n", r->whole_run ? "run" : "step", span);
     for (int i = 0; i < PS_CAUSE_N; i++) {
         enum ps_cause c = order[i];
         const struct ps_cause_stat *st = &cs->c[c];

@@ -57,8 +57,9 @@ void ps_words_cause_chain(FILE *f, const struct ps_report *r, enum ps_cause c, v
 void ps_words_causes_span(char *buf, size_t len, const struct ps_report *r)
 {
     const struct ps_causes *cs = &r->causes;
-    int n = snprintf(buf, len, "per average step of the %zu steady step%s, %.3f ms", cs->steps,
-                     cs->steps == 1 ? "" : "s", (double)cs->step_ns / 1e6);
+    int n = r->whole_run ? snprintf(buf, len, "the whole run as one window, %.3f ms", (double)cs->step_ns / 1e6)
+                         : snprintf(buf, len, "per average step of the %zu steady step%s, %.3f ms", cs->steps,
+                                    cs->steps == 1 ? "" : "s", (double)cs->step_ns / 1e6);
     if (cs->startup_steps && n > 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, "; start-up left out: %zu leading step%s, %.3f ms (%.3f ms more than as "
                  "many steady steps)", cs->startup_steps, cs->startup_steps == 1 ? "" : "s",
