@@ -295,8 +295,8 @@ static void report_lines(struct builder *b, const struct tui_top *t, size_t spar
         add(b, TUI_S_NORMAL, "Last %.0f s: %zu steps, average step %s  GPU util %s",
             (double)l->window_ns / 1e9, l->nsteps, tui_fmt_ns(avg, sizeof avg, l->avg_dur_ns),
             tui_fmt_pct(util, sizeof util, !isnan(l->gpu_util), l->gpu_util * 100));
-    add(b, verdict_style(l->bottleneck), "Verdict: %s (%.0f%% of the step)", group_name(l, l->bottleneck),
-        l->share * 100);
+    add(b, verdict_style(l->bottleneck), "Verdict: %s (%.0f%% of the step)%s%s", group_name(l, l->bottleneck),
+        l->share * 100, l->cause[0] ? " — " : "", l->cause);
     if (l->fix[0])
         add_fix(b, l->fix);
     char line[512];

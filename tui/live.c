@@ -274,6 +274,24 @@ static int drop_old_rows(struct tui_live *l, int64_t from_ns)
 
 /* The report's torch memory devices (the hook's `cuda memory` marks, kept across the window: docs/memory.md): each
  * device's last step-boundary figures and its peak. */
+/* The largest cause of Where the step goes past the GPU's own work (analyses/verdict.h), worded for top's verdict
+ * line with its share of the average steady step and the name the report gives it first. */
+static void live_cause(struct tui_live *l, const struct ps_report *r)
+{
+    const struct ps_causes *cs = &r->causes;
+    int best = -1;
+    l->cause[0] = '\0';
+    for (int c = PS_CAUSE_PRETRACE; cs->computed && c < PS_CAUSE_N; c++)
+        if (cs->c[c].ns > 0 && (best < 0 || cs->c[c].ns > cs->c[best].ns))
+            best = c;
+    if (best < 0)
+        return;
+    const struct ps_cause_stat *st = &cs->c[best];
+    const char *name = st->ntop ? ps_report_name(r, st->top[0].name) : NULL;
+    snprintf(l->cause, sizeof l->cause, "%s %.0f%%%s%s", ps_cause_label[best], 100.0 * st->share,
+             name ? " in " : "", name ? name : "");
+}
+
 static void live_torch_memory(struct tui_live *l, const struct ps_report *r)
 {
     l->ntorch_mem = 0;
@@ -348,6 +366,7 @@ static void analyse_window(struct tui_live *l, int64_t from_ns)
     l->gpu_util = r.gpu_util;
     l->has_gpu = r.has_gpu;
     snprintf(l->fix, sizeof l->fix, "%s", r.nrecs ? r.recs[0] : "");
+    live_cause(l, &r);
     l->nkernels = 0;
     for (size_t i = 0; i < r.nkernels && l->nkernels < TUI_LIVE_KERNELS; i++) {
         struct tui_live_kernel *k = &l->kernels[l->nkernels++];

@@ -223,6 +223,7 @@ static void analysis(struct ps_jw *w, const struct tui_live *l)
     knum(w, "share", 1, l->share);
     knum(w, "gpu_utilization", !isnan(l->gpu_util), l->gpu_util);
     kstr(w, "fix", l->fix[0] ? l->fix : NULL);
+    kstr(w, "cause", l->cause[0] ? l->cause : NULL);
     key(w, "top_kernels");
     ps_jw_array_open(w);
     for (size_t i = 0; i < l->nkernels; i++) {

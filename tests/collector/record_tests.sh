@@ -681,9 +681,11 @@ PY
         fail "top exited $?"
     python3 -c "
 import json, sys
-fix = json.load(open(sys.argv[1]))['recording']['analysis']['fix']
+a = json.load(open(sys.argv[1]))['recording']['analysis']
 want = json.load(open(sys.argv[2]))['verdict']['recommendations'][0]
-sys.exit(fix != want)" "$dir/snap.json" "$dir/r.json" || fail "top's fix is not the report's"
+# and its verdict line says why: the sleep, named by its range (docs/top.md)
+sys.exit(a['fix'] != want or not (a['cause'] or '').startswith('waiting (sleep, lock, I/O) ') or
+         not a['cause'].endswith('% in compute'))" "$dir/snap.json" "$dir/r.json" || fail "top's fix is not the report's, or its cause: $(cat "$dir/snap.json")"
     ;;
 report_host_compute_without_thread_samples_says_it_cannot_tell)
     # --sample-hz 0: no thread samples, so no claim either way: the host-compute advice says it is not known

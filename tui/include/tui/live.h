@@ -76,6 +76,9 @@ struct tui_live {
     double gpu_util;                /* NAN: no GPU rows */
     int has_gpu;                    /* the window has GPU rows; without, the kernel group is host compute */
     char fix[PS_REC_LEN];           /* the report's first recommendation */
+    char cause[256];                /* why the GPU (the step thread) is not at work: the largest cause of Where the
+                                     * step goes that is not the GPU's own work, with its share and first name
+                                     * ("data loading 62% in decode"); "" when none */
     struct tui_live_kernel kernels[TUI_LIVE_KERNELS];
     size_t nkernels;
     struct tui_live_stack stacks[TUI_LIVE_STACKS];
