@@ -51,6 +51,29 @@ assert [s["startup"] for s in steps][:2] == [True, False], steps
 ' || exit 1
     "$ps" report "$tmp/t.json" | tr -s ' \n' '  ' | grep -q "start-up left out: 1 leading step, 1600.000 ms" ||
         { echo "text: start-up not said"; exit 1; } ;;
+gpu_waits_are_work_before_the_trace_only_on_a_first_op)
+    # By hand, per step (µs; gen_causes_trace.py --waits). Step 0: kernel_a, its device's first op, waited from the
+    # start of the rows (0) to 3000: work before the trace 3000 (its launch call inside it too); kernel_a 1000;
+    # data 2000; kernel_b's launch 10; kernel_b, stream 8's first op, waited [6010, 7000): work before the trace
+    # 990; kernel_b 2000; nothing 1000. Steps 1..3: augment 4000 (host compute), data 2000, launch 10, kernel_b
+    # waits [6010, 7000) on a stream that ran already: waiting on a stream 990, kernel_b 2000, unexplained 1000.
+    # The average of the 4 steps: kernel (1000 + 4 x 2000) / 4 = 2250, data 2000, host 3000, launch 10,
+    # pretrace (3000 + 990) / 4 = 997.5, stream_wait 3 x 990 / 4 = 742.5, unexplained 1000.
+    # The verdict weighs 10000 - 997.5 = 9002.5: kernel 25 % < 80 %; host = 10 + 3000 + 1000 = 4010 is the largest.
+    python3 "$here/gen_causes_trace.py" "$tmp/t.json" --waits || exit 1
+    "$ps" report "$tmp/t.json" --format json -o "$tmp/r.json" || exit 1
+    check "$tmp/r.json" '
+want = {"kernel": 2250, "data": 2000, "host": 3000, "launch": 10, "pretrace": 997.5, "stream_wait": 742.5,
+        "unexplained": 1000, "sync": 0, "waiting": 0, "copy": 0, "communication": 0}
+got = {k: v["ns"] / 1000 for k, v in by.items()}
+assert got == want, got
+assert [(n["name"], n["ns"]) for n in by["pretrace"]["top"]] == [("kernel_a", 750000), ("kernel_b", 247500)], by["pretrace"]
+assert by["stream_wait"]["top"][0]["name"] == "kernel_b", by["stream_wait"]
+assert by["data"]["top"][0]["name"] == "enumerate(DataLoader)#_Iter.__next__", by["data"]
+assert by["host"]["top"][0]["name"] == "train.py(30): augment", by["host"]
+v = json.load(open(sys.argv[1]))["verdict"]
+assert v["bottleneck"] == "host" and abs(v["share"] - 4010 / 9002.5) < 1e-6, v
+' || exit 1 ;;
 hostile_python_frames_are_read_never_trusted)
     # python_function events on pid/tid 0, overlapping instead of nesting, ten times more than ops, names empty
     python3 - "$tmp/t.json" <<'PY' || exit 1

@@ -8,7 +8,13 @@ Each step, in µs from its start (the expected causes, worked out by hand in tes
   cudaStreamSynchronize             [200030, 280030)
   python train.py(20): log          [280040, 399000)
   nothing                           [399000, 400000)
-With --startup-ms N the first step opens with N ms of python dataloader.py(1): _start_workers."""
+With --startup-ms N the first step opens with N ms of python dataloader.py(1): _start_workers.
+
+With --waits instead, four steps of 10000 µs whose GPU waits (causes.sh works them out):
+  step 0 only: kernel_a launched [100, 110) on stream 7, starts at 3000 (its device's first op), runs to 4000
+  steps 1..3: python train.py(30): augment [0, 4000)
+  every step: data range enumerate(DataLoader)#_Iter.__next__ [4000, 6000); kernel_b launched [6000, 6010) on
+  stream 8, starts at 7000 (stream 8's first op in step 0 only), runs to 9000; nothing [9000, 10000)"""
 import json, sys
 
 out = sys.argv[1]
@@ -23,6 +29,24 @@ def x(cat, name, ts, dur, **args):
     ev.append(e)
 
 
+if "--waits" in sys.argv:
+    for k in range(4):
+        b = k * 10000
+        x("user_annotation", "ProfilerStep#%d" % k, b, 10000)
+        if k == 0:
+            x("cuda_runtime", "cudaLaunchKernel", b + 100, 10, correlation=corr)
+            ev.append({"ph": "X", "cat": "kernel", "name": "kernel_a", "pid": 0, "tid": 7, "ts": b + 3000,
+                       "dur": 1000, "args": {"device": 0, "stream": 7, "correlation": corr}})
+            corr += 1
+        else:
+            x("python_function", "train.py(30): augment", b, 4000)
+        x("user_annotation", "enumerate(DataLoader)#_Iter.__next__", b + 4000, 2000)
+        x("cuda_runtime", "cudaLaunchKernel", b + 6000, 10, correlation=corr)
+        ev.append({"ph": "X", "cat": "kernel", "name": "kernel_b", "pid": 0, "tid": 8, "ts": b + 7000, "dur": 2000,
+                   "args": {"device": 0, "stream": 8, "correlation": corr}})
+        corr += 1
+    json.dump({"traceEvents": ev}, open(out, "w"))
+    sys.exit(0)
 for k in range(5):
     extra = startup_us if k == 0 else 0
     x("user_annotation", "ProfilerStep#%d" % k, t, 400000 + extra)
