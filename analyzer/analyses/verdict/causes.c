@@ -677,7 +677,8 @@ int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_n
         (rc = made_samples(&p, start[0], end[n - 1], &l)) < 0 ||
         (rc = made_py_samples(&p, start[0], end[n - 1], &l)) < 0)
         goto out;
-    qsort(l.v, l.n, sizeof *l.v, cmp_made);
+    if (l.n)
+        qsort(l.v, l.n, sizeof *l.v, cmp_made);
     struct ps_sweep w;
     ps_sweep_init(&w, R_N, piece, &p);
     rc = feed(&p, sv, &w, &l);
