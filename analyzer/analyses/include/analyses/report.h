@@ -9,7 +9,8 @@
  *     steps      find, infer, windows, warm-up          ps_steps_compute
  *     timeline   work queued before the trace           ps_backlog_find
  *     breakdown  tb's breakdown with sync               ps_breakdown_compute
- *     verdict    each step's and the average's verdict  ps_verdict_classify
+ *     verdict    where each step goes, start-up         ps_causes_compute
+ *     verdict    each step's and the average's verdict  ps_verdict_classify_causes
  *   steps      how much of the run the steps cover    ps_steps_coverage_compute
  *   breakdown  HTA, TraceLens, device totals          ps_hta_compute, ps_tracelens_compute, ps_summary_devices_compute
  *   pytorch    the Python hook's view                 ps_pytorch_compute
