@@ -400,7 +400,8 @@ int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names)
                                      .pretrace_ns = r->avg.pretrace_ns, .bottleneck = r->bottleneck,
                                      .share = r->share, .seen_ns = r->avg.seen_ns };
     memcpy(f->stat.cat_ns, r->avg.cat_ns, sizeof f->stat.cat_ns);
-    memcpy(f->stat.group_ns, r->avg.group_ns, sizeof f->stat.group_ns);
+    /* every rank over the same span as its breakdown: all its analysed steps, start-up included */
+    f->stat.bottleneck = ps_verdict_all_steps(r, f->stat.group_ns, &f->stat.seen_ns, &f->stat.share);
     f->comm_comp_overlap = r->comm_comp_overlap;
     int complete;
     enum ps_fact fact;

@@ -117,7 +117,8 @@ static int process_stat(const struct ps_report *r, struct ps_names *names, const
                                     .bottleneck = sub.avg.bottleneck, .share = sub.avg.share,
                                     .seen_ns = sub.avg.seen_ns };
         memcpy(k->cat_ns, sub.avg.cat_ns, sizeof k->cat_ns);
-        memcpy(k->group_ns, sub.avg.group_ns, sizeof k->group_ns);
+        /* every rank over the same span as its breakdown: all its analysed steps, start-up included */
+        k->bottleneck = ps_verdict_all_steps(&sub, k->group_ns, &k->seen_ns, &k->share);
     }
     ps_view_fini(&sv);
     sub.all = NULL;   /* borrowed: ps_report_fini frees none */

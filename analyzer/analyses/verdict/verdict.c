@@ -581,6 +581,23 @@ static void step_verdicts(struct ps_report *r)
     r->share = a->share;
 }
 
+enum ps_bottleneck ps_verdict_all_steps(const struct ps_report *r, int64_t g[PS_BN_UNKNOWN], int64_t *seen_ns,
+                                        double *share)
+{
+    int64_t sum[PS_CAUSE_N] = { 0 }, avg[PS_CAUSE_N], n = (int64_t)r->nsteps, parts = 0;
+    for (size_t i = 0; i < r->nsteps; i++)
+        for (int c = 0; c < PS_CAUSE_N; c++)
+            sum[c] += r->steps[i].cause_ns[c];
+    int big = 0;
+    for (int c = 0; c < PS_CAUSE_N; c++) {
+        parts += avg[c] = n ? (sum[c] + n / 2) / n : 0;
+        big = avg[c] > avg[big] ? c : big;
+    }
+    avg[big] += r->avg_dur_ns - parts;   /* the rounding, to the largest: the causes sum to the average step */
+    return ps_verdict_classify_causes(avg, r->causes.host_only, r->avg_dur_ns, r->opts.kernel_threshold, g, seen_ns,
+                                      share);
+}
+
 int ps_verdict_steps_compute(struct ps_report *r, struct ps_names *names, struct ps_view *sv)
 {
     int rc = ps_steps_compute(r, names, sv);

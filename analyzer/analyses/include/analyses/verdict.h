@@ -144,6 +144,12 @@ enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, i
 enum ps_bottleneck ps_verdict_classify_causes(const int64_t *c, int host_only, int64_t dur_ns, double threshold,
                                               int64_t group_ns[PS_BN_UNKNOWN], int64_t *seen_ns, double *share);
 
+/* verdict.c: the verdict of the average of every analysed step, start-up steps included (causes per step averaged
+ * over r->nsteps and rounded so that they sum to r->avg_dur_ns), as ps_verdict_classify_causes groups it: what the
+ * several-rank tables compare, every rank over the same span as its breakdown (docs/distributed.md). */
+enum ps_bottleneck ps_verdict_all_steps(const struct ps_report *r, int64_t group_ns[PS_BN_UNKNOWN], int64_t *seen_ns,
+                                        double *share);
+
 /* ---- the analyses ---- */
 
 /* verdict.c: the pipeline every step analysis goes through, for the single-trace report and each process of the
