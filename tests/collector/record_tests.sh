@@ -216,7 +216,9 @@ record_sigterm_while_setting_up_leaves_no_file)
     XDG_RUNTIME_DIR=$dir/xdg PS_NVML_STANDIN=$dir/nvml LD_LIBRARY_PATH=$PS_NVML_STANDIN_DIR \
         "$perfscope" record -o "$trace" -- sh -c "touch '$dir/ran'" >"$dir/out" 2>"$dir/err" 4>&- &
     rec=$! rec_live=1
-    await "record to open the NVML stand-in's script" $rec eval 'ls -l /proc/$rec/fd 2>/dev/null | grep -q "$dir/nvml"'
+    # not fd 4: between fork and exec the child still holds the test's own fd 4 on the FIFO (4>&- closes it at exec)
+    await "record to open the NVML stand-in's script" $rec \
+        eval '[ -n "$(find /proc/$rec/fd -lname "$dir/nvml" ! -name 4 2>/dev/null)" ]'
     [ -e "$trace" ] || fail "record loads NVML before it creates its output: this test no longer holds it there"
     kill -TERM $rec
     printf 'count=0\n' >&4
