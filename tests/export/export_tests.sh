@@ -45,7 +45,10 @@ for r in (a, b):
 for x, y in zip(a["steps"], b["steps"]):   # a step the samples found waiting may get another verdict without them
     if (x.get("causes_ns") or {}).get("waiting"):
         x["bottleneck"] = y["bottleneck"] = x["share"] = y["share"] = None
-if a["verdict"]["bottleneck"] == "waiting":
+# what the thread samples decide: whether host compute waited, and a verdict or fix a waiting step thread moved
+for r in (a, b):
+    r["verdict"]["host_compute_wait"] = None
+if a["verdict"]["bottleneck"] == "waiting" or ((a.get("causes") or {}).get("by_cause") or {}).get("waiting", {}).get("ns"):
     for k in ("bottleneck", "share", "max_gain_share", "max_gain_ns", "evidence", "recommendations"):
         a["verdict"][k] = b["verdict"][k] = None
     a["step_average"]["bottleneck"] = b["step_average"]["bottleneck"] = None
