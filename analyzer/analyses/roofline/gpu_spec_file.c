@@ -98,7 +98,7 @@ static int read_peaks(struct ps_gpu_peak *g, yajl_val obj, const char *what, cha
         const char *k = obj->u.object.keys[i];
         int matrix = !strncmp(k, "matrix_", 7), vector = !strncmp(k, "vector_", 7);
         enum ps_precision p;
-        double x;
+        double x = 0;
         if (!(matrix || vector) || !ps_precision_from_name(k + 7, strlen(k + 7), &p))
             return ps_err(msg, msglen, -EINVAL, "%s: unknown key \"%.40s\" (use matrix_ or vector_ with fp64, fp32, "
                           "tf32, bf16, fp16, fp8, int8 or fp4)", what, k);
@@ -133,7 +133,7 @@ bad:
 /* The optional fallback keys: "compute_capability": "9.0", "sm_count": 132, "memory_gib": 80. */
 static int read_props(struct ps_gpu_peak *g, const char *k, yajl_val v, char *msg, size_t msglen)
 {
-    double x;
+    double x = 0;
     int maj, min, used;
     if (!strcmp(k, "compute_capability")) {
         if (YAJL_IS_STRING(v) && sscanf(v->u.string, "%d.%d%n", &maj, &min, &used) == 2 && !v->u.string[used] &&
