@@ -315,92 +315,112 @@ static int made_queue_waits(const struct ps_report *r, const struct ps_view *v, 
     return rc;
 }
 
+/* One thread's samples as stretches: *idx gets the table indices of thread t's samples (table order, which is
+ * time order within a thread: model/model.h) and *end, for each, the end of the time it stands for: the next
+ * sample's time, at most twice the median interval (a gap in sampling is no state). time_of(base, i) reads sample
+ * i's time and thread. *n 0 when the thread has fewer than two samples. The caller frees *idx and *end. 0 or
+ * -ENOMEM. */
+static int stretches(const void *base, size_t count, void (*time_of)(const void *, size_t, int64_t *, uint32_t *),
+                     uint32_t t, size_t **idx, int64_t **end, size_t *n)
+{
+    *n = 0;
+    *idx = malloc((count + 1) * sizeof **idx);
+    *end = malloc((count + 1) * sizeof **end);
+    int64_t *gap = malloc((count + 1) * sizeof *gap);
+    if (!*idx || !*end || !gap) {
+        free(gap);
+        return -ENOMEM;
+    }
+    size_t ngap = 0;
+    for (size_t i = 0; i < count; i++) {
+        int64_t time;
+        uint32_t thread;
+        time_of(base, i, &time, &thread);
+        if (thread != t)
+            continue;
+        if (*n && time > (*end)[*n - 1])
+            gap[ngap++] = time - (*end)[*n - 1];
+        (*idx)[*n] = i;
+        (*end)[(*n)++] = time;   /* the sample's time, for now */
+    }
+    if (ngap == 0) {
+        *n = 0;
+        free(gap);
+        return 0;
+    }
+    qsort(gap, ngap, sizeof *gap, cmp_i64);
+    int64_t cap = 2 * gap[ngap / 2];
+    for (size_t k = 0; k < *n; k++) {
+        int64_t at = (*end)[k], next = k + 1 < *n ? (*end)[k + 1] : INT64_MAX;
+        (*end)[k] = next >= at && next - at < cap ? next : at + cap;
+    }
+    free(gap);
+    return 0;
+}
+
+static void py_sample_time(const void *base, size_t i, int64_t *time, uint32_t *thread)
+{
+    const struct ps_py_sample *s = &((const struct ps_py_sample *)base)[i];
+    *time = s->time_ns;
+    *thread = s->thread;
+}
+
+static void thread_sample_time(const void *base, size_t i, int64_t *time, uint32_t *thread)
+{
+    const struct ps_thread_sample *s = &((const struct ps_thread_sample *)base)[i];
+    *time = s->time_ns;
+    *thread = s->thread;
+}
+
 /* The step thread's Python stack samples (perfscope's Python hook, PERFSCOPE_PYTHON_SAMPLES) inside [a, b): each
- * names its running function until the next one, at most twice the median interval. */
+ * names its running function over its stretch. */
 static int made_py_samples(struct pass *p, int64_t a, int64_t b, struct made_list *l)
 {
     const struct ps_model *m = p->m;
-    uint32_t t = p->r->causes.thread;
-    if (t == PS_NONE || !m->py_samples.n)
-        return 0;
-    size_t n = 0;
-    int64_t *d = malloc(m->py_samples.n * sizeof *d), prev = INT64_MIN;
-    if (!d)
-        return -ENOMEM;
-    for (size_t i = 0; i < m->py_samples.n; i++) {
-        const struct ps_py_sample *s = &m->py_samples.v[i];
-        if (s->thread != t)
+    size_t *idx, n;
+    int64_t *end;
+    int rc = p->r->causes.thread == PS_NONE ? 0
+             : stretches(m->py_samples.v, m->py_samples.n, py_sample_time, p->r->causes.thread, &idx, &end, &n);
+    if (p->r->causes.thread == PS_NONE || rc < 0)
+        return rc;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        const struct ps_py_sample *s = &m->py_samples.v[idx[k]];
+        if (s->time_ns < a || s->time_ns >= b || s->stack >= m->py_stacks.n)
             continue;
-        if (prev != INT64_MIN && s->time_ns > prev)
-            d[n++] = s->time_ns - prev;
-        prev = s->time_ns;
-    }
-    int rc = 0;
-    if (n) {
-        qsort(d, n, sizeof *d, cmp_i64);
-        int64_t cap = 2 * d[n / 2];
-        const struct ps_py_sample *last = NULL;
-        for (size_t i = 0; i <= m->py_samples.n && rc == 0; i++) {
-            const struct ps_py_sample *s = i < m->py_samples.n ? &m->py_samples.v[i] : NULL;
-            if (s && s->thread != t)
-                continue;
-            if (last && last->time_ns >= a && last->time_ns < b && last->stack < m->py_stacks.n) {
-                const struct ps_py_stack *k = &m->py_stacks.v[last->stack];
-                uint32_t fr = k->n && k->first < m->py_stack_frames.n ? m->py_stack_frames.v[k->first] : PS_NONE;
-                int64_t end = s && s->time_ns > last->time_ns && s->time_ns - last->time_ns < cap
-                                  ? s->time_ns : last->time_ns + cap;
-                if (fr < m->py_frames.n) {
-                    rc = add_made(l, last->time_ns, end, m->py_frames.v[fr].function, last->stack, R_PY_SAMPLE);
-                    p->python_samples++;
-                }
-            }
-            last = s;
+        const struct ps_py_stack *st = &m->py_stacks.v[s->stack];
+        uint32_t fr = st->n && st->first < m->py_stack_frames.n ? m->py_stack_frames.v[st->first] : PS_NONE;
+        if (fr < m->py_frames.n) {
+            rc = add_made(l, s->time_ns, end[k], m->py_frames.v[fr].function, s->stack, R_PY_SAMPLE);
+            p->python_samples++;
         }
     }
-    free(d);
+    free(idx);
+    free(end);
     return rc;
 }
 
-/* The step thread's thread-state samples inside [a, b): each holds until the next one, at most twice the median
- * interval (a gap in sampling is no state). */
+/* The step thread's thread-state samples inside [a, b): asleep, blocked or stopped (S, D, T) over its stretch is
+ * waiting, running (R) is host compute. */
 static int made_samples(const struct pass *p, int64_t a, int64_t b, struct made_list *l)
 {
     const struct ps_model *m = p->m;
-    uint32_t t = p->r->causes.thread;
-    if (t == PS_NONE || !m->thread_samples.n)
-        return 0;
-    size_t n = 0;
-    int64_t *d = malloc(m->thread_samples.n * sizeof *d), prev = INT64_MIN;
-    if (!d)
-        return -ENOMEM;
-    for (size_t i = 0; i < m->thread_samples.n; i++) {
-        const struct ps_thread_sample *s = &m->thread_samples.v[i];
-        if (s->thread != t)
+    size_t *idx, n;
+    int64_t *end;
+    int rc = p->r->causes.thread == PS_NONE ? 0
+             : stretches(m->thread_samples.v, m->thread_samples.n, thread_sample_time, p->r->causes.thread, &idx,
+                         &end, &n);
+    if (p->r->causes.thread == PS_NONE || rc < 0)
+        return rc;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        const struct ps_thread_sample *s = &m->thread_samples.v[idx[k]];
+        if (s->time_ns < a || s->time_ns >= b)
             continue;
-        if (prev != INT64_MIN && s->time_ns > prev)
-            d[n++] = s->time_ns - prev;
-        prev = s->time_ns;
+        int wait = s->state == PS_THREAD_SLEEPING || s->state == PS_THREAD_BLOCKED_IO || s->state == PS_THREAD_STOPPED;
+        if (wait || s->state == PS_THREAD_RUNNING)
+            rc = add_made(l, s->time_ns, end[k], PS_NONE, PS_NONE, wait ? R_WAIT : R_RUN);
     }
-    int rc = 0;
-    if (n) {
-        qsort(d, n, sizeof *d, cmp_i64);
-        int64_t cap = 2 * d[n / 2];
-        const struct ps_thread_sample *last = NULL;
-        for (size_t i = 0; i <= m->thread_samples.n && rc == 0; i++) {
-            const struct ps_thread_sample *s = i < m->thread_samples.n ? &m->thread_samples.v[i] : NULL;
-            if (s && s->thread != t)
-                continue;
-            if (last && last->time_ns >= a && last->time_ns < b) {
-                int64_t end = s && s->time_ns - last->time_ns < cap ? s->time_ns : last->time_ns + cap;
-                int wait = last->state == PS_THREAD_SLEEPING || last->state == PS_THREAD_BLOCKED_IO ||
-                           last->state == PS_THREAD_STOPPED;
-                if (wait || last->state == PS_THREAD_RUNNING)
-                    rc = add_made(l, last->time_ns, end, PS_NONE, PS_NONE, wait ? R_WAIT : R_RUN);
-            }
-            last = s;
-        }
-    }
-    free(d);
+    free(idx);
+    free(end);
     return rc;
 }
 
