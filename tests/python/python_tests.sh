@@ -53,7 +53,7 @@ pytorch_workers0_heavy_transform_is_data_loading)
     j 'r["verdict"]["recommendations"][0]' | grep -q "has num_workers=0 and .* of each step waits for data: try num_workers=" ||
         fail "advice not worded from the loader: $(j 'r["verdict"]["recommendations"]')"
     # that advice is the verdict's fix (its pointer and gain), not a second one beside the generic fix
-    j 'r["verdict"]["recommendations"][0]' | grep -q "the PyTorch section. Expected gain: at most" ||
+    j 'r["verdict"]["recommendations"][0]' | grep -q "the PyTorch section. Expected gain: about" ||
         fail "the hook's advice is not the verdict's fix: $(j 'r["verdict"]["recommendations"][0]')"
     expect "generic data-loading fixes" "$(j 'sum("use more DataLoader workers" in s for s in r["verdict"]["recommendations"])')" 0
     ;;

@@ -123,11 +123,11 @@ def cpu_example_agrees(where, lines, after):
     over its count, and the sentence after the block (its average step)."""
     b = " ".join(" ".join(lines).split())
     share = num(r"Verdict: data-loading \((\d+\.\d) % of the average step", b, where)
-    saves = num(r"removing the cause saves at most (\d+\.\d) % of each step", b, where)
+    saves = num(r"removing the cause saves about (\d+\.\d) % of each step", b, where)
     ms = num(r"of each step, (\d+\.\d+) ms\)", b, where)
     n = num(r"range (\d+) x", b, where)
     total = num(r"range \d+ x (\d+\.\d+) ms data", b, where)
-    gain_ms = num(r"most (\d+\.\d+) ms per step", b, where)
+    gain_ms = num(r"Expected gain: about (\d+\.\d+) ms per step", b, where)
     gain_share = num(r"per step \((\d+\.\d) % of the average step\)", b, where)
     s = " ".join(after.split())
     s_n = num(r"The (\d+) `data` ranges take", s, where)

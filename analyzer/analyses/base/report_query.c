@@ -240,15 +240,44 @@ void ps_pid_index_fini(struct ps_pid_index *x)
     *x = (struct ps_pid_index){ 0 };
 }
 
+double ps_report_per_step_ms(const struct ps_report *r, int64_t ns)
+{
+    size_t n = r->whole_run || r->nsteps == 0 ? 1 : r->nsteps;
+    return (double)ns / (double)n / 1e6;
+}
+
+/* Findings about time the GPU idles (the host's gaps, syncs, launches) against those about the time it works. */
+static int idle_rule(const char *rule)
+{
+    static const char *const idle[] = { "sync_api", "gpu_gap", "low_gpu_utilization", "launch_bound_stream",
+                                        "tiny_kernels" };
+    for (size_t i = 0; i < sizeof idle / sizeof *idle; i++)
+        if (!strcmp(rule, idle[i]))
+            return 1;
+    return 0;
+}
+
 void ps_report_add_finding_fix(struct ps_report *r, const struct ps_finding *f)
 {
-    char span[48];
+    char span[64], shares[160] = "";
     if (r->nrecs >= PS_MAX_RECS)
         return;
     if (r->whole_run)
-        snprintf(span, sizeof span, "in the run");
+        snprintf(span, sizeof span, "over the run");
     else
-        snprintf(span, sizeof span, r->nsteps == 1 ? "in the %zu analysed step" : "in all %zu analysed steps",
-                 r->nsteps);
-    snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s, %s (finding %s).", f->fix, span, f->rule);
+        snprintf(span, sizeof span, r->nsteps == 1 ? "per step (the %zu analysed step)"
+                                                   : "per step (the average of the %zu analysed steps)", r->nsteps);
+    /* the time a fix above already counts: the verdict's when it is of the same kind (idle or at work), else the
+     * first finding of that kind whose fix is listed (findings come sorted by cost) */
+    int idle = idle_rule(f->rule);
+    if (r->nrecs > 0 && r->bottleneck != PS_BN_UNKNOWN &&
+        idle == (r->bottleneck != PS_BN_KERNEL && r->bottleneck != PS_BN_MEMCPY))
+        snprintf(shares, sizeof shares, "; it shares its time with the first fix: the gains do not add up");
+    for (size_t i = 0; !shares[0] && i < r->nfindings && &r->findings[i] != f; i++) {
+        const struct ps_finding *g = &r->findings[i];
+        if (!strcmp(g->severity, "warning") && g->fix[0] && idle_rule(g->rule) == idle)
+            snprintf(shares, sizeof shares, "; it shares its time with finding %s's fix: the gains do not add up",
+                     g->rule);
+    }
+    snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s, %s (finding %s)%s.", f->fix, span, f->rule, shares);
 }

@@ -130,7 +130,7 @@ static void below_roofline(struct ps_report *r, const struct ps_op_efficiency *e
              "recoverable %s", n, BELOW_PCT, e->roof.gpu.key, list, c);
     snprintf(f->fix, sizeof f->fix, "Speed up the matrix ops listed under op_below_roofline: pad dimensions to "
              "multiples of 8 (16 for fp8), batch tiny GEMMs into larger ones, or let torch.compile("
-             "mode=\"max-autotune\") pick kernels: at most %.3f ms, their recoverable time", ms((double)f->gain_ns));
+             "mode=\"max-autotune\") pick kernels: at most %.3f ms, their recoverable time", ps_report_per_step_ms(r, f->gain_ns));
 }
 
 static void fp32_matmul(struct ps_report *r, const struct ps_op_efficiency *e)
@@ -162,7 +162,7 @@ static void fp32_matmul(struct ps_report *r, const struct ps_op_efficiency *e)
              g->matrix_tflops[PS_PREC_FP32], fast, isnan(g->matrix_tflops[PS_PREC_TF32]) ? "bf16" : "TF32", c);
     snprintf(f->fix, sizeof f->fix, "Run the fp32 matrix ops on Tensor Cores: torch.set_float32_matmul_precision("
              "\"high\") (TF32) or torch.autocast(dtype=torch.bfloat16): at most %.3f ms, their time minus their "
-             "roofline at that peak", ms((double)f->gain_ns));
+             "roofline at that peak", ps_report_per_step_ms(r, f->gain_ns));
 }
 
 static void elementwise(struct ps_report *r, const struct ps_op_efficiency *e)
@@ -189,7 +189,7 @@ static void elementwise(struct ps_report *r, const struct ps_op_efficiency *e)
              "write their tensors from device memory, and no Triton kernel in the trace says they are fused; %s",
              (long long)calls, calls == 1 ? "" : "s", n, c);
     snprintf(f->fix, sizeof f->fix, "Fuse chains of elementwise ops with torch.compile (one kernel reads the inputs "
-             "once): at most %.3f ms, the time they take", ms((double)f->gain_ns));
+             "once): at most %.3f ms, the time they take", ps_report_per_step_ms(r, f->gain_ns));
 }
 
 /* Attention by hand: softmax between batched GEMMs, and no scaled-dot-product-attention op in the model. */
@@ -218,7 +218,7 @@ static void attention(struct ps_report *r, const struct ps_op_efficiency *e)
              "kernels, and no fused scaled-dot-product-attention op is in the trace; %s", ms(bmm), ms(softmax), c);
     snprintf(f->fix, sizeof f->fix, "Compute attention with torch.nn.functional.scaled_dot_product_attention "
              "(Hugging Face: attn_implementation=\"sdpa\") so one flash / memory-efficient kernel replaces the "
-             "bmm-softmax-bmm chain: at most %.3f ms, the time the chain takes", ms((double)f->gain_ns));
+             "bmm-softmax-bmm chain: at most %.3f ms, the time the chain takes", ps_report_per_step_ms(r, f->gain_ns));
 }
 
 /* The kernel-bound verdict's fix (verdict.c) names the ops with the most recoverable time. */
@@ -245,8 +245,8 @@ static void verdict_fix(struct ps_report *r, const struct ps_op_efficiency *e)
         }
         if (len < sizeof buf)
             snprintf(buf + len, sizeof buf - len, ": speed these up first (the findings say how). Expected gain: at "
-                     "most %.3f ms over %s, their recoverable time.", ms(gain),
-                     r->whole_run ? "the run" : "the analysed steps");
+                     "most %.3f ms %s, their recoverable time.", ps_report_per_step_ms(r, (int64_t)gain),
+                     r->whole_run ? "over the run" : "per step");
         memcpy(r->recs[i], buf, sizeof buf);
         return;
     }

@@ -17,6 +17,7 @@
 #include "model/model.h"
 #include "model/view.h"
 #include "ps_schema.h"
+#include "replay.h"
 
 /* The sweep's roles, highest precedence first (docs/report.md "Where the step goes" gives the reasons). */
 enum role {
@@ -28,14 +29,25 @@ enum role {
     R_SYNC_AFTER,                  /* the idle time after it that its wait exposed */
     R_DATA,                        /* a data-loading range */
     R_WAIT,                        /* a sample found the step thread asleep, blocked or stopped */
-    R_LAUNCH,                      /* a CUDA API call, or a launched op within a launch's latency */
+    R_LAUNCH,                      /* a CUDA API call of the step thread */
+    R_LAUNCH_WAIT,                 /* a launched op waiting within a launch's latency */
     R_HOST,                        /* any other range of the step thread */
     R_RUN,                         /* a sample found the step thread running */
     R_N
 };
 static const enum ps_cause role_cause[R_N] = {
     PS_CAUSE_KERNEL, PS_CAUSE_COPY, PS_CAUSE_COMM, PS_CAUSE_PRETRACE, PS_CAUSE_STREAM_WAIT, PS_CAUSE_SYNC,
-    PS_CAUSE_SYNC, PS_CAUSE_DATA, PS_CAUSE_WAITING, PS_CAUSE_LAUNCH, PS_CAUSE_HOST, PS_CAUSE_HOST
+    PS_CAUSE_SYNC, PS_CAUSE_DATA, PS_CAUSE_WAITING, PS_CAUSE_LAUNCH, PS_CAUSE_LAUNCH, PS_CAUSE_HOST, PS_CAUSE_HOST
+};
+/* The roles that are the step thread's own activity, and what each is as the replay knows it (replay.h); the
+ * copy and collective roles are the thread's only without GPU rows. */
+#define HOST_ROLES \
+    ((1u << R_SYNC) | (1u << R_DATA) | (1u << R_WAIT) | (1u << R_LAUNCH) | (1u << R_HOST) | (1u << R_RUN))
+#define HOST_ONLY_ROLES ((1u << R_COPY) | (1u << R_COMM))
+static const int8_t role_host_kind[R_N] = {
+    [R_KERNEL] = -1, [R_COPY] = PS_HOST_COPY, [R_COMM] = PS_HOST_COMM, [R_PRE] = -1, [R_QUEUE] = -1,
+    [R_SYNC] = PS_HOST_SYNC, [R_SYNC_AFTER] = -1, [R_DATA] = PS_HOST_DATA, [R_WAIT] = PS_HOST_WAIT,
+    [R_LAUNCH] = PS_HOST_CALL, [R_LAUNCH_WAIT] = -1, [R_HOST] = PS_HOST_COMPUTE, [R_RUN] = PS_HOST_COMPUTE,
 };
 
 /* A launched op that starts within this long after its launch call returned, on an idle device, waited on the
@@ -75,7 +87,7 @@ struct pass {
     uint32_t fallback;             /* the step thread's name */
     uint32_t sample_name;          /* the running function of the step thread's latest Python stack sample, while
                                     * it holds (until sample_end) */
-    int64_t sample_end;
+    int64_t sample_start, sample_end;
     uint32_t sample_stack;         /* its stack (index into model.py_stacks); PS_NONE while no sample holds */
     int64_t *steady_s, *steady_e;  /* the steady steps' windows, in start order */
     size_t nsteady, cur;
@@ -84,6 +96,7 @@ struct pass {
     uint32_t best_chain[PS_CAUSE_N][PS_CAUSE_CHAIN];
     size_t best_nchain[PS_CAUSE_N];
     int64_t python_frames, python_samples;
+    struct ps_host_timeline host;  /* what the step thread did in the steady steps, for the replay */
     int oom;
 };
 
@@ -157,45 +170,94 @@ static void credit(struct pass *p, enum ps_cause c, uint32_t name, int64_t s, in
     }
 }
 
-/* Name [s, e) of a host cause by the frames open then: the deepest Python frame, else the function perfscope's
- * Python stack sample found running, else the deepest range, else `fallback`; a frame that ends inside names its
- * part only. */
-static void credit_by_frames(struct pass *p, enum ps_cause c, uint32_t fallback, int64_t s, int64_t e)
+/* The step thread's piece [s, e) of kind k named `name`, joined to the one before when it continues it. */
+static void host_add(struct pass *p, int k, uint32_t name, int64_t s, int64_t e)
+{
+    struct ps_host_timeline *h = &p->host;
+    s = s > p->steady_s[0] ? s : p->steady_s[0];
+    e = e < p->steady_e[p->nsteady - 1] ? e : p->steady_e[p->nsteady - 1];
+    if (e <= s)
+        return;
+    struct ps_host_piece *last = h->n ? &h->v[h->n - 1] : NULL;
+    if (last && last->e == s && last->kind == k && last->name == name) {
+        last->e = e;
+        return;
+    }
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 1024;
+        struct ps_host_piece *v = realloc(h->v, cap * sizeof *v);
+        if (!v) {
+            p->oom = 1;
+            return;
+        }
+        h->v = v;
+        h->cap = cap;
+    }
+    h->v[h->n++] = (struct ps_host_piece){ s, e, name, (uint8_t)k };
+}
+
+/* Name [s, e) by the frames open then: the deepest Python frame, else the function perfscope's Python stack
+ * sample found running, else the deepest range, else `fallback`; a frame that ends inside names its part only.
+ * Each part is credited to cause c when `to_cause`, and is the step thread's piece of kind k when k >= 0. */
+static void name_by_frames(struct pass *p, enum ps_cause c, uint32_t fallback, int64_t s, int64_t e, int to_cause,
+                           int k)
 {
     for (int64_t t = s; t < e;) {
         pop_ended(&p->py, t);
         pop_ended(&p->ops, t);
         const struct frame *f = p->py.n && p->py.v[p->py.n - 1].s <= t ? &p->py.v[p->py.n - 1] : NULL;
-        if (!f && t < p->sample_end) {
-            int64_t to = p->sample_end < e ? p->sample_end : e;
-            credit(p, c, p->sample_name, t, to);
-            t = to;
-            continue;
+        uint32_t name;
+        int64_t to;
+        /* a sample names its stretch only inside the range it was taken in: one taken before a range began
+         * says nothing of the range */
+        const struct frame *o = p->ops.n && p->ops.v[p->ops.n - 1].s <= t ? &p->ops.v[p->ops.n - 1] : NULL;
+        if (!f && t < p->sample_end && (!o || p->sample_start >= o->s)) {
+            to = p->sample_end < e ? p->sample_end : e;
+            name = p->sample_name;
+        } else {
+            if (!f && p->ops.n && p->ops.v[p->ops.n - 1].s <= t)
+                f = &p->ops.v[p->ops.n - 1];
+            to = f && f->e < e ? f->e : e;
+            name = f ? f->name : fallback;
         }
-        if (!f && p->ops.n && p->ops.v[p->ops.n - 1].s <= t)
-            f = &p->ops.v[p->ops.n - 1];
-        int64_t to = f && f->e < e ? f->e : e;
-        credit(p, c, f ? f->name : fallback, t, to);
+        if (to_cause)
+            credit(p, c, name, t, to);
+        if (k >= 0)
+            host_add(p, k, name, t, to);
         t = to;
     }
 }
 
+/* A piece of the sweep: its time to the cause of the first role active, and what the step thread did then to the
+ * host timeline the replay reads. */
 static void piece(void *ctx, int64_t s, int64_t e, unsigned active)
 {
     struct pass *p = ctx;
     int role = __builtin_ctz(active);
     enum ps_cause c = role_cause[role];
+    unsigned host = active & (HOST_ROLES | (p->r->causes.host_only ? HOST_ONLY_ROLES : 0u));
+    int hrole = host ? __builtin_ctz(host) : -1, k = hrole >= 0 ? role_host_kind[hrole] : -1;
+    uint32_t fallback = hrole == R_DATA ? p->last_name[R_DATA] : p->fallback;
     ps_windows_piece(p->w[c], s, e);
     switch (role) {
     case R_PRE: case R_QUEUE: case R_SYNC: case R_SYNC_AFTER: case R_LAUNCH:
         credit(p, c, p->last_name[role], s, e);
         break;
-    case R_DATA: case R_WAIT: case R_HOST: case R_RUN:
-        credit_by_frames(p, c, role == R_DATA ? p->last_name[R_DATA] : p->fallback, s, e);
+    case R_LAUNCH_WAIT:
+        credit(p, c, p->last_name[R_LAUNCH], s, e);
         break;
+    case R_DATA: case R_WAIT: case R_HOST: case R_RUN:   /* the step thread's own: named once for both */
+        name_by_frames(p, c, fallback, s, e, 1, k);
+        return;
     default:
         break;
     }
+    if (k < 0)
+        return;
+    if (hrole == R_SYNC || hrole == R_LAUNCH)
+        host_add(p, k, p->last_name[hrole], s, e);
+    else
+        name_by_frames(p, c, fallback, s, e, 0, k);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -303,13 +365,14 @@ static int made_queue_waits(const struct ps_report *r, const struct ps_view *v, 
         int device_first = d < ndev && op.start_ns <= first_busy[d];
         /* the first traced op of its device or stream that waited: behind work the trace does not hold (launched
          * before the trace began, or an event recorded by it) */
-        int role = wait < LAUNCH_LATENCY_NS || (ps_names_flags(names, a->name) & PS_NAME_GRAPH_LAUNCH) ? R_LAUNCH
-                   : device_first || stream_first                                                      ? R_PRE
-                                                                                                       : R_QUEUE;
+        int role = wait < LAUNCH_LATENCY_NS || (ps_names_flags(names, a->name) & PS_NAME_GRAPH_LAUNCH)
+                       ? R_LAUNCH_WAIT
+                   : device_first || stream_first ? R_PRE
+                                                  : R_QUEUE;
         /* the device's first op waiting: its device ran work from before the trace since the rows analysed began
          * (as backlog.c takes it: the launch call and what preceded it ran while that work did) */
         int64_t from = role == R_PRE && device_first && r->run_start_ns < a->end_ns ? r->run_start_ns : a->end_ns;
-        rc = add_made(l, from, op.start_ns, role == R_LAUNCH ? PS_NONE : op.name, PS_NONE, role);
+        rc = add_made(l, from, op.start_ns, role == R_LAUNCH_WAIT ? PS_NONE : op.name, PS_NONE, role);
     }
     free(stream_ran);
     return rc;
@@ -525,6 +588,7 @@ static int feed(struct pass *p, const struct ps_view *v, struct ps_sweep *w, con
             if (x->role == R_PY_SAMPLE) {   /* the sweep hands out what came before x->s first */
                 ps_sweep_add(w, R_RUN, x->s, x->e);   /* the thread ran Python then: host compute */
                 p->sample_name = x->name;
+                p->sample_start = x->s;
                 p->sample_end = x->e;
                 p->sample_stack = x->call;
                 continue;
@@ -713,12 +777,14 @@ int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_n
     cs->python_frames = p.python_frames;
     cs->python_samples = p.python_samples;
     cs->computed = 1;
+    rc = ps_replay_gains(r, sv, names, &p.host);
 out:
     for (int c = 0; c < PS_CAUSE_N; c++) {
         ps_windows_free(p.w[c]);
         free(p.tally[c]);
     }
     free(p.sync_call);
+    free(p.host.v);
     free(p.py.v);
     free(p.ops.v);
     free(p.steady_s);

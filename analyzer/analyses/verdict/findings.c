@@ -84,6 +84,26 @@ static struct ps_finding *add_finding(struct ps_report *r, const struct ps_findi
     return f;
 }
 
+/* Bound f's gain by what the replay saves without all of cause c (analyses/verdict/replay.c: per steady step,
+ * taken over the analysed steps): faster kernels cannot save more than no kernels. Returns the words for the
+ * gain: `own` (what the finding's own bound is), or the replay's when that bound is lower. */
+static const char *replay_bound(const struct ps_report *r, struct ps_finding *f, enum ps_cause c, const char *own)
+{
+    static const char *const replayed[PS_CAUSE_N] = {
+        [PS_CAUSE_KERNEL] = "what the steps replayed without any kernel time save",
+        [PS_CAUSE_COPY] = "what the steps replayed without any copy time save",
+        [PS_CAUSE_SYNC] = "what the steps replayed without the syncs' waits save",
+    };
+    const struct ps_causes *cs = &r->causes;
+    if (!cs->replayed || cs->c[c].gain_ns < 0 || !replayed[c])
+        return own;
+    int64_t cap = cs->c[c].gain_ns * (int64_t)(r->whole_run || r->nsteps == 0 ? 1 : r->nsteps);
+    if (cap >= f->gain_ns)
+        return own;
+    f->gain_ns = cap;
+    return replayed[c];
+}
+
 /* The finding's cost, as every summary ends: "; 12.300 ms, 4.1 % of the analysed window". */
 static const char *cost_text(const struct ps_finding *f, char *buf, size_t cap)
 {
@@ -129,8 +149,8 @@ static void copy_findings(struct ps_report *r, const struct ps_view *v, struct p
                  (long long)np, (double)bp / 1e6, cost_text(f, c, sizeof c));
         snprintf(f->fix, sizeof f->fix,
                  "Allocate the host buffers of the copies listed under pageable_memcpy pinned (%s): at most %.3f ms, "
-                 "the time those copies take", r->advice.python ? "pin_memory=True, cudaHostAlloc"
-                                                               : "cudaHostAlloc or cudaHostRegister", ms(f->gain_ns));
+                 "%s", r->advice.python ? "pin_memory=True, cudaHostAlloc" : "cudaHostAlloc or cudaHostRegister",
+                 ps_report_per_step_ms(r, f->gain_ns), replay_bound(r, f, PS_CAUSE_COPY, "the time those copies take"));
     }
     if (ns && (f = add_finding(r, &sync, "sync_memcpy", cost_total(&cs), cost_total(&cs)))) {
         snprintf(f->summary, sizeof f->summary,
@@ -138,7 +158,8 @@ static void copy_findings(struct ps_report *r, const struct ps_view *v, struct p
                  "blocks until each finishes; %s", (long long)ns, cost_text(f, c, sizeof c));
         snprintf(f->fix, sizeof f->fix,
                  "Issue the copies listed under sync_memcpy with the Async forms on a stream (non_blocking=True) "
-                 "so the host goes on: at most %.3f ms, the time they take", ms(f->gain_ns));
+                 "so the host goes on: at most %.3f ms, %s", ps_report_per_step_ms(r, f->gain_ns),
+                 replay_bound(r, f, PS_CAUSE_COPY, "the time they take"));
     }
 }
 
@@ -166,7 +187,8 @@ static void sync_api_finding(struct ps_report *r, const struct ps_view *v, struc
                  cost_text(f, c, sizeof c));
         snprintf(f->fix, sizeof f->fix,
                  "Remove the synchronize calls listed under sync_api from the step (or wait on CUDA events only "
-                 "where a result is needed): at most %.3f ms, the sync time", ms(f->gain_ns));
+                 "where a result is needed): at most %.3f ms, %s", ps_report_per_step_ms(r, f->gain_ns),
+                 replay_bound(r, f, PS_CAUSE_SYNC, "the sync time"));
     }
 }
 
@@ -225,7 +247,7 @@ static int gap_finding(struct ps_report *r, const struct ps_view *v)
                  "analysed window %s", (long long)n, ms(r->opts.gap_ns), ms(total), cost_text(f, c, sizeof c));
         snprintf(f->fix, sizeof f->fix,
                  "Find what the host does during the gaps listed under gpu_gap (the ranges and calls at those "
-                 "times) and overlap it with GPU work: at most %.3f ms, the gaps' time", ms(f->gain_ns));
+                 "times) and overlap it with GPU work: at most %.3f ms, the gaps' time", ps_report_per_step_ms(r, f->gain_ns));
     }
     return rc;
 }
@@ -335,7 +357,7 @@ static int low_util_finding(struct ps_report *r, const struct ps_view *v, struct
         snprintf(f->fix, sizeof f->fix,
                  "Overlap what the host does in the slices listed under low_gpu_utilization (%s) with GPU work, "
                  "or give the GPU more work per step (a larger batch): at most %.3f ms, their time without kernels",
-                 nh ? "see its summary" : "no range recorded there: add NVTX ranges", ms(f->gain_ns));
+                 nh ? "see its summary" : "no range recorded there: add NVTX ranges", ps_report_per_step_ms(r, f->gain_ns));
     }
 out:
     ps_tally_fini(&t);
@@ -427,9 +449,9 @@ static void slow_copy_finding(struct ps_report *r, const struct ps_view *v)
                  "%s; %s", r->opts.link_gbps, 100.0 * r->opts.slow_copy_share, groups, cost_text(f, ct, sizeof ct));
         snprintf(f->fix, sizeof f->fix,
                  "Copy the data listed under slow_memcpy %sin large transfers, and check the GPU's PCIe link "
-                 "(nvidia-smi -q: Link Width / Generation) and its NUMA placement: at most %.3f ms, what those "
-                 "copies would save at the peak", slow_pageable ? "from pinned memory " : "(already pinned) ",
-                 ms(f->gain_ns));
+                 "(nvidia-smi -q: Link Width / Generation) and its NUMA placement: at most %.3f ms, %s",
+                 slow_pageable ? "from pinned memory " : "(already pinned) ", ps_report_per_step_ms(r, f->gain_ns),
+                 replay_bound(r, f, PS_CAUSE_COPY, "what those copies would save at the peak"));
     }
 }
 
@@ -488,7 +510,7 @@ static void launch_bound_finding(struct ps_report *r, const struct ps_view *v, s
              "them: at most %.3f ms, the time the stream%s waited for launches",
              r->graphs.launches ? "capture them into the CUDA graphs the program already replays"
                                 : "capture the step in a CUDA graph (torch.compile mode=\"reduce-overhead\", "
-                                  "torch.cuda.graphs)", ms(f->gain_ns), nstreams == 1 ? "" : "s");
+                                  "torch.cuda.graphs)", ps_report_per_step_ms(r, f->gain_ns), nstreams == 1 ? "" : "s");
 }
 
 /* tiny_kernels: ntiny of nk kernels ran shorter than --tiny-kernel-us; the GPU waited tiny_wait ns for their
@@ -513,7 +535,7 @@ static void tiny_kernels_finding(struct ps_report *r, struct ps_tally *tiny, int
              "Fuse the short kernels listed under tiny_kernels (torch.compile) or %s: at most %.3f ms, the "
              "time the GPU waited for their launches",
              r->graphs.launches ? "capture them into the CUDA graphs the program already replays"
-                                : "replay them as a CUDA graph", ms(f->gain_ns));
+                                : "replay them as a CUDA graph", ps_report_per_step_ms(r, f->gain_ns));
 }
 
 
@@ -649,16 +671,17 @@ static int kernel_findings(struct ps_report *r, const struct ps_view *v)
         for (size_t d = 0; d < m->devices.n; d++)
             pre_ampere &= m->devices.v[d].cc_major >= 0 && m->devices.v[d].cc_major < 8;
         if ((f = add_finding(r, &acc, "no_tensor_cores", cost, cost))) {
+            const char *why = replay_bound(r, f, PS_CAUSE_KERNEL, "the time they take");
             snprintf(f->summary, sizeof f->summary,
                      "%lld matrix-multiply / convolution kernels ran on the CUDA cores, not the Tensor Cores (their "
                      "names say sgemm / dgemm / scudnn / simt); %s", (long long)ns, cost_text(f, c, sizeof c));
             snprintf(f->fix, sizeof f->fix, "Let the kernels listed under no_tensor_cores use Tensor Cores: %s: at most "
-                     "%.3f ms, the time they take",
+                     "%.3f ms, %s",
                      pre_ampere ? "mixed precision with fp16 (torch.autocast(dtype=torch.float16) and a GradScaler; "
                                   "this GPU predates TF32 and bf16)"
                                 : "mixed precision (torch.autocast with bf16 / fp16) or TF32 "
                                   "(torch.backends.cuda.matmul.allow_tf32 = True, torch.backends.cudnn.allow_tf32 = True)",
-                     ms(f->gain_ns));
+                     ps_report_per_step_ms(r, f->gain_ns), why);
         }
     }
     if (no) {
@@ -668,14 +691,15 @@ static int kernel_findings(struct ps_report *r, const struct ps_view *v)
             acc.rows[acc.nrows++] = (struct ps_row){ ids[i], -1, tot[i], -1, cnt[i] };
         int64_t cost = cost_total(&co);
         if ((f = add_finding(r, &acc, "low_occupancy", cost, cost))) {
+            const char *why = replay_bound(r, f, PS_CAUSE_KERNEL, "the time they take");
             snprintf(f->summary, sizeof f->summary,
                      "%lld of %lld kernels with an occupancy estimate in the trace ran below %.0f %% estimated "
                      "achieved occupancy (the profiler's 'est. achieved occupancy %%'); %s", (long long)no,
                      (long long)nocc, r->opts.low_occupancy_pct, cost_text(f, c, sizeof c));
             snprintf(f->fix, sizeof f->fix,
                      "Give the kernels listed under low_occupancy more parallel work (larger batches, more blocks) "
-                     "or fewer registers / less shared memory per block: at most %.3f ms, the time they take",
-                     ms(f->gain_ns));
+                     "or fewer registers / less shared memory per block: at most %.3f ms, %s",
+                     ps_report_per_step_ms(r, f->gain_ns), why);
         }
     }
     rc = 0;

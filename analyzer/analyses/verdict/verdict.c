@@ -454,6 +454,38 @@ static const char *program_fix(const struct ps_report *r)
     return NULL;
 }
 
+/* The fix's expected gain (docs/report.md "Expected gains"): the replay's saving without the verdict's group
+ * (r->max_gain_ns), against the time the group takes, and without the function the fix names alone; the group's
+ * time as the bound where the steps were not replayed. */
+static void expected_gain(const struct ps_report *r, const char *what, char *buf, size_t len)
+{
+    const char *per = r->whole_run ? "over the run" : "per step", *of = r->whole_run ? "the run" : "the average step";
+    int64_t step = r->verdict_step_ns, now = r->avg.group_ns[r->bottleneck], gain = r->max_gain_ns;
+    double pct = step > 0 ? 100.0 * (double)gain / (double)step : NAN;
+    if (!r->causes.replayed) {
+        snprintf(buf, len, "at most %.3f ms %s (%.1f %% of %s), the time %s takes now.", (double)gain / 1e6, per, pct,
+                 of, what);
+        return;
+    }
+    enum ps_cause c = named_cause(r);
+    const struct ps_cause_stat *st = c < PS_CAUSE_N ? &r->causes.c[c] : NULL;
+    char alone[160] = "";
+    int python = r->causes.python_frames > 0 || r->causes.python_samples > 0;
+    if (st && st->ntop && st->top_gain_ns >= 0 && python && st->top_gain_ns < gain)
+        snprintf(alone, sizeof alone, "; without %.60s alone, about %.3f ms", ps_model_str(r->m, st->top[0].name),
+                 (double)st->top_gain_ns / 1e6);
+    int part = 2 * gain < now;   /* the rest of the step holds it up too */
+    snprintf(buf, len, "about %.3f ms %s (%.1f %% of %s): the steps replayed without %s, which take %.3f ms of it "
+             "now%s%s.", (double)gain / 1e6, per, pct, of, what, (double)now / 1e6,
+             part && r->bottleneck == PS_BN_KERNEL && r->has_gpu && r->graphs.launches > 0
+                 ? "; the host's work between the graph replays then takes nearly as long: shorten it too"
+             : part && r->bottleneck == PS_BN_KERNEL && r->has_gpu
+                 ? "; the host's work and launches then take nearly as long: shorten them too (CUDA graphs, "
+                   "torch.compile)"
+             : part ? "; the rest of the step then takes nearly as long" : "",
+             alone);
+}
+
 /* The verdict's fix, naming what the report shows for it (the evidence rows, else the step table's column) and
  * its expected gain, bounded by the cause's time. Where the Python hook has advice for the bottleneck, that
  * advice is the fix (it names the loader's settings and the num_workers to try) in place of the generic one. */
@@ -531,20 +563,16 @@ static void verdict_fix(struct ps_report *r)
     if (host)
         host_wait_fix(r, host_compute, off_cpu, sizeof off_cpu, where, sizeof where, &ev);
     straggler_sentence(r, straggler, sizeof straggler);
-    int64_t gain = r->max_gain_ns;
-    char waits[96] = "";
+    char waits[96] = "", expected[320];
     /* without steps the window is the run: never "per step" (docs/report.md "What to do") */
-    const char *per = r->whole_run ? "over the run" : "per step", *of = r->whole_run ? "the run" : "the average step";
+    const char *per = r->whole_run ? "over the run" : "per step";
     if (host && w->claimed)
         snprintf(waits, sizeof waits, "about %.3f ms %s from the waits alone; ", (double)w->wait_ns / 1e6, per);
+    expected_gain(r, host ? "host compute" : what[r->bottleneck], expected, sizeof expected);
     const char *generic = program_fix(r);
-    int plural = !host && (r->bottleneck == PS_BN_KERNEL || r->bottleneck == PS_BN_MEMCPY);
-    snprintf(r->recs[r->nrecs++], PS_REC_LEN,
-             "%s%s Look at %s%s. Expected gain: %sat most %.3f ms %s (%.1f %% of %s), the time %s %s now.",
-             straggler, off_cpu[0] ? off_cpu : host ? host_compute : hook[0] ? hook : generic ? generic
-             : fix[r->bottleneck], ev, from_hook ? " and the PyTorch section" : "", waits,
-             (double)gain / 1e6, per, 100.0 * (double)gain / (double)r->avg_dur_ns, of,
-             host ? "host compute" : what[r->bottleneck], plural ? "take" : "takes");
+    snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s%s Look at %s%s. Expected gain: %s%s", straggler,
+             off_cpu[0] ? off_cpu : host ? host_compute : hook[0] ? hook : generic ? generic : fix[r->bottleneck], ev,
+             from_hook ? " and the PyTorch section" : "", waits, expected);
     for (size_t i = 0; from_hook && !off_cpu[0] && !host && i < r->py->nadvice; i++)   /* said once, in the fix */
         r->py->advice_in_fix[i] = strstr(hook, r->py->advice[i]) != NULL;
 }
@@ -620,8 +648,13 @@ static void verdict_line(struct ps_report *r)
     r->verdict_left_out_ns = r->verdict_step_ns - r->avg.seen_ns;
     r->kernel_share = r->verdict_step_ns > 0 ? (double)r->avg.group_ns[PS_BN_KERNEL] / (double)r->verdict_step_ns
                                              : NAN;
-    r->max_gain_share = r->bottleneck == PS_BN_UNKNOWN ? NAN : r->share;
-    r->max_gain_ns = r->bottleneck == PS_BN_UNKNOWN ? -1 : r->avg.group_ns[r->bottleneck];
+    /* what removing it saves: the replay's (replay.c), else the time it takes */
+    r->max_gain_ns = r->bottleneck == PS_BN_UNKNOWN ? -1
+                     : r->causes.replayed         ? r->causes.group_gain_ns[r->bottleneck]
+                                                  : r->avg.group_ns[r->bottleneck];
+    r->max_gain_share = r->bottleneck == PS_BN_UNKNOWN || r->verdict_step_ns <= 0
+                            ? NAN
+                            : (double)r->max_gain_ns / (double)r->verdict_step_ns;
     if (r->bottleneck != PS_BN_UNKNOWN)
         r->verdict_reason = NULL;
     else if (r->all->nranges == 0 && !r->has_gpu)

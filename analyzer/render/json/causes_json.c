@@ -22,6 +22,12 @@ void ps_render_causes_json(struct ps_jw *w, const struct ps_report *r)
     ps_jw_kbool(w, "host_only", cs->host_only);
     ps_jw_kint(w, "python_frames", cs->python_frames);
     ps_jw_kint(w, "python_samples", cs->python_samples);
+    ps_jw_kint_or_null(w, "replay_step_ns", cs->replayed ? cs->replay_step_ns : -1);
+    ps_jw_key(w, "group_gain_ns");
+    ps_jw_map_open(w);
+    for (int g = 0; g < PS_BN_UNKNOWN; g++)
+        ps_jw_kint_or_null(w, ps_bottleneck_name[g], cs->group_gain_ns[g]);
+    ps_jw_map_close(w);
     ps_jw_key(w, "by_cause");
     ps_jw_map_open(w);
     for (int c = 0; c < PS_CAUSE_N; c++) {
@@ -30,6 +36,8 @@ void ps_render_causes_json(struct ps_jw *w, const struct ps_report *r)
         ps_jw_map_open(w);
         ps_jw_kint(w, "ns", st->ns);
         ps_jw_kdouble(w, "share", st->share);
+        ps_jw_kint_or_null(w, "gain_ns", st->gain_ns);
+        ps_jw_kint_or_null(w, "top_gain_ns", st->top_gain_ns);
         ps_jw_key(w, "top");
         ps_jw_array_open(w);
         for (size_t i = 0; i < st->ntop; i++) {

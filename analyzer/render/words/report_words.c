@@ -35,23 +35,27 @@ void ps_words_verdict_detail(char *buf, size_t len, const struct ps_report *r)
         window = window_buf;
     }
     const char *each = r->whole_run ? "the run" : "each step";
+    /* the saving: the replay's (analyses/verdict/replay.c), "about"; else the cause's time, "at most" */
+    const char *how = r->causes.replayed ? "about" : "at most";
     if (r->bottleneck == PS_BN_UNKNOWN)
         snprintf(buf, len, "%s", r->verdict_reason ? r->verdict_reason : "nothing to classify");
     else if (r->bottleneck == PS_BN_KERNEL && !r->has_gpu && r->host_wait.claimed)   /* analyses/verdict/verdict.c */
         snprintf(buf, len, "host compute, \"kernel\" in JSON; %.1f %% of %s is host compute, but for about %.3f ms "
                            "of it the step thread was waiting, not computing (thread samples: What to do); "
-                           "removing the cause saves at most %.1f %%, %.3f ms",
-                 100.0 * r->share, window, (double)r->host_wait.wait_ns / 1e6, 100.0 * r->max_gain_share,
+                           "removing the cause saves %s %.1f %%, %.3f ms",
+                 100.0 * r->share, window, (double)r->host_wait.wait_ns / 1e6, how, 100.0 * r->max_gain_share,
                  (double)r->max_gain_ns / 1e6);
     else if (r->bottleneck == PS_BN_KERNEL)
-        snprintf(buf, len, "%s%.1f %% of %s is %s: nothing starves the %s; only faster %s shorten %s, by at "
-                           "most %.1f %%, %.3f ms",
+        snprintf(buf, len, "%s%.1f %% of %s is %s: nothing starves the %s; faster %s alone shorten %s by %s "
+                           "%.1f %%, %.3f ms%s",
                  r->has_gpu ? "" : "host compute, \"kernel\" in JSON; ", 100.0 * r->share, window, compute,
-                 r->has_gpu ? "GPU" : "host", r->has_gpu ? "kernels" : "computations", each,
-                 100.0 * r->max_gain_share, (double)r->max_gain_ns / 1e6);
+                 r->has_gpu ? "GPU" : "host", r->has_gpu ? "kernels" : "computations", each, how,
+                 100.0 * r->max_gain_share, (double)r->max_gain_ns / 1e6,
+                 r->has_gpu && 2 * r->max_gain_ns < r->avg.group_ns[PS_BN_KERNEL]
+                     ? " (the host's launches then take nearly as long: What to do)" : "");
     else
-        snprintf(buf, len, "%.1f %% of %s; %s %.1f %%; removing the cause saves at most %.1f %% of %s, %.3f ms",
-                 100.0 * r->share, window, compute, 100.0 * r->kernel_share, 100.0 * r->max_gain_share, each,
+        snprintf(buf, len, "%.1f %% of %s; %s %.1f %%; removing the cause saves %s %.1f %% of %s, %.3f ms",
+                 100.0 * r->share, window, compute, 100.0 * r->kernel_share, how, 100.0 * r->max_gain_share, each,
                  (double)r->max_gain_ns / 1e6);
 }
 

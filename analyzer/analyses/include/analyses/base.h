@@ -324,10 +324,14 @@ void ps_proc_ranks_world(const struct ps_model *m, const struct ps_proc_ranks *p
 /* Every query here reads what the report's model holds and cannot fail: lookups return their answer (NULL for
  * none), the others return nothing and give a fact's value with its state (enum ps_fact) through out-parameters. */
 
-/* Finding f's fix as the next recommendation (nothing when r->recs is full): "<fix>, in all N analysed steps
- * (finding <rule>)." ("in the run" without steps): a finding's gain is over the analysed window, the verdict's
- * own fix is per step, and every fix says which (docs/report.md "Text report"). Cannot fail. */
+/* Finding f's fix as the next recommendation (nothing when r->recs is full): "<fix>, per step (the average of
+ * the N analysed steps) (finding <rule>)." ("over the run" without steps): every gain is per average step
+ * (ps_report_per_step_ms), and a fix whose time a fix above already counts says so (docs/report.md "What to
+ * do"). Cannot fail. */
 void ps_report_add_finding_fix(struct ps_report *r, const struct ps_finding *f);
+/* ns over the analysed window as ms per analysed step (the window itself without steps): the unit of every
+ * finding's fix. */
+double ps_report_per_step_ms(const struct ps_report *r, int64_t ns);
 
 /* The text of string id `id` of the report's model (a step, kernel, evidence or finding row name); NULL for none
  * (the model's PS_NONE). Valid while the model lives. */

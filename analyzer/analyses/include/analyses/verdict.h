@@ -98,6 +98,9 @@ struct ps_cause_stat {
                                     * outermost first, top[0] last; nchain 0 when none */
     size_t nchain;
     uint32_t call;                 /* sync: the API call top[0] issued (string id), else PS_NONE */
+    int64_t gain_ns;               /* the replay's saving per average steady step without the cause (replay.c,
+                                    * docs/report.md "Expected gains"); -1: no fix removes it (not replayed) */
+    int64_t top_gain_ns;           /* the same without top[0]'s time only; -1 when not replayed */
 };
 struct ps_causes {
     int computed;                  /* 1: the steps were split (r->steps[i].cause_ns hold) */
@@ -114,6 +117,11 @@ struct ps_causes {
     struct ps_cause_stat c[PS_CAUSE_N];
     int64_t python_frames;         /* Python frames (Kineto python_function) on the step thread in the steps */
     int64_t python_samples;        /* perfscope's Python stack samples of the step thread in the steps */
+    int replayed;                  /* 1: the gains below and c[].gain_ns hold */
+    int64_t replay_step_ns;        /* the steady steps replayed as recorded, per step (against step_ns: how close
+                                    * the replay's model of the run comes to it) */
+    int64_t group_gain_ns[PS_BN_UNKNOWN];   /* per verdict group (enum ps_bottleneck): the saving without all of
+                                             * the group's causes; -1 when not replayed */
 };
 
 /* causes.c: where each analysed step's time goes (r->steps[i].cause_ns, r->steps[i].startup) and, over the
