@@ -25,6 +25,8 @@ or its device's first):
   cudaStreamWaitEvent [b+300, b+303)    stream 9 waits on it: a cuda_sync "Stream Wait Event" at b+300 (stream 9,
                                         wait_on_stream 7, wait_on_cuda_event_record_corr_id: the record above)
   cudaLaunchKernel [b+400, b+410)       consumer_kernel [b+4150, b+6150) on stream 9
+  cudaLaunchKernel [b+4100, b+4110)     decoy_kernel [b+4130, b+4140) on stream 11: of the other streams' ops, the one
+                                        that ended last before consumer_kernel started (what the fallback names)
   cudaStreamWaitEvent [b+6160, b+6163)  stream 9 waits on the event of b+50 (a cuda_sync naming that record)
   cudaLaunchKernel [b+6200, b+6210)     late_kernel [b+6400, b+6900) on stream 9
 --no-sync-events leaves the cuda_sync events out (the cudaStreamWaitEvent calls stay); --hostile adds cuda_sync
@@ -71,6 +73,7 @@ if "--stream-wait" in sys.argv:
         wait(b + 300, call("cudaStreamWaitEvent", b + 300, 3),
              {"wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": rec})
         kernel("consumer_kernel", 9, b + 4150, 2000, call("cudaLaunchKernel", b + 400, 10))
+        kernel("decoy_kernel", 11, b + 4130, 10, call("cudaLaunchKernel", b + 4100, 10))   # ends nearest consumer's start
         wait(b + 6160, call("cudaStreamWaitEvent", b + 6160, 3),
              {"wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": old})
         for at in (b + 301, b + 6170) if "--hostile" in sys.argv else ():   # consumer's and late_kernel's

@@ -278,10 +278,12 @@ static uint32_t releasing_op(const struct ps_stream_waits *sw, const struct ps_g
     return PS_NONE;
 }
 
-/* The op that stream wait w names for waiting op `op`: rule 1 of the file's comment, else PS_NONE. */
-static uint32_t named_op(const struct ps_stream_waits *sw, size_t w, const struct ps_gpu_op *op)
+/* The op that stream wait w names for waiting op `op`: rule 1 of the file's comment (*guess 0), rule 2 for a wait
+ * on an unknown stream (*guess 1), else PS_NONE. */
+static uint32_t named_op(const struct ps_stream_waits *sw, size_t w, const struct ps_gpu_op *op, int *guess)
 {
     uint32_t on = sw->on_stream[w];
+    *guess = on == PS_NONE;
     if (on == PS_NONE || on == op->stream || on >= sw->nstreams)
         return on == PS_NONE ? releasing_op(sw, op) : PS_NONE;
     size_t lo = sw->first[on], n = sw->first[on + 1] - lo, j;
@@ -320,13 +322,14 @@ uint32_t ps_stream_waits_on(struct ps_stream_waits *sw, size_t i, int64_t launch
         return PS_NONE;
     uint32_t best = PS_NONE, found_record = 0;
     int64_t best_end = INT64_MIN;
+    int best_guess = 1, guess;
     size_t j = last_at_most(sw->waiter, sw->nwaiter, (int64_t)i, 0);
     for (; j < sw->nwaiter && sw->waiter[j].key == (int64_t)i; j = j ? j - 1 : sw->nwaiter) {
-        found_record = 1;   /* several waits: the one whose op ended last held it longest */
-        uint32_t x = named_op(sw, sw->waiter[j].idx, &op);
+        found_record = 1;   /* several waits: a named stream over a guess, then the op that ended last */
+        uint32_t x = named_op(sw, sw->waiter[j].idx, &op, &guess);
         int64_t end = x != PS_NONE ? ps_view_row_end(sw->v, ps_view_gpu_row(sw->v, x)) : INT64_MIN;
-        if (x != PS_NONE && end > best_end)
-            best = x, best_end = end;
+        if (x != PS_NONE && (guess < best_guess || (guess == best_guess && end > best_end)))
+            best = x, best_end = end, best_guess = guess;
     }
     const struct ps_api_call *launch = ps_view_api_at(sw->v, op.launch);
     if (!found_record) {
