@@ -56,7 +56,8 @@ static int read_records(struct sctx *c, struct records *out)
     if (rc <= 0)
         return rc;
     char sql[400] = "SELECT ";
-    if (ps_sq_load_cols(c, EVENT_TABLE) < 0 || ps_sq_add_col(c, sql, sizeof sql, EVENT_TABLE, "globalPid", "NULL") < 0 ||
+    if (ps_sq_load_cols(c, EVENT_TABLE) < 0 ||
+        ps_sq_add_col(c, sql, sizeof sql, EVENT_TABLE, "globalPid", "NULL") < 0 ||
         ps_sq_add_col(c, sql, sizeof sql, EVENT_TABLE, "eventId", "NULL") < 0 ||
         ps_sq_add_col(c, sql, sizeof sql, EVENT_TABLE, "eventSyncId", "NULL") < 0 ||
         ps_sq_add_col(c, sql, sizeof sql, EVENT_TABLE, "correlationId", "NULL") < 0 ||

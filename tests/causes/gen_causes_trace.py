@@ -73,7 +73,8 @@ if "--stream-wait" in sys.argv:
         wait(b + 300, call("cudaStreamWaitEvent", b + 300, 3),
              {"wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": rec})
         kernel("consumer_kernel", 9, b + 4150, 2000, call("cudaLaunchKernel", b + 400, 10))
-        kernel("decoy_kernel", 11, b + 4130, 10, call("cudaLaunchKernel", b + 4100, 10))   # ends nearest consumer's start
+        # ends nearest consumer_kernel's start
+        kernel("decoy_kernel", 11, b + 4130, 10, call("cudaLaunchKernel", b + 4100, 10))
         wait(b + 6160, call("cudaStreamWaitEvent", b + 6160, 3),
              {"wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": old})
         for at in (b + 301, b + 6170) if "--hostile" in sys.argv else ():   # consumer's and late_kernel's

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """An Nsight Systems SQLite export (the tables perfscope reads) with the timeline of gen_causes_trace.py
---stream-wait (decoy_kernel included): four NVTX `step` ranges of 10000 µs in which stream 9's consumer_kernel waits on stream 7's
-producer_gemm through cudaEventRecord + cudaStreamWaitEvent, as a CUPTI_ACTIVITY_KIND_SYNCHRONIZATION row (syncType 2,
-CUPTI's STREAM_WAIT_EVENT) joined by (eventId, eventSyncId) to the CUPTI_ACTIVITY_KIND_CUDA_EVENT row of the record.
+--stream-wait (decoy_kernel included): four NVTX `step` ranges of 10000 µs in which stream 9's consumer_kernel
+waits on stream 7's producer_gemm through cudaEventRecord + cudaStreamWaitEvent, as a
+CUPTI_ACTIVITY_KIND_SYNCHRONIZATION row (syncType 2, CUPTI's STREAM_WAIT_EVENT) joined by (eventId, eventSyncId) to
+the CUPTI_ACTIVITY_KIND_CUDA_EVENT row of the record.
 Usage: gen_nsys_waits.py OUT [--no-sync-id] [--no-cuda-event]
 
 Column names: those two tables as the DDL of a real nsys 2026.2.1 export (schema 3.25) declares them, which
@@ -68,8 +69,8 @@ def kernel(name, stream, ts, dur, c):
 
 def record(c, event, sync):
     if "--no-cuda-event" not in sys.argv:
-        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT VALUES (0,0,1,NULL,7,?,?,?%s)" % (",?" if sync_id else ""),
-                   (c, gpid, event) + ((sync,) if sync_id else ()))
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT VALUES (0,0,1,NULL,7,?,?,?%s)"
+                   % (",?" if sync_id else ""), (c, gpid, event) + ((sync,) if sync_id else ()))
 
 
 def wait(ts, c, event, sync):
@@ -88,7 +89,8 @@ for k in range(4):
     record(rec, 1, 101 + 2 * k)          # event 1, recorded after producer_gemm: each record its own sync id
     wait(b + 300, call("cudaStreamWaitEvent_v3020", b + 300, 3), 1, 101 + 2 * k)
     kernel("consumer_kernel", 9, b + 4150, 2000, call("cudaLaunchKernel_v7000", b + 400, 10))
-    kernel("decoy_kernel", 11, b + 4130, 10, call("cudaLaunchKernel_v7000", b + 4100, 10))   # ends nearest consumer's start
+    # ends nearest consumer_kernel's start
+    kernel("decoy_kernel", 11, b + 4130, 10, call("cudaLaunchKernel_v7000", b + 4100, 10))
     wait(b + 6160, call("cudaStreamWaitEvent_v3020", b + 6160, 3), 2, 100 + 2 * k)
     kernel("late_kernel", 9, b + 6400, 500, call("cudaLaunchKernel_v7000", b + 6200, 10))
 db.commit()

@@ -330,8 +330,9 @@ int ps_model_reserve(struct ps_model *m, size_t gpu_ops, size_t api_calls);
 int ps_model_add_api(struct ps_model *m, const struct ps_api_call *call);
 int ps_model_add_range(struct ps_model *m, const struct ps_range *r);
 int ps_model_add_open_range(struct ps_model *m, const struct ps_range *r);   /* to open_ranges */
-/* Add `base` ns to every time of the GPU ops, API calls, ranges, memory events and stream waits (Kineto timestamps relative to
- * baseTimeNanoseconds). 0, or -ERANGE when a time would overflow int64 (the model is then partly shifted). */
+/* Add `base` ns to every time of the GPU ops, API calls, ranges, memory events and stream waits (Kineto
+ * timestamps relative to baseTimeNanoseconds). 0, or -ERANGE when a time would overflow int64 (the model is then
+ * partly shifted). */
 int ps_model_shift_times(struct ps_model *m, int64_t base);
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
 int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample *s);
