@@ -188,6 +188,7 @@ void ps_model_free(struct ps_model *m)
     free(m->py_frames.v);
     free(m->mem_events.v);
     free(m->nvml_mem.v);
+    free(m->stream_waits.v);
     strpool_free(m->strings);
     free(m->path);
     free(m);
@@ -512,6 +513,11 @@ int ps_model_add_nvml_mem(struct ps_model *m, const struct ps_nvml_mem_sample *s
     return VEC_PUSH(m->nvml_mem, *s);
 }
 
+int ps_model_add_stream_wait(struct ps_model *m, const struct ps_stream_wait *w)
+{
+    return VEC_PUSH(m->stream_waits, *w);
+}
+
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value)
 {
     struct ps_meta_kv kv = { strdup(key), strdup(value ? value : "") };
@@ -545,6 +551,9 @@ int ps_model_shift_times(struct ps_model *m, int64_t base)
 #undef SHIFT
     for (size_t i = 0; i < m->mem_events.n; i++)
         if (__builtin_add_overflow(m->mem_events.v[i].time_ns, base, &m->mem_events.v[i].time_ns))
+            return -ERANGE;
+    for (size_t i = 0; i < m->stream_waits.n; i++)
+        if (__builtin_add_overflow(m->stream_waits.v[i].time_ns, base, &m->stream_waits.v[i].time_ns))
             return -ERANGE;
     if (m->has_mem_origin && __builtin_add_overflow(m->mem_origin_ns, base, &m->mem_origin_ns))
         return -ERANGE;

@@ -84,6 +84,14 @@ static int finish_gpu_event(struct kctx *c, enum ps_kineto_cat cat, int64_t star
     if (e->has_corr && e->pid.numeric && e->tid.numeric &&
         ps_kflows_gpu(&c->flows, (uint64_t)e->corr, (uint32_t)e->pid.v, (uint32_t)e->tid.v) < 0)
         return -ENOMEM;
+    /* A stream's wait on an event (cudaStreamWaitEvent): what it waits on, as far as the args say
+     * (analyses/verdict/stream_waits.c looks the streams and the record call up, and ignores what it cannot find) */
+    if (cat == PS_KCAT_SYNC && e->sync_kind == 2 /* "Stream Wait Event" */ && stream >= 0 && stream < UINT32_MAX) {
+        struct ps_stream_wait w = { .time_ns = start, .record_corr = (uint64_t)e->wait_record, .stream = stream,
+                                    .on_stream = e->wait_stream, .pid = 0, .device = (int32_t)device };
+        if (ps_model_add_stream_wait(c->m, &w) < 0)
+            return -ENOMEM;
+    }
     op.name = ps_model_intern(c->m, e->name.s, e->name.n);
     /* Correlation ids are file-global in Kineto traces: streams all belong to "process" 0. */
     op.stream = ps_model_stream(c->m, 0, (int32_t)device, stream);
@@ -195,4 +203,5 @@ void ps_kineto_event_reset(struct event *e)
     memset(e, 0, sizeof *e);
     e->cat = cat, e->name = name, e->arg_name = arg_name;
     e->cat.n = e->name.n = e->arg_name.n = 0;
+    e->wait_stream = -1;
 }

@@ -43,7 +43,15 @@ static const struct key_name key_names[] = {
     KN(R_ARGS, K_MEM_BYTES, "Bytes"), KN(R_ARGS, K_MEM_TOTAL_ALLOC, "Total Allocated"),
     KN(R_ARGS, K_MEM_TOTAL_RES, "Total Reserved"),
     KN(R_ARGS, K_IN_NELEMS, "In msg nelems"), KN(R_ARGS, K_OUT_NELEMS, "Out msg nelems"), KN(R_ARGS, K_DTYPE, "dtype"),
+    KN(R_ARGS, K_WAIT_STREAM, "wait_on_stream"), KN(R_ARGS, K_WAIT_RECORD, "wait_on_cuda_event_record_corr_id"),
 };
+
+/* Args read leniently: a value of another JSON type or out of range leaves the fact unknown, never fails the
+ * trace (what a wait waits on names a cause; it is no number the report sums). */
+static int lenient_arg(enum key k)
+{
+    return k == K_WAIT_STREAM || k == K_WAIT_RECORD;
+}
 
 /* The element size of a c10 ScalarType name as PyTorch's profiler writes a collective's "dtype" (c10/core/
  * ScalarType.h); 0 for one not listed. */
@@ -188,6 +196,15 @@ static int arg_number(struct kctx *c, enum key k, const char *s, size_t len)
         return 1;   /* an estimate: one that is not a percentage is left out, never an error */
     case K_MEM_DEV_TYPE: case K_MEM_DEV_ID: case K_MEM_ADDR: case K_MEM_BYTES: case K_MEM_TOTAL_ALLOC:
     case K_MEM_TOTAL_RES: return mem_arg(c, k, s, len);
+    case K_WAIT_STREAM: case K_WAIT_RECORD: {   /* Kineto writes -1 for "unknown" (stream and correlation alike) */
+        int64_t v;
+        int ok = ps_parse_int(s, len, &v) == 0;
+        if (k == K_WAIT_STREAM)
+            e->wait_stream = ok && v >= 0 && v < UINT32_MAX ? v : -1;   /* CUPTI stream ids are uint32 */
+        else
+            e->wait_record = ok && v > 0 ? v : 0;
+        return 1;
+    }
     case K_IN_NELEMS: case K_OUT_NELEMS: {   /* a message size: one out of range is left out, never an error */
         int64_t v;
         if (ps_parse_int(s, len, &v) == 0 && v > 0)
@@ -329,6 +346,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
             e->dtype_bytes = dtype_bytes(s, len);
         else if (k == K_NAME)
             e->has_arg_name = 1, rc = ps_kineto_buf_set(&e->arg_name, s, len);
+        else if (lenient_arg(k))
+            return arg_number(c, k, (const char *)s, len);   /* "7" as 7; "abc" leaves it unknown */
         else if (k >= K_MEM_DEV_TYPE)   /* [memory] args: a bad one drops that record only, a huge size fails */
             return mem_arg(c, k, (const char *)s, len);
         else if (k != K_OTHER && ps_json_integer_text(s, len))
@@ -359,7 +378,8 @@ static int cb_bool(void *ctx, int v)
     enum role role = cur_role(c);
     if (role == R_EVENTS)
         return fail(c, "the event is not an object");
-    if (role != R_SKIP && role != R_TOP && role != R_DEVPROPS && cur_key(c) != K_OTHER)
+    if (role != R_SKIP && role != R_TOP && role != R_DEVPROPS && cur_key(c) != K_OTHER &&
+        !(role == R_ARGS && lenient_arg(cur_key(c))))
         return wrong_type(c, cur_key(c), "a boolean");
     return 1;
 }
@@ -400,7 +420,8 @@ static int open_container(struct kctx *c, int is_map)
             role = R_ARGS;
         else if (k != K_OTHER)       /* "args": [1,2] would lose the event's correlation without a word */
             return wrong_type(c, k, is_map ? "an object" : "an array");
-    } else if ((parent == R_ARGS || parent == R_DEV || parent == R_DIST) && cur_key(c) != K_OTHER) {
+    } else if ((parent == R_ARGS || parent == R_DEV || parent == R_DIST) && cur_key(c) != K_OTHER &&
+               !(parent == R_ARGS && lenient_arg(cur_key(c)))) {
         return wrong_type(c, cur_key(c), is_map ? "an object" : "an array");
     } else if (parent == R_DEVPROPS && is_map) {
         role = R_DEV;

@@ -22,7 +22,8 @@ enum key {
     K_ID, K_TOTAL_MEM, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS,           /* deviceProperties (K_NAME too) */
     K_RANK, K_WORLD_SIZE,                                           /* distributedInfo */
     K_MEM_DEV_TYPE, K_MEM_DEV_ID, K_MEM_ADDR, K_MEM_BYTES, K_MEM_TOTAL_ALLOC, K_MEM_TOTAL_RES,  /* [memory] args */
-    K_IN_NELEMS, K_OUT_NELEMS, K_DTYPE                              /* collective args (record_param_comms) */
+    K_IN_NELEMS, K_OUT_NELEMS, K_DTYPE,                             /* collective args (record_param_comms) */
+    K_WAIT_STREAM, K_WAIT_RECORD    /* cuda_sync args: what a wait waits on; one of another type or range is left out */
 };
 
 struct buf {
@@ -50,6 +51,10 @@ struct event {
     int64_t mem_dev_type, mem_dev_id, mem_addr, mem_bytes, mem_total_alloc, mem_total_res;
     int64_t in_nelems, out_nelems;      /* a collective's "In msg nelems" / "Out msg nelems"; 0 unknown */
     int dtype_bytes;                    /* its "dtype" element size in bytes; 0 unknown */
+    int64_t wait_stream;                /* a cuda_sync's "wait_on_stream": the stream the event was recorded on; -1
+                                         * unknown (absent, negative, past uint32, not an integer) */
+    int64_t wait_record;                /* its "wait_on_cuda_event_record_corr_id": the cudaEventRecord call's
+                                         * correlation id; 0 unknown (absent, not positive, not an integer) */
 };
 
 struct kctx {

@@ -610,6 +610,7 @@ int ps_read_sqlite(const char *path, struct ps_model *m, char *err, size_t errle
         goto out;
     }
     if ((is_perfscope && (rc = ps_sq_read_meta(&c)) < 0) || (rc = ps_sq_read_activity(&c)) < 0 ||
+        (rc = ps_sq_read_stream_waits(&c)) < 0 ||
         (rc = ps_sq_read_host_tables(&c, is_perfscope)) < 0 || (rc = ps_sq_read_memory(&c)) < 0 ||
         (is_perfscope && (rc = ps_sq_read_python(&c)) < 0))
         goto out;

@@ -159,6 +159,13 @@ int ps_sq_read_thread_samples(struct sctx *c);
  * -EINVAL / -ENOMEM with the message set. */
 int ps_sq_read_python(struct sctx *c);
 
+/* ---- read_sqlite_waits.c ---- */
+
+/* The stream waits of CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (optional), each with the stream and record call of
+ * CUPTI_ACTIVITY_KIND_CUDA_EVENT's matching row where the file has one, into model.stream_waits. 0, or -EINVAL /
+ * -ENOMEM with the message set. */
+int ps_sq_read_stream_waits(struct sctx *c);
+
 /* ---- read_sqlite.c: the activity tables, and the whole file (reader_impl.h: ps_read_sqlite) ---- */
 
 /* The GPU op, API call and NVTX tables (c->rowid_after: their new rows) into c->m, and a process for every thread

@@ -1,10 +1,34 @@
 #!/bin/sh
 # Where the step goes (docs/report.md) through the real binary, on generated traces whose causes are known by
-# construction (gen_causes_trace.py). Usage: causes.sh PERFSCOPE CASE
-ps=$1 case=$2
+# construction (gen_causes_trace.py, gen_nsys_waits.py), and on the shared traces. Usage: causes.sh PERFSCOPE CASE
+# [SHARED]
+ps=$1 case=$2 shared=${3:-}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 here=$(dirname "$0")
+. "$here/../need_shared.sh"
+# The waits of gen_causes_trace.py --stream-wait and gen_nsys_waits.py, by hand per step (µs from its start b; every
+# step alike). GPU: producer_gemm [120, 4120) on stream 7, decoy_kernel [4130, 4140) on stream 11, consumer_kernel
+# [4150, 6150) and late_kernel [6400, 6900) on stream 9: kernels 4000 + 10 + 2000 + 500 = 6510. consumer_kernel's
+# launch returned at 410: it waits [410, 4150), seen where no kernel runs: [4120, 4130) + [4140, 4150) = 20, named by
+# what it waits for: producer_gemm (the event recorded after it, b+200), released at 4120 and started 30 µs later,
+# within a release's 50 µs, so all 20; the fallback without the record names decoy_kernel instead (the other
+# streams' op that ended last, 10 µs before it started). late_kernel waits [6210, 6400) = 190, on the event recorded
+# at b+50 (before producer_gemm: what it marks ended in the step before, before late_kernel's launch): named by
+# nothing. Stream wait 210. Launch: record [50, 55) 5, producer_gemm's call and latency [100, 120) 20, the wait call
+# [6160, 6163) 3, late_kernel's call [6200, 6210) 10: 38 (the others run under a kernel). Unexplained: the rest,
+# [0, 50) + [55, 100) + [6150, 6160) + [6163, 6200) + [6900, 10000) = 3242.
+waits_check() {   # waits_check JSON-FILE OP STREAM: the causes above, the waits named by OP on STREAM
+    check "$1" '
+want = {"kernel": 6510, "stream_wait": 210, "launch": 38, "unexplained": 3242, "data": 0, "host": 0, "sync": 0,
+        "waiting": 0, "pretrace": 0, "copy": 0, "communication": 0}
+got = {k: v["ns"] / 1000 for k, v in by.items()}
+assert got == want, got
+w = by["stream_wait"]
+assert w["waits_on"] == [{"stream": '"$3"', "device": 0, "op": "'"$2"'", "ns": 20000}], w
+assert [(n["name"], n["ns"]) for n in w["top"]] == [("late_kernel", 190000), ("consumer_kernel", 20000)], w
+'
+}
 check() {   # check JSON-FILE PYTHON-ASSERTIONS
     python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -111,5 +135,97 @@ assert c["python_samples"] >= 12, c   # 20 Hz over 12 steps of ~0.1 s: about 24
 t = dict((k, int(v)) for k, v in (l.split() for l in open(sys.argv[1].replace("r.json", "timers"))))
 assert t["preprocess_ns"] > 0.5 * t["step_ns"], t   # the script spent most of its steps there, by its own clock
 ' || exit 1 ;;
+stream_wait_is_named_by_the_op_it_waits_for)
+    # Kineto: the cuda_sync "Stream Wait Event" names stream 7 and the cudaEventRecord's correlation (see above).
+    python3 "$here/gen_causes_trace.py" "$tmp/t.json" --stream-wait || exit 1
+    "$ps" report "$tmp/t.json" --format json -o "$tmp/r.json" || exit 1
+    waits_check "$tmp/r.json" producer_gemm 7 || exit 1
+    for f in text md html; do   # Markdown escapes the underscore
+        "$ps" report "$tmp/t.json" --format $f -o "$tmp/r.$f" || exit 1
+        name=producer_gemm; [ $f = md ] && name='producer\_gemm'
+        tr -s ' \n' '  ' <"$tmp/r.$f" | grep -qF "waits for stream 7: $name 0.020 ms" ||
+            { echo "$f: the wait is not named"; exit 1; }
+    done ;;
+stream_wait_without_sync_events_is_named_by_the_op_that_released_it)
+    # No cuda_sync events (Kineto leaves some out), only the cudaStreamWaitEvent calls: the other streams' op that
+    # ended last within a release's 50 µs of consumer_kernel's start is decoy_kernel (see above).
+    python3 "$here/gen_causes_trace.py" "$tmp/t.json" --stream-wait --no-sync-events || exit 1
+    "$ps" report "$tmp/t.json" --format json -o "$tmp/r.json" || exit 1
+    waits_check "$tmp/r.json" decoy_kernel 11 || exit 1 ;;
+hostile_cuda_sync_args_name_nothing_bogus)
+    # Eleven more "Stream Wait Event"s before each of consumer_kernel's and late_kernel's launches: args of the
+    # wrong JSON type, negative, past int64 or uint32, naming a stream or a record the trace lacks, the waiting
+    # stream itself. The report reads them and the waits named stay the ones above: a wait on a stream the trace
+    # names beats a guess, and nothing names late_kernel's wait.
+    python3 "$here/gen_causes_trace.py" "$tmp/t.json" --stream-wait --hostile || exit 1
+    "$ps" report "$tmp/t.json" --format json -o "$tmp/r.json" || exit 1
+    waits_check "$tmp/r.json" producer_gemm 7 || exit 1 ;;
+nsys_stream_wait_is_named_from_synchronization_and_cuda_event)
+    # The same timeline as an Nsight Systems export: SYNCHRONIZATION (syncType 2) joined to CUDA_EVENT by event and
+    # sync id, then by the event's latest record before the wait (no eventSyncId column), then without CUDA_EVENT
+    # (the recording stream unknown: the fallback names decoy_kernel).
+    for v in "producer_gemm 7" "producer_gemm 7 --no-sync-id" "decoy_kernel 11 --no-cuda-event"; do
+        set -- $v
+        rm -f "$tmp/n.sqlite"
+        python3 "$here/gen_nsys_waits.py" "$tmp/n.sqlite" $3 || exit 1
+        "$ps" report "$tmp/n.sqlite" --format json -f -o "$tmp/r.json" || exit 1
+        waits_check "$tmp/r.json" $1 $2 || { echo "variant: $v"; exit 1; }
+    done ;;
+shared_traces_name_the_waits_an_independent_reading_finds)
+    # HTA's event-sync traces and the shared nsys export, read here directly: every stream wait, the op that waits
+    # on it (the first op of its stream launched after it) and what it waits for (the last op launched on the
+    # recording stream before the record call). A wait counts only when its op waited longer than a launch's 50 µs
+    # behind an op of its stream that ran already, and what it waits for was still running when the launch
+    # returned. None does in these traces (stream 24's first op, launched 4 µs before it started, is the only
+    # op waiting on stream 20's GEMM, which ended 19 ms earlier; the nsys waits are on streams with no op in the
+    # window), so the report must name none.
+    for t in kineto/hta_event_sync_multi_stream.pt.trace.json.gz kineto/hta_event_sync.pt.trace.json.gz \
+             nsys/h100_2gpu_1s.sqlite; do
+        need_shared "$shared/traces/$t"
+        "$ps" report "$shared/traces/$t" --format json -f -o "$tmp/r.json" || exit 1
+        python3 - "$shared/traces/$t" "$tmp/r.json" <<'PY' || exit 1
+import gzip, json, sqlite3, sys
+path, report = sys.argv[1], json.load(open(sys.argv[2]))
+ops, calls, waits = [], {}, []   # ops: (stream, start, end, name, corr); calls: corr -> (start, end)
+if path.endswith(".gz"):
+    for e in json.load(gzip.open(path))["traceEvents"]:
+        a, cat = e.get("args", {}), e.get("cat")
+        if cat in ("kernel", "gpu_memcpy", "gpu_memset"):
+            ops.append((a["stream"], e["ts"], e["ts"] + e["dur"], e["name"], a["correlation"]))
+        elif cat == "cuda_runtime":
+            calls[a["correlation"]] = (e["ts"], e["ts"] + e["dur"])
+        elif cat == "cuda_sync" and a.get("cuda_sync_kind") == "Stream Wait Event":
+            waits.append((a["stream"], e["ts"], a.get("wait_on_stream", -1), a.get("wait_on_cuda_event_record_corr_id", -1)))
+    us = 1
+else:
+    db = sqlite3.connect(path)
+    for t in ("KERNEL", "MEMCPY", "MEMSET"):
+        ops += db.execute("SELECT streamId, start, end, '', correlationId FROM CUPTI_ACTIVITY_KIND_" + t).fetchall()
+    calls = {c: (s, e) for s, e, c in db.execute("SELECT start, end, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME")}
+    waits = [(s, t, -1, -1) for s, t in db.execute(
+        "SELECT streamId, start FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE syncType = 2")]
+    us = 1000
+expected, resolved = [], []
+for stream, ts, on, rec in waits:
+    mine = sorted((calls[o[4]][0], o) for o in ops if o[0] == stream and o[4] in calls)
+    later = [o for l, o in mine if l >= ts]
+    if not later:
+        continue
+    op = later[0]
+    first = min(o[1] for o in ops if o[0] == stream) == op[1]
+    queued = op[1] - calls[op[4]][1] > 50 * us
+    waited = None
+    if rec in calls:
+        on_ops = sorted((calls[o[4]][0], o) for o in ops if o[0] == on and o[4] in calls and calls[o[4]][0] < calls[rec][0])
+        waited = on_ops[-1][1] if on_ops else None
+    resolved.append((stream, op[3], on, waited and waited[3], waited and waited[2] - calls[op[4]][1]))
+    if waited and queued and not first and waited[2] > calls[op[4]][1]:
+        expected.append({"stream": on, "op": waited[3]})
+if "multi_stream" in path:   # the trace's README: stream 24 waits on stream 20's GEMM (record 1385)
+    assert resolved == [(24, "Memset (Device)", 20, "ampere_sgemm_128x64_nn", 348823 - 368030)], resolved
+w = report["causes"]["by_cause"]["stream_wait"]
+assert [{"stream": x["stream"], "op": x["op"]} for x in w["waits_on"]] == expected, (w, expected)
+PY
+    done ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac

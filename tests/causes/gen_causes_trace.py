@@ -14,7 +14,23 @@ With --waits instead, four steps of 10000 µs whose GPU waits (causes.sh works t
   step 0 only: kernel_a launched [100, 110) on stream 7, starts at 3000 (its device's first op), runs to 4000
   steps 1..3: python train.py(30): augment [0, 4000)
   every step: data range enumerate(DataLoader)#_Iter.__next__ [4000, 6000); kernel_b launched [6000, 6010) on
-  stream 8, starts at 7000 (stream 8's first op in step 0 only), runs to 9000; nothing [9000, 10000)"""
+  stream 8, starts at 7000 (stream 8's first op in step 0 only), runs to 9000; nothing [9000, 10000)
+
+With --stream-wait instead, four steps of 10000 µs from b = 1000 + 10000 k, where stream 9 waits on stream 7 through
+an event (causes.sh works them out); before them kernel warmup [120, 200) on stream 9 (so no op below is its stream's
+or its device's first):
+  cudaEventRecord [b+50, b+55)          an event recorded before this step's producer (the last step's: long over)
+  cudaLaunchKernel [b+100, b+110)       producer_gemm [b+120, b+4120) on stream 7
+  cudaEventRecord [b+200, b+205)        the event consumer_kernel waits on
+  cudaStreamWaitEvent [b+300, b+303)    stream 9 waits on it: a cuda_sync "Stream Wait Event" at b+300 (stream 9,
+                                        wait_on_stream 7, wait_on_cuda_event_record_corr_id: the record above)
+  cudaLaunchKernel [b+400, b+410)       consumer_kernel [b+4150, b+6150) on stream 9
+  cudaLaunchKernel [b+4100, b+4110)     decoy_kernel [b+4130, b+4140) on stream 11: of the other streams' ops, the one
+                                        that ended last before consumer_kernel started (what the fallback names)
+  cudaStreamWaitEvent [b+6160, b+6163)  stream 9 waits on the event of b+50 (a cuda_sync naming that record)
+  cudaLaunchKernel [b+6200, b+6210)     late_kernel [b+6400, b+6900) on stream 9
+--no-sync-events leaves the cuda_sync events out (the cudaStreamWaitEvent calls stay); --hostile adds cuda_sync
+"Stream Wait Event"s on stream 9 whose args are of the wrong type, negative, huge or name what the trace lacks."""
 import json, sys
 
 out = sys.argv[1]
@@ -29,6 +45,49 @@ def x(cat, name, ts, dur, **args):
     ev.append(e)
 
 
+if "--stream-wait" in sys.argv:
+    def call(name, ts, dur):
+        global corr
+        x("cuda_runtime", name, ts, dur, correlation=corr)
+        corr += 1
+        return corr - 1
+
+    def kernel(name, stream, ts, dur, c):
+        ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": stream, "ts": ts, "dur": dur,
+                   "args": {"device": 0, "stream": stream, "correlation": c}})
+
+    def wait(ts, c, args):
+        if "--no-sync-events" not in sys.argv:
+            a = {"device": 0, "stream": 9, "correlation": c, "cuda_sync_kind": "Stream Wait Event"}
+            a.update(args)
+            ev.append({"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 9, "ts": ts,
+                       "dur": 3, "args": a})
+
+    kernel("warmup", 9, 120, 80, call("cudaLaunchKernel", 100, 10))
+    for k in range(4):
+        b = 1000 + k * 10000
+        x("user_annotation", "ProfilerStep#%d" % k, b, 10000)
+        old = call("cudaEventRecord", b + 50, 5)
+        kernel("producer_gemm", 7, b + 120, 4000, call("cudaLaunchKernel", b + 100, 10))
+        rec = call("cudaEventRecord", b + 200, 5)
+        wait(b + 300, call("cudaStreamWaitEvent", b + 300, 3),
+             {"wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": rec})
+        kernel("consumer_kernel", 9, b + 4150, 2000, call("cudaLaunchKernel", b + 400, 10))
+        # ends nearest consumer_kernel's start
+        kernel("decoy_kernel", 11, b + 4130, 10, call("cudaLaunchKernel", b + 4100, 10))
+        wait(b + 6160, call("cudaStreamWaitEvent", b + 6160, 3),
+             {"wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": old})
+        for at in (b + 301, b + 6170) if "--hostile" in sys.argv else ():   # consumer's and late_kernel's
+            for i, (on, rec_id) in enumerate([("abc", "x"), (True, False), ([7], {"a": 1}), (1e30, 1.5),
+                                              (-5, -1), (2**64, 2**64), (99999, 99999999), (9, rec),
+                                              ("7", str(old)), (None, None), (7, 0)]):
+                ev.append({"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 9,
+                           "ts": at + i * 0.001, "dur": 0, "args": {
+                               "device": 0, "stream": 9, "cuda_sync_kind": "Stream Wait Event",
+                               "wait_on_stream": on, "wait_on_cuda_event_record_corr_id": rec_id}})
+        kernel("late_kernel", 9, b + 6400, 500, call("cudaLaunchKernel", b + 6200, 10))
+    json.dump({"traceEvents": ev}, open(out, "w"))
+    sys.exit(0)
 if "--waits" in sys.argv:
     for k in range(4):
         b = k * 10000

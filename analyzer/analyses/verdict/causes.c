@@ -6,7 +6,8 @@
  * idle time a synchronising call's wait exposed after it returned, and each sample's stretch until the next one.
  * Every instant of a step goes to the first role active then, in the order of enum role below, and each role to
  * its cause. Host causes are named by the deepest Python frame (python_function) covering the instant, else the
- * deepest range, else the thread; sync by the op that issued the call; a wait on a stream by the op waiting.
+ * deepest range, else the thread; sync by the op that issued the call; a wait on a stream by the op waiting, and
+ * by the op it waits for where the trace says (stream_waits.c).
  * Memory: the made intervals and a stack of open frames; names are summed per string id. */
 #include <errno.h>
 #include <math.h>
@@ -18,6 +19,7 @@
 #include "model/view.h"
 #include "ps_schema.h"
 #include "replay.h"
+#include "stream_waits.h"
 
 /* The sweep's roles, highest precedence first (docs/report.md "Where the step goes" gives the reasons). */
 enum role {
@@ -60,7 +62,8 @@ static const int8_t role_host_kind[R_N] = {
 struct made {                      /* a made interval: a launched op's wait, a sync's exposed idle, a sample */
     int64_t s, e;
     uint32_t name;                 /* what names it (string id, PS_NONE: named by the frames open then) */
-    uint32_t call;                 /* a sync's API call (string id); a Python sample's stack; else PS_NONE */
+    uint32_t call;                 /* a sync's API call (string id); a Python sample's stack; a wait on a stream:
+                                    * the op waited for (view index, stream_waits.h); else PS_NONE */
     uint8_t role;
 };
 
@@ -97,6 +100,8 @@ struct pass {
     size_t best_nchain[PS_CAUSE_N];
     int64_t python_frames, python_samples;
     struct ps_host_timeline host;  /* what the step thread did in the steady steps, for the replay */
+    struct ps_stream_waits *waits; /* what waits on a stream wait for (NULL: the trace does not say) */
+    uint32_t last_waited;          /* the op the latest wait on a stream fed waits for (PS_NONE: not known) */
     int oom;
 };
 
@@ -242,6 +247,8 @@ static void piece(void *ctx, int64_t s, int64_t e, unsigned active)
     switch (role) {
     case R_PRE: case R_QUEUE: case R_SYNC: case R_SYNC_AFTER: case R_LAUNCH:
         credit(p, c, p->last_name[role], s, e);
+        if (role == R_QUEUE && ps_stream_waits_credit(p->waits, p->last_waited, steady_overlap(p, s, e)) < 0)
+            p->oom = 1;
         break;
     case R_LAUNCH_WAIT:
         credit(p, c, p->last_name[R_LAUNCH], s, e);
@@ -332,9 +339,10 @@ static int add_made(struct made_list *l, int64_t s, int64_t e, uint32_t name, ui
     return 0;
 }
 
-/* Each launched op's wait from its launch call's return to its start, with the role its length and place give. */
+/* Each launched op's wait from its launch call's return to its start, with the role its length and place give; a
+ * wait on a stream for an op the trace names (sw) is that op's until it ended (`call`), the rest the waiting op's. */
 static int made_queue_waits(const struct ps_report *r, const struct ps_view *v, struct ps_names *names,
-                            struct made_list *l)
+                            struct ps_stream_waits *sw, struct made_list *l)
 {
     const struct ps_model *m = v->m;
     int32_t dev[MAX_DEVS];
@@ -372,7 +380,12 @@ static int made_queue_waits(const struct ps_report *r, const struct ps_view *v, 
         /* the device's first op waiting: its device ran work from before the trace since the rows analysed began
          * (as backlog.c takes it: the launch call and what preceded it ran while that work did) */
         int64_t from = role == R_PRE && device_first && r->run_start_ns < a->end_ns ? r->run_start_ns : a->end_ns;
-        rc = add_made(l, from, op.start_ns, role == R_LAUNCH_WAIT ? PS_NONE : op.name, PS_NONE, role);
+        int64_t until = from;
+        uint32_t waited = role == R_QUEUE ? ps_stream_waits_on(sw, i, a->end_ns, &until) : PS_NONE;
+        if (waited != PS_NONE)
+            rc = add_made(l, from, until, op.name, waited, role);
+        if (rc == 0)
+            rc = add_made(l, until, op.start_ns, role == R_LAUNCH_WAIT ? PS_NONE : op.name, PS_NONE, role);
     }
     free(stream_ran);
     return rc;
@@ -596,6 +609,8 @@ static int feed(struct pass *p, const struct ps_view *v, struct ps_sweep *w, con
             ps_sweep_add(w, x->role, x->s, x->e);
             if (x->name != PS_NONE)
                 p->last_name[x->role] = x->name;
+            if (x->role == R_QUEUE)
+                p->last_waited = x->call;
             if (x->role == R_SYNC || x->role == R_SYNC_AFTER)
                 p->last_call = x->call;
         }
@@ -734,6 +749,7 @@ int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_n
     for (int i = 0; i < R_N; i++)
         p.last_name[i] = PS_NONE;
     p.last_call = PS_NONE;
+    p.last_waited = PS_NONE;
     p.sample_stack = PS_NONE;
     struct made_list l = { 0 };
     int64_t *start = malloc(n * sizeof *start), *end = malloc(n * sizeof *end);
@@ -757,7 +773,9 @@ int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_n
     for (int c = 0; c < PS_CAUSE_N; c++)
         if ((rc = ps_windows_new(&p.w[c], start, end, n)) < 0)
             goto out;
-    if ((!cs->host_only && (rc = made_queue_waits(r, sv, names, &l)) < 0) || (rc = made_syncs(&p, sv, &l)) < 0 ||
+    if ((!cs->host_only && ((rc = ps_stream_waits_new(sv, LAUNCH_LATENCY_NS, &p.waits)) < 0 ||
+                            (rc = made_queue_waits(r, sv, names, p.waits, &l)) < 0)) ||
+        (rc = made_syncs(&p, sv, &l)) < 0 ||
         (rc = made_samples(&p, start[0], end[n - 1], &l)) < 0 ||
         (rc = made_py_samples(&p, start[0], end[n - 1], &l)) < 0)
         goto out;
@@ -773,6 +791,7 @@ int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_n
     }
     step_causes(&p, r);
     top_names(&p, cs);
+    ps_stream_waits_top(p.waits, (int64_t)cs->steps, &cs->c[PS_CAUSE_STREAM_WAIT]);
     cs->startup_excess_ns = cs->startup_ns - (int64_t)k0 * cs->step_ns;
     cs->python_frames = p.python_frames;
     cs->python_samples = p.python_samples;
@@ -783,6 +802,7 @@ out:
         ps_windows_free(p.w[c]);
         free(p.tally[c]);
     }
+    ps_stream_waits_free(p.waits);
     free(p.sync_call);
     free(p.host.v);
     free(p.py.v);

@@ -54,6 +54,19 @@ void ps_render_causes_json(struct ps_jw *w, const struct ps_report *r)
         ps_jw_array_close(w);
         if (c == PS_CAUSE_SYNC)
             ps_jw_kstr(w, "call", st->call == UINT32_MAX ? NULL : ps_words_name(r, st->call, ""));
+        if (c == PS_CAUSE_STREAM_WAIT) {   /* what the waits wait for, where the trace says */
+            ps_jw_key(w, "waits_on");
+            ps_jw_array_open(w);
+            for (size_t i = 0; i < st->nwaits_on; i++) {
+                ps_jw_map_open(w);
+                ps_jw_kint(w, "stream", st->waits_on[i].stream);
+                ps_jw_kint(w, "device", st->waits_on[i].device);
+                ps_jw_kstr(w, "op", ps_words_name(r, st->waits_on[i].op, ""));
+                ps_jw_kint(w, "ns", st->waits_on[i].ns);
+                ps_jw_map_close(w);
+            }
+            ps_jw_array_close(w);
+        }
         ps_jw_map_close(w);
     }
     ps_jw_map_close(w);

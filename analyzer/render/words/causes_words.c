@@ -34,6 +34,14 @@ const char *ps_words_cause_meaning(const struct ps_report *r, enum ps_cause c)
 void ps_words_cause_evidence(FILE *f, const struct ps_report *r, enum ps_cause c, void (*name)(FILE *f, const char *s))
 {
     const struct ps_cause_stat *st = &r->causes.c[c];
+    for (size_t i = 0; i < st->nwaits_on; i++) {   /* what the waits wait for, where the trace says */
+        const struct ps_cause_wait_on *w = &st->waits_on[i];
+        fprintf(f, "%swaits for stream %lld: ", i ? "; " : "", (long long)w->stream);
+        name(f, ps_words_name(r, w->op, "?"));
+        fprintf(f, " %.3f ms", (double)w->ns / 1e6);
+    }
+    if (st->nwaits_on && st->ntop)
+        fputs("; waiting: ", f);
     for (size_t i = 0; i < st->ntop; i++) {
         fputs(i ? "; " : "", f);
         name(f, ps_words_name(r, st->top[i].name, "?"));

@@ -35,7 +35,9 @@ struct ps_words_markup {
 const char *ps_words_cause_label(const struct ps_report *r, enum ps_cause c);
 const char *ps_words_cause_meaning(const struct ps_report *r, enum ps_cause c);
 /* Cause c's largest names with their ms per average steady step ("a.py(3): f 12.000 ms; ..."), the first sync
- * issuer with the call it made, each name through `name` (the format's escaping). Nothing when it has none. */
+ * issuer with the call it made, each name through `name` (the format's escaping); waiting on a stream first says
+ * what the waits wait for ("waits for stream 7: gemm 0.990 ms; waiting: kernel_b 0.990 ms"). Nothing when it has
+ * none. */
 void ps_words_cause_evidence(FILE *f, const struct ps_report *r, enum ps_cause c,
                              void (*name)(FILE *f, const char *s));
 /* The Python frames around cause c's first name, outermost first, joined by " > "; nothing when none. */

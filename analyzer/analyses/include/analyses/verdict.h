@@ -89,6 +89,12 @@ struct ps_cause_name {
     uint32_t name;                 /* string id: a Python frame ("file.py(12): fn"), range, API call or GPU op */
     int64_t ns;                    /* its time in the cause per average steady step */
 };
+struct ps_cause_wait_on {          /* waiting on a stream: an op that launched work waited for (causes.c) */
+    int64_t stream;                /* its stream, as the trace numbers it */
+    int32_t device;
+    uint32_t op;                   /* its name (string id) */
+    int64_t ns;                    /* the launched work's wait until that op ended, per average steady step */
+};
 struct ps_cause_stat {
     int64_t ns;                    /* per average steady step; the causes sum to ps_causes.step_ns */
     double share;                  /* ns / step_ns; NAN when step_ns is 0 */
@@ -101,6 +107,10 @@ struct ps_cause_stat {
     int64_t gain_ns;               /* the replay's saving per average steady step without the cause (replay.c,
                                     * docs/report.md "Expected gains"); -1: no fix removes it (not replayed) */
     int64_t top_gain_ns;           /* the same without top[0]'s time only; -1 when not replayed */
+    struct ps_cause_wait_on waits_on[PS_CAUSE_TOP];   /* waiting on a stream: what the waits wait for, as far as
+                                    * the trace says (docs/report.md "Where the step goes"), largest first; they sum
+                                    * to at most ns (the rest waits on what the trace does not name) */
+    size_t nwaits_on;              /* 0 for the other causes */
 };
 struct ps_causes {
     int computed;                  /* 1: the steps were split (r->steps[i].cause_ns hold) */

@@ -212,6 +212,22 @@ struct ps_py_sample {
                              * (it keeps the innermost 64): the outermost depth - n frames are not known */
 };
 
+/* One wait of a stream on a CUDA event (cudaStreamWaitEvent) as the trace records it: Kineto's `cuda_sync` events of
+ * kind "Stream Wait Event" (args `stream`, `wait_on_stream`, `wait_on_cuda_event_record_corr_id`), Nsight Systems'
+ * CUPTI_ACTIVITY_KIND_SYNCHRONIZATION rows of syncType 2 joined to the CUPTI_ACTIVITY_KIND_CUDA_EVENT row of the
+ * event's record (read/read_sqlite_waits.c). Stream ids are the trace's own numbers, not indices: a stream the trace
+ * never ran an op on is named here and in no other table; the analyses look them up (analyses/verdict/
+ * stream_waits.c) and ignore one they do not find. Read from the file, never trusted. */
+struct ps_stream_wait {
+    int64_t time_ns;        /* when the wait was enqueued (the record's start: the cudaStreamWaitEvent call) */
+    uint64_t record_corr;   /* correlation id of the cudaEventRecord call that recorded the event (in process pid;
+                             * Kineto: file-wide); 0 unknown */
+    int64_t stream;         /* the stream that waits, as the trace numbers it */
+    int64_t on_stream;      /* the stream the event was recorded on, as the trace numbers it; -1 unknown */
+    uint32_t pid;           /* the process of both streams (Kineto: 0, as its streams) */
+    int32_t device;
+};
+
 struct ps_meta_kv {
     char *key, *value;
 };
@@ -276,6 +292,8 @@ struct ps_model {
                                      * plugin parses (its profiler_start_ts: complete events of its categories, the
                                      * profiler's own span included, and [memory] instants): its memory curve's 0 */
     PS_VEC(struct ps_nvml_mem_sample) nvml_mem;   /* NVML memory samples in table order; empty without them */
+    PS_VEC(struct ps_stream_wait) stream_waits;   /* in the trace's order; empty when it records none (a growing
+                                     * model reads none) */
     struct ps_op_trace *op_events;  /* Kineto: the per-operator model's events (model/op_trace.h), read in the same
                                      * pass when asked (read/reader.h: ps_read_opts.op_events); NULL otherwise.
                                      * Owned by the model; ps_model_take_op_events hands them over */
@@ -312,8 +330,9 @@ int ps_model_reserve(struct ps_model *m, size_t gpu_ops, size_t api_calls);
 int ps_model_add_api(struct ps_model *m, const struct ps_api_call *call);
 int ps_model_add_range(struct ps_model *m, const struct ps_range *r);
 int ps_model_add_open_range(struct ps_model *m, const struct ps_range *r);   /* to open_ranges */
-/* Add `base` ns to every time of the GPU ops, API calls and ranges (Kineto timestamps relative to
- * baseTimeNanoseconds). 0, or -ERANGE when a time would overflow int64 (the model is then partly shifted). */
+/* Add `base` ns to every time of the GPU ops, API calls, ranges, memory events and stream waits (Kineto
+ * timestamps relative to baseTimeNanoseconds). 0, or -ERANGE when a time would overflow int64 (the model is then
+ * partly shifted). */
 int ps_model_shift_times(struct ps_model *m, int64_t base);
 int ps_model_add_meta(struct ps_model *m, const char *key, const char *value);
 int ps_model_add_nvml_util(struct ps_model *m, const struct ps_nvml_util_sample *s);
@@ -327,6 +346,7 @@ int ps_model_add_py_stack(struct ps_model *m, const uint32_t *frames, uint32_t n
 int ps_model_add_py_sample(struct ps_model *m, const struct ps_py_sample *s);
 int ps_model_add_mem_event(struct ps_model *m, const struct ps_mem_event *e);   /* 0 or -ENOMEM */
 int ps_model_add_nvml_mem(struct ps_model *m, const struct ps_nvml_mem_sample *s);   /* 0 or -ENOMEM */
+int ps_model_add_stream_wait(struct ps_model *m, const struct ps_stream_wait *w);   /* 0 or -ENOMEM */
 
 /* The longest span of a trace's events (the first start to the last end of its GPU ops, API calls and ranges) the
  * analyzer takes: 2^50 ns, about 13 days. Longer spans come from corrupt timestamps, and bounding the span keeps
