@@ -391,63 +391,6 @@ static int made_queue_waits(const struct ps_report *r, const struct ps_view *v, 
     return rc;
 }
 
-/* One thread's samples as stretches: *idx gets the table indices of thread t's samples (table order, which is
- * time order within a thread: model/model.h) and *end, for each, the end of the time it stands for: the next
- * sample's time, at most twice the median interval (a gap in sampling is no state). time_of(base, i) reads sample
- * i's time and thread. *n 0 when the thread has fewer than two samples. The caller frees *idx and *end. 0 or
- * -ENOMEM. */
-static int stretches(const void *base, size_t count, void (*time_of)(const void *, size_t, int64_t *, uint32_t *),
-                     uint32_t t, size_t **idx, int64_t **end, size_t *n)
-{
-    *n = 0;
-    *idx = malloc((count + 1) * sizeof **idx);
-    *end = malloc((count + 1) * sizeof **end);
-    int64_t *gap = malloc((count + 1) * sizeof *gap);
-    if (!*idx || !*end || !gap) {
-        free(gap);
-        return -ENOMEM;
-    }
-    size_t ngap = 0;
-    for (size_t i = 0; i < count; i++) {
-        int64_t time;
-        uint32_t thread;
-        time_of(base, i, &time, &thread);
-        if (thread != t)
-            continue;
-        if (*n && time > (*end)[*n - 1])
-            gap[ngap++] = time - (*end)[*n - 1];
-        (*idx)[*n] = i;
-        (*end)[(*n)++] = time;   /* the sample's time, for now */
-    }
-    if (ngap == 0) {
-        *n = 0;
-        free(gap);
-        return 0;
-    }
-    qsort(gap, ngap, sizeof *gap, cmp_i64);
-    int64_t cap = 2 * gap[ngap / 2];
-    for (size_t k = 0; k < *n; k++) {
-        int64_t at = (*end)[k], next = k + 1 < *n ? (*end)[k + 1] : INT64_MAX;
-        (*end)[k] = next >= at && next - at < cap ? next : at + cap;
-    }
-    free(gap);
-    return 0;
-}
-
-static void py_sample_time(const void *base, size_t i, int64_t *time, uint32_t *thread)
-{
-    const struct ps_py_sample *s = &((const struct ps_py_sample *)base)[i];
-    *time = s->time_ns;
-    *thread = s->thread;
-}
-
-static void thread_sample_time(const void *base, size_t i, int64_t *time, uint32_t *thread)
-{
-    const struct ps_thread_sample *s = &((const struct ps_thread_sample *)base)[i];
-    *time = s->time_ns;
-    *thread = s->thread;
-}
-
 /* The step thread's Python stack samples (perfscope's Python hook, PERFSCOPE_PYTHON_SAMPLES) inside [a, b): each
  * names its running function over its stretch. */
 static int made_py_samples(struct pass *p, int64_t a, int64_t b, struct made_list *l)
@@ -456,7 +399,7 @@ static int made_py_samples(struct pass *p, int64_t a, int64_t b, struct made_lis
     size_t *idx, n;
     int64_t *end;
     int rc = p->r->causes.thread == PS_NONE ? 0
-             : stretches(m->py_samples.v, m->py_samples.n, py_sample_time, p->r->causes.thread, &idx, &end, &n);
+             : ps_sample_stretches(m->py_samples.v, m->py_samples.n, ps_py_sample_time, p->r->causes.thread, &idx, &end, &n);
     if (p->r->causes.thread == PS_NONE || rc < 0)
         return rc;
     for (size_t k = 0; k < n && rc == 0; k++) {
@@ -483,7 +426,7 @@ static int made_samples(const struct pass *p, int64_t a, int64_t b, struct made_
     size_t *idx, n;
     int64_t *end;
     int rc = p->r->causes.thread == PS_NONE ? 0
-             : stretches(m->thread_samples.v, m->thread_samples.n, thread_sample_time, p->r->causes.thread, &idx,
+             : ps_sample_stretches(m->thread_samples.v, m->thread_samples.n, ps_thread_sample_time, p->r->causes.thread, &idx,
                          &end, &n);
     if (p->r->causes.thread == PS_NONE || rc < 0)
         return rc;
@@ -796,7 +739,17 @@ int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_n
     cs->python_frames = p.python_frames;
     cs->python_samples = p.python_samples;
     cs->computed = 1;
-    rc = ps_replay_gains(r, sv, names, &p.host);
+    struct ps_spans inside[PS_CAUSE_N] = { { 0 } };   /* the time in each host cause's first name, callees too */
+    static const enum ps_cause named[] = { PS_CAUSE_HOST, PS_CAUSE_DATA, PS_CAUSE_WAITING };
+    rc = 0;
+    for (size_t i = 0; i < sizeof named / sizeof *named && rc == 0; i++)
+        if (cs->c[named[i]].ntop && cs->thread != PS_NONE)
+            rc = ps_inside_spans(sv, cs->thread, cs->c[named[i]].top[0].name, p.steady_s[0],
+                                 p.steady_e[p.nsteady - 1], &inside[named[i]]);
+    if (rc == 0)
+        rc = ps_replay_gains(r, sv, names, &p.host, inside);
+    for (int c = 0; c < PS_CAUSE_N; c++)
+        free(inside[c].v);
 out:
     for (int c = 0; c < PS_CAUSE_N; c++) {
         ps_windows_free(p.w[c]);

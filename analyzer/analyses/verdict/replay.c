@@ -47,7 +47,7 @@ struct rsync {                     /* a synchronising call of the step thread */
 
 struct removal {
     unsigned host;                 /* bit per enum ps_host_kind whose pieces take no time */
-    uint32_t name;                 /* PS_NONE: all pieces of those kinds; else only those named so */
+    const struct ps_spans *only;   /* NULL: all of those pieces; else only their time inside these spans */
     int unknown;                   /* 1: the step thread's time outside its pieces takes none either */
     int sync;                      /* 1: synchronising calls do not wait */
     unsigned gpu;                  /* bit per enum gpu_class whose ops take no time */
@@ -69,13 +69,27 @@ struct replay {
 
 struct cursor {                    /* the step thread's recorded time t is replayed time r */
     size_t k;                      /* the next piece */
+    size_t span;                   /* the first of removal.only's spans not over yet */
     int64_t t, r;
     int64_t sync_s, sync_sr, sync_er;   /* the latest sync passed: its recorded start, replayed start and end */
 };
 
-static int removed(const struct removal *x, const struct ps_host_piece *p)
+/* What of [t, to) inside piece p (NULL: outside every piece) removal x takes out. */
+static int64_t cut(const struct removal *x, struct cursor *c, const struct ps_host_piece *p, int64_t t, int64_t to)
 {
-    return (x->host >> p->kind & 1u) && (x->name == PS_NONE || x->name == p->name);
+    if (!p)
+        return x->unknown ? to - t : 0;
+    if (!(x->host >> p->kind & 1u))
+        return 0;
+    if (!x->only)
+        return to - t;
+    const struct ps_spans *o = x->only;
+    while (c->span < o->n && o->v[c->span].e <= t)
+        c->span++;
+    int64_t in = 0;
+    for (size_t k = c->span; k < o->n && o->v[k].s < to; k++)
+        in += ps_overlap(t, to, o->v[k].s, o->v[k].e);
+    return in;
 }
 
 /* Move the step thread on to recorded time T. */
@@ -89,8 +103,7 @@ static void advance(const struct replay *rp, const struct removal *x, struct cur
         }
         const struct ps_host_piece *p = c->k < h->n && h->v[c->k].s <= c->t ? &h->v[c->k] : NULL;
         int64_t to = p ? (p->e < T ? p->e : T) : c->k < h->n && h->v[c->k].s < T ? h->v[c->k].s : T;
-        if (!(p ? removed(x, p) : x->unknown))
-            c->r += to - c->t;
+        c->r += to - c->t - cut(x, c, p, c->t, to);
         c->t = to;
     }
 }
@@ -296,7 +309,7 @@ static int64_t gain(const struct replay *rp, const struct removal *x, int64_t ba
 static void removals(const struct ps_causes *cs, struct removal cause[PS_CAUSE_N], struct removal group[PS_BN_UNKNOWN])
 {
     for (int c = 0; c < PS_CAUSE_N; c++)
-        cause[c] = (struct removal){ .name = PS_NONE };
+        cause[c] = (struct removal){ 0 };
     cause[PS_CAUSE_KERNEL].gpu = 1u << G_KERNEL;
     cause[PS_CAUSE_COPY].gpu = 1u << G_COPY;
     cause[PS_CAUSE_COPY].host = 1u << PS_HOST_COPY;
@@ -308,9 +321,9 @@ static void removals(const struct ps_causes *cs, struct removal cause[PS_CAUSE_N
     cause[PS_CAUSE_LAUNCH].host = 1u << PS_HOST_CALL;
     cause[PS_CAUSE_HOST].host = 1u << PS_HOST_COMPUTE;
     for (int g = 0; g < PS_BN_UNKNOWN; g++)
-        group[g] = (struct removal){ .name = PS_NONE };
+        group[g] = (struct removal){ 0 };
     /* host compute, launches and what the trace does not say: the host group, or the kernel group without GPU */
-    struct removal host = { .host = (1u << PS_HOST_CALL) | (1u << PS_HOST_COMPUTE), .name = PS_NONE, .unknown = 1 };
+    struct removal host = { .host = (1u << PS_HOST_CALL) | (1u << PS_HOST_COMPUTE), .unknown = 1 };
     group[PS_BN_KERNEL] = cs->host_only ? host : cause[PS_CAUSE_KERNEL];
     group[PS_BN_DATA] = cause[PS_CAUSE_DATA];
     group[PS_BN_MEMCPY] = cause[PS_CAUSE_COPY];
@@ -320,9 +333,9 @@ static void removals(const struct ps_causes *cs, struct removal cause[PS_CAUSE_N
     group[PS_BN_WAITING] = cause[PS_CAUSE_WAITING];
 }
 
-static void replay_all(const struct replay *rp, struct ps_causes *cs, int64_t *ends)
+static void replay_all(const struct replay *rp, struct ps_causes *cs, const struct ps_spans inside[], int64_t *ends)
 {
-    struct removal none = { .name = PS_NONE }, cause[PS_CAUSE_N], group[PS_BN_UNKNOWN];
+    struct removal none = { 0 }, cause[PS_CAUSE_N], group[PS_BN_UNKNOWN];
     int64_t base = replay_once(rp, &none, ends);
     cs->replay_step_ns = (base + rp->nsteady / 2) / rp->nsteady;
     removals(cs, cause, group);
@@ -331,8 +344,8 @@ static void replay_all(const struct replay *rp, struct ps_causes *cs, int64_t *e
         int replayable = x->host || x->gpu || x->sync;
         cs->c[c].gain_ns = !replayable ? -1 : cs->c[c].ns > 0 ? gain(rp, x, base, ends) : 0;
         cs->c[c].top_gain_ns = -1;
-        if (replayable && x->host && !x->gpu && cs->c[c].ntop) {   /* a host cause's first name alone */
-            x->name = cs->c[c].top[0].name;
+        if (replayable && x->host && !x->gpu && inside[c].n) {   /* a host cause's first name alone */
+            x->only = &inside[c];
             cs->c[c].top_gain_ns = gain(rp, x, base, ends);
         }
     }
@@ -341,7 +354,7 @@ static void replay_all(const struct replay *rp, struct ps_causes *cs, int64_t *e
 }
 
 int ps_replay_gains(struct ps_report *r, const struct ps_view *sv, struct ps_names *names,
-                    const struct ps_host_timeline *h)
+                    const struct ps_host_timeline *h, const struct ps_spans inside[])
 {
     struct ps_causes *cs = &r->causes;
     cs->replayed = 0;
@@ -364,7 +377,7 @@ int ps_replay_gains(struct ps_report *r, const struct ps_view *sv, struct ps_nam
     if (rc == 0 && !(ends = malloc((rp.nops + 1) * sizeof *ends)))
         rc = -ENOMEM;
     if (rc == 0) {
-        replay_all(&rp, cs, ends);
+        replay_all(&rp, cs, inside, ends);
         cs->replayed = 1;
     }
     free(ends);

@@ -34,12 +34,39 @@ struct ps_host_timeline {          /* the step thread's pieces in time order, di
     size_t n, cap;
 };
 
+struct ps_span {
+    int64_t s, e;
+};
+struct ps_spans {                  /* sorted, disjoint */
+    struct ps_span *v;
+    size_t n, cap;
+};
+
+/* inside.c: one thread's samples as stretches: *idx gets the table indices of thread t's samples (table order,
+ * which is time order within a thread: model/model.h) and *end, for each, the end of the time it stands for: the
+ * next sample's time, at most twice the median interval (a gap in sampling is no state). time_of(base, i) reads
+ * sample i's time and thread. *n 0 when the thread has fewer than two samples. The caller frees *idx and *end
+ * (also on error). 0 or -ENOMEM. */
+int ps_sample_stretches(const void *base, size_t count,
+                        void (*time_of)(const void *, size_t, int64_t *, uint32_t *), uint32_t t, size_t **idx,
+                        int64_t **end, size_t *n);
+/* inside.c: time_of for model.py_samples and model.thread_samples. */
+void ps_py_sample_time(const void *base, size_t i, int64_t *time, uint32_t *thread);
+void ps_thread_sample_time(const void *base, size_t i, int64_t *time, uint32_t *thread);
+/* inside.c: *out (emptied first; the caller frees out->v) gets the time thread spent inside `name` (a string id)
+ * at any depth within [a, b): its ranges of that name (NVTX, record_function, python_function), else (no such
+ * range: their times are exact) the stretches of its Python stack samples with a frame of that function; sorted
+ * and merged. 0 or -ENOMEM. */
+int ps_inside_spans(const struct ps_view *v, uint32_t thread, uint32_t name, int64_t a, int64_t b,
+                    struct ps_spans *out);
+
 /* replay.c: each cause's and verdict group's expected gain per average steady step (r->causes.c[].gain_ns,
  * .top_gain_ns, r->causes.group_gain_ns): the steady steps replayed in their recorded order (the step thread's
  * pieces h, each GPU stream in its order, every launch before its op, each synchronising call until the op it
- * waited for ends) once as recorded and once without the cause, the difference divided by the steady steps.
- * Needs r->causes (steps, thread, top names) computed. 0 or -ENOMEM. */
+ * waited for ends) once as recorded and once without the cause, the difference divided by the steady steps;
+ * .top_gain_ns without the cause's time inside inside[c] only: the time the step thread spent in top[0] at any
+ * depth (its callees too). Needs r->causes (steps, thread, top names) computed. 0 or -ENOMEM. */
 int ps_replay_gains(struct ps_report *r, const struct ps_view *sv, struct ps_names *names,
-                    const struct ps_host_timeline *h);
+                    const struct ps_host_timeline *h, const struct ps_spans inside[]);
 
 #endif

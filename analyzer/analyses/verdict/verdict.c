@@ -454,10 +454,37 @@ static const char *program_fix(const struct ps_report *r)
     return NULL;
 }
 
+/* Host compute the causes name by a Python function outside the model (not forward, backward, an optimizer step
+ * or an ATen op in its chain): the fix is to take that function off the step thread (docs/report.md "What to
+ * do"). 1 when written into buf. */
+static int python_function_fix(const struct ps_report *r, char *buf, size_t len)
+{
+    static const char *const model[] = { "forward", "backward", "_call_impl", "Optimizer", "optimizer", "aten::",
+                                         "autograd", "<built-in method", "<built-in function linear" };
+    enum ps_cause c = named_cause(r);
+    const struct ps_cause_stat *st = c == PS_CAUSE_HOST ? &r->causes.c[c] : NULL;
+    int python = r->causes.python_frames > 0 || r->causes.python_samples > 0;
+    if (!st || !st->ntop || !python || st->top_gain_ns <= 0 || 4 * st->top_gain_ns < r->max_gain_ns)
+        return 0;
+    for (size_t i = 0; i <= st->nchain; i++) {
+        const char *name = ps_model_str(r->m, i < st->nchain ? st->chain[i] : st->top[0].name);
+        for (size_t k = 0; name && k < sizeof model / sizeof *model; k++)
+            if (strstr(name, model[k]))
+                return 0;
+    }
+    snprintf(buf, len, "The step thread spends about %.3f ms per step in %.120s, Python outside the model, while "
+             "%s: take it off the step thread: move it into a Dataset's __getitem__ served by DataLoader workers "
+             "(num_workers >= 1, so it runs for the next batches while this one computes), or prepare the next "
+             "batch with it while the %s works on this one; cache what it computes if its input repeats.",
+             (double)st->top_gain_ns / 1e6, ps_model_str(r->m, st->top[0].name),
+             r->has_gpu ? "the GPU waits" : "the model waits", r->has_gpu ? "GPU" : "model");
+    return 1;
+}
+
 /* The fix's expected gain (docs/report.md "Expected gains"): the replay's saving without the verdict's group
  * (r->max_gain_ns), against the time the group takes, and without the function the fix names alone; the group's
  * time as the bound where the steps were not replayed. */
-static void expected_gain(const struct ps_report *r, const char *what, char *buf, size_t len)
+static void expected_gain(const struct ps_report *r, const char *what, int function_fix, char *buf, size_t len)
 {
     const char *per = r->whole_run ? "over the run" : "per step", *of = r->whole_run ? "the run" : "the average step";
     int64_t step = r->verdict_step_ns, now = r->avg.group_ns[r->bottleneck], gain = r->max_gain_ns;
@@ -471,6 +498,13 @@ static void expected_gain(const struct ps_report *r, const char *what, char *buf
     const struct ps_cause_stat *st = c < PS_CAUSE_N ? &r->causes.c[c] : NULL;
     char alone[160] = "";
     int python = r->causes.python_frames > 0 || r->causes.python_samples > 0;
+    if (function_fix) {   /* the fix moves the function: its replay first, the whole group's after it */
+        snprintf(buf, len, "about %.3f ms %s (%.1f %% of %s): the steps replayed without %.120s (what it calls "
+                 "too); without all %s, which takes %.3f ms of it now, about %.3f ms.", (double)st->top_gain_ns / 1e6,
+                 per, step > 0 ? 100.0 * (double)st->top_gain_ns / (double)step : NAN, of,
+                 ps_model_str(r->m, st->top[0].name), what, (double)now / 1e6, (double)gain / 1e6);
+        return;
+    }
     if (st && st->ntop && st->top_gain_ns >= 0 && python && st->top_gain_ns < gain)
         snprintf(alone, sizeof alone, "; without %.60s alone, about %.3f ms", ps_model_str(r->m, st->top[0].name),
                  (double)st->top_gain_ns / 1e6);
@@ -562,13 +596,14 @@ static void verdict_fix(struct ps_report *r)
     const struct ps_host_wait *w = &r->host_wait;
     if (host)
         host_wait_fix(r, host_compute, off_cpu, sizeof off_cpu, where, sizeof where, &ev);
+    int function_fix = !off_cpu[0] && python_function_fix(r, off_cpu, sizeof off_cpu);   /* for the generic one */
     straggler_sentence(r, straggler, sizeof straggler);
     char waits[96] = "", expected[320];
     /* without steps the window is the run: never "per step" (docs/report.md "What to do") */
     const char *per = r->whole_run ? "over the run" : "per step";
     if (host && w->claimed)
         snprintf(waits, sizeof waits, "about %.3f ms %s from the waits alone; ", (double)w->wait_ns / 1e6, per);
-    expected_gain(r, host ? "host compute" : what[r->bottleneck], expected, sizeof expected);
+    expected_gain(r, host ? "host compute" : what[r->bottleneck], function_fix, expected, sizeof expected);
     const char *generic = program_fix(r);
     snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s%s Look at %s%s. Expected gain: %s%s", straggler,
              off_cpu[0] ? off_cpu : host ? host_compute : hook[0] ? hook : generic ? generic : fix[r->bottleneck], ev,
