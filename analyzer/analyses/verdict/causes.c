@@ -582,7 +582,8 @@ static size_t startup_steps(const struct ps_report *r)
     return k;
 }
 
-/* The chain of the step thread's first Python stack sample running function `name`, as cause c's best. */
+/* The chain of the step thread's first Python stack sample holding function `name` (at any level: the chain ends
+ * with it), as cause c's best. */
 static void first_sample_chain(struct pass *p, enum ps_cause c, uint32_t name)
 {
     const struct ps_model *m = p->m;
@@ -591,10 +592,19 @@ static void first_sample_chain(struct pass *p, enum ps_cause c, uint32_t name)
         if (s->thread != p->r->causes.thread || s->stack >= m->py_stacks.n)
             continue;
         const struct ps_py_stack *k = &m->py_stacks.v[s->stack];
-        uint32_t fr = k->n && k->first < m->py_stack_frames.n ? m->py_stack_frames.v[k->first] : PS_NONE;
-        if (fr < m->py_frames.n && m->py_frames.v[fr].function == name) {
-            p->sample_stack = s->stack;
-            sample_chain(p, c);
+        for (uint32_t lv = 0; lv < k->n; lv++) {   /* the function at any level: its callers end the chain */
+            size_t at = (size_t)k->first + lv;
+            uint32_t fr = at < m->py_stack_frames.n ? m->py_stack_frames.v[at] : PS_NONE;
+            if (fr >= m->py_frames.n || m->py_frames.v[fr].function != name)
+                continue;
+            uint32_t top = lv + PS_CAUSE_CHAIN < k->n ? lv + PS_CAUSE_CHAIN : k->n;
+            p->best_nchain[c] = 0;
+            for (uint32_t up = top; up-- > lv;) {
+                size_t f = (size_t)k->first + up;
+                uint32_t g = f < m->py_stack_frames.n ? m->py_stack_frames.v[f] : PS_NONE;
+                if (g < m->py_frames.n)
+                    p->best_chain[c][p->best_nchain[c]++] = m->py_frames.v[g].function;
+            }
             p->best_name[c] = name;
             return;
         }
