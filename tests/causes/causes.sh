@@ -61,6 +61,31 @@ assert by["sync"]["top"][0]["name"] == "cudaStreamSynchronize", by["sync"]
     "$ps" report "$tmp/t.json" >"$tmp/r.txt" || exit 1
     grep -q "^  host compute  *238.970 ms   59.7 %  PIL/Image.py(5): decode 150.000 ms" "$tmp/r.txt" ||
         { echo "text: no host compute line"; sed -n '/^Where/,/^$/p' "$tmp/r.txt"; exit 1; } ;;
+replay_gains_are_worked_out_by_hand)
+    # The trace of the first case, 5 steps of 400000 µs, replayed (docs/report.md "Expected gains"; by hand, µs).
+    # As recorded the steps end with the last step's log() at 399000: 4 x 400000 + 399000 = 1999000.
+    # - Without the syncs' waits: the call returns 10 µs after it began (its own lag after the kernel ended), so each
+    #   step's host work is 400000 - 80000 + 10 - 20 ... = 320010 (preprocess 200000, launch 10, [200010, 200030) 20,
+    #   sync 10, [280030, 280040) 10, log 118960, [399000, 400000) 1000), the kernel (launched at 200000, 20 µs
+    #   latency, 80000) ends at 280020 < 320010: 5 steps take 4 x 320010 + 319010 = 1599050: gain (1999000 -
+    #   1599050) / 5 = 79990 (the cause sync takes 80010: the 20 µs the kernel ran past the call are kernel time).
+    # - Without the kernels: the sync returns 10 µs after the (empty) kernel, 200030 + 10: the same 79990.
+    # - Without the launch call: the sync still waits for the kernel: 0.
+    # - Without host compute (preprocess, decode, log): per step launch 10, 20, sync until the kernel ends
+    #   (launched at 0: [20, 80020)) + 10 = 80030, 10, 1000 = 81040; the last ends at 80040: 4 x 81040 + 80040 =
+    #   404200: gain (1999000 - 404200) / 5 = 318960. Without decode alone (with what it calls: nothing):
+    #   150000 earlier everywhere: 150000.
+    python3 "$here/gen_causes_trace.py" "$tmp/t.json" || exit 1
+    "$ps" report "$tmp/t.json" --format json -o "$tmp/r.json" || exit 1
+    check "$tmp/r.json" '
+g = {k: (v["gain_ns"], v["top_gain_ns"]) for k, v in by.items()}
+assert g["sync"][0] == 79990000 and g["kernel"][0] == 79990000 and g["launch"][0] == 0, g
+assert g["host"] == (318960000, 150000000), g
+assert g["pretrace"][0] is None and g["unexplained"][0] is None, g
+assert c["replay_step_ns"] == 399800000, c   # 1999000 / 5: the replay as recorded
+' || exit 1
+    "$ps" report "$tmp/t.json" > "$tmp/r.txt" || exit 1
+    grep -q "Expected gain: about" "$tmp/r.txt" || { cat "$tmp/r.txt"; exit 1; } ;;
 startup_step_is_left_out_of_the_average)
     # The first step opens with 1200 ms of worker start-up: 1600 ms against a median of 400 ms after it, more
     # than twice: start-up, on its own line; the steady steps' causes are the ones above.
