@@ -3,7 +3,8 @@
  * collective; the step-time rule (ranks.c) then sees equal steps. This rule compares, per rank, the time blocked in
  * collectives per step (Communication: NCCL/RCCL kernels on GPU traces, the host's collective calls and their
  * waits without GPU rows) with its own work (the rest of the step): the straggler is the rank blocked the least
- * while the others are blocked for longer than the margin, and its own work exceeds the median rank's. HTA's and
+ * while the others are blocked for longer than the margin, and its own work exceeds the median rank's; its cause is
+ * the verdict group in which it exceeds the others the most, named by its own largest name there. HTA's and
  * TraceLens' collective analyses measure the same wait on the GPU side (the time a rank's collective kernel runs
  * while its peers have not arrived). */
 #include <errno.h>
