@@ -83,6 +83,8 @@ static void largest_group_excess(struct ps_wait_straggler *w, const struct ps_ra
         }
     }
     w->group_name = s->group_top[w->group];
+    ps_excess_in(w->cause, sizeof w->cause, w->group, s->has_gpu, w->group_name);
+    ps_excess_fix(w->fix, sizeof w->fix, w->group, s->has_gpu, w->group_name);
 }
 
 int ps_wait_straggler_find(struct ps_multirank *mr)

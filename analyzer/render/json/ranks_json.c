@@ -82,9 +82,7 @@ static void straggler(struct ps_jw *w, const struct ps_multirank *mr)
     ps_jw_kint(w, "group_excess_ns", g->group_excess_ns);
     ps_jw_kint(w, "median_group_ns", g->median_group_ns);
     ps_jw_kstr(w, "group_top", g->group_name);
-    char fix[512];
-    ps_excess_fix(fix, sizeof fix, g->group, s->has_gpu, g->group_name);
-    ps_jw_kstr(w, "fix", fix);
+    ps_jw_kstr(w, "fix", g->fix);
     /* the same over the breakdown's categories (the rule before the groups; docs/distributed.md) */
     ps_jw_kstr(w, "category", ps_cat_key[g->category]);
     ps_jw_kint(w, "category_excess_ns", g->excess_ns);

@@ -34,17 +34,15 @@ void ps_words_straggler_sentence(char *buf, size_t len, const struct ps_multiran
 {
     const struct ps_wait_straggler *w = &mr->wait;
     const struct ps_rank_file *s = &mr->files[w->file], *o = &mr->files[w->waiter];
-    char lab[32], olab[32], in[224], fix[512];
+    char lab[32], olab[32];
     ps_words_rank_label(lab, sizeof lab, s);
     ps_words_rank_label(olab, sizeof olab, o);
-    ps_excess_in(in, sizeof in, w->group, s->has_gpu, w->group_name);
-    ps_excess_fix(fix, sizeof fix, w->group, s->has_gpu, w->group_name);
     snprintf(buf, len, "rank %s: +%.1f ms per step %s over the other ranks' median (%.1f against %.1f ms); the other "
              "ranks wait %.1f ms per step for it (rank %s most, in %s; blocked in collectives %.1f ms per step, rank %s "
              "itself %.1f ms); fix: %s",
-             lab, MS(w->group_excess_ns), in, MS(w->group_excess_ns + w->median_group_ns), MS(w->median_group_ns),
-             MS(w->waited_for_ns), olab, w->wait_in ? w->wait_in : "Communication", MS(w->others_wait_ns), lab,
-             MS(w->own_wait_ns), fix);
+             lab, MS(w->group_excess_ns), w->cause, MS(w->group_excess_ns + w->median_group_ns),
+             MS(w->median_group_ns), MS(w->waited_for_ns), olab, w->wait_in ? w->wait_in : "Communication",
+             MS(w->others_wait_ns), lab, MS(w->own_wait_ns), w->fix);
 }
 
 const char ps_words_straggler_rule_wait[] = "who waits for whom: the rank blocked the least in collectives while the "

@@ -111,6 +111,9 @@ struct ps_wait_straggler {
     enum ps_bottleneck group;
     int64_t group_excess_ns, median_group_ns;   /* that excess, and the others' median time in the group */
     const char *group_name;     /* its rank file's group_top[group] (borrowed), NULL when unknown */
+    char cause[224];            /* the group and name as every format quotes them: "waiting (sleep)" (analyses/
+                                 * verdict.h ps_excess_in) */
+    char fix[512];              /* what shortens that rank's step in the group (ps_excess_fix), no final period */
     /* the same over the breakdown's categories, the rule before the groups, kept for the JSON's `category` keys */
     int category;               /* enum ps_cat (not Communication) where its step exceeds the median of the other
                                  * ranks' the most */
