@@ -236,6 +236,50 @@ static int read_collectives(struct ps_rank_file *f, struct reader *top)
     return 0;
 }
 
+/* A name a report carries (a Python frame, range, API call or kernel): the longest name in the shared traces is a
+ * 1,677-byte kernel name (docs/readers.md), so 64 KiB leaves room and bounds what a hostile summary makes the
+ * merge keep per rank. */
+#define NAME_MAX_BYTES 65536
+
+/* "group_top": per verdict group (ps_bottleneck_name, not "unknown"), the rank's largest name in it, a string of 1
+ * to NAME_MAX_BYTES bytes or null (none), into f->group_top; another key is refused. Absent in reports written
+ * before it (every name unknown). 0 or -ENOMEM. */
+static int read_group_top(struct ps_rank_file *f, struct reader *top)
+{
+    const char *path[] = { "group_top", NULL };
+    yajl_val o = yajl_tree_get(top->obj, path, yajl_t_any);
+    char t[64];
+    int seen[PS_BN_UNKNOWN] = { 0 };
+    if (!o)
+        return 0;
+    if (!YAJL_IS_OBJECT(o)) {
+        say(top, "\"group_top\" is not an object (%s)", shown(o, t, sizeof t));
+        return 0;
+    }
+    for (size_t i = 0; i < YAJL_GET_OBJECT(o)->len && !top->problem[0]; i++) {
+        const char *key = YAJL_GET_OBJECT(o)->keys[i];
+        yajl_val v = YAJL_GET_OBJECT(o)->values[i];
+        int g = 0;
+        while (g < PS_BN_UNKNOWN && strcmp(key, ps_bottleneck_name[g]) != 0)
+            g++;
+        if (g == PS_BN_UNKNOWN) {
+            say(top, "\"group_top\" has \"%.40s\", not one of the verdict's groups", key);
+            break;
+        }
+        if (seen[g]++ || YAJL_IS_NULL(v))   /* a key given twice: the first, as yajl_tree_get finds the others */
+            continue;
+        size_t len = YAJL_IS_STRING(v) ? strlen(v->u.string) : 0;
+        if (len == 0 || len > NAME_MAX_BYTES) {
+            say(top, "\"group_top\": \"%s\" is not a string of 1 to %d bytes or null (%s)", key, NAME_MAX_BYTES,
+                shown(v, t, sizeof t));
+            break;
+        }
+        if (!(f->group_top[g] = strdup(v->u.string)))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 /* The rank summary object `o` into *f. 0, -EINVAL (problem: the field at fault and its value) or -ENOMEM. */
 static int read_summary(struct ps_rank_file *f, yajl_val o, char *problem)
 {
@@ -316,7 +360,9 @@ static int read_summary(struct ps_rank_file *f, yajl_val o, char *problem)
     f->end_epoch_ns = ev && !YAJL_IS_NULL(ev) ? get_int(&r, "end_epoch_ns", 0, INT64_MAX) : -1;
     if ((host && host[0] && !(f->host = strdup(host))) || (cmd && cmd[0] && !(f->command = strdup(cmd))))
         return -ENOMEM;
-    int rc = problem[0] ? 0 : read_collectives(f, &r);
+    int rc = problem[0] ? 0 : read_group_top(f, &r);
+    if (rc == 0 && !problem[0])
+        rc = read_collectives(f, &r);
     if (rc < 0)
         return rc;
     if (problem[0])

@@ -334,7 +334,8 @@ generated_ranks_straggler_is_the_rank_the_others_wait_for)
     # Three ranks, one 1000 µs step each, synchronous: ranks 0 and 1 compute [0, 300) and wait in an AllReduce
     # [300, 1000); rank 2 computes [0, 900) and its AllReduce runs [900, 1000). Equal steps: no rank is slower.
     # By hand: rank 2 is blocked the least (100 µs); the others' median 700 µs; they wait 700 - 100 = 600 µs for
-    # it; its own work 900 µs against the others' median 300 µs, +600 µs in Kernel (compute).
+    # it; its own work 900 µs against the others' median 300 µs, +600 µs in Kernel (compute) and in the verdict's
+    # kernel group alike (GPU kernels), named by its one computation kernel, gemm.
     export GEN_WORLD=3
     gen "$tmp/r0.json" 0 gemm:0:0:300 $AR:0:300:700 || exit 1
     gen "$tmp/r1.json" 1 gemm:0:0:300 $AR:0:300:700 || exit 1
@@ -347,12 +348,15 @@ assert r["stragglers"] == [] and r["straggler_rule"] == "wait", (r["stragglers"]
 g = r["straggler_waited_for"]
 want = {"rank": 2, "own_wait_ns": 100000, "others_wait_ns": 700000, "waited_for_ns": 600000, "own_work_ns": 900000,
         "median_own_work_ns": 300000, "category": "kernel", "category_excess_ns": 600000,
-        "median_category_ns": 300000, "wait_in": "ncclKernel_AllReduce_RING_LL_Sum_float"}
+        "median_category_ns": 300000, "wait_in": "ncclKernel_AllReduce_RING_LL_Sum_float", "group": "kernel",
+        "group_excess_ns": 600000, "median_group_ns": 300000, "group_top": "gemm"}
 assert {k: g[k] for k in want} == want, g
 assert g["most_waiting_rank"] in (0, 1), g
+assert g["fix"].startswith("look at that rank's kernels (gemm)"), g["fix"]
 PY
     "$ps" report "$tmp/r0.json" "$tmp/r1.json" "$tmp/r2.json" >"$tmp/out" || fail "text exit $?"
-    grep -q "^Straggler (waited for): rank 2: +0.6 ms Kernel per step" "$tmp/out" || { cat "$tmp/out"; fail "text"; }
+    grep -q "^Straggler (waited for): rank 2: +0.6 ms per step GPU kernels (gemm) over the other" "$tmp/out" ||
+        { cat "$tmp/out"; fail "text"; }
     grep -q "^Straggler rule: who waits for whom" "$tmp/out" || fail "text rule"
     ;;
 per_rank_json_reports_merge_into_the_traces_report)
@@ -396,6 +400,66 @@ per_rank_json_reports_merge_into_the_traces_report)
     # the same report twice
     "$ps" report "$tmp/r0.json.report.json" "$tmp/r0.json.report.json" >/dev/null 2>"$tmp/err"; rc=$?
     [ $rc -eq 1 ] && grep -q "are the same file" "$tmp/err" || fail "the same report twice: exit $rc"
+    ;;
+per_rank_reports_name_a_data_loading_straggler_by_its_function)
+    # Three CPU-only ranks (no GPU rows: the host is the device), one 1000 µs step each, world size 3, on one thread:
+    # data loading (a DataLoader range holding the Python function samples.py(20): load_sample, 20 µs shorter),
+    # then aten::mm for 200 µs, then gloo:all_reduce to the step's end. Ranks 0 and 1 load for 100 µs, rank 2 for
+    # 700 µs. By hand: rank 2 is blocked in collectives the least (1000 - 700 - 200 = 100 µs) against the others'
+    # 700 µs: they wait 600 µs for it; its groups: data-loading 700, kernel (host compute) 200, communication 100;
+    # the others' median data-loading 100 and kernel 200: its excess is data-loading, +600 µs over 100, named by
+    # the function (680 µs of its 700) over the range (the 2 x 10 µs around it). Each rank's JSON report, merged,
+    # names it so, equal to the report over the traces; a report written before the names were carried (no
+    # "group_top") still merges, the name then unknown.
+    for r in 0 1 2; do
+        data=100
+        [ $r = 2 ] && data=700
+        python3 - "$tmp/d$r.json" $r $data <<'PY' || exit 1
+import json, sys
+out, rank, data = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ev = lambda cat, name, ts, dur: {"ph": "X", "cat": cat, "name": name, "pid": 10, "tid": 10, "ts": ts, "dur": dur}
+json.dump({"schemaVersion": 1, "distributedInfo": {"backend": "gloo", "rank": rank, "world_size": 3}, "traceEvents": [
+    ev("user_annotation", "ProfilerStep#1", 0, 1000),
+    ev("user_annotation", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, data),
+    ev("python_function", "samples.py(20): load_sample", 10, data - 20),
+    ev("cpu_op", "aten::mm", data, 200), ev("user_annotation", "gloo:all_reduce", data + 200, 800 - data)]},
+    open(out, "w"))
+PY
+        "$ps" report --format json -o "$tmp/d$r.report.json" "$tmp/d$r.json" || fail "report of rank $r: exit $?"
+    done
+    for fmt in text json; do
+        "$ps" report --format $fmt "$tmp/d0.json" "$tmp/d1.json" "$tmp/d2.json" >"$tmp/direct.$fmt" || fail "direct $fmt"
+        "$ps" report --format $fmt "$tmp"/d[012].report.json >"$tmp/merged.$fmt" || fail "merged $fmt exited $?"
+        cmp -s "$tmp/direct.$fmt" "$tmp/merged.$fmt" || fail "merged $fmt differs: $(diff "$tmp/direct.$fmt" "$tmp/merged.$fmt" | head -5)"
+    done
+    python3 - "$tmp/merged.json" "$tmp/d2.report.json" <<'PY' || exit 1
+import json, sys
+r, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["rank_summary"]
+assert s["group_top"]["data-loading"] == "samples.py(20): load_sample", s["group_top"]
+assert s["group_ns"]["data-loading"] == 700000 and s["group_ns"]["kernel"] == 200000, s["group_ns"]
+g = r["straggler_waited_for"]
+want = {"rank": 2, "waited_for_ns": 600000, "group": "data-loading", "group_excess_ns": 600000,
+        "median_group_ns": 100000, "group_top": "samples.py(20): load_sample", "category": "dataloader"}
+assert {k: g[k] for k in want} == want, g
+assert g["fix"].startswith("make that rank's data loading (samples.py(20): load_sample) faster: load in DataLoader "
+                           "workers"), g["fix"]
+PY
+    tr '\n' ' ' <"$tmp/merged.text" | grep -q "Straggler (waited for): rank 2: +0.6 ms per step data loading (samples.py(20): *load_sample) over" ||
+        { cat "$tmp/merged.text"; fail "text straggler"; }
+    # an older report: its summary without "group_top"
+    python3 - "$tmp/d2.report.json" "$tmp/old2.report.json" <<'PY' || exit 1
+import re, sys
+t = open(sys.argv[1]).read()
+i = t.rindex('"rank_summary":')
+tail, n = re.subn(r'"group_top": \{[^}]*\},? *', "", t[i:], count=1)
+assert n == 1
+open(sys.argv[2], "w").write(t[:i] + tail)
+PY
+    "$ps" report --format json "$tmp/d0.report.json" "$tmp/d1.report.json" "$tmp/old2.report.json" >"$tmp/old.json" ||
+        fail "a report without group_top: exit $?"
+    python3 -c 'import json, sys; g = json.load(open(sys.argv[1]))["straggler_waited_for"]
+sys.exit(not (g["group"] == "data-loading" and g["group_top"] is None and g["group_excess_ns"] == 600000))' \
+        "$tmp/old.json" || fail "without group_top: $(head -c 400 "$tmp/old.json")"
     ;;
 per_rank_reports_out_of_range_are_refused_naming_file_field_and_value)
     # A merged report's fields are checked against the ranges each rank's report writes them in, as the readers
@@ -446,6 +510,10 @@ PY
     refused version 2 "$s\"version\" is 2, not 1"
     refused bottleneck '"gpu"' \
         "$s\"bottleneck\" is not one of kernel, data-loading, memcpy, communication, sync, host, waiting, unknown (\"gpu\")"
+    refused group_top '{"gpu": "gemm"}' "$s\"group_top\" has \"gpu\", not one of the verdict's groups"
+    refused group_top '{"kernel": 5}' "$s\"group_top\": \"kernel\" is not a string of 1 to 65536 bytes or null (5)"
+    refused group_top '{"kernel": ""}' "$s\"group_top\": \"kernel\" is not a string of 1 to 65536 bytes or null (\"\")"
+    refused group_top '[]' "$s\"group_top\" is not an object (an array)"
     refused perfscope_report_version 99 "\"perfscope_report_version\" is 99, not 1"
     refused perfscope_report_version '"1"' "\"perfscope_report_version\" is \"1\", not 1"
     # the ends of the ranges: the largest rank, an unknown world size, shares of 0, 1 and null

@@ -170,8 +170,8 @@ static void waited_rank(const struct ps_multirank *mr, struct ps_waited_rank *w)
         return;
     const struct ps_rank_file *s = &mr->files[mr->wait.file];
     *w = (struct ps_waited_rank){ .analysed = 1, .found = 1, .pid = s->stat.pid, .rank = s->rank, .path = s->path,
-                                  .waited_for_ns = mr->wait.waited_for_ns, .excess_ns = mr->wait.excess_ns,
-                                  .category = mr->wait.category, .has_gpu = s->has_gpu };
+                                  .waited_for_ns = mr->wait.waited_for_ns, .excess_ns = mr->wait.group_excess_ns,
+                                  .group = mr->wait.group, .name = mr->wait.group_name, .has_gpu = s->has_gpu };
 }
 
 /* ps_report_fini's callback for what the ranks family added to a report. */

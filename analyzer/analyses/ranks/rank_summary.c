@@ -382,6 +382,35 @@ static int collective_cmp(const void *a, const void *b)
     return c ? c : (x->bytes > y->bytes) - (x->bytes < y->bytes);
 }
 
+/* Per verdict group, the rank's own largest name in it (f->group_top): of the causes in the group
+ * (ps_verdict_cause_group), the top name that takes the most time per average steady step (causes.c). The causes
+ * name no GPU kernel: with GPU rows, the kernel group's name is the kernel table's first kernel that is not
+ * communication (the run's most time, r->kernels). What the several-rank report names a straggler's excess by
+ * (straggler.c). 0 or -ENOMEM. */
+static int group_names(struct ps_rank_file *f, const struct ps_report *r, struct ps_names *names)
+{
+    const struct ps_causes *cs = &r->causes;
+    const struct ps_cause_name *best[PS_BN_UNKNOWN] = { 0 };
+    for (int c = 0; cs->computed && c < PS_CAUSE_N; c++) {
+        const struct ps_cause_stat *st = &cs->c[c];
+        enum ps_bottleneck g = ps_verdict_cause_group((enum ps_cause)c, cs->host_only);
+        if (g != PS_BN_UNKNOWN && st->ntop > 0 && st->top[0].ns > 0 && (!best[g] || st->top[0].ns > best[g]->ns))
+            best[g] = &st->top[0];
+    }
+    uint32_t kernel = PS_NONE;
+    for (size_t k = 0; r->has_gpu && !best[PS_BN_KERNEL] && k < r->nkernels && kernel == PS_NONE; k++)
+        if (!(ps_names_flags(names, r->kernels[k].name) & PS_NAME_HTA_COMM) && r->kernels[k].total_ns > 0)
+            kernel = r->kernels[k].name;
+    for (int g = 0; g < PS_BN_UNKNOWN; g++) {
+        const char *name = best[g]                                  ? ps_report_name(r, best[g]->name)
+                           : g == PS_BN_KERNEL && kernel != PS_NONE ? ps_report_name(r, kernel)
+                                                                    : NULL;
+        if (name && name[0] && !(f->group_top[g] = strdup(name)))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names)
 {
     struct ps_rank_file *f = calloc(1, sizeof *f);
@@ -409,6 +438,8 @@ int ps_rank_summary_compute(struct ps_report *r, struct ps_names *names)
     f->recording_complete = fact == PS_FACT_KNOWN ? complete : -1;
     int rc = job_facts(f, r);
     if (rc == 0)
+        rc = group_names(f, r, names);
+    if (rc == 0)
         rc = gpu_collectives(f, r, names);
     if (rc == 0)   /* with communication kernels the host calls are their launches: the kernels are the table */
         rc = host_collectives(f, r, names, f->ncollectives == 0);
@@ -425,6 +456,8 @@ void ps_rank_file_fini(struct ps_rank_file *f)
     free(f->owned_path);
     free(f->host);
     free(f->command);
+    for (int g = 0; g < PS_BN_UNKNOWN; g++)
+        free(f->group_top[g]);
     memset(f, 0, sizeof *f);
 }
 

@@ -3,7 +3,8 @@
  * collective; the step-time rule (ranks.c) then sees equal steps. This rule compares, per rank, the time blocked in
  * collectives per step (Communication: NCCL/RCCL kernels on GPU traces, the host's collective calls and their
  * waits without GPU rows) with its own work (the rest of the step): the straggler is the rank blocked the least
- * while the others are blocked for longer than the margin, and its own work exceeds the median rank's. HTA's and
+ * while the others are blocked for longer than the margin, and its own work exceeds the median rank's; its cause is
+ * the verdict group in which it exceeds the others the most, named by its own largest name there. HTA's and
  * TraceLens' collective analyses measure the same wait on the GPU side (the time a rank's collective kernel runs
  * while its peers have not arrived). */
 #include <errno.h>
@@ -39,7 +40,7 @@ static const char *blocked_in(const struct ps_rank_file *f)
 }
 
 /* The category (not Communication) in which the straggler's average step exceeds the median of the other ranks
- * (files[at[0..n)], the straggler not among them) the most. */
+ * (files[at[0..n)], the straggler not among them) the most: the JSON's `category` keys (docs/distributed.md). */
 static void largest_excess(struct ps_wait_straggler *w, const struct ps_rank_file *files, const size_t *at, size_t n,
                            int64_t *v)
 {
@@ -57,6 +58,33 @@ static void largest_excess(struct ps_wait_straggler *w, const struct ps_rank_fil
             w->median_category_ns = s->stat.cat_ns[c] - excess;
         }
     }
+}
+
+/* The verdict group (not communication) in which the straggler's average over all its analysed steps exceeds the
+ * median of the other ranks' (files[at[0..n)]) the most, and the straggler's own largest name in it. A group, not
+ * a category: a rank that sleeps in its forward has a longer Kernel (host compute) category, but its causes put
+ * the sleep in waiting (analyses/verdict.h ps_verdict_cause_group), and the fix for a sleep is not the fix for
+ * compute. */
+static void largest_group_excess(struct ps_wait_straggler *w, const struct ps_rank_file *files, const size_t *at,
+                                 size_t n, int64_t *v)
+{
+    const struct ps_rank_file *s = &files[w->file];
+    w->group = PS_BN_UNKNOWN;
+    for (int g = 0; g < PS_BN_UNKNOWN; g++) {
+        if (g == PS_BN_COMM)
+            continue;
+        for (size_t i = 0; i < n; i++)
+            v[i] = files[at[i]].stat.group_ns[g];
+        int64_t excess = s->stat.group_ns[g] - median(v, n);
+        if (w->group == PS_BN_UNKNOWN || excess > w->group_excess_ns) {
+            w->group = (enum ps_bottleneck)g;
+            w->group_excess_ns = excess;
+            w->median_group_ns = s->stat.group_ns[g] - excess;
+        }
+    }
+    w->group_name = s->group_top[w->group];
+    ps_excess_in(w->cause, sizeof w->cause, w->group, s->has_gpu, w->group_name);
+    ps_excess_fix(w->fix, sizeof w->fix, w->group, s->has_gpu, w->group_name);
 }
 
 int ps_wait_straggler_find(struct ps_multirank *mr)
@@ -101,6 +129,7 @@ int ps_wait_straggler_find(struct ps_multirank *mr)
         v[i] = f[at[i]].stat.avg_dur_ns - f[at[i]].stat.cat_ns[PS_CAT_COMM];
     w.median_own_ns = median(v, no);
     largest_excess(&w, f, at, no, v);
+    largest_group_excess(&w, f, at, no, v);
     w.waited_for_ns = w.others_wait_ns - w.own_wait_ns;
     if (w.waited_for_ns > (int64_t)(WAIT_MARGIN * (double)med_step) && w.own_ns > w.median_own_ns) {
         mr->wait = w;

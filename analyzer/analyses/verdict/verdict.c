@@ -58,17 +58,30 @@ enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int6
     return pick(g, seen, threshold, share);
 }
 
+enum ps_bottleneck ps_verdict_cause_group(enum ps_cause c, int host_only)
+{
+    switch (c) {
+    case PS_CAUSE_KERNEL: return PS_BN_KERNEL;
+    case PS_CAUSE_COPY: return PS_BN_MEMCPY;
+    case PS_CAUSE_COMM: case PS_CAUSE_STREAM_WAIT: return PS_BN_COMM;
+    case PS_CAUSE_SYNC: return PS_BN_SYNC;
+    case PS_CAUSE_DATA: return PS_BN_DATA;
+    case PS_CAUSE_WAITING: return PS_BN_WAITING;
+    case PS_CAUSE_LAUNCH: case PS_CAUSE_HOST: case PS_CAUSE_UNEXPLAINED: return host_only ? PS_BN_KERNEL : PS_BN_HOST;
+    default: return PS_BN_UNKNOWN;   /* the work before the trace: in no group */
+    }
+}
+
 enum ps_bottleneck ps_verdict_classify_causes(const int64_t *c, int host_only, int64_t dur, double threshold,
                                               int64_t g[PS_BN_UNKNOWN], int64_t *seen_ns, double *share)
 {
-    int64_t host = c[PS_CAUSE_LAUNCH] + c[PS_CAUSE_HOST] + c[PS_CAUSE_UNEXPLAINED];
-    g[PS_BN_KERNEL] = c[PS_CAUSE_KERNEL] + (host_only ? host : 0);
-    g[PS_BN_DATA] = c[PS_CAUSE_DATA];
-    g[PS_BN_MEMCPY] = c[PS_CAUSE_COPY];
-    g[PS_BN_COMM] = c[PS_CAUSE_COMM] + c[PS_CAUSE_STREAM_WAIT];
-    g[PS_BN_SYNC] = c[PS_CAUSE_SYNC];
-    g[PS_BN_HOST] = host_only ? 0 : host;
-    g[PS_BN_WAITING] = c[PS_CAUSE_WAITING];
+    for (int k = 0; k < PS_BN_UNKNOWN; k++)
+        g[k] = 0;
+    for (int k = 0; k < PS_CAUSE_N; k++) {
+        enum ps_bottleneck b = ps_verdict_cause_group((enum ps_cause)k, host_only);
+        if (b != PS_BN_UNKNOWN)
+            g[b] += c[k];
+    }
     *seen_ns = dur - c[PS_CAUSE_PRETRACE];
     *share = 0;
     return pick(g, *seen_ns, threshold, share);
@@ -309,29 +322,29 @@ static int host_compute_wait(struct ps_report *r, struct ps_names *names)
 }
 
 /* When the ranks are processes of this trace and the analysed one is the rank the others wait for: a sentence
- * saying so (ahead of the verdict's fix: shortening its own work shortens every rank's step); else "". */
+ * saying so (ahead of the verdict's fix: shortening its own work shortens every rank's step); else "". Its excess
+ * is the verdict group the several-rank report found (straggler.c), named by the rank's own largest name in it:
+ * a sleep is called waiting, not compute. */
 static void straggler_sentence(const struct ps_report *r, char *buf, size_t len)
 {
     const struct ps_waited_rank *w = &r->waited;
+    char in[224];
     buf[0] = '\0';
     if (!w->found || !r->scoped || w->pid != r->pid)
         return;
+    ps_excess_in(in, sizeof in, w->group, w->has_gpu, w->name);
     snprintf(buf, len, "This process is rank %d, the one the other ranks wait for: they wait %.1f ms per step for "
              "it, and its %s takes %.1f ms per step longer than theirs (Straggler below); shortening it shortens "
-             "every rank's step. ", w->rank, (double)w->waited_for_ns / 1e6,
-             /* its own cause where the step goes says more than the breakdown's category: a sleep, not compute */
-             r->bottleneck == PS_BN_WAITING                         ? "waiting (sleep, lock, I/O)"
-             : r->bottleneck == PS_BN_DATA || r->bottleneck == PS_BN_SYNC ? ps_bottleneck_name[r->bottleneck]
-             : w->category == PS_CAT_KERNEL && !w->has_gpu              ? "host compute"
-                                                                        : ps_cat_label[w->category],
-             (double)w->excess_ns / 1e6);
+             "every rank's step. ", w->rank, (double)w->waited_for_ns / 1e6, in, (double)w->excess_ns / 1e6);
 }
 
 /* The fix for exposed communication when the ranks are processes of this trace: it names the rank the others
- * wait for, or says none is; buf unchanged when the ranks were not analysed. */
+ * wait for, what in its step is longer and what shortens it (excess.c), or says no rank is waited for; buf
+ * unchanged when the ranks were not analysed. */
 static void waited_rank_fix(const struct ps_report *r, char *buf, size_t len)
 {
     const struct ps_waited_rank *w = &r->waited;
+    char in[224], fix[512];
     if (!w->analysed)
         return;
     if (!w->found) {
@@ -340,12 +353,13 @@ static void waited_rank_fix(const struct ps_report *r, char *buf, size_t len)
                  "micro-batches (no_sync), use larger batches.");
         return;
     }
-    snprintf(buf, len, "Collective communication is exposed, and most of it is waiting for rank %d (%s): the other "
-             "ranks wait %.1f ms per step for it, and its %s takes %.1f ms per step longer than theirs (Straggler "
-             "below): make that rank's own work shorter or give the ranks equal work; then overlap what is left "
-             "with backward (DDP bucket size).", w->rank, w->path, (double)w->waited_for_ns / 1e6,
-             w->category == PS_CAT_KERNEL && !w->has_gpu ? "host compute" : ps_cat_label[w->category],
-             (double)w->excess_ns / 1e6);
+    ps_excess_in(in, sizeof in, w->group, w->has_gpu, w->name);
+    ps_excess_fix(fix, sizeof fix, w->group, w->has_gpu, w->name);
+    /* the path is "pid N" (process_ranks.c); in and fix hold one name each, cut at 160 bytes (excess.c) */
+    snprintf(buf, len, "Collective communication is exposed, and most of it is waiting for rank %d (%.32s): the other "
+             "ranks wait %.1f ms per step for it, and its %.200s takes %.1f ms per step longer than theirs (Straggler "
+             "below): %.380s; then overlap what is left with backward (DDP bucket size).", w->rank, w->path,
+             (double)w->waited_for_ns / 1e6, in, (double)w->excess_ns / 1e6, fix);
 }
 
 /* The advice perfscope's Python hook has for the run's bottleneck (pytorch.c: worded from the DataLoader's
@@ -592,7 +606,7 @@ static void verdict_fix(struct ps_report *r)
                  "whole-step instead of piecewise graphs), fuse operators, use larger batches.",
                  (long long)r->graphs.launches, (long long)r->graphs.kernels, 100.0 * r->graphs.share,
                  (long long)r->graphs.eager_kernels);
-    char off_cpu[640] = "", straggler[400], where[224] = "";
+    char off_cpu[640] = "", straggler[560], where[224] = "";
     const struct ps_host_wait *w = &r->host_wait;
     if (host)
         host_wait_fix(r, host_compute, off_cpu, sizeof off_cpu, where, sizeof where, &ev);

@@ -345,7 +345,7 @@ out:
 /* The straggler the others wait for and the rule that named it (docs/distributed.md). */
 static void straggler(FILE *f, const struct ps_multirank *mr)
 {
-    char buf[640];
+    char buf[PS_WORDS_STRAGGLER_LEN];
     if (!mr->has_wait_straggler) {
         if (mr->nstragglers)
             fprintf(f, "<p id=\"straggler-rule\">Straggler rule: %s.</p>\n", ps_words_straggler_rule_step);

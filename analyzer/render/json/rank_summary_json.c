@@ -39,6 +39,11 @@ void ps_render_rank_summary_json(struct ps_jw *w, const struct ps_report *r)
         ps_jw_kint(w, ps_bottleneck_name[g], f->stat.group_ns[g]);
     ps_jw_map_close(w);
     ps_jw_kint(w, "seen_ns", f->stat.seen_ns);
+    ps_jw_key(w, "group_top");  /* per group, its largest name (null: none): what names a straggler's excess */
+    ps_jw_map_open(w);
+    for (int g = 0; g < PS_BN_UNKNOWN; g++)
+        ps_jw_kstr(w, ps_bottleneck_name[g], f->group_top[g]);
+    ps_jw_map_close(w);
     ps_jw_kstr(w, "bottleneck", ps_bottleneck_name[f->stat.bottleneck]);
     ps_jw_kdouble_exact(w, "share", f->stat.share);
     ps_jw_kdouble_exact(w, "comm_comp_overlap", f->comm_comp_overlap);

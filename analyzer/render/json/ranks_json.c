@@ -77,6 +77,13 @@ static void straggler(struct ps_jw *w, const struct ps_multirank *mr)
     ps_jw_kint(w, "waited_for_ns", g->waited_for_ns);
     ps_jw_kint(w, "most_waiting_rank", mr->files[g->waiter].rank);
     ps_jw_kstr(w, "wait_in", g->wait_in);
+    /* what in its step is longer: the verdict group, its own largest name in it (null: unknown) and the fix */
+    ps_jw_kstr(w, "group", ps_bottleneck_name[g->group]);
+    ps_jw_kint(w, "group_excess_ns", g->group_excess_ns);
+    ps_jw_kint(w, "median_group_ns", g->median_group_ns);
+    ps_jw_kstr(w, "group_top", g->group_name);
+    ps_jw_kstr(w, "fix", g->fix);
+    /* the same over the breakdown's categories (the rule before the groups; docs/distributed.md) */
     ps_jw_kstr(w, "category", ps_cat_key[g->category]);
     ps_jw_kint(w, "category_excess_ns", g->excess_ns);
     ps_jw_kint(w, "median_category_ns", g->median_category_ns);

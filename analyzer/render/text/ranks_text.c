@@ -41,7 +41,7 @@ static void path_cell(FILE *f, size_t cols, const struct ps_rank_file *r)
 /* The straggler the others wait for and the rule that named it (docs/distributed.md). */
 static void straggler(FILE *f, const struct ps_multirank *mr)
 {
-    char buf[640];
+    char buf[PS_WORDS_STRAGGLER_LEN];
     if (!mr->has_wait_straggler) {
         if (mr->nstragglers)
             fprintf(f, "Straggler rule: %s\n", ps_words_straggler_rule_step);

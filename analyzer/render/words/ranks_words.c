@@ -37,14 +37,12 @@ void ps_words_straggler_sentence(char *buf, size_t len, const struct ps_multiran
     char lab[32], olab[32];
     ps_words_rank_label(lab, sizeof lab, s);
     ps_words_rank_label(olab, sizeof olab, o);
-    snprintf(buf, len, "rank %s: +%.1f ms %s per step over the other ranks' median (%.1f against %.1f ms%s); the other "
+    snprintf(buf, len, "rank %s: +%.1f ms per step %s over the other ranks' median (%.1f against %.1f ms); the other "
              "ranks wait %.1f ms per step for it (rank %s most, in %s; blocked in collectives %.1f ms per step, rank %s "
-             "itself %.1f ms)",
-             lab, MS(w->excess_ns), ps_words_ranks_cat_label(w->category, s->has_gpu),
-             MS(w->excess_ns + w->median_category_ns), MS(w->median_category_ns),
-             w->category == PS_CAT_KERNEL && !s->has_gpu ? ": host time outside data loading and collectives" : "",
-             MS(w->waited_for_ns), olab, w->wait_in ? w->wait_in : "Communication", MS(w->others_wait_ns), lab,
-             MS(w->own_wait_ns));
+             "itself %.1f ms); fix: %s",
+             lab, MS(w->group_excess_ns), w->cause, MS(w->group_excess_ns + w->median_group_ns),
+             MS(w->median_group_ns), MS(w->waited_for_ns), olab, w->wait_in ? w->wait_in : "Communication",
+             MS(w->others_wait_ns), lab, MS(w->own_wait_ns), w->fix);
 }
 
 const char ps_words_straggler_rule_wait[] = "who waits for whom: the rank blocked the least in collectives while the "

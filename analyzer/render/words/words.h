@@ -94,9 +94,12 @@ const char *ps_words_ranks_cat_label(int c, int has_gpu);
 /* A rank file's label in every format: its rank ("3"), or "launcher(N)" for a trace holding N ranks as processes.
  * Returns buf (len bytes). */
 const char *ps_words_rank_label(char *buf, size_t len, const struct ps_rank_file *rf);
-/* The straggler the others wait for (mr->has_wait_straggler) as one sentence, no newline, into buf (len bytes):
- * "rank 1: +144.8 ms Compute per step over the other ranks' median (...); the other ranks wait 145.5 ms per step
- * for it (rank 0 most, in ddp:gradient_allreduce; ...)". */
+/* The straggler the others wait for (mr->has_wait_straggler) as one sentence, no newline, into buf (len bytes,
+ * PS_WORDS_STRAGGLER_LEN holds it whole): "rank 1: +144.8 ms per step waiting (sleep) over the other ranks' median
+ * (...); the other ranks wait 145.5 ms per step for it (rank 0 most, in ddp:gradient_allreduce; ...); fix: remove
+ * what that rank's step thread waits on (sleep): ...": its excess by verdict group, its own name in it and the fix
+ * for that group, as the analysis worded them (analyses/ranks.h struct ps_wait_straggler cause, fix). */
+#define PS_WORDS_STRAGGLER_LEN 1536
 void ps_words_straggler_sentence(char *buf, size_t len, const struct ps_multirank *mr);
 /* Which rule named the straggler (docs/distributed.md), as every format states it: by who waits for whom, or by
  * step time when no rank is waited for. */

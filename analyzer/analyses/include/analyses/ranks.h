@@ -86,6 +86,11 @@ struct ps_rank_file {
     int32_t local_rank;         /* PERFSCOPE_META local_rank; -1 unknown */
     int64_t start_epoch_ns, end_epoch_ns;   /* the wall-clock span the trace covers, ns since the Unix epoch
                                  * (ps_rank_summary_compute says from what); -1: unknown */
+    /* what names a rank's excess over the others (straggler.c): per verdict group (enum ps_bottleneck), its own
+     * largest name in it (owned): the top name (analyses/verdict.h struct ps_cause_stat top[0]) of the cause of
+     * that group whose top name takes the most time, e.g. "sleep" for waiting, a Python function for host or
+     * data-loading; NULL when its causes name none (or a merged report was written before they were carried) */
+    char *group_top[PS_BN_UNKNOWN];
 };
 
 /* The rank the others wait for (straggler.c, docs/distributed.md): per rank, Communication per average step (time
@@ -100,6 +105,16 @@ struct ps_wait_straggler {
                                  * collectives' own cost, which it pays too, taken out) */
     size_t waiter;              /* the rank file blocked the most */
     const char *wait_in;        /* that rank's collective row with the most exposed time (borrowed), NULL none */
+    /* what in its step is longer (docs/distributed.md): the verdict group (its average over all its analysed steps,
+     * analyses/verdict.h ps_verdict_all_steps; not communication) where its step exceeds the median of the other
+     * ranks' the most, and its own largest name in that group */
+    enum ps_bottleneck group;
+    int64_t group_excess_ns, median_group_ns;   /* that excess, and the others' median time in the group */
+    const char *group_name;     /* its rank file's group_top[group] (borrowed), NULL when unknown */
+    char cause[224];            /* the group and name as every format quotes them: "waiting (sleep)" (analyses/
+                                 * verdict.h ps_excess_in) */
+    char fix[512];              /* what shortens that rank's step in the group (ps_excess_fix), no final period */
+    /* the same over the breakdown's categories, the rule before the groups, kept for the JSON's `category` keys */
     int category;               /* enum ps_cat (not Communication) where its step exceeds the median of the other
                                  * ranks' the most */
     int64_t excess_ns, median_category_ns;   /* that excess, and the others' median time in the category */
@@ -120,7 +135,8 @@ struct ps_multirank {
 /* The straggler by who waits for whom over mr's one-rank files with steps (fills mr->wait, has_wait_straggler):
  * the rank with the least Communication per step (ties: the most own work), when the median of the others'
  * Communication exceeds its own by more than 5 % of the median step and its own work exceeds the median of the
- * others'.
+ * others'; its excess is the verdict group (not communication; ties: the first in enum ps_bottleneck's order) in
+ * which its group_ns exceeds the median of the others' the most, named by its group_top.
  * 0 or -ENOMEM. */
 int ps_wait_straggler_find(struct ps_multirank *mr);
 

@@ -76,8 +76,10 @@ struct ps_waited_rank {
     int32_t rank;
     const char *path;              /* how the several-rank report names it ("pid N") */
     int64_t waited_for_ns;         /* the others' wait for it per step */
-    int64_t excess_ns;             /* how much longer its `category` takes than theirs per step */
-    int category;                  /* enum ps_cat */
+    int64_t excess_ns;             /* how much longer its `group` takes than theirs per step */
+    enum ps_bottleneck group;      /* the verdict group where its step exceeds theirs the most (not communication;
+                                    * analyses/ranks.h struct ps_wait_straggler) */
+    const char *name;              /* its own largest name in that group, NULL when unknown */
     int has_gpu;                   /* its rows hold GPU work: else `kernel` is its host compute */
 };
 
@@ -161,12 +163,28 @@ enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, i
  * bottleneck as ps_verdict_classify picks it from its groups. */
 enum ps_bottleneck ps_verdict_classify_causes(const int64_t *c, int host_only, int64_t dur_ns, double threshold,
                                               int64_t group_ns[PS_BN_UNKNOWN], int64_t *seen_ns, double *share);
+/* verdict.c: the group cause c counts in, as ps_verdict_classify_causes groups it (host_only: a trace without GPU
+ * rows); PS_BN_UNKNOWN for the work before the trace, which is in none. */
+enum ps_bottleneck ps_verdict_cause_group(enum ps_cause c, int host_only);
 
 /* verdict.c: the verdict of the average of every analysed step, start-up steps included (causes per step averaged
  * over r->nsteps and rounded so that they sum to r->avg_dur_ns), as ps_verdict_classify_causes groups it: what the
  * several-rank tables compare, every rank over the same span as its breakdown (docs/distributed.md). */
 enum ps_bottleneck ps_verdict_all_steps(const struct ps_report *r, int64_t group_ns[PS_BN_UNKNOWN], int64_t *seen_ns,
                                         double *share);
+
+/* ---- a rank's excess over the other ranks in one verdict group (excess.c; docs/distributed.md) ---- */
+
+/* How group g reads in a straggler's excess: "waiting", "data loading", "host compute" (kernel without GPU rows),
+ * "GPU kernels", ... Static strings. */
+const char *ps_excess_group_label(enum ps_bottleneck g, int has_gpu);
+/* The group with the name, as a sentence quotes them: "waiting (sleep)", "host compute" (name NULL), into buf
+ * (len bytes, cut to fit; a name is cut after 160 bytes, then "..."). */
+void ps_excess_in(char *buf, size_t len, enum ps_bottleneck g, int has_gpu, const char *name);
+/* What shortens a rank's step in group g, as one sentence without its final period into buf (len bytes, cut to
+ * fit), naming `name` (the rank's own largest name in the group; NULL unknown; a long one is cut), e.g. "remove
+ * what that rank's step thread waits on (sleep): a sleep, a lock, file or network I/O; ...". */
+void ps_excess_fix(char *buf, size_t len, enum ps_bottleneck g, int has_gpu, const char *name);
 
 /* ---- the analyses ---- */
 
