@@ -28,7 +28,8 @@
 
 #define QUEUED_NS 2000    /* an op that starts this soon after its stream's previous op ended was queued behind it */
 #define LAUNCH_NS 2000    /* a queued op's start after its launch when its stream frees earlier */
-#define SYNC_LOOKBACK 256 /* ops (by end) looked at for the one a synchronising call waited for */
+#define SYNC_LOOKBACK 256
+#define REPRODUCED 0.25   /* the replay as recorded within this share of the average steady step */ /* ops (by end) looked at for the one a synchronising call waited for */
 
 enum gpu_class { G_KERNEL, G_COPY, G_COMM };
 
@@ -376,9 +377,18 @@ int ps_replay_gains(struct ps_report *r, const struct ps_view *sv, struct ps_nam
         rc = collect_syncs(&rp, r, sv, names);
     if (rc == 0 && !(ends = malloc((rp.nops + 1) * sizeof *ends)))
         rc = -ENOMEM;
-    if (rc == 0) {
+    if (rc == 0)
         replay_all(&rp, cs, inside, ends);
+    /* a replay that does not reproduce the steps as recorded (within REPRODUCED of them: the step thread or its
+     * launches not in the trace) prices nothing: the gains stay unknown */
+    int64_t off = rc == 0 ? cs->replay_step_ns - cs->step_ns : 0;
+    if (rc == 0 && cs->step_ns > 0 && (double)(off < 0 ? -off : off) <= REPRODUCED * (double)cs->step_ns) {
         cs->replayed = 1;
+    } else {
+        for (int c = 0; c < PS_CAUSE_N; c++)
+            cs->c[c].gain_ns = cs->c[c].top_gain_ns = -1;
+        for (int g = 0; g < PS_BN_UNKNOWN; g++)
+            cs->group_gain_ns[g] = -1;
     }
     free(ends);
     free(rp.ops);
