@@ -105,7 +105,7 @@ def check_shape(where, lines, out):
     for seg in segments(lines):
         m = re.compile(shape_regex(seg)).search(flat, at)
         if not m:
-            fail("%s: nothing of this shape in the output (in order): %r" % (where, seg))
+            fail("%s: nothing of this shape in the output (in order): %r\n--- the output:\n%s" % (where, seg, out))
             return
         at = m.end()
 

@@ -91,6 +91,7 @@ struct pass {
     uint32_t sample_name;          /* the running function of the step thread's latest Python stack sample, while
                                     * it holds (until sample_end) */
     int64_t sample_start, sample_end;
+    uint32_t sample_range;         /* the innermost range open when it was taken (PS_NONE: none) */
     uint32_t sample_stack;         /* its stack (index into model.py_stacks); PS_NONE while no sample holds */
     int64_t *steady_s, *steady_e;  /* the steady steps' windows, in start order */
     size_t nsteady, cur;
@@ -213,10 +214,10 @@ static void name_by_frames(struct pass *p, enum ps_cause c, uint32_t fallback, i
         const struct frame *f = p->py.n && p->py.v[p->py.n - 1].s <= t ? &p->py.v[p->py.n - 1] : NULL;
         uint32_t name;
         int64_t to;
-        /* a sample names its stretch only inside the range it was taken in: one taken before a range began
-         * says nothing of the range */
+        /* a sample names its stretch only inside the range it was taken in, or one of the same name (the next
+         * Dataset __getitem__ of a batch): one taken before another range began says nothing of that range */
         const struct frame *o = p->ops.n && p->ops.v[p->ops.n - 1].s <= t ? &p->ops.v[p->ops.n - 1] : NULL;
-        if (!f && t < p->sample_end && (!o || p->sample_start >= o->s)) {
+        if (!f && t < p->sample_end && (!o || p->sample_start >= o->s || o->name == p->sample_range)) {
             to = p->sample_end < e ? p->sample_end : e;
             name = p->sample_name;
         } else {
@@ -545,6 +546,8 @@ static int feed(struct pass *p, const struct ps_view *v, struct ps_sweep *w, con
                 ps_sweep_add(w, R_RUN, x->s, x->e);   /* the thread ran Python then: host compute */
                 p->sample_name = x->name;
                 p->sample_start = x->s;
+                pop_ended(&p->ops, x->s);
+                p->sample_range = p->ops.n ? p->ops.v[p->ops.n - 1].name : PS_NONE;
                 p->sample_end = x->e;
                 p->sample_stack = x->call;
                 continue;

@@ -33,6 +33,11 @@ void ps_render_causes_html(FILE *f, const struct ps_report *r)
             fputs("<br>in ", f);
             ps_words_cause_chain(f, r, c, ps_html_name);
         }
+        char gain[192];
+        if (ps_words_cause_gain(gain, sizeof gain, r, c)) {
+            fputs("<br>", f);
+            ps_html_text(f, gain, 0);
+        }
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n</section>\n", f);

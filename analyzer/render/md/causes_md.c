@@ -28,6 +28,9 @@ void ps_render_causes_md(FILE *f, const struct ps_report *r)
             ps_words_cause_chain(f, r, c, ps_md_name);
             fputc(')', f);
         }
+        char gain[192];
+        if (ps_words_cause_gain(gain, sizeof gain, r, c))
+            fprintf(f, "; %s", gain);
         fputs(" |\n", f);
     }
     fputc('\n', f);

@@ -55,5 +55,8 @@ void ps_render_causes_text(FILE *f, const struct ps_report *r)
             ps_words_cause_chain(f, r, c, text_name);
             fputc('\n', f);
         }
+        char gain[192];
+        if (ps_words_cause_gain(gain, sizeof gain, r, c))
+            fprintf(f, "    %s\n", gain);
     }
 }

@@ -1,5 +1,6 @@
 /* Where the step goes, worded the same in every format (words.h; docs/report.md "Where the step goes"). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "words/words.h"
@@ -72,6 +73,19 @@ void ps_words_causes_span(char *buf, size_t len, const struct ps_report *r)
         snprintf(buf + n, len - (size_t)n, "; start-up left out: %zu leading step%s, %.3f ms (%.3f ms more than as "
                  "many steady steps)", cs->startup_steps, cs->startup_steps == 1 ? "" : "s",
                  (double)cs->startup_ns / 1e6, (double)cs->startup_excess_ns / 1e6);
+}
+
+int ps_words_cause_gain(char *buf, size_t len, const struct ps_report *r, enum ps_cause c)
+{
+    const struct ps_causes *cs = &r->causes;
+    const struct ps_cause_stat *st = &cs->c[c];
+    if (!cs->replayed || st->gain_ns < 0 || st->ns <= 0 || 10 * llabs(st->gain_ns - st->ns) <= st->ns)
+        return 0;
+    snprintf(buf, len, "without it: about %.3f ms shorter %s (replayed: %s)", (double)st->gain_ns / 1e6,
+             r->whole_run ? "over the run" : "per step",
+             st->gain_ns > st->ns ? "more than it takes, as other work would then overlap the GPU's"
+                                  : "less than it takes, as the rest of the step would then hold it up");
+    return 1;
 }
 
 void ps_words_causes_order(const struct ps_report *r, int order[PS_CAUSE_N])
