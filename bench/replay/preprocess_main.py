@@ -1,5 +1,5 @@
 """A CPU training loop whose main thread runs preprocess() on each batch before the step: PIL decode, blur and
-resize of each image, then four augmented views of it (shifts, flips, colour jitter, blur) as torch operations (about 40 %
+resize of each image, then eight augmented views of it (shifts, flips, colour jitter, blur) as torch operations (about 40 %
 of the step). --fixed runs the same preprocess() in a Dataset served by DataLoader(num_workers=1), so it overlaps the
 model on the second core (preprocess takes less than the model, so one worker keeps up).
 
@@ -17,8 +17,8 @@ from torch.utils.data import DataLoader, Dataset
 import planted
 
 BATCH = 16      # images per step: VIEWS augmented views of each of BATCH // VIEWS decoded images
-VIEWS = 4
-ROUNDS = 3      # augmentation rounds per view
+VIEWS = 8
+ROUNDS = 4      # augmentation rounds per view
 BLUR = torch.full((3, 1, 5, 5), 1 / 25.0)
 
 
