@@ -1,0 +1,50 @@
+"""A CPU training loop fed by DataLoader(num_workers=0) whose Dataset decodes, blurs and resizes a PNG per sample
+with PIL in __getitem__ (about 40 % of the step, inside the training loop). --fixed: the same Dataset with
+num_workers=1 and its default prefetch, so loading overlaps the model on the second core.
+
+The planted cause: data loading. --truth FILE: the script's clock (bench/replay/planted.py Clock): planted_ms is
+the time the step waited in next() on the loader's iterator.
+"""
+import time
+
+from torch.utils.data import DataLoader, Dataset
+
+import planted
+
+BATCH = 16
+
+
+class Images(Dataset):
+    """`n` samples from a few distinct PNGs, as a folder of files would hand them over, decoded per sample."""
+
+    def __init__(self, n, pngs):
+        self.n, self.pngs = n, pngs
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return planted.decode_augment(self.pngs[i % len(self.pngs)]), i % planted.CLASSES
+
+
+def main():
+    a = planted.parse_args(__doc__)
+    planted.setup()
+    pngs = [planted.encoded_image(s, side=160) for s in range(8)]
+    model, opt = planted.model_and_optimizer()
+    loader = DataLoader(Images(a.steps * BATCH, pngs), batch_size=BATCH, num_workers=1 if a.fixed else 0)
+    clock = planted.Clock()
+    it = iter(loader)
+    for _ in range(a.steps):
+        t0 = time.perf_counter_ns()
+        images, labels = next(it)
+        clock.add(time.perf_counter_ns() - t0)
+        planted.train_step(model, opt, images, labels)
+        clock.step_done()
+    if a.truth:
+        clock.write(a.truth, "none (loading in a worker)" if a.fixed else "DataLoader(num_workers=0) fetch")
+    print("steps: %d" % len(clock.ends))
+
+
+if __name__ == "__main__":
+    main()
