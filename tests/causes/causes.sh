@@ -73,14 +73,16 @@ replay_gains_are_worked_out_by_hand)
     # - Without the launch call: the sync still waits for the kernel: 0.
     # - Without host compute (preprocess, decode, log): per step launch 10, 20, sync until the kernel ends
     #   (launched at 0: [20, 80020)) + 10 = 80030, 10, 1000 = 81040; the last ends at 80040: 4 x 81040 + 80040 =
-    #   404200: gain (1999000 - 404200) / 5 = 318960. Without decode alone (with what it calls: nothing):
-    #   150000 earlier everywhere: 150000.
+    #   404200: gain (1999000 - 404200) / 5 = 318960. The function a fix moves: decode's chain outward,
+    #   preprocess (not the model's, inside for 200000 of each 400000): without it and decode in it, every step
+    #   200000 shorter: 200000.
     python3 "$here/gen_causes_trace.py" "$tmp/t.json" || exit 1
     "$ps" report "$tmp/t.json" --format json -o "$tmp/r.json" || exit 1
     check "$tmp/r.json" '
 g = {k: (v["gain_ns"], v["top_gain_ns"]) for k, v in by.items()}
 assert g["sync"][0] == 79990000 and g["kernel"][0] == 79990000 and g["launch"][0] == 0, g
-assert g["host"] == (318960000, 150000000), g
+assert g["host"] == (318960000, 200000000), g
+assert by["host"]["function"] == "train.py(10): preprocess", by["host"]
 assert g["pretrace"][0] is None and g["unexplained"][0] is None, g
 assert c["replay_step_ns"] == 399800000, c   # 1999000 / 5: the replay as recorded
 ' || exit 1

@@ -627,6 +627,7 @@ static void top_names(struct pass *p, struct ps_causes *cs)
     for (int c = 0; c < PS_CAUSE_N; c++) {
         struct ps_cause_stat *st = &cs->c[c];
         st->ntop = 0;
+        st->function = PS_NONE;
         for (size_t id = 0; p->tally[c] && id < p->nstr; id++) {
             int64_t ns = (p->tally[c][id] + n / 2) / n;
             if (ns <= 0)
@@ -752,13 +753,11 @@ int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_n
     cs->python_frames = p.python_frames;
     cs->python_samples = p.python_samples;
     cs->computed = 1;
-    struct ps_spans inside[PS_CAUSE_N] = { { 0 } };   /* the time in each host cause's first name, callees too */
+    struct ps_spans inside[PS_CAUSE_N] = { { 0 } };   /* the time in what a fix of each host cause moves */
     static const enum ps_cause named[] = { PS_CAUSE_HOST, PS_CAUSE_DATA, PS_CAUSE_WAITING };
     rc = 0;
     for (size_t i = 0; i < sizeof named / sizeof *named && rc == 0; i++)
-        if (cs->c[named[i]].ntop && cs->thread != PS_NONE)
-            rc = ps_inside_spans(sv, cs->thread, cs->c[named[i]].top[0].name, p.steady_s[0],
-                                 p.steady_e[p.nsteady - 1], &inside[named[i]]);
+        rc = ps_function_to_move(cs, sv, named[i], p.steady_s[0], p.steady_e[p.nsteady - 1], &inside[named[i]]);
     if (rc == 0)
         rc = ps_replay_gains(r, sv, names, &p.host, inside);
     for (int c = 0; c < PS_CAUSE_N; c++)

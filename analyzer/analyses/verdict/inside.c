@@ -2,6 +2,7 @@
  * depth (replay.h; docs/report.md "Expected gains"). */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyses/report.h"
 #include "model/model.h"
@@ -140,4 +141,62 @@ int ps_inside_spans(const struct ps_view *v, uint32_t thread, uint32_t name, int
     }
     out->n = w + 1;
     return 0;
+}
+
+int ps_model_function(const struct ps_model *m, uint32_t name)
+{
+    static const char *const model[] = { "forward", "backward", "_call_impl", "Optimizer", "optimizer", "aten::",
+                                         "autograd", "<built-in method", "<built-in function linear" };
+    const char *s = ps_model_str(m, name);
+    for (size_t k = 0; s && k < sizeof model / sizeof *model; k++)
+        if (strstr(s, model[k]))
+            return 1;
+    return 0;
+}
+
+#define LOOP_SHARE 0.9    /* a frame inside for this much of the steady steps is the loop around them */
+#define CALLER_MORE 1.05  /* a caller names the work to move when it holds this much more than its callee */
+
+static int64_t spans_total(const struct ps_spans *o)
+{
+    int64_t in = 0;
+    for (size_t i = 0; i < o->n; i++)
+        in += o->v[i].e - o->v[i].s;
+    return in;
+}
+
+int ps_function_to_move(struct ps_causes *cs, const struct ps_view *v, enum ps_cause c, int64_t a, int64_t b,
+                        struct ps_spans *out)
+{
+    struct ps_cause_stat *st = &cs->c[c];
+    st->function = PS_NONE;
+    out->n = 0;
+    if (!st->ntop || cs->thread == PS_NONE)
+        return 0;
+    int rc = ps_inside_spans(v, cs->thread, st->top[0].name, a, b, out);
+    if (rc < 0 || c != PS_CAUSE_HOST || ps_model_function(v->m, st->top[0].name))
+        return rc;
+    st->function = st->top[0].name;
+    struct ps_spans cand = { 0 };
+    int64_t now = spans_total(out);
+    /* outward from top[0] (the chain's last frame) to the outermost frame that is neither the model nor the loop;
+     * a caller that holds no more of the steps than its callee (a list comprehension around it) names nothing
+     * better */
+    for (size_t k = st->nchain >= 1 ? st->nchain - 1 : 0; k-- > 0 && rc == 0;) {
+        uint32_t f = st->chain[k];
+        if (ps_model_function(v->m, f) || (rc = ps_inside_spans(v, cs->thread, f, a, b, &cand)) < 0)
+            break;
+        int64_t in = spans_total(&cand);
+        if ((double)in >= LOOP_SHARE * (double)(b - a) || cand.n == 0)
+            break;
+        if ((double)in <= CALLER_MORE * (double)now)
+            continue;
+        struct ps_spans t = *out;
+        *out = cand;
+        cand = t;
+        now = in;
+        st->function = f;
+    }
+    free(cand.v);
+    return rc;
 }

@@ -9,6 +9,8 @@
 struct ps_report;
 struct ps_view;
 struct ps_names;
+struct ps_model;
+struct ps_causes;
 
 /* What the step thread was doing, whatever the GPU did then: the causes' sweep hands out one piece per stretch of
  * one kind and one name. */
@@ -60,12 +62,24 @@ void ps_thread_sample_time(const void *base, size_t i, int64_t *time, uint32_t *
 int ps_inside_spans(const struct ps_view *v, uint32_t thread, uint32_t name, int64_t a, int64_t b,
                     struct ps_spans *out);
 
+/* inside.c: 1 when string id `name` names the model's own work (forward, backward, an optimizer, ATen, autograd,
+ * a built-in tensor method): no function a fix moves off the step thread. */
+int ps_model_function(const struct ps_model *m, uint32_t name);
+/* inside.c: the function a fix of cause c moves (cs->c[c].function) and the time the step thread spent in it
+ * within [a, b) (*out, emptied first; the caller frees out->v): for host compute, walking top[0]'s chain outward,
+ * the outermost frame neither the model's (ps_model_function) nor the loop around the steps (inside for 90 % of
+ * [a, b) or more) that holds more than 5 % more of the steps than the one it calls (a list comprehension around
+ * the function is not it), PS_NONE when top[0] itself is the model's; for the other causes top[0]'s time, function
+ * PS_NONE. 0 or -ENOMEM. */
+int ps_function_to_move(struct ps_causes *cs, const struct ps_view *v, enum ps_cause c, int64_t a, int64_t b,
+                        struct ps_spans *out);
+
 /* replay.c: each cause's and verdict group's expected gain per average steady step (r->causes.c[].gain_ns,
  * .top_gain_ns, r->causes.group_gain_ns): the steady steps replayed in their recorded order (the step thread's
  * pieces h, each GPU stream in its order, every launch before its op, each synchronising call until the op it
  * waited for ends) once as recorded and once without the cause, the difference divided by the steady steps;
- * .top_gain_ns without the cause's time inside inside[c] only: the time the step thread spent in top[0] at any
- * depth (its callees too). Needs r->causes (steps, thread, top names) computed. 0 or -ENOMEM. */
+ * .top_gain_ns without the cause's time inside inside[c] only: the time the step thread spent in the function a
+ * fix moves (ps_function_to_move), its callees too. Needs r->causes (steps, thread, top names) computed. 0 or -ENOMEM. */
 int ps_replay_gains(struct ps_report *r, const struct ps_view *sv, struct ps_names *names,
                     const struct ps_host_timeline *h, const struct ps_spans inside[]);
 

@@ -473,24 +473,16 @@ static const char *program_fix(const struct ps_report *r)
  * do"). 1 when written into buf. */
 static int python_function_fix(const struct ps_report *r, char *buf, size_t len)
 {
-    static const char *const model[] = { "forward", "backward", "_call_impl", "Optimizer", "optimizer", "aten::",
-                                         "autograd", "<built-in method", "<built-in function linear" };
     enum ps_cause c = named_cause(r);
     const struct ps_cause_stat *st = c == PS_CAUSE_HOST ? &r->causes.c[c] : NULL;
     int python = r->causes.python_frames > 0 || r->causes.python_samples > 0;
-    if (!st || !st->ntop || !python || st->top_gain_ns <= 0 || 4 * st->top_gain_ns < r->max_gain_ns)
+    if (!st || st->function == PS_NONE || !python || st->top_gain_ns <= 0 || 4 * st->top_gain_ns < r->max_gain_ns)
         return 0;
-    for (size_t i = 0; i <= st->nchain; i++) {
-        const char *name = ps_model_str(r->m, i < st->nchain ? st->chain[i] : st->top[0].name);
-        for (size_t k = 0; name && k < sizeof model / sizeof *model; k++)
-            if (strstr(name, model[k]))
-                return 0;
-    }
     snprintf(buf, len, "The step thread spends about %.3f ms per step in %.120s, Python outside the model, while "
              "%s: take it off the step thread: move it into a Dataset's __getitem__ served by DataLoader workers "
              "(num_workers >= 1, so it runs for the next batches while this one computes), or prepare the next "
              "batch with it while the %s works on this one; cache what it computes if its input repeats.",
-             (double)st->top_gain_ns / 1e6, ps_model_str(r->m, st->top[0].name),
+             (double)st->top_gain_ns / 1e6, ps_model_str(r->m, st->function),
              r->has_gpu ? "the GPU waits" : "the model waits", r->has_gpu ? "GPU" : "model");
     return 1;
 }
@@ -516,11 +508,12 @@ static void expected_gain(const struct ps_report *r, const char *what, int funct
         snprintf(buf, len, "about %.3f ms %s (%.1f %% of %s): the steps replayed without %.120s (what it calls "
                  "too); without all %s, which takes %.3f ms of it now, about %.3f ms.", (double)st->top_gain_ns / 1e6,
                  per, step > 0 ? 100.0 * (double)st->top_gain_ns / (double)step : NAN, of,
-                 ps_model_str(r->m, st->top[0].name), what, (double)now / 1e6, (double)gain / 1e6);
+                 ps_model_str(r->m, st->function), what, (double)now / 1e6, (double)gain / 1e6);
         return;
     }
-    if (st && st->ntop && st->top_gain_ns >= 0 && python && st->top_gain_ns < gain)
-        snprintf(alone, sizeof alone, "; without %.60s alone, about %.3f ms", ps_model_str(r->m, st->top[0].name),
+    uint32_t alone_name = st && st->function != PS_NONE ? st->function : st && st->ntop ? st->top[0].name : PS_NONE;
+    if (alone_name != PS_NONE && st->top_gain_ns >= 0 && python && st->top_gain_ns < gain)
+        snprintf(alone, sizeof alone, "; without %.60s alone, about %.3f ms", ps_model_str(r->m, alone_name),
                  (double)st->top_gain_ns / 1e6);
     int part = 2 * gain < now;   /* the rest of the step holds it up too */
     snprintf(buf, len, "about %.3f ms %s (%.1f %% of %s): the steps replayed without %s, which take %.3f ms of it "

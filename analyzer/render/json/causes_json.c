@@ -37,6 +37,7 @@ void ps_render_causes_json(struct ps_jw *w, const struct ps_report *r)
         ps_jw_kint(w, "ns", st->ns);
         ps_jw_kdouble(w, "share", st->share);
         ps_jw_kint_or_null(w, "gain_ns", st->gain_ns);
+        ps_jw_kstr(w, "function", st->function == UINT32_MAX ? NULL : ps_words_name(r, st->function, ""));
         ps_jw_kint_or_null(w, "top_gain_ns", st->top_gain_ns);
         ps_jw_key(w, "top");
         ps_jw_array_open(w);

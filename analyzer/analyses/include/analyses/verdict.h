@@ -108,7 +108,10 @@ struct ps_cause_stat {
     uint32_t call;                 /* sync: the API call top[0] issued (string id), else PS_NONE */
     int64_t gain_ns;               /* the replay's saving per average steady step without the cause (replay.c,
                                     * docs/report.md "Expected gains"); -1: no fix removes it (not replayed) */
-    int64_t top_gain_ns;           /* the same without top[0]'s time only; -1 when not replayed */
+    uint32_t function;             /* host compute: the function a fix moves off the step thread, the outermost of
+                                    * top[0]'s chain outside the model and the loop (string id); else PS_NONE */
+    int64_t top_gain_ns;           /* the replay's saving without `function` (the other causes: top[0]) and what
+                                    * it calls; -1 when not replayed */
     struct ps_cause_wait_on waits_on[PS_CAUSE_TOP];   /* waiting on a stream: what the waits wait for, as far as
                                     * the trace says (docs/report.md "Where the step goes"), largest first; they sum
                                     * to at most ns (the rest waits on what the trace does not name) */
