@@ -9,10 +9,10 @@
  *     piece and the GPU's last op have; other threads' launches keep their place relative to the step thread's
  *     time (a backward thread launches when the step thread's backward does);
  *   - each GPU stream runs its ops in their order; an op starts when its stream is free and its launch has
- *     happened: an op that started right as the op before it on its stream ended (within QUEUED_NS) was queued,
- *     and starts again right behind it, or LAUNCH_NS after its launch; any other op waited on its launch or on
- *     another stream's work and starts as long after its launch as it did (cross-stream waits keep their length);
- *     a removed op takes no time;
+ *     happened: an op whose stream was still busy when its launch began was queued, and starts as long after the
+ *     op before it ends as it did, or LAUNCH_NS after its launch when that is later; an op launched onto an idle
+ *     stream waited on its launch (or on another stream's work) and starts as long after its launch as it did
+ *     (cross-stream waits keep their length); a removed op takes no time;
  *   - a synchronising call of the step thread returns when the op it waited for ends (the op it launched itself
  *     for a blocking copy, else the latest op to end before it returned), plus the time it took to return; a
  *     removed sync does not wait.
@@ -26,8 +26,7 @@
 #include "model/view.h"
 #include "replay.h"
 
-#define QUEUED_NS 2000    /* an op that starts this soon after its stream's previous op ended was queued behind it */
-#define LAUNCH_NS 2000    /* a queued op's start after its launch when its stream frees earlier */
+#define LAUNCH_NS 2000    /* a queued op's start after its launch at the soonest (CUDA's launch latency) */
 #define SYNC_LOOKBACK 256
 #define REPRODUCED 0.25   /* the replay as recorded within this share of the average steady step */ /* ops (by end) looked at for the one a synchronising call waited for */
 
@@ -230,7 +229,7 @@ static int collect_ops(struct replay *rp, const struct ps_view *v, struct ps_nam
         struct rop *o = &rp->ops[rp->nops++];
         *o = (struct rop){ .at = at, .start = op.start_ns, .end = op.end_ns, .stream = op.stream,
                            .launch = a ? op.launch : PS_NONE, .cls = (uint8_t)cls };
-        o->queued = pe != INT64_MIN && op.start_ns - pe <= QUEUED_NS;
+        o->queued = pe != INT64_MIN && pe > at;   /* its stream was busy when its launch began */
         o->qgap = o->queued && op.start_ns > pe ? op.start_ns - pe : 0;
         o->lat = op.start_ns - at;
         if (o->queued && o->lat > LAUNCH_NS)
