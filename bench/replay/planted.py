@@ -21,6 +21,8 @@ def parse_args(doc, steps=30):
     """--fixed, --truth FILE, --steps N (optimizer steps; the hook's steps are the N - 1 between them)."""
     ap = argparse.ArgumentParser(description=doc.strip().split("\n")[0])
     ap.add_argument("--fixed", action="store_true", help="run the fixed version (no planted bottleneck)")
+    ap.add_argument("--fixed-workers", action="store_true",
+                    help="preprocess_main: the fix in a DataLoader worker instead (needs a free core)")
     ap.add_argument("--truth", metavar="FILE", help="write the script's own clock as JSON to FILE")
     ap.add_argument("--steps", type=int, default=steps, help="optimizer steps (default %d)" % steps)
     return ap.parse_args()
