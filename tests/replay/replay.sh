@@ -1,6 +1,6 @@
 #!/bin/sh
 # Each bench/replay script with its bottleneck planted, recorded once under `perfscope record`: the report must
-# name the planted cause (host compute first named `preprocess`; waiting; data loading, the largest cause outside
+# name the planted cause (host compute whose function to move is `preprocess`; waiting; data loading, the largest cause outside
 # the compute group of a trace without GPU rows) and predict the saving per step (bench/replay/replay.py
 # predicted(): gain_ns / top_gain_ns where the report has them, else the cause's time) within 25 % of the planted
 # time per step that the script measured itself (--truth). Both sides measure the same steps, so a loaded machine
