@@ -88,6 +88,32 @@ assert c["replay_step_ns"] == 399800000, c   # 1999000 / 5: the replay as record
 ' || exit 1
     "$ps" report "$tmp/t.json" > "$tmp/r.txt" || exit 1
     grep -q "Expected gain: about" "$tmp/r.txt" || { cat "$tmp/r.txt"; exit 1; } ;;
+pageable_copy_is_sync_and_its_fix_is_pinned_memory)
+    # gen_causes_trace.py --pageable-copy, per step by hand (µs): kernel [20, 6020) 6000; copy [6030, 6040) 10;
+    # launch: the call [0, 10) and its kernel's latency [10, 20): 20. The cudaMemcpyAsync into pageable memory
+    # blocks (it returns when its copy is done): sync, where no GPU op runs: [6020, 6030) + [6040, 6110) = 80, then
+    # the idle time its 6000 µs wait exposed, up to the next kernel's start (3910 < 6000): [6110, 10000) = 3890 in
+    # its step and [0, 20) of the next, which so takes the next steps' launch time. Step 0: sync 3970, launch 20;
+    # steps 1-3: sync 20 + 3970 = 3990, launch 0. Averages: sync 3985, launch 5; nothing else.
+    # Verdict: kernel 60.0 % < 80 %, the largest other group: sync 39.85 %; its fix names aten::item's copy and
+    # pinned memory. Replay without the wait (the call returns 70 µs after its copy began waiting: its lag past the
+    # copy's end): a step's host takes 10 + 90 + 10 + 70 + 90 + 3800 = 4070; the kernels then queue: step k's kernel
+    # starts at 6040 + 6020 (k - 1) for k >= 1 (behind the copy before it, 10 µs after that step's kernel), the last
+    # copy ends at 24100; as recorded the steps end at 3 x 10000 + 6200 (the last aten::item's end) = 36200: gain
+    # (36200 - 24100) / 4 = 3025.
+    python3 "$here/gen_causes_trace.py" "$tmp/t.json" --pageable-copy || exit 1
+    "$ps" report "$tmp/t.json" --format json -o "$tmp/r.json" || exit 1
+    check "$tmp/r.json" '
+want = {"kernel": 6000, "copy": 10, "launch": 5, "sync": 3985, "data": 0, "host": 0, "unexplained": 0,
+        "waiting": 0, "pretrace": 0, "stream_wait": 0, "communication": 0}
+got = {k: v["ns"] / 1000 for k, v in by.items()}
+assert got == want, got
+assert by["sync"]["top"][0]["name"] == "aten::item" and by["sync"]["call"] == "cudaMemcpyAsync", by["sync"]
+assert by["sync"]["gain_ns"] == 3025000, by["sync"]
+v = json.load(open(sys.argv[1]))["verdict"]
+assert v["bottleneck"] == "sync", v
+assert "pageable" in v["recommendations"][0] and "non_blocking=True" in v["recommendations"][0], v
+' || exit 1 ;;
 startup_step_is_left_out_of_the_average)
     # The first step opens with 1200 ms of worker start-up: 1600 ms against a median of 400 ms after it, more
     # than twice: start-up, on its own line; the steady steps' causes are the ones above.

@@ -29,6 +29,12 @@ or its device's first):
                                         that ended last before consumer_kernel started (what the fallback names)
   cudaStreamWaitEvent [b+6160, b+6163)  stream 9 waits on the event of b+50 (a cuda_sync naming that record)
   cudaLaunchKernel [b+6200, b+6210)     late_kernel [b+6400, b+6900) on stream 9
+With --pageable-copy instead, four steps of 10000 µs from b = 1000 + 10000 k (causes.sh works them out):
+  cudaLaunchKernel [b, b+10)            loss_kernel [b+20, b+6020) on stream 7
+  cpu_op aten::item [b+100, b+6200)     inside it cudaMemcpyAsync [b+110, b+6110), its copy Memcpy DtoH (Device ->
+                                        Pageable) [b+6030, b+6040) on stream 7, 4 bytes: it returns once the copy ends
+  nothing                               [b+6200, b+10000)
+
 --no-sync-events leaves the cuda_sync events out (the cudaStreamWaitEvent calls stay); --hostile adds cuda_sync
 "Stream Wait Event"s on stream 9 whose args are of the wrong type, negative, huge or name what the trace lacks."""
 import json, sys
@@ -86,6 +92,22 @@ if "--stream-wait" in sys.argv:
                                "device": 0, "stream": 9, "cuda_sync_kind": "Stream Wait Event",
                                "wait_on_stream": on, "wait_on_cuda_event_record_corr_id": rec_id}})
         kernel("late_kernel", 9, b + 6400, 500, call("cudaLaunchKernel", b + 6200, 10))
+    json.dump({"traceEvents": ev}, open(out, "w"))
+    sys.exit(0)
+if "--pageable-copy" in sys.argv:
+    # four steps of 10000 µs from b = 1000 + 10000 k: the loss read back with .item() into pageable memory
+    for k in range(4):
+        b = 1000 + k * 10000
+        x("user_annotation", "ProfilerStep#%d" % k, b, 10000)
+        x("cuda_runtime", "cudaLaunchKernel", b, 10, correlation=corr)
+        ev.append({"ph": "X", "cat": "kernel", "name": "loss_kernel", "pid": 0, "tid": 7, "ts": b + 20, "dur": 6000,
+                   "args": {"device": 0, "stream": 7, "correlation": corr}})
+        corr += 1
+        x("cpu_op", "aten::item", b + 100, 6100)
+        x("cuda_runtime", "cudaMemcpyAsync", b + 110, 6000, correlation=corr)
+        ev.append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0, "tid": 7,
+                   "ts": b + 6030, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": corr, "bytes": 4}})
+        corr += 1
     json.dump({"traceEvents": ev}, open(out, "w"))
     sys.exit(0)
 if "--waits" in sys.argv:

@@ -83,6 +83,7 @@ struct pass {
     struct ps_windows *w[PS_CAUSE_N];
     int64_t *tally[PS_CAUSE_N];    /* per string id: time in the steady steps (allocated when first named) */
     uint32_t *sync_call;           /* per string id of a sync issuer: the API call it issued */
+    uint8_t *blocking;             /* per API call (model index): 1 when it blocks (ps_blocking_calls) */
     size_t nstr;
     struct stack py, ops;          /* the step thread's open Python frames and other ranges, outermost first */
     uint32_t last_name[R_N];       /* the name of the latest event fed per role */
@@ -483,7 +484,7 @@ static int made_syncs(struct pass *p, const struct ps_view *v, struct made_list 
             continue;
         }
         ai++;
-        if (!on_thread(p, a->thread) || !(ps_names_flags(p->names, a->name) & PS_NAME_SYNC_API))
+        if (!on_thread(p, a->thread) || !p->blocking[ps_view_api_index(v, ai - 1)])
             continue;
         pop_ended(&ops, a->start_ns);
         uint32_t issuer = ops.n ? ops.v[ops.n - 1].name : a->name;
@@ -524,7 +525,7 @@ static int feed(struct pass *p, const struct ps_view *v, struct ps_sweep *w, con
             ps_sweep_add(w, gpu_role(p->names, &op), op.start_ns, op.end_ns);
         } else if (as <= rs && as <= ms) {
             const struct ps_api_call *a = ps_view_api(v, ai++);
-            if (on_thread(p, a->thread) && !(ps_names_flags(p->names, a->name) & PS_NAME_SYNC_API)) {
+            if (on_thread(p, a->thread) && !p->blocking[ps_view_api_index(v, ai - 1)]) {
                 ps_sweep_add(w, R_LAUNCH, a->start_ns, a->end_ns);
                 p->last_name[R_LAUNCH] = a->name;
             }
@@ -714,7 +715,8 @@ int ps_causes_compute(struct ps_report *r, const struct ps_view *sv, struct ps_n
     p.steady_s = malloc(n * sizeof *p.steady_s);
     p.steady_e = malloc(n * sizeof *p.steady_e);
     p.sync_call = calloc(p.nstr + 1, sizeof *p.sync_call);
-    if (!start || !end || !p.steady_s || !p.steady_e || !p.sync_call)
+    p.blocking = ps_blocking_calls(sv, names);
+    if (!start || !end || !p.steady_s || !p.steady_e || !p.sync_call || !p.blocking)
         goto out;
     for (size_t i = 0; i < n; i++) {
         r->steps[i].startup = i < k0;
@@ -769,6 +771,7 @@ out:
     }
     ps_stream_waits_free(p.waits);
     free(p.sync_call);
+    free(p.blocking);
     free(p.host.v);
     free(p.py.v);
     free(p.ops.v);

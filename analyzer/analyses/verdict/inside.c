@@ -7,7 +7,7 @@
 #include "analyses/report.h"
 #include "model/model.h"
 #include "model/view.h"
-#include "replay.h"
+#include "inside.h"
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -199,4 +199,26 @@ int ps_function_to_move(struct ps_causes *cs, const struct ps_view *v, enum ps_c
     }
     free(cand.v);
     return rc;
+}
+
+uint8_t *ps_blocking_calls(const struct ps_view *v, struct ps_names *names)
+{
+    const struct ps_model *m = v->m;
+    uint8_t *b = calloc(m->api.n + 1, 1);
+    if (!b)
+        return NULL;
+    for (size_t i = 0; i < v->napi; i++)
+        if (ps_names_flags(names, ps_view_api(v, i)->name) & PS_NAME_SYNC_API)
+            b[ps_view_api_index(v, i)] = 1;
+    /* the CUDA Runtime API's "API synchronization behavior": a copy from pageable host memory to the device returns
+     * once the data is staged, after the stream's earlier work; one from the device to pageable memory returns once
+     * the copy has completed, whatever the Async suffix */
+    for (size_t i = 0; i < v->ngpu; i++) {
+        const struct ps_gpu_op op = ps_view_gpu(v, i);
+        if (op.kind == PS_GPU_MEMCPY && op.launch != PS_NONE && op.launch < m->api.n &&
+            ((op.copy_kind == PS_COPY_DTOH && op.dst_kind == PS_MEM_PAGEABLE) ||
+             (op.copy_kind == PS_COPY_HTOD && op.src_kind == PS_MEM_PAGEABLE)))
+            b[op.launch] = 1;
+    }
+    return b;
 }

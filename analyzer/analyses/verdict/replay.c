@@ -13,9 +13,9 @@
  *     op before it ends as it did, or LAUNCH_NS after its launch when that is later; an op launched onto an idle
  *     stream waited on its launch (or on another stream's work) and starts as long after its launch as it did
  *     (cross-stream waits keep their length); a removed op takes no time;
- *   - a synchronising call of the step thread returns when the op it waited for ends (the op it launched itself
- *     for a blocking copy, else the latest op to end before it returned), plus the time it took to return; a
- *     removed sync does not wait.
+ *   - a synchronising call of the step thread (a copy to or from pageable memory too: ps_blocking_calls) returns
+ *     when the op it waited for ends (the copy it launched itself, else the latest op to end before it returned),
+ *     plus the time it took to return; a removed sync does not wait.
  * Replaying the steps as recorded reproduces them (replay_step_ns against step_ns says how closely). Memory: the
  * ops in the steady window and a few arrays of their size. */
 #include <errno.h>
@@ -243,7 +243,7 @@ static int collect_ops(struct replay *rp, const struct ps_view *v, struct ps_nam
 
 /* The step thread's synchronising calls in the window, each with the op it waited for. */
 static int collect_syncs(struct replay *rp, const struct ps_report *r, const struct ps_view *v,
-                         struct ps_names *names)
+                         const uint8_t *blocking)
 {
     struct by_end *by_end = malloc((rp->nops + 1) * sizeof *by_end);
     rp->syncs = malloc((v->napi + 1) * sizeof *rp->syncs);
@@ -257,10 +257,10 @@ static int collect_syncs(struct replay *rp, const struct ps_report *r, const str
         qsort(by_end, rp->nops, sizeof *by_end, cmp_by_end);
     for (size_t i = 0; i < v->napi; i++) {
         const struct ps_api_call *a = ps_view_api(v, i);
-        if (a->thread != r->causes.thread || a->start_ns < rp->w0 || a->start_ns >= rp->w1 ||
-            a->end_ns < a->start_ns || !(ps_names_flags(names, a->name) & PS_NAME_SYNC_API))
-            continue;
         uint32_t idx = ps_view_api_index(v, i);
+        if (a->thread != r->causes.thread || a->start_ns < rp->w0 || a->start_ns >= rp->w1 ||
+            a->end_ns < a->start_ns || !blocking[idx])
+            continue;
         struct rsync *y = &rp->syncs[rp->nsyncs++];
         *y = (struct rsync){ a->start_ns, a->end_ns, SIZE_MAX };
         size_t lo = 0, hi = rp->nops;   /* the first op launched at the call's start: a blocking copy's own */
@@ -372,8 +372,12 @@ int ps_replay_gains(struct ps_report *r, const struct ps_view *sv, struct ps_nam
     rp.host_end = h->n ? h->v[h->n - 1].e : rp.w0;
     int64_t *ends = NULL;
     int rc = collect_ops(&rp, sv, names);
+    uint8_t *blocking = rc == 0 ? ps_blocking_calls(sv, names) : NULL;
+    if (rc == 0 && !blocking)
+        rc = -ENOMEM;
     if (rc == 0)
-        rc = collect_syncs(&rp, r, sv, names);
+        rc = collect_syncs(&rp, r, sv, blocking);
+    free(blocking);
     if (rc == 0 && !(ends = malloc((rp.nops + 1) * sizeof *ends)))
         rc = -ENOMEM;
     if (rc == 0)

@@ -487,6 +487,31 @@ static int python_function_fix(const struct ps_report *r, char *buf, size_t len)
     return 1;
 }
 
+/* A sync verdict whose largest blocking call is a copy to or from pageable memory (causes.c, inside.c
+ * ps_blocking_calls): the fix is pinned memory and an asynchronous copy, naming the op that issued it. 1 when
+ * written into buf. */
+static int pageable_copy_fix(const struct ps_report *r, char *buf, size_t len)
+{
+    const struct ps_cause_stat *st = &r->causes.c[PS_CAUSE_SYNC];
+    const char *call = r->bottleneck == PS_BN_SYNC && st->ntop && st->call != PS_NONE ? ps_model_str(r->m, st->call)
+                                                                                       : NULL;
+    if (!call || !strstr(call, "emcpy"))
+        return 0;
+    if (r->advice.python)
+        snprintf(buf, len, "The host blocks in %.60s issued by %.120s: a copy to or from pageable host memory waits "
+                 "for the GPU's earlier work and for the copy itself. Copy into a pinned buffer with "
+                 "non_blocking=True (x.to('cpu', non_blocking=True) into pin_memory() tensors, pin_memory=True on "
+                 "the DataLoader for inputs), record a CUDA event after it, and read the result only where it is "
+                 "needed (a step later, or every N steps for logging).", call,
+                 ps_model_str(r->m, st->top[0].name));
+    else
+        snprintf(buf, len, "The host blocks in %.60s issued by %.120s: a copy to or from pageable host memory waits "
+                 "for the GPU's earlier work and for the copy itself. Copy into pinned memory (cudaHostAlloc, "
+                 "cudaHostRegister) with cudaMemcpyAsync, record a CUDA event after it and wait on the event only "
+                 "where the data is needed.", call, ps_model_str(r->m, st->top[0].name));
+    return 1;
+}
+
 /* The fix's expected gain (docs/report.md "Expected gains"): the replay's saving without the verdict's group
  * (r->max_gain_ns), against the time the group takes, and without the function the fix names alone; the group's
  * time as the bound where the steps were not replayed. */
@@ -604,6 +629,8 @@ static void verdict_fix(struct ps_report *r)
     if (host)
         host_wait_fix(r, host_compute, off_cpu, sizeof off_cpu, where, sizeof where, &ev);
     int function_fix = !off_cpu[0] && python_function_fix(r, off_cpu, sizeof off_cpu);   /* for the generic one */
+    if (!off_cpu[0])
+        pageable_copy_fix(r, off_cpu, sizeof off_cpu);
     straggler_sentence(r, straggler, sizeof straggler);
     char waits[96] = "", expected[320];
     /* without steps the window is the run: never "per step" (docs/report.md "What to do") */
