@@ -281,3 +281,27 @@ void ps_report_add_finding_fix(struct ps_report *r, const struct ps_finding *f)
     }
     snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s, %s (finding %s)%s.", f->fix, span, f->rule, shares);
 }
+
+const char *ps_report_bound_by_replay(const struct ps_report *r, struct ps_finding *f, enum ps_cause c,
+                                      const char *own)
+{
+    static const char *const replayed[PS_CAUSE_N] = {
+        [PS_CAUSE_KERNEL] = "what the steps replayed without any kernel time save",
+        [PS_CAUSE_COPY] = "what the steps replayed without any copy time save",
+        [PS_CAUSE_SYNC] = "what the steps replayed without the syncs' waits save",
+    };
+    const struct ps_causes *cs = &r->causes;
+    if (!cs->replayed || cs->c[c].gain_ns < 0 || !replayed[c])
+        return own;
+    int64_t cap = cs->c[c].gain_ns * (int64_t)(r->whole_run || r->nsteps == 0 ? 1 : r->nsteps);
+    if (cap >= f->gain_ns)
+        return own;
+    f->gain_ns = cap;
+    return replayed[c];
+}
+
+void ps_report_findings_per_step(struct ps_report *r)
+{
+    for (size_t i = 0; i < r->nfindings; i++)
+        r->findings[i].gain_per_step_ns = (int64_t)llround(ps_report_per_step_ms(r, r->findings[i].gain_ns) * 1e6);
+}

@@ -130,7 +130,8 @@ static void below_roofline(struct ps_report *r, const struct ps_op_efficiency *e
              "recoverable %s", n, BELOW_PCT, e->roof.gpu.key, list, c);
     snprintf(f->fix, sizeof f->fix, "Speed up the matrix ops listed under op_below_roofline: pad dimensions to "
              "multiples of 8 (16 for fp8), batch tiny GEMMs into larger ones, or let torch.compile("
-             "mode=\"max-autotune\") pick kernels: at most %.3f ms, their recoverable time", ps_report_per_step_ms(r, f->gain_ns));
+             "mode=\"max-autotune\") pick kernels: at most %.3f ms, %s", ps_report_per_step_ms(r, f->gain_ns),
+             ps_report_bound_by_replay(r, f, PS_CAUSE_KERNEL, "their recoverable time"));
 }
 
 static void fp32_matmul(struct ps_report *r, const struct ps_op_efficiency *e)
@@ -161,8 +162,8 @@ static void fp32_matmul(struct ps_report *r, const struct ps_op_efficiency *e)
              "(%.1f TFLOPS) on a GPU whose Tensor Cores reach %.1f TFLOPS in %s; %s", n,
              g->matrix_tflops[PS_PREC_FP32], fast, isnan(g->matrix_tflops[PS_PREC_TF32]) ? "bf16" : "TF32", c);
     snprintf(f->fix, sizeof f->fix, "Run the fp32 matrix ops on Tensor Cores: torch.set_float32_matmul_precision("
-             "\"high\") (TF32) or torch.autocast(dtype=torch.bfloat16): at most %.3f ms, their time minus their "
-             "roofline at that peak", ps_report_per_step_ms(r, f->gain_ns));
+             "\"high\") (TF32) or torch.autocast(dtype=torch.bfloat16): at most %.3f ms, %s", ps_report_per_step_ms(r, f->gain_ns),
+             ps_report_bound_by_replay(r, f, PS_CAUSE_KERNEL, "their time minus their roofline at that peak"));
 }
 
 static void elementwise(struct ps_report *r, const struct ps_op_efficiency *e)
@@ -189,7 +190,8 @@ static void elementwise(struct ps_report *r, const struct ps_op_efficiency *e)
              "write their tensors from device memory, and no Triton kernel in the trace says they are fused; %s",
              (long long)calls, calls == 1 ? "" : "s", n, c);
     snprintf(f->fix, sizeof f->fix, "Fuse chains of elementwise ops with torch.compile (one kernel reads the inputs "
-             "once): at most %.3f ms, the time they take", ps_report_per_step_ms(r, f->gain_ns));
+             "once): at most %.3f ms, %s", ps_report_per_step_ms(r, f->gain_ns),
+             ps_report_bound_by_replay(r, f, PS_CAUSE_KERNEL, "the time they take"));
 }
 
 /* Attention by hand: softmax between batched GEMMs, and no scaled-dot-product-attention op in the model. */
@@ -218,7 +220,8 @@ static void attention(struct ps_report *r, const struct ps_op_efficiency *e)
              "kernels, and no fused scaled-dot-product-attention op is in the trace; %s", ms(bmm), ms(softmax), c);
     snprintf(f->fix, sizeof f->fix, "Compute attention with torch.nn.functional.scaled_dot_product_attention "
              "(Hugging Face: attn_implementation=\"sdpa\") so one flash / memory-efficient kernel replaces the "
-             "bmm-softmax-bmm chain: at most %.3f ms, the time the chain takes", ps_report_per_step_ms(r, f->gain_ns));
+             "bmm-softmax-bmm chain: at most %.3f ms, %s", ps_report_per_step_ms(r, f->gain_ns),
+             ps_report_bound_by_replay(r, f, PS_CAUSE_KERNEL, "the time the chain takes"));
 }
 
 /* The kernel-bound verdict's fix (verdict.c) names the ops with the most recoverable time. */
@@ -243,10 +246,13 @@ static void verdict_fix(struct ps_report *r, const struct ps_op_efficiency *e)
                                     (long long)w->calls, w->calls == 1 ? "" : "s", ms((double)w->kernel_ns), w->pct_of_roofline,
                                     ps_roof_bound_name[w->bound], ms(w->recoverable_ns));
         }
+        /* no more than kernels taking no time would save (analyses/verdict/replay.c) */
+        struct ps_finding bound = { .gain_ns = (int64_t)gain };
+        const char *why = ps_report_bound_by_replay(r, &bound, PS_CAUSE_KERNEL, "their recoverable time");
         if (len < sizeof buf)
             snprintf(buf + len, sizeof buf - len, ": speed these up first (the findings say how). Expected gain: at "
-                     "most %.3f ms %s, their recoverable time.", ps_report_per_step_ms(r, (int64_t)gain),
-                     r->whole_run ? "over the run" : "per step");
+                     "most %.3f ms %s, %s.", ps_report_per_step_ms(r, bound.gain_ns),
+                     r->whole_run ? "over the run" : "per step", why);
         memcpy(r->recs[i], buf, sizeof buf);
         return;
     }
@@ -281,6 +287,7 @@ void ps_op_efficiency_findings(struct ps_report *r)
     for (size_t i = 0; i < before; i++)
         simt |= !strcmp(r->findings[i].rule, "no_tensor_cores");
     qsort(r->findings, r->nfindings, sizeof *r->findings, cmp_cost);
+    ps_report_findings_per_step(r);
     for (size_t i = 0; i < r->nfindings && r->nrecs < PS_MAX_RECS; i++) {   /* the new warnings' fixes, costliest first */
         const struct ps_finding *f = &r->findings[i];
         if (is_ours(f->rule) && !strcmp(f->severity, "warning") && !(simt && !strcmp(f->rule, "fp32_matmul")))

@@ -84,26 +84,6 @@ static struct ps_finding *add_finding(struct ps_report *r, const struct ps_findi
     return f;
 }
 
-/* Bound f's gain by what the replay saves without all of cause c (analyses/verdict/replay.c: per steady step,
- * taken over the analysed steps): faster kernels cannot save more than no kernels. Returns the words for the
- * gain: `own` (what the finding's own bound is), or the replay's when that bound is lower. */
-static const char *replay_bound(const struct ps_report *r, struct ps_finding *f, enum ps_cause c, const char *own)
-{
-    static const char *const replayed[PS_CAUSE_N] = {
-        [PS_CAUSE_KERNEL] = "what the steps replayed without any kernel time save",
-        [PS_CAUSE_COPY] = "what the steps replayed without any copy time save",
-        [PS_CAUSE_SYNC] = "what the steps replayed without the syncs' waits save",
-    };
-    const struct ps_causes *cs = &r->causes;
-    if (!cs->replayed || cs->c[c].gain_ns < 0 || !replayed[c])
-        return own;
-    int64_t cap = cs->c[c].gain_ns * (int64_t)(r->whole_run || r->nsteps == 0 ? 1 : r->nsteps);
-    if (cap >= f->gain_ns)
-        return own;
-    f->gain_ns = cap;
-    return replayed[c];
-}
-
 /* The finding's cost, as every summary ends: "; 12.300 ms, 4.1 % of the analysed window". */
 static const char *cost_text(const struct ps_finding *f, char *buf, size_t cap)
 {
@@ -150,7 +130,7 @@ static void copy_findings(struct ps_report *r, const struct ps_view *v, struct p
         snprintf(f->fix, sizeof f->fix,
                  "Allocate the host buffers of the copies listed under pageable_memcpy pinned (%s): at most %.3f ms, "
                  "%s", r->advice.python ? "pin_memory=True, cudaHostAlloc" : "cudaHostAlloc or cudaHostRegister",
-                 ps_report_per_step_ms(r, f->gain_ns), replay_bound(r, f, PS_CAUSE_COPY, "the time those copies take"));
+                 ps_report_per_step_ms(r, f->gain_ns), ps_report_bound_by_replay(r, f, PS_CAUSE_COPY, "the time those copies take"));
     }
     if (ns && (f = add_finding(r, &sync, "sync_memcpy", cost_total(&cs), cost_total(&cs)))) {
         snprintf(f->summary, sizeof f->summary,
@@ -159,7 +139,7 @@ static void copy_findings(struct ps_report *r, const struct ps_view *v, struct p
         snprintf(f->fix, sizeof f->fix,
                  "Issue the copies listed under sync_memcpy with the Async forms on a stream (non_blocking=True) "
                  "so the host goes on: at most %.3f ms, %s", ps_report_per_step_ms(r, f->gain_ns),
-                 replay_bound(r, f, PS_CAUSE_COPY, "the time they take"));
+                 ps_report_bound_by_replay(r, f, PS_CAUSE_COPY, "the time they take"));
     }
 }
 
@@ -183,12 +163,12 @@ static void sync_api_finding(struct ps_report *r, const struct ps_view *v, struc
     if (n && (f = add_finding(r, &acc, "sync_api", sync_ns, sync_ns))) {
         snprintf(f->summary, sizeof f->summary,
                  "%lld synchronising API calls (device / stream / event synchronize) held the host for %.3f ms; "
-                 "the GPU sat idle while the host synchronised for %s", (long long)n, ms(held),
+                 "the GPU sat idle around them (from each call to the next GPU work: the steps' sync time) for %s", (long long)n, ms(held),
                  cost_text(f, c, sizeof c));
         snprintf(f->fix, sizeof f->fix,
                  "Remove the synchronize calls listed under sync_api from the step (or wait on CUDA events only "
                  "where a result is needed): at most %.3f ms, %s", ps_report_per_step_ms(r, f->gain_ns),
-                 replay_bound(r, f, PS_CAUSE_SYNC, "the sync time"));
+                 ps_report_bound_by_replay(r, f, PS_CAUSE_SYNC, "the sync time"));
     }
 }
 
@@ -451,7 +431,7 @@ static void slow_copy_finding(struct ps_report *r, const struct ps_view *v)
                  "Copy the data listed under slow_memcpy %sin large transfers, and check the GPU's PCIe link "
                  "(nvidia-smi -q: Link Width / Generation) and its NUMA placement: at most %.3f ms, %s",
                  slow_pageable ? "from pinned memory " : "(already pinned) ", ps_report_per_step_ms(r, f->gain_ns),
-                 replay_bound(r, f, PS_CAUSE_COPY, "what those copies would save at the peak"));
+                 ps_report_bound_by_replay(r, f, PS_CAUSE_COPY, "what those copies would save at the peak"));
     }
 }
 
@@ -671,7 +651,7 @@ static int kernel_findings(struct ps_report *r, const struct ps_view *v)
         for (size_t d = 0; d < m->devices.n; d++)
             pre_ampere &= m->devices.v[d].cc_major >= 0 && m->devices.v[d].cc_major < 8;
         if ((f = add_finding(r, &acc, "no_tensor_cores", cost, cost))) {
-            const char *why = replay_bound(r, f, PS_CAUSE_KERNEL, "the time they take");
+            const char *why = ps_report_bound_by_replay(r, f, PS_CAUSE_KERNEL, "the time they take");
             snprintf(f->summary, sizeof f->summary,
                      "%lld matrix-multiply / convolution kernels ran on the CUDA cores, not the Tensor Cores (their "
                      "names say sgemm / dgemm / scudnn / simt); %s", (long long)ns, cost_text(f, c, sizeof c));
@@ -691,7 +671,7 @@ static int kernel_findings(struct ps_report *r, const struct ps_view *v)
             acc.rows[acc.nrows++] = (struct ps_row){ ids[i], -1, tot[i], -1, cnt[i] };
         int64_t cost = cost_total(&co);
         if ((f = add_finding(r, &acc, "low_occupancy", cost, cost))) {
-            const char *why = replay_bound(r, f, PS_CAUSE_KERNEL, "the time they take");
+            const char *why = ps_report_bound_by_replay(r, f, PS_CAUSE_KERNEL, "the time they take");
             snprintf(f->summary, sizeof f->summary,
                      "%lld of %lld kernels with an occupancy estimate in the trace ran below %.0f %% estimated "
                      "achieved occupancy (the profiler's 'est. achieved occupancy %%'); %s", (long long)no,
@@ -731,5 +711,6 @@ int ps_findings_compute(struct ps_report *r, struct ps_names *names)
     if (rc == 0)
         rc = kernel_findings(r, r->all);
     qsort(r->findings, r->nfindings, sizeof *r->findings, cmp_cost);   /* costliest first */
+    ps_report_findings_per_step(r);
     return rc;
 }

@@ -190,6 +190,9 @@ static int evidence(struct ps_report *r, const struct ps_view *v, struct ps_name
     case PS_BN_WAITING:   /* where the step thread waited (causes.c), per step times the steady steps */
         for (size_t i = 0; i < r->causes.c[PS_CAUSE_WAITING].ntop && r->nevidence < PS_MAX_EVIDENCE; i++) {
             const struct ps_cause_name *x = &r->causes.c[PS_CAUSE_WAITING].top[i];
+            /* a wait inside a collective's range is the collective's (the straggler rule weighs those) */
+            if (ps_names_flags(names, x->name) & (PS_NAME_HOST_COMM | PS_NAME_DDP_ALLREDUCE))
+                continue;
             r->evidence[r->nevidence++] = (struct ps_evidence){ "range", x->name, (int64_t)r->causes.steps,
                                                                 x->ns * (int64_t)r->causes.steps };
         }
@@ -500,9 +503,9 @@ static int pageable_copy_fix(const struct ps_report *r, char *buf, size_t len)
     if (r->advice.python)
         snprintf(buf, len, "The host blocks in %.60s issued by %.120s: a copy to or from pageable host memory waits "
                  "for the GPU's earlier work and for the copy itself. Copy into a pinned buffer with "
-                 "non_blocking=True (x.to('cpu', non_blocking=True) into pin_memory() tensors, pin_memory=True on "
-                 "the DataLoader for inputs), record a CUDA event after it, and read the result only where it is "
-                 "needed (a step later, or every N steps for logging).", call,
+                 "non_blocking=True (x.to('cpu', non_blocking=True) into a pin_memory() tensor; inputs from "
+                 "pinned memory), record a CUDA event after it, and read the result only where it is needed (a step "
+                 "later, or every N steps for logging).", call,
                  ps_model_str(r->m, st->top[0].name));
     else
         snprintf(buf, len, "The host blocks in %.60s issued by %.120s: a copy to or from pageable host memory waits "
@@ -531,7 +534,7 @@ static void expected_gain(const struct ps_report *r, const char *what, int funct
     int python = r->causes.python_frames > 0 || r->causes.python_samples > 0;
     if (function_fix) {   /* the fix moves the function: its replay first, the whole group's after it */
         snprintf(buf, len, "about %.3f ms %s (%.1f %% of %s): the steps replayed without %.120s (what it calls "
-                 "too); without all %s, which takes %.3f ms of it now, about %.3f ms.", (double)st->top_gain_ns / 1e6,
+                 "too); without all %s (%.3f ms of it now), about %.3f ms.", (double)st->top_gain_ns / 1e6,
                  per, step > 0 ? 100.0 * (double)st->top_gain_ns / (double)step : NAN, of,
                  ps_model_str(r->m, st->function), what, (double)now / 1e6, (double)gain / 1e6);
         return;
@@ -541,14 +544,15 @@ static void expected_gain(const struct ps_report *r, const char *what, int funct
         snprintf(alone, sizeof alone, "; without %.60s alone, about %.3f ms", ps_model_str(r->m, alone_name),
                  (double)st->top_gain_ns / 1e6);
     int part = 2 * gain < now;   /* the rest of the step holds it up too */
-    snprintf(buf, len, "about %.3f ms %s (%.1f %% of %s): the steps replayed without %s, which take %.3f ms of it "
-             "now%s%s.", (double)gain / 1e6, per, pct, of, what, (double)now / 1e6,
+    snprintf(buf, len, "about %.3f ms %s (%.1f %% of %s): the %s replayed without %s (%.3f ms of it now)%s%s.",
+             (double)gain / 1e6, per, pct, of, r->whole_run ? "run" : "steps", what, (double)now / 1e6,
              part && r->bottleneck == PS_BN_KERNEL && r->has_gpu && r->graphs.launches > 0
                  ? "; the host's work between the graph replays then takes nearly as long: shorten it too"
              : part && r->bottleneck == PS_BN_KERNEL && r->has_gpu
                  ? "; the host's work and launches then take nearly as long: shorten them too (CUDA graphs, "
                    "torch.compile)"
-             : part ? "; the rest of the step then takes nearly as long" : "",
+             : part ? (r->whole_run ? "; the rest of the run then takes nearly as long"
+                                    : "; the rest of the step then takes nearly as long") : "",
              alone);
 }
 
@@ -639,9 +643,16 @@ static void verdict_fix(struct ps_report *r)
         snprintf(waits, sizeof waits, "about %.3f ms %s from the waits alone; ", (double)w->wait_ns / 1e6, per);
     expected_gain(r, host ? "host compute" : what[r->bottleneck], function_fix, expected, sizeof expected);
     const char *generic = program_fix(r);
-    snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s%s Look at %s%s. Expected gain: %s%s", straggler,
-             off_cpu[0] ? off_cpu : host ? host_compute : hook[0] ? hook : generic ? generic : fix[r->bottleneck], ev,
-             from_hook ? " and the PyTorch section" : "", waits, expected);
+    /* a host verdict made mostly of time the trace says nothing about: the fix is a guess until it is known */
+    char unknown[224] = "";
+    int64_t unexplained = r->causes.computed ? r->causes.c[PS_CAUSE_UNEXPLAINED].ns : 0;
+    if (r->bottleneck == PS_BN_HOST && 2 * unexplained > r->avg.group_ns[PS_BN_HOST])
+        snprintf(unknown, sizeof unknown, " But %.3f ms of the %.3f ms is time the trace records nothing the step "
+                 "thread does (unexplained): record its Python stacks (perfscope record) or add ranges there first.",
+                 (double)unexplained / 1e6, (double)r->avg.group_ns[PS_BN_HOST] / 1e6);
+    snprintf(r->recs[r->nrecs++], PS_REC_LEN, "%s%s%s Look at %s%s. Expected gain: %s%s", straggler,
+             off_cpu[0] ? off_cpu : host ? host_compute : hook[0] ? hook : generic ? generic : fix[r->bottleneck],
+             unknown, ev, from_hook ? " and the PyTorch section" : "", waits, expected);
     for (size_t i = 0; from_hook && !off_cpu[0] && !host && i < r->py->nadvice; i++)   /* said once, in the fix */
         r->py->advice_in_fix[i] = strstr(hook, r->py->advice[i]) != NULL;
 }
@@ -651,8 +662,8 @@ static void finding_fixes(struct ps_report *r)
 {
     for (size_t i = 0; i < r->nfindings && r->nrecs < PS_MAX_RECS; i++) {
         const struct ps_finding *f = &r->findings[i];
-        if (strcmp(f->severity, "warning") || !f->fix[0])
-            continue;
+        if (strcmp(f->severity, "warning") || !f->fix[0] || ps_report_per_step_ms(r, f->gain_ns) < 0.0005)
+            continue;   /* a fix that saves nothing the report can print is no fix */
         ps_report_add_finding_fix(r, f);
     }
 }

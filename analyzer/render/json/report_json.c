@@ -421,6 +421,7 @@ static void summaries(struct ps_jw *w, const struct ps_report *r)
         ps_jw_kint(w, "cost_ns", g->cost_ns);
         ps_jw_kdouble(w, "share", g->share);
         ps_jw_kint(w, "gain_ns", g->gain_ns);
+        ps_jw_kint(w, "gain_per_step_ns", g->gain_per_step_ns);
         ps_jw_kstr(w, "fix", g->fix);
         finding_rows(w, r, g);
         ps_jw_map_close(w);

@@ -46,7 +46,7 @@ void ps_words_verdict_detail(char *buf, size_t len, const struct ps_report *r)
                  100.0 * r->share, window, (double)r->host_wait.wait_ns / 1e6, how, 100.0 * r->max_gain_share,
                  (double)r->max_gain_ns / 1e6);
     else if (r->bottleneck == PS_BN_KERNEL)
-        snprintf(buf, len, "%s%.1f %% of %s is %s: nothing starves the %s; faster %s alone shorten %s by %s "
+        snprintf(buf, len, "%s%.1f %% of %s is %s: nothing starves the %s; %s taking no time would shorten %s by %s "
                            "%.1f %%, %.3f ms%s",
                  r->has_gpu ? "" : "host compute, \"kernel\" in JSON; ", 100.0 * r->share, window, compute,
                  r->has_gpu ? "GPU" : "host", r->has_gpu ? "kernels" : "computations", each, how,

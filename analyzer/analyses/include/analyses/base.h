@@ -332,6 +332,14 @@ void ps_report_add_finding_fix(struct ps_report *r, const struct ps_finding *f);
 /* ns over the analysed window as ms per analysed step (the window itself without steps): the unit of every
  * finding's fix. */
 double ps_report_per_step_ms(const struct ps_report *r, int64_t ns);
+/* Bound finding f's gain (over the analysed steps) by what the replay saves without all of cause c
+ * (r->causes.c[c].gain_ns per steady step, taken over the analysed steps; analyses/verdict/replay.c): faster
+ * kernels cannot save more than kernels taking no time. Returns the words for the gain: `own` (the finding's own
+ * bound), or the replay's when that is lower. c: PS_CAUSE_KERNEL, _COPY or _SYNC. */
+/* Each finding's gain_per_step_ns from its gain_ns (ps_report_per_step_ms): call once the gains are final. */
+void ps_report_findings_per_step(struct ps_report *r);
+const char *ps_report_bound_by_replay(const struct ps_report *r, struct ps_finding *f, enum ps_cause c,
+                                      const char *own);
 
 /* The text of string id `id` of the report's model (a step, kernel, evidence or finding row name); NULL for none
  * (the model's PS_NONE). Valid while the model lives. */

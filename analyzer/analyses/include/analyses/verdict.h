@@ -28,6 +28,7 @@ struct ps_finding {
     int64_t cost_ns;               /* the time the cause takes inside the analysed window (overlaps counted once) */
     double share;                  /* cost_ns / the analysed window (0..1); NAN when the window is empty */
     int64_t gain_ns;               /* the most the fix can save: at most cost_ns */
+    int64_t gain_per_step_ns;      /* gain_ns per analysed step (the window without steps): the fix's unit */
     struct ps_row rows[PS_FINDING_ROWS];
     size_t nrows;
 };
