@@ -224,6 +224,28 @@ nsys_stream_wait_is_named_from_synchronization_and_cuda_event)
         "$ps" report "$tmp/n.sqlite" --format json -f -o "$tmp/r.json" || exit 1
         waits_check "$tmp/r.json" $1 $2 || { echo "variant: $v"; exit 1; }
     done ;;
+amd_gpu_kernel_fix_names_matrix_cores_not_tensor_cores)
+    # The MI300X decode trace launches through HIP (hipLaunchKernel, read here from the file) and is kernel-bound:
+    # its fix names the Matrix Cores, never Tensor Cores; the H100 DDP trace (CUDA calls) keeps Tensor Cores.
+    amd="$shared/traces/kineto/mi300_sglang_decode_graph_replay.pt.trace.json.gz"
+    nv="$shared/traces/kineto/ddp_resnet_ns_resolution.pt.trace.json.gz"
+    need_shared "$amd"
+    need_shared "$nv"
+    python3 - "$amd" <<'PY' || exit 1
+import gzip, json, sys
+ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
+assert any(e.get("cat") == "cuda_runtime" and e.get("name", "").startswith("hip") for e in ev), "no HIP call"
+PY
+    "$ps" report "$amd" --format json -o "$tmp/a.json" || exit 1
+    "$ps" report "$nv" --format json -o "$tmp/n.json" || exit 1
+    python3 - "$tmp/a.json" "$tmp/n.json" <<'PY' || exit 1
+import json, sys
+a, n = (json.load(open(f))["verdict"] for f in sys.argv[1:3])
+assert a["bottleneck"] == "kernel" and "Matrix Cores" in a["recommendations"][0], a["recommendations"][0]
+assert "Tensor Cores" not in a["recommendations"][0], a["recommendations"][0]
+assert n["bottleneck"] == "kernel" and "Tensor Cores" in n["recommendations"][0], n["recommendations"][0]
+PY
+    ;;
 shared_traces_name_the_waits_an_independent_reading_finds)
     # HTA's event-sync traces and the shared nsys export, read here directly: every stream wait, the op that waits
     # on it (the first op of its stream launched after it) and what it waits for (the last op launched on the

@@ -1,7 +1,7 @@
 /* What the fixes must know of the program (docs/report.md "What to do"), so that no advice is one the trace
  * contradicts: whether the program runs Python at all (a C program is not told about DataLoader workers or
- * pin_memory=True), and whether its host<->device copies already use pinned memory (then "copy from pinned memory"
- * is no fix). */
+ * pin_memory=True), whether its host<->device copies already use pinned memory (then "copy from pinned memory"
+ * is no fix), and whether its GPU is AMD's (HIP calls: no Tensor Cores to name). */
 #include <string.h>
 
 #include "analyses/report.h"
@@ -46,6 +46,10 @@ int ps_advice_facts_compute(struct ps_report *r, struct ps_names *names)
     a->python = r->py != NULL ||
                 python_command(ps_report_meta(r, "command_line")) || pytorch_ranges(r->all);
     const struct ps_view *v = r->scope;
+    for (size_t i = 0; i < v->napi && !a->rocm; i++) {
+        const char *name = ps_model_str(v->m, ps_view_api(v, i)->name);
+        a->rocm = name && !strncmp(name, "hip", 3);
+    }
     for (size_t i = 0; i < v->ngpu; i++) {
         const struct ps_gpu_op op = ps_view_gpu(v, i);
         if (op.kind != PS_GPU_MEMCPY || (op.copy_kind != PS_COPY_HTOD && op.copy_kind != PS_COPY_DTOH) ||

@@ -445,6 +445,10 @@ static int cause_named(const struct ps_report *r, char *buf, size_t len)
 static const char *program_fix(const struct ps_report *r)
 {
     const struct ps_advice_facts *a = &r->advice;
+    if (r->bottleneck == PS_BN_KERNEL && r->has_gpu && a->rocm)
+        return "The device is busy computing: speed up the kernels that take the most time; run matrix math in "
+               "bf16 / fp16 (AMP) on the GPU's Matrix Cores where it is not already (hipBLASLt / rocBLAS kernels "
+               "name their types), fuse small element-wise kernels (torch.compile).";
     /* pinned: at least PINNED_SHARE of the copies' time (a few small pageable ones do not make the fix) */
     int pinned = a->host_copy_ns > 0 && (double)a->pinned_copy_ns >= PINNED_SHARE * (double)a->host_copy_ns;
     if (r->bottleneck == PS_BN_MEMCPY && pinned)

@@ -60,6 +60,8 @@ struct ps_advice_facts {
     int64_t host_copies, host_copy_ns;         /* host<->device copies in the analysed window, their GPU time */
     int64_t pageable_copies, pageable_copy_ns; /* of them, to or from pageable host memory */
     int64_t pinned_copies, pinned_copy_ns;     /* of them, to or from pinned host memory (the rest: kind unknown) */
+    int rocm;                      /* 1: the GPU API calls are HIP's (hipLaunchKernel, ...): an AMD GPU, whose
+                                    * matrix units are Matrix Cores, not Tensor Cores */
 };
 
 #define PS_MAX_EVIDENCE 8
