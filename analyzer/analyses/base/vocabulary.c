@@ -23,3 +23,17 @@ const char *const ps_cause_label[PS_CAUSE_N] = { "GPU kernels", "GPU copies", "G
                                                  "work before the trace", "waiting on a stream", "sync",
                                                  "data loading", "waiting (sleep, lock, I/O)", "launch overhead",
                                                  "host compute", "unexplained" };
+
+enum ps_bottleneck ps_cause_group(enum ps_cause c, int host_only)
+{
+    switch (c) {
+    case PS_CAUSE_KERNEL: return PS_BN_KERNEL;
+    case PS_CAUSE_COPY: return PS_BN_MEMCPY;
+    case PS_CAUSE_COMM: case PS_CAUSE_STREAM_WAIT: return PS_BN_COMM;
+    case PS_CAUSE_SYNC: return PS_BN_SYNC;
+    case PS_CAUSE_DATA: return PS_BN_DATA;
+    case PS_CAUSE_WAITING: return PS_BN_WAITING;
+    case PS_CAUSE_LAUNCH: case PS_CAUSE_HOST: case PS_CAUSE_UNEXPLAINED: return host_only ? PS_BN_KERNEL : PS_BN_HOST;
+    default: return PS_BN_UNKNOWN;   /* the work before the trace: in no group */
+    }
+}

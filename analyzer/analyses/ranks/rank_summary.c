@@ -383,7 +383,7 @@ static int collective_cmp(const void *a, const void *b)
 }
 
 /* Per verdict group, the rank's own largest name in it (f->group_top): of the causes in the group
- * (ps_verdict_cause_group), the top name that takes the most time per average steady step (causes.c). The causes
+ * (ps_cause_group), the top name that takes the most time per average steady step (causes.c). The causes
  * name no GPU kernel: with GPU rows, the kernel group's name is the kernel table's first kernel that is not
  * communication (the run's most time, r->kernels). What the several-rank report names a straggler's excess by
  * (straggler.c). 0 or -ENOMEM. */
@@ -393,7 +393,7 @@ static int group_names(struct ps_rank_file *f, const struct ps_report *r, struct
     const struct ps_cause_name *best[PS_BN_UNKNOWN] = { 0 };
     for (int c = 0; cs->computed && c < PS_CAUSE_N; c++) {
         const struct ps_cause_stat *st = &cs->c[c];
-        enum ps_bottleneck g = ps_verdict_cause_group((enum ps_cause)c, cs->host_only);
+        enum ps_bottleneck g = ps_cause_group((enum ps_cause)c, cs->host_only);
         if (g != PS_BN_UNKNOWN && st->ntop > 0 && st->top[0].ns > 0 && (!best[g] || st->top[0].ns > best[g]->ns))
             best[g] = &st->top[0];
     }

@@ -63,7 +63,7 @@ static void largest_excess(struct ps_wait_straggler *w, const struct ps_rank_fil
 /* The verdict group (not communication) in which the straggler's average over all its analysed steps exceeds the
  * median of the other ranks' (files[at[0..n)]) the most, and the straggler's own largest name in it. A group, not
  * a category: a rank that sleeps in its forward has a longer Kernel (host compute) category, but its causes put
- * the sleep in waiting (analyses/verdict.h ps_verdict_cause_group), and the fix for a sleep is not the fix for
+ * the sleep in waiting (analyses/base.h ps_cause_group), and the fix for a sleep is not the fix for
  * compute. */
 static void largest_group_excess(struct ps_wait_straggler *w, const struct ps_rank_file *files, const size_t *at,
                                  size_t n, int64_t *v)

@@ -320,17 +320,28 @@ static void removals(const struct ps_causes *cs, struct removal cause[PS_CAUSE_N
     cause[PS_CAUSE_WAITING].host = 1u << PS_HOST_WAIT;
     cause[PS_CAUSE_LAUNCH].host = 1u << PS_HOST_CALL;
     cause[PS_CAUSE_HOST].host = 1u << PS_HOST_COMPUTE;
+    /* a verdict group takes out all of its causes, as the verdict groups them (ps_cause_group); the
+     * unexplained time is the step thread's time the trace says nothing about */
     for (int g = 0; g < PS_BN_UNKNOWN; g++)
         group[g] = (struct removal){ 0 };
-    /* host compute, launches and what the trace does not say: the host group, or the kernel group without GPU */
-    struct removal host = { .host = (1u << PS_HOST_CALL) | (1u << PS_HOST_COMPUTE), .unknown = 1 };
-    group[PS_BN_KERNEL] = cs->host_only ? host : cause[PS_CAUSE_KERNEL];
-    group[PS_BN_DATA] = cause[PS_CAUSE_DATA];
-    group[PS_BN_MEMCPY] = cause[PS_CAUSE_COPY];
-    group[PS_BN_COMM] = cause[PS_CAUSE_COMM];
-    group[PS_BN_SYNC] = cause[PS_CAUSE_SYNC];
-    group[PS_BN_HOST] = host;
-    group[PS_BN_WAITING] = cause[PS_CAUSE_WAITING];
+    for (int c = 0; c < PS_CAUSE_N; c++) {
+        enum ps_bottleneck g = ps_cause_group((enum ps_cause)c, cs->host_only);
+        if (g == PS_BN_UNKNOWN)
+            continue;
+        group[g].host |= cause[c].host;
+        group[g].gpu |= cause[c].gpu;
+        group[g].sync |= cause[c].sync;
+        group[g].unknown |= c == PS_CAUSE_UNEXPLAINED;
+    }
+}
+
+/* No gains: every cause's and group's -1. */
+static void unpriced(struct ps_causes *cs)
+{
+    for (int c = 0; c < PS_CAUSE_N; c++)
+        cs->c[c].gain_ns = cs->c[c].top_gain_ns = -1;
+    for (int g = 0; g < PS_BN_UNKNOWN; g++)
+        cs->group_gain_ns[g] = -1;
 }
 
 static void replay_all(const struct replay *rp, struct ps_causes *cs, const struct ps_spans inside[], int64_t *ends)
@@ -358,10 +369,7 @@ int ps_replay_gains(struct ps_report *r, const struct ps_view *sv, struct ps_nam
 {
     struct ps_causes *cs = &r->causes;
     cs->replayed = 0;
-    for (int c = 0; c < PS_CAUSE_N; c++)
-        cs->c[c].gain_ns = cs->c[c].top_gain_ns = -1;
-    for (int g = 0; g < PS_BN_UNKNOWN; g++)
-        cs->group_gain_ns[g] = -1;
+    unpriced(cs);
     size_t first = cs->startup_steps, last = r->nsteps - 1;
     if (!cs->computed || cs->steps == 0 || first > last)
         return 0;
@@ -388,10 +396,7 @@ int ps_replay_gains(struct ps_report *r, const struct ps_view *sv, struct ps_nam
     if (rc == 0 && cs->step_ns > 0 && (double)(off < 0 ? -off : off) <= REPRODUCED * (double)cs->step_ns) {
         cs->replayed = 1;
     } else {
-        for (int c = 0; c < PS_CAUSE_N; c++)
-            cs->c[c].gain_ns = cs->c[c].top_gain_ns = -1;
-        for (int g = 0; g < PS_BN_UNKNOWN; g++)
-            cs->group_gain_ns[g] = -1;
+        unpriced(cs);
     }
     free(ends);
     free(rp.ops);

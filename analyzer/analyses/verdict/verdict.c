@@ -58,27 +58,13 @@ enum ps_bottleneck ps_verdict_classify(const int64_t *cat, int64_t sync_ns, int6
     return pick(g, seen, threshold, share);
 }
 
-enum ps_bottleneck ps_verdict_cause_group(enum ps_cause c, int host_only)
-{
-    switch (c) {
-    case PS_CAUSE_KERNEL: return PS_BN_KERNEL;
-    case PS_CAUSE_COPY: return PS_BN_MEMCPY;
-    case PS_CAUSE_COMM: case PS_CAUSE_STREAM_WAIT: return PS_BN_COMM;
-    case PS_CAUSE_SYNC: return PS_BN_SYNC;
-    case PS_CAUSE_DATA: return PS_BN_DATA;
-    case PS_CAUSE_WAITING: return PS_BN_WAITING;
-    case PS_CAUSE_LAUNCH: case PS_CAUSE_HOST: case PS_CAUSE_UNEXPLAINED: return host_only ? PS_BN_KERNEL : PS_BN_HOST;
-    default: return PS_BN_UNKNOWN;   /* the work before the trace: in no group */
-    }
-}
-
 enum ps_bottleneck ps_verdict_classify_causes(const int64_t *c, int host_only, int64_t dur, double threshold,
                                               int64_t g[PS_BN_UNKNOWN], int64_t *seen_ns, double *share)
 {
     for (int k = 0; k < PS_BN_UNKNOWN; k++)
         g[k] = 0;
     for (int k = 0; k < PS_CAUSE_N; k++) {
-        enum ps_bottleneck b = ps_verdict_cause_group((enum ps_cause)k, host_only);
+        enum ps_bottleneck b = ps_cause_group((enum ps_cause)k, host_only);
         if (b != PS_BN_UNKNOWN)
             g[b] += c[k];
     }

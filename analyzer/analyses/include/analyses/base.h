@@ -46,6 +46,10 @@ enum ps_cause {
 };
 extern const char *const ps_cause_key[PS_CAUSE_N];    /* JSON keys: "kernel", "copy", ..., "unexplained" */
 extern const char *const ps_cause_label[PS_CAUSE_N];  /* as the text report prints them */
+/* vocabulary.c: the verdict group cause c counts in (analyses/verdict.h ps_verdict_classify_causes; host_only: a
+ * trace without GPU rows, whose launch, host compute and unexplained time are its compute); PS_BN_UNKNOWN for the
+ * work before the trace, which is in none. */
+enum ps_bottleneck ps_cause_group(enum ps_cause c, int host_only);
 
 /* Longest run analysed (report/pipeline.c refuses a longer one; model/model.h PS_MODEL_MAX_SPAN_NS): 2^50 ns, about 13 days. Longer spans come from corrupt
  * timestamps, and bounding the span keeps every sum of durations far from int64 overflow; no time a report holds is

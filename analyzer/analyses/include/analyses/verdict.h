@@ -169,9 +169,6 @@ enum ps_bottleneck ps_verdict_classify(const int64_t *cat_ns, int64_t sync_ns, i
  * bottleneck as ps_verdict_classify picks it from its groups. */
 enum ps_bottleneck ps_verdict_classify_causes(const int64_t *c, int host_only, int64_t dur_ns, double threshold,
                                               int64_t group_ns[PS_BN_UNKNOWN], int64_t *seen_ns, double *share);
-/* verdict.c: the group cause c counts in, as ps_verdict_classify_causes groups it (host_only: a trace without GPU
- * rows); PS_BN_UNKNOWN for the work before the trace, which is in none. */
-enum ps_bottleneck ps_verdict_cause_group(enum ps_cause c, int host_only);
 
 /* verdict.c: the verdict of the average of every analysed step, start-up steps included (causes per step averaged
  * over r->nsteps and rounded so that they sum to r->avg_dur_ns), as ps_verdict_classify_causes groups it: what the
